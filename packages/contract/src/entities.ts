@@ -1,0 +1,121 @@
+import { z } from 'zod';
+
+// Response shapes (console-spec §3). Every response is serialised through these, so no field (key material,
+// token hashes) can leak by accident.
+
+export const NodeStatusSchema = z.enum(['online', 'idle', 'offline']);
+export type NodeStatusValue = z.infer<typeof NodeStatusSchema>;
+
+export const NodeSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  address: z.string().nullable(),
+  allowInternet: z.boolean(),
+  isGateway: z.boolean(),
+  gatewayNetwork: z.string().nullable(),
+  isLocal: z.boolean(),
+  enabled: z.boolean(),
+  status: NodeStatusSchema,
+  clientIp: z.string().nullable(),
+  latestHandshakeTimestamp: z.string().nullable(),
+  transferRx: z.number(),
+  transferTx: z.number(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Node = z.infer<typeof NodeSchema>;
+
+/** Node creation answer: the node plus its first access token, shown once. */
+export const NodeCreatedSchema = NodeSchema.extend({ token: z.string() });
+export type NodeCreated = z.infer<typeof NodeCreatedSchema>;
+
+export const SslModeSchema = z.enum(['self-signed', 'certbot']);
+export type SslMode = z.infer<typeof SslModeSchema>;
+
+export const CertificateStateSchema = z.enum(['pending', 'valid', 'failed', 'self-signed']);
+
+export const CertificateSchema = z.object({
+  state: CertificateStateSchema,
+  issuer: z.string().nullable(),
+  notBefore: z.string().nullable(),
+  notAfter: z.string().nullable(),
+  fingerprint: z.string().nullable(),
+  error: z.string().nullable(),
+});
+export type Certificate = z.infer<typeof CertificateSchema>;
+
+export const DomainSchema = z.object({
+  id: z.number().int(),
+  domain: z.string(),
+  ssl: SslModeSchema,
+  certificate: CertificateSchema.nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Domain = z.infer<typeof DomainSchema>;
+
+const serviceCommon = {
+  id: z.number().int(),
+  nodeId: z.number().int(),
+  name: z.string(),
+  domain: z.string().nullable(),
+  backendHost: z.string(),
+  backendPort: z.number().int(),
+  allowedIps: z.array(z.string()),
+  blockedIps: z.array(z.string()),
+  enabled: z.boolean(),
+  publicAccess: z.string(),
+  /** Why the last data-plane apply rejected this service's config; null when it is served. */
+  applyError: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+};
+
+export const HttpServiceSchema = z.object({
+  ...serviceCommon,
+  pathLocation: z.string(),
+  backendProto: z.enum(['http', 'https']),
+  /** Read-only: the certificate mode of the domain it is served on. */
+  ssl: SslModeSchema,
+});
+export type HttpService = z.infer<typeof HttpServiceSchema>;
+
+export const TcpServiceSchema = z.object({
+  ...serviceCommon,
+  proto: z.enum(['tcp', 'udp']),
+  port: z.number().int(),
+  ssl: z.boolean(),
+});
+export type TcpService = z.infer<typeof TcpServiceSchema>;
+
+export const ServiceTypeSchema = z.enum(['http', 'tcp']);
+export type ServiceType = z.infer<typeof ServiceTypeSchema>;
+
+export const PersonalAccessTokenSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  expireAt: z.string().nullable(),
+  revoked: z.boolean(),
+  lastUsedAt: z.string().nullable(),
+  created_at: z.string(),
+});
+export type PersonalAccessToken = z.infer<typeof PersonalAccessTokenSchema>;
+
+/** Token creation answer: the only time the secret is shown. */
+export const PersonalAccessTokenCreatedSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  expireAt: z.string().nullable(),
+  token: z.string(),
+});
+export type PersonalAccessTokenCreated = z.infer<typeof PersonalAccessTokenCreatedSchema>;
+
+export const LoginResponseSchema = z.object({ token: z.string(), expires_in: z.number().int() });
+export type LoginResponse = z.infer<typeof LoginResponseSchema>;
+
+export const HealthSchema = z.object({ status: z.literal('ok'), version: z.string() });
+export type Health = z.infer<typeof HealthSchema>;
+
+/** Agent API: what `postern connect` receives. */
+export const AgentConfigSchema = z.object({ node: NodeSchema, config: z.string() });
+export type AgentConfig = z.infer<typeof AgentConfigSchema>;

@@ -1,0 +1,42 @@
+import { BYTE_UNITS } from './constants.js';
+
+/** Byte sizes in 1024 steps, 2 decimals: 1536 → '1.50 KB' (console-spec §9). */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes <= 0) return '0 Bytes';
+  const exponent = Math.min(Math.floor(Math.log(bytes) / Math.log(1024)), BYTE_UNITS.length - 1);
+  return `${(bytes / 1024 ** exponent).toFixed(2)} ${BYTE_UNITS[exponent]}`;
+}
+
+/** MM/dd/yyyy in local time (console-spec §9). */
+export function formatDate(value: string | Date | null | undefined): string {
+  if (!value) return '-';
+  const date = typeof value === 'string' ? new Date(value) : value;
+  if (Number.isNaN(date.getTime())) return '-';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${pad(date.getMonth() + 1)}/${pad(date.getDate())}/${date.getFullYear()}`;
+}
+
+const RELATIVE_STEPS: [limitSeconds: number, unitSeconds: number, unit: string][] = [
+  [60, 1, 'second'],
+  [3600, 60, 'minute'],
+  [86_400, 3600, 'hour'],
+  [2_592_000, 86_400, 'day'],
+  [31_536_000, 2_592_000, 'month'],
+  [Infinity, 31_536_000, 'year'],
+];
+
+/** 'x minutes ago' style relative time; '-' for never. */
+export function formatRelativeTime(value: string | null | undefined, now: Date = new Date()): string {
+  if (!value) return '-';
+  const then = Date.parse(value);
+  if (Number.isNaN(then)) return '-';
+  const seconds = Math.max(0, Math.round((now.getTime() - then) / 1000));
+  if (seconds < 5) return 'just now';
+  for (const [limit, unitSeconds, unit] of RELATIVE_STEPS) {
+    if (seconds < limit) {
+      const count = Math.floor(seconds / unitSeconds);
+      return `${count} ${unit}${count === 1 ? '' : 's'} ago`;
+    }
+  }
+  return '-';
+}

@@ -1,0 +1,35 @@
+// The spec's default validation messages (console-spec §5), word for word. Server and console both render
+// these, so a 422 from the server reads exactly like the console's own client-side check.
+export const messages = {
+  required: 'This field is required',
+  email: 'This field must be a valid email',
+  uri: 'This field must be a valid uri',
+  domain: 'This field must contain a valid domain name',
+  number: 'This field must be a number',
+  integer: 'This field must be an integer',
+  empty: 'This field is not allowed to be empty',
+  array: 'This field must be an array',
+} as const;
+
+export const minLengthMessage = (limit: number): string => `This field must be at least ${limit} characters long`;
+export const maxLengthMessage = (limit: number): string =>
+  `This field must be less than or equal to ${limit} characters long`;
+export const minMessage = (limit: number | string): string => `This field must be greater than or equal to ${limit}`;
+export const maxMessage = (limit: number | string): string => `This field must be less than or equal to ${limit}`;
+/** The spec writes 'This field must be one of ...'; the dots stand for the allowed values. */
+export const oneOfMessage = (values: readonly string[]): string => `This field must be one of ${values.join(', ')}`;
+
+// Messages for rules the spec states without giving a text (documented in docs/api.md).
+export const ruleMessages = {
+  ipv4: 'This field must be a valid IPv4 address',
+  ipOrCidr: 'This field must be a valid IP address, optionally with a CIDR',
+  cidr: 'This field must be a valid IP address with a CIDR',
+  host: 'This field must be a valid IP address or host name',
+  path: "This field must start with '/' and contain only URL path characters",
+  boolean: 'This field must be a boolean',
+  string: 'This field must be a string',
+  date: 'This field must be a valid date',
+  pastDate: 'This field must not be earlier than now',
+  gatewayNetworkNotAllowed: 'This field must be empty unless the node is a gateway',
+  domainOrPath: 'Either a domain or a path is required',
+} as const;

@@ -1,0 +1,203 @@
+import { z } from 'zod';
+import { defaults, limits } from './constants.js';
+import {
+  backendHost,
+  domainName,
+  flag,
+  integerIn,
+  ipList,
+  ipv4Address,
+  ipv4Cidr,
+  oneOf,
+  optionalNullable,
+  pathLocation,
+  port,
+  requiredText,
+} from './fields.js';
+import { messages, minLengthMessage, oneOfMessage, ruleMessages } from './messages.js';
+
+// Request bodies (console-spec §5 and §7). Create schemas describe POST; update schemas (PATCH) take the same
+// fields, all optional, and apply the same rules to whatever is present.
+
+export const LoginRequestSchema = z.object({
+  username: requiredText(limits.usernameMax),
+  password: z
+    .string({ error: (iss) => (iss.input == null ? messages.required : ruleMessages.string) })
+    .min(1, messages.empty)
+    .max(limits.passwordMax),
+});
+export type LoginRequest = z.infer<typeof LoginRequestSchema>;
+
+export const ChangePasswordRequestSchema = z.object({
+  currentPassword: z.string({ error: (iss) => (iss.input == null ? messages.required : ruleMessages.string) }).min(1, messages.empty),
+  newPassword: z
+    .string({ error: (iss) => (iss.input == null ? messages.required : ruleMessages.string) })
+    .min(limits.passwordMin, minLengthMessage(limits.passwordMin))
+    .max(limits.passwordMax),
+});
+export type ChangePasswordRequest = z.infer<typeof ChangePasswordRequestSchema>;
+
+// ---- Nodes ----------------------------------------------------------------------------------------------
+
+const nodeFields = {
+  name: requiredText(limits.nameMax),
+  address: optionalNullable(ipv4Address()),
+  allowInternet: flag().optional(),
+  isGateway: flag().optional(),
+  gatewayNetwork: optionalNullable(ipv4Cidr()),
+};
+
+type GatewayShape = { isGateway?: boolean | undefined; gatewayNetwork?: string | null | undefined };
+
+/** gatewayNetwork is required for gateways and must be empty otherwise. */
+function checkGatewayNetwork(value: GatewayShape, ctx: z.RefinementCtx, partial: boolean): void {
+  if (value.isGateway === true && !value.gatewayNetwork && !partial) {
+    ctx.addIssue({ code: 'custom', path: ['gatewayNetwork'], message: messages.required });
+  }
+  if (value.isGateway === false && value.gatewayNetwork) {
+    ctx.addIssue({ code: 'custom', path: ['gatewayNetwork'], message: ruleMessages.gatewayNetworkNotAllowed });
+  }
+}
+
+export const NodeCreateSchema = z
+  .object(nodeFields)
+  .superRefine((value, ctx) => checkGatewayNetwork(value, ctx, false));
+export type NodeCreate = z.infer<typeof NodeCreateSchema>;
+
+export const NodeUpdateSchema = z
+  .object({ ...nodeFields, name: nodeFields.name.optional() })
+  .superRefine((value, ctx) => checkGatewayNetwork(value, ctx, true));
+export type NodeUpdate = z.infer<typeof NodeUpdateSchema>;
+
+// ---- Domains --------------------------------------------------------------------------------------------
+
+const sslModes = ['self-signed', 'certbot'] as const;
+
+function checkSkipValidation(value: { ssl?: string | null | undefined; skipValidation?: boolean | undefined }, ctx: z.RefinementCtx): void {
+  if (value.skipValidation === true && value.ssl === 'certbot') {
+    ctx.addIssue({ code: 'custom', path: ['ssl'], message: oneOfMessage(['self-signed']) });
+  }
+}
+
+const domainFields = {
+  domain: domainName(),
+  ssl: optionalNullable(oneOf(sslModes)),
+  skipValidation: flag().optional(),
+};
+
+export const DomainCreateSchema = z.object(domainFields).superRefine(checkSkipValidation);
+export type DomainCreate = z.infer<typeof DomainCreateSchema>;
+
+export const DomainUpdateSchema = z
+  .object({ ...domainFields, domain: domainFields.domain.optional() })
+  .superRefine(checkSkipValidation);
+export type DomainUpdate = z.infer<typeof DomainUpdateSchema>;
+
+// ---- Services -------------------------------------------------------------------------------------------
+
+const serviceCommonFields = {
+  name: requiredText(limits.nameMax),
+  domain: optionalNullable(domainName()),
+  backendHost: optionalNullable(backendHost()),
+  allowedIps: ipList().optional(),
+  blockedIps: ipList().optional(),
+};
+
+const httpFields = {
+  ...serviceCommonFields,
+  pathLocation: optionalNullable(pathLocation()),
+  backendProto: oneOf(['http', 'https']).optional(),
+  backendPort: port().optional(),
+};
+
+function checkDomainOrPath(value: { domain?: string | null | undefined; pathLocation?: string | null | undefined }, ctx: z.RefinementCtx): void {
+  if (!value.domain && !value.pathLocation) {
+    ctx.addIssue({ code: 'custom', path: ['pathLocation'], message: ruleMessages.domainOrPath });
+  }
+}
+
+export const HttpServiceCreateSchema = z.object(httpFields).superRefine(checkDomainOrPath);
+export type HttpServiceCreate = z.infer<typeof HttpServiceCreateSchema>;
+
+export const HttpServiceUpdateSchema = z.object({ ...httpFields, name: httpFields.name.optional() });
+export type HttpServiceUpdate = z.infer<typeof HttpServiceUpdateSchema>;
+
+const tcpFields = {
+  ...serviceCommonFields,
+  proto: oneOf(['tcp', 'udp']).optional(),
+  port: optionalNullable(port()),
+  ssl: flag().optional(),
+  backendPort: port(),
+};
+
+export const TcpServiceCreateSchema = z.object(tcpFields).superRefine((value, ctx) => {
+  if (value.ssl === true && value.proto === 'udp') {
+    ctx.addIssue({ code: 'custom', path: ['ssl'], message: oneOfMessage(['false']) });
+  }
+});
+export type TcpServiceCreate = z.infer<typeof TcpServiceCreateSchema>;
+
+export const TcpServiceUpdateSchema = z.object({
+  ...tcpFields,
+  name: tcpFields.name.optional(),
+  backendPort: tcpFields.backendPort.optional(),
+});
+export type TcpServiceUpdate = z.infer<typeof TcpServiceUpdateSchema>;
+
+// ---- Personal access tokens -----------------------------------------------------------------------------
+
+/** `now` is injectable so the rule "not earlier than now" is testable. */
+export const makeTokenCreateSchema = (now: () => Date = () => new Date()) =>
+  z.object({
+    name: requiredText(limits.nameMax),
+    expireAt: optionalNullable(
+      z.iso
+        .datetime({ offset: true, error: () => ruleMessages.date })
+        .refine((value) => Date.parse(value) >= now().getTime() - limits.expirySkewMs, ruleMessages.pastDate),
+    ),
+  });
+export const TokenCreateSchema = makeTokenCreateSchema();
+export type TokenCreate = z.infer<typeof TokenCreateSchema>;
+
+// ---- Query strings --------------------------------------------------------------------------------------
+
+export const PageQuerySchema = z.object({
+  page: integerIn(1, 1_000_000).optional().default(1),
+  limit: integerIn(1, limits.listMaxLimit).optional().default(defaults.pageSize),
+});
+export type PageQuery = z.infer<typeof PageQuerySchema>;
+
+export const NodeListQuerySchema = PageQuerySchema.extend({
+  type: oneOf(['nodes', 'gateways']).optional(),
+});
+export type NodeListQuery = z.infer<typeof NodeListQuerySchema>;
+
+export const ServiceListQuerySchema = PageQuerySchema.extend({
+  domain: optionalNullable(domainName()),
+});
+export type ServiceListQuery = z.infer<typeof ServiceListQuerySchema>;
+
+export const NodeStreamQuerySchema = z.object({
+  token: z.string().min(1, messages.required),
+  id: integerIn(1, Number.MAX_SAFE_INTEGER).optional(),
+  page: integerIn(1, 1_000_000).optional().default(1),
+  limit: integerIn(1, limits.listMaxLimit).optional().default(defaults.pageSize),
+  type: oneOf(['nodes', 'gateways']).optional(),
+});
+export type NodeStreamQuery = z.infer<typeof NodeStreamQuerySchema>;
+
+export const LogStreamQuerySchema = z
+  .object({
+    token: z.string().min(1, messages.required),
+    domain: optionalNullable(domainName()),
+    type: oneOf(['http', 'tcp']).optional(),
+    id: integerIn(1, Number.MAX_SAFE_INTEGER).optional(),
+  })
+  .superRefine((value, ctx) => {
+    if (!value.domain && (value.type === undefined || value.id === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['domain'], message: messages.required });
+    }
+  });
+export type LogStreamQuery = z.infer<typeof LogStreamQuerySchema>;
+
+export const IdParamSchema = z.object({ id: integerIn(1, Number.MAX_SAFE_INTEGER) });

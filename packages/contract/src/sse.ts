@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { NodeSchema } from './entities.js';
+
+// Server-sent event payloads (console-spec §7). Each `data:` line carries one JSON value.
+
+/** /api/nodes/stream list variant: the rows of the requested page, replacing the shown rows by id. */
+export const NodeListEventSchema = z.array(NodeSchema);
+/** /api/nodes/stream detail variant (`id`): the node, replacing the shown node. */
+export const NodeDetailEventSchema = NodeSchema;
+/** /api/logs/stream: a batch of lines, each starting with a level marker such as [INFO]. */
+export const LogEventSchema = z.array(z.string());
+export type LogEvent = z.infer<typeof LogEventSchema>;
+
+export const LOG_LEVEL_MARKERS = ['[ERROR]', '[WARN]', '[WARNING]', '[INFO]', '[DEBUG]'] as const;

@@ -1,0 +1,83 @@
+// Allow-list validators for every value that can end up in an nginx or WireGuard config. They accept only
+// what is needed and nothing that could break out of a quoted config token (no quotes, spaces, ';', '{', '$').
+
+const IPV4_OCTET = '(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const IPV4 = `${IPV4_OCTET}(\\.${IPV4_OCTET}){3}`;
+const ipv4Re = new RegExp(`^${IPV4}$`);
+const ipv4CidrRe = new RegExp(`^${IPV4}/(3[0-2]|[12]?\\d)$`);
+
+export function isIPv4(value: string): boolean {
+  return ipv4Re.test(value);
+}
+
+export function isIPv4Cidr(value: string): boolean {
+  return ipv4CidrRe.test(value);
+}
+
+/** IPv6 in any RFC 4291 textual form (no zone id, no embedded IPv4 tail needed here). */
+export function isIPv6(value: string): boolean {
+  if (!/^[0-9a-fA-F:]{2,39}$/.test(value)) return false;
+  const doubleColons = value.split('::').length - 1;
+  if (doubleColons > 1) return false;
+  const groups = value.split(':');
+  if (doubleColons === 0) return groups.length === 8 && groups.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g));
+  const [head = '', tail = ''] = value.split('::');
+  const parts = [...(head ? head.split(':') : []), ...(tail ? tail.split(':') : [])];
+  return parts.length <= 7 && parts.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g));
+}
+
+/** An IP address, optionally with a prefix length: what nginx `allow`/`deny` accept. */
+export function isIpOrCidr(value: string): boolean {
+  if (isIPv4(value) || isIPv4Cidr(value) || isIPv6(value)) return true;
+  const slash = value.lastIndexOf('/');
+  if (slash < 0) return false;
+  const prefix = value.slice(slash + 1);
+  return isIPv6(value.slice(0, slash)) && /^(12[0-8]|1[01]\d|[1-9]?\d)$/.test(prefix);
+}
+
+const LABEL = '(?!-)[a-z0-9-]{1,63}(?<!-)';
+const domainRe = new RegExp(`^(${LABEL}\\.)+(xn--[a-z0-9-]{1,59}|[a-z]{2,63})$`);
+
+/** A fully qualified DNS name (lower case), at least two labels, no wildcard, no trailing dot. */
+export function isDomainName(value: string): boolean {
+  return value.length <= 253 && domainRe.test(value);
+}
+
+const hostLabelRe = new RegExp(`^(${LABEL})(\\.${LABEL})*$`);
+
+/** A backend host: an IPv4 address, or a host name (single-label names like `db` or `localhost` too). */
+export function isBackendHost(value: string): boolean {
+  if (isIPv4(value)) return true;
+  if (/^\d+(\.\d+)*$/.test(value)) return false; // looks numeric but is not a valid IPv4
+  return value.length <= 253 && hostLabelRe.test(value);
+}
+
+/** A URL path prefix: starts with '/', only unreserved and a few sub-delimiter characters, no '..' segment. */
+export function isPathLocation(value: string): boolean {
+  if (value.length > 255 || !/^\/[A-Za-z0-9._~\-/@+=:,%]*$/.test(value)) return false;
+  if (/%(?![0-9A-Fa-f]{2})/.test(value)) return false;
+  return !value.split('/').some((segment) => segment === '..' || segment === '.');
+}
+
+export function isPort(value: number): boolean {
+  return Number.isInteger(value) && value >= 1 && value <= 65535;
+}
+
+/** Address as a 32-bit unsigned integer (caller checked isIPv4). */
+export function ipv4ToInt(ip: string): number {
+  return ip.split('.').reduce((acc, octet) => acc * 256 + Number(octet), 0);
+}
+
+export function intToIpv4(n: number): string {
+  return [24, 16, 8, 0].map((shift) => Math.floor(n / 2 ** shift) % 256).join('.');
+}
+
+/** Whether `ip` lies inside `cidr` (both IPv4). */
+export function isInSubnet(ip: string, cidr: string): boolean {
+  const [net = '', bitsText = '32'] = cidr.split('/');
+  const bits = Number(bitsText);
+  const size = 2 ** (32 - bits);
+  const start = Math.floor(ipv4ToInt(net) / size) * size;
+  const value = ipv4ToInt(ip);
+  return value >= start && value < start + size;
+}

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# README's run command: install what is missing, build, and start the gateway.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh --runtime
+pnpm install --frozen-lockfile
+pnpm build
+exec pnpm start
