@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', 'data/**', 'artifacts/**', '**/*.gen.ts', '**/routeTree.gen.ts'] },
+  { ignores: ['vitest.config.ts', '**/dist/**', '**/node_modules/**', '**/.turbo/**', 'data/**', 'artifacts/**', '**/*.gen.ts', '**/routeTree.gen.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
