@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # The one install script: system packages (apt) and pnpm. Used by the README's run and test commands,
 # by .ci/run (through the test command) and by the Dockerfiles, so all of them take the same steps.
-#   install-deps.sh [--runtime|--all]
-#     --runtime  what the gateway needs to run: nginx + stream module, WireGuard tools, iproute2, iptables, openssl
-#     --all      (default) runtime + what the test suite needs: pebble, chromium, shellcheck, iputils-ping
+#   install-deps.sh [--runtime|--all|--node-client]
+#     --runtime      what the gateway needs to run: nginx + stream module, WireGuard tools, iproute2, iptables, openssl
+#     --all          (default) runtime + what the test suite needs: pebble, chromium, shellcheck, iputils-ping
+#     --node-client  what the node client image needs next to Node: WireGuard tools, iproute2 (no pnpm)
 set -euo pipefail
 
 mode="${1:---all}"
 runtime_pkgs=(nginx libnginx-mod-stream wireguard-tools wireguard-go iproute2 iptables openssl ca-certificates)
 test_pkgs=(pebble chromium shellcheck iputils-ping)
+node_client_pkgs=(wireguard-tools wireguard-go iproute2)
 
-pkgs=("${runtime_pkgs[@]}")
-if [ "$mode" = "--all" ]; then
-  pkgs+=("${test_pkgs[@]}")
-fi
+case "$mode" in
+  --runtime) pkgs=("${runtime_pkgs[@]}") ;;
+  --all) pkgs=("${runtime_pkgs[@]}" "${test_pkgs[@]}") ;;
+  --node-client) pkgs=("${node_client_pkgs[@]}") ;;
+  *) echo "install-deps: unknown mode $mode (use --runtime, --all or --node-client)" >&2; exit 64 ;;
+esac
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -34,7 +38,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-if ! command -v pnpm >/dev/null 2>&1; then
+# The node client is one bundled file: it needs no pnpm.
+if [ "$mode" != "--node-client" ] && ! command -v pnpm >/dev/null 2>&1; then
   echo "install-deps: installing pnpm 10"
   npm install -g pnpm@10
 fi

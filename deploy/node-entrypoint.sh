@@ -1,0 +1,21 @@
+#!/bin/sh
+# Entrypoint of the node client image: with no arguments, connect to the gateway and stay in the foreground keeping
+# the tunnel up; with arguments, run them instead (e.g. `docker run … postern/node postern status`).
+set -eu
+
+if [ "$#" -gt 0 ]; then
+  exec "$@"
+fi
+
+# A token may come from a file (Docker/Kubernetes secret) instead of the environment.
+if [ -z "${POSTERN_TOKEN:-}" ] && [ -n "${POSTERN_TOKEN_FILE:-}" ]; then
+  POSTERN_TOKEN="$(cat "$POSTERN_TOKEN_FILE")"
+fi
+
+if [ -z "${POSTERN_URL:-}" ] || [ -z "${POSTERN_TOKEN:-}" ]; then
+  echo "postern-node: set POSTERN_URL (the gateway's URL) and POSTERN_TOKEN (the node's access token," >&2
+  echo "postern-node: or POSTERN_TOKEN_FILE with the path of a file holding it)" >&2
+  exit 64
+fi
+
+exec postern connect --url "$POSTERN_URL" --token "$POSTERN_TOKEN" --daemon

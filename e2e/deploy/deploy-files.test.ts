@@ -1,0 +1,274 @@
+// Checks of the packaging files as far as a machine without Docker, Kubernetes or Helm allows: the YAML parses, the
+// Dockerfiles copy only files that exist in the build context, the shell scripts pass shellcheck, every chart value
+// is documented, the compose file publishes what the gateway needs. Needs shellcheck, not root.
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import {
+  findKeysMissingFromReadme,
+  findTemplateProblems,
+  findUndefinedReferences,
+  findUndocumentedKeys,
+  findUnusedValues,
+  isIgnoredByDockerignore,
+  listCopySources,
+  listStageNames,
+  listValueReferences,
+  parseDockerfile,
+  toParsableYaml,
+} from './deploy-checks.js';
+
+const execFileAsync = promisify(execFile);
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const charts = ['postern-gateway', 'postern-node'];
+const dockerfiles = ['deploy/gateway.Dockerfile', 'deploy/node.Dockerfile'];
+
+function read(path: string): string {
+  return readFileSync(join(repoRoot, path), 'utf8');
+}
+
+function listFiles(dir: string): string[] {
+  return readdirSync(join(repoRoot, dir), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
+
+function isShellScript(path: string): boolean {
+  if (path.endsWith('.sh')) return true;
+  const firstLine = read(path).split('\n', 1)[0] ?? '';
+  return /^#!.*\b(sh|bash)\b/.test(firstLine);
+}
+
+interface K8sDoc {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: unknown };
+  spec?: Record<string, unknown>;
+}
+
+function parseTemplate(path: string): K8sDoc[] {
+  const docs = parseAllDocuments(toParsableYaml(read(path)));
+  for (const doc of docs) expect(doc.errors, `${path}: ${doc.errors.join('; ')}`).toEqual([]);
+  return docs.map((doc) => doc.toJS() as K8sDoc).filter((doc) => doc !== null);
+}
+
+// Returns the first container of the chart's Deployment, as the template renders it with placeholders.
+function readDeploymentContainer(chart: string): Record<string, unknown> {
+  const deployment = parseTemplate(`deploy/helm/${chart}/templates/deployment.yaml`).find(
+    (doc) => doc.kind === 'Deployment',
+  );
+  const podSpec = (deployment?.spec?.template as { spec?: { containers?: Record<string, unknown>[] } }).spec;
+  const container = podSpec?.containers?.[0];
+  if (!container) throw new Error(`${chart}: Deployment without a container`);
+  return container;
+}
+
+describe('YAML files', () => {
+  const plainYaml = ['docker-compose.yml', ...listFiles('deploy').filter((path) => /\.ya?ml$/.test(path))].filter(
+    (path) => !path.includes('/templates/'),
+  );
+
+  it.each(plainYaml)('%s parses', (path) => {
+    const docs = parseAllDocuments(read(path));
+    expect(docs.flatMap((doc) => doc.errors.map((error) => error.message))).toEqual([]);
+  });
+
+  it.each(charts)('%s: every template parses once its actions are replaced, and has apiVersion, kind, name', (chart) => {
+    const templates = listFiles(`deploy/helm/${chart}/templates`).filter((path) => path.endsWith('.yaml'));
+    expect(templates.length).toBeGreaterThan(0);
+    for (const path of templates) {
+      for (const doc of parseTemplate(path)) {
+        expect(doc.apiVersion, path).toEqual(expect.any(String));
+        expect(doc.kind, path).toEqual(expect.any(String));
+        expect(doc.metadata?.name, path).toBeDefined();
+      }
+    }
+  });
+
+  it.each(charts)('%s: every template action is closed and every block ends', (chart) => {
+    for (const path of listFiles(`deploy/helm/${chart}/templates`)) {
+      expect(findTemplateProblems(read(path)), path).toEqual([]);
+    }
+  });
+
+  it.each(charts)('%s: Chart.yaml names the chart and has a version', (chart) => {
+    const meta = parse(read(`deploy/helm/${chart}/Chart.yaml`)) as Record<string, unknown>;
+    expect(meta).toMatchObject({ apiVersion: 'v2', name: chart, version: expect.any(String) });
+  });
+});
+
+describe('chart values', () => {
+  it.each(charts)('%s: every key in values.yaml has a comment line directly above it', (chart) => {
+    expect(findUndocumentedKeys(read(`deploy/helm/${chart}/values.yaml`))).toEqual([]);
+  });
+
+  it.each(charts)('%s: every key in values.yaml is in the README values table', (chart) => {
+    const values = read(`deploy/helm/${chart}/values.yaml`);
+    expect(findKeysMissingFromReadme(values, read(`deploy/helm/${chart}/README.md`))).toEqual([]);
+  });
+
+  it.each(charts)('%s: templates use only defined values, and every value is used', (chart) => {
+    const values = read(`deploy/helm/${chart}/values.yaml`);
+    const refs = listFiles(`deploy/helm/${chart}/templates`).flatMap((path) => listValueReferences(read(path)));
+    expect(findUndefinedReferences(values, refs)).toEqual([]);
+    expect(findUnusedValues(values, refs)).toEqual([]);
+  });
+});
+
+describe('charts', () => {
+  it('the gateway runs with NET_ADMIN, /data on a volume, probes on /api/health and a Secret for the password', () => {
+    const container = readDeploymentContainer('postern-gateway');
+    expect(container).toMatchObject({
+      securityContext: { capabilities: { add: ['NET_ADMIN'] } },
+      volumeMounts: expect.arrayContaining([{ name: 'data', mountPath: '/data' }]),
+    });
+    for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+      expect(container[probe], probe).toMatchObject({ httpGet: { path: '/api/health' } });
+    }
+    const env = container.env as { name: string; valueFrom?: unknown }[];
+    expect(env.find(({ name }) => name === 'POSTERN_ADMIN_PASSWORD')).toMatchObject({ valueFrom: { secretKeyRef: {} } });
+    const secrets = parseTemplate('deploy/helm/postern-gateway/templates/secret.yaml');
+    expect(secrets.map((doc) => doc.kind)).toEqual(['Secret']);
+    const pvcs = parseTemplate('deploy/helm/postern-gateway/templates/pvc.yaml');
+    expect(pvcs.map((doc) => doc.kind)).toEqual(['PersistentVolumeClaim']);
+  });
+
+  it('the gateway Service publishes 80, 443, WireGuard over UDP and the TCP/UDP range', () => {
+    const services = parseTemplate('deploy/helm/postern-gateway/templates/service.yaml');
+    const ports = (services[0]?.spec?.ports ?? []) as { name: string; port: unknown; protocol: string }[];
+    expect(ports).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'http', port: 80, protocol: 'TCP' }),
+        expect.objectContaining({ name: 'https', port: 443, protocol: 'TCP' }),
+        expect.objectContaining({ name: 'wireguard', protocol: 'UDP' }),
+        expect.objectContaining({ name: 'tcp-TEMPLATE', protocol: 'TCP' }),
+        expect.objectContaining({ name: 'udp-TEMPLATE', protocol: 'UDP' }),
+      ]),
+    );
+    expect(read('deploy/helm/postern-gateway/templates/service.yaml')).toMatch(/range .*tcpPortRange\.start/);
+  });
+
+  it('the node client runs with NET_ADMIN only, the token from a Secret and `postern status --health` probes', () => {
+    const container = readDeploymentContainer('postern-node');
+    expect(container).toMatchObject({
+      securityContext: { capabilities: { drop: ['ALL'], add: ['NET_ADMIN'] } },
+      volumeMounts: expect.arrayContaining([{ name: 'tun', mountPath: '/dev/net/tun' }]),
+    });
+    for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
+      expect(container[probe], probe).toMatchObject({ exec: { command: ['postern', 'status', '--health'] } });
+    }
+    const env = container.env as { name: string; valueFrom?: unknown }[];
+    expect(env.find(({ name }) => name === 'POSTERN_TOKEN')).toMatchObject({ valueFrom: { secretKeyRef: {} } });
+  });
+
+  it.each(charts)('%s has NOTES.txt and a README', (chart) => {
+    expect(existsSync(join(repoRoot, `deploy/helm/${chart}/templates/NOTES.txt`))).toBe(true);
+    expect(existsSync(join(repoRoot, `deploy/helm/${chart}/README.md`))).toBe(true);
+  });
+});
+
+describe('Dockerfiles', () => {
+  it.each(dockerfiles)('%s copies only files that exist in the build context (the repo root)', (dockerfile) => {
+    const instructions = parseDockerfile(read(dockerfile));
+    const ignore = read(`${dockerfile}.dockerignore`);
+    const stages = listStageNames(instructions);
+    const sources = listCopySources(instructions);
+    expect(sources.length).toBeGreaterThan(0);
+    for (const { path, line, fromStage } of sources) {
+      if (fromStage !== undefined) {
+        expect(stages, `line ${line}: --from=${fromStage}`).toContain(fromStage);
+        continue;
+      }
+      expect(existsSync(join(repoRoot, path)), `line ${line}: ${path} does not exist`).toBe(true);
+      if (path !== '.') expect(isIgnoredByDockerignore(ignore, path), `line ${line}: ${path} is ignored`).toBe(false);
+    }
+  });
+
+  it.each(dockerfiles)('%s installs system packages through scripts/install-deps.sh', (dockerfile) => {
+    const runs = parseDockerfile(read(dockerfile)).filter(({ keyword }) => keyword === 'RUN');
+    expect(runs.some(({ args }) => /bash \S*install-deps\.sh --/.test(args))).toBe(true);
+    expect(runs.some(({ args }) => /apt-get install/.test(args))).toBe(false);
+  });
+
+  it('the gateway image exposes its ports, keeps data in /data and checks /api/health', () => {
+    const instructions = parseDockerfile(read('deploy/gateway.Dockerfile'));
+    const argsOf = (keyword: string): string[] =>
+      instructions.filter((instruction) => instruction.keyword === keyword).map(({ args }) => args);
+    expect(argsOf('EXPOSE').join(' ').split(/\s+/)).toEqual(expect.arrayContaining(['80', '443', '51820/udp', '3000']));
+    expect(argsOf('VOLUME').join(' ')).toContain('/data');
+    expect(argsOf('HEALTHCHECK')).toHaveLength(1);
+    expect(read('deploy/healthcheck.mjs')).toContain('/api/health');
+  });
+});
+
+describe('shell scripts', () => {
+  const scripts = [...listFiles('deploy'), ...listFiles('scripts')].filter(isShellScript);
+
+  it('there are scripts to check', () => {
+    expect(scripts).toEqual(expect.arrayContaining(['deploy/node-entrypoint.sh', 'scripts/install-deps.sh']));
+  });
+
+  it.each(scripts)('%s passes shellcheck', async (path) => {
+    const result = await execFileAsync('shellcheck', ['--format=gcc', path], { cwd: repoRoot }).then(
+      () => '',
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    expect(result).toBe('');
+  });
+});
+
+describe('docker-compose.yml', () => {
+  interface ComposeService {
+    build?: { dockerfile?: string };
+    ports?: string[];
+    volumes?: string[];
+    cap_add?: string[];
+    devices?: string[];
+    environment?: Record<string, string | null>;
+  }
+  const compose = parse(read('docker-compose.yml')) as {
+    services: Record<string, ComposeService>;
+    volumes?: Record<string, unknown>;
+  };
+  const gateway = compose.services.gateway ?? {};
+
+  it('builds the gateway image from the gateway Dockerfile', () => {
+    expect(gateway.build?.dockerfile).toBe('deploy/gateway.Dockerfile');
+  });
+
+  it('publishes 80, 443, WireGuard over UDP and the TCP range the gateway is configured with', () => {
+    expect(gateway.ports).toEqual(expect.arrayContaining(['80:80', '443:443', '51820:51820/udp']));
+    const range = gateway.environment?.POSTERN_TCP_PORT_RANGE;
+    expect(range).toMatch(/^\d+-\d+$/);
+    expect(gateway.ports).toContain(`${range}:${range}`);
+  });
+
+  it('keeps /data on a named volume and grants NET_ADMIN and /dev/net/tun', () => {
+    const dataVolume = gateway.volumes?.find((volume) => volume.endsWith(':/data'));
+    const volumeName = dataVolume?.split(':')[0] ?? '';
+    expect(Object.keys(compose.volumes ?? {})).toContain(volumeName);
+    expect(gateway.cap_add).toContain('NET_ADMIN');
+    expect(gateway.devices?.some((device) => device.startsWith('/dev/net/tun'))).toBe(true);
+  });
+});
+
+describe('systemd units', () => {
+  const units = listFiles('deploy/systemd').filter((path) => path.endsWith('.service'));
+
+  it('the node unit runs `postern connect --daemon` and always restarts it', () => {
+    const unit = read('deploy/systemd/postern-node.service');
+    expect(unit).toMatch(/^ExecStart=\S*postern connect --daemon$/m);
+    expect(unit).toMatch(/^Restart=always$/m);
+  });
+
+  it.each(units)('%s has [Unit], [Service] with an absolute ExecStart, and [Install]', (path) => {
+    const unit = read(path);
+    for (const section of ['[Unit]', '[Service]', '[Install]']) expect(unit).toContain(section);
+    expect(unit).toMatch(/^ExecStart=\//m);
+    expect(relative('deploy/systemd', path)).toMatch(/^postern-(node|gateway)\.service$/);
+  });
+});
