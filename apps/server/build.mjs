@@ -1,0 +1,20 @@
+// Bundles the server into dist/main.js (ESM) and copies the SQL migrations beside it. Native and dynamically
+// loaded packages stay external and are resolved from node_modules at run time.
+import { cpSync, rmSync } from 'node:fs';
+import { build } from 'esbuild';
+
+rmSync('dist', { recursive: true, force: true });
+await build({
+  entryPoints: ['src/main.ts'],
+  outfile: 'dist/main.js',
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  external: ['better-sqlite3', '@node-rs/argon2', 'acme-client'],
+  // CommonJS dependencies inside an ESM bundle call require(); give them one.
+  banner: { js: "import { createRequire as __postern_createRequire } from 'node:module'; const require = __postern_createRequire(import.meta.url);" },
+  logLevel: 'info',
+});
+cpSync('drizzle', 'dist/drizzle', { recursive: true });

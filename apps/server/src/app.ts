@@ -1,0 +1,62 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import packageJson from '../package.json' with { type: 'json' };
+import type { AppDeps } from './deps.js';
+import { registerSessionAuth } from './http/authenticate.js';
+import { registerConsole, resolveConsoleDir } from './http/console-static.js';
+import { registerErrorHandlers } from './http/error-handler.js';
+import { createNodeEvents } from './http/events.js';
+import { registerJsonParser } from './http/json-parser.js';
+import { useZodCompilers } from './http/zod-provider.js';
+import { agentRoutes } from './modules/agent/routes.js';
+import { authRoutes } from './modules/auth/routes.js';
+import { domainRoutes } from './modules/domains/routes.js';
+import { logRoutes } from './modules/logs/routes.js';
+import { nodeRoutes } from './modules/nodes/routes.js';
+import { serviceRoutes } from './modules/services/routes.js';
+import type { RegisteredRoute } from './modules/system/openapi.js';
+import { systemRoutes } from './modules/system/routes.js';
+import { tokenRoutes } from './modules/tokens/routes.js';
+import { closeAllSse } from './sse.js';
+
+export interface BuildAppOptions {
+  /** A pino logger (main.ts builds one with redaction); omitted: no logging (tests). */
+  logger?: Logger;
+  /** Console build to serve; undefined: resolved from config/defaults, null: serve none. */
+  consoleDir?: string | null;
+}
+
+export const VERSION: string = packageJson.version;
+
+/** The whole HTTP app as a plugin tree over injected dependencies (main.ts only boots it). */
+export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+  // pino's Logger is a FastifyBaseLogger; widening it keeps one FastifyInstance type for every plugin.
+  const loggerInstance: FastifyBaseLogger | undefined = opts.logger;
+  const app: FastifyInstance = loggerInstance ? Fastify({ loggerInstance }) : Fastify({ logger: false });
+
+  const registered: RegisteredRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) registered.push({ method, url: route.url, schema: route.schema as RegisteredRoute['schema'] });
+  });
+
+  registerJsonParser(app);
+  useZodCompilers(app);
+  registerErrorHandlers(app);
+  registerSessionAuth(app, deps);
+  // Event streams never end on their own; end them first, or close() would wait for them forever.
+  app.addHook('preClose', async () => closeAllSse(app.server));
+
+  const events = createNodeEvents();
+  await app.register(systemRoutes, { version: VERSION, registered });
+  await app.register(authRoutes, { deps });
+  await app.register(nodeRoutes, { deps, events });
+  await app.register(tokenRoutes, { deps });
+  await app.register(agentRoutes, { deps });
+  await app.register(domainRoutes, { deps });
+  await app.register(serviceRoutes, { deps });
+  await app.register(logRoutes, { deps });
+
+  const consoleDir = opts.consoleDir === undefined ? resolveConsoleDir(deps.config.consoleDir) : opts.consoleDir;
+  await registerConsole(app, consoleDir);
+  return app;
+}

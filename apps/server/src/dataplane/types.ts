@@ -1,0 +1,173 @@
+// The data-plane boundary. The control plane (routes, services) never talks to WireGuard, nginx or a CA
+// directly: it changes the DB, then asks the reconciler to converge. The reconciler talks to the host only
+// through the adapters below, so API tests swap in the in-memory fakes of `fakes.ts`.
+
+/** Everything the data plane must serve, computed from the DB alone (see db/desired-state.ts). */
+export interface DesiredState {
+  gateway: {
+    /** Gateway's tunnel address with prefix, e.g. "10.44.0.1/16". */
+    address: string;
+    listenPort: number;
+    privateKey: string;
+    /** Public host name or IP nodes dial and `publicAccess` URLs use. */
+    publicHost: string;
+  };
+  /** Enabled, non-local nodes only: a disabled node has no peer. */
+  peers: DesiredPeer[];
+  /** Enabled HTTP services whose node is enabled (or local). */
+  http: DesiredHttpRoute[];
+  /** Enabled TCP/UDP services whose node is enabled (or local). */
+  stream: DesiredStreamRoute[];
+  /** Every domain with the certificate nginx must serve for it. */
+  domains: DesiredDomain[];
+}
+
+export interface DesiredPeer {
+  nodeId: number;
+  publicKey: string;
+  presharedKey: string | null;
+  /** Node's tunnel address, no prefix. */
+  address: string;
+  /** What the gateway routes to this peer: address/32, plus gatewayNetwork for gateway nodes. */
+  allowedIps: string[];
+  /** Full tunnel: the gateway forwards and masquerades this node's traffic to the internet (default false). */
+  allowInternet?: boolean;
+}
+
+export interface DesiredHttpRoute {
+  serviceId: number;
+  nodeId: number;
+  /** null: served on the gateway's default host. */
+  domain: string | null;
+  pathLocation: string;
+  backendProto: 'http' | 'https';
+  /** Resolved upstream address: the node's tunnel IP, or backendHost for gateway and local nodes. */
+  backendHost: string;
+  backendPort: number;
+  allowedIps: string[];
+  blockedIps: string[];
+}
+
+export interface DesiredStreamRoute {
+  serviceId: number;
+  nodeId: number;
+  proto: 'tcp' | 'udp';
+  port: number;
+  /** TLS termination at the gateway (tcp only). */
+  ssl: boolean;
+  domain: string | null;
+  backendHost: string;
+  backendPort: number;
+  allowedIps: string[];
+  blockedIps: string[];
+}
+
+export interface DesiredDomain {
+  domainId: number;
+  domain: string;
+  ssl: 'self-signed' | 'certbot';
+}
+
+export type ApplyResult = { ok: true; generation: number } | { ok: false; message: string };
+
+/** One line of `wg show <if> dump` for a peer. */
+export interface WgPeerStatus {
+  publicKey: string;
+  endpoint: string | null;
+  allowedIps: string[];
+  /** Unix seconds; 0 = never. */
+  latestHandshake: number;
+  transferRx: number;
+  transferTx: number;
+}
+
+export interface WireGuardAdapter {
+  /** Create (or adopt) the interface with the gateway's key, address and port. Idempotent. */
+  ensureInterface(gateway: DesiredState['gateway']): Promise<void>;
+  /** Make the peer set exactly `peers`, leaving unchanged peers undisturbed. */
+  syncPeers(peers: DesiredPeer[]): Promise<void>;
+  dump(): Promise<WgPeerStatus[]>;
+  close(): Promise<void>;
+}
+
+/** Rendered config: paths relative to the nginx prefix → file content. */
+export type ConfigFiles = Record<string, string>;
+
+export class NginxRejectedError extends Error {
+  override name = 'NginxRejectedError';
+}
+
+export interface NginxAdapter {
+  start(): Promise<void>;
+  /** Write a new generation, validate it, switch it in, reload. Throws NginxRejectedError (old one keeps serving). */
+  apply(files: ConfigFiles): Promise<{ generation: number }>;
+  stop(): Promise<void>;
+}
+
+/** Facts about the certificate in use for a domain, shown by the API. */
+export interface CertificateInfo {
+  state: 'pending' | 'valid' | 'failed' | 'self-signed';
+  issuer: string | null;
+  notBefore: string | null;
+  notAfter: string | null;
+  fingerprint: string | null;
+  error: string | null;
+}
+
+export interface CertificateAdapter {
+  /** Make sure the domain has a certificate file nginx can serve now (self-signed until ACME succeeds). */
+  ensure(domain: DesiredDomain): Promise<CertificateInfo>;
+  remove(domain: string): Promise<void>;
+  info(domain: string): CertificateInfo | null;
+}
+
+/** A parsed access-log line, already attributed to a service. */
+export interface LogLine {
+  domain: string | null;
+  type: 'http' | 'tcp';
+  serviceId: number | null;
+  /** The text shown in the console, starting with [INFO]/[WARN]/[ERROR]. */
+  text: string;
+}
+
+export interface LogSource {
+  /** Recent lines matching the filter first, then live batches. Returns an unsubscribe function. */
+  subscribe(filter: { domain: string } | { type: 'http' | 'tcp'; id: number }, onLines: (lines: string[]) => void): () => void;
+}
+
+/** Live status of one node's peer, from the shared `wg show dump` poll. */
+export interface NodeStatus {
+  status: 'online' | 'idle' | 'offline';
+  clientIp: string | null;
+  latestHandshakeTimestamp: string | null; // ISO 8601, null = never
+  transferRx: number;
+  transferTx: number;
+}
+
+export interface NodeStatusSource {
+  /** Current status by node public key (peers never seen: undefined → offline). */
+  get(publicKey: string): NodeStatus | undefined;
+  /** Called with the public keys whose status changed since the last poll. Returns an unsubscribe function. */
+  onChange(listener: (changedPublicKeys: string[]) => void): () => void;
+}
+
+/**
+ * What the control plane holds. `apply()` reconciles runtime state with the DB (coalescing bursts: callers that
+ * arrive while an apply runs share the next one) and resolves when the change is live or was rejected.
+ */
+export interface DataPlane {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  apply(): Promise<ApplyResult>;
+  status: NodeStatusSource;
+  logs: LogSource;
+  certificates: Pick<CertificateAdapter, 'info'>;
+}
+
+/** The logging the data plane needs; a pino logger fits. */
+export interface DataPlaneLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}

@@ -1,0 +1,157 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+// Timestamps are ISO 8601 strings (UTC). Secrets are never stored in the clear: passwords and tokens as hashes,
+// WireGuard private keys encrypted (AES-256-GCM, key under the data dir; see secrets.ts).
+
+const timestamps = {
+  createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  updatedAt: text('updated_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+};
+
+export const users = sqliteTable('users', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  username: text('username').notNull().unique(),
+  passwordHash: text('password_hash').notNull(),
+  ...timestamps,
+});
+
+/** Console sessions: the bearer token carries the session id; deleting the row ends the session at once. */
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: text('expires_at').notNull(),
+    ...timestamps,
+  },
+  (t) => [index('sessions_user_idx').on(t.userId)],
+);
+
+/** Gateway-wide settings and key material (one row per key). */
+export const settings = sqliteTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});
+
+export const nodes = sqliteTable(
+  'nodes',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    address: text('address').notNull(),
+    allowInternet: integer('allow_internet', { mode: 'boolean' }).notNull().default(false),
+    isGateway: integer('is_gateway', { mode: 'boolean' }).notNull().default(false),
+    gatewayNetwork: text('gateway_network'),
+    isLocal: integer('is_local', { mode: 'boolean' }).notNull().default(false),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    publicKey: text('public_key').notNull(),
+    /** AES-256-GCM ciphertext of the node's private key. */
+    privateKeyEnc: text('private_key_enc').notNull(),
+    presharedKeyEnc: text('preshared_key_enc'),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('nodes_address_uq').on(t.address),
+    index('nodes_gateway_idx').on(t.isGateway, t.id),
+    // Status changes arrive keyed by public key; the node streams map them back to rows.
+    uniqueIndex('nodes_public_key_uq').on(t.publicKey),
+  ],
+);
+
+export const personalAccessTokens = sqliteTable(
+  'personal_access_tokens',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    nodeId: integer('node_id')
+      .notNull()
+      .references(() => nodes.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** SHA-256 of the token (tokens are 200+ random bits, so a fast hash is enough). */
+    tokenHash: text('token_hash').notNull().unique(),
+    expireAt: text('expire_at'),
+    revoked: integer('revoked', { mode: 'boolean' }).notNull().default(false),
+    lastUsedAt: text('last_used_at'),
+    ...timestamps,
+  },
+  (t) => [index('pats_node_idx').on(t.nodeId, t.id)],
+);
+
+export const domains = sqliteTable('domains', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  domain: text('domain').notNull().unique(),
+  ssl: text('ssl', { enum: ['self-signed', 'certbot'] }).notNull().default('self-signed'),
+  ...timestamps,
+});
+
+export const httpServices = sqliteTable(
+  'http_services',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    nodeId: integer('node_id')
+      .notNull()
+      .references(() => nodes.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** '' = the gateway's default host (kept non-null so the unique index covers it). */
+    domain: text('domain').notNull().default(''),
+    pathLocation: text('path_location').notNull().default('/'),
+    backendProto: text('backend_proto', { enum: ['http', 'https'] }).notNull().default('http'),
+    backendHost: text('backend_host').notNull(),
+    backendPort: integer('backend_port').notNull().default(80),
+    allowedIps: text('allowed_ips', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    blockedIps: text('blocked_ips', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    applyError: text('apply_error'),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('http_services_route_uq').on(t.domain, t.pathLocation),
+    index('http_services_node_idx').on(t.nodeId, t.id),
+    index('http_services_domain_idx').on(t.domain, t.id),
+  ],
+);
+
+export const tcpServices = sqliteTable(
+  'tcp_services',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    nodeId: integer('node_id')
+      .notNull()
+      .references(() => nodes.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    domain: text('domain'),
+    proto: text('proto', { enum: ['tcp', 'udp'] }).notNull().default('tcp'),
+    port: integer('port').notNull(),
+    ssl: integer('ssl', { mode: 'boolean' }).notNull().default(false),
+    backendHost: text('backend_host').notNull(),
+    backendPort: integer('backend_port').notNull(),
+    allowedIps: text('allowed_ips', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    blockedIps: text('blocked_ips', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    applyError: text('apply_error'),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('tcp_services_port_uq').on(t.proto, t.port),
+    index('tcp_services_node_idx').on(t.nodeId, t.id),
+    index('tcp_services_domain_idx').on(t.domain, t.id),
+  ],
+);
+
+/** Certificate state per domain, written by the certificate manager (issue 4). */
+export const certificates = sqliteTable('certificates', {
+  domainId: integer('domain_id')
+    .primaryKey()
+    .references(() => domains.id, { onDelete: 'cascade' }),
+  state: text('state', { enum: ['pending', 'valid', 'failed', 'self-signed'] }).notNull(),
+  issuer: text('issuer'),
+  notBefore: text('not_before'),
+  notAfter: text('not_after'),
+  fingerprint: text('fingerprint'),
+  error: text('error'),
+  nextAttemptAt: text('next_attempt_at'),
+  failures: integer('failures').notNull().default(0),
+  ...timestamps,
+});

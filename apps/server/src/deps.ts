@@ -1,0 +1,14 @@
+import type { Config } from './env.js';
+import type { Db } from './db/client.js';
+import type { DataPlane } from './dataplane/types.js';
+import type { SecretBox } from './secrets.js';
+
+/** Everything the app needs from outside, injected so tests build it with a temp DB and fake data plane. */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  dataPlane: DataPlane;
+  secrets: SecretBox;
+  /** Injectable clock for expiry, rate limits and status thresholds. */
+  now: () => Date;
+}

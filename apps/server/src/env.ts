@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { isIPv4Cidr } from '@postern/contract';
+
+// The one place that reads process.env. A bad value stops boot with a readable message (see main.ts).
+
+const PORT_MESSAGE = 'must be a port number (1-65535)';
+const portText = z.coerce.number({ error: PORT_MESSAGE }).int(PORT_MESSAGE).min(1, PORT_MESSAGE).max(65535, PORT_MESSAGE);
+
+const EnvSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
+    POSTERN_DATA_DIR: z.string().min(1).default('./data'),
+    POSTERN_HOST: z.string().min(1).default('0.0.0.0'),
+    POSTERN_PORT: portText.default(3000),
+    /** Host name or IP nodes dial and public URLs use. */
+    POSTERN_PUBLIC_HOST: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a host name or IPv4 address')
+      .default('localhost'),
+    POSTERN_ADMIN_USERNAME: z.string().min(1).max(64).default('admin'),
+    POSTERN_ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
+    POSTERN_VPN_SUBNET: z
+      .string()
+      .refine(isIPv4Cidr, 'must be an IPv4 network in CIDR form, e.g. 10.44.0.0/16')
+      .refine((v) => Number(v.split('/')[1]) <= 30, 'must leave room for nodes (prefix /30 or shorter)')
+      .default('10.44.0.0/16'),
+    POSTERN_TCP_PORT_RANGE: z
+      .string()
+      .regex(/^\d{1,5}-\d{1,5}$/, 'must look like 30000-30100')
+      .default('30000-30100')
+      .transform((v, ctx) => {
+        const [lo, hi] = v.split('-').map(Number) as [number, number];
+        if (lo < 1 || hi > 65535 || lo > hi) {
+          ctx.addIssue({ code: 'custom', message: 'must be LOW-HIGH within 1-65535' });
+          return z.NEVER;
+        }
+        return [lo, hi] as const;
+      }),
+    POSTERN_WG_INTERFACE: z
+      .string()
+      .regex(/^[A-Za-z0-9_=+.-]{1,15}$/, 'must be a valid interface name (at most 15 characters)')
+      .default('postern0'),
+    POSTERN_WG_PORT: portText.default(51820),
+    POSTERN_HTTP_PORT: portText.default(80),
+    POSTERN_HTTPS_PORT: portText.default(443),
+    /** `real` runs nginx and WireGuard; `off` keeps the control plane only (development without root). */
+    POSTERN_DATAPLANE: z.enum(['real', 'off']).default('real'),
+    POSTERN_SESSION_TTL: z.coerce.number().int().min(60).max(2_592_000).default(86_400),
+    POSTERN_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+    POSTERN_CONSOLE_DIR: z.string().optional(),
+    POSTERN_ACME_DIRECTORY: z.string().url().default('https://acme-v02.api.letsencrypt.org/directory'),
+    POSTERN_ACME_EMAIL: z.string().email().optional(),
+    /** PEM file of an extra CA to trust for the ACME directory (tests use pebble's). */
+    POSTERN_ACME_CA_FILE: z.string().optional(),
+  })
+  .superRefine((env, ctx) => {
+    const [lo, hi] = env.POSTERN_TCP_PORT_RANGE;
+    for (const key of ['POSTERN_HTTP_PORT', 'POSTERN_HTTPS_PORT', 'POSTERN_PORT'] as const) {
+      if (env[key] >= lo && env[key] <= hi) {
+        ctx.addIssue({ code: 'custom', path: [key], message: 'must lie outside POSTERN_TCP_PORT_RANGE' });
+      }
+    }
+  });
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  isProduction: boolean;
+  dataDir: string;
+  host: string;
+  port: number;
+  publicHost: string;
+  adminUsername: string;
+  adminPassword: string | undefined;
+  vpnSubnet: string;
+  tcpPortRange: readonly [number, number];
+  wgInterface: string;
+  wgPort: number;
+  httpPort: number;
+  httpsPort: number;
+  dataPlane: 'real' | 'off';
+  sessionTtlSeconds: number;
+  logLevel: Env['POSTERN_LOG_LEVEL'];
+  consoleDir: string | undefined;
+  acmeDirectory: string;
+  acmeEmail: string | undefined;
+  acmeCaFile: string | undefined;
+}
+
+export function parseConfig(source: Record<string, string | undefined>): Config {
+  const result = EnvSchema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const env = result.data;
+  return {
+    isProduction: env.NODE_ENV === 'production',
+    dataDir: env.POSTERN_DATA_DIR,
+    host: env.POSTERN_HOST,
+    port: env.POSTERN_PORT,
+    publicHost: env.POSTERN_PUBLIC_HOST,
+    adminUsername: env.POSTERN_ADMIN_USERNAME,
+    adminPassword: env.POSTERN_ADMIN_PASSWORD,
+    vpnSubnet: env.POSTERN_VPN_SUBNET,
+    tcpPortRange: env.POSTERN_TCP_PORT_RANGE,
+    wgInterface: env.POSTERN_WG_INTERFACE,
+    wgPort: env.POSTERN_WG_PORT,
+    httpPort: env.POSTERN_HTTP_PORT,
+    httpsPort: env.POSTERN_HTTPS_PORT,
+    dataPlane: env.POSTERN_DATAPLANE,
+    sessionTtlSeconds: env.POSTERN_SESSION_TTL,
+    logLevel: env.POSTERN_LOG_LEVEL,
+    consoleDir: env.POSTERN_CONSOLE_DIR,
+    acmeDirectory: env.POSTERN_ACME_DIRECTORY,
+    acmeEmail: env.POSTERN_ACME_EMAIL,
+    acmeCaFile: env.POSTERN_ACME_CA_FILE,
+  };
+}
+
+export const loadConfig = (): Config => parseConfig(process.env);

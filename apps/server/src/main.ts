@@ -1,0 +1,86 @@
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { buildApp } from './app.js';
+import { bootstrap } from './bootstrap.js';
+import { createDataPlaneFor } from './create-data-plane.js';
+import { openDb } from './db/client.js';
+import { loadDesiredState } from './db/desired-state.js';
+import { resolveMigrationsDir } from './db/migrations-dir.js';
+import type { AppDeps } from './deps.js';
+import { loadConfig, type Config } from './env.js';
+import { createLogger } from './http/logger.js';
+import { loadSecretBox } from './secrets.js';
+
+// Boots the gateway: config, DB, secrets, first-boot state, data plane, HTTP. Everything else is in app.ts.
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+}
+
+/** Printed straight to stdout, once: the JSON log may be shipped elsewhere and must never hold a password. */
+function announceAdmin(username: string, password: string): void {
+  process.stdout.write(
+    [
+      '',
+      '==================================================================',
+      ' Postern admin account created',
+      `   username: ${username}`,
+      `   password: ${password}`,
+      ' This password is shown only once. Change it in the console',
+      ' (or set POSTERN_ADMIN_PASSWORD before the first boot).',
+      '==================================================================',
+      '',
+    ].join('\n'),
+  );
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = createLogger(config.logLevel);
+  const dataDir = resolve(config.dataDir);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const dbFile = join(dataDir, 'postern.db');
+  // Created 0600 up front: SQLite gives its -wal/-shm files the database file's mode.
+  closeSync(openSync(dbFile, 'a', 0o600));
+  const db = openDb(dbFile, resolveMigrationsDir());
+  const secrets = loadSecretBox(dataDir);
+  const base = { config: { ...config, dataDir }, db, secrets };
+  const dataPlane = createDataPlaneFor(base.config, { loadDesiredState: () => loadDesiredState(base), logger });
+  const deps: AppDeps = { ...base, dataPlane, now: () => new Date() };
+  await bootstrap(deps, announceAdmin);
+
+  const app = await buildApp(deps, { logger });
+  await dataPlane.start();
+  await app.listen({ host: config.host, port: config.port });
+
+  let isClosing = false;
+  const close = (signal: string): void => {
+    if (isClosing) return;
+    isClosing = true;
+    logger.info({ signal }, 'shutting down');
+    const done = async () => {
+      await app.close();
+      await dataPlane.stop();
+      db.$client.close();
+    };
+    done().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => close('SIGTERM'));
+  process.once('SIGINT', () => close('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`postern failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,47 @@
+import { eq } from 'drizzle-orm';
+import type { FastifyRequest } from 'fastify';
+import { isWellFormedPat } from '@postern/contract';
+import type { AppDeps } from '../../deps.js';
+import { personalAccessTokens } from '../../db/schema.js';
+import { AppError } from '../../errors.js';
+import { bearerToken } from '../../http/authenticate.js';
+import { findNode } from '../nodes/repository.js';
+import type { NodeRow } from '../nodes/to-node.js';
+import { hashToken } from '../tokens/token-secret.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The node whose access token authenticated an agent request. */
+    agentNode: NodeRow | null;
+  }
+}
+
+/** lastUsedAt is informative; writing it at most once a minute keeps agent calls free of a write each. */
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+/**
+ * Node access tokens: well-formed (prefix + checksum, no DB lookup for garbage), known by hash, not revoked,
+ * not expired. Revocation and expiry take effect on the very next call.
+ */
+export async function authenticateAgent(deps: AppDeps, request: FastifyRequest): Promise<void> {
+  const token = bearerToken(request);
+  if (!token) throw new AppError('unauthorized', 'Access token required');
+  if (!isWellFormedPat(token)) throw new AppError('unauthorized', 'Invalid token');
+  const row = deps.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.tokenHash, hashToken(token))).get();
+  if (!row) throw new AppError('unauthorized', 'Invalid token');
+  if (row.revoked) throw new AppError('unauthorized', 'Token revoked');
+  const now = deps.now();
+  if (row.expireAt && Date.parse(row.expireAt) <= now.getTime()) throw new AppError('unauthorized', 'Token expired');
+  const node = findNode(deps, row.nodeId);
+  if (!node) throw new AppError('unauthorized', 'Invalid token');
+  if (!row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) >= LAST_USED_GRANULARITY_MS) {
+    deps.db.update(personalAccessTokens).set({ lastUsedAt: now.toISOString() }).where(eq(personalAccessTokens.id, row.id)).run();
+  }
+  request.agentNode = node;
+  return Promise.resolve();
+}
+
+export function requireAgentNode(request: FastifyRequest): NodeRow {
+  if (!request.agentNode) throw new AppError('unauthorized', 'Access token required');
+  return request.agentNode;
+}

@@ -1,0 +1,155 @@
+import type * as Argon2 from '@node-rs/argon2';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { buildTestApp, TEST_ADMIN, type TestApp } from '../../test/build-test-app.js';
+import { LOGIN_MAX_FAILURES_PER_IP, LOGIN_WINDOW_MS } from './rate-limit.js';
+
+// Counts argon2 verifications, to show a blocked client costs none.
+const argon = vi.hoisted(() => ({ verifyCalls: 0 }));
+vi.mock('@node-rs/argon2', async (importOriginal) => {
+  const actual = await importOriginal<typeof Argon2>();
+  return {
+    ...actual,
+    verify: (...args: Parameters<typeof actual.verify>) => {
+      argon.verifyCalls++;
+      return actual.verify(...args);
+    },
+  };
+});
+
+let t: TestApp;
+let clock: Date;
+
+beforeEach(async () => {
+  clock = new Date('2026-06-01T12:00:00.000Z');
+  t = await buildTestApp({ now: () => clock });
+});
+afterEach(() => t.cleanup());
+
+const login = (username: string, password: string, ip = '127.0.0.1') =>
+  t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password }, remoteAddress: ip });
+
+describe('POST /api/auth/login', () => {
+  it('answers a token and its lifetime in seconds', async () => {
+    const response = await login(TEST_ADMIN.username, TEST_ADMIN.password);
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(Object.keys(body).sort()).toEqual(['expires_in', 'token']);
+    expect(body.expires_in).toBe(t.config.sessionTtlSeconds);
+    const nodes = await t.app.inject({ url: '/api/nodes', headers: { authorization: `Bearer ${body.token}` } });
+    expect(nodes.statusCode).toBe(200);
+  });
+
+  it('refuses a wrong password and an unknown user with the same 401 message', async () => {
+    const wrong = await login(TEST_ADMIN.username, 'not-the-password');
+    const unknown = await login('mallory', 'whatever-password');
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.json()).toEqual({ message: 'Invalid username or password' });
+    expect(unknown.statusCode).toBe(401);
+    expect(unknown.json()).toEqual(wrong.json());
+  });
+
+  it('answers 422 with the spec messages for missing fields', async () => {
+    const response = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: '' } });
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({
+      message: 'Validation failed',
+      errors: {
+        body: [
+          { field: 'username', message: 'This field is not allowed to be empty' },
+          { field: 'password', message: 'This field is required' },
+        ],
+      },
+    });
+  });
+
+  it('blocks an IP after repeated failures with 429 and Retry-After, even for the right password, until the window passes', async () => {
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_IP; i++) expect((await login(TEST_ADMIN.username, 'wrong-password')).statusCode).toBe(401);
+    const blocked = await login(TEST_ADMIN.username, TEST_ADMIN.password);
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.json()).toEqual({ message: 'Too many failed sign-in attempts, try again later' });
+    expect(Number(blocked.headers['retry-after'])).toBe(LOGIN_WINDOW_MS / 1000);
+    // Another client is not blocked by this one's failures.
+    expect((await login(TEST_ADMIN.username, TEST_ADMIN.password, '10.9.9.9')).statusCode).toBe(200);
+    clock = new Date(clock.getTime() + LOGIN_WINDOW_MS + 1000);
+    expect((await login(TEST_ADMIN.username, TEST_ADMIN.password)).statusCode).toBe(200);
+  });
+
+  it('answers 429 before any password hashing', async () => {
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_IP; i++) await login('nobody', 'wrong-password');
+    const before = argon.verifyCalls;
+    for (let i = 0; i < 20; i++) expect((await login('nobody', 'wrong-password')).statusCode).toBe(429);
+    expect((await login(TEST_ADMIN.username, TEST_ADMIN.password)).statusCode).toBe(429);
+    expect(argon.verifyCalls).toBe(before);
+    expect(before).toBeGreaterThanOrEqual(LOGIN_MAX_FAILURES_PER_IP); // unknown users were verified against the dummy hash
+  });
+});
+
+describe('sessions', () => {
+  it('refuses /api without a token, with a malformed token and with a forged one', async () => {
+    for (const authorization of [undefined, 'Bearer nonsense', 'Basic abc', `Bearer ${(await t.login()).slice(0, -2)}xx`]) {
+      const response = await t.app.inject({ url: '/api/nodes', headers: authorization ? { authorization } : {} });
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toHaveProperty('message');
+    }
+  });
+
+  it('ends the session at once on logout', async () => {
+    const token = await t.login();
+    const headers = { authorization: `Bearer ${token}` };
+    const logout = await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers });
+    expect(logout.statusCode).toBe(204);
+    expect((await t.app.inject({ url: '/api/nodes', headers })).statusCode).toBe(401);
+  });
+
+  it('expires sessions after their lifetime', async () => {
+    const headers = { authorization: `Bearer ${await t.login()}` };
+    clock = new Date(clock.getTime() + t.config.sessionTtlSeconds * 1000 + 1000);
+    expect((await t.app.inject({ url: '/api/nodes', headers })).statusCode).toBe(401);
+  });
+
+  it('keeps health, openapi and login public', async () => {
+    expect((await t.app.inject({ url: '/api/health' })).statusCode).toBe(200);
+    expect((await t.app.inject({ url: '/api/openapi.json' })).statusCode).toBe(200);
+  });
+});
+
+describe('PATCH /api/auth/password', () => {
+  const change = (token: string, payload: object) =>
+    t.app.inject({ method: 'PATCH', url: '/api/auth/password', headers: { authorization: `Bearer ${token}` }, payload });
+
+  it('changes the password and ends every other session', async () => {
+    const mine = await t.login();
+    const other = await t.login();
+    const response = await change(mine, { currentPassword: TEST_ADMIN.password, newPassword: 'a-brand-new-password' });
+    expect(response.statusCode).toBe(204);
+    expect((await t.app.inject({ url: '/api/nodes', headers: { authorization: `Bearer ${other}` } })).statusCode).toBe(401);
+    expect((await t.app.inject({ url: '/api/nodes', headers: { authorization: `Bearer ${mine}` } })).statusCode).toBe(200);
+    expect((await login(TEST_ADMIN.username, TEST_ADMIN.password)).statusCode).toBe(401);
+    expect((await login(TEST_ADMIN.username, 'a-brand-new-password')).statusCode).toBe(200);
+  });
+
+  it('answers 422 for a wrong current password and a too short new one', async () => {
+    const token = await t.login();
+    const wrong = await change(token, { currentPassword: 'not-it-at-all', newPassword: 'a-brand-new-password' });
+    expect(wrong.statusCode).toBe(422);
+    expect(wrong.json().errors.body).toEqual([{ field: 'currentPassword', message: 'The current password is not correct' }]);
+    const short = await change(token, { currentPassword: TEST_ADMIN.password, newPassword: 'short' });
+    expect(short.statusCode).toBe(422);
+    expect(short.json().errors.body).toEqual([{ field: 'newPassword', message: 'This field must be at least 12 characters long' }]);
+  });
+
+  it('counts wrong current passwords against the sign-in limit', async () => {
+    const token = await t.login();
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_IP; i++) {
+      expect((await change(token, { currentPassword: `guess-number-${i}`, newPassword: 'a-brand-new-password' })).statusCode).toBe(422);
+    }
+    const blocked = await change(token, { currentPassword: TEST_ADMIN.password, newPassword: 'a-brand-new-password' });
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.headers['retry-after']).toBeDefined();
+  });
+
+  it('needs a session', async () => {
+    const response = await t.app.inject({ method: 'PATCH', url: '/api/auth/password', payload: {} });
+    expect(response.statusCode).toBe(401);
+  });
+});

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { and, eq, ne } from 'drizzle-orm';
+import { jwtVerify, SignJWT } from 'jose';
+import type { AppDeps } from '../../deps.js';
+import { sessions } from '../../db/schema.js';
+
+// A session token is an HS256 JWT carrying only the session id. The signature lets a forged token be refused
+// without a database read; the row is still checked on every request, so deleting it (logout, password
+// change) ends the session at once.
+
+const ISSUER = 'postern';
+const AUDIENCE = 'postern-console';
+
+export interface SessionIdentity {
+  sessionId: string;
+  userId: number;
+}
+
+const signingKey = (deps: AppDeps): Uint8Array => deps.secrets.deriveKey('session-jwt');
+
+export async function createSession(deps: AppDeps, userId: number): Promise<{ token: string; expires_in: number }> {
+  const ttl = deps.config.sessionTtlSeconds;
+  const issuedAt = deps.now();
+  const expiresAt = new Date(issuedAt.getTime() + ttl * 1000);
+  const sessionId = randomBytes(18).toString('base64url');
+  deps.db.insert(sessions).values({ id: sessionId, userId, expiresAt: expiresAt.toISOString() }).run();
+  const token = await new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject(sessionId)
+    .setIssuedAt(Math.floor(issuedAt.getTime() / 1000))
+    .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+    .sign(signingKey(deps));
+  return { token, expires_in: ttl };
+}
+
+/** The session behind a token, or null when the token is forged, expired or its session was ended. */
+export async function verifySessionToken(deps: AppDeps, token: string): Promise<SessionIdentity | null> {
+  let sessionId: string | undefined;
+  try {
+    const { payload } = await jwtVerify(token, signingKey(deps), {
+      algorithms: ['HS256'],
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      currentDate: deps.now(),
+    });
+    sessionId = payload.sub;
+  } catch {
+    return null;
+  }
+  if (!sessionId) return null;
+  const row = deps.db.select().from(sessions).where(eq(sessions.id, sessionId)).get();
+  if (!row || Date.parse(row.expiresAt) <= deps.now().getTime()) return null;
+  return { sessionId: row.id, userId: row.userId };
+}
+
+export function deleteSession(deps: AppDeps, sessionId: string): void {
+  deps.db.delete(sessions).where(eq(sessions.id, sessionId)).run();
+}
+
+export function deleteOtherSessions(deps: AppDeps, userId: number, keepSessionId: string): void {
+  deps.db.delete(sessions).where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId))).run();
+}

@@ -1,0 +1,33 @@
+import { intToIpv4, ipv4ToInt, isInSubnet } from '@postern/contract';
+import { allocateAddress } from '../../dataplane/wireguard/addresses.js';
+import { fieldError } from '../../errors.js';
+
+/** The requested address when it is a free host address of the VPN subnet, else the lowest free one. */
+export function chooseAddress(vpnSubnet: string, used: ReadonlySet<string>, requested: string | null | undefined): string {
+  if (!requested) {
+    try {
+      return allocateAddress(vpnSubnet, used);
+    } catch (error) {
+      throw fieldError('address', error instanceof Error ? error.message : 'No free address in the VPN subnet');
+    }
+  }
+  if (!isInSubnet(requested, vpnSubnet)) throw fieldError('address', `This address must lie inside the VPN subnet ${vpnSubnet}`);
+  const first = ipv4ToInt(networkAddress(vpnSubnet));
+  const last = first + 2 ** (32 - Number(vpnSubnet.split('/')[1])) - 1;
+  if (requested === intToIpv4(first) || requested === intToIpv4(last)) {
+    throw fieldError('address', 'This address is reserved (network or broadcast address)');
+  }
+  if (used.has(requested)) throw fieldError('address', 'This address is already in use');
+  return requested;
+}
+
+function networkAddress(cidr: string): string {
+  const [ip = '', bits = '32'] = cidr.split('/');
+  const size = 2 ** (32 - Number(bits));
+  return intToIpv4(Math.floor(ipv4ToInt(ip) / size) * size);
+}
+
+/** Two IPv4 CIDRs overlap exactly when one contains the other's network address. */
+export function cidrsOverlap(a: string, b: string): boolean {
+  return isInSubnet(networkAddress(a), b) || isInSubnet(networkAddress(b), a);
+}

@@ -1,0 +1,30 @@
+import type { AppDeps } from '../../deps.js';
+import { renderNodeConfig } from '../../dataplane/wireguard/render.js';
+import { getGatewayPublicKey } from '../../db/desired-state.js';
+import { badRequest } from '../../errors.js';
+import type { NodeRow } from './to-node.js';
+
+/** The wg-quick file a node runs: its own key and address, the gateway as its one peer. */
+export function renderConfigFor(deps: AppDeps, row: NodeRow): string {
+  if (row.isLocal) throw badRequest('The local node has no config to download');
+  return renderNodeConfig({
+    nodePrivateKey: deps.secrets.decrypt(row.privateKeyEnc),
+    nodeAddress: row.address,
+    presharedKey: row.presharedKeyEnc ? deps.secrets.decrypt(row.presharedKeyEnc) : null,
+    gatewayPublicKey: getGatewayPublicKey(deps),
+    endpoint: `${deps.config.publicHost}:${deps.config.wgPort}`,
+    vpnSubnet: deps.config.vpnSubnet,
+    allowInternet: row.allowInternet,
+  });
+}
+
+/** `postern-<name>.conf` with only [a-z0-9-], so the header needs no quoting rules beyond the quotes. */
+export function configFileName(row: NodeRow): string {
+  const safe = row.name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48)
+    .replace(/-+$/, '');
+  return `postern-${safe || `node-${row.id}`}.conf`;
+}

@@ -1,0 +1,194 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isWellFormedPat, NodeSchema } from '@postern/contract';
+import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
+
+let t: TestApp;
+let auth: { authorization: string };
+
+beforeEach(async () => {
+  t = await buildTestApp();
+  auth = { authorization: `Bearer ${await t.login()}` };
+});
+afterEach(() => t.cleanup());
+
+const api = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
+  t.app.inject({ method, url, headers: auth, ...(payload ? { payload } : {}) });
+
+async function createNode(payload: object = { name: 'laptop' }) {
+  const response = await api('POST', '/api/nodes', payload);
+  expect(response.statusCode).toBe(201);
+  return response.json() as { id: number; address: string; token: string; name: string };
+}
+
+const LOCAL_ID = 1;
+
+describe('POST /api/nodes', () => {
+  it('allocates the next free address, returns a first access token once, and never key material', async () => {
+    const node = await createNode({ name: 'laptop', allowInternet: true });
+    expect(node).toMatchObject({ name: 'laptop', address: '10.44.0.2', allowInternet: true, isGateway: false, isLocal: false, enabled: true, status: 'offline' });
+    expect(isWellFormedPat(node.token)).toBe(true);
+    expect(JSON.stringify(node)).not.toMatch(/privateKey|publicKey|preshared/i);
+    expect((await createNode({ name: 'second' })).address).toBe('10.44.0.3');
+    const fetched = await api('GET', `/api/nodes/${node.id}`);
+    expect(fetched.json()).not.toHaveProperty('token');
+    expect(t.fakeDataPlane.lastState?.peers.map((p) => p.address)).toEqual(['10.44.0.2', '10.44.0.3']);
+  });
+
+  it('takes a free requested address and refuses a taken, reserved or outside one on the address field', async () => {
+    expect((await createNode({ name: 'fixed', address: '10.44.3.7' })).address).toBe('10.44.3.7');
+    const cases = [
+      ['10.44.3.7', 'This address is already in use'],
+      ['10.44.0.1', 'This address is already in use'],
+      ['10.44.255.255', 'This address is reserved (network or broadcast address)'],
+      ['192.168.1.5', 'This address must lie inside the VPN subnet 10.44.0.0/16'],
+      ['10.44.0', 'This field must be a valid IPv4 address'],
+    ];
+    for (const [address, message] of cases) {
+      const response = await api('POST', '/api/nodes', { name: 'x', address });
+      expect(response.statusCode, address).toBe(422);
+      expect(response.json().errors.body, address).toEqual([{ field: 'address', message }]);
+    }
+  });
+
+  it('answers 422 with the spec messages', async () => {
+    const missing = await api('POST', '/api/nodes', {});
+    expect(missing.statusCode).toBe(422);
+    expect(missing.json()).toEqual({ message: 'Validation failed', errors: { body: [{ field: 'name', message: 'This field is required' }] } });
+    const gateway = await api('POST', '/api/nodes', { name: 'gw', isGateway: true });
+    expect(gateway.json().errors.body).toEqual([{ field: 'gatewayNetwork', message: 'This field is required' }]);
+    const overlap = await api('POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetwork: '10.44.8.0/24' });
+    expect(overlap.json().errors.body).toEqual([{ field: 'gatewayNetwork', message: 'This network must not overlap the VPN subnet 10.44.0.0/16' }]);
+    const notGateway = await api('POST', '/api/nodes', { name: 'n', isGateway: false, gatewayNetwork: '192.168.0.0/24' });
+    expect(notGateway.json().errors.body).toEqual([{ field: 'gatewayNetwork', message: 'This field must be empty unless the node is a gateway' }]);
+  });
+
+  it("refuses a gateway network that overlaps another gateway's", async () => {
+    await createNode({ name: 'office', isGateway: true, gatewayNetwork: '192.168.0.0/16' });
+    const response = await api('POST', '/api/nodes', { name: 'lab', isGateway: true, gatewayNetwork: '192.168.4.0/24' });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().errors.body).toEqual([{ field: 'gatewayNetwork', message: 'This network overlaps 192.168.0.0/16 of the gateway "office"' }]);
+    expect((await createNode({ name: 'lab', isGateway: true, gatewayNetwork: '172.16.0.0/24' })).name).toBe('lab');
+  });
+
+  it('reports a data-plane rejection as 400 with its message', async () => {
+    t.fakeDataPlane.failNextApply('nginx: configuration test failed');
+    const response = await api('POST', '/api/nodes', { name: 'rejected' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ message: 'nginx: configuration test failed' });
+  });
+});
+
+describe('GET /api/nodes', () => {
+  it('pages by id with the local node first, filters by type and reports the total', async () => {
+    await createNode({ name: 'gw', isGateway: true, gatewayNetwork: '192.168.10.0/24' });
+    for (let i = 0; i < 11; i++) await createNode({ name: `node-${i}` });
+    const first = (await api('GET', '/api/nodes')).json();
+    expect(first).toMatchObject({ page: 1, limit: 10, total: 13 });
+    expect(first.data).toHaveLength(10);
+    expect(first.data[0]).toMatchObject({ id: LOCAL_ID, isLocal: true, name: 'Gateway (local)', address: '10.44.0.1' });
+    for (const node of first.data) expect(() => NodeSchema.strict().parse(node)).not.toThrow();
+    const third = (await api('GET', '/api/nodes?page=3&limit=5')).json();
+    expect(third).toMatchObject({ page: 3, limit: 5, total: 13 });
+    expect(third.data.map((n: { name: string }) => n.name)).toEqual(['node-8', 'node-9', 'node-10']);
+    const gateways = (await api('GET', '/api/nodes?type=gateways')).json();
+    expect(gateways.total).toBe(1);
+    expect(gateways.data[0].gatewayNetwork).toBe('192.168.10.0/24');
+    expect((await api('GET', '/api/nodes?type=nodes')).json().total).toBe(12);
+  });
+
+  it('answers 422 for bad paging values', async () => {
+    const response = await api('GET', '/api/nodes?page=0&limit=1000&type=all');
+    expect(response.statusCode).toBe(422);
+    expect(response.json().errors.body).toEqual([
+      { field: 'page', message: 'This field must be greater than or equal to 1' },
+      { field: 'limit', message: 'This field must be less than or equal to 100' },
+      { field: 'type', message: 'This field must be one of nodes, gateways' },
+    ]);
+  });
+
+  it('shows live status from the data plane', async () => {
+    const node = await createNode();
+    const peer = t.fakeDataPlane.lastState?.peers.find((p) => p.nodeId === node.id);
+    t.fakeDataPlane.status.setStatus(peer?.publicKey ?? '', {
+      status: 'online', clientIp: '203.0.113.9', latestHandshakeTimestamp: '2026-06-01T12:00:00.000Z', transferRx: 2048, transferTx: 4096,
+    });
+    expect((await api('GET', `/api/nodes/${node.id}`)).json()).toMatchObject({ status: 'online', clientIp: '203.0.113.9', transferRx: 2048, transferTx: 4096 });
+  });
+});
+
+describe('node changes', () => {
+  it('edits fields, clears gatewayNetwork when the gateway option is turned off, and re-applies', async () => {
+    const node = await createNode({ name: 'gw', isGateway: true, gatewayNetwork: '192.168.10.0/24' });
+    const renamed = await api('PATCH', `/api/nodes/${node.id}`, { name: 'renamed', address: '10.44.1.1' });
+    expect(renamed.json()).toMatchObject({ name: 'renamed', address: '10.44.1.1', gatewayNetwork: '192.168.10.0/24' });
+    const plain = await api('PATCH', `/api/nodes/${node.id}`, { isGateway: false });
+    expect(plain.json()).toMatchObject({ isGateway: false, gatewayNetwork: null });
+    expect(t.fakeDataPlane.lastState?.peers[0]?.allowedIps).toEqual(['10.44.1.1/32']);
+  });
+
+  it('disconnects and connects: a disabled node has no peer', async () => {
+    const node = await createNode();
+    expect((await api('PATCH', `/api/nodes/${node.id}/disable`)).json()).toMatchObject({ enabled: false });
+    expect(t.fakeDataPlane.lastState?.peers).toEqual([]);
+    expect((await api('PATCH', `/api/nodes/${node.id}/enable`)).json()).toMatchObject({ enabled: true });
+    expect(t.fakeDataPlane.lastState?.peers).toHaveLength(1);
+  });
+
+  it('deletes a node with its tokens', async () => {
+    const node = await createNode();
+    expect((await api('DELETE', `/api/nodes/${node.id}`)).statusCode).toBe(204);
+    expect((await api('GET', `/api/nodes/${node.id}`)).statusCode).toBe(404);
+    const agent = await t.app.inject({ url: '/api/agent/node', headers: { authorization: `Bearer ${node.token}` } });
+    expect(agent.statusCode).toBe(401);
+  });
+
+  it('answers 404 for unknown and malformed ids', async () => {
+    for (const [method, url] of [
+      ['GET', '/api/nodes/999'], ['PATCH', '/api/nodes/999'], ['DELETE', '/api/nodes/999'], ['PATCH', '/api/nodes/999/enable'],
+      ['GET', '/api/nodes/999/download'], ['GET', '/api/nodes/abc'],
+    ] as const) {
+      const response = await api(method, url, method === 'PATCH' ? {} : undefined);
+      expect(response.statusCode, `${method} ${url}`).toBe(404);
+      expect(response.json()).toHaveProperty('message');
+    }
+    expect((await api('GET', '/api/nodes/999')).json()).toEqual({ message: 'Node not found' });
+  });
+
+  it('refuses every forbidden action on the local node with 400 and a message', async () => {
+    const cases = [
+      ['PATCH', `/api/nodes/${LOCAL_ID}`, 'The local node cannot be edited'],
+      ['DELETE', `/api/nodes/${LOCAL_ID}`, 'The local node cannot be deleted'],
+      ['PATCH', `/api/nodes/${LOCAL_ID}/enable`, 'The local node cannot be connected'],
+      ['PATCH', `/api/nodes/${LOCAL_ID}/disable`, 'The local node cannot be disconnected'],
+      ['GET', `/api/nodes/${LOCAL_ID}/download`, 'The local node has no config to download'],
+      ['POST', `/api/nodes/${LOCAL_ID}/pats`, 'The local node cannot have access tokens'],
+      ['GET', `/api/nodes/${LOCAL_ID}/pats`, 'The local node cannot have access tokens'],
+    ] as const;
+    for (const [method, url, message] of cases) {
+      const response = await api(method, url, method === 'PATCH' || method === 'POST' ? { name: 'x' } : undefined);
+      expect(response.statusCode, `${method} ${url}`).toBe(400);
+      expect(response.json()).toEqual({ message });
+    }
+  });
+});
+
+describe('GET /api/nodes/:id/download', () => {
+  it('returns a wg-quick file named after the node', async () => {
+    const node = await createNode({ name: 'My Laptop #1' });
+    const response = await api('GET', `/api/nodes/${node.id}/download`);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-disposition']).toBe('attachment; filename="postern-my-laptop-1.conf"');
+    expect(response.headers['content-type']).toMatch(/^text\/plain/);
+    expect(response.body).toMatch(/^\[Interface\]\nAddress = 10\.44\.0\.2\/32\nPrivateKey = [A-Za-z0-9+/]{43}=\n/);
+    expect(response.body).toContain('Endpoint = gateway.test:51820');
+    expect(response.body).toContain('PresharedKey = ');
+  });
+});
+
+describe('auth', () => {
+  it('needs a session for every node route', async () => {
+    for (const [method, url] of [['GET', '/api/nodes'], ['POST', '/api/nodes'], ['GET', '/api/nodes/1'], ['GET', '/api/nodes/1/download']] as const) {
+      expect((await t.app.inject({ method, url })).statusCode, url).toBe(401);
+    }
+  });
+});

@@ -1,0 +1,146 @@
+import { eq } from 'drizzle-orm';
+import type { ListResponse, Node, NodeCreate, NodeCreated, NodeUpdate } from '@postern/contract';
+import type { AppDeps } from '../../deps.js';
+import { applyDataPlane } from '../../dataplane-apply.js';
+import { generateKeyPair, generatePresharedKey } from '../../dataplane/wireguard/keys.js';
+import { nodes, personalAccessTokens } from '../../db/schema.js';
+import { badRequest, fieldError, notFound } from '../../errors.js';
+import type { NodeEvents } from '../../http/events.js';
+import { newTokenValues } from '../tokens/service.js';
+import { chooseAddress, cidrsOverlap } from './node-address.js';
+import { getNodeRow, listGatewayNetworks, listNodeRows, listUsedAddresses, type NodeListType } from './repository.js';
+import { toNode, type NodeRow } from './to-node.js';
+
+// Order in every mutation: check, write (one synchronous transaction), tell the streams, then converge the
+// data plane. A rejected apply surfaces as a 400 but the change stays stored, as the console expects.
+
+export const FIRST_TOKEN_NAME = 'default';
+
+export interface NodeContext {
+  deps: AppDeps;
+  events: NodeEvents;
+}
+
+export const viewNode = (deps: AppDeps, row: NodeRow): Node => toNode(row, deps.dataPlane.status.get(row.publicKey));
+
+export function getNode(deps: AppDeps, id: number): Node {
+  return viewNode(deps, getNodeRow(deps, id));
+}
+
+export function listNodes(deps: AppDeps, query: { page: number; limit: number; type?: NodeListType }): ListResponse<Node> {
+  const { rows, total } = listNodeRows(deps, { page: query.page, limit: query.limit, type: query.type });
+  return { data: rows.map((row) => viewNode(deps, row)), page: query.page, limit: query.limit, total };
+}
+
+function refuseLocal(row: NodeRow, action: string): void {
+  if (row.isLocal) throw badRequest(`The local node cannot be ${action}`);
+}
+
+/**
+ * A gateway's network becomes WireGuard AllowedIPs of its peer. Overlapping AllowedIPs are not an error for
+ * WireGuard: it silently moves the route to the last peer, so we refuse them here.
+ */
+function checkGatewayNetwork(deps: AppDeps, gatewayNetwork: string | null, selfId?: number): void {
+  if (!gatewayNetwork) return;
+  if (cidrsOverlap(gatewayNetwork, deps.config.vpnSubnet)) {
+    throw fieldError('gatewayNetwork', `This network must not overlap the VPN subnet ${deps.config.vpnSubnet}`);
+  }
+  const clash = listGatewayNetworks(deps).find((gw) => gw.id !== selfId && cidrsOverlap(gatewayNetwork, gw.gatewayNetwork));
+  if (clash) throw fieldError('gatewayNetwork', `This network overlaps ${clash.gatewayNetwork} of the gateway "${clash.name}"`);
+}
+
+export async function createNode(ctx: NodeContext, body: NodeCreate): Promise<NodeCreated> {
+  const { deps } = ctx;
+  const isGateway = body.isGateway ?? false;
+  const gatewayNetwork = isGateway ? (body.gatewayNetwork ?? null) : null;
+  checkGatewayNetwork(deps, gatewayNetwork);
+  const keys = generateKeyPair();
+  const presharedKey = generatePresharedKey();
+  const at = deps.now().toISOString();
+  const { row, token } = deps.db.transaction((tx) => {
+    // Address choice and insert share the transaction, so two concurrent creates cannot take the same address.
+    const address = chooseAddress(deps.config.vpnSubnet, listUsedAddresses(deps), body.address);
+    const inserted = tx
+      .insert(nodes)
+      .values({
+        name: body.name,
+        address,
+        allowInternet: body.allowInternet ?? false,
+        isGateway,
+        gatewayNetwork,
+        publicKey: keys.publicKey,
+        privateKeyEnc: deps.secrets.encrypt(keys.privateKey),
+        presharedKeyEnc: deps.secrets.encrypt(presharedKey),
+        createdAt: at,
+        updatedAt: at,
+      })
+      .returning()
+      .get();
+    const first = newTokenValues(deps, inserted.id, { name: FIRST_TOKEN_NAME });
+    tx.insert(personalAccessTokens).values(first.values).run();
+    return { row: inserted, token: first.token };
+  });
+  ctx.events.emit({ kind: 'created', nodeIds: [row.id] });
+  await applyDataPlane(deps);
+  return { ...viewNode(deps, row), token };
+}
+
+export async function updateNode(ctx: NodeContext, id: number, body: NodeUpdate): Promise<Node> {
+  const { deps } = ctx;
+  const current = getNodeRow(deps, id);
+  refuseLocal(current, 'edited');
+  const isGateway = body.isGateway ?? current.isGateway;
+  // Turning the gateway option off clears the network, as the console's form does.
+  const gatewayNetwork = isGateway ? (body.gatewayNetwork === undefined ? current.gatewayNetwork : body.gatewayNetwork) : null;
+  if (isGateway && !gatewayNetwork) throw fieldError('gatewayNetwork', 'This field is required');
+  checkGatewayNetwork(deps, gatewayNetwork, id);
+  const row = deps.db.transaction((tx) => {
+    let address = current.address;
+    if (body.address && body.address !== current.address) {
+      const used = listUsedAddresses(deps);
+      used.delete(current.address);
+      address = chooseAddress(deps.config.vpnSubnet, used, body.address);
+    }
+    return tx
+      .update(nodes)
+      .set({
+        name: body.name ?? current.name,
+        address,
+        allowInternet: body.allowInternet ?? current.allowInternet,
+        isGateway,
+        gatewayNetwork,
+        updatedAt: deps.now().toISOString(),
+      })
+      .where(eq(nodes.id, id))
+      .returning()
+      .get();
+  });
+  if (!row) throw notFound('Node');
+  ctx.events.emit({ kind: 'changed', nodeIds: [id] });
+  await applyDataPlane(deps);
+  return viewNode(deps, row);
+}
+
+export async function setNodeEnabled(ctx: NodeContext, id: number, enabled: boolean): Promise<Node> {
+  const { deps } = ctx;
+  refuseLocal(getNodeRow(deps, id), enabled ? 'connected' : 'disconnected');
+  const row = deps.db
+    .update(nodes)
+    .set({ enabled, updatedAt: deps.now().toISOString() })
+    .where(eq(nodes.id, id))
+    .returning()
+    .get();
+  if (!row) throw notFound('Node');
+  ctx.events.emit({ kind: 'changed', nodeIds: [id] });
+  await applyDataPlane(deps);
+  return viewNode(deps, row);
+}
+
+export async function deleteNode(ctx: NodeContext, id: number): Promise<void> {
+  const { deps } = ctx;
+  refuseLocal(getNodeRow(deps, id), 'deleted');
+  // Tokens and services go with it (ON DELETE CASCADE).
+  deps.db.delete(nodes).where(eq(nodes.id, id)).run();
+  ctx.events.emit({ kind: 'deleted', nodeIds: [id] });
+  await applyDataPlane(deps);
+}

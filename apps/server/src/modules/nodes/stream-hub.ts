@@ -1,0 +1,146 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { NodeDetailEventSchema, NodeListEventSchema } from '@postern/contract';
+import type { AppDeps } from '../../deps.js';
+import type { NodeChange, NodeEvents } from '../../http/events.js';
+import type { SseConnection } from '../../sse.js';
+import { findNode, findNodeIdsByPublicKeys, type NodeListType } from './repository.js';
+import { listNodes, viewNode } from './service.js';
+
+// One shared source for every /api/nodes/stream client: status changes from the data plane's single poll and
+// node mutations from the event bus are collected per tick, then each affected page or node is loaded and
+// serialised once and the same text written to all of its subscribers. Nothing polls per client.
+
+export interface ListQuery {
+  page: number;
+  limit: number;
+  type: NodeListType;
+}
+
+interface ListGroup {
+  query: ListQuery;
+  clients: Set<SseConnection>;
+  /** Node ids on the page as last sent: a status change elsewhere does not concern this group. */
+  ids: Set<number>;
+}
+
+export interface NodeStreamHub {
+  addListClient(conn: SseConnection, query: ListQuery): void;
+  addDetailClient(conn: SseConnection, nodeId: number): void;
+  close(): void;
+}
+
+export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: FastifyBaseLogger): NodeStreamHub {
+  const listGroups = new Map<string, ListGroup>();
+  const detailClients = new Map<number, Set<SseConnection>>();
+  let pendingIds = new Set<number>();
+  let pendingKeys: string[] = [];
+  let isStructural = false;
+  let isFlushScheduled = false;
+
+  const sendPage = (group: ListGroup): void => {
+    const page = listNodes(deps, group.query);
+    group.ids = new Set(page.data.map((node) => node.id));
+    const json = JSON.stringify(NodeListEventSchema.parse(page.data));
+    for (const client of group.clients) client.sendJson(json);
+  };
+
+  const sendDetail = (nodeId: number, clients: Set<SseConnection>): void => {
+    const row = findNode(deps, nodeId);
+    if (!row) {
+      // The node was deleted: nothing more will come for it.
+      for (const client of clients) client.close();
+      detailClients.delete(nodeId);
+      return;
+    }
+    const json = JSON.stringify(NodeDetailEventSchema.parse(viewNode(deps, row)));
+    for (const client of clients) client.sendJson(json);
+  };
+
+  const flush = (): void => {
+    isFlushScheduled = false;
+    const ids = pendingIds;
+    for (const id of findNodeIdsByPublicKeys(deps, pendingKeys)) ids.add(id);
+    const structural = isStructural;
+    pendingIds = new Set();
+    pendingKeys = [];
+    isStructural = false;
+    for (const id of ids) {
+      const clients = detailClients.get(id);
+      if (clients) sendDetail(id, clients);
+    }
+    for (const group of listGroups.values()) {
+      // A create or delete shifts rows across pages; a change only matters to the page showing the node.
+      if (structural || [...ids].some((id) => group.ids.has(id))) sendPage(group);
+    }
+  };
+
+  const schedule = (): void => {
+    if (isFlushScheduled) return;
+    isFlushScheduled = true;
+    setImmediate(() => {
+      try {
+        flush();
+      } catch (error) {
+        // A failed read must not kill the process; the next change retries.
+        log.error({ err: error }, 'node stream update failed');
+      }
+    });
+  };
+
+  const onNodeChange = (change: NodeChange): void => {
+    for (const id of change.nodeIds) pendingIds.add(id);
+    if (change.kind !== 'changed') isStructural = true;
+    schedule();
+  };
+  const onStatusChange = (publicKeys: string[]): void => {
+    pendingKeys.push(...publicKeys);
+    schedule();
+  };
+
+  const unsubscribeEvents = events.subscribe(onNodeChange);
+  const unsubscribeStatus = deps.dataPlane.status.onChange(onStatusChange);
+
+  return {
+    addListClient(conn, query) {
+      const key = `${query.type ?? 'all'}:${query.page}:${query.limit}`;
+      let group = listGroups.get(key);
+      if (!group) {
+        group = { query, clients: new Set(), ids: new Set() };
+        listGroups.set(key, group);
+      }
+      const joined = group;
+      const page = listNodes(deps, query);
+      joined.ids = new Set(page.data.map((node) => node.id));
+      joined.clients.add(conn);
+      conn.send(NodeListEventSchema.parse(page.data));
+      void conn.closed.then(() => {
+        joined.clients.delete(conn);
+        if (joined.clients.size === 0 && listGroups.get(key) === joined) listGroups.delete(key);
+      });
+    },
+    addDetailClient(conn, nodeId) {
+      const row = findNode(deps, nodeId);
+      if (!row) return conn.close();
+      let clients = detailClients.get(nodeId);
+      if (!clients) {
+        clients = new Set();
+        detailClients.set(nodeId, clients);
+      }
+      const joined = clients;
+      joined.add(conn);
+      conn.send(NodeDetailEventSchema.parse(viewNode(deps, row)));
+      void conn.closed.then(() => {
+        joined.delete(conn);
+        if (joined.size === 0 && detailClients.get(nodeId) === joined) detailClients.delete(nodeId);
+      });
+    },
+    close() {
+      unsubscribeEvents();
+      unsubscribeStatus();
+      for (const group of listGroups.values()) for (const client of group.clients) client.close();
+      for (const clients of detailClients.values()) for (const client of clients) client.close();
+      listGroups.clear();
+      detailClients.clear();
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { and, count, desc, eq } from 'drizzle-orm';
+import type { PersonalAccessToken, PersonalAccessTokenCreated, TokenCreate } from '@postern/contract';
+import type { AppDeps } from '../../deps.js';
+import { personalAccessTokens } from '../../db/schema.js';
+import { badRequest, notFound } from '../../errors.js';
+import { getNodeRow } from '../nodes/repository.js';
+import { generateToken } from './token-secret.js';
+
+type TokenRow = typeof personalAccessTokens.$inferSelect;
+
+export const LOCAL_NODE_TOKENS_MESSAGE = 'The local node cannot have access tokens';
+
+export function toToken(row: TokenRow): PersonalAccessToken {
+  return {
+    id: row.id,
+    name: row.name,
+    expireAt: row.expireAt,
+    revoked: row.revoked,
+    lastUsedAt: row.lastUsedAt,
+    created_at: row.createdAt,
+  };
+}
+
+/** Loads a node that may hold tokens: it exists and is not the local node. */
+function getTokenHolder(deps: AppDeps, nodeId: number) {
+  const node = getNodeRow(deps, nodeId);
+  if (node.isLocal) throw badRequest(LOCAL_NODE_TOKENS_MESSAGE);
+  return node;
+}
+
+/** Row values for a new token plus the secret, which only the creation answer ever shows. */
+export function newTokenValues(deps: AppDeps, nodeId: number, body: TokenCreate) {
+  const { token, tokenHash } = generateToken();
+  const at = deps.now().toISOString();
+  const expireAt = body.expireAt ? new Date(body.expireAt).toISOString() : null;
+  return { token, values: { nodeId, name: body.name, tokenHash, expireAt, createdAt: at, updatedAt: at } };
+}
+
+export function createToken(deps: AppDeps, nodeId: number, body: TokenCreate): PersonalAccessTokenCreated {
+  getTokenHolder(deps, nodeId);
+  const { token, values } = newTokenValues(deps, nodeId, body);
+  const row = deps.db.insert(personalAccessTokens).values(values).returning().get();
+  return { id: row.id, name: row.name, expireAt: row.expireAt, token };
+}
+
+/** Newest first: the token just created shows on the first page of the card. */
+export function listTokens(deps: AppDeps, nodeId: number, query: { page: number; limit: number }) {
+  getTokenHolder(deps, nodeId);
+  const where = eq(personalAccessTokens.nodeId, nodeId);
+  const rows = deps.db
+    .select()
+    .from(personalAccessTokens)
+    .where(where)
+    .orderBy(desc(personalAccessTokens.id))
+    .limit(query.limit)
+    .offset((query.page - 1) * query.limit)
+    .all();
+  const total = deps.db.select({ n: count() }).from(personalAccessTokens).where(where).get()?.n ?? 0;
+  return { data: rows.map(toToken), page: query.page, limit: query.limit, total };
+}
+
+function getTokenRow(deps: AppDeps, nodeId: number, tokenId: number): TokenRow {
+  getTokenHolder(deps, nodeId);
+  const row = deps.db
+    .select()
+    .from(personalAccessTokens)
+    .where(and(eq(personalAccessTokens.id, tokenId), eq(personalAccessTokens.nodeId, nodeId)))
+    .get();
+  if (!row) throw notFound('Access token');
+  return row;
+}
+
+export function revokeToken(deps: AppDeps, nodeId: number, tokenId: number): PersonalAccessToken {
+  getTokenRow(deps, nodeId, tokenId);
+  const row = deps.db
+    .update(personalAccessTokens)
+    .set({ revoked: true, updatedAt: deps.now().toISOString() })
+    .where(eq(personalAccessTokens.id, tokenId))
+    .returning()
+    .get();
+  if (!row) throw notFound('Access token');
+  return toToken(row);
+}
+
+export function deleteToken(deps: AppDeps, nodeId: number, tokenId: number): void {
+  getTokenRow(deps, nodeId, tokenId);
+  deps.db.delete(personalAccessTokens).where(eq(personalAccessTokens.id, tokenId)).run();
+}

@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from '../app.js';
+import { bootstrap } from '../bootstrap.js';
+import { openDb, type Db } from '../db/client.js';
+import { loadDesiredState } from '../db/desired-state.js';
+import { resolveMigrationsDir } from '../db/migrations-dir.js';
+import { createFakeDataPlane, type FakeDataPlane } from '../dataplane/fakes.js';
+import type { AppDeps } from '../deps.js';
+import { parseConfig, type Config } from '../env.js';
+import { loadSecretBox } from '../secrets.js';
+
+export const TEST_ADMIN = { username: 'admin', password: 'correct-horse-battery' } as const;
+
+export interface TestAppOptions {
+  /** Environment overrides, as POSTERN_* variables (validated like at boot). */
+  env?: Record<string, string>;
+  /** Injected clock (default: real time). */
+  now?: () => Date;
+  logger?: Logger;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  deps: AppDeps;
+  db: Db;
+  config: Config;
+  dataDir: string;
+  fakeDataPlane: FakeDataPlane;
+  /** Signs in as the bootstrap admin and returns the session token. */
+  login(): Promise<string>;
+  /** Closes the app and the DB and removes the temp data dir. */
+  cleanup(): Promise<void>;
+}
+
+/** A fresh app over a temp data dir (own DB, key file) and the in-memory data plane. */
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'postern-test-'));
+  const config = parseConfig({
+    NODE_ENV: 'test',
+    POSTERN_DATA_DIR: dataDir,
+    POSTERN_ADMIN_USERNAME: TEST_ADMIN.username,
+    POSTERN_ADMIN_PASSWORD: TEST_ADMIN.password,
+    POSTERN_PUBLIC_HOST: 'gateway.test',
+    POSTERN_DATAPLANE: 'off',
+    ...options.env,
+  });
+  const db = openDb(join(dataDir, 'postern.db'), resolveMigrationsDir());
+  const secrets = loadSecretBox(dataDir);
+  const base = { config, db, secrets };
+  const fakeDataPlane = createFakeDataPlane({ loadDesiredState: () => loadDesiredState(base) });
+  const deps: AppDeps = { ...base, dataPlane: fakeDataPlane, now: options.now ?? (() => new Date()) };
+  await bootstrap(deps, () => undefined);
+  const app = await buildApp(deps, { consoleDir: null, ...(options.logger ? { logger: options.logger } : {}) });
+  await app.ready();
+
+  return {
+    app,
+    deps,
+    db,
+    config,
+    dataDir,
+    fakeDataPlane,
+    async login() {
+      const response = await app.inject({ method: 'POST', url: '/api/auth/login', payload: TEST_ADMIN });
+      if (response.statusCode !== 200) throw new Error(`test login failed: ${response.statusCode} ${response.body}`);
+      return (response.json() as { token: string }).token;
+    },
+    async cleanup() {
+      await app.close();
+      await fakeDataPlane.stop();
+      db.$client.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
