@@ -1,0 +1,109 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp, VERSION } from './app.js';
+import { createLogger } from './http/logger.js';
+import { buildTestApp, TEST_ADMIN, type TestApp } from './test/build-test-app.js';
+
+let t: TestApp | undefined;
+afterEach(async () => {
+  await t?.cleanup();
+  t = undefined;
+});
+
+describe('system routes', () => {
+  it('GET /api/health answers ok and the version without a session', async () => {
+    t = await buildTestApp();
+    const response = await t.app.inject({ url: '/api/health' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: 'ok', version: VERSION });
+  });
+
+  it('GET /api/openapi.json describes every route with its schemas', async () => {
+    t = await buildTestApp();
+    const document = (await t.app.inject({ url: '/api/openapi.json' })).json();
+    expect(document.openapi).toBe('3.0.3');
+    const createNode = document.paths['/api/nodes'].post;
+    expect(createNode.operationId).toBe('createNode');
+    expect(createNode.requestBody.content['application/json'].schema.properties).toHaveProperty('gatewayNetwork');
+    expect(createNode.responses['201'].content['application/json'].schema.required).toContain('token');
+    expect(document.paths['/api/nodes/{id}/pats/{tokenId}/revoke'].patch.parameters.map((p: { name: string }) => p.name)).toEqual(['id', 'tokenId']);
+    expect(document.paths['/api/auth/login'].post.security).toEqual([]);
+    expect(document.paths['/api/agent/node'].get.security).toEqual([{ nodeToken: [] }]);
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/domains', '/api/services/{nodeId}/http', '/api/logs/stream']));
+  });
+});
+
+describe('errors', () => {
+  it('answers JSON 404 for unknown /api routes (after authentication) and 400 for malformed JSON', async () => {
+    t = await buildTestApp();
+    const headers = { authorization: `Bearer ${await t.login()}` };
+    expect((await t.app.inject({ url: '/api/nope' })).statusCode).toBe(401);
+    const unknown = await t.app.inject({ url: '/api/nope', headers });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toEqual({ message: 'Route GET /api/nope not found' });
+    const malformed = await t.app.inject({ method: 'POST', url: '/api/nodes', headers: { ...headers, 'content-type': 'application/json' }, payload: '{"name":' });
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json()).toEqual({ message: 'The request body is not valid JSON' });
+  });
+
+  it('accepts an empty JSON body on body-less calls', async () => {
+    t = await buildTestApp();
+    const headers = { authorization: `Bearer ${await t.login()}`, 'content-type': 'application/json' };
+    const node = (await t.app.inject({ method: 'POST', url: '/api/nodes', headers, payload: { name: 'n' } })).json();
+    const response = await t.app.inject({ method: 'PATCH', url: `/api/nodes/${node.id}/disable`, headers, payload: '' });
+    expect(response.statusCode).toBe(200);
+  });
+});
+
+describe('console', () => {
+  it('serves the build and falls back to index.html for client routes, never for /api', async () => {
+    t = await buildTestApp();
+    const dir = mkdtempSync(join(tmpdir(), 'postern-console-'));
+    try {
+      mkdirSync(join(dir, 'assets'));
+      writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Postern</title>');
+      writeFileSync(join(dir, 'assets', 'app.js'), 'console.log(1)');
+      const app = await buildApp(t.deps, { consoleDir: dir });
+      try {
+        expect((await app.inject({ url: '/assets/app.js' })).body).toBe('console.log(1)');
+        const page = await app.inject({ url: '/nodes/12' });
+        expect(page.statusCode).toBe(200);
+        expect(page.headers['content-type']).toMatch(/^text\/html/);
+        expect(page.body).toContain('<title>Postern</title>');
+        expect((await app.inject({ url: '/' })).body).toContain('<title>Postern</title>');
+        const api = await app.inject({ url: '/api/health/extra' });
+        expect(api.statusCode).toBe(401);
+        expect(api.headers['content-type']).toMatch(/json/);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('logging', () => {
+  it('never writes tokens, passwords or auth headers to the log', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    t = await buildTestApp({ logger: createLogger('trace', sink) });
+    const token = await t.login();
+    await t.app.inject({ url: '/api/nodes', headers: { authorization: `Bearer ${token}`, cookie: `token=${token}` } });
+    await t.app.inject({ url: `/api/logs/stream?domain=example.com&token=${token}&x=1` });
+    await t.app.inject({ url: `/api/nodes/stream?token=${token}&id=999` });
+    const log = lines.join('');
+    expect(log).toContain('/api/nodes/stream?token=[redacted]&id=999');
+    expect(log).toContain('token=[redacted]&x=1');
+    expect(log).not.toContain(token);
+    expect(log).not.toContain(TEST_ADMIN.password);
+  });
+});
