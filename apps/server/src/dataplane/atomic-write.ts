@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+export interface FileOwner {
+  uid: number;
+  gid: number;
+}
+
+// Every config or key file is written as temp file + fsync + rename, so a crash at any moment leaves either the
+// old or the new file, never half of one. The temp file is created exclusively with its final mode, so secret
+// material is never readable by others, not even for an instant.
+export async function writeFileAtomic(path: string, content: string | Buffer, mode = 0o644, owner?: FileOwner): Promise<void> {
+  const temp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(temp, 'wx', mode);
+  try {
+    if (owner) await handle.chown(owner.uid, owner.gid);
+    await handle.writeFile(content);
+    await handle.sync();
+  } catch (err) {
+    await handle.close();
+    await unlink(temp).catch(() => undefined);
+    throw err;
+  }
+  await handle.close();
+  await rename(temp, path);
+  await syncDir(dirname(path));
+}
+
+/** fsync a directory so a rename in it survives a power loss. */
+export async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

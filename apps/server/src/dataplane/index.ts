@@ -1,0 +1,129 @@
+import { chmod, mkdir, stat } from 'node:fs/promises';
+import type { FileOwner } from './atomic-write.js';
+import { join } from 'node:path';
+import { createSelfSignedCertificates, type CertificateIssuer } from './certs/self-signed.js';
+import { createAccessLogSource } from './logs/log-source.js';
+import { createNginxDriver } from './nginx/driver.js';
+import { DEFAULT_WORKER_USER, HTTP_ACCESS_LOG, STREAM_ACCESS_LOG, type NginxRenderOptions } from './nginx/options.js';
+import { renderNginxConfig } from './nginx/render.js';
+import { createReconciler } from './reconciler.js';
+import { lookupUser } from './system-user.js';
+import type { DataPlane, DataPlaneLogger, DesiredState } from './types.js';
+import { createWireGuardDriver } from './wireguard/driver.js';
+import { createStatusPoller } from './wireguard/status.js';
+
+export { renderNodeConfig } from './wireguard/render.js';
+export { statusFromHandshake, ONLINE_THRESHOLD_SECONDS, IDLE_THRESHOLD_SECONDS } from './wireguard/status.js';
+export { allocateAddress, gatewayAddress, parseSubnet } from './wireguard/addresses.js';
+export type * from './types.js';
+
+export interface DataPlaneConfig {
+  dataDir: string;
+  wgInterface: string;
+  wgPort: number;
+  httpPort: number;
+  httpsPort: number;
+  /** Validated by the control plane when it allocates ports; nginx only listens on what it is given. */
+  tcpPortRange: readonly [number, number];
+  publicHost: string;
+  statusPollMs?: number;
+  nginxBin?: string;
+  /** Bind nginx to one address only (tests). */
+  listenAddress?: string;
+  nginxWorkerUser?: string;
+  /** How long connections of a removed service may survive a reload (default 10 s). */
+  workerShutdownTimeoutSeconds?: number;
+}
+
+export interface DataPlaneDeps {
+  loadDesiredState: () => DesiredState;
+  logger: DataPlaneLogger;
+  /** ACME issuer (later issue); without it, certbot domains serve a self-signed placeholder. */
+  certificateIssuer?: CertificateIssuer;
+}
+
+/** Directories nginx workers (unprivileged) must traverse to open certificates: add o+x, never o+r. */
+async function makeTraversable(dir: string): Promise<void> {
+  const { mode } = await stat(dir);
+  if ((mode & 0o001) === 0) await chmod(dir, (mode & 0o7777) | 0o111);
+}
+
+/** nginx workers need a real unprivileged user; Debian has www-data, other images at least nobody. */
+async function resolveWorkerUser(wanted: string, logger: DataPlaneLogger): Promise<{ user: string; owner: FileOwner }> {
+  const owner = await lookupUser(wanted);
+  if (owner) return { user: wanted, owner };
+  const nobody = await lookupUser('nobody');
+  if (!nobody) throw new Error(`nginx worker user ${wanted} does not exist, and neither does nobody`);
+  logger.warn({ wanted }, 'nginx worker user not found; workers run as nobody');
+  return { user: 'nobody', owner: nobody };
+}
+
+/** The real data plane: WireGuard, nginx and certificates on this host. Needs root. */
+export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): DataPlane {
+  const { logger } = deps;
+  const prefixDir = join(config.dataDir, 'nginx');
+  const certsDir = join(config.dataDir, 'certs');
+  const acmeWebroot = join(config.dataDir, 'acme-webroot');
+  const renderOptions: NginxRenderOptions = {
+    prefixDir, certsDir, acmeWebroot, httpPort: config.httpPort, httpsPort: config.httpsPort,
+    ...(config.listenAddress === undefined ? {} : { listenAddress: config.listenAddress }),
+    ...(config.workerShutdownTimeoutSeconds === undefined ? {} : { workerShutdownTimeoutSeconds: config.workerShutdownTimeoutSeconds }),
+  };
+  const wireguard = createWireGuardDriver({ wgInterface: config.wgInterface, stateDir: join(config.dataDir, 'wireguard'), logger });
+  const nginx = createNginxDriver({ prefixDir, logger, ...(config.nginxBin === undefined ? {} : { nginxBin: config.nginxBin }) });
+  let certs: ReturnType<typeof createSelfSignedCertificates> | null = null;
+  const status = createStatusPoller({
+    dump: () => wireguard.dump(),
+    intervalMs: config.statusPollMs ?? 2000,
+    onError: (err) => logger.warn({ err }, 'WireGuard status poll failed'),
+  });
+  const logs = createAccessLogSource([join(prefixDir, 'logs', HTTP_ACCESS_LOG), join(prefixDir, 'logs', STREAM_ACCESS_LOG)]);
+
+  const reconciler = createReconciler({
+    loadDesiredState: deps.loadDesiredState,
+    renderNginx: (state) => renderNginxConfig(state, renderOptions),
+    wireguard,
+    nginx,
+    certs: {
+      ensure: (domain) => requireCerts().ensure(domain),
+      remove: (domain) => requireCerts().remove(domain),
+      info: (domain) => certs?.info(domain) ?? null,
+    },
+    logger,
+  });
+
+  function requireCerts(): NonNullable<typeof certs> {
+    if (!certs) throw new Error('data plane not started');
+    return certs;
+  }
+
+  return {
+    async start() {
+      const { user, owner } = await resolveWorkerUser(config.nginxWorkerUser ?? DEFAULT_WORKER_USER, logger);
+      renderOptions.workerUser = user;
+      certs = createSelfSignedCertificates({
+        certsDir, fallbackHost: config.publicHost, logger,
+        owner,
+        ...(deps.certificateIssuer ? { issuer: deps.certificateIssuer } : {}),
+      });
+      await mkdir(config.dataDir, { recursive: true });
+      await makeTraversable(config.dataDir);
+      await mkdir(join(acmeWebroot, '.well-known', 'acme-challenge'), { recursive: true, mode: 0o755 });
+      await certs.ensureFallback();
+      await nginx.start();
+      const result = await reconciler.runAtBoot();
+      if (!result.ok) logger.error({ message: result.message }, 'data plane could not converge at boot');
+      status.start();
+    },
+    async stop() {
+      status.stop();
+      logs.close();
+      await nginx.stop();
+      await wireguard.close();
+    },
+    apply: () => reconciler.apply(),
+    status,
+    logs,
+    certificates: { info: (domain) => certs?.info(domain) ?? null },
+  };
+}

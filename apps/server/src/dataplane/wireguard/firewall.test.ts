@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import type { DesiredPeer } from '../types.js';
+import { isInSubnet, parseSubnet } from './addresses.js';
+import { jumpRules, renderFirewallRules, routesForPeers } from './firewall.js';
+
+const peer = (over: Partial<DesiredPeer>): DesiredPeer => ({
+  nodeId: 1, publicKey: 'K', presharedKey: null, address: '10.44.0.2', allowedIps: ['10.44.0.2/32'], ...over,
+});
+
+describe('renderFirewallRules', () => {
+  it('isolates nodes and lets only allowInternet nodes out, masqueraded', () => {
+    expect(renderFirewallRules('postern0', [peer({}), peer({ nodeId: 2, address: '10.44.0.3', allowInternet: true })])).toBe(`*filter
+:POSTERN-FWD - [0:0]
+-A POSTERN-FWD -o postern0 -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT
+-A POSTERN-FWD -i postern0 -o postern0 -j DROP
+-A POSTERN-FWD -i postern0 -s 10.44.0.3/32 -j ACCEPT
+-A POSTERN-FWD -i postern0 -j DROP
+-A POSTERN-FWD -o postern0 -j DROP
+COMMIT
+*nat
+:POSTERN-NAT - [0:0]
+-A POSTERN-NAT -s 10.44.0.3/32 ! -o postern0 -j MASQUERADE
+COMMIT
+`);
+  });
+
+  it('refuses an interface name that is not one', () => {
+    expect(() => renderFirewallRules('wg0 -j ACCEPT', [])).toThrow('invalid interface');
+  });
+
+  it('jumps from FORWARD in both directions and from POSTROUTING', () => {
+    expect(jumpRules('postern0')).toEqual([
+      { table: 'filter', chain: 'FORWARD', match: ['-i', 'postern0', '-j', 'POSTERN-FWD'] },
+      { table: 'filter', chain: 'FORWARD', match: ['-o', 'postern0', '-j', 'POSTERN-FWD'] },
+      { table: 'nat', chain: 'POSTROUTING', match: ['-j', 'POSTERN-NAT'] },
+    ]);
+  });
+});
+
+describe('routesForPeers', () => {
+  it('routes gateway nodes’ subnets into the tunnel, not the nodes’ own /32s', () => {
+    const vpn = parseSubnet('10.44.0.0/16');
+    const peers = [peer({}), peer({ nodeId: 2, address: '10.44.0.3', allowedIps: ['10.44.0.3/32', '192.168.50.0/24'] })];
+    expect(routesForPeers(peers, (cidr) => isInSubnet(cidr.split('/')[0] ?? '', vpn))).toEqual(['192.168.50.0/24']);
+  });
+});

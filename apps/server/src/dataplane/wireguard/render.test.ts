@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { renderNodeConfig, renderServerConfig } from './render.js';
+
+const KEY_A = `${'A'.repeat(43)}=`;
+const KEY_B = `${'B'.repeat(42)}A=`;
+const KEY_C = `${'C'.repeat(42)}A=`;
+
+const node = {
+  nodePrivateKey: KEY_A,
+  nodeAddress: '10.44.0.2',
+  presharedKey: KEY_C,
+  gatewayPublicKey: KEY_B,
+  endpoint: 'gw.example.com:51820',
+  vpnSubnet: '10.44.0.0/16',
+  allowInternet: false,
+};
+
+describe('renderNodeConfig', () => {
+  it('renders the wg-quick file a node runs', () => {
+    expect(renderNodeConfig(node)).toBe(`[Interface]
+Address = 10.44.0.2/32
+PrivateKey = ${KEY_A}
+
+[Peer]
+PublicKey = ${KEY_B}
+PresharedKey = ${KEY_C}
+Endpoint = gw.example.com:51820
+AllowedIPs = 10.44.0.0/16
+PersistentKeepalive = 25
+`);
+  });
+
+  it('sends everything through the tunnel when the node may reach the internet', () => {
+    expect(renderNodeConfig({ ...node, allowInternet: true, presharedKey: null })).toContain('AllowedIPs = 0.0.0.0/0\nPersistentKeepalive = 25');
+    expect(renderNodeConfig({ ...node, presharedKey: null })).not.toContain('PresharedKey');
+  });
+
+  it('adds extra routes after the VPN subnet', () => {
+    expect(renderNodeConfig({ ...node, gatewayNetworkRoutes: ['192.168.50.0/24'] })).toContain('AllowedIPs = 10.44.0.0/16, 192.168.50.0/24\n');
+  });
+
+  it('refuses values that could inject config lines', () => {
+    expect(() => renderNodeConfig({ ...node, nodePrivateKey: `${KEY_A}\nPostUp = rm -rf /` })).toThrow('invalid node private key');
+    expect(() => renderNodeConfig({ ...node, endpoint: 'gw.example.com' })).toThrow('invalid endpoint');
+    expect(() => renderNodeConfig({ ...node, endpoint: 'gw example:1' })).toThrow('invalid endpoint host');
+    expect(() => renderNodeConfig({ ...node, endpoint: 'gw:70000' })).toThrow('invalid endpoint port');
+    expect(() => renderNodeConfig({ ...node, nodeAddress: '10.44.0.2/32' })).toThrow('invalid node address');
+  });
+});
+
+describe('renderServerConfig', () => {
+  it('renders the interface and one peer per node for wg syncconf', () => {
+    const text = renderServerConfig({
+      privateKey: KEY_A,
+      listenPort: 51820,
+      peers: [
+        { nodeId: 1, publicKey: KEY_B, presharedKey: KEY_C, address: '10.44.0.2', allowedIps: ['10.44.0.2/32', '192.168.50.0/24'] },
+        { nodeId: 2, publicKey: KEY_C, presharedKey: null, address: '10.44.0.3', allowedIps: ['10.44.0.3/32'] },
+      ],
+    });
+    expect(text).toBe(`[Interface]
+PrivateKey = ${KEY_A}
+ListenPort = 51820
+
+[Peer]
+PublicKey = ${KEY_B}
+PresharedKey = ${KEY_C}
+AllowedIPs = 10.44.0.2/32, 192.168.50.0/24
+
+[Peer]
+PublicKey = ${KEY_C}
+AllowedIPs = 10.44.0.3/32
+`);
+  });
+
+  it('refuses a bad allowed IP', () => {
+    expect(() => renderServerConfig({ privateKey: KEY_A, listenPort: 1, peers: [
+      { nodeId: 1, publicKey: KEY_B, presharedKey: null, address: '10.44.0.2', allowedIps: ['10.44.0.2/32\n[Peer]'] },
+    ] })).toThrow('invalid peer allowed IP');
+  });
+});
