@@ -1,0 +1,258 @@
+import { timing } from '@postern/contract';
+import type { InputHTMLAttributes, ReactNode } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
+
+// Form inputs that show a label, an optional description and the field's error. Their props match
+// `useZodForm().field(name)`, so `<TextField label="Name" {...form.field('name')} />` wires everything.
+
+const inputClasses =
+  'block w-full rounded-md border bg-white px-3 py-2 text-sm shadow-xs focus:outline-2 focus:outline-offset-0 disabled:cursor-not-allowed disabled:bg-gray-100 disabled:text-gray-500 dark:bg-gray-800 dark:disabled:bg-gray-900';
+
+function borderClasses(error: string | undefined): string {
+  return error
+    ? 'border-red-500 focus:outline-red-500'
+    : 'border-gray-300 focus:outline-brand-500 dark:border-gray-600';
+}
+
+type BaseProps = { label: ReactNode; name: string; error?: string | undefined; description?: ReactNode; onBlur?(): void };
+
+function FieldShell({ id, label, error, description, children }: { id: string; label: ReactNode; error?: string | undefined; description?: ReactNode; children: ReactNode }) {
+  return (
+    <div className="flex flex-col gap-1">
+      <label htmlFor={id} className="text-sm font-medium text-gray-700 dark:text-gray-200">
+        {label}
+      </label>
+      {children}
+      {description && <p className="text-xs text-gray-500 dark:text-gray-400">{description}</p>}
+      {error && (
+        <p id={`${id}-error`} className="text-xs text-red-600 dark:text-red-400" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+type TextFieldProps = BaseProps & {
+  value: string | number | null | undefined;
+  onChange(value: string): void;
+} & Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange' | 'onBlur' | 'name'>;
+
+export function TextField({ label, name, error, description, value, onChange, onBlur, ...inputProps }: TextFieldProps) {
+  const id = useId();
+  return (
+    <FieldShell id={id} label={label} error={error} description={description}>
+      <input
+        id={id}
+        name={name}
+        value={value ?? ''}
+        onChange={(event) => onChange(event.target.value)}
+        onBlur={onBlur}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+        className={`${inputClasses} ${borderClasses(error)}`}
+        {...inputProps}
+      />
+    </FieldShell>
+  );
+}
+
+type CheckboxFieldProps = BaseProps & { value: boolean | null | undefined; onChange(value: boolean): void; disabled?: boolean };
+
+export function CheckboxField({ label, name, error, description, value, onChange, onBlur, disabled }: CheckboxFieldProps) {
+  const id = useId();
+  return (
+    <div className="flex flex-col gap-1">
+      <div className="flex items-center gap-2">
+        <input
+          id={id}
+          name={name}
+          type="checkbox"
+          checked={value === true}
+          disabled={disabled}
+          onChange={(event) => onChange(event.target.checked)}
+          onBlur={onBlur}
+          className="size-4 rounded border-gray-300 accent-brand-600"
+        />
+        <label htmlFor={id} className="text-sm text-gray-700 dark:text-gray-200">
+          {label}
+        </label>
+      </div>
+      {description && <p className="pl-6 text-xs text-gray-500 dark:text-gray-400">{description}</p>}
+      {error && <p className="pl-6 text-xs text-red-600 dark:text-red-400" role="alert">{error}</p>}
+    </div>
+  );
+}
+
+export type SelectOption = { value: string; label: string };
+
+type SelectFieldProps = BaseProps & {
+  value: string | null | undefined;
+  onChange(value: string): void;
+  options: readonly SelectOption[];
+  placeholder?: string;
+  disabled?: boolean;
+};
+
+export function SelectField({ label, name, error, description, value, onChange, onBlur, options, placeholder, disabled }: SelectFieldProps) {
+  const id = useId();
+  return (
+    <FieldShell id={id} label={label} error={error} description={description}>
+      <select
+        id={id}
+        name={name}
+        value={value ?? ''}
+        disabled={disabled}
+        onChange={(event) => onChange(event.target.value)}
+        onBlur={onBlur}
+        aria-invalid={error ? true : undefined}
+        className={`${inputClasses} ${borderClasses(error)}`}
+      >
+        {placeholder !== undefined && <option value="">{placeholder}</option>}
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </FieldShell>
+  );
+}
+
+type TextareaFieldProps = BaseProps & { value: string | null | undefined; onChange(value: string): void; rows?: number; placeholder?: string; disabled?: boolean };
+
+export function TextareaField({ label, name, error, description, value, onChange, onBlur, rows = 3, placeholder, disabled }: TextareaFieldProps) {
+  const id = useId();
+  return (
+    <FieldShell id={id} label={label} error={error} description={description}>
+      <textarea
+        id={id}
+        name={name}
+        rows={rows}
+        value={value ?? ''}
+        placeholder={placeholder}
+        disabled={disabled}
+        onChange={(event) => onChange(event.target.value)}
+        onBlur={onBlur}
+        aria-invalid={error ? true : undefined}
+        className={`${inputClasses} ${borderClasses(error)} font-mono`}
+      />
+    </FieldShell>
+  );
+}
+
+/** Text → list: one entry per line or comma, blanks dropped. */
+export function parseList(text: string): string[] {
+  return text
+    .split(/[\n,]/)
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}
+
+type IpListFieldProps = BaseProps & { value: readonly string[] | null | undefined; onChange(value: string[]): void; placeholder?: string; disabled?: boolean };
+
+/** A list of IPs/CIDRs edited as text, one per line. Keeps the typed text so a trailing newline is not eaten. */
+export function IpListField({ value, onChange, placeholder = '192.168.1.0/24', ...rest }: IpListFieldProps) {
+  const [text, setText] = useState(() => (value ?? []).join('\n'));
+  const joined = (value ?? []).join('\n');
+  // Follow outside changes (a reset), but not the normalisation of what the user is typing.
+  useEffect(() => {
+    setText((current) => (parseList(current).join('\n') === joined ? current : joined));
+  }, [joined]);
+  return (
+    <TextareaField
+      {...rest}
+      value={text}
+      placeholder={placeholder}
+      onChange={(next) => {
+        setText(next);
+        onChange(parseList(next));
+      }}
+    />
+  );
+}
+
+type AutocompleteFieldProps = BaseProps & {
+  value: string | null | undefined;
+  onChange(value: string): void;
+  /** Suggestions for the typed text; called 300 ms after typing stops. Custom values are always allowed. */
+  loadOptions(query: string): Promise<string[]>;
+  placeholder?: string;
+  disabled?: boolean;
+};
+
+export function AutocompleteField({ label, name, error, description, value, onChange, onBlur, loadOptions, placeholder, disabled }: AutocompleteFieldProps) {
+  const id = useId();
+  const [isOpen, setOpen] = useState(false);
+  const [options, setOptions] = useState<string[]>([]);
+  const closeTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const query = value ?? '';
+
+  useEffect(() => {
+    if (!isOpen) return;
+    let isCurrent = true;
+    const timer = setTimeout(() => {
+      loadOptions(query).then(
+        (found) => isCurrent && setOptions(found),
+        (loadError: unknown) => console.error('autocomplete options failed', loadError),
+      );
+    }, timing.autocompleteDebounceMs);
+    return () => {
+      isCurrent = false;
+      clearTimeout(timer);
+    };
+  }, [query, isOpen, loadOptions]);
+
+  useEffect(() => () => clearTimeout(closeTimer.current), []);
+
+  return (
+    <FieldShell id={id} label={label} error={error} description={description}>
+      <div className="relative">
+        <input
+          id={id}
+          name={name}
+          role="combobox"
+          aria-expanded={isOpen && options.length > 0}
+          aria-controls={`${id}-list`}
+          aria-autocomplete="list"
+          autoComplete="off"
+          value={query}
+          placeholder={placeholder}
+          disabled={disabled}
+          onFocus={() => setOpen(true)}
+          onChange={(event) => {
+            setOpen(true);
+            onChange(event.target.value);
+          }}
+          onKeyDown={(event) => event.key === 'Escape' && setOpen(false)}
+          onBlur={() => {
+            // Close a little later so a click on a suggestion still lands (console-spec §9: 150 ms).
+            closeTimer.current = setTimeout(() => setOpen(false), timing.selectBlurCloseMs);
+            onBlur?.();
+          }}
+          aria-invalid={error ? true : undefined}
+          className={`${inputClasses} ${borderClasses(error)}`}
+        />
+        {isOpen && options.length > 0 && (
+          <ul id={`${id}-list`} role="listbox" className="absolute z-10 mt-1 max-h-48 w-full overflow-auto rounded-md border border-gray-200 bg-white py-1 shadow-lg dark:border-gray-700 dark:bg-gray-900">
+            {options.map((option) => (
+              <li
+                key={option}
+                role="option"
+                aria-selected={option === query}
+                onMouseDown={(event) => event.preventDefault()}
+                onClick={() => {
+                  onChange(option);
+                  setOpen(false);
+                }}
+                className="cursor-pointer px-3 py-1.5 text-sm hover:bg-gray-100 dark:hover:bg-gray-800"
+              >
+                {option}
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+    </FieldShell>
+  );
+}

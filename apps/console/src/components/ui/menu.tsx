@@ -1,0 +1,93 @@
+import type { ReactNode } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
+import { DotsIcon } from './icons';
+
+export type MenuItem = { label: string; onSelect(): void; isDanger?: boolean; isHidden?: boolean; isDisabled?: boolean };
+
+type Position = { top: number; right: number };
+
+/**
+ * A row action menu. The list is fixed-positioned in a portal so a table's horizontal scroll container does not
+ * clip it. Closes on Escape, on a click outside and after a choice.
+ */
+export function ActionMenu({ items, label = 'Actions', trigger }: { items: MenuItem[]; label?: string; trigger?: ReactNode }) {
+  const [position, setPosition] = useState<Position | null>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const listRef = useRef<HTMLDivElement>(null);
+  const visible = items.filter((item) => !item.isHidden);
+
+  useEffect(() => {
+    if (!position) return;
+    const close = () => setPosition(null);
+    const onPointer = (event: MouseEvent) => {
+      const target = event.target as Node;
+      if (!listRef.current?.contains(target) && !buttonRef.current?.contains(target)) close();
+    };
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') close();
+    };
+    document.addEventListener('mousedown', onPointer);
+    document.addEventListener('keydown', onKey);
+    window.addEventListener('resize', close);
+    window.addEventListener('scroll', close, true);
+    listRef.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
+    return () => {
+      document.removeEventListener('mousedown', onPointer);
+      document.removeEventListener('keydown', onKey);
+      window.removeEventListener('resize', close);
+      window.removeEventListener('scroll', close, true);
+    };
+  }, [position]);
+
+  if (visible.length === 0) return null;
+
+  const toggle = () => {
+    if (position) return setPosition(null);
+    const rect = buttonRef.current?.getBoundingClientRect();
+    if (rect) setPosition({ top: rect.bottom + 4, right: window.innerWidth - rect.right });
+  };
+
+  return (
+    <>
+      <button
+        ref={buttonRef}
+        type="button"
+        aria-label={label}
+        aria-haspopup="menu"
+        aria-expanded={position !== null}
+        onClick={toggle}
+        className="rounded p-1.5 text-gray-500 hover:bg-gray-100 hover:text-gray-900 dark:hover:bg-gray-800 dark:hover:text-gray-100"
+      >
+        {trigger ?? <DotsIcon className="size-5" />}
+      </button>
+      {position &&
+        createPortal(
+          <div
+            ref={listRef}
+            role="menu"
+            aria-label={label}
+            style={{ top: position.top, right: position.right }}
+            className="fixed z-40 min-w-44 rounded-md border border-gray-200 bg-white py-1 shadow-lg dark:border-gray-700 dark:bg-gray-900"
+          >
+            {visible.map((item) => (
+              <button
+                key={item.label}
+                type="button"
+                role="menuitem"
+                disabled={item.isDisabled}
+                onClick={() => {
+                  setPosition(null);
+                  item.onSelect();
+                }}
+                className={`block w-full px-4 py-2 text-left text-sm hover:bg-gray-100 focus:bg-gray-100 focus:outline-none disabled:opacity-50 dark:hover:bg-gray-800 dark:focus:bg-gray-800 ${item.isDanger ? 'text-red-600 dark:text-red-400' : ''}`}
+              >
+                {item.label}
+              </button>
+            ))}
+          </div>,
+          document.body,
+        )}
+    </>
+  );
+}

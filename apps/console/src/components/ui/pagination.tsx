@@ -1,0 +1,39 @@
+import { useEffect } from 'react';
+import { Button } from './button';
+
+/** 'Showing x to y of z results' for a 1-based page (console-spec §9). */
+export function describePage(page: number, limit: number, total: number): string {
+  const from = total === 0 ? 0 : (page - 1) * limit + 1;
+  const to = Math.min(page * limit, total);
+  return `Showing ${from} to ${to} of ${total} results`;
+}
+
+export function pageCount(limit: number, total: number): number {
+  return Math.max(1, Math.ceil(total / limit));
+}
+
+/** Previous/Next and the range text; renders nothing when everything fits on one page. */
+export function Pagination({ page, limit, total, onPageChange }: { page: number; limit: number; total: number; onPageChange(page: number): void }) {
+  const pages = pageCount(limit, total);
+  if (pages <= 1) return null;
+  return (
+    <nav aria-label="Pagination" className="flex items-center justify-between gap-2 border-t border-gray-200 px-4 py-3 dark:border-gray-800">
+      <p className="text-sm text-gray-600 dark:text-gray-400">{describePage(page, limit, total)}</p>
+      <div className="flex gap-2">
+        <Button variant="secondary" disabled={page <= 1} onClick={() => onPageChange(page - 1)}>
+          Previous
+        </Button>
+        <Button variant="secondary" disabled={page >= pages} onClick={() => onPageChange(page + 1)}>
+          Next
+        </Button>
+      </div>
+    </nav>
+  );
+}
+
+/** Steps back when the shown page no longer exists (its last row was deleted). */
+export function useClampPage(page: number, limit: number, total: number | undefined, setPage: (page: number) => void): void {
+  useEffect(() => {
+    if (total !== undefined && page > pageCount(limit, total)) setPage(pageCount(limit, total));
+  }, [page, limit, total, setPage]);
+}

@@ -1,0 +1,53 @@
+import { useQuery } from '@tanstack/react-query';
+import { useNavigate, useParams } from '@tanstack/react-router';
+import { Breadcrumbs } from '../../components/ui/breadcrumbs';
+import { EmptyState } from '../../components/ui/empty-state';
+import { Spinner } from '../../components/ui/spinner';
+import { downloadNodeConfig, nodeQueryOptions, useNodeStream } from '../../queries/nodes';
+import { HttpServicesCard, TcpServicesCard } from '../services/service-cards';
+import { TokensCard } from '../tokens/tokens-card';
+import { NodeConfigStatusCard, NodeConnectCard, NodeHeaderCard, NodeInfoTable } from './node-detail-cards';
+import { useNodeActions } from './use-node-actions';
+
+export function NodeDetailPage() {
+  const { id: idParam } = useParams({ from: '/signed-in/nodes/$id' });
+  const id = Number(idParam);
+  const navigate = useNavigate();
+  const { data: node, isPending } = useQuery({ ...nodeQueryOptions(id), enabled: Number.isInteger(id) && id > 0 });
+  const actions = useNodeActions({ onDeleted: () => void navigate({ to: '/nodes' }) });
+  // Subscribed once the node is loaded; closed when the page is left (console-spec §2).
+  useNodeStream(id, Boolean(node));
+
+  if (isPending && Number.isInteger(id)) return <Spinner className="mx-auto size-8" />;
+  if (!node) {
+    return (
+      <>
+        <Breadcrumbs items={[{ label: 'Client / Nodes', to: '/nodes' }]} />
+        <EmptyState title="Node not found" description="It may have been deleted." actionLabel="Back to nodes" onAction={() => void navigate({ to: '/nodes' })} />
+      </>
+    );
+  }
+
+  const download = () => void downloadNodeConfig(node.id).catch((error: unknown) => console.error('download config failed', error));
+  return (
+    <div className="flex flex-col gap-6">
+      <Breadcrumbs items={[{ label: 'Client / Nodes', to: '/nodes' }, { label: node.name }]} />
+      <NodeHeaderCard node={node} menuItems={actions.menuItems(node)} />
+      {!node.isLocal && (
+        <div className="grid gap-6 lg:grid-cols-2">
+          <NodeInfoTable node={node} />
+          <TokensCard node={node} />
+        </div>
+      )}
+      <HttpServicesCard node={node} />
+      <TcpServicesCard node={node} />
+      {!node.isLocal && (
+        <div className="grid gap-6 lg:grid-cols-2">
+          <NodeConnectCard node={node} />
+          <NodeConfigStatusCard node={node} onDownload={download} />
+        </div>
+      )}
+      {actions.dialogs}
+    </div>
+  );
+}

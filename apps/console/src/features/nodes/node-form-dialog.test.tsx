@@ -1,0 +1,68 @@
+import type { NodeCreated } from '@postern/contract';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { withGateway, nodeFormValues } from './node-form';
+import { NodeFormDialog } from './node-form-dialog';
+
+const createdNode: NodeCreated = {
+  id: 5, name: 'office', address: '10.8.0.5', allowInternet: false, isGateway: true, gatewayNetwork: '192.168.10.0/24',
+  isLocal: false, enabled: true, status: 'offline', clientIp: null, latestHandshakeTimestamp: null, transferRx: 0,
+  transferTx: 0, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', token: 'pstn_secret',
+};
+
+function renderDialog(onCreated = vi.fn()) {
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  render(
+    <QueryClientProvider client={client}>
+      <NodeFormDialog open onClose={() => undefined} onCreated={onCreated} />
+    </QueryClientProvider>,
+  );
+  return onCreated;
+}
+
+describe('node form gateway rule (console-spec §5)', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('clears gatewayNetwork when the gateway option is unchecked', () => {
+    const values = { ...nodeFormValues(), isGateway: true, gatewayNetwork: '10.1.0.0/16' };
+    expect(withGateway(values, false)).toMatchObject({ isGateway: false, gatewayNetwork: '' });
+    expect(withGateway(values, true).gatewayNetwork).toBe('10.1.0.0/16');
+  });
+
+  it('shows the subnet field for gateways only and forgets it when unchecked', () => {
+    renderDialog();
+    const gateway = screen.getByLabelText('This node is a gateway');
+    expect(screen.queryByLabelText('Gateway Network')).toBeNull();
+    fireEvent.click(gateway);
+    fireEvent.change(screen.getByLabelText('Gateway Network'), { target: { value: '192.168.10.0/24' } });
+    fireEvent.click(gateway);
+    expect(screen.queryByLabelText('Gateway Network')).toBeNull();
+    fireEvent.click(gateway);
+    expect(screen.getByLabelText<HTMLInputElement>('Gateway Network').value).toBe('');
+  });
+
+  it('requires a subnet with a CIDR for a gateway', async () => {
+    renderDialog();
+    fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'office' } });
+    fireEvent.click(screen.getByLabelText('This node is a gateway'));
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Save' })));
+    expect(screen.getByText('This field is required')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Gateway Network'), { target: { value: '192.168.10.1' } });
+    expect(screen.getByText('This field must be a valid IP address with a CIDR')).toBeTruthy();
+  });
+
+  it('creates the node with POST and hands over the one-time token', async () => {
+    const fetchMock = vi.fn(() => Promise.resolve(new Response(JSON.stringify(createdNode), { status: 201 })));
+    vi.stubGlobal('fetch', fetchMock);
+    const onCreated = renderDialog();
+    fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'office' } });
+    fireEvent.click(screen.getByLabelText('This node is a gateway'));
+    fireEvent.change(screen.getByLabelText('Gateway Network'), { target: { value: '192.168.10.0/24' } });
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Save' })));
+    const [url, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
+    expect([url, init.method]).toEqual(['/api/nodes', 'POST']);
+    expect(JSON.parse(String(init.body))).toMatchObject({ name: 'office', isGateway: true, gatewayNetwork: '192.168.10.0/24' });
+    expect(onCreated).toHaveBeenCalledWith(expect.objectContaining({ token: 'pstn_secret' }));
+  });
+});

@@ -1,0 +1,91 @@
+import type { Node, PersonalAccessToken, PersonalAccessTokenCreated, TokenStatus } from '@postern/contract';
+import { tokenStatus } from '@postern/contract';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Button } from '../../components/ui/button';
+import { Badge, Card } from '../../components/ui/card';
+import { useConfirm } from '../../components/ui/confirm';
+import { EmptyState } from '../../components/ui/empty-state';
+import { ActionMenu } from '../../components/ui/menu';
+import { Pagination, useClampPage } from '../../components/ui/pagination';
+import { Spinner } from '../../components/ui/spinner';
+import { Table, TBody, Td, Th, THead, Tr } from '../../components/ui/table';
+import { TOKEN_PAGE_SIZE, tokenListQueryOptions, useDeleteToken, useRevokeToken } from '../../queries/tokens';
+import { deleteTokenConfirmation, revokeTokenConfirmation } from './token-confirmations';
+import { TokenCreatedDialog } from './token-created-dialog';
+import { TokenFormDialog } from './token-form-dialog';
+
+const statusTone: Record<TokenStatus, 'green' | 'red' | 'yellow'> = { Active: 'green', Revoked: 'red', Expired: 'yellow' };
+
+/** 'Node Access Tokens' (console-spec §2): pages of 5, minimum height 230px. */
+export function TokensCard({ node }: { node: Node }) {
+  const [page, setPage] = useState(1);
+  const [isFormOpen, setFormOpen] = useState(false);
+  const [created, setCreated] = useState<PersonalAccessTokenCreated | null>(null);
+  const { data, isPending } = useQuery(tokenListQueryOptions(node.id, page));
+  useClampPage(page, TOKEN_PAGE_SIZE, data?.total, setPage);
+  const confirm = useConfirm();
+  const revokeToken = useRevokeToken(node.id);
+  const deleteToken = useDeleteToken(node.id);
+
+  const revoke = async (token: PersonalAccessToken) => {
+    if (await confirm(revokeTokenConfirmation)) await revokeToken.mutateAsync(token.id).catch((error: unknown) => console.error('revoke token failed', error));
+  };
+  const remove = async (token: PersonalAccessToken) => {
+    if (await confirm(deleteTokenConfirmation)) await deleteToken.mutateAsync(token.id).catch((error: unknown) => console.error('delete token failed', error));
+  };
+
+  return (
+    <Card
+      title="Node Access Tokens"
+      actions={
+        <Button variant="secondary" disabled={node.isLocal} onClick={() => setFormOpen(true)}>
+          + Add Token
+        </Button>
+      }
+    >
+      <div style={{ minHeight: '230px' }} className="flex flex-col">
+        {isPending ? (
+          <div className="flex flex-1 items-center justify-center"><Spinner className="size-6" /></div>
+        ) : !data || data.data.length === 0 ? (
+          <EmptyState title="No Access Tokens yet" />
+        ) : (
+          <>
+            <div className="flex-1">
+              <Table>
+                <THead>
+                  <Th>Name</Th>
+                  <Th>Status</Th>
+                  <Th><span className="sr-only">Actions</span></Th>
+                </THead>
+                <TBody>
+                  {data.data.map((token) => {
+                    const status = tokenStatus(token);
+                    return (
+                      <Tr key={token.id}>
+                        <Td className="font-medium">{token.name}</Td>
+                        <Td><Badge tone={statusTone[status]}>{status}</Badge></Td>
+                        <Td className="w-12 text-right">
+                          <ActionMenu
+                            label={`Actions for token ${token.name}`}
+                            items={[
+                              { label: 'Revoke', isHidden: token.revoked, onSelect: () => void revoke(token) },
+                              { label: 'Delete', isDanger: true, onSelect: () => void remove(token) },
+                            ]}
+                          />
+                        </Td>
+                      </Tr>
+                    );
+                  })}
+                </TBody>
+              </Table>
+            </div>
+            <Pagination page={data.page} limit={data.limit} total={data.total} onPageChange={setPage} />
+          </>
+        )}
+      </div>
+      <TokenFormDialog nodeId={node.id} open={isFormOpen} onClose={() => setFormOpen(false)} onCreated={setCreated} />
+      <TokenCreatedDialog token={created} onClose={() => setCreated(null)} />
+    </Card>
+  );
+}

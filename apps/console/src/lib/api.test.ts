@@ -1,0 +1,106 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiError, filenameFromDisposition, request } from './api';
+import { clearToken, readToken, setSessionNavigator, storeToken } from './session';
+import { dismissToast, getToasts } from './toast-store';
+
+function respondWith(status: number, body?: unknown) {
+  const fetchMock = vi.fn(() =>
+    Promise.resolve(new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })),
+  );
+  vi.stubGlobal('fetch', fetchMock);
+  return fetchMock;
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected the request to fail');
+}
+
+const toastMessages = () => getToasts().map((toast) => `${toast.type}: ${toast.message}`);
+
+describe('api error rules (console-spec §8)', () => {
+  const navigate = vi.fn(() => Promise.resolve());
+
+  beforeEach(() => {
+    setSessionNavigator(navigate);
+    window.history.replaceState(null, '', '/nodes/7?tab=tokens');
+  });
+
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    navigate.mockClear();
+    clearToken();
+    for (const toast of getToasts()) dismissToast(toast.id);
+  });
+
+  it('sends the bearer token from the cookie, with credentials', async () => {
+    storeToken('secret-token', 3600);
+    const fetchMock = respondWith(200, { ok: true });
+    await request('/api/nodes');
+    const [, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
+    expect(init.credentials).toBe('include');
+    expect((init.headers as Record<string, string>).Authorization).toBe('Bearer secret-token');
+  });
+
+  it("shows a 400's message as an error toast", async () => {
+    respondWith(400, { message: 'The local node has no config to download' });
+    const error = await failureOf(request('/api/nodes/1/download'));
+    expect(error.status).toBe(400);
+    expect(toastMessages()).toEqual(['error: The local node has no config to download']);
+  });
+
+  it("shows 'Unknown Error' for a 400 without a message", async () => {
+    respondWith(400);
+    await failureOf(request('/api/nodes'));
+    expect(toastMessages()).toEqual(['error: Unknown Error']);
+  });
+
+  it.each([401, 403, 429])('logs out on %i while signed in and remembers where the user was', async (status) => {
+    storeToken('secret-token', 3600);
+    respondWith(status, { message: 'no' });
+    await failureOf(request('/api/nodes'));
+    expect(readToken()).toBeNull();
+    expect(localStorage.getItem('redirect')).toBe('/nodes/7?tab=tokens');
+    expect(navigate).toHaveBeenCalledWith('/login');
+  });
+
+  it('does not log out on 401 without a token (a failed sign-in)', async () => {
+    respondWith(401, { message: 'Invalid credentials' });
+    const error = await failureOf(request('/api/auth/login', undefined, { method: 'POST', body: {} }));
+    expect(error.message).toBe('Request failed with status code 401');
+    expect(navigate).not.toHaveBeenCalled();
+  });
+
+  it("gives 'Network Error' when no response arrives", async () => {
+    vi.stubGlobal('fetch', vi.fn(() => Promise.reject(new TypeError('Failed to fetch'))));
+    const error = await failureOf(request('/api/nodes'));
+    expect([error.status, error.message]).toEqual([0, 'Network Error']);
+  });
+
+  it("names the status of other failures and keeps the server's message apart", async () => {
+    respondWith(409, { message: 'Port 8080 is taken' });
+    const error = await failureOf(request('/api/services/1/tcp'));
+    expect(error.message).toBe('Request failed with status code 409');
+    expect(error.serverMessage).toBe('Port 8080 is taken');
+    expect(getToasts()).toHaveLength(0);
+  });
+
+  it('carries the field messages of a 422', async () => {
+    respondWith(422, { message: 'Validation failed', errors: { body: [{ field: 'name', message: 'This field is required' }] } });
+    const error = await failureOf(request('/api/nodes', undefined, { method: 'POST', body: {} }));
+    expect(error.fieldErrors).toEqual([{ field: 'name', message: 'This field is required' }]);
+  });
+});
+
+describe('filenameFromDisposition', () => {
+  it('reads the quoted file name and falls back to config.conf', () => {
+    expect(filenameFromDisposition('attachment; filename="postern-laptop.conf"', 'config.conf')).toBe('postern-laptop.conf');
+    expect(filenameFromDisposition(null, 'config.conf')).toBe('config.conf');
+    expect(filenameFromDisposition('attachment', 'config.conf')).toBe('config.conf');
+  });
+});

@@ -1,0 +1,110 @@
+import type { FieldError } from '@postern/contract';
+import { toFieldErrors } from '@postern/contract';
+import type { FormEvent } from 'react';
+import { useCallback, useRef, useState } from 'react';
+import type { z } from 'zod';
+import { isApiError } from './api';
+
+// Form state validated with a contract schema (console-spec §5): a field on input and on blur, the whole form on
+// submit. Cross-field rules (gatewayNetwork needs isGateway) work because every check parses the whole form and
+// keeps only the messages of the field in question.
+
+export type FormErrors = Partial<Record<string, string>>;
+
+/** The first message per field of a failed parse, as a lookup. */
+export function collectErrors(schema: z.ZodType, values: unknown): FormErrors {
+  const result = schema.safeParse(values);
+  if (result.success) return {};
+  return Object.fromEntries(toFieldErrors(result.error).map(({ field, message }) => [field, message]));
+}
+
+export function toErrorMap(fieldErrors: readonly FieldError[]): FormErrors {
+  return Object.fromEntries(fieldErrors.map(({ field, message }) => [field, message]));
+}
+
+export type FieldBinding<V> = {
+  name: string;
+  value: V;
+  error: string | undefined;
+  onChange(value: V): void;
+  onBlur(): void;
+};
+
+export function useZodForm<TValues extends Record<string, unknown>, TSchema extends z.ZodType>(
+  schema: TSchema,
+  initialValues: TValues,
+) {
+  const [values, setValues] = useState<TValues>(initialValues);
+  const [errors, setErrors] = useState<FormErrors>({});
+  const [isSubmitting, setSubmitting] = useState(false);
+  // The latest values for handlers created before the last render (blur right after change).
+  const valuesRef = useRef(values);
+  valuesRef.current = values;
+
+  const validateField = useCallback(
+    (name: string, nextValues: TValues) => {
+      const message = collectErrors(schema, nextValues)[name];
+      setErrors((current) => ({ ...current, [name]: message }));
+    },
+    [schema],
+  );
+
+  const setValue = useCallback(
+    <K extends keyof TValues & string>(name: K, value: TValues[K]) => {
+      const next = { ...valuesRef.current, [name]: value };
+      valuesRef.current = next;
+      setValues(next);
+      validateField(name, next);
+    },
+    [validateField],
+  );
+
+  /** Sets several values at once without validating them (e.g. clearing a dependent field). */
+  const patchValues = useCallback((patch: Partial<TValues>) => {
+    const next = { ...valuesRef.current, ...patch };
+    valuesRef.current = next;
+    setValues(next);
+  }, []);
+
+  const touch = useCallback((name: string) => validateField(name, valuesRef.current), [validateField]);
+
+  const field = <K extends keyof TValues & string>(name: K): FieldBinding<TValues[K]> => ({
+    name,
+    value: values[name],
+    error: errors[name],
+    onChange: (value) => setValue(name, value),
+    onBlur: () => touch(name),
+  });
+
+  const reset = useCallback((next: TValues) => {
+    valuesRef.current = next;
+    setValues(next);
+    setErrors({});
+  }, []);
+
+  const setServerErrors = useCallback((fieldErrors: readonly FieldError[]) => setErrors(toErrorMap(fieldErrors)), []);
+
+  /** Validates everything; on success runs `onValid`, mapping a 422 onto the fields and logging other failures. */
+  const handleSubmit =
+    (onValid: (data: z.output<TSchema>) => Promise<void> | void) =>
+    async (event?: FormEvent): Promise<void> => {
+      event?.preventDefault();
+      const result = schema.safeParse(valuesRef.current);
+      if (!result.success) {
+        setErrors(toErrorMap(toFieldErrors(result.error)));
+        return;
+      }
+      setErrors({});
+      setSubmitting(true);
+      try {
+        await onValid(result.data);
+      } catch (error) {
+        if (isApiError(error) && error.status === 422) setServerErrors(error.fieldErrors);
+        else console.error('form submit failed', error);
+      } finally {
+        setSubmitting(false);
+      }
+    };
+
+  return { values, errors, isSubmitting, field, setValue, patchValues, touch, reset, setServerErrors, handleSubmit };
+}

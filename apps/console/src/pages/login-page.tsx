@@ -1,0 +1,104 @@
+import type { LoginRequest, LoginResponse } from '@postern/contract';
+import { messages, routes } from '@postern/contract';
+import { useNavigate } from '@tanstack/react-router';
+import type { FormEvent } from 'react';
+import { useState } from 'react';
+import { Button } from '../components/ui/button';
+import { TextField } from '../components/ui/form-field';
+import { CloseIcon, ShieldIcon } from '../components/ui/icons';
+import { isApiError, request } from '../lib/api';
+import { clearRedirectTarget, readRedirectTarget, storeToken } from '../lib/session';
+
+// The sign-in screen is the first page most visits load, so it checks its two fields by hand instead of pulling
+// zod in; the server validates the same request with the contract's LoginRequestSchema.
+
+export const INVALID_CREDENTIALS = 'Invalid Credentials';
+export const TOO_MANY_ATTEMPTS = 'Too many attempts, try again later';
+
+/** The alert for a failed sign-in (console-spec §8). */
+export function loginFailureMessage(error: unknown): string {
+  return isApiError(error) && error.status === 429 ? TOO_MANY_ATTEMPTS : INVALID_CREDENTIALS;
+}
+
+type Errors = Partial<Record<keyof LoginRequest, string>>;
+
+export function checkCredentials({ username, password }: LoginRequest): Errors {
+  const errors: Errors = {};
+  if (username.trim() === '') errors.username = messages.empty;
+  if (password === '') errors.password = messages.empty;
+  return errors;
+}
+
+function toLoginResponse(body: unknown): LoginResponse {
+  if (typeof body === 'object' && body !== null && 'token' in body && 'expires_in' in body &&
+    typeof body.token === 'string' && typeof body.expires_in === 'number') {
+    return { token: body.token, expires_in: body.expires_in };
+  }
+  throw new Error('unexpected login answer');
+}
+
+export function LoginPage() {
+  const navigate = useNavigate();
+  const [credentials, setCredentials] = useState<LoginRequest>({ username: '', password: '' });
+  const [errors, setErrors] = useState<Errors>({});
+  const [alert, setAlert] = useState<string | null>(null);
+  const [isSubmitting, setSubmitting] = useState(false);
+
+  const change = (name: keyof LoginRequest) => (value: string) => {
+    const next = { ...credentials, [name]: value };
+    setCredentials(next);
+    setErrors((current) => ({ ...current, [name]: checkCredentials(next)[name] }));
+  };
+  const blur = (name: keyof LoginRequest) => () => setErrors((current) => ({ ...current, [name]: checkCredentials(credentials)[name] }));
+
+  const signIn = async (event: FormEvent) => {
+    event.preventDefault();
+    const found = checkCredentials(credentials);
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    setAlert(null);
+    setSubmitting(true);
+    try {
+      const body = { username: credentials.username.trim(), password: credentials.password };
+      const { token, expires_in } = toLoginResponse(await request(routes.login.path, undefined, { method: 'POST', body }));
+      storeToken(token, expires_in);
+      const target = readRedirectTarget();
+      clearRedirectTarget();
+      await navigate({ to: target });
+    } catch (error) {
+      setAlert(loginFailureMessage(error));
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
+  return (
+    <div className="flex min-h-screen items-center justify-center bg-gray-50 px-4 dark:bg-gray-950">
+      <div className="w-full max-w-sm">
+        <div className="mb-6 flex flex-col items-center gap-2">
+          <ShieldIcon className="size-10 text-brand-600" />
+          <h1 className="text-2xl font-bold">Sign in to Postern</h1>
+        </div>
+        <form onSubmit={signIn} noValidate className="flex flex-col gap-4 rounded-lg border border-gray-200 bg-white p-6 shadow-sm dark:border-gray-800 dark:bg-gray-900">
+          {alert && (
+            <div role="alert" className="flex items-start gap-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+              <p className="flex-1">{alert}</p>
+              <button type="button" aria-label="Close alert" onClick={() => setAlert(null)}>
+                <CloseIcon className="size-4" />
+              </button>
+            </div>
+          )}
+          <TextField label="Username" name="username" autoComplete="username" autoFocus value={credentials.username} error={errors.username} onChange={change('username')} onBlur={blur('username')} />
+          <TextField label="Password" name="password" type="password" autoComplete="current-password" value={credentials.password} error={errors.password} onChange={change('password')} onBlur={blur('password')} />
+          <Button type="submit" isLoading={isSubmitting} className="w-full">
+            Sign in
+          </Button>
+          <p className="text-center text-xs text-gray-500 dark:text-gray-400">
+            By signing in you agree to the Terms of Service of this installation and to expose only services you are
+            authorised to publish.
+          </p>
+        </form>
+      </div>
+    </div>
+  );
+}

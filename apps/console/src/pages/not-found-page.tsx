@@ -1,0 +1,16 @@
+import { Link } from '@tanstack/react-router';
+import { buttonClasses } from '../components/ui/button';
+
+export const NOT_FOUND_TEXT = "Hmm...this page doesn't exist. Try searching for something else!";
+
+export function NotFoundPage() {
+  return (
+    <div className="flex min-h-[60vh] flex-col items-center justify-center gap-4 px-4 text-center">
+      <p className="text-6xl font-bold text-brand-600">404</p>
+      <p className="max-w-md text-gray-600 dark:text-gray-300">{NOT_FOUND_TEXT}</p>
+      <Link to="/" className={buttonClasses('primary')}>
+        Back To Home
+      </Link>
+    </div>
+  );
+}

@@ -1,0 +1,97 @@
+import type { ListResponse, Node } from '@postern/contract';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, renderHook } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { clearToken, storeToken } from '../lib/session';
+import { nodeKeys, useNodeListStream, useNodeStream } from './nodes';
+
+class FakeEventSource {
+  static opened: FakeEventSource[] = [];
+  onmessage: ((event: MessageEvent<string>) => void) | null = null;
+  onerror: ((event: Event) => void) | null = null;
+  isClosed = false;
+  constructor(readonly url: string) {
+    FakeEventSource.opened.push(this);
+  }
+  push(value: unknown) {
+    this.onmessage?.(new MessageEvent('message', { data: JSON.stringify(value) }));
+  }
+  close() {
+    this.isClosed = true;
+  }
+}
+
+const node = (id: number, extra: Partial<Node> = {}): Node => ({
+  id, name: `node-${id}`, address: `10.44.0.${id}`, allowInternet: false, isGateway: false, gatewayNetwork: null,
+  isLocal: false, enabled: true, status: 'offline', clientIp: null, latestHandshakeTimestamp: null, transferRx: 0,
+  transferTx: 0, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', ...extra,
+});
+
+function setup() {
+  const client = new QueryClient();
+  const wrapper = ({ children }: { children: ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+  return { client, wrapper };
+}
+
+describe('node streams write into the query cache', () => {
+  beforeEach(() => {
+    FakeEventSource.opened = [];
+    vi.stubGlobal('EventSource', FakeEventSource);
+    storeToken('session-token', 60);
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    clearToken();
+  });
+
+  it('replaces the shown rows of the list page with pushed nodes, carrying the token in the URL', () => {
+    const { client, wrapper } = setup();
+    const params = { page: 1, limit: 10, type: undefined };
+    const list: ListResponse<Node> = { data: [node(1), node(2)], page: 1, limit: 10, total: 2 };
+    client.setQueryData(nodeKeys.list(params), list);
+    renderHook(() => useNodeListStream(params), { wrapper });
+    const source = FakeEventSource.opened[0];
+    expect(source?.url).toBe('/api/nodes/stream?page=1&limit=10&token=session-token');
+    act(() => source?.push([node(1, { status: 'online', transferRx: 2048 }), node(2)]));
+    const rows = client.getQueryData<ListResponse<Node>>(nodeKeys.list(params))?.data;
+    expect(rows?.map((row) => [row.id, row.status, row.transferRx])).toEqual([[1, 'online', 2048], [2, 'offline', 0]]);
+  });
+
+  it('refetches the page when the pushed rows are a different set (a node was added or removed)', () => {
+    const { client, wrapper } = setup();
+    const params = { page: 1, limit: 10, type: 'gateways' as const };
+    client.setQueryData(nodeKeys.list(params), { data: [node(1)], page: 1, limit: 10, total: 1 });
+    const invalidate = vi.spyOn(client, 'invalidateQueries');
+    renderHook(() => useNodeListStream(params), { wrapper });
+    act(() => FakeEventSource.opened[0]?.push([node(1), node(3)]));
+    expect(invalidate).toHaveBeenCalledWith({ queryKey: nodeKeys.list(params) });
+  });
+
+  it('replaces the detail node on each message and closes the stream when the page is left', () => {
+    const { client, wrapper } = setup();
+    const { unmount } = renderHook(() => useNodeStream(7, true), { wrapper });
+    const source = FakeEventSource.opened[0];
+    expect(source?.url).toBe('/api/nodes/stream?id=7&token=session-token');
+    act(() => source?.push(node(7, { status: 'idle' })));
+    expect(client.getQueryData<Node>(nodeKeys.detail(7))?.status).toBe('idle');
+    unmount();
+    expect(source?.isClosed).toBe(true);
+  });
+
+  it('logs and closes the detail stream on error, without reconnecting', () => {
+    vi.useFakeTimers();
+    const { wrapper } = setup();
+    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    renderHook(() => useNodeStream(7, true), { wrapper });
+    act(() => FakeEventSource.opened[0]?.onerror?.(new Event('error')));
+    act(() => {
+      vi.advanceTimersByTime(5000);
+    });
+    expect(FakeEventSource.opened[0]?.isClosed).toBe(true);
+    expect(log).toHaveBeenCalled();
+    expect(FakeEventSource.opened).toHaveLength(1);
+    log.mockRestore();
+    vi.useRealTimers();
+  });
+});

@@ -1,0 +1,150 @@
+import type { ListResponse, Node, NodeCreate, NodeUpdate } from '@postern/contract';
+import { buildPath, defaults, listOf, NodeCreatedSchema, NodeDetailEventSchema, NodeListEventSchema, NodeSchema, routes, timing } from '@postern/contract';
+import type { QueryClient } from '@tanstack/react-query';
+import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { download, request, saveFile } from '../lib/api';
+import { openStream } from '../lib/sse';
+import { showToast } from '../lib/toast-store';
+
+// Nodes: query keys, query options, mutations and the live streams, which write into the same cache entries.
+
+export type NodeTypeFilter = 'nodes' | 'gateways' | undefined;
+export type NodeListParams = { page: number; limit: number; type?: NodeTypeFilter };
+
+export const nodeKeys = {
+  all: ['nodes'] as const,
+  lists: () => [...nodeKeys.all, 'list'] as const,
+  list: (params: NodeListParams) => [...nodeKeys.lists(), { page: params.page, limit: params.limit, type: params.type ?? 'all' }] as const,
+  details: () => [...nodeKeys.all, 'detail'] as const,
+  detail: (id: number) => [...nodeKeys.details(), id] as const,
+};
+
+const NodeListSchema = listOf(NodeSchema);
+
+export const nodeListQueryOptions = (params: NodeListParams) =>
+  queryOptions({
+    queryKey: nodeKeys.list(params),
+    queryFn: ({ signal }) => request(routes.listNodes.path, NodeListSchema, { query: params, signal }),
+    placeholderData: keepPreviousData,
+  });
+
+/** console-spec §8: a failed fetch by id is logged and gives null. */
+export const nodeQueryOptions = (id: number) =>
+  queryOptions({
+    queryKey: nodeKeys.detail(id),
+    queryFn: async ({ signal }): Promise<Node | null> => {
+      try {
+        return await request(buildPath(routes.getNode.path, { id }), NodeSchema, { signal });
+      } catch (error) {
+        console.error(`loading node ${id} failed`, error);
+        return null;
+      }
+    },
+  });
+
+/** Replaces rows by id in every cached list page. */
+export function replaceNodeRows(list: ListResponse<Node>, nodes: readonly Node[]): ListResponse<Node> {
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  return { ...list, data: list.data.map((row) => byId.get(row.id) ?? row) };
+}
+
+/** Writes a node everywhere it is shown: its detail entry and any list row. */
+export function writeNodeToCache(queryClient: QueryClient, node: Node): void {
+  queryClient.setQueryData(nodeKeys.detail(node.id), node);
+  queryClient.setQueriesData<ListResponse<Node>>({ queryKey: nodeKeys.lists() }, (list) => list && replaceNodeRows(list, [node]));
+}
+
+export function useCreateNode() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: NodeCreate) => request(routes.createNode.path, NodeCreatedSchema, { method: 'POST', body }),
+    onSuccess: async () => queryClient.invalidateQueries({ queryKey: nodeKeys.lists() }),
+  });
+}
+
+export function useUpdateNode() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, body }: { id: number; body: NodeUpdate }) =>
+      request(buildPath(routes.updateNode.path, { id }), NodeSchema, { method: 'PATCH', body }),
+    onSuccess: (node) => {
+      writeNodeToCache(queryClient, node);
+      showToast({ message: 'Node updated successfully!', type: 'success' });
+    },
+  });
+}
+
+export function useSetNodeEnabled() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, enabled }: { id: number; enabled: boolean }) =>
+      request(buildPath(enabled ? routes.enableNode.path : routes.disableNode.path, { id }), NodeSchema, { method: 'PATCH' }),
+    onSuccess: (node, { enabled }) => {
+      // Applied locally after the call succeeds (console-spec §4), whatever the stream says later.
+      writeNodeToCache(queryClient, { ...node, enabled });
+      showToast({ message: enabled ? 'Node connected successfully!' : 'Node disconnected successfully!', type: 'success' });
+    },
+  });
+}
+
+export function useDeleteNode() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => request(buildPath(routes.deleteNode.path, { id }), undefined, { method: 'DELETE' }),
+    onSuccess: async (_, id) => {
+      queryClient.removeQueries({ queryKey: nodeKeys.detail(id) });
+      showToast({ message: 'Node deleted successfully!', type: 'success' });
+      await queryClient.invalidateQueries({ queryKey: nodeKeys.lists() });
+    },
+  });
+}
+
+/** Saves the node's WireGuard config; the name comes from Content-Disposition, default config.conf. */
+export async function downloadNodeConfig(id: number): Promise<void> {
+  saveFile(await download(buildPath(routes.downloadNodeConfig.path, { id }), 'config.conf'));
+}
+
+/** While mounted, pushed pages replace the shown rows (console-spec §2); a changed set of rows refetches the page. */
+export function useNodeListStream(params: NodeListParams): void {
+  const queryClient = useQueryClient();
+  const { page, limit, type } = params;
+  useEffect(
+    () =>
+      openStream({
+        path: routes.nodeStream.path,
+        query: { page, limit, type },
+        schema: NodeListEventSchema,
+        onMessage: (nodes) => {
+          const key = nodeKeys.list({ page, limit, type });
+          const current = queryClient.getQueryData<ListResponse<Node>>(key);
+          if (!current) return;
+          const shownIds = current.data.map((row) => row.id).join(',');
+          if (shownIds !== nodes.map((node) => node.id).join(',')) {
+            void queryClient.invalidateQueries({ queryKey: key });
+            return;
+          }
+          queryClient.setQueryData(key, replaceNodeRows(current, nodes));
+          for (const node of nodes) queryClient.setQueryData(nodeKeys.detail(node.id), node);
+        },
+        reconnectMs: timing.logReconnectMs,
+      }),
+    [queryClient, page, limit, type],
+  );
+}
+
+/** While mounted, each pushed node replaces the shown one; on error the error is logged and the stream closed. */
+export function useNodeStream(id: number, isEnabled: boolean): void {
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    if (!isEnabled) return undefined;
+    return openStream({
+      path: routes.nodeStream.path,
+      query: { id },
+      schema: NodeDetailEventSchema,
+      onMessage: (node) => writeNodeToCache(queryClient, node),
+    });
+  }, [queryClient, id, isEnabled]);
+}
+
+export const NODE_PAGE_SIZE = defaults.pageSize;

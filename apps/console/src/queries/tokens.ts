@@ -1,0 +1,68 @@
+import type { ListResponse, PersonalAccessToken, TokenCreate } from '@postern/contract';
+import { buildPath, defaults, listOf, PersonalAccessTokenCreatedSchema, PersonalAccessTokenSchema, routes } from '@postern/contract';
+import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { request } from '../lib/api';
+import { showToast } from '../lib/toast-store';
+
+// Personal access tokens of one node (console-spec §2 "Node Access Tokens"); the table pages by 5.
+
+export const TOKEN_PAGE_SIZE = defaults.cardPageSize;
+
+export const tokenKeys = {
+  all: ['tokens'] as const,
+  lists: (nodeId: number) => [...tokenKeys.all, nodeId, 'list'] as const,
+  list: (nodeId: number, page: number) => [...tokenKeys.lists(nodeId), { page, limit: TOKEN_PAGE_SIZE }] as const,
+};
+
+const TokenListSchema = listOf(PersonalAccessTokenSchema);
+
+export const tokenListQueryOptions = (nodeId: number, page: number) =>
+  queryOptions({
+    queryKey: tokenKeys.list(nodeId, page),
+    queryFn: ({ signal }) =>
+      request(buildPath(routes.listTokens.path, { id: nodeId }), TokenListSchema, { query: { page, limit: TOKEN_PAGE_SIZE }, signal }),
+    placeholderData: keepPreviousData,
+  });
+
+function mapTokenRows(list: ListResponse<PersonalAccessToken> | undefined, map: (rows: PersonalAccessToken[]) => PersonalAccessToken[]) {
+  return list && { ...list, data: map(list.data) };
+}
+
+export function useCreateToken(nodeId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: TokenCreate) =>
+      request(buildPath(routes.createToken.path, { id: nodeId }), PersonalAccessTokenCreatedSchema, { method: 'POST', body }),
+    // The new token joins the table; refetching keeps paging and totals right.
+    onSuccess: async () => queryClient.invalidateQueries({ queryKey: tokenKeys.lists(nodeId) }),
+  });
+}
+
+export function useRevokeToken(nodeId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (tokenId: number) =>
+      request(buildPath(routes.revokeToken.path, { id: nodeId, tokenId }), PersonalAccessTokenSchema, { method: 'PATCH' }),
+    onSuccess: (token) => {
+      queryClient.setQueriesData<ListResponse<PersonalAccessToken>>({ queryKey: tokenKeys.lists(nodeId) }, (list) =>
+        mapTokenRows(list, (rows) => rows.map((row) => (row.id === token.id ? { ...token, revoked: true } : row))),
+      );
+      showToast({ message: 'Personal Access Token revoked successfully!', type: 'success' });
+    },
+  });
+}
+
+export function useDeleteToken(nodeId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (tokenId: number) =>
+      request(buildPath(routes.deleteToken.path, { id: nodeId, tokenId }), undefined, { method: 'DELETE' }),
+    onSuccess: async (_, tokenId) => {
+      queryClient.setQueriesData<ListResponse<PersonalAccessToken>>({ queryKey: tokenKeys.lists(nodeId) }, (list) =>
+        mapTokenRows(list, (rows) => rows.filter((row) => row.id !== tokenId)),
+      );
+      showToast({ message: 'Personal Access Token deleted successfully!', type: 'success' });
+      await queryClient.invalidateQueries({ queryKey: tokenKeys.lists(nodeId) });
+    },
+  });
+}

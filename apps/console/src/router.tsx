@@ -1,0 +1,90 @@
+import type { RouterHistory } from '@tanstack/react-router';
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet, redirect } from '@tanstack/react-router';
+import { hasToken, saveRedirectTarget, setSessionNavigator } from './lib/session';
+import { NotFoundPage } from './pages/not-found-page';
+import { AppShell } from './shell/app-shell';
+
+// Code-based route tree (console-spec §2). Every page is a lazy chunk, so the first load carries only the shell.
+
+const rootRoute = createRootRoute({ component: Outlet, notFoundComponent: NotFoundPage });
+
+const loginRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/login',
+  beforeLoad: () => {
+    if (hasToken()) throw redirect({ to: '/' });
+  },
+  component: lazyRouteComponent(() => import('./pages/login-page'), 'LoginPage'),
+});
+
+/** Everything but login needs a session; the path asked for is kept so sign-in can return to it. */
+const signedInRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  id: 'signed-in',
+  beforeLoad: ({ location }) => {
+    if (!hasToken()) {
+      saveRedirectTarget(location.href);
+      throw redirect({ to: '/login' });
+    }
+  },
+  component: AppShell,
+});
+
+const homeRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/',
+  component: lazyRouteComponent(() => import('./pages/home-page'), 'HomePage'),
+});
+
+const domainsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/domains',
+  component: lazyRouteComponent(() => import('./features/domains/domains-page'), 'DomainsPage'),
+});
+
+const domainLogsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/domains/$domain/logs',
+  component: lazyRouteComponent(() => import('./features/logs/log-viewer-page'), 'DomainLogsPage'),
+});
+
+const nodesRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/nodes',
+  component: lazyRouteComponent(() => import('./features/nodes/nodes-page'), 'NodesPage'),
+});
+
+const nodeRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/nodes/$id',
+  component: lazyRouteComponent(() => import('./features/nodes/node-detail-page'), 'NodeDetailPage'),
+});
+
+const serviceLogsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/nodes/$nodeId/$type/$id/logs',
+  component: lazyRouteComponent(() => import('./features/logs/log-viewer-page'), 'ServiceLogsPage'),
+});
+
+/** Unknown paths inside the app: shown in the shell, behind the same guard. */
+const notFoundRoute = createRoute({ getParentRoute: () => signedInRoute, path: '$', component: NotFoundPage });
+
+const routeTree = rootRoute.addChildren([
+  loginRoute,
+  signedInRoute.addChildren([homeRoute, domainsRoute, domainLogsRoute, nodesRoute, nodeRoute, serviceLogsRoute, notFoundRoute]),
+]);
+
+/** A history can be injected so tests run the guards against a memory history. */
+export function createAppRouter(history?: RouterHistory) {
+  return createRouter({ routeTree, history, defaultPreload: 'intent', scrollRestoration: true });
+}
+
+export const router = createAppRouter();
+
+setSessionNavigator((to) => router.navigate({ to }));
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: typeof router;
+  }
+}

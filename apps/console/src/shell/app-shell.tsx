@@ -1,0 +1,28 @@
+import { Outlet } from '@tanstack/react-router';
+import { Suspense } from 'react';
+import { Spinner } from '../components/ui/spinner';
+import { Sidebar } from './sidebar';
+import { TopBar } from './top-bar';
+import { useSidebarState } from './use-sidebar-state';
+
+export function AppShell() {
+  const sidebar = useSidebarState();
+  return (
+    <div className="flex min-h-screen">
+      <Sidebar
+        isExpanded={sidebar.isExpanded}
+        onToggleExpanded={sidebar.toggleExpanded}
+        isMobileOpen={sidebar.isMobileOpen}
+        onCloseMobile={sidebar.closeMobile}
+      />
+      <div className="flex min-w-0 flex-1 flex-col">
+        <TopBar onOpenSidebar={sidebar.openMobile} />
+        <main className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 sm:px-6 lg:px-8">
+          <Suspense fallback={<Spinner className="mx-auto size-8" />}>
+            <Outlet />
+          </Suspense>
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,91 @@
+import { ESCAPE_KEY_CODE } from '@postern/contract';
+import { Link } from '@tanstack/react-router';
+import type { ReactNode } from 'react';
+import { useEffect, useRef } from 'react';
+import { ChevronLeftIcon, ChevronRightIcon, GlobeIcon, HomeIcon, ServerIcon, ShieldIcon } from '../components/ui/icons';
+
+type NavItem = { label: string; to: '/' | '/domains' | '/nodes'; icon: ReactNode };
+
+/** The 'Pages' group (console-spec §2). */
+const pages: NavItem[] = [
+  { label: 'Home', to: '/', icon: <HomeIcon className="size-5 shrink-0" /> },
+  { label: 'Domain Names', to: '/domains', icon: <GlobeIcon className="size-5 shrink-0" /> },
+  { label: 'Client / Nodes', to: '/nodes', icon: <ServerIcon className="size-5 shrink-0" /> },
+];
+
+type SidebarProps = { isExpanded: boolean; onToggleExpanded(): void; isMobileOpen: boolean; onCloseMobile(): void };
+
+export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMobile }: SidebarProps) {
+  const panelRef = useRef<HTMLElement>(null);
+
+  // On mobile, Escape or a click outside closes the open sidebar.
+  useEffect(() => {
+    if (!isMobileOpen) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape' || event.keyCode === ESCAPE_KEY_CODE) onCloseMobile();
+    };
+    const onPointer = (event: MouseEvent) => {
+      const target = event.target as Element;
+      if (!panelRef.current?.contains(target) && !target.closest('[data-sidebar-trigger]')) onCloseMobile();
+    };
+    document.addEventListener('keydown', onKey);
+    document.addEventListener('mousedown', onPointer);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      document.removeEventListener('mousedown', onPointer);
+    };
+  }, [isMobileOpen, onCloseMobile]);
+
+  // Labels show on desktop when expanded, and always in the mobile overlay.
+  const labelClass = isExpanded ? 'lg:inline' : 'lg:hidden';
+  return (
+    <>
+      {isMobileOpen && <div className="fixed inset-0 z-30 bg-gray-900/50 lg:hidden" aria-hidden="true" />}
+      <aside
+        ref={panelRef}
+        id="sidebar"
+        aria-label="Sidebar"
+        data-expanded={isExpanded}
+        data-mobile-open={isMobileOpen}
+        className={`fixed inset-y-0 left-0 z-40 flex w-64 flex-col border-r border-gray-200 bg-white transition-transform dark:border-gray-800 dark:bg-gray-900 lg:static lg:translate-x-0 ${isMobileOpen ? 'translate-x-0' : '-translate-x-full'} ${isExpanded ? 'lg:w-64' : 'lg:w-16'}`}
+      >
+        <div className="flex h-16 items-center gap-2 px-4">
+          <ShieldIcon className="size-7 shrink-0 text-brand-600" />
+          <span className={`text-lg font-bold ${labelClass}`}>Postern</span>
+        </div>
+        <nav className="flex-1 px-2 py-4">
+          <h3 className={`px-3 pb-2 text-xs font-semibold tracking-wider text-gray-400 uppercase ${labelClass}`}>Pages</h3>
+          <ul className="flex flex-col gap-1">
+            {pages.map((item) => (
+              <li key={item.to}>
+                <Link
+                  to={item.to}
+                  onClick={onCloseMobile}
+                  title={item.label}
+                  activeOptions={{ exact: item.to === '/' }}
+                  activeProps={{ className: 'bg-brand-50 text-brand-700 dark:bg-gray-800 dark:text-white' }}
+                  inactiveProps={{ className: 'text-gray-600 hover:bg-gray-100 dark:text-gray-300 dark:hover:bg-gray-800' }}
+                  className="flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium"
+                >
+                  {item.icon}
+                  <span className={labelClass}>{item.label}</span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="hidden border-t border-gray-200 p-2 lg:block dark:border-gray-800">
+          <button
+            type="button"
+            onClick={onToggleExpanded}
+            aria-label={isExpanded ? 'Collapse sidebar' : 'Expand sidebar'}
+            aria-expanded={isExpanded}
+            className="flex w-full items-center justify-center rounded-md p-2 text-gray-500 hover:bg-gray-100 dark:hover:bg-gray-800"
+          >
+            {isExpanded ? <ChevronLeftIcon className="size-5" /> : <ChevronRightIcon className="size-5" />}
+          </button>
+        </div>
+      </aside>
+    </>
+  );
+}

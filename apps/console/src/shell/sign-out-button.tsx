@@ -1,0 +1,38 @@
+import { routes } from '@postern/contract';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { LogoutIcon } from '../components/ui/icons';
+import { Spinner } from '../components/ui/spinner';
+import { send } from '../lib/api';
+import { logout } from '../lib/session';
+
+/** Ends the session on the server (best effort), then locally; shows a spinner meanwhile. */
+export function SignOutButton() {
+  const [isSigningOut, setSigningOut] = useState(false);
+  const queryClient = useQueryClient();
+
+  const signOut = async () => {
+    setSigningOut(true);
+    try {
+      await send(routes.logout.path, { method: 'POST' });
+    } catch (error) {
+      console.error('server logout failed; signing out locally', error);
+    }
+    queryClient.clear();
+    await logout();
+  };
+
+  return (
+    <button
+      type="button"
+      onClick={signOut}
+      disabled={isSigningOut}
+      aria-label="Sign out"
+      title="Sign out"
+      className="inline-flex items-center gap-2 rounded-md p-2 text-sm text-gray-500 hover:bg-gray-100 disabled:opacity-60 dark:text-gray-300 dark:hover:bg-gray-800"
+    >
+      {isSigningOut ? <Spinner className="size-5" label="Signing out" /> : <LogoutIcon className="size-5" />}
+      <span className="hidden sm:inline">Sign out</span>
+    </button>
+  );
+}
