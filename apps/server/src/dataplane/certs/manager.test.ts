@@ -1,0 +1,212 @@
+import { X509Certificate } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { writeFileAtomic } from '../atomic-write.js';
+import { runCommand } from '../exec.js';
+import type { DataPlaneLogger } from '../types.js';
+import { createCertificateManager, createMemoryCertificateStore, type CertificateManager, type CertificateManagerOptions } from './manager.js';
+import type { CertificateIssuer } from './self-signed.js';
+
+const silent: DataPlaneLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+// Real time: the certificates openssl makes are dated from the real clock.
+const NOW = Date.now();
+
+let caDir: string;
+let dataDir: string;
+
+/** A private CA (openssl), standing in for an ACME CA: it signs whatever domain it is asked for. */
+async function signWithTestCa(domain: string, days = 90): Promise<string> {
+  const key = join(caDir, `${domain}.key`);
+  const csr = join(caDir, `${domain}.csr`);
+  const crt = join(caDir, `${domain}.crt`);
+  const ext = join(caDir, `${domain}.ext`);
+  await writeFile(ext, `subjectAltName=DNS:${domain}\n`);
+  await runCommand('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', csr, '-subj', `/CN=${domain}`]);
+  await runCommand('openssl', ['x509', '-req', '-in', csr, '-CA', join(caDir, 'ca.crt'), '-CAkey', join(caDir, 'ca.key'), '-CAcreateserial', '-days', String(days), '-extfile', ext, '-out', crt]);
+  return `${await readFile(key, 'utf8')}${await readFile(crt, 'utf8')}`;
+}
+
+function fakeIssuer(outcome: { fail?: string; days?: number } = {}): CertificateIssuer & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    async issue(domain, pemPath) {
+      calls.push(domain);
+      if (outcome.fail !== undefined) throw new Error(outcome.fail);
+      await writeFileAtomic(pemPath, await signWithTestCa(domain, outcome.days), 0o600);
+    },
+  };
+}
+
+const managers: CertificateManager[] = [];
+
+function newManager(issuer: CertificateIssuer, store = createMemoryCertificateStore(), over: Partial<CertificateManagerOptions> = {}) {
+  const manager = createCertificateManager({ dataDir, acme: {}, store, logger: silent, now: () => NOW, issuer, ...over });
+  manager.start();
+  managers.push(manager);
+  return manager;
+}
+
+const certbot = (domain: string) => ({ domainId: 1, domain, ssl: 'certbot' as const });
+const selfSigned = (domain: string) => ({ domainId: 1, domain, ssl: 'self-signed' as const });
+const servedCert = async (domain: string) => new X509Certificate(await readFile(join(dataDir, 'certs', `${domain}.pem`)));
+
+beforeAll(async () => {
+  caDir = await mkdtemp(join(tmpdir(), 'postern-test-ca-'));
+  await runCommand('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(caDir, 'ca.key'), '-out', join(caDir, 'ca.crt'), '-days', '30', '-subj', '/CN=Test ACME CA']);
+  return () => rm(caDir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'postern-cert-manager-'));
+});
+afterEach(async () => {
+  for (const manager of managers.splice(0)) manager.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('certificate manager', () => {
+  it('serves a self-signed certificate at once, then the CA certificate once issued', async () => {
+    const issuer = fakeIssuer();
+    const certs = newManager(issuer);
+    const first = await certs.ensure(certbot('app.example.com'));
+    expect(first).toMatchObject({ state: 'pending', issuer: 'CN=app.example.com', error: null });
+    expect((await stat(join(dataDir, 'certs', 'app.example.com.pem'))).mode & 0o777).toBe(0o600);
+    await certs.idle();
+    const served = await servedCert('app.example.com');
+    expect(served.issuer).toBe('CN=Test ACME CA');
+    expect(certs.info('app.example.com')).toEqual({
+      state: 'valid', issuer: 'CN=Test ACME CA', notBefore: new Date(served.validFrom).toISOString(),
+      notAfter: new Date(served.validTo).toISOString(), fingerprint: served.fingerprint256, error: null,
+    });
+    expect(issuer.calls).toEqual(['app.example.com']);
+  });
+
+  it('records the CA reason on failure, keeps serving self-signed and retries only after the back-off', async () => {
+    let now = NOW;
+    const store = createMemoryCertificateStore();
+    const issuer = fakeIssuer({ fail: 'Invalid response from http://app.example.com/.well-known/acme-challenge/x: 404' });
+    const certs = newManager(issuer, store, { now: () => now });
+    await certs.ensure(certbot('app.example.com'));
+    await certs.idle();
+    expect(certs.info('app.example.com')).toMatchObject({ state: 'failed', error: expect.stringContaining('404') as string });
+    expect(store.get('app.example.com')).toMatchObject({ failures: 1, nextAttemptAt: new Date(NOW + 60_000).toISOString() });
+    expect((await servedCert('app.example.com')).issuer).toBe('CN=app.example.com');
+
+    await certs.ensure(certbot('app.example.com'));
+    await certs.idle();
+    expect(issuer.calls).toHaveLength(1); // back-off not over yet
+    now += 60_000;
+    await certs.ensure(certbot('app.example.com'));
+    await certs.idle();
+    expect(issuer.calls).toHaveLength(2);
+    expect(store.get('app.example.com')).toMatchObject({ state: 'failed', failures: 2 });
+  });
+
+  it('does not re-issue a valid certificate after a restart', async () => {
+    const store = createMemoryCertificateStore();
+    const before = newManager(fakeIssuer(), store);
+    await before.ensure(certbot('app.example.com'));
+    await before.idle();
+    const issued = before.info('app.example.com');
+
+    const issuerAfterRestart = fakeIssuer();
+    const after = newManager(issuerAfterRestart, store);
+    expect(await after.ensure(certbot('app.example.com'))).toEqual(issued);
+    await after.idle();
+    expect(issuerAfterRestart.calls).toEqual([]);
+  });
+
+  it('renews when fewer than 30 days are left, and on demand', async () => {
+    const store = createMemoryCertificateStore();
+    const issuer = fakeIssuer({ days: 20 });
+    const certs = newManager(issuer, store);
+    await certs.ensure(certbot('app.example.com'));
+    await certs.idle();
+    const first = certs.info('app.example.com');
+    expect(first?.state).toBe('valid');
+    await certs.ensure(certbot('app.example.com')); // 20 days left: due
+    await certs.idle();
+    expect(issuer.calls).toHaveLength(2);
+    const renewed = await certs.forceRenew('app.example.com');
+    expect(issuer.calls).toHaveLength(3);
+    expect(renewed.state).toBe('valid');
+    expect(renewed.fingerprint).not.toBe(first?.fingerprint);
+  });
+
+  it('serves self-signed domains without a CA, also after switching away from certbot', async () => {
+    const issuer = fakeIssuer();
+    const certs = newManager(issuer);
+    expect(await certs.ensure(selfSigned('intra.example.com'))).toMatchObject({ state: 'self-signed', issuer: 'CN=intra.example.com' });
+    await certs.ensure(certbot('app.example.com'));
+    await certs.idle();
+    expect(await certs.ensure(selfSigned('app.example.com'))).toMatchObject({ state: 'self-signed', issuer: 'CN=app.example.com' });
+    expect((await servedCert('app.example.com')).issuer).toBe('CN=app.example.com');
+    expect(issuer.calls).toEqual(['app.example.com']);
+    await expect(certs.forceRenew('app.example.com')).rejects.toThrow('does not use a CA-issued certificate');
+  });
+
+  it('removes the certificate, its key and its state with the domain', async () => {
+    const store = createMemoryCertificateStore();
+    const certs = newManager(fakeIssuer(), store);
+    await certs.ensure(certbot('app.example.com'));
+    await certs.idle();
+    await certs.remove('app.example.com');
+    await expect(stat(join(dataDir, 'certs', 'app.example.com.pem'))).rejects.toThrow('ENOENT');
+    expect(certs.info('app.example.com')).toBeNull();
+    expect(store.records.size).toBe(0);
+  });
+
+  it('prunes the certificates of domains that are no longer wanted, keeping the fallback', async () => {
+    const store = createMemoryCertificateStore();
+    const certs = newManager(fakeIssuer(), store, { fallbackHost: 'gw.example.com' });
+    await certs.ensureFallback();
+    await certs.ensure(selfSigned('keep.example.com'));
+    await certs.ensure(selfSigned('gone.example.com'));
+    expect(await certs.pruneExcept(['keep.example.com'])).toEqual(['gone.example.com']);
+    const files = (await readdir(join(dataDir, 'certs'))).sort();
+    expect(files).toEqual(['_fallback.pem', 'keep.example.com.pem']);
+    expect([...store.records.keys()]).toEqual(['keep.example.com']);
+  });
+
+  describe('timer', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('retries a failed issuance by itself once the back-off is over', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      let now = NOW;
+      const issuer = fakeIssuer({ fail: 'rate limited' });
+      const certs = newManager(issuer, createMemoryCertificateStore(), { now: () => now });
+      await certs.ensure(certbot('app.example.com'));
+      await certs.idle();
+      expect(issuer.calls).toHaveLength(1);
+      now += 60_000;
+      vi.advanceTimersByTime(60_000);
+      await certs.idle();
+      expect(issuer.calls).toHaveLength(2);
+      expect(certs.info('app.example.com')?.state).toBe('failed');
+    });
+
+    it('renews a valid certificate at the daily check once fewer than 30 days are left', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      let now = NOW;
+      const issuer = fakeIssuer({ days: 45 });
+      const certs = newManager(issuer, createMemoryCertificateStore(), { now: () => now });
+      await certs.ensure(certbot('app.example.com'));
+      await certs.idle();
+      const first = certs.info('app.example.com')?.fingerprint;
+      vi.advanceTimersByTime(24 * 3600 * 1000);
+      await certs.idle();
+      expect(issuer.calls).toHaveLength(1); // 45 days left: nothing to do
+      now += 16 * 24 * 3600 * 1000;
+      vi.advanceTimersByTime(24 * 3600 * 1000);
+      await certs.idle();
+      expect(issuer.calls).toHaveLength(2);
+      expect(certs.info('app.example.com')).toMatchObject({ state: 'valid' });
+      expect(certs.info('app.example.com')?.fingerprint).not.toBe(first);
+    });
+  });
+});

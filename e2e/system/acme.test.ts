@@ -1,0 +1,205 @@
+import { X509Certificate } from 'node:crypto';
+import { chmod, mkdir } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { request } from 'node:https';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAcmeIssuer } from '../../apps/server/src/dataplane/certs/acme.js';
+import {
+  createCertificateManager, createMemoryCertificateStore, type CertificateManager,
+} from '../../apps/server/src/dataplane/certs/manager.js';
+import type { CertificateIssuer } from '../../apps/server/src/dataplane/certs/self-signed.js';
+import { createNginxDriver } from '../../apps/server/src/dataplane/nginx/driver.js';
+import { renderNginxConfig } from '../../apps/server/src/dataplane/nginx/render.js';
+import { lookupUser } from '../../apps/server/src/dataplane/system-user.js';
+import type { CertificateInfo, DesiredDomain, DesiredHttpRoute, NginxAdapter } from '../../apps/server/src/dataplane/types.js';
+import { Lab } from '../harness/lab.js';
+import { createAcmeNetwork, startPebble, type AcmeNetwork, type Pebble } from '../harness/pebble.js';
+import { isRoot } from '../harness/root.js';
+import { waitFor } from '../harness/wait-for.js';
+
+// The certificate manager and the real nginx of the data plane, against pebble (a real ACME CA) in a namespace
+// of its own. The gateway side runs in the test process: nginx listens only on this lab's link address.
+
+const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+async function freePort(host: string): Promise<number> {
+  const server = createTcpServer();
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface HttpsAnswer {
+  status: number;
+  cert: PeerCertificate;
+  authorized: boolean;
+}
+
+/** One request on a fresh TLS connection (no agent: every request is a full handshake). */
+function getOverTls(ip: string, port: number, servername: string, ca: string | undefined): Promise<HttpsAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: ip, port, path: '/', servername, headers: { host: servername }, agent: false, timeout: 5000, ...(ca === undefined ? { rejectUnauthorized: false } : { ca }) }, (res) => {
+      const socket = res.socket as TLSSocket;
+      const answer = { status: res.statusCode ?? 0, cert: socket.getPeerCertificate(), authorized: socket.authorized };
+      res.resume();
+      res.on('end', () => resolve(answer));
+    });
+    req.on('timeout', () => req.destroy(new Error('request timed out')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe.skipIf(!isRoot)('ACME certificates from pebble, served by nginx', () => {
+  const lab = new Lab();
+  const store = createMemoryCertificateStore();
+  const okDomain = `ok-${lab.id}.test`;
+  const refusedDomain = `refused-${lab.id}.test`;
+  const domains: DesiredDomain[] = [
+    { domainId: 1, domain: okDomain, ssl: 'certbot' },
+    { domainId: 2, domain: refusedDomain, ssl: 'certbot' },
+  ];
+  let network: AcmeNetwork;
+  let pebble: Pebble;
+  let pebbleRoot: string;
+  let nginx: NginxAdapter;
+  let manager: CertificateManager;
+  let dataDir: string;
+  let httpsPort: number;
+  let owner: { uid: number; gid: number } | undefined;
+  const issuedFor: string[] = [];
+  const firstInfos: (CertificateInfo | null)[] = [];
+  /** Undo steps, pushed as things start, so a failure half-way through beforeAll still cleans up. */
+  const closers: (() => Promise<unknown>)[] = [];
+
+  /** The real ACME issuer, counting the domains it is asked for. */
+  function countingIssuer(): CertificateIssuer {
+    const acme = createAcmeIssuer({
+      dataDir, directoryUrl: pebble.directoryUrl, caFile: pebble.apiCaFile, skipPrecheck: true, pollMinMs: 100, pollMaxMs: 500, logger: silent,
+      ...(owner ? { owner } : {}),
+    });
+    return { issue: (domain, pemPath) => { issuedFor.push(domain); return acme.issue(domain, pemPath); } };
+  }
+
+  function newManager(): CertificateManager {
+    return createCertificateManager({
+      dataDir, acme: {}, issuer: countingIssuer(), store, logger: silent, fallbackHost: network.hostIp, ...(owner ? { owner } : {}),
+    });
+  }
+
+  beforeAll(async () => {
+    network = await createAcmeNetwork(lab);
+    const httpPort = await freePort(network.hostIp);
+    httpsPort = await freePort(network.hostIp);
+    pebble = await startPebble(lab, { network, httpPort });
+    await pebble.pointDomain(okDomain, network.hostIp);
+    pebbleRoot = await pebble.fetchIssuingRoot();
+
+    const backend = createServer((_req, res) => res.end('hello from the backend'));
+    await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => backend.close(resolve)));
+    const route: DesiredHttpRoute = {
+      serviceId: 1, nodeId: 1, domain: okDomain, pathLocation: '/', backendProto: 'http', backendHost: '127.0.0.1',
+      backendPort: (backend.address() as AddressInfo).port, allowedIps: [], blockedIps: [],
+    };
+
+    dataDir = lab.makeTempDir('data');
+    await chmod(dataDir, 0o711); // nginx workers (www-data) open the certificates below it
+    const webroot = join(dataDir, 'acme-webroot');
+    await mkdir(join(webroot, '.well-known', 'acme-challenge'), { recursive: true, mode: 0o755 });
+    owner = (await lookupUser('www-data')) ?? undefined;
+    manager = newManager();
+    // The data plane's boot order: fallback, nginx, certificates before the config naming them, then issuance.
+    await manager.ensureFallback();
+    const prefixDir = join(dataDir, 'nginx');
+    nginx = createNginxDriver({ prefixDir, logger: silent });
+    await nginx.start();
+    closers.push(() => nginx.stop());
+    for (const domain of domains) firstInfos.push(await manager.ensure(domain));
+    await nginx.apply(renderNginxConfig({ http: [route], stream: [], domains }, {
+      prefixDir, certsDir: join(dataDir, 'certs'), acmeWebroot: webroot, httpPort, httpsPort, listenAddress: network.hostIp,
+    }));
+    manager.start();
+    closers.push(() => Promise.resolve(manager.stop()));
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const close of closers.reverse()) await close();
+    await lab.destroy();
+  });
+
+  it('issues a certificate from pebble that a client trusting only pebble\'s root accepts', async () => {
+    // Never dark: before the CA answered, the domain already had a (self-signed) certificate.
+    expect(firstInfos[0]).toMatchObject({ state: 'pending', issuer: `CN=${okDomain}` });
+    await manager.idle();
+    expect(manager.info(okDomain)).toMatchObject({ state: 'valid', issuer: expect.stringContaining('Pebble Intermediate') as string, error: null });
+    const answer = await getOverTls(network.hostIp, httpsPort, okDomain, pebbleRoot);
+    expect(answer.authorized).toBe(true);
+    expect(answer.status).toBe(200);
+    expect(answer.cert.subjectaltname).toBe(`DNS:${okDomain}`);
+    expect(answer.cert.fingerprint256).toBe(manager.info(okDomain)?.fingerprint);
+  });
+
+  it('ends in failed with the CA\'s reason for a domain pebble cannot validate, still serving self-signed', async () => {
+    await manager.idle();
+    const info = manager.info(refusedDomain);
+    expect(info?.state).toBe('failed');
+    expect(info?.error).toMatch(/DNS|NXDOMAIN|no valid A records|resolv/i);
+    await expect(getOverTls(network.hostIp, httpsPort, refusedDomain, pebbleRoot)).rejects.toThrow(/self[- ]signed/i);
+    const answer = await getOverTls(network.hostIp, httpsPort, refusedDomain, undefined);
+    expect(answer.cert.issuer.CN).toBe(refusedDomain);
+  });
+
+  it('replaces the certificate on a forced renewal while a client keeps making requests', async () => {
+    const before = manager.info(okDomain)?.fingerprint;
+    const failures: string[] = [];
+    const servedFingerprints = new Set<string>();
+    let requests = 0;
+    let keepGoing = true;
+    const client = (async () => {
+      while (keepGoing) {
+        try {
+          const answer = await getOverTls(network.hostIp, httpsPort, okDomain, pebbleRoot);
+          if (answer.status !== 200 || !answer.authorized) failures.push(`status ${answer.status}, authorized ${String(answer.authorized)}`);
+          servedFingerprints.add(answer.cert.fingerprint256);
+        } catch (err) {
+          failures.push(err instanceof Error ? err.message : String(err));
+        }
+        requests++;
+      }
+    })();
+    await waitFor(() => requests >= 5, { timeoutMs: 10_000, intervalMs: 20, what: 'the client to make requests' });
+    const renewed = await manager.forceRenew(okDomain);
+    const after = renewed.fingerprint ?? '';
+    await waitFor(() => servedFingerprints.has(after), { timeoutMs: 10_000, intervalMs: 20, what: 'nginx to serve the renewed certificate' });
+    const settledAt = requests;
+    await waitFor(() => requests >= settledAt + 5, { timeoutMs: 10_000, intervalMs: 20, what: 'more requests on the new certificate' });
+    keepGoing = false;
+    await client;
+
+    expect(renewed.state).toBe('valid');
+    expect(after).not.toBe(before);
+    expect(failures).toEqual([]);
+    expect(servedFingerprints).toEqual(new Set([before, after]));
+    const served = new X509Certificate((await getOverTls(network.hostIp, httpsPort, okDomain, pebbleRoot)).cert.raw);
+    expect(served.fingerprint256).toBe(after);
+  });
+
+  it('does not re-issue a valid certificate after a restart', async () => {
+    await manager.idle();
+    manager.stop();
+    const before = manager.info(okDomain);
+    const issuedBefore = issuedFor.filter((domain) => domain === okDomain).length;
+
+    manager = newManager(); // same data dir and store, as after a restart
+    manager.start();
+    expect(await manager.ensure(domains[0] as DesiredDomain)).toEqual(before);
+    await manager.idle();
+    expect(issuedFor.filter((domain) => domain === okDomain)).toHaveLength(issuedBefore);
+    expect((await getOverTls(network.hostIp, httpsPort, okDomain, pebbleRoot)).cert.fingerprint256).toBe(before?.fingerprint);
+  });
+});
