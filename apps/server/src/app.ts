@@ -11,6 +11,7 @@ import { useZodCompilers } from './http/zod-provider.js';
 import { agentRoutes } from './modules/agent/routes.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
+import type { DomainCheck } from './modules/domains/service.js';
 import { logRoutes } from './modules/logs/routes.js';
 import { nodeRoutes } from './modules/nodes/routes.js';
 import { serviceRoutes } from './modules/services/routes.js';
@@ -24,6 +25,8 @@ export interface BuildAppOptions {
   logger?: Logger;
   /** Console build to serve; undefined: resolved from config/defaults, null: serve none. */
   consoleDir?: string | null;
+  /** Checks that a certbot domain points at this gateway; omitted: every domain is accepted (tests, data plane off). */
+  checkDomain?: DomainCheck;
 }
 
 export const VERSION: string = packageJson.version;
@@ -52,7 +55,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(nodeRoutes, { deps, events });
   await app.register(tokenRoutes, { deps });
   await app.register(agentRoutes, { deps });
-  await app.register(domainRoutes, { deps });
+  await app.register(domainRoutes, { deps, ...(opts.checkDomain ? { checkDomain: opts.checkDomain } : {}) });
   await app.register(serviceRoutes, { deps });
   await app.register(logRoutes, { deps });
 

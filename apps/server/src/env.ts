@@ -52,6 +52,8 @@ const EnvSchema = z
     POSTERN_ACME_EMAIL: z.string().email().optional(),
     /** PEM file of an extra CA to trust for the ACME directory (tests use pebble's). */
     POSTERN_ACME_CA_FILE: z.string().optional(),
+    /** Skip acme-client's own challenge pre-check (hosts that cannot resolve their own domains; tests). */
+    POSTERN_ACME_SKIP_PRECHECK: z.enum(['true', 'false']).default('false'),
   })
   .superRefine((env, ctx) => {
     const [lo, hi] = env.POSTERN_TCP_PORT_RANGE;
@@ -85,6 +87,7 @@ export interface Config {
   acmeDirectory: string;
   acmeEmail: string | undefined;
   acmeCaFile: string | undefined;
+  acmeSkipPrecheck: boolean;
 }
 
 export function parseConfig(source: Record<string, string | undefined>): Config {
@@ -115,6 +118,7 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     acmeDirectory: env.POSTERN_ACME_DIRECTORY,
     acmeEmail: env.POSTERN_ACME_EMAIL,
     acmeCaFile: env.POSTERN_ACME_CA_FILE,
+    acmeSkipPrecheck: env.POSTERN_ACME_SKIP_PRECHECK === 'true',
   };
 }
 

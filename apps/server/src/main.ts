@@ -2,7 +2,8 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
-import { createDataPlaneFor } from './create-data-plane.js';
+import { createDataPlaneFor, domainCheckFor } from './create-data-plane.js';
+import { createDbCertificateStore } from './db/certificate-store.js';
 import { openDb } from './db/client.js';
 import { loadDesiredState } from './db/desired-state.js';
 import { resolveMigrationsDir } from './db/migrations-dir.js';
@@ -50,11 +51,19 @@ async function main(): Promise<void> {
   const db = openDb(dbFile, resolveMigrationsDir());
   const secrets = loadSecretBox(dataDir);
   const base = { config: { ...config, dataDir }, db, secrets };
-  const dataPlane = createDataPlaneFor(base.config, { loadDesiredState: () => loadDesiredState(base), logger });
+  const dataPlane = createDataPlaneFor(base.config, {
+    loadDesiredState: () => loadDesiredState(base),
+    logger,
+    certificateStore: createDbCertificateStore(db),
+  });
   const deps: AppDeps = { ...base, dataPlane, now: () => new Date() };
   await bootstrap(deps, announceAdmin);
 
-  const app = await buildApp(deps, { logger });
+  const app = await buildApp(deps, {
+    logger,
+    // A certbot domain must point here before a CA is asked (the data plane off: nothing answers, so accept).
+    ...(config.dataPlane === 'real' ? { checkDomain: domainCheckFor(base.config) } : {}),
+  });
   await dataPlane.start();
   await app.listen({ host: config.host, port: config.port });
 

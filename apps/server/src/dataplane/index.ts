@@ -1,7 +1,8 @@
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import type { FileOwner } from './atomic-write.js';
 import { join } from 'node:path';
-import { createSelfSignedCertificates, type CertificateIssuer } from './certs/self-signed.js';
+import { createCertificateManager, type CertificateManager, type CertificateStore } from './certs/manager.js';
+import type { AcmeConfig } from './certs/acme.js';
 import { createAccessLogSource } from './logs/log-source.js';
 import { createNginxDriver } from './nginx/driver.js';
 import { DEFAULT_WORKER_USER, HTTP_ACCESS_LOG, STREAM_ACCESS_LOG, type NginxRenderOptions } from './nginx/options.js';
@@ -33,13 +34,14 @@ export interface DataPlaneConfig {
   nginxWorkerUser?: string;
   /** How long connections of a removed service may survive a reload (default 10 s). */
   workerShutdownTimeoutSeconds?: number;
+  acme: AcmeConfig;
 }
 
 export interface DataPlaneDeps {
   loadDesiredState: () => DesiredState;
   logger: DataPlaneLogger;
-  /** ACME issuer (later issue); without it, certbot domains serve a self-signed placeholder. */
-  certificateIssuer?: CertificateIssuer;
+  /** Certificate state per domain (the `certificates` table), so a restart neither re-issues nor forgets back-off. */
+  certificateStore: CertificateStore;
 }
 
 /** Directories nginx workers (unprivileged) must traverse to open certificates: add o+x, never o+r. */
@@ -71,7 +73,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): D
   };
   const wireguard = createWireGuardDriver({ wgInterface: config.wgInterface, stateDir: join(config.dataDir, 'wireguard'), logger });
   const nginx = createNginxDriver({ prefixDir, logger, ...(config.nginxBin === undefined ? {} : { nginxBin: config.nginxBin }) });
-  let certs: ReturnType<typeof createSelfSignedCertificates> | null = null;
+  let certs: CertificateManager | null = null;
   const status = createStatusPoller({
     dump: () => wireguard.dump(),
     intervalMs: config.statusPollMs ?? 2000,
@@ -88,6 +90,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): D
       ensure: (domain) => requireCerts().ensure(domain),
       remove: (domain) => requireCerts().remove(domain),
       info: (domain) => certs?.info(domain) ?? null,
+      pruneExcept: (keep) => requireCerts().pruneExcept(keep),
     },
     logger,
   });
@@ -101,10 +104,9 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): D
     async start() {
       const { user, owner } = await resolveWorkerUser(config.nginxWorkerUser ?? DEFAULT_WORKER_USER, logger);
       renderOptions.workerUser = user;
-      certs = createSelfSignedCertificates({
-        certsDir, fallbackHost: config.publicHost, logger,
-        owner,
-        ...(deps.certificateIssuer ? { issuer: deps.certificateIssuer } : {}),
+      certs = createCertificateManager({
+        dataDir: config.dataDir, certsDir, webroot: acmeWebroot, fallbackHost: config.publicHost, logger, owner,
+        store: deps.certificateStore, acme: config.acme,
       });
       await mkdir(config.dataDir, { recursive: true });
       await makeTraversable(config.dataDir);
@@ -113,10 +115,13 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): D
       await nginx.start();
       const result = await reconciler.runAtBoot();
       if (!result.ok) logger.error({ message: result.message }, 'data plane could not converge at boot');
+      // Issuance only now: a CA asked before nginx serves the ACME webroot would fail the challenge.
+      certs.start();
       status.start();
     },
     async stop() {
       status.stop();
+      certs?.stop();
       logs.close();
       await nginx.stop();
       await wireguard.close();

@@ -51,7 +51,8 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     }
     // Only after nginx stopped naming them: certificates of deleted domains.
     const current = new Set(state.domains.map((d) => d.domain));
-    for (const gone of [...servedDomains].filter((name) => !current.has(name))) await deps.certs.remove(gone);
+    if (deps.certs.pruneExcept) await deps.certs.pruneExcept([...current]);
+    else for (const gone of [...servedDomains].filter((name) => !current.has(name))) await deps.certs.remove(gone);
     servedDomains = current;
   }
 

@@ -119,6 +119,11 @@ export interface CertificateAdapter {
   ensure(domain: DesiredDomain): Promise<CertificateInfo>;
   remove(domain: string): Promise<void>;
   info(domain: string): CertificateInfo | null;
+  /**
+   * Removes certificates of every domain not in `keep`, also those deleted while the gateway was down.
+   * Adapters without it only lose certificates of domains they served themselves.
+   */
+  pruneExcept?(keep: readonly string[]): Promise<string[]>;
 }
 
 /** A parsed access-log line, already attributed to a service. */
