@@ -1,0 +1,210 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ServiceType } from '@postern/contract';
+import { UsageError } from './errors.js';
+import type { HelpTopic } from './help.js';
+import { isInterfaceName } from './tunnel.js';
+
+// Command-line parsing with node:util parseArgs: one option table per command, then typed values.
+
+/** Where the API commands get the gateway and token from when flags are given. */
+export interface ConnectionFlags {
+  url?: string;
+  token?: string;
+  configDir?: string;
+}
+
+export interface LocalFlags {
+  configDir?: string;
+  iface?: string;
+}
+
+export type Command =
+  | { kind: 'help'; topic: HelpTopic }
+  | { kind: 'version' }
+  | { kind: 'connect'; connection: ConnectionFlags; iface?: string; daemon: boolean }
+  | { kind: 'disconnect'; local: LocalFlags }
+  | { kind: 'status'; local: LocalFlags; json: boolean; health: boolean }
+  | { kind: 'expose-http'; connection: ConnectionFlags; name: string; port: number; domain?: string; path?: string; proto?: 'http' | 'https'; host?: string; allow: string[]; block: string[] }
+  | { kind: 'expose-tcp'; connection: ConnectionFlags; name: string; port: number; udp: boolean; publicPort?: number; tls: boolean; host?: string; allow: string[]; block: string[] }
+  | { kind: 'services'; connection: ConnectionFlags; json: boolean }
+  | { kind: 'service-action'; action: 'enable' | 'disable' | 'rm'; type: ServiceType; id: number; connection: ConnectionFlags };
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+const helpOption: Options = { help: { type: 'boolean', short: 'h' } };
+const connectionOptions: Options = { url: { type: 'string' }, token: { type: 'string' }, 'config-dir': { type: 'string' } };
+const localOptions: Options = { 'config-dir': { type: 'string' }, interface: { type: 'string' } };
+const exposeCommon: Options = {
+  ...connectionOptions,
+  port: { type: 'string' },
+  host: { type: 'string' },
+  allow: { type: 'string', multiple: true },
+  block: { type: 'string', multiple: true },
+};
+
+export function parseCommand(argv: readonly string[]): Command {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
+    return { kind: 'help', topic: helpTopicOf(rest) };
+  }
+  if (name === '-V' || name === '--version' || name === 'version') return { kind: 'version' };
+
+  switch (name) {
+    case 'connect': {
+      const { values } = parse('connect', rest, { ...connectionOptions, interface: { type: 'string' }, daemon: { type: 'boolean' } }, 0);
+      if (values.help) return { kind: 'help', topic: 'connect' };
+      return { kind: 'connect', connection: connectionOf(values), ...ifaceOf(values), daemon: values.daemon === true };
+    }
+    case 'disconnect': {
+      const { values } = parse('disconnect', rest, localOptions, 0);
+      if (values.help) return { kind: 'help', topic: 'disconnect' };
+      return { kind: 'disconnect', local: localOf(values) };
+    }
+    case 'status': {
+      const { values } = parse('status', rest, { ...localOptions, json: { type: 'boolean' }, health: { type: 'boolean' } }, 0);
+      if (values.help) return { kind: 'help', topic: 'status' };
+      return { kind: 'status', local: localOf(values), json: values.json === true, health: values.health === true };
+    }
+    case 'services': {
+      const { values } = parse('services', rest, { ...connectionOptions, json: { type: 'boolean' } }, 0);
+      if (values.help) return { kind: 'help', topic: 'services' };
+      return { kind: 'services', connection: connectionOf(values), json: values.json === true };
+    }
+    case 'expose':
+      return parseExpose(rest);
+    case 'enable':
+    case 'disable':
+    case 'rm':
+      return parseServiceAction(name, rest);
+    default:
+      throw new UsageError(`Unknown command "${name}". Run "postern --help" for the list of commands.`);
+  }
+}
+
+function parseExpose(argv: readonly string[]): Command {
+  const [type, ...rest] = argv;
+  if (type === undefined || type === '-h' || type === '--help') return { kind: 'help', topic: 'expose' };
+  if (type === 'http') {
+    const options: Options = { ...exposeCommon, domain: { type: 'string' }, path: { type: 'string' }, proto: { type: 'string' } };
+    const { values, positionals } = parse('expose http', rest, options, 1);
+    if (values.help) return { kind: 'help', topic: 'expose http' };
+    const proto = stringOf(values.proto);
+    if (proto !== undefined && !isBackendProto(proto)) throw usage('expose http', '--proto must be http or https');
+    return {
+      kind: 'expose-http',
+      connection: connectionOf(values),
+      name: nameOf('expose http', positionals),
+      port: portOf('expose http', values.port, '--port'),
+      ...optional('domain', stringOf(values.domain)),
+      ...optional('path', stringOf(values.path)),
+      ...optional('proto', proto),
+      ...optional('host', stringOf(values.host)),
+      allow: listOf(values.allow),
+      block: listOf(values.block),
+    };
+  }
+  if (type === 'tcp') {
+    const options: Options = { ...exposeCommon, udp: { type: 'boolean' }, 'public-port': { type: 'string' }, tls: { type: 'boolean' } };
+    const { values, positionals } = parse('expose tcp', rest, options, 1);
+    if (values.help) return { kind: 'help', topic: 'expose tcp' };
+    if (values.udp === true && values.tls === true) throw usage('expose tcp', '--tls works with TCP only, not with --udp');
+    const publicPort = values['public-port'] === undefined ? undefined : portOf('expose tcp', values['public-port'], '--public-port');
+    return {
+      kind: 'expose-tcp',
+      connection: connectionOf(values),
+      name: nameOf('expose tcp', positionals),
+      port: portOf('expose tcp', values.port, '--port'),
+      udp: values.udp === true,
+      ...optional('publicPort', publicPort),
+      tls: values.tls === true,
+      ...optional('host', stringOf(values.host)),
+      allow: listOf(values.allow),
+      block: listOf(values.block),
+    };
+  }
+  throw usage('expose', `expected "http" or "tcp" after "expose", got "${type}"`);
+}
+
+function parseServiceAction(action: 'enable' | 'disable' | 'rm', argv: readonly string[]): Command {
+  const { values, positionals } = parse(action, argv, connectionOptions, 2);
+  if (values.help) return { kind: 'help', topic: action };
+  const [type, id] = positionals;
+  if (type !== 'http' && type !== 'tcp') throw usage(action, `expected "http" or "tcp", got ${type === undefined ? 'nothing' : `"${type}"`}`);
+  if (id === undefined || !/^[1-9]\d{0,15}$/.test(id)) throw usage(action, 'expected the numeric ID of the service (see "postern services")');
+  return { kind: 'service-action', action, type, id: Number(id), connection: connectionOf(values) };
+}
+
+function parse(topic: HelpTopic, argv: readonly string[], options: Options, maxPositionals: number): { values: Values; positionals: string[] } {
+  let result: { values: Values; positionals: string[] };
+  try {
+    result = parseArgs({ args: [...argv], options: { ...options, ...helpOption }, allowPositionals: true, strict: true }) as {
+      values: Values;
+      positionals: string[];
+    };
+  } catch (error) {
+    // parseArgs' messages are precise ("Unknown option '--x'", "Option '--port <value>' argument missing").
+    throw usage(topic, error instanceof Error ? error.message.split('\n')[0] ?? error.message : String(error));
+  }
+  if (result.values.help !== true && result.positionals.length > maxPositionals) {
+    throw usage(topic, `unexpected argument "${result.positionals[maxPositionals] ?? ''}"`);
+  }
+  return result;
+}
+
+function usage(topic: HelpTopic, message: string): UsageError {
+  return new UsageError(`${message}. Run "postern ${topic} --help".`);
+}
+
+function helpTopicOf(argv: readonly string[]): HelpTopic {
+  const joined = argv.filter((arg) => !arg.startsWith('-')).slice(0, 2).join(' ');
+  const topics: HelpTopic[] = ['expose http', 'expose tcp', 'connect', 'disconnect', 'status', 'expose', 'services', 'enable', 'disable', 'rm'];
+  return topics.find((topic) => joined === topic || joined.startsWith(`${topic} `)) ?? 'main';
+}
+
+function connectionOf(values: Values): ConnectionFlags {
+  return { ...optional('url', stringOf(values.url)), ...optional('token', stringOf(values.token)), ...optional('configDir', stringOf(values['config-dir'])) };
+}
+
+function localOf(values: Values): LocalFlags {
+  return { ...optional('configDir', stringOf(values['config-dir'])), ...ifaceOf(values) };
+}
+
+function ifaceOf(values: Values): { iface?: string } {
+  const iface = stringOf(values.interface);
+  if (iface === undefined) return {};
+  if (!isInterfaceName(iface)) throw new UsageError(`Invalid interface name "${iface}": use at most 15 letters, digits or _=+.-`);
+  return { iface };
+}
+
+function nameOf(topic: HelpTopic, positionals: string[]): string {
+  const name = positionals[0];
+  if (name === undefined || name.trim() === '') throw usage(topic, 'missing the service NAME');
+  return name;
+}
+
+function portOf(topic: HelpTopic, value: Values[string], flag: string): number {
+  if (value === undefined) throw usage(topic, `missing ${flag} P`);
+  const text = stringOf(value) ?? '';
+  if (!/^\d{1,5}$/.test(text) || Number(text) < 1 || Number(text) > 65535) throw usage(topic, `${flag} must be a port number from 1 to 65535`);
+  return Number(text);
+}
+
+/** `--allow a --allow b` and `--allow a,b` both work. */
+function listOf(value: Values[string]): string[] {
+  const items = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
+  return items.flatMap((item) => item.split(',')).map((item) => item.trim()).filter((item) => item !== '');
+}
+
+function isBackendProto(value: string): value is 'http' | 'https' {
+  return value === 'http' || value === 'https';
+}
+
+function stringOf(value: Values[string]): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Spreads `{ key: value }` only when the value is set, so absent flags stay absent (not `undefined`). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}

@@ -1,0 +1,39 @@
+import type { FetchLike } from './api.js';
+import type { CliContext } from './context.js';
+import { createFakeSystem, type FakeSystem } from './fake-system.js';
+import type { System } from './system.js';
+
+// Runs the CLI as a user would, for tests only: output captured, OS effects faked, HTTP limited to loopback.
+
+export interface Harness {
+  context: CliContext;
+  out: () => string;
+  err: () => string;
+}
+
+/** Tests talk to loopback only: anything else fails loudly instead of leaving the machine (even as a DNS query). */
+export const loopbackOnlyFetch: FetchLike = (url, init) => {
+  if (new URL(url).hostname !== '127.0.0.1') return Promise.reject(new TypeError('fetch failed', { cause: new Error(`test blocked ${url}`) }));
+  return fetch(url, init);
+};
+
+export function harness(system: System, env: Partial<CliContext['env']> = {}): Harness {
+  let out = '';
+  let err = '';
+  return {
+    context: {
+      fetch: loopbackOnlyFetch,
+      system,
+      env: { url: undefined, token: undefined, configDir: undefined, path: '/usr/bin', refreshSeconds: undefined, ...env },
+      stdout: { write: (text) => (out += text) },
+      stderr: { write: (text) => (err += text) },
+      signal: new AbortController().signal,
+    },
+    out: () => out,
+    err: () => err,
+  };
+}
+
+export function connectedSystem(): FakeSystem {
+  return createFakeSystem({ hasKernelWireguard: false, handshake: () => Math.floor(Date.UTC(2026, 0, 1) / 1000) - 5 });
+}

@@ -1,0 +1,29 @@
+// The only place the CLI reads its environment (lint rule): everything else receives these values.
+export interface CliEnv {
+  url: string | undefined;
+  token: string | undefined;
+  configDir: string | undefined;
+  /** Where `which` looks for ip, wg and wireguard-go. */
+  path: string;
+  /** `connect --daemon`: seconds between config re-fetches (POSTERN_REFRESH_SECONDS); system tests shorten it. */
+  refreshSeconds: number | undefined;
+}
+
+export function readEnv(env: NodeJS.ProcessEnv = process.env): CliEnv {
+  return {
+    url: nonEmpty(env.POSTERN_URL),
+    token: nonEmpty(env.POSTERN_TOKEN),
+    configDir: nonEmpty(env.POSTERN_CONFIG_DIR),
+    path: env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    refreshSeconds: positiveNumber(env.POSTERN_REFRESH_SECONDS),
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function positiveNumber(value: string | undefined): number | undefined {
+  const number = Number(nonEmpty(value));
+  return Number.isFinite(number) && number > 0 ? number : undefined;
+}

@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { formatPat, type Node } from '@postern/contract';
+
+// Shared test data (used by *.test.ts only): a gateway-shaped WireGuard config, a node, valid tokens, and a
+// tiny HTTP server on 127.0.0.1 that answers like the agent API.
+
+export const NODE_PRIVATE_KEY = 'OKPFPfCRWwswrjHpyvRkvRK+ENIsditZhQr1t7fqxGs=';
+export const GATEWAY_PUBLIC_KEY = 'yQ4PQxeTJrDa0Amr/wjC9S6ljOr7X7C2lv1YRJJbzAo=';
+export const OTHER_PRIVATE_KEY = 'MAJU2M7E1Gkmu4I4XYLChIWOXoWGdjn1OPfpmEuZzWc=';
+export const PRESHARED_KEY = 's1ZlvlGeHAWo1s3RMxkbK4bdi07JlWPzFwSxw9FYqFc=';
+
+/** The shape the gateway's renderer produces (apps/server dataplane/wireguard/render.ts). */
+export function nodeConfigText(overrides: { privateKey?: string; address?: string; allowedIps?: string } = {}): string {
+  return [
+    '[Interface]',
+    `Address = ${overrides.address ?? '10.8.0.2'}/32`,
+    `PrivateKey = ${overrides.privateKey ?? NODE_PRIVATE_KEY}`,
+    '',
+    '[Peer]',
+    `PublicKey = ${GATEWAY_PUBLIC_KEY}`,
+    `PresharedKey = ${PRESHARED_KEY}`,
+    'Endpoint = gw.example.com:51820',
+    `AllowedIPs = ${overrides.allowedIps ?? '10.8.0.0/24'}`,
+    'PersistentKeepalive = 25',
+    '',
+  ].join('\n');
+}
+
+export function makeToken(): string {
+  return formatPat(randomBytes(36));
+}
+
+export function makeNode(overrides: Partial<Node> = {}): Node {
+  return {
+    id: 1,
+    name: 'pi-at-home',
+    address: '10.8.0.2',
+    allowInternet: false,
+    isGateway: false,
+    gatewayNetwork: null,
+    isLocal: false,
+    enabled: true,
+    status: 'offline',
+    clientIp: null,
+    latestHandshakeTimestamp: null,
+    transferRx: 0,
+    transferTx: 0,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  authorization: string | undefined;
+  body: string;
+}
+
+export interface TestServer {
+  url: string;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+type Handler = (request: RecordedRequest) => { status: number; body?: unknown };
+
+export async function startAgentServer(handler: Handler): Promise<TestServer> {
+  const requests: RecordedRequest[] = [];
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      const recorded = { method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body };
+      requests.push(recorded);
+      const answer = handler(recorded);
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A loopback port nobody listens on: bind, read the port, close. */
+export async function findClosedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

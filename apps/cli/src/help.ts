@@ -1,0 +1,116 @@
+// Help texts, one per command; `postern COMMAND --help` prints the matching entry.
+
+export type HelpTopic = 'main' | 'connect' | 'disconnect' | 'status' | 'expose' | 'expose http' | 'expose tcp' | 'services' | 'enable' | 'disable' | 'rm';
+
+const CONNECTION_OPTIONS = `  --url URL          gateway URL (default: stored by connect, else $POSTERN_URL)
+  --token TOKEN      the node's access token, pstn_… (default: stored, else $POSTERN_TOKEN)
+  --config-dir DIR   where connect stores its files (default: $POSTERN_CONFIG_DIR, else /etc/postern)`;
+
+export const helpTexts: Record<HelpTopic, string> = {
+  main: `Usage: postern COMMAND [options]
+
+Connects this machine to a Postern gateway over WireGuard and publishes its services.
+
+Commands:
+  connect       fetch this node's WireGuard config and bring the tunnel up
+  disconnect    take the tunnel down
+  status        show the tunnel state (--json, --health)
+  expose        publish a local service: expose http|tcp NAME --port P
+  services      list this node's services
+  enable        enable a service: enable http|tcp ID
+  disable       disable a service: disable http|tcp ID
+  rm            delete a service: rm http|tcp ID
+
+Options:
+  -h, --help     show help (also after any command)
+  -V, --version  print the version
+
+Environment: POSTERN_URL, POSTERN_TOKEN, POSTERN_CONFIG_DIR (used when neither a flag nor a stored value is set).`,
+
+  connect: `Usage: postern connect --url URL --token TOKEN [--daemon] [--config-dir DIR] [--interface IF]
+
+Fetches this node's WireGuard configuration from the gateway, stores URL, token and configuration (mode 0600),
+and brings the tunnel up with kernel WireGuard, or wireguard-go when the kernel has none. Needs root (or CAP_NET_ADMIN).
+
+Options:
+${CONNECTION_OPTIONS}
+  --interface IF     WireGuard interface name, at most 15 characters (default: stored, else postern0)
+  --daemon           stay in the foreground: watch the tunnel, re-apply server-side changes, reconnect after
+                     network loss; SIGTERM/SIGINT take the tunnel down and exit`,
+
+  disconnect: `Usage: postern disconnect [--config-dir DIR] [--interface IF]
+
+Removes the WireGuard interface (and stops wireguard-go). Stored settings are kept for the next connect.`,
+
+  status: `Usage: postern status [--json] [--health] [--config-dir DIR] [--interface IF]
+
+Shows the tunnel: interface, address, gateway, latest handshake and traffic.
+
+Options:
+  --json     print one JSON object
+  --health   exit 0 only when the interface is up and the gateway answers through the tunnel within 2 s`,
+
+  expose: `Usage: postern expose http NAME --port P [options]
+       postern expose tcp NAME --port P [options]
+
+Run "postern expose http --help" or "postern expose tcp --help" for the options.`,
+
+  'expose http': `Usage: postern expose http NAME --port P [--domain D] [--path /p] [--proto https] [--host H]
+                           [--allow CIDR…] [--block CIDR…]
+
+Publishes a web service of this node through the gateway's nginx.
+
+Options:
+  --port P         port of the service on this node (required)
+  --domain D       domain it is served on (a domain or a path is required)
+  --path /p        path prefix it is served under
+  --proto PROTO    protocol between gateway and service: http (default) or https
+  --host H         backend host as seen from the gateway (default: this node's tunnel address)
+  --allow CIDR     only these clients (repeat, or separate with commas)
+  --block CIDR     never these clients (repeat, or separate with commas)
+${CONNECTION_OPTIONS}`,
+
+  'expose tcp': `Usage: postern expose tcp NAME --port P [--udp] [--public-port N] [--tls] [--host H]
+                          [--allow CIDR…] [--block CIDR…]
+
+Publishes a raw TCP (or UDP) port of this node through the gateway.
+
+Options:
+  --port P           port of the service on this node (required)
+  --udp              UDP instead of TCP
+  --public-port N    port on the gateway (default: the gateway picks one)
+  --tls              the gateway terminates TLS (TCP only)
+  --host H           backend host as seen from the gateway (default: this node's tunnel address)
+  --allow CIDR       only these clients (repeat, or separate with commas)
+  --block CIDR       never these clients (repeat, or separate with commas)
+${CONNECTION_OPTIONS}`,
+
+  services: `Usage: postern services [--json] [options]
+
+Lists this node's HTTP and TCP/UDP services.
+
+Options:
+  --json             print JSON: { http: [...], tcp: [...] }
+${CONNECTION_OPTIONS}`,
+
+  enable: `Usage: postern enable http|tcp ID [options]
+
+Enables a service of this node.
+
+Options:
+${CONNECTION_OPTIONS}`,
+
+  disable: `Usage: postern disable http|tcp ID [options]
+
+Disables a service of this node (it stays configured).
+
+Options:
+${CONNECTION_OPTIONS}`,
+
+  rm: `Usage: postern rm http|tcp ID [options]
+
+Deletes a service of this node.
+
+Options:
+${CONNECTION_OPTIONS}`,
+};

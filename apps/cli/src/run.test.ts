@@ -1,0 +1,201 @@
+import { describe, expect, it } from 'vitest';
+import { connectedSystem, harness } from './cli-harness.js';
+import { EXIT_BAD_TOKEN, TOOLS_MISSING_MESSAGE } from './errors.js';
+import { createFakeSystem } from './fake-system.js';
+import { findClosedPort, makeNode, makeToken, nodeConfigText, startAgentServer } from './fixtures.js';
+import { runCli } from './run.js';
+import { createSystem } from './system.js';
+
+// The CLI as a user runs it: argv in, exit code and printed lines out. OS effects go to a fake system,
+// HTTP goes to a local server on 127.0.0.1 that answers like the gateway's agent API.
+
+describe('postern connect', () => {
+  it('fetches the config, stores it, brings the tunnel up and says so', async () => {
+    const token = makeToken();
+    const server = await startAgentServer(() => ({ status: 200, body: { node: makeNode(), config: nodeConfigText() } }));
+    try {
+      const system = connectedSystem();
+      const h = harness(system);
+      const code = await runCli(['connect', '--url', server.url, '--token', token, '--config-dir', '/cfg', '--interface', 'pstn-t1'], h.context);
+      expect(h.err()).toContain(`Connecting to ${server.url} …`);
+      expect(code).toBe(0);
+      expect(h.out()).toBe('Connected: pstn-t1 (wireguard-go) 10.8.0.2/32 via gw.example.com:51820\n');
+      expect(system.files.get('/cfg/wireguard.conf')).toEqual({ text: nodeConfigText(), mode: 0o600 });
+      expect(JSON.parse(system.files.get('/cfg/postern.json')?.text ?? '')).toEqual({ url: server.url, token, interface: 'pstn-t1' });
+      expect(system.links.has('pstn-t1')).toBe(true);
+      expect(h.err() + h.out()).not.toContain(token);
+
+      // Connecting again under another name replaces the old interface.
+      const again = harness(system);
+      expect(await runCli(['connect', '--url', server.url, '--token', token, '--config-dir', '/cfg', '--interface', 'pstn-t3'], again.context)).toBe(0);
+      expect([...system.links]).toEqual(['pstn-t3']);
+
+      // A damaged settings file does not block the connect that rewrites it.
+      system.files.set('/cfg/postern.json', { text: '{', mode: 0o600 });
+      const repair = harness(system);
+      expect(await runCli(['connect', '--url', server.url, '--token', token, '--config-dir', '/cfg', '--interface', 'pstn-t3'], repair.context)).toBe(0);
+      expect(JSON.parse(system.files.get('/cfg/postern.json')?.text ?? '')).toMatchObject({ interface: 'pstn-t3' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('uses the stored URL and token later, and the environment when nothing is stored', async () => {
+    const token = makeToken();
+    const server = await startAgentServer(() => ({ status: 200, body: { data: [], page: 1, limit: 100, total: 0 } }));
+    try {
+      const system = connectedSystem();
+      system.files.set('/cfg/postern.json', { text: JSON.stringify({ url: server.url, token, interface: 'x' }), mode: 0o600 });
+      const stored = harness(system, { configDir: '/cfg' });
+      expect(await runCli(['services'], stored.context)).toBe(0);
+      const fromEnv = harness(createFakeSystem(), { url: server.url, token });
+      expect(await runCli(['services'], fromEnv.context)).toBe(0);
+      expect(fromEnv.out()).toContain('No services yet');
+      expect(server.requests.map((r) => r.authorization)).toEqual(Array(4).fill(`Bearer ${token}`));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('fails with one line and exit 1 when the gateway is unreachable', async () => {
+    const url = `http://127.0.0.1:${await findClosedPort()}`;
+    const h = harness(connectedSystem());
+    expect(await runCli(['connect', '--url', url, '--token', makeToken(), '--config-dir', '/cfg'], h.context)).toBe(1);
+    expect(h.err()).toMatch(new RegExp(`^Connecting to .*\\npostern: Cannot reach the gateway at ${url}: connect ECONNREFUSED [\\d.:]+\\n$`));
+  });
+
+  it('prints the server message for a revoked token and stores nothing', async () => {
+    const server = await startAgentServer(() => ({ status: 401, body: { message: 'Token revoked' } }));
+    try {
+      const system = connectedSystem();
+      const h = harness(system);
+      expect(await runCli(['connect', '--url', server.url, '--token', makeToken(), '--config-dir', '/cfg'], h.context)).toBe(EXIT_BAD_TOKEN);
+      expect(h.err()).toContain('postern: The gateway refused the access token: Token revoked\n');
+      expect(system.files.has('/cfg/postern.json')).toBe(false);
+      expect(system.links.size).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('rejects a malformed token before any request', async () => {
+    const server = await startAgentServer(() => ({ status: 200, body: {} }));
+    try {
+      const h = harness(connectedSystem());
+      expect(await runCli(['connect', '--url', server.url, '--token', 'pstn_typo', '--config-dir', '/cfg'], h.context)).toBe(EXIT_BAD_TOKEN);
+      expect(h.err()).toMatch(/^postern: Malformed access token/);
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('names the missing WireGuard tools when wg is not on PATH', async () => {
+    const server = await startAgentServer(() => ({ status: 200, body: {} }));
+    try {
+      // The real system, with a PATH that holds no wg.
+      const h = harness(createSystem('/nonexistent-postern-bin'));
+      expect(await runCli(['connect', '--url', server.url, '--token', makeToken(), '--config-dir', '/nonexistent-postern-cfg'], h.context)).toBe(1);
+      expect(h.err()).toBe(`postern: ${TOOLS_MISSING_MESSAGE}\n`);
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('with --daemon, waits for a gateway that is not reachable yet instead of exiting', async () => {
+    const token = makeToken();
+    let calls = 0;
+    const h = harness(connectedSystem());
+    const stop = new AbortController();
+    h.context.signal = stop.signal;
+    h.context.fetch = async () => {
+      calls++;
+      if (calls <= 2) throw new TypeError('fetch failed', { cause: new Error('connect ENETUNREACH 192.0.2.1:443') });
+      return new Response(JSON.stringify({ node: makeNode(), config: nodeConfigText() }), { status: 200 });
+    };
+    const stdout = h.context.stdout;
+    h.context.stdout = {
+      write: (text) => {
+        stdout.write(text);
+        // Stop the daemon once connected, as SIGTERM would.
+        if (text.startsWith('Connected:')) stop.abort();
+      },
+    };
+    expect(await runCli(['connect', '--daemon', '--url', 'https://gw.example.com', '--token', token, '--config-dir', '/cfg'], h.context)).toBe(0);
+    expect(h.err()).toContain('Cannot reach the gateway at https://gw.example.com: connect ENETUNREACH 192.0.2.1:443; retrying in 2 s\n');
+    expect(h.err()).toContain('retrying in 4 s\n');
+    expect(h.out()).toContain('Connected: postern0');
+    expect(h.out()).toMatch(/stopping: removing postern0\n$/);
+  });
+
+  it('asks for --url when nothing gives one', async () => {
+    const h = harness(createFakeSystem());
+    expect(await runCli(['connect', '--token', makeToken()], h.context)).toBe(2);
+    expect(h.err()).toMatch(/^postern: No gateway URL: pass --url URL/);
+  });
+});
+
+describe('postern status', () => {
+  it('reports a missing tunnel and fails --health without probing', async () => {
+    const h = harness(connectedSystem(), { configDir: '/empty' });
+    expect(await runCli(['status'], h.context)).toBe(0);
+    expect(h.out()).toContain('Interface: postern0 (down)');
+    expect(h.out()).toContain('Gateway:   not configured');
+    const health = harness(connectedSystem(), { configDir: '/empty' });
+    expect(await runCli(['status', '--health', '--json'], health.context)).toBe(1);
+    expect(JSON.parse(health.out())).toMatchObject({ up: false, healthy: false });
+  });
+});
+
+describe('postern expose / services / enable / rm', () => {
+  it('checks the request like the gateway does before sending it', async () => {
+    const h = harness(createFakeSystem(), { url: 'http://127.0.0.1:9', token: makeToken() });
+    expect(await runCli(['expose', 'http', 'web', '--port', '80', '--domain', 'app.example.com', '--allow', 'not-an-ip'], h.context)).toBe(1);
+    expect(h.err()).toBe('postern: Validation failed:\n  allowedIps: This field must be a valid IP address, optionally with a CIDR\n');
+    const noTarget = harness(createFakeSystem(), { url: 'http://127.0.0.1:9', token: makeToken() });
+    expect(await runCli(['expose', 'http', 'web', '--port', '80'], noTarget.context)).toBe(1);
+    expect(noTarget.err()).toContain('pathLocation: Either a domain or a path is required');
+  });
+
+  it('sends the service and prints where it is published', async () => {
+    const service = {
+      id: 5, nodeId: 1, name: 'mqtt', domain: null, backendHost: '10.8.0.2', backendPort: 1883, allowedIps: [], blockedIps: ['10.1.0.0/16'],
+      enabled: true, publicAccess: 'tcp://gw.example.com:31883', applyError: null, created_at: 'x', updated_at: 'x', proto: 'tcp', port: 31883, ssl: true,
+    };
+    const server = await startAgentServer((request) =>
+      request.method === 'POST' ? { status: 201, body: service } : { status: 200, body: { data: request.url.includes('/tcp') ? [service] : [], page: 1, limit: 100, total: request.url.includes('/tcp') ? 1 : 0 } },
+    );
+    try {
+      const env = { url: server.url, token: makeToken() };
+      const expose = harness(createFakeSystem(), env);
+      expect(await runCli(['expose', 'tcp', 'mqtt', '--port', '1883', '--public-port', '31883', '--tls', '--block', '10.1.0.0/16'], expose.context)).toBe(0);
+      expect(expose.out()).toBe('Exposed tcp service 5 "mqtt" at tcp://gw.example.com:31883\n');
+      expect(JSON.parse(server.requests[0]?.body ?? '')).toEqual({ name: 'mqtt', backendPort: 1883, proto: 'tcp', ssl: true, port: 31883, blockedIps: ['10.1.0.0/16'] });
+
+      const list = harness(createFakeSystem(), env);
+      expect(await runCli(['services'], list.context)).toBe(0);
+      expect(list.out()).toBe(
+        'TYPE  ID  NAME  BACKEND        PUBLIC                      STATE\n' +
+          'tcp   5   mqtt  10.8.0.2:1883  tcp://gw.example.com:31883  enabled\n',
+      );
+      const disable = harness(createFakeSystem(), env);
+      expect(await runCli(['disable', 'tcp', '5'], disable.context)).toBe(0);
+      expect(disable.out()).toBe('Disabled tcp service 5\n');
+      expect(server.requests.at(-1)).toMatchObject({ method: 'PATCH', url: '/api/agent/services/tcp/5/disable' });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('postern --help / --version', () => {
+  it('prints help for a command and the version', async () => {
+    const help = harness(createFakeSystem());
+    expect(await runCli(['expose', 'tcp', '--help'], help.context)).toBe(0);
+    expect(help.out()).toContain('Usage: postern expose tcp NAME --port P');
+    const version = harness(createFakeSystem());
+    expect(await runCli(['--version'], version.context)).toBe(0);
+    expect(version.out()).toMatch(/^postern \d+\.\d+\.\d+\n$/);
+  });
+});

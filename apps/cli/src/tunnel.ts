@@ -1,0 +1,157 @@
+import path from 'node:path';
+import { isIPv4, isIpOrCidr } from '@postern/contract';
+import { CliError, TOOLS_MISSING_MESSAGE } from './errors.js';
+import type { System } from './system.js';
+import type { TunnelConfig } from './wg-config.js';
+import { parsePeerStates, type PeerState } from './wg-dump.js';
+
+// Brings a WireGuard interface up and down the way wg-quick does, without running wg-quick (whose hooks would
+// execute config text): kernel WireGuard when `ip link add … type wireguard` works, otherwise wireguard-go.
+
+export type Implementation = 'kernel' | 'wireguard-go';
+
+interface Tools {
+  ip: string;
+  wg: string;
+}
+
+/** wg-quick's table and fwmark for a full tunnel: policy routing keeps the tunnel's own UDP off the tunnel. */
+const FULL_TUNNEL_TABLE = '51820';
+const DEFAULT_MTU = 1420;
+const USERSPACE_SOCKET_DIR = '/var/run/wireguard';
+
+/** Linux interface names: at most 15 characters, and the characters wg-quick allows. */
+export function isInterfaceName(name: string): boolean {
+  return /^[A-Za-z0-9_=+.-]{1,15}$/.test(name) && name !== '.' && name !== '..';
+}
+
+export async function findTools(system: System): Promise<Tools> {
+  const [ip, wg] = await Promise.all([system.which('ip'), system.which('wg')]);
+  if (ip === null || wg === null) throw new CliError(TOOLS_MISSING_MESSAGE);
+  return { ip, wg };
+}
+
+export async function isInterfacePresent(system: System, iface: string): Promise<boolean> {
+  const { ip } = await findTools(system);
+  return (await system.run(ip, ['link', 'show', 'dev', iface])).code === 0;
+}
+
+/**
+ * Creates (or recreates) the interface and applies keys, peer, addresses, MTU and routes. `privateDir` (0700) holds
+ * the `wg setconf` input for a moment: wg cannot read it from stdin, because Node's stdio is a socket, not a pipe.
+ */
+export async function bringUpTunnel(system: System, iface: string, config: TunnelConfig, privateDir: string): Promise<Implementation> {
+  const tools = await findTools(system);
+  await tearDownTunnel(system, iface);
+  const implementation = await createInterface(system, tools, iface);
+  const setconfFile = path.join(privateDir, `.${iface}.setconf`);
+  try {
+    await system.writePrivateFile(setconfFile, config.setconf);
+    try {
+      await runChecked(system, tools.wg, ['setconf', iface, setconfFile]);
+    } finally {
+      await system.removeFile(setconfFile);
+    }
+    for (const address of config.addresses) {
+      await runChecked(system, tools.ip, [familyFlag(address), 'address', 'add', address, 'dev', iface]);
+    }
+    await runChecked(system, tools.ip, ['link', 'set', 'mtu', String(config.mtu ?? DEFAULT_MTU), 'up', 'dev', iface]);
+    await addRoutes(system, tools, iface, config);
+  } catch (error) {
+    await tearDownTunnel(system, iface);
+    throw error;
+  }
+  return implementation;
+}
+
+/** Removes the interface, its full-tunnel rules and a wireguard-go behind it. Safe to call when nothing is up. */
+export async function tearDownTunnel(system: System, iface: string): Promise<void> {
+  const tools = await findTools(system);
+  await removeFullTunnelRules(system, tools);
+  const socket = `${USERSPACE_SOCKET_DIR}/${iface}.sock`;
+  if (await system.exists(socket)) {
+    // wireguard-go watches its socket: removing it makes the daemon exit and take its tun device along.
+    await system.removeFile(socket);
+    await waitFor(system, async () => (await system.run(tools.ip, ['link', 'show', 'dev', iface])).code !== 0, 3000);
+  }
+  if ((await system.run(tools.ip, ['link', 'show', 'dev', iface])).code === 0) {
+    await runChecked(system, tools.ip, ['link', 'delete', 'dev', iface]);
+  }
+}
+
+export async function readPeerStates(system: System, iface: string): Promise<PeerState[]> {
+  const { wg } = await findTools(system);
+  const result = await system.run(wg, ['show', iface, 'dump']);
+  return result.code === 0 ? parsePeerStates(result.stdout) : [];
+}
+
+async function createInterface(system: System, tools: Tools, iface: string): Promise<Implementation> {
+  const kernel = await system.run(tools.ip, ['link', 'add', 'dev', iface, 'type', 'wireguard']);
+  if (kernel.code === 0) return 'kernel';
+  if (/Operation not permitted/i.test(kernel.stderr)) {
+    throw new CliError(`Creating ${iface} needs root (or CAP_NET_ADMIN): Operation not permitted`);
+  }
+  const wireguardGo = await system.which('wireguard-go');
+  if (wireguardGo === null) throw new CliError(TOOLS_MISSING_MESSAGE);
+  // Without -f wireguard-go forks into the background once the device and its control socket exist,
+  // so the tunnel outlives this process (plain `connect`) and `disconnect` can stop it through the socket.
+  const started = await system.run(wireguardGo, [iface]);
+  if (started.code !== 0) throw new CliError(`wireguard-go could not create ${iface}: ${firstLine(started.stderr)}`);
+  return 'wireguard-go';
+}
+
+async function addRoutes(system: System, tools: Tools, iface: string, config: TunnelConfig): Promise<void> {
+  const routes = config.allowedIps.filter(isIpOrCidr);
+  for (const route of routes) {
+    if (/\/0$/.test(route)) {
+      await addFullTunnelRoute(system, tools, iface, route);
+    } else if (!config.addresses.includes(route)) {
+      await runChecked(system, tools.ip, [familyFlag(route), 'route', 'replace', route, 'dev', iface]);
+    }
+  }
+}
+
+/** wg-quick's recipe: tunnel packets carry the fwmark and use the main table; everything else uses the tunnel. */
+async function addFullTunnelRoute(system: System, tools: Tools, iface: string, route: string): Promise<void> {
+  const family = familyFlag(route);
+  await runChecked(system, tools.wg, ['set', iface, 'fwmark', FULL_TUNNEL_TABLE]);
+  await runChecked(system, tools.ip, [family, 'route', 'replace', route, 'dev', iface, 'table', FULL_TUNNEL_TABLE]);
+  await runChecked(system, tools.ip, [family, 'rule', 'add', 'not', 'fwmark', FULL_TUNNEL_TABLE, 'table', FULL_TUNNEL_TABLE]);
+  await runChecked(system, tools.ip, [family, 'rule', 'add', 'table', 'main', 'suppress_prefixlength', '0']);
+}
+
+async function removeFullTunnelRules(system: System, tools: Tools): Promise<void> {
+  for (const family of ['-4', '-6']) {
+    const rules = await system.run(tools.ip, [family, 'rule', 'show']);
+    if (rules.code !== 0) continue;
+    if (rules.stdout.includes(`lookup ${FULL_TUNNEL_TABLE}`)) {
+      await system.run(tools.ip, [family, 'rule', 'delete', 'not', 'fwmark', FULL_TUNNEL_TABLE, 'table', FULL_TUNNEL_TABLE]);
+      await system.run(tools.ip, [family, 'rule', 'delete', 'table', 'main', 'suppress_prefixlength', '0']);
+    }
+  }
+}
+
+async function runChecked(system: System, command: string, args: string[]): Promise<void> {
+  const result = await system.run(command, args);
+  if (result.code !== 0) {
+    const name = command.split('/').pop() ?? command;
+    throw new CliError(`${name} ${args.slice(0, 3).join(' ')} failed: ${firstLine(result.stderr) || `exit code ${result.code}`}`);
+  }
+}
+
+async function waitFor(system: System, condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = system.now() + timeoutMs;
+  while (system.now() < deadline) {
+    if (await condition()) return true;
+    await system.sleep(50);
+  }
+  return condition();
+}
+
+function familyFlag(cidr: string): '-4' | '-6' {
+  return isIPv4(cidr.split('/')[0] ?? '') ? '-4' : '-6';
+}
+
+function firstLine(text: string): string {
+  return text.trim().split('\n')[0] ?? '';
+}
