@@ -1,0 +1,82 @@
+import { eq } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { publicKeyFromPrivate } from '../dataplane/wireguard/keys.js';
+import { insertNode } from '../modules/services/test-support.js';
+import { buildTestApp, type TestApp } from '../test/build-test-app.js';
+import { getGatewayPrivateKey, getGatewayPublicKey, loadDesiredState } from './desired-state.js';
+import { domains, httpServices, nodes, settings, tcpServices } from './schema.js';
+
+let t: TestApp;
+
+beforeEach(async () => {
+  t = await buildTestApp({ env: { POSTERN_VPN_SUBNET: '10.50.0.0/16', POSTERN_WG_PORT: '51999' } });
+});
+afterEach(async () => {
+  await t.cleanup();
+});
+
+const httpRow = { name: 'web', pathLocation: '/', backendHost: 'ignored', backendPort: 80 };
+const tcpRow = { name: 'db', proto: 'tcp' as const, backendHost: 'ignored', backendPort: 5432 };
+
+describe('loadDesiredState', () => {
+  test('gives the gateway the first host of the subnet and a stable, encrypted key', () => {
+    const state = loadDesiredState(t.deps);
+    expect(state.gateway).toMatchObject({ address: '10.50.0.1/16', listenPort: 51999, publicHost: 'gateway.test' });
+    expect(loadDesiredState(t.deps).gateway.privateKey).toBe(state.gateway.privateKey);
+    const stored = t.db.select().from(settings).where(eq(settings.key, 'gateway_private_key')).get();
+    expect(stored?.value).not.toContain(state.gateway.privateKey);
+    expect(getGatewayPublicKey(t.deps)).toBe(publicKeyFromPrivate(getGatewayPrivateKey(t.deps)));
+  });
+
+  test('has a peer for each enabled non-local node, gateways routing their network', () => {
+    const plain = insertNode(t.deps, { address: '10.50.0.2' });
+    const gateway = insertNode(t.deps, { address: '10.50.0.3', isGateway: true, gatewayNetwork: '192.168.1.0/24' });
+    insertNode(t.deps, { address: '10.50.0.4', enabled: false });
+    const psk = insertNode(t.deps, { address: '10.50.0.5', presharedKeyEnc: t.deps.secrets.encrypt('psk-value') });
+    const peers = loadDesiredState(t.deps).peers;
+    expect(peers.map((p) => p.nodeId)).toEqual([plain.id, gateway.id, psk.id]);
+    expect(peers[0]).toEqual({ nodeId: plain.id, publicKey: plain.publicKey, presharedKey: null, address: '10.50.0.2', allowedIps: ['10.50.0.2/32'] });
+    expect(peers[1]?.allowedIps).toEqual(['10.50.0.3/32', '192.168.1.0/24']);
+    expect(peers[2]?.presharedKey).toBe('psk-value');
+  });
+
+  test('serves enabled services of connected nodes, resolving the upstream host by node kind', () => {
+    const plain = insertNode(t.deps, { address: '10.50.0.2' });
+    const gateway = insertNode(t.deps, { address: '10.50.0.3', isGateway: true, gatewayNetwork: '192.168.1.0/24' });
+    const offline = insertNode(t.deps, { address: '10.50.0.4', enabled: false });
+    const local = t.db.select().from(nodes).where(eq(nodes.isLocal, true)).get();
+    if (!local) throw new Error('local node missing');
+    t.db.insert(domains).values({ domain: 'app.example.com' }).run();
+    t.db
+      .insert(httpServices)
+      .values([
+        { ...httpRow, nodeId: plain.id, domain: 'app.example.com', allowedIps: ['203.0.113.0/24'] },
+        { ...httpRow, nodeId: gateway.id, pathLocation: '/lan', backendHost: '192.168.1.10' },
+        { ...httpRow, nodeId: offline.id, pathLocation: '/offline' },
+        { ...httpRow, nodeId: plain.id, pathLocation: '/disabled', enabled: false },
+        { ...httpRow, nodeId: local.id, pathLocation: '/console', backendHost: '127.0.0.1', backendPort: 3000 },
+      ])
+      .run();
+    t.db
+      .insert(tcpServices)
+      .values([
+        { ...tcpRow, nodeId: plain.id, port: 30000, ssl: true, domain: 'app.example.com' },
+        { ...tcpRow, nodeId: offline.id, port: 30001 },
+        { ...tcpRow, nodeId: gateway.id, proto: 'udp', port: 30000, backendHost: '192.168.1.53', backendPort: 53 },
+      ])
+      .run();
+
+    const state = loadDesiredState(t.deps);
+    expect(state.http.map((r) => [r.pathLocation, r.domain, r.backendHost, r.backendPort])).toEqual([
+      ['/', 'app.example.com', '10.50.0.2', 80],
+      ['/lan', null, '192.168.1.10', 80],
+      ['/console', null, '127.0.0.1', 3000],
+    ]);
+    expect(state.http[0]).toMatchObject({ nodeId: plain.id, backendProto: 'http', allowedIps: ['203.0.113.0/24'], blockedIps: [] });
+    expect(state.stream.map((r) => [r.proto, r.port, r.ssl, r.domain, r.backendHost, r.backendPort])).toEqual([
+      ['tcp', 30000, true, 'app.example.com', '10.50.0.2', 5432],
+      ['udp', 30000, false, null, '192.168.1.53', 53],
+    ]);
+    expect(state.domains).toEqual([expect.objectContaining({ domain: 'app.example.com', ssl: 'self-signed' })]);
+  });
+});

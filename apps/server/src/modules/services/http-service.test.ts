@@ -1,0 +1,180 @@
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { HttpService, ListResponse } from '@postern/contract';
+import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
+import { createApiClient, fieldMessage, insertNode } from './test-support.js';
+
+// API tests for HTTP services: POST/GET/PATCH /api/services/:nodeId/http… and GET /api/services/http.
+
+let t: TestApp;
+let api: ReturnType<typeof createApiClient>;
+
+beforeEach(async () => {
+  t = await buildTestApp();
+  api = createApiClient(t, await t.login());
+});
+afterEach(async () => {
+  await t.cleanup();
+});
+
+const web = { name: 'web', domain: 'app.example.com', pathLocation: '/api', backendPort: 8080 };
+
+describe('creating an HTTP service', () => {
+  test('answers 401 without a session token', async () => {
+    const node = insertNode(t.deps);
+    const response = await t.app.inject({ method: 'POST', url: `/api/services/${node.id}/http`, payload: web });
+    expect(response.statusCode).toBe(401);
+  });
+
+  test('exposes a regular node on its tunnel address and publishes the route', async () => {
+    const node = insertNode(t.deps);
+    const before = t.fakeDataPlane.applyCount;
+    const { status, body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, { ...web, backendHost: '192.0.2.7' });
+    expect(status).toBe(201);
+    expect(body).toMatchObject({
+      nodeId: node.id,
+      name: 'web',
+      domain: 'app.example.com',
+      pathLocation: '/api',
+      backendProto: 'http',
+      backendHost: node.address,
+      backendPort: 8080,
+      enabled: true,
+      ssl: 'self-signed',
+      publicAccess: 'https://app.example.com/api',
+      applyError: null,
+    });
+    expect(t.fakeDataPlane.applyCount).toBeGreaterThan(before);
+    expect(t.fakeDataPlane.lastState?.http).toContainEqual(
+      expect.objectContaining({ serviceId: body.id, domain: 'app.example.com', backendHost: node.address, backendPort: 8080 }),
+    );
+  });
+
+  test('creates the domain it names when it does not exist yet', async () => {
+    const node = insertNode(t.deps);
+    await api('POST', `/api/services/${node.id}/http`, web);
+    const domains = await api<ListResponse<{ domain: string; ssl: string }>>('GET', '/api/domains');
+    expect(domains.body.data).toEqual([expect.objectContaining({ domain: 'app.example.com', ssl: 'self-signed' })]);
+  });
+
+  test("takes its ssl mode from the domain's certificate mode", async () => {
+    const node = insertNode(t.deps);
+    await api('POST', '/api/domains', { domain: 'secure.example.com', ssl: 'certbot' });
+    const { body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, { ...web, domain: 'secure.example.com' });
+    expect(body.ssl).toBe('certbot');
+  });
+
+  test('serves a path-only service on the public host, with a non-default HTTPS port in the URL', async () => {
+    await t.cleanup();
+    t = await buildTestApp({ env: { POSTERN_HTTPS_PORT: '8443' } });
+    api = createApiClient(t, await t.login());
+    const node = insertNode(t.deps);
+    const { status, body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, { name: 'app', pathLocation: '/app' });
+    expect(status).toBe(201);
+    expect(body).toMatchObject({ domain: null, ssl: 'self-signed', publicAccess: 'https://gateway.test:8443/app' });
+  });
+
+  test('answers 422 with the spec messages for missing and malformed fields', async () => {
+    const node = insertNode(t.deps);
+    const missing = await api('POST', `/api/services/${node.id}/http`, {});
+    expect(missing.status).toBe(422);
+    expect(fieldMessage(missing.body, 'name')).toBe('This field is required');
+
+    const badDomain = await api('POST', `/api/services/${node.id}/http`, { ...web, domain: 'not a domain' });
+    expect(fieldMessage(badDomain.body, 'domain')).toBe('This field must contain a valid domain name');
+
+    const neither = await api('POST', `/api/services/${node.id}/http`, { name: 'x', domain: '', pathLocation: '' });
+    expect(fieldMessage(neither.body, 'pathLocation')).toBe('Either a domain or a path is required');
+
+    const badPort = await api('POST', `/api/services/${node.id}/http`, { ...web, backendPort: 70000 });
+    expect(fieldMessage(badPort.body, 'backendPort')).toBe('This field must be less than or equal to 65535');
+  });
+
+  test('refuses a second service on the same domain and path, trailing slash or not', async () => {
+    const node = insertNode(t.deps);
+    const other = insertNode(t.deps);
+    expect((await api('POST', `/api/services/${node.id}/http`, web)).status).toBe(201);
+    const clash = await api('POST', `/api/services/${other.id}/http`, { ...web, name: 'copy', pathLocation: '/api/' });
+    expect(clash.status).toBe(422);
+    expect(fieldMessage(clash.body, 'pathLocation')).toBe('The path /api on app.example.com is already used by the service "web"');
+    const elsewhere = await api('POST', `/api/services/${other.id}/http`, { ...web, name: 'other', pathLocation: '/other' });
+    expect(elsewhere.status).toBe(201);
+  });
+
+  test('answers 404 for an unknown node', async () => {
+    const { status, body } = await api('POST', '/api/services/9999/http', web);
+    expect(status).toBe(404);
+    expect(body).toEqual({ message: 'Node not found' });
+  });
+});
+
+describe('backend host rules', () => {
+  test('a gateway node needs a host inside its network (or its own address)', async () => {
+    const gateway = insertNode(t.deps, { isGateway: true, gatewayNetwork: '192.168.10.0/24' });
+    const missing = await api('POST', `/api/services/${gateway.id}/http`, web);
+    expect(fieldMessage(missing.body, 'backendHost')).toBe('This field is required');
+
+    const outside = await api('POST', `/api/services/${gateway.id}/http`, { ...web, backendHost: '192.168.11.5' });
+    expect(outside.status).toBe(422);
+    expect(fieldMessage(outside.body, 'backendHost')).toContain('192.168.10.0/24');
+
+    const inside = await api<HttpService>('POST', `/api/services/${gateway.id}/http`, { ...web, backendHost: '192.168.10.5' });
+    expect(inside.status).toBe(201);
+    expect(inside.body.backendHost).toBe('192.168.10.5');
+  });
+
+  test('the local node proxies to any host, which is required', async () => {
+    const local = (await api<ListResponse<{ id: number; isLocal: boolean }>>('GET', '/api/nodes')).body.data.find((n) => n.isLocal);
+    expect(local).toBeDefined();
+    const missing = await api('POST', `/api/services/${local?.id}/http`, web);
+    expect(fieldMessage(missing.body, 'backendHost')).toBe('This field is required');
+    const created = await api<HttpService>('POST', `/api/services/${local?.id}/http`, { ...web, backendHost: 'localhost' });
+    expect(created.status).toBe(201);
+    expect(created.body.backendHost).toBe('localhost');
+  });
+});
+
+describe('reading and editing HTTP services', () => {
+  test('pages a node’s services and counts them all', async () => {
+    const node = insertNode(t.deps);
+    for (let i = 0; i < 7; i++) await api('POST', `/api/services/${node.id}/http`, { ...web, pathLocation: `/p${i}` });
+    const { status, body } = await api<ListResponse<HttpService>>('GET', `/api/services/${node.id}/http?page=2&limit=5`);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ page: 2, limit: 5, total: 7 });
+    expect(body.data.map((s) => s.pathLocation)).toEqual(['/p5', '/p6']);
+  });
+
+  test('filters all HTTP services by domain', async () => {
+    const node = insertNode(t.deps);
+    await api('POST', `/api/services/${node.id}/http`, web);
+    await api('POST', `/api/services/${node.id}/http`, { ...web, domain: 'other.example.com' });
+    const { body } = await api<ListResponse<HttpService>>('GET', '/api/services/http?domain=other.example.com');
+    expect(body.total).toBe(1);
+    expect(body.data[0]?.domain).toBe('other.example.com');
+    const all = await api<ListResponse<HttpService>>('GET', '/api/services/http');
+    expect(all.body.total).toBe(2);
+  });
+
+  test('gets one service, and 404s for an unknown id, another node’s service or an unknown type', async () => {
+    const node = insertNode(t.deps);
+    const other = insertNode(t.deps);
+    const { body: created } = await api<HttpService>('POST', `/api/services/${node.id}/http`, web);
+    expect((await api('GET', `/api/services/${node.id}/http/${created.id}`)).body).toEqual(created);
+    expect((await api('GET', `/api/services/${node.id}/http/9999`)).status).toBe(404);
+    expect((await api('GET', `/api/services/${other.id}/http/${created.id}`)).status).toBe(404);
+    expect((await api('GET', `/api/services/${node.id}/ftp/${created.id}`)).status).toBe(404);
+    expect((await api('GET', `/api/services/abc/http/${created.id}`)).status).toBe(404);
+  });
+
+  test('edits fields and keeps domain + path unique', async () => {
+    const node = insertNode(t.deps);
+    const { body: first } = await api<HttpService>('POST', `/api/services/${node.id}/http`, web);
+    await api('POST', `/api/services/${node.id}/http`, { ...web, name: 'docs', pathLocation: '/docs' });
+    const edited = await api<HttpService>('PATCH', `/api/services/${node.id}/http/${first.id}`, { name: 'web2', pathLocation: '/v2' });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ name: 'web2', pathLocation: '/v2', publicAccess: 'https://app.example.com/v2' });
+    const clash = await api('PATCH', `/api/services/${node.id}/http/${first.id}`, { pathLocation: '/docs' });
+    expect(fieldMessage(clash.body, 'pathLocation')).toBe('The path /docs on app.example.com is already used by the service "docs"');
+    const invalid = await api('PATCH', `/api/services/${node.id}/http/${first.id}`, { backendProto: 'ftp' });
+    expect(fieldMessage(invalid.body, 'backendProto')).toBe('This field must be one of http, https');
+  });
+});

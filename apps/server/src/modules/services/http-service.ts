@@ -1,0 +1,143 @@
+import { and, eq } from 'drizzle-orm';
+import { ruleMessages, type HttpService, type HttpServiceCreate, type HttpServiceUpdate, type ListResponse, type PageQuery } from '@postern/contract';
+import type { AppDeps } from '../../deps.js';
+import { domains, httpServices } from '../../db/schema.js';
+import { fieldError, notFound } from '../../errors.js';
+import { ensureDomains } from '../domains/service.js';
+import { applyChanges } from './apply.js';
+import type { DbExecutor } from './db-executor.js';
+import { selectHttpPage, type ListScope } from './list-queries.js';
+import { toHttpService, type HttpServiceRow } from './present.js';
+import { findServiceNode, resolveBackendHost } from './service-node.js';
+import { isUniqueViolation } from './sqlite-errors.js';
+
+/** Rows with their domain's certificate mode (the service's read-only `ssl`). */
+function selectHttpServices(db: DbExecutor) {
+  return db
+    .select({ row: httpServices, ssl: domains.ssl })
+    .from(httpServices)
+    .leftJoin(domains, eq(domains.domain, httpServices.domain));
+}
+
+export function listHttpServices(deps: AppDeps, scope: ListScope, { page, limit }: PageQuery): ListResponse<HttpService> {
+  const { rows, total } = selectHttpPage(deps.db, scope, { page, limit });
+  return { data: rows.map(({ row, ssl }) => toHttpService(deps.config, row, ssl)), page, limit, total };
+}
+
+export function getHttpService(deps: AppDeps, nodeId: number, id: number): HttpService {
+  const found = selectHttpServices(deps.db)
+    .where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId)))
+    .get();
+  if (!found) throw notFound('Service');
+  return toHttpService(deps.config, found.row, found.ssl);
+}
+
+/** nginx treats `/api` and `/api/` as the same route, so they are stored (and compared) alike. */
+function normalizePath(path: string): string {
+  return path.length > 1 ? path.replace(/\/+$/, '') || '/' : path;
+}
+
+function assertRouteFree(tx: DbExecutor, domain: string, path: string, exceptId?: number): void {
+  const other = tx
+    .select({ id: httpServices.id, name: httpServices.name })
+    .from(httpServices)
+    .where(and(eq(httpServices.domain, domain), eq(httpServices.pathLocation, path)))
+    .get();
+  if (other && other.id !== exceptId) throw routeTaken(domain, path, other.name);
+}
+
+function routeTaken(domain: string, path: string, serviceName?: string) {
+  const host = domain === '' ? 'the default host' : domain;
+  const owner = serviceName ? ` by the service "${serviceName}"` : '';
+  return fieldError('pathLocation', `The path ${path} on ${host} is already used${owner}`);
+}
+
+interface RouteInput {
+  domain?: string | null | undefined;
+  pathLocation?: string | null | undefined;
+}
+
+/** Merges a request's domain and path over the stored ones; one of them must remain (console-spec §5). */
+function resolveRoute(input: RouteInput, current?: HttpServiceRow): { domain: string; pathLocation: string } {
+  const domain = input.domain === undefined ? (current?.domain ?? '') : (input.domain ?? '');
+  const path = input.pathLocation === undefined ? current?.pathLocation : input.pathLocation;
+  if (domain === '' && !path) throw fieldError('pathLocation', ruleMessages.domainOrPath);
+  return { domain, pathLocation: normalizePath(path || '/') };
+}
+
+/** Runs a write; a unique-index violation (a concurrent writer took the route) becomes the same 422 as the pre-check. */
+function insertOrExplain<T>(route: { domain: string; pathLocation: string }, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw routeTaken(route.domain, route.pathLocation);
+    throw error;
+  }
+}
+
+export async function createHttpService(deps: AppDeps, nodeId: number, body: HttpServiceCreate): Promise<HttpService> {
+  const route = resolveRoute(body);
+  const id = insertOrExplain(route, () =>
+    deps.db.transaction(
+      (tx) => {
+        const node = findServiceNode(deps.db, nodeId);
+        assertRouteFree(tx, route.domain, route.pathLocation);
+        ensureDomains(tx, [route.domain]);
+        return tx
+          .insert(httpServices)
+          .values({
+            nodeId,
+            name: body.name,
+            ...route,
+            backendProto: body.backendProto ?? 'http',
+            backendHost: resolveBackendHost(node, body.backendHost),
+            backendPort: body.backendPort ?? 80,
+            allowedIps: body.allowedIps ?? [],
+            blockedIps: body.blockedIps ?? [],
+          })
+          .returning({ id: httpServices.id })
+          .get().id;
+      },
+      { behavior: 'immediate' },
+    ),
+  );
+  await applyChanges(deps, { type: 'http', id });
+  return getHttpService(deps, nodeId, id);
+}
+
+export async function updateHttpService(deps: AppDeps, nodeId: number, id: number, body: HttpServiceUpdate): Promise<HttpService> {
+  const now = deps.now().toISOString();
+  const current = deps.db
+    .select()
+    .from(httpServices)
+    .where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId)))
+    .get();
+  if (!current) throw notFound('Service');
+  const route = resolveRoute(body, current);
+  insertOrExplain(route, () =>
+    deps.db.transaction(
+      (tx) => {
+        const node = findServiceNode(deps.db, nodeId);
+        assertRouteFree(tx, route.domain, route.pathLocation, id);
+        ensureDomains(tx, [route.domain]);
+        const backendHost = resolveBackendHost(node, body.backendHost === undefined ? current.backendHost : body.backendHost);
+        tx.update(httpServices)
+          .set({
+            ...route,
+            ...(body.name !== undefined && { name: body.name }),
+            ...(body.backendProto !== undefined && { backendProto: body.backendProto }),
+            ...(body.backendPort !== undefined && { backendPort: body.backendPort }),
+            ...(body.allowedIps !== undefined && { allowedIps: body.allowedIps }),
+            ...(body.blockedIps !== undefined && { blockedIps: body.blockedIps }),
+            backendHost,
+            updatedAt: now,
+          })
+          .where(eq(httpServices.id, id))
+          .run();
+      },
+      { behavior: 'immediate' },
+    ),
+  );
+  await applyChanges(deps, { type: 'http', id });
+  return getHttpService(deps, nodeId, id);
+}

@@ -1,0 +1,104 @@
+import { count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { domains, httpServices, tcpServices } from '../../db/schema.js';
+
+// Service lists are the hot read path (console cards, the domains page, the agent). Building a drizzle query
+// costs more than running it (~0.5 ms vs ~0.05 ms per call at 10,000 rows), so each list shape is prepared once
+// per database and reused with placeholders. Every shape is served by an index: (node_id, id), (domain, id)
+// or the primary key, so a page is an index range scan and the count a covering-index count.
+
+const scope = sql.placeholder('scope');
+const limit = sql.placeholder('limit');
+const offset = sql.placeholder('offset');
+
+// The page's ids come from a subquery on the (covering) index, then only those rows are read and joined: with a
+// plain OFFSET, SQLite would read and join every skipped row (the last of 1,000 pages: ~6 ms instead of ~0.3 ms).
+function prepareHttp(db: Db) {
+  const page = (where?: SQL) =>
+    db
+      .select({ row: httpServices, ssl: domains.ssl })
+      .from(httpServices)
+      .leftJoin(domains, eq(domains.domain, httpServices.domain))
+      .where(
+        inArray(
+          httpServices.id,
+          db.select({ id: httpServices.id }).from(httpServices).where(where).orderBy(httpServices.id).limit(limit).offset(offset),
+        ),
+      )
+      .orderBy(httpServices.id)
+      .prepare();
+  const total = (where?: SQL) => db.select({ n: count() }).from(httpServices).where(where).prepare();
+  return {
+    all: page(),
+    byNode: page(eq(httpServices.nodeId, scope)),
+    byDomain: page(eq(httpServices.domain, scope)),
+    countAll: total(),
+    countByNode: total(eq(httpServices.nodeId, scope)),
+    countByDomain: total(eq(httpServices.domain, scope)),
+  };
+}
+
+function prepareTcp(db: Db) {
+  const page = (where?: SQL) =>
+    db
+      .select()
+      .from(tcpServices)
+      .where(
+        inArray(
+          tcpServices.id,
+          db.select({ id: tcpServices.id }).from(tcpServices).where(where).orderBy(tcpServices.id).limit(limit).offset(offset),
+        ),
+      )
+      .orderBy(tcpServices.id)
+      .prepare();
+  const total = (where?: SQL) => db.select({ n: count() }).from(tcpServices).where(where).prepare();
+  return {
+    all: page(),
+    byNode: page(eq(tcpServices.nodeId, scope)),
+    byDomain: page(eq(tcpServices.domain, scope)),
+    countAll: total(),
+    countByNode: total(eq(tcpServices.nodeId, scope)),
+    countByDomain: total(eq(tcpServices.domain, scope)),
+  };
+}
+
+type Prepared = { http: ReturnType<typeof prepareHttp>; tcp: ReturnType<typeof prepareTcp> };
+const preparedByDb = new WeakMap<Db, Prepared>();
+
+function prepared(db: Db): Prepared {
+  let found = preparedByDb.get(db);
+  if (!found) {
+    found = { http: prepareHttp(db), tcp: prepareTcp(db) };
+    preparedByDb.set(db, found);
+  }
+  return found;
+}
+
+/** Which services a list shows: all of one type, one node's, or those on one domain. */
+export type ListScope = { all: true } | { nodeId: number } | { domain: string };
+
+export interface PageWindow {
+  page: number;
+  limit: number;
+}
+
+function placeholders(listScope: ListScope, { page, limit: size }: PageWindow) {
+  const value = 'nodeId' in listScope ? listScope.nodeId : 'domain' in listScope ? listScope.domain : null;
+  return { scope: value, limit: size, offset: (page - 1) * size };
+}
+
+export function selectHttpPage(db: Db, listScope: ListScope, window: PageWindow) {
+  const q = prepared(db).http;
+  const params = placeholders(listScope, window);
+  if ('nodeId' in listScope) return { rows: q.byNode.all(params), total: q.countByNode.get(params)?.n ?? 0 };
+  if ('domain' in listScope) return { rows: q.byDomain.all(params), total: q.countByDomain.get(params)?.n ?? 0 };
+  return { rows: q.all.all(params), total: q.countAll.get()?.n ?? 0 };
+}
+
+export function selectTcpPage(db: Db, listScope: ListScope, window: PageWindow) {
+  const q = prepared(db).tcp;
+  const params = placeholders(listScope, window);
+  if ('nodeId' in listScope) return { rows: q.byNode.all(params), total: q.countByNode.get(params)?.n ?? 0 };
+  if ('domain' in listScope) return { rows: q.byDomain.all(params), total: q.countByDomain.get(params)?.n ?? 0 };
+  return { rows: q.all.all(params), total: q.countAll.get()?.n ?? 0 };
+}

@@ -1,0 +1,63 @@
+import type { HttpService, SslMode, TcpService } from '@postern/contract';
+import type { Config } from '../../env.js';
+import type { httpServices, tcpServices } from '../../db/schema.js';
+
+export type HttpServiceRow = typeof httpServices.$inferSelect;
+export type TcpServiceRow = typeof tcpServices.$inferSelect;
+
+type PublicConfig = Pick<Config, 'publicHost' | 'httpsPort'>;
+
+/** `https://<domain or public host>[:port]<path>`; the port only when it is not HTTPS's default. */
+export function httpPublicAccess(config: PublicConfig, domain: string, pathLocation: string): string {
+  const host = domain === '' ? config.publicHost : domain;
+  const port = config.httpsPort === 443 ? '' : `:${config.httpsPort}`;
+  return `https://${host}${port}${pathLocation}`;
+}
+
+/** `tcp://host:port` or `udp://host:port`, on the service's domain when it has one. */
+export function streamPublicAccess(config: PublicConfig, proto: 'tcp' | 'udp', domain: string | null, port: number): string {
+  return `${proto}://${domain ?? config.publicHost}:${port}`;
+}
+
+/** `domainSsl` is the certificate mode of the service's domain (null: default host, served self-signed). */
+export function toHttpService(config: PublicConfig, row: HttpServiceRow, domainSsl: SslMode | null): HttpService {
+  return {
+    id: row.id,
+    nodeId: row.nodeId,
+    name: row.name,
+    domain: row.domain === '' ? null : row.domain,
+    pathLocation: row.pathLocation,
+    backendProto: row.backendProto,
+    backendHost: row.backendHost,
+    backendPort: row.backendPort,
+    allowedIps: row.allowedIps,
+    blockedIps: row.blockedIps,
+    enabled: row.enabled,
+    publicAccess: httpPublicAccess(config, row.domain, row.pathLocation),
+    ssl: domainSsl ?? 'self-signed',
+    applyError: row.applyError,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+export function toTcpService(config: PublicConfig, row: TcpServiceRow): TcpService {
+  return {
+    id: row.id,
+    nodeId: row.nodeId,
+    name: row.name,
+    domain: row.domain,
+    proto: row.proto,
+    port: row.port,
+    ssl: row.ssl,
+    backendHost: row.backendHost,
+    backendPort: row.backendPort,
+    allowedIps: row.allowedIps,
+    blockedIps: row.blockedIps,
+    enabled: row.enabled,
+    publicAccess: streamPublicAccess(config, row.proto, row.domain, row.port),
+    applyError: row.applyError,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}

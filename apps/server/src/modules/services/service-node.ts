@@ -1,0 +1,64 @@
+import { eq, sql } from 'drizzle-orm';
+import { isIPv4, isInSubnet, messages } from '@postern/contract';
+import { nodes } from '../../db/schema.js';
+import { fieldError, notFound } from '../../errors.js';
+import type { Db } from '../../db/client.js';
+
+/** What the service rules need to know about the node a service lives on. */
+export interface ServiceNode {
+  id: number;
+  address: string;
+  isGateway: boolean;
+  gatewayNetwork: string | null;
+  isLocal: boolean;
+}
+
+function prepareFindNode(db: Db) {
+  return db
+    .select({
+      id: nodes.id,
+      address: nodes.address,
+      isGateway: nodes.isGateway,
+      gatewayNetwork: nodes.gatewayNetwork,
+      isLocal: nodes.isLocal,
+    })
+    .from(nodes)
+    .where(eq(nodes.id, sql.placeholder('id')))
+    .prepare();
+}
+
+// Every service call starts with this lookup; a prepared statement skips rebuilding the query each time.
+const findNodeByDb = new WeakMap<Db, ReturnType<typeof prepareFindNode>>();
+
+/**
+ * The node a service call is about, or 404. Statements run on the connection, so this also reads inside a
+ * transaction the caller opened on the same `db`.
+ */
+export function findServiceNode(db: Db, nodeId: number): ServiceNode {
+  let query = findNodeByDb.get(db);
+  if (!query) {
+    query = prepareFindNode(db);
+    findNodeByDb.set(db, query);
+  }
+  const node = query.get({ id: nodeId });
+  if (!node) throw notFound('Node');
+  return node;
+}
+
+/**
+ * Where the gateway sends a service's traffic. A regular node only exposes its own tunnel address (what the
+ * operator typed is ignored, the console disables the field); a gateway node may target hosts of its routed
+ * subnet or itself; the local node proxies to any host the gateway can reach.
+ */
+export function resolveBackendHost(node: ServiceNode, requested: string | null | undefined): string {
+  if (!node.isGateway && !node.isLocal) return node.address;
+  if (!requested) throw fieldError('backendHost', messages.required);
+  if (node.isLocal) return requested;
+  const network = node.gatewayNetwork;
+  const isReachable = isIPv4(requested) && (requested === node.address || (network !== null && isInSubnet(requested, network)));
+  if (!isReachable) {
+    const where = network ? `inside the node's network ${network}` : 'the node address';
+    throw fieldError('backendHost', `This field must be an IP address ${where} or ${node.address}`);
+  }
+  return requested;
+}

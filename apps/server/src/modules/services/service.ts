@@ -1,0 +1,74 @@
+import { and, eq } from 'drizzle-orm';
+import type { HttpService, ListResponse, PageQuery, ServiceType, TcpService } from '@postern/contract';
+import type { AppDeps } from '../../deps.js';
+import { httpServices, tcpServices } from '../../db/schema.js';
+import { notFound } from '../../errors.js';
+import { applyChanges } from './apply.js';
+import { getHttpService, listHttpServices } from './http-service.js';
+import { findServiceNode } from './service-node.js';
+import { getTcpService, listTcpServices } from './tcp-service.js';
+
+// The type-independent service operations. The console routes and the agent API (scoped to the token's node)
+// both call these, so the rules live in one place.
+
+export { createHttpService, updateHttpService } from './http-service.js';
+export { createTcpService, updateTcpService } from './tcp-service.js';
+
+export type AnyService = HttpService | TcpService;
+
+export function listNodeServices(deps: AppDeps, nodeId: number, type: 'http', page: PageQuery): ListResponse<HttpService>;
+export function listNodeServices(deps: AppDeps, nodeId: number, type: 'tcp', page: PageQuery): ListResponse<TcpService>;
+export function listNodeServices(deps: AppDeps, nodeId: number, type: ServiceType, page: PageQuery): ListResponse<AnyService>;
+export function listNodeServices(deps: AppDeps, nodeId: number, type: ServiceType, page: PageQuery): ListResponse<AnyService> {
+  findServiceNode(deps.db, nodeId);
+  return type === 'http' ? listHttpServices(deps, { nodeId }, page) : listTcpServices(deps, { nodeId }, page);
+}
+
+type ServiceListQuery = PageQuery & { domain?: string | null | undefined };
+
+/** Every service of one type, optionally only those on `domain` (the domains list expands rows with this). */
+export function listServices(deps: AppDeps, type: 'http', query: ServiceListQuery): ListResponse<HttpService>;
+export function listServices(deps: AppDeps, type: 'tcp', query: ServiceListQuery): ListResponse<TcpService>;
+export function listServices(deps: AppDeps, type: ServiceType, query: ServiceListQuery): ListResponse<AnyService> {
+  const scope = query.domain ? { domain: query.domain } : { all: true as const };
+  return type === 'http' ? listHttpServices(deps, scope, query) : listTcpServices(deps, scope, query);
+}
+
+export function getService(deps: AppDeps, nodeId: number, type: ServiceType, id: number): AnyService {
+  findServiceNode(deps.db, nodeId);
+  return type === 'http' ? getHttpService(deps, nodeId, id) : getTcpService(deps, nodeId, id);
+}
+
+function updateEnabled(deps: AppDeps, nodeId: number, type: ServiceType, id: number, enabled: boolean): boolean {
+  const patch = { enabled, updatedAt: deps.now().toISOString() };
+  const changed =
+    type === 'http'
+      ? deps.db.update(httpServices).set(patch).where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId))).run()
+      : deps.db.update(tcpServices).set(patch).where(and(eq(tcpServices.id, id), eq(tcpServices.nodeId, nodeId))).run();
+  return changed.changes > 0;
+}
+
+/** Enable/Disable Access: the data plane starts or stops serving the service before this resolves. */
+export async function setServiceEnabled(
+  deps: AppDeps,
+  nodeId: number,
+  type: ServiceType,
+  id: number,
+  enabled: boolean,
+): Promise<AnyService> {
+  findServiceNode(deps.db, nodeId);
+  if (!updateEnabled(deps, nodeId, type, id, enabled)) throw notFound('Service');
+  await applyChanges(deps, { type, id });
+  return getService(deps, nodeId, type, id);
+}
+
+export async function deleteService(deps: AppDeps, nodeId: number, type: ServiceType, id: number): Promise<void> {
+  findServiceNode(deps.db, nodeId);
+  const deleted =
+    type === 'http'
+      ? deps.db.delete(httpServices).where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId))).run()
+      : deps.db.delete(tcpServices).where(and(eq(tcpServices.id, id), eq(tcpServices.nodeId, nodeId))).run();
+  if (deleted.changes === 0) throw notFound('Service');
+  // The row is gone, so a rejection has no service to be stored on: it only reaches the caller.
+  await applyChanges(deps);
+}

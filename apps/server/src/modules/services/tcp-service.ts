@@ -1,0 +1,125 @@
+import { and, eq } from 'drizzle-orm';
+import { oneOfMessage, type ListResponse, type PageQuery, type TcpService, type TcpServiceCreate, type TcpServiceUpdate } from '@postern/contract';
+import type { AppDeps } from '../../deps.js';
+import { tcpServices } from '../../db/schema.js';
+import { fieldError, notFound } from '../../errors.js';
+import { ensureDomains } from '../domains/service.js';
+import { applyChanges } from './apply.js';
+import { selectTcpPage, type ListScope } from './list-queries.js';
+import { toTcpService, type TcpServiceRow } from './present.js';
+import { choosePublicPort, portTaken } from './public-port.js';
+import { findServiceNode, resolveBackendHost } from './service-node.js';
+import { isUniqueViolation } from './sqlite-errors.js';
+
+export function listTcpServices(deps: AppDeps, scope: ListScope, { page, limit }: PageQuery): ListResponse<TcpService> {
+  const { rows, total } = selectTcpPage(deps.db, scope, { page, limit });
+  return { data: rows.map((row) => toTcpService(deps.config, row)), page, limit, total };
+}
+
+function findTcpRow(deps: AppDeps, nodeId: number, id: number): TcpServiceRow {
+  const row = deps.db
+    .select()
+    .from(tcpServices)
+    .where(and(eq(tcpServices.id, id), eq(tcpServices.nodeId, nodeId)))
+    .get();
+  if (!row) throw notFound('Service');
+  return row;
+}
+
+export function getTcpService(deps: AppDeps, nodeId: number, id: number): TcpService {
+  return toTcpService(deps.config, findTcpRow(deps, nodeId, id));
+}
+
+function writeOrExplain<T>(proto: 'tcp' | 'udp', port: number | null | undefined, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    // Another process took the port between our check and the insert (the unique index is the last word).
+    if (isUniqueViolation(error) && typeof port === 'number') throw portTaken(proto, port);
+    throw error;
+  }
+}
+
+/** TLS termination is a TCP feature; the contract checks the request, this checks the merged result of an edit. */
+function assertSslFits(proto: 'tcp' | 'udp', ssl: boolean): void {
+  if (ssl && proto === 'udp') throw fieldError('ssl', oneOfMessage(['false']));
+}
+
+export async function createTcpService(deps: AppDeps, nodeId: number, body: TcpServiceCreate): Promise<TcpService> {
+  const proto = body.proto ?? 'tcp';
+  const ssl = body.ssl ?? false;
+  assertSslFits(proto, ssl);
+  const domain = body.domain ?? null;
+  const id = writeOrExplain(proto, body.port, () =>
+    deps.db.transaction(
+      (tx) => {
+        const node = findServiceNode(deps.db, nodeId);
+        const port = choosePublicPort(tx, deps.config, proto, body.port);
+        if (domain) ensureDomains(tx, [domain]);
+        return tx
+          .insert(tcpServices)
+          .values({
+            nodeId,
+            name: body.name,
+            domain,
+            proto,
+            port,
+            ssl,
+            backendHost: resolveBackendHost(node, body.backendHost),
+            backendPort: body.backendPort,
+            allowedIps: body.allowedIps ?? [],
+            blockedIps: body.blockedIps ?? [],
+          })
+          .returning({ id: tcpServices.id })
+          .get().id;
+      },
+      { behavior: 'immediate' },
+    ),
+  );
+  await applyChanges(deps, { type: 'tcp', id });
+  return getTcpService(deps, nodeId, id);
+}
+
+/**
+ * Edits a TCP/UDP service. `port: null` asks for a fresh auto-assigned port; an omitted port keeps the current
+ * one (checked again when the protocol changes, since ports are unique per protocol).
+ */
+export async function updateTcpService(deps: AppDeps, nodeId: number, id: number, body: TcpServiceUpdate): Promise<TcpService> {
+  const current = findTcpRow(deps, nodeId, id);
+  const proto = body.proto ?? current.proto;
+  const ssl = body.ssl ?? current.ssl;
+  assertSslFits(proto, ssl);
+  const domain = body.domain === undefined ? current.domain : body.domain;
+  const requestedPort = body.port === undefined ? current.port : body.port;
+  const now = deps.now().toISOString();
+  writeOrExplain(proto, requestedPort, () =>
+    deps.db.transaction(
+      (tx) => {
+        const node = findServiceNode(deps.db, nodeId);
+        // An untouched port stays even if the range was narrowed since: only a change must fit the rules.
+        const keepsPort = body.port === undefined && proto === current.proto;
+        const port = keepsPort ? current.port : choosePublicPort(tx, deps.config, proto, requestedPort, id);
+        if (domain) ensureDomains(tx, [domain]);
+        const backendHost = resolveBackendHost(node, body.backendHost === undefined ? current.backendHost : body.backendHost);
+        tx.update(tcpServices)
+          .set({
+            domain,
+            proto,
+            port,
+            ssl,
+            backendHost,
+            ...(body.name !== undefined && { name: body.name }),
+            ...(body.backendPort !== undefined && { backendPort: body.backendPort }),
+            ...(body.allowedIps !== undefined && { allowedIps: body.allowedIps }),
+            ...(body.blockedIps !== undefined && { blockedIps: body.blockedIps }),
+            updatedAt: now,
+          })
+          .where(eq(tcpServices.id, id))
+          .run();
+      },
+      { behavior: 'immediate' },
+    ),
+  );
+  await applyChanges(deps, { type: 'tcp', id });
+  return getTcpService(deps, nodeId, id);
+}

@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { buildApp } from '@postern/server/src/app.js';
+import { bootstrap } from '@postern/server/src/bootstrap.js';
+import { openDb } from '@postern/server/src/db/client.js';
+import { loadDesiredState } from '@postern/server/src/db/desired-state.js';
+import { resolveMigrationsDir } from '@postern/server/src/db/migrations-dir.js';
+import { createFakeDataPlane, type FakeDataPlane } from '@postern/server/src/dataplane/fakes.js';
+import type { AppDeps } from '@postern/server/src/deps.js';
+import { parseConfig } from '@postern/server/src/env.js';
+import { createSecretBox } from '@postern/server/src/secrets.js';
+import { seedNodesAndServices } from './api-seed.js';
+
+// The servers the API benchmark measures: the real app (with the in-memory data plane, so no root is needed)
+// over a seeded database, and a bare Fastify route as the baseline. Both on 127.0.0.1 only.
+
+export interface BenchApp {
+  app: FastifyInstance;
+  deps: AppDeps;
+  dataPlane: FakeDataPlane;
+  /** A console session token of the bootstrap admin. */
+  token: string;
+  seedSeconds: number;
+  close(): Promise<void>;
+}
+
+export async function startBenchApp(dataDir: string, size: number): Promise<BenchApp> {
+  const config = parseConfig({
+    POSTERN_DATA_DIR: dataDir,
+    POSTERN_ADMIN_PASSWORD: randomBytes(18).toString('base64url'),
+    POSTERN_PUBLIC_HOST: 'gateway.bench.test',
+    POSTERN_DATAPLANE: 'off',
+  });
+  const db = openDb(join(dataDir, 'postern.db'), resolveMigrationsDir());
+  const base = { config, db, secrets: createSecretBox(randomBytes(32)) };
+  const dataPlane = createFakeDataPlane({ loadDesiredState: () => loadDesiredState(base) });
+  const deps: AppDeps = { ...base, dataPlane, now: () => new Date() };
+  await bootstrap(deps, () => undefined);
+  const seedSeconds = seedNodesAndServices(deps, size, size);
+  const app = await buildApp(deps, { consoleDir: null });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { username: config.adminUsername, password: config.adminPassword },
+  });
+  const { token } = login.json<{ token: string }>();
+  return {
+    app,
+    deps,
+    dataPlane,
+    token,
+    seedSeconds,
+    async close() {
+      await app.close();
+      await dataPlane.stop();
+      db.$client.close();
+    },
+  };
+}
+
+export async function startBareRoute(): Promise<FastifyInstance> {
+  const bare = Fastify({ logger: false });
+  bare.get('/bare', () => ({ status: 'ok' }));
+  await bare.listen({ host: '127.0.0.1', port: 0 });
+  return bare;
+}
+
+export const urlOf = (server: FastifyInstance, path: string): string => {
+  const address = server.server.address();
+  if (address === null || typeof address === 'string') throw new Error('server is not listening on TCP');
+  return `http://127.0.0.1:${address.port}${path}`;
+};
