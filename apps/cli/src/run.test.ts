@@ -152,7 +152,7 @@ describe('postern expose / services / enable / rm', () => {
   it('checks the request like the gateway does before sending it', async () => {
     const h = harness(createFakeSystem(), { url: 'http://127.0.0.1:9', token: makeToken() });
     expect(await runCli(['expose', 'http', 'web', '--port', '80', '--domain', 'app.example.com', '--allow', 'not-an-ip'], h.context)).toBe(1);
-    expect(h.err()).toBe('postern: Validation failed:\n  allowedIps: This field must be a valid IP address, optionally with a CIDR\n');
+    expect(h.err()).toBe('postern: Validation failed:\n  allowedIps: This field must be a valid IPv4 address, optionally with a CIDR\n');
     const noTarget = harness(createFakeSystem(), { url: 'http://127.0.0.1:9', token: makeToken() });
     expect(await runCli(['expose', 'http', 'web', '--port', '80'], noTarget.context)).toBe(1);
     expect(noTarget.err()).toContain('pathLocation: Either a domain or a path is required');

@@ -22,10 +22,10 @@ export const oneOfMessage = (values: readonly string[]): string => `This field m
 // Messages for rules the spec states without giving a text (documented in docs/api.md).
 export const ruleMessages = {
   ipv4: 'This field must be a valid IPv4 address',
-  ipOrCidr: 'This field must be a valid IP address, optionally with a CIDR',
+  ipOrCidr: 'This field must be a valid IPv4 address, optionally with a CIDR',
   cidr: 'This field must be a valid IP address with a CIDR',
   host: 'This field must be a valid IP address or host name',
-  path: "This field must start with '/' and contain only URL path characters",
+  path: "This field must start with '/' and contain only letters, digits, '-', '.', '_', '~' and '/'",
   boolean: 'This field must be a boolean',
   string: 'This field must be a string',
   date: 'This field must be a valid date',

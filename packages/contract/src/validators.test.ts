@@ -7,13 +7,14 @@ describe('allow-list validators', () => {
     for (const bad of ['10.0.0', '10.0.0.01x', '256.0.0.1', '1.2.3.4 ', ' 1.2.3.4', '1.2.3.4;']) expect(isIPv4(bad)).toBe(false);
   });
 
-  it('accepts IPv6 forms and CIDRs for allow/deny lists', () => {
+  it('accepts IPv4 addresses and CIDRs for allow/deny lists', () => {
     expect(isIPv6('2001:db8::1')).toBe(true);
     expect(isIPv6('::1')).toBe(true);
     expect(isIPv6('1:2:3:4:5:6:7:8')).toBe(true);
     expect(isIPv6('1::2::3')).toBe(false);
-    expect(isIpOrCidr('2001:db8::/32')).toBe(true);
+    expect(isIpOrCidr('2001:db8::/32')).toBe(false);
     expect(isIpOrCidr('10.0.0.0/8')).toBe(true);
+    expect(isIpOrCidr('192.168.1.7')).toBe(true);
     expect(isIpOrCidr('10.0.0.0/33')).toBe(false);
     expect(isIpOrCidr('all')).toBe(false);
   });
@@ -34,8 +35,9 @@ describe('allow-list validators', () => {
 
   it('accepts URL path prefixes without traversal or config syntax', () => {
     expect(isPathLocation('/')).toBe(true);
-    expect(isPathLocation('/api/v1%20x')).toBe(true);
-    expect(isPathLocation('/a/%zz')).toBe(false);
+    expect(isPathLocation('/api/v1_x~y.z-w')).toBe(true);
+    expect(isPathLocation('/a/%20')).toBe(false);
+    expect(isPathLocation('/a@b')).toBe(false);
     expect(isPathLocation('/a/./b')).toBe(false);
   });
 

@@ -26,13 +26,12 @@ export function isIPv6(value: string): boolean {
   return parts.length <= 7 && parts.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g));
 }
 
-/** An IP address, optionally with a prefix length: what nginx `allow`/`deny` accept. */
+/**
+ * An IPv4 address, optionally with a prefix length, for `allow`/`deny` lists. The gateway serves IPv4 only, so
+ * an IPv6 entry could never match a client.
+ */
 export function isIpOrCidr(value: string): boolean {
-  if (isIPv4(value) || isIPv4Cidr(value) || isIPv6(value)) return true;
-  const slash = value.lastIndexOf('/');
-  if (slash < 0) return false;
-  const prefix = value.slice(slash + 1);
-  return isIPv6(value.slice(0, slash)) && /^(12[0-8]|1[01]\d|[1-9]?\d)$/.test(prefix);
+  return isIPv4(value) || isIPv4Cidr(value);
 }
 
 const LABEL = '(?!-)[a-z0-9-]{1,63}(?<!-)';
@@ -52,10 +51,12 @@ export function isBackendHost(value: string): boolean {
   return value.length <= 253 && hostLabelRe.test(value);
 }
 
-/** A URL path prefix: starts with '/', only unreserved and a few sub-delimiter characters, no '..' segment. */
+/**
+ * A URL path prefix: starts with '/', only RFC 3986 unreserved characters and '/', no '.' or '..' segment.
+ * The data plane's renderer accepts exactly this set, so whatever is stored can be served.
+ */
 export function isPathLocation(value: string): boolean {
-  if (value.length > 255 || !/^\/[A-Za-z0-9._~\-/@+=:,%]*$/.test(value)) return false;
-  if (/%(?![0-9A-Fa-f]{2})/.test(value)) return false;
+  if (value.length > 255 || !/^\/[A-Za-z0-9._~\-/]*$/.test(value)) return false;
   return !value.split('/').some((segment) => segment === '..' || segment === '.');
 }
 
