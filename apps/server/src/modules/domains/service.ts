@@ -5,7 +5,7 @@ import type { Db } from '../../db/client.js';
 import type { DbExecutor } from '../services/db-executor.js';
 import { domains, httpServices, tcpServices } from '../../db/schema.js';
 import { badRequest, fieldError, notFound } from '../../errors.js';
-import { applyChanges } from '../services/apply.js';
+import { applyChanges } from '../../dataplane-apply.js';
 import { isUniqueViolation } from '../services/sqlite-errors.js';
 
 type DomainRow = typeof domains.$inferSelect;

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { ListResponse, Node, NodeCreate, NodeCreated, NodeUpdate } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
-import { applyDataPlane } from '../../dataplane-apply.js';
+import { applyChanges } from '../../dataplane-apply.js';
 import { generateKeyPair, generatePresharedKey } from '../../dataplane/wireguard/keys.js';
 import { nodes, personalAccessTokens } from '../../db/schema.js';
 import { badRequest, fieldError, notFound } from '../../errors.js';
@@ -81,7 +81,7 @@ export async function createNode(ctx: NodeContext, body: NodeCreate): Promise<No
     return { row: inserted, token: first.token };
   });
   ctx.events.emit({ kind: 'created', nodeIds: [row.id] });
-  await applyDataPlane(deps);
+  await applyChanges(deps);
   return { ...viewNode(deps, row), token };
 }
 
@@ -117,7 +117,7 @@ export async function updateNode(ctx: NodeContext, id: number, body: NodeUpdate)
   });
   if (!row) throw notFound('Node');
   ctx.events.emit({ kind: 'changed', nodeIds: [id] });
-  await applyDataPlane(deps);
+  await applyChanges(deps);
   return viewNode(deps, row);
 }
 
@@ -132,7 +132,7 @@ export async function setNodeEnabled(ctx: NodeContext, id: number, enabled: bool
     .get();
   if (!row) throw notFound('Node');
   ctx.events.emit({ kind: 'changed', nodeIds: [id] });
-  await applyDataPlane(deps);
+  await applyChanges(deps);
   return viewNode(deps, row);
 }
 
@@ -142,5 +142,5 @@ export async function deleteNode(ctx: NodeContext, id: number): Promise<void> {
   // Tokens and services go with it (ON DELETE CASCADE).
   deps.db.delete(nodes).where(eq(nodes.id, id)).run();
   ctx.events.emit({ kind: 'deleted', nodeIds: [id] });
-  await applyDataPlane(deps);
+  await applyChanges(deps);
 }

@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps.js';
 import { domains, httpServices } from '../../db/schema.js';
 import { fieldError, notFound } from '../../errors.js';
 import { ensureDomains } from '../domains/service.js';
-import { applyChanges } from './apply.js';
+import { applyChanges } from '../../dataplane-apply.js';
 import type { DbExecutor } from './db-executor.js';
 import { selectHttpPage, type ListScope } from './list-queries.js';
 import { toHttpService, type HttpServiceRow } from './present.js';

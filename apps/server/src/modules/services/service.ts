@@ -3,7 +3,7 @@ import type { HttpService, ListResponse, PageQuery, ServiceType, TcpService } fr
 import type { AppDeps } from '../../deps.js';
 import { httpServices, tcpServices } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
-import { applyChanges } from './apply.js';
+import { applyChanges } from '../../dataplane-apply.js';
 import { getHttpService, listHttpServices } from './http-service.js';
 import { findServiceNode } from './service-node.js';
 import { getTcpService, listTcpServices } from './tcp-service.js';

@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps.js';
 import { tcpServices } from '../../db/schema.js';
 import { fieldError, notFound } from '../../errors.js';
 import { ensureDomains } from '../domains/service.js';
-import { applyChanges } from './apply.js';
+import { applyChanges } from '../../dataplane-apply.js';
 import { selectTcpPage, type ListScope } from './list-queries.js';
 import { toTcpService, type TcpServiceRow } from './present.js';
 import { choosePublicPort, portTaken } from './public-port.js';
