@@ -35,9 +35,17 @@ describe('loadDesiredState', () => {
     const psk = insertNode(t.deps, { address: '10.50.0.5', presharedKeyEnc: t.deps.secrets.encrypt('psk-value') });
     const peers = loadDesiredState(t.deps).peers;
     expect(peers.map((p) => p.nodeId)).toEqual([plain.id, gateway.id, psk.id]);
-    expect(peers[0]).toEqual({ nodeId: plain.id, publicKey: plain.publicKey, presharedKey: null, address: '10.50.0.2', allowedIps: ['10.50.0.2/32'] });
+    expect(peers[0]).toEqual({
+      nodeId: plain.id, publicKey: plain.publicKey, presharedKey: null, address: '10.50.0.2', allowedIps: ['10.50.0.2/32'], allowInternet: false,
+    });
     expect(peers[1]?.allowedIps).toEqual(['10.50.0.3/32', '192.168.1.0/24']);
     expect(peers[2]?.presharedKey).toBe('psk-value');
+  });
+
+  test('marks full-tunnel nodes so the gateway forwards their internet traffic', () => {
+    insertNode(t.deps, { address: '10.50.0.2', allowInternet: true });
+    insertNode(t.deps, { address: '10.50.0.3' });
+    expect(loadDesiredState(t.deps).peers.map((p) => p.allowInternet)).toEqual([true, false]);
   });
 
   test('serves enabled services of connected nodes, resolving the upstream host by node kind', () => {

@@ -62,6 +62,8 @@ function loadPeers(deps: StateDeps): DesiredPeer[] {
     presharedKey: node.presharedKeyEnc ? deps.secrets.decrypt(node.presharedKeyEnc) : null,
     address: node.address,
     allowedIps: [`${node.address}/32`, ...(node.isGateway && node.gatewayNetwork ? [node.gatewayNetwork] : [])],
+    // Full-tunnel nodes may leave through the gateway (forwarded and masqueraded); the others stay isolated.
+    allowInternet: node.allowInternet,
   }));
 }
 
