@@ -1,0 +1,169 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  PersonalAccessTokenCreatedSchema, PersonalAccessTokenSchema, buildPath, listOf, routes, type NodeCreated,
+} from '@postern/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiClient } from '../harness/api.js';
+import { startBackend } from '../harness/backends.js';
+import { httpGet } from '../harness/clients.js';
+import { runInAllowingFailure, type RunResult } from '../harness/exec.js';
+import { isServerBuilt } from '../harness/gateway.js';
+import { listNamespaceProcesses } from '../harness/netns-processes.js';
+import { canUseNetns } from '../harness/root.js';
+import { waitFor } from '../harness/wait-for.js';
+import { startSystem, stopSystem, type System } from './fixture.js';
+
+// The node side as an operator runs it: the bundled `postern` CLI inside a node namespace, with an access token
+// created through the API, connects the node, publishes a web service, checks its health, runs into a revoked
+// token and disconnects.
+
+const CLI_ENTRY = fileURLToPath(new URL('../../apps/cli/dist/postern.mjs', import.meta.url));
+const isCliBuilt = existsSync(CLI_ENTRY);
+
+const BACKEND_PORT = 8080;
+const SERVICE_DOMAIN = 'cli.e2e.test';
+const SERVICE_PATH = '/cli-web';
+const TOKEN_NAME = 'e2e-cli-token';
+/** connect waits up to 10 s for the first handshake itself; the rest is process start-up and the API. */
+const CLI_TIMEOUT_MS = 30_000;
+const ONLINE_DEADLINE_MS = 15_000;
+/** How long a new service may take to answer: generous, the apply-latency target is measured in bench/. */
+const APPLY_DEADLINE_MS = 15_000;
+
+/** Token calls the harness client does not have: the console's token dialog, through the same REST routes. */
+async function callApi(api: ApiClient, route: { method: string; path: string }, params: Record<string, string | number>, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${api.baseUrl}${buildPath(route.path, params)}`, {
+    method: route.method,
+    headers: { authorization: `Bearer ${api.token ?? ''}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${route.method} ${route.path} answered ${response.status}: ${text.slice(0, 500)}`);
+  return text === '' ? null : JSON.parse(text);
+}
+
+describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a node', () => {
+  let system: System | undefined;
+  let node: NodeCreated;
+  let nodeNs = '';
+  let configDir = '';
+  let ifName = '';
+  let gatewayUrl = '';
+
+  const api = (): ApiClient => {
+    if (system === undefined) throw new Error('the system did not start');
+    return system.api;
+  };
+
+  /** `postern ARGS --config-dir DIR` in the node namespace, with no POSTERN_* variables from the caller. */
+  const postern = (args: readonly string[]): Promise<RunResult> =>
+    runInAllowingFailure(nodeNs, process.execPath, [CLI_ENTRY, ...args, '--config-dir', configDir], {
+      env: { PATH: process.env.PATH },
+      timeoutMs: CLI_TIMEOUT_MS,
+    });
+
+  /** A failed command's output, for assertion messages. */
+  const describeRun = (result: RunResult): string => `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`;
+
+  beforeAll(async () => {
+    system = await startSystem();
+    const host = await system.topology.addHost('cli', 11);
+    nodeNs = host.ns;
+    // A directory connect has to create, as /etc/postern on a fresh machine.
+    configDir = join(system.lab.makeTempDir('postern'), 'etc-postern');
+    ifName = system.lab.ifName('cli');
+    gatewayUrl = `http://${system.topology.gatewayPublicIp}:${new URL(system.gateway.baseUrl).port}`;
+    node = await system.api.createNode({ name: 'e2e-cli' });
+  });
+
+  afterAll(async () => {
+    // Also on failure: the lab kills wireguard-go and everything else in its namespaces and removes the temp dirs.
+    expect(await stopSystem(system)).toEqual([]);
+  });
+
+  it('connects with a token created through the API and the node turns online', async () => {
+    const created = PersonalAccessTokenCreatedSchema.parse(await callApi(api(), routes.createToken, { id: node.id }, { name: TOKEN_NAME }));
+    expect((await api().getNode(node.id)).status).toBe('offline');
+
+    const result = await postern(['connect', '--url', gatewayUrl, '--token', created.token, '--interface', ifName]);
+    expect(result.code, describeRun(result)).toBe(0);
+    expect(result.stdout).toContain(`Connected: ${ifName}`);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(created.token);
+    // The token and the private key are on disk: only root may read them.
+    expect(statSync(configDir).mode & 0o777).toBe(0o700);
+    for (const file of ['postern.json', 'wireguard.conf']) expect(statSync(join(configDir, file)).mode & 0o777, file).toBe(0o600);
+
+    const online = await waitFor(async () => {
+      const found = await api().getNode(node.id);
+      return found.status === 'online' && found;
+    }, { timeoutMs: ONLINE_DEADLINE_MS, what: 'the node to be shown online' });
+    expect(online.latestHandshakeTimestamp).not.toBeNull();
+  });
+
+  it('exposes an HTTP service that a client reaches through the gateway', async () => {
+    if (system === undefined || node.address === null) throw new Error('no system or no tunnel address');
+    await startBackend(system.lab, nodeNs, 'http', node.address, BACKEND_PORT, 'cli-node');
+
+    const result = await postern(['expose', 'http', 'web', '--port', String(BACKEND_PORT), '--domain', SERVICE_DOMAIN]);
+    expect(result.code, describeRun(result)).toBe(0);
+    expect(result.stdout).toMatch(/^Exposed http service \d+ "web"/);
+
+    const { gatewayPublicIp: gatewayIp, clientNs } = system.topology;
+    const answer = await waitFor(async () => {
+      const got = await httpGet(clientNs, `https://${SERVICE_DOMAIN}/from-client?x=1`, { connectTo: gatewayIp });
+      return got.status === 200 && got;
+    }, { timeoutMs: APPLY_DEADLINE_MS, what: `https://${SERVICE_DOMAIN}/ to answer through the gateway` });
+    expect(JSON.parse(answer.body)).toMatchObject({ label: 'cli-node', method: 'GET', url: '/from-client?x=1' });
+
+    const byPath = await postern(['expose', 'http', 'web-path', '--port', String(BACKEND_PORT), '--path', SERVICE_PATH]);
+    expect(byPath.code, describeRun(byPath)).toBe(0);
+    const viaPath = await waitFor(async () => {
+      const got = await httpGet(clientNs, `https://${gatewayIp}${SERVICE_PATH}/page`, { connectTo: gatewayIp });
+      return got.status === 200 && got;
+    }, { timeoutMs: APPLY_DEADLINE_MS, what: `https://${gatewayIp}${SERVICE_PATH}/ to answer through the gateway` });
+    expect(JSON.parse(viaPath.body)).toMatchObject({ label: 'cli-node' });
+
+    const listed = await postern(['services']);
+    expect(listed.code, describeRun(listed)).toBe(0);
+    expect(listed.stdout).toMatch(/^http\s+\d+\s+web\s.*enabled$/m);
+    expect(listed.stdout).toMatch(/^http\s+\d+\s+web-path\s.*enabled$/m);
+  });
+
+  it('reports a healthy tunnel with status --health', async () => {
+    const result = await postern(['status', '--health']);
+    expect(result.code, describeRun(result)).toBe(0);
+  });
+
+  it('fails the next call with a clear message once the token is revoked', async () => {
+    const tokens = listOf(PersonalAccessTokenSchema).parse(await callApi(api(), routes.listTokens, { id: node.id })).data;
+    const token = tokens.find((candidate) => candidate.name === TOKEN_NAME);
+    if (token === undefined) throw new Error(`token ${TOKEN_NAME} not listed: ${JSON.stringify(tokens)}`);
+    await callApi(api(), routes.revokeToken, { id: node.id, tokenId: token.id });
+
+    const result = await postern(['services']);
+    // Exit code 3: the token is refused, retrying cannot help (README, "Exit codes and messages").
+    expect(result.code, describeRun(result)).toBe(3);
+    expect(result.stderr.trim()).toMatch(/^postern: .*revoked/i);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it('removes the interface on disconnect, after which the health check fails', async () => {
+    const result = await postern(['disconnect']);
+    expect(result.code, describeRun(result)).toBe(0);
+
+    const link = await runInAllowingFailure(nodeNs, 'ip', ['link', 'show', ifName]);
+    expect(link.code, link.stdout).not.toBe(0);
+    // wireguard-go leaves once its socket is gone; a user would notice a daemon left behind.
+    await waitFor(async () => {
+      const left = (await listNamespaceProcesses(nodeNs)).filter((entry) => entry.command.includes(ifName));
+      return left.length === 0 || undefined;
+    }, { timeoutMs: 5_000, what: `wireguard-go for ${ifName} to exit` });
+
+    const health = await postern(['status', '--health']);
+    expect(health.code, describeRun(health)).not.toBe(0);
+  });
+});
