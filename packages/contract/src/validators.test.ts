@@ -39,6 +39,7 @@ describe('allow-list validators', () => {
     expect(isPathLocation('/a/%20')).toBe(false);
     expect(isPathLocation('/a@b')).toBe(false);
     expect(isPathLocation('/a/./b')).toBe(false);
+    expect(isPathLocation('/a//b')).toBe(false);
   });
 
   it('tests subnet membership', () => {

@@ -56,7 +56,7 @@ export function isBackendHost(value: string): boolean {
  * The data plane's renderer accepts exactly this set, so whatever is stored can be served.
  */
 export function isPathLocation(value: string): boolean {
-  if (value.length > 255 || !/^\/[A-Za-z0-9._~\-/]*$/.test(value)) return false;
+  if (value.length > 255 || !/^\/[A-Za-z0-9._~\-/]*$/.test(value) || value.includes('//')) return false;
   return !value.split('/').some((segment) => segment === '..' || segment === '.');
 }
 
