@@ -35,9 +35,18 @@ export async function createSession(deps: AppDeps, userId: number): Promise<{ to
   return { token, expires_in: ttl };
 }
 
-/** The session behind a token, or null when the token is forged, expired or its session was ended. */
-export async function verifySessionToken(deps: AppDeps, token: string): Promise<SessionIdentity | null> {
-  let sessionId: string | undefined;
+// Checking a JWT's signature (a key import plus an HMAC through WebCrypto) costs more than the whole list query
+// behind most requests. A token whose signature was checked once stays valid until its `exp`, so remember it;
+// the session row is still read on every request, so logout ends the session at once.
+const MAX_REMEMBERED_TOKENS = 10_000;
+const verifiedTokens = new WeakMap<AppDeps['secrets'], Map<string, { sessionId: string; expiresAtMs: number }>>();
+
+async function sessionIdOf(deps: AppDeps, token: string): Promise<string | null> {
+  let remembered = verifiedTokens.get(deps.secrets);
+  if (!remembered) verifiedTokens.set(deps.secrets, (remembered = new Map()));
+  const nowMs = deps.now().getTime();
+  const hit = remembered.get(token);
+  if (hit && hit.expiresAtMs > nowMs) return hit.sessionId;
   try {
     const { payload } = await jwtVerify(token, signingKey(deps), {
       algorithms: ['HS256'],
@@ -45,10 +54,18 @@ export async function verifySessionToken(deps: AppDeps, token: string): Promise<
       audience: AUDIENCE,
       currentDate: deps.now(),
     });
-    sessionId = payload.sub;
+    if (!payload.sub || payload.exp === undefined) return null;
+    if (remembered.size >= MAX_REMEMBERED_TOKENS) remembered.clear();
+    remembered.set(token, { sessionId: payload.sub, expiresAtMs: payload.exp * 1000 });
+    return payload.sub;
   } catch {
     return null;
   }
+}
+
+/** The session behind a token, or null when the token is forged, expired or its session was ended. */
+export async function verifySessionToken(deps: AppDeps, token: string): Promise<SessionIdentity | null> {
+  const sessionId = await sessionIdOf(deps, token);
   if (!sessionId) return null;
   const row = deps.db.select().from(sessions).where(eq(sessions.id, sessionId)).get();
   if (!row || Date.parse(row.expiresAt) <= deps.now().getTime()) return null;
