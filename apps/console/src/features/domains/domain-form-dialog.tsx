@@ -1,0 +1,77 @@
+import { DomainCreateSchema, type Domain } from '@postern/contract';
+import { FormDialog } from '../../components/ui/dialog';
+import { CheckboxField, SelectField, TextField } from '../../components/ui/form-field';
+import { useToast } from '../../components/ui/toast';
+import { useZodForm } from '../../lib/use-zod-form';
+import { useCreateDomain, useUpdateDomain } from '../../queries/domains';
+import { applySkipValidation, getInitialDomainValues, isSslSelectorDisabled } from './domain-form-rules';
+
+const SSL_OPTIONS = [
+  { value: 'self-signed', label: 'Self Signed' },
+  { value: 'certbot', label: "Let's Encrypt" },
+] as const;
+
+function DomainForm({ domain, onClose }: { domain?: Domain; onClose(): void }) {
+  const form = useZodForm(DomainCreateSchema, getInitialDomainValues(domain));
+  const create = useCreateDomain();
+  const update = useUpdateDomain();
+  const { toast } = useToast();
+  const isSslLocked = isSslSelectorDisabled(form.values);
+
+  const onSubmit = form.handleSubmit(async (body) => {
+    if (domain) {
+      await update.mutateAsync({ id: domain.id, body });
+      toast({ message: 'Domain updated successfully!', type: 'success' });
+    } else {
+      await create.mutateAsync(body);
+      toast({ message: 'Domain created successfully!', type: 'success' });
+    }
+    onClose();
+  });
+
+  return (
+    <FormDialog
+      open
+      size="small"
+      title={domain ? 'Edit Domain' : 'Add Domain'}
+      onClose={onClose}
+      onSubmit={onSubmit}
+      isSubmitting={form.isSubmitting}
+    >
+      <TextField
+        label="Domain"
+        placeholder="app.example.com"
+        description="The domain name must resolve to this gateway's public address."
+        autoComplete="off"
+        {...form.field('domain')}
+      />
+      <SelectField
+        label="SSL Certificate Type"
+        options={SSL_OPTIONS}
+        disabled={isSslLocked}
+        description={
+          isSslLocked
+            ? 'Self-signed when skipping domain validation.'
+            : "Let's Encrypt issues a trusted certificate once the domain is validated."
+        }
+        {...form.field('ssl')}
+        onChange={(value) => form.setValue('ssl', value === 'certbot' ? 'certbot' : 'self-signed')}
+      />
+      <CheckboxField
+        label="Skip Domain Validation"
+        description="Without validation Let's Encrypt cannot issue a certificate; only self-signed is available."
+        {...form.field('skipValidation')}
+        onChange={(checked) => {
+          form.patchValues(applySkipValidation(checked));
+          form.touch('ssl');
+        }}
+      />
+    </FormDialog>
+  );
+}
+
+/** Creates (POST) or, with `domain`, edits (PATCH) a domain. */
+export function DomainFormDialog({ domain, open, onClose }: { domain?: Domain; open: boolean; onClose(): void }) {
+  if (!open) return null;
+  return <DomainForm key={domain?.id ?? 'new'} {...(domain ? { domain } : {})} onClose={onClose} />;
+}

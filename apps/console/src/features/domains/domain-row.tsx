@@ -1,0 +1,63 @@
+import { formatDate, type Domain } from '@postern/contract';
+import { useNavigate } from '@tanstack/react-router';
+import { ChevronDownIcon, ChevronRightIcon } from '../../components/ui/icons';
+import { ActionMenu } from '../../components/ui/menu';
+import { Td, Tr } from '../../components/ui/table';
+import { CertificateCell } from './certificate-cell';
+import { DomainServices } from './domain-services';
+
+/** Expand toggle, Domain, SSL Certs, Created At, actions. */
+export const DOMAIN_COLUMN_COUNT = 5;
+
+/** One domain: its columns and menu, and when expanded a row with its services below. */
+export function DomainRow({ domain, isExpanded, onToggle, onEdit, onDelete }: {
+  domain: Domain;
+  isExpanded: boolean;
+  onToggle(): void;
+  onEdit(): void;
+  onDelete(): void;
+}) {
+  const navigate = useNavigate();
+  return (
+    <>
+      <Tr>
+        <Td>
+          <button
+            type="button"
+            onClick={onToggle}
+            aria-expanded={isExpanded}
+            aria-label={`${isExpanded ? 'Hide' : 'Show'} services of ${domain.domain}`}
+            className="rounded p-1 text-gray-500 hover:bg-gray-100 dark:hover:bg-gray-800"
+          >
+            {isExpanded ? <ChevronDownIcon className="size-4" /> : <ChevronRightIcon className="size-4" />}
+          </button>
+        </Td>
+        <Td className="font-medium">{domain.domain}</Td>
+        <Td>
+          <CertificateCell domain={domain} />
+        </Td>
+        <Td className="hidden sm:table-cell">{formatDate(domain.created_at)}</Td>
+        <Td className="w-px text-right">
+          <ActionMenu
+            label={`Actions for ${domain.domain}`}
+            items={[
+              {
+                label: 'Logs Monitor',
+                onSelect: () => void navigate({ to: '/domains/$domain/logs', params: { domain: domain.domain } }),
+              },
+              { label: 'Edit Domain', onSelect: onEdit },
+              { label: 'Delete Domain', onSelect: onDelete, isDanger: true },
+            ]}
+          />
+        </Td>
+      </Tr>
+      {isExpanded && (
+        <tr>
+          <td colSpan={DOMAIN_COLUMN_COUNT} className="bg-gray-50 px-4 py-4 dark:bg-gray-950/40">
+            <DomainServices domain={domain.domain} />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}

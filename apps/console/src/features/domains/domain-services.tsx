@@ -1,0 +1,51 @@
+import type { ServiceType } from '@postern/contract';
+import { useQueries } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
+import { Spinner } from '../../components/ui/spinner';
+import { serviceListQueryOptions, type ServiceScope } from '../../queries/services';
+import { ServiceList } from '../services/service-list';
+
+const TYPES: readonly ServiceType[] = ['http', 'tcp'];
+
+/** The expanded row of a domain: its HTTP and TCP services, from every node. */
+export function DomainServices({ domain }: { domain: string }) {
+  const scope: ServiceScope = { kind: 'domain', domain };
+  // The first pages are shared with the lists below (same keys), so this costs no extra request.
+  const firstPages = useQueries({ queries: TYPES.map((type) => serviceListQueryOptions(type, scope, 1)) });
+
+  if (firstPages.some((page) => page.isPending)) {
+    return (
+      <div className="flex justify-center py-6">
+        <Spinner label="Loading services" />
+      </div>
+    );
+  }
+  if (firstPages.every((page) => page.data?.total === 0)) {
+    return (
+      <p className="px-4 py-6 text-center text-sm text-gray-600 dark:text-gray-300">
+        No services use this domain yet. Expose the first service from{' '}
+        <Link to="/nodes" className="font-medium text-brand-600 hover:underline">
+          Client / Nodes
+        </Link>
+        .
+      </p>
+    );
+  }
+  return (
+    <div className="grid gap-4 lg:grid-cols-2">
+      {TYPES.map((type) => {
+        const label = type === 'http' ? 'HTTP' : 'TCP';
+        return (
+          <section key={type} className="rounded-md border border-gray-200 bg-white dark:border-gray-800 dark:bg-gray-900">
+            <h3 className="border-b border-gray-200 px-4 py-2 text-sm font-semibold dark:border-gray-800">{label} Services</h3>
+            <ServiceList
+              type={type}
+              scope={scope}
+              empty={<p className="px-4 py-6 text-center text-sm text-gray-500">No {label} services yet</p>}
+            />
+          </section>
+        );
+      })}
+    </div>
+  );
+}

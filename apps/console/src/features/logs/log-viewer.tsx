@@ -1,0 +1,49 @@
+import { useLayoutEffect, useRef } from 'react';
+import type { LogLine } from './log-buffer';
+import { getLogLineClass } from './log-colour';
+
+/** How close to the bottom (px) still counts as "following" the stream. */
+const FOLLOW_THRESHOLD_PX = 24;
+
+/**
+ * Dark monospace list of log lines (console-spec §2). It follows new lines while the reader is at the bottom and
+ * stays put once they scroll up to read.
+ */
+export function LogViewer({ lines }: { lines: readonly LogLine[] }) {
+  const containerRef = useRef<HTMLDivElement>(null);
+  const isFollowingRef = useRef(true);
+
+  useLayoutEffect(() => {
+    const container = containerRef.current;
+    if (container && isFollowingRef.current) container.scrollTop = container.scrollHeight;
+  }, [lines]);
+
+  const onScroll = () => {
+    const container = containerRef.current;
+    if (!container) return;
+    isFollowingRef.current = container.scrollHeight - container.scrollTop - container.clientHeight <= FOLLOW_THRESHOLD_PX;
+  };
+
+  return (
+    <div
+      ref={containerRef}
+      onScroll={onScroll}
+      className="h-[70vh] overflow-y-auto rounded-lg bg-gray-950 p-4 font-mono text-xs leading-5 text-gray-300 shadow-inner"
+      role="log"
+      aria-live="polite"
+      aria-label="Real Time Logs"
+    >
+      {lines.length === 0 ? (
+        <p className="text-gray-500">Waiting for log lines…</p>
+      ) : (
+        <ol>
+          {lines.map((line) => (
+            <li key={line.id} className={`whitespace-pre-wrap break-all ${getLogLineClass(line.text)}`}>
+              {line.text}
+            </li>
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}

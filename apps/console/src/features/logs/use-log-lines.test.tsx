@@ -1,0 +1,102 @@
+import { act, render, screen } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { LogViewer } from './log-viewer';
+import { useLogLines, type LogSource } from './use-log-lines';
+
+/** Just enough of EventSource: the test pushes messages and errors by hand. */
+class FakeEventSource {
+  static opened: FakeEventSource[] = [];
+  onmessage: ((event: MessageEvent<string>) => void) | null = null;
+  onerror: ((event: Event) => void) | null = null;
+  isClosed = false;
+  constructor(readonly url: string) {
+    FakeEventSource.opened.push(this);
+  }
+  close(): void {
+    this.isClosed = true;
+  }
+  emit(lines: string[]): void {
+    act(() => this.onmessage?.(new MessageEvent('message', { data: JSON.stringify(lines) })));
+  }
+  fail(): void {
+    act(() => this.onerror?.(new Event('error')));
+  }
+}
+
+const latest = () => FakeEventSource.opened.at(-1);
+const numbered = (from: number, count: number) => Array.from({ length: count }, (_, i) => `[INFO] line ${from + i}`);
+
+function LiveLog({ source }: { source: LogSource }) {
+  return <LogViewer lines={useLogLines(source)} />;
+}
+
+describe('live log view', () => {
+  beforeEach(() => {
+    FakeEventSource.opened = [];
+    vi.useFakeTimers();
+    vi.stubGlobal('EventSource', FakeEventSource);
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    document.cookie = 'token=secret-session; Path=/';
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+    vi.restoreAllMocks();
+    document.cookie = 'token=; Path=/; Max-Age=0';
+  });
+
+  it('opens the domain stream with the session token and shows each batch coloured by marker', () => {
+    render(<LiveLog source={{ domain: 'app.example.com' }} />);
+    const url = new URL(latest()?.url ?? '', 'http://localhost');
+    expect(url.pathname).toBe('/api/logs/stream');
+    expect(url.searchParams.get('domain')).toBe('app.example.com');
+    expect(url.searchParams.get('token')).toBe('secret-session');
+
+    latest()?.emit(['[ERROR] upstream failed', 'plain line']);
+    expect(screen.getByText('[ERROR] upstream failed').className).toContain('text-red-400');
+    expect(screen.getByText('plain line').className).toContain('text-gray-300');
+  });
+
+  it('keeps the newest 1000 lines', () => {
+    render(<LiveLog source={{ type: 'http', id: '7' }} />);
+    latest()?.emit(numbered(1, 600));
+    latest()?.emit(numbered(601, 405));
+    const items = screen.getAllByRole('listitem');
+    expect(items).toHaveLength(1000);
+    expect(items[0]?.textContent).toBe('[INFO] line 6');
+    expect(items.at(-1)?.textContent).toBe('[INFO] line 1005');
+  });
+
+  it('reconnects 1 s after an error, keeping the lines shown so far', () => {
+    render(<LiveLog source={{ type: 'tcp', id: '3' }} />);
+    latest()?.emit(['[INFO] before']);
+    const first = latest();
+    first?.fail();
+    expect(first?.isClosed).toBe(true);
+    act(() => {
+      vi.advanceTimersByTime(999);
+    });
+    expect(FakeEventSource.opened).toHaveLength(1);
+    act(() => {
+      vi.advanceTimersByTime(1);
+    });
+    expect(FakeEventSource.opened).toHaveLength(2);
+    latest()?.emit(['[INFO] after']);
+    expect(screen.getAllByRole('listitem').map((li) => li.textContent)).toEqual(['[INFO] before', '[INFO] after']);
+  });
+
+  it('closes the stream when the page is left and does not reconnect', () => {
+    const { unmount } = render(<LiveLog source={{ domain: 'app.example.com' }} />);
+    latest()?.fail();
+    unmount();
+    act(() => {
+      vi.advanceTimersByTime(5000);
+    });
+    expect(FakeEventSource.opened).toHaveLength(1);
+
+    const view = render(<LiveLog source={{ domain: 'app.example.com' }} />);
+    const live = latest();
+    view.unmount();
+    expect(live?.isClosed).toBe(true);
+  });
+});

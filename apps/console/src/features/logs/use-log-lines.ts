@@ -1,0 +1,35 @@
+import { LogEventSchema, routes, timing } from '@postern/contract';
+import { useEffect, useRef, useState } from 'react';
+import { openStream } from '../../lib/sse';
+import { appendLogLines, type LogLine } from './log-buffer';
+
+/** Which stream to follow: a domain's access log, or one service's. */
+export type LogSource = { domain: string } | { type: string; id: string };
+
+/**
+ * The live lines of /api/logs/stream, at most 1000. The stream reconnects 1 s after an error and is closed when
+ * the component unmounts, i.e. when the page is left (console-spec §4).
+ */
+export function useLogLines(source: LogSource | null): readonly LogLine[] {
+  const [lines, setLines] = useState<readonly LogLine[]>([]);
+  const nextIdRef = useRef(0);
+  // The query string is the stream's identity: a new source starts an empty view, a re-render does not.
+  const sourceKey = source ? new URLSearchParams(source).toString() : '';
+
+  useEffect(() => {
+    setLines([]);
+    if (sourceKey === '') return undefined;
+    return openStream({
+      path: routes.logStream.path,
+      query: Object.fromEntries(new URLSearchParams(sourceKey)),
+      schema: LogEventSchema,
+      onMessage: (batch) => {
+        const entries = batch.map((text) => ({ id: nextIdRef.current++, text }));
+        setLines((current) => appendLogLines(current, entries));
+      },
+      reconnectMs: timing.logReconnectMs,
+    });
+  }, [sourceKey]);
+
+  return lines;
+}

@@ -1,0 +1,84 @@
+import type { HttpService, Node, ServiceType, TcpService } from '@postern/contract';
+import { useState, type ReactNode } from 'react';
+import { Button } from '../../components/ui/button';
+import { Card } from '../../components/ui/card';
+import { EmptyState } from '../../components/ui/empty-state';
+import { PlusIcon } from '../../components/ui/icons';
+import type { AnyService } from '../../queries/services';
+import { HttpServiceFormDialog, TcpServiceFormDialog } from './service-form-dialogs';
+import { ServiceList } from './service-list';
+
+// The node page's HTTP and TCP service cards (console-spec §2): paged by 5, editable, with the add form.
+
+/** null: closed; 'new': the create form; a service: its edit form. */
+type FormState<S> = null | 'new' | S;
+
+function ServicesCard({ node, type, form, onAdd, onEdit }: {
+  node: Node;
+  type: ServiceType;
+  form: ReactNode;
+  onAdd(): void;
+  onEdit(service: AnyService): void;
+}) {
+  const label = type === 'http' ? 'HTTP' : 'TCP';
+  return (
+    <Card
+      title={`${label} Services`}
+      actions={
+        <Button variant="secondary" onClick={onAdd}>
+          <PlusIcon className="size-4" /> Add Service
+        </Button>
+      }
+    >
+      <ServiceList
+        type={type}
+        scope={{ kind: 'node', nodeId: node.id }}
+        onEdit={onEdit}
+        empty={<EmptyState title={`No ${label} services yet`} actionLabel="Add Service" onAction={onAdd} />}
+      />
+      {form}
+    </Card>
+  );
+}
+
+const isHttpService = (service: AnyService): service is HttpService => 'pathLocation' in service;
+
+export function HttpServicesCard({ node }: { node: Node }) {
+  const [formState, setFormState] = useState<FormState<HttpService>>(null);
+  return (
+    <ServicesCard
+      node={node}
+      type="http"
+      onAdd={() => setFormState('new')}
+      onEdit={(service) => isHttpService(service) && setFormState(service)}
+      form={
+        <HttpServiceFormDialog
+          node={node}
+          {...(formState !== null && formState !== 'new' ? { service: formState } : {})}
+          open={formState !== null}
+          onClose={() => setFormState(null)}
+        />
+      }
+    />
+  );
+}
+
+export function TcpServicesCard({ node }: { node: Node }) {
+  const [formState, setFormState] = useState<FormState<TcpService>>(null);
+  return (
+    <ServicesCard
+      node={node}
+      type="tcp"
+      onAdd={() => setFormState('new')}
+      onEdit={(service) => !isHttpService(service) && setFormState(service)}
+      form={
+        <TcpServiceFormDialog
+          node={node}
+          {...(formState !== null && formState !== 'new' ? { service: formState } : {})}
+          open={formState !== null}
+          onClose={() => setFormState(null)}
+        />
+      }
+    />
+  );
+}

@@ -1,0 +1,65 @@
+import {
+  buildPath,
+  DomainSchema,
+  limits,
+  listOf,
+  routes,
+  type DomainCreate,
+  type DomainUpdate,
+} from '@postern/contract';
+import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { request, send } from '../lib/api';
+import { serviceKeys } from './services';
+
+// Domains (console-spec §7). Every mutation invalidates by the `domains` prefix, never the whole cache.
+
+export type DomainListParams = { page?: number; limit?: number };
+
+export const domainKeys = {
+  all: ['domains'] as const,
+  list: (params: DomainListParams) => [...domainKeys.all, 'list', params] as const,
+};
+
+const DomainListSchema = listOf(DomainSchema);
+
+export const domainListQueryOptions = (params: DomainListParams = {}) =>
+  queryOptions({
+    queryKey: domainKeys.list(params),
+    queryFn: ({ signal }) => request(routes.listDomains.path, DomainListSchema, { query: params, signal }),
+  });
+
+/** Every domain for the service form's autocomplete (one page of the API's maximum size). */
+export const domainOptionsQueryOptions = () => domainListQueryOptions({ page: 1, limit: limits.listMaxLimit });
+
+export function useCreateDomain() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: DomainCreate) =>
+      request(routes.createDomain.path, DomainSchema, { method: 'POST', body }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: domainKeys.all }),
+  });
+}
+
+export function useUpdateDomain() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, body }: { id: number; body: DomainUpdate }) =>
+      request(buildPath(routes.updateDomain.path, { id }), DomainSchema, { method: 'PATCH', body }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: domainKeys.all }),
+  });
+}
+
+export function useDeleteDomain() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (id: number) => {
+      await send(buildPath(routes.deleteDomain.path, { id }), { method: 'DELETE' });
+    },
+    // A service's public URL and certificate mode follow its domain, so service lists are stale too.
+    onSuccess: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: domainKeys.all }),
+        queryClient.invalidateQueries({ queryKey: serviceKeys.all }),
+      ]),
+  });
+}
