@@ -6,6 +6,7 @@ import { useEffect } from 'react';
 import { download, request, saveFile } from '../lib/api';
 import { openStream } from '../lib/sse';
 import { showToast } from '../lib/toast-store';
+import { serviceKeys } from './services';
 
 // Nodes: query keys, query options, mutations and the live streams, which write into the same cache entries.
 
@@ -95,7 +96,11 @@ export function useDeleteNode() {
     onSuccess: async (_, id) => {
       queryClient.removeQueries({ queryKey: nodeKeys.detail(id) });
       showToast({ message: 'Node deleted successfully!', type: 'success' });
-      await queryClient.invalidateQueries({ queryKey: nodeKeys.lists() });
+      // The node's services went with it: domain rows and cards must not keep showing them.
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: nodeKeys.lists() }),
+        queryClient.invalidateQueries({ queryKey: serviceKeys.all }),
+      ]);
     },
   });
 }

@@ -5,7 +5,12 @@ import { DotsIcon } from './icons';
 
 export type MenuItem = { label: string; onSelect(): void; isDanger?: boolean; isHidden?: boolean; isDisabled?: boolean };
 
-type Position = { top: number; right: number };
+/** Below the button, or above it when the list would run off the bottom of the window. */
+type Position = { top?: number; bottom?: number; right: number };
+
+/** Rendered height of one item (py-2 + text-sm line) and of the list's padding and border. */
+const ITEM_HEIGHT_PX = 36;
+const LIST_CHROME_PX = 10;
 
 /**
  * A row action menu. The list is fixed-positioned in a portal so a table's horizontal scroll container does not
@@ -31,7 +36,8 @@ export function ActionMenu({ items, label = 'Actions', trigger }: { items: MenuI
     document.addEventListener('keydown', onKey);
     window.addEventListener('resize', close);
     window.addEventListener('scroll', close, true);
-    listRef.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
+    // preventScroll: scrolling to the item would fire the scroll listener above and close the menu at once.
+    listRef.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus({ preventScroll: true });
     return () => {
       document.removeEventListener('mousedown', onPointer);
       document.removeEventListener('keydown', onKey);
@@ -45,7 +51,11 @@ export function ActionMenu({ items, label = 'Actions', trigger }: { items: MenuI
   const toggle = () => {
     if (position) return setPosition(null);
     const rect = buttonRef.current?.getBoundingClientRect();
-    if (rect) setPosition({ top: rect.bottom + 4, right: window.innerWidth - rect.right });
+    if (!rect) return;
+    const right = window.innerWidth - rect.right;
+    const height = visible.length * ITEM_HEIGHT_PX + LIST_CHROME_PX;
+    const fitsBelow = rect.bottom + 4 + height <= window.innerHeight;
+    setPosition(fitsBelow || rect.top - 4 - height < 0 ? { top: rect.bottom + 4, right } : { bottom: window.innerHeight - rect.top + 4, right });
   };
 
   return (
@@ -67,7 +77,7 @@ export function ActionMenu({ items, label = 'Actions', trigger }: { items: MenuI
             ref={listRef}
             role="menu"
             aria-label={label}
-            style={{ top: position.top, right: position.right }}
+            style={position}
             className="fixed z-40 min-w-44 rounded-md border border-gray-200 bg-white py-1 shadow-lg dark:border-gray-700 dark:bg-gray-900"
           >
             {visible.map((item) => (
