@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { isIPv4, isIpOrCidr } from '@postern/contract';
+import { isIPv4 } from '@postern/contract';
 import { CliError, TOOLS_MISSING_MESSAGE } from './errors.js';
 import type { System } from './system.js';
-import type { TunnelConfig } from './wg-config.js';
+import { isWgAddress, type TunnelConfig } from './wg-config.js';
 import { parsePeerStates, type PeerState } from './wg-dump.js';
 
 // Brings a WireGuard interface up and down the way wg-quick does, without running wg-quick (whose hooks would
@@ -101,7 +101,7 @@ async function createInterface(system: System, tools: Tools, iface: string): Pro
 }
 
 async function addRoutes(system: System, tools: Tools, iface: string, config: TunnelConfig): Promise<void> {
-  const routes = config.allowedIps.filter(isIpOrCidr);
+  const routes = config.allowedIps.filter(isWgAddress);
   for (const route of routes) {
     if (/\/0$/.test(route)) {
       await addFullTunnelRoute(system, tools, iface, route);

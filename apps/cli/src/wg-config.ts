@@ -1,4 +1,11 @@
-import { intToIpv4, ipv4ToInt, isIPv4, isIPv4Cidr, isIpOrCidr, isInSubnet } from '@postern/contract';
+import { intToIpv4, ipv4ToInt, isIPv4, isIPv4Cidr, isIpOrCidr, isIPv6, isInSubnet } from '@postern/contract';
+
+/** An IPv4 or IPv6 address, optionally with a prefix: what wg-quick's Address and AllowedIPs take. */
+export function isWgAddress(value: string): boolean {
+  if (isIpOrCidr(value) || isIPv6(value)) return true;
+  const [ip = '', prefix, ...rest] = value.split('/');
+  return rest.length === 0 && prefix !== undefined && isIPv6(ip) && /^(12[0-8]|1[01]\d|[1-9]?\d)$/.test(prefix);
+}
 import { CliError } from './errors.js';
 
 // Splits the wg-quick text the gateway hands out into what `wg setconf` accepts plus what wg-quick itself would
@@ -132,7 +139,7 @@ function integerIn(min: number, max: number): Validator {
 
 function ipList(value: string): string[] {
   const items = value.split(',').map((item) => item.trim()).filter((item) => item !== '');
-  if (items.length === 0 || !items.every(isIpOrCidr)) {
+  if (items.length === 0 || !items.every(isWgAddress)) {
     throw new CliError(`Invalid WireGuard configuration from the gateway: bad address list ${JSON.stringify(value)}`);
   }
   return items;
