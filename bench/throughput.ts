@@ -1,0 +1,90 @@
+// Throughput through the gateway (client -> nginx (TLS) -> WireGuard -> node) as a ratio of a bare WireGuard
+// tunnel measured in the same run (issue 3 target: >= 0.85). Also shows the gateway's own tunnel without nginx,
+// so a shortfall can be put on nginx or on WireGuard. Needs root and a built server: see bench/README.md.
+import { httpGet } from '../e2e/harness/clients.js';
+import { runIn } from '../e2e/harness/exec.js';
+import { isServerBuilt } from '../e2e/harness/gateway.js';
+import { Lab } from '../e2e/harness/lab.js';
+import { canUseNetns } from '../e2e/harness/root.js';
+import { waitFor } from '../e2e/harness/wait-for.js';
+import { startBackend } from '../e2e/harness/backends.js';
+import { generateKeyPair, startWireguard, waitForHandshake } from '../e2e/harness/wireguard.js';
+import { connectNode, startSystem } from '../e2e/system/fixture.js';
+import { median, printTable } from './lib/stats.js';
+
+const BYTES = Number(process.argv[2] ?? 128 * 1024 * 1024);
+const ROUNDS = 3;
+const BACKEND_PORT = 8080;
+const TARGET_RATIO = 0.85;
+
+/** Mbit/s of one download of /bytes/BYTES with curl from `ns`. */
+async function download(ns: string, url: string, connectTo?: string): Promise<number> {
+  const target = new URL(url);
+  const args = ['-sS', '-k', '--fail', '-o', '/dev/null', '-w', '%{speed_download}', '--max-time', '300'];
+  if (connectTo) args.push('--resolve', `${target.hostname}:${target.port || '443'}:${connectTo}`);
+  const bytesPerSecond = Number(await runIn(ns, 'curl', [...args, url], { timeoutMs: 310_000 }));
+  return (bytesPerSecond * 8) / 1e6;
+}
+
+/** Two namespaces with their own wireguard-go pair and the same backend: the baseline. */
+async function startBareTunnel(lab: Lab): Promise<{ ns: string; url: string }> {
+  const hub = await lab.createNamespace('bhub');
+  const node = await lab.createNamespace('bnode');
+  await lab.createVeth({ ns: hub, ifname: 'pub0', address: '10.213.251.1/24' }, { ns: node, ifname: 'pub0', address: '10.213.251.2/24' });
+  const hubKeys = generateKeyPair();
+  const nodeKeys = generateKeyPair();
+  const hubWg = await startWireguard(lab, hub, lab.ifName('bhub'), [
+    '[Interface]', 'Address = 10.98.0.1/24', `PrivateKey = ${hubKeys.privateKey}`, 'ListenPort = 51820',
+    '[Peer]', `PublicKey = ${nodeKeys.publicKey}`, 'AllowedIPs = 10.98.0.2/32',
+  ].join('\n'));
+  await startWireguard(lab, node, lab.ifName('bnode'), [
+    '[Interface]', 'Address = 10.98.0.2/32', `PrivateKey = ${nodeKeys.privateKey}`,
+    '[Peer]', `PublicKey = ${hubKeys.publicKey}`, 'Endpoint = 10.213.251.1:51820', 'AllowedIPs = 10.98.0.0/24', 'PersistentKeepalive = 25',
+  ].join('\n'));
+  await startBackend(lab, node, 'http', '10.98.0.2', BACKEND_PORT, 'bare');
+  await waitForHandshake(hubWg, 10_000);
+  return { ns: hub, url: `http://10.98.0.2:${BACKEND_PORT}/bytes/${BYTES}` };
+}
+
+async function main(): Promise<void> {
+  if (!canUseNetns || !isServerBuilt) {
+    console.error('bench/throughput needs root, wireguard-go and a built server (pnpm --filter @postern/server build)');
+    process.exit(2);
+  }
+  const lab = new Lab();
+  try {
+    const system = await startSystem(lab);
+    const node = await connectNode(system, 'node1', 11);
+    await node.serve('http', BACKEND_PORT);
+    await system.api.createHttpService(node.node.id, { name: 'throughput', domain: 'tp.bench.test', backendHost: node.tunnelIp, backendPort: BACKEND_PORT });
+    const gatewayIp = system.topology.gatewayPublicIp;
+    const client = system.topology.clientNs;
+    await waitFor(async () => (await httpGet(client, 'https://tp.bench.test/bytes/1', { connectTo: gatewayIp })).status === 200, {
+      timeoutMs: 30_000,
+      what: 'tp.bench.test to be served',
+    });
+    const bare = await startBareTunnel(lab);
+
+    // Interleaved rounds, so a noisy moment of the machine hits every path alike.
+    const figures = { bare: [] as number[], gatewayTunnel: [] as number[], throughGateway: [] as number[] };
+    for (let round = 0; round < ROUNDS; round++) {
+      figures.bare.push(await download(bare.ns, bare.url));
+      figures.gatewayTunnel.push(await download(system.topology.gatewayNs, `http://${node.tunnelIp}:${BACKEND_PORT}/bytes/${BYTES}`));
+      figures.throughGateway.push(await download(client, `https://tp.bench.test/bytes/${BYTES}`, gatewayIp));
+    }
+    const base = median(figures.bare);
+    const row = (name: string, values: number[]): string[] => [name, median(values).toFixed(0), values.map((v) => v.toFixed(0)).join(' / '), (median(values) / base).toFixed(2)];
+    console.log(`Download of ${BYTES} bytes, ${ROUNDS} interleaved rounds (Mbit/s)`);
+    printTable(['path', 'median', 'rounds', 'ratio to bare'], [
+      row('bare WireGuard tunnel (wireguard-go pair, plain HTTP)', figures.bare),
+      row("gateway's WireGuard only (gateway -> node, plain HTTP)", figures.gatewayTunnel),
+      row('through the gateway (client -> nginx HTTPS -> WireGuard -> node)', figures.throughGateway),
+    ]);
+    const ratio = median(figures.throughGateway) / base;
+    console.log(`\nthroughput ratio: ${ratio.toFixed(2)} (target >= ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'})`);
+  } finally {
+    await lab.destroy();
+  }
+}
+
+await main();

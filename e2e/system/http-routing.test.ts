@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpGet, type HttpAnswer } from '../harness/clients.js';
+import { isServerBuilt } from '../harness/gateway.js';
+import { openLogStream } from '../harness/log-stream.js';
+import { canUseNetns } from '../harness/root.js';
+import { waitFor } from '../harness/wait-for.js';
+import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
+
+// HTTP services published through the gateway, as a client on the internet sees them.
+
+const BACKEND_PORT = 8080;
+/** How long a new service may take to answer: generous, the apply-latency target is measured in bench/. */
+const APPLY_DEADLINE_MS = 15_000;
+
+function answeredBy(answer: HttpAnswer): string | undefined {
+  if (answer.status !== 200) return undefined;
+  try {
+    return (JSON.parse(answer.body) as { label?: string }).label;
+  } catch {
+    return undefined;
+  }
+}
+
+describe.skipIf(!canUseNetns || !isServerBuilt)('HTTP services through the gateway', () => {
+  let system: System;
+  let node: ConnectedNode;
+  let gatewayIp = '';
+  let client = '';
+
+  const get = (url: string, sourceIp?: string): Promise<HttpAnswer> =>
+    httpGet(client, url, { connectTo: gatewayIp, ...(sourceIp ? { sourceIp } : {}) });
+  const waitUntilServed = (url: string, sourceIp?: string): Promise<HttpAnswer> =>
+    waitFor(async () => {
+      const answer = await get(url, sourceIp);
+      return answeredBy(answer) === 'node1' && answer;
+    }, { timeoutMs: APPLY_DEADLINE_MS, what: `${url} to be served by node1` });
+
+  beforeAll(async () => {
+    system = await startSystem();
+    gatewayIp = system.topology.gatewayPublicIp;
+    client = system.topology.clientNs;
+    node = await connectNode(system, 'node1', 11);
+    await node.serve('http', BACKEND_PORT);
+  });
+
+  afterAll(async () => {
+    expect(await stopSystem(system)).toEqual([]);
+  });
+
+  let byDomainId = 0;
+
+  it('routes a request for the service domain to the node', async () => {
+    ({ id: byDomainId } = await system.api.createHttpService(node.node.id, { name: 'by-domain', domain: 'app.e2e.test', backendHost: node.tunnelIp, backendPort: BACKEND_PORT }));
+    const answer = await waitUntilServed('https://app.e2e.test/hello?x=1');
+    expect(JSON.parse(answer.body)).toMatchObject({ label: 'node1', method: 'GET', url: '/hello?x=1' });
+    const other = await get('https://unknown.e2e.test/hello');
+    expect(answeredBy(other)).toBeUndefined();
+  });
+
+  it('redirects plain HTTP to HTTPS', async () => {
+    const answer = await get('http://app.e2e.test/hello');
+    expect([301, 302, 307, 308]).toContain(answer.status);
+  });
+
+  it('routes a path on the default host to the node', async () => {
+    await system.api.createHttpService(node.node.id, { name: 'by-path', pathLocation: '/node1', backendHost: node.tunnelIp, backendPort: BACKEND_PORT });
+    const answer = await waitUntilServed(`https://${gatewayIp}/node1/page`);
+    expect((JSON.parse(answer.body) as { url: string }).url).toContain('page');
+    expect(answeredBy(await get(`https://${gatewayIp}/elsewhere`))).toBeUndefined();
+  });
+
+  it('refuses a client outside allowedIps', async () => {
+    const [allowed, outsider] = system.topology.clientIps;
+    await system.api.createHttpService(node.node.id, {
+      name: 'allow-list', domain: 'allow.e2e.test', backendHost: node.tunnelIp, backendPort: BACKEND_PORT, allowedIps: [allowed],
+    });
+    await waitUntilServed('https://allow.e2e.test/', allowed);
+    const refused = await get('https://allow.e2e.test/', outsider);
+    expect(refused.status).toBe(403);
+  });
+
+  it('refuses a client in blockedIps', async () => {
+    const [allowed, , blocked] = system.topology.clientIps;
+    await system.api.createHttpService(node.node.id, {
+      name: 'block-list', domain: 'block.e2e.test', backendHost: node.tunnelIp, backendPort: BACKEND_PORT, blockedIps: [`${blocked}/32`],
+    });
+    await waitUntilServed('https://block.e2e.test/', allowed);
+    const refused = await get('https://block.e2e.test/', blocked);
+    expect(refused.status).toBe(403);
+  });
+
+  it('stops answering for a disabled service and answers again once enabled', async () => {
+    const service = await system.api.createHttpService(node.node.id, { name: 'toggled', domain: 'toggle.e2e.test', backendHost: node.tunnelIp, backendPort: BACKEND_PORT });
+    await waitUntilServed('https://toggle.e2e.test/');
+    await system.api.disableService(node.node.id, 'http', service.id);
+    await waitFor(async () => answeredBy(await get('https://toggle.e2e.test/')) === undefined, {
+      timeoutMs: APPLY_DEADLINE_MS,
+      what: 'the disabled service to stop answering',
+    });
+    await system.api.enableService(node.node.id, 'http', service.id);
+    await waitUntilServed('https://toggle.e2e.test/');
+  });
+
+  it("shows the client's request in the domain's and in the service's log stream", async () => {
+    const token = system.api.token ?? '';
+    const byDomain = await openLogStream(system.gateway.baseUrl, token, { domain: 'app.e2e.test' });
+    const byService = await openLogStream(system.gateway.baseUrl, token, { type: 'http', id: byDomainId });
+    try {
+      const probe = `/log-probe-${randomUUID()}`;
+      expect(answeredBy(await get(`https://app.e2e.test${probe}`))).toBe('node1');
+      for (const stream of [byDomain, byService]) {
+        const line = await stream.waitForLine((text) => text.includes(probe), 10_000);
+        expect(line.startsWith('[INFO]')).toBe(true);
+      }
+    } finally {
+      byDomain.close();
+      byService.close();
+    }
+  });
+});

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBackend } from '../harness/backends.js';
+import { httpGet, tcpExchange } from '../harness/clients.js';
+import { runInAllowingFailure } from '../harness/exec.js';
+import { isServerBuilt, VPN_SUBNET } from '../harness/gateway.js';
+import { canUseNetns } from '../harness/root.js';
+import { addLan } from '../harness/topology.js';
+import { NODE_RESESSION_BOUND_MS } from '../harness/wireguard.js';
+import { elapsedSince, waitFor } from '../harness/wait-for.js';
+import { connectNode, joinNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
+
+// What an operator sees and controls per node: status and counters, disconnect/connect, isolation between
+// nodes, and a gateway node publishing a host of its LAN.
+
+const BACKEND_PORT = 8080;
+const APPLY_DEADLINE_MS = 15_000;
+/** console-spec / issue 3: a disabled node's traffic stops within 1 s. */
+const DISCONNECT_BOUND_MS = 1_000;
+/**
+ * After connect, the gateway's re-added peer has no endpoint, so the node must start the new session: WireGuard's
+ * worst case, see NODE_RESESSION_BOUND_MS (measured here: ~12 s with data in flight, ~135 s without).
+ */
+const RECONNECT_DEADLINE_MS = NODE_RESESSION_BOUND_MS;
+const gatewayTunnelIp = VPN_SUBNET.replace(/0\/16$/, '1');
+
+const labelOf = (body: string): string | undefined => {
+  try {
+    return (JSON.parse(body) as { label?: string }).label;
+  } catch {
+    return undefined;
+  }
+};
+
+describe.skipIf(!canUseNetns || !isServerBuilt)('nodes', () => {
+  let system: System;
+  let node1: ConnectedNode;
+  let gatewayIp = '';
+  let client = '';
+
+  const servedBy = async (url: string): Promise<string | undefined> => {
+    const answer = await httpGet(client, url, { connectTo: gatewayIp, timeoutMs: 2000 });
+    return answer.status === 200 ? labelOf(answer.body) : undefined;
+  };
+
+  beforeAll(async () => {
+    system = await startSystem();
+    gatewayIp = system.topology.gatewayPublicIp;
+    client = system.topology.clientNs;
+    node1 = await connectNode(system, 'node1', 11);
+    await node1.serve('http', BACKEND_PORT);
+    await system.api.createHttpService(node1.node.id, { name: 'n1', domain: 'n1.e2e.test', backendHost: node1.tunnelIp, backendPort: BACKEND_PORT });
+    await waitFor(async () => (await servedBy('https://n1.e2e.test/')) === 'node1', { timeoutMs: APPLY_DEADLINE_MS, what: 'n1.e2e.test to be served' });
+  });
+
+  afterAll(async () => {
+    expect(await stopSystem(system)).toEqual([]);
+  });
+
+  it('turns online after the handshake and counts the bytes that flow', async () => {
+    const created = await system.api.createNode({ name: 'e2e-status' });
+    expect((await system.api.getNode(created.id)).status).toBe('offline');
+    const node = await joinNode(system, created, 'status', 14);
+    const online = await waitFor(async () => {
+      const found = await system.api.getNode(created.id);
+      return found.status === 'online' && found;
+    }, { timeoutMs: 15_000, what: 'the new node to be shown online' });
+    expect(online.latestHandshakeTimestamp).not.toBeNull();
+    const ping = await runInAllowingFailure(system.topology.gatewayNs, 'ping', ['-c', '5', '-i', '0.2', '-s', '1000', node.tunnelIp]);
+    expect(ping.code, ping.stdout).toBe(0);
+    await waitFor(async () => {
+      const found = await system.api.getNode(created.id);
+      return found.transferRx > online.transferRx && found.transferTx > online.transferTx;
+    }, { timeoutMs: 15_000, what: 'transferRx and transferTx of the node to grow' });
+  });
+
+  it('stops the traffic of a disconnected node within 1 s, and connect restores it', async () => {
+    const start = performance.now();
+    await system.api.disableNode(node1.node.id);
+    // Straight through the tunnel from the gateway: no retry or cache in between.
+    await waitFor(async () => {
+      const answer = await httpGet(system.topology.gatewayNs, `http://${node1.tunnelIp}:${BACKEND_PORT}/`, { timeoutMs: 300 });
+      return answer.status === 0;
+    }, { timeoutMs: DISCONNECT_BOUND_MS * 2, intervalMs: 20, what: 'the tunnel to node1 to stop carrying traffic' });
+    expect(elapsedSince(start)).toBeLessThanOrEqual(DISCONNECT_BOUND_MS);
+    expect(await servedBy('https://n1.e2e.test/')).toBeUndefined();
+
+    await system.api.enableNode(node1.node.id);
+    await waitFor(async () => (await servedBy('https://n1.e2e.test/')) === 'node1', {
+      timeoutMs: RECONNECT_DEADLINE_MS,
+      intervalMs: 500,
+      what: 'n1.e2e.test to be served again after connect',
+    });
+  }, RECONNECT_DEADLINE_MS + 30_000);
+
+  it('does not let a second node reach the first through the gateway', async () => {
+    const node2 = await connectNode(system, 'node2', 12);
+    // The tunnel itself works: node2 reaches the gateway's tunnel address.
+    const toGateway = await runInAllowingFailure(node2.ns, 'ping', ['-c', '1', '-W', '2', gatewayTunnelIp]);
+    expect(toGateway.code, toGateway.stdout).toBe(0);
+    const ping = await runInAllowingFailure(node2.ns, 'ping', ['-c', '2', '-W', '1', node1.tunnelIp]);
+    expect(ping.code).not.toBe(0);
+    const answer = await httpGet(node2.ns, `http://${node1.tunnelIp}:${BACKEND_PORT}/`, { timeoutMs: 2000 });
+    expect(answer.status).toBe(0);
+    expect((await tcpExchange(node2.ns, node1.tunnelIp, BACKEND_PORT, 'GET / HTTP/1.0\r\n\r\n', { timeoutMs: 1000 })).ok).toBe(false);
+  });
+
+  it("publishes a host of a gateway node's subnet through a service", async () => {
+    const lanPrefix = system.topology.lanPrefix;
+    const gatewayNetwork = `${lanPrefix}.0/24`;
+    const router = await connectNode(system, 'gwnode', 13, { isGateway: true, gatewayNetwork });
+    const lan = await addLan(system.lab, router.ns, lanPrefix);
+    await startBackend(system.lab, lan.ns, 'http', lan.hostIp, BACKEND_PORT, 'lan-host');
+    await system.api.createHttpService(router.node.id, { name: 'lan', domain: 'lan.e2e.test', backendHost: lan.hostIp, backendPort: BACKEND_PORT });
+    await waitFor(async () => (await servedBy('https://lan.e2e.test/')) === 'lan-host', {
+      timeoutMs: APPLY_DEADLINE_MS,
+      what: 'lan.e2e.test to be served by the LAN host behind the gateway node',
+    });
+  });
+});

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpGet, tcpExchange } from '../harness/clients.js';
+import { isServerBuilt } from '../harness/gateway.js';
+import { killNamespaceProcesses, listNamespaceProcesses } from '../harness/netns-processes.js';
+import { canUseNetns } from '../harness/root.js';
+import { waitFor } from '../harness/wait-for.js';
+import { NODE_RESESSION_BOUND_MS } from '../harness/wireguard.js';
+import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
+
+// Crash recovery: after SIGKILL and a restart, the gateway serves the same services from its database alone,
+// without any API call, and stays in control of the data plane.
+
+const HTTP_BACKEND = 8080;
+const TCP_BACKEND = 7000;
+/** Rebuild + the node's new session with the rebuilt interface (WireGuard's worst case, see NODE_RESESSION_BOUND_MS). */
+const RECOVERY_DEADLINE_MS = NODE_RESESSION_BOUND_MS;
+/** Boot (up to 30 s) + recovery + the checks after it: above the config's default so a timeout names its wait. */
+const RESTART_TEST_TIMEOUT_MS = RECOVERY_DEADLINE_MS + 60_000;
+
+describe.skipIf(!canUseNetns || !isServerBuilt)('gateway crash recovery', () => {
+  let system: System;
+  let node: ConnectedNode;
+  let gatewayIp = '';
+  let client = '';
+
+  const servedBy = async (domain: string): Promise<boolean> => {
+    const answer = await httpGet(client, `https://${domain}/`, { connectTo: gatewayIp, timeoutMs: 2000 });
+    return answer.status === 200 && answer.body.includes('"node1"');
+  };
+  const tcpServed = async (): Promise<boolean> =>
+    (await tcpExchange(client, gatewayIp, 30020, 'hello', { timeoutMs: 2000 })).reply === 'node1:hello';
+  const bothServed = async (): Promise<boolean> => (await servedBy('crash.e2e.test')) && (await tcpServed());
+  const countRunning = async (pattern: RegExp): Promise<number> =>
+    (await listNamespaceProcesses(system.topology.gatewayNs)).filter((entry) => pattern.test(entry.command)).length;
+
+  beforeAll(async () => {
+    system = await startSystem();
+    gatewayIp = system.topology.gatewayPublicIp;
+    client = system.topology.clientNs;
+    node = await connectNode(system, 'node1', 11);
+    await node.serve('http', HTTP_BACKEND);
+    await node.serve('tcp', TCP_BACKEND);
+    await system.api.createHttpService(node.node.id, { name: 'crash-http', domain: 'crash.e2e.test', backendHost: node.tunnelIp, backendPort: HTTP_BACKEND });
+    await system.api.createTcpService(node.node.id, { name: 'crash-tcp', proto: 'tcp', port: 30020, backendHost: node.tunnelIp, backendPort: TCP_BACKEND });
+    await waitFor(bothServed, { timeoutMs: 15_000, what: 'both services to be served' });
+  });
+
+  afterAll(async () => {
+    expect(await stopSystem(system)).toEqual([]);
+  });
+
+  it('serves the same services after SIGKILL of the server and a restart, without any API call', async () => {
+    await system.gateway.kill();
+    await system.gateway.restart();
+    await waitFor(bothServed, { timeoutMs: RECOVERY_DEADLINE_MS, intervalMs: 500, what: 'the HTTP and TCP services to be served again after the restart' });
+    // Converged to one data plane, not a second one beside what the killed server left running.
+    expect(await countRunning(/^nginx: master/)).toBe(1);
+    expect(await countRunning(/^wireguard-go /)).toBe(1);
+    // The restarted server drives that data plane: a change made now is served.
+    const api = await system.gateway.login();
+    await api.createHttpService(node.node.id, { name: 'after-crash', domain: 'after.e2e.test', backendHost: node.tunnelIp, backendPort: HTTP_BACKEND });
+    await waitFor(() => servedBy('after.e2e.test'), { timeoutMs: 15_000, what: 'a service created after the restart to be served' });
+  }, RESTART_TEST_TIMEOUT_MS);
+
+  it('rebuilds WireGuard and nginx from the database when the whole gateway host went down', async () => {
+    await system.gateway.kill();
+    // A power cut: nginx and wireguard-go die with the server.
+    await killNamespaceProcesses(system.topology.gatewayNs);
+    expect(await bothServed()).toBe(false);
+    await system.gateway.restart();
+    await waitFor(bothServed, { timeoutMs: RECOVERY_DEADLINE_MS, intervalMs: 500, what: 'the HTTP and TCP services to be served again after the rebuild' });
+  }, RESTART_TEST_TIMEOUT_MS);
+});
