@@ -119,3 +119,10 @@ export async function waitForHandshake(wg: WireguardInterface, timeoutMs: number
  * keepalives, not before its session is REKEY_AFTER_TIME (120 s) old, noticed at its next keepalive (25 s).
  */
 export const NODE_RESESSION_BOUND_MS = (120 + 25 + 5) * 1000;
+
+/**
+ * How long a re-added peer (node disconnected, then connected again) takes to pass traffic while the gateway still
+ * knows its endpoint: the gateway dials it at once (Endpoint + PersistentKeepalive in its peer config), so one
+ * handshake (a retry every 5 s at worst) plus the reconcile.
+ */
+export const GATEWAY_REDIAL_BOUND_MS = 10_000;

@@ -5,7 +5,7 @@ import { runInAllowingFailure } from '../harness/exec.js';
 import { isServerBuilt, VPN_SUBNET } from '../harness/gateway.js';
 import { canUseNetns } from '../harness/root.js';
 import { addLan } from '../harness/topology.js';
-import { NODE_RESESSION_BOUND_MS } from '../harness/wireguard.js';
+import { GATEWAY_REDIAL_BOUND_MS } from '../harness/wireguard.js';
 import { elapsedSince, waitFor } from '../harness/wait-for.js';
 import { connectNode, joinNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
 
@@ -16,11 +16,8 @@ const BACKEND_PORT = 8080;
 const APPLY_DEADLINE_MS = 15_000;
 /** console-spec / issue 3: a disabled node's traffic stops within 1 s. */
 const DISCONNECT_BOUND_MS = 1_000;
-/**
- * After connect, the gateway's re-added peer has no endpoint, so the node must start the new session: WireGuard's
- * worst case, see NODE_RESESSION_BOUND_MS (measured here: ~12 s with data in flight, ~135 s without).
- */
-const RECONNECT_DEADLINE_MS = NODE_RESESSION_BOUND_MS;
+/** After connect the gateway dials the node at its last endpoint: see GATEWAY_REDIAL_BOUND_MS. */
+const RECONNECT_DEADLINE_MS = GATEWAY_REDIAL_BOUND_MS;
 const gatewayTunnelIp = VPN_SUBNET.replace(/0\/16$/, '1');
 
 const labelOf = (body: string): string | undefined => {

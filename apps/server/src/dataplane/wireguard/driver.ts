@@ -8,7 +8,7 @@ import { assertInterfaceName, assertIPv4Cidr, assertPort, assertWgKey } from '..
 import { formatSubnet, isInSubnet, parseSubnet } from './addresses.js';
 import { parseWgDump } from './dump.js';
 import { jumpRules, needsForwarding, renderFirewallRules, routesForPeers } from './firewall.js';
-import { renderServerConfig } from './render.js';
+import { isIPv4Endpoint, renderServerConfig } from './render.js';
 
 export interface WireGuardDriverOptions {
   wgInterface: string;
@@ -51,6 +51,8 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
   // runs on every API change). Reset whenever the link had to be created again.
   let appliedGateway: string | null = null;
   let appliedPeers: string | null = null;
+  /** Last endpoint seen per peer public key, kept across a peer's removal (disable, then connect again). */
+  const lastEndpoints = new Map<string, string>();
 
   async function createLink(): Promise<void> {
     try {
@@ -109,6 +111,15 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     }
   }
 
+  /** Endpoints of current peers, read right before a sync (the status poll keeps them fresh in between). */
+  async function rememberEndpoints(): Promise<void> {
+    const { stdout } = await run('wg', ['show', ifname, 'endpoints']).catch(() => ({ stdout: '' }));
+    for (const line of stdout.split('\n')) {
+      const [publicKey, endpoint] = line.split('\t');
+      if (publicKey && endpoint && isIPv4Endpoint(endpoint)) lastEndpoints.set(publicKey, endpoint);
+    }
+  }
+
   return {
     async ensureInterface(desired) {
       assertWgKey(desired.privateKey, 'gateway private key');
@@ -133,8 +144,16 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
       if (!gateway) throw new Error('WireGuard: syncPeers before ensureInterface');
       const wanted = JSON.stringify(peers);
       if (appliedPeers === wanted) return;
+      await rememberEndpoints();
+      // A peer that is re-added (node connected again) gets its last endpoint back, so the gateway starts the
+      // handshake instead of waiting up to two minutes for the node's stale session to time out.
+      const withEndpoints = peers.map((peer) => ({ ...peer, endpoint: lastEndpoints.get(peer.publicKey) ?? null }));
       const confFile = join(stateDir, `${ifname}.conf`);
-      await writeFileAtomic(confFile, renderServerConfig({ privateKey: gateway.privateKey, listenPort: gateway.listenPort, peers }), 0o600);
+      await writeFileAtomic(
+        confFile,
+        renderServerConfig({ privateKey: gateway.privateKey, listenPort: gateway.listenPort, peers: withEndpoints }),
+        0o600,
+      );
       // syncconf changes only what differs: unchanged peers keep their session, removed peers stop at once.
       await run('wg', ['syncconf', ifname, confFile]);
       await syncRoutes(peers, formatSubnet(parseSubnet(gateway.address)));
@@ -144,7 +163,9 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
 
     async dump(): Promise<WgPeerStatus[]> {
       const { stdout } = await run('wg', ['show', ifname, 'dump']);
-      return parseWgDump(stdout);
+      const peers = parseWgDump(stdout);
+      for (const peer of peers) if (peer.endpoint && isIPv4Endpoint(peer.endpoint)) lastEndpoints.set(peer.publicKey, peer.endpoint);
+      return peers;
     },
 
     async close() {

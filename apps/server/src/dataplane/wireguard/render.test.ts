@@ -73,6 +73,21 @@ AllowedIPs = 10.44.0.3/32
 `);
   });
 
+  it('dials a peer at its last known endpoint, with a keepalive that starts the handshake at once', () => {
+    const text = renderServerConfig({ privateKey: KEY_A, listenPort: 51820, peers: [
+      { nodeId: 1, publicKey: KEY_B, presharedKey: null, address: '10.44.0.2', allowedIps: ['10.44.0.2/32'], endpoint: '203.0.113.7:40112' },
+    ] });
+    expect(text).toContain(`[Peer]
+PublicKey = ${KEY_B}
+AllowedIPs = 10.44.0.2/32
+Endpoint = 203.0.113.7:40112
+PersistentKeepalive = 25
+`);
+    expect(() => renderServerConfig({ privateKey: KEY_A, listenPort: 1, peers: [
+      { nodeId: 1, publicKey: KEY_B, presharedKey: null, address: '10.44.0.2', allowedIps: ['10.44.0.2/32'], endpoint: '1.2.3.4:5\nx' },
+    ] })).toThrow('invalid peer endpoint');
+  });
+
   it('refuses a bad allowed IP', () => {
     expect(() => renderServerConfig({ privateKey: KEY_A, listenPort: 1, peers: [
       { nodeId: 1, publicKey: KEY_B, presharedKey: null, address: '10.44.0.2', allowedIps: ['10.44.0.2/32\n[Peer]'] },

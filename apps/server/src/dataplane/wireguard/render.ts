@@ -1,6 +1,6 @@
 import type { DesiredPeer } from '../types.js';
 import {
-  assertHost, assertIPv4, assertIPv4Cidr, assertIPv4OrCidr, assertPort, assertWgKey,
+  assertHost, assertIPv4, assertIPv4Cidr, assertIPv4OrCidr, assertPort, assertWgKey, isIPv4, isPort,
 } from '../validate.js';
 import { formatSubnet, parseSubnet } from './addresses.js';
 
@@ -62,7 +62,23 @@ export function renderNodeConfig(input: NodeConfigInput): string {
 export interface ServerConfigInput {
   privateKey: string;
   listenPort: number;
-  peers: DesiredPeer[];
+  /** `endpoint`: where the peer was last seen, so a re-added peer (reconnect, restart) is dialled at once. */
+  peers: (DesiredPeer & { endpoint?: string | null })[];
+}
+
+const IPV4_ENDPOINT_RE = /^(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})$/;
+
+/** Gateway-side keepalive towards a peer whose endpoint is known: starts a handshake as soon as the peer is set. */
+export const GATEWAY_KEEPALIVE_SECONDS = 25;
+
+export function isIPv4Endpoint(endpoint: string): boolean {
+  const match = IPV4_ENDPOINT_RE.exec(endpoint);
+  return Boolean(match?.[1] && match[2] && isIPv4(match[1]) && isPort(Number(match[2])));
+}
+
+function assertIPv4Endpoint(endpoint: string): string {
+  if (!isIPv4Endpoint(endpoint)) throw new Error(`invalid peer endpoint: ${JSON.stringify(endpoint)}`);
+  return endpoint;
 }
 
 /** The gateway side for `wg syncconf`: interface key and port, one [Peer] per enabled node. */
@@ -74,6 +90,7 @@ export function renderServerConfig(input: ServerConfigInput): string {
       `PublicKey = ${assertWgKey(peer.publicKey, 'peer public key')}`,
       ...(peer.presharedKey === null ? [] : [`PresharedKey = ${assertWgKey(peer.presharedKey, 'preshared key')}`]),
       `AllowedIPs = ${peer.allowedIps.map((ip) => assertIPv4OrCidr(ip, 'peer allowed IP')).join(', ')}`,
+      ...(peer.endpoint ? [`Endpoint = ${assertIPv4Endpoint(peer.endpoint)}`, `PersistentKeepalive = ${GATEWAY_KEEPALIVE_SECONDS}`] : []),
     ]),
   ];
   return `${blocks.map((block) => block.join('\n')).join('\n\n')}\n`;
