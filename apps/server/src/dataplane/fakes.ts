@@ -69,8 +69,11 @@ export class FakeNginx implements NginxAdapter {
 
 export class FakeCertificates implements CertificateAdapter {
   readonly infos = new Map<string, CertificateInfo>();
+  /** Every ensure() call, in order: "domain:ssl". */
+  readonly ensured: string[] = [];
 
   ensure(domain: DesiredDomain): Promise<CertificateInfo> {
+    this.ensured.push(`${domain.domain}:${domain.ssl}`);
     const info: CertificateInfo = this.infos.get(domain.domain) ?? {
       state: domain.ssl === 'self-signed' ? 'self-signed' : 'pending',
       issuer: `CN=${domain.domain}`,

@@ -43,6 +43,18 @@ describe('createReconciler', () => {
     expect(t.certs.info('a.example.com')).toBeNull();
   });
 
+  it('ensures a certificate only for a new domain or a changed mode, not on every apply', async () => {
+    const t = setup();
+    const domain = { domainId: 1, domain: 'a.example.com', ssl: 'self-signed' as const };
+    t.setState({ ...withService(1), domains: [domain] });
+    await t.reconciler.apply();
+    t.setState({ ...withService(2), domains: [domain, { domainId: 2, domain: 'b.example.com', ssl: 'self-signed' }] });
+    await t.reconciler.apply();
+    t.setState({ ...withService(3), domains: [{ ...domain, ssl: 'certbot' }] });
+    await t.reconciler.apply();
+    expect(t.certs.ensured).toEqual(['a.example.com:self-signed', 'b.example.com:self-signed', 'a.example.com:certbot']);
+  });
+
   it('skips nginx when the rendered files did not change', async () => {
     const t = setup();
     await t.reconciler.apply();

@@ -34,6 +34,8 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
   let lastApplied: ConfigFiles | null = null;
   let generation = 0;
   let servedDomains = new Set<string>();
+  /** Domains whose certificate was ensured, with the mode it was ensured for. */
+  const ensuredDomains = new Map<string, DesiredState['domains'][number]['ssl']>();
   let inFlight: Promise<ApplyResult> | null = null;
   let queued: Promise<ApplyResult> | null = null;
 
@@ -42,8 +44,14 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
   }
 
   async function applyNginx(state: DesiredState): Promise<void> {
-    // Certificates before nginx: the new config may name a certificate file that must exist.
-    for (const domain of state.domains) await deps.certs.ensure(domain);
+    // Certificates before nginx: the new config may name a certificate file that must exist. Only domains that are
+    // new or changed mode: at 10,000 domains, ensuring every one on every apply cost more than nginx itself.
+    // Renewals and retries are the certificate manager's own timers.
+    for (const domain of state.domains) {
+      if (ensuredDomains.get(domain.domain) === domain.ssl) continue;
+      await deps.certs.ensure(domain);
+      ensuredDomains.set(domain.domain, domain.ssl);
+    }
     const files = deps.renderNginx(state);
     if (!sameFiles(lastApplied, files)) {
       ({ generation } = await deps.nginx.apply(files));
@@ -53,6 +61,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     const current = new Set(state.domains.map((d) => d.domain));
     if (deps.certs.pruneExcept) await deps.certs.pruneExcept([...current]);
     else for (const gone of [...servedDomains].filter((name) => !current.has(name))) await deps.certs.remove(gone);
+    for (const name of ensuredDomains.keys()) if (!current.has(name)) ensuredDomains.delete(name);
     servedDomains = current;
   }
 
