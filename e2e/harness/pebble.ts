@@ -15,7 +15,8 @@ import { waitFor } from './wait-for.js';
 
 export const PEBBLE_ACME_PORT = 14000;
 export const PEBBLE_MANAGEMENT_PORT = 15000;
-const CHALLTESTSRV_DNS_PORT = 8053;
+/** Port 53: a resolv.conf has no port syntax, and a gateway under test may resolve through challtestsrv. */
+export const CHALLTESTSRV_DNS_PORT = 53;
 const CHALLTESTSRV_MANAGEMENT_PORT = 8055;
 
 export interface AcmeNetwork {
