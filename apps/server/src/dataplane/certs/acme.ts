@@ -100,6 +100,13 @@ export function createAcmeIssuer(options: AcmeIssuerOptions): CertificateIssuer 
     return join(challengeDir(webroot), token);
   }
 
+  /** The private key block of the PEM nginx serves now (self-signed placeholder or last issued), if any. */
+  async function readPrivateKey(pemPath: string): Promise<Buffer | null> {
+    const pem = await readFile(pemPath, 'utf8').catch(() => null);
+    const block = pem?.match(/-----BEGIN (EC |RSA )?PRIVATE KEY-----[\s\S]+?-----END \1PRIVATE KEY-----/)?.[0];
+    return block ? Buffer.from(`${block}\n`) : null;
+  }
+
   return {
     async issue(domain, pemPath) {
       assertHostname(domain, 'domain');
@@ -110,7 +117,10 @@ export function createAcmeIssuer(options: AcmeIssuerOptions): CertificateIssuer 
       });
       const acmeClient = await client;
       await mkdir(challengeDir(webroot), { recursive: true, mode: 0o755 });
-      const key = await acme.crypto.createPrivateEcdsaKey('P-256');
+      // Keep the domain's key: nginx opens the combined PEM twice per handshake (certificate, then key), so a
+      // renewal's rename between the two reads would pair an old certificate with a new key. With the same key
+      // every interleaving still matches (like certbot's --reuse-key).
+      const key = (await readPrivateKey(pemPath)) ?? (await acme.crypto.createPrivateEcdsaKey('P-256'));
       const [, csr] = await acme.crypto.createCsr({ commonName: domain, altNames: [domain] }, key);
       logger.info({ domain, directoryUrl }, 'certificate: requesting from the ACME CA');
       const chain = await acmeClient.auto({
