@@ -62,7 +62,6 @@ describe('loadDesiredState', () => {
         { ...httpRow, nodeId: gateway.id, pathLocation: '/lan', backendHost: '192.168.1.10' },
         { ...httpRow, nodeId: offline.id, pathLocation: '/offline' },
         { ...httpRow, nodeId: plain.id, pathLocation: '/disabled', enabled: false },
-        { ...httpRow, nodeId: local.id, pathLocation: '/console', backendHost: '127.0.0.1', backendPort: 3000 },
       ])
       .run();
     t.db
@@ -75,12 +74,13 @@ describe('loadDesiredState', () => {
       .run();
 
     const state = loadDesiredState(t.deps);
-    expect(state.http.map((r) => [r.pathLocation, r.domain, r.backendHost, r.backendPort])).toEqual([
-      ['/', 'app.example.com', '10.50.0.2', 80],
-      ['/lan', null, '192.168.1.10', 80],
-      ['/console', null, '127.0.0.1', 3000],
+    // First the console service the local node publishes from first boot (its backendHost is kept as given).
+    expect(state.http.map((r) => [r.nodeId, r.pathLocation, r.domain, r.backendHost, r.backendPort])).toEqual([
+      [local.id, '/', null, '127.0.0.1', t.deps.config.port],
+      [plain.id, '/', 'app.example.com', '10.50.0.2', 80],
+      [gateway.id, '/lan', null, '192.168.1.10', 80],
     ]);
-    expect(state.http[0]).toMatchObject({ nodeId: plain.id, backendProto: 'http', allowedIps: ['203.0.113.0/24'], blockedIps: [] });
+    expect(state.http[1]).toMatchObject({ nodeId: plain.id, backendProto: 'http', allowedIps: ['203.0.113.0/24'], blockedIps: [] });
     expect(state.stream.map((r) => [r.proto, r.port, r.ssl, r.domain, r.backendHost, r.backendPort])).toEqual([
       ['tcp', 30000, true, 'app.example.com', '10.50.0.2', 5432],
       ['udp', 30000, false, null, '192.168.1.53', 53],

@@ -151,7 +151,7 @@ describe('reading and editing HTTP services', () => {
     expect(body.total).toBe(1);
     expect(body.data[0]?.domain).toBe('other.example.com');
     const all = await api<ListResponse<HttpService>>('GET', '/api/services/http');
-    expect(all.body.total).toBe(2);
+    expect(all.body.total).toBe(3); // with the console service of the local node
   });
 
   test('gets one service, and 404s for an unknown id, another node’s service or an unknown type', async () => {

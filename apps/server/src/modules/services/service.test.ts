@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { HttpService, TcpService } from '@postern/contract';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
-import { createApiClient, insertNode } from './test-support.js';
+import { CONSOLE_SERVICE_ID, createApiClient, insertNode } from './test-support.js';
 
 // Enable/disable/delete and how data-plane outcomes reach the caller and the service.
 
@@ -17,12 +17,14 @@ afterEach(async () => {
 });
 
 const web = { name: 'web', domain: 'app.example.com', pathLocation: '/' };
+/** HTTP routes of the nodes under test: without the console service the local node publishes from first boot. */
+const nodeHttpRoutes = () => t.fakeDataPlane.lastState?.http.filter((r) => r.serviceId !== CONSOLE_SERVICE_ID);
 
 describe('enable and disable access', () => {
   test('disabling removes the route from the data plane and enabling brings it back', async () => {
     const node = insertNode(t.deps);
     const { body: svc } = await api<HttpService>('POST', `/api/services/${node.id}/http`, web);
-    const servedIds = () => t.fakeDataPlane.lastState?.http.map((r) => r.serviceId);
+    const servedIds = () => nodeHttpRoutes()?.map((r) => r.serviceId);
     expect(servedIds()).toEqual([svc.id]);
 
     const applies = t.fakeDataPlane.applyCount;
@@ -51,7 +53,7 @@ describe('enable and disable access', () => {
   test('a disabled node serves none of its services', async () => {
     const node = insertNode(t.deps, { enabled: false });
     await api('POST', `/api/services/${node.id}/http`, web);
-    expect(t.fakeDataPlane.lastState?.http).toEqual([]);
+    expect(nodeHttpRoutes()).toEqual([]);
   });
 });
 
@@ -87,7 +89,7 @@ describe('deleting a service', () => {
     const { body: svc } = await api<HttpService>('POST', `/api/services/${node.id}/http`, web);
     expect((await api('DELETE', `/api/services/${node.id}/http/${svc.id}`)).status).toBe(204);
     expect((await api('GET', `/api/services/${node.id}/http/${svc.id}`)).status).toBe(404);
-    expect(t.fakeDataPlane.lastState?.http).toEqual([]);
+    expect(nodeHttpRoutes()).toEqual([]);
     expect((await api('DELETE', `/api/services/${node.id}/http/${svc.id}`)).status).toBe(404);
   });
 
