@@ -113,16 +113,8 @@ export async function waitForHandshake(wg: WireguardInterface, timeoutMs: number
 }
 
 /**
- * How long a node may take to rebuild a session the gateway forgot (peer removed and re-added, or the interface
- * rebuilt after a crash) when only the node can start a handshake (the gateway's peer has no endpoint): if the
- * node sent data the gateway did not answer, it retries after 15 s (keepalive 10 s + rekey 5 s); if it only sent
- * keepalives, not before its session is REKEY_AFTER_TIME (120 s) old, noticed at its next keepalive (25 s).
- */
-export const NODE_RESESSION_BOUND_MS = (120 + 25 + 5) * 1000;
-
-/**
- * How long a re-added peer (node disconnected, then connected again) takes to pass traffic while the gateway still
- * knows its endpoint: the gateway dials it at once (Endpoint + PersistentKeepalive in its peer config), so one
+ * How long a re-added peer (node connected again, or the interface rebuilt after a crash) takes to pass traffic:
+ * the gateway remembers each node's endpoint (also across restarts) and the gateway dials it at once (Endpoint + PersistentKeepalive in its peer config), so one
  * handshake (a retry every 5 s at worst) plus the reconcile.
  */
 export const GATEWAY_REDIAL_BOUND_MS = 10_000;
