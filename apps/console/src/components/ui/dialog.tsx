@@ -10,7 +10,33 @@ const sizeClasses: Record<DialogSize, string> = { small: 'max-w-md', medium: 'ma
 
 type ModalProps = { open: boolean; title: ReactNode; onClose(): void; size?: DialogSize; icon?: ReactNode; children: ReactNode };
 
-/** The overlay and panel every dialog shares: Escape and the close button call onClose; focus moves inside. */
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/**
+ * Tab and Shift+Tab cycle through the topmost open dialog: it is aria-modal, so the page behind must not take
+ * keyboard focus while it is open.
+ */
+function keepFocusInside(event: KeyboardEvent, panel: HTMLElement): void {
+  const modals = document.querySelectorAll('[aria-modal="true"]');
+  if (modals[modals.length - 1] !== panel) return;
+  const focusable = [...panel.querySelectorAll<HTMLElement>(FOCUSABLE)];
+  const first = focusable[0];
+  const last = focusable[focusable.length - 1];
+  const active = document.activeElement;
+  const isInside = active instanceof Node && panel.contains(active);
+  if (!first || !last) {
+    event.preventDefault();
+    panel.focus();
+  } else if (event.shiftKey && (active === first || !isInside)) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && (active === last || !isInside)) {
+    event.preventDefault();
+    first.focus();
+  }
+}
+
+/** The overlay and panel every dialog shares: Escape and the close button call onClose; focus moves and stays inside. */
 export function Modal({ open, title, onClose, size = 'medium', icon, children }: ModalProps) {
   const titleId = useId();
   const panelRef = useRef<HTMLDivElement>(null);
@@ -26,6 +52,8 @@ export function Modal({ open, title, onClose, size = 'medium', icon, children }:
       if (event.key === 'Escape') {
         event.stopPropagation();
         onCloseRef.current();
+      } else if (event.key === 'Tab' && panelRef.current) {
+        keepFocusInside(event, panelRef.current);
       }
     };
     document.addEventListener('keydown', onKey);

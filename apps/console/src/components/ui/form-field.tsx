@@ -106,6 +106,7 @@ export function SelectField({ label, name, error, description, value, onChange, 
         onChange={(event) => onChange(event.target.value)}
         onBlur={onBlur}
         aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
         className={`${inputClasses} ${borderClasses(error)}`}
       >
         {placeholder !== undefined && <option value="">{placeholder}</option>}
@@ -135,6 +136,7 @@ export function TextareaField({ label, name, error, description, value, onChange
         onChange={(event) => onChange(event.target.value)}
         onBlur={onBlur}
         aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
         className={`${inputClasses} ${borderClasses(error)} font-mono`}
       />
     </FieldShell>
@@ -231,6 +233,7 @@ export function AutocompleteField({ label, name, error, description, value, onCh
             onBlur?.();
           }}
           aria-invalid={error ? true : undefined}
+          aria-describedby={error ? `${id}-error` : undefined}
           className={`${inputClasses} ${borderClasses(error)}`}
         />
         {isOpen && options.length > 0 && (
