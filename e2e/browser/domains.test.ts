@@ -1,0 +1,112 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  acceptConfirmation, chooseMenuItem, dialog, expectGone, expectPath, expectVisible, openMenu, startConsole, toast, uniqueName, type ConsoleHarness,
+} from './fixture.js';
+
+// Domains: the form's skip-validation rule, the row menu, expanded services, edit and delete (console-spec §2, §5, §8).
+
+describe('domains', () => {
+  let harness: ConsoleHarness;
+
+  beforeAll(async () => {
+    harness = await startConsole();
+  });
+
+  afterEach(() => {
+    expect(harness.pageErrors).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it('creates a domain; skipping validation forces self-signed and disables the selector', async () => {
+    const domain = `${uniqueName('shop')}.example.test`;
+    const page = await harness.openPage('/domains');
+    await page.getByRole('button', { name: 'Add Domain' }).first().click();
+    const form = dialog(page, 'Add Domain');
+    await expectVisible(form);
+    await form.getByLabel('Domain', { exact: true }).fill(domain);
+
+    const ssl = form.getByLabel('SSL Certificate Type');
+    await ssl.selectOption('certbot');
+    expect(await ssl.inputValue()).toBe('certbot');
+    expect(await ssl.isEnabled()).toBe(true);
+
+    await form.getByLabel('Skip Domain Validation').check();
+    expect(await ssl.inputValue()).toBe('self-signed');
+    expect(await ssl.isDisabled()).toBe(true);
+
+    await form.getByRole('button', { name: 'Save' }).click();
+    const created = toast(page, 'Domain created successfully!');
+    await expectVisible(created);
+    const box = await created.boundingBox();
+    const viewport = page.viewportSize();
+    expect(box && viewport && box.y < 100 && viewport.width - (box.x + box.width) < 100, 'toast at the top right').toBe(true);
+    await expectGone(form);
+    // Toasts leave by themselves (3000 ms default).
+    await created.waitFor({ state: 'detached', timeout: 6000 });
+    const row = page.getByRole('row').filter({ hasText: domain });
+    await expectVisible(row);
+
+    const saved = await harness.seed<{ data: { domain: string; ssl: string }[] }>('GET', '/api/domains');
+    expect(saved.data.find((d) => d.domain === domain)?.ssl).toBe('self-signed');
+  });
+
+  it("expands a domain to its services, whose menu leads to their node, and opens the domain's logs", async () => {
+    const domain = `${uniqueName('blog')}.example.test`;
+    await harness.seed('POST', '/api/domains', { domain, ssl: 'self-signed', skipValidation: true });
+    const node = await harness.seed<{ id: number; name: string }>('POST', '/api/nodes', { name: uniqueName('blog-node') });
+    const service = uniqueName('blog');
+    await harness.seed('POST', `/api/services/${node.id}/http`, { name: service, domain, backendPort: 2368 });
+    const page = await harness.openPage('/domains');
+
+    await page.getByRole('button', { name: `Show services of ${domain}` }).click();
+    await expectVisible(page.getByText(service, { exact: true }));
+    await expectVisible(page.getByText('No TCP services yet'));
+    const menu = await openMenu(page, `Actions for ${service}`);
+    expect(await menu.getByRole('menuitem', { name: 'Edit Service' }).count()).toBe(0);
+    await menu.getByRole('menuitem', { name: 'Go to node' }).click();
+    await expectPath(page, `/nodes/${node.id}`);
+
+    await page.goto('/domains');
+    await chooseMenuItem(page, `Actions for ${domain}`, 'Logs Monitor');
+    await expectPath(page, `/domains/${domain}/logs`);
+    await expectVisible(page.getByRole('log'));
+  });
+
+  it('edits and deletes a domain, with toasts', async () => {
+    const domain = `${uniqueName('old')}.example.test`;
+    await harness.seed('POST', '/api/domains', { domain, ssl: 'self-signed', skipValidation: true });
+    const page = await harness.openPage('/domains');
+
+    await chooseMenuItem(page, `Actions for ${domain}`, 'Edit Domain');
+    const form = dialog(page, 'Edit Domain');
+    expect(await form.getByLabel('Domain', { exact: true }).inputValue()).toBe(domain);
+    const renamed = `${uniqueName('new')}.example.test`;
+    await form.getByLabel('Domain', { exact: true }).fill(renamed);
+    await form.getByLabel('Skip Domain Validation').check();
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expectVisible(toast(page, 'Domain updated successfully!'));
+    await expectVisible(page.getByRole('row').filter({ hasText: renamed }));
+
+    await chooseMenuItem(page, `Actions for ${renamed}`, 'Delete Domain');
+    await acceptConfirmation(page, 'Delete Domain', 'Yes, delete it!');
+    await expectVisible(toast(page, 'Domain deleted successfully!'));
+    await expectGone(page.getByRole('row').filter({ hasText: renamed }));
+  });
+
+  it("shows the server's message in an error toast when a domain in use cannot be deleted", async () => {
+    const domain = `${uniqueName('busy')}.example.test`;
+    await harness.seed('POST', '/api/domains', { domain, ssl: 'self-signed', skipValidation: true });
+    const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: uniqueName('busy-node') });
+    await harness.seed('POST', `/api/services/${node.id}/http`, { name: uniqueName('busy'), domain, backendPort: 80 });
+    const page = await harness.openPage('/domains');
+
+    await chooseMenuItem(page, `Actions for ${domain}`, 'Delete Domain');
+    await acceptConfirmation(page, 'Delete Domain', 'Yes, delete it!');
+    await expectVisible(page.getByRole('alert').filter({ hasText: `The domain ${domain} is used by` }));
+    expect(await toast(page, 'Domain deleted successfully!').count()).toBe(0);
+    await expectVisible(page.getByRole('row').filter({ hasText: domain }));
+  });
+});

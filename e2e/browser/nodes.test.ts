@@ -1,0 +1,209 @@
+import { readFile } from 'node:fs/promises';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  acceptConfirmation, chooseMenuItem, dialog, expectGone, expectPath, expectVisible, openMenu, startConsole, toast, uniqueName, type ConsoleHarness,
+} from './fixture.js';
+
+// Nodes: create one and see its token once, filter by type, page through the list, connect/disconnect/delete
+// with confirmations, download the config (console-spec §2, §4, §8, §9).
+
+const nodeLink = (page: Page, name: string) => page.getByRole('link', { name, exact: true });
+
+describe('nodes list', () => {
+  let harness: ConsoleHarness;
+
+  beforeAll(async () => {
+    harness = await startConsole();
+  });
+
+  afterEach(() => {
+    expect(harness.pageErrors).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it("creates a node and shows 'Your Node is Ready' with its token once", async () => {
+    const name = uniqueName('laptop');
+    const page = await harness.openPage('/nodes');
+    await page.getByRole('button', { name: 'Add Client' }).click();
+    const form = dialog(page, 'New Node');
+    await form.getByLabel('Name', { exact: true }).fill(name);
+    await form.getByRole('button', { name: 'Save' }).click();
+
+    const ready = dialog(page, 'Your Node is Ready');
+    await expectVisible(ready);
+    const token = await ready.getByRole('textbox', { name: 'Token', exact: true }).inputValue();
+    expect(token).toMatch(/^pstn_/);
+    await ready.getByRole('button', { name: 'Got it!' }).click();
+    await expectGone(ready);
+    await expectVisible(nodeLink(page, name));
+
+    // Shown once: neither the list nor the node's own page carries it afterwards.
+    expect(await page.content()).not.toContain(token);
+    await nodeLink(page, name).click();
+    await expectVisible(page.getByRole('heading', { name, exact: true }));
+    expect(await page.content()).not.toContain(token);
+  });
+
+  it('filters the list with the View All, Nodes and Gateways chips', async () => {
+    const plain = uniqueName('plain');
+    const gateway = uniqueName('gw');
+    await harness.seed('POST', '/api/nodes', { name: plain });
+    await harness.seed('POST', '/api/nodes', { name: gateway, isGateway: true, gatewayNetwork: '192.168.77.0/24' });
+    const page = await harness.openPage('/nodes');
+    await expectVisible(nodeLink(page, plain));
+    await expectVisible(nodeLink(page, gateway));
+
+    const chip = (label: string) => page.getByRole('group', { name: 'Filter nodes' }).getByRole('button', { name: label, exact: true });
+    await chip('Gateways').click();
+    await expectGone(nodeLink(page, plain));
+    await expectVisible(nodeLink(page, gateway));
+    expect(await chip('Gateways').getAttribute('aria-pressed')).toBe('true');
+
+    await chip('Nodes').click();
+    await expectGone(nodeLink(page, gateway));
+    await expectVisible(nodeLink(page, plain));
+
+    await chip('View All').click();
+    await expectVisible(nodeLink(page, gateway));
+    await expectVisible(nodeLink(page, plain));
+  });
+
+  it('disconnects, connects and deletes a node from its row menu, each after a confirmation', async () => {
+    const name = uniqueName('switch');
+    await harness.seed('POST', '/api/nodes', { name });
+    const page = await harness.openPage('/nodes');
+    const menu = `Actions for ${name}`;
+
+    await chooseMenuItem(page, menu, 'Disconnect');
+    await acceptConfirmation(page, 'Disconnect Node', 'Yes, disconnect!');
+    await expectVisible(toast(page, 'Node disconnected successfully!'));
+
+    await chooseMenuItem(page, menu, 'Connect');
+    await acceptConfirmation(page, 'Connect Node', 'Yes, connect!');
+    await expectVisible(toast(page, 'Node connected successfully!'));
+
+    await chooseMenuItem(page, menu, 'Delete Node');
+    await expectVisible(dialog(page, 'Delete Node').getByText(/cannot be undone/));
+    await acceptConfirmation(page, 'Delete Node', 'Yes, delete it!');
+    await expectVisible(toast(page, 'Node deleted successfully!'));
+    await expectGone(nodeLink(page, name));
+  });
+
+  it('downloads the WireGuard config of a node from its page', async () => {
+    const node = await harness.seed<{ id: number; name: string }>('POST', '/api/nodes', { name: uniqueName('dl') });
+    const page = await harness.openPage(`/nodes/${node.id}`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Config' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/\.conf$/);
+    const config = await readFile(await download.path(), 'utf8');
+    expect(config).toContain('[Interface]');
+    expect(config).toContain('[Peer]');
+  });
+
+  it("pages the list by 10 with 'Showing x to y of z results'", async () => {
+    for (let i = 0; i < 11; i++) await harness.seed('POST', '/api/nodes', { name: uniqueName(`bulk${i}`) });
+    const { total } = await harness.seed<{ total: number }>('GET', '/api/nodes?page=1&limit=10');
+    const page = await harness.openPage('/nodes');
+    const pagination = page.getByRole('navigation', { name: 'Pagination' });
+    await expectVisible(pagination.getByText(`Showing 1 to 10 of ${total} results`, { exact: true }));
+    expect(await pagination.getByRole('button', { name: 'Previous' }).isDisabled()).toBe(true);
+    await pagination.getByRole('button', { name: 'Next' }).click();
+    await expectVisible(pagination.getByText(`Showing 11 to ${Math.min(20, total)} of ${total} results`, { exact: true }));
+    expect(await page.getByRole('table').getByRole('link').count()).toBe(Math.min(10, total - 10));
+  });
+
+  it('shows changes made elsewhere live, in the list and on the node page', async () => {
+    // A gateway, so it is on the first page of the Gateways filter whatever else this file created.
+    const node = await harness.seed<{ id: number; name: string }>('POST', '/api/nodes', {
+      name: uniqueName('live'), isGateway: true, gatewayNetwork: '192.168.78.0/24',
+    });
+    const list = await harness.openPage('/nodes');
+    await list.getByRole('group', { name: 'Filter nodes' }).getByRole('button', { name: 'Gateways', exact: true }).click();
+    await expectVisible(nodeLink(list, node.name));
+    const detail = await harness.openPage(`/nodes/${node.id}`);
+    await expectVisible(detail.getByRole('heading', { name: node.name, exact: true }));
+
+    const renamed = uniqueName('renamed');
+    await harness.seed('PATCH', `/api/nodes/${node.id}`, { name: renamed });
+    await expectVisible(nodeLink(list, renamed));
+    await expectVisible(detail.getByRole('heading', { name: renamed, exact: true }));
+  });
+
+  it('closes the node stream when the node page is left', async () => {
+    const node = await harness.seed<{ id: number; name: string }>('POST', '/api/nodes', { name: uniqueName('leave') });
+    const page = await harness.openPage('/');
+    const isNodeStream = (url: string) => url.includes('/api/nodes/stream') && new URL(url).searchParams.get('id') === String(node.id);
+    const opened = page.waitForEvent('request', { predicate: (request) => isNodeStream(request.url()) });
+    await page.goto(`/nodes/${node.id}`);
+    const stream = await opened;
+    const ended = page.waitForEvent('requestfailed', { predicate: (request) => request === stream });
+    await page.getByRole('complementary', { name: 'Sidebar' }).getByRole('link', { name: 'Domain Names' }).click();
+    await expectVisible(page.getByRole('heading', { name: 'Domains', exact: true }));
+    await ended;
+  });
+
+  it('creates a first node from the welcome page and then shows the nodes list', async () => {
+    const name = uniqueName('first');
+    const page = await harness.openPage('/');
+    await page.getByRole('button', { name: 'Create Node' }).click();
+    const form = dialog(page, 'New Node');
+    await form.getByLabel('Name', { exact: true }).fill(name);
+    await form.getByRole('button', { name: 'Save' }).click();
+    const ready = dialog(page, 'Your Node is Ready');
+    await expectVisible(ready);
+    await ready.getByRole('button', { name: 'Got it!' }).click();
+    await expectPath(page, '/nodes');
+    await expectVisible(page.getByRole('heading', { name: 'Client / Nodes' }));
+  });
+
+  it('edits a node from its page; the page shows the change at once', async () => {
+    const node = await harness.seed<{ id: number; name: string }>('POST', '/api/nodes', { name: uniqueName('before') });
+    const page = await harness.openPage(`/nodes/${node.id}`);
+    const internet = page.getByRole('row', { name: /Send all internet traffic through the VPN/ });
+    await expectVisible(internet.getByText('No', { exact: true }));
+
+    await chooseMenuItem(page, 'Node actions', 'Edit Node');
+    const form = dialog(page, 'Edit Node');
+    const renamed = uniqueName('after');
+    await form.getByLabel('Name', { exact: true }).fill(renamed);
+    await form.getByLabel('Send all internet traffic through the VPN').check();
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expectVisible(toast(page, 'Node updated successfully!'));
+    await expectVisible(page.getByRole('heading', { name: renamed, exact: true }));
+    await expectVisible(internet.getByText('Yes', { exact: true }));
+    await expectVisible(page.getByRole('navigation', { name: 'Breadcrumb' }).getByText(renamed));
+  });
+
+  it('offers the local node no status, node actions or tokens', async () => {
+    const { data } = await harness.seed<{ data: { id: number; name: string; isLocal: boolean }[] }>('GET', '/api/nodes?page=1&limit=10');
+    const local = data.find((node) => node.isLocal);
+    if (!local) throw new Error('the server has no local node');
+    const list = await harness.openPage('/nodes');
+    const menu = await openMenu(list, `Actions for ${local.name}`);
+    const items = await menu.getByRole('menuitem').allTextContents();
+    expect(items).toEqual(['View Node Details', 'Expose HTTP', 'Expose TCP']);
+
+    const page = await harness.openPage(`/nodes/${local.id}`);
+    await expectVisible(page.getByRole('heading', { name: local.name, exact: true }));
+    await expectVisible(page.getByRole('heading', { name: 'HTTP Services', exact: true }));
+    expect(await page.getByRole('button', { name: 'Node actions' }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Node Access Tokens' }).count()).toBe(0);
+    expect(await page.getByRole('img', { name: /^(online|idle|offline)$/ }).count()).toBe(0);
+  });
+
+  it("shows a gateway's badge, address and subnet on its page, under the 'Client / Nodes' breadcrumb", async () => {
+    const node = await harness.seed<{ id: number; name: string; address: string }>('POST', '/api/nodes', {
+      name: uniqueName('branch'), isGateway: true, gatewayNetwork: '192.168.91.0/24',
+    });
+    const page = await harness.openPage(`/nodes/${node.id}`);
+    const header = page.locator('section').filter({ has: page.getByRole('heading', { name: node.name, exact: true }) });
+    await expectVisible(header.getByText('Gateway', { exact: true }));
+    await expectVisible(header.getByText(node.address, { exact: true }));
+    await expectVisible(header.getByText('192.168.91.0/24', { exact: true }));
+    await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Client / Nodes' }).click();
+    await expectPath(page, '/nodes');
+  });
+});

@@ -1,0 +1,163 @@
+import type { Theme } from '@postern/contract';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { snap } from './browser.js';
+import { dialog, expectGone, expectVisible, openMenu, startConsole, uniqueName, type ConsoleHarness } from './fixture.js';
+import { ADMIN } from './server.js';
+
+// Visits every screen and the main dialogs in light and dark theme at desktop and phone widths and stores a
+// screenshot of each in artifacts/screenshots/<screen>-<viewport>-<theme>.png for review. Behaviour is asserted
+// by the other files; this one only checks that each screen rendered before taking its picture.
+
+type Viewport = 'desktop' | 'phone';
+const variants: { viewport: Viewport; theme: Theme }[] = [
+  { viewport: 'desktop', theme: 'light' },
+  { viewport: 'desktop', theme: 'dark' },
+  { viewport: 'phone', theme: 'light' },
+  { viewport: 'phone', theme: 'dark' },
+];
+
+interface Seeded {
+  nodeId: number;
+  nodeName: string;
+  serviceId: number;
+  serviceName: string;
+  domain: string;
+}
+
+describe('screenshots', () => {
+  let harness: ConsoleHarness;
+  let seeded: Seeded;
+
+  beforeAll(async () => {
+    harness = await startConsole();
+    const nodeName = 'home-lab';
+    const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: nodeName, allowInternet: true });
+    await harness.seed('POST', '/api/nodes', { name: 'office-gateway', isGateway: true, gatewayNetwork: '192.168.10.0/24' });
+    const domain = 'app.example.test';
+    await harness.seed('POST', '/api/domains', { domain, ssl: 'self-signed', skipValidation: true });
+    const serviceName = 'website';
+    const service = await harness.seed<{ id: number }>('POST', `/api/services/${node.id}/http`, { name: serviceName, domain, backendPort: 8080 });
+    await harness.seed('POST', `/api/services/${node.id}/tcp`, { name: 'mqtt-broker', backendPort: 1883 });
+    await harness.seed('POST', `/api/nodes/${node.id}/pats`, { name: 'ci-pipeline' });
+    seeded = { nodeId: node.id, nodeName, serviceId: service.id, serviceName, domain };
+  });
+
+  afterEach(() => {
+    expect(harness.pageErrors).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it.each(variants)('every screen at $viewport width in $theme theme', async ({ viewport, theme }) => {
+    // Dialogs, menus and the mobile sidebar are fixed to the window: a shot of the window shows them as seen.
+    const shot: Shot = (page, screen) => snap(page, `${screen}-${viewport}-${theme}`, { fullPage: !/^(dialog|menu|sidebar)-/.test(screen) });
+    const page = await harness.openPage('/login', { viewport, theme, isSignedIn: false });
+    await expectVisible(page.getByRole('button', { name: 'Sign in' }));
+    await shot(page, 'login');
+    await page.getByLabel('Username').fill(ADMIN.username);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    await expectVisible(page.getByRole('heading', { name: 'Welcome to Postern' }));
+    await shot(page, 'home');
+    if (viewport === 'phone') {
+      await page.getByRole('button', { name: 'Open sidebar' }).click();
+      await expectVisible(page.getByRole('complementary', { name: 'Sidebar' }).getByRole('link', { name: 'Domain Names' }));
+      await shot(page, 'sidebar-open');
+      await page.keyboard.press('Escape');
+    }
+
+    await snapNodesList(page, shot);
+    await snapNodeDetail(page, shot, seeded);
+    await snapDomains(page, shot, seeded);
+
+    await page.goto(`/nodes/${seeded.nodeId}/http/${seeded.serviceId}/logs`);
+    await expectVisible(page.getByRole('log'));
+    await shot(page, 'log-viewer');
+
+    await page.goto('/no/such/page');
+    await expectVisible(page.getByRole('link', { name: 'Back To Home' }));
+    await shot(page, 'not-found');
+  });
+});
+
+type Shot = (page: Page, screen: string) => Promise<void>;
+
+async function snapNodesList(page: Page, shot: Shot): Promise<void> {
+  await page.goto('/nodes');
+  await expectVisible(page.getByRole('link', { name: 'office-gateway' }));
+  await shot(page, 'nodes-list');
+  await page.getByRole('button', { name: 'Add Client' }).click();
+  const form = dialog(page, 'New Node');
+  await form.getByLabel('Name', { exact: true }).fill(uniqueName('raspberry'));
+  await shot(page, 'dialog-node-form');
+  await form.getByRole('button', { name: 'Save' }).click();
+  const ready = dialog(page, 'Your Node is Ready');
+  await expectVisible(ready);
+  await shot(page, 'dialog-node-ready');
+  await ready.getByRole('button', { name: 'Got it!' }).click();
+  await expectGone(ready);
+}
+
+async function snapNodeDetail(page: Page, shot: Shot, seeded: Seeded): Promise<void> {
+  await page.goto(`/nodes/${seeded.nodeId}`);
+  await expectVisible(page.getByText(seeded.serviceName, { exact: true }));
+  await expectVisible(page.getByText('ci-pipeline', { exact: true }));
+  await shot(page, 'node-detail');
+
+  const section = (title: string) => page.locator('section').filter({ has: page.getByRole('heading', { name: title, exact: true }) });
+  await section('HTTP Services').getByRole('button', { name: 'Add Service' }).first().click();
+  const http = dialog(page, 'Expose HTTP Service');
+  await http.getByLabel('Service Name').fill('dashboard');
+  await http.getByLabel('Public HTTP Path').fill(`/${uniqueName('dash')}`);
+  await shot(page, 'dialog-http-service-form');
+  await http.getByRole('button', { name: 'Save' }).click();
+  const exposed = dialog(page, 'Your Service is Now Publicly Available');
+  await expectVisible(exposed);
+  await shot(page, 'dialog-service-exposed');
+  await exposed.getByRole('button', { name: 'Got it!' }).click();
+  await expectGone(exposed);
+
+  await section('TCP Services').getByRole('button', { name: 'Add Service' }).first().click();
+  const tcp = dialog(page, 'Expose TCP Service');
+  await tcp.getByLabel('Service Name').fill('ssh');
+  await shot(page, 'dialog-tcp-service-form');
+  await tcp.getByRole('button', { name: 'Cancel' }).click();
+  await expectGone(tcp);
+
+  await section('Node Access Tokens').getByRole('button', { name: '+ Add Token' }).click();
+  const tokenForm = dialog(page, 'Access Token Configuration');
+  await tokenForm.getByLabel('Name', { exact: true }).fill(uniqueName('deploy'));
+  await shot(page, 'dialog-token-form');
+  await tokenForm.getByRole('button', { name: 'Save' }).click();
+  const created = dialog(page, 'New Access Token Generated');
+  await expectVisible(created);
+  await shot(page, 'dialog-token-created');
+  await created.getByRole('button', { name: 'Got it!' }).click();
+  await expectGone(created);
+
+  const menu = await openMenu(page, `Actions for ${seeded.serviceName}`);
+  await shot(page, 'menu-service');
+  await menu.getByRole('menuitem', { name: 'Disable Access' }).click();
+  const confirmation = dialog(page, 'Disable Public Access');
+  await expectVisible(confirmation);
+  await shot(page, 'dialog-confirm');
+  await confirmation.getByRole('button', { name: 'Cancel' }).click();
+  await expectGone(confirmation);
+}
+
+async function snapDomains(page: Page, shot: Shot, seeded: Seeded): Promise<void> {
+  await page.goto('/domains');
+  await page.getByRole('button', { name: `Show services of ${seeded.domain}` }).click();
+  await expectVisible(page.getByText(seeded.serviceName, { exact: true }));
+  await shot(page, 'domains-list');
+  await page.getByRole('button', { name: 'Add Domain' }).first().click();
+  const form = dialog(page, 'Add Domain');
+  await form.getByLabel('Domain', { exact: true }).fill('shop.example.test');
+  await shot(page, 'dialog-domain-form');
+  await form.getByRole('button', { name: 'Cancel' }).click();
+  await expectGone(form);
+}

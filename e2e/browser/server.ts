@@ -1,0 +1,112 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const repoRoot = resolve(import.meta.dirname, '../..');
+export const ADMIN = { username: 'admin', password: 'browser-test-password-1' };
+
+export interface RunningServer {
+  baseUrl: string;
+  dataDir: string;
+  /** Output of the server process so far (for failure messages). */
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export async function waitFor<T>(check: () => Promise<T | undefined> | T | undefined, deadlineMs: number, what: string): Promise<T> {
+  const end = Date.now() + deadlineMs;
+  let lastError: unknown;
+  while (Date.now() < end) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+}
+
+/**
+ * Starts the built gateway (apps/server/dist/main.js) on a free loopback port with its own data directory.
+ * The data plane is off: browser tests check the console against the real API and database; the data plane has
+ * its own system tests in e2e/system.
+ */
+export async function startServer(): Promise<RunningServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'postern-browser-'));
+  const port = await freePort();
+  let log = '';
+  const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'apps/server/dist/main.js')], {
+    cwd: repoRoot,
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'test',
+      POSTERN_DATA_DIR: dataDir,
+      POSTERN_HOST: '127.0.0.1',
+      POSTERN_PORT: String(port),
+      POSTERN_PUBLIC_HOST: 'gateway.test',
+      POSTERN_ADMIN_USERNAME: ADMIN.username,
+      POSTERN_ADMIN_PASSWORD: ADMIN.password,
+      POSTERN_DATAPLANE: 'off',
+      POSTERN_LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  try {
+    await waitFor(async () => (await fetch(`${baseUrl}/api/health`)).ok || undefined, 20_000, `server health (${log})`);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return {
+    baseUrl,
+    dataDir,
+    output: () => log,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Signs in through the API (for seeding data); the UI sign-in is tested separately. */
+export async function apiLogin(baseUrl: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADMIN),
+  });
+  if (!response.ok) throw new Error(`login failed: ${response.status}`);
+  return ((await response.json()) as { token: string }).token;
+}
+
+export async function api<T>(baseUrl: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
