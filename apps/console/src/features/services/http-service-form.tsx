@@ -2,12 +2,12 @@ import type { HttpService } from '@postern/contract';
 import { useMemo } from 'react';
 import { FormDialog } from '../../components/ui/dialog';
 import { AutocompleteField, IpListField, SelectField, TextField } from '../../components/ui/form-field';
-import { useToast } from '../../components/ui/toast';
 import { useZodForm } from '../../lib/use-zod-form';
 import { useCreateHttpService, useUpdateHttpService } from '../../queries/services';
 import { getHttpFieldAccess, getInitialHttpValues, makeHttpFormSchema } from './service-form-rules';
-import { describeBackendHostField, DOMAIN_HELP, EXPOSED_MESSAGE, IP_HELP, type ServiceFormProps } from './service-form-texts';
+import { describeBackendHostField, DOMAIN_HELP, IP_HELP, type ServiceFormProps } from './service-form-texts';
 import { useDomainSuggestions } from './use-domain-suggestions';
+import { useSaveService } from './use-save-service';
 
 /** The HTTP service form (console-spec §5): POST to create, PATCH to edit. */
 export function HttpServiceForm({ node, service, onClose, onCreated }: ServiceFormProps<HttpService>) {
@@ -17,18 +17,8 @@ export function HttpServiceForm({ node, service, onClose, onCreated }: ServiceFo
   const loadDomains = useDomainSuggestions();
   const create = useCreateHttpService();
   const update = useUpdateHttpService();
-  const { toast } = useToast();
-
-  const onSubmit = form.handleSubmit(async (body) => {
-    if (service) {
-      await update.mutateAsync({ ref: { nodeId: node.id, id: service.id }, body });
-      onClose();
-      return;
-    }
-    const created = await create.mutateAsync({ nodeId: node.id, body });
-    toast({ message: EXPOSED_MESSAGE, type: 'success' });
-    onCreated(created);
-  });
+  const save = useSaveService({ node, service, create: create.mutateAsync, update: update.mutateAsync, onClose, onCreated });
+  const onSubmit = form.handleSubmit(save);
 
   return (
     <FormDialog

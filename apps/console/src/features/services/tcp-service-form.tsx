@@ -2,12 +2,12 @@ import type { TcpService } from '@postern/contract';
 import { useMemo } from 'react';
 import { FormDialog } from '../../components/ui/dialog';
 import { AutocompleteField, CheckboxField, IpListField, SelectField, TextField } from '../../components/ui/form-field';
-import { useToast } from '../../components/ui/toast';
 import { useZodForm } from '../../lib/use-zod-form';
 import { useCreateTcpService, useUpdateTcpService } from '../../queries/services';
 import { canEditBackendHost, getInitialTcpValues, makeTcpFormSchema } from './service-form-rules';
-import { describeBackendHostField, DOMAIN_HELP, EXPOSED_MESSAGE, IP_HELP, type ServiceFormProps } from './service-form-texts';
+import { describeBackendHostField, DOMAIN_HELP, IP_HELP, type ServiceFormProps } from './service-form-texts';
 import { useDomainSuggestions } from './use-domain-suggestions';
+import { useSaveService } from './use-save-service';
 
 /** The TCP/UDP service form (console-spec §5): POST to create, PATCH to edit; an empty public port is assigned. */
 export function TcpServiceForm({ node, service, onClose, onCreated }: ServiceFormProps<TcpService>) {
@@ -16,18 +16,8 @@ export function TcpServiceForm({ node, service, onClose, onCreated }: ServiceFor
   const loadDomains = useDomainSuggestions();
   const create = useCreateTcpService();
   const update = useUpdateTcpService();
-  const { toast } = useToast();
-
-  const onSubmit = form.handleSubmit(async (body) => {
-    if (service) {
-      await update.mutateAsync({ ref: { nodeId: node.id, id: service.id }, body });
-      onClose();
-      return;
-    }
-    const created = await create.mutateAsync({ nodeId: node.id, body });
-    toast({ message: EXPOSED_MESSAGE, type: 'success' });
-    onCreated(created);
-  });
+  const save = useSaveService({ node, service, create: create.mutateAsync, update: update.mutateAsync, onClose, onCreated });
+  const onSubmit = form.handleSubmit(save);
 
   return (
     <FormDialog

@@ -1,0 +1,31 @@
+import type { HttpService, Node, TcpService } from '@postern/contract';
+import { useToast } from '../../components/ui/toast';
+import { EXPOSED_MESSAGE } from './service-form-texts';
+
+type SaveServiceOptions<S extends HttpService | TcpService, B> = {
+  node: Node;
+  service: S | undefined;
+  create: (args: { nodeId: number; body: B }) => Promise<S>;
+  update: (args: { ref: { nodeId: number; id: number }; body: B }) => Promise<S>;
+  onClose(): void;
+  onCreated(service: S): void;
+};
+
+/**
+ * The submit flow both service forms share: PATCH and close when editing; POST, toast and hand the new service
+ * to the exposed dialog when creating.
+ */
+export function useSaveService<S extends HttpService | TcpService, B>(options: SaveServiceOptions<S, B>) {
+  const { toast } = useToast();
+  return async (body: B): Promise<void> => {
+    const { node, service } = options;
+    if (service) {
+      await options.update({ ref: { nodeId: node.id, id: service.id }, body });
+      options.onClose();
+      return;
+    }
+    const created = await options.create({ nodeId: node.id, body });
+    toast({ message: EXPOSED_MESSAGE, type: 'success' });
+    options.onCreated(created);
+  };
+}
