@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, ne } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import { jwtVerify, SignJWT } from 'jose';
 import type { AppDeps } from '../../deps.js';
 import { sessions } from '../../db/schema.js';
@@ -63,11 +63,21 @@ async function sessionIdOf(deps: AppDeps, token: string): Promise<string | null>
   }
 }
 
+// Read on every authenticated request: prepared once per database.
+const sessionLookups = new WeakMap<AppDeps['db'], ReturnType<typeof prepareSessionLookup>>();
+const prepareSessionLookup = (db: AppDeps['db']) =>
+  db.select().from(sessions).where(eq(sessions.id, sql.placeholder('id'))).prepare();
+function sessionLookup(db: AppDeps['db']): ReturnType<typeof prepareSessionLookup> {
+  let lookup = sessionLookups.get(db);
+  if (!lookup) sessionLookups.set(db, (lookup = prepareSessionLookup(db)));
+  return lookup;
+}
+
 /** The session behind a token, or null when the token is forged, expired or its session was ended. */
 export async function verifySessionToken(deps: AppDeps, token: string): Promise<SessionIdentity | null> {
   const sessionId = await sessionIdOf(deps, token);
   if (!sessionId) return null;
-  const row = deps.db.select().from(sessions).where(eq(sessions.id, sessionId)).get();
+  const row = sessionLookup(deps.db).get({ id: sessionId });
   if (!row || Date.parse(row.expiresAt) <= deps.now().getTime()) return null;
   return { sessionId: row.id, userId: row.userId };
 }

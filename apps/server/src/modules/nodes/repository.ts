@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNotNull, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type { AppDeps } from '../../deps.js';
 import { nodes } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
@@ -27,17 +27,32 @@ export function findLocalNode(deps: AppDeps): NodeRow | undefined {
  * One page ordered by id. The local node is created at first boot, before any other node, so it has the
  * lowest id and comes first without a sort on a second column (which would defeat the index).
  */
+// The nodes list is the console's hot read (and the live stream re-reads pages): building a drizzle query costs
+// more than running it, so each list shape is prepared once per database and reused with placeholders.
+function prepareNodeList(db: AppDeps['db'], type: NodeListType) {
+  const where = typeFilter(type);
+  return {
+    page: db
+      .select()
+      .from(nodes)
+      .where(where)
+      .orderBy(asc(nodes.id))
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare(),
+    total: db.select({ n: count() }).from(nodes).where(where).prepare(),
+  };
+}
+
+const preparedNodeLists = new WeakMap<AppDeps['db'], Map<NodeListType, ReturnType<typeof prepareNodeList>>>();
+
 export function listNodeRows(deps: AppDeps, query: { page: number; limit: number; type: NodeListType }): { rows: NodeRow[]; total: number } {
-  const where = typeFilter(query.type);
-  const rows = deps.db
-    .select()
-    .from(nodes)
-    .where(where)
-    .orderBy(asc(nodes.id))
-    .limit(query.limit)
-    .offset((query.page - 1) * query.limit)
-    .all();
-  const total = deps.db.select({ n: count() }).from(nodes).where(where).get()?.n ?? 0;
+  let byType = preparedNodeLists.get(deps.db);
+  if (!byType) preparedNodeLists.set(deps.db, (byType = new Map()));
+  let prepared = byType.get(query.type);
+  if (!prepared) byType.set(query.type, (prepared = prepareNodeList(deps.db, query.type)));
+  const rows = prepared.page.all({ limit: query.limit, offset: (query.page - 1) * query.limit });
+  const total = prepared.total.get()?.n ?? 0;
   return { rows, total };
 }
 
