@@ -2,14 +2,14 @@
 # The one install script: system packages (apt) and pnpm. Used by the README's run and test commands,
 # by .ci/run (through the test command) and by the Dockerfiles, so all of them take the same steps.
 #   install-deps.sh [--runtime|--all|--node-client]
-#     --runtime      what the gateway needs to run: nginx + stream module, WireGuard tools, iproute2, iptables, openssl
-#     --all          (default) runtime + what the test suite needs: pebble, chromium, shellcheck, iputils-ping
+#     --runtime      what the gateway needs to run: nginx + stream module, WireGuard tools, iproute2, iptables, sysctl, openssl
+#     --all          (default) runtime + what the test suite needs: pebble, chromium, shellcheck, iputils-ping, curl
 #     --node-client  what the node client image needs next to Node: WireGuard tools, iproute2 (no pnpm)
 set -euo pipefail
 
 mode="${1:---all}"
-runtime_pkgs=(nginx libnginx-mod-stream wireguard-tools wireguard-go iproute2 iptables openssl ca-certificates)
-test_pkgs=(pebble chromium shellcheck iputils-ping)
+runtime_pkgs=(nginx libnginx-mod-stream wireguard-tools wireguard-go iproute2 iptables procps openssl ca-certificates)
+test_pkgs=(pebble chromium shellcheck iputils-ping curl)
 node_client_pkgs=(wireguard-tools wireguard-go iproute2)
 
 case "$mode" in
