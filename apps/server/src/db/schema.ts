@@ -86,25 +86,35 @@ export const domains = sqliteTable('domains', {
   ...timestamps,
 });
 
+/** Columns every service has, whatever its kind: who owns it, and who may reach it. */
+const serviceOwner = {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  nodeId: integer('node_id')
+    .notNull()
+    .references(() => nodes.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+};
+
+const serviceAccess = {
+  allowedIps: text('allowed_ips', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+  blockedIps: text('blocked_ips', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+  enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+  /** Why the last data-plane apply rejected this service; null when it is served. */
+  applyError: text('apply_error'),
+  ...timestamps,
+};
+
 export const httpServices = sqliteTable(
   'http_services',
   {
-    id: integer('id').primaryKey({ autoIncrement: true }),
-    nodeId: integer('node_id')
-      .notNull()
-      .references(() => nodes.id, { onDelete: 'cascade' }),
-    name: text('name').notNull(),
+    ...serviceOwner,
     /** '' = the gateway's default host (kept non-null so the unique index covers it). */
     domain: text('domain').notNull().default(''),
     pathLocation: text('path_location').notNull().default('/'),
     backendProto: text('backend_proto', { enum: ['http', 'https'] }).notNull().default('http'),
     backendHost: text('backend_host').notNull(),
     backendPort: integer('backend_port').notNull().default(80),
-    allowedIps: text('allowed_ips', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
-    blockedIps: text('blocked_ips', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
-    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
-    applyError: text('apply_error'),
-    ...timestamps,
+    ...serviceAccess,
   },
   (t) => [
     uniqueIndex('http_services_route_uq').on(t.domain, t.pathLocation),
@@ -116,22 +126,14 @@ export const httpServices = sqliteTable(
 export const tcpServices = sqliteTable(
   'tcp_services',
   {
-    id: integer('id').primaryKey({ autoIncrement: true }),
-    nodeId: integer('node_id')
-      .notNull()
-      .references(() => nodes.id, { onDelete: 'cascade' }),
-    name: text('name').notNull(),
+    ...serviceOwner,
     domain: text('domain'),
     proto: text('proto', { enum: ['tcp', 'udp'] }).notNull().default('tcp'),
     port: integer('port').notNull(),
     ssl: integer('ssl', { mode: 'boolean' }).notNull().default(false),
     backendHost: text('backend_host').notNull(),
     backendPort: integer('backend_port').notNull(),
-    allowedIps: text('allowed_ips', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
-    blockedIps: text('blocked_ips', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
-    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
-    applyError: text('apply_error'),
-    ...timestamps,
+    ...serviceAccess,
   },
   (t) => [
     uniqueIndex('tcp_services_port_uq').on(t.proto, t.port),
