@@ -1,24 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  acceptConfirmation, chooseMenuItem, dialog, expectGone, expectPath, expectVisible, openMenu, startConsole, toast, uniqueName, type ConsoleHarness,
+  acceptConfirmation, chooseMenuItem, dialog, expectGone, expectPath, expectVisible, openMenu, useConsoleHarness, toast, uniqueName,
 } from './fixture.js';
 
 // Domains: the form's skip-validation rule, the row menu, expanded services, edit and delete (console-spec §2, §5, §8).
 
 describe('domains', () => {
-  let harness: ConsoleHarness;
-
-  beforeAll(async () => {
-    harness = await startConsole();
-  });
-
-  afterEach(() => {
-    expect(harness.pageErrors).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = useConsoleHarness();
 
   it('creates a domain; skipping validation forces self-signed and disables the selector', async () => {
     const domain = `${uniqueName('shop')}.example.test`;

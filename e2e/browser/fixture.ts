@@ -1,6 +1,6 @@
 import { storageKeys, type Theme } from '@postern/contract';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { launchBrowser, viewports } from './browser.js';
 import { api, apiLogin, startServer } from './server.js';
 
@@ -150,3 +150,41 @@ export async function acceptConfirmation(page: Page, title: string, accept: stri
 
 /** A unique suffix so names seeded by different tests never collide. */
 export const uniqueName = (prefix: string): string => `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
+
+/**
+ * The lifecycle most browser files share: one console (server + browser) for the file, started before its tests and
+ * closed after them, and no uncaught page error after any test. Use the returned harness inside tests only.
+ */
+export function useConsoleHarness(): ConsoleHarness {
+  let current: ConsoleHarness | undefined;
+  const started = (): ConsoleHarness => {
+    if (!current) throw new Error('the console is not started yet: use the harness inside a test');
+    return current;
+  };
+  beforeAll(async () => {
+    current = await startConsole();
+  });
+  afterEach(() => {
+    expect(started().pageErrors).toEqual([]);
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  return {
+    get server() {
+      return started().server;
+    },
+    get browser() {
+      return started().browser;
+    },
+    get token() {
+      return started().token;
+    },
+    get pageErrors() {
+      return started().pageErrors;
+    },
+    seed: <T>(method: string, path: string, body?: unknown) => started().seed<T>(method, path, body),
+    openPage: (path, options) => started().openPage(path, options),
+    close: () => started().close(),
+  };
+}

@@ -1,7 +1,7 @@
 import { messages, ruleMessages } from '@postern/contract';
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { dialog, expectGone, expectVisible, startConsole, uniqueName, UNTIL_SHOWN, type ConsoleHarness } from './fixture.js';
+import { describe, expect, it } from 'vitest';
+import { dialog, expectGone, expectVisible, useConsoleHarness, uniqueName, UNTIL_SHOWN } from './fixture.js';
 
 // Validation as the operator meets it: messages on input/blur and on submit, and a server 422 shown on the
 // field it names (console-spec §5, §8).
@@ -23,19 +23,7 @@ async function expectFieldError(field: Locator, message: string | null): Promise
 }
 
 describe('form validation', () => {
-  let harness: ConsoleHarness;
-
-  beforeAll(async () => {
-    harness = await startConsole();
-  });
-
-  afterEach(() => {
-    expect(harness.pageErrors).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = useConsoleHarness();
 
   async function openNodeForm(page: Page): Promise<Locator> {
     await page.getByRole('button', { name: 'Add Client' }).click();

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  acceptConfirmation, chooseMenuItem, dialog, expectGone, expectPath, expectVisible, openMenu, startConsole, toast, uniqueName, type ConsoleHarness,
+  acceptConfirmation, chooseMenuItem, dialog, expectGone, expectPath, expectVisible, openMenu, useConsoleHarness, toast, uniqueName,
 } from './fixture.js';
 
 // Nodes: create one and see its token once, filter by type, page through the list, connect/disconnect/delete
@@ -11,19 +11,7 @@ import {
 const nodeLink = (page: Page, name: string) => page.getByRole('link', { name, exact: true });
 
 describe('nodes list', () => {
-  let harness: ConsoleHarness;
-
-  beforeAll(async () => {
-    harness = await startConsole();
-  });
-
-  afterEach(() => {
-    expect(harness.pageErrors).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = useConsoleHarness();
 
   it("creates a node and shows 'Your Node is Ready' with its token once", async () => {
     const name = uniqueName('laptop');

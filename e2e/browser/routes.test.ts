@@ -1,8 +1,8 @@
 import { storageKeys } from '@postern/contract';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ADMIN } from './server.js';
-import { expectGone, expectPath, expectVisible, startConsole, type ConsoleHarness } from './fixture.js';
+import { expectGone, expectPath, expectVisible, useConsoleHarness } from './fixture.js';
 
 // Sign-in, a failed sign-in, the guards, the forced logout on a 401 and the not-found page (console-spec §2, §4, §8).
 
@@ -19,19 +19,7 @@ async function sessionToken(page: Page): Promise<string> {
 }
 
 describe('sign-in, session and routes', () => {
-  let harness: ConsoleHarness;
-
-  beforeAll(async () => {
-    harness = await startConsole();
-  });
-
-  afterEach(() => {
-    expect(harness.pageErrors).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = useConsoleHarness();
 
   it('signs in through the form and shows the welcome page', async () => {
     const page = await harness.openPage('/login', { isSignedIn: false });

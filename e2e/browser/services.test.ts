@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  acceptConfirmation, chooseMenuItem, dialog, expectGone, expectVisible, startConsole, toast, uniqueName, waitForPaint, type ConsoleHarness,
+  acceptConfirmation, chooseMenuItem, dialog, expectGone, expectVisible, useConsoleHarness, toast, uniqueName, waitForPaint,
 } from './fixture.js';
 
 // Exposing HTTP and TCP services from a node, and switching public access off and on (console-spec §2, §4, §8).
@@ -22,19 +22,7 @@ async function closeExposedDialog(page: Page): Promise<string> {
 }
 
 describe('services', () => {
-  let harness: ConsoleHarness;
-
-  beforeAll(async () => {
-    harness = await startConsole();
-  });
-
-  afterEach(() => {
-    expect(harness.pageErrors).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = useConsoleHarness();
 
   it('exposes an HTTP service from the node page and shows its public URL', async () => {
     const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: uniqueName('web-node') });

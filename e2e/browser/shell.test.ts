@@ -1,25 +1,13 @@
 import { storageKeys } from '@postern/contract';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ADMIN } from './server.js';
-import { dialog, expectGone, expectPath, expectVisible, startConsole, UNTIL_SHOWN, type ConsoleHarness } from './fixture.js';
+import { dialog, expectGone, expectPath, expectVisible, useConsoleHarness, UNTIL_SHOWN } from './fixture.js';
 
 // The shell: sidebar state remembered, the mobile sidebar closing on Escape or a click outside, the theme kept
 // in local storage, help menu and sign-out (console-spec §2 Shell, §4, §9).
 
 describe('shell', () => {
-  let harness: ConsoleHarness;
-
-  beforeAll(async () => {
-    harness = await startConsole();
-  });
-
-  afterEach(() => {
-    expect(harness.pageErrors).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = useConsoleHarness();
 
   it('starts with the sidebar collapsed and remembers it expanded across a reload', async () => {
     const page = await harness.openPage('/');

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  acceptConfirmation, chooseMenuItem, dialog, expectGone, expectVisible, startConsole, toast, uniqueName, type ConsoleHarness,
+  acceptConfirmation, chooseMenuItem, dialog, expectGone, expectVisible, useConsoleHarness, toast, uniqueName,
 } from './fixture.js';
 
 // A node's personal access tokens: add, copy once, revoke, delete, with the exact confirmation texts
@@ -11,19 +11,7 @@ const tokensCard = (page: Page) =>
   page.locator('section').filter({ has: page.getByRole('heading', { name: 'Node Access Tokens', exact: true }) });
 
 describe('node access tokens', () => {
-  let harness: ConsoleHarness;
-
-  beforeAll(async () => {
-    harness = await startConsole();
-  });
-
-  afterEach(() => {
-    expect(harness.pageErrors).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await harness.close();
-  });
+  const harness = useConsoleHarness();
 
   it('adds a token, shows it once with a copy button, revokes it and deletes it', async () => {
     const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: uniqueName('pat-node') });
