@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { publicKeyFromPrivate } from '../dataplane/wireguard/keys.js';
-import { insertNode } from '../modules/services/test-support.js';
+import { CONSOLE_SERVICE_ID, insertNode } from '../modules/services/test-support.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
 import { getGatewayPrivateKey, getGatewayPublicKey, loadDesiredState } from './desired-state.js';
 import { domains, httpServices, nodes, settings, tcpServices } from './schema.js';
@@ -86,5 +86,90 @@ describe('loadDesiredState', () => {
       ['udp', 30000, false, null, '192.168.1.53', 53],
     ]);
     expect(state.domains).toEqual([expect.objectContaining({ domain: 'app.example.com', ssl: 'self-signed' })]);
+  });
+
+  test('pins the whole state across node kinds, service kinds, IP lists and domains', () => {
+    const local = t.db.select().from(nodes).where(eq(nodes.isLocal, true)).get();
+    if (!local) throw new Error('local node missing');
+    // The local node serves even when marked disabled: it is always "connected".
+    t.db.update(nodes).set({ enabled: false }).where(eq(nodes.id, local.id)).run();
+    const plain = insertNode(t.deps, { address: '10.50.0.2' });
+    const gateway = insertNode(t.deps, {
+      address: '10.50.0.3', isGateway: true, gatewayNetwork: '192.168.1.0/24', allowInternet: true,
+      presharedKeyEnc: t.deps.secrets.encrypt('psk-value'),
+    });
+    const offline = insertNode(t.deps, { address: '10.50.0.4', enabled: false });
+    const shop = t.db.insert(domains).values({ domain: 'shop.example.com' }).returning().get();
+    const api = t.db.insert(domains).values({ domain: 'api.example.com', ssl: 'certbot' }).returning().get();
+    const [web, lan, , , localApi] = t.db
+      .insert(httpServices)
+      .values([
+        { ...httpRow, nodeId: plain.id, domain: 'shop.example.com', allowedIps: ['203.0.113.0/24', '198.51.100.7'], blockedIps: ['203.0.113.9'] },
+        { ...httpRow, nodeId: gateway.id, pathLocation: '/lan', backendProto: 'https', backendHost: '192.168.1.10', backendPort: 8443 },
+        { ...httpRow, nodeId: offline.id, pathLocation: '/offline' },
+        { ...httpRow, nodeId: plain.id, pathLocation: '/disabled', enabled: false },
+        { ...httpRow, nodeId: local.id, domain: 'api.example.com', backendHost: '127.0.0.1', backendPort: 9000, blockedIps: ['192.0.2.0/24'] },
+      ])
+      .returning()
+      .all();
+    const [tls, , dns, localTcp] = t.db
+      .insert(tcpServices)
+      .values([
+        { ...tcpRow, nodeId: plain.id, port: 30000, ssl: true, domain: 'shop.example.com', allowedIps: ['203.0.113.0/24'] },
+        { ...tcpRow, nodeId: offline.id, port: 30001 },
+        { ...tcpRow, nodeId: gateway.id, proto: 'udp', port: 30000, backendHost: '192.168.1.53', backendPort: 53, blockedIps: ['198.51.100.0/24'] },
+        { ...tcpRow, nodeId: local.id, port: 30002, backendHost: '127.0.0.1', backendPort: 6379 },
+        { ...tcpRow, nodeId: plain.id, port: 30003, enabled: false },
+      ])
+      .returning()
+      .all();
+    if (!web || !lan || !localApi || !tls || !dns || !localTcp) throw new Error('services missing');
+
+    expect(loadDesiredState(t.deps)).toStrictEqual({
+      gateway: { address: '10.50.0.1/16', listenPort: 51999, privateKey: getGatewayPrivateKey(t.deps), publicHost: 'gateway.test' },
+      peers: [
+        { nodeId: plain.id, publicKey: plain.publicKey, presharedKey: null, address: '10.50.0.2', allowedIps: ['10.50.0.2/32'], allowInternet: false },
+        {
+          nodeId: gateway.id, publicKey: gateway.publicKey, presharedKey: 'psk-value', address: '10.50.0.3',
+          allowedIps: ['10.50.0.3/32', '192.168.1.0/24'], allowInternet: true,
+        },
+      ],
+      http: [
+        {
+          serviceId: CONSOLE_SERVICE_ID, nodeId: local.id, domain: null, pathLocation: '/', backendProto: 'http',
+          backendHost: '127.0.0.1', backendPort: t.deps.config.port, allowedIps: [], blockedIps: [],
+        },
+        {
+          serviceId: web.id, nodeId: plain.id, domain: 'shop.example.com', pathLocation: '/', backendProto: 'http',
+          backendHost: '10.50.0.2', backendPort: 80, allowedIps: ['203.0.113.0/24', '198.51.100.7'], blockedIps: ['203.0.113.9'],
+        },
+        {
+          serviceId: lan.id, nodeId: gateway.id, domain: null, pathLocation: '/lan', backendProto: 'https',
+          backendHost: '192.168.1.10', backendPort: 8443, allowedIps: [], blockedIps: [],
+        },
+        {
+          serviceId: localApi.id, nodeId: local.id, domain: 'api.example.com', pathLocation: '/', backendProto: 'http',
+          backendHost: '127.0.0.1', backendPort: 9000, allowedIps: [], blockedIps: ['192.0.2.0/24'],
+        },
+      ],
+      stream: [
+        {
+          serviceId: tls.id, nodeId: plain.id, proto: 'tcp', port: 30000, ssl: true, domain: 'shop.example.com',
+          backendHost: '10.50.0.2', backendPort: 5432, allowedIps: ['203.0.113.0/24'], blockedIps: [],
+        },
+        {
+          serviceId: dns.id, nodeId: gateway.id, proto: 'udp', port: 30000, ssl: false, domain: null,
+          backendHost: '192.168.1.53', backendPort: 53, allowedIps: [], blockedIps: ['198.51.100.0/24'],
+        },
+        {
+          serviceId: localTcp.id, nodeId: local.id, proto: 'tcp', port: 30002, ssl: false, domain: null,
+          backendHost: '127.0.0.1', backendPort: 6379, allowedIps: [], blockedIps: [],
+        },
+      ],
+      domains: [
+        { domainId: shop.id, domain: 'shop.example.com', ssl: 'self-signed' },
+        { domainId: api.id, domain: 'api.example.com', ssl: 'certbot' },
+      ],
+    });
   });
 });

@@ -1,21 +1,109 @@
-import { and, eq, or } from 'drizzle-orm';
+import { and, eq, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { AppDeps } from '../deps.js';
-import type { DesiredHttpRoute, DesiredPeer, DesiredState, DesiredStreamRoute } from '../dataplane/types.js';
+import type { DesiredDomain, DesiredHttpRoute, DesiredPeer, DesiredState, DesiredStreamRoute } from '../dataplane/types.js';
 import { gatewayAddress, parseSubnet } from '../dataplane/wireguard/addresses.js';
 import { generateKeyPair, publicKeyFromPrivate } from '../dataplane/wireguard/keys.js';
 import { domains, httpServices, nodes, settings, tcpServices } from './schema.js';
 
 type StateDeps = Pick<AppDeps, 'db' | 'config' | 'secrets'>;
+type Db = AppDeps['db'];
 
 const GATEWAY_KEY_SETTING = 'gateway_private_key';
+
+/** Services are served when enabled and their node is connected; the local node is always "connected". */
+const nodeServes = or(eq(nodes.enabled, true), eq(nodes.isLocal, true));
+
+// loadDesiredState runs on every change, on the path from an API call to the change being served, and reads
+// every route. So its queries are prepared once per database, and the route queries are read as raw rows
+// (`.values()`): drizzle's per-row mapping (nested join objects, a JSON.parse per JSON column) cost more than
+// the SQL itself. Each tuple type lists the columns of its select below, in the same order.
+type HttpRow = [
+  id: number, nodeId: number, domain: string, pathLocation: string, backendProto: 'http' | 'https',
+  backendHost: string, backendPort: number, allowedIps: string | null, blockedIps: string | null,
+];
+type StreamRow = [
+  id: number, nodeId: number, proto: 'tcp' | 'udp', port: number, ssl: number, domain: string | null,
+  backendHost: string, backendPort: number, allowedIps: string | null, blockedIps: string | null,
+];
+type DomainRow = [id: number, domain: string, ssl: 'self-signed' | 'certbot'];
+
+/** A regular node only exposes its own tunnel address; gateway and local nodes target the stored host. */
+const upstreamHost = (backendHost: AnyColumn): SQL<string> =>
+  sql`case when ${nodes.isGateway} or ${nodes.isLocal} then ${backendHost} else ${nodes.address} end`;
+
+/** Most services have no IP list: NULL for `[]` spares a string per row and its JSON.parse (see parseIpList). */
+const nonEmptyList = (list: AnyColumn): SQL<string | null> => sql`nullif(${list}, '[]')`;
+
+function prepareQueries(db: Db) {
+  return {
+    gatewayKey: db.select({ value: settings.value }).from(settings).where(eq(settings.key, GATEWAY_KEY_SETTING)).prepare(),
+    peers: db
+      .select({
+        id: nodes.id,
+        publicKey: nodes.publicKey,
+        presharedKeyEnc: nodes.presharedKeyEnc,
+        address: nodes.address,
+        isGateway: nodes.isGateway,
+        gatewayNetwork: nodes.gatewayNetwork,
+        allowInternet: nodes.allowInternet,
+      })
+      .from(nodes)
+      .where(and(eq(nodes.enabled, true), eq(nodes.isLocal, false)))
+      .orderBy(nodes.id)
+      .prepare(),
+    http: db
+      .select({
+        id: httpServices.id,
+        nodeId: httpServices.nodeId,
+        domain: httpServices.domain,
+        pathLocation: httpServices.pathLocation,
+        backendProto: httpServices.backendProto,
+        backendHost: upstreamHost(httpServices.backendHost),
+        backendPort: httpServices.backendPort,
+        allowedIps: nonEmptyList(httpServices.allowedIps),
+        blockedIps: nonEmptyList(httpServices.blockedIps),
+      })
+      .from(httpServices)
+      .innerJoin(nodes, eq(nodes.id, httpServices.nodeId))
+      .where(and(eq(httpServices.enabled, true), nodeServes))
+      .orderBy(httpServices.id)
+      .prepare(),
+    stream: db
+      .select({
+        id: tcpServices.id,
+        nodeId: tcpServices.nodeId,
+        proto: tcpServices.proto,
+        port: tcpServices.port,
+        ssl: tcpServices.ssl,
+        domain: tcpServices.domain,
+        backendHost: upstreamHost(tcpServices.backendHost),
+        backendPort: tcpServices.backendPort,
+        allowedIps: nonEmptyList(tcpServices.allowedIps),
+        blockedIps: nonEmptyList(tcpServices.blockedIps),
+      })
+      .from(tcpServices)
+      .innerJoin(nodes, eq(nodes.id, tcpServices.nodeId))
+      .where(and(eq(tcpServices.enabled, true), nodeServes))
+      .orderBy(tcpServices.id)
+      .prepare(),
+    domains: db.select({ id: domains.id, domain: domains.domain, ssl: domains.ssl }).from(domains).orderBy(domains.id).prepare(),
+  };
+}
+
+const queriesByDb = new WeakMap<Db, ReturnType<typeof prepareQueries>>();
+function queriesFor(db: Db): ReturnType<typeof prepareQueries> {
+  let queries = queriesByDb.get(db);
+  if (!queries) queriesByDb.set(db, (queries = prepareQueries(db)));
+  return queries;
+}
 
 /**
  * The gateway's WireGuard private key, kept encrypted in `settings`. Created on first use; `onConflictDoNothing`
  * plus a re-read means two processes starting at once still agree on one key.
  */
 export function getGatewayPrivateKey(deps: StateDeps): string {
-  const read = () => deps.db.select({ value: settings.value }).from(settings).where(eq(settings.key, GATEWAY_KEY_SETTING)).get();
-  let stored = read();
+  const read = queriesFor(deps.db).gatewayKey;
+  let stored = read.get();
   if (!stored) {
     const { privateKey } = generateKeyPair();
     deps.db
@@ -23,7 +111,7 @@ export function getGatewayPrivateKey(deps: StateDeps): string {
       .values({ key: GATEWAY_KEY_SETTING, value: deps.secrets.encrypt(privateKey) })
       .onConflictDoNothing()
       .run();
-    stored = read();
+    stored = read.get();
     if (!stored) throw new Error('gateway key could not be stored');
   }
   return deps.secrets.decrypt(stored.value);
@@ -34,80 +122,57 @@ export function getGatewayPublicKey(deps: StateDeps): string {
   return publicKeyFromPrivate(getGatewayPrivateKey(deps));
 }
 
-interface RouteNode {
-  address: string;
-  isGateway: boolean;
-  isLocal: boolean;
-}
-
-/** A regular node only exposes its own tunnel address; gateway and local nodes target the stored host. */
-const upstreamHost = (node: RouteNode, backendHost: string): string =>
-  node.isGateway || node.isLocal ? backendHost : node.address;
-
-/** Services are served when enabled and their node is connected; the local node is always "connected". */
-const nodeServes = or(eq(nodes.enabled, true), eq(nodes.isLocal, true));
-
-const routeNodeColumns = { address: nodes.address, isGateway: nodes.isGateway, isLocal: nodes.isLocal };
+/** An IP list column as drizzle would decode it (`nonEmptyList` turned `[]` into null). */
+const parseIpList = (json: string | null): string[] => (json === null ? [] : (JSON.parse(json) as string[]));
 
 function loadPeers(deps: StateDeps): DesiredPeer[] {
-  const rows = deps.db
-    .select()
-    .from(nodes)
-    .where(and(eq(nodes.enabled, true), eq(nodes.isLocal, false)))
-    .orderBy(nodes.id)
-    .all();
-  return rows.map((node) => ({
-    nodeId: node.id,
-    publicKey: node.publicKey,
-    presharedKey: node.presharedKeyEnc ? deps.secrets.decrypt(node.presharedKeyEnc) : null,
-    address: node.address,
-    allowedIps: [`${node.address}/32`, ...(node.isGateway && node.gatewayNetwork ? [node.gatewayNetwork] : [])],
-    // Full-tunnel nodes may leave through the gateway (forwarded and masqueraded); the others stay isolated.
-    allowInternet: node.allowInternet,
+  return queriesFor(deps.db)
+    .peers.all()
+    .map((node) => ({
+      nodeId: node.id,
+      publicKey: node.publicKey,
+      presharedKey: node.presharedKeyEnc ? deps.secrets.decrypt(node.presharedKeyEnc) : null,
+      address: node.address,
+      allowedIps: node.isGateway && node.gatewayNetwork ? [`${node.address}/32`, node.gatewayNetwork] : [`${node.address}/32`],
+      // Full-tunnel nodes may leave through the gateway (forwarded and masqueraded); the others stay isolated.
+      allowInternet: node.allowInternet,
+    }));
+}
+
+function loadHttpRoutes(db: Db): DesiredHttpRoute[] {
+  const rows = queriesFor(db).http.values() as HttpRow[];
+  return rows.map(([id, nodeId, domain, pathLocation, backendProto, backendHost, backendPort, allowedIps, blockedIps]) => ({
+    serviceId: id,
+    nodeId,
+    domain: domain === '' ? null : domain,
+    pathLocation,
+    backendProto,
+    backendHost,
+    backendPort,
+    allowedIps: parseIpList(allowedIps),
+    blockedIps: parseIpList(blockedIps),
   }));
 }
 
-function loadHttpRoutes(deps: StateDeps): DesiredHttpRoute[] {
-  return deps.db
-    .select({ service: httpServices, node: routeNodeColumns })
-    .from(httpServices)
-    .innerJoin(nodes, eq(nodes.id, httpServices.nodeId))
-    .where(and(eq(httpServices.enabled, true), nodeServes))
-    .orderBy(httpServices.id)
-    .all()
-    .map(({ service, node }) => ({
-      serviceId: service.id,
-      nodeId: service.nodeId,
-      domain: service.domain === '' ? null : service.domain,
-      pathLocation: service.pathLocation,
-      backendProto: service.backendProto,
-      backendHost: upstreamHost(node, service.backendHost),
-      backendPort: service.backendPort,
-      allowedIps: service.allowedIps,
-      blockedIps: service.blockedIps,
-    }));
+function loadStreamRoutes(db: Db): DesiredStreamRoute[] {
+  const rows = queriesFor(db).stream.values() as StreamRow[];
+  return rows.map(([id, nodeId, proto, port, ssl, domain, backendHost, backendPort, allowedIps, blockedIps]) => ({
+    serviceId: id,
+    nodeId,
+    proto,
+    port,
+    ssl: ssl === 1,
+    domain,
+    backendHost,
+    backendPort,
+    allowedIps: parseIpList(allowedIps),
+    blockedIps: parseIpList(blockedIps),
+  }));
 }
 
-function loadStreamRoutes(deps: StateDeps): DesiredStreamRoute[] {
-  return deps.db
-    .select({ service: tcpServices, node: routeNodeColumns })
-    .from(tcpServices)
-    .innerJoin(nodes, eq(nodes.id, tcpServices.nodeId))
-    .where(and(eq(tcpServices.enabled, true), nodeServes))
-    .orderBy(tcpServices.id)
-    .all()
-    .map(({ service, node }) => ({
-      serviceId: service.id,
-      nodeId: service.nodeId,
-      proto: service.proto,
-      port: service.port,
-      ssl: service.ssl,
-      domain: service.domain,
-      backendHost: upstreamHost(node, service.backendHost),
-      backendPort: service.backendPort,
-      allowedIps: service.allowedIps,
-      blockedIps: service.blockedIps,
-    }));
+function loadDomains(db: Db): DesiredDomain[] {
+  const rows = queriesFor(db).domains.values() as DomainRow[];
+  return rows.map(([domainId, domain, ssl]) => ({ domainId, domain, ssl }));
 }
 
 /**
@@ -126,12 +191,8 @@ export function loadDesiredState(deps: StateDeps): DesiredState {
   return deps.db.transaction(() => ({
     gateway,
     peers: loadPeers(deps),
-    http: loadHttpRoutes(deps),
-    stream: loadStreamRoutes(deps),
-    domains: deps.db
-      .select({ domainId: domains.id, domain: domains.domain, ssl: domains.ssl })
-      .from(domains)
-      .orderBy(domains.id)
-      .all(),
+    http: loadHttpRoutes(deps.db),
+    stream: loadStreamRoutes(deps.db),
+    domains: loadDomains(deps.db),
   }));
 }
