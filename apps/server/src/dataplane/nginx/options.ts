@@ -14,6 +14,8 @@ export interface NginxRenderOptions {
   listenAddress?: string;
   /** Unprivileged user nginx workers run as when the master runs as root (they read certificates per handshake). */
   workerUser?: string;
+  /** POSTERN_PUBLIC_HOST: when it is a DNS name, TLS clients naming it get the fallback certificate. */
+  defaultHostName?: string;
   /** Bound on how long open connections (WebSockets, TCP) of a removed service survive a reload. */
   workerShutdownTimeoutSeconds?: number;
 }
@@ -25,6 +27,22 @@ export const DEFAULT_WORKER_SHUTDOWN_TIMEOUT_SECONDS = 10;
 export function logsDir(options: NginxRenderOptions): string {
   return `${options.prefixDir}/logs`;
 }
+
+/** Generation file besides the three configs: where the generation's overlay lives. */
+export const OVERLAY_CONF_FILE = 'overlay.conf';
+
+/** The control plane's overlay router, which nginx asks about hosts in the overlay. */
+export function overlayRouterSocket(options: Pick<NginxRenderOptions, 'prefixDir'>): string {
+  return `${options.prefixDir}/overlay.sock`;
+}
+
+/** Overlay files of the generation switched in as `epoch` (a per-process counter; the root is emptied at start). */
+export function overlayDir(prefixDir: string, epoch: number): string {
+  if (!Number.isSafeInteger(epoch) || epoch < 0) throw new Error(`invalid overlay epoch: ${epoch}`);
+  return `${prefixDir}/${OVERLAY_ROOT}/${epoch}`;
+}
+
+export const OVERLAY_ROOT = 'overlay';
 
 export const HTTP_ACCESS_LOG = 'access-http.log';
 export const STREAM_ACCESS_LOG = 'access-stream.log';

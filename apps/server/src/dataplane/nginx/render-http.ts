@@ -1,6 +1,6 @@
 import type { DesiredDomain, DesiredHttpRoute } from '../types.js';
-import { assertHost, assertHostname, assertIPv4OrCidr, assertPathPrefix, assertPort, assertPositiveInt, isIPv4 } from '../validate.js';
-import { FALLBACK_CERT_NAME, HTTP_ACCESS_LOG, logsDir, type NginxRenderOptions } from './options.js';
+import { assertHost, assertHostname, assertIPv4OrCidr, assertPathPrefix, assertPort, assertPositiveInt, isHostname, isIPv4 } from '../validate.js';
+import { FALLBACK_CERT_NAME, HTTP_ACCESS_LOG, OVERLAY_CONF_FILE, logsDir, overlayRouterSocket, type NginxRenderOptions } from './options.js';
 import { assertFilePath, block, compareLocations, quote, quotePath, renderAccessRules, renderListen } from './syntax.js';
 
 // The "C2t" shape (docs/NGINX-SHAPES.md): ONE TLS server for every domain. `map $host` gives a stable domain id,
@@ -8,12 +8,19 @@ import { assertFilePath, block, compareLocations, quote, quotePath, renderAccess
 // carry the service's allow/deny and upstream, then `try_files` hands over to ONE shared `@gw_proxy`.
 // A change costs one small `nginx -t` even at 10,000 domains, and no location has a literal proxy_pass.
 
-const DEFAULT_HOST_ID = 0;
+export const DEFAULT_HOST_ID = 0;
 
 /** Zero-padded so the lexicographic order of locations follows the id. */
 export function formatDomainId(id: number): string {
   return String(assertPositiveInt(id, 'domain id')).padStart(6, '0');
 }
+
+/** A DNS name as the certificate files are named (lower case, no `/`, no `..`, not an IP), captured as $gw_sni. */
+const SNI_FILE_RE = '~^(?![0-9.]+$)(?<gw_sni>[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*)$';
+
+/** The overlay router's subrequest (internal: a client asking for it gets 404). */
+const ROUTER_PATH = '/_gw_overlay_route';
+const NOT_ROUTER_RE = `^(?!${ROUTER_PATH}$)`;
 
 const LOG_FORMAT = [
   `'{"time":"$time_iso8601","type":"http","svc":"$gw_svc","host":"$host","remote":"$remote_addr",'`,
@@ -31,12 +38,18 @@ function nextPowerOfTwo(n: number): number {
   return 2 ** Math.ceil(Math.log2(Math.max(n, 1)));
 }
 
-function upstreamName(route: DesiredHttpRoute): string {
+export function upstreamName(route: DesiredHttpRoute): string {
   return `gw_be_${assertPositiveInt(route.serviceId, 'service id')}`;
 }
 
+/** A host-name backend's `host:port` for its named upstream; null for an IP literal (no upstream block). */
+export function upstreamTarget(route: DesiredHttpRoute): string | null {
+  const host = assertHost(route.backendHost, 'backend host');
+  return isIPv4(host) ? null : `${host}:${assertPort(route.backendPort, 'backend port')}`;
+}
+
 /** Host names need a named upstream (resolved at load); IP literals go straight into the variable. */
-function upstreamUrl(route: DesiredHttpRoute): string {
+export function upstreamUrl(route: DesiredHttpRoute): string {
   const host = assertHost(route.backendHost, 'backend host');
   const port = assertPort(route.backendPort, 'backend port');
   if (route.backendProto !== 'http' && route.backendProto !== 'https') throw new Error(`invalid backend protocol: ${String(route.backendProto)}`);
@@ -77,6 +90,9 @@ export function renderHttpConfig(routes: DesiredHttpRoute[], domains: DesiredDom
     '',
   ]);
   const sortedDomains = [...domains].sort((a, b) => a.domainId - b.domainId);
+  // The gateway's own name (when it is one, and not a domain) gets the fallback certificate by name.
+  const defaultHostName = options.defaultHostName !== undefined && isHostname(options.defaultHostName) && !idByDomain.has(options.defaultHostName)
+    ? options.defaultHostName : null;
   const mapSize = nextPowerOfTwo(Math.max(1024, domains.length * 2));
   const logFile = `${logsDir(options)}/${HTTP_ACCESS_LOG}`;
   const httpsRedirect = options.httpsPort === 443 ? 'https://$host$request_uri' : `https://$host:${options.httpsPort}$request_uri`;
@@ -99,8 +115,14 @@ export function renderHttpConfig(routes: DesiredHttpRoute[], domains: DesiredDom
     '',
     ...block('map $http_upgrade $gw_connection', ['default upgrade;', "'' close;"]),
     '',
-    '# Certificate file by SNI, through an explicit list: an SNI is never used as a path.',
-    ...block('map $ssl_server_name $gw_cert', [`default ${FALLBACK_CERT_NAME};`, ...sortedDomains.map((d) => `${d.domain} ${d.domain};`)]),
+    '# Certificate file by SNI: the explicit list, then a domain added since this generation by its (strict) name.',
+    '# An SNI is never used as a path unchecked; one that names no certificate fails the handshake.',
+    ...block('map $ssl_server_name $gw_cert', [
+      `default ${FALLBACK_CERT_NAME};`,
+      `"${SNI_FILE_RE}" $gw_sni;`,
+      ...(defaultHostName === null ? [] : [`${defaultHostName} ${FALLBACK_CERT_NAME};`]),
+      ...sortedDomains.map((d) => `${d.domain} ${d.domain};`),
+    ]),
     '',
     ...block('map $host $gw_dom', [`default ${formatDomainId(DEFAULT_HOST_ID)};`, ...sortedDomains.map((d) => `${d.domain} ${formatDomainId(d.domainId)};`)]),
     '',
@@ -128,13 +150,38 @@ export function renderHttpConfig(routes: DesiredHttpRoute[], domains: DesiredDom
       '',
       'set $gw_svc "";',
       'set $gw_up "";',
-      'rewrite ^ /_gw/$gw_dom$uri last;',
+      `include ${OVERLAY_CONF_FILE};`,
+      // One stat per request: a host with an overlay file goes to the overlay's router, every other one to the
+      // static locations. The router's own subrequest passes through here too and must reach its location.
+      ...block('if (-f $gw_ovl)', [`rewrite ${NOT_ROUTER_RE} /_gwo$uri last;`]),
+      `rewrite ${NOT_ROUTER_RE} /_gw/$gw_dom$uri last;`,
       '',
       ...block('location /', ['return 404;']),
       ...locations.flatMap(renderLocation),
+      // A host in the overlay: the control plane decides (auth_request) and sets $gw_svc and $gw_up, or denies.
+      ...block('location ^~ /_gwo/', [
+        'internal;',
+        `auth_request ${ROUTER_PATH};`,
+        'auth_request_set $gw_svc $upstream_http_x_gw_svc;',
+        'auth_request_set $gw_up $upstream_http_x_gw_up;',
+        'try_files /.nofile @gw_proxy;',
+      ]),
+      ...block(`location = ${ROUTER_PATH}`, [
+        'internal;',
+        `proxy_pass http://unix:${assertFilePath(overlayRouterSocket(options))}:/route;`,
+        'proxy_pass_request_body off;',
+        'proxy_set_header Content-Length "";',
+        'proxy_set_header X-Gw-Dom $gw_dom;',
+        'proxy_set_header X-Gw-Host $host;',
+        // Raw, as the client sent it: the decoded $uri may hold CR/LF, which would forge headers.
+        'proxy_set_header X-Gw-Uri $request_uri;',
+        'proxy_set_header X-Gw-Addr $remote_addr;',
+      ]),
       '',
       // try_files runs after the access phase, so each location's allow/deny already applied.
       ...block('location @gw_proxy', [
+        // Only the overlay's router leaves it empty: no service on that path.
+        ...block('if ($gw_up = "")', ['return 404;']),
         'proxy_pass $gw_up$request_uri;',
         'proxy_http_version 1.1;',
         'proxy_set_header Host $host;',

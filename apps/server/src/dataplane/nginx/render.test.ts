@@ -4,7 +4,7 @@ import type { NginxRenderOptions } from './options.js';
 import { renderHttpConfig } from './render-http.js';
 import { renderMainConfig } from './render-main.js';
 import { renderStreamConfig } from './render-stream.js';
-import { renderNginxConfig } from './render.js';
+import { overlayConfFor, renderNginxConfig } from './render.js';
 
 const options: NginxRenderOptions = {
   prefixDir: '/data/nginx', certsDir: '/data/certs', acmeWebroot: '/data/acme', httpPort: 80, httpsPort: 443,
@@ -81,9 +81,11 @@ describe('renderHttpConfig', () => {
           '' close;
       }
 
-      # Certificate file by SNI, through an explicit list: an SNI is never used as a path.
+      # Certificate file by SNI: the explicit list, then a domain added since this generation by its (strict) name.
+      # An SNI is never used as a path unchecked; one that names no certificate fails the handshake.
       map $ssl_server_name $gw_cert {
           default _fallback;
+          "~^(?![0-9.]+$)(?<gw_sni>[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*)$" $gw_sni;
           app.example.com app.example.com;
       }
 
@@ -124,7 +126,11 @@ describe('renderHttpConfig', () => {
 
           set $gw_svc "";
           set $gw_up "";
-          rewrite ^ /_gw/$gw_dom$uri last;
+          include overlay.conf;
+          if (-f $gw_ovl) {
+              rewrite ^(?!/_gw_overlay_route$) /_gwo$uri last;
+          }
+          rewrite ^(?!/_gw_overlay_route$) /_gw/$gw_dom$uri last;
 
           location / {
               return 404;
@@ -159,8 +165,28 @@ describe('renderHttpConfig', () => {
               set $gw_up "https://10.44.0.2:8443";
               try_files /.nofile @gw_proxy;
           }
+          location ^~ /_gwo/ {
+              internal;
+              auth_request /_gw_overlay_route;
+              auth_request_set $gw_svc $upstream_http_x_gw_svc;
+              auth_request_set $gw_up $upstream_http_x_gw_up;
+              try_files /.nofile @gw_proxy;
+          }
+          location = /_gw_overlay_route {
+              internal;
+              proxy_pass http://unix:/data/nginx/overlay.sock:/route;
+              proxy_pass_request_body off;
+              proxy_set_header Content-Length "";
+              proxy_set_header X-Gw-Dom $gw_dom;
+              proxy_set_header X-Gw-Host $host;
+              proxy_set_header X-Gw-Uri $request_uri;
+              proxy_set_header X-Gw-Addr $remote_addr;
+          }
 
           location @gw_proxy {
+              if ($gw_up = "") {
+                  return 404;
+              }
               proxy_pass $gw_up$request_uri;
               proxy_http_version 1.1;
               proxy_set_header Host $host;
@@ -190,7 +216,7 @@ describe('renderHttpConfig', () => {
       httpRoute({ serviceId: 2, pathLocation: '/a-b' }),
       httpRoute({ serviceId: 3, pathLocation: '/a' }),
     ], [], options);
-    const order = [...text.matchAll(/location ([=^~]+ \/_gw\S+) \{/g)].map((m) => m[1]);
+    const order = [...text.matchAll(/location ([=^~]+ \/_gw\/\S+) \{/g)].map((m) => m[1]);
     expect(order).toEqual(['= /_gw/000000/a', '^~ /_gw/000000/a/', '= /_gw/000000/a-b', '^~ /_gw/000000/a-b/', '= /_gw/000000/b', '^~ /_gw/000000/b/']);
   });
 
@@ -266,8 +292,11 @@ describe('renderStreamConfig', () => {
 });
 
 describe('renderNginxConfig', () => {
-  it('produces the three files of a generation', () => {
-    expect(Object.keys(renderNginxConfig({ http: [], stream: [], domains: [] }, options))).toEqual(['nginx.conf', 'http.conf', 'stream.conf']);
+  it('produces the files of a generation: three configs and where the overlay lives', () => {
+    const files = renderNginxConfig({ http: [], stream: [], domains: [] }, options);
+    expect(Object.keys(files)).toEqual(['nginx.conf', 'http.conf', 'stream.conf', 'overlay.conf']);
+    expect(files['overlay.conf']).toBe('set $gw_ovl "/data/nginx/overlay/0/$gw_dom";\n');
+    expect(overlayConfFor(options, 7)['overlay.conf']).toContain('"/data/nginx/overlay/7/$gw_dom"');
     expect(() => renderNginxConfig({ http: [], stream: [], domains: [] }, { ...options, httpPort: 0 })).toThrow('invalid HTTP port');
   });
 });
