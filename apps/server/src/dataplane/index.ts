@@ -5,8 +5,12 @@ import { createCertificateManager, type CertificateManager, type CertificateStor
 import type { AcmeConfig } from './certs/acme.js';
 import { createAccessLogSource } from './logs/log-source.js';
 import { createNginxDriver } from './nginx/driver.js';
-import { DEFAULT_WORKER_USER, HTTP_ACCESS_LOG, STREAM_ACCESS_LOG, type NginxRenderOptions } from './nginx/options.js';
-import { renderNginxConfig } from './nginx/render.js';
+import { DEFAULT_WORKER_USER, HTTP_ACCESS_LOG, STREAM_ACCESS_LOG, overlayRouterSocket, type NginxRenderOptions } from './nginx/options.js';
+import { createRouteIndexer } from './nginx/overlay.js';
+import { createOverlayRouter, type OverlayRouter } from './nginx/overlay-router.js';
+import { createOverlayStore } from './nginx/overlay-store.js';
+import { overlayConfFor, renderNginxConfig } from './nginx/render.js';
+import { renderStreamConfig } from './nginx/render-stream.js';
 import { createReconciler } from './reconciler.js';
 import { lookupUser } from './system-user.js';
 import type { DataPlane, DataPlaneLogger, DesiredState } from './types.js';
@@ -67,7 +71,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): D
   const certsDir = join(config.dataDir, 'certs');
   const acmeWebroot = join(config.dataDir, 'acme-webroot');
   const renderOptions: NginxRenderOptions = {
-    prefixDir, certsDir, acmeWebroot, httpPort: config.httpPort, httpsPort: config.httpsPort,
+    prefixDir, certsDir, acmeWebroot, httpPort: config.httpPort, httpsPort: config.httpsPort, defaultHostName: config.publicHost,
     ...(config.listenAddress === undefined ? {} : { listenAddress: config.listenAddress }),
     ...(config.workerShutdownTimeoutSeconds === undefined ? {} : { workerShutdownTimeoutSeconds: config.workerShutdownTimeoutSeconds }),
   };
@@ -81,9 +85,18 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): D
   });
   const logs = createAccessLogSource([join(prefixDir, 'logs', HTTP_ACCESS_LOG), join(prefixDir, 'logs', STREAM_ACCESS_LOG)]);
 
+  const overlayStore = createOverlayStore(prefixDir);
+  const indexRoutes = createRouteIndexer();
+  let router: OverlayRouter | null = null;
   const reconciler = createReconciler({
     loadDesiredState: deps.loadDesiredState,
     renderNginx: (state) => renderNginxConfig(state, renderOptions),
+    overlay: {
+      snapshot: (state) => ({ routes: indexRoutes(state.http, state.domains), reloadKey: renderStreamConfig(state.stream, renderOptions) }),
+      configFor: (epoch) => overlayConfFor(renderOptions, epoch),
+      store: overlayStore,
+      publish: (routes) => router?.setRoutes(routes),
+    },
     wireguard,
     nginx,
     certs: {
@@ -113,6 +126,9 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): D
       await mkdir(join(acmeWebroot, '.well-known', 'acme-challenge'), { recursive: true, mode: 0o755 });
       await certs.ensureFallback();
       await nginx.start();
+      await overlayStore.reset();
+      router = createOverlayRouter({ socketPath: overlayRouterSocket(renderOptions), owner, logger });
+      await router.listen();
       const result = await reconciler.runAtBoot();
       if (!result.ok) logger.error({ message: result.message }, 'data plane could not converge at boot');
       // Issuance only now: a CA asked before nginx serves the ACME webroot would fail the challenge.
@@ -123,7 +139,9 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): D
       status.stop();
       certs?.stop();
       logs.close();
+      await reconciler.stop();
       await nginx.stop();
+      await router?.close();
       await wireguard.close();
     },
     apply: () => reconciler.apply(),

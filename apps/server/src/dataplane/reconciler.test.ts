@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_DESIRED_STATE, FakeCertificates, FakeNginx, FakeWireGuard } from './fakes.js';
 import { createReconciler } from './reconciler.js';
+import { indexRoutes } from './nginx/overlay.js';
 import type { DesiredState } from './types.js';
 
 function setup() {
@@ -91,5 +92,124 @@ describe('createReconciler', () => {
     t.wireguard.ensureInterface = () => Promise.reject(new Error('wireguard-go not found'));
     expect(await t.reconciler.apply()).toEqual({ ok: false, message: 'wireguard-go not found' });
     expect(t.nginx.files).toEqual({ 'http.conf': '4' });
+  });
+});
+
+describe('createReconciler with the routing overlay', () => {
+  const domain = { domainId: 1, domain: 'a.example.com', ssl: 'self-signed' as const };
+  const route = (id: number, over: Partial<DesiredState['http'][number]> = {}): DesiredState['http'][number] => ({
+    serviceId: id, nodeId: 1, domain: 'a.example.com', pathLocation: `/s${id}`, backendProto: 'http', backendHost: '10.44.0.2',
+    backendPort: 80, allowedIps: [], blockedIps: [], ...over,
+  });
+  const stateWith = (http: DesiredState['http'], stream: DesiredState['stream'] = []): DesiredState => ({ ...EMPTY_DESIRED_STATE, domains: [domain], http, stream });
+
+  /** Overlay dirs in memory, and an nginx whose reloads the test can hold open. */
+  function setupOverlay() {
+    let state = stateWith([route(1)]);
+    const dirs = new Map<number, ReadonlyMap<string, string>>();
+    const nginx = new FakeNginx();
+    let gate: Promise<void> | null = null;
+    const realApply = nginx.apply.bind(nginx);
+    nginx.apply = async (files) => {
+      if (gate) await gate;
+      return realApply(files);
+    };
+    const errors: object[] = [];
+    const reconciler = createReconciler({
+      loadDesiredState: () => state,
+      renderNginx: (s) => ({ 'http.conf': JSON.stringify(s.http), 'stream.conf': JSON.stringify(s.stream) }),
+      wireguard: new FakeWireGuard(),
+      nginx,
+      certs: new FakeCertificates(),
+      logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: (o) => errors.push(o) },
+      overlay: {
+        snapshot: (s) => ({ routes: indexRoutes(s.http, s.domains), reloadKey: JSON.stringify(s.stream) }),
+        configFor: (epoch) => ({ 'overlay.conf': `epoch ${epoch}` }),
+        store: {
+          sync: (epoch, files) => { dirs.set(epoch, new Map(files)); return Promise.resolve(); },
+          prune: (keep) => { for (const epoch of dirs.keys()) if (!keep.includes(epoch)) dirs.delete(epoch); return Promise.resolve(); },
+          reset: () => { dirs.clear(); return Promise.resolve(); },
+        },
+        publish: () => undefined,
+      },
+      compactDelayMs: 0,
+    });
+    return {
+      reconciler, nginx, dirs, errors,
+      setState: (s: DesiredState) => { state = s; },
+      holdReloads: () => {
+        let release = (): void => undefined;
+        gate = new Promise((resolve) => { release = resolve; });
+        return () => { gate = null; release(); };
+      },
+    };
+  }
+
+  async function eventually(check: () => void): Promise<void> {
+    const deadline = Date.now() + 2000;
+    for (;;) {
+      try {
+        check();
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+  }
+
+  it('serves an HTTP change from the overlay before any reload, then folds it into a new generation', async () => {
+    const t = setupOverlay();
+    await t.reconciler.runAtBoot();
+    expect(t.nginx.applyCount).toBe(1);
+    expect(t.nginx.files?.['overlay.conf']).toBe('epoch 1');
+
+    t.setState(stateWith([route(1), route(2, { allowedIps: ['192.0.2.1'] })]));
+    expect(await t.reconciler.apply()).toEqual({ ok: true, generation: 1 });
+    expect(t.nginx.applyCount).toBe(1);
+    expect(t.dirs.get(1)?.get('000001')).toContain('"s":2');
+
+    await eventually(() => expect(t.nginx.applyCount).toBe(2));
+    expect(t.nginx.files?.['overlay.conf']).toBe('epoch 2');
+    expect(t.nginx.files?.['http.conf']).toContain('"serviceId":2');
+    await eventually(() => expect(t.dirs.get(2)).toEqual(new Map()));
+  });
+
+  it('reloads at once for what the overlay cannot carry (a stream service)', async () => {
+    const t = setupOverlay();
+    await t.reconciler.runAtBoot();
+    t.setState(stateWith([route(1)], [{
+      serviceId: 9, nodeId: 1, proto: 'tcp', port: 30000, ssl: false, domain: null, backendHost: '10.44.0.2', backendPort: 22, allowedIps: [], blockedIps: [],
+    }]));
+    expect(await t.reconciler.apply()).toEqual({ ok: true, generation: 2 });
+    expect(t.nginx.applyCount).toBe(2);
+  });
+
+  it('writes a change that arrives during a background reload into the overlay of the incoming generation too', async () => {
+    const t = setupOverlay();
+    await t.reconciler.runAtBoot();
+    const release = t.holdReloads();
+    t.setState(stateWith([route(1), route(2)]));
+    await t.reconciler.apply();
+    // The background reload to epoch 2 (with service 2) is under way and held: its overlay dir exists, empty.
+    await eventually(() => expect(t.dirs.get(2)).toEqual(new Map()));
+    t.setState(stateWith([route(1), route(2), route(3)]));
+    expect(await t.reconciler.apply()).toEqual({ ok: true, generation: 1 });
+    expect(t.dirs.get(1)?.get('000001')).toContain('"s":3');
+    expect(t.dirs.get(2)?.get('000001')).toContain('"s":3');
+    release();
+    await eventually(() => expect(t.nginx.files?.['http.conf']).toContain('"serviceId":3'));
+    await eventually(() => expect(t.dirs.get(3)).toEqual(new Map()));
+  });
+
+  it('keeps the overlay serving when the background reload is refused, and reports it', async () => {
+    const t = setupOverlay();
+    await t.reconciler.runAtBoot();
+    t.nginx.failNextApply('nginx: [emerg] no memory');
+    t.setState(stateWith([route(1), route(4)]));
+    expect(await t.reconciler.apply()).toEqual({ ok: true, generation: 1 });
+    await eventually(() => expect(t.errors).toHaveLength(1));
+    expect(t.dirs.get(1)?.get('000001')).toContain('"s":4');
+    expect([...t.dirs.keys()]).toEqual([1]);
   });
 });

@@ -187,7 +187,9 @@ export function createNginxDriver(options: NginxDriverOptions): NginxAdapter {
 
   async function applyNow(files: ConfigFiles): Promise<{ generation: number }> {
     const generation = nextGeneration++;
+    const writeStarted = performance.now();
     await writeGeneration(prefixDir, generation, files);
+    const written = performance.now();
     const previous = await readCurrentGeneration(prefixDir);
     try {
       // A running master parses the whole new config on SIGHUP before any worker switches, refuses a bad one
@@ -200,8 +202,9 @@ export function createNginxDriver(options: NginxDriverOptions): NginxAdapter {
       await rm(generationDir(prefixDir, generation), { recursive: true, force: true });
       throw err;
     }
+    const isLive = performance.now();
     await pruneGenerations(prefixDir, keep, [generation, previous]);
-    logger.info({ generation }, 'nginx: configuration live');
+    logger.info({ generation, writeMs: Math.round(written - writeStarted), reloadMs: Math.round(isLive - written) }, 'nginx: configuration live');
     return { generation };
   }
 
