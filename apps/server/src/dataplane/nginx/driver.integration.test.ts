@@ -128,6 +128,10 @@ describe.skipIf(!canRun)('nginx driver against real nginx', () => {
     logs.subscribe({ type: 'http', id: 1 }, (lines) => seen.push(...lines));
     await get(`https://127.0.0.1:${ports.https}/api/logged`);
     expect(await waitFor(() => seen.some((l) => /^\[INFO\] .*"GET \/api\/logged HTTP\/1.1" 200 /.test(l)), 3000)).toBe(true);
+    // An event stream's session token never reaches the log.
+    await get(`https://127.0.0.1:${ports.https}/api/stream?a=1&token=s3cret-session&b=2`);
+    expect(await waitFor(() => seen.some((l) => l.includes('"GET /api/stream?a=1&token=[redacted]&b=2 HTTP/1.1" 200')), 3000)).toBe(true);
+    expect(await readFile(join(dataDir, 'nginx', 'logs', 'access-http.log'), 'utf8')).not.toContain('s3cret-session');
     const redirect = await get(`http://127.0.0.1:${ports.http}/api/items`);
     expect(redirect.status).toBe(301);
     expect(redirect.headers.location).toBe(`https://127.0.0.1:${ports.https}/api/items`);

@@ -18,13 +18,16 @@ export function formatDomainId(id: number): string {
 /** A DNS name as the certificate files are named (lower case, no `/`, no `..`, not an IP), captured as $gw_sni. */
 const SNI_FILE_RE = '~^(?![0-9.]+$)(?<gw_sni>[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*)$';
 
+/** A `token` query parameter (the first one), split around its value. */
+const TOKEN_QUERY_RE = '~^(?<gw_lu1>[^?]*\\?(?:[^#]*?&)?token=)[^&#]*(?<gw_lu2>.*)$';
+
 /** The overlay router's subrequest (internal: a client asking for it gets 404). */
 const ROUTER_PATH = '/_gw_overlay_route';
 const NOT_ROUTER_RE = `^(?!${ROUTER_PATH}$)`;
 
 const LOG_FORMAT = [
   `'{"time":"$time_iso8601","type":"http","svc":"$gw_svc","host":"$host","remote":"$remote_addr",'`,
-  `'"method":"$request_method","uri":"$request_uri","proto":"$server_protocol","status":"$status",'`,
+  `'"method":"$request_method","uri":"$gw_log_uri","proto":"$server_protocol","status":"$status",'`,
   `'"bytes":"$body_bytes_sent","upstream_status":"$upstream_status","rt":"$request_time","ua":"$http_user_agent"}'`,
 ];
 
@@ -112,6 +115,9 @@ export function renderHttpConfig(routes: DesiredHttpRoute[], domains: DesiredDom
     '',
     `log_format gw_http escape=json ${LOG_FORMAT.join('\n    ')};`,
     `access_log ${quotePath(logFile)} gw_http;`,
+    '',
+    // The console's event streams carry the session token in the query (EventSource sends no headers): never log it.
+    ...block('map $request_uri $gw_log_uri', ['default $request_uri;', `"${TOKEN_QUERY_RE}" "\${gw_lu1}[redacted]\${gw_lu2}";`]),
     '',
     ...block('map $http_upgrade $gw_connection', ['default upgrade;', "'' close;"]),
     '',

@@ -72,9 +72,14 @@ describe('renderHttpConfig', () => {
       map_hash_bucket_size 128;
 
       log_format gw_http escape=json '{"time":"$time_iso8601","type":"http","svc":"$gw_svc","host":"$host","remote":"$remote_addr",'
-          '"method":"$request_method","uri":"$request_uri","proto":"$server_protocol","status":"$status",'
+          '"method":"$request_method","uri":"$gw_log_uri","proto":"$server_protocol","status":"$status",'
           '"bytes":"$body_bytes_sent","upstream_status":"$upstream_status","rt":"$request_time","ua":"$http_user_agent"}';
       access_log "/data/nginx/logs/access-http.log" gw_http;
+
+      map $request_uri $gw_log_uri {
+          default $request_uri;
+          "~^(?<gw_lu1>[^?]*\\?(?:[^#]*?&)?token=)[^&#]*(?<gw_lu2>.*)$" "\${gw_lu1}[redacted]\${gw_lu2}";
+      }
 
       map $http_upgrade $gw_connection {
           default upgrade;
