@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -7,7 +7,8 @@ import { writeFileAtomic } from '../atomic-write.js';
 import { runCommand } from '../exec.js';
 import type { DataPlaneLogger } from '../types.js';
 import { createCertificateManager, createMemoryCertificateStore, type CertificateManager, type CertificateManagerOptions } from './manager.js';
-import type { CertificateIssuer } from './self-signed.js';
+import { selfSignedRecord } from './renewal.js';
+import { describeCertificate, type CertificateIssuer } from './self-signed.js';
 
 const silent: DataPlaneLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 // Real time: the certificates openssl makes are dated from the real clock.
@@ -52,6 +53,23 @@ function newManager(issuer: CertificateIssuer, store = createMemoryCertificateSt
 const certbot = (domain: string) => ({ domainId: 1, domain, ssl: 'certbot' as const });
 const selfSigned = (domain: string) => ({ domainId: 1, domain, ssl: 'self-signed' as const });
 const servedCert = async (domain: string) => new X509Certificate(await readFile(join(dataDir, 'certs', `${domain}.pem`)));
+const servedPem = (name: string) => readFile(join(dataDir, 'certs', `${name}.pem`), 'utf8');
+const notAfterOf = async (name: string) => Date.parse((await servedCert(name)).validTo);
+const DAY = 24 * 3600 * 1000;
+
+/** A self-signed PEM valid for `days` from now, as an earlier run left it on disk. */
+async function writeSelfSignedPem(name: string, days: number, coveredName = name): Promise<string> {
+  const key = join(caDir, `${name}.self.key`);
+  const crt = join(caDir, `${name}.self.crt`);
+  await runCommand('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', crt,
+    '-days', String(days), '-subj', `/CN=${coveredName}`, '-addext', `subjectAltName=DNS:${coveredName}`,
+  ]);
+  const pem = `${await readFile(key, 'utf8')}${await readFile(crt, 'utf8')}`;
+  await mkdir(join(dataDir, 'certs'), { recursive: true });
+  await writeFileAtomic(join(dataDir, 'certs', `${name}.pem`), pem, 0o600);
+  return pem;
+}
 
 beforeAll(async () => {
   caDir = await mkdtemp(join(tmpdir(), 'postern-test-ca-'));
@@ -207,6 +225,121 @@ describe('certificate manager', () => {
       expect(issuer.calls).toHaveLength(2);
       expect(certs.info('app.example.com')).toMatchObject({ state: 'valid' });
       expect(certs.info('app.example.com')?.fingerprint).not.toBe(first);
+    });
+  });
+
+  // The reconciler ensures a domain only when it is new or changes mode, so expiring self-signed PEMs are the
+  // periodic check's job. Each test starts the clock 25 days back: a PEM valid for 20 more days is then still
+  // fresh (45 days left) when ensured, and within the 30-day window once the clock reaches the present.
+  describe('self-signed renewal at the periodic check', () => {
+    let clock = NOW;
+    beforeEach(() => {
+      clock = NOW - 25 * DAY;
+    });
+    const newClockedManager = (issuer: CertificateIssuer, store = createMemoryCertificateStore(), over: Partial<CertificateManagerOptions> = {}) =>
+      newManager(issuer, store, { now: () => clock, ...over });
+
+    it('replaces a self-signed domain certificate near expiry in place, and info shows the new one', async () => {
+      const old = await writeSelfSignedPem('old.example.com', 20);
+      const certs = newClockedManager(fakeIssuer());
+      await certs.ensure(selfSigned('old.example.com'));
+      expect(await servedPem('old.example.com')).toBe(old); // 45 days left: kept
+
+      clock = NOW;
+      await certs.checkRenewals();
+      const served = await servedCert('old.example.com');
+      expect(Date.parse(served.validTo)).toBeGreaterThan(NOW + 800 * DAY);
+      expect(served).toMatchObject({ subject: 'CN=old.example.com', subjectAltName: 'DNS:old.example.com' });
+      expect(certs.info('old.example.com')).toEqual({
+        state: 'self-signed', issuer: 'CN=old.example.com', notBefore: new Date(served.validFrom).toISOString(),
+        notAfter: new Date(served.validTo).toISOString(), fingerprint: served.fingerprint256, error: null,
+      });
+      expect(await readdir(join(dataDir, 'certs'))).toEqual(['old.example.com.pem']); // same path, no temp files left
+    });
+
+    it('leaves a fresh self-signed certificate untouched', async () => {
+      const certs = newClockedManager(fakeIssuer());
+      const before = await certs.ensure(selfSigned('fresh.example.com'));
+      const pem = await servedPem('fresh.example.com');
+      clock = NOW + 700 * DAY; // still more than 30 days left
+      await certs.checkRenewals();
+      expect(await servedPem('fresh.example.com')).toBe(pem);
+      expect(certs.info('fresh.example.com')).toEqual(before);
+    });
+
+    it('renews a domain not ensured since boot from its PEM on disk, and leaves a deleted domain\'s leftover alone', async () => {
+      const store = createMemoryCertificateStore();
+      const disk = await writeSelfSignedPem('disk.example.com', 20);
+      store.put('disk.example.com', selfSignedRecord(describeCertificate(disk)));
+      const leftover = await writeSelfSignedPem('gone.example.com', 20); // no state: pruneExcept's to remove
+      clock = NOW;
+      const certs = newClockedManager(fakeIssuer(), store);
+      await certs.checkRenewals();
+      expect(await notAfterOf('disk.example.com')).toBeGreaterThan(NOW + 800 * DAY);
+      expect(certs.info('disk.example.com')).toMatchObject({
+        state: 'self-signed', notAfter: new Date(await notAfterOf('disk.example.com')).toISOString(),
+      });
+      expect(await servedPem('gone.example.com')).toBe(leftover);
+      expect(store.get('gone.example.com')).toBeNull();
+    });
+
+    it('renews the fallback certificate for the public host', async () => {
+      const old = await writeSelfSignedPem('_fallback', 20, 'gw.example.com');
+      const certs = newClockedManager(fakeIssuer(), createMemoryCertificateStore(), { fallbackHost: 'gw.example.com' });
+      await certs.ensureFallback();
+      expect(await servedPem('_fallback')).toBe(old);
+      clock = NOW;
+      await certs.checkRenewals();
+      const served = await servedCert('_fallback');
+      expect(Date.parse(served.validTo)).toBeGreaterThan(NOW + 800 * DAY);
+      expect(served.subjectAltName).toBe('DNS:gw.example.com');
+    });
+
+    it('renews the self-signed placeholder of a certbot domain the CA keeps refusing', async () => {
+      await writeSelfSignedPem('app.example.com', 20);
+      const certs = newClockedManager(fakeIssuer({ fail: 'rate limited' }));
+      await certs.ensure(certbot('app.example.com'));
+      await certs.idle();
+      clock = NOW;
+      await certs.checkRenewals();
+      const served = await servedCert('app.example.com');
+      expect(served.issuer).toBe('CN=app.example.com');
+      expect(Date.parse(served.validTo)).toBeGreaterThan(NOW + 800 * DAY);
+      expect(certs.info('app.example.com')).toMatchObject({
+        state: 'failed', error: 'rate limited', notAfter: new Date(served.validTo).toISOString(), fingerprint: served.fingerprint256,
+      });
+    });
+
+    it('leaves a CA-issued certificate near expiry to the ACME path, even when the CA fails', async () => {
+      const outcome: { fail?: string; days: number } = { days: 20 };
+      const issuer = fakeIssuer(outcome);
+      const certs = newClockedManager(issuer);
+      await certs.ensure(certbot('app.example.com'));
+      await certs.idle();
+      const issued = await servedPem('app.example.com');
+      expect((await servedCert('app.example.com')).issuer).toBe('CN=Test ACME CA');
+
+      outcome.fail = 'CA unreachable';
+      clock = NOW; // 20 days left: due for the CA, never for a self-signed stand-in
+      await certs.checkRenewals();
+      expect(issuer.calls).toEqual(['app.example.com', 'app.example.com']);
+      expect(await servedPem('app.example.com')).toBe(issued);
+      expect(certs.info('app.example.com')).toMatchObject({ state: 'failed', issuer: 'CN=Test ACME CA', error: 'CA unreachable' });
+    });
+
+    it('runs on the daily timer', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      try {
+        await writeSelfSignedPem('old.example.com', 20);
+        const certs = newClockedManager(fakeIssuer());
+        await certs.ensure(selfSigned('old.example.com'));
+        clock = NOW;
+        vi.advanceTimersByTime(DAY);
+        await certs.idle();
+        expect(await notAfterOf('old.example.com')).toBeGreaterThan(NOW + 800 * DAY);
+      } finally {
+        vi.useRealTimers();
+      }
     });
   });
 });

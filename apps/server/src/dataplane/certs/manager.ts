@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, unlink } from 'node:fs/promises';
+import { chown, mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic, type FileOwner } from '../atomic-write.js';
 import type { CertificateAdapter, CertificateInfo, DataPlaneLogger, DesiredDomain } from '../types.js';
@@ -8,14 +8,14 @@ import {
   decideNextAction, isDueForRenewal, markFailed, markIssued, markPending, newPendingRecord, selfSignedRecord,
   type CertificateRecord,
 } from './renewal.js';
-import {
-  FALLBACK_NAME, createSelfSignedCertificates, createSelfSignedPem, describeCertificate, pemPath, type CertificateIssuer,
-} from './self-signed.js';
+import { FALLBACK_NAME, createSelfSignedPem, describeCertificate, pemPath, type CertificateIssuer } from './self-signed.js';
 
 // Every domain always has a PEM nginx can serve: self-signed domains a self-signed one; certbot domains a
 // self-signed placeholder at once (never dark), replaced in the background by the CA's certificate. Issuance
 // runs one domain at a time; state lives in `store` (the `certificates` table) so a restart neither forgets a
-// failure's back-off nor re-issues a valid certificate.
+// failure's back-off nor re-issues a valid certificate. The periodic check (daily, and at start()) renews both
+// kinds: certbot domains through the CA, every self-signed PEM (domains, placeholders, the fallback) in place,
+// since the reconciler ensures a domain only when it is new or changes mode.
 
 /** Certificate state per domain name. Synchronous, like better-sqlite3. */
 export interface CertificateStore {
@@ -70,8 +70,10 @@ export interface CertificateManager extends CertificateAdapter {
   stop(): void;
   /** Issue a new certificate now, whatever its expiry; resolves with the outcome. */
   forceRenew(domain: string): Promise<CertificateInfo>;
-  /** Resolves once no issuance is queued or running (after start()). */
+  /** Resolves once no renewal check, renewal or issuance is queued or running (after start()). */
   idle(): Promise<void>;
+  /** Runs the periodic check now, as the timer does (after start()); resolves once its work is done. */
+  checkRenewals(): Promise<void>;
 }
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -96,6 +98,7 @@ function covers(facts: PemFacts, name: string): boolean {
 
 export function createCertificateManager(options: CertificateManagerOptions): CertificateManager {
   const { store, logger, now = Date.now } = options;
+  const fallbackHost = options.fallbackHost ?? 'localhost';
   const certsDir = options.certsDir ?? join(options.dataDir, 'certs');
   const issuer = options.issuer ?? createAcmeIssuer({
     ...options.acme, dataDir: options.dataDir, webroot: options.webroot ?? join(options.dataDir, ACME_WEBROOT_DIR), logger,
@@ -106,15 +109,26 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
   const known = new Map<string, DesiredDomain>();
   /** Issuance per domain, queued or running; the chain runs them one at a time. */
   const queued = new Map<string, Promise<void>>();
+  /** Self-signed renewals on the chain: serialised with issuance, so a renewal never overwrites a just-issued PEM. */
+  const renewalsQueued = new Set<string>();
+  /** Self-signed PEMs being written: ensure() and a renewal of the same name share one certificate. */
+  const writing = new Map<string, Promise<PemFacts>>();
   let markStarted = (): void => undefined;
   let chain = new Promise<void>((resolve) => {
     markStarted = resolve;
   });
   let timer: NodeJS.Timeout | null = null;
   let isRunning = false;
-  // Every apply ensures every domain: remember what each PEM (only this manager writes them) holds, so an
-  // apply at 10,000 domains neither re-reads and parses 10,000 files nor rewrites 10,000 unchanged rows.
+  let checkPass: Promise<void> = Promise.resolve();
+  let isPassWaiting = false;
+  // What each PEM (only this manager and its issuer write them) holds, so neither an apply nor the periodic
+  // check at 10,000 domains re-reads and parses 10,000 files or rewrites 10,000 unchanged rows.
   const factsCache = new Map<string, PemFacts>();
+
+  /** The name a PEM is made for: the fallback's is the gateway's public host. */
+  function coveredNameOf(name: string): string {
+    return name === FALLBACK_NAME ? fallbackHost : name;
+  }
 
   async function readFacts(name: string): Promise<PemFacts | null> {
     const cached = factsCache.get(name);
@@ -123,7 +137,7 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     if (pem === null) return null;
     try {
       const facts = describeCertificate(pem);
-      if (!covers(facts, name)) return null;
+      if (!covers(facts, coveredNameOf(name))) return null;
       factsCache.set(name, facts);
       return facts;
     } catch {
@@ -137,25 +151,41 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     if (!isSame) store.put(name, record);
   }
 
-  async function writeSelfSigned(name: string): Promise<PemFacts> {
+  function writeSelfSigned(name: string): Promise<PemFacts> {
+    const inFlight = writing.get(name);
+    if (inFlight) return inFlight;
+    const run = createAndWriteSelfSigned(name).finally(() => writing.delete(name));
+    writing.set(name, run);
+    return run;
+  }
+
+  async function createAndWriteSelfSigned(name: string): Promise<PemFacts> {
     // 0711: nginx workers may open a file they know the name of; nobody may list the directory.
     await mkdir(certsDir, { recursive: true, mode: 0o711 });
-    const pem = await createSelfSignedPem(name, options.opensslBin);
+    const pem = await createSelfSignedPem(coveredNameOf(name), options.opensslBin);
+    // Atomic rename: nginx reads the PEM per handshake and picks the new one up without a reload.
     await writeFileAtomic(pemPath(certsDir, name), pem, 0o600, options.owner);
-    logger.info({ domain: name }, 'certificate: created self-signed certificate');
     const facts = describeCertificate(pem);
+    logger.info({ domain: name, notAfter: facts.notAfter }, 'certificate: created self-signed certificate');
     factsCache.set(name, facts);
     return facts;
+  }
+
+  /**
+   * Whether a self-signed PEM must be made: none servable, or a self-signed one (the fallback: whatever it
+   * is, nothing else renews it) within the renew-before window. A CA-issued one is left to the ACME path.
+   */
+  function needsSelfSigned(name: string, facts: PemFacts | null): boolean {
+    if (facts === null) return true;
+    if (!facts.isSelfSigned && name !== FALLBACK_NAME) return false;
+    return isDueForRenewal(facts.notAfter, now());
   }
 
   /** The PEM in use if it covers the name and is fresh enough, else a new self-signed one. */
   async function ensureServable(name: string, allowIssued: boolean): Promise<PemFacts> {
     const facts = await readFacts(name);
-    if (facts === null) return writeSelfSigned(name);
-    if (!facts.isSelfSigned && !allowIssued) return writeSelfSigned(name);
-    // An expiring issued certificate is the renewal's job; an expiring self-signed one is replaced here.
-    if (facts.isSelfSigned && isDueForRenewal(facts.notAfter, now())) return writeSelfSigned(name);
-    return facts;
+    if (facts === null || (!facts.isSelfSigned && !allowIssued)) return writeSelfSigned(name);
+    return needsSelfSigned(name, facts) ? writeSelfSigned(name) : facts;
   }
 
   async function issue(name: string): Promise<void> {
@@ -227,11 +257,72 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
       const record = store.get(name);
       if (desired.ssl === 'certbot' && record !== null) schedule(name, record);
     }
+    void requestRenewalPass();
     armTimer();
   }
 
-  async function ensureCertbot(name: string): Promise<CertificateRecord> {
-    const facts = await ensureServable(name, true);
+  /** At most one pass runs and one waits: start(), the timer and checkRenewals() may overlap on a slow disk. */
+  function requestRenewalPass(): Promise<void> {
+    if (isPassWaiting) return checkPass;
+    isPassWaiting = true;
+    checkPass = checkPass
+      .then(() => {
+        isPassWaiting = false;
+        return queueDueSelfSigned();
+      })
+      .catch((err: unknown) => logger.error({ err }, 'certificate: self-signed renewal check crashed'));
+    return checkPass;
+  }
+
+  /** A PEM someone still wants: the fallback, a domain ensured since boot, or one with state from an earlier run. */
+  function isWanted(name: string): boolean {
+    return name === FALLBACK_NAME || known.has(name) || store.get(name) !== null;
+  }
+
+  async function listPemNames(): Promise<string[]> {
+    const files = await readdir(certsDir).catch(() => []);
+    return files.filter((file) => file.endsWith('.pem') && !file.startsWith('.')).map((file) => file.slice(0, -4));
+  }
+
+  /**
+   * Walks the PEMs on disk (so also domains not ensured since boot) and queues a renewal for each self-signed
+   * one near expiry. Each PEM is parsed once per run of the manager; later passes use the cached facts.
+   */
+  async function queueDueSelfSigned(): Promise<void> {
+    for (const name of await listPemNames()) {
+      if (!isWanted(name)) continue; // a deleted domain's leftover: pruneExcept removes it
+      if (needsSelfSigned(name, await readFacts(name))) queueRenewal(name);
+    }
+  }
+
+  function queueRenewal(name: string): void {
+    if (renewalsQueued.has(name)) return;
+    renewalsQueued.add(name);
+    chain = chain
+      .then(() => renewSelfSigned(name))
+      .catch((err: unknown) => logger.error({ err, domain: name }, 'certificate: self-signed renewal failed; the current certificate keeps serving'))
+      .finally(() => renewalsQueued.delete(name));
+  }
+
+  /** Re-checked here: ensure() or the CA may have replaced the PEM since the pass queued it. */
+  async function renewSelfSigned(name: string): Promise<void> {
+    if (!isWanted(name) || !needsSelfSigned(name, await readFacts(name))) return;
+    const facts = await writeSelfSigned(name);
+    if (name === FALLBACK_NAME) return;
+    if (!isWanted(name)) {
+      // Removed while openssl ran: leave nothing behind.
+      factsCache.delete(name);
+      await unlink(pemPath(certsDir, name)).catch(() => undefined);
+      return;
+    }
+    const stored = store.get(name);
+    const mode = known.get(name)?.ssl ?? (stored?.state === 'self-signed' ? 'self-signed' : 'certbot');
+    if (mode === 'certbot') recordCertbot(name, facts);
+    else putIfChanged(name, selfSignedRecord(factsOf(facts)));
+  }
+
+  /** Stores what a certbot domain's PEM now is and queues issuance if that is due. */
+  function recordCertbot(name: string, facts: PemFacts): CertificateRecord {
     const stored = store.get(name);
     let record: CertificateRecord;
     if (stored === null || stored.state === 'self-signed' || (stored.state === 'valid' && facts.isSelfSigned)) {
@@ -245,6 +336,11 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     return record;
   }
 
+  async function idle(): Promise<void> {
+    await checkPass;
+    await chain; // read after the pass: it may have queued renewals
+  }
+
   async function removeDomain(name: string): Promise<void> {
     known.delete(name);
     factsCache.delete(name);
@@ -254,15 +350,17 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
 
   return {
     async ensureFallback() {
-      const fallbackHost = options.fallbackHost ?? 'localhost';
-      await createSelfSignedCertificates({ certsDir, fallbackHost, logger, ...(options.owner ? { owner: options.owner } : {}) }).ensureFallback();
+      const facts = await readFacts(FALLBACK_NAME);
+      if (needsSelfSigned(FALLBACK_NAME, facts)) await writeSelfSigned(FALLBACK_NAME);
+      // A file from an earlier run may belong to another worker user; nginx must be able to read it.
+      else if (options.owner) await chown(pemPath(certsDir, FALLBACK_NAME), options.owner.uid, options.owner.gid);
     },
 
     async ensure(domain) {
       const name = assertHost(domain.domain, 'domain');
       known.set(name, domain);
       try {
-        if (domain.ssl === 'certbot') return toInfo(await ensureCertbot(name));
+        if (domain.ssl === 'certbot') return toInfo(recordCertbot(name, await ensureServable(name, true)));
         const record = selfSignedRecord(factsOf(await ensureServable(name, false)));
         putIfChanged(name, record);
         return toInfo(record);
@@ -280,8 +378,7 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
 
     async pruneExcept(keep) {
       const wanted = new Set([...keep, FALLBACK_NAME]);
-      const files = await readdir(certsDir).catch(() => []);
-      const stale = new Set(files.filter((file) => file.endsWith('.pem') && !file.startsWith('.')).map((file) => file.slice(0, -4)));
+      const stale = new Set(await listPemNames());
       for (const name of known.keys()) stale.add(name);
       const removed = [...stale].filter((name) => !wanted.has(name));
       for (const name of removed) await removeDomain(name);
@@ -297,7 +394,7 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     start() {
       isRunning = true;
       markStarted();
-      armTimer();
+      runChecks();
     },
 
     stop() {
@@ -316,6 +413,11 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
       return toInfo(record);
     },
 
-    idle: () => chain,
+    idle,
+
+    checkRenewals() {
+      runChecks();
+      return idle();
+    },
   };
 }

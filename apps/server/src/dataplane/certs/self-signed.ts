@@ -6,13 +6,13 @@ import { writeFileAtomic, type FileOwner } from '../atomic-write.js';
 import { runCommand } from '../exec.js';
 import type { CertificateAdapter, CertificateInfo, DataPlaneLogger, DesiredDomain } from '../types.js';
 import { assertHost, isIPv4 } from '../validate.js';
+import { RENEW_BEFORE_MS } from './renewal.js';
 
 // Certificates nginx serves are ONE combined PEM per name (key + chain) under `<dataDir>/certs/<name>.pem`,
 // replaced by an atomic rename: nginx reads the file per handshake, and separate key/cert files could be read
 // mid-swap as a mismatched pair.
 
 export const FALLBACK_NAME = '_fallback';
-const RENEW_BEFORE_MS = 30 * 24 * 3600 * 1000;
 const VALID_DAYS = 825;
 
 /** The seam for ACME (another issue): given a domain whose mode is 'certbot', obtain and write its PEM. */
