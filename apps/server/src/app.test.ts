@@ -87,7 +87,7 @@ describe('console', () => {
 });
 
 describe('logging', () => {
-  it('never writes tokens, passwords or auth headers to the log', async () => {
+  const captureLog = (level = 'info') => {
     const lines: string[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -95,7 +95,21 @@ describe('logging', () => {
         done();
       },
     });
-    t = await buildTestApp({ logger: createLogger('trace', sink) });
+    return { lines, logger: createLogger(level, sink) };
+  };
+
+  it('logs the forwarded client address for requests through the local proxy, never a forged one', async () => {
+    const { lines, logger } = captureLog();
+    t = await buildTestApp({ logger });
+    await t.app.inject({ url: '/api/health', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '203.0.113.7' } });
+    await t.app.inject({ url: '/api/health', remoteAddress: '192.0.2.50', headers: { 'x-forwarded-for': '198.51.100.9' } });
+    const addresses = lines.map((line) => (JSON.parse(line) as { req?: { remoteAddress: string } }).req?.remoteAddress).filter(Boolean);
+    expect(addresses).toEqual(['203.0.113.7', '192.0.2.50']);
+  });
+
+  it('never writes tokens, passwords or auth headers to the log', async () => {
+    const { lines, logger } = captureLog('trace');
+    t = await buildTestApp({ logger });
     const token = await t.login();
     await t.app.inject({ url: '/api/nodes', headers: { authorization: `Bearer ${token}`, cookie: `token=${token}` } });
     await t.app.inject({ url: `/api/logs/stream?domain=example.com&token=${token}&x=1` });

@@ -35,7 +35,10 @@ export const VERSION: string = packageJson.version;
 export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   // pino's Logger is a FastifyBaseLogger; widening it keeps one FastifyInstance type for every plugin.
   const loggerInstance: FastifyBaseLogger | undefined = opts.logger;
-  const app: FastifyInstance = loggerInstance ? Fastify({ loggerInstance }) : Fastify({ logger: false });
+  // request.ip (sign-in limits, logs) is the X-Forwarded-For client only when the peer itself is a trusted proxy;
+  // proxy-addr walks the chain from the right, so a client cannot spoof it by sending the header itself.
+  const trustProxy = deps.config.trustedProxies.length > 0 ? [...deps.config.trustedProxies] : false;
+  const app: FastifyInstance = loggerInstance ? Fastify({ loggerInstance, trustProxy }) : Fastify({ logger: false, trustProxy });
 
   const registered: RegisteredRoute[] = [];
   app.addHook('onRoute', (route) => {

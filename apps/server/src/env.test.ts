@@ -18,4 +18,21 @@ describe('parseConfig', () => {
       ].join('\n'),
     );
   });
+
+  it('trusts the local nginx by default, nobody when empty, and lists the bad trusted-proxy entries', () => {
+    expect(parseConfig({}).trustedProxies).toEqual(['127.0.0.1', '::1']);
+    expect(parseConfig({ POSTERN_TRUSTED_PROXIES: '' }).trustedProxies).toEqual([]);
+    expect(parseConfig({ POSTERN_TRUSTED_PROXIES: ' 10.0.0.0/8, 192.0.2.1 ,fd00::/8,2001:db8::1' }).trustedProxies).toEqual([
+      '10.0.0.0/8',
+      '192.0.2.1',
+      'fd00::/8',
+      '2001:db8::1',
+    ]);
+    for (const bad of ['loopback', '10.0.0.0/33', '::1/129', '300.1.1.1', '10.0.0.1,', '*', 'fe80::1%eth0']) {
+      expect(() => parseConfig({ POSTERN_TRUSTED_PROXIES: bad }), bad).toThrow(/POSTERN_TRUSTED_PROXIES: must be comma-separated IP addresses or CIDR ranges/);
+    }
+    expect(() => parseConfig({ POSTERN_TRUSTED_PROXIES: '127.0.0.1,proxy.local,,::1' })).toThrow(
+      'POSTERN_TRUSTED_PROXIES: must be comma-separated IP addresses or CIDR ranges, e.g. 127.0.0.1,10.0.0.0/8,::1 (not "proxy.local", (empty entry))',
+    );
+  });
 });

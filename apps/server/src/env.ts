@@ -1,10 +1,18 @@
 import { z } from 'zod';
-import { isIPv4Cidr } from '@postern/contract';
+import { isIPv4, isIPv4Cidr, isIPv6 } from '@postern/contract';
 
 // The one place that reads process.env. A bad value stops boot with a readable message (see main.ts).
 
 const PORT_MESSAGE = 'must be a port number (1-65535)';
 const portText = z.coerce.number({ error: PORT_MESSAGE }).int(PORT_MESSAGE).min(1, PORT_MESSAGE).max(65535, PORT_MESSAGE);
+
+/** One trusted-proxy entry: an IPv4 or IPv6 address, optionally with a prefix length. */
+function isAddressOrCidr(entry: string): boolean {
+  if (isIPv4(entry) || isIPv4Cidr(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  if (rest.length > 0 || !isIPv6(address)) return false;
+  return prefix === undefined || /^(12[0-8]|1[01]\d|[1-9]?\d)$/.test(prefix);
+}
 
 const EnvSchema = z
   .object({
@@ -45,6 +53,24 @@ const EnvSchema = z
     POSTERN_HTTPS_PORT: portText.default(443),
     /** `real` runs nginx and WireGuard; `off` keeps the control plane only (development without root). */
     POSTERN_DATAPLANE: z.enum(['real', 'off']).default('real'),
+    /**
+     * Peers whose X-Forwarded-For is believed. The default trusts the gateway's own nginx, which publishes the
+     * console on loopback; an empty value trusts nobody.
+     */
+    POSTERN_TRUSTED_PROXIES: z
+      .string()
+      .default('127.0.0.1,::1')
+      .transform((v, ctx) => {
+        if (v.trim() === '') return [];
+        const entries = v.split(',').map((entry) => entry.trim());
+        const bad = entries.filter((entry) => !isAddressOrCidr(entry));
+        if (bad.length > 0) {
+          const shown = bad.map((entry) => (entry === '' ? '(empty entry)' : `"${entry}"`)).join(', ');
+          ctx.addIssue({ code: 'custom', message: `must be comma-separated IP addresses or CIDR ranges, e.g. 127.0.0.1,10.0.0.0/8,::1 (not ${shown})` });
+          return z.NEVER;
+        }
+        return entries;
+      }),
     POSTERN_SESSION_TTL: z.coerce.number().int().min(60).max(2_592_000).default(86_400),
     POSTERN_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     POSTERN_CONSOLE_DIR: z.string().optional(),
@@ -81,6 +107,8 @@ export interface Config {
   httpPort: number;
   httpsPort: number;
   dataPlane: 'real' | 'off';
+  /** Addresses/CIDRs allowed to set the client address via X-Forwarded-For; empty: nobody. */
+  trustedProxies: readonly string[];
   sessionTtlSeconds: number;
   logLevel: Env['POSTERN_LOG_LEVEL'];
   consoleDir: string | undefined;
@@ -112,6 +140,7 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     httpPort: env.POSTERN_HTTP_PORT,
     httpsPort: env.POSTERN_HTTPS_PORT,
     dataPlane: env.POSTERN_DATAPLANE,
+    trustedProxies: env.POSTERN_TRUSTED_PROXIES,
     sessionTtlSeconds: env.POSTERN_SESSION_TTL,
     logLevel: env.POSTERN_LOG_LEVEL,
     consoleDir: env.POSTERN_CONSOLE_DIR,

@@ -84,6 +84,57 @@ describe('POST /api/auth/login', () => {
   });
 });
 
+describe('sign-in limit behind a reverse proxy', () => {
+  // The gateway's own nginx connects from loopback and appends the peer it saw to X-Forwarded-For.
+  const loginVia = (remoteAddress: string, forwardedFor: string, password = 'wrong-password') =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { username: TEST_ADMIN.username, password },
+      remoteAddress,
+      headers: { 'x-forwarded-for': forwardedFor },
+    });
+  const failUntilBlocked = async (remoteAddress: string, forwardedFor: string) => {
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_IP; i++) expect((await loginVia(remoteAddress, forwardedFor)).statusCode).toBe(401);
+  };
+
+  it('counts each forwarded client on its own, so one client cannot lock out another', async () => {
+    await failUntilBlocked('127.0.0.1', '203.0.113.7');
+    expect((await loginVia('127.0.0.1', '203.0.113.7', TEST_ADMIN.password)).statusCode).toBe(429);
+    expect((await loginVia('127.0.0.1', '198.51.100.20', TEST_ADMIN.password)).statusCode).toBe(200);
+    expect((await loginVia('::1', '2001:db8::5', TEST_ADMIN.password)).statusCode).toBe(200);
+  });
+
+  it('keeps a blocked client blocked when it sends its own X-Forwarded-For through the proxy', async () => {
+    await failUntilBlocked('127.0.0.1', '203.0.113.7');
+    // nginx appends the real peer, so forged entries sit to its left and are never believed.
+    expect((await loginVia('127.0.0.1', '198.51.100.20, 203.0.113.7', TEST_ADMIN.password)).statusCode).toBe(429);
+  });
+
+  it('ignores X-Forwarded-For from a client connecting directly', async () => {
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_IP; i++) expect((await loginVia('192.0.2.50', `198.51.100.${i}`)).statusCode).toBe(401);
+    expect((await loginVia('192.0.2.50', '198.51.100.99', TEST_ADMIN.password)).statusCode).toBe(429);
+    expect((await loginVia('192.0.2.51', '192.0.2.50', TEST_ADMIN.password)).statusCode).toBe(200);
+  });
+
+  it('trusts the configured ranges only, and nobody when the setting is empty', async () => {
+    await t.cleanup();
+    t = await buildTestApp({ now: () => clock, env: { POSTERN_TRUSTED_PROXIES: '10.20.0.0/16' } });
+    await failUntilBlocked('10.20.3.4', '203.0.113.7');
+    // The counter follows the client, whichever trusted proxy it comes through.
+    expect((await loginVia('10.20.9.9', '203.0.113.7', TEST_ADMIN.password)).statusCode).toBe(429);
+    expect((await loginVia('10.20.3.4', '198.51.100.20', TEST_ADMIN.password)).statusCode).toBe(200);
+    // Loopback is no longer trusted: its header is ignored and every request counts against 127.0.0.1.
+    await failUntilBlocked('127.0.0.1', '198.51.100.30');
+    expect((await loginVia('127.0.0.1', '198.51.100.31', TEST_ADMIN.password)).statusCode).toBe(429);
+
+    await t.cleanup();
+    t = await buildTestApp({ now: () => clock, env: { POSTERN_TRUSTED_PROXIES: '' } });
+    await failUntilBlocked('127.0.0.1', '203.0.113.7');
+    expect((await loginVia('127.0.0.1', '198.51.100.20', TEST_ADMIN.password)).statusCode).toBe(429);
+  });
+});
+
 describe('sessions', () => {
   it('refuses /api without a token, with a malformed token and with a forged one', async () => {
     for (const authorization of [undefined, 'Bearer nonsense', 'Basic abc', `Bearer ${(await t.login()).slice(0, -2)}xx`]) {
