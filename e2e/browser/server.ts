@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { freePort } from '../harness/ports.js';
+import { waitFor } from '../harness/wait-for.js';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 export const ADMIN = { username: 'admin', password: 'browser-test-password-1' };
@@ -13,32 +14,6 @@ export interface RunningServer {
   /** Output of the server process so far (for failure messages). */
   output: () => string;
   stop: () => Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-export async function waitFor<T>(check: () => Promise<T | undefined> | T | undefined, deadlineMs: number, what: string): Promise<T> {
-  const end = Date.now() + deadlineMs;
-  let lastError: unknown;
-  while (Date.now() < end) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
 }
 
 /**
@@ -71,7 +46,7 @@ export async function startServer(): Promise<RunningServer> {
   const baseUrl = `http://127.0.0.1:${port}`;
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   try {
-    await waitFor(async () => (await fetch(`${baseUrl}/api/health`)).ok || undefined, 20_000, `server health (${log})`);
+    await waitFor(async () => (await fetch(`${baseUrl}/api/health`)).ok, { timeoutMs: 20_000, intervalMs: 50, what: `server health (${log})` });
   } catch (error) {
     child.kill('SIGKILL');
     throw error;

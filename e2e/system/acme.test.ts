@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { chmod, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { request } from 'node:https';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,20 +18,13 @@ import type { CertificateInfo, DesiredDomain, DesiredHttpRoute, NginxAdapter } f
 import { Lab } from '../harness/lab.js';
 import { createAcmeNetwork, startPebble, type AcmeNetwork, type Pebble } from '../harness/pebble.js';
 import { isRoot } from '../harness/root.js';
+import { freePort } from '../harness/ports.js';
 import { waitFor } from '../harness/wait-for.js';
 
 // The certificate manager and the real nginx of the data plane, against pebble (a real ACME CA) in a namespace
 // of its own. The gateway side runs in the test process: nginx listens only on this lab's link address.
 
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
-
-async function freePort(host: string): Promise<number> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface HttpsAnswer {
   status: number;
