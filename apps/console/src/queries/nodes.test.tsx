@@ -38,6 +38,8 @@ describe('node streams write into the query cache', () => {
   beforeEach(() => {
     FakeEventSource.opened = [];
     vi.stubGlobal('EventSource', FakeEventSource);
+    // A stream error is followed by one session check through the API client; the session still holds here.
+    vi.stubGlobal('fetch', vi.fn(() => Promise.resolve(new Response('{}', { status: 200 }))));
     storeToken('session-token', 60);
   });
   afterEach(() => {
@@ -79,14 +81,14 @@ describe('node streams write into the query cache', () => {
     expect(source?.isClosed).toBe(true);
   });
 
-  it('logs and closes the detail stream on error, without reconnecting', () => {
+  it('logs and closes the detail stream on error, without reconnecting', async () => {
     vi.useFakeTimers();
     const { wrapper } = setup();
     const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     renderHook(() => useNodeStream(7, true), { wrapper });
     act(() => FakeEventSource.opened[0]?.onerror?.(new Event('error')));
-    act(() => {
-      vi.advanceTimersByTime(5000);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(5000);
     });
     expect(FakeEventSource.opened[0]?.isClosed).toBe(true);
     expect(log).toHaveBeenCalled();

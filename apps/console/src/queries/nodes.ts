@@ -138,7 +138,7 @@ export function useNodeListStream(params: NodeListParams): void {
   );
 }
 
-/** While mounted, each pushed node replaces the shown one; on error the error is logged and the stream closed. */
+/** While mounted, each pushed node replaces the shown one; on error it is logged and the stream closed (session checked). */
 export function useNodeStream(id: number, isEnabled: boolean): void {
   const queryClient = useQueryClient();
   useEffect(() => {

@@ -35,6 +35,8 @@ describe('live log view', () => {
     FakeEventSource.opened = [];
     vi.useFakeTimers();
     vi.stubGlobal('EventSource', FakeEventSource);
+    // After a stream error the session is checked with a normal call before reconnecting; here it still holds.
+    vi.stubGlobal('fetch', vi.fn(() => Promise.resolve(new Response('{}', { status: 200 }))));
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     document.cookie = 'token=secret-session; Path=/';
   });
@@ -67,30 +69,30 @@ describe('live log view', () => {
     expect(items.at(-1)?.textContent).toBe('[INFO] line 1005');
   });
 
-  it('reconnects 1 s after an error, keeping the lines shown so far', () => {
+  it('reconnects 1 s after an error, keeping the lines shown so far', async () => {
     render(<LiveLog source={{ type: 'tcp', id: '3' }} />);
     latest()?.emit(['[INFO] before']);
     const first = latest();
     first?.fail();
     expect(first?.isClosed).toBe(true);
-    act(() => {
-      vi.advanceTimersByTime(999);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(999);
     });
     expect(FakeEventSource.opened).toHaveLength(1);
-    act(() => {
-      vi.advanceTimersByTime(1);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(1);
     });
     expect(FakeEventSource.opened).toHaveLength(2);
     latest()?.emit(['[INFO] after']);
     expect(screen.getAllByRole('listitem').map((li) => li.textContent)).toEqual(['[INFO] before', '[INFO] after']);
   });
 
-  it('closes the stream when the page is left and does not reconnect', () => {
+  it('closes the stream when the page is left and does not reconnect', async () => {
     const { unmount } = render(<LiveLog source={{ domain: 'app.example.com' }} />);
     latest()?.fail();
     unmount();
-    act(() => {
-      vi.advanceTimersByTime(5000);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(5000);
     });
     expect(FakeEventSource.opened).toHaveLength(1);
 

@@ -7,8 +7,8 @@ import { appendLogLines, type LogLine } from './log-buffer';
 export type LogSource = { domain: string } | { type: string; id: string };
 
 /**
- * The live lines of /api/logs/stream, at most 1000. The stream reconnects 1 s after an error and is closed when
- * the component unmounts, i.e. when the page is left (console-spec §4).
+ * The live lines of /api/logs/stream, at most 1000. After an error the stream reconnects 1 s later (console-spec §4),
+ * only while the session holds; it is closed when the component unmounts, i.e. when the page is left.
  */
 export function useLogLines(source: LogSource | null): readonly LogLine[] {
   const [lines, setLines] = useState<readonly LogLine[]>([]);

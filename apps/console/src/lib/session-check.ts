@@ -1,0 +1,29 @@
+import { routes } from '@postern/contract';
+import { request } from './api';
+import { hasToken, logout } from './session';
+
+// EventSource hides the status of a refused stream: a 401 looks like any dropped connection. This asks the question
+// again as a normal API call, so a refused session takes the client's own §4 path (sign out on 401, 403 or 429 while
+// a token exists) instead of a stream path of its own.
+
+/** No session endpoint exists (console-spec §7); one node of the list is the cheapest authenticated call. */
+const PROBE_PATH = routes.listNodes.path;
+const PROBE_QUERY = { page: 1, limit: 1 };
+
+/**
+ * Resolves true while the session holds. A failure that says nothing about the session (no response, 5xx) also
+ * resolves true: the caller reconnects and asks again on the next error.
+ */
+export async function checkSession(signal: AbortSignal): Promise<boolean> {
+  if (!hasToken()) {
+    // The cookie ran out together with the session: go to login as the route guard would on the next navigation.
+    await logout();
+    return false;
+  }
+  try {
+    await request(PROBE_PATH, undefined, { query: PROBE_QUERY, signal });
+  } catch {
+    // The client has already signed out where §4 says so; whether a token is left is the answer.
+  }
+  return hasToken();
+}
