@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
@@ -20,29 +19,11 @@ import { renderStreamConfig } from './nginx/render-stream.js';
 import { createReconciler, type Reconciler } from './reconciler.js';
 import { lookupUser } from './system-user.js';
 import type { DesiredDomain, DesiredHttpRoute, DesiredState, NginxAdapter } from './types.js';
+import { canRunNginx, freeLoopbackPort, silentLogger } from './nginx/integration-support.js';
 
 // Real nginx on loopback: an HTTP routing change is served through the overlay with no reload (the same workers
 // answer), and the next reload folds it into a static generation.
 
-function hasNginx(): boolean {
-  try {
-    execFileSync('nginx', ['-v'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const canRun = process.getuid?.() === 0 && hasNginx();
-const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
-
-async function freePort(): Promise<number> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface Answer {
   status: number;
@@ -50,7 +31,7 @@ interface Answer {
   certificateNames: string;
 }
 
-describe.skipIf(!canRun)('routing overlay against real nginx', () => {
+describe.skipIf(!canRunNginx)('routing overlay against real nginx', () => {
   let dataDir = '';
   let prefixDir = '';
   let nginx: NginxAdapter;
@@ -96,19 +77,19 @@ describe.skipIf(!canRun)('routing overlay against real nginx', () => {
     backend = createHttpServer((req, res) => res.end(`backend ${String(req.headers.host)} ${req.url ?? ''}`));
     await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
     backendPort = (backend.address() as AddressInfo).port;
-    httpsPort = await freePort();
+    httpsPort = await freeLoopbackPort();
     const certsDir = join(dataDir, 'certs');
-    const certs = createSelfSignedCertificates({ certsDir, fallbackHost: '127.0.0.1', logger: silent, owner });
+    const certs = createSelfSignedCertificates({ certsDir, fallbackHost: '127.0.0.1', logger: silentLogger, owner });
     await certs.ensureFallback();
     const options: NginxRenderOptions = {
-      prefixDir, certsDir, acmeWebroot: join(dataDir, 'acme'), httpPort: await freePort(), httpsPort, listenAddress: '127.0.0.1',
+      prefixDir, certsDir, acmeWebroot: join(dataDir, 'acme'), httpPort: await freeLoopbackPort(), httpsPort, listenAddress: '127.0.0.1',
       workerShutdownTimeoutSeconds: 1,
     };
-    nginx = createNginxDriver({ prefixDir, logger: silent });
+    nginx = createNginxDriver({ prefixDir, logger: silentLogger });
     await nginx.start();
     const store = createOverlayStore(prefixDir);
     await store.reset();
-    router = createOverlayRouter({ socketPath: overlayRouterSocket(options), ...(owner ? { owner } : {}), logger: silent });
+    router = createOverlayRouter({ socketPath: overlayRouterSocket(options), ...(owner ? { owner } : {}), logger: silentLogger });
     await router.listen();
     reconciler = createReconciler({
       loadDesiredState: () => state,
@@ -116,7 +97,7 @@ describe.skipIf(!canRun)('routing overlay against real nginx', () => {
       wireguard: new FakeWireGuard(),
       nginx,
       certs,
-      logger: silent,
+      logger: silentLogger,
       overlay: {
         snapshot: (s) => ({ routes: indexRoutes(s.http, s.domains), reloadKey: renderStreamConfig(s.stream, options) }),
         configFor: (epoch) => overlayConfFor(options, epoch),
@@ -178,7 +159,7 @@ describe.skipIf(!canRun)('routing overlay against real nginx', () => {
     const before = await workers();
     state = {
       ...state,
-      stream: [{ serviceId: 9, nodeId: 1, proto: 'tcp', port: await freePort(), ssl: false, domain: null, backendHost: '127.0.0.1', backendPort, allowedIps: [], blockedIps: [] }],
+      stream: [{ serviceId: 9, nodeId: 1, proto: 'tcp', port: await freeLoopbackPort(), ssl: false, domain: null, backendHost: '127.0.0.1', backendPort, allowedIps: [], blockedIps: [] }],
     };
     expect(await reconciler.apply()).toMatchObject({ ok: true });
     expect(await waitFor(async () => !(await workers()).some((pid) => before.includes(pid)), 5000)).toBe(true);

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
@@ -15,28 +14,10 @@ import { lookupUser } from '../system-user.js';
 import { waitFor } from './process-info.js';
 import { createNginxDriver } from './driver.js';
 import { renderNginxConfig } from './render.js';
+import { canRunNginx, freeLoopbackPort, silentLogger } from './integration-support.js';
 
 // Real nginx on loopback high ports: proves the rendered config routes, rejects and stops as the API promises.
 
-function hasNginx(): boolean {
-  try {
-    execFileSync('nginx', ['-v'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const canRun = process.getuid?.() === 0 && hasNginx();
-const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
-
-async function freePort(): Promise<number> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function get(url: string): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
   const request = url.startsWith('https:') ? httpsRequest : httpRequest;
@@ -70,7 +51,7 @@ function udpRoundTrip(port: number, message: string): Promise<string> {
   });
 }
 
-describe.skipIf(!canRun)('nginx driver against real nginx', () => {
+describe.skipIf(!canRunNginx)('nginx driver against real nginx', () => {
   let dataDir = '';
   let nginx: NginxAdapter;
   let backend: Server;
@@ -95,17 +76,17 @@ describe.skipIf(!canRun)('nginx driver against real nginx', () => {
     await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
     backendPort = (backend.address() as AddressInfo).port;
     closers.push(() => new Promise((resolve) => { backend.close(() => resolve()); }));
-    ports.http = await freePort();
-    ports.https = await freePort();
-    ports.stream = await freePort();
+    ports.http = await freeLoopbackPort();
+    ports.https = await freeLoopbackPort();
+    ports.stream = await freeLoopbackPort();
     const certsDir = join(dataDir, 'certs');
-    await createSelfSignedCertificates({ certsDir, fallbackHost: '127.0.0.1', logger: silent, owner }).ensureFallback();
+    await createSelfSignedCertificates({ certsDir, fallbackHost: '127.0.0.1', logger: silentLogger, owner }).ensureFallback();
     const prefixDir = join(dataDir, 'nginx');
     render = (state) => renderNginxConfig(state, {
       prefixDir, certsDir, acmeWebroot: join(dataDir, 'acme'), httpPort: ports.http, httpsPort: ports.https, listenAddress: '127.0.0.1',
       workerShutdownTimeoutSeconds: 1,
     });
-    nginx = createNginxDriver({ prefixDir, logger: silent });
+    nginx = createNginxDriver({ prefixDir, logger: silentLogger });
     await nginx.start();
     closers.push(() => nginx.stop());
   });
@@ -138,7 +119,7 @@ describe.skipIf(!canRun)('nginx driver against real nginx', () => {
   });
 
   it('routes by domain with the domain’s own certificate and passes WebSocket upgrades', async () => {
-    const certs = createSelfSignedCertificates({ certsDir: join(dataDir, 'certs'), fallbackHost: '127.0.0.1', logger: silent, owner: (await lookupUser('www-data')) ?? undefined });
+    const certs = createSelfSignedCertificates({ certsDir: join(dataDir, 'certs'), fallbackHost: '127.0.0.1', logger: silentLogger, owner: (await lookupUser('www-data')) ?? undefined });
     const domain = { domainId: 7, domain: 'app.postern.test', ssl: 'self-signed' as const };
     await certs.ensure(domain);
     await nginx.apply(render({ http: [route(), route({ serviceId: 2, domain: domain.domain, pathLocation: '/' })], stream: [], domains: [domain] }));
