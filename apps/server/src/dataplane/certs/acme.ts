@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import { Agent } from 'node:https';
 import { rootCertificates } from 'node:tls';
 import { mkdir, readFile, unlink } from 'node:fs/promises';
@@ -10,7 +11,7 @@ import type { CertificateIssuer } from './self-signed.js';
 
 // ACME (RFC 8555) issuance with acme-client, HTTP-01 only: the CA fetches
 // http://<domain>/.well-known/acme-challenge/<token> from port 80, where nginx serves `webroot` for every host.
-// The issued chain and its fresh key land in ONE combined PEM replaced by an atomic rename, so nginx (which
+// The issued chain and the domain's key land in ONE combined PEM replaced by an atomic rename, so nginx (which
 // reads the file per handshake) switches to it without a reload and never sees a mismatched key and chain.
 
 export const LETS_ENCRYPT_DIRECTORY = acme.directory.letsencrypt.production;
@@ -43,7 +44,12 @@ export interface AcmeIssuerOptions extends AcmeConfig {
   /** How fast acme-client polls the CA for a status change; its default (5-30 s) suits public CAs. */
   pollMinMs?: number;
   pollMaxMs?: number;
+  /** Replaces the acme-client Client talking to `directoryUrl` (unit tests: a fake CA, no network). */
+  createClient?: () => Promise<AcmeClient>;
 }
+
+/** The part of acme-client's Client the issuer uses. */
+export type AcmeClient = Pick<acme.Client, 'auto'>;
 
 // RFC 8555 tokens are base64url; anything else from the network must not become a file name.
 const TOKEN = /^[A-Za-z0-9_-]{1,256}$/;
@@ -83,9 +89,9 @@ export function createAcmeIssuer(options: AcmeIssuerOptions): CertificateIssuer 
   const { logger } = options;
   const webroot = options.webroot ?? join(options.dataDir, ACME_WEBROOT_DIR);
   const directoryUrl = options.directoryUrl ?? LETS_ENCRYPT_DIRECTORY;
-  let client: Promise<acme.Client> | null = null;
+  let client: Promise<AcmeClient> | null = null;
 
-  async function createClient(): Promise<acme.Client> {
+  async function createDefaultClient(): Promise<AcmeClient> {
     if (options.caFile !== undefined) await trustExtraCa(options.caFile);
     return new acme.Client({
       directoryUrl,
@@ -100,18 +106,26 @@ export function createAcmeIssuer(options: AcmeIssuerOptions): CertificateIssuer 
     return join(challengeDir(webroot), token);
   }
 
-  /** The private key block of the PEM nginx serves now (self-signed placeholder or last issued), if any. */
+  /** The private key block of the PEM nginx serves now (self-signed placeholder or last issued), if usable. */
   async function readPrivateKey(pemPath: string): Promise<Buffer | null> {
     const pem = await readFile(pemPath, 'utf8').catch(() => null);
     const block = pem?.match(/-----BEGIN (EC |RSA )?PRIVATE KEY-----[\s\S]+?-----END \1PRIVATE KEY-----/)?.[0];
-    return block ? Buffer.from(`${block}\n`) : null;
+    if (!block) return null;
+    try {
+      createPrivateKey(block);
+    } catch {
+      // A corrupt key cannot sign the CSR; a new key replaces it, and with it the whole (unusable) PEM.
+      logger.warn({ pemPath }, 'certificate: the served private key is unreadable; issuing with a new key');
+      return null;
+    }
+    return Buffer.from(`${block}\n`);
   }
 
   return {
     async issue(domain, pemPath) {
       assertHostname(domain, 'domain');
       // One client for the process: it remembers the account URL, so the account is registered once.
-      client ??= createClient().catch((err: unknown) => {
+      client ??= (options.createClient ?? createDefaultClient)().catch((err: unknown) => {
         client = null;
         throw err;
       });
