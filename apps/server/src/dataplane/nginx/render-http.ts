@@ -198,6 +198,8 @@ export function renderHttpConfig(routes: DesiredHttpRoute[], domains: DesiredDom
         'proxy_set_header Upgrade $http_upgrade;',
         'proxy_set_header Connection $gw_connection;',
         'proxy_read_timeout 1h;',
+        // A client slower than its backend is paced by the memory buffers (backpressure), never spooled to disk.
+        'proxy_max_temp_file_size 0;',
       ]),
     ]),
     '',

@@ -202,6 +202,7 @@ describe('renderHttpConfig', () => {
               proxy_set_header Upgrade $http_upgrade;
               proxy_set_header Connection $gw_connection;
               proxy_read_timeout 1h;
+              proxy_max_temp_file_size 0;
           }
       }
       "
