@@ -115,12 +115,13 @@ describe('createReconciler with the routing overlay', () => {
       return realApply(files);
     };
     const errors: object[] = [];
+    const certs = new FakeCertificates();
     const reconciler = createReconciler({
       loadDesiredState: () => state,
       renderNginx: (s) => ({ 'http.conf': JSON.stringify(s.http), 'stream.conf': JSON.stringify(s.stream) }),
       wireguard: new FakeWireGuard(),
       nginx,
-      certs: new FakeCertificates(),
+      certs,
       logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: (o) => errors.push(o) },
       overlay: {
         snapshot: (s) => ({ routes: indexRoutes(s.http, s.domains), reloadKey: JSON.stringify(s.stream) }),
@@ -135,7 +136,7 @@ describe('createReconciler with the routing overlay', () => {
       compactDelayMs: 0,
     });
     return {
-      reconciler, nginx, dirs, errors,
+      reconciler, nginx, dirs, errors, certs,
       setState: (s: DesiredState) => { state = s; },
       holdReloads: () => {
         let release = (): void => undefined;
@@ -200,6 +201,38 @@ describe('createReconciler with the routing overlay', () => {
     release();
     await eventually(() => expect(t.nginx.files?.['http.conf']).toContain('"serviceId":3'));
     await eventually(() => expect(t.dirs.get(3)).toEqual(new Map()));
+  });
+
+  it('keeps the certificate a run is still making when a background reload prunes certificates', async () => {
+    const t = setupOverlay();
+    const kept: string[][] = [];
+    t.certs.pruneExcept = (keep) => {
+      kept.push([...keep]);
+      return Promise.resolve([]);
+    };
+    await t.reconciler.runAtBoot();
+    let release = (): void => undefined;
+    const made = new Promise<void>((resolve) => { release = resolve; });
+    const ensure = t.certs.ensure.bind(t.certs);
+    t.certs.ensure = async (d) => {
+      if (d.domain === 'new.example.com') await made;
+      return ensure(d);
+    };
+    // An overlay change schedules a background reload; the next run (a stream change, so a reload of its own)
+    // makes a new domain's certificate while that background reload prunes.
+    t.setState(stateWith([route(1), route(2)]));
+    await t.reconciler.apply();
+    t.setState({
+      ...stateWith([route(1), route(2)], [{
+        serviceId: 9, nodeId: 1, proto: 'tcp', port: 30002, ssl: false, domain: null, backendHost: '10.44.0.2', backendPort: 22, allowedIps: [], blockedIps: [],
+      }]),
+      domains: [domain, { domainId: 2, domain: 'new.example.com', ssl: 'self-signed' }],
+    });
+    const run = t.reconciler.apply();
+    await eventually(() => expect(kept.length).toBeGreaterThan(1));
+    expect(kept.at(-1)).toContain('new.example.com');
+    release();
+    expect(await run).toMatchObject({ ok: true });
   });
 
   it('keeps the overlay serving when the background reload is refused, and reports it', async () => {

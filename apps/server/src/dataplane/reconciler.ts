@@ -80,6 +80,8 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
   let servedDomains = new Set<string>();
   /** Domains whose certificate was ensured, with the mode it was ensured for. */
   const ensuredDomains = new Map<string, DesiredState['domains'][number]['ssl']>();
+  /** Domains whose certificate is being made right now. */
+  const ensuring = new Set<string>();
   let inFlight: Promise<ApplyResult> | null = null;
   let queued: Promise<ApplyResult> | null = null;
   let overlayChain: Promise<void> = Promise.resolve();
@@ -96,14 +98,23 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     // than nginx itself. Renewals and retries are the certificate manager's own timers.
     for (const domain of state.domains) {
       if (ensuredDomains.get(domain.domain) === domain.ssl) continue;
-      await deps.certs.ensure(domain);
+      ensuring.add(domain.domain);
+      try {
+        await deps.certs.ensure(domain);
+      } finally {
+        ensuring.delete(domain.domain);
+      }
       ensuredDomains.set(domain.domain, domain.ssl);
     }
   }
 
-  /** Certificates of deleted domains, once no generation that may still serve names them. */
-  async function pruneCertificates(states: DesiredState[]): Promise<void> {
-    const current = new Set(states.flatMap((state) => state.domains.map((d) => d.domain)));
+  /**
+   * Certificates of deleted domains, once no generation that may still serve names them. A background reload
+   * prunes while a run may be making a new domain's certificate: that one, and the newest state's, stay.
+   */
+  async function pruneCertificates(served: DesiredState): Promise<void> {
+    const current = new Set([...served.domains, ...(latest?.state.domains ?? [])].map((d) => d.domain));
+    for (const name of ensuring) current.add(name);
     if (deps.certs.pruneExcept) await deps.certs.pruneExcept([...current]);
     else for (const gone of [...servedDomains].filter((name) => !current.has(name))) await deps.certs.remove(gone);
     for (const name of ensuredDomains.keys()) if (!current.has(name)) ensuredDomains.delete(name);
@@ -140,7 +151,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     if (live && sameFiles(live.rendered, rendered)) {
       await syncOverlays();
       // The serving config names exactly the domains of this state: certificates of others can go.
-      await pruneCertificates([target.state]);
+      await pruneCertificates(target.state);
       return live.generation;
     }
     const next: StaticGeneration = { epoch: nextEpoch++, generation: 0, rendered, snapshot: target.snapshot };
@@ -162,7 +173,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     if (pending === next) pending = null;
     // The previous epoch's overlay stays until the next switch: its workers may finish requests meanwhile.
     await overlay?.store.prune(keptEpochs());
-    await pruneCertificates(latest === target ? [target.state] : [target.state, ...(latest ? [latest.state] : [])]);
+    await pruneCertificates(target.state);
     return next.generation;
   }
 
@@ -170,7 +181,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     return [live?.epoch, previousEpoch, pending?.epoch].filter((epoch): epoch is number => epoch != null);
   }
 
-  /** Folds overlay changes into a static generation soon, so njs only ever routes the few hosts changed since. */
+  /** Folds overlay changes into a static generation soon, so the overlay router only sees hosts changed since. */
   function scheduleCompaction(): void {
     if (compactTimer) return;
     compactTimer = setTimeout(() => {
