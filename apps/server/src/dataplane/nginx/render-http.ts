@@ -175,13 +175,18 @@ export function renderHttpConfig(routes: DesiredHttpRoute[], domains: DesiredDom
       ...block(`location = ${ROUTER_PATH}`, [
         'internal;',
         `proxy_pass http://unix:${assertFilePath(overlayRouterSocket(options))}:/route;`,
+        // Only what the router needs: never the client's cookies or credentials.
         'proxy_pass_request_body off;',
+        'proxy_pass_request_headers off;',
         'proxy_set_header Content-Length "";',
         'proxy_set_header X-Gw-Dom $gw_dom;',
         'proxy_set_header X-Gw-Host $host;',
         // Raw, as the client sent it: the decoded $uri may hold CR/LF, which would forge headers.
         'proxy_set_header X-Gw-Uri $request_uri;',
         'proxy_set_header X-Gw-Addr $remote_addr;',
+        // The router answers from memory in well under a millisecond; a stuck one must not hold requests for a minute.
+        'proxy_connect_timeout 2s;',
+        'proxy_read_timeout 5s;',
       ]),
       '',
       // try_files runs after the access phase, so each location's allow/deny already applied.

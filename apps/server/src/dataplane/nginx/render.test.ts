@@ -181,11 +181,14 @@ describe('renderHttpConfig', () => {
               internal;
               proxy_pass http://unix:/data/nginx/overlay.sock:/route;
               proxy_pass_request_body off;
+              proxy_pass_request_headers off;
               proxy_set_header Content-Length "";
               proxy_set_header X-Gw-Dom $gw_dom;
               proxy_set_header X-Gw-Host $host;
               proxy_set_header X-Gw-Uri $request_uri;
               proxy_set_header X-Gw-Addr $remote_addr;
+              proxy_connect_timeout 2s;
+              proxy_read_timeout 5s;
           }
 
           location @gw_proxy {
