@@ -35,7 +35,9 @@ FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 
 # System packages come from the repo's one install script, the same steps CI and the README's run command take.
 COPY scripts/install-deps.sh /tmp/install-deps.sh
-RUN bash /tmp/install-deps.sh --runtime \
+# tini runs as PID 1: it reaps what the gateway's supervised processes leave behind (nginx workers orphaned by a
+# crashed master, wireguard-go) and forwards signals, under docker run, compose and Kubernetes alike.
+RUN bash /tmp/install-deps.sh --gateway-image \
  && rm -rf /var/lib/apt/lists/* /tmp/install-deps.sh
 
 WORKDIR /app
@@ -62,4 +64,5 @@ EXPOSE 80 443 51820/udp 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "/app/deploy/healthcheck.mjs"]
 
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "apps/server/dist/main.js"]

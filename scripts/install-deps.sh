@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The one install script: system packages (apt) and pnpm. Used by the README's run and test commands,
 # by .ci/run (through the test command) and by the Dockerfiles, so all of them take the same steps.
-#   install-deps.sh [--runtime|--all|--node-client]
+#   install-deps.sh [--runtime|--gateway-image|--all|--node-client]
 #     --runtime      what the gateway needs to run: nginx + stream module, WireGuard tools, iproute2, iptables, sysctl, openssl
+#     --gateway-image  runtime + tini, the image's PID 1 (reaps orphans of supervised processes, forwards signals)
 #     --all          (default) runtime + what the test suite needs: pebble, chromium, shellcheck, iputils-ping, curl
 #     --node-client  what the node client image needs next to Node: WireGuard tools, iproute2 (no pnpm)
 set -euo pipefail
@@ -11,12 +12,14 @@ mode="${1:---all}"
 runtime_pkgs=(nginx libnginx-mod-stream wireguard-tools wireguard-go iproute2 iptables procps openssl ca-certificates)
 test_pkgs=(pebble chromium shellcheck iputils-ping curl)
 node_client_pkgs=(wireguard-tools wireguard-go iproute2)
+image_init_pkgs=(tini)
 
 case "$mode" in
   --runtime) pkgs=("${runtime_pkgs[@]}") ;;
+  --gateway-image) pkgs=("${runtime_pkgs[@]}" "${image_init_pkgs[@]}") ;;
   --all) pkgs=("${runtime_pkgs[@]}" "${test_pkgs[@]}") ;;
   --node-client) pkgs=("${node_client_pkgs[@]}") ;;
-  *) echo "install-deps: unknown mode $mode (use --runtime, --all or --node-client)" >&2; exit 64 ;;
+  *) echo "install-deps: unknown mode $mode (use --runtime, --gateway-image, --all or --node-client)" >&2; exit 64 ;;
 esac
 
 missing=()

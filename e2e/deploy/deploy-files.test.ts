@@ -201,6 +201,10 @@ describe('Dockerfiles', () => {
     expect(argsOf('EXPOSE').join(' ').split(/\s+/)).toEqual(expect.arrayContaining(['80', '443', '51820/udp', '3000']));
     expect(argsOf('VOLUME').join(' ')).toContain('/data');
     expect(argsOf('HEALTHCHECK')).toHaveLength(1);
+    // PID 1 must reap orphans of the supervised nginx and wireguard-go: tini, installed by the image's deps mode.
+    expect(argsOf('ENTRYPOINT')).toEqual(['["/usr/bin/tini", "--"]']);
+    expect(read('scripts/install-deps.sh')).toMatch(/--gateway-image\) pkgs=\([^)]*image_init_pkgs/);
+    expect(read('scripts/install-deps.sh')).toContain('image_init_pkgs=(tini)');
     expect(read('deploy/healthcheck.mjs')).toContain('/api/health');
   });
 });
