@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EMPTY_DESIRED_STATE, FakeCertificates, FakeNginx, FakeWireGuard } from './fakes.js';
 import { createReconciler } from './reconciler.js';
 import { indexRoutes } from './nginx/overlay.js';
-import type { DesiredState } from './types.js';
+import type { CertificateAdapter, DesiredState } from './types.js';
 
 function setup() {
   let state: DesiredState = EMPTY_DESIRED_STATE;
@@ -115,7 +115,7 @@ describe('createReconciler with the routing overlay', () => {
       return realApply(files);
     };
     const errors: object[] = [];
-    const certs = new FakeCertificates();
+    const certs: FakeCertificates & Pick<CertificateAdapter, 'pruneExcept'> = new FakeCertificates();
     const reconciler = createReconciler({
       loadDesiredState: () => state,
       renderNginx: (s) => ({ 'http.conf': JSON.stringify(s.http), 'stream.conf': JSON.stringify(s.stream) }),
