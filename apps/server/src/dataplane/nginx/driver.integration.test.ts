@@ -1,4 +1,5 @@
 import { createSocket } from 'node:dgram';
+import { X509Certificate } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -7,7 +8,8 @@ import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSelfSignedCertificates } from '../certs/self-signed.js';
+import { createSelfSignedCertificates, createSelfSignedPem, pemPath } from '../certs/self-signed.js';
+import { writeFileAtomic } from '../atomic-write.js';
 import { createAccessLogSource } from '../logs/log-source.js';
 import { NginxRejectedError, type DesiredHttpRoute, type DesiredState, type DesiredStreamRoute, type NginxAdapter } from '../types.js';
 import { lookupUser } from '../system-user.js';
@@ -38,6 +40,22 @@ function tcpRoundTrip(port: number, message: string): Promise<string> {
     const socket = createConnection({ host: '127.0.0.1', port }, () => socket.write(message));
     socket.setTimeout(2000, () => socket.destroy(new Error('timeout')));
     socket.once('data', (data) => { resolve(data.toString()); socket.end(); });
+    socket.on('error', reject);
+  });
+}
+
+/** One TLS connection to a stream listener: what it answers and which certificate it showed. */
+function tlsRoundTrip(port: number, servername: string, message: string): Promise<{ reply: string; names: string; fingerprint: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false }, () => {
+      const certificate = socket.getPeerCertificate();
+      socket.once('data', (data) => {
+        resolve({ reply: data.toString(), names: certificate.subjectaltname ?? '', fingerprint: certificate.fingerprint256 });
+        socket.end();
+      });
+      socket.write(message);
+    });
+    socket.setTimeout(2000, () => socket.destroy(new Error('timeout')));
     socket.on('error', reject);
   });
 }
@@ -188,6 +206,33 @@ describe.skipIf(!canRunNginx)('nginx driver against real nginx', () => {
     ] }));
     expect(await tcpRoundTrip(ports.stream, 'ping')).toBe('tcp:ping');
     expect(await udpRoundTrip(ports.stream, 'ping')).toBe('udp:ping');
+  });
+
+  it('terminates TLS for a TCP service with its domain certificate, and serves a renewed one without a reload', async () => {
+    const echo = createTcpServer((socket) => socket.on('data', (data) => socket.write(`tcp:${data.toString()}`)));
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => { echo.close(() => resolve()); }));
+    const owner = (await lookupUser('www-data')) ?? undefined;
+    const certsDir = join(dataDir, 'certs');
+    const domain = { domainId: 9, domain: 'db.postern.test', ssl: 'self-signed' as const };
+    await createSelfSignedCertificates({ certsDir, fallbackHost: '127.0.0.1', logger: silentLogger, owner }).ensure(domain);
+    const tlsPort = await freeLoopbackPort();
+    const stream = (over: Partial<DesiredStreamRoute>): DesiredStreamRoute => ({
+      serviceId: 5, nodeId: 1, proto: 'tcp', port: ports.stream, ssl: false, domain: null, backendHost: '127.0.0.1',
+      backendPort: (echo.address() as AddressInfo).port, allowedIps: [], blockedIps: [], ...over,
+    });
+    await nginx.apply(render({ http: [], domains: [domain], stream: [stream({}), stream({ serviceId: 8, port: tlsPort, ssl: true, domain: domain.domain })] }));
+
+    const first = await tlsRoundTrip(tlsPort, domain.domain, 'hello');
+    expect(first.reply).toBe('tcp:hello');
+    expect(first.names).toContain('DNS:db.postern.test');
+    // A renewal, as the certificate manager writes it: one combined PEM replaced by rename, no apply.
+    const renewed = await createSelfSignedPem(domain.domain);
+    await writeFileAtomic(pemPath(certsDir, domain.domain), renewed, 0o600, owner);
+    const second = await tlsRoundTrip(tlsPort, domain.domain, 'again');
+    expect(second.reply).toBe('tcp:again');
+    expect(second.fingerprint).toBe(new X509Certificate(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/.exec(renewed)?.[0] ?? '').fingerprint256);
+    expect(second.fingerprint).not.toBe(first.fingerprint);
   });
 
   it('restarts nginx when it dies', { timeout: 10_000 }, async () => {

@@ -1,7 +1,7 @@
 import type { DesiredStreamRoute } from '../types.js';
 import { assertHost, assertHostname, assertIPv4OrCidr, assertPort, assertPositiveInt } from '../validate.js';
 import { FALLBACK_CERT_NAME, STREAM_ACCESS_LOG, logsDir, type NginxRenderOptions } from './options.js';
-import { block, quote, quotePath, renderAccessRules, renderListen } from './syntax.js';
+import { assertFilePath, block, quote, quotePath, renderAccessRules, renderListen } from './syntax.js';
 
 // Stream (TCP/UDP) services: one `server` per (protocol, port). They need `listen` lines, so they cost a reload,
 // but their number is bounded by the port range; they live in their own small file.
@@ -16,12 +16,12 @@ function renderStreamServer(route: DesiredStreamRoute, options: NginxRenderOptio
   if (route.proto !== 'tcp' && route.proto !== 'udp') throw new Error(`invalid stream protocol: ${String(route.proto)}`);
   const isTls = route.proto === 'tcp' && route.ssl;
   const flags = route.proto === 'udp' ? ['udp'] : isTls ? ['ssl'] : [];
-  const domain = route.domain === null ? null : assertHostname(route.domain, 'domain');
-  const certFile = `${options.certsDir}/${domain ?? FALLBACK_CERT_NAME}.pem`;
+  // By variable, so nginx reads the PEM per handshake and a renewal (an atomic rename) needs no reload.
+  const certFile = `${assertFilePath(options.certsDir)}/$gw_stream_cert.pem`;
   return block('server', [
     renderListen(options.listenAddress, assertPort(route.port, 'public port'), flags),
     ...renderAccessRules(route.allowedIps, route.blockedIps, assertIPv4OrCidr),
-    ...(isTls ? [`ssl_certificate ${quotePath(certFile)};`, `ssl_certificate_key ${quotePath(certFile)};`] : []),
+    ...(isTls ? [`ssl_certificate "${certFile}";`, `ssl_certificate_key "${certFile}";`] : []),
     // UDP has no close: a session (and its access-log line) ends after this much silence.
     ...(route.proto === 'udp' ? ['proxy_timeout 60s;'] : []),
     `proxy_pass ${quote(`${assertHost(route.backendHost, 'backend host')}:${assertPort(route.backendPort, 'backend port')}`)};`,
@@ -37,6 +37,11 @@ export function renderStreamConfig(routes: DesiredStreamRoute[], options: NginxR
     ...block('map $protocol:$server_port $gw_svc', ['default "";', ...sorted.map((r) => `${listenerKey(r)} ${assertPositiveInt(r.serviceId, 'service id')};`)]),
     '',
     ...block('map $protocol:$server_port $gw_domain', ['default "";', ...sorted.flatMap((r) => (r.domain === null ? [] : [`${listenerKey(r)} ${quote(assertHostname(r.domain, 'domain'))};`]))]),
+    '',
+    ...block('map $protocol:$server_port $gw_stream_cert', [
+      `default ${FALLBACK_CERT_NAME};`,
+      ...sorted.flatMap((r) => (r.proto === 'tcp' && r.ssl && r.domain !== null ? [`${listenerKey(r)} ${quote(assertHostname(r.domain, 'domain'))};`] : [])),
+    ]),
     '',
     `log_format gw_stream escape=json ${LOG_FORMAT.join('\n    ')};`,
     `access_log ${quotePath(`${logsDir(options)}/${STREAM_ACCESS_LOG}`)} gw_stream;`,

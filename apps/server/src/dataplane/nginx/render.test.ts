@@ -263,6 +263,11 @@ describe('renderStreamConfig', () => {
           TCP:20000 "db.example.com";
       }
 
+      map $protocol:$server_port $gw_stream_cert {
+          default _fallback;
+          TCP:20000 "db.example.com";
+      }
+
       log_format gw_stream escape=json '{"time":"$time_iso8601","type":"tcp","svc":"$gw_svc","host":"$gw_domain","remote":"$remote_addr",'
           '"proto":"$protocol","status":"$status","rx":"$bytes_received","tx":"$bytes_sent",'
           '"upstream":"$upstream_addr","duration":"$session_time"}';
@@ -274,8 +279,8 @@ describe('renderStreamConfig', () => {
           deny 192.0.2.9;
           allow 192.0.2.0/24;
           deny all;
-          ssl_certificate "/data/certs/db.example.com.pem";
-          ssl_certificate_key "/data/certs/db.example.com.pem";
+          ssl_certificate "/data/certs/$gw_stream_cert.pem";
+          ssl_certificate_key "/data/certs/$gw_stream_cert.pem";
           proxy_pass "10.44.0.2:5432";
       }
 
@@ -287,8 +292,8 @@ describe('renderStreamConfig', () => {
 
       server {
           listen 127.0.0.1:20001 ssl;
-          ssl_certificate "/data/certs/_fallback.pem";
-          ssl_certificate_key "/data/certs/_fallback.pem";
+          ssl_certificate "/data/certs/$gw_stream_cert.pem";
+          ssl_certificate_key "/data/certs/$gw_stream_cert.pem";
           proxy_pass "10.44.0.2:5432";
       }
       "
