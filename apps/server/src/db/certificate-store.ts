@@ -1,19 +1,31 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { CertificateStore } from '../dataplane/certs/manager.js';
 import type { Db } from './client.js';
 import { certificates, domains } from './schema.js';
 
+const domainName = sql.placeholder('domain');
+
+// Prepared once per store: at boot the certificate manager reads (and may write) a row for every domain, and
+// building a drizzle query each time cost ~0.2 ms, seconds at 10,000 domains with the event loop blocked.
+function prepareQueries(db: Db) {
+  return {
+    idOf: db.select({ id: domains.id }).from(domains).where(eq(domains.domain, domainName)).prepare(),
+    get: db
+      .select({ c: certificates })
+      .from(certificates)
+      .innerJoin(domains, eq(domains.id, certificates.domainId))
+      .where(eq(domains.domain, domainName))
+      .prepare(),
+  };
+}
+
 /** The certificate manager's state, kept in the `certificates` table (one row per domain, cascades on delete). */
 export function createDbCertificateStore(db: Db): CertificateStore {
-  const idOf = (domain: string) => db.select({ id: domains.id }).from(domains).where(eq(domains.domain, domain)).get()?.id;
+  const queries = prepareQueries(db);
+  const idOf = (domain: string): number | undefined => queries.idOf.get({ domain })?.id;
   return {
     get(domain) {
-      const row = db
-        .select({ c: certificates })
-        .from(certificates)
-        .innerJoin(domains, eq(domains.id, certificates.domainId))
-        .where(eq(domains.domain, domain))
-        .get()?.c;
+      const row = queries.get.get({ domain })?.c;
       if (!row) return null;
       const { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures } = row;
       return { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures };
