@@ -67,6 +67,8 @@ interface Loaded {
 }
 
 const DEFAULT_COMPACT_DELAY_MS = 500;
+/** Certificates ensured side by side (file reads, and openssl for missing ones). */
+const CERTIFICATE_CONCURRENCY = 16;
 
 export function createReconciler(deps: ReconcilerDeps): Reconciler {
   const { logger, overlay } = deps;
@@ -96,16 +98,21 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
   async function ensureCertificates(state: DesiredState): Promise<void> {
     // Only domains that are new or changed mode: at 10,000 domains, ensuring every one on every apply cost more
     // than nginx itself. Renewals and retries are the certificate manager's own timers.
-    for (const domain of state.domains) {
-      if (ensuredDomains.get(domain.domain) === domain.ssl) continue;
-      ensuring.add(domain.domain);
-      try {
-        await deps.certs.ensure(domain);
-      } finally {
-        ensuring.delete(domain.domain);
+    // A few at a time: at boot every domain is new to this process (10,000 PEMs to read and check, ~1 ms each).
+    const todo = state.domains.filter((domain) => ensuredDomains.get(domain.domain) !== domain.ssl);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let domain = todo[next++]; domain !== undefined; domain = todo[next++]) {
+        ensuring.add(domain.domain);
+        try {
+          await deps.certs.ensure(domain);
+        } finally {
+          ensuring.delete(domain.domain);
+        }
+        ensuredDomains.set(domain.domain, domain.ssl);
       }
-      ensuredDomains.set(domain.domain, domain.ssl);
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(CERTIFICATE_CONCURRENCY, todo.length) }, worker));
   }
 
   /**
