@@ -129,11 +129,14 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): D
       await overlayStore.reset();
       router = createOverlayRouter({ socketPath: overlayRouterSocket(renderOptions), owner, logger });
       await router.listen();
+      const convergeStarted = performance.now();
       const result = await reconciler.runAtBoot();
       if (!result.ok) logger.error({ message: result.message }, 'data plane could not converge at boot');
+      const converged = performance.now();
       // Issuance only now: a CA asked before nginx serves the ACME webroot would fail the challenge.
       certs.start();
       status.start();
+      logger.info({ convergeMs: Math.round(converged - convergeStarted), startMs: Math.round(performance.now() - converged) }, 'data plane started');
     },
     async stop() {
       status.stop();
