@@ -29,6 +29,12 @@ interface SizeResult {
   apiMs: number[];
 }
 
+/** With POSTERN_E2E_GATEWAY_LOG=debug: how each apply went (overlay or reload, load/nginx/WireGuard ms), and boot. */
+function printDataPlaneLines(output: string): void {
+  const wanted = /"msg":"(data plane converged|data plane started|nginx: configuration live)"/;
+  console.log(output.split('\n').filter((line) => wanted.test(line)).join('\n'));
+}
+
 async function measureSize(size: number, certCache: string): Promise<SizeResult> {
   const lab = new Lab();
   try {
@@ -65,6 +71,7 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
       apiMs.push(await call);
     }
 
+    if (process.env.POSTERN_E2E_GATEWAY_LOG) printDataPlaneLines(system.gateway.process.text);
     const prefix = await findNginxPrefix(system.gateway.dataDir);
     const nginxTests: number[] = [];
     for (let r = 0; r < REPEATS; r++) nginxTests.push(await timeNginxTest(system.topology.gatewayNs, prefix));

@@ -24,6 +24,8 @@ export async function startSystem(lab = new Lab()): Promise<System> {
     apiIp: topology.gatewayMgmtIp,
     publicHost: topology.gatewayPublicIp,
     wgInterface: lab.ifName('gw'),
+    // e.g. POSTERN_E2E_GATEWAY_LOG=debug: the data plane's timings (bench/apply prints them).
+    ...(process.env.POSTERN_E2E_GATEWAY_LOG ? { env: { POSTERN_LOG_LEVEL: process.env.POSTERN_E2E_GATEWAY_LOG } } : {}),
   });
   return { lab, topology, gateway, api: await gateway.login() };
 }
