@@ -248,6 +248,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       logger.error({ err }, 'data plane: cannot read the desired state');
       return { ok: false, message: describe(err) };
     }
+    const readAt = Date.now();
     try {
       snapshot = overlay?.snapshot(state) ?? null;
     } catch {
@@ -274,7 +275,9 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     ]);
     if (failures.length > 0) return { ok: false, message: failures.join('\n') };
     const generation = live?.generation ?? 0;
-    logger.debug({ generation, nginx: nginxPath, ms: Date.now() - started, loadMs: loadedAt - started, wireguardMs, nginxMs }, 'data plane converged');
+    logger.debug({
+      generation, nginx: nginxPath, ms: Date.now() - started, loadMs: readAt - started, indexMs: loadedAt - readAt, wireguardMs, nginxMs,
+    }, 'data plane converged');
     return { ok: true, generation };
   }
 
