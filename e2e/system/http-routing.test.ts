@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpGet, type HttpAnswer } from '../harness/clients.js';
 import { isServerBuilt } from '../harness/gateway.js';
@@ -90,36 +88,6 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('HTTP services through the gatew
     await waitUntilServed('https://block.e2e.test/', allowed);
     const refused = await get('https://block.e2e.test/', blocked);
     expect(refused.status).toBe(403);
-  });
-
-  /** The gateway's nginx workers: a reload replaces them, the routing overlay does not. */
-  async function nginxWorkers(): Promise<number[]> {
-    const master = Number((await readFile(join(system.gateway.dataDir, 'nginx', 'nginx.pid'), 'utf8')).trim());
-    const children = await readFile(`/proc/${master}/task/${master}/children`, 'utf8');
-    return children.trim().split(/\s+/).map(Number).sort((a, b) => a - b);
-  }
-
-  /** True once every earlier change is folded into the serving generation (its overlay dir is empty). */
-  async function isFolded(): Promise<boolean> {
-    const root = join(system.gateway.dataDir, 'nginx', 'overlay');
-    const newest = Math.max(...(await readdir(root)).map(Number));
-    return (await readdir(join(root, String(newest)))).length === 0;
-  }
-
-  it('serves a new service as soon as the API has answered, on the same nginx workers, and folds it in later', async () => {
-    await waitFor(isFolded, { timeoutMs: APPLY_DEADLINE_MS, what: 'earlier changes to be folded into a generation' });
-    const before = await nginxWorkers();
-    await system.api.createHttpService(node.node.id, { name: 'instant', domain: 'instant.e2e.test', backendHost: node.tunnelIp, backendPort: BACKEND_PORT });
-    // One request, no polling: the change is live when the API answers.
-    expect(answeredBy(await get('https://instant.e2e.test/now'))).toBe('node1');
-    // No new worker (workers of an earlier reload may still be finishing and go away meanwhile).
-    expect((await nginxWorkers()).filter((pid) => !before.includes(pid))).toEqual([]);
-    await waitFor(async () => (await nginxWorkers()).some((pid) => !before.includes(pid)), {
-      timeoutMs: APPLY_DEADLINE_MS,
-      what: 'the background reload that folds the overlay into a new generation',
-    });
-    await waitFor(isFolded, { timeoutMs: APPLY_DEADLINE_MS, what: 'the overlay to be empty after the reload' });
-    expect(answeredBy(await get('https://instant.e2e.test/later'))).toBe('node1');
   });
 
   it('stops answering for a disabled service and answers again once enabled', async () => {

@@ -1,0 +1,66 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpGet } from '../harness/clients.js';
+import { isServerBuilt } from '../harness/gateway.js';
+import { canUseNetns } from '../harness/root.js';
+import { waitFor } from '../harness/wait-for.js';
+import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
+
+// An HTTP change is live when the API answers, without an nginx reload (the routing overlay), and is folded into
+// a new generation by a reload in the background. A system of its own: no earlier change may still be folding.
+
+const BACKEND_PORT = 8080;
+const FOLD_DEADLINE_MS = 15_000;
+
+describe.skipIf(!canUseNetns || !isServerBuilt)('HTTP changes without a reload', () => {
+  let system: System;
+  let node: ConnectedNode;
+
+  const labelAt = async (url: string): Promise<string | undefined> => {
+    const answer = await httpGet(system.topology.clientNs, url, { connectTo: system.topology.gatewayPublicIp });
+    if (answer.status !== 200) return undefined;
+    return (JSON.parse(answer.body) as { label?: string }).label;
+  };
+
+  /** The gateway's nginx workers: a reload replaces them, the overlay does not. */
+  async function nginxWorkers(): Promise<number[]> {
+    const master = Number((await readFile(join(system.gateway.dataDir, 'nginx', 'nginx.pid'), 'utf8')).trim());
+    const children = await readFile(`/proc/${master}/task/${master}/children`, 'utf8');
+    return children.trim().split(/\s+/).map(Number);
+  }
+
+  /** The overlay dir the serving generation reads is the newest one, and empty. */
+  async function isFolded(): Promise<boolean> {
+    const prefix = join(system.gateway.dataDir, 'nginx');
+    const serving = /\/overlay\/(\d+)\//.exec(await readFile(join(prefix, 'current', 'overlay.conf'), 'utf8'))?.[1];
+    const newest = Math.max(...(await readdir(join(prefix, 'overlay'))).map(Number));
+    return serving === String(newest) && (await readdir(join(prefix, 'overlay', serving))).length === 0;
+  }
+
+  beforeAll(async () => {
+    system = await startSystem();
+    node = await connectNode(system, 'node1', 11);
+    await node.serve('http', BACKEND_PORT);
+  });
+
+  afterAll(async () => {
+    expect(await stopSystem(system)).toEqual([]);
+  });
+
+  it('serves a new service on the first request after the API answered, on the same workers, then folds it in', async () => {
+    const before = await nginxWorkers();
+    expect(before.length).toBeGreaterThan(0);
+    await system.api.createHttpService(node.node.id, { name: 'instant', domain: 'instant.e2e.test', backendHost: node.tunnelIp, backendPort: BACKEND_PORT });
+    // One request, no polling: the change is live when the API answers, and no worker was replaced for it.
+    expect(await labelAt('https://instant.e2e.test/now')).toBe('node1');
+    expect(await nginxWorkers()).toEqual(before);
+
+    await waitFor(async () => (await nginxWorkers()).some((pid) => !before.includes(pid)), {
+      timeoutMs: FOLD_DEADLINE_MS,
+      what: 'the background reload that folds the overlay into a new generation',
+    });
+    await waitFor(isFolded, { timeoutMs: FOLD_DEADLINE_MS, what: 'the overlay to be empty after the reload' });
+    expect(await labelAt('https://instant.e2e.test/later')).toBe('node1');
+  });
+});
