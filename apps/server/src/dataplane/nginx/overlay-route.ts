@@ -87,17 +87,15 @@ function isIn(list: BlockList, address: string): boolean {
 }
 
 export interface RouteRequest {
-  /** The static map's id for the request's host: a host it does not know arrives as the default host. */
-  domainKey: string;
   host: string;
   requestUri: string;
   clientAddress: string;
 }
 
 /** Where the newest desired state sends this request. */
-export function decideRoute(index: RouteIndex, request: RouteRequest, defaultHostKey: string): RouteDecision {
-  const host = index.hosts.has(request.host) ? request.host : request.domainKey === defaultHostKey ? '' : null;
-  if (host === null) return { kind: 'none' }; // a domain the static config knows and the DB no longer has
+export function decideRoute(index: RouteIndex, request: RouteRequest): RouteDecision {
+  // A host that is no domain (any more) gets the default host's routes, as in the static config.
+  const host = request.host !== '' && index.domainIds.has(request.host) ? request.host : '';
   const path = normalizePath(request.requestUri);
   if (path === null) return { kind: 'none' };
   const route = routesFor(index, host).find((candidate) => matches(candidate.prefix, path));

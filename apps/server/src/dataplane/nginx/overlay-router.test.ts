@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredDomain, DesiredHttpRoute } from '../types.js';
-import { DEFAULT_HOST_FILE, indexRoutes } from './overlay.js';
+import { indexRoutes } from './overlay.js';
 import { createOverlayRouter, type OverlayRouter } from './overlay-router.js';
 
 const route = (over: Partial<DesiredHttpRoute>): DesiredHttpRoute => ({
@@ -37,8 +37,8 @@ function ask(socketPath: string, headers: Record<string, string>): Promise<Answe
   });
 }
 
-const forHost = (host: string, uri: string, addr = '192.0.2.10', dom = '000001') =>
-  ({ 'x-gw-dom': dom, 'x-gw-host': host, 'x-gw-uri': uri, 'x-gw-addr': addr });
+const forHost = (host: string, uri: string, addr = '192.0.2.10') =>
+  ({ 'x-gw-host': host, 'x-gw-uri': uri, 'x-gw-addr': addr });
 
 describe('overlay router', () => {
   let dir: string;
@@ -76,13 +76,14 @@ describe('overlay router', () => {
       .toEqual({ status: 200, service: '3', upstream: 'http://10.44.0.2:8080' });
     expect(await ask(socketPath, forHost('a.example.com', '/apix')))
       .toEqual({ status: 200, service: undefined, upstream: undefined });
-    expect(await ask(socketPath, forHost('unknown.example.com', '/x', '192.0.2.10', DEFAULT_HOST_FILE)))
+    expect(await ask(socketPath, forHost('unknown.example.com', '/x', '192.0.2.10')))
       .toEqual({ status: 200, service: '1', upstream: 'http://10.44.0.2:8080' });
 
-    // A newer desired state replaces the old one at once.
+    // A newer desired state replaces the old one at once: a.example.com is no domain any more, so it gets the
+    // default host's routes.
     router.setRoutes(indexRoutes([route({ serviceId: 1 })], []));
     expect(await ask(socketPath, forHost('a.example.com', '/api/items')))
-      .toEqual({ status: 200, service: undefined, upstream: undefined });
+      .toEqual({ status: 200, service: '1', upstream: 'http://10.44.0.2:8080' });
   });
 
   it('takes over a socket file a crashed process left behind', async () => {
@@ -91,7 +92,7 @@ describe('overlay router', () => {
     router = createOverlayRouter({ socketPath, logger: silent });
     await router.listen();
     router.setRoutes(indexRoutes([route({ serviceId: 1 })], []));
-    expect(await ask(socketPath, forHost('a.example.com', '/', '192.0.2.10', DEFAULT_HOST_FILE)))
+    expect(await ask(socketPath, forHost('a.example.com', '/', '192.0.2.10')))
       .toEqual({ status: 200, service: '1', upstream: 'http://10.44.0.2:8080' });
   });
 

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { chmod, chown, rm } from 'node:fs/promises';
 import type { FileOwner } from '../atomic-write.js';
 import type { DataPlaneLogger } from '../types.js';
-import { DEFAULT_HOST_FILE, type RouteIndex } from './overlay.js';
+import type { RouteIndex } from './overlay.js';
 import { decideRoute } from './overlay-route.js';
 
 // nginx asks this server (`auth_request`, over a unix socket only nginx's workers may open) where a request for
@@ -35,11 +35,10 @@ export function createOverlayRouter(options: OverlayRouterOptions): OverlayRoute
   function handle(req: IncomingMessage, res: ServerResponse): void {
     try {
       const decision = routes === null ? { kind: 'none' as const } : decideRoute(routes, {
-        domainKey: header(req, 'x-gw-dom'),
         host: header(req, 'x-gw-host'),
         requestUri: header(req, 'x-gw-uri'),
         clientAddress: header(req, 'x-gw-addr'),
-      }, DEFAULT_HOST_FILE);
+      });
       if (decision.kind === 'denied') res.statusCode = 403;
       else if (decision.kind === 'proxy') {
         res.setHeader('X-Gw-Svc', String(decision.serviceId));

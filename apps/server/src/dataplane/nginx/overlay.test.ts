@@ -62,9 +62,20 @@ describe('planOverlay', () => {
     expect(plan.files.get('000000')).toBe('{"routes":[{"p":"","s":1,"u":"http://10.44.0.2:8080","a":[],"b":[]}]}\n');
   });
 
-  it('empties the routes of a deleted host, so it answers 404 at once', () => {
+  it('routes a deleted domain like any host that is no domain: with the default host routes', () => {
     const desired = indexRoutes([route({ serviceId: 1 }), route({ serviceId: 3, domain: 'b.example.com', backendHost: 'db.internal', backendPort: 5000 })], [domain(2, 'b.example.com')]);
-    expect(planOverlay(base, desired).files).toEqual(new Map([['000001', '{"routes":[]}\n']]));
+    expect(planOverlay(base, desired).files).toEqual(new Map([['000001', '{"routes":[{"p":"","s":1,"u":"http://10.44.0.2:8080","a":[],"b":[]}]}\n']]));
+  });
+
+  it('answers 404 for a new domain without services, not with the default host routes', () => {
+    const desired = indexRoutes([
+      route({ serviceId: 1 }),
+      route({ serviceId: 2, domain: 'a.example.com', pathLocation: '/api/' }),
+      route({ serviceId: 3, domain: 'b.example.com', backendHost: 'db.internal', backendPort: 5000 }),
+    ], [...domains, domain(3, 'empty.example.com')]);
+    const plan = planOverlay(base, desired);
+    expect(plan.files.get('host.empty.example.com')).toBe('{"routes":[]}\n');
+    expect(plan.files.has('000000')).toBe(true);
   });
 
   it('leaves to a reload what only a reload can do: a new named upstream, or two services on one path', () => {

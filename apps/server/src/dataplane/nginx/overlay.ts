@@ -142,16 +142,24 @@ function overlayFile(routesJson: string): string {
   return `{"routes":${routesJson}}\n`;
 }
 
+/**
+ * What a host gets in an index: its own routes when it is a domain there, else the default host's, as nginx
+ * serves any host its `map $host` does not know.
+ */
+function effectiveRoutes(index: RouteIndex, host: string): HostRoutes | undefined {
+  return index.hosts.get(host !== '' && index.domainIds.has(host) ? host : '');
+}
+
 /** The overlay that makes a static generation built from `base` serve `desired`. */
 export function planOverlay(base: RouteIndex, desired: RouteIndex): OverlayPlan {
   const files = new Map<string, string>();
   let isComplete = true;
   let hasNewHost = false;
-  const hosts = new Set([...base.hosts.keys(), ...desired.hosts.keys()]);
+  const hosts = new Set(['', ...base.domainIds.keys(), ...desired.domainIds.keys()]);
   for (const host of hosts) {
-    const want = desired.hosts.get(host);
+    const want = effectiveRoutes(desired, host);
     const wantJson = want?.json ?? EMPTY_ROUTES;
-    if (wantJson === (base.hosts.get(host)?.json ?? EMPTY_ROUTES)) continue;
+    if (wantJson === (effectiveRoutes(base, host)?.json ?? EMPTY_ROUTES)) continue;
     const isServable = want === undefined
       || (!want.hasDuplicatePath && [...want.upstreams].every(([name, target]) => base.upstreams.get(name) === target));
     if (!isServable) {
