@@ -179,7 +179,6 @@ export function renderHttpConfig(routes: DesiredHttpRoute[], domains: DesiredDom
         'proxy_pass_request_body off;',
         'proxy_pass_request_headers off;',
         'proxy_set_header Content-Length "";',
-        'proxy_set_header X-Gw-Dom $gw_dom;',
         'proxy_set_header X-Gw-Host $host;',
         // Raw, as the client sent it: the decoded $uri may hold CR/LF, which would forge headers.
         'proxy_set_header X-Gw-Uri $request_uri;',
@@ -203,8 +202,9 @@ export function renderHttpConfig(routes: DesiredHttpRoute[], domains: DesiredDom
         'proxy_set_header Upgrade $http_upgrade;',
         'proxy_set_header Connection $gw_connection;',
         'proxy_read_timeout 1h;',
-        // A client slower than its backend is paced by the memory buffers (backpressure), never spooled to disk.
-        'proxy_max_temp_file_size 0;',
+        // Pass the response on as it arrives: event streams and long polls must not wait for a buffer to fill, and
+        // a client slower than its backend is paced by backpressure instead of a spool on the gateway's disk.
+        'proxy_buffering off;',
       ]),
     ]),
     '',

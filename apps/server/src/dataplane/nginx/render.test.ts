@@ -183,7 +183,6 @@ describe('renderHttpConfig', () => {
               proxy_pass_request_body off;
               proxy_pass_request_headers off;
               proxy_set_header Content-Length "";
-              proxy_set_header X-Gw-Dom $gw_dom;
               proxy_set_header X-Gw-Host $host;
               proxy_set_header X-Gw-Uri $request_uri;
               proxy_set_header X-Gw-Addr $remote_addr;
@@ -205,7 +204,7 @@ describe('renderHttpConfig', () => {
               proxy_set_header Upgrade $http_upgrade;
               proxy_set_header Connection $gw_connection;
               proxy_read_timeout 1h;
-              proxy_max_temp_file_size 0;
+              proxy_buffering off;
           }
       }
       "
