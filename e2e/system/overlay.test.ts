@@ -1,10 +1,10 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpGet } from '../harness/clients.js';
 import { isServerBuilt } from '../harness/gateway.js';
 import { canUseNetns } from '../harness/root.js';
-import { waitFor } from '../harness/wait-for.js';
+import { elapsedSince, waitFor } from '../harness/wait-for.js';
 import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
 
 // An HTTP change is live when the API answers, without an nginx reload (the routing overlay), and is folded into
@@ -12,6 +12,12 @@ import { connectNode, startSystem, stopSystem, type ConnectedNode, type System }
 
 const BACKEND_PORT = 8080;
 const FOLD_DEADLINE_MS = 15_000;
+/**
+ * The documented bound for an open connection of a disabled HTTP service: nginx's worker_shutdown_timeout (10 s)
+ * after the background reload, which starts 0.5 s after the change, plus 2 s for that reload. (A client that reads
+ * slower than a download arrives still drains what the kernel buffered after the gateway closed its side.)
+ */
+const DISABLED_CONNECTION_CLOSE_MS = 12_500;
 
 describe.skipIf(!canUseNetns || !isServerBuilt)('HTTP changes without a reload', () => {
   let system: System;
@@ -62,5 +68,24 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('HTTP changes without a reload',
     });
     await waitFor(isFolded, { timeoutMs: FOLD_DEADLINE_MS, what: 'the overlay to be empty after the reload' });
     expect(await labelAt('https://instant.e2e.test/later')).toBe('node1');
+  });
+
+  it('closes an open event stream of a disabled HTTP service within the documented bound', async () => {
+    const service = await system.api.createHttpService(node.node.id, { name: 'stream', domain: 'stream.e2e.test', backendHost: node.tunnelIp, backendPort: BACKEND_PORT });
+    expect(await labelAt('https://stream.e2e.test/')).toBe('node1');
+    // The backend never ends /trickle (a line every 100 ms): only the gateway can close it.
+    const file = join(system.lab.makeTempDir('stream'), 'lines');
+    const stream = system.lab.spawn(system.topology.clientNs, 'open event stream', 'curl', [
+      '-sSkN', '-o', file, '--resolve', `stream.e2e.test:443:${system.topology.gatewayPublicIp}`, 'https://stream.e2e.test/trickle',
+    ]);
+    await waitFor(async () => (await stat(file).catch(() => null))?.size, { timeoutMs: 5000, what: 'the event stream to deliver' });
+
+    const start = performance.now();
+    await system.api.disableService(node.node.id, 'http', service.id);
+    // New requests are refused at once (the domain has no service left: 404).
+    expect(await labelAt('https://stream.e2e.test/')).toBeUndefined();
+    await waitFor(() => !stream.isRunning, { timeoutMs: DISABLED_CONNECTION_CLOSE_MS, what: 'the open event stream to be closed' });
+    expect(elapsedSince(start)).toBeLessThanOrEqual(DISABLED_CONNECTION_CLOSE_MS);
+    expect(await stream.exited).not.toBe(0);
   });
 });

@@ -23,11 +23,19 @@ function streamBytes(res, total) {
   pump();
 }
 
+function trickle(res) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+  const timer = setInterval(() => res.write(`data: ${label}\n\n`), 100);
+  res.on('close', () => clearInterval(timer));
+}
+
 if (kind === 'http') {
   createHttpServer((req, res) => {
     // /bytes/N streams N bytes: the throughput benchmark's payload.
     const bytes = /^\/bytes\/(\d+)$/.exec(req.url ?? '');
     if (bytes) return streamBytes(res, Number(bytes[1]));
+    // /trickle never ends: a line every 100 ms, like an event stream (only the gateway can close it).
+    if (req.url === '/trickle') return trickle(res);
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ label, method: req.method, url: req.url, headers: req.headers }));
   }).listen(port, host, ready);
