@@ -96,6 +96,11 @@ describe('overlay router', () => {
       .toEqual({ status: 200, service: '1', upstream: 'http://10.44.0.2:8080' });
   });
 
+  it('refuses a socket path the kernel cannot hold, naming the setting to change', async () => {
+    const long = createOverlayRouter({ socketPath: join(dir, 'x'.repeat(120), 'overlay.sock'), logger: silent });
+    await expect(long.listen()).rejects.toThrow(/longer than 107 bytes: choose a shorter POSTERN_DATA_DIR/);
+  });
+
   it('opens its socket to its own user only when no owner is given', async () => {
     expect((await stat(socketPath)).mode & 0o777).toBe(0o600);
   });

@@ -23,6 +23,8 @@ export interface OverlayRouterOptions {
   logger: DataPlaneLogger;
 }
 
+const MAX_SOCKET_PATH_BYTES = 107;
+
 const header = (req: IncomingMessage, name: string): string => {
   const value = req.headers[name];
   return typeof value === 'string' ? value : '';
@@ -58,6 +60,10 @@ export function createOverlayRouter(options: OverlayRouterOptions): OverlayRoute
     },
 
     async listen() {
+      // sockaddr_un holds 108 bytes with the terminating NUL; a longer path fails with an unhelpful EINVAL.
+      if (Buffer.byteLength(options.socketPath) > MAX_SOCKET_PATH_BYTES) {
+        throw new Error(`the overlay router's socket path ${options.socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes: choose a shorter POSTERN_DATA_DIR`);
+      }
       await rm(options.socketPath, { force: true });
       const created = createServer({ keepAliveTimeout: 5000 }, handle);
       await new Promise<void>((resolve, reject) => {
