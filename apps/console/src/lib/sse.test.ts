@@ -1,31 +1,14 @@
 import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { clearToken, readRedirectTarget, readToken, setSessionNavigator, storeToken } from './session';
+import { FakeEventSource } from '../test/fake-event-source';
 import { openStream } from './sse';
 
 /** Long past any reconnect: nothing may happen in it. */
 const QUIET_MS = 60_000;
 
-/** Just enough of EventSource: the test opens, fails and feeds streams by hand. */
-class FakeEventSource {
-  static opened: FakeEventSource[] = [];
-  onopen: ((event: Event) => void) | null = null;
-  onmessage: ((event: MessageEvent<string>) => void) | null = null;
-  onerror: ((event: Event) => void) | null = null;
-  isClosed = false;
-  constructor(readonly url: string) {
-    FakeEventSource.opened.push(this);
-  }
-  close(): void {
-    this.isClosed = true;
-  }
-  fail(): void {
-    this.onerror?.(new Event('error'));
-  }
-}
-
 const TOKEN = 'secret-session-token';
-const latest = () => FakeEventSource.opened.at(-1);
+const latest = () => FakeEventSource.latest();
 const openedCount = () => FakeEventSource.opened.length;
 
 /** The session check's answer: a status, or no response at all. */

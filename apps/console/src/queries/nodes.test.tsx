@@ -4,23 +4,8 @@ import { act, renderHook } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { clearToken, storeToken } from '../lib/session';
+import { FakeEventSource } from '../test/fake-event-source';
 import { nodeKeys, useNodeListStream, useNodeStream } from './nodes';
-
-class FakeEventSource {
-  static opened: FakeEventSource[] = [];
-  onmessage: ((event: MessageEvent<string>) => void) | null = null;
-  onerror: ((event: Event) => void) | null = null;
-  isClosed = false;
-  constructor(readonly url: string) {
-    FakeEventSource.opened.push(this);
-  }
-  push(value: unknown) {
-    this.onmessage?.(new MessageEvent('message', { data: JSON.stringify(value) }));
-  }
-  close() {
-    this.isClosed = true;
-  }
-}
 
 const node = (id: number, extra: Partial<Node> = {}): Node => ({
   id, name: `node-${id}`, address: `10.44.0.${id}`, allowInternet: false, isGateway: false, gatewayNetwork: null,

@@ -1,29 +1,10 @@
 import { act, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LogViewer } from './log-viewer';
+import { FakeEventSource } from '../../test/fake-event-source';
 import { useLogLines, type LogSource } from './use-log-lines';
 
-/** Just enough of EventSource: the test pushes messages and errors by hand. */
-class FakeEventSource {
-  static opened: FakeEventSource[] = [];
-  onmessage: ((event: MessageEvent<string>) => void) | null = null;
-  onerror: ((event: Event) => void) | null = null;
-  isClosed = false;
-  constructor(readonly url: string) {
-    FakeEventSource.opened.push(this);
-  }
-  close(): void {
-    this.isClosed = true;
-  }
-  emit(lines: string[]): void {
-    act(() => this.onmessage?.(new MessageEvent('message', { data: JSON.stringify(lines) })));
-  }
-  fail(): void {
-    act(() => this.onerror?.(new Event('error')));
-  }
-}
-
-const latest = () => FakeEventSource.opened.at(-1);
+const latest = () => FakeEventSource.latest();
 const numbered = (from: number, count: number) => Array.from({ length: count }, (_, i) => `[INFO] line ${from + i}`);
 
 function LiveLog({ source }: { source: LogSource }) {
@@ -54,15 +35,15 @@ describe('live log view', () => {
     expect(url.searchParams.get('domain')).toBe('app.example.com');
     expect(url.searchParams.get('token')).toBe('secret-session');
 
-    latest()?.emit(['[ERROR] upstream failed', 'plain line']);
+    act(() => latest()?.push(['[ERROR] upstream failed', 'plain line']));
     expect(screen.getByText('[ERROR] upstream failed').className).toContain('text-red-400');
     expect(screen.getByText('plain line').className).toContain('text-gray-300');
   });
 
   it('keeps the newest 1000 lines', () => {
     render(<LiveLog source={{ type: 'http', id: '7' }} />);
-    latest()?.emit(numbered(1, 600));
-    latest()?.emit(numbered(601, 405));
+    act(() => latest()?.push(numbered(1, 600)));
+    act(() => latest()?.push(numbered(601, 405)));
     const items = screen.getAllByRole('listitem');
     expect(items).toHaveLength(1000);
     expect(items[0]?.textContent).toBe('[INFO] line 6');
@@ -71,7 +52,7 @@ describe('live log view', () => {
 
   it('reconnects 1 s after an error, keeping the lines shown so far', async () => {
     render(<LiveLog source={{ type: 'tcp', id: '3' }} />);
-    latest()?.emit(['[INFO] before']);
+    act(() => latest()?.push(['[INFO] before']));
     const first = latest();
     first?.fail();
     expect(first?.isClosed).toBe(true);
@@ -83,7 +64,7 @@ describe('live log view', () => {
       await vi.advanceTimersByTimeAsync(1);
     });
     expect(FakeEventSource.opened).toHaveLength(2);
-    latest()?.emit(['[INFO] after']);
+    act(() => latest()?.push(['[INFO] after']));
     expect(screen.getAllByRole('listitem').map((li) => li.textContent)).toEqual(['[INFO] before', '[INFO] after']);
   });
 
