@@ -1,82 +1,69 @@
 import type { TcpService } from '@postern/contract';
 import { useMemo } from 'react';
-import { FormDialog } from '../../components/ui/dialog';
-import { AutocompleteField, CheckboxField, IpListField, SelectField, TextField } from '../../components/ui/form-field';
+import { CheckboxField, SelectField, TextField } from '../../components/ui/form-field';
 import { useZodForm } from '../../lib/use-zod-form';
 import { useCreateTcpService, useUpdateTcpService } from '../../queries/services';
 import { canEditBackendHost, getInitialTcpValues, makeTcpFormSchema } from './service-form-rules';
-import { describeBackendHostField, DOMAIN_HELP, IP_HELP, type ServiceFormProps } from './service-form-texts';
-import { useDomainSuggestions } from './use-domain-suggestions';
+import { describeBackendHostField, type ServiceFormProps } from './service-form-texts';
+import { ServiceFormFrame } from './service-form-frame';
 import { useSaveService } from './use-save-service';
 
 /** The TCP/UDP service form (console-spec §5): POST to create, PATCH to edit; an empty public port is assigned. */
 export function TcpServiceForm({ node, service, onClose, onCreated }: ServiceFormProps<TcpService>) {
   const schema = useMemo(() => makeTcpFormSchema(node), [node]);
   const form = useZodForm(schema, getInitialTcpValues(node, service));
-  const loadDomains = useDomainSuggestions();
   const create = useCreateTcpService();
   const update = useUpdateTcpService();
   const save = useSaveService({ node, service, create: create.mutateAsync, update: update.mutateAsync, onClose, onCreated });
   const onSubmit = form.handleSubmit(save);
 
   return (
-    <FormDialog
-      open
-      size="large"
+    <ServiceFormFrame
       title={service ? 'Edit TCP Service' : 'Expose TCP Service'}
+      domainLabel="Public Domain (Optional)"
+      domainPlaceholder="mqtt.example.com"
+      fields={{ name: form.field('name'), domain: form.field('domain'), allowedIps: form.field('allowedIps'), blockedIps: form.field('blockedIps') }}
       onClose={onClose}
       onSubmit={onSubmit}
       isSubmitting={form.isSubmitting}
     >
-      <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
-        <TextField label="Service Name" placeholder="Enter a friendly name for this service" {...form.field('name')} />
-        <AutocompleteField
-          label="Public Domain (Optional)"
-          placeholder="mqtt.example.com"
-          description={DOMAIN_HELP}
-          loadOptions={loadDomains}
-          {...form.field('domain')}
+      <SelectField
+        label="Protocol"
+        options={[
+          { value: 'tcp', label: 'TCP' },
+          { value: 'udp', label: 'UDP' },
+        ]}
+        {...form.field('proto')}
+        onChange={(value) => {
+          // TLS termination exists for TCP only: switching to UDP drops it.
+          if (value === 'udp') form.patchValues({ ssl: false });
+          form.setValue('proto', value === 'udp' ? 'udp' : 'tcp');
+        }}
+      />
+      <TextField
+        label="Public Port (Optional)"
+        type="number"
+        inputMode="numeric"
+        placeholder="Auto-assigned"
+        description="Leave empty to get a free port from the gateway's range."
+        {...form.field('port')}
+      />
+      <TextField
+        label="Backend Host"
+        placeholder="localhost"
+        description={describeBackendHostField(node)}
+        disabled={!canEditBackendHost(node)}
+        {...form.field('backendHost')}
+      />
+      <TextField label="Backend Port" type="number" inputMode="numeric" placeholder="1883" {...form.field('backendPort')} />
+      <div className="md:col-span-2">
+        <CheckboxField
+          label="Enable SSL (TLS termination)"
+          description="The gateway terminates TLS and forwards plain TCP to the backend. Not available for UDP."
+          disabled={form.values.proto === 'udp'}
+          {...form.field('ssl')}
         />
-        <SelectField
-          label="Protocol"
-          options={[
-            { value: 'tcp', label: 'TCP' },
-            { value: 'udp', label: 'UDP' },
-          ]}
-          {...form.field('proto')}
-          onChange={(value) => {
-            // TLS termination exists for TCP only: switching to UDP drops it.
-            if (value === 'udp') form.patchValues({ ssl: false });
-            form.setValue('proto', value === 'udp' ? 'udp' : 'tcp');
-          }}
-        />
-        <TextField
-          label="Public Port (Optional)"
-          type="number"
-          inputMode="numeric"
-          placeholder="Auto-assigned"
-          description="Leave empty to get a free port from the gateway's range."
-          {...form.field('port')}
-        />
-        <TextField
-          label="Backend Host"
-          placeholder="localhost"
-          description={describeBackendHostField(node)}
-          disabled={!canEditBackendHost(node)}
-          {...form.field('backendHost')}
-        />
-        <TextField label="Backend Port" type="number" inputMode="numeric" placeholder="1883" {...form.field('backendPort')} />
-        <div className="md:col-span-2">
-          <CheckboxField
-            label="Enable SSL (TLS termination)"
-            description="The gateway terminates TLS and forwards plain TCP to the backend. Not available for UDP."
-            disabled={form.values.proto === 'udp'}
-            {...form.field('ssl')}
-          />
-        </div>
-        <IpListField label="Allowed IPs" description={IP_HELP.allowed} {...form.field('allowedIps')} />
-        <IpListField label="Blocked IPs" description={IP_HELP.blocked} {...form.field('blockedIps')} />
       </div>
-    </FormDialog>
+    </ServiceFormFrame>
   );
 }
