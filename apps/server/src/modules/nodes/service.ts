@@ -115,10 +115,15 @@ export async function updateNode(ctx: NodeContext, id: number, body: NodeUpdate)
       .returning()
       .get();
   });
+  return announceChanged(ctx, row);
+}
+
+/** After an update: the row as the API shows it, once subscribers heard and the data plane converged. */
+async function announceChanged(ctx: NodeContext, row: typeof nodes.$inferSelect | undefined): Promise<Node> {
   if (!row) throw notFound('Node');
-  ctx.events.emit({ kind: 'changed', nodeIds: [id] });
-  await applyChanges(deps);
-  return viewNode(deps, row);
+  ctx.events.emit({ kind: 'changed', nodeIds: [row.id] });
+  await applyChanges(ctx.deps);
+  return viewNode(ctx.deps, row);
 }
 
 export async function setNodeEnabled(ctx: NodeContext, id: number, enabled: boolean): Promise<Node> {
@@ -130,10 +135,7 @@ export async function setNodeEnabled(ctx: NodeContext, id: number, enabled: bool
     .where(eq(nodes.id, id))
     .returning()
     .get();
-  if (!row) throw notFound('Node');
-  ctx.events.emit({ kind: 'changed', nodeIds: [id] });
-  await applyChanges(deps);
-  return viewNode(deps, row);
+  return announceChanged(ctx, row);
 }
 
 export async function deleteNode(ctx: NodeContext, id: number): Promise<void> {
