@@ -6,7 +6,7 @@ import type { AcmeConfig } from './certs/acme.js';
 import { createAccessLogSource } from './logs/log-source.js';
 import { createNginxDriver } from './nginx/driver.js';
 import { DEFAULT_WORKER_USER, HTTP_ACCESS_LOG, STREAM_ACCESS_LOG, overlayRouterSocket, type NginxRenderOptions } from './nginx/options.js';
-import { createRouteIndexer } from './nginx/overlay.js';
+import { indexRoutes } from './nginx/overlay.js';
 import { createOverlayRouter, type OverlayRouter } from './nginx/overlay-router.js';
 import { createOverlayStore } from './nginx/overlay-store.js';
 import { overlayConfFor, renderNginxConfig } from './nginx/render.js';
@@ -86,7 +86,6 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): D
   const logs = createAccessLogSource([join(prefixDir, 'logs', HTTP_ACCESS_LOG), join(prefixDir, 'logs', STREAM_ACCESS_LOG)]);
 
   const overlayStore = createOverlayStore(prefixDir);
-  const indexRoutes = createRouteIndexer();
   let router: OverlayRouter | null = null;
   const reconciler = createReconciler({
     loadDesiredState: deps.loadDesiredState,
