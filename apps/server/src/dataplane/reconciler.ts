@@ -209,18 +209,14 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
   async function applyNginx(state: DesiredState, snapshot: RoutingSnapshot | null): Promise<'overlay' | 'reload' | 'unchanged'> {
     const base = live?.snapshot;
     if (overlay && base && snapshot && base.reloadKey === snapshot.reloadKey) {
-      if (!pending && isSameRouting(base.routes, snapshot.routes)) {
-        await ensureCertificates(state);
-        publish(state, snapshot);
-        await syncOverlays();
-        return 'unchanged';
-      }
-      if (planOverlay(base.routes, snapshot.routes).isComplete) {
+      const isUnchanged = !pending && isSameRouting(base.routes, snapshot.routes);
+      if (isUnchanged || planOverlay(base.routes, snapshot.routes).isComplete) {
         // A new domain's certificate is made while the overlay is written: nginx finds it by name at the first
         // handshake, and the caller hears back once both are done.
         const certificates = ensureCertificates(state);
         publish(state, snapshot);
         await Promise.all([certificates, syncOverlays()]);
+        if (isUnchanged) return 'unchanged';
         scheduleCompaction();
         return 'overlay';
       }
