@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readChildPids } from '../../apps/server/src/dataplane/nginx/process-info.js';
 import { httpGet } from '../harness/clients.js';
 import { isServerBuilt } from '../harness/gateway.js';
 import { canUseNetns } from '../harness/root.js';
@@ -32,8 +33,7 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('HTTP changes without a reload',
   /** The gateway's nginx workers: a reload replaces them, the overlay does not. */
   async function nginxWorkers(): Promise<number[]> {
     const master = Number((await readFile(join(system.gateway.dataDir, 'nginx', 'nginx.pid'), 'utf8')).trim());
-    const children = await readFile(`/proc/${master}/task/${master}/children`, 'utf8');
-    return children.trim().split(/\s+/).map(Number);
+    return (await readChildPids(master)) ?? [];
   }
 
   /** The overlay dir the serving generation reads is the newest one, and empty. */
