@@ -3,13 +3,13 @@ import { assertHostname, assertIPv4OrCidr, assertPathPrefix, assertPositiveInt }
 import { formatDomainId, DEFAULT_HOST_ID, upstreamName, upstreamTarget, upstreamUrl } from './render-http.js';
 import { assertFilePath } from './syntax.js';
 
-// The routing overlay: how an HTTP routing change is served without an nginx reload (docs/ARCHITECTURE.md,
-// "Applying a change"). The static generation routes every domain it knows; for each host whose routes now differ
-// from that generation, a small JSON file in the generation's overlay dir holds the host's current routes, and
-// nginx (one stat per request) hands such a host to the njs function of `njs-script.ts`, which routes from the
-// file. A background reload later folds the overlay into a new static generation with an empty overlay.
+// The routing overlay: how an HTTP routing change is served without an nginx reload (docs/ARCHITECTURE.md, "Data
+// plane in short"; dataplane/README.md). The static generation routes every domain it knows; for each host whose
+// routes now differ from that generation, a marker file in the generation's overlay dir (holding the host's routes,
+// for people reading it) makes nginx (one stat per request) ask the control plane's router (`overlay-router.ts`)
+// through `auth_request`. A background reload later folds the overlay into a new static generation.
 
-/** One route as the njs router reads it. Every value passed the same validators as the static renderer's. */
+/** One route as the router decides with it. Every value passed the same validators as the static renderer's. */
 export interface OverlayRoute {
   /** Path prefix without trailing slash; '' is `/`. */
   p: string;
@@ -20,7 +20,7 @@ export interface OverlayRoute {
   /** Allowed and blocked addresses or CIDRs (nginx's allow/deny semantics). */
   a: string[];
   b: string[];
-  /** A named upstream's `host:port` (not read by njs: it makes a changed target count as a change). */
+  /** A named upstream's `host:port` (not used for routing: it makes a changed target count as a change). */
   t?: string;
 }
 
