@@ -13,7 +13,7 @@ export interface OverlayStore {
   reset(): Promise<void>;
 }
 
-// Names njs may be pointed at: a static domain id, or `host.<name>` for a domain the generation does not know.
+// Marker names: a static domain id, or `host.<name>` for a domain the generation does not know.
 const FILE_NAME_RE = /^(?:\d{6}|host\.[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)$/;
 
 export function createOverlayStore(prefixDir: string): OverlayStore {
@@ -34,7 +34,7 @@ export function createOverlayStore(prefixDir: string): OverlayStore {
       for (const name of files.keys()) if (!FILE_NAME_RE.test(name)) throw new Error(`invalid overlay file name ${JSON.stringify(name)}`);
       for (const [name, content] of files) {
         if (current.get(name) === content) continue;
-        // Atomic: njs reads these files per request and must never see half of one.
+        // Atomic: a half-written file must never exist (a marker is also read by people debugging).
         await writeFileAtomic(join(dir, name), content, 0o644);
         current.set(name, content);
       }
