@@ -16,7 +16,7 @@ const base = indexRoutes([
 ], domains);
 
 describe('indexRoutes', () => {
-  it('groups the routes by host in the form the njs router reads, with named upstreams for host names', () => {
+  it('groups the routes by host in the form the overlay router reads, with named upstreams for host names', () => {
     expect(base.hosts.get('a.example.com')?.json).toBe('[{"p":"/api","s":2,"u":"http://10.44.0.2:8080","a":[],"b":[]}]');
     expect(base.hosts.get('b.example.com')?.json).toBe('[{"p":"","s":3,"u":"http://gw_be_3","a":[],"b":[],"t":"db.internal:5000"}]');
     expect(base.hosts.get('')?.json).toBe('[{"p":"","s":1,"u":"http://10.44.0.2:8080","a":[],"b":[]}]');
