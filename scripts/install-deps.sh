@@ -2,14 +2,14 @@
 # The one install script: system packages (apt) and pnpm. Used by the README's run and test commands,
 # by .ci/run (through the test command) and by the Dockerfiles, so all of them take the same steps.
 #   install-deps.sh [--runtime|--gateway-image|--all|--node-client]
-#     --runtime      what the gateway needs to run: nginx + stream module, WireGuard tools, iproute2, iptables, sysctl, openssl
+#     --runtime      what the gateway needs to run: nginx + stream and Lua modules, WireGuard tools, iproute2, iptables, sysctl, openssl
 #     --gateway-image  runtime + tini, the image's PID 1 (reaps orphans of supervised processes, forwards signals)
 #     --all          (default) runtime + what the test suite needs: pebble, chromium, shellcheck, iputils-ping, curl
 #     --node-client  what the node client image needs next to Node: WireGuard tools, iproute2 (no pnpm)
 set -euo pipefail
 
 mode="${1:---all}"
-runtime_pkgs=(nginx libnginx-mod-stream wireguard-tools wireguard-go iproute2 iptables procps openssl ca-certificates)
+runtime_pkgs=(nginx libnginx-mod-stream libnginx-mod-http-lua lua-resty-core lua-cjson wireguard-tools wireguard-go iproute2 iptables procps openssl ca-certificates)
 test_pkgs=(pebble chromium shellcheck iputils-ping curl)
 node_client_pkgs=(wireguard-tools wireguard-go iproute2)
 image_init_pkgs=(tini)

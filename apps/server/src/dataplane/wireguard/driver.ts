@@ -132,10 +132,14 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
       if (!exists) await run('iptables', ['-t', rule.table, '-I', rule.chain, '1', ...rule.match]);
     }
     if (needsForwarding(peers) && !isForwardingOn) {
-      // Full-tunnel nodes need the host to forward; only turned on when such a node exists.
-      await run('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1']);
+      // Full-tunnel nodes need the host to forward; only turned on when such a node exists. Read first: in a
+      // container /proc/sys is read-only, and the value is usually already 1 there (set by the runtime).
+      const { stdout } = await run('sysctl', ['-n', 'net.ipv4.ip_forward']);
+      if (stdout.trim() !== '1') {
+        await run('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1']);
+        logger.info({}, 'WireGuard: enabled IPv4 forwarding for full-tunnel nodes');
+      }
       isForwardingOn = true;
-      logger.info({}, 'WireGuard: enabled IPv4 forwarding for full-tunnel nodes');
     }
   }
 
