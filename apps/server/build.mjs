@@ -1,4 +1,4 @@
-// Bundles the server into dist/main.js (ESM) and copies the SQL migrations beside it. Native and dynamically
+// Bundles the server into dist/main.js (ESM) and copies the SQL migrations and nginx's Lua module beside it. Native and dynamically
 // loaded packages stay external and are resolved from node_modules at run time.
 import { cpSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
@@ -18,3 +18,4 @@ await build({
   logLevel: 'info',
 });
 cpSync('drizzle', 'dist/drizzle', { recursive: true });
+cpSync('src/dataplane/nginx/lua', 'dist/lua', { recursive: true });

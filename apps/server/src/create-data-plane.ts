@@ -1,37 +1,49 @@
-import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { ACME_WEBROOT_DIR } from './dataplane/certs/acme.js';
+import type { ChallengeStore } from './dataplane/certs/acme.js';
 import { checkDomainPointsHere } from './dataplane/certs/domain-check.js';
 import type { CertificateStore } from './dataplane/certs/manager.js';
-import { createDataPlane } from './dataplane/index.js';
-import { createFakeDataPlane } from './dataplane/fakes.js';
+import { createDataPlane, renderOptionsFor, type DataPlaneConfig } from './dataplane/index.js';
+import { createOfflineDataPlane } from './dataplane/offline.js';
 import type { DataPlane, DesiredState } from './dataplane/types.js';
 import type { Config } from './env.js';
 import type { DomainCheck } from './modules/domains/service.js';
+import { isIPv4 } from '@postern/contract';
 
-/**
- * `POSTERN_DATAPLANE=real` drives WireGuard and nginx on this host; `off` runs the control plane alone (no root
- * needed): the same reconciler against in-memory adapters, so configs are still rendered and validated.
- */
-export function createDataPlaneFor(
-  config: Config,
-  opts: { loadDesiredState: () => DesiredState; logger: Logger; certificateStore: CertificateStore },
-): DataPlane {
-  if (config.dataPlane === 'real') {
-    const acme = {
+/** Where nginx reaches the control plane: its own address, or loopback when it listens on every address. */
+function consoleUpstreamFor(config: Pick<Config, 'host' | 'port'>): string {
+  const host = isIPv4(config.host) && config.host !== '0.0.0.0' ? config.host : '127.0.0.1';
+  return `http://${host}:${config.port}`;
+}
+
+export function dataPlaneConfigFor(config: Config): DataPlaneConfig {
+  return {
+    ...config,
+    consoleUpstream: consoleUpstreamFor(config),
+    acme: {
       directoryUrl: config.acmeDirectory,
       skipPrecheck: config.acmeSkipPrecheck,
       ...(config.acmeEmail ? { email: config.acmeEmail } : {}),
       ...(config.acmeCaFile ? { caFile: config.acmeCaFile } : {}),
-    };
-    return createDataPlane({ ...config, acme }, opts);
-  }
+    },
+  };
+}
+
+/**
+ * `POSTERN_DATAPLANE=real` drives WireGuard and nginx on this host; `off` runs the control plane alone (no root
+ * needed): the same reconciler, planner and renderers in front of adapters that do no I/O.
+ */
+export function createDataPlaneFor(
+  config: Config,
+  opts: { loadDesiredState: () => DesiredState; logger: Logger; certificateStore: CertificateStore },
+): DataPlane & { challenges: ChallengeStore } {
+  const dataPlaneConfig = dataPlaneConfigFor(config);
+  if (config.dataPlane === 'real') return createDataPlane(dataPlaneConfig, opts);
   opts.logger.warn('data plane is off: nothing is served to nodes or the internet (POSTERN_DATAPLANE=off)');
-  return createFakeDataPlane({ loadDesiredState: opts.loadDesiredState });
+  return createOfflineDataPlane({ loadDesiredState: opts.loadDesiredState, render: renderOptionsFor(dataPlaneConfig) });
 }
 
 /** The real "does this domain point here?" check for certbot domains (DNS answer, or a token fetched back). */
-export function domainCheckFor(config: Config): DomainCheck {
-  const options = { publicHost: config.publicHost, httpPort: config.httpPort, webroot: join(config.dataDir, ACME_WEBROOT_DIR) };
+export function domainCheckFor(config: Config, challenges: ChallengeStore): DomainCheck {
+  const options = { publicHost: config.publicHost, httpPort: config.httpPort, challenges };
   return (domain) => checkDomainPointsHere(domain, options);
 }

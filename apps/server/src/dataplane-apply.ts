@@ -1,38 +1,39 @@
-import { eq, isNotNull } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, ne, notInArray, or } from 'drizzle-orm';
 import type { ServiceType } from '@postern/contract';
 import type { AppDeps } from './deps.js';
 import { httpServices, tcpServices } from './db/schema.js';
 import { AppError } from './errors.js';
+import type { Rejections } from './dataplane/types.js';
 
-export interface ServiceRef {
-  type: ServiceType;
-  id: number;
-}
+/** The row a caller changed: if the data plane sets it aside, the caller hears why. */
+export type ChangeRef = { type: ServiceType; id: number } | { type: 'node'; id: number };
 
 type ApplyDeps = Pick<AppDeps, 'db' | 'dataPlane' | 'now'>;
 
 /**
  * Asks the data plane to converge on what the DB now says. Call it after the DB change has committed (SQLite
- * transactions never wait on I/O). A rejection is stored on the service that caused it, so the console can show
- * why it is not served, and reaches the caller as a 400 with the data plane's reason.
+ * transactions never wait on I/O). Rows the data plane cannot apply are set aside, not served, with the reason stored
+ * as their `applyError` (every other row is served); the caller whose row was set aside gets a 400 naming the
+ * problem. A failure of the whole data plane (nginx or the tunnel down) is a 503: the change is saved and applied
+ * as soon as it recovers.
  */
-export async function applyChanges(deps: ApplyDeps, cause?: ServiceRef): Promise<void> {
+export async function applyChanges(deps: ApplyDeps, cause?: ChangeRef): Promise<void> {
   const result = await deps.dataPlane.apply();
-  if (result.ok) {
-    // The whole generation is live, so no service is rejected any more: clear every stale error at once.
-    deps.db.update(httpServices).set({ applyError: null }).where(isNotNull(httpServices.applyError)).run();
-    deps.db.update(tcpServices).set({ applyError: null }).where(isNotNull(tcpServices.applyError)).run();
-    return;
-  }
-  if (cause) recordApplyError(deps, cause, result.message);
-  throw new AppError('dataplane_rejected', result.message);
+  recordRejections(deps, result.rejected);
+  const own = cause === undefined ? undefined : (cause.type === 'node' ? result.rejected.nodes : result.rejected[cause.type]).get(cause.id);
+  if (own !== undefined) throw new AppError('dataplane_rejected', own);
+  if (!result.ok) throw new AppError('dataplane_unavailable', `Saved, but the gateway could not apply it yet: ${result.message}`);
 }
 
-function recordApplyError(deps: ApplyDeps, cause: ServiceRef, message: string): void {
-  const patch = { applyError: message, updatedAt: deps.now().toISOString() };
-  if (cause.type === 'http') {
-    deps.db.update(httpServices).set(patch).where(eq(httpServices.id, cause.id)).run();
-  } else {
-    deps.db.update(tcpServices).set(patch).where(eq(tcpServices.id, cause.id)).run();
-  }
+function recordRejections(deps: ApplyDeps, rejected: Rejections): void {
+  const at = deps.now().toISOString();
+  deps.db.transaction((tx) => {
+    for (const [table, rows] of [[httpServices, rejected.http], [tcpServices, rejected.tcp]] as const) {
+      // Served again: the stale reason goes.
+      tx.update(table).set({ applyError: null }).where(and(isNotNull(table.applyError), notInArray(table.id, [...rows.keys()]))).run();
+      for (const [id, message] of rows) {
+        tx.update(table).set({ applyError: message, updatedAt: at }).where(and(eq(table.id, id), or(isNull(table.applyError), ne(table.applyError, message)))).run();
+      }
+    }
+  });
 }

@@ -51,6 +51,8 @@ const EnvSchema = z
     POSTERN_WG_PORT: portText.default(51820),
     POSTERN_HTTP_PORT: portText.default(80),
     POSTERN_HTTPS_PORT: portText.default(443),
+    /** HTTP services without a domain: https://<public host>:<this port>/<path>, an origin apart from the console's. */
+    POSTERN_NO_DOMAIN_HTTPS_PORT: portText.default(8443),
     /** `real` runs nginx and WireGuard; `off` keeps the control plane only (development without root). */
     POSTERN_DATAPLANE: z.enum(['real', 'off']).default('real'),
     /**
@@ -83,9 +85,14 @@ const EnvSchema = z
   })
   .superRefine((env, ctx) => {
     const [lo, hi] = env.POSTERN_TCP_PORT_RANGE;
-    for (const key of ['POSTERN_HTTP_PORT', 'POSTERN_HTTPS_PORT', 'POSTERN_PORT'] as const) {
+    const ports = ['POSTERN_HTTP_PORT', 'POSTERN_HTTPS_PORT', 'POSTERN_NO_DOMAIN_HTTPS_PORT', 'POSTERN_PORT'] as const;
+    for (const key of ports) {
       if (env[key] >= lo && env[key] <= hi) {
         ctx.addIssue({ code: 'custom', path: [key], message: 'must lie outside POSTERN_TCP_PORT_RANGE' });
+      }
+      const clash = ports.find((other) => other !== key && env[other] === env[key]);
+      if (clash && ports.indexOf(clash) < ports.indexOf(key)) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `must differ from ${clash}` });
       }
     }
   });
@@ -106,6 +113,7 @@ export interface Config {
   wgPort: number;
   httpPort: number;
   httpsPort: number;
+  noDomainHttpsPort: number;
   dataPlane: 'real' | 'off';
   /** Addresses/CIDRs allowed to set the client address via X-Forwarded-For; empty: nobody. */
   trustedProxies: readonly string[];
@@ -139,6 +147,7 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     wgPort: env.POSTERN_WG_PORT,
     httpPort: env.POSTERN_HTTP_PORT,
     httpsPort: env.POSTERN_HTTPS_PORT,
+    noDomainHttpsPort: env.POSTERN_NO_DOMAIN_HTTPS_PORT,
     dataPlane: env.POSTERN_DATAPLANE,
     trustedProxies: env.POSTERN_TRUSTED_PROXIES,
     sessionTtlSeconds: env.POSTERN_SESSION_TTL,

@@ -10,7 +10,8 @@ export type AppErrorCode =
   | 'not_found' // 404
   | 'validation' // 422 { message, errors: { body } }
   | 'rate_limited' // 429
-  | 'dataplane_rejected' // 400: stored, but the data plane refused it (the console toasts a 400's message)
+  | 'dataplane_rejected' // 400: stored, but the data plane set the row aside (the console toasts a 400's message)
+  | 'dataplane_unavailable' // 503: stored; nginx or the tunnel is down and the change is applied once it is back
   | 'internal'; // 500
 
 export const statusOf: Record<AppErrorCode, number> = {
@@ -21,6 +22,7 @@ export const statusOf: Record<AppErrorCode, number> = {
   validation: 422,
   rate_limited: 429,
   dataplane_rejected: 400,
+  dataplane_unavailable: 503,
   internal: 500,
 };
 

@@ -62,19 +62,23 @@ async function main(): Promise<void> {
   const app = await buildApp(deps, {
     logger,
     // A certbot domain must point here before a CA is asked (the data plane off: nothing answers, so accept).
-    ...(config.dataPlane === 'real' ? { checkDomain: domainCheckFor(base.config) } : {}),
+    ...(config.dataPlane === 'real' ? { checkDomain: domainCheckFor(base.config, dataPlane.challenges) } : {}),
   });
   await dataPlane.start();
   await app.listen({ host: config.host, port: config.port });
 
+  // SIGTERM (systemd, docker, kill, an upgrade): only the control plane stops; nginx and the tunnel go on serving
+  // and the next start adopts them, so a restart cuts nothing. SIGINT (Ctrl-C, or the start command's supervisor
+  // shutting the gateway down): everything stops.
   let isClosing = false;
   const close = (signal: string): void => {
     if (isClosing) return;
     isClosing = true;
-    logger.info({ signal }, 'shutting down');
+    const keepServing = signal === 'SIGTERM';
+    logger.info({ signal, dataPlane: keepServing ? 'keeps serving' : 'stops' }, 'shutting down');
     const done = async () => {
       await app.close();
-      await dataPlane.stop();
+      await dataPlane.stop({ keepServing });
       db.$client.close();
     };
     done().then(

@@ -1,19 +1,20 @@
-import { chmod, mkdir, stat } from 'node:fs/promises';
-import type { FileOwner } from './atomic-write.js';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AcmeConfig, ChallengeStore } from './certs/acme.js';
 import { createCertificateManager, type CertificateManager, type CertificateStore } from './certs/manager.js';
-import type { AcmeConfig } from './certs/acme.js';
+import { createConnectionCutter } from './connections.js';
 import { createAccessLogSource } from './logs/log-source.js';
-import { createNginxDriver } from './nginx/driver.js';
-import { DEFAULT_WORKER_USER, HTTP_ACCESS_LOG, STREAM_ACCESS_LOG, overlayRouterSocket, type NginxRenderOptions } from './nginx/options.js';
-import { indexRoutes } from './nginx/overlay.js';
-import { createOverlayRouter, type OverlayRouter } from './nginx/overlay-router.js';
-import { createOverlayStore } from './nginx/overlay-store.js';
-import { overlayConfFor, renderNginxConfig } from './nginx/render.js';
-import { renderStreamConfig } from './nginx/render-stream.js';
+import { createHttpInstance } from './nginx/http-instance.js';
+import { readLuaModule } from './nginx/lua-source.js';
+import { DEFAULT_WORKER_USER, HTTP_ACCESS_LOG, STREAM_ACCESS_LOG, type NginxRenderOptions } from './nginx/options.js';
+import { renderHttpInstance } from './nginx/render-main.js';
+import { createStreamInstances } from './nginx/stream-instances.js';
+import { createStaticHosts, planDataPlane, readResolvers } from './plan.js';
+import { createProxy } from './proxy.js';
 import { createReconciler } from './reconciler.js';
 import { lookupUser } from './system-user.js';
 import type { DataPlane, DataPlaneLogger, DesiredState } from './types.js';
+import { gatewayAddress } from './wireguard/addresses.js';
 import { createWireGuardDriver } from './wireguard/driver.js';
 import { createStatusPoller } from './wireguard/status.js';
 
@@ -28,16 +29,19 @@ export interface DataPlaneConfig {
   wgPort: number;
   httpPort: number;
   httpsPort: number;
-  /** Validated by the control plane when it allocates ports; nginx only listens on what it is given. */
+  noDomainHttpsPort: number;
+  vpnSubnet: string;
   tcpPortRange: readonly [number, number];
   publicHost: string;
+  /** Where nginx reaches the control plane (the console and API it publishes). */
+  consoleUpstream: string;
   statusPollMs?: number;
+  /** How often dead processes and a vanished interface are looked for (default 1 s). */
+  healIntervalMs?: number;
   nginxBin?: string;
   /** Bind nginx to one address only (tests). */
   listenAddress?: string;
   nginxWorkerUser?: string;
-  /** How long connections of a removed service may survive a reload (default 10 s). */
-  workerShutdownTimeoutSeconds?: number;
   acme: AcmeConfig;
 }
 
@@ -48,56 +52,67 @@ export interface DataPlaneDeps {
   certificateStore: CertificateStore;
 }
 
-/** Directories nginx workers (unprivileged) must traverse to open certificates: add o+x, never o+r. */
-async function makeTraversable(dir: string): Promise<void> {
-  const { mode } = await stat(dir);
-  if ((mode & 0o001) === 0) await chmod(dir, (mode & 0o7777) | 0o111);
+/** The real data plane plus the ACME answers nginx serves (the domain check puts its probe token there too). */
+export type RealDataPlane = DataPlane & { challenges: ChallengeStore };
+
+/** How often an apply that failed as a whole is retried by the heal loop. */
+const RETRY_BEHIND_MS = 5000;
+
+/** What the renderers need to know, from the data plane's config (the offline data plane renders the same). */
+export function renderOptionsFor(config: DataPlaneConfig): NginxRenderOptions {
+  return {
+    prefixDir: join(config.dataDir, 'nginx'),
+    certsDir: join(config.dataDir, 'certs'),
+    httpPort: config.httpPort,
+    httpsPort: config.httpsPort,
+    noDomainHttpsPort: config.noDomainHttpsPort,
+    consoleHost: config.publicHost,
+    consoleUpstream: config.consoleUpstream,
+    tunnelAddress: gatewayAddress(config.vpnSubnet),
+    resolvers: readResolvers(),
+    ...(config.listenAddress === undefined ? {} : { listenAddress: config.listenAddress }),
+  };
 }
 
 /** nginx workers need a real unprivileged user; Debian has www-data, other images at least nobody. */
-async function resolveWorkerUser(wanted: string, logger: DataPlaneLogger): Promise<{ user: string; owner: FileOwner }> {
-  const owner = await lookupUser(wanted);
-  if (owner) return { user: wanted, owner };
-  const nobody = await lookupUser('nobody');
-  if (!nobody) throw new Error(`nginx worker user ${wanted} does not exist, and neither does nobody`);
+async function resolveWorkerUser(wanted: string, logger: DataPlaneLogger): Promise<string> {
+  if (await lookupUser(wanted)) return wanted;
+  if (!(await lookupUser('nobody'))) throw new Error(`nginx worker user ${wanted} does not exist, and neither does nobody`);
   logger.warn({ wanted }, 'nginx worker user not found; workers run as nobody');
-  return { user: 'nobody', owner: nobody };
+  return 'nobody';
 }
 
 /** The real data plane: WireGuard, nginx and certificates on this host. Needs root. */
-export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): DataPlane {
+export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): RealDataPlane {
   const { logger } = deps;
   const prefixDir = join(config.dataDir, 'nginx');
   const certsDir = join(config.dataDir, 'certs');
-  const acmeWebroot = join(config.dataDir, 'acme-webroot');
-  const renderOptions: NginxRenderOptions = {
-    prefixDir, certsDir, acmeWebroot, httpPort: config.httpPort, httpsPort: config.httpsPort, defaultHostName: config.publicHost,
-    ...(config.listenAddress === undefined ? {} : { listenAddress: config.listenAddress }),
-    ...(config.workerShutdownTimeoutSeconds === undefined ? {} : { workerShutdownTimeoutSeconds: config.workerShutdownTimeoutSeconds }),
-  };
-  const wireguard = createWireGuardDriver({ wgInterface: config.wgInterface, stateDir: join(config.dataDir, 'wireguard'), logger });
-  const nginx = createNginxDriver({ prefixDir, logger, ...(config.nginxBin === undefined ? {} : { nginxBin: config.nginxBin }) });
+  const renderOptions = renderOptionsFor(config);
+  const luaSource = readLuaModule();
+  const staticHosts = createStaticHosts();
+  const nginxBin = config.nginxBin === undefined ? {} : { nginxBin: config.nginxBin };
+  const wireguard = createWireGuardDriver({
+    wgInterface: config.wgInterface, stateDir: join(config.dataDir, 'wireguard'), logger,
+    ports: { httpPort: config.httpPort, httpsPorts: [config.httpsPort, config.noDomainHttpsPort], tcpPortRange: config.tcpPortRange },
+  });
+  const http = createHttpInstance({ prefixDir, logger, render: (dir) => renderHttpInstance(renderOptions, dir, luaSource), ...nginxBin });
+  const streams = createStreamInstances({
+    prefixDir, logger, ...nginxBin, ...(config.listenAddress === undefined ? {} : { listenAddress: config.listenAddress }),
+  });
+  const proxy = createProxy({ prefixDir, certsDir, http, streams, cutter: createConnectionCutter(logger), logger });
+  const challenges: ChallengeStore = { set: (token, answer) => proxy.setChallenge(token, answer), remove: (token) => proxy.removeChallenge(token) };
   let certs: CertificateManager | null = null;
   const status = createStatusPoller({
     dump: () => wireguard.dump(),
     intervalMs: config.statusPollMs ?? 2000,
-    onError: (err) => logger.warn({ err }, 'WireGuard status poll failed'),
+    onError: (err) => logger.warn({ err }, 'WireGuard status poll failed: every node shows offline until the tunnel is back'),
   });
   const logs = createAccessLogSource([join(prefixDir, 'logs', HTTP_ACCESS_LOG), join(prefixDir, 'logs', STREAM_ACCESS_LOG)]);
-
-  const overlayStore = createOverlayStore(prefixDir);
-  let router: OverlayRouter | null = null;
   const reconciler = createReconciler({
     loadDesiredState: deps.loadDesiredState,
-    renderNginx: (state) => renderNginxConfig(state, renderOptions),
-    overlay: {
-      snapshot: (state) => ({ routes: indexRoutes(state.http, state.domains), reloadKey: renderStreamConfig(state.stream, renderOptions) }),
-      configFor: (epoch) => overlayConfFor(renderOptions, epoch),
-      store: overlayStore,
-      publish: (routes) => router?.setRoutes(routes),
-    },
+    plan: (state) => planDataPlane(state, renderOptions, staticHosts()),
     wireguard,
-    nginx,
+    proxy,
     certs: {
       ensure: (domain) => requireCerts().ensure(domain),
       remove: (domain) => requireCerts().remove(domain),
@@ -107,46 +122,89 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): D
     logger,
   });
 
-  function requireCerts(): NonNullable<typeof certs> {
+  function requireCerts(): CertificateManager {
     if (!certs) throw new Error('data plane not started');
     return certs;
   }
 
-  return {
-    async start() {
-      const { user, owner } = await resolveWorkerUser(config.nginxWorkerUser ?? DEFAULT_WORKER_USER, logger);
-      renderOptions.workerUser = user;
-      certs = createCertificateManager({
-        dataDir: config.dataDir, certsDir, webroot: acmeWebroot, fallbackHost: config.publicHost, logger, owner,
-        store: deps.certificateStore, acme: config.acme,
+  // Self-healing: a dead nginx (HTTP or a service's instance) or a vanished tunnel is brought back within about a
+  // second, with no API call, and then everything is applied again from the DB.
+  let healTimer: NodeJS.Timeout | null = null;
+  let isHealing = false;
+  let lastHealError = '';
+  /** Whether the last apply failed as a whole (nginx or the tunnel down): the heal loop then applies again. */
+  let isBehind = false;
+  let lastRetryAt = 0;
+
+  async function apply(): ReturnType<DataPlane['apply']> {
+    const result = await reconciler.apply();
+    isBehind = !result.ok;
+    return result;
+  }
+
+  async function healOnce(): Promise<void> {
+    if (isHealing) return;
+    isHealing = true;
+    try {
+      const restored = await proxy.heal();
+      const isTunnelRestored = await wireguard.heal().catch((err: unknown) => {
+        isBehind = true;
+        throw err;
       });
-      await mkdir(config.dataDir, { recursive: true });
-      await makeTraversable(config.dataDir);
-      await mkdir(join(acmeWebroot, '.well-known', 'acme-challenge'), { recursive: true, mode: 0o755 });
+      if (restored.http) reconciler.forgetApplied();
+      if (restored.http || restored.streams.length > 0 || isTunnelRestored) {
+        const result = await apply();
+        logger.info({ nginx: restored.http, services: restored.streams, tunnel: isTunnelRestored, ok: result.ok }, 'data plane: restored what had died');
+      } else if (isBehind && Date.now() - lastRetryAt > RETRY_BEHIND_MS) {
+        lastRetryAt = Date.now();
+        await apply();
+      }
+      lastHealError = '';
+    } catch (err) {
+      const text = err instanceof Error ? err.message : String(err);
+      if (text !== lastHealError) logger.error({ err }, 'data plane: could not restore nginx or the tunnel; retrying');
+      lastHealError = text;
+    } finally {
+      isHealing = false;
+    }
+  }
+
+  return {
+    challenges,
+    async start() {
+      renderOptions.workerUser = await resolveWorkerUser(config.nginxWorkerUser ?? DEFAULT_WORKER_USER, logger);
+      certs = createCertificateManager({
+        dataDir: config.dataDir, certsDir, fallbackHost: config.publicHost, logger, challenges,
+        store: deps.certificateStore, acme: config.acme,
+        onInstalled: (name) => void proxy.certificateInstalled(name),
+      });
+      await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
       await certs.ensureFallback();
-      await nginx.start();
-      await overlayStore.reset();
-      router = createOverlayRouter({ socketPath: overlayRouterSocket(renderOptions), owner, logger });
-      await router.listen();
+      // nginx refusing to start (a port taken by another program) must not keep the control plane down: the
+      // console still answers on its own port, and the heal loop keeps trying.
+      await proxy.start().catch((err: unknown) => logger.error({ err }, 'nginx could not be started; retrying in the background'));
       const convergeStarted = performance.now();
-      const result = await reconciler.runAtBoot();
-      if (!result.ok) logger.error({ message: result.message }, 'data plane could not converge at boot');
+      const result = await apply();
+      if (!result.ok) logger.error({ message: result.message }, 'data plane could not converge at boot; retrying in the background');
+      else logger.info({}, 'data plane rebuilt from the database');
       const converged = performance.now();
-      // Issuance only now: a CA asked before nginx serves the ACME webroot would fail the challenge.
+      // Issuance only now: a CA asked before nginx answers challenges would fail them.
       certs.start();
       status.start();
-      logger.info({ convergeMs: Math.round(converged - convergeStarted), startMs: Math.round(performance.now() - converged) }, 'data plane started');
+      healTimer = setInterval(() => void healOnce(), config.healIntervalMs ?? 1000);
+      healTimer.unref();
+      logger.info({ convergeMs: Math.round(converged - convergeStarted) }, 'data plane started');
     },
-    async stop() {
+    async stop({ keepServing }) {
+      if (healTimer) clearInterval(healTimer);
+      healTimer = null;
       status.stop();
       certs?.stop();
       logs.close();
-      await reconciler.stop();
-      await nginx.stop();
-      await router?.close();
-      await wireguard.close();
+      await proxy.stop({ keepServing });
+      await wireguard.close({ keepServing });
     },
-    apply: () => reconciler.apply(),
+    apply,
     status,
     logs,
     certificates: { info: (domain) => certs?.info(domain) ?? null },

@@ -68,7 +68,20 @@ export interface DesiredDomain {
   ssl: 'self-signed' | 'certbot';
 }
 
-export type ApplyResult = { ok: true; generation: number } | { ok: false; message: string };
+/** Rows the data plane set aside (not served) with the reason, by kind and id; every other row is served. */
+export interface Rejections {
+  http: Map<number, string>;
+  tcp: Map<number, string>;
+  nodes: Map<number, string>;
+}
+
+/**
+ * `ok` false: something the whole data plane needs failed (nginx or WireGuard could not be brought up); the
+ * change is in the DB and is applied once it recovers. Rejections are per row and never make an apply fail.
+ */
+export type ApplyResult = { ok: true; rejected: Rejections } | { ok: false; message: string; rejected: Rejections };
+
+export const noRejections = (): Rejections => ({ http: new Map(), tcp: new Map(), nodes: new Map() });
 
 /** One line of `wg show <if> dump` for a peer. */
 export interface WgPeerStatus {
@@ -84,24 +97,20 @@ export interface WgPeerStatus {
 export interface WireGuardAdapter {
   /** Create (or adopt) the interface with the gateway's key, address and port. Idempotent. */
   ensureInterface(gateway: DesiredState['gateway']): Promise<void>;
-  /** Make the peer set exactly `peers`, leaving unchanged peers undisturbed. */
-  syncPeers(peers: DesiredPeer[]): Promise<void>;
+  /** Make the peer set exactly `peers`, leaving unchanged peers undisturbed; returns why some nodes are not routed. */
+  syncPeers(peers: DesiredPeer[]): Promise<Map<number, string>>;
   dump(): Promise<WgPeerStatus[]>;
-  close(): Promise<void>;
+  /** Creates the interface again if it vanished (wireguard-go died, someone deleted it); true when it did. */
+  heal(): Promise<boolean>;
+  /** `keepServing`: leave the tunnel up for the next control plane (a restart); otherwise take it down. */
+  close(options: { keepServing: boolean }): Promise<void>;
 }
 
-/** Rendered config: paths relative to the nginx prefix → file content. */
+/** Rendered config: paths relative to a config directory → file content. */
 export type ConfigFiles = Record<string, string>;
 
 export class NginxRejectedError extends Error {
   override name = 'NginxRejectedError';
-}
-
-export interface NginxAdapter {
-  start(): Promise<void>;
-  /** Write a new generation, validate it, switch it in, reload. Throws NginxRejectedError (old one keeps serving). */
-  apply(files: ConfigFiles): Promise<{ generation: number }>;
-  stop(): Promise<void>;
 }
 
 /** Facts about the certificate in use for a domain, shown by the API. */
@@ -158,11 +167,12 @@ export interface NodeStatusSource {
 
 /**
  * What the control plane holds. `apply()` reconciles runtime state with the DB (coalescing bursts: callers that
- * arrive while an apply runs share the next one) and resolves when the change is live or was rejected.
+ * arrive while an apply runs share the next one) and resolves when the change is live.
  */
 export interface DataPlane {
   start(): Promise<void>;
-  stop(): Promise<void>;
+  /** `keepServing` (a restart of the control plane): nginx and WireGuard go on serving; otherwise they stop too. */
+  stop(options: { keepServing: boolean }): Promise<void>;
   apply(): Promise<ApplyResult>;
   status: NodeStatusSource;
   logs: LogSource;

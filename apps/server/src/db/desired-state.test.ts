@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { publicKeyFromPrivate } from '../dataplane/wireguard/keys.js';
-import { CONSOLE_SERVICE_ID, insertNode } from '../modules/services/test-support.js';
+import { insertNode } from '../modules/services/test-support.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
 import { getGatewayPrivateKey, getGatewayPublicKey, loadDesiredState } from './desired-state.js';
 import { domains, httpServices, nodes, settings, tcpServices } from './schema.js';
@@ -74,13 +74,11 @@ describe('loadDesiredState', () => {
       .run();
 
     const state = loadDesiredState(t.deps);
-    // First the console service the local node publishes from first boot (its backendHost is kept as given).
     expect(state.http.map((r) => [r.nodeId, r.pathLocation, r.domain, r.backendHost, r.backendPort])).toEqual([
-      [local.id, '/', null, '127.0.0.1', t.deps.config.port],
       [plain.id, '/', 'app.example.com', '10.50.0.2', 80],
       [gateway.id, '/lan', null, '192.168.1.10', 80],
     ]);
-    expect(state.http[1]).toMatchObject({ nodeId: plain.id, backendProto: 'http', allowedIps: ['203.0.113.0/24'], blockedIps: [] });
+    expect(state.http[0]).toMatchObject({ nodeId: plain.id, backendProto: 'http', allowedIps: ['203.0.113.0/24'], blockedIps: [] });
     expect(state.stream.map((r) => [r.proto, r.port, r.ssl, r.domain, r.backendHost, r.backendPort])).toEqual([
       ['tcp', 30000, true, 'app.example.com', '10.50.0.2', 5432],
       ['udp', 30000, false, null, '192.168.1.53', 53],
@@ -135,10 +133,6 @@ describe('loadDesiredState', () => {
         },
       ],
       http: [
-        {
-          serviceId: CONSOLE_SERVICE_ID, nodeId: local.id, domain: null, pathLocation: '/', backendProto: 'http',
-          backendHost: '127.0.0.1', backendPort: t.deps.config.port, allowedIps: [], blockedIps: [],
-        },
         {
           serviceId: web.id, nodeId: plain.id, domain: 'shop.example.com', pathLocation: '/', backendProto: 'http',
           backendHost: '10.50.0.2', backendPort: 80, allowedIps: ['203.0.113.0/24', '198.51.100.7'], blockedIps: ['203.0.113.9'],

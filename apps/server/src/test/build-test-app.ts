@@ -8,7 +8,9 @@ import { bootstrap } from '../bootstrap.js';
 import { openDb, type Db } from '../db/client.js';
 import { loadDesiredState } from '../db/desired-state.js';
 import { resolveMigrationsDir } from '../db/migrations-dir.js';
-import { createFakeDataPlane, type FakeDataPlane } from '../dataplane/fakes.js';
+import { createOfflineDataPlane, type OfflineDataPlane } from '../dataplane/offline.js';
+import { renderOptionsFor } from '../dataplane/index.js';
+import { dataPlaneConfigFor } from '../create-data-plane.js';
 import type { AppDeps } from '../deps.js';
 import { parseConfig, type Config } from '../env.js';
 import { loadSecretBox } from '../secrets.js';
@@ -29,14 +31,15 @@ export interface TestApp {
   db: Db;
   config: Config;
   dataDir: string;
-  fakeDataPlane: FakeDataPlane;
+  /** The data plane with its I/O off: real planner and renderers, adapters that record what they were told. */
+  fakeDataPlane: OfflineDataPlane;
   /** Signs in as the bootstrap admin and returns the session token. */
   login(): Promise<string>;
   /** Closes the app and the DB and removes the temp data dir. */
   cleanup(): Promise<void>;
 }
 
-/** A fresh app over a temp data dir (own DB, key file) and the in-memory data plane. */
+/** A fresh app over a temp data dir (own DB, key file) and the data plane with its I/O off. */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'postern-test-'));
   const config = parseConfig({
@@ -51,7 +54,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const db = openDb(join(dataDir, 'postern.db'), resolveMigrationsDir());
   const secrets = loadSecretBox(dataDir);
   const base = { config, db, secrets };
-  const fakeDataPlane = createFakeDataPlane({ loadDesiredState: () => loadDesiredState(base) });
+  const fakeDataPlane = createOfflineDataPlane({ loadDesiredState: () => loadDesiredState(base), render: renderOptionsFor(dataPlaneConfigFor(config)) });
   const deps: AppDeps = { ...base, dataPlane: fakeDataPlane, now: options.now ?? (() => new Date()) };
   await bootstrap(deps, () => undefined);
   const app = await buildApp(deps, { consoleDir: null, ...(options.logger ? { logger: options.logger } : {}) });
@@ -71,7 +74,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
     async cleanup() {
       await app.close();
-      await fakeDataPlane.stop();
+      await fakeDataPlane.stop({ keepServing: false });
       db.$client.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

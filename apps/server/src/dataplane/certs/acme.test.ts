@@ -83,7 +83,7 @@ function createRecordingLogger(): DataPlaneLogger & { warnings: string[] } {
 }
 
 function newIssuer(ca: FakeCa, logger: DataPlaneLogger = createRecordingLogger()) {
-  return createAcmeIssuer({ dataDir, logger, createClient: () => Promise.resolve(ca) });
+  return createAcmeIssuer({ dataDir, logger, challenges: { set: () => Promise.resolve(), remove: () => Promise.resolve() }, createClient: () => Promise.resolve(ca) });
 }
 
 /** The PEM blocks of a file, in order, each as written (BEGIN line to END line). */

@@ -1,22 +1,20 @@
 import { createPrivateKey } from 'node:crypto';
 import { Agent } from 'node:https';
 import { rootCertificates } from 'node:tls';
-import { mkdir, readFile, unlink } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as acme from 'acme-client';
-import { writeFileAtomic, type FileOwner } from '../atomic-write.js';
+import { writeFileAtomic } from '../atomic-write.js';
 import type { DataPlaneLogger } from '../types.js';
 import { assertHostname } from '../validate.js';
 import type { CertificateIssuer } from './self-signed.js';
 
 // ACME (RFC 8555) issuance with acme-client, HTTP-01 only: the CA fetches
-// http://<domain>/.well-known/acme-challenge/<token> from port 80, where nginx serves `webroot` for every host.
-// The issued chain and the domain's key land in ONE combined PEM replaced by an atomic rename, so nginx (which
-// reads the file per handshake) switches to it without a reload and never sees a mismatched key and chain.
+// http://<domain>/.well-known/acme-challenge/<token> from port 80, where nginx answers from the challenges it was
+// handed (ChallengeStore) for every host. The issued chain and the domain's key land in ONE combined PEM replaced
+// by an atomic rename; the data plane then hands it to nginx, which serves it without a reload.
 
 export const LETS_ENCRYPT_DIRECTORY = acme.directory.letsencrypt.production;
-/** Relative to the data dir; the data plane points nginx's `/.well-known/acme-challenge/` location here. */
-export const ACME_WEBROOT_DIR = 'acme-webroot';
 /** Relative to the data dir: the ACME account key (0600, in a 0700 directory). */
 export const ACME_ACCOUNT_DIR = 'acme';
 
@@ -36,10 +34,8 @@ export interface AcmeConfig {
 
 export interface AcmeIssuerOptions extends AcmeConfig {
   dataDir: string;
-  /** Directory nginx serves at `/.well-known/acme-challenge/` (its `.well-known/acme-challenge` subdir). */
-  webroot?: string;
-  /** Owner of the written PEM files (the nginx worker user reads them per handshake). */
-  owner?: FileOwner;
+  /** Where HTTP-01 answers go: nginx serves them on port 80. */
+  challenges: ChallengeStore;
   logger: DataPlaneLogger;
   /** How fast acme-client polls the CA for a status change; its default (5-30 s) suits public CAs. */
   pollMinMs?: number;
@@ -51,11 +47,18 @@ export interface AcmeIssuerOptions extends AcmeConfig {
 /** The part of acme-client's Client the issuer uses. */
 export type AcmeClient = Pick<acme.Client, 'auto'>;
 
-// RFC 8555 tokens are base64url; anything else from the network must not become a file name.
+// RFC 8555 tokens are base64url; anything else from the network is refused.
 const TOKEN = /^[A-Za-z0-9_-]{1,256}$/;
 
-export function challengeDir(webroot: string): string {
-  return join(webroot, '.well-known', 'acme-challenge');
+/** HTTP-01 answers by token, as nginx serves them at `/.well-known/acme-challenge/<token>` on port 80. */
+export interface ChallengeStore {
+  set(token: string, answer: string): Promise<void>;
+  remove(token: string): Promise<void>;
+}
+
+export function assertChallengeToken(token: string): string {
+  if (!TOKEN.test(token)) throw new Error('the CA sent a malformed challenge token');
+  return token;
 }
 
 /** The account key: created once (ECDSA P-256) and kept, so renewals and restarts use the same ACME account. */
@@ -87,7 +90,6 @@ export function describeAcmeError(err: unknown): string {
 
 export function createAcmeIssuer(options: AcmeIssuerOptions): CertificateIssuer {
   const { logger } = options;
-  const webroot = options.webroot ?? join(options.dataDir, ACME_WEBROOT_DIR);
   const directoryUrl = options.directoryUrl ?? LETS_ENCRYPT_DIRECTORY;
   let client: Promise<AcmeClient> | null = null;
 
@@ -99,11 +101,6 @@ export function createAcmeIssuer(options: AcmeIssuerOptions): CertificateIssuer 
       ...(options.pollMinMs === undefined ? {} : { backoffMin: options.pollMinMs }),
       ...(options.pollMaxMs === undefined ? {} : { backoffMax: options.pollMaxMs }),
     });
-  }
-
-  function tokenPath(token: string): string {
-    if (!TOKEN.test(token)) throw new Error('the CA sent a malformed challenge token');
-    return join(challengeDir(webroot), token);
   }
 
   /** The private key block of the PEM nginx serves now (self-signed placeholder or last issued), if usable. */
@@ -130,10 +127,7 @@ export function createAcmeIssuer(options: AcmeIssuerOptions): CertificateIssuer 
         throw err;
       });
       const acmeClient = await client;
-      await mkdir(challengeDir(webroot), { recursive: true, mode: 0o755 });
-      // Keep the domain's key: nginx opens the combined PEM twice per handshake (certificate, then key), so a
-      // renewal's rename between the two reads would pair an old certificate with a new key. With the same key
-      // every interleaving still matches (like certbot's --reuse-key).
+      // Keep the domain's key (like certbot's --reuse-key): a renewal never changes what clients may have pinned.
       const key = (await readPrivateKey(pemPath)) ?? (await acme.crypto.createPrivateEcdsaKey('P-256'));
       const [, csr] = await acme.crypto.createCsr({ commonName: domain, altNames: [domain] }, key);
       logger.info({ domain, directoryUrl }, 'certificate: requesting from the ACME CA');
@@ -144,14 +138,13 @@ export function createAcmeIssuer(options: AcmeIssuerOptions): CertificateIssuer 
         challengePriority: ['http-01'],
         skipChallengeVerification: options.skipPrecheck ?? false,
         challengeCreateFn: async (_authz, challenge, keyAuthorization) => {
-          // World-readable on purpose: the CA fetches it through nginx, and it is public by design.
-          await writeFileAtomic(tokenPath(challenge.token), keyAuthorization, 0o644);
+          await options.challenges.set(assertChallengeToken(challenge.token), keyAuthorization);
         },
         challengeRemoveFn: async (_authz, challenge) => {
-          await unlink(tokenPath(challenge.token)).catch(() => undefined);
+          await options.challenges.remove(assertChallengeToken(challenge.token)).catch(() => undefined);
         },
       });
-      await writeFileAtomic(pemPath, `${key.toString('utf8').trimEnd()}\n${chain.trimStart()}`, 0o600, options.owner);
+      await writeFileAtomic(pemPath, `${key.toString('utf8').trimEnd()}\n${chain.trimStart()}`, 0o600);
       logger.info({ domain }, 'certificate: issued by the ACME CA and installed');
     },
   };

@@ -1,14 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { promises as dns } from 'node:dns';
-import { mkdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import { writeFileAtomic } from '../atomic-write.js';
 import { isIPv4 } from '../validate.js';
-import { challengeDir } from './acme.js';
+import type { ChallengeStore } from './acme.js';
 
 // Before asking a CA for a certificate, check that the domain reaches this gateway: otherwise the HTTP-01
 // challenge fails anyway (and burns the CA's rate limit). Either the DNS answer contains the public host's
-// address, or a token this gateway just put in its ACME webroot comes back through http://<domain>/ (which
+// address, or a token this gateway just handed nginx to answer comes back through http://<domain>/ (which
 // also covers NAT, CDNs and proxies in front of the gateway).
 
 export type DomainCheckResult = { ok: true } | { ok: false; message: string };
@@ -23,8 +20,8 @@ export interface DomainCheckOptions {
   publicHost: string;
   /** POSTERN_HTTP_PORT: where nginx answers `/.well-known/acme-challenge/`. */
   httpPort: number;
-  /** `<dataDir>/acme-webroot`. */
-  webroot: string;
+  /** Where nginx's ACME answers come from (the same store the issuer uses). */
+  challenges: ChallengeStore;
   resolver?: Resolver;
   fetch?: typeof globalThis.fetch;
   timeoutMs?: number;
@@ -38,15 +35,12 @@ async function addressesOf(resolver: Resolver, host: string): Promise<string[]> 
   return [...v4, ...v6];
 }
 
-/** Puts a one-time token in the webroot and fetches it back through the domain. */
+/** Hands nginx a one-time token and fetches it back through the domain. */
 async function isTokenServedThrough(domain: string, options: DomainCheckOptions): Promise<boolean> {
   const fetchFn = options.fetch ?? globalThis.fetch;
   const token = `postern-check-${randomBytes(16).toString('hex')}`;
   const content = randomBytes(24).toString('hex');
-  const dir = challengeDir(options.webroot);
-  const file = join(dir, token);
-  await mkdir(dir, { recursive: true, mode: 0o755 });
-  await writeFileAtomic(file, content, 0o644);
+  await options.challenges.set(token, content);
   try {
     const port = options.httpPort === 80 ? '' : `:${options.httpPort}`;
     const response = await fetchFn(`http://${domain}${port}/.well-known/acme-challenge/${token}`, {
@@ -57,7 +51,7 @@ async function isTokenServedThrough(domain: string, options: DomainCheckOptions)
   } catch {
     return false; // unreachable, timed out, refused: the domain does not lead here
   } finally {
-    await unlink(file).catch(() => undefined);
+    await options.challenges.remove(token).catch(() => undefined);
   }
 }
 

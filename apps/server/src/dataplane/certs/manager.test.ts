@@ -44,7 +44,9 @@ function fakeIssuer(outcome: { fail?: string; days?: number } = {}): Certificate
 const managers: CertificateManager[] = [];
 
 function newManager(issuer: CertificateIssuer, store = createMemoryCertificateStore(), over: Partial<CertificateManagerOptions> = {}) {
-  const manager = createCertificateManager({ dataDir, acme: {}, store, logger: silent, now: () => NOW, issuer, ...over });
+  const manager = createCertificateManager({
+    dataDir, acme: {}, store, logger: silent, now: () => NOW, issuer, challenges: { set: () => Promise.resolve(), remove: () => Promise.resolve() }, ...over,
+  });
   manager.start();
   managers.push(manager);
   return manager;
@@ -85,9 +87,10 @@ afterEach(async () => {
 });
 
 describe('certificate manager', () => {
-  it('serves a self-signed certificate at once, then the CA certificate once issued', async () => {
+  it('serves a self-signed certificate at once, then the CA certificate once issued, telling nginx each time', async () => {
     const issuer = fakeIssuer();
-    const certs = newManager(issuer);
+    const installed: string[] = [];
+    const certs = newManager(issuer, createMemoryCertificateStore(), { onInstalled: (name) => installed.push(name) });
     const first = await certs.ensure(certbot('app.example.com'));
     expect(first).toMatchObject({ state: 'pending', issuer: 'CN=app.example.com', error: null });
     expect((await stat(join(dataDir, 'certs', 'app.example.com.pem'))).mode & 0o777).toBe(0o600);
@@ -99,6 +102,7 @@ describe('certificate manager', () => {
       notAfter: new Date(served.validTo).toISOString(), fingerprint: served.fingerprint256, error: null,
     });
     expect(issuer.calls).toEqual(['app.example.com']);
+    expect(installed).toEqual(['app.example.com', 'app.example.com']);
   });
 
   it('records the CA reason on failure, keeps serving self-signed and retries only after the back-off', async () => {

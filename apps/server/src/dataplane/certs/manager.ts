@@ -1,9 +1,9 @@
-import { chown, mkdir, readdir, readFile, unlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic, type FileOwner } from '../atomic-write.js';
+import { writeFileAtomic } from '../atomic-write.js';
 import type { CertificateAdapter, CertificateInfo, DataPlaneLogger, DesiredDomain } from '../types.js';
 import { assertHost, isIPv4 } from '../validate.js';
-import { ACME_WEBROOT_DIR, createAcmeIssuer, describeAcmeError, type AcmeConfig } from './acme.js';
+import { createAcmeIssuer, describeAcmeError, type AcmeConfig, type ChallengeStore } from './acme.js';
 import {
   decideNextAction, isDueForRenewal, markFailed, markIssued, markPending, newPendingRecord, selfSignedRecord,
   type CertificateRecord,
@@ -38,20 +38,20 @@ export interface CertificateManagerOptions {
   dataDir: string;
   /** Default `<dataDir>/certs` (combined PEMs nginx serves). */
   certsDir?: string;
-  /** Default `<dataDir>/acme-webroot` (what nginx serves at `/.well-known/acme-challenge/`). */
-  webroot?: string;
+  /** Where HTTP-01 answers go (nginx serves them on port 80). */
+  challenges: ChallengeStore;
   acme: AcmeConfig & { pollMinMs?: number; pollMaxMs?: number };
   store: CertificateStore;
   logger: DataPlaneLogger;
   now?: () => number;
-  /** Owner of the PEM files: the nginx worker user, which reads them per handshake. */
-  owner?: FileOwner;
   /** Name of the fallback certificate (unknown SNI): the gateway's public host. */
   fallbackHost?: string;
   /** Replaces the ACME issuer built from `acme` (unit tests). */
   issuer?: CertificateIssuer;
   /** How often renewals are checked; default daily. */
   checkIntervalMs?: number;
+  /** Told after a PEM was written (created, renewed, issued): nginx must be given the new one. */
+  onInstalled?: (name: string) => void;
   opensslBin?: string;
 }
 
@@ -63,7 +63,7 @@ export interface CertificateManager extends CertificateAdapter {
    */
   pruneExcept(keep: readonly string[]): Promise<string[]>;
   /**
-   * Lets issuance begin (call it once nginx serves the ACME webroot, i.e. after the boot apply) and arms the
+   * Lets issuance begin (call it once nginx answers ACME challenges, i.e. after the boot apply) and arms the
    * renewal timer. `ensure` before that only queues: a CA asked before nginx answers would fail the challenge.
    */
   start(): void;
@@ -101,8 +101,7 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
   const fallbackHost = options.fallbackHost ?? 'localhost';
   const certsDir = options.certsDir ?? join(options.dataDir, 'certs');
   const issuer = options.issuer ?? createAcmeIssuer({
-    ...options.acme, dataDir: options.dataDir, webroot: options.webroot ?? join(options.dataDir, ACME_WEBROOT_DIR), logger,
-    ...(options.owner ? { owner: options.owner } : {}),
+    ...options.acme, dataDir: options.dataDir, challenges: options.challenges, logger,
   });
   const checkIntervalMs = options.checkIntervalMs ?? DAY_MS;
   /** Domains the reconciler asked for, with their mode: the renewal check walks these. */
@@ -160,14 +159,15 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
   }
 
   async function createAndWriteSelfSigned(name: string): Promise<PemFacts> {
-    // 0711: nginx workers may open a file they know the name of; nobody may list the directory.
-    await mkdir(certsDir, { recursive: true, mode: 0o711 });
+    // Only nginx's masters (root) read these: they hand certificates to the workers in memory.
+    await mkdir(certsDir, { recursive: true, mode: 0o700 });
     const pem = await createSelfSignedPem(coveredNameOf(name), options.opensslBin);
-    // Atomic rename: nginx reads the PEM per handshake and picks the new one up without a reload.
-    await writeFileAtomic(pemPath(certsDir, name), pem, 0o600, options.owner);
+    // Atomic rename: a crash leaves the old PEM or the new one, never half of one.
+    await writeFileAtomic(pemPath(certsDir, name), pem, 0o600);
     const facts = describeCertificate(pem);
     logger.info({ domain: name, notAfter: facts.notAfter }, 'certificate: created self-signed certificate');
     factsCache.set(name, facts);
+    options.onInstalled?.(name);
     return facts;
   }
 
@@ -203,6 +203,7 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
       return;
     }
     factsCache.delete(name);
+    options.onInstalled?.(name);
     const desired = known.get(name);
     // Removed or switched to self-signed while the CA was working: do not leave the issued PEM behind.
     if (desired === undefined) {
@@ -352,8 +353,6 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     async ensureFallback() {
       const facts = await readFacts(FALLBACK_NAME);
       if (needsSelfSigned(FALLBACK_NAME, facts)) await writeSelfSigned(FALLBACK_NAME);
-      // A file from an earlier run may belong to another worker user; nginx must be able to read it.
-      else if (options.owner) await chown(pemPath(certsDir, FALLBACK_NAME), options.owner.uid, options.owner.gid);
     },
 
     async ensure(domain) {

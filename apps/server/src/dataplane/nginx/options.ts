@@ -1,55 +1,52 @@
-import { assertIPv4, assertPort } from '../validate.js';
+import { join } from 'node:path';
+import { assertHost, assertIPv4, assertPort } from '../validate.js';
 
 /** Where nginx finds and writes things, and which ports it owns. All paths are absolute. */
 export interface NginxRenderOptions {
-  /** nginx prefix (`-p`): pid, temp dirs, logs. */
+  /** nginx prefix (`-p`) of the HTTP instance; stream instances live below it in `stream/<proto>-<port>/`. */
   prefixDir: string;
-  /** Combined PEM files `<domain>.pem` and `_fallback.pem`. */
+  /** Combined PEM files `<domain>.pem` and `_fallback.pem` (read by the master only, as root). */
   certsDir: string;
-  /** ACME HTTP-01 answers live in `<acmeWebroot>/.well-known/acme-challenge/<token>`. */
-  acmeWebroot: string;
   httpPort: number;
   httpsPort: number;
+  /** HTTPS port where HTTP services without a domain are published: an origin apart from the console's. */
+  noDomainHttpsPort: number;
   /** Bind one address only (tests bind 127.0.0.1); default all IPv4 addresses. */
   listenAddress?: string;
-  /** Unprivileged user nginx workers run as when the master runs as root (they read certificates per handshake). */
+  /** Unprivileged user nginx workers run as (the masters run as root). */
   workerUser?: string;
-  /** POSTERN_PUBLIC_HOST: when it is a DNS name, TLS clients naming it get the fallback certificate. */
-  defaultHostName?: string;
-  /** Bound on how long open connections (WebSockets, TCP) of a removed service survive a reload. */
-  workerShutdownTimeoutSeconds?: number;
+  /** POSTERN_PUBLIC_HOST: the console's host name (or IP) on the HTTPS port; nothing else is served there. */
+  consoleHost: string;
+  /** The control plane as nginx reaches it, `http://127.0.0.1:3000`. */
+  consoleUpstream: string;
+  /** The gateway's own tunnel address: on port 80 it answers only the nodes' tunnel health check. */
+  tunnelAddress: string | null;
+  /** Name servers for backends given by host name (resolved per request, never at load). */
+  resolvers: readonly string[];
 }
 
 export const DEFAULT_WORKER_USER = 'www-data';
 export const FALLBACK_CERT_NAME = '_fallback';
-export const DEFAULT_WORKER_SHUTDOWN_TIMEOUT_SECONDS = 10;
-
-export function logsDir(options: NginxRenderOptions): string {
-  return `${options.prefixDir}/logs`;
-}
-
-/** Generation file besides the three configs: where the generation's overlay lives. */
-export const OVERLAY_CONF_FILE = 'overlay.conf';
-
-/** The control plane's overlay router, which nginx asks about hosts in the overlay. */
-export function overlayRouterSocket(options: Pick<NginxRenderOptions, 'prefixDir'>): string {
-  return `${options.prefixDir}/overlay.sock`;
-}
-
-/** Overlay files of the generation switched in as `epoch` (a per-process counter; the root is emptied at start). */
-export function overlayDir(prefixDir: string, epoch: number): string {
-  if (!Number.isSafeInteger(epoch) || epoch < 0) throw new Error(`invalid overlay epoch: ${epoch}`);
-  return `${prefixDir}/${OVERLAY_ROOT}/${epoch}`;
-}
-
-export const OVERLAY_ROOT = 'overlay';
 
 export const HTTP_ACCESS_LOG = 'access-http.log';
 export const STREAM_ACCESS_LOG = 'access-stream.log';
 
+export const logsDir = (options: Pick<NginxRenderOptions, 'prefixDir'>): string => join(options.prefixDir, 'logs');
+/** Root only (0700): nginx's control socket inside is 0666, so the directory is its only lock. */
+export const controlDir = (prefixDir: string): string => join(prefixDir, 'control');
+export const controlSocket = (prefixDir: string): string => join(controlDir(prefixDir), 'control.sock');
+/** What a fresh master loads before its first request (routes and the certificate names to read). */
+export const snapshotFile = (prefixDir: string): string => join(prefixDir, 'state', 'routes.json');
+export const streamRoot = (prefixDir: string): string => join(prefixDir, 'stream');
+
 export function validateRenderOptions(options: NginxRenderOptions): void {
   assertPort(options.httpPort, 'HTTP port');
   assertPort(options.httpsPort, 'HTTPS port');
+  assertPort(options.noDomainHttpsPort, 'no-domain HTTPS port');
   if (options.listenAddress !== undefined) assertIPv4(options.listenAddress, 'listen address');
+  if (options.tunnelAddress !== null) assertIPv4(options.tunnelAddress, 'tunnel address');
+  assertHost(options.consoleHost, 'console host');
+  if (!/^http:\/\/[0-9.]+:\d{1,5}$/.test(options.consoleUpstream)) throw new Error(`invalid console upstream: ${JSON.stringify(options.consoleUpstream)}`);
   if (options.workerUser !== undefined && !/^[a-z_][a-z0-9_-]{0,31}$/.test(options.workerUser)) throw new Error(`invalid worker user: ${JSON.stringify(options.workerUser)}`);
+  for (const resolver of options.resolvers) assertIPv4(resolver, 'name server');
 }

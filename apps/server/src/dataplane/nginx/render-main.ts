@@ -1,33 +1,134 @@
-import { quotePath } from './syntax.js';
-import { DEFAULT_WORKER_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_WORKER_USER, logsDir, type NginxRenderOptions } from './options.js';
+import type { ConfigFiles } from '../types.js';
+import {
+  DEFAULT_WORKER_USER, FALLBACK_CERT_NAME, HTTP_ACCESS_LOG, controlSocket, logsDir, snapshotFile, validateRenderOptions,
+  type NginxRenderOptions,
+} from './options.js';
+import { assertFilePath, block, quotePath, renderListen } from './syntax.js';
 
-// nginx.conf: process-level settings only. http.conf and stream.conf are included by relative path, which
-// nginx resolves against the directory of the `-c` file, so `nginx -t -c <generation>/nginx.conf` tests the
-// new generation's includes and the running master (started on `current/nginx.conf`) follows the symlink.
-export function renderMainConfig(options: NginxRenderOptions): string {
-  const timeout = options.workerShutdownTimeoutSeconds ?? DEFAULT_WORKER_SHUTDOWN_TIMEOUT_SECONDS;
-  if (!Number.isInteger(timeout) || timeout < 1 || timeout > 3600) throw new Error(`invalid worker shutdown timeout: ${timeout}`);
-  return [
-    'load_module /usr/lib/nginx/modules/ngx_stream_module.so;',
+// The HTTP instance: ONE nginx serving every HTTP service, the console and ACME answers. It holds no service in its
+// config: routes, access lists, certificates and ACME answers are data in Lua shared dictionaries (lua/postern.lua),
+// pushed over the control socket. So this config changes only with the gateway's own settings (ports, public host),
+// never with a service, and no service change reloads nginx.
+
+const LOG_FORMAT = [
+  `'{"time":"$time_iso8601","type":"http","svc":"$gw_svc","host":"$host","remote":"$remote_addr",'`,
+  `'"method":"$request_method","uri":"$gw_log_uri","proto":"$server_protocol","status":"$status",'`,
+  `'"bytes":"$body_bytes_sent","upstream_status":"$upstream_status","rt":"$request_time","ua":"$http_user_agent"}'`,
+];
+
+/** Sizes of the shared dictionaries. Allocated lazily; changing one needs a fresh master, so they are generous. */
+const DICTS = { gw_routes: '64m', gw_certs: '128m', gw_acme: '1m', gw_live: '16m' } as const;
+
+export const LUA_MODULE_FILE = 'postern.lua';
+
+/** Options handed to the Lua module's init(): JSON inside a Lua long string (every value is allow-listed). */
+function luaOptions(options: NginxRenderOptions): string {
+  const json = JSON.stringify({
+    snapshot: assertFilePath(snapshotFile(options.prefixDir)),
+    certs_dir: assertFilePath(options.certsDir),
+    console_host: options.consoleHost,
+    console_upstream: options.consoleUpstream,
+    no_domain_port: options.noDomainHttpsPort,
+    https_port: options.httpsPort,
+    tunnel_address: options.tunnelAddress,
+  });
+  if (json.includes(']==]')) throw new Error('refusing Lua options that would end their string');
+  return `[==[${json}]==]`;
+}
+
+/**
+ * The files of one generation of the HTTP instance: nginx.conf and the Lua module beside it, so config and code
+ * switch together. `generationDir` is where they will live (the Lua module is loaded from there).
+ */
+export function renderHttpInstance(options: NginxRenderOptions, generationDir: string, luaSource: string): ConfigFiles {
+  validateRenderOptions(options);
+  const fallback = `${assertFilePath(options.certsDir)}/${FALLBACK_CERT_NAME}.pem`;
+  const resolver = options.resolvers.length > 0 ? [`resolver ${options.resolvers.join(' ')} valid=30s ipv6=off;`, 'resolver_timeout 5s;'] : [];
+  const conf = [
+    'load_module /usr/lib/nginx/modules/ndk_http_module.so;',
+    'load_module /usr/lib/nginx/modules/ngx_http_lua_module.so;',
     '',
     'daemon off;',
     `user ${options.workerUser ?? DEFAULT_WORKER_USER};`,
     'worker_processes auto;',
     `pid ${quotePath(`${options.prefixDir}/nginx.pid`)};`,
     `error_log ${quotePath(`${logsDir(options)}/error.log`)} warn;`,
-    `worker_shutdown_timeout ${timeout}s;`,
+    // No worker_shutdown_timeout: a reload (only for the gateway's own settings or an upgrade) must not cut anyone's
+    // connections; a disabled service's connections are cut precisely instead (dataplane/connections.ts).
     '',
-    'events {',
-    '    worker_connections 4096;',
-    '}',
+    ...block('events', ['worker_connections 4096;']),
     '',
-    'http {',
-    '    include http.conf;',
-    '}',
-    '',
-    'stream {',
-    '    include stream.conf;',
-    '}',
+    ...block('http', [
+      'include /etc/nginx/mime.types;',
+      'default_type application/octet-stream;',
+      `client_body_temp_path ${quotePath(`${options.prefixDir}/temp/client_body`)};`,
+      `proxy_temp_path ${quotePath(`${options.prefixDir}/temp/proxy`)};`,
+      `fastcgi_temp_path ${quotePath(`${options.prefixDir}/temp/fastcgi`)};`,
+      `uwsgi_temp_path ${quotePath(`${options.prefixDir}/temp/uwsgi`)};`,
+      `scgi_temp_path ${quotePath(`${options.prefixDir}/temp/scgi`)};`,
+      'server_tokens off;',
+      'client_max_body_size 0;',
+      // Bodies pass through as they arrive: workers never spool to disk (they may not be able to reach the data dir).
+      'proxy_request_buffering off;',
+      ...resolver,
+      '',
+      `lua_package_path "${assertFilePath(generationDir)}/?.lua;/usr/share/lua/5.1/?.lua;;";`,
+      ...Object.entries(DICTS).map(([name, size]) => `lua_shared_dict ${name} ${size};`),
+      `init_by_lua_block { require("postern").init(${luaOptions(options)}) }`,
+      '',
+      `log_format gw_http escape=json ${LOG_FORMAT.join('\n        ')};`,
+      `access_log ${quotePath(`${logsDir(options)}/${HTTP_ACCESS_LOG}`)} gw_http;`,
+      '',
+      ...block('map $http_upgrade $gw_connection', ['default upgrade;', "'' close;"]),
+      '',
+      ...block('server', [
+        renderListen(options.listenAddress, options.httpPort, ['default_server']),
+        'set $gw_svc "";',
+        'set $gw_log_uri "";',
+        ...block('location /', ['content_by_lua_block { require("postern").plain() }']),
+      ]),
+      '',
+      ...block('server', [
+        renderListen(options.listenAddress, options.httpsPort, ['ssl', 'default_server']),
+        renderListen(options.listenAddress, options.noDomainHttpsPort, ['ssl', 'default_server']),
+        // Until the control plane pushes certificates, and for clients that send no name: the fallback.
+        `ssl_certificate ${quotePath(fallback)};`,
+        `ssl_certificate_key ${quotePath(fallback)};`,
+        'ssl_certificate_by_lua_block { require("postern").certificate() }',
+        'ssl_protocols TLSv1.2 TLSv1.3;',
+        'ssl_session_cache shared:gw_tls:10m;',
+        'ssl_session_timeout 1h;',
+        'set $gw_svc "";',
+        'set $gw_up "";',
+        'set $gw_log_uri "";',
+        ...block('location /', [
+          'access_by_lua_block { require("postern").route() }',
+          'proxy_pass $gw_up$request_uri;',
+          'proxy_http_version 1.1;',
+          'proxy_set_header Host $host;',
+          'proxy_set_header X-Real-IP $remote_addr;',
+          'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
+          'proxy_set_header X-Forwarded-Proto $scheme;',
+          'proxy_set_header X-Forwarded-Host $host;',
+          'proxy_set_header Upgrade $http_upgrade;',
+          'proxy_set_header Connection $gw_connection;',
+          'proxy_read_timeout 1h;',
+          // Responses pass on as they arrive: event streams and long polls never wait for a buffer to fill.
+          'proxy_buffering off;',
+          'log_by_lua_block { require("postern").done() }',
+        ]),
+      ]),
+      '',
+      ...block('server', [
+        `listen unix:${assertFilePath(controlSocket(options.prefixDir))};`,
+        'access_log off;',
+        // Pushes are kept in memory (a full route table at 10,000 services is ~2 MB): no temp files.
+        'client_body_buffer_size 64m;',
+        'client_max_body_size 64m;',
+        ...block('location /', ['content_by_lua_block { require("postern").control() }']),
+      ]),
+    ]),
     '',
   ].join('\n');
+  return { 'nginx.conf': conf, [LUA_MODULE_FILE]: luaSource };
 }

@@ -48,6 +48,12 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
   let stateDir = '';
   let wg: WireGuardAdapter | undefined;
 
+  const makeDriver = (): WireGuardAdapter => createWireGuardDriver({
+    wgInterface: ifs.gw, stateDir: join(stateDir, 'gw'), logger: silent, netns: ns.gw,
+    ports: { httpPort: 80, httpsPorts: [443], tcpPortRange: [30000, 30010] },
+  });
+  const gatewayConfig = { address: '10.77.0.1/16', listenPort: 51820, privateKey: gwKeys.privateKey, publicHost: '10.200.1.1' };
+
   const peer = (node: 'n1' | 'n2', address: string): DesiredPeer => ({
     nodeId: node === 'n1' ? 1 : 2, publicKey: nodeKeys[node].publicKey, presharedKey: null, address, allowedIps: [`${address}/32`],
   });
@@ -85,16 +91,16 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
     }
     // Forwarding on, so isolation is proved by our rules and not by the namespace's default.
     inNs(ns.gw, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1');
-    const driver = createWireGuardDriver({ wgInterface: ifs.gw, stateDir: join(stateDir, 'gw'), logger: silent, netns: ns.gw });
+    const driver = makeDriver();
     wg = driver;
-    await driver.ensureInterface({ address: '10.77.0.1/16', listenPort: 51820, privateKey: gwKeys.privateKey, publicHost: '10.200.1.1' });
+    await driver.ensureInterface(gatewayConfig);
     await driver.syncPeers([peer('n1', '10.77.0.2'), peer('n2', '10.77.0.3')]);
     await startNode('n1', '10.77.0.2', '10.200.1.1:51820');
     await startNode('n2', '10.77.0.3', '10.200.2.1:51820');
   }, 20_000);
 
   afterAll(async () => {
-    await wg?.close().catch(() => undefined);
+    await wg?.close({ keepServing: false }).catch(() => undefined);
     for (const child of nodeChildren) child.kill('SIGTERM');
     await waitFor(() => nodeChildren.every((c) => c.exitCode !== null || c.signalCode !== null), 5000);
     for (const name of Object.values(ns)) {
@@ -116,10 +122,28 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
     expect(poller.get(nodeKeys.n1.publicKey)?.transferRx).toBeGreaterThan(0);
   }, 15_000);
 
-  it('keeps nodes from reaching each other through the gateway', () => {
-    expect(canPing(ns.n1, '10.77.0.1')).toBe(true);
+  it('keeps nodes from reaching each other, and from reaching the gateway itself but for the tunnel health port', async () => {
     expect(canPing(ns.n1, '10.77.0.3')).toBe(false);
-  });
+    expect(canPing(ns.n1, '10.77.0.1')).toBe(false);
+    // A control plane listening on every address (POSTERN_HOST=0.0.0.0) still does not answer over the tunnel.
+    const listeners = [3000, 80].map((port) => spawn('ip', ['netns', 'exec', ns.gw, process.execPath, '-e',
+      `require('net').createServer((s) => s.end('hi')).listen(${port}, '0.0.0.0')`], { stdio: 'ignore' }));
+    try {
+      const answers = (port: number) => {
+        try {
+          return inNs(ns.n1, process.execPath, '-e', `const s = require('net').connect(${port}, '10.77.0.1'); s.setTimeout(1500, () => process.exit(2)); s.on('data', (d) => { process.stdout.write(String(d)); process.exit(0); }); s.on('error', () => process.exit(3));`);
+        } catch {
+          return 'no answer';
+        }
+      };
+      expect(await waitFor(() => answers(80) === 'hi', 5000, 100)).toBe(true);
+      expect(answers(3000)).toBe('no answer');
+      // From the gateway side the same listener answers: only the tunnel is closed.
+      expect(inNs(ns.gw, process.execPath, '-e', `require('net').connect(3000, '10.77.0.1').on('data', (d) => { process.stdout.write(String(d)); process.exit(0); })`)).toBe('hi');
+    } finally {
+      for (const listener of listeners) listener.kill('SIGKILL');
+    }
+  }, 15_000);
 
   it('stops a removed peer’s traffic at once and leaves the other peer undisturbed', async () => {
     const before = (await gateway().dump()).find((p) => p.publicKey === nodeKeys.n2.publicKey)?.latestHandshake;
@@ -128,4 +152,22 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
     expect(canPing(ns.gw, '10.77.0.3')).toBe(true);
     expect((await gateway().dump()).find((p) => p.publicKey === nodeKeys.n2.publicKey)?.latestHandshake).toBe(before);
   });
+
+  it('is adopted by a new driver without disturbing a peer’s session', async () => {
+    const before = (await gateway().dump()).find((p) => p.publicKey === nodeKeys.n2.publicKey)?.latestHandshake;
+    await gateway().close({ keepServing: true });
+    wg = makeDriver();
+    await gateway().ensureInterface(gatewayConfig);
+    await gateway().syncPeers([peer('n2', '10.77.0.3')]);
+    expect(canPing(ns.gw, '10.77.0.3')).toBe(true);
+    expect((await gateway().dump()).find((p) => p.publicKey === nodeKeys.n2.publicKey)?.latestHandshake).toBe(before);
+  });
+
+  it('creates the interface again, peers and routes included, when it disappears', async () => {
+    inNs(ns.gw, 'ip', 'link', 'del', ifs.gw);
+    expect(canPing(ns.gw, '10.77.0.3')).toBe(false);
+    expect(await gateway().heal()).toBe(true);
+    expect(await waitFor(() => canPing(ns.gw, '10.77.0.3'), 8000, 100)).toBe(true);
+    expect(await gateway().heal()).toBe(false);
+  }, 15_000);
 });

@@ -1,13 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, readFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import { runCommand } from '../exec.js';
+import { isAlive, readCmdline, waitFor } from '../nginx/process-info.js';
 import type { DataPlaneLogger, DesiredPeer, DesiredState, WgPeerStatus, WireGuardAdapter } from '../types.js';
 import { assertInterfaceName, assertIPv4Cidr, assertPort, assertWgKey, isWgKey } from '../validate.js';
 import { formatSubnet, isInSubnet, parseSubnet } from './addresses.js';
 import { parseWgDump } from './dump.js';
-import { jumpRules, needsForwarding, renderFirewallRules, routesForPeers } from './firewall.js';
+import { jumpRules, needsForwarding, renderFirewallRules, routesForPeers, type TunnelPorts } from './firewall.js';
 import { isIPv4Endpoint, renderServerConfig } from './render.js';
 
 export interface WireGuardDriverOptions {
@@ -15,6 +17,8 @@ export interface WireGuardDriverOptions {
   /** Private dir (0700) for the generated `wg` config files, which hold the gateway's private key. */
   stateDir: string;
   logger: DataPlaneLogger;
+  /** What nodes may reach on the gateway through the tunnel (firewall.ts). */
+  ports: Omit<TunnelPorts, 'tunnelAddress'>;
   wireguardGoBin?: string;
   /** Run every command inside this network namespace (`ip netns exec`): system tests. */
   netns?: string;
@@ -22,19 +26,11 @@ export interface WireGuardDriverOptions {
 
 const LINK_DEADLINE_MS = 5000;
 
-async function waitForLink(ifname: string, child: ChildProcess, isLinkPresent: (name: string) => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + LINK_DEADLINE_MS;
-  while (Date.now() < deadline) {
-    if (await isLinkPresent(ifname)) return;
-    if (child.exitCode !== null) throw new Error(`wireguard-go exited with code ${child.exitCode} before creating ${ifname}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`wireguard-go did not create ${ifname} within ${LINK_DEADLINE_MS} ms`);
-}
-
 /**
  * The gateway's WireGuard interface. Kernel WireGuard when `ip link add … type wireguard` works, `wireguard-go`
- * otherwise. Key material reaches `wg` only through 0600 files, never argv (argv is world-readable in /proc).
+ * otherwise. wireguard-go runs detached (own session, output to a log file, no pipe to the control plane), so it
+ * outlives a restart of the control plane, which adopts the interface as it finds it. Key material reaches `wg`
+ * only through 0600 files, never argv (argv is world-readable in /proc).
  */
 export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuardAdapter {
   const ifname = assertInterfaceName(options.wgInterface, 'interface');
@@ -43,14 +39,20 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     (options.netns === undefined ? [file, [...args]] : ['ip', ['netns', 'exec', options.netns, file, ...args]]);
   const run = (file: string, args: readonly string[], opts?: { input?: string }): ReturnType<typeof runCommand> =>
     runCommand(...inNetns(file, args), opts);
-  const isLinkPresent = (name: string): Promise<boolean> => run('ip', ['link', 'show', 'dev', name]).then(() => true, () => false);
+  // Inside our own namespace /sys/class/net tells without a process; a test's other namespace needs `ip`.
+  const isLinkPresent = (): Promise<boolean> => (options.netns === undefined
+    ? Promise.resolve(existsSync(`/sys/class/net/${ifname}`))
+    : run('ip', ['link', 'show', 'dev', ifname]).then(() => true, () => false));
+  const pidFile = join(stateDir, `${ifname}.wireguard-go.pid`);
+  const goLog = join(stateDir, `${ifname}.wireguard-go.log`);
   let gateway: DesiredState['gateway'] | null = null;
-  let userspace: ChildProcess | null = null;
   let isForwardingOn = false;
-  // What the interface was last brought to, so a steady-state apply costs one `ip link show` (the reconciler
-  // runs on every API change). Reset whenever the link had to be created again.
+  // What the interface was last brought to, so a steady-state apply costs one check (the reconciler runs on every
+  // API change). Reset whenever the link had to be created again.
   let appliedGateway: string | null = null;
   let appliedPeers: string | null = null;
+  let lastPeers: DesiredPeer[] = [];
+  let lastRouteErrors = new Map<number, string>();
   /**
    * Last endpoint seen per peer public key, kept across a peer's removal (disable, then connect again) and, in a
    * 0600 file of the state dir, across a restart of the gateway: a rebuilt interface dials its nodes at once
@@ -82,6 +84,14 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     await writeFileAtomic(endpointsFile, text, 0o600);
   }
 
+  /** The wireguard-go process serving our interface, if one runs (from its pid file). */
+  async function userspacePid(): Promise<number | null> {
+    const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
+    if (!Number.isInteger(pid) || pid <= 1 || !isAlive(pid)) return null;
+    const cmdline = await readCmdline(pid);
+    return cmdline?.includes('wireguard-go') && cmdline.includes(ifname) ? pid : null;
+  }
+
   async function createLink(): Promise<void> {
     try {
       await run('ip', ['link', 'add', 'dev', ifname, 'type', 'wireguard']);
@@ -90,20 +100,20 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     } catch {
       // No kernel module (containers, these test machines): fall back to userspace.
     }
+    const stale = await userspacePid();
+    if (stale !== null) process.kill(stale, 'SIGKILL');
     const bin = options.wireguardGoBin ?? 'wireguard-go';
-    const child = spawn(...inNetns(bin, ['-f', ifname]), { stdio: ['ignore', 'pipe', 'pipe'] });
-    userspace = child;
-    child.stdout?.on('data', (chunk: Buffer) => logger.debug({ wireguardGo: chunk.toString().trim() }, 'wireguard-go'));
-    child.stderr?.on('data', (chunk: Buffer) => logger.debug({ wireguardGo: chunk.toString().trim() }, 'wireguard-go'));
+    const out = openSync(goLog, 'a', 0o600);
+    const child = spawn(...inNetns(bin, ['-f', ifname]), { stdio: ['ignore', out, out], detached: true });
+    closeSync(out);
+    child.unref();
     child.on('error', (err) => logger.error({ err }, 'WireGuard: cannot run wireguard-go'));
-    child.on('exit', (code, signal) => {
-      if (userspace === child) {
-        userspace = null;
-        // The interface went with it; the next apply recreates it.
-        logger.error({ code, signal, interface: ifname }, 'WireGuard: wireguard-go exited');
-      }
-    });
-    await waitForLink(ifname, child, isLinkPresent);
+    if (child.pid !== undefined) await writeFile(pidFile, `${child.pid}\n`, { mode: 0o600 });
+    const isUp = await waitFor(async () => child.exitCode !== null || (await isLinkPresent()), LINK_DEADLINE_MS, 25);
+    if (!isUp || child.exitCode !== null) {
+      const log = await readFile(goLog, 'utf8').catch(() => '');
+      throw new Error(`wireguard-go did not create ${ifname}: ${log.trim().split('\n').slice(-3).join(' ') || 'no output'}`);
+    }
     logger.info({ interface: ifname, pid: child.pid }, 'WireGuard: no kernel WireGuard, using wireguard-go');
   }
 
@@ -116,17 +126,32 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     await run('ip', ['link', 'set', 'dev', ifname, 'up']);
   }
 
-  async function syncRoutes(peers: DesiredPeer[], vpnSubnet: string): Promise<void> {
+  /**
+   * Gateway nodes' networks, each its own route `dev <if> proto static`. Added, never replaced: a network the host
+   * already routes elsewhere (its own LAN) is refused for that node alone, and deleting the node removes only
+   * what was added, so the host's routes stay exactly as they were.
+   */
+  async function syncRoutes(peers: DesiredPeer[], vpnSubnet: string): Promise<Map<number, string>> {
     const vpn = parseSubnet(vpnSubnet);
     const wanted = routesForPeers(peers, (cidr) => isInSubnet(cidr.split('/')[0] ?? '', vpn));
     const { stdout } = await run('ip', ['-4', '-o', 'route', 'show', 'dev', ifname, 'proto', 'static']);
     const present = stdout.split('\n').map((line) => line.split(' ')[0] ?? '').filter((cidr) => cidr !== '');
-    for (const cidr of present.filter((c) => !wanted.includes(c))) await run('ip', ['route', 'del', cidr, 'dev', ifname, 'proto', 'static']);
-    for (const cidr of wanted.filter((c) => !present.includes(c))) await run('ip', ['route', 'replace', cidr, 'dev', ifname, 'proto', 'static']);
+    const wantedCidrs = new Set(wanted.map((route) => route.cidr));
+    for (const cidr of present.filter((c) => !wantedCidrs.has(c))) await run('ip', ['route', 'del', cidr, 'dev', ifname, 'proto', 'static']);
+    const errors = new Map<number, string>();
+    for (const { cidr, nodeId } of wanted.filter((route) => !present.includes(route.cidr))) {
+      try {
+        await run('ip', ['route', 'add', cidr, 'dev', ifname, 'proto', 'static']);
+      } catch (err) {
+        const detail = err instanceof Error && /exists/i.test(err.message) ? 'the gateway host already routes this network' : String(err);
+        errors.set(nodeId, `cannot route ${cidr} into the tunnel: ${detail}`);
+      }
+    }
+    return errors;
   }
 
-  async function syncFirewall(peers: DesiredPeer[]): Promise<void> {
-    await run('iptables-restore', ['--noflush'], { input: renderFirewallRules(ifname, peers) });
+  async function syncFirewall(peers: DesiredPeer[], tunnelAddress: string): Promise<void> {
+    await run('iptables-restore', ['--noflush'], { input: renderFirewallRules(ifname, peers, { ...options.ports, tunnelAddress }) });
     for (const rule of jumpRules(ifname)) {
       const exists = await run('iptables', ['-t', rule.table, '-C', rule.chain, ...rule.match]).then(() => true, () => false);
       if (!exists) await run('iptables', ['-t', rule.table, '-I', rule.chain, '1', ...rule.match]);
@@ -152,46 +177,72 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     }
   }
 
-  return {
-    async ensureInterface(desired) {
-      assertWgKey(desired.privateKey, 'gateway private key');
-      assertPort(desired.listenPort, 'listen port');
-      await mkdir(stateDir, { recursive: true, mode: 0o700 });
-      if (!(await isLinkPresent(ifname))) {
-        appliedGateway = null;
-        appliedPeers = null;
-        await createLink();
-      }
-      if (appliedGateway === JSON.stringify(desired)) return;
-      const keyFile = join(stateDir, `${ifname}.key`);
-      await writeFileAtomic(keyFile, `${desired.privateKey}\n`, 0o600);
-      await run('wg', ['set', ifname, 'listen-port', String(desired.listenPort), 'private-key', keyFile]);
-      await syncAddress(desired.address);
-      gateway = desired;
-      appliedGateway = JSON.stringify(desired);
-      appliedPeers = null; // a new key or port: re-sync peers too
-    },
+  async function ensureInterface(desired: DesiredState['gateway']): Promise<void> {
+    assertWgKey(desired.privateKey, 'gateway private key');
+    assertPort(desired.listenPort, 'listen port');
+    await mkdir(stateDir, { recursive: true, mode: 0o700 });
+    if (!(await isLinkPresent())) {
+      appliedGateway = null;
+      appliedPeers = null;
+      await createLink();
+    }
+    if (appliedGateway === JSON.stringify(desired)) return;
+    // Also on adoption: the same key and port again change nothing, and no peer loses its session.
+    const keyFile = join(stateDir, `${ifname}.key`);
+    await writeFileAtomic(keyFile, `${desired.privateKey}\n`, 0o600);
+    await run('wg', ['set', ifname, 'listen-port', String(desired.listenPort), 'private-key', keyFile]);
+    await syncAddress(desired.address);
+    gateway = desired;
+    appliedGateway = JSON.stringify(desired);
+    appliedPeers = null; // a new key or port: re-sync peers too
+  }
 
-    async syncPeers(peers) {
-      if (!gateway) throw new Error('WireGuard: syncPeers before ensureInterface');
-      const wanted = JSON.stringify(peers);
-      if (appliedPeers === wanted) return;
-      await loadEndpoints();
-      await rememberEndpoints();
-      // A peer that is re-added (node connected again) gets its last endpoint back, so the gateway starts the
-      // handshake instead of waiting up to two minutes for the node's stale session to time out.
-      const withEndpoints = peers.map((peer) => ({ ...peer, endpoint: lastEndpoints.get(peer.publicKey) ?? null }));
-      const confFile = join(stateDir, `${ifname}.conf`);
-      await writeFileAtomic(
-        confFile,
-        renderServerConfig({ privateKey: gateway.privateKey, listenPort: gateway.listenPort, peers: withEndpoints }),
-        0o600,
-      );
-      // syncconf changes only what differs: unchanged peers keep their session, removed peers stop at once.
-      await run('wg', ['syncconf', ifname, confFile]);
-      await syncRoutes(peers, formatSubnet(parseSubnet(gateway.address)));
-      await syncFirewall(peers);
-      appliedPeers = wanted;
+  async function syncPeers(peers: DesiredPeer[]): Promise<Map<number, string>> {
+    if (!gateway) throw new Error('WireGuard: syncPeers before ensureInterface');
+    const wanted = JSON.stringify(peers);
+    if (appliedPeers === wanted) return lastRouteErrors;
+    const errors = new Map<number, string>();
+    // One node's bad key must not take every peer down with it (wg syncconf refuses the whole file).
+    const usable = peers.filter((peer) => {
+      try {
+        renderServerConfig({ privateKey: gateway?.privateKey ?? '', listenPort: gateway?.listenPort ?? 1, peers: [peer] });
+        return true;
+      } catch (err) {
+        errors.set(peer.nodeId, err instanceof Error ? err.message : String(err));
+        return false;
+      }
+    });
+    await loadEndpoints();
+    await rememberEndpoints();
+    // A peer that is re-added (node connected again) gets its last endpoint back, so the gateway starts the
+    // handshake instead of waiting up to two minutes for the node's stale session to time out.
+    const withEndpoints = usable.map((peer) => ({ ...peer, endpoint: lastEndpoints.get(peer.publicKey) ?? null }));
+    const confFile = join(stateDir, `${ifname}.conf`);
+    await writeFileAtomic(confFile, renderServerConfig({ privateKey: gateway.privateKey, listenPort: gateway.listenPort, peers: withEndpoints }), 0o600);
+    // syncconf changes only what differs: unchanged peers keep their session, removed peers stop at once.
+    await run('wg', ['syncconf', ifname, confFile]);
+    const routeErrors = await syncRoutes(usable, formatSubnet(parseSubnet(gateway.address)));
+    for (const [nodeId, message] of routeErrors) errors.set(nodeId, message);
+    await syncFirewall(usable, gateway.address.split('/')[0] ?? '');
+    appliedPeers = wanted;
+    lastPeers = peers;
+    lastRouteErrors = errors;
+    return errors;
+  }
+
+  return {
+    ensureInterface,
+    syncPeers,
+
+    async heal() {
+      if (!gateway || (await isLinkPresent())) return false;
+      logger.error({ interface: ifname }, 'WireGuard: the interface is gone; creating it again');
+      appliedGateway = null;
+      appliedPeers = null;
+      const desired = gateway;
+      await ensureInterface(desired);
+      await syncPeers(lastPeers);
+      return true;
     },
 
     async dump(): Promise<WgPeerStatus[]> {
@@ -203,18 +254,18 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
       return peers;
     },
 
-    async close() {
+    async close({ keepServing }) {
       appliedGateway = null;
       appliedPeers = null;
-      const child = userspace;
-      userspace = null;
-      if (child && child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      } else {
-        await run('ip', ['link', 'del', 'dev', ifname]).catch(() => undefined);
+      gateway = null;
+      if (keepServing) return;
+      const pid = await userspacePid();
+      if (pid !== null) {
+        process.kill(pid, 'SIGTERM');
+        if (!(await waitFor(() => !isAlive(pid), 3000))) process.kill(pid, 'SIGKILL');
+        await rm(pidFile, { force: true });
       }
+      await run('ip', ['link', 'del', 'dev', ifname]).catch(() => undefined);
     },
   };
 }

@@ -76,19 +76,25 @@ describe('createStatusPoller', () => {
     expect(t.ticks).toHaveLength(0);
   });
 
-  it('keeps the last known state and reports a failing dump once', async () => {
+  it('shows every node offline while the tunnel cannot be read, reports it once, and recovers', async () => {
     const errors: unknown[] = [];
+    const changes: string[][] = [];
     let fail = false;
     const poller = createStatusPoller({
       dump: () => (fail ? Promise.reject(new Error('wg missing')) : Promise.resolve([peer('A')])),
       now: () => NOW,
       onError: (err) => errors.push(err),
     });
+    poller.onChange((keys) => changes.push(keys));
     await poller.poll();
     fail = true;
     await poller.poll();
     await poller.poll();
     expect(errors).toHaveLength(1);
+    expect(poller.get('A')).toBeUndefined();
+    expect(changes).toEqual([['A'], ['A']]);
+    fail = false;
+    await poller.poll();
     expect(poller.get('A')?.status).toBe('online');
   });
 });

@@ -70,11 +70,12 @@ export function createStatusPoller(options: StatusPollerOptions): StatusPoller {
       peers = await dump();
       lastErrorText = null;
     } catch (err) {
-      // Report a failing dump once, not every 2 s.
+      // Report a failing dump once, not every 2 s. No dump means no tunnel (the interface or wireguard-go is gone):
+      // every node is offline until the data plane restores it, and the console must say so.
       const text = String(err);
       if (text !== lastErrorText) onError(err);
       lastErrorText = text;
-      return;
+      peers = [];
     }
     const nowMs = now();
     const next = new Map(peers.map((peer) => [peer.publicKey, toNodeStatus(peer, nowMs)]));

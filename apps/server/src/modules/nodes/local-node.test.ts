@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import type { HttpService, ListResponse } from '@postern/contract';
+import { httpServices } from '../../db/schema.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
+import { ensureLocalNode, LEGACY_CONSOLE_SERVICE_NAME } from './local-node.js';
 
 let t: TestApp;
 beforeEach(async () => {
@@ -10,20 +12,24 @@ afterEach(async () => {
   await t.cleanup();
 });
 
-test('from first boot the local node publishes the console over HTTPS on the default host', async () => {
+const localServices = async () => {
   const token = await t.login();
   const response = await t.app.inject({ method: 'GET', url: '/api/services/1/http', headers: { authorization: `Bearer ${token}` } });
-  const { data } = response.json<ListResponse<HttpService>>();
-  expect(data).toEqual([
-    expect.objectContaining({
-      name: 'Postern console',
-      domain: null,
-      pathLocation: '/',
-      backendProto: 'http',
-      backendHost: '127.0.0.1',
-      backendPort: t.deps.config.port,
-      enabled: true,
-      publicAccess: `https://${t.deps.config.publicHost}${t.deps.config.httpsPort === 443 ? '' : `:${t.deps.config.httpsPort}`}/`,
-    }),
-  ]);
+  return response.json<ListResponse<HttpService>>().data;
+};
+
+test('the local node publishes nothing of its own: nginx serves the console on the public host by itself', async () => {
+  expect(await localServices()).toEqual([]);
+  await t.deps.dataPlane.apply();
+  expect(t.fakeDataPlane.lastState?.http).toEqual([]);
+});
+
+test('the console service earlier versions created is removed at boot, and nothing else of the local node', async () => {
+  const row = { nodeId: 1, domain: '', pathLocation: '/', backendHost: '127.0.0.1', backendPort: t.deps.config.port };
+  t.db.insert(httpServices).values([
+    { ...row, name: LEGACY_CONSOLE_SERVICE_NAME },
+    { ...row, name: 'grafana', pathLocation: '/grafana', backendPort: 3001 },
+  ]).run();
+  ensureLocalNode(t.deps);
+  expect((await localServices()).map((s) => s.name)).toEqual(['grafana']);
 });

@@ -70,11 +70,24 @@ describe('POST /api/nodes', () => {
     expect((await createNode({ name: 'lab', isGateway: true, gatewayNetwork: '172.16.0.0/24' })).name).toBe('lab');
   });
 
-  it('reports a data-plane rejection as 400 with its message', async () => {
-    t.fakeDataPlane.failNextApply('nginx: configuration test failed');
-    const response = await api('POST', '/api/nodes', { name: 'rejected' });
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ message: 'nginx: configuration test failed' });
+  it('still hands out the new node and its one-time token when the data plane is down', async () => {
+    t.fakeDataPlane.failNextApply('WireGuard: wireguard-go did not create postern0');
+    const response = await api('POST', '/api/nodes', { name: 'kept' });
+    expect(response.statusCode).toBe(201);
+    expect(response.json().token).toMatch(/^\S{20,}$/);
+  });
+
+  it('answers an edit the data plane cannot apply with 400 naming the problem, and 503 when it is down', async () => {
+    const node = await createNode({ name: 'office', isGateway: true, gatewayNetwork: '192.168.77.0/24' });
+    t.fakeDataPlane.wireguard.routeFailures.set(node.id, 'cannot route 192.168.77.0/24 into the tunnel: the gateway host already routes this network');
+    const rejected = await api('PATCH', `/api/nodes/${node.id}`, { name: 'office-2' });
+    expect(rejected.statusCode).toBe(400);
+    expect(rejected.json()).toEqual({ message: 'cannot route 192.168.77.0/24 into the tunnel: the gateway host already routes this network' });
+    t.fakeDataPlane.wireguard.routeFailures.clear();
+    t.fakeDataPlane.failNextApply('nginx: the master is not running');
+    const down = await api('PATCH', `/api/nodes/${node.id}`, { name: 'office-3' });
+    expect(down.statusCode).toBe(503);
+    expect(down.json()).toEqual({ message: 'Saved, but the gateway could not apply it yet: nginx: the master is not running' });
   });
 });
 

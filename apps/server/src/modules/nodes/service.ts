@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import { generateKeyPair, generatePresharedKey } from '../../dataplane/wireguard/keys.js';
 import { nodes, personalAccessTokens } from '../../db/schema.js';
-import { badRequest, fieldError, notFound } from '../../errors.js';
+import { AppError, badRequest, fieldError, notFound } from '../../errors.js';
 import type { NodeEvents } from '../../http/events.js';
 import { newTokenValues } from '../tokens/service.js';
 import { chooseAddress, cidrsOverlap } from './node-address.js';
@@ -81,7 +81,11 @@ export async function createNode(ctx: NodeContext, body: NodeCreate): Promise<No
     return { row: inserted, token: first.token };
   });
   ctx.events.emit({ kind: 'created', nodeIds: [row.id] });
-  await applyChanges(deps);
+  // The answer carries the node's first token, shown once: it must reach the operator even if the data plane is
+  // down (the node is applied once it is back) or sets the node aside (its applyError says why).
+  await applyChanges(deps).catch((err: unknown) => {
+    if (!(err instanceof AppError) || (err.code !== 'dataplane_unavailable' && err.code !== 'dataplane_rejected')) throw err;
+  });
   return { ...viewNode(deps, row), token };
 }
 
@@ -122,7 +126,7 @@ export async function updateNode(ctx: NodeContext, id: number, body: NodeUpdate)
 async function announceChanged(ctx: NodeContext, row: typeof nodes.$inferSelect | undefined): Promise<Node> {
   if (!row) throw notFound('Node');
   ctx.events.emit({ kind: 'changed', nodeIds: [row.id] });
-  await applyChanges(ctx.deps);
+  await applyChanges(ctx.deps, { type: 'node', id: row.id });
   return viewNode(ctx.deps, row);
 }
 

@@ -65,12 +65,12 @@ describe('creating an HTTP service', () => {
 
   test('serves a path-only service on the public host, with a non-default HTTPS port in the URL', async () => {
     await t.cleanup();
-    t = await buildTestApp({ env: { POSTERN_HTTPS_PORT: '8443' } });
+    t = await buildTestApp({ env: { POSTERN_HTTPS_PORT: '9443' } });
     api = createApiClient(t, await t.login());
     const node = insertNode(t.deps);
     const { status, body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, { name: 'app', pathLocation: '/app' });
     expect(status).toBe(201);
-    expect(body).toMatchObject({ domain: null, ssl: 'self-signed', publicAccess: 'https://gateway.test:8443/app' });
+    expect(body).toMatchObject({ domain: null, ssl: 'self-signed', publicAccess: 'https://gateway.test:9443/app' });
   });
 
   test('answers 422 with the spec messages for missing and malformed fields', async () => {
@@ -151,7 +151,7 @@ describe('reading and editing HTTP services', () => {
     expect(body.total).toBe(1);
     expect(body.data[0]?.domain).toBe('other.example.com');
     const all = await api<ListResponse<HttpService>>('GET', '/api/services/http');
-    expect(all.body.total).toBe(3); // with the console service of the local node
+    expect(all.body.total).toBe(2);
   });
 
   test('gets one service, and 404s for an unknown id, another node’s service or an unknown type', async () => {

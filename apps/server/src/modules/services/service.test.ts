@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { HttpService, TcpService } from '@postern/contract';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
-import { CONSOLE_SERVICE_ID, createApiClient, insertNode } from './test-support.js';
+import { createApiClient, insertNode } from './test-support.js';
 
 // Enable/disable/delete and how data-plane outcomes reach the caller and the service.
 
@@ -18,7 +18,7 @@ afterEach(async () => {
 
 const web = { name: 'web', domain: 'app.example.com', pathLocation: '/' };
 /** HTTP routes of the nodes under test: without the console service the local node publishes from first boot. */
-const nodeHttpRoutes = () => t.fakeDataPlane.lastState?.http.filter((r) => r.serviceId !== CONSOLE_SERVICE_ID);
+const nodeHttpRoutes = () => t.fakeDataPlane.lastState?.http;
 
 describe('enable and disable access', () => {
   test('disabling removes the route from the data plane and enabling brings it back', async () => {
@@ -58,28 +58,35 @@ describe('enable and disable access', () => {
 });
 
 describe('data plane rejections', () => {
-  test('surface as 400 with the reason and stay visible as applyError until an apply succeeds', async () => {
+  test('set the row aside: 400 with the reason, visible as applyError until it is served, and nobody else is affected', async () => {
     const node = insertNode(t.deps);
-    const { body: svc } = await api<HttpService>('POST', `/api/services/${node.id}/http`, web);
-    t.fakeDataPlane.failNextApply('nginx: [emerg] invalid parameter');
-    const rejected = await api('PATCH', `/api/services/${node.id}/http/${svc.id}`, { backendPort: 8081 });
+    const { body: other } = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, { name: 'other', backendPort: 22, port: 30001 });
+    t.fakeDataPlane.proxy.streamFailures.set('tcp-30000', 'port 30000/tcp is in use by another program on the gateway');
+    const rejected = await api('POST', `/api/services/${node.id}/tcp`, { name: 'db', backendPort: 5432, port: 30000 });
     expect(rejected.status).toBe(400);
-    expect(rejected.body).toEqual({ message: 'nginx: [emerg] invalid parameter' });
-
-    const stored = await api<HttpService>('GET', `/api/services/${node.id}/http/${svc.id}`);
-    expect(stored.body).toMatchObject({ backendPort: 8081, applyError: 'nginx: [emerg] invalid parameter' });
-
-    await api('PATCH', `/api/services/${node.id}/http/${svc.id}`, { backendPort: 8082 });
-    expect((await api<HttpService>('GET', `/api/services/${node.id}/http/${svc.id}`)).body.applyError).toBeNull();
+    expect(rejected.body).toEqual({ message: 'port 30000/tcp is in use by another program on the gateway' });
+    const list = await api<{ data: TcpService[] }>('GET', `/api/services/${node.id}/tcp`);
+    expect(list.body.data).toEqual([
+      expect.objectContaining({ name: 'other', applyError: null }),
+      expect.objectContaining({ name: 'db', applyError: 'port 30000/tcp is in use by another program on the gateway' }),
+    ]);
+    // A later, unrelated change succeeds, and the set-aside row stays out of what is served.
+    expect((await api('PATCH', `/api/services/${node.id}/tcp/${other.id}`, { backendPort: 2222 })).status).toBe(200);
+    expect([...t.fakeDataPlane.proxy.streams.keys()]).toEqual(['tcp-30001']);
+    // Once the port is free, the next apply serves it and clears the reason.
+    t.fakeDataPlane.proxy.streamFailures.clear();
+    expect((await api('PATCH', `/api/services/${node.id}/tcp/${other.id}`, { backendPort: 22 })).status).toBe(200);
+    const after = await api<{ data: TcpService[] }>('GET', `/api/services/${node.id}/tcp`);
+    expect(after.body.data.map((s) => s.applyError)).toEqual([null, null]);
   });
 
-  test('a rejected create keeps the service and reports the reason', async () => {
+  test('a data plane that is down as a whole answers 503, and the change is kept', async () => {
     const node = insertNode(t.deps);
-    t.fakeDataPlane.failNextApply('port 30000 is busy');
-    const rejected = await api('POST', `/api/services/${node.id}/tcp`, { name: 'db', backendPort: 5432 });
-    expect(rejected.status).toBe(400);
-    const list = await api<{ data: TcpService[] }>('GET', `/api/services/${node.id}/tcp`);
-    expect(list.body.data).toEqual([expect.objectContaining({ name: 'db', applyError: 'port 30000 is busy' })]);
+    t.fakeDataPlane.failNextApply('nginx: the master is not running');
+    const response = await api('POST', `/api/services/${node.id}/http`, web);
+    expect(response.status).toBe(503);
+    expect(response.body).toEqual({ message: 'Saved, but the gateway could not apply it yet: nginx: the master is not running' });
+    expect((await api<{ data: HttpService[] }>('GET', `/api/services/${node.id}/http`)).body.data).toHaveLength(1);
   });
 });
 

@@ -10,9 +10,6 @@ type NodeRow = typeof nodes.$inferSelect;
 let nodeCounter = 0;
 
 /** A node with a unique tunnel address in the default 10.44.0.0/16 subnet; override any column. */
-/** The console service the local node publishes from first boot (see nodes/local-node.ts): the first service. */
-export const CONSOLE_SERVICE_ID = 1;
-
 export function insertNode(deps: Pick<AppDeps, 'db' | 'secrets'>, overrides: Partial<typeof nodes.$inferInsert> = {}): NodeRow {
   nodeCounter++;
   const keys = generateKeyPair();

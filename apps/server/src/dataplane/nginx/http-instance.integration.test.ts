@@ -1,0 +1,240 @@
+import { X509Certificate } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileAtomic } from '../atomic-write.js';
+import { createSelfSignedPem, pemPath } from '../certs/self-signed.js';
+import { createConnectionCutter } from '../connections.js';
+import { createProxy, type Proxy } from '../proxy.js';
+import type { DesiredDomain, DesiredHttpRoute } from '../types.js';
+import { createHttpInstance, type HttpInstance } from './http-instance.js';
+import { canRunNginx, freeLoopbackPort, silentLogger } from './integration-support.js';
+import { readLuaModule } from './lua-source.js';
+import { FALLBACK_CERT_NAME, type NginxRenderOptions } from './options.js';
+import { isAlive, readChildPids, waitFor } from './process-info.js';
+import { renderHttpInstance } from './render-main.js';
+import { buildRouteTable } from './routes.js';
+import { createStreamInstances } from './stream-instances.js';
+
+// Real nginx with the Lua module on loopback high ports: routes, access lists, certificates and ACME answers are data
+// pushed at run time; adoption, self-healing and the precise cut-off are proven against the real processes.
+
+interface Answer { status: number; body: string; headers: Record<string, string | string[] | undefined>; fingerprint?: string }
+
+function get(url: string, options: { host?: string; timeoutMs?: number } = {}): Promise<Answer> {
+  const target = new URL(url);
+  const isTls = target.protocol === 'https:';
+  const request = isTls ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request({
+      host: '127.0.0.1', port: target.port, path: `${target.pathname}${target.search}`, agent: false, timeout: options.timeoutMs ?? 3000,
+      rejectUnauthorized: false, headers: { Host: options.host ?? '127.0.0.1' },
+      ...(isTls && options.host ? { servername: options.host } : {}),
+    }, (res) => {
+      let body = '';
+      const socket = res.socket as { getPeerCertificate?: () => { fingerprint256?: string } };
+      const fingerprint = socket.getPeerCertificate?.().fingerprint256;
+      res.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers, ...(fingerprint ? { fingerprint } : {}) }));
+    });
+    req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.end();
+  });
+}
+
+/** Opens a request whose response never ends (the backend trickles), resolving once the first bytes arrived. */
+function openStream(url: string, host: string): Promise<{ ended: Promise<'closed'>; chunks: () => number; close: () => void }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    let count = 0;
+    const req = httpsRequest({
+      host: '127.0.0.1', port: target.port, path: target.pathname, agent: false, rejectUnauthorized: false, servername: host, headers: { Host: host },
+    }, (res: IncomingMessage) => {
+      const ended = new Promise<'closed'>((done) => {
+        res.on('close', () => done('closed'));
+        res.on('error', () => done('closed'));
+      });
+      res.on('data', () => {
+        count++;
+        if (count === 1) resolve({ ended, chunks: () => count, close: () => req.destroy() });
+      });
+    });
+    req.on('error', (err) => (count === 0 ? reject(err) : undefined));
+    req.end();
+  });
+}
+
+describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
+  let dataDir = '';
+  let prefixDir = '';
+  let certsDir = '';
+  let options: NginxRenderOptions;
+  let backend: Server;
+  let backendPort = 0;
+  const trickles = new Set<ServerResponse>();
+  let instance: HttpInstance;
+  let proxy: Proxy;
+  const domains: DesiredDomain[] = [{ domainId: 1, domain: 'app.test', ssl: 'self-signed' }, { domainId: 2, domain: 'other.test', ssl: 'self-signed' }];
+
+  const route = (over: Partial<DesiredHttpRoute>): DesiredHttpRoute => ({
+    serviceId: 1, nodeId: 1, domain: 'app.test', pathLocation: '/', backendProto: 'http', backendHost: '127.0.0.1', backendPort,
+    allowedIps: [], blockedIps: [], ...over,
+  });
+
+  const makeInstance = (): HttpInstance => createHttpInstance({ prefixDir, logger: silentLogger, render: (dir) => renderHttpInstance(options, dir, readLuaModule()) });
+  const makeProxy = (http: HttpInstance): Proxy => createProxy({
+    prefixDir, certsDir, http, streams: createStreamInstances({ prefixDir, logger: silentLogger, listenAddress: '127.0.0.1' }),
+    cutter: createConnectionCutter(silentLogger), logger: silentLogger,
+  });
+  const serve = async (routes: DesiredHttpRoute[], target: Proxy = proxy) => {
+    const table = buildRouteTable(routes, domains, { reservedHosts: [options.consoleHost] });
+    await target.syncRoutes(table.hosts, domains.map((d) => d.domain));
+    return table;
+  };
+  const https = (port: number, path: string, host: string) => get(`https://127.0.0.1:${port}${path}`, { host });
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'postern-http-it-'));
+    prefixDir = join(dataDir, 'nginx');
+    certsDir = join(dataDir, 'certs');
+    await mkdir(certsDir, { recursive: true, mode: 0o700 });
+    for (const name of [FALLBACK_CERT_NAME, 'app.test', 'other.test']) {
+      await writeFileAtomic(pemPath(certsDir, name), await createSelfSignedPem(name === FALLBACK_CERT_NAME ? 'gw.test' : name), 0o600);
+    }
+    backend = createHttpServer((req, res) => {
+      if (req.url?.startsWith('/trickle')) {
+        res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+        res.write('data: first\n\n');
+        trickles.add(res);
+        const timer = setInterval(() => res.write('data: more\n\n'), 100);
+        res.on('close', () => { clearInterval(timer); trickles.delete(res); });
+        return;
+      }
+      res.end(`backend ${req.url ?? ''} host=${String(req.headers.host)} auth=${String(req.headers.authorization)}`);
+    });
+    await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+    backendPort = (backend.address() as AddressInfo).port;
+    options = {
+      prefixDir, certsDir, listenAddress: '127.0.0.1',
+      httpPort: await freeLoopbackPort(), httpsPort: await freeLoopbackPort(), noDomainHttpsPort: await freeLoopbackPort(),
+      consoleHost: 'gw.test', consoleUpstream: `http://127.0.0.1:${backendPort}`, tunnelAddress: null, resolvers: [],
+    };
+    instance = makeInstance();
+    proxy = makeProxy(instance);
+    await proxy.start();
+    await proxy.publishCertificates(['app.test', 'other.test']);
+  });
+
+  afterAll(async () => {
+    await proxy?.stop({ keepServing: false });
+    for (const res of trickles) res.destroy();
+    await new Promise((resolve) => { backend?.close(resolve); });
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('routes by host and longest prefix, with each service’s access list, and the console only on its own host', async () => {
+    await serve([
+      route({ serviceId: 1, pathLocation: '/' }),
+      route({ serviceId: 2, pathLocation: '/api/', blockedIps: ['127.0.0.0/8'] }),
+      route({ serviceId: 3, pathLocation: '/open', allowedIps: ['127.0.0.1'] }),
+      route({ serviceId: 4, domain: null, pathLocation: '/tools' }),
+    ]);
+    expect((await https(options.httpsPort, '/x?y=1', 'app.test')).body).toBe('backend /x?y=1 host=app.test auth=undefined');
+    expect((await https(options.httpsPort, '/api', 'app.test')).status).toBe(403);
+    expect((await https(options.httpsPort, '/api/v1', 'app.test')).status).toBe(403);
+    // `/api` is not a prefix of `/apix`: that one falls to `/`.
+    expect((await https(options.httpsPort, '/apix', 'app.test')).status).toBe(200);
+    expect((await https(options.httpsPort, '/open/a', 'app.test')).status).toBe(200);
+    // nginx normalises the path before the Lua module matches it: no way around an access list.
+    expect((await https(options.httpsPort, '/x/../api/v1', 'app.test')).status).toBe(403);
+    expect((await https(options.httpsPort, '/%61pi/v1', 'app.test')).status).toBe(403);
+    // A host that is no domain gets nothing; the console's host gets only the console.
+    expect((await https(options.httpsPort, '/tools', 'unknown.test')).status).toBe(404);
+    expect((await https(options.httpsPort, '/tools', 'gw.test')).body).toBe('backend /tools host=gw.test auth=undefined');
+    // Services without a domain live on their own port, where /api (the console's cookie path) is nobody's.
+    expect((await https(options.noDomainHttpsPort, '/tools/a', 'gw.test')).status).toBe(200);
+    expect((await https(options.noDomainHttpsPort, '/api/auth/login', 'gw.test')).status).toBe(404);
+    expect((await https(options.noDomainHttpsPort, '/x', 'app.test')).status).toBe(404);
+  });
+
+  it('serves each domain’s own certificate by SNI and the fallback otherwise, without a reload', async () => {
+    const own = async (name: string) => new X509Certificate(await readFile(pemPath(certsDir, name), 'utf8')).fingerprint256;
+    expect((await https(options.httpsPort, '/', 'app.test')).fingerprint).toBe(await own('app.test'));
+    expect((await https(options.httpsPort, '/', 'nobody.test')).fingerprint).toBe(await own(FALLBACK_CERT_NAME));
+    const workers = await readChildPids(instance.pid() ?? 0);
+    await writeFileAtomic(pemPath(certsDir, 'app.test'), await createSelfSignedPem('app.test'), 0o600);
+    await proxy.certificateInstalled('app.test');
+    expect((await https(options.httpsPort, '/', 'app.test')).fingerprint).toBe(await own('app.test'));
+    expect(await readChildPids(instance.pid() ?? 0)).toEqual(workers);
+  });
+
+  it('answers ACME challenges on port 80 for any host and redirects everything else to HTTPS', async () => {
+    await proxy.setChallenge('tok_123', 'tok_123.thumb');
+    expect((await get(`http://127.0.0.1:${options.httpPort}/.well-known/acme-challenge/tok_123`, { host: 'app.test' })).body).toBe('tok_123.thumb');
+    await proxy.removeChallenge('tok_123');
+    expect((await get(`http://127.0.0.1:${options.httpPort}/.well-known/acme-challenge/tok_123`, { host: 'app.test' })).status).toBe(404);
+    const redirect = await get(`http://127.0.0.1:${options.httpPort}/a?b=1`, { host: 'app.test' });
+    expect(redirect.status).toBe(301);
+    expect(redirect.headers.location).toBe(`https://app.test:${options.httpsPort}/a?b=1`);
+  });
+
+  it('logs the service and never a token query parameter, in any encoding', async () => {
+    await serve([route({ serviceId: 7, pathLocation: '/' })]);
+    await https(options.httpsPort, '/s?a=1&%74oken=secret-one&TOKEN=secret-two&b=2&x=1;token=secret-three', 'app.test');
+    const log = join(prefixDir, 'logs', 'access-http.log');
+    expect(await waitFor(async () => (await readFile(log, 'utf8')).includes('"/s?a=1&[redacted]&[redacted]&b=2&[redacted]"'), 3000)).toBe(true);
+    const text = await readFile(log, 'utf8');
+    expect(text).not.toMatch(/secret-/);
+    expect(text).toMatch(/"svc":"7"/);
+  });
+
+  it('cuts exactly the open connections of a service that goes away, at once, and no other', async () => {
+    await serve([route({ serviceId: 1, pathLocation: '/' }), route({ serviceId: 2, domain: 'other.test', pathLocation: '/' })]);
+    const kept = await openStream(`https://127.0.0.1:${options.httpsPort}/trickle`, 'other.test');
+    const cut = await openStream(`https://127.0.0.1:${options.httpsPort}/trickle`, 'app.test');
+    const table = await serve([route({ serviceId: 2, domain: 'other.test', pathLocation: '/' })]);
+    const started = Date.now();
+    expect(await proxy.cutStale(table.revisions)).toBe(1);
+    await cut.ended;
+    expect(Date.now() - started).toBeLessThan(2000);
+    const before = kept.chunks();
+    expect(await waitFor(() => kept.chunks() > before + 2, 3000)).toBe(true);
+    expect((await https(options.httpsPort, '/', 'app.test')).status).toBe(404);
+    kept.close();
+  });
+
+  it('is adopted by a new control plane as it runs: same master, same routes, open connections untouched', async () => {
+    await serve([route({ serviceId: 2, domain: 'other.test', pathLocation: '/' })]);
+    const open = await openStream(`https://127.0.0.1:${options.httpsPort}/trickle`, 'other.test');
+    const pid = instance.pid();
+    await proxy.stop({ keepServing: true });
+    instance = makeInstance();
+    proxy = makeProxy(instance);
+    await proxy.start();
+    expect(instance.pid()).toBe(pid);
+    // Before any push: nginx still holds what it held.
+    expect((await https(options.httpsPort, '/', 'other.test')).status).toBe(200);
+    const before = open.chunks();
+    expect(await waitFor(() => open.chunks() > before + 2, 3000)).toBe(true);
+    open.close();
+  });
+
+  it('comes back by itself from SIGKILL with the routes it had, before the control plane pushes anything', async () => {
+    await serve([route({ serviceId: 2, domain: 'other.test', pathLocation: '/' })]);
+    const pid = instance.pid() ?? 0;
+    process.kill(pid, 'SIGKILL');
+    expect(await waitFor(() => !isAlive(pid), 3000)).toBe(true);
+    // The orphaned workers still hold the port; heal replaces them with a fresh master.
+    expect(await instance.heal()).toBe(true);
+    expect(instance.pid()).not.toBe(pid);
+    expect((await https(options.httpsPort, '/', 'other.test')).status).toBe(200);
+    expect((await https(options.httpsPort, '/', 'other.test')).fingerprint).toBe(
+      new X509Certificate(await readFile(pemPath(certsDir, 'other.test'), 'utf8')).fingerprint256,
+    );
+  });
+});

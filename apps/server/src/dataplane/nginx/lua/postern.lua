@@ -1,0 +1,333 @@
+-- Postern's routing inside nginx (lua-nginx-module, Debian's libnginx-mod-http-lua). Routes, access lists,
+-- certificates and ACME answers are DATA in shared dictionaries, fed by the control plane over a root-only unix
+-- socket (control()), so a change to one service needs no reload and disturbs nothing else. This file is the one
+-- implementation of routing and access rules; the control plane only validates and serialises the data.
+--
+-- Dictionaries (declared in nginx.conf):
+--   gw_routes  "v" → version string; "h:<host>" → JSON array of the host's routes, longest prefix first
+--              (host "" = services without a domain, on the no-domain port)
+--   gw_certs   "<name>" → combined PEM (key + chain); "_fallback" for no SNI, IPs and unknown names
+--   gw_acme    "<token>" → key authorisation (HTTP-01)
+--   gw_live    "<connection serial>" → "svc rev addr port server_port" of the request now in flight on it,
+--              so the control plane can cut exactly the connections of a disabled or changed service
+-- A route: { s = service id, r = revision, p = path prefix ("/" or "/a/b", no trailing slash),
+--            u = upstream URL ("http://10.44.0.5:8080"), a = allowed, b = blocked: lists of {network, bits}
+--            with network as a 32-bit number }.
+
+local cjson = require("cjson.safe")
+
+local ngx = ngx
+local shared = ngx.shared
+local byte, sub, find, lower = string.byte, string.sub, string.find, string.lower
+local floor = math.floor
+local concat = table.concat
+
+local _M = {}
+
+local opts = {}
+-- Per worker: decoded routes by host, dropped whenever the version in gw_routes changes.
+local cache = {}
+local cache_version = nil
+-- Per worker: parsed certificates by name, kept while the PEM in gw_certs is the same string.
+local cert_cache = {}
+
+local function read_file(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local data = f:read("*a")
+  f:close()
+  return data
+end
+
+-- Runs in the master (as root) at start and on every reload. Shared dictionaries survive a reload: only an
+-- empty one (a fresh master) is filled from the snapshot the control plane keeps on disk, so a restarted nginx
+-- serves what it served before its first request, whether or not the control plane is up.
+function _M.init(options_json)
+  opts = assert(cjson.decode(options_json), "invalid postern options")
+  local routes = shared.gw_routes
+  if routes:get("v") ~= nil then return end
+  local text = read_file(opts.snapshot)
+  local snapshot = text and cjson.decode(text)
+  if type(snapshot) ~= "table" or type(snapshot.hosts) ~= "table" then return end
+  for host, list in pairs(snapshot.hosts) do
+    routes:set("h:" .. host, list)
+  end
+  local certs = shared.gw_certs
+  for _, name in ipairs(snapshot.certs or {}) do
+    -- Names were validated by the control plane (DNS names, "_fallback"); never a path of their own.
+    if find(name, "^[a-z0-9_][a-z0-9.-]*$") and not find(name, "..", 1, true) then
+      local pem = read_file(opts.certs_dir .. "/" .. name .. ".pem")
+      if pem then certs:set(name, pem) end
+    end
+  end
+  routes:set("v", tostring(snapshot.version or "0"))
+end
+
+-- 4 bytes of $binary_remote_addr as a number (IPv4; nginx listens on IPv4 only).
+local function client_number()
+  local bin = ngx.var.binary_remote_addr
+  if not bin or #bin ~= 4 then return nil end
+  local a, b, c, d = byte(bin, 1, 4)
+  return ((a * 256 + b) * 256 + c) * 256 + d
+end
+
+local function in_list(ip, list)
+  for i = 1, #list do
+    local entry = list[i]
+    local size = 2 ^ (32 - entry[2])
+    if floor(ip / size) == floor(entry[1] / size) then return true end
+  end
+  return false
+end
+
+-- Blocked addresses first, then, when an allow-list exists, only those (nginx's deny…; allow…; deny all).
+local function is_allowed(route)
+  local blocked, allowed = route.b, route.a
+  if (blocked == nil or #blocked == 0) and (allowed == nil or #allowed == 0) then return true end
+  local ip = client_number()
+  if ip == nil then return false end
+  if blocked and in_list(ip, blocked) then return false end
+  if allowed and #allowed > 0 then return in_list(ip, allowed) end
+  return true
+end
+
+local function routes_for(host)
+  local dict = shared.gw_routes
+  local version = dict:get("v")
+  if version ~= cache_version then
+    cache = {}
+    cache_version = version
+  end
+  local list = cache[host]
+  if list == nil then
+    local text = dict:get("h:" .. host)
+    list = text and cjson.decode(text) or false
+    cache[host] = list
+  end
+  return list
+end
+
+-- `/api` matches `/api` and `/api/…`, never `/apix`; `/` matches everything. $uri is nginx's normalised,
+-- decoded path (dot segments resolved, slashes merged), the same one its own locations would match.
+local function match(list, uri)
+  for i = 1, #list do
+    local route = list[i]
+    local prefix = route.p
+    if prefix == "/" or uri == prefix then return route end
+    local n = #prefix
+    if sub(uri, 1, n) == prefix and byte(uri, n + 1) == 47 then return route end
+  end
+  return nil
+end
+
+-- The access log never holds a `token` query parameter in any encoding (the console's event streams carry the
+-- session there): every `&`-separated part whose DECODED text mentions "token" (`%74oken=`, `TOKEN=`, `a=1;token=`,
+-- `token%3D…`) is logged as `[redacted]`; the rest of the query is logged as the client sent it.
+local function log_uri()
+  local request_uri = ngx.var.request_uri or ""
+  local args = ngx.var.args
+  if args == nil or args == "" then return request_uri end
+  local unescape = ngx.unescape_uri
+  if not find(lower(unescape(args)), "token", 1, true) then return request_uri end
+  local parts, start = {}, 1
+  while start <= #args + 1 do
+    local stop = find(args, "&", start, true) or (#args + 1)
+    local part = sub(args, start, stop - 1)
+    parts[#parts + 1] = find(lower(unescape(part)), "token", 1, true) and "[redacted]" or part
+    start = stop + 1
+  end
+  local path = sub(request_uri, 1, (find(request_uri, "?", 1, true) or (#request_uri + 1)) - 1)
+  return path .. "?" .. concat(parts, "&")
+end
+
+local function remember(route)
+  local var = ngx.var
+  shared.gw_live:set(var.connection, concat({ route.s, route.r, var.remote_addr, var.remote_port, var.server_port }, " "))
+end
+
+-- access_by_lua of the HTTPS servers: pick the service, apply its access list, hand nginx the upstream.
+function _M.route()
+  local var = ngx.var
+  var.gw_log_uri = log_uri()
+  local port = tonumber(var.server_port)
+  local host
+  if port == opts.no_domain_port then
+    local uri = var.uri
+    -- The console's session cookie is scoped to /api: nothing on this origin may receive it.
+    if uri == "/api" or sub(uri, 1, 5) == "/api/" then return ngx.exit(404) end
+    host = ""
+  else
+    host = var.host
+    if host == opts.console_host then
+      var.gw_svc = "console"
+      var.gw_up = opts.console_upstream
+      return
+    end
+  end
+  local list = routes_for(host)
+  if not list then return ngx.exit(404) end
+  local route = match(list, var.uri)
+  if route == nil then return ngx.exit(404) end
+  var.gw_svc = route.s
+  if not is_allowed(route) then return ngx.exit(403) end
+  var.gw_up = route.u
+  remember(route)
+end
+
+-- log_by_lua: the request is over; its connection no longer carries that service.
+function _M.done()
+  local var = ngx.var
+  if var.gw_up ~= "" and var.gw_svc ~= "console" then
+    local live = shared.gw_live
+    local key = var.connection
+    local entry = live:get(key)
+    if entry and sub(entry, 1, #var.gw_svc + 1) == var.gw_svc .. " " then live:delete(key) end
+  end
+end
+
+-- Port 80: ACME HTTP-01 answers for every host, the tunnel health check on the gateway's tunnel address,
+-- a redirect to HTTPS for everything else.
+function _M.plain()
+  local var = ngx.var
+  var.gw_log_uri = log_uri()
+  local uri = var.uri
+  local token = uri:match("^/%.well%-known/acme%-challenge/([A-Za-z0-9_-]+)$")
+  if token then
+    local answer = shared.gw_acme:get(token)
+    if answer == nil then return ngx.exit(404) end
+    ngx.header["Content-Type"] = "text/plain"
+    ngx.print(answer)
+    return ngx.exit(200)
+  end
+  if opts.tunnel_address and var.server_addr == opts.tunnel_address then
+    if uri == "/_postern/tunnel-health" then
+      ngx.header["Content-Type"] = "text/plain"
+      ngx.print("ok")
+      return ngx.exit(200)
+    end
+    return ngx.exit(404)
+  end
+  local https_port = opts.https_port
+  local target = "https://" .. var.host .. (https_port == 443 and "" or (":" .. https_port)) .. var.request_uri
+  return ngx.redirect(target, 301)
+end
+
+-- ssl_certificate_by_lua: the domain's own certificate by SNI, the fallback for no SNI, IPs and unknown names.
+function _M.certificate()
+  local ssl = require("ngx.ssl")
+  local certs = shared.gw_certs
+  local name = ssl.server_name()
+  local pem = name and certs:get(lower(name))
+  if pem == nil then
+    name = "_fallback"
+    pem = certs:get(name)
+    -- Not pushed yet: the static fallback certificate of the server block serves.
+    if pem == nil then return end
+  else
+    name = lower(name)
+  end
+  local parsed = cert_cache[name]
+  if parsed == nil or parsed.pem ~= pem then
+    local cert, err = ssl.parse_pem_cert(pem)
+    local key, kerr = ssl.parse_pem_priv_key(pem)
+    if not cert or not key then
+      ngx.log(ngx.ERR, "postern: unusable certificate for ", name, ": ", err or kerr)
+      return
+    end
+    parsed = { pem = pem, cert = cert, key = key }
+    cert_cache[name] = parsed
+  end
+  local ok, err = ssl.clear_certs()
+  if ok then ok, err = ssl.set_cert(parsed.cert) end
+  if ok then ok, err = ssl.set_priv_key(parsed.key) end
+  if not ok then ngx.log(ngx.ERR, "postern: cannot set certificate for ", name, ": ", err) end
+end
+
+-- The control socket (root only). Small JSON requests from the control plane:
+--   POST /routes  {"base": v|null, "version": v, "set": {host: json}, "del": [host]}  (base null = full)
+--   POST /certs   {"set": {name: pem}, "del": [name]}
+--   POST /acme    {"set": {token: answer}, "del": [token]}
+--   GET  /state   → {"version": v, "hosts": n, "certs": n}
+--   GET  /live    → [[connection, "svc rev addr port server_port"], ...]
+local function reply(status, value)
+  ngx.status = status
+  ngx.header["Content-Type"] = "application/json"
+  ngx.print(cjson.encode(value))
+  return ngx.exit(status)
+end
+
+local function read_json()
+  ngx.req.read_body()
+  local body = ngx.req.get_body_data()
+  if body == nil then return nil end
+  local value = cjson.decode(body)
+  if type(value) ~= "table" then return nil end
+  return value
+end
+
+local function set_all(dict, prefix, set, del)
+  for _, key in ipairs(del or {}) do dict:delete(prefix .. key) end
+  for key, value in pairs(set or {}) do
+    local ok, err = dict:safe_set(prefix .. key, value)
+    if not ok then return err end
+  end
+  return nil
+end
+
+local function count_keys(dict, prefix)
+  local n = 0
+  for _, key in ipairs(dict:get_keys(0)) do
+    if prefix == nil or sub(key, 1, #prefix) == prefix then n = n + 1 end
+  end
+  return n
+end
+
+function _M.control()
+  local method, uri = ngx.req.get_method(), ngx.var.uri
+  if method == "GET" and uri == "/state" then
+    local routes = shared.gw_routes
+    return reply(200, { version = routes:get("v") or cjson.null, hosts = count_keys(routes, "h:"), certs = count_keys(shared.gw_certs, nil) })
+  end
+  if method == "GET" and uri == "/live" then
+    local live = shared.gw_live
+    local out = {}
+    for _, key in ipairs(live:get_keys(0)) do
+      local value = live:get(key)
+      if value then out[#out + 1] = { key, value } end
+    end
+    return reply(200, out)
+  end
+  if method ~= "POST" then return reply(405, { error = "method not allowed" }) end
+  local body = read_json()
+  if body == nil then return reply(400, { error = "body must be a JSON object" }) end
+  if uri == "/routes" then
+    local routes = shared.gw_routes
+    local current = routes:get("v")
+    if body.base ~= cjson.null and body.base ~= nil and body.base ~= current then
+      return reply(409, { error = "version mismatch", version = current or cjson.null })
+    end
+    if body.base == nil or body.base == cjson.null then
+      -- A full push: hosts not in it go.
+      for _, key in ipairs(routes:get_keys(0)) do
+        if sub(key, 1, 2) == "h:" and (body.set == nil or body.set[sub(key, 3)] == nil) then routes:delete(key) end
+      end
+    end
+    local err = set_all(routes, "h:", body.set, body.del)
+    if err then return reply(507, { error = "routes dictionary full: " .. err }) end
+    routes:set("v", tostring(body.version))
+    return reply(200, { version = tostring(body.version) })
+  end
+  if uri == "/certs" then
+    local err = set_all(shared.gw_certs, "", body.set, body.del)
+    if err then return reply(507, { error = "certificate dictionary full: " .. err }) end
+    return reply(200, {})
+  end
+  if uri == "/acme" then
+    local err = set_all(shared.gw_acme, "", body.set, body.del)
+    if err then return reply(507, { error = "ACME dictionary full: " .. err }) end
+    return reply(200, {})
+  end
+  return reply(404, { error = "no such control endpoint" })
+end
+
+return _M

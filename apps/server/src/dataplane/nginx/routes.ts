@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import type { DesiredDomain, DesiredHttpRoute } from '../types.js';
+import { assertHost, assertHostname, assertIPv4OrCidr, assertPathPrefix, assertPort, assertPositiveInt, isIPv4 } from '../validate.js';
+
+// The HTTP route table nginx's Lua module serves (lua/postern.lua): per host, the JSON of its routes, longest
+// prefix first. Every value passes the data plane's validators here; a row that fails is set aside with a reason
+// (and so is a second service on a path another one already serves) while every other row is served.
+
+/** The key of services without a domain (published on the no-domain port). */
+export const NO_DOMAIN_HOST = '';
+
+export interface RouteTable {
+  /** Host ('' = no domain) → JSON array of its routes, as the Lua module reads it. */
+  hosts: Map<string, string>;
+  /** Service id → the revision of what it serves: a live connection of a service whose revision changed is cut. */
+  revisions: Map<number, string>;
+  /** Service id → why it is not served. */
+  rejected: Map<number, string>;
+}
+
+interface LuaRoute {
+  s: number;
+  r: string;
+  p: string;
+  u: string;
+  a?: [number, number][];
+  b?: [number, number][];
+}
+
+/** `10.0.0.0/8` → [network as a 32-bit number, 8]; a bare address is a /32. */
+function toNetwork(entry: string, field: string): [number, number] {
+  const [address = '', bits = '32'] = assertIPv4OrCidr(entry, field).split('/');
+  const value = address.split('.').reduce((acc, octet) => acc * 256 + Number(octet), 0);
+  return [value, Number(bits)];
+}
+
+/** `/api/` and `/api` serve the same prefix; `/` stays `/`. */
+export function routePrefix(pathLocation: string): string {
+  const trimmed = assertPathPrefix(pathLocation, 'path').replace(/\/+$/, '');
+  return trimmed === '' ? '/' : trimmed;
+}
+
+/** Backends named in /etc/hosts (e.g. `localhost`) become their address: nginx's resolver only asks DNS. */
+export function upstreamUrl(route: DesiredHttpRoute, staticHosts: ReadonlyMap<string, string>): string {
+  if (route.backendProto !== 'http' && route.backendProto !== 'https') throw new Error(`invalid backend protocol: ${String(route.backendProto)}`);
+  const host = assertHost(route.backendHost, 'backend host');
+  const address = isIPv4(host) ? host : (staticHosts.get(host.toLowerCase()) ?? host);
+  return `${route.backendProto}://${address}:${assertPort(route.backendPort, 'backend port')}`;
+}
+
+function toLuaRoute(route: DesiredHttpRoute, host: string, staticHosts: ReadonlyMap<string, string>): LuaRoute {
+  const p = routePrefix(route.pathLocation);
+  const u = upstreamUrl(route, staticHosts);
+  const a = route.allowedIps.map((ip) => toNetwork(ip, 'allowed IP'));
+  const b = route.blockedIps.map((ip) => toNetwork(ip, 'blocked IP'));
+  const r = createHash('sha256').update(JSON.stringify([host, p, u, a, b])).digest('base64url').slice(0, 12);
+  return { s: assertPositiveInt(route.serviceId, 'service id'), r, p, u, ...(a.length > 0 ? { a } : {}), ...(b.length > 0 ? { b } : {}) };
+}
+
+const byLongestPrefix = (x: LuaRoute, y: LuaRoute): number => y.p.length - x.p.length || x.s - y.s;
+
+export function buildRouteTable(
+  routes: readonly DesiredHttpRoute[],
+  domains: readonly DesiredDomain[],
+  options: { staticHosts?: ReadonlyMap<string, string>; reservedHosts?: readonly string[] } = {},
+): RouteTable {
+  const staticHosts = options.staticHosts ?? new Map<string, string>();
+  const known = new Set(domains.map((d) => d.domain));
+  const reserved = new Set(options.reservedHosts ?? []);
+  const byHost = new Map<string, LuaRoute[]>();
+  const revisions = new Map<number, string>();
+  const rejected = new Map<number, string>();
+  // Lowest id first: when two rows claim one path, the older one keeps it.
+  for (const route of [...routes].sort((x, y) => x.serviceId - y.serviceId)) {
+    try {
+      const host = route.domain === null ? NO_DOMAIN_HOST : assertHostname(route.domain, 'domain');
+      if (host !== NO_DOMAIN_HOST && !known.has(host)) throw new Error(`domain ${host} does not exist`);
+      if (reserved.has(host)) throw new Error(`${host} is the console's host name; no service can be published there`);
+      const lua = toLuaRoute(route, host, staticHosts);
+      const list = byHost.get(host) ?? [];
+      if (list.some((other) => other.p === lua.p)) throw new Error(`another service already serves ${lua.p}${host === NO_DOMAIN_HOST ? '' : ` on ${host}`}`);
+      list.push(lua);
+      byHost.set(host, list);
+      revisions.set(lua.s, lua.r);
+    } catch (err) {
+      rejected.set(route.serviceId, err instanceof Error ? err.message : String(err));
+    }
+  }
+  const hosts = new Map<string, string>();
+  for (const [host, list] of byHost) hosts.set(host, JSON.stringify(list.sort(byLongestPrefix)));
+  return { hosts, revisions, rejected };
+}

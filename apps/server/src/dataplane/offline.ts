@@ -1,0 +1,219 @@
+import { createLogHub } from './logs/hub.js';
+import type { WantedInstance } from './nginx/stream-instances.js';
+import type { NginxRenderOptions } from './nginx/options.js';
+import { planDataPlane } from './plan.js';
+import { createReconciler, type ProxyAdapter } from './reconciler.js';
+import {
+  noRejections,
+  type ApplyResult, type CertificateAdapter, type CertificateInfo, type DataPlane, type DesiredDomain, type DesiredPeer,
+  type DesiredState, type LogLine, type NodeStatus, type NodeStatusSource, type WgPeerStatus, type WireGuardAdapter,
+} from './types.js';
+import type { ChallengeStore } from './certs/acme.js';
+
+// The data plane with its I/O switched off: the real reconciler, planner, renderers and validators, in front of
+// adapters that only remember what they were told. `POSTERN_DATAPLANE=off` runs it (the control plane without root),
+// and API tests inspect it, so every value a test stores goes through the same code that feeds nginx.
+
+export class RecordingWireGuard implements WireGuardAdapter {
+  gateway: DesiredState['gateway'] | null = null;
+  peers: DesiredPeer[] = [];
+  statuses: WgPeerStatus[] = [];
+  /** Node id → why its route cannot be added, as the real driver reports it. */
+  readonly routeFailures = new Map<number, string>();
+  closed = false;
+
+  ensureInterface(gateway: DesiredState['gateway']): Promise<void> {
+    this.gateway = gateway;
+    return Promise.resolve();
+  }
+
+  syncPeers(peers: DesiredPeer[]): Promise<Map<number, string>> {
+    this.peers = peers;
+    return Promise.resolve(new Map([...this.routeFailures].filter(([nodeId]) => peers.some((p) => p.nodeId === nodeId))));
+  }
+
+  dump(): Promise<WgPeerStatus[]> {
+    return Promise.resolve(this.statuses);
+  }
+
+  heal(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    return Promise.resolve();
+  }
+}
+
+export class RecordingProxy implements ProxyAdapter {
+  /** Routes nginx would hold, by host. */
+  routes = new Map<string, string>();
+  /** TCP/UDP instances that would run, by key (`tcp-30000`). */
+  streams = new Map<string, WantedInstance>();
+  readonly certificates = new Set<string>();
+  /** Instance key → why it would not start (a port another program holds, say). */
+  readonly streamFailures = new Map<string, string>();
+  cutChecks = 0;
+
+  syncRoutes(hosts: ReadonlyMap<string, string>): Promise<void> {
+    this.routes = new Map(hosts);
+    return Promise.resolve();
+  }
+
+  publishCertificates(names: readonly string[]): Promise<void> {
+    for (const name of names) this.certificates.add(name);
+    return Promise.resolve();
+  }
+
+  unpublishCertificates(names: readonly string[]): Promise<void> {
+    for (const name of names) this.certificates.delete(name);
+    return Promise.resolve();
+  }
+
+  syncStreams(wanted: ReadonlyMap<string, WantedInstance>): Promise<Map<string, string>> {
+    this.streams = new Map([...wanted].filter(([key]) => !this.streamFailures.has(key)));
+    return Promise.resolve(new Map([...this.streamFailures].filter(([key]) => wanted.has(key))));
+  }
+
+  cutStale(): Promise<number> {
+    this.cutChecks++;
+    return Promise.resolve(0);
+  }
+}
+
+export class RecordingCertificates implements CertificateAdapter {
+  readonly infos = new Map<string, CertificateInfo>();
+  /** Every ensure() call, in order: "domain:ssl". */
+  readonly ensured: string[] = [];
+
+  ensure(domain: DesiredDomain): Promise<CertificateInfo> {
+    this.ensured.push(`${domain.domain}:${domain.ssl}`);
+    const info: CertificateInfo = this.infos.get(domain.domain) ?? {
+      state: domain.ssl === 'self-signed' ? 'self-signed' : 'pending',
+      issuer: `CN=${domain.domain}`,
+      notBefore: '2026-01-01T00:00:00.000Z',
+      notAfter: '2028-01-01T00:00:00.000Z',
+      fingerprint: 'AA:BB',
+      error: null,
+    };
+    this.infos.set(domain.domain, info);
+    return Promise.resolve(info);
+  }
+
+  remove(domain: string): Promise<void> {
+    this.infos.delete(domain);
+    return Promise.resolve();
+  }
+
+  pruneExcept(keep: readonly string[]): Promise<string[]> {
+    const removed = [...this.infos.keys()].filter((name) => !keep.includes(name));
+    for (const name of removed) this.infos.delete(name);
+    return Promise.resolve(removed);
+  }
+
+  info(domain: string): CertificateInfo | null {
+    return this.infos.get(domain) ?? null;
+  }
+}
+
+export class SettableNodeStatus implements NodeStatusSource {
+  private readonly statuses = new Map<string, NodeStatus>();
+  private readonly listeners = new Set<(keys: string[]) => void>();
+
+  get(publicKey: string): NodeStatus | undefined {
+    return this.statuses.get(publicKey);
+  }
+
+  onChange(listener: (changedPublicKeys: string[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => { this.listeners.delete(listener); };
+  }
+
+  /** Set (or with `undefined` forget) a peer's status and notify listeners, like one poll would. */
+  setStatus(publicKey: string, status: NodeStatus | undefined): void {
+    if (status === undefined) this.statuses.delete(publicKey);
+    else this.statuses.set(publicKey, status);
+    for (const listener of this.listeners) listener([publicKey]);
+  }
+}
+
+export class MemoryChallenges implements ChallengeStore {
+  readonly answers = new Map<string, string>();
+
+  set(token: string, answer: string): Promise<void> {
+    this.answers.set(token, answer);
+    return Promise.resolve();
+  }
+
+  remove(token: string): Promise<void> {
+    this.answers.delete(token);
+    return Promise.resolve();
+  }
+}
+
+export interface OfflineDataPlane extends DataPlane {
+  readonly wireguard: RecordingWireGuard;
+  readonly proxy: RecordingProxy;
+  readonly certs: RecordingCertificates;
+  readonly status: SettableNodeStatus;
+  readonly challenges: MemoryChallenges;
+  /** Completed apply() runs (coalesced calls count once). */
+  readonly applyCount: number;
+  /** Desired state read by the last apply, null before the first. */
+  readonly lastState: DesiredState | null;
+  readonly started: boolean;
+  /** The next apply fails as a whole (as when nginx or the tunnel is down) with this message. */
+  failNextApply(message: string): void;
+  /** Lines as the log tailer would publish them (delivered at once, no batching). */
+  pushLogLines(lines: LogLine[]): void;
+}
+
+export function createOfflineDataPlane(options: { loadDesiredState: () => DesiredState; render: NginxRenderOptions }): OfflineDataPlane {
+  const wireguard = new RecordingWireGuard();
+  const proxy = new RecordingProxy();
+  const certs = new RecordingCertificates();
+  const status = new SettableNodeStatus();
+  const challenges = new MemoryChallenges();
+  const logs = createLogHub({ batchMs: 0 });
+  let applyCount = 0;
+  let lastState: DesiredState | null = null;
+  let started = false;
+  let nextFailure: string | null = null;
+  const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+  const staticHosts = new Map([['localhost', '127.0.0.1']]);
+  const reconciler = createReconciler({
+    loadDesiredState: () => {
+      applyCount++;
+      lastState = options.loadDesiredState();
+      return lastState;
+    },
+    plan: (state) => planDataPlane(state, options.render, staticHosts),
+    wireguard, proxy, certs, logger: silent,
+  });
+
+  return {
+    wireguard, proxy, certs, status, logs, challenges,
+    get applyCount() { return applyCount; },
+    get lastState() { return lastState; },
+    get started() { return started; },
+    certificates: { info: (domain) => certs.info(domain) },
+    async start() {
+      started = true;
+      await reconciler.apply();
+    },
+    async stop() {
+      started = false;
+      logs.close();
+      await wireguard.close();
+    },
+    async apply(): Promise<ApplyResult> {
+      const message = nextFailure;
+      nextFailure = null;
+      const result = await reconciler.apply();
+      return message === null ? result : { ok: false, message, rejected: result.rejected ?? noRejections() };
+    },
+    failNextApply: (message) => { nextFailure = message; },
+    pushLogLines: (lines) => logs.publish(lines),
+  };
+}

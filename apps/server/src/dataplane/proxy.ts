@@ -1,0 +1,174 @@
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomic } from './atomic-write.js';
+import { parseLive, staleRequests, type ConnectionCutter } from './connections.js';
+import { ControlError } from './nginx/control-client.js';
+import type { HttpInstance } from './nginx/http-instance.js';
+import { FALLBACK_CERT_NAME, snapshotFile } from './nginx/options.js';
+import type { StreamInstances, WantedInstance } from './nginx/stream-instances.js';
+import type { ProxyAdapter } from './reconciler.js';
+import type { DataPlaneLogger } from './types.js';
+import { isHostname } from './validate.js';
+import { pemPath } from './certs/self-signed.js';
+
+// The real proxy: the HTTP instance fed over its control socket, the TCP/UDP instances, the connection cutter.
+// What nginx holds is tracked here (routes by host, their version), so a change pushes only what differs; anything
+// unexpected (nginx restarted, a push lost) falls back to a full push, which is always correct.
+
+export interface Proxy extends ProxyAdapter {
+  /** Adopts or starts nginx and the service instances (before the first apply). */
+  start(): Promise<void>;
+  /** Restarts what died; true when nginx's HTTP instance was restarted (everything must be pushed again). */
+  heal(): Promise<{ http: boolean; streams: string[] }>;
+  /** HTTP-01 answers, served on port 80 by nginx itself. */
+  setChallenge(token: string, answer: string): Promise<void>;
+  removeChallenge(token: string): Promise<void>;
+  /** A certificate file was replaced (renewal, issuance): push it and reload the TCP instances serving it. */
+  certificateInstalled(name: string): Promise<void>;
+  stop(options: { keepServing: boolean }): Promise<void>;
+}
+
+const TOKEN_RE = /^[A-Za-z0-9_-]{1,256}$/;
+/** Certificates per push: a full push at 10,000 domains is ~10-50 MB of PEMs. */
+const CERTS_PER_PUSH = 500;
+
+export function createProxy(options: {
+  prefixDir: string;
+  certsDir: string;
+  http: HttpInstance;
+  streams: StreamInstances;
+  cutter: ConnectionCutter;
+  logger: DataPlaneLogger;
+}): Proxy {
+  const { http, streams, cutter, logger, certsDir } = options;
+  /** Routes nginx holds, by host; null: unknown (fresh start, adoption, a failed push): the next push is full. */
+  let pushed: Map<string, string> | null = null;
+  let version: string | null = null;
+  let sequence = 0;
+  const bootId = Date.now().toString(36);
+  /** Certificates nginx holds: name → PEM text as pushed. */
+  const pushedCerts = new Map<string, string>();
+
+  const nextVersion = (): string => `${bootId}.${++sequence}`;
+
+  async function writeSnapshot(hosts: ReadonlyMap<string, string>, certNames: readonly string[], at: string): Promise<void> {
+    const snapshot = { version: at, hosts: Object.fromEntries(hosts), certs: [FALLBACK_CERT_NAME, ...certNames.filter(isHostname)] };
+    await writeFileAtomic(snapshotFile(options.prefixDir), JSON.stringify(snapshot), 0o600);
+  }
+
+  async function pushRoutes(hosts: ReadonlyMap<string, string>): Promise<void> {
+    const next = nextVersion();
+    if (pushed !== null && version !== null) {
+      const set: Record<string, string> = {};
+      const del: string[] = [];
+      for (const [host, json] of hosts) if (pushed.get(host) !== json) set[host] = json;
+      for (const host of pushed.keys()) if (!hosts.has(host)) del.push(host);
+      if (Object.keys(set).length === 0 && del.length === 0) return;
+      try {
+        await http.control.post('/routes', { base: version, version: next, set, del });
+        pushed = new Map(hosts);
+        version = next;
+        return;
+      } catch (err) {
+        if (!(err instanceof ControlError) || err.status !== 409) throw err;
+        logger.warn({}, 'nginx: routes changed under us; pushing them all');
+      }
+    }
+    pushed = null;
+    await http.control.post('/routes', { base: null, version: next, set: Object.fromEntries(hosts) });
+    pushed = new Map(hosts);
+    version = next;
+  }
+
+  async function readPem(name: string): Promise<string | null> {
+    return readFile(pemPath(certsDir, name), 'utf8').catch(() => null);
+  }
+
+  async function publish(names: readonly string[]): Promise<void> {
+    const batch: Record<string, string> = {};
+    const flush = async (): Promise<void> => {
+      const entries = Object.entries(batch);
+      if (entries.length === 0) return;
+      await http.control.post('/certs', { set: batch });
+      for (const [name, pem] of entries) pushedCerts.set(name, pem);
+      for (const name of Object.keys(batch)) delete batch[name];
+    };
+    for (const name of names) {
+      const pem = await readPem(name);
+      if (pem === null || pushedCerts.get(name) === pem) continue;
+      batch[name] = pem;
+      if (Object.keys(batch).length >= CERTS_PER_PUSH) await flush();
+    }
+    await flush();
+  }
+
+  return {
+    async start() {
+      await http.start();
+      await streams.adopt();
+      // Whatever nginx holds is unknown to this process: the first apply pushes everything.
+      pushed = null;
+      pushedCerts.clear();
+      await publish([FALLBACK_CERT_NAME]);
+    },
+
+    async syncRoutes(hosts, certNames) {
+      try {
+        await pushRoutes(hosts);
+      } catch (err) {
+        pushed = null;
+        throw err;
+      }
+      // Off the answer's path would be nicer at 10,000 hosts; it is a few ms, and a crash right after must not
+      // leave a fresh master with routes older than what was answered.
+      if (version !== null) await writeSnapshot(hosts, certNames, version);
+    },
+
+    publishCertificates: (names) => publish(names),
+
+    async unpublishCertificates(names) {
+      if (names.length === 0) return;
+      await http.control.post('/certs', { del: names });
+      for (const name of names) pushedCerts.delete(name);
+    },
+
+    syncStreams: (wanted: ReadonlyMap<string, WantedInstance>) => streams.sync(wanted),
+
+    async cutStale(revisions) {
+      const live = parseLive(await http.control.get('/live'));
+      const stale = staleRequests(live, revisions);
+      await cutter.cut(stale);
+      return stale.length;
+    },
+
+    async heal() {
+      const restarted = await http.heal();
+      if (restarted) {
+        pushed = null;
+        pushedCerts.clear();
+        await publish([FALLBACK_CERT_NAME]);
+      }
+      return { http: restarted, streams: await streams.heal() };
+    },
+
+    async setChallenge(token, answer) {
+      if (!TOKEN_RE.test(token)) throw new Error('malformed ACME challenge token');
+      await http.control.post('/acme', { set: { [token]: answer } });
+    },
+
+    async removeChallenge(token) {
+      if (!TOKEN_RE.test(token)) return;
+      await http.control.post('/acme', { del: [token] });
+    },
+
+    async certificateInstalled(name) {
+      pushedCerts.delete(name);
+      await publish([name]).catch((err: unknown) => logger.error({ err, name }, 'nginx: could not hand over a renewed certificate'));
+      await streams.reloadServing(name);
+    },
+
+    async stop({ keepServing }) {
+      await streams.stop({ keepServing });
+      await http.stop({ keepServing });
+    },
+  };
+}
