@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --runtime
 pnpm install --frozen-lockfile
 pnpm build
-exec pnpm start
+# exec: the supervisor becomes this process, so SIGTERM/SIGINT reach it (pnpm would not pass them on).
+exec node apps/server/dist/supervisor.js

@@ -92,4 +92,26 @@ export class ApiClient {
   disableService(nodeId: number, type: ServiceType, id: number): Promise<unknown> {
     return this.request(routes.disableService, { nodeId, type, id }).then((response) => response.text());
   }
+
+  updateService(nodeId: number, type: ServiceType, id: number, body: Record<string, unknown>): Promise<unknown> {
+    return this.request(routes.updateService, { nodeId, type, id }, body).then((response) => response.text());
+  }
+
+  deleteService(nodeId: number, type: ServiceType, id: number): Promise<unknown> {
+    return this.request(routes.deleteService, { nodeId, type, id }).then((response) => response.text());
+  }
+
+  /** Every service of one type on a node (the API's largest page). */
+  async listNodeServices(nodeId: number, type: 'http'): Promise<HttpService[]>;
+  async listNodeServices(nodeId: number, type: 'tcp'): Promise<TcpService[]>;
+  async listNodeServices(nodeId: number, type: ServiceType): Promise<(HttpService | TcpService)[]> {
+    const response = await this.request({ ...routes.listNodeServices, path: `${routes.listNodeServices.path}?limit=100` }, { nodeId, type });
+    const { data } = (await response.json()) as { data: unknown[] };
+    const schema = type === 'http' ? HttpServiceSchema : TcpServiceSchema;
+    return data.map((row) => schema.parse(row));
+  }
+
+  deleteNode(id: number): Promise<unknown> {
+    return this.request(routes.deleteNode, { id }).then((response) => response.text());
+  }
 }

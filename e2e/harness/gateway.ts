@@ -65,6 +65,8 @@ export async function startGateway(lab: Lab, options: GatewayOptions): Promise<G
     POSTERN_HTTP_PORT: '80',
     POSTERN_HTTPS_PORT: '443',
     POSTERN_DATAPLANE: 'real',
+    // Backends given by DNS name are resolved inside the lab only (nothing answers there: a name never resolves).
+    POSTERN_RESOLVERS: '127.0.0.1',
     ...options.env,
   };
   const anonymous = new ApiClient(baseUrl);

@@ -1,5 +1,4 @@
 import { X509Certificate } from 'node:crypto';
-import { chmod, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { request } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -11,10 +10,14 @@ import {
   createCertificateManager, createMemoryCertificateStore, type CertificateManager,
 } from '../../apps/server/src/dataplane/certs/manager.js';
 import type { CertificateIssuer } from '../../apps/server/src/dataplane/certs/self-signed.js';
-import { createNginxDriver } from '../../apps/server/src/dataplane/nginx/driver.js';
-import { renderNginxConfig } from '../../apps/server/src/dataplane/nginx/render.js';
-import { lookupUser } from '../../apps/server/src/dataplane/system-user.js';
-import type { CertificateInfo, DesiredDomain, DesiredHttpRoute, NginxAdapter } from '../../apps/server/src/dataplane/types.js';
+import { createConnectionCutter } from '../../apps/server/src/dataplane/connections.js';
+import { createHttpInstance } from '../../apps/server/src/dataplane/nginx/http-instance.js';
+import { readLuaModule } from '../../apps/server/src/dataplane/nginx/lua-source.js';
+import { renderHttpInstance } from '../../apps/server/src/dataplane/nginx/render-main.js';
+import { buildRouteTable } from '../../apps/server/src/dataplane/nginx/routes.js';
+import { createStreamInstances } from '../../apps/server/src/dataplane/nginx/stream-instances.js';
+import { createProxy, type Proxy } from '../../apps/server/src/dataplane/proxy.js';
+import type { CertificateInfo, DesiredDomain, DesiredHttpRoute } from '../../apps/server/src/dataplane/types.js';
 import { Lab } from '../harness/lab.js';
 import { createAcmeNetwork, startPebble, type AcmeNetwork, type Pebble } from '../harness/pebble.js';
 import { isRoot } from '../harness/root.js';
@@ -59,11 +62,10 @@ describe.skipIf(!isRoot)('ACME certificates from pebble, served by nginx', () =>
   let network: AcmeNetwork;
   let pebble: Pebble;
   let pebbleRoot: string;
-  let nginx: NginxAdapter;
+  let proxy: Proxy;
   let manager: CertificateManager;
   let dataDir: string;
   let httpsPort: number;
-  let owner: { uid: number; gid: number } | undefined;
   const issuedFor: string[] = [];
   const firstInfos: (CertificateInfo | null)[] = [];
   /** Undo steps, pushed as things start, so a failure half-way through beforeAll still cleans up. */
@@ -73,14 +75,16 @@ describe.skipIf(!isRoot)('ACME certificates from pebble, served by nginx', () =>
   function countingIssuer(): CertificateIssuer {
     const acme = createAcmeIssuer({
       dataDir, directoryUrl: pebble.directoryUrl, caFile: pebble.apiCaFile, skipPrecheck: true, pollMinMs: 100, pollMaxMs: 500, logger: silent,
-      ...(owner ? { owner } : {}),
+      challenges: { set: (token, answer) => proxy.setChallenge(token, answer), remove: (token) => proxy.removeChallenge(token) },
     });
     return { issue: (domain, pemPath) => { issuedFor.push(domain); return acme.issue(domain, pemPath); } };
   }
 
   function newManager(): CertificateManager {
     return createCertificateManager({
-      dataDir, acme: {}, issuer: countingIssuer(), store, logger: silent, fallbackHost: network.hostIp, ...(owner ? { owner } : {}),
+      dataDir, acme: {}, issuer: countingIssuer(), store, logger: silent, fallbackHost: network.hostIp,
+      challenges: { set: (token, answer) => proxy.setChallenge(token, answer), remove: (token) => proxy.removeChallenge(token) },
+      onInstalled: (name) => void proxy.certificateInstalled(name),
     });
   }
 
@@ -101,21 +105,24 @@ describe.skipIf(!isRoot)('ACME certificates from pebble, served by nginx', () =>
     };
 
     dataDir = lab.makeTempDir('data');
-    await chmod(dataDir, 0o711); // nginx workers (www-data) open the certificates below it
-    const webroot = join(dataDir, 'acme-webroot');
-    await mkdir(join(webroot, '.well-known', 'acme-challenge'), { recursive: true, mode: 0o755 });
-    owner = (await lookupUser('www-data')) ?? undefined;
     manager = newManager();
-    // The data plane's boot order: fallback, nginx, certificates before the config naming them, then issuance.
+    // The data plane's boot order: fallback, nginx, certificates before the routes naming them, then issuance.
     await manager.ensureFallback();
     const prefixDir = join(dataDir, 'nginx');
-    nginx = createNginxDriver({ prefixDir, logger: silent });
-    await nginx.start();
-    closers.push(() => nginx.stop());
+    const certsDir = join(dataDir, 'certs');
+    const options = {
+      prefixDir, certsDir, httpPort, httpsPort, noDomainHttpsPort: await freePort(network.hostIp), listenAddress: network.hostIp,
+      consoleHost: 'console.invalid', consoleUpstream: 'http://127.0.0.1:1', tunnelAddress: null, resolvers: [],
+    };
+    const http = createHttpInstance({ prefixDir, logger: silent, render: (dir) => renderHttpInstance(options, dir, readLuaModule()) });
+    proxy = createProxy({
+      prefixDir, certsDir, http, streams: createStreamInstances({ prefixDir, logger: silent }), cutter: createConnectionCutter(silent), logger: silent,
+    });
+    await proxy.start();
+    closers.push(() => proxy.stop({ keepServing: false }));
     for (const domain of domains) firstInfos.push(await manager.ensure(domain));
-    await nginx.apply(renderNginxConfig({ http: [route], stream: [], domains }, {
-      prefixDir, certsDir: join(dataDir, 'certs'), acmeWebroot: webroot, httpPort, httpsPort, listenAddress: network.hostIp,
-    }));
+    await proxy.publishCertificates(domains.map((d) => d.domain));
+    await proxy.syncRoutes(buildRouteTable([route], domains).hosts, domains.map((d) => d.domain));
     manager.start();
     closers.push(() => Promise.resolve(manager.stop()));
   }, 120_000);

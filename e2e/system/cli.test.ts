@@ -121,9 +121,9 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a
     const byPath = await postern(['expose', 'http', 'web-path', '--port', String(BACKEND_PORT), '--path', SERVICE_PATH]);
     expect(byPath.code, describeRun(byPath)).toBe(0);
     const viaPath = await waitFor(async () => {
-      const got = await httpGet(clientNs, `https://${gatewayIp}${SERVICE_PATH}/page`, { connectTo: gatewayIp });
+      const got = await httpGet(clientNs, `https://${gatewayIp}:8443${SERVICE_PATH}/page`, { connectTo: gatewayIp });
       return got.status === 200 && got;
-    }, { timeoutMs: APPLY_DEADLINE_MS, what: `https://${gatewayIp}${SERVICE_PATH}/ to answer through the gateway` });
+    }, { timeoutMs: APPLY_DEADLINE_MS, what: `https://${gatewayIp}:8443${SERVICE_PATH}/ to answer through the gateway` });
     expect(JSON.parse(viaPath.body)).toMatchObject({ label: 'cli-node' });
 
     const listed = await postern(['services']);

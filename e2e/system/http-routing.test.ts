@@ -9,6 +9,8 @@ import { connectNode, startSystem, stopSystem, type ConnectedNode, type System }
 
 // HTTP services published through the gateway, as a client on the internet sees them.
 
+/** POSTERN_NO_DOMAIN_HTTPS_PORT's default. */
+const NO_DOMAIN_PORT = 8443;
 const BACKEND_PORT = 8080;
 /** How long a new service may take to answer: generous, the apply-latency target is measured in bench/. */
 const APPLY_DEADLINE_MS = 15_000;
@@ -63,11 +65,13 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('HTTP services through the gatew
     expect([301, 302, 307, 308]).toContain(answer.status);
   });
 
-  it('routes a path on the default host to the node', async () => {
+  it('routes a path of a service without a domain on the no-domain port, never on the console’s origin', async () => {
     await system.api.createHttpService(node.node.id, { name: 'by-path', pathLocation: '/node1', backendHost: node.tunnelIp, backendPort: BACKEND_PORT });
-    const answer = await waitUntilServed(`https://${gatewayIp}/node1/page`);
+    const answer = await waitUntilServed(`https://${gatewayIp}:${NO_DOMAIN_PORT}/node1/page`);
     expect((JSON.parse(answer.body) as { url: string }).url).toContain('page');
-    expect(answeredBy(await get(`https://${gatewayIp}/elsewhere`))).toBeUndefined();
+    expect(answeredBy(await get(`https://${gatewayIp}:${NO_DOMAIN_PORT}/elsewhere`))).toBeUndefined();
+    // The console's host and port serve the console, not the node.
+    expect(answeredBy(await get(`https://${gatewayIp}/node1/page`))).toBeUndefined();
   });
 
   it('refuses a client outside allowedIps', async () => {

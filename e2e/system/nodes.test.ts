@@ -89,11 +89,16 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('nodes', () => {
     });
   }, RECONNECT_DEADLINE_MS + 30_000);
 
-  it('does not let a second node reach the first through the gateway', async () => {
+  it('does not let a second node reach the first, nor anything on the gateway but the tunnel health check', async () => {
     const node2 = await connectNode(system, 'node2', 12);
-    // The tunnel itself works: node2 reaches the gateway's tunnel address.
-    const toGateway = await runInAllowingFailure(node2.ns, 'ping', ['-c', '1', '-W', '2', gatewayTunnelIp]);
-    expect(toGateway.code, toGateway.stdout).toBe(0);
+    // The tunnel itself works: node2 gets the gateway's tunnel health answer, and nothing else there.
+    const health = await httpGet(node2.ns, `http://${gatewayTunnelIp}/_postern/tunnel-health`, { timeoutMs: 3000 });
+    expect(health).toMatchObject({ status: 200, body: 'ok' });
+    expect((await httpGet(node2.ns, `http://${gatewayTunnelIp}/api/health`, { timeoutMs: 3000 })).status).toBe(404);
+    // The control plane listens on every address in these tests (POSTERN_HOST=0.0.0.0): still not over the tunnel.
+    expect((await httpGet(node2.ns, `http://${gatewayTunnelIp}:3000/api/health`, { timeoutMs: 1500 })).status).toBe(0);
+    expect((await httpGet(node2.ns, `https://${gatewayTunnelIp}/`, { timeoutMs: 1500 })).status).toBe(0);
+    expect((await runInAllowingFailure(node2.ns, 'ping', ['-c', '1', '-W', '1', gatewayTunnelIp])).code).not.toBe(0);
     const ping = await runInAllowingFailure(node2.ns, 'ping', ['-c', '2', '-W', '1', node1.tunnelIp]);
     expect(ping.code).not.toBe(0);
     const answer = await httpGet(node2.ns, `http://${node1.tunnelIp}:${BACKEND_PORT}/`, { timeoutMs: 2000 });

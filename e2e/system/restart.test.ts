@@ -56,8 +56,11 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('gateway crash recovery', () => 
     await system.gateway.kill();
     await system.gateway.restart();
     await waitFor(bothServed, { timeoutMs: RECOVERY_DEADLINE_MS, intervalMs: 500, what: 'the HTTP and TCP services to be served again after the restart' });
-    // Converged to one data plane, not a second one beside what the killed server left running.
-    expect(await countRunning(/^nginx: master/)).toBe(1);
+    // Converged to one data plane, not a second one beside what the killed server left running: the HTTP instance
+    // and the TCP service's own nginx, and one wireguard-go.
+    expect(await countRunning(/^nginx: master .*\/current\/nginx\.conf/)).toBe(1);
+    expect(await countRunning(/^nginx: master .*\/stream\/tcp-30020\//)).toBe(1);
+    expect(await countRunning(/^nginx: master/)).toBe(2);
     expect(await countRunning(/^wireguard-go /)).toBe(1);
     // The restarted server drives that data plane: a change made now is served.
     const api = await system.gateway.login();

@@ -73,6 +73,22 @@ const EnvSchema = z
         }
         return entries;
       }),
+    /**
+     * Name servers nginx asks for backends given by DNS name (resolved per request). Default: those of
+     * /etc/resolv.conf (in a container, the runtime's embedded DNS).
+     */
+    POSTERN_RESOLVERS: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined || v.trim() === '') return undefined;
+        const entries = v.split(',').map((entry) => entry.trim());
+        if (entries.some((entry) => !isIPv4(entry))) {
+          ctx.addIssue({ code: 'custom', message: 'must be comma-separated IPv4 addresses, e.g. 10.0.0.53,10.0.0.54' });
+          return z.NEVER;
+        }
+        return entries;
+      }),
     POSTERN_SESSION_TTL: z.coerce.number().int().min(60).max(2_592_000).default(86_400),
     POSTERN_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     POSTERN_CONSOLE_DIR: z.string().optional(),
@@ -117,6 +133,8 @@ export interface Config {
   dataPlane: 'real' | 'off';
   /** Addresses/CIDRs allowed to set the client address via X-Forwarded-For; empty: nobody. */
   trustedProxies: readonly string[];
+  /** Name servers for backends given by DNS name; undefined: /etc/resolv.conf's. */
+  resolvers: readonly string[] | undefined;
   sessionTtlSeconds: number;
   logLevel: Env['POSTERN_LOG_LEVEL'];
   consoleDir: string | undefined;
@@ -150,6 +168,7 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     noDomainHttpsPort: env.POSTERN_NO_DOMAIN_HTTPS_PORT,
     dataPlane: env.POSTERN_DATAPLANE,
     trustedProxies: env.POSTERN_TRUSTED_PROXIES,
+    resolvers: env.POSTERN_RESOLVERS,
     sessionTtlSeconds: env.POSTERN_SESSION_TTL,
     logLevel: env.POSTERN_LOG_LEVEL,
     consoleDir: env.POSTERN_CONSOLE_DIR,

@@ -35,6 +35,8 @@ export interface DataPlaneConfig {
   publicHost: string;
   /** Where nginx reaches the control plane (the console and API it publishes). */
   consoleUpstream: string;
+  /** Name servers for backends given by DNS name; undefined: /etc/resolv.conf's. */
+  resolvers?: readonly string[] | undefined;
   statusPollMs?: number;
   /** How often dead processes and a vanished interface are looked for (default 1 s). */
   healIntervalMs?: number;
@@ -69,7 +71,7 @@ export function renderOptionsFor(config: DataPlaneConfig): NginxRenderOptions {
     consoleHost: config.publicHost,
     consoleUpstream: config.consoleUpstream,
     tunnelAddress: gatewayAddress(config.vpnSubnet),
-    resolvers: readResolvers(),
+    resolvers: config.resolvers ?? readResolvers(),
     ...(config.listenAddress === undefined ? {} : { listenAddress: config.listenAddress }),
   };
 }

@@ -50,9 +50,23 @@ export function createProxy(options: {
 
   const nextVersion = (): string => `${bootId}.${++sequence}`;
 
-  async function writeSnapshot(hosts: ReadonlyMap<string, string>, certNames: readonly string[], at: string): Promise<void> {
-    const snapshot = { version: at, hosts: Object.fromEntries(hosts), certs: [FALLBACK_CERT_NAME, ...certNames.filter(isHostname)] };
-    await writeFileAtomic(snapshotFile(options.prefixDir), JSON.stringify(snapshot), 0o600);
+  /**
+   * The snapshot a fresh master loads before its first request. Written off the apply's path (an fsync under load
+   * costs up to ~100 ms), latest wins: a master that dies in the moment before it lands is restarted by this
+   * process, which pushes everything to it anyway.
+   */
+  let pendingSnapshot: string | null = null;
+  let snapshotWriter: Promise<void> | null = null;
+  function writeSnapshot(hosts: ReadonlyMap<string, string>, certNames: readonly string[], at: string): void {
+    pendingSnapshot = JSON.stringify({ version: at, hosts: Object.fromEntries(hosts), certs: [FALLBACK_CERT_NAME, ...certNames.filter(isHostname)] });
+    snapshotWriter ??= (async () => {
+      while (pendingSnapshot !== null) {
+        const text = pendingSnapshot;
+        pendingSnapshot = null;
+        await writeFileAtomic(snapshotFile(options.prefixDir), text, 0o600).catch((err: unknown) => logger.error({ err }, 'nginx: could not save the routes snapshot'));
+      }
+      snapshotWriter = null;
+    })();
   }
 
   async function pushRoutes(hosts: ReadonlyMap<string, string>): Promise<void> {
@@ -118,9 +132,7 @@ export function createProxy(options: {
         pushed = null;
         throw err;
       }
-      // Off the answer's path would be nicer at 10,000 hosts; it is a few ms, and a crash right after must not
-      // leave a fresh master with routes older than what was answered.
-      if (version !== null) await writeSnapshot(hosts, certNames, version);
+      if (version !== null) writeSnapshot(hosts, certNames, version);
     },
 
     publishCertificates: (names) => publish(names),
@@ -167,6 +179,7 @@ export function createProxy(options: {
     },
 
     async stop({ keepServing }) {
+      await snapshotWriter;
       await streams.stop({ keepServing });
       await http.stop({ keepServing });
     },

@@ -52,6 +52,9 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
   let appliedGateway: string | null = null;
   let appliedPeers: string | null = null;
   let lastPeers: DesiredPeer[] = [];
+  /** What the last successful sync made (routes, firewall), so an apply that changes neither skips them. */
+  let appliedRoutes: string | null = null;
+  let appliedRules: string | null = null;
   let lastRouteErrors = new Map<number, string>();
   /**
    * Last endpoint seen per peer public key, kept across a peer's removal (disable, then connect again) and, in a
@@ -134,6 +137,9 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
   async function syncRoutes(peers: DesiredPeer[], vpnSubnet: string): Promise<Map<number, string>> {
     const vpn = parseSubnet(vpnSubnet);
     const wanted = routesForPeers(peers, (cidr) => isInSubnet(cidr.split('/')[0] ?? '', vpn));
+    const key = JSON.stringify(wanted);
+    // Most applies change no gateway network: then the routes made last time still stand (heal resets this).
+    if (key === appliedRoutes) return new Map([...lastRouteErrors].filter(([nodeId]) => wanted.some((r) => r.nodeId === nodeId)));
     const { stdout } = await run('ip', ['-4', '-o', 'route', 'show', 'dev', ifname, 'proto', 'static']);
     const present = stdout.split('\n').map((line) => line.split(' ')[0] ?? '').filter((cidr) => cidr !== '');
     const wantedCidrs = new Set(wanted.map((route) => route.cidr));
@@ -147,15 +153,20 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
         errors.set(nodeId, `cannot route ${cidr} into the tunnel: ${detail}`);
       }
     }
+    appliedRoutes = errors.size === 0 ? key : null;
     return errors;
   }
 
   async function syncFirewall(peers: DesiredPeer[], tunnelAddress: string): Promise<void> {
-    await run('iptables-restore', ['--noflush'], { input: renderFirewallRules(ifname, peers, { ...options.ports, tunnelAddress }) });
+    const rules = renderFirewallRules(ifname, peers, { ...options.ports, tunnelAddress });
+    // Rules change only with full-tunnel nodes; every spawn of iptables costs tens of ms on the apply's path.
+    if (rules === appliedRules) return;
+    await run('iptables-restore', ['--noflush'], { input: rules });
     for (const rule of jumpRules(ifname)) {
       const exists = await run('iptables', ['-t', rule.table, '-C', rule.chain, ...rule.match]).then(() => true, () => false);
       if (!exists) await run('iptables', ['-t', rule.table, '-I', rule.chain, '1', ...rule.match]);
     }
+    appliedRules = rules;
     if (needsForwarding(peers) && !isForwardingOn) {
       // Full-tunnel nodes need the host to forward; only turned on when such a node exists. Read first: in a
       // container /proc/sys is read-only, and the value is usually already 1 there (set by the runtime).
@@ -239,6 +250,8 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
       logger.error({ interface: ifname }, 'WireGuard: the interface is gone; creating it again');
       appliedGateway = null;
       appliedPeers = null;
+      appliedRoutes = null;
+      appliedRules = null;
       const desired = gateway;
       await ensureInterface(desired);
       await syncPeers(lastPeers);
@@ -257,6 +270,8 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     async close({ keepServing }) {
       appliedGateway = null;
       appliedPeers = null;
+      appliedRoutes = null;
+      appliedRules = null;
       gateway = null;
       if (keepServing) return;
       const pid = await userspacePid();
