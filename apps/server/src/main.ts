@@ -9,6 +9,7 @@ import { loadDesiredState } from './db/desired-state.js';
 import { resolveMigrationsDir } from './db/migrations-dir.js';
 import type { AppDeps } from './deps.js';
 import { loadConfig, type Config } from './env.js';
+import { warnIfPlainHttpBeyondLoopback } from './http/listen-warning.js';
 import { createLogger } from './http/logger.js';
 import { loadSecretBox } from './secrets.js';
 
@@ -66,6 +67,7 @@ async function main(): Promise<void> {
   });
   await dataPlane.start();
   await app.listen({ host: config.host, port: config.port });
+  warnIfPlainHttpBeyondLoopback(logger, app.addresses());
 
   let isClosing = false;
   const close = (signal: string): void => {
