@@ -97,6 +97,9 @@ export function createAgentApi(connection: GatewayConnection, options: { client?
       throw new GatewayUnreachableError(connection.url, describeNetworkError(error));
     }
     const payload = parseJson(answer.body);
+    if (answer.status >= 300 && answer.status <= 399 && answer.location !== undefined) {
+      throw new CliError(`The gateway at ${connection.url} redirects to ${answer.location} (HTTP ${answer.status}): pass the gateway's https:// address as --url`);
+    }
     if (answer.status < 200 || answer.status > 299) throw toApiError(answer.status, payload, connection.url);
     const parsed = schema.safeParse(payload);
     if (!parsed.success) {

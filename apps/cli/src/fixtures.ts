@@ -72,7 +72,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-type Handler = (request: RecordedRequest) => { status: number; body?: unknown };
+type Handler = (request: RecordedRequest) => { status: number; body?: unknown; headers?: Record<string, string> };
 
 export interface TestCertificate {
   /** Key and certificate PEM, as an HTTPS server takes them. */
@@ -114,7 +114,7 @@ export async function startAgentServer(handler: Handler, certificate?: TestCerti
       const recorded = { method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body };
       requests.push(recorded);
       const answer = handler(recorded);
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
     });
   };

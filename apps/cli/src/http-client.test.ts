@@ -58,6 +58,9 @@ describe('HTTPS to the gateway', () => {
 });
 
 describe('CA store of the CLI process (NODE_EXTRA_CA_CERTS, read by Node at start)', () => {
+  // A fresh Node process with tsx takes seconds on a busy machine: a deadline for hangs, not a speed claim.
+  const SPAWN_TIMEOUT_MS = 30_000;
+
   const main = fileURLToPath(new URL('./main.ts', import.meta.url));
   let dir = '';
   beforeAll(async () => {
@@ -75,20 +78,20 @@ describe('CA store of the CLI process (NODE_EXTRA_CA_CERTS, read by Node at star
       execFile(
         process.execPath,
         ['--import', 'tsx', main, 'services', '--url', url, '--token', makeToken(), '--config-dir', path.join(dir, 'cfg')],
-        { env: { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: caFile }, timeout: 30_000 },
+        { env: { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: caFile }, timeout: SPAWN_TIMEOUT_MS },
         (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }),
       );
     });
   }
 
-  it('trusts a gateway whose certificate chains to an extra CA and names the URL host', async () => {
+  it('trusts a gateway whose certificate chains to an extra CA and names the URL host', { timeout: SPAWN_TIMEOUT_MS }, async () => {
     const trusted = await makeCertificate('gateway.test', 'IP:127.0.0.1');
     server = await startAgentServer(() => emptyList, trusted);
     const result = await servicesTrusting(trusted, server.url);
     expect(result, result.stderr).toMatchObject({ code: 0, stdout: expect.stringContaining('No services yet') as unknown });
   });
 
-  it('still checks that the certificate names the host of the URL', async () => {
+  it('still checks that the certificate names the host of the URL', { timeout: SPAWN_TIMEOUT_MS }, async () => {
     const wrongName = await makeCertificate('gateway.test', 'DNS:gateway.test');
     server = await startAgentServer(() => emptyList, wrongName);
     const result = await servicesTrusting(wrongName, server.url);

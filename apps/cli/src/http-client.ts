@@ -34,6 +34,8 @@ export interface HttpRequest {
 export interface HttpAnswer {
   status: number;
   body: string;
+  /** Where a redirect points; redirects are never followed (the token would travel along). */
+  location?: string;
 }
 
 export type HttpClient = (request: HttpRequest) => Promise<HttpAnswer>;
@@ -95,7 +97,8 @@ function send(request: HttpRequest, settings: TlsSettings): Promise<HttpAnswer> 
           response.on('end', () => {
             clearTimeout(timer);
             ready.destroy();
-            resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+            const { location } = response.headers;
+            resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ...(location === undefined ? {} : { location }) });
           });
           response.on('error', fail);
         },
