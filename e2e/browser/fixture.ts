@@ -18,6 +18,8 @@ export interface PageOptions {
 /** Where the console is served: the browser tests' own server, or the real gateway of the log tests. */
 export interface ConsoleOrigin {
   baseUrl: string;
+  /** The gateway's data directory, when the harness started the server itself. */
+  dataDir?: string;
   stop(): Promise<void>;
 }
 

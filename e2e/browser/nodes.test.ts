@@ -1,4 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import {
@@ -25,6 +29,9 @@ describe('nodes list', () => {
     await expectVisible(ready);
     const token = await ready.getByRole('textbox', { name: 'Token', exact: true }).inputValue();
     expect(token).toMatch(/^pstn_/);
+    // The gateway's public address (POSTERN_PUBLIC_HOST over HTTPS), not the 127.0.0.1 address this browser uses.
+    // No pin: with the data plane off the gateway serves no certificate yet.
+    await expect.poll(() => ready.getByRole('textbox', { name: 'Connect command' }).inputValue()).toBe(`postern connect --url https://gateway.test --token ${token}`);
     await ready.getByRole('button', { name: 'Got it!' }).click();
     await expectGone(ready);
     await expectVisible(nodeLink(page, name));
@@ -34,6 +41,34 @@ describe('nodes list', () => {
     await nodeLink(page, name).click();
     await expectVisible(page.getByRole('heading', { name, exact: true }));
     expect(await page.content()).not.toContain(token);
+  });
+
+  it("'Connect This Node' pins the console's certificate while it is self-signed", async () => {
+    const dataDir = harness.server.dataDir;
+    if (dataDir === undefined) throw new Error('the harness did not start the server');
+    const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: uniqueName('pinned') });
+    // What the data plane writes for the console's host: one combined PEM, key then certificate.
+    const certsDir = join(dataDir, 'certs');
+    const pemFile = join(certsDir, '_fallback.pem');
+    await mkdir(certsDir, { recursive: true });
+    const openssl = promisify(execFile);
+    try {
+      await openssl('openssl', [
+        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', pemFile, '-out', `${pemFile}.crt`,
+        '-days', '2', '-subj', '/CN=gateway.test',
+      ]);
+      await openssl('openssl', ['x509', '-in', `${pemFile}.crt`, '-pubkey', '-noout', '-out', `${pemFile}.pub`]);
+      await openssl('openssl', ['pkey', '-pubin', '-in', `${pemFile}.pub`, '-outform', 'DER', '-out', `${pemFile}.der`]);
+      await writeFile(pemFile, `${await readFile(pemFile, 'utf8')}${await readFile(`${pemFile}.crt`, 'utf8')}`);
+      const pin = `sha256:${createHash('sha256').update(await readFile(`${pemFile}.der`)).digest('base64')}`;
+
+      const page = await harness.openPage(`/nodes/${node.id}`);
+      await expectVisible(page.getByRole('heading', { name: 'Connect This Node' }));
+      const command = page.getByRole('textbox', { name: 'Connect command' });
+      await expect.poll(() => command.inputValue()).toBe(`postern connect --url https://gateway.test --token <YOUR_TOKEN> --pin ${pin}`);
+    } finally {
+      await rm(certsDir, { recursive: true, force: true });
+    }
   });
 
   it('filters the list with the View All, Nodes and Gateways chips', async () => {

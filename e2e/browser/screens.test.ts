@@ -96,7 +96,7 @@ async function snapNodesList(page: Page, shot: Shot): Promise<void> {
   await shot(page, 'dialog-node-form');
   await form.getByRole('button', { name: 'Save' }).click();
   const ready = dialog(page, 'Your Node is Ready');
-  await expectVisible(ready);
+  await expectVisible(ready.getByRole('textbox', { name: 'Connect command' }));
   await shot(page, 'dialog-node-ready');
   await ready.getByRole('button', { name: 'Got it!' }).click();
   await expectGone(ready);
@@ -106,6 +106,7 @@ async function snapNodeDetail(page: Page, shot: Shot, seeded: Seeded): Promise<v
   await page.goto(`/nodes/${seeded.nodeId}`);
   await expectVisible(page.getByText(seeded.serviceName, { exact: true }));
   await expectVisible(page.getByText('ci-pipeline', { exact: true }));
+  await expectVisible(page.getByRole('textbox', { name: 'Connect command' }));
   await shot(page, 'node-detail');
 
   const section = (title: string) => page.locator('section').filter({ has: page.getByRole('heading', { name: title, exact: true }) });

@@ -1,8 +1,8 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  PersonalAccessTokenCreatedSchema, PersonalAccessTokenSchema, buildPath, listOf, routes, type NodeCreated,
+  PersonalAccessTokenCreatedSchema, PersonalAccessTokenSchema, SystemInfoSchema, buildPath, listOf, routes, type NodeCreated, type SystemInfo,
 } from '@postern/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../harness/api.js';
@@ -16,8 +16,9 @@ import { waitFor } from '../harness/wait-for.js';
 import { startSystem, stopSystem, type System } from './fixture.js';
 
 // The node side as an operator runs it: the bundled `postern` CLI inside a node namespace, with an access token
-// created through the API, connects the node, publishes a web service, checks its health, runs into a revoked
-// token and disconnects.
+// created through the API, connects the node through the gateway's public HTTPS address with the pin the console
+// shows (the gateway's self-signed certificate, served by nginx), publishes a web service, checks its health
+// through the tunnel, runs into a revoked token and disconnects.
 
 const CLI_ENTRY = fileURLToPath(new URL('../../apps/cli/dist/postern.mjs', import.meta.url));
 const isCliBuilt = existsSync(CLI_ENTRY);
@@ -51,7 +52,9 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a
   let nodeNs = '';
   let configDir = '';
   let ifName = '';
-  let gatewayUrl = '';
+  /** What the console's connect command carries: the public HTTPS URL and the pin of its self-signed certificate. */
+  let info: SystemInfo;
+  let pin = '';
 
   const api = (): ApiClient => {
     if (system === undefined) throw new Error('the system did not start');
@@ -75,8 +78,13 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a
     // A directory connect has to create, as /etc/postern on a fresh machine.
     configDir = join(system.lab.makeTempDir('postern'), 'etc-postern');
     ifName = system.lab.ifName('cli');
-    gatewayUrl = `http://${system.topology.gatewayPublicIp}:${new URL(system.gateway.baseUrl).port}`;
     node = await system.api.createNode({ name: 'e2e-cli' });
+    info = SystemInfoSchema.parse(await callApi(system.api, routes.systemInfo, {}));
+    if (info.certificate === null) throw new Error('the gateway serves no certificate');
+    pin = info.certificate.pin;
+    // nginx publishes the API on the public HTTPS address once the data plane has started.
+    const health = `${info.publicUrl}${routes.health.path}`;
+    await waitFor(async () => (await httpGet(nodeNs, health)).status === 200, { timeoutMs: 15_000, what: `${health} from the node` });
   });
 
   afterAll(async () => {
@@ -84,17 +92,35 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a
     expect(await stopSystem(system)).toEqual([]);
   });
 
-  it('connects with a token created through the API and the node turns online', async () => {
+  it('gives the console its public HTTPS URL and the pin of the self-signed certificate nginx serves', () => {
+    expect(info).toEqual({ publicUrl: `https://${system?.topology.gatewayPublicIp ?? ''}`, certificate: { selfSigned: true, pin: expect.stringMatching(/^sha256:/) as unknown } });
+  });
+
+  it('warns at boot that the control plane serves plain HTTP beyond loopback (the test gateway sets POSTERN_HOST=0.0.0.0)', () => {
+    expect(system?.gateway.process.text).toMatch(/"msg":"The control plane serves plain HTTP on 0\.0\.0\.0:3000, beyond loopback: .*POSTERN_HOST=127\.0\.0\.1/);
+  });
+
+  it('connects with the console\'s command (public HTTPS URL, pin, a token created through the API) and the node turns online', async () => {
     const created = PersonalAccessTokenCreatedSchema.parse(await callApi(api(), routes.createToken, { id: node.id }, { name: TOKEN_NAME }));
     expect((await api().getNode(node.id)).status).toBe('offline');
 
-    const result = await postern(['connect', '--url', gatewayUrl, '--token', created.token, '--interface', ifName]);
+    // Without the pin the self-signed certificate is refused, and nothing is stored.
+    const unpinned = await postern(['connect', '--url', info.publicUrl, '--token', created.token, '--interface', ifName]);
+    expect(unpinned.code, describeRun(unpinned)).toBe(1);
+    expect(unpinned.stderr).toMatch(/postern: The gateway's certificate at https:\/\/[\d.]+ is not trusted: .*--pin/);
+    expect(existsSync(join(configDir, 'postern.json'))).toBe(false);
+
+    const result = await postern(['connect', '--url', info.publicUrl, '--token', created.token, '--pin', pin, '--interface', ifName]);
     expect(result.code, describeRun(result)).toBe(0);
     expect(result.stdout).toContain(`Connected: ${ifName}`);
     expect(`${result.stdout}${result.stderr}`).not.toContain(created.token);
     // The token and the private key are on disk: only root may read them.
     expect(statSync(configDir).mode & 0o777).toBe(0o700);
     for (const file of ['postern.json', 'wireguard.conf']) expect(statSync(join(configDir, file)).mode & 0o777, file).toBe(0o600);
+    // Later commands (and the daemon) use the stored pin; --health probes the gateway's tunnel address, not its API.
+    expect(JSON.parse(readFileSync(join(configDir, 'postern.json'), 'utf8'))).toMatchObject({
+      url: info.publicUrl, pin, tunnelHealthUrl: 'http://10.44.0.1:80/_postern/tunnel-health',
+    });
 
     const online = await waitFor(async () => {
       const found = await api().getNode(node.id);
@@ -132,7 +158,27 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a
     expect(listed.stdout).toMatch(/^http\s+\d+\s+web-path\s.*enabled$/m);
   });
 
-  it('reports a healthy tunnel with status --health', async () => {
+  it('refuses the gateway when its certificate does not match the pin', async () => {
+    const otherPin = `sha256:${Buffer.alloc(32, 7).toString('base64')}`;
+    const result = await postern(['services', '--url', info.publicUrl, '--pin', otherPin]);
+    expect(result.code, describeRun(result)).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      `postern: The gateway at ${info.publicUrl} presented a certificate with pin ${pin}, not the pinned ${otherPin}: nothing was sent. ` +
+        'If the gateway\'s certificate was replaced, copy the new connect command (with its --pin) from the console.',
+    );
+  });
+
+  it('still reaches the API over plain HTTP at a private address', async () => {
+    if (system === undefined) throw new Error('the system did not start');
+    const result = await postern(['services', '--url', `http://${system.topology.gatewayPublicIp}:${new URL(system.gateway.baseUrl).port}`]);
+    expect(result.code, describeRun(result)).toBe(0);
+    expect(result.stdout).toMatch(/^http\s+\d+\s+web\s.*enabled$/m);
+  });
+
+  it('reports a healthy tunnel with status --health (nginx answers the tunnel health URL)', async () => {
+    // The contract with nginx: exactly this path on the gateway's tunnel address answers 200 "ok" to a node.
+    const tunnelHealth = await httpGet(nodeNs, 'http://10.44.0.1:80/_postern/tunnel-health', { sourceIp: node.address ?? '' });
+    expect({ status: tunnelHealth.status, body: tunnelHealth.body.trim() }, tunnelHealth.error).toEqual({ status: 200, body: 'ok' });
     const result = await postern(['status', '--health']);
     expect(result.code, describeRun(result)).toBe(0);
   });

@@ -63,6 +63,13 @@ describe('agent API client', () => {
     await expect(api.getNode()).rejects.toThrow(/has no agent API \(HTTP 404\): is this the gateway's URL\?/);
   });
 
+  it('does not follow a redirect (the token would go along) and names where it points', async () => {
+    server = await startAgentServer(() => ({ status: 301, headers: { location: 'https://gw.example.com/api/agent/config' } }));
+    const call = createAgentApi({ url: server.url, token: makeToken() }).getConfig();
+    await expect(call).rejects.toThrow(`The gateway at ${server.url} redirects to https://gw.example.com/api/agent/config (HTTP 301): pass the gateway's https:// address as --url`);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('reads every list page parameter and the service routes', async () => {
     server = await startAgentServer(() => ({ status: 200, body: { data: [], page: 2, limit: 100, total: 0 } }));
     const api = createAgentApi({ url: `${server.url}/`, token: makeToken() });

@@ -19,14 +19,14 @@ import {
   type TcpService,
   type TcpServiceCreate,
 } from '@postern/contract';
-import { CliError, EXIT_BAD_TOKEN, GatewayUnreachableError, TokenRejectedError } from './errors.js';
+import { CliError, EXIT_BAD_TOKEN, GatewayUnreachableError, TokenRejectedError, UsageError } from './errors.js';
+import { checkGatewayUrl } from './gateway-url.js';
+import { createHttpClient, RequestTimeoutError, type HttpAnswer, type HttpClient } from './http-client.js';
 
 // Client of the gateway's agent API. Every failure becomes one readable CliError; the token is only ever sent
 // in the Authorization header and never appears in a message.
 
 export const REQUEST_TIMEOUT_MS = 10_000;
-
-export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
 export interface AgentApi {
   getNode(): Promise<Node>;
@@ -39,33 +39,35 @@ export interface AgentApi {
   deleteService(type: ServiceType, id: number): Promise<void>;
 }
 
+/** Where and how to reach the gateway: what flags, the stored settings and the environment resolve to. */
+export interface GatewayConnection {
+  url: string;
+  token: string;
+  /** `sha256:<base64>`: trust exactly this certificate instead of the CA store. */
+  pin?: string;
+  /** Allow plain HTTP to a public address. */
+  insecure?: boolean;
+}
+
 type Route = (typeof routes)[keyof typeof routes];
 
 export const MALFORMED_TOKEN_MESSAGE =
   'Malformed access token: expected "pstn_" and 42 letters or digits with a valid checksum; copy it again from the console';
 
-/** Rejects a bad URL or a mistyped token before any request leaves the machine. */
-export function checkCredentials(url: string, token: string): URL {
-  if (!isWellFormedPat(token)) throw new CliError(MALFORMED_TOKEN_MESSAGE, EXIT_BAD_TOKEN);
-  return parseGatewayUrl(url);
+/** Rejects a mistyped token, a bad or plain-HTTP public URL, or a pin without TLS before any request leaves the machine. */
+export function checkConnection(connection: GatewayConnection): URL {
+  if (!isWellFormedPat(connection.token)) throw new CliError(MALFORMED_TOKEN_MESSAGE, EXIT_BAD_TOKEN);
+  const url = checkGatewayUrl(connection.url, { insecure: connection.insecure === true });
+  if (connection.pin !== undefined && url.protocol !== 'https:') {
+    // A pin asks for a verified TLS connection: plain HTTP would silently drop that.
+    throw new UsageError(`A certificate pin needs an https:// gateway URL, not ${connection.url}`);
+  }
+  return url;
 }
 
-export function parseGatewayUrl(url: string): URL {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new CliError(`Invalid gateway URL ${JSON.stringify(url)}: expected http(s)://host[:port]`);
-  }
-  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.username !== '' || parsed.password !== '') {
-    throw new CliError(`Invalid gateway URL ${JSON.stringify(url)}: expected http(s)://host[:port]`);
-  }
-  return parsed;
-}
-
-export function createAgentApi(options: { url: string; token: string; fetch?: FetchLike; timeoutMs?: number }): AgentApi {
-  const base = checkCredentials(options.url, options.token);
-  const doFetch: FetchLike = options.fetch ?? ((url, init) => fetch(url, init));
+export function createAgentApi(connection: GatewayConnection, options: { client?: HttpClient; timeoutMs?: number } = {}): AgentApi {
+  const base = checkConnection(connection);
+  const client = options.client ?? createHttpClient(connection.pin === undefined ? {} : { pin: connection.pin });
   const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
   const origin = base.href.replace(/\/+$/, '');
 
@@ -76,29 +78,32 @@ export function createAgentApi(options: { url: string; token: string; fetch?: Fe
     request: { body?: unknown; query?: string } = {},
   ): Promise<z.infer<T>> {
     const { body, query = '' } = request;
-    const url = origin + buildPath(route.path, params) + query;
-    let response: Response;
-    let payload: unknown;
+    let answer: HttpAnswer;
     try {
-      response = await doFetch(url, {
+      answer = await client({
         method: route.method,
+        url: origin + buildPath(route.path, params) + query,
         headers: {
-          authorization: `Bearer ${options.token}`,
+          authorization: `Bearer ${connection.token}`,
           accept: 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(timeoutMs),
+        timeoutMs,
       });
-      // Inside the try: the timeout also covers the body, and a connection can drop half-way through it.
-      payload = await readJson(response);
     } catch (error) {
-      throw new GatewayUnreachableError(options.url, describeNetworkError(error, timeoutMs));
+      // A certificate that did not pass already says what to do; anything else is "cannot reach".
+      if (error instanceof CliError) throw error;
+      throw new GatewayUnreachableError(connection.url, describeNetworkError(error));
     }
-    if (!response.ok) throw toApiError(response.status, payload, options.url);
+    const payload = parseJson(answer.body);
+    if (answer.status >= 300 && answer.status <= 399 && answer.location !== undefined) {
+      throw new CliError(`The gateway at ${connection.url} redirects to ${answer.location} (HTTP ${answer.status}): pass the gateway's https:// address as --url`);
+    }
+    if (answer.status < 200 || answer.status > 299) throw toApiError(answer.status, payload, connection.url);
     const parsed = schema.safeParse(payload);
     if (!parsed.success) {
-      throw new CliError(`Unexpected answer from the gateway at ${options.url} (${route.method} ${route.path}); is this a Postern gateway of the same version?`);
+      throw new CliError(`Unexpected answer from the gateway at ${connection.url} (${route.method} ${route.path}); is this a Postern gateway of the same version?`);
     }
     return parsed.data;
   }
@@ -141,8 +146,7 @@ function toApiError(status: number, payload: unknown, url: string): CliError {
   return new CliError(`The gateway answered: ${text}${message.success ? ` (HTTP ${status})` : ''}`);
 }
 
-async function readJson(response: Response): Promise<unknown> {
-  const text = await response.text();
+function parseJson(text: string): unknown {
   if (text === '') return null;
   try {
     return JSON.parse(text) as unknown;
@@ -151,13 +155,7 @@ async function readJson(response: Response): Promise<unknown> {
   }
 }
 
-function describeNetworkError(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-    return `no answer within ${timeoutMs / 1000} s`;
-  }
-  // undici wraps the socket error (ECONNREFUSED, ENOTFOUND, certificate problems) in `cause`.
-  const cause = error instanceof Error ? error.cause : undefined;
-  if (cause instanceof Error && cause.message) return cause.message;
-  if (cause instanceof AggregateError && cause.errors[0] instanceof Error) return String(cause.errors[0].message);
+function describeNetworkError(error: unknown): string {
+  if (error instanceof RequestTimeoutError) return error.message;
   return error instanceof Error ? error.message : String(error);
 }

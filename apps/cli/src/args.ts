@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ServiceType } from '@postern/contract';
 import { UsageError } from './errors.js';
 import type { HelpTopic } from './help.js';
+import { parsePin } from './pin.js';
 import { isInterfaceName } from './tunnel.js';
 
 // Command-line parsing with node:util parseArgs: one option table per command, then typed values.
@@ -11,6 +12,10 @@ export interface ConnectionFlags {
   url?: string;
   token?: string;
   configDir?: string;
+  /** `--pin`, already in the canonical `sha256:<base64>` form. */
+  pin?: string;
+  /** `--insecure`: plain HTTP to a public address is allowed. */
+  insecure?: boolean;
 }
 
 export interface LocalFlags {
@@ -33,7 +38,13 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | string[] | undefined>;
 
 const helpOption: Options = { help: { type: 'boolean', short: 'h' } };
-const connectionOptions: Options = { url: { type: 'string' }, token: { type: 'string' }, 'config-dir': { type: 'string' } };
+const connectionOptions: Options = {
+  url: { type: 'string' },
+  token: { type: 'string' },
+  'config-dir': { type: 'string' },
+  pin: { type: 'string' },
+  insecure: { type: 'boolean' },
+};
 const localOptions: Options = { 'config-dir': { type: 'string' }, interface: { type: 'string' } };
 const exposeCommon: Options = {
   ...connectionOptions,
@@ -163,7 +174,14 @@ function helpTopicOf(argv: readonly string[]): HelpTopic {
 }
 
 function connectionOf(values: Values): ConnectionFlags {
-  return { ...optional('url', stringOf(values.url)), ...optional('token', stringOf(values.token)), ...optional('configDir', stringOf(values['config-dir'])) };
+  const pin = stringOf(values.pin);
+  return {
+    ...optional('url', stringOf(values.url)),
+    ...optional('token', stringOf(values.token)),
+    ...optional('configDir', stringOf(values['config-dir'])),
+    ...optional('pin', pin === undefined ? undefined : parsePin(pin)),
+    ...(values.insecure === true ? { insecure: true } : {}),
+  };
 }
 
 function localOf(values: Values): LocalFlags {

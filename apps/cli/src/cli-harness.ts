@@ -1,6 +1,6 @@
-import type { FetchLike } from './api.js';
 import type { CliContext } from './context.js';
 import { createFakeSystem, type FakeSystem } from './fake-system.js';
+import { createHttpClient, type HttpClient, type TlsSettings } from './http-client.js';
 import type { System } from './system.js';
 
 // Runs the CLI as a user would, for tests only: output captured, OS effects faked, HTTP limited to loopback.
@@ -12,19 +12,23 @@ export interface Harness {
 }
 
 /** Tests talk to loopback only: anything else fails loudly instead of leaving the machine (even as a DNS query). */
-export const loopbackOnlyFetch: FetchLike = (url, init) => {
-  if (new URL(url).hostname !== '127.0.0.1') return Promise.reject(new TypeError('fetch failed', { cause: new Error(`test blocked ${url}`) }));
-  return fetch(url, init);
-};
+export function loopbackOnlyClient(settings: TlsSettings): HttpClient {
+  const client = createHttpClient(settings);
+  return (request) => {
+    const host = request.connectHost ?? new URL(request.url).hostname;
+    if (host !== '127.0.0.1') return Promise.reject(new Error(`test blocked ${request.url} (connecting to ${host})`));
+    return client(request);
+  };
+}
 
 export function harness(system: System, env: Partial<CliContext['env']> = {}): Harness {
   let out = '';
   let err = '';
   return {
     context: {
-      fetch: loopbackOnlyFetch,
+      createHttpClient: loopbackOnlyClient,
       system,
-      env: { url: undefined, token: undefined, configDir: undefined, path: '/usr/bin', refreshSeconds: undefined, ...env },
+      env: { url: undefined, token: undefined, configDir: undefined, pin: undefined, path: '/usr/bin', refreshSeconds: undefined, ...env },
       stdout: { write: (text) => (out += text) },
       stderr: { write: (text) => (err += text) },
       signal: new AbortController().signal,

@@ -1,7 +1,9 @@
 import type { ConnectionFlags } from './args.js';
-import { createAgentApi, type AgentApi, type FetchLike } from './api.js';
+import { createAgentApi, type AgentApi, type GatewayConnection } from './api.js';
 import type { CliEnv } from './env.js';
 import { UsageError } from './errors.js';
+import { createHttpClient, type HttpClient, type TlsSettings } from './http-client.js';
+import { parsePin } from './pin.js';
 import { DEFAULT_CONFIG_DIR, readSettings } from './store.js';
 import type { System } from './system.js';
 
@@ -18,25 +20,54 @@ export interface CliContext {
   stderr: Output;
   /** Fires on SIGTERM/SIGINT. */
   signal: AbortSignal;
-  fetch?: FetchLike;
+  /** Makes the HTTP client for given TLS settings; tests wrap the real one to keep requests on loopback. */
+  createHttpClient?: (settings: TlsSettings) => HttpClient;
 }
 
 export function resolveConfigDir(context: CliContext, flag: string | undefined): string {
   return flag ?? context.env.configDir ?? DEFAULT_CONFIG_DIR;
 }
 
-/** Flag first, then what `connect` stored, then the environment. */
-export async function resolveConnection(context: CliContext, flags: ConnectionFlags): Promise<{ url: string; token: string; configDir: string }> {
+export interface ResolvedConnection extends GatewayConnection {
+  configDir: string;
+  insecure: boolean;
+}
+
+/**
+ * Flag first, then what `connect` stored, then the environment. The pin and --insecure belong to the URL they
+ * were given with: a stored pin applies to the stored URL only, never to a URL from a flag or the environment.
+ */
+export async function resolveConnection(context: CliContext, flags: ConnectionFlags): Promise<ResolvedConnection> {
   const configDir = resolveConfigDir(context, flags.configDir);
   const stored = flags.url !== undefined && flags.token !== undefined ? null : await readSettings(context.system, configDir);
   const url = flags.url ?? stored?.url ?? context.env.url;
   const token = flags.token ?? stored?.token ?? context.env.token;
   if (url === undefined) throw new UsageError('No gateway URL: pass --url URL (or set POSTERN_URL, or run "postern connect" first)');
   if (token === undefined) throw new UsageError('No access token: pass --token TOKEN (or set POSTERN_TOKEN, or run "postern connect" first)');
-  return { url, token, configDir };
+  const isStoredUrl = flags.url === undefined && stored !== null;
+  const pin = flags.pin ?? (isStoredUrl ? stored.pin : undefined) ?? pinFromEnv(context.env.pin);
+  const insecure = flags.insecure === true || (isStoredUrl && stored.insecure === true);
+  return { url, token, configDir, insecure, ...(pin === undefined ? {} : { pin }) };
+}
+
+function pinFromEnv(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parsePin(text);
+  } catch (error) {
+    throw new UsageError(`POSTERN_PIN: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** The HTTP client every request of this run uses: one TLS policy for the API and the health probe. */
+export function httpClientFor(context: CliContext, pin: string | undefined): HttpClient {
+  return (context.createHttpClient ?? createHttpClient)(pin === undefined ? {} : { pin });
+}
+
+export function openAgentApi(context: CliContext, connection: GatewayConnection, timeoutMs?: number): AgentApi {
+  return createAgentApi(connection, { client: httpClientFor(context, connection.pin), ...(timeoutMs === undefined ? {} : { timeoutMs }) });
 }
 
 export async function openApi(context: CliContext, flags: ConnectionFlags): Promise<AgentApi> {
-  const { url, token } = await resolveConnection(context, flags);
-  return createAgentApi({ url, token, ...(context.fetch ? { fetch: context.fetch } : {}) });
+  return openAgentApi(context, await resolveConnection(context, flags));
 }

@@ -10,14 +10,14 @@ import { parseTunnelConfig } from './wg-config.js';
 const timing: DaemonTiming = { checkMs: 1000, refreshMs: 5000, staleHandshakeMs: 20_000 };
 
 /** An API whose config answers come from `configs` in turn (the last one repeats); a thrown value is thrown. */
-function fakeApi(configs: (string | Error)[]): AgentApi & { configCalls: number } {
+function fakeApi(configs: (string | Error)[], tunnelHealthUrl?: string): AgentApi & { configCalls: number } {
   const api = {
     configCalls: 0,
     async getConfig() {
       const answer = configs[Math.min(api.configCalls, configs.length - 1)] ?? nodeConfigText();
       api.configCalls++;
       if (answer instanceof Error) throw answer;
-      return { node: makeNode(), config: answer };
+      return { node: makeNode(), config: answer, ...(tunnelHealthUrl === undefined ? {} : { tunnelHealthUrl }) };
     },
   };
   return api as unknown as AgentApi & { configCalls: number };
@@ -33,11 +33,12 @@ interface Run {
  * Starts the daemon on a tunnel that is up and stops it once `until` holds (checked after every sleep of the fake
  * clock). The peer's handshake is fresh unless `isHandshakeStale`.
  */
-async function startDaemon(api: AgentApi, until: (system: FakeSystem) => boolean, isHandshakeStale = false): Promise<Run> {
+async function startDaemon(api: AgentApi, until: (system: FakeSystem) => boolean, isHandshakeStale = false, prepare?: (system: FakeSystem) => void): Promise<Run> {
   const system: FakeSystem = createFakeSystem({
     hasKernelWireguard: true,
     handshake: () => (isHandshakeStale ? 1 : Math.floor(system.clock.now / 1000)),
   });
+  prepare?.(system);
   await bringUpTunnel(system, 'pstn-d', parseTunnelConfig(nodeConfigText()), '/cfg');
   const stop = new AbortController();
   const deadline = system.clock.now + 86_400_000;
@@ -59,6 +60,20 @@ describe('runDaemon', () => {
     expect(run.system.setconfInputs[1]).toContain(`PrivateKey = ${OTHER_PRIVATE_KEY}`);
     expect(run.system.files.get('/cfg/wireguard.conf')?.text).toBe(changed);
     expect(run.log.join('')).toContain("the gateway changed this node's configuration: recreating pstn-d");
+  });
+
+  it('stores a tunnel health URL the gateway now gives, keeping the other settings', async () => {
+    const healthUrl = 'http://10.8.0.1:8080/_postern/tunnel-health';
+    const settings = { url: 'https://gw.example.com', token: 'pstn_x', interface: 'pstn-d', tunnelHealthUrl: 'http://10.8.0.1:80/_postern/tunnel-health' };
+    const api = fakeApi([nodeConfigText()], healthUrl);
+    const stored = (system: FakeSystem) => JSON.parse(system.files.get('/cfg/postern.json')?.text ?? '{}') as Record<string, unknown>;
+    const run = await startDaemon(api, (system) => stored(system).tunnelHealthUrl === healthUrl, false, (system) => {
+      system.files.set('/cfg/postern.json', { text: JSON.stringify(settings), mode: 0o600 });
+    });
+    await run.done;
+    expect(stored(run.system)).toEqual({ ...settings, tunnelHealthUrl: healthUrl });
+    expect(run.system.files.get('/cfg/postern.json')?.mode).toBe(0o600);
+    expect(run.system.setconfInputs).toHaveLength(1);
   });
 
   it('ignores a change that applies the same (a comment) and a config that does not parse', async () => {

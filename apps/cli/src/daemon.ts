@@ -1,7 +1,9 @@
+import type { AgentConfig } from '@postern/contract';
 import type { AgentApi } from './api.js';
 import type { Output } from './context.js';
 import { TokenRejectedError } from './errors.js';
-import { saveWireguardConfig } from './store.js';
+import { acceptHealthUrl } from './health.js';
+import { saveWireguardConfig, updateSettings } from './store.js';
 import type { System } from './system.js';
 import { bringUpTunnel, isInterfacePresent, readPeerStates, tearDownTunnel } from './tunnel.js';
 import { parseTunnelConfig } from './wg-config.js';
@@ -41,6 +43,8 @@ export interface DaemonOptions {
   log: Output;
   signal: AbortSignal;
   timing?: DaemonTiming;
+  /** The tunnel health URL stored by connect; a different one from the gateway is stored for `status --health`. */
+  tunnelHealthUrl?: string;
 }
 
 export async function runDaemon(options: DaemonOptions): Promise<void> {
@@ -49,6 +53,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   let applied = options.configText;
   let appliedAt = system.now();
   let refreshedAt = system.now();
+  let healthUrl = options.tunnelHealthUrl;
   const say = (line: string) => log.write(`${new Date(system.now()).toISOString()} ${line}\n`);
 
   const reapply = async (reason: string, text: string): Promise<void> => {
@@ -69,9 +74,14 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       if (system.now() - refreshedAt >= timing.refreshMs) {
         refreshedAt = system.now();
         const latest = await fetchConfig(api, say);
-        if (latest !== null && hasTunnelChanged(applied, latest, say)) {
-          await saveWireguardConfig(system, options.configDir, latest);
-          await reapply('the gateway changed this node\'s configuration', latest);
+        const latestHealthUrl = acceptHealthUrl(latest?.tunnelHealthUrl);
+        if (latestHealthUrl !== undefined && latestHealthUrl !== healthUrl) {
+          await updateSettings(system, options.configDir, { tunnelHealthUrl: latestHealthUrl });
+          healthUrl = latestHealthUrl;
+        }
+        if (latest !== null && hasTunnelChanged(applied, latest.config, say)) {
+          await saveWireguardConfig(system, options.configDir, latest.config);
+          await reapply('the gateway changed this node\'s configuration', latest.config);
           continue;
         }
       }
@@ -103,10 +113,10 @@ function hasTunnelChanged(applied: string, latest: string, say: (line: string) =
   }
 }
 
-/** The new config text, or null when the gateway cannot be reached right now (the tunnel keeps its old config). */
-async function fetchConfig(api: AgentApi, say: (line: string) => void): Promise<string | null> {
+/** The new config, or null when the gateway cannot be reached right now (the tunnel keeps its old config). */
+async function fetchConfig(api: AgentApi, say: (line: string) => void): Promise<AgentConfig | null> {
   try {
-    return (await api.getConfig()).config;
+    return await api.getConfig();
   } catch (error) {
     if (error instanceof TokenRejectedError) throw error;
     say(messageOf(error));

@@ -3,6 +3,8 @@ export interface CliEnv {
   url: string | undefined;
   token: string | undefined;
   configDir: string | undefined;
+  /** POSTERN_PIN: certificate pin (`sha256:…`) when neither --pin nor a stored one applies; checked where it is used. */
+  pin: string | undefined;
   /** Where `which` looks for ip, wg and wireguard-go. */
   path: string;
   /** `connect --daemon`: seconds between config re-fetches (POSTERN_REFRESH_SECONDS); system tests shorten it. */
@@ -14,6 +16,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): CliEnv {
     url: nonEmpty(env.POSTERN_URL),
     token: nonEmpty(env.POSTERN_TOKEN),
     configDir: nonEmpty(env.POSTERN_CONFIG_DIR),
+    pin: nonEmpty(env.POSTERN_PIN),
     path: env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
     refreshSeconds: positiveNumber(env.POSTERN_REFRESH_SECONDS),
   };

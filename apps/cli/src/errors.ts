@@ -39,5 +39,13 @@ export class GatewayUnreachableError extends CliError {
   }
 }
 
+/** The gateway's certificate did not pass (untrusted, wrong name, pin mismatch): retrying the same way cannot help. */
+export class GatewayCertificateError extends CliError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GatewayCertificateError';
+  }
+}
+
 export const TOOLS_MISSING_MESSAGE =
   'WireGuard tools not found: install wireguard-tools (and wireguard-go when the kernel has no WireGuard)';

@@ -1,10 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes, X509Certificate } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { formatPat, type Node } from '@postern/contract';
 
-// Shared test data (used by *.test.ts only): a gateway-shaped WireGuard config, a node, valid tokens, and a
-// tiny HTTP server on 127.0.0.1 that answers like the agent API.
+// Shared test data (used by *.test.ts only): a gateway-shaped WireGuard config, a node, valid tokens, a
+// self-signed certificate, and a tiny HTTP(S) server on 127.0.0.1 that answers like the agent API.
 
 export const NODE_PRIVATE_KEY = 'OKPFPfCRWwswrjHpyvRkvRK+ENIsditZhQr1t7fqxGs=';
 export const GATEWAY_PUBLIC_KEY = 'yQ4PQxeTJrDa0Amr/wjC9S6ljOr7X7C2lv1YRJJbzAo=';
@@ -66,11 +72,41 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-type Handler = (request: RecordedRequest) => { status: number; body?: unknown };
+type Handler = (request: RecordedRequest) => { status: number; body?: unknown; headers?: Record<string, string> };
 
-export async function startAgentServer(handler: Handler): Promise<TestServer> {
+export interface TestCertificate {
+  /** Key and certificate PEM, as an HTTPS server takes them. */
+  key: string;
+  cert: string;
+  /** The pin computed here from openssl's output, independently of the CLI's pin.ts. */
+  pin: string;
+}
+
+/**
+ * A self-signed ECDSA certificate made by openssl for `name` (CN), with `altNames` as subjectAltName
+ * (e.g. 'IP:127.0.0.1'); without altNames it names no address, so only a pin can make 127.0.0.1 accept it.
+ */
+export async function makeCertificate(name: string, altNames?: string): Promise<TestCertificate> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'postern-cli-cert-'));
+  try {
+    const keyFile = path.join(dir, 'key.pem');
+    const certFile = path.join(dir, 'cert.pem');
+    await promisify(execFile)('openssl', [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', keyFile, '-out', certFile,
+      '-days', '2', '-subj', `/CN=${name}`, ...(altNames === undefined ? [] : ['-addext', `subjectAltName=${altNames}`]),
+    ]);
+    const cert = await readFile(certFile, 'utf8');
+    const spki = new X509Certificate(cert).publicKey.export({ type: 'spki', format: 'der' });
+    return { key: await readFile(keyFile, 'utf8'), cert, pin: `sha256:${createHash('sha256').update(spki).digest('base64')}` };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Like the gateway's agent API; with `certificate` over HTTPS (the URL then starts with https://127.0.0.1). */
+export async function startAgentServer(handler: Handler, certificate?: TestCertificate): Promise<TestServer> {
   const requests: RecordedRequest[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => (body += chunk));
@@ -78,14 +114,15 @@ export async function startAgentServer(handler: Handler): Promise<TestServer> {
       const recorded = { method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body };
       requests.push(recorded);
       const answer = handler(recorded);
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
     });
-  });
+  };
+  const server = certificate === undefined ? createServer(onRequest) : createHttpsServer({ key: certificate.key, cert: certificate.cert }, onRequest);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${certificate === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
     requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -22,7 +22,19 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<numb
 const target = (port: number) => ({ gatewayUrl: `http://gw.example.com:${port}`, host: '127.0.0.1', localAddress: '127.0.0.1' });
 
 describe('probeGateway', () => {
-  it('GETs /api/health at the tunnel address, from the node address, with the gateway URL as Host', async () => {
+  it("GETs the gateway's tunnel health URL from the node address", async () => {
+    const seen: string[] = [];
+    const port = await listen((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers.host} from ${req.socket.remoteAddress}`);
+      res.writeHead(req.url === '/_postern/tunnel-health' ? 200 : 404).end('ok');
+    });
+    const healthUrl = `http://127.0.0.1:${port}/_postern/tunnel-health`;
+    expect(await probeGateway({ healthUrl, localAddress: '127.0.0.1' })).toBe(true);
+    expect(seen).toEqual([`GET /_postern/tunnel-health 127.0.0.1:${port} from 127.0.0.1`]);
+    expect(await probeGateway({ healthUrl: `http://127.0.0.1:${port}/elsewhere`, localAddress: '127.0.0.1' })).toBe(false);
+  });
+
+  it('for an older gateway, GETs /api/health at the tunnel address, from the node address, with the gateway URL as Host', async () => {
     const seen: string[] = [];
     const port = await listen((req, res) => {
       seen.push(`${req.method} ${req.url} ${req.headers.host} from ${req.socket.remoteAddress}`);

@@ -2,8 +2,15 @@
 
 export type HelpTopic = 'main' | 'connect' | 'disconnect' | 'status' | 'expose' | 'expose http' | 'expose tcp' | 'services' | 'enable' | 'disable' | 'rm';
 
-const CONNECTION_OPTIONS = `  --url URL          gateway URL (default: stored by connect, else $POSTERN_URL)
+const CONNECTION_OPTIONS = `  --url URL          the gateway's public HTTPS address, https://host[:port] (default: stored by connect,
+                     else $POSTERN_URL)
   --token TOKEN      the node's access token, pstn_… (default: stored, else $POSTERN_TOKEN)
+  --pin sha256:PIN   trust exactly the certificate with this public-key pin (a gateway's self-signed
+                     certificate) instead of the CA store; the console's connect command shows it
+                     (default: stored with the URL, else $POSTERN_PIN)
+  --insecure         allow a plain http:// URL to a public address: token and WireGuard key travel
+                     unencrypted. Without it such URLs are refused; http:// to loopback, private
+                     (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7) and link-local addresses is allowed
   --config-dir DIR   where connect stores its files (default: $POSTERN_CONFIG_DIR, else /etc/postern)`;
 
 export const helpTexts: Record<HelpTopic, string> = {
@@ -25,12 +32,15 @@ Options:
   -h, --help     show help (also after any command)
   -V, --version  print the version
 
-Environment: POSTERN_URL, POSTERN_TOKEN, POSTERN_CONFIG_DIR (used when neither a flag nor a stored value is set).`,
+Environment: POSTERN_URL, POSTERN_TOKEN, POSTERN_PIN, POSTERN_CONFIG_DIR (used when neither a flag nor a stored
+value is set). Certificates are checked against the system's CA store plus NODE_EXTRA_CA_CERTS, unless pinned.`,
 
-  connect: `Usage: postern connect --url URL --token TOKEN [--daemon] [--config-dir DIR] [--interface IF]
+  connect: `Usage: postern connect --url URL --token TOKEN [--pin sha256:PIN] [--insecure] [--daemon]
+                       [--config-dir DIR] [--interface IF]
 
-Fetches this node's WireGuard configuration from the gateway, stores URL, token and configuration (mode 0600),
+Fetches this node's WireGuard configuration from the gateway, stores URL, token, pin and configuration (mode 0600),
 and brings the tunnel up with kernel WireGuard, or wireguard-go when the kernel has none. Needs root (or CAP_NET_ADMIN).
+Refuses a plain http:// URL to a public address unless --insecure is given.
 
 Options:
 ${CONNECTION_OPTIONS}
@@ -48,7 +58,8 @@ Shows the tunnel: interface, address, gateway, latest handshake and traffic.
 
 Options:
   --json     print one JSON object
-  --health   exit 0 only when the interface is up and the gateway answers through the tunnel within 2 s`,
+  --health   exit 0 only when the interface is up and the gateway answers its tunnel health check through the
+             tunnel within 2 s`,
 
   expose: `Usage: postern expose http NAME --port P [options]
        postern expose tcp NAME --port P [options]

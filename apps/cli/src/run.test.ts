@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { connectedSystem, harness } from './cli-harness.js';
 import { EXIT_BAD_TOKEN, TOOLS_MISSING_MESSAGE } from './errors.js';
 import { createFakeSystem } from './fake-system.js';
-import { findClosedPort, makeNode, makeToken, nodeConfigText, startAgentServer } from './fixtures.js';
+import { findClosedPort, makeCertificate, makeNode, makeToken, nodeConfigText, startAgentServer } from './fixtures.js';
 import { runCli } from './run.js';
 import { createSystem } from './system.js';
 
@@ -109,10 +109,10 @@ describe('postern connect', () => {
     const h = harness(connectedSystem());
     const stop = new AbortController();
     h.context.signal = stop.signal;
-    h.context.fetch = async () => {
+    h.context.createHttpClient = () => async () => {
       calls++;
-      if (calls <= 2) throw new TypeError('fetch failed', { cause: new Error('connect ENETUNREACH 192.0.2.1:443') });
-      return new Response(JSON.stringify({ node: makeNode(), config: nodeConfigText() }), { status: 200 });
+      if (calls <= 2) throw new Error('connect ENETUNREACH 192.0.2.1:443');
+      return { status: 200, body: JSON.stringify({ node: makeNode(), config: nodeConfigText() }) };
     };
     const stdout = h.context.stdout;
     h.context.stdout = {
@@ -133,6 +133,116 @@ describe('postern connect', () => {
     const h = harness(createFakeSystem());
     expect(await runCli(['connect', '--token', makeToken()], h.context)).toBe(2);
     expect(h.err()).toMatch(/^postern: No gateway URL: pass --url URL/);
+  });
+});
+
+describe('postern connect: plain HTTP and certificates', () => {
+  const configAnswer = { status: 200, body: { node: makeNode(), config: nodeConfigText(), tunnelHealthUrl: 'http://10.8.0.1:80/_postern/tunnel-health' } };
+  const storedSettings = (system: ReturnType<typeof connectedSystem>) => JSON.parse(system.files.get('/cfg/postern.json')?.text ?? 'null') as Record<string, unknown> | null;
+
+  it('refuses a plain-HTTP URL to a public host before any request, and says how to go on', async () => {
+    const system = connectedSystem();
+    const h = harness(system);
+    const requested: string[] = [];
+    h.context.createHttpClient = () => async (request) => {
+      requested.push(request.url);
+      return { status: 500, body: '' };
+    };
+    expect(await runCli(['connect', '--url', 'http://gw.example.com:3000', '--token', makeToken(), '--config-dir', '/cfg'], h.context)).toBe(2);
+    expect(h.err()).toMatch(/^postern: Refusing plain-HTTP gateway URL http:\/\/gw\.example\.com:3000: .*--insecure/);
+    expect(requested).toEqual([]);
+    expect(system.files.has('/cfg/postern.json')).toBe(false);
+  });
+
+  it('connects over plain HTTP to a public host with --insecure, and later commands keep that permission', async () => {
+    const system = connectedSystem();
+    const requested: string[] = [];
+    const answering = () => async (request: { url: string }) => {
+      requested.push(request.url);
+      return request.url.endsWith('/api/agent/config')
+        ? { status: 200, body: JSON.stringify(configAnswer.body) }
+        : { status: 200, body: JSON.stringify({ data: [], page: 1, limit: 100, total: 0 }) };
+    };
+    const h = harness(system);
+    h.context.createHttpClient = answering;
+    expect(await runCli(['connect', '--insecure', '--url', 'http://gw.example.com:3000', '--token', makeToken(), '--config-dir', '/cfg'], h.context)).toBe(0);
+    expect(storedSettings(system)).toMatchObject({ url: 'http://gw.example.com:3000', insecure: true });
+
+    const later = harness(system, { configDir: '/cfg' });
+    later.context.createHttpClient = answering;
+    expect(await runCli(['services'], later.context)).toBe(0);
+    expect(requested).toEqual([
+      'http://gw.example.com:3000/api/agent/config',
+      'http://gw.example.com:3000/api/agent/services/http?page=1&limit=100',
+      'http://gw.example.com:3000/api/agent/services/tcp?page=1&limit=100',
+    ]);
+  });
+
+  it('refuses a self-signed gateway without a pin, stores nothing and points at --pin', async () => {
+    const server = await startAgentServer(() => configAnswer, await makeCertificate('gateway.test'));
+    try {
+      const system = connectedSystem();
+      const h = harness(system);
+      const token = makeToken();
+      expect(await runCli(['connect', '--url', server.url, '--token', token, '--config-dir', '/cfg'], h.context)).toBe(1);
+      expect(h.err()).toMatch(/\npostern: The gateway's certificate at https:\/\/127\.0\.0\.1:\d+ is not trusted: it is self-signed .*--pin sha256:/);
+      expect(h.err()).not.toContain(token);
+      expect(server.requests).toEqual([]);
+      expect(system.files.has('/cfg/postern.json')).toBe(false);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('connects to a self-signed gateway with --pin, stores the pin, and later commands use it', async () => {
+    const certificate = await makeCertificate('gateway.test');
+    const server = await startAgentServer((request) => (request.url.endsWith('/config') ? configAnswer : { status: 200, body: { data: [], page: 1, limit: 100, total: 0 } }), certificate);
+    try {
+      const system = connectedSystem();
+      const token = makeToken();
+      const h = harness(system);
+      expect(await runCli(['connect', '--url', server.url, '--token', token, '--pin', certificate.pin, '--config-dir', '/cfg'], h.context)).toBe(0);
+      expect(storedSettings(system)).toEqual({
+        url: server.url, token, interface: 'postern0', pin: certificate.pin, tunnelHealthUrl: 'http://10.8.0.1:80/_postern/tunnel-health',
+      });
+      expect(h.err() + h.out()).not.toContain(token);
+
+      const later = harness(system, { configDir: '/cfg' });
+      expect(await runCli(['services'], later.context)).toBe(0);
+      expect(server.requests.map((request) => request.url)).toEqual(['/api/agent/config', '/api/agent/services/http?page=1&limit=100', '/api/agent/services/tcp?page=1&limit=100']);
+
+      // A stored pin belongs to the stored URL: a URL given by flag is verified on its own terms.
+      const otherUrl = harness(system, { configDir: '/cfg' });
+      expect(await runCli(['services', '--url', server.url], otherUrl.context)).toBe(1);
+      expect(otherUrl.err()).toContain('is not trusted');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('takes the pin from POSTERN_PIN, refuses a mismatch, and refuses a malformed one or one without TLS', async () => {
+    const certificate = await makeCertificate('gateway.test');
+    const server = await startAgentServer(() => ({ status: 200, body: { data: [], page: 1, limit: 100, total: 0 } }), certificate);
+    try {
+      const token = makeToken();
+      const fromEnv = harness(createFakeSystem(), { url: server.url, token, pin: certificate.pin });
+      expect(await runCli(['services'], fromEnv.context)).toBe(0);
+
+      const wrong = harness(createFakeSystem(), { url: server.url, token, pin: (await makeCertificate('other.test')).pin });
+      expect(await runCli(['services'], wrong.context)).toBe(1);
+      expect(wrong.err()).toMatch(/^postern: The gateway at https:\/\/127\.0\.0\.1:\d+ presented a certificate with pin sha256:\S+, not the pinned sha256:\S+: nothing was sent\./);
+      expect(server.requests).toHaveLength(2);
+
+      const malformed = harness(createFakeSystem(), { url: server.url, token, pin: 'sha256:nope' });
+      expect(await runCli(['services'], malformed.context)).toBe(2);
+      expect(malformed.err()).toMatch(/^postern: POSTERN_PIN: Invalid pin "sha256:nope"/);
+
+      const plain = harness(createFakeSystem());
+      expect(await runCli(['services', '--url', 'http://127.0.0.1:9', '--token', token, '--pin', certificate.pin], plain.context)).toBe(2);
+      expect(plain.err()).toBe('postern: A certificate pin needs an https:// gateway URL, not http://127.0.0.1:9\n');
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -1,10 +1,12 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { CertificatePinSchema } from '@postern/contract';
 import { CliError } from './errors.js';
 import type { System } from './system.js';
 
-// What `connect` remembers for later commands: gateway URL, token and interface name in postern.json, and the
-// wg-quick text from the gateway in wireguard.conf. Both hold secrets: files 0600 in a 0700 directory.
+// What `connect` remembers for later commands: gateway URL, token, interface name, the certificate pin and
+// plain-HTTP permission it connected with, and where the tunnel's health is probed, in postern.json; the wg-quick
+// text from the gateway in wireguard.conf. Both hold secrets: files 0600 in a 0700 directory.
 
 export const DEFAULT_CONFIG_DIR = '/etc/postern';
 export const DEFAULT_INTERFACE = 'postern0';
@@ -15,6 +17,11 @@ const StoredSettingsSchema = z.object({
   url: z.string(),
   token: z.string(),
   interface: z.string(),
+  /** Absent in files from before pinning existed, and when the certificate is CA-verified. */
+  pin: CertificatePinSchema.optional(),
+  insecure: z.literal(true).optional(),
+  /** From the gateway's agent config; absent for gateways from before it existed. */
+  tunnelHealthUrl: z.string().optional(),
 });
 export type StoredSettings = z.infer<typeof StoredSettingsSchema>;
 
@@ -50,6 +57,13 @@ export async function saveConnection(system: System, configDir: string, settings
   await system.ensurePrivateDir(configDir);
   await system.writePrivateFile(wireguardPath(configDir), wireguardConfig);
   await system.writePrivateFile(settingsPath(configDir), `${JSON.stringify(settings, null, 2)}\n`);
+}
+
+/** Changes some stored settings and keeps the rest (the daemon learns a new health URL). */
+export async function updateSettings(system: System, configDir: string, changes: Partial<StoredSettings>): Promise<void> {
+  const current = await readSettings(system, configDir);
+  if (current === null) return;
+  await system.writePrivateFile(settingsPath(configDir), `${JSON.stringify({ ...current, ...changes }, null, 2)}\n`);
 }
 
 export async function saveWireguardConfig(system: System, configDir: string, wireguardConfig: string): Promise<void> {

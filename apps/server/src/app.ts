@@ -53,7 +53,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   app.addHook('preClose', async () => closeAllSse(app.server));
 
   const events = createNodeEvents();
-  await app.register(systemRoutes, { version: VERSION, registered });
+  await app.register(systemRoutes, { deps, version: VERSION, registered });
   await app.register(authRoutes, { deps });
   await app.register(nodeRoutes, { deps, events });
   await app.register(tokenRoutes, { deps });

@@ -8,6 +8,11 @@ describe('parseConfig', () => {
     expect(config.adminPassword).toBeUndefined();
   });
 
+  it('listens on loopback only unless POSTERN_HOST says otherwise', () => {
+    expect(parseConfig({}).host).toBe('127.0.0.1');
+    expect(parseConfig({ POSTERN_HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+  });
+
   it('stops with one readable line per bad variable', () => {
     expect(() => parseConfig({ POSTERN_PORT: 'abc', POSTERN_VPN_SUBNET: '10.0.0.0', POSTERN_ADMIN_PASSWORD: 'short' })).toThrow(
       [

@@ -18,7 +18,11 @@ const EnvSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
     POSTERN_DATA_DIR: z.string().min(1).default('./data'),
-    POSTERN_HOST: z.string().min(1).default('0.0.0.0'),
+    /**
+     * Where the control plane's plain-HTTP port listens. Loopback: nginx publishes the console and API over HTTPS
+     * and reaches the control plane there; anything wider serves sign-in unencrypted (a warning at boot says so).
+     */
+    POSTERN_HOST: z.string().min(1).default('127.0.0.1'),
     POSTERN_PORT: portText.default(3000),
     /** Host name or IP nodes dial and public URLs use. */
     POSTERN_PUBLIC_HOST: z

@@ -9,6 +9,7 @@ import { loadDesiredState } from './db/desired-state.js';
 import { resolveMigrationsDir } from './db/migrations-dir.js';
 import type { AppDeps } from './deps.js';
 import { loadConfig, type Config } from './env.js';
+import { warnIfPlainHttpBeyondLoopback } from './http/listen-warning.js';
 import { createLogger } from './http/logger.js';
 import { loadSecretBox } from './secrets.js';
 
@@ -66,6 +67,7 @@ async function main(): Promise<void> {
   });
   await dataPlane.start();
   await app.listen({ host: config.host, port: config.port });
+  warnIfPlainHttpBeyondLoopback(logger, app.addresses());
 
   // SIGTERM (systemd, docker, kill, an upgrade): only the control plane stops; nginx and the tunnel go on serving
   // and the next start adopts them, so a restart cuts nothing. SIGINT (Ctrl-C, or the start command's supervisor

@@ -116,6 +116,33 @@ export type LoginResponse = z.infer<typeof LoginResponseSchema>;
 export const HealthSchema = z.object({ status: z.literal('ok'), version: z.string() });
 export type Health = z.infer<typeof HealthSchema>;
 
+/**
+ * A certificate pin as `postern connect --pin` takes it: `sha256:` and the base64 SHA-256 of the certificate's
+ * SubjectPublicKeyInfo (DER), the value curl's `--pinnedpubkey sha256//…` and HPKP use.
+ */
+export const CERTIFICATE_PIN_PATTERN = /^sha256:[A-Za-z0-9+/]{43}=$/;
+export const CertificatePinSchema = z.string().regex(CERTIFICATE_PIN_PATTERN);
+
+/** What the console needs to print a connect command that works from a remote node. */
+export const SystemInfoSchema = z.object({
+  /** `https://<POSTERN_PUBLIC_HOST>[:<POSTERN_HTTPS_PORT>]`: where nodes reach the API. */
+  publicUrl: z.string(),
+  /** The certificate served on that address; null when there is none yet (data plane off). */
+  certificate: z.object({ selfSigned: z.boolean(), pin: CertificatePinSchema }).nullable(),
+});
+export type SystemInfo = z.infer<typeof SystemInfoSchema>;
+
+/** The one path nodes may reach on the gateway's tunnel address: nginx answers it with 200 `ok`. */
+export const TUNNEL_HEALTH_PATH = '/_postern/tunnel-health';
+
 /** Agent API: what `postern connect` receives. */
-export const AgentConfigSchema = z.object({ node: NodeSchema, config: z.string() });
+export const AgentConfigSchema = z.object({
+  node: NodeSchema,
+  config: z.string(),
+  /**
+   * `http://<gateway tunnel address>:<POSTERN_HTTP_PORT>/_postern/tunnel-health`, probed by `postern status --health`.
+   * Optional so the CLI still reads the answer of a gateway from before it existed.
+   */
+  tunnelHealthUrl: z.string().optional(),
+});
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;

@@ -4,6 +4,8 @@
 export const routes = {
   health: { method: 'GET', path: '/api/health' },
   openapi: { method: 'GET', path: '/api/openapi.json' },
+  /** The gateway's public facts the console prints in the connect command (admin session). */
+  systemInfo: { method: 'GET', path: '/api/system/info' },
 
   login: { method: 'POST', path: '/api/auth/login' },
   logout: { method: 'POST', path: '/api/auth/logout' },

@@ -1,9 +1,10 @@
 import type { AgentConfig } from '@postern/contract';
-import { checkCredentials, createAgentApi, type AgentApi } from '../api.js';
+import { checkConnection, type AgentApi } from '../api.js';
 import type { Command } from '../args.js';
-import { resolveConnection, type CliContext } from '../context.js';
+import { openAgentApi, resolveConnection, type CliContext } from '../context.js';
 import { runDaemon, timingWithRefresh } from '../daemon.js';
 import { GatewayUnreachableError } from '../errors.js';
+import { acceptHealthUrl } from '../health.js';
 import { DEFAULT_INTERFACE, readSettings, saveConnection } from '../store.js';
 import { bringUpTunnel, findTools, readPeerStates, tearDownTunnel } from '../tunnel.js';
 import { parseTunnelConfig } from '../wg-config.js';
@@ -16,8 +17,9 @@ export const HANDSHAKE_WAIT_MS = 10_000;
 
 export async function runConnect(context: CliContext, command: Extract<Command, { kind: 'connect' }>): Promise<number> {
   const { system, stdout, stderr, signal } = context;
-  const { url, token, configDir } = await resolveConnection(context, command.connection);
-  checkCredentials(url, token);
+  const connection = await resolveConnection(context, command.connection);
+  const { url, token, pin, insecure, configDir } = connection;
+  checkConnection(connection);
   await findTools(system);
   // A damaged settings file must not stop the connect that rewrites it.
   const previousIface = (await readSettings(system, configDir).catch(() => null))?.interface;
@@ -25,10 +27,24 @@ export async function runConnect(context: CliContext, command: Extract<Command, 
   const progress = (line: string) => stderr.write(`${line}\n`);
 
   progress(`Connecting to ${url} …`);
-  const api = createAgentApi({ url, token, ...(context.fetch ? { fetch: context.fetch } : {}) });
-  const { node, config: text } = command.daemon ? await fetchConfigPatiently(context, api) : await api.getConfig();
+  const api = openAgentApi(context, connection);
+  const { node, config: text, tunnelHealthUrl: offeredHealthUrl } = command.daemon ? await fetchConfigPatiently(context, api) : await api.getConfig();
   const config = parseTunnelConfig(text);
-  await saveConnection(system, configDir, { url, token, interface: iface }, text);
+  const tunnelHealthUrl = acceptHealthUrl(offeredHealthUrl);
+  await saveConnection(
+    system,
+    configDir,
+    {
+      url,
+      token,
+      interface: iface,
+      // What this connect trusted is what later commands and the daemon trust; no pin given: none stored.
+      ...(pin === undefined ? {} : { pin }),
+      ...(insecure ? { insecure: true as const } : {}),
+      ...(tunnelHealthUrl === undefined ? {} : { tunnelHealthUrl }),
+    },
+    text,
+  );
 
   progress(`Bringing up ${iface} for node "${node.name}" …`);
   // One node key, one tunnel: an interface of an earlier connect under another name would fight this one.
@@ -44,7 +60,10 @@ export async function runConnect(context: CliContext, command: Extract<Command, 
     stderr.write(`Tunnel ${iface} (${implementation}) is up with ${address}, but no handshake with ${endpoint} yet; WireGuard keeps trying.\n`);
   }
   if (!command.daemon) return 0;
-  await runDaemon({ system, api, iface, configDir, configText: text, log: stdout, signal, timing: timingWithRefresh(context.env.refreshSeconds) });
+  await runDaemon({
+    system, api, iface, configDir, configText: text, log: stdout, signal, timing: timingWithRefresh(context.env.refreshSeconds),
+    ...(tunnelHealthUrl === undefined ? {} : { tunnelHealthUrl }),
+  });
   return 0;
 }
 

@@ -86,6 +86,19 @@ describe('postern status', () => {
     expect(JSON.parse(failing.out())).toMatchObject({ up: true, healthy: false, node: null, gatewayError: null });
   });
 
+  it("--health probes the tunnel health URL the gateway gave at connect, not its API", async () => {
+    const system = connectedNode('https://gw.example.com');
+    const healthUrl = 'http://10.8.0.1:80/_postern/tunnel-health';
+    system.files.set('/cfg/postern.json', { text: JSON.stringify({ url: 'https://gw.example.com', token: makeToken(), interface: 'pstn-s1', tunnelHealthUrl: healthUrl }), mode: 0o600 });
+    const probed: ProbeTarget[] = [];
+    const h = harness(system, { configDir: '/cfg' });
+    expect(await runStatus(h.context, statusCommand(['--health']), async (target) => {
+      probed.push(target);
+      return true;
+    })).toBe(0);
+    expect(probed).toEqual([{ healthUrl, localAddress: '10.8.0.2' }]);
+  });
+
   it('--health on a full tunnel probes the gateway URL host, which the tunnel routes too', async () => {
     const system = connectedNode('https://gw.example.com');
     system.files.set('/cfg/wireguard.conf', { text: nodeConfigText({ allowedIps: '0.0.0.0/0' }), mode: 0o600 });

@@ -1,7 +1,6 @@
 import { formatBytes, isIPv4, type NodeStatusValue } from '@postern/contract';
-import { createAgentApi } from '../api.js';
 import type { Command } from '../args.js';
-import { resolveConfigDir, type CliContext } from '../context.js';
+import { httpClientFor, openAgentApi, resolveConfigDir, type CliContext } from '../context.js';
 import { probeGateway, type ProbeTarget } from '../health.js';
 import { DEFAULT_INTERFACE, readSettings, readWireguardConfig, type StoredSettings } from '../store.js';
 import { isInterfacePresent, readPeerStates } from '../tunnel.js';
@@ -35,7 +34,7 @@ export type HealthProbe = (target: ProbeTarget) => Promise<boolean>;
 export async function runStatus(
   context: CliContext,
   command: Extract<Command, { kind: 'status' }>,
-  probe: HealthProbe = probeGateway,
+  probe: HealthProbe = (target) => probeGateway(target, { client: httpClientFor(context, 'pin' in target ? target.pin : undefined) }),
 ): Promise<number> {
   const { status, probeTarget } = await readStatus(context, command.local, !command.health);
   if (command.health) status.healthy = status.up && probeTarget !== null && (await probe(probeTarget));
@@ -70,19 +69,29 @@ async function readStatus(
     transferTx: peer?.transferTx ?? 0,
     ...(shouldAskGateway && settings !== null ? await askGateway(context, settings) : { node: null, gatewayError: null }),
   };
-  return { status, probeTarget: settings && config ? findProbeTarget(settings.url, config, gatewayTunnelIp) : null };
+  return { status, probeTarget: settings && config ? findProbeTarget(settings, config, gatewayTunnelIp) : null };
 }
 
-/** A full tunnel routes everything through the gateway, so its public host answers through the tunnel too. */
-function findProbeTarget(gatewayUrl: string, config: TunnelConfig, gatewayTunnelIp: string | null): ProbeTarget | null {
+/**
+ * The gateway's tunnel health URL when it gave one; else (an older gateway) its API's health route at the tunnel
+ * address. A full tunnel routes everything through the gateway, so its public host answers through the tunnel too.
+ */
+function findProbeTarget(settings: StoredSettings, config: TunnelConfig, gatewayTunnelIp: string | null): ProbeTarget | null {
   const localAddress = config.addresses.map((cidr) => cidr.split('/')[0] ?? '').find(isIPv4);
-  const host = gatewayTunnelIp ?? (isFullTunnel(config) ? new URL(gatewayUrl).hostname : null);
-  return localAddress !== undefined && host !== null ? { gatewayUrl, host, localAddress } : null;
+  if (localAddress === undefined) return null;
+  if (settings.tunnelHealthUrl !== undefined) return { healthUrl: settings.tunnelHealthUrl, localAddress };
+  const host = gatewayTunnelIp ?? (isFullTunnel(config) ? new URL(settings.url).hostname : null);
+  if (host === null) return null;
+  return { gatewayUrl: settings.url, host, localAddress, ...(settings.pin === undefined ? {} : { pin: settings.pin }) };
 }
 
 async function askGateway(context: CliContext, settings: StoredSettings): Promise<Pick<TunnelStatus, 'node' | 'gatewayError'>> {
   try {
-    const api = createAgentApi({ url: settings.url, token: settings.token, timeoutMs: NODE_QUERY_TIMEOUT_MS, ...(context.fetch ? { fetch: context.fetch } : {}) });
+    const api = openAgentApi(
+      context,
+      { url: settings.url, token: settings.token, insecure: settings.insecure === true, ...(settings.pin === undefined ? {} : { pin: settings.pin }) },
+      NODE_QUERY_TIMEOUT_MS,
+    );
     const node = await api.getNode();
     return { node: { name: node.name, status: node.status, enabled: node.enabled }, gatewayError: null };
   } catch (error) {

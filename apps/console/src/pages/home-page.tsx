@@ -4,7 +4,6 @@ import type { ReactNode } from 'react';
 import { lazy, Suspense, useState } from 'react';
 import { Button, buttonClasses } from '../components/ui/button';
 import { BookIcon, CodeIcon, HeartIcon, PlusIcon, ServerIcon, TerminalIcon } from '../components/ui/icons';
-import { NodeReadyDialog } from '../features/nodes/node-ready-dialog';
 import { links } from '../lib/links';
 
 function WelcomeCard({ icon, title, children, action }: { icon: ReactNode; title: string; children: ReactNode; action: ReactNode }) {
@@ -25,6 +24,9 @@ const externalLinkClass = buttonClasses('secondary');
 // The form (and zod with it) loads when asked for, keeping the first page small.
 const loadNodeFormDialog = () => import('../features/nodes/node-form-dialog');
 const NodeFormDialog = lazy(() => loadNodeFormDialog().then((module) => ({ default: module.NodeFormDialog })));
+// So does the ready dialog: it reads the gateway's public facts through a contract schema.
+const loadNodeReadyDialog = () => import('../features/nodes/node-ready-dialog');
+const NodeReadyDialog = lazy(() => loadNodeReadyDialog().then((module) => ({ default: module.NodeReadyDialog })));
 
 export function HomePage() {
   const navigate = useNavigate();
@@ -47,7 +49,13 @@ export function HomePage() {
           icon={<ServerIcon className="size-5" />}
           title="Create your first node"
           action={
-            <Button onClick={() => setFormOpen(true)} onMouseEnter={() => void loadNodeFormDialog()}>
+            <Button
+              onClick={() => setFormOpen(true)}
+              onMouseEnter={() => {
+                void loadNodeFormDialog();
+                void loadNodeReadyDialog();
+              }}
+            >
               <PlusIcon className="size-4" /> Create Node
             </Button>
           }
@@ -104,13 +112,17 @@ export function HomePage() {
           <NodeFormDialog open onClose={() => setFormOpen(false)} onCreated={setCreatedNode} />
         </Suspense>
       )}
-      <NodeReadyDialog
-        node={createdNode}
-        onClose={() => {
-          setCreatedNode(null);
-          void navigate({ to: '/nodes' });
-        }}
-      />
+      {createdNode && (
+        <Suspense fallback={null}>
+          <NodeReadyDialog
+            node={createdNode}
+            onClose={() => {
+              setCreatedNode(null);
+              void navigate({ to: '/nodes' });
+            }}
+          />
+        </Suspense>
+      )}
     </div>
   );
 }

@@ -3,11 +3,11 @@ import { formatBytes, formatDate, formatRelativeTime } from '@postern/contract';
 import type { ReactNode } from 'react';
 import { Button } from '../../components/ui/button';
 import { Badge, Card } from '../../components/ui/card';
-import { CopyField } from '../../components/ui/copy-button';
 import { ActionMenu } from '../../components/ui/menu';
 import type { MenuItem } from '../../components/ui/menu';
 import { StatusDot } from '../../components/ui/status-dot';
-import { connectCommand, TOKEN_PLACEHOLDER } from './connect-command';
+import { TOKEN_PLACEHOLDER, useConnectCommand } from './connect-command';
+import { ConnectCommandField } from './connect-command-field';
 
 /** Name, Gateway badge, IP and Subnet; status and actions only for non-local nodes (console-spec §2). */
 export function NodeHeaderCard({ node, menuItems }: { node: Node; menuItems: MenuItem[] }) {
@@ -69,6 +69,7 @@ export function NodeInfoTable({ node }: { node: Node }) {
 
 /** How to (re)connect the node: the CLI command, with a token the operator generates in the tokens card. */
 export function NodeConnectCard({ node }: { node: Node }) {
+  const command = useConnectCommand(TOKEN_PLACEHOLDER);
   return (
     <Card title="Connect This Node">
       <div className="flex flex-col gap-3 p-4 text-sm">
@@ -76,7 +77,7 @@ export function NodeConnectCard({ node }: { node: Node }) {
           Run this on <strong>{node.name}</strong>, with a token from Node Access Tokens in place of {TOKEN_PLACEHOLDER}.
           The CLI stores the token in its local config file and keeps the tunnel up.
         </p>
-        <CopyField label="Connect command" value={connectCommand(TOKEN_PLACEHOLDER)} />
+        <ConnectCommandField command={command} />
       </div>
     </Card>
   );

@@ -26,6 +26,17 @@ describe('agent API', () => {
     expect(config.statusCode).toBe(200);
     expect(config.json().node.id).toBe(node.id);
     expect(config.json().config).toContain(`Address = ${node.address}/32`);
+    // The one thing a node may reach on the gateway's tunnel address: its first host, on nginx's HTTP port.
+    expect(config.json().tunnelHealthUrl).toBe('http://10.44.0.1:80/_postern/tunnel-health');
+  });
+
+  it('points the tunnel health URL at the configured subnet and HTTP port', async () => {
+    await t.cleanup();
+    t = await buildTestApp({ env: { POSTERN_VPN_SUBNET: '10.9.8.0/24', POSTERN_HTTP_PORT: '8080' } });
+    const headers = { authorization: `Bearer ${await t.login()}` };
+    const created = (await t.app.inject({ method: 'POST', url: '/api/nodes', headers, payload: { name: 'n' } })).json<{ token: string }>();
+    const config = await agent('GET', '/api/agent/config', created.token);
+    expect(config.json().tunnelHealthUrl).toBe('http://10.9.8.1:8080/_postern/tunnel-health');
   });
 
   it('refuses missing, malformed, unknown and session tokens', async () => {

@@ -19,6 +19,7 @@ import { renderConfigFor } from '../nodes/node-config.js';
 import { viewNode } from '../nodes/service.js';
 import { createHttpService, createTcpService, deleteService, listNodeServices, setServiceEnabled } from '../services/service.js';
 import { authenticateAgent, requireAgentNode } from './authenticate-agent.js';
+import { tunnelHealthUrl } from './tunnel-health.js';
 
 // The API the `postern` CLI calls with a node's access token. Every call is scoped to that node: the node id
 // comes from the token, never from the request, so one node can never touch another's services.
@@ -37,7 +38,7 @@ export async function agentRoutes(fastify: FastifyInstance, opts: { deps: AppDep
 
   app.get(routes.agentConfig.path, { schema: { response: { 200: AgentConfigSchema } } }, (request) => {
     const node = requireAgentNode(request);
-    return { node: viewNode(deps, node), config: renderConfigFor(deps, node) };
+    return { node: viewNode(deps, node), config: renderConfigFor(deps, node), tunnelHealthUrl: tunnelHealthUrl(deps.config) };
   });
 
   app.get(routes.agentListServices.path, { schema: { params: TypeParamsSchema, querystring: PageQuerySchema, response: { 200: listOf(AnyServiceSchema) } } }, (request) =>
