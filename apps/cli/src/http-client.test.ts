@@ -78,7 +78,8 @@ describe('CA store of the CLI process (NODE_EXTRA_CA_CERTS, read by Node at star
       execFile(
         process.execPath,
         ['--import', 'tsx', main, 'services', '--url', url, '--token', makeToken(), '--config-dir', path.join(dir, 'cfg')],
-        { env: { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: caFile }, timeout: SPAWN_TIMEOUT_MS },
+        // The package's own directory: `--import tsx` resolves from the working directory (the test command runs at the root).
+        { env: { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: caFile }, timeout: SPAWN_TIMEOUT_MS, cwd: fileURLToPath(new URL('..', import.meta.url)) },
         (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }),
       );
     });

@@ -70,8 +70,8 @@ describe('GET /api/system/info', () => {
     expect(response.json()).toEqual({ publicUrl: 'https://gateway.test', certificate: null });
     await t!.cleanup();
 
-    const other = await signIn({ POSTERN_PUBLIC_HOST: '203.0.113.5', POSTERN_HTTPS_PORT: '8443' });
-    expect((await t!.app.inject({ url: '/api/system/info', headers: other })).json()).toMatchObject({ publicUrl: 'https://203.0.113.5:8443' });
+    const other = await signIn({ POSTERN_PUBLIC_HOST: '203.0.113.5', POSTERN_HTTPS_PORT: '9443' });
+    expect((await t!.app.inject({ url: '/api/system/info', headers: other })).json()).toMatchObject({ publicUrl: 'https://203.0.113.5:9443' });
   });
 
   it('gives the pin of the self-signed certificate nginx serves for the console host, never its key', async () => {
