@@ -138,6 +138,8 @@ export interface FakeDataPlane extends DataPlane {
   failNextApply(message: string): void;
   /** Lines as the log tailer would publish them (delivered at once, no batching). */
   pushLogLines(lines: LogLine[]): void;
+  /** What hostNetworks() answers from now on (default: none). */
+  setHostNetworks(networks: string[]): void;
 }
 
 export function createFakeDataPlane(options: { loadDesiredState?: () => DesiredState } = {}): FakeDataPlane {
@@ -151,6 +153,7 @@ export function createFakeDataPlane(options: { loadDesiredState?: () => DesiredS
   let lastState: DesiredState | null = null;
   let started = false;
   let nextFailure: string | null = null;
+  let hostNetworks: string[] = [];
   const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
   const reconciler = createReconciler({
     loadDesiredState: () => {
@@ -192,5 +195,7 @@ export function createFakeDataPlane(options: { loadDesiredState?: () => DesiredS
     },
     failNextApply: (message) => { nextFailure = message; },
     pushLogLines: (lines) => logs.publish(lines),
+    hostNetworks: () => Promise.resolve([...hostNetworks]),
+    setHostNetworks: (networks) => { hostNetworks = [...networks]; },
   };
 }

@@ -15,6 +15,7 @@ import { createReconciler } from './reconciler.js';
 import { lookupUser } from './system-user.js';
 import type { DataPlane, DataPlaneLogger, DesiredState } from './types.js';
 import { createWireGuardDriver } from './wireguard/driver.js';
+import { readHostNetworks } from './wireguard/host-routes.js';
 import { createStatusPoller } from './wireguard/status.js';
 
 export { renderNodeConfig } from './wireguard/render.js';
@@ -150,5 +151,6 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): D
     status,
     logs,
     certificates: { info: (domain) => certs?.info(domain) ?? null },
+    hostNetworks: () => readHostNetworks(config.wgInterface),
   };
 }

@@ -23,7 +23,8 @@ test('from first boot the local node publishes the console over HTTPS on the def
       backendHost: '127.0.0.1',
       backendPort: t.deps.config.port,
       enabled: true,
-      publicAccess: `https://${t.deps.config.publicHost}${t.deps.config.httpsPort === 443 ? '' : `:${t.deps.config.httpsPort}`}/`,
+      // Without a domain: the public host's no-domain port (POSTERN_NO_DOMAIN_HTTPS_PORT).
+      publicAccess: `https://${t.deps.config.publicHost}:${t.deps.config.noDomainHttpsPort}/`,
     }),
   ]);
 });
