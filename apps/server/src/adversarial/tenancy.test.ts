@@ -67,7 +67,8 @@ describe('issue 10, tenancy and input validation', () => {
 
     // Reserved paths hold for the admin too, on a domain or not.
     const local = 1;
-    for (const [domain, pathLocation] of [['shop.example.test', '/.well-known/acme-challenge/x'], [null, '/_postern'], [null, '/api/auth/login']]) {
+    const reservedForAll = [['shop.example.test', '/.well-known/acme-challenge/x'], [null, '/_postern'], [null, '/api/auth/login'], [null, '/API/'], [null, '/api']];
+    for (const [domain, pathLocation] of reservedForAll) {
       const reserved = await asAdmin('POST', `/api/services/${local}/http`, { name: 'r', domain, pathLocation, backendHost: '127.0.0.1', backendPort: 80 });
       expect(reserved.status, `${domain} ${pathLocation}`).toBe(422);
       expect(fieldsOf(reserved)).toEqual(['pathLocation']);
