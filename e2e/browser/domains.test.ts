@@ -118,7 +118,7 @@ describe('domains', () => {
 
     const row = page.getByRole('row').filter({ hasText: domain });
     await expectVisible(row.getByRole('link', { name: nodeName }));
-    const saved = await harness.seed<{ data: { domain: string; ownerNodeId: number | null }[] }>('GET', `/api/domains?search=${domain}`);
+    const saved = await harness.seed<{ data: { id: number; domain: string; ownerNodeId: number | null }[] }>('GET', `/api/domains?search=${domain}`);
     expect(saved.data[0]?.ownerNodeId).toBe(node.id);
 
     await chooseMenuItem(page, `Actions for ${domain}`, 'Edit Domain');
