@@ -3,7 +3,8 @@ import {
   acceptConfirmation, chooseMenuItem, dialog, expectGone, expectPath, expectVisible, openMenu, useConsoleHarness, toast, uniqueName,
 } from './fixture.js';
 
-// Domains: the form's skip-validation rule, the row menu, expanded services, edit and delete (console-spec §2, §5, §8).
+// Domains: the form's skip-validation rule, the row menu, expanded services, edit and delete (console-spec §2, §5, §8),
+// and each domain's owner (issue 10): Admin or the node whose token may publish on it.
 
 describe('domains', () => {
   const harness = useConsoleHarness();
@@ -96,5 +97,41 @@ describe('domains', () => {
     await expectVisible(page.getByRole('alert').filter({ hasText: `The domain ${domain} is used by` }));
     expect(await toast(page, 'Domain deleted successfully!').count()).toBe(0);
     await expectVisible(page.getByRole('row').filter({ hasText: domain }));
+  });
+
+  it("assigns a domain to a node in the form, shows the owner linked to the node, and hands it back to Admin", async () => {
+    const domain = `${uniqueName('owned')}.example.test`;
+    const nodeName = uniqueName('owner-node');
+    const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: nodeName });
+    const page = await harness.openPage('/domains');
+    await page.getByRole('button', { name: 'Add Domain' }).first().click();
+    const form = dialog(page, 'Add Domain');
+    await form.getByLabel('Domain', { exact: true }).fill(domain);
+    await form.getByLabel('Skip Domain Validation').check();
+    const owner = form.getByLabel('Owner');
+    expect(await owner.inputValue()).toBe('');
+    // The local node cannot own domains: it is not offered.
+    expect(await owner.locator('option', { hasText: 'Gateway (local)' }).count()).toBe(0);
+    await owner.selectOption({ label: nodeName });
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expectVisible(toast(page, 'Domain created successfully!'));
+
+    const row = page.getByRole('row').filter({ hasText: domain });
+    await expectVisible(row.getByRole('link', { name: nodeName }));
+    const saved = await harness.seed<{ data: { id: number; domain: string; ownerNodeId: number | null }[] }>('GET', `/api/domains?search=${domain}`);
+    expect(saved.data[0]?.ownerNodeId).toBe(node.id);
+
+    await chooseMenuItem(page, `Actions for ${domain}`, 'Edit Domain');
+    const edit = dialog(page, 'Edit Domain');
+    expect(await edit.getByLabel('Owner').inputValue()).toBe(String(node.id));
+    await edit.getByLabel('Owner').selectOption({ label: 'Admin' });
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await expectVisible(toast(page, 'Domain updated successfully!'));
+    await expectVisible(row.getByText('Admin', { exact: true }));
+
+    await harness.seed('PATCH', `/api/domains/${saved.data[0]?.id ?? 0}`, { ownerNodeId: node.id });
+    await page.reload();
+    await row.getByRole('link', { name: nodeName }).click();
+    await expectPath(page, `/nodes/${node.id}`);
   });
 });

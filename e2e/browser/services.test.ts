@@ -86,7 +86,7 @@ describe('services', () => {
     await chooseMenuItem(page, `Actions for ${name}`, 'Info');
     const info = dialog(page, name);
     await expectVisible(info.getByText('10.1.0.0/16'));
-    await expectVisible(info.getByRole('link', { name: `https://gateway.test/${name}` }));
+    await expectVisible(info.getByRole('link', { name: `https://gateway.test:8443/${name}` }));
     await info.getByRole('button', { name: 'Got it!' }).click();
     await expectGone(info);
 

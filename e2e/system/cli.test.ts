@@ -144,13 +144,18 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a
     }, { timeoutMs: APPLY_DEADLINE_MS, what: `https://${SERVICE_DOMAIN}/ to answer through the gateway` });
     expect(JSON.parse(answer.body)).toMatchObject({ label: 'cli-node', method: 'GET', url: '/from-client?x=1' });
 
-    const byPath = await postern(['expose', 'http', 'web-path', '--port', String(BACKEND_PORT), '--path', SERVICE_PATH]);
+    // A node publishes web services on its own domains only: without --domain the CLI stops before asking.
+    const noDomain = await postern(['expose', 'http', 'web-path', '--port', String(BACKEND_PORT), '--path', SERVICE_PATH]);
+    expect(noDomain.code, describeRun(noDomain)).toBe(2);
+    expect(noDomain.stderr).toContain('pass --domain NAME');
+
+    const byPath = await postern(['expose', 'http', 'web-path', '--port', String(BACKEND_PORT), '--domain', SERVICE_DOMAIN, '--path', SERVICE_PATH]);
     expect(byPath.code, describeRun(byPath)).toBe(0);
     const viaPath = await waitFor(async () => {
-      const got = await httpGet(clientNs, `https://${gatewayIp}:8443${SERVICE_PATH}/page`, { connectTo: gatewayIp });
+      const got = await httpGet(clientNs, `https://${SERVICE_DOMAIN}${SERVICE_PATH}/page`, { connectTo: gatewayIp });
       return got.status === 200 && got;
-    }, { timeoutMs: APPLY_DEADLINE_MS, what: `https://${gatewayIp}:8443${SERVICE_PATH}/ to answer through the gateway` });
-    expect(JSON.parse(viaPath.body)).toMatchObject({ label: 'cli-node' });
+    }, { timeoutMs: APPLY_DEADLINE_MS, what: `https://${SERVICE_DOMAIN}${SERVICE_PATH}/ to answer through the gateway` });
+    expect(JSON.parse(viaPath.body)).toMatchObject({ label: 'cli-node', url: `${SERVICE_PATH}/page` });
 
     const listed = await postern(['services']);
     expect(listed.code, describeRun(listed)).toBe(0);

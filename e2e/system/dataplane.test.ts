@@ -28,7 +28,6 @@ const HEAL_MS = 5000;
 describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', () => {
   let system: System;
   let node1: ConnectedNode;
-  let untouchedHttp: HttpService;
   let untouchedTcp: TcpService;
   let nextPort = 30020;
 
@@ -55,7 +54,7 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', (
     await node1.serve('http', HTTP_PORT);
     await node1.serve('tcp', TCP_PORT);
     await node1.serve('udp', UDP_PORT);
-    untouchedHttp = await createHttp(node1, 'untouched-web', 'y.e2e.test');
+    await createHttp(node1, 'untouched-web', 'y.e2e.test');
     untouchedTcp = await createTcp(node1, 'untouched-tcp', 30010);
   });
 
@@ -94,7 +93,8 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', (
   }, 150_000);
 
   it('cuts a disabled or deleted service’s open connections within 2 s, and only those', async () => {
-    const [a, b] = [await createHttp(node1, 'a', 'a.e2e.test'), await createHttp(node1, 'b', 'b.e2e.test')];
+    const a = await createHttp(node1, 'a', 'a.e2e.test');
+    await createHttp(node1, 'b', 'b.e2e.test');
     const [c, d] = [await createTcp(node1, 'c', port()), await createTcp(node1, 'd', port())];
     const held = {
       a: await holdHttpOn('a.e2e.test'), b: await holdHttpOn('b.e2e.test'),

@@ -89,6 +89,7 @@ describe('parseCommand', () => {
     [['expose', 'http', '--port', '80'], /missing the service NAME/],
     [['expose', 'http', 'web', '--port', '70000'], /--port must be a port number from 1 to 65535/],
     [['expose', 'http', 'web', '--port', '80', '--proto', 'ftp'], /--proto must be http or https/],
+    [['expose', 'http', 'web', '--port', '80', '--path', '/shop'], /pass --domain NAME \(a domain that does not exist yet becomes your node's\)\. Run "postern expose http --help"/],
     [['expose', 'tcp', 'x', '--port', '53', '--udp', '--tls'], /--tls works with TCP only/],
     [['expose', 'smtp', 'x'], /expected "http" or "tcp"/],
     [['enable', 'ftp', '1'], /expected "http" or "tcp"/],

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { ServiceType } from '@postern/contract';
+import { ruleMessages, type ServiceType } from '@postern/contract';
 import { UsageError } from './errors.js';
 import type { HelpTopic } from './help.js';
 import { parsePin } from './pin.js';
@@ -29,7 +29,7 @@ export type Command =
   | { kind: 'connect'; connection: ConnectionFlags; iface?: string; daemon: boolean }
   | { kind: 'disconnect'; local: LocalFlags }
   | { kind: 'status'; local: LocalFlags; json: boolean; health: boolean }
-  | { kind: 'expose-http'; connection: ConnectionFlags; name: string; port: number; domain?: string; path?: string; proto?: 'http' | 'https'; host?: string; allow: string[]; block: string[] }
+  | { kind: 'expose-http'; connection: ConnectionFlags; name: string; port: number; domain: string; path?: string; proto?: 'http' | 'https'; host?: string; allow: string[]; block: string[] }
   | { kind: 'expose-tcp'; connection: ConnectionFlags; name: string; port: number; udp: boolean; publicPort?: number; tls: boolean; host?: string; allow: string[]; block: string[] }
   | { kind: 'services'; connection: ConnectionFlags; json: boolean }
   | { kind: 'service-action'; action: 'enable' | 'disable' | 'rm'; type: ServiceType; id: number; connection: ConnectionFlags };
@@ -102,12 +102,17 @@ function parseExpose(argv: readonly string[]): Command {
     if (values.help) return { kind: 'help', topic: 'expose http' };
     const proto = stringOf(values.proto);
     if (proto !== undefined && !isBackendProto(proto)) throw usage('expose http', '--proto must be http or https');
+    const name = nameOf('expose http', positionals);
+    const port = portOf('expose http', values.port, '--port');
+    const domain = stringOf(values.domain);
+    // The gateway refuses a node's web service without a domain; say so before asking, in the gateway's words.
+    if (domain === undefined) throw usage('expose http', ruleMessages.domainRequiredForNode);
     return {
       kind: 'expose-http',
       connection: connectionOf(values),
-      name: nameOf('expose http', positionals),
-      port: portOf('expose http', values.port, '--port'),
-      ...optional('domain', stringOf(values.domain)),
+      name,
+      port,
+      domain,
       ...optional('path', stringOf(values.path)),
       ...optional('proto', proto),
       ...optional('host', stringOf(values.host)),

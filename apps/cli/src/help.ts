@@ -22,7 +22,7 @@ Commands:
   connect       fetch this node's WireGuard config and bring the tunnel up
   disconnect    take the tunnel down
   status        show the tunnel state (--json, --health)
-  expose        publish a local service: expose http|tcp NAME --port P
+  expose        publish a local service: expose http NAME --port P --domain D, expose tcp NAME --port P
   services      list this node's services
   enable        enable a service: enable http|tcp ID
   disable       disable a service: disable http|tcp ID
@@ -66,14 +66,15 @@ Options:
 
 Run "postern expose http --help" or "postern expose tcp --help" for the options.`,
 
-  'expose http': `Usage: postern expose http NAME --port P [--domain D] [--path /p] [--proto https] [--host H]
+  'expose http': `Usage: postern expose http NAME --port P --domain D [--path /p] [--proto https] [--host H]
                            [--allow CIDR…] [--block CIDR…]
 
-Publishes a web service of this node through the gateway's nginx.
+Publishes a web service of this node through the gateway's nginx, on a domain of this node.
 
 Options:
   --port P         port of the service on this node (required)
-  --domain D       domain it is served on (a domain or a path is required)
+  --domain D       domain it is served on (required); one that does not exist yet becomes this node's,
+                   one of the admin or another node is refused
   --path /p        path prefix it is served under
   --proto PROTO    protocol between gateway and service: http (default) or https
   --host H         backend host as seen from the gateway (default: this node's tunnel address)

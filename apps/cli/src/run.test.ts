@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ruleMessages } from '@postern/contract';
 import { connectedSystem, harness } from './cli-harness.js';
 import { EXIT_BAD_TOKEN, TOOLS_MISSING_MESSAGE } from './errors.js';
 import { createFakeSystem } from './fake-system.js';
@@ -263,9 +264,36 @@ describe('postern expose / services / enable / rm', () => {
     const h = harness(createFakeSystem(), { url: 'http://127.0.0.1:9', token: makeToken() });
     expect(await runCli(['expose', 'http', 'web', '--port', '80', '--domain', 'app.example.com', '--allow', 'not-an-ip'], h.context)).toBe(1);
     expect(h.err()).toBe('postern: Validation failed:\n  allowedIps: This field must be a valid IPv4 address, optionally with a CIDR\n');
-    const noTarget = harness(createFakeSystem(), { url: 'http://127.0.0.1:9', token: makeToken() });
-    expect(await runCli(['expose', 'http', 'web', '--port', '80'], noTarget.context)).toBe(1);
-    expect(noTarget.err()).toContain('pathLocation: Either a domain or a path is required');
+    const reserved = harness(createFakeSystem(), { url: 'http://127.0.0.1:9', token: makeToken() });
+    expect(await runCli(['expose', 'http', 'web', '--port', '80', '--domain', 'app.example.com', '--path', '/_postern/x'], reserved.context)).toBe(1);
+    expect(reserved.err()).toContain("pathLocation: This field must not be /_postern or a path below it: it is the gateway's internal path");
+  });
+
+  it('asks for --domain before calling the gateway, with the guidance the gateway gives', async () => {
+    for (const argv of [['expose', 'http', 'web', '--port', '80'], ['expose', 'http', 'web', '--port', '80', '--path', '/shop']]) {
+      const h = harness(createFakeSystem(), { url: 'http://127.0.0.1:9', token: makeToken() });
+      expect(await runCli(argv, h.context)).toBe(2);
+      expect(h.err()).toBe(`postern: ${ruleMessages.domainRequiredForNode}. Run "postern expose http --help".\n`);
+    }
+  });
+
+  it("passes the gateway's refusals through: a domain that is not the node's, a disabled node", async () => {
+    const server = await startAgentServer((request) =>
+      request.url.includes('/tcp')
+        ? { status: 403, body: { message: 'This node is disabled: the gateway refuses its access tokens until an operator connects it again (Connect in the console)' } }
+        : { status: 422, body: { message: 'Validation failed', errors: { body: [{ field: 'domain', message: ruleMessages.domainNotYours }] } } },
+    );
+    try {
+      const env = { url: server.url, token: makeToken() };
+      const notMine = harness(createFakeSystem(), env);
+      expect(await runCli(['expose', 'http', 'web', '--port', '80', '--domain', 'theirs.example.com'], notMine.context)).toBe(1);
+      expect(notMine.err()).toBe(`postern: Validation failed:\n  domain: ${ruleMessages.domainNotYours}\n`);
+      const disabled = harness(createFakeSystem(), env);
+      expect(await runCli(['expose', 'tcp', 'ssh', '--port', '22'], disabled.context)).toBe(1);
+      expect(disabled.err()).toMatch(/^postern: The gateway answered: This node is disabled: .* \(HTTP 403\)\n$/);
+    } finally {
+      await server.close();
+    }
   });
 
   it('sends the service and prints where it is published', async () => {

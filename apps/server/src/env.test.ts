@@ -40,4 +40,22 @@ describe('parseConfig', () => {
       'POSTERN_TRUSTED_PROXIES: must be comma-separated IP addresses or CIDR ranges, e.g. 127.0.0.1,10.0.0.0/8,::1 (not "proxy.local", (empty entry))',
     );
   });
+
+  it('publishes services without a domain on their own HTTPS port, validated like the other ports', () => {
+    expect(parseConfig({}).noDomainHttpsPort).toBe(8443);
+    expect(parseConfig({ POSTERN_NO_DOMAIN_HTTPS_PORT: '9443' }).noDomainHttpsPort).toBe(9443);
+    expect(() => parseConfig({ POSTERN_NO_DOMAIN_HTTPS_PORT: 'x' })).toThrow('POSTERN_NO_DOMAIN_HTTPS_PORT: must be a port number (1-65535)');
+    expect(() => parseConfig({ POSTERN_NO_DOMAIN_HTTPS_PORT: '443' })).toThrow('POSTERN_NO_DOMAIN_HTTPS_PORT: must differ from POSTERN_HTTPS_PORT');
+    expect(() => parseConfig({ POSTERN_NO_DOMAIN_HTTPS_PORT: '30010' })).toThrow('POSTERN_NO_DOMAIN_HTTPS_PORT: must lie outside POSTERN_TCP_PORT_RANGE');
+  });
+
+  it('bounds what one node token may create, with documented defaults', () => {
+    expect(parseConfig({}).nodeQuotas).toEqual({ services: 50, ports: 10, domains: 10 });
+    expect(parseConfig({ POSTERN_NODE_MAX_SERVICES: '0', POSTERN_NODE_MAX_PORTS: '2', POSTERN_NODE_MAX_DOMAINS: '1' }).nodeQuotas).toEqual({
+      services: 0, ports: 2, domains: 1,
+    });
+    for (const bad of ['-1', '1.5', 'many']) {
+      expect(() => parseConfig({ POSTERN_NODE_MAX_PORTS: bad }), bad).toThrow('POSTERN_NODE_MAX_PORTS: must be a whole number from 0 to 100000');
+    }
+  });
 });

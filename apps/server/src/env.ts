@@ -6,6 +6,10 @@ import { isIPv4, isIPv4Cidr, isIPv6 } from '@postern/contract';
 const PORT_MESSAGE = 'must be a port number (1-65535)';
 const portText = z.coerce.number({ error: PORT_MESSAGE }).int(PORT_MESSAGE).min(1, PORT_MESSAGE).max(65535, PORT_MESSAGE);
 
+const QUOTA_MESSAGE = 'must be a whole number from 0 to 100000';
+/** How many things of one kind a node's token may create; 0 forbids them. */
+const quotaText = z.coerce.number({ error: QUOTA_MESSAGE }).int(QUOTA_MESSAGE).min(0, QUOTA_MESSAGE).max(100_000, QUOTA_MESSAGE);
+
 /** One trusted-proxy entry: an IPv4 or IPv6 address, optionally with a prefix length. */
 function isAddressOrCidr(entry: string): boolean {
   if (isIPv4(entry) || isIPv4Cidr(entry)) return true;
@@ -55,8 +59,12 @@ const EnvSchema = z
     POSTERN_WG_PORT: portText.default(51820),
     POSTERN_HTTP_PORT: portText.default(80),
     POSTERN_HTTPS_PORT: portText.default(443),
-    /** HTTP services without a domain: https://<public host>:<this port>/<path>, an origin apart from the console's. */
+    /** HTTPS port of services without a domain: another origin than the console's (same host, other port). */
     POSTERN_NO_DOMAIN_HTTPS_PORT: portText.default(8443),
+    /** Per-node quotas on what a node's access token may create (the admin is not bound by them). */
+    POSTERN_NODE_MAX_SERVICES: quotaText.default(50),
+    POSTERN_NODE_MAX_PORTS: quotaText.default(10),
+    POSTERN_NODE_MAX_DOMAINS: quotaText.default(10),
     /** `real` runs nginx and WireGuard; `off` keeps the control plane only (development without root). */
     POSTERN_DATAPLANE: z.enum(['real', 'off']).default('real'),
     /**
@@ -133,7 +141,10 @@ export interface Config {
   wgPort: number;
   httpPort: number;
   httpsPort: number;
+  /** Where services without a domain are published: https://<publicHost>:<noDomainHttpsPort>/<path>. */
   noDomainHttpsPort: number;
+  /** Limits on what one node's access token may create. */
+  nodeQuotas: { services: number; ports: number; domains: number };
   dataPlane: 'real' | 'off';
   /** Addresses/CIDRs allowed to set the client address via X-Forwarded-For; empty: nobody. */
   trustedProxies: readonly string[];
@@ -170,6 +181,7 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     httpPort: env.POSTERN_HTTP_PORT,
     httpsPort: env.POSTERN_HTTPS_PORT,
     noDomainHttpsPort: env.POSTERN_NO_DOMAIN_HTTPS_PORT,
+    nodeQuotas: { services: env.POSTERN_NODE_MAX_SERVICES, ports: env.POSTERN_NODE_MAX_PORTS, domains: env.POSTERN_NODE_MAX_DOMAINS },
     dataPlane: env.POSTERN_DATAPLANE,
     trustedProxies: env.POSTERN_TRUSTED_PROXIES,
     resolvers: env.POSTERN_RESOLVERS,

@@ -48,6 +48,10 @@ export const DomainSchema = z.object({
   id: z.number().int(),
   domain: z.string(),
   ssl: SslModeSchema,
+  /** The node the domain is assigned to (its token may publish on it); null: the admin's. */
+  ownerNodeId: z.number().int().nullable(),
+  /** Read-only: that node's name, for lists. */
+  ownerNodeName: z.string().nullable(),
   certificate: CertificateSchema.nullable(),
   created_at: z.string(),
   updated_at: z.string(),

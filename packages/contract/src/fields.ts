@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { maxLengthMessage, maxMessage, messages, minMessage, oneOfMessage, ruleMessages } from './messages.js';
-import { isBackendHost, isDomainName, isIPv4, isIPv4Cidr, isIpOrCidr, isPathLocation } from './validators.js';
+import { hostBitsMessage, maxLengthMessage, maxMessage, messages, minMessage, oneOfMessage, ruleMessages } from './messages.js';
+import { cidrNetwork, isBackendHost, isDomainName, isIPv4, isIPv4Cidr, isIpOrCidr, isPathLocation, isPrintableAscii } from './validators.js';
 
 // Field builders with the spec's messages. Semantics follow the reference product's validator: a missing value
 // is 'required', an empty string 'not allowed to be empty', a value of the wrong kind names the kind.
@@ -22,10 +22,12 @@ const emptyToNull = (value: unknown): unknown => (value === '' ? null : value);
 export const optionalNullable = <T extends z.ZodType>(schema: T) =>
   z.preprocess(emptyToNull, schema.nullable().optional());
 
+// Host names are checked for ASCII before they are lower-cased (see isPrintableAscii).
 export const domainName = () =>
   z
     .string({ error: (iss) => (isMissing(iss.input) ? messages.required : messages.domain) })
     .trim()
+    .refine(isPrintableAscii, { message: messages.domain, abort: true })
     .toLowerCase()
     .min(1, messages.empty)
     .refine(isDomainName, messages.domain);
@@ -33,13 +35,28 @@ export const domainName = () =>
 export const ipv4Address = () =>
   z.string({ error: () => ruleMessages.ipv4 }).trim().refine(isIPv4, ruleMessages.ipv4);
 
+/**
+ * `10.0.0.5/8` is refused rather than silently read as `10.0.0.0/8`: the operator may have meant the host
+ * (`/32`) or the network, and only they know which. The message names the network.
+ */
+function refuseHostBits(value: string, ctx: z.RefinementCtx): void {
+  if (!isIPv4Cidr(value)) return;
+  const network = cidrNetwork(value);
+  if (network !== value) ctx.addIssue({ code: 'custom', message: hostBitsMessage(value, network) });
+}
+
 export const ipv4Cidr = () =>
-  z.string({ error: () => ruleMessages.cidr }).trim().refine(isIPv4Cidr, ruleMessages.cidr);
+  z
+    .string({ error: () => ruleMessages.cidr })
+    .trim()
+    .refine(isIPv4Cidr, { message: ruleMessages.cidr, abort: true })
+    .superRefine(refuseHostBits);
 
 export const backendHost = () =>
   z
     .string({ error: (iss) => (isMissing(iss.input) ? messages.required : ruleMessages.host) })
     .trim()
+    .refine(isPrintableAscii, { message: ruleMessages.host, abort: true })
     .toLowerCase()
     .min(1, messages.empty)
     .refine(isBackendHost, ruleMessages.host);
@@ -64,6 +81,20 @@ export const integerIn = (min: number, max: number) =>
 
 export const port = () => integerIn(1, 65535);
 
+/**
+ * A resource id: a positive integer, or its plain decimal text (`1.0`, `01`, `+1`, ` 1`, `1e0` are not ids).
+ * Path parameters arrive as text; a malformed one names no resource (the server answers 404).
+ */
+export const idValue = () =>
+  z.preprocess(
+    (value) => (typeof value === 'string' && /^[1-9]\d{0,15}$/.test(value) ? Number(value) : value),
+    z
+      .number({ error: (iss) => (isMissing(iss.input) ? messages.required : messages.number) })
+      .int(messages.integer)
+      .min(1, minMessage(1))
+      .max(Number.MAX_SAFE_INTEGER, maxMessage(Number.MAX_SAFE_INTEGER)),
+  );
+
 export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: (iss) => (isMissing(iss.input) ? messages.required : oneOfMessage(values)) });
 
@@ -72,7 +103,13 @@ export const flag = () => z.boolean({ error: () => ruleMessages.boolean });
 /** A list of IPs/CIDRs for allow/deny, at most 100 entries, de-duplicated. */
 export const ipList = () =>
   z
-    .array(z.string({ error: () => ruleMessages.ipOrCidr }).trim().refine(isIpOrCidr, ruleMessages.ipOrCidr), {
+    .array(
+      z
+        .string({ error: () => ruleMessages.ipOrCidr })
+        .trim()
+        .refine(isIpOrCidr, { message: ruleMessages.ipOrCidr, abort: true })
+        .superRefine(refuseHostBits),
+      {
       error: () => messages.array,
     })
     .max(100, maxMessage(100))

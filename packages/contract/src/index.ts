@@ -2,6 +2,7 @@ export * from './constants.js';
 export * from './entities.js';
 export * from './envelopes.js';
 export * from './format.js';
+export { idValue } from './fields.js';
 export * from './messages.js';
 export * from './requests.js';
 export * from './routes.js';

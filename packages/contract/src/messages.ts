@@ -32,4 +32,29 @@ export const ruleMessages = {
   pastDate: 'This field must not be earlier than now',
   gatewayNetworkNotAllowed: 'This field must be empty unless the node is a gateway',
   domainOrPath: 'Either a domain or a path is required',
+  /** The console's own host name (POSTERN_PUBLIC_HOST) is never a service's or a domain entry's. */
+  consoleHost: "This field must not be the console's host name",
+  /** A node's token names a domain that is the admin's or another node's; says nothing about which. */
+  domainNotYours: "This domain is not assigned to your node: use a domain of your own (a new one becomes your node's) or ask the gateway's operator to assign it",
+  /** A node's token publishes a web service without a domain (the CLI gives the same guidance before asking). */
+  domainRequiredForNode:
+    "A node publishes web services on a domain of its own: pass --domain NAME (a domain that does not exist yet becomes your node's)",
+  ownerNotFound: 'This node does not exist',
+  ownerIsLocal: 'The local node cannot own domains',
 } as const;
+
+/** A service path equal to or below a path the gateway keeps for itself. */
+export function reservedPathMessage(prefix: string): string {
+  const why: Record<string, string> = {
+    '/.well-known/acme-challenge': 'certificate validation (ACME) uses it',
+    '/_postern': "it is the gateway's internal path",
+    '/api': "services without a domain share the console's host name, whose session belongs to /api (give the service a domain to use this path)",
+  };
+  const reason = why[prefix] ?? 'the gateway reserves it';
+  return `This field must not be ${prefix} or a path below it: ${reason}`;
+}
+
+/** An IPv4 CIDR whose bits after the prefix are not zero: name the network the operator probably meant. */
+export function hostBitsMessage(value: string, network: string): string {
+  return `This field must be a network address: ${value} has host bits set (did you mean ${network}?)`;
+}

@@ -3,7 +3,9 @@ import type { z } from 'zod';
 import { toFieldErrors } from './envelopes.js';
 import {
   DomainCreateSchema,
+  DomainUpdateSchema,
   HttpServiceCreateSchema,
+  IdParamSchema,
   LoginRequestSchema,
   NodeCreateSchema,
   NodeListQuerySchema,
@@ -55,6 +57,12 @@ describe('node form rules', () => {
     expect(NodeCreateSchema.parse({ name: 'n', isGateway: false, gatewayNetwork: '' }).gatewayNetwork).toBeNull();
   });
 
+  it('refuses a gateway network with host bits set, naming the network', () => {
+    expect(errorsOf(NodeCreateSchema, { name: 'gw', isGateway: true, gatewayNetwork: '192.168.1.7/24' })).toEqual({
+      gatewayNetwork: 'This field must be a network address: 192.168.1.7/24 has host bits set (did you mean 192.168.1.0/24?)',
+    });
+  });
+
   it('lets a PATCH send only some fields', () => {
     expect(NodeUpdateSchema.parse({ allowInternet: true })).toEqual({ allowInternet: true });
     expect(errorsOf(NodeUpdateSchema, { name: '' })).toEqual({ name: 'This field is not allowed to be empty' });
@@ -77,6 +85,24 @@ describe('domain form rules', () => {
       domain: 'This field must contain a valid domain name',
     });
     expect(DomainCreateSchema.parse({ domain: 'App.Example.COM' }).domain).toBe('app.example.com');
+  });
+
+  it('refuses non-ASCII before lower-casing, so the Kelvin sign never becomes "k"', () => {
+    for (const domain of ['\u212Aexample.com', 'caf\u00e9.example.com', 'example.\u212Aom', 'ex\u0130mple.com']) {
+      expect(errorsOf(DomainCreateSchema, { domain }), domain).toEqual({ domain: 'This field must contain a valid domain name' });
+    }
+  });
+
+  it('takes an optional owner: a node id, or null / empty for the admin', () => {
+    expect(DomainCreateSchema.parse({ domain: 'a.example.com' }).ownerNodeId).toBeUndefined();
+    expect(DomainCreateSchema.parse({ domain: 'a.example.com', ownerNodeId: 3 }).ownerNodeId).toBe(3);
+    expect(DomainCreateSchema.parse({ domain: 'a.example.com', ownerNodeId: '3' }).ownerNodeId).toBe(3);
+    expect(DomainUpdateSchema.parse({ ownerNodeId: '' }).ownerNodeId).toBeNull();
+    expect(DomainUpdateSchema.parse({ ownerNodeId: null }).ownerNodeId).toBeNull();
+    expect(errorsOf(DomainCreateSchema, { domain: 'a.example.com', ownerNodeId: 'me' })).toEqual({ ownerNodeId: 'This field must be a number' });
+    expect(errorsOf(DomainCreateSchema, { domain: 'a.example.com', ownerNodeId: 0 })).toEqual({
+      ownerNodeId: 'This field must be greater than or equal to 1',
+    });
   });
 
   it('allows ssl self-signed, certbot or null, and only self-signed when validation is skipped', () => {
@@ -111,7 +137,27 @@ describe('HTTP service form rules', () => {
     for (const bad of ['/a b', '/a;b', '/a{', '/a"b', "/a'b", '/a$b', '/../etc', '/a\nb']) {
       expect(errorsOf(HttpServiceCreateSchema, { ...base, pathLocation: bad })).toHaveProperty('pathLocation');
     }
-    expect(HttpServiceCreateSchema.parse({ ...base, pathLocation: '/api/v1' }).pathLocation).toBe('/api/v1');
+    expect(HttpServiceCreateSchema.parse({ ...base, pathLocation: '/v1/api' }).pathLocation).toBe('/v1/api');
+  });
+
+  it("refuses the gateway's reserved paths, and /api only without a domain", () => {
+    const acme = "This field must not be /.well-known/acme-challenge or a path below it: certificate validation (ACME) uses it";
+    const api = expect.stringMatching(/^This field must not be \/api or a path below it: services without a domain/);
+    const cases: [string | null, string, unknown][] = [
+      [null, '/api', api],
+      [null, '/api/', api],
+      [null, '/API', api],
+      [null, '/api/auth/login', api],
+      [null, '/.well-known/acme-challenge', acme],
+      ['app.example.com', '/.well-known/acme-challenge/token', acme],
+      ['app.example.com', '/_postern', "This field must not be /_postern or a path below it: it is the gateway's internal path"],
+    ];
+    for (const [domain, pathLocation, message] of cases) {
+      expect(errorsOf(HttpServiceCreateSchema, { ...base, domain, pathLocation }), `${domain} ${pathLocation}`).toEqual({ pathLocation: message });
+    }
+    for (const [domain, pathLocation] of [['app.example.com', '/api'], [null, '/apix'], [null, '/v1/api'], [null, '/.well-known'], [null, '/_posternx']]) {
+      expect(HttpServiceCreateSchema.safeParse({ ...base, domain, pathLocation }).success, `${domain} ${pathLocation}`).toBe(true);
+    }
   });
 
   it('checks the backend protocol, port and domain', () => {
@@ -145,6 +191,10 @@ describe('HTTP service form rules', () => {
       allowedIps: 'This field must be a valid IPv4 address, optionally with a CIDR',
     });
     expect(errorsOf(HttpServiceCreateSchema, { ...base, blockedIps: ['1.2.3.4/33'] })).toHaveProperty('blockedIps');
+    expect(errorsOf(HttpServiceCreateSchema, { ...base, allowedIps: ['10.0.0.5/8'] })).toEqual({
+      allowedIps: 'This field must be a network address: 10.0.0.5/8 has host bits set (did you mean 10.0.0.0/8?)',
+    });
+    expect(HttpServiceCreateSchema.parse({ ...base, blockedIps: ['10.0.0.5/32', '10.0.0.5'] }).blockedIps).toEqual(['10.0.0.5/32', '10.0.0.5']);
     const parsed = HttpServiceCreateSchema.parse({ ...base, allowedIps: ['10.0.0.0/8', '192.168.1.7', '10.0.0.0/8'] });
     expect(parsed.allowedIps).toEqual(['10.0.0.0/8', '192.168.1.7']);
   });
@@ -155,6 +205,9 @@ describe('HTTP service form rules', () => {
     });
     expect(errorsOf(HttpServiceCreateSchema, { ...base, backendHost: '999.1.1.1' })).toHaveProperty('backendHost');
     expect(HttpServiceCreateSchema.parse({ ...base, backendHost: 'localhost' }).backendHost).toBe('localhost');
+    expect(errorsOf(HttpServiceCreateSchema, { ...base, backendHost: '\u212A' })).toEqual({
+      backendHost: 'This field must be a valid IP address or host name',
+    });
   });
 });
 
@@ -189,6 +242,15 @@ describe('token form rules', () => {
     });
     expect(errorsOf(schema, { name: 'ci', expireAt: 'tomorrow' })).toEqual({ expireAt: 'This field must be a valid date' });
     expect(schema.parse({ name: 'ci', expireAt: '2026-12-01T00:00:00.000Z' }).expireAt).toBe('2026-12-01T00:00:00.000Z');
+  });
+});
+
+describe('path ids', () => {
+  it('accepts plain decimal ids only', () => {
+    expect(IdParamSchema.parse({ id: '42' })).toEqual({ id: 42 });
+    for (const id of ['1.0', '01', '+1', ' 1', '1 ', '1e0', '0x1', '0', '-1', '', '99999999999999999']) {
+      expect(IdParamSchema.safeParse({ id }).success, JSON.stringify(id)).toBe(false);
+    }
   });
 });
 

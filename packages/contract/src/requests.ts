@@ -4,6 +4,7 @@ import {
   backendHost,
   domainName,
   flag,
+  idValue,
   integerIn,
   ipList,
   ipv4Address,
@@ -14,7 +15,8 @@ import {
   port,
   requiredText,
 } from './fields.js';
-import { messages, minLengthMessage, oneOfMessage, ruleMessages } from './messages.js';
+import { messages, minLengthMessage, oneOfMessage, reservedPathMessage, ruleMessages } from './messages.js';
+import { findReservedPath } from './validators.js';
 
 // Request bodies (console-spec §5 and §7). Create schemas describe POST; update schemas (PATCH) take the same
 // fields, all optional, and apply the same rules to whatever is present.
@@ -83,6 +85,8 @@ const domainFields = {
   domain: domainName(),
   ssl: optionalNullable(oneOf(sslModes)),
   skipValidation: flag().optional(),
+  /** The node the domain is assigned to; null (or omitted on create) = the admin's. Not the local node. */
+  ownerNodeId: optionalNullable(idValue()),
 };
 
 export const DomainCreateSchema = z.object(domainFields).superRefine(checkSkipValidation);
@@ -113,7 +117,11 @@ const httpFields = {
 function checkDomainOrPath(value: { domain?: string | null | undefined; pathLocation?: string | null | undefined }, ctx: z.RefinementCtx): void {
   if (!value.domain && !value.pathLocation) {
     ctx.addIssue({ code: 'custom', path: ['pathLocation'], message: ruleMessages.domainOrPath });
+    return;
   }
+  // The server checks the merged result of an edit again; this lets a form show the rule before sending.
+  const reserved = value.pathLocation ? findReservedPath(value.pathLocation, Boolean(value.domain)) : null;
+  if (reserved) ctx.addIssue({ code: 'custom', path: ['pathLocation'], message: reservedPathMessage(reserved) });
 }
 
 export const HttpServiceCreateSchema = z.object(httpFields).superRefine(checkDomainOrPath);
@@ -179,7 +187,7 @@ export type ServiceListQuery = z.infer<typeof ServiceListQuerySchema>;
 
 export const NodeStreamQuerySchema = z.object({
   token: z.string().min(1, messages.required),
-  id: integerIn(1, Number.MAX_SAFE_INTEGER).optional(),
+  id: idValue().optional(),
   page: integerIn(1, 1_000_000).optional().default(1),
   limit: integerIn(1, limits.listMaxLimit).optional().default(defaults.pageSize),
   type: oneOf(['nodes', 'gateways']).optional(),
@@ -191,7 +199,7 @@ export const LogStreamQuerySchema = z
     token: z.string().min(1, messages.required),
     domain: optionalNullable(domainName()),
     type: oneOf(['http', 'tcp']).optional(),
-    id: integerIn(1, Number.MAX_SAFE_INTEGER).optional(),
+    id: idValue().optional(),
   })
   .superRefine((value, ctx) => {
     if (!value.domain && (value.type === undefined || value.id === undefined)) {
@@ -200,4 +208,5 @@ export const LogStreamQuerySchema = z
   });
 export type LogStreamQuery = z.infer<typeof LogStreamQuerySchema>;
 
-export const IdParamSchema = z.object({ id: integerIn(1, Number.MAX_SAFE_INTEGER) });
+/** Every `:id`-like path parameter: strict decimal text, so `01`, `1.0` or `%201` never name resource 1. */
+export const IdParamSchema = z.object({ id: idValue() });

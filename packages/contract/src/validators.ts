@@ -60,6 +60,35 @@ export function isPathLocation(value: string): boolean {
   return !value.split('/').some((segment) => segment === '..' || segment === '.');
 }
 
+/**
+ * Printable ASCII and nothing else. Checked before a value is lower-cased: `toLowerCase` folds some non-ASCII
+ * letters into ASCII ones (U+212A KELVIN SIGN becomes "k"), which would let a look-alike name pass as another.
+ */
+export function isPrintableAscii(value: string): boolean {
+  return /^[\x21-\x7e]*$/.test(value);
+}
+
+/**
+ * Paths the gateway keeps for itself on every host (ACME HTTP-01 answers, the data plane's internal locations),
+ * and those it keeps on the host of services without a domain (the console's API, the Path of its session cookie).
+ */
+export const reservedPaths = {
+  always: ['/.well-known/acme-challenge', '/_postern'],
+  withoutDomain: ['/api'],
+} as const;
+
+/**
+ * The reserved prefix a service path equals or lies below, or null. Compared after the normalisation a request
+ * path can get on its way to nginx (repeated slashes merged, trailing slashes dropped) and without regard to the
+ * case of ASCII letters: nginx matches case-sensitively, but a case variant of a reserved path has no use that
+ * would be worth the doubt.
+ */
+export function findReservedPath(path: string, hasDomain: boolean): string | null {
+  const normalised = path.replace(/\/{2,}/g, '/').replace(/\/+$/, '').replace(/[A-Z]/g, (c) => c.toLowerCase());
+  const prefixes: readonly string[] = hasDomain ? reservedPaths.always : [...reservedPaths.always, ...reservedPaths.withoutDomain];
+  return prefixes.find((prefix) => normalised === prefix || normalised.startsWith(`${prefix}/`)) ?? null;
+}
+
 export function isPort(value: number): boolean {
   return Number.isInteger(value) && value >= 1 && value <= 65535;
 }
@@ -81,4 +110,24 @@ export function isInSubnet(ip: string, cidr: string): boolean {
   const start = Math.floor(ipv4ToInt(net) / size) * size;
   const value = ipv4ToInt(ip);
   return value >= start && value < start + size;
+}
+
+/** First and last address of an IPv4 CIDR as integers (caller checked isIPv4Cidr). */
+export function cidrBounds(cidr: string): [number, number] {
+  const [ip = '', bits = '32'] = cidr.split('/');
+  const size = 2 ** (32 - Number(bits));
+  const start = Math.floor(ipv4ToInt(ip) / size) * size;
+  return [start, start + size - 1];
+}
+
+/** The CIDR with its host bits cleared: `10.0.0.5/8` → `10.0.0.0/8`. */
+export function cidrNetwork(cidr: string): string {
+  return `${intToIpv4(cidrBounds(cidr)[0])}/${cidr.split('/')[1] ?? '32'}`;
+}
+
+/** Two IPv4 CIDRs (or plain addresses) overlap when their ranges share an address. */
+export function cidrsOverlap(a: string, b: string): boolean {
+  const [aStart, aEnd] = cidrBounds(a);
+  const [bStart, bEnd] = cidrBounds(b);
+  return aStart <= bEnd && bStart <= aEnd;
 }

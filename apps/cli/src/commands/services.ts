@@ -11,7 +11,7 @@ export async function runExposeHttp(context: CliContext, command: Extract<Comman
   const body = checkBody(HttpServiceCreateSchema, {
     name: command.name,
     backendPort: command.port,
-    ...(command.domain === undefined ? {} : { domain: command.domain }),
+    domain: command.domain,
     ...(command.path === undefined ? {} : { pathLocation: command.path }),
     ...(command.proto === undefined ? {} : { backendProto: command.proto }),
     ...(command.host === undefined ? {} : { backendHost: command.host }),

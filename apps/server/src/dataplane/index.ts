@@ -16,6 +16,7 @@ import { lookupUser } from './system-user.js';
 import type { DataPlane, DataPlaneLogger, DesiredState } from './types.js';
 import { gatewayAddress } from './wireguard/addresses.js';
 import { createWireGuardDriver } from './wireguard/driver.js';
+import { readHostNetworks } from './wireguard/host-routes.js';
 import { createStatusPoller } from './wireguard/status.js';
 
 export { renderNodeConfig } from './wireguard/render.js';
@@ -210,5 +211,6 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     status,
     logs,
     certificates: { info: (domain) => certs?.info(domain) ?? null },
+    hostNetworks: () => readHostNetworks(config.wgInterface),
   };
 }

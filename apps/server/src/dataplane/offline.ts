@@ -167,6 +167,8 @@ export interface OfflineDataPlane extends DataPlane {
   failNextApply(message: string): void;
   /** Lines as the log tailer would publish them (delivered at once, no batching). */
   pushLogLines(lines: LogLine[]): void;
+  /** What hostNetworks() answers from now on (default: none). */
+  setHostNetworks(networks: string[]): void;
 }
 
 export function createOfflineDataPlane(options: { loadDesiredState: () => DesiredState; render: NginxRenderOptions }): OfflineDataPlane {
@@ -180,6 +182,7 @@ export function createOfflineDataPlane(options: { loadDesiredState: () => Desire
   let lastState: DesiredState | null = null;
   let started = false;
   let nextFailure: string | null = null;
+  let hostNetworks: string[] = [];
   const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
   const staticHosts = new Map([['localhost', '127.0.0.1']]);
   const reconciler = createReconciler({
@@ -215,5 +218,7 @@ export function createOfflineDataPlane(options: { loadDesiredState: () => Desire
     },
     failNextApply: (message) => { nextFailure = message; },
     pushLogLines: (lines) => logs.publish(lines),
+    hostNetworks: () => Promise.resolve([...hostNetworks]),
+    setHostNetworks: (networks) => { hostNetworks = [...networks]; },
   };
 }

@@ -177,6 +177,11 @@ export interface DataPlane {
   status: NodeStatusSource;
   logs: LogSource;
   certificates: Pick<CertificateAdapter, 'info'>;
+  /**
+   * IPv4 CIDRs of the host's main routing table, without the default route and the WireGuard interface's routes:
+   * networks the host reaches itself, which a gateway node's network must not take over.
+   */
+  hostNetworks(): Promise<string[]>;
 }
 
 /** The logging the data plane needs; a pino logger fits. */

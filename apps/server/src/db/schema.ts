@@ -79,12 +79,21 @@ export const personalAccessTokens = sqliteTable(
   (t) => [index('pats_node_idx').on(t.nodeId, t.id)],
 );
 
-export const domains = sqliteTable('domains', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  domain: text('domain').notNull().unique(),
-  ssl: text('ssl', { enum: ['self-signed', 'certbot'] }).notNull().default('self-signed'),
-  ...timestamps,
-});
+export const domains = sqliteTable(
+  'domains',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    domain: text('domain').notNull().unique(),
+    ssl: text('ssl', { enum: ['self-signed', 'certbot'] }).notNull().default('self-signed'),
+    /**
+     * The node whose token may publish on this domain; null: the admin's (only the console's calls may). A deleted
+     * node's domains fall back to the admin, with their certificates, rather than vanish.
+     */
+    ownerNodeId: integer('owner_node_id').references(() => nodes.id, { onDelete: 'set null' }),
+    ...timestamps,
+  },
+  (t) => [index('domains_owner_idx').on(t.ownerNodeId)],
+);
 
 /** Columns every service has, whatever its kind: who owns it, and who may reach it. */
 const serviceOwner = {

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toValidationError } from '@postern/contract';
 import { z } from 'zod';
 import { AppError, statusOf } from '../errors.js';
@@ -14,26 +14,31 @@ function sendAppError(reply: FastifyReply, error: AppError): FastifyReply {
   return reply.code(statusOf[error.code]).send({ message: error.message });
 }
 
+export type HandledError = FastifyError | AppError | z.ZodError;
+
+/** The one mapping from an error to an answer; plugins with their own handler (the agent API) end here too. */
+export function sendError(error: HandledError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof AppError) {
+    if (error.code === 'internal') request.log.error({ err: error }, 'internal error');
+    return sendAppError(reply, error);
+  }
+  if (error instanceof z.ZodError) {
+    // A malformed id in the path names no resource: that is a 404, not a form error.
+    if ((error as { validationContext?: string }).validationContext === 'params') {
+      return reply.code(404).send({ message: 'Not found' });
+    }
+    return reply.code(422).send(toValidationError(error));
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 500) {
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send({ message: 'Internal Server Error' });
+  }
+  // Fastify's own client errors: malformed JSON, body too large, unsupported media type, ...
+  return reply.code(status).send({ message: error.message });
+}
+
 export function registerErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | AppError | z.ZodError, request, reply) => {
-    if (error instanceof AppError) {
-      if (error.code === 'internal') request.log.error({ err: error }, 'internal error');
-      return sendAppError(reply, error);
-    }
-    if (error instanceof z.ZodError) {
-      // A malformed id in the path names no resource: that is a 404, not a form error.
-      if ((error as { validationContext?: string }).validationContext === 'params') {
-        return reply.code(404).send({ message: 'Not found' });
-      }
-      return reply.code(422).send(toValidationError(error));
-    }
-    const status = error.statusCode ?? 500;
-    if (status >= 500) {
-      request.log.error({ err: error }, 'unhandled error');
-      return reply.code(500).send({ message: 'Internal Server Error' });
-    }
-    // Fastify's own client errors: malformed JSON, body too large, unsupported media type, ...
-    return reply.code(status).send({ message: error.message });
-  });
+  app.setErrorHandler(sendError);
 }
 

@@ -1,18 +1,40 @@
 import type { Domain } from '@postern/contract';
-import { act, fireEvent, screen } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeApi, renderWithProviders } from '../services/service-test-fixtures';
 import { DomainFormDialog } from './domain-form-dialog';
+
+const nodeFields = {
+  address: '10.44.0.9', allowInternet: false, isGateway: false, gatewayNetwork: null, isLocal: false, enabled: true, status: 'offline',
+  clientIp: null, latestHandshakeTimestamp: null, transferRx: 0, transferTx: 0, created_at: '2026-11-22T10:00:00Z', updated_at: '2026-11-22T10:00:00Z',
+};
 
 const domain: Domain = {
   id: 3,
   domain: 'app.example.com',
   ssl: 'certbot',
+  ownerNodeId: null,
+  ownerNodeName: null,
   certificate: null,
   created_at: '2026-11-22T10:00:00Z',
   updated_at: '2026-11-22T10:00:00Z',
 };
 
+const nodes = {
+  status: 200,
+  body: {
+    data: [
+      { ...nodeFields, id: 1, name: 'Gateway (local)', isLocal: true },
+      { ...nodeFields, id: 7, name: 'office' },
+      { ...nodeFields, id: 8, name: 'lab', isGateway: true, gatewayNetwork: '192.168.8.0/24' },
+    ],
+    page: 1,
+    limit: 100,
+    total: 3,
+  },
+};
+const ownerSelect = () => screen.getByLabelText<HTMLSelectElement>('Owner');
+const optionLabels = () => [...ownerSelect().options].map((option) => option.textContent);
 const sslSelect = () => screen.getByLabelText<HTMLSelectElement>('SSL Certificate Type');
 const save = () => act(async () => fireEvent.click(screen.getByRole('button', { name: 'Save' })));
 
@@ -20,6 +42,7 @@ describe('domain form', () => {
   afterEach(() => vi.unstubAllGlobals());
 
   it('forces self-signed and disables the selector while validation is skipped', () => {
+    fakeApi();
     renderWithProviders(<DomainFormDialog open onClose={vi.fn()} />);
     expect(sslSelect().value).toBe('certbot');
     expect(sslSelect().disabled).toBe(false);
@@ -39,7 +62,7 @@ describe('domain form', () => {
     expect(screen.getByText('This field is not allowed to be empty')).toBeTruthy();
     fireEvent.change(screen.getByLabelText('Domain'), { target: { value: 'not a domain' } });
     expect(screen.getByText('This field must contain a valid domain name')).toBeTruthy();
-    expect(calls).toHaveLength(0);
+    expect(calls.filter((call) => call.method !== 'GET')).toHaveLength(0);
   });
 
   it('creates with POST, sending the skip-validation choice', async () => {
@@ -49,10 +72,10 @@ describe('domain form', () => {
     fireEvent.change(screen.getByLabelText('Domain'), { target: { value: 'app.example.com' } });
     fireEvent.click(screen.getByLabelText('Skip Domain Validation'));
     await save();
-    expect(calls[0]).toMatchObject({
+    expect(calls.find((call) => call.method === 'POST')).toMatchObject({
       method: 'POST',
       path: '/api/domains',
-      body: { domain: 'app.example.com', ssl: 'self-signed', skipValidation: true },
+      body: { domain: 'app.example.com', ssl: 'self-signed', skipValidation: true, ownerNodeId: null },
     });
     expect(onClose).toHaveBeenCalledOnce();
   });
@@ -67,8 +90,37 @@ describe('domain form', () => {
     renderWithProviders(<DomainFormDialog domain={domain} open onClose={onClose} />);
     expect(screen.getByLabelText<HTMLInputElement>('Domain').value).toBe('app.example.com');
     await save();
-    expect(calls[0]).toMatchObject({ method: 'PATCH', path: '/api/domains/3' });
+    expect(calls.find((call) => call.method === 'PATCH')).toMatchObject({ method: 'PATCH', path: '/api/domains/3' });
     expect(await screen.findByText('This domain already exists')).toBeTruthy();
     expect(onClose).not.toHaveBeenCalled();
+  });
+
+  it('offers Admin and every node but the local one as owner, and sends the choice', async () => {
+    const calls = fakeApi((method, path) => {
+      if (path === '/api/nodes') return nodes;
+      if (method === 'POST') return { status: 201, body: { ...domain, ownerNodeId: 8, ownerNodeName: 'lab' } };
+      return undefined;
+    });
+    renderWithProviders(<DomainFormDialog open onClose={vi.fn()} />);
+    await waitFor(() => expect(optionLabels()).toEqual(['Admin', 'office', 'lab']));
+    expect(ownerSelect().value).toBe('');
+    fireEvent.change(screen.getByLabelText('Domain'), { target: { value: 'lab.example.com' } });
+    fireEvent.change(ownerSelect(), { target: { value: '8' } });
+    await save();
+    expect(calls.find((call) => call.method === 'POST')?.body).toMatchObject({ domain: 'lab.example.com', ownerNodeId: 8 });
+  });
+
+  it("shows the current owner when editing, also one not among the loaded nodes, and hands it back to Admin", async () => {
+    const calls = fakeApi((method, path) => {
+      if (path === '/api/nodes') return nodes;
+      if (method === 'PATCH') return { status: 200, body: domain };
+      return undefined;
+    });
+    renderWithProviders(<DomainFormDialog domain={{ ...domain, ownerNodeId: 120, ownerNodeName: 'far-away' }} open onClose={vi.fn()} />);
+    await waitFor(() => expect(optionLabels()).toEqual(['Admin', 'office', 'lab', 'far-away']));
+    expect(ownerSelect().value).toBe('120');
+    fireEvent.change(ownerSelect(), { target: { value: '' } });
+    await save();
+    expect(calls.find((call) => call.method === 'PATCH')?.body).toMatchObject({ ownerNodeId: null });
   });
 });

@@ -1,10 +1,12 @@
-import { DomainCreateSchema, type Domain } from '@postern/contract';
+import { DomainCreateSchema, limits, type Domain } from '@postern/contract';
+import { useQuery } from '@tanstack/react-query';
 import { FormDialog } from '../../components/ui/dialog';
 import { CheckboxField, SelectField, TextField } from '../../components/ui/form-field';
 import { useToast } from '../../components/ui/toast';
 import { useZodForm } from '../../lib/use-zod-form';
 import { useCreateDomain, useUpdateDomain } from '../../queries/domains';
-import { applySkipValidation, getInitialDomainValues, isSslSelectorDisabled } from './domain-form-rules';
+import { nodeListQueryOptions } from '../../queries/nodes';
+import { applySkipValidation, getInitialDomainValues, isSslSelectorDisabled, ownerOptions } from './domain-form-rules';
 
 const SSL_OPTIONS = [
   { value: 'self-signed', label: 'Self Signed' },
@@ -17,6 +19,7 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose(): void }) {
   const update = useUpdateDomain();
   const { toast } = useToast();
   const isSslLocked = isSslSelectorDisabled(form.values);
+  const nodes = useQuery(nodeListQueryOptions({ page: 1, limit: limits.listMaxLimit }));
 
   const onSubmit = form.handleSubmit(async (body) => {
     if (domain) {
@@ -56,6 +59,12 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose(): void }) {
         }
         {...form.field('ssl')}
         onChange={(value) => form.setValue('ssl', value === 'certbot' ? 'certbot' : 'self-signed')}
+      />
+      <SelectField
+        label="Owner"
+        options={ownerOptions(nodes.data?.data ?? [], domain)}
+        description="A node's access token may publish services on the domains it owns; Admin: only this console."
+        {...form.field('ownerNodeId')}
       />
       <CheckboxField
         label="Skip Domain Validation"

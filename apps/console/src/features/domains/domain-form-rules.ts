@@ -1,12 +1,36 @@
-import type { Domain, SslMode } from '@postern/contract';
+import type { Domain, Node, SslMode } from '@postern/contract';
 
 // Domain form state (console-spec §5): skipping validation forces self-signed and locks the selector, because
 // Let's Encrypt cannot issue a certificate for a domain whose reachability was not checked.
 
-export type DomainFormValues = { domain: string; ssl: SslMode; skipValidation: boolean };
+/** `ownerNodeId` as the owner select holds it: '' for the admin, else the node id as text. */
+export type DomainFormValues = { domain: string; ssl: SslMode; skipValidation: boolean; ownerNodeId: string };
 
 export function getInitialDomainValues(domain?: Domain): DomainFormValues {
-  return { domain: domain?.domain ?? '', ssl: domain?.ssl ?? 'certbot', skipValidation: false };
+  return {
+    domain: domain?.domain ?? '',
+    ssl: domain?.ssl ?? 'certbot',
+    skipValidation: false,
+    ownerNodeId: domain?.ownerNodeId == null ? '' : String(domain.ownerNodeId),
+  };
+}
+
+export const ADMIN_OWNER_LABEL = 'Admin';
+
+/**
+ * The owner select's choices: Admin, then every node that may own a domain (not the local one). The current owner
+ * stays listed even when it is not among the nodes loaded (the list is one page of the API's maximum size).
+ */
+export function ownerOptions(
+  nodes: readonly Pick<Node, 'id' | 'name' | 'isLocal'>[],
+  current?: Pick<Domain, 'ownerNodeId' | 'ownerNodeName'>,
+): { value: string; label: string }[] {
+  const options = nodes.filter((node) => !node.isLocal).map((node) => ({ value: String(node.id), label: node.name }));
+  const currentId = current?.ownerNodeId;
+  if (currentId != null && !options.some((option) => option.value === String(currentId))) {
+    options.push({ value: String(currentId), label: current?.ownerNodeName ?? `Node ${currentId}` });
+  }
+  return [{ value: '', label: ADMIN_OWNER_LABEL }, ...options];
 }
 
 /** The patch to apply when the skip-validation box changes. */

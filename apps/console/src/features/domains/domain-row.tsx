@@ -5,9 +5,10 @@ import { ActionMenu } from '../../components/ui/menu';
 import { Td, Tr } from '../../components/ui/table';
 import { CertificateCell } from './certificate-cell';
 import { DomainServices } from './domain-services';
+import { OwnerCell } from './owner-cell';
 
-/** Expand toggle, Domain, SSL Certs, Created At, actions. */
-export const DOMAIN_COLUMN_COUNT = 5;
+/** Expand toggle, Domain, SSL Certs, Owner, Created At, actions. */
+export const DOMAIN_COLUMN_COUNT = 6;
 
 /** One domain: its columns and menu, and when expanded a row with its services below. */
 export function DomainRow({ domain, isExpanded, onToggle, onEdit, onDelete }: {
@@ -35,6 +36,9 @@ export function DomainRow({ domain, isExpanded, onToggle, onEdit, onDelete }: {
         <Td className="font-medium">{domain.domain}</Td>
         <Td>
           <CertificateCell domain={domain} />
+        </Td>
+        <Td className="hidden sm:table-cell">
+          <OwnerCell domain={domain} />
         </Td>
         <Td className="hidden sm:table-cell">{formatDate(domain.created_at)}</Td>
         <Td className="w-px text-right">

@@ -8,6 +8,8 @@ const domain: Domain = {
   id: 3,
   domain: 'app.example.com',
   ssl: 'certbot',
+  ownerNodeId: null,
+  ownerNodeName: null,
   certificate: {
     state: 'valid',
     issuer: "Let's Encrypt",
@@ -40,6 +42,17 @@ describe('domains page', () => {
     expect(within(row).getByText('Valid')).toBeTruthy();
     expect(within(row).getByText('Valid until 01/30/2027')).toBeTruthy();
     expect(within(row).getByText('11/22/2026')).toBeTruthy();
+  });
+
+  it('shows each domain\'s owner: Admin, or the node linked to its page', async () => {
+    const owned = { ...domain, id: 4, domain: 'office.example.com', ownerNodeId: 7, ownerNodeName: 'office' };
+    fakeApi((method, path) => (path === '/api/domains' ? list([domain, owned]) : undefined));
+    renderInRouter(() => <DomainsPage />);
+    expect(await screen.findByRole('columnheader', { name: 'Owner' })).toBeTruthy();
+    const adminRow = (await screen.findByText('app.example.com')).closest('tr') as HTMLElement;
+    expect(within(adminRow).getByText('Admin')).toBeTruthy();
+    const nodeRow = screen.getByText('office.example.com').closest('tr') as HTMLElement;
+    expect(within(nodeRow).getByRole('link', { name: 'office' }).getAttribute('href')).toBe('/nodes/7');
   });
 
   it("expands a row to the domain's services, or to where to expose the first one", async () => {

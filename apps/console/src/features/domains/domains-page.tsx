@@ -71,6 +71,7 @@ export function DomainsPage() {
                 </Th>
                 <Th>Domain</Th>
                 <Th>SSL Certs</Th>
+                <Th className="hidden sm:table-cell">Owner</Th>
                 <Th className="hidden sm:table-cell">Created At</Th>
                 <Th>
                   <span className="sr-only">Actions</span>

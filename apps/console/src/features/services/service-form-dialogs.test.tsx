@@ -46,24 +46,29 @@ describe('HTTP service form', () => {
     expect(screen.getByText(ruleMessages.path)).toBeTruthy();
     fireEvent.change(input('Backend Port'), { target: { value: '' } });
     expect(screen.getByText('This field is required')).toBeTruthy();
+    // Without a domain, /api belongs to the console's session: the form says so before the server would (form-wide
+    // rules run once the fields themselves are valid).
+    fireEvent.change(input('Backend Port'), { target: { value: '8080' } });
+    fireEvent.change(input('Public HTTP Path'), { target: { value: '/api/auth/login' } });
+    expect(screen.getByText(/^This field must not be \/api or a path below it/)).toBeTruthy();
   });
 
   it('creates with POST, then shows the public address in the service-exposed dialog', async () => {
-    const created = buildHttpService({ name: 'api', publicAccess: 'https://app.example.com/api' });
+    const created = buildHttpService({ name: 'api', publicAccess: 'https://app.example.com/app' });
     const calls = fakeApi((method) => (method === 'POST' ? { status: 201, body: created } : undefined));
     const onClose = vi.fn();
     renderWithProviders(<HttpServiceFormDialog node={buildNode()} open onClose={onClose} />);
     fireEvent.change(input('Service Name'), { target: { value: 'api' } });
-    fireEvent.change(input('Public HTTP Path'), { target: { value: '/api' } });
+    fireEvent.change(input('Public HTTP Path'), { target: { value: '/app' } });
     fireEvent.change(input('Backend Port'), { target: { value: '8080' } });
     await save();
 
     const post = calls.find((call) => call.method === 'POST');
     expect(post?.path).toBe('/api/services/4/http');
-    expect(post?.body).toMatchObject({ name: 'api', pathLocation: '/api', backendProto: 'http', backendPort: 8080 });
+    expect(post?.body).toMatchObject({ name: 'api', pathLocation: '/app', backendProto: 'http', backendPort: 8080 });
     expect(post?.body).not.toHaveProperty('backendHost');
     expect(await screen.findByText('Your Service is Now Publicly Available')).toBeTruthy();
-    expect(screen.getByRole('link', { name: 'https://app.example.com/api' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'https://app.example.com/app' })).toBeTruthy();
     expect(onClose).not.toHaveBeenCalled();
     fireEvent.click(screen.getByRole('button', { name: 'Got it!' }));
     expect(onClose).toHaveBeenCalledOnce();

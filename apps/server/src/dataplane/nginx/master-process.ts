@@ -62,6 +62,7 @@ export async function isRunning(master: Master): Promise<boolean> {
 /** Workers of a master that died without them (SIGKILL): they still hold the ports. Killed by process group. */
 export async function killOrphanWorkers(pgrp: number): Promise<void> {
   if (!Number.isInteger(pgrp) || pgrp <= 1) return;
+  const killed: number[] = [];
   for (const name of await readdir('/proc').catch(() => [])) {
     if (!/^\d+$/.test(name)) continue;
     const pid = Number(name);
@@ -70,10 +71,21 @@ export async function killOrphanWorkers(pgrp: number): Promise<void> {
     if (cmdline?.startsWith('nginx: ')) {
       try {
         process.kill(pid, 'SIGKILL');
+        killed.push(pid);
       } catch {
         // Gone meanwhile.
       }
     }
+  }
+  // Their sockets close only once they are gone: a new master binding the same ports must wait for that.
+  await waitFor(() => killed.every((pid) => readStat(pid) === null || isZombie(pid)), 3000, 5);
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    return /\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
   }
 }
 

@@ -19,9 +19,12 @@ declare module 'fastify' {
 /** lastUsedAt is informative; writing it at most once a minute keeps agent calls free of a write each. */
 const LAST_USED_GRANULARITY_MS = 60_000;
 
+export const NODE_DISABLED_MESSAGE =
+  "This node is disabled: the gateway refuses its access tokens until an operator connects it again (Connect in the console)";
+
 /**
  * Node access tokens: well-formed (prefix + checksum, no DB lookup for garbage), known by hash, not revoked,
- * not expired. Revocation and expiry take effect on the very next call.
+ * not expired, and their node enabled. Revocation, expiry and disabling take effect on the very next call.
  */
 export async function authenticateAgent(deps: AppDeps, request: FastifyRequest): Promise<void> {
   const token = bearerToken(request);
@@ -34,6 +37,8 @@ export async function authenticateAgent(deps: AppDeps, request: FastifyRequest):
   if (row.expireAt && Date.parse(row.expireAt) <= now.getTime()) throw new AppError('unauthorized', 'Token expired');
   const node = findNode(deps, row.nodeId);
   if (!node) throw new AppError('unauthorized', 'Invalid token');
+  // 403, not 401: the token itself is good and works again once the node is connected (the CLI keeps it).
+  if (!node.enabled) throw new AppError('forbidden', NODE_DISABLED_MESSAGE);
   if (!row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) >= LAST_USED_GRANULARITY_MS) {
     deps.db.update(personalAccessTokens).set({ lastUsedAt: now.toISOString() }).where(eq(personalAccessTokens.id, row.id)).run();
   }

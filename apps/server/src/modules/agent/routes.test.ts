@@ -1,14 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { formatPat } from '@postern/contract';
+import { formatPat, ruleMessages, type Domain, type ListResponse } from '@postern/contract';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
+import { NODE_DISABLED_MESSAGE } from './authenticate-agent.js';
+import { NODE_APPLY_FAILED_MESSAGE, NODE_APPLY_LATER_MESSAGE } from './routes.js';
 
 let t: TestApp;
+let adminToken: string;
 let node: { id: number; token: string; address: string };
 let other: { id: number; token: string };
 
 beforeEach(async () => {
   t = await buildTestApp();
-  const headers = { authorization: `Bearer ${await t.login()}` };
+  adminToken = await t.login();
+  const headers = { authorization: `Bearer ${adminToken}` };
   node = (await t.app.inject({ method: 'POST', url: '/api/nodes', headers, payload: { name: 'laptop' } })).json();
   other = (await t.app.inject({ method: 'POST', url: '/api/nodes', headers, payload: { name: 'other' } })).json();
 });
@@ -16,6 +20,13 @@ afterEach(() => t.cleanup());
 
 const agent = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, token = node.token, payload?: object) =>
   t.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+const admin = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) => agent(method, url, adminToken, payload);
+const web = (domain: string | undefined, pathLocation = '/') => ({ name: 'web', backendPort: 80, pathLocation, ...(domain ? { domain } : {}) });
+
+async function ownerOf(domain: string): Promise<number | null | undefined> {
+  const list = (await admin('GET', `/api/domains?search=${domain}`)).json<ListResponse<Domain>>();
+  return list.data.find((d) => d.domain === domain)?.ownerNodeId;
+}
 
 describe('agent API', () => {
   it('reads my node and my WireGuard config', async () => {
@@ -54,9 +65,9 @@ describe('agent API', () => {
   });
 
   it('exposes, lists, disables, enables and deletes my services, scoped to my node', async () => {
-    const http = await agent('POST', '/api/agent/services/http', node.token, { name: 'web', pathLocation: '/app', backendPort: 8080 });
+    const http = await agent('POST', '/api/agent/services/http', node.token, { name: 'web', domain: 'laptop.example.test', pathLocation: '/app', backendPort: 8080 });
     expect(http.statusCode).toBe(201);
-    expect(http.json()).toMatchObject({ nodeId: node.id, name: 'web', pathLocation: '/app' });
+    expect(http.json()).toMatchObject({ nodeId: node.id, name: 'web', pathLocation: '/app', publicAccess: 'https://laptop.example.test/app' });
     const tcp = await agent('POST', '/api/agent/services/tcp', node.token, { name: 'mqtt', backendPort: 1883 });
     expect(tcp.statusCode).toBe(201);
     expect(tcp.json()).toMatchObject({ nodeId: node.id, proto: 'tcp' });
@@ -82,5 +93,154 @@ describe('agent API', () => {
       { field: 'name', message: 'This field is required' },
       { field: 'backendPort', message: 'This field is required' },
     ]);
+  });
+
+  it("refuses every call of a disabled node's token with a clear 403, and works again once it is connected", async () => {
+    await admin('PATCH', `/api/nodes/${node.id}/disable`);
+    const calls: ['GET' | 'POST' | 'PATCH' | 'DELETE', string, object?][] = [
+      ['GET', '/api/agent/node'],
+      ['GET', '/api/agent/config'],
+      ['GET', '/api/agent/services/http'],
+      ['POST', '/api/agent/services/http', web('laptop.example.test')],
+      ['POST', '/api/agent/services/tcp', { name: 'mqtt', backendPort: 1883 }],
+      ['PATCH', '/api/agent/services/http/1/enable'],
+      ['PATCH', '/api/agent/services/http/1/disable'],
+      ['DELETE', '/api/agent/services/http/1'],
+    ];
+    for (const [method, url, payload] of calls) {
+      const response = await agent(method, url, node.token, payload);
+      expect(response.statusCode, `${method} ${url}`).toBe(403);
+      expect(response.json(), `${method} ${url}`).toEqual({ message: NODE_DISABLED_MESSAGE });
+    }
+    expect((await admin('GET', '/api/services/http')).json().total).toBe(0);
+    await admin('PATCH', `/api/nodes/${node.id}/enable`);
+    expect((await agent('GET', '/api/agent/config')).statusCode).toBe(200);
+  });
+});
+
+describe('agent API: domains', () => {
+  it('publishes on a new domain, which becomes the node\'s own', async () => {
+    const created = await agent('POST', '/api/agent/services/http', node.token, web('Fresh.Example.test'));
+    expect(created.statusCode).toBe(201);
+    expect(await ownerOf('fresh.example.test')).toBe(node.id);
+    // And keeps publishing there: another path, a TCP service naming it.
+    expect((await agent('POST', '/api/agent/services/http', node.token, web('fresh.example.test', '/two'))).statusCode).toBe(201);
+    expect((await agent('POST', '/api/agent/services/tcp', node.token, { name: 'ssh', domain: 'fresh.example.test', backendPort: 22 })).statusCode).toBe(201);
+  });
+
+  it('refuses the admin\'s and other nodes\' domains with one message that names no owner', async () => {
+    await admin('POST', '/api/domains', { domain: 'admin.example.test' });
+    await agent('POST', '/api/agent/services/http', other.token, web('other.example.test'));
+    for (const domain of ['admin.example.test', 'other.example.test']) {
+      for (const [url, payload] of [['/api/agent/services/http', web(domain, '/mine')], ['/api/agent/services/tcp', { name: 't', domain, backendPort: 22 }]] as const) {
+        const refused = await agent('POST', url, node.token, payload);
+        expect(refused.statusCode, `${url} ${domain}`).toBe(422);
+        expect(refused.json(), `${url} ${domain}`).toEqual({ message: 'Validation failed', errors: { body: [{ field: 'domain', message: ruleMessages.domainNotYours }] } });
+      }
+    }
+    // A taken path on someone else's domain is still "not yours", not "taken": nothing is learnt about its routes.
+    expect((await agent('POST', '/api/agent/services/http', node.token, web('other.example.test', '/'))).json().errors.body[0].field).toBe('domain');
+    expect(await ownerOf('other.example.test')).toBe(other.id);
+  });
+
+  it('publishes on a domain the admin assigned to the node, and no longer once it is taken back', async () => {
+    const domain = (await admin('POST', '/api/domains', { domain: 'assigned.example.test', ownerNodeId: node.id })).json<Domain>();
+    expect(domain).toMatchObject({ ownerNodeId: node.id, ownerNodeName: 'laptop' });
+    expect((await agent('POST', '/api/agent/services/http', node.token, web('assigned.example.test'))).statusCode).toBe(201);
+    await admin('PATCH', `/api/domains/${domain.id}`, { ownerNodeId: null });
+    expect((await agent('POST', '/api/agent/services/http', node.token, web('assigned.example.test', '/more'))).statusCode).toBe(422);
+  });
+
+  it('refuses a web service without a domain, telling the CLI user to pass --domain', async () => {
+    const refused = await agent('POST', '/api/agent/services/http', node.token, web(undefined, '/shop'));
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().errors.body).toEqual([{ field: 'domain', message: ruleMessages.domainRequiredForNode }]);
+    expect(ruleMessages.domainRequiredForNode).toContain('--domain');
+    // TCP services need no domain: their port is theirs alone.
+    expect((await agent('POST', '/api/agent/services/tcp', node.token, { name: 'mqtt', backendPort: 1883 })).statusCode).toBe(201);
+  });
+
+  it("refuses the console's host name and reserved paths", async () => {
+    const consoleHost = await agent('POST', '/api/agent/services/http', node.token, web('gateway.test'));
+    expect(consoleHost.json().errors.body).toEqual([{ field: 'domain', message: ruleMessages.consoleHost }]);
+    const acme = await agent('POST', '/api/agent/services/http', node.token, web('laptop.example.test', '/.well-known/acme-challenge'));
+    expect(acme.json().errors.body[0]).toMatchObject({ field: 'pathLocation' });
+  });
+
+  it('has no way to create or change a domain except by publishing on a new one', async () => {
+    expect((await agent('POST', '/api/domains', node.token, { domain: 'direct.example.test' })).statusCode).toBe(401);
+    expect((await agent('PATCH', '/api/domains/1', node.token, { ownerNodeId: node.id })).statusCode).toBe(401);
+    expect((await agent('PATCH', `/api/nodes/${node.id}`, node.token, { isGateway: true, gatewayNetwork: '192.168.9.0/24' })).statusCode).toBe(401);
+    expect((await agent('POST', `/api/services/${other.id}/http`, node.token, web('x.example.test'))).statusCode).toBe(401);
+  });
+});
+
+describe('agent API: quotas', () => {
+  beforeEach(async () => {
+    await t.cleanup();
+    t = await buildTestApp({ env: { POSTERN_NODE_MAX_SERVICES: '3', POSTERN_NODE_MAX_PORTS: '2', POSTERN_NODE_MAX_DOMAINS: '1' } });
+    adminToken = await t.login();
+    node = (await admin('POST', '/api/nodes', { name: 'laptop' })).json();
+  });
+
+  it('caps public ports, services and domains per node; the admin is not bound', async () => {
+    const tcp = (name: string) => agent('POST', '/api/agent/services/tcp', node.token, { name, backendPort: 22 });
+    expect((await tcp('a')).statusCode).toBe(201);
+    expect((await tcp('b')).statusCode).toBe(201);
+    const ports = await tcp('c');
+    expect(ports.statusCode).toBe(400);
+    expect(ports.json()).toEqual({
+      message: 'This node has reached its limit of 2 public TCP/UDP ports (POSTERN_NODE_MAX_PORTS on the gateway): delete one of its TCP/UDP services first',
+    });
+
+    expect((await agent('POST', '/api/agent/services/http', node.token, web('one.example.test'))).statusCode).toBe(201);
+    const domains = await agent('POST', '/api/agent/services/http', node.token, web('two.example.test'));
+    // Services are checked first: 3 of 3 used.
+    expect(domains.json().message).toMatch(/limit of 3 services \(POSTERN_NODE_MAX_SERVICES/);
+    await agent('DELETE', `/api/agent/services/tcp/${(await agent('GET', '/api/agent/services/tcp')).json().data[0].id}`);
+    const secondDomain = await agent('POST', '/api/agent/services/http', node.token, web('two.example.test'));
+    expect(secondDomain.statusCode).toBe(400);
+    expect(secondDomain.json().message).toMatch(/limit of 1 domains \(POSTERN_NODE_MAX_DOMAINS/);
+    expect((await agent('POST', '/api/agent/services/http', node.token, web('one.example.test', '/more'))).statusCode).toBe(201);
+
+    // The admin adds what it likes to the node; the node's next creation is refused.
+    expect((await admin('POST', `/api/services/${node.id}/tcp`, { name: 'admin-made', backendPort: 23 })).statusCode).toBe(201);
+    expect((await admin('POST', `/api/services/${node.id}/http`, web('admin.example.test'))).statusCode).toBe(201);
+    expect((await tcp('d')).statusCode).toBe(400);
+  });
+});
+
+describe('agent API: error texts', () => {
+  it("never name another node's service", async () => {
+    const domain = (await admin('POST', '/api/domains', { domain: 'shared.example.test', ownerNodeId: node.id })).json<Domain>();
+    expect(domain.ownerNodeId).toBe(node.id);
+    // The admin may place another node's service on the node's domain, and a port for it.
+    await admin('POST', `/api/services/${other.id}/http`, { name: 'secret-svc', domain: 'shared.example.test', pathLocation: '/x' });
+    const port = (await admin('POST', `/api/services/${other.id}/tcp`, { name: 'secret-port', backendPort: 22 })).json().port as number;
+
+    const route = await agent('POST', '/api/agent/services/http', node.token, web('shared.example.test', '/x'));
+    expect(route.json().errors.body).toEqual([{ field: 'pathLocation', message: 'The path /x on shared.example.test is already used' }]);
+    const taken = await agent('POST', '/api/agent/services/tcp', node.token, { name: 't', port, backendPort: 22 });
+    expect(taken.json().errors.body).toEqual([{ field: 'port', message: `Port ${port}/tcp is already used` }]);
+    // The admin is told who holds them.
+    const adminRoute = await admin('POST', `/api/services/${node.id}/http`, web('shared.example.test', '/x'));
+    expect(adminRoute.json().errors.body[0].message).toContain('secret-svc');
+  });
+
+  it("replace the data plane's reason by a fixed text, in errors and in applyError", async () => {
+    t.fakeDataPlane.proxy.streamFailures.set('tcp-30055', 'port 30055/tcp is in use by another program (other-tenant-daemon) on the gateway');
+    const rejected = await agent('POST', '/api/agent/services/tcp', node.token, { name: 'db', port: 30055, backendPort: 5432 });
+    expect(rejected.statusCode).toBe(400);
+    expect(rejected.json()).toEqual({ message: NODE_APPLY_FAILED_MESSAGE });
+    const listed = (await agent('GET', '/api/agent/services/tcp')).json<ListResponse<{ applyError: string | null }>>();
+    expect(listed.data[0]?.applyError).toBe(NODE_APPLY_FAILED_MESSAGE);
+    // The operator sees the reason.
+    const asAdmin = (await admin('GET', `/api/services/${node.id}/tcp`)).json<ListResponse<{ applyError: string | null }>>();
+    expect(asAdmin.data[0]?.applyError).toContain('other-tenant');
+    // A gateway down as a whole: saved, and the node is not told why.
+    t.fakeDataPlane.failNextApply('nginx: [emerg] bind() to 0.0.0.0:443 failed (other-tenant.example.conf)');
+    const later = await agent('POST', '/api/agent/services/http', node.token, web('laptop.example.test'));
+    expect(later.statusCode).toBe(503);
+    expect(later.json()).toEqual({ message: NODE_APPLY_LATER_MESSAGE });
   });
 });

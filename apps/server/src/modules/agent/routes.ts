@@ -14,15 +14,46 @@ import {
   TcpServiceSchema,
 } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
+import { AppError } from '../../errors.js';
+import { sendError, type HandledError } from '../../http/error-handler.js';
 import type { ZodTypeProvider } from '../../http/zod-provider.js';
 import { renderConfigFor } from '../nodes/node-config.js';
 import { viewNode } from '../nodes/service.js';
-import { createHttpService, createTcpService, deleteService, listNodeServices, setServiceEnabled } from '../services/service.js';
+import {
+  createHttpService,
+  createTcpService,
+  deleteService,
+  listNodeServices,
+  setServiceEnabled,
+  type AnyService,
+} from '../services/service.js';
 import { authenticateAgent, requireAgentNode } from './authenticate-agent.js';
 import { tunnelHealthUrl } from './tunnel-health.js';
 
 // The API the `postern` CLI calls with a node's access token. Every call is scoped to that node: the node id
-// comes from the token, never from the request, so one node can never touch another's services.
+// comes from the token, never from the request, so one node can never touch another's services. Creations run
+// as the 'node' caller: only the node's own domains, within its quotas (services/caller.ts). There is no way to
+// edit a service, a domain or the node itself from here.
+
+/**
+ * nginx's reason for refusing a generation can quote any part of the config, other tenants' included: a node's
+ * token gets a fixed text, the operator the reason (in the console, as the service's applyError).
+ */
+export const NODE_APPLY_FAILED_MESSAGE = "The gateway could not apply this change; the gateway's operator sees the reason in the console";
+
+function redactForNode<T extends AnyService>(service: T): T {
+  return service.applyError === null ? service : { ...service, applyError: NODE_APPLY_FAILED_MESSAGE };
+}
+
+/** The gateway is down as a whole: saved, applied once it is back (the reason is the operator's to see). */
+export const NODE_APPLY_LATER_MESSAGE = "Saved; the gateway applies it once it is back (its operator sees why it is not now)";
+
+function redactErrorForNode(error: HandledError): HandledError {
+  if (!(error instanceof AppError)) return error;
+  if (error.code === 'dataplane_rejected') return new AppError('dataplane_rejected', NODE_APPLY_FAILED_MESSAGE);
+  if (error.code === 'dataplane_unavailable') return new AppError('dataplane_unavailable', NODE_APPLY_LATER_MESSAGE);
+  return error;
+}
 
 const TypeParamsSchema = z.object({ type: ServiceTypeSchema });
 const ServiceParamsSchema = IdParamSchema.extend({ type: ServiceTypeSchema });
@@ -33,6 +64,7 @@ export async function agentRoutes(fastify: FastifyInstance, opts: { deps: AppDep
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.decorateRequest('agentNode', null);
   app.addHook('onRequest', (request) => authenticateAgent(deps, request));
+  app.setErrorHandler((error: HandledError, request, reply) => sendError(redactErrorForNode(error), request, reply));
 
   app.get(routes.agentNode.path, { schema: { response: { 200: NodeSchema } } }, (request) => viewNode(deps, requireAgentNode(request)));
 
@@ -41,24 +73,25 @@ export async function agentRoutes(fastify: FastifyInstance, opts: { deps: AppDep
     return { node: viewNode(deps, node), config: renderConfigFor(deps, node), tunnelHealthUrl: tunnelHealthUrl(deps.config) };
   });
 
-  app.get(routes.agentListServices.path, { schema: { params: TypeParamsSchema, querystring: PageQuerySchema, response: { 200: listOf(AnyServiceSchema) } } }, (request) =>
-    listNodeServices(deps, requireAgentNode(request).id, request.params.type, request.query),
-  );
+  app.get(routes.agentListServices.path, { schema: { params: TypeParamsSchema, querystring: PageQuerySchema, response: { 200: listOf(AnyServiceSchema) } } }, (request) => {
+    const list = listNodeServices(deps, requireAgentNode(request).id, request.params.type, request.query);
+    return { ...list, data: list.data.map(redactForNode) };
+  });
 
   app.post(routes.agentCreateHttpService.path, { schema: { body: HttpServiceCreateSchema, response: { 201: HttpServiceSchema } } }, async (request, reply) =>
-    reply.code(201).send(await createHttpService(deps, requireAgentNode(request).id, request.body)),
+    reply.code(201).send(redactForNode(await createHttpService(deps, requireAgentNode(request).id, request.body, 'node'))),
   );
 
   app.post(routes.agentCreateTcpService.path, { schema: { body: TcpServiceCreateSchema, response: { 201: TcpServiceSchema } } }, async (request, reply) =>
-    reply.code(201).send(await createTcpService(deps, requireAgentNode(request).id, request.body)),
+    reply.code(201).send(redactForNode(await createTcpService(deps, requireAgentNode(request).id, request.body, 'node'))),
   );
 
-  app.patch(routes.agentEnableService.path, { schema: { params: ServiceParamsSchema, response: { 200: AnyServiceSchema } } }, (request) =>
-    setServiceEnabled(deps, requireAgentNode(request).id, request.params.type, request.params.id, true),
+  app.patch(routes.agentEnableService.path, { schema: { params: ServiceParamsSchema, response: { 200: AnyServiceSchema } } }, async (request) =>
+    redactForNode(await setServiceEnabled(deps, requireAgentNode(request).id, request.params.type, request.params.id, true)),
   );
 
-  app.patch(routes.agentDisableService.path, { schema: { params: ServiceParamsSchema, response: { 200: AnyServiceSchema } } }, (request) =>
-    setServiceEnabled(deps, requireAgentNode(request).id, request.params.type, request.params.id, false),
+  app.patch(routes.agentDisableService.path, { schema: { params: ServiceParamsSchema, response: { 200: AnyServiceSchema } } }, async (request) =>
+    redactForNode(await setServiceEnabled(deps, requireAgentNode(request).id, request.params.type, request.params.id, false)),
   );
 
   app.delete(routes.agentDeleteService.path, { schema: { params: ServiceParamsSchema } }, async (request, reply) => {

@@ -129,3 +129,55 @@ describe('reading, editing and deleting domains', () => {
     expect(t.fakeDataPlane.lastState?.domains).toEqual([]);
   });
 });
+
+describe('domain owners', () => {
+  test('a domain is the admin\'s unless assigned to a node; the answer names the owner', async () => {
+    const node = insertNode(t.deps, { name: 'office' });
+    const plain = await api<Domain>('POST', '/api/domains', { domain: 'plain.example.com' });
+    expect(plain.body).toMatchObject({ ownerNodeId: null, ownerNodeName: null });
+    const owned = await api<Domain>('POST', '/api/domains', { domain: 'owned.example.com', ownerNodeId: node.id });
+    expect(owned.status).toBe(201);
+    expect(owned.body).toMatchObject({ ownerNodeId: node.id, ownerNodeName: 'office' });
+    const list = await api<ListResponse<Domain>>('GET', '/api/domains');
+    expect(list.body.data.map((d) => [d.domain, d.ownerNodeName])).toEqual([['plain.example.com', null], ['owned.example.com', 'office']]);
+    expect((await api<Domain>('GET', `/api/domains/${owned.body.id}`)).body.ownerNodeName).toBe('office');
+  });
+
+  test('the owner changes with PATCH, stays when omitted, and returns to the admin with null', async () => {
+    const node = insertNode(t.deps, { name: 'office' });
+    const { body } = await api<Domain>('POST', '/api/domains', { domain: 'x.example.com' });
+    expect((await api<Domain>('PATCH', `/api/domains/${body.id}`, { ownerNodeId: node.id })).body.ownerNodeId).toBe(node.id);
+    expect((await api<Domain>('PATCH', `/api/domains/${body.id}`, { ssl: 'certbot' })).body).toMatchObject({ ownerNodeId: node.id, ssl: 'certbot' });
+    expect((await api<Domain>('PATCH', `/api/domains/${body.id}`, { ownerNodeId: null })).body.ownerNodeId).toBeNull();
+  });
+
+  test('refuses an unknown node and the local node as owner', async () => {
+    const unknown = await api('POST', '/api/domains', { domain: 'x.example.com', ownerNodeId: 999 });
+    expect(unknown.status).toBe(422);
+    expect(fieldMessage(unknown.body, 'ownerNodeId')).toBe('This node does not exist');
+    const local = await api('POST', '/api/domains', { domain: 'x.example.com', ownerNodeId: 1 });
+    expect(fieldMessage(local.body, 'ownerNodeId')).toBe('The local node cannot own domains');
+    const { body } = await api<Domain>('POST', '/api/domains', { domain: 'y.example.com' });
+    expect(fieldMessage((await api('PATCH', `/api/domains/${body.id}`, { ownerNodeId: 1 })).body, 'ownerNodeId')).toBe('The local node cannot own domains');
+    expect((await api<ListResponse<Domain>>('GET', '/api/domains')).body.total).toBe(1);
+  });
+
+  test('deleting a node hands its domains back to the admin', async () => {
+    const created = await api<{ id: number }>('POST', '/api/nodes', { name: 'leaving' });
+    const { body } = await api<Domain>('POST', '/api/domains', { domain: 'kept.example.com', ownerNodeId: created.body.id });
+    expect((await api('DELETE', `/api/nodes/${created.body.id}`)).status).toBe(204);
+    expect((await api<Domain>('GET', `/api/domains/${body.id}`)).body).toMatchObject({ domain: 'kept.example.com', ownerNodeId: null, ownerNodeName: null });
+  });
+
+  test("the console's host name is no domain entry, whatever its case", async () => {
+    for (const domain of ['gateway.test', 'GATEWAY.test']) {
+      const refused = await api('POST', '/api/domains', { domain });
+      expect(refused.status).toBe(422);
+      expect(fieldMessage(refused.body, 'domain')).toBe("This field must not be the console's host name");
+    }
+    const { body } = await api<Domain>('POST', '/api/domains', { domain: 'other.example.com' });
+    expect(fieldMessage((await api('PATCH', `/api/domains/${body.id}`, { domain: 'gateway.test' })).body, 'domain')).toBe(
+      "This field must not be the console's host name",
+    );
+  });
+});

@@ -1,12 +1,13 @@
 import { count, eq, inArray, sql } from 'drizzle-orm';
-import type { Domain, DomainCreate, DomainUpdate, ListResponse, PageQuery } from '@postern/contract';
+import { ruleMessages, type Domain, type DomainCreate, type DomainUpdate, type ListResponse, type PageQuery } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/client.js';
+import type { Config } from '../../env.js';
 import type { DbExecutor } from '../services/db-executor.js';
-import { domains, httpServices, tcpServices } from '../../db/schema.js';
+import { domains, httpServices, nodes, tcpServices } from '../../db/schema.js';
 import { badRequest, fieldError, notFound } from '../../errors.js';
 import { applyChanges } from '../../dataplane-apply.js';
-import { isUniqueViolation } from '../services/sqlite-errors.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../services/sqlite-errors.js';
 
 type DomainRow = typeof domains.$inferSelect;
 type SslMode = DomainRow['ssl'];
@@ -25,22 +26,33 @@ export interface DomainOptions {
   checkDomain: DomainCheck;
 }
 
-export function toDomain(deps: Pick<AppDeps, 'dataPlane'>, row: DomainRow): Domain {
+/** A domain row with its owner's name (null: the admin's). */
+interface OwnedDomainRow {
+  row: DomainRow;
+  ownerName: string | null;
+}
+
+export function toDomain(deps: Pick<AppDeps, 'dataPlane'>, { row, ownerName }: OwnedDomainRow): Domain {
   return {
     id: row.id,
     domain: row.domain,
     ssl: row.ssl,
+    ownerNodeId: row.ownerNodeId,
+    ownerNodeName: row.ownerNodeId === null ? null : ownerName,
     certificate: deps.dataPlane.certificates.info(row.domain) ?? null,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
 }
 
+const selectOwnedDomains = (db: Db) =>
+  db.select({ row: domains, ownerName: nodes.name }).from(domains).leftJoin(nodes, eq(nodes.id, domains.ownerNodeId));
+
 /** `search` narrows the list to names containing it (the console's domain autocomplete). */
 export function listDomains(deps: AppDeps, { page, limit, search }: PageQuery & { search?: string | undefined }): ListResponse<Domain> {
   // instr() instead of LIKE: no wildcard characters to escape in what the operator typed.
   const where = search ? sql`instr(${domains.domain}, ${search.toLowerCase()}) > 0` : undefined;
-  const rows = deps.db.select().from(domains).where(where).orderBy(domains.id).limit(limit).offset((page - 1) * limit).all();
+  const rows = selectOwnedDomains(deps.db).where(where).orderBy(domains.id).limit(limit).offset((page - 1) * limit).all();
   const total = deps.db.select({ n: count() }).from(domains).where(where).get()?.n ?? 0;
   return { data: rows.map((row) => toDomain(deps, row)), page, limit, total };
 }
@@ -52,7 +64,22 @@ function findDomainRow(db: Db, id: number): DomainRow {
 }
 
 export function getDomain(deps: AppDeps, id: number): Domain {
-  return toDomain(deps, findDomainRow(deps.db, id));
+  const found = selectOwnedDomains(deps.db).where(eq(domains.id, id)).get();
+  if (!found) throw notFound('Domain');
+  return toDomain(deps, found);
+}
+
+/** The console's own host name serves the console alone: no domain entry, and so no service, may claim it. */
+export function assertNotConsoleHost(config: Pick<Config, 'publicHost'>, domain: string): void {
+  if (domain === config.publicHost.toLowerCase()) throw fieldError('domain', ruleMessages.consoleHost);
+}
+
+/** An owner must be an existing node other than the local one (the gateway's own services are the admin's). */
+function assertOwner(db: Db, ownerNodeId: number | null | undefined): void {
+  if (ownerNodeId === null || ownerNodeId === undefined) return;
+  const owner = db.select({ isLocal: nodes.isLocal }).from(nodes).where(eq(nodes.id, ownerNodeId)).get();
+  if (!owner) throw fieldError('ownerNodeId', ruleMessages.ownerNotFound);
+  if (owner.isLocal) throw fieldError('ownerNodeId', ruleMessages.ownerIsLocal);
 }
 
 const takenMessage = (domain: string): string => `The domain ${domain} already exists`;
@@ -80,24 +107,33 @@ async function resolveSsl(
 }
 
 export async function createDomain(deps: AppDeps, body: DomainCreate, options: DomainOptions): Promise<Domain> {
+  assertNotConsoleHost(deps.config, body.domain);
   assertDomainFree(deps.db, body.domain);
+  assertOwner(deps.db, body.ownerNodeId);
   const ssl = await resolveSsl(options, body.domain, body.ssl, body.skipValidation, true);
   let row: DomainRow;
   try {
-    row = deps.db.insert(domains).values({ domain: body.domain, ssl }).returning().get();
+    row = deps.db.insert(domains).values({ domain: body.domain, ssl, ownerNodeId: body.ownerNodeId ?? null }).returning().get();
   } catch (error) {
     if (isUniqueViolation(error)) throw fieldError('domain', takenMessage(body.domain));
+    // The owner was deleted between the check and the insert.
+    if (isForeignKeyViolation(error)) throw fieldError('ownerNodeId', ruleMessages.ownerNotFound);
     throw error;
   }
   await applyChanges(deps);
-  return toDomain(deps, row);
+  return getDomain(deps, row.id);
 }
 
 export async function updateDomain(deps: AppDeps, id: number, body: DomainUpdate, options: DomainOptions): Promise<Domain> {
   const current = findDomainRow(deps.db, id);
   const name = body.domain ?? current.domain;
   const isRenamed = name !== current.domain;
-  if (isRenamed) assertDomainFree(deps.db, name, id);
+  if (isRenamed) {
+    assertNotConsoleHost(deps.config, name);
+    assertDomainFree(deps.db, name, id);
+  }
+  const ownerNodeId = body.ownerNodeId === undefined ? current.ownerNodeId : body.ownerNodeId;
+  if (ownerNodeId !== current.ownerNodeId) assertOwner(deps.db, ownerNodeId);
   const requested = body.ssl === undefined ? current.ssl : body.ssl;
   const needsCheck = isRenamed || current.ssl !== 'certbot';
   const ssl = await resolveSsl(options, name, requested, body.skipValidation, needsCheck);
@@ -110,15 +146,16 @@ export async function updateDomain(deps: AppDeps, id: number, body: DomainUpdate
         tx.update(httpServices).set({ domain: name, updatedAt: now }).where(eq(httpServices.domain, current.domain)).run();
         tx.update(tcpServices).set({ domain: name, updatedAt: now }).where(eq(tcpServices.domain, current.domain)).run();
       }
-      return tx.update(domains).set({ domain: name, ssl, updatedAt: now }).where(eq(domains.id, id)).returning().get();
+      return tx.update(domains).set({ domain: name, ssl, ownerNodeId, updatedAt: now }).where(eq(domains.id, id)).returning().get();
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw fieldError('domain', takenMessage(name));
+    if (isForeignKeyViolation(error)) throw fieldError('ownerNodeId', ruleMessages.ownerNotFound);
     throw error;
   }
   if (!row) throw notFound('Domain');
   await applyChanges(deps);
-  return toDomain(deps, row);
+  return getDomain(deps, row.id);
 }
 
 function countServicesOn(db: Db, domain: string): number {
@@ -144,15 +181,15 @@ export async function deleteDomain(deps: AppDeps, id: number): Promise<void> {
 
 /**
  * Creates the Domain entries a service names but that do not exist yet (self-signed, no validation): the console's
- * domain field accepts custom values, and every served name needs a domain entry with a certificate.
- * Runs inside the caller's transaction.
+ * domain field accepts custom values, and every served name needs a domain entry with a certificate. They belong
+ * to `ownerNodeId` (null: the admin). Runs inside the caller's transaction.
  */
-export function ensureDomains(tx: DbExecutor, names: string[]): void {
+export function ensureDomains(tx: DbExecutor, names: string[], ownerNodeId: number | null = null): void {
   const wanted = [...new Set(names.filter((name) => name !== ''))];
   if (wanted.length === 0) return;
   const existing = new Set(
     tx.select({ domain: domains.domain }).from(domains).where(inArray(domains.domain, wanted)).all().map((r) => r.domain),
   );
   const missing = wanted.filter((name) => !existing.has(name));
-  if (missing.length > 0) tx.insert(domains).values(missing.map((domain) => ({ domain }))).run();
+  if (missing.length > 0) tx.insert(domains).values(missing.map((domain) => ({ domain, ownerNodeId }))).run();
 }

@@ -1,4 +1,4 @@
-import { intToIpv4, ipv4ToInt, isInSubnet } from '@postern/contract';
+import { cidrNetwork, intToIpv4, ipv4ToInt, isInSubnet } from '@postern/contract';
 import { allocateAddress } from '../../dataplane/wireguard/addresses.js';
 import { fieldError } from '../../errors.js';
 
@@ -12,7 +12,7 @@ export function chooseAddress(vpnSubnet: string, used: ReadonlySet<string>, requ
     }
   }
   if (!isInSubnet(requested, vpnSubnet)) throw fieldError('address', `This address must lie inside the VPN subnet ${vpnSubnet}`);
-  const first = ipv4ToInt(networkAddress(vpnSubnet));
+  const first = ipv4ToInt(cidrNetwork(vpnSubnet).split('/')[0] ?? '');
   const last = first + 2 ** (32 - Number(vpnSubnet.split('/')[1])) - 1;
   if (requested === intToIpv4(first) || requested === intToIpv4(last)) {
     throw fieldError('address', 'This address is reserved (network or broadcast address)');
@@ -21,13 +21,4 @@ export function chooseAddress(vpnSubnet: string, used: ReadonlySet<string>, requ
   return requested;
 }
 
-function networkAddress(cidr: string): string {
-  const [ip = '', bits = '32'] = cidr.split('/');
-  const size = 2 ** (32 - Number(bits));
-  return intToIpv4(Math.floor(ipv4ToInt(ip) / size) * size);
-}
-
-/** Two IPv4 CIDRs overlap exactly when one contains the other's network address. */
-export function cidrsOverlap(a: string, b: string): boolean {
-  return isInSubnet(networkAddress(a), b) || isInSubnet(networkAddress(b), a);
-}
+export { cidrsOverlap } from '@postern/contract';

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
 import { isWellFormedPat, NodeSchema } from '@postern/contract';
+import { nodes } from '../../db/schema.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
 
 let t: TestApp;
@@ -89,6 +91,44 @@ describe('POST /api/nodes', () => {
     expect(down.statusCode).toBe(503);
     expect(down.json()).toEqual({ message: 'Saved, but the gateway could not apply it yet: nginx: the master is not running' });
   });
+
+  it('refuses networks the gateway host needs: special ranges, its own routes, the internet address of any node', async () => {
+    t.fakeDataPlane.setHostNetworks(['192.0.2.0/24', '172.17.0.0/16']);
+    const laptop = await createNode({ name: 'laptop' });
+    const publicKey = t.db.select({ key: nodes.publicKey }).from(nodes).where(eq(nodes.id, laptop.id)).get()?.key ?? '';
+    t.fakeDataPlane.status.setStatus(publicKey, { status: 'online', clientIp: '198.51.100.7', latestHandshakeTimestamp: null, transferRx: 0, transferTx: 0 });
+    const cases = [
+      ['127.0.0.0/8', 'This network must not overlap loopback (127.0.0.0/8)'],
+      ['127.5.0.0/16', 'This network must not overlap loopback (127.0.0.0/8)'],
+      ['169.254.0.0/16', 'This network must not overlap link-local addresses (169.254.0.0/16)'],
+      ['224.0.0.0/8', 'This network must not overlap multicast (224.0.0.0/4)'],
+      ['0.0.0.0/8', 'This network must not overlap "this host" addresses (0.0.0.0/8)'],
+      ['0.0.0.0/0', 'This network must not overlap "this host" addresses (0.0.0.0/8)'],
+      ['255.255.255.255/32', 'This network must not overlap reserved and broadcast addresses (240.0.0.0/4)'],
+      ['192.0.2.0/25', 'This network overlaps 192.0.2.0/24, a network the gateway host reaches directly (its own route)'],
+      ['172.16.0.0/12', 'This network overlaps 172.17.0.0/16, a network the gateway host reaches directly (its own route)'],
+      ['198.51.100.0/24', 'This network contains 198.51.100.7, the address the node "laptop" connects from'],
+    ];
+    for (const [gatewayNetwork, message] of cases) {
+      const response = await api('POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetwork });
+      expect(response.statusCode, gatewayNetwork).toBe(422);
+      expect(response.json().errors.body, gatewayNetwork).toEqual([{ field: 'gatewayNetwork', message }]);
+    }
+    expect((await createNode({ name: 'gw', isGateway: true, gatewayNetwork: '192.168.10.0/24' })).name).toBe('gw');
+  });
+
+  it('checks a network set or changed by an edit, not one that stays', async () => {
+    const gw = await createNode({ name: 'gw', isGateway: true, gatewayNetwork: '192.168.10.0/24' });
+    const laptop = await createNode({ name: 'laptop' });
+    t.fakeDataPlane.setHostNetworks(['192.168.10.0/24', '10.1.0.0/16']);
+    expect((await api('PATCH', `/api/nodes/${gw.id}`, { name: 'renamed' })).statusCode).toBe(200);
+    const moved = await api('PATCH', `/api/nodes/${gw.id}`, { gatewayNetwork: '10.1.2.0/24' });
+    expect(moved.json().errors.body).toEqual([{ field: 'gatewayNetwork', message: 'This network overlaps 10.1.0.0/16, a network the gateway host reaches directly (its own route)' }]);
+    const promoted = await api('PATCH', `/api/nodes/${laptop.id}`, { isGateway: true, gatewayNetwork: '127.0.0.0/8' });
+    expect(promoted.statusCode).toBe(422);
+    expect((await api('GET', `/api/nodes/${laptop.id}`)).json()).toMatchObject({ isGateway: false, gatewayNetwork: null });
+  });
+
 });
 
 describe('GET /api/nodes', () => {

@@ -7,8 +7,9 @@ import { nodes, personalAccessTokens } from '../../db/schema.js';
 import { AppError, badRequest, fieldError, notFound } from '../../errors.js';
 import type { NodeEvents } from '../../http/events.js';
 import { newTokenValues } from '../tokens/service.js';
-import { chooseAddress, cidrsOverlap } from './node-address.js';
-import { getNodeRow, listGatewayNetworks, listNodeRows, listUsedAddresses, type NodeListType } from './repository.js';
+import { checkGatewayNetwork } from './gateway-network.js';
+import { chooseAddress } from './node-address.js';
+import { getNodeRow, listNodeRows, listUsedAddresses, type NodeListType } from './repository.js';
 import { toNode, type NodeRow } from './to-node.js';
 
 // Order in every mutation: check, write (one synchronous transaction), tell the streams, then converge the
@@ -36,24 +37,11 @@ function refuseLocal(row: NodeRow, action: string): void {
   if (row.isLocal) throw badRequest(`The local node cannot be ${action}`);
 }
 
-/**
- * A gateway's network becomes WireGuard AllowedIPs of its peer. Overlapping AllowedIPs are not an error for
- * WireGuard: it silently moves the route to the last peer, so we refuse them here.
- */
-function checkGatewayNetwork(deps: AppDeps, gatewayNetwork: string | null, selfId?: number): void {
-  if (!gatewayNetwork) return;
-  if (cidrsOverlap(gatewayNetwork, deps.config.vpnSubnet)) {
-    throw fieldError('gatewayNetwork', `This network must not overlap the VPN subnet ${deps.config.vpnSubnet}`);
-  }
-  const clash = listGatewayNetworks(deps).find((gw) => gw.id !== selfId && cidrsOverlap(gatewayNetwork, gw.gatewayNetwork));
-  if (clash) throw fieldError('gatewayNetwork', `This network overlaps ${clash.gatewayNetwork} of the gateway "${clash.name}"`);
-}
-
 export async function createNode(ctx: NodeContext, body: NodeCreate): Promise<NodeCreated> {
   const { deps } = ctx;
   const isGateway = body.isGateway ?? false;
   const gatewayNetwork = isGateway ? (body.gatewayNetwork ?? null) : null;
-  checkGatewayNetwork(deps, gatewayNetwork);
+  if (gatewayNetwork) await checkGatewayNetwork(deps, gatewayNetwork);
   const keys = generateKeyPair();
   const presharedKey = generatePresharedKey();
   const at = deps.now().toISOString();
@@ -97,7 +85,8 @@ export async function updateNode(ctx: NodeContext, id: number, body: NodeUpdate)
   // Turning the gateway option off clears the network, as the console's form does.
   const gatewayNetwork = isGateway ? (body.gatewayNetwork === undefined ? current.gatewayNetwork : body.gatewayNetwork) : null;
   if (isGateway && !gatewayNetwork) throw fieldError('gatewayNetwork', 'This field is required');
-  checkGatewayNetwork(deps, gatewayNetwork, id);
+  // Only a new network is checked: one already routed stays editable even if the host's routes changed since.
+  if (gatewayNetwork && gatewayNetwork !== current.gatewayNetwork) await checkGatewayNetwork(deps, gatewayNetwork, id);
   const row = deps.db.transaction((tx) => {
     let address = current.address;
     if (body.address && body.address !== current.address) {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { HttpService, ListResponse } from '@postern/contract';
+import { ruleMessages, type HttpService, type ListResponse } from '@postern/contract';
+import { httpServices } from '../../db/schema.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
 import { createApiClient, fieldMessage, insertNode } from './test-support.js';
 
@@ -63,14 +64,18 @@ describe('creating an HTTP service', () => {
     expect(body.ssl).toBe('certbot');
   });
 
-  test('serves a path-only service on the public host, with a non-default HTTPS port in the URL', async () => {
-    await t.cleanup();
-    t = await buildTestApp({ env: { POSTERN_HTTPS_PORT: '9443' } });
-    api = createApiClient(t, await t.login());
+  test("serves a path-only service on the public host's no-domain port, another origin than the console's", async () => {
     const node = insertNode(t.deps);
     const { status, body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, { name: 'app', pathLocation: '/app' });
     expect(status).toBe(201);
-    expect(body).toMatchObject({ domain: null, ssl: 'self-signed', publicAccess: 'https://gateway.test:9443/app' });
+    expect(body).toMatchObject({ domain: null, ssl: 'self-signed', publicAccess: 'https://gateway.test:8443/app' });
+
+    await t.cleanup();
+    t = await buildTestApp({ env: { POSTERN_NO_DOMAIN_HTTPS_PORT: '9443' } });
+    api = createApiClient(t, await t.login());
+    const other = insertNode(t.deps);
+    const moved = await api<HttpService>('POST', `/api/services/${other.id}/http`, { name: 'app', pathLocation: '/app' });
+    expect(moved.body.publicAccess).toBe('https://gateway.test:9443/app');
   });
 
   test('answers 422 with the spec messages for missing and malformed fields', async () => {
@@ -176,5 +181,62 @@ describe('reading and editing HTTP services', () => {
     expect(fieldMessage(clash.body, 'pathLocation')).toBe('The path /docs on app.example.com is already used by the service "docs"');
     const invalid = await api('PATCH', `/api/services/${node.id}/http/${first.id}`, { backendProto: 'ftp' });
     expect(fieldMessage(invalid.body, 'backendProto')).toBe('This field must be one of http, https');
+  });
+});
+
+describe('paths and hosts the gateway keeps for itself', () => {
+  test('refuses reserved paths for the admin too: ACME and internal everywhere, /api without a domain', async () => {
+    const node = insertNode(t.deps);
+    const cases: [string | null, string, string][] = [
+      [null, '/api', '/api'],
+      [null, '/API', '/api'],
+      [null, '/api/', '/api'],
+      [null, '/api/auth/login', '/api'],
+      [null, '/.well-known/acme-challenge', '/.well-known/acme-challenge'],
+      ['app.example.com', '/.well-known/acme-challenge/x', '/.well-known/acme-challenge'],
+      ['app.example.com', '/_postern/', '/_postern'],
+    ];
+    for (const [domain, pathLocation, prefix] of cases) {
+      const refused = await api('POST', `/api/services/${node.id}/http`, { name: 'r', domain, pathLocation });
+      expect(refused.status, `${domain} ${pathLocation}`).toBe(422);
+      expect(fieldMessage(refused.body, 'pathLocation'), `${domain} ${pathLocation}`).toMatch(new RegExp(`^This field must not be ${prefix.replace(/\./g, '\\.')} or a path below it`));
+    }
+    // `//api` is not a path at all (nginx would merge the slashes into /api).
+    expect(fieldMessage((await api('POST', `/api/services/${node.id}/http`, { name: 'r', pathLocation: '//api' })).body, 'pathLocation')).toMatch(/^This field must start with/);
+    for (const [domain, pathLocation] of [['app.example.com', '/api'], [null, '/apis'], [null, '/v1/api']]) {
+      expect((await api('POST', `/api/services/${node.id}/http`, { name: 'ok', domain, pathLocation })).status, `${domain} ${pathLocation}`).toBe(201);
+    }
+  });
+
+  test('an edit that would land on a reserved path is refused, also by dropping the domain', async () => {
+    const node = insertNode(t.deps);
+    const { body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, { name: 'x', domain: 'app.example.com', pathLocation: '/api' });
+    const dropped = await api('PATCH', `/api/services/${node.id}/http/${body.id}`, { domain: null });
+    expect(dropped.status).toBe(422);
+    expect(fieldMessage(dropped.body, 'pathLocation')).toMatch(/^This field must not be \/api or a path below it/);
+    expect((await api('PATCH', `/api/services/${node.id}/http/${body.id}`, { pathLocation: '/_postern/x' })).status).toBe(422);
+    expect((await api<HttpService>('GET', `/api/services/${node.id}/http/${body.id}`)).body).toMatchObject({ domain: 'app.example.com', pathLocation: '/api' });
+  });
+
+  test("refuses the console's host name as a service's domain, HTTP and TCP", async () => {
+    const node = insertNode(t.deps);
+    const http = await api('POST', `/api/services/${node.id}/http`, { name: 'x', domain: 'Gateway.Test', pathLocation: '/' });
+    expect(fieldMessage(http.body, 'domain')).toBe(ruleMessages.consoleHost);
+    const tcp = await api('POST', `/api/services/${node.id}/tcp`, { name: 'x', domain: 'gateway.test', backendPort: 22 });
+    expect(fieldMessage(tcp.body, 'domain')).toBe(ruleMessages.consoleHost);
+  });
+
+  test('a service stored on a reserved path by an earlier version is not enabled again until it is moved', async () => {
+    const node = insertNode(t.deps);
+    const legacy = t.db
+      .insert(httpServices)
+      .values({ nodeId: node.id, name: 'legacy', domain: '', pathLocation: '/api/auth/login', backendHost: node.address, enabled: false })
+      .returning()
+      .get();
+    const refused = await api('PATCH', `/api/services/${node.id}/http/${legacy.id}/enable`);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ message: "The service's path /api/auth/login is reserved (/api and below): change its path before enabling it" });
+    await api('PATCH', `/api/services/${node.id}/http/${legacy.id}`, { pathLocation: '/login' });
+    expect((await api<HttpService>('PATCH', `/api/services/${node.id}/http/${legacy.id}/enable`)).body.enabled).toBe(true);
   });
 });

@@ -1,11 +1,22 @@
 import { and, eq } from 'drizzle-orm';
-import { ruleMessages, type HttpService, type HttpServiceCreate, type HttpServiceUpdate, type ListResponse, type PageQuery } from '@postern/contract';
+import {
+  findReservedPath,
+  reservedPathMessage,
+  ruleMessages,
+  type HttpService,
+  type HttpServiceCreate,
+  type HttpServiceUpdate,
+  type ListResponse,
+  type PageQuery,
+} from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { domains, httpServices } from '../../db/schema.js';
 import { fieldError, notFound } from '../../errors.js';
-import { ensureDomains } from '../domains/service.js';
 import { applyChanges } from '../../dataplane-apply.js';
+import type { Caller } from './caller.js';
 import type { DbExecutor } from './db-executor.js';
+import { assertNodeQuota } from './node-quotas.js';
+import { claimServiceDomain } from './service-domain.js';
 import { selectHttpPage, type ListScope } from './list-queries.js';
 import { toHttpService, type HttpServiceRow } from './present.js';
 import { findServiceNode, resolveBackendHost } from './service-node.js';
@@ -37,13 +48,14 @@ function normalizePath(path: string): string {
   return path.length > 1 ? path.replace(/\/+$/, '') || '/' : path;
 }
 
-function assertRouteFree(tx: DbExecutor, domain: string, path: string, exceptId?: number): void {
+/** Only the admin learns which service holds a route; a node's token may be asking about another node's. */
+function assertRouteFree(tx: DbExecutor, caller: Caller, domain: string, path: string, exceptId?: number): void {
   const other = tx
     .select({ id: httpServices.id, name: httpServices.name })
     .from(httpServices)
     .where(and(eq(httpServices.domain, domain), eq(httpServices.pathLocation, path)))
     .get();
-  if (other && other.id !== exceptId) throw routeTaken(domain, path, other.name);
+  if (other && other.id !== exceptId) throw routeTaken(domain, path, caller === 'admin' ? other.name : undefined);
 }
 
 function routeTaken(domain: string, path: string, serviceName?: string) {
@@ -57,12 +69,20 @@ interface RouteInput {
   pathLocation?: string | null | undefined;
 }
 
-/** Merges a request's domain and path over the stored ones; one of them must remain (console-spec §5). */
-function resolveRoute(input: RouteInput, current?: HttpServiceRow): { domain: string; pathLocation: string } {
+/**
+ * Merges a request's domain and path over the stored ones; one of them must remain (console-spec §5). A node's
+ * token must name a domain: services without one share a single origin among every tenant. No path may shadow
+ * what the gateway keeps for itself (contract `reservedPaths`).
+ */
+function resolveRoute(input: RouteInput, caller: Caller, current?: HttpServiceRow): { domain: string; pathLocation: string } {
   const domain = input.domain === undefined ? (current?.domain ?? '') : (input.domain ?? '');
   const path = input.pathLocation === undefined ? current?.pathLocation : input.pathLocation;
+  if (domain === '' && caller === 'node') throw fieldError('domain', ruleMessages.domainRequiredForNode);
   if (domain === '' && !path) throw fieldError('pathLocation', ruleMessages.domainOrPath);
-  return { domain, pathLocation: normalizePath(path || '/') };
+  const pathLocation = normalizePath(path || '/');
+  const reserved = findReservedPath(pathLocation, domain !== '');
+  if (reserved) throw fieldError('pathLocation', reservedPathMessage(reserved));
+  return { domain, pathLocation };
 }
 
 /** Runs a write; a unique-index violation (a concurrent writer took the route) becomes the same 422 as the pre-check. */
@@ -75,14 +95,16 @@ function insertOrExplain<T>(route: { domain: string; pathLocation: string }, wri
   }
 }
 
-export async function createHttpService(deps: AppDeps, nodeId: number, body: HttpServiceCreate): Promise<HttpService> {
-  const route = resolveRoute(body);
+export async function createHttpService(deps: AppDeps, nodeId: number, body: HttpServiceCreate, caller: Caller = 'admin'): Promise<HttpService> {
+  const route = resolveRoute(body, caller);
   const id = insertOrExplain(route, () =>
     deps.db.transaction(
       (tx) => {
         const node = findServiceNode(deps.db, nodeId);
-        assertRouteFree(tx, route.domain, route.pathLocation);
-        ensureDomains(tx, [route.domain]);
+        if (caller === 'node') assertNodeQuota(tx, deps.config, nodeId, 'services');
+        // Ownership first: whether a path is taken on someone else's domain is none of a node's business.
+        claimServiceDomain(tx, deps.config, caller, nodeId, route.domain);
+        assertRouteFree(tx, caller, route.domain, route.pathLocation);
         return tx
           .insert(httpServices)
           .values({
@@ -105,6 +127,7 @@ export async function createHttpService(deps: AppDeps, nodeId: number, body: Htt
   return getHttpService(deps, nodeId, id);
 }
 
+/** Edits are the console's (the agent API has none), so the caller is the admin. */
 export async function updateHttpService(deps: AppDeps, nodeId: number, id: number, body: HttpServiceUpdate): Promise<HttpService> {
   const now = deps.now().toISOString();
   const current = deps.db
@@ -113,13 +136,13 @@ export async function updateHttpService(deps: AppDeps, nodeId: number, id: numbe
     .where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId)))
     .get();
   if (!current) throw notFound('Service');
-  const route = resolveRoute(body, current);
+  const route = resolveRoute(body, 'admin', current);
   insertOrExplain(route, () =>
     deps.db.transaction(
       (tx) => {
         const node = findServiceNode(deps.db, nodeId);
-        assertRouteFree(tx, route.domain, route.pathLocation, id);
-        ensureDomains(tx, [route.domain]);
+        claimServiceDomain(tx, deps.config, 'admin', nodeId, route.domain);
+        assertRouteFree(tx, 'admin', route.domain, route.pathLocation, id);
         const backendHost = resolveBackendHost(node, body.backendHost === undefined ? current.backendHost : body.backendHost);
         tx.update(httpServices)
           .set({

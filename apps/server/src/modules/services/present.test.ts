@@ -2,15 +2,16 @@ import { describe, expect, test } from 'vitest';
 import { httpPublicAccess, streamPublicAccess } from './present.js';
 
 describe('publicAccess', () => {
-  const standard = { publicHost: 'gw.example.com', httpsPort: 443 };
+  const standard = { publicHost: 'gw.example.com', httpsPort: 443, noDomainHttpsPort: 8443 };
 
-  test('HTTPS on the domain, or on the public host for the default host, without the default port', () => {
+  test('HTTPS on the domain without the default port; without a domain on the public host and its own port', () => {
     expect(httpPublicAccess(standard, 'app.example.com', '/api')).toBe('https://app.example.com/api');
-    expect(httpPublicAccess(standard, '', '/')).toBe('https://gw.example.com/');
+    expect(httpPublicAccess(standard, '', '/shop')).toBe('https://gw.example.com:8443/shop');
   });
 
   test('names a non-default HTTPS port', () => {
-    expect(httpPublicAccess({ ...standard, httpsPort: 8443 }, 'app.example.com', '/')).toBe('https://app.example.com:8443/');
+    expect(httpPublicAccess({ ...standard, httpsPort: 9443 }, 'app.example.com', '/')).toBe('https://app.example.com:9443/');
+    expect(httpPublicAccess({ ...standard, httpsPort: 8080, noDomainHttpsPort: 443 }, '', '/')).toBe('https://gw.example.com/');
   });
 
   test('TCP and UDP carry their scheme and public port', () => {

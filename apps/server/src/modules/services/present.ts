@@ -5,12 +5,16 @@ import type { httpServices, tcpServices } from '../../db/schema.js';
 export type HttpServiceRow = typeof httpServices.$inferSelect;
 export type TcpServiceRow = typeof tcpServices.$inferSelect;
 
-type PublicConfig = Pick<Config, 'publicHost' | 'httpsPort'>;
+type PublicConfig = Pick<Config, 'publicHost' | 'httpsPort' | 'noDomainHttpsPort'>;
 
-/** `https://<domain or public host>[:port]<path>`; the port only when it is not HTTPS's default. */
+/**
+ * `https://<domain>[:port]<path>`, or for a service without a domain `https://<public host>:<no-domain port><path>`:
+ * those are published on their own port, an origin apart from the console's. The port only when it is not 443.
+ */
 export function httpPublicAccess(config: PublicConfig, domain: string, pathLocation: string): string {
   const host = domain === '' ? config.publicHost : domain;
-  const port = config.httpsPort === 443 ? '' : `:${config.httpsPort}`;
+  const portNumber = domain === '' ? config.noDomainHttpsPort : config.httpsPort;
+  const port = portNumber === 443 ? '' : `:${portNumber}`;
   return `https://${host}${port}${pathLocation}`;
 }
 

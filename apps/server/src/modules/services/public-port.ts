@@ -32,14 +32,15 @@ function allocatePort(tx: DbExecutor, config: PortConfig, proto: Proto, exceptId
 /**
  * The public port a TCP/UDP service gets: the requested one if it lies in the range and is free for its protocol,
  * otherwise a 422 on `port`; with no request, the lowest free one. Runs in the caller's (immediate) transaction so
- * two creates cannot pick the same port.
+ * two creates cannot pick the same port. `exceptId`: the service being edited; `revealOwner`: whether a taken
+ * port's message may name the service holding it (the admin's calls, never a node token's).
  */
 export function choosePublicPort(
   tx: DbExecutor,
   config: PortConfig,
   proto: Proto,
   requested: number | null | undefined,
-  exceptId?: number,
+  { exceptId, revealOwner = true }: { exceptId?: number; revealOwner?: boolean } = {},
 ): number {
   if (requested === null || requested === undefined) return allocatePort(tx, config, proto, exceptId);
   const [low, high] = config.tcpPortRange;
@@ -53,7 +54,7 @@ export function choosePublicPort(
     .from(tcpServices)
     .where(and(eq(tcpServices.proto, proto), eq(tcpServices.port, requested)))
     .get();
-  if (other && other.id !== exceptId) throw portTaken(proto, requested, other.name);
+  if (other && other.id !== exceptId) throw portTaken(proto, requested, revealOwner ? other.name : undefined);
   return requested;
 }
 

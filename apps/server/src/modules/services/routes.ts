@@ -4,6 +4,7 @@ import {
   HttpServiceCreateSchema,
   HttpServiceSchema,
   HttpServiceUpdateSchema,
+  idValue,
   listOf,
   PageQuerySchema,
   routes,
@@ -28,10 +29,7 @@ import {
 } from './service.js';
 
 // A malformed id or an unknown type in the path names no resource: the error handler answers 404 for params.
-const idText = z
-  .string()
-  .regex(/^[1-9]\d{0,14}$/)
-  .transform(Number);
+const idText = idValue();
 const NodeParams = z.object({ nodeId: idText });
 const NodeTypeParams = NodeParams.extend({ type: ServiceTypeSchema });
 const ServiceParams = NodeTypeParams.extend({ id: idText });

@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
-import type { HttpService, ListResponse, PageQuery, ServiceType, TcpService } from '@postern/contract';
+import { findReservedPath, type HttpService, type ListResponse, type PageQuery, type ServiceType, type TcpService } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { httpServices, tcpServices } from '../../db/schema.js';
-import { notFound } from '../../errors.js';
+import { badRequest, notFound } from '../../errors.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import { getHttpService, listHttpServices } from './http-service.js';
 import { findServiceNode } from './service-node.js';
@@ -48,6 +48,20 @@ function updateEnabled(deps: AppDeps, nodeId: number, type: ServiceType, id: num
   return changed.changes > 0;
 }
 
+/**
+ * A service stored before the current rules (an earlier version accepted reserved paths and the console's host
+ * name; the migration disabled such services) is not served again until it is edited to fit them.
+ */
+function assertServable(deps: AppDeps, service: AnyService): void {
+  const consoleHost = deps.config.publicHost.toLowerCase();
+  if (service.domain === consoleHost) {
+    throw badRequest(`The service uses the console's host name ${consoleHost}: move it to another domain before enabling it`);
+  }
+  const path = 'pathLocation' in service ? service.pathLocation : null;
+  const reserved = path === null ? null : findReservedPath(path, service.domain !== null);
+  if (reserved) throw badRequest(`The service's path ${path} is reserved (${reserved} and below): change its path before enabling it`);
+}
+
 /** Enable/Disable Access: the data plane starts or stops serving the service before this resolves. */
 export async function setServiceEnabled(
   deps: AppDeps,
@@ -57,6 +71,7 @@ export async function setServiceEnabled(
   enabled: boolean,
 ): Promise<AnyService> {
   findServiceNode(deps.db, nodeId);
+  if (enabled) assertServable(deps, getService(deps, nodeId, type, id));
   if (!updateEnabled(deps, nodeId, type, id, enabled)) throw notFound('Service');
   await applyChanges(deps, { type, id });
   return getService(deps, nodeId, type, id);

@@ -2,3 +2,8 @@
 export function isUniqueViolation(error: unknown): boolean {
   return error instanceof Error && (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
+
+/** SQLite foreign-key violation: the row referred to was deleted between our check and the write. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}

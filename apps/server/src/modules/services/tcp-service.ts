@@ -3,11 +3,13 @@ import { oneOfMessage, type ListResponse, type PageQuery, type TcpService, type 
 import type { AppDeps } from '../../deps.js';
 import { tcpServices } from '../../db/schema.js';
 import { fieldError, notFound } from '../../errors.js';
-import { ensureDomains } from '../domains/service.js';
 import { applyChanges } from '../../dataplane-apply.js';
+import type { Caller } from './caller.js';
 import { selectTcpPage, type ListScope } from './list-queries.js';
 import { toTcpService, type TcpServiceRow } from './present.js';
+import { assertNodeQuota } from './node-quotas.js';
 import { choosePublicPort, portTaken } from './public-port.js';
+import { claimServiceDomain } from './service-domain.js';
 import { findServiceNode, resolveBackendHost } from './service-node.js';
 import { isUniqueViolation } from './sqlite-errors.js';
 
@@ -45,7 +47,7 @@ function assertSslFits(proto: 'tcp' | 'udp', ssl: boolean): void {
   if (ssl && proto === 'udp') throw fieldError('ssl', oneOfMessage(['false']));
 }
 
-export async function createTcpService(deps: AppDeps, nodeId: number, body: TcpServiceCreate): Promise<TcpService> {
+export async function createTcpService(deps: AppDeps, nodeId: number, body: TcpServiceCreate, caller: Caller = 'admin'): Promise<TcpService> {
   const proto = body.proto ?? 'tcp';
   const ssl = body.ssl ?? false;
   assertSslFits(proto, ssl);
@@ -54,8 +56,12 @@ export async function createTcpService(deps: AppDeps, nodeId: number, body: TcpS
     deps.db.transaction(
       (tx) => {
         const node = findServiceNode(deps.db, nodeId);
-        const port = choosePublicPort(tx, deps.config, proto, body.port);
-        if (domain) ensureDomains(tx, [domain]);
+        if (caller === 'node') {
+          assertNodeQuota(tx, deps.config, nodeId, 'services');
+          assertNodeQuota(tx, deps.config, nodeId, 'ports');
+        }
+        claimServiceDomain(tx, deps.config, caller, nodeId, domain ?? '');
+        const port = choosePublicPort(tx, deps.config, proto, body.port, { revealOwner: caller === 'admin' });
         return tx
           .insert(tcpServices)
           .values({
@@ -82,7 +88,8 @@ export async function createTcpService(deps: AppDeps, nodeId: number, body: TcpS
 
 /**
  * Edits a TCP/UDP service. `port: null` asks for a fresh auto-assigned port; an omitted port keeps the current
- * one (checked again when the protocol changes, since ports are unique per protocol).
+ * one (checked again when the protocol changes, since ports are unique per protocol). Edits are the console's
+ * (the agent API has none), so the caller is the admin.
  */
 export async function updateTcpService(deps: AppDeps, nodeId: number, id: number, body: TcpServiceUpdate): Promise<TcpService> {
   const current = findTcpRow(deps, nodeId, id);
@@ -98,8 +105,8 @@ export async function updateTcpService(deps: AppDeps, nodeId: number, id: number
         const node = findServiceNode(deps.db, nodeId);
         // An untouched port stays even if the range was narrowed since: only a change must fit the rules.
         const keepsPort = body.port === undefined && proto === current.proto;
-        const port = keepsPort ? current.port : choosePublicPort(tx, deps.config, proto, requestedPort, id);
-        if (domain) ensureDomains(tx, [domain]);
+        const port = keepsPort ? current.port : choosePublicPort(tx, deps.config, proto, requestedPort, { exceptId: id });
+        claimServiceDomain(tx, deps.config, 'admin', nodeId, domain ?? '');
         const backendHost = resolveBackendHost(node, body.backendHost === undefined ? current.backendHost : body.backendHost);
         tx.update(tcpServices)
           .set({

@@ -1,0 +1,6 @@
+/**
+ * Who asks for a service change: the console's admin (any node, any domain) or a node's own access token (the
+ * agent API: its node only, its node's domains only, within the node quotas, and error texts that never describe
+ * another node's things).
+ */
+export type Caller = 'admin' | 'node';
