@@ -251,6 +251,14 @@ describe('session cookie and GET /api/auth/session', () => {
     expect((await session(`token=${token}`)).statusCode).toBe(401);
   });
 
+  it('finds the real session behind a look-alike cookie planted with a longer path', async () => {
+    const { token } = (await loginWith()).json();
+    // Browsers send the cookie with the longer path first.
+    const response = await session(`token=planted-by-a-neighbour; token=${token}`);
+    expect(response.statusCode).toBe(200);
+    expect(response.json().token).toBe(token);
+  });
+
   it('refuses a request from another site or another origin of this site', async () => {
     const { token } = (await loginWith()).json();
     for (const site of ['cross-site', 'same-site']) expect((await session(`token=${token}`, { 'sec-fetch-site': site })).statusCode).toBe(403);

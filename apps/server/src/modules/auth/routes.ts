@@ -8,7 +8,7 @@ import type { ZodTypeProvider } from '../../http/zod-provider.js';
 import { createHashGate } from './hash-gate.js';
 import { createLoginLimiter } from './rate-limit.js';
 import { changePassword, logIn, type PasswordChecks } from './service.js';
-import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie.js';
+import { clearSessionCookie, readSessionCookies, setSessionCookie } from './session-cookie.js';
 import { watchSessionStreams } from './session-streams.js';
 import { deleteSession, sessionSecondsLeft, verifySessionToken } from './sessions.js';
 
@@ -17,6 +17,9 @@ import { deleteSession, sessionSecondsLeft, verifySessionToken } from './session
  * \u-escaped): anything larger is refused with 413 from its Content-Length, before it is read or parsed.
  */
 export const PASSWORD_BODY_LIMIT = 4096;
+
+/** Planted look-alikes are tried too (see readSessionCookies), but only a few: each costs a signature check. */
+const MAX_SESSION_COOKIES = 5;
 
 /**
  * Only the console's own pages may ask for the session: a page on another port of the same host is "same-site"
@@ -48,16 +51,16 @@ export async function authRoutes(fastify: FastifyInstance, opts: { deps: AppDeps
 
   app.get(routes.session.path, { schema: { response: { 200: LoginResponseSchema } } }, async (request, reply) => {
     refuseCrossSite(request);
-    const token = readSessionCookie(request);
-    if (!token) throw new AppError('unauthorized', 'Authentication required');
-    const session = await verifySessionToken(deps, token);
-    const expiresIn = session ? sessionSecondsLeft(deps, session.sessionId) : 0;
-    if (!session || expiresIn === 0) {
-      // A dead cookie is of no use to anyone: drop it with the refusal.
-      clearSessionCookie(deps, request, reply);
-      throw new AppError('unauthorized', 'Session expired or invalid, please sign in again');
+    const candidates = readSessionCookies(request);
+    if (candidates.length === 0) throw new AppError('unauthorized', 'Authentication required');
+    for (const token of candidates.slice(0, MAX_SESSION_COOKIES)) {
+      const session = await verifySessionToken(deps, token);
+      const expiresIn = session ? sessionSecondsLeft(deps, session.sessionId) : 0;
+      if (expiresIn > 0) return { token, expires_in: expiresIn };
     }
-    return { token, expires_in: expiresIn };
+    // A dead cookie is of no use to anyone: drop it with the refusal.
+    clearSessionCookie(deps, request, reply);
+    throw new AppError('unauthorized', 'Session expired or invalid, please sign in again');
   });
 
   app.post(routes.logout.path, { schema: { response: { 204: z.null() } } }, async (request, reply) => {

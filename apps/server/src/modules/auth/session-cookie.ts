@@ -30,10 +30,16 @@ export function clearSessionCookie(deps: AppDeps, request: FastifyRequest, reply
   void reply.setCookie(SESSION_COOKIE, '', { ...cookieOptions(deps, request, 0), expires: new Date(0) });
 }
 
-/** The session cookie's value, parsed here only: no other route looks at cookies. */
-export function readSessionCookie(request: FastifyRequest): string | undefined {
+/**
+ * Every value the browser sent under the session cookie's name, parsed here only (no other route looks at cookies).
+ * A page on another port of this host cannot read our cookie but can plant one of the same name with a longer
+ * path, which browsers send first; so all of them are returned for the caller to try, not just the first.
+ */
+export function readSessionCookies(request: FastifyRequest): string[] {
   const header = request.headers.cookie;
-  if (!header) return undefined;
-  const value = request.server.parseCookie(header)[SESSION_COOKIE];
-  return value ? value : undefined;
+  if (!header) return [];
+  return header
+    .split(';')
+    .map((pair) => request.server.parseCookie(pair)[SESSION_COOKIE])
+    .filter((value): value is string => typeof value === 'string' && value !== '');
 }
