@@ -1,5 +1,6 @@
+import type { ServerOptions } from 'node:http';
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import packageJson from '../package.json' with { type: 'json' };
 import type { AppDeps } from './deps.js';
@@ -38,7 +39,7 @@ export const VERSION: string = packageJson.version;
  * a body that promises 100 bytes and sends 10 no longer holds a socket for minutes. Node checks on an interval,
  * so the cut comes at most one interval late. Event streams are unaffected: their GET is complete at once.
  */
-function requestTimeouts(timeoutMs: number): Pick<FastifyServerOptions, 'requestTimeout'> & { http: { headersTimeout: number; connectionsCheckingInterval: number } } {
+function requestTimeouts(timeoutMs: number): { requestTimeout: number; http: ServerOptions } {
   return {
     requestTimeout: timeoutMs,
     http: { headersTimeout: timeoutMs, connectionsCheckingInterval: Math.min(1000, Math.ceil(timeoutMs / 2)) },
@@ -52,7 +53,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   // request.ip (sign-in limits, logs) is the X-Forwarded-For client only when the peer itself is a trusted proxy;
   // proxy-addr walks the chain from the right, so a client cannot spoof it by sending the header itself.
   const trustProxy = deps.config.trustedProxies.length > 0 ? [...deps.config.trustedProxies] : false;
-  const options: FastifyServerOptions = { trustProxy, ...requestTimeouts(deps.config.requestTimeoutMs) };
+  const options = { trustProxy, ...requestTimeouts(deps.config.requestTimeoutMs) };
   const app: FastifyInstance = loggerInstance ? Fastify({ ...options, loggerInstance }) : Fastify({ ...options, logger: false });
 
   const registered: RegisteredRoute[] = [];
