@@ -60,6 +60,17 @@ describe('login limiter', () => {
     expect(retryAfter(limiter, '10.0.0.9', 'someone-else')).toBe(0);
   });
 
+  it('keeps a name under attack while thousands of addresses guess it once each', () => {
+    let now = 0;
+    const limiter = createLoginLimiter(() => new Date(now));
+    for (let i = 0; i < 5000; i++) {
+      fail(limiter, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 'admin');
+      now += 10;
+    }
+    expect(retryAfter(limiter, '10.0.0.1', 'admin')).toBeGreaterThan(0);
+    expect(retryAfter(limiter, '192.0.2.1', 'admin')).toBe(0);
+  });
+
   it('groups IPv6 clients by /64 and IPv4-mapped addresses with their IPv4 address', () => {
     expect(clientKeyOf('2001:db8:1:2:aaaa::1')).toBe(clientKeyOf('2001:0db8:0001:0002:ffff:ffff:ffff:ffff'));
     expect(clientKeyOf('2001:db8:1:2::1')).not.toBe(clientKeyOf('2001:db8:1:3::1'));

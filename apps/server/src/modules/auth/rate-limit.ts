@@ -17,6 +17,11 @@ export const LOGIN_MAX_FAILURES_PER_CLIENT = 5;
 export const LOGIN_MAX_FAILURES_PER_USERNAME = 10;
 /** Bounds memory under a flood of distinct keys; the least recently failed keys are dropped first. */
 const MAX_KEYS = 10_000;
+/**
+ * Per key only the newest failures matter (the count against the limit, and when it drops below it again), so a
+ * name guessed from a million addresses keeps a short list; twice the limit leaves room for withdrawn claims.
+ */
+const MAX_FAILURES_KEPT = 2 * Math.max(LOGIN_MAX_FAILURES_PER_CLIENT, LOGIN_MAX_FAILURES_PER_USERNAME);
 
 /** One claimed attempt: counted as a failure from the moment it is claimed. */
 export interface LoginAttempt {
@@ -58,7 +63,7 @@ export function createLoginLimiter(now: () => Date): LoginLimiter {
   const add = (key: string, failure: Failure): void => {
     const list = failures.get(key) ?? [];
     failures.delete(key); // re-insert so Map order tracks recency for eviction
-    failures.set(key, [...list, failure]);
+    failures.set(key, [...list.slice(-(MAX_FAILURES_KEPT - 1)), failure]);
     while (failures.size > MAX_KEYS) {
       const oldest = failures.keys().next().value;
       if (oldest === undefined) break;
