@@ -11,7 +11,7 @@ export interface PageOptions {
   viewport?: keyof typeof viewports;
   /** Theme stored before the first load (the page may change it). */
   theme?: Theme;
-  /** Start with the API session cookie set, as after a sign-in (default true). */
+  /** Start with the session cookie the server sets on sign-in (default true): the page restores the session from it. */
   isSignedIn?: boolean;
 }
 
@@ -31,7 +31,10 @@ export interface ConsoleHarness {
   seed<T>(method: string, path: string, body?: unknown): Promise<T>;
   /** A new page in its own context, at `path` once the app has rendered. */
   openPage(path: string, options?: PageOptions): Promise<Page>;
-  /** Uncaught errors thrown in any page so far: a crash the user would see as a broken screen. */
+  /**
+   * Uncaught errors thrown in any page so far, and anything the Content-Security-Policy blocked: a crash or a
+   * missing script or style the user would see as a broken screen.
+   */
   readonly pageErrors: string[];
   /** Closes the browser and stops the origin. */
   close(): Promise<void>;
@@ -67,11 +70,15 @@ export async function startConsole(origin?: ConsoleOrigin): Promise<ConsoleHarne
       }, [storageKeys.theme, theme] as const);
     }
     if (isSignedIn) {
-      // The cookie the login form stores (console-spec §9): same name and attributes.
-      await context.addCookies([{ name: storageKeys.tokenCookie, value: token, url: server.baseUrl, sameSite: 'Strict', secure: true }]);
+      // The cookie the server sets on sign-in (docs/api.md "Session cookie"): same name, path and attributes.
+      const { hostname } = new URL(server.baseUrl);
+      await context.addCookies([{ name: storageKeys.tokenCookie, value: token, domain: hostname, path: '/api', httpOnly: true, sameSite: 'Strict' }]);
     }
     const page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && message.text().includes('Content Security Policy')) pageErrors.push(`${page.url()}: CSP: ${message.text()}`);
+    });
     await page.goto(path);
     return page;
   };

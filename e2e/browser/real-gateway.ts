@@ -8,7 +8,7 @@ import { ADMIN } from './server.js';
 
 // The real gateway (nginx and WireGuard under it) in the system tests' network namespaces, for the browser tests
 // that need real traffic: the log viewer and node status. The browser reaches it through a forwarder on
-// 127.0.0.1: the production console sets its session cookie Secure, which browsers accept on loopback only.
+// 127.0.0.1: in production the server sets the session cookie Secure, which browsers accept on loopback only.
 
 export interface RealGateway {
   /** Loopback address of the API and console. */

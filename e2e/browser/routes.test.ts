@@ -2,7 +2,7 @@ import { storageKeys } from '@postern/contract';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { ADMIN } from './server.js';
-import { expectGone, expectPath, expectVisible, useConsoleHarness } from './fixture.js';
+import { dialog, expectGone, expectPath, expectVisible, useConsoleHarness } from './fixture.js';
 
 // Sign-in, a failed sign-in, the guards, the forced logout on a 401 and the not-found page (console-spec §2, §4, §8).
 
@@ -26,13 +26,28 @@ describe('sign-in, session and routes', () => {
     await fillSignIn(page, ADMIN.password);
     await expectVisible(page.getByRole('heading', { name: 'Welcome to Postern' }));
     await expectPath(page, '/');
-    // Cookie `token`: SameSite Strict, Secure (a production build), lifetime from the login answer's expires_in.
+    // Cookie `token` (console-spec §9): set by the server, SameSite Strict, lifetime from the login answer's
+    // expires_in; HttpOnly and Path=/api so no script, ours or a neighbour's on another port, can read it.
     const cookie = (await page.context().cookies()).find((c) => c.name === storageKeys.tokenCookie);
-    expect(cookie).toMatchObject({ sameSite: 'Strict', path: '/', secure: true });
+    expect(cookie).toMatchObject({ sameSite: 'Strict', path: '/api', httpOnly: true });
     const { expires_in } = await (await fetch(`${harness.server.baseUrl}/api/auth/login`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN),
     })).json() as { expires_in: number };
     expect(Math.abs((cookie?.expires ?? 0) - (Date.now() / 1000 + expires_in))).toBeLessThan(60);
+    const token = cookie?.value ?? 'no token';
+    const visibleToScripts = await page.evaluate(() => [document.cookie, JSON.stringify({ ...localStorage }), JSON.stringify({ ...sessionStorage })]);
+    for (const text of visibleToScripts) expect(text).not.toContain(token);
+    expect(await page.evaluate(() => document.cookie)).not.toContain('token=');
+  });
+
+  it('stays signed in across a reload, from the HttpOnly cookie alone', async () => {
+    const page = await harness.openPage('/login', { isSignedIn: false });
+    await fillSignIn(page, ADMIN.password);
+    await expectVisible(page.getByRole('heading', { name: 'Welcome to Postern' }));
+    await page.goto('/domains');
+    await expectVisible(page.getByRole('heading', { name: 'Domains', exact: true }));
+    await expectPath(page, '/domains');
+    expect(await page.evaluate(() => document.cookie)).not.toContain('token=');
   });
 
   it("shows 'Invalid Credentials' for a wrong password and stays on the login screen", async () => {
@@ -52,7 +67,37 @@ describe('sign-in, session and routes', () => {
     await expectPath(page, '/domains');
   });
 
+  /** Ends this browser's session from outside, as a sign-out in another tab or a password change would. */
+  async function revokeSessionOf(page: Page): Promise<void> {
+    const response = await fetch(`${harness.server.baseUrl}/api/auth/logout`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await sessionToken(page)}` },
+    });
+    expect(response.ok).toBe(true);
+  }
+
   it('logs out when the session is revoked elsewhere and returns to the same page after signing in again', async () => {
+    const page = await harness.openPage('/login', { isSignedIn: false });
+    await fillSignIn(page, ADMIN.password);
+    await expectVisible(page.getByRole('heading', { name: 'Welcome to Postern' }));
+    await page.goto('/domains');
+    await expectVisible(page.getByRole('heading', { name: 'Domains', exact: true }));
+
+    // The domains page holds no event stream: the page learns of it from its next call (a 401).
+    await revokeSessionOf(page);
+    await page.getByRole('button', { name: 'Add Domain' }).first().click();
+    const form = dialog(page, 'Add Domain');
+    await form.getByLabel('Domain', { exact: true }).fill('after-logout.example.test');
+    await form.getByRole('button', { name: 'Save' }).click();
+
+    await expectVisible(page.getByRole('button', { name: 'Sign in' }));
+    await expectPath(page, '/login');
+    await fillSignIn(page, ADMIN.password);
+    await expectPath(page, '/domains');
+    await expectVisible(page.getByRole('heading', { name: 'Domains', exact: true }));
+  });
+
+  it('signs out by itself when the session ends while a live page is open (its event stream ends)', async () => {
     const node = await harness.seed<{ id: number; name: string }>('POST', '/api/nodes', { name: 'session-node' });
     const page = await harness.openPage('/login', { isSignedIn: false });
     await fillSignIn(page, ADMIN.password);
@@ -60,16 +105,7 @@ describe('sign-in, session and routes', () => {
     await page.goto(`/nodes/${node.id}`);
     await expectVisible(page.getByRole('button', { name: '+ Add Token' }));
 
-    // Revoke this browser's session from outside, then make the page call the API.
-    const response = await fetch(`${harness.server.baseUrl}/api/auth/logout`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${await sessionToken(page)}` },
-    });
-    expect(response.ok).toBe(true);
-    await page.getByRole('button', { name: '+ Add Token' }).click();
-    await page.getByLabel('Name').fill('after-logout');
-    await page.getByRole('button', { name: 'Save' }).click();
-
+    await revokeSessionOf(page);
     await expectVisible(page.getByRole('button', { name: 'Sign in' }));
     await expectPath(page, '/login');
     await fillSignIn(page, ADMIN.password);

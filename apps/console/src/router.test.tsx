@@ -1,6 +1,6 @@
 import { createMemoryHistory } from '@tanstack/react-router';
-import { afterEach, describe, expect, it } from 'vitest';
-import { clearToken, readRedirectTarget, storeToken } from './lib/session';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { readRedirectTarget, readToken, storeToken } from './lib/session';
 import { createAppRouter } from './router';
 
 async function landOn(path: string): Promise<string> {
@@ -9,10 +9,20 @@ async function landOn(path: string): Promise<string> {
   return router.state.location.pathname;
 }
 
-describe('route guards (console-spec §2)', () => {
-  afterEach(() => clearToken());
+/** What GET /api/auth/session answers: the session behind the server's HttpOnly cookie, or a 401. */
+function serverSession(session: { token: string; expires_in: number } | null) {
+  const fetchMock = vi.fn(() =>
+    Promise.resolve(new Response(JSON.stringify(session ?? { message: 'Authentication required' }), { status: session ? 200 : 401 })),
+  );
+  vi.stubGlobal('fetch', fetchMock);
+  return fetchMock;
+}
 
-  it('sends a visitor without a token to /login and remembers the page asked for', async () => {
+describe('route guards (console-spec §2)', () => {
+  beforeEach(() => serverSession(null));
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('sends a visitor without a session to /login and remembers the page asked for', async () => {
     expect(await landOn('/nodes/4')).toBe('/login');
     expect(readRedirectTarget()).toBe('/nodes/4');
   });
@@ -28,5 +38,14 @@ describe('route guards (console-spec §2)', () => {
     const router = createAppRouter(createMemoryHistory({ initialEntries: ['/no/such/page'] }));
     await router.load();
     expect(router.state.matches.at(-1)?.routeId).toBe('/signed-in/$');
+  });
+
+  it('after a page load, takes the session from the server (its cookie) instead of sending the user to login', async () => {
+    const fetchMock = serverSession({ token: 'from-cookie', expires_in: 300 });
+    expect(await landOn('/domains')).toBe('/domains');
+    expect(readToken()).toBe('from-cookie');
+    expect(fetchMock).toHaveBeenCalledWith('/api/auth/session', expect.objectContaining({ credentials: 'include' }));
+    expect(await landOn('/login')).toBe('/');
+    expect(fetchMock).toHaveBeenCalledTimes(1);
   });
 });

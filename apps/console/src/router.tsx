@@ -1,6 +1,6 @@
 import type { RouterHistory } from '@tanstack/react-router';
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet, redirect } from '@tanstack/react-router';
-import { hasToken, saveRedirectTarget, setSessionNavigator } from './lib/session';
+import { restoreSession, saveRedirectTarget, setSessionNavigator } from './lib/session';
 import { NotFoundPage } from './pages/not-found-page';
 import { AppShell } from './shell/app-shell';
 
@@ -11,18 +11,21 @@ const rootRoute = createRootRoute({ component: Outlet, notFoundComponent: NotFou
 const loginRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/login',
-  beforeLoad: () => {
-    if (hasToken()) throw redirect({ to: '/' });
+  beforeLoad: async () => {
+    if (await restoreSession()) throw redirect({ to: '/' });
   },
   component: lazyRouteComponent(() => import('./pages/login-page'), 'LoginPage'),
 });
 
-/** Everything but login needs a session; the path asked for is kept so sign-in can return to it. */
+/**
+ * Everything but login needs a session; the path asked for is kept so sign-in can return to it. After a page load
+ * the session is only in the server's HttpOnly cookie: restoreSession asks for it once.
+ */
 const signedInRoute = createRoute({
   getParentRoute: () => rootRoute,
   id: 'signed-in',
-  beforeLoad: ({ location }) => {
-    if (!hasToken()) {
+  beforeLoad: async ({ location }) => {
+    if (!(await restoreSession())) {
       saveRedirectTarget(location.href);
       throw redirect({ to: '/login' });
     }

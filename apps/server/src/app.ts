@@ -1,3 +1,5 @@
+import type { ServerOptions } from 'node:http';
+import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import packageJson from '../package.json' with { type: 'json' };
@@ -7,6 +9,7 @@ import { registerConsole, resolveConsoleDir } from './http/console-static.js';
 import { registerErrorHandlers } from './http/error-handler.js';
 import { createNodeEvents } from './http/events.js';
 import { registerJsonParser } from './http/json-parser.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
 import { useZodCompilers } from './http/zod-provider.js';
 import { agentRoutes } from './modules/agent/routes.js';
 import { authRoutes } from './modules/auth/routes.js';
@@ -31,6 +34,18 @@ export interface BuildAppOptions {
 
 export const VERSION: string = packageJson.version;
 
+/**
+ * A client gets `timeoutMs` to send a whole request, headers and body (Node answers 408 and closes the socket):
+ * a body that promises 100 bytes and sends 10 no longer holds a socket for minutes. Node checks on an interval,
+ * so the cut comes at most one interval late. Event streams are unaffected: their GET is complete at once.
+ */
+function requestTimeouts(timeoutMs: number): { requestTimeout: number; http: ServerOptions } {
+  return {
+    requestTimeout: timeoutMs,
+    http: { headersTimeout: timeoutMs, connectionsCheckingInterval: Math.min(1000, Math.ceil(timeoutMs / 2)) },
+  };
+}
+
 /** The whole HTTP app as a plugin tree over injected dependencies (main.ts only boots it). */
 export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   // pino's Logger is a FastifyBaseLogger; widening it keeps one FastifyInstance type for every plugin.
@@ -38,13 +53,17 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   // request.ip (sign-in limits, logs) is the X-Forwarded-For client only when the peer itself is a trusted proxy;
   // proxy-addr walks the chain from the right, so a client cannot spoof it by sending the header itself.
   const trustProxy = deps.config.trustedProxies.length > 0 ? [...deps.config.trustedProxies] : false;
-  const app: FastifyInstance = loggerInstance ? Fastify({ loggerInstance, trustProxy }) : Fastify({ logger: false, trustProxy });
+  const options = { trustProxy, ...requestTimeouts(deps.config.requestTimeoutMs) };
+  const app: FastifyInstance = loggerInstance ? Fastify({ ...options, loggerInstance }) : Fastify({ ...options, logger: false });
 
   const registered: RegisteredRoute[] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) registered.push({ method, url: route.url, schema: route.schema as RegisteredRoute['schema'] });
   });
 
+  registerSecurityHeaders(app);
+  // Cookies are parsed on demand by the one route that reads the session cookie (hook: false).
+  await app.register(fastifyCookie, { hook: false });
   registerJsonParser(app);
   useZodCompilers(app);
   registerErrorHandlers(app);

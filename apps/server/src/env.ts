@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { isIPv4, isIPv4Cidr, isIPv6 } from '@postern/contract';
 
@@ -102,6 +103,12 @@ const EnvSchema = z
         return entries;
       }),
     POSTERN_SESSION_TTL: z.coerce.number().int().min(60).max(2_592_000).default(86_400),
+    /** Seconds a client may take to send a whole request (headers and body); a slow or stalled one is cut. */
+    POSTERN_REQUEST_TIMEOUT: z.coerce.number({ error: 'must be a number of seconds (1-3600)' }).int().min(1).max(3600).default(30),
+    /** Password hashes (argon2id, ~20 MiB each) run at once; more wait in the queue. Default: 2 × CPUs. */
+    POSTERN_PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+    /** Sign-ins and password changes that may wait for a hashing slot; beyond it they get a 429 at once. */
+    POSTERN_PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(64),
     POSTERN_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     POSTERN_CONSOLE_DIR: z.string().optional(),
     POSTERN_ACME_DIRECTORY: z.string().url().default('https://acme-v02.api.letsencrypt.org/directory'),
@@ -151,6 +158,9 @@ export interface Config {
   /** Name servers for backends given by DNS name; undefined: /etc/resolv.conf's. */
   resolvers: readonly string[] | undefined;
   sessionTtlSeconds: number;
+  requestTimeoutMs: number;
+  passwordHashConcurrency: number;
+  passwordHashQueue: number;
   logLevel: Env['POSTERN_LOG_LEVEL'];
   consoleDir: string | undefined;
   acmeDirectory: string;
@@ -186,6 +196,9 @@ export function parseConfig(source: Record<string, string | undefined>): Config 
     trustedProxies: env.POSTERN_TRUSTED_PROXIES,
     resolvers: env.POSTERN_RESOLVERS,
     sessionTtlSeconds: env.POSTERN_SESSION_TTL,
+    requestTimeoutMs: env.POSTERN_REQUEST_TIMEOUT * 1000,
+    passwordHashConcurrency: env.POSTERN_PASSWORD_HASH_CONCURRENCY ?? 2 * availableParallelism(),
+    passwordHashQueue: env.POSTERN_PASSWORD_HASH_QUEUE,
     logLevel: env.POSTERN_LOG_LEVEL,
     consoleDir: env.POSTERN_CONSOLE_DIR,
     acmeDirectory: env.POSTERN_ACME_DIRECTORY,

@@ -7,6 +7,8 @@ export interface SseConnection {
   send(value: unknown): void;
   /** Sends an already serialised JSON text: a broadcast serialises once for all its subscribers. */
   sendJson(json: string): void;
+  /** The console session that opened the stream (null: none); the stream ends with it. */
+  sessionId: string | null;
   /** Resolves when the client goes away. */
   closed: Promise<void>;
   close(): void;
@@ -20,6 +22,11 @@ export function closeAllSse(server: Server): void {
   for (const connection of openStreams.get(server) ?? []) connection.close();
 }
 
+/** The open event streams of `server` (a snapshot: closing one while iterating is safe). */
+export function listOpenSse(server: Server): SseConnection[] {
+  return [...(openStreams.get(server) ?? [])];
+}
+
 /**
  * Turns a request into a server-sent event stream: headers, a comment heartbeat every 15 s (keeps proxies
  * from timing the stream out), and cleanup when the client disconnects. The caller subscribes to its source
@@ -30,7 +37,7 @@ export function openSse(request: FastifyRequest, reply: FastifyReply): SseConnec
   const raw = reply.raw;
   raw.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
+    'cache-control': 'no-store, no-transform',
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
@@ -57,6 +64,7 @@ export function openSse(request: FastifyRequest, reply: FastifyReply): SseConnec
     sendJson(json) {
       if (isOpen) raw.write(`data: ${json}\n\n`);
     },
+    sessionId: request.session?.sessionId ?? null,
     closed,
     close() {
       finish();

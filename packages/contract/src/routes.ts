@@ -10,6 +10,8 @@ export const routes = {
   login: { method: 'POST', path: '/api/auth/login' },
   logout: { method: 'POST', path: '/api/auth/logout' },
   changePassword: { method: 'PATCH', path: '/api/auth/password' },
+  /** The console's way back to its session after a page load: authenticated by the HttpOnly cookie only. */
+  session: { method: 'GET', path: '/api/auth/session' },
 
   listNodes: { method: 'GET', path: '/api/nodes' },
   createNode: { method: 'POST', path: '/api/nodes' },

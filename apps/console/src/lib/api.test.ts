@@ -38,7 +38,7 @@ describe('api error rules (console-spec §8)', () => {
     for (const toast of getToasts()) dismissToast(toast.id);
   });
 
-  it('sends the bearer token from the cookie, with credentials', async () => {
+  it('sends the bearer token the page holds, with credentials', async () => {
     storeToken('secret-token', 3600);
     const fetchMock = respondWith(200, { ok: true });
     await request('/api/nodes');

@@ -6,7 +6,10 @@ import { hasToken, logout } from './session';
 // again as a normal API call, so a refused session takes the client's own §4 path (sign out on 401, 403 or 429 while
 // a token exists) instead of a stream path of its own.
 
-/** No session endpoint exists (console-spec §7); one node of the list is the cheapest authenticated call. */
+/**
+ * The question is whether the bearer token this page holds still works, so the probe is a bearer call (GET
+ * /api/auth/session answers for the cookie instead); one node of the list is the cheapest one.
+ */
 const PROBE_PATH = routes.listNodes.path;
 const PROBE_QUERY = { page: 1, limit: 1 };
 
@@ -16,7 +19,7 @@ const PROBE_QUERY = { page: 1, limit: 1 };
  */
 export async function checkSession(signal: AbortSignal): Promise<boolean> {
   if (!hasToken()) {
-    // The cookie ran out together with the session: go to login as the route guard would on the next navigation.
+    // The token ran out together with the session: go to login as the route guard would on the next navigation.
     await logout();
     return false;
   }

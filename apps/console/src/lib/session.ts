@@ -1,7 +1,10 @@
-import { storageKeys } from '@postern/contract';
+import { routes, storageKeys } from '@postern/contract';
 
-// The session is the `token` cookie (console-spec §4, §9): SameSite=Strict, Secure only in production builds,
-// lifetime from the login answer's expires_in. The redirect target survives a forced logout in localStorage.
+// The session (console-spec §4, §9: a `token` cookie, SameSite Strict, lifetime from expires_in) is a cookie the
+// SERVER sets on sign-in and clears on sign-out: HttpOnly and Path=/api, so no script can read it, not even ours
+// (docs/api.md "Session cookie"). This page keeps the token from the sign-in answer in memory; after a reload the
+// guards ask GET /api/auth/session, the one route that reads the cookie, for it again. The redirect target
+// survives a forced logout in localStorage.
 
 const DEFAULT_REDIRECT = '/';
 const LOGIN_PATH = '/login';
@@ -14,32 +17,62 @@ export function setSessionNavigator(fn: Navigate | null): void {
   navigate = fn;
 }
 
+let current: { token: string; expiresAt: number } | null = null;
+/** Set when the server has no session for this browser (asked, or signed out here): it is not asked again until a sign-in. */
+let isKnownSignedOut = false;
+let restoring: Promise<boolean> | null = null;
+
 export function readToken(): string | null {
-  for (const part of document.cookie.split(';')) {
-    const [rawName, ...rest] = part.trim().split('=');
-    if (rawName === storageKeys.tokenCookie) {
-      const value = decodeURIComponent(rest.join('='));
-      return value === '' ? null : value;
-    }
-  }
-  return null;
+  if (current && current.expiresAt <= Date.now()) current = null;
+  return current?.token ?? null;
 }
 
 export function hasToken(): boolean {
   return readToken() !== null;
 }
 
-function cookieAttributes(maxAgeSeconds: number): string {
-  const secure = import.meta.env.PROD ? '; Secure' : '';
-  return `; Path=/; Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}; SameSite=Strict${secure}`;
-}
-
+/** Keeps the token of a sign-in (the server has set the cookie beside it) for `expiresInSeconds`. */
 export function storeToken(token: string, expiresInSeconds: number): void {
-  document.cookie = `${storageKeys.tokenCookie}=${encodeURIComponent(token)}${cookieAttributes(expiresInSeconds)}`;
+  current = { token, expiresAt: Date.now() + Math.max(0, expiresInSeconds) * 1000 };
+  isKnownSignedOut = false;
 }
 
 export function clearToken(): void {
-  document.cookie = `${storageKeys.tokenCookie}=${cookieAttributes(0)}`;
+  current = null;
+}
+
+function toSession(body: unknown): { token: string; expires_in: number } | null {
+  if (typeof body === 'object' && body !== null && 'token' in body && 'expires_in' in body &&
+    typeof body.token === 'string' && typeof body.expires_in === 'number') {
+    return { token: body.token, expires_in: body.expires_in };
+  }
+  return null;
+}
+
+async function fetchSession(): Promise<boolean> {
+  try {
+    const response = await fetch(routes.session.path, { credentials: 'include', headers: { Accept: 'application/json' } });
+    const session = response.ok ? toSession(await response.json()) : null;
+    if (session && session.expires_in > 0) {
+      storeToken(session.token, session.expires_in);
+      return true;
+    }
+  } catch (error) {
+    console.error('could not ask the server for the session', error);
+  }
+  isKnownSignedOut = true;
+  return false;
+}
+
+/**
+ * True when there is a session: the one in memory, or (after a page load) the one behind the server's cookie.
+ * The server is asked at most once at a time, and not again after it said no.
+ */
+export async function restoreSession(): Promise<boolean> {
+  if (hasToken()) return true;
+  if (isKnownSignedOut) return false;
+  restoring ??= fetchSession().finally(() => (restoring = null));
+  return restoring;
 }
 
 export function saveRedirectTarget(path: string): void {
@@ -63,10 +96,25 @@ function currentPath(): string {
   return window.location.pathname + window.location.search + window.location.hash;
 }
 
-/** Clears the token, remembers where the user was and goes to the login screen. */
+/**
+ * Ends the session on the server, which also clears the cookie this page cannot touch (best effort: a session that
+ * already ended answers 401, and the cookie then names nothing). Plain fetch: the API client would sign out again.
+ */
+async function endServerSession(token: string): Promise<void> {
+  try {
+    await fetch(routes.logout.path, { method: 'POST', credentials: 'include', headers: { Authorization: `Bearer ${token}` } });
+  } catch (error) {
+    console.error('server logout failed; signed out locally', error);
+  }
+}
+
+/** Clears the token (here and on the server), remembers where the user was and goes to the login screen. */
 export async function logout(): Promise<void> {
+  const token = readToken();
   clearToken();
+  isKnownSignedOut = true;
   saveRedirectTarget(currentPath());
+  if (token) await endServerSession(token);
   try {
     if (!navigate) throw new Error('router not ready');
     await navigate(LOGIN_PATH);
@@ -74,4 +122,11 @@ export async function logout(): Promise<void> {
     console.error('navigation to login failed', error);
     window.location.assign(LOGIN_PATH);
   }
+}
+
+/** Back to the state of a fresh page load: no token in memory, the server not yet asked (tests start here). */
+export function forgetSession(): void {
+  current = null;
+  isKnownSignedOut = false;
+  restoring = null;
 }

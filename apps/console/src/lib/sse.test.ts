@@ -70,9 +70,9 @@ describe('event stream errors', () => {
     openLogStream();
     await failLatest();
 
-    expect(fetchMock).toHaveBeenCalledTimes(1);
-    const [url, init] = fetchMock.mock.calls[0] ?? [];
-    expect(url).toBe('/api/nodes?page=1&limit=1');
+    // The check, then the sign-out telling the server to drop its cookie (console-spec §4: logout clears the token).
+    expect(fetchMock.mock.calls.map(([url]) => url)).toEqual(['/api/nodes?page=1&limit=1', '/api/auth/logout']);
+    const [, init] = fetchMock.mock.calls[0] ?? [];
     expect(new Headers(init?.headers).get('Authorization')).toBe(`Bearer ${TOKEN}`);
     expect(readToken()).toBeNull();
     expect(readRedirectTarget()).toBe('/domains/app.example.com/logs');
@@ -98,7 +98,7 @@ describe('event stream errors', () => {
     expect(navigate).toHaveBeenCalledTimes(2);
   });
 
-  it('goes to login without asking the server when the session cookie has already run out', async () => {
+  it('goes to login without asking the server when the session token has already run out', async () => {
     const fetchMock = answerChecksWith(200);
     openLogStream();
     clearToken();

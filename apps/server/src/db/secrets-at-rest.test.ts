@@ -1,15 +1,25 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '../http/logger.js';
 import { buildTestApp, TEST_ADMIN } from '../test/build-test-app.js';
 import { getGatewayPrivateKey } from './desired-state.js';
 
-// A copy of the database alone must reveal no secret: every file of the data dir except the key file is
-// searched for each plaintext secret the API ever handed out.
+// Secret canaries. A copy of the database alone must reveal no secret: every file of the data dir except the key
+// file is searched for each plaintext secret the API ever handed out. The server's log (at trace level) must hold
+// none either, and no answer but the one that hands a secret out may repeat it.
 
 describe('secrets at rest', () => {
-  it('the database files hold no plaintext token, password or private key', async () => {
-    const t = await buildTestApp();
+  it('the database files, the log and the read answers hold no plaintext token, password or private key', async () => {
+    const logLines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logLines.push(chunk.toString());
+        done();
+      },
+    });
+    const t = await buildTestApp({ logger: createLogger('trace', sink) });
     try {
       const headers = { authorization: `Bearer ${await t.login()}` };
       const secrets: string[] = [TEST_ADMIN.password];
@@ -25,14 +35,24 @@ describe('secrets at rest', () => {
         for (const match of config.matchAll(/^(?:PrivateKey|PresharedKey) = (\S+)$/gm)) secrets.push(match[1] ?? '');
       }
       secrets.push(headers.authorization.slice('Bearer '.length), getGatewayPrivateKey(t.deps));
+      // Streams carry the session in the URL: that URL is logged, the token in it must not be.
+      await t.app.inject({ url: `/api/nodes/stream?id=999&token=${headers.authorization.slice('Bearer '.length)}` });
+      const readAnswers: string[] = [];
+      for (const url of ['/api/nodes', '/api/nodes/2', '/api/nodes/2/pats', '/api/domains', '/api/services/http', '/api/services/tcp', '/api/openapi.json']) {
+        readAnswers.push((await t.app.inject({ url, headers })).body);
+      }
       t.db.$client.pragma('wal_checkpoint(TRUNCATE)');
       const files = readdirSync(t.dataDir).filter((f) => f !== 'secret.key');
       expect(files).toContain('postern.db');
       const dump = files.map((f) => readFileSync(join(t.dataDir, f)).toString('latin1')).join('\n');
       expect(secrets.length).toBe(2 + 3 * 4 + 2);
+      const log = logLines.join('');
+      expect(log).toContain('/api/nodes/stream');
       for (const secret of secrets) {
         expect(secret.length).toBeGreaterThan(10);
         expect(dump.includes(secret), `plaintext secret found: ${secret.slice(0, 8)}…`).toBe(false);
+        expect(log.includes(secret), `secret in the log: ${secret.slice(0, 8)}…`).toBe(false);
+        expect(readAnswers.some((answer) => answer.includes(secret)), `secret in a read answer: ${secret.slice(0, 8)}…`).toBe(false);
         // Base64 keys could also sit in the file as raw bytes.
         if (/^[A-Za-z0-9+/]{43}=$/.test(secret)) expect(dump.includes(Buffer.from(secret, 'base64').toString('latin1'))).toBe(false);
       }

@@ -11,7 +11,8 @@ declare module 'fastify' {
   }
 }
 
-const PUBLIC_ROUTES: ReadonlySet<string> = new Set([routes.login.path, routes.health.path, routes.openapi.path]);
+/** No session needed; GET /api/auth/session checks the session cookie itself (the only route that reads it). */
+const PUBLIC_ROUTES: ReadonlySet<string> = new Set([routes.login.path, routes.session.path, routes.health.path, routes.openapi.path]);
 /** EventSource cannot set headers, so event streams take the session token as `?token=` too. */
 const STREAM_ROUTES: ReadonlySet<string> = new Set([routes.nodeStream.path, routes.logStream.path]);
 const AGENT_PREFIX = '/api/agent/';
@@ -28,8 +29,9 @@ function streamToken(request: FastifyRequest): string | undefined {
 }
 
 /**
- * One global gate: every /api route needs a console session except login, health, openapi and the agent API
- * (which checks node tokens itself). The matched route pattern decides, not the raw URL, so an encoded or odd
+ * One global gate: every /api route needs a console session except login, session, health, openapi and the agent
+ * API (which checks node tokens itself). Sessions come from the Authorization header (or `?token=` on event
+ * streams), never from the cookie: a cookie rides along on forged cross-site requests, a header does not. The matched route pattern decides, not the raw URL, so an encoded or odd
  * path can only end up on the stricter side.
  */
 export function registerSessionAuth(app: FastifyInstance, deps: AppDeps): void {

@@ -15,7 +15,7 @@ export function resolveConsoleDir(configured: string | undefined): string | null
   return candidates.find((dir) => existsSync(join(dir, 'index.html'))) ?? null;
 }
 
-const isApiPath = (url: string): boolean => url === '/api' || url.startsWith('/api/') || url.startsWith('/api?');
+export const isApiPath = (url: string): boolean => url === '/api' || url.startsWith('/api/') || url.startsWith('/api?');
 
 /**
  * Serves the console build; any other GET outside /api gets index.html so client-side routes survive a reload.

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 // Secrets never reach the log: auth headers and cookies are censored by path, and the `token` query parameter
-// of event-stream URLs (EventSource cannot send headers) is masked by the request serializer.
+// of event-stream URLs (EventSource cannot send headers) is masked by the request serializer, in any encoding.
 
 const REDACTED = '[redacted]';
 
@@ -20,9 +20,36 @@ export const redactedPaths = [
   '*.newPassword',
 ];
 
-/** Masks the value of every `token=` parameter in a URL's query string. */
+/** Percent-decodes `%XX` byte by byte until nothing changes (a name may be encoded twice); '+' is a space. */
+function decodeParamName(raw: string): string {
+  let name = raw.replace(/\+/g, ' ');
+  for (let round = 0; round < 4; round++) {
+    const next = name.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    if (next === name) break;
+    name = next;
+  }
+  return name.toLowerCase();
+}
+
+/** Session JWTs and access tokens have recognisable shapes: masked wherever they sit in a URL. */
+const TOKEN_SHAPES = /eyJ[\w-]*\.[\w-]+\.[\w-]+|pstn_[0-9A-Za-z]{42}/g;
+
+/**
+ * Masks every query parameter whose name, once decoded and lower-cased, contains "token" (`?token=`, `?TOKEN=`,
+ * `?%74oken=`, repeated ones; `&` and `;` both separate), and anything shaped like a session or access token.
+ * Decoding first matters: the server's query parser decodes names, so `?%74oken=` authenticates like `?token=`.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&]token=)[^&#]*/gi, `$1${REDACTED}`);
+  const start = url.indexOf('?');
+  const masked =
+    start < 0
+      ? url
+      : url.slice(0, start + 1) +
+        url.slice(start + 1).replace(/[^&;]+/g, (pair) => {
+          const name = pair.split('=', 1)[0] ?? '';
+          return decodeParamName(name).includes('token') ? `${name}=${REDACTED}` : pair;
+        });
+  return masked.replace(TOKEN_SHAPES, REDACTED);
 }
 
 function serializeRequest(req: IncomingMessage & { ip?: string }) {

@@ -11,9 +11,9 @@ export interface SseTestClient {
   close(): void;
 }
 
-export function connectSse(url: string): Promise<SseTestClient> {
+export function connectSse(url: string, headers: Record<string, string> = {}): Promise<SseTestClient> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers: { accept: 'text/event-stream' } }, (res) => {
+    const req = request(url, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
       const events: unknown[] = [];
       const comments: string[] = [];
       const waiters: (() => void)[] = [];

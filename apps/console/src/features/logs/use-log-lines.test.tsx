@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LogViewer } from './log-viewer';
 import { FakeEventSource } from '../../test/fake-event-source';
 import { useLogLines, type LogSource } from './use-log-lines';
+import { storeToken } from '../../lib/session';
 
 const latest = () => FakeEventSource.latest();
 const numbered = (from: number, count: number) => Array.from({ length: count }, (_, i) => `[INFO] line ${from + i}`);
@@ -19,13 +20,12 @@ describe('live log view', () => {
     // After a stream error the session is checked with a normal call before reconnecting; here it still holds.
     vi.stubGlobal('fetch', vi.fn(() => Promise.resolve(new Response('{}', { status: 200 }))));
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    document.cookie = 'token=secret-session; Path=/';
+    storeToken('secret-session', 3600);
   });
   afterEach(() => {
     vi.useRealTimers();
     vi.unstubAllGlobals();
     vi.restoreAllMocks();
-    document.cookie = 'token=; Path=/; Max-Age=0';
   });
 
   it('opens the domain stream with the session token and shows each batch coloured by marker', () => {

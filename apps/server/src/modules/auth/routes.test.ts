@@ -1,7 +1,7 @@
 import type * as Argon2 from '@node-rs/argon2';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildTestApp, TEST_ADMIN, type TestApp } from '../../test/build-test-app.js';
-import { LOGIN_MAX_FAILURES_PER_IP, LOGIN_WINDOW_MS } from './rate-limit.js';
+import { LOGIN_MAX_FAILURES_PER_CLIENT, LOGIN_WINDOW_MS } from './rate-limit.js';
 
 // Counts argon2 verifications, to show a blocked client costs none.
 const argon = vi.hoisted(() => ({ verifyCalls: 0 }));
@@ -63,7 +63,7 @@ describe('POST /api/auth/login', () => {
   });
 
   it('blocks an IP after repeated failures with 429 and Retry-After, even for the right password, until the window passes', async () => {
-    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_IP; i++) expect((await login(TEST_ADMIN.username, 'wrong-password')).statusCode).toBe(401);
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT; i++) expect((await login(TEST_ADMIN.username, 'wrong-password')).statusCode).toBe(401);
     const blocked = await login(TEST_ADMIN.username, TEST_ADMIN.password);
     expect(blocked.statusCode).toBe(429);
     expect(blocked.json()).toEqual({ message: 'Too many failed sign-in attempts, try again later' });
@@ -75,12 +75,12 @@ describe('POST /api/auth/login', () => {
   });
 
   it('answers 429 before any password hashing', async () => {
-    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_IP; i++) await login('nobody', 'wrong-password');
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT; i++) await login('nobody', 'wrong-password');
     const before = argon.verifyCalls;
     for (let i = 0; i < 20; i++) expect((await login('nobody', 'wrong-password')).statusCode).toBe(429);
     expect((await login(TEST_ADMIN.username, TEST_ADMIN.password)).statusCode).toBe(429);
     expect(argon.verifyCalls).toBe(before);
-    expect(before).toBeGreaterThanOrEqual(LOGIN_MAX_FAILURES_PER_IP); // unknown users were verified against the dummy hash
+    expect(before).toBeGreaterThanOrEqual(LOGIN_MAX_FAILURES_PER_CLIENT); // unknown users were verified against the dummy hash
   });
 });
 
@@ -95,7 +95,7 @@ describe('sign-in limit behind a reverse proxy', () => {
       headers: { 'x-forwarded-for': forwardedFor },
     });
   const failUntilBlocked = async (remoteAddress: string, forwardedFor: string) => {
-    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_IP; i++) expect((await loginVia(remoteAddress, forwardedFor)).statusCode).toBe(401);
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT; i++) expect((await loginVia(remoteAddress, forwardedFor)).statusCode).toBe(401);
   };
 
   it('counts each forwarded client on its own, so one client cannot lock out another', async () => {
@@ -112,7 +112,7 @@ describe('sign-in limit behind a reverse proxy', () => {
   });
 
   it('ignores X-Forwarded-For from a client connecting directly', async () => {
-    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_IP; i++) expect((await loginVia('192.0.2.50', `198.51.100.${i}`)).statusCode).toBe(401);
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT; i++) expect((await loginVia('192.0.2.50', `198.51.100.${i}`)).statusCode).toBe(401);
     expect((await loginVia('192.0.2.50', '198.51.100.99', TEST_ADMIN.password)).statusCode).toBe(429);
     expect((await loginVia('192.0.2.51', '192.0.2.50', TEST_ADMIN.password)).statusCode).toBe(200);
   });
@@ -191,7 +191,7 @@ describe('PATCH /api/auth/password', () => {
 
   it('counts wrong current passwords against the sign-in limit', async () => {
     const token = await t.login();
-    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_IP; i++) {
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT; i++) {
       expect((await change(token, { currentPassword: `guess-number-${i}`, newPassword: 'a-brand-new-password' })).statusCode).toBe(422);
     }
     const blocked = await change(token, { currentPassword: TEST_ADMIN.password, newPassword: 'a-brand-new-password' });
@@ -202,5 +202,74 @@ describe('PATCH /api/auth/password', () => {
   it('needs a session', async () => {
     const response = await t.app.inject({ method: 'PATCH', url: '/api/auth/password', payload: {} });
     expect(response.statusCode).toBe(401);
+  });
+});
+
+describe('session cookie and GET /api/auth/session', () => {
+  const loginWith = (headers: Record<string, string> = {}, remoteAddress = '127.0.0.1') =>
+    t.app.inject({ method: 'POST', url: '/api/auth/login', payload: TEST_ADMIN, headers, remoteAddress });
+  const session = (cookie?: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ url: '/api/auth/session', headers: { ...(cookie ? { cookie } : {}), ...headers } });
+  const setCookieOf = (response: { headers: Record<string, unknown> }): string => String(response.headers['set-cookie'] ?? '');
+
+  it('is set by the server on sign-in: HttpOnly, SameSite=Strict, Path=/api, lifetime from expires_in', async () => {
+    const response = await loginWith();
+    const { token, expires_in } = response.json();
+    const cookie = setCookieOf(response);
+    expect(cookie.split('; ').sort()).toEqual([`Max-Age=${expires_in}`, 'HttpOnly', 'Path=/api', 'SameSite=Strict', `token=${token}`].sort());
+  });
+
+  it('is Secure when the request came over HTTPS through a trusted proxy, or in production', async () => {
+    expect(setCookieOf(await loginWith({ 'x-forwarded-proto': 'https' }))).toContain('; Secure');
+    // The header means nothing from a peer that is not a trusted proxy.
+    expect(setCookieOf(await loginWith({ 'x-forwarded-proto': 'https' }, '192.0.2.1'))).not.toContain('Secure');
+    await t.cleanup();
+    t = await buildTestApp({ now: () => clock, env: { NODE_ENV: 'production' } });
+    expect(setCookieOf(await loginWith())).toContain('; Secure');
+  });
+
+  it('gives the console its token back with the time left, never cacheable', async () => {
+    const { token } = (await loginWith()).json();
+    clock = new Date(clock.getTime() + 60_000);
+    const response = await session(`theme=dark; token=${token}`);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ token, expires_in: t.config.sessionTtlSeconds - 60 });
+    expect(response.headers['cache-control']).toBe('no-store');
+  });
+
+  it('answers 401 without the cookie (a bearer header does not count), and drops a dead cookie', async () => {
+    const { token } = (await loginWith()).json();
+    const bearerOnly = await t.app.inject({ url: '/api/auth/session', headers: { authorization: `Bearer ${token}` } });
+    expect(bearerOnly.statusCode).toBe(401);
+    expect(bearerOnly.json()).toEqual({ message: 'Authentication required' });
+    for (const dead of [`token=${token.slice(0, -2)}xx`, 'token=nonsense']) {
+      const response = await session(dead);
+      expect(response.statusCode).toBe(401);
+      expect(setCookieOf(response)).toMatch(/^token=; Max-Age=0; Path=\/api; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict$/);
+    }
+    clock = new Date(clock.getTime() + t.config.sessionTtlSeconds * 1000);
+    expect((await session(`token=${token}`)).statusCode).toBe(401);
+  });
+
+  it('finds the real session behind a look-alike cookie planted with a longer path', async () => {
+    const { token } = (await loginWith()).json();
+    // Browsers send the cookie with the longer path first.
+    const response = await session(`token=planted-by-a-neighbour; token=${token}`);
+    expect(response.statusCode).toBe(200);
+    expect(response.json().token).toBe(token);
+  });
+
+  it('refuses a request from another site or another origin of this site', async () => {
+    const { token } = (await loginWith()).json();
+    for (const site of ['cross-site', 'same-site']) expect((await session(`token=${token}`, { 'sec-fetch-site': site })).statusCode).toBe(403);
+    for (const site of ['same-origin', 'none']) expect((await session(`token=${token}`, { 'sec-fetch-site': site })).statusCode).toBe(200);
+  });
+
+  it('is cleared on logout, and the session ends', async () => {
+    const { token } = (await loginWith()).json();
+    const logout = await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: { authorization: `Bearer ${token}` } });
+    expect(logout.statusCode).toBe(204);
+    expect(setCookieOf(logout)).toMatch(/^token=; Max-Age=0; Path=\/api; .*HttpOnly; SameSite=Strict$/);
+    expect((await session(`token=${token}`)).statusCode).toBe(401);
   });
 });

@@ -1,29 +1,82 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ChangePasswordRequestSchema, LoginRequestSchema, LoginResponseSchema, routes } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
+import { AppError } from '../../errors.js';
 import { requireSession } from '../../http/authenticate.js';
 import type { ZodTypeProvider } from '../../http/zod-provider.js';
+import { createHashGate } from './hash-gate.js';
 import { createLoginLimiter } from './rate-limit.js';
-import { changePassword, logIn } from './service.js';
-import { deleteSession } from './sessions.js';
+import { changePassword, logIn, type PasswordChecks } from './service.js';
+import { clearSessionCookie, readSessionCookies, setSessionCookie } from './session-cookie.js';
+import { watchSessionStreams } from './session-streams.js';
+import { deleteSession, sessionSecondsLeft, verifySessionToken } from './sessions.js';
+
+/**
+ * Sign-in bodies are two short strings (username ≤ 64, password ≤ 256 characters, ≤ 3.1 KB even fully
+ * \u-escaped): anything larger is refused with 413 from its Content-Length, before it is read or parsed.
+ */
+export const PASSWORD_BODY_LIMIT = 4096;
+
+/** Planted look-alikes are tried too (see readSessionCookies), but only a few: each costs a signature check. */
+const MAX_SESSION_COOKIES = 5;
+
+/**
+ * Only the console's own pages may ask for the session: a page on another port of the same host is "same-site"
+ * and would get the cookie sent along (it could not read the answer, but need not even trigger it).
+ */
+function refuseCrossSite(request: FastifyRequest): void {
+  const site = request.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') throw new AppError('forbidden', 'The session is only handed to the console itself');
+}
 
 export async function authRoutes(fastify: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
   const { deps } = opts;
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const limiter = createLoginLimiter(deps.now);
+  const checks: PasswordChecks = {
+    limiter: createLoginLimiter(deps.now),
+    gate: createHashGate(deps.config.passwordHashConcurrency, deps.config.passwordHashQueue),
+  };
+  const sessionStreams = watchSessionStreams(fastify, deps);
 
-  app.post(routes.login.path, { schema: { body: LoginRequestSchema, response: { 200: LoginResponseSchema } } }, (request) =>
-    logIn(deps, limiter, request.ip, request.body),
+  app.post(
+    routes.login.path,
+    { bodyLimit: PASSWORD_BODY_LIMIT, schema: { body: LoginRequestSchema, response: { 200: LoginResponseSchema } } },
+    async (request, reply) => {
+      const session = await logIn(deps, checks, request.ip, request.body);
+      setSessionCookie(deps, request, reply, session.token, session.expires_in);
+      return session;
+    },
   );
+
+  app.get(routes.session.path, { schema: { response: { 200: LoginResponseSchema } } }, async (request, reply) => {
+    refuseCrossSite(request);
+    const candidates = readSessionCookies(request);
+    if (candidates.length === 0) throw new AppError('unauthorized', 'Authentication required');
+    for (const token of candidates.slice(0, MAX_SESSION_COOKIES)) {
+      const session = await verifySessionToken(deps, token);
+      const expiresIn = session ? sessionSecondsLeft(deps, session.sessionId) : 0;
+      if (expiresIn > 0) return { token, expires_in: expiresIn };
+    }
+    // A dead cookie is of no use to anyone: drop it with the refusal.
+    clearSessionCookie(deps, request, reply);
+    throw new AppError('unauthorized', 'Session expired or invalid, please sign in again');
+  });
 
   app.post(routes.logout.path, { schema: { response: { 204: z.null() } } }, async (request, reply) => {
     deleteSession(deps, requireSession(request).sessionId);
+    sessionStreams.endStreams();
+    clearSessionCookie(deps, request, reply);
     return reply.code(204).send(null);
   });
 
-  app.patch(routes.changePassword.path, { schema: { body: ChangePasswordRequestSchema, response: { 204: z.null() } } }, async (request, reply) => {
-    await changePassword(deps, limiter, request.ip, requireSession(request), request.body);
-    return reply.code(204).send(null);
-  });
+  app.patch(
+    routes.changePassword.path,
+    { bodyLimit: PASSWORD_BODY_LIMIT, schema: { body: ChangePasswordRequestSchema, response: { 204: z.null() } } },
+    async (request, reply) => {
+      await changePassword(deps, checks, request.ip, requireSession(request), request.body);
+      sessionStreams.endStreams();
+      return reply.code(204).send(null);
+    },
+  );
 }

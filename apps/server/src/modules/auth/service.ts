@@ -3,58 +3,78 @@ import type { ChangePasswordRequest, LoginRequest } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { sessions, users } from '../../db/schema.js';
 import { AppError, fieldError } from '../../errors.js';
+import { HashGateBusyError, type HashGate } from './hash-gate.js';
 import { hashPassword, verifyDummyPassword, verifyPassword } from './passwords.js';
-import type { LoginLimiter } from './rate-limit.js';
+import type { LoginAttempt, LoginLimiter } from './rate-limit.js';
 import { createSession, deleteOtherSessions, type SessionIdentity } from './sessions.js';
 
 export const INVALID_CREDENTIALS_MESSAGE = 'Invalid username or password';
 export const TOO_MANY_ATTEMPTS_MESSAGE = 'Too many failed sign-in attempts, try again later';
+export const HASHING_BUSY_MESSAGE = 'Too many sign-ins in progress, try again in a moment';
 
-function refuseWhenBlocked(limiter: LoginLimiter, ip: string, username: string): void {
-  const retryAfter = limiter.retryAfterSeconds(ip, username);
-  if (retryAfter > 0) {
-    throw new AppError('rate_limited', TOO_MANY_ATTEMPTS_MESSAGE, [], { 'retry-after': String(retryAfter) });
+/** What guards every password check: the per-client/per-username limiter and the global hashing cap. */
+export interface PasswordChecks {
+  limiter: LoginLimiter;
+  gate: HashGate;
+}
+
+/** Claims an attempt before any hashing, or refuses with 429 and Retry-After. */
+function claimAttempt(checks: PasswordChecks, ip: string, username: string): LoginAttempt {
+  const reservation = checks.limiter.reserve(ip, username);
+  if (reservation.attempt) return reservation.attempt;
+  throw new AppError('rate_limited', TOO_MANY_ATTEMPTS_MESSAGE, [], { 'retry-after': String(reservation.retryAfterSeconds) });
+}
+
+/** Runs a hash through the global cap; a full queue is a 429 that costs no hashing. */
+async function hashGated<T>(checks: PasswordChecks, work: () => Promise<T>, attempt?: LoginAttempt): Promise<T> {
+  try {
+    return await checks.gate.run(work);
+  } catch (error) {
+    if (!(error instanceof HashGateBusyError)) throw error;
+    // The password was never looked at: this must not count as a failure.
+    attempt?.release();
+    throw new AppError('rate_limited', HASHING_BUSY_MESSAGE, [], { 'retry-after': '1' });
   }
 }
 
-export async function logIn(
-  deps: AppDeps,
-  limiter: LoginLimiter,
-  ip: string,
-  body: LoginRequest,
-): Promise<{ token: string; expires_in: number }> {
-  refuseWhenBlocked(limiter, ip, body.username);
+export async function logIn(deps: AppDeps, checks: PasswordChecks, ip: string, body: LoginRequest): Promise<{ token: string; expires_in: number }> {
+  const attempt = claimAttempt(checks, ip, body.username);
   const user = deps.db.select().from(users).where(eq(users.username, body.username)).get();
-  const isValid = user ? await verifyPassword(user.passwordHash, body.password) : (await verifyDummyPassword(body.password), false);
-  if (!user || !isValid) {
-    limiter.recordFailure(ip, body.username);
-    throw new AppError('unauthorized', INVALID_CREDENTIALS_MESSAGE);
-  }
-  limiter.recordSuccess(ip, body.username);
+  const isValid = await hashGated(
+    checks,
+    () => (user ? verifyPassword(user.passwordHash, body.password) : verifyDummyPassword(body.password).then(() => false)),
+    attempt,
+  );
+  // A failure needs no bookkeeping: the claim already counts as one.
+  if (!user || !isValid) throw new AppError('unauthorized', INVALID_CREDENTIALS_MESSAGE);
+  attempt.succeed();
   // Expired rows are never read again; dropping them here keeps the table from growing without a timer.
   deps.db.delete(sessions).where(lt(sessions.expiresAt, deps.now().toISOString())).run();
   return createSession(deps, user.id);
 }
 
-/** Guessing the current password with a stolen session counts against the same limits as sign-in. */
+/**
+ * Guessing the current password with a stolen session counts against the same limits as sign-in. The session that
+ * changes the password stays; every other session of the user ends (the caller ends their event streams).
+ */
 export async function changePassword(
   deps: AppDeps,
-  limiter: LoginLimiter,
+  checks: PasswordChecks,
   ip: string,
   session: SessionIdentity,
   body: ChangePasswordRequest,
 ): Promise<void> {
   const user = deps.db.select().from(users).where(eq(users.id, session.userId)).get();
   if (!user) throw new AppError('unauthorized', 'Session ended');
-  refuseWhenBlocked(limiter, ip, user.username);
-  if (!(await verifyPassword(user.passwordHash, body.currentPassword))) {
-    limiter.recordFailure(ip, user.username);
+  const attempt = claimAttempt(checks, ip, user.username);
+  if (!(await hashGated(checks, () => verifyPassword(user.passwordHash, body.currentPassword), attempt))) {
     throw fieldError('currentPassword', 'The current password is not correct');
   }
+  attempt.succeed();
   if (body.newPassword === body.currentPassword) {
     throw fieldError('newPassword', 'The new password must differ from the current one');
   }
-  const passwordHash = await hashPassword(body.newPassword);
+  const passwordHash = await hashGated(checks, () => hashPassword(body.newPassword));
   deps.db.update(users).set({ passwordHash, updatedAt: deps.now().toISOString() }).where(eq(users.id, user.id)).run();
   // Anyone who learnt the old password loses access now; the operator's own session stays.
   deleteOtherSessions(deps, user.id, session.sessionId);

@@ -73,13 +73,27 @@ function sessionLookup(db: AppDeps['db']): ReturnType<typeof prepareSessionLooku
   return lookup;
 }
 
+/** The live session row behind a session id, or null when it was ended or has expired. */
+function activeSession(deps: AppDeps, sessionId: string): { id: string; userId: number; expiresAt: string } | null {
+  const row = sessionLookup(deps.db).get({ id: sessionId });
+  if (!row || Date.parse(row.expiresAt) <= deps.now().getTime()) return null;
+  return row;
+}
+
 /** The session behind a token, or null when the token is forged, expired or its session was ended. */
 export async function verifySessionToken(deps: AppDeps, token: string): Promise<SessionIdentity | null> {
   const sessionId = await sessionIdOf(deps, token);
   if (!sessionId) return null;
-  const row = sessionLookup(deps.db).get({ id: sessionId });
-  if (!row || Date.parse(row.expiresAt) <= deps.now().getTime()) return null;
-  return { sessionId: row.id, userId: row.userId };
+  const row = activeSession(deps, sessionId);
+  return row ? { sessionId: row.id, userId: row.userId } : null;
+}
+
+export const isSessionActive = (deps: AppDeps, sessionId: string): boolean => activeSession(deps, sessionId) !== null;
+
+/** Whole seconds the session has left (0 when it has ended). */
+export function sessionSecondsLeft(deps: AppDeps, sessionId: string): number {
+  const row = activeSession(deps, sessionId);
+  return row ? Math.max(0, Math.floor((Date.parse(row.expiresAt) - deps.now().getTime()) / 1000)) : 0;
 }
 
 export function deleteSession(deps: AppDeps, sessionId: string): void {

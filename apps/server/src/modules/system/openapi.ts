@@ -30,6 +30,12 @@ function parameters(schema: unknown, where: 'query' | 'path') {
 
 const isPublic = (url: string) => url === routes.login.path || url === routes.health.path || url === routes.openapi.path;
 
+function securityOf(url: string): Record<string, never[]>[] {
+  if (isPublic(url)) return [];
+  if (url === routes.session.path) return [{ sessionCookie: [] }];
+  return url.startsWith('/api/agent/') ? [{ nodeToken: [] }] : [{ session: [] }];
+}
+
 export function buildOpenApiDocument(registered: RegisteredRoute[], version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of registered) {
@@ -48,7 +54,7 @@ export function buildOpenApiDocument(registered: RegisteredRoute[], version: str
       parameters: [...parameters(route.schema?.params, 'path'), ...parameters(route.schema?.querystring, 'query')],
       ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: body } } } } : {}),
       responses: Object.keys(responses).length > 0 ? responses : { default: { description: 'See docs/api.md' } },
-      security: isPublic(route.url) ? [] : route.url.startsWith('/api/agent/') ? [{ nodeToken: [] }] : [{ session: [] }],
+      security: securityOf(route.url),
     };
   }
   return {
@@ -58,6 +64,7 @@ export function buildOpenApiDocument(registered: RegisteredRoute[], version: str
       securitySchemes: {
         session: { type: 'http', scheme: 'bearer', description: 'Session token from POST /api/auth/login' },
         nodeToken: { type: 'http', scheme: 'bearer', description: "A node's personal access token (pstn_...)" },
+        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'token', description: 'HttpOnly cookie set by POST /api/auth/login' },
       },
     },
     paths,

@@ -1,0 +1,253 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatPat, routes, type RouteName } from '@postern/contract';
+import { buildTestApp, type TestApp } from '../test/build-test-app.js';
+import { connectSse } from '../test/sse-client.js';
+
+// What holds already, kept holding: every route of the contract × every kind of caller, and forged tokens.
+// Callers: nobody; the admin's session cookie alone (what a forged cross-site request carries); node A's access
+// token (A owns the resources the URL names); node B's access token; the admin's session as a bearer header.
+// Each route gets fresh resources, and the caller expected to succeed goes last, so a DELETE cannot hide a 401.
+
+type Caller = 'none' | 'cookie' | 'own' | 'other' | 'admin';
+
+interface World {
+  session: string;
+  a: { id: number; token: string };
+  b: { id: number; token: string };
+  serviceId: number;
+  tcpServiceId: number;
+  tokenId: number;
+  domain: { id: number; domain: string };
+  n: number;
+}
+
+interface Call {
+  url: string;
+  body?: object;
+}
+
+interface Row {
+  call: (w: World, caller: Caller) => Call;
+  /** Status per caller, in the order they are tried. */
+  expected: [Caller, number][];
+  /** Extra checks on the answer a caller got (B's token must only ever see B). */
+  check?: Partial<Record<Caller, (body: unknown, w: World) => void>>;
+}
+
+const consoleRoute = (status: number, call: Row['call']): Row => ({
+  call,
+  expected: [['none', 401], ['cookie', 401], ['own', 401], ['other', 401], ['admin', status]],
+});
+const publicRoute = (status: number, call: Row['call']): Row => ({
+  call,
+  expected: (['none', 'cookie', 'own', 'other', 'admin'] as const).map((caller) => [caller, status]),
+});
+const agentRoute = (status: number, otherStatus: number, call: Row['call'], check?: Row['check']): Row => ({
+  call,
+  expected: [['none', 401], ['cookie', 401], ['admin', 401], ['other', otherStatus], ['own', status]],
+  ...(check ? { check } : {}),
+});
+const isOfNode = (nodeId: number) => (body: unknown) => expect((body as { nodeId: number }).nodeId).toBe(nodeId);
+
+const matrix: Record<RouteName, Row> = {
+  health: publicRoute(200, () => ({ url: '/api/health' })),
+  openapi: publicRoute(200, () => ({ url: '/api/openapi.json' })),
+  systemInfo: consoleRoute(200, () => ({ url: '/api/system/info' })),
+  login: publicRoute(200, () => ({ url: '/api/auth/login', body: { username: 'admin', password: 'correct-horse-battery' } })),
+  logout: consoleRoute(204, () => ({ url: '/api/auth/logout' })),
+  // A wrong current password (422) shows the call got past authentication without changing anything.
+  changePassword: consoleRoute(422, () => ({ url: '/api/auth/password', body: { currentPassword: 'not-the-password', newPassword: 'whatever-new-one' } })),
+  session: { call: () => ({ url: '/api/auth/session' }), expected: [['none', 401], ['own', 401], ['other', 401], ['admin', 401], ['cookie', 200]] },
+
+  listNodes: consoleRoute(200, () => ({ url: '/api/nodes' })),
+  createNode: consoleRoute(201, (w) => ({ url: '/api/nodes', body: { name: `created-${w.n}` } })),
+  nodeStream: consoleRoute(200, (w) => ({ url: `/api/nodes/stream?id=${w.a.id}` })),
+  getNode: consoleRoute(200, (w) => ({ url: `/api/nodes/${w.a.id}` })),
+  updateNode: consoleRoute(200, (w) => ({ url: `/api/nodes/${w.a.id}`, body: { name: `renamed-${w.n}` } })),
+  deleteNode: consoleRoute(204, (w) => ({ url: `/api/nodes/${w.a.id}` })),
+  downloadNodeConfig: consoleRoute(200, (w) => ({ url: `/api/nodes/${w.a.id}/download` })),
+  enableNode: consoleRoute(200, (w) => ({ url: `/api/nodes/${w.a.id}/enable` })),
+  disableNode: consoleRoute(200, (w) => ({ url: `/api/nodes/${w.a.id}/disable` })),
+
+  listTokens: consoleRoute(200, (w) => ({ url: `/api/nodes/${w.a.id}/pats` })),
+  createToken: consoleRoute(201, (w) => ({ url: `/api/nodes/${w.a.id}/pats`, body: { name: 'more' } })),
+  revokeToken: consoleRoute(200, (w) => ({ url: `/api/nodes/${w.a.id}/pats/${w.tokenId}/revoke` })),
+  deleteToken: consoleRoute(204, (w) => ({ url: `/api/nodes/${w.a.id}/pats/${w.tokenId}` })),
+
+  listDomains: consoleRoute(200, () => ({ url: '/api/domains' })),
+  createDomain: consoleRoute(201, (w) => ({ url: '/api/domains', body: { domain: `new-${w.n}.example.test` } })),
+  getDomain: consoleRoute(200, (w) => ({ url: `/api/domains/${w.domain.id}` })),
+  updateDomain: consoleRoute(200, (w) => ({ url: `/api/domains/${w.domain.id}`, body: { domain: `moved-${w.n}.example.test` } })),
+  deleteDomain: consoleRoute(204, (w) => ({ url: `/api/domains/${w.domain.id}` })),
+
+  listHttpServices: consoleRoute(200, () => ({ url: '/api/services/http' })),
+  listTcpServices: consoleRoute(200, () => ({ url: '/api/services/tcp' })),
+  listNodeServices: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http` })),
+  createHttpService: consoleRoute(201, (w) => ({ url: `/api/services/${w.a.id}/http`, body: { name: 'web', pathLocation: `/admin-made-${w.n}`, backendPort: 80 } })),
+  createTcpService: consoleRoute(201, (w) => ({ url: `/api/services/${w.a.id}/tcp`, body: { name: 'mqtt', backendPort: 1883 } })),
+  getService: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http/${w.serviceId}` })),
+  updateService: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http/${w.serviceId}`, body: { name: 'renamed' } })),
+  enableService: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http/${w.serviceId}/enable` })),
+  disableService: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http/${w.serviceId}/disable` })),
+  deleteService: consoleRoute(204, (w) => ({ url: `/api/services/${w.a.id}/http/${w.serviceId}` })),
+
+  logStream: consoleRoute(200, (w) => ({ url: `/api/logs/stream?domain=${w.domain.domain}` })),
+
+  agentNode: agentRoute(200, 200, () => ({ url: '/api/agent/node' }), {
+    own: (body, w) => expect((body as { id: number }).id).toBe(w.a.id),
+    other: (body, w) => expect((body as { id: number }).id).toBe(w.b.id),
+  }),
+  agentConfig: agentRoute(200, 200, () => ({ url: '/api/agent/config' }), {
+    own: (body, w) => expect((body as { node: { id: number } }).node.id).toBe(w.a.id),
+    other: (body, w) => expect((body as { node: { id: number } }).node.id).toBe(w.b.id),
+  }),
+  agentListServices: agentRoute(200, 200, () => ({ url: '/api/agent/services/http' }), {
+    own: (body, w) => expect((body as { data: { id: number }[] }).data.map((s) => s.id)).toEqual([w.serviceId]),
+    other: (body) => expect((body as { data: unknown[] }).data).toEqual([]),
+  }),
+  // Each caller names a domain of its own: a new domain becomes the publishing node's (tenancy rules).
+  agentCreateHttpService: agentRoute(201, 201, (w, caller) => ({ url: '/api/agent/services/http', body: { name: 'web', domain: `agent-made-${w.n}-${caller}.example.test`, backendPort: 80 } }), {
+    own: (body, w) => isOfNode(w.a.id)(body),
+    other: (body, w) => isOfNode(w.b.id)(body),
+  }),
+  agentCreateTcpService: agentRoute(201, 201, () => ({ url: '/api/agent/services/tcp', body: { name: 'mqtt', backendPort: 1883 } }), {
+    own: (body, w) => isOfNode(w.a.id)(body),
+    other: (body, w) => isOfNode(w.b.id)(body),
+  }),
+  agentEnableService: agentRoute(200, 404, (w) => ({ url: `/api/agent/services/http/${w.serviceId}/enable` })),
+  agentDisableService: agentRoute(200, 404, (w) => ({ url: `/api/agent/services/tcp/${w.tcpServiceId}/disable` })),
+  agentDeleteService: agentRoute(204, 404, (w) => ({ url: `/api/agent/services/http/${w.serviceId}` })),
+};
+
+let t: TestApp;
+let base: string;
+let worlds = 0;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+});
+afterAll(() => t.cleanup());
+
+async function json<T>(method: string, url: string, token: string, body?: object): Promise<T> {
+  const response = await t.app.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${token}` }, ...(body ? { payload: body } : {}) });
+  if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
+  return response.json() as T;
+}
+
+/** Two nodes with a token each, a service and an extra token of A, a domain: all fresh. */
+async function buildWorld(): Promise<World> {
+  const n = ++worlds;
+  const session = await t.login();
+  const a = await json<World['a']>('POST', '/api/nodes', session, { name: `a-${n}` });
+  const b = await json<World['b']>('POST', '/api/nodes', session, { name: `b-${n}` });
+  const service = await json<{ id: number }>('POST', `/api/services/${a.id}/http`, session, { name: 'svc', pathLocation: `/svc-${n}`, backendPort: 80 });
+  const tcp = await json<{ id: number }>('POST', `/api/services/${a.id}/tcp`, session, { name: 'tcp', backendPort: 1883 });
+  const pat = await json<{ id: number }>('POST', `/api/nodes/${a.id}/pats`, session, { name: 'extra' });
+  const domain = await json<World['domain']>('POST', '/api/domains', session, { domain: `d-${n}.example.test` });
+  return { session, a, b, serviceId: service.id, tcpServiceId: tcp.id, tokenId: pat.id, domain, n };
+}
+
+function credentials(caller: Caller, w: World): { authorization?: string; cookie?: string } {
+  switch (caller) {
+    case 'none':
+      return {};
+    case 'cookie':
+      return { cookie: `token=${w.session}` };
+    case 'own':
+      return { authorization: `Bearer ${w.a.token}` };
+    case 'other':
+      return { authorization: `Bearer ${w.b.token}` };
+    case 'admin':
+      return { authorization: `Bearer ${w.session}` };
+  }
+}
+
+/** Event streams carry the credential as `?token=` (EventSource sends no headers) and never end on their own. */
+async function openStreamAs(caller: Caller, w: World, url: string): Promise<number> {
+  const { authorization, cookie } = credentials(caller, w);
+  const token = authorization?.slice('Bearer '.length);
+  const client = await connectSse(`${base}${url}${token ? `&token=${token}` : ''}`, cookie ? { cookie } : {});
+  client.close();
+  return client.status;
+}
+
+describe('authorisation matrix: every route × every caller', () => {
+  it.each(Object.entries(matrix))('%s', async (name, row) => {
+    const route = routes[name as RouteName];
+    const w = await buildWorld();
+    for (const [caller, status] of row.expected) {
+      const { url, body } = row.call(w, caller);
+      if (route.path === routes.nodeStream.path || route.path === routes.logStream.path) {
+        expect(await openStreamAs(caller, w, url), `${caller} on ${route.method} ${url}`).toBe(status);
+        continue;
+      }
+      const response = await t.app.inject({ method: route.method, url, headers: credentials(caller, w), ...(body ? { payload: body } : {}) });
+      expect(response.statusCode, `${caller} on ${route.method} ${url}: ${response.body}`).toBe(status);
+      expect(response.headers['cache-control'], `${caller} on ${route.method} ${url}`).toBe('no-store');
+      if (status === 401) expect(response.json()).toHaveProperty('message');
+      if (status === 401 && body) expect(response.json()).not.toHaveProperty('errors'); // refused before validation
+      row.check?.[caller]?.(response.statusCode === 204 ? null : response.json(), w);
+    }
+  });
+});
+
+const base64url = (value: object | string): string => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+
+describe('forged and misused tokens', () => {
+  it('refuses session tokens that were not signed by this gateway', async () => {
+    const real = await t.login();
+    const [header = '', payload = '', signature = ''] = real.split('.');
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+    const otherSession = JSON.parse(Buffer.from((await t.login()).split('.')[1] ?? '', 'base64url').toString()) as { sub: string };
+    const signWith = (key: Buffer, head: object, body: object) => {
+      const input = `${base64url(head)}.${base64url(body)}`;
+      return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;
+    };
+    const forged = {
+      'alg none': `${base64url({ alg: 'none' })}.${payload}.`,
+      'alg none, no signature part': `${base64url({ alg: 'none' })}.${payload}`,
+      'another key': signWith(randomBytes(32), { alg: 'HS256' }, claims),
+      'empty key': signWith(Buffer.alloc(0), { alg: 'HS256' }, claims),
+      'swapped session id': `${header}.${base64url({ ...claims, sub: `${otherSession.sub}x` })}.${signature}`,
+      'longer lifetime': `${header}.${base64url({ ...claims, exp: 4_102_444_800 })}.${signature}`,
+      'signature of another token': `${header}.${payload}.${signature.slice(0, -4)}AAAA`,
+      'access token as session': formatPat(randomBytes(36)),
+    };
+    for (const [what, token] of Object.entries(forged)) {
+      const response = await t.app.inject({ url: '/api/nodes', headers: { authorization: `Bearer ${token}` } });
+      expect(response.statusCode, what).toBe(401);
+      const stream = await connectSse(`${base}/api/nodes/stream?page=1&token=${token}`);
+      stream.close();
+      expect(stream.status, `${what} on a stream`).toBe(401);
+      expect((await t.app.inject({ url: '/api/auth/session', headers: { cookie: `token=${token}` } })).statusCode, `${what} as cookie`).toBe(401);
+    }
+    expect((await t.app.inject({ url: '/api/nodes', headers: { authorization: `Bearer ${real}` } })).statusCode).toBe(200);
+  });
+
+  it('refuses access tokens that are malformed, unknown, revoked, of a deleted node, or a session token', async () => {
+    const session = await t.login();
+    const node = await json<{ id: number; token: string }>('POST', '/api/nodes', session, { name: 'forgery-target' });
+    const revoked = await json<{ id: number; token: string }>('POST', `/api/nodes/${node.id}/pats`, session, { name: 'to-revoke' });
+    await json('PATCH', `/api/nodes/${node.id}/pats/${revoked.id}/revoke`, session);
+    const deletedNode = await json<{ id: number; token: string }>('POST', '/api/nodes', session, { name: 'gone' });
+    await t.app.inject({ method: 'DELETE', url: `/api/nodes/${deletedNode.id}`, headers: { authorization: `Bearer ${session}` } });
+    const badChecksum = `${node.token.slice(0, -1)}${node.token.endsWith('A') ? 'B' : 'A'}`;
+    const cases = {
+      'bad checksum': badChecksum,
+      'well-formed but unknown': formatPat(randomBytes(36)),
+      'revoked': revoked.token,
+      'of a deleted node': deletedNode.token,
+      'session token': session,
+      'lower-cased': node.token.toLowerCase(),
+      'with trailing junk': `${node.token}x`,
+    };
+    for (const [what, token] of Object.entries(cases)) {
+      const response = await t.app.inject({ url: '/api/agent/config', headers: { authorization: `Bearer ${token}` } });
+      expect(response.statusCode, what).toBe(401);
+      expect(response.body, what).not.toContain('PrivateKey');
+    }
+    expect((await t.app.inject({ url: '/api/agent/config', headers: { authorization: `Bearer ${node.token}` } })).statusCode).toBe(200);
+  });
+});
