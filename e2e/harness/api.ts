@@ -1,10 +1,24 @@
 import {
-  HealthSchema, HttpServiceSchema, LoginResponseSchema, NodeCreatedSchema, NodeSchema, TcpServiceSchema, buildPath, routes,
-  type HttpService, type HttpServiceCreate, type Node, type NodeCreate, type NodeCreated, type ServiceType, type TcpService, type TcpServiceCreate,
+  createApiClient,
+  fetchTransport,
+  operations,
+  type AnyService,
+  type CallArgs,
+  type CallOutput,
+  type HttpService,
+  type HttpServiceCreate,
+  type Node,
+  type NodeCreate,
+  type NodeCreated,
+  type Route,
+  type ServiceType,
+  type TcpService,
+  type TcpServiceCreate,
+  type Transport,
 } from '@postern/contract';
 
-// A typed client for the gateway's REST API, as the console and CLI use it: the route table and response
-// schemas come from the contract, so a test fails when the server answers something the contract does not allow.
+// The gateway's REST API through the contract's typed client, as the console and CLI use it: the operation table
+// gives paths and schemas, so a test fails when the server answers something the contract does not allow.
 
 export class ApiError extends Error {
   constructor(
@@ -16,102 +30,100 @@ export class ApiError extends Error {
   }
 }
 
-type Route = { method: string; path: string };
-/** A contract schema (zod is the contract's dependency, not ours). */
-type Parser<T> = { parse(value: unknown): T };
+/** fetch with a deadline; an error answer becomes an ApiError carrying the whole body text. */
+function harnessTransport(): Transport {
+  const send = fetchTransport();
+  return async (request) => {
+    const answer = await send({ ...request, signal: request.signal ?? AbortSignal.timeout(30_000) });
+    if (answer.status < 200 || answer.status > 299) throw new ApiError(answer.status, answer.body, `${request.method} ${request.url}`);
+    return answer;
+  };
+}
+
+const isOfType = (type: ServiceType) => (service: AnyService) => ('pathLocation' in service) === (type === 'http');
 
 export class ApiClient {
+  private readonly client;
+
   constructor(
     readonly baseUrl: string,
     readonly token: string | null = null,
-  ) {}
-
-  private async request(route: Route, params: Record<string, string | number>, body?: unknown): Promise<Response> {
-    const headers: Record<string, string> = {};
-    if (this.token !== null) headers.authorization = `Bearer ${this.token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const path = buildPath(route.path, params);
-    const response = await fetch(`${this.baseUrl}${path}`, {
-      method: route.method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(30_000),
-    });
-    if (!response.ok) throw new ApiError(response.status, await response.text(), `${route.method} ${path}`);
-    return response;
+  ) {
+    this.client = createApiClient({ transport: harnessTransport(), baseUrl, token });
   }
 
-  private async json<T>(schema: Parser<T>, route: Route, params: Record<string, string | number> = {}, body?: unknown): Promise<T> {
-    const response = await this.request(route, params, body);
-    return schema.parse(await response.json());
+  /** Any operation of the contract (or a bare route) as this client's caller. */
+  call<const O extends Route>(operation: O, ...args: CallArgs<O>): Promise<CallOutput<O>> {
+    return this.client.call(operation, ...args);
   }
 
   health() {
-    return this.json(HealthSchema, routes.health);
+    return this.call(operations.health);
   }
 
   /** A client signed in as `username`. */
   async login(username: string, password: string): Promise<ApiClient> {
-    const { token } = await this.json(LoginResponseSchema, routes.login, {}, { username, password });
+    const { token } = await this.call(operations.login, { body: { username, password } });
     return new ApiClient(this.baseUrl, token);
   }
 
   createNode(body: NodeCreate): Promise<NodeCreated> {
-    return this.json(NodeCreatedSchema, routes.createNode, {}, body);
+    return this.call(operations.createNode, { body });
   }
 
   getNode(id: number): Promise<Node> {
-    return this.json(NodeSchema, routes.getNode, { id });
+    return this.call(operations.getNode, { params: { id } });
   }
 
-  enableNode(id: number): Promise<unknown> {
-    return this.request(routes.enableNode, { id }).then((response) => response.text());
+  enableNode(id: number): Promise<Node> {
+    return this.call(operations.enableNode, { params: { id } });
   }
 
-  disableNode(id: number): Promise<unknown> {
-    return this.request(routes.disableNode, { id }).then((response) => response.text());
+  disableNode(id: number): Promise<Node> {
+    return this.call(operations.disableNode, { params: { id } });
   }
 
   /** The node's wg-quick config, as the console's download button gets it. */
   async downloadNodeConfig(id: number): Promise<string> {
-    return (await this.request(routes.downloadNodeConfig, { id })).text();
+    return (await this.call(operations.downloadNodeConfig, { params: { id } })).content;
   }
 
   createHttpService(nodeId: number, body: HttpServiceCreate): Promise<HttpService> {
-    return this.json(HttpServiceSchema, routes.createHttpService, { nodeId }, body);
+    return this.call(operations.createHttpService, { params: { nodeId }, body });
   }
 
   createTcpService(nodeId: number, body: TcpServiceCreate): Promise<TcpService> {
-    return this.json(TcpServiceSchema, routes.createTcpService, { nodeId }, body);
+    return this.call(operations.createTcpService, { params: { nodeId }, body });
   }
 
-  enableService(nodeId: number, type: ServiceType, id: number): Promise<unknown> {
-    return this.request(routes.enableService, { nodeId, type, id }).then((response) => response.text());
+  enableService(nodeId: number, type: ServiceType, id: number): Promise<AnyService> {
+    return this.call(operations.enableService, { params: { nodeId, type, id } });
   }
 
-  disableService(nodeId: number, type: ServiceType, id: number): Promise<unknown> {
-    return this.request(routes.disableService, { nodeId, type, id }).then((response) => response.text());
+  disableService(nodeId: number, type: ServiceType, id: number): Promise<AnyService> {
+    return this.call(operations.disableService, { params: { nodeId, type, id } });
   }
 
-  updateService(nodeId: number, type: ServiceType, id: number, body: Record<string, unknown>): Promise<unknown> {
-    return this.request(routes.updateService, { nodeId, type, id }, body).then((response) => response.text());
+  /** An edit with any fields (tests send partial and invalid ones too). */
+  updateService(nodeId: number, type: ServiceType, id: number, body: Record<string, unknown>): Promise<AnyService> {
+    const operation = type === 'http' ? operations.updateHttpService : operations.updateTcpService;
+    return this.call(operation, { params: { nodeId, id }, body });
   }
 
-  deleteService(nodeId: number, type: ServiceType, id: number): Promise<unknown> {
-    return this.request(routes.deleteService, { nodeId, type, id }).then((response) => response.text());
+  deleteService(nodeId: number, type: ServiceType, id: number): Promise<undefined> {
+    return this.call(operations.deleteService, { params: { nodeId, type, id } });
   }
 
   /** Every service of one type on a node (the API's largest page). */
   async listNodeServices(nodeId: number, type: 'http'): Promise<HttpService[]>;
   async listNodeServices(nodeId: number, type: 'tcp'): Promise<TcpService[]>;
-  async listNodeServices(nodeId: number, type: ServiceType): Promise<(HttpService | TcpService)[]> {
-    const response = await this.request({ ...routes.listNodeServices, path: `${routes.listNodeServices.path}?limit=100` }, { nodeId, type });
-    const { data } = (await response.json()) as { data: unknown[] };
-    const schema = type === 'http' ? HttpServiceSchema : TcpServiceSchema;
-    return data.map((row) => schema.parse(row));
+  async listNodeServices(nodeId: number, type: ServiceType): Promise<AnyService[]> {
+    const { data } = await this.call(operations.listNodeServices, { params: { nodeId, type }, query: { limit: 100 } });
+    if (!data.every(isOfType(type))) throw new Error(`the ${type} list of node ${nodeId} holds services of another type`);
+    return data;
   }
 
-  deleteNode(id: number): Promise<unknown> {
-    return this.request(routes.deleteNode, { id }).then((response) => response.text());
+  deleteNode(id: number): Promise<undefined> {
+    return this.call(operations.deleteNode, { params: { id } });
   }
 }

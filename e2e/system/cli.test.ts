@@ -1,9 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  PersonalAccessTokenCreatedSchema, PersonalAccessTokenSchema, SystemInfoSchema, buildPath, listOf, routes, type NodeCreated, type SystemInfo,
-} from '@postern/contract';
+import { operations, routes, type NodeCreated, type SystemInfo } from '@postern/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../harness/api.js';
 import { startBackend } from '../harness/backends.js';
@@ -32,19 +30,6 @@ const CLI_TIMEOUT_MS = 30_000;
 const ONLINE_DEADLINE_MS = 15_000;
 /** How long a new service may take to answer: generous, the apply-latency target is measured in bench/. */
 const APPLY_DEADLINE_MS = 15_000;
-
-/** Token calls the harness client does not have: the console's token dialog, through the same REST routes. */
-async function callApi(api: ApiClient, route: { method: string; path: string }, params: Record<string, string | number>, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${api.baseUrl}${buildPath(route.path, params)}`, {
-    method: route.method,
-    headers: { authorization: `Bearer ${api.token ?? ''}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${route.method} ${route.path} answered ${response.status}: ${text.slice(0, 500)}`);
-  return text === '' ? null : JSON.parse(text);
-}
 
 describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a node', () => {
   let system: System | undefined;
@@ -79,7 +64,7 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a
     configDir = join(system.lab.makeTempDir('postern'), 'etc-postern');
     ifName = system.lab.ifName('cli');
     node = await system.api.createNode({ name: 'e2e-cli' });
-    info = SystemInfoSchema.parse(await callApi(system.api, routes.systemInfo, {}));
+    info = await system.api.call(operations.systemInfo);
     if (info.certificate === null) throw new Error('the gateway serves no certificate');
     pin = info.certificate.pin;
     // nginx publishes the API on the public HTTPS address once the data plane has started.
@@ -101,7 +86,7 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a
   });
 
   it('connects with the console\'s command (public HTTPS URL, pin, a token created through the API) and the node turns online', async () => {
-    const created = PersonalAccessTokenCreatedSchema.parse(await callApi(api(), routes.createToken, { id: node.id }, { name: TOKEN_NAME }));
+    const created = await api().call(operations.createToken, { params: { id: node.id }, body: { name: TOKEN_NAME } });
     expect((await api().getNode(node.id)).status).toBe('offline');
 
     // Without the pin the self-signed certificate is refused, and nothing is stored.
@@ -189,10 +174,10 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a
   });
 
   it('fails the next call with a clear message once the token is revoked', async () => {
-    const tokens = listOf(PersonalAccessTokenSchema).parse(await callApi(api(), routes.listTokens, { id: node.id })).data;
+    const tokens = (await api().call(operations.listTokens, { params: { id: node.id } })).data;
     const token = tokens.find((candidate) => candidate.name === TOKEN_NAME);
     if (token === undefined) throw new Error(`token ${TOKEN_NAME} not listed: ${JSON.stringify(tokens)}`);
-    await callApi(api(), routes.revokeToken, { id: node.id, tokenId: token.id });
+    await api().call(operations.revokeToken, { params: { id: node.id, tokenId: token.id } });
 
     const result = await postern(['services']);
     // Exit code 3: the token is refused, retrying cannot help (README, "Exit codes and messages").

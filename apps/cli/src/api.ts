@@ -1,16 +1,12 @@
-import { z } from 'zod';
 import {
-  AgentConfigSchema,
-  HttpServiceSchema,
-  MessageErrorSchema,
-  NodeSchema,
-  TcpServiceSchema,
-  ValidationErrorSchema,
-  buildPath,
+  ApiError,
+  UnexpectedAnswerError,
+  createApiClient,
   isWellFormedPat,
-  listOf,
+  operations,
   routes,
   type AgentConfig,
+  type AnyService,
   type HttpService,
   type HttpServiceCreate,
   type ListResponse,
@@ -18,6 +14,7 @@ import {
   type ServiceType,
   type TcpService,
   type TcpServiceCreate,
+  type Transport,
 } from '@postern/contract';
 import { CliError, EXIT_BAD_TOKEN, GatewayUnreachableError, TokenRejectedError, UsageError } from './errors.js';
 import { checkGatewayUrl } from './gateway-url.js';
@@ -49,8 +46,6 @@ export interface GatewayConnection {
   insecure?: boolean;
 }
 
-type Route = (typeof routes)[keyof typeof routes];
-
 export const MALFORMED_TOKEN_MESSAGE =
   'Malformed access token: expected "pstn_" and 42 letters or digits with a valid checksum; copy it again from the console';
 
@@ -65,65 +60,77 @@ export function checkConnection(connection: GatewayConnection): URL {
   return url;
 }
 
-export function createAgentApi(connection: GatewayConnection, options: { client?: HttpClient; timeoutMs?: number } = {}): AgentApi {
-  const base = checkConnection(connection);
-  const client = options.client ?? createHttpClient(connection.pin === undefined ? {} : { pin: connection.pin });
-  const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
-  const origin = base.href.replace(/\/+$/, '');
-
-  async function call<T extends z.ZodType>(
-    route: Route,
-    params: Record<string, string | number>,
-    schema: T,
-    request: { body?: unknown; query?: string } = {},
-  ): Promise<z.infer<T>> {
-    const { body, query = '' } = request;
+/**
+ * The contract's client over the CLI's own HTTP client (its TLS and pinning rules). Failures to reach the gateway
+ * and redirects become CliErrors here; error answers come back as the client's ApiError.
+ */
+function agentTransport(client: HttpClient, timeoutMs: number, gatewayUrl: string): Transport {
+  return async (request) => {
     let answer: HttpAnswer;
     try {
       answer = await client({
-        method: route.method,
-        url: origin + buildPath(route.path, params) + query,
-        headers: {
-          authorization: `Bearer ${connection.token}`,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        ...(request.body === undefined ? {} : { body: request.body }),
         timeoutMs,
       });
     } catch (error) {
       // A certificate that did not pass already says what to do; anything else is "cannot reach".
       if (error instanceof CliError) throw error;
-      throw new GatewayUnreachableError(connection.url, describeNetworkError(error));
+      throw new GatewayUnreachableError(gatewayUrl, describeNetworkError(error));
     }
-    const payload = parseJson(answer.body);
     if (answer.status >= 300 && answer.status <= 399 && answer.location !== undefined) {
-      throw new CliError(`The gateway at ${connection.url} redirects to ${answer.location} (HTTP ${answer.status}): pass the gateway's https:// address as --url`);
+      throw new CliError(`The gateway at ${gatewayUrl} redirects to ${answer.location} (HTTP ${answer.status}): pass the gateway's https:// address as --url`);
     }
-    if (answer.status < 200 || answer.status > 299) throw toApiError(answer.status, payload, connection.url);
-    const parsed = schema.safeParse(payload);
-    if (!parsed.success) {
-      throw new CliError(`Unexpected answer from the gateway at ${connection.url} (${route.method} ${route.path}); is this a Postern gateway of the same version?`);
+    return { status: answer.status, headers: {}, body: answer.body };
+  };
+}
+
+const isHttpService = (service: AnyService): service is HttpService => 'pathLocation' in service;
+
+export function createAgentApi(connection: GatewayConnection, options: { client?: HttpClient; timeoutMs?: number } = {}): AgentApi {
+  const base = checkConnection(connection);
+  const client = options.client ?? createHttpClient(connection.pin === undefined ? {} : { pin: connection.pin });
+  const api = createApiClient({
+    transport: agentTransport(client, options.timeoutMs ?? REQUEST_TIMEOUT_MS, connection.url),
+    baseUrl: base.href,
+    token: connection.token,
+  });
+
+  /** Every failure as one readable CliError. */
+  const call: typeof api.call = async (operation, ...args) => {
+    try {
+      return await api.call(operation, ...args);
+    } catch (error) {
+      if (error instanceof ApiError) throw toCliError(error, connection.url);
+      if (error instanceof UnexpectedAnswerError) {
+        throw new CliError(`Unexpected answer from the gateway at ${connection.url} (${operation.method} ${operation.path}); is this a Postern gateway of the same version?`);
+      }
+      throw error;
     }
-    return parsed.data;
+  };
+
+  async function listServices(type: ServiceType, page: number, limit: number): Promise<ListResponse<AnyService>> {
+    const list = await call(operations.agentListServices, { params: { type }, query: { page, limit } });
+    if (list.data.some((service) => isHttpService(service) !== (type === 'http'))) {
+      throw new CliError(`Unexpected answer from the gateway at ${connection.url} (a ${type} list with other services); is this a Postern gateway of the same version?`);
+    }
+    return list;
   }
 
-  const anything = z.unknown();
   return {
-    getNode: () => call(routes.agentNode, {}, NodeSchema),
-    getConfig: () => call(routes.agentConfig, {}, AgentConfigSchema),
-    listServices: ((type: ServiceType, page: number, limit: number) =>
-      call(routes.agentListServices, { type }, listOf(type === 'http' ? HttpServiceSchema : TcpServiceSchema), {
-        query: `?page=${page}&limit=${limit}`,
-      })) as AgentApi['listServices'],
-    createHttpService: (body) => call(routes.agentCreateHttpService, {}, HttpServiceSchema, { body }),
-    createTcpService: (body) => call(routes.agentCreateTcpService, {}, TcpServiceSchema, { body }),
+    getNode: () => call(operations.agentNode),
+    getConfig: () => call(operations.agentConfig),
+    // The check above makes every row of the asked type.
+    listServices: listServices as AgentApi['listServices'],
+    createHttpService: (body) => call(operations.agentCreateHttpService, { body }),
+    createTcpService: (body) => call(operations.agentCreateTcpService, { body }),
+    // The bare route: the answer is not used, and an answer of another shape must not report a done change as failed.
     async setServiceEnabled(type, id, enabled) {
-      await call(enabled ? routes.agentEnableService : routes.agentDisableService, { type, id }, anything);
+      await call(enabled ? routes.agentEnableService : routes.agentDisableService, { params: { type, id } });
     },
-    async deleteService(type, id) {
-      await call(routes.agentDeleteService, { type, id }, anything);
-    },
+    deleteService: (type, id) => call(operations.agentDeleteService, { params: { type, id } }),
   };
 }
 
@@ -132,27 +139,16 @@ export function formatFieldErrors(errors: { field: string; message: string }[]):
   return errors.map((error) => `  ${error.field}: ${error.message}`).join('\n');
 }
 
-function toApiError(status: number, payload: unknown, url: string): CliError {
-  const validation = ValidationErrorSchema.safeParse(payload);
-  if (status === 422 && validation.success) {
-    return new CliError(`${validation.data.message}:\n${formatFieldErrors(validation.data.errors.body)}`);
+function toCliError(error: ApiError, url: string): CliError {
+  if (error.status === 422 && error.serverMessage !== null && error.fieldErrors.length > 0) {
+    return new CliError(`${error.serverMessage}:\n${formatFieldErrors(error.fieldErrors)}`);
   }
-  const message = MessageErrorSchema.safeParse(payload);
-  const text = message.success ? message.data.message : `HTTP ${status}`;
-  if (status === 401) return new TokenRejectedError(text);
-  if (status === 404 && !message.success) {
+  const text = error.serverMessage ?? `HTTP ${error.status}`;
+  if (error.status === 401) return new TokenRejectedError(text);
+  if (error.status === 404 && error.serverMessage === null) {
     return new CliError(`The server at ${url} has no agent API (HTTP 404): is this the gateway's URL?`);
   }
-  return new CliError(`The gateway answered: ${text}${message.success ? ` (HTTP ${status})` : ''}`);
-}
-
-function parseJson(text: string): unknown {
-  if (text === '') return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return null;
-  }
+  return new CliError(`The gateway answered: ${text}${error.serverMessage === null ? '' : ` (HTTP ${error.status})`}`);
 }
 
 function describeNetworkError(error: unknown): string {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { operations } from '@postern/contract';
 import { buildApp, VERSION } from './app.js';
 import { createLogger } from './http/logger.js';
 import { buildTestApp, TEST_ADMIN, type TestApp } from './test/build-test-app.js';
@@ -33,6 +34,24 @@ describe('system routes', () => {
     expect(document.paths['/api/auth/login'].post.security).toEqual([]);
     expect(document.paths['/api/agent/node'].get.security).toEqual([{ nodeToken: [] }]);
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/domains', '/api/services/{nodeId}/http', '/api/logs/stream']));
+    expect(createNode.responses['422'].description).toBe('code: validation');
+    expect(createNode.responses['400'].description).toBe('code: dataplane_rejected');
+    expect(createNode.responses['503'].description).toBe('code: dataplane_unavailable');
+    expect(document.paths['/api/logs/stream'].get.security).toEqual([{ session: [] }, { sessionQuery: [] }]);
+    expect(document.paths['/api/services/{nodeId}/tcp/{id}'].patch.operationId).toBe('updateTcpService');
+  });
+
+  it('serves every operation of the contract and refuses an /api route that is not one', async () => {
+    t = await buildTestApp();
+    for (const operation of Object.values(operations)) {
+      expect(t.app.hasRoute({ method: operation.method, url: operation.path }), operation.name).toBe(true);
+    }
+    const app = await buildApp(t.deps, { consoleDir: null });
+    try {
+      expect(() => app.get('/api/side-door', () => ({ ok: true }))).toThrow('GET /api/side-door is not registered from a contract operation');
+    } finally {
+      await app.close();
+    }
   });
 });
 

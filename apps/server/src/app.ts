@@ -18,7 +18,6 @@ import type { DomainCheck } from './modules/domains/service.js';
 import { logRoutes } from './modules/logs/routes.js';
 import { nodeRoutes } from './modules/nodes/routes.js';
 import { serviceRoutes } from './modules/services/routes.js';
-import type { RegisteredRoute } from './modules/system/openapi.js';
 import { systemRoutes } from './modules/system/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
 import { closeAllSse } from './sse.js';
@@ -56,9 +55,12 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   const options = { trustProxy, ...requestTimeouts(deps.config.requestTimeoutMs) };
   const app: FastifyInstance = loggerInstance ? Fastify({ ...options, loggerInstance }) : Fastify({ ...options, logger: false });
 
-  const registered: RegisteredRoute[] = [];
+  // Every API route is an operation of the contract's table (http/operation.ts): the auth gate, the typed client
+  // and the OpenAPI document all read the table, so a route outside it would be invisible to them.
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) registered.push({ method, url: route.url, schema: route.schema as RegisteredRoute['schema'] });
+    if (route.url.startsWith('/api') && route.config?.operation === undefined) {
+      throw new Error(`${String(route.method)} ${route.url} is not registered from a contract operation (registerOperation)`);
+    }
   });
 
   registerSecurityHeaders(app);
@@ -72,7 +74,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   app.addHook('preClose', async () => closeAllSse(app.server));
 
   const events = createNodeEvents();
-  await app.register(systemRoutes, { deps, version: VERSION, registered });
+  await app.register(systemRoutes, { deps, version: VERSION });
   await app.register(authRoutes, { deps });
   await app.register(nodeRoutes, { deps, events });
   await app.register(tokenRoutes, { deps });

@@ -95,6 +95,10 @@ export type TcpService = z.infer<typeof TcpServiceSchema>;
 export const ServiceTypeSchema = z.enum(['http', 'tcp']);
 export type ServiceType = z.infer<typeof ServiceTypeSchema>;
 
+/** An answer about a service of either type (the path's `:type` says which). */
+export const AnyServiceSchema = z.union([HttpServiceSchema, TcpServiceSchema]);
+export type AnyService = z.infer<typeof AnyServiceSchema>;
+
 export const PersonalAccessTokenSchema = z.object({
   id: z.number().int(),
   name: z.string(),

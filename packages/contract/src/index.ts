@@ -1,9 +1,12 @@
 export * from './constants.js';
 export * from './entities.js';
+export * from './api-client.js';
 export * from './envelopes.js';
+export * from './errors.js';
 export * from './format.js';
 export { idValue } from './fields.js';
 export * from './messages.js';
+export * from './operations.js';
 export * from './requests.js';
 export * from './routes.js';
 export * from './sse.js';

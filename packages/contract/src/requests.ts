@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defaults, limits } from './constants.js';
+import { ServiceTypeSchema } from './entities.js';
 import {
   backendHost,
   domainName,
@@ -180,6 +181,10 @@ export const NodeListQuerySchema = PageQuerySchema.extend({
 });
 export type NodeListQuery = z.infer<typeof NodeListQuerySchema>;
 
+/** Paging plus an optional `search` (part of a name) for the console's domain autocomplete. */
+export const DomainListQuerySchema = PageQuerySchema.extend({ search: z.string().trim().max(253).optional() });
+export type DomainListQuery = z.infer<typeof DomainListQuerySchema>;
+
 export const ServiceListQuerySchema = PageQuerySchema.extend({
   domain: optionalNullable(domainName()),
 });
@@ -208,5 +213,20 @@ export const LogStreamQuerySchema = z
   });
 export type LogStreamQuery = z.infer<typeof LogStreamQuerySchema>;
 
-/** Every `:id`-like path parameter: strict decimal text, so `01`, `1.0` or `%201` never name resource 1. */
+// ---- Path parameters ------------------------------------------------------------------------------------
+// Ids are strict decimal text, so `01`, `1.0` or `%201` never name resource 1; like an unknown `:type`, a malformed
+// one names no resource (the server answers 404 for params).
+
 export const IdParamSchema = z.object({ id: idValue() });
+export const TokenParamsSchema = IdParamSchema.extend({ tokenId: idValue() });
+export const NodeIdParamsSchema = z.object({ nodeId: idValue() });
+/** `/api/services/:nodeId/:type` */
+export const NodeServicesParamsSchema = NodeIdParamsSchema.extend({ type: ServiceTypeSchema });
+/** `/api/services/:nodeId/:type/:id` */
+export const ServiceParamsSchema = NodeServicesParamsSchema.extend({ id: idValue() });
+/** `/api/services/:nodeId/http/:id` and `/tcp/:id` (the type is in the route itself). */
+export const NodeServiceParamsSchema = NodeIdParamsSchema.extend({ id: idValue() });
+/** `/api/agent/services/:type` */
+export const ServiceTypeParamsSchema = z.object({ type: ServiceTypeSchema });
+/** `/api/agent/services/:type/:id` */
+export const AgentServiceParamsSchema = IdParamSchema.extend({ type: ServiceTypeSchema });

@@ -1,66 +1,95 @@
-// The route table (console-spec §7) plus the calls the spec leaves implicit (docs/api.md). Paths use
-// `:param` placeholders; `buildPath` fills them with URL-encoded values.
+// The route table (console-spec §7) plus the calls the spec leaves implicit (docs/api.md): method, path and who may
+// call. `operations.ts` adds each route's schemas; this half imports nothing, so the console's first page can name a
+// route without loading zod (a 24 KiB budget item). Paths use `:param` placeholders; `buildPath` fills them.
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call: `public` anyone; `session` a console session as a bearer header (event streams: `?token=`, which
+ * EventSource needs); `cookie` the HttpOnly session cookie only (GET /api/auth/session); `node-token` a node's
+ * personal access token as a bearer header (the agent API).
+ */
+export type AuthKind = 'public' | 'session' | 'cookie' | 'node-token';
+
+export interface Route {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly auth: AuthKind;
+}
 
 export const routes = {
-  health: { method: 'GET', path: '/api/health' },
-  openapi: { method: 'GET', path: '/api/openapi.json' },
+  health: { method: 'GET', path: '/api/health', auth: 'public' },
+  openapi: { method: 'GET', path: '/api/openapi.json', auth: 'public' },
   /** The gateway's public facts the console prints in the connect command (admin session). */
-  systemInfo: { method: 'GET', path: '/api/system/info' },
+  systemInfo: { method: 'GET', path: '/api/system/info', auth: 'session' },
 
-  login: { method: 'POST', path: '/api/auth/login' },
-  logout: { method: 'POST', path: '/api/auth/logout' },
-  changePassword: { method: 'PATCH', path: '/api/auth/password' },
+  login: { method: 'POST', path: '/api/auth/login', auth: 'public' },
+  logout: { method: 'POST', path: '/api/auth/logout', auth: 'session' },
+  changePassword: { method: 'PATCH', path: '/api/auth/password', auth: 'session' },
   /** The console's way back to its session after a page load: authenticated by the HttpOnly cookie only. */
-  session: { method: 'GET', path: '/api/auth/session' },
+  session: { method: 'GET', path: '/api/auth/session', auth: 'cookie' },
 
-  listNodes: { method: 'GET', path: '/api/nodes' },
-  createNode: { method: 'POST', path: '/api/nodes' },
-  nodeStream: { method: 'GET', path: '/api/nodes/stream' },
-  getNode: { method: 'GET', path: '/api/nodes/:id' },
-  updateNode: { method: 'PATCH', path: '/api/nodes/:id' },
-  deleteNode: { method: 'DELETE', path: '/api/nodes/:id' },
-  downloadNodeConfig: { method: 'GET', path: '/api/nodes/:id/download' },
-  enableNode: { method: 'PATCH', path: '/api/nodes/:id/enable' },
-  disableNode: { method: 'PATCH', path: '/api/nodes/:id/disable' },
+  listNodes: { method: 'GET', path: '/api/nodes', auth: 'session' },
+  createNode: { method: 'POST', path: '/api/nodes', auth: 'session' },
+  nodeStream: { method: 'GET', path: '/api/nodes/stream', auth: 'session' },
+  getNode: { method: 'GET', path: '/api/nodes/:id', auth: 'session' },
+  updateNode: { method: 'PATCH', path: '/api/nodes/:id', auth: 'session' },
+  deleteNode: { method: 'DELETE', path: '/api/nodes/:id', auth: 'session' },
+  downloadNodeConfig: { method: 'GET', path: '/api/nodes/:id/download', auth: 'session' },
+  enableNode: { method: 'PATCH', path: '/api/nodes/:id/enable', auth: 'session' },
+  disableNode: { method: 'PATCH', path: '/api/nodes/:id/disable', auth: 'session' },
 
-  listTokens: { method: 'GET', path: '/api/nodes/:id/pats' },
-  createToken: { method: 'POST', path: '/api/nodes/:id/pats' },
-  revokeToken: { method: 'PATCH', path: '/api/nodes/:id/pats/:tokenId/revoke' },
-  deleteToken: { method: 'DELETE', path: '/api/nodes/:id/pats/:tokenId' },
+  listTokens: { method: 'GET', path: '/api/nodes/:id/pats', auth: 'session' },
+  createToken: { method: 'POST', path: '/api/nodes/:id/pats', auth: 'session' },
+  revokeToken: { method: 'PATCH', path: '/api/nodes/:id/pats/:tokenId/revoke', auth: 'session' },
+  deleteToken: { method: 'DELETE', path: '/api/nodes/:id/pats/:tokenId', auth: 'session' },
 
-  listDomains: { method: 'GET', path: '/api/domains' },
-  createDomain: { method: 'POST', path: '/api/domains' },
-  getDomain: { method: 'GET', path: '/api/domains/:id' },
-  updateDomain: { method: 'PATCH', path: '/api/domains/:id' },
-  deleteDomain: { method: 'DELETE', path: '/api/domains/:id' },
+  listDomains: { method: 'GET', path: '/api/domains', auth: 'session' },
+  createDomain: { method: 'POST', path: '/api/domains', auth: 'session' },
+  getDomain: { method: 'GET', path: '/api/domains/:id', auth: 'session' },
+  updateDomain: { method: 'PATCH', path: '/api/domains/:id', auth: 'session' },
+  deleteDomain: { method: 'DELETE', path: '/api/domains/:id', auth: 'session' },
 
-  listHttpServices: { method: 'GET', path: '/api/services/http' },
-  listTcpServices: { method: 'GET', path: '/api/services/tcp' },
-  listNodeServices: { method: 'GET', path: '/api/services/:nodeId/:type' },
-  createHttpService: { method: 'POST', path: '/api/services/:nodeId/http' },
-  createTcpService: { method: 'POST', path: '/api/services/:nodeId/tcp' },
-  getService: { method: 'GET', path: '/api/services/:nodeId/:type/:id' },
-  updateService: { method: 'PATCH', path: '/api/services/:nodeId/:type/:id' },
-  enableService: { method: 'PATCH', path: '/api/services/:nodeId/:type/:id/enable' },
-  disableService: { method: 'PATCH', path: '/api/services/:nodeId/:type/:id/disable' },
-  deleteService: { method: 'DELETE', path: '/api/services/:nodeId/:type/:id' },
+  listHttpServices: { method: 'GET', path: '/api/services/http', auth: 'session' },
+  listTcpServices: { method: 'GET', path: '/api/services/tcp', auth: 'session' },
+  listNodeServices: { method: 'GET', path: '/api/services/:nodeId/:type', auth: 'session' },
+  createHttpService: { method: 'POST', path: '/api/services/:nodeId/http', auth: 'session' },
+  createTcpService: { method: 'POST', path: '/api/services/:nodeId/tcp', auth: 'session' },
+  getService: { method: 'GET', path: '/api/services/:nodeId/:type/:id', auth: 'session' },
+  // The spec's `PATCH /api/services/{nodeId}/{type}/{id}`: the body depends on the type, so one route per type
+  // (static segments win over `:type`).
+  updateHttpService: { method: 'PATCH', path: '/api/services/:nodeId/http/:id', auth: 'session' },
+  updateTcpService: { method: 'PATCH', path: '/api/services/:nodeId/tcp/:id', auth: 'session' },
+  enableService: { method: 'PATCH', path: '/api/services/:nodeId/:type/:id/enable', auth: 'session' },
+  disableService: { method: 'PATCH', path: '/api/services/:nodeId/:type/:id/disable', auth: 'session' },
+  deleteService: { method: 'DELETE', path: '/api/services/:nodeId/:type/:id', auth: 'session' },
 
-  logStream: { method: 'GET', path: '/api/logs/stream' },
+  logStream: { method: 'GET', path: '/api/logs/stream', auth: 'session' },
 
   // Agent API for the `postern` CLI: authenticated by the node's personal access token, scoped to that node.
-  agentNode: { method: 'GET', path: '/api/agent/node' },
-  agentConfig: { method: 'GET', path: '/api/agent/config' },
-  agentListServices: { method: 'GET', path: '/api/agent/services/:type' },
-  agentCreateHttpService: { method: 'POST', path: '/api/agent/services/http' },
-  agentCreateTcpService: { method: 'POST', path: '/api/agent/services/tcp' },
-  agentEnableService: { method: 'PATCH', path: '/api/agent/services/:type/:id/enable' },
-  agentDisableService: { method: 'PATCH', path: '/api/agent/services/:type/:id/disable' },
-  agentDeleteService: { method: 'DELETE', path: '/api/agent/services/:type/:id' },
-} as const satisfies Record<string, { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string }>;
+  agentNode: { method: 'GET', path: '/api/agent/node', auth: 'node-token' },
+  agentConfig: { method: 'GET', path: '/api/agent/config', auth: 'node-token' },
+  agentListServices: { method: 'GET', path: '/api/agent/services/:type', auth: 'node-token' },
+  agentCreateHttpService: { method: 'POST', path: '/api/agent/services/http', auth: 'node-token' },
+  agentCreateTcpService: { method: 'POST', path: '/api/agent/services/tcp', auth: 'node-token' },
+  agentEnableService: { method: 'PATCH', path: '/api/agent/services/:type/:id/enable', auth: 'node-token' },
+  agentDisableService: { method: 'PATCH', path: '/api/agent/services/:type/:id/disable', auth: 'node-token' },
+  agentDeleteService: { method: 'DELETE', path: '/api/agent/services/:type/:id', auth: 'node-token' },
+} as const satisfies Record<string, Route>;
 
 export type RouteName = keyof typeof routes;
 
-export function buildPath(path: string, params: Record<string, string | number> = {}): string {
+/** The `:name` placeholders of a path, as a union of names. */
+export type PathParamName<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | PathParamName<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
+
+/** What fills a path's placeholders. */
+export type PathParams<P extends string> = { [K in PathParamName<P>]: string | number };
+
+export function buildPath(path: string, params: Readonly<Record<string, string | number>> = {}): string {
   return path.replace(/:([A-Za-z]+)/g, (_, key: string) => {
     const value = params[key];
     if (value === undefined) throw new Error(`missing path parameter ${key} for ${path}`);

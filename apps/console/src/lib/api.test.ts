@@ -1,5 +1,6 @@
+import { routes } from '@postern/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, filenameFromDisposition, request } from './api';
+import { ApiError, call, filenameFromDisposition } from './api';
 import { clearToken, readToken, setSessionNavigator, storeToken } from './session';
 import { dismissToast, getToasts } from './toast-store';
 
@@ -41,7 +42,7 @@ describe('api error rules (console-spec §8)', () => {
   it('sends the bearer token the page holds, with credentials', async () => {
     storeToken('secret-token', 3600);
     const fetchMock = respondWith(200, { ok: true });
-    await request('/api/nodes');
+    await call(routes.listNodes);
     const [, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
     expect(init.credentials).toBe('include');
     expect((init.headers as Record<string, string>).Authorization).toBe('Bearer secret-token');
@@ -49,21 +50,21 @@ describe('api error rules (console-spec §8)', () => {
 
   it("shows a 400's message as an error toast", async () => {
     respondWith(400, { message: 'The local node has no config to download' });
-    const error = await failureOf(request('/api/nodes/1/download'));
+    const error = await failureOf(call(routes.downloadNodeConfig, { params: { id: 1 } }));
     expect(error.status).toBe(400);
     expect(toastMessages()).toEqual(['error: The local node has no config to download']);
   });
 
   it("shows 'Unknown Error' for a 400 without a message", async () => {
     respondWith(400);
-    await failureOf(request('/api/nodes'));
+    await failureOf(call(routes.listNodes));
     expect(toastMessages()).toEqual(['error: Unknown Error']);
   });
 
   it.each([401, 403, 429])('logs out on %i while signed in and remembers where the user was', async (status) => {
     storeToken('secret-token', 3600);
     respondWith(status, { message: 'no' });
-    await failureOf(request('/api/nodes'));
+    await failureOf(call(routes.listNodes));
     expect(readToken()).toBeNull();
     expect(localStorage.getItem('redirect')).toBe('/nodes/7?tab=tokens');
     expect(navigate).toHaveBeenCalledWith('/login');
@@ -71,20 +72,20 @@ describe('api error rules (console-spec §8)', () => {
 
   it('does not log out on 401 without a token (a failed sign-in)', async () => {
     respondWith(401, { message: 'Invalid credentials' });
-    const error = await failureOf(request('/api/auth/login', undefined, { method: 'POST', body: {} }));
+    const error = await failureOf(call(routes.login, { body: {} }));
     expect(error.message).toBe('Request failed with status code 401');
     expect(navigate).not.toHaveBeenCalled();
   });
 
   it("gives 'Network Error' when no response arrives", async () => {
     vi.stubGlobal('fetch', vi.fn(() => Promise.reject(new TypeError('Failed to fetch'))));
-    const error = await failureOf(request('/api/nodes'));
+    const error = await failureOf(call(routes.listNodes));
     expect([error.status, error.message]).toEqual([0, 'Network Error']);
   });
 
   it("names the status of other failures and keeps the server's message apart", async () => {
     respondWith(409, { message: 'Port 8080 is taken' });
-    const error = await failureOf(request('/api/services/1/tcp'));
+    const error = await failureOf(call(routes.createTcpService, { params: { nodeId: 1 }, body: {} }));
     expect(error.message).toBe('Request failed with status code 409');
     expect(error.serverMessage).toBe('Port 8080 is taken');
     expect(getToasts()).toHaveLength(0);
@@ -92,7 +93,7 @@ describe('api error rules (console-spec §8)', () => {
 
   it('carries the field messages of a 422', async () => {
     respondWith(422, { message: 'Validation failed', errors: { body: [{ field: 'name', message: 'This field is required' }] } });
-    const error = await failureOf(request('/api/nodes', undefined, { method: 'POST', body: {} }));
+    const error = await failureOf(call(routes.createNode, { body: {} }));
     expect(error.fieldErrors).toEqual([{ field: 'name', message: 'This field is required' }]);
   });
 });

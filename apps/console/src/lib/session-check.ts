@@ -1,5 +1,5 @@
 import { routes } from '@postern/contract';
-import { request } from './api';
+import { call } from './api';
 import { hasToken, logout } from './session';
 
 // EventSource hides the status of a refused stream: a 401 looks like any dropped connection. This asks the question
@@ -10,7 +10,6 @@ import { hasToken, logout } from './session';
  * The question is whether the bearer token this page holds still works, so the probe is a bearer call (GET
  * /api/auth/session answers for the cookie instead); one node of the list is the cheapest one.
  */
-const PROBE_PATH = routes.listNodes.path;
 const PROBE_QUERY = { page: 1, limit: 1 };
 
 /**
@@ -24,7 +23,7 @@ export async function checkSession(signal: AbortSignal): Promise<boolean> {
     return false;
   }
   try {
-    await request(PROBE_PATH, undefined, { query: PROBE_QUERY, signal });
+    await call(routes.listNodes, { query: PROBE_QUERY, signal });
   } catch {
     // The client has already signed out where §4 says so; whether a token is left is the answer.
   }

@@ -1,4 +1,4 @@
-import { routes, storageKeys } from '@postern/contract';
+import { createApiClient, fetchTransport, isApiError, routes, storageKeys } from '@postern/contract';
 
 // The session (console-spec §4, §9: a `token` cookie, SameSite Strict, lifetime from expires_in) is a cookie the
 // SERVER sets on sign-in and clears on sign-out: HttpOnly and Path=/api, so no script can read it, not even ours
@@ -49,16 +49,21 @@ function toSession(body: unknown): { token: string; expires_in: number } | null 
   return null;
 }
 
+/**
+ * The contract's client without the console's error rules (lib/api.ts): a refused session here is an answer, not a
+ * reason to sign out again. Bare routes, so this first-page module loads no schema.
+ */
+const transport = fetchTransport({ credentials: 'include' });
+
 async function fetchSession(): Promise<boolean> {
   try {
-    const response = await fetch(routes.session.path, { credentials: 'include', headers: { Accept: 'application/json' } });
-    const session = response.ok ? toSession(await response.json()) : null;
+    const session = toSession(await createApiClient({ transport }).call(routes.session));
     if (session && session.expires_in > 0) {
       storeToken(session.token, session.expires_in);
       return true;
     }
   } catch (error) {
-    console.error('could not ask the server for the session', error);
+    if (!isApiError(error)) console.error('could not ask the server for the session', error);
   }
   isKnownSignedOut = true;
   return false;
@@ -98,13 +103,13 @@ function currentPath(): string {
 
 /**
  * Ends the session on the server, which also clears the cookie this page cannot touch (best effort: a session that
- * already ended answers 401, and the cookie then names nothing). Plain fetch: the API client would sign out again.
+ * already ended answers 401, and the cookie then names nothing).
  */
 async function endServerSession(token: string): Promise<void> {
   try {
-    await fetch(routes.logout.path, { method: 'POST', credentials: 'include', headers: { Authorization: `Bearer ${token}` } });
+    await createApiClient({ transport, token }).call(routes.logout);
   } catch (error) {
-    console.error('server logout failed; signed out locally', error);
+    if (!isApiError(error)) console.error('server logout failed; signed out locally', error);
   }
 }
 

@@ -1,6 +1,5 @@
+import { withQuery, type QueryValue } from '@postern/contract';
 import type { z } from 'zod';
-import { withQuery } from './api';
-import type { QueryValue } from './api';
 import { readToken } from './session';
 import { checkSession } from './session-check';
 

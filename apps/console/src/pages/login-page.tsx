@@ -6,7 +6,7 @@ import { useState } from 'react';
 import { Button } from '../components/ui/button';
 import { TextField } from '../components/ui/form-field';
 import { CloseIcon, ShieldIcon } from '../components/ui/icons';
-import { isApiError, request } from '../lib/api';
+import { call, isApiError } from '../lib/api';
 import { clearRedirectTarget, readRedirectTarget, storeToken } from '../lib/session';
 
 // The sign-in screen is the first page most visits load, so it checks its two fields by hand instead of pulling
@@ -60,7 +60,7 @@ export function LoginPage() {
     setSubmitting(true);
     try {
       const body = { username: credentials.username.trim(), password: credentials.password };
-      const { token, expires_in } = toLoginResponse(await request(routes.login.path, undefined, { method: 'POST', body }));
+      const { token, expires_in } = toLoginResponse(await call(routes.login, { body }));
       storeToken(token, expires_in);
       const target = readRedirectTarget();
       clearRedirectTarget();

@@ -1,14 +1,6 @@
-import {
-  buildPath,
-  DomainSchema,
-  limits,
-  listOf,
-  routes,
-  type DomainCreate,
-  type DomainUpdate,
-} from '@postern/contract';
+import { limits, operations, type DomainCreate, type DomainUpdate } from '@postern/contract';
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
-import { request, send } from '../lib/api';
+import { call } from '../lib/api';
 import { serviceKeys } from './services';
 
 // Domains (console-spec §7). Every mutation invalidates by the `domains` prefix, never the whole cache.
@@ -20,12 +12,10 @@ export const domainKeys = {
   list: (params: DomainListParams) => [...domainKeys.all, 'list', params] as const,
 };
 
-const DomainListSchema = listOf(DomainSchema);
-
 export const domainListQueryOptions = (params: DomainListParams = {}) =>
   queryOptions({
     queryKey: domainKeys.list(params),
-    queryFn: ({ signal }) => request(routes.listDomains.path, DomainListSchema, { query: params, signal }),
+    queryFn: ({ signal }) => call(operations.listDomains, { query: params, signal }),
   });
 
 /** Every domain for the service form's autocomplete (one page of the API's maximum size). */
@@ -34,8 +24,7 @@ export const domainOptionsQueryOptions = () => domainListQueryOptions({ page: 1,
 export function useCreateDomain() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: DomainCreate) =>
-      request(routes.createDomain.path, DomainSchema, { method: 'POST', body }),
+    mutationFn: (body: DomainCreate) => call(operations.createDomain, { body }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: domainKeys.all }),
   });
 }
@@ -43,8 +32,7 @@ export function useCreateDomain() {
 export function useUpdateDomain() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, body }: { id: number; body: DomainUpdate }) =>
-      request(buildPath(routes.updateDomain.path, { id }), DomainSchema, { method: 'PATCH', body }),
+    mutationFn: ({ id, body }: { id: number; body: DomainUpdate }) => call(operations.updateDomain, { params: { id }, body }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: domainKeys.all }),
   });
 }
@@ -52,9 +40,7 @@ export function useUpdateDomain() {
 export function useDeleteDomain() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (id: number) => {
-      await send(buildPath(routes.deleteDomain.path, { id }), { method: 'DELETE' });
-    },
+    mutationFn: (id: number) => call(operations.deleteDomain, { params: { id } }),
     // A service's public URL and certificate mode follow its domain, so service lists are stale too.
     onSuccess: () =>
       Promise.all([

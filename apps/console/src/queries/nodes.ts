@@ -1,9 +1,9 @@
 import type { ListResponse, Node, NodeCreate, NodeUpdate } from '@postern/contract';
-import { buildPath, defaults, listOf, NodeCreatedSchema, NodeDetailEventSchema, NodeListEventSchema, NodeSchema, routes, timing } from '@postern/contract';
+import { defaults, NodeDetailEventSchema, NodeListEventSchema, operations, timing } from '@postern/contract';
 import type { QueryClient } from '@tanstack/react-query';
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { download, request, saveFile } from '../lib/api';
+import { call, saveFile, toDownload } from '../lib/api';
 import { openStream } from '../lib/sse';
 import { showToast } from '../lib/toast-store';
 import { serviceKeys } from './services';
@@ -21,12 +21,10 @@ export const nodeKeys = {
   detail: (id: number) => [...nodeKeys.details(), id] as const,
 };
 
-const NodeListSchema = listOf(NodeSchema);
-
 export const nodeListQueryOptions = (params: NodeListParams) =>
   queryOptions({
     queryKey: nodeKeys.list(params),
-    queryFn: ({ signal }) => request(routes.listNodes.path, NodeListSchema, { query: params, signal }),
+    queryFn: ({ signal }) => call(operations.listNodes, { query: params, signal }),
     placeholderData: keepPreviousData,
   });
 
@@ -36,7 +34,7 @@ export const nodeQueryOptions = (id: number) =>
     queryKey: nodeKeys.detail(id),
     queryFn: async ({ signal }): Promise<Node | null> => {
       try {
-        return await request(buildPath(routes.getNode.path, { id }), NodeSchema, { signal });
+        return await call(operations.getNode, { params: { id }, signal });
       } catch (error) {
         console.error(`loading node ${id} failed`, error);
         return null;
@@ -59,7 +57,7 @@ export function writeNodeToCache(queryClient: QueryClient, node: Node): void {
 export function useCreateNode() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: NodeCreate) => request(routes.createNode.path, NodeCreatedSchema, { method: 'POST', body }),
+    mutationFn: (body: NodeCreate) => call(operations.createNode, { body }),
     onSuccess: async () => queryClient.invalidateQueries({ queryKey: nodeKeys.lists() }),
   });
 }
@@ -67,8 +65,7 @@ export function useCreateNode() {
 export function useUpdateNode() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, body }: { id: number; body: NodeUpdate }) =>
-      request(buildPath(routes.updateNode.path, { id }), NodeSchema, { method: 'PATCH', body }),
+    mutationFn: ({ id, body }: { id: number; body: NodeUpdate }) => call(operations.updateNode, { params: { id }, body }),
     onSuccess: (node) => {
       writeNodeToCache(queryClient, node);
       showToast({ message: 'Node updated successfully!', type: 'success' });
@@ -80,7 +77,7 @@ export function useSetNodeEnabled() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ id, enabled }: { id: number; enabled: boolean }) =>
-      request(buildPath(enabled ? routes.enableNode.path : routes.disableNode.path, { id }), NodeSchema, { method: 'PATCH' }),
+      call(enabled ? operations.enableNode : operations.disableNode, { params: { id } }),
     onSuccess: (node, { enabled }) => {
       // Applied locally after the call succeeds (console-spec §4), whatever the stream says later.
       writeNodeToCache(queryClient, { ...node, enabled });
@@ -92,7 +89,7 @@ export function useSetNodeEnabled() {
 export function useDeleteNode() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: number) => request(buildPath(routes.deleteNode.path, { id }), undefined, { method: 'DELETE' }),
+    mutationFn: (id: number) => call(operations.deleteNode, { params: { id } }),
     onSuccess: async (_, id) => {
       queryClient.removeQueries({ queryKey: nodeKeys.detail(id) });
       showToast({ message: 'Node deleted successfully!', type: 'success' });
@@ -107,7 +104,7 @@ export function useDeleteNode() {
 
 /** Saves the node's WireGuard config; the name comes from Content-Disposition, default config.conf. */
 export async function downloadNodeConfig(id: number): Promise<void> {
-  saveFile(await download(buildPath(routes.downloadNodeConfig.path, { id }), 'config.conf'));
+  saveFile(toDownload(await call(operations.downloadNodeConfig, { params: { id } }), 'config.conf'));
 }
 
 /** While mounted, pushed pages replace the shown rows (console-spec §2); a changed set of rows refetches the page. */
@@ -117,7 +114,7 @@ export function useNodeListStream(params: NodeListParams): void {
   useEffect(
     () =>
       openStream({
-        path: routes.nodeStream.path,
+        path: operations.nodeStream.path,
         query: { page, limit, type },
         schema: NodeListEventSchema,
         onMessage: (nodes) => {
@@ -144,7 +141,7 @@ export function useNodeStream(id: number, isEnabled: boolean): void {
   useEffect(() => {
     if (!isEnabled) return undefined;
     return openStream({
-      path: routes.nodeStream.path,
+      path: operations.nodeStream.path,
       query: { id },
       schema: NodeDetailEventSchema,
       onMessage: (node) => writeNodeToCache(queryClient, node),

@@ -1,10 +1,6 @@
 import {
-  buildPath,
   defaults,
-  HttpServiceSchema,
-  listOf,
-  routes,
-  TcpServiceSchema,
+  operations,
   type HttpService,
   type HttpServiceCreate,
   type ListResponse,
@@ -13,12 +9,10 @@ import {
   type TcpServiceCreate,
 } from '@postern/contract';
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
-import { request, send } from '../lib/api';
+import { call } from '../lib/api';
 
 // HTTP and TCP services (console-spec §7). Lists are keyed under `services/{type}`; every mutation invalidates the
 // `services` prefix, because one change shows up in a node's card and in a domain's expanded row alike.
-
-const listSchemas = { http: listOf(HttpServiceSchema), tcp: listOf(TcpServiceSchema) } as const;
 
 export type AnyService = HttpService | TcpService;
 
@@ -32,29 +26,22 @@ export const serviceKeys = {
     [...serviceKeys.type(type), scope, { page, limit: defaults.cardPageSize }] as const,
 };
 
-function listPath(type: ServiceType, scope: ServiceScope): string {
-  if (scope.kind === 'node') return buildPath(routes.listNodeServices.path, { nodeId: scope.nodeId, type });
-  return type === 'http' ? routes.listHttpServices.path : routes.listTcpServices.path;
+/** One page of a node's services of one type, or of every node's services on one domain. */
+function listServices(type: ServiceType, scope: ServiceScope, page: number, signal: AbortSignal): Promise<ListResponse<AnyService>> {
+  const limit = defaults.cardPageSize;
+  if (scope.kind === 'node') return call(operations.listNodeServices, { params: { nodeId: scope.nodeId, type }, query: { page, limit }, signal });
+  const operation = type === 'http' ? operations.listHttpServices : operations.listTcpServices;
+  return call(operation, { query: { page, limit, domain: scope.domain }, signal });
 }
 
 /** One page (5 rows, as in the service cards) of a node's or a domain's services of one type. */
 export const serviceListQueryOptions = (type: ServiceType, scope: ServiceScope, page: number) =>
   queryOptions({
     queryKey: serviceKeys.list(type, scope, page),
-    queryFn: ({ signal }): Promise<ListResponse<AnyService>> =>
-      request(listPath(type, scope), listSchemas[type], {
-        query: {
-          page,
-          limit: defaults.cardPageSize,
-          ...(scope.kind === 'domain' ? { domain: scope.domain } : {}),
-        },
-        signal,
-      }),
+    queryFn: ({ signal }) => listServices(type, scope, page, signal),
   });
 
 export type ServiceRef = { nodeId: number; type: ServiceType; id: number };
-
-const servicePath = (path: string, { nodeId, type, id }: ServiceRef) => buildPath(path, { nodeId, type, id });
 
 function useInvalidateServices() {
   const queryClient = useQueryClient();
@@ -65,7 +52,7 @@ export function useCreateHttpService() {
   const invalidate = useInvalidateServices();
   return useMutation({
     mutationFn: ({ nodeId, body }: { nodeId: number; body: HttpServiceCreate }) =>
-      request(buildPath(routes.createHttpService.path, { nodeId }), HttpServiceSchema, { method: 'POST', body }),
+      call(operations.createHttpService, { params: { nodeId }, body }),
     onSuccess: invalidate,
   });
 }
@@ -74,7 +61,7 @@ export function useCreateTcpService() {
   const invalidate = useInvalidateServices();
   return useMutation({
     mutationFn: ({ nodeId, body }: { nodeId: number; body: TcpServiceCreate }) =>
-      request(buildPath(routes.createTcpService.path, { nodeId }), TcpServiceSchema, { method: 'POST', body }),
+      call(operations.createTcpService, { params: { nodeId }, body }),
     onSuccess: invalidate,
   });
 }
@@ -83,10 +70,7 @@ export function useUpdateHttpService() {
   const invalidate = useInvalidateServices();
   return useMutation({
     mutationFn: ({ ref, body }: { ref: Omit<ServiceRef, 'type'>; body: HttpServiceCreate }) =>
-      request(servicePath(routes.updateService.path, { ...ref, type: 'http' }), HttpServiceSchema, {
-        method: 'PATCH',
-        body,
-      }),
+      call(operations.updateHttpService, { params: ref, body }),
     onSuccess: invalidate,
   });
 }
@@ -95,10 +79,7 @@ export function useUpdateTcpService() {
   const invalidate = useInvalidateServices();
   return useMutation({
     mutationFn: ({ ref, body }: { ref: Omit<ServiceRef, 'type'>; body: TcpServiceCreate }) =>
-      request(servicePath(routes.updateService.path, { ...ref, type: 'tcp' }), TcpServiceSchema, {
-        method: 'PATCH',
-        body,
-      }),
+      call(operations.updateTcpService, { params: ref, body }),
     onSuccess: invalidate,
   });
 }
@@ -108,8 +89,7 @@ export function useSetServiceAccess() {
   const invalidate = useInvalidateServices();
   return useMutation({
     mutationFn: async ({ ref, isEnabled }: { ref: ServiceRef; isEnabled: boolean }) => {
-      const route = isEnabled ? routes.enableService : routes.disableService;
-      await send(servicePath(route.path, ref), { method: 'PATCH' });
+      await call(isEnabled ? operations.enableService : operations.disableService, { params: ref });
     },
     onSuccess: invalidate,
   });
@@ -118,9 +98,7 @@ export function useSetServiceAccess() {
 export function useDeleteService() {
   const invalidate = useInvalidateServices();
   return useMutation({
-    mutationFn: async (ref: ServiceRef) => {
-      await send(servicePath(routes.deleteService.path, ref), { method: 'DELETE' });
-    },
+    mutationFn: (ref: ServiceRef) => call(operations.deleteService, { params: ref }),
     onSuccess: invalidate,
   });
 }

@@ -1,6 +1,6 @@
-import { routes, SystemInfoSchema } from '@postern/contract';
+import { operations } from '@postern/contract';
 import { queryOptions } from '@tanstack/react-query';
-import { request } from '../lib/api';
+import { call } from '../lib/api';
 
 // The gateway's public facts (docs/api.md "System"): its public URL and the pin of its certificate. They change
 // only when the gateway restarts with other settings or renews its certificate.
@@ -10,6 +10,6 @@ export const systemKeys = { info: ['system', 'info'] as const };
 export const systemInfoQueryOptions = () =>
   queryOptions({
     queryKey: systemKeys.info,
-    queryFn: ({ signal }) => request(routes.systemInfo.path, SystemInfoSchema, { signal }),
+    queryFn: ({ signal }) => call(operations.systemInfo, { signal }),
     staleTime: 5 * 60_000,
   });

@@ -1,7 +1,7 @@
 import type { ListResponse, PersonalAccessToken, TokenCreate } from '@postern/contract';
-import { buildPath, defaults, listOf, PersonalAccessTokenCreatedSchema, PersonalAccessTokenSchema, routes } from '@postern/contract';
+import { defaults, operations } from '@postern/contract';
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
-import { request } from '../lib/api';
+import { call } from '../lib/api';
 import { showToast } from '../lib/toast-store';
 
 // Personal access tokens of one node (console-spec §2 "Node Access Tokens"); the table pages by 5.
@@ -14,13 +14,10 @@ export const tokenKeys = {
   list: (nodeId: number, page: number) => [...tokenKeys.lists(nodeId), { page, limit: TOKEN_PAGE_SIZE }] as const,
 };
 
-const TokenListSchema = listOf(PersonalAccessTokenSchema);
-
 export const tokenListQueryOptions = (nodeId: number, page: number) =>
   queryOptions({
     queryKey: tokenKeys.list(nodeId, page),
-    queryFn: ({ signal }) =>
-      request(buildPath(routes.listTokens.path, { id: nodeId }), TokenListSchema, { query: { page, limit: TOKEN_PAGE_SIZE }, signal }),
+    queryFn: ({ signal }) => call(operations.listTokens, { params: { id: nodeId }, query: { page, limit: TOKEN_PAGE_SIZE }, signal }),
     placeholderData: keepPreviousData,
   });
 
@@ -31,8 +28,7 @@ function mapTokenRows(list: ListResponse<PersonalAccessToken> | undefined, map: 
 export function useCreateToken(nodeId: number) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: TokenCreate) =>
-      request(buildPath(routes.createToken.path, { id: nodeId }), PersonalAccessTokenCreatedSchema, { method: 'POST', body }),
+    mutationFn: (body: TokenCreate) => call(operations.createToken, { params: { id: nodeId }, body }),
     // The new token joins the table; refetching keeps paging and totals right.
     onSuccess: async () => queryClient.invalidateQueries({ queryKey: tokenKeys.lists(nodeId) }),
   });
@@ -41,8 +37,7 @@ export function useCreateToken(nodeId: number) {
 export function useRevokeToken(nodeId: number) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (tokenId: number) =>
-      request(buildPath(routes.revokeToken.path, { id: nodeId, tokenId }), PersonalAccessTokenSchema, { method: 'PATCH' }),
+    mutationFn: (tokenId: number) => call(operations.revokeToken, { params: { id: nodeId, tokenId } }),
     onSuccess: (token) => {
       queryClient.setQueriesData<ListResponse<PersonalAccessToken>>({ queryKey: tokenKeys.lists(nodeId) }, (list) =>
         mapTokenRows(list, (rows) => rows.map((row) => (row.id === token.id ? { ...token, revoked: true } : row))),
@@ -55,8 +50,7 @@ export function useRevokeToken(nodeId: number) {
 export function useDeleteToken(nodeId: number) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (tokenId: number) =>
-      request(buildPath(routes.deleteToken.path, { id: nodeId, tokenId }), undefined, { method: 'DELETE' }),
+    mutationFn: (tokenId: number) => call(operations.deleteToken, { params: { id: nodeId, tokenId } }),
     onSuccess: async (_, tokenId) => {
       queryClient.setQueriesData<ListResponse<PersonalAccessToken>>({ queryKey: tokenKeys.lists(nodeId) }, (list) =>
         mapTokenRows(list, (rows) => rows.filter((row) => row.id !== tokenId)),

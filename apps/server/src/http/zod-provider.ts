@@ -1,13 +1,8 @@
-import type { FastifyInstance, FastifyTypeProvider } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 
-// Route schemas are the contract's zod schemas: the same object validates the request, types the handler and
-// serialises the response (unknown keys are stripped, so no column can leak by accident).
-
-export interface ZodTypeProvider extends FastifyTypeProvider {
-  validator: this['schema'] extends z.ZodType ? z.output<this['schema']> : unknown;
-  serializer: this['schema'] extends z.ZodType ? z.input<this['schema']> : unknown;
-}
+// Route schemas are the contract's zod schemas (operation.ts registers them): the same object validates the request,
+// types the handler and serialises the response (unknown keys are stripped, so no column can leak by accident).
 
 const isZodSchema = (schema: unknown): schema is z.ZodType => schema instanceof z.ZodType;
 

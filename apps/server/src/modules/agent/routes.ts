@@ -1,22 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import {
-  AgentConfigSchema,
-  HttpServiceCreateSchema,
-  HttpServiceSchema,
-  IdParamSchema,
-  listOf,
-  NodeSchema,
-  PageQuerySchema,
-  routes,
-  ServiceTypeSchema,
-  TcpServiceCreateSchema,
-  TcpServiceSchema,
-} from '@postern/contract';
+import { operations } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { sendError, type HandledError } from '../../http/error-handler.js';
-import type { ZodTypeProvider } from '../../http/zod-provider.js';
+import { registerOperation } from '../../http/operation.js';
 import { renderConfigFor } from '../nodes/node-config.js';
 import { viewNode } from '../nodes/service.js';
 import {
@@ -55,47 +42,39 @@ function redactErrorForNode(error: HandledError): HandledError {
   return error;
 }
 
-const TypeParamsSchema = z.object({ type: ServiceTypeSchema });
-const ServiceParamsSchema = IdParamSchema.extend({ type: ServiceTypeSchema });
-const AnyServiceSchema = z.union([HttpServiceSchema, TcpServiceSchema]);
-
-export async function agentRoutes(fastify: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
+export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
   const { deps } = opts;
-  const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.decorateRequest('agentNode', null);
   app.addHook('onRequest', (request) => authenticateAgent(deps, request));
   app.setErrorHandler((error: HandledError, request, reply) => sendError(redactErrorForNode(error), request, reply));
 
-  app.get(routes.agentNode.path, { schema: { response: { 200: NodeSchema } } }, (request) => viewNode(deps, requireAgentNode(request)));
+  registerOperation(app, operations.agentNode, (request) => viewNode(deps, requireAgentNode(request)));
 
-  app.get(routes.agentConfig.path, { schema: { response: { 200: AgentConfigSchema } } }, (request) => {
+  registerOperation(app, operations.agentConfig, (request) => {
     const node = requireAgentNode(request);
     return { node: viewNode(deps, node), config: renderConfigFor(deps, node), tunnelHealthUrl: tunnelHealthUrl(deps.config) };
   });
 
-  app.get(routes.agentListServices.path, { schema: { params: TypeParamsSchema, querystring: PageQuerySchema, response: { 200: listOf(AnyServiceSchema) } } }, (request) => {
+  registerOperation(app, operations.agentListServices, (request) => {
     const list = listNodeServices(deps, requireAgentNode(request).id, request.params.type, request.query);
     return { ...list, data: list.data.map(redactForNode) };
   });
 
-  app.post(routes.agentCreateHttpService.path, { schema: { body: HttpServiceCreateSchema, response: { 201: HttpServiceSchema } } }, async (request, reply) =>
-    reply.code(201).send(redactForNode(await createHttpService(deps, requireAgentNode(request).id, request.body, 'node'))),
+  registerOperation(app, operations.agentCreateHttpService, async (request) =>
+    redactForNode(await createHttpService(deps, requireAgentNode(request).id, request.body, 'node')),
+  );
+  registerOperation(app, operations.agentCreateTcpService, async (request) =>
+    redactForNode(await createTcpService(deps, requireAgentNode(request).id, request.body, 'node')),
   );
 
-  app.post(routes.agentCreateTcpService.path, { schema: { body: TcpServiceCreateSchema, response: { 201: TcpServiceSchema } } }, async (request, reply) =>
-    reply.code(201).send(redactForNode(await createTcpService(deps, requireAgentNode(request).id, request.body, 'node'))),
-  );
-
-  app.patch(routes.agentEnableService.path, { schema: { params: ServiceParamsSchema, response: { 200: AnyServiceSchema } } }, async (request) =>
+  registerOperation(app, operations.agentEnableService, async (request) =>
     redactForNode(await setServiceEnabled(deps, requireAgentNode(request).id, request.params.type, request.params.id, true)),
   );
-
-  app.patch(routes.agentDisableService.path, { schema: { params: ServiceParamsSchema, response: { 200: AnyServiceSchema } } }, async (request) =>
+  registerOperation(app, operations.agentDisableService, async (request) =>
     redactForNode(await setServiceEnabled(deps, requireAgentNode(request).id, request.params.type, request.params.id, false)),
   );
 
-  app.delete(routes.agentDeleteService.path, { schema: { params: ServiceParamsSchema } }, async (request, reply) => {
-    await deleteService(deps, requireAgentNode(request).id, request.params.type, request.params.id);
-    return reply.code(204).send();
-  });
+  registerOperation(app, operations.agentDeleteService, (request) =>
+    deleteService(deps, requireAgentNode(request).id, request.params.type, request.params.id),
+  );
 }

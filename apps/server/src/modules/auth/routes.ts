@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { ChangePasswordRequestSchema, LoginRequestSchema, LoginResponseSchema, routes } from '@postern/contract';
+import { operations } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { requireSession } from '../../http/authenticate.js';
-import type { ZodTypeProvider } from '../../http/zod-provider.js';
+import { registerOperation } from '../../http/operation.js';
 import { createHashGate } from './hash-gate.js';
 import { createLoginLimiter } from './rate-limit.js';
 import { changePassword, logIn, type PasswordChecks } from './service.js';
@@ -30,26 +29,26 @@ function refuseCrossSite(request: FastifyRequest): void {
   if (site === 'cross-site' || site === 'same-site') throw new AppError('forbidden', 'The session is only handed to the console itself');
 }
 
-export async function authRoutes(fastify: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
+export async function authRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
   const { deps } = opts;
-  const app = fastify.withTypeProvider<ZodTypeProvider>();
   const checks: PasswordChecks = {
     limiter: createLoginLimiter(deps.now),
     gate: createHashGate(deps.config.passwordHashConcurrency, deps.config.passwordHashQueue),
   };
-  const sessionStreams = watchSessionStreams(fastify, deps);
+  const sessionStreams = watchSessionStreams(app, deps);
 
-  app.post(
-    routes.login.path,
-    { bodyLimit: PASSWORD_BODY_LIMIT, schema: { body: LoginRequestSchema, response: { 200: LoginResponseSchema } } },
+  registerOperation(
+    app,
+    operations.login,
     async (request, reply) => {
       const session = await logIn(deps, checks, request.ip, request.body);
       setSessionCookie(deps, request, reply, session.token, session.expires_in);
       return session;
     },
+    { bodyLimit: PASSWORD_BODY_LIMIT },
   );
 
-  app.get(routes.session.path, { schema: { response: { 200: LoginResponseSchema } } }, async (request, reply) => {
+  registerOperation(app, operations.session, async (request, reply) => {
     refuseCrossSite(request);
     const candidates = readSessionCookies(request);
     if (candidates.length === 0) throw new AppError('unauthorized', 'Authentication required');
@@ -63,20 +62,19 @@ export async function authRoutes(fastify: FastifyInstance, opts: { deps: AppDeps
     throw new AppError('unauthorized', 'Session expired or invalid, please sign in again');
   });
 
-  app.post(routes.logout.path, { schema: { response: { 204: z.null() } } }, async (request, reply) => {
+  registerOperation(app, operations.logout, (request, reply) => {
     deleteSession(deps, requireSession(request).sessionId);
     sessionStreams.endStreams();
     clearSessionCookie(deps, request, reply);
-    return reply.code(204).send(null);
   });
 
-  app.patch(
-    routes.changePassword.path,
-    { bodyLimit: PASSWORD_BODY_LIMIT, schema: { body: ChangePasswordRequestSchema, response: { 204: z.null() } } },
-    async (request, reply) => {
+  registerOperation(
+    app,
+    operations.changePassword,
+    async (request) => {
       await changePassword(deps, checks, request.ip, requireSession(request), request.body);
       sessionStreams.endStreams();
-      return reply.code(204).send(null);
     },
+    { bodyLimit: PASSWORD_BODY_LIMIT },
   );
 }

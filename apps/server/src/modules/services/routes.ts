@@ -1,21 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import {
-  HttpServiceCreateSchema,
-  HttpServiceSchema,
-  HttpServiceUpdateSchema,
-  idValue,
-  listOf,
-  PageQuerySchema,
-  routes,
-  ServiceListQuerySchema,
-  ServiceTypeSchema,
-  TcpServiceCreateSchema,
-  TcpServiceSchema,
-  TcpServiceUpdateSchema,
-} from '@postern/contract';
+import { operations } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
-import type { ZodTypeProvider } from '../../http/zod-provider.js';
+import { registerOperation } from '../../http/operation.js';
 import {
   createHttpService,
   createTcpService,
@@ -28,72 +14,21 @@ import {
   updateTcpService,
 } from './service.js';
 
-// A malformed id or an unknown type in the path names no resource: the error handler answers 404 for params.
-const idText = idValue();
-const NodeParams = z.object({ nodeId: idText });
-const NodeTypeParams = NodeParams.extend({ type: ServiceTypeSchema });
-const ServiceParams = NodeTypeParams.extend({ id: idText });
-const NodeServiceParams = NodeParams.extend({ id: idText });
-
-const AnyServiceSchema = z.union([HttpServiceSchema, TcpServiceSchema]);
-const noContent = { 204: z.null() };
-
-export async function serviceRoutes(fastify: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
+export async function serviceRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
   const { deps } = opts;
-  const app = fastify.withTypeProvider<ZodTypeProvider>();
 
-  app.get(
-    routes.listHttpServices.path,
-    { schema: { querystring: ServiceListQuerySchema, response: { 200: listOf(HttpServiceSchema) } } },
-    (request) => listServices(deps, 'http', request.query),
-  );
-  app.get(
-    routes.listTcpServices.path,
-    { schema: { querystring: ServiceListQuerySchema, response: { 200: listOf(TcpServiceSchema) } } },
-    (request) => listServices(deps, 'tcp', request.query),
-  );
-  app.get(
-    routes.listNodeServices.path,
-    { schema: { params: NodeTypeParams, querystring: PageQuerySchema, response: { 200: listOf(AnyServiceSchema) } } },
-    (request) => listNodeServices(deps, request.params.nodeId, request.params.type, request.query),
-  );
+  registerOperation(app, operations.listHttpServices, (request) => listServices(deps, 'http', request.query));
+  registerOperation(app, operations.listTcpServices, (request) => listServices(deps, 'tcp', request.query));
+  registerOperation(app, operations.listNodeServices, ({ params, query }) => listNodeServices(deps, params.nodeId, params.type, query));
 
-  app.post(
-    routes.createHttpService.path,
-    { schema: { params: NodeParams, body: HttpServiceCreateSchema, response: { 201: HttpServiceSchema } } },
-    async (request, reply) => reply.code(201).send(await createHttpService(deps, request.params.nodeId, request.body)),
-  );
-  app.post(
-    routes.createTcpService.path,
-    { schema: { params: NodeParams, body: TcpServiceCreateSchema, response: { 201: TcpServiceSchema } } },
-    async (request, reply) => reply.code(201).send(await createTcpService(deps, request.params.nodeId, request.body)),
-  );
+  registerOperation(app, operations.createHttpService, ({ params, body }) => createHttpService(deps, params.nodeId, body));
+  registerOperation(app, operations.createTcpService, ({ params, body }) => createTcpService(deps, params.nodeId, body));
 
-  app.get(routes.getService.path, { schema: { params: ServiceParams, response: { 200: AnyServiceSchema } } }, (request) =>
-    getService(deps, request.params.nodeId, request.params.type, request.params.id),
-  );
+  registerOperation(app, operations.getService, ({ params }) => getService(deps, params.nodeId, params.type, params.id));
+  registerOperation(app, operations.updateHttpService, ({ params, body }) => updateHttpService(deps, params.nodeId, params.id, body));
+  registerOperation(app, operations.updateTcpService, ({ params, body }) => updateTcpService(deps, params.nodeId, params.id, body));
 
-  // The edit body depends on the type, so each type has its own route (static segments win over `:type`).
-  app.patch(
-    '/api/services/:nodeId/http/:id',
-    { schema: { params: NodeServiceParams, body: HttpServiceUpdateSchema, response: { 200: HttpServiceSchema } } },
-    (request) => updateHttpService(deps, request.params.nodeId, request.params.id, request.body),
-  );
-  app.patch(
-    '/api/services/:nodeId/tcp/:id',
-    { schema: { params: NodeServiceParams, body: TcpServiceUpdateSchema, response: { 200: TcpServiceSchema } } },
-    (request) => updateTcpService(deps, request.params.nodeId, request.params.id, request.body),
-  );
-
-  app.patch(routes.enableService.path, { schema: { params: ServiceParams, response: { 200: AnyServiceSchema } } }, (request) =>
-    setServiceEnabled(deps, request.params.nodeId, request.params.type, request.params.id, true),
-  );
-  app.patch(routes.disableService.path, { schema: { params: ServiceParams, response: { 200: AnyServiceSchema } } }, (request) =>
-    setServiceEnabled(deps, request.params.nodeId, request.params.type, request.params.id, false),
-  );
-
-  app.delete(routes.deleteService.path, { schema: { params: ServiceParams, response: noContent } }, async (request, reply) => {
-    await deleteService(deps, request.params.nodeId, request.params.type, request.params.id);
-    return reply.code(204).send(null);
-  });
+  registerOperation(app, operations.enableService, ({ params }) => setServiceEnabled(deps, params.nodeId, params.type, params.id, true));
+  registerOperation(app, operations.disableService, ({ params }) => setServiceEnabled(deps, params.nodeId, params.type, params.id, false));
+  registerOperation(app, operations.deleteService, ({ params }) => deleteService(deps, params.nodeId, params.type, params.id));
 }

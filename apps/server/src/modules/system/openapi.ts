@@ -1,68 +1,95 @@
-import { routes } from '@postern/contract';
+import { errorStatus, MessageErrorSchema, operations, ValidationErrorSchema, type ErrorCode, type Operation } from '@postern/contract';
 import { z } from 'zod';
 
-// The OpenAPI document is generated from what is actually registered: every route's zod schemas (the
-// contract's) become JSON Schema, and the contract's route table names the operations.
+// The OpenAPI document is generated from the contract's operation table, the same objects the routes are
+// registered from (app.ts refuses an /api route that is not one), so it describes exactly what is served.
 
-export interface RegisteredRoute {
-  method: string;
-  url: string;
-  schema?: { body?: unknown; querystring?: unknown; params?: unknown; response?: Record<string | number, unknown> };
-}
+type JsonSchema = Record<string, unknown>;
 
-const operationIds = new Map(Object.entries(routes).map(([name, route]) => [`${route.method} ${route.path}`, name]));
-
-function toJsonSchema(schema: unknown, io: 'input' | 'output'): Record<string, unknown> | undefined {
-  if (!(schema instanceof z.ZodType)) return undefined;
+function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   // Preprocess steps and refinements have no JSON Schema form: they are described as "any" instead of failing.
-  return z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'openapi-3.0' }) as Record<string, unknown>;
+  return z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'openapi-3.0' }) as JsonSchema;
 }
 
-function parameters(schema: unknown, where: 'query' | 'path') {
-  const json = toJsonSchema(schema, 'input') as { properties?: Record<string, unknown>; required?: string[] } | undefined;
-  return Object.entries(json?.properties ?? {}).map(([name, property]) => ({
+function parameters(schema: z.ZodType | undefined, where: 'query' | 'path') {
+  if (!schema) return [];
+  const json = toJsonSchema(schema, 'input') as { properties?: JsonSchema; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
     name,
     in: where,
-    required: where === 'path' || (json?.required ?? []).includes(name),
+    required: where === 'path' || (json.required ?? []).includes(name),
     schema: property,
   }));
 }
 
-const isPublic = (url: string) => url === routes.login.path || url === routes.health.path || url === routes.openapi.path;
+const jsonContent = (schema: z.ZodType) => ({ 'application/json': { schema: toJsonSchema(schema, 'output') } });
 
-function securityOf(url: string): Record<string, never[]>[] {
-  if (isPublic(url)) return [];
-  if (url === routes.session.path) return [{ sessionCookie: [] }];
-  return url.startsWith('/api/agent/') ? [{ nodeToken: [] }] : [{ session: [] }];
+function successResponse(operation: Operation): Record<number, unknown> {
+  const { response } = operation;
+  switch (response.kind) {
+    case 'json':
+      return { [response.status]: { description: `HTTP ${response.status}`, content: jsonContent(response.schema) } };
+    case 'empty':
+      return { 204: { description: 'No content' } };
+    case 'file':
+      return { 200: { description: 'A file (Content-Disposition names it)', content: { [response.mediaType]: { schema: { type: 'string' } } } } };
+    case 'events':
+      return {
+        200: {
+          description: `Server-sent events; each event's data is JSON (x-events: the schema per event name, "message" for unnamed events)`,
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+          'x-events': Object.fromEntries(Object.entries(response.events).map(([name, schema]) => [name, toJsonSchema(schema, 'output')])),
+        },
+      };
+  }
 }
 
-export function buildOpenApiDocument(registered: RegisteredRoute[], version: string) {
+/** One response per error status; its description lists the codes sent with it. */
+function errorResponses(codes: readonly ErrorCode[]): Record<number, unknown> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of [...codes, 'internal' as const]) byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      status,
+      { description: `code: ${list.join(' | ')}`, content: jsonContent(status === 422 ? ValidationErrorSchema : MessageErrorSchema) },
+    ]),
+  );
+}
+
+function securityOf(operation: Operation): Record<string, never[]>[] {
+  switch (operation.auth) {
+    case 'public':
+      return [];
+    case 'cookie':
+      return [{ sessionCookie: [] }];
+    case 'node-token':
+      return [{ nodeToken: [] }];
+    case 'session':
+      return operation.response.kind === 'events' ? [{ session: [] }, { sessionQuery: [] }] : [{ session: [] }];
+  }
+}
+
+export function buildOpenApiDocument(version: string, table: Readonly<Record<string, Operation>> = operations) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of registered) {
-    if (!route.url.startsWith('/api/') || route.method === 'HEAD') continue;
-    const path = route.url.replace(/:([A-Za-z]+)/g, '{$1}');
-    const responses = Object.fromEntries(
-      Object.entries(route.schema?.response ?? {}).map(([status, schema]) => {
-        const json = toJsonSchema(schema, 'output');
-        return [status, { description: `HTTP ${status}`, ...(json ? { content: { 'application/json': { schema: json } } } : {}) }];
-      }),
-    );
-    const body = toJsonSchema(route.schema?.body, 'input');
+  for (const operation of Object.values(table)) {
+    const path = operation.path.replace(/:([A-Za-z]+)/g, '{$1}');
     paths[path] ??= {};
-    paths[path][route.method.toLowerCase()] = {
-      operationId: operationIds.get(`${route.method} ${route.url}`) ?? `${route.method.toLowerCase()} ${route.url}`,
-      parameters: [...parameters(route.schema?.params, 'path'), ...parameters(route.schema?.querystring, 'query')],
-      ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: body } } } } : {}),
-      responses: Object.keys(responses).length > 0 ? responses : { default: { description: 'See docs/api.md' } },
-      security: securityOf(route.url),
+    paths[path][operation.method.toLowerCase()] = {
+      operationId: operation.name,
+      summary: operation.summary,
+      parameters: [...parameters(operation.params, 'path'), ...parameters(operation.query, 'query')],
+      ...(operation.body ? { requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(operation.body, 'input') } } } } : {}),
+      responses: { ...successResponse(operation), ...errorResponses(operation.errors) },
+      security: securityOf(operation),
     };
   }
   return {
     openapi: '3.0.3',
-    info: { title: 'Postern API', version },
+    info: { title: 'Postern API', version, description: 'Error codes and decisions the console spec leaves open: docs/api.md' },
     components: {
       securitySchemes: {
         session: { type: 'http', scheme: 'bearer', description: 'Session token from POST /api/auth/login' },
+        sessionQuery: { type: 'apiKey', in: 'query', name: 'token', description: 'The session token on event streams (EventSource sends no headers)' },
         nodeToken: { type: 'http', scheme: 'bearer', description: "A node's personal access token (pstn_...)" },
         sessionCookie: { type: 'apiKey', in: 'cookie', name: 'token', description: 'HttpOnly cookie set by POST /api/auth/login' },
       },

@@ -1,0 +1,308 @@
+import { z } from 'zod';
+import {
+  AgentConfigSchema,
+  AnyServiceSchema,
+  DomainSchema,
+  HealthSchema,
+  HttpServiceSchema,
+  LoginResponseSchema,
+  NodeCreatedSchema,
+  NodeSchema,
+  PersonalAccessTokenCreatedSchema,
+  PersonalAccessTokenSchema,
+  SystemInfoSchema,
+  TcpServiceSchema,
+} from './entities.js';
+import { listOf } from './envelopes.js';
+import type { ErrorCode } from './errors.js';
+import {
+  AgentServiceParamsSchema,
+  ChangePasswordRequestSchema,
+  DomainCreateSchema,
+  DomainListQuerySchema,
+  DomainUpdateSchema,
+  HttpServiceCreateSchema,
+  HttpServiceUpdateSchema,
+  IdParamSchema,
+  LoginRequestSchema,
+  LogStreamQuerySchema,
+  NodeCreateSchema,
+  NodeIdParamsSchema,
+  NodeListQuerySchema,
+  NodeServiceParamsSchema,
+  NodeServicesParamsSchema,
+  NodeStreamQuerySchema,
+  NodeUpdateSchema,
+  PageQuerySchema,
+  ServiceListQuerySchema,
+  ServiceParamsSchema,
+  ServiceTypeParamsSchema,
+  TcpServiceCreateSchema,
+  TcpServiceUpdateSchema,
+  TokenCreateSchema,
+  TokenParamsSchema,
+} from './requests.js';
+import { routes, type Route, type RouteName } from './routes.js';
+import { LogEventSchema, NodeDetailEventSchema, NodeListEventSchema } from './sse.js';
+
+// The operation table: every call of the API as ONE object (route, schemas, answer, errors). The server registers
+// routes from it (apps/server/src/http/operation.ts), the typed client calls it (api-client.ts: console, CLI, e2e),
+// and the OpenAPI document is generated from it. Adding a call = a route in routes.ts + an entry here.
+
+/** A JSON answer, checked against `schema` (the server serialises through it, the client parses with it). */
+export interface JsonResponse<S extends z.ZodType = z.ZodType> {
+  readonly kind: 'json';
+  readonly status: 200 | 201;
+  readonly schema: S;
+}
+/** 204, no body. */
+export interface EmptyResponse {
+  readonly kind: 'empty';
+  readonly status: 204;
+}
+/** A file to save (Content-Disposition names it). */
+export interface FileResponse {
+  readonly kind: 'file';
+  readonly status: 200;
+  readonly mediaType: string;
+}
+/** A server-sent event stream: each event name with the JSON its `data:` carries (`message`: unnamed events). */
+export interface EventsResponse<E extends Readonly<Record<string, z.ZodType>> = Readonly<Record<string, z.ZodType>>> {
+  readonly kind: 'events';
+  readonly status: 200;
+  readonly events: E;
+}
+export type ResponseSpec = JsonResponse | EmptyResponse | FileResponse | EventsResponse;
+
+export interface OperationSpec {
+  /** One line for the OpenAPI document. */
+  readonly summary: string;
+  /** Path placeholders; a malformed one names no resource (404). */
+  readonly params?: z.ZodType;
+  readonly query?: z.ZodType;
+  readonly body?: z.ZodType;
+  readonly response: ResponseSpec;
+  /**
+   * Error codes beyond those every such operation has: `unauthorized` (all but public), `not_found` (with params),
+   * `validation` (with a body or query); `internal` is always possible.
+   */
+  readonly errors?: readonly ErrorCode[];
+}
+
+export type Operation = Route & OperationSpec & { readonly name: RouteName; readonly errors: readonly ErrorCode[] };
+
+const json = <S extends z.ZodType>(schema: S) => ({ kind: 'json', status: 200, schema }) as const;
+const created = <S extends z.ZodType>(schema: S) => ({ kind: 'json', status: 201, schema }) as const;
+const noContent = { kind: 'empty', status: 204 } as const;
+const file = (mediaType: string) => ({ kind: 'file', status: 200, mediaType }) as const;
+const events = <const E extends Readonly<Record<string, z.ZodType>>>(byName: E) =>
+  ({ kind: 'events', status: 200, events: byName }) as const;
+
+function impliedErrors(route: Route, spec: OperationSpec): ErrorCode[] {
+  const implied: ErrorCode[] = [];
+  if (route.auth !== 'public') implied.push('unauthorized');
+  if (spec.params) implied.push('not_found');
+  if (spec.body || spec.query) implied.push('validation');
+  return implied;
+}
+
+function operation<const N extends RouteName, const S extends OperationSpec>(name: N, spec: S) {
+  const route = routes[name];
+  const errors = [...new Set([...impliedErrors(route, spec), ...(spec.errors ?? [])])];
+  return { ...route, ...spec, name, errors } as (typeof routes)[N] & Omit<S, 'errors'> & { readonly name: N; readonly errors: readonly ErrorCode[] };
+}
+
+/** A change the data plane applies: stored, then served; either step's failure has its own code. */
+const applied = ['dataplane_rejected', 'dataplane_unavailable'] as const satisfies readonly ErrorCode[];
+/** A node whose token works but whose node is disabled is refused on every agent call. */
+const agent = ['forbidden'] as const satisfies readonly ErrorCode[];
+
+/** The session's token arrives as `?token=` and is checked by the auth gate; it is not a filter. */
+const NodeStreamFilterSchema = NodeStreamQuerySchema.omit({ token: true });
+
+export const operations = {
+  health: operation('health', { summary: 'Liveness and version', response: json(HealthSchema) }),
+  openapi: operation('openapi', { summary: 'This document', response: json(z.record(z.string(), z.unknown())) }),
+  systemInfo: operation('systemInfo', { summary: "The gateway's public URL and certificate pin", response: json(SystemInfoSchema) }),
+
+  login: operation('login', {
+    summary: 'Sign in',
+    body: LoginRequestSchema,
+    response: json(LoginResponseSchema),
+    errors: ['unauthorized', 'rate_limited', 'payload_too_large'],
+  }),
+  logout: operation('logout', { summary: 'End the session', response: noContent }),
+  changePassword: operation('changePassword', {
+    summary: "Change the admin's password (ends every other session)",
+    body: ChangePasswordRequestSchema,
+    response: noContent,
+    errors: ['rate_limited', 'payload_too_large'],
+  }),
+  session: operation('session', { summary: 'The session behind the HttpOnly cookie', response: json(LoginResponseSchema), errors: ['forbidden'] }),
+
+  listNodes: operation('listNodes', { summary: 'A page of nodes', query: NodeListQuerySchema, response: json(listOf(NodeSchema)) }),
+  createNode: operation('createNode', {
+    summary: 'Create a node (answer carries its first access token, once)',
+    body: NodeCreateSchema,
+    response: created(NodeCreatedSchema),
+    errors: applied,
+  }),
+  nodeStream: operation('nodeStream', {
+    summary: 'Live node list page (page, limit, type) or one node (id)',
+    query: NodeStreamFilterSchema,
+    response: events({ message: z.union([NodeListEventSchema, NodeDetailEventSchema]) }),
+    errors: ['not_found'],
+  }),
+  getNode: operation('getNode', { summary: 'One node', params: IdParamSchema, response: json(NodeSchema) }),
+  updateNode: operation('updateNode', {
+    summary: 'Edit a node',
+    params: IdParamSchema,
+    body: NodeUpdateSchema,
+    response: json(NodeSchema),
+    errors: ['bad_request', ...applied],
+  }),
+  deleteNode: operation('deleteNode', { summary: 'Delete a node and its services', params: IdParamSchema, response: noContent, errors: ['bad_request', ...applied] }),
+  downloadNodeConfig: operation('downloadNodeConfig', {
+    summary: "The node's wg-quick file",
+    params: IdParamSchema,
+    response: file('text/plain'),
+    errors: ['bad_request'],
+  }),
+  enableNode: operation('enableNode', { summary: 'Connect a node', params: IdParamSchema, response: json(NodeSchema), errors: ['bad_request', ...applied] }),
+  disableNode: operation('disableNode', { summary: 'Disconnect a node', params: IdParamSchema, response: json(NodeSchema), errors: ['bad_request', ...applied] }),
+
+  listTokens: operation('listTokens', {
+    summary: "A page of a node's access tokens",
+    params: IdParamSchema,
+    query: PageQuerySchema,
+    response: json(listOf(PersonalAccessTokenSchema)),
+  }),
+  createToken: operation('createToken', {
+    summary: 'Create an access token (the answer carries it, once)',
+    params: IdParamSchema,
+    body: TokenCreateSchema,
+    response: created(PersonalAccessTokenCreatedSchema),
+    errors: ['bad_request'],
+  }),
+  revokeToken: operation('revokeToken', { summary: 'Revoke an access token', params: TokenParamsSchema, response: json(PersonalAccessTokenSchema) }),
+  deleteToken: operation('deleteToken', { summary: 'Delete an access token', params: TokenParamsSchema, response: noContent }),
+
+  listDomains: operation('listDomains', { summary: 'A page of domains', query: DomainListQuerySchema, response: json(listOf(DomainSchema)) }),
+  createDomain: operation('createDomain', { summary: 'Add a domain', body: DomainCreateSchema, response: created(DomainSchema), errors: ['bad_request', ...applied] }),
+  getDomain: operation('getDomain', { summary: 'One domain', params: IdParamSchema, response: json(DomainSchema) }),
+  updateDomain: operation('updateDomain', {
+    summary: 'Edit a domain',
+    params: IdParamSchema,
+    body: DomainUpdateSchema,
+    response: json(DomainSchema),
+    errors: ['bad_request', ...applied],
+  }),
+  deleteDomain: operation('deleteDomain', { summary: 'Delete an unused domain', params: IdParamSchema, response: noContent, errors: ['bad_request', ...applied] }),
+
+  listHttpServices: operation('listHttpServices', {
+    summary: 'A page of HTTP services (optionally of one domain)',
+    query: ServiceListQuerySchema,
+    response: json(listOf(HttpServiceSchema)),
+  }),
+  listTcpServices: operation('listTcpServices', {
+    summary: 'A page of TCP/UDP services (optionally of one domain)',
+    query: ServiceListQuerySchema,
+    response: json(listOf(TcpServiceSchema)),
+  }),
+  listNodeServices: operation('listNodeServices', {
+    summary: "A page of one node's services of one type",
+    params: NodeServicesParamsSchema,
+    query: PageQuerySchema,
+    response: json(listOf(AnyServiceSchema)),
+  }),
+  createHttpService: operation('createHttpService', {
+    summary: 'Publish an HTTP service',
+    params: NodeIdParamsSchema,
+    body: HttpServiceCreateSchema,
+    response: created(HttpServiceSchema),
+    errors: ['bad_request', ...applied],
+  }),
+  createTcpService: operation('createTcpService', {
+    summary: 'Publish a TCP/UDP service',
+    params: NodeIdParamsSchema,
+    body: TcpServiceCreateSchema,
+    response: created(TcpServiceSchema),
+    errors: ['bad_request', ...applied],
+  }),
+  getService: operation('getService', { summary: 'One service', params: ServiceParamsSchema, response: json(AnyServiceSchema) }),
+  updateHttpService: operation('updateHttpService', {
+    summary: 'Edit an HTTP service',
+    params: NodeServiceParamsSchema,
+    body: HttpServiceUpdateSchema,
+    response: json(HttpServiceSchema),
+    errors: ['bad_request', ...applied],
+  }),
+  updateTcpService: operation('updateTcpService', {
+    summary: 'Edit a TCP/UDP service',
+    params: NodeServiceParamsSchema,
+    body: TcpServiceUpdateSchema,
+    response: json(TcpServiceSchema),
+    errors: ['bad_request', ...applied],
+  }),
+  enableService: operation('enableService', {
+    summary: 'Serve a service',
+    params: ServiceParamsSchema,
+    response: json(AnyServiceSchema),
+    errors: ['bad_request', ...applied],
+  }),
+  disableService: operation('disableService', {
+    summary: 'Stop serving a service',
+    params: ServiceParamsSchema,
+    response: json(AnyServiceSchema),
+    errors: ['bad_request', ...applied],
+  }),
+  deleteService: operation('deleteService', { summary: 'Delete a service', params: ServiceParamsSchema, response: noContent, errors: applied }),
+
+  logStream: operation('logStream', {
+    summary: "Live access log of a domain (domain) or a service (type, id)",
+    query: LogStreamQuerySchema,
+    response: events({ message: LogEventSchema }),
+  }),
+
+  agentNode: operation('agentNode', { summary: "The token's node", response: json(NodeSchema), errors: agent }),
+  agentConfig: operation('agentConfig', { summary: "The token's node with its wg-quick config", response: json(AgentConfigSchema), errors: agent }),
+  agentListServices: operation('agentListServices', {
+    summary: "A page of the token's node's services of one type",
+    params: ServiceTypeParamsSchema,
+    query: PageQuerySchema,
+    response: json(listOf(AnyServiceSchema)),
+    errors: agent,
+  }),
+  agentCreateHttpService: operation('agentCreateHttpService', {
+    summary: 'Publish an HTTP service on a domain of the node',
+    body: HttpServiceCreateSchema,
+    response: created(HttpServiceSchema),
+    errors: [...agent, 'bad_request', ...applied],
+  }),
+  agentCreateTcpService: operation('agentCreateTcpService', {
+    summary: 'Publish a TCP/UDP service of the node',
+    body: TcpServiceCreateSchema,
+    response: created(TcpServiceSchema),
+    errors: [...agent, 'bad_request', ...applied],
+  }),
+  agentEnableService: operation('agentEnableService', {
+    summary: "Serve one of the node's services",
+    params: AgentServiceParamsSchema,
+    response: json(AnyServiceSchema),
+    errors: [...agent, 'bad_request', ...applied],
+  }),
+  agentDisableService: operation('agentDisableService', {
+    summary: "Stop serving one of the node's services",
+    params: AgentServiceParamsSchema,
+    response: json(AnyServiceSchema),
+    errors: [...agent, 'bad_request', ...applied],
+  }),
+  agentDeleteService: operation('agentDeleteService', {
+    summary: "Delete one of the node's services",
+    params: AgentServiceParamsSchema,
+    response: noContent,
+    errors: [...agent, ...applied],
+  }),
+} as const satisfies { [N in RouteName]: Operation & { name: N } };
+
+export type OperationName = keyof typeof operations;
