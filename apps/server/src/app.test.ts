@@ -62,10 +62,20 @@ describe('errors', () => {
     expect((await t.app.inject({ url: '/api/nope' })).statusCode).toBe(401);
     const unknown = await t.app.inject({ url: '/api/nope', headers });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toEqual({ message: 'Route GET /api/nope not found' });
+    expect(unknown.json()).toEqual({ message: 'Route GET /api/nope not found', code: 'not_found' });
     const malformed = await t.app.inject({ method: 'POST', url: '/api/nodes', headers: { ...headers, 'content-type': 'application/json' }, payload: '{"name":' });
     expect(malformed.statusCode).toBe(400);
-    expect(malformed.json()).toEqual({ message: 'The request body is not valid JSON' });
+    expect(malformed.json()).toEqual({ message: 'The request body is not valid JSON', code: 'bad_request' });
+  });
+
+  it("gives the framework's own refusals a code too: malformed id, body too large, not JSON", async () => {
+    t = await buildTestApp();
+    const headers = { authorization: `Bearer ${await t.login()}` };
+    expect((await t.app.inject({ url: '/api/nodes/01', headers })).json()).toEqual({ message: 'Not found', code: 'not_found' });
+    const large = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'admin', password: 'x'.repeat(5000) } });
+    expect([large.statusCode, large.json().code]).toEqual([413, 'payload_too_large']);
+    const text = await t.app.inject({ method: 'POST', url: '/api/nodes', headers: { ...headers, 'content-type': 'application/xml' }, payload: '<name>n</name>' });
+    expect([text.statusCode, text.json().code]).toEqual([415, 'unsupported_media_type']);
   });
 
   it('accepts an empty JSON body on body-less calls', async () => {

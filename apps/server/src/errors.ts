@@ -1,30 +1,12 @@
-import type { FieldError } from '@postern/contract';
+import { errorStatus, type ErrorCode, type FieldError } from '@postern/contract';
 
-// One error model (STYLE.md §4): services throw AppError; the app's error handler maps the code to a status
-// and the contract's envelope. Clients branch on status/code, never on the message text.
+// One error model (STYLE.md §4): services throw AppError with one of the contract's error codes; the app's error
+// handler maps the code to its status and the envelope `{ message, code }` (422: plus `errors.body`). Clients branch
+// on the code, never on the message text. The codes and their statuses: contract errors.ts, docs/api.md.
 
-export type AppErrorCode =
-  | 'bad_request' // 400 { message }
-  | 'unauthorized' // 401
-  | 'forbidden' // 403
-  | 'not_found' // 404
-  | 'validation' // 422 { message, errors: { body } }
-  | 'rate_limited' // 429
-  | 'dataplane_rejected' // 400: stored, but the data plane set the row aside (the console toasts a 400's message)
-  | 'dataplane_unavailable' // 503: stored; nginx or the tunnel is down and the change is applied once it is back
-  | 'internal'; // 500
+export type AppErrorCode = ErrorCode;
 
-export const statusOf: Record<AppErrorCode, number> = {
-  bad_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  validation: 422,
-  rate_limited: 429,
-  dataplane_rejected: 400,
-  dataplane_unavailable: 503,
-  internal: 500,
-};
+export const statusOf: Record<AppErrorCode, number> = errorStatus;
 
 export class AppError extends Error {
   override name = 'AppError';

@@ -1,12 +1,16 @@
 import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from './errors.js';
 
 /** Every list answer: `{ data, page, limit, total }`. */
 export const listOf = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), page: z.number().int(), limit: z.number().int(), total: z.number().int() });
 export type ListResponse<T> = { data: T[]; page: number; limit: number; total: number };
 
-/** 400, 401, 403, 404, 409, 429, 5xx. */
-export const MessageErrorSchema = z.object({ message: z.string() });
+/** Every error code the server sends (errors.ts, documented in docs/api.md "Error codes"). */
+export const ErrorCodeSchema = z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]);
+
+/** 400, 401, 403, 404, 413, 415, 429, 5xx: the spec's `{ message }` plus a stable machine-readable `code`. */
+export const MessageErrorSchema = z.object({ message: z.string(), code: ErrorCodeSchema });
 export type MessageError = z.infer<typeof MessageErrorSchema>;
 
 export const FieldErrorSchema = z.object({ field: z.string(), message: z.string() });
@@ -15,6 +19,7 @@ export type FieldError = z.infer<typeof FieldErrorSchema>;
 /** 422: field names equal the request's keys, messages are the spec's. */
 export const ValidationErrorSchema = z.object({
   message: z.string(),
+  code: z.literal('validation'),
   errors: z.object({ body: z.array(FieldErrorSchema) }),
 });
 export type ValidationError = z.infer<typeof ValidationErrorSchema>;
@@ -32,5 +37,5 @@ export function toFieldErrors(error: z.ZodError): FieldError[] {
 }
 
 export function toValidationError(error: z.ZodError): ValidationError {
-  return { message: VALIDATION_FAILED_MESSAGE, errors: { body: toFieldErrors(error) } };
+  return { message: VALIDATION_FAILED_MESSAGE, code: 'validation', errors: { body: toFieldErrors(error) } };
 }

@@ -53,7 +53,7 @@ describe('sign-in under attack', () => {
     const statuses = responses.map((response) => response.statusCode);
     expect(statuses.filter((status) => status === 401)).toHaveLength(argon.calls);
     expect(statuses.filter((status) => status === 429)).toHaveLength(200 - argon.calls);
-    expect(responses.find((response) => response.statusCode === 429)?.json()).toEqual({ message: TOO_MANY_ATTEMPTS_MESSAGE });
+    expect(responses.find((response) => response.statusCode === 429)?.json()).toEqual({ message: TOO_MANY_ATTEMPTS_MESSAGE, code: 'rate_limited' });
   }, SLOW_MS);
 
   it('does not let a flood from other addresses keep the admin out', async () => {
@@ -96,7 +96,7 @@ describe('sign-in under attack', () => {
     expect(argon.calls).toBe(5);
     const busy = responses.filter((response) => response.statusCode === 429);
     expect(busy).toHaveLength(15);
-    expect(busy[0]?.json()).toEqual({ message: HASHING_BUSY_MESSAGE });
+    expect(busy[0]?.json()).toEqual({ message: HASHING_BUSY_MESSAGE, code: 'rate_limited' });
     expect(busy[0]?.headers['retry-after']).toBe('1');
     // A refusal for load is not a failed guess: those clients are not held back afterwards.
     const refusedClient = `192.0.2.${responses.findIndex((response) => response.statusCode === 429) + 1}`;

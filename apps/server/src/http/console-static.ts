@@ -32,6 +32,6 @@ export async function registerConsole(app: FastifyInstance, consoleDir: string |
   app.setNotFoundHandler((request, reply) => {
     const isPage = (request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url);
     if (consoleDir && isPage) return reply.type('text/html; charset=utf-8').sendFile('index.html');
-    return reply.code(404).send({ message: `Route ${request.method} ${request.url.split('?')[0] ?? ''} not found` });
+    return reply.code(404).send({ message: `Route ${request.method} ${request.url.split('?')[0] ?? ''} not found`, code: 'not_found' });
   });
 }

@@ -1,17 +1,18 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { toValidationError } from '@postern/contract';
+import { errorCodeForStatus, toValidationError } from '@postern/contract';
 import { z } from 'zod';
 import { AppError, statusOf } from '../errors.js';
 
-// The one place errors become HTTP answers (STYLE.md §4): 400/401/403/404/429 `{ message }`, 422
-// `{ message, errors: { body: [{ field, message }] } }`, 5xx a generic message (details only in the log).
+// The one place errors become HTTP answers (STYLE.md §4): 400/401/403/404/429 `{ message, code }`, 422
+// `{ message, code: 'validation', errors: { body: [{ field, message }] } }`, 5xx a generic message (details only in
+// the log). The spec's fields stay as they were; `code` is the stable part clients branch on.
 
 function sendAppError(reply: FastifyReply, error: AppError): FastifyReply {
   void reply.headers(error.headers);
   if (error.code === 'validation') {
-    return reply.code(422).send({ message: error.message, errors: { body: error.fields } });
+    return reply.code(422).send({ message: error.message, code: error.code, errors: { body: error.fields } });
   }
-  return reply.code(statusOf[error.code]).send({ message: error.message });
+  return reply.code(statusOf[error.code]).send({ message: error.message, code: error.code });
 }
 
 export type HandledError = FastifyError | AppError | z.ZodError;
@@ -25,17 +26,17 @@ export function sendError(error: HandledError, request: FastifyRequest, reply: F
   if (error instanceof z.ZodError) {
     // A malformed id in the path names no resource: that is a 404, not a form error.
     if ((error as { validationContext?: string }).validationContext === 'params') {
-      return reply.code(404).send({ message: 'Not found' });
+      return reply.code(404).send({ message: 'Not found', code: 'not_found' });
     }
     return reply.code(422).send(toValidationError(error));
   }
   const status = error.statusCode ?? 500;
   if (status >= 500) {
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send({ message: 'Internal Server Error' });
+    return reply.code(500).send({ message: 'Internal Server Error', code: 'internal' });
   }
   // Fastify's own client errors: malformed JSON, body too large, unsupported media type, ...
-  return reply.code(status).send({ message: error.message });
+  return reply.code(status).send({ message: error.message, code: errorCodeForStatus(status) });
 }
 
 export function registerErrorHandlers(app: FastifyInstance): void {

@@ -60,7 +60,7 @@ describe('agent API', () => {
     for (const [token, message] of cases) {
       const response = await t.app.inject({ url: '/api/agent/node', headers: token ? { authorization: `Bearer ${token}` } : {} });
       expect(response.statusCode).toBe(401);
-      expect(response.json()).toEqual({ message });
+      expect(response.json()).toEqual({ message, code: 'unauthorized' });
     }
   });
 
@@ -110,7 +110,7 @@ describe('agent API', () => {
     for (const [method, url, payload] of calls) {
       const response = await agent(method, url, node.token, payload);
       expect(response.statusCode, `${method} ${url}`).toBe(403);
-      expect(response.json(), `${method} ${url}`).toEqual({ message: NODE_DISABLED_MESSAGE });
+      expect(response.json(), `${method} ${url}`).toEqual({ message: NODE_DISABLED_MESSAGE, code: 'forbidden' });
     }
     expect((await admin('GET', '/api/services/http')).json().total).toBe(0);
     await admin('PATCH', `/api/nodes/${node.id}/enable`);
@@ -135,7 +135,7 @@ describe('agent API: domains', () => {
       for (const [url, payload] of [['/api/agent/services/http', web(domain, '/mine')], ['/api/agent/services/tcp', { name: 't', domain, backendPort: 22 }]] as const) {
         const refused = await agent('POST', url, node.token, payload);
         expect(refused.statusCode, `${url} ${domain}`).toBe(422);
-        expect(refused.json(), `${url} ${domain}`).toEqual({ message: 'Validation failed', errors: { body: [{ field: 'domain', message: ruleMessages.domainNotYours }] } });
+        expect(refused.json(), `${url} ${domain}`).toEqual({ message: 'Validation failed', code: 'validation', errors: { body: [{ field: 'domain', message: ruleMessages.domainNotYours }] } });
       }
     }
     // A taken path on someone else's domain is still "not yours", not "taken": nothing is learnt about its routes.
@@ -191,6 +191,7 @@ describe('agent API: quotas', () => {
     expect(ports.statusCode).toBe(400);
     expect(ports.json()).toEqual({
       message: 'This node has reached its limit of 2 public TCP/UDP ports (POSTERN_NODE_MAX_PORTS on the gateway): delete one of its TCP/UDP services first',
+      code: 'bad_request',
     });
 
     expect((await agent('POST', '/api/agent/services/http', node.token, web('one.example.test'))).statusCode).toBe(201);
@@ -231,7 +232,7 @@ describe('agent API: error texts', () => {
     t.fakeDataPlane.proxy.streamFailures.set('tcp-30055', 'port 30055/tcp is in use by another program (other-tenant-daemon) on the gateway');
     const rejected = await agent('POST', '/api/agent/services/tcp', node.token, { name: 'db', port: 30055, backendPort: 5432 });
     expect(rejected.statusCode).toBe(400);
-    expect(rejected.json()).toEqual({ message: NODE_APPLY_FAILED_MESSAGE });
+    expect(rejected.json()).toEqual({ message: NODE_APPLY_FAILED_MESSAGE, code: 'dataplane_rejected' });
     const listed = (await agent('GET', '/api/agent/services/tcp')).json<ListResponse<{ applyError: string | null }>>();
     expect(listed.data[0]?.applyError).toBe(NODE_APPLY_FAILED_MESSAGE);
     // The operator sees the reason.
@@ -241,6 +242,6 @@ describe('agent API: error texts', () => {
     t.fakeDataPlane.failNextApply('nginx: [emerg] bind() to 0.0.0.0:443 failed (other-tenant.example.conf)');
     const later = await agent('POST', '/api/agent/services/http', node.token, web('laptop.example.test'));
     expect(later.statusCode).toBe(503);
-    expect(later.json()).toEqual({ message: NODE_APPLY_LATER_MESSAGE });
+    expect(later.json()).toEqual({ message: NODE_APPLY_LATER_MESSAGE, code: 'dataplane_unavailable' });
   });
 });

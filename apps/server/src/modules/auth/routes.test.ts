@@ -43,7 +43,7 @@ describe('POST /api/auth/login', () => {
     const wrong = await login(TEST_ADMIN.username, 'not-the-password');
     const unknown = await login('mallory', 'whatever-password');
     expect(wrong.statusCode).toBe(401);
-    expect(wrong.json()).toEqual({ message: 'Invalid username or password' });
+    expect(wrong.json()).toEqual({ message: 'Invalid username or password', code: 'unauthorized' });
     expect(unknown.statusCode).toBe(401);
     expect(unknown.json()).toEqual(wrong.json());
   });
@@ -53,6 +53,7 @@ describe('POST /api/auth/login', () => {
     expect(response.statusCode).toBe(422);
     expect(response.json()).toEqual({
       message: 'Validation failed',
+      code: 'validation',
       errors: {
         body: [
           { field: 'username', message: 'This field is not allowed to be empty' },
@@ -66,7 +67,7 @@ describe('POST /api/auth/login', () => {
     for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT; i++) expect((await login(TEST_ADMIN.username, 'wrong-password')).statusCode).toBe(401);
     const blocked = await login(TEST_ADMIN.username, TEST_ADMIN.password);
     expect(blocked.statusCode).toBe(429);
-    expect(blocked.json()).toEqual({ message: 'Too many failed sign-in attempts, try again later' });
+    expect(blocked.json()).toEqual({ message: 'Too many failed sign-in attempts, try again later', code: 'rate_limited' });
     expect(Number(blocked.headers['retry-after'])).toBe(LOGIN_WINDOW_MS / 1000);
     // Another client is not blocked by this one's failures.
     expect((await login(TEST_ADMIN.username, TEST_ADMIN.password, '10.9.9.9')).statusCode).toBe(200);
@@ -241,7 +242,7 @@ describe('session cookie and GET /api/auth/session', () => {
     const { token } = (await loginWith()).json();
     const bearerOnly = await t.app.inject({ url: '/api/auth/session', headers: { authorization: `Bearer ${token}` } });
     expect(bearerOnly.statusCode).toBe(401);
-    expect(bearerOnly.json()).toEqual({ message: 'Authentication required' });
+    expect(bearerOnly.json()).toEqual({ message: 'Authentication required', code: 'unauthorized' });
     for (const dead of [`token=${token.slice(0, -2)}xx`, 'token=nonsense']) {
       const response = await session(dead);
       expect(response.statusCode).toBe(401);

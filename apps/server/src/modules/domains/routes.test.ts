@@ -119,6 +119,7 @@ describe('reading, editing and deleting domains', () => {
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({
       message: 'The domain used.example.com is used by 2 services. Delete them or move them to another domain first.',
+      code: 'bad_request',
     });
   });
 

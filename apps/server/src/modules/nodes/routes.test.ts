@@ -55,7 +55,7 @@ describe('POST /api/nodes', () => {
   it('answers 422 with the spec messages', async () => {
     const missing = await api('POST', '/api/nodes', {});
     expect(missing.statusCode).toBe(422);
-    expect(missing.json()).toEqual({ message: 'Validation failed', errors: { body: [{ field: 'name', message: 'This field is required' }] } });
+    expect(missing.json()).toEqual({ message: 'Validation failed', code: 'validation', errors: { body: [{ field: 'name', message: 'This field is required' }] } });
     const gateway = await api('POST', '/api/nodes', { name: 'gw', isGateway: true });
     expect(gateway.json().errors.body).toEqual([{ field: 'gatewayNetwork', message: 'This field is required' }]);
     const overlap = await api('POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetwork: '10.44.8.0/24' });
@@ -84,12 +84,12 @@ describe('POST /api/nodes', () => {
     t.fakeDataPlane.wireguard.routeFailures.set(node.id, 'cannot route 192.168.77.0/24 into the tunnel: the gateway host already routes this network');
     const rejected = await api('PATCH', `/api/nodes/${node.id}`, { name: 'office-2' });
     expect(rejected.statusCode).toBe(400);
-    expect(rejected.json()).toEqual({ message: 'cannot route 192.168.77.0/24 into the tunnel: the gateway host already routes this network' });
+    expect(rejected.json()).toEqual({ message: 'cannot route 192.168.77.0/24 into the tunnel: the gateway host already routes this network', code: 'dataplane_rejected' });
     t.fakeDataPlane.wireguard.routeFailures.clear();
     t.fakeDataPlane.failNextApply('nginx: the master is not running');
     const down = await api('PATCH', `/api/nodes/${node.id}`, { name: 'office-3' });
     expect(down.statusCode).toBe(503);
-    expect(down.json()).toEqual({ message: 'Saved, but the gateway could not apply it yet: nginx: the master is not running' });
+    expect(down.json()).toEqual({ message: 'Saved, but the gateway could not apply it yet: nginx: the master is not running', code: 'dataplane_unavailable' });
   });
 
   it('refuses networks the gateway host needs: special ranges, its own routes, the internet address of any node', async () => {
@@ -204,7 +204,7 @@ describe('node changes', () => {
       expect(response.statusCode, `${method} ${url}`).toBe(404);
       expect(response.json()).toHaveProperty('message');
     }
-    expect((await api('GET', '/api/nodes/999')).json()).toEqual({ message: 'Node not found' });
+    expect((await api('GET', '/api/nodes/999')).json()).toEqual({ message: 'Node not found', code: 'not_found' });
   });
 
   it('refuses every forbidden action on the local node with 400 and a message', async () => {
@@ -220,7 +220,7 @@ describe('node changes', () => {
     for (const [method, url, message] of cases) {
       const response = await api(method, url, method === 'PATCH' || method === 'POST' ? { name: 'x' } : undefined);
       expect(response.statusCode, `${method} ${url}`).toBe(400);
-      expect(response.json()).toEqual({ message });
+      expect(response.json()).toEqual({ message, code: 'bad_request' });
     }
   });
 });

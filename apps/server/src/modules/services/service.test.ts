@@ -64,7 +64,7 @@ describe('data plane rejections', () => {
     t.fakeDataPlane.proxy.streamFailures.set('tcp-30000', 'port 30000/tcp is in use by another program on the gateway');
     const rejected = await api('POST', `/api/services/${node.id}/tcp`, { name: 'db', backendPort: 5432, port: 30000 });
     expect(rejected.status).toBe(400);
-    expect(rejected.body).toEqual({ message: 'port 30000/tcp is in use by another program on the gateway' });
+    expect(rejected.body).toEqual({ message: 'port 30000/tcp is in use by another program on the gateway', code: 'dataplane_rejected' });
     const list = await api<{ data: TcpService[] }>('GET', `/api/services/${node.id}/tcp`);
     expect(list.body.data).toEqual([
       expect.objectContaining({ name: 'other', applyError: null }),
@@ -85,7 +85,7 @@ describe('data plane rejections', () => {
     t.fakeDataPlane.failNextApply('nginx: the master is not running');
     const response = await api('POST', `/api/services/${node.id}/http`, web);
     expect(response.status).toBe(503);
-    expect(response.body).toEqual({ message: 'Saved, but the gateway could not apply it yet: nginx: the master is not running' });
+    expect(response.body).toEqual({ message: 'Saved, but the gateway could not apply it yet: nginx: the master is not running', code: 'dataplane_unavailable' });
     expect((await api<{ data: HttpService[] }>('GET', `/api/services/${node.id}/http`)).body.data).toHaveLength(1);
   });
 });

@@ -56,7 +56,7 @@ describe('personal access tokens', () => {
     expect(revoked.json()).toMatchObject({ id, revoked: true });
     const refused = await agentCall(token);
     expect(refused.statusCode).toBe(401);
-    expect(refused.json()).toEqual({ message: 'Token revoked' });
+    expect(refused.json()).toEqual({ message: 'Token revoked', code: 'unauthorized' });
   });
 
   it('refuses an expired token once its expiry has passed', async () => {
@@ -65,13 +65,13 @@ describe('personal access tokens', () => {
     clock = new Date('2026-06-01T13:00:00.001Z');
     const refused = await agentCall(token);
     expect(refused.statusCode).toBe(401);
-    expect(refused.json()).toEqual({ message: 'Token expired' });
+    expect(refused.json()).toEqual({ message: 'Token expired', code: 'unauthorized' });
   });
 
   it('deletes a token: it no longer authenticates', async () => {
     const { id, token } = (await api('POST', `/api/nodes/${nodeId}/pats`, { name: 'gone' })).json();
     expect((await api('DELETE', `/api/nodes/${nodeId}/pats/${id}`)).statusCode).toBe(204);
-    expect((await agentCall(token)).json()).toEqual({ message: 'Invalid token' });
+    expect((await agentCall(token)).json()).toEqual({ message: 'Invalid token', code: 'unauthorized' });
     expect((await api('DELETE', `/api/nodes/${nodeId}/pats/${id}`)).statusCode).toBe(404);
   });
 
@@ -79,7 +79,7 @@ describe('personal access tokens', () => {
     const other = (await api('POST', '/api/nodes', { name: 'other' })).json();
     const { id } = (await api('POST', `/api/nodes/${other.id}/pats`, { name: 'theirs' })).json();
     expect((await api('PATCH', `/api/nodes/${nodeId}/pats/${id}/revoke`)).statusCode).toBe(404);
-    expect((await api('DELETE', `/api/nodes/${nodeId}/pats/${id}`)).json()).toEqual({ message: 'Access token not found' });
+    expect((await api('DELETE', `/api/nodes/${nodeId}/pats/${id}`)).json()).toEqual({ message: 'Access token not found', code: 'not_found' });
     expect((await api('GET', '/api/nodes/999/pats')).statusCode).toBe(404);
   });
 
