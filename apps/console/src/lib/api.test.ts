@@ -1,6 +1,6 @@
 import { routes } from '@postern/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, call, filenameFromDisposition } from './api';
+import { ApiError, call, filenameFromDisposition, isStoredButNotAppliedError, settleStoredChange } from './api';
 import { clearToken, readToken, setSessionNavigator, storeToken } from './session';
 import { dismissToast, getToasts } from './toast-store';
 
@@ -89,6 +89,24 @@ describe('api error rules (console-spec §8)', () => {
     expect(error.message).toBe('Request failed with status code 409');
     expect(error.serverMessage).toBe('Port 8080 is taken');
     expect(getToasts()).toHaveLength(0);
+  });
+
+  it("tells the operator a change was saved but not applied yet (code dataplane_unavailable), beyond the spec's 400 rule", async () => {
+    respondWith(503, { message: 'Saved, but the gateway could not apply it yet: nginx is down', code: 'dataplane_unavailable' });
+    const error = await failureOf(call(routes.createNode, { body: { name: 'n' } }));
+    expect([error.status, error.code]).toEqual([503, 'dataplane_unavailable']);
+    expect(toastMessages()).toEqual(['warning: Saved, but the gateway could not apply it yet: nginx is down']);
+    respondWith(503, { message: 'Service Unavailable' });
+    await failureOf(call(routes.listNodes));
+    expect(toastMessages()).toHaveLength(1);
+  });
+
+  it('counts a change stored but not applied as done, and nothing else', async () => {
+    respondWith(400, { message: 'nginx refused it', code: 'dataplane_rejected' });
+    expect(isStoredButNotAppliedError(await failureOf(call(routes.createNode, { body: {} })))).toBe(true);
+    await expect(settleStoredChange(call(routes.createNode, { body: {} }))).resolves.toEqual({ isApplied: false });
+    respondWith(400, { message: 'quota', code: 'bad_request' });
+    await expect(settleStoredChange(call(routes.createNode, { body: {} }))).rejects.toBeInstanceOf(ApiError);
   });
 
   it('carries the field messages of a 422', async () => {

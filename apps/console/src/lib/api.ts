@@ -3,6 +3,8 @@ import {
   createApiClient,
   fetchTransport,
   filenameFromDisposition as filenameOf,
+  isApiError,
+  isStoredButNotApplied,
   UnexpectedAnswerError,
   type CallArgs,
   type CallOutput,
@@ -16,7 +18,7 @@ import { showToast } from './toast-store';
 // and the bearer token on every request, JSON in and out, the answer checked against the operation's schema, and the
 // error rules of console-spec §8 applied here, in one place.
 
-export { ApiError, isApiError } from '@postern/contract';
+export { ApiError, isApiError };
 
 export const NETWORK_ERROR_MESSAGE = 'Network Error';
 export const UNKNOWN_ERROR_MESSAGE = 'Unknown Error';
@@ -38,8 +40,31 @@ async function handleFailure(error: unknown): Promise<unknown> {
     return new ApiError(0, NETWORK_ERROR_MESSAGE);
   }
   if (error.status === 400) showToast({ message: error.serverMessage ?? UNKNOWN_ERROR_MESSAGE, type: 'error' });
+  // Beyond the spec: the change is saved and applied once the gateway is back; say so instead of only logging it.
+  if (error.code === 'dataplane_unavailable') showToast({ message: error.serverMessage ?? UNKNOWN_ERROR_MESSAGE, type: 'warning' });
   if (SESSION_ENDING_STATUSES.has(error.status) && hasToken()) await logout();
   return error;
+}
+
+/**
+ * The server stored the change, but the data plane did not serve it (`dataplane_rejected`: the row is set aside with
+ * its applyError; `dataplane_unavailable`: applied once the gateway is back). The operator has been told why; what is
+ * shown must still be refreshed, and a form must not offer to send the change again.
+ */
+export function isStoredButNotAppliedError(error: unknown): error is ApiError {
+  return isApiError(error) && isStoredButNotApplied(error.code);
+}
+
+export type SettledChange<T> = { isApplied: true; value: T } | { isApplied: false };
+
+/** Awaits a change; one stored but not applied counts as done (`isApplied: false`). Other failures reject. */
+export async function settleStoredChange<T>(change: Promise<T>): Promise<SettledChange<T>> {
+  try {
+    return { isApplied: true, value: await change };
+  } catch (error) {
+    if (isStoredButNotAppliedError(error)) return { isApplied: false };
+    throw error;
+  }
 }
 
 /** Calls an operation of the contract (or a bare route: the answer is then unchecked `unknown`). */

@@ -1,6 +1,6 @@
 import { limits, operations, type DomainCreate, type DomainUpdate } from '@postern/contract';
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
-import { call } from '../lib/api';
+import { call, isStoredButNotAppliedError } from '../lib/api';
 import { serviceKeys } from './services';
 
 // Domains (console-spec §7). Every mutation invalidates by the `domains` prefix, never the whole cache.
@@ -21,11 +21,17 @@ export const domainListQueryOptions = (params: DomainListParams = {}) =>
 /** Every domain for the service form's autocomplete (one page of the API's maximum size). */
 export const domainOptionsQueryOptions = () => domainListQueryOptions({ page: 1, limit: limits.listMaxLimit });
 
+/** A change stored but not applied is shown as stored: refresh after it as after a success. */
+const refreshIfStored = (refresh: () => Promise<unknown>) => async (error: Error): Promise<void> => {
+  if (isStoredButNotAppliedError(error)) await refresh();
+};
+
 export function useCreateDomain() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: DomainCreate) => call(operations.createDomain, { body }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: domainKeys.all }),
+    onError: refreshIfStored(() => queryClient.invalidateQueries({ queryKey: domainKeys.all })),
   });
 }
 
@@ -34,18 +40,18 @@ export function useUpdateDomain() {
   return useMutation({
     mutationFn: ({ id, body }: { id: number; body: DomainUpdate }) => call(operations.updateDomain, { params: { id }, body }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: domainKeys.all }),
+    onError: refreshIfStored(() => queryClient.invalidateQueries({ queryKey: domainKeys.all })),
   });
 }
 
 export function useDeleteDomain() {
   const queryClient = useQueryClient();
+  const refreshAll = () =>
+    Promise.all([queryClient.invalidateQueries({ queryKey: domainKeys.all }), queryClient.invalidateQueries({ queryKey: serviceKeys.all })]);
   return useMutation({
     mutationFn: (id: number) => call(operations.deleteDomain, { params: { id } }),
     // A service's public URL and certificate mode follow its domain, so service lists are stale too.
-    onSuccess: () =>
-      Promise.all([
-        queryClient.invalidateQueries({ queryKey: domainKeys.all }),
-        queryClient.invalidateQueries({ queryKey: serviceKeys.all }),
-      ]),
+    onSuccess: () => refreshAll(),
+    onError: refreshIfStored(() => refreshAll()),
   });
 }

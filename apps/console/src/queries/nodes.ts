@@ -3,7 +3,7 @@ import { defaults, NodeDetailEventSchema, NodeListEventSchema, operations, timin
 import type { QueryClient } from '@tanstack/react-query';
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { call, saveFile, toDownload } from '../lib/api';
+import { call, isStoredButNotAppliedError, saveFile, toDownload } from '../lib/api';
 import { openStream } from '../lib/sse';
 import { showToast } from '../lib/toast-store';
 import { serviceKeys } from './services';
@@ -54,6 +54,11 @@ export function writeNodeToCache(queryClient: QueryClient, node: Node): void {
   queryClient.setQueriesData<ListResponse<Node>>({ queryKey: nodeKeys.lists() }, (list) => list && replaceNodeRows(list, [node]));
 }
 
+/** After a change the server stored but did not apply, what is shown is read again (the streams may lag behind). */
+async function refreshStoredChange(queryClient: QueryClient, error: unknown): Promise<void> {
+  if (isStoredButNotAppliedError(error)) await queryClient.invalidateQueries({ queryKey: nodeKeys.all });
+}
+
 export function useCreateNode() {
   const queryClient = useQueryClient();
   return useMutation({
@@ -70,6 +75,7 @@ export function useUpdateNode() {
       writeNodeToCache(queryClient, node);
       showToast({ message: 'Node updated successfully!', type: 'success' });
     },
+    onError: (error) => refreshStoredChange(queryClient, error),
   });
 }
 
@@ -83,6 +89,7 @@ export function useSetNodeEnabled() {
       writeNodeToCache(queryClient, { ...node, enabled });
       showToast({ message: enabled ? 'Node connected successfully!' : 'Node disconnected successfully!', type: 'success' });
     },
+    onError: (error) => refreshStoredChange(queryClient, error),
   });
 }
 
@@ -94,6 +101,15 @@ export function useDeleteNode() {
       queryClient.removeQueries({ queryKey: nodeKeys.detail(id) });
       showToast({ message: 'Node deleted successfully!', type: 'success' });
       // The node's services went with it: domain rows and cards must not keep showing them.
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: nodeKeys.lists() }),
+        queryClient.invalidateQueries({ queryKey: serviceKeys.all }),
+      ]);
+    },
+    // Deleted, though the gateway has not caught up: the node and its services are gone all the same.
+    onError: async (error, id) => {
+      if (!isStoredButNotAppliedError(error)) return;
+      queryClient.removeQueries({ queryKey: nodeKeys.detail(id) });
       await Promise.all([
         queryClient.invalidateQueries({ queryKey: nodeKeys.lists() }),
         queryClient.invalidateQueries({ queryKey: serviceKeys.all }),

@@ -9,7 +9,7 @@ import {
   type TcpServiceCreate,
 } from '@postern/contract';
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
-import { call } from '../lib/api';
+import { call, isStoredButNotAppliedError } from '../lib/api';
 
 // HTTP and TCP services (console-spec §7). Lists are keyed under `services/{type}`; every mutation invalidates the
 // `services` prefix, because one change shows up in a node's card and in a domain's expanded row alike.
@@ -43,62 +43,75 @@ export const serviceListQueryOptions = (type: ServiceType, scope: ServiceScope, 
 
 export type ServiceRef = { nodeId: number; type: ServiceType; id: number };
 
-function useInvalidateServices() {
+/** Refreshes every service list after a change, also one stored but not applied (it now shows its applyError). */
+function useRefreshServices() {
   const queryClient = useQueryClient();
-  return () => queryClient.invalidateQueries({ queryKey: serviceKeys.all });
+  const invalidate = () => queryClient.invalidateQueries({ queryKey: serviceKeys.all });
+  return {
+    onSuccess: async (): Promise<void> => invalidate(),
+    onError: async (error: Error): Promise<void> => {
+      if (isStoredButNotAppliedError(error)) await invalidate();
+    },
+  };
 }
 
 export function useCreateHttpService() {
-  const invalidate = useInvalidateServices();
+  const refresh = useRefreshServices();
   return useMutation({
     mutationFn: ({ nodeId, body }: { nodeId: number; body: HttpServiceCreate }) =>
       call(operations.createHttpService, { params: { nodeId }, body }),
-    onSuccess: invalidate,
+    onSuccess: refresh.onSuccess,
+    onError: refresh.onError,
   });
 }
 
 export function useCreateTcpService() {
-  const invalidate = useInvalidateServices();
+  const refresh = useRefreshServices();
   return useMutation({
     mutationFn: ({ nodeId, body }: { nodeId: number; body: TcpServiceCreate }) =>
       call(operations.createTcpService, { params: { nodeId }, body }),
-    onSuccess: invalidate,
+    onSuccess: refresh.onSuccess,
+    onError: refresh.onError,
   });
 }
 
 export function useUpdateHttpService() {
-  const invalidate = useInvalidateServices();
+  const refresh = useRefreshServices();
   return useMutation({
     mutationFn: ({ ref, body }: { ref: Omit<ServiceRef, 'type'>; body: HttpServiceCreate }) =>
       call(operations.updateHttpService, { params: ref, body }),
-    onSuccess: invalidate,
+    onSuccess: refresh.onSuccess,
+    onError: refresh.onError,
   });
 }
 
 export function useUpdateTcpService() {
-  const invalidate = useInvalidateServices();
+  const refresh = useRefreshServices();
   return useMutation({
     mutationFn: ({ ref, body }: { ref: Omit<ServiceRef, 'type'>; body: TcpServiceCreate }) =>
       call(operations.updateTcpService, { params: ref, body }),
-    onSuccess: invalidate,
+    onSuccess: refresh.onSuccess,
+    onError: refresh.onError,
   });
 }
 
 /** Enable Access / Disable Access: the answer's shape is not needed, the lists are refetched. */
 export function useSetServiceAccess() {
-  const invalidate = useInvalidateServices();
+  const refresh = useRefreshServices();
   return useMutation({
     mutationFn: async ({ ref, isEnabled }: { ref: ServiceRef; isEnabled: boolean }) => {
       await call(isEnabled ? operations.enableService : operations.disableService, { params: ref });
     },
-    onSuccess: invalidate,
+    onSuccess: refresh.onSuccess,
+    onError: refresh.onError,
   });
 }
 
 export function useDeleteService() {
-  const invalidate = useInvalidateServices();
+  const refresh = useRefreshServices();
   return useMutation({
     mutationFn: (ref: ServiceRef) => call(operations.deleteService, { params: ref }),
-    onSuccess: invalidate,
+    onSuccess: refresh.onSuccess,
+    onError: refresh.onError,
   });
 }

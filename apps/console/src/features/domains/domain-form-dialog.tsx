@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { FormDialog } from '../../components/ui/dialog';
 import { CheckboxField, SelectField, TextField } from '../../components/ui/form-field';
 import { useToast } from '../../components/ui/toast';
+import { settleStoredChange } from '../../lib/api';
 import { useZodForm } from '../../lib/use-zod-form';
 import { useCreateDomain, useUpdateDomain } from '../../queries/domains';
 import { nodeListQueryOptions } from '../../queries/nodes';
@@ -21,13 +22,12 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose(): void }) {
   const isSslLocked = isSslSelectorDisabled(form.values);
   const nodes = useQuery(nodeListQueryOptions({ page: 1, limit: limits.listMaxLimit }));
 
+  // A change stored but not applied closes the form too: the toast said why, sending it again would repeat it.
   const onSubmit = form.handleSubmit(async (body) => {
     if (domain) {
-      await update.mutateAsync({ id: domain.id, body });
-      toast({ message: 'Domain updated successfully!', type: 'success' });
+      if ((await settleStoredChange(update.mutateAsync({ id: domain.id, body }))).isApplied) toast({ message: 'Domain updated successfully!', type: 'success' });
     } else {
-      await create.mutateAsync(body);
-      toast({ message: 'Domain created successfully!', type: 'success' });
+      if ((await settleStoredChange(create.mutateAsync(body))).isApplied) toast({ message: 'Domain created successfully!', type: 'success' });
     }
     onClose();
   });

@@ -1,6 +1,7 @@
 import type { Domain } from '@postern/contract';
 import { useConfirm } from '../../components/ui/confirm';
 import { useToast } from '../../components/ui/toast';
+import { settleStoredChange } from '../../lib/api';
 import { useDeleteDomain } from '../../queries/domains';
 
 /** Delete Domain behind its confirmation; failures are reported by the API client and only logged here. */
@@ -17,8 +18,7 @@ export function useDeleteDomainAction() {
     });
     if (!isConfirmed) return;
     try {
-      await deleteDomain.mutateAsync(domain.id);
-      toast({ message: 'Domain deleted successfully!', type: 'success' });
+      if ((await settleStoredChange(deleteDomain.mutateAsync(domain.id))).isApplied) toast({ message: 'Domain deleted successfully!', type: 'success' });
     } catch (error) {
       console.error('delete domain failed', error);
     }

@@ -3,6 +3,7 @@ import { NodeCreateSchema } from '@postern/contract';
 import { useEffect } from 'react';
 import { FormDialog } from '../../components/ui/dialog';
 import { CheckboxField, TextField } from '../../components/ui/form-field';
+import { settleStoredChange } from '../../lib/api';
 import { useZodForm } from '../../lib/use-zod-form';
 import { useCreateNode, useUpdateNode } from '../../queries/nodes';
 import { nodeFormValues, withGateway } from './node-form';
@@ -28,7 +29,8 @@ export function NodeFormDialog({ open, node, onClose, onCreated }: NodeFormDialo
 
   const submit = form.handleSubmit(async (body) => {
     if (node) {
-      await updateNode.mutateAsync({ id: node.id, body });
+      // Stored but not applied closes the form too: the toast said why, sending it again would repeat it.
+      await settleStoredChange(updateNode.mutateAsync({ id: node.id, body }));
       onClose();
     } else {
       const created = await createNode.mutateAsync(body);

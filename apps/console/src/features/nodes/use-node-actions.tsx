@@ -3,6 +3,7 @@ import { useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useConfirm } from '../../components/ui/confirm';
 import type { MenuItem } from '../../components/ui/menu';
+import { settleStoredChange } from '../../lib/api';
 import { downloadNodeConfig, useDeleteNode, useSetNodeEnabled } from '../../queries/nodes';
 import { HttpServiceFormDialog, TcpServiceFormDialog } from '../services/service-form-dialogs';
 import { connectConfirmation, deleteConfirmation, disconnectConfirmation } from './node-confirmations';
@@ -35,7 +36,8 @@ export function useNodeActions({ onDeleted }: { onDeleted?(node: Node): void } =
   const remove = async (node: Node) => {
     if (!(await confirm(deleteConfirmation(node)))) return;
     try {
-      await deleteNode.mutateAsync(node.id);
+      // Deleted even when the gateway has not caught up (the toast says so): leave its page all the same.
+      await settleStoredChange(deleteNode.mutateAsync(node.id));
       onDeleted?.(node);
     } catch (error) {
       logFailure('delete node')(error);

@@ -1,6 +1,7 @@
 import { ruleMessages } from '@postern/contract';
 import { act, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { dismissToast, getToasts } from '../../lib/toast-store';
 import { HttpServiceFormDialog, TcpServiceFormDialog } from './service-form-dialogs';
 import { LOCAL_SELF_HOST } from './service-form-rules';
 import { buildHttpService, buildNode, buildTcpService, fakeApi, renderWithProviders } from './service-test-fixtures';
@@ -10,7 +11,10 @@ const select = (label: string) => screen.getByLabelText<HTMLSelectElement>(label
 const save = () => act(async () => fireEvent.click(screen.getByRole('button', { name: 'Save' })));
 
 describe('HTTP service form', () => {
-  afterEach(() => vi.unstubAllGlobals());
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    for (const toast of getToasts()) dismissToast(toast.id);
+  });
 
   it('starts with http, port 80 and path /, the host fixed to a plain node', () => {
     renderWithProviders(<HttpServiceFormDialog node={buildNode()} open onClose={vi.fn()} />);
@@ -72,6 +76,36 @@ describe('HTTP service form', () => {
     expect(onClose).not.toHaveBeenCalled();
     fireEvent.click(screen.getByRole('button', { name: 'Got it!' }));
     expect(onClose).toHaveBeenCalledOnce();
+  });
+
+  it('closes without the exposed dialog when the gateway stored the service but could not serve it (by code)', async () => {
+    const calls = fakeApi((method) =>
+      method === 'POST' ? { status: 400, body: { message: 'nginx: duplicate location "/app"', code: 'dataplane_rejected' } } : undefined,
+    );
+    const onClose = vi.fn();
+    renderWithProviders(<HttpServiceFormDialog node={buildNode()} open onClose={onClose} />);
+    fireEvent.change(input('Service Name'), { target: { value: 'api' } });
+    fireEvent.change(input('Public HTTP Path'), { target: { value: '/app' } });
+    await save();
+    expect(getToasts().map((toast) => toast.message)).toContain('nginx: duplicate location "/app"');
+    expect(onClose).toHaveBeenCalledOnce();
+    expect(screen.queryByText('Your Service is Now Publicly Available')).toBeNull();
+    // Stored: sending it again would repeat it, and the list is read again to show the service with its applyError.
+    expect(calls.filter((call) => call.method === 'POST')).toHaveLength(1);
+  });
+
+  it('keeps the form open for a plain 400 (nothing was stored)', async () => {
+    fakeApi((method) => (method === 'POST' ? { status: 400, body: { message: 'This node has reached its limit', code: 'bad_request' } } : undefined));
+    const onClose = vi.fn();
+    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    renderWithProviders(<HttpServiceFormDialog node={buildNode()} open onClose={onClose} />);
+    fireEvent.change(input('Service Name'), { target: { value: 'api' } });
+    fireEvent.change(input('Public HTTP Path'), { target: { value: '/app' } });
+    await save();
+    expect(getToasts().map((toast) => toast.message)).toContain('This node has reached its limit');
+    expect(onClose).not.toHaveBeenCalled();
+    expect(screen.getByRole('button', { name: 'Save' })).toBeTruthy();
+    log.mockRestore();
   });
 
   it('edits with PATCH and shows a 422 under its field', async () => {

@@ -1,5 +1,6 @@
 import type { HttpService, Node, TcpService } from '@postern/contract';
 import { useToast } from '../../components/ui/toast';
+import { settleStoredChange } from '../../lib/api';
 import { EXPOSED_MESSAGE } from './service-form-texts';
 
 type SaveServiceOptions<S extends HttpService | TcpService, B> = {
@@ -13,19 +14,21 @@ type SaveServiceOptions<S extends HttpService | TcpService, B> = {
 
 /**
  * The submit flow both service forms share: PATCH and close when editing; POST, toast and hand the new service
- * to the exposed dialog when creating.
+ * to the exposed dialog when creating. A change the server stored but could not apply closes the form as well
+ * (the error toast said why; the list shows the service with its applyError): sending it again would repeat it.
  */
 export function useSaveService<S extends HttpService | TcpService, B>(options: SaveServiceOptions<S, B>) {
   const { toast } = useToast();
   return async (body: B): Promise<void> => {
     const { node, service } = options;
     if (service) {
-      await options.update({ ref: { nodeId: node.id, id: service.id }, body });
+      await settleStoredChange(options.update({ ref: { nodeId: node.id, id: service.id }, body }));
       options.onClose();
       return;
     }
-    const created = await options.create({ nodeId: node.id, body });
+    const created = await settleStoredChange(options.create({ nodeId: node.id, body }));
+    if (!created.isApplied) return options.onClose();
     toast({ message: EXPOSED_MESSAGE, type: 'success' });
-    options.onCreated(created);
+    options.onCreated(created.value);
   };
 }
