@@ -5,8 +5,11 @@ import { timing } from '@postern/contract';
 export interface SseConnection {
   /** Sends one JSON value as a `data:` event. */
   send(value: unknown): void;
-  /** Sends an already serialised JSON text: a broadcast serialises once for all its subscribers. */
-  sendJson(json: string): void;
+  /**
+   * Sends an already serialised JSON text (a broadcast serialises once for all its subscribers), as a named event
+   * when `event` is given (EventSource delivers those to `addEventListener(event)` only, never to `onmessage`).
+   */
+  sendJson(json: string, event?: string): void;
   /** The console session that opened the stream (null: none); the stream ends with it. */
   sessionId: string | null;
   /** Resolves when the client goes away. */
@@ -61,8 +64,8 @@ export function openSse(request: FastifyRequest, reply: FastifyReply): SseConnec
     send(value) {
       if (isOpen) raw.write(`data: ${JSON.stringify(value)}\n\n`);
     },
-    sendJson(json) {
-      if (isOpen) raw.write(`data: ${json}\n\n`);
+    sendJson(json, event) {
+      if (isOpen) raw.write(event === undefined ? `data: ${json}\n\n` : `event: ${event}\ndata: ${json}\n\n`);
     },
     sessionId: request.session?.sessionId ?? null,
     closed,

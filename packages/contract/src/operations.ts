@@ -43,7 +43,7 @@ import {
   TokenParamsSchema,
 } from './requests.js';
 import { routes, type Route, type RouteName } from './routes.js';
-import { LogEventSchema, NodeDetailEventSchema, NodeListEventSchema } from './sse.js';
+import { LogEventSchema, NODE_PAGE_EVENT, NodeDetailEventSchema, NodeListEventSchema, NodeListPageEventSchema } from './sse.js';
 
 // The operation table: every call of the API as ONE object (route, schemas, answer, errors). The server registers
 // routes from it (apps/server/src/http/operation.ts), the typed client calls it (api-client.ts: console, CLI, e2e),
@@ -148,9 +148,9 @@ export const operations = {
     errors: applied,
   }),
   nodeStream: operation('nodeStream', {
-    summary: 'Live node list page (page, limit, type) or one node (id)',
+    summary: 'Live node list page (page, limit, type; format=page for named page events with the total) or one node (id)',
     query: NodeStreamFilterSchema,
-    response: events({ message: z.union([NodeListEventSchema, NodeDetailEventSchema]) }),
+    response: events({ message: z.union([NodeListEventSchema, NodeDetailEventSchema]), [NODE_PAGE_EVENT]: NodeListPageEventSchema }),
     errors: ['not_found'],
   }),
   getNode: operation('getNode', { summary: 'One node', params: IdParamSchema, response: json(NodeSchema) }),

@@ -196,6 +196,8 @@ export const NodeStreamQuerySchema = z.object({
   page: integerIn(1, 1_000_000).optional().default(1),
   limit: integerIn(1, limits.listMaxLimit).optional().default(defaults.pageSize),
   type: oneOf(['nodes', 'gateways']).optional(),
+  /** List variant: `rows` (default, the spec's array per message) or `page` (named `page` events with the total). */
+  format: oneOf(['rows', 'page']).optional(),
 });
 export type NodeStreamQuery = z.infer<typeof NodeStreamQuerySchema>;
 

@@ -13,6 +13,8 @@ export type StreamOptions<S extends z.ZodType> = {
   query?: Record<string, QueryValue>;
   /** Each `data:` payload is JSON checked against this schema. */
   schema: S;
+  /** Listen to this named event (`event: NAME`) instead of unnamed messages. */
+  event?: string;
   onMessage(value: z.output<S>): void;
   /** Called with the error event (default: logged); the stream is closed unless `reconnectMs` is set. */
   onError?(event: Event): void;
@@ -42,11 +44,13 @@ export function openStream<S extends z.ZodType>(options: StreamOptions<S>): () =
   const connect = (): void => {
     const current = new EventSource(streamUrl(options.path, options.query), { withCredentials: true });
     source = current;
-    current.onmessage = (event: MessageEvent<string>) => {
+    const receive = (event: MessageEvent<string>): void => {
       const parsed = options.schema.safeParse(safeJson(event.data));
       if (parsed.success) options.onMessage(parsed.data);
       else console.error('unexpected stream message', parsed.error);
     };
+    if (options.event === undefined) current.onmessage = receive;
+    else current.addEventListener(options.event, receive);
     current.onerror = (event) => {
       // Closing stops the browser's own reconnect loop, which would retry a refused stream every few seconds.
       current.close();

@@ -32,27 +32,42 @@ describe('node streams write into the query cache', () => {
     clearToken();
   });
 
-  it('replaces the shown rows of the list page with pushed nodes, carrying the token in the URL', () => {
+  it("replaces the list page with each pushed 'page' event, carrying the token in the URL", () => {
     const { client, wrapper } = setup();
     const params = { page: 1, limit: 10, type: undefined };
     const list: ListResponse<Node> = { data: [node(1), node(2)], page: 1, limit: 10, total: 2 };
     client.setQueryData(nodeKeys.list(params), list);
     renderHook(() => useNodeListStream(params), { wrapper });
     const source = FakeEventSource.opened[0];
-    expect(source?.url).toBe('/api/nodes/stream?page=1&limit=10&token=session-token');
-    act(() => source?.push([node(1, { status: 'online', transferRx: 2048 }), node(2)]));
+    expect(source?.url).toBe('/api/nodes/stream?page=1&limit=10&format=page&token=session-token');
+    act(() => source?.push({ ...list, data: [node(1, { status: 'online', transferRx: 2048 }), node(2)] }, 'page'));
     const rows = client.getQueryData<ListResponse<Node>>(nodeKeys.list(params))?.data;
     expect(rows?.map((row) => [row.id, row.status, row.transferRx])).toEqual([[1, 'online', 2048], [2, 'offline', 0]]);
+    expect(client.getQueryData<Node>(nodeKeys.detail(1))?.status).toBe('online');
   });
 
-  it('refetches the page when the pushed rows are a different set (a node was added or removed)', () => {
+  it('takes a page with other rows and a new total as it is, without fetching it again (a node was added or removed)', () => {
     const { client, wrapper } = setup();
     const params = { page: 1, limit: 10, type: 'gateways' as const };
     client.setQueryData(nodeKeys.list(params), { data: [node(1)], page: 1, limit: 10, total: 1 });
     const invalidate = vi.spyOn(client, 'invalidateQueries');
+    const refetch = vi.spyOn(client, 'refetchQueries');
     renderHook(() => useNodeListStream(params), { wrapper });
-    act(() => FakeEventSource.opened[0]?.push([node(1), node(3)]));
-    expect(invalidate).toHaveBeenCalledWith({ queryKey: nodeKeys.list(params) });
+    expect(FakeEventSource.opened[0]?.url).toContain('type=gateways');
+    act(() => FakeEventSource.opened[0]?.push({ data: [node(1), node(3)], page: 1, limit: 10, total: 2 }, 'page'));
+    expect(client.getQueryData<ListResponse<Node>>(nodeKeys.list(params))).toMatchObject({ total: 2, data: [{ id: 1 }, { id: 3 }] });
+    expect(invalidate).not.toHaveBeenCalled();
+    expect(refetch).not.toHaveBeenCalled();
+  });
+
+  it("ignores the spec's unnamed array messages (it asked for pages)", () => {
+    const { client, wrapper } = setup();
+    const params = { page: 1, limit: 10, type: undefined };
+    const list: ListResponse<Node> = { data: [node(1)], page: 1, limit: 10, total: 1 };
+    client.setQueryData(nodeKeys.list(params), list);
+    renderHook(() => useNodeListStream(params), { wrapper });
+    act(() => FakeEventSource.opened[0]?.push([node(1, { status: 'online' })]));
+    expect(client.getQueryData(nodeKeys.list(params))).toBe(list);
   });
 
   it('replaces the detail node on each message and closes the stream when the page is left', () => {

@@ -1,5 +1,5 @@
 import type { ListResponse, Node, NodeCreate, NodeUpdate } from '@postern/contract';
-import { defaults, NodeDetailEventSchema, NodeListEventSchema, operations, timing } from '@postern/contract';
+import { defaults, NODE_PAGE_EVENT, NodeDetailEventSchema, NodeListPageEventSchema, operations, timing } from '@postern/contract';
 import type { QueryClient } from '@tanstack/react-query';
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
@@ -54,6 +54,12 @@ export function writeNodeToCache(queryClient: QueryClient, node: Node): void {
   queryClient.setQueriesData<ListResponse<Node>>({ queryKey: nodeKeys.lists() }, (list) => list && replaceNodeRows(list, [node]));
 }
 
+/**
+ * After a create or delete: a list on screen is streamed and gets the new page pushed (with its total), so it is not
+ * fetched again; lists not on screen are marked stale and read when they are shown next.
+ */
+const markListsStale = (queryClient: QueryClient) => () => queryClient.invalidateQueries({ queryKey: nodeKeys.lists(), refetchType: 'none' });
+
 /** After a change the server stored but did not apply, what is shown is read again (the streams may lag behind). */
 async function refreshStoredChange(queryClient: QueryClient, error: unknown): Promise<void> {
   if (isStoredButNotAppliedError(error)) await queryClient.invalidateQueries({ queryKey: nodeKeys.all });
@@ -63,7 +69,7 @@ export function useCreateNode() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: NodeCreate) => call(operations.createNode, { body }),
-    onSuccess: async () => queryClient.invalidateQueries({ queryKey: nodeKeys.lists() }),
+    onSuccess: markListsStale(queryClient),
   });
 }
 
@@ -101,10 +107,7 @@ export function useDeleteNode() {
       queryClient.removeQueries({ queryKey: nodeKeys.detail(id) });
       showToast({ message: 'Node deleted successfully!', type: 'success' });
       // The node's services went with it: domain rows and cards must not keep showing them.
-      await Promise.all([
-        queryClient.invalidateQueries({ queryKey: nodeKeys.lists() }),
-        queryClient.invalidateQueries({ queryKey: serviceKeys.all }),
-      ]);
+      await Promise.all([markListsStale(queryClient)(), queryClient.invalidateQueries({ queryKey: serviceKeys.all })]);
     },
     // Deleted, though the gateway has not caught up: the node and its services are gone all the same.
     onError: async (error, id) => {
@@ -123,7 +126,11 @@ export async function downloadNodeConfig(id: number): Promise<void> {
   saveFile(toDownload(await call(operations.downloadNodeConfig, { params: { id } }), 'config.conf'));
 }
 
-/** While mounted, pushed pages replace the shown rows (console-spec §2); a changed set of rows refetches the page. */
+/**
+ * While mounted, each pushed page replaces the cached one (console-spec §2: pushed rows replace the shown rows). The
+ * stream is asked for named `page` events (docs/api.md), which carry the total too, so a node added or removed
+ * elsewhere shows without another request.
+ */
 export function useNodeListStream(params: NodeListParams): void {
   const queryClient = useQueryClient();
   const { page, limit, type } = params;
@@ -131,19 +138,12 @@ export function useNodeListStream(params: NodeListParams): void {
     () =>
       openStream({
         path: operations.nodeStream.path,
-        query: { page, limit, type },
-        schema: NodeListEventSchema,
-        onMessage: (nodes) => {
-          const key = nodeKeys.list({ page, limit, type });
-          const current = queryClient.getQueryData<ListResponse<Node>>(key);
-          if (!current) return;
-          const shownIds = current.data.map((row) => row.id).join(',');
-          if (shownIds !== nodes.map((node) => node.id).join(',')) {
-            void queryClient.invalidateQueries({ queryKey: key });
-            return;
-          }
-          queryClient.setQueryData(key, replaceNodeRows(current, nodes));
-          for (const node of nodes) queryClient.setQueryData(nodeKeys.detail(node.id), node);
+        query: { page, limit, type, format: 'page' },
+        event: NODE_PAGE_EVENT,
+        schema: NodeListPageEventSchema,
+        onMessage: (list) => {
+          queryClient.setQueryData(nodeKeys.list({ page, limit, type }), list);
+          for (const node of list.data) queryClient.setQueryData(nodeKeys.detail(node.id), node);
         },
         reconnectMs: timing.logReconnectMs,
       }),

@@ -5,6 +5,7 @@ export class FakeEventSource {
   onmessage: ((event: MessageEvent<string>) => void) | null = null;
   onerror: ((event: Event) => void) | null = null;
   isClosed = false;
+  private readonly listeners = new Map<string, ((event: MessageEvent<string>) => void)[]>();
 
   constructor(readonly url: string) {
     FakeEventSource.opened.push(this);
@@ -19,9 +20,15 @@ export class FakeEventSource {
     this.isClosed = true;
   }
 
-  /** Delivers one message whose `data:` is `value` as JSON. */
-  push(value: unknown): void {
-    this.onmessage?.(new MessageEvent('message', { data: JSON.stringify(value) }));
+  addEventListener(type: string, listener: (event: MessageEvent<string>) => void): void {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
+  }
+
+  /** Delivers one message whose `data:` is `value` as JSON; with `event`, as that named event (as EventSource does). */
+  push(value: unknown, event?: string): void {
+    const message = new MessageEvent(event ?? 'message', { data: JSON.stringify(value) });
+    if (event === undefined) this.onmessage?.(message);
+    else for (const listener of this.listeners.get(event) ?? []) listener(message);
   }
 
   /** The stream fails, as a dropped or refused connection shows to the page. */

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { NodeDetailEventSchema, NodeListEventSchema } from '@postern/contract';
+import { NODE_PAGE_EVENT, NodeDetailEventSchema, NodeListEventSchema, NodeListPageEventSchema, type ListResponse, type Node } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import type { NodeChange, NodeEvents } from '../../http/events.js';
 import type { SseConnection } from '../../sse.js';
@@ -16,15 +16,18 @@ export interface ListQuery {
   type: NodeListType;
 }
 
+/** `rows`: the spec's message, an array of the page's nodes; `page`: a named event with the whole list answer. */
+export type ListFormat = 'rows' | 'page';
+
 interface ListGroup {
   query: ListQuery;
-  clients: Set<SseConnection>;
+  clients: Map<SseConnection, ListFormat>;
   /** Node ids on the page as last sent: a status change elsewhere does not concern this group. */
   ids: Set<number>;
 }
 
 export interface NodeStreamHub {
-  addListClient(conn: SseConnection, query: ListQuery): void;
+  addListClient(conn: SseConnection, query: ListQuery, format?: ListFormat): void;
   addDetailClient(conn: SseConnection, nodeId: number): void;
   close(): void;
 }
@@ -37,11 +40,19 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
   let isStructural = false;
   let isFlushScheduled = false;
 
+  /** Sends `page` to each client in its format, each format serialised once. */
+  const sendTo = (clients: ReadonlyMap<SseConnection, ListFormat>, page: ListResponse<Node>): void => {
+    const json: Partial<Record<ListFormat, string>> = {};
+    for (const [client, format] of clients) {
+      if (format === 'page') client.sendJson((json.page ??= JSON.stringify(NodeListPageEventSchema.parse(page))), NODE_PAGE_EVENT);
+      else client.sendJson((json.rows ??= JSON.stringify(NodeListEventSchema.parse(page.data))));
+    }
+  };
+
   const sendPage = (group: ListGroup): void => {
     const page = listNodes(deps, group.query);
     group.ids = new Set(page.data.map((node) => node.id));
-    const json = JSON.stringify(NodeListEventSchema.parse(page.data));
-    for (const client of group.clients) client.sendJson(json);
+    sendTo(group.clients, page);
   };
 
   const sendDetail = (nodeId: number, clients: Set<SseConnection>): void => {
@@ -101,18 +112,18 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
   const unsubscribeStatus = deps.dataPlane.status.onChange(onStatusChange);
 
   return {
-    addListClient(conn, query) {
+    addListClient(conn, query, format = 'rows') {
       const key = `${query.type ?? 'all'}:${query.page}:${query.limit}`;
       let group = listGroups.get(key);
       if (!group) {
-        group = { query, clients: new Set(), ids: new Set() };
+        group = { query, clients: new Map(), ids: new Set() };
         listGroups.set(key, group);
       }
       const joined = group;
       const page = listNodes(deps, query);
       joined.ids = new Set(page.data.map((node) => node.id));
-      joined.clients.add(conn);
-      conn.send(NodeListEventSchema.parse(page.data));
+      joined.clients.set(conn, format);
+      sendTo(new Map([[conn, format]]), page);
       void conn.closed.then(() => {
         joined.clients.delete(conn);
         if (joined.clients.size === 0 && listGroups.get(key) === joined) listGroups.delete(key);
@@ -137,7 +148,7 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
     close() {
       unsubscribeEvents();
       unsubscribeStatus();
-      for (const group of listGroups.values()) for (const client of group.clients) client.close();
+      for (const group of listGroups.values()) for (const client of group.clients.keys()) client.close();
       for (const clients of detailClients.values()) for (const client of clients) client.close();
       listGroups.clear();
       detailClients.clear();

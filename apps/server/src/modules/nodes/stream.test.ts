@@ -53,6 +53,29 @@ describe('GET /api/nodes/stream', () => {
     expect(secondPage.events).toHaveLength(2);
   });
 
+  it("list variant with format=page: named 'page' events carry the whole list answer, total included, on create and delete", async () => {
+    const a = (await api('POST', '/api/nodes', { name: 'a' })).json();
+    const paged = await open('page=1&limit=2&format=page');
+    const rows = await open('page=1&limit=2');
+    const [first] = await paged.waitForNamedEvents(1);
+    expect(first?.event).toBe('page');
+    expect(first?.data).toMatchObject({ page: 1, limit: 2, total: 2 });
+    expect((first?.data as { data: NodeEvent[] }).data.map((n) => n.name)).toEqual(['Gateway (local)', 'a']);
+
+    await api('POST', '/api/nodes', { name: 'b' });
+    const [, created] = await paged.waitForNamedEvents(2);
+    expect(created?.data).toMatchObject({ total: 3 });
+    await t.app.inject({ method: 'DELETE', url: `/api/nodes/${a.id}`, headers: { authorization: `Bearer ${token}` } });
+    const [, , deleted] = await paged.waitForNamedEvents(3);
+    expect(deleted?.data).toMatchObject({ total: 2 });
+    expect((deleted?.data as { data: NodeEvent[] }).data.map((n) => n.name)).toEqual(['Gateway (local)', 'b']);
+    // Each client gets its own format only: the spec's clients keep their arrays, page clients get no arrays.
+    expect(paged.events).toEqual([]);
+    const arrays = (await rows.waitForEvents(3)) as NodeEvent[][];
+    expect(arrays[2]?.map((n) => n.name)).toEqual(['Gateway (local)', 'b']);
+    expect(rows.namedEvents).toEqual([]);
+  });
+
   it('filters by type', async () => {
     await api('POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetwork: '192.168.5.0/24' });
     const gateways = await open('type=gateways');
