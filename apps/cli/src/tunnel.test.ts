@@ -86,7 +86,7 @@ describe('readPeerStates', () => {
     const system = createFakeSystem({ hasKernelWireguard: true, handshake: () => 1_767_225_600 });
     await bringUpTunnel(system, 'pstn0', config, '/cfg');
     expect(await readPeerStates(system, 'pstn0')).toEqual([
-      { publicKey: 'PEERKEY=', endpoint: '192.0.2.1:51820', latestHandshake: 1_767_225_600, transferRx: 1536, transferTx: 2048 },
+      { publicKey: 'PEERKEY=', endpoint: '192.0.2.1:51820', allowedIps: ['10.8.0.0/24'], latestHandshake: 1_767_225_600, transferRx: 1536, transferTx: 2048 },
     ]);
     expect(await readPeerStates(system, 'absent')).toEqual([]);
   });

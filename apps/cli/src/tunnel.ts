@@ -1,9 +1,8 @@
 import path from 'node:path';
-import { isIPv4 } from '@postern/contract';
+import { isIPv4, parseWgDump, type WgDumpPeer } from '@postern/contract';
 import { CliError, TOOLS_MISSING_MESSAGE } from './errors.js';
 import type { System } from './system.js';
 import { isWgAddress, type TunnelConfig } from './wg-config.js';
-import { parsePeerStates, type PeerState } from './wg-dump.js';
 
 // Brings a WireGuard interface up and down the way wg-quick does, without running wg-quick (whose hooks would
 // execute config text): kernel WireGuard when `ip link add … type wireguard` works, otherwise wireguard-go.
@@ -79,10 +78,10 @@ export async function tearDownTunnel(system: System, iface: string): Promise<voi
   }
 }
 
-export async function readPeerStates(system: System, iface: string): Promise<PeerState[]> {
+export async function readPeerStates(system: System, iface: string): Promise<WgDumpPeer[]> {
   const { wg } = await findTools(system);
   const result = await system.run(wg, ['show', iface, 'dump']);
-  return result.code === 0 ? parsePeerStates(result.stdout) : [];
+  return result.code === 0 ? parseWgDump(result.stdout) : [];
 }
 
 async function createInterface(system: System, tools: Tools, iface: string): Promise<Implementation> {

@@ -1,4 +1,4 @@
-import { intToIpv4, ipv4ToInt, isIPv4, isIPv4Cidr, isIpOrCidr, isIPv6, isInSubnet } from '@postern/contract';
+import { intToIpv4, ipv4ToInt, isIPv4, isIPv4Cidr, isIpOrCidr, isIPv6, isInSubnet, isWireGuardKey } from '@postern/contract';
 
 /** An IPv4 or IPv6 address, optionally with a prefix: what wg-quick's Address and AllowedIPs take. */
 export function isWgAddress(value: string): boolean {
@@ -24,7 +24,6 @@ export interface TunnelConfig {
   peerPublicKey: string | null;
 }
 
-const WG_KEY = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw480]=$/;
 const HOST = /^(\[[0-9A-Fa-f:]+\]|[A-Za-z0-9.-]{1,253})$/;
 
 type Validator = (value: string) => string;
@@ -126,7 +125,7 @@ export function isFullTunnel(config: TunnelConfig): boolean {
 }
 
 function wgKey(value: string): string {
-  if (!WG_KEY.test(value)) throw new Error('invalid key');
+  if (!isWireGuardKey(value)) throw new Error('invalid key');
   return value;
 }
 

@@ -134,78 +134,52 @@ const EnvSchema = z
 
 export type Env = z.infer<typeof EnvSchema>;
 
-export interface Config {
-  isProduction: boolean;
-  dataDir: string;
-  host: string;
-  port: number;
-  publicHost: string;
-  adminUsername: string;
-  adminPassword: string | undefined;
-  vpnSubnet: string;
-  tcpPortRange: readonly [number, number];
-  wgInterface: string;
-  wgPort: number;
-  httpPort: number;
-  httpsPort: number;
+/** What the rest of the server reads: the environment, validated and named for use. */
+const ConfigSchema = EnvSchema.transform((env) => ({
+  isProduction: env.NODE_ENV === 'production',
+  dataDir: env.POSTERN_DATA_DIR,
+  host: env.POSTERN_HOST,
+  port: env.POSTERN_PORT,
+  publicHost: env.POSTERN_PUBLIC_HOST,
+  adminUsername: env.POSTERN_ADMIN_USERNAME,
+  adminPassword: env.POSTERN_ADMIN_PASSWORD,
+  vpnSubnet: env.POSTERN_VPN_SUBNET,
+  tcpPortRange: env.POSTERN_TCP_PORT_RANGE,
+  wgInterface: env.POSTERN_WG_INTERFACE,
+  wgPort: env.POSTERN_WG_PORT,
+  httpPort: env.POSTERN_HTTP_PORT,
+  httpsPort: env.POSTERN_HTTPS_PORT,
   /** Where services without a domain are published: https://<publicHost>:<noDomainHttpsPort>/<path>. */
-  noDomainHttpsPort: number;
+  noDomainHttpsPort: env.POSTERN_NO_DOMAIN_HTTPS_PORT,
   /** Limits on what one node's access token may create. */
-  nodeQuotas: { services: number; ports: number; domains: number };
-  dataPlane: 'real' | 'off';
+  nodeQuotas: { services: env.POSTERN_NODE_MAX_SERVICES, ports: env.POSTERN_NODE_MAX_PORTS, domains: env.POSTERN_NODE_MAX_DOMAINS },
+  dataPlane: env.POSTERN_DATAPLANE,
   /** Addresses/CIDRs allowed to set the client address via X-Forwarded-For; empty: nobody. */
-  trustedProxies: readonly string[];
+  trustedProxies: env.POSTERN_TRUSTED_PROXIES as readonly string[],
   /** Name servers for backends given by DNS name; undefined: /etc/resolv.conf's. */
-  resolvers: readonly string[] | undefined;
-  sessionTtlSeconds: number;
-  requestTimeoutMs: number;
-  passwordHashConcurrency: number;
-  passwordHashQueue: number;
-  logLevel: Env['POSTERN_LOG_LEVEL'];
-  consoleDir: string | undefined;
-  acmeDirectory: string;
-  acmeEmail: string | undefined;
-  acmeCaFile: string | undefined;
-  acmeSkipPrecheck: boolean;
-}
+  resolvers: env.POSTERN_RESOLVERS as readonly string[] | undefined,
+  sessionTtlSeconds: env.POSTERN_SESSION_TTL,
+  requestTimeoutMs: env.POSTERN_REQUEST_TIMEOUT * 1000,
+  passwordHashConcurrency: env.POSTERN_PASSWORD_HASH_CONCURRENCY ?? 2 * availableParallelism(),
+  passwordHashQueue: env.POSTERN_PASSWORD_HASH_QUEUE,
+  logLevel: env.POSTERN_LOG_LEVEL,
+  consoleDir: env.POSTERN_CONSOLE_DIR,
+  acmeDirectory: env.POSTERN_ACME_DIRECTORY,
+  acmeEmail: env.POSTERN_ACME_EMAIL,
+  acmeCaFile: env.POSTERN_ACME_CA_FILE,
+  acmeSkipPrecheck: env.POSTERN_ACME_SKIP_PRECHECK === 'true',
+}));
+
+/** The server's configuration: the type follows from the schema, so a setting is declared in one place. */
+export type Config = z.output<typeof ConfigSchema>;
 
 export function parseConfig(source: Record<string, string | undefined>): Config {
-  const result = EnvSchema.safeParse(source);
+  const result = ConfigSchema.safeParse(source);
   if (!result.success) {
     const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const env = result.data;
-  return {
-    isProduction: env.NODE_ENV === 'production',
-    dataDir: env.POSTERN_DATA_DIR,
-    host: env.POSTERN_HOST,
-    port: env.POSTERN_PORT,
-    publicHost: env.POSTERN_PUBLIC_HOST,
-    adminUsername: env.POSTERN_ADMIN_USERNAME,
-    adminPassword: env.POSTERN_ADMIN_PASSWORD,
-    vpnSubnet: env.POSTERN_VPN_SUBNET,
-    tcpPortRange: env.POSTERN_TCP_PORT_RANGE,
-    wgInterface: env.POSTERN_WG_INTERFACE,
-    wgPort: env.POSTERN_WG_PORT,
-    httpPort: env.POSTERN_HTTP_PORT,
-    httpsPort: env.POSTERN_HTTPS_PORT,
-    noDomainHttpsPort: env.POSTERN_NO_DOMAIN_HTTPS_PORT,
-    nodeQuotas: { services: env.POSTERN_NODE_MAX_SERVICES, ports: env.POSTERN_NODE_MAX_PORTS, domains: env.POSTERN_NODE_MAX_DOMAINS },
-    dataPlane: env.POSTERN_DATAPLANE,
-    trustedProxies: env.POSTERN_TRUSTED_PROXIES,
-    resolvers: env.POSTERN_RESOLVERS,
-    sessionTtlSeconds: env.POSTERN_SESSION_TTL,
-    requestTimeoutMs: env.POSTERN_REQUEST_TIMEOUT * 1000,
-    passwordHashConcurrency: env.POSTERN_PASSWORD_HASH_CONCURRENCY ?? 2 * availableParallelism(),
-    passwordHashQueue: env.POSTERN_PASSWORD_HASH_QUEUE,
-    logLevel: env.POSTERN_LOG_LEVEL,
-    consoleDir: env.POSTERN_CONSOLE_DIR,
-    acmeDirectory: env.POSTERN_ACME_DIRECTORY,
-    acmeEmail: env.POSTERN_ACME_EMAIL,
-    acmeCaFile: env.POSTERN_ACME_CA_FILE,
-    acmeSkipPrecheck: env.POSTERN_ACME_SKIP_PRECHECK === 'true',
-  };
+  return result.data;
 }
 
 export const loadConfig = (): Config => parseConfig(process.env);

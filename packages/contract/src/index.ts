@@ -12,3 +12,4 @@ export * from './routes.js';
 export * from './sse.js';
 export * from './tokens.js';
 export * from './validators.js';
+export * from './wireguard.js';

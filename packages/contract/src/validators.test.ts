@@ -3,6 +3,7 @@ import {
   cidrNetwork,
   cidrsOverlap,
   findReservedPath,
+  normalizePathLocation,
   isBackendHost,
   isDomainName,
   isInSubnet,
@@ -83,5 +84,15 @@ describe('allow-list validators', () => {
     expect(cidrsOverlap('192.168.4.0/24', '192.168.5.0/24')).toBe(false);
     expect(cidrsOverlap('0.0.0.0/0', '1.2.3.4')).toBe(true);
     expect(cidrsOverlap('198.51.100.7', '198.51.100.0/24')).toBe(true);
+  });
+});
+
+describe('normalizePathLocation', () => {
+  it('drops trailing slashes, as nginx serves /api and /api/ alike; / stays /', () => {
+    expect(normalizePathLocation('/api/')).toBe('/api');
+    expect(normalizePathLocation('/api//')).toBe('/api');
+    expect(normalizePathLocation('/api')).toBe('/api');
+    expect(normalizePathLocation('/')).toBe('/');
+    expect(normalizePathLocation('//')).toBe('/');
   });
 });

@@ -61,6 +61,14 @@ export function isPathLocation(value: string): boolean {
 }
 
 /**
+ * A path location as it is stored, compared and served: nginx treats `/api` and `/api/` as the same prefix, so
+ * trailing slashes are dropped (`/` stays `/`).
+ */
+export function normalizePathLocation(path: string): string {
+  return path.replace(/\/+$/, '') || '/';
+}
+
+/**
  * Printable ASCII and nothing else. Checked before a value is lower-cased: `toLowerCase` folds some non-ASCII
  * letters into ASCII ones (U+212A KELVIN SIGN becomes "k"), which would let a look-alike name pass as another.
  */

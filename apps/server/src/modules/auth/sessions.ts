@@ -3,6 +3,7 @@ import { and, eq, ne, sql } from 'drizzle-orm';
 import { jwtVerify, SignJWT } from 'jose';
 import type { AppDeps } from '../../deps.js';
 import { sessions } from '../../db/schema.js';
+import { preparedPerDb } from '../../db/prepared.js';
 
 // A session token is an HS256 JWT carrying only the session id. The signature lets a forged token be refused
 // without a database read; the row is still checked on every request, so deleting it (logout, password
@@ -63,15 +64,8 @@ async function sessionIdOf(deps: AppDeps, token: string): Promise<string | null>
   }
 }
 
-// Read on every authenticated request: prepared once per database.
-const sessionLookups = new WeakMap<AppDeps['db'], ReturnType<typeof prepareSessionLookup>>();
-const prepareSessionLookup = (db: AppDeps['db']) =>
-  db.select().from(sessions).where(eq(sessions.id, sql.placeholder('id'))).prepare();
-function sessionLookup(db: AppDeps['db']): ReturnType<typeof prepareSessionLookup> {
-  let lookup = sessionLookups.get(db);
-  if (!lookup) sessionLookups.set(db, (lookup = prepareSessionLookup(db)));
-  return lookup;
-}
+// Read on every authenticated request.
+const sessionLookup = preparedPerDb((db: AppDeps['db']) => db.select().from(sessions).where(eq(sessions.id, sql.placeholder('id'))).prepare());
 
 /** The live session row behind a session id, or null when it was ended or has expired. */
 function activeSession(deps: AppDeps, sessionId: string): { id: string; userId: number; expiresAt: string } | null {

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps.js';
 import { nodes } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
 import type { NodeRow } from './to-node.js';
+import { preparedPerDb } from '../../db/prepared.js';
 
 export type NodeListType = 'nodes' | 'gateways' | undefined;
 
@@ -27,8 +28,8 @@ export function findLocalNode(deps: AppDeps): NodeRow | undefined {
  * One page ordered by id. The local node is created at first boot, before any other node, so it has the
  * lowest id and comes first without a sort on a second column (which would defeat the index).
  */
-// The nodes list is the console's hot read (and the live stream re-reads pages): building a drizzle query costs
-// more than running it, so each list shape is prepared once per database and reused with placeholders.
+// The nodes list is the console's hot read (and the live stream re-reads pages): each list shape is prepared once
+// per database (db/prepared.ts).
 function prepareNodeList(db: AppDeps['db'], type: NodeListType) {
   const where = typeFilter(type);
   return {
@@ -44,13 +45,14 @@ function prepareNodeList(db: AppDeps['db'], type: NodeListType) {
   };
 }
 
-const preparedNodeLists = new WeakMap<AppDeps['db'], Map<NodeListType, ReturnType<typeof prepareNodeList>>>();
+const nodeLists = preparedPerDb((db: AppDeps['db']) => ({
+  all: prepareNodeList(db, undefined),
+  nodes: prepareNodeList(db, 'nodes'),
+  gateways: prepareNodeList(db, 'gateways'),
+}));
 
 export function listNodeRows(deps: AppDeps, query: { page: number; limit: number; type: NodeListType }): { rows: NodeRow[]; total: number } {
-  let byType = preparedNodeLists.get(deps.db);
-  if (!byType) preparedNodeLists.set(deps.db, (byType = new Map()));
-  let prepared = byType.get(query.type);
-  if (!prepared) byType.set(query.type, (prepared = prepareNodeList(deps.db, query.type)));
+  const prepared = nodeLists(deps.db)[query.type ?? 'all'];
   const rows = prepared.page.all({ limit: query.limit, offset: (query.page - 1) * query.limit });
   const total = prepared.total.get()?.n ?? 0;
   return { rows, total };

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import {
   findReservedPath,
+  normalizePathLocation,
   reservedPathMessage,
   ruleMessages,
   type HttpService,
@@ -43,11 +44,6 @@ export function getHttpService(deps: AppDeps, nodeId: number, id: number): HttpS
   return toHttpService(deps.config, found.row, found.ssl);
 }
 
-/** nginx treats `/api` and `/api/` as the same route, so they are stored (and compared) alike. */
-function normalizePath(path: string): string {
-  return path.length > 1 ? path.replace(/\/+$/, '') || '/' : path;
-}
-
 /** Only the admin learns which service holds a route; a node's token may be asking about another node's. */
 function assertRouteFree(tx: DbExecutor, caller: Caller, domain: string, path: string, exceptId?: number): void {
   const other = tx
@@ -79,7 +75,7 @@ function resolveRoute(input: RouteInput, caller: Caller, current?: HttpServiceRo
   const path = input.pathLocation === undefined ? current?.pathLocation : input.pathLocation;
   if (domain === '' && caller === 'node') throw fieldError('domain', ruleMessages.domainRequiredForNode);
   if (domain === '' && !path) throw fieldError('pathLocation', ruleMessages.domainOrPath);
-  const pathLocation = normalizePath(path || '/');
+  const pathLocation = normalizePathLocation(path || '/');
   const reserved = findReservedPath(pathLocation, domain !== '');
   if (reserved) throw fieldError('pathLocation', reservedPathMessage(reserved));
   return { domain, pathLocation };

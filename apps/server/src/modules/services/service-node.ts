@@ -3,6 +3,7 @@ import { isIPv4, isInSubnet, messages } from '@postern/contract';
 import { nodes } from '../../db/schema.js';
 import { fieldError, notFound } from '../../errors.js';
 import type { Db } from '../../db/client.js';
+import { preparedPerDb } from '../../db/prepared.js';
 
 /** What the service rules need to know about the node a service lives on. */
 export interface ServiceNode {
@@ -13,8 +14,9 @@ export interface ServiceNode {
   isLocal: boolean;
 }
 
-function prepareFindNode(db: Db) {
-  return db
+// Every service call starts with this lookup.
+const findNodeQuery = preparedPerDb((db: Db) =>
+  db
     .select({
       id: nodes.id,
       address: nodes.address,
@@ -24,23 +26,15 @@ function prepareFindNode(db: Db) {
     })
     .from(nodes)
     .where(eq(nodes.id, sql.placeholder('id')))
-    .prepare();
-}
-
-// Every service call starts with this lookup; a prepared statement skips rebuilding the query each time.
-const findNodeByDb = new WeakMap<Db, ReturnType<typeof prepareFindNode>>();
+    .prepare(),
+);
 
 /**
  * The node a service call is about, or 404. Statements run on the connection, so this also reads inside a
  * transaction the caller opened on the same `db`.
  */
 export function findServiceNode(db: Db, nodeId: number): ServiceNode {
-  let query = findNodeByDb.get(db);
-  if (!query) {
-    query = prepareFindNode(db);
-    findNodeByDb.set(db, query);
-  }
-  const node = query.get({ id: nodeId });
+  const node = findNodeQuery(db).get({ id: nodeId });
   if (!node) throw notFound('Node');
   return node;
 }
