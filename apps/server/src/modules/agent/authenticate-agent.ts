@@ -1,13 +1,11 @@
-import { eq } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { isWellFormedPat } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
-import { personalAccessTokens } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { bearerToken } from '../../http/authenticate.js';
 import { findNode } from '../nodes/repository.js';
 import type { NodeRow } from '../nodes/to-node.js';
-import { hashToken } from '../tokens/token-secret.js';
+import { findTokenBySecret, recordTokenUse } from '../tokens/service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -30,7 +28,7 @@ export async function authenticateAgent(deps: AppDeps, request: FastifyRequest):
   const token = bearerToken(request);
   if (!token) throw new AppError('unauthorized', 'Access token required');
   if (!isWellFormedPat(token)) throw new AppError('unauthorized', 'Invalid token');
-  const row = deps.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.tokenHash, hashToken(token))).get();
+  const row = findTokenBySecret(deps, token);
   if (!row) throw new AppError('unauthorized', 'Invalid token');
   if (row.revoked) throw new AppError('unauthorized', 'Token revoked');
   const now = deps.now();
@@ -40,7 +38,7 @@ export async function authenticateAgent(deps: AppDeps, request: FastifyRequest):
   // 403, not 401: the token itself is good and works again once the node is connected (the CLI keeps it).
   if (!node.enabled) throw new AppError('forbidden', NODE_DISABLED_MESSAGE);
   if (!row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) >= LAST_USED_GRANULARITY_MS) {
-    deps.db.update(personalAccessTokens).set({ lastUsedAt: now.toISOString() }).where(eq(personalAccessTokens.id, row.id)).run();
+    recordTokenUse(deps, row.id, now);
   }
   request.agentNode = node;
   return Promise.resolve();

@@ -4,9 +4,7 @@ import type { AppDeps } from '../../deps.js';
 import type { NodeEvents } from '../../http/events.js';
 import { registerOperation } from '../../http/operation.js';
 import { openSse } from '../../sse.js';
-import { configFileName, renderConfigFor } from './node-config.js';
-import { getNodeRow } from './repository.js';
-import { createNode, deleteNode, getNode, listNodes, setNodeEnabled, updateNode } from './service.js';
+import { assertNodeExists, createNode, deleteNode, getNode, getNodeConfigFile, listNodes, setNodeEnabled, updateNode } from './service.js';
 import { createNodeStreamHub } from './stream-hub.js';
 
 export async function nodeRoutes(app: FastifyInstance, opts: { deps: AppDeps; events: NodeEvents }): Promise<void> {
@@ -21,7 +19,7 @@ export async function nodeRoutes(app: FastifyInstance, opts: { deps: AppDeps; ev
   registerOperation(app, operations.nodeStream, (request, reply) => {
     const { id, page, limit, type, format } = request.query;
     // Answer 404 before switching to an event stream, so a wrong id is an error the client can see.
-    if (id !== undefined) getNodeRow(deps, id);
+    if (id !== undefined) assertNodeExists(deps, id);
     const conn = openSse(request, reply);
     if (id !== undefined) hub.addDetailClient(conn, id);
     else hub.addListClient(conn, { page, limit, type }, format);
@@ -34,11 +32,10 @@ export async function nodeRoutes(app: FastifyInstance, opts: { deps: AppDeps; ev
   registerOperation(app, operations.disableNode, (request) => setNodeEnabled(ctx, request.params.id, false));
 
   registerOperation(app, operations.downloadNodeConfig, (request, reply) => {
-    const row = getNodeRow(deps, request.params.id);
-    const config = renderConfigFor(deps, row);
+    const { fileName, config } = getNodeConfigFile(deps, request.params.id);
     return reply
       .header('content-type', 'text/plain; charset=utf-8')
-      .header('content-disposition', `attachment; filename="${configFileName(row)}"`)
+      .header('content-disposition', `attachment; filename="${fileName}"`)
       .header('cache-control', 'no-store')
       .send(config);
   });

@@ -9,6 +9,7 @@ import type { NodeEvents } from '../../http/events.js';
 import { newTokenValues } from '../tokens/service.js';
 import { checkGatewayNetwork } from './gateway-network.js';
 import { chooseAddress } from './node-address.js';
+import { configFileName, renderConfigFor } from './node-config.js';
 import { getNodeRow, listNodeRows, listUsedAddresses, type NodeListType } from './repository.js';
 import { toNode, type NodeRow } from './to-node.js';
 
@@ -26,6 +27,17 @@ export const viewNode = (deps: AppDeps, row: NodeRow): Node => toNode(row, deps.
 
 export function getNode(deps: AppDeps, id: number): Node {
   return viewNode(deps, getNodeRow(deps, id));
+}
+
+/** 404 unless the node exists (a stream checks before it switches to events, so the client sees the error). */
+export function assertNodeExists(deps: AppDeps, id: number): void {
+  getNodeRow(deps, id);
+}
+
+/** The node's wg-quick file and the name to save it under; 400 for the local node. */
+export function getNodeConfigFile(deps: AppDeps, id: number): { fileName: string; config: string } {
+  const row = getNodeRow(deps, id);
+  return { fileName: configFileName(row), config: renderConfigFor(deps, row) };
 }
 
 export function listNodes(deps: AppDeps, query: { page: number; limit: number; type?: NodeListType }): ListResponse<Node> {

@@ -4,11 +4,20 @@ import type { AppDeps } from '../../deps.js';
 import { personalAccessTokens } from '../../db/schema.js';
 import { badRequest, notFound } from '../../errors.js';
 import { getNodeRow } from '../nodes/repository.js';
-import { generateToken } from './token-secret.js';
+import { generateToken, hashToken } from './token-secret.js';
 
-type TokenRow = typeof personalAccessTokens.$inferSelect;
+export type TokenRow = typeof personalAccessTokens.$inferSelect;
 
 export const LOCAL_NODE_TOKENS_MESSAGE = 'The local node cannot have access tokens';
+
+/** The token stored under this secret (by its hash), if any. */
+export function findTokenBySecret(deps: Pick<AppDeps, 'db'>, secret: string): TokenRow | undefined {
+  return deps.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.tokenHash, hashToken(secret))).get();
+}
+
+export function recordTokenUse(deps: Pick<AppDeps, 'db'>, id: number, at: Date): void {
+  deps.db.update(personalAccessTokens).set({ lastUsedAt: at.toISOString() }).where(eq(personalAccessTokens.id, id)).run();
+}
 
 export function toToken(row: TokenRow): PersonalAccessToken {
   return {
