@@ -2,7 +2,7 @@ import { storageKeys } from '@postern/contract';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { ADMIN } from './server.js';
-import { dialog, expectGone, expectPath, expectVisible, useConsoleHarness } from './fixture.js';
+import { expectGone, expectPath, expectVisible, useConsoleHarness } from './fixture.js';
 
 // Sign-in, a failed sign-in, the guards, the forced logout on a 401 and the not-found page (console-spec §2, §4, §8).
 
