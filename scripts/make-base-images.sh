@@ -56,6 +56,23 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The tree as a one-layer image of $arch. `docker import` cannot record another architecture (its --platform needs
+# an experimental daemon), and BuildKit then looks for an arm64 base in a registry: so the image is written in
+# `docker save` format, with its architecture in the config, and loaded.
+import_rootfs() {
+  local rootfs="$1" image="$2" dir="$work/image"
+  mkdir -p "$dir"
+  tar --numeric-owner -C "$rootfs" -cf "$dir/layer.tar" .
+  local diff_id config config_id
+  diff_id="sha256:$(sha256sum "$dir/layer.tar" | cut -d' ' -f1)"
+  config="{\"architecture\":\"$arch\",\"os\":\"linux\",\"config\":{\"Env\":[\"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\"],\"Cmd\":[\"bash\"]},\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"$diff_id\"]},\"history\":[{\"created_by\":\"scripts/make-base-images.sh: debootstrap --variant=minbase bookworm\"}]}"
+  config_id="$(printf '%s' "$config" | sha256sum | cut -d' ' -f1)"
+  printf '%s' "$config" >"$dir/$config_id.json"
+  printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["layer.tar"]}]' "$config_id" "$image" >"$dir/manifest.json"
+  tar -C "$dir" -c . | "$docker" load >/dev/null
+  rm -rf "$dir"
+}
+
 platform_args=()
 if [ "$arch" = arm64 ]; then
   platform_args=(--platform linux/arm64)
@@ -103,7 +120,7 @@ EOF
   find "$work/rootfs/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete
   rm -rf "$work/rootfs/usr/share/man/"* "$work/rootfs/usr/share/info/"* "$work/rootfs/usr/share/lintian/"*
   find "$work/rootfs/usr/share/locale" -mindepth 1 -maxdepth 1 -not -name locale.alias -exec rm -rf {} +
-  tar --numeric-owner -C "$work/rootfs" -c . | "$docker" import --change 'CMD ["bash"]' - "$debian_image" >/dev/null
+  import_rootfs "$work/rootfs" "$debian_image"
   rm -rf "$work/rootfs"
   step_done
 fi

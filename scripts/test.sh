@@ -14,31 +14,16 @@ timed "install-deps"
 mkdir -p artifacts/images
 
 # --- Docker for the image tests (root only): a daemon, then both images built in the background ----------------------
-# No systemd here: dockerd is started by hand when none answers, and stopped at the end only if started here.
 docker=/usr/bin/docker
-dockerd_pid=''
+# shellcheck disable=SC1091  # start_dockerd, stop_dockerd
+. scripts/lib/dockerd.sh
 images_pid=''
 # shellcheck disable=SC2317  # called by the EXIT trap
 stop_background() {
   if [ -n "$images_pid" ] && kill -0 "$images_pid" 2>/dev/null; then kill -- "-$images_pid" 2>/dev/null || kill "$images_pid" 2>/dev/null; fi
-  if [ -n "$dockerd_pid" ] && kill -0 "$dockerd_pid" 2>/dev/null; then
-    kill -TERM "$dockerd_pid"
-    for _ in $(seq 1 100); do kill -0 "$dockerd_pid" 2>/dev/null || break; sleep 0.2; done
-  fi
+  stop_dockerd
 }
 trap stop_background EXIT
-
-start_dockerd() {
-  if "$docker" info >/dev/null 2>&1; then return 0; fi
-  setsid /usr/sbin/dockerd >artifacts/dockerd.log 2>&1 &
-  dockerd_pid=$!
-  local deadline=$((SECONDS + 60))
-  until "$docker" info >/dev/null 2>&1; do
-    if ! kill -0 "$dockerd_pid" 2>/dev/null; then echo "dockerd exited; see artifacts/dockerd.log" >&2; return 1; fi
-    if [ "$SECONDS" -ge "$deadline" ]; then echo "dockerd did not answer within 60 s; see artifacts/dockerd.log" >&2; return 1; fi
-    sleep 0.5
-  done
-}
 
 if [ "$(id -u)" -eq 0 ]; then
   start_dockerd || fail "the Docker daemon did not start"
