@@ -94,6 +94,17 @@ describe.runIf(canRun)('gateway and node images', () => {
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   });
 
+  it('adds at most 120 MB to its Node base image, without pnpm, compilers or sources', async () => {
+    const sizeOf = async (image: string) => Number((await docker(['image', 'inspect', '--format', '{{.Size}}', image])).trim());
+    const added = (await sizeOf(images.gateway)) - (await sizeOf('postern-local/node:22-bookworm-slim'));
+    expect(added / 1e6).toBeLessThanOrEqual(120);
+    const found = await docker([
+      'run', '--rm', '--entrypoint', 'sh', images.gateway, '-c',
+      'for c in pnpm gcc g++ make python3; do command -v "$c"; done; ls /app/apps/server; ls -d /app/apps/*/src /app/packages 2>/dev/null; true',
+    ]);
+    expect(found.trim().split('\n')).toEqual(['dist', 'node_modules', 'package.json', 'pnpm-lock.yaml']);
+  });
+
   it('turns healthy by its own HEALTHCHECK', async () => {
     await waitFor(async () => (await healthOf(names.gateway)) === 'healthy', { timeoutMs: 60_000, what: 'Docker to report the gateway healthy' });
   });
