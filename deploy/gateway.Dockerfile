@@ -83,9 +83,10 @@ ENV NODE_ENV=production \
 # Everything the gateway keeps (SQLite database, keys, certificates, generated nginx config) lives in one volume.
 VOLUME ["/data"]
 
-# 80/443: HTTP(S) services, ACME HTTP-01 and the console over HTTPS; 51820/udp: WireGuard.
+# 80/443: HTTP(S) services, ACME HTTP-01 and the console over HTTPS; 8443: HTTP services without a domain
+# (POSTERN_NO_DOMAIN_HTTPS_PORT, an origin apart from the console's); 51820/udp: WireGuard.
 # The TCP/UDP service range (POSTERN_TCP_PORT_RANGE, e.g. 30000-30100) is published at run time (-p, compose, Helm).
-EXPOSE 80 443 51820/udp
+EXPOSE 80 443 8443 51820/udp
 
 # Runs as root on purpose: the data plane creates and configures the WireGuard interface (needs CAP_NET_ADMIN, and
 # /dev/net/tun for the wireguard-go fallback) and nginx binds 80/443; nginx's workers drop to an unprivileged user.

@@ -200,7 +200,7 @@ describe('Dockerfiles', () => {
     const instructions = parseDockerfile(read('deploy/gateway.Dockerfile'));
     const argsOf = (keyword: string): string[] =>
       instructions.filter((instruction) => instruction.keyword === keyword).map(({ args }) => args);
-    expect(argsOf('EXPOSE').join(' ').split(/\s+/)).toEqual(['80', '443', '51820/udp']);
+    expect(argsOf('EXPOSE').join(' ').split(/\s+/)).toEqual(['80', '443', '8443', '51820/udp']);
     expect(argsOf('ENV').join(' ')).toMatch(/\bPOSTERN_HOST=127\.0\.0\.1\b/);
     expect(argsOf('VOLUME').join(' ')).toContain('/data');
     expect(argsOf('HEALTHCHECK')).toHaveLength(1);

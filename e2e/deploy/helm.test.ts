@@ -67,6 +67,7 @@ const valueSets: Record<string, Record<string, Record<string, unknown>>> = {
       publicHost: '203.0.113.10',
       admin: { username: 'operator', password: 'a-long-admin-password' },
       vpnSubnet: '10.99.0.0/16',
+      noDomainHttpsPort: 9443,
       tcpPortRange: { start: 31000, end: 31002, udp: false },
       wireguard: { interface: 'wg-edge', port: 51821, tunDevice: false },
       acme: { directory: 'https://acme-staging-v02.api.letsencrypt.org/directory', email: 'ops@example.com' },

@@ -40,11 +40,15 @@ async function runGateway(env: Record<string, string>): Promise<void> {
   ]);
   const address = await containerIp(names.gateway);
   console_ = { address, host: names.gateway };
-  // The console's certificate, self-signed for POSTERN_PUBLIC_HOST, as the gateway keeps it on its volume.
+  // The console's certificate, self-signed for POSTERN_PUBLIC_HOST, as the gateway keeps it on its volume: under
+  // the host's name, or as the fallback certificate for names without one of their own.
   const pem = await waitFor(
     async () => {
-      const { stdout } = await dockerAllowingFailure(['exec', names.gateway, 'openssl', 'x509', '-in', '/data/certs/_fallback.pem']);
-      return stdout.includes('BEGIN CERTIFICATE') ? stdout : undefined;
+      for (const name of [names.gateway, '_fallback']) {
+        const { stdout } = await dockerAllowingFailure(['exec', names.gateway, 'openssl', 'x509', '-in', `/data/certs/${name}.pem`]);
+        if (stdout.includes('BEGIN CERTIFICATE')) return stdout;
+      }
+      return undefined;
     },
     { timeoutMs: 30_000, what: 'the gateway to create its self-signed console certificate' },
   );
