@@ -36,6 +36,8 @@ export function httpsRequest(
         path,
         headers: { host: target.host, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
         ...(target.ca === undefined ? { rejectUnauthorized: false } : { ca: target.ca }),
+        // A fresh connection and TLS session each time: a resumed session may carry no peer certificate.
+        agent: false,
         timeout: 15_000,
       },
       (res) => {
