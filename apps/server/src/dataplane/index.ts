@@ -186,17 +186,19 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       // nginx refusing to start (a port taken by another program) must not keep the control plane down: the
       // console still answers on its own port, and the heal loop keeps trying.
       await proxy.start().catch((err: unknown) => logger.error({ err }, 'nginx could not be started; retrying in the background'));
-      const convergeStarted = performance.now();
-      const result = await apply();
-      if (!result.ok) logger.error({ message: result.message }, 'data plane could not converge at boot; retrying in the background');
-      else logger.info({}, 'data plane rebuilt from the database');
-      const converged = performance.now();
-      // Issuance only now: a CA asked before nginx answers challenges would fail them.
+      // nginx (adopted, or fresh with its snapshot) and WireGuard already serve what they served: the rebuild from the
+      // DB runs in the background, so the console and API answer at once (changes made meanwhile queue behind it).
+      // Issuance may start now: nginx answers ACME challenges from the moment it runs.
       certs.start();
       status.start();
       healTimer = setInterval(() => void healOnce(), config.healIntervalMs ?? 1000);
       healTimer.unref();
-      logger.info({ convergeMs: Math.round(converged - convergeStarted) }, 'data plane started');
+      const convergeStarted = performance.now();
+      void apply().then((result) => {
+        const convergeMs = Math.round(performance.now() - convergeStarted);
+        if (result.ok) logger.info({ convergeMs }, 'data plane rebuilt from the database');
+        else logger.error({ convergeMs, message: result.message }, 'data plane could not converge at boot; retrying in the background');
+      });
     },
     async stop({ keepServing }) {
       if (healTimer) clearInterval(healTimer);

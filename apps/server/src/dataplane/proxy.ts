@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from './atomic-write.js';
 import { parseLive, staleRequests, type ConnectionCutter } from './connections.js';
@@ -40,13 +41,26 @@ export function createProxy(options: {
   logger: DataPlaneLogger;
 }): Proxy {
   const { http, streams, cutter, logger, certsDir } = options;
-  /** Routes nginx holds, by host; null: unknown (fresh start, adoption, a failed push): the next push is full. */
+  /** Routes nginx holds, by host; null: unknown (a failed push): the next push is full. */
   let pushed: Map<string, string> | null = null;
+  /** After adopting a running nginx: the MD5 of each host's routes it holds, until the first push compares them. */
+  let adoptedDigests: Map<string, string> | null = null;
   let version: string | null = null;
   let sequence = 0;
   const bootId = Date.now().toString(36);
-  /** Certificates nginx holds: name → PEM text as pushed. */
+  /** Certificates nginx holds: name → MD5 of the PEM as pushed. */
   const pushedCerts = new Map<string, string>();
+  const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
+
+  /** What a running nginx (adopted, or one that restarted and loaded its snapshot) holds already. */
+  async function learnWhatNginxHolds(): Promise<void> {
+    const digest = await http.control.get<{ version: string | null; hosts: Record<string, string>; certs: Record<string, string> }>('/digest');
+    version = digest.version;
+    adoptedDigests = version === null ? null : new Map(Object.entries(digest.hosts));
+    pushed = null;
+    pushedCerts.clear();
+    for (const [name, hash] of Object.entries(digest.certs)) pushedCerts.set(name, hash);
+  }
 
   const nextVersion = (): string => `${bootId}.${++sequence}`;
 
@@ -71,6 +85,22 @@ export function createProxy(options: {
 
   async function pushRoutes(hosts: ReadonlyMap<string, string>): Promise<void> {
     const next = nextVersion();
+    if (pushed === null && adoptedDigests !== null && version !== null) {
+      // First push after adopting nginx: compare by digest once, then by text from here on.
+      const digests = adoptedDigests;
+      adoptedDigests = null;
+      const set: Record<string, string> = {};
+      for (const [host, json] of hosts) if (digests.get(host) !== md5(json)) set[host] = json;
+      const del = [...digests.keys()].filter((host) => !hosts.has(host));
+      try {
+        if (Object.keys(set).length > 0 || del.length > 0) await http.control.post('/routes', { base: version, version: next, set, del });
+        pushed = new Map(hosts);
+        if (Object.keys(set).length > 0 || del.length > 0) version = next;
+        return;
+      } catch (err) {
+        if (!(err instanceof ControlError) || err.status !== 409) throw err;
+      }
+    }
     if (pushed !== null && version !== null) {
       const set: Record<string, string> = {};
       const del: string[] = [];
@@ -103,12 +133,12 @@ export function createProxy(options: {
       const entries = Object.entries(batch);
       if (entries.length === 0) return;
       await http.control.post('/certs', { set: batch });
-      for (const [name, pem] of entries) pushedCerts.set(name, pem);
+      for (const [name, pem] of entries) pushedCerts.set(name, md5(pem));
       for (const name of Object.keys(batch)) delete batch[name];
     };
     for (const name of names) {
       const pem = await readPem(name);
-      if (pem === null || pushedCerts.get(name) === pem) continue;
+      if (pem === null || pushedCerts.get(name) === md5(pem)) continue;
       batch[name] = pem;
       if (Object.keys(batch).length >= CERTS_PER_PUSH) await flush();
     }
@@ -119,9 +149,9 @@ export function createProxy(options: {
     async start() {
       await http.start();
       await streams.adopt();
-      // Whatever nginx holds is unknown to this process: the first apply pushes everything.
-      pushed = null;
-      pushedCerts.clear();
+      // A running nginx (adopted, or a fresh one that loaded its snapshot) holds most of what the first apply wants:
+      // only what differs is pushed.
+      await learnWhatNginxHolds();
       await publish([FALLBACK_CERT_NAME]);
     },
 
@@ -155,8 +185,7 @@ export function createProxy(options: {
     async heal() {
       const restarted = await http.heal();
       if (restarted) {
-        pushed = null;
-        pushedCerts.clear();
+        await learnWhatNginxHolds();
         await publish([FALLBACK_CERT_NAME]);
       }
       return { http: restarted, streams: await streams.heal() };

@@ -248,6 +248,7 @@ end
 --   POST /certs   {"set": {name: pem}, "del": [name]}
 --   POST /acme    {"set": {token: answer}, "del": [token]}
 --   GET  /state   → {"version": v, "hosts": n, "certs": n}
+--   GET  /digest  → {"version": v, "hosts": {host: md5}, "certs": {name: md5}}
 --   GET  /live    → [[connection, "svc rev addr port server_port"], ...]
 local function reply(status, value)
   ngx.status = status
@@ -287,6 +288,22 @@ function _M.control()
   if method == "GET" and uri == "/state" then
     local routes = shared.gw_routes
     return reply(200, { version = routes:get("v") or cjson.null, hosts = count_keys(routes, "h:"), certs = count_keys(shared.gw_certs, nil) })
+  end
+  if method == "GET" and uri == "/digest" then
+    -- What this nginx holds, as MD5s: a control plane that adopts it pushes only what differs.
+    local routes, certs = shared.gw_routes, shared.gw_certs
+    local hosts, pems = {}, {}
+    for _, key in ipairs(routes:get_keys(0)) do
+      if sub(key, 1, 2) == "h:" then
+        local value = routes:get(key)
+        if value then hosts[sub(key, 3)] = ngx.md5(value) end
+      end
+    end
+    for _, key in ipairs(certs:get_keys(0)) do
+      local value = certs:get(key)
+      if value then pems[key] = ngx.md5(value) end
+    end
+    return reply(200, { version = routes:get("v") or cjson.null, hosts = hosts, certs = pems })
   end
   if method == "GET" and uri == "/live" then
     local live = shared.gw_live
