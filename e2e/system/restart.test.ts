@@ -75,9 +75,10 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('gateway crash recovery', () => 
     expect(await bothServed()).toBe(false);
     await system.gateway.restart();
     await waitFor(bothServed, { timeoutMs: RECOVERY_DEADLINE_MS, intervalMs: 500, what: 'the HTTP and TCP services to be served again after the rebuild' })
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
         // Say what the gateway was doing: a timeout alone does not tell a slow boot from a tunnel that never came back.
-        throw new Error(`${error instanceof Error ? error.message : String(error)}\nHTTP: ${String(servedBy('crash.e2e.test'))}\ngateway output:\n${system.gateway.process.text.slice(-3000)}`);
+        const [http, tcp] = [await servedBy('crash.e2e.test'), await tcpServed()];
+        throw new Error(`${error instanceof Error ? error.message : String(error)}\nHTTP served: ${String(http)}, TCP served: ${String(tcp)}\ngateway output:\n${system.gateway.process.text.slice(-3000)}`);
       });
   }, RESTART_TEST_TIMEOUT_MS);
 });
