@@ -6,6 +6,7 @@ import { createConnectionCutter } from './connections.js';
 import { createAccessLogSource } from './logs/log-source.js';
 import { createHttpInstance } from './nginx/http-instance.js';
 import { readLuaModule } from './nginx/lua-source.js';
+import { checkHttps } from './nginx/self-check.js';
 import { DEFAULT_WORKER_USER, HTTP_ACCESS_LOG, STREAM_ACCESS_LOG, type NginxRenderOptions } from './nginx/options.js';
 import { renderHttpInstance } from './nginx/render-main.js';
 import { createStreamInstances } from './nginx/stream-instances.js';
@@ -139,6 +140,17 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   let isBehind = false;
   let lastRetryAt = 0;
 
+  /** nginx must answer HTTPS for the console's host; if its workers cannot, say so loudly and say what to do. */
+  async function selfCheck(): Promise<void> {
+    const problem = await checkHttps(config.listenAddress ?? '127.0.0.1', config.httpsPort, config.publicHost);
+    if (problem === null) return;
+    logger.error(
+      { problem, errorLog: join(prefixDir, 'logs', 'error.log'), workerUser: renderOptions.workerUser },
+      'nginx does not answer HTTPS on this host: its workers run as an unprivileged user and need the nginx modules, '
+        + '/etc/nginx/mime.types and /usr/share/lua readable (they read nothing from the data directory); see the error log',
+    );
+  }
+
   async function apply(): ReturnType<DataPlane['apply']> {
     const result = await reconciler.apply();
     isBehind = !result.ok;
@@ -185,7 +197,10 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       await certs.ensureFallback();
       // nginx refusing to start (a port taken by another program) must not keep the control plane down: the
       // console still answers on its own port, and the heal loop keeps trying.
-      await proxy.start().catch((err: unknown) => logger.error({ err }, 'nginx could not be started; retrying in the background'));
+      await proxy.start().then(
+        () => selfCheck(),
+        (err: unknown) => logger.error({ err }, 'nginx could not be started; retrying in the background'),
+      );
       // nginx (adopted, or fresh with its snapshot) and WireGuard already serve what they served: the rebuild from the
       // DB runs in the background, so the console and API answer at once (changes made meanwhile queue behind it).
       // Issuance may start now: nginx answers ACME challenges from the moment it runs.

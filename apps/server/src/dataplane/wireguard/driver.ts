@@ -65,6 +65,7 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
   const endpointsFile = join(stateDir, `${ifname}.endpoints.json`);
   let savedEndpoints = '';
   let isEndpointsLoaded = false;
+  let hasAskedEndpoints = false;
 
   async function loadEndpoints(): Promise<void> {
     if (isEndpointsLoaded) return;
@@ -224,7 +225,11 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
       }
     });
     await loadEndpoints();
-    await rememberEndpoints();
+    // The status poll refreshes the endpoints every 2 s (dump); only the first sync of this process asks wg itself.
+    if (!hasAskedEndpoints) {
+      hasAskedEndpoints = true;
+      await rememberEndpoints();
+    }
     // A peer that is re-added (node connected again) gets its last endpoint back, so the gateway starts the
     // handshake instead of waiting up to two minutes for the node's stale session to time out.
     const withEndpoints = usable.map((peer) => ({ ...peer, endpoint: lastEndpoints.get(peer.publicKey) ?? null }));
