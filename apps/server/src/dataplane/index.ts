@@ -13,8 +13,9 @@ import { createStreamInstances } from './nginx/stream-instances.js';
 import { createStaticHosts, planDataPlane, readResolvers } from './plan.js';
 import { createProxy } from './proxy.js';
 import { createReconciler } from './reconciler.js';
+import { countOpenSessions, createStreamTrafficCounter } from './traffic.js';
 import { lookupUser } from './system-user.js';
-import type { DataPlane, DataPlaneLogger, DesiredState } from './types.js';
+import type { DataPlane, DataPlaneLogger, DesiredState, DriftReport, TrafficCounters } from './types.js';
 import { gatewayAddress } from './wireguard/addresses.js';
 import { createWireGuardDriver } from './wireguard/driver.js';
 import { readHostNetworks } from './wireguard/host-routes.js';
@@ -61,6 +62,9 @@ export type RealDataPlane = DataPlane & { challenges: ChallengeStore };
 
 /** How often an apply that failed as a whole is retried by the heal loop. */
 const RETRY_BEHIND_MS = 5000;
+/** Drift is looked for this long after a change (a burst shares one check), and this often anyway. */
+const DRIFT_AFTER_CHANGE_MS = 3000;
+const DRIFT_EVERY_MS = 60_000;
 
 /** What the renderers need to know, from the data plane's config (the offline data plane renders the same). */
 export function renderOptionsFor(config: DataPlaneConfig): NginxRenderOptions {
@@ -111,10 +115,14 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     intervalMs: config.statusPollMs ?? 2000,
     onError: (err) => logger.warn({ err }, 'WireGuard status poll failed: every node shows offline until the tunnel is back'),
   });
-  const logs = createAccessLogSource([join(prefixDir, 'logs', HTTP_ACCESS_LOG), join(prefixDir, 'logs', STREAM_ACCESS_LOG)]);
+  const streamTraffic = createStreamTrafficCounter();
+  const logs = createAccessLogSource([join(prefixDir, 'logs', HTTP_ACCESS_LOG), join(prefixDir, 'logs', STREAM_ACCESS_LOG)], {
+    onLines: (lines) => streamTraffic.record(lines),
+  });
+  const plan = (state: DesiredState) => planDataPlane(state, renderOptions, staticHosts());
   const reconciler = createReconciler({
     loadDesiredState: deps.loadDesiredState,
-    plan: (state) => planDataPlane(state, renderOptions, staticHosts()),
+    plan,
     wireguard,
     proxy,
     certs: {
@@ -154,7 +162,58 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   async function apply(): ReturnType<DataPlane['apply']> {
     const result = await reconciler.apply();
     isBehind = !result.ok;
+    scheduleDriftCheck(DRIFT_AFTER_CHANGE_MS);
     return result;
+  }
+
+  // Drift: read back what nginx and WireGuard hold, compare it with the DB, repair what differs. A few seconds after
+  // every change (bursts share one check) and every minute.
+  let driftTimer: NodeJS.Timeout | null = null;
+  let lastDrift: DriftReport | null = null;
+  function scheduleDriftCheck(delayMs: number): void {
+    if (driftTimer) clearTimeout(driftTimer);
+    driftTimer = setTimeout(() => {
+      driftTimer = null;
+      checkDrift().catch((err: unknown) => logger.warn({ err }, 'data plane: drift check failed')).finally(() => {
+        if (!driftTimer && healTimer) scheduleDriftCheck(DRIFT_EVERY_MS);
+      });
+    }, delayMs);
+    driftTimer.unref();
+  }
+
+  async function checkDrift(): Promise<DriftReport> {
+    const state = deps.loadDesiredState();
+    const { routes, streams } = plan(state);
+    const domainNames = state.domains.map((d) => d.domain);
+    const differences = [
+      ...(await proxy.drift(routes.hosts, domainNames, streams.wanted)),
+      ...(await wireguard.drift(state.peers)),
+    ];
+    let repaired = false;
+    if (differences.length > 0) {
+      logger.warn({ differences }, 'data plane: what nginx or WireGuard serve differs from the database; repairing');
+      reconciler.forgetApplied();
+      proxy.forget();
+      wireguard.forget();
+      repaired = (await reconciler.apply()).ok;
+    }
+    lastDrift = { checkedAt: new Date().toISOString(), differences, repaired };
+    return lastDrift;
+  }
+
+  async function traffic(): Promise<TrafficCounters> {
+    const { streams } = plan(deps.loadDesiredState());
+    const tcpPorts = [...streams.wanted.values()].filter((w) => w.proto === 'tcp').map((w) => w.port);
+    const [http, open] = await Promise.all([proxy.httpTraffic(), countOpenSessions(tcpPorts)]);
+    const tcp = streamTraffic.snapshot();
+    for (const [key, want] of streams.wanted) {
+      const serviceId = streams.serviceOf.get(key);
+      if (serviceId === undefined) continue;
+      const row = tcp.get(serviceId) ?? { sessions: 0, failed: 0, bytesIn: 0, bytesOut: 0, secondsSum: 0, open: 0 };
+      row.open = want.proto === 'tcp' ? (open.get(want.port) ?? 0) : 0;
+      tcp.set(serviceId, row);
+    }
+    return { httpEpoch: http.epoch, streamEpoch: streamTraffic.epoch, http: http.services, tcp };
   }
 
   async function healOnce(): Promise<void> {
@@ -218,6 +277,8 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     async stop({ keepServing }) {
       if (healTimer) clearInterval(healTimer);
       healTimer = null;
+      if (driftTimer) clearTimeout(driftTimer);
+      driftTimer = null;
       status.stop();
       certs?.stop();
       logs.close();
@@ -225,6 +286,8 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       await wireguard.close({ keepServing });
     },
     apply,
+    traffic,
+    checkDrift,
     status,
     logs,
     certificates: { info: (domain) => certs?.info(domain) ?? null },

@@ -7,7 +7,7 @@ import type { HttpInstance } from './nginx/http-instance.js';
 import { FALLBACK_CERT_NAME, snapshotFile } from './nginx/options.js';
 import type { StreamInstances, WantedInstance } from './nginx/stream-instances.js';
 import type { ProxyAdapter } from './reconciler.js';
-import type { DataPlaneLogger } from './types.js';
+import { LATENCY_BUCKETS_MS, type DataPlaneLogger, type HttpTraffic } from './types.js';
 import { isHostname } from './validate.js';
 import { pemPath } from './certs/self-signed.js';
 
@@ -25,6 +25,12 @@ export interface Proxy extends ProxyAdapter {
   removeChallenge(token: string): Promise<void>;
   /** A certificate file was replaced (renewal, issuance): push it and reload the TCP instances serving it. */
   certificateInstalled(name: string): Promise<void>;
+  /** HTTP traffic counters per service, as nginx counted them (lua/postern.lua `count()`). */
+  httpTraffic(): Promise<{ epoch: string; services: Map<number, HttpTraffic> }>;
+  /** What nginx serves that differs from `routes`, `certNames` and `streams` (what the DB says). */
+  drift(routes: ReadonlyMap<string, string>, certNames: readonly string[], streams: ReadonlyMap<string, WantedInstance>): Promise<string[]>;
+  /** The next apply pushes everything again (after drift). */
+  forget(): void;
   stop(options: { keepServing: boolean }): Promise<void>;
 }
 
@@ -48,6 +54,8 @@ export function createProxy(options: {
   let version: string | null = null;
   let sequence = 0;
   const bootId = Date.now().toString(36);
+  /** Instances that could not start at the last sync (set aside): not drift. */
+  let lastStreamFailures = new Map<string, string>();
   /** Certificates nginx holds: name → MD5 of the PEM as pushed. */
   const pushedCerts = new Map<string, string>();
   const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
@@ -173,7 +181,10 @@ export function createProxy(options: {
       for (const name of names) pushedCerts.delete(name);
     },
 
-    syncStreams: (wanted: ReadonlyMap<string, WantedInstance>) => streams.sync(wanted),
+    async syncStreams(wanted: ReadonlyMap<string, WantedInstance>) {
+      lastStreamFailures = await streams.sync(wanted);
+      return lastStreamFailures;
+    },
 
     async cutStale(revisions) {
       const live = parseLive(await http.control.get('/live'));
@@ -205,6 +216,55 @@ export function createProxy(options: {
       pushedCerts.delete(name);
       await publish([name]).catch((err: unknown) => logger.error({ err, name }, 'nginx: could not hand over a renewed certificate'));
       await streams.reloadServing(name);
+    },
+
+    async httpTraffic() {
+      const answer = await http.control.get<{ epoch: string | null; services: Record<string, Record<string, number>> }>('/stats');
+      const services = new Map<number, HttpTraffic>();
+      for (const [id, row] of Object.entries(answer.services)) {
+        const n = (field: string): number => Number(row[field] ?? 0);
+        services.set(Number(id), {
+          requests: [n('c1'), n('c2'), n('c3'), n('c4'), n('c5')],
+          bytesIn: n('bi'),
+          bytesOut: n('bo'),
+          latencySumMs: n('ls'),
+          latencyBuckets: Array.from({ length: LATENCY_BUCKETS_MS.length + 1 }, (_, i) => n(`b${i}`)),
+          open: n('open'),
+        });
+      }
+      return { epoch: answer.epoch ?? 'none', services };
+    },
+
+    async drift(routes, certNames, wantedStreams) {
+      const differences: string[] = [];
+      const digest = await http.control.get<{ hosts: Record<string, string>; certs: Record<string, string> }>('/digest');
+      const label = (host: string): string => (host === '' ? 'services without a domain' : host);
+      for (const [host, json] of routes) {
+        const held = digest.hosts[host];
+        if (held === undefined) differences.push(`nginx lacks the routes of ${label(host)}`);
+        else if (held !== md5(json)) differences.push(`nginx serves other routes for ${label(host)} than the database says`);
+      }
+      for (const host of Object.keys(digest.hosts)) if (!routes.has(host)) differences.push(`nginx routes ${label(host)}, which the database does not`);
+      for (const name of [FALLBACK_CERT_NAME, ...certNames]) {
+        const pem = await readPem(name);
+        if (pem === null) continue;
+        const held = digest.certs[name];
+        if (held === undefined) differences.push(`nginx lacks the certificate of ${name}`);
+        else if (held !== md5(pem)) differences.push(`nginx serves another certificate for ${name} than the one on disk`);
+      }
+      const running = streams.running();
+      for (const key of wantedStreams.keys()) {
+        if (!running.has(key) && !lastStreamFailures.has(key)) differences.push(`the instance of ${key} is not running`);
+      }
+      for (const key of running.keys()) if (!wantedStreams.has(key)) differences.push(`an instance of ${key} runs, which the database does not want`);
+      return differences;
+    },
+
+    forget() {
+      pushed = null;
+      adoptedDigests = null;
+      version = null;
+      pushedCerts.clear();
     },
 
     async stop({ keepServing }) {

@@ -17,7 +17,7 @@ const LOG_FORMAT = [
 ];
 
 /** Sizes of the shared dictionaries. Allocated lazily; changing one needs a fresh master, so they are generous. */
-const DICTS = { gw_routes: '64m', gw_certs: '128m', gw_acme: '1m', gw_live: '16m' } as const;
+const DICTS = { gw_routes: '64m', gw_certs: '128m', gw_acme: '1m', gw_live: '16m', gw_stats: '16m' } as const;
 
 export const LUA_MODULE_FILE = 'postern.lua';
 

@@ -28,7 +28,7 @@ describe('renderHttpInstance', () => {
     expect(Object.keys(files)).toEqual(['nginx.conf', 'postern.lua']);
     expect(files['postern.lua']).toBe('-- lua');
     expect(conf).toContain('lua_package_path "/data/nginx/gen/4/?.lua;/usr/share/lua/5.1/?.lua;;";');
-    for (const dict of ['gw_routes 64m', 'gw_certs 128m', 'gw_acme 1m', 'gw_live 16m']) expect(conf).toContain(`lua_shared_dict ${dict};`);
+    for (const dict of ['gw_routes 64m', 'gw_certs 128m', 'gw_acme 1m', 'gw_live 16m', 'gw_stats 16m']) expect(conf).toContain(`lua_shared_dict ${dict};`);
     expect(conf).toContain('access_by_lua_block { require("postern").route() }');
     expect(conf).toContain('ssl_certificate_by_lua_block { require("postern").certificate() }');
     expect(conf).not.toMatch(/app\.example\.com|10\.44\.0\.2/);

@@ -163,6 +163,16 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
     expect((await gateway().dump()).find((p) => p.publicKey === nodeKeys.n2.publicKey)?.latestHandshake).toBe(before);
   });
 
+  it('reports a peer removed behind its back, and a forced sync puts it back', async () => {
+    const peers = [peer('n2', '10.77.0.3')];
+    expect(await gateway().drift(peers)).toEqual([]);
+    inNs(ns.gw, 'wg', 'set', ifs.gw, 'peer', nodeKeys.n2.publicKey, 'remove');
+    expect(await gateway().drift(peers)).toEqual(['WireGuard lacks the peer of node 2']);
+    gateway().forget();
+    await gateway().syncPeers(peers);
+    expect(await gateway().drift(peers)).toEqual([]);
+  });
+
   it('creates the interface again, peers and routes included, when it disappears', async () => {
     inNs(ns.gw, 'ip', 'link', 'del', ifs.gw);
     expect(canPing(ns.gw, '10.77.0.3')).toBe(false);

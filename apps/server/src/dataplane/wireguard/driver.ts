@@ -263,6 +263,39 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
       return true;
     },
 
+    async drift(peers) {
+      if (!gateway) return [];
+      if (!(await isLinkPresent())) return [`the WireGuard interface ${ifname} is missing`];
+      const differences: string[] = [];
+      const held = new Map(parseWgDump((await run('wg', ['show', ifname, 'dump'])).stdout).map((p) => [p.publicKey, [...p.allowedIps].sort().join(',')]));
+      for (const peer of peers) {
+        if (!isWgKey(peer.publicKey)) continue; // set aside at sync: never a peer
+        const allowed = held.get(peer.publicKey);
+        if (allowed === undefined) differences.push(`WireGuard lacks the peer of node ${peer.nodeId}`);
+        else if (allowed !== [...peer.allowedIps].sort().join(',')) differences.push(`WireGuard routes other addresses to node ${peer.nodeId} than the database says`);
+      }
+      const wantedKeys = new Set(peers.map((p) => p.publicKey));
+      for (const key of held.keys()) if (!wantedKeys.has(key)) differences.push(`WireGuard has a peer the database does not know (${key.slice(0, 8)}…)`);
+      const vpn = parseSubnet(formatSubnet(parseSubnet(gateway.address)));
+      const wantedRoutes = routesForPeers(peers, (cidr) => isInSubnet(cidr.split('/')[0] ?? '', vpn)).filter((r) => !lastRouteErrors.has(r.nodeId)).map((r) => r.cidr);
+      const { stdout } = await run('ip', ['-4', '-o', 'route', 'show', 'dev', ifname, 'proto', 'static']);
+      const routes = new Set(stdout.split('\n').map((line) => line.split(' ')[0] ?? '').filter((cidr) => cidr !== ''));
+      for (const cidr of wantedRoutes) if (!routes.has(cidr)) differences.push(`the route of ${cidr} into the tunnel is missing`);
+      for (const cidr of routes) if (!wantedRoutes.includes(cidr)) differences.push(`a route of ${cidr} into the tunnel is left over`);
+      for (const rule of jumpRules(ifname)) {
+        const exists = await run('iptables', ['-t', rule.table, '-C', rule.chain, ...rule.match]).then(() => true, () => false);
+        if (!exists) differences.push(`the firewall jump ${rule.chain} → ${rule.match.at(-1) ?? ''} is missing`);
+      }
+      return differences;
+    },
+
+    forget() {
+      appliedGateway = null;
+      appliedPeers = null;
+      appliedRoutes = null;
+      appliedRules = null;
+    },
+
     async dump(): Promise<WgPeerStatus[]> {
       const { stdout } = await run('wg', ['show', ifname, 'dump']);
       const peers = parseWgDump(stdout);
