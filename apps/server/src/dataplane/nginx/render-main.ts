@@ -31,6 +31,7 @@ function luaOptions(options: NginxRenderOptions): string {
     no_domain_port: options.noDomainHttpsPort,
     https_port: options.httpsPort,
     tunnel_address: options.tunnelAddress,
+    count_traffic: options.countTraffic ?? true,
   });
   if (json.includes(']==]')) throw new Error('refusing Lua options that would end their string');
   return `[==[${json}]==]`;

@@ -212,7 +212,7 @@ function _M.done()
     local entry = live:get(key)
     if entry and sub(entry, 1, #svc + 1) == svc .. " " then live:delete(key) end
   end
-  count(svc, var)
+  if opts.count_traffic ~= false then count(svc, var) end
 end
 
 -- Port 80: ACME HTTP-01 answers for every host, the tunnel health check on the gateway's tunnel address,
