@@ -299,9 +299,11 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     async dump(): Promise<WgPeerStatus[]> {
       const { stdout } = await run('wg', ['show', ifname, 'dump']);
       const peers = parseWgDump(stdout);
+      // The file first, so what the last process knew is kept (a poll can come before the first sync).
+      await loadEndpoints();
       for (const peer of peers) if (peer.endpoint && isIPv4Endpoint(peer.endpoint)) lastEndpoints.set(peer.publicKey, peer.endpoint);
       // Written only when an endpoint changed (nodes roam rarely), not on every 2 s poll.
-      if (isEndpointsLoaded) await saveEndpoints().catch((err: unknown) => logger.warn({ err }, 'WireGuard: could not save peer endpoints'));
+      await saveEndpoints().catch((err: unknown) => logger.warn({ err }, 'WireGuard: could not save peer endpoints'));
       return peers;
     },
 
