@@ -1,7 +1,7 @@
-// Apply latency at scale (issue 3): for 100, 1,000 and 10,000 HTTPS services (one per domain), the time from
-// the API call that adds one more service to its first successful proxied request, against a bare `nginx -t`
-// of the same config measured in the same run. Target: at 10,000, served within 1 s and within 1.5x `nginx -t`.
-// Needs root and a built server: see bench/README.md.
+// Apply latency at scale (issues 3 and 19): for 100, 1,000 and 10,000 HTTPS services (one per domain), the time from
+// the API call that adds one more service to its first successful proxied request, next to a bare `nginx -t` of the
+// HTTP instance's config measured in the same run. Target (issue 19): at 10,000, served within 300 ms of the call,
+// with no reload. Needs root and a built server: see bench/README.md.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,8 +18,7 @@ import { formatMs, median, printTable } from './lib/stats.js';
 const SIZES = (process.argv[2] ?? '100,1000,10000').split(',').map(Number);
 const REPEATS = 3;
 const BACKEND_PORT = 8080;
-const TARGET_MS = 1000;
-const TARGET_RATIO = 1.5;
+const TARGET_MS = 300;
 
 interface SizeResult {
   size: number;
@@ -31,7 +30,7 @@ interface SizeResult {
 
 /** With POSTERN_E2E_GATEWAY_LOG=debug: how each apply went (overlay or reload, load/nginx/WireGuard ms), and boot. */
 function printDataPlaneLines(output: string): void {
-  const wanted = /"msg":"(data plane converged|data plane started|nginx: configuration live)"/;
+  const wanted = /"msg":"(data plane converged|data plane started|nginx: started|nginx: adopted[^"]*)"/;
   console.log(output.split('\n').filter((line) => wanted.test(line)).join('\n'));
 }
 
@@ -99,12 +98,12 @@ async function main(): Promise<void> {
     }
     console.log('\nOne more HTTPS service (new domain): API call -> first proxied 200, median of', REPEATS);
     printTable(
-      ['services', 'served', 'API answered', 'bare nginx -t', 'served / nginx -t', `target at 10,000 (<= ${TARGET_MS} ms, <= ${TARGET_RATIO}x)`, 'boot with all'],
+      ['services', 'served', 'API answered', 'bare nginx -t', 'served / nginx -t', `target at 10,000 (<= ${TARGET_MS} ms)`, 'boot with all'],
       results.map((r) => {
         const served = median(r.servedMs);
         const ratio = served / r.nginxTestMs;
         // The issue sets the target at 10,000 services; smaller sizes show the trend.
-        const verdict = r.size < 10_000 ? '-' : served <= TARGET_MS && ratio <= TARGET_RATIO ? 'met' : 'NOT met';
+        const verdict = r.size < 10_000 ? '-' : served <= TARGET_MS ? 'met' : 'NOT met';
         return [String(r.size), formatMs(served), formatMs(median(r.apiMs)), formatMs(r.nginxTestMs), `${ratio.toFixed(2)}x`, verdict, formatMs(r.bootMs)];
       }),
     );

@@ -13,9 +13,13 @@ if [ -z "${POSTERN_TOKEN:-}" ] && [ -n "${POSTERN_TOKEN_FILE:-}" ]; then
 fi
 
 if [ -z "${POSTERN_URL:-}" ] || [ -z "${POSTERN_TOKEN:-}" ]; then
-  echo "postern-node: set POSTERN_URL (the gateway's URL) and POSTERN_TOKEN (the node's access token," >&2
-  echo "postern-node: or POSTERN_TOKEN_FILE with the path of a file holding it)" >&2
+  echo "postern-node: set POSTERN_URL (the gateway's public HTTPS URL, e.g. https://gateway.example.com) and" >&2
+  echo "postern-node: POSTERN_TOKEN (the node's access token, or POSTERN_TOKEN_FILE with the path of a file holding it);" >&2
+  echo "postern-node: POSTERN_PIN (sha256:…) trusts a gateway's self-signed certificate" >&2
   exit 64
 fi
+
+# POSTERN_PIN, when set, is read by `postern connect` itself (certificate pinning for self-signed gateways), like
+# POSTERN_URL and POSTERN_TOKEN would be: it never needs to appear on a command line.
 
 exec postern connect --url "$POSTERN_URL" --token "$POSTERN_TOKEN" --daemon

@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # Postern node client: the `postern` CLI with wireguard-tools, wireguard-go and iproute2. Configured by POSTERN_URL
 # and POSTERN_TOKEN; run it alone or as a sidecar (the pod's or container's network namespace gets the tunnel).
 #
@@ -7,33 +6,36 @@
 #     -e POSTERN_URL=https://gateway.example.com -e POSTERN_TOKEN=... postern/node
 #
 # Multi-arch (amd64, arm64) for the same reasons as the gateway image: every stage runs on the target platform.
-ARG NODE_VERSION=22
+# No "# syntax=" line, and the base images are build arguments, for the reasons given in gateway.Dockerfile.
+ARG BUILD_IMAGE=node:22-bookworm
+ARG RUNTIME_IMAGE=node:22-bookworm-slim
 
 # --- build: the CLI as one bundled file ------------------------------------------------------------------------------
-FROM node:${NODE_VERSION}-bookworm AS build
-ENV TURBO_TELEMETRY_DISABLED=1 CI=1
+# The steps up to the pnpm install are the gateway Dockerfile's, word for word: a build of both images runs them once.
+FROM ${BUILD_IMAGE} AS build
+ENV TURBO_TELEMETRY_DISABLED=1 CI=1 npm_config_nodedir=/usr/local
 WORKDIR /src
 
 COPY package.json ./
-RUN npm install -g "$(node -p "require('./package.json').packageManager")"
-
-COPY pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
-RUN --mount=type=cache,id=postern-pnpm-store,target=/pnpm/store \
-    pnpm fetch --store-dir /pnpm/store
+RUN --mount=type=secret,id=build-ca \
+    if [ -s /run/secrets/build-ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/build-ca; fi \
+ && npm install -g --no-fund --no-audit "$(node -p "require('./package.json').packageManager")"
 
 COPY . .
 # Only the CLI and what it depends on ("..."): the console and server are not built here.
 RUN --mount=type=cache,id=postern-pnpm-store,target=/pnpm/store \
-    pnpm install --frozen-lockfile --offline --store-dir /pnpm/store --filter "@postern/cli..." \
- && pnpm --filter "@postern/cli..." run build
+    --mount=type=secret,id=build-ca \
+    if [ -s /run/secrets/build-ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/build-ca; fi \
+ && pnpm install --frozen-lockfile --store-dir /pnpm/store --filter "@postern/cli..." \
+ && pnpm exec turbo run build --filter=@postern/cli
 
 # --- runtime --------------------------------------------------------------------------------------------------------
-FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+FROM ${RUNTIME_IMAGE} AS runtime
 
-# wireguard-tools, wireguard-go and iproute2 from the repo's one install script.
+# wireguard-tools, wireguard-go, iproute2 and tini from the repo's one install script.
 COPY scripts/install-deps.sh /tmp/install-deps.sh
 RUN bash /tmp/install-deps.sh --node-client \
- && rm -rf /var/lib/apt/lists/* /tmp/install-deps.sh
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb /var/log/apt /var/log/dpkg.log /tmp/install-deps.sh
 
 # The bundle is self-contained (no node_modules); it starts with a "#!/usr/bin/env node" line, like any npm bin.
 COPY --from=build /src/apps/cli/dist/postern.mjs /usr/local/lib/postern/postern.mjs
@@ -52,4 +54,6 @@ ENV NODE_ENV=production
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["postern", "status", "--health"]
 
-ENTRYPOINT ["postern-node-entrypoint"]
+# tini as PID 1: wireguard-go outlives the CLI process that started it only as an orphan, which tini reaps; it also
+# passes docker stop's SIGTERM on to `postern connect --daemon`, which takes the tunnel down and exits.
+ENTRYPOINT ["/usr/bin/tini", "--", "postern-node-entrypoint"]

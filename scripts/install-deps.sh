@@ -3,22 +3,28 @@
 # by .ci/run (through the test command) and by the Dockerfiles, so all of them take the same steps.
 #   install-deps.sh [--runtime|--gateway-image|--all|--node-client]
 #     --runtime      what the gateway needs to run: nginx + stream and Lua modules, WireGuard tools, iproute2, iptables, sysctl, openssl
-#     --gateway-image  runtime + tini, the image's PID 1 (reaps orphans of supervised processes, forwards signals)
-#     --all          (default) runtime + what the test suite needs: pebble, chromium, shellcheck, iputils-ping, curl
-#     --node-client  what the node client image needs next to Node: WireGuard tools, iproute2 (no pnpm)
+#     --gateway-image  runtime + tini, the images' PID 1 (reaps orphans of supervised processes, forwards signals);
+#                    no pnpm: the image's runtime stage gets the built server, not the workspace
+#     --all          (default) runtime + what the test suite needs: pebble, chromium, shellcheck, iputils-ping, curl, unzip,
+#                    and for the image tests: the Docker engine, compose v1, debootstrap (base images made locally),
+#                    qemu-user-static + binfmt-support (arm64 under emulation)
+#     --node-client  what the node client image needs next to Node: WireGuard tools, iproute2, tini (no pnpm)
 set -euo pipefail
 
 mode="${1:---all}"
 runtime_pkgs=(nginx libnginx-mod-stream libnginx-mod-http-lua lua-resty-core lua-cjson wireguard-tools wireguard-go iproute2 iptables procps openssl ca-certificates)
-test_pkgs=(pebble chromium shellcheck iputils-ping curl)
+test_pkgs=(pebble chromium shellcheck iputils-ping curl unzip)
+# docker.io is Docker 20.10 with BuildKit built in (no buildx needed); docker-compose is compose v1 (1.29), the only
+# compose Debian 12 has.
+image_test_pkgs=(docker.io docker-compose debootstrap qemu-user-static binfmt-support)
 node_client_pkgs=(wireguard-tools wireguard-go iproute2)
 image_init_pkgs=(tini)
 
 case "$mode" in
   --runtime) pkgs=("${runtime_pkgs[@]}") ;;
   --gateway-image) pkgs=("${runtime_pkgs[@]}" "${image_init_pkgs[@]}") ;;
-  --all) pkgs=("${runtime_pkgs[@]}" "${test_pkgs[@]}") ;;
-  --node-client) pkgs=("${node_client_pkgs[@]}") ;;
+  --all) pkgs=("${runtime_pkgs[@]}" "${test_pkgs[@]}" "${image_test_pkgs[@]}") ;;
+  --node-client) pkgs=("${node_client_pkgs[@]}" "${image_init_pkgs[@]}") ;;
   *) echo "install-deps: unknown mode $mode (use --runtime, --gateway-image, --all or --node-client)" >&2; exit 64 ;;
 esac
 
@@ -41,8 +47,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# The node client is one bundled file: it needs no pnpm.
-if [ "$mode" != "--node-client" ] && ! command -v pnpm >/dev/null 2>&1; then
+# pnpm builds the workspace (run and test commands); the images' runtime stages get built output and need none.
+if { [ "$mode" = "--runtime" ] || [ "$mode" = "--all" ]; } && ! command -v pnpm >/dev/null 2>&1; then
   echo "install-deps: installing pnpm 10"
   npm install -g pnpm@10
 fi

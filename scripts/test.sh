@@ -1,28 +1,72 @@
 #!/usr/bin/env bash
-# README's test command: install, build, lint, typecheck, unit + API tests, system and browser tests.
+# README's test command: install, build, lint, typecheck, unit + API tests, system, browser and image tests.
 # Ends with one line "N passed, N failed" summed over every suite.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 export CI="${CI:-}"
 
 fail() { echo "$1" >&2; echo "0 passed, 1 failed"; exit 1; }
+step_started=$SECONDS
+timed() { echo "test.sh: $1 took $((SECONDS - step_started)) s" >&2; step_started=$SECONDS; }
 
 bash scripts/install-deps.sh --all || fail "install-deps failed"
+timed "install-deps"
+mkdir -p artifacts/images
+
+# --- Docker for the image tests (root only): a daemon, then both images built in the background ----------------------
+docker=/usr/bin/docker
+# shellcheck disable=SC1091  # start_dockerd, stop_dockerd
+. scripts/lib/dockerd.sh
+images_pid=''
+# shellcheck disable=SC2317  # called by the EXIT trap
+stop_background() {
+  if [ -n "$images_pid" ] && kill -0 "$images_pid" 2>/dev/null; then kill -- "-$images_pid" 2>/dev/null || kill "$images_pid" 2>/dev/null; fi
+  stop_dockerd
+}
+trap stop_background EXIT
+
+if [ "$(id -u)" -eq 0 ]; then
+  start_dockerd || fail "the Docker daemon did not start"
+  timed "dockerd"
+  # Base images (made once per machine) and both images, while the workspace builds and the unit tests run; the
+  # image tests start only after this finished. The tag is this run's, so parallel runs do not share images.
+  image_tag="run-$$-$(date +%s)"
+  export POSTERN_E2E_IMAGE_TAG="$image_tag" POSTERN_E2E_IMAGES=required
+  setsid bash scripts/build-images.sh --tag "$image_tag" >artifacts/images/build.log 2>&1 &
+  images_pid=$!
+fi
+
 pnpm install --frozen-lockfile || fail "pnpm install failed"
+timed "pnpm install"
 pnpm build || fail "build failed"
+timed "build"
 pnpm lint || fail "lint failed"
+timed "lint"
 pnpm typecheck || fail "typecheck failed"
+timed "typecheck"
 
 results=artifacts/test-results
 rm -rf "$results" && mkdir -p "$results"
 
 status=0
 pnpm exec vitest run --reporter=default --reporter=json --outputFile="$results/unit.json" || status=1
+timed "unit tests"
 
 if [ "$(id -u)" -eq 0 ]; then
+  if wait "$images_pid"; then
+    export POSTERN_E2E_IMAGES_BUILT="$image_tag"
+  else
+    # The image tests then build again themselves and fail with the build's own error.
+    echo "building the images failed; see artifacts/images/build.log" >&2
+  fi
+  images_pid=''
+  cat artifacts/images/build.log >&2
+  timed "waiting for the image builds"
   pnpm exec vitest run --config e2e/vitest.config.ts --reporter=default --reporter=json --outputFile="$results/e2e.json" || status=1
+  timed "system, browser, deploy and image tests"
+  "$docker" image rm "postern-e2e/gateway:$image_tag" "postern-e2e/node:$image_tag" >/dev/null 2>&1 || true
 else
-  echo "system and browser tests need root (network namespaces, WireGuard): skipped" >&2
+  echo "system, browser and image tests need root (network namespaces, WireGuard, Docker): skipped" >&2
 fi
 
 node scripts/summarize-tests.mjs "$results" || status=1

@@ -6,19 +6,21 @@ import { bootstrap } from '@postern/server/src/bootstrap.js';
 import { openDb } from '@postern/server/src/db/client.js';
 import { loadDesiredState } from '@postern/server/src/db/desired-state.js';
 import { resolveMigrationsDir } from '@postern/server/src/db/migrations-dir.js';
-import { createFakeDataPlane, type FakeDataPlane } from '@postern/server/src/dataplane/fakes.js';
+import { renderOptionsFor } from '@postern/server/src/dataplane/index.js';
+import { createOfflineDataPlane, type OfflineDataPlane } from '@postern/server/src/dataplane/offline.js';
+import { dataPlaneConfigFor } from '@postern/server/src/create-data-plane.js';
 import type { AppDeps } from '@postern/server/src/deps.js';
 import { parseConfig } from '@postern/server/src/env.js';
 import { createSecretBox } from '@postern/server/src/secrets.js';
 import { seedNodesAndServices } from './api-seed.js';
 
-// The servers the API benchmark measures: the real app (with the in-memory data plane, so no root is needed)
+// The servers the API benchmark measures: the real app (with the data plane's I/O off, so no root is needed)
 // over a seeded database, and a bare Fastify route as the baseline. Both on 127.0.0.1 only.
 
 export interface BenchApp {
   app: FastifyInstance;
   deps: AppDeps;
-  dataPlane: FakeDataPlane;
+  dataPlane: OfflineDataPlane;
   /** A console session token of the bootstrap admin. */
   token: string;
   seedSeconds: number;
@@ -34,7 +36,7 @@ export async function startBenchApp(dataDir: string, size: number): Promise<Benc
   });
   const db = openDb(join(dataDir, 'postern.db'), resolveMigrationsDir());
   const base = { config, db, secrets: createSecretBox(randomBytes(32)) };
-  const dataPlane = createFakeDataPlane({ loadDesiredState: () => loadDesiredState(base) });
+  const dataPlane = createOfflineDataPlane({ loadDesiredState: () => loadDesiredState(base), render: renderOptionsFor(dataPlaneConfigFor(config)) });
   const deps: AppDeps = { ...base, dataPlane, now: () => new Date() };
   await bootstrap(deps, () => undefined);
   const seedSeconds = seedNodesAndServices(deps, size, size);
@@ -54,7 +56,7 @@ export async function startBenchApp(dataDir: string, size: number): Promise<Benc
     seedSeconds,
     async close() {
       await app.close();
-      await dataPlane.stop();
+      await dataPlane.stop({ keepServing: false });
       db.$client.close();
     },
   };

@@ -62,7 +62,7 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('with the real data plane', () =
     await expectVisible(page.getByText('Waiting for log lines…'));
 
     // The node never connected, so the upstream fails (or the client gives up first): an [ERROR] line, in red.
-    const text = await waitForLine(page, `https://${gateway.publicIp}${prefix}/hello`);
+    const text = await waitForLine(page, `https://${gateway.publicIp}:8443${prefix}/hello`);
     expect(text).toMatch(/^\[ERROR\] \S+ \S+ "GET [^"]*\/hello HTTP\/[\d.]+" \d{3} /);
     const item = page.getByRole('log').getByRole('listitem').filter({ hasText: `${prefix}/hello` }).first();
     expect(await item.getAttribute('class')).toContain('text-red-400');
@@ -89,10 +89,10 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('with the real data plane', () =
     const prefix = `/${uniqueName('again')}`;
     const service = await harness.seed<{ id: number }>('POST', `/api/services/${node.id}/http`, { name: uniqueName('again'), pathLocation: prefix, backendPort: 8080 });
     const page = await harness.openPage(`/nodes/${node.id}/http/${service.id}/logs`);
-    await waitForLine(page, `https://${gateway.publicIp}${prefix}/before`);
+    await waitForLine(page, `https://${gateway.publicIp}:8443${prefix}/before`);
 
     await gateway.restart();
-    const text = await waitForLine(page, `https://${gateway.publicIp}${prefix}/after`);
+    const text = await waitForLine(page, `https://${gateway.publicIp}:8443${prefix}/after`);
     expect(text).toContain(`${prefix}/after`);
     // Lines from before the restart stay on screen.
     await expectVisible(page.getByRole('log').getByText(`${prefix}/before`).first());
@@ -123,10 +123,10 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('with the real data plane', () =
     const prefix = `/${uniqueName('cap')}`;
     const service = await harness.seed<{ id: number }>('POST', `/api/services/${node.id}/http`, { name: uniqueName('cap'), pathLocation: prefix, backendPort: 8080 });
     const page = await harness.openPage(`/nodes/${node.id}/http/${service.id}/logs`);
-    await waitForLine(page, `https://${gateway.publicIp}${prefix}/warm-up`);
+    await waitForLine(page, `https://${gateway.publicIp}:8443${prefix}/warm-up`);
 
     // 1005 requests in one curl run (URL globbing), answered by the node's backend.
-    await runIn(gateway.clientNs, 'curl', ['-sk', '--max-time', '60', '-o', '/dev/null', `https://${gateway.publicIp}${prefix}/n[1-1005]`], { timeoutMs: 70_000 });
+    await runIn(gateway.clientNs, 'curl', ['-sk', '--max-time', '60', '-o', '/dev/null', `https://${gateway.publicIp}:8443${prefix}/n[1-1005]`], { timeoutMs: 70_000 });
     const lines = page.getByRole('log').getByRole('listitem');
     // Matched with the protocol after the path: `/n5 HTTP` must not find `/n50 HTTP`.
     await lines.filter({ hasText: `${prefix}/n1005 HTTP` }).waitFor({ timeout: LINE_DEADLINE_MS });

@@ -120,16 +120,18 @@ describe('chart values', () => {
 });
 
 describe('charts', () => {
-  it('the gateway runs with NET_ADMIN, /data on a volume, probes on /api/health and a Secret for the password', () => {
+  it('the gateway runs with NET_ADMIN, /data on a volume, exec probes of the healthcheck and a Secret for the password', () => {
     const container = readDeploymentContainer('postern-gateway');
     expect(container).toMatchObject({
       securityContext: { capabilities: { add: ['NET_ADMIN'] } },
       volumeMounts: expect.arrayContaining([{ name: 'data', mountPath: '/data' }]),
     });
+    // The control plane listens on loopback (POSTERN_HOST): an httpGet probe on the pod address would find nothing.
     for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
-      expect(container[probe], probe).toMatchObject({ httpGet: { path: '/api/health' } });
+      expect(container[probe], probe).toMatchObject({ exec: { command: ['node', '/app/deploy/healthcheck.mjs'] } });
     }
-    const env = container.env as { name: string; valueFrom?: unknown }[];
+    const env = container.env as { name: string; value?: unknown; valueFrom?: unknown }[];
+    expect(env.find(({ name }) => name === 'POSTERN_HOST')).toEqual({ name: 'POSTERN_HOST', value: '127.0.0.1' });
     expect(env.find(({ name }) => name === 'POSTERN_ADMIN_PASSWORD')).toMatchObject({ valueFrom: { secretKeyRef: {} } });
     const secrets = parseTemplate('deploy/helm/postern-gateway/templates/secret.yaml');
     expect(secrets.map((doc) => doc.kind)).toEqual(['Secret']);
@@ -194,11 +196,12 @@ describe('Dockerfiles', () => {
     expect(runs.some(({ args }) => /apt-get install/.test(args))).toBe(false);
   });
 
-  it('the gateway image exposes its ports, keeps data in /data and checks /api/health', () => {
+  it('the gateway image exposes its public ports only, keeps data in /data and checks /api/health on loopback', () => {
     const instructions = parseDockerfile(read('deploy/gateway.Dockerfile'));
     const argsOf = (keyword: string): string[] =>
       instructions.filter((instruction) => instruction.keyword === keyword).map(({ args }) => args);
-    expect(argsOf('EXPOSE').join(' ').split(/\s+/)).toEqual(expect.arrayContaining(['80', '443', '51820/udp', '3000']));
+    expect(argsOf('EXPOSE').join(' ').split(/\s+/)).toEqual(['80', '443', '8443', '51820/udp']);
+    expect(argsOf('ENV').join(' ')).toMatch(/\bPOSTERN_HOST=127\.0\.0\.1\b/);
     expect(argsOf('VOLUME').join(' ')).toContain('/data');
     expect(argsOf('HEALTHCHECK')).toHaveLength(1);
     // PID 1 must reap orphans of the supervised nginx and wireguard-go: tini, installed by the image's deps mode.
@@ -206,6 +209,8 @@ describe('Dockerfiles', () => {
     expect(read('scripts/install-deps.sh')).toMatch(/--gateway-image\) pkgs=\([^)]*image_init_pkgs/);
     expect(read('scripts/install-deps.sh')).toContain('image_init_pkgs=(tini)');
     expect(read('deploy/healthcheck.mjs')).toContain('/api/health');
+    // No "# syntax=" directive: it makes BuildKit pull a frontend image, and no registry may be reachable.
+    for (const dockerfile of dockerfiles) expect(read(dockerfile)).not.toMatch(/^#\s*syntax=/m);
   });
 });
 
@@ -251,6 +256,11 @@ describe('docker-compose.yml', () => {
     expect(gateway.ports).toContain(`${range}:${range}`);
   });
 
+  it('keeps the control plane on loopback like the image, systemd unit and chart, and publishes no port to it', () => {
+    expect(gateway.environment?.POSTERN_HOST).toBe('127.0.0.1');
+    expect(gateway.ports?.filter((mapping) => /(^|:)3000(\/|$)/.test(mapping))).toEqual([]);
+  });
+
   it('keeps /data on a named volume and grants NET_ADMIN and /dev/net/tun', () => {
     const dataVolume = gateway.volumes?.find((volume) => volume.endsWith(':/data'));
     const volumeName = dataVolume?.split(':')[0] ?? '';
@@ -267,6 +277,10 @@ describe('systemd units', () => {
     const unit = read('deploy/systemd/postern-node.service');
     expect(unit).toMatch(/^ExecStart=\S*postern connect --daemon$/m);
     expect(unit).toMatch(/^Restart=always$/m);
+  });
+
+  it('the gateway unit keeps the control plane on loopback', () => {
+    expect(read('deploy/systemd/postern-gateway.service')).toMatch(/^Environment=.*\bPOSTERN_HOST=127\.0\.0\.1\b/m);
   });
 
   it.each(units)('%s has [Unit], [Service] with an absolute ExecStart, and [Install]', (path) => {

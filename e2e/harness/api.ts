@@ -71,6 +71,12 @@ export class ApiClient {
     return this.call(operations.createNode, { body });
   }
 
+  /** The first page of nodes (up to 100). */
+  async listNodes(): Promise<Node[]> {
+    const response = await this.request({ ...routes.listNodes, path: `${routes.listNodes.path}?limit=100` }, {});
+    return ((await response.json()) as { data: unknown[] }).data.map((row) => NodeSchema.parse(row));
+  }
+
   getNode(id: number): Promise<Node> {
     return this.call(operations.getNode, { params: { id } });
   }

@@ -9,6 +9,8 @@ import { waitFor } from './wait-for.js';
 // namespace, with a fresh data directory. restart() reuses the data directory: that is the crash-recovery test.
 
 export const SERVER_ENTRY = fileURLToPath(new URL('../../apps/server/dist/main.js', import.meta.url));
+/** The start command's supervisor (what `scripts/run.sh`, the image and the systemd unit run). */
+export const START_COMMAND_ENTRY = fileURLToPath(new URL('../../apps/server/dist/supervisor.js', import.meta.url));
 
 /** System tests that need the server skipIf(!isServerBuilt): build it with `pnpm --filter @postern/server build`. */
 export const isServerBuilt = existsSync(SERVER_ENTRY);
@@ -29,6 +31,10 @@ export interface GatewayOptions {
   wgInterface: string;
   /** Extra or overriding environment (e.g. POSTERN_DATAPLANE=off). */
   env?: Record<string, string>;
+  /** Run the start command's supervisor instead of the control plane itself. */
+  entry?: 'control-plane' | 'start-command';
+  /** Data directory (default: a fresh temp dir of the lab). */
+  dataDir?: string;
   bootTimeoutMs?: number;
 }
 
@@ -47,7 +53,8 @@ export interface Gateway {
 }
 
 export async function startGateway(lab: Lab, options: GatewayOptions): Promise<Gateway> {
-  const dataDir = lab.makeTempDir('data');
+  const dataDir = options.dataDir ?? lab.makeTempDir('data');
+  const entry = options.entry === 'start-command' ? START_COMMAND_ENTRY : SERVER_ENTRY;
   const baseUrl = `http://${options.apiIp}:${API_PORT}`;
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -73,7 +80,7 @@ export async function startGateway(lab: Lab, options: GatewayOptions): Promise<G
   let current: ManagedProcess;
 
   const boot = async (): Promise<void> => {
-    current = lab.spawn(options.ns, 'gateway server', process.execPath, [SERVER_ENTRY], { env, cwd: dataDir });
+    current = lab.spawn(options.ns, 'gateway server', process.execPath, [entry], { env, cwd: dataDir });
     const child = current;
     await waitFor(
       async () => {

@@ -118,4 +118,20 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('nodes', () => {
       what: 'lan.e2e.test to be served by the LAN host behind the gateway node',
     });
   });
+
+  it("routes a gateway node's network while it exists and leaves the host's routes exactly as they were once it is deleted", async () => {
+    const routes = async () => (await runInAllowingFailure(system.topology.gatewayNs, 'ip', ['-4', 'route', 'show', 'table', 'main'])).stdout.trim();
+    const before = await routes();
+    const network = '172.31.77.0/24';
+    const node = await system.api.createNode({ name: 'e2e-routes', isGateway: true, gatewayNetwork: network });
+    await waitFor(async () => (await routes()).includes(`${network} dev`), { timeoutMs: APPLY_DEADLINE_MS, what: `a route for ${network} into the tunnel` });
+    // The host's own network cannot be taken over: the API refuses it (the host route stays).
+    const lan = before.split('\n').map((line) => line.split(' ')[0] ?? '').find((cidr) => /\/\d+$/.test(cidr) && !cidr.startsWith('10.44.'));
+    if (lan !== undefined) {
+      const refused = await system.api.createNode({ name: 'e2e-takeover', isGateway: true, gatewayNetwork: lan }).then(() => null, (error: unknown) => error);
+      expect(String(refused)).toContain('422');
+    }
+    await system.api.deleteNode(node.id);
+    await waitFor(async () => (await routes()) === before, { timeoutMs: APPLY_DEADLINE_MS, what: 'the routes to be what they were before the gateway node' });
+  });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpGet, tcpExchange } from '../harness/clients.js';
+import { runAllowingFailure } from '../harness/exec.js';
 import { isServerBuilt } from '../harness/gateway.js';
 import { killNamespaceProcesses, listNamespaceProcesses } from '../harness/netns-processes.js';
 import { canUseNetns } from '../harness/root.js';
@@ -74,6 +75,13 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('gateway crash recovery', () => 
     await killNamespaceProcesses(system.topology.gatewayNs);
     expect(await bothServed()).toBe(false);
     await system.gateway.restart();
-    await waitFor(bothServed, { timeoutMs: RECOVERY_DEADLINE_MS, intervalMs: 500, what: 'the HTTP and TCP services to be served again after the rebuild' });
+    await waitFor(bothServed, { timeoutMs: RECOVERY_DEADLINE_MS, intervalMs: 500, what: 'the HTTP and TCP services to be served again after the rebuild' })
+      .catch(async (error: unknown) => {
+        // Say what the gateway was doing: a timeout alone does not tell a slow boot from a tunnel that never came back.
+        const [http, tcp] = [await servedBy('crash.e2e.test'), await tcpServed()];
+        // Whether the gateway knows where the node is (a peer without an endpoint waits for the node to dial).
+        const wg = await runAllowingFailure('ip', ['netns', 'exec', system.topology.gatewayNs, 'wg', 'show', 'all', 'dump']);
+        throw new Error(`${error instanceof Error ? error.message : String(error)}\nHTTP served: ${String(http)}, TCP served: ${String(tcp)}\nwg dump:\n${wg.stdout}${wg.stderr}\ngateway output:\n${system.gateway.process.text.slice(-3000)}`);
+      });
   }, RESTART_TEST_TIMEOUT_MS);
 });

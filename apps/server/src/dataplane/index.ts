@@ -6,14 +6,16 @@ import { createConnectionCutter } from './connections.js';
 import { createAccessLogSource } from './logs/log-source.js';
 import { createHttpInstance } from './nginx/http-instance.js';
 import { readLuaModule } from './nginx/lua-source.js';
+import { checkHttps } from './nginx/self-check.js';
 import { DEFAULT_WORKER_USER, HTTP_ACCESS_LOG, STREAM_ACCESS_LOG, type NginxRenderOptions } from './nginx/options.js';
 import { renderHttpInstance } from './nginx/render-main.js';
 import { createStreamInstances } from './nginx/stream-instances.js';
 import { createStaticHosts, planDataPlane, readResolvers } from './plan.js';
 import { createProxy } from './proxy.js';
 import { createReconciler } from './reconciler.js';
+import { countOpenSessions, createStreamTrafficCounter } from './traffic.js';
 import { lookupUser } from './system-user.js';
-import type { DataPlane, DataPlaneLogger, DesiredState } from './types.js';
+import type { DataPlane, DataPlaneLogger, DesiredState, DriftReport, TrafficCounters } from './types.js';
 import { gatewayAddress } from './wireguard/addresses.js';
 import { createWireGuardDriver } from './wireguard/driver.js';
 import { readHostNetworks } from './wireguard/host-routes.js';
@@ -60,6 +62,9 @@ export type RealDataPlane = DataPlane & { challenges: ChallengeStore };
 
 /** How often an apply that failed as a whole is retried by the heal loop. */
 const RETRY_BEHIND_MS = 5000;
+/** Drift is looked for this long after a change (a burst shares one check), and this often anyway. */
+const DRIFT_AFTER_CHANGE_MS = 3000;
+const DRIFT_EVERY_MS = 60_000;
 
 /** What the renderers need to know, from the data plane's config (the offline data plane renders the same). */
 export function renderOptionsFor(config: DataPlaneConfig): NginxRenderOptions {
@@ -110,10 +115,14 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     intervalMs: config.statusPollMs ?? 2000,
     onError: (err) => logger.warn({ err }, 'WireGuard status poll failed: every node shows offline until the tunnel is back'),
   });
-  const logs = createAccessLogSource([join(prefixDir, 'logs', HTTP_ACCESS_LOG), join(prefixDir, 'logs', STREAM_ACCESS_LOG)]);
+  const streamTraffic = createStreamTrafficCounter();
+  const logs = createAccessLogSource([join(prefixDir, 'logs', HTTP_ACCESS_LOG), join(prefixDir, 'logs', STREAM_ACCESS_LOG)], {
+    onLines: (lines) => streamTraffic.record(lines),
+  });
+  const plan = (state: DesiredState) => planDataPlane(state, renderOptions, staticHosts());
   const reconciler = createReconciler({
     loadDesiredState: deps.loadDesiredState,
-    plan: (state) => planDataPlane(state, renderOptions, staticHosts()),
+    plan,
     wireguard,
     proxy,
     certs: {
@@ -139,10 +148,72 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   let isBehind = false;
   let lastRetryAt = 0;
 
+  /** nginx must answer HTTPS for the console's host; if its workers cannot, say so loudly and say what to do. */
+  async function selfCheck(): Promise<void> {
+    const problem = await checkHttps(config.listenAddress ?? '127.0.0.1', config.httpsPort, config.publicHost);
+    if (problem === null) return;
+    logger.error(
+      { problem, errorLog: join(prefixDir, 'logs', 'error.log'), workerUser: renderOptions.workerUser },
+      'nginx does not answer HTTPS on this host: its workers run as an unprivileged user and need the nginx modules, '
+        + '/etc/nginx/mime.types and /usr/share/lua readable (they read nothing from the data directory); see the error log',
+    );
+  }
+
   async function apply(): ReturnType<DataPlane['apply']> {
     const result = await reconciler.apply();
     isBehind = !result.ok;
+    scheduleDriftCheck(DRIFT_AFTER_CHANGE_MS);
     return result;
+  }
+
+  // Drift: read back what nginx and WireGuard hold, compare it with the DB, repair what differs. A few seconds after
+  // every change (bursts share one check) and every minute.
+  let driftTimer: NodeJS.Timeout | null = null;
+  let lastDrift: DriftReport | null = null;
+  function scheduleDriftCheck(delayMs: number): void {
+    if (driftTimer) clearTimeout(driftTimer);
+    driftTimer = setTimeout(() => {
+      driftTimer = null;
+      checkDrift().catch((err: unknown) => logger.warn({ err }, 'data plane: drift check failed')).finally(() => {
+        if (!driftTimer && healTimer) scheduleDriftCheck(DRIFT_EVERY_MS);
+      });
+    }, delayMs);
+    driftTimer.unref();
+  }
+
+  async function checkDrift(): Promise<DriftReport> {
+    const state = deps.loadDesiredState();
+    const { routes, streams } = plan(state);
+    const domainNames = state.domains.map((d) => d.domain);
+    const differences = [
+      ...(await proxy.drift(routes.hosts, domainNames, streams.wanted)),
+      ...(await wireguard.drift(state.peers)),
+    ];
+    let repaired = false;
+    if (differences.length > 0) {
+      logger.warn({ differences }, 'data plane: what nginx or WireGuard serve differs from the database; repairing');
+      reconciler.forgetApplied();
+      proxy.forget();
+      wireguard.forget();
+      repaired = (await reconciler.apply()).ok;
+    }
+    lastDrift = { checkedAt: new Date().toISOString(), differences, repaired };
+    return lastDrift;
+  }
+
+  async function traffic(): Promise<TrafficCounters> {
+    const { streams } = plan(deps.loadDesiredState());
+    const tcpPorts = [...streams.wanted.values()].filter((w) => w.proto === 'tcp').map((w) => w.port);
+    const [http, open] = await Promise.all([proxy.httpTraffic(), countOpenSessions(tcpPorts)]);
+    const tcp = streamTraffic.snapshot();
+    for (const [key, want] of streams.wanted) {
+      const serviceId = streams.serviceOf.get(key);
+      if (serviceId === undefined) continue;
+      const row = tcp.get(serviceId) ?? { sessions: 0, failed: 0, bytesIn: 0, bytesOut: 0, secondsSum: 0, open: 0 };
+      row.open = want.proto === 'tcp' ? (open.get(want.port) ?? 0) : 0;
+      tcp.set(serviceId, row);
+    }
+    return { httpEpoch: http.epoch, streamEpoch: streamTraffic.epoch, http: http.services, tcp };
   }
 
   async function healOnce(): Promise<void> {
@@ -185,22 +256,29 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       await certs.ensureFallback();
       // nginx refusing to start (a port taken by another program) must not keep the control plane down: the
       // console still answers on its own port, and the heal loop keeps trying.
-      await proxy.start().catch((err: unknown) => logger.error({ err }, 'nginx could not be started; retrying in the background'));
-      const convergeStarted = performance.now();
-      const result = await apply();
-      if (!result.ok) logger.error({ message: result.message }, 'data plane could not converge at boot; retrying in the background');
-      else logger.info({}, 'data plane rebuilt from the database');
-      const converged = performance.now();
-      // Issuance only now: a CA asked before nginx answers challenges would fail them.
+      await proxy.start().then(
+        () => selfCheck(),
+        (err: unknown) => logger.error({ err }, 'nginx could not be started; retrying in the background'),
+      );
+      // nginx (adopted, or fresh with its snapshot) and WireGuard already serve what they served: the rebuild from the
+      // DB runs in the background, so the console and API answer at once (changes made meanwhile queue behind it).
+      // Issuance may start now: nginx answers ACME challenges from the moment it runs.
       certs.start();
       status.start();
       healTimer = setInterval(() => void healOnce(), config.healIntervalMs ?? 1000);
       healTimer.unref();
-      logger.info({ convergeMs: Math.round(converged - convergeStarted) }, 'data plane started');
+      const convergeStarted = performance.now();
+      void apply().then((result) => {
+        const convergeMs = Math.round(performance.now() - convergeStarted);
+        if (result.ok) logger.info({ convergeMs }, 'data plane rebuilt from the database');
+        else logger.error({ convergeMs, message: result.message }, 'data plane could not converge at boot; retrying in the background');
+      });
     },
     async stop({ keepServing }) {
       if (healTimer) clearInterval(healTimer);
       healTimer = null;
+      if (driftTimer) clearTimeout(driftTimer);
+      driftTimer = null;
       status.stop();
       certs?.stop();
       logs.close();
@@ -208,6 +286,8 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       await wireguard.close({ keepServing });
     },
     apply,
+    traffic,
+    checkDrift,
     status,
     logs,
     certificates: { info: (domain) => certs?.info(domain) ?? null },

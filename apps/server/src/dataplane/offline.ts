@@ -40,6 +40,14 @@ export class RecordingWireGuard implements WireGuardAdapter {
     return Promise.resolve(false);
   }
 
+  drift(): Promise<string[]> {
+    return Promise.resolve([]);
+  }
+
+  forget(): void {
+    // Nothing is held.
+  }
+
   close(): Promise<void> {
     this.closed = true;
     return Promise.resolve();
@@ -216,6 +224,8 @@ export function createOfflineDataPlane(options: { loadDesiredState: () => Desire
       const result = await reconciler.apply();
       return message === null ? result : { ok: false, message, rejected: result.rejected ?? noRejections() };
     },
+    traffic: () => Promise.resolve({ httpEpoch: 'offline', streamEpoch: 'offline', http: new Map(), tcp: new Map() }),
+    checkDrift: () => Promise.resolve({ checkedAt: new Date().toISOString(), differences: [], repaired: false }),
     failNextApply: (message) => { nextFailure = message; },
     pushLogLines: (lines) => logs.publish(lines),
     hostNetworks: () => Promise.resolve([...hostNetworks]),

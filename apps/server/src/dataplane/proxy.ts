@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from './atomic-write.js';
 import { parseLive, staleRequests, type ConnectionCutter } from './connections.js';
@@ -6,7 +7,7 @@ import type { HttpInstance } from './nginx/http-instance.js';
 import { FALLBACK_CERT_NAME, snapshotFile } from './nginx/options.js';
 import type { StreamInstances, WantedInstance } from './nginx/stream-instances.js';
 import type { ProxyAdapter } from './reconciler.js';
-import type { DataPlaneLogger } from './types.js';
+import { LATENCY_BUCKETS_MS, type DataPlaneLogger, type HttpTraffic } from './types.js';
 import { isHostname } from './validate.js';
 import { pemPath } from './certs/self-signed.js';
 
@@ -24,6 +25,12 @@ export interface Proxy extends ProxyAdapter {
   removeChallenge(token: string): Promise<void>;
   /** A certificate file was replaced (renewal, issuance): push it and reload the TCP instances serving it. */
   certificateInstalled(name: string): Promise<void>;
+  /** HTTP traffic counters per service, as nginx counted them (lua/postern.lua `count()`). */
+  httpTraffic(): Promise<{ epoch: string; services: Map<number, HttpTraffic> }>;
+  /** What nginx serves that differs from `routes`, `certNames` and `streams` (what the DB says). */
+  drift(routes: ReadonlyMap<string, string>, certNames: readonly string[], streams: ReadonlyMap<string, WantedInstance>): Promise<string[]>;
+  /** The next apply pushes everything again (after drift). */
+  forget(): void;
   stop(options: { keepServing: boolean }): Promise<void>;
 }
 
@@ -40,13 +47,28 @@ export function createProxy(options: {
   logger: DataPlaneLogger;
 }): Proxy {
   const { http, streams, cutter, logger, certsDir } = options;
-  /** Routes nginx holds, by host; null: unknown (fresh start, adoption, a failed push): the next push is full. */
+  /** Routes nginx holds, by host; null: unknown (a failed push): the next push is full. */
   let pushed: Map<string, string> | null = null;
+  /** After adopting a running nginx: the MD5 of each host's routes it holds, until the first push compares them. */
+  let adoptedDigests: Map<string, string> | null = null;
   let version: string | null = null;
   let sequence = 0;
   const bootId = Date.now().toString(36);
-  /** Certificates nginx holds: name → PEM text as pushed. */
+  /** Instances that could not start at the last sync (set aside): not drift. */
+  let lastStreamFailures = new Map<string, string>();
+  /** Certificates nginx holds: name → MD5 of the PEM as pushed. */
   const pushedCerts = new Map<string, string>();
+  const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
+
+  /** What a running nginx (adopted, or one that restarted and loaded its snapshot) holds already. */
+  async function learnWhatNginxHolds(): Promise<void> {
+    const digest = await http.control.get<{ version: string | null; hosts: Record<string, string>; certs: Record<string, string> }>('/digest');
+    version = digest.version;
+    adoptedDigests = version === null ? null : new Map(Object.entries(digest.hosts));
+    pushed = null;
+    pushedCerts.clear();
+    for (const [name, hash] of Object.entries(digest.certs)) pushedCerts.set(name, hash);
+  }
 
   const nextVersion = (): string => `${bootId}.${++sequence}`;
 
@@ -71,6 +93,22 @@ export function createProxy(options: {
 
   async function pushRoutes(hosts: ReadonlyMap<string, string>): Promise<void> {
     const next = nextVersion();
+    if (pushed === null && adoptedDigests !== null && version !== null) {
+      // First push after adopting nginx: compare by digest once, then by text from here on.
+      const digests = adoptedDigests;
+      adoptedDigests = null;
+      const set: Record<string, string> = {};
+      for (const [host, json] of hosts) if (digests.get(host) !== md5(json)) set[host] = json;
+      const del = [...digests.keys()].filter((host) => !hosts.has(host));
+      try {
+        if (Object.keys(set).length > 0 || del.length > 0) await http.control.post('/routes', { base: version, version: next, set, del });
+        pushed = new Map(hosts);
+        if (Object.keys(set).length > 0 || del.length > 0) version = next;
+        return;
+      } catch (err) {
+        if (!(err instanceof ControlError) || err.status !== 409) throw err;
+      }
+    }
     if (pushed !== null && version !== null) {
       const set: Record<string, string> = {};
       const del: string[] = [];
@@ -103,12 +141,12 @@ export function createProxy(options: {
       const entries = Object.entries(batch);
       if (entries.length === 0) return;
       await http.control.post('/certs', { set: batch });
-      for (const [name, pem] of entries) pushedCerts.set(name, pem);
+      for (const [name, pem] of entries) pushedCerts.set(name, md5(pem));
       for (const name of Object.keys(batch)) delete batch[name];
     };
     for (const name of names) {
       const pem = await readPem(name);
-      if (pem === null || pushedCerts.get(name) === pem) continue;
+      if (pem === null || pushedCerts.get(name) === md5(pem)) continue;
       batch[name] = pem;
       if (Object.keys(batch).length >= CERTS_PER_PUSH) await flush();
     }
@@ -119,9 +157,9 @@ export function createProxy(options: {
     async start() {
       await http.start();
       await streams.adopt();
-      // Whatever nginx holds is unknown to this process: the first apply pushes everything.
-      pushed = null;
-      pushedCerts.clear();
+      // A running nginx (adopted, or a fresh one that loaded its snapshot) holds most of what the first apply wants:
+      // only what differs is pushed.
+      await learnWhatNginxHolds();
       await publish([FALLBACK_CERT_NAME]);
     },
 
@@ -143,7 +181,10 @@ export function createProxy(options: {
       for (const name of names) pushedCerts.delete(name);
     },
 
-    syncStreams: (wanted: ReadonlyMap<string, WantedInstance>) => streams.sync(wanted),
+    async syncStreams(wanted: ReadonlyMap<string, WantedInstance>) {
+      lastStreamFailures = await streams.sync(wanted);
+      return lastStreamFailures;
+    },
 
     async cutStale(revisions) {
       const live = parseLive(await http.control.get('/live'));
@@ -155,8 +196,7 @@ export function createProxy(options: {
     async heal() {
       const restarted = await http.heal();
       if (restarted) {
-        pushed = null;
-        pushedCerts.clear();
+        await learnWhatNginxHolds();
         await publish([FALLBACK_CERT_NAME]);
       }
       return { http: restarted, streams: await streams.heal() };
@@ -176,6 +216,55 @@ export function createProxy(options: {
       pushedCerts.delete(name);
       await publish([name]).catch((err: unknown) => logger.error({ err, name }, 'nginx: could not hand over a renewed certificate'));
       await streams.reloadServing(name);
+    },
+
+    async httpTraffic() {
+      const answer = await http.control.get<{ epoch: string | null; services: Record<string, Record<string, number>> }>('/stats');
+      const services = new Map<number, HttpTraffic>();
+      for (const [id, row] of Object.entries(answer.services)) {
+        const n = (field: string): number => Number(row[field] ?? 0);
+        services.set(Number(id), {
+          requests: [n('c1'), n('c2'), n('c3'), n('c4'), n('c5')],
+          bytesIn: n('bi'),
+          bytesOut: n('bo'),
+          latencySumMs: n('ls'),
+          latencyBuckets: Array.from({ length: LATENCY_BUCKETS_MS.length + 1 }, (_, i) => n(`b${i}`)),
+          open: n('open'),
+        });
+      }
+      return { epoch: answer.epoch ?? 'none', services };
+    },
+
+    async drift(routes, certNames, wantedStreams) {
+      const differences: string[] = [];
+      const digest = await http.control.get<{ hosts: Record<string, string>; certs: Record<string, string> }>('/digest');
+      const label = (host: string): string => (host === '' ? 'services without a domain' : host);
+      for (const [host, json] of routes) {
+        const held = digest.hosts[host];
+        if (held === undefined) differences.push(`nginx lacks the routes of ${label(host)}`);
+        else if (held !== md5(json)) differences.push(`nginx serves other routes for ${label(host)} than the database says`);
+      }
+      for (const host of Object.keys(digest.hosts)) if (!routes.has(host)) differences.push(`nginx routes ${label(host)}, which the database does not`);
+      for (const name of [FALLBACK_CERT_NAME, ...certNames]) {
+        const pem = await readPem(name);
+        if (pem === null) continue;
+        const held = digest.certs[name];
+        if (held === undefined) differences.push(`nginx lacks the certificate of ${name}`);
+        else if (held !== md5(pem)) differences.push(`nginx serves another certificate for ${name} than the one on disk`);
+      }
+      const running = streams.running();
+      for (const key of wantedStreams.keys()) {
+        if (!running.has(key) && !lastStreamFailures.has(key)) differences.push(`the instance of ${key} is not running`);
+      }
+      for (const key of running.keys()) if (!wantedStreams.has(key)) differences.push(`an instance of ${key} runs, which the database does not want`);
+      return differences;
+    },
+
+    forget() {
+      pushed = null;
+      adoptedDigests = null;
+      version = null;
+      pushedCerts.clear();
     },
 
     async stop({ keepServing }) {

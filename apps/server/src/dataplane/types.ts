@@ -102,6 +102,10 @@ export interface WireGuardAdapter {
   dump(): Promise<WgPeerStatus[]>;
   /** Creates the interface again if it vanished (wireguard-go died, someone deleted it); true when it did. */
   heal(): Promise<boolean>;
+  /** What the interface, its peers, routes and firewall jumps hold that differs from `peers`. */
+  drift(peers: DesiredPeer[]): Promise<string[]>;
+  /** The next sync applies everything again (after drift). */
+  forget(): void;
   /** `keepServing`: leave the tunnel up for the next control plane (a restart); otherwise take it down. */
   close(options: { keepServing: boolean }): Promise<void>;
 }
@@ -142,6 +146,54 @@ export interface LogLine {
   serviceId: number | null;
   /** The text shown in the console, starting with [INFO]/[WARN]/[ERROR]. */
   text: string;
+  /** A TCP/UDP session's figures (stream lines only): what traffic accounting counts. */
+  session?: { bytesIn: number; bytesOut: number; seconds: number; ok: boolean };
+}
+
+/** Upper bounds (ms) of the request latency buckets nginx counts in; a last bucket holds everything slower. */
+export const LATENCY_BUCKETS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000] as const;
+
+/** An HTTP service's counters since `TrafficCounters.httpEpoch`. */
+export interface HttpTraffic {
+  /** Requests by status class: [1xx, 2xx, 3xx, 4xx, 5xx]. */
+  requests: [number, number, number, number, number];
+  bytesIn: number;
+  bytesOut: number;
+  latencySumMs: number;
+  /** Counts per LATENCY_BUCKETS_MS bucket, plus one for slower. */
+  latencyBuckets: number[];
+  /** Requests in flight now (a gauge, not a counter). */
+  open: number;
+}
+
+/** A TCP/UDP service's counters since `TrafficCounters.streamEpoch` (sessions are counted when they end). */
+export interface StreamTraffic {
+  sessions: number;
+  failed: number;
+  bytesIn: number;
+  bytesOut: number;
+  secondsSum: number;
+  /** TCP sessions open now (a gauge). */
+  open: number;
+}
+
+/**
+ * Monotonic counters per service. An epoch changes when its counters started again from zero (nginx's dictionary
+ * was new; the control plane restarted): a reader takes deltas within one epoch only.
+ */
+export interface TrafficCounters {
+  httpEpoch: string;
+  streamEpoch: string;
+  http: Map<number, HttpTraffic>;
+  tcp: Map<number, StreamTraffic>;
+}
+
+/** What the gateway serves against what the DB says it should: empty when they agree. */
+export interface DriftReport {
+  checkedAt: string;
+  differences: string[];
+  /** Whether an apply was run to repair them. */
+  repaired: boolean;
 }
 
 export interface LogSource {
@@ -177,6 +229,10 @@ export interface DataPlane {
   status: NodeStatusSource;
   logs: LogSource;
   certificates: Pick<CertificateAdapter, 'info'>;
+  /** Traffic counters per service (monotonic within their epoch). */
+  traffic(): Promise<TrafficCounters>;
+  /** Reads back what nginx and WireGuard serve, compares it with the DB, and repairs any difference. */
+  checkDrift(): Promise<DriftReport>;
   /**
    * IPv4 CIDRs of the host's main routing table, without the default route and the WireGuard interface's routes:
    * networks the host reaches itself, which a gateway node's network must not take over.

@@ -3,7 +3,9 @@
 {{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
-{{/* Resource name: release-chart, or fullnameOverride; 63 characters at most (DNS label). */}}
+{{/* Resource name (63 characters at most, a DNS label): fullnameOverride; else the release name when it */}}
+{{/* contains the chart name; else the chart name when the release name is its first word, so */}}
+{{/* `helm install postern …` gives "postern-gateway", not "postern-postern-gateway"; else release-chart. */}}
 {{- define "postern-gateway.fullname" -}}
 {{- if .Values.fullnameOverride }}
 {{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
@@ -11,6 +13,8 @@
 {{- $name := default .Chart.Name .Values.nameOverride }}
 {{- if contains $name .Release.Name }}
 {{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else if hasPrefix (printf "%s-" .Release.Name) $name }}
+{{- $name | trunc 63 | trimSuffix "-" }}
 {{- else }}
 {{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
 {{- end }}

@@ -25,6 +25,7 @@ describe('parseAccessLogLine', () => {
     const line = JSON.stringify({ time: 't', type: 'tcp', svc: '7', host: '', remote: '198.51.100.1', proto: 'UDP', status: '200', rx: '10', tx: '20', upstream: '10.44.0.2:53', duration: '0.010' });
     expect(parseAccessLogLine(line)).toEqual({
       domain: null, type: 'tcp', serviceId: 7, text: '[INFO] t 198.51.100.1 UDP 200 rx=10B tx=20B 0.010s upstream=10.44.0.2:53',
+      session: { bytesIn: 10, bytesOut: 20, seconds: 0.01, ok: true },
     });
     expect(parseAccessLogLine(line.replace('"status":"200"', '"status":"502"'))?.text).toMatch(/^\[ERROR\] /);
   });

@@ -36,7 +36,8 @@ export function parseAccessLogLine(raw: string): LogLine | null {
   if (str(fields, 'type') === 'tcp') {
     const text = `${status === 200 ? '[INFO]' : '[ERROR]'} ${str(fields, 'time')} ${str(fields, 'remote')} ${str(fields, 'proto')} ${status} `
       + `rx=${str(fields, 'rx')}B tx=${str(fields, 'tx')}B ${str(fields, 'duration')}s${str(fields, 'upstream') ? ` upstream=${str(fields, 'upstream')}` : ''}`;
-    return { domain: host, type: 'tcp', serviceId, text };
+    const number = (key: string): number => Number(str(fields, key)) || 0;
+    return { domain: host, type: 'tcp', serviceId, text, session: { bytesIn: number('rx'), bytesOut: number('tx'), seconds: number('duration'), ok: status === 200 } };
   }
   return null;
 }

@@ -1,4 +1,4 @@
-import type { LogSource } from '../types.js';
+import type { LogLine, LogSource } from '../types.js';
 import { parseAccessLogLine } from './format.js';
 import { createLogHub, type LogHubOptions } from './hub.js';
 import { createTailer, type Tailer, type TailerOptions } from './tailer.js';
@@ -8,10 +8,15 @@ export interface AccessLogSource extends LogSource {
   close(): void;
 }
 
-export function createAccessLogSource(files: string[], options: LogHubOptions & TailerOptions = {}): AccessLogSource {
+export function createAccessLogSource(
+  files: string[],
+  options: LogHubOptions & TailerOptions & { onLines?: (lines: LogLine[]) => void } = {},
+): AccessLogSource {
   const hub = createLogHub(options);
   const tailers: Tailer[] = files.map((file) => createTailer(file, (raw) => {
-    hub.publish(raw.flatMap((line) => parseAccessLogLine(line) ?? []));
+    const lines = raw.flatMap((line) => parseAccessLogLine(line) ?? []);
+    options.onLines?.(lines);
+    hub.publish(lines);
   }, options));
   return {
     subscribe: (filter, onLines) => hub.subscribe(filter, onLines),

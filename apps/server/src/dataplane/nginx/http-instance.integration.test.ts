@@ -10,7 +10,7 @@ import { writeFileAtomic } from '../atomic-write.js';
 import { createSelfSignedPem, pemPath } from '../certs/self-signed.js';
 import { createConnectionCutter } from '../connections.js';
 import { createProxy, type Proxy } from '../proxy.js';
-import type { DesiredDomain, DesiredHttpRoute } from '../types.js';
+import type { DesiredDomain, DesiredHttpRoute, HttpTraffic } from '../types.js';
 import { createHttpInstance, type HttpInstance } from './http-instance.js';
 import { canRunNginx, freeLoopbackPort, silentLogger } from './integration-support.js';
 import { readLuaModule } from './lua-source.js';
@@ -206,6 +206,37 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     expect(await waitFor(() => kept.chunks() > before + 2, 3000)).toBe(true);
     expect((await https(options.httpsPort, '/', 'app.test')).status).toBe(404);
     kept.close();
+  });
+
+  it('counts each service’s requests by status class, bytes and latency, and its open connections', async () => {
+    await serve([route({ serviceId: 11, domain: 'app.test', pathLocation: '/' }), route({ serviceId: 12, domain: 'other.test', pathLocation: '/', blockedIps: ['127.0.0.1'] })]);
+    const before = (await proxy.httpTraffic()).services;
+    for (let i = 0; i < 3; i++) await https(options.httpsPort, `/count-${i}`, 'app.test');
+    await https(options.httpsPort, '/denied', 'other.test');
+    const open = await openStream(`https://127.0.0.1:${options.httpsPort}/trickle`, 'app.test');
+    const after = (await proxy.httpTraffic()).services;
+    const delta = (id: number, pick: (t: HttpTraffic) => number) => pick(after.get(id) as HttpTraffic) - (before.get(id) ? pick(before.get(id) as HttpTraffic) : 0);
+    expect(delta(11, (t) => t.requests[1])).toBe(3);
+    expect(delta(12, (t) => t.requests[3])).toBe(1);
+    expect(delta(11, (t) => t.bytesOut)).toBeGreaterThan(3 * 20);
+    expect(delta(11, (t) => t.latencyBuckets.reduce((a, b) => a + b, 0))).toBe(3);
+    expect(after.get(11)?.open).toBe(1);
+    open.close();
+  });
+
+  it('reports what nginx serves that the control plane did not push, and a forced full push repairs it', async () => {
+    const table = await serve([route({ serviceId: 2, domain: 'other.test', pathLocation: '/' })]);
+    expect(await proxy.drift(table.hosts, ['app.test', 'other.test'], new Map())).toEqual([]);
+    // Someone edits what nginx serves behind the control plane's back.
+    await instance.control.post('/routes', { base: null, version: 'by-hand', set: { 'rogue.test': '[{"s":99,"r":"x","p":"/","u":"http://127.0.0.1:9"}]' } });
+    expect(await proxy.drift(table.hosts, ['app.test', 'other.test'], new Map())).toEqual([
+      'nginx lacks the routes of other.test',
+      'nginx routes rogue.test, which the database does not',
+    ]);
+    proxy.forget();
+    await proxy.syncRoutes(table.hosts, ['app.test', 'other.test']);
+    expect(await proxy.drift(table.hosts, ['app.test', 'other.test'], new Map())).toEqual([]);
+    expect((await https(options.httpsPort, '/', 'rogue.test')).status).toBe(404);
   });
 
   it('is adopted by a new control plane as it runs: same master, same routes, open connections untouched', async () => {

@@ -23,6 +23,8 @@ export interface NginxRenderOptions {
   tunnelAddress: string | null;
   /** Name servers for backends given by host name (resolved per request, never at load). */
   resolvers: readonly string[];
+  /** Count traffic per service in nginx (default on; off only to measure what counting costs, bench/traffic.ts). */
+  countTraffic?: boolean;
 }
 
 export const DEFAULT_WORKER_USER = 'www-data';

@@ -17,7 +17,7 @@ const LOG_FORMAT = [
 ];
 
 /** Sizes of the shared dictionaries. Allocated lazily; changing one needs a fresh master, so they are generous. */
-const DICTS = { gw_routes: '64m', gw_certs: '128m', gw_acme: '1m', gw_live: '16m' } as const;
+const DICTS = { gw_routes: '64m', gw_certs: '128m', gw_acme: '1m', gw_live: '16m', gw_stats: '16m' } as const;
 
 export const LUA_MODULE_FILE = 'postern.lua';
 
@@ -31,6 +31,7 @@ function luaOptions(options: NginxRenderOptions): string {
     no_domain_port: options.noDomainHttpsPort,
     https_port: options.httpsPort,
     tunnel_address: options.tunnelAddress,
+    count_traffic: options.countTraffic ?? true,
   });
   if (json.includes(']==]')) throw new Error('refusing Lua options that would end their string');
   return `[==[${json}]==]`;

@@ -163,6 +163,33 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
     expect((await gateway().dump()).find((p) => p.publicKey === nodeKeys.n2.publicKey)?.latestHandshake).toBe(before);
   });
 
+  it('reports a peer removed behind its back, and a forced sync puts it back', async () => {
+    const peers = [peer('n2', '10.77.0.3')];
+    expect(await gateway().drift(peers)).toEqual([]);
+    inNs(ns.gw, 'wg', 'set', ifs.gw, 'peer', nodeKeys.n2.publicKey, 'remove');
+    expect(await gateway().drift(peers)).toEqual(['WireGuard lacks the peer of node 2']);
+    gateway().forget();
+    await gateway().syncPeers(peers);
+    expect(await gateway().drift(peers)).toEqual([]);
+  });
+
+  it('remembers where a node was across a power cut, so the rebuilt interface dials it at once', async () => {
+    // A control plane that adopted the interface and only polled its status before the host went down (the boot
+    // sync had not run yet), with no endpoints file from earlier (an upgrade): the poll alone must save them.
+    await rm(join(stateDir, 'gw', `${ifs.gw}.endpoints.json`), { force: true });
+    await gateway().close({ keepServing: true });
+    wg = makeDriver();
+    await gateway().dump();
+    // The power cut: wireguard-go goes with the control plane; the node keeps its now stale session.
+    await gateway().close({ keepServing: false });
+    wg = makeDriver();
+    await gateway().ensureInterface(gatewayConfig);
+    await gateway().syncPeers([peer('n2', '10.77.0.3')]);
+    expect((await gateway().dump()).find((p) => p.publicKey === nodeKeys.n2.publicKey)?.endpoint).toMatch(/^10\.200\.2\.2:\d+$/);
+    // Without the endpoint only the node could start the handshake, which it does when its session expires (minutes).
+    expect(await waitFor(() => canPing(ns.gw, '10.77.0.3'), 8000, 100)).toBe(true);
+  }, 15_000);
+
   it('creates the interface again, peers and routes included, when it disappears', async () => {
     inNs(ns.gw, 'ip', 'link', 'del', ifs.gw);
     expect(canPing(ns.gw, '10.77.0.3')).toBe(false);

@@ -65,6 +65,7 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
   const endpointsFile = join(stateDir, `${ifname}.endpoints.json`);
   let savedEndpoints = '';
   let isEndpointsLoaded = false;
+  let hasAskedEndpoints = false;
 
   async function loadEndpoints(): Promise<void> {
     if (isEndpointsLoaded) return;
@@ -224,7 +225,11 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
       }
     });
     await loadEndpoints();
-    await rememberEndpoints();
+    // The status poll refreshes the endpoints every 2 s (dump); only the first sync of this process asks wg itself.
+    if (!hasAskedEndpoints) {
+      hasAskedEndpoints = true;
+      await rememberEndpoints();
+    }
     // A peer that is re-added (node connected again) gets its last endpoint back, so the gateway starts the
     // handshake instead of waiting up to two minutes for the node's stale session to time out.
     const withEndpoints = usable.map((peer) => ({ ...peer, endpoint: lastEndpoints.get(peer.publicKey) ?? null }));
@@ -258,12 +263,47 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
       return true;
     },
 
+    async drift(peers) {
+      if (!gateway) return [];
+      if (!(await isLinkPresent())) return [`the WireGuard interface ${ifname} is missing`];
+      const differences: string[] = [];
+      const held = new Map(parseWgDump((await run('wg', ['show', ifname, 'dump'])).stdout).map((p) => [p.publicKey, [...p.allowedIps].sort().join(',')]));
+      for (const peer of peers) {
+        if (!isWgKey(peer.publicKey)) continue; // set aside at sync: never a peer
+        const allowed = held.get(peer.publicKey);
+        if (allowed === undefined) differences.push(`WireGuard lacks the peer of node ${peer.nodeId}`);
+        else if (allowed !== [...peer.allowedIps].sort().join(',')) differences.push(`WireGuard routes other addresses to node ${peer.nodeId} than the database says`);
+      }
+      const wantedKeys = new Set(peers.map((p) => p.publicKey));
+      for (const key of held.keys()) if (!wantedKeys.has(key)) differences.push(`WireGuard has a peer the database does not know (${key.slice(0, 8)}…)`);
+      const vpn = parseSubnet(formatSubnet(parseSubnet(gateway.address)));
+      const wantedRoutes = routesForPeers(peers, (cidr) => isInSubnet(cidr.split('/')[0] ?? '', vpn)).filter((r) => !lastRouteErrors.has(r.nodeId)).map((r) => r.cidr);
+      const { stdout } = await run('ip', ['-4', '-o', 'route', 'show', 'dev', ifname, 'proto', 'static']);
+      const routes = new Set(stdout.split('\n').map((line) => line.split(' ')[0] ?? '').filter((cidr) => cidr !== ''));
+      for (const cidr of wantedRoutes) if (!routes.has(cidr)) differences.push(`the route of ${cidr} into the tunnel is missing`);
+      for (const cidr of routes) if (!wantedRoutes.includes(cidr)) differences.push(`a route of ${cidr} into the tunnel is left over`);
+      for (const rule of jumpRules(ifname)) {
+        const exists = await run('iptables', ['-t', rule.table, '-C', rule.chain, ...rule.match]).then(() => true, () => false);
+        if (!exists) differences.push(`the firewall jump ${rule.chain} → ${rule.match.at(-1) ?? ''} is missing`);
+      }
+      return differences;
+    },
+
+    forget() {
+      appliedGateway = null;
+      appliedPeers = null;
+      appliedRoutes = null;
+      appliedRules = null;
+    },
+
     async dump(): Promise<WgPeerStatus[]> {
       const { stdout } = await run('wg', ['show', ifname, 'dump']);
       const peers = parseWgDump(stdout);
+      // The file first, so what the last process knew is kept (a poll can come before the first sync).
+      await loadEndpoints();
       for (const peer of peers) if (peer.endpoint && isIPv4Endpoint(peer.endpoint)) lastEndpoints.set(peer.publicKey, peer.endpoint);
       // Written only when an endpoint changed (nodes roam rarely), not on every 2 s poll.
-      if (isEndpointsLoaded) await saveEndpoints().catch((err: unknown) => logger.warn({ err }, 'WireGuard: could not save peer endpoints'));
+      await saveEndpoints().catch((err: unknown) => logger.warn({ err }, 'WireGuard: could not save peer endpoints'));
       return peers;
     },
 

@@ -10,6 +10,7 @@
 --   gw_acme    "<token>" → key authorisation (HTTP-01)
 --   gw_live    "<connection serial>" → "svc rev addr port server_port" of the request now in flight on it,
 --              so the control plane can cut exactly the connections of a disabled or changed service
+--   gw_stats   "<svc>:<field>" → traffic counters per service (see count()); "_epoch" → when they started
 -- A route: { s = service id, r = revision, p = path prefix ("/" or "/a/b", no trailing slash),
 --            u = upstream URL ("http://10.44.0.5:8080"), a = allowed, b = blocked: lists of {network, bits}
 --            with network as a 32-bit number }.
@@ -44,6 +45,8 @@ end
 -- serves what it served before its first request, whether or not the control plane is up.
 function _M.init(options_json)
   opts = assert(cjson.decode(options_json), "invalid postern options")
+  local stats = shared.gw_stats
+  if stats:get("_epoch") == nil then stats:set("_epoch", tostring(ngx.now())) end
   local routes = shared.gw_routes
   if routes:get("v") ~= nil then return end
   local text = read_file(opts.snapshot)
@@ -174,15 +177,42 @@ function _M.route()
   remember(route)
 end
 
--- log_by_lua: the request is over; its connection no longer carries that service.
+-- Request latency buckets (ms, upper bounds; the last one is everything slower): the control plane turns their counts
+-- into p50/p95 per minute.
+local LATENCY_BUCKETS = { 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000 }
+
+-- Traffic per service, in gw_stats: "<svc>:c<class>" requests by status class, ":bi"/":bo" bytes in and out,
+-- ":ls" latency sum (ms), ":b<i>" latency bucket counts. Monotonic for the life of the dictionary ("_epoch").
+local function count(svc, var)
+  local stats = shared.gw_stats
+  local status = tonumber(var.status) or 0
+  local ms = (tonumber(var.request_time) or 0) * 1000
+  local bucket = #LATENCY_BUCKETS
+  for i = 1, #LATENCY_BUCKETS do
+    if ms <= LATENCY_BUCKETS[i] then
+      bucket = i - 1
+      break
+    end
+  end
+  stats:incr(svc .. ":c" .. floor(status / 100), 1, 0)
+  stats:incr(svc .. ":bi", tonumber(var.request_length) or 0, 0)
+  stats:incr(svc .. ":bo", tonumber(var.bytes_sent) or 0, 0)
+  stats:incr(svc .. ":ls", ms, 0)
+  stats:incr(svc .. ":b" .. bucket, 1, 0)
+end
+
+-- log_by_lua: the request is over; its connection no longer carries that service, and it is counted.
 function _M.done()
   local var = ngx.var
-  if var.gw_up ~= "" and var.gw_svc ~= "console" then
+  local svc = var.gw_svc
+  if svc == "" or svc == "console" then return end
+  if var.gw_up ~= "" then
     local live = shared.gw_live
     local key = var.connection
     local entry = live:get(key)
-    if entry and sub(entry, 1, #var.gw_svc + 1) == var.gw_svc .. " " then live:delete(key) end
+    if entry and sub(entry, 1, #svc + 1) == svc .. " " then live:delete(key) end
   end
+  if opts.count_traffic ~= false then count(svc, var) end
 end
 
 -- Port 80: ACME HTTP-01 answers for every host, the tunnel health check on the gateway's tunnel address,
@@ -248,6 +278,8 @@ end
 --   POST /certs   {"set": {name: pem}, "del": [name]}
 --   POST /acme    {"set": {token: answer}, "del": [token]}
 --   GET  /state   → {"version": v, "hosts": n, "certs": n}
+--   GET  /digest  → {"version": v, "hosts": {host: md5}, "certs": {name: md5}}
+--   GET  /stats   → {"epoch": e, "services": {svc: {c2: n, bi: n, bo: n, ls: ms, b0: n, …, open: n}}}
 --   GET  /live    → [[connection, "svc rev addr port server_port"], ...]
 local function reply(status, value)
   ngx.status = status
@@ -287,6 +319,46 @@ function _M.control()
   if method == "GET" and uri == "/state" then
     local routes = shared.gw_routes
     return reply(200, { version = routes:get("v") or cjson.null, hosts = count_keys(routes, "h:"), certs = count_keys(shared.gw_certs, nil) })
+  end
+  if method == "GET" and uri == "/digest" then
+    -- What this nginx holds, as MD5s: a control plane that adopts it pushes only what differs.
+    local routes, certs = shared.gw_routes, shared.gw_certs
+    local hosts, pems = {}, {}
+    for _, key in ipairs(routes:get_keys(0)) do
+      if sub(key, 1, 2) == "h:" then
+        local value = routes:get(key)
+        if value then hosts[sub(key, 3)] = ngx.md5(value) end
+      end
+    end
+    for _, key in ipairs(certs:get_keys(0)) do
+      local value = certs:get(key)
+      if value then pems[key] = ngx.md5(value) end
+    end
+    return reply(200, { version = routes:get("v") or cjson.null, hosts = hosts, certs = pems })
+  end
+  if method == "GET" and uri == "/stats" then
+    -- Every counter, and the requests in flight per service (open connections).
+    local stats = shared.gw_stats
+    local services = {}
+    for _, key in ipairs(stats:get_keys(0)) do
+      local svc, field = key:match("^(%d+):(%w+)$")
+      if svc then
+        local row = services[svc] or {}
+        row[field] = stats:get(key)
+        services[svc] = row
+      end
+    end
+    local live = shared.gw_live
+    for _, key in ipairs(live:get_keys(0)) do
+      local value = live:get(key)
+      local svc = value and value:match("^(%d+) ")
+      if svc then
+        local row = services[svc] or {}
+        row.open = (row.open or 0) + 1
+        services[svc] = row
+      end
+    end
+    return reply(200, { epoch = stats:get("_epoch") or cjson.null, services = services })
   end
   if method == "GET" and uri == "/live" then
     local live = shared.gw_live

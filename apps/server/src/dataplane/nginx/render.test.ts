@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import type { DesiredHttpRoute, DesiredStreamRoute } from '../types.js';
+import type { NginxRenderOptions } from './options.js';
+import { renderHttpInstance } from './render-main.js';
+import { renderStreamInstance, streamCertificateName, streamInstanceKey } from './render-stream.js';
+import { buildRouteTable, routePrefix, upstreamUrl } from './routes.js';
+
+const options: NginxRenderOptions = {
+  prefixDir: '/data/nginx', certsDir: '/data/certs', httpPort: 80, httpsPort: 443, noDomainHttpsPort: 8443,
+  consoleHost: 'gw.example.com', consoleUpstream: 'http://127.0.0.1:3000', tunnelAddress: '10.44.0.1', resolvers: ['10.0.0.53'],
+};
+
+const http = (over: Partial<DesiredHttpRoute>): DesiredHttpRoute => ({
+  serviceId: 1, nodeId: 2, domain: 'app.example.com', pathLocation: '/', backendProto: 'http', backendHost: '10.44.0.2', backendPort: 80,
+  allowedIps: [], blockedIps: [], ...over,
+});
+const stream = (over: Partial<DesiredStreamRoute>): DesiredStreamRoute => ({
+  serviceId: 7, nodeId: 2, proto: 'tcp', port: 30000, ssl: false, domain: null, backendHost: '10.44.0.2', backendPort: 5432,
+  allowedIps: [], blockedIps: [], ...over,
+});
+const domains = [{ domainId: 1, domain: 'app.example.com', ssl: 'self-signed' as const }];
+
+describe('renderHttpInstance', () => {
+  const files = renderHttpInstance(options, '/data/nginx/gen/4', '-- lua');
+  const conf = files['nginx.conf'] ?? '';
+
+  it('holds no service: routes, access lists and certificates come from Lua shared dictionaries', () => {
+    expect(Object.keys(files)).toEqual(['nginx.conf', 'postern.lua']);
+    expect(files['postern.lua']).toBe('-- lua');
+    expect(conf).toContain('lua_package_path "/data/nginx/gen/4/?.lua;/usr/share/lua/5.1/?.lua;;";');
+    for (const dict of ['gw_routes 64m', 'gw_certs 128m', 'gw_acme 1m', 'gw_live 16m', 'gw_stats 16m']) expect(conf).toContain(`lua_shared_dict ${dict};`);
+    expect(conf).toContain('access_by_lua_block { require("postern").route() }');
+    expect(conf).toContain('ssl_certificate_by_lua_block { require("postern").certificate() }');
+    expect(conf).not.toMatch(/app\.example\.com|10\.44\.0\.2/);
+  });
+
+  it('never cuts connections on a reload, passes responses on unbuffered, and never spools bodies to disk', () => {
+    expect(conf).not.toContain('worker_shutdown_timeout');
+    expect(conf).toContain('proxy_buffering off;');
+    expect(conf).toContain('proxy_request_buffering off;');
+  });
+
+  it('listens on HTTP, HTTPS and the no-domain port, and on a control socket in a root-only directory', () => {
+    expect(conf).toContain('listen 80 default_server;');
+    expect(conf).toContain('listen 443 ssl default_server;');
+    expect(conf).toContain('listen 8443 ssl default_server;');
+    expect(conf).toContain('listen unix:/data/nginx/control/control.sock;');
+    expect(conf).toContain('resolver 10.0.0.53 valid=30s ipv6=off;');
+  });
+
+  it('hands the Lua module its options as JSON in a long string, every value allow-listed', () => {
+    expect(conf).toContain('"console_host":"gw.example.com","console_upstream":"http://127.0.0.1:3000","no_domain_port":8443');
+    expect(() => renderHttpInstance({ ...options, consoleHost: 'gw"]==]' }, '/data/nginx/gen/4', '')).toThrow('invalid console host');
+    expect(() => renderHttpInstance({ ...options, resolvers: ['10.0.0.1; evil'] }, '/data/nginx/gen/4', '')).toThrow('invalid name server');
+    expect(() => renderHttpInstance(options, '/data/nginx/gen/4 x', '')).toThrow('refusing file path');
+  });
+});
+
+describe('renderStreamInstance', () => {
+  it('is one small nginx per service: its own pid and error log, the service id for the access log', () => {
+    const conf = renderStreamInstance(stream({ allowedIps: ['203.0.113.0/24'], blockedIps: ['203.0.113.9'] }), options);
+    expect(streamInstanceKey(stream({}))).toBe('tcp-30000');
+    expect(conf).toContain('worker_processes 1;');
+    expect(conf).toContain('pid "/data/nginx/stream/tcp-30000/nginx.pid";');
+    expect(conf).toContain('listen 30000;');
+    expect(conf).toContain('set $gw_svc 7;');
+    expect(conf).toMatch(/deny 203\.0\.113\.9;\s+allow 203\.0\.113\.0\/24;\s+deny all;/);
+    expect(conf).toContain('proxy_pass "10.44.0.2:5432";');
+    expect(conf).not.toContain('resolver');
+  });
+
+  it('terminates TLS with the domain’s certificate, read by the master; UDP sessions end after a silence', () => {
+    const tls = renderStreamInstance(stream({ ssl: true, domain: 'app.example.com' }), options);
+    expect(tls).toContain('listen 30000 ssl;');
+    expect(tls).toContain('ssl_certificate "/data/certs/app.example.com.pem";');
+    expect(streamCertificateName(stream({ ssl: true }))).toBe('_fallback');
+    const udp = renderStreamInstance(stream({ proto: 'udp', ssl: true }), options);
+    expect(udp).toContain('listen 30000 udp;');
+    expect(udp).toContain('proxy_timeout 60s;');
+    expect(udp).not.toContain('ssl_certificate');
+  });
+
+  it('resolves a backend name per session, so a name that does not resolve never keeps the instance from starting', () => {
+    const conf = renderStreamInstance(stream({ backendHost: 'db.internal' }), options);
+    expect(conf).toContain('resolver 10.0.0.53 valid=30s ipv6=off;');
+    expect(conf).toContain('set $gw_up "db.internal:5432";');
+    expect(conf).toContain('proxy_pass $gw_up;');
+    expect(() => renderStreamInstance(stream({ backendHost: 'db.internal' }), { ...options, resolvers: [] })).toThrow('needs a name server');
+    expect(() => renderStreamInstance(stream({ backendHost: 'x;y' }), options)).toThrow('invalid backend host');
+    expect(() => renderStreamInstance(stream({ allowedIps: ['10.0.0.1 ; include /x'] }), options)).toThrow('invalid allowed IP');
+  });
+});
+
+describe('buildRouteTable', () => {
+  it('groups routes by host, longest prefix first, with access lists as numbers and a revision per service', () => {
+    const table = buildRouteTable([
+      http({ serviceId: 1 }),
+      http({ serviceId: 2, pathLocation: '/api/', allowedIps: ['10.0.0.0/8'], blockedIps: ['10.0.0.9'] }),
+      http({ serviceId: 3, domain: null, pathLocation: '/tools', backendProto: 'https', backendHost: 'localhost', backendPort: 9000 }),
+    ], domains, { staticHosts: new Map([['localhost', '127.0.0.1']]) });
+    expect(JSON.parse(table.hosts.get('app.example.com') ?? '')).toEqual([
+      { s: 2, r: table.revisions.get(2), p: '/api', u: 'http://10.44.0.2:80', a: [[167772160, 8]], b: [[167772169, 32]] },
+      { s: 1, r: table.revisions.get(1), p: '/', u: 'http://10.44.0.2:80' },
+    ]);
+    expect(JSON.parse(table.hosts.get('') ?? '')).toEqual([{ s: 3, r: table.revisions.get(3), p: '/tools', u: 'https://127.0.0.1:9000' }]);
+    expect(table.rejected.size).toBe(0);
+  });
+
+  it('gives a service a new revision exactly when what it serves changes', () => {
+    const rev = (route: DesiredHttpRoute) => buildRouteTable([route], domains).revisions.get(route.serviceId);
+    const base = rev(http({}));
+    expect(rev(http({}))).toBe(base);
+    expect(rev(http({ nodeId: 9 }))).toBe(base); // who owns it is not what it serves
+    expect(rev(http({ backendPort: 81 }))).not.toBe(base);
+    expect(rev(http({ blockedIps: ['10.0.0.9'] }))).not.toBe(base);
+    expect(rev(http({ pathLocation: '/x' }))).not.toBe(base);
+  });
+
+  it('sets aside what it cannot serve and keeps the rest: an unknown domain, the console’s host, a second service on a path', () => {
+    const table = buildRouteTable([
+      http({ serviceId: 1, pathLocation: '/api' }),
+      http({ serviceId: 2, pathLocation: '/api/' }),
+      http({ serviceId: 3, domain: 'missing.example.com' }),
+      http({ serviceId: 4, domain: 'gw.example.com' }),
+      http({ serviceId: 5, backendHost: 'bad host' }),
+      http({ serviceId: 6, pathLocation: '/ok' }),
+    ], [...domains, { domainId: 2, domain: 'gw.example.com', ssl: 'self-signed' }], { reservedHosts: ['gw.example.com'] });
+    expect(Object.fromEntries(table.rejected)).toEqual({
+      2: 'another service already serves /api on app.example.com',
+      3: 'domain missing.example.com does not exist',
+      4: "gw.example.com is the console's host name; no service can be published there",
+      5: 'invalid backend host: "bad host"',
+    });
+    expect(JSON.parse(table.hosts.get('app.example.com') ?? '').map((r: { s: number }) => r.s)).toEqual([1, 6]);
+  });
+
+  it('normalises prefixes and substitutes names from /etc/hosts', () => {
+    expect(routePrefix('/api/')).toBe('/api');
+    expect(routePrefix('/')).toBe('/');
+    expect(upstreamUrl(http({ backendHost: 'db' }), new Map([['db', '10.1.1.1']]))).toBe('http://10.1.1.1:80');
+    expect(upstreamUrl(http({ backendHost: 'db.internal' }), new Map())).toBe('http://db.internal:80');
+  });
+});

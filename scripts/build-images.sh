@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Builds the gateway and node images from this checkout where no registry is reachable: FROM the base images
+# scripts/make-base-images.sh makes (made first when missing), with the host's CA bundle as a build secret for
+# TLS-inspecting proxies. The Dockerfiles themselves are the ones operators use; only their base-image arguments
+# differ. Used by the test command; the image tests run what it tags.
+#   build-images.sh [--arch amd64|arm64] [--tag TAG]
+# Tags postern-e2e/gateway:TAG and postern-e2e/node:TAG (TAG "latest" by default; "-arm64" appended for arm64).
+# Build logs: artifacts/images/<image>[-arm64]-build.log. Prints each build's time and the images' sizes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+arch=amd64
+tag=latest
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    --arch) arch="${2:-}"; shift 2 ;;
+    --tag) tag="${2:-}"; shift 2 ;;
+    *) echo "build-images: unknown argument $1 (use --arch amd64|arm64, --tag TAG)" >&2; exit 64 ;;
+  esac
+done
+case "$arch" in
+  amd64) suffix=''; platform_args=() ;;
+  arm64) suffix='-arm64'; platform_args=(--platform linux/arm64) ;;
+  *) echo "build-images: unknown architecture $arch (use amd64 or arm64)" >&2; exit 64 ;;
+esac
+
+docker=/usr/bin/docker
+export DOCKER_BUILDKIT=1
+logs=artifacts/images
+mkdir -p "$logs"
+
+bash scripts/make-base-images.sh --arch "$arch"
+
+secret_args=()
+if [ -s /etc/ssl/certs/ca-certificates.crt ]; then
+  secret_args=(--secret "id=build-ca,src=/etc/ssl/certs/ca-certificates.crt")
+fi
+
+build() {
+  local image="$1" started=$SECONDS log="$logs/$1$suffix-build.log"
+  if "$docker" build --progress=plain "${platform_args[@]}" "${secret_args[@]}" \
+      --build-arg "BUILD_IMAGE=postern-local/node:22-bookworm$suffix" \
+      --build-arg "RUNTIME_IMAGE=postern-local/node:22-bookworm-slim$suffix" \
+      -f "deploy/$image.Dockerfile" -t "postern-e2e/$image:$tag$suffix" . >"$log" 2>&1; then
+    echo "build-images: postern-e2e/$image:$tag$suffix built in $((SECONDS - started)) s"
+  else
+    echo "build-images: postern-e2e/$image:$tag$suffix failed after $((SECONDS - started)) s; the end of $log:" >&2
+    tail -30 "$log" >&2
+    return 1
+  fi
+}
+
+# Both at once: BuildKit runs their common first steps once and the node image's package install while the
+# gateway's native module compiles.
+build gateway & gateway_pid=$!
+build node & node_pid=$!
+status=0
+wait "$gateway_pid" || status=1
+wait "$node_pid" || status=1
+[ "$status" -eq 0 ] || exit 1
+
+size_mb() { echo $(( $("$docker" image inspect -f '{{.Size}}' "$1") / 1000000 )); }
+base_mb="$(size_mb "postern-local/node:22-bookworm-slim$suffix")"
+for image in gateway node; do
+  mb="$(size_mb "postern-e2e/$image:$tag$suffix")"
+  echo "build-images: postern-e2e/$image:$tag$suffix is $mb MB, $((mb - base_mb)) MB over its base ($base_mb MB)"
+done
