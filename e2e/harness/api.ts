@@ -73,8 +73,7 @@ export class ApiClient {
 
   /** The first page of nodes (up to 100). */
   async listNodes(): Promise<Node[]> {
-    const response = await this.request({ ...routes.listNodes, path: `${routes.listNodes.path}?limit=100` }, {});
-    return ((await response.json()) as { data: unknown[] }).data.map((row) => NodeSchema.parse(row));
+    return (await this.call(operations.listNodes, { query: { limit: 100 } })).data;
   }
 
   getNode(id: number): Promise<Node> {
