@@ -71,6 +71,8 @@ const serviceCommon = {
   publicAccess: z.string(),
   /** Why the last data-plane apply rejected this service's config; null when it is served. */
   applyError: z.string().nullable(),
+  /** Temporary exposure: when the gateway disables it (it stays, disabled); null: never. Beyond the spec. */
+  expiresAt: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 };
