@@ -183,7 +183,7 @@ describe('authorisation matrix: every route × every caller', () => {
     const w = await buildWorld();
     for (const [caller, status] of row.expected) {
       const { url, body } = row.call(w, caller);
-      if (route.path === routes.nodeStream.path || route.path === routes.logStream.path) {
+      if (route.path === routes.nodeStream.path || route.path === routes.logStream.path || route.path === routes.auditStream.path) {
         expect(await openStreamAs(caller, w, url), `${caller} on ${route.method} ${url}`).toBe(status);
         continue;
       }
