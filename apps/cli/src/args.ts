@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ruleMessages, type ServiceType } from '@postern/contract';
+import { limits, ruleMessages, type ServiceType } from '@postern/contract';
 import { UsageError } from './errors.js';
 import type { HelpTopic } from './help.js';
 import { parsePin } from './pin.js';
@@ -29,8 +29,8 @@ export type Command =
   | { kind: 'connect'; connection: ConnectionFlags; iface?: string; daemon: boolean }
   | { kind: 'disconnect'; local: LocalFlags }
   | { kind: 'status'; local: LocalFlags; json: boolean; health: boolean }
-  | { kind: 'expose-http'; connection: ConnectionFlags; name: string; port: number; domain: string; path?: string; proto?: 'http' | 'https'; host?: string; allow: string[]; block: string[] }
-  | { kind: 'expose-tcp'; connection: ConnectionFlags; name: string; port: number; udp: boolean; publicPort?: number; tls: boolean; host?: string; allow: string[]; block: string[] }
+  | { kind: 'expose-http'; connection: ConnectionFlags; name: string; port: number; domain: string; path?: string; proto?: 'http' | 'https'; host?: string; allow: string[]; block: string[]; ttl?: number }
+  | { kind: 'expose-tcp'; connection: ConnectionFlags; name: string; port: number; udp: boolean; publicPort?: number; tls: boolean; host?: string; allow: string[]; block: string[]; ttl?: number }
   | { kind: 'services'; connection: ConnectionFlags; json: boolean }
   | { kind: 'service-action'; action: 'enable' | 'disable' | 'rm'; type: ServiceType; id: number; connection: ConnectionFlags };
 
@@ -52,6 +52,7 @@ const exposeCommon: Options = {
   host: { type: 'string' },
   allow: { type: 'string', multiple: true },
   block: { type: 'string', multiple: true },
+  ttl: { type: 'string' },
 };
 
 export function parseCommand(argv: readonly string[]): Command {
@@ -118,6 +119,7 @@ function parseExpose(argv: readonly string[]): Command {
       ...optional('host', stringOf(values.host)),
       allow: listOf(values.allow),
       block: listOf(values.block),
+      ...optional('ttl', ttlOf('expose http', values.ttl)),
     };
   }
   if (type === 'tcp') {
@@ -137,6 +139,7 @@ function parseExpose(argv: readonly string[]): Command {
       ...optional('host', stringOf(values.host)),
       allow: listOf(values.allow),
       block: listOf(values.block),
+      ...optional('ttl', ttlOf('expose tcp', values.ttl)),
     };
   }
   throw usage('expose', `expected "http" or "tcp" after "expose", got "${type}"`);
@@ -211,6 +214,19 @@ function portOf(topic: HelpTopic, value: Values[string], flag: string): number {
   const text = stringOf(value) ?? '';
   if (!/^\d{1,5}$/.test(text) || Number(text) < 1 || Number(text) > 65535) throw usage(topic, `${flag} must be a port number from 1 to 65535`);
   return Number(text);
+}
+
+const TTL_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** `--ttl 90s|30m|1h|7d` (or plain seconds): how long the service stays published; the gateway then disables it. */
+function ttlOf(topic: HelpTopic, value: Values[string]): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d{1,9})([smhd]?)$/.exec(stringOf(value)?.trim() ?? '');
+  const seconds = match ? Number(match[1]) * (TTL_UNITS[match[2] || 's'] ?? 1) : NaN;
+  if (!(seconds >= limits.serviceTtlMinSeconds && seconds <= limits.serviceTtlMaxSeconds)) {
+    throw usage(topic, '--ttl must be a duration such as 30m, 1h or 7d (at least 1 minute, at most 366 days)');
+  }
+  return seconds;
 }
 
 /** `--allow a --allow b` and `--allow a,b` both work. */

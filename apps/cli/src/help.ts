@@ -67,7 +67,7 @@ Options:
 Run "postern expose http --help" or "postern expose tcp --help" for the options.`,
 
   'expose http': `Usage: postern expose http NAME --port P --domain D [--path /p] [--proto https] [--host H]
-                           [--allow CIDR…] [--block CIDR…]
+                           [--allow CIDR…] [--block CIDR…] [--ttl 1h]
 
 Publishes a web service of this node through the gateway's nginx, on a domain of this node.
 
@@ -80,10 +80,11 @@ Options:
   --host H         backend host as seen from the gateway (default: this node's tunnel address)
   --allow CIDR     only these clients (repeat, or separate with commas)
   --block CIDR     never these clients (repeat, or separate with commas)
+  --ttl DURATION   publish it for this long only (30m, 1h, 7d; at least 1m): then the gateway disables it
 ${CONNECTION_OPTIONS}`,
 
   'expose tcp': `Usage: postern expose tcp NAME --port P [--udp] [--public-port N] [--tls] [--host H]
-                          [--allow CIDR…] [--block CIDR…]
+                          [--allow CIDR…] [--block CIDR…] [--ttl 1h]
 
 Publishes a raw TCP (or UDP) port of this node through the gateway.
 
@@ -95,6 +96,7 @@ Options:
   --host H           backend host as seen from the gateway (default: this node's tunnel address)
   --allow CIDR       only these clients (repeat, or separate with commas)
   --block CIDR       never these clients (repeat, or separate with commas)
+  --ttl DURATION     publish it for this long only (30m, 1h, 7d; at least 1m): then the gateway disables it
 ${CONNECTION_OPTIONS}`,
 
   services: `Usage: postern services [--json] [options]

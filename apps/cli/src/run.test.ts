@@ -327,6 +327,37 @@ describe('postern expose / services / enable / rm', () => {
   });
 });
 
+describe('postern expose --ttl', () => {
+  it('sends the duration in seconds and prints when the exposure ends', async () => {
+    const service = {
+      id: 7, nodeId: 1, name: 'demo', domain: 'demo.example.com', backendHost: '10.8.0.2', backendPort: 3000, allowedIps: [], blockedIps: [],
+      enabled: true, publicAccess: 'https://demo.example.com/', applyError: null, expiresAt: '2030-01-01T01:00:00.000Z', created_at: 'x', updated_at: 'x',
+      pathLocation: '/', backendProto: 'http', ssl: 'self-signed',
+    };
+    const server = await startAgentServer(() => ({ status: 201, body: service }));
+    try {
+      const env = { url: server.url, token: makeToken() };
+      const http = harness(createFakeSystem(), env);
+      expect(await runCli(['expose', 'http', 'demo', '--port', '3000', '--domain', 'demo.example.com', '--ttl', '1h'], http.context)).toBe(0);
+      expect(http.out()).toBe('Exposed http service 7 "demo" at https://demo.example.com/ until 2030-01-01T01:00:00.000Z\n');
+      expect(JSON.parse(server.requests[0]?.body ?? '')).toEqual({ name: 'demo', backendPort: 3000, domain: 'demo.example.com', ttl: 3600 });
+
+      const tcp = harness(createFakeSystem(), env);
+      await runCli(['expose', 'tcp', 'ssh', '--port', '22', '--ttl', '90m'], tcp.context);
+      expect(JSON.parse(server.requests[1]?.body ?? '')).toMatchObject({ name: 'ssh', ttl: 5400 });
+
+      for (const bad of ['1x', '30s', '0', 'soon']) {
+        const h = harness(createFakeSystem(), env);
+        expect(await runCli(['expose', 'tcp', 'ssh', '--port', '22', '--ttl', bad], h.context)).toBe(2);
+        expect(h.err()).toContain('--ttl must be a duration such as 30m, 1h or 7d');
+      }
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('postern --help / --version', () => {
   it('prints help for a command and the version', async () => {
     const help = harness(createFakeSystem());

@@ -69,12 +69,18 @@ const serviceLogsRoute = createRoute({
   component: lazyRouteComponent(() => import('./features/logs/log-viewer-page'), 'ServiceLogsPage'),
 });
 
+const auditRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/audit',
+  component: lazyRouteComponent(() => import('./features/audit/audit-page'), 'AuditPage'),
+});
+
 /** Unknown paths inside the app: shown in the shell, behind the same guard. */
 const notFoundRoute = createRoute({ getParentRoute: () => signedInRoute, path: '$', component: NotFoundPage });
 
 const routeTree = rootRoute.addChildren([
   loginRoute,
-  signedInRoute.addChildren([homeRoute, domainsRoute, domainLogsRoute, nodesRoute, nodeRoute, serviceLogsRoute, notFoundRoute]),
+  signedInRoute.addChildren([homeRoute, domainsRoute, domainLogsRoute, nodesRoute, nodeRoute, serviceLogsRoute, auditRoute, notFoundRoute]),
 ]);
 
 /** A history can be injected so tests run the guards against a memory history. */

@@ -12,6 +12,8 @@ import { registerJsonParser } from './http/json-parser.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { useZodCompilers } from './http/zod-provider.js';
 import { agentRoutes } from './modules/agent/routes.js';
+import { registerOperationAudit } from './modules/audit/operation-audit.js';
+import { auditRoutes } from './modules/audit/routes.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
 import type { DomainCheck } from './modules/domains/service.js';
@@ -70,6 +72,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   useZodCompilers(app);
   registerErrorHandlers(app);
   registerSessionAuth(app, deps);
+  registerOperationAudit(app, deps);
   // Event streams never end on their own; end them first, or close() would wait for them forever.
   app.addHook('preClose', async () => closeAllSse(app.server));
 
@@ -82,6 +85,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(domainRoutes, { deps, ...(opts.checkDomain ? { checkDomain: opts.checkDomain } : {}) });
   await app.register(serviceRoutes, { deps });
   await app.register(logRoutes, { deps });
+  await app.register(auditRoutes, { deps });
 
   const consoleDir = opts.consoleDir === undefined ? resolveConsoleDir(deps.config.consoleDir) : opts.consoleDir;
   await registerConsole(app, consoleDir);

@@ -8,7 +8,7 @@ import type { Rejections } from './dataplane/types.js';
 /** The row a caller changed: if the data plane sets it aside, the caller hears why. */
 export type ChangeRef = { type: ServiceType; id: number } | { type: 'node'; id: number };
 
-type ApplyDeps = Pick<AppDeps, 'db' | 'dataPlane' | 'now'>;
+type ApplyDeps = Pick<AppDeps, 'db' | 'dataPlane' | 'now' | 'audit'>;
 
 /**
  * Asks the data plane to converge on what the DB now says. Call it after the DB change has committed (SQLite
@@ -25,15 +25,34 @@ export async function applyChanges(deps: ApplyDeps, cause?: ChangeRef): Promise<
   if (!result.ok) throw new AppError('dataplane_unavailable', `Saved, but the gateway could not apply it yet: ${result.message}`);
 }
 
+/** Stores each set-aside row's reason; a row newly set aside (or for a new reason) goes to the audit log too. */
 function recordRejections(deps: ApplyDeps, rejected: Rejections): void {
   const at = deps.now().toISOString();
+  const newlyRejected: { type: ServiceType; id: number; nodeId: number; name: string; domain: string | null; message: string }[] = [];
   deps.db.transaction((tx) => {
-    for (const [table, rows] of [[httpServices, rejected.http], [tcpServices, rejected.tcp]] as const) {
+    for (const [type, table, rows] of [['http', httpServices, rejected.http], ['tcp', tcpServices, rejected.tcp]] as const) {
       // Served again: the stale reason goes.
       tx.update(table).set({ applyError: null }).where(and(isNotNull(table.applyError), notInArray(table.id, [...rows.keys()]))).run();
       for (const [id, message] of rows) {
-        tx.update(table).set({ applyError: message, updatedAt: at }).where(and(eq(table.id, id), or(isNull(table.applyError), ne(table.applyError, message)))).run();
+        const changed = tx
+          .update(table)
+          .set({ applyError: message, updatedAt: at })
+          .where(and(eq(table.id, id), or(isNull(table.applyError), ne(table.applyError, message))))
+          .returning({ nodeId: table.nodeId, name: table.name, domain: table.domain })
+          .get();
+        if (changed) newlyRejected.push({ type, id, ...changed, domain: changed.domain || null, message });
       }
     }
   });
+  for (const row of newlyRejected) {
+    deps.audit.record({
+      actor: { kind: 'system' },
+      action: 'dataplane.rejected',
+      target: { type: row.type, id: row.id, name: row.name },
+      nodeId: row.nodeId,
+      domain: row.domain,
+      after: { applyError: row.message },
+      detail: row.message,
+    });
+  }
 }

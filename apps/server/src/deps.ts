@@ -1,6 +1,7 @@
 import type { Config } from './env.js';
 import type { Db } from './db/client.js';
 import type { DataPlane } from './dataplane/types.js';
+import type { AuditLog } from './modules/audit/recorder.js';
 import type { SecretBox } from './secrets.js';
 
 /** Everything the app needs from outside, injected so tests build it with a temp DB and fake data plane. */
@@ -11,4 +12,6 @@ export interface AppDeps {
   secrets: SecretBox;
   /** Injectable clock for expiry, rate limits and status thresholds. */
   now: () => Date;
+  /** The append-only audit log: `audit.record({ actor, address, action, target, before, after })`. */
+  audit: AuditLog;
 }

@@ -103,6 +103,8 @@ const EnvSchema = z
         return entries;
       }),
     POSTERN_SESSION_TTL: z.coerce.number().int().min(60).max(2_592_000).default(86_400),
+    /** Days the audit log keeps an entry; older ones are pruned in small batches by a timer. */
+    POSTERN_AUDIT_RETENTION_DAYS: z.coerce.number({ error: 'must be a number of days (1-3650)' }).int().min(1).max(3650).default(90),
     /** Seconds a client may take to send a whole request (headers and body); a slow or stalled one is cut. */
     POSTERN_REQUEST_TIMEOUT: z.coerce.number({ error: 'must be a number of seconds (1-3600)' }).int().min(1).max(3600).default(30),
     /** Password hashes (argon2id, ~20 MiB each) run at once; more wait in the queue. Default: 2 × CPUs. */
@@ -159,6 +161,7 @@ const ConfigSchema = EnvSchema.transform((env) => ({
   /** Name servers for backends given by DNS name; undefined: /etc/resolv.conf's. */
   resolvers: env.POSTERN_RESOLVERS as readonly string[] | undefined,
   sessionTtlSeconds: env.POSTERN_SESSION_TTL,
+  auditRetentionDays: env.POSTERN_AUDIT_RETENTION_DAYS,
   requestTimeoutMs: env.POSTERN_REQUEST_TIMEOUT * 1000,
   passwordHashConcurrency: env.POSTERN_PASSWORD_HASH_CONCURRENCY ?? 2 * availableParallelism(),
   passwordHashQueue: env.POSTERN_PASSWORD_HASH_QUEUE,

@@ -11,6 +11,7 @@ import type { AppDeps } from './deps.js';
 import { loadConfig, type Config } from './env.js';
 import { warnIfPlainHttpBeyondLoopback } from './http/listen-warning.js';
 import { createLogger } from './http/logger.js';
+import { createAuditLog } from './modules/audit/recorder.js';
 import { loadSecretBox } from './secrets.js';
 
 // Boots the gateway: config, DB, secrets, first-boot state, data plane, HTTP. Everything else is in app.ts.
@@ -57,7 +58,8 @@ async function main(): Promise<void> {
     logger,
     certificateStore: createDbCertificateStore(db),
   });
-  const deps: AppDeps = { ...base, dataPlane, now: () => new Date() };
+  const now = (): Date => new Date();
+  const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }) };
   await bootstrap(deps, announceAdmin);
 
   const app = await buildApp(deps, {

@@ -17,6 +17,9 @@ export const limits = {
   logMaxLines: 1000,
   /** Clock skew tolerated when checking that an expiry is not in the past. */
   expirySkewMs: 60_000,
+  /** A service's temporary exposure (`ttl`, seconds): at least a minute, at most a year. */
+  serviceTtlMinSeconds: 60,
+  serviceTtlMaxSeconds: 366 * 24 * 3600,
 } as const;
 
 export const timing = {

@@ -71,6 +71,11 @@ const serviceCommon = {
   publicAccess: z.string(),
   /** Why the last data-plane apply rejected this service's config; null when it is served. */
   applyError: z.string().nullable(),
+  /**
+   * Temporary exposure: when the gateway disables it (it stays, disabled); null: never. Beyond the spec; optional so
+   * a client reads the answers of a gateway from before it existed (this gateway always sends it).
+   */
+  expiresAt: z.string().nullable().optional(),
   created_at: z.string(),
   updated_at: z.string(),
 };

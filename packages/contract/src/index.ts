@@ -1,6 +1,7 @@
 export * from './constants.js';
 export * from './entities.js';
 export * from './api-client.js';
+export * from './audit.js';
 export * from './envelopes.js';
 export * from './errors.js';
 export * from './format.js';

@@ -30,6 +30,7 @@ export const ruleMessages = {
   string: 'This field must be a string',
   date: 'This field must be a valid date',
   pastDate: 'This field must not be earlier than now',
+  expiryTwice: 'Give either expiresAt or ttl, not both',
   gatewayNetworkNotAllowed: 'This field must be empty unless the node is a gateway',
   domainOrPath: 'Either a domain or a path is required',
   /** The console's own host name (POSTERN_PUBLIC_HOST) is never a service's or a domain entry's. */

@@ -13,6 +13,7 @@ import {
   SystemInfoSchema,
   TcpServiceSchema,
 } from './entities.js';
+import { AuditEntrySchema, AuditEventSchema, AuditListQuerySchema, AuditStreamQuerySchema } from './audit.js';
 import { listOf } from './envelopes.js';
 import type { ErrorCode } from './errors.js';
 import {
@@ -262,6 +263,17 @@ export const operations = {
     summary: "Live access log of a domain (domain) or a service (type, id)",
     query: LogStreamQuerySchema,
     response: events({ message: LogEventSchema }),
+  }),
+
+  listAudit: operation('listAudit', {
+    summary: 'A page of the audit log, newest first (filters: node, domain, actor, action, from, to)',
+    query: AuditListQuerySchema,
+    response: json(listOf(AuditEntrySchema)),
+  }),
+  auditStream: operation('auditStream', {
+    summary: 'Live audit entries matching the same filters, as they are recorded',
+    query: AuditStreamQuerySchema.omit({ token: true }),
+    response: events({ message: AuditEventSchema }),
   }),
 
   agentNode: operation('agentNode', { summary: "The token's node", response: json(NodeSchema), errors: agent }),

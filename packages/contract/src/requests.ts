@@ -106,7 +106,20 @@ const serviceCommonFields = {
   backendHost: optionalNullable(backendHost()),
   allowedIps: ipList().optional(),
   blockedIps: ipList().optional(),
+  /**
+   * Temporary exposure (beyond the spec, docs/api.md): when the gateway disables the service; null clears it, absent
+   * keeps it (an edit) or means none (a create). `ttl` (seconds from now) is the same, counted on the gateway's clock.
+   */
+  expiresAt: optionalNullable(z.iso.datetime({ offset: true, error: () => ruleMessages.date })),
+  ttl: integerIn(limits.serviceTtlMinSeconds, limits.serviceTtlMaxSeconds).optional(),
 };
+
+/** One expiry, not two. */
+function checkExpiry(value: { expiresAt?: string | null | undefined; ttl?: number | undefined }, ctx: z.RefinementCtx): void {
+  if (value.ttl !== undefined && value.expiresAt != null) {
+    ctx.addIssue({ code: 'custom', path: ['ttl'], message: ruleMessages.expiryTwice });
+  }
+}
 
 const httpFields = {
   ...serviceCommonFields,
@@ -125,10 +138,10 @@ function checkDomainOrPath(value: { domain?: string | null | undefined; pathLoca
   if (reserved) ctx.addIssue({ code: 'custom', path: ['pathLocation'], message: reservedPathMessage(reserved) });
 }
 
-export const HttpServiceCreateSchema = z.object(httpFields).superRefine(checkDomainOrPath);
+export const HttpServiceCreateSchema = z.object(httpFields).superRefine(checkDomainOrPath).superRefine(checkExpiry);
 export type HttpServiceCreate = z.infer<typeof HttpServiceCreateSchema>;
 
-export const HttpServiceUpdateSchema = z.object({ ...httpFields, name: httpFields.name.optional() });
+export const HttpServiceUpdateSchema = z.object({ ...httpFields, name: httpFields.name.optional() }).superRefine(checkExpiry);
 export type HttpServiceUpdate = z.infer<typeof HttpServiceUpdateSchema>;
 
 const tcpFields = {
@@ -143,6 +156,7 @@ export const TcpServiceCreateSchema = z.object(tcpFields).superRefine((value, ct
   if (value.ssl === true && value.proto === 'udp') {
     ctx.addIssue({ code: 'custom', path: ['ssl'], message: oneOfMessage(['false']) });
   }
+  checkExpiry(value, ctx);
 });
 export type TcpServiceCreate = z.infer<typeof TcpServiceCreateSchema>;
 
@@ -150,7 +164,7 @@ export const TcpServiceUpdateSchema = z.object({
   ...tcpFields,
   name: tcpFields.name.optional(),
   backendPort: tcpFields.backendPort.optional(),
-});
+}).superRefine(checkExpiry);
 export type TcpServiceUpdate = z.infer<typeof TcpServiceUpdateSchema>;
 
 // ---- Personal access tokens -----------------------------------------------------------------------------

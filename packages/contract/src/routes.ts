@@ -66,6 +66,9 @@ export const routes = {
 
   logStream: { method: 'GET', path: '/api/logs/stream', auth: 'session' },
 
+  listAudit: { method: 'GET', path: '/api/audit', auth: 'session' },
+  auditStream: { method: 'GET', path: '/api/audit/stream', auth: 'session' },
+
   // Agent API for the `postern` CLI: authenticated by the node's personal access token, scoped to that node.
   agentNode: { method: 'GET', path: '/api/agent/node', auth: 'node-token' },
   agentConfig: { method: 'GET', path: '/api/agent/config', auth: 'node-token' },

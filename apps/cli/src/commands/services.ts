@@ -16,10 +16,11 @@ export async function runExposeHttp(context: CliContext, command: Extract<Comman
     ...(command.proto === undefined ? {} : { backendProto: command.proto }),
     ...(command.host === undefined ? {} : { backendHost: command.host }),
     ...ipLists(command),
+    ...(command.ttl === undefined ? {} : { ttl: command.ttl }),
   });
   const api = await openApi(context, command.connection);
   const service = await api.createHttpService(body);
-  context.stdout.write(`Exposed http service ${service.id} "${service.name}" at ${service.publicAccess}\n`);
+  context.stdout.write(`Exposed http service ${service.id} "${service.name}" at ${service.publicAccess}${untilText(service)}\n`);
   return 0;
 }
 
@@ -32,11 +33,17 @@ export async function runExposeTcp(context: CliContext, command: Extract<Command
     ...(command.publicPort === undefined ? {} : { port: command.publicPort }),
     ...(command.host === undefined ? {} : { backendHost: command.host }),
     ...ipLists(command),
+    ...(command.ttl === undefined ? {} : { ttl: command.ttl }),
   });
   const api = await openApi(context, command.connection);
   const service = await api.createTcpService(body);
-  context.stdout.write(`Exposed ${service.proto} service ${service.id} "${service.name}" at ${service.publicAccess}\n`);
+  context.stdout.write(`Exposed ${service.proto} service ${service.id} "${service.name}" at ${service.publicAccess}${untilText(service)}\n`);
   return 0;
+}
+
+/** A temporary exposure says when it ends (the gateway disables the service then). */
+function untilText(service: { expiresAt?: string | null | undefined }): string {
+  return service.expiresAt ? ` until ${service.expiresAt}` : '';
 }
 
 export async function runServices(context: CliContext, command: Extract<Command, { kind: 'services' }>): Promise<number> {

@@ -2,15 +2,17 @@ import { ESCAPE_KEY_CODE } from '@postern/contract';
 import { Link } from '@tanstack/react-router';
 import type { ReactNode } from 'react';
 import { useEffect, useRef } from 'react';
-import { ChevronLeftIcon, ChevronRightIcon, GlobeIcon, HomeIcon, ServerIcon, ShieldIcon } from '../components/ui/icons';
+import { ChevronLeftIcon, ChevronRightIcon, GlobeIcon, HomeIcon, ListIcon, ServerIcon, ShieldIcon } from '../components/ui/icons';
 
-type NavItem = { label: string; to: '/' | '/domains' | '/nodes'; icon: ReactNode };
+type NavItem = { label: string; to: '/' | '/domains' | '/nodes' | '/audit'; icon: ReactNode };
 
 /** The 'Pages' group (console-spec §2). */
 const pages: NavItem[] = [
   { label: 'Home', to: '/', icon: <HomeIcon className="size-5 shrink-0" /> },
   { label: 'Domain Names', to: '/domains', icon: <GlobeIcon className="size-5 shrink-0" /> },
   { label: 'Client / Nodes', to: '/nodes', icon: <ServerIcon className="size-5 shrink-0" /> },
+  // Beyond the spec (issue 15): the audit log.
+  { label: 'Audit Log', to: '/audit', icon: <ListIcon className="size-5 shrink-0" /> },
 ];
 
 type SidebarProps = { isExpanded: boolean; onToggleExpanded(): void; isMobileOpen: boolean; onCloseMobile(): void };

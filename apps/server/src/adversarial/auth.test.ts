@@ -95,6 +95,9 @@ const matrix: Record<RouteName, Row> = {
 
   logStream: consoleRoute(200, (w) => ({ url: `/api/logs/stream?domain=${w.domain.domain}` })),
 
+  listAudit: consoleRoute(200, (w) => ({ url: `/api/audit?node=${w.a.id}` })),
+  auditStream: consoleRoute(200, (w) => ({ url: `/api/audit/stream?node=${w.a.id}` })),
+
   agentNode: agentRoute(200, 200, () => ({ url: '/api/agent/node' }), {
     own: (body, w) => expect((body as { id: number }).id).toBe(w.a.id),
     other: (body, w) => expect((body as { id: number }).id).toBe(w.b.id),
@@ -180,7 +183,7 @@ describe('authorisation matrix: every route × every caller', () => {
     const w = await buildWorld();
     for (const [caller, status] of row.expected) {
       const { url, body } = row.call(w, caller);
-      if (route.path === routes.nodeStream.path || route.path === routes.logStream.path) {
+      if (route.path === routes.nodeStream.path || route.path === routes.logStream.path || route.path === routes.auditStream.path) {
         expect(await openStreamAs(caller, w, url), `${caller} on ${route.method} ${url}`).toBe(status);
         continue;
       }

@@ -110,6 +110,8 @@ const serviceAccess = {
   enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
   /** Why the last data-plane apply rejected this service; null when it is served. */
   applyError: text('apply_error'),
+  /** Temporary exposure: when the expiry sweep disables the service (kept, not deleted); null: never. */
+  expiresAt: text('expires_at'),
   ...timestamps,
 };
 
@@ -129,6 +131,7 @@ export const httpServices = sqliteTable(
     uniqueIndex('http_services_route_uq').on(t.domain, t.pathLocation),
     index('http_services_node_idx').on(t.nodeId, t.id),
     index('http_services_domain_idx').on(t.domain, t.id),
+    index('http_services_expiry_idx').on(t.expiresAt),
   ],
 );
 
@@ -148,6 +151,7 @@ export const tcpServices = sqliteTable(
     uniqueIndex('tcp_services_port_uq').on(t.proto, t.port),
     index('tcp_services_node_idx').on(t.nodeId, t.id),
     index('tcp_services_domain_idx').on(t.domain, t.id),
+    index('tcp_services_expiry_idx').on(t.expiresAt),
   ],
 );
 
@@ -166,3 +170,39 @@ export const certificates = sqliteTable('certificates', {
   failures: integer('failures').notNull().default(0),
   ...timestamps,
 });
+
+/**
+ * The audit log: append-only. Rows are inserted by modules/audit and deleted only by the retention sweep; no API
+ * edits or deletes one. `before`/`after` hold entity snapshots scrubbed of secrets (never keys, tokens or hashes).
+ */
+export const auditEvents = sqliteTable(
+  'audit_events',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    at: text('at').notNull(),
+    /** 'admin' (a console session), 'node' (a node's access token), 'system' (the gateway itself), 'anonymous'. */
+    actorKind: text('actor_kind', { enum: ['admin', 'node', 'system', 'anonymous'] }).notNull(),
+    /** The admin's username, the token's name, or the attempted username of a failed sign-in. */
+    actorName: text('actor_name'),
+    /** The node token's id (never its secret). */
+    actorTokenId: integer('actor_token_id'),
+    address: text('address'),
+    action: text('action').notNull(),
+    targetType: text('target_type'),
+    targetId: integer('target_id'),
+    targetName: text('target_name'),
+    /** The node the entry concerns (the target's node, or the acting token's node). */
+    nodeId: integer('node_id'),
+    /** The domain the entry concerns, if any. */
+    domain: text('domain'),
+    before: text('before', { mode: 'json' }).$type<Record<string, unknown>>(),
+    after: text('after', { mode: 'json' }).$type<Record<string, unknown>>(),
+    detail: text('detail'),
+  },
+  (t) => [
+    index('audit_at_idx').on(t.at),
+    index('audit_node_idx').on(t.nodeId, t.id),
+    index('audit_domain_idx').on(t.domain, t.id),
+    index('audit_action_idx').on(t.action, t.id),
+  ],
+);

@@ -13,6 +13,7 @@ import { renderOptionsFor } from '../dataplane/index.js';
 import { dataPlaneConfigFor } from '../create-data-plane.js';
 import type { AppDeps } from '../deps.js';
 import { parseConfig, type Config } from '../env.js';
+import { createAuditLog } from '../modules/audit/recorder.js';
 import { loadSecretBox } from '../secrets.js';
 
 export const TEST_ADMIN = { username: 'admin', password: 'correct-horse-battery' } as const;
@@ -55,7 +56,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const secrets = loadSecretBox(dataDir);
   const base = { config, db, secrets };
   const fakeDataPlane = createOfflineDataPlane({ loadDesiredState: () => loadDesiredState(base), render: renderOptionsFor(dataPlaneConfigFor(config)) });
-  const deps: AppDeps = { ...base, dataPlane: fakeDataPlane, now: options.now ?? (() => new Date()) };
+  const now = options.now ?? (() => new Date());
+  const deps: AppDeps = { ...base, dataPlane: fakeDataPlane, now, audit: createAuditLog({ db, now }) };
   await bootstrap(deps, () => undefined);
   const app = await buildApp(deps, { consoleDir: null, ...(options.logger ? { logger: options.logger } : {}) });
   await app.ready();

@@ -23,6 +23,7 @@ export const ChevronDownIcon = (p: IconProps) => <Icon d="M6 9l6 6 6-6" {...p} /
 export const MenuIcon = (p: IconProps) => <Icon d="M4 6h16M4 12h16M4 18h16" {...p} />;
 export const HomeIcon = (p: IconProps) => <Icon d="M3 11l9-8 9 8M5 9v11h14V9" {...p} />;
 export const GlobeIcon = (p: IconProps) => <Icon d="M12 3a9 9 0 100 18 9 9 0 000-18zM3 12h18M12 3c3 3 3 15 0 18M12 3c-3 3-3 15 0 18" {...p} />;
+export const ListIcon = (p: IconProps) => <Icon d="M8 6h13M8 12h13M8 18h13M3 6h.01M3 12h.01M3 18h.01" {...p} />;
 export const ServerIcon = (p: IconProps) => <Icon d="M4 4h16v6H4zM4 14h16v6H4zM8 7h.01M8 17h.01" {...p} />;
 export const SunIcon = (p: IconProps) => <Icon d="M12 8a4 4 0 100 8 4 4 0 000-8zM12 2v2M12 20v2M4.9 4.9l1.4 1.4M17.7 17.7l1.4 1.4M2 12h2M20 12h2M4.9 19.1l1.4-1.4M17.7 6.3l1.4-1.4" {...p} />;
 export const MoonIcon = (p: IconProps) => <Icon d="M21 12.8A9 9 0 1111.2 3a7 7 0 009.8 9.8z" {...p} />;

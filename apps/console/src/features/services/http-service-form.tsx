@@ -5,6 +5,7 @@ import { useZodForm } from '../../lib/use-zod-form';
 import { useCreateHttpService, useUpdateHttpService } from '../../queries/services';
 import { getHttpFieldAccess, getInitialHttpValues, makeHttpFormSchema } from './service-form-rules';
 import { describeBackendHostField, type ServiceFormProps } from './service-form-texts';
+import { ExpiryField } from './service-expiry';
 import { ServiceFormFrame } from './service-form-frame';
 import { useSaveService } from './use-save-service';
 
@@ -60,6 +61,7 @@ export function HttpServiceForm({ node, service, onClose, onCreated }: ServiceFo
         disabled={access.isBackendPortDisabled}
         {...form.field('backendPort')}
       />
+      <ExpiryField service={service} value={form.values.expiry} onChange={(value) => form.setValue('expiry', value)} />
     </ServiceFormFrame>
   );
 }

@@ -9,6 +9,7 @@ import {
   type Node,
   type TcpService,
 } from '@postern/contract';
+import { expiryBody } from './service-expiry-rules';
 
 // The pure part of the HTTP and TCP service forms (console-spec §5): initial values, which fields are editable
 // for which node, the request body, and validation with the contract's schemas plus the UI-only rules.
@@ -30,6 +31,8 @@ export type HttpFormValues = {
   backendPort: string;
   allowedIps: string[];
   blockedIps: string[];
+  /** Temporary exposure: see service-expiry.tsx. */
+  expiry: string;
 };
 
 export type TcpFormValues = {
@@ -42,6 +45,7 @@ export type TcpFormValues = {
   ssl: boolean;
   allowedIps: string[];
   blockedIps: string[];
+  expiry: string;
 };
 
 /** backendHost is chosen by the operator only on gateways and the local node; a plain node serves its own host. */
@@ -82,6 +86,7 @@ export function getInitialHttpValues(node: Node, service?: HttpService): HttpFor
     backendPort: String(service?.backendPort ?? defaults.http.backendPort),
     allowedIps: service?.allowedIps.slice() ?? [],
     blockedIps: service?.blockedIps.slice() ?? [],
+    expiry: '',
   };
 }
 
@@ -96,6 +101,7 @@ export function getInitialTcpValues(node: Node, service?: TcpService): TcpFormVa
     ssl: service?.ssl ?? false,
     allowedIps: service?.allowedIps.slice() ?? [],
     blockedIps: service?.blockedIps.slice() ?? [],
+    expiry: '',
   };
 }
 
@@ -112,6 +118,7 @@ export function toHttpBody(values: HttpFormValues, node: Node): Record<string, u
     backendPort: values.backendPort,
     allowedIps: cleanIpList(values.allowedIps),
     blockedIps: cleanIpList(values.blockedIps),
+    ...expiryBody(values.expiry),
   };
 }
 
@@ -127,6 +134,7 @@ export function toTcpBody(values: TcpFormValues, node: Node): Record<string, unk
     backendPort: values.backendPort,
     allowedIps: cleanIpList(values.allowedIps),
     blockedIps: cleanIpList(values.blockedIps),
+    ...expiryBody(values.expiry),
   };
 }
 

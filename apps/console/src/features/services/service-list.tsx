@@ -8,6 +8,7 @@ import { Spinner } from '../../components/ui/spinner';
 import { ExposureDot } from '../../components/ui/status-dot';
 import { Table, TBody, Td, Th, THead, Tr } from '../../components/ui/table';
 import { serviceListQueryOptions, type AnyService, type ServiceScope } from '../../queries/services';
+import { ExpiryNote } from './service-expiry';
 import { ServiceInfoDialog } from './service-info-dialog';
 import { describeBackend, isPubliclyExposed } from './service-display';
 import { useServiceActions } from './use-service-actions';
@@ -88,6 +89,7 @@ export function ServiceList({ type, scope, empty, onEdit }: ServiceListProps) {
                   <ExposureDot isExposed={isPubliclyExposed(service)} />
                   <span className="font-medium">{service.name}</span>
                 </div>
+                <ExpiryNote service={service} />
                 {service.applyError && (
                   <p className="mt-1 max-w-xs truncate text-xs text-red-600 dark:text-red-400" title={service.applyError}>
                     {service.applyError}

@@ -5,6 +5,7 @@ import { useZodForm } from '../../lib/use-zod-form';
 import { useCreateTcpService, useUpdateTcpService } from '../../queries/services';
 import { canEditBackendHost, getInitialTcpValues, makeTcpFormSchema } from './service-form-rules';
 import { describeBackendHostField, type ServiceFormProps } from './service-form-texts';
+import { ExpiryField } from './service-expiry';
 import { ServiceFormFrame } from './service-form-frame';
 import { useSaveService } from './use-save-service';
 
@@ -56,6 +57,7 @@ export function TcpServiceForm({ node, service, onClose, onCreated }: ServiceFor
         {...form.field('backendHost')}
       />
       <TextField label="Backend Port" type="number" inputMode="numeric" placeholder="1883" {...form.field('backendPort')} />
+      <ExpiryField service={service} value={form.values.expiry} onChange={(value) => form.setValue('expiry', value)} />
       <div className="md:col-span-2">
         <CheckboxField
           label="Enable SSL (TLS termination)"

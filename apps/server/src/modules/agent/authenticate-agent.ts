@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The node whose access token authenticated an agent request. */
     agentNode: NodeRow | null;
+    /** The access token of an agent request: its id and name (the audit log's actor), never the secret. */
+    agentToken: { id: number; name: string } | null;
   }
 }
 
@@ -41,6 +43,7 @@ export async function authenticateAgent(deps: AppDeps, request: FastifyRequest):
     recordTokenUse(deps, row.id, now);
   }
   request.agentNode = node;
+  request.agentToken = { id: row.id, name: row.name };
   return Promise.resolve();
 }
 

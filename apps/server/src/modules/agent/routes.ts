@@ -45,6 +45,7 @@ function redactErrorForNode(error: HandledError): HandledError {
 export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
   const { deps } = opts;
   app.decorateRequest('agentNode', null);
+  app.decorateRequest('agentToken', null);
   app.addHook('onRequest', (request) => authenticateAgent(deps, request));
   app.setErrorHandler((error: HandledError, request, reply) => sendError(redactErrorForNode(error), request, reply));
 

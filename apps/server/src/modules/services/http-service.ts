@@ -13,6 +13,7 @@ import {
 import type { AppDeps } from '../../deps.js';
 import { domains, httpServices } from '../../db/schema.js';
 import { fieldError, notFound } from '../../errors.js';
+import { resolveExpiry } from './expiry.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import type { Caller } from './caller.js';
 import type { DbExecutor } from './db-executor.js';
@@ -93,6 +94,7 @@ function insertOrExplain<T>(route: { domain: string; pathLocation: string }, wri
 
 export async function createHttpService(deps: AppDeps, nodeId: number, body: HttpServiceCreate, caller: Caller = 'admin'): Promise<HttpService> {
   const route = resolveRoute(body, caller);
+  const expiresAt = resolveExpiry(deps, body) ?? null;
   const id = insertOrExplain(route, () =>
     deps.db.transaction(
       (tx) => {
@@ -112,6 +114,7 @@ export async function createHttpService(deps: AppDeps, nodeId: number, body: Htt
             backendPort: body.backendPort ?? 80,
             allowedIps: body.allowedIps ?? [],
             blockedIps: body.blockedIps ?? [],
+            expiresAt,
           })
           .returning({ id: httpServices.id })
           .get().id;
@@ -133,6 +136,7 @@ export async function updateHttpService(deps: AppDeps, nodeId: number, id: numbe
     .get();
   if (!current) throw notFound('Service');
   const route = resolveRoute(body, 'admin', current);
+  const expiresAt = resolveExpiry(deps, body);
   insertOrExplain(route, () =>
     deps.db.transaction(
       (tx) => {
@@ -148,6 +152,7 @@ export async function updateHttpService(deps: AppDeps, nodeId: number, id: numbe
             ...(body.backendPort !== undefined && { backendPort: body.backendPort }),
             ...(body.allowedIps !== undefined && { allowedIps: body.allowedIps }),
             ...(body.blockedIps !== undefined && { blockedIps: body.blockedIps }),
+            ...(expiresAt !== undefined && { expiresAt }),
             backendHost,
             updatedAt: now,
           })

@@ -40,6 +40,7 @@ export function toHttpService(config: PublicConfig, row: HttpServiceRow, domainS
     publicAccess: httpPublicAccess(config, row.domain, row.pathLocation),
     ssl: domainSsl ?? 'self-signed',
     applyError: row.applyError,
+    expiresAt: row.expiresAt,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -61,6 +62,7 @@ export function toTcpService(config: PublicConfig, row: TcpServiceRow): TcpServi
     enabled: row.enabled,
     publicAccess: streamPublicAccess(config, row.proto, row.domain, row.port),
     applyError: row.applyError,
+    expiresAt: row.expiresAt,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };

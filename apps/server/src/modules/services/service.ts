@@ -39,8 +39,8 @@ export function getService(deps: AppDeps, nodeId: number, type: ServiceType, id:
   return type === 'http' ? getHttpService(deps, nodeId, id) : getTcpService(deps, nodeId, id);
 }
 
-function updateEnabled(deps: AppDeps, nodeId: number, type: ServiceType, id: number, enabled: boolean): boolean {
-  const patch = { enabled, updatedAt: deps.now().toISOString() };
+function updateEnabled(deps: AppDeps, nodeId: number, type: ServiceType, id: number, enabled: boolean, clearsExpiry: boolean): boolean {
+  const patch = { enabled, updatedAt: deps.now().toISOString(), ...(clearsExpiry && { expiresAt: null }) };
   const changed =
     type === 'http'
       ? deps.db.update(httpServices).set(patch).where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId))).run()
@@ -71,8 +71,11 @@ export async function setServiceEnabled(
   enabled: boolean,
 ): Promise<AnyService> {
   findServiceNode(deps.db, nodeId);
-  if (enabled) assertServable(deps, getService(deps, nodeId, type, id));
-  if (!updateEnabled(deps, nodeId, type, id, enabled)) throw notFound('Service');
+  const current = enabled ? getService(deps, nodeId, type, id) : null;
+  if (current) assertServable(deps, current);
+  // Enabling a service whose temporary exposure has ended serves it again for good (the sweep would disable it at once).
+  const clearsExpiry = current?.expiresAt != null && Date.parse(current.expiresAt) <= deps.now().getTime();
+  if (!updateEnabled(deps, nodeId, type, id, enabled, clearsExpiry)) throw notFound('Service');
   await applyChanges(deps, { type, id });
   return getService(deps, nodeId, type, id);
 }

@@ -3,6 +3,7 @@ import { oneOfMessage, type ListResponse, type PageQuery, type TcpService, type 
 import type { AppDeps } from '../../deps.js';
 import { tcpServices } from '../../db/schema.js';
 import { fieldError, notFound } from '../../errors.js';
+import { resolveExpiry } from './expiry.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import type { Caller } from './caller.js';
 import { selectTcpPage, type ListScope } from './list-queries.js';
@@ -52,6 +53,7 @@ export async function createTcpService(deps: AppDeps, nodeId: number, body: TcpS
   const ssl = body.ssl ?? false;
   assertSslFits(proto, ssl);
   const domain = body.domain ?? null;
+  const expiresAt = resolveExpiry(deps, body) ?? null;
   const id = writeOrExplain(proto, body.port, () =>
     deps.db.transaction(
       (tx) => {
@@ -75,6 +77,7 @@ export async function createTcpService(deps: AppDeps, nodeId: number, body: TcpS
             backendPort: body.backendPort,
             allowedIps: body.allowedIps ?? [],
             blockedIps: body.blockedIps ?? [],
+            expiresAt,
           })
           .returning({ id: tcpServices.id })
           .get().id;
@@ -99,6 +102,7 @@ export async function updateTcpService(deps: AppDeps, nodeId: number, id: number
   const domain = body.domain === undefined ? current.domain : body.domain;
   const requestedPort = body.port === undefined ? current.port : body.port;
   const now = deps.now().toISOString();
+  const expiresAt = resolveExpiry(deps, body);
   writeOrExplain(proto, requestedPort, () =>
     deps.db.transaction(
       (tx) => {
@@ -119,6 +123,7 @@ export async function updateTcpService(deps: AppDeps, nodeId: number, id: number
             ...(body.backendPort !== undefined && { backendPort: body.backendPort }),
             ...(body.allowedIps !== undefined && { allowedIps: body.allowedIps }),
             ...(body.blockedIps !== undefined && { blockedIps: body.blockedIps }),
+            ...(expiresAt !== undefined && { expiresAt }),
             updatedAt: now,
           })
           .where(eq(tcpServices.id, id))

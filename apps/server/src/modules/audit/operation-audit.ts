@@ -1,0 +1,234 @@
+import { eq } from 'drizzle-orm';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { OperationName, ServiceType } from '@postern/contract';
+import type { AppDeps } from '../../deps.js';
+import { domains, nodes, personalAccessTokens, users } from '../../db/schema.js';
+import { AppError } from '../../errors.js';
+import { operationOf } from '../../http/operation.js';
+import { getDomain } from '../domains/service.js';
+import { getService } from '../services/service.js';
+import { toToken } from '../tokens/service.js';
+import type { AuditActor, AuditTarget } from './recorder.js';
+
+// Every change made through the API is recorded here, from the route table, in one place: each audited operation
+// names its action and how to find its target; the target is loaded (as its contract view, scrubbed of secrets)
+// before the handler runs and again after it answered, giving `before` and `after`. A refused request changed
+// nothing and is not recorded, except a sign-in (failed sign-ins are the point) and a change the data plane set aside
+// (saved, not served: recorded with the reason).
+
+type Kind = 'node' | 'token' | 'domain' | 'service' | 'none';
+
+interface Audited {
+  action: string;
+  kind: Kind;
+}
+
+const audited: Partial<Record<OperationName, Audited>> = {
+  logout: { action: 'auth.sign-out', kind: 'none' },
+  changePassword: { action: 'auth.password-change', kind: 'none' },
+  createNode: { action: 'node.create', kind: 'node' },
+  updateNode: { action: 'node.update', kind: 'node' },
+  deleteNode: { action: 'node.delete', kind: 'node' },
+  enableNode: { action: 'node.enable', kind: 'node' },
+  disableNode: { action: 'node.disable', kind: 'node' },
+  createToken: { action: 'token.create', kind: 'token' },
+  revokeToken: { action: 'token.revoke', kind: 'token' },
+  deleteToken: { action: 'token.delete', kind: 'token' },
+  createDomain: { action: 'domain.create', kind: 'domain' },
+  updateDomain: { action: 'domain.update', kind: 'domain' },
+  deleteDomain: { action: 'domain.delete', kind: 'domain' },
+  createHttpService: { action: 'service.create', kind: 'service' },
+  createTcpService: { action: 'service.create', kind: 'service' },
+  updateHttpService: { action: 'service.update', kind: 'service' },
+  updateTcpService: { action: 'service.update', kind: 'service' },
+  enableService: { action: 'service.enable', kind: 'service' },
+  disableService: { action: 'service.disable', kind: 'service' },
+  deleteService: { action: 'service.delete', kind: 'service' },
+  agentCreateHttpService: { action: 'service.create', kind: 'service' },
+  agentCreateTcpService: { action: 'service.create', kind: 'service' },
+  agentEnableService: { action: 'service.enable', kind: 'service' },
+  agentDisableService: { action: 'service.disable', kind: 'service' },
+  agentDeleteService: { action: 'service.delete', kind: 'service' },
+};
+
+/** What an entry is about: the row, plus the node and domain the filters find it by. */
+interface Ref {
+  type: string;
+  id: number | null;
+  nodeId: number | null;
+}
+
+interface Snapshot {
+  view: Record<string, unknown>;
+  name: string | null;
+  nodeId: number | null;
+  domain: string | null;
+}
+
+interface AuditState {
+  spec: Audited;
+  ref: Ref | null;
+  before: Snapshot | null;
+  createdId: number | null;
+  error: unknown;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    audit: AuditState | null;
+  }
+}
+
+type Params = Record<string, unknown>;
+const num = (value: unknown): number | null => (typeof value === 'number' ? value : null);
+
+function serviceTypeOf(name: OperationName, params: Params): ServiceType {
+  if (name.endsWith('HttpService')) return 'http';
+  if (name.endsWith('TcpService')) return 'tcp';
+  return params.type === 'tcp' ? 'tcp' : 'http';
+}
+
+/** The target a request names; created rows get their id from the answer. */
+function refOf(request: FastifyRequest, name: OperationName, kind: Kind, createdId: number | null): Ref | null {
+  const params = (request.params ?? {}) as Params;
+  const agentNodeId = request.agentNode?.id ?? null;
+  switch (kind) {
+    case 'node':
+      return { type: 'node', id: num(params.id) ?? createdId, nodeId: num(params.id) ?? createdId };
+    case 'token':
+      return { type: 'token', id: num(params.tokenId) ?? createdId, nodeId: num(params.id) };
+    case 'domain':
+      return { type: 'domain', id: num(params.id) ?? createdId, nodeId: null };
+    case 'service':
+      return { type: serviceTypeOf(name, params), id: num(params.id) ?? createdId, nodeId: agentNodeId ?? num(params.nodeId) };
+    case 'none':
+      return null;
+  }
+}
+
+/** Volatile or derived fields stay out of snapshots: they would make every before/after differ. */
+function strip<T extends Record<string, unknown>>(view: T): Record<string, unknown> {
+  const { created_at: _c, updated_at: _u, ...rest } = view;
+  return rest;
+}
+
+function load(deps: AppDeps, ref: Ref): Snapshot | null {
+  if (ref.id === null) return null;
+  try {
+    if (ref.type === 'node') {
+      const row = deps.db.select().from(nodes).where(eq(nodes.id, ref.id)).get();
+      if (!row) return null;
+      const { id, name, address, allowInternet, isGateway, gatewayNetwork, enabled, publicKey } = row;
+      return { view: { id, name, address, allowInternet, isGateway, gatewayNetwork, enabled, publicKey }, name, nodeId: id, domain: null };
+    }
+    if (ref.type === 'token') {
+      const row = deps.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, ref.id)).get();
+      if (!row) return null;
+      return { view: strip({ ...toToken(row), nodeId: row.nodeId }), name: row.name, nodeId: row.nodeId, domain: null };
+    }
+    if (ref.type === 'domain') {
+      const view = getDomain(deps, ref.id);
+      const owner = deps.db.select({ owner: domains.ownerNodeId }).from(domains).where(eq(domains.id, ref.id)).get();
+      return { view: strip(view), name: view.domain, nodeId: owner?.owner ?? null, domain: view.domain };
+    }
+    if (ref.nodeId === null) return null;
+    const service = getService(deps, ref.nodeId, ref.type as ServiceType, ref.id);
+    return { view: strip(service), name: service.name, nodeId: service.nodeId, domain: service.domain };
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'not_found') return null;
+    throw error;
+  }
+}
+
+function actorOf(deps: AppDeps, request: FastifyRequest): AuditActor {
+  if (request.agentToken && request.agentNode) {
+    return { kind: 'node', tokenId: request.agentToken.id, name: request.agentToken.name, nodeId: request.agentNode.id };
+  }
+  if (request.session) {
+    const user = deps.db.select({ username: users.username }).from(users).where(eq(users.id, request.session.userId)).get();
+    return { kind: 'admin', name: user?.username ?? null };
+  }
+  return { kind: 'anonymous' };
+}
+
+/** A refused change is not recorded, but one the data plane set aside was saved: it is, with the reason. */
+function outcomeOf(status: number, error: unknown): { isRecorded: boolean; detail: string | null } {
+  if (status < 400) return { isRecorded: true, detail: null };
+  if (error instanceof AppError && (error.code === 'dataplane_rejected' || error.code === 'dataplane_unavailable')) {
+    return { isRecorded: true, detail: `${error.code}: ${error.message}` };
+  }
+  return { isRecorded: false, detail: null };
+}
+
+function recordSignIn(deps: AppDeps, request: FastifyRequest, status: number): void {
+  const body = request.body as { username?: unknown } | undefined;
+  const username = typeof body?.username === 'string' ? body.username.slice(0, 64) : null;
+  if (status === 200) {
+    deps.audit.record({ actor: { kind: 'admin', name: username }, address: request.ip, action: 'auth.sign-in', target: { type: 'user', name: username } });
+  } else if (status === 401 || status === 429) {
+    deps.audit.record({
+      actor: { kind: 'anonymous', name: username },
+      address: request.ip,
+      action: 'auth.sign-in-failed',
+      target: { type: 'user', name: username },
+      detail: status === 429 ? 'rate limited' : 'wrong username or password',
+    });
+  }
+}
+
+function recordChange(deps: AppDeps, request: FastifyRequest, state: AuditState, status: number): void {
+  const { isRecorded, detail } = outcomeOf(status, state.error);
+  if (!isRecorded) return;
+  const name = operationOf(request)?.name as OperationName;
+  const ref = state.ref ?? refOf(request, name, state.spec.kind, state.createdId);
+  const after = ref ? load(deps, ref) : null;
+  const about = after ?? state.before;
+  const target: AuditTarget | null = ref ? { type: ref.type, id: ref.id, name: about?.name ?? null } : null;
+  deps.audit.record({
+    actor: actorOf(deps, request),
+    address: request.ip,
+    action: state.spec.action,
+    target,
+    nodeId: about?.nodeId ?? ref?.nodeId ?? null,
+    domain: about?.domain ?? null,
+    before: state.before?.view ?? null,
+    after: after?.view ?? null,
+    detail,
+  });
+}
+
+/** Hooks on every route: register before the routes (app.ts). */
+export function registerOperationAudit(app: FastifyInstance, deps: AppDeps): void {
+  app.decorateRequest('audit', null);
+  app.addHook('preHandler', async (request) => {
+    const name = operationOf(request)?.name;
+    const spec = name === undefined ? undefined : audited[name as OperationName];
+    if (!spec || !name) return;
+    const isCreate = request.method === 'POST';
+    const ref = isCreate ? null : refOf(request, name as OperationName, spec.kind, null);
+    request.audit = { spec, ref, before: ref ? load(deps, ref) : null, createdId: null, error: null };
+  });
+  app.addHook('onError', async (request, _reply, error) => {
+    if (request.audit) request.audit.error = error;
+  });
+  // A created row's id is only in the answer.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.audit && request.method === 'POST' && reply.statusCode < 300 && typeof payload === 'string') {
+      try {
+        request.audit.createdId = num((JSON.parse(payload) as { id?: unknown }).id);
+      } catch {
+        // Not JSON: nothing to find.
+      }
+    }
+    return payload;
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    try {
+      if (operationOf(request)?.name === 'login') recordSignIn(deps, request, reply.statusCode);
+      else if (request.audit) recordChange(deps, request, request.audit, reply.statusCode);
+    } catch (error) {
+      request.log.error({ err: error }, 'audit log: the entry could not be recorded');
+    }
+  });
+}
+

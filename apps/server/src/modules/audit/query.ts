@@ -1,0 +1,55 @@
+import { and, count, desc, eq, gte, like, lte, or, type SQL } from 'drizzle-orm';
+import type { AuditEntry, AuditFilter, AuditListQuery, ListResponse } from '@postern/contract';
+import type { AppDeps } from '../../deps.js';
+import { auditEvents } from '../../db/schema.js';
+import { toAuditEntry } from './present.js';
+
+const iso = (value: string): string => new Date(value).toISOString();
+
+/** `service` matches every `service.*`; `service.update` only itself. */
+const isFamily = (action: string): boolean => !action.includes('.');
+
+function whereOf(filter: AuditFilter): SQL | undefined {
+  const conditions: (SQL | undefined)[] = [
+    filter.node === undefined ? undefined : eq(auditEvents.nodeId, filter.node),
+    filter.domain === undefined ? undefined : eq(auditEvents.domain, filter.domain),
+    filter.actor === undefined ? undefined : eq(auditEvents.actorKind, filter.actor),
+    filter.action === undefined
+      ? undefined
+      : isFamily(filter.action)
+        ? or(eq(auditEvents.action, filter.action), like(auditEvents.action, `${filter.action}.%`))
+        : eq(auditEvents.action, filter.action),
+    filter.from === undefined ? undefined : gte(auditEvents.at, iso(filter.from)),
+    filter.to === undefined ? undefined : lte(auditEvents.at, iso(filter.to)),
+  ];
+  return and(...conditions);
+}
+
+/** A page of entries, newest first. */
+export function listAuditEntries(deps: Pick<AppDeps, 'db'>, query: AuditListQuery): ListResponse<AuditEntry> {
+  const where = whereOf(query);
+  const rows = deps.db
+    .select()
+    .from(auditEvents)
+    .where(where)
+    .orderBy(desc(auditEvents.id))
+    .limit(query.limit)
+    .offset((query.page - 1) * query.limit)
+    .all();
+  const total = deps.db.select({ n: count() }).from(auditEvents).where(where).get()?.n ?? 0;
+  return { data: rows.map(toAuditEntry), page: query.page, limit: query.limit, total };
+}
+
+/** The same filter, for entries streamed as they are recorded. */
+export function matchesAuditFilter(filter: AuditFilter, entry: AuditEntry): boolean {
+  if (filter.node !== undefined && entry.nodeId !== filter.node) return false;
+  if (filter.domain !== undefined && entry.domain !== filter.domain) return false;
+  if (filter.actor !== undefined && entry.actor.kind !== filter.actor) return false;
+  if (filter.action !== undefined) {
+    const ok = entry.action === filter.action || (isFamily(filter.action) && entry.action.startsWith(`${filter.action}.`));
+    if (!ok) return false;
+  }
+  if (filter.from !== undefined && entry.at < iso(filter.from)) return false;
+  if (filter.to !== undefined && entry.at > iso(filter.to)) return false;
+  return true;
+}

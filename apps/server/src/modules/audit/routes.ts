@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import { AuditEventSchema, operations } from '@postern/contract';
+import type { AppDeps } from '../../deps.js';
+import { registerOperation } from '../../http/operation.js';
+import { openSse } from '../../sse.js';
+import { startExpirySweep } from '../services/expiry.js';
+import { listAuditEntries, matchesAuditFilter } from './query.js';
+import { startAuditRetention } from './retention.js';
+
+/**
+ * `GET /api/audit` (a page, newest first) and `GET /api/audit/stream` (each new matching entry as it is recorded).
+ * There is deliberately no call that edits or deletes an entry. The timers that belong to the log (retention) and
+ * to temporary exposure (the expiry sweep, which records into it) run while the app is up.
+ */
+export async function auditRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
+  const { deps } = opts;
+
+  registerOperation(app, operations.listAudit, (request) => listAuditEntries(deps, request.query));
+
+  registerOperation(app, operations.auditStream, async (request, reply) => {
+    const filter = request.query;
+    const connection = openSse(request, reply);
+    const unsubscribe = deps.audit.subscribe((entry) => {
+      if (matchesAuditFilter(filter, entry)) connection.sendJson(JSON.stringify(AuditEventSchema.parse(entry)));
+    });
+    await connection.closed;
+    unsubscribe();
+  });
+
+  const timers: { stop(): void }[] = [];
+  app.addHook('onReady', async () => {
+    timers.push(startAuditRetention(deps, app.log), startExpirySweep(deps, app.log));
+  });
+  app.addHook('onClose', async () => {
+    for (const timer of timers) timer.stop();
+  });
+}

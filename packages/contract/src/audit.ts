@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { defaults, limits } from './constants.js';
+import { domainName, idValue, integerIn, oneOf } from './fields.js';
+import { messages, ruleMessages } from './messages.js';
+
+// The audit log (issue 15): one entry per change, sign-in, rejection or state change, newest first. Snapshots are
+// entity views with every secret removed; the log is append-only (no call edits or deletes an entry).
+
+export const AUDIT_ACTOR_KINDS = ['admin', 'node', 'system', 'anonymous'] as const;
+export const AuditActorKindSchema = z.enum(AUDIT_ACTOR_KINDS);
+export type AuditActorKind = z.infer<typeof AuditActorKindSchema>;
+
+export const AuditEntrySchema = z.object({
+  id: z.number().int(),
+  at: z.string(),
+  actor: z.object({
+    kind: AuditActorKindSchema,
+    /** The admin's username, the node token's name, or the username a failed sign-in tried. */
+    name: z.string().nullable(),
+    /** The node token's id (never its secret). */
+    tokenId: z.number().int().nullable(),
+  }),
+  address: z.string().nullable(),
+  /** `<resource>.<verb>`, e.g. `service.update`, `auth.sign-in-failed`, `service.expired`. */
+  action: z.string(),
+  target: z.object({ type: z.string(), id: z.number().int().nullable(), name: z.string().nullable() }).nullable(),
+  nodeId: z.number().int().nullable(),
+  domain: z.string().nullable(),
+  before: z.record(z.string(), z.unknown()).nullable(),
+  after: z.record(z.string(), z.unknown()).nullable(),
+  /** The outcome beyond the fields, e.g. why the data plane set the change aside. */
+  detail: z.string().nullable(),
+});
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+
+const isoTime = () => z.iso.datetime({ offset: true, error: () => ruleMessages.date });
+
+const auditFilterFields = {
+  node: idValue().optional(),
+  domain: domainName().optional(),
+  actor: oneOf(AUDIT_ACTOR_KINDS).optional(),
+  /** An exact action (`service.update`) or a family (`service`: every `service.*`). */
+  action: z
+    .string({ error: () => messages.required })
+    .trim()
+    .regex(/^[a-z-]+(\.[a-z-]+)?$/, 'This field must be an action such as service or service.update')
+    .optional(),
+  from: isoTime().optional(),
+  to: isoTime().optional(),
+};
+
+export const AuditListQuerySchema = z.object({
+  page: integerIn(1, 1_000_000).optional().default(1),
+  limit: integerIn(1, limits.listMaxLimit).optional().default(defaults.pageSize),
+  ...auditFilterFields,
+});
+export type AuditListQuery = z.infer<typeof AuditListQuerySchema>;
+export type AuditFilter = Omit<AuditListQuery, 'page' | 'limit'>;
+
+/** /api/audit/stream: the same filters; `token` carries the session (EventSource sends no headers). */
+export const AuditStreamQuerySchema = z.object({ token: z.string().min(1, messages.required), ...auditFilterFields });
+
+/** /api/audit/stream: each new entry matching the filters, as it is recorded. */
+export const AuditEventSchema = AuditEntrySchema;
