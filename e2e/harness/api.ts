@@ -63,8 +63,9 @@ export class ApiClient {
 
   /** A client signed in as `username`. */
   async login(username: string, password: string): Promise<ApiClient> {
-    const { token } = await this.call(operations.login, { body: { username, password } });
-    return new ApiClient(this.baseUrl, token);
+    const answer = await this.call(operations.login, { body: { username, password } });
+    if (!('token' in answer)) throw new Error(`${username} has two-factor sign-in on: use loginWithCode`);
+    return new ApiClient(this.baseUrl, answer.token);
   }
 
   createNode(body: NodeCreate): Promise<NodeCreated> {

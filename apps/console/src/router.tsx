@@ -75,12 +75,19 @@ const auditRoute = createRoute({
   component: lazyRouteComponent(() => import('./features/audit/audit-page'), 'AuditPage'),
 });
 
+/** Beyond the spec (issue 15): the admin's own settings (two-factor sign-in). */
+const settingsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/settings',
+  component: lazyRouteComponent(() => import('./features/settings/settings-page'), 'SettingsPage'),
+});
+
 /** Unknown paths inside the app: shown in the shell, behind the same guard. */
 const notFoundRoute = createRoute({ getParentRoute: () => signedInRoute, path: '$', component: NotFoundPage });
 
 const routeTree = rootRoute.addChildren([
   loginRoute,
-  signedInRoute.addChildren([homeRoute, domainsRoute, domainLogsRoute, nodesRoute, nodeRoute, serviceLogsRoute, auditRoute, notFoundRoute]),
+  signedInRoute.addChildren([homeRoute, domainsRoute, domainLogsRoute, nodesRoute, nodeRoute, serviceLogsRoute, auditRoute, settingsRoute, notFoundRoute]),
 ]);
 
 /** A history can be injected so tests run the guards against a memory history. */

@@ -111,6 +111,8 @@ const EnvSchema = z
     POSTERN_PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
     /** Sign-ins and password changes that may wait for a hashing slot; beyond it they get a 429 at once. */
     POSTERN_PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(64),
+    /** Boot backups (taken before a database migration, in <data>/backups/) kept; older ones are deleted. */
+    POSTERN_BACKUP_KEEP: z.coerce.number({ error: 'must be a whole number from 1 to 1000' }).int().min(1).max(1000).default(5),
     POSTERN_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     POSTERN_CONSOLE_DIR: z.string().optional(),
     POSTERN_ACME_DIRECTORY: z.string().url().default('https://acme-v02.api.letsencrypt.org/directory'),
@@ -165,6 +167,7 @@ const ConfigSchema = EnvSchema.transform((env) => ({
   requestTimeoutMs: env.POSTERN_REQUEST_TIMEOUT * 1000,
   passwordHashConcurrency: env.POSTERN_PASSWORD_HASH_CONCURRENCY ?? 2 * availableParallelism(),
   passwordHashQueue: env.POSTERN_PASSWORD_HASH_QUEUE,
+  backupKeep: env.POSTERN_BACKUP_KEEP,
   logLevel: env.POSTERN_LOG_LEVEL,
   consoleDir: env.POSTERN_CONSOLE_DIR,
   acmeDirectory: env.POSTERN_ACME_DIRECTORY,

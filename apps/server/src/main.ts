@@ -1,6 +1,8 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildApp } from './app.js';
+import { backupBeforeMigrations } from './backup/before-migration.js';
+import { isBackupCommand, runBackupCommand } from './backup/command.js';
 import { bootstrap } from './bootstrap.js';
 import { createDataPlaneFor, domainCheckFor } from './create-data-plane.js';
 import { createDbCertificateStore } from './db/certificate-store.js';
@@ -50,7 +52,10 @@ async function main(): Promise<void> {
   const dbFile = join(dataDir, 'postern.db');
   // Created 0600 up front: SQLite gives its -wal/-shm files the database file's mode.
   closeSync(openSync(dbFile, 'a', 0o600));
-  const db = openDb(dbFile, resolveMigrationsDir());
+  const migrationsFolder = resolveMigrationsDir();
+  const bootBackup = await backupBeforeMigrations({ dataDir, migrationsFolder, keep: config.backupKeep });
+  if (bootBackup) logger.info({ archive: bootBackup }, 'backed up the data directory before migrating the database');
+  const db = openDb(dbFile, migrationsFolder);
   const secrets = loadSecretBox(dataDir);
   const base = { config: { ...config, dataDir }, db, secrets };
   const dataPlane = createDataPlaneFor(base.config, {
@@ -97,7 +102,21 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => close('SIGINT'));
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`postern failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+const [command, ...commandArgs] = process.argv.slice(2);
+if (isBackupCommand(command)) {
+  // exitCode, not exit(): `backup -` must finish writing the archive to stdout first.
+  runBackupCommand(command, commandArgs).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`${command} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+} else {
+  main().catch((error: unknown) => {
+    process.stderr.write(`postern failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}

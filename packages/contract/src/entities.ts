@@ -126,6 +126,24 @@ export type PersonalAccessTokenCreated = z.infer<typeof PersonalAccessTokenCreat
 export const LoginResponseSchema = z.object({ token: z.string(), expires_in: z.number().int() });
 export type LoginResponse = z.infer<typeof LoginResponseSchema>;
 
+/**
+ * The password step's answer when the admin has two-factor sign-in on: no session yet, a short-lived challenge to
+ * exchange with a code at POST /api/auth/login/2fa. With 2FA off the answer stays the spec's LoginResponse.
+ */
+export const SecondFactorChallengeSchema = z.object({ twoFactorRequired: z.literal(true), challenge: z.string(), expires_in: z.number().int() });
+export type SecondFactorChallenge = z.infer<typeof SecondFactorChallengeSchema>;
+
+export const TwoFactorStatusSchema = z.object({ enabled: z.boolean(), recoveryCodesLeft: z.number().int() });
+export type TwoFactorStatus = z.infer<typeof TwoFactorStatusSchema>;
+
+/** Shown once, when enrolment starts: the secret, its otpauth:// URI and that URI as a QR code (an SVG data URL). */
+export const TwoFactorSetupSchema = z.object({ secret: z.string(), otpauthUri: z.string(), qrCode: z.string() });
+export type TwoFactorSetup = z.infer<typeof TwoFactorSetupSchema>;
+
+/** Shown once, when enrolment is confirmed. */
+export const TwoFactorEnabledSchema = z.object({ recoveryCodes: z.array(z.string()) });
+export type TwoFactorEnabled = z.infer<typeof TwoFactorEnabledSchema>;
+
 export const HealthSchema = z.object({ status: z.literal('ok'), version: z.string() });
 export type Health = z.infer<typeof HealthSchema>;
 

@@ -10,8 +10,12 @@ import {
   NodeSchema,
   PersonalAccessTokenCreatedSchema,
   PersonalAccessTokenSchema,
+  SecondFactorChallengeSchema,
   SystemInfoSchema,
   TcpServiceSchema,
+  TwoFactorEnabledSchema,
+  TwoFactorSetupSchema,
+  TwoFactorStatusSchema,
 } from './entities.js';
 import { AuditEntrySchema, AuditEventSchema, AuditListQuerySchema, AuditStreamQuerySchema } from './audit.js';
 import { listOf } from './envelopes.js';
@@ -35,6 +39,7 @@ import {
   NodeStreamQuerySchema,
   NodeUpdateSchema,
   PageQuerySchema,
+  SecondFactorLoginRequestSchema,
   ServiceListQuerySchema,
   ServiceParamsSchema,
   ServiceTypeParamsSchema,
@@ -42,6 +47,9 @@ import {
   TcpServiceUpdateSchema,
   TokenCreateSchema,
   TokenParamsSchema,
+  TwoFactorDisableRequestSchema,
+  TwoFactorEnableRequestSchema,
+  TwoFactorSetupRequestSchema,
 } from './requests.js';
 import { routes, type Route, type RouteName } from './routes.js';
 import { LogEventSchema, NODE_PAGE_EVENT, NodeDetailEventSchema, NodeListEventSchema, NodeListPageEventSchema } from './sse.js';
@@ -127,9 +135,9 @@ export const operations = {
   systemInfo: operation('systemInfo', { summary: "The gateway's public URL and certificate pin", response: json(SystemInfoSchema) }),
 
   login: operation('login', {
-    summary: 'Sign in',
+    summary: 'Sign in (with two-factor sign-in on: a challenge for the second step instead of the session)',
     body: LoginRequestSchema,
-    response: json(LoginResponseSchema),
+    response: json(z.union([LoginResponseSchema, SecondFactorChallengeSchema])),
     errors: ['unauthorized', 'rate_limited', 'payload_too_large'],
   }),
   logout: operation('logout', { summary: 'End the session', response: noContent }),
@@ -140,6 +148,31 @@ export const operations = {
     errors: ['rate_limited', 'payload_too_large'],
   }),
   session: operation('session', { summary: 'The session behind the HttpOnly cookie', response: json(LoginResponseSchema), errors: ['forbidden'] }),
+  loginSecondFactor: operation('loginSecondFactor', {
+    summary: "Sign in, second step: the password step's challenge and a TOTP or recovery code",
+    body: SecondFactorLoginRequestSchema,
+    response: json(LoginResponseSchema),
+    errors: ['unauthorized', 'rate_limited', 'payload_too_large'],
+  }),
+  twoFactorStatus: operation('twoFactorStatus', { summary: "Whether the admin's two-factor sign-in is on", response: json(TwoFactorStatusSchema) }),
+  twoFactorSetup: operation('twoFactorSetup', {
+    summary: 'Start enrolment: a new TOTP secret and its QR code (shown once)',
+    body: TwoFactorSetupRequestSchema,
+    response: json(TwoFactorSetupSchema),
+    errors: ['bad_request', 'rate_limited', 'payload_too_large'],
+  }),
+  twoFactorEnable: operation('twoFactorEnable', {
+    summary: 'Confirm enrolment with a code: two-factor sign-in is on; the answer carries the recovery codes, once',
+    body: TwoFactorEnableRequestSchema,
+    response: json(TwoFactorEnabledSchema),
+    errors: ['bad_request', 'rate_limited'],
+  }),
+  twoFactorDisable: operation('twoFactorDisable', {
+    summary: 'Turn two-factor sign-in off (password and a TOTP or recovery code)',
+    body: TwoFactorDisableRequestSchema,
+    response: noContent,
+    errors: ['bad_request', 'rate_limited', 'payload_too_large'],
+  }),
 
   listNodes: operation('listNodes', { summary: 'A page of nodes', query: NodeListQuerySchema, response: json(listOf(NodeSchema)) }),
   createNode: operation('createNode', {

@@ -40,6 +40,24 @@ export const ChangePasswordRequestSchema = z.object({
 });
 export type ChangePasswordRequest = z.infer<typeof ChangePasswordRequestSchema>;
 
+// ---- Two-factor sign-in (docs/api.md "Two-factor sign-in") ------------------------------------------------
+
+const passwordField = () => z.string({ error: (iss) => (iss.input == null ? messages.required : ruleMessages.string) }).min(1, messages.empty).max(limits.passwordMax);
+/** A 6-digit TOTP code or a recovery code (spaces and dashes as typed are ignored by the server). */
+const secondFactorCode = () => z.string({ error: (iss) => (iss.input == null ? messages.required : ruleMessages.string) }).trim().min(1, messages.empty).max(64);
+
+export const SecondFactorLoginRequestSchema = z.object({ challenge: z.string().min(1).max(128), code: secondFactorCode() });
+export type SecondFactorLoginRequest = z.infer<typeof SecondFactorLoginRequestSchema>;
+
+export const TwoFactorSetupRequestSchema = z.object({ password: passwordField() });
+export type TwoFactorSetupRequest = z.infer<typeof TwoFactorSetupRequestSchema>;
+
+export const TwoFactorEnableRequestSchema = z.object({ code: secondFactorCode() });
+export type TwoFactorEnableRequest = z.infer<typeof TwoFactorEnableRequestSchema>;
+
+export const TwoFactorDisableRequestSchema = z.object({ password: passwordField(), code: secondFactorCode() });
+export type TwoFactorDisableRequest = z.infer<typeof TwoFactorDisableRequestSchema>;
+
 // ---- Nodes ----------------------------------------------------------------------------------------------
 
 const nodeFields = {

@@ -28,6 +28,12 @@ export const routes = {
   changePassword: { method: 'PATCH', path: '/api/auth/password', auth: 'session' },
   /** The console's way back to its session after a page load: authenticated by the HttpOnly cookie only. */
   session: { method: 'GET', path: '/api/auth/session', auth: 'cookie' },
+  /** Two-factor sign-in (issue 15): the second step of a sign-in, and the admin's enrolment (docs/api.md). */
+  loginSecondFactor: { method: 'POST', path: '/api/auth/login/2fa', auth: 'public' },
+  twoFactorStatus: { method: 'GET', path: '/api/auth/2fa', auth: 'session' },
+  twoFactorSetup: { method: 'POST', path: '/api/auth/2fa/setup', auth: 'session' },
+  twoFactorEnable: { method: 'POST', path: '/api/auth/2fa/enable', auth: 'session' },
+  twoFactorDisable: { method: 'POST', path: '/api/auth/2fa/disable', auth: 'session' },
 
   listNodes: { method: 'GET', path: '/api/nodes', auth: 'session' },
   createNode: { method: 'POST', path: '/api/nodes', auth: 'session' },

@@ -14,6 +14,7 @@ import { clearRedirectTarget, readRedirectTarget, storeToken } from '../lib/sess
 
 export const INVALID_CREDENTIALS = 'Invalid Credentials';
 export const TOO_MANY_ATTEMPTS = 'Too many attempts, try again later';
+export const INVALID_CODE = 'Invalid authentication code';
 
 /** The alert for a failed sign-in (console-spec §8). */
 export function loginFailureMessage(error: unknown): string {
@@ -27,6 +28,20 @@ export function checkCredentials({ username, password }: LoginRequest): Errors {
   if (username.trim() === '') errors.username = messages.empty;
   if (password === '') errors.password = messages.empty;
   return errors;
+}
+
+/** The password step's answer when two-factor sign-in is on (docs/api.md): a challenge for the second step. */
+function challengeOf(body: unknown): string | null {
+  if (typeof body === 'object' && body !== null && 'twoFactorRequired' in body && 'challenge' in body && typeof body.challenge === 'string') {
+    return body.challenge;
+  }
+  return null;
+}
+
+/** The alert for a refused code: the server says whether the challenge expired; a limited client waits. */
+export function secondFactorFailureMessage(error: unknown): string {
+  if (isApiError(error) && error.status === 429) return TOO_MANY_ATTEMPTS;
+  return (isApiError(error) && error.status === 401 && error.serverMessage) || INVALID_CODE;
 }
 
 function toLoginResponse(body: unknown): LoginResponse {
@@ -43,6 +58,37 @@ export function LoginPage() {
   const [errors, setErrors] = useState<Errors>({});
   const [alert, setAlert] = useState<string | null>(null);
   const [isSubmitting, setSubmitting] = useState(false);
+  const [challenge, setChallenge] = useState<string | null>(null);
+  const [code, setCode] = useState('');
+  const [codeError, setCodeError] = useState<string | undefined>();
+
+  const finish = async (answer: unknown) => {
+    const { token, expires_in } = toLoginResponse(answer);
+    storeToken(token, expires_in);
+    const target = readRedirectTarget();
+    clearRedirectTarget();
+    await navigate({ to: target });
+  };
+
+  const verify = async (event: FormEvent) => {
+    event.preventDefault();
+    if (challenge === null) return;
+    if (code.trim() === '') {
+      setCodeError(messages.empty);
+      return;
+    }
+    setCodeError(undefined);
+    setAlert(null);
+    setSubmitting(true);
+    try {
+      await finish(await call(routes.loginSecondFactor, { body: { challenge, code: code.trim() } }));
+    } catch (error) {
+      setAlert(secondFactorFailureMessage(error));
+      setCode('');
+    } finally {
+      setSubmitting(false);
+    }
+  };
 
   const change = (name: keyof LoginRequest) => (value: string) => {
     const next = { ...credentials, [name]: value };
@@ -60,11 +106,13 @@ export function LoginPage() {
     setSubmitting(true);
     try {
       const body = { username: credentials.username.trim(), password: credentials.password };
-      const { token, expires_in } = toLoginResponse(await call(routes.login, { body }));
-      storeToken(token, expires_in);
-      const target = readRedirectTarget();
-      clearRedirectTarget();
-      await navigate({ to: target });
+      const answer = await call(routes.login, { body });
+      const issued = challengeOf(answer);
+      if (issued !== null) {
+        setChallenge(issued);
+        return;
+      }
+      await finish(answer);
     } catch (error) {
       setAlert(loginFailureMessage(error));
     } finally {
@@ -79,6 +127,40 @@ export function LoginPage() {
           <ShieldIcon className="size-10 text-brand-600" />
           <h1 className="text-2xl font-bold">Sign in to Postern</h1>
         </div>
+        {challenge !== null ? (
+          <form onSubmit={verify} noValidate aria-label="Two-factor sign-in" className="flex flex-col gap-4 rounded-lg border border-gray-200 bg-white p-6 shadow-sm dark:border-gray-800 dark:bg-gray-900">
+            {alert && <LoginAlert text={alert} onClose={() => setAlert(null)} />}
+            <TextField
+              label="Authentication code"
+              name="code"
+              autoComplete="one-time-code"
+              inputMode="text"
+              autoFocus
+              value={code}
+              error={codeError}
+              description="The 6-digit code from your authenticator app, or one of your recovery codes."
+              onChange={(value) => {
+                setCode(value);
+                setCodeError(value.trim() === '' ? messages.empty : undefined);
+              }}
+            />
+            <Button type="submit" isLoading={isSubmitting} className="w-full">
+              Verify
+            </Button>
+            <button
+              type="button"
+              className="text-sm text-brand-600 hover:underline"
+              onClick={() => {
+                setChallenge(null);
+                setCode('');
+                setAlert(null);
+                setCredentials((current) => ({ ...current, password: '' }));
+              }}
+            >
+              Back to sign-in
+            </button>
+          </form>
+        ) : (
         <form onSubmit={signIn} noValidate className="flex flex-col gap-4 rounded-lg border border-gray-200 bg-white p-6 shadow-sm dark:border-gray-800 dark:bg-gray-900">
           {alert && (
             <div role="alert" className="flex items-start gap-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
@@ -98,7 +180,19 @@ export function LoginPage() {
             authorised to publish.
           </p>
         </form>
+        )}
       </div>
+    </div>
+  );
+}
+
+function LoginAlert({ text, onClose }: { text: string; onClose(): void }) {
+  return (
+    <div role="alert" className="flex items-start gap-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+      <p className="flex-1">{text}</p>
+      <button type="button" aria-label="Close alert" onClick={onClose}>
+        <CloseIcon className="size-4" />
+      </button>
     </div>
   );
 }

@@ -1,4 +1,5 @@
-import { CodeIcon, MenuIcon } from '../components/ui/icons';
+import { Link } from '@tanstack/react-router';
+import { CodeIcon, MenuIcon, ShieldIcon } from '../components/ui/icons';
 import { links } from '../lib/links';
 import { HelpMenu } from './help-menu';
 import { SignOutButton } from './sign-out-button';
@@ -29,6 +30,14 @@ export function TopBar({ onOpenSidebar }: { onOpenSidebar(): void }) {
         <CodeIcon className="size-5" />
       </a>
       <HelpMenu />
+      <Link
+        to="/settings"
+        aria-label="Settings"
+        title="Settings"
+        className="rounded-md p-2 text-gray-500 hover:bg-gray-100 dark:text-gray-300 dark:hover:bg-gray-800"
+      >
+        <ShieldIcon className="size-5" />
+      </Link>
       <ThemeToggle />
       <SignOutButton />
     </header>

@@ -59,6 +59,13 @@ const matrix: Record<RouteName, Row> = {
   // A wrong current password (422) shows the call got past authentication without changing anything.
   changePassword: consoleRoute(422, () => ({ url: '/api/auth/password', body: { currentPassword: 'not-the-password', newPassword: 'whatever-new-one' } })),
   session: { call: () => ({ url: '/api/auth/session' }), expected: [['none', 401], ['own', 401], ['other', 401], ['admin', 401], ['cookie', 200]] },
+  // Public: a challenge that names no sign-in is refused to everyone alike.
+  loginSecondFactor: publicRoute(401, () => ({ url: '/api/auth/login/2fa', body: { challenge: 'no-such-challenge', code: '123456' } })),
+  twoFactorStatus: consoleRoute(200, () => ({ url: '/api/auth/2fa' })),
+  // Wrong password / no setup started / not on: past authentication, nothing changed.
+  twoFactorSetup: consoleRoute(422, () => ({ url: '/api/auth/2fa/setup', body: { password: 'not-the-password' } })),
+  twoFactorEnable: consoleRoute(400, () => ({ url: '/api/auth/2fa/enable', body: { code: '123456' } })),
+  twoFactorDisable: consoleRoute(400, () => ({ url: '/api/auth/2fa/disable', body: { password: 'not-the-password', code: '123456' } })),
 
   listNodes: consoleRoute(200, () => ({ url: '/api/nodes' })),
   createNode: consoleRoute(201, (w) => ({ url: '/api/nodes', body: { name: `created-${w.n}` } })),

@@ -13,8 +13,29 @@ export const users = sqliteTable('users', {
   id: integer('id').primaryKey({ autoIncrement: true }),
   username: text('username').notNull().unique(),
   passwordHash: text('password_hash').notNull(),
+  /** TOTP secret (base32), encrypted with the secret key; set once two-factor sign-in is confirmed. */
+  totpSecretEnc: text('totp_secret_enc'),
+  /** An enrolment started but not confirmed yet (encrypted too); replaced by the next start. */
+  totpPendingSecretEnc: text('totp_pending_secret_enc'),
+  /** The last TOTP time step accepted: a code of that step or an earlier one is refused (replay). */
+  totpLastStep: integer('totp_last_step'),
   ...timestamps,
 });
+
+/** One-time recovery codes for two-factor sign-in: HMAC-SHA-256 of 80 random bits; `usedAt` set when spent. */
+export const recoveryCodes = sqliteTable(
+  'recovery_codes',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    usedAt: text('used_at'),
+    ...timestamps,
+  },
+  (t) => [index('recovery_codes_user_idx').on(t.userId)],
+);
 
 /** Console sessions: the bearer token carries the session id; deleting the row ends the session at once. */
 export const sessions = sqliteTable(

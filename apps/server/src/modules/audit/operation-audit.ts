@@ -164,7 +164,16 @@ function recordSignIn(deps: AppDeps, request: FastifyRequest, status: number): v
   const body = request.body as { username?: unknown } | undefined;
   const username = typeof body?.username === 'string' ? body.username.slice(0, 64) : null;
   if (status === 200) {
-    deps.audit.record({ actor: { kind: 'admin', name: username }, address: request.ip, action: 'auth.sign-in', target: { type: 'user', name: username } });
+    // With two-factor sign-in on, the password alone signs nobody in: the second step is recorded by the auth events.
+    const user = username === null ? undefined : deps.db.select({ totp: users.totpSecretEnc }).from(users).where(eq(users.username, username)).get();
+    const isPasswordStep = user?.totp !== null && user?.totp !== undefined;
+    deps.audit.record({
+      actor: { kind: 'admin', name: username },
+      address: request.ip,
+      action: isPasswordStep ? 'auth.password-accepted' : 'auth.sign-in',
+      target: { type: 'user', name: username },
+      ...(isPasswordStep ? { detail: 'second factor required' } : {}),
+    });
   } else if (status === 401 || status === 429) {
     deps.audit.record({
       actor: { kind: 'anonymous', name: username },

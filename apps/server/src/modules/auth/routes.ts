@@ -4,12 +4,14 @@ import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { requireSession } from '../../http/authenticate.js';
 import { registerOperation } from '../../http/operation.js';
+import { createChallengeStore } from './challenges.js';
 import { createHashGate } from './hash-gate.js';
 import { createLoginLimiter } from './rate-limit.js';
 import { changePassword, logIn, type PasswordChecks } from './service.js';
 import { clearSessionCookie, readSessionCookies, setSessionCookie } from './session-cookie.js';
 import { watchSessionStreams } from './session-streams.js';
-import { deleteSession, sessionSecondsLeft, verifySessionToken } from './sessions.js';
+import { deleteOtherSessions, deleteSession, sessionSecondsLeft, verifySessionToken } from './sessions.js';
+import { disableTwoFactor, enableTwoFactor, logInSecondFactor, startTwoFactorSetup, twoFactorStatus } from './two-factor.js';
 
 /**
  * Sign-in bodies are two short strings (username ≤ 64, password ≤ 256 characters, ≤ 3.1 KB even fully
@@ -35,16 +37,53 @@ export async function authRoutes(app: FastifyInstance, opts: { deps: AppDeps }):
     limiter: createLoginLimiter(deps.now),
     gate: createHashGate(deps.config.passwordHashConcurrency, deps.config.passwordHashQueue),
   };
+  const challenges = createChallengeStore(deps.now);
   const sessionStreams = watchSessionStreams(app, deps);
 
   registerOperation(
     app,
     operations.login,
     async (request, reply) => {
-      const session = await logIn(deps, checks, request.ip, request.body);
+      const answer = await logIn(deps, checks, challenges, request.ip, request.body);
+      if ('token' in answer) setSessionCookie(deps, request, reply, answer.token, answer.expires_in);
+      return answer;
+    },
+    { bodyLimit: PASSWORD_BODY_LIMIT },
+  );
+
+  registerOperation(
+    app,
+    operations.loginSecondFactor,
+    async (request, reply) => {
+      const session = await logInSecondFactor(deps, checks, challenges, request.ip, request.body);
       setSessionCookie(deps, request, reply, session.token, session.expires_in);
       return session;
     },
+    { bodyLimit: PASSWORD_BODY_LIMIT },
+  );
+
+  registerOperation(app, operations.twoFactorStatus, (request) => twoFactorStatus(deps, requireSession(request)));
+
+  registerOperation(
+    app,
+    operations.twoFactorSetup,
+    (request) => startTwoFactorSetup(deps, checks, request.ip, requireSession(request), request.body),
+    { bodyLimit: PASSWORD_BODY_LIMIT },
+  );
+
+  registerOperation(app, operations.twoFactorEnable, (request) => {
+    const session = requireSession(request);
+    const enabled = enableTwoFactor(deps, checks, request.ip, session, request.body);
+    // Sessions signed in with the password alone end, as after a password change; this one stays.
+    deleteOtherSessions(deps, session.userId, session.sessionId);
+    sessionStreams.endStreams();
+    return enabled;
+  });
+
+  registerOperation(
+    app,
+    operations.twoFactorDisable,
+    (request) => disableTwoFactor(deps, checks, request.ip, requireSession(request), request.body),
     { bodyLimit: PASSWORD_BODY_LIMIT },
   );
 

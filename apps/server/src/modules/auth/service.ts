@@ -1,8 +1,9 @@
 import { eq, lt } from 'drizzle-orm';
-import type { ChangePasswordRequest, LoginRequest } from '@postern/contract';
+import type { ChangePasswordRequest, LoginRequest, LoginResponse, SecondFactorChallenge } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { sessions, users } from '../../db/schema.js';
 import { AppError, fieldError } from '../../errors.js';
+import type { ChallengeStore } from './challenges.js';
 import { HashGateBusyError, type HashGate } from './hash-gate.js';
 import { hashPassword, verifyDummyPassword, verifyPassword } from './passwords.js';
 import type { LoginAttempt, LoginLimiter } from './rate-limit.js';
@@ -19,14 +20,14 @@ export interface PasswordChecks {
 }
 
 /** Claims an attempt before any hashing, or refuses with 429 and Retry-After. */
-function claimAttempt(checks: PasswordChecks, ip: string, username: string): LoginAttempt {
+export function claimAttempt(checks: PasswordChecks, ip: string, username: string): LoginAttempt {
   const reservation = checks.limiter.reserve(ip, username);
   if (reservation.attempt) return reservation.attempt;
   throw new AppError('rate_limited', TOO_MANY_ATTEMPTS_MESSAGE, [], { 'retry-after': String(reservation.retryAfterSeconds) });
 }
 
 /** Runs a hash through the global cap; a full queue is a 429 that costs no hashing. */
-async function hashGated<T>(checks: PasswordChecks, work: () => Promise<T>, attempt?: LoginAttempt): Promise<T> {
+export async function hashGated<T>(checks: PasswordChecks, work: () => Promise<T>, attempt?: LoginAttempt): Promise<T> {
   try {
     return await checks.gate.run(work);
   } catch (error) {
@@ -37,7 +38,18 @@ async function hashGated<T>(checks: PasswordChecks, work: () => Promise<T>, atte
   }
 }
 
-export async function logIn(deps: AppDeps, checks: PasswordChecks, ip: string, body: LoginRequest): Promise<{ token: string; expires_in: number }> {
+/**
+ * The password step. With two-factor sign-in off the answer is the session (the spec's answer); with it on, a
+ * challenge for the second step (two-factor.ts), and the client's earlier failures are NOT forgotten: a right
+ * password must not reset the count of wrong codes guessed between password steps.
+ */
+export async function logIn(
+  deps: AppDeps,
+  checks: PasswordChecks,
+  challenges: ChallengeStore,
+  ip: string,
+  body: LoginRequest,
+): Promise<LoginResponse | SecondFactorChallenge> {
   const attempt = claimAttempt(checks, ip, body.username);
   const user = deps.db.select().from(users).where(eq(users.username, body.username)).get();
   const isValid = await hashGated(
@@ -47,10 +59,19 @@ export async function logIn(deps: AppDeps, checks: PasswordChecks, ip: string, b
   );
   // A failure needs no bookkeeping: the claim already counts as one.
   if (!user || !isValid) throw new AppError('unauthorized', INVALID_CREDENTIALS_MESSAGE);
+  if (user.totpSecretEnc !== null) {
+    attempt.release();
+    return { twoFactorRequired: true, ...challenges.issue(user.id) };
+  }
   attempt.succeed();
+  return startSession(deps, user.id);
+}
+
+/** A new session for a user who passed every step of sign-in. */
+export function startSession(deps: AppDeps, userId: number): Promise<LoginResponse> {
   // Expired rows are never read again; dropping them here keeps the table from growing without a timer.
   deps.db.delete(sessions).where(lt(sessions.expiresAt, deps.now().toISOString())).run();
-  return createSession(deps, user.id);
+  return createSession(deps, userId);
 }
 
 /**

@@ -1,0 +1,191 @@
+import { messages, operations, type TwoFactorSetup } from '@postern/contract';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import type { FormEvent, ReactNode } from 'react';
+import { useState } from 'react';
+import { Button } from '../../components/ui/button';
+import { Badge, Card } from '../../components/ui/card';
+import { CopyButton, CopyField } from '../../components/ui/copy-button';
+import { TextField } from '../../components/ui/form-field';
+import { call, isApiError } from '../../lib/api';
+import { showToast } from '../../lib/toast-store';
+
+// Settings beyond the spec (issue 15): the admin's two-factor sign-in. The QR code comes from the server as an SVG
+// data URL, so no QR encoder is in the console's bundle; the secret and the recovery codes are shown once.
+
+const twoFactorKey = ['auth', 'two-factor'] as const;
+
+type Fields = Partial<Record<'password' | 'code', string>>;
+
+/** A 422's field messages; any other failure was already reported by the API layer (toast or sign-out). */
+function fieldErrorsOf(error: unknown): Fields {
+  if (!isApiError(error)) return {};
+  return Object.fromEntries(error.fieldErrors.map((entry) => [entry.field, entry.message])) as Fields;
+}
+
+const required = (value: string): string | undefined => (value.trim() === '' ? messages.empty : undefined);
+
+export function SettingsPage() {
+  return (
+    <div className="flex flex-col gap-6">
+      <h1 className="text-2xl font-bold">Settings</h1>
+      <TwoFactorCard />
+    </div>
+  );
+}
+
+function TwoFactorCard() {
+  const queryClient = useQueryClient();
+  const status = useQuery({ queryKey: twoFactorKey, queryFn: ({ signal }) => call(operations.twoFactorStatus, { signal }) });
+  const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: twoFactorKey });
+
+  let body: ReactNode = <p className="text-sm text-gray-500">Loading…</p>;
+  if (recoveryCodes) body = <RecoveryCodes codes={recoveryCodes} onDone={() => setRecoveryCodes(null)} />;
+  else if (status.data?.enabled) body = <DisableForm codesLeft={status.data.recoveryCodesLeft} onDisabled={refresh} />;
+  else if (status.data) {
+    body = (
+      <EnrolForm
+        onEnabled={(codes) => {
+          setRecoveryCodes(codes);
+          void refresh();
+        }}
+      />
+    );
+  }
+  return (
+    <Card title="Two-factor sign-in" actions={status.data && <Badge tone={status.data.enabled ? 'green' : 'gray'}>{status.data.enabled ? 'On' : 'Off'}</Badge>}>
+      {body}
+    </Card>
+  );
+}
+
+function EnrolForm({ onEnabled }: { onEnabled(codes: string[]): void }) {
+  const [setup, setSetup] = useState<TwoFactorSetup | null>(null);
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const [errors, setErrors] = useState<Fields>({});
+  const [isBusy, setBusy] = useState(false);
+
+  const start = async (event: FormEvent) => {
+    event.preventDefault();
+    const missing = required(password);
+    setErrors({ password: missing });
+    if (missing) return;
+    setBusy(true);
+    try {
+      setSetup(await call(operations.twoFactorSetup, { body: { password } }));
+      setPassword('');
+    } catch (error) {
+      setErrors(fieldErrorsOf(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const confirm = async (event: FormEvent) => {
+    event.preventDefault();
+    const missing = required(code);
+    setErrors({ code: missing });
+    if (missing) return;
+    setBusy(true);
+    try {
+      const { recoveryCodes } = await call(operations.twoFactorEnable, { body: { code: code.trim() } });
+      showToast({ message: 'Two-factor sign-in is on', type: 'success' });
+      onEnabled(recoveryCodes);
+    } catch (error) {
+      setErrors(fieldErrorsOf(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (!setup) {
+    return (
+      <form onSubmit={start} noValidate className="flex max-w-md flex-col gap-4">
+        <p className="text-sm text-gray-600 dark:text-gray-300">
+          Sign-in asks for a code from an authenticator app after the password. Enter your password to start.
+        </p>
+        <TextField label="Password" name="password" type="password" autoComplete="current-password" value={password} error={errors.password} onChange={setPassword} />
+        <div>
+          <Button type="submit" isLoading={isBusy}>
+            Set up two-factor sign-in
+          </Button>
+        </div>
+      </form>
+    );
+  }
+  return (
+    <form onSubmit={confirm} noValidate className="flex max-w-md flex-col gap-4">
+      <p className="text-sm text-gray-600 dark:text-gray-300">
+        Scan the QR code with your authenticator app, or enter the secret by hand. Then type the code it shows.
+      </p>
+      <img src={setup.qrCode} alt="QR code for your authenticator app" className="size-48 rounded-md bg-white p-2" />
+      <CopyField label="Secret" value={setup.secret} />
+      <TextField label="Code from the app" name="code" autoComplete="one-time-code" value={code} error={errors.code} onChange={setCode} />
+      <div>
+        <Button type="submit" isLoading={isBusy}>
+          Turn on
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone(): void }) {
+  return (
+    <div className="flex max-w-md flex-col gap-4">
+      <p className="rounded-md bg-yellow-50 px-3 py-2 text-sm text-yellow-900 dark:bg-yellow-950 dark:text-yellow-100">
+        Recovery codes are shown only once. Each signs you in once when your authenticator app is not at hand: store them
+        securely.
+      </p>
+      <ul aria-label="Recovery codes" className="grid grid-cols-2 gap-2 font-mono text-sm">
+        {codes.map((code) => (
+          <li key={code}>{code}</li>
+        ))}
+      </ul>
+      <div className="flex gap-2">
+        <CopyButton text={codes.join('\n')} label="Copy recovery codes" />
+        <Button onClick={onDone}>I have stored them</Button>
+      </div>
+    </div>
+  );
+}
+
+function DisableForm({ codesLeft, onDisabled }: { codesLeft: number; onDisabled(): unknown }) {
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const [errors, setErrors] = useState<Fields>({});
+  const [isBusy, setBusy] = useState(false);
+
+  const disable = async (event: FormEvent) => {
+    event.preventDefault();
+    const found = { password: required(password), code: required(code) };
+    setErrors(found);
+    if (found.password || found.code) return;
+    setBusy(true);
+    try {
+      await call(operations.twoFactorDisable, { body: { password, code: code.trim() } });
+      showToast({ message: 'Two-factor sign-in is off', type: 'success' });
+      await onDisabled();
+    } catch (error) {
+      setErrors(fieldErrorsOf(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={disable} noValidate className="flex max-w-md flex-col gap-4">
+      <p className="text-sm text-gray-600 dark:text-gray-300">
+        Sign-in asks for a code from your authenticator app. Recovery codes left: {codesLeft}.
+      </p>
+      <TextField label="Password" name="password" type="password" autoComplete="current-password" value={password} error={errors.password} onChange={setPassword} />
+      <TextField label="Code from the app or a recovery code" name="code" autoComplete="one-time-code" value={code} error={errors.code} onChange={setCode} />
+      <div>
+        <Button type="submit" variant="danger" isLoading={isBusy}>
+          Turn off two-factor sign-in
+        </Button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,179 @@
+import { and, count, eq, isNull } from 'drizzle-orm';
+import type {
+  LoginResponse,
+  SecondFactorLoginRequest,
+  TwoFactorDisableRequest,
+  TwoFactorEnabled,
+  TwoFactorEnableRequest,
+  TwoFactorSetup,
+  TwoFactorSetupRequest,
+  TwoFactorStatus,
+} from '@postern/contract';
+import type { AppDeps } from '../../deps.js';
+import { recoveryCodes, users } from '../../db/schema.js';
+import { AppError, badRequest, fieldError } from '../../errors.js';
+import { emitAuthEvent, type AuthEventKind } from './auth-events.js';
+import type { ChallengeStore } from './challenges.js';
+import { verifyPassword } from './passwords.js';
+import { claimAttempt, hashGated, startSession, type PasswordChecks } from './service.js';
+import type { SessionIdentity } from './sessions.js';
+import { classifyCode, hashRecoveryCode, matchTotpStep, newRecoveryCodes, newTotpSecret, otpauthUri, qrCodeDataUrl } from './totp.js';
+
+// Two-factor sign-in for the admin (docs/api.md "Two-factor sign-in"). The TOTP secret is stored encrypted with the
+// gateway's secret key and never leaves the server after enrolment; recovery codes are stored as keyed hashes and
+// work once. Every code check is claimed in the sign-in limiter first, like a password.
+
+export const INVALID_CODE_MESSAGE = 'Invalid authentication code';
+export const CHALLENGE_EXPIRED_MESSAGE = 'The sign-in has expired, enter your password again';
+const WRONG_CODE = 'The code is not correct';
+const WRONG_PASSWORD = 'The password is not correct';
+
+type User = typeof users.$inferSelect;
+
+function userOf(deps: AppDeps, userId: number): User {
+  const user = deps.db.select().from(users).where(eq(users.id, userId)).get();
+  if (!user) throw new AppError('unauthorized', 'Session ended');
+  return user;
+}
+
+const recoveryKey = (deps: AppDeps): Uint8Array => deps.secrets.deriveKey('recovery-codes');
+
+function announce(deps: AppDeps, kind: AuthEventKind, user: User, ip: string): void {
+  emitAuthEvent({ kind, userId: user.id, username: user.username, ip, at: deps.now() });
+}
+
+/**
+ * Accepts a TOTP code of a step later than the last one accepted (the update is the check, so two requests racing
+ * with one code cannot both win).
+ */
+function acceptTotp(deps: AppDeps, user: User, secretEnc: string, code: string): boolean {
+  const step = matchTotpStep(deps.secrets.decrypt(secretEnc), code, deps.now().getTime());
+  if (step === null) return false;
+  const result = deps.db.$client
+    .prepare('UPDATE users SET totp_last_step = ? WHERE id = ? AND (totp_last_step IS NULL OR totp_last_step < ?)')
+    .run(step, user.id, step);
+  return result.changes === 1;
+}
+
+/** Spends an unused recovery code (once: the update is the check). */
+function spendRecoveryCode(deps: AppDeps, user: User, code: string): boolean {
+  const codeHash = hashRecoveryCode(recoveryKey(deps), code);
+  const result = deps.db
+    .update(recoveryCodes)
+    .set({ usedAt: deps.now().toISOString() })
+    .where(and(eq(recoveryCodes.userId, user.id), eq(recoveryCodes.codeHash, codeHash), isNull(recoveryCodes.usedAt)))
+    .run();
+  return result.changes === 1;
+}
+
+/** Checks a code against the user's enabled second factor: 'totp', 'recovery' (spent now) or null. */
+function checkSecondFactor(deps: AppDeps, user: User, input: string): 'totp' | 'recovery' | null {
+  const code = classifyCode(input);
+  if (!code || user.totpSecretEnc === null) return null;
+  if (code.kind === 'totp') return acceptTotp(deps, user, user.totpSecretEnc, code.code) ? 'totp' : null;
+  return spendRecoveryCode(deps, user, code.code) ? 'recovery' : null;
+}
+
+/** The second step of sign-in: the password step's challenge and a code. */
+export async function logInSecondFactor(
+  deps: AppDeps,
+  checks: PasswordChecks,
+  challenges: ChallengeStore,
+  ip: string,
+  body: SecondFactorLoginRequest,
+): Promise<LoginResponse> {
+  const userId = challenges.userOf(body.challenge);
+  if (userId === null) throw new AppError('unauthorized', CHALLENGE_EXPIRED_MESSAGE);
+  const user = userOf(deps, userId);
+  const attempt = claimAttempt(checks, ip, user.username);
+  const accepted = checkSecondFactor(deps, user, body.code);
+  if (!accepted) {
+    challenges.fail(body.challenge);
+    announce(deps, 'sign_in.second_factor_failed', user, ip);
+    throw new AppError('unauthorized', INVALID_CODE_MESSAGE);
+  }
+  attempt.succeed();
+  challenges.consume(body.challenge);
+  announce(deps, accepted === 'recovery' ? 'sign_in.recovery_code_used' : 'sign_in.second_factor', user, ip);
+  return startSession(deps, user.id);
+}
+
+export function twoFactorStatus(deps: AppDeps, session: SessionIdentity): TwoFactorStatus {
+  const user = userOf(deps, session.userId);
+  const left = deps.db
+    .select({ n: count() })
+    .from(recoveryCodes)
+    .where(and(eq(recoveryCodes.userId, user.id), isNull(recoveryCodes.usedAt)))
+    .get();
+  return { enabled: user.totpSecretEnc !== null, recoveryCodesLeft: user.totpSecretEnc === null ? 0 : (left?.n ?? 0) };
+}
+
+/** Checks the password as sign-in does (limiter, hashing cap); a wrong one is a 422 on `field`. */
+async function requirePassword(deps: AppDeps, checks: PasswordChecks, ip: string, user: User, password: string) {
+  const attempt = claimAttempt(checks, ip, user.username);
+  if (!(await hashGated(checks, () => verifyPassword(user.passwordHash, password), attempt))) throw fieldError('password', WRONG_PASSWORD);
+  return attempt;
+}
+
+/** Starts enrolment: a new secret (replacing any unconfirmed one), shown once with its QR code. */
+export async function startTwoFactorSetup(
+  deps: AppDeps,
+  checks: PasswordChecks,
+  ip: string,
+  session: SessionIdentity,
+  body: TwoFactorSetupRequest,
+): Promise<TwoFactorSetup> {
+  const user = userOf(deps, session.userId);
+  if (user.totpSecretEnc !== null) throw badRequest('Two-factor sign-in is already on; turn it off first');
+  (await requirePassword(deps, checks, ip, user, body.password)).succeed();
+  const secret = newTotpSecret();
+  deps.db.update(users).set({ totpPendingSecretEnc: deps.secrets.encrypt(secret), updatedAt: deps.now().toISOString() }).where(eq(users.id, user.id)).run();
+  const uri = otpauthUri(secret, user.username);
+  return { secret, otpauthUri: uri, qrCode: await qrCodeDataUrl(uri) };
+}
+
+/** Confirms enrolment with a code of the new secret: two-factor sign-in is on; the recovery codes, once. */
+export function enableTwoFactor(
+  deps: AppDeps,
+  checks: PasswordChecks,
+  ip: string,
+  session: SessionIdentity,
+  body: TwoFactorEnableRequest,
+): TwoFactorEnabled {
+  const user = userOf(deps, session.userId);
+  if (user.totpSecretEnc !== null) throw badRequest('Two-factor sign-in is already on');
+  if (user.totpPendingSecretEnc === null) throw badRequest('Start the setup first');
+  const attempt = claimAttempt(checks, ip, user.username);
+  const code = classifyCode(body.code);
+  if (code?.kind !== 'totp' || !acceptTotp(deps, user, user.totpPendingSecretEnc, code.code)) throw fieldError('code', WRONG_CODE);
+  attempt.succeed();
+  const codes = newRecoveryCodes();
+  const key = recoveryKey(deps);
+  deps.db.transaction((tx) => {
+    tx.update(users).set({ totpSecretEnc: user.totpPendingSecretEnc, totpPendingSecretEnc: null, updatedAt: deps.now().toISOString() }).where(eq(users.id, user.id)).run();
+    tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id)).run();
+    tx.insert(recoveryCodes).values(codes.map((text) => ({ userId: user.id, codeHash: hashRecoveryCode(key, text) }))).run();
+  });
+  announce(deps, 'two_factor.enabled', user, ip);
+  return { recoveryCodes: codes };
+}
+
+/** Turns two-factor sign-in off: the password and a TOTP or recovery code. */
+export async function disableTwoFactor(
+  deps: AppDeps,
+  checks: PasswordChecks,
+  ip: string,
+  session: SessionIdentity,
+  body: TwoFactorDisableRequest,
+): Promise<void> {
+  const user = userOf(deps, session.userId);
+  if (user.totpSecretEnc === null) throw badRequest('Two-factor sign-in is not on');
+  const attempt = await requirePassword(deps, checks, ip, user, body.password);
+  if (!checkSecondFactor(deps, user, body.code)) throw fieldError('code', WRONG_CODE);
+  attempt.succeed();
+  deps.db.transaction((tx) => {
+    tx.update(users).set({ totpSecretEnc: null, totpPendingSecretEnc: null, totpLastStep: null, updatedAt: deps.now().toISOString() }).where(eq(users.id, user.id)).run();
+    tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id)).run();
+  });
+  announce(deps, 'two_factor.disabled', user, ip);
+}
