@@ -109,6 +109,15 @@ const EnvSchema = z
     POSTERN_PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
     /** Sign-ins and password changes that may wait for a hashing slot; beyond it they get a 429 at once. */
     POSTERN_PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(64),
+    /**
+     * Prometheus `/metrics` (issue 14): a read-only bearer token for it, and/or an address `host:port` where a
+     * listener of its own serves it (on a private network, say). Without either, /metrics is not served.
+     */
+    POSTERN_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
+    POSTERN_METRICS_ADDRESS: z
+      .string()
+      .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, e.g. 10.0.0.5:9464 or [::1]:9464')
+      .optional(),
     POSTERN_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     POSTERN_CONSOLE_DIR: z.string().optional(),
     POSTERN_ACME_DIRECTORY: z.string().url().default('https://acme-v02.api.letsencrypt.org/directory'),
@@ -163,6 +172,8 @@ const ConfigSchema = EnvSchema.transform((env) => ({
   passwordHashConcurrency: env.POSTERN_PASSWORD_HASH_CONCURRENCY ?? 2 * availableParallelism(),
   passwordHashQueue: env.POSTERN_PASSWORD_HASH_QUEUE,
   logLevel: env.POSTERN_LOG_LEVEL,
+  metricsToken: env.POSTERN_METRICS_TOKEN,
+  metricsAddress: env.POSTERN_METRICS_ADDRESS,
   consoleDir: env.POSTERN_CONSOLE_DIR,
   acmeDirectory: env.POSTERN_ACME_DIRECTORY,
   acmeEmail: env.POSTERN_ACME_EMAIL,

@@ -170,6 +170,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   // every change (bursts share one check) and every minute.
   let driftTimer: NodeJS.Timeout | null = null;
   let lastDrift: DriftReport | null = null;
+  const driftListeners = new Set<(report: DriftReport) => void>();
   function scheduleDriftCheck(delayMs: number): void {
     if (driftTimer) clearTimeout(driftTimer);
     driftTimer = setTimeout(() => {
@@ -197,8 +198,10 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       wireguard.forget();
       repaired = (await reconciler.apply()).ok;
     }
-    lastDrift = { checkedAt: new Date().toISOString(), differences, repaired };
-    return lastDrift;
+    const report: DriftReport = { checkedAt: new Date().toISOString(), differences, repaired };
+    lastDrift = report;
+    for (const listener of driftListeners) listener(report);
+    return report;
   }
 
   async function traffic(): Promise<TrafficCounters> {
@@ -288,6 +291,11 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     apply,
     traffic,
     checkDrift,
+    lastDrift: () => lastDrift,
+    onDrift(listener) {
+      driftListeners.add(listener);
+      return () => { driftListeners.delete(listener); };
+    },
     status,
     logs,
     certificates: { info: (domain) => certs?.info(domain) ?? null },
