@@ -118,6 +118,8 @@ const EnvSchema = z
       .string()
       .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, e.g. 10.0.0.5:9464 or [::1]:9464')
       .optional(),
+    /** Seconds between two drift checks of what nginx and WireGuard serve (one also runs a few seconds after every change). */
+    POSTERN_DRIFT_CHECK_INTERVAL: z.coerce.number({ error: 'must be a number of seconds (1-3600)' }).int().min(1).max(3600).default(60),
     POSTERN_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     POSTERN_CONSOLE_DIR: z.string().optional(),
     POSTERN_ACME_DIRECTORY: z.string().url().default('https://acme-v02.api.letsencrypt.org/directory'),
@@ -173,6 +175,7 @@ const ConfigSchema = EnvSchema.transform((env) => ({
   passwordHashQueue: env.POSTERN_PASSWORD_HASH_QUEUE,
   logLevel: env.POSTERN_LOG_LEVEL,
   metricsToken: env.POSTERN_METRICS_TOKEN,
+  driftCheckIntervalMs: env.POSTERN_DRIFT_CHECK_INTERVAL * 1000,
   metricsAddress: env.POSTERN_METRICS_ADDRESS,
   consoleDir: env.POSTERN_CONSOLE_DIR,
   acmeDirectory: env.POSTERN_ACME_DIRECTORY,

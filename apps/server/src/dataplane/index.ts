@@ -43,6 +43,8 @@ export interface DataPlaneConfig {
   statusPollMs?: number;
   /** How often dead processes and a vanished interface are looked for (default 1 s). */
   healIntervalMs?: number;
+  /** How often what nginx and WireGuard serve is compared with the DB (default 60 s; POSTERN_DRIFT_CHECK_INTERVAL). */
+  driftCheckIntervalMs?: number;
   nginxBin?: string;
   /** Bind nginx to one address only (tests). */
   listenAddress?: string;
@@ -176,7 +178,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     driftTimer = setTimeout(() => {
       driftTimer = null;
       checkDrift().catch((err: unknown) => logger.warn({ err }, 'data plane: drift check failed')).finally(() => {
-        if (!driftTimer && healTimer) scheduleDriftCheck(DRIFT_EVERY_MS);
+        if (!driftTimer && healTimer) scheduleDriftCheck(config.driftCheckIntervalMs ?? DRIFT_EVERY_MS);
       });
     }, delayMs);
     driftTimer.unref();
