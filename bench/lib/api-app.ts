@@ -10,6 +10,7 @@ import { renderOptionsFor } from '@postern/server/src/dataplane/index.js';
 import { createOfflineDataPlane, type OfflineDataPlane } from '@postern/server/src/dataplane/offline.js';
 import { dataPlaneConfigFor } from '@postern/server/src/create-data-plane.js';
 import type { AppDeps } from '@postern/server/src/deps.js';
+import { createAuditLog } from '@postern/server/src/modules/audit/recorder.js';
 import { parseConfig } from '@postern/server/src/env.js';
 import { createSecretBox } from '@postern/server/src/secrets.js';
 import { seedNodesAndServices } from './api-seed.js';
@@ -37,7 +38,8 @@ export async function startBenchApp(dataDir: string, size: number): Promise<Benc
   const db = openDb(join(dataDir, 'postern.db'), resolveMigrationsDir());
   const base = { config, db, secrets: createSecretBox(randomBytes(32)) };
   const dataPlane = createOfflineDataPlane({ loadDesiredState: () => loadDesiredState(base), render: renderOptionsFor(dataPlaneConfigFor(config)) });
-  const deps: AppDeps = { ...base, dataPlane, now: () => new Date() };
+  const now = () => new Date();
+  const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }) };
   await bootstrap(deps, () => undefined);
   const seedSeconds = seedNodesAndServices(deps, size, size);
   const app = await buildApp(deps, { consoleDir: null });

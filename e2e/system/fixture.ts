@@ -17,7 +17,7 @@ export interface System {
   api: ApiClient;
 }
 
-export async function startSystem(lab = new Lab()): Promise<System> {
+export async function startSystem(lab = new Lab(), env: Record<string, string> = {}): Promise<System> {
   const topology = await createSystemTopology(lab);
   const gateway = await startGateway(lab, {
     ns: topology.gatewayNs,
@@ -25,7 +25,7 @@ export async function startSystem(lab = new Lab()): Promise<System> {
     publicHost: topology.gatewayPublicIp,
     wgInterface: lab.ifName('gw'),
     // e.g. POSTERN_E2E_GATEWAY_LOG=debug: the data plane's timings (bench/apply prints them).
-    ...(process.env.POSTERN_E2E_GATEWAY_LOG ? { env: { POSTERN_LOG_LEVEL: process.env.POSTERN_E2E_GATEWAY_LOG } } : {}),
+    env: { ...env, ...(process.env.POSTERN_E2E_GATEWAY_LOG ? { POSTERN_LOG_LEVEL: process.env.POSTERN_E2E_GATEWAY_LOG } : {}) },
   });
   return { lab, topology, gateway, api: await gateway.login() };
 }

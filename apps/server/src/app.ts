@@ -19,10 +19,20 @@ import { domainRoutes } from './modules/domains/routes.js';
 import type { DomainCheck } from './modules/domains/service.js';
 import { logRoutes } from './modules/logs/routes.js';
 import { nodeRoutes } from './modules/nodes/routes.js';
+import { startMetricsListener } from './modules/observe/metrics-listener.js';
+import { createObserver, observeApply, type Observer, type ObserverOptions } from './modules/observe/observer.js';
+import { observeRoutes, registerMetricsRoute } from './modules/observe/routes.js';
 import { serviceRoutes } from './modules/services/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
 import { closeAllSse } from './sse.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Traffic history, health checks and metrics of this app (issue 14). */
+    observer: Observer;
+  }
+}
 
 export interface BuildAppOptions {
   /** A pino logger (main.ts builds one with redaction); omitted: no logging (tests). */
@@ -31,6 +41,8 @@ export interface BuildAppOptions {
   consoleDir?: string | null;
   /** Checks that a certbot domain points at this gateway; omitted: every domain is accepted (tests, data plane off). */
   checkDomain?: DomainCheck;
+  /** Traffic history, health checks and metrics (issue 14). */
+  observe?: ObserverOptions;
 }
 
 export const VERSION: string = packageJson.version;
@@ -48,9 +60,12 @@ function requestTimeouts(timeoutMs: number): { requestTimeout: number; http: Ser
 }
 
 /** The whole HTTP app as a plugin tree over injected dependencies (main.ts only boots it). */
-export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   // pino's Logger is a FastifyBaseLogger; widening it keeps one FastifyInstance type for every plugin.
   const loggerInstance: FastifyBaseLogger | undefined = opts.logger;
+  // What the gateway observes of itself: every apply is timed, and the health checks follow every change.
+  const observer = createObserver(givenDeps, loggerInstance, opts.observe);
+  const deps: AppDeps = { ...givenDeps, dataPlane: observeApply(givenDeps.dataPlane, observer) };
   // request.ip (sign-in limits, logs) is the X-Forwarded-For client only when the peer itself is a trusted proxy;
   // proxy-addr walks the chain from the right, so a client cannot spoof it by sending the header itself.
   const trustProxy = deps.config.trustedProxies.length > 0 ? [...deps.config.trustedProxies] : false;
@@ -76,6 +91,29 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   // Event streams never end on their own; end them first, or close() would wait for them forever.
   app.addHook('preClose', async () => closeAllSse(app.server));
 
+  app.decorate('observer', observer);
+  // A backend's verdict changing is an event the audit log keeps; a first verdict that the backend is up is not.
+  const stopHealthAudit = observer.health.onHealthChange(({ health, previous }) => {
+    if (previous === 'unknown' && health.state !== 'down') return;
+    deps.audit.onHealthChange({ type: health.type, id: health.id, nodeId: health.nodeId, from: previous, to: health.state, detail: health.lastError });
+  });
+  let stopMetricsListener: (() => Promise<void>) | null = null;
+  app.addHook('onReady', async () => {
+    await observer.start();
+    if (deps.config.metricsAddress) stopMetricsListener = await startMetricsListener(deps.config.metricsAddress, observer, deps.config.metricsToken);
+  });
+  app.addHook('onClose', async () => {
+    stopHealthAudit();
+    observer.stop();
+    await stopMetricsListener?.();
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.routeOptions.config.operation?.name !== 'login') return;
+    if (reply.statusCode === 401) observer.metrics.signInFailures.inc({ reason: 'wrong_credentials' });
+    if (reply.statusCode === 429) observer.metrics.signInFailures.inc({ reason: 'rate_limited' });
+  });
+  if (deps.config.metricsToken) registerMetricsRoute(app, observer, deps.config.metricsToken);
+
   const events = createNodeEvents();
   await app.register(systemRoutes, { deps, version: VERSION });
   await app.register(authRoutes, { deps });
@@ -86,6 +124,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(serviceRoutes, { deps });
   await app.register(logRoutes, { deps });
   await app.register(auditRoutes, { deps });
+  await app.register(observeRoutes, { deps, observer });
 
   const consoleDir = opts.consoleDir === undefined ? resolveConsoleDir(deps.config.consoleDir) : opts.consoleDir;
   await registerConsole(app, consoleDir);

@@ -113,6 +113,17 @@ const EnvSchema = z
     POSTERN_PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(64),
     /** Boot backups (taken before a database migration, in <data>/backups/) kept; older ones are deleted. */
     POSTERN_BACKUP_KEEP: z.coerce.number({ error: 'must be a whole number from 1 to 1000' }).int().min(1).max(1000).default(5),
+    /**
+     * Prometheus `/metrics` (issue 14): a read-only bearer token for it, and/or an address `host:port` where a
+     * listener of its own serves it (on a private network, say). Without either, /metrics is not served.
+     */
+    POSTERN_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
+    POSTERN_METRICS_ADDRESS: z
+      .string()
+      .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, e.g. 10.0.0.5:9464 or [::1]:9464')
+      .optional(),
+    /** Seconds between two drift checks of what nginx and WireGuard serve (one also runs a few seconds after every change). */
+    POSTERN_DRIFT_CHECK_INTERVAL: z.coerce.number({ error: 'must be a number of seconds (1-3600)' }).int().min(1).max(3600).default(60),
     POSTERN_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     POSTERN_CONSOLE_DIR: z.string().optional(),
     POSTERN_ACME_DIRECTORY: z.string().url().default('https://acme-v02.api.letsencrypt.org/directory'),
@@ -169,6 +180,9 @@ const ConfigSchema = EnvSchema.transform((env) => ({
   passwordHashQueue: env.POSTERN_PASSWORD_HASH_QUEUE,
   backupKeep: env.POSTERN_BACKUP_KEEP,
   logLevel: env.POSTERN_LOG_LEVEL,
+  metricsToken: env.POSTERN_METRICS_TOKEN,
+  driftCheckIntervalMs: env.POSTERN_DRIFT_CHECK_INTERVAL * 1000,
+  metricsAddress: env.POSTERN_METRICS_ADDRESS,
   consoleDir: env.POSTERN_CONSOLE_DIR,
   acmeDirectory: env.POSTERN_ACME_DIRECTORY,
   acmeEmail: env.POSTERN_ACME_EMAIL,

@@ -36,7 +36,9 @@ if (kind === 'http') {
     if (bytes) return streamBytes(res, Number(bytes[1]));
     // /trickle never ends: a line every 100 ms, like an event stream (only the gateway can close it).
     if (req.url === '/trickle') return trickle(res);
-    res.writeHead(200, { 'content-type': 'application/json' });
+    // /status/NNN answers with that status: traffic counting by status class.
+    const status = /^\/status\/([2-5]\d\d)$/.exec(req.url ?? '');
+    res.writeHead(status ? Number(status[1]) : 200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ label, method: req.method, url: req.url, headers: req.headers }));
   }).listen(port, host, ready);
 } else if (kind === 'tcp') {

@@ -7,6 +7,7 @@ export * from './errors.js';
 export * from './format.js';
 export { idValue } from './fields.js';
 export * from './messages.js';
+export * from './observe.js';
 export * from './operations.js';
 export * from './requests.js';
 export * from './routes.js';

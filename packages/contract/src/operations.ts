@@ -52,6 +52,19 @@ import {
   TwoFactorSetupRequestSchema,
 } from './requests.js';
 import { routes, type Route, type RouteName } from './routes.js';
+import {
+  DRIFT_EVENT,
+  DriftStatusSchema,
+  HEALTH_EVENT,
+  HealthCheckUpdateSchema,
+  ObserveStreamQuerySchema,
+  ServiceFiguresListSchema,
+  ServiceFiguresQuerySchema,
+  ServiceHealthSchema,
+  ServiceTrafficSchema,
+  SystemStatusSchema,
+  TrafficQuerySchema,
+} from './observe.js';
 import { LogEventSchema, NODE_PAGE_EVENT, NodeDetailEventSchema, NodeListEventSchema, NodeListPageEventSchema } from './sse.js';
 
 // The operation table: every call of the API as ONE object (route, schemas, answer, errors). The server registers
@@ -307,6 +320,32 @@ export const operations = {
     summary: 'Live audit entries matching the same filters, as they are recorded',
     query: AuditStreamQuerySchema.omit({ token: true }),
     response: events({ message: AuditEventSchema }),
+  }),
+  serviceTraffic: operation('serviceTraffic', {
+    summary: "A service's traffic: a summary of the last `minutes` (default 60) and one point per minute",
+    params: ServiceParamsSchema,
+    query: TrafficQuerySchema,
+    response: json(ServiceTrafficSchema),
+  }),
+  updateHealthCheck: operation('updateHealthCheck', {
+    summary: "Set a service's health-check interval and timeout",
+    params: ServiceParamsSchema,
+    body: HealthCheckUpdateSchema,
+    response: json(ServiceHealthSchema),
+  }),
+  serviceFigures: operation('serviceFigures', {
+    summary: "Every service's last hour (requests, errors, bytes, sparkline) and backend health; optionally of one node or type",
+    query: ServiceFiguresQuerySchema,
+    response: json(ServiceFiguresListSchema),
+  }),
+  observeStream: operation('observeStream', {
+    summary: 'Live health changes (event `health`) and drift check results (event `drift`)',
+    query: ObserveStreamQuerySchema.omit({ token: true }),
+    response: events({ [HEALTH_EVENT]: ServiceHealthSchema, [DRIFT_EVENT]: DriftStatusSchema }),
+  }),
+  systemStatus: operation('systemStatus', {
+    summary: 'The last drift check, health counts and the last 24 hours of traffic of every service',
+    response: json(SystemStatusSchema),
   }),
 
   agentNode: operation('agentNode', { summary: "The token's node", response: json(NodeSchema), errors: agent }),

@@ -74,6 +74,12 @@ export const routes = {
 
   listAudit: { method: 'GET', path: '/api/audit', auth: 'session' },
   auditStream: { method: 'GET', path: '/api/audit/stream', auth: 'session' },
+  // What the gateway observes (issue 14, docs/api.md "Observability").
+  serviceTraffic: { method: 'GET', path: '/api/services/:nodeId/:type/:id/traffic', auth: 'session' },
+  updateHealthCheck: { method: 'PATCH', path: '/api/services/:nodeId/:type/:id/health-check', auth: 'session' },
+  serviceFigures: { method: 'GET', path: '/api/observe/services', auth: 'session' },
+  observeStream: { method: 'GET', path: '/api/observe/stream', auth: 'session' },
+  systemStatus: { method: 'GET', path: '/api/system/status', auth: 'session' },
 
   // Agent API for the `postern` CLI: authenticated by the node's personal access token, scoped to that node.
   agentNode: { method: 'GET', path: '/api/agent/node', auth: 'node-token' },

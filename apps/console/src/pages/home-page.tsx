@@ -28,6 +28,9 @@ const NodeFormDialog = lazy(() => loadNodeFormDialog().then((module) => ({ defau
 const loadNodeReadyDialog = () => import('../features/nodes/node-ready-dialog');
 const NodeReadyDialog = lazy(() => loadNodeReadyDialog().then((module) => ({ default: module.NodeReadyDialog })));
 
+// The figures come through the contract's schemas (zod): loaded after the first paint.
+const SystemStatusPanel = lazy(() => import('../features/observe/system-status-panel').then((module) => ({ default: module.SystemStatusPanel })));
+
 export function HomePage() {
   const navigate = useNavigate();
   const [isFormOpen, setFormOpen] = useState(false);
@@ -43,6 +46,10 @@ export function HomePage() {
           self-signed.
         </p>
       </header>
+
+      <Suspense fallback={null}>
+        <SystemStatusPanel />
+      </Suspense>
 
       <div className="grid gap-4 md:grid-cols-2 xl:grid-cols-3">
         <WelcomeCard

@@ -101,6 +101,11 @@ const matrix: Record<RouteName, Row> = {
   deleteService: consoleRoute(204, (w) => ({ url: `/api/services/${w.a.id}/http/${w.serviceId}` })),
 
   logStream: consoleRoute(200, (w) => ({ url: `/api/logs/stream?domain=${w.domain.domain}` })),
+  serviceTraffic: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http/${w.serviceId}/traffic` })),
+  updateHealthCheck: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http/${w.serviceId}/health-check`, body: { intervalSeconds: 10 } })),
+  serviceFigures: consoleRoute(200, () => ({ url: '/api/observe/services' })),
+  observeStream: consoleRoute(200, () => ({ url: '/api/observe/stream?format=events' })),
+  systemStatus: consoleRoute(200, () => ({ url: '/api/system/status' })),
 
   listAudit: consoleRoute(200, (w) => ({ url: `/api/audit?node=${w.a.id}` })),
   auditStream: consoleRoute(200, (w) => ({ url: `/api/audit/stream?node=${w.a.id}` })),
@@ -190,7 +195,7 @@ describe('authorisation matrix: every route × every caller', () => {
     const w = await buildWorld();
     for (const [caller, status] of row.expected) {
       const { url, body } = row.call(w, caller);
-      if (route.path === routes.nodeStream.path || route.path === routes.logStream.path || route.path === routes.auditStream.path) {
+      if (([routes.nodeStream.path, routes.logStream.path, routes.auditStream.path, routes.observeStream.path] as string[]).includes(route.path)) {
         expect(await openStreamAs(caller, w, url), `${caller} on ${route.method} ${url}`).toBe(status);
         continue;
       }

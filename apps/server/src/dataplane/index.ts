@@ -43,6 +43,8 @@ export interface DataPlaneConfig {
   statusPollMs?: number;
   /** How often dead processes and a vanished interface are looked for (default 1 s). */
   healIntervalMs?: number;
+  /** How often what nginx and WireGuard serve is compared with the DB (default 60 s; POSTERN_DRIFT_CHECK_INTERVAL). */
+  driftCheckIntervalMs?: number;
   nginxBin?: string;
   /** Bind nginx to one address only (tests). */
   listenAddress?: string;
@@ -170,12 +172,13 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   // every change (bursts share one check) and every minute.
   let driftTimer: NodeJS.Timeout | null = null;
   let lastDrift: DriftReport | null = null;
+  const driftListeners = new Set<(report: DriftReport) => void>();
   function scheduleDriftCheck(delayMs: number): void {
     if (driftTimer) clearTimeout(driftTimer);
     driftTimer = setTimeout(() => {
       driftTimer = null;
       checkDrift().catch((err: unknown) => logger.warn({ err }, 'data plane: drift check failed')).finally(() => {
-        if (!driftTimer && healTimer) scheduleDriftCheck(DRIFT_EVERY_MS);
+        if (!driftTimer && healTimer) scheduleDriftCheck(config.driftCheckIntervalMs ?? DRIFT_EVERY_MS);
       });
     }, delayMs);
     driftTimer.unref();
@@ -197,8 +200,10 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       wireguard.forget();
       repaired = (await reconciler.apply()).ok;
     }
-    lastDrift = { checkedAt: new Date().toISOString(), differences, repaired };
-    return lastDrift;
+    const report: DriftReport = { checkedAt: new Date().toISOString(), differences, repaired };
+    lastDrift = report;
+    for (const listener of driftListeners) listener(report);
+    return report;
   }
 
   async function traffic(): Promise<TrafficCounters> {
@@ -288,6 +293,11 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     apply,
     traffic,
     checkDrift,
+    lastDrift: () => lastDrift,
+    onDrift(listener) {
+      driftListeners.add(listener);
+      return () => { driftListeners.delete(listener); };
+    },
     status,
     logs,
     certificates: { info: (domain) => certs?.info(domain) ?? null },

@@ -6,7 +6,7 @@ import { createReconciler, type ProxyAdapter } from './reconciler.js';
 import {
   noRejections,
   type ApplyResult, type CertificateAdapter, type CertificateInfo, type DataPlane, type DesiredDomain, type DesiredPeer,
-  type DesiredState, type LogLine, type NodeStatus, type NodeStatusSource, type WgPeerStatus, type WireGuardAdapter,
+  type DesiredState, type DriftReport, type LogLine, type TrafficCounters, type NodeStatus, type NodeStatusSource, type WgPeerStatus, type WireGuardAdapter,
 } from './types.js';
 import type { ChallengeStore } from './certs/acme.js';
 
@@ -177,6 +177,10 @@ export interface OfflineDataPlane extends DataPlane {
   pushLogLines(lines: LogLine[]): void;
   /** What hostNetworks() answers from now on (default: none). */
   setHostNetworks(networks: string[]): void;
+  /** What traffic() answers from now on (default: no traffic). */
+  setTraffic(counters: TrafficCounters): void;
+  /** Reports a drift check with these differences, as the real data plane would after one. */
+  reportDrift(report: DriftReport): void;
 }
 
 export function createOfflineDataPlane(options: { loadDesiredState: () => DesiredState; render: NginxRenderOptions }): OfflineDataPlane {
@@ -191,6 +195,13 @@ export function createOfflineDataPlane(options: { loadDesiredState: () => Desire
   let started = false;
   let nextFailure: string | null = null;
   let hostNetworks: string[] = [];
+  let traffic: TrafficCounters = { httpEpoch: 'offline', streamEpoch: 'offline', http: new Map(), tcp: new Map() };
+  let lastDrift: DriftReport | null = null;
+  const driftListeners = new Set<(report: DriftReport) => void>();
+  const reportDrift = (report: DriftReport) => {
+    lastDrift = report;
+    for (const listener of driftListeners) listener(report);
+  };
   const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
   const staticHosts = new Map([['localhost', '127.0.0.1']]);
   const reconciler = createReconciler({
@@ -224,8 +235,18 @@ export function createOfflineDataPlane(options: { loadDesiredState: () => Desire
       const result = await reconciler.apply();
       return message === null ? result : { ok: false, message, rejected: result.rejected ?? noRejections() };
     },
-    traffic: () => Promise.resolve({ httpEpoch: 'offline', streamEpoch: 'offline', http: new Map(), tcp: new Map() }),
-    checkDrift: () => Promise.resolve({ checkedAt: new Date().toISOString(), differences: [], repaired: false }),
+    traffic: () => Promise.resolve(traffic),
+    setTraffic: (counters) => { traffic = counters; },
+    checkDrift: () => {
+      reportDrift({ checkedAt: new Date().toISOString(), differences: [], repaired: false });
+      return Promise.resolve(lastDrift as DriftReport);
+    },
+    lastDrift: () => lastDrift,
+    onDrift(listener) {
+      driftListeners.add(listener);
+      return () => { driftListeners.delete(listener); };
+    },
+    reportDrift,
     failNextApply: (message) => { nextFailure = message; },
     pushLogLines: (lines) => logs.publish(lines),
     hostNetworks: () => Promise.resolve([...hostNetworks]),

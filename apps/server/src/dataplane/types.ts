@@ -233,6 +233,10 @@ export interface DataPlane {
   traffic(): Promise<TrafficCounters>;
   /** Reads back what nginx and WireGuard serve, compares it with the DB, and repairs any difference. */
   checkDrift(): Promise<DriftReport>;
+  /** The last drift check's report (scheduled or asked for); null before the first. */
+  lastDrift(): DriftReport | null;
+  /** Called after every drift check. Returns an unsubscribe function. */
+  onDrift(listener: (report: DriftReport) => void): () => void;
   /**
    * IPv4 CIDRs of the host's main routing table, without the default route and the WireGuard interface's routes:
    * networks the host reaches itself, which a gateway node's network must not take over.

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 // Timestamps are ISO 8601 strings (UTC). Secrets are never stored in the clear: passwords and tokens as hashes,
 // WireGuard private keys encrypted (AES-256-GCM, key under the data dir; see secrets.ts).
@@ -133,6 +133,9 @@ const serviceAccess = {
   applyError: text('apply_error'),
   /** Temporary exposure: when the expiry sweep disables the service (kept, not deleted); null: never. */
   expiresAt: text('expires_at'),
+  /** Backend health check (issue 14): seconds between checks and per check; null = the defaults. */
+  healthIntervalSeconds: integer('health_interval_seconds'),
+  healthTimeoutSeconds: integer('health_timeout_seconds'),
   ...timestamps,
 };
 
@@ -226,4 +229,33 @@ export const auditEvents = sqliteTable(
     index('audit_domain_idx').on(t.domain, t.id),
     index('audit_action_idx').on(t.action, t.id),
   ],
+);
+
+/**
+ * Traffic per service and minute (issue 14), kept 24 h: one row per service that had traffic in that minute (an idle
+ * service costs nothing). Columns are what nginx counts; SQLite stores a zero in no bytes, so rows stay small.
+ */
+export const trafficMinutes = sqliteTable(
+  'traffic_minutes',
+  {
+    serviceType: text('service_type', { enum: ['http', 'tcp'] }).notNull(),
+    serviceId: integer('service_id').notNull(),
+    /** Unix minute (seconds / 60) the row covers. */
+    minute: integer('minute').notNull(),
+    /** HTTP: requests by status class. */
+    s1: integer('s1').notNull().default(0),
+    s2: integer('s2').notNull().default(0),
+    s3: integer('s3').notNull().default(0),
+    s4: integer('s4').notNull().default(0),
+    s5: integer('s5').notNull().default(0),
+    bytesIn: integer('bytes_in').notNull().default(0),
+    bytesOut: integer('bytes_out').notNull().default(0),
+    /** HTTP: requests per latency bucket (LATENCY_BUCKETS_MS, then slower), as a JSON array; null: none. */
+    latency: text('latency'),
+    /** TCP/UDP: connections that ended, failed ones, and their summed duration. */
+    sessions: integer('sessions').notNull().default(0),
+    failed: integer('failed').notNull().default(0),
+    secondsSum: integer('seconds_sum').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.serviceType, t.serviceId, t.minute] }), index('traffic_minutes_minute_idx').on(t.minute)],
 );

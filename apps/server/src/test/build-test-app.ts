@@ -12,6 +12,7 @@ import { createOfflineDataPlane, type OfflineDataPlane } from '../dataplane/offl
 import { renderOptionsFor } from '../dataplane/index.js';
 import { dataPlaneConfigFor } from '../create-data-plane.js';
 import type { AppDeps } from '../deps.js';
+import type { ObserverOptions } from '../modules/observe/observer.js';
 import { parseConfig, type Config } from '../env.js';
 import { createAuditLog } from '../modules/audit/recorder.js';
 import { loadSecretBox } from '../secrets.js';
@@ -24,6 +25,8 @@ export interface TestAppOptions {
   /** Injected clock (default: real time). */
   now?: () => Date;
   logger?: Logger;
+  /** Traffic, health and metrics options of the app (e.g. a fake health probe). */
+  observe?: ObserverOptions;
 }
 
 export interface TestApp {
@@ -59,7 +62,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const now = options.now ?? (() => new Date());
   const deps: AppDeps = { ...base, dataPlane: fakeDataPlane, now, audit: createAuditLog({ db, now }) };
   await bootstrap(deps, () => undefined);
-  const app = await buildApp(deps, { consoleDir: null, ...(options.logger ? { logger: options.logger } : {}) });
+  const app = await buildApp(deps, { consoleDir: null, ...(options.logger ? { logger: options.logger } : {}), ...(options.observe ? { observe: options.observe } : {}) });
   await app.ready();
 
   return {

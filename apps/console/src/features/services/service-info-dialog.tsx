@@ -1,7 +1,10 @@
 import type { HttpService, TcpService } from '@postern/contract';
-import type { ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { InfoDialog } from '../../components/ui/dialog';
 import { describeBackend, isPubliclyExposed } from './service-display';
+
+// The chart and its query load with the dialog, never with the first page.
+const ServiceTrafficPanel = lazy(() => import('../observe/service-traffic-panel').then((module) => ({ default: module.ServiceTrafficPanel })));
 
 export const SERVICE_EXPOSED_TITLE = 'Your Service is Now Publicly Available';
 
@@ -44,6 +47,11 @@ export function ServiceInfoDialog({ service, title, onClose }: {
         <Row label="Allowed IPs">{service.allowedIps.length > 0 ? service.allowedIps.join(', ') : 'No restrictions'}</Row>
         <Row label="Blocked IPs">{service.blockedIps.length > 0 ? service.blockedIps.join(', ') : 'None'}</Row>
       </dl>
+      {title !== SERVICE_EXPOSED_TITLE && (
+        <Suspense fallback={null}>
+          <ServiceTrafficPanel service={service} />
+        </Suspense>
+      )}
     </InfoDialog>
   );
 }

@@ -7,8 +7,10 @@ import { Pagination } from '../../components/ui/pagination';
 import { Spinner } from '../../components/ui/spinner';
 import { ExposureDot } from '../../components/ui/status-dot';
 import { Table, TBody, Td, Th, THead, Tr } from '../../components/ui/table';
+import { serviceFiguresQueryOptions } from '../../queries/observe';
 import { serviceListQueryOptions, type AnyService, type ServiceScope } from '../../queries/services';
 import { ExpiryNote } from './service-expiry';
+import { ServiceRowFigures } from '../observe/service-row-figures';
 import { ServiceInfoDialog } from './service-info-dialog';
 import { describeBackend, isPubliclyExposed } from './service-display';
 import { useServiceActions } from './use-service-actions';
@@ -30,6 +32,8 @@ export function ServiceList({ type, scope, empty, onEdit }: ServiceListProps) {
   const [page, setPage] = useState(1);
   const [infoService, setInfoService] = useState<Service | null>(null);
   const query = useQuery(serviceListQueryOptions(type, scope, page));
+  const figures = useQuery(serviceFiguresQueryOptions(scope.kind === 'node' ? scope.nodeId : null));
+  const figuresOf = (id: number) => figures.data?.data.find((f) => f.type === type && f.id === id);
   const actions = useServiceActions(type);
   const navigate = useNavigate();
 
@@ -90,6 +94,7 @@ export function ServiceList({ type, scope, empty, onEdit }: ServiceListProps) {
                   <span className="font-medium">{service.name}</span>
                 </div>
                 <ExpiryNote service={service} />
+                <ServiceRowFigures figures={figuresOf(service.id)} type={type} />
                 {service.applyError && (
                   <p className="mt-1 max-w-xs truncate text-xs text-red-600 dark:text-red-400" title={service.applyError}>
                     {service.applyError}

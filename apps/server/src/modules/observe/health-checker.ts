@@ -1,0 +1,245 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { connect } from 'node:net';
+import { HEALTH_CHECK_DEFAULTS, type ServiceHealth, type ServiceType } from '@postern/contract';
+import type { Db } from '../../db/client.js';
+import { preparedPerDb } from '../../db/prepared.js';
+
+// Backend health: every served service's backend is checked from the gateway, through the tunnel, the way nginx
+// reaches it (HTTP: GET of the service's path; TCP: a connect; UDP has no answer to wait for and stays unknown).
+// Each service has its own schedule and at most one check in flight, each check its own timeout, and nothing waits
+// for another: a dead node's checks time out on their own while every other node's go on. A check never blocks the
+// event loop (sockets only), and a backend sees one connection per interval, never more.
+
+export interface HealthTarget {
+  type: ServiceType;
+  id: number;
+  nodeId: number;
+  /** `udp` is listed (its state shows unknown) but never checked. */
+  probe: 'http' | 'https' | 'tcp' | 'udp';
+  host: string;
+  port: number;
+  path: string;
+  intervalSeconds: number;
+  timeoutSeconds: number;
+}
+
+/** A check's outcome: null error = up. */
+export interface ProbeResult {
+  error: string | null;
+  latencyMs: number;
+}
+
+export type Probe = (target: HealthTarget, timeoutMs: number) => Promise<ProbeResult>;
+
+export interface HealthChange {
+  health: ServiceHealth;
+  /** The state before (unknown for a service seen for the first time). */
+  previous: ServiceHealth['state'];
+}
+
+export interface HealthChecker {
+  start(): void;
+  stop(): void;
+  /** Reads the services to check from the DB again (after a change; also every few seconds by itself). */
+  refresh(): void;
+  /** Every served service's health (checked or not yet). */
+  list(): ServiceHealth[];
+  get(type: ServiceType, id: number): ServiceHealth | undefined;
+  /** Called on every change of state (up ⇄ down, and the first result). Returns an unsubscribe function. */
+  onHealthChange(listener: (change: HealthChange) => void): () => void;
+}
+
+type TargetRow = [type: ServiceType, id: number, nodeId: number, proto: string, host: string, port: number, path: string, interval: number | null, timeout: number | null];
+
+/** What nginx serves, with the same upstream rule as desired-state.ts: a regular node is reached at its tunnel address. */
+const targetsQuery = preparedPerDb((db: Db) =>
+  db.$client
+    .prepare(
+      `select 'http', s.id, s.node_id, s.backend_proto,
+         case when n.is_gateway or n.is_local then s.backend_host else n.address end, s.backend_port, s.path_location,
+         s.health_interval_seconds, s.health_timeout_seconds
+       from http_services s join nodes n on n.id = s.node_id
+       where s.enabled and (n.enabled or n.is_local) and s.apply_error is null
+       union all
+       select 'tcp', s.id, s.node_id, s.proto,
+         case when n.is_gateway or n.is_local then s.backend_host else n.address end, s.backend_port, '',
+         s.health_interval_seconds, s.health_timeout_seconds
+       from tcp_services s join nodes n on n.id = s.node_id
+       where s.enabled and (n.enabled or n.is_local) and s.apply_error is null`,
+    )
+    .raw(),
+);
+
+export function loadHealthTargets(db: Db): HealthTarget[] {
+  return (targetsQuery(db).all() as TargetRow[])
+    .filter((row) => row[4] !== null && row[4] !== '')
+    .map(([type, id, nodeId, proto, host, port, path, interval, timeout]) => {
+      const intervalSeconds = interval ?? HEALTH_CHECK_DEFAULTS.intervalSeconds;
+      return {
+        type, id, nodeId, host, port, path: path || '/',
+        probe: proto as HealthTarget['probe'],
+        intervalSeconds,
+        // A check never outlives its interval, so checks of one service never overlap.
+        timeoutSeconds: Math.min(timeout ?? HEALTH_CHECK_DEFAULTS.timeoutSeconds, intervalSeconds),
+      };
+    });
+}
+
+const sameTarget = (a: HealthTarget, b: HealthTarget) =>
+  a.probe === b.probe && a.host === b.host && a.port === b.port && a.path === b.path && a.nodeId === b.nodeId;
+
+/** How long the checker's tick is, and how often it reads the targets again without being asked. */
+const TICK_MS = 1000;
+const REFRESH_EVERY_MS = 5000;
+
+export function createHealthChecker(deps: { db: Db; probe?: Probe; now?: () => number; random?: () => number }): HealthChecker {
+  const probe = deps.probe ?? probeBackend;
+  const now = deps.now ?? Date.now;
+  const random = deps.random ?? Math.random;
+  interface Entry { target: HealthTarget; health: ServiceHealth; nextAt: number; isChecking: boolean }
+  const entries = new Map<string, Entry>();
+  const listeners = new Set<(change: HealthChange) => void>();
+  let timer: NodeJS.Timeout | null = null;
+  let refreshedAt = 0;
+
+  const keyOf = (type: ServiceType, id: number) => `${type}:${id}`;
+  const unknown = (target: HealthTarget): ServiceHealth => ({
+    type: target.type, id: target.id, nodeId: target.nodeId, state: 'unknown', since: null, lastCheckedAt: null,
+    lastError: target.probe === 'udp' ? 'UDP backends are not checked' : null, latencyMs: null,
+    intervalSeconds: target.intervalSeconds, timeoutSeconds: target.timeoutSeconds,
+  });
+
+  function refresh(): void {
+    refreshedAt = now();
+    const seen = new Set<string>();
+    for (const target of loadHealthTargets(deps.db)) {
+      const key = keyOf(target.type, target.id);
+      seen.add(key);
+      const entry = entries.get(key);
+      if (entry && sameTarget(entry.target, target)) {
+        if (entry.target.intervalSeconds !== target.intervalSeconds) entry.nextAt = Math.min(entry.nextAt, now() + target.intervalSeconds * 1000);
+        entry.target = target;
+        entry.health = { ...entry.health, intervalSeconds: target.intervalSeconds, timeoutSeconds: target.timeoutSeconds };
+        continue;
+      }
+      // New (or pointed elsewhere): checked soon, spread over a few seconds so a boot does not check all at once.
+      entries.set(key, { target, health: unknown(target), nextAt: now() + Math.floor(random() * Math.min(3000, target.intervalSeconds * 1000)), isChecking: false });
+    }
+    for (const key of entries.keys()) if (!seen.has(key)) entries.delete(key);
+  }
+
+  async function check(key: string, entry: Entry): Promise<void> {
+    entry.isChecking = true;
+    const { target } = entry;
+    let result: ProbeResult;
+    try {
+      result = await probe(target, target.timeoutSeconds * 1000);
+    } catch (err) {
+      result = { error: err instanceof Error ? err.message : String(err), latencyMs: 0 };
+    }
+    entry.isChecking = false;
+    entry.nextAt = now() + target.intervalSeconds * 1000;
+    // The service went away or was pointed elsewhere while this check ran: its result is about nothing served.
+    if (entries.get(key) !== entry || !sameTarget(entry.target, target)) return;
+    const at = new Date(now()).toISOString();
+    const state = result.error === null ? 'up' : 'down';
+    const previous = entry.health.state;
+    entry.health = {
+      ...entry.health,
+      state,
+      since: previous === state ? entry.health.since : at,
+      lastCheckedAt: at,
+      lastError: result.error,
+      latencyMs: result.error === null ? Math.round(result.latencyMs) : null,
+    };
+    if (previous !== state) for (const listener of listeners) listener({ health: entry.health, previous });
+  }
+
+  function tick(): void {
+    if (now() - refreshedAt >= REFRESH_EVERY_MS) refresh();
+    const at = now();
+    for (const [key, entry] of entries) {
+      if (entry.isChecking || entry.nextAt > at || entry.target.probe === 'udp') continue;
+      void check(key, entry);
+    }
+  }
+
+  return {
+    start() {
+      refresh();
+      timer = setInterval(tick, TICK_MS);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+    },
+    refresh,
+    list: () => [...entries.values()].map((entry) => entry.health),
+    get: (type, id) => entries.get(keyOf(type, id))?.health,
+    onHealthChange(listener) {
+      listeners.add(listener);
+      return () => { listeners.delete(listener); };
+    },
+  };
+}
+
+/** One check of a backend, as nginx would reach it. */
+export function probeBackend(target: HealthTarget, timeoutMs: number): Promise<ProbeResult> {
+  const started = performance.now();
+  const elapsed = () => performance.now() - started;
+  return new Promise((resolve) => {
+    let isDone = false;
+    const finish = (error: string | null) => {
+      if (isDone) return;
+      isDone = true;
+      clearTimeout(deadline);
+      resolve({ error, latencyMs: elapsed() });
+    };
+    const deadline = setTimeout(() => {
+      finish(`no answer within ${timeoutMs / 1000} s`);
+      socketOwner.destroy();
+    }, timeoutMs);
+    let socketOwner: { destroy(): void };
+    if (target.probe === 'tcp') {
+      const socket = connect({ host: target.host, port: target.port });
+      socketOwner = socket;
+      socket.once('connect', () => { finish(null); socket.destroy(); });
+      socket.once('error', (err) => finish(describe(err)));
+      return;
+    }
+    const send = target.probe === 'https' ? httpsRequest : httpRequest;
+    const request = send({
+      host: target.host,
+      port: target.port,
+      path: target.path,
+      method: 'GET',
+      agent: false,
+      // The backend's certificate is not checked: nginx does not check it either, and a health check must judge
+      // the backend's answer, not its certificate.
+      rejectUnauthorized: false,
+      headers: { 'user-agent': 'postern-health-check', connection: 'close' },
+    });
+    socketOwner = request;
+    request.once('response', (response) => {
+      const status = response.statusCode ?? 0;
+      // The status line is the answer; the body is not wanted.
+      response.destroy();
+      request.destroy();
+      finish(status >= 500 ? `HTTP ${status}` : null);
+    });
+    request.once('error', (err) => finish(describe(err)));
+    request.end();
+  });
+}
+
+function describe(err: Error & { code?: string }): string {
+  switch (err.code) {
+    case 'ECONNREFUSED': return 'connection refused';
+    case 'EHOSTUNREACH': return 'host unreachable';
+    case 'ENETUNREACH': return 'network unreachable';
+    case 'ECONNRESET': return 'connection reset';
+    default: return err.message;
+  }
+}

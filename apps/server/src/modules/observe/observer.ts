@@ -1,0 +1,64 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { DataPlane } from '../../dataplane/types.js';
+import type { AppDeps } from '../../deps.js';
+import { createHealthChecker, type HealthChecker, type Probe } from './health-checker.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { createTrafficHistory, type TrafficHistory } from './traffic-history.js';
+
+/** What the gateway observes of itself (issue 14): traffic history, backend health, metrics. One per app. */
+export interface Observer {
+  history: TrafficHistory;
+  health: HealthChecker;
+  metrics: Metrics;
+  start(): Promise<void>;
+  stop(): void;
+}
+
+export interface ObserverOptions {
+  /**
+   * How backends are checked. Default: the real probe when the data plane is real; with the data plane off nothing is
+   * checked (no tunnel to check through), unless a probe is given (tests).
+   */
+  healthProbe?: Probe;
+}
+
+const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+export function createObserver(deps: AppDeps, logger: FastifyBaseLogger | undefined, options: ObserverOptions = {}): Observer {
+  const history = createTrafficHistory({ db: deps.db, dataPlane: deps.dataPlane, logger: logger ?? silent, now: () => deps.now().getTime() });
+  const isChecking = options.healthProbe !== undefined || deps.config.dataPlane === 'real';
+  const health = createHealthChecker({ db: deps.db, ...(options.healthProbe ? { probe: options.healthProbe } : {}) });
+  const metrics = createMetrics({ db: deps.db, dataPlane: deps.dataPlane, history, health, now: deps.now });
+  return {
+    history, health, metrics,
+    async start() {
+      await history.start();
+      if (isChecking) health.start();
+    },
+    stop() {
+      history.stop();
+      health.stop();
+    },
+  };
+}
+
+/** The data plane with every apply timed into the metrics (and the health targets read again after it). */
+export function observeApply(dataPlane: DataPlane, observer: Observer): DataPlane {
+  return new Proxy(dataPlane, {
+    get(target, property, receiver) {
+      if (property !== 'apply') return Reflect.get(target, property, receiver) as unknown;
+      return async () => {
+        const stop = observer.metrics.applyDuration.startTimer();
+        try {
+          const result = await target.apply();
+          stop({ result: result.ok ? 'ok' : 'failed' });
+          observer.health.refresh();
+          return result;
+        } catch (error) {
+          stop({ result: 'failed' });
+          throw error;
+        }
+      };
+    },
+  });
+}

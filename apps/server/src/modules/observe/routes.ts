@@ -1,0 +1,94 @@
+import type { FastifyInstance } from 'fastify';
+import { DRIFT_EVENT, HEALTH_CHECK_DEFAULTS, HEALTH_EVENT, operations, type ServiceFigures } from '@postern/contract';
+import { and, eq } from 'drizzle-orm';
+import { httpServices, tcpServices } from '../../db/schema.js';
+import type { AppDeps } from '../../deps.js';
+import { registerOperation } from '../../http/operation.js';
+import { listOpenSse, openSse } from '../../sse.js';
+import { getService } from '../services/service.js';
+import { isMetricsToken } from './metrics.js';
+import type { Observer } from './observer.js';
+
+export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps; observer: Observer }): Promise<void> {
+  const { deps, observer } = opts;
+  observer.metrics.countSubscribers = () => listOpenSse(app.server).length;
+
+  registerOperation(app, operations.serviceTraffic, async (request) => {
+    const { nodeId, type, id } = request.params;
+    getService(deps, nodeId, type, id);
+    return observer.history.serviceTraffic(type, id, request.query.minutes);
+  });
+
+  registerOperation(app, operations.updateHealthCheck, (request) => {
+    const { nodeId, type, id } = request.params;
+    getService(deps, nodeId, type, id);
+    const table = type === 'http' ? httpServices : tcpServices;
+    const patch = {
+      ...(request.body.intervalSeconds === undefined ? {} : { healthIntervalSeconds: request.body.intervalSeconds }),
+      ...(request.body.timeoutSeconds === undefined ? {} : { healthTimeoutSeconds: request.body.timeoutSeconds }),
+    };
+    if (Object.keys(patch).length > 0) deps.db.update(table).set(patch).where(and(eq(table.id, id), eq(table.nodeId, nodeId))).run();
+    observer.health.refresh();
+    const row = deps.db.select({ interval: table.healthIntervalSeconds, timeout: table.healthTimeoutSeconds }).from(table).where(eq(table.id, id)).get();
+    const intervalSeconds = row?.interval ?? HEALTH_CHECK_DEFAULTS.intervalSeconds;
+    return observer.health.get(type, id) ?? {
+      type, id, nodeId, state: 'unknown' as const, since: null, lastCheckedAt: null, lastError: null, latencyMs: null,
+      intervalSeconds, timeoutSeconds: Math.min(row?.timeout ?? HEALTH_CHECK_DEFAULTS.timeoutSeconds, intervalSeconds),
+    };
+  });
+
+  registerOperation(app, operations.serviceFigures, async (request) => {
+    const { nodeId, type } = request.query;
+    const figures = await observer.history.rowFigures();
+    const health = new Map(observer.health.list().map((h) => [`${h.type}:${h.id}`, h]));
+    const rows = deps.db.$client
+      .prepare(`select 'http' as type, id, node_id as nodeId from http_services union all select 'tcp', id, node_id from tcp_services`)
+      .all() as { type: 'http' | 'tcp'; id: number; nodeId: number }[];
+    const data: ServiceFigures[] = rows
+      .filter((row) => (nodeId === undefined || row.nodeId === nodeId) && (type === undefined || row.type === type))
+      .map((row) => {
+        const key = `${row.type}:${row.id}`;
+        const f = figures.get(key);
+        return {
+          ...row,
+          requests: f?.requests ?? 0,
+          errors: f?.errors ?? 0,
+          bytes: f?.bytes ?? 0,
+          spark: f?.spark ?? [],
+          health: health.get(key) ?? null,
+        };
+      });
+    return { data };
+  });
+
+  registerOperation(app, operations.systemStatus, async () => {
+    const counts = { up: 0, down: 0, unknown: 0 };
+    for (const health of observer.health.list()) counts[health.state]++;
+    return { drift: deps.dataPlane.lastDrift(), health: counts, traffic: await observer.history.totals() };
+  });
+
+  registerOperation(app, operations.observeStream, async (request, reply) => {
+    const connection = openSse(request, reply);
+    const stopHealth = observer.health.onHealthChange(({ health }) => connection.sendJson(JSON.stringify(health), HEALTH_EVENT));
+    const stopDrift = deps.dataPlane.onDrift((report) => connection.sendJson(JSON.stringify(report), DRIFT_EVENT));
+    await connection.closed;
+    stopHealth();
+    stopDrift();
+  });
+}
+
+/**
+ * `GET /metrics` on the app (when `POSTERN_METRICS_TOKEN` is set: only with `Authorization: Bearer <token>`).
+ * Outside /api on purpose: the token is the metrics token, never a console session.
+ */
+export function registerMetricsRoute(app: FastifyInstance, observer: Observer, token: string): void {
+  app.get('/metrics', async (request, reply) => {
+    const header = request.headers.authorization;
+    const given = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined;
+    if (!isMetricsToken(given, token)) {
+      return reply.code(401).header('www-authenticate', 'Bearer').header('cache-control', 'no-store').send({ message: 'Unauthorized' });
+    }
+    const text = await observer.metrics.render();
+    return reply.header('content-type', observer.metrics.registry.contentType).header('cache-control', 'no-store').send(text);
+  });
+}
