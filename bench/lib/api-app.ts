@@ -8,7 +8,7 @@ import { loadDesiredState } from '@postern/server/src/db/desired-state.js';
 import { resolveMigrationsDir } from '@postern/server/src/db/migrations-dir.js';
 import { renderOptionsFor } from '@postern/server/src/dataplane/index.js';
 import { createOfflineDataPlane, type OfflineDataPlane } from '@postern/server/src/dataplane/offline.js';
-import { dataPlaneConfigFor } from '@postern/server/src/create-data-plane.js';
+import { dataPlaneConfigFor, gatewaySettingsFor } from '@postern/server/src/create-data-plane.js';
 import type { AppDeps } from '@postern/server/src/deps.js';
 import { parseConfig } from '@postern/server/src/env.js';
 import { createSecretBox } from '@postern/server/src/secrets.js';
@@ -36,7 +36,8 @@ export async function startBenchApp(dataDir: string, size: number): Promise<Benc
   });
   const db = openDb(join(dataDir, 'postern.db'), resolveMigrationsDir());
   const base = { config, db, secrets: createSecretBox(randomBytes(32)) };
-  const dataPlane = createOfflineDataPlane({ loadDesiredState: () => loadDesiredState(base), render: renderOptionsFor(dataPlaneConfigFor(config)) });
+  const gateway = gatewaySettingsFor(config);
+  const dataPlane = createOfflineDataPlane({ loadDesiredState: () => loadDesiredState(base, gateway), render: renderOptionsFor(dataPlaneConfigFor(config)) });
   const deps: AppDeps = { ...base, dataPlane, now: () => new Date() };
   await bootstrap(deps, () => undefined);
   const seedSeconds = seedNodesAndServices(deps, size, size);

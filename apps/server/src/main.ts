@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
-import { createDataPlaneFor, domainCheckFor } from './create-data-plane.js';
+import { createDataPlaneFor, domainCheckFor, gatewaySettingsFor } from './create-data-plane.js';
 import { createDbCertificateStore } from './db/certificate-store.js';
 import { openDb } from './db/client.js';
 import { loadDesiredState } from './db/desired-state.js';
@@ -52,8 +52,9 @@ async function main(): Promise<void> {
   const db = openDb(dbFile, resolveMigrationsDir());
   const secrets = loadSecretBox(dataDir);
   const base = { config: { ...config, dataDir }, db, secrets };
+  const gateway = gatewaySettingsFor(config);
   const dataPlane = createDataPlaneFor(base.config, {
-    loadDesiredState: () => loadDesiredState(base),
+    loadDesiredState: () => loadDesiredState(base, gateway),
     logger,
     certificateStore: createDbCertificateStore(db),
   });

@@ -1,11 +1,7 @@
-import type { CertificateRecord } from './renewal.js';
+import type { CertificateRecord, CertificateStore } from '../../model/certificates.js';
 
-/** Certificate state per domain name. Synchronous, like better-sqlite3 (`db/certificate-store.ts` is the real one). */
-export interface CertificateStore {
-  get(domain: string): CertificateRecord | null;
-  put(domain: string, record: CertificateRecord): void;
-  delete(domain: string): void;
-}
+// `db/certificate-store.ts` is the real store (the `certificates` table); this one is for tests and tools.
+export type { CertificateStore } from '../../model/certificates.js';
 
 export function createMemoryCertificateStore(): CertificateStore & { records: Map<string, CertificateRecord> } {
   const records = new Map<string, CertificateRecord>();
