@@ -29,7 +29,8 @@ export function useLogLines(source: LogSource | null): readonly LogLine[] {
       schema: LogEventSchema,
       onMessage: (batch) => {
         const entries = batch.map((text) => ({ id: nextIdRef.current++, text }));
-        setHeld((current) => (current.sourceKey === sourceKey ? { sourceKey, lines: appendLogLines(current.lines, entries) } : current));
+        setHeld((current) =>
+          current.sourceKey === sourceKey ? { sourceKey, lines: appendLogLines(current.lines, entries) } : current);
       },
       reconnectMs: timing.logReconnectMs,
     });
