@@ -2,7 +2,10 @@ import { createCoalescer } from '../lib/serial.js';
 import { createCertificateSync } from './reconcile/certificates.js';
 import { createCutOff } from './reconcile/cut-off.js';
 import { logRejections, rejectPeers, rejectStreamFailures, rejectionsOf } from './reconcile/rejections.js';
-import { noRejections, type ApplyResult, type CertificateAdapter, type DataPlaneLogger, type DesiredState, type Rejections, type WireGuardAdapter } from './types.js';
+import {
+  noRejections, type ApplyResult, type CertificateAdapter, type DataPlaneLogger, type DesiredState, type Rejections,
+  type WireGuardAdapter,
+} from './types.js';
 import type { DataPlanePlan } from './plan.js';
 import type { WantedInstance } from './nginx/stream-instances.js';
 

@@ -88,7 +88,9 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     certsDir: options.certsDir ?? join(options.dataDir, 'certs'),
     fallbackHost: options.fallbackHost ?? 'localhost',
   });
-  const selfSigned = createSelfSignedWriter({ pems, logger, now, onInstalled: options.onInstalled, opensslBin: options.opensslBin });
+  const selfSigned = createSelfSignedWriter({
+    pems, logger, now, onInstalled: options.onInstalled, opensslBin: options.opensslBin,
+  });
   const queue = createWorkQueue();
   const issuer = options.issuer ?? createAcmeIssuer({
     ...options.acme, dataDir: options.dataDir, challenges: options.challenges, logger,
@@ -121,7 +123,9 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
       const name = assertHost(domain.domain, 'domain');
       known.set(name, domain);
       try {
-        if (domain.ssl === 'certbot') return toInfo(issuance.recordPem(name, await selfSigned.ensureServable(name, true)));
+        if (domain.ssl === 'certbot') {
+          return toInfo(issuance.recordPem(name, await selfSigned.ensureServable(name, true)));
+        }
         const record = selfSignedRecord(factsOf(await selfSigned.ensureServable(name, false)));
         putIfChanged(store, name, record);
         return toInfo(record);

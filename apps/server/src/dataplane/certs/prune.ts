@@ -35,7 +35,9 @@ export function createPruner(options: {
       for (const name of known.keys()) stale.add(name);
       const removed = [...stale].filter((name) => !wanted.has(name));
       for (const name of removed) await remove(name);
-      if (removed.length > 0) options.logger.info({ domains: removed }, 'certificate: removed certificates of deleted domains');
+      if (removed.length > 0) {
+        options.logger.info({ domains: removed }, 'certificate: removed certificates of deleted domains');
+      }
       return removed;
     },
   };

@@ -45,7 +45,9 @@ export function createRenewalSchedule(options: {
     let wakeAt = now() + options.checkIntervalMs;
     for (const name of known.keys()) {
       const record = store.get(name);
-      if (record?.state === 'failed' && record.nextAttemptAt !== null) wakeAt = Math.min(wakeAt, Date.parse(record.nextAttemptAt));
+      if (record?.state === 'failed' && record.nextAttemptAt !== null) {
+        wakeAt = Math.min(wakeAt, Date.parse(record.nextAttemptAt));
+      }
     }
     timer = setTimeout(checkNow, Math.min(Math.max(wakeAt - now(), MIN_TIMER_MS), MAX_TIMER_MS));
     timer.unref();

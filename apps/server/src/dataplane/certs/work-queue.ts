@@ -1,3 +1,8 @@
+export interface WorkHandlers {
+  onError: (err: unknown) => void;
+  onSettled?: () => void;
+}
+
 /**
  * The manager's one line of work: issuances and self-signed renewals run one at a time, in order, so a renewal
  * never overwrites a just-issued PEM and the CA is asked about one domain at a time. Nothing runs before open():
@@ -9,7 +14,7 @@ export interface WorkQueue {
    * Queues `work` behind everything queued before it. A key already queued or running shares that run. `onError`
    * only keeps one unexpected throw from stopping the line; `onSettled` runs after the work, whatever its outcome.
    */
-  add(key: string, work: () => Promise<void>, handlers: { onError: (err: unknown) => void; onSettled?: () => void }): Promise<void>;
+  add(key: string, work: () => Promise<void>, handlers: WorkHandlers): Promise<void>;
   /** Resolves once everything queued so far has run. */
   drained(): Promise<void>;
 }

@@ -18,7 +18,10 @@ export interface CertificateSync {
   forget(): void;
 }
 
-export function createCertificateSync(certs: CertificateAdapter, proxy: Pick<ProxyAdapter, 'publishCertificates' | 'unpublishCertificates'>): CertificateSync {
+export function createCertificateSync(
+  certs: CertificateAdapter,
+  proxy: Pick<ProxyAdapter, 'publishCertificates' | 'unpublishCertificates'>,
+): CertificateSync {
   const ensured = new Map<string, DesiredDomain['ssl']>();
 
   return {

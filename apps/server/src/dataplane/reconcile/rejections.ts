@@ -13,7 +13,11 @@ export function rejectionsOf(plan: DataPlanePlan): Rejections {
 }
 
 /** TCP/UDP instances that could not start, by instance key, as rejections of their services. */
-export function rejectStreamFailures(rejected: Rejections, plan: DataPlanePlan, failures: ReadonlyMap<string, string>): void {
+export function rejectStreamFailures(
+  rejected: Rejections,
+  plan: DataPlanePlan,
+  failures: ReadonlyMap<string, string>,
+): void {
   for (const [key, message] of failures) {
     const serviceId = plan.streams.serviceOf.get(key);
     if (serviceId !== undefined) rejected.tcp.set(serviceId, message);
