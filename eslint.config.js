@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 export default tseslint.config(
   { ignores: ['vitest.config.ts', '**/dist/**', '**/node_modules/**', '**/.turbo/**', 'data/**', 'artifacts/**', '**/*.gen.ts', '**/routeTree.gen.ts'] },
@@ -24,6 +25,11 @@ export default tseslint.config(
       }],
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration in env.ts only.' }],
     },
+  },
+  {
+    // The rules of hooks (and the React Compiler's checks the plugin recommends) for the console's components.
+    files: ['apps/console/src/**/*.{ts,tsx}'],
+    ...reactHooks.configs.flat.recommended,
   },
   {
     // The one place each program reads its environment, and tests/scripts that set it up.

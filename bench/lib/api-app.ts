@@ -8,7 +8,7 @@ import { loadDesiredState } from '@postern/server/src/db/desired-state.js';
 import { resolveMigrationsDir } from '@postern/server/src/db/migrations-dir.js';
 import { renderOptionsFor } from '@postern/server/src/dataplane/index.js';
 import { createOfflineDataPlane, type OfflineDataPlane } from '@postern/server/src/dataplane/offline.js';
-import { dataPlaneConfigFor } from '@postern/server/src/create-data-plane.js';
+import { dataPlaneConfigFor, gatewaySettingsFor } from '@postern/server/src/create-data-plane.js';
 import type { AppDeps } from '@postern/server/src/deps.js';
 import { createAuditLog } from '@postern/server/src/modules/audit/recorder.js';
 import { parseConfig } from '@postern/server/src/env.js';
@@ -37,7 +37,8 @@ export async function startBenchApp(dataDir: string, size: number): Promise<Benc
   });
   const db = openDb(join(dataDir, 'postern.db'), resolveMigrationsDir());
   const base = { config, db, secrets: createSecretBox(randomBytes(32)) };
-  const dataPlane = createOfflineDataPlane({ loadDesiredState: () => loadDesiredState(base), render: renderOptionsFor(dataPlaneConfigFor(config)) });
+  const gateway = gatewaySettingsFor(config);
+  const dataPlane = createOfflineDataPlane({ loadDesiredState: () => loadDesiredState(base, gateway), render: renderOptionsFor(dataPlaneConfigFor(config)) });
   const now = () => new Date();
   const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }) };
   await bootstrap(deps, () => undefined);

@@ -2,9 +2,12 @@ import type { Logger } from 'pino';
 import type { ChallengeStore } from './dataplane/certs/acme.js';
 import { checkDomainPointsHere } from './dataplane/certs/domain-check.js';
 import type { CertificateStore } from './dataplane/certs/manager.js';
-import { createDataPlane, renderOptionsFor, type DataPlaneConfig } from './dataplane/index.js';
+import {
+  createDataPlane, gatewayAddress, parseSubnet, renderOptionsFor, type DataPlaneConfig,
+} from './dataplane/index.js';
 import { createOfflineDataPlane } from './dataplane/offline.js';
 import type { DataPlane, DesiredState } from './dataplane/types.js';
+import type { GatewaySettings } from './db/desired-state.js';
 import type { Config } from './env.js';
 import type { DomainCheck } from './modules/domains/service.js';
 import { isIPv4 } from '@postern/contract';
@@ -13,6 +16,15 @@ import { isIPv4 } from '@postern/contract';
 function consoleUpstreamFor(config: Pick<Config, 'host' | 'port'>): string {
   const host = isIPv4(config.host) && config.host !== '0.0.0.0' ? config.host : '127.0.0.1';
   return `http://${host}:${config.port}`;
+}
+
+/** The gateway's end of the tunnel: the subnet's first host, the WireGuard port, the host nodes dial. */
+export function gatewaySettingsFor(config: Pick<Config, 'vpnSubnet' | 'wgPort' | 'publicHost'>): GatewaySettings {
+  return {
+    address: `${gatewayAddress(config.vpnSubnet)}/${parseSubnet(config.vpnSubnet).prefix}`,
+    listenPort: config.wgPort,
+    publicHost: config.publicHost,
+  };
 }
 
 export function dataPlaneConfigFor(config: Config): DataPlaneConfig {

@@ -4,7 +4,7 @@ import { buildApp } from './app.js';
 import { backupBeforeMigrations } from './backup/before-migration.js';
 import { isBackupCommand, runBackupCommand } from './backup/command.js';
 import { bootstrap } from './bootstrap.js';
-import { createDataPlaneFor, domainCheckFor } from './create-data-plane.js';
+import { createDataPlaneFor, domainCheckFor, gatewaySettingsFor } from './create-data-plane.js';
 import { createDbCertificateStore } from './db/certificate-store.js';
 import { openDb } from './db/client.js';
 import { loadDesiredState } from './db/desired-state.js';
@@ -58,8 +58,9 @@ async function main(): Promise<void> {
   const db = openDb(dbFile, migrationsFolder);
   const secrets = loadSecretBox(dataDir);
   const base = { config: { ...config, dataDir }, db, secrets };
+  const gateway = gatewaySettingsFor(config);
   const dataPlane = createDataPlaneFor(base.config, {
-    loadDesiredState: () => loadDesiredState(base),
+    loadDesiredState: () => loadDesiredState(base, gateway),
     logger,
     certificateStore: createDbCertificateStore(db),
   });

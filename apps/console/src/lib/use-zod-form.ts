@@ -1,7 +1,7 @@
 import type { FieldError } from '@postern/contract';
 import { toFieldErrors } from '@postern/contract';
 import type { FormEvent } from 'react';
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useLayoutEffect, useRef, useState } from 'react';
 import type { z } from 'zod';
 import { isApiError } from './api';
 
@@ -39,7 +39,9 @@ export function useZodForm<TValues extends Record<string, unknown>, TSchema exte
   const [isSubmitting, setSubmitting] = useState(false);
   // The latest values for handlers created before the last render (blur right after change).
   const valuesRef = useRef(values);
-  valuesRef.current = values;
+  useLayoutEffect(() => {
+    valuesRef.current = values;
+  });
 
   const validateField = useCallback(
     (name: string, nextValues: TValues) => {

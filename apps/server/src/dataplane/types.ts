@@ -1,72 +1,13 @@
 // The data-plane boundary. The control plane (routes, services) never talks to WireGuard, nginx or a CA
 // directly: it changes the DB, then asks the reconciler to converge. The reconciler talks to the host only
-// through the adapters below, so API tests swap in the in-memory fakes of `fakes.ts`.
+// through the adapters below, so API tests run it with the recording adapters of `offline.ts`.
 
-/** Everything the data plane must serve, computed from the DB alone (see db/desired-state.ts). */
-export interface DesiredState {
-  gateway: {
-    /** Gateway's tunnel address with prefix, e.g. "10.44.0.1/16". */
-    address: string;
-    listenPort: number;
-    privateKey: string;
-    /** Public host name or IP nodes dial and `publicAccess` URLs use. */
-    publicHost: string;
-  };
-  /** Enabled, non-local nodes only: a disabled node has no peer. */
-  peers: DesiredPeer[];
-  /** Enabled HTTP services whose node is enabled (or local). */
-  http: DesiredHttpRoute[];
-  /** Enabled TCP/UDP services whose node is enabled (or local). */
-  stream: DesiredStreamRoute[];
-  /** Every domain with the certificate nginx must serve for it. */
-  domains: DesiredDomain[];
-}
+// The desired state and certificate records are plain data shared with the DB layer, so they live in `model/`.
+import type { DesiredDomain, DesiredPeer, DesiredState } from '../model/desired-state.js';
+import type { CertificateInfo } from '../model/certificates.js';
 
-export interface DesiredPeer {
-  nodeId: number;
-  publicKey: string;
-  presharedKey: string | null;
-  /** Node's tunnel address, no prefix. */
-  address: string;
-  /** What the gateway routes to this peer: address/32, plus gatewayNetwork for gateway nodes. */
-  allowedIps: string[];
-  /** Full tunnel: the gateway forwards and masquerades this node's traffic to the internet (default false). */
-  allowInternet?: boolean;
-}
-
-export interface DesiredHttpRoute {
-  serviceId: number;
-  nodeId: number;
-  /** null: served on the gateway's default host. */
-  domain: string | null;
-  pathLocation: string;
-  backendProto: 'http' | 'https';
-  /** Resolved upstream address: the node's tunnel IP, or backendHost for gateway and local nodes. */
-  backendHost: string;
-  backendPort: number;
-  allowedIps: string[];
-  blockedIps: string[];
-}
-
-export interface DesiredStreamRoute {
-  serviceId: number;
-  nodeId: number;
-  proto: 'tcp' | 'udp';
-  port: number;
-  /** TLS termination at the gateway (tcp only). */
-  ssl: boolean;
-  domain: string | null;
-  backendHost: string;
-  backendPort: number;
-  allowedIps: string[];
-  blockedIps: string[];
-}
-
-export interface DesiredDomain {
-  domainId: number;
-  domain: string;
-  ssl: 'self-signed' | 'certbot';
-}
+export type { DesiredDomain, DesiredHttpRoute, DesiredPeer, DesiredState, DesiredStreamRoute } from '../model/desired-state.js';
+export type { CertificateInfo } from '../model/certificates.js';
 
 /** Rows the data plane set aside (not served) with the reason, by kind and id; every other row is served. */
 export interface Rejections {
@@ -115,16 +56,6 @@ export type ConfigFiles = Record<string, string>;
 
 export class NginxRejectedError extends Error {
   override name = 'NginxRejectedError';
-}
-
-/** Facts about the certificate in use for a domain, shown by the API. */
-export interface CertificateInfo {
-  state: 'pending' | 'valid' | 'failed' | 'self-signed';
-  issuer: string | null;
-  notBefore: string | null;
-  notAfter: string | null;
-  fingerprint: string | null;
-  error: string | null;
 }
 
 export interface CertificateAdapter {

@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import type { CertificateStore } from '../dataplane/certs/manager.js';
+import type { CertificateStore } from '../model/certificates.js';
 import type { Db } from './client.js';
 import { certificates, domains } from './schema.js';
 

@@ -1,9 +1,15 @@
+import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { publicKeyFromPrivate } from '../dataplane/wireguard/keys.js';
 import { insertNode } from '../modules/services/test-support.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
-import { getGatewayPrivateKey, getGatewayPublicKey, loadDesiredState } from './desired-state.js';
+import { gatewaySettingsFor } from '../create-data-plane.js';
+import { getGatewayPublicKey } from '../modules/nodes/gateway-key.js';
+import { openDb } from './client.js';
+import { loadDesiredState } from './desired-state.js';
+import { readGatewayPrivateKey } from './gateway-key.js';
+import { resolveMigrationsDir } from './migrations-dir.js';
 import { domains, httpServices, nodes, settings, tcpServices } from './schema.js';
 
 let t: TestApp;
@@ -15,17 +21,29 @@ afterEach(async () => {
   await t.cleanup();
 });
 
+const load = () => loadDesiredState(t.deps, gatewaySettingsFor(t.config));
+
 const httpRow = { name: 'web', pathLocation: '/', backendHost: 'ignored', backendPort: 80 };
 const tcpRow = { name: 'db', proto: 'tcp' as const, backendHost: 'ignored', backendPort: 5432 };
 
 describe('loadDesiredState', () => {
+  test('only reads: before bootstrap stored the gateway key it fails and stores none', () => {
+    const db = openDb(join(t.dataDir, 'fresh.db'), resolveMigrationsDir());
+    try {
+      expect(() => loadDesiredState({ db, secrets: t.deps.secrets }, gatewaySettingsFor(t.config))).toThrow(/bootstrap/);
+      expect(db.select().from(settings).all()).toEqual([]);
+    } finally {
+      db.$client.close();
+    }
+  });
+
   test('gives the gateway the first host of the subnet and a stable, encrypted key', () => {
-    const state = loadDesiredState(t.deps);
+    const state = load();
     expect(state.gateway).toMatchObject({ address: '10.50.0.1/16', listenPort: 51999, publicHost: 'gateway.test' });
-    expect(loadDesiredState(t.deps).gateway.privateKey).toBe(state.gateway.privateKey);
+    expect(load().gateway.privateKey).toBe(state.gateway.privateKey);
     const stored = t.db.select().from(settings).where(eq(settings.key, 'gateway_private_key')).get();
     expect(stored?.value).not.toContain(state.gateway.privateKey);
-    expect(getGatewayPublicKey(t.deps)).toBe(publicKeyFromPrivate(getGatewayPrivateKey(t.deps)));
+    expect(getGatewayPublicKey(t.deps)).toBe(publicKeyFromPrivate(readGatewayPrivateKey(t.deps)));
   });
 
   test('has a peer for each enabled non-local node, gateways routing their network', () => {
@@ -33,7 +51,7 @@ describe('loadDesiredState', () => {
     const gateway = insertNode(t.deps, { address: '10.50.0.3', isGateway: true, gatewayNetwork: '192.168.1.0/24' });
     insertNode(t.deps, { address: '10.50.0.4', enabled: false });
     const psk = insertNode(t.deps, { address: '10.50.0.5', presharedKeyEnc: t.deps.secrets.encrypt('psk-value') });
-    const peers = loadDesiredState(t.deps).peers;
+    const peers = load().peers;
     expect(peers.map((p) => p.nodeId)).toEqual([plain.id, gateway.id, psk.id]);
     expect(peers[0]).toEqual({
       nodeId: plain.id, publicKey: plain.publicKey, presharedKey: null, address: '10.50.0.2', allowedIps: ['10.50.0.2/32'], allowInternet: false,
@@ -45,7 +63,7 @@ describe('loadDesiredState', () => {
   test('marks full-tunnel nodes so the gateway forwards their internet traffic', () => {
     insertNode(t.deps, { address: '10.50.0.2', allowInternet: true });
     insertNode(t.deps, { address: '10.50.0.3' });
-    expect(loadDesiredState(t.deps).peers.map((p) => p.allowInternet)).toEqual([true, false]);
+    expect(load().peers.map((p) => p.allowInternet)).toEqual([true, false]);
   });
 
   test('serves enabled services of connected nodes, resolving the upstream host by node kind', () => {
@@ -73,7 +91,7 @@ describe('loadDesiredState', () => {
       ])
       .run();
 
-    const state = loadDesiredState(t.deps);
+    const state = load();
     expect(state.http.map((r) => [r.nodeId, r.pathLocation, r.domain, r.backendHost, r.backendPort])).toEqual([
       [plain.id, '/', 'app.example.com', '10.50.0.2', 80],
       [gateway.id, '/lan', null, '192.168.1.10', 80],
@@ -123,8 +141,8 @@ describe('loadDesiredState', () => {
       .all();
     if (!web || !lan || !localApi || !tls || !dns || !localTcp) throw new Error('services missing');
 
-    expect(loadDesiredState(t.deps)).toStrictEqual({
-      gateway: { address: '10.50.0.1/16', listenPort: 51999, privateKey: getGatewayPrivateKey(t.deps), publicHost: 'gateway.test' },
+    expect(load()).toStrictEqual({
+      gateway: { address: '10.50.0.1/16', listenPort: 51999, privateKey: readGatewayPrivateKey(t.deps), publicHost: 'gateway.test' },
       peers: [
         { nodeId: plain.id, publicKey: plain.publicKey, presharedKey: null, address: '10.50.0.2', allowedIps: ['10.50.0.2/32'], allowInternet: false },
         {

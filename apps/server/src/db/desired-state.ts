@@ -1,14 +1,15 @@
 import { and, eq, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import type { AppDeps } from '../deps.js';
-import type { DesiredDomain, DesiredHttpRoute, DesiredPeer, DesiredState, DesiredStreamRoute } from '../dataplane/types.js';
-import { gatewayAddress, parseSubnet } from '../dataplane/wireguard/addresses.js';
-import { generateKeyPair, publicKeyFromPrivate } from '../dataplane/wireguard/keys.js';
-import { domains, httpServices, nodes, settings, tcpServices } from './schema.js';
+import type { DesiredDomain, DesiredHttpRoute, DesiredPeer, DesiredState, DesiredStreamRoute } from '../model/desired-state.js';
+import type { SecretBox } from '../secrets.js';
+import type { Db } from './client.js';
+import { readGatewayPrivateKey } from './gateway-key.js';
+import { preparedPerDb } from './prepared.js';
+import { domains, httpServices, nodes, tcpServices } from './schema.js';
 
-type StateDeps = Pick<AppDeps, 'db' | 'config' | 'secrets'>;
-type Db = AppDeps['db'];
+type StateDeps = { db: Db; secrets: SecretBox };
 
-const GATEWAY_KEY_SETTING = 'gateway_private_key';
+/** The gateway's side of the tunnel as configured (config, not DB); the key is read from the DB. */
+export type GatewaySettings = Omit<DesiredState['gateway'], 'privateKey'>;
 
 /** Services are served when enabled and their node is connected; the local node is always "connected". */
 const nodeServes = or(eq(nodes.enabled, true), eq(nodes.isLocal, true));
@@ -36,7 +37,6 @@ const nonEmptyList = (list: AnyColumn): SQL<string | null> => sql`nullif(${list}
 
 function prepareQueries(db: Db) {
   return {
-    gatewayKey: db.select({ value: settings.value }).from(settings).where(eq(settings.key, GATEWAY_KEY_SETTING)).prepare(),
     peers: db
       .select({
         id: nodes.id,
@@ -90,37 +90,7 @@ function prepareQueries(db: Db) {
   };
 }
 
-const queriesByDb = new WeakMap<Db, ReturnType<typeof prepareQueries>>();
-function queriesFor(db: Db): ReturnType<typeof prepareQueries> {
-  let queries = queriesByDb.get(db);
-  if (!queries) queriesByDb.set(db, (queries = prepareQueries(db)));
-  return queries;
-}
-
-/**
- * The gateway's WireGuard private key, kept encrypted in `settings`. Created on first use; `onConflictDoNothing`
- * plus a re-read means two processes starting at once still agree on one key.
- */
-export function getGatewayPrivateKey(deps: StateDeps): string {
-  const read = queriesFor(deps.db).gatewayKey;
-  let stored = read.get();
-  if (!stored) {
-    const { privateKey } = generateKeyPair();
-    deps.db
-      .insert(settings)
-      .values({ key: GATEWAY_KEY_SETTING, value: deps.secrets.encrypt(privateKey) })
-      .onConflictDoNothing()
-      .run();
-    stored = read.get();
-    if (!stored) throw new Error('gateway key could not be stored');
-  }
-  return deps.secrets.decrypt(stored.value);
-}
-
-/** What node configs put in their [Peer] section for the gateway. */
-export function getGatewayPublicKey(deps: StateDeps): string {
-  return publicKeyFromPrivate(getGatewayPrivateKey(deps));
-}
+const queriesFor = preparedPerDb(prepareQueries);
 
 /** An IP list column as drizzle would decode it (`nonEmptyList` turned `[]` into null). */
 const parseIpList = (json: string | null): string[] => (json === null ? [] : (JSON.parse(json) as string[]));
@@ -180,14 +150,8 @@ function loadDomains(db: Db): DesiredDomain[] {
  * exactly what the DB says. The reads share one transaction: a concurrent write cannot leave a route pointing at a
  * domain or node from a different moment.
  */
-export function loadDesiredState(deps: StateDeps): DesiredState {
-  const subnet = parseSubnet(deps.config.vpnSubnet);
-  const gateway = {
-    address: `${gatewayAddress(deps.config.vpnSubnet)}/${subnet.prefix}`,
-    listenPort: deps.config.wgPort,
-    privateKey: getGatewayPrivateKey(deps),
-    publicHost: deps.config.publicHost,
-  };
+export function loadDesiredState(deps: StateDeps, settings: GatewaySettings): DesiredState {
+  const gateway = { ...settings, privateKey: readGatewayPrivateKey(deps) };
   return deps.db.transaction(() => ({
     gateway,
     peers: loadPeers(deps),

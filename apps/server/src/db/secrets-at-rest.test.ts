@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../http/logger.js';
 import { buildTestApp, TEST_ADMIN } from '../test/build-test-app.js';
-import { getGatewayPrivateKey } from './desired-state.js';
+import { readGatewayPrivateKey } from './gateway-key.js';
 
 // Secret canaries. A copy of the database alone must reveal no secret: every file of the data dir except the key
 // file is searched for each plaintext secret the API ever handed out. The server's log (at trace level) must hold
@@ -34,7 +34,7 @@ describe('secrets at rest', () => {
         const config = (await t.app.inject({ url: `/api/nodes/${node.id}/download`, headers })).body;
         for (const match of config.matchAll(/^(?:PrivateKey|PresharedKey) = (\S+)$/gm)) secrets.push(match[1] ?? '');
       }
-      secrets.push(headers.authorization.slice('Bearer '.length), getGatewayPrivateKey(t.deps));
+      secrets.push(headers.authorization.slice('Bearer '.length), readGatewayPrivateKey(t.deps));
       // Streams carry the session in the URL: that URL is logged, the token in it must not be.
       await t.app.inject({ url: `/api/nodes/stream?id=999&token=${headers.authorization.slice('Bearer '.length)}` });
       const readAnswers: string[] = [];

@@ -10,7 +10,7 @@ import { loadDesiredState } from '../db/desired-state.js';
 import { resolveMigrationsDir } from '../db/migrations-dir.js';
 import { createOfflineDataPlane, type OfflineDataPlane } from '../dataplane/offline.js';
 import { renderOptionsFor } from '../dataplane/index.js';
-import { dataPlaneConfigFor } from '../create-data-plane.js';
+import { dataPlaneConfigFor, gatewaySettingsFor } from '../create-data-plane.js';
 import type { AppDeps } from '../deps.js';
 import type { ObserverOptions } from '../modules/observe/observer.js';
 import { parseConfig, type Config } from '../env.js';
@@ -58,7 +58,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const db = openDb(join(dataDir, 'postern.db'), resolveMigrationsDir());
   const secrets = loadSecretBox(dataDir);
   const base = { config, db, secrets };
-  const fakeDataPlane = createOfflineDataPlane({ loadDesiredState: () => loadDesiredState(base), render: renderOptionsFor(dataPlaneConfigFor(config)) });
+  const gateway = gatewaySettingsFor(config);
+  const fakeDataPlane = createOfflineDataPlane({ loadDesiredState: () => loadDesiredState(base, gateway), render: renderOptionsFor(dataPlaneConfigFor(config)) });
   const now = options.now ?? (() => new Date());
   const deps: AppDeps = { ...base, dataPlane: fakeDataPlane, now, audit: createAuditLog({ db, now }) };
   await bootstrap(deps, () => undefined);

@@ -1,5 +1,5 @@
 import type { FormEvent, ReactNode } from 'react';
-import { useEffect, useId, useRef } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef } from 'react';
 import { createPortal } from 'react-dom';
 import { Button } from './button';
 import { CloseIcon } from './icons';
@@ -40,8 +40,11 @@ function keepFocusInside(event: KeyboardEvent, panel: HTMLElement): void {
 export function Modal({ open, title, onClose, size = 'medium', icon, children }: ModalProps) {
   const titleId = useId();
   const panelRef = useRef<HTMLDivElement>(null);
+  // The latest onClose for the key handler, which lives as long as the dialog is open.
   const onCloseRef = useRef(onClose);
-  onCloseRef.current = onClose;
+  useLayoutEffect(() => {
+    onCloseRef.current = onClose;
+  });
 
   useEffect(() => {
     if (!open) return;

@@ -157,10 +157,13 @@ type IpListFieldProps = BaseProps & { value: readonly string[] | null | undefine
 export function IpListField({ value, onChange, placeholder = '192.168.1.0/24', ...rest }: IpListFieldProps) {
   const [text, setText] = useState(() => (value ?? []).join('\n'));
   const joined = (value ?? []).join('\n');
-  // Follow outside changes (a reset), but not the normalisation of what the user is typing.
-  useEffect(() => {
+  // Follow outside changes (a reset), but not the normalisation of what the user is typing. Adjusted while
+  // rendering, when the value changed, rather than in an effect (react.dev, "you might not need an effect").
+  const [followedJoined, setFollowedJoined] = useState(joined);
+  if (joined !== followedJoined) {
+    setFollowedJoined(joined);
     setText((current) => (parseList(current).join('\n') === joined ? current : joined));
-  }, [joined]);
+  }
   return (
     <TextareaField
       {...rest}

@@ -1,6 +1,6 @@
 import { defaults, type Domain } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { EmptyState } from '../../components/ui/empty-state';
@@ -8,6 +8,7 @@ import { PlusIcon } from '../../components/ui/icons';
 import { Pagination } from '../../components/ui/pagination';
 import { Spinner } from '../../components/ui/spinner';
 import { Table, TBody, Th, THead } from '../../components/ui/table';
+import { usePageStepBack } from '../../lib/use-page-step-back';
 import { domainListQueryOptions } from '../../queries/domains';
 import { DomainFormDialog } from './domain-form-dialog';
 import { DomainRow } from './domain-row';
@@ -25,11 +26,7 @@ export function DomainsPage() {
   const deleteDomain = useDeleteDomainAction();
 
   const rows = query.data?.data ?? [];
-  // Deleting the last row of a later page leaves it empty: step back instead of showing nothing.
-  const isPageEmptied = query.isSuccess && rows.length === 0 && page > 1;
-  useEffect(() => {
-    if (isPageEmptied) setPage((current) => current - 1);
-  }, [isPageEmptied]);
+  usePageStepBack(query.isSuccess && rows.length === 0 && page > 1, setPage);
 
   const toggle = (id: number) =>
     setExpanded((current) => {

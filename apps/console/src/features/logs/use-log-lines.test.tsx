@@ -68,6 +68,19 @@ describe('live log view', () => {
     expect(screen.getAllByRole('listitem').map((li) => li.textContent)).toEqual(['[INFO] before', '[INFO] after']);
   });
 
+  it('starts an empty view on another source, and again when coming back', () => {
+    const view = render(<LiveLog source={{ domain: 'a.example.com' }} />);
+    const first = latest();
+    act(() => first?.push(['[INFO] from a']));
+    view.rerender(<LiveLog source={{ domain: 'b.example.com' }} />);
+    expect(first?.isClosed).toBe(true);
+    expect(screen.queryAllByRole('listitem')).toEqual([]);
+    act(() => latest()?.push(['[INFO] from b']));
+    expect(screen.getAllByRole('listitem').map((li) => li.textContent)).toEqual(['[INFO] from b']);
+    view.rerender(<LiveLog source={{ domain: 'a.example.com' }} />);
+    expect(screen.queryAllByRole('listitem')).toEqual([]);
+  });
+
   it('closes the stream when the page is left and does not reconnect', async () => {
     const { unmount } = render(<LiveLog source={{ domain: 'app.example.com' }} />);
     latest()?.fail();

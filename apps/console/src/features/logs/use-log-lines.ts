@@ -6,18 +6,22 @@ import { appendLogLines, type LogLine } from './log-buffer';
 /** Which stream to follow: a domain's access log, or one service's. */
 export type LogSource = { domain: string } | { type: string; id: string };
 
+const NO_LINES: readonly LogLine[] = [];
+
 /**
  * The live lines of /api/logs/stream, at most 1000. After an error the stream reconnects 1 s later (console-spec §4),
  * only while the session holds; it is closed when the component unmounts, i.e. when the page is left.
  */
 export function useLogLines(source: LogSource | null): readonly LogLine[] {
-  const [lines, setLines] = useState<readonly LogLine[]>([]);
-  const nextIdRef = useRef(0);
-  // The query string is the stream's identity: a new source starts an empty view, a re-render does not.
+  // The query string is the stream's identity: a new source starts an empty view, a re-render does not. The view is
+  // reset while rendering (react.dev, "you might not need an effect"), and lines are kept with their source, so a
+  // closing stream's last batch never lands in the next source's view.
   const sourceKey = source ? new URLSearchParams(source).toString() : '';
+  const [held, setHeld] = useState<{ sourceKey: string; lines: readonly LogLine[] }>({ sourceKey, lines: NO_LINES });
+  if (held.sourceKey !== sourceKey) setHeld({ sourceKey, lines: NO_LINES });
+  const nextIdRef = useRef(0);
 
   useEffect(() => {
-    setLines([]);
     if (sourceKey === '') return undefined;
     return openStream({
       path: routes.logStream.path,
@@ -25,11 +29,12 @@ export function useLogLines(source: LogSource | null): readonly LogLine[] {
       schema: LogEventSchema,
       onMessage: (batch) => {
         const entries = batch.map((text) => ({ id: nextIdRef.current++, text }));
-        setLines((current) => appendLogLines(current, entries));
+        setHeld((current) =>
+          current.sourceKey === sourceKey ? { sourceKey, lines: appendLogLines(current.lines, entries) } : current);
       },
       reconnectMs: timing.logReconnectMs,
     });
   }, [sourceKey]);
 
-  return lines;
+  return held.sourceKey === sourceKey ? held.lines : NO_LINES;
 }

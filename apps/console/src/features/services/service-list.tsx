@@ -1,13 +1,14 @@
 import type { ServiceType } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { ActionMenu, type MenuItem } from '../../components/ui/menu';
 import { Pagination } from '../../components/ui/pagination';
 import { Spinner } from '../../components/ui/spinner';
 import { ExposureDot } from '../../components/ui/status-dot';
 import { Table, TBody, Td, Th, THead, Tr } from '../../components/ui/table';
 import { serviceFiguresQueryOptions } from '../../queries/observe';
+import { usePageStepBack } from '../../lib/use-page-step-back';
 import { serviceListQueryOptions, type AnyService, type ServiceScope } from '../../queries/services';
 import { ExpiryNote } from './service-expiry';
 import { ServiceRowFigures } from '../observe/service-row-figures';
@@ -38,11 +39,7 @@ export function ServiceList({ type, scope, empty, onEdit }: ServiceListProps) {
   const navigate = useNavigate();
 
   const rows = query.data?.data ?? [];
-  // Deleting the last row of a later page leaves it empty: step back instead of showing nothing.
-  const isPageEmptied = query.isSuccess && rows.length === 0 && page > 1;
-  useEffect(() => {
-    if (isPageEmptied) setPage((current) => current - 1);
-  }, [isPageEmptied]);
+  usePageStepBack(query.isSuccess && rows.length === 0 && page > 1, setPage);
 
   const menuFor = (service: Service): MenuItem[] => [
     { label: 'Info', onSelect: () => setInfoService(service) },

@@ -1,4 +1,4 @@
-import type { CertificateInfo } from '../types.js';
+import type { CertificateInfo, CertificateRecord } from '../../model/certificates.js';
 
 // The certificate lifecycle as pure functions of (record, now), so every rule is unit-tested without a CA,
 // a clock or a disk. The manager only stores what these return and acts on `nextAction`.
@@ -9,15 +9,7 @@ import type { CertificateInfo } from '../types.js';
 //                                       │ back-off elapsed
 //                                       └──▶ pending
 
-export type CertificateState = CertificateInfo['state'];
-
-/** What is kept per domain (the lead backs it with the `certificates` table). Timestamps are ISO 8601. */
-export interface CertificateRecord extends CertificateInfo {
-  /** When a failed issuance may be tried again; null = no retry scheduled. */
-  nextAttemptAt: string | null;
-  /** Consecutive failed issuances (reset by a success). */
-  failures: number;
-}
+export type { CertificateRecord, CertificateState } from '../../model/certificates.js';
 
 export const RENEW_BEFORE_MS = 30 * 24 * 3600 * 1000;
 const MINUTE = 60_000;

@@ -17,8 +17,9 @@ export type DomainCheckResult = { ok: true } | { ok: false; message: string };
 export type DomainCheck = (domain: string) => Promise<DomainCheckResult>;
 
 /**
- * PLACEHOLDER until the certificate work (issue 4) lands: accepts every domain. The real check (DNS answer
- * matches POSTERN_PUBLIC_HOST, or an HTTP token fetched back through the domain) is passed in as `checkDomain`.
+ * The check when none is passed in (data plane off, API tests): nothing could answer a CA, so every domain is
+ * accepted. With the real data plane, main.ts passes `domainCheckFor` (create-data-plane.ts): the DNS answer
+ * matches POSTERN_PUBLIC_HOST, or an HTTP token is fetched back through the domain.
  */
 export const acceptEveryDomain: DomainCheck = () => Promise.resolve({ ok: true });
 

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { gatewayAddress } from '../../dataplane/wireguard/addresses.js';
 import type { AppDeps } from '../../deps.js';
-import { getGatewayPublicKey } from '../../db/desired-state.js';
+import { getGatewayPublicKey } from './gateway-key.js';
 import { httpServices, nodes } from '../../db/schema.js';
 import { findLocalNode } from './repository.js';
 
@@ -9,7 +9,7 @@ export const LOCAL_NODE_NAME = 'Gateway (local)';
 
 /**
  * First boot: the gateway's own node, with the subnet's first host address and the gateway's public key. The
- * gateway's private key lives (encrypted) in `settings` (db/desired-state.ts), so this row holds none.
+ * gateway's private key lives (encrypted) in `settings` (db/gateway-key.ts), so this row holds none.
  * Created before any other node, so it has the lowest id and lists first.
  */
 export function ensureLocalNode(deps: AppDeps): void {

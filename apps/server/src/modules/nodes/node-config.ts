@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.js';
 import { renderNodeConfig } from '../../dataplane/wireguard/render.js';
-import { getGatewayPublicKey } from '../../db/desired-state.js';
+import { getGatewayPublicKey } from './gateway-key.js';
 import { badRequest } from '../../errors.js';
 import type { NodeRow } from './to-node.js';
 

@@ -1,0 +1,99 @@
+import type { DataPlaneLogger, DesiredDomain } from '../types.js';
+import { describeAcmeError } from './acme.js';
+import { factsOf, type PemFacts, type PemFiles } from './pem-files.js';
+import {
+  decideNextAction, markFailed, markIssued, markPending, newPendingRecord, type CertificateRecord,
+} from './renewal.js';
+import type { CertificateIssuer } from './self-signed.js';
+import type { SelfSignedWriter } from './self-signed-writer.js';
+import { putIfChanged, type CertificateStore } from './store.js';
+import type { WorkQueue } from './work-queue.js';
+
+/** CA-issued certificates of certbot domains: what their state is, and issuance on the manager's work queue. */
+export interface Issuance {
+  /** Queues an issuance (one per domain at a time); resolves once it ran, its outcome in the store. */
+  issue(name: string): Promise<void>;
+  /** Queues an issuance if the record says one is due (pending, failed with its back-off over, near expiry). */
+  issueIfDue(name: string, record: CertificateRecord): void;
+  /** Stores what a certbot domain's PEM now is and queues issuance if that is due. */
+  recordPem(name: string, facts: PemFacts): CertificateRecord;
+}
+
+export function createIssuance(options: {
+  issuer: CertificateIssuer;
+  store: CertificateStore;
+  pems: PemFiles;
+  selfSigned: SelfSignedWriter;
+  /** The domains the reconciler asked for, with their mode. */
+  known: ReadonlyMap<string, DesiredDomain>;
+  queue: WorkQueue;
+  logger: DataPlaneLogger;
+  now: () => number;
+  onInstalled?: ((name: string) => void) | undefined;
+  /** After every issuance: a failure just set a retry date the timer must wake for. */
+  onSettled: () => void;
+}): Issuance {
+  const { issuer, store, pems, known, logger, now } = options;
+
+  async function run(name: string): Promise<void> {
+    if (known.get(name)?.ssl !== 'certbot') return;
+    const before = store.get(name) ?? newPendingRecord();
+    store.put(name, markPending(before));
+    try {
+      await issuer.issue(name, pems.pathOf(name));
+    } catch (err) {
+      pems.forget(name); // an issuer may have replaced the file before failing
+      const reason = describeAcmeError(err);
+      const current = store.get(name);
+      if (current !== null) store.put(name, markFailed(current, reason, now()));
+      logger.warn({ domain: name, reason }, 'certificate: ACME issuance failed; the current certificate keeps serving');
+      return;
+    }
+    pems.forget(name);
+    options.onInstalled?.(name);
+    const desired = known.get(name);
+    // Removed or switched to self-signed while the CA was working: do not leave the issued PEM behind.
+    if (desired === undefined) {
+      await pems.remove(name);
+      return;
+    }
+    if (desired.ssl !== 'certbot') {
+      await options.selfSigned.write(name);
+      return;
+    }
+    const facts = await pems.read(name);
+    const current = store.get(name) ?? newPendingRecord();
+    if (facts === null) store.put(name, markFailed(current, 'the issued certificate could not be read back', now()));
+    else store.put(name, markIssued(current, factsOf(facts)));
+  }
+
+  function issue(name: string): Promise<void> {
+    return options.queue.add(`issue:${name}`, () => run(name), {
+      // run() records its own failures; this only keeps one unexpected throw from stopping the queue.
+      onError: (err) => logger.error({ err, domain: name }, 'certificate: issuance crashed'),
+      onSettled: options.onSettled,
+    });
+  }
+
+  function issueIfDue(name: string, record: CertificateRecord): void {
+    if (decideNextAction(record, now()).kind === 'issue') void issue(name);
+  }
+
+  return {
+    issue,
+    issueIfDue,
+    recordPem(name, facts) {
+      const stored = store.get(name);
+      let record: CertificateRecord;
+      if (stored === null || stored.state === 'self-signed' || (stored.state === 'valid' && facts.isSelfSigned)) {
+        // First time (or the issued PEM was lost): an issued PEM already on disk counts, a placeholder does not.
+        record = facts.isSelfSigned ? newPendingRecord(factsOf(facts)) : markIssued(newPendingRecord(), factsOf(facts));
+      } else {
+        record = { ...stored, ...factsOf(facts) }; // the facts always describe the PEM nginx serves now
+      }
+      putIfChanged(store, name, record);
+      issueIfDue(name, record);
+      return record;
+    },
+  };
+}

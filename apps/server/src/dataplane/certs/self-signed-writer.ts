@@ -1,0 +1,68 @@
+import { mkdir } from 'node:fs/promises';
+import { writeFileAtomic } from '../atomic-write.js';
+import type { DataPlaneLogger } from '../types.js';
+import type { PemFacts, PemFiles } from './pem-files.js';
+import { isDueForRenewal } from './renewal.js';
+import { FALLBACK_NAME, createSelfSignedPem, describeCertificate } from './self-signed.js';
+
+/** Makes and replaces self-signed PEMs; one openssl run per name at a time. */
+export interface SelfSignedWriter {
+  /** A new self-signed PEM for the name; a write already running for it is shared. */
+  write(name: string): Promise<PemFacts>;
+  /**
+   * Whether a self-signed PEM must be made: none servable, or a self-signed one (the fallback: whatever it
+   * is, nothing else renews it) within the renew-before window. A CA-issued one is left to the ACME path.
+   */
+  isNeeded(name: string, facts: PemFacts | null): boolean;
+  /** The PEM in use if it covers the name and is fresh enough (CA-issued only if allowed), else a new one. */
+  ensureServable(name: string, allowIssued: boolean): Promise<PemFacts>;
+}
+
+export function createSelfSignedWriter(options: {
+  pems: PemFiles;
+  logger: DataPlaneLogger;
+  now: () => number;
+  onInstalled?: ((name: string) => void) | undefined;
+  opensslBin?: string | undefined;
+}): SelfSignedWriter {
+  const { pems, logger, now } = options;
+  /** ensure() and a renewal of the same name share one certificate. */
+  const writing = new Map<string, Promise<PemFacts>>();
+
+  async function createAndWrite(name: string): Promise<PemFacts> {
+    // Only nginx's masters (root) read these: they hand certificates to the workers in memory.
+    await mkdir(pems.certsDir, { recursive: true, mode: 0o700 });
+    const pem = await createSelfSignedPem(pems.coveredNameOf(name), options.opensslBin);
+    // Atomic rename: a crash leaves the old PEM or the new one, never half of one.
+    await writeFileAtomic(pems.pathOf(name), pem, 0o600);
+    const facts = describeCertificate(pem);
+    logger.info({ domain: name, notAfter: facts.notAfter }, 'certificate: created self-signed certificate');
+    pems.remember(name, facts);
+    options.onInstalled?.(name);
+    return facts;
+  }
+
+  function write(name: string): Promise<PemFacts> {
+    const inFlight = writing.get(name);
+    if (inFlight) return inFlight;
+    const run = createAndWrite(name).finally(() => writing.delete(name));
+    writing.set(name, run);
+    return run;
+  }
+
+  function isNeeded(name: string, facts: PemFacts | null): boolean {
+    if (facts === null) return true;
+    if (!facts.isSelfSigned && name !== FALLBACK_NAME) return false;
+    return isDueForRenewal(facts.notAfter, now());
+  }
+
+  return {
+    write,
+    isNeeded,
+    async ensureServable(name, allowIssued) {
+      const facts = await pems.read(name);
+      if (facts === null || (!facts.isSelfSigned && !allowIssued)) return write(name);
+      return isNeeded(name, facts) ? write(name) : facts;
+    },
+  };
+}

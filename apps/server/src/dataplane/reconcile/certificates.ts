@@ -1,0 +1,51 @@
+import type { ProxyAdapter } from '../reconciler.js';
+import type { CertificateAdapter, DesiredDomain } from '../types.js';
+
+/** Certificates ensured side by side (file reads, and openssl for missing ones). */
+const CERTIFICATE_CONCURRENCY = 16;
+
+/**
+ * The reconciler's side of certificates: which domains it has ensured (and handed to nginx), with the mode they
+ * were ensured for. Renewals and retries are the certificate manager's own timers, so an apply only ensures
+ * domains that are new or changed mode.
+ */
+export interface CertificateSync {
+  /** Ensures and publishes the certificates of new or changed domains; returns their names. */
+  ensureChanged(domains: readonly DesiredDomain[]): Promise<string[]>;
+  /** Removes the certificates of deleted domains (call it once nginx no longer routes them). */
+  pruneDeleted(domainNames: readonly string[]): Promise<void>;
+  /** The next apply ensures every domain again. */
+  forget(): void;
+}
+
+export function createCertificateSync(
+  certs: CertificateAdapter,
+  proxy: Pick<ProxyAdapter, 'publishCertificates' | 'unpublishCertificates'>,
+): CertificateSync {
+  const ensured = new Map<string, DesiredDomain['ssl']>();
+
+  return {
+    async ensureChanged(domains) {
+      const todo = domains.filter((domain) => ensured.get(domain.domain) !== domain.ssl);
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        for (let domain = todo[next++]; domain !== undefined; domain = todo[next++]) await certs.ensure(domain);
+      };
+      await Promise.all(Array.from({ length: Math.min(CERTIFICATE_CONCURRENCY, todo.length) }, worker));
+      await proxy.publishCertificates(todo.map((d) => d.domain));
+      for (const domain of todo) ensured.set(domain.domain, domain.ssl);
+      return todo.map((d) => d.domain);
+    },
+
+    async pruneDeleted(domainNames) {
+      if (certs.pruneExcept) {
+        const removed = await certs.pruneExcept(domainNames);
+        if (removed.length > 0) await proxy.unpublishCertificates(removed);
+      }
+      const current = new Set(domainNames);
+      for (const name of ensured.keys()) if (!current.has(name)) ensured.delete(name);
+    },
+
+    forget: () => ensured.clear(),
+  };
+}

@@ -1,0 +1,68 @@
+// What the data plane must serve, as plain data: `db/desired-state.ts` reads it from the DB, the data plane
+// (`dataplane/`) makes the host match it. It lives here, importing nothing, so neither side imports the other.
+
+/** Everything the data plane must serve, computed from the DB alone (db/desired-state.ts). */
+export interface DesiredState {
+  gateway: {
+    /** Gateway's tunnel address with prefix, e.g. "10.44.0.1/16". */
+    address: string;
+    listenPort: number;
+    privateKey: string;
+    /** Public host name or IP nodes dial and `publicAccess` URLs use. */
+    publicHost: string;
+  };
+  /** Enabled, non-local nodes only: a disabled node has no peer. */
+  peers: DesiredPeer[];
+  /** Enabled HTTP services whose node is enabled (or local). */
+  http: DesiredHttpRoute[];
+  /** Enabled TCP/UDP services whose node is enabled (or local). */
+  stream: DesiredStreamRoute[];
+  /** Every domain with the certificate nginx must serve for it. */
+  domains: DesiredDomain[];
+}
+
+export interface DesiredPeer {
+  nodeId: number;
+  publicKey: string;
+  presharedKey: string | null;
+  /** Node's tunnel address, no prefix. */
+  address: string;
+  /** What the gateway routes to this peer: address/32, plus gatewayNetwork for gateway nodes. */
+  allowedIps: string[];
+  /** Full tunnel: the gateway forwards and masquerades this node's traffic to the internet (default false). */
+  allowInternet?: boolean;
+}
+
+export interface DesiredHttpRoute {
+  serviceId: number;
+  nodeId: number;
+  /** null: served on the gateway's default host. */
+  domain: string | null;
+  pathLocation: string;
+  backendProto: 'http' | 'https';
+  /** Resolved upstream address: the node's tunnel IP, or backendHost for gateway and local nodes. */
+  backendHost: string;
+  backendPort: number;
+  allowedIps: string[];
+  blockedIps: string[];
+}
+
+export interface DesiredStreamRoute {
+  serviceId: number;
+  nodeId: number;
+  proto: 'tcp' | 'udp';
+  port: number;
+  /** TLS termination at the gateway (tcp only). */
+  ssl: boolean;
+  domain: string | null;
+  backendHost: string;
+  backendPort: number;
+  allowedIps: string[];
+  blockedIps: string[];
+}
+
+export interface DesiredDomain {
+  domainId: number;
+  domain: string;
+  ssl: 'self-signed' | 'certbot';
+}
