@@ -11,7 +11,7 @@ const PIN = 'sha256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=';
 const selfSigned: SystemInfo = { publicUrl: 'https://gw.example.test:8443', certificate: { selfSigned: true, pin: PIN } };
 
 const node: Node = {
-  id: 5, name: 'office', address: '10.8.0.5', allowInternet: false, isGateway: false, gatewayNetwork: null, isLocal: false,
+  id: 5, name: 'office', address: '10.8.0.5', allowInternet: false, isGateway: false, gatewayNetwork: null, gatewayNetworks: [], isLocal: false,
   enabled: true, status: 'offline', clientIp: null, latestHandshakeTimestamp: null, transferRx: 0, transferTx: 0,
   created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
 };
