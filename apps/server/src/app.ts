@@ -78,7 +78,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(authRoutes, { deps });
   await app.register(nodeRoutes, { deps, events });
   await app.register(tokenRoutes, { deps });
-  await app.register(agentRoutes, { deps });
+  await app.register(agentRoutes, { deps, events });
   await app.register(domainRoutes, { deps, ...(opts.checkDomain ? { checkDomain: opts.checkDomain } : {}) });
   await app.register(serviceRoutes, { deps });
   await app.register(logRoutes, { deps });

@@ -107,6 +107,18 @@ export const NodeUpdateSchema = z
   .superRefine((value, ctx) => checkGatewayNetwork(value, ctx, true));
 export type NodeUpdate = z.infer<typeof NodeUpdateSchema>;
 
+/**
+ * The CLI's `postern networks set`: the whole list of subnets of a node its operator made a gateway. Private
+ * ranges only (see docs/api.md "Gateway networks").
+ */
+export const AgentGatewayNetworksSchema = z.object({
+  gatewayNetworks: z
+    .array(ipv4Cidr(), { error: (iss) => (iss.input == null ? messages.required : messages.array) })
+    .min(1, messages.required)
+    .max(limits.gatewayNetworksMax, maxMessage(limits.gatewayNetworksMax)),
+});
+export type AgentGatewayNetworks = z.infer<typeof AgentGatewayNetworksSchema>;
+
 // ---- Domains --------------------------------------------------------------------------------------------
 
 const sslModes = ['self-signed', 'certbot'] as const;

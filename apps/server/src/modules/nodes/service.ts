@@ -125,6 +125,30 @@ export async function updateNode(ctx: NodeContext, id: number, body: NodeUpdate)
   return announceChanged(ctx, row);
 }
 
+/**
+ * The CLI's `postern networks set`: a node its operator made a gateway replaces its own subnets. Becoming a gateway
+ * stays the operator's decision; the subnets are checked as the operator's are, limited to private ranges, and
+ * refusals name no other tenant.
+ */
+export async function setOwnGatewayNetworks(ctx: NodeContext, id: number, gatewayNetworks: string[]): Promise<Node> {
+  const { deps } = ctx;
+  const current = getNodeRow(deps, id);
+  if (!current.isGateway) throw badRequest("This node is not a gateway: the gateway's operator makes a node a gateway in the console");
+  const [gatewayNetwork = null, ...extraGatewayNetworks] = await resolveGatewayNetworks(
+    deps,
+    { gatewayNetworks },
+    { id, isGateway: true, networks: gatewayNetworksOf(current) },
+    'node',
+  );
+  const row = deps.db
+    .update(nodes)
+    .set({ gatewayNetwork, extraGatewayNetworks, updatedAt: deps.now().toISOString() })
+    .where(eq(nodes.id, id))
+    .returning()
+    .get();
+  return announceChanged(ctx, row);
+}
+
 /** After an update: the row as the API shows it, once subscribers heard and the data plane converged. */
 async function announceChanged(ctx: NodeContext, row: typeof nodes.$inferSelect | undefined): Promise<Node> {
   if (!row) throw notFound('Node');
