@@ -79,16 +79,19 @@ describe('console details (issue 13)', () => {
   it('keeps a row menu open while the page scrolls on a phone, and closes it once its button has left the window', async () => {
     for (let i = 0; i < 4; i++) await harness.seed('POST', '/api/nodes', { name: uniqueName('scroll') });
     const page = await harness.openPage('/nodes', { viewport: 'phone' });
+    // A page longer than the phone's window, as a long list is (this short one would not scroll).
+    await page.evaluate(() => (document.body.style.paddingBottom = '3000px'));
     const label = 'Actions for Gateway (local)';
     const menu = await openMenu(page, label);
+    const scrolled = page.evaluate(() => new Promise((resolve) => window.addEventListener('scroll', resolve, { once: true, capture: true })));
     await page.mouse.wheel(0, 40);
+    await scrolled;
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     await expectVisible(menu);
     // The list moved with its button.
     const [buttonBox, menuBox] = [await page.getByRole('button', { name: label, exact: true }).boundingBox(), await menu.boundingBox()];
     expect(Math.abs((menuBox?.y ?? 0) - ((buttonBox?.y ?? 0) + (buttonBox?.height ?? 0) + 4))).toBeLessThan(2);
-    // A long page (a short list fits the phone's window): scroll until the button is gone above.
-    await page.evaluate(() => (document.body.style.paddingBottom = '3000px'));
+    // Scroll on until the button is gone above.
     await page.mouse.wheel(0, 1500);
     await expect.poll(async () => (await page.getByRole('button', { name: label, exact: true }).boundingBox())?.y ?? -1).toBeLessThan(0);
     await expectGone(menu);
