@@ -126,7 +126,7 @@ export const toast = (page: Page, message: string): Locator =>
 
 /**
  * Opens the row menu labelled `label`. Its button is first scrolled to the middle of the window, and the
- * scroll events are let through, because the menu closes on any scroll (as a user would scroll, then tap).
+ * scroll events are let through first (as a user would scroll, then tap).
  */
 export async function openMenu(page: Page, label: string): Promise<Locator> {
   const button = page.getByRole('button', { name: label, exact: true });

@@ -33,7 +33,7 @@ describe('screenshots', () => {
     harness = await startConsole();
     const nodeName = 'home-lab';
     const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: nodeName, allowInternet: true });
-    await harness.seed('POST', '/api/nodes', { name: 'office-gateway', isGateway: true, gatewayNetwork: '192.168.10.0/24' });
+    await harness.seed('POST', '/api/nodes', { name: 'office-gateway', isGateway: true, gatewayNetworks: ['192.168.10.0/24', '10.10.0.0/24'] });
     const domain = 'app.example.test';
     await harness.seed('POST', '/api/domains', { domain, ssl: 'self-signed', skipValidation: true });
     const serviceName = 'website';

@@ -90,11 +90,16 @@ export async function createSystemTopology(lab: Lab): Promise<SystemTopology> {
 
 /**
  * A LAN behind `routerNs` (a gateway node): a new namespace at <lanPrefix>.2 whose default route goes back
- * through the router at <lanPrefix>.1, which forwards. Returns the LAN host's namespace and address.
+ * through the router at <lanPrefix>.1 (interface `<name>0` there; a router with several LANs gives each its own `name`), which forwards. Returns the LAN host's namespace and address.
  */
-export async function addLan(lab: Lab, routerNs: string, lanPrefix: string): Promise<{ ns: string; hostIp: string; cidr: string }> {
-  const ns = await lab.createNamespace('lan');
-  await lab.createVeth({ ns: routerNs, ifname: 'lan0', address: `${lanPrefix}.1/24` }, { ns, ifname: 'lan0', address: `${lanPrefix}.2/24` });
+export async function addLan(
+  lab: Lab,
+  routerNs: string,
+  lanPrefix: string,
+  name = 'lan',
+): Promise<{ ns: string; hostIp: string; cidr: string }> {
+  const ns = await lab.createNamespace(name);
+  await lab.createVeth({ ns: routerNs, ifname: `${name}0`, address: `${lanPrefix}.1/24` }, { ns, ifname: 'lan0', address: `${lanPrefix}.2/24` });
   await lab.addRoute(ns, 'default', `${lanPrefix}.1`);
   await lab.enableForwarding(routerNs);
   return { ns, hostIp: `${lanPrefix}.2`, cidr: `${lanPrefix}.0/24` };

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '@postern/contract';
 import { startBackend } from '../harness/backends.js';
 import { httpGet, tcpExchange } from '../harness/clients.js';
 import { runInAllowingFailure } from '../harness/exec.js';
@@ -117,6 +118,27 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('nodes', () => {
       timeoutMs: APPLY_DEADLINE_MS,
       what: 'lan.e2e.test to be served by the LAN host behind the gateway node',
     });
+  });
+
+  it('reaches hosts in two subnets behind one gateway node, and stops routing the one removed', async () => {
+    // Inside namespaces this run made only: no host outside them sees these subnets.
+    const [first, second] = ['172.29.1', '172.29.2'];
+    const router = await connectNode(system, 'twolans', 15, { isGateway: true, gatewayNetworks: [`${first}.0/24`, `${second}.0/24`] });
+    expect(router.node.gatewayNetwork).toBe(`${first}.0/24`);
+    const lanA = await addLan(system.lab, router.ns, first, 'lana');
+    const lanB = await addLan(system.lab, router.ns, second, 'lanb');
+    await startBackend(system.lab, lanA.ns, 'http', lanA.hostIp, BACKEND_PORT, 'lan-a');
+    await startBackend(system.lab, lanB.ns, 'http', lanB.hostIp, BACKEND_PORT, 'lan-b');
+    await system.api.createHttpService(router.node.id, { name: 'a', domain: 'lan-a.e2e.test', backendHost: lanA.hostIp, backendPort: BACKEND_PORT });
+    await system.api.createHttpService(router.node.id, { name: 'b', domain: 'lan-b.e2e.test', backendHost: lanB.hostIp, backendPort: BACKEND_PORT });
+    for (const [host, label] of [['lan-a.e2e.test', 'lan-a'], ['lan-b.e2e.test', 'lan-b']]) {
+      await waitFor(async () => (await servedBy(`https://${host}/`)) === label, { timeoutMs: APPLY_DEADLINE_MS, what: `${host} served by ${label}` });
+    }
+    // Dropping the second subnet takes its route away; the first keeps being served.
+    await system.api.call(operations.updateNode, { params: { id: router.node.id }, body: { gatewayNetworks: [`${first}.0/24`] } });
+    const routes = async () => (await runInAllowingFailure(system.topology.gatewayNs, 'ip', ['-4', 'route', 'show', 'table', 'main'])).stdout;
+    await waitFor(async () => !(await routes()).includes(`${second}.0/24`), { timeoutMs: APPLY_DEADLINE_MS, what: `the route of ${second}.0/24 to go` });
+    expect(await servedBy('https://lan-a.e2e.test/')).toBe('lan-a');
   });
 
   it("routes a gateway node's network while it exists and leaves the host's routes exactly as they were once it is deleted", async () => {

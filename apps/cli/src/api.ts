@@ -34,6 +34,7 @@ export interface AgentApi {
   createTcpService(body: TcpServiceCreate): Promise<TcpService>;
   setServiceEnabled(type: ServiceType, id: number, enabled: boolean): Promise<void>;
   deleteService(type: ServiceType, id: number): Promise<void>;
+  setGatewayNetworks(gatewayNetworks: string[]): Promise<Node>;
 }
 
 /** Where and how to reach the gateway: what flags, the stored settings and the environment resolve to. */
@@ -131,6 +132,7 @@ export function createAgentApi(connection: GatewayConnection, options: { client?
       await call(enabled ? routes.agentEnableService : routes.agentDisableService, { params: { type, id } });
     },
     deleteService: (type, id) => call(operations.agentDeleteService, { params: { type, id } }),
+    setGatewayNetworks: (gatewayNetworks) => call(operations.agentSetGatewayNetworks, { body: { gatewayNetworks } }),
   };
 }
 

@@ -32,6 +32,7 @@ export type Command =
   | { kind: 'expose-http'; connection: ConnectionFlags; name: string; port: number; domain: string; path?: string; proto?: 'http' | 'https'; host?: string; allow: string[]; block: string[]; ttl?: number }
   | { kind: 'expose-tcp'; connection: ConnectionFlags; name: string; port: number; udp: boolean; publicPort?: number; tls: boolean; host?: string; allow: string[]; block: string[]; ttl?: number }
   | { kind: 'services'; connection: ConnectionFlags; json: boolean }
+  | { kind: 'networks'; connection: ConnectionFlags; set: string[] | null }
   | { kind: 'service-action'; action: 'enable' | 'disable' | 'rm'; type: ServiceType; id: number; connection: ConnectionFlags };
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -82,6 +83,15 @@ export function parseCommand(argv: readonly string[]): Command {
       const { values } = parse('services', rest, { ...connectionOptions, json: { type: 'boolean' } }, 0);
       if (values.help) return { kind: 'help', topic: 'services' };
       return { kind: 'services', connection: connectionOf(values), json: values.json === true };
+    }
+    case 'networks': {
+      const { values, positionals } = parse('networks', rest, connectionOptions, 1 + limits.gatewayNetworksMax);
+      if (values.help) return { kind: 'help', topic: 'networks' };
+      const [verb, ...networks] = positionals;
+      if (verb === undefined) return { kind: 'networks', connection: connectionOf(values), set: null };
+      if (verb !== 'set') throw usage('networks', `expected "set" or nothing, got "${verb}"`);
+      if (networks.length === 0) throw usage('networks', 'expected at least one network after "set", e.g. 192.168.1.0/24');
+      return { kind: 'networks', connection: connectionOf(values), set: networks };
     }
     case 'expose':
       return parseExpose(rest);
@@ -177,7 +187,7 @@ function usage(topic: HelpTopic, message: string): UsageError {
 
 function helpTopicOf(argv: readonly string[]): HelpTopic {
   const joined = argv.filter((arg) => !arg.startsWith('-')).slice(0, 2).join(' ');
-  const topics: HelpTopic[] = ['expose http', 'expose tcp', 'connect', 'disconnect', 'status', 'expose', 'services', 'enable', 'disable', 'rm'];
+  const topics: HelpTopic[] = ['expose http', 'expose tcp', 'connect', 'disconnect', 'status', 'expose', 'services', 'networks', 'enable', 'disable', 'rm'];
   return topics.find((topic) => joined === topic || joined.startsWith(`${topic} `)) ?? 'main';
 }
 

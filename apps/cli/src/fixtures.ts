@@ -45,7 +45,7 @@ export function makeNode(overrides: Partial<Node> = {}): Node {
     address: '10.8.0.2',
     allowInternet: false,
     isGateway: false,
-    gatewayNetwork: null,
+    gatewayNetwork: null, gatewayNetworks: [],
     isLocal: false,
     enabled: true,
     status: 'offline',

@@ -1,6 +1,6 @@
 // Help texts, one per command; `postern COMMAND --help` prints the matching entry.
 
-export type HelpTopic = 'main' | 'connect' | 'disconnect' | 'status' | 'expose' | 'expose http' | 'expose tcp' | 'services' | 'enable' | 'disable' | 'rm';
+export type HelpTopic = 'main' | 'connect' | 'disconnect' | 'status' | 'expose' | 'expose http' | 'expose tcp' | 'services' | 'networks' | 'enable' | 'disable' | 'rm';
 
 const CONNECTION_OPTIONS = `  --url URL          the gateway's public HTTPS address, https://host[:port] (default: stored by connect,
                      else $POSTERN_URL)
@@ -24,6 +24,7 @@ Commands:
   status        show the tunnel state (--json, --health)
   expose        publish a local service: expose http NAME --port P --domain D, expose tcp NAME --port P
   services      list this node's services
+  networks      show or set the subnets this gateway node routes: networks [set CIDR...]
   enable        enable a service: enable http|tcp ID
   disable       disable a service: disable http|tcp ID
   rm            delete a service: rm http|tcp ID
@@ -105,6 +106,16 @@ Lists this node's HTTP and TCP/UDP services.
 
 Options:
   --json             print JSON: { http: [...], tcp: [...] }
+${CONNECTION_OPTIONS}`,
+
+  networks: `Usage: postern networks [set CIDR [CIDR...]] [options]
+
+Without arguments, prints the subnets this node routes into the tunnel (one a line). With "set", replaces them:
+the gateway then sends traffic for hosts in these subnets to this node. Only for a node the gateway's operator
+made a gateway (in the console), private ranges only (10/8, 172.16/12, 192.168/16, 100.64/10), at most 16, none
+overlapping another. This machine must forward the traffic to those hosts (ip_forward and, usually, masquerade).
+
+Options:
 ${CONNECTION_OPTIONS}`,
 
   enable: `Usage: postern enable http|tcp ID [options]

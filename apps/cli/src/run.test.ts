@@ -368,3 +368,30 @@ describe('postern --help / --version', () => {
     expect(version.out()).toMatch(/^postern \d+\.\d+\.\d+\n$/);
   });
 });
+
+describe('postern networks', () => {
+  it('shows the subnets of a gateway node and replaces them, checking them before asking', async () => {
+    const token = makeToken();
+    const networks = ['192.168.1.0/24', '10.20.0.0/24'];
+    const server = await startAgentServer((request) => ({
+      status: 200,
+      body: makeNode({ isGateway: true, gatewayNetwork: '192.168.1.0/24', gatewayNetworks: request.method === 'PATCH' ? networks : ['192.168.1.0/24'] }),
+    }));
+    try {
+      const shown = harness(createFakeSystem(), { url: server.url, token });
+      expect(await runCli(['networks'], shown.context)).toBe(0);
+      expect(shown.out()).toBe('192.168.1.0/24\n');
+      const set = harness(createFakeSystem(), { url: server.url, token });
+      expect(await runCli(['networks', 'set', ...networks], set.context)).toBe(0);
+      expect(set.out()).toBe('This node now routes:\n192.168.1.0/24\n10.20.0.0/24\n');
+      expect(server.requests.at(-1)).toMatchObject({ method: 'PATCH', url: '/api/agent/node/gateway-networks' });
+      expect(JSON.parse(server.requests.at(-1)?.body ?? '')).toEqual({ gatewayNetworks: networks });
+      const typo = harness(createFakeSystem(), { url: server.url, token });
+      expect(await runCli(['networks', 'set', '192.168.1.5/24'], typo.context)).toBe(1);
+      expect(typo.err()).toContain('has host bits set');
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+});

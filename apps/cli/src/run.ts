@@ -2,6 +2,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { parseCommand } from './args.js';
 import { runConnect } from './commands/connect.js';
 import { runDisconnect } from './commands/disconnect.js';
+import { runNetworks } from './commands/networks.js';
 import { runExposeHttp, runExposeTcp, runServiceAction, runServices } from './commands/services.js';
 import { runStatus } from './commands/status.js';
 import type { CliContext } from './context.js';
@@ -35,6 +36,8 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
         return await runServices(context, command);
       case 'service-action':
         return await runServiceAction(context, command);
+      case 'networks':
+        return await runNetworks(context, command);
     }
   } catch (error) {
     context.stderr.write(`postern: ${describeError(error)}\n`);

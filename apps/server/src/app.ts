@@ -119,7 +119,7 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   await app.register(authRoutes, { deps });
   await app.register(nodeRoutes, { deps, events });
   await app.register(tokenRoutes, { deps });
-  await app.register(agentRoutes, { deps });
+  await app.register(agentRoutes, { deps, events });
   await app.register(domainRoutes, { deps, ...(opts.checkDomain ? { checkDomain: opts.checkDomain } : {}) });
   await app.register(serviceRoutes, { deps });
   await app.register(logRoutes, { deps });

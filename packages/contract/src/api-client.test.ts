@@ -11,7 +11,7 @@ const node: Node = {
   address: '10.44.0.2',
   allowInternet: false,
   isGateway: false,
-  gatewayNetwork: null,
+  gatewayNetwork: null, gatewayNetworks: [],
   isLocal: false,
   enabled: true,
   status: 'offline',

@@ -15,6 +15,8 @@ export const limits = {
   passwordMax: 256,
   listMaxLimit: 100,
   logMaxLines: 1000,
+  /** Subnets one gateway node may route (a LAN, a VLAN or two: each is a route and an AllowedIPs entry). */
+  gatewayNetworksMax: 16,
   /** Clock skew tolerated when checking that an expiry is not in the past. */
   expirySkewMs: 60_000,
   /** A service's temporary exposure (`ttl`, seconds): at least a minute, at most a year. */

@@ -32,6 +32,7 @@ export const ruleMessages = {
   pastDate: 'This field must not be earlier than now',
   expiryTwice: 'Give either expiresAt or ttl, not both',
   gatewayNetworkNotAllowed: 'This field must be empty unless the node is a gateway',
+  gatewayNetworkNotFirst: 'This field must be the first of gatewayNetworks',
   domainOrPath: 'Either a domain or a path is required',
   /** The console's own host name (POSTERN_PUBLIC_HOST) is never a service's or a domain entry's. */
   consoleHost: "This field must not be the console's host name",
@@ -58,4 +59,9 @@ export function reservedPathMessage(prefix: string): string {
 /** An IPv4 CIDR whose bits after the prefix are not zero: name the network the operator probably meant. */
 export function hostBitsMessage(value: string, network: string): string {
   return `This field must be a network address: ${value} has host bits set (did you mean ${network}?)`;
+}
+
+/** Two subnets of one gateway node that overlap (WireGuard would route the shared part to one of them only). */
+export function gatewayNetworksOverlapMessage(network: string, other: string): string {
+  return `${network} overlaps ${other}, another network of this node`;
 }

@@ -21,6 +21,7 @@ import { AuditEntrySchema, AuditEventSchema, AuditListQuerySchema, AuditStreamQu
 import { listOf } from './envelopes.js';
 import type { ErrorCode } from './errors.js';
 import {
+  AgentGatewayNetworksSchema,
   AgentServiceParamsSchema,
   ChangePasswordRequestSchema,
   DomainCreateSchema,
@@ -350,6 +351,12 @@ export const operations = {
 
   agentNode: operation('agentNode', { summary: "The token's node", response: json(NodeSchema), errors: agent }),
   agentConfig: operation('agentConfig', { summary: "The token's node with its wg-quick config", response: json(AgentConfigSchema), errors: agent }),
+  agentSetGatewayNetworks: operation('agentSetGatewayNetworks', {
+    summary: "Replace the subnets the token's node routes (a node the operator made a gateway; private ranges only)",
+    body: AgentGatewayNetworksSchema,
+    response: json(NodeSchema),
+    errors: [...agent, 'bad_request', ...applied],
+  }),
   agentListServices: operation('agentListServices', {
     summary: "A page of the token's node's services of one type",
     params: ServiceTypeParamsSchema,

@@ -16,8 +16,16 @@ import {
   port,
   requiredText,
 } from './fields.js';
-import { messages, minLengthMessage, oneOfMessage, reservedPathMessage, ruleMessages } from './messages.js';
-import { findReservedPath } from './validators.js';
+import {
+  gatewayNetworksOverlapMessage,
+  maxMessage,
+  messages,
+  minLengthMessage,
+  oneOfMessage,
+  reservedPathMessage,
+  ruleMessages,
+} from './messages.js';
+import { cidrsOverlap, findReservedPath, isIPv4Cidr } from './validators.js';
 
 // Request bodies (console-spec §5 and §7). Create schemas describe POST; update schemas (PATCH) take the same
 // fields, all optional, and apply the same rules to whatever is present.
@@ -66,17 +74,44 @@ const nodeFields = {
   allowInternet: flag().optional(),
   isGateway: flag().optional(),
   gatewayNetwork: optionalNullable(ipv4Cidr()),
+  /**
+   * Beyond the spec: every subnet of a gateway node, the first being `gatewayNetwork`. Spec clients send only
+   * `gatewayNetwork`; then the server keeps the node's other subnets (see docs/api.md "Gateway networks").
+   */
+  gatewayNetworks: z
+    .array(ipv4Cidr(), { error: () => messages.array })
+    .max(limits.gatewayNetworksMax, maxMessage(limits.gatewayNetworksMax))
+    .nullable()
+    .optional(),
 };
 
-type GatewayShape = { isGateway?: boolean | undefined; gatewayNetwork?: string | null | undefined };
+type GatewayShape = {
+  isGateway?: boolean | undefined;
+  gatewayNetwork?: string | null | undefined;
+  gatewayNetworks?: string[] | null | undefined;
+};
 
-/** gatewayNetwork is required for gateways and must be empty otherwise. */
+/** A gateway needs a network and a non-gateway none; both fields, when sent, must agree on the first. */
 function checkGatewayNetwork(value: GatewayShape, ctx: z.RefinementCtx, partial: boolean): void {
-  if (value.isGateway === true && !value.gatewayNetwork && !partial) {
+  const list = value.gatewayNetworks ?? [];
+  if (value.isGateway === true && !value.gatewayNetwork && list.length === 0 && !partial) {
     ctx.addIssue({ code: 'custom', path: ['gatewayNetwork'], message: messages.required });
   }
   if (value.isGateway === false && value.gatewayNetwork) {
     ctx.addIssue({ code: 'custom', path: ['gatewayNetwork'], message: ruleMessages.gatewayNetworkNotAllowed });
+  }
+  if (value.isGateway === false && list.length > 0) {
+    ctx.addIssue({ code: 'custom', path: ['gatewayNetworks'], message: ruleMessages.gatewayNetworkNotAllowed });
+  }
+  if (value.gatewayNetworks && value.gatewayNetwork && list[0] !== value.gatewayNetwork) {
+    ctx.addIssue({ code: 'custom', path: ['gatewayNetwork'], message: ruleMessages.gatewayNetworkNotFirst });
+  }
+  if (value.isGateway === true && value.gatewayNetworks && list.length === 0 && !value.gatewayNetwork) {
+    ctx.addIssue({ code: 'custom', path: ['gatewayNetworks'], message: messages.required });
+  }
+  for (const [i, a] of list.entries()) {
+    const b = list.slice(0, i).find((other) => isIPv4Cidr(a) && isIPv4Cidr(other) && cidrsOverlap(a, other));
+    if (b) ctx.addIssue({ code: 'custom', path: ['gatewayNetworks'], message: gatewayNetworksOverlapMessage(a, b) });
   }
 }
 
@@ -89,6 +124,18 @@ export const NodeUpdateSchema = z
   .object({ ...nodeFields, name: nodeFields.name.optional() })
   .superRefine((value, ctx) => checkGatewayNetwork(value, ctx, true));
 export type NodeUpdate = z.infer<typeof NodeUpdateSchema>;
+
+/**
+ * The CLI's `postern networks set`: the whole list of subnets of a node its operator made a gateway. Private
+ * ranges only (see docs/api.md "Gateway networks").
+ */
+export const AgentGatewayNetworksSchema = z.object({
+  gatewayNetworks: z
+    .array(ipv4Cidr(), { error: (iss) => (iss.input == null ? messages.required : messages.array) })
+    .min(1, messages.required)
+    .max(limits.gatewayNetworksMax, maxMessage(limits.gatewayNetworksMax)),
+});
+export type AgentGatewayNetworks = z.infer<typeof AgentGatewayNetworksSchema>;
 
 // ---- Domains --------------------------------------------------------------------------------------------
 

@@ -84,6 +84,7 @@ export const routes = {
   // Agent API for the `postern` CLI: authenticated by the node's personal access token, scoped to that node.
   agentNode: { method: 'GET', path: '/api/agent/node', auth: 'node-token' },
   agentConfig: { method: 'GET', path: '/api/agent/config', auth: 'node-token' },
+  agentSetGatewayNetworks: { method: 'PATCH', path: '/api/agent/node/gateway-networks', auth: 'node-token' },
   agentListServices: { method: 'GET', path: '/api/agent/services/:type', auth: 'node-token' },
   agentCreateHttpService: { method: 'POST', path: '/api/agent/services/http', auth: 'node-token' },
   agentCreateTcpService: { method: 'POST', path: '/api/agent/services/tcp', auth: 'node-token' },

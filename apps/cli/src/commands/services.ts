@@ -93,7 +93,7 @@ async function collectPages<T>(fetchPage: (page: number) => Promise<ListResponse
 }
 
 /** The same check the gateway runs, so a typo is reported before any request, in the gateway's words. */
-function checkBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+export function checkBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const result = schema.safeParse(body);
   if (!result.success) throw new CliError(`Validation failed:\n${formatFieldErrors(toFieldErrors(result.error))}`);
   return result.data;

@@ -118,6 +118,8 @@ const matrix: Record<RouteName, Row> = {
     own: (body, w) => expect((body as { node: { id: number } }).node.id).toBe(w.a.id),
     other: (body, w) => expect((body as { node: { id: number } }).node.id).toBe(w.b.id),
   }),
+  // Neither node is a gateway: 400 shows the call got past authentication, scoped to the caller's own node.
+  agentSetGatewayNetworks: agentRoute(400, 400, () => ({ url: '/api/agent/node/gateway-networks', body: { gatewayNetworks: ['192.168.77.0/24'] } })),
   agentListServices: agentRoute(200, 200, () => ({ url: '/api/agent/services/http' }), {
     own: (body, w) => expect((body as { data: { id: number }[] }).data.map((s) => s.id)).toEqual([w.serviceId]),
     other: (body) => expect((body as { data: unknown[] }).data).toEqual([]),

@@ -45,6 +45,7 @@ function prepareQueries(db: Db) {
         address: nodes.address,
         isGateway: nodes.isGateway,
         gatewayNetwork: nodes.gatewayNetwork,
+        extraGatewayNetworks: nodes.extraGatewayNetworks,
         allowInternet: nodes.allowInternet,
       })
       .from(nodes)
@@ -103,7 +104,10 @@ function loadPeers(deps: StateDeps): DesiredPeer[] {
       publicKey: node.publicKey,
       presharedKey: node.presharedKeyEnc ? deps.secrets.decrypt(node.presharedKeyEnc) : null,
       address: node.address,
-      allowedIps: node.isGateway && node.gatewayNetwork ? [`${node.address}/32`, node.gatewayNetwork] : [`${node.address}/32`],
+      allowedIps:
+        node.isGateway && node.gatewayNetwork
+          ? [`${node.address}/32`, node.gatewayNetwork, ...node.extraGatewayNetworks]
+          : [`${node.address}/32`],
       // Full-tunnel nodes may leave through the gateway (forwarded and masqueraded); the others stay isolated.
       allowInternet: node.allowInternet,
     }));

@@ -65,7 +65,13 @@ export const nodes = sqliteTable(
     address: text('address').notNull(),
     allowInternet: integer('allow_internet', { mode: 'boolean' }).notNull().default(false),
     isGateway: integer('is_gateway', { mode: 'boolean' }).notNull().default(false),
+    /** The first subnet of a gateway node (the spec's `gatewayNetwork`). */
     gatewayNetwork: text('gateway_network'),
+    /**
+     * Its further subnets, a JSON array: a handful at most, always read and written with the row (the desired
+     * state's peer query reads them without a join) and never searched by element (overlap is checked in code).
+     */
+    extraGatewayNetworks: text('extra_gateway_networks', { mode: 'json' }).$type<string[]>().notNull().default([]),
     isLocal: integer('is_local', { mode: 'boolean' }).notNull().default(false),
     enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
     publicKey: text('public_key').notNull(),

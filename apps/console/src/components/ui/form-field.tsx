@@ -16,12 +16,28 @@ function borderClasses(error: string | undefined): string {
 
 type BaseProps = { label: ReactNode; name: string; error?: string | undefined; description?: ReactNode; onBlur?(): void };
 
-function FieldShell({ id, label, error, description, children }: { id: string; label: ReactNode; error?: string | undefined; description?: ReactNode; children: ReactNode }) {
+/**
+ * A required field's visible mark. Screen readers hear "required" from the input's aria-required instead (the
+ * native `required` would let the browser's own bubble pre-empt the spec's "This field is required").
+ */
+export function RequiredMark() {
+  return (
+    <span aria-hidden="true" className="ml-0.5 text-red-600 dark:text-red-400" title="Required">
+      *
+    </span>
+  );
+}
+
+function FieldShell({ id, label, error, description, isRequired, children }: { id: string; label: ReactNode; error?: string | undefined; description?: ReactNode; isRequired?: boolean | undefined; children: ReactNode }) {
   return (
     <div className="flex flex-col gap-1">
-      <label htmlFor={id} className="text-sm font-medium text-gray-700 dark:text-gray-200">
-        {label}
-      </label>
+      {/* The mark sits beside the label, not in it: the label's text stays the field's name. */}
+      <div className="flex items-baseline">
+        <label htmlFor={id} className="text-sm font-medium text-gray-700 dark:text-gray-200">
+          {label}
+        </label>
+        {isRequired && <RequiredMark />}
+      </div>
       {children}
       {description && <p className="text-xs text-gray-500 dark:text-gray-400">{description}</p>}
       {error && (
@@ -38,13 +54,14 @@ type TextFieldProps = BaseProps & {
   onChange(value: string): void;
 } & Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange' | 'onBlur' | 'name'>;
 
-export function TextField({ label, name, error, description, value, onChange, onBlur, ...inputProps }: TextFieldProps) {
+export function TextField({ label, name, error, description, value, onChange, onBlur, required, ...inputProps }: TextFieldProps) {
   const id = useId();
   return (
-    <FieldShell id={id} label={label} error={error} description={description}>
+    <FieldShell id={id} label={label} error={error} description={description} isRequired={required}>
       <input
         id={id}
         name={name}
+        aria-required={required ? true : undefined}
         value={value ?? ''}
         onChange={(event) => onChange(event.target.value)}
         onBlur={onBlur}

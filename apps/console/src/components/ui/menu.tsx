@@ -12,19 +12,35 @@ type Position = { top?: number; bottom?: number; right: number };
 const ITEM_HEIGHT_PX = 36;
 const LIST_CHROME_PX = 10;
 
+function placeBelowOrAbove(rect: DOMRect, itemCount: number): Position {
+  const right = window.innerWidth - rect.right;
+  const height = itemCount * ITEM_HEIGHT_PX + LIST_CHROME_PX;
+  const fitsBelow = rect.bottom + 4 + height <= window.innerHeight;
+  return fitsBelow || rect.top - 4 - height < 0 ? { top: rect.bottom + 4, right } : { bottom: window.innerHeight - rect.top + 4, right };
+}
+
 /**
  * A row action menu. The list is fixed-positioned in a portal so a table's horizontal scroll container does not
- * clip it. Closes on Escape, on a click outside and after a choice.
+ * clip it. Closes on Escape, on a click outside and after a choice. A scroll or resize (a phone's address bar
+ * hiding, a live row update moving the table) moves it along with its button; only once the button has left the
+ * window does it close.
  */
 export function ActionMenu({ items, label = 'Actions', trigger }: { items: MenuItem[]; label?: string; trigger?: ReactNode }) {
   const [position, setPosition] = useState<Position | null>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
   const listRef = useRef<HTMLDivElement>(null);
   const visible = items.filter((item) => !item.isHidden);
+  const isOpen = position !== null;
+  const itemCount = visible.length;
 
   useEffect(() => {
-    if (!position) return;
+    if (!isOpen) return;
     const close = () => setPosition(null);
+    const follow = () => {
+      const rect = buttonRef.current?.getBoundingClientRect();
+      const isInWindow = rect !== undefined && rect.bottom > 0 && rect.top < window.innerHeight && rect.width > 0;
+      setPosition(isInWindow ? placeBelowOrAbove(rect, itemCount) : null);
+    };
     const onPointer = (event: MouseEvent) => {
       const target = event.target as Node;
       if (!listRef.current?.contains(target) && !buttonRef.current?.contains(target)) close();
@@ -34,17 +50,17 @@ export function ActionMenu({ items, label = 'Actions', trigger }: { items: MenuI
     };
     document.addEventListener('mousedown', onPointer);
     document.addEventListener('keydown', onKey);
-    window.addEventListener('resize', close);
-    window.addEventListener('scroll', close, true);
-    // preventScroll: scrolling to the item would fire the scroll listener above and close the menu at once.
+    window.addEventListener('resize', follow);
+    window.addEventListener('scroll', follow, true);
+    // preventScroll: opening the menu must not scroll the page under it.
     listRef.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus({ preventScroll: true });
     return () => {
       document.removeEventListener('mousedown', onPointer);
       document.removeEventListener('keydown', onKey);
-      window.removeEventListener('resize', close);
-      window.removeEventListener('scroll', close, true);
+      window.removeEventListener('resize', follow);
+      window.removeEventListener('scroll', follow, true);
     };
-  }, [position]);
+  }, [isOpen, itemCount]);
 
   if (visible.length === 0) return null;
 
@@ -52,10 +68,7 @@ export function ActionMenu({ items, label = 'Actions', trigger }: { items: MenuI
     if (position) return setPosition(null);
     const rect = buttonRef.current?.getBoundingClientRect();
     if (!rect) return;
-    const right = window.innerWidth - rect.right;
-    const height = visible.length * ITEM_HEIGHT_PX + LIST_CHROME_PX;
-    const fitsBelow = rect.bottom + 4 + height <= window.innerHeight;
-    setPosition(fitsBelow || rect.top - 4 - height < 0 ? { top: rect.bottom + 4, right } : { bottom: window.innerHeight - rect.top + 4, right });
+    setPosition(placeBelowOrAbove(rect, visible.length));
   };
 
   return (

@@ -5,7 +5,7 @@ import { fakeApi, renderWithProviders } from '../services/service-test-fixtures'
 import { DomainFormDialog } from './domain-form-dialog';
 
 const nodeFields = {
-  address: '10.44.0.9', allowInternet: false, isGateway: false, gatewayNetwork: null, isLocal: false, enabled: true, status: 'offline',
+  address: '10.44.0.9', allowInternet: false, isGateway: false, gatewayNetwork: null, gatewayNetworks: [], isLocal: false, enabled: true, status: 'offline',
   clientIp: null, latestHandshakeTimestamp: null, transferRx: 0, transferTx: 0, created_at: '2026-11-22T10:00:00Z', updated_at: '2026-11-22T10:00:00Z',
 };
 
@@ -26,7 +26,7 @@ const nodes = {
     data: [
       { ...nodeFields, id: 1, name: 'Gateway (local)', isLocal: true },
       { ...nodeFields, id: 7, name: 'office' },
-      { ...nodeFields, id: 8, name: 'lab', isGateway: true, gatewayNetwork: '192.168.8.0/24' },
+      { ...nodeFields, id: 8, name: 'lab', isGateway: true, gatewayNetwork: '192.168.8.0/24', gatewayNetworks: ['192.168.8.0/24'] },
     ],
     page: 1,
     limit: 100,

@@ -42,6 +42,7 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose(): void }) {
       isSubmitting={form.isSubmitting}
     >
       <TextField
+        required
         label="Domain"
         placeholder="app.example.com"
         description="The domain name must resolve to this gateway's public address."

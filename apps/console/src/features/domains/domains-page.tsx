@@ -55,7 +55,7 @@ export function DomainsPage() {
         ) : query.data.total === 0 ? (
           <EmptyState
             title="No domains yet"
-            description="Add a domain to publish services under it with a certificate."
+            description="Domains you publish services on appear here with their certificate status. Point the domain's DNS at this gateway first, then add it here; services are exposed from Client / Nodes."
             actionLabel="Add Domain"
             onAction={addDomain}
           />

@@ -31,7 +31,7 @@ export function NodeHeaderCard({ node, menuItems }: { node: Node; menuItems: Men
             {node.isGateway && node.gatewayNetwork && (
               <div className="flex gap-1">
                 <dt className="font-medium">Subnet:</dt>
-                <dd className="font-mono">{node.gatewayNetwork}</dd>
+                <dd className="font-mono">{(node.gatewayNetworks.length > 0 ? node.gatewayNetworks : [node.gatewayNetwork]).join(', ')}</dd>
               </div>
             )}
           </dl>
@@ -97,7 +97,7 @@ export function NodeConfigStatusCard({ node, onDownload }: { node: Node; onDownl
           <dt className="font-medium text-gray-600 dark:text-gray-300">Tunnel</dt>
           <dd>{isRecentlyActive ? `Handshake ${formatRelativeTime(node.latestHandshakeTimestamp)}` : 'No recent handshake'}</dd>
           <dt className="font-medium text-gray-600 dark:text-gray-300">Routing</dt>
-          <dd>{node.allowInternet ? 'All traffic through the VPN' : 'VPN traffic only'}{node.isGateway && node.gatewayNetwork ? `, routes ${node.gatewayNetwork}` : ''}</dd>
+          <dd>{node.allowInternet ? 'All traffic through the VPN' : 'VPN traffic only'}{node.isGateway && node.gatewayNetwork ? `, routes ${(node.gatewayNetworks.length > 0 ? node.gatewayNetworks : [node.gatewayNetwork]).join(', ')}` : ''}</dd>
           <dt className="font-medium text-gray-600 dark:text-gray-300">Config changed</dt>
           <dd>{formatDate(node.updated_at)}</dd>
         </dl>

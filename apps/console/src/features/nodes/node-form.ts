@@ -1,4 +1,6 @@
 import type { Node } from '@postern/contract';
+import { NodeCreateSchema } from '@postern/contract';
+import { z } from 'zod';
 
 // The node form's values and its one coupling rule, kept apart from the dialog so they can be tested alone.
 
@@ -8,6 +10,8 @@ export type NodeFormValues = {
   allowInternet: boolean;
   isGateway: boolean;
   gatewayNetwork: string;
+  /** The gateway's further subnets as typed: separated by commas, spaces or new lines. */
+  gatewayNetworks: string;
 };
 
 export function nodeFormValues(node?: Node | null): NodeFormValues {
@@ -17,10 +21,27 @@ export function nodeFormValues(node?: Node | null): NodeFormValues {
     allowInternet: node?.allowInternet ?? false,
     isGateway: node?.isGateway ?? false,
     gatewayNetwork: node?.gatewayNetwork ?? '',
+    gatewayNetworks: (node?.gatewayNetworks ?? []).slice(1).join(', '),
   };
 }
 
-/** console-spec §5: unchecking the gateway option clears gatewayNetwork. */
+/** console-spec §5: unchecking the gateway option clears gatewayNetwork (and the further networks with it). */
 export function withGateway(values: NodeFormValues, isGateway: boolean): NodeFormValues {
-  return { ...values, isGateway, gatewayNetwork: isGateway ? values.gatewayNetwork : '' };
+  return { ...values, isGateway, gatewayNetwork: isGateway ? values.gatewayNetwork : '', gatewayNetworks: isGateway ? values.gatewayNetworks : '' };
 }
+
+const splitNetworks = (text: string): string[] => text.split(/[\s,]+/).filter((part) => part !== '');
+
+/**
+ * The form's values as the API takes them: the further networks follow the first in `gatewayNetworks`. Without a
+ * first network the list is left out, so the spec's "required" lands on Gateway Network.
+ */
+function toNodeBody(values: unknown): unknown {
+  if (typeof values !== 'object' || values === null) return values;
+  const { gatewayNetworks, ...rest } = values as Partial<NodeFormValues>;
+  const first = rest.gatewayNetwork?.trim() ?? '';
+  if (!rest.isGateway || first === '') return rest;
+  return { ...rest, gatewayNetworks: [first, ...splitNetworks(gatewayNetworks ?? '')] };
+}
+
+export const NodeFormSchema = z.preprocess(toNodeBody, NodeCreateSchema);

@@ -15,6 +15,7 @@ import { Table, TBody, Td, Th, THead, Tr } from '../../components/ui/table';
 import type { NodeTypeFilter } from '../../queries/nodes';
 import { NODE_PAGE_SIZE, nodeListQueryOptions, useNodeListStream } from '../../queries/nodes';
 import { NodeFormDialog } from './node-form-dialog';
+import { nodeTypeLabel, nodeTypeTone } from './node-type';
 import { NodeReadyDialog } from './node-ready-dialog';
 import { useNodeActions } from './use-node-actions';
 
@@ -24,9 +25,10 @@ const filters: { label: string; value: NodeTypeFilter }[] = [
   { label: 'Gateways', value: 'gateways' },
 ];
 
-export function nodeTypeLabel(node: Pick<Node, 'isGateway' | 'isLocal'>): string {
-  if (node.isLocal) return 'Local';
-  return node.isGateway ? 'Gateway' : 'Node';
+
+/** The list's "(KB)" columns (console-spec §2) in that unit: 1024 bytes, 2 decimals, grouped thousands. */
+export function formatKilobytes(bytes: number): string {
+  return (bytes / 1024).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 }
 
 function NodeRow({ node, menu }: { node: Node; menu: ReturnType<typeof useNodeActions>['menuItems'] }) {
@@ -39,11 +41,11 @@ function NodeRow({ node, menu }: { node: Node; menu: ReturnType<typeof useNodeAc
         </Link>
       </Td>
       <Td>
-        <Badge tone={node.isGateway ? 'blue' : 'gray'}>{nodeTypeLabel(node)}</Badge>
+        <Badge tone={nodeTypeTone(node)}>{nodeTypeLabel(node)}</Badge>
       </Td>
       <Td>{formatRelativeTime(node.latestHandshakeTimestamp)}</Td>
-      <Td>{formatBytes(node.transferRx)}</Td>
-      <Td>{formatBytes(node.transferTx)}</Td>
+      <Td title={formatBytes(node.transferRx)}>{formatKilobytes(node.transferRx)}</Td>
+      <Td title={formatBytes(node.transferTx)}>{formatKilobytes(node.transferTx)}</Td>
       <Td className="w-12 text-right">
         <ActionMenu label={`Actions for ${node.name}`} items={menu(node, { withView: true, withExpose: true, withDelete: true })} />
       </Td>
@@ -93,7 +95,7 @@ export function NodesPage() {
         ) : isError || !data ? (
           <EmptyState title="Nodes could not be loaded" description="Check your connection and reload the page." />
         ) : data.data.length === 0 ? (
-          <EmptyState icon={<ServerIcon />} title="No nodes yet" description="Add a node to connect a private network." actionLabel="Add Node" onAction={openForm} />
+          <EmptyState icon={<ServerIcon />} title="No nodes yet" description="Nodes are the machines that connect to this gateway over WireGuard; their status and traffic appear here. Add a node first, then run the command it shows on that machine." actionLabel="Add Node" onAction={openForm} />
         ) : (
           <>
             <Table>

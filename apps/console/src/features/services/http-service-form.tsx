@@ -22,6 +22,7 @@ export function HttpServiceForm({ node, service, onClose, onCreated }: ServiceFo
   return (
     <ServiceFormFrame
       title={service ? 'Edit HTTP Service' : 'Expose HTTP Service'}
+      node={node}
       domainLabel="Public Domain"
       domainPlaceholder="app.example.com"
       fields={{ name: form.field('name'), domain: form.field('domain'), allowedIps: form.field('allowedIps'), blockedIps: form.field('blockedIps') }}
@@ -51,6 +52,7 @@ export function HttpServiceForm({ node, service, onClose, onCreated }: ServiceFo
         placeholder="localhost"
         description={describeBackendHostField(node)}
         disabled={access.isBackendHostDisabled}
+        required={!access.isBackendHostDisabled}
         {...form.field('backendHost')}
       />
       <TextField
@@ -59,6 +61,7 @@ export function HttpServiceForm({ node, service, onClose, onCreated }: ServiceFo
         inputMode="numeric"
         placeholder="80"
         disabled={access.isBackendPortDisabled}
+        required={!access.isBackendPortDisabled}
         {...form.field('backendPort')}
       />
       <ExpiryField service={service} value={form.values.expiry} onChange={(value) => form.setValue('expiry', value)} />

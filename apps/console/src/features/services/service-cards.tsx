@@ -34,7 +34,14 @@ function ServicesCard({ node, type, form, onAdd, onEdit }: {
         type={type}
         scope={{ kind: 'node', nodeId: node.id }}
         onEdit={onEdit}
-        empty={<EmptyState title={`No ${label} services yet`} actionLabel="Add Service" onAction={onAdd} />}
+        empty={
+          <EmptyState
+            title={`No ${label} services yet`}
+            description={`${label} services of this node appear here with their public address. Start the service on the node, then add it here to publish it.`}
+            actionLabel="Add Service"
+            onAction={onAdd}
+          />
+        }
       />
       {form}
     </Card>

@@ -13,6 +13,12 @@ export type ServiceFormProps<S extends HttpService | TcpService> = {
 
 export const EXPOSED_MESSAGE = 'Service exposed successfully!';
 
+export const UPDATED_MESSAGE = 'Service updated successfully!';
+
+/** After an edit; names the new public address when the edit moved it (domain, path or port changed). */
+export const updatedMessage = (before: string, after: string): string =>
+  before === after ? UPDATED_MESSAGE : `${UPDATED_MESSAGE} It is now published at ${after}`;
+
 export const DOMAIN_HELP = "Pick a domain or type one. Empty: the service is reached by the gateway's address.";
 
 export const IP_HELP = {

@@ -15,7 +15,7 @@ export const buildNode = (overrides: Partial<Node> = {}): Node => ({
   address: '10.0.0.4',
   allowInternet: false,
   isGateway: false,
-  gatewayNetwork: null,
+  gatewayNetwork: null, gatewayNetworks: [],
   isLocal: false,
   enabled: true,
   status: 'online',

@@ -21,6 +21,7 @@ export function TcpServiceForm({ node, service, onClose, onCreated }: ServiceFor
   return (
     <ServiceFormFrame
       title={service ? 'Edit TCP Service' : 'Expose TCP Service'}
+      node={node}
       domainLabel="Public Domain (Optional)"
       domainPlaceholder="mqtt.example.com"
       fields={{ name: form.field('name'), domain: form.field('domain'), allowedIps: form.field('allowedIps'), blockedIps: form.field('blockedIps') }}
@@ -54,9 +55,10 @@ export function TcpServiceForm({ node, service, onClose, onCreated }: ServiceFor
         placeholder="localhost"
         description={describeBackendHostField(node)}
         disabled={!canEditBackendHost(node)}
+        required={canEditBackendHost(node)}
         {...form.field('backendHost')}
       />
-      <TextField label="Backend Port" type="number" inputMode="numeric" placeholder="1883" {...form.field('backendPort')} />
+      <TextField label="Backend Port" type="number" inputMode="numeric" placeholder="1883" required {...form.field('backendPort')} />
       <ExpiryField service={service} value={form.values.expiry} onChange={(value) => form.setValue('expiry', value)} />
       <div className="md:col-span-2">
         <CheckboxField

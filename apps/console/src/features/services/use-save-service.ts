@@ -1,7 +1,7 @@
 import type { HttpService, Node, TcpService } from '@postern/contract';
 import { useToast } from '../../components/ui/toast';
 import { settleStoredChange } from '../../lib/api';
-import { EXPOSED_MESSAGE } from './service-form-texts';
+import { EXPOSED_MESSAGE, updatedMessage } from './service-form-texts';
 
 type SaveServiceOptions<S extends HttpService | TcpService, B> = {
   node: Node;
@@ -13,7 +13,7 @@ type SaveServiceOptions<S extends HttpService | TcpService, B> = {
 };
 
 /**
- * The submit flow both service forms share: PATCH and close when editing; POST, toast and hand the new service
+ * The submit flow both service forms share: PATCH, toast (with the new public address if it moved) and close when editing; POST, toast and hand the new service
  * to the exposed dialog when creating. A change the server stored but could not apply closes the form as well
  * (the error toast said why; the list shows the service with its applyError): sending it again would repeat it.
  */
@@ -22,7 +22,8 @@ export function useSaveService<S extends HttpService | TcpService, B>(options: S
   return async (body: B): Promise<void> => {
     const { node, service } = options;
     if (service) {
-      await settleStoredChange(options.update({ ref: { nodeId: node.id, id: service.id }, body }));
+      const updated = await settleStoredChange(options.update({ ref: { nodeId: node.id, id: service.id }, body }));
+      if (updated.isApplied) toast({ message: updatedMessage(service.publicAccess, updated.value.publicAccess), type: 'success' });
       options.onClose();
       return;
     }

@@ -33,7 +33,7 @@ export function TokenFormDialog({ nodeId, open, onClose, onCreated }: {
   const expireAt = form.field('expireAt');
   return (
     <FormDialog open={open} title="Access Token Configuration" size="small" onClose={onClose} onSubmit={submit} isSubmitting={form.isSubmitting}>
-      <TextField label="Name" placeholder="Enter a friendly name for this token" {...form.field('name')} />
+      <TextField label="Name" placeholder="Enter a friendly name for this token" required {...form.field('name')} />
       <DatePicker
         label="Expire At (Optional)"
         name="expireAt"

@@ -7,7 +7,7 @@ import { Toaster } from '../../components/ui/toast';
 import { TokensCard } from './tokens-card';
 
 const node: Node = {
-  id: 3, name: 'laptop', address: '10.8.0.3', allowInternet: false, isGateway: false, gatewayNetwork: null, isLocal: false,
+  id: 3, name: 'laptop', address: '10.8.0.3', allowInternet: false, isGateway: false, gatewayNetwork: null, gatewayNetworks: [], isLocal: false,
   enabled: true, status: 'online', clientIp: null, latestHandshakeTimestamp: null, transferRx: 0, transferTx: 0,
   created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
 };

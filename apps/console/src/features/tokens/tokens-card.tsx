@@ -48,7 +48,14 @@ export function TokensCard({ node }: { node: Node }) {
         {isPending ? (
           <div className="flex flex-1 items-center justify-center"><Spinner className="size-6" /></div>
         ) : !data || data.data.length === 0 ? (
-          <EmptyState title="No Access Tokens yet" />
+          <EmptyState
+            title="No Access Tokens yet"
+            description={
+              node.isLocal
+                ? 'The local node runs inside the gateway and needs no token.'
+                : "Tokens let this node's CLI, container or Helm chart connect and publish services. Add a token, then use it on the node."
+            }
+          />
         ) : (
           <>
             <div className="flex-1">

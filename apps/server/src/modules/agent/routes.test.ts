@@ -41,6 +41,31 @@ describe('agent API', () => {
     expect(config.json().tunnelHealthUrl).toBe('http://10.44.0.1:80/_postern/tunnel-health');
   });
 
+  it("sets the subnets of a node its operator made a gateway: private ranges only, no other tenant's facts in refusals", async () => {
+    const url = '/api/agent/node/gateway-networks';
+    const notGateway = await agent('PATCH', url, node.token, { gatewayNetworks: ['192.168.1.0/24'] });
+    expect(notGateway.statusCode).toBe(400);
+    expect(notGateway.json().message).toMatch(/not a gateway/);
+    await admin('PATCH', `/api/nodes/${other.id}`, { isGateway: true, gatewayNetwork: '192.168.60.0/24' });
+    await admin('PATCH', `/api/nodes/${node.id}`, { isGateway: true, gatewayNetwork: '192.168.1.0/24' });
+    const set = await agent('PATCH', url, node.token, { gatewayNetworks: ['192.168.1.0/24', '10.20.0.0/24'] });
+    expect(set.statusCode, set.body).toBe(200);
+    expect(set.json()).toMatchObject({ id: node.id, gatewayNetwork: '192.168.1.0/24', gatewayNetworks: ['192.168.1.0/24', '10.20.0.0/24'] });
+    expect(t.fakeDataPlane.lastState?.peers.find((p) => p.nodeId === node.id)?.allowedIps).toEqual([`${node.address}/32`, '192.168.1.0/24', '10.20.0.0/24']);
+    const cases: [string, string][] = [
+      ['8.8.8.0/24', '8.8.8.0/24: A node may only route private networks (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10); ask the gateway\'s operator for others'],
+      ['172.0.0.0/8', '172.0.0.0/8: A node may only route private networks (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10); ask the gateway\'s operator for others'],
+      ['192.168.60.0/25', "192.168.60.0/25: This network is not available on this gateway (another node's, or one the gateway needs)"],
+    ];
+    for (const [network, message] of cases) {
+      const refused = await agent('PATCH', url, node.token, { gatewayNetworks: ['192.168.1.0/24', network] });
+      expect(refused.statusCode, network).toBe(422);
+      expect(refused.json().errors.body, network).toEqual([{ field: 'gatewayNetworks', message }]);
+      expect(JSON.stringify(refused.json())).not.toMatch(/\\"other\\"|192\.168\.60\.0\/24/);
+    }
+    expect((await admin('GET', `/api/nodes/${node.id}`)).json().gatewayNetworks).toEqual(['192.168.1.0/24', '10.20.0.0/24']);
+  });
+
   it('points the tunnel health URL at the configured subnet and HTTP port', async () => {
     await t.cleanup();
     t = await buildTestApp({ env: { POSTERN_VPN_SUBNET: '10.9.8.0/24', POSTERN_HTTP_PORT: '8080' } });

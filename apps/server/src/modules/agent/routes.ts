@@ -5,7 +5,8 @@ import { AppError } from '../../errors.js';
 import { sendError, type HandledError } from '../../http/error-handler.js';
 import { registerOperation } from '../../http/operation.js';
 import { renderConfigFor } from '../nodes/node-config.js';
-import { viewNode } from '../nodes/service.js';
+import { setOwnGatewayNetworks, viewNode } from '../nodes/service.js';
+import type { NodeEvents } from '../../http/events.js';
 import {
   createHttpService,
   createTcpService,
@@ -20,7 +21,8 @@ import { tunnelHealthUrl } from './tunnel-health.js';
 // The API the `postern` CLI calls with a node's access token. Every call is scoped to that node: the node id
 // comes from the token, never from the request, so one node can never touch another's services. Creations run
 // as the 'node' caller: only the node's own domains, within its quotas (services/caller.ts). There is no way to
-// edit a service, a domain or the node itself from here.
+// edit a service, a domain or the node itself from here, except
+// the subnets of a node its operator made a gateway (private ranges only, checked like the operator's).
 
 /**
  * nginx's reason for refusing a generation can quote any part of the config, other tenants' included: a node's
@@ -42,8 +44,8 @@ function redactErrorForNode(error: HandledError): HandledError {
   return error;
 }
 
-export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
-  const { deps } = opts;
+export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps; events: NodeEvents }): Promise<void> {
+  const { deps, events } = opts;
   app.decorateRequest('agentNode', null);
   app.decorateRequest('agentToken', null);
   app.addHook('onRequest', (request) => authenticateAgent(deps, request));
@@ -55,6 +57,10 @@ export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps })
     const node = requireAgentNode(request);
     return { node: viewNode(deps, node), config: renderConfigFor(deps, node), tunnelHealthUrl: tunnelHealthUrl(deps.config) };
   });
+
+  registerOperation(app, operations.agentSetGatewayNetworks, (request) =>
+    setOwnGatewayNetworks({ deps, events }, requireAgentNode(request).id, request.body.gatewayNetworks),
+  );
 
   registerOperation(app, operations.agentListServices, (request) => {
     const list = listNodeServices(deps, requireAgentNode(request).id, request.params.type, request.query);

@@ -67,11 +67,14 @@ export function findNodeIdsByPublicKeys(deps: AppDeps, publicKeys: string[]): nu
   return deps.db.select({ id: nodes.id }).from(nodes).where(inArray(nodes.publicKey, publicKeys)).all().map((r) => r.id);
 }
 
+/** Every subnet of every gateway node, one entry per subnet. */
 export function listGatewayNetworks(deps: AppDeps): { id: number; name: string; gatewayNetwork: string }[] {
   return deps.db
-    .select({ id: nodes.id, name: nodes.name, gatewayNetwork: nodes.gatewayNetwork })
+    .select({ id: nodes.id, name: nodes.name, gatewayNetwork: nodes.gatewayNetwork, extra: nodes.extraGatewayNetworks })
     .from(nodes)
     .where(and(eq(nodes.isGateway, true), isNotNull(nodes.gatewayNetwork)))
     .all()
-    .flatMap((row) => (row.gatewayNetwork ? [{ ...row, gatewayNetwork: row.gatewayNetwork }] : []));
+    .flatMap(({ id, name, gatewayNetwork, extra }) =>
+      (gatewayNetwork ? [gatewayNetwork, ...extra] : []).map((network) => ({ id, name, gatewayNetwork: network })),
+    );
 }

@@ -129,6 +129,51 @@ describe('POST /api/nodes', () => {
     expect((await api('GET', `/api/nodes/${laptop.id}`)).json()).toMatchObject({ isGateway: false, gatewayNetwork: null });
   });
 
+  it('routes several subnets of one gateway, the first being the spec field', async () => {
+    const gw = await createNode({ name: 'home', isGateway: true, gatewayNetworks: ['192.168.1.0/24', '192.168.50.0/24'] });
+    expect(gw).toMatchObject({ gatewayNetwork: '192.168.1.0/24', gatewayNetworks: ['192.168.1.0/24', '192.168.50.0/24'] });
+    const peer = t.fakeDataPlane.lastState?.peers.find((p) => p.nodeId === gw.id);
+    expect(peer?.allowedIps).toEqual([`${gw.address}/32`, '192.168.1.0/24', '192.168.50.0/24']);
+    // A spec client knows one field: creating sets one subnet, and an edit of it keeps the others.
+    const single = await createNode({ name: 'office', isGateway: true, gatewayNetwork: '172.16.0.0/24' });
+    expect(single).toMatchObject({ gatewayNetwork: '172.16.0.0/24', gatewayNetworks: ['172.16.0.0/24'] });
+    const specEdit = await api('PATCH', `/api/nodes/${gw.id}`, { name: 'home', address: gw.address, allowInternet: false, isGateway: true, gatewayNetwork: '192.168.2.0/24' });
+    expect(specEdit.statusCode).toBe(200);
+    expect(specEdit.json()).toMatchObject({ gatewayNetwork: '192.168.2.0/24', gatewayNetworks: ['192.168.2.0/24', '192.168.50.0/24'] });
+    const replaced = await api('PATCH', `/api/nodes/${gw.id}`, { gatewayNetworks: ['192.168.3.0/24'] });
+    expect(replaced.json()).toMatchObject({ gatewayNetwork: '192.168.3.0/24', gatewayNetworks: ['192.168.3.0/24'] });
+    const plain = await api('PATCH', `/api/nodes/${gw.id}`, { isGateway: false });
+    expect(plain.json()).toMatchObject({ gatewayNetwork: null, gatewayNetworks: [] });
+    expect(t.fakeDataPlane.lastState?.peers.find((p) => p.nodeId === gw.id)?.allowedIps).toEqual([`${gw.address}/32`]);
+  });
+
+  it('checks every subnet of the list like the single one and names the one refused', async () => {
+    await createNode({ name: 'office', isGateway: true, gatewayNetworks: ['172.16.0.0/24', '172.16.9.0/24'] });
+    t.fakeDataPlane.setHostNetworks(['10.1.0.0/16']);
+    const cases: [string[], string, string][] = [
+      [['192.168.1.0/24', '10.44.3.0/24'], 'gatewayNetworks', '10.44.3.0/24: This network must not overlap the VPN subnet 10.44.0.0/16'],
+      [['192.168.1.0/24', '172.16.9.128/25'], 'gatewayNetworks', '172.16.9.128/25: This network overlaps 172.16.9.0/24 of the gateway "office"'],
+      [['192.168.1.0/24', '127.0.0.0/8'], 'gatewayNetworks', '127.0.0.0/8: This network must not overlap loopback (127.0.0.0/8)'],
+      [['192.168.1.0/24', '10.1.4.0/24'], 'gatewayNetworks', '10.1.4.0/24: This network overlaps 10.1.0.0/16, a network the gateway host reaches directly (its own route)'],
+      [['192.168.0.0/16', '192.168.7.0/24'], 'gatewayNetworks', '192.168.7.0/24 overlaps 192.168.0.0/16, another network of this node'],
+      [['192.168.1.0/24', 'nope'], 'gatewayNetworks', 'This field must be a valid IP address with a CIDR'],
+    ];
+    for (const [gatewayNetworks, field, message] of cases) {
+      const response = await api('POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetworks });
+      expect(response.statusCode, gatewayNetworks.join()).toBe(422);
+      expect(response.json().errors.body, gatewayNetworks.join()).toEqual([{ field, message }]);
+    }
+    const disagree = await api('POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetwork: '192.168.9.0/24', gatewayNetworks: ['192.168.1.0/24'] });
+    expect(disagree.json().errors.body).toEqual([{ field: 'gatewayNetwork', message: 'This field must be the first of gatewayNetworks' }]);
+    const notGateway = await api('POST', '/api/nodes', { name: 'n', gatewayNetworks: ['192.168.1.0/24'], isGateway: false });
+    expect(notGateway.json().errors.body).toEqual([{ field: 'gatewayNetworks', message: 'This field must be empty unless the node is a gateway' }]);
+    // A spec client's edit of the first subnet is checked against the node's other subnets too.
+    const gw = await createNode({ name: 'home', isGateway: true, gatewayNetworks: ['192.168.1.0/24', '192.168.50.0/24'] });
+    const clash = await api('PATCH', `/api/nodes/${gw.id}`, { gatewayNetwork: '192.168.0.0/16' });
+    expect(clash.json().errors.body).toEqual([{ field: 'gatewayNetwork', message: '192.168.50.0/24 overlaps 192.168.0.0/16, another network of this node' }]);
+    expect((await api('GET', `/api/nodes/${gw.id}`)).json()).toMatchObject({ gatewayNetworks: ['192.168.1.0/24', '192.168.50.0/24'] });
+  });
+
 });
 
 describe('GET /api/nodes', () => {

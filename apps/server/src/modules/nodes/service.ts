@@ -4,14 +4,14 @@ import type { AppDeps } from '../../deps.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import { generateKeyPair, generatePresharedKey } from '../../dataplane/wireguard/keys.js';
 import { nodes, personalAccessTokens } from '../../db/schema.js';
-import { AppError, badRequest, fieldError, notFound } from '../../errors.js';
+import { AppError, badRequest, notFound } from '../../errors.js';
 import type { NodeEvents } from '../../http/events.js';
 import { newTokenValues } from '../tokens/service.js';
-import { checkGatewayNetwork } from './gateway-network.js';
+import { resolveGatewayNetworks } from './gateway-network.js';
 import { chooseAddress } from './node-address.js';
 import { configFileName, renderConfigFor } from './node-config.js';
 import { getNodeRow, listNodeRows, listUsedAddresses, type NodeListType } from './repository.js';
-import { toNode, type NodeRow } from './to-node.js';
+import { gatewayNetworksOf, toNode, type NodeRow } from './to-node.js';
 
 // Order in every mutation: check, write (one synchronous transaction), tell the streams, then converge the
 // data plane. A rejected apply surfaces as a 400 but the change stays stored, as the console expects.
@@ -52,8 +52,7 @@ function refuseLocal(row: NodeRow, action: string): void {
 export async function createNode(ctx: NodeContext, body: NodeCreate): Promise<NodeCreated> {
   const { deps } = ctx;
   const isGateway = body.isGateway ?? false;
-  const gatewayNetwork = isGateway ? (body.gatewayNetwork ?? null) : null;
-  if (gatewayNetwork) await checkGatewayNetwork(deps, gatewayNetwork);
+  const [gatewayNetwork = null, ...extraGatewayNetworks] = await resolveGatewayNetworks(deps, body);
   const keys = generateKeyPair();
   const presharedKey = generatePresharedKey();
   const at = deps.now().toISOString();
@@ -68,6 +67,7 @@ export async function createNode(ctx: NodeContext, body: NodeCreate): Promise<No
         allowInternet: body.allowInternet ?? false,
         isGateway,
         gatewayNetwork,
+        extraGatewayNetworks,
         publicKey: keys.publicKey,
         privateKeyEnc: deps.secrets.encrypt(keys.privateKey),
         presharedKeyEnc: deps.secrets.encrypt(presharedKey),
@@ -94,11 +94,12 @@ export async function updateNode(ctx: NodeContext, id: number, body: NodeUpdate)
   const current = getNodeRow(deps, id);
   refuseLocal(current, 'edited');
   const isGateway = body.isGateway ?? current.isGateway;
-  // Turning the gateway option off clears the network, as the console's form does.
-  const gatewayNetwork = isGateway ? (body.gatewayNetwork === undefined ? current.gatewayNetwork : body.gatewayNetwork) : null;
-  if (isGateway && !gatewayNetwork) throw fieldError('gatewayNetwork', 'This field is required');
-  // Only a new network is checked: one already routed stays editable even if the host's routes changed since.
-  if (gatewayNetwork && gatewayNetwork !== current.gatewayNetwork) await checkGatewayNetwork(deps, gatewayNetwork, id);
+  // Turning the gateway option off clears the networks, as the console's form does.
+  const [gatewayNetwork = null, ...extraGatewayNetworks] = await resolveGatewayNetworks(deps, body, {
+    id,
+    isGateway: current.isGateway,
+    networks: gatewayNetworksOf(current),
+  });
   const row = deps.db.transaction((tx) => {
     let address = current.address;
     if (body.address && body.address !== current.address) {
@@ -114,12 +115,37 @@ export async function updateNode(ctx: NodeContext, id: number, body: NodeUpdate)
         allowInternet: body.allowInternet ?? current.allowInternet,
         isGateway,
         gatewayNetwork,
+        extraGatewayNetworks,
         updatedAt: deps.now().toISOString(),
       })
       .where(eq(nodes.id, id))
       .returning()
       .get();
   });
+  return announceChanged(ctx, row);
+}
+
+/**
+ * The CLI's `postern networks set`: a node its operator made a gateway replaces its own subnets. Becoming a gateway
+ * stays the operator's decision; the subnets are checked as the operator's are, limited to private ranges, and
+ * refusals name no other tenant.
+ */
+export async function setOwnGatewayNetworks(ctx: NodeContext, id: number, gatewayNetworks: string[]): Promise<Node> {
+  const { deps } = ctx;
+  const current = getNodeRow(deps, id);
+  if (!current.isGateway) throw badRequest("This node is not a gateway: the gateway's operator makes a node a gateway in the console");
+  const [gatewayNetwork = null, ...extraGatewayNetworks] = await resolveGatewayNetworks(
+    deps,
+    { gatewayNetworks },
+    { id, isGateway: true, networks: gatewayNetworksOf(current) },
+    'node',
+  );
+  const row = deps.db
+    .update(nodes)
+    .set({ gatewayNetwork, extraGatewayNetworks, updatedAt: deps.now().toISOString() })
+    .where(eq(nodes.id, id))
+    .returning()
+    .get();
   return announceChanged(ctx, row);
 }
 

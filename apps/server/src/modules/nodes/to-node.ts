@@ -8,6 +8,11 @@ const OFFLINE: NodeStatus = { status: 'offline', clientIp: null, latestHandshake
 /** The local node is the gateway itself: always up, it has no peer of its own. */
 const LOCAL: NodeStatus = { ...OFFLINE, status: 'online' };
 
+/** A gateway node's subnets, first the spec's `gatewayNetwork`; [] for other nodes. */
+export function gatewayNetworksOf(row: Pick<NodeRow, 'isGateway' | 'gatewayNetwork' | 'extraGatewayNetworks'>): string[] {
+  return row.isGateway && row.gatewayNetwork ? [row.gatewayNetwork, ...row.extraGatewayNetworks] : [];
+}
+
 /** API view of a node row plus its live status (key material is never part of it). */
 export function toNode(row: NodeRow, status: NodeStatus | undefined): Node {
   const live = row.isLocal ? LOCAL : (status ?? OFFLINE);
@@ -18,6 +23,7 @@ export function toNode(row: NodeRow, status: NodeStatus | undefined): Node {
     allowInternet: row.allowInternet,
     isGateway: row.isGateway,
     gatewayNetwork: row.gatewayNetwork,
+    gatewayNetworks: gatewayNetworksOf(row),
     isLocal: row.isLocal,
     enabled: row.enabled,
     status: live.status,

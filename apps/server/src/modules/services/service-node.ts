@@ -11,6 +11,7 @@ export interface ServiceNode {
   address: string;
   isGateway: boolean;
   gatewayNetwork: string | null;
+  extraGatewayNetworks: string[];
   isLocal: boolean;
 }
 
@@ -22,6 +23,7 @@ const findNodeQuery = preparedPerDb((db: Db) =>
       address: nodes.address,
       isGateway: nodes.isGateway,
       gatewayNetwork: nodes.gatewayNetwork,
+      extraGatewayNetworks: nodes.extraGatewayNetworks,
       isLocal: nodes.isLocal,
     })
     .from(nodes)
@@ -48,10 +50,16 @@ export function resolveBackendHost(node: ServiceNode, requested: string | null |
   if (!node.isGateway && !node.isLocal) return node.address;
   if (!requested) throw fieldError('backendHost', messages.required);
   if (node.isLocal) return requested;
-  const network = node.gatewayNetwork;
-  const isReachable = isIPv4(requested) && (requested === node.address || (network !== null && isInSubnet(requested, network)));
+  const networks = node.gatewayNetwork ? [node.gatewayNetwork, ...node.extraGatewayNetworks] : [];
+  const isReachable =
+    isIPv4(requested) && (requested === node.address || networks.some((network) => isInSubnet(requested, network)));
   if (!isReachable) {
-    const where = network ? `inside the node's network ${network}` : 'the node address';
+    const where =
+      networks.length === 0
+        ? 'the node address'
+        : networks.length === 1
+          ? `inside the node's network ${networks[0]}`
+          : `inside one of the node's networks ${networks.join(', ')}`;
     throw fieldError('backendHost', `This field must be an IP address ${where} or ${node.address}`);
   }
   return requested;

@@ -1,0 +1,1 @@
+ALTER TABLE `nodes` ADD `extra_gateway_networks` text DEFAULT '[]' NOT NULL;
