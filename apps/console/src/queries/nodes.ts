@@ -3,7 +3,7 @@ import { defaults, NODE_PAGE_EVENT, NodeDetailEventSchema, NodeListPageEventSche
 import type { QueryClient } from '@tanstack/react-query';
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { call, isStoredButNotAppliedError, saveFile, toDownload } from '../lib/api';
+import { call, isStoredButNotAppliedError, saveFile, toastActionFailure, toDownload } from '../lib/api';
 import { openStream } from '../lib/sse';
 import { showToast } from '../lib/toast-store';
 import { serviceKeys } from './services';
@@ -123,7 +123,13 @@ export function useDeleteNode() {
 
 /** Saves the node's WireGuard config; the name comes from Content-Disposition, default config.conf. */
 export async function downloadNodeConfig(id: number): Promise<void> {
-  saveFile(toDownload(await call(operations.downloadNodeConfig, { params: { id } }), 'config.conf'));
+  try {
+    saveFile(toDownload(await call(operations.downloadNodeConfig, { params: { id } }), 'config.conf'));
+  } catch (error) {
+    // A download is an action too (the API layer toasts failed changes only): say why no file came.
+    toastActionFailure(error);
+    throw error;
+  }
 }
 
 /**
@@ -151,7 +157,11 @@ export function useNodeListStream(params: NodeListParams): void {
   );
 }
 
-/** While mounted, each pushed node replaces the shown one; on error it is logged and the stream closed (session checked). */
+/**
+ * While mounted, each pushed node replaces the shown one. Beyond the spec (which closes it on error), the stream
+ * reconnects with back-off while the session holds, as the list's does: a restarted gateway sends the node again on
+ * connect, so the page recovers by itself.
+ */
 export function useNodeStream(id: number, isEnabled: boolean): void {
   const queryClient = useQueryClient();
   useEffect(() => {
@@ -161,6 +171,7 @@ export function useNodeStream(id: number, isEnabled: boolean): void {
       query: { id },
       schema: NodeDetailEventSchema,
       onMessage: (node) => writeNodeToCache(queryClient, node),
+      reconnectMs: timing.logReconnectMs,
     });
   }, [queryClient, id, isEnabled]);
 }

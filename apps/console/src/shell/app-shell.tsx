@@ -1,6 +1,7 @@
 import { Outlet } from '@tanstack/react-router';
 import { Suspense } from 'react';
 import { Spinner } from '../components/ui/spinner';
+import { ConnectionBanner, NavigationProgress } from './connection-banner';
 import { Sidebar } from './sidebar';
 import { TopBar } from './top-bar';
 import { useSidebarState } from './use-sidebar-state';
@@ -16,7 +17,9 @@ export function AppShell() {
         onCloseMobile={sidebar.closeMobile}
       />
       <div className="flex min-w-0 flex-1 flex-col">
+        <NavigationProgress />
         <TopBar onOpenSidebar={sidebar.openMobile} />
+        <ConnectionBanner />
         <main className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 sm:px-6 lg:px-8">
           <Suspense fallback={<Spinner className="mx-auto size-8" />}>
             <Outlet />

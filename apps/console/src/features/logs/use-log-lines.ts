@@ -1,5 +1,6 @@
 import { LogEventSchema, routes, timing } from '@postern/contract';
 import { useEffect, useRef, useState } from 'react';
+import type { StreamState } from '../../lib/connection-store';
 import { openStream } from '../../lib/sse';
 import { appendLogLines, type LogLine } from './log-buffer';
 
@@ -10,8 +11,10 @@ export type LogSource = { domain: string } | { type: string; id: string };
  * The live lines of /api/logs/stream, at most 1000. After an error the stream reconnects 1 s later (console-spec §4),
  * only while the session holds; it is closed when the component unmounts, i.e. when the page is left.
  */
-export function useLogLines(source: LogSource | null): readonly LogLine[] {
+export function useLogLines(source: LogSource | null, onStateChange?: (state: StreamState) => void): readonly LogLine[] {
   const [lines, setLines] = useState<readonly LogLine[]>([]);
+  const onStateChangeRef = useRef(onStateChange);
+  onStateChangeRef.current = onStateChange;
   const nextIdRef = useRef(0);
   // The query string is the stream's identity: a new source starts an empty view, a re-render does not.
   const sourceKey = source ? new URLSearchParams(source).toString() : '';
@@ -28,6 +31,7 @@ export function useLogLines(source: LogSource | null): readonly LogLine[] {
         setLines((current) => appendLogLines(current, entries));
       },
       reconnectMs: timing.logReconnectMs,
+      onStateChange: (state) => onStateChangeRef.current?.(state),
     });
   }, [sourceKey]);
 
