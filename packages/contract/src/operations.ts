@@ -33,6 +33,7 @@ import {
   NodeServicesParamsSchema,
   NodeStreamQuerySchema,
   NodeUpdateSchema,
+  NodeServiceListQuerySchema,
   PageQuerySchema,
   ServiceListQuerySchema,
   ServiceParamsSchema,
@@ -212,7 +213,7 @@ export const operations = {
   listNodeServices: operation('listNodeServices', {
     summary: "A page of one node's services of one type",
     params: NodeServicesParamsSchema,
-    query: PageQuerySchema,
+    query: NodeServiceListQuerySchema,
     response: json(listOf(AnyServiceSchema)),
   }),
   createHttpService: operation('createHttpService', {
