@@ -2,7 +2,7 @@ import type { LoginRequest, LoginResponse } from '@postern/contract';
 import { messages, routes } from '@postern/contract';
 import { useNavigate } from '@tanstack/react-router';
 import type { FormEvent } from 'react';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Button } from '../components/ui/button';
 import { TextField } from '../components/ui/form-field';
 import { CloseIcon, ShieldIcon } from '../components/ui/icons';
@@ -53,6 +53,9 @@ export function LoginPage() {
   const [errors, setErrors] = useState<Errors>({});
   const [alert, setAlert] = useState<string | null>(null);
   const [isSubmitting, setSubmitting] = useState(false);
+  useEffect(() => {
+    document.title = 'Sign in · Postern';
+  }, []);
 
   const change = (name: keyof LoginRequest) => (value: string) => {
     const next = { ...credentials, [name]: value };
@@ -65,7 +68,12 @@ export function LoginPage() {
     event.preventDefault();
     const found = checkCredentials(credentials);
     setErrors(found);
-    if (Object.keys(found).length > 0) return;
+    const firstInvalid = (['username', 'password'] as const).find((name) => found[name]);
+    if (firstInvalid) {
+      // Focus the first field to fix rather than leave it on the button.
+      (event.currentTarget as HTMLFormElement).querySelector<HTMLInputElement>(`[name="${firstInvalid}"]`)?.focus();
+      return;
+    }
     setAlert(null);
     setSubmitting(true);
     try {
@@ -83,7 +91,7 @@ export function LoginPage() {
   };
 
   return (
-    <div className="flex min-h-screen items-center justify-center bg-gray-50 px-4 dark:bg-gray-950">
+    <main className="flex min-h-screen items-center justify-center bg-gray-50 px-4 dark:bg-gray-950">
       <div className="w-full max-w-sm">
         <div className="mb-6 flex flex-col items-center gap-2">
           <ShieldIcon className="size-10 text-brand-600" />
@@ -109,6 +117,6 @@ export function LoginPage() {
           </p>
         </form>
       </div>
-    </div>
+    </main>
   );
 }

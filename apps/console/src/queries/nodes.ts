@@ -1,4 +1,4 @@
-import type { ListResponse, Node, NodeCreate, NodeUpdate } from '@postern/contract';
+import type { ListResponse, Node, NodeCreate, NodeSort, NodeUpdate, SortOrder } from '@postern/contract';
 import { defaults, NODE_PAGE_EVENT, NodeDetailEventSchema, NodeListPageEventSchema, operations, timing } from '@postern/contract';
 import type { QueryClient } from '@tanstack/react-query';
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
@@ -11,12 +11,23 @@ import { serviceKeys } from './services';
 // Nodes: query keys, query options, mutations and the live streams, which write into the same cache entries.
 
 export type NodeTypeFilter = 'nodes' | 'gateways' | undefined;
-export type NodeListParams = { page: number; limit: number; type?: NodeTypeFilter };
+export type NodeListParams = {
+  page: number;
+  limit: number;
+  type?: NodeTypeFilter;
+  q?: string | undefined;
+  sort?: NodeSort | undefined;
+  order?: SortOrder | undefined;
+};
 
 export const nodeKeys = {
   all: ['nodes'] as const,
   lists: () => [...nodeKeys.all, 'list'] as const,
-  list: (params: NodeListParams) => [...nodeKeys.lists(), { page: params.page, limit: params.limit, type: params.type ?? 'all' }] as const,
+  list: (params: NodeListParams) =>
+    [
+      ...nodeKeys.lists(),
+      { page: params.page, limit: params.limit, type: params.type ?? 'all', q: params.q ?? '', sort: params.sort ?? '', order: params.order ?? '' },
+    ] as const,
   details: () => [...nodeKeys.all, 'detail'] as const,
   detail: (id: number) => [...nodeKeys.details(), id] as const,
 };
@@ -139,21 +150,21 @@ export async function downloadNodeConfig(id: number): Promise<void> {
  */
 export function useNodeListStream(params: NodeListParams): void {
   const queryClient = useQueryClient();
-  const { page, limit, type } = params;
+  const { page, limit, type, q, sort, order } = params;
   useEffect(
     () =>
       openStream({
         path: operations.nodeStream.path,
-        query: { page, limit, type, format: 'page' },
+        query: { page, limit, type, q, sort, order, format: 'page' },
         event: NODE_PAGE_EVENT,
         schema: NodeListPageEventSchema,
         onMessage: (list) => {
-          queryClient.setQueryData(nodeKeys.list({ page, limit, type }), list);
+          queryClient.setQueryData(nodeKeys.list({ page, limit, type, q, sort, order }), list);
           for (const node of list.data) queryClient.setQueryData(nodeKeys.detail(node.id), node);
         },
         reconnectMs: timing.logReconnectMs,
       }),
-    [queryClient, page, limit, type],
+    [queryClient, page, limit, type, q, sort, order],
   );
 }
 
