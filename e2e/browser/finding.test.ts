@@ -74,6 +74,53 @@ describe('finding nodes and keyboard focus', () => {
     expect(await rowNames(shared)).toHaveLength(12);
   });
 
+  it('row and Help menus follow the menu pattern, and focus returns to the trigger after Escape or a dialog', async () => {
+    const name = uniqueName('menu');
+    await harness.seed('POST', '/api/nodes', { name });
+    const page = await harness.openPage(`/nodes?q=${name}`);
+    const trigger = page.getByRole('button', { name: `Actions for ${name}` });
+    await trigger.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focused(page), UNTIL_SHOWN).toBe('button:View Node Details');
+    await page.keyboard.press('ArrowDown');
+    expect(await focused(page)).toBe('button:Edit Node');
+    await page.keyboard.press('End');
+    expect(await focused(page)).toBe('button:Delete Node');
+    await page.keyboard.press('ArrowDown');
+    expect(await focused(page)).toBe('button:View Node Details');
+    await page.keyboard.press('ArrowUp');
+    expect(await focused(page)).toBe('button:Delete Node');
+    await page.keyboard.press('Home');
+    expect(await focused(page)).toBe('button:View Node Details');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('menu').count(), UNTIL_SHOWN).toBe(0);
+    expect(await trigger.evaluate((el) => el === document.activeElement)).toBe(true);
+
+    // A dialog opened from a menu item gives focus back to the row's trigger when it closes.
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await expectVisible(page.getByRole('dialog'));
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('dialog').count(), UNTIL_SHOWN).toBe(0);
+    await expect.poll(() => trigger.evaluate((el) => el === document.activeElement), UNTIL_SHOWN).toBe(true);
+
+    // Tab closes the menu and moves on from its trigger.
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focused(page), UNTIL_SHOWN).toBe('button:View Node Details');
+    await page.keyboard.press('Tab');
+    await expect.poll(() => page.getByRole('menu').count(), UNTIL_SHOWN).toBe(0);
+    expect(await focused(page)).not.toMatch(/^body:/);
+
+    const help = page.getByRole('button', { name: 'Help' });
+    await help.click();
+    await expect.poll(() => focused(page), UNTIL_SHOWN).toBe('a:Documentation');
+    await page.keyboard.press('ArrowDown');
+    expect(await focused(page)).toBe('a:Contact us');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => help.evaluate((el) => el === document.activeElement), UNTIL_SHOWN).toBe(true);
+  });
+
   it('says when a search matches nothing', async () => {
     const page = await harness.openPage(`/nodes?q=${uniqueName('nothing')}`);
     await expectVisible(page.getByRole('status').filter({ hasText: /No nodes match/ }));
