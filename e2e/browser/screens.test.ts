@@ -1,13 +1,15 @@
 import type { Theme } from '@postern/contract';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations, type Violation } from './axe.js';
 import { snap } from './browser.js';
 import { dialog, expectGone, expectVisible, openMenu, startConsole, uniqueName, type ConsoleHarness } from './fixture.js';
 import { ADMIN } from './server.js';
 
 // Visits every screen and the main dialogs in light and dark theme at desktop and phone widths and stores a
 // screenshot of each in artifacts/screenshots/<screen>-<viewport>-<theme>.png for review. Behaviour is asserted
-// by the other files; this one only checks that each screen rendered before taking its picture.
+// by the other files; this one only checks that each screen rendered before taking its picture, and runs axe-core on
+// each screen and dialog as shot: no serious or critical WCAG 2.2 A/AA violation in any theme or size.
 
 type Viewport = 'desktop' | 'phone';
 const variants: { viewport: Viewport; theme: Theme }[] = [
@@ -53,7 +55,11 @@ describe('screenshots', () => {
 
   it.each(variants)('every screen at $viewport width in $theme theme', async ({ viewport, theme }) => {
     // Dialogs, menus and the mobile sidebar are fixed to the window: a shot of the window shows them as seen.
-    const shot: Shot = (page, screen) => snap(page, `${screen}-${viewport}-${theme}`, { fullPage: !/^(dialog|menu|sidebar)-/.test(screen) });
+    const violations: Violation[] = [];
+    const shot: Shot = async (page, screen) => {
+      await snap(page, `${screen}-${viewport}-${theme}`, { fullPage: !/^(dialog|menu|sidebar)-/.test(screen) });
+      violations.push(...(await axeViolations(page, screen)));
+    };
     const page = await harness.openPage('/login', { viewport, theme, isSignedIn: false });
     await expectVisible(page.getByRole('button', { name: 'Sign in' }));
     await shot(page, 'login');
@@ -81,7 +87,9 @@ describe('screenshots', () => {
     await page.goto('/no/such/page');
     await expectVisible(page.getByRole('link', { name: 'Back To Home' }));
     await shot(page, 'not-found');
-  });
+    expect(violations).toEqual([]);
+    // axe on some 20 states per variant: a busy machine needs more than the default minute.
+  }, 240_000);
 });
 
 type Shot = (page: Page, screen: string) => Promise<void>;

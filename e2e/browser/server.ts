@@ -14,6 +14,8 @@ export interface RunningServer {
   /** Output of the server process so far (for failure messages). */
   output: () => string;
   stop: () => Promise<void>;
+  /** Stops the process, runs `whileDown`, and starts it again on the same port and data directory. */
+  restart: (whileDown?: () => Promise<void>) => Promise<void>;
 }
 
 /**
@@ -24,6 +26,27 @@ export interface RunningServer {
 export async function startServer(): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'postern-browser-'));
   const port = await freePort();
+  let process_ = await spawnServer(dataDir, port);
+  let earlierOutput = '';
+  return {
+    baseUrl: process_.baseUrl,
+    dataDir,
+    output: () => earlierOutput + process_.output(),
+    stop: async () => {
+      await process_.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    restart: async (whileDown) => {
+      await process_.stop();
+      earlierOutput += process_.output();
+      await whileDown?.();
+      process_ = await spawnServer(dataDir, port);
+    },
+  };
+}
+
+/** One server process on `port` with `dataDir` (kept when it stops, so a restart finds the same database). */
+async function spawnServer(dataDir: string, port: number): Promise<{ baseUrl: string; output(): string; stop(): Promise<void> }> {
   let log = '';
   const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'apps/server/dist/main.js')], {
     cwd: repoRoot,
@@ -53,13 +76,12 @@ export async function startServer(): Promise<RunningServer> {
   }
   return {
     baseUrl,
-    dataDir,
     output: () => log,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
       if (child.exitCode === null) child.kill('SIGKILL');
-      rmSync(dataDir, { recursive: true, force: true });
+      await exited;
     },
   };
 }

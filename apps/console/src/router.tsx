@@ -1,5 +1,6 @@
 import type { RouterHistory } from '@tanstack/react-router';
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet, redirect } from '@tanstack/react-router';
+import { validateNodesSearch, validatePagedSearch } from './lib/list-search';
 import { restoreSession, saveRedirectTarget, setSessionNavigator } from './lib/session';
 import { NotFoundPage } from './pages/not-found-page';
 import { AppShell } from './shell/app-shell';
@@ -42,6 +43,7 @@ const homeRoute = createRoute({
 const domainsRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/domains',
+  validateSearch: validatePagedSearch,
   component: lazyRouteComponent(() => import('./features/domains/domains-page'), 'DomainsPage'),
 });
 
@@ -54,6 +56,7 @@ const domainLogsRoute = createRoute({
 const nodesRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/nodes',
+  validateSearch: validateNodesSearch,
   component: lazyRouteComponent(() => import('./features/nodes/nodes-page'), 'NodesPage'),
 });
 

@@ -39,6 +39,7 @@ import {
   NodeServicesParamsSchema,
   NodeStreamQuerySchema,
   NodeUpdateSchema,
+  NodeServiceListQuerySchema,
   PageQuerySchema,
   SecondFactorLoginRequestSchema,
   ServiceListQuerySchema,
@@ -260,7 +261,7 @@ export const operations = {
   listNodeServices: operation('listNodeServices', {
     summary: "A page of one node's services of one type",
     params: NodeServicesParamsSchema,
-    query: PageQuerySchema,
+    query: NodeServiceListQuerySchema,
     response: json(listOf(AnyServiceSchema)),
   }),
   createHttpService: operation('createHttpService', {

@@ -255,9 +255,23 @@ export const PageQuerySchema = z.object({
 });
 export type PageQuery = z.infer<typeof PageQuerySchema>;
 
-export const NodeListQuerySchema = PageQuerySchema.extend({
+/** Optional search text: rows whose name (or address, domain, port) contains it, case-insensitively. */
+const searchText = z.string().trim().max(253).optional();
+
+export const NODE_SORTS = ['name', 'status', 'handshake', 'traffic'] as const;
+export type NodeSort = (typeof NODE_SORTS)[number];
+export const SORT_ORDERS = ['asc', 'desc'] as const;
+export type SortOrder = (typeof SORT_ORDERS)[number];
+
+/** Absent `q`, `sort` and `order` keep the spec's list: every node, in creation order. */
+const nodeListFilter = {
   type: oneOf(['nodes', 'gateways']).optional(),
-});
+  q: searchText,
+  sort: oneOf(NODE_SORTS).optional(),
+  order: oneOf(SORT_ORDERS).optional(),
+};
+
+export const NodeListQuerySchema = PageQuerySchema.extend(nodeListFilter);
 export type NodeListQuery = z.infer<typeof NodeListQuerySchema>;
 
 /** Paging plus an optional `search` (part of a name) for the console's domain autocomplete. */
@@ -266,7 +280,12 @@ export type DomainListQuery = z.infer<typeof DomainListQuerySchema>;
 
 export const ServiceListQuerySchema = PageQuerySchema.extend({
   domain: optionalNullable(domainName()),
+  q: searchText,
 });
+
+/** One node's services: paging plus an optional `q` (name, domain, path or port contains it). */
+export const NodeServiceListQuerySchema = PageQuerySchema.extend({ q: searchText });
+export type NodeServiceListQuery = z.infer<typeof NodeServiceListQuerySchema>;
 export type ServiceListQuery = z.infer<typeof ServiceListQuerySchema>;
 
 export const NodeStreamQuerySchema = z.object({
@@ -274,7 +293,7 @@ export const NodeStreamQuerySchema = z.object({
   id: idValue().optional(),
   page: integerIn(1, 1_000_000).optional().default(1),
   limit: integerIn(1, limits.listMaxLimit).optional().default(defaults.pageSize),
-  type: oneOf(['nodes', 'gateways']).optional(),
+  ...nodeListFilter,
   /** List variant: `rows` (default, the spec's array per message) or `page` (named `page` events with the total). */
   format: oneOf(['rows', 'page']).optional(),
 });

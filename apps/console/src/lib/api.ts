@@ -5,12 +5,14 @@ import {
   filenameFromDisposition as filenameOf,
   isApiError,
   isStoredButNotApplied,
+  routes,
   UnexpectedAnswerError,
   type CallArgs,
   type CallOutput,
   type FileDownload,
   type Route,
 } from '@postern/contract';
+import { reportApiReachable } from './connection-store';
 import { hasToken, logout, readToken } from './session';
 import { showToast } from './toast-store';
 
@@ -30,15 +32,45 @@ const client = createApiClient({ transport: fetchTransport({ credentials: 'inclu
 
 const isAbort = (error: unknown): boolean => error instanceof DOMException && error.name === 'AbortError';
 
+/** Statuses of a gateway that is down or restarting (a proxy in front answers for it). */
+const UNREACHABLE_STATUSES = new Set([502, 503, 504]);
+
+/** Sign-in and sign-out say what happened in their own way. */
+const QUIET_ROUTES = new Set<string>([routes.login.path, routes.logout.path]);
+
+/**
+ * Beyond the spec (which only logs these): what an operator is told when an action got no answer or a server error.
+ * The spec's texts ('Network Error', 'Request failed with status code N') come first.
+ */
+export function failureToastMessage(error: unknown): string | null {
+  if (!isApiError(error)) return null;
+  if (error.status === 0) return `${NETWORK_ERROR_MESSAGE}: the gateway could not be reached. Check your connection and try again.`;
+  if (error.status >= 500) return `${error.serverMessage ?? `Request failed with status code ${error.status}`}. Try again in a moment.`;
+  return null;
+}
+
+/** Tells the operator that an action failed for want of an answer or on a server error (other failures have their own path). */
+export function toastActionFailure(error: unknown): void {
+  const message = failureToastMessage(error);
+  if (message) showToast({ message, type: 'error' });
+}
+
 /** Applies the §8 rules to a failure and returns the error to throw. */
-async function handleFailure(error: unknown): Promise<unknown> {
+async function handleFailure(error: unknown, route: Route, isAction: boolean): Promise<unknown> {
   // An abort is the caller's own doing: pass it on unchanged.
   if (isAbort(error)) return error;
   if (!(error instanceof ApiError)) {
     // An answer that is not what the contract says is a bug to see, not a network failure.
     if (error instanceof UnexpectedAnswerError) return error;
-    return new ApiError(0, NETWORK_ERROR_MESSAGE);
+    reportApiReachable(false);
+    const failure = new ApiError(0, NETWORK_ERROR_MESSAGE);
+    if (isAction && !QUIET_ROUTES.has(route.path)) toastActionFailure(failure);
+    return failure;
   }
+  // A data plane that is down answers 503 from a control plane that is up: the change is stored (warning below).
+  const isStoredChange = isStoredButNotApplied(error.code);
+  reportApiReachable(isStoredChange || !UNREACHABLE_STATUSES.has(error.status));
+  if (error.status >= 500 && !isStoredChange && isAction && !QUIET_ROUTES.has(route.path)) toastActionFailure(error);
   if (error.status === 400) showToast({ message: error.serverMessage ?? UNKNOWN_ERROR_MESSAGE, type: 'error' });
   // Beyond the spec: the change is saved and applied once the gateway is back; say so instead of only logging it.
   if (error.code === 'dataplane_unavailable') showToast({ message: error.serverMessage ?? UNKNOWN_ERROR_MESSAGE, type: 'warning' });
@@ -70,9 +102,12 @@ export async function settleStoredChange<T>(change: Promise<T>): Promise<Settled
 /** Calls an operation of the contract (or a bare route: the answer is then unchecked `unknown`). */
 export async function call<const O extends Route>(operation: O, ...args: CallArgs<O>): Promise<CallOutput<O>> {
   try {
-    return await client.call(operation, ...args);
+    const answer = await client.call(operation, ...args);
+    reportApiReachable(true);
+    return answer;
   } catch (error) {
-    throw await handleFailure(error);
+    // A change (any method but GET) is an action the operator took; reads fail on screen in their own way.
+    throw await handleFailure(error, operation, operation.method !== 'GET');
   }
 }
 

@@ -109,16 +109,32 @@ describe('event stream errors', () => {
     expect(openedCount()).toBe(1);
   });
 
-  it('reconnects while the session holds, 1 s after every error (console-spec §9)', async () => {
+  it('reconnects while the session holds, 1 s after an error of a stream that had opened (console-spec §9)', async () => {
     const fetchMock = answerChecksWith(200);
     openLogStream();
     for (let attempt = 1; attempt <= 4; attempt++) {
+      latest()?.open();
       await failLatest();
       expect(await reopensAfter(1000), `reopen ${attempt} after 1 s`).toBe(true);
     }
     expect(fetchMock).toHaveBeenCalledTimes(4);
     expect(navigate).not.toHaveBeenCalled();
     expect(new URL(latest()?.url ?? '', 'http://x').searchParams.get('token')).toBe(TOKEN);
+  });
+
+  it('waits twice as long after each further failure without opening, up to 30 s, and reports retrying', async () => {
+    answerChecksWith('network-down');
+    const states: string[] = [];
+    openStream({ path: '/api/logs/stream', schema: z.array(z.string()), onMessage: vi.fn(), reconnectMs: 1000, onStateChange: (state) => states.push(state) });
+    for (const ms of [1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]) {
+      await failLatest();
+      expect(await reopensAfter(ms), `reopen after ${ms} ms`).toBe(true);
+    }
+    expect(states.slice(0, 3)).toEqual(['connecting', 'retrying', 'retrying']);
+    latest()?.open();
+    expect(states.at(-1)).toBe('open');
+    await failLatest();
+    expect(await reopensAfter(1000), 'back to 1 s once it had opened').toBe(true);
   });
 
   it('keeps the session and reconnects when the check gets no answer or a server error', async () => {
@@ -129,7 +145,7 @@ describe('event stream errors', () => {
       await failLatest();
       expect(await reopensAfter(1000), `${answer}: first`).toBe(true);
       await failLatest();
-      expect(await reopensAfter(1000), `${answer}: second`).toBe(true);
+      expect(await reopensAfter(2000), `${answer}: second`).toBe(true);
       close();
     }
     expect(readToken()).toBe(TOKEN);

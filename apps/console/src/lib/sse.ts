@@ -1,12 +1,23 @@
 import { withQuery, type QueryValue } from '@postern/contract';
 import type { z } from 'zod';
+import { registerStream, type StreamState } from './connection-store';
 import { readToken } from './session';
 import { checkSession } from './session-check';
 
 // EventSource cannot send headers, so event streams carry the session token as a query parameter (console-spec §6).
 // Nor does it show why a stream failed, so after an error the session is checked through the API client before the
 // stream is reopened: an ended session signs out like any other call, and a live one reconnects after the spec's
-// fixed delay (console-spec §9: log stream reconnect delay 1 second).
+// fixed delay (console-spec §9: log stream reconnect delay 1 second). Beyond the spec, a stream that keeps failing
+// waits longer each time (doubling up to RECONNECT_MAX_MS) instead of failing once a second, and starts again at the
+// spec's delay once it has opened; each stream reports its state to the connection store (the shell's banner).
+
+/** The longest wait between two attempts of a stream that keeps failing. */
+export const RECONNECT_MAX_MS = 30_000;
+
+/** The wait before attempt `failures` (1 = after the first error): the base delay, doubled per further failure. */
+export function reconnectDelay(baseMs: number, failures: number): number {
+  return Math.min(RECONNECT_MAX_MS, baseMs * 2 ** Math.max(0, failures - 1));
+}
 
 export type StreamOptions<S extends z.ZodType> = {
   path: string;
@@ -18,8 +29,13 @@ export type StreamOptions<S extends z.ZodType> = {
   onMessage(value: z.output<S>): void;
   /** Called with the error event (default: logged); the stream is closed unless `reconnectMs` is set. */
   onError?(event: Event): void;
-  /** Reopen delay after an error (log viewer: 1 s); omit to stay closed. Only reopened while the session holds. */
+  /**
+   * Reopen delay after the first error (log viewer: 1 s), doubled after each further one; omit to stay closed.
+   * Only reopened while the session holds.
+   */
   reconnectMs?: number;
+  /** The stream's state: connecting, open (the server answered), retrying (failed, waiting to reopen). */
+  onStateChange?(state: StreamState): void;
 };
 
 export function streamUrl(path: string, query: Record<string, QueryValue> = {}): string {
@@ -32,18 +48,33 @@ export function openStream<S extends z.ZodType>(options: StreamOptions<S>): () =
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
   let sessionCheck: AbortController | null = null;
   let closed = false;
+  let failures = 0;
+  const registration = registerStream();
+  const setState = (state: StreamState): void => {
+    registration.report(state);
+    options.onStateChange?.(state);
+  };
 
   const recover = async (): Promise<void> => {
     sessionCheck = new AbortController();
     const isSessionValid = await checkSession(sessionCheck.signal);
     sessionCheck = null;
-    if (closed || !isSessionValid || options.reconnectMs === undefined) return;
-    retryTimer = setTimeout(connect, options.reconnectMs);
+    if (closed || !isSessionValid || options.reconnectMs === undefined) {
+      if (!closed) registration.remove();
+      return;
+    }
+    failures += 1;
+    setState('retrying');
+    retryTimer = setTimeout(connect, reconnectDelay(options.reconnectMs, failures));
   };
 
   const connect = (): void => {
     const current = new EventSource(streamUrl(options.path, options.query), { withCredentials: true });
     source = current;
+    current.onopen = () => {
+      failures = 0;
+      setState('open');
+    };
     const receive = (event: MessageEvent<string>): void => {
       const parsed = options.schema.safeParse(safeJson(event.data));
       if (parsed.success) options.onMessage(parsed.data);
@@ -61,9 +92,11 @@ export function openStream<S extends z.ZodType>(options: StreamOptions<S>): () =
     };
   };
 
+  setState('connecting');
   connect();
   return () => {
     closed = true;
+    registration.remove();
     clearTimeout(retryTimer);
     sessionCheck?.abort();
     source?.close();

@@ -3,6 +3,7 @@ import { toFieldErrors } from '@postern/contract';
 import type { FormEvent } from 'react';
 import { useCallback, useLayoutEffect, useRef, useState } from 'react';
 import type { z } from 'zod';
+import { afterPointerRelease } from './after-pointer-release';
 import { isApiError } from './api';
 
 // Form state validated with a contract schema (console-spec §5): a field on input and on blur, the whole form on
@@ -75,7 +76,8 @@ export function useZodForm<TValues extends Record<string, unknown>, TSchema exte
     value: values[name],
     error: errors[name],
     onChange: (value) => setValue(name, value),
-    onBlur: () => touch(name),
+    // Not under a pressed pointer: the message would move the control being clicked (after-pointer-release.ts).
+    onBlur: () => afterPointerRelease(() => touch(name)),
   });
 
   const reset = useCallback((next: TValues) => {

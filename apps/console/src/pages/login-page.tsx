@@ -2,7 +2,7 @@ import type { LoginRequest, LoginResponse } from '@postern/contract';
 import { messages, routes } from '@postern/contract';
 import { useNavigate } from '@tanstack/react-router';
 import type { FormEvent } from 'react';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Button } from '../components/ui/button';
 import { TextField } from '../components/ui/form-field';
 import { CloseIcon, ShieldIcon } from '../components/ui/icons';
@@ -16,9 +16,19 @@ export const INVALID_CREDENTIALS = 'Invalid Credentials';
 export const TOO_MANY_ATTEMPTS = 'Too many attempts, try again later';
 export const INVALID_CODE = 'Invalid authentication code';
 
-/** The alert for a failed sign-in (console-spec §8). */
+export const LOGIN_UNREACHABLE = 'Network Error: the gateway could not be reached. Check your connection and try again.';
+export const loginServerError = (status: number): string => `The gateway could not sign you in right now (status ${status}). Try again in a moment.`;
+
+/**
+ * The alert for a failed sign-in (console-spec §8). Beyond the spec, a sign-in that got no answer or a server error
+ * says so: 'Invalid Credentials' would send the operator looking for a password that was never checked.
+ */
 export function loginFailureMessage(error: unknown): string {
-  return isApiError(error) && error.status === 429 ? TOO_MANY_ATTEMPTS : INVALID_CREDENTIALS;
+  if (!isApiError(error)) return INVALID_CREDENTIALS;
+  if (error.status === 429) return TOO_MANY_ATTEMPTS;
+  if (error.status === 0) return LOGIN_UNREACHABLE;
+  if (error.status >= 500) return loginServerError(error.status);
+  return INVALID_CREDENTIALS;
 }
 
 type Errors = Partial<Record<keyof LoginRequest, string>>;
@@ -40,7 +50,7 @@ function challengeOf(body: unknown): string | null {
 
 /** The alert for a refused code: the server says whether the challenge expired; a limited client waits. */
 export function secondFactorFailureMessage(error: unknown): string {
-  if (isApiError(error) && error.status === 429) return TOO_MANY_ATTEMPTS;
+  if (isApiError(error) && (error.status === 429 || error.status === 0 || error.status >= 500)) return loginFailureMessage(error);
   return (isApiError(error) && error.status === 401 && error.serverMessage) || INVALID_CODE;
 }
 
@@ -89,6 +99,9 @@ export function LoginPage() {
       setSubmitting(false);
     }
   };
+  useEffect(() => {
+    document.title = 'Sign in · Postern';
+  }, []);
 
   const change = (name: keyof LoginRequest) => (value: string) => {
     const next = { ...credentials, [name]: value };
@@ -101,7 +114,12 @@ export function LoginPage() {
     event.preventDefault();
     const found = checkCredentials(credentials);
     setErrors(found);
-    if (Object.keys(found).length > 0) return;
+    const firstInvalid = (['username', 'password'] as const).find((name) => found[name]);
+    if (firstInvalid) {
+      // Focus the first field to fix rather than leave it on the button.
+      (event.currentTarget as HTMLFormElement).querySelector<HTMLInputElement>(`[name="${firstInvalid}"]`)?.focus();
+      return;
+    }
     setAlert(null);
     setSubmitting(true);
     try {
@@ -121,7 +139,7 @@ export function LoginPage() {
   };
 
   return (
-    <div className="flex min-h-screen items-center justify-center bg-gray-50 px-4 dark:bg-gray-950">
+    <main className="flex min-h-screen items-center justify-center bg-gray-50 px-4 dark:bg-gray-950">
       <div className="w-full max-w-sm">
         <div className="mb-6 flex flex-col items-center gap-2">
           <ShieldIcon className="size-10 text-brand-600" />
@@ -182,7 +200,7 @@ export function LoginPage() {
         </form>
         )}
       </div>
-    </div>
+    </main>
   );
 }
 

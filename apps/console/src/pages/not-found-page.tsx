@@ -6,7 +6,9 @@ export const NOT_FOUND_TEXT = "Hmm...this page doesn't exist. Try searching for 
 export function NotFoundPage() {
   return (
     <div className="flex min-h-[60vh] flex-col items-center justify-center gap-4 px-4 text-center">
-      <p className="text-6xl font-bold text-brand-600">404</p>
+      <h1 className="text-6xl font-bold text-brand-600">
+        404<span className="sr-only"> Page not found</span>
+      </h1>
       <p className="max-w-md text-gray-600 dark:text-gray-300">{NOT_FOUND_TEXT}</p>
       <Link to="/" className={buttonClasses('primary')}>
         Back To Home

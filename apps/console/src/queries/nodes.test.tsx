@@ -81,7 +81,7 @@ describe('node streams write into the query cache', () => {
     expect(source?.isClosed).toBe(true);
   });
 
-  it('logs and closes the detail stream on error, without reconnecting', async () => {
+  it('logs a detail stream error and reconnects 1 s later while the session holds (a restarted gateway)', async () => {
     vi.useFakeTimers();
     const { wrapper } = setup();
     const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
@@ -92,7 +92,8 @@ describe('node streams write into the query cache', () => {
     });
     expect(FakeEventSource.opened[0]?.isClosed).toBe(true);
     expect(log).toHaveBeenCalled();
-    expect(FakeEventSource.opened).toHaveLength(1);
+    expect(FakeEventSource.opened).toHaveLength(2);
+    expect(new URL(FakeEventSource.opened[1]?.url ?? '', 'http://x').searchParams.get('id')).toBe('7');
     log.mockRestore();
     vi.useRealTimers();
   });

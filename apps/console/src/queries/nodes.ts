@@ -1,9 +1,9 @@
-import type { ListResponse, Node, NodeCreate, NodeUpdate } from '@postern/contract';
+import type { ListResponse, Node, NodeCreate, NodeSort, NodeUpdate, SortOrder } from '@postern/contract';
 import { defaults, NODE_PAGE_EVENT, NodeDetailEventSchema, NodeListPageEventSchema, operations, timing } from '@postern/contract';
 import type { QueryClient } from '@tanstack/react-query';
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { call, isStoredButNotAppliedError, saveFile, toDownload } from '../lib/api';
+import { call, isStoredButNotAppliedError, saveFile, toastActionFailure, toDownload } from '../lib/api';
 import { openStream } from '../lib/sse';
 import { showToast } from '../lib/toast-store';
 import { serviceKeys } from './services';
@@ -11,12 +11,23 @@ import { serviceKeys } from './services';
 // Nodes: query keys, query options, mutations and the live streams, which write into the same cache entries.
 
 export type NodeTypeFilter = 'nodes' | 'gateways' | undefined;
-export type NodeListParams = { page: number; limit: number; type?: NodeTypeFilter };
+export type NodeListParams = {
+  page: number;
+  limit: number;
+  type?: NodeTypeFilter;
+  q?: string | undefined;
+  sort?: NodeSort | undefined;
+  order?: SortOrder | undefined;
+};
 
 export const nodeKeys = {
   all: ['nodes'] as const,
   lists: () => [...nodeKeys.all, 'list'] as const,
-  list: (params: NodeListParams) => [...nodeKeys.lists(), { page: params.page, limit: params.limit, type: params.type ?? 'all' }] as const,
+  list: (params: NodeListParams) =>
+    [
+      ...nodeKeys.lists(),
+      { page: params.page, limit: params.limit, type: params.type ?? 'all', q: params.q ?? '', sort: params.sort ?? '', order: params.order ?? '' },
+    ] as const,
   details: () => [...nodeKeys.all, 'detail'] as const,
   detail: (id: number) => [...nodeKeys.details(), id] as const,
 };
@@ -123,7 +134,13 @@ export function useDeleteNode() {
 
 /** Saves the node's WireGuard config; the name comes from Content-Disposition, default config.conf. */
 export async function downloadNodeConfig(id: number): Promise<void> {
-  saveFile(toDownload(await call(operations.downloadNodeConfig, { params: { id } }), 'config.conf'));
+  try {
+    saveFile(toDownload(await call(operations.downloadNodeConfig, { params: { id } }), 'config.conf'));
+  } catch (error) {
+    // A download is an action too (the API layer toasts failed changes only): say why no file came.
+    toastActionFailure(error);
+    throw error;
+  }
 }
 
 /**
@@ -133,25 +150,29 @@ export async function downloadNodeConfig(id: number): Promise<void> {
  */
 export function useNodeListStream(params: NodeListParams): void {
   const queryClient = useQueryClient();
-  const { page, limit, type } = params;
+  const { page, limit, type, q, sort, order } = params;
   useEffect(
     () =>
       openStream({
         path: operations.nodeStream.path,
-        query: { page, limit, type, format: 'page' },
+        query: { page, limit, type, q, sort, order, format: 'page' },
         event: NODE_PAGE_EVENT,
         schema: NodeListPageEventSchema,
         onMessage: (list) => {
-          queryClient.setQueryData(nodeKeys.list({ page, limit, type }), list);
+          queryClient.setQueryData(nodeKeys.list({ page, limit, type, q, sort, order }), list);
           for (const node of list.data) queryClient.setQueryData(nodeKeys.detail(node.id), node);
         },
         reconnectMs: timing.logReconnectMs,
       }),
-    [queryClient, page, limit, type],
+    [queryClient, page, limit, type, q, sort, order],
   );
 }
 
-/** While mounted, each pushed node replaces the shown one; on error it is logged and the stream closed (session checked). */
+/**
+ * While mounted, each pushed node replaces the shown one. Beyond the spec (which closes it on error), the stream
+ * reconnects with back-off while the session holds, as the list's does: a restarted gateway sends the node again on
+ * connect, so the page recovers by itself.
+ */
 export function useNodeStream(id: number, isEnabled: boolean): void {
   const queryClient = useQueryClient();
   useEffect(() => {
@@ -161,6 +182,7 @@ export function useNodeStream(id: number, isEnabled: boolean): void {
       query: { id },
       schema: NodeDetailEventSchema,
       onMessage: (node) => writeNodeToCache(queryClient, node),
+      reconnectMs: timing.logReconnectMs,
     });
   }, [queryClient, id, isEnabled]);
 }

@@ -56,7 +56,7 @@ export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMob
           <span className={`text-lg font-bold ${labelClass}`}>Postern</span>
         </div>
         <nav className="flex-1 px-2 py-4">
-          <h3 className={`px-3 pb-2 text-xs font-semibold tracking-wider text-gray-400 uppercase ${labelClass}`}>Pages</h3>
+          <h3 className={`px-3 pb-2 text-xs font-semibold tracking-wider text-gray-600 uppercase dark:text-gray-400 ${labelClass}`}>Pages</h3>
           <ul className="flex flex-col gap-1">
             {pages.map((item) => (
               <li key={item.to}>

@@ -31,6 +31,11 @@ export class FakeEventSource {
     else for (const listener of this.listeners.get(event) ?? []) listener(message);
   }
 
+  /** The server answered: the stream is open. */
+  open(): void {
+    this.onopen?.(new Event('open'));
+  }
+
   /** The stream fails, as a dropped or refused connection shows to the page. */
   fail(): void {
     this.onerror?.(new Event('error'));

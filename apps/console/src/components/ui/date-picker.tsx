@@ -87,7 +87,7 @@ export function DatePicker({ label, name, value, onChange, error, description, p
           className={`flex flex-1 items-center gap-2 rounded-md border bg-white px-3 py-2 text-left text-sm dark:bg-gray-800 ${error ? 'border-red-500' : 'border-gray-300 dark:border-gray-600'}`}
         >
           <CalendarIcon className="size-4 text-gray-500" />
-          <span className={value ? '' : 'text-gray-400'}>{value ? formatDate(value) : placeholder}</span>
+          <span className={value ? '' : 'text-gray-500 dark:text-gray-400'}>{value ? formatDate(value) : placeholder}</span>
         </button>
         {value && (
           <button type="button" onClick={() => onChange(undefined)} className="rounded-md px-2 text-sm text-gray-500 hover:bg-gray-100 dark:hover:bg-gray-800">
@@ -110,7 +110,7 @@ export function DatePicker({ label, name, value, onChange, error, description, p
           </div>
           <div className="grid grid-cols-7 gap-1 text-center text-xs">
             {WEEKDAYS.map((day) => (
-              <span key={day} className="py-1 text-gray-400">{day}</span>
+              <span key={day} className="py-1 text-gray-500 dark:text-gray-400">{day}</span>
             ))}
             {monthGrid(view.year, view.month).map((day, index) => {
               if (day === null) return <span key={`blank-${index}`} />;

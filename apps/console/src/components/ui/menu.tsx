@@ -45,8 +45,25 @@ export function ActionMenu({ items, label = 'Actions', trigger }: { items: MenuI
       const target = event.target as Node;
       if (!listRef.current?.contains(target) && !buttonRef.current?.contains(target)) close();
     };
+    // WAI-ARIA menu keys. Escape and Tab hand focus back to the trigger, so it never falls to the body (the list
+    // is in a portal at the end of the body); Tab then moves on from the trigger as it would without the menu.
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') close();
+      const items = [...(listRef.current?.querySelectorAll<HTMLButtonElement>('[role="menuitem"]:not(:disabled)') ?? [])];
+      const index = items.indexOf(document.activeElement as HTMLButtonElement);
+      const move = (to: number) => {
+        event.preventDefault();
+        items[(to + items.length) % items.length]?.focus({ preventScroll: true });
+      };
+      if (event.key === 'Escape') {
+        close();
+        buttonRef.current?.focus();
+      } else if (event.key === 'Tab') {
+        close();
+        buttonRef.current?.focus();
+      } else if (event.key === 'ArrowDown') move(index + 1);
+      else if (event.key === 'ArrowUp') move(index < 0 ? items.length - 1 : index - 1);
+      else if (event.key === 'Home') move(0);
+      else if (event.key === 'End') move(items.length - 1);
     };
     document.addEventListener('mousedown', onPointer);
     document.addEventListener('keydown', onKey);
@@ -99,11 +116,14 @@ export function ActionMenu({ items, label = 'Actions', trigger }: { items: MenuI
                 type="button"
                 role="menuitem"
                 disabled={item.isDisabled}
+                tabIndex={-1}
                 onClick={() => {
                   setPosition(null);
+                  // A dialog the item opens returns focus to what had it: the trigger, not the removed item.
+                  buttonRef.current?.focus();
                   item.onSelect();
                 }}
-                className={`block w-full px-4 py-2 text-left text-sm hover:bg-gray-100 focus:bg-gray-100 focus:outline-none disabled:opacity-50 dark:hover:bg-gray-800 dark:focus:bg-gray-800 ${item.isDanger ? 'text-red-600 dark:text-red-400' : ''}`}
+                className={`block w-full px-4 py-2 text-left text-sm hover:bg-gray-100 focus:bg-gray-100 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 focus-visible:ring-inset dark:focus-visible:ring-blue-400 disabled:opacity-50 dark:hover:bg-gray-800 dark:focus:bg-gray-800 ${item.isDanger ? 'text-red-600 dark:text-red-400' : ''}`}
               >
                 {item.label}
               </button>

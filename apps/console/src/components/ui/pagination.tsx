@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { Button } from './button';
 
 /** 'Showing x to y of z results' for a 1-based page (console-spec §9). */
@@ -15,15 +15,29 @@ export function pageCount(limit: number, total: number): number {
 /** Previous/Next and the range text; renders nothing when everything fits on one page. */
 export function Pagination({ page, limit, total, onPageChange }: { page: number; limit: number; total: number; onPageChange(page: number): void }) {
   const pages = pageCount(limit, total);
+  const previous = useRef<HTMLButtonElement>(null);
+  const next = useRef<HTMLButtonElement>(null);
+  // A button that disables itself under the keyboard would drop focus to the page body: hand it to the other one.
+  useEffect(() => {
+    const clicked = [previous.current, next.current].find((button) => button?.dataset.clicked === 'true');
+    if (!clicked?.disabled) return;
+    // Chrome keeps a just-disabled button as activeElement until its next focus fix-up, then drops to the body.
+    const active = document.activeElement;
+    if (active === clicked || active === document.body || active === null) (clicked === previous.current ? next.current : previous.current)?.focus();
+  }, [page]);
+  const press = (button: HTMLButtonElement | null, target: number) => {
+    for (const b of [previous.current, next.current]) if (b) b.dataset.clicked = String(b === button);
+    onPageChange(target);
+  };
   if (pages <= 1) return null;
   return (
     <nav aria-label="Pagination" className="flex items-center justify-between gap-2 border-t border-gray-200 px-4 py-3 dark:border-gray-800">
       <p className="text-sm text-gray-600 dark:text-gray-400">{describePage(page, limit, total)}</p>
       <div className="flex gap-2">
-        <Button variant="secondary" disabled={page <= 1} onClick={() => onPageChange(page - 1)}>
+        <Button ref={previous} variant="secondary" disabled={page <= 1} onClick={() => press(previous.current, page - 1)}>
           Previous
         </Button>
-        <Button variant="secondary" disabled={page >= pages} onClick={() => onPageChange(page + 1)}>
+        <Button ref={next} variant="secondary" disabled={page >= pages} onClick={() => press(next.current, page + 1)}>
           Next
         </Button>
       </div>

@@ -1,6 +1,6 @@
 import { useSyncExternalStore } from 'react';
 import type { ToastType } from '../../lib/toast-store';
-import { dismissToast, getToasts, showToast, subscribeToToasts } from '../../lib/toast-store';
+import { dismissToast, getToasts, pauseToast, resumeToast, showToast, subscribeToToasts } from '../../lib/toast-store';
 import { CloseIcon } from './icons';
 
 export type { ToastInput, ToastType } from '../../lib/toast-store';
@@ -27,6 +27,10 @@ export function Toaster() {
           key={toast.id}
           role={toast.type === 'error' ? 'alert' : 'status'}
           data-type={toast.type}
+          onPointerEnter={() => pauseToast(toast.id)}
+          onPointerLeave={() => resumeToast(toast.id)}
+          onFocus={() => pauseToast(toast.id)}
+          onBlur={() => resumeToast(toast.id)}
           className={`toast-enter pointer-events-auto flex items-start gap-2 rounded-md border-l-4 px-3 py-2 text-sm shadow-lg ${typeClasses[toast.type]}`}
         >
           <p className="flex-1">{toast.message}</p>

@@ -41,7 +41,7 @@ export function DomainServices({ domain }: { domain: string }) {
             <ServiceList
               type={type}
               scope={scope}
-              empty={<p className="px-4 py-6 text-center text-sm text-gray-500">No {label} services yet</p>}
+              empty={<p className="px-4 py-6 text-center text-sm text-gray-500 dark:text-gray-400">No {label} services yet</p>}
             />
           </section>
         );

@@ -1,17 +1,45 @@
-import { ServiceTypeSchema } from '@postern/contract';
+import { operations, ServiceTypeSchema, type ServiceType } from '@postern/contract';
+import { useQuery } from '@tanstack/react-query';
 import { useParams } from '@tanstack/react-router';
+import { useState, type ReactNode } from 'react';
 import { Breadcrumbs, type Crumb } from '../../components/ui/breadcrumbs';
+import { call } from '../../lib/api';
+import type { StreamState } from '../../lib/connection-store';
+import { nodeQueryOptions } from '../../queries/nodes';
 import { LogViewer } from './log-viewer';
 import { useLogLines, type LogSource } from './use-log-lines';
 
 const PAGE_TITLE = 'Real Time Logs';
 
-function LogsScreen({ crumbs, source }: { crumbs: Crumb[]; source: LogSource | null }) {
-  const lines = useLogLines(source);
+export const STREAM_STATE_TEXT: Record<StreamState, string> = {
+  connecting: 'Connecting…',
+  open: 'Live',
+  retrying: 'Disconnected, reconnecting…',
+};
+
+const stateClasses: Record<StreamState, string> = {
+  connecting: 'border-gray-400 text-gray-700 dark:text-gray-300',
+  open: 'border-green-600 text-green-800 dark:border-green-500 dark:text-green-300',
+  retrying: 'border-yellow-600 text-yellow-900 dark:border-yellow-500 dark:text-yellow-200',
+};
+
+function LogsScreen({ crumbs, source, subject }: { crumbs: Crumb[]; source: LogSource | null; subject?: ReactNode }) {
+  const [state, setState] = useState<StreamState>('connecting');
+  const lines = useLogLines(source, setState);
   return (
     <div className="space-y-4">
       <Breadcrumbs items={crumbs} />
-      <h1 className="text-xl font-semibold">{PAGE_TITLE}</h1>
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <div>
+          <h1 className="text-xl font-semibold">{PAGE_TITLE}</h1>
+          {subject && <p className="text-sm text-gray-700 dark:text-gray-300">{subject}</p>}
+        </div>
+        {/* Beyond the spec: whether lines can arrive at all, in words (not by colour alone). */}
+        <p role="status" className={`rounded-full border px-3 py-0.5 text-xs font-medium ${stateClasses[state]}`}>
+          <span className="sr-only">Log stream: </span>
+          {STREAM_STATE_TEXT[state]}
+        </p>
+      </div>
       <LogViewer lines={lines} />
     </div>
   );
@@ -40,6 +68,7 @@ export function ServiceLogsPage() {
   const { nodeId = '', type = '', id = '' } = useLogRouteParams();
   return (
     <LogsScreen
+      subject={<ServiceSubject nodeId={Number(nodeId)} type={type} id={Number(id)} />}
       crumbs={[
         { label: 'Nodes', to: '/nodes' },
         { label: `${type.toUpperCase()} Services`, to: `/nodes/${encodeURIComponent(nodeId)}` },
@@ -48,5 +77,22 @@ export function ServiceLogsPage() {
       // An unknown type names no stream: opening it would only fail and retry every second.
       source={ServiceTypeSchema.safeParse(type).success && id ? { type, id } : null}
     />
+  );
+}
+
+/** Beyond the spec: which service these lines are from, and on which node (once both are loaded). */
+function ServiceSubject({ nodeId, type, id }: { nodeId: number; type: string; id: number }) {
+  const isValid = ServiceTypeSchema.safeParse(type).success && Number.isInteger(nodeId) && Number.isInteger(id);
+  const node = useQuery({ ...nodeQueryOptions(nodeId), enabled: isValid });
+  const service = useQuery({
+    queryKey: ['services', type, 'one', nodeId, id],
+    queryFn: ({ signal }) => call(operations.getService, { params: { nodeId, type: type as ServiceType, id }, signal }),
+    enabled: isValid,
+  });
+  if (!service.data || !node.data) return null;
+  return (
+    <>
+      Service <strong>{service.data.name}</strong> on node <strong>{node.data.name}</strong>
+    </>
   );
 }

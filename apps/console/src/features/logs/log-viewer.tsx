@@ -28,13 +28,13 @@ export function LogViewer({ lines }: { lines: readonly LogLine[] }) {
     <div
       ref={containerRef}
       onScroll={onScroll}
-      className="h-[70vh] overflow-y-auto rounded-lg bg-gray-950 p-4 font-mono text-xs leading-5 text-gray-300 shadow-inner"
+      className="h-[70vh] overflow-y-auto rounded-lg border border-transparent bg-gray-950 dark:border-gray-600 p-4 font-mono text-xs leading-5 text-gray-300 shadow-inner"
       role="log"
       aria-live="polite"
       aria-label="Real Time Logs"
     >
       {lines.length === 0 ? (
-        <p className="text-gray-500">Waiting for log lines…</p>
+        <p className="text-gray-400">Waiting for log lines…</p>
       ) : (
         <ol>
           {lines.map((line) => (

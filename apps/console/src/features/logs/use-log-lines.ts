@@ -1,5 +1,6 @@
 import { LogEventSchema, routes, timing } from '@postern/contract';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import type { StreamState } from '../../lib/connection-store';
 import { openStream } from '../../lib/sse';
 import { appendLogLines, type LogLine } from './log-buffer';
 
@@ -12,7 +13,11 @@ const NO_LINES: readonly LogLine[] = [];
  * The live lines of /api/logs/stream, at most 1000. After an error the stream reconnects 1 s later (console-spec §4),
  * only while the session holds; it is closed when the component unmounts, i.e. when the page is left.
  */
-export function useLogLines(source: LogSource | null): readonly LogLine[] {
+export function useLogLines(source: LogSource | null, onStateChange?: (state: StreamState) => void): readonly LogLine[] {
+  const onStateChangeRef = useRef(onStateChange);
+  useLayoutEffect(() => {
+    onStateChangeRef.current = onStateChange;
+  });
   // The query string is the stream's identity: a new source starts an empty view, a re-render does not. The view is
   // reset while rendering (react.dev, "you might not need an effect"), and lines are kept with their source, so a
   // closing stream's last batch never lands in the next source's view.
@@ -33,6 +38,7 @@ export function useLogLines(source: LogSource | null): readonly LogLine[] {
           current.sourceKey === sourceKey ? { sourceKey, lines: appendLogLines(current.lines, entries) } : current);
       },
       reconnectMs: timing.logReconnectMs,
+      onStateChange: (state) => onStateChangeRef.current?.(state),
     });
   }, [sourceKey]);
 

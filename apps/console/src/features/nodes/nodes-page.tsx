@@ -1,11 +1,12 @@
 import type { Node, NodeCreated } from '@postern/contract';
 import { formatBytes, formatRelativeTime } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
-import { Link } from '@tanstack/react-router';
-import { useState } from 'react';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
+import { useCallback, useState } from 'react';
 import { Button } from '../../components/ui/button';
 import { Badge, Card } from '../../components/ui/card';
 import { EmptyState } from '../../components/ui/empty-state';
+import { PageSizeSelect, SearchField, SortableTh } from '../../components/ui/list-controls';
 import { PlusIcon, ServerIcon } from '../../components/ui/icons';
 import { ActionMenu } from '../../components/ui/menu';
 import { Pagination, useClampPage } from '../../components/ui/pagination';
@@ -13,6 +14,7 @@ import { Spinner } from '../../components/ui/spinner';
 import { StatusDot } from '../../components/ui/status-dot';
 import { Table, TBody, Td, Th, THead, Tr } from '../../components/ui/table';
 import type { NodeTypeFilter } from '../../queries/nodes';
+import type { NodeSortKey, NodesSearch } from '../../lib/list-search';
 import { NODE_PAGE_SIZE, nodeListQueryOptions, useNodeListStream } from '../../queries/nodes';
 import { NodeFormDialog } from './node-form-dialog';
 import { nodeTypeLabel, nodeTypeTone } from './node-type';
@@ -54,15 +56,26 @@ function NodeRow({ node, menu }: { node: Node; menu: ReturnType<typeof useNodeAc
 }
 
 export function NodesPage() {
-  const [type, setType] = useState<NodeTypeFilter>(undefined);
-  const [page, setPage] = useState(1);
+  const search = useSearch({ from: '/signed-in/nodes' });
+  const navigate = useNavigate({ from: '/nodes' });
+  const { type, q, sort, order } = search;
+  const page = search.page ?? 1;
+  const limit = search.limit ?? NODE_PAGE_SIZE;
+  // Each change of view is a history entry (Back returns to it); typing replaces the entry it started.
+  const setView = useCallback(
+    (next: Partial<NodesSearch>, replace = false) => void navigate({ search: (prev) => ({ ...prev, ...next }), replace }),
+    [navigate],
+  );
+  const setPage = useCallback((next: number) => setView({ page: next === 1 ? undefined : next }), [setView]);
   const [isFormOpen, setFormOpen] = useState(false);
   const [createdNode, setCreatedNode] = useState<NodeCreated | null>(null);
-  const params = { page, limit: NODE_PAGE_SIZE, type };
+  const params = { page, limit, type, q, sort, order };
   const { data, isPending, isError } = useQuery(nodeListQueryOptions(params));
   const actions = useNodeActions();
-  useClampPage(page, NODE_PAGE_SIZE, data?.total, setPage);
+  useClampPage(page, limit, data?.total, setPage);
   useNodeListStream(params);
+  const onSort = (key: NodeSortKey, direction: 'asc' | 'desc') => setView({ sort: key, order: direction, page: undefined });
+  const isSearching = Boolean(q);
 
   const openForm = () => setFormOpen(true);
   return (
@@ -73,37 +86,41 @@ export function NodesPage() {
           <PlusIcon className="size-4" /> Add Client
         </Button>
       </div>
+      <div className="flex flex-wrap items-center justify-between gap-3">
       <div role="group" aria-label="Filter nodes" className="flex flex-wrap gap-2">
         {filters.map((filter) => (
           <button
             key={filter.label}
             type="button"
             aria-pressed={type === filter.value}
-            onClick={() => {
-              setType(filter.value);
-              setPage(1);
-            }}
+            onClick={() => setView({ type: filter.value, page: undefined })}
             className={`rounded-full border px-3 py-1 text-sm ${type === filter.value ? 'border-brand-600 bg-brand-600 text-white' : 'border-gray-300 bg-white text-gray-700 hover:bg-gray-50 dark:border-gray-600 dark:bg-gray-800 dark:text-gray-200'}`}
           >
             {filter.label}
           </button>
         ))}
       </div>
+        <SearchField label="Search nodes by name or address" value={q ?? ''} onSearch={(text) => setView({ q: text || undefined, page: undefined }, true)} />
+      </div>
       <Card>
         {isPending ? (
           <div className="flex justify-center py-10"><Spinner className="size-6" /></div>
         ) : isError || !data ? (
           <EmptyState title="Nodes could not be loaded" description="Check your connection and reload the page." />
+        ) : data.data.length === 0 && isSearching ? (
+          <p role="status" className="px-4 py-10 text-center text-sm text-gray-600 dark:text-gray-300">
+            No nodes match “{q}”.
+          </p>
         ) : data.data.length === 0 ? (
           <EmptyState icon={<ServerIcon />} title="No nodes yet" description="Nodes are the machines that connect to this gateway over WireGuard; their status and traffic appear here. Add a node first, then run the command it shows on that machine." actionLabel="Add Node" onAction={openForm} />
         ) : (
           <>
             <Table>
               <THead>
-                <Th><span className="sr-only">Status</span></Th>
-                <Th>Name</Th>
+                <SortableTh label="Status" sortKey="status" sort={sort} order={order} onSort={onSort} />
+                <SortableTh label="Name" sortKey="name" sort={sort} order={order} onSort={onSort} />
                 <Th>Type</Th>
-                <Th>Latest Handshake</Th>
+                <SortableTh label="Latest Handshake" sortKey="handshake" sort={sort} order={order} onSort={onSort} />
                 <Th>Received (KB)</Th>
                 <Th>Transmitted (KB)</Th>
                 <Th><span className="sr-only">Actions</span></Th>
@@ -115,6 +132,9 @@ export function NodesPage() {
               </TBody>
             </Table>
             <Pagination page={data.page} limit={data.limit} total={data.total} onPageChange={setPage} />
+            <div className="flex justify-end border-t border-gray-200 px-4 py-2 dark:border-gray-800">
+              <PageSizeSelect value={limit} onChange={(size) => setView({ limit: size === NODE_PAGE_SIZE ? undefined : size, page: undefined })} />
+            </div>
           </>
         )}
       </Card>

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNotNull, or, sql, type SQL } from 'drizzle-orm';
 import type { AppDeps } from '../../deps.js';
 import { nodes } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
@@ -56,6 +56,19 @@ export function listNodeRows(deps: AppDeps, query: { page: number; limit: number
   const rows = prepared.page.all({ limit: query.limit, offset: (query.page - 1) * query.limit });
   const total = prepared.total.get()?.n ?? 0;
   return { rows, total };
+}
+
+/** Name or address contains `q`, case-insensitively (instr: nothing the operator typed acts as a wildcard). */
+const nodeSearch = (q: string): SQL =>
+  or(sql`instr(lower(${nodes.name}), ${q.toLowerCase()}) > 0`, sql`instr(${nodes.address}, ${q}) > 0`) as SQL;
+
+/**
+ * Every row matching the type and search, by id. Sorting by a live column (status, handshake, traffic) happens
+ * in memory after the status is attached: those values are not stored.
+ */
+export function searchNodeRows(deps: AppDeps, query: { type: NodeListType; q: string | undefined }): NodeRow[] {
+  const where = and(typeFilter(query.type), query.q ? nodeSearch(query.q) : undefined);
+  return deps.db.select().from(nodes).where(where).orderBy(asc(nodes.id)).all();
 }
 
 export function listUsedAddresses(deps: AppDeps): Set<string> {

@@ -212,6 +212,39 @@ describe('GET /api/nodes', () => {
     });
     expect((await api('GET', `/api/nodes/${node.id}`)).json()).toMatchObject({ status: 'online', clientIp: '203.0.113.9', transferRx: 2048, transferTx: 4096 });
   });
+
+  it('searches name and address (q) and sorts by name, status, last handshake or traffic; no q or sort is the spec list', async () => {
+    const names = ['Web-b', 'db', 'web-a'];
+    const created = [];
+    for (const name of names) created.push(await createNode({ name }));
+    const setStatus = (id: number, status: 'online' | 'idle', at: string | null, bytes: number) =>
+      t.fakeDataPlane.status.setStatus(t.fakeDataPlane.lastState?.peers.find((p) => p.nodeId === id)?.publicKey ?? '', {
+        status, clientIp: null, latestHandshakeTimestamp: at, transferRx: bytes, transferTx: 0,
+      });
+    setStatus(created[1]!.id, 'online', '2026-06-01T12:00:00.000Z', 10);
+    setStatus(created[2]!.id, 'idle', '2026-06-01T11:00:00.000Z', 500);
+    const namesOf = async (query: string) => {
+      const response = await api('GET', `/api/nodes?${query}`);
+      expect(response.statusCode, query).toBe(200);
+      return (response.json().data as { name: string }[]).map((n) => n.name);
+    };
+    expect(await namesOf('q=WEB')).toEqual(['Web-b', 'web-a']);
+    expect(await namesOf(`q=${created[1]!.address}`)).toEqual(['db']);
+    expect((await api('GET', '/api/nodes?q=web&limit=1&page=2')).json()).toMatchObject({ total: 2, page: 2, data: [{ name: 'web-a' }] });
+    expect(await namesOf('sort=name')).toEqual(['db', 'Gateway (local)', 'web-a', 'Web-b']);
+    expect(await namesOf('sort=name&order=desc')).toEqual(['Web-b', 'web-a', 'Gateway (local)', 'db']);
+    // Status: online (the local node first, it is older), idle, offline; equal keys keep creation order.
+    expect(await namesOf('sort=status')).toEqual(['Gateway (local)', 'db', 'web-a', 'Web-b']);
+    expect(await namesOf('sort=handshake&order=desc')).toEqual(['db', 'web-a', 'Gateway (local)', 'Web-b']);
+    expect(await namesOf('sort=traffic&order=desc&q=-')).toEqual(['web-a', 'Web-b']);
+    expect(await namesOf('')).toEqual(['Gateway (local)', 'Web-b', 'db', 'web-a']);
+    const bad = await api('GET', '/api/nodes?sort=address&order=up');
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().errors.body).toEqual([
+      { field: 'sort', message: 'This field must be one of name, status, handshake, traffic' },
+      { field: 'order', message: 'This field must be one of asc, desc' },
+    ]);
+  });
 });
 
 describe('node changes', () => {

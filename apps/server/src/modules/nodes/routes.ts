@@ -17,12 +17,12 @@ export async function nodeRoutes(app: FastifyInstance, opts: { deps: AppDeps; ev
   registerOperation(app, operations.createNode, (request) => createNode(ctx, request.body));
 
   registerOperation(app, operations.nodeStream, (request, reply) => {
-    const { id, page, limit, type, format } = request.query;
+    const { id, page, limit, type, format, q, sort, order } = request.query;
     // Answer 404 before switching to an event stream, so a wrong id is an error the client can see.
     if (id !== undefined) assertNodeExists(deps, id);
     const conn = openSse(request, reply);
     if (id !== undefined) hub.addDetailClient(conn, id);
-    else hub.addListClient(conn, { page, limit, type }, format);
+    else hub.addListClient(conn, { page, limit, type, q, sort, order }, format);
   });
 
   registerOperation(app, operations.getNode, (request) => getNode(deps, request.params.id));

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { ListResponse, Node, NodeCreate, NodeCreated, NodeUpdate } from '@postern/contract';
+import type { ListResponse, Node, NodeCreate, NodeCreated, NodeSort, NodeUpdate, SortOrder } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import { generateKeyPair, generatePresharedKey } from '../../dataplane/wireguard/keys.js';
@@ -10,7 +10,7 @@ import { newTokenValues } from '../tokens/service.js';
 import { resolveGatewayNetworks } from './gateway-network.js';
 import { chooseAddress } from './node-address.js';
 import { configFileName, renderConfigFor } from './node-config.js';
-import { getNodeRow, listNodeRows, listUsedAddresses, type NodeListType } from './repository.js';
+import { getNodeRow, listNodeRows, listUsedAddresses, searchNodeRows, type NodeListType } from './repository.js';
 import { gatewayNetworksOf, toNode, type NodeRow } from './to-node.js';
 
 // Order in every mutation: check, write (one synchronous transaction), tell the streams, then converge the
@@ -40,9 +40,46 @@ export function getNodeConfigFile(deps: AppDeps, id: number): { fileName: string
   return { fileName: configFileName(row), config: renderConfigFor(deps, row) };
 }
 
-export function listNodes(deps: AppDeps, query: { page: number; limit: number; type?: NodeListType }): ListResponse<Node> {
-  const { rows, total } = listNodeRows(deps, { page: query.page, limit: query.limit, type: query.type });
-  return { data: rows.map((row) => viewNode(deps, row)), page: query.page, limit: query.limit, total };
+export interface NodeListQuery {
+  page: number;
+  limit: number;
+  type?: NodeListType;
+  q?: string | undefined;
+  sort?: NodeSort | undefined;
+  order?: SortOrder | undefined;
+}
+
+/** Whether the list's order or membership depends on more than ids (a status change can move rows). */
+export const isShapedList = (query: NodeListQuery): boolean => Boolean(query.q) || query.sort !== undefined;
+
+const STATUS_RANK: Record<Node['status'], number> = { online: 0, idle: 1, offline: 2 };
+const sortKeys: Record<NodeSort, (node: Node) => string | number> = {
+  name: (node) => node.name.toLowerCase(),
+  status: (node) => STATUS_RANK[node.status],
+  // Never-seen nodes sort as the oldest handshake.
+  handshake: (node) => (node.latestHandshakeTimestamp ? Date.parse(node.latestHandshakeTimestamp) || 0 : 0),
+  traffic: (node) => node.transferRx + node.transferTx,
+};
+
+export function listNodes(deps: AppDeps, query: NodeListQuery): ListResponse<Node> {
+  const { page, limit } = query;
+  if (!isShapedList(query)) {
+    // The spec's list: prepared, one page read by index.
+    const { rows, total } = listNodeRows(deps, { page, limit, type: query.type });
+    return { data: rows.map((row) => viewNode(deps, row)), page, limit, total };
+  }
+  // Searching or sorting by a live value reads every matching row; node counts are in the hundreds at most.
+  const all = searchNodeRows(deps, { type: query.type, q: query.q }).map((row) => viewNode(deps, row));
+  if (query.sort) {
+    const key = sortKeys[query.sort];
+    const direction = query.order === 'desc' ? -1 : 1;
+    // Array.sort is stable: equal keys keep creation order, so pages do not shuffle between reads.
+    all.sort((a, b) => {
+      const [x, y] = [key(a), key(b)];
+      return x < y ? -direction : x > y ? direction : 0;
+    });
+  } else if (query.order === 'desc') all.reverse();
+  return { data: all.slice((page - 1) * limit, page * limit), page, limit, total: all.length };
 }
 
 function refuseLocal(row: NodeRow, action: string): void {

@@ -4,17 +4,13 @@ import type { AppDeps } from '../../deps.js';
 import type { NodeChange, NodeEvents } from '../../http/events.js';
 import type { SseConnection } from '../../sse.js';
 import { findNode, findNodeIdsByPublicKeys, type NodeListType } from './repository.js';
-import { listNodes, viewNode } from './service.js';
+import { isShapedList, listNodes, viewNode, type NodeListQuery } from './service.js';
 
 // One shared source for every /api/nodes/stream client: status changes from the data plane's single poll and
 // node mutations from the event bus are collected per tick, then each affected page or node is loaded and
 // serialised once and the same text written to all of its subscribers. Nothing polls per client.
 
-export interface ListQuery {
-  page: number;
-  limit: number;
-  type: NodeListType;
-}
+export type ListQuery = NodeListQuery & { type: NodeListType };
 
 /** `rows`: the spec's message, an array of the page's nodes; `page`: a named event with the whole list answer. */
 export type ListFormat = 'rows' | 'page';
@@ -81,7 +77,8 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
     }
     for (const group of listGroups.values()) {
       // A create or delete shifts rows across pages; a change only matters to the page showing the node.
-      if (structural || [...ids].some((id) => group.ids.has(id))) sendPage(group);
+      // A searched or live-sorted page can gain or reorder rows on any change.
+      if (structural || isShapedList(group.query) || [...ids].some((id) => group.ids.has(id))) sendPage(group);
     }
   };
 
@@ -113,7 +110,7 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
 
   return {
     addListClient(conn, query, format = 'rows') {
-      const key = `${query.type ?? 'all'}:${query.page}:${query.limit}`;
+      const key = JSON.stringify([query.type ?? 'all', query.page, query.limit, query.q ?? '', query.sort ?? '', query.order ?? '']);
       let group = listGroups.get(key);
       if (!group) {
         group = { query, clients: new Map(), ids: new Set() };

@@ -53,6 +53,21 @@ describe('GET /api/nodes/stream', () => {
     expect(secondPage.events).toHaveLength(2);
   });
 
+  it('list variant with q and sort: a status change off the page can bring a node onto it', async () => {
+    await api('POST', '/api/nodes', { name: 'n-a' });
+    const b = (await api('POST', '/api/nodes', { name: 'n-b' })).json();
+    const none = await open('page=1&limit=1&q=zzz');
+    const [nothing] = (await none.waitForEvents(1)) as NodeEvent[][];
+    expect(nothing).toEqual([]);
+    const sorted = await open('page=1&limit=1&sort=status&order=asc&q=n-');
+    const [first] = (await sorted.waitForEvents(1)) as NodeEvent[][];
+    expect(first?.map((n) => n.name)).toEqual(['n-a']);
+    const bKey = t.fakeDataPlane.lastState?.peers.find((p) => p.nodeId === b.id)?.publicKey ?? '';
+    t.fakeDataPlane.status.setStatus(bKey, { status: 'online', clientIp: null, latestHandshakeTimestamp: null, transferRx: 0, transferTx: 0 });
+    const [, moved] = (await sorted.waitForEvents(2)) as NodeEvent[][];
+    expect(moved?.map((n) => [n.name, n.status])).toEqual([['n-b', 'online']]);
+  });
+
   it("list variant with format=page: named 'page' events carry the whole list answer, total included, on create and delete", async () => {
     const a = (await api('POST', '/api/nodes', { name: 'a' })).json();
     const paged = await open('page=1&limit=2&format=page');

@@ -159,6 +159,23 @@ describe('reading and editing HTTP services', () => {
     expect(all.body.total).toBe(2);
   });
 
+  test('q finds services by name, domain or path, case-insensitively, within the node or domain asked for', async () => {
+    const node = insertNode(t.deps);
+    const other = insertNode(t.deps);
+    await api('POST', `/api/services/${node.id}/http`, { ...web, name: 'Grafana' });
+    await api('POST', `/api/services/${node.id}/http`, { ...web, name: 'api', pathLocation: '/grafana-api' });
+    await api('POST', `/api/services/${node.id}/http`, { ...web, name: 'shop', domain: 'shop.example.com' });
+    await api('POST', `/api/services/${other.id}/http`, { ...web, name: 'grafana2', domain: 'g.example.com' });
+    const names = async (url: string) => (await api<ListResponse<HttpService>>('GET', url)).body.data.map((s) => s.name);
+    expect(await names(`/api/services/${node.id}/http?q=GRAF`)).toEqual(['Grafana', 'api']);
+    expect(await names(`/api/services/${node.id}/http?q=shop.example`)).toEqual(['shop']);
+    expect(await names('/api/services/http?q=grafana')).toEqual(['Grafana', 'api', 'grafana2']);
+    expect(await names('/api/services/http?q=grafana&domain=g.example.com')).toEqual(['grafana2']);
+    // Wildcards are plain text.
+    expect(await names('/api/services/http?q=%25')).toEqual([]);
+    expect((await api<ListResponse<HttpService>>('GET', '/api/services/http?q=a&limit=1&page=2')).body).toMatchObject({ total: 4, page: 2 });
+  });
+
   test('gets one service, and 404s for an unknown id, another node’s service or an unknown type', async () => {
     const node = insertNode(t.deps);
     const other = insertNode(t.deps);

@@ -1,4 +1,5 @@
-import { count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../db/client.js';
 import { domains, httpServices, tcpServices } from '../../db/schema.js';
 import { preparedPerDb } from '../../db/prepared.js';
@@ -75,6 +76,39 @@ export interface PageWindow {
 function placeholders(listScope: ListScope, { page, limit: size }: PageWindow) {
   const value = 'nodeId' in listScope ? listScope.nodeId : 'domain' in listScope ? listScope.domain : null;
   return { scope: value, limit: size, offset: (page - 1) * size };
+}
+
+const scopeWhere = (listScope: ListScope, nodeId: SQLiteColumn, domain: SQLiteColumn): SQL | undefined =>
+  'nodeId' in listScope ? eq(nodeId, listScope.nodeId) : 'domain' in listScope ? eq(domain, listScope.domain) : undefined;
+
+/** Column text contains `text`, case-insensitively; instr() so nothing the operator typed acts as a wildcard. */
+const contains = (column: SQLiteColumn, text: string): SQL => sql`instr(lower(${column}), ${text.toLowerCase()}) > 0`;
+
+/** A searched page (name, domain, path or public port contains `search`): rare, so not prepared. */
+export function searchHttpPage(db: Db, listScope: ListScope, { page, limit: size }: PageWindow, search: string) {
+  const where = and(
+    scopeWhere(listScope, httpServices.nodeId, httpServices.domain),
+    or(contains(httpServices.name, search), contains(httpServices.domain, search), contains(httpServices.pathLocation, search)),
+  );
+  const rows = db
+    .select({ row: httpServices, ssl: domains.ssl })
+    .from(httpServices)
+    .leftJoin(domains, eq(domains.domain, httpServices.domain))
+    .where(where)
+    .orderBy(httpServices.id)
+    .limit(size)
+    .offset((page - 1) * size)
+    .all();
+  return { rows, total: db.select({ n: count() }).from(httpServices).where(where).get()?.n ?? 0 };
+}
+
+export function searchTcpPage(db: Db, listScope: ListScope, { page, limit: size }: PageWindow, search: string) {
+  const where = and(
+    scopeWhere(listScope, tcpServices.nodeId, tcpServices.domain),
+    or(contains(tcpServices.name, search), contains(tcpServices.domain, search), sql`instr(cast(${tcpServices.port} as text), ${search}) > 0`),
+  );
+  const rows = db.select().from(tcpServices).where(where).orderBy(tcpServices.id).limit(size).offset((page - 1) * size).all();
+  return { rows, total: db.select({ n: count() }).from(tcpServices).where(where).get()?.n ?? 0 };
 }
 
 export function selectHttpPage(db: Db, listScope: ListScope, window: PageWindow) {

@@ -16,15 +16,17 @@ export { createTcpService, updateTcpService } from './tcp-service.js';
 
 export type AnyService = HttpService | TcpService;
 
-export function listNodeServices(deps: AppDeps, nodeId: number, type: 'http', page: PageQuery): ListResponse<HttpService>;
-export function listNodeServices(deps: AppDeps, nodeId: number, type: 'tcp', page: PageQuery): ListResponse<TcpService>;
-export function listNodeServices(deps: AppDeps, nodeId: number, type: ServiceType, page: PageQuery): ListResponse<AnyService>;
-export function listNodeServices(deps: AppDeps, nodeId: number, type: ServiceType, page: PageQuery): ListResponse<AnyService> {
+type NodeServicesQuery = PageQuery & { q?: string | undefined };
+
+export function listNodeServices(deps: AppDeps, nodeId: number, type: 'http', page: NodeServicesQuery): ListResponse<HttpService>;
+export function listNodeServices(deps: AppDeps, nodeId: number, type: 'tcp', page: NodeServicesQuery): ListResponse<TcpService>;
+export function listNodeServices(deps: AppDeps, nodeId: number, type: ServiceType, page: NodeServicesQuery): ListResponse<AnyService>;
+export function listNodeServices(deps: AppDeps, nodeId: number, type: ServiceType, page: NodeServicesQuery): ListResponse<AnyService> {
   findServiceNode(deps.db, nodeId);
   return type === 'http' ? listHttpServices(deps, { nodeId }, page) : listTcpServices(deps, { nodeId }, page);
 }
 
-type ServiceListQuery = PageQuery & { domain?: string | null | undefined };
+type ServiceListQuery = PageQuery & { domain?: string | null | undefined; q?: string | undefined };
 
 /** Every service of one type, optionally only those on `domain` (the domains list expands rows with this). */
 export function listServices(deps: AppDeps, type: 'http', query: ServiceListQuery): ListResponse<HttpService>;

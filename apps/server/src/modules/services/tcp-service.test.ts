@@ -129,3 +129,15 @@ describe('listing and editing TCP services', () => {
     expect(reassigned.body).toMatchObject({ port: 30000, name: 'renamed' });
   });
 });
+
+describe('searching TCP/UDP services', () => {
+  test('q matches the name or the public port', async () => {
+    const node = insertNode(t.deps);
+    await api('POST', `/api/services/${node.id}/tcp`, mqtt);
+    await api('POST', `/api/services/${node.id}/tcp`, { name: 'Postgres', backendPort: 5432 });
+    const names = async (url: string) => (await api<ListResponse<TcpService>>('GET', url)).body.data.map((s) => s.name);
+    expect(await names(`/api/services/${node.id}/tcp?q=postgres`)).toEqual(['Postgres']);
+    expect(await names('/api/services/tcp?q=30000')).toEqual(['mqtt']);
+    expect(await names('/api/services/tcp')).toEqual(['mqtt', 'Postgres']);
+  });
+});
