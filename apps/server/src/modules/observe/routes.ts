@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { DRIFT_EVENT, HEALTH_CHECK_DEFAULTS, HEALTH_EVENT, operations, type ServiceFigures } from '@postern/contract';
-import { and, eq } from 'drizzle-orm';
-import { httpServices, tcpServices } from '../../db/schema.js';
+import { DRIFT_EVENT, HEALTH_EVENT, operations, type ServiceFigures } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { registerOperation } from '../../http/operation.js';
 import { listOpenSse, openSse } from '../../sse.js';
 import { getService } from '../services/service.js';
 import { isMetricsToken } from './metrics.js';
 import type { Observer } from './observer.js';
+import { listServiceRefs, updateHealthCheckSettings } from './service.js';
 
 export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps; observer: Observer }): Promise<void> {
   const { deps, observer } = opts;
@@ -22,18 +21,10 @@ export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps;
   registerOperation(app, operations.updateHealthCheck, (request) => {
     const { nodeId, type, id } = request.params;
     getService(deps, nodeId, type, id);
-    const table = type === 'http' ? httpServices : tcpServices;
-    const patch = {
-      ...(request.body.intervalSeconds === undefined ? {} : { healthIntervalSeconds: request.body.intervalSeconds }),
-      ...(request.body.timeoutSeconds === undefined ? {} : { healthTimeoutSeconds: request.body.timeoutSeconds }),
-    };
-    if (Object.keys(patch).length > 0) deps.db.update(table).set(patch).where(and(eq(table.id, id), eq(table.nodeId, nodeId))).run();
+    const settings = updateHealthCheckSettings(deps, { nodeId, type, id }, request.body);
     observer.health.refresh();
-    const row = deps.db.select({ interval: table.healthIntervalSeconds, timeout: table.healthTimeoutSeconds }).from(table).where(eq(table.id, id)).get();
-    const intervalSeconds = row?.interval ?? HEALTH_CHECK_DEFAULTS.intervalSeconds;
     return observer.health.get(type, id) ?? {
-      type, id, nodeId, state: 'unknown' as const, since: null, lastCheckedAt: null, lastError: null, latencyMs: null,
-      intervalSeconds, timeoutSeconds: Math.min(row?.timeout ?? HEALTH_CHECK_DEFAULTS.timeoutSeconds, intervalSeconds),
+      type, id, nodeId, state: 'unknown' as const, since: null, lastCheckedAt: null, lastError: null, latencyMs: null, ...settings,
     };
   });
 
@@ -41,9 +32,7 @@ export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps;
     const { nodeId, type } = request.query;
     const figures = await observer.history.rowFigures();
     const health = new Map(observer.health.list().map((h) => [`${h.type}:${h.id}`, h]));
-    const rows = deps.db.$client
-      .prepare(`select 'http' as type, id, node_id as nodeId from http_services union all select 'tcp', id, node_id from tcp_services`)
-      .all() as { type: 'http' | 'tcp'; id: number; nodeId: number }[];
+    const rows = listServiceRefs(deps);
     const data: ServiceFigures[] = rows
       .filter((row) => (nodeId === undefined || row.nodeId === nodeId) && (type === undefined || row.type === type))
       .map((row) => {

@@ -1,0 +1,36 @@
+import { HEALTH_CHECK_DEFAULTS, type ServiceType } from '@postern/contract';
+import { and, eq } from 'drizzle-orm';
+import { httpServices, tcpServices } from '../../db/schema.js';
+import type { AppDeps } from '../../deps.js';
+
+// What the observe routes read and write in the database: a service's health-check settings and the list of every
+// service with its node. The routes stay thin (layers.test.ts).
+
+export interface HealthCheckSettings {
+  intervalSeconds: number;
+  timeoutSeconds: number;
+}
+
+/** Stores the given settings (absent: unchanged) and answers the effective ones (the timeout never above the interval). */
+export function updateHealthCheckSettings(
+  deps: AppDeps,
+  ref: { nodeId: number; type: ServiceType; id: number },
+  change: { intervalSeconds?: number | undefined; timeoutSeconds?: number | undefined },
+): HealthCheckSettings {
+  const table = ref.type === 'http' ? httpServices : tcpServices;
+  const patch = {
+    ...(change.intervalSeconds === undefined ? {} : { healthIntervalSeconds: change.intervalSeconds }),
+    ...(change.timeoutSeconds === undefined ? {} : { healthTimeoutSeconds: change.timeoutSeconds }),
+  };
+  if (Object.keys(patch).length > 0) deps.db.update(table).set(patch).where(and(eq(table.id, ref.id), eq(table.nodeId, ref.nodeId))).run();
+  const row = deps.db.select({ interval: table.healthIntervalSeconds, timeout: table.healthTimeoutSeconds }).from(table).where(eq(table.id, ref.id)).get();
+  const intervalSeconds = row?.interval ?? HEALTH_CHECK_DEFAULTS.intervalSeconds;
+  return { intervalSeconds, timeoutSeconds: Math.min(row?.timeout ?? HEALTH_CHECK_DEFAULTS.timeoutSeconds, intervalSeconds) };
+}
+
+/** Every service (both types) with its node. */
+export function listServiceRefs(deps: AppDeps): { type: ServiceType; id: number; nodeId: number }[] {
+  return deps.db.$client
+    .prepare(`select 'http' as type, id, node_id as nodeId from http_services union all select 'tcp', id, node_id from tcp_services`)
+    .all() as { type: ServiceType; id: number; nodeId: number }[];
+}
