@@ -1,17 +1,13 @@
 import { operations, type ServiceType } from '@postern/contract';
 import { queryOptions } from '@tanstack/react-query';
 import { call } from '../lib/api';
+import { observeKeys } from './observe-keys';
 
 // What the gateway observes (docs/api.md "Observability"): per-service figures for rows, one service's traffic for
 // its info view, and the system status of the home page. Figures move every minute; health checks run every 30 s
 // by default, so rows refresh every 10 s.
 
-export const observeKeys = {
-  all: ['observe'] as const,
-  figures: (nodeId: number | null) => [...observeKeys.all, 'figures', nodeId] as const,
-  traffic: (type: ServiceType, id: number) => [...observeKeys.all, 'traffic', type, id] as const,
-  status: ['observe', 'status'] as const,
-};
+export { observeKeys };
 
 export const serviceFiguresQueryOptions = (nodeId: number | null) =>
   queryOptions({
@@ -25,11 +21,4 @@ export const serviceTrafficQueryOptions = (nodeId: number, type: ServiceType, id
     queryKey: observeKeys.traffic(type, id),
     queryFn: ({ signal }) => call(operations.serviceTraffic, { params: { nodeId, type, id }, query: { minutes: 60 }, signal }),
     refetchInterval: 15_000,
-  });
-
-export const systemStatusQueryOptions = () =>
-  queryOptions({
-    queryKey: observeKeys.status,
-    queryFn: ({ signal }) => call(operations.systemStatus, { signal }),
-    refetchInterval: 30_000,
   });

@@ -1,6 +1,6 @@
 import { formatBytes, formatRelativeTime } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
-import { systemStatusQueryOptions } from '../../queries/observe';
+import { systemStatusQueryOptions } from '../../queries/system-status';
 import { Sparkline } from './sparkline';
 
 /** The home page's figures: the last 24 h of traffic, backend health, and the last drift check. */
