@@ -12,7 +12,7 @@ import { writeFileAtomic } from '@postern/server/src/dataplane/atomic-write.js';
 import { createSelfSignedPem, pemPath } from '@postern/server/src/dataplane/certs/self-signed.js';
 import { createConnectionCutter } from '@postern/server/src/dataplane/connections.js';
 import { createHttpInstance } from '@postern/server/src/dataplane/nginx/http-instance.js';
-import { canRunNginx, freeLoopbackPort, silentLogger } from '@postern/server/src/dataplane/nginx/integration-support.js';
+import { canRunNginx, freeLoopbackPort, freeLoopbackPorts, silentLogger } from '@postern/server/src/dataplane/nginx/integration-support.js';
 import { readLuaModule } from '@postern/server/src/dataplane/nginx/lua-source.js';
 import { FALLBACK_CERT_NAME, type NginxRenderOptions } from '@postern/server/src/dataplane/nginx/options.js';
 import { renderHttpInstance } from '@postern/server/src/dataplane/nginx/render-main.js';
@@ -36,7 +36,7 @@ async function startVariant(dataDir: string, name: string, countTraffic: boolean
   for (const cert of [FALLBACK_CERT_NAME, DOMAIN]) await writeFileAtomic(pemPath(certsDir, cert), await createSelfSignedPem(cert === FALLBACK_CERT_NAME ? 'gw.test' : cert), 0o600);
   const options: NginxRenderOptions = {
     prefixDir, certsDir, listenAddress: '127.0.0.1',
-    httpPort: await freeLoopbackPort(), httpsPort: await freeLoopbackPort(), noDomainHttpsPort: await freeLoopbackPort(),
+    ...(await freeLoopbackPorts(3).then(([httpPort = 0, httpsPort = 0, noDomainHttpsPort = 0]) => ({ httpPort, httpsPort, noDomainHttpsPort }))),
     consoleHost: 'gw.test', consoleUpstream: `http://127.0.0.1:${backendPort}`, tunnelAddress: null, resolvers: [], countTraffic,
   };
   const http = createHttpInstance({ prefixDir, logger: silentLogger, render: (dir) => renderHttpInstance(options, dir, readLuaModule()) });

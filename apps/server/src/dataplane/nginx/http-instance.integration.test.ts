@@ -12,7 +12,7 @@ import { createConnectionCutter } from '../connections.js';
 import { createProxy, type Proxy } from '../proxy.js';
 import type { DesiredDomain, DesiredHttpRoute, HttpTraffic } from '../types.js';
 import { createHttpInstance, type HttpInstance } from './http-instance.js';
-import { canRunNginx, freeLoopbackPort, silentLogger } from './integration-support.js';
+import { canRunNginx, freeLoopbackPorts, silentLogger } from './integration-support.js';
 import { readLuaModule } from './lua-source.js';
 import { FALLBACK_CERT_NAME, type NginxRenderOptions } from './options.js';
 import { isAlive, readChildPids, waitFor } from './process-info.js';
@@ -121,7 +121,7 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     backendPort = (backend.address() as AddressInfo).port;
     options = {
       prefixDir, certsDir, listenAddress: '127.0.0.1',
-      httpPort: await freeLoopbackPort(), httpsPort: await freeLoopbackPort(), noDomainHttpsPort: await freeLoopbackPort(),
+      ...(await freeLoopbackPorts(3).then(([httpPort = 0, httpsPort = 0, noDomainHttpsPort = 0]) => ({ httpPort, httpsPort, noDomainHttpsPort }))),
       consoleHost: 'gw.test', consoleUpstream: `http://127.0.0.1:${backendPort}`, tunnelAddress: null, resolvers: [],
     };
     instance = makeInstance();

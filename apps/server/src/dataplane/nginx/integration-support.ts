@@ -18,9 +18,21 @@ export const canRunNginx = process.getuid?.() === 0 && hasNginx();
 export const silentLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export async function freeLoopbackPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
+  const [port] = await freeLoopbackPorts(1);
+  if (port === undefined) throw new Error('no free loopback port');
   return port;
+}
+
+/**
+ * `count` DIFFERENT free ports: each is held until all are chosen (the kernel may hand a just-closed port out again,
+ * so asking one at a time can give the same port twice — seen as nginx's "duplicate listen").
+ */
+export async function freeLoopbackPorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer());
+  try {
+    for (const server of servers) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return servers.map((server) => (server.address() as AddressInfo).port);
+  } finally {
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  }
 }

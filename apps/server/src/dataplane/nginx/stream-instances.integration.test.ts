@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../atomic-write.js';
 import { createSelfSignedPem, pemPath } from '../certs/self-signed.js';
 import type { DesiredStreamRoute } from '../types.js';
-import { canRunNginx, freeLoopbackPort, silentLogger } from './integration-support.js';
+import { canRunNginx, freeLoopbackPorts, silentLogger } from './integration-support.js';
 import type { NginxRenderOptions } from './options.js';
 import { isAlive, waitFor } from './process-info.js';
 import { renderStreamInstance, streamCertificateName, streamInstanceKey } from './render-stream.js';
@@ -82,7 +82,7 @@ describe.skipIf(!canRunNginx)('TCP/UDP service instances (real nginx)', () => {
     udpEcho.on('message', (data, peer) => udpEcho.send(`udp:${data.toString()}`, peer.port, peer.address));
     await new Promise<void>((resolve) => udpEcho.bind(0, '127.0.0.1', resolve));
     udpPort = udpEcho.address().port;
-    for (let i = 0; i < 3; i++) ports.push(await freeLoopbackPort());
+    ports.push(...(await freeLoopbackPorts(3)));
     options = {
       prefixDir: join(dataDir, 'nginx'), certsDir, listenAddress: '127.0.0.1', httpPort: 1, httpsPort: 2, noDomainHttpsPort: 3,
       consoleHost: 'gw.test', consoleUpstream: 'http://127.0.0.1:1', tunnelAddress: null, resolvers: [],
