@@ -2,6 +2,8 @@
 // directly: it changes the DB, then asks the reconciler to converge. The reconciler talks to the host only
 // through the adapters below, so API tests run it with the recording adapters of `offline.ts`.
 
+import type { WgDumpPeer } from '@postern/contract';
+
 // The desired state and certificate records are plain data shared with the DB layer, so they live in `model/`.
 import type { DesiredDomain, DesiredPeer, DesiredState } from '../model/desired-state.js';
 import type { CertificateInfo } from '../model/certificates.js';
@@ -25,15 +27,8 @@ export type ApplyResult = { ok: true; rejected: Rejections } | { ok: false; mess
 export const noRejections = (): Rejections => ({ http: new Map(), tcp: new Map(), nodes: new Map() });
 
 /** One line of `wg show <if> dump` for a peer. */
-export interface WgPeerStatus {
-  publicKey: string;
-  endpoint: string | null;
-  allowedIps: string[];
-  /** Unix seconds; 0 = never. */
-  latestHandshake: number;
-  transferRx: number;
-  transferTx: number;
-}
+/** One peer of `wg show <if> dump` (the contract's parser). */
+export type WgPeerStatus = WgDumpPeer;
 
 export interface WireGuardAdapter {
   /** Create (or adopt) the interface with the gateway's key, address and port. Idempotent. */
