@@ -172,6 +172,10 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   // every change (bursts share one check) and every minute.
   let driftTimer: NodeJS.Timeout | null = null;
   let lastDrift: DriftReport | null = null;
+  let markBooted: () => void = () => undefined;
+  const bootedPromise = new Promise<void>((resolve) => {
+    markBooted = resolve;
+  });
   const driftListeners = new Set<(report: DriftReport) => void>();
   function scheduleDriftCheck(delayMs: number): void {
     if (driftTimer) clearTimeout(driftTimer);
@@ -277,7 +281,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
         const convergeMs = Math.round(performance.now() - convergeStarted);
         if (result.ok) logger.info({ convergeMs }, 'data plane rebuilt from the database');
         else logger.error({ convergeMs, message: result.message }, 'data plane could not converge at boot; retrying in the background');
-      });
+      }).finally(markBooted);
     },
     async stop({ keepServing }) {
       if (healTimer) clearInterval(healTimer);
@@ -294,6 +298,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     traffic,
     checkDrift,
     lastDrift: () => lastDrift,
+    booted: () => bootedPromise,
     onDrift(listener) {
       driftListeners.add(listener);
       return () => { driftListeners.delete(listener); };

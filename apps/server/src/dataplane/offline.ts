@@ -242,6 +242,7 @@ export function createOfflineDataPlane(options: { loadDesiredState: () => Desire
       return Promise.resolve(lastDrift as DriftReport);
     },
     lastDrift: () => lastDrift,
+    booted: () => Promise.resolve(),
     onDrift(listener) {
       driftListeners.add(listener);
       return () => { driftListeners.delete(listener); };

@@ -152,6 +152,11 @@ export interface DataPlane {
   /** `keepServing` (a restart of the control plane): nginx and WireGuard go on serving; otherwise they stop too. */
   stop(options: { keepServing: boolean }): Promise<void>;
   apply(): Promise<ApplyResult>;
+  /**
+   * Settles when the boot's rebuild from the DB has run (whatever its result). Background work that competes for the
+   * machine (health checks of every backend) waits for it: serving comes first.
+   */
+  booted(): Promise<void>;
   status: NodeStatusSource;
   logs: LogSource;
   certificates: Pick<CertificateAdapter, 'info'>;

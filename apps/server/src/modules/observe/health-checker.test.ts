@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { probeBackend, type HealthTarget } from './health-checker.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createHealthChecker, MAX_CHECKS_IN_FLIGHT, probeBackend, type HealthTarget } from './health-checker.js';
 
 // The real probe against loopback backends: what counts as up (any answer below 500, a TCP connect) and how a
 // failure reads in the console.
@@ -45,5 +45,67 @@ describe('probeBackend', () => {
   it('calls a TCP backend up once it accepts a connection', async () => {
     const port = await listen(createTcpServer((socket) => socket.end()));
     expect(await probeBackend(target('tcp', port), 1000)).toMatchObject({ error: null });
+  });
+});
+
+describe('createHealthChecker pacing', () => {
+  const many = (count: number, nodeId: (i: number) => number): HealthTarget[] =>
+    Array.from({ length: count }, (_, i) => ({
+      type: 'http', id: i + 1, nodeId: nodeId(i), probe: 'http', host: '10.44.0.2', port: 80, path: '/', intervalSeconds: 30, timeoutSeconds: 5,
+    }));
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('checks 10,000 slow backends without ever having more than the cap of checks in flight', async () => {
+    vi.useFakeTimers();
+    let inFlight = 0;
+    let peak = 0;
+    const startedAt: number[] = [];
+    const probe = async (): Promise<{ error: null; latencyMs: number }> => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      startedAt.push(Date.now());
+      await new Promise((resolve) => setTimeout(resolve, 2000)); // a slow backend
+      inFlight--;
+      return { error: null, latencyMs: 2000 };
+    };
+    const start = Date.now();
+    const checker = createHealthChecker({ db: null as never, probe, loadTargets: () => many(10_000, (i) => i % 50) });
+    checker.start();
+    await vi.advanceTimersByTimeAsync(90_000);
+    checker.stop();
+    expect(peak).toBeLessThanOrEqual(MAX_CHECKS_IN_FLIGHT);
+    // ...and yet every service was checked within three intervals, although each check takes 2 s.
+    expect(checker.list().filter((h) => h.state === 'up')).toHaveLength(10_000);
+    expect(Math.max(...startedAt.slice(0, 10_000)) - start).toBeLessThanOrEqual(90_000);
+  }, 60_000);
+
+  it("keeps checking a live node's services on time while a dead node's checks wait for their timeouts", async () => {
+    vi.useFakeTimers();
+    const checkedLive = new Map<number, number[]>();
+    const probe = async (target: HealthTarget, timeoutMs: number): Promise<{ error: string | null; latencyMs: number }> => {
+      if (target.nodeId === 1) {
+        await new Promise((resolve) => setTimeout(resolve, timeoutMs)); // the dead node: every check times out
+        return { error: 'no answer', latencyMs: timeoutMs };
+      }
+      checkedLive.set(target.id, [...(checkedLive.get(target.id) ?? []), Date.now()]);
+      return { error: null, latencyMs: 1 };
+    };
+    // 2,000 services on the dead node listed first, 20 on a live one.
+    const targets = [...many(2000, () => 1), ...many(20, () => 2).map((t, i) => ({ ...t, id: 5000 + i }))];
+    const checker = createHealthChecker({ db: null as never, probe, loadTargets: () => targets });
+    checker.start();
+    await vi.advanceTimersByTimeAsync(95_000);
+    checker.stop();
+    // Every live service checked every 30 s (within a tick), never held up by the dead node's timeouts.
+    expect(checkedLive.size).toBe(20);
+    for (const times of checkedLive.values()) {
+      expect(times.length).toBeGreaterThanOrEqual(3);
+      const gaps = times.slice(1).map((at, i) => at - (times[i] ?? 0));
+      expect(Math.max(...gaps)).toBeLessThanOrEqual(31_000);
+    }
+    expect(checker.list().filter((h) => h.nodeId === 2).every((h) => h.state === 'up')).toBe(true);
   });
 });

@@ -7,9 +7,10 @@ import { preparedPerDb } from '../../db/prepared.js';
 
 // Backend health: every served service's backend is checked from the gateway, through the tunnel, the way nginx
 // reaches it (HTTP: GET of the service's path; TCP: a connect; UDP has no answer to wait for and stays unknown).
-// Each service has its own schedule and at most one check in flight, each check its own timeout, and nothing waits
-// for another: a dead node's checks time out on their own while every other node's go on. A check never blocks the
-// event loop (sockets only), and a backend sees one connection per interval, never more.
+// Each service has its own schedule and at most one check in flight, each check its own timeout. Checks are paced
+// (a cap on checks at once, per node too), so a dead node's checks wait for their timeouts
+// without holding up any other node's. A check never blocks the event loop (sockets only), and a backend sees one
+// connection per interval, never more.
 
 export interface HealthTarget {
   type: ServiceType;
@@ -89,12 +90,30 @@ export function loadHealthTargets(db: Db): HealthTarget[] {
 const sameTarget = (a: HealthTarget, b: HealthTarget) =>
   a.probe === b.probe && a.host === b.host && a.port === b.port && a.path === b.path && a.nodeId === b.nodeId;
 
-/** How long the checker's tick is, and how often it reads the targets again without being asked. */
+/**
+ * How long the checker's tick is, and how often it reads the targets again without being asked (every apply asks;
+ * at 10,000 services one read costs tens of milliseconds of the event loop, so the safety net is not frequent).
+ */
 const TICK_MS = 1000;
-const REFRESH_EVERY_MS = 5000;
+const REFRESH_EVERY_MS = 30_000;
+/**
+ * Pacing, so that many services (a boot at 10,000, a node with hundreds coming back) never mean thousands of sockets
+ * at once: no more checks run at once than this; due checks beyond it wait, the longest waiting first.
+ */
+export const MAX_CHECKS_IN_FLIGHT = 512;
+/** Per node, so that a dead node's checks (each waiting for its timeout) never hold the slots of every other node. */
+export const MAX_CHECKS_IN_FLIGHT_PER_NODE = 32;
 
-export function createHealthChecker(deps: { db: Db; probe?: Probe; now?: () => number; random?: () => number }): HealthChecker {
+export function createHealthChecker(deps: {
+  db: Db;
+  probe?: Probe;
+  now?: () => number;
+  random?: () => number;
+  /** Default: the served services from the DB. */
+  loadTargets?: () => HealthTarget[];
+}): HealthChecker {
   const probe = deps.probe ?? probeBackend;
+  const loadTargets = deps.loadTargets ?? (() => loadHealthTargets(deps.db));
   const now = deps.now ?? Date.now;
   const random = deps.random ?? Math.random;
   interface Entry { target: HealthTarget; health: ServiceHealth; nextAt: number; isChecking: boolean }
@@ -113,7 +132,7 @@ export function createHealthChecker(deps: { db: Db; probe?: Probe; now?: () => n
   function refresh(): void {
     refreshedAt = now();
     const seen = new Set<string>();
-    for (const target of loadHealthTargets(deps.db)) {
+    for (const target of loadTargets()) {
       const key = keyOf(target.type, target.id);
       seen.add(key);
       const entry = entries.get(key);
@@ -129,14 +148,24 @@ export function createHealthChecker(deps: { db: Db; probe?: Probe; now?: () => n
     for (const key of entries.keys()) if (!seen.has(key)) entries.delete(key);
   }
 
+  let inFlight = 0;
+  const inFlightByNode = new Map<number, number>();
+
   async function check(key: string, entry: Entry): Promise<void> {
     entry.isChecking = true;
     const { target } = entry;
+    inFlight++;
+    inFlightByNode.set(target.nodeId, (inFlightByNode.get(target.nodeId) ?? 0) + 1);
     let result: ProbeResult;
     try {
       result = await probe(target, target.timeoutSeconds * 1000);
     } catch (err) {
       result = { error: err instanceof Error ? err.message : String(err), latencyMs: 0 };
+    } finally {
+      inFlight--;
+      const left = (inFlightByNode.get(target.nodeId) ?? 1) - 1;
+      if (left > 0) inFlightByNode.set(target.nodeId, left);
+      else inFlightByNode.delete(target.nodeId);
     }
     entry.isChecking = false;
     entry.nextAt = now() + target.intervalSeconds * 1000;
@@ -159,8 +188,16 @@ export function createHealthChecker(deps: { db: Db; probe?: Probe; now?: () => n
   function tick(): void {
     if (now() - refreshedAt >= REFRESH_EVERY_MS) refresh();
     const at = now();
-    for (const [key, entry] of entries) {
-      if (entry.isChecking || entry.nextAt > at || entry.target.probe === 'udp') continue;
+    const due: [string, Entry][] = [];
+    for (const item of entries) {
+      const entry = item[1];
+      if (!entry.isChecking && entry.nextAt <= at && entry.target.probe !== 'udp') due.push(item);
+    }
+    // More due than the caps allow: the longest waiting first, the rest stay due for the next tick.
+    if (due.length > MAX_CHECKS_IN_FLIGHT - inFlight) due.sort((a, b) => a[1].nextAt - b[1].nextAt);
+    for (const [key, entry] of due) {
+      if (inFlight >= MAX_CHECKS_IN_FLIGHT) break;
+      if ((inFlightByNode.get(entry.target.nodeId) ?? 0) >= MAX_CHECKS_IN_FLIGHT_PER_NODE) continue;
       void check(key, entry);
     }
   }
