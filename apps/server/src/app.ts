@@ -104,6 +104,7 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   });
   app.addHook('onClose', async () => {
     stopHealthAudit();
+    deps.audit.flush();
     observer.stop();
     await stopMetricsListener?.();
   });

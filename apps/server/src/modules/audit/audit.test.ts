@@ -122,6 +122,18 @@ describe('audit log: what is recorded', () => {
     const [entry] = (await audit('?action=service.health')).data;
     expect(entry).toMatchObject({ actor: { kind: 'system' }, nodeId: node.id, domain: 'a.example.test', before: { health: 'healthy' }, after: { health: 'unhealthy' } });
   });
+
+  it('keeps every change of a burst (a node with 1,200 services going away) in order with what is recorded after it', async () => {
+    const node = insertNode(t.deps);
+    for (let id = 1; id <= 1200; id++) {
+      t.deps.audit.onHealthChange({ type: 'http', id, nodeId: node.id, from: 'up', to: 'down', detail: 'connection refused' });
+    }
+    t.deps.audit.record({ actor: { kind: 'system' }, action: 'node.offline', nodeId: node.id });
+    const list = await audit(`?node=${node.id}&limit=100`);
+    expect(list.total).toBe(1201);
+    expect(list.data[0]).toMatchObject({ action: 'node.offline' });
+    expect(list.data[1]).toMatchObject({ action: 'service.health', target: { id: 1200 } });
+  });
 });
 
 describe('audit log: reading it', () => {

@@ -54,8 +54,14 @@ export interface HealthChange {
 
 export interface AuditLog {
   record(entry: AuditRecord): void;
-  /** Records a service state change from the health checks (actor: the gateway itself). */
+  /**
+   * Records a service state change from the health checks (actor: the gateway itself). Changes arrive in bursts (a
+   * node with hundreds of services goes away, a boot sees every backend): they are written together, one insert per
+   * burst, within HEALTH_BATCH_MS; `flush()` writes what is pending at once.
+   */
   onHealthChange(change: HealthChange): void;
+  /** Writes pending health changes now (readers of the log call it first, so they never miss one). */
+  flush(): void;
   /** Each recorded entry, as it is recorded; returns the unsubscribe function. */
   subscribe(listener: (entry: AuditEntry) => void): () => void;
 }
@@ -86,37 +92,75 @@ export function scrubSecrets(value: unknown): unknown {
 const snapshot = (value: object | null | undefined): Record<string, unknown> | null =>
   value ? (scrubSecrets(value) as Record<string, unknown>) : null;
 
+/** How long health changes gather before they are written in one insert. */
+export const HEALTH_BATCH_MS = 250;
+/** Rows per insert statement (15 columns each, well under SQLite's limit of bound parameters). */
+const ROWS_PER_INSERT = 500;
+
 export function createAuditLog(deps: { db: Db; now: () => Date }): AuditLog {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
-  const record = (entry: AuditRecord): void => {
+  const toRow = (entry: AuditRecord): typeof auditEvents.$inferInsert => {
     const { actor } = entry;
-    const row = deps.db
-      .insert(auditEvents)
-      .values({
-        at: deps.now().toISOString(),
-        actorKind: actor.kind,
-        actorName: actor.kind === 'system' ? null : (actor.name ?? null),
-        actorTokenId: actor.kind === 'node' ? actor.tokenId : null,
-        address: entry.address ?? null,
-        action: entry.action,
-        targetType: entry.target?.type ?? null,
-        targetId: entry.target?.id ?? null,
-        targetName: entry.target?.name ?? null,
-        nodeId: entry.nodeId ?? (actor.kind === 'node' ? actor.nodeId : null),
-        domain: entry.domain ?? null,
-        before: snapshot(entry.before),
-        after: snapshot(entry.after),
-        detail: entry.detail ?? null,
-      })
-      .returning()
-      .get();
+    return {
+      at: deps.now().toISOString(),
+      actorKind: actor.kind,
+      actorName: actor.kind === 'system' ? null : (actor.name ?? null),
+      actorTokenId: actor.kind === 'node' ? actor.tokenId : null,
+      address: entry.address ?? null,
+      action: entry.action,
+      targetType: entry.target?.type ?? null,
+      targetId: entry.target?.id ?? null,
+      targetName: entry.target?.name ?? null,
+      nodeId: entry.nodeId ?? (actor.kind === 'node' ? actor.nodeId : null),
+      domain: entry.domain ?? null,
+      before: snapshot(entry.before),
+      after: snapshot(entry.after),
+      detail: entry.detail ?? null,
+    };
+  };
+  const record = (entry: AuditRecord): void => {
+    flush(); // keeps the log in order
+    const row = deps.db.insert(auditEvents).values(toRow(entry)).returning().get();
     emitter.emit('entry', toAuditEntry(row));
   };
+
+  let pending: (typeof auditEvents.$inferInsert)[] = [];
+  let flushTimer: NodeJS.Timeout | null = null;
+  function flush(): void {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = null;
+    if (pending.length === 0) return;
+    const rows = pending;
+    pending = [];
+    let written: (typeof auditEvents.$inferSelect)[];
+    try {
+      written = deps.db.transaction((tx) => {
+        const out: (typeof auditEvents.$inferSelect)[] = [];
+        for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+          out.push(...tx.insert(auditEvents).values(rows.slice(i, i + ROWS_PER_INSERT)).returning().all());
+        }
+        return out;
+      });
+    } catch (err) {
+      pending = [...rows, ...pending]; // kept for the next flush (the database was busy or is closing)
+      throw err;
+    }
+    for (const row of written) emitter.emit('entry', toAuditEntry(row));
+  }
+  const flushLater = (): void => {
+    try {
+      flush();
+    } catch {
+      // Kept pending; the next change or reader flushes again.
+    }
+  };
+
   return {
     record,
+    flush,
     onHealthChange(change) {
-      record({
+      pending.push(toRow({
         actor: { kind: 'system' },
         action: 'service.health',
         target: { type: change.type, id: change.id, name: change.name ?? null },
@@ -125,7 +169,11 @@ export function createAuditLog(deps: { db: Db; now: () => Date }): AuditLog {
         before: change.from === null ? null : { health: change.from },
         after: { health: change.to },
         detail: change.detail ?? null,
-      });
+      }));
+      if (!flushTimer) {
+        flushTimer = setTimeout(flushLater, HEALTH_BATCH_MS);
+        flushTimer.unref();
+      }
     },
     subscribe(listener) {
       emitter.on('entry', listener);

@@ -16,7 +16,10 @@ import { startAuditRetention } from './retention.js';
 export async function auditRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
   const { deps } = opts;
 
-  registerOperation(app, operations.listAudit, (request) => listAuditEntries(deps, request.query));
+  registerOperation(app, operations.listAudit, (request) => {
+    deps.audit.flush();
+    return listAuditEntries(deps, request.query);
+  });
 
   registerOperation(app, operations.auditStream, async (request, reply) => {
     const filter = request.query;
