@@ -2,7 +2,7 @@
 // the API call that adds one more service to its first successful proxied request, next to a bare `nginx -t` of the
 // HTTP instance's config measured in the same run. Target (issue 19): at 10,000, served within 300 ms of the call,
 // with no reload. Needs root and a built server: see bench/README.md.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isServerBuilt } from '../e2e/harness/gateway.js';
@@ -85,7 +85,10 @@ async function main(): Promise<void> {
     console.error('bench/apply needs root, wireguard-go and a built server (pnpm --filter @postern/server build)');
     process.exit(2);
   }
-  const certCache = await mkdtemp(join(tmpdir(), 'postern-bench-certs-'));
+  // BENCH_CERT_CACHE=<dir> keeps the certificates between runs (making 10,000 with openssl takes minutes).
+  const keepCache = process.env.BENCH_CERT_CACHE;
+  const certCache = keepCache ?? (await mkdtemp(join(tmpdir(), 'postern-bench-certs-')));
+  if (keepCache) await mkdir(keepCache, { recursive: true });
   try {
     const certStart = performance.now();
     await makeCertificates(certCache, Math.max(...SIZES));
@@ -108,7 +111,7 @@ async function main(): Promise<void> {
       }),
     );
   } finally {
-    await rm(certCache, { recursive: true, force: true });
+    if (!keepCache) await rm(certCache, { recursive: true, force: true });
   }
 }
 

@@ -80,7 +80,9 @@ export async function startGateway(lab: Lab, options: GatewayOptions): Promise<G
   let current: ManagedProcess;
 
   const boot = async (): Promise<void> => {
-    current = lab.spawn(options.ns, 'gateway server', process.execPath, [entry], { env, cwd: dataDir });
+    // POSTERN_E2E_CPU_PROF=<dir>: V8 CPU profiles of the supervisor and control plane (bench/README.md, profiling).
+    const profile = process.env.POSTERN_E2E_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.POSTERN_E2E_CPU_PROF}`] : [];
+    current = lab.spawn(options.ns, 'gateway server', process.execPath, [...profile, entry], { env, cwd: dataDir });
     const child = current;
     await waitFor(
       async () => {
