@@ -16,6 +16,14 @@ function prepareQueries(db: Db) {
       .innerJoin(domains, eq(domains.id, certificates.domainId))
       .where(eq(domains.domain, domainName))
       .prepare(),
+    // Raw: drizzle prepares no upsert with placeholders in its `set`. A cold boot writes one row per domain.
+    put: db.$client.prepare(
+      `insert into certificates (domain_id, state, issuer, not_before, not_after, fingerprint, error, next_attempt_at, failures, updated_at)
+       values (@domainId, @state, @issuer, @notBefore, @notAfter, @fingerprint, @error, @nextAttemptAt, @failures, @updatedAt)
+       on conflict (domain_id) do update set state = excluded.state, issuer = excluded.issuer, not_before = excluded.not_before,
+         not_after = excluded.not_after, fingerprint = excluded.fingerprint, error = excluded.error,
+         next_attempt_at = excluded.next_attempt_at, failures = excluded.failures, updated_at = excluded.updated_at`,
+    ),
   };
 }
 
@@ -33,8 +41,8 @@ export function createDbCertificateStore(db: Db): CertificateStore {
     put(domain, record) {
       const domainId = idOf(domain);
       if (domainId === undefined) return; // deleted meanwhile: the cascade took its row
-      const values = { ...record, updatedAt: new Date().toISOString() };
-      db.insert(certificates).values({ domainId, ...values }).onConflictDoUpdate({ target: certificates.domainId, set: values }).run();
+      const { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures } = record;
+      queries.put.run({ domainId, state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures, updatedAt: new Date().toISOString() });
     },
     delete(domain) {
       const domainId = idOf(domain);

@@ -87,6 +87,13 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
   const pems = createPemFiles({
     certsDir: options.certsDir ?? join(options.dataDir, 'certs'),
     fallbackHost: options.fallbackHost ?? 'localhost',
+    // Only states that say which kind the PEM is: a pending or failed CA domain may serve either.
+    recorded: (name) => {
+      const record = store.get(name);
+      if (record?.fingerprint == null || (record.state !== 'self-signed' && record.state !== 'valid')) return null;
+      const { fingerprint, issuer, notBefore, notAfter } = record;
+      return { fingerprint, issuer, notBefore, notAfter, isSelfSigned: record.state === 'self-signed' };
+    },
   });
   const selfSigned = createSelfSignedWriter({
     pems, logger, now, onInstalled: options.onInstalled, opensslBin: options.opensslBin,
