@@ -47,7 +47,7 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
     };
 
     await system.gateway.stop();
-    await seedHttpServices(system.gateway.dataDir, created.id, created.address, BACKEND_PORT, size);
+    await seedHttpServices(system.gateway.dataDir, created.id, created.address, BACKEND_PORT, size, certCache);
     await installCertificates(certCache, system.gateway.dataDir, size);
     const bootStart = performance.now();
     await system.gateway.restart();

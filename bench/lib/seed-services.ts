@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { X509Certificate } from 'node:crypto';
 import { chown, copyFile, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,13 +32,24 @@ async function findDatabase(dataDir: string): Promise<string> {
   return join(dataDir, names[0]);
 }
 
-/** Inserts domains d0..d(count-1).bench.test, each with one HTTP service on `nodeId` at `/`. */
-export async function seedHttpServices(dataDir: string, nodeId: number, backendHost: string, backendPort: number, count: number): Promise<void> {
+/**
+ * Inserts domains d0..d(count-1).bench.test, each with one HTTP service on `nodeId` at `/`, and the certificate row
+ * the gateway keeps for each (as its certificate manager writes it once it has checked the PEM in `certCache`): the
+ * state of a gateway that has served them before, which is what a restart finds.
+ */
+export async function seedHttpServices(dataDir: string, nodeId: number, backendHost: string, backendPort: number, count: number, certCache: string): Promise<void> {
+  const facts = await Promise.all(Array.from({ length: count }, async (_, i) => {
+    const cert = new X509Certificate(await readFile(join(certCache, `${benchDomain(i)}.pem`), 'utf8'));
+    return [cert.issuer.replace(/\n/g, ', '), new Date(cert.validFrom).toISOString(), new Date(cert.validTo).toISOString(), cert.fingerprint256];
+  }));
   const Database = requireFromServer('better-sqlite3') as SqliteConstructor;
   const db = new Database(await findDatabase(dataDir));
   try {
     db.pragma('foreign_keys = ON');
     const addDomain = db.prepare(`INSERT INTO domains (domain, ssl) VALUES (?, 'self-signed')`);
+    const addCertificate = db.prepare(
+      `INSERT INTO certificates (domain_id, state, issuer, not_before, not_after, fingerprint, failures) VALUES ((SELECT id FROM domains WHERE domain = ?), 'self-signed', ?, ?, ?, ?, 0)`,
+    );
     const addService = db.prepare(
       `INSERT INTO http_services (node_id, name, domain, path_location, backend_proto, backend_host, backend_port) VALUES (?, ?, ?, '/', 'http', ?, ?)`,
     );
@@ -45,6 +57,7 @@ export async function seedHttpServices(dataDir: string, nodeId: number, backendH
       for (let i = 0; i < count; i++) {
         addDomain.run(benchDomain(i));
         addService.run(nodeId, `bench-${i}`, benchDomain(i), backendHost, backendPort);
+        addCertificate.run(benchDomain(i), ...(facts[i] ?? []));
       }
     })();
   } finally {
