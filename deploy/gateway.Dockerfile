@@ -86,6 +86,8 @@ VOLUME ["/data"]
 # 80/443: HTTP(S) services, ACME HTTP-01 and the console over HTTPS; 8443: HTTP services without a domain
 # (POSTERN_NO_DOMAIN_HTTPS_PORT, an origin apart from the console's); 51820/udp: WireGuard.
 # The TCP/UDP service range (POSTERN_TCP_PORT_RANGE, e.g. 30000-30100) is published at run time (-p, compose, Helm).
+# Prometheus: /metrics on 443 with POSTERN_METRICS_TOKEN, or a listener of its own with POSTERN_METRICS_ADDRESS
+# (e.g. 0.0.0.0:9464), not exposed here on purpose: publish it on a private address only (deploy/README.md).
 EXPOSE 80 443 8443 51820/udp
 
 # Runs as root on purpose: the data plane creates and configures the WireGuard interface (needs CAP_NET_ADMIN, and

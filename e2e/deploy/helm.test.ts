@@ -71,6 +71,7 @@ const valueSets: Record<string, Record<string, Record<string, unknown>>> = {
       tcpPortRange: { start: 31000, end: 31002, udp: false },
       wireguard: { interface: 'wg-edge', port: 51821, tunDevice: false },
       acme: { directory: 'https://acme-staging-v02.api.letsencrypt.org/directory', email: 'ops@example.com' },
+      metrics: { token: 'a-read-only-metrics-token', port: 9464, service: { annotations: { 'example.com/scrape-tier': 'edge' } } },
       extraEnv: [{ name: 'POSTERN_LOG_LEVEL', value: 'debug' }],
       service: { type: 'LoadBalancer', externalTrafficPolicy: 'Cluster', loadBalancerIP: '203.0.113.10', annotations: { 'example.com/lb': 'nlb' } },
       persistence: { storageClass: 'fast', size: '5Gi', accessMode: 'ReadWriteOncePod' },
@@ -84,6 +85,7 @@ const valueSets: Record<string, Record<string, Record<string, unknown>>> = {
       publicHost: 'gateway.example.com',
       fullnameOverride: 'edge-gateway',
       admin: { existingSecret: 'postern-admin', existingSecretKey: 'password' },
+      metrics: { existingSecret: 'postern-metrics', existingSecretKey: 'token' },
       persistence: { existingClaim: 'postern-data' },
       service: { type: 'ClusterIP' },
     },
@@ -214,6 +216,40 @@ describe('rendered charts', () => {
       expect(container[probe], probe).toMatchObject({ exec: { command: ['node', '/app/deploy/healthcheck.mjs'] } });
     }
     expect(JSON.stringify(container.ports)).not.toContain('3000');
+  });
+
+  it('metrics: the token from a Secret, the listener on the pod address, its port on an in-cluster Service only', async () => {
+    const containerOf = (objects: K8sObject[]) =>
+      ((objects.find(({ kind }) => kind === 'Deployment')?.spec?.template as { spec: { containers: Record<string, unknown>[] } }).spec.containers[0] ?? {});
+    const portsOf = (service: K8sObject | undefined) => (service?.spec?.ports as { name: string; port: number }[] | undefined) ?? [];
+
+    const everything = await render(4, 'postern-gateway', 'everything');
+    const container = containerOf(everything);
+    expect(container.env).toEqual(expect.arrayContaining([
+      { name: 'POSTERN_METRICS_TOKEN', valueFrom: { secretKeyRef: { name: 'postern-edge-metrics', key: 'metrics-token' } } },
+      { name: 'POSTERN_METRICS_ADDRESS', value: '0.0.0.0:9464' },
+    ]));
+    expect(container.ports).toEqual(expect.arrayContaining([{ name: 'metrics', containerPort: 9464, protocol: 'TCP' }]));
+    const secret = everything.find(({ kind, metadata }) => kind === 'Secret' && metadata.name === 'postern-edge-metrics');
+    expect(Buffer.from(secret?.data?.['metrics-token'] ?? '', 'base64').toString()).toBe('a-read-only-metrics-token');
+    const metricsService = everything.find(({ kind, metadata }) => kind === 'Service' && metadata.name === 'postern-edge-metrics');
+    expect(metricsService?.spec).toMatchObject({ type: 'ClusterIP', ports: [{ name: 'metrics', port: 9464, targetPort: 'metrics', protocol: 'TCP' }] });
+    expect(metricsService?.metadata.labels).toMatchObject({ 'app.kubernetes.io/component': 'metrics' });
+    expect((metricsService?.metadata as { annotations?: Record<string, string> }).annotations).toEqual({
+      'prometheus.io/scrape': 'true', 'prometheus.io/port': '9464', 'prometheus.io/path': '/metrics', 'example.com/scrape-tier': 'edge',
+    });
+    const publicService = everything.find(({ kind, metadata }) => kind === 'Service' && metadata.name === 'postern-edge');
+    expect(portsOf(publicService).map(({ port }) => port)).not.toContain(9464);
+
+    const existing = await render(4, 'postern-gateway', 'existing secret and claim, in-cluster service');
+    expect(containerOf(existing).env).toEqual(expect.arrayContaining([
+      { name: 'POSTERN_METRICS_TOKEN', valueFrom: { secretKeyRef: { name: 'postern-metrics', key: 'token' } } },
+    ]));
+    expect(existing.map(({ kind, metadata }) => `${kind}/${metadata.name}`)).not.toContain('Secret/edge-gateway-metrics');
+    expect(JSON.stringify(containerOf(existing).env)).not.toContain('POSTERN_METRICS_ADDRESS');
+
+    const defaults = containerOf(await render(4, 'postern-gateway', 'defaults'));
+    expect(JSON.stringify(defaults.env)).not.toContain('POSTERN_METRICS');
   });
 
   it('the node reaches the gateway by its public HTTPS URL and passes a pin as POSTERN_PIN', async () => {

@@ -19,14 +19,9 @@ export function reconnectDelay(baseMs: number, failures: number): number {
   return Math.min(RECONNECT_MAX_MS, baseMs * 2 ** Math.max(0, failures - 1));
 }
 
-export type StreamOptions<S extends z.ZodType> = {
+type StreamBase = {
   path: string;
   query?: Record<string, QueryValue>;
-  /** Each `data:` payload is JSON checked against this schema. */
-  schema: S;
-  /** Listen to this named event (`event: NAME`) instead of unnamed messages. */
-  event?: string;
-  onMessage(value: z.output<S>): void;
   /** Called with the error event (default: logged); the stream is closed unless `reconnectMs` is set. */
   onError?(event: Event): void;
   /**
@@ -38,12 +33,36 @@ export type StreamOptions<S extends z.ZodType> = {
   onStateChange?(state: StreamState): void;
 };
 
+export type StreamOptions<S extends z.ZodType> = StreamBase & {
+  /** Each `data:` payload is JSON checked against this schema. */
+  schema: S;
+  /** Listen to this named event (`event: NAME`) instead of unnamed messages. */
+  event?: string;
+  onMessage(value: z.output<S>): void;
+};
+
+/**
+ * One stream carrying several named events: each handler gets its event's `data:` as parsed JSON (undefined when it
+ * is not JSON) and checks it itself, so a page that must stay small can check without zod.
+ */
+export type EventStreamOptions = StreamBase & { events: Record<string, (data: unknown) => void> };
+
 export function streamUrl(path: string, query: Record<string, QueryValue> = {}): string {
   return withQuery(path, { ...query, token: readToken() ?? '' });
 }
 
 /** Opens the stream; returns a function that closes it for good (call it when the page is left). */
 export function openStream<S extends z.ZodType>(options: StreamOptions<S>): () => void {
+  const receive = (data: unknown): void => {
+    const parsed = options.schema.safeParse(data);
+    if (parsed.success) options.onMessage(parsed.data);
+    else console.error('unexpected stream message', parsed.error);
+  };
+  return openEventStream({ ...options, events: { [options.event ?? 'message']: receive } });
+}
+
+/** Opens a stream of several named events; the same reconnect and session rules as `openStream`. */
+export function openEventStream(options: EventStreamOptions): () => void {
   let source: EventSource | null = null;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
   let sessionCheck: AbortController | null = null;
@@ -75,13 +94,12 @@ export function openStream<S extends z.ZodType>(options: StreamOptions<S>): () =
       failures = 0;
       setState('open');
     };
-    const receive = (event: MessageEvent<string>): void => {
-      const parsed = options.schema.safeParse(safeJson(event.data));
-      if (parsed.success) options.onMessage(parsed.data);
-      else console.error('unexpected stream message', parsed.error);
-    };
-    if (options.event === undefined) current.onmessage = receive;
-    else current.addEventListener(options.event, receive);
+    for (const [name, handle] of Object.entries(options.events)) {
+      const receive = (event: MessageEvent<string>): void => handle(safeJson(event.data));
+      // Unnamed messages arrive as 'message'.
+      if (name === 'message') current.onmessage = receive;
+      else current.addEventListener(name, receive);
+    }
     current.onerror = (event) => {
       // Closing stops the browser's own reconnect loop, which would retry a refused stream every few seconds.
       current.close();

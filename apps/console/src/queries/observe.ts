@@ -4,8 +4,8 @@ import { call } from '../lib/api';
 import { observeKeys } from './observe-keys';
 
 // What the gateway observes (docs/api.md "Observability"): per-service figures for rows, one service's traffic for
-// its info view, and the system status of the home page. Figures move every minute; health checks run every 30 s
-// by default, so rows refresh every 10 s.
+// its info view, and the system status of the home page. Figures move every minute, so rows are read again every
+// minute; a change of health is pushed as it happens (observe-stream.ts), which this polling only backs up.
 
 export { observeKeys };
 
@@ -13,7 +13,7 @@ export const serviceFiguresQueryOptions = (nodeId: number | null) =>
   queryOptions({
     queryKey: observeKeys.figures(nodeId),
     queryFn: ({ signal }) => call(operations.serviceFigures, { query: nodeId === null ? {} : { nodeId }, signal }),
-    refetchInterval: 10_000,
+    refetchInterval: 60_000,
   });
 
 export const serviceTrafficQueryOptions = (nodeId: number, type: ServiceType, id: number) =>

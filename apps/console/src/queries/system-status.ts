@@ -9,5 +9,6 @@ export const systemStatusQueryOptions = () =>
     // The bare route, not the operation: the home page's first visit must not load zod and the operation table for one
     // panel (initial JS budget, e2e/browser/initial-js.test.ts). The answer is the server's own SystemStatus.
     queryFn: async ({ signal }) => (await call(routes.systemStatus, { signal })) as SystemStatus,
-    refetchInterval: 30_000,
+    // Health changes and drift checks are pushed (observe-stream.ts); this backs the stream up and moves the totals.
+    refetchInterval: 60_000,
   });

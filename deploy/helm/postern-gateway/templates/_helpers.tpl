@@ -49,6 +49,15 @@ admin-password
 {{- end }}
 
 {{/* PersistentVolumeClaim of /data: the operator's existingClaim or the one this chart creates. */}}
+{{- /* Secret and key of the metrics token; empty name: no token. */}}
+{{- define "postern-gateway.metricsSecretName" -}}
+{{- if .Values.metrics.existingSecret }}{{ .Values.metrics.existingSecret }}{{ else if .Values.metrics.token }}{{ include "postern-gateway.fullname" . }}-metrics{{ end }}
+{{- end }}
+
+{{- define "postern-gateway.metricsSecretKey" -}}
+{{- if .Values.metrics.existingSecret }}{{ .Values.metrics.existingSecretKey }}{{ else }}metrics-token{{ end }}
+{{- end }}
+
 {{- define "postern-gateway.claimName" -}}
 {{- .Values.persistence.existingClaim | default (printf "%s-data" (include "postern-gateway.fullname" .)) }}
 {{- end }}

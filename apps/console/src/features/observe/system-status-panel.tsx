@@ -1,11 +1,13 @@
 import { formatBytes, formatRelativeTime } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
+import { useObserveStream } from '../../queries/observe-stream';
 import { systemStatusQueryOptions } from '../../queries/system-status';
 import { Sparkline } from './sparkline';
 
 /** The home page's figures: the last 24 h of traffic, backend health, and the last drift check. */
 export function SystemStatusPanel() {
   const query = useQuery(systemStatusQueryOptions());
+  useObserveStream();
   if (!query.isSuccess) return null;
   const { traffic, health, drift } = query.data;
   return (

@@ -8,6 +8,7 @@ import { Spinner } from '../../components/ui/spinner';
 import { ExposureDot } from '../../components/ui/status-dot';
 import { Table, TBody, Td, Th, THead, Tr } from '../../components/ui/table';
 import { serviceFiguresQueryOptions } from '../../queries/observe';
+import { useObserveStream } from '../../queries/observe-stream';
 import { usePageStepBack } from '../../lib/use-page-step-back';
 import { serviceListQueryOptions, type AnyService, type ServiceScope } from '../../queries/services';
 import { ExpiryNote } from './service-expiry';
@@ -34,6 +35,7 @@ export function ServiceList({ type, scope, empty, onEdit }: ServiceListProps) {
   const [infoService, setInfoService] = useState<Service | null>(null);
   const query = useQuery(serviceListQueryOptions(type, scope, page));
   const figures = useQuery(serviceFiguresQueryOptions(scope.kind === 'node' ? scope.nodeId : null));
+  useObserveStream();
   const figuresOf = (id: number) => figures.data?.data.find((f) => f.type === type && f.id === id);
   const actions = useServiceActions(type);
   const navigate = useNavigate();

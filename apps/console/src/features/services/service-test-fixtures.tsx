@@ -6,6 +6,7 @@ import type { ReactNode } from 'react';
 import { vi } from 'vitest';
 import { ConfirmProvider } from '../../components/ui/confirm';
 import { Toaster } from '../../components/ui/toast';
+import { FakeEventSource } from '../../test/fake-event-source';
 
 // Test data and a fake API for the service and domain component tests.
 
@@ -79,6 +80,8 @@ export function fakeApi(
   reply: (method: string, path: string, query: URLSearchParams) => Reply | undefined = () => undefined,
 ): ApiCall[] {
   const calls: ApiCall[] = [];
+  // Service rows open the gateway's observe stream (health changes), which jsdom has no EventSource for.
+  vi.stubGlobal('EventSource', FakeEventSource);
   vi.stubGlobal(
     'fetch',
     vi.fn((input: string, init: RequestInit = {}) => {
