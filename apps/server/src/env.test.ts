@@ -8,6 +8,13 @@ describe('parseConfig', () => {
     expect(config.adminPassword).toBeUndefined();
   });
 
+  it('takes an empty metrics token or address as unset (a compose file passing ${VAR:-} through) and still refuses a short token', () => {
+    const config = parseConfig({ POSTERN_METRICS_TOKEN: '', POSTERN_METRICS_ADDRESS: '' });
+    expect(config.metricsToken).toBeUndefined();
+    expect(config.metricsAddress).toBeUndefined();
+    expect(() => parseConfig({ POSTERN_METRICS_TOKEN: 'short' })).toThrow('POSTERN_METRICS_TOKEN: must be at least 16 characters');
+  });
+
   it('listens on loopback only unless POSTERN_HOST says otherwise', () => {
     expect(parseConfig({}).host).toBe('127.0.0.1');
     expect(parseConfig({ POSTERN_HOST: '0.0.0.0' }).host).toBe('0.0.0.0');

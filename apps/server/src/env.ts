@@ -117,11 +117,15 @@ const EnvSchema = z
      * Prometheus `/metrics` (issue 14): a read-only bearer token for it, and/or an address `host:port` where a
      * listener of its own serves it (on a private network, say). Without either, /metrics is not served.
      */
-    POSTERN_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
-    POSTERN_METRICS_ADDRESS: z
-      .string()
-      .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, e.g. 10.0.0.5:9464 or [::1]:9464')
-      .optional(),
+    // Empty means unset, so compose files can pass `${POSTERN_METRICS_TOKEN:-}` through.
+    POSTERN_METRICS_TOKEN: z.preprocess(
+      emptyAsUnset,
+      z.string().min(16, 'must be at least 16 characters').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
+    ),
+    POSTERN_METRICS_ADDRESS: z.preprocess(
+      emptyAsUnset,
+      z.string().regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, e.g. 10.0.0.5:9464 or [::1]:9464').optional(),
+    ),
     /** Seconds between two drift checks of what nginx and WireGuard serve (one also runs a few seconds after every change). */
     POSTERN_DRIFT_CHECK_INTERVAL: z.coerce.number({ error: 'must be a number of seconds (1-3600)' }).int().min(1).max(3600).default(60),
     POSTERN_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
@@ -192,6 +196,10 @@ const ConfigSchema = EnvSchema.transform((env) => ({
 
 /** The server's configuration: the type follows from the schema, so a setting is declared in one place. */
 export type Config = z.output<typeof ConfigSchema>;
+
+function emptyAsUnset(value: unknown): unknown {
+  return value === '' ? undefined : value;
+}
 
 export function parseConfig(source: Record<string, string | undefined>): Config {
   const result = ConfigSchema.safeParse(source);
