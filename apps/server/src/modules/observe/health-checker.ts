@@ -44,6 +44,11 @@ export interface HealthChecker {
   stop(): void;
   /** Reads the services to check from the DB again (after a change; also every few seconds by itself). */
   refresh(): void;
+  /**
+   * The services changed: read them again soon, after the caller's answer (at 10,000 services a read takes tens of
+   * milliseconds), or at once when someone asks for the list first.
+   */
+  invalidate(): void;
   /** Every served service's health (checked or not yet). */
   list(): ServiceHealth[];
   get(type: ServiceType, id: number): ServiceHealth | undefined;
@@ -130,6 +135,7 @@ export function createHealthChecker(deps: {
   });
 
   function refresh(): void {
+    isDirty = false;
     refreshedAt = now();
     const seen = new Set<string>();
     for (const target of loadTargets()) {
@@ -202,6 +208,11 @@ export function createHealthChecker(deps: {
     }
   }
 
+  let isDirty = false;
+  const refreshIfDirty = (): void => {
+    if (isDirty) refresh();
+  };
+
   return {
     start() {
       refresh();
@@ -213,8 +224,21 @@ export function createHealthChecker(deps: {
       timer = null;
     },
     refresh,
-    list: () => [...entries.values()].map((entry) => entry.health),
-    get: (type, id) => entries.get(keyOf(type, id))?.health,
+    invalidate() {
+      if (isDirty) return;
+      isDirty = true;
+      setImmediate(() => {
+        if (isDirty && timer !== null) refresh(); // stopped (or never started): the next reader refreshes
+      });
+    },
+    list: () => {
+      refreshIfDirty();
+      return [...entries.values()].map((entry) => entry.health);
+    },
+    get: (type, id) => {
+      refreshIfDirty();
+      return entries.get(keyOf(type, id))?.health;
+    },
     onHealthChange(listener) {
       listeners.add(listener);
       return () => { listeners.delete(listener); };

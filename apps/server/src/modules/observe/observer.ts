@@ -56,7 +56,7 @@ export function observeApply(dataPlane: DataPlane, observer: Observer): DataPlan
         try {
           const result = await target.apply();
           stop({ result: result.ok ? 'ok' : 'failed' });
-          observer.health.refresh();
+          observer.health.invalidate();
           return result;
         } catch (error) {
           stop({ result: 'failed' });
