@@ -38,10 +38,11 @@ async function startBareTunnel(lab: Lab, gatewayNs: string, gatewayPublicIp: str
   const hubKeys = generateKeyPair();
   const nodeKeys = generateKeyPair();
   // The hub runs in a session of its own, like the gateway's wireguard-go (and any wg-quick one): see README.
+  // BENCH_BARE_SESSION=shared runs it in this process's session instead, to show what that changes.
   const hubWg = await startWireguard(lab, gatewayNs, lab.ifName('bhub'), [
     '[Interface]', 'Address = 10.98.0.1/24', `PrivateKey = ${hubKeys.privateKey}`, `ListenPort = ${BARE_PORT}`,
     '[Peer]', `PublicKey = ${nodeKeys.publicKey}`, 'AllowedIPs = 10.98.0.2/32',
-  ].join('\n'), { ownSession: true });
+  ].join('\n'), { ownSession: process.env.BENCH_BARE_SESSION !== 'shared' });
   await startWireguard(lab, nodeNs, lab.ifName('bnode'), [
     '[Interface]', 'Address = 10.98.0.2/32', `PrivateKey = ${nodeKeys.privateKey}`,
     '[Peer]', `PublicKey = ${hubKeys.publicKey}`, `Endpoint = ${gatewayPublicIp}:${BARE_PORT}`, 'AllowedIPs = 10.98.0.0/24', 'PersistentKeepalive = 25',
