@@ -69,8 +69,10 @@ export function SortableTh<K extends string>({
   sort,
   order,
   onSort,
+  className,
 }: {
   label: string;
+  className?: string;
   sortKey: K;
   sort: K | undefined;
   order: 'asc' | 'desc' | undefined;
@@ -79,7 +81,7 @@ export function SortableTh<K extends string>({
   const isActive = sort === sortKey;
   const direction = order ?? 'asc';
   return (
-    <Th aria-sort={isActive ? (direction === 'asc' ? 'ascending' : 'descending') : undefined}>
+    <Th className={className} aria-sort={isActive ? (direction === 'asc' ? 'ascending' : 'descending') : undefined}>
       <button
         type="button"
         onClick={() => onSort(sortKey, isActive && direction === 'asc' ? 'desc' : 'asc')}

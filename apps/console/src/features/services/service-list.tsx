@@ -111,7 +111,7 @@ export function ServiceList({ type, scope, empty, onEdit, ...controlled }: Servi
         <Table>
           <THead>
             <SortableTh label="Name" sortKey="name" sort={view.sort} order={view.order} onSort={onSort} />
-            <SortableTh label="Status" sortKey="status" sort={view.sort} order={view.order} onSort={onSort} />
+            <SortableTh label="Status" sortKey="status" sort={view.sort} order={view.order} onSort={onSort} className="hidden sm:table-cell" />
             <Th>Public Access</Th>
             <Th>
               <span className="sr-only">Actions</span>
@@ -122,6 +122,10 @@ export function ServiceList({ type, scope, empty, onEdit, ...controlled }: Servi
               <Tr key={service.id}>
                 <Td>
                   <span className="font-medium">{service.name}</span>
+                {/* Phones show the status under the name: one column fewer before the row's menu. */}
+                <span className="mt-1 flex sm:hidden">
+                  <ExposureStatus isExposed={isPubliclyExposed(service)} />
+                </span>
                   <ExpiryNote service={service} />
                   <ServiceRowFigures figures={figuresOf(service.id)} type={type} />
                   {service.applyError && (
@@ -130,7 +134,7 @@ export function ServiceList({ type, scope, empty, onEdit, ...controlled }: Servi
                     </p>
                   )}
                 </Td>
-                <Td>
+                <Td className="hidden sm:table-cell">
                   <ExposureStatus isExposed={isPubliclyExposed(service)} />
                 </Td>
                 <Td>
