@@ -79,6 +79,7 @@ describe('screenshots', () => {
     await snapNodesList(page, shot);
     await snapNodeDetail(page, shot, seeded);
     await snapDomains(page, shot, seeded);
+    await snapFindService(page, shot, seeded);
 
     await page.goto(`/nodes/${seeded.nodeId}/http/${seeded.serviceId}/logs`);
     await expectVisible(page.getByRole('log'));
@@ -123,6 +124,13 @@ async function snapNodeDetail(page: Page, shot: Shot, seeded: Seeded): Promise<v
   await http.getByLabel('Service Name').fill('dashboard');
   await http.getByLabel('Public HTTP Path').fill(`/${uniqueName('dash')}`);
   await shot(page, 'dialog-http-service-form');
+  // The domain combobox with its suggestions open and one active (arrow key).
+  await http.getByRole('combobox', { name: 'Public Domain' }).fill('app');
+  await expectVisible(http.getByRole('option', { name: seeded.domain }));
+  await page.keyboard.press('ArrowDown');
+  await shot(page, 'dialog-http-service-form-suggestions');
+  await page.keyboard.press('Escape');
+  await http.getByRole('combobox', { name: 'Public Domain' }).fill('');
   await http.getByRole('button', { name: 'Save' }).click();
   const exposed = dialog(page, 'Your Service is Now Publicly Available');
   await expectVisible(exposed);
@@ -148,6 +156,14 @@ async function snapNodeDetail(page: Page, shot: Shot, seeded: Seeded): Promise<v
   await created.getByRole('button', { name: 'Got it!' }).click();
   await expectGone(created);
 
+  // A service table searched and sorted through the URL.
+  await page.goto(`/nodes/${seeded.nodeId}?httpQ=web&httpSort=status&httpOrder=desc`);
+  await expectVisible(page.getByRole('searchbox', { name: 'Search HTTP services by name, domain or path' }));
+  await expectVisible(page.getByText(seeded.serviceName, { exact: true }));
+  await shot(page, 'node-detail-search');
+  await page.goto(`/nodes/${seeded.nodeId}`);
+  await expectVisible(page.getByText(seeded.serviceName, { exact: true }));
+
   const menu = await openMenu(page, `Actions for ${seeded.serviceName}`);
   await shot(page, 'menu-service');
   await menu.getByRole('menuitem', { name: 'Disable Access' }).click();
@@ -169,4 +185,23 @@ async function snapDomains(page: Page, shot: Shot, seeded: Seeded): Promise<void
   await shot(page, 'dialog-domain-form');
   await form.getByRole('button', { name: 'Cancel' }).click();
   await expectGone(form);
+
+  await page.goto('/domains?q=no-such-domain');
+  await expectVisible(page.getByText('No domains match “no-such-domain”.'));
+  await shot(page, 'domains-search-empty');
+}
+
+async function snapFindService(page: Page, shot: Shot, seeded: Seeded): Promise<void> {
+  await page.goto('/');
+  await expectVisible(page.getByRole('heading', { name: 'Welcome to Postern' }));
+  await page.keyboard.press('Control+k');
+  const finder = dialog(page, 'Find service');
+  await expectVisible(finder);
+  await shot(page, 'dialog-find-service');
+  await page.keyboard.type(seeded.domain);
+  await expectVisible(finder.getByRole('link', { name: new RegExp(seeded.serviceName) }));
+  await page.keyboard.press('ArrowDown');
+  await shot(page, 'dialog-find-service-results');
+  await page.keyboard.press('Escape');
+  await expectGone(finder);
 }

@@ -1,6 +1,6 @@
 import type { RouterHistory } from '@tanstack/react-router';
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet, redirect } from '@tanstack/react-router';
-import { validateNodesSearch, validatePagedSearch } from './lib/list-search';
+import { validateNodeDetailSearch, validateNodesSearch, validatePagedSearch } from './lib/list-search';
 import { restoreSession, saveRedirectTarget, setSessionNavigator } from './lib/session';
 import { NotFoundPage } from './pages/not-found-page';
 import { AppShell } from './shell/app-shell';
@@ -63,6 +63,7 @@ const nodesRoute = createRoute({
 const nodeRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/nodes/$id',
+  validateSearch: validateNodeDetailSearch,
   component: lazyRouteComponent(() => import('./features/nodes/node-detail-page'), 'NodeDetailPage'),
 });
 

@@ -106,6 +106,10 @@ export type ServiceType = z.infer<typeof ServiceTypeSchema>;
 export const AnyServiceSchema = z.union([HttpServiceSchema, TcpServiceSchema]);
 export type AnyService = z.infer<typeof AnyServiceSchema>;
 
+/** A match of "Find service": the service with its type and the name of the node it belongs to. */
+export const FoundServiceSchema = z.object({ type: ServiceTypeSchema, nodeName: z.string(), service: AnyServiceSchema });
+export type FoundService = z.infer<typeof FoundServiceSchema>;
+
 export const PersonalAccessTokenSchema = z.object({
   id: z.number().int(),
   name: z.string(),

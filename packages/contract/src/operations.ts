@@ -3,6 +3,7 @@ import {
   AgentConfigSchema,
   AnyServiceSchema,
   DomainSchema,
+  FoundServiceSchema,
   HealthSchema,
   HttpServiceSchema,
   LoginResponseSchema,
@@ -27,6 +28,7 @@ import {
   DomainCreateSchema,
   DomainListQuerySchema,
   DomainUpdateSchema,
+  FindServicesQuerySchema,
   HttpServiceCreateSchema,
   HttpServiceUpdateSchema,
   IdParamSchema,
@@ -257,6 +259,11 @@ export const operations = {
     summary: 'A page of TCP/UDP services (optionally of one domain)',
     query: ServiceListQuerySchema,
     response: json(listOf(TcpServiceSchema)),
+  }),
+  findServices: operation('findServices', {
+    summary: "Every node's services whose name, domain, domain + path or public port contains q, by name, with their node",
+    query: FindServicesQuerySchema,
+    response: json(listOf(FoundServiceSchema)),
   }),
   listNodeServices: operation('listNodeServices', {
     summary: "A page of one node's services of one type",

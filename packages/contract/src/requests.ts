@@ -278,15 +278,29 @@ export type NodeListQuery = z.infer<typeof NodeListQuerySchema>;
 export const DomainListQuerySchema = PageQuerySchema.extend({ search: z.string().trim().max(253).optional() });
 export type DomainListQuery = z.infer<typeof DomainListQuerySchema>;
 
+export const SERVICE_SORTS = ['name', 'status'] as const;
+export type ServiceSort = (typeof SERVICE_SORTS)[number];
+
+/** Absent `q`, `sort` and `order` keep the spec's list (by id). Status: public, set aside, disabled. */
+const serviceListFilter = {
+  q: searchText,
+  sort: oneOf(SERVICE_SORTS).optional(),
+  order: oneOf(SORT_ORDERS).optional(),
+};
+
 export const ServiceListQuerySchema = PageQuerySchema.extend({
   domain: optionalNullable(domainName()),
-  q: searchText,
+  ...serviceListFilter,
 });
 
-/** One node's services: paging plus an optional `q` (name, domain, path or port contains it). */
-export const NodeServiceListQuerySchema = PageQuerySchema.extend({ q: searchText });
+/** One node's services: paging plus optional `q` (name, domain, path or port contains it), `sort` and `order`. */
+export const NodeServiceListQuerySchema = PageQuerySchema.extend(serviceListFilter);
 export type NodeServiceListQuery = z.infer<typeof NodeServiceListQuerySchema>;
 export type ServiceListQuery = z.infer<typeof ServiceListQuerySchema>;
+
+/** The console's "Find service": every node's services whose name or public address contains `q`, by name. */
+export const FindServicesQuerySchema = PageQuerySchema.extend({ q: searchText });
+export type FindServicesQuery = z.infer<typeof FindServicesQuerySchema>;
 
 export const NodeStreamQuerySchema = z.object({
   token: z.string().min(1, messages.required),

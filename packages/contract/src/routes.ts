@@ -58,6 +58,8 @@ export const routes = {
 
   listHttpServices: { method: 'GET', path: '/api/services/http', auth: 'session' },
   listTcpServices: { method: 'GET', path: '/api/services/tcp', auth: 'session' },
+  /** Beyond the spec (issue 17): every node's services by name or public address, for the console's "Find service". */
+  findServices: { method: 'GET', path: '/api/services/find', auth: 'session' },
   listNodeServices: { method: 'GET', path: '/api/services/:nodeId/:type', auth: 'session' },
   createHttpService: { method: 'POST', path: '/api/services/:nodeId/http', auth: 'session' },
   createTcpService: { method: 'POST', path: '/api/services/:nodeId/tcp', auth: 'session' },

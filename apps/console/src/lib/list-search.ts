@@ -47,3 +47,51 @@ export function validateNodesSearch(search: Record<string, unknown>): NodesSearc
     order: oneOf(['asc', 'desc'], search.order),
   };
 }
+
+// ---- Service tables (issue 17) ----------------------------------------------------------------------------
+
+export const SERVICE_PAGE_SIZES = [5, 10, 25, 50] as const;
+export const SERVICE_SORT_KEYS = ['name', 'status'] as const;
+export type ServiceSortKey = (typeof SERVICE_SORT_KEYS)[number];
+
+/** One service table's view: search, page, page size and sort. */
+export interface ServiceListView {
+  q?: string | undefined;
+  page?: number | undefined;
+  limit?: number | undefined;
+  sort?: ServiceSortKey | undefined;
+  order?: 'asc' | 'desc' | undefined;
+}
+
+type ServiceTableKind = 'http' | 'tcp';
+export type NodeDetailSearch = Record<string, string | number | undefined>;
+const VIEW_FIELDS = ['q', 'page', 'limit', 'sort', 'order'] as const;
+/** The node page holds two tables, so each one's view has its own keys: httpQ, httpPage, …, tcpOrder. */
+const viewKey = (kind: ServiceTableKind, field: (typeof VIEW_FIELDS)[number]) => `${kind}${field.charAt(0).toUpperCase()}${field.slice(1)}`;
+
+function validateServiceView(view: Record<string, unknown>): ServiceListView {
+  const limit = positiveInt(view.limit);
+  return {
+    q: text(view.q),
+    page: positiveInt(view.page),
+    limit: limit !== undefined && (SERVICE_PAGE_SIZES as readonly number[]).includes(limit) ? limit : undefined,
+    sort: oneOf(SERVICE_SORT_KEYS, view.sort),
+    order: oneOf(['asc', 'desc'], view.order),
+  };
+}
+
+export function serviceViewFromSearch(search: Record<string, unknown>, kind: ServiceTableKind): ServiceListView {
+  return validateServiceView(Object.fromEntries(VIEW_FIELDS.map((field) => [field, search[viewKey(kind, field)]])));
+}
+
+export function serviceViewToSearch(view: Partial<ServiceListView>, kind: ServiceTableKind): NodeDetailSearch {
+  return Object.fromEntries(Object.entries(view).map(([field, value]) => [viewKey(kind, field as (typeof VIEW_FIELDS)[number]), value]));
+}
+
+/** The node page's search: the views of its HTTP and TCP tables. */
+export function validateNodeDetailSearch(search: Record<string, unknown>): NodeDetailSearch {
+  return {
+    ...serviceViewToSearch(serviceViewFromSearch(search, 'http'), 'http'),
+    ...serviceViewToSearch(serviceViewFromSearch(search, 'tcp'), 'tcp'),
+  };
+}

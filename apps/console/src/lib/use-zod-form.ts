@@ -23,6 +23,16 @@ export function toErrorMap(fieldErrors: readonly FieldError[]): FormErrors {
   return Object.fromEntries(fieldErrors.map(({ field, message }) => [field, message]));
 }
 
+/** The form's first control (in page order) whose field has a message: where a failed submit sends focus. */
+export function focusFirstInvalid(form: HTMLFormElement | null, errors: FormErrors): void {
+  if (!form) return;
+  const invalid = [...form.elements].find(
+    (element): element is HTMLElement =>
+      element instanceof HTMLElement && 'name' in element && Boolean(errors[String(element.name)]) && !(element as HTMLInputElement).disabled,
+  );
+  invalid?.focus();
+}
+
 export type FieldBinding<V> = {
   name: string;
   value: V;
@@ -43,6 +53,19 @@ export function useZodForm<TValues extends Record<string, unknown>, TSchema exte
   useLayoutEffect(() => {
     valuesRef.current = values;
   });
+  // After a failed submit, focus goes to the first invalid field once its message is rendered (WCAG 3.3.1), never
+  // stays on Save or falls to the page body.
+  const submittedForm = useRef<HTMLFormElement | null>(null);
+  const isFocusPending = useRef(false);
+  useLayoutEffect(() => {
+    if (!isFocusPending.current) return;
+    isFocusPending.current = false;
+    focusFirstInvalid(submittedForm.current, errors);
+  }, [errors]);
+  const showSubmitErrors = useCallback((next: FormErrors) => {
+    isFocusPending.current = true;
+    setErrors(next);
+  }, []);
 
   const validateField = useCallback(
     (name: string, nextValues: TValues) => {
@@ -93,9 +116,10 @@ export function useZodForm<TValues extends Record<string, unknown>, TSchema exte
     (onValid: (data: z.output<TSchema>) => Promise<void> | void) =>
     async (event?: FormEvent): Promise<void> => {
       event?.preventDefault();
+      submittedForm.current = event?.currentTarget instanceof HTMLFormElement ? event.currentTarget : null;
       const result = schema.safeParse(valuesRef.current);
       if (!result.success) {
-        setErrors(toErrorMap(toFieldErrors(result.error)));
+        showSubmitErrors(toErrorMap(toFieldErrors(result.error)));
         return;
       }
       setErrors({});
@@ -103,7 +127,7 @@ export function useZodForm<TValues extends Record<string, unknown>, TSchema exte
       try {
         await onValid(result.data);
       } catch (error) {
-        if (isApiError(error) && error.status === 422) setServerErrors(error.fieldErrors);
+        if (isApiError(error) && error.status === 422) showSubmitErrors(toErrorMap(error.fieldErrors));
         else console.error('form submit failed', error);
       } finally {
         setSubmitting(false);

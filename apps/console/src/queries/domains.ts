@@ -1,11 +1,11 @@
 import { limits, operations, type DomainCreate, type DomainUpdate } from '@postern/contract';
-import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { call, isStoredButNotAppliedError } from '../lib/api';
 import { serviceKeys } from './services';
 
 // Domains (console-spec §7). Every mutation invalidates by the `domains` prefix, never the whole cache.
 
-export type DomainListParams = { page?: number; limit?: number };
+export type DomainListParams = { page?: number; limit?: number; search?: string };
 
 export const domainKeys = {
   all: ['domains'] as const,
@@ -16,6 +16,7 @@ export const domainListQueryOptions = (params: DomainListParams = {}) =>
   queryOptions({
     queryKey: domainKeys.list(params),
     queryFn: ({ signal }) => call(operations.listDomains, { query: params, signal }),
+    placeholderData: keepPreviousData,
   });
 
 /** Every domain for the service form's autocomplete (one page of the API's maximum size). */

@@ -8,7 +8,7 @@ import {
   type ServiceType,
   type TcpServiceCreate,
 } from '@postern/contract';
-import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { call, isStoredButNotAppliedError } from '../lib/api';
 
 // HTTP and TCP services (console-spec §7). Lists are keyed under `services/{type}`; every mutation invalidates the
@@ -19,27 +19,43 @@ export type AnyService = HttpService | TcpService;
 /** Where a list comes from: one node's services, or every node's services on one domain. */
 export type ServiceScope = { kind: 'node'; nodeId: number } | { kind: 'domain'; domain: string };
 
+/** One table's request: the view as the API takes it (page and page size filled in). */
+export type ServiceListRequest = { page: number; limit: number; q?: string; sort?: 'name' | 'status'; order?: 'asc' | 'desc' };
+
+/** Absent fields are left out, so a table's first page and DomainServices' count share one key. */
+export function toServiceListRequest(view: { page?: number | undefined; limit?: number | undefined; q?: string | undefined; sort?: 'name' | 'status' | undefined; order?: 'asc' | 'desc' | undefined }): ServiceListRequest {
+  return {
+    page: view.page ?? 1,
+    limit: view.limit ?? defaults.cardPageSize,
+    ...(view.q ? { q: view.q } : {}),
+    ...(view.sort ? { sort: view.sort } : {}),
+    ...(view.order ? { order: view.order } : {}),
+  };
+}
+
 export const serviceKeys = {
   all: ['services'] as const,
   type: (type: ServiceType) => [...serviceKeys.all, type] as const,
-  list: (type: ServiceType, scope: ServiceScope, page: number) =>
-    [...serviceKeys.type(type), scope, { page, limit: defaults.cardPageSize }] as const,
+  list: (type: ServiceType, scope: ServiceScope, request: ServiceListRequest) => [...serviceKeys.type(type), scope, request] as const,
 };
 
 /** One page of a node's services of one type, or of every node's services on one domain. */
-function listServices(type: ServiceType, scope: ServiceScope, page: number, signal: AbortSignal): Promise<ListResponse<AnyService>> {
-  const limit = defaults.cardPageSize;
-  if (scope.kind === 'node') return call(operations.listNodeServices, { params: { nodeId: scope.nodeId, type }, query: { page, limit }, signal });
+function listServices(type: ServiceType, scope: ServiceScope, request: ServiceListRequest, signal: AbortSignal): Promise<ListResponse<AnyService>> {
+  if (scope.kind === 'node') return call(operations.listNodeServices, { params: { nodeId: scope.nodeId, type }, query: request, signal });
   const operation = type === 'http' ? operations.listHttpServices : operations.listTcpServices;
-  return call(operation, { query: { page, limit, domain: scope.domain }, signal });
+  return call(operation, { query: { ...request, domain: scope.domain }, signal });
 }
 
-/** One page (5 rows, as in the service cards) of a node's or a domain's services of one type. */
-export const serviceListQueryOptions = (type: ServiceType, scope: ServiceScope, page: number) =>
-  queryOptions({
-    queryKey: serviceKeys.list(type, scope, page),
-    queryFn: ({ signal }) => listServices(type, scope, page, signal),
+/** One page (5 rows by default, as in the service cards) of a node's or a domain's services of one type. */
+export const serviceListQueryOptions = (type: ServiceType, scope: ServiceScope, view: Parameters<typeof toServiceListRequest>[0] = {}) => {
+  const request = toServiceListRequest(view);
+  return queryOptions({
+    queryKey: serviceKeys.list(type, scope, request),
+    queryFn: ({ signal }) => listServices(type, scope, request, signal),
+    // The old rows stay while the next page or search loads (NavigationProgress shows it is loading).
+    placeholderData: keepPreviousData,
   });
+};
 
 export type ServiceRef = { nodeId: number; type: ServiceType; id: number };
 

@@ -1,7 +1,7 @@
 import { ESCAPE_KEY_CODE } from '@postern/contract';
 import { Link } from '@tanstack/react-router';
 import type { ReactNode } from 'react';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { ChevronLeftIcon, ChevronRightIcon, GlobeIcon, HomeIcon, ListIcon, ServerIcon, ShieldIcon } from '../components/ui/icons';
 
 type NavItem = { label: string; to: '/' | '/domains' | '/nodes' | '/audit'; icon: ReactNode };
@@ -15,16 +15,33 @@ const pages: NavItem[] = [
   { label: 'Audit Log', to: '/audit', icon: <ListIcon className="size-5 shrink-0" /> },
 ];
 
+/** Tailwind's `lg`: from this width the sidebar is part of the page, below it an overlay. */
+const DESKTOP_QUERY = '(min-width: 1024px)';
+const subscribeDesktop = (onChange: () => void) => {
+  const query = window.matchMedia(DESKTOP_QUERY);
+  query.addEventListener('change', onChange);
+  return () => query.removeEventListener('change', onChange);
+};
+const isDesktopWidth = () => window.matchMedia(DESKTOP_QUERY).matches;
+
 type SidebarProps = { isExpanded: boolean; onToggleExpanded(): void; isMobileOpen: boolean; onCloseMobile(): void };
 
 export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMobile }: SidebarProps) {
   const panelRef = useRef<HTMLElement>(null);
+  const isDesktop = useSyncExternalStore(subscribeDesktop, isDesktopWidth);
+  // A closed overlay is only moved out of view: inert keeps its links out of the Tab order and the accessibility tree.
+  const isHidden = !isDesktop && !isMobileOpen;
 
   // On mobile, Escape or a click outside closes the open sidebar.
   useEffect(() => {
     if (!isMobileOpen) return;
+    // The opened overlay takes focus; Escape hands it back to the button that opened it.
+    panelRef.current?.querySelector<HTMLElement>('a[href]')?.focus();
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape' || event.keyCode === ESCAPE_KEY_CODE) onCloseMobile();
+      if (event.key === 'Escape' || event.keyCode === ESCAPE_KEY_CODE) {
+        onCloseMobile();
+        document.querySelector<HTMLElement>('[data-sidebar-trigger]')?.focus();
+      }
     };
     const onPointer = (event: MouseEvent) => {
       const target = event.target as Element;
@@ -49,6 +66,7 @@ export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMob
         aria-label="Sidebar"
         data-expanded={isExpanded}
         data-mobile-open={isMobileOpen}
+        inert={isHidden}
         className={`fixed inset-y-0 left-0 z-40 flex w-64 flex-col border-r border-gray-200 bg-white transition-transform dark:border-gray-800 dark:bg-gray-900 lg:static lg:translate-x-0 ${isMobileOpen ? 'translate-x-0' : '-translate-x-full'} ${isExpanded ? 'lg:w-64' : 'lg:w-16'}`}
       >
         <div className="flex h-16 items-center gap-2 px-4">

@@ -1,6 +1,7 @@
 import { Link } from '@tanstack/react-router';
 import { CodeIcon, MenuIcon, ShieldIcon } from '../components/ui/icons';
 import { links } from '../lib/links';
+import { FindServiceTrigger } from './find-service-trigger';
 import { HelpMenu } from './help-menu';
 import { SignOutButton } from './sign-out-button';
 import { ThemeToggle } from './theme-toggle';
@@ -19,6 +20,7 @@ export function TopBar({ onOpenSidebar }: { onOpenSidebar(): void }) {
         <MenuIcon className="size-5" />
       </button>
       <div className="flex-1" />
+      <FindServiceTrigger />
       <a
         href={links.sourceRepository}
         target="_blank"

@@ -90,6 +90,7 @@ const matrix: Record<RouteName, Row> = {
 
   listHttpServices: consoleRoute(200, () => ({ url: '/api/services/http' })),
   listTcpServices: consoleRoute(200, () => ({ url: '/api/services/tcp' })),
+  findServices: consoleRoute(200, () => ({ url: '/api/services/find?q=a' })),
   listNodeServices: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http` })),
   createHttpService: consoleRoute(201, (w) => ({ url: `/api/services/${w.a.id}/http`, body: { name: 'web', pathLocation: `/admin-made-${w.n}`, backendPort: 80 } })),
   createTcpService: consoleRoute(201, (w) => ({ url: `/api/services/${w.a.id}/tcp`, body: { name: 'mqtt', backendPort: 1883 } })),

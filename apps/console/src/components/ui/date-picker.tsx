@@ -41,6 +41,12 @@ export function DatePicker({ label, name, value, onChange, error, description, p
   const initial = value ? new Date(value) : now();
   const [view, setView] = useState({ year: initial.getFullYear(), month: initial.getMonth() });
   const rootRef = useRef<HTMLDivElement>(null);
+  const triggerRef = useRef<HTMLButtonElement>(null);
+  // Picking a day, Escape or Clear removes what had focus: hand it back to the field, never to the page body.
+  const close = () => {
+    setOpen(false);
+    triggerRef.current?.focus();
+  };
 
   useEffect(() => {
     if (!isOpen) return;
@@ -51,6 +57,7 @@ export function DatePicker({ label, name, value, onChange, error, description, p
       if (event.key === 'Escape') {
         event.stopPropagation(); // close the calendar, not the dialog around it
         setOpen(false);
+        triggerRef.current?.focus();
       }
     };
     document.addEventListener('mousedown', onPointer);
@@ -78,9 +85,11 @@ export function DatePicker({ label, name, value, onChange, error, description, p
       </label>
       <div className="flex gap-2">
         <button
+          ref={triggerRef}
           id={id}
           name={name}
           type="button"
+          aria-invalid={error ? true : undefined}
           aria-haspopup="dialog"
           aria-expanded={isOpen}
           onClick={() => setOpen((open) => !open)}
@@ -90,7 +99,13 @@ export function DatePicker({ label, name, value, onChange, error, description, p
           <span className={value ? '' : 'text-gray-500 dark:text-gray-400'}>{value ? formatDate(value) : placeholder}</span>
         </button>
         {value && (
-          <button type="button" onClick={() => onChange(undefined)} className="rounded-md px-2 text-sm text-gray-500 hover:bg-gray-100 dark:hover:bg-gray-800">
+          <button
+            type="button"
+            onClick={() => {
+              onChange(undefined);
+              triggerRef.current?.focus();
+            }}
+            className="rounded-md px-2 text-sm text-gray-500 hover:bg-gray-100 dark:hover:bg-gray-800">
             Clear
           </button>
         )}
@@ -124,7 +139,7 @@ export function DatePicker({ label, name, value, onChange, error, description, p
                   aria-pressed={isSelected}
                   onClick={() => {
                     onChange(endOfDayIso(view.year, view.month, day));
-                    setOpen(false);
+                    close();
                   }}
                   className={`rounded py-1 disabled:cursor-not-allowed disabled:text-gray-300 dark:disabled:text-gray-600 ${isSelected ? 'bg-brand-600 text-white' : 'hover:bg-gray-100 dark:hover:bg-gray-800'}`}
                 >

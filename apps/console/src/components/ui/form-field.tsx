@@ -1,5 +1,5 @@
 import { timing } from '@postern/contract';
-import type { InputHTMLAttributes, ReactNode } from 'react';
+import type { InputHTMLAttributes, KeyboardEvent, ReactNode } from 'react';
 import { useEffect, useId, useRef, useState } from 'react';
 
 // Form inputs that show a label, an optional description and the field's error. Their props match
@@ -203,10 +203,16 @@ type AutocompleteFieldProps = BaseProps & {
   disabled?: boolean;
 };
 
+/**
+ * The WAI-ARIA combobox pattern with a list popup: ArrowDown/ArrowUp move through the suggestions (the input keeps
+ * focus; aria-activedescendant names the active one), Enter picks the active suggestion instead of submitting the
+ * form, Escape closes the list (a second Escape reaches the dialog), Tab leaves with what was typed.
+ */
 export function AutocompleteField({ label, name, error, description, value, onChange, onBlur, loadOptions, placeholder, disabled }: AutocompleteFieldProps) {
   const id = useId();
   const [isOpen, setOpen] = useState(false);
   const [options, setOptions] = useState<string[]>([]);
+  const [activeIndex, setActiveIndex] = useState(-1);
   const closeTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
   const query = value ?? '';
 
@@ -215,7 +221,11 @@ export function AutocompleteField({ label, name, error, description, value, onCh
     let isCurrent = true;
     const timer = setTimeout(() => {
       loadOptions(query).then(
-        (found) => isCurrent && setOptions(found),
+        (found) => {
+          if (!isCurrent) return;
+          setOptions(found);
+          setActiveIndex(-1);
+        },
         (loadError: unknown) => console.error('autocomplete options failed', loadError),
       );
     }, timing.autocompleteDebounceMs);
@@ -227,6 +237,33 @@ export function AutocompleteField({ label, name, error, description, value, onCh
 
   useEffect(() => () => clearTimeout(closeTimer.current), []);
 
+  const isListShown = isOpen && options.length > 0;
+  const optionId = (index: number) => `${id}-option-${index}`;
+  const pick = (option: string) => {
+    onChange(option);
+    setOpen(false);
+    setActiveIndex(-1);
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      if (!isListShown) {
+        setOpen(true);
+        return;
+      }
+      const step = event.key === 'ArrowDown' ? 1 : -1;
+      setActiveIndex((current) => (current + step + options.length + (current < 0 && step < 0 ? 1 : 0)) % options.length);
+    } else if (event.key === 'Enter' && isListShown && activeIndex >= 0) {
+      event.preventDefault();
+      const option = options[activeIndex];
+      if (option !== undefined) pick(option);
+    } else if (event.key === 'Escape' && isListShown) {
+      event.stopPropagation();
+      setOpen(false);
+      setActiveIndex(-1);
+    }
+  };
+
   return (
     <FieldShell id={id} label={label} error={error} description={description}>
       <div className="relative">
@@ -234,9 +271,10 @@ export function AutocompleteField({ label, name, error, description, value, onCh
           id={id}
           name={name}
           role="combobox"
-          aria-expanded={isOpen && options.length > 0}
+          aria-expanded={isListShown}
           aria-controls={`${id}-list`}
           aria-autocomplete="list"
+          aria-activedescendant={isListShown && activeIndex >= 0 ? optionId(activeIndex) : undefined}
           autoComplete="off"
           value={query}
           placeholder={placeholder}
@@ -246,7 +284,7 @@ export function AutocompleteField({ label, name, error, description, value, onCh
             setOpen(true);
             onChange(event.target.value);
           }}
-          onKeyDown={(event) => event.key === 'Escape' && setOpen(false)}
+          onKeyDown={onKeyDown}
           onBlur={() => {
             // Close a little later so a click on a suggestion still lands (console-spec §9: 150 ms).
             closeTimer.current = setTimeout(() => setOpen(false), timing.selectBlurCloseMs);
@@ -256,19 +294,17 @@ export function AutocompleteField({ label, name, error, description, value, onCh
           aria-describedby={error ? `${id}-error` : undefined}
           className={`${inputClasses} ${borderClasses(error)}`}
         />
-        {isOpen && options.length > 0 && (
-          <ul id={`${id}-list`} role="listbox" className="absolute z-10 mt-1 max-h-48 w-full overflow-auto rounded-md border border-gray-200 bg-white py-1 shadow-lg dark:border-gray-700 dark:bg-gray-900">
-            {options.map((option) => (
+        {isListShown && (
+          <ul id={`${id}-list`} role="listbox" aria-label={`Suggestions for ${typeof label === 'string' ? label : name}`} className="absolute z-10 mt-1 max-h-48 w-full overflow-auto rounded-md border border-gray-200 bg-white py-1 shadow-lg dark:border-gray-700 dark:bg-gray-900">
+            {options.map((option, index) => (
               <li
                 key={option}
+                id={optionId(index)}
                 role="option"
-                aria-selected={option === query}
+                aria-selected={index === activeIndex}
                 onMouseDown={(event) => event.preventDefault()}
-                onClick={() => {
-                  onChange(option);
-                  setOpen(false);
-                }}
-                className="cursor-pointer px-3 py-1.5 text-sm hover:bg-gray-100 dark:hover:bg-gray-800"
+                onClick={() => pick(option)}
+                className={`cursor-pointer px-3 py-1.5 text-sm hover:bg-gray-100 dark:hover:bg-gray-800 ${index === activeIndex ? 'bg-brand-50 text-brand-700 outline-2 -outline-offset-2 outline-brand-600 dark:bg-gray-800 dark:text-white' : ''}`}
               >
                 {option}
               </li>

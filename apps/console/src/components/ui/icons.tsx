@@ -39,3 +39,4 @@ export const TerminalIcon = (p: IconProps) => <Icon d="M4 17l6-5-6-5M12 19h8" {.
 export const HeartIcon = (p: IconProps) => <Icon d="M20.8 4.6a5.5 5.5 0 00-7.8 0L12 5.7l-1-1.1a5.5 5.5 0 00-7.8 7.8L12 21l8.8-8.6a5.5 5.5 0 000-7.8z" {...p} />;
 export const BookIcon = (p: IconProps) => <Icon d="M4 19.5A2.5 2.5 0 016.5 17H20V3H6.5A2.5 2.5 0 004 5.5zM4 19.5A2.5 2.5 0 006.5 22H20v-5" {...p} />;
 export const ShieldIcon = (p: IconProps) => <Icon d="M12 22s8-4 8-10V5l-8-3-8 3v7c0 6 8 10 8 10z" {...p} />;
+export const SearchIcon = (p: IconProps) => <Icon d="M11 18a7 7 0 1 0 0-14 7 7 0 0 0 0 14zM21 21l-5-5" {...p} />;

@@ -39,7 +39,7 @@ export function SearchField({ label, value, onSearch }: { label: string; value: 
   );
 }
 
-export function PageSizeSelect({ value, onChange }: { value: number; onChange(limit: number): void }) {
+export function PageSizeSelect({ value, onChange, sizes = PAGE_SIZES }: { value: number; onChange(limit: number): void; sizes?: readonly number[] }) {
   const id = useId();
   return (
     <div className="flex items-center gap-2 text-sm">
@@ -52,7 +52,7 @@ export function PageSizeSelect({ value, onChange }: { value: number; onChange(li
         onChange={(event) => onChange(Number(event.target.value))}
         className="rounded-md border border-gray-300 bg-white px-2 py-1 dark:border-gray-600 dark:bg-gray-800"
       >
-        {PAGE_SIZES.map((size) => (
+        {sizes.map((size) => (
           <option key={size} value={size}>
             {size}
           </option>
@@ -69,8 +69,10 @@ export function SortableTh<K extends string>({
   sort,
   order,
   onSort,
+  className,
 }: {
   label: string;
+  className?: string;
   sortKey: K;
   sort: K | undefined;
   order: 'asc' | 'desc' | undefined;
@@ -79,7 +81,7 @@ export function SortableTh<K extends string>({
   const isActive = sort === sortKey;
   const direction = order ?? 'asc';
   return (
-    <Th aria-sort={isActive ? (direction === 'asc' ? 'ascending' : 'descending') : undefined}>
+    <Th className={className} aria-sort={isActive ? (direction === 'asc' ? 'ascending' : 'descending') : undefined}>
       <button
         type="button"
         onClick={() => onSort(sortKey, isActive && direction === 'asc' ? 'desc' : 'asc')}

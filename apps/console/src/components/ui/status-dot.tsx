@@ -1,18 +1,25 @@
 import type { NodeStatusValue } from '@postern/contract';
 
-// console-spec §4: online green pulsing, idle orange pulsing, offline red.
-const statusClasses: Record<NodeStatusValue, { dot: string; pulse: boolean }> = {
-  online: { dot: 'bg-green-500', pulse: true },
-  idle: { dot: 'bg-orange-400', pulse: true },
-  offline: { dot: 'bg-red-500', pulse: false },
+// console-spec §4: online green pulsing, idle orange pulsing, offline red. The word is shown beside the dot so the
+// status does not rest on colour alone (WCAG 1.4.1); the dot keeps the name for assistive technology, the word is
+// hidden from it so it is read once.
+const statusClasses: Record<NodeStatusValue, { dot: string; pulse: boolean; label: string }> = {
+  online: { dot: 'bg-green-500', pulse: true, label: 'Online' },
+  idle: { dot: 'bg-orange-400', pulse: true, label: 'Idle' },
+  offline: { dot: 'bg-red-500', pulse: false, label: 'Offline' },
 };
 
 export function StatusDot({ status }: { status: NodeStatusValue }) {
-  const { dot, pulse } = statusClasses[status];
+  const { dot, pulse, label } = statusClasses[status];
   return (
-    <span className="relative inline-flex size-2.5" title={status} role="img" aria-label={status} data-status={status}>
-      {pulse && <span className={`absolute inline-flex size-full animate-ping rounded-full opacity-75 ${dot}`} />}
-      <span className={`relative inline-flex size-2.5 rounded-full ${dot}`} />
+    <span className="inline-flex items-center gap-1.5">
+      <span className="relative inline-flex size-2.5" title={status} role="img" aria-label={status} data-status={status}>
+        {pulse && <span className={`absolute inline-flex size-full animate-ping rounded-full opacity-75 ${dot}`} />}
+        <span className={`relative inline-flex size-2.5 rounded-full ${dot}`} />
+      </span>
+      <span aria-hidden="true" className="text-xs text-gray-700 dark:text-gray-300">
+        {label}
+      </span>
     </span>
   );
 }
@@ -26,5 +33,17 @@ export function ExposureDot({ isExposed }: { isExposed: boolean }) {
       aria-label={isExposed ? 'Public' : 'Not public'}
       title={isExposed ? 'Public' : 'Not public'}
     />
+  );
+}
+
+/** The dot with its word beside it. */
+export function ExposureStatus({ isExposed }: { isExposed: boolean }) {
+  return (
+    <span className="inline-flex items-center gap-1.5">
+      <ExposureDot isExposed={isExposed} />
+      <span aria-hidden="true" className="text-xs text-gray-700 dark:text-gray-300">
+        {isExposed ? 'Public' : 'Not public'}
+      </span>
+    </span>
   );
 }

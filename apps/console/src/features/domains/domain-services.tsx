@@ -11,7 +11,7 @@ const TYPES: readonly ServiceType[] = ['http', 'tcp'];
 export function DomainServices({ domain }: { domain: string }) {
   const scope: ServiceScope = { kind: 'domain', domain };
   // The first pages are shared with the lists below (same keys), so this costs no extra request.
-  const firstPages = useQueries({ queries: TYPES.map((type) => serviceListQueryOptions(type, scope, 1)) });
+  const firstPages = useQueries({ queries: TYPES.map((type) => serviceListQueryOptions(type, scope)) });
 
   if (firstPages.some((page) => page.isPending)) {
     return (
@@ -33,19 +33,24 @@ export function DomainServices({ domain }: { domain: string }) {
   }
   return (
     <div className="grid gap-4 lg:grid-cols-2">
-      {TYPES.map((type) => {
-        const label = type === 'http' ? 'HTTP' : 'TCP';
-        return (
-          <section key={type} className="rounded-md border border-gray-200 bg-white dark:border-gray-800 dark:bg-gray-900">
-            <h3 className="border-b border-gray-200 px-4 py-2 text-sm font-semibold dark:border-gray-800">{label} Services</h3>
-            <ServiceList
-              type={type}
-              scope={scope}
-              empty={<p className="px-4 py-6 text-center text-sm text-gray-500 dark:text-gray-400">No {label} services yet</p>}
-            />
-          </section>
-        );
-      })}
+      {TYPES.map((type) => (
+        <DomainServiceTable key={type} type={type} scope={scope} />
+      ))}
     </div>
+  );
+}
+
+/** The page's h1 is "Domains" and no other heading comes between: these are h2s (heading order, WCAG 1.3.1). */
+function DomainServiceTable({ type, scope }: { type: ServiceType; scope: ServiceScope }) {
+  const label = type === 'http' ? 'HTTP' : 'TCP';
+  return (
+    <section className="rounded-md border border-gray-200 bg-white dark:border-gray-800 dark:bg-gray-900">
+      <h2 className="border-b border-gray-200 px-4 py-2 text-sm font-semibold dark:border-gray-800">{label} Services</h2>
+      <ServiceList
+        type={type}
+        scope={scope}
+        empty={<p className="px-4 py-6 text-center text-sm text-gray-500 dark:text-gray-400">No {label} services yet</p>}
+      />
+    </section>
   );
 }

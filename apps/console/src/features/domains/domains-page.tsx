@@ -1,14 +1,16 @@
 import { defaults, type Domain } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useNavigate, useSearch } from '@tanstack/react-router';
+import { useCallback, useState } from 'react';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { EmptyState } from '../../components/ui/empty-state';
 import { PlusIcon } from '../../components/ui/icons';
-import { Pagination } from '../../components/ui/pagination';
+import { PageSizeSelect, SearchField } from '../../components/ui/list-controls';
+import { Pagination, useClampPage } from '../../components/ui/pagination';
 import { Spinner } from '../../components/ui/spinner';
 import { Table, TBody, Th, THead } from '../../components/ui/table';
-import { usePageStepBack } from '../../lib/use-page-step-back';
+import { validatePagedSearch, type PagedSearch } from '../../lib/list-search';
 import { domainListQueryOptions } from '../../queries/domains';
 import { DomainFormDialog } from './domain-form-dialog';
 import { DomainRow } from './domain-row';
@@ -19,14 +21,26 @@ type FormState = null | 'new' | Domain;
 
 /** /domains (console-spec §2): the domains, each expandable to the services published on it. */
 export function DomainsPage() {
-  const [page, setPage] = useState(1);
+  // Not strict, so the page also renders outside the app's route tree (component tests).
+  const search = validatePagedSearch(useSearch({ strict: false }));
+  const navigate = useNavigate();
+  const page = search.page ?? 1;
+  const limit = search.limit ?? defaults.pageSize;
+  const q = search.q;
+  // Each change of view is a history entry (Back returns to it); typing replaces the entry it started.
+  const setView = useCallback(
+    (next: Partial<PagedSearch>, replace = false) =>
+      void navigate({ to: '.', search: (prev: PagedSearch) => ({ ...prev, ...next }), replace }),
+    [navigate],
+  );
+  const setPage = useCallback((next: number) => setView({ page: next === 1 ? undefined : next }), [setView]);
   const [formState, setFormState] = useState<FormState>(null);
   const [expanded, setExpanded] = useState<ReadonlySet<number>>(new Set());
-  const query = useQuery(domainListQueryOptions({ page, limit: defaults.pageSize }));
+  const query = useQuery(domainListQueryOptions({ page, limit, ...(q ? { search: q } : {}) }));
   const deleteDomain = useDeleteDomainAction();
 
   const rows = query.data?.data ?? [];
-  usePageStepBack(query.isSuccess && rows.length === 0 && page > 1, setPage);
+  useClampPage(page, limit, query.data?.total, setPage);
 
   const toggle = (id: number) =>
     setExpanded((current) => {
@@ -45,6 +59,7 @@ export function DomainsPage() {
           <PlusIcon className="size-4" /> Add Domain
         </Button>
       </div>
+      <SearchField label="Search domains by name" value={q ?? ''} onSearch={(text) => setView({ q: text || undefined, page: undefined }, true)} />
       <Card>
         {query.isPending ? (
           <div className="flex justify-center py-10">
@@ -52,6 +67,10 @@ export function DomainsPage() {
           </div>
         ) : query.isError ? (
           <p className="px-4 py-6 text-sm text-red-600 dark:text-red-400">Could not load the domains.</p>
+        ) : query.data.total === 0 && q ? (
+          <p role="status" className="px-4 py-10 text-center text-sm text-gray-600 dark:text-gray-300">
+            No domains match “{q}”.
+          </p>
         ) : query.data.total === 0 ? (
           <EmptyState
             title="No domains yet"
@@ -88,6 +107,9 @@ export function DomainsPage() {
               </TBody>
             </Table>
             <Pagination page={page} limit={query.data.limit} total={query.data.total} onPageChange={setPage} />
+            <div className="flex justify-end border-t border-gray-200 px-4 py-2 dark:border-gray-800">
+              <PageSizeSelect value={limit} onChange={(size) => setView({ limit: size === defaults.pageSize ? undefined : size, page: undefined })} />
+            </div>
           </>
         )}
       </Card>

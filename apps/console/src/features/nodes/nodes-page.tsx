@@ -36,7 +36,7 @@ export function formatKilobytes(bytes: number): string {
 function NodeRow({ node, menu }: { node: Node; menu: ReturnType<typeof useNodeActions>['menuItems'] }) {
   return (
     <Tr>
-      <Td className="w-10">{node.isLocal ? null : <StatusDot status={node.status} />}</Td>
+      <Td className="w-24">{node.isLocal ? null : <StatusDot status={node.status} />}</Td>
       <Td>
         <Link to="/nodes/$id" params={{ id: String(node.id) }} className="font-medium text-brand-600 hover:underline dark:text-blue-400">
           {node.name}

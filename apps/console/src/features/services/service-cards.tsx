@@ -1,5 +1,7 @@
 import type { HttpService, Node, ServiceType, TcpService } from '@postern/contract';
-import { useState, type ReactNode } from 'react';
+import { useNavigate, useSearch } from '@tanstack/react-router';
+import { useCallback, useState, type ReactNode } from 'react';
+import { serviceViewFromSearch, serviceViewToSearch, type NodeDetailSearch, type ServiceListView } from '../../lib/list-search';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { EmptyState } from '../../components/ui/empty-state';
@@ -21,6 +23,7 @@ function ServicesCard({ node, type, form, onAdd, onEdit }: {
   onEdit(service: AnyService): void;
 }) {
   const label = type === 'http' ? 'HTTP' : 'TCP';
+  const [view, onViewChange] = useUrlServiceView(type);
   return (
     <Card
       title={`${label} Services`}
@@ -34,6 +37,8 @@ function ServicesCard({ node, type, form, onAdd, onEdit }: {
         type={type}
         scope={{ kind: 'node', nodeId: node.id }}
         onEdit={onEdit}
+        view={view}
+        onViewChange={onViewChange}
         empty={
           <EmptyState
             title={`No ${label} services yet`}
@@ -46,6 +51,19 @@ function ServicesCard({ node, type, form, onAdd, onEdit }: {
       {form}
     </Card>
   );
+}
+
+/** The card's search, page, page size and sort live in the node page's URL (Back returns to the same view). */
+function useUrlServiceView(type: ServiceType): [ServiceListView, (next: Partial<ServiceListView>, replace?: boolean) => void] {
+  // Not strict: the card also renders outside the node route (component tests); it reads its own keys only.
+  const search: Record<string, unknown> = useSearch({ strict: false });
+  const navigate = useNavigate();
+  const onViewChange = useCallback(
+    (next: Partial<ServiceListView>, replace = false) =>
+      void navigate({ to: '.', search: (prev: NodeDetailSearch) => ({ ...prev, ...serviceViewToSearch(next, type) }), replace, resetScroll: false }),
+    [navigate, type],
+  );
+  return [serviceViewFromSearch(search, type), onViewChange];
 }
 
 const isHttpService = (service: AnyService): service is HttpService => 'pathLocation' in service;

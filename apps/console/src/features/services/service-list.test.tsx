@@ -25,8 +25,12 @@ describe('service list', () => {
         : undefined,
     );
     renderInRouter(() => <ServiceList type="http" scope={{ kind: 'node', nodeId: 4 }} empty={null} />);
-    const dotOf = async (name: string) =>
-      within((await screen.findByText(name)).closest('tr') as HTMLElement).getByRole('img');
+    // The row carries the dot twice (under the name on phones, in the Status column elsewhere): both agree.
+    const dotOf = async (name: string) => {
+      const dots = within((await screen.findByText(name)).closest('tr') as HTMLElement).getAllByRole('img');
+      expect(new Set(dots.map((dot) => dot.getAttribute('aria-label'))).size).toBe(1);
+      return dots[0] as HTMLElement;
+    };
     expect((await dotOf('served')).getAttribute('aria-label')).toBe('Public');
     expect((await dotOf('switched-off')).getAttribute('aria-label')).toBe('Not public');
     expect((await dotOf('rejected')).getAttribute('aria-label')).toBe('Not public');

@@ -1,15 +1,16 @@
 import type { ServiceType } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
-import { useState, type ReactNode } from 'react';
+import { useCallback, useState, type ReactNode } from 'react';
+import { PageSizeSelect, SearchField, SortableTh } from '../../components/ui/list-controls';
 import { ActionMenu, type MenuItem } from '../../components/ui/menu';
-import { Pagination } from '../../components/ui/pagination';
+import { Pagination, useClampPage } from '../../components/ui/pagination';
 import { Spinner } from '../../components/ui/spinner';
-import { ExposureDot } from '../../components/ui/status-dot';
+import { ExposureStatus } from '../../components/ui/status-dot';
 import { Table, TBody, Td, Th, THead, Tr } from '../../components/ui/table';
 import { serviceFiguresQueryOptions } from '../../queries/observe';
 import { useObserveStream } from '../../queries/observe-stream';
-import { usePageStepBack } from '../../lib/use-page-step-back';
+import { SERVICE_PAGE_SIZES, type ServiceListView, type ServiceSortKey } from '../../lib/list-search';
 import { serviceListQueryOptions, type AnyService, type ServiceScope } from '../../queries/services';
 import { ExpiryNote } from './service-expiry';
 import { ServiceRowFigures } from '../observe/service-row-figures';
@@ -27,13 +28,31 @@ type ServiceListProps = {
   empty: ReactNode;
   /** Node scope: opens the edit form for a row. */
   onEdit?(service: Service): void;
+  /** Search, page, page size and sort: the node page keeps them in the URL; without them the table keeps its own. */
+  view?: ServiceListView;
+  onViewChange?(next: Partial<ServiceListView>, replace?: boolean): void;
 };
 
-/** A paged (5) list of one type of services, with the row menu of console-spec §2. */
-export function ServiceList({ type, scope, empty, onEdit }: ServiceListProps) {
-  const [page, setPage] = useState(1);
+/** A table's view held in component state (tables whose view is not part of the URL). */
+export function useLocalServiceView(): [ServiceListView, (next: Partial<ServiceListView>) => void] {
+  const [view, setView] = useState<ServiceListView>({});
+  return [view, useCallback((next: Partial<ServiceListView>) => setView((current) => ({ ...current, ...next })), [])];
+}
+
+const searchLabels: Record<ServiceType, string> = {
+  http: 'Search HTTP services by name, domain or path',
+  tcp: 'Search TCP services by name, domain or port',
+};
+
+/** A paged (5 by default) list of one type of services, with the row menu of console-spec §2. */
+export function ServiceList({ type, scope, empty, onEdit, ...controlled }: ServiceListProps) {
+  const [localView, setLocalView] = useLocalServiceView();
+  const view = controlled.view ?? localView;
+  const onViewChange = controlled.onViewChange ?? setLocalView;
+  const page = view.page ?? 1;
+  const setPage = useCallback((next: number) => onViewChange({ page: next === 1 ? undefined : next }), [onViewChange]);
   const [infoService, setInfoService] = useState<Service | null>(null);
-  const query = useQuery(serviceListQueryOptions(type, scope, page));
+  const query = useQuery(serviceListQueryOptions(type, scope, view));
   const figures = useQuery(serviceFiguresQueryOptions(scope.kind === 'node' ? scope.nodeId : null));
   useObserveStream();
   const figuresOf = (id: number) => figures.data?.data.find((f) => f.type === type && f.id === id);
@@ -41,7 +60,8 @@ export function ServiceList({ type, scope, empty, onEdit }: ServiceListProps) {
   const navigate = useNavigate();
 
   const rows = query.data?.data ?? [];
-  usePageStepBack(query.isSuccess && rows.length === 0 && page > 1, setPage);
+  useClampPage(page, query.data?.limit ?? 1, query.isSuccess ? query.data.total : undefined, setPage);
+  const onSort = (sort: ServiceSortKey, order: 'asc' | 'desc') => onViewChange({ sort, order, page: undefined });
 
   const menuFor = (service: Service): MenuItem[] => [
     { label: 'Info', onSelect: () => setInfoService(service) },
@@ -72,51 +92,71 @@ export function ServiceList({ type, scope, empty, onEdit }: ServiceListProps) {
   if (query.isError) {
     return <p className="px-4 py-6 text-sm text-red-600 dark:text-red-400">Could not load the services.</p>;
   }
-  if (query.data.total === 0) return <>{empty}</>;
+  if (query.data.total === 0 && !view.q) return <>{empty}</>;
 
+  const limit = query.data.limit;
   return (
     <>
-      <Table>
-        <THead>
-          <Th>Name</Th>
-          <Th>Public Access</Th>
-          <Th>
-            <span className="sr-only">Actions</span>
-          </Th>
-        </THead>
-        <TBody>
-          {rows.map((service) => (
-            <Tr key={service.id}>
-              <Td>
-                <div className="flex items-center gap-2">
-                  <ExposureDot isExposed={isPubliclyExposed(service)} />
+      <div className="flex flex-wrap items-center justify-between gap-2 px-4 py-2">
+        <SearchField label={searchLabels[type]} value={view.q ?? ''} onSearch={(text) => onViewChange({ q: text || undefined, page: undefined }, true)} />
+        <PageSizeSelect
+          sizes={SERVICE_PAGE_SIZES}
+          value={limit}
+          onChange={(size) => onViewChange({ limit: size === SERVICE_PAGE_SIZES[0] ? undefined : size, page: undefined })}
+        />
+      </div>
+      {rows.length === 0 ? (
+        <p role="status" className="px-4 py-6 text-center text-sm text-gray-600 dark:text-gray-300">
+          No {type === 'http' ? 'HTTP' : 'TCP'} services match “{view.q}”.
+        </p>
+      ) : (
+        <Table>
+          <THead>
+            <SortableTh label="Name" sortKey="name" sort={view.sort} order={view.order} onSort={onSort} />
+            <SortableTh label="Status" sortKey="status" sort={view.sort} order={view.order} onSort={onSort} className="hidden sm:table-cell" />
+            <Th>Public Access</Th>
+            <Th>
+              <span className="sr-only">Actions</span>
+            </Th>
+          </THead>
+          <TBody>
+            {rows.map((service) => (
+              <Tr key={service.id}>
+                <Td>
                   <span className="font-medium">{service.name}</span>
-                </div>
-                <ExpiryNote service={service} />
-                <ServiceRowFigures figures={figuresOf(service.id)} type={type} />
-                {service.applyError && (
-                  <p className="mt-1 max-w-xs truncate text-xs text-red-600 dark:text-red-400" title={service.applyError}>
-                    {service.applyError}
-                  </p>
-                )}
-              </Td>
-              <Td>
-                {/* Long URLs wrap instead of pushing the menu out of a phone's view. */}
-                <div className="min-w-40 whitespace-normal break-all">
-                  <a href={service.publicAccess} target="_blank" rel="noreferrer" className="text-brand-600 hover:underline">
-                    {service.publicAccess}
-                  </a>
-                  <p className="text-xs text-gray-500 dark:text-gray-400">Proxy → {describeBackend(service)}</p>
-                </div>
-              </Td>
-              <Td className="w-px text-right">
-                <ActionMenu label={`Actions for ${service.name}`} items={menuFor(service)} />
-              </Td>
-            </Tr>
-          ))}
-        </TBody>
-      </Table>
-      <Pagination page={page} limit={query.data.limit} total={query.data.total} onPageChange={setPage} />
+                {/* Phones show the status under the name: one column fewer before the row's menu. */}
+                <span className="mt-1 flex sm:hidden">
+                  <ExposureStatus isExposed={isPubliclyExposed(service)} />
+                </span>
+                  <ExpiryNote service={service} />
+                  <ServiceRowFigures figures={figuresOf(service.id)} type={type} />
+                  {service.applyError && (
+                    <p className="mt-1 max-w-xs truncate text-xs text-red-600 dark:text-red-400" title={service.applyError}>
+                      {service.applyError}
+                    </p>
+                  )}
+                </Td>
+                <Td className="hidden sm:table-cell">
+                  <ExposureStatus isExposed={isPubliclyExposed(service)} />
+                </Td>
+                <Td>
+                  {/* Long URLs wrap instead of pushing the menu out of a phone's view. */}
+                  <div className="min-w-40 whitespace-normal break-all">
+                    <a href={service.publicAccess} target="_blank" rel="noreferrer" className="text-brand-600 hover:underline">
+                      {service.publicAccess}
+                    </a>
+                    <p className="text-xs text-gray-500 dark:text-gray-400">Proxy → {describeBackend(service)}</p>
+                  </div>
+                </Td>
+                <Td className="w-px text-right">
+                  <ActionMenu label={`Actions for ${service.name}`} items={menuFor(service)} />
+                </Td>
+              </Tr>
+            ))}
+          </TBody>
+        </Table>
+      )}
+      <Pagination page={page} limit={limit} total={query.data.total} onPageChange={setPage} />
       <ServiceInfoDialog service={infoService} onClose={() => setInfoService(null)} />
     </>
   );

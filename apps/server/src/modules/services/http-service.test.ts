@@ -1,3 +1,4 @@
+import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { ruleMessages, type HttpService, type ListResponse } from '@postern/contract';
 import { httpServices } from '../../db/schema.js';
@@ -174,6 +175,30 @@ describe('reading and editing HTTP services', () => {
     // Wildcards are plain text.
     expect(await names('/api/services/http?q=%25')).toEqual([]);
     expect((await api<ListResponse<HttpService>>('GET', '/api/services/http?q=a&limit=1&page=2')).body).toMatchObject({ total: 4, page: 2 });
+  });
+
+  test('sort orders by name or status, either way, ties by creation; absent, the list stays by id', async () => {
+    const node = insertNode(t.deps);
+    const other = insertNode(t.deps);
+    const make = async (name: string, path: string) =>
+      (await api<HttpService>('POST', `/api/services/${node.id}/http`, { ...web, name, pathLocation: path })).body;
+    const beta = await make('beta', '/b');
+    await make('Alpha', '/a');
+    const gamma = await make('gamma', '/g');
+    await api('POST', `/api/services/${other.id}/http`, { ...web, name: 'aaa-elsewhere', pathLocation: '/x' });
+    await api('PATCH', `/api/services/${node.id}/http/${beta.id}/disable`);
+    t.deps.db.update(httpServices).set({ applyError: 'port taken' }).where(eq(httpServices.id, gamma.id)).run();
+    const names = async (url: string) => (await api<ListResponse<HttpService>>('GET', url)).body.data.map((s) => s.name);
+    const base = `/api/services/${node.id}/http`;
+    expect(await names(base)).toEqual(['beta', 'Alpha', 'gamma']);
+    expect(await names(`${base}?sort=name`)).toEqual(['Alpha', 'beta', 'gamma']);
+    expect(await names(`${base}?sort=name&order=desc`)).toEqual(['gamma', 'beta', 'Alpha']);
+    // Public first, then set aside by the data plane, then switched off.
+    expect(await names(`${base}?sort=status`)).toEqual(['Alpha', 'gamma', 'beta']);
+    expect(await names(`${base}?sort=status&order=desc`)).toEqual(['beta', 'gamma', 'Alpha']);
+    expect(await names(`${base}?sort=name&q=a&limit=2&page=2`)).toEqual(['gamma']);
+    expect(await names('/api/services/http?domain=app.example.com&sort=name')).toEqual(['aaa-elsewhere', 'Alpha', 'beta', 'gamma']);
+    expect((await api('GET', `${base}?sort=port`)).status).toBe(422);
   });
 
   test('gets one service, and 404s for an unknown id, another node’s service or an unknown type', async () => {

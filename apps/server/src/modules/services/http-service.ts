@@ -19,7 +19,7 @@ import type { Caller } from './caller.js';
 import type { DbExecutor } from './db-executor.js';
 import { assertNodeQuota } from './node-quotas.js';
 import { claimServiceDomain } from './service-domain.js';
-import { searchHttpPage, selectHttpPage, type ListScope } from './list-queries.js';
+import { isShapedServiceList, shapedHttpPage, selectHttpPage, type ListScope, type ListShape } from './list-queries.js';
 import { toHttpService, type HttpServiceRow } from './present.js';
 import { findServiceNode, resolveBackendHost } from './service-node.js';
 import { isUniqueViolation } from './sqlite-errors.js';
@@ -32,8 +32,10 @@ function selectHttpServices(db: DbExecutor) {
     .leftJoin(domains, eq(domains.domain, httpServices.domain));
 }
 
-export function listHttpServices(deps: AppDeps, scope: ListScope, { page, limit, q }: PageQuery & { q?: string | undefined }): ListResponse<HttpService> {
-  const { rows, total } = q ? searchHttpPage(deps.db, scope, { page, limit }, q) : selectHttpPage(deps.db, scope, { page, limit });
+export function listHttpServices(deps: AppDeps, scope: ListScope, { page, limit, ...shape }: PageQuery & ListShape): ListResponse<HttpService> {
+  const { rows, total } = isShapedServiceList(shape)
+    ? shapedHttpPage(deps.db, scope, { page, limit }, shape)
+    : selectHttpPage(deps.db, scope, { page, limit });
   return { data: rows.map(({ row, ssl }) => toHttpService(deps.config, row, ssl)), page, limit, total };
 }
 

@@ -1,4 +1,5 @@
-import { and, count, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import type { ServiceSort, SortOrder } from '@postern/contract';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../db/client.js';
 import { domains, httpServices, tcpServices } from '../../db/schema.js';
@@ -84,30 +85,64 @@ const scopeWhere = (listScope: ListScope, nodeId: SQLiteColumn, domain: SQLiteCo
 /** Column text contains `text`, case-insensitively; instr() so nothing the operator typed acts as a wildcard. */
 const contains = (column: SQLiteColumn, text: string): SQL => sql`instr(lower(${column}), ${text.toLowerCase()}) > 0`;
 
-/** A searched page (name, domain, path or public port contains `search`): rare, so not prepared. */
-export function searchHttpPage(db: Db, listScope: ListScope, { page, limit: size }: PageWindow, search: string) {
+/** What shapes a list beyond its scope: a search text and a sort (docs/api.md "Services"). */
+export interface ListShape {
+  q?: string | undefined;
+  sort?: ServiceSort | undefined;
+  order?: SortOrder | undefined;
+}
+
+export const isShapedServiceList = (shape: ListShape): boolean => Boolean(shape.q) || shape.sort !== undefined || shape.order === 'desc';
+
+/** Public first, then switched on but set aside by the data plane, then switched off. */
+const statusRank = (enabled: SQLiteColumn, applyError: SQLiteColumn): SQL =>
+  sql`case when ${enabled} = 1 and ${applyError} is null then 0 when ${enabled} = 1 then 1 else 2 end`;
+
+/** Equal keys keep creation order (by id), so pages do not shuffle between reads. */
+function shapeOrder(shape: ListShape, columns: { id: SQLiteColumn; name: SQLiteColumn; enabled: SQLiteColumn; applyError: SQLiteColumn }): SQL[] {
+  const direction = (key: SQL) => (shape.order === 'desc' ? desc(key) : asc(key));
+  if (shape.sort === 'name') return [direction(sql`lower(${columns.name})`), asc(columns.id)];
+  if (shape.sort === 'status') return [direction(statusRank(columns.enabled, columns.applyError)), asc(columns.id)];
+  return [direction(sql`${columns.id}`)];
+}
+
+/** A searched or sorted page (name, domain, path or public port contains `q`): rarer, so not prepared. */
+export function shapedHttpPage(db: Db, listScope: ListScope, { page, limit: size }: PageWindow, shape: ListShape) {
+  const search = shape.q;
   const where = and(
     scopeWhere(listScope, httpServices.nodeId, httpServices.domain),
-    or(contains(httpServices.name, search), contains(httpServices.domain, search), contains(httpServices.pathLocation, search)),
+    search
+      ? or(contains(httpServices.name, search), contains(httpServices.domain, search), contains(httpServices.pathLocation, search))
+      : undefined,
   );
   const rows = db
     .select({ row: httpServices, ssl: domains.ssl })
     .from(httpServices)
     .leftJoin(domains, eq(domains.domain, httpServices.domain))
     .where(where)
-    .orderBy(httpServices.id)
+    .orderBy(...shapeOrder(shape, httpServices))
     .limit(size)
     .offset((page - 1) * size)
     .all();
   return { rows, total: db.select({ n: count() }).from(httpServices).where(where).get()?.n ?? 0 };
 }
 
-export function searchTcpPage(db: Db, listScope: ListScope, { page, limit: size }: PageWindow, search: string) {
+export function shapedTcpPage(db: Db, listScope: ListScope, { page, limit: size }: PageWindow, shape: ListShape) {
+  const search = shape.q;
   const where = and(
     scopeWhere(listScope, tcpServices.nodeId, tcpServices.domain),
-    or(contains(tcpServices.name, search), contains(tcpServices.domain, search), sql`instr(cast(${tcpServices.port} as text), ${search}) > 0`),
+    search
+      ? or(contains(tcpServices.name, search), contains(tcpServices.domain, search), sql`instr(cast(${tcpServices.port} as text), ${search}) > 0`)
+      : undefined,
   );
-  const rows = db.select().from(tcpServices).where(where).orderBy(tcpServices.id).limit(size).offset((page - 1) * size).all();
+  const rows = db
+    .select()
+    .from(tcpServices)
+    .where(where)
+    .orderBy(...shapeOrder(shape, tcpServices))
+    .limit(size)
+    .offset((page - 1) * size)
+    .all();
   return { rows, total: db.select({ n: count() }).from(tcpServices).where(where).get()?.n ?? 0 };
 }
 

@@ -6,6 +6,7 @@ import {
   createHttpService,
   createTcpService,
   deleteService,
+  findServices,
   getService,
   listNodeServices,
   listServices,
@@ -19,6 +20,7 @@ export async function serviceRoutes(app: FastifyInstance, opts: { deps: AppDeps 
 
   registerOperation(app, operations.listHttpServices, (request) => listServices(deps, 'http', request.query));
   registerOperation(app, operations.listTcpServices, (request) => listServices(deps, 'tcp', request.query));
+  registerOperation(app, operations.findServices, ({ query }) => findServices(deps, query));
   registerOperation(app, operations.listNodeServices, ({ params, query }) => listNodeServices(deps, params.nodeId, params.type, query));
 
   registerOperation(app, operations.createHttpService, ({ params, body }) => createHttpService(deps, params.nodeId, body));

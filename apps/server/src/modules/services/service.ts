@@ -5,6 +5,7 @@ import { httpServices, tcpServices } from '../../db/schema.js';
 import { badRequest, notFound } from '../../errors.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import { getHttpService, listHttpServices } from './http-service.js';
+import type { ListShape } from './list-queries.js';
 import { findServiceNode } from './service-node.js';
 import { getTcpService, listTcpServices } from './tcp-service.js';
 
@@ -13,10 +14,11 @@ import { getTcpService, listTcpServices } from './tcp-service.js';
 
 export { createHttpService, updateHttpService } from './http-service.js';
 export { createTcpService, updateTcpService } from './tcp-service.js';
+export { findServices } from './find-services.js';
 
 export type AnyService = HttpService | TcpService;
 
-type NodeServicesQuery = PageQuery & { q?: string | undefined };
+type NodeServicesQuery = PageQuery & ListShape;
 
 export function listNodeServices(deps: AppDeps, nodeId: number, type: 'http', page: NodeServicesQuery): ListResponse<HttpService>;
 export function listNodeServices(deps: AppDeps, nodeId: number, type: 'tcp', page: NodeServicesQuery): ListResponse<TcpService>;
@@ -26,7 +28,7 @@ export function listNodeServices(deps: AppDeps, nodeId: number, type: ServiceTyp
   return type === 'http' ? listHttpServices(deps, { nodeId }, page) : listTcpServices(deps, { nodeId }, page);
 }
 
-type ServiceListQuery = PageQuery & { domain?: string | null | undefined; q?: string | undefined };
+type ServiceListQuery = PageQuery & ListShape & { domain?: string | null | undefined };
 
 /** Every service of one type, optionally only those on `domain` (the domains list expands rows with this). */
 export function listServices(deps: AppDeps, type: 'http', query: ServiceListQuery): ListResponse<HttpService>;

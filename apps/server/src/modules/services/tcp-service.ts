@@ -6,7 +6,7 @@ import { fieldError, notFound } from '../../errors.js';
 import { resolveExpiry } from './expiry.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import type { Caller } from './caller.js';
-import { searchTcpPage, selectTcpPage, type ListScope } from './list-queries.js';
+import { isShapedServiceList, shapedTcpPage, selectTcpPage, type ListScope, type ListShape } from './list-queries.js';
 import { toTcpService, type TcpServiceRow } from './present.js';
 import { assertNodeQuota } from './node-quotas.js';
 import { choosePublicPort, portTaken } from './public-port.js';
@@ -14,8 +14,10 @@ import { claimServiceDomain } from './service-domain.js';
 import { findServiceNode, resolveBackendHost } from './service-node.js';
 import { isUniqueViolation } from './sqlite-errors.js';
 
-export function listTcpServices(deps: AppDeps, scope: ListScope, { page, limit, q }: PageQuery & { q?: string | undefined }): ListResponse<TcpService> {
-  const { rows, total } = q ? searchTcpPage(deps.db, scope, { page, limit }, q) : selectTcpPage(deps.db, scope, { page, limit });
+export function listTcpServices(deps: AppDeps, scope: ListScope, { page, limit, ...shape }: PageQuery & ListShape): ListResponse<TcpService> {
+  const { rows, total } = isShapedServiceList(shape)
+    ? shapedTcpPage(deps.db, scope, { page, limit }, shape)
+    : selectTcpPage(deps.db, scope, { page, limit });
   return { data: rows.map((row) => toTcpService(deps.config, row)), page, limit, total };
 }
 

@@ -1,0 +1,66 @@
+import { eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { FindServicesQuery, FoundService, ListResponse } from '@postern/contract';
+import type { AppDeps } from '../../deps.js';
+import { domains, httpServices, nodes, tcpServices } from '../../db/schema.js';
+import { toHttpService, toTcpService } from './present.js';
+
+// "Find service" (issue 17): every node's services of both types whose name or public address contains the text,
+// one page ordered by name. The address is built in SQL the way present.ts builds `publicAccess`, so whatever the
+// console shows (or a part of it: a domain, domain/path, a port, host:port) finds the service.
+
+const lowerContains = (text: SQL, search: string): SQL => sql`instr(lower(${text}), ${search.toLowerCase()}) > 0`;
+
+function httpAddress(deps: AppDeps): SQL {
+  const port = (n: number) => (n === 443 ? '' : `:${n}`);
+  return sql`case when ${httpServices.domain} = ''
+    then ${`https://${deps.config.publicHost}${port(deps.config.noDomainHttpsPort)}`}
+    else 'https://' || ${httpServices.domain} || ${port(deps.config.httpsPort)} end || ${httpServices.pathLocation}`;
+}
+
+const tcpAddress = (deps: AppDeps): SQL =>
+  sql`${tcpServices.proto} || '://' || coalesce(${tcpServices.domain}, ${deps.config.publicHost}) || ':' || ${tcpServices.port}`;
+
+/** `type, id, name` of every match, both types in one ordered set (the page is cut in SQL). */
+function matches(deps: AppDeps, search: string | undefined): SQL {
+  const httpWhere = search ? sql`where ${lowerContains(sql`${httpServices.name}`, search)} or ${lowerContains(httpAddress(deps), search)}` : sql``;
+  const tcpWhere = search ? sql`where ${lowerContains(sql`${tcpServices.name}`, search)} or ${lowerContains(tcpAddress(deps), search)}` : sql``;
+  return sql`select 'http' as type, ${httpServices.id} as id, ${httpServices.name} as name from ${httpServices} ${httpWhere}
+    union all
+    select 'tcp' as type, ${tcpServices.id} as id, ${tcpServices.name} as name from ${tcpServices} ${tcpWhere}`;
+}
+
+export function findServices(deps: AppDeps, { page, limit, q }: FindServicesQuery): ListResponse<FoundService> {
+  const found = matches(deps, q);
+  const pageRows = deps.db.all<{ type: 'http' | 'tcp'; id: number }>(
+    sql`select type, id from (${found}) order by lower(name), type, id limit ${limit} offset ${(page - 1) * limit}`,
+  );
+  const total = deps.db.get<{ n: number }>(sql`select count(*) as n from (${found})`)?.n ?? 0;
+
+  const httpIds = pageRows.filter((row) => row.type === 'http').map((row) => row.id);
+  const tcpIds = pageRows.filter((row) => row.type === 'tcp').map((row) => row.id);
+  const httpRows = httpIds.length
+    ? deps.db
+        .select({ row: httpServices, ssl: domains.ssl, nodeName: nodes.name })
+        .from(httpServices)
+        .innerJoin(nodes, eq(nodes.id, httpServices.nodeId))
+        .leftJoin(domains, eq(domains.domain, httpServices.domain))
+        .where(inArray(httpServices.id, httpIds))
+        .all()
+    : [];
+  const tcpRows = tcpIds.length
+    ? deps.db
+        .select({ row: tcpServices, nodeName: nodes.name })
+        .from(tcpServices)
+        .innerJoin(nodes, eq(nodes.id, tcpServices.nodeId))
+        .where(inArray(tcpServices.id, tcpIds))
+        .all()
+    : [];
+  const byKey = new Map<string, FoundService>();
+  for (const { row, ssl, nodeName } of httpRows) {
+    byKey.set(`http:${row.id}`, { type: 'http', nodeName, service: toHttpService(deps.config, row, ssl) });
+  }
+  for (const { row, nodeName } of tcpRows) byKey.set(`tcp:${row.id}`, { type: 'tcp', nodeName, service: toTcpService(deps.config, row) });
+  // A row deleted between the two reads is left out rather than failing the search.
+  const data = pageRows.flatMap((row) => byKey.get(`${row.type}:${row.id}`) ?? []);
+  return { data, page, limit, total };
+}
