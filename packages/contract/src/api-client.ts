@@ -188,5 +188,5 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
     return parsed.data;
   }
 
-  return { call: call as ApiClient['call'], url: url as ApiClient['url'] };
+  return { call: call as ApiClient['call'], url };
 }
