@@ -15,7 +15,7 @@ const pages: NavItem[] = [
   { label: 'Audit Log', to: '/audit', icon: <ListIcon className="size-5 shrink-0" /> },
 ];
 
-type SidebarProps = { isExpanded: boolean; onToggleExpanded(): void; isMobileOpen: boolean; onCloseMobile(): void };
+type SidebarProps = { isExpanded: boolean; onToggleExpanded: () => void; isMobileOpen: boolean; onCloseMobile: () => void };
 
 export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMobile }: SidebarProps) {
   const panelRef = useRef<HTMLElement>(null);
@@ -24,6 +24,7 @@ export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMob
   useEffect(() => {
     if (!isMobileOpen) return;
     const onKey = (event: KeyboardEvent) => {
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- the spec names the key by its code (27)
       if (event.key === 'Escape' || event.keyCode === ESCAPE_KEY_CODE) onCloseMobile();
     };
     const onPointer = (event: MouseEvent) => {

@@ -25,7 +25,7 @@ type ServiceListProps = {
   /** Shown when the list is empty. */
   empty: ReactNode;
   /** Node scope: opens the edit form for a row. */
-  onEdit?(service: Service): void;
+  onEdit?: (service: Service) => void;
 };
 
 /** A paged (5) list of one type of services, with the row menu of console-spec §2. */
