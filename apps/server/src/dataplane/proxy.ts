@@ -136,19 +136,18 @@ export function createProxy(options: {
   }
 
   async function publish(names: readonly string[]): Promise<void> {
-    const batch: Record<string, string> = {};
+    const batch = new Map<string, string>();
     const flush = async (): Promise<void> => {
-      const entries = Object.entries(batch);
-      if (entries.length === 0) return;
-      await http.control.post('/certs', { set: batch });
-      for (const [name, pem] of entries) pushedCerts.set(name, md5(pem));
-      for (const name of Object.keys(batch)) delete batch[name];
+      if (batch.size === 0) return;
+      await http.control.post('/certs', { set: Object.fromEntries(batch) });
+      for (const [name, pem] of batch) pushedCerts.set(name, md5(pem));
+      batch.clear();
     };
     for (const name of names) {
       const pem = await readPem(name);
       if (pem === null || pushedCerts.get(name) === md5(pem)) continue;
-      batch[name] = pem;
-      if (Object.keys(batch).length >= CERTS_PER_PUSH) await flush();
+      batch.set(name, pem);
+      if (batch.size >= CERTS_PER_PUSH) await flush();
     }
     await flush();
   }
@@ -219,7 +218,7 @@ export function createProxy(options: {
     },
 
     async httpTraffic() {
-      const answer = await http.control.get<{ epoch: string | null; services: Record<string, Record<string, number>> }>('/stats');
+      const answer = await http.control.get<{ epoch: string | null; services: Record<string, Record<string, unknown>> }>('/stats');
       const services = new Map<number, HttpTraffic>();
       for (const [id, row] of Object.entries(answer.services)) {
         const n = (field: string): number => Number(row[field] ?? 0);
