@@ -33,7 +33,7 @@ export type StreamOptions<S extends z.ZodType> = {
    * Reopen delay after the first error (log viewer: 1 s), doubled after each further one; omit to stay closed.
    * Only reopened while the session holds.
    */
-  reconnectMs?: number;
+  reconnectMs?: number | undefined;
   /** The stream's state: connecting, open (the server answered), retrying (failed, waiting to reopen). */
   onStateChange?: (state: StreamState) => void;
 };

@@ -14,7 +14,7 @@ import { showToast } from '../../lib/toast-store';
 
 const twoFactorKey = ['auth', 'two-factor'] as const;
 
-type Fields = Partial<Record<'password' | 'code', string>>;
+type Fields = Partial<Record<'password' | 'code', string | undefined>>;
 
 /** A 422's field messages; any other failure was already reported by the API layer (toast or sign-out). */
 function fieldErrorsOf(error: unknown): Fields {
