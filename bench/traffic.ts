@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     console.log(`throughput counting / not counting: ${(median(counting.rates) / median(bare.rates)).toFixed(3)}`);
     console.log(`p50 latency counting / not counting: ${(quantile(counting.latencies, 0.5) / quantile(bare.latencies, 0.5)).toFixed(3)}`);
     console.log(`p99 latency counting / not counting: ${(quantile(counting.latencies, 0.99) / quantile(bare.latencies, 0.99)).toFixed(3)}`);
-    console.log(`(${SLICES} slices of ${SLICE_MS} ms each, ${CONCURRENCY} keep-alive clients, HTTPS to one service; load average ${(await import('node:os')).loadavg()[0]?.toFixed(2)})`);
+    console.log(`(${SLICES} slices of ${SLICE_MS} ms each, ${CONCURRENCY} keep-alive clients, HTTPS to one service; load average ${(await import('node:os')).loadavg()[0]?.toFixed(2) ?? 'unknown'})`);
   } finally {
     for (const variant of variants) await variant.proxy.stop({ keepServing: false });
     backend.kill();

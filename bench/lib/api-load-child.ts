@@ -20,7 +20,7 @@ export function startLoadChild(): LoadChild {
           child.off('exit', onExit);
           resolve(reply as T);
         };
-        const onExit = (code: number | null): void => reject(new Error(`load client exited (${code}) during ${command.cmd}`));
+        const onExit = (code: number | null): void => reject(new Error(`load client exited (${String(code)}) during ${command.cmd}`));
         child.on('message', onMessage);
         child.once('exit', onExit);
         child.send(command);

@@ -82,7 +82,8 @@ function openSubscriber(url: URL): Promise<boolean> {
     const req = request({ agent: sseAgent, host: url.hostname, port: url.port, path: url.pathname + url.search }, (res) => {
       if (res.statusCode !== 200) {
         res.resume();
-        return settle(false);
+        settle(false);
+        return;
       }
       const sub: Subscriber = { req, events: 0 };
       let buffer = '';

@@ -31,7 +31,9 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('with the real data plane', () =
   });
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when beforeAll failed
     await harness?.close();
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when beforeAll failed
     expect(gateway?.leftovers() ?? []).toEqual([]);
   });
 

@@ -9,7 +9,7 @@ import { dialog, expectVisible, startConsole, uniqueName, UNTIL_SHOWN, type Cons
 const focused = (page: Page) =>
   page.evaluate(() => {
     const el = document.activeElement as HTMLElement | null;
-    return el ? `${el.tagName.toLowerCase()}:${el.getAttribute('name') ?? el.getAttribute('aria-label') ?? (el.textContent ?? '').trim()}` : '';
+    return el ? `${el.tagName.toLowerCase()}:${el.getAttribute('name') ?? el.getAttribute('aria-label') ?? el.textContent.trim()}` : '';
   });
 const param = (page: Page, key: string) => new URL(page.url()).searchParams.get(key);
 

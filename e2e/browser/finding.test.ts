@@ -10,7 +10,7 @@ const rowNames = (page: Page) => page.locator('tbody tr td:nth-child(2) a').allT
 const focused = (page: Page) =>
   page.evaluate(() => {
     const el = document.activeElement;
-    return el ? `${el.tagName.toLowerCase()}:${(el.textContent ?? '').trim()}` : '';
+    return el ? `${el.tagName.toLowerCase()}:${el.textContent.trim()}` : '';
   });
 
 describe('finding nodes and keyboard focus', () => {

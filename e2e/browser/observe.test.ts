@@ -88,7 +88,9 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the figures of the real gateway
   });
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when beforeAll failed
     await harness?.close();
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when beforeAll failed
     expect(gateway?.leftovers() ?? []).toEqual([]);
   });
 

@@ -59,6 +59,7 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the console’s origin against 
   });
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when beforeAll failed
     await browser?.close();
     await lab.destroy();
     expect(lab.leftovers()).toEqual([]);

@@ -27,7 +27,7 @@ export interface RealGateway {
 
 interface Forwarder {
   port: number;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 async function forwardLoopback(targetHost: string, targetPort: number): Promise<Forwarder> {

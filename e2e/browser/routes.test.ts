@@ -35,7 +35,7 @@ describe('sign-in, session and routes', () => {
     })).json() as { expires_in: number };
     expect(Math.abs((cookie?.expires ?? 0) - (Date.now() / 1000 + expires_in))).toBeLessThan(60);
     const token = cookie?.value ?? 'no token';
-    const visibleToScripts = await page.evaluate(() => [document.cookie, JSON.stringify({ ...localStorage }), JSON.stringify({ ...sessionStorage })]);
+    const visibleToScripts = await page.evaluate(() => [document.cookie, JSON.stringify(Object.entries(localStorage)), JSON.stringify(Object.entries(sessionStorage))]);
     for (const text of visibleToScripts) expect(text).not.toContain(token);
     expect(await page.evaluate(() => document.cookie)).not.toContain('token=');
   });

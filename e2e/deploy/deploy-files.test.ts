@@ -53,7 +53,7 @@ interface K8sDoc {
 function parseTemplate(path: string): K8sDoc[] {
   const docs = parseAllDocuments(toParsableYaml(read(path)));
   for (const doc of docs) expect(doc.errors, `${path}: ${doc.errors.join('; ')}`).toEqual([]);
-  return docs.map((doc) => doc.toJS() as K8sDoc).filter((doc) => doc !== null);
+  return docs.map((doc) => doc.toJS() as K8sDoc | null).filter((doc) => doc !== null);
 }
 
 // Returns the first container of the chart's Deployment, as the template renders it with placeholders.
@@ -224,7 +224,7 @@ describe('shell scripts', () => {
   it.each(scripts)('%s passes shellcheck', async (path) => {
     const result = await execFileAsync('shellcheck', ['--format=gcc', path], { cwd: repoRoot }).then(
       () => '',
-      (error: { stdout?: string }) => error.stdout ?? String(error),
+      (error: unknown) => (error as { stdout?: string }).stdout ?? String(error),
     );
     expect(result).toBe('');
   });

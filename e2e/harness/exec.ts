@@ -40,7 +40,7 @@ export function runAllowingFailure(file: string, args: readonly string[], option
 export async function run(file: string, args: readonly string[], options: RunOptions = {}): Promise<string> {
   const result = await runAllowingFailure(file, args, options);
   if (result.code !== 0) {
-    throw new Error(`${[file, ...args].join(' ')} exited with ${result.code}: ${result.stderr.trim() || result.stdout.trim()}`);
+    throw new Error(`${[file, ...args].join(' ')} exited with ${String(result.code)}: ${result.stderr.trim() || result.stdout.trim()}`);
   }
   return result.stdout;
 }

@@ -41,6 +41,7 @@ export function httpsRequest(
         timeout: 15_000,
       },
       (res) => {
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- an HTTPS response's socket is its TLS socket
         const certificate: PeerCertificate = (res.socket as TLSSocket).getPeerCertificate();
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

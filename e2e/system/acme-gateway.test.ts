@@ -41,6 +41,7 @@ interface HttpsAnswer {
 function getTrusting(host: string, servername: string, ca: string): Promise<HttpsAnswer> {
   return new Promise((resolve, reject) => {
     const req = request({ host, port: 443, path: '/', servername, headers: { host: servername }, ca, agent: false, timeout: 5000 }, (res) => {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- an HTTPS response's socket is its TLS socket
       const cert = (res.socket as TLSSocket).getPeerCertificate();
       let body = '';
       res.setEncoding('utf8');

@@ -39,6 +39,7 @@ interface HttpsAnswer {
 function getOverTls(ip: string, port: number, servername: string, ca: string | undefined): Promise<HttpsAnswer> {
   return new Promise((resolve, reject) => {
     const req = request({ host: ip, port, path: '/', servername, headers: { host: servername }, agent: false, timeout: 5000, ...(ca === undefined ? { rejectUnauthorized: false } : { ca }) }, (res) => {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- an HTTPS response's socket is its TLS socket
       const socket = res.socket as TLSSocket;
       const answer = { status: res.statusCode ?? 0, cert: socket.getPeerCertificate(), authorized: socket.authorized };
       res.resume();
@@ -125,7 +126,10 @@ describe.skipIf(!isRoot)('ACME certificates from pebble, served by nginx', () =>
     await proxy.publishCertificates(domains.map((d) => d.domain));
     await proxy.syncRoutes(buildRouteTable([route], domains).hosts, domains.map((d) => d.domain));
     manager.start();
-    closers.push(() => Promise.resolve(manager.stop()));
+    closers.push(() => {
+      manager.stop();
+      return Promise.resolve();
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -162,6 +166,7 @@ describe.skipIf(!isRoot)('ACME certificates from pebble, served by nginx', () =>
     let requests = 0;
     let keepGoing = true;
     const client = (async () => {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- cleared by the test once it has seen enough
       while (keepGoing) {
         try {
           const answer = await getOverTls(network.hostIp, httpsPort, okDomain, pebbleRoot);

@@ -71,6 +71,7 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('backup and restore of a running
     let writes = 0;
     let isWriting = true;
     const writer = (async () => {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- cleared by the test once it has seen enough
       while (isWriting && writes < MAX_WRITES) {
         await system.api.createHttpService(node.node.id, { name: `w${writes}`, pathLocation: `/w${writes}`, backendHost: node.tunnelIp, backendPort: HTTP_BACKEND });
         writes += 1;

@@ -98,7 +98,7 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', (
     const [c, d] = [await createTcp(node1, 'c', port()), await createTcp(node1, 'd', port())];
     const held = {
       a: await holdHttpOn('a.e2e.test'), b: await holdHttpOn('b.e2e.test'),
-      c: await holdTcpOn(c.port ?? 0), d: await holdTcpOn(d.port ?? 0),
+      c: await holdTcpOn(c.port), d: await holdTcpOn(d.port),
     };
     let start = performance.now();
     await system.api.disableService(node1.node.id, 'http', a.id);
@@ -120,7 +120,7 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', (
     await node2.serve('tcp', TCP_PORT);
     await createHttp(node2, 'e', 'e.e2e.test');
     const f = await createTcp(node2, 'f', port());
-    const e2 = { e: await holdHttpOn('e.e2e.test'), f: await holdTcpOn(f.port ?? 0) };
+    const e2 = { e: await holdHttpOn('e.e2e.test'), f: await holdTcpOn(f.port) };
     start = performance.now();
     await system.api.disableNode(node2.node.id);
     await waitFor(() => e2.e.isClosed() && e2.f.isClosed(), { timeoutMs: CUT_OFF_MS * 2, intervalMs: 20, what: 'the disabled node’s connections to be cut' });
@@ -135,7 +135,7 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', (
       `http:${gatewayIp()}:443:y.e2e.test:/probe`, `tcp:${gatewayIp()}:${untouchedTcp.port}`,
     ]);
     const web = await holdHttpOn('y.e2e.test');
-    const session = await holdTcpOn(untouchedTcp.port ?? 0);
+    const session = await holdTcpOn(untouchedTcp.port);
     const nginxBefore = (await listNamespaceProcesses(system.topology.gatewayNs)).filter((p) => p.command.startsWith('nginx: master'));
     for (let cycle = 0; cycle < 20; cycle++) {
       const burst = (async () => {

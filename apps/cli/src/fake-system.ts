@@ -34,7 +34,7 @@ export function createFakeSystem(options: FakeSystemOptions = {}): FakeSystem {
 
   function runIp(args: readonly string[]): RunResult {
     const [object, verb, , name] = args[0] === '-4' || args[0] === '-6' ? args.slice(1) : args;
-    if (object === 'link' && verb === 'show') return name !== undefined && links.has(name) ? ok(`1: ${name}: <POINTOPOINT>`) : fail(`Device "${name}" does not exist.`);
+    if (object === 'link' && verb === 'show') return name !== undefined && links.has(name) ? ok(`1: ${name}: <POINTOPOINT>`) : fail(`Device "${String(name)}" does not exist.`);
     if (object === 'link' && verb === 'add') {
       if (!options.hasKernelWireguard) return { code: 2, stdout: '', stderr: 'Error: Unknown device type.' };
       links.add(name ?? '');

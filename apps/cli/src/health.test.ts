@@ -25,7 +25,7 @@ describe('probeGateway', () => {
   it("GETs the gateway's tunnel health URL from the node address", async () => {
     const seen: string[] = [];
     const port = await listen((req, res) => {
-      seen.push(`${req.method} ${req.url} ${req.headers.host} from ${req.socket.remoteAddress}`);
+      seen.push([req.method, req.url, req.headers.host, 'from', req.socket.remoteAddress].join(' '));
       res.writeHead(req.url === '/_postern/tunnel-health' ? 200 : 404).end('ok');
     });
     const healthUrl = `http://127.0.0.1:${port}/_postern/tunnel-health`;
@@ -37,7 +37,7 @@ describe('probeGateway', () => {
   it('for an older gateway, GETs /api/health at the tunnel address, from the node address, with the gateway URL as Host', async () => {
     const seen: string[] = [];
     const port = await listen((req, res) => {
-      seen.push(`${req.method} ${req.url} ${req.headers.host} from ${req.socket.remoteAddress}`);
+      seen.push([req.method, req.url, req.headers.host, 'from', req.socket.remoteAddress].join(' '));
       res.writeHead(req.url === '/api/health' ? 200 : 404).end('{"status":"ok","version":"1"}');
     });
     expect(await probeGateway(target(port))).toBe(true);

@@ -148,6 +148,7 @@ async function connectTls(target: Target, settings: TlsSettings, signal: AbortSi
 function judgeCertificate(socket: tls.TLSSocket, target: Target, settings: TlsSettings): void {
   const certificate = socket.getPeerCertificate();
   if (settings.pin !== undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a peer without a certificate gives {}
     const presented = certificate.raw === undefined ? 'none' : pinOfCertificate(certificate.raw);
     if (presented !== settings.pin) {
       throw new GatewayCertificateError(
@@ -194,7 +195,10 @@ function whenReady<T extends net.Socket>(socket: T, event: 'connect' | 'secureCo
       socket.destroy();
       reject(new Error('aborted'));
     };
-    if (signal.aborted) return onAbort();
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
     signal.addEventListener('abort', onAbort, { once: true });
     socket.once('error', (error) => {
       signal.removeEventListener('abort', onAbort);

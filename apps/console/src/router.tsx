@@ -96,7 +96,7 @@ const routeTree = rootRoute.addChildren([
 
 /** A history can be injected so tests run the guards against a memory history. */
 export function createAppRouter(history?: RouterHistory) {
-  return createRouter({ routeTree, history, defaultPreload: 'intent', scrollRestoration: true });
+  return createRouter({ routeTree, ...(history ? { history } : {}), defaultPreload: 'intent', scrollRestoration: true });
 }
 
 export const router = createAppRouter();

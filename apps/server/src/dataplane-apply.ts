@@ -40,6 +40,7 @@ function recordRejections(deps: ApplyDeps, rejected: Rejections): void {
           .where(and(eq(table.id, id), or(isNull(table.applyError), ne(table.applyError, message))))
           .returning({ nodeId: table.nodeId, name: table.name, domain: table.domain })
           .get();
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as the row; no match gives undefined
         if (changed) newlyRejected.push({ type, id, ...changed, domain: changed.domain || null, message });
       }
     }

@@ -130,8 +130,8 @@ const EnvSchema = z
     POSTERN_DRIFT_CHECK_INTERVAL: z.coerce.number({ error: 'must be a number of seconds (1-3600)' }).int().min(1).max(3600).default(60),
     POSTERN_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     POSTERN_CONSOLE_DIR: z.string().optional(),
-    POSTERN_ACME_DIRECTORY: z.string().url().default('https://acme-v02.api.letsencrypt.org/directory'),
-    POSTERN_ACME_EMAIL: z.string().email().optional(),
+    POSTERN_ACME_DIRECTORY: z.url().default('https://acme-v02.api.letsencrypt.org/directory'),
+    POSTERN_ACME_EMAIL: z.email().optional(),
     /** PEM file of an extra CA to trust for the ACME directory (tests use pebble's). */
     POSTERN_ACME_CA_FILE: z.string().optional(),
     /** Skip acme-client's own challenge pre-check (hosts that cannot resolve their own domains; tests). */
@@ -174,7 +174,7 @@ const ConfigSchema = EnvSchema.transform((env) => ({
   nodeQuotas: { services: env.POSTERN_NODE_MAX_SERVICES, ports: env.POSTERN_NODE_MAX_PORTS, domains: env.POSTERN_NODE_MAX_DOMAINS },
   dataPlane: env.POSTERN_DATAPLANE,
   /** Addresses/CIDRs allowed to set the client address via X-Forwarded-For; empty: nobody. */
-  trustedProxies: env.POSTERN_TRUSTED_PROXIES as readonly string[],
+  trustedProxies: env.POSTERN_TRUSTED_PROXIES,
   /** Name servers for backends given by DNS name; undefined: /etc/resolv.conf's. */
   resolvers: env.POSTERN_RESOLVERS as readonly string[] | undefined,
   sessionTtlSeconds: env.POSTERN_SESSION_TTL,

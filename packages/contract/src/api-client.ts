@@ -152,7 +152,7 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
   const base = (options.baseUrl ?? '').replace(/\/+$/, '');
   const tokenOf = (): string | null | undefined => (typeof options.token === 'function' ? options.token() : options.token);
 
-  const url = (route: Route, input: { params?: object; query?: object } = {}): string =>
+  const url = (route: Route, input: { params?: object | undefined; query?: object | undefined } = {}): string =>
     base + withQuery(buildPath(route.path, (input.params ?? {}) as Record<string, string | number>), (input.query ?? {}) as QueryRecord);
 
   async function call(route: Route, input: { params?: object; query?: object; body?: unknown; signal?: AbortSignal } = {}): Promise<unknown> {
@@ -188,5 +188,5 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
     return parsed.data;
   }
 
-  return { call: call as ApiClient['call'], url: url as ApiClient['url'] };
+  return { call: call as ApiClient['call'], url };
 }

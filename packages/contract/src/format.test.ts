@@ -9,6 +9,8 @@ describe('formats of spec §9', () => {
     expect(formatBytes(1024 ** 2 * 3)).toBe('3.00 MB');
     expect(formatBytes(1024 ** 4 * 2.25)).toBe('2.25 TB');
     expect(formatBytes(1024 ** 5)).toBe('1024.00 TB');
+    // Fractions of a byte (rates, averages) stay in Bytes.
+    expect(formatBytes(0.5)).toBe('0.50 Bytes');
   });
 
   it('formats dates as MM/dd/yyyy', () => {

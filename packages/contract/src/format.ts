@@ -3,8 +3,9 @@ import { BYTE_UNITS } from './constants.js';
 /** Byte sizes in 1024 steps, 2 decimals: 1536 → '1.50 KB' (console-spec §9). */
 export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes) || bytes <= 0) return '0 Bytes';
-  const exponent = Math.min(Math.floor(Math.log(bytes) / Math.log(1024)), BYTE_UNITS.length - 1);
-  return `${(bytes / 1024 ** exponent).toFixed(2)} ${BYTE_UNITS[exponent]}`;
+  // Clamped at 0: below one byte the logarithm is negative and there is no smaller unit than Bytes.
+  const exponent = Math.max(0, Math.min(Math.floor(Math.log(bytes) / Math.log(1024)), BYTE_UNITS.length - 1));
+  return `${(bytes / 1024 ** exponent).toFixed(2)} ${BYTE_UNITS[exponent] ?? 'Bytes'}`;
 }
 
 /** MM/dd/yyyy in local time (console-spec §9). */

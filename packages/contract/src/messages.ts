@@ -14,8 +14,8 @@ export const messages = {
 export const minLengthMessage = (limit: number): string => `This field must be at least ${limit} characters long`;
 export const maxLengthMessage = (limit: number): string =>
   `This field must be less than or equal to ${limit} characters long`;
-export const minMessage = (limit: number | string): string => `This field must be greater than or equal to ${limit}`;
-export const maxMessage = (limit: number | string): string => `This field must be less than or equal to ${limit}`;
+export const minMessage = (limit: number | string): string => `This field must be greater than or equal to ${String(limit)}`;
+export const maxMessage = (limit: number | string): string => `This field must be less than or equal to ${String(limit)}`;
 /** The spec writes 'This field must be one of ...'; the dots stand for the allowed values. */
 export const oneOfMessage = (values: readonly string[]): string => `This field must be one of ${values.join(', ')}`;
 

@@ -153,10 +153,10 @@ describe('HTTP service form rules', () => {
       ['app.example.com', '/_postern', "This field must not be /_postern or a path below it: it is the gateway's internal path"],
     ];
     for (const [domain, pathLocation, message] of cases) {
-      expect(errorsOf(HttpServiceCreateSchema, { ...base, domain, pathLocation }), `${domain} ${pathLocation}`).toEqual({ pathLocation: message });
+      expect(errorsOf(HttpServiceCreateSchema, { ...base, domain, pathLocation }), `${String(domain)} ${pathLocation}`).toEqual({ pathLocation: message });
     }
     for (const [domain, pathLocation] of [['app.example.com', '/api'], [null, '/apix'], [null, '/v1/api'], [null, '/.well-known'], [null, '/_posternx']]) {
-      expect(HttpServiceCreateSchema.safeParse({ ...base, domain, pathLocation }).success, `${domain} ${pathLocation}`).toBe(true);
+      expect(HttpServiceCreateSchema.safeParse({ ...base, domain, pathLocation }).success, `${String(domain)} ${pathLocation}`).toBe(true);
     }
   });
 

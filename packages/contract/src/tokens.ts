@@ -23,7 +23,7 @@ function toBase62(value: number, width: number): string {
   let out = '';
   let n = value;
   for (let i = 0; i < width; i++) {
-    out = BASE62[n % 62] + out;
+    out = BASE62.charAt(n % 62) + out;
     n = Math.floor(n / 62);
   }
   return out;

@@ -107,6 +107,7 @@ export async function call<const O extends Route>(operation: O, ...args: CallArg
     return answer;
   } catch (error) {
     // A change (any method but GET) is an action the operator took; reads fail on screen in their own way.
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- an abort is passed on exactly as fetch threw it
     throw await handleFailure(error, operation, operation.method !== 'GET');
   }
 }

@@ -26,7 +26,7 @@ export function reportApiReachable(isReachable: boolean): void {
 }
 
 /** A stream registers itself; the returned functions report its state and remove it. */
-export function registerStream(): { report(state: StreamState): void; remove(): void } {
+export function registerStream(): { report: (state: StreamState) => void; remove: () => void } {
   const id = nextStreamId++;
   streamStates.set(id, 'connecting');
   return {

@@ -22,7 +22,7 @@ describe('session token (console-spec §4, §9; docs/api.md "Session cookie")', 
     expect(readToken()).toBe('abc.def');
     expect(setCookie).not.toHaveBeenCalled();
     expect(document.cookie).not.toContain('abc.def');
-    expect(JSON.stringify({ ...localStorage })).not.toContain('abc.def');
+    expect(JSON.stringify(Object.entries(localStorage))).not.toContain('abc.def');
   });
 
   it('forgets the token when expires_in has passed', () => {

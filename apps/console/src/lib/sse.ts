@@ -23,14 +23,14 @@ type StreamBase = {
   path: string;
   query?: Record<string, QueryValue>;
   /** Called with the error event (default: logged); the stream is closed unless `reconnectMs` is set. */
-  onError?(event: Event): void;
+  onError?: (event: Event) => void;
   /**
    * Reopen delay after the first error (log viewer: 1 s), doubled after each further one; omit to stay closed.
    * Only reopened while the session holds.
    */
-  reconnectMs?: number;
+  reconnectMs?: number | undefined;
   /** The stream's state: connecting, open (the server answered), retrying (failed, waiting to reopen). */
-  onStateChange?(state: StreamState): void;
+  onStateChange?: (state: StreamState) => void;
 };
 
 export type StreamOptions<S extends z.ZodType> = StreamBase & {
@@ -38,7 +38,7 @@ export type StreamOptions<S extends z.ZodType> = StreamBase & {
   schema: S;
   /** Listen to this named event (`event: NAME`) instead of unnamed messages. */
   event?: string;
-  onMessage(value: z.output<S>): void;
+  onMessage: (value: z.output<S>) => void;
 };
 
 /**

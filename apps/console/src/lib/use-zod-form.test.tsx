@@ -5,7 +5,7 @@ import { CheckboxField, TextField } from '../components/ui/form-field';
 import { ApiError } from './api';
 import { useZodForm } from './use-zod-form';
 
-function NodeForm({ onValid }: { onValid(data: unknown): Promise<void> }) {
+function NodeForm({ onValid }: { onValid: (data: unknown) => Promise<void> }) {
   const form = useZodForm(NodeCreateSchema, { name: '', address: '', isGateway: false, gatewayNetwork: '' });
   return (
     <form onSubmit={form.handleSubmit(onValid)} noValidate>

@@ -1,6 +1,6 @@
 import type { FieldError } from '@postern/contract';
 import { toFieldErrors } from '@postern/contract';
-import type { FormEvent } from 'react';
+import type { SubmitEvent } from 'react';
 import { useCallback, useLayoutEffect, useRef, useState } from 'react';
 import type { z } from 'zod';
 import { afterPointerRelease } from './after-pointer-release';
@@ -37,8 +37,8 @@ export type FieldBinding<V> = {
   name: string;
   value: V;
   error: string | undefined;
-  onChange(value: V): void;
-  onBlur(): void;
+  onChange: (value: V) => void;
+  onBlur: () => void;
 };
 
 export function useZodForm<TValues extends Record<string, unknown>, TSchema extends z.ZodType>(
@@ -114,7 +114,7 @@ export function useZodForm<TValues extends Record<string, unknown>, TSchema exte
   /** Validates everything; on success runs `onValid`, mapping a 422 onto the fields and logging other failures. */
   const handleSubmit =
     (onValid: (data: z.output<TSchema>) => Promise<void> | void) =>
-    async (event?: FormEvent): Promise<void> => {
+    async (event?: SubmitEvent): Promise<void> => {
       event?.preventDefault();
       submittedForm.current = event?.currentTarget instanceof HTMLFormElement ? event.currentTarget : null;
       const result = schema.safeParse(valuesRef.current);

@@ -1,7 +1,7 @@
 import type { LoginRequest, LoginResponse } from '@postern/contract';
 import { messages, routes } from '@postern/contract';
 import { useNavigate } from '@tanstack/react-router';
-import type { FormEvent } from 'react';
+import type { SubmitEvent } from 'react';
 import { useEffect, useState } from 'react';
 import { Button } from '../components/ui/button';
 import { TextField } from '../components/ui/form-field';
@@ -80,7 +80,7 @@ export function LoginPage() {
     await navigate({ to: target });
   };
 
-  const verify = async (event: FormEvent) => {
+  const verify = async (event: SubmitEvent) => {
     event.preventDefault();
     if (challenge === null) return;
     if (code.trim() === '') {
@@ -110,7 +110,7 @@ export function LoginPage() {
   };
   const blur = (name: keyof LoginRequest) => () => setErrors((current) => ({ ...current, [name]: checkCredentials(credentials)[name] }));
 
-  const signIn = async (event: FormEvent) => {
+  const signIn = async (event: SubmitEvent) => {
     event.preventDefault();
     const found = checkCredentials(credentials);
     setErrors(found);
@@ -204,7 +204,7 @@ export function LoginPage() {
   );
 }
 
-function LoginAlert({ text, onClose }: { text: string; onClose(): void }) {
+function LoginAlert({ text, onClose }: { text: string; onClose: () => void }) {
   return (
     <div role="alert" className="flex items-start gap-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
       <p className="flex-1">{text}</p>

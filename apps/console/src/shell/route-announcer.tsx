@@ -23,7 +23,7 @@ export function RouteAnnouncer({ containerRef }: { containerRef: React.RefObject
     let done = false;
     const settle = (): boolean => {
       const heading = container.querySelector('h1');
-      const title = heading?.textContent?.trim();
+      const title = heading?.textContent.trim();
       if (!heading || !title) return false;
       done = true;
       document.title = `${title} · ${APP_NAME}`;

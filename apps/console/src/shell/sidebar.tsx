@@ -24,7 +24,7 @@ const subscribeDesktop = (onChange: () => void) => {
 };
 const isDesktopWidth = () => window.matchMedia(DESKTOP_QUERY).matches;
 
-type SidebarProps = { isExpanded: boolean; onToggleExpanded(): void; isMobileOpen: boolean; onCloseMobile(): void };
+type SidebarProps = { isExpanded: boolean; onToggleExpanded: () => void; isMobileOpen: boolean; onCloseMobile: () => void };
 
 export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMobile }: SidebarProps) {
   const panelRef = useRef<HTMLElement>(null);
@@ -38,6 +38,7 @@ export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMob
     // The opened overlay takes focus; Escape hands it back to the button that opened it.
     panelRef.current?.querySelector<HTMLElement>('a[href]')?.focus();
     const onKey = (event: KeyboardEvent) => {
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- the spec names the key by its code (27)
       if (event.key === 'Escape' || event.keyCode === ESCAPE_KEY_CODE) {
         onCloseMobile();
         document.querySelector<HTMLElement>('[data-sidebar-trigger]')?.focus();

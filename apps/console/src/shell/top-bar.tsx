@@ -6,7 +6,7 @@ import { HelpMenu } from './help-menu';
 import { SignOutButton } from './sign-out-button';
 import { ThemeToggle } from './theme-toggle';
 
-export function TopBar({ onOpenSidebar }: { onOpenSidebar(): void }) {
+export function TopBar({ onOpenSidebar }: { onOpenSidebar: () => void }) {
   return (
     <header className="sticky top-0 z-20 flex h-16 items-center gap-2 border-b border-gray-200 bg-white/90 px-4 backdrop-blur dark:border-gray-800 dark:bg-gray-900/90">
       <button

@@ -152,7 +152,7 @@ afterAll(() => t.cleanup());
 async function json<T>(method: string, url: string, token: string, body?: object): Promise<T> {
   const response = await t.app.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${token}` }, ...(body ? { payload: body } : {}) });
   if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
-  return response.json() as T;
+  return response.json<T>();
 }
 
 /** Two nodes with a token each, a service and an extra token of A, a domain: all fresh. */

@@ -64,7 +64,7 @@ describe('request timeouts', () => {
 
 describe('security headers', () => {
   const expectHardened = (headers: Record<string, unknown>, where: string) => {
-    const csp = String(headers['content-security-policy'] ?? '');
+    const csp = (headers['content-security-policy'] as string | undefined) ?? '';
     const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name = '', ...values]) => [name, values]));
     expect(directives.get('script-src'), where).toEqual(["'self'"]);
     expect(directives.get('default-src'), where).toEqual(["'self'"]);

@@ -14,7 +14,7 @@ let admin: string;
 let nodeA: { id: number; name: string; token: string };
 let nodeB: { id: number; name: string; token: string };
 
-type Method = InjectOptions['method'];
+type Method = NonNullable<InjectOptions['method']>;
 interface Answer {
   status: number;
   body: { message?: string; errors?: { body: { field: string; message: string }[] } } & Record<string, unknown>;

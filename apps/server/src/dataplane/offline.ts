@@ -4,7 +4,6 @@ import type { NginxRenderOptions } from './nginx/options.js';
 import { planDataPlane } from './plan.js';
 import { createReconciler, type ProxyAdapter } from './reconciler.js';
 import {
-  noRejections,
   type ApplyResult, type CertificateAdapter, type CertificateInfo, type DataPlane, type DesiredDomain, type DesiredPeer,
   type DesiredState, type DriftReport, type LogLine, type TrafficCounters, type NodeStatus, type NodeStatusSource, type WgPeerStatus, type WireGuardAdapter,
 } from './types.js';
@@ -233,7 +232,7 @@ export function createOfflineDataPlane(options: { loadDesiredState: () => Desire
       const message = nextFailure;
       nextFailure = null;
       const result = await reconciler.apply();
-      return message === null ? result : { ok: false, message, rejected: result.rejected ?? noRejections() };
+      return message === null ? result : { ok: false, message, rejected: result.rejected };
     },
     traffic: () => Promise.resolve(traffic),
     setTraffic: (counters) => { traffic = counters; },

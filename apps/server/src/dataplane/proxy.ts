@@ -226,7 +226,7 @@ export function createProxy(options: {
     },
 
     async httpTraffic() {
-      const answer = await http.control.get<{ epoch: string | null; services: Record<string, Record<string, number>> }>('/stats');
+      const answer = await http.control.get<{ epoch: string | null; services: Record<string, Record<string, unknown>> }>('/stats');
       const services = new Map<number, HttpTraffic>();
       for (const [id, row] of Object.entries(answer.services)) {
         const n = (field: string): number => Number(row[field] ?? 0);

@@ -17,5 +17,5 @@ export function openDb(file: string, migrationsFolder: string): Db {
   sqlite.pragma('busy_timeout = 5000');
   const db = drizzle(sqlite, { schema });
   migrate(db, { migrationsFolder });
-  return db as Db;
+  return db;
 }

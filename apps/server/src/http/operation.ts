@@ -29,7 +29,8 @@ export type OperationRequest<O extends Operation> = FastifyRequest<{
 export type OperationResult<O extends Operation> = O['response'] extends JsonResponse<infer S>
   ? z.input<S>
   : O['response'] extends EmptyResponse
-    ? void
+    ? // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a 204 handler may simply not return
+      void
     : unknown;
 
 export type OperationHandler<O extends Operation> = (

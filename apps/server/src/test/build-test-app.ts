@@ -76,7 +76,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     async login() {
       const response = await app.inject({ method: 'POST', url: '/api/auth/login', payload: TEST_ADMIN });
       if (response.statusCode !== 200) throw new Error(`test login failed: ${response.statusCode} ${response.body}`);
-      return (response.json() as { token: string }).token;
+      return response.json<{ token: string }>().token;
     },
     async cleanup() {
       await app.close();

@@ -28,7 +28,7 @@ type DatePickerProps = {
   label: ReactNode;
   name: string;
   value: string | undefined;
-  onChange(value: string | undefined): void;
+  onChange: (value: string | undefined) => void;
   error?: string | undefined;
   description?: ReactNode;
   placeholder?: string;

@@ -1,4 +1,4 @@
-import type { FormEvent, ReactNode } from 'react';
+import type { SubmitEvent, ReactNode } from 'react';
 import { useEffect, useId, useLayoutEffect, useRef } from 'react';
 import { createPortal } from 'react-dom';
 import { Button } from './button';
@@ -8,7 +8,7 @@ export type DialogSize = 'small' | 'medium' | 'large';
 
 const sizeClasses: Record<DialogSize, string> = { small: 'max-w-md', medium: 'max-w-2xl', large: 'max-w-4xl' };
 
-type ModalProps = { open: boolean; title: ReactNode; onClose(): void; size?: DialogSize; icon?: ReactNode; children: ReactNode };
+type ModalProps = { open: boolean; title: ReactNode; onClose: () => void; size?: DialogSize; icon?: ReactNode; children: ReactNode };
 
 const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
@@ -99,8 +99,8 @@ type FormDialogProps = {
   open: boolean;
   title: ReactNode;
   size?: DialogSize;
-  onClose(): void;
-  onSubmit(event: FormEvent): void;
+  onClose: () => void;
+  onSubmit: (event: SubmitEvent) => void;
   isSubmitting?: boolean;
   saveText?: string;
   children: ReactNode;
@@ -131,7 +131,7 @@ export function InfoDialog({ open, title, icon, size = 'medium', onClose, childr
   title: ReactNode;
   icon?: ReactNode;
   size?: DialogSize;
-  onClose(): void;
+  onClose: () => void;
   children: ReactNode;
 }) {
   return (

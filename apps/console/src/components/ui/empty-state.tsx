@@ -5,7 +5,7 @@ export function EmptyState({ title, description, actionLabel, onAction, icon }: 
   title: string;
   description?: ReactNode;
   actionLabel?: string;
-  onAction?(): void;
+  onAction?: () => void;
   icon?: ReactNode;
 }) {
   return (

@@ -14,7 +14,7 @@ function borderClasses(error: string | undefined): string {
     : 'border-gray-300 focus:outline-brand-500 dark:border-gray-600';
 }
 
-type BaseProps = { label: ReactNode; name: string; error?: string | undefined; description?: ReactNode; onBlur?(): void };
+type BaseProps = { label: ReactNode; name: string; error?: string | undefined; description?: ReactNode; onBlur?: () => void };
 
 /**
  * A required field's visible mark. Screen readers hear "required" from the input's aria-required instead (the
@@ -51,7 +51,7 @@ function FieldShell({ id, label, error, description, isRequired, children }: { i
 
 type TextFieldProps = BaseProps & {
   value: string | number | null | undefined;
-  onChange(value: string): void;
+  onChange: (value: string) => void;
 } & Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange' | 'onBlur' | 'name'>;
 
 export function TextField({ label, name, error, description, value, onChange, onBlur, required, ...inputProps }: TextFieldProps) {
@@ -74,7 +74,7 @@ export function TextField({ label, name, error, description, value, onChange, on
   );
 }
 
-type CheckboxFieldProps = BaseProps & { value: boolean | null | undefined; onChange(value: boolean): void; disabled?: boolean };
+type CheckboxFieldProps = BaseProps & { value: boolean | null | undefined; onChange: (value: boolean) => void; disabled?: boolean };
 
 export function CheckboxField({ label, name, error, description, value, onChange, onBlur, disabled }: CheckboxFieldProps) {
   const id = useId();
@@ -105,7 +105,7 @@ export type SelectOption = { value: string; label: string };
 
 type SelectFieldProps = BaseProps & {
   value: string | null | undefined;
-  onChange(value: string): void;
+  onChange: (value: string) => void;
   options: readonly SelectOption[];
   placeholder?: string;
   disabled?: boolean;
@@ -137,7 +137,7 @@ export function SelectField({ label, name, error, description, value, onChange, 
   );
 }
 
-type TextareaFieldProps = BaseProps & { value: string | null | undefined; onChange(value: string): void; rows?: number; placeholder?: string; disabled?: boolean };
+type TextareaFieldProps = BaseProps & { value: string | null | undefined; onChange: (value: string) => void; rows?: number; placeholder?: string; disabled?: boolean };
 
 export function TextareaField({ label, name, error, description, value, onChange, onBlur, rows = 3, placeholder, disabled }: TextareaFieldProps) {
   const id = useId();
@@ -168,7 +168,7 @@ export function parseList(text: string): string[] {
     .filter((entry) => entry !== '');
 }
 
-type IpListFieldProps = BaseProps & { value: readonly string[] | null | undefined; onChange(value: string[]): void; placeholder?: string; disabled?: boolean };
+type IpListFieldProps = BaseProps & { value: readonly string[] | null | undefined; onChange: (value: string[]) => void; placeholder?: string; disabled?: boolean };
 
 /** A list of IPs/CIDRs edited as text, one per line. Keeps the typed text so a trailing newline is not eaten. */
 export function IpListField({ value, onChange, placeholder = '192.168.1.0/24', ...rest }: IpListFieldProps) {
@@ -196,9 +196,9 @@ export function IpListField({ value, onChange, placeholder = '192.168.1.0/24', .
 
 type AutocompleteFieldProps = BaseProps & {
   value: string | null | undefined;
-  onChange(value: string): void;
+  onChange: (value: string) => void;
   /** Suggestions for the typed text; called 300 ms after typing stops. Custom values are always allowed. */
-  loadOptions(query: string): Promise<string[]>;
+  loadOptions: (query: string) => Promise<string[]>;
   placeholder?: string;
   disabled?: boolean;
 };

@@ -2,7 +2,7 @@ import type { SVGProps } from 'react';
 
 // A handful of inline icons (24×24 outline paths) instead of an icon library: a few hundred bytes in total.
 
-type IconProps = SVGProps<SVGSVGElement>;
+type IconProps = Omit<SVGProps<SVGSVGElement>, 'd'>;
 
 function Icon({ d, ...props }: IconProps & { d: string }) {
   return (

@@ -8,7 +8,7 @@ const SEARCH_DELAY_MS = 300;
  * A search box that reports what was typed once typing pauses, so each keystroke does not become a request (and a
  * history entry). It follows `value` when the URL changes under it (Back).
  */
-export function SearchField({ label, value, onSearch }: { label: string; value: string; onSearch(value: string): void }) {
+export function SearchField({ label, value, onSearch }: { label: string; value: string; onSearch: (value: string) => void }) {
   const id = useId();
   const [text, setText] = useState(value);
   // Follow the URL while rendering (react.dev, "you might not need an effect"), not in an effect.
@@ -39,7 +39,7 @@ export function SearchField({ label, value, onSearch }: { label: string; value: 
   );
 }
 
-export function PageSizeSelect({ value, onChange, sizes = PAGE_SIZES }: { value: number; onChange(limit: number): void; sizes?: readonly number[] }) {
+export function PageSizeSelect({ value, onChange, sizes = PAGE_SIZES }: { value: number; onChange: (limit: number) => void; sizes?: readonly number[] }) {
   const id = useId();
   return (
     <div className="flex items-center gap-2 text-sm">
@@ -76,7 +76,7 @@ export function SortableTh<K extends string>({
   sortKey: K;
   sort: K | undefined;
   order: 'asc' | 'desc' | undefined;
-  onSort(sort: K, order: 'asc' | 'desc'): void;
+  onSort: (sort: K, order: 'asc' | 'desc') => void;
 }) {
   const isActive = sort === sortKey;
   const direction = order ?? 'asc';

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { DotsIcon } from './icons';
 
-export type MenuItem = { label: string; onSelect(): void; isDanger?: boolean; isHidden?: boolean; isDisabled?: boolean };
+export type MenuItem = { label: string; onSelect: () => void; isDanger?: boolean; isHidden?: boolean; isDisabled?: boolean };
 
 /** Below the button, or above it when the list would run off the bottom of the window. */
 type Position = { top?: number; bottom?: number; right: number };
@@ -82,7 +82,10 @@ export function ActionMenu({ items, label = 'Actions', trigger }: { items: MenuI
   if (visible.length === 0) return null;
 
   const toggle = () => {
-    if (position) return setPosition(null);
+    if (position) {
+      setPosition(null);
+      return;
+    }
     const rect = buttonRef.current?.getBoundingClientRect();
     if (!rect) return;
     setPosition(placeBelowOrAbove(rect, visible.length));

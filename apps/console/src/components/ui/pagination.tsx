@@ -13,7 +13,7 @@ export function pageCount(limit: number, total: number): number {
 }
 
 /** Previous/Next and the range text; renders nothing when everything fits on one page. */
-export function Pagination({ page, limit, total, onPageChange }: { page: number; limit: number; total: number; onPageChange(page: number): void }) {
+export function Pagination({ page, limit, total, onPageChange }: { page: number; limit: number; total: number; onPageChange: (page: number) => void }) {
   const pages = pageCount(limit, total);
   const previous = useRef<HTMLButtonElement>(null);
   const next = useRef<HTMLButtonElement>(null);

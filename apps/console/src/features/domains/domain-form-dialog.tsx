@@ -14,7 +14,7 @@ const SSL_OPTIONS = [
   { value: 'certbot', label: "Let's Encrypt" },
 ] as const;
 
-function DomainForm({ domain, onClose }: { domain?: Domain; onClose(): void }) {
+function DomainForm({ domain, onClose }: { domain?: Domain; onClose: () => void }) {
   const form = useZodForm(DomainCreateSchema, getInitialDomainValues(domain));
   const create = useCreateDomain();
   const update = useUpdateDomain();
@@ -81,7 +81,7 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose(): void }) {
 }
 
 /** Creates (POST) or, with `domain`, edits (PATCH) a domain. */
-export function DomainFormDialog({ domain, open, onClose }: { domain?: Domain; open: boolean; onClose(): void }) {
+export function DomainFormDialog({ domain, open, onClose }: { domain?: Domain; open: boolean; onClose: () => void }) {
   if (!open) return null;
   return <DomainForm key={domain?.id ?? 'new'} {...(domain ? { domain } : {})} onClose={onClose} />;
 }

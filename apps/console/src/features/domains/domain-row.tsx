@@ -14,9 +14,9 @@ export const DOMAIN_COLUMN_COUNT = 6;
 export function DomainRow({ domain, isExpanded, onToggle, onEdit, onDelete }: {
   domain: Domain;
   isExpanded: boolean;
-  onToggle(): void;
-  onEdit(): void;
-  onDelete(): void;
+  onToggle: () => void;
+  onEdit: () => void;
+  onDelete: () => void;
 }) {
   const navigate = useNavigate();
   return (

@@ -1,4 +1,4 @@
-import { operations, ServiceTypeSchema, type ServiceType } from '@postern/contract';
+import { operations, ServiceTypeSchema } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useParams } from '@tanstack/react-router';
 import { useState, type ReactNode } from 'react';
@@ -49,7 +49,7 @@ type LogRouteParams = { domain?: string; nodeId?: string; type?: string; id?: st
 
 /** Not bound to a route object, so the router can mount it anywhere (strict: false). */
 function useLogRouteParams(): LogRouteParams {
-  return useParams({ strict: false }) as LogRouteParams;
+  return useParams({ strict: false });
 }
 
 /** /domains/$domain/logs */
@@ -86,7 +86,7 @@ function ServiceSubject({ nodeId, type, id }: { nodeId: number; type: string; id
   const node = useQuery({ ...nodeQueryOptions(nodeId), enabled: isValid });
   const service = useQuery({
     queryKey: ['services', type, 'one', nodeId, id],
-    queryFn: ({ signal }) => call(operations.getService, { params: { nodeId, type: type as ServiceType, id }, signal }),
+    queryFn: ({ signal }) => call(operations.getService, { params: { nodeId, type, id }, signal }),
     enabled: isValid,
   });
   if (!service.data || !node.data) return null;

@@ -50,7 +50,7 @@ describe('connect command in the console', () => {
   it("'Your Node is Ready' copies each command with the public URL, the new token and the pin; the token is on screen once", async () => {
     const fetchMock = serveInfo(selfSigned);
     const writeText = vi.fn(() => Promise.resolve());
-    vi.stubGlobal('navigator', { ...navigator, clipboard: { writeText } });
+    vi.stubGlobal('navigator', { clipboard: { writeText } });
     renderWithQueries(<NodeReadyDialog node={created} onClose={() => undefined} />);
     expect(await commandField()).toBe(`postern connect --url https://gw.example.test:8443 --token pstn_•••••••• --pin ${PIN}`);
     expect(await commandField()).not.toContain(window.location.host);

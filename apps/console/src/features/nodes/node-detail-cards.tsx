@@ -84,7 +84,7 @@ export function NodeConnectCard({ node }: { node: Node }) {
 }
 
 /** What the gateway holds for this node: whether its peer is active, and when its config last changed. */
-export function NodeConfigStatusCard({ node, onDownload }: { node: Node; onDownload(): void }) {
+export function NodeConfigStatusCard({ node, onDownload }: { node: Node; onDownload: () => void }) {
   const isRecentlyActive = node.status !== 'offline';
   return (
     <Card title="Config Status">

@@ -62,7 +62,7 @@ describe('node form gateway rule (console-spec §5)', () => {
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Save' })));
     const [url, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
     expect([url, init.method]).toEqual(['/api/nodes', 'POST']);
-    expect(JSON.parse(String(init.body))).toMatchObject({ name: 'office', isGateway: true, gatewayNetwork: '192.168.10.0/24' });
+    expect(JSON.parse(init.body as string)).toMatchObject({ name: 'office', isGateway: true, gatewayNetwork: '192.168.10.0/24' });
     expect(onCreated).toHaveBeenCalledWith(expect.objectContaining({ token: 'pstn_secret' }));
   });
 });

@@ -11,8 +11,8 @@ type NodeFormDialogProps = {
   open: boolean;
   /** Edit this node (PATCH); without it the form creates one (POST). */
   node?: Node | null;
-  onClose(): void;
-  onCreated?(node: NodeCreated): void;
+  onClose: () => void;
+  onCreated?: (node: NodeCreated) => void;
 };
 
 export function NodeFormDialog({ open, node, onClose, onCreated }: NodeFormDialogProps) {

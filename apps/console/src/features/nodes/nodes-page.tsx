@@ -105,7 +105,7 @@ export function NodesPage() {
       <Card>
         {isPending ? (
           <div className="flex justify-center py-10"><Spinner className="size-6" /></div>
-        ) : isError || !data ? (
+        ) : isError ? (
           <EmptyState title="Nodes could not be loaded" description="Check your connection and reload the page." />
         ) : data.data.length === 0 && isSearching ? (
           <p role="status" className="px-4 py-10 text-center text-sm text-gray-600 dark:text-gray-300">

@@ -20,7 +20,7 @@ function logFailure(action: string) {
  * The node actions shared by the list row menu and the detail page, with their confirmations and dialogs.
  * Render `dialogs` once where the hook is used.
  */
-export function useNodeActions({ onDeleted }: { onDeleted?(node: Node): void } = {}) {
+export function useNodeActions({ onDeleted }: { onDeleted?: (node: Node) => void } = {}) {
   const confirm = useConfirm();
   const navigate = useNavigate();
   const setEnabled = useSetNodeEnabled();

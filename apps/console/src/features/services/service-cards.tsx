@@ -19,8 +19,8 @@ function ServicesCard({ node, type, form, onAdd, onEdit }: {
   node: Node;
   type: ServiceType;
   form: ReactNode;
-  onAdd(): void;
-  onEdit(service: AnyService): void;
+  onAdd: () => void;
+  onEdit: (service: AnyService) => void;
 }) {
   const label = type === 'http' ? 'HTTP' : 'TCP';
   const [view, onViewChange] = useUrlServiceView(type);

@@ -7,7 +7,7 @@ import { DURATIONS, formatRemaining, type ExpiryChoice } from './service-expiry-
 
 // Temporary exposure (beyond the spec): the form's "Expose For" choice and the remaining time on a service row.
 
-type ExpiryFieldProps = { service: HttpService | TcpService | undefined; value: ExpiryChoice; onChange(value: ExpiryChoice): void };
+type ExpiryFieldProps = { service: HttpService | TcpService | undefined; value: ExpiryChoice; onChange: (value: ExpiryChoice) => void };
 
 export function ExpiryField({ service, value, onChange }: ExpiryFieldProps) {
   const current = service?.expiresAt;

@@ -7,18 +7,18 @@ import { TcpServiceForm } from './tcp-service-form';
 // The service form dialogs the node pages open. After a create the form gives way to 'Your Service is Now
 // Publicly Available' with the new public address (console-spec §4).
 
-type DialogProps<S> = { node: Node; service?: S; open: boolean; onClose(): void };
+type DialogProps<S> = { node: Node; service?: S; open: boolean; onClose: () => void };
 
 /**
  * Shows the form, and after a create the service-exposed dialog in its place; `onClose` runs when the operator
  * leaves either. Works whether the parent toggles `open` or mounts the dialog only while it is open.
  */
-function ServiceFormFlow<S extends HttpService | TcpService>({ open, onClose, renderForm }: {
+function ServiceFormFlow({ open, onClose, renderForm }: {
   open: boolean;
-  onClose(): void;
-  renderForm(onCreated: (service: S) => void): ReactNode;
+  onClose: () => void;
+  renderForm: (onCreated: (service: HttpService | TcpService) => void) => ReactNode;
 }) {
-  const [exposed, setExposed] = useState<S | null>(null);
+  const [exposed, setExposed] = useState<HttpService | TcpService | null>(null);
   if (!open) return null;
   if (exposed) {
     const close = () => {
@@ -33,7 +33,7 @@ function ServiceFormFlow<S extends HttpService | TcpService>({ open, onClose, re
 /** POST when creating, PATCH when `service` is given (console-spec §4). */
 export function HttpServiceFormDialog({ node, service, open, onClose }: DialogProps<HttpService>) {
   return (
-    <ServiceFormFlow<HttpService>
+    <ServiceFormFlow
       open={open}
       onClose={onClose}
       renderForm={(onCreated) => (
@@ -46,7 +46,7 @@ export function HttpServiceFormDialog({ node, service, open, onClose }: DialogPr
 /** POST when creating, PATCH when `service` is given (console-spec §4). */
 export function TcpServiceFormDialog({ node, service, open, onClose }: DialogProps<TcpService>) {
   return (
-    <ServiceFormFlow<TcpService>
+    <ServiceFormFlow
       open={open}
       onClose={onClose}
       renderForm={(onCreated) => (

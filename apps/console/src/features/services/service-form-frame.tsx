@@ -1,5 +1,5 @@
 import type { Node } from '@postern/contract';
-import type { FormEvent, ReactNode } from 'react';
+import type { SubmitEvent, ReactNode } from 'react';
 import { Badge } from '../../components/ui/card';
 import { FormDialog } from '../../components/ui/dialog';
 import { AutocompleteField, IpListField, TextField } from '../../components/ui/form-field';
@@ -21,8 +21,8 @@ type ServiceFormFrameProps = {
     allowedIps: FieldBinding<string[]>;
     blockedIps: FieldBinding<string[]>;
   };
-  onClose(): void;
-  onSubmit(event: FormEvent): void;
+  onClose: () => void;
+  onSubmit: (event: SubmitEvent) => void;
   isSubmitting: boolean;
   children: ReactNode;
 };

@@ -6,9 +6,9 @@ import { canEditBackendHost } from './service-form-rules';
 export type ServiceFormProps<S extends HttpService | TcpService> = {
   node: Node;
   service?: S;
-  onClose(): void;
+  onClose: () => void;
   /** After a create: the new service, for the service-exposed dialog. */
-  onCreated(service: S): void;
+  onCreated: (service: S) => void;
 };
 
 export const EXPOSED_MESSAGE = 'Service exposed successfully!';

@@ -24,7 +24,7 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
 export function ServiceInfoDialog({ service, title, onClose }: {
   service: HttpService | TcpService | null;
   title?: string;
-  onClose(): void;
+  onClose: () => void;
 }) {
   if (!service) return null;
   const isTls = 'proto' in service ? service.ssl : service.publicAccess.startsWith('https:');

@@ -27,10 +27,10 @@ type ServiceListProps = {
   /** Shown when the list is empty. */
   empty: ReactNode;
   /** Node scope: opens the edit form for a row. */
-  onEdit?(service: Service): void;
+  onEdit?: (service: Service) => void;
   /** Search, page, page size and sort: the node page keeps them in the URL; without them the table keeps its own. */
   view?: ServiceListView;
-  onViewChange?(next: Partial<ServiceListView>, replace?: boolean): void;
+  onViewChange?: (next: Partial<ServiceListView>, replace?: boolean) => void;
 };
 
 /** A table's view held in component state (tables whose view is not part of the URL). */

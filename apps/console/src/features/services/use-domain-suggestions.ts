@@ -7,7 +7,7 @@ export function useDomainSuggestions(): (query: string) => Promise<string[]> {
   const queryClient = useQueryClient();
   return useCallback(
     async (query: string) => {
-      const { data } = await queryClient.fetchQuery(domainOptionsQueryOptions());
+      const { data } = await queryClient.query(domainOptionsQueryOptions());
       const needle = query.trim().toLowerCase();
       return data.map((domain) => domain.domain).filter((name) => name.includes(needle));
     },

@@ -8,8 +8,8 @@ type SaveServiceOptions<S extends HttpService | TcpService, B> = {
   service: S | undefined;
   create: (args: { nodeId: number; body: B }) => Promise<S>;
   update: (args: { ref: { nodeId: number; id: number }; body: B }) => Promise<S>;
-  onClose(): void;
-  onCreated(service: S): void;
+  onClose: () => void;
+  onCreated: (service: S) => void;
 };
 
 /**
@@ -28,7 +28,10 @@ export function useSaveService<S extends HttpService | TcpService, B>(options: S
       return;
     }
     const created = await settleStoredChange(options.create({ nodeId: node.id, body }));
-    if (!created.isApplied) return options.onClose();
+    if (!created.isApplied) {
+      options.onClose();
+      return;
+    }
     toast({ message: EXPOSED_MESSAGE, type: 'success' });
     options.onCreated(created.value);
   };

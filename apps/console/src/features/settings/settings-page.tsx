@@ -1,6 +1,6 @@
 import { messages, operations, type TwoFactorSetup } from '@postern/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import type { FormEvent, ReactNode } from 'react';
+import type { SubmitEvent, ReactNode } from 'react';
 import { useState } from 'react';
 import { Button } from '../../components/ui/button';
 import { Badge, Card } from '../../components/ui/card';
@@ -14,12 +14,12 @@ import { showToast } from '../../lib/toast-store';
 
 const twoFactorKey = ['auth', 'two-factor'] as const;
 
-type Fields = Partial<Record<'password' | 'code', string>>;
+type Fields = Partial<Record<'password' | 'code', string | undefined>>;
 
 /** A 422's field messages; any other failure was already reported by the API layer (toast or sign-out). */
 function fieldErrorsOf(error: unknown): Fields {
   if (!isApiError(error)) return {};
-  return Object.fromEntries(error.fieldErrors.map((entry) => [entry.field, entry.message])) as Fields;
+  return Object.fromEntries(error.fieldErrors.map((entry) => [entry.field, entry.message]));
 }
 
 const required = (value: string): string | undefined => (value.trim() === '' ? messages.empty : undefined);
@@ -59,14 +59,14 @@ function TwoFactorCard() {
   );
 }
 
-function EnrolForm({ onEnabled }: { onEnabled(codes: string[]): void }) {
+function EnrolForm({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
   const [setup, setSetup] = useState<TwoFactorSetup | null>(null);
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [errors, setErrors] = useState<Fields>({});
   const [isBusy, setBusy] = useState(false);
 
-  const start = async (event: FormEvent) => {
+  const start = async (event: SubmitEvent) => {
     event.preventDefault();
     const missing = required(password);
     setErrors({ password: missing });
@@ -82,7 +82,7 @@ function EnrolForm({ onEnabled }: { onEnabled(codes: string[]): void }) {
     }
   };
 
-  const confirm = async (event: FormEvent) => {
+  const confirm = async (event: SubmitEvent) => {
     event.preventDefault();
     const missing = required(code);
     setErrors({ code: missing });
@@ -131,7 +131,7 @@ function EnrolForm({ onEnabled }: { onEnabled(codes: string[]): void }) {
   );
 }
 
-function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone(): void }) {
+function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
   return (
     <div className="flex max-w-md flex-col gap-4">
       <p className="rounded-md bg-yellow-50 px-3 py-2 text-sm text-yellow-900 dark:bg-yellow-950 dark:text-yellow-100">
@@ -151,13 +151,13 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone(): void }) {
   );
 }
 
-function DisableForm({ codesLeft, onDisabled }: { codesLeft: number; onDisabled(): unknown }) {
+function DisableForm({ codesLeft, onDisabled }: { codesLeft: number; onDisabled: () => unknown }) {
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [errors, setErrors] = useState<Fields>({});
   const [isBusy, setBusy] = useState(false);
 
-  const disable = async (event: FormEvent) => {
+  const disable = async (event: SubmitEvent) => {
     event.preventDefault();
     const found = { password: required(password), code: required(code) };
     setErrors(found);

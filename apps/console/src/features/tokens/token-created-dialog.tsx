@@ -5,7 +5,7 @@ import { InfoDialog } from '../../components/ui/dialog';
 import { links } from '../../lib/links';
 
 /** The one time a token's secret is shown (console-spec §2). */
-export function TokenCreatedDialog({ token, onClose }: { token: PersonalAccessTokenCreated | null; onClose(): void }) {
+export function TokenCreatedDialog({ token, onClose }: { token: PersonalAccessTokenCreated | null; onClose: () => void }) {
   return (
     <InfoDialog open={token !== null} title="New Access Token Generated" onClose={onClose}>
       {token && (

@@ -13,8 +13,8 @@ const emptyValues: TokenFormValues = { name: '', expireAt: undefined };
 export function TokenFormDialog({ nodeId, open, onClose, onCreated }: {
   nodeId: number;
   open: boolean;
-  onClose(): void;
-  onCreated(token: PersonalAccessTokenCreated): void;
+  onClose: () => void;
+  onCreated: (token: PersonalAccessTokenCreated) => void;
 }) {
   const form = useZodForm(TokenCreateSchema, emptyValues);
   const createToken = useCreateToken(nodeId);

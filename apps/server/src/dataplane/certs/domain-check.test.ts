@@ -55,7 +55,7 @@ describe('checkDomainPointsHere', () => {
     const urls: string[] = [];
     // Plays the proxy in front of the gateway: serves whatever the gateway handed nginx to answer.
     const throughProxy: typeof fetch = (input) => {
-      const url = String(input as string);
+      const url = input as string;
       urls.push(url);
       const token = url.split('/').pop() ?? '';
       return Promise.resolve(new Response(challenges.answers.get(token) ?? 'none', { status: 200 }));

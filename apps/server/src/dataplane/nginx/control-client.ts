@@ -42,8 +42,11 @@ export function createControlClient(socketPath: string, timeoutMs = 10_000): Con
               // Not JSON: nginx's own error page (e.g. the Lua module failed to load).
             }
             const status = res.statusCode ?? 0;
-            if (status >= 200 && status < 300) return resolve(parsed as T);
-            const reason = typeof parsed === 'object' && parsed !== null && 'error' in parsed ? String((parsed as { error: unknown }).error) : text.trim().slice(0, 200);
+            if (status >= 200 && status < 300) {
+              resolve(parsed as T);
+              return;
+            }
+            const reason = typeof parsed === 'object' && parsed !== null && 'error' in parsed ? String(parsed.error) : text.trim().slice(0, 200);
             reject(new ControlError(`nginx control ${method} ${path}: ${status} ${reason}`, status));
           });
         },

@@ -131,9 +131,13 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
   });
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when beforeAll failed
     await proxy?.stop({ keepServing: false });
     for (const res of trickles) res.destroy();
-    await new Promise((resolve) => { backend?.close(resolve); });
+    await new Promise((resolve) => {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when beforeAll failed
+      backend?.close(resolve);
+    });
     await rm(dataDir, { recursive: true, force: true });
   });
 

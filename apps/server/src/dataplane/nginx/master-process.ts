@@ -142,6 +142,7 @@ export async function startMaster(paths: MasterPaths, deadlineMs = 15_000): Prom
     }, deadlineMs),
   ]);
   const info = spawned.pid === undefined ? null : readStat(spawned.pid);
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the polling callback above, which TypeScript does not follow
   if (isUp && info && spawned.exitCode === null) return { pid: spawned.pid as number, startTime: info.startTime, child: spawned };
   if (spawned.exitCode === null) spawned.kill('SIGKILL');
   const reason = describeRejection(`${await readFrom(paths.errorLog, logOffset)}\n${await readFrom(paths.outputLog, outOffset)}`);
@@ -184,6 +185,7 @@ export async function reloadMaster(master: Master, errorLog: string, deadlineMs 
     const titles = await Promise.all(before.map(readCmdline));
     return titles.every((title) => title === null || title.includes('shutting down'));
   }, deadlineMs);
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the polling callback above, which TypeScript does not follow
   if (isRefused || !isLive || !(await isRunning(master))) {
     throw new NginxRejectedError(describeRejection(await readFrom(errorLog, offset)) || 'nginx did not take the new configuration');
   }

@@ -17,6 +17,7 @@ const LOG_FORMAT = [
 
 /** `tcp-30005`: the instance's directory name and identity (one service per protocol and public port). */
 export function streamInstanceKey(route: Pick<DesiredStreamRoute, 'proto' | 'port'>): string {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the type says so; this guards the rendered config against any other value
   if (route.proto !== 'tcp' && route.proto !== 'udp') throw new Error(`invalid stream protocol: ${String(route.proto)}`);
   return `${route.proto}-${assertPort(route.port, 'public port')}`;
 }

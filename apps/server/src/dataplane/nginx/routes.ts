@@ -42,6 +42,7 @@ export function routePrefix(pathLocation: string): string {
 
 /** Backends named in /etc/hosts (e.g. `localhost`) become their address: nginx's resolver only asks DNS. */
 export function upstreamUrl(route: DesiredHttpRoute, staticHosts: ReadonlyMap<string, string>): string {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the type says so; this guards the rendered config against any other value
   if (route.backendProto !== 'http' && route.backendProto !== 'https') throw new Error(`invalid backend protocol: ${String(route.backendProto)}`);
   const host = assertHost(route.backendHost, 'backend host');
   const address = isIPv4(host) ? host : (staticHosts.get(host.toLowerCase()) ?? host);

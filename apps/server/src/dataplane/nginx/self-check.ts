@@ -21,7 +21,7 @@ export function checkHttps(address: string, port: number, servername: string, ti
       answer += chunk.toString('latin1');
       if (answer.includes('\r\n')) done(/^HTTP\/1\.[01] \d{3}/.test(answer) ? null : `unexpected answer: ${answer.slice(0, 80)}`);
     });
-    socket.on('error', (err) => done(err.message));
+    socket.on('error', (err: Error) => done(err.message));
     socket.on('close', () => done(answer === '' ? 'the connection closed without an answer' : null));
   });
 }

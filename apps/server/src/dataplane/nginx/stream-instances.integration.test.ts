@@ -91,8 +91,12 @@ describe.skipIf(!canRunNginx)('TCP/UDP service instances (real nginx)', () => {
   });
 
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when beforeAll failed
     await instances?.stop({ keepServing: false });
-    await new Promise((resolve) => { echo?.close(resolve); });
+    await new Promise((resolve) => {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when beforeAll failed
+      echo?.close(resolve);
+    });
     udpEcho.close();
     await rm(dataDir, { recursive: true, force: true });
   });

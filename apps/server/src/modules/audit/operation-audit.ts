@@ -107,7 +107,7 @@ function refOf(request: FastifyRequest, name: OperationName, kind: Kind, created
 }
 
 /** Volatile or derived fields stay out of snapshots: they would make every before/after differ. */
-function strip<T extends Record<string, unknown>>(view: T): Record<string, unknown> {
+function strip(view: Record<string, unknown>): Record<string, unknown> {
   const { created_at: _c, updated_at: _u, ...rest } = view;
   return rest;
 }
@@ -211,10 +211,10 @@ export function registerOperationAudit(app: FastifyInstance, deps: AppDeps): voi
   app.decorateRequest('audit', null);
   app.addHook('preHandler', async (request) => {
     const name = operationOf(request)?.name;
-    const spec = name === undefined ? undefined : audited[name as OperationName];
+    const spec = name === undefined ? undefined : audited[name];
     if (!spec || !name) return;
     const isCreate = request.method === 'POST';
-    const ref = isCreate ? null : refOf(request, name as OperationName, spec.kind, null);
+    const ref = isCreate ? null : refOf(request, name, spec.kind, null);
     request.audit = { spec, ref, before: ref ? load(deps, ref) : null, createdId: null, error: null };
   });
   app.addHook('onError', async (request, _reply, error) => {

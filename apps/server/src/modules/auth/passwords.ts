@@ -4,6 +4,7 @@ import { hash, verify } from '@node-rs/argon2';
 
 const ARGON2ID = 2; // @node-rs/argon2 Algorithm.Argon2id; a const enum, which isolatedModules cannot import.
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- the enum's value, as said above
 export const hashPassword = (password: string): Promise<string> => hash(password, { algorithm: ARGON2ID });
 
 export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {

@@ -211,7 +211,7 @@ describe('session cookie and GET /api/auth/session', () => {
     t.app.inject({ method: 'POST', url: '/api/auth/login', payload: TEST_ADMIN, headers, remoteAddress });
   const session = (cookie?: string, headers: Record<string, string> = {}) =>
     t.app.inject({ url: '/api/auth/session', headers: { ...(cookie ? { cookie } : {}), ...headers } });
-  const setCookieOf = (response: { headers: Record<string, unknown> }): string => String(response.headers['set-cookie'] ?? '');
+  const setCookieOf = (response: { headers: Record<string, string | string[] | number | undefined> }): string => String(response.headers['set-cookie'] ?? '');
 
   it('is set by the server on sign-in: HttpOnly, SameSite=Strict, Path=/api, lifetime from expires_in', async () => {
     const response = await loginWith();

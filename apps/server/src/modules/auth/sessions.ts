@@ -44,7 +44,7 @@ const verifiedTokens = new WeakMap<AppDeps['secrets'], Map<string, { sessionId: 
 
 async function sessionIdOf(deps: AppDeps, token: string): Promise<string | null> {
   let remembered = verifiedTokens.get(deps.secrets);
-  if (!remembered) verifiedTokens.set(deps.secrets, (remembered = new Map()));
+  if (!remembered) verifiedTokens.set(deps.secrets, (remembered = new Map<string, { sessionId: string; expiresAtMs: number }>()));
   const nowMs = deps.now().getTime();
   const hit = remembered.get(token);
   if (hit && hit.expiresAtMs > nowMs) return hit.sessionId;

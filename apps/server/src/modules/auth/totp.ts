@@ -54,7 +54,7 @@ export function newRecoveryCodes(): string[] {
       value = (value << 8) | byte;
       bits += 8;
       while (bits >= 5) {
-        text += BASE32[(value >>> (bits - 5)) & 31];
+        text += BASE32.charAt((value >>> (bits - 5)) & 31);
         bits -= 5;
       }
     }

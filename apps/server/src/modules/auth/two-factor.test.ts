@@ -41,17 +41,17 @@ async function enrol(): Promise<{ secret: string; codes: string[]; session: stri
   const session = await t.login();
   const setup = await call('POST', '/api/auth/2fa/setup', session, { password: TEST_ADMIN.password });
   expect(setup.statusCode).toBe(200);
-  const { secret } = setup.json() as { secret: string };
+  const { secret } = setup.json<{ secret: string }>();
   const enabled = await call('POST', '/api/auth/2fa/enable', session, { code: codeAt(secret, clock) });
   expect(enabled.statusCode).toBe(200);
   advance(30); // the enrolment code's step is spent
-  return { secret, codes: (enabled.json() as { recoveryCodes: string[] }).recoveryCodes, session };
+  return { secret, codes: enabled.json<{ recoveryCodes: string[] }>().recoveryCodes, session };
 }
 
 async function challenge(ip = '127.0.0.1'): Promise<string> {
   const answer = await passwordStep(ip);
   expect(answer.statusCode).toBe(200);
-  return (answer.json() as { challenge: string }).challenge;
+  return answer.json<{ challenge: string }>().challenge;
 }
 
 describe('enrolment', () => {
@@ -64,7 +64,7 @@ describe('enrolment', () => {
     expect(wrongPassword.json().errors.body).toEqual([{ field: 'password', message: 'The password is not correct' }]);
 
     const setup = await call('POST', '/api/auth/2fa/setup', session, { password: TEST_ADMIN.password });
-    const body = setup.json() as { secret: string; otpauthUri: string; qrCode: string };
+    const body = setup.json<{ secret: string; otpauthUri: string; qrCode: string }>();
     expect(body.secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(body.otpauthUri).toBe(`otpauth://totp/Postern:admin?issuer=Postern&secret=${body.secret}&algorithm=SHA1&digits=6&period=30`);
     expect(Buffer.from(body.qrCode.replace('data:image/svg+xml;base64,', ''), 'base64').toString()).toContain('<svg');
@@ -77,7 +77,7 @@ describe('enrolment', () => {
 
     const enabled = await call('POST', '/api/auth/2fa/enable', session, { code: codeAt(body.secret, clock) });
     expect(enabled.statusCode).toBe(200);
-    const { recoveryCodes: codes } = enabled.json() as { recoveryCodes: string[] };
+    const { recoveryCodes: codes } = enabled.json<{ recoveryCodes: string[] }>();
     expect(codes).toHaveLength(10);
     for (const code of codes) expect(code).toMatch(/^[A-Z2-7]{4}(-[A-Z2-7]{4}){3}$/);
     expect(new Set(codes).size).toBe(10);
@@ -116,7 +116,7 @@ describe('two-step sign-in', () => {
     const { secret } = await enrol();
     const first = await passwordStep();
     expect(first.statusCode).toBe(200);
-    const body = first.json() as Record<string, unknown>;
+    const body = first.json<Record<string, unknown>>();
     expect(body).toEqual({ twoFactorRequired: true, challenge: expect.any(String), expires_in: CHALLENGE_TTL_SECONDS });
     expect(first.headers['set-cookie']).toBeUndefined();
     // The challenge is no session.
@@ -124,13 +124,13 @@ describe('two-step sign-in', () => {
 
     const second = await secondStep(body.challenge as string, codeAt(secret, clock));
     expect(second.statusCode).toBe(200);
-    const session = second.json() as { token: string; expires_in: number };
+    const session = second.json<{ token: string; expires_in: number }>();
     expect(Object.keys(session).sort()).toEqual(['expires_in', 'token']);
     expect(String(second.headers['set-cookie'])).toContain('token=');
     expect((await call('GET', '/api/nodes', session.token)).statusCode).toBe(200);
     expect(events.at(-1)).toMatchObject({ kind: 'sign_in.second_factor', username: 'admin', ip: '127.0.0.1' });
     // The audit log tells the password step from the sign-in itself.
-    const audit = (await call('GET', '/api/audit?limit=5', session.token)).json() as { data: { action: string; detail: string | null }[] };
+    const audit = (await call('GET', '/api/audit?limit=5', session.token)).json<{ data: { action: string; detail: string | null }[] }>();
     expect(audit.data.map((entry) => [entry.action, entry.detail]).slice(0, 2)).toEqual([
       ['auth.sign-in', 'with an authentication code'],
       ['auth.password-accepted', 'second factor required'],
@@ -177,7 +177,7 @@ describe('two-step sign-in', () => {
     expect((await secondStep(await challenge(), first)).statusCode).toBe(401);
     expect((await secondStep(await challenge(), second.replace(/-/g, '').toLowerCase())).statusCode).toBe(200);
     const fresh = await secondStep(await challenge(), codes[2] ?? '');
-    expect((await call('GET', '/api/auth/2fa', (fresh.json() as { token: string }).token)).json()).toEqual({ enabled: true, recoveryCodesLeft: 7 });
+    expect((await call('GET', '/api/auth/2fa', fresh.json<{ token: string }>().token)).json()).toEqual({ enabled: true, recoveryCodesLeft: 7 });
     // The session that enrolled stays signed in.
     expect((await call('GET', '/api/auth/2fa', session)).statusCode).toBe(200);
   });

@@ -154,6 +154,7 @@ export async function updateDomain(deps: AppDeps, id: number, body: DomainUpdate
     if (isForeignKeyViolation(error)) throw fieldError('ownerNodeId', ruleMessages.ownerNotFound);
     throw error;
   }
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as the row; no match gives undefined
   if (!row) throw notFound('Domain');
   await applyChanges(deps);
   return getDomain(deps, row.id);

@@ -19,7 +19,7 @@ const api = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?:
 async function createNode(payload: object = { name: 'laptop' }) {
   const response = await api('POST', '/api/nodes', payload);
   expect(response.statusCode).toBe(201);
-  return response.json() as { id: number; address: string; token: string; name: string };
+  return response.json<{ id: number; address: string; token: string; name: string }>();
 }
 
 const LOCAL_ID = 1;

@@ -128,7 +128,10 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
     },
     addDetailClient(conn, nodeId) {
       const row = findNode(deps, nodeId);
-      if (!row) return conn.close();
+      if (!row) {
+        conn.close();
+        return;
+      }
       let clients = detailClients.get(nodeId);
       if (!clients) {
         clients = new Set();

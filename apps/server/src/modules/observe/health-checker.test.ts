@@ -11,7 +11,7 @@ afterEach(() => {
   for (const server of servers.splice(0)) server.close();
 });
 
-function listen<S extends Server | ReturnType<typeof createTcpServer>>(server: S): Promise<number> {
+function listen(server: Server | ReturnType<typeof createTcpServer>): Promise<number> {
   servers.push(server);
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 }

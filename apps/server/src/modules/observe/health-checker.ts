@@ -56,7 +56,8 @@ export interface HealthChecker {
   onHealthChange(listener: (change: HealthChange) => void): () => void;
 }
 
-type TargetRow = [type: ServiceType, id: number, nodeId: number, proto: string, host: string, port: number, path: string, interval: number | null, timeout: number | null];
+type TargetRow = [type: ServiceType, id: number, nodeId: number, proto: string, host: string | null, port: number, path: string, interval: number | null, timeout: number | null];
+type TargetRowWithHost = TargetRow & { 4: string };
 
 /** What nginx serves, with the same upstream rule as desired-state.ts: a regular node is reached at its tunnel address. */
 const targetsQuery = preparedPerDb((db: Db) =>
@@ -79,7 +80,7 @@ const targetsQuery = preparedPerDb((db: Db) =>
 
 export function loadHealthTargets(db: Db): HealthTarget[] {
   return (targetsQuery(db).all() as TargetRow[])
-    .filter((row) => row[4] !== null && row[4] !== '')
+    .filter((row): row is TargetRowWithHost => row[4] !== null && row[4] !== '')
     .map(([type, id, nodeId, proto, host, port, path, interval, timeout]) => {
       const intervalSeconds = interval ?? HEALTH_CHECK_DEFAULTS.intervalSeconds;
       return {

@@ -7,6 +7,7 @@ import { createApiClient, fieldMessage, insertNode } from '../services/test-supp
 import type { HealthTarget, ProbeResult } from './health-checker.js';
 
 let t: TestApp;
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when beforeAll failed
 afterEach(async () => t?.cleanup());
 
 const METRICS_TOKEN = 'metrics-token-0123456789';

@@ -58,7 +58,7 @@ export function resolveBackendHost(node: ServiceNode, requested: string | null |
       networks.length === 0
         ? 'the node address'
         : networks.length === 1
-          ? `inside the node's network ${networks[0]}`
+          ? `inside the node's network ${String(networks[0])}`
           : `inside one of the node's networks ${networks.join(', ')}`;
     throw fieldError('backendHost', `This field must be an IP address ${where} or ${node.address}`);
   }

@@ -63,7 +63,7 @@ function assertServable(deps: AppDeps, service: AnyService): void {
   }
   const path = 'pathLocation' in service ? service.pathLocation : null;
   const reserved = path === null ? null : findReservedPath(path, service.domain !== null);
-  if (reserved) throw badRequest(`The service's path ${path} is reserved (${reserved} and below): change its path before enabling it`);
+  if (reserved && path !== null) throw badRequest(`The service's path ${path} is reserved (${reserved} and below): change its path before enabling it`);
 }
 
 /** Enable/Disable Access: the data plane starts or stops serving the service before this resolves. */

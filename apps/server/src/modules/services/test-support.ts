@@ -33,12 +33,12 @@ export interface ApiResponse<T = unknown> {
 
 /** `app.inject` with the session token and a parsed JSON body; the body type is the test's assertion. */
 export function createApiClient(t: TestApp, token: string) {
-  return async <T = Record<string, unknown>>(method: InjectOptions['method'], url: string, payload?: unknown): Promise<ApiResponse<T>> => {
+  return async <T = Record<string, unknown>>(method: NonNullable<InjectOptions['method']>, url: string, payload?: unknown): Promise<ApiResponse<T>> => {
     const response = await t.app.inject({
       method,
       url,
       headers: { authorization: `Bearer ${token}` },
-      ...(payload === undefined ? {} : { payload: payload as InjectOptions['payload'] }),
+      ...(payload === undefined ? {} : { payload: payload as NonNullable<InjectOptions['payload']> }),
     });
     return { status: response.statusCode, body: (response.body ? response.json() : null) as T };
   };

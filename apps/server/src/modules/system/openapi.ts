@@ -8,7 +8,7 @@ type JsonSchema = Record<string, unknown>;
 
 function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   // Preprocess steps and refinements have no JSON Schema form: they are described as "any" instead of failing.
-  return z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'openapi-3.0' }) as JsonSchema;
+  return z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'openapi-3.0' });
 }
 
 function parameters(schema: z.ZodType | undefined, where: 'query' | 'path') {

@@ -87,6 +87,7 @@ export function revokeToken(deps: AppDeps, nodeId: number, tokenId: number): Per
     .where(eq(personalAccessTokens.id, tokenId))
     .returning()
     .get();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as the row; no match gives undefined
   if (!row) throw notFound('Access token');
   return toToken(row);
 }
