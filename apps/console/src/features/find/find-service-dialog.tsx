@@ -22,7 +22,11 @@ function useSettledText(text: string): string {
 }
 
 /** Arrow keys move between the results (and from the search box into them); Home/End jump to either end. */
-function moveThroughResults(event: KeyboardEvent<HTMLElement>, list: HTMLElement | null, input: HTMLInputElement | null): void {
+function moveThroughResults(
+  event: KeyboardEvent<HTMLElement>,
+  list: HTMLElement | null,
+  input: HTMLInputElement | null,
+): void {
   const links = [...(list?.querySelectorAll<HTMLElement>('a') ?? [])];
   if (links.length === 0) return;
   const index = links.indexOf(document.activeElement as HTMLElement);
@@ -36,7 +40,7 @@ function moveThroughResults(event: KeyboardEvent<HTMLElement>, list: HTMLElement
   else if (event.key === 'End' && index >= 0) focus(links[links.length - 1]);
 }
 
-function ResultLink({ found, onPick }: { found: FoundService; onPick(): void }) {
+function ResultLink({ found, onPick }: { found: FoundService; onPick: () => void }) {
   const { service, type, nodeName } = found;
   // The node page's table of that type, searched for the service's name: the service is the first row.
   const search = type === 'http' ? { httpQ: service.name } : { tcpQ: service.name };
@@ -50,7 +54,9 @@ function ResultLink({ found, onPick }: { found: FoundService; onPick(): void }) 
     >
       <span className="flex flex-wrap items-center gap-2">
         <span className="font-medium">{service.name}</span>
-        <Badge tone={type === 'http' ? 'blue' : 'purple'}>{type === 'http' ? 'HTTP' : 'proto' in service ? service.proto.toUpperCase() : 'TCP'}</Badge>
+        <Badge tone={type === 'http' ? 'blue' : 'purple'}>
+          {type === 'http' ? 'HTTP' : 'proto' in service ? service.proto.toUpperCase() : 'TCP'}
+        </Badge>
         <ExposureStatus isExposed={isPubliclyExposed(service)} />
       </span>
       <span className="text-sm break-all text-gray-700 dark:text-gray-300">{service.publicAccess}</span>
@@ -60,7 +66,7 @@ function ResultLink({ found, onPick }: { found: FoundService; onPick(): void }) 
 }
 
 /** "Find service": every node's services by name or public address, each linking to its node's service table. */
-export function FindServiceDialog({ onClose }: { onClose(): void }) {
+export function FindServiceDialog({ onClose }: { onClose: () => void }) {
   const inputId = useId();
   const inputRef = useRef<HTMLInputElement>(null);
   const listRef = useRef<HTMLUListElement>(null);
@@ -78,7 +84,10 @@ export function FindServiceDialog({ onClose }: { onClose(): void }) {
 
   return (
     <Modal open title="Find service" onClose={onClose}>
-      <div className="flex flex-col gap-3 px-5 py-4" onKeyDown={(event) => moveThroughResults(event, listRef.current, inputRef.current)}>
+      <div
+        className="flex flex-col gap-3 px-5 py-4"
+        onKeyDown={(event) => moveThroughResults(event, listRef.current, inputRef.current)}
+      >
         <label htmlFor={inputId} className="text-sm font-medium">
           Name or public address
         </label>

@@ -22,8 +22,12 @@ const tcpAddress = (deps: AppDeps): SQL =>
 
 /** `type, id, name` of every match, both types in one ordered set (the page is cut in SQL). */
 function matches(deps: AppDeps, search: string | undefined): SQL {
-  const httpWhere = search ? sql`where ${lowerContains(sql`${httpServices.name}`, search)} or ${lowerContains(httpAddress(deps), search)}` : sql``;
-  const tcpWhere = search ? sql`where ${lowerContains(sql`${tcpServices.name}`, search)} or ${lowerContains(tcpAddress(deps), search)}` : sql``;
+  const httpWhere = search
+    ? sql`where ${lowerContains(sql`${httpServices.name}`, search)} or ${lowerContains(httpAddress(deps), search)}`
+    : sql``;
+  const tcpWhere = search
+    ? sql`where ${lowerContains(sql`${tcpServices.name}`, search)} or ${lowerContains(tcpAddress(deps), search)}`
+    : sql``;
   return sql`select 'http' as type, ${httpServices.id} as id, ${httpServices.name} as name from ${httpServices} ${httpWhere}
     union all
     select 'tcp' as type, ${tcpServices.id} as id, ${tcpServices.name} as name from ${tcpServices} ${tcpWhere}`;
@@ -34,6 +38,7 @@ export function findServices(deps: AppDeps, { page, limit, q }: FindServicesQuer
   const pageRows = deps.db.all<{ type: 'http' | 'tcp'; id: number }>(
     sql`select type, id from (${found}) order by lower(name), type, id limit ${limit} offset ${(page - 1) * limit}`,
   );
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as always a row
   const total = deps.db.get<{ n: number }>(sql`select count(*) as n from (${found})`)?.n ?? 0;
 
   const httpIds = pageRows.filter((row) => row.type === 'http').map((row) => row.id);
@@ -59,7 +64,8 @@ export function findServices(deps: AppDeps, { page, limit, q }: FindServicesQuer
   for (const { row, ssl, nodeName } of httpRows) {
     byKey.set(`http:${row.id}`, { type: 'http', nodeName, service: toHttpService(deps.config, row, ssl) });
   }
-  for (const { row, nodeName } of tcpRows) byKey.set(`tcp:${row.id}`, { type: 'tcp', nodeName, service: toTcpService(deps.config, row) });
+  for (const { row, nodeName } of tcpRows)
+    byKey.set(`tcp:${row.id}`, { type: 'tcp', nodeName, service: toTcpService(deps.config, row) });
   // A row deleted between the two reads is left out rather than failing the search.
   const data = pageRows.flatMap((row) => byKey.get(`${row.type}:${row.id}`) ?? []);
   return { data, page, limit, total };
