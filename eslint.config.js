@@ -6,7 +6,18 @@ import globals from 'globals';
 import reactHooks from 'eslint-plugin-react-hooks';
 
 export default tseslint.config(
-  { ignores: ['vitest.config.ts', '**/dist/**', '**/node_modules/**', '**/.turbo/**', 'data/**', 'artifacts/**', '**/*.gen.ts', '**/routeTree.gen.ts'] },
+  {
+    ignores: [
+      'vitest.config.ts',
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/.turbo/**',
+      'data/**',
+      'artifacts/**',
+      '**/*.gen.ts',
+      '**/routeTree.gen.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -18,27 +29,54 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       // Numbers print the same everywhere; undefined, null and objects in a message are the bugs this rule is for.
-      '@typescript-eslint/restrict-template-expressions': ['error', {
-        allowNumber: true, allowAny: false, allowBoolean: false, allowNever: false, allowNullish: false, allowRegExp: false,
-      }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        {
+          allowNumber: true,
+          allowAny: false,
+          allowBoolean: false,
+          allowNever: false,
+          allowNullish: false,
+          allowRegExp: false,
+        },
+      ],
       // `onClick={() => setOpen(false)}` reads fine; a void value returned from a braced body is still reported.
       '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
       // Functions are async to satisfy an async contract (Fastify plugins, adapter interfaces, test fakes); dropping
       // `async` would turn their rejections into synchronous throws. Forgotten awaits are caught by no-floating-promises.
       '@typescript-eslint/require-await': 'off',
       // TanStack Router's documented way out of a loader or beforeLoad is `throw redirect(...)`, a Response.
-      '@typescript-eslint/only-throw-error': ['error', {
-        allow: [{ from: 'package', package: '@tanstack/router-core', name: 'Redirect' }],
-        allowThrowingAny: false,
-        allowThrowingUnknown: false,
-      }],
+      '@typescript-eslint/only-throw-error': [
+        'error',
+        {
+          allow: [{ from: 'package', package: '@tanstack/router-core', name: 'Redirect' }],
+          allowThrowingAny: false,
+          allowThrowingUnknown: false,
+        },
+      ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'child_process', importNames: ['exec', 'execSync'], message: 'Use execFile/spawn with an argv array.' },
-                { name: 'node:child_process', importNames: ['exec', 'execSync'], message: 'Use execFile/spawn with an argv array.' }],
-      }],
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration in env.ts only.' }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'child_process',
+              importNames: ['exec', 'execSync'],
+              message: 'Use execFile/spawn with an argv array.',
+            },
+            {
+              name: 'node:child_process',
+              importNames: ['exec', 'execSync'],
+              message: 'Use execFile/spawn with an argv array.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration in env.ts only.' },
+      ],
     },
   },
   {
@@ -48,7 +86,16 @@ export default tseslint.config(
   },
   {
     // The one place each program reads its environment, and tests/scripts that set it up.
-    files: ['**/env.ts', '**/*.test.ts', '**/*.test.tsx', 'e2e/**', 'bench/**', 'scripts/**', '**/vitest.config.ts', '**/vite.config.ts'],
+    files: [
+      '**/env.ts',
+      '**/*.test.ts',
+      '**/*.test.tsx',
+      'e2e/**',
+      'bench/**',
+      'scripts/**',
+      '**/vitest.config.ts',
+      '**/vite.config.ts',
+    ],
     rules: { 'no-restricted-properties': 'off' },
   },
   {
@@ -56,9 +103,17 @@ export default tseslint.config(
     // assert: a wrong shape or a missing value fails the test, which is what these rules would otherwise guard against.
     files: ['**/*.test.ts', '**/*.test.tsx'],
     rules: {
-      '@typescript-eslint/restrict-template-expressions': ['error', {
-        allowNumber: true, allowAny: true, allowBoolean: false, allowNever: false, allowNullish: true, allowRegExp: false,
-      }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        {
+          allowNumber: true,
+          allowAny: true,
+          allowBoolean: false,
+          allowNever: false,
+          allowNullish: true,
+          allowRegExp: false,
+        },
+      ],
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

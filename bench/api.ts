@@ -44,7 +44,8 @@ interface LatencySummary {
 /** Nearest-rank percentiles. */
 function summarize({ latencies, errors }: { latencies: number[]; errors: number }): LatencySummary {
   const sorted = [...latencies].sort((a, b) => a - b);
-  const at = (p: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+  const at = (p: number): number =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
   return { p50: at(50), p99: at(99), count: sorted.length, errors };
 }
 
@@ -59,10 +60,14 @@ async function measureSseDensity(child: LoadChild, streamUrl: string) {
 
 /** One node's status change (as one `wg show` poll would report it), fanned out while the event loop is watched. */
 async function measureBroadcast(child: LoadChild, bench: BenchApp, streamUrl: string, alreadyOpen: number) {
-  const more = await child.ask<SseOpenResult>({ cmd: 'sse-open', url: streamUrl, count: BROADCAST_SUBSCRIBERS - alreadyOpen });
-  const firstNode = bench.deps.db.$client.prepare('SELECT public_key AS publicKey FROM nodes WHERE is_local = 0 ORDER BY id LIMIT 1').get() as
-    | { publicKey: string }
-    | undefined;
+  const more = await child.ask<SseOpenResult>({
+    cmd: 'sse-open',
+    url: streamUrl,
+    count: BROADCAST_SUBSCRIBERS - alreadyOpen,
+  });
+  const firstNode = bench.deps.db.$client
+    .prepare('SELECT public_key AS publicKey FROM nodes WHERE is_local = 0 ORDER BY id LIMIT 1')
+    .get() as { publicKey: string } | undefined;
   if (!firstNode) throw new Error('no seeded node');
   await child.ask({ cmd: 'sse-arm' });
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
@@ -76,7 +81,9 @@ async function measureBroadcast(child: LoadChild, bench: BenchApp, streamUrl: st
   });
   const result = await child.ask<SseWaitResult>({ cmd: 'sse-wait', timeoutMs: 30_000 });
   loopDelay.disable();
-  console.log(`broadcast: ${result.received}/${result.open} subscribers got the update in ${result.ms.toFixed(0)} ms (${more.failed} failed to open)`);
+  console.log(
+    `broadcast: ${result.received}/${result.open} subscribers got the update in ${result.ms.toFixed(0)} ms (${more.failed} failed to open)`,
+  );
   await child.ask({ cmd: 'sse-close' });
   return { ...result, loopDelayMaxMs: loopDelay.max / 1e6 };
 }
@@ -85,13 +92,23 @@ async function measureBroadcast(child: LoadChild, bench: BenchApp, streamUrl: st
  * Fixed offered load in 1-second slices, the routes taking turns (and rotating who goes first): whatever else the
  * machine does meanwhile hits all of them alike, so the ratios stay meaningful on a busy host.
  */
-async function measureLatency(child: LoadChild, targets: { name: string; url: string; headers: Record<string, string> }[]) {
+async function measureLatency(
+  child: LoadChild,
+  targets: { name: string; url: string; headers: Record<string, string> }[],
+) {
   const samples = new Map(targets.map((target) => [target.name, { latencies: [] as number[], errors: 0 }]));
   for (let slice = 0; slice < SECONDS; slice++) {
     const order = [...targets.slice(slice % targets.length), ...targets.slice(0, slice % targets.length)];
     for (const target of order) {
       const warmupSeconds = slice === 0 ? WARMUP_SECONDS : 0;
-      const result = await child.ask<LoadResult>({ cmd: 'load', url: target.url, headers: target.headers, rate: RATE, warmupSeconds, seconds: 1 });
+      const result = await child.ask<LoadResult>({
+        cmd: 'load',
+        url: target.url,
+        headers: target.headers,
+        rate: RATE,
+        warmupSeconds,
+        seconds: 1,
+      });
       const sample = samples.get(target.name);
       if (!sample) continue;
       sample.latencies.push(...result.latencies);
@@ -124,9 +141,15 @@ function printReport(
   };
   const nodes = latency.get('nodes') ?? empty;
   const services = latency.get('services') ?? empty;
-  const load = loadavg().map((n) => n.toFixed(1)).join(' ');
-  console.log(`\noffered load ${RATE} req/s, ${SECONDS} × 1 s per route, interleaved (open loop, latency from the scheduled start)`);
-  console.log(`load average ${load} on ${cpus().length} CPUs: above the CPU count, latency figures are not meaningful\n`);
+  const load = loadavg()
+    .map((n) => n.toFixed(1))
+    .join(' ');
+  console.log(
+    `\noffered load ${RATE} req/s, ${SECONDS} × 1 s per route, interleaved (open loop, latency from the scheduled start)`,
+  );
+  console.log(
+    `load average ${load} on ${cpus().length} CPUs: above the CPU count, latency figures are not meaningful\n`,
+  );
   printTable(
     ['measure', 'figure', 'target', 'met', 'notes'],
     [
@@ -135,7 +158,13 @@ function printReport(
       latencyRow('bare Fastify route', bare, true),
       ratioRow('nodes list p99 / bare p99', nodes),
       ratioRow('services list p99 / bare p99', services),
-      ['idle /api/nodes/stream subscribers per MB RSS', density.perMb.toFixed(0), `≥ ${TARGET.subscribersPerMb}`, verdict(density.perMb >= TARGET.subscribersPerMb), `${density.open} subscribers`],
+      [
+        'idle /api/nodes/stream subscribers per MB RSS',
+        density.perMb.toFixed(0),
+        `≥ ${TARGET.subscribersPerMb}`,
+        verdict(density.perMb >= TARGET.subscribersPerMb),
+        `${density.open} subscribers`,
+      ],
       [
         `event-loop delay, one update to ${broadcast.open} subscribers (max)`,
         ms(broadcast.loopDelayMaxMs),
@@ -167,7 +196,11 @@ async function main(): Promise<void> {
     const auth = { authorization: `Bearer ${bench.token}` };
     const latency = await measureLatency(child, [
       { name: 'nodes', url: urlOf(bench.app, '/api/nodes?page=1&limit=10'), headers: auth },
-      { name: 'services', url: urlOf(bench.app, `/api/services/http?domain=${benchServiceDomain(500)}`), headers: auth },
+      {
+        name: 'services',
+        url: urlOf(bench.app, `/api/services/http?domain=${benchServiceDomain(500)}`),
+        headers: auth,
+      },
       { name: 'bare', url: urlOf(bare, '/bare'), headers: {} },
     ]);
     printReport(latency, density, broadcast);

@@ -31,7 +31,12 @@ interface SizeResult {
 /** With POSTERN_E2E_GATEWAY_LOG=debug: how each apply went (overlay or reload, load/nginx/WireGuard ms), and boot. */
 function printDataPlaneLines(output: string): void {
   const wanted = /"msg":"(data plane converged|data plane started|nginx: started|nginx: adopted[^"]*)"/;
-  console.log(output.split('\n').filter((line) => wanted.test(line)).join('\n'));
+  console.log(
+    output
+      .split('\n')
+      .filter((line) => wanted.test(line))
+      .join('\n'),
+  );
 }
 
 async function measureSize(size: number, certCache: string): Promise<SizeResult> {
@@ -55,7 +60,11 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
     const node = await joinNode(system, created, 'node1', 11);
     await node.serve('http', BACKEND_PORT);
     // Boot rebuilds everything from the DB; allow it time in proportion to the size.
-    await waitFor(() => isServedByNode(benchDomain(size - 1)), { timeoutMs: 60_000 + size * 20, intervalMs: 50, what: `the last of ${size} seeded services to be served` });
+    await waitFor(() => isServedByNode(benchDomain(size - 1)), {
+      timeoutMs: 60_000 + size * 20,
+      intervalMs: 50,
+      what: `the last of ${size} seeded services to be served`,
+    });
     const bootMs = performance.now() - bootStart;
 
     const api = await system.gateway.login();
@@ -64,8 +73,19 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
     for (let r = 0; r < REPEATS; r++) {
       const domain = `new${r}.bench.test`;
       const start = performance.now();
-      const call = api.createHttpService(node.node.id, { name: `new-${r}`, domain, backendHost: node.tunnelIp, backendPort: BACKEND_PORT }).then(() => performance.now() - start);
-      await waitFor(() => isServedByNode(domain), { timeoutMs: 120_000, intervalMs: 10, what: `${domain} to be served` });
+      const call = api
+        .createHttpService(node.node.id, {
+          name: `new-${r}`,
+          domain,
+          backendHost: node.tunnelIp,
+          backendPort: BACKEND_PORT,
+        })
+        .then(() => performance.now() - start);
+      await waitFor(() => isServedByNode(domain), {
+        timeoutMs: 120_000,
+        intervalMs: 10,
+        what: `${domain} to be served`,
+      });
       servedMs.push(performance.now() - start);
       apiMs.push(await call);
     }
@@ -96,18 +116,36 @@ async function main(): Promise<void> {
     const results: SizeResult[] = [];
     for (const size of SIZES) {
       const result = await measureSize(size, certCache);
-      console.log(`${size} services: boot ${formatMs(result.bootMs)}, served after ${result.servedMs.map(formatMs).join(' / ')}, nginx -t ${formatMs(result.nginxTestMs)}`);
+      console.log(
+        `${size} services: boot ${formatMs(result.bootMs)}, served after ${result.servedMs.map(formatMs).join(' / ')}, nginx -t ${formatMs(result.nginxTestMs)}`,
+      );
       results.push(result);
     }
     console.log('\nOne more HTTPS service (new domain): API call -> first proxied 200, median of', REPEATS);
     printTable(
-      ['services', 'served', 'API answered', 'bare nginx -t', 'served / nginx -t', `target at 10,000 (<= ${TARGET_MS} ms)`, 'boot with all'],
+      [
+        'services',
+        'served',
+        'API answered',
+        'bare nginx -t',
+        'served / nginx -t',
+        `target at 10,000 (<= ${TARGET_MS} ms)`,
+        'boot with all',
+      ],
       results.map((r) => {
         const served = median(r.servedMs);
         const ratio = served / r.nginxTestMs;
         // The issue sets the target at 10,000 services; smaller sizes show the trend.
         const verdict = r.size < 10_000 ? '-' : served <= TARGET_MS ? 'met' : 'NOT met';
-        return [String(r.size), formatMs(served), formatMs(median(r.apiMs)), formatMs(r.nginxTestMs), `${ratio.toFixed(2)}x`, verdict, formatMs(r.bootMs)];
+        return [
+          String(r.size),
+          formatMs(served),
+          formatMs(median(r.apiMs)),
+          formatMs(r.nginxTestMs),
+          `${ratio.toFixed(2)}x`,
+          verdict,
+          formatMs(r.bootMs),
+        ];
       }),
     );
   } finally {

@@ -14,7 +14,9 @@ await build({
   sourcemap: true,
   external: ['better-sqlite3', '@node-rs/argon2', 'acme-client'],
   // CommonJS dependencies inside an ESM bundle call require(); give them one.
-  banner: { js: "import { createRequire as __postern_createRequire } from 'node:module'; const require = __postern_createRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __postern_createRequire } from 'node:module'; const require = __postern_createRequire(import.meta.url);",
+  },
   logLevel: 'info',
 });
 cpSync('drizzle', 'dist/drizzle', { recursive: true });

@@ -38,7 +38,10 @@ export async function startBenchApp(dataDir: string, size: number): Promise<Benc
   const db = openDb(join(dataDir, 'postern.db'), resolveMigrationsDir());
   const base = { config, db, secrets: createSecretBox(randomBytes(32)) };
   const gateway = gatewaySettingsFor(config);
-  const dataPlane = createOfflineDataPlane({ loadDesiredState: () => loadDesiredState(base, gateway), render: renderOptionsFor(dataPlaneConfigFor(config)) });
+  const dataPlane = createOfflineDataPlane({
+    loadDesiredState: () => loadDesiredState(base, gateway),
+    render: renderOptionsFor(dataPlaneConfigFor(config)),
+  });
   const now = () => new Date();
   const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }) };
   await bootstrap(deps, () => undefined);

@@ -49,5 +49,6 @@ export interface SseWaitResult {
   ms: number;
 }
 
-export type ClientCommand = LoadCommand | SseOpenCommand | SseArmCommand | SseWaitCommand | { cmd: 'sse-close' } | { cmd: 'exit' };
+export type ClientCommand =
+  LoadCommand | SseOpenCommand | SseArmCommand | SseWaitCommand | { cmd: 'sse-close' } | { cmd: 'exit' };
 export type ClientReply = LoadResult | SseOpenResult | SseWaitResult | { cmd: 'sse-arm' } | { cmd: 'sse-close' };

@@ -10,7 +10,9 @@ export interface LoadChild {
 }
 
 export function startLoadChild(): LoadChild {
-  const child = fork(new URL('./api-load-client.ts', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(new URL('./api-load-client.ts', import.meta.url), {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return {
     ask<T extends ClientReply>(command: ClientCommand): Promise<T> {
       return new Promise((resolve, reject) => {
@@ -20,7 +22,8 @@ export function startLoadChild(): LoadChild {
           child.off('exit', onExit);
           resolve(reply as T);
         };
-        const onExit = (code: number | null): void => reject(new Error(`load client exited (${String(code)}) during ${command.cmd}`));
+        const onExit = (code: number | null): void =>
+          reject(new Error(`load client exited (${String(code)}) during ${command.cmd}`));
         child.on('message', onMessage);
         child.once('exit', onExit);
         child.send(command);

@@ -1,5 +1,12 @@
 import { Agent, request, type ClientRequest } from 'node:http';
-import type { ClientCommand, ClientReply, LoadCommand, LoadResult, SseOpenResult, SseWaitResult } from './api-client-protocol.js';
+import type {
+  ClientCommand,
+  ClientReply,
+  LoadCommand,
+  LoadResult,
+  SseOpenResult,
+  SseWaitResult,
+} from './api-client-protocol.js';
 
 // The load generator child of bench/api.ts: an open-loop HTTP load (requests start on a fixed schedule whatever
 // the server's speed, and latency counts from the scheduled start, so a slow server cannot hide its queueing
@@ -35,11 +42,20 @@ async function runLoad(command: LoadCommand): Promise<LoadResult> {
       if (++finished === total) resolve();
     };
     const fire = (index: number, scheduled: number): void => {
-      const req = request({ agent: keepAlive, host: target.hostname, port: target.port, path: target.pathname + target.search, headers: command.headers }, (res) => {
-        res.resume();
-        res.on('end', () => record(index, scheduled, res.statusCode === 200));
-        res.on('error', () => record(index, scheduled, false));
-      });
+      const req = request(
+        {
+          agent: keepAlive,
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname + target.search,
+          headers: command.headers,
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => record(index, scheduled, res.statusCode === 200));
+          res.on('error', () => record(index, scheduled, false));
+        },
+      );
       req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error('timeout')));
       req.on('error', () => record(index, scheduled, false));
       req.end();
@@ -79,28 +95,31 @@ function openSubscriber(url: URL): Promise<boolean> {
       clearTimeout(timer);
       resolve(ok);
     };
-    const req = request({ agent: sseAgent, host: url.hostname, port: url.port, path: url.pathname + url.search }, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        settle(false);
-        return;
-      }
-      const sub: Subscriber = { req, events: 0 };
-      let buffer = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          if (buffer.startsWith('data: ')) sub.events++;
-          buffer = buffer.slice(end + 2);
+    const req = request(
+      { agent: sseAgent, host: url.hostname, port: url.port, path: url.pathname + url.search },
+      (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          settle(false);
+          return;
         }
-        if (sub.events > 0 && !settled) {
-          subscribers.push(sub);
-          settle(true);
-        }
-      });
-    });
+        const sub: Subscriber = { req, events: 0 };
+        let buffer = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            if (buffer.startsWith('data: ')) sub.events++;
+            buffer = buffer.slice(end + 2);
+          }
+          if (sub.events > 0 && !settled) {
+            subscribers.push(sub);
+            settle(true);
+          }
+        });
+      },
+    );
     // A stream whose first event never comes counts as a failure instead of stalling the run. (settle() only
     // runs from I/O callbacks, after this line.)
     const timer = setTimeout(() => {
@@ -118,7 +137,9 @@ async function openSubscribers(urlText: string, count: number): Promise<SseOpenR
   let failed = 0;
   const batch = 200; // stays well under the listen backlog
   for (let opened = 0; opened < count; opened += batch) {
-    const results = await Promise.all(Array.from({ length: Math.min(batch, count - opened) }, () => openSubscriber(url)));
+    const results = await Promise.all(
+      Array.from({ length: Math.min(batch, count - opened) }, () => openSubscriber(url)),
+    );
     failed += results.filter((ok) => !ok).length;
   }
   return { cmd: 'sse-open', open: subscribers.length, failed };

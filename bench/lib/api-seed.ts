@@ -28,14 +28,25 @@ export function seedNodesAndServices(deps: Pick<AppDeps, 'db' | 'secrets'>, node
     const nodeIds: number[] = [];
     for (let i = 0; i < nodes; i++) {
       // Random bytes stand in for keys: nothing in this benchmark speaks WireGuard.
-      const row = addNode.get(`bench-node-${i}`, nodeAddress(i), randomBytes(32).toString('base64'), deps.secrets.encrypt(randomBytes(32).toString('base64'))) as { id: number };
+      const row = addNode.get(
+        `bench-node-${i}`,
+        nodeAddress(i),
+        randomBytes(32).toString('base64'),
+        deps.secrets.encrypt(randomBytes(32).toString('base64')),
+      ) as { id: number };
       nodeIds.push(row.id);
     }
     const domainCount = Math.ceil(services / SERVICES_PER_DOMAIN);
     for (let d = 0; d < domainCount; d++) addDomain.run(benchServiceDomain(d));
     for (let i = 0; i < services; i++) {
       const nodeIndex = i % nodes;
-      addService.run(nodeIds[nodeIndex], `bench-svc-${i}`, benchServiceDomain(i % domainCount), `/p${Math.floor(i / domainCount)}`, nodeAddress(nodeIndex));
+      addService.run(
+        nodeIds[nodeIndex],
+        `bench-svc-${i}`,
+        benchServiceDomain(i % domainCount),
+        `/p${Math.floor(i / domainCount)}`,
+        nodeAddress(nodeIndex),
+      );
     }
   })();
   return (performance.now() - started) / 1000;

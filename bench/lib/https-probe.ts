@@ -11,7 +11,16 @@ export interface ProbeAnswer {
 export function probeHttps(address: string, domain: string, path: string, timeoutMs = 2000): Promise<ProbeAnswer> {
   return new Promise((resolve) => {
     const req = request(
-      { host: address, port: 443, path, servername: domain, headers: { host: domain }, rejectUnauthorized: false, agent: false, timeout: timeoutMs },
+      {
+        host: address,
+        port: 443,
+        path,
+        servername: domain,
+        headers: { host: domain },
+        rejectUnauthorized: false,
+        agent: false,
+        timeout: timeoutMs,
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');

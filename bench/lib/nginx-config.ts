@@ -21,6 +21,8 @@ export async function findNginxPrefix(dir: string, depth = 3): Promise<string> {
 /** Milliseconds of one `nginx -t` of `<prefix>/current/nginx.conf`, run where nginx runs (it checks listen addresses). */
 export async function timeNginxTest(ns: string, prefix: string): Promise<number> {
   const start = performance.now();
-  await runIn(ns, 'nginx', ['-t', '-q', '-p', `${prefix}/`, '-c', join(prefix, 'current', 'nginx.conf')], { timeoutMs: 120_000 });
+  await runIn(ns, 'nginx', ['-t', '-q', '-p', `${prefix}/`, '-c', join(prefix, 'current', 'nginx.conf')], {
+    timeoutMs: 120_000,
+  });
   return performance.now() - start;
 }

@@ -28,7 +28,8 @@ export const benchDomain = (index: number): string => `d${index}.bench.test`;
 /** Finds the SQLite file in the data directory (the server decides its name). */
 async function findDatabase(dataDir: string): Promise<string> {
   const names = (await readdir(dataDir)).filter((name) => /\.(db|sqlite3?)$/.test(name));
-  if (names.length !== 1 || names[0] === undefined) throw new Error(`expected one SQLite file in ${dataDir}, found: ${names.join(', ') || 'none'}`);
+  if (names.length !== 1 || names[0] === undefined)
+    throw new Error(`expected one SQLite file in ${dataDir}, found: ${names.join(', ') || 'none'}`);
   return join(dataDir, names[0]);
 }
 
@@ -37,11 +38,25 @@ async function findDatabase(dataDir: string): Promise<string> {
  * the gateway keeps for each (as its certificate manager writes it once it has checked the PEM in `certCache`): the
  * state of a gateway that has served them before, which is what a restart finds.
  */
-export async function seedHttpServices(dataDir: string, nodeId: number, backendHost: string, backendPort: number, count: number, certCache: string): Promise<void> {
-  const facts = await Promise.all(Array.from({ length: count }, async (_, i) => {
-    const cert = new X509Certificate(await readFile(join(certCache, `${benchDomain(i)}.pem`), 'utf8'));
-    return [cert.issuer.replace(/\n/g, ', '), new Date(cert.validFrom).toISOString(), new Date(cert.validTo).toISOString(), cert.fingerprint256];
-  }));
+export async function seedHttpServices(
+  dataDir: string,
+  nodeId: number,
+  backendHost: string,
+  backendPort: number,
+  count: number,
+  certCache: string,
+): Promise<void> {
+  const facts = await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const cert = new X509Certificate(await readFile(join(certCache, `${benchDomain(i)}.pem`), 'utf8'));
+      return [
+        cert.issuer.replace(/\n/g, ', '),
+        new Date(cert.validFrom).toISOString(),
+        new Date(cert.validTo).toISOString(),
+        cert.fingerprint256,
+      ];
+    }),
+  );
   const Database = requireFromServer('better-sqlite3') as SqliteConstructor;
   const db = new Database(await findDatabase(dataDir));
   try {
@@ -69,14 +84,33 @@ export async function seedHttpServices(dataDir: string, nodeId: number, backendH
 export async function makeCertificates(cacheDir: string, count: number, parallel = 4): Promise<void> {
   const key = join(cacheDir, 'shared.key');
   if (!existsSync(key)) await run('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', key]);
-  const pending = Array.from({ length: count }, (_, i) => i).filter((i) => !existsSync(join(cacheDir, `${benchDomain(i)}.pem`)));
+  const pending = Array.from({ length: count }, (_, i) => i).filter(
+    (i) => !existsSync(join(cacheDir, `${benchDomain(i)}.pem`)),
+  );
   const worker = async (): Promise<void> => {
     for (let i = pending.shift(); i !== undefined; i = pending.shift()) {
       const domain = benchDomain(i);
       const certFile = join(cacheDir, `${domain}.crt`);
-      await run('openssl', ['req', '-x509', '-key', key, '-out', certFile, '-days', '825', '-subj', `/CN=${domain}`, '-addext', `subjectAltName=DNS:${domain}`]);
+      await run('openssl', [
+        'req',
+        '-x509',
+        '-key',
+        key,
+        '-out',
+        certFile,
+        '-days',
+        '825',
+        '-subj',
+        `/CN=${domain}`,
+        '-addext',
+        `subjectAltName=DNS:${domain}`,
+      ]);
       // The server's layout: one combined PEM per name, key first.
-      await writeFile(join(cacheDir, `${domain}.pem`), `${await readFile(key, 'utf8')}${await readFile(certFile, 'utf8')}`, { mode: 0o600 });
+      await writeFile(
+        join(cacheDir, `${domain}.pem`),
+        `${await readFile(key, 'utf8')}${await readFile(certFile, 'utf8')}`,
+        { mode: 0o600 },
+      );
       await rm(certFile);
     }
   };

@@ -23,8 +23,22 @@ export async function axeViolations(page: Page, screen: string): Promise<Violati
   const hasAxe = await page.evaluate(() => 'axe' in window);
   if (!hasAxe) await page.evaluate(axeSource);
   const found = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] }, resultTypes: ['violations'] });
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            context: Document,
+            options: object,
+          ): Promise<{
+            violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[];
+          }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] },
+      resultTypes: ['violations'],
+    });
     return result.violations.map((violation) => ({
       rule: violation.id,
       impact: violation.impact ?? 'unknown',
@@ -32,5 +46,7 @@ export async function axeViolations(page: Page, screen: string): Promise<Violati
       targets: violation.nodes.map((node) => node.target.map(String).join(' ')),
     }));
   });
-  return found.filter((violation) => FAILING_IMPACTS.has(violation.impact)).map((violation) => ({ screen, ...violation }));
+  return found
+    .filter((violation) => FAILING_IMPACTS.has(violation.impact))
+    .map((violation) => ({ screen, ...violation }));
 }

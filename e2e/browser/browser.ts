@@ -28,7 +28,11 @@ export const viewports = {
   phone: { width: 390, height: 844 },
 } as const;
 
-export async function newContext(browser: Browser, baseURL: string, viewport: keyof typeof viewports = 'desktop'): Promise<BrowserContext> {
+export async function newContext(
+  browser: Browser,
+  baseURL: string,
+  viewport: keyof typeof viewports = 'desktop',
+): Promise<BrowserContext> {
   return browser.newContext({ baseURL, viewport: viewports[viewport] });
 }
 
@@ -53,7 +57,9 @@ export async function snap(page: Page, name: string, { fullPage = true }: { full
 /** Waits for running CSS transitions and finite animations (a sliding sidebar, a fading dialog) to end. */
 export async function settleTransitions(page: Page): Promise<void> {
   await page.evaluate(async () => {
-    const finite = document.getAnimations().filter((animation) => animation.effect?.getComputedTiming().iterations !== Infinity);
+    const finite = document
+      .getAnimations()
+      .filter((animation) => animation.effect?.getComputedTiming().iterations !== Infinity);
     await Promise.all(finite.map((animation) => animation.finished.catch(() => undefined)));
   });
 }

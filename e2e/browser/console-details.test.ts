@@ -9,7 +9,10 @@ import { dialog, expectGone, expectVisible, openMenu, toast, uniqueName, useCons
 type SeededNode = { id: number; name: string; address: string; token: string };
 
 const backgroundOf = (page: Page, text: string) =>
-  page.getByText(text, { exact: true }).first().evaluate((element) => getComputedStyle(element).backgroundColor);
+  page
+    .getByText(text, { exact: true })
+    .first()
+    .evaluate((element) => getComputedStyle(element).backgroundColor);
 
 describe('console details (issue 13)', () => {
   const harness = useConsoleHarness();
@@ -18,7 +21,11 @@ describe('console details (issue 13)', () => {
     const node = await harness.seed<SeededNode>('POST', '/api/nodes', { name: uniqueName('svc') });
     const page = await harness.openPage(`/nodes/${node.id}`);
     // Empty states say what appears and what to do first.
-    await expectVisible(page.getByText('HTTP services of this node appear here with their public address. Start the service on the node, then add it here to publish it.'));
+    await expectVisible(
+      page.getByText(
+        'HTTP services of this node appear here with their public address. Start the service on the node, then add it here to publish it.',
+      ),
+    );
     await page.getByRole('button', { name: 'Add Service' }).first().click();
     const form = dialog(page, 'Expose HTTP Service');
     const nodeLine = form.getByLabel('Node', { exact: true });
@@ -51,9 +58,15 @@ describe('console details (issue 13)', () => {
     await form.getByRole('button', { name: 'Save' }).click();
     const ready = dialog(page, 'Your Node is Ready');
     const token = await ready.getByRole('textbox', { name: 'Token', exact: true }).inputValue();
-    for (const [way, label, start] of [['Docker', 'Docker command', 'docker run'], ['Helm', 'Helm command', 'helm install'], ['CLI', 'Connect command', 'postern connect']] as const) {
+    for (const [way, label, start] of [
+      ['Docker', 'Docker command', 'docker run'],
+      ['Helm', 'Helm command', 'helm install'],
+      ['CLI', 'Connect command', 'postern connect'],
+    ] as const) {
       await ready.getByRole('button', { name: way, exact: true }).click();
-      await expect.poll(() => ready.getByRole('textbox', { name: label }).inputValue()).toMatch(new RegExp(`^${start} `));
+      await expect
+        .poll(() => ready.getByRole('textbox', { name: label }).inputValue())
+        .toMatch(new RegExp(`^${start} `));
       await ready.getByRole('button', { name: `Copy ${label.toLowerCase()}` }).click();
       await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain(token);
     }
@@ -66,7 +79,11 @@ describe('console details (issue 13)', () => {
 
   it('tells Local, Node and Gateway apart by colour and word, and shows KB in the KB columns', async () => {
     await harness.seed('POST', '/api/nodes', { name: uniqueName('plain') });
-    await harness.seed('POST', '/api/nodes', { name: uniqueName('gwb'), isGateway: true, gatewayNetwork: '192.168.91.0/24' });
+    await harness.seed('POST', '/api/nodes', {
+      name: uniqueName('gwb'),
+      isGateway: true,
+      gatewayNetwork: '192.168.91.0/24',
+    });
     const page = await harness.openPage('/nodes');
     await expectVisible(page.getByText('Gateway', { exact: true }).first());
     const colours = await Promise.all(['Local', 'Node', 'Gateway'].map((type) => backgroundOf(page, type)));
@@ -83,23 +100,34 @@ describe('console details (issue 13)', () => {
     await page.evaluate(() => (document.body.style.paddingBottom = '3000px'));
     const label = 'Actions for Gateway (local)';
     const menu = await openMenu(page, label);
-    const scrolled = page.evaluate(() => new Promise((resolve) => window.addEventListener('scroll', resolve, { once: true, capture: true })));
+    const scrolled = page.evaluate(
+      () => new Promise((resolve) => window.addEventListener('scroll', resolve, { once: true, capture: true })),
+    );
     await page.mouse.wheel(0, 40);
     await scrolled;
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     await expectVisible(menu);
     // The list moved with its button.
-    const [buttonBox, menuBox] = [await page.getByRole('button', { name: label, exact: true }).boundingBox(), await menu.boundingBox()];
+    const [buttonBox, menuBox] = [
+      await page.getByRole('button', { name: label, exact: true }).boundingBox(),
+      await menu.boundingBox(),
+    ];
     expect(Math.abs((menuBox?.y ?? 0) - ((buttonBox?.y ?? 0) + (buttonBox?.height ?? 0) + 4))).toBeLessThan(2);
     // Scroll on until the button is gone above.
     await page.mouse.wheel(0, 1500);
-    await expect.poll(async () => (await page.getByRole('button', { name: label, exact: true }).boundingBox())?.y ?? -1).toBeLessThan(0);
+    await expect
+      .poll(async () => (await page.getByRole('button', { name: label, exact: true }).boundingBox())?.y ?? -1)
+      .toBeLessThan(0);
     await expectGone(menu);
   });
 
   it('edits a gateway with several subnets and shows them all', async () => {
     const name = uniqueName('lans');
-    const node = await harness.seed<SeededNode>('POST', '/api/nodes', { name, isGateway: true, gatewayNetwork: '192.168.81.0/24' });
+    const node = await harness.seed<SeededNode>('POST', '/api/nodes', {
+      name,
+      isGateway: true,
+      gatewayNetwork: '192.168.81.0/24',
+    });
     const page = await harness.openPage(`/nodes/${node.id}`);
     await (await openMenu(page, 'Node actions')).getByRole('menuitem', { name: 'Edit Node' }).click();
     const form = dialog(page, 'Edit Node');

@@ -7,7 +7,15 @@ import { isServerBuilt } from '../harness/gateway.js';
 import { canUseNetns } from '../harness/root.js';
 import { joinNode } from '../system/fixture.js';
 import { snap } from './browser.js';
-import { chooseMenuItem, expectPath, expectVisible, startConsole, uniqueName, UNTIL_SHOWN, type ConsoleHarness } from './fixture.js';
+import {
+  chooseMenuItem,
+  expectPath,
+  expectVisible,
+  startConsole,
+  uniqueName,
+  UNTIL_SHOWN,
+  type ConsoleHarness,
+} from './fixture.js';
 import { startRealGateway, type RealGateway } from './real-gateway.js';
 
 // The console against the real data plane (needs root for the gateway's namespaces): a request through nginx
@@ -42,19 +50,26 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('with the real data plane', () =
     const path = new URL(url).pathname;
     const line = page.getByRole('log').getByRole('listitem').filter({ hasText: path }).first();
     await expect
-      .poll(async () => {
-        await httpGet(gateway.clientNs, url, { timeoutMs: 1000, connectTo: gateway.publicIp });
-        return line.count();
-      }, { timeout: LINE_DEADLINE_MS, interval: 250 })
+      .poll(
+        async () => {
+          await httpGet(gateway.clientNs, url, { timeoutMs: 1000, connectTo: gateway.publicIp });
+          return line.count();
+        },
+        { timeout: LINE_DEADLINE_MS, interval: 250 },
+      )
       .toBeGreaterThan(0);
     return (await line.textContent()) ?? '';
   }
 
-  it("shows a line for a request to a service as it arrives, coloured by its level", async () => {
+  it('shows a line for a request to a service as it arrives, coloured by its level', async () => {
     const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: uniqueName('log-node') });
     const prefix = `/${uniqueName('logs')}`;
     const name = uniqueName('logged');
-    const service = await harness.seed<{ id: number }>('POST', `/api/services/${node.id}/http`, { name, pathLocation: prefix, backendPort: 8080 });
+    const service = await harness.seed<{ id: number }>('POST', `/api/services/${node.id}/http`, {
+      name,
+      pathLocation: prefix,
+      backendPort: 8080,
+    });
     const page = await harness.openPage(`/nodes/${node.id}`, { theme: 'light' });
     await chooseMenuItem(page, `Actions for ${name}`, 'Logs Monitor');
     await expectPath(page, `/nodes/${node.id}/http/${service.id}/logs`);
@@ -66,7 +81,11 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('with the real data plane', () =
     // The node never connected, so the upstream fails (or the client gives up first): an [ERROR] line, in red.
     const text = await waitForLine(page, `https://${gateway.publicIp}:8443${prefix}/hello`);
     expect(text).toMatch(/^\[ERROR\] \S+ \S+ "GET [^"]*\/hello HTTP\/[\d.]+" \d{3} /);
-    const item = page.getByRole('log').getByRole('listitem').filter({ hasText: `${prefix}/hello` }).first();
+    const item = page
+      .getByRole('log')
+      .getByRole('listitem')
+      .filter({ hasText: `${prefix}/hello` })
+      .first();
     expect(await item.getAttribute('class')).toContain('text-red-400');
     await snap(page, 'log-viewer-lines-desktop-light');
   });
@@ -75,7 +94,11 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('with the real data plane', () =
     const domain = `${uniqueName('logs')}.example.test`;
     await harness.seed('POST', '/api/domains', { domain, ssl: 'self-signed', skipValidation: true });
     const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: uniqueName('domain-log-node') });
-    await harness.seed('POST', `/api/services/${node.id}/http`, { name: uniqueName('site'), domain, backendPort: 8080 });
+    await harness.seed('POST', `/api/services/${node.id}/http`, {
+      name: uniqueName('site'),
+      domain,
+      backendPort: 8080,
+    });
     const page = await harness.openPage(`/domains/${domain}/logs`, { theme: 'dark', viewport: 'phone' });
     const crumbs = page.getByRole('navigation', { name: 'Breadcrumb' });
     await expectVisible(crumbs.getByRole('link', { name: 'Domains' }));
@@ -89,7 +112,11 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('with the real data plane', () =
   it('keeps showing lines after the gateway restarts: the viewer reconnects by itself', async () => {
     const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: uniqueName('restart-node') });
     const prefix = `/${uniqueName('again')}`;
-    const service = await harness.seed<{ id: number }>('POST', `/api/services/${node.id}/http`, { name: uniqueName('again'), pathLocation: prefix, backendPort: 8080 });
+    const service = await harness.seed<{ id: number }>('POST', `/api/services/${node.id}/http`, {
+      name: uniqueName('again'),
+      pathLocation: prefix,
+      backendPort: 8080,
+    });
     const page = await harness.openPage(`/nodes/${node.id}/http/${service.id}/logs`);
     await waitForLine(page, `https://${gateway.publicIp}:8443${prefix}/before`);
 
@@ -123,12 +150,21 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('with the real data plane', () =
     const joined = await joinNode(gateway.system, node, 'busy', 12);
     await joined.serve('http', 8080);
     const prefix = `/${uniqueName('cap')}`;
-    const service = await harness.seed<{ id: number }>('POST', `/api/services/${node.id}/http`, { name: uniqueName('cap'), pathLocation: prefix, backendPort: 8080 });
+    const service = await harness.seed<{ id: number }>('POST', `/api/services/${node.id}/http`, {
+      name: uniqueName('cap'),
+      pathLocation: prefix,
+      backendPort: 8080,
+    });
     const page = await harness.openPage(`/nodes/${node.id}/http/${service.id}/logs`);
     await waitForLine(page, `https://${gateway.publicIp}:8443${prefix}/warm-up`);
 
     // 1005 requests in one curl run (URL globbing), answered by the node's backend.
-    await runIn(gateway.clientNs, 'curl', ['-sk', '--max-time', '60', '-o', '/dev/null', `https://${gateway.publicIp}:8443${prefix}/n[1-1005]`], { timeoutMs: 70_000 });
+    await runIn(
+      gateway.clientNs,
+      'curl',
+      ['-sk', '--max-time', '60', '-o', '/dev/null', `https://${gateway.publicIp}:8443${prefix}/n[1-1005]`],
+      { timeoutMs: 70_000 },
+    );
     const lines = page.getByRole('log').getByRole('listitem');
     // Matched with the protocol after the path: `/n5 HTTP` must not find `/n50 HTTP`.
     await lines.filter({ hasText: `${prefix}/n1005 HTTP` }).waitFor({ timeout: LINE_DEADLINE_MS });
@@ -137,6 +173,11 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('with the real data plane', () =
     expect(await lines.first().textContent()).toContain(`${prefix}/n6 HTTP`);
     expect(await lines.last().getAttribute('class')).toContain('text-blue-400');
     // The viewer follows the stream: scrolled to the newest line.
-    await expect.poll(() => page.getByRole('log').evaluate((log) => log.scrollHeight - log.scrollTop - log.clientHeight), UNTIL_SHOWN).toBeLessThan(30);
+    await expect
+      .poll(
+        () => page.getByRole('log').evaluate((log) => log.scrollHeight - log.scrollTop - log.clientHeight),
+        UNTIL_SHOWN,
+      )
+      .toBeLessThan(30);
   });
 });

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  acceptConfirmation, chooseMenuItem, dialog, expectGone, expectPath, expectVisible, openMenu, useConsoleHarness, toast, uniqueName,
+  acceptConfirmation,
+  chooseMenuItem,
+  dialog,
+  expectGone,
+  expectPath,
+  expectVisible,
+  openMenu,
+  useConsoleHarness,
+  toast,
+  uniqueName,
 } from './fixture.js';
 
 // Domains: the form's skip-validation rule, the row menu, expanded services, edit and delete (console-spec §2, §5, §8),
@@ -31,7 +40,9 @@ describe('domains', () => {
     await expectVisible(created);
     const box = await created.boundingBox();
     const viewport = page.viewportSize();
-    expect(box && viewport && box.y < 100 && viewport.width - (box.x + box.width) < 100, 'toast at the top right').toBe(true);
+    expect(box && viewport && box.y < 100 && viewport.width - (box.x + box.width) < 100, 'toast at the top right').toBe(
+      true,
+    );
     await expectGone(form);
     // Toasts leave by themselves (3000 ms default).
     await created.waitFor({ state: 'detached', timeout: 6000 });
@@ -45,7 +56,9 @@ describe('domains', () => {
   it("expands a domain to its services, whose menu leads to their node, and opens the domain's logs", async () => {
     const domain = `${uniqueName('blog')}.example.test`;
     await harness.seed('POST', '/api/domains', { domain, ssl: 'self-signed', skipValidation: true });
-    const node = await harness.seed<{ id: number; name: string }>('POST', '/api/nodes', { name: uniqueName('blog-node') });
+    const node = await harness.seed<{ id: number; name: string }>('POST', '/api/nodes', {
+      name: uniqueName('blog-node'),
+    });
     const service = uniqueName('blog');
     await harness.seed('POST', `/api/services/${node.id}/http`, { name: service, domain, backendPort: 2368 });
     const page = await harness.openPage('/domains');
@@ -99,7 +112,7 @@ describe('domains', () => {
     await expectVisible(page.getByRole('row').filter({ hasText: domain }));
   });
 
-  it("assigns a domain to a node in the form, shows the owner linked to the node, and hands it back to Admin", async () => {
+  it('assigns a domain to a node in the form, shows the owner linked to the node, and hands it back to Admin', async () => {
     const domain = `${uniqueName('owned')}.example.test`;
     const nodeName = uniqueName('owner-node');
     const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: nodeName });
@@ -118,7 +131,10 @@ describe('domains', () => {
 
     const row = page.getByRole('row').filter({ hasText: domain });
     await expectVisible(row.getByRole('link', { name: nodeName }));
-    const saved = await harness.seed<{ data: { id: number; domain: string; ownerNodeId: number | null }[] }>('GET', `/api/domains?search=${domain}`);
+    const saved = await harness.seed<{ data: { id: number; domain: string; ownerNodeId: number | null }[] }>(
+      'GET',
+      `/api/domains?search=${domain}`,
+    );
     expect(saved.data[0]?.ownerNodeId).toBe(node.id);
 
     await chooseMenuItem(page, `Actions for ${domain}`, 'Edit Domain');

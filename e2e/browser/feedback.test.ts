@@ -47,9 +47,13 @@ describe('feedback when things fail', () => {
     expect(await page.getByText('Invalid Credentials').count()).toBe(0);
 
     await page.unroute('**/api/auth/login');
-    await page.route('**/api/auth/login', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: '{"message":"down"}' }));
+    await page.route('**/api/auth/login', (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: '{"message":"down"}' }),
+    );
     await signInWith(page);
-    await expectVisible(page.getByRole('alert').filter({ hasText: 'The gateway could not sign you in right now (status 503)' }));
+    await expectVisible(
+      page.getByRole('alert').filter({ hasText: 'The gateway could not sign you in right now (status 503)' }),
+    );
   });
 
   it('counts the first click on the gateway checkbox while the name field shows its blur message', async () => {
@@ -75,7 +79,10 @@ describe('feedback when things fail', () => {
     await expectVisible(errorToast(page, /^Network Error: the gateway could not be reached/));
 
     await page.route(`**/api/nodes/${node.id}`, (route) =>
-      route.request().method() === 'PATCH' ? route.fulfill({ status: 500, contentType: 'application/json', body: '{"message":"Internal Server Error"}' }) : route.continue());
+      route.request().method() === 'PATCH'
+        ? route.fulfill({ status: 500, contentType: 'application/json', body: '{"message":"Internal Server Error"}' })
+        : route.continue(),
+    );
     await chooseMenuItem(page, `Actions for ${name}`, 'Edit Node');
     const form = dialog(page, 'Edit Node');
     await form.getByRole('button', { name: 'Save' }).click();
@@ -96,12 +103,16 @@ describe('feedback when things fail', () => {
     await expectVisible(page.getByText(name, { exact: true }).first());
     // The stream is open before the restart: a change made elsewhere shows live.
     const before = uniqueName('before');
-    await expect.poll(async () => {
-      await harness.seed('PATCH', `/api/nodes/${node.id}`, { name: before });
-      return page.getByText(before, { exact: true }).count();
-    }, UNTIL_SHOWN).toBeGreaterThan(0);
+    await expect
+      .poll(async () => {
+        await harness.seed('PATCH', `/api/nodes/${node.id}`, { name: before });
+        return page.getByText(before, { exact: true }).count();
+      }, UNTIL_SHOWN)
+      .toBeGreaterThan(0);
 
-    const banner = page.getByRole('status').filter({ hasText: /Live updates are interrupted|The gateway cannot be reached/ });
+    const banner = page
+      .getByRole('status')
+      .filter({ hasText: /Live updates are interrupted|The gateway cannot be reached/ });
     await server.restart(async () => {
       await expectVisible(banner);
     });

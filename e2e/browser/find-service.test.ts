@@ -9,7 +9,9 @@ import { dialog, expectVisible, startConsole, uniqueName, UNTIL_SHOWN, type Cons
 const focused = (page: Page) =>
   page.evaluate(() => {
     const el = document.activeElement as HTMLElement | null;
-    return el ? `${el.tagName.toLowerCase()}:${el.getAttribute('name') ?? el.getAttribute('aria-label') ?? el.textContent.trim()}` : '';
+    return el
+      ? `${el.tagName.toLowerCase()}:${el.getAttribute('name') ?? el.getAttribute('aria-label') ?? el.textContent.trim()}`
+      : '';
   });
 const param = (page: Page, key: string) => new URL(page.url()).searchParams.get(key);
 
@@ -29,7 +31,10 @@ describe('finding services and domains, keyboard leftovers', () => {
   it('searches and pages the domains list on the server, keeps the view in the URL, and Back returns to it', async () => {
     const prefix = uniqueName('dom');
     for (let i = 0; i < 12; i++) {
-      await harness.seed('POST', '/api/domains', { domain: `${prefix}-${String(i).padStart(2, '0')}.example.test`, skipValidation: true });
+      await harness.seed('POST', '/api/domains', {
+        domain: `${prefix}-${String(i).padStart(2, '0')}.example.test`,
+        skipValidation: true,
+      });
     }
     const page = await harness.openPage('/domains');
     await page.getByRole('searchbox', { name: 'Search domains by name' }).fill(prefix);
@@ -47,7 +52,11 @@ describe('finding services and domains, keyboard leftovers', () => {
 
     // Expanded rows: their tables are h2s under the page's h1 (no level skipped).
     await page.getByRole('button', { name: `Show services of ${prefix}-10.example.test` }).click();
-    await expectVisible(page.getByRole('heading', { level: 2, name: 'HTTP Services' }).or(page.getByText('No services use this domain yet')));
+    await expectVisible(
+      page
+        .getByRole('heading', { level: 2, name: 'HTTP Services' })
+        .or(page.getByText('No services use this domain yet')),
+    );
     expect(await page.locator('main h3, main h4').count()).toBe(0);
 
     await page.getByRole('searchbox', { name: 'Search domains by name' }).fill('no-such-domain');
@@ -59,17 +68,29 @@ describe('finding services and domains, keyboard leftovers', () => {
     const names = ['delta', 'alpha', 'charlie', 'bravo', 'echo', 'foxtrot', 'golf'];
     const ids: Record<string, number> = {};
     for (const name of names) {
-      ids[name] = (await harness.seed<{ id: number }>('POST', `/api/services/${node.id}/http`, { name, pathLocation: `/${uniqueName(name)}`, backendPort: 80 })).id;
+      ids[name] = (
+        await harness.seed<{ id: number }>('POST', `/api/services/${node.id}/http`, {
+          name,
+          pathLocation: `/${uniqueName(name)}`,
+          backendPort: 80,
+        })
+      ).id;
     }
     await harness.seed('PATCH', `/api/services/${node.id}/http/${ids.alpha}/disable`);
     await harness.seed('POST', `/api/services/${node.id}/tcp`, { name: 'mqtt', backendPort: 1883 });
     const page = await harness.openPage(`/nodes/${node.id}`);
-    const http = page.getByRole('region', { name: 'HTTP Services' }).or(page.locator('section', { has: page.getByRole('heading', { name: 'HTTP Services' }) }));
+    const http = page
+      .getByRole('region', { name: 'HTTP Services' })
+      .or(page.locator('section', { has: page.getByRole('heading', { name: 'HTTP Services' }) }));
     const rowNames = () => http.locator('tbody tr td:first-child > span:first-child').allTextContents();
     await expect.poll(rowNames, UNTIL_SHOWN).toEqual(['delta', 'alpha', 'charlie', 'bravo', 'echo']);
     // Exposure in words, not only by colour.
-    await expectVisible(http.locator('tbody tr', { hasText: 'alpha' }).getByText('Not public', { exact: true }).filter({ visible: true }));
-    await expectVisible(http.locator('tbody tr', { hasText: 'delta' }).getByText('Public', { exact: true }).filter({ visible: true }));
+    await expectVisible(
+      http.locator('tbody tr', { hasText: 'alpha' }).getByText('Not public', { exact: true }).filter({ visible: true }),
+    );
+    await expectVisible(
+      http.locator('tbody tr', { hasText: 'delta' }).getByText('Public', { exact: true }).filter({ visible: true }),
+    );
 
     await http.getByRole('button', { name: 'Name' }).click();
     await expect.poll(rowNames, UNTIL_SHOWN).toEqual(['alpha', 'bravo', 'charlie', 'delta', 'echo']);
@@ -105,7 +126,12 @@ describe('finding services and domains, keyboard leftovers', () => {
     const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: nodeName });
     const service = uniqueName('needle');
     const domain = `${service}.example.test`;
-    await harness.seed('POST', `/api/services/${node.id}/http`, { name: service, domain, pathLocation: '/hay', backendPort: 80 });
+    await harness.seed('POST', `/api/services/${node.id}/http`, {
+      name: service,
+      domain,
+      pathLocation: '/hay',
+      backendPort: 80,
+    });
     const page = await harness.openPage('/');
     await expectVisible(page.getByRole('heading', { level: 1 }));
     await page.keyboard.press('Control+k');
@@ -141,7 +167,11 @@ describe('finding services and domains, keyboard leftovers', () => {
     await harness.seed('POST', '/api/domains', { domain: `${stem}-a.example.test`, skipValidation: true });
     await harness.seed('POST', '/api/domains', { domain: `${stem}-b.example.test`, skipValidation: true });
     const page = await harness.openPage(`/nodes/${node.id}`);
-    await page.locator('section', { has: page.getByRole('heading', { name: 'HTTP Services' }) }).getByRole('button', { name: 'Add Service' }).first().click();
+    await page
+      .locator('section', { has: page.getByRole('heading', { name: 'HTTP Services' }) })
+      .getByRole('button', { name: 'Add Service' })
+      .first()
+      .click();
     const form = dialog(page, 'Expose HTTP Service');
     await expectVisible(form);
     await page.keyboard.type('web');
@@ -179,7 +209,11 @@ describe('finding services and domains, keyboard leftovers', () => {
 
     const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: uniqueName('invalid') });
     const detail = await harness.openPage(`/nodes/${node.id}`);
-    await detail.locator('section', { has: detail.getByRole('heading', { name: 'TCP Services' }) }).getByRole('button', { name: 'Add Service' }).first().click();
+    await detail
+      .locator('section', { has: detail.getByRole('heading', { name: 'TCP Services' }) })
+      .getByRole('button', { name: 'Add Service' })
+      .first()
+      .click();
     const tcpForm = dialog(detail, 'Expose TCP Service');
     await expectVisible(tcpForm);
     await tcpForm.getByLabel(/^Backend Port/).fill('');
@@ -236,7 +270,9 @@ describe('finding services and domains, keyboard leftovers', () => {
     expect(await sidebarLinks.first().evaluate((el) => el.closest('[inert]') !== null)).toBe(true);
     const open = page.getByRole('button', { name: 'Open sidebar' });
     await open.click();
-    await expect.poll(() => page.evaluate(() => Boolean(document.activeElement?.closest('#sidebar'))), UNTIL_SHOWN).toBe(true);
+    await expect
+      .poll(() => page.evaluate(() => Boolean(document.activeElement?.closest('#sidebar'))), UNTIL_SHOWN)
+      .toBe(true);
     await page.keyboard.press('Escape');
     await expect.poll(() => open.evaluate((el) => el === document.activeElement), UNTIL_SHOWN).toBe(true);
     // The node's status reads as a word next to its dot.

@@ -30,7 +30,8 @@ describe('finding nodes and keyboard focus', () => {
 
   it('searches, sorts and pages the nodes list on the server, keeps the view in the URL, and Back returns to it', async () => {
     const prefix = uniqueName('find');
-    for (let i = 0; i < 12; i++) await harness.seed('POST', '/api/nodes', { name: `${prefix}-${String(i).padStart(2, '0')}` });
+    for (let i = 0; i < 12; i++)
+      await harness.seed('POST', '/api/nodes', { name: `${prefix}-${String(i).padStart(2, '0')}` });
     await harness.seed('POST', '/api/nodes', { name: uniqueName('other') });
     const page = await harness.openPage('/nodes');
     await page.getByRole('searchbox', { name: 'Search nodes by name or address' }).fill(prefix.toUpperCase());
@@ -42,7 +43,9 @@ describe('finding nodes and keyboard focus', () => {
     await page.getByRole('button', { name: 'Name' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('order'), UNTIL_SHOWN).toBe('desc');
     expect(page.getByRole('columnheader', { name: /Name/ })).toBeTruthy();
-    await expect.poll(() => rowNames(page), UNTIL_SHOWN).toEqual(Array.from({ length: 10 }, (_, i) => `${prefix}-${String(11 - i).padStart(2, '0')}`));
+    await expect
+      .poll(() => rowNames(page), UNTIL_SHOWN)
+      .toEqual(Array.from({ length: 10 }, (_, i) => `${prefix}-${String(11 - i).padStart(2, '0')}`));
 
     // Next disables itself on the last page: focus goes to Previous, not to the body.
     await page.getByRole('button', { name: 'Next' }).focus();
@@ -60,7 +63,9 @@ describe('finding nodes and keyboard focus', () => {
 
     await page.goBack();
     await expectVisible(page.getByText('Showing 11 to 12 of 12 results'));
-    expect(await page.getByRole('searchbox', { name: 'Search nodes by name or address' }).inputValue()).toBe(prefix.toUpperCase());
+    expect(await page.getByRole('searchbox', { name: 'Search nodes by name or address' }).inputValue()).toBe(
+      prefix.toUpperCase(),
+    );
     expect(await rowNames(page)).toEqual([`${prefix}-01`, `${prefix}-00`]);
     expect(await page.getByRole('columnheader', { name: /Name/ }).getAttribute('aria-sort')).toBe('descending');
 
@@ -131,7 +136,9 @@ describe('finding nodes and keyboard focus', () => {
     await expectVisible(page.getByRole('main').getByRole('heading', { level: 1 }));
     await page.getByLabel('Password').fill('something');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name), UNTIL_SHOWN).toBe('username');
+    await expect
+      .poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name), UNTIL_SHOWN)
+      .toBe('username');
     expect(await page.title()).toBe('Sign in · Postern');
   });
 

@@ -56,7 +56,10 @@ export async function startConsole(origin?: ConsoleOrigin): Promise<ConsoleHarne
   const contexts: BrowserContext[] = [];
   const pageErrors: string[] = [];
 
-  const openPage = async (path: string, { viewport = 'desktop', theme, isSignedIn = true }: PageOptions = {}): Promise<Page> => {
+  const openPage = async (
+    path: string,
+    { viewport = 'desktop', theme, isSignedIn = true }: PageOptions = {},
+  ): Promise<Page> => {
     const context = await browser.newContext({
       baseURL: server.baseUrl,
       viewport: viewports[viewport],
@@ -65,19 +68,32 @@ export async function startConsole(origin?: ConsoleOrigin): Promise<ConsoleHarne
     contexts.push(context);
     if (theme) {
       // The starting theme only: a choice made in the page survives reloads.
-      await context.addInitScript(([key, value]) => {
-        if (localStorage.getItem(key) === null) localStorage.setItem(key, value);
-      }, [storageKeys.theme, theme] as const);
+      await context.addInitScript(
+        ([key, value]) => {
+          if (localStorage.getItem(key) === null) localStorage.setItem(key, value);
+        },
+        [storageKeys.theme, theme] as const,
+      );
     }
     if (isSignedIn) {
       // The cookie the server sets on sign-in (docs/api.md "Session cookie"): same name, path and attributes.
       const { hostname } = new URL(server.baseUrl);
-      await context.addCookies([{ name: storageKeys.tokenCookie, value: token, domain: hostname, path: '/api', httpOnly: true, sameSite: 'Strict' }]);
+      await context.addCookies([
+        {
+          name: storageKeys.tokenCookie,
+          value: token,
+          domain: hostname,
+          path: '/api',
+          httpOnly: true,
+          sameSite: 'Strict',
+        },
+      ]);
     }
     const page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
     page.on('console', (message) => {
-      if (message.type() === 'error' && message.text().includes('Content Security Policy')) pageErrors.push(`${page.url()}: CSP: ${message.text()}`);
+      if (message.type() === 'error' && message.text().includes('Content Security Policy'))
+        pageErrors.push(`${page.url()}: CSP: ${message.text()}`);
     });
     await page.goto(path);
     return page;

@@ -101,7 +101,11 @@ describe('form validation', () => {
 
   it('lets only gateways forward to another backend host, and requires it there', async () => {
     const plain = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: uniqueName('plain') });
-    const gateway = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: uniqueName('gw'), isGateway: true, gatewayNetwork: '192.168.90.0/24' });
+    const gateway = await harness.seed<{ id: number }>('POST', '/api/nodes', {
+      name: uniqueName('gw'),
+      isGateway: true,
+      gatewayNetwork: '192.168.90.0/24',
+    });
 
     const plainPage = await harness.openPage(`/nodes/${plain.id}`);
     await httpServicesCard(plainPage).getByRole('button', { name: 'Add Service' }).first().click();
@@ -146,8 +150,12 @@ describe('form validation', () => {
   it('offers TLS termination for TCP only', async () => {
     const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: uniqueName('udp-node') });
     const page = await harness.openPage(`/nodes/${node.id}`);
-    await page.locator('section').filter({ has: page.getByRole('heading', { name: 'TCP Services', exact: true }) })
-      .getByRole('button', { name: 'Add Service' }).first().click();
+    await page
+      .locator('section')
+      .filter({ has: page.getByRole('heading', { name: 'TCP Services', exact: true }) })
+      .getByRole('button', { name: 'Add Service' })
+      .first()
+      .click();
     const form = dialog(page, 'Expose TCP Service');
     const tls = form.getByLabel('Enable SSL (TLS termination)');
     await tls.check();

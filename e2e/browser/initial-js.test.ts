@@ -12,7 +12,9 @@ const BUDGET_BYTES = 128 * 1024;
 /** Script URLs named in the served index.html. */
 async function indexScripts(baseUrl: string): Promise<string[]> {
   const html = await (await fetch(`${baseUrl}/`)).text();
-  const urls = [...html.matchAll(/<(?:script|link)\b[^>]*\b(?:src|href)="([^"]+\.js)"/g)].map((match) => new URL(match[1] ?? '', baseUrl).href);
+  const urls = [...html.matchAll(/<(?:script|link)\b[^>]*\b(?:src|href)="([^"]+\.js)"/g)].map(
+    (match) => new URL(match[1] ?? '', baseUrl).href,
+  );
   if (urls.length === 0) throw new Error(`index.html references no script:\n${html}`);
   return urls;
 }
@@ -24,7 +26,12 @@ async function gzippedSize(url: string): Promise<number> {
 }
 
 /** Opens `path` in a fresh context, waits for `rendered`, and returns the script URLs loaded on the way. */
-async function scriptsLoadedFor(harness: ConsoleHarness, path: string, isSignedIn: boolean, rendered: (page: Page) => Promise<void>): Promise<Set<string>> {
+async function scriptsLoadedFor(
+  harness: ConsoleHarness,
+  path: string,
+  isSignedIn: boolean,
+  rendered: (page: Page) => Promise<void>,
+): Promise<Set<string>> {
   const loaded = new Set<string>();
   const page = await harness.openPage('about:blank', { isSignedIn });
   page.on('response', (response) => {
@@ -47,14 +54,31 @@ describe('initial JavaScript size', () => {
   });
 
   it.each([
-    { route: '/login', isSignedIn: false, rendered: (page: Page) => expectVisible(page.getByRole('button', { name: 'Sign in' })) },
-    { route: '/', isSignedIn: true, rendered: (page: Page) => expectVisible(page.getByRole('heading', { name: 'Welcome to Postern' })) },
+    {
+      route: '/login',
+      isSignedIn: false,
+      rendered: (page: Page) => expectVisible(page.getByRole('button', { name: 'Sign in' })),
+    },
+    {
+      route: '/',
+      isSignedIn: true,
+      rendered: (page: Page) => expectVisible(page.getByRole('heading', { name: 'Welcome to Postern' })),
+    },
   ])('a first visit to $route loads at most 128 KiB of gzipped JavaScript', async ({ route, isSignedIn, rendered }) => {
-    const urls = new Set([...(await indexScripts(harness.server.baseUrl)), ...(await scriptsLoadedFor(harness, route, isSignedIn, rendered))]);
-    const sizes = await Promise.all([...urls].map(async (url) => ({ file: new URL(url).pathname, bytes: await gzippedSize(url) })));
+    const urls = new Set([
+      ...(await indexScripts(harness.server.baseUrl)),
+      ...(await scriptsLoadedFor(harness, route, isSignedIn, rendered)),
+    ]);
+    const sizes = await Promise.all(
+      [...urls].map(async (url) => ({ file: new URL(url).pathname, bytes: await gzippedSize(url) })),
+    );
     const total = sizes.reduce((sum, { bytes }) => sum + bytes, 0);
-    const lines = sizes.sort((a, b) => b.bytes - a.bytes).map(({ file, bytes }) => `  ${(bytes / 1024).toFixed(1).padStart(6)} KiB  ${file}`);
-    console.log(`initial JS for ${route}: ${(total / 1024).toFixed(1)} KiB gzipped (budget 128 KiB), ${sizes.length} files\n${lines.join('\n')}`);
+    const lines = sizes
+      .sort((a, b) => b.bytes - a.bytes)
+      .map(({ file, bytes }) => `  ${(bytes / 1024).toFixed(1).padStart(6)} KiB  ${file}`);
+    console.log(
+      `initial JS for ${route}: ${(total / 1024).toFixed(1)} KiB gzipped (budget 128 KiB), ${sizes.length} files\n${lines.join('\n')}`,
+    );
     expect(total).toBeLessThanOrEqual(BUDGET_BYTES);
   });
 });

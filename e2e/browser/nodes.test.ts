@@ -6,7 +6,16 @@ import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import {
-  acceptConfirmation, chooseMenuItem, dialog, expectGone, expectPath, expectVisible, openMenu, useConsoleHarness, toast, uniqueName,
+  acceptConfirmation,
+  chooseMenuItem,
+  dialog,
+  expectGone,
+  expectPath,
+  expectVisible,
+  openMenu,
+  useConsoleHarness,
+  toast,
+  uniqueName,
 } from './fixture.js';
 
 // Nodes: create one and see its token once, filter by type, page through the list, connect/disconnect/delete
@@ -32,7 +41,9 @@ describe('nodes list', () => {
     // The gateway's public address (POSTERN_PUBLIC_HOST over HTTPS), not the 127.0.0.1 address this browser uses.
     // No pin: with the data plane off the gateway serves no certificate yet.
     // The token is on screen once (its field): the command shows it masked.
-    await expect.poll(() => ready.getByRole('textbox', { name: 'Connect command' }).inputValue()).toBe(`postern connect --url https://gateway.test --token ${token.slice(0, 5)}••••••••`);
+    await expect
+      .poll(() => ready.getByRole('textbox', { name: 'Connect command' }).inputValue())
+      .toBe(`postern connect --url https://gateway.test --token ${token.slice(0, 5)}••••••••`);
     await ready.getByRole('button', { name: 'Got it!' }).click();
     await expectGone(ready);
     await expectVisible(nodeLink(page, name));
@@ -55,18 +66,44 @@ describe('nodes list', () => {
     const openssl = promisify(execFile);
     try {
       await openssl('openssl', [
-        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', pemFile, '-out', `${pemFile}.crt`,
-        '-days', '2', '-subj', '/CN=gateway.test',
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        pemFile,
+        '-out',
+        `${pemFile}.crt`,
+        '-days',
+        '2',
+        '-subj',
+        '/CN=gateway.test',
       ]);
       await openssl('openssl', ['x509', '-in', `${pemFile}.crt`, '-pubkey', '-noout', '-out', `${pemFile}.pub`]);
-      await openssl('openssl', ['pkey', '-pubin', '-in', `${pemFile}.pub`, '-outform', 'DER', '-out', `${pemFile}.der`]);
+      await openssl('openssl', [
+        'pkey',
+        '-pubin',
+        '-in',
+        `${pemFile}.pub`,
+        '-outform',
+        'DER',
+        '-out',
+        `${pemFile}.der`,
+      ]);
       await writeFile(pemFile, `${await readFile(pemFile, 'utf8')}${await readFile(`${pemFile}.crt`, 'utf8')}`);
-      const pin = `sha256:${createHash('sha256').update(await readFile(`${pemFile}.der`)).digest('base64')}`;
+      const pin = `sha256:${createHash('sha256')
+        .update(await readFile(`${pemFile}.der`))
+        .digest('base64')}`;
 
       const page = await harness.openPage(`/nodes/${node.id}`);
       await expectVisible(page.getByRole('heading', { name: 'Connect This Node' }));
       const command = page.getByRole('textbox', { name: 'Connect command' });
-      await expect.poll(() => command.inputValue()).toBe(`postern connect --url https://gateway.test --token <YOUR_TOKEN> --pin ${pin}`);
+      await expect
+        .poll(() => command.inputValue())
+        .toBe(`postern connect --url https://gateway.test --token <YOUR_TOKEN> --pin ${pin}`);
     } finally {
       await rm(certsDir, { recursive: true, force: true });
     }
@@ -81,7 +118,8 @@ describe('nodes list', () => {
     await expectVisible(nodeLink(page, plain));
     await expectVisible(nodeLink(page, gateway));
 
-    const chip = (label: string) => page.getByRole('group', { name: 'Filter nodes' }).getByRole('button', { name: label, exact: true });
+    const chip = (label: string) =>
+      page.getByRole('group', { name: 'Filter nodes' }).getByRole('button', { name: label, exact: true });
     await chip('Gateways').click();
     await expectGone(nodeLink(page, plain));
     await expectVisible(nodeLink(page, gateway));
@@ -120,7 +158,10 @@ describe('nodes list', () => {
   it('downloads the WireGuard config of a node from its page', async () => {
     const node = await harness.seed<{ id: number; name: string }>('POST', '/api/nodes', { name: uniqueName('dl') });
     const page = await harness.openPage(`/nodes/${node.id}`);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Config' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download Config' }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/\.conf$/);
     const config = await readFile(await download.path(), 'utf8');
     expect(config).toContain('[Interface]');
@@ -135,17 +176,24 @@ describe('nodes list', () => {
     await expectVisible(pagination.getByText(`Showing 1 to 10 of ${total} results`, { exact: true }));
     expect(await pagination.getByRole('button', { name: 'Previous' }).isDisabled()).toBe(true);
     await pagination.getByRole('button', { name: 'Next' }).click();
-    await expectVisible(pagination.getByText(`Showing 11 to ${Math.min(20, total)} of ${total} results`, { exact: true }));
+    await expectVisible(
+      pagination.getByText(`Showing 11 to ${Math.min(20, total)} of ${total} results`, { exact: true }),
+    );
     expect(await page.getByRole('table').getByRole('link').count()).toBe(Math.min(10, total - 10));
   });
 
   it('shows changes made elsewhere live, in the list and on the node page', async () => {
     // A gateway, so it is on the first page of the Gateways filter whatever else this file created.
     const node = await harness.seed<{ id: number; name: string }>('POST', '/api/nodes', {
-      name: uniqueName('live'), isGateway: true, gatewayNetwork: '192.168.78.0/24',
+      name: uniqueName('live'),
+      isGateway: true,
+      gatewayNetwork: '192.168.78.0/24',
     });
     const list = await harness.openPage('/nodes');
-    await list.getByRole('group', { name: 'Filter nodes' }).getByRole('button', { name: 'Gateways', exact: true }).click();
+    await list
+      .getByRole('group', { name: 'Filter nodes' })
+      .getByRole('button', { name: 'Gateways', exact: true })
+      .click();
     await expectVisible(nodeLink(list, node.name));
     const detail = await harness.openPage(`/nodes/${node.id}`);
     await expectVisible(detail.getByRole('heading', { name: node.name, exact: true }));
@@ -159,7 +207,8 @@ describe('nodes list', () => {
   it('closes the node stream when the node page is left', async () => {
     const node = await harness.seed<{ id: number; name: string }>('POST', '/api/nodes', { name: uniqueName('leave') });
     const page = await harness.openPage('/');
-    const isNodeStream = (url: string) => url.includes('/api/nodes/stream') && new URL(url).searchParams.get('id') === String(node.id);
+    const isNodeStream = (url: string) =>
+      url.includes('/api/nodes/stream') && new URL(url).searchParams.get('id') === String(node.id);
     const opened = page.waitForEvent('request', { predicate: (request) => isNodeStream(request.url()) });
     await page.goto(`/nodes/${node.id}`);
     const stream = await opened;
@@ -202,7 +251,10 @@ describe('nodes list', () => {
   });
 
   it('offers the local node no status, node actions or tokens', async () => {
-    const { data } = await harness.seed<{ data: { id: number; name: string; isLocal: boolean }[] }>('GET', '/api/nodes?page=1&limit=10');
+    const { data } = await harness.seed<{ data: { id: number; name: string; isLocal: boolean }[] }>(
+      'GET',
+      '/api/nodes?page=1&limit=10',
+    );
     const local = data.find((node) => node.isLocal);
     if (!local) throw new Error('the server has no local node');
     const list = await harness.openPage('/nodes');
@@ -220,7 +272,9 @@ describe('nodes list', () => {
 
   it("shows a gateway's badge, address and subnet on its page, under the 'Client / Nodes' breadcrumb", async () => {
     const node = await harness.seed<{ id: number; name: string; address: string }>('POST', '/api/nodes', {
-      name: uniqueName('branch'), isGateway: true, gatewayNetwork: '192.168.91.0/24',
+      name: uniqueName('branch'),
+      isGateway: true,
+      gatewayNetwork: '192.168.91.0/24',
     });
     const page = await harness.openPage(`/nodes/${node.id}`);
     const header = page.locator('section').filter({ has: page.getByRole('heading', { name: node.name, exact: true }) });

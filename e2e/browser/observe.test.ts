@@ -64,8 +64,18 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the figures of the real gateway
     await node.serve('http', SITE_PORT);
     checked = await startBackend(gateway.system.lab, node.ns, 'http', node.tunnelIp, CHECKED_PORT, 'node1');
     const { api } = gateway.system;
-    const site = await api.createHttpService(node.node.id, { name: 'website', domain: SITE_DOMAIN, backendHost: node.tunnelIp, backendPort: SITE_PORT });
-    const watched = await api.createHttpService(node.node.id, { name: 'checked-api', domain: CHECKED_DOMAIN, backendHost: node.tunnelIp, backendPort: CHECKED_PORT });
+    const site = await api.createHttpService(node.node.id, {
+      name: 'website',
+      domain: SITE_DOMAIN,
+      backendHost: node.tunnelIp,
+      backendPort: SITE_PORT,
+    });
+    const watched = await api.createHttpService(node.node.id, {
+      name: 'checked-api',
+      domain: CHECKED_DOMAIN,
+      backendHost: node.tunnelIp,
+      backendPort: CHECKED_PORT,
+    });
     siteId = site.id;
     checkedId = watched.id;
     for (const id of [siteId, checkedId]) {
@@ -74,13 +84,20 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the figures of the real gateway
         body: { intervalSeconds: HEALTH_INTERVAL_SECONDS, timeoutSeconds: 2 },
       });
     }
-    await waitFor(async () => (await get(`https://${SITE_DOMAIN}/ready`)).status === 200, { timeoutMs: APPLY_DEADLINE_MS, what: 'the site to be served' });
-    for (let i = 0; i < SITE_REQUESTS - 2; i++) expect((await get(`https://${SITE_DOMAIN}/page-${i}`)).status).toBe(200);
+    await waitFor(async () => (await get(`https://${SITE_DOMAIN}/ready`)).status === 200, {
+      timeoutMs: APPLY_DEADLINE_MS,
+      what: 'the site to be served',
+    });
+    for (let i = 0; i < SITE_REQUESTS - 2; i++)
+      expect((await get(`https://${SITE_DOMAIN}/page-${i}`)).status).toBe(200);
     expect((await get(`https://${SITE_DOMAIN}/status/500`)).status).toBe(500);
-    await waitFor(async () => {
-      const [site_, checked_] = [await figuresOf(siteId), await figuresOf(checkedId)];
-      return site_?.requests === SITE_REQUESTS && site_.health?.state === 'up' && checked_?.health?.state === 'up';
-    }, { timeoutMs: APPLY_DEADLINE_MS, what: `${SITE_REQUESTS} requests counted and both backends up` });
+    await waitFor(
+      async () => {
+        const [site_, checked_] = [await figuresOf(siteId), await figuresOf(checkedId)];
+        return site_?.requests === SITE_REQUESTS && site_.health?.state === 'up' && checked_?.health?.state === 'up';
+      },
+      { timeoutMs: APPLY_DEADLINE_MS, what: `${SITE_REQUESTS} requests counted and both backends up` },
+    );
   });
 
   afterEach(() => {
@@ -94,44 +111,53 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the figures of the real gateway
     expect(gateway?.leftovers() ?? []).toEqual([]);
   });
 
-  it.each(variants)('shows rows, the info chart and the home totals at $viewport width in $theme theme', async ({ viewport, theme }) => {
-    const violations: Violation[] = [];
-    const shot = async (page: Page, screen: string, fullPage = true) => {
-      await snap(page, `${screen}-${viewport}-${theme}`, { fullPage });
-      violations.push(...(await axeViolations(page, screen)));
-    };
+  it.each(variants)(
+    'shows rows, the info chart and the home totals at $viewport width in $theme theme',
+    async ({ viewport, theme }) => {
+      const violations: Violation[] = [];
+      const shot = async (page: Page, screen: string, fullPage = true) => {
+        await snap(page, `${screen}-${viewport}-${theme}`, { fullPage });
+        violations.push(...(await axeViolations(page, screen)));
+      };
 
-    const detail = await harness.openPage(`/nodes/${node.node.id}`, { viewport, theme });
-    const site = rowOf(detail, 'website');
-    const siteFigures = site.getByTestId('service-figures');
-    await expect.poll(() => siteFigures.textContent(), { timeout: 10_000 }).toMatch(new RegExp(`^Up${SITE_REQUESTS} req/h · 1 err · \\d`));
-    await expectVisible(site.getByRole('img', { name: `${SITE_REQUESTS} req in the last hour` }));
-    expect(await badgeOf(detail, 'website').textContent()).toBe('Up');
-    expect(await badgeOf(detail, 'checked-api').textContent()).toBe('Up');
-    await expectVisible(rowOf(detail, 'checked-api').getByText('0 req/h', { exact: false }));
-    await shot(detail, 'node-detail-figures');
+      const detail = await harness.openPage(`/nodes/${node.node.id}`, { viewport, theme });
+      const site = rowOf(detail, 'website');
+      const siteFigures = site.getByTestId('service-figures');
+      await expect
+        .poll(() => siteFigures.textContent(), { timeout: 10_000 })
+        .toMatch(new RegExp(`^Up${SITE_REQUESTS} req/h · 1 err · \\d`));
+      await expectVisible(site.getByRole('img', { name: `${SITE_REQUESTS} req in the last hour` }));
+      expect(await badgeOf(detail, 'website').textContent()).toBe('Up');
+      expect(await badgeOf(detail, 'checked-api').textContent()).toBe('Up');
+      await expectVisible(rowOf(detail, 'checked-api').getByText('0 req/h', { exact: false }));
+      await shot(detail, 'node-detail-figures');
 
-    await chooseMenuItem(detail, 'Actions for website', 'Info');
-    const info = dialog(detail, 'website');
-    const traffic = info.getByRole('region', { name: 'Traffic, last hour' });
-    await expectVisible(traffic.getByRole('img', { name: 'Requests per minute, last hour' }));
-    await expectVisible(traffic.getByText('Requests', { exact: true }));
-    await expectVisible(traffic.getByText(String(SITE_REQUESTS), { exact: true }));
-    await expectVisible(traffic.getByText(`${SITE_REQUESTS - 1} / 0 / 0 / 1`, { exact: true }));
-    await shot(detail, 'dialog-service-traffic', false);
+      await chooseMenuItem(detail, 'Actions for website', 'Info');
+      const info = dialog(detail, 'website');
+      const traffic = info.getByRole('region', { name: 'Traffic, last hour' });
+      await expectVisible(traffic.getByRole('img', { name: 'Requests per minute, last hour' }));
+      await expectVisible(traffic.getByText('Requests', { exact: true }));
+      await expectVisible(traffic.getByText(String(SITE_REQUESTS), { exact: true }));
+      await expectVisible(traffic.getByText(`${SITE_REQUESTS - 1} / 0 / 0 / 1`, { exact: true }));
+      await shot(detail, 'dialog-service-traffic', false);
 
-    const home = await harness.openPage('/', { viewport, theme });
-    const status = home.getByRole('region', { name: 'System status' });
-    await expect.poll(() => status.getByTestId('total-requests').textContent(), { timeout: 10_000 }).toBe(String(SITE_REQUESTS));
-    await expect.poll(() => status.getByTestId('health-counts').textContent(), { timeout: 10_000 }).toBe('2 up · 0 down');
-    await expectVisible(status.getByRole('img', { name: 'Requests and connections per 10 minutes, last 24 hours' }));
-    await expect
-      .poll(() => status.getByTestId('drift-status').textContent(), { timeout: APPLY_DEADLINE_MS })
-      .toMatch(/^Drift check .*: nginx and WireGuard serve what the database says\.$/);
-    await shot(home, 'home-figures');
+      const home = await harness.openPage('/', { viewport, theme });
+      const status = home.getByRole('region', { name: 'System status' });
+      await expect
+        .poll(() => status.getByTestId('total-requests').textContent(), { timeout: 10_000 })
+        .toBe(String(SITE_REQUESTS));
+      await expect
+        .poll(() => status.getByTestId('health-counts').textContent(), { timeout: 10_000 })
+        .toBe('2 up · 0 down');
+      await expectVisible(status.getByRole('img', { name: 'Requests and connections per 10 minutes, last 24 hours' }));
+      await expect
+        .poll(() => status.getByTestId('drift-status').textContent(), { timeout: APPLY_DEADLINE_MS })
+        .toMatch(/^Drift check .*: nginx and WireGuard serve what the database says\.$/);
+      await shot(home, 'home-figures');
 
-    expect(violations).toEqual([]);
-  });
+      expect(violations).toEqual([]);
+    },
+  );
 
   it('turns a stopped backend Down on the node page and in the home counts without a reload, and Up again', async () => {
     const detail = await harness.openPage(`/nodes/${node.node.id}`);
@@ -145,7 +171,9 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the figures of the real gateway
       timeoutMs: 2 * HEALTH_INTERVAL_SECONDS * 1000 + 2000,
       what: 'the gateway to see the stopped backend down',
     });
-    await expect.poll(() => badgeOf(detail, 'checked-api').textContent(), { timeout: PUSHED_WITHIN_MS, interval: 100 }).toBe('Down');
+    await expect
+      .poll(() => badgeOf(detail, 'checked-api').textContent(), { timeout: PUSHED_WITHIN_MS, interval: 100 })
+      .toBe('Down');
     await expect.poll(() => counts.textContent(), { timeout: PUSHED_WITHIN_MS, interval: 100 }).toBe('1 up · 1 down');
     // Why, in words, where the badge is.
     expect(await badgeOf(detail, 'checked-api').getAttribute('title')).toContain('connection refused');
@@ -158,7 +186,9 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the figures of the real gateway
       timeoutMs: 2 * HEALTH_INTERVAL_SECONDS * 1000 + 2000,
       what: 'the gateway to see the restarted backend up',
     });
-    await expect.poll(() => badgeOf(detail, 'checked-api').textContent(), { timeout: PUSHED_WITHIN_MS, interval: 100 }).toBe('Up');
+    await expect
+      .poll(() => badgeOf(detail, 'checked-api').textContent(), { timeout: PUSHED_WITHIN_MS, interval: 100 })
+      .toBe('Up');
     await expect.poll(() => counts.textContent(), { timeout: PUSHED_WITHIN_MS, interval: 100 }).toBe('2 up · 0 down');
   });
 });

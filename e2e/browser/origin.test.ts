@@ -43,19 +43,32 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the console’s origin against 
   beforeAll(async () => {
     topology = await createSystemTopology(lab);
     gateway = await startGateway(lab, {
-      ns: topology.gatewayNs, apiIp: topology.gatewayMgmtIp, publicHost: CONSOLE_HOST, wgInterface: lab.ifName('gw'),
+      ns: topology.gatewayNs,
+      apiIp: topology.gatewayMgmtIp,
+      publicHost: CONSOLE_HOST,
+      wgInterface: lab.ifName('gw'),
     });
     const api = await gateway.login();
     const node = await api.createNode({ name: 'hostile' });
     const host = await topology.addHost('evil', 11);
     // The node dials the gateway's public address (its name resolves nowhere inside the lab).
-    const config = (await api.downloadNodeConfig(node.id)).replace(`Endpoint = ${CONSOLE_HOST}:`, `Endpoint = ${topology.gatewayPublicIp}:`);
+    const config = (await api.downloadNodeConfig(node.id)).replace(
+      `Endpoint = ${CONSOLE_HOST}:`,
+      `Endpoint = ${topology.gatewayPublicIp}:`,
+    );
     await waitForHandshake(await startWireguard(lab, host.ns, lab.ifName('evil'), config), 15_000);
-    site = lab.spawn(host.ns, 'hostile site', process.execPath, [EVIL_SITE, node.address ?? '', String(EVIL_PORT), `https://${CONSOLE_HOST}`]);
+    site = lab.spawn(host.ns, 'hostile site', process.execPath, [
+      EVIL_SITE,
+      node.address ?? '',
+      String(EVIL_PORT),
+      `https://${CONSOLE_HOST}`,
+    ]);
     await site.waitForOutput(/^listening$/m, 5000);
     await api.createHttpService(node.id, { name: 'evil-domain', domain: EVIL_DOMAIN, backendPort: EVIL_PORT });
     await api.createHttpService(node.id, { name: 'evil-path', pathLocation: '/evil', backendPort: EVIL_PORT });
-    browser = await launchBrowser([`--host-resolver-rules=MAP ${CONSOLE_HOST} ${topology.gatewayMgmtIp},MAP ${EVIL_DOMAIN} ${topology.gatewayMgmtIp}`]);
+    browser = await launchBrowser([
+      `--host-resolver-rules=MAP ${CONSOLE_HOST} ${topology.gatewayMgmtIp},MAP ${EVIL_DOMAIN} ${topology.gatewayMgmtIp}`,
+    ]);
   });
 
   afterAll(async () => {
@@ -65,9 +78,16 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the console’s origin against 
     expect(lab.leftovers()).toEqual([]);
   });
 
-  const reports = (): Report[] => site.text.split('\n').filter((line) => line.startsWith('{"report"')).map((line) => (JSON.parse(line) as { report: Report }).report);
+  const reports = (): Report[] =>
+    site.text
+      .split('\n')
+      .filter((line) => line.startsWith('{"report"'))
+      .map((line) => (JSON.parse(line) as { report: Report }).report);
   const seen = (): { path: string; headers: Record<string, string> }[] =>
-    site.text.split('\n').filter((line) => line.startsWith('{"seen"')).map((line) => (JSON.parse(line) as { seen: { path: string; headers: Record<string, string> } }).seen);
+    site.text
+      .split('\n')
+      .filter((line) => line.startsWith('{"seen"'))
+      .map((line) => (JSON.parse(line) as { seen: { path: string; headers: Record<string, string> } }).seen);
 
   it('leaks nothing of a signed-in operator’s session to a node’s page, on its domain or on the gateway’s host', async () => {
     const context = await browser.newContext({ ignoreHTTPSErrors: true });
@@ -79,7 +99,13 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the console’s origin against 
     await page.getByRole('heading', { name: 'Welcome to Postern' }).waitFor();
     const [cookie] = (await context.cookies()).filter((c) => c.name === 'token');
     // The session is a cookie only the server sees: HttpOnly, on the console's host, for /api.
-    expect(cookie).toMatchObject({ domain: CONSOLE_HOST, path: '/api', httpOnly: true, sameSite: 'Strict', secure: true });
+    expect(cookie).toMatchObject({
+      domain: CONSOLE_HOST,
+      path: '/api',
+      httpOnly: true,
+      sameSite: 'Strict',
+      secure: true,
+    });
     const token = cookie?.value ?? '';
     expect(token.length).toBeGreaterThan(20);
 

@@ -67,7 +67,11 @@ export async function startRealGateway(): Promise<RealGateway> {
       apiIp: topology.gatewayMgmtIp,
       publicHost: topology.gatewayPublicIp,
       wgInterface: lab.ifName('gw'),
-      env: { POSTERN_ADMIN_USERNAME: ADMIN.username, POSTERN_ADMIN_PASSWORD: ADMIN.password, POSTERN_LOG_LEVEL: 'warn' },
+      env: {
+        POSTERN_ADMIN_USERNAME: ADMIN.username,
+        POSTERN_ADMIN_PASSWORD: ADMIN.password,
+        POSTERN_LOG_LEVEL: 'warn',
+      },
     });
     const api = await new ApiClient(gateway.baseUrl).login(ADMIN.username, ADMIN.password);
     forwarder = await forwardLoopback(topology.gatewayMgmtIp, API_PORT);

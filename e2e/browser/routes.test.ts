@@ -30,12 +30,20 @@ describe('sign-in, session and routes', () => {
     // expires_in; HttpOnly and Path=/api so no script, ours or a neighbour's on another port, can read it.
     const cookie = (await page.context().cookies()).find((c) => c.name === storageKeys.tokenCookie);
     expect(cookie).toMatchObject({ sameSite: 'Strict', path: '/api', httpOnly: true });
-    const { expires_in } = await (await fetch(`${harness.server.baseUrl}/api/auth/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN),
-    })).json() as { expires_in: number };
+    const { expires_in } = (await (
+      await fetch(`${harness.server.baseUrl}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(ADMIN),
+      })
+    ).json()) as { expires_in: number };
     expect(Math.abs((cookie?.expires ?? 0) - (Date.now() / 1000 + expires_in))).toBeLessThan(60);
     const token = cookie?.value ?? 'no token';
-    const visibleToScripts = await page.evaluate(() => [document.cookie, JSON.stringify(Object.entries(localStorage)), JSON.stringify(Object.entries(sessionStorage))]);
+    const visibleToScripts = await page.evaluate(() => [
+      document.cookie,
+      JSON.stringify(Object.entries(localStorage)),
+      JSON.stringify(Object.entries(sessionStorage)),
+    ]);
     for (const text of visibleToScripts) expect(text).not.toContain(token);
     expect(await page.evaluate(() => document.cookie)).not.toContain('token=');
   });
@@ -113,7 +121,9 @@ describe('sign-in, session and routes', () => {
 
   it('shows the not-found page for an unknown path, with a link back home', async () => {
     const page = await harness.openPage('/no/such/page');
-    await expectVisible(page.getByText("Hmm...this page doesn't exist. Try searching for something else!", { exact: true }));
+    await expectVisible(
+      page.getByText("Hmm...this page doesn't exist. Try searching for something else!", { exact: true }),
+    );
     await page.getByRole('link', { name: 'Back To Home' }).click();
     await expectVisible(page.getByRole('heading', { name: 'Welcome to Postern' }));
     await expectPath(page, '/');
@@ -134,11 +144,12 @@ describe('sign-in, session and routes', () => {
 
   // Last in this file: it uses up this client's failed-login allowance on the server for the next minutes.
   it("says 'Too many attempts, try again later' once the server rate-limits sign-ins", async () => {
-    const guess = () => fetch(`${harness.server.baseUrl}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'intruder', password: 'guess-guess-guess' }),
-    });
+    const guess = () =>
+      fetch(`${harness.server.baseUrl}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'intruder', password: 'guess-guess-guess' }),
+      });
     await expect.poll(async () => (await guess()).status, { timeout: 10_000 }).toBe(429);
     const page = await harness.openPage('/login', { isSignedIn: false });
     await fillSignIn(page, ADMIN.password);

@@ -3,7 +3,15 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations, type Violation } from './axe.js';
 import { snap } from './browser.js';
-import { dialog, expectGone, expectVisible, openMenu, startConsole, uniqueName, type ConsoleHarness } from './fixture.js';
+import {
+  dialog,
+  expectGone,
+  expectVisible,
+  openMenu,
+  startConsole,
+  uniqueName,
+  type ConsoleHarness,
+} from './fixture.js';
 import { ADMIN } from './server.js';
 
 // Visits every screen and the main dialogs in light and dark theme at desktop and phone widths and stores a
@@ -35,11 +43,19 @@ describe('screenshots', () => {
     harness = await startConsole();
     const nodeName = 'home-lab';
     const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: nodeName, allowInternet: true });
-    await harness.seed('POST', '/api/nodes', { name: 'office-gateway', isGateway: true, gatewayNetworks: ['192.168.10.0/24', '10.10.0.0/24'] });
+    await harness.seed('POST', '/api/nodes', {
+      name: 'office-gateway',
+      isGateway: true,
+      gatewayNetworks: ['192.168.10.0/24', '10.10.0.0/24'],
+    });
     const domain = 'app.example.test';
     await harness.seed('POST', '/api/domains', { domain, ssl: 'self-signed', skipValidation: true });
     const serviceName = 'website';
-    const service = await harness.seed<{ id: number }>('POST', `/api/services/${node.id}/http`, { name: serviceName, domain, backendPort: 8080 });
+    const service = await harness.seed<{ id: number }>('POST', `/api/services/${node.id}/http`, {
+      name: serviceName,
+      domain,
+      backendPort: 8080,
+    });
     await harness.seed('POST', `/api/services/${node.id}/tcp`, { name: 'mqtt-broker', backendPort: 1883 });
     await harness.seed('POST', `/api/nodes/${node.id}/pats`, { name: 'ci-pipeline' });
     seeded = { nodeId: node.id, nodeName, serviceId: service.id, serviceName, domain };
@@ -53,44 +69,50 @@ describe('screenshots', () => {
     await harness.close();
   });
 
-  it.each(variants)('every screen at $viewport width in $theme theme', async ({ viewport, theme }) => {
-    // Dialogs, menus and the mobile sidebar are fixed to the window: a shot of the window shows them as seen.
-    const violations: Violation[] = [];
-    const shot: Shot = async (page, screen) => {
-      await snap(page, `${screen}-${viewport}-${theme}`, { fullPage: !/^(dialog|menu|sidebar)-/.test(screen) });
-      violations.push(...(await axeViolations(page, screen)));
-    };
-    const page = await harness.openPage('/login', { viewport, theme, isSignedIn: false });
-    await expectVisible(page.getByRole('button', { name: 'Sign in' }));
-    await shot(page, 'login');
-    await page.getByLabel('Username').fill(ADMIN.username);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+  it.each(variants)(
+    'every screen at $viewport width in $theme theme',
+    async ({ viewport, theme }) => {
+      // Dialogs, menus and the mobile sidebar are fixed to the window: a shot of the window shows them as seen.
+      const violations: Violation[] = [];
+      const shot: Shot = async (page, screen) => {
+        await snap(page, `${screen}-${viewport}-${theme}`, { fullPage: !/^(dialog|menu|sidebar)-/.test(screen) });
+        violations.push(...(await axeViolations(page, screen)));
+      };
+      const page = await harness.openPage('/login', { viewport, theme, isSignedIn: false });
+      await expectVisible(page.getByRole('button', { name: 'Sign in' }));
+      await shot(page, 'login');
+      await page.getByLabel('Username').fill(ADMIN.username);
+      await page.getByLabel('Password').fill(ADMIN.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
 
-    await expectVisible(page.getByRole('heading', { name: 'Welcome to Postern' }));
-    await shot(page, 'home');
-    if (viewport === 'phone') {
-      await page.getByRole('button', { name: 'Open sidebar' }).click();
-      await expectVisible(page.getByRole('complementary', { name: 'Sidebar' }).getByRole('link', { name: 'Domain Names' }));
-      await shot(page, 'sidebar-open');
-      await page.keyboard.press('Escape');
-    }
+      await expectVisible(page.getByRole('heading', { name: 'Welcome to Postern' }));
+      await shot(page, 'home');
+      if (viewport === 'phone') {
+        await page.getByRole('button', { name: 'Open sidebar' }).click();
+        await expectVisible(
+          page.getByRole('complementary', { name: 'Sidebar' }).getByRole('link', { name: 'Domain Names' }),
+        );
+        await shot(page, 'sidebar-open');
+        await page.keyboard.press('Escape');
+      }
 
-    await snapNodesList(page, shot);
-    await snapNodeDetail(page, shot, seeded);
-    await snapDomains(page, shot, seeded);
-    await snapFindService(page, shot, seeded);
+      await snapNodesList(page, shot);
+      await snapNodeDetail(page, shot, seeded);
+      await snapDomains(page, shot, seeded);
+      await snapFindService(page, shot, seeded);
 
-    await page.goto(`/nodes/${seeded.nodeId}/http/${seeded.serviceId}/logs`);
-    await expectVisible(page.getByRole('log'));
-    await shot(page, 'log-viewer');
+      await page.goto(`/nodes/${seeded.nodeId}/http/${seeded.serviceId}/logs`);
+      await expectVisible(page.getByRole('log'));
+      await shot(page, 'log-viewer');
 
-    await page.goto('/no/such/page');
-    await expectVisible(page.getByRole('link', { name: 'Back To Home' }));
-    await shot(page, 'not-found');
-    expect(violations).toEqual([]);
-    // axe on some 20 states per variant: a busy machine needs more than the default minute.
-  }, 240_000);
+      await page.goto('/no/such/page');
+      await expectVisible(page.getByRole('link', { name: 'Back To Home' }));
+      await shot(page, 'not-found');
+      expect(violations).toEqual([]);
+      // axe on some 20 states per variant: a busy machine needs more than the default minute.
+    },
+    240_000,
+  );
 });
 
 type Shot = (page: Page, screen: string) => Promise<void>;
@@ -118,7 +140,8 @@ async function snapNodeDetail(page: Page, shot: Shot, seeded: Seeded): Promise<v
   await expectVisible(page.getByRole('textbox', { name: 'Connect command' }));
   await shot(page, 'node-detail');
 
-  const section = (title: string) => page.locator('section').filter({ has: page.getByRole('heading', { name: title, exact: true }) });
+  const section = (title: string) =>
+    page.locator('section').filter({ has: page.getByRole('heading', { name: title, exact: true }) });
   await section('HTTP Services').getByRole('button', { name: 'Add Service' }).first().click();
   const http = dialog(page, 'Expose HTTP Service');
   await http.getByLabel('Service Name').fill('dashboard');

@@ -46,7 +46,10 @@ export async function startServer(): Promise<RunningServer> {
 }
 
 /** One server process on `port` with `dataDir` (kept when it stops, so a restart finds the same database). */
-async function spawnServer(dataDir: string, port: number): Promise<{ baseUrl: string; output(): string; stop(): Promise<void> }> {
+async function spawnServer(
+  dataDir: string,
+  port: number,
+): Promise<{ baseUrl: string; output(): string; stop(): Promise<void> }> {
   let log = '';
   const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'apps/server/dist/main.js')], {
     cwd: repoRoot,
@@ -69,7 +72,11 @@ async function spawnServer(dataDir: string, port: number): Promise<{ baseUrl: st
   const baseUrl = `http://127.0.0.1:${port}`;
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   try {
-    await waitFor(async () => (await fetch(`${baseUrl}/api/health`)).ok, { timeoutMs: 20_000, intervalMs: 50, what: `server health (${log})` });
+    await waitFor(async () => (await fetch(`${baseUrl}/api/health`)).ok, {
+      timeoutMs: 20_000,
+      intervalMs: 50,
+      what: `server health (${log})`,
+    });
   } catch (error) {
     child.kill('SIGKILL');
     throw error;
@@ -100,7 +107,10 @@ export async function apiLogin(baseUrl: string): Promise<string> {
 export async function api<T>(baseUrl: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? null : JSON.stringify(body),
   });
   const text = await response.text();

@@ -1,7 +1,15 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import {
-  acceptConfirmation, chooseMenuItem, dialog, expectGone, expectVisible, useConsoleHarness, toast, uniqueName, waitForPaint,
+  acceptConfirmation,
+  chooseMenuItem,
+  dialog,
+  expectGone,
+  expectVisible,
+  useConsoleHarness,
+  toast,
+  uniqueName,
+  waitForPaint,
 } from './fixture.js';
 
 // Exposing HTTP and TCP services from a node, and switching public access off and on (console-spec §2, §4, §8).
@@ -76,10 +84,15 @@ describe('services', () => {
     await expectVisible(row.getByRole('img', { name: 'Public', exact: true }));
   });
 
-  it('shows a service\'s details, edits it and deletes it', async () => {
+  it("shows a service's details, edits it and deletes it", async () => {
     const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: uniqueName('edit-node') });
     const name = uniqueName('api');
-    await harness.seed('POST', `/api/services/${node.id}/http`, { name, pathLocation: `/${name}`, backendPort: 3000, allowedIps: ['10.1.0.0/16'] });
+    await harness.seed('POST', `/api/services/${node.id}/http`, {
+      name,
+      pathLocation: `/${name}`,
+      backendPort: 3000,
+      allowedIps: ['10.1.0.0/16'],
+    });
     const page = await harness.openPage(`/nodes/${node.id}`);
     const card = servicesCard(page, 'HTTP Services');
 
@@ -104,22 +117,28 @@ describe('services', () => {
     await expectVisible(card.getByText('No HTTP services yet'));
   });
 
-  it.each(['desktop', 'phone'] as const)('opens a row menu near the bottom of the window inside the window (%s)', async (viewport) => {
-    const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: uniqueName('menu-node') });
-    const name = uniqueName('low');
-    await harness.seed('POST', `/api/services/${node.id}/http`, { name, pathLocation: `/${name}`, backendPort: 80 });
-    const page = await harness.openPage(`/nodes/${node.id}`, { viewport });
-    const button = page.getByRole('button', { name: `Actions for ${name}`, exact: true });
-    await button.evaluate((element) => element.scrollIntoView({ block: 'end' }));
-    await waitForPaint(page);
-    await button.click();
+  it.each(['desktop', 'phone'] as const)(
+    'opens a row menu near the bottom of the window inside the window (%s)',
+    async (viewport) => {
+      const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: uniqueName('menu-node') });
+      const name = uniqueName('low');
+      await harness.seed('POST', `/api/services/${node.id}/http`, { name, pathLocation: `/${name}`, backendPort: 80 });
+      const page = await harness.openPage(`/nodes/${node.id}`, { viewport });
+      const button = page.getByRole('button', { name: `Actions for ${name}`, exact: true });
+      await button.evaluate((element) => element.scrollIntoView({ block: 'end' }));
+      await waitForPaint(page);
+      await button.click();
 
-    const menu = page.getByRole('menu', { name: `Actions for ${name}` });
-    await expectVisible(menu);
-    const box = await menu.boundingBox();
-    const height = page.viewportSize()?.height ?? 0;
-    expect(box && box.y >= 0 && box.y + box.height <= height, `menu at ${JSON.stringify(box)} in a window ${height}px high`).toBe(true);
-    await menu.getByRole('menuitem', { name: 'Delete Service' }).click();
-    await expectVisible(dialog(page, 'Delete Service'));
-  });
+      const menu = page.getByRole('menu', { name: `Actions for ${name}` });
+      await expectVisible(menu);
+      const box = await menu.boundingBox();
+      const height = page.viewportSize()?.height ?? 0;
+      expect(
+        box && box.y >= 0 && box.y + box.height <= height,
+        `menu at ${JSON.stringify(box)} in a window ${height}px high`,
+      ).toBe(true);
+      await menu.getByRole('menuitem', { name: 'Delete Service' }).click();
+      await expectVisible(dialog(page, 'Delete Service'));
+    },
+  );
 });

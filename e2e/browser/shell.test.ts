@@ -32,12 +32,18 @@ describe('shell', () => {
     await open.click();
     await expectVisible(link);
     await page.keyboard.press('Escape');
-    await expect.poll(() => link.evaluate((element) => element.getBoundingClientRect().right), UNTIL_SHOWN).toBeLessThanOrEqual(0);
+    await expect
+      .poll(() => link.evaluate((element) => element.getBoundingClientRect().right), UNTIL_SHOWN)
+      .toBeLessThanOrEqual(0);
 
     await open.click();
-    await expect.poll(() => link.evaluate((element) => element.getBoundingClientRect().left), UNTIL_SHOWN).toBeGreaterThanOrEqual(0);
+    await expect
+      .poll(() => link.evaluate((element) => element.getBoundingClientRect().left), UNTIL_SHOWN)
+      .toBeGreaterThanOrEqual(0);
     await page.mouse.click(370, 600);
-    await expect.poll(() => link.evaluate((element) => element.getBoundingClientRect().right), UNTIL_SHOWN).toBeLessThanOrEqual(0);
+    await expect
+      .poll(() => link.evaluate((element) => element.getBoundingClientRect().right), UNTIL_SHOWN)
+      .toBeLessThanOrEqual(0);
 
     await open.click();
     await link.click();
@@ -83,7 +89,20 @@ describe('shell', () => {
     await page.getByRole('button', { name: 'Add Domain' }).first().click();
     await expectVisible(dialog(page, 'Add Domain'));
     const focusedInDialog = () => page.evaluate(() => document.activeElement?.closest('[role="dialog"]') !== null);
-    for (const key of ['Tab', 'Tab', 'Tab', 'Tab', 'Tab', 'Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab']) {
+    for (const key of [
+      'Tab',
+      'Tab',
+      'Tab',
+      'Tab',
+      'Tab',
+      'Tab',
+      'Shift+Tab',
+      'Shift+Tab',
+      'Shift+Tab',
+      'Shift+Tab',
+      'Shift+Tab',
+      'Shift+Tab',
+    ]) {
       await page.keyboard.press(key);
       expect(await focusedInDialog(), `focus after ${key}`).toBe(true);
     }
@@ -97,7 +116,10 @@ describe('shell', () => {
     await expectVisible(dialog(page, 'Add Domain'));
 
     await page.goto('/nodes');
-    await page.getByRole('group', { name: 'Filter nodes' }).getByRole('button', { name: 'Gateways', exact: true }).click();
+    await page
+      .getByRole('group', { name: 'Filter nodes' })
+      .getByRole('button', { name: 'Gateways', exact: true })
+      .click();
     await expectVisible(page.getByText('No nodes yet', { exact: true }));
     await page.getByRole('button', { name: 'Add Node' }).click();
     await expectVisible(dialog(page, 'New Node'));

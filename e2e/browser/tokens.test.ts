@@ -1,7 +1,14 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import {
-  acceptConfirmation, chooseMenuItem, dialog, expectGone, expectVisible, useConsoleHarness, toast, uniqueName,
+  acceptConfirmation,
+  chooseMenuItem,
+  dialog,
+  expectGone,
+  expectVisible,
+  useConsoleHarness,
+  toast,
+  uniqueName,
 } from './fixture.js';
 
 // A node's personal access tokens: add, copy once, revoke, delete, with the exact confirmation texts
@@ -32,7 +39,8 @@ describe('node access tokens', () => {
     expect(await expiry.textContent()).toContain('Select a date');
     await expiry.click();
     const calendar = form.getByRole('dialog', { name: 'Choose a date' });
-    if (new Date().getDate() > 1) expect(await calendar.getByRole('button', { name: '1', exact: true }).isDisabled()).toBe(true);
+    if (new Date().getDate() > 1)
+      expect(await calendar.getByRole('button', { name: '1', exact: true }).isDisabled()).toBe(true);
     await calendar.getByRole('button', { name: 'Next month' }).click();
     await calendar.getByRole('button', { name: '15', exact: true }).click();
     const next = new Date(new Date().getFullYear(), new Date().getMonth() + 1, 15);
@@ -100,6 +108,8 @@ describe('node access tokens', () => {
     await page.goto(`/nodes/${node.id}`);
     const row = tokensCard(page).getByRole('row').filter({ hasText: 'short-lived' });
     await expectVisible(row.getByText('Expired', { exact: true }));
-    await expectVisible(tokensCard(page).getByRole('row').filter({ hasText: 'default' }).getByText('Active', { exact: true }));
+    await expectVisible(
+      tokensCard(page).getByRole('row').filter({ hasText: 'default' }).getByText('Active', { exact: true }),
+    );
   });
 });

@@ -8,7 +8,9 @@ import { ADMIN } from './server.js';
 
 /** The code for the step after now: accepted (one step of drift) and later than the step spent at enrolment. */
 const nextCode = (secret: string): string =>
-  new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + 30_000 });
+  new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({
+    timestamp: Date.now() + 30_000,
+  });
 const currentCode = (secret: string): string =>
   new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate();
 

@@ -99,7 +99,9 @@ resources: {}
   });
 
   it('finds values no template uses and references values.yaml does not define', () => {
-    const refs = listValueReferences('image: {{ .Values.image.repository }} {{ toYaml $.Values.resources }} {{ .Values.imag.tag }}');
+    const refs = listValueReferences(
+      'image: {{ .Values.image.repository }} {{ toYaml $.Values.resources }} {{ .Values.imag.tag }}',
+    );
     expect(refs).toEqual(['image.repository', 'resources', 'imag.tag']);
     expect(findUnusedValues(values, refs)).toEqual(['image.tag']);
     expect(findUndefinedReferences(values, refs)).toEqual(['imag.tag']);

@@ -77,17 +77,20 @@ describe('YAML files', () => {
     expect(docs.flatMap((doc) => doc.errors.map((error) => error.message))).toEqual([]);
   });
 
-  it.each(charts)('%s: every template parses once its actions are replaced, and has apiVersion, kind, name', (chart) => {
-    const templates = listFiles(`deploy/helm/${chart}/templates`).filter((path) => path.endsWith('.yaml'));
-    expect(templates.length).toBeGreaterThan(0);
-    for (const path of templates) {
-      for (const doc of parseTemplate(path)) {
-        expect(doc.apiVersion, path).toEqual(expect.any(String));
-        expect(doc.kind, path).toEqual(expect.any(String));
-        expect(doc.metadata?.name, path).toBeDefined();
+  it.each(charts)(
+    '%s: every template parses once its actions are replaced, and has apiVersion, kind, name',
+    (chart) => {
+      const templates = listFiles(`deploy/helm/${chart}/templates`).filter((path) => path.endsWith('.yaml'));
+      expect(templates.length).toBeGreaterThan(0);
+      for (const path of templates) {
+        for (const doc of parseTemplate(path)) {
+          expect(doc.apiVersion, path).toEqual(expect.any(String));
+          expect(doc.kind, path).toEqual(expect.any(String));
+          expect(doc.metadata?.name, path).toBeDefined();
+        }
       }
-    }
-  });
+    },
+  );
 
   it.each(charts)('%s: every template action is closed and every block ends', (chart) => {
     for (const path of listFiles(`deploy/helm/${chart}/templates`)) {
@@ -132,7 +135,9 @@ describe('charts', () => {
     }
     const env = container.env as { name: string; value?: unknown; valueFrom?: unknown }[];
     expect(env.find(({ name }) => name === 'POSTERN_HOST')).toEqual({ name: 'POSTERN_HOST', value: '127.0.0.1' });
-    expect(env.find(({ name }) => name === 'POSTERN_ADMIN_PASSWORD')).toMatchObject({ valueFrom: { secretKeyRef: {} } });
+    expect(env.find(({ name }) => name === 'POSTERN_ADMIN_PASSWORD')).toMatchObject({
+      valueFrom: { secretKeyRef: {} },
+    });
     const secrets = parseTemplate('deploy/helm/postern-gateway/templates/secret.yaml');
     expect(secrets.map((doc) => doc.kind)).toEqual(['Secret']);
     const pvcs = parseTemplate('deploy/helm/postern-gateway/templates/pvc.yaml');

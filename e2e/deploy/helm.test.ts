@@ -71,14 +71,29 @@ const valueSets: Record<string, Record<string, Record<string, unknown>>> = {
       tcpPortRange: { start: 31000, end: 31002, udp: false },
       wireguard: { interface: 'wg-edge', port: 51821, tunDevice: false },
       acme: { directory: 'https://acme-staging-v02.api.letsencrypt.org/directory', email: 'ops@example.com' },
-      metrics: { token: 'a-read-only-metrics-token', port: 9464, service: { annotations: { 'example.com/scrape-tier': 'edge' } } },
+      metrics: {
+        token: 'a-read-only-metrics-token',
+        port: 9464,
+        service: { annotations: { 'example.com/scrape-tier': 'edge' } },
+      },
       extraEnv: [{ name: 'POSTERN_LOG_LEVEL', value: 'debug' }],
-      service: { type: 'LoadBalancer', externalTrafficPolicy: 'Cluster', loadBalancerIP: '203.0.113.10', annotations: { 'example.com/lb': 'nlb' } },
+      service: {
+        type: 'LoadBalancer',
+        externalTrafficPolicy: 'Cluster',
+        loadBalancerIP: '203.0.113.10',
+        annotations: { 'example.com/lb': 'nlb' },
+      },
       persistence: { storageClass: 'fast', size: '5Gi', accessMode: 'ReadWriteOncePod' },
       resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
       nodeSelector: { 'kubernetes.io/arch': 'arm64' },
       tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'edge', effect: 'NoSchedule' }],
-      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'edge', operator: 'Exists' }] }] } } },
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: 'edge', operator: 'Exists' }] }],
+          },
+        },
+      },
       podAnnotations: { 'example.com/team': 'network' },
     },
     'existing secret and claim, in-cluster service': {
@@ -100,14 +115,33 @@ const valueSets: Record<string, Record<string, Record<string, unknown>>> = {
       gatewayUrl: 'https://gateway.example.com:8443',
       gatewayPin: 'sha256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=',
       token: { value: 'pstn_example' },
-      probes: { periodSeconds: 30, timeoutSeconds: 3, startupFailureThreshold: 10, livenessFailureThreshold: 4, readinessFailureThreshold: 1 },
-      extraContainers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80 }], volumeMounts: [{ name: 'web-data', mountPath: '/usr/share/nginx/html' }] }],
+      probes: {
+        periodSeconds: 30,
+        timeoutSeconds: 3,
+        startupFailureThreshold: 10,
+        livenessFailureThreshold: 4,
+        readinessFailureThreshold: 1,
+      },
+      extraContainers: [
+        {
+          name: 'web',
+          image: 'nginx:1.27',
+          ports: [{ containerPort: 80 }],
+          volumeMounts: [{ name: 'web-data', mountPath: '/usr/share/nginx/html' }],
+        },
+      ],
       extraVolumes: [{ name: 'web-data', emptyDir: {} }],
       extraEnv: [{ name: 'NODE_OPTIONS', value: '--max-old-space-size=64' }],
       resources: { requests: { cpu: '10m', memory: '32Mi' } },
       nodeSelector: { 'kubernetes.io/arch': 'arm64' },
       tolerations: [{ key: 'dedicated', operator: 'Exists' }],
-      affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'web' } } }] } },
+      affinity: {
+        podAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [
+            { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'web' } } },
+          ],
+        },
+      },
       podAnnotations: { 'example.com/team': 'web' },
     },
     'existing secret, no tun device': {
@@ -133,14 +167,27 @@ function valuesFile(chart: string, set: string): string {
 }
 
 async function render(major: HelmMajor, chart: string, set: string, release = 'postern'): Promise<K8sObject[]> {
-  const out = await run(helmBinary(major), ['template', release, chartDir(chart), '--namespace', 'postern', '-f', valuesFile(chart, set)]);
+  const out = await run(helmBinary(major), [
+    'template',
+    release,
+    chartDir(chart),
+    '--namespace',
+    'postern',
+    '-f',
+    valuesFile(chart, set),
+  ]);
   return parseAllDocuments(out)
     .map((doc) => doc.toJS() as K8sObject | null)
     .filter((doc): doc is K8sObject => doc !== null);
 }
 
 function valueAt(values: Record<string, unknown>, path: string): unknown {
-  return path.split('.').reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), values);
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+      values,
+    );
 }
 
 beforeAll(() => {
@@ -163,7 +210,8 @@ describe.each(helmMajors)('helm %i', (major) => {
         expect(lint).toContain('0 chart(s) failed');
         const objects = await render(major, chart, set);
         expect(objects.length).toBeGreaterThan(0);
-        for (const object of objects) expect(() => validateObject(object), `${object.kind} ${object.metadata.name}`).not.toThrow();
+        for (const object of objects)
+          expect(() => validateObject(object), `${object.kind} ${object.metadata.name}`).not.toThrow();
       });
     }
   }
@@ -171,7 +219,12 @@ describe.each(helmMajors)('helm %i', (major) => {
 
 describe('rendered charts', () => {
   it('the schema check rejects an invalid object', () => {
-    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x' }, spec: { replicas: 'one', selector: {}, template: {} } };
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'x' },
+      spec: { replicas: 'one', selector: {}, template: {} },
+    };
     expect(() => validateObject(deployment as K8sObject)).toThrow();
   });
 
@@ -182,7 +235,14 @@ describe('rendered charts', () => {
     const parsedDefaults = parseAllDocuments(defaults)[0]?.toJS() as Record<string, unknown>;
     const untouched = leaves
       .map(({ path }) => path)
-      .filter((path) => !sets.some((set) => valueAt(set, path) !== undefined && JSON.stringify(valueAt(set, path)) !== JSON.stringify(valueAt(parsedDefaults, path))));
+      .filter(
+        (path) =>
+          !sets.some(
+            (set) =>
+              valueAt(set, path) !== undefined &&
+              JSON.stringify(valueAt(set, path)) !== JSON.stringify(valueAt(parsedDefaults, path)),
+          ),
+      );
     expect(untouched).toEqual([]);
   });
 
@@ -203,14 +263,18 @@ describe('rendered charts', () => {
       'Secret/postern-gateway',
       'Service/postern-gateway',
     ]);
-    expect(node.map(({ kind, metadata }) => `${kind}/${metadata.name}`).sort()).toEqual(['Deployment/postern-node', 'Secret/postern-node']);
+    expect(node.map(({ kind, metadata }) => `${kind}/${metadata.name}`).sort()).toEqual([
+      'Deployment/postern-node',
+      'Secret/postern-node',
+    ]);
     const other = await render(4, 'postern-gateway', 'defaults', 'edge');
     expect(other.find(({ kind }) => kind === 'Deployment')?.metadata.name).toBe('edge-postern-gateway');
   });
 
   it('the gateway keeps its control plane on loopback and probes it by exec, not on the pod address', async () => {
     const deployment = (await render(4, 'postern-gateway', 'defaults')).find(({ kind }) => kind === 'Deployment');
-    const container = (deployment?.spec?.template as { spec: { containers: Record<string, unknown>[] } }).spec.containers[0] ?? {};
+    const container =
+      (deployment?.spec?.template as { spec: { containers: Record<string, unknown>[] } }).spec.containers[0] ?? {};
     expect(container.env).toEqual(expect.arrayContaining([{ name: 'POSTERN_HOST', value: '127.0.0.1' }]));
     for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
       expect(container[probe], probe).toMatchObject({ exec: { command: ['node', '/app/deploy/healthcheck.mjs'] } });
@@ -220,32 +284,60 @@ describe('rendered charts', () => {
 
   it('metrics: the token from a Secret, the listener on the pod address, its port on an in-cluster Service only', async () => {
     const containerOf = (objects: K8sObject[]) =>
-      ((objects.find(({ kind }) => kind === 'Deployment')?.spec?.template as { spec: { containers: Record<string, unknown>[] } }).spec.containers[0] ?? {});
-    const portsOf = (service: K8sObject | undefined) => (service?.spec?.ports as { name: string; port: number }[] | undefined) ?? [];
+      (
+        objects.find(({ kind }) => kind === 'Deployment')?.spec?.template as {
+          spec: { containers: Record<string, unknown>[] };
+        }
+      ).spec.containers[0] ?? {};
+    const portsOf = (service: K8sObject | undefined) =>
+      (service?.spec?.ports as { name: string; port: number }[] | undefined) ?? [];
 
     const everything = await render(4, 'postern-gateway', 'everything');
     const container = containerOf(everything);
-    expect(container.env).toEqual(expect.arrayContaining([
-      { name: 'POSTERN_METRICS_TOKEN', valueFrom: { secretKeyRef: { name: 'postern-edge-metrics', key: 'metrics-token' } } },
-      { name: 'POSTERN_METRICS_ADDRESS', value: '0.0.0.0:9464' },
-    ]));
-    expect(container.ports).toEqual(expect.arrayContaining([{ name: 'metrics', containerPort: 9464, protocol: 'TCP' }]));
-    const secret = everything.find(({ kind, metadata }) => kind === 'Secret' && metadata.name === 'postern-edge-metrics');
+    expect(container.env).toEqual(
+      expect.arrayContaining([
+        {
+          name: 'POSTERN_METRICS_TOKEN',
+          valueFrom: { secretKeyRef: { name: 'postern-edge-metrics', key: 'metrics-token' } },
+        },
+        { name: 'POSTERN_METRICS_ADDRESS', value: '0.0.0.0:9464' },
+      ]),
+    );
+    expect(container.ports).toEqual(
+      expect.arrayContaining([{ name: 'metrics', containerPort: 9464, protocol: 'TCP' }]),
+    );
+    const secret = everything.find(
+      ({ kind, metadata }) => kind === 'Secret' && metadata.name === 'postern-edge-metrics',
+    );
     expect(Buffer.from(secret?.data?.['metrics-token'] ?? '', 'base64').toString()).toBe('a-read-only-metrics-token');
-    const metricsService = everything.find(({ kind, metadata }) => kind === 'Service' && metadata.name === 'postern-edge-metrics');
-    expect(metricsService?.spec).toMatchObject({ type: 'ClusterIP', ports: [{ name: 'metrics', port: 9464, targetPort: 'metrics', protocol: 'TCP' }] });
+    const metricsService = everything.find(
+      ({ kind, metadata }) => kind === 'Service' && metadata.name === 'postern-edge-metrics',
+    );
+    expect(metricsService?.spec).toMatchObject({
+      type: 'ClusterIP',
+      ports: [{ name: 'metrics', port: 9464, targetPort: 'metrics', protocol: 'TCP' }],
+    });
     expect(metricsService?.metadata.labels).toMatchObject({ 'app.kubernetes.io/component': 'metrics' });
     expect((metricsService?.metadata as { annotations?: Record<string, string> }).annotations).toEqual({
-      'prometheus.io/scrape': 'true', 'prometheus.io/port': '9464', 'prometheus.io/path': '/metrics', 'example.com/scrape-tier': 'edge',
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': '9464',
+      'prometheus.io/path': '/metrics',
+      'example.com/scrape-tier': 'edge',
     });
-    const publicService = everything.find(({ kind, metadata }) => kind === 'Service' && metadata.name === 'postern-edge');
+    const publicService = everything.find(
+      ({ kind, metadata }) => kind === 'Service' && metadata.name === 'postern-edge',
+    );
     expect(portsOf(publicService).map(({ port }) => port)).not.toContain(9464);
 
     const existing = await render(4, 'postern-gateway', 'existing secret and claim, in-cluster service');
-    expect(containerOf(existing).env).toEqual(expect.arrayContaining([
-      { name: 'POSTERN_METRICS_TOKEN', valueFrom: { secretKeyRef: { name: 'postern-metrics', key: 'token' } } },
-    ]));
-    expect(existing.map(({ kind, metadata }) => `${kind}/${metadata.name}`)).not.toContain('Secret/edge-gateway-metrics');
+    expect(containerOf(existing).env).toEqual(
+      expect.arrayContaining([
+        { name: 'POSTERN_METRICS_TOKEN', valueFrom: { secretKeyRef: { name: 'postern-metrics', key: 'token' } } },
+      ]),
+    );
+    expect(existing.map(({ kind, metadata }) => `${kind}/${metadata.name}`)).not.toContain(
+      'Secret/edge-gateway-metrics',
+    );
     expect(JSON.stringify(containerOf(existing).env)).not.toContain('POSTERN_METRICS_ADDRESS');
 
     const defaults = containerOf(await render(4, 'postern-gateway', 'defaults'));
@@ -254,7 +346,8 @@ describe('rendered charts', () => {
 
   it('the node reaches the gateway by its public HTTPS URL and passes a pin as POSTERN_PIN', async () => {
     const deployment = (await render(4, 'postern-node', 'everything')).find(({ kind }) => kind === 'Deployment');
-    const container = (deployment?.spec?.template as { spec: { containers: Record<string, unknown>[] } }).spec.containers[0] ?? {};
+    const container =
+      (deployment?.spec?.template as { spec: { containers: Record<string, unknown>[] } }).spec.containers[0] ?? {};
     expect(container.env).toEqual(
       expect.arrayContaining([
         { name: 'POSTERN_URL', value: 'https://gateway.example.com:8443' },

@@ -35,12 +35,13 @@ function harnessTransport(): Transport {
   const send = fetchTransport();
   return async (request) => {
     const answer = await send({ ...request, signal: request.signal ?? AbortSignal.timeout(30_000) });
-    if (answer.status < 200 || answer.status > 299) throw new ApiError(answer.status, answer.body, `${request.method} ${request.url}`);
+    if (answer.status < 200 || answer.status > 299)
+      throw new ApiError(answer.status, answer.body, `${request.method} ${request.url}`);
     return answer;
   };
 }
 
-const isOfType = (type: ServiceType) => (service: AnyService) => ('pathLocation' in service) === (type === 'http');
+const isOfType = (type: ServiceType) => (service: AnyService) => 'pathLocation' in service === (type === 'http');
 
 export class ApiClient {
   private readonly client;
@@ -125,7 +126,8 @@ export class ApiClient {
   async listNodeServices(nodeId: number, type: 'tcp'): Promise<TcpService[]>;
   async listNodeServices(nodeId: number, type: ServiceType): Promise<AnyService[]> {
     const { data } = await this.call(operations.listNodeServices, { params: { nodeId, type }, query: { limit: 100 } });
-    if (!data.every(isOfType(type))) throw new Error(`the ${type} list of node ${nodeId} holds services of another type`);
+    if (!data.every(isOfType(type)))
+      throw new Error(`the ${type} list of node ${nodeId} holds services of another type`);
     return data;
   }
 

@@ -9,8 +9,21 @@ const ECHO_SERVER = fileURLToPath(new URL('./programs/echo-server.mjs', import.m
 
 export type BackendKind = 'http' | 'tcp' | 'udp';
 
-export async function startBackend(lab: Lab, ns: string, kind: BackendKind, host: string, port: number, label: string): Promise<ManagedProcess> {
-  const child = lab.spawn(ns, `${kind} backend ${label} ${host}:${port}`, process.execPath, [ECHO_SERVER, kind, host, String(port), label]);
+export async function startBackend(
+  lab: Lab,
+  ns: string,
+  kind: BackendKind,
+  host: string,
+  port: number,
+  label: string,
+): Promise<ManagedProcess> {
+  const child = lab.spawn(ns, `${kind} backend ${label} ${host}:${port}`, process.execPath, [
+    ECHO_SERVER,
+    kind,
+    host,
+    String(port),
+    label,
+  ]);
   await child.waitForOutput(/^listening /m, 10_000);
   return child;
 }

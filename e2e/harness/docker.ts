@@ -54,7 +54,9 @@ export function sweepDocker(runId: string): string[] {
   const filter = ['--filter', `label=${LABEL}=${runId}`];
   const list = (args: string[]): string[] => {
     try {
-      return execFileSync(DOCKER, [...args, ...filter], { encoding: 'utf8', timeout: 30_000 }).split('\n').filter(Boolean);
+      return execFileSync(DOCKER, [...args, ...filter], { encoding: 'utf8', timeout: 30_000 })
+        .split('\n')
+        .filter(Boolean);
     } catch {
       return [];
     }
@@ -89,14 +91,19 @@ export async function ensureImages(): Promise<Images> {
   const tag = process.env.POSTERN_E2E_IMAGE_TAG ?? 'latest';
   const images = { gateway: `postern-e2e/gateway:${tag}`, node: `postern-e2e/node:${tag}` };
   if (process.env.POSTERN_E2E_IMAGES_BUILT !== tag) {
-    await run('bash', [resolve(repoRoot, 'scripts/build-images.sh'), '--tag', tag], { timeoutMs: 40 * 60_000, env: dockerEnv });
+    await run('bash', [resolve(repoRoot, 'scripts/build-images.sh'), '--tag', tag], {
+      timeoutMs: 40 * 60_000,
+      env: dockerEnv,
+    });
   }
   for (const image of Object.values(images)) await docker(['image', 'inspect', '--format', '{{.Id}}', image]);
   return images;
 }
 
 export async function containerIp(name: string): Promise<string> {
-  const ip = (await docker(['inspect', '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', name])).trim();
+  const ip = (
+    await docker(['inspect', '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', name])
+  ).trim();
   if (!/^\d+\.\d+\.\d+\.\d+$/.test(ip)) throw new Error(`container ${name} has no IPv4 address (got "${ip}")`);
   return ip;
 }

@@ -19,12 +19,20 @@ export interface RunOptions {
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** Runs a program and resolves with its exit code and output, whatever the code. */
-export function runAllowingFailure(file: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+export function runAllowingFailure(
+  file: string,
+  args: readonly string[],
+  options: RunOptions = {},
+): Promise<RunResult> {
   return new Promise((resolve) => {
     const child = execFile(
       file,
       args,
-      { timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, env: options.env ?? process.env },
+      {
+        timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        maxBuffer: 64 * 1024 * 1024,
+        env: options.env ?? process.env,
+      },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
         resolve({ code, stdout, stderr: stderr || (error !== null && code === null ? error.message : '') });
@@ -40,7 +48,9 @@ export function runAllowingFailure(file: string, args: readonly string[], option
 export async function run(file: string, args: readonly string[], options: RunOptions = {}): Promise<string> {
   const result = await runAllowingFailure(file, args, options);
   if (result.code !== 0) {
-    throw new Error(`${[file, ...args].join(' ')} exited with ${String(result.code)}: ${result.stderr.trim() || result.stdout.trim()}`);
+    throw new Error(
+      `${[file, ...args].join(' ')} exited with ${String(result.code)}: ${result.stderr.trim() || result.stdout.trim()}`,
+    );
   }
   return result.stdout;
 }
@@ -54,6 +64,11 @@ export function runIn(ns: string, file: string, args: readonly string[], options
   return run(...inNetns(ns, file, args), options);
 }
 
-export function runInAllowingFailure(ns: string, file: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+export function runInAllowingFailure(
+  ns: string,
+  file: string,
+  args: readonly string[],
+  options: RunOptions = {},
+): Promise<RunResult> {
   return runAllowingFailure(...inNetns(ns, file, args), options);
 }

@@ -81,7 +81,9 @@ export async function startGateway(lab: Lab, options: GatewayOptions): Promise<G
 
   const boot = async (): Promise<void> => {
     // POSTERN_E2E_CPU_PROF=<dir>: V8 CPU profiles of the supervisor and control plane (bench/README.md, profiling).
-    const profile = process.env.POSTERN_E2E_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.POSTERN_E2E_CPU_PROF}`] : [];
+    const profile = process.env.POSTERN_E2E_CPU_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.POSTERN_E2E_CPU_PROF}`]
+      : [];
     current = lab.spawn(options.ns, 'gateway server', process.execPath, [...profile, entry], { env, cwd: dataDir });
     const child = current;
     await waitFor(
@@ -93,7 +95,9 @@ export async function startGateway(lab: Lab, options: GatewayOptions): Promise<G
       },
       { timeoutMs: options.bootTimeoutMs ?? 30_000, intervalMs: 100, what: `the gateway API at ${baseUrl}` },
     ).catch((error: unknown) => {
-      throw new Error(`${error instanceof Error ? error.message : String(error)}\nserver output:\n${child.text.slice(-4000)}`);
+      throw new Error(
+        `${error instanceof Error ? error.message : String(error)}\nserver output:\n${child.text.slice(-4000)}`,
+      );
     });
   };
   await boot();

@@ -11,11 +11,15 @@ export default function setup(): () => void {
   process.env[RUN_ID_ENV] = runId;
   return () => {
     const leftovers = [...namespacesWithPrefix(runId), ...linksWithPrefix(runId)];
-    if (leftovers.length > 0) console.warn(`e2e: removing namespaces and links left by crashed tests: ${leftovers.join(' ')}`);
+    if (leftovers.length > 0)
+      console.warn(`e2e: removing namespaces and links left by crashed tests: ${leftovers.join(' ')}`);
     sweepNamespaces(runId);
     if (isDockerUp()) {
       const containers = sweepDocker(runId);
-      if (containers.length > 0) console.warn(`e2e: removed Docker containers, networks and volumes left by crashed tests: ${containers.join(' ')}`);
+      if (containers.length > 0)
+        console.warn(
+          `e2e: removed Docker containers, networks and volumes left by crashed tests: ${containers.join(' ')}`,
+        );
     }
   };
 }

@@ -34,7 +34,11 @@ export function httpsRequest(
         servername: target.host,
         method: init.method ?? 'GET',
         path,
-        headers: { host: target.host, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
+        headers: {
+          host: target.host,
+          ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...init.headers,
+        },
         ...(target.ca === undefined ? { rejectUnauthorized: false } : { ca: target.ca }),
         // A fresh connection and TLS session each time: a resumed session may carry no peer certificate.
         agent: false,
@@ -46,12 +50,19 @@ export function httpsRequest(
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), fingerprint: certificate.fingerprint256 }),
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            fingerprint: certificate.fingerprint256,
+          }),
         );
         res.on('error', reject);
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`https://${target.host}${path} via ${target.address}: no answer within 15 s`)));
+    req.on('timeout', () =>
+      req.destroy(new Error(`https://${target.host}${path} via ${target.address}: no answer within 15 s`)),
+    );
     req.on('error', reject);
     req.end(init.body);
   });
@@ -69,8 +80,11 @@ export class HttpsApi {
       headers: this.token === null ? {} : { authorization: `Bearer ${this.token}` },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    if (answer.status < 200 || answer.status > 299) throw new Error(`${method} ${path} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
-    return (answer.headers['content-type'] ?? '').includes('json') ? (JSON.parse(answer.body) as T) : (answer.body as T);
+    if (answer.status < 200 || answer.status > 299)
+      throw new Error(`${method} ${path} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+    return (answer.headers['content-type'] ?? '').includes('json')
+      ? (JSON.parse(answer.body) as T)
+      : (answer.body as T);
   }
 
   async login(username: string, password: string): Promise<void> {

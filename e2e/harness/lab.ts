@@ -45,8 +45,17 @@ export class Lab {
   /** A veth pair between two namespaces, both ends up, with their addresses. */
   async createVeth(a: VethEnd, b: VethEnd): Promise<void> {
     await run('ip', [
-      'link', 'add', 'name', a.ifname, ...(a.ns ? ['netns', a.ns] : []),
-      'type', 'veth', 'peer', 'name', b.ifname, ...(b.ns ? ['netns', b.ns] : []),
+      'link',
+      'add',
+      'name',
+      a.ifname,
+      ...(a.ns ? ['netns', a.ns] : []),
+      'type',
+      'veth',
+      'peer',
+      'name',
+      b.ifname,
+      ...(b.ns ? ['netns', b.ns] : []),
     ]);
     for (const end of [a, b]) {
       const scope = end.ns ? ['-n', end.ns] : [];

@@ -20,7 +20,8 @@ export async function openLogStream(baseUrl: string, token: string, query: LogSt
     headers: { accept: 'text/event-stream' },
     signal: controller.signal,
   });
-  if (!response.ok || response.body === null) throw new Error(`log stream answered ${response.status}: ${await response.text()}`);
+  if (!response.ok || response.body === null)
+    throw new Error(`log stream answered ${response.status}: ${await response.text()}`);
   const lines: string[] = [];
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
@@ -47,7 +48,10 @@ export async function openLogStream(baseUrl: string, token: string, query: LogSt
   return {
     lines,
     waitForLine: (matches, timeoutMs) =>
-      waitFor(() => lines.find(matches), { timeoutMs, what: `a log line matching ${String(matches)} (seen: ${lines.slice(-5).join(' | ')})` }),
+      waitFor(() => lines.find(matches), {
+        timeoutMs,
+        what: `a log line matching ${String(matches)} (seen: ${lines.slice(-5).join(' | ')})`,
+      }),
     close: () => controller.abort(),
   };
 }

@@ -45,7 +45,10 @@ export async function createAcmeNetwork(lab: Lab): Promise<AcmeNetwork> {
   const base = (await pickFreeLink()).split('.').map(Number) as [number, number, number, number];
   const hostIp = `${base[0]}.${base[1]}.${base[2]}.${base[3] + 1}`;
   const caIp = `${base[0]}.${base[1]}.${base[2]}.${base[3] + 2}`;
-  await lab.createVeth({ ifname: lab.ifName('ca'), address: `${hostIp}/30` }, { ns, ifname: 'ca0', address: `${caIp}/30` });
+  await lab.createVeth(
+    { ifname: lab.ifName('ca'), address: `${hostIp}/30` },
+    { ns, ifname: 'ca0', address: `${caIp}/30` },
+  );
   return { ns, hostIp, caIp };
 }
 
@@ -67,7 +70,10 @@ export interface Pebble {
 }
 
 /** openssl: a CA, and a certificate for pebble's HTTPS API signed by it (SAN = the CA namespace address). */
-async function makePebbleTls(dir: string, caIp: string): Promise<{ caFile: string; certFile: string; keyFile: string }> {
+async function makePebbleTls(
+  dir: string,
+  caIp: string,
+): Promise<{ caFile: string; certFile: string; keyFile: string }> {
   const caFile = join(dir, 'api-ca.pem');
   const caKey = join(dir, 'api-ca.key');
   const certFile = join(dir, 'api-cert.pem');
@@ -75,10 +81,38 @@ async function makePebbleTls(dir: string, caIp: string): Promise<{ caFile: strin
   const csr = join(dir, 'api.csr');
   const ext = join(dir, 'api.ext');
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  await run('openssl', ['req', '-x509', ...ec, '-keyout', caKey, '-out', caFile, '-days', '2', '-subj', '/CN=Pebble API test CA']);
+  await run('openssl', [
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    caKey,
+    '-out',
+    caFile,
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Pebble API test CA',
+  ]);
   await run('openssl', ['req', '-new', ...ec, '-keyout', keyFile, '-out', csr, '-subj', '/CN=localhost']);
   writeFileSync(ext, `subjectAltName=IP:${caIp},IP:127.0.0.1,DNS:localhost\n`);
-  await run('openssl', ['x509', '-req', '-in', csr, '-CA', caFile, '-CAkey', caKey, '-CAcreateserial', '-days', '2', '-extfile', ext, '-out', certFile]);
+  await run('openssl', [
+    'x509',
+    '-req',
+    '-in',
+    csr,
+    '-CA',
+    caFile,
+    '-CAkey',
+    caKey,
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    ext,
+    '-out',
+    certFile,
+  ]);
   return { caFile, certFile, keyFile };
 }
 
@@ -88,7 +122,9 @@ function httpsGetText(url: string, ca: string): Promise<string> {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`${url}: HTTP ${res.statusCode ?? '?'}`))));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve(body) : reject(new Error(`${url}: HTTP ${res.statusCode ?? '?'}`)),
+      );
     });
     req.on('timeout', () => req.destroy(new Error(`${url}: timed out`)));
     req.on('error', reject);
@@ -101,37 +137,66 @@ export async function startPebble(lab: Lab, options: PebbleOptions): Promise<Peb
   const dir = lab.makeTempDir('pebble');
   const tls = await makePebbleTls(dir, caIp);
   const configFile = join(dir, 'pebble-config.json');
-  writeFileSync(configFile, JSON.stringify({
-    pebble: {
-      listenAddress: `${caIp}:${PEBBLE_ACME_PORT}`,
-      managementListenAddress: `${caIp}:${PEBBLE_MANAGEMENT_PORT}`,
-      certificate: tls.certFile,
-      privateKey: tls.keyFile,
-      httpPort: options.httpPort,
-      tlsPort: 5001,
-      ocspResponderURL: '',
-      externalAccountBindingRequired: false,
-    },
-  }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      pebble: {
+        listenAddress: `${caIp}:${PEBBLE_ACME_PORT}`,
+        managementListenAddress: `${caIp}:${PEBBLE_MANAGEMENT_PORT}`,
+        certificate: tls.certFile,
+        privateKey: tls.keyFile,
+        httpPort: options.httpPort,
+        tlsPort: 5001,
+        ocspResponderURL: '',
+        externalAccountBindingRequired: false,
+      },
+    }),
+  );
 
   // No default answers: a domain the test did not point anywhere does not resolve (the "CA refuses" case).
   const dns = lab.spawn(ns, 'pebble-challtestsrv', '/usr/bin/pebble-challtestsrv', [
-    '-defaultIPv4', '', '-defaultIPv6', '',
-    '-dns01', `${caIp}:${CHALLTESTSRV_DNS_PORT}`, '-management', `${caIp}:${CHALLTESTSRV_MANAGEMENT_PORT}`,
-    '-http01', '', '-https01', '', '-tlsalpn01', '',
+    '-defaultIPv4',
+    '',
+    '-defaultIPv6',
+    '',
+    '-dns01',
+    `${caIp}:${CHALLTESTSRV_DNS_PORT}`,
+    '-management',
+    `${caIp}:${CHALLTESTSRV_MANAGEMENT_PORT}`,
+    '-http01',
+    '',
+    '-https01',
+    '',
+    '-tlsalpn01',
+    '',
   ]);
   const managementUrl = `http://${caIp}:${CHALLTESTSRV_MANAGEMENT_PORT}`;
-  await waitFor(async () => (await fetch(`${managementUrl}/clear-a`, { method: 'POST', body: '{"host":"probe.test"}' })).ok, {
-    timeoutMs: 10_000, intervalMs: 50, what: `pebble-challtestsrv at ${managementUrl} (output: ${dns.text.slice(-500)})`,
-  });
+  await waitFor(
+    async () => (await fetch(`${managementUrl}/clear-a`, { method: 'POST', body: '{"host":"probe.test"}' })).ok,
+    {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      what: `pebble-challtestsrv at ${managementUrl} (output: ${dns.text.slice(-500)})`,
+    },
+  );
 
-  const pebble = lab.spawn(ns, 'pebble', '/usr/bin/pebble', ['-config', configFile, '-dnsserver', `${caIp}:${CHALLTESTSRV_DNS_PORT}`], {
-    // NOSLEEP: validate at once; NONCEREJECT=0: no random badNonce answers (they only add retries and noise).
-    env: { PATH: process.env.PATH, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0' },
-  });
+  const pebble = lab.spawn(
+    ns,
+    'pebble',
+    '/usr/bin/pebble',
+    ['-config', configFile, '-dnsserver', `${caIp}:${CHALLTESTSRV_DNS_PORT}`],
+    {
+      // NOSLEEP: validate at once; NONCEREJECT=0: no random badNonce answers (they only add retries and noise).
+      env: { PATH: process.env.PATH, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0' },
+    },
+  );
   const ca = readFileSync(tls.caFile, 'utf8');
   const directoryUrl = `https://${caIp}:${PEBBLE_ACME_PORT}/dir`;
-  await waitFor(() => httpsGetText(directoryUrl, ca), { timeoutMs: 15_000, intervalMs: 100, what: `pebble at ${directoryUrl}` }).catch((err: unknown) => {
+  await waitFor(() => httpsGetText(directoryUrl, ca), {
+    timeoutMs: 15_000,
+    intervalMs: 100,
+    what: `pebble at ${directoryUrl}`,
+  }).catch((err: unknown) => {
     throw new Error(`${err instanceof Error ? err.message : String(err)}\npebble output:\n${pebble.text.slice(-2000)}`);
   });
 
@@ -141,7 +206,10 @@ export async function startPebble(lab: Lab, options: PebbleOptions): Promise<Peb
     process: pebble,
     fetchIssuingRoot: () => httpsGetText(`https://${caIp}:${PEBBLE_MANAGEMENT_PORT}/roots/0`, ca),
     async pointDomain(domain, address) {
-      const response = await fetch(`${managementUrl}/add-a`, { method: 'POST', body: JSON.stringify({ host: domain, addresses: [address] }) });
+      const response = await fetch(`${managementUrl}/add-a`, {
+        method: 'POST',
+        body: JSON.stringify({ host: domain, addresses: [address] }),
+      });
       if (!response.ok) throw new Error(`challtestsrv add-a ${domain}: HTTP ${response.status}`);
     },
   };

@@ -91,7 +91,13 @@ export class ManagedProcess {
 }
 
 /** Starts `file args` inside namespace `ns`; the returned pid is the program's own (ip netns exec execs it). */
-export function spawnInNetns(ns: string, label: string, file: string, args: readonly string[], options: SpawnOptions = {}): ManagedProcess {
+export function spawnInNetns(
+  ns: string,
+  label: string,
+  file: string,
+  args: readonly string[],
+  options: SpawnOptions = {},
+): ManagedProcess {
   const [ip, argv] = inNetns(ns, file, args);
   const child = spawn(ip, argv, {
     env: options.env ?? process.env,

@@ -70,7 +70,10 @@ export async function createSystemTopology(lab: Lab): Promise<SystemTopology> {
   // Real gateway hosts often forward packets (Docker turns it on): node isolation must not rely on it being off.
   await lab.enableForwarding(gatewayNs);
   const mgmt = `10.213.${block + 2}`;
-  await lab.createVeth({ ifname: lab.ifName('m'), address: `${mgmt}.1/30` }, { ns: gatewayNs, ifname: 'mgmt0', address: `${mgmt}.2/30` });
+  await lab.createVeth(
+    { ifname: lab.ifName('m'), address: `${mgmt}.1/30` },
+    { ns: gatewayNs, ifname: 'mgmt0', address: `${mgmt}.2/30` },
+  );
   const clientNs = await lab.createNamespace('client');
   await internet.attach(clientNs, 'client', [2, 3, 4]);
   return {
@@ -99,7 +102,10 @@ export async function addLan(
   name = 'lan',
 ): Promise<{ ns: string; hostIp: string; cidr: string }> {
   const ns = await lab.createNamespace(name);
-  await lab.createVeth({ ns: routerNs, ifname: `${name}0`, address: `${lanPrefix}.1/24` }, { ns, ifname: 'lan0', address: `${lanPrefix}.2/24` });
+  await lab.createVeth(
+    { ns: routerNs, ifname: `${name}0`, address: `${lanPrefix}.1/24` },
+    { ns, ifname: 'lan0', address: `${lanPrefix}.2/24` },
+  );
   await lab.addRoute(ns, 'default', `${lanPrefix}.1`);
   await lab.enableForwarding(routerNs);
   return { ns, hostIp: `${lanPrefix}.2`, cidr: `${lanPrefix}.0/24` };

@@ -9,7 +9,10 @@ export interface WaitOptions {
 }
 
 /** Polls `check` until it returns a value other than undefined/false/null; a throw counts as "not yet". */
-export async function waitFor<T>(check: () => Promise<T | undefined | null | false> | T | undefined | null | false, options: WaitOptions): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  options: WaitOptions,
+): Promise<T> {
   const deadline = Date.now() + options.timeoutMs;
   let lastProblem = 'the condition never held';
   for (;;) {
@@ -19,7 +22,8 @@ export async function waitFor<T>(check: () => Promise<T | undefined | null | fal
     } catch (error) {
       lastProblem = error instanceof Error ? error.message : String(error);
     }
-    if (Date.now() >= deadline) throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.what} (${lastProblem})`);
+    if (Date.now() >= deadline)
+      throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.what} (${lastProblem})`);
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
   }
 }

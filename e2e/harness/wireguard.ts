@@ -20,8 +20,12 @@ export interface KeyPair {
 /** X25519 key pair in WireGuard's base64 form. */
 export function generateKeyPair(): KeyPair {
   const { privateKey, publicKey } = generateKeyPairSync('x25519');
-  const toBase64 = (base64url: string | undefined): string => Buffer.from(base64url ?? '', 'base64url').toString('base64');
-  return { privateKey: toBase64(privateKey.export({ format: 'jwk' }).d), publicKey: toBase64(publicKey.export({ format: 'jwk' }).x) };
+  const toBase64 = (base64url: string | undefined): string =>
+    Buffer.from(base64url ?? '', 'base64url').toString('base64');
+  return {
+    privateKey: toBase64(privateKey.export({ format: 'jwk' }).d),
+    publicKey: toBase64(publicKey.export({ format: 'jwk' }).x),
+  };
 }
 
 export interface WgQuickConfig {
@@ -33,7 +37,17 @@ export interface WgQuickConfig {
   setconf: string;
 }
 
-const WG_QUICK_ONLY_KEYS = new Set(['address', 'dns', 'mtu', 'table', 'preup', 'postup', 'predown', 'postdown', 'saveconfig']);
+const WG_QUICK_ONLY_KEYS = new Set([
+  'address',
+  'dns',
+  'mtu',
+  'table',
+  'preup',
+  'postup',
+  'predown',
+  'postdown',
+  'saveconfig',
+]);
 
 export function parseWgQuick(text: string): WgQuickConfig {
   const addresses: string[] = [];
@@ -43,7 +57,10 @@ export function parseWgQuick(text: string): WgQuickConfig {
     const line = rawLine.trim();
     const match = /^([A-Za-z]+)\s*=\s*(.*)$/.exec(line);
     const key = match?.[1]?.toLowerCase();
-    const values = (match?.[2] ?? '').split(',').map((value) => value.trim()).filter(Boolean);
+    const values = (match?.[2] ?? '')
+      .split(',')
+      .map((value) => value.trim())
+      .filter(Boolean);
     if (key === 'address') addresses.push(...values);
     if (key === 'allowedips') routes.push(...values);
     if (key === undefined || !WG_QUICK_ONLY_KEYS.has(key)) kept.push(line);
@@ -82,15 +99,20 @@ export async function startWireguard(
   // ownSession: in a session of its own, as wg-quick's daemonised wireguard-go and the gateway's detached one run.
   // With the kernel's autogroup scheduling each session shares the CPU as one group, which moves throughput figures
   // on a 2-core machine by a quarter (bench/README.md), so a baseline must run the way the thing it is compared to runs.
-  const [file, args] = options.ownSession ? ['setsid', ['wireguard-go', '-f', ifname]] : ['wireguard-go', ['-f', ifname]];
+  const [file, args] = options.ownSession
+    ? ['setsid', ['wireguard-go', '-f', ifname]]
+    : ['wireguard-go', ['-f', ifname]];
   const process = lab.spawn(ns, `wireguard-go ${ifname}`, file, args, {
     env: { ...globalThis.process.env, LOG_LEVEL: 'error' },
   });
-  await waitFor(() => existsSync(socketPath(ifname)) || (!process.isRunning && Promise.reject(new Error(process.text))), {
-    timeoutMs: 10_000,
-    intervalMs: 20,
-    what: `wireguard-go to create ${ifname}`,
-  });
+  await waitFor(
+    () => existsSync(socketPath(ifname)) || (!process.isRunning && Promise.reject(new Error(process.text))),
+    {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      what: `wireguard-go to create ${ifname}`,
+    },
+  );
   const dir = await mkdtemp(join(tmpdir(), `${ifname}-`));
   try {
     const file = join(dir, 'wg.conf');

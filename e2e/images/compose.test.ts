@@ -12,12 +12,22 @@ import { parse, stringify } from 'yaml';
 import { run, runAllowingFailure } from '../harness/exec.js';
 import { currentRunId } from '../harness/ids.js';
 import { waitFor } from '../harness/wait-for.js';
-import { areImageTestsRequired, docker, ensureImages, healthOf, isDockerUp, repoRoot, sweepDocker, type Images } from '../harness/docker.js';
+import {
+  areImageTestsRequired,
+  docker,
+  ensureImages,
+  healthOf,
+  isDockerUp,
+  repoRoot,
+  sweepDocker,
+  type Images,
+} from '../harness/docker.js';
 import { httpsRequest } from '../harness/https.js';
 
 const COMPOSE_V1 = '/usr/bin/docker-compose';
 const canRun = process.getuid?.() === 0 && isDockerUp();
-if (!canRun && areImageTestsRequired()) throw new Error('image tests are required (POSTERN_E2E_IMAGES=required) but no Docker daemon answers as root');
+if (!canRun && areImageTestsRequired())
+  throw new Error('image tests are required (POSTERN_E2E_IMAGES=required) but no Docker daemon answers as root');
 
 interface ComposeService {
   image?: string;
@@ -93,14 +103,26 @@ describe.runIf(canRun)('docker-compose.yml with compose v1 (docker-compose 1.29)
   }, 45 * 60_000);
 
   afterAll(async () => {
-    if (composePath !== '') await runAllowingFailure(COMPOSE_V1, ['--project-name', project, '-f', composePath, 'down', '--volumes', '--timeout', '5']);
+    if (composePath !== '')
+      await runAllowingFailure(COMPOSE_V1, [
+        '--project-name',
+        project,
+        '-f',
+        composePath,
+        'down',
+        '--volumes',
+        '--timeout',
+        '5',
+      ]);
     sweepDocker(currentRunId());
     if (workDir !== '') rmSync(workDir, { recursive: true, force: true });
   });
 
   it('is accepted by compose v1 as it is (no v2-only keys), and refuses to start without POSTERN_PUBLIC_HOST', async () => {
     const original = join(repoRoot, 'docker-compose.yml');
-    await run(COMPOSE_V1, ['-f', original, 'config', '--quiet'], { env: { ...process.env, POSTERN_PUBLIC_HOST: publicHost } });
+    await run(COMPOSE_V1, ['-f', original, 'config', '--quiet'], {
+      env: { ...process.env, POSTERN_PUBLIC_HOST: publicHost },
+    });
     const { POSTERN_PUBLIC_HOST: _unset, ...withoutHost } = process.env;
     const refused = await runAllowingFailure(COMPOSE_V1, ['-f', original, 'config', '--quiet'], { env: withoutHost });
     expect(refused.code).not.toBe(0);
@@ -109,12 +131,19 @@ describe.runIf(canRun)('docker-compose.yml with compose v1 (docker-compose 1.29)
 
   it('comes up healthy with one proxy process per published port, serves the console on 443, and goes down cleanly', async () => {
     await compose(['up', '--detach', '--no-build']);
-    const container = (await docker(['ps', '--quiet', '--filter', `label=com.docker.compose.project=${project}`])).trim();
+    const container = (
+      await docker(['ps', '--quiet', '--filter', `label=com.docker.compose.project=${project}`])
+    ).trim();
     expect(container).toMatch(/^[0-9a-f]+$/);
-    await waitFor(async () => (await healthOf(container)) === 'healthy', { timeoutMs: 90_000, what: 'the compose gateway to turn healthy' });
+    await waitFor(async () => (await healthOf(container)) === 'healthy', {
+      timeoutMs: 90_000,
+      what: 'the compose gateway to turn healthy',
+    });
 
     // docker-proxy processes serving this container: one per published port and protocol, a handful, not hundreds.
-    const ip = (await docker(['inspect', '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', container])).trim();
+    const ip = (
+      await docker(['inspect', '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', container])
+    ).trim();
     const proxies = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
       .split('\n')
       .filter((args) => args.includes('docker-proxy') && args.includes(`-container-ip ${ip} `));
@@ -138,7 +167,13 @@ describe.runIf(canRun)('docker-compose.yml with compose v1 (docker-compose 1.29)
 
     await compose(['down', '--volumes', '--timeout', '10']);
     const left = await docker(['ps', '--all', '--quiet', '--filter', `label=com.docker.compose.project=${project}`]);
-    const volumes = await docker(['volume', 'ls', '--quiet', '--filter', `label=com.docker.compose.project=${project}`]);
+    const volumes = await docker([
+      'volume',
+      'ls',
+      '--quiet',
+      '--filter',
+      `label=com.docker.compose.project=${project}`,
+    ]);
     expect(left + volumes).toBe('');
   });
 });

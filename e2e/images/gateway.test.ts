@@ -10,16 +10,33 @@ import { HttpServiceSchema, NodeCreatedSchema, NodeSchema, listOf } from '@poste
 import { currentRunId } from '../harness/ids.js';
 import { waitFor } from '../harness/wait-for.js';
 import {
-  areImageTestsRequired, containerIp, docker, dockerAllowingFailure, ensureImages, healthOf, isDockerUp, logsOf, runLabel, runName, sweepDocker,
+  areImageTestsRequired,
+  containerIp,
+  docker,
+  dockerAllowingFailure,
+  ensureImages,
+  healthOf,
+  isDockerUp,
+  logsOf,
+  runLabel,
+  runName,
+  sweepDocker,
   type Images,
 } from '../harness/docker.js';
 import { HttpsApi, httpsRequest, type HttpsTarget } from '../harness/https.js';
 
 const canRun = process.getuid?.() === 0 && isDockerUp();
-if (!canRun && areImageTestsRequired()) throw new Error('image tests are required (POSTERN_E2E_IMAGES=required) but no Docker daemon answers as root');
+if (!canRun && areImageTestsRequired())
+  throw new Error('image tests are required (POSTERN_E2E_IMAGES=required) but no Docker daemon answers as root');
 
 const ADMIN = { username: 'admin', password: `pw-${currentRunId()}-correct-horse` };
-const names = { network: runName('net'), volume: runName('gwdata'), gateway: runName('gw'), node: runName('node'), web: runName('web') };
+const names = {
+  network: runName('net'),
+  volume: runName('gwdata'),
+  gateway: runName('gw'),
+  node: runName('node'),
+  web: runName('web'),
+};
 const appDomain = `app-${currentRunId()}.test`;
 
 let images: Images;
@@ -31,10 +48,21 @@ let api: HttpsApi;
 /** The README's `docker run` for the gateway, on this run's network instead of published host ports. */
 async function runGateway(env: Record<string, string>): Promise<void> {
   await docker([
-    'run', '-d', '--name', names.gateway, '--network', names.network, ...runLabel(),
-    '--cap-add', 'NET_ADMIN', '--device', '/dev/net/tun',
-    '-v', `${names.volume}:/data`,
-    '-e', `POSTERN_PUBLIC_HOST=${names.gateway}`,
+    'run',
+    '-d',
+    '--name',
+    names.gateway,
+    '--network',
+    names.network,
+    ...runLabel(),
+    '--cap-add',
+    'NET_ADMIN',
+    '--device',
+    '/dev/net/tun',
+    '-v',
+    `${names.volume}:/data`,
+    '-e',
+    `POSTERN_PUBLIC_HOST=${names.gateway}`,
     ...Object.entries(env).flatMap(([key, value]) => ['-e', `${key}=${value}`]),
     images.gateway,
   ]);
@@ -45,7 +73,14 @@ async function runGateway(env: Record<string, string>): Promise<void> {
   const pem = await waitFor(
     async () => {
       for (const name of [names.gateway, '_fallback']) {
-        const { stdout } = await dockerAllowingFailure(['exec', names.gateway, 'openssl', 'x509', '-in', `/data/certs/${name}.pem`]);
+        const { stdout } = await dockerAllowingFailure([
+          'exec',
+          names.gateway,
+          'openssl',
+          'x509',
+          '-in',
+          `/data/certs/${name}.pem`,
+        ]);
         if (stdout.includes('BEGIN CERTIFICATE')) return stdout;
       }
       return undefined;
@@ -55,22 +90,43 @@ async function runGateway(env: Record<string, string>): Promise<void> {
   writeFileSync(caFile, pem);
   console_ = { address, host: names.gateway, ca: pem };
   api = new HttpsApi(console_);
-  await waitFor(async () => (await httpsRequest(console_, '/api/health')).status === 200, { timeoutMs: 60_000, what: 'the console over HTTPS' });
+  await waitFor(async () => (await httpsRequest(console_, '/api/health')).status === 200, {
+    timeoutMs: 60_000,
+    what: 'the console over HTTPS',
+  });
 }
 
 /** The node image as deploy/README.md runs it, trusting the gateway's self-signed certificate. */
 async function runNode(token: string): Promise<void> {
   await docker([
-    'run', '-d', '--name', names.node, '--network', names.network, ...runLabel(),
-    '--cap-add', 'NET_ADMIN', '--device', '/dev/net/tun',
-    '-v', `${caFile}:/etc/postern-gateway-ca.pem:ro`, '-e', 'NODE_EXTRA_CA_CERTS=/etc/postern-gateway-ca.pem',
-    '-e', `POSTERN_URL=https://${names.gateway}`, '-e', `POSTERN_TOKEN=${token}`,
+    'run',
+    '-d',
+    '--name',
+    names.node,
+    '--network',
+    names.network,
+    ...runLabel(),
+    '--cap-add',
+    'NET_ADMIN',
+    '--device',
+    '/dev/net/tun',
+    '-v',
+    `${caFile}:/etc/postern-gateway-ca.pem:ro`,
+    '-e',
+    'NODE_EXTRA_CA_CERTS=/etc/postern-gateway-ca.pem',
+    '-e',
+    `POSTERN_URL=https://${names.gateway}`,
+    '-e',
+    `POSTERN_TOKEN=${token}`,
     images.node,
   ]);
-  await waitFor(async () => (await dockerAllowingFailure(['exec', names.node, 'postern', 'status', '--health'])).code === 0, {
-    timeoutMs: 60_000,
-    what: 'the node container to bring its tunnel up and reach the gateway through it',
-  });
+  await waitFor(
+    async () => (await dockerAllowingFailure(['exec', names.node, 'postern', 'status', '--health'])).code === 0,
+    {
+      timeoutMs: 60_000,
+      what: 'the node container to bring its tunnel up and reach the gateway through it',
+    },
+  );
 }
 
 /** GET through the gateway's nginx to the node's service, by the service's domain. */
@@ -99,18 +155,27 @@ describe.runIf(canRun)('gateway and node images', () => {
   });
 
   it('adds at most 120 MB to its Node base image, without pnpm, compilers or sources', async () => {
-    const sizeOf = async (image: string) => Number((await docker(['image', 'inspect', '--format', '{{.Size}}', image])).trim());
+    const sizeOf = async (image: string) =>
+      Number((await docker(['image', 'inspect', '--format', '{{.Size}}', image])).trim());
     const added = (await sizeOf(images.gateway)) - (await sizeOf('postern-local/node:22-bookworm-slim'));
     expect(added / 1e6).toBeLessThanOrEqual(120);
     const found = await docker([
-      'run', '--rm', '--entrypoint', 'sh', images.gateway, '-c',
+      'run',
+      '--rm',
+      '--entrypoint',
+      'sh',
+      images.gateway,
+      '-c',
       'for c in pnpm gcc g++ make python3; do command -v "$c"; done; ls /app/apps/server; ls -d /app/apps/*/src /app/packages 2>/dev/null; true',
     ]);
     expect(found.trim().split('\n')).toEqual(['dist', 'node_modules', 'package.json', 'pnpm-lock.yaml']);
   });
 
   it('turns healthy by its own HEALTHCHECK', async () => {
-    await waitFor(async () => (await healthOf(names.gateway)) === 'healthy', { timeoutMs: 60_000, what: 'Docker to report the gateway healthy' });
+    await waitFor(async () => (await healthOf(names.gateway)) === 'healthy', {
+      timeoutMs: 60_000,
+      what: 'Docker to report the gateway healthy',
+    });
   });
 
   it('serves the console over HTTPS with its certificate for POSTERN_PUBLIC_HOST, and signs in through it', async () => {
@@ -125,7 +190,9 @@ describe.runIf(canRun)('gateway and node images', () => {
   it('keeps the plain-HTTP control plane inside the container (loopback only)', async () => {
     const listening = await docker(['exec', names.gateway, 'ss', '-Hltn', 'sport = :3000']);
     expect(listening.trim().split(/\s+/)[3]).toBe('127.0.0.1:3000');
-    const fromOutside = await fetch(`http://${console_.address}:3000/api/health`, { signal: AbortSignal.timeout(5000) }).then(
+    const fromOutside = await fetch(`http://${console_.address}:3000/api/health`, {
+      signal: AbortSignal.timeout(5000),
+    }).then(
       () => 'answered',
       () => 'refused',
     );
@@ -142,10 +209,32 @@ describe.runIf(canRun)('gateway and node images', () => {
     await runNode(node.token);
     // The application as a sidecar sharing the node container's network, as deploy/README.md shows.
     await docker([
-      'run', '-d', '--init', '--name', names.web, '--network', `container:${names.node}`, ...runLabel(), '--entrypoint', 'node', images.node,
-      '-e', 'require("http").createServer((q, s) => s.end(`web saw ${q.url}`)).listen(8080)',
+      'run',
+      '-d',
+      '--init',
+      '--name',
+      names.web,
+      '--network',
+      `container:${names.node}`,
+      ...runLabel(),
+      '--entrypoint',
+      'node',
+      images.node,
+      '-e',
+      'require("http").createServer((q, s) => s.end(`web saw ${q.url}`)).listen(8080)',
     ]);
-    const exposed = await docker(['exec', names.node, 'postern', 'expose', 'http', 'web', '--port', '8080', '--domain', appDomain]);
+    const exposed = await docker([
+      'exec',
+      names.node,
+      'postern',
+      'expose',
+      'http',
+      'web',
+      '--port',
+      '8080',
+      '--domain',
+      appDomain,
+    ]);
     expect(exposed).toContain(`https://${appDomain}/`);
     const answer = await waitFor(
       async () => {
@@ -162,7 +251,10 @@ describe.runIf(canRun)('gateway and node images', () => {
     const node = NodeSchema.parse(await api.call('POST', '/api/nodes', { name: 'internet node', allowInternet: true }));
     expect(node.allowInternet).toBe(true);
     await waitFor(
-      async () => (await docker(['exec', names.gateway, 'iptables', '-t', 'nat', '-S', 'POSTERN-NAT'])).includes(`-s ${node.address}/32`),
+      async () =>
+        (await docker(['exec', names.gateway, 'iptables', '-t', 'nat', '-S', 'POSTERN-NAT'])).includes(
+          `-s ${node.address}/32`,
+        ),
       { timeoutMs: 20_000, what: 'the NAT rule of the allowInternet node' },
     );
     // A later node is not refused because of the first one.
@@ -176,8 +268,21 @@ describe.runIf(canRun)('gateway and node images', () => {
     const nodes = listOf(NodeSchema).parse(await api.call('GET', '/api/nodes'));
     const containerNode = nodes.data.find((node) => node.name === 'container node');
     before = {
-      nodes: nodes.data.map(({ id, name, address, allowInternet, isLocal }) => ({ id, name, address, allowInternet, isLocal })),
-      services: services.data.map(({ id, nodeId, name, domain, backendHost, backendPort }) => ({ id, nodeId, name, domain, backendHost, backendPort })),
+      nodes: nodes.data.map(({ id, name, address, allowInternet, isLocal }) => ({
+        id,
+        name,
+        address,
+        allowInternet,
+        isLocal,
+      })),
+      services: services.data.map(({ id, nodeId, name, domain, backendHost, backendPort }) => ({
+        id,
+        nodeId,
+        name,
+        domain,
+        backendHost,
+        backendPort,
+      })),
       nodeConfig: await api.call<string>('GET', `/api/nodes/${containerNode?.id ?? 0}/download`),
       consoleCert: (await httpsRequest(console_, '/api/health')).fingerprint,
       appCert: (await getApp('/')).fingerprint,
@@ -185,7 +290,9 @@ describe.runIf(canRun)('gateway and node images', () => {
     const started = performance.now();
     await docker(['stop', '--time', '10', names.gateway]);
     const stopMs = performance.now() - started;
-    const state = JSON.parse(await docker(['inspect', '--format', '{{json .State}}', names.gateway])) as { ExitCode: number };
+    const state = JSON.parse(await docker(['inspect', '--format', '{{json .State}}', names.gateway])) as {
+      ExitCode: number;
+    };
     const logs = await logsOf(names.gateway);
     expect(state.ExitCode, logs.slice(-2000)).toBe(0);
     expect(logs).toContain('"shutting down"');
@@ -201,20 +308,41 @@ describe.runIf(canRun)('gateway and node images', () => {
     const nodes = listOf(NodeSchema).parse(await api.call('GET', '/api/nodes'));
     const services = listOf(HttpServiceSchema).parse(await api.call('GET', '/api/services/http'));
     const containerNode = nodes.data.find((node) => node.name === 'container node');
-    expect(nodes.data.map(({ id, name, address, allowInternet, isLocal }) => ({ id, name, address, allowInternet, isLocal }))).toEqual(before.nodes);
-    expect(services.data.map(({ id, nodeId, name, domain, backendHost, backendPort }) => ({ id, nodeId, name, domain, backendHost, backendPort }))).toEqual(
-      before.services,
-    );
+    expect(
+      nodes.data.map(({ id, name, address, allowInternet, isLocal }) => ({
+        id,
+        name,
+        address,
+        allowInternet,
+        isLocal,
+      })),
+    ).toEqual(before.nodes);
+    expect(
+      services.data.map(({ id, nodeId, name, domain, backendHost, backendPort }) => ({
+        id,
+        nodeId,
+        name,
+        domain,
+        backendHost,
+        backendPort,
+      })),
+    ).toEqual(before.services);
     expect(await api.call<string>('GET', `/api/nodes/${containerNode?.id ?? 0}/download`)).toBe(before.nodeConfig);
     expect((await httpsRequest(console_, '/api/health')).fingerprint).toBe(before.consoleCert);
     expect((await getApp('/')).fingerprint).toBe(before.appCert);
     // The node reconnects with its stored token and config to the replaced gateway, and its service answers again.
     await docker(['restart', '--time', '5', names.node]);
-    await waitFor(async () => (await dockerAllowingFailure(['exec', names.node, 'postern', 'status', '--health'])).code === 0, {
-      timeoutMs: 60_000,
-      what: 'the node to reconnect to the replaced gateway',
-    });
+    await waitFor(
+      async () => (await dockerAllowingFailure(['exec', names.node, 'postern', 'status', '--health'])).code === 0,
+      {
+        timeoutMs: 60_000,
+        what: 'the node to reconnect to the replaced gateway',
+      },
+    );
     await docker(['restart', '--time', '1', names.web]);
-    await waitFor(async () => (await getApp('/again')).body === 'web saw /again', { timeoutMs: 30_000, what: 'the service through the new gateway' });
+    await waitFor(async () => (await getApp('/again')).body === 'web saw /again', {
+      timeoutMs: 30_000,
+      what: 'the service through the new gateway',
+    });
   });
 });

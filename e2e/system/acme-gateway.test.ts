@@ -40,14 +40,17 @@ interface HttpsAnswer {
  */
 function getTrusting(host: string, servername: string, ca: string): Promise<HttpsAnswer> {
   return new Promise((resolve, reject) => {
-    const req = request({ host, port: 443, path: '/', servername, headers: { host: servername }, ca, agent: false, timeout: 5000 }, (res) => {
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- an HTTPS response's socket is its TLS socket
-      const cert = (res.socket as TLSSocket).getPeerCertificate();
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, cert }));
-    });
+    const req = request(
+      { host, port: 443, path: '/', servername, headers: { host: servername }, ca, agent: false, timeout: 5000 },
+      (res) => {
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- an HTTPS response's socket is its TLS socket
+        const cert = (res.socket as TLSSocket).getPeerCertificate();
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, cert }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`https://${servername} via ${host}: timed out`)));
     req.on('error', reject);
     req.end();
@@ -75,10 +78,18 @@ function answeredBy(answer: HttpsAnswer): string | undefined {
 }
 
 /** The API's domain routes, with the session of `api` (the harness client has no domain methods yet). */
-async function callDomains(api: ApiClient, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+async function callDomains(
+  api: ApiClient,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: unknown }> {
   const response = await fetch(`${api.baseUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${api.token ?? ''}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${api.token ?? ''}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     signal: AbortSignal.timeout(30_000),
   });
@@ -112,12 +123,18 @@ describe.skipIf(!isRoot || !isServerBuilt)('ACME certificates through the real g
 
   /** Polls the domain until its certificate is valid; a `failed` state ends the wait at once, with its reason. */
   async function waitForIssuance(id: number): Promise<Domain> {
-    return waitFor(async () => {
-      const domain = await getDomain(id);
-      if (domain.certificate?.state === 'failed') throw new Error(`issuance failed: ${domain.certificate.error ?? '?'}`);
-      return domain.certificate?.state === 'valid' ? domain : undefined;
-    }, { timeoutMs: ISSUANCE_TIMEOUT_MS, intervalMs: 200, what: `a valid certificate for domain ${id}` }).catch((err: unknown) => {
-      throw new Error(`${err instanceof Error ? err.message : String(err)}\nserver output:\n${gateway.process.text.slice(-3000)}`);
+    return waitFor(
+      async () => {
+        const domain = await getDomain(id);
+        if (domain.certificate?.state === 'failed')
+          throw new Error(`issuance failed: ${domain.certificate.error ?? '?'}`);
+        return domain.certificate?.state === 'valid' ? domain : undefined;
+      },
+      { timeoutMs: ISSUANCE_TIMEOUT_MS, intervalMs: 200, what: `a valid certificate for domain ${id}` },
+    ).catch((err: unknown) => {
+      throw new Error(
+        `${err instanceof Error ? err.message : String(err)}\nserver output:\n${gateway.process.text.slice(-3000)}`,
+      );
     });
   }
 
@@ -126,10 +143,13 @@ describe.skipIf(!isRoot || !isServerBuilt)('ACME certificates through the real g
    * until a client trusting only pebble's root gets node1's answer for `servername`.
    */
   function waitUntilServedTrusted(servername: string): Promise<HttpsAnswer> {
-    return waitFor(async () => {
-      const answer = await getTrusting(topology.gatewayMgmtIp, servername, pebbleRoot);
-      return answer.status === 200 && answeredBy(answer) === 'node1' && answer;
-    }, { timeoutMs: 15_000, intervalMs: 100, what: `node1's answer for ${servername} under a certificate from pebble` });
+    return waitFor(
+      async () => {
+        const answer = await getTrusting(topology.gatewayMgmtIp, servername, pebbleRoot);
+        return answer.status === 200 && answeredBy(answer) === 'node1' && answer;
+      },
+      { timeoutMs: 15_000, intervalMs: 100, what: `node1's answer for ${servername} under a certificate from pebble` },
+    );
   }
 
   beforeAll(async () => {
@@ -176,17 +196,30 @@ describe.skipIf(!isRoot || !isServerBuilt)('ACME certificates through the real g
   });
 
   it('issues a certificate from pebble for a certbot domain that points at the gateway, served on 443', async () => {
-    const created = await callDomains(api, 'POST', '/api/domains', { domain: okDomain, ssl: 'certbot', skipValidation: false });
+    const created = await callDomains(api, 'POST', '/api/domains', {
+      domain: okDomain,
+      ssl: 'certbot',
+      skipValidation: false,
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const domain = DomainSchema.parse(created.body);
     expect(domain).toMatchObject({ domain: okDomain, ssl: 'certbot' });
 
     issued = await waitForIssuance(domain.id);
-    expect(issued.certificate).toMatchObject({ state: 'valid', error: null, issuer: expect.stringMatching(/Pebble/) as string });
+    expect(issued.certificate).toMatchObject({
+      state: 'valid',
+      error: null,
+      issuer: expect.stringMatching(/Pebble/) as string,
+    });
     expect(Date.parse(issued.certificate?.notAfter ?? '')).toBeGreaterThan(Date.now());
     expect(gateway.process.text).toContain('requesting from the ACME CA'); // what the restart test looks for
 
-    await api.createHttpService(node.node.id, { name: 'acme-app', domain: okDomain, backendHost: node.tunnelIp, backendPort: BACKEND_PORT });
+    await api.createHttpService(node.node.id, {
+      name: 'acme-app',
+      domain: okDomain,
+      backendHost: node.tunnelIp,
+      backendPort: BACKEND_PORT,
+    });
     const served = await waitUntilServedTrusted(okDomain);
     expect(served.cert.subjectaltname).toBe(`DNS:${okDomain}`);
     expect(served.cert.fingerprint256).toBe(issued.certificate?.fingerprint);
@@ -194,7 +227,11 @@ describe.skipIf(!isRoot || !isServerBuilt)('ACME certificates through the real g
 
   it('refuses a certbot domain that does not point at the gateway with 422 on domain', async () => {
     const refusal = async (name: string): Promise<string | undefined> => {
-      const refused = await callDomains(api, 'POST', '/api/domains', { domain: name, ssl: 'certbot', skipValidation: false });
+      const refused = await callDomains(api, 'POST', '/api/domains', {
+        domain: name,
+        ssl: 'certbot',
+        skipValidation: false,
+      });
       expect(refused.status, JSON.stringify(refused.body)).toBe(422);
       return fieldMessage(refused.body, 'domain');
     };
@@ -218,7 +255,9 @@ describe.skipIf(!isRoot || !isServerBuilt)('ACME certificates through the real g
     expect(afterRestart.certificate).toMatchObject({ state: 'valid', fingerprint });
     // Only the certificate: the proxied answer also waits for node1's new WireGuard session (restart.test.ts).
     const served = await waitFor(() => handshakeTrusting(topology.gatewayMgmtIp, okDomain, pebbleRoot), {
-      timeoutMs: 10_000, intervalMs: 100, what: `nginx to serve ${okDomain} again with pebble's certificate`,
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      what: `nginx to serve ${okDomain} again with pebble's certificate`,
     });
     expect(served.fingerprint256).toBe(fingerprint);
     expect((await getDomain(issued.id)).certificate).toMatchObject({ state: 'valid', fingerprint });

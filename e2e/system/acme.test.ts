@@ -7,7 +7,9 @@ import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAcmeIssuer } from '../../apps/server/src/dataplane/certs/acme.js';
 import {
-  createCertificateManager, createMemoryCertificateStore, type CertificateManager,
+  createCertificateManager,
+  createMemoryCertificateStore,
+  type CertificateManager,
 } from '../../apps/server/src/dataplane/certs/manager.js';
 import type { CertificateIssuer } from '../../apps/server/src/dataplane/certs/self-signed.js';
 import { createConnectionCutter } from '../../apps/server/src/dataplane/connections.js';
@@ -38,13 +40,29 @@ interface HttpsAnswer {
 /** One request on a fresh TLS connection (no agent: every request is a full handshake). */
 function getOverTls(ip: string, port: number, servername: string, ca: string | undefined): Promise<HttpsAnswer> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: ip, port, path: '/', servername, headers: { host: servername }, agent: false, timeout: 5000, ...(ca === undefined ? { rejectUnauthorized: false } : { ca }) }, (res) => {
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- an HTTPS response's socket is its TLS socket
-      const socket = res.socket as TLSSocket;
-      const answer = { status: res.statusCode ?? 0, cert: socket.getPeerCertificate(), authorized: socket.authorized };
-      res.resume();
-      res.on('end', () => resolve(answer));
-    });
+    const req = request(
+      {
+        host: ip,
+        port,
+        path: '/',
+        servername,
+        headers: { host: servername },
+        agent: false,
+        timeout: 5000,
+        ...(ca === undefined ? { rejectUnauthorized: false } : { ca }),
+      },
+      (res) => {
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- an HTTPS response's socket is its TLS socket
+        const socket = res.socket as TLSSocket;
+        const answer = {
+          status: res.statusCode ?? 0,
+          cert: socket.getPeerCertificate(),
+          authorized: socket.authorized,
+        };
+        res.resume();
+        res.on('end', () => resolve(answer));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('request timed out')));
     req.on('error', reject);
     req.end();
@@ -75,16 +93,38 @@ describe.skipIf(!isRoot)('ACME certificates from pebble, served by nginx', () =>
   /** The real ACME issuer, counting the domains it is asked for. */
   function countingIssuer(): CertificateIssuer {
     const acme = createAcmeIssuer({
-      dataDir, directoryUrl: pebble.directoryUrl, caFile: pebble.apiCaFile, skipPrecheck: true, pollMinMs: 100, pollMaxMs: 500, logger: silent,
-      challenges: { set: (token, answer) => proxy.setChallenge(token, answer), remove: (token) => proxy.removeChallenge(token) },
+      dataDir,
+      directoryUrl: pebble.directoryUrl,
+      caFile: pebble.apiCaFile,
+      skipPrecheck: true,
+      pollMinMs: 100,
+      pollMaxMs: 500,
+      logger: silent,
+      challenges: {
+        set: (token, answer) => proxy.setChallenge(token, answer),
+        remove: (token) => proxy.removeChallenge(token),
+      },
     });
-    return { issue: (domain, pemPath) => { issuedFor.push(domain); return acme.issue(domain, pemPath); } };
+    return {
+      issue: (domain, pemPath) => {
+        issuedFor.push(domain);
+        return acme.issue(domain, pemPath);
+      },
+    };
   }
 
   function newManager(): CertificateManager {
     return createCertificateManager({
-      dataDir, acme: {}, issuer: countingIssuer(), store, logger: silent, fallbackHost: network.hostIp,
-      challenges: { set: (token, answer) => proxy.setChallenge(token, answer), remove: (token) => proxy.removeChallenge(token) },
+      dataDir,
+      acme: {},
+      issuer: countingIssuer(),
+      store,
+      logger: silent,
+      fallbackHost: network.hostIp,
+      challenges: {
+        set: (token, answer) => proxy.setChallenge(token, answer),
+        remove: (token) => proxy.removeChallenge(token),
+      },
       // The fallback is made before nginx runs: nothing to hand over yet.
       onInstalled: (name) => void (proxy as Proxy | undefined)?.certificateInstalled(name),
     });
@@ -102,8 +142,15 @@ describe.skipIf(!isRoot)('ACME certificates from pebble, served by nginx', () =>
     await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
     closers.push(() => new Promise((resolve) => backend.close(resolve)));
     const route: DesiredHttpRoute = {
-      serviceId: 1, nodeId: 1, domain: okDomain, pathLocation: '/', backendProto: 'http', backendHost: '127.0.0.1',
-      backendPort: (backend.address() as AddressInfo).port, allowedIps: [], blockedIps: [],
+      serviceId: 1,
+      nodeId: 1,
+      domain: okDomain,
+      pathLocation: '/',
+      backendProto: 'http',
+      backendHost: '127.0.0.1',
+      backendPort: (backend.address() as AddressInfo).port,
+      allowedIps: [],
+      blockedIps: [],
     };
 
     dataDir = lab.makeTempDir('data');
@@ -113,18 +160,38 @@ describe.skipIf(!isRoot)('ACME certificates from pebble, served by nginx', () =>
     const prefixDir = join(dataDir, 'nginx');
     const certsDir = join(dataDir, 'certs');
     const options = {
-      prefixDir, certsDir, httpPort, httpsPort, noDomainHttpsPort: await freePort(network.hostIp), listenAddress: network.hostIp,
-      consoleHost: 'console.invalid', consoleUpstream: 'http://127.0.0.1:1', tunnelAddress: null, resolvers: [],
+      prefixDir,
+      certsDir,
+      httpPort,
+      httpsPort,
+      noDomainHttpsPort: await freePort(network.hostIp),
+      listenAddress: network.hostIp,
+      consoleHost: 'console.invalid',
+      consoleUpstream: 'http://127.0.0.1:1',
+      tunnelAddress: null,
+      resolvers: [],
     };
-    const http = createHttpInstance({ prefixDir, logger: silent, render: (dir) => renderHttpInstance(options, dir, readLuaModule()) });
+    const http = createHttpInstance({
+      prefixDir,
+      logger: silent,
+      render: (dir) => renderHttpInstance(options, dir, readLuaModule()),
+    });
     proxy = createProxy({
-      prefixDir, certsDir, http, streams: createStreamInstances({ prefixDir, logger: silent }), cutter: createConnectionCutter(silent), logger: silent,
+      prefixDir,
+      certsDir,
+      http,
+      streams: createStreamInstances({ prefixDir, logger: silent }),
+      cutter: createConnectionCutter(silent),
+      logger: silent,
     });
     await proxy.start();
     closers.push(() => proxy.stop({ keepServing: false }));
     for (const domain of domains) firstInfos.push(await manager.ensure(domain));
     await proxy.publishCertificates(domains.map((d) => d.domain));
-    await proxy.syncRoutes(buildRouteTable([route], domains).hosts, domains.map((d) => d.domain));
+    await proxy.syncRoutes(
+      buildRouteTable([route], domains).hosts,
+      domains.map((d) => d.domain),
+    );
     manager.start();
     closers.push(() => {
       manager.stop();
@@ -137,11 +204,15 @@ describe.skipIf(!isRoot)('ACME certificates from pebble, served by nginx', () =>
     await lab.destroy();
   });
 
-  it('issues a certificate from pebble that a client trusting only pebble\'s root accepts', async () => {
+  it("issues a certificate from pebble that a client trusting only pebble's root accepts", async () => {
     // Never dark: before the CA answered, the domain already had a (self-signed) certificate.
     expect(firstInfos[0]).toMatchObject({ state: 'pending', issuer: `CN=${okDomain}` });
     await manager.idle();
-    expect(manager.info(okDomain)).toMatchObject({ state: 'valid', issuer: expect.stringContaining('Pebble Intermediate') as string, error: null });
+    expect(manager.info(okDomain)).toMatchObject({
+      state: 'valid',
+      issuer: expect.stringContaining('Pebble Intermediate') as string,
+      error: null,
+    });
     const answer = await getOverTls(network.hostIp, httpsPort, okDomain, pebbleRoot);
     expect(answer.authorized).toBe(true);
     expect(answer.status).toBe(200);
@@ -149,7 +220,7 @@ describe.skipIf(!isRoot)('ACME certificates from pebble, served by nginx', () =>
     expect(answer.cert.fingerprint256).toBe(manager.info(okDomain)?.fingerprint);
   });
 
-  it('ends in failed with the CA\'s reason for a domain pebble cannot validate, still serving self-signed', async () => {
+  it("ends in failed with the CA's reason for a domain pebble cannot validate, still serving self-signed", async () => {
     await manager.idle();
     const info = manager.info(refusedDomain);
     expect(info?.state).toBe('failed');
@@ -170,7 +241,8 @@ describe.skipIf(!isRoot)('ACME certificates from pebble, served by nginx', () =>
       while (keepGoing) {
         try {
           const answer = await getOverTls(network.hostIp, httpsPort, okDomain, pebbleRoot);
-          if (answer.status !== 200 || !answer.authorized) failures.push(`status ${answer.status}, authorized ${String(answer.authorized)}`);
+          if (answer.status !== 200 || !answer.authorized)
+            failures.push(`status ${answer.status}, authorized ${String(answer.authorized)}`);
           servedFingerprints.add(answer.cert.fingerprint256);
         } catch (err) {
           failures.push(err instanceof Error ? err.message : String(err));
@@ -181,9 +253,17 @@ describe.skipIf(!isRoot)('ACME certificates from pebble, served by nginx', () =>
     await waitFor(() => requests >= 5, { timeoutMs: 10_000, intervalMs: 20, what: 'the client to make requests' });
     const renewed = await manager.forceRenew(okDomain);
     const after = renewed.fingerprint ?? '';
-    await waitFor(() => servedFingerprints.has(after), { timeoutMs: 10_000, intervalMs: 20, what: 'nginx to serve the renewed certificate' });
+    await waitFor(() => servedFingerprints.has(after), {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      what: 'nginx to serve the renewed certificate',
+    });
     const settledAt = requests;
-    await waitFor(() => requests >= settledAt + 5, { timeoutMs: 10_000, intervalMs: 20, what: 'more requests on the new certificate' });
+    await waitFor(() => requests >= settledAt + 5, {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      what: 'more requests on the new certificate',
+    });
     keepGoing = false;
     await client;
 
@@ -206,6 +286,8 @@ describe.skipIf(!isRoot)('ACME certificates from pebble, served by nginx', () =>
     expect(await manager.ensure(domains[0] as DesiredDomain)).toEqual(before);
     await manager.idle();
     expect(issuedFor.filter((domain) => domain === okDomain)).toHaveLength(issuedBefore);
-    expect((await getOverTls(network.hostIp, httpsPort, okDomain, pebbleRoot)).cert.fingerprint256).toBe(before?.fingerprint);
+    expect((await getOverTls(network.hostIp, httpsPort, okDomain, pebbleRoot)).cert.fingerprint256).toBe(
+      before?.fingerprint,
+    );
   });
 });

@@ -17,13 +17,32 @@ describe.skipIf(!canUseNetns)('bare WireGuard tunnel between two namespaces', ()
   beforeAll(async () => {
     hubNs = await lab.createNamespace('hub');
     nodeNs = await lab.createNamespace('node');
-    await lab.createVeth({ ns: hubNs, ifname: 'pub0', address: '10.213.250.1/24' }, { ns: nodeNs, ifname: 'pub0', address: '10.213.250.2/24' });
+    await lab.createVeth(
+      { ns: hubNs, ifname: 'pub0', address: '10.213.250.1/24' },
+      { ns: nodeNs, ifname: 'pub0', address: '10.213.250.2/24' },
+    );
     const hub = generateKeyPair();
     const node = generateKeyPair();
-    const hubConfig = ['[Interface]', 'Address = 10.99.0.1/24', `PrivateKey = ${hub.privateKey}`, 'ListenPort = 51820', '', '[Peer]', `PublicKey = ${node.publicKey}`, 'AllowedIPs = 10.99.0.2/32'].join('\n');
+    const hubConfig = [
+      '[Interface]',
+      'Address = 10.99.0.1/24',
+      `PrivateKey = ${hub.privateKey}`,
+      'ListenPort = 51820',
+      '',
+      '[Peer]',
+      `PublicKey = ${node.publicKey}`,
+      'AllowedIPs = 10.99.0.2/32',
+    ].join('\n');
     const nodeConfig = [
-      '[Interface]', 'Address = 10.99.0.2/32', `PrivateKey = ${node.privateKey}`, '',
-      '[Peer]', `PublicKey = ${hub.publicKey}`, 'Endpoint = 10.213.250.1:51820', 'AllowedIPs = 10.99.0.0/24', 'PersistentKeepalive = 25',
+      '[Interface]',
+      'Address = 10.99.0.2/32',
+      `PrivateKey = ${node.privateKey}`,
+      '',
+      '[Peer]',
+      `PublicKey = ${hub.publicKey}`,
+      'Endpoint = 10.213.250.1:51820',
+      'AllowedIPs = 10.99.0.0/24',
+      'PersistentKeepalive = 25',
     ].join('\n');
     await startWireguard(lab, hubNs, lab.ifName('hub'), hubConfig);
     await startWireguard(lab, nodeNs, lab.ifName('node'), nodeConfig);

@@ -28,7 +28,9 @@ afterEach(() => {
 
 /** A data dir whose database has every migration but the newest. */
 function olderReleaseDataDir(): string {
-  const journal = JSON.parse(readFileSync(join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as { entries: { tag: string }[] };
+  const journal = JSON.parse(readFileSync(join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as {
+    entries: { tag: string }[];
+  };
   const older = join(dir, 'drizzle-older');
   mkdirSync(join(older, 'meta'), { recursive: true });
   const kept = journal.entries.slice(0, -1);
@@ -38,7 +40,9 @@ function olderReleaseDataDir(): string {
   mkdirSync(dataDir, { mode: 0o700 });
   const Database = serverRequire('better-sqlite3') as new (file: string) => Sqlite;
   const { drizzle } = serverRequire('drizzle-orm/better-sqlite3') as { drizzle: (db: Sqlite) => unknown };
-  const { migrate } = serverRequire('drizzle-orm/better-sqlite3/migrator') as { migrate: (db: unknown, config: { migrationsFolder: string }) => void };
+  const { migrate } = serverRequire('drizzle-orm/better-sqlite3/migrator') as {
+    migrate: (db: unknown, config: { migrationsFolder: string }) => void;
+  };
   const sqlite = new Database(join(dataDir, 'postern.db'));
   migrate(drizzle(sqlite), { migrationsFolder: older });
   sqlite.close();

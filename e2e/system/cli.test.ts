@@ -54,7 +54,8 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a
     });
 
   /** A failed command's output, for assertion messages. */
-  const describeRun = (result: RunResult): string => `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`;
+  const describeRun = (result: RunResult): string =>
+    `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`;
 
   beforeAll(async () => {
     system = await startSystem();
@@ -69,7 +70,10 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a
     pin = info.certificate.pin;
     // nginx publishes the API on the public HTTPS address once the data plane has started.
     const health = `${info.publicUrl}${routes.health.path}`;
-    await waitFor(async () => (await httpGet(nodeNs, health)).status === 200, { timeoutMs: 15_000, what: `${health} from the node` });
+    await waitFor(async () => (await httpGet(nodeNs, health)).status === 200, {
+      timeoutMs: 15_000,
+      what: `${health} from the node`,
+    });
   });
 
   afterAll(async () => {
@@ -78,39 +82,68 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a
   });
 
   it('gives the console its public HTTPS URL and the pin of the self-signed certificate nginx serves', () => {
-    expect(info).toEqual({ publicUrl: `https://${system?.topology.gatewayPublicIp ?? ''}`, certificate: { selfSigned: true, pin: expect.stringMatching(/^sha256:/) as unknown } });
+    expect(info).toEqual({
+      publicUrl: `https://${system?.topology.gatewayPublicIp ?? ''}`,
+      certificate: { selfSigned: true, pin: expect.stringMatching(/^sha256:/) as unknown },
+    });
   });
 
   it('warns at boot that the control plane serves plain HTTP beyond loopback (the test gateway sets POSTERN_HOST=0.0.0.0)', () => {
-    expect(system?.gateway.process.text).toMatch(/"msg":"The control plane serves plain HTTP on 0\.0\.0\.0:3000, beyond loopback: .*POSTERN_HOST=127\.0\.0\.1/);
+    expect(system?.gateway.process.text).toMatch(
+      /"msg":"The control plane serves plain HTTP on 0\.0\.0\.0:3000, beyond loopback: .*POSTERN_HOST=127\.0\.0\.1/,
+    );
   });
 
-  it('connects with the console\'s command (public HTTPS URL, pin, a token created through the API) and the node turns online', async () => {
+  it("connects with the console's command (public HTTPS URL, pin, a token created through the API) and the node turns online", async () => {
     const created = await api().call(operations.createToken, { params: { id: node.id }, body: { name: TOKEN_NAME } });
     expect((await api().getNode(node.id)).status).toBe('offline');
 
     // Without the pin the self-signed certificate is refused, and nothing is stored.
-    const unpinned = await postern(['connect', '--url', info.publicUrl, '--token', created.token, '--interface', ifName]);
+    const unpinned = await postern([
+      'connect',
+      '--url',
+      info.publicUrl,
+      '--token',
+      created.token,
+      '--interface',
+      ifName,
+    ]);
     expect(unpinned.code, describeRun(unpinned)).toBe(1);
     expect(unpinned.stderr).toMatch(/postern: The gateway's certificate at https:\/\/[\d.]+ is not trusted: .*--pin/);
     expect(existsSync(join(configDir, 'postern.json'))).toBe(false);
 
-    const result = await postern(['connect', '--url', info.publicUrl, '--token', created.token, '--pin', pin, '--interface', ifName]);
+    const result = await postern([
+      'connect',
+      '--url',
+      info.publicUrl,
+      '--token',
+      created.token,
+      '--pin',
+      pin,
+      '--interface',
+      ifName,
+    ]);
     expect(result.code, describeRun(result)).toBe(0);
     expect(result.stdout).toContain(`Connected: ${ifName}`);
     expect(`${result.stdout}${result.stderr}`).not.toContain(created.token);
     // The token and the private key are on disk: only root may read them.
     expect(statSync(configDir).mode & 0o777).toBe(0o700);
-    for (const file of ['postern.json', 'wireguard.conf']) expect(statSync(join(configDir, file)).mode & 0o777, file).toBe(0o600);
+    for (const file of ['postern.json', 'wireguard.conf'])
+      expect(statSync(join(configDir, file)).mode & 0o777, file).toBe(0o600);
     // Later commands (and the daemon) use the stored pin; --health probes the gateway's tunnel address, not its API.
     expect(JSON.parse(readFileSync(join(configDir, 'postern.json'), 'utf8'))).toMatchObject({
-      url: info.publicUrl, pin, tunnelHealthUrl: 'http://10.44.0.1:80/_postern/tunnel-health',
+      url: info.publicUrl,
+      pin,
+      tunnelHealthUrl: 'http://10.44.0.1:80/_postern/tunnel-health',
     });
 
-    const online = await waitFor(async () => {
-      const found = await api().getNode(node.id);
-      return found.status === 'online' && found;
-    }, { timeoutMs: ONLINE_DEADLINE_MS, what: 'the node to be shown online' });
+    const online = await waitFor(
+      async () => {
+        const found = await api().getNode(node.id);
+        return found.status === 'online' && found;
+      },
+      { timeoutMs: ONLINE_DEADLINE_MS, what: 'the node to be shown online' },
+    );
     expect(online.latestHandshakeTimestamp).not.toBeNull();
   });
 
@@ -123,23 +156,47 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a
     expect(result.stdout).toMatch(/^Exposed http service \d+ "web"/);
 
     const { gatewayPublicIp: gatewayIp, clientNs } = system.topology;
-    const answer = await waitFor(async () => {
-      const got = await httpGet(clientNs, `https://${SERVICE_DOMAIN}/from-client?x=1`, { connectTo: gatewayIp });
-      return got.status === 200 && got;
-    }, { timeoutMs: APPLY_DEADLINE_MS, what: `https://${SERVICE_DOMAIN}/ to answer through the gateway` });
+    const answer = await waitFor(
+      async () => {
+        const got = await httpGet(clientNs, `https://${SERVICE_DOMAIN}/from-client?x=1`, { connectTo: gatewayIp });
+        return got.status === 200 && got;
+      },
+      { timeoutMs: APPLY_DEADLINE_MS, what: `https://${SERVICE_DOMAIN}/ to answer through the gateway` },
+    );
     expect(JSON.parse(answer.body)).toMatchObject({ label: 'cli-node', method: 'GET', url: '/from-client?x=1' });
 
     // A node publishes web services on its own domains only: without --domain the CLI stops before asking.
-    const noDomain = await postern(['expose', 'http', 'web-path', '--port', String(BACKEND_PORT), '--path', SERVICE_PATH]);
+    const noDomain = await postern([
+      'expose',
+      'http',
+      'web-path',
+      '--port',
+      String(BACKEND_PORT),
+      '--path',
+      SERVICE_PATH,
+    ]);
     expect(noDomain.code, describeRun(noDomain)).toBe(2);
     expect(noDomain.stderr).toContain('pass --domain NAME');
 
-    const byPath = await postern(['expose', 'http', 'web-path', '--port', String(BACKEND_PORT), '--domain', SERVICE_DOMAIN, '--path', SERVICE_PATH]);
+    const byPath = await postern([
+      'expose',
+      'http',
+      'web-path',
+      '--port',
+      String(BACKEND_PORT),
+      '--domain',
+      SERVICE_DOMAIN,
+      '--path',
+      SERVICE_PATH,
+    ]);
     expect(byPath.code, describeRun(byPath)).toBe(0);
-    const viaPath = await waitFor(async () => {
-      const got = await httpGet(clientNs, `https://${SERVICE_DOMAIN}${SERVICE_PATH}/page`, { connectTo: gatewayIp });
-      return got.status === 200 && got;
-    }, { timeoutMs: APPLY_DEADLINE_MS, what: `https://${SERVICE_DOMAIN}${SERVICE_PATH}/ to answer through the gateway` });
+    const viaPath = await waitFor(
+      async () => {
+        const got = await httpGet(clientNs, `https://${SERVICE_DOMAIN}${SERVICE_PATH}/page`, { connectTo: gatewayIp });
+        return got.status === 200 && got;
+      },
+      { timeoutMs: APPLY_DEADLINE_MS, what: `https://${SERVICE_DOMAIN}${SERVICE_PATH}/ to answer through the gateway` },
+    );
     expect(JSON.parse(viaPath.body)).toMatchObject({ label: 'cli-node', url: `${SERVICE_PATH}/page` });
 
     const listed = await postern(['services']);
@@ -154,21 +211,30 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a
     expect(result.code, describeRun(result)).toBe(1);
     expect(result.stderr.trim()).toBe(
       `postern: The gateway at ${info.publicUrl} presented a certificate with pin ${pin}, not the pinned ${otherPin}: nothing was sent. ` +
-        'If the gateway\'s certificate was replaced, copy the new connect command (with its --pin) from the console.',
+        "If the gateway's certificate was replaced, copy the new connect command (with its --pin) from the console.",
     );
   });
 
   it('still reaches the API over plain HTTP at a private address', async () => {
     if (system === undefined) throw new Error('the system did not start');
-    const result = await postern(['services', '--url', `http://${system.topology.gatewayPublicIp}:${new URL(system.gateway.baseUrl).port}`]);
+    const result = await postern([
+      'services',
+      '--url',
+      `http://${system.topology.gatewayPublicIp}:${new URL(system.gateway.baseUrl).port}`,
+    ]);
     expect(result.code, describeRun(result)).toBe(0);
     expect(result.stdout).toMatch(/^http\s+\d+\s+web\s.*enabled$/m);
   });
 
   it('reports a healthy tunnel with status --health (nginx answers the tunnel health URL)', async () => {
     // The contract with nginx: exactly this path on the gateway's tunnel address answers 200 "ok" to a node.
-    const tunnelHealth = await httpGet(nodeNs, 'http://10.44.0.1:80/_postern/tunnel-health', { sourceIp: node.address ?? '' });
-    expect({ status: tunnelHealth.status, body: tunnelHealth.body.trim() }, tunnelHealth.error).toEqual({ status: 200, body: 'ok' });
+    const tunnelHealth = await httpGet(nodeNs, 'http://10.44.0.1:80/_postern/tunnel-health', {
+      sourceIp: node.address ?? '',
+    });
+    expect({ status: tunnelHealth.status, body: tunnelHealth.body.trim() }, tunnelHealth.error).toEqual({
+      status: 200,
+      body: 'ok',
+    });
     const result = await postern(['status', '--health']);
     expect(result.code, describeRun(result)).toBe(0);
   });
@@ -194,10 +260,13 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a
     const link = await runInAllowingFailure(nodeNs, 'ip', ['link', 'show', ifName]);
     expect(link.code, link.stdout).not.toBe(0);
     // wireguard-go leaves once its socket is gone; a user would notice a daemon left behind.
-    await waitFor(async () => {
-      const left = (await listNamespaceProcesses(nodeNs)).filter((entry) => entry.command.includes(ifName));
-      return left.length === 0 || undefined;
-    }, { timeoutMs: 5_000, what: `wireguard-go for ${ifName} to exit` });
+    await waitFor(
+      async () => {
+        const left = (await listNamespaceProcesses(nodeNs)).filter((entry) => entry.command.includes(ifName));
+        return left.length === 0 || undefined;
+      },
+      { timeoutMs: 5_000, what: `wireguard-go for ${ifName} to exit` },
+    );
 
     const health = await postern(['status', '--health']);
     expect(health.code, describeRun(health)).not.toBe(0);

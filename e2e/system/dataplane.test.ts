@@ -34,11 +34,25 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', (
   const gatewayIp = () => system.topology.gatewayPublicIp;
   const port = () => nextPort++;
   const createHttp = (node: ConnectedNode, name: string, domain: string, pathLocation = '/') =>
-    system.api.createHttpService(node.node.id, { name, domain, pathLocation, backendHost: node.tunnelIp, backendPort: HTTP_PORT });
+    system.api.createHttpService(node.node.id, {
+      name,
+      domain,
+      pathLocation,
+      backendHost: node.tunnelIp,
+      backendPort: HTTP_PORT,
+    });
   const createTcp = (node: ConnectedNode, name: string, publicPort: number, proto: 'tcp' | 'udp' = 'tcp') =>
-    system.api.createTcpService(node.node.id, { name, port: publicPort, proto, backendHost: node.tunnelIp, backendPort: proto === 'tcp' ? TCP_PORT : UDP_PORT });
-  const holdHttpOn = (domain: string): Promise<HeldConnection> => holdHttp(system.lab, system.topology.clientNs, gatewayIp(), 443, domain);
-  const holdTcpOn = (publicPort: number): Promise<HeldConnection> => holdTcp(system.lab, system.topology.clientNs, gatewayIp(), publicPort);
+    system.api.createTcpService(node.node.id, {
+      name,
+      port: publicPort,
+      proto,
+      backendHost: node.tunnelIp,
+      backendPort: proto === 'tcp' ? TCP_PORT : UDP_PORT,
+    });
+  const holdHttpOn = (domain: string): Promise<HeldConnection> =>
+    holdHttp(system.lab, system.topology.clientNs, gatewayIp(), 443, domain);
+  const holdTcpOn = (publicPort: number): Promise<HeldConnection> =>
+    holdTcp(system.lab, system.topology.clientNs, gatewayIp(), publicPort);
   const status = async (domain: string, path = '/', timeoutMs = 3000): Promise<number> =>
     (await httpGet(system.topology.clientNs, `https://${domain}${path}`, { connectTo: gatewayIp(), timeoutMs })).status;
 
@@ -75,8 +89,10 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', (
     http.push(await createHttp(node1, 'neighbour', 'y.e2e.test', '/neighbour'));
     for (let i = 0; i < 4; i++) tcp.push(await createTcp(node1, `t${i}`, port()));
     tcp.push(await createTcp(node1, 'u0', port(), 'udp'));
-    for (const service of http.slice(0, 3)) await system.api.updateService(node1.node.id, 'http', service.id, { backendPort: HTTP_PORT + 1 });
-    for (const service of tcp.slice(0, 2)) await system.api.updateService(node1.node.id, 'tcp', service.id, { allowedIps: ['203.0.113.0/24'] });
+    for (const service of http.slice(0, 3))
+      await system.api.updateService(node1.node.id, 'http', service.id, { backendPort: HTTP_PORT + 1 });
+    for (const service of tcp.slice(0, 2))
+      await system.api.updateService(node1.node.id, 'tcp', service.id, { allowedIps: ['203.0.113.0/24'] });
     for (const service of http.slice(3, 5)) await system.api.disableService(node1.node.id, 'http', service.id);
     await system.api.disableService(node1.node.id, 'tcp', tcp[2]?.id ?? 0);
     for (const service of http.slice(0, 4)) await system.api.deleteService(node1.node.id, 'http', service.id);
@@ -97,22 +113,38 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', (
     await createHttp(node1, 'b', 'b.e2e.test');
     const [c, d] = [await createTcp(node1, 'c', port()), await createTcp(node1, 'd', port())];
     const held = {
-      a: await holdHttpOn('a.e2e.test'), b: await holdHttpOn('b.e2e.test'),
-      c: await holdTcpOn(c.port), d: await holdTcpOn(d.port),
+      a: await holdHttpOn('a.e2e.test'),
+      b: await holdHttpOn('b.e2e.test'),
+      c: await holdTcpOn(c.port),
+      d: await holdTcpOn(d.port),
     };
     let start = performance.now();
     await system.api.disableService(node1.node.id, 'http', a.id);
     // New requests are refused at once: the domain has no service left.
     expect(await status('a.e2e.test')).toBe(404);
-    await waitFor(() => held.a.isClosed(), { timeoutMs: CUT_OFF_MS * 2, intervalMs: 20, what: 'the disabled HTTP service’s stream to be cut' });
+    await waitFor(() => held.a.isClosed(), {
+      timeoutMs: CUT_OFF_MS * 2,
+      intervalMs: 20,
+      what: 'the disabled HTTP service’s stream to be cut',
+    });
     expect(elapsedSince(start)).toBeLessThanOrEqual(CUT_OFF_MS);
 
     start = performance.now();
     await system.api.deleteService(node1.node.id, 'tcp', c.id);
-    await waitFor(() => held.c.isClosed(), { timeoutMs: CUT_OFF_MS * 2, intervalMs: 20, what: 'the deleted TCP service’s session to be cut' });
+    await waitFor(() => held.c.isClosed(), {
+      timeoutMs: CUT_OFF_MS * 2,
+      intervalMs: 20,
+      what: 'the deleted TCP service’s session to be cut',
+    });
     expect(elapsedSince(start)).toBeLessThanOrEqual(CUT_OFF_MS);
-    expect((await runInAllowingFailure(system.topology.clientNs, process.execPath, ['-e',
-      `require('net').connect(${c.port}, '${gatewayIp()}').on('error', (e) => { console.log(e.code); process.exit(0); }).on('connect', () => process.exit(1))`])).stdout.trim()).toBe('ECONNREFUSED');
+    expect(
+      (
+        await runInAllowingFailure(system.topology.clientNs, process.execPath, [
+          '-e',
+          `require('net').connect(${c.port}, '${gatewayIp()}').on('error', (e) => { console.log(e.code); process.exit(0); }).on('connect', () => process.exit(1))`,
+        ])
+      ).stdout.trim(),
+    ).toBe('ECONNREFUSED');
 
     // A disabled node: all of its services' connections go, nobody else's.
     const node2 = await connectNode(system, 'node2', 12);
@@ -123,7 +155,11 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', (
     const e2 = { e: await holdHttpOn('e.e2e.test'), f: await holdTcpOn(f.port) };
     start = performance.now();
     await system.api.disableNode(node2.node.id);
-    await waitFor(() => e2.e.isClosed() && e2.f.isClosed(), { timeoutMs: CUT_OFF_MS * 2, intervalMs: 20, what: 'the disabled node’s connections to be cut' });
+    await waitFor(() => e2.e.isClosed() && e2.f.isClosed(), {
+      timeoutMs: CUT_OFF_MS * 2,
+      intervalMs: 20,
+      what: 'the disabled node’s connections to be cut',
+    });
     expect(elapsedSince(start)).toBeLessThanOrEqual(CUT_OFF_MS);
 
     await Promise.all([held.b.keepsFlowingFor(3000), held.d.keepsFlowingFor(3000)]);
@@ -132,11 +168,14 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', (
 
   it('loses nothing across 20 kills and restarts of the control plane in the middle of change bursts', async () => {
     const probes = await startProbes(system.lab, system.topology.clientNs, 100, [
-      `http:${gatewayIp()}:443:y.e2e.test:/probe`, `tcp:${gatewayIp()}:${untouchedTcp.port}`,
+      `http:${gatewayIp()}:443:y.e2e.test:/probe`,
+      `tcp:${gatewayIp()}:${untouchedTcp.port}`,
     ]);
     const web = await holdHttpOn('y.e2e.test');
     const session = await holdTcpOn(untouchedTcp.port);
-    const nginxBefore = (await listNamespaceProcesses(system.topology.gatewayNs)).filter((p) => p.command.startsWith('nginx: master'));
+    const nginxBefore = (await listNamespaceProcesses(system.topology.gatewayNs)).filter((p) =>
+      p.command.startsWith('nginx: master'),
+    );
     for (let cycle = 0; cycle < 20; cycle++) {
       const burst = (async () => {
         for (let i = 0; i < 4; i++) {
@@ -161,10 +200,14 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', (
     expect(web.isClosed() || session.isClosed()).toBe(false);
     await Promise.all([web.keepsFlowingFor(2000), session.keepsFlowingFor(2000)]);
     // The same nginx masters, adopted 20 times over.
-    const nginxAfter = (await listNamespaceProcesses(system.topology.gatewayNs)).filter((p) => p.command.startsWith('nginx: master'));
+    const nginxAfter = (await listNamespaceProcesses(system.topology.gatewayNs)).filter((p) =>
+      p.command.startsWith('nginx: master'),
+    );
     expect(nginxAfter.map((p) => p.pid).sort()).toEqual(nginxBefore.map((p) => p.pid).sort());
     // What the bursts committed is what is served.
-    const services = (await system.api.listNodeServices(node1.node.id, 'http')).filter((s) => s.name.startsWith('burst-'));
+    const services = (await system.api.listNodeServices(node1.node.id, 'http')).filter((s) =>
+      s.name.startsWith('burst-'),
+    );
     for (const service of services.slice(-3)) expect(await status(service.domain ?? '')).toBe(200);
     await probes.stop();
   }, 240_000);
@@ -176,18 +219,35 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', (
       for (const { pid } of found) process.kill(group ? -pid : pid, 'SIGKILL');
     };
     const webIsBack = async () => (await status('y.e2e.test')) === 200;
-    const tcpIsBack = async () => (await runInAllowingFailure(system.topology.clientNs, process.execPath, ['-e',
-      `const s = require('net').connect(${untouchedTcp.port}, '${gatewayIp()}', () => s.write('x')); s.on('data', () => process.exit(0)); s.on('error', () => process.exit(2)); setTimeout(() => process.exit(3), 1000);`])).code === 0;
+    const tcpIsBack = async () =>
+      (
+        await runInAllowingFailure(system.topology.clientNs, process.execPath, [
+          '-e',
+          `const s = require('net').connect(${untouchedTcp.port}, '${gatewayIp()}', () => s.write('x')); s.on('data', () => process.exit(0)); s.on('error', () => process.exit(2)); setTimeout(() => process.exit(3), 1000);`,
+        ])
+      ).code === 0;
 
     for (const [what, act, isBack] of [
       ['nginx (master and workers)', () => kill(/^nginx: master .*\/current\/nginx\.conf/, true), webIsBack],
-      ['a TCP service’s nginx', () => kill(new RegExp(`^nginx: master .*/stream/tcp-${untouchedTcp.port}/`), true), tcpIsBack],
+      [
+        'a TCP service’s nginx',
+        () => kill(new RegExp(`^nginx: master .*/stream/tcp-${untouchedTcp.port}/`), true),
+        tcpIsBack,
+      ],
       ['wireguard-go', () => kill(/^wireguard-go /, false), webIsBack],
-      ['the WireGuard interface', () => runInAllowingFailure(system.topology.gatewayNs, 'ip', ['link', 'del', system.lab.ifName('gw')]), webIsBack],
+      [
+        'the WireGuard interface',
+        () => runInAllowingFailure(system.topology.gatewayNs, 'ip', ['link', 'del', system.lab.ifName('gw')]),
+        webIsBack,
+      ],
     ] as const) {
       const start = performance.now();
       await act();
-      await waitFor(isBack, { timeoutMs: HEAL_MS * 2, intervalMs: 100, what: `the service to answer again after killing ${what}` });
+      await waitFor(isBack, {
+        timeoutMs: HEAL_MS * 2,
+        intervalMs: 100,
+        what: `the service to answer again after killing ${what}`,
+      });
       expect(elapsedSince(start), what).toBeLessThanOrEqual(HEAL_MS);
     }
   }, 90_000);
@@ -195,18 +255,34 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', (
   it('sets aside a row it cannot apply: the caller hears why, later changes succeed, a restart serves the rest', async () => {
     const held = 30090;
     // Another program on the gateway holds the port the new service wants.
-    const squatter = system.lab.spawn(system.topology.gatewayNs, 'port squatter', process.execPath, ['-e',
-      `require('net').createServer().listen(${held}, '0.0.0.0', () => console.log('listening'))`]);
+    const squatter = system.lab.spawn(system.topology.gatewayNs, 'port squatter', process.execPath, [
+      '-e',
+      `require('net').createServer().listen(${held}, '0.0.0.0', () => console.log('listening'))`,
+    ]);
     await squatter.waitForOutput(/^listening$/m, 5000);
-    const refused = await system.api.createTcpService(node1.node.id, { name: 'squatted', port: held, backendHost: node1.tunnelIp, backendPort: TCP_PORT })
-      .then(() => null, (error: unknown) => error);
+    const refused = await system.api
+      .createTcpService(node1.node.id, {
+        name: 'squatted',
+        port: held,
+        backendHost: node1.tunnelIp,
+        backendPort: TCP_PORT,
+      })
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).status).toBe(400);
     expect((refused as ApiError).body).toContain(`port ${held}/tcp is in use by another program on the gateway`);
     const [stored] = (await system.api.listNodeServices(node1.node.id, 'tcp')).filter((s) => s.port === held);
     expect(stored?.applyError).toContain('in use by another program');
     // A backend name that does not resolve is fine to store: it fails that service's requests only (resolved per request).
-    const unresolvable = await system.api.createHttpService(1, { name: 'nowhere', domain: 'nowhere.e2e.test', backendHost: 'no-such-host.invalid', backendPort: 80 });
+    const unresolvable = await system.api.createHttpService(1, {
+      name: 'nowhere',
+      domain: 'nowhere.e2e.test',
+      backendHost: 'no-such-host.invalid',
+      backendPort: 80,
+    });
     expect(unresolvable.applyError ?? null).toBeNull();
     // nginx's resolver gives up within its resolver_timeout (5 s): a 502 for that service alone.
     expect(await status('nowhere.e2e.test', '/', 10_000)).toBe(502);

@@ -25,7 +25,10 @@ export async function startSystem(lab = new Lab(), env: Record<string, string> =
     publicHost: topology.gatewayPublicIp,
     wgInterface: lab.ifName('gw'),
     // e.g. POSTERN_E2E_GATEWAY_LOG=debug: the data plane's timings (bench/apply prints them).
-    env: { ...env, ...(process.env.POSTERN_E2E_GATEWAY_LOG ? { POSTERN_LOG_LEVEL: process.env.POSTERN_E2E_GATEWAY_LOG } : {}) },
+    env: {
+      ...env,
+      ...(process.env.POSTERN_E2E_GATEWAY_LOG ? { POSTERN_LOG_LEVEL: process.env.POSTERN_E2E_GATEWAY_LOG } : {}),
+    },
   });
   return { lab, topology, gateway, api: await gateway.login() };
 }
@@ -44,12 +47,22 @@ export interface ConnectedNode {
  * Creates a node through the API and brings it up in a new namespace at internet address .hostIndex.
  * `role` (at most 7 lower-case characters) names the namespace and the WireGuard interface.
  */
-export async function connectNode(system: System, role: string, hostIndex: number, body: Partial<NodeCreate> = {}): Promise<ConnectedNode> {
+export async function connectNode(
+  system: System,
+  role: string,
+  hostIndex: number,
+  body: Partial<NodeCreate> = {},
+): Promise<ConnectedNode> {
   return joinNode(system, await system.api.createNode({ name: `e2e-${role}`, ...body }), role, hostIndex);
 }
 
 /** Brings up an existing node: downloads its config and starts WireGuard from it, as `postern connect` would. */
-export async function joinNode(system: System, node: NodeCreated, role: string, hostIndex: number): Promise<ConnectedNode> {
+export async function joinNode(
+  system: System,
+  node: NodeCreated,
+  role: string,
+  hostIndex: number,
+): Promise<ConnectedNode> {
   if (node.address === null) throw new Error(`node ${node.id} has no tunnel address`);
   const tunnelIp = node.address;
   const config = await system.api.downloadNodeConfig(node.id);

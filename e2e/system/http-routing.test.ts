@@ -33,10 +33,13 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('HTTP services through the gatew
   const get = (url: string, sourceIp?: string): Promise<HttpAnswer> =>
     httpGet(client, url, { connectTo: gatewayIp, ...(sourceIp ? { sourceIp } : {}) });
   const waitUntilServed = (url: string, sourceIp?: string): Promise<HttpAnswer> =>
-    waitFor(async () => {
-      const answer = await get(url, sourceIp);
-      return answeredBy(answer) === 'node1' && answer;
-    }, { timeoutMs: APPLY_DEADLINE_MS, what: `${url} to be served by node1` });
+    waitFor(
+      async () => {
+        const answer = await get(url, sourceIp);
+        return answeredBy(answer) === 'node1' && answer;
+      },
+      { timeoutMs: APPLY_DEADLINE_MS, what: `${url} to be served by node1` },
+    );
 
   beforeAll(async () => {
     system = await startSystem();
@@ -53,7 +56,12 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('HTTP services through the gatew
   let byDomainId = 0;
 
   it('routes a request for the service domain to the node', async () => {
-    ({ id: byDomainId } = await system.api.createHttpService(node.node.id, { name: 'by-domain', domain: 'app.e2e.test', backendHost: node.tunnelIp, backendPort: BACKEND_PORT }));
+    ({ id: byDomainId } = await system.api.createHttpService(node.node.id, {
+      name: 'by-domain',
+      domain: 'app.e2e.test',
+      backendHost: node.tunnelIp,
+      backendPort: BACKEND_PORT,
+    }));
     const answer = await waitUntilServed('https://app.e2e.test/hello?x=1');
     expect(JSON.parse(answer.body)).toMatchObject({ label: 'node1', method: 'GET', url: '/hello?x=1' });
     const other = await get('https://unknown.e2e.test/hello');
@@ -66,7 +74,12 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('HTTP services through the gatew
   });
 
   it('routes a path of a service without a domain on the no-domain port, never on the console’s origin', async () => {
-    await system.api.createHttpService(node.node.id, { name: 'by-path', pathLocation: '/node1', backendHost: node.tunnelIp, backendPort: BACKEND_PORT });
+    await system.api.createHttpService(node.node.id, {
+      name: 'by-path',
+      pathLocation: '/node1',
+      backendHost: node.tunnelIp,
+      backendPort: BACKEND_PORT,
+    });
     const answer = await waitUntilServed(`https://${gatewayIp}:${NO_DOMAIN_PORT}/node1/page`);
     expect((JSON.parse(answer.body) as { url: string }).url).toContain('page');
     expect(answeredBy(await get(`https://${gatewayIp}:${NO_DOMAIN_PORT}/elsewhere`))).toBeUndefined();
@@ -77,7 +90,11 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('HTTP services through the gatew
   it('refuses a client outside allowedIps', async () => {
     const [allowed, outsider] = system.topology.clientIps;
     await system.api.createHttpService(node.node.id, {
-      name: 'allow-list', domain: 'allow.e2e.test', backendHost: node.tunnelIp, backendPort: BACKEND_PORT, allowedIps: [allowed],
+      name: 'allow-list',
+      domain: 'allow.e2e.test',
+      backendHost: node.tunnelIp,
+      backendPort: BACKEND_PORT,
+      allowedIps: [allowed],
     });
     await waitUntilServed('https://allow.e2e.test/', allowed);
     const refused = await get('https://allow.e2e.test/', outsider);
@@ -87,7 +104,11 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('HTTP services through the gatew
   it('refuses a client in blockedIps', async () => {
     const [allowed, , blocked] = system.topology.clientIps;
     await system.api.createHttpService(node.node.id, {
-      name: 'block-list', domain: 'block.e2e.test', backendHost: node.tunnelIp, backendPort: BACKEND_PORT, blockedIps: [`${blocked}/32`],
+      name: 'block-list',
+      domain: 'block.e2e.test',
+      backendHost: node.tunnelIp,
+      backendPort: BACKEND_PORT,
+      blockedIps: [`${blocked}/32`],
     });
     await waitUntilServed('https://block.e2e.test/', allowed);
     const refused = await get('https://block.e2e.test/', blocked);
@@ -95,7 +116,12 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('HTTP services through the gatew
   });
 
   it('stops answering for a disabled service and answers again once enabled', async () => {
-    const service = await system.api.createHttpService(node.node.id, { name: 'toggled', domain: 'toggle.e2e.test', backendHost: node.tunnelIp, backendPort: BACKEND_PORT });
+    const service = await system.api.createHttpService(node.node.id, {
+      name: 'toggled',
+      domain: 'toggle.e2e.test',
+      backendHost: node.tunnelIp,
+      backendPort: BACKEND_PORT,
+    });
     await waitUntilServed('https://toggle.e2e.test/');
     await system.api.disableService(node.node.id, 'http', service.id);
     await waitFor(async () => answeredBy(await get('https://toggle.e2e.test/')) === undefined, {

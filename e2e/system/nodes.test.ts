@@ -46,8 +46,16 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('nodes', () => {
     client = system.topology.clientNs;
     node1 = await connectNode(system, 'node1', 11);
     await node1.serve('http', BACKEND_PORT);
-    await system.api.createHttpService(node1.node.id, { name: 'n1', domain: 'n1.e2e.test', backendHost: node1.tunnelIp, backendPort: BACKEND_PORT });
-    await waitFor(async () => (await servedBy('https://n1.e2e.test/')) === 'node1', { timeoutMs: APPLY_DEADLINE_MS, what: 'n1.e2e.test to be served' });
+    await system.api.createHttpService(node1.node.id, {
+      name: 'n1',
+      domain: 'n1.e2e.test',
+      backendHost: node1.tunnelIp,
+      backendPort: BACKEND_PORT,
+    });
+    await waitFor(async () => (await servedBy('https://n1.e2e.test/')) === 'node1', {
+      timeoutMs: APPLY_DEADLINE_MS,
+      what: 'n1.e2e.test to be served',
+    });
   });
 
   afterAll(async () => {
@@ -58,37 +66,60 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('nodes', () => {
     const created = await system.api.createNode({ name: 'e2e-status' });
     expect((await system.api.getNode(created.id)).status).toBe('offline');
     const node = await joinNode(system, created, 'status', 14);
-    const online = await waitFor(async () => {
-      const found = await system.api.getNode(created.id);
-      return found.status === 'online' && found;
-    }, { timeoutMs: 15_000, what: 'the new node to be shown online' });
+    const online = await waitFor(
+      async () => {
+        const found = await system.api.getNode(created.id);
+        return found.status === 'online' && found;
+      },
+      { timeoutMs: 15_000, what: 'the new node to be shown online' },
+    );
     expect(online.latestHandshakeTimestamp).not.toBeNull();
-    const ping = await runInAllowingFailure(system.topology.gatewayNs, 'ping', ['-c', '5', '-i', '0.2', '-s', '1000', node.tunnelIp]);
+    const ping = await runInAllowingFailure(system.topology.gatewayNs, 'ping', [
+      '-c',
+      '5',
+      '-i',
+      '0.2',
+      '-s',
+      '1000',
+      node.tunnelIp,
+    ]);
     expect(ping.code, ping.stdout).toBe(0);
-    await waitFor(async () => {
-      const found = await system.api.getNode(created.id);
-      return found.transferRx > online.transferRx && found.transferTx > online.transferTx;
-    }, { timeoutMs: 15_000, what: 'transferRx and transferTx of the node to grow' });
+    await waitFor(
+      async () => {
+        const found = await system.api.getNode(created.id);
+        return found.transferRx > online.transferRx && found.transferTx > online.transferTx;
+      },
+      { timeoutMs: 15_000, what: 'transferRx and transferTx of the node to grow' },
+    );
   });
 
-  it('stops the traffic of a disconnected node within 1 s, and connect restores it', async () => {
-    const start = performance.now();
-    await system.api.disableNode(node1.node.id);
-    // Straight through the tunnel from the gateway: no retry or cache in between.
-    await waitFor(async () => {
-      const answer = await httpGet(system.topology.gatewayNs, `http://${node1.tunnelIp}:${BACKEND_PORT}/`, { timeoutMs: 300 });
-      return answer.status === 0;
-    }, { timeoutMs: DISCONNECT_BOUND_MS * 2, intervalMs: 20, what: 'the tunnel to node1 to stop carrying traffic' });
-    expect(elapsedSince(start)).toBeLessThanOrEqual(DISCONNECT_BOUND_MS);
-    expect(await servedBy('https://n1.e2e.test/')).toBeUndefined();
+  it(
+    'stops the traffic of a disconnected node within 1 s, and connect restores it',
+    async () => {
+      const start = performance.now();
+      await system.api.disableNode(node1.node.id);
+      // Straight through the tunnel from the gateway: no retry or cache in between.
+      await waitFor(
+        async () => {
+          const answer = await httpGet(system.topology.gatewayNs, `http://${node1.tunnelIp}:${BACKEND_PORT}/`, {
+            timeoutMs: 300,
+          });
+          return answer.status === 0;
+        },
+        { timeoutMs: DISCONNECT_BOUND_MS * 2, intervalMs: 20, what: 'the tunnel to node1 to stop carrying traffic' },
+      );
+      expect(elapsedSince(start)).toBeLessThanOrEqual(DISCONNECT_BOUND_MS);
+      expect(await servedBy('https://n1.e2e.test/')).toBeUndefined();
 
-    await system.api.enableNode(node1.node.id);
-    await waitFor(async () => (await servedBy('https://n1.e2e.test/')) === 'node1', {
-      timeoutMs: RECONNECT_DEADLINE_MS,
-      intervalMs: 500,
-      what: 'n1.e2e.test to be served again after connect',
-    });
-  }, RECONNECT_DEADLINE_MS + 30_000);
+      await system.api.enableNode(node1.node.id);
+      await waitFor(async () => (await servedBy('https://n1.e2e.test/')) === 'node1', {
+        timeoutMs: RECONNECT_DEADLINE_MS,
+        intervalMs: 500,
+        what: 'n1.e2e.test to be served again after connect',
+      });
+    },
+    RECONNECT_DEADLINE_MS + 30_000,
+  );
 
   it('does not let a second node reach the first, nor anything on the gateway but the tunnel health check', async () => {
     const node2 = await connectNode(system, 'node2', 12);
@@ -104,7 +135,9 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('nodes', () => {
     expect(ping.code).not.toBe(0);
     const answer = await httpGet(node2.ns, `http://${node1.tunnelIp}:${BACKEND_PORT}/`, { timeoutMs: 2000 });
     expect(answer.status).toBe(0);
-    expect((await tcpExchange(node2.ns, node1.tunnelIp, BACKEND_PORT, 'GET / HTTP/1.0\r\n\r\n', { timeoutMs: 1000 })).ok).toBe(false);
+    expect(
+      (await tcpExchange(node2.ns, node1.tunnelIp, BACKEND_PORT, 'GET / HTTP/1.0\r\n\r\n', { timeoutMs: 1000 })).ok,
+    ).toBe(false);
   });
 
   it("publishes a host of a gateway node's subnet through a service", async () => {
@@ -113,7 +146,12 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('nodes', () => {
     const router = await connectNode(system, 'gwnode', 13, { isGateway: true, gatewayNetwork });
     const lan = await addLan(system.lab, router.ns, lanPrefix);
     await startBackend(system.lab, lan.ns, 'http', lan.hostIp, BACKEND_PORT, 'lan-host');
-    await system.api.createHttpService(router.node.id, { name: 'lan', domain: 'lan.e2e.test', backendHost: lan.hostIp, backendPort: BACKEND_PORT });
+    await system.api.createHttpService(router.node.id, {
+      name: 'lan',
+      domain: 'lan.e2e.test',
+      backendHost: lan.hostIp,
+      backendPort: BACKEND_PORT,
+    });
     await waitFor(async () => (await servedBy('https://lan.e2e.test/')) === 'lan-host', {
       timeoutMs: APPLY_DEADLINE_MS,
       what: 'lan.e2e.test to be served by the LAN host behind the gateway node',
@@ -123,37 +161,78 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('nodes', () => {
   it('reaches hosts in two subnets behind one gateway node, and stops routing the one removed', async () => {
     // Inside namespaces this run made only: no host outside them sees these subnets.
     const [first, second] = ['172.29.1', '172.29.2'];
-    const router = await connectNode(system, 'twolans', 15, { isGateway: true, gatewayNetworks: [`${first}.0/24`, `${second}.0/24`] });
+    const router = await connectNode(system, 'twolans', 15, {
+      isGateway: true,
+      gatewayNetworks: [`${first}.0/24`, `${second}.0/24`],
+    });
     expect(router.node.gatewayNetwork).toBe(`${first}.0/24`);
     const lanA = await addLan(system.lab, router.ns, first, 'lana');
     const lanB = await addLan(system.lab, router.ns, second, 'lanb');
     await startBackend(system.lab, lanA.ns, 'http', lanA.hostIp, BACKEND_PORT, 'lan-a');
     await startBackend(system.lab, lanB.ns, 'http', lanB.hostIp, BACKEND_PORT, 'lan-b');
-    await system.api.createHttpService(router.node.id, { name: 'a', domain: 'lan-a.e2e.test', backendHost: lanA.hostIp, backendPort: BACKEND_PORT });
-    await system.api.createHttpService(router.node.id, { name: 'b', domain: 'lan-b.e2e.test', backendHost: lanB.hostIp, backendPort: BACKEND_PORT });
-    for (const [host, label] of [['lan-a.e2e.test', 'lan-a'], ['lan-b.e2e.test', 'lan-b']]) {
-      await waitFor(async () => (await servedBy(`https://${host}/`)) === label, { timeoutMs: APPLY_DEADLINE_MS, what: `${host} served by ${label}` });
+    await system.api.createHttpService(router.node.id, {
+      name: 'a',
+      domain: 'lan-a.e2e.test',
+      backendHost: lanA.hostIp,
+      backendPort: BACKEND_PORT,
+    });
+    await system.api.createHttpService(router.node.id, {
+      name: 'b',
+      domain: 'lan-b.e2e.test',
+      backendHost: lanB.hostIp,
+      backendPort: BACKEND_PORT,
+    });
+    for (const [host, label] of [
+      ['lan-a.e2e.test', 'lan-a'],
+      ['lan-b.e2e.test', 'lan-b'],
+    ]) {
+      await waitFor(async () => (await servedBy(`https://${host}/`)) === label, {
+        timeoutMs: APPLY_DEADLINE_MS,
+        what: `${host} served by ${label}`,
+      });
     }
     // Dropping the second subnet takes its route away; the first keeps being served.
-    await system.api.call(operations.updateNode, { params: { id: router.node.id }, body: { gatewayNetworks: [`${first}.0/24`] } });
-    const routes = async () => (await runInAllowingFailure(system.topology.gatewayNs, 'ip', ['-4', 'route', 'show', 'table', 'main'])).stdout;
-    await waitFor(async () => !(await routes()).includes(`${second}.0/24`), { timeoutMs: APPLY_DEADLINE_MS, what: `the route of ${second}.0/24 to go` });
+    await system.api.call(operations.updateNode, {
+      params: { id: router.node.id },
+      body: { gatewayNetworks: [`${first}.0/24`] },
+    });
+    const routes = async () =>
+      (await runInAllowingFailure(system.topology.gatewayNs, 'ip', ['-4', 'route', 'show', 'table', 'main'])).stdout;
+    await waitFor(async () => !(await routes()).includes(`${second}.0/24`), {
+      timeoutMs: APPLY_DEADLINE_MS,
+      what: `the route of ${second}.0/24 to go`,
+    });
     expect(await servedBy('https://lan-a.e2e.test/')).toBe('lan-a');
   });
 
   it("routes a gateway node's network while it exists and leaves the host's routes exactly as they were once it is deleted", async () => {
-    const routes = async () => (await runInAllowingFailure(system.topology.gatewayNs, 'ip', ['-4', 'route', 'show', 'table', 'main'])).stdout.trim();
+    const routes = async () =>
+      (
+        await runInAllowingFailure(system.topology.gatewayNs, 'ip', ['-4', 'route', 'show', 'table', 'main'])
+      ).stdout.trim();
     const before = await routes();
     const network = '172.31.77.0/24';
     const node = await system.api.createNode({ name: 'e2e-routes', isGateway: true, gatewayNetwork: network });
-    await waitFor(async () => (await routes()).includes(`${network} dev`), { timeoutMs: APPLY_DEADLINE_MS, what: `a route for ${network} into the tunnel` });
+    await waitFor(async () => (await routes()).includes(`${network} dev`), {
+      timeoutMs: APPLY_DEADLINE_MS,
+      what: `a route for ${network} into the tunnel`,
+    });
     // The host's own network cannot be taken over: the API refuses it (the host route stays).
-    const lan = before.split('\n').map((line) => line.split(' ')[0] ?? '').find((cidr) => /\/\d+$/.test(cidr) && !cidr.startsWith('10.44.'));
+    const lan = before
+      .split('\n')
+      .map((line) => line.split(' ')[0] ?? '')
+      .find((cidr) => /\/\d+$/.test(cidr) && !cidr.startsWith('10.44.'));
     if (lan !== undefined) {
-      const refused = await system.api.createNode({ name: 'e2e-takeover', isGateway: true, gatewayNetwork: lan }).then(() => null, (error: unknown) => error);
+      const refused = await system.api.createNode({ name: 'e2e-takeover', isGateway: true, gatewayNetwork: lan }).then(
+        () => null,
+        (error: unknown) => error,
+      );
       expect(String(refused)).toContain('422');
     }
     await system.api.deleteNode(node.id);
-    await waitFor(async () => (await routes()) === before, { timeoutMs: APPLY_DEADLINE_MS, what: 'the routes to be what they were before the gateway node' });
+    await waitFor(async () => (await routes()) === before, {
+      timeoutMs: APPLY_DEADLINE_MS,
+      what: 'the routes to be what they were before the gateway node',
+    });
   });
 });

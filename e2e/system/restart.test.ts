@@ -44,8 +44,19 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('gateway crash recovery', () => 
     node = await connectNode(system, 'node1', 11);
     await node.serve('http', HTTP_BACKEND);
     await node.serve('tcp', TCP_BACKEND);
-    await system.api.createHttpService(node.node.id, { name: 'crash-http', domain: 'crash.e2e.test', backendHost: node.tunnelIp, backendPort: HTTP_BACKEND });
-    await system.api.createTcpService(node.node.id, { name: 'crash-tcp', proto: 'tcp', port: 30020, backendHost: node.tunnelIp, backendPort: TCP_BACKEND });
+    await system.api.createHttpService(node.node.id, {
+      name: 'crash-http',
+      domain: 'crash.e2e.test',
+      backendHost: node.tunnelIp,
+      backendPort: HTTP_BACKEND,
+    });
+    await system.api.createTcpService(node.node.id, {
+      name: 'crash-tcp',
+      proto: 'tcp',
+      port: 30020,
+      backendHost: node.tunnelIp,
+      backendPort: TCP_BACKEND,
+    });
     await waitFor(bothServed, { timeoutMs: 15_000, what: 'both services to be served' });
   });
 
@@ -53,35 +64,68 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('gateway crash recovery', () => 
     expect(await stopSystem(system)).toEqual([]);
   });
 
-  it('serves the same services after SIGKILL of the server and a restart, without any API call', async () => {
-    await system.gateway.kill();
-    await system.gateway.restart();
-    await waitFor(bothServed, { timeoutMs: RECOVERY_DEADLINE_MS, intervalMs: 500, what: 'the HTTP and TCP services to be served again after the restart' });
-    // Converged to one data plane, not a second one beside what the killed server left running: the HTTP instance
-    // and the TCP service's own nginx, and one wireguard-go.
-    expect(await countRunning(/^nginx: master .*\/current\/nginx\.conf/)).toBe(1);
-    expect(await countRunning(/^nginx: master .*\/stream\/tcp-30020\//)).toBe(1);
-    expect(await countRunning(/^nginx: master/)).toBe(2);
-    expect(await countRunning(/^wireguard-go /)).toBe(1);
-    // The restarted server drives that data plane: a change made now is served.
-    const api = await system.gateway.login();
-    await api.createHttpService(node.node.id, { name: 'after-crash', domain: 'after.e2e.test', backendHost: node.tunnelIp, backendPort: HTTP_BACKEND });
-    await waitFor(() => servedBy('after.e2e.test'), { timeoutMs: 15_000, what: 'a service created after the restart to be served' });
-  }, RESTART_TEST_TIMEOUT_MS);
+  it(
+    'serves the same services after SIGKILL of the server and a restart, without any API call',
+    async () => {
+      await system.gateway.kill();
+      await system.gateway.restart();
+      await waitFor(bothServed, {
+        timeoutMs: RECOVERY_DEADLINE_MS,
+        intervalMs: 500,
+        what: 'the HTTP and TCP services to be served again after the restart',
+      });
+      // Converged to one data plane, not a second one beside what the killed server left running: the HTTP instance
+      // and the TCP service's own nginx, and one wireguard-go.
+      expect(await countRunning(/^nginx: master .*\/current\/nginx\.conf/)).toBe(1);
+      expect(await countRunning(/^nginx: master .*\/stream\/tcp-30020\//)).toBe(1);
+      expect(await countRunning(/^nginx: master/)).toBe(2);
+      expect(await countRunning(/^wireguard-go /)).toBe(1);
+      // The restarted server drives that data plane: a change made now is served.
+      const api = await system.gateway.login();
+      await api.createHttpService(node.node.id, {
+        name: 'after-crash',
+        domain: 'after.e2e.test',
+        backendHost: node.tunnelIp,
+        backendPort: HTTP_BACKEND,
+      });
+      await waitFor(() => servedBy('after.e2e.test'), {
+        timeoutMs: 15_000,
+        what: 'a service created after the restart to be served',
+      });
+    },
+    RESTART_TEST_TIMEOUT_MS,
+  );
 
-  it('rebuilds WireGuard and nginx from the database when the whole gateway host went down', async () => {
-    await system.gateway.kill();
-    // A power cut: nginx and wireguard-go die with the server.
-    await killNamespaceProcesses(system.topology.gatewayNs);
-    expect(await bothServed()).toBe(false);
-    await system.gateway.restart();
-    await waitFor(bothServed, { timeoutMs: RECOVERY_DEADLINE_MS, intervalMs: 500, what: 'the HTTP and TCP services to be served again after the rebuild' })
-      .catch(async (error: unknown) => {
+  it(
+    'rebuilds WireGuard and nginx from the database when the whole gateway host went down',
+    async () => {
+      await system.gateway.kill();
+      // A power cut: nginx and wireguard-go die with the server.
+      await killNamespaceProcesses(system.topology.gatewayNs);
+      expect(await bothServed()).toBe(false);
+      await system.gateway.restart();
+      await waitFor(bothServed, {
+        timeoutMs: RECOVERY_DEADLINE_MS,
+        intervalMs: 500,
+        what: 'the HTTP and TCP services to be served again after the rebuild',
+      }).catch(async (error: unknown) => {
         // Say what the gateway was doing: a timeout alone does not tell a slow boot from a tunnel that never came back.
         const [http, tcp] = [await servedBy('crash.e2e.test'), await tcpServed()];
         // Whether the gateway knows where the node is (a peer without an endpoint waits for the node to dial).
-        const wg = await runAllowingFailure('ip', ['netns', 'exec', system.topology.gatewayNs, 'wg', 'show', 'all', 'dump']);
-        throw new Error(`${error instanceof Error ? error.message : String(error)}\nHTTP served: ${String(http)}, TCP served: ${String(tcp)}\nwg dump:\n${wg.stdout}${wg.stderr}\ngateway output:\n${system.gateway.process.text.slice(-3000)}`);
+        const wg = await runAllowingFailure('ip', [
+          'netns',
+          'exec',
+          system.topology.gatewayNs,
+          'wg',
+          'show',
+          'all',
+          'dump',
+        ]);
+        throw new Error(
+          `${error instanceof Error ? error.message : String(error)}\nHTTP served: ${String(http)}, TCP served: ${String(tcp)}\nwg dump:\n${wg.stdout}${wg.stderr}\ngateway output:\n${system.gateway.process.text.slice(-3000)}`,
+        );
       });
-  }, RESTART_TEST_TIMEOUT_MS);
+    },
+    RESTART_TEST_TIMEOUT_MS,
+  );
 });

@@ -22,8 +22,11 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the start command', () => {
   let topology: SystemTopology;
   let gateway: Gateway;
 
-  const processes = async (pattern: RegExp) => (await listNamespaceProcesses(topology.gatewayNs)).filter((p) => pattern.test(p.command));
-  const httpsWorks = async () => (await httpGet(topology.clientNs, `https://${topology.gatewayPublicIp}/api/health`, { timeoutMs: 3000 })).status === 200;
+  const processes = async (pattern: RegExp) =>
+    (await listNamespaceProcesses(topology.gatewayNs)).filter((p) => pattern.test(p.command));
+  const httpsWorks = async () =>
+    (await httpGet(topology.clientNs, `https://${topology.gatewayPublicIp}/api/health`, { timeoutMs: 3000 })).status ===
+    200;
   const controlPlanePid = async (): Promise<number | undefined> => (await readChildPids(gateway.process.pid))?.[0];
 
   beforeAll(async () => {
@@ -34,8 +37,12 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the start command', () => {
     const dataDir = join(home, 'postern', 'data');
     mkdirSync(dataDir, { recursive: true });
     gateway = await startGateway(lab, {
-      ns: topology.gatewayNs, apiIp: topology.gatewayMgmtIp, publicHost: topology.gatewayPublicIp, wgInterface: lab.ifName('gw'),
-      entry: 'start-command', dataDir,
+      ns: topology.gatewayNs,
+      apiIp: topology.gatewayMgmtIp,
+      publicHost: topology.gatewayPublicIp,
+      wgInterface: lab.ifName('gw'),
+      entry: 'start-command',
+      dataDir,
     });
   });
 
@@ -55,10 +62,20 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the start command', () => {
     const [master] = await processes(/^nginx: master .*\/current\/nginx\.conf/);
     expect(before).toBeDefined();
     gateway.process.kill('SIGHUP');
-    await waitFor(async () => {
-      const now = await controlPlanePid();
-      return now !== undefined && now !== before && (await gateway.login().then(() => true, () => false));
-    }, { timeoutMs: 20_000, what: 'a new control plane answering' });
+    await waitFor(
+      async () => {
+        const now = await controlPlanePid();
+        return (
+          now !== undefined &&
+          now !== before &&
+          (await gateway.login().then(
+            () => true,
+            () => false,
+          ))
+        );
+      },
+      { timeoutMs: 20_000, what: 'a new control plane answering' },
+    );
     expect((await processes(/^nginx: master .*\/current\/nginx\.conf/)).map((p) => p.pid)).toEqual([master?.pid]);
     expect(await httpsWorks()).toBe(true);
   });
@@ -70,7 +87,9 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the start command', () => {
     gateway.process.kill('SIGTERM');
     expect(await gateway.process.exited).toBe(0);
     await waitFor(async () => (await processes(/^(nginx: |wireguard-go |node )/)).length === 0, {
-      timeoutMs: STOP_BOUND_MS, intervalMs: 50, what: 'nothing the start command started to be left',
+      timeoutMs: STOP_BOUND_MS,
+      intervalMs: 50,
+      what: 'nothing the start command started to be left',
     });
     expect(elapsedSince(start)).toBeLessThanOrEqual(STOP_BOUND_MS);
   });

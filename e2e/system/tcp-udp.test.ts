@@ -25,10 +25,16 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('TCP and UDP services through th
   let client = '';
 
   const waitForTcp = (port: number, sourceIp?: string): Promise<ExchangeAnswer> =>
-    waitFor(async () => {
-      const answer = await tcpExchange(client, gatewayIp, port, 'hello', { timeoutMs: 2000, ...(sourceIp ? { sourceIp } : {}) });
-      return answer.reply === 'node1:hello' && answer;
-    }, { timeoutMs: APPLY_DEADLINE_MS, what: `TCP port ${port} to reach node1` });
+    waitFor(
+      async () => {
+        const answer = await tcpExchange(client, gatewayIp, port, 'hello', {
+          timeoutMs: 2000,
+          ...(sourceIp ? { sourceIp } : {}),
+        });
+        return answer.reply === 'node1:hello' && answer;
+      },
+      { timeoutMs: APPLY_DEADLINE_MS, what: `TCP port ${port} to reach node1` },
+    );
 
   beforeAll(async () => {
     system = await startSystem();
@@ -46,7 +52,13 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('TCP and UDP services through th
   let echoTcpId = 0;
 
   it('carries a TCP service to the node', async () => {
-    const service = await system.api.createTcpService(node.node.id, { name: 'echo-tcp', proto: 'tcp', port: 30010, backendHost: node.tunnelIp, backendPort: TCP_BACKEND });
+    const service = await system.api.createTcpService(node.node.id, {
+      name: 'echo-tcp',
+      proto: 'tcp',
+      port: 30010,
+      backendHost: node.tunnelIp,
+      backendPort: TCP_BACKEND,
+    });
     expect(service.port).toBe(30010);
     echoTcpId = service.id;
     await waitForTcp(30010);
@@ -66,11 +78,20 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('TCP and UDP services through th
   });
 
   it('carries a UDP service on the same public port to the node', async () => {
-    await system.api.createTcpService(node.node.id, { name: 'echo-udp', proto: 'udp', port: 30010, backendHost: node.tunnelIp, backendPort: UDP_BACKEND });
-    const answer = await waitFor(async () => {
-      const reply = await udpExchange(client, gatewayIp, 30010, 'ping', { timeoutMs: 1000 });
-      return reply.ok && reply;
-    }, { timeoutMs: APPLY_DEADLINE_MS, what: 'UDP port 30010 to reach node1' });
+    await system.api.createTcpService(node.node.id, {
+      name: 'echo-udp',
+      proto: 'udp',
+      port: 30010,
+      backendHost: node.tunnelIp,
+      backendPort: UDP_BACKEND,
+    });
+    const answer = await waitFor(
+      async () => {
+        const reply = await udpExchange(client, gatewayIp, 30010, 'ping', { timeoutMs: 1000 });
+        return reply.ok && reply;
+      },
+      { timeoutMs: APPLY_DEADLINE_MS, what: 'UDP port 30010 to reach node1' },
+    );
     expect(answer.reply).toBe('node1:ping');
     // TCP on the same number still works.
     expect((await tcpExchange(client, gatewayIp, 30010, 'hello')).reply).toBe('node1:hello');
@@ -79,7 +100,12 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('TCP and UDP services through th
   it('refuses a TCP client outside allowedIps', async () => {
     const [allowed, outsider] = system.topology.clientIps;
     await system.api.createTcpService(node.node.id, {
-      name: 'tcp-allow', proto: 'tcp', port: 30011, backendHost: node.tunnelIp, backendPort: TCP_BACKEND, allowedIps: [allowed],
+      name: 'tcp-allow',
+      proto: 'tcp',
+      port: 30011,
+      backendHost: node.tunnelIp,
+      backendPort: TCP_BACKEND,
+      allowedIps: [allowed],
     });
     await waitForTcp(30011, allowed);
     expect((await tcpExchange(client, gatewayIp, 30011, 'hello', { sourceIp: outsider })).ok).toBe(false);
@@ -88,14 +114,25 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('TCP and UDP services through th
   it('refuses a TCP client in blockedIps', async () => {
     const [allowed, , blocked] = system.topology.clientIps;
     await system.api.createTcpService(node.node.id, {
-      name: 'tcp-block', proto: 'tcp', port: 30012, backendHost: node.tunnelIp, backendPort: TCP_BACKEND, blockedIps: [blocked],
+      name: 'tcp-block',
+      proto: 'tcp',
+      port: 30012,
+      backendHost: node.tunnelIp,
+      backendPort: TCP_BACKEND,
+      blockedIps: [blocked],
     });
     await waitForTcp(30012, allowed);
     expect((await tcpExchange(client, gatewayIp, 30012, 'hello', { sourceIp: blocked })).ok).toBe(false);
   });
 
   it('stops a disabled TCP service and closes its open connection within the documented bound', async () => {
-    const service = await system.api.createTcpService(node.node.id, { name: 'tcp-held', proto: 'tcp', port: 30013, backendHost: node.tunnelIp, backendPort: TCP_BACKEND });
+    const service = await system.api.createTcpService(node.node.id, {
+      name: 'tcp-held',
+      proto: 'tcp',
+      port: 30013,
+      backendHost: node.tunnelIp,
+      backendPort: TCP_BACKEND,
+    });
     await waitForTcp(30013);
     const held = await holdTcpConnection(system.lab, client, gatewayIp, 30013);
     held.send('before');

@@ -82,7 +82,9 @@ function agentTransport(client: HttpClient, timeoutMs: number, gatewayUrl: strin
       throw new GatewayUnreachableError(gatewayUrl, describeNetworkError(error));
     }
     if (answer.status >= 300 && answer.status <= 399 && answer.location !== undefined) {
-      throw new CliError(`The gateway at ${gatewayUrl} redirects to ${answer.location} (HTTP ${answer.status}): pass the gateway's https:// address as --url`);
+      throw new CliError(
+        `The gateway at ${gatewayUrl} redirects to ${answer.location} (HTTP ${answer.status}): pass the gateway's https:// address as --url`,
+      );
     }
     return { status: answer.status, headers: {}, body: answer.body };
   };
@@ -90,7 +92,10 @@ function agentTransport(client: HttpClient, timeoutMs: number, gatewayUrl: strin
 
 const isHttpService = (service: AnyService): service is HttpService => 'pathLocation' in service;
 
-export function createAgentApi(connection: GatewayConnection, options: { client?: HttpClient; timeoutMs?: number } = {}): AgentApi {
+export function createAgentApi(
+  connection: GatewayConnection,
+  options: { client?: HttpClient; timeoutMs?: number } = {},
+): AgentApi {
   const base = checkConnection(connection);
   const client = options.client ?? createHttpClient(connection.pin === undefined ? {} : { pin: connection.pin });
   const api = createApiClient({
@@ -106,7 +111,9 @@ export function createAgentApi(connection: GatewayConnection, options: { client?
     } catch (error) {
       if (error instanceof ApiError) throw toCliError(error, connection.url);
       if (error instanceof UnexpectedAnswerError) {
-        throw new CliError(`Unexpected answer from the gateway at ${connection.url} (${operation.method} ${operation.path}); is this a Postern gateway of the same version?`);
+        throw new CliError(
+          `Unexpected answer from the gateway at ${connection.url} (${operation.method} ${operation.path}); is this a Postern gateway of the same version?`,
+        );
       }
       throw error;
     }
@@ -115,7 +122,9 @@ export function createAgentApi(connection: GatewayConnection, options: { client?
   async function listServices(type: ServiceType, page: number, limit: number): Promise<ListResponse<AnyService>> {
     const list = await call(operations.agentListServices, { params: { type }, query: { page, limit } });
     if (list.data.some((service) => isHttpService(service) !== (type === 'http'))) {
-      throw new CliError(`Unexpected answer from the gateway at ${connection.url} (a ${type} list with other services); is this a Postern gateway of the same version?`);
+      throw new CliError(
+        `Unexpected answer from the gateway at ${connection.url} (a ${type} list with other services); is this a Postern gateway of the same version?`,
+      );
     }
     return list;
   }

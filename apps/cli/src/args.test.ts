@@ -4,7 +4,20 @@ import { UsageError } from './errors.js';
 
 describe('parseCommand', () => {
   it('parses connect with every option', () => {
-    expect(parseCommand(['connect', '--url', 'https://gw.example.com', '--token', 'pstn_x', '--daemon', '--config-dir', '/tmp/p', '--interface', 'pstn-a1'])).toEqual({
+    expect(
+      parseCommand([
+        'connect',
+        '--url',
+        'https://gw.example.com',
+        '--token',
+        'pstn_x',
+        '--daemon',
+        '--config-dir',
+        '/tmp/p',
+        '--interface',
+        'pstn-a1',
+      ]),
+    ).toEqual({
       kind: 'connect',
       connection: { url: 'https://gw.example.com', token: 'pstn_x', configDir: '/tmp/p' },
       iface: 'pstn-a1',
@@ -15,13 +28,36 @@ describe('parseCommand', () => {
 
   it('parses disconnect and status', () => {
     expect(parseCommand(['disconnect', '--interface', 'wg7'])).toEqual({ kind: 'disconnect', local: { iface: 'wg7' } });
-    expect(parseCommand(['status', '--json', '--health', '--config-dir', '/x'])).toEqual({ kind: 'status', local: { configDir: '/x' }, json: true, health: true });
+    expect(parseCommand(['status', '--json', '--health', '--config-dir', '/x'])).toEqual({
+      kind: 'status',
+      local: { configDir: '/x' },
+      json: true,
+      health: true,
+    });
     expect(parseCommand(['status'])).toEqual({ kind: 'status', local: {}, json: false, health: false });
   });
 
   it('parses expose http with repeated and comma-separated CIDR lists', () => {
     expect(
-      parseCommand(['expose', 'http', 'web', '--port', '8080', '--domain', 'app.example.com', '--path', '/api', '--proto', 'https', '--allow', '10.0.0.0/8,192.168.1.1', '--allow', '172.16.0.0/12', '--block', '10.1.2.3']),
+      parseCommand([
+        'expose',
+        'http',
+        'web',
+        '--port',
+        '8080',
+        '--domain',
+        'app.example.com',
+        '--path',
+        '/api',
+        '--proto',
+        'https',
+        '--allow',
+        '10.0.0.0/8,192.168.1.1',
+        '--allow',
+        '172.16.0.0/12',
+        '--block',
+        '10.1.2.3',
+      ]),
     ).toEqual({
       kind: 'expose-http',
       connection: {},
@@ -36,7 +72,9 @@ describe('parseCommand', () => {
   });
 
   it('parses expose tcp', () => {
-    expect(parseCommand(['expose', 'tcp', 'mqtt', '--port', '1883', '--public-port', '31883', '--tls', '--token', 'pstn_t'])).toEqual({
+    expect(
+      parseCommand(['expose', 'tcp', 'mqtt', '--port', '1883', '--public-port', '31883', '--tls', '--token', 'pstn_t']),
+    ).toEqual({
       kind: 'expose-tcp',
       connection: { token: 'pstn_t' },
       name: 'mqtt',
@@ -51,10 +89,25 @@ describe('parseCommand', () => {
   });
 
   it('parses services, enable, disable and rm', () => {
-    expect(parseCommand(['services', '--json', '--url', 'http://gw:3000'])).toEqual({ kind: 'services', connection: { url: 'http://gw:3000' }, json: true });
-    expect(parseCommand(['enable', 'http', '12'])).toEqual({ kind: 'service-action', action: 'enable', type: 'http', id: 12, connection: {} });
+    expect(parseCommand(['services', '--json', '--url', 'http://gw:3000'])).toEqual({
+      kind: 'services',
+      connection: { url: 'http://gw:3000' },
+      json: true,
+    });
+    expect(parseCommand(['enable', 'http', '12'])).toEqual({
+      kind: 'service-action',
+      action: 'enable',
+      type: 'http',
+      id: 12,
+      connection: {},
+    });
     expect(parseCommand(['disable', 'tcp', '3'])).toMatchObject({ action: 'disable', type: 'tcp', id: 3 });
-    expect(parseCommand(['rm', 'tcp', '4', '--config-dir', '/d'])).toMatchObject({ action: 'rm', type: 'tcp', id: 4, connection: { configDir: '/d' } });
+    expect(parseCommand(['rm', 'tcp', '4', '--config-dir', '/d'])).toMatchObject({
+      action: 'rm',
+      type: 'tcp',
+      id: 4,
+      connection: { configDir: '/d' },
+    });
   });
 
   it('answers --help for every command and --version', () => {
@@ -89,7 +142,10 @@ describe('parseCommand', () => {
     [['expose', 'http', '--port', '80'], /missing the service NAME/],
     [['expose', 'http', 'web', '--port', '70000'], /--port must be a port number from 1 to 65535/],
     [['expose', 'http', 'web', '--port', '80', '--proto', 'ftp'], /--proto must be http or https/],
-    [['expose', 'http', 'web', '--port', '80', '--path', '/shop'], /pass --domain NAME \(a domain that does not exist yet becomes your node's\)\. Run "postern expose http --help"/],
+    [
+      ['expose', 'http', 'web', '--port', '80', '--path', '/shop'],
+      /pass --domain NAME \(a domain that does not exist yet becomes your node's\)\. Run "postern expose http --help"/,
+    ],
     [['expose', 'tcp', 'x', '--port', '53', '--udp', '--tls'], /--tls works with TCP only/],
     [['expose', 'smtp', 'x'], /expected "http" or "tcp"/],
     [['enable', 'ftp', '1'], /expected "http" or "tcp"/],

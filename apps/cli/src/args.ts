@@ -29,11 +29,41 @@ export type Command =
   | { kind: 'connect'; connection: ConnectionFlags; iface?: string; daemon: boolean }
   | { kind: 'disconnect'; local: LocalFlags }
   | { kind: 'status'; local: LocalFlags; json: boolean; health: boolean }
-  | { kind: 'expose-http'; connection: ConnectionFlags; name: string; port: number; domain: string; path?: string; proto?: 'http' | 'https'; host?: string; allow: string[]; block: string[]; ttl?: number }
-  | { kind: 'expose-tcp'; connection: ConnectionFlags; name: string; port: number; udp: boolean; publicPort?: number; tls: boolean; host?: string; allow: string[]; block: string[]; ttl?: number }
+  | {
+      kind: 'expose-http';
+      connection: ConnectionFlags;
+      name: string;
+      port: number;
+      domain: string;
+      path?: string;
+      proto?: 'http' | 'https';
+      host?: string;
+      allow: string[];
+      block: string[];
+      ttl?: number;
+    }
+  | {
+      kind: 'expose-tcp';
+      connection: ConnectionFlags;
+      name: string;
+      port: number;
+      udp: boolean;
+      publicPort?: number;
+      tls: boolean;
+      host?: string;
+      allow: string[];
+      block: string[];
+      ttl?: number;
+    }
   | { kind: 'services'; connection: ConnectionFlags; json: boolean }
   | { kind: 'networks'; connection: ConnectionFlags; set: string[] | null }
-  | { kind: 'service-action'; action: 'enable' | 'disable' | 'rm'; type: ServiceType; id: number; connection: ConnectionFlags };
+  | {
+      kind: 'service-action';
+      action: 'enable' | 'disable' | 'rm';
+      type: ServiceType;
+      id: number;
+      connection: ConnectionFlags;
+    };
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -65,7 +95,12 @@ export function parseCommand(argv: readonly string[]): Command {
 
   switch (name) {
     case 'connect': {
-      const { values } = parse('connect', rest, { ...connectionOptions, interface: { type: 'string' }, daemon: { type: 'boolean' } }, 0);
+      const { values } = parse(
+        'connect',
+        rest,
+        { ...connectionOptions, interface: { type: 'string' }, daemon: { type: 'boolean' } },
+        0,
+      );
       if (values.help) return { kind: 'help', topic: 'connect' };
       return { kind: 'connect', connection: connectionOf(values), ...ifaceOf(values), daemon: values.daemon === true };
     }
@@ -75,7 +110,12 @@ export function parseCommand(argv: readonly string[]): Command {
       return { kind: 'disconnect', local: localOf(values) };
     }
     case 'status': {
-      const { values } = parse('status', rest, { ...localOptions, json: { type: 'boolean' }, health: { type: 'boolean' } }, 0);
+      const { values } = parse(
+        'status',
+        rest,
+        { ...localOptions, json: { type: 'boolean' }, health: { type: 'boolean' } },
+        0,
+      );
       if (values.help) return { kind: 'help', topic: 'status' };
       return { kind: 'status', local: localOf(values), json: values.json === true, health: values.health === true };
     }
@@ -90,7 +130,8 @@ export function parseCommand(argv: readonly string[]): Command {
       const [verb, ...networks] = positionals;
       if (verb === undefined) return { kind: 'networks', connection: connectionOf(values), set: null };
       if (verb !== 'set') throw usage('networks', `expected "set" or nothing, got "${verb}"`);
-      if (networks.length === 0) throw usage('networks', 'expected at least one network after "set", e.g. 192.168.1.0/24');
+      if (networks.length === 0)
+        throw usage('networks', 'expected at least one network after "set", e.g. 192.168.1.0/24');
       return { kind: 'networks', connection: connectionOf(values), set: networks };
     }
     case 'expose':
@@ -108,7 +149,12 @@ function parseExpose(argv: readonly string[]): Command {
   const [type, ...rest] = argv;
   if (type === undefined || type === '-h' || type === '--help') return { kind: 'help', topic: 'expose' };
   if (type === 'http') {
-    const options: Options = { ...exposeCommon, domain: { type: 'string' }, path: { type: 'string' }, proto: { type: 'string' } };
+    const options: Options = {
+      ...exposeCommon,
+      domain: { type: 'string' },
+      path: { type: 'string' },
+      proto: { type: 'string' },
+    };
     const { values, positionals } = parse('expose http', rest, options, 1);
     if (values.help) return { kind: 'help', topic: 'expose http' };
     const proto = stringOf(values.proto);
@@ -133,11 +179,18 @@ function parseExpose(argv: readonly string[]): Command {
     };
   }
   if (type === 'tcp') {
-    const options: Options = { ...exposeCommon, udp: { type: 'boolean' }, 'public-port': { type: 'string' }, tls: { type: 'boolean' } };
+    const options: Options = {
+      ...exposeCommon,
+      udp: { type: 'boolean' },
+      'public-port': { type: 'string' },
+      tls: { type: 'boolean' },
+    };
     const { values, positionals } = parse('expose tcp', rest, options, 1);
     if (values.help) return { kind: 'help', topic: 'expose tcp' };
-    if (values.udp === true && values.tls === true) throw usage('expose tcp', '--tls works with TCP only, not with --udp');
-    const publicPort = values['public-port'] === undefined ? undefined : portOf('expose tcp', values['public-port'], '--public-port');
+    if (values.udp === true && values.tls === true)
+      throw usage('expose tcp', '--tls works with TCP only, not with --udp');
+    const publicPort =
+      values['public-port'] === undefined ? undefined : portOf('expose tcp', values['public-port'], '--public-port');
     return {
       kind: 'expose-tcp',
       connection: connectionOf(values),
@@ -159,21 +212,33 @@ function parseServiceAction(action: 'enable' | 'disable' | 'rm', argv: readonly 
   const { values, positionals } = parse(action, argv, connectionOptions, 2);
   if (values.help) return { kind: 'help', topic: action };
   const [type, id] = positionals;
-  if (type !== 'http' && type !== 'tcp') throw usage(action, `expected "http" or "tcp", got ${type === undefined ? 'nothing' : `"${type}"`}`);
-  if (id === undefined || !/^[1-9]\d{0,15}$/.test(id)) throw usage(action, 'expected the numeric ID of the service (see "postern services")');
+  if (type !== 'http' && type !== 'tcp')
+    throw usage(action, `expected "http" or "tcp", got ${type === undefined ? 'nothing' : `"${type}"`}`);
+  if (id === undefined || !/^[1-9]\d{0,15}$/.test(id))
+    throw usage(action, 'expected the numeric ID of the service (see "postern services")');
   return { kind: 'service-action', action, type, id: Number(id), connection: connectionOf(values) };
 }
 
-function parse(topic: HelpTopic, argv: readonly string[], options: Options, maxPositionals: number): { values: Values; positionals: string[] } {
+function parse(
+  topic: HelpTopic,
+  argv: readonly string[],
+  options: Options,
+  maxPositionals: number,
+): { values: Values; positionals: string[] } {
   let result: { values: Values; positionals: string[] };
   try {
-    result = parseArgs({ args: [...argv], options: { ...options, ...helpOption }, allowPositionals: true, strict: true }) as {
+    result = parseArgs({
+      args: [...argv],
+      options: { ...options, ...helpOption },
+      allowPositionals: true,
+      strict: true,
+    }) as {
       values: Values;
       positionals: string[];
     };
   } catch (error) {
     // parseArgs' messages are precise ("Unknown option '--x'", "Option '--port <value>' argument missing").
-    throw usage(topic, error instanceof Error ? error.message.split('\n')[0] ?? error.message : String(error));
+    throw usage(topic, error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error));
   }
   if (result.values.help !== true && result.positionals.length > maxPositionals) {
     throw usage(topic, `unexpected argument "${result.positionals[maxPositionals] ?? ''}"`);
@@ -186,8 +251,23 @@ function usage(topic: HelpTopic, message: string): UsageError {
 }
 
 function helpTopicOf(argv: readonly string[]): HelpTopic {
-  const joined = argv.filter((arg) => !arg.startsWith('-')).slice(0, 2).join(' ');
-  const topics: HelpTopic[] = ['expose http', 'expose tcp', 'connect', 'disconnect', 'status', 'expose', 'services', 'networks', 'enable', 'disable', 'rm'];
+  const joined = argv
+    .filter((arg) => !arg.startsWith('-'))
+    .slice(0, 2)
+    .join(' ');
+  const topics: HelpTopic[] = [
+    'expose http',
+    'expose tcp',
+    'connect',
+    'disconnect',
+    'status',
+    'expose',
+    'services',
+    'networks',
+    'enable',
+    'disable',
+    'rm',
+  ];
   return topics.find((topic) => joined === topic || joined.startsWith(`${topic} `)) ?? 'main';
 }
 
@@ -209,7 +289,8 @@ function localOf(values: Values): LocalFlags {
 function ifaceOf(values: Values): { iface?: string } {
   const iface = stringOf(values.interface);
   if (iface === undefined) return {};
-  if (!isInterfaceName(iface)) throw new UsageError(`Invalid interface name "${iface}": use at most 15 letters, digits or _=+.-`);
+  if (!isInterfaceName(iface))
+    throw new UsageError(`Invalid interface name "${iface}": use at most 15 letters, digits or _=+.-`);
   return { iface };
 }
 
@@ -222,7 +303,8 @@ function nameOf(topic: HelpTopic, positionals: string[]): string {
 function portOf(topic: HelpTopic, value: Values[string], flag: string): number {
   if (value === undefined) throw usage(topic, `missing ${flag} P`);
   const text = stringOf(value) ?? '';
-  if (!/^\d{1,5}$/.test(text) || Number(text) < 1 || Number(text) > 65535) throw usage(topic, `${flag} must be a port number from 1 to 65535`);
+  if (!/^\d{1,5}$/.test(text) || Number(text) < 1 || Number(text) > 65535)
+    throw usage(topic, `${flag} must be a port number from 1 to 65535`);
   return Number(text);
 }
 
@@ -242,7 +324,10 @@ function ttlOf(topic: HelpTopic, value: Values[string]): number | undefined {
 /** `--allow a --allow b` and `--allow a,b` both work. */
 function listOf(value: Values[string]): string[] {
   const items = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
-  return items.flatMap((item) => item.split(',')).map((item) => item.trim()).filter((item) => item !== '');
+  return items
+    .flatMap((item) => item.split(','))
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 function isBackendProto(value: string): value is 'http' | 'https' {

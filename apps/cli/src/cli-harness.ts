@@ -28,7 +28,15 @@ export function harness(system: System, env: Partial<CliContext['env']> = {}): H
     context: {
       createHttpClient: loopbackOnlyClient,
       system,
-      env: { url: undefined, token: undefined, configDir: undefined, pin: undefined, path: '/usr/bin', refreshSeconds: undefined, ...env },
+      env: {
+        url: undefined,
+        token: undefined,
+        configDir: undefined,
+        pin: undefined,
+        path: '/usr/bin',
+        refreshSeconds: undefined,
+        ...env,
+      },
       stdout: { write: (text) => (out += text) },
       stderr: { write: (text) => (err += text) },
       signal: new AbortController().signal,

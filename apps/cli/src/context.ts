@@ -39,11 +39,14 @@ export interface ResolvedConnection extends GatewayConnection {
  */
 export async function resolveConnection(context: CliContext, flags: ConnectionFlags): Promise<ResolvedConnection> {
   const configDir = resolveConfigDir(context, flags.configDir);
-  const stored = flags.url !== undefined && flags.token !== undefined ? null : await readSettings(context.system, configDir);
+  const stored =
+    flags.url !== undefined && flags.token !== undefined ? null : await readSettings(context.system, configDir);
   const url = flags.url ?? stored?.url ?? context.env.url;
   const token = flags.token ?? stored?.token ?? context.env.token;
-  if (url === undefined) throw new UsageError('No gateway URL: pass --url URL (or set POSTERN_URL, or run "postern connect" first)');
-  if (token === undefined) throw new UsageError('No access token: pass --token TOKEN (or set POSTERN_TOKEN, or run "postern connect" first)');
+  if (url === undefined)
+    throw new UsageError('No gateway URL: pass --url URL (or set POSTERN_URL, or run "postern connect" first)');
+  if (token === undefined)
+    throw new UsageError('No access token: pass --token TOKEN (or set POSTERN_TOKEN, or run "postern connect" first)');
   const isStoredUrl = flags.url === undefined && stored !== null;
   const pin = flags.pin ?? (isStoredUrl ? stored.pin : undefined) ?? pinFromEnv(context.env.pin);
   const insecure = flags.insecure === true || (isStoredUrl && stored.insecure === true);
@@ -65,7 +68,10 @@ export function httpClientFor(context: CliContext, pin: string | undefined): Htt
 }
 
 export function openAgentApi(context: CliContext, connection: GatewayConnection, timeoutMs?: number): AgentApi {
-  return createAgentApi(connection, { client: httpClientFor(context, connection.pin), ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+  return createAgentApi(connection, {
+    client: httpClientFor(context, connection.pin),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
 }
 
 export async function openApi(context: CliContext, flags: ConnectionFlags): Promise<AgentApi> {

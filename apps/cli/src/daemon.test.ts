@@ -33,7 +33,12 @@ interface Run {
  * Starts the daemon on a tunnel that is up and stops it once `until` holds (checked after every sleep of the fake
  * clock). The peer's handshake is fresh unless `isHandshakeStale`.
  */
-async function startDaemon(api: AgentApi, until: (system: FakeSystem) => boolean, isHandshakeStale = false, prepare?: (system: FakeSystem) => void): Promise<Run> {
+async function startDaemon(
+  api: AgentApi,
+  until: (system: FakeSystem) => boolean,
+  isHandshakeStale = false,
+  prepare?: (system: FakeSystem) => void,
+): Promise<Run> {
   const system: FakeSystem = createFakeSystem({
     hasKernelWireguard: true,
     handshake: () => (isHandshakeStale ? 1 : Math.floor(system.clock.now / 1000)),
@@ -48,7 +53,16 @@ async function startDaemon(api: AgentApi, until: (system: FakeSystem) => boolean
     if (until(system) || system.clock.now > deadline) stop.abort();
   };
   const log: string[] = [];
-  const done = runDaemon({ system, api, iface: 'pstn-d', configDir: '/cfg', configText: nodeConfigText(), log: { write: (line) => log.push(line) }, signal: stop.signal, timing });
+  const done = runDaemon({
+    system,
+    api,
+    iface: 'pstn-d',
+    configDir: '/cfg',
+    configText: nodeConfigText(),
+    log: { write: (line) => log.push(line) },
+    signal: stop.signal,
+    timing,
+  });
   return { system, log, done };
 }
 
@@ -64,12 +78,23 @@ describe('runDaemon', () => {
 
   it('stores a tunnel health URL the gateway now gives, keeping the other settings', async () => {
     const healthUrl = 'http://10.8.0.1:8080/_postern/tunnel-health';
-    const settings = { url: 'https://gw.example.com', token: 'pstn_x', interface: 'pstn-d', tunnelHealthUrl: 'http://10.8.0.1:80/_postern/tunnel-health' };
+    const settings = {
+      url: 'https://gw.example.com',
+      token: 'pstn_x',
+      interface: 'pstn-d',
+      tunnelHealthUrl: 'http://10.8.0.1:80/_postern/tunnel-health',
+    };
     const api = fakeApi([nodeConfigText()], healthUrl);
-    const stored = (system: FakeSystem) => JSON.parse(system.files.get('/cfg/postern.json')?.text ?? '{}') as Record<string, unknown>;
-    const run = await startDaemon(api, (system) => stored(system).tunnelHealthUrl === healthUrl, false, (system) => {
-      system.files.set('/cfg/postern.json', { text: JSON.stringify(settings), mode: 0o600 });
-    });
+    const stored = (system: FakeSystem) =>
+      JSON.parse(system.files.get('/cfg/postern.json')?.text ?? '{}') as Record<string, unknown>;
+    const run = await startDaemon(
+      api,
+      (system) => stored(system).tunnelHealthUrl === healthUrl,
+      false,
+      (system) => {
+        system.files.set('/cfg/postern.json', { text: JSON.stringify(settings), mode: 0o600 });
+      },
+    );
     await run.done;
     expect(stored(run.system)).toEqual({ ...settings, tunnelHealthUrl: healthUrl });
     expect(run.system.files.get('/cfg/postern.json')?.mode).toBe(0o600);

@@ -81,7 +81,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
         }
         if (latest !== null && hasTunnelChanged(applied, latest.config, say)) {
           await saveWireguardConfig(system, options.configDir, latest.config);
-          await reapply('the gateway changed this node\'s configuration', latest.config);
+          await reapply("the gateway changed this node's configuration", latest.config);
           continue;
         }
       }
@@ -89,7 +89,10 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
         await reapply(`${iface} disappeared`, applied);
         continue;
       }
-      const lastHandshakeMs = Math.max(...(await readPeerStates(system, iface)).map((peer) => peer.latestHandshake * 1000), 0);
+      const lastHandshakeMs = Math.max(
+        ...(await readPeerStates(system, iface)).map((peer) => peer.latestHandshake * 1000),
+        0,
+      );
       const since = system.now() - Math.max(lastHandshakeMs, appliedAt);
       if (since > timing.staleHandshakeMs) await reapply(`no handshake for ${Math.round(since / 1000)} s`, applied);
     }

@@ -34,7 +34,10 @@ export function createFakeSystem(options: FakeSystemOptions = {}): FakeSystem {
 
   function runIp(args: readonly string[]): RunResult {
     const [object, verb, , name] = args[0] === '-4' || args[0] === '-6' ? args.slice(1) : args;
-    if (object === 'link' && verb === 'show') return name !== undefined && links.has(name) ? ok(`1: ${name}: <POINTOPOINT>`) : fail(`Device "${String(name)}" does not exist.`);
+    if (object === 'link' && verb === 'show')
+      return name !== undefined && links.has(name)
+        ? ok(`1: ${name}: <POINTOPOINT>`)
+        : fail(`Device "${String(name)}" does not exist.`);
     if (object === 'link' && verb === 'add') {
       if (!options.hasKernelWireguard) return { code: 2, stdout: '', stderr: 'Error: Unknown device type.' };
       links.add(name ?? '');
@@ -48,7 +51,16 @@ export function createFakeSystem(options: FakeSystemOptions = {}): FakeSystem {
     const [verb, name, what] = args;
     if (verb === 'show' && what === 'dump') {
       if (name === undefined || !links.has(name)) return fail('Unable to access interface: No such device');
-      const peer = ['PEERKEY=', '(none)', '192.0.2.1:51820', '10.8.0.0/24', String(options.handshake?.() ?? 0), '1536', '2048', '25'];
+      const peer = [
+        'PEERKEY=',
+        '(none)',
+        '192.0.2.1:51820',
+        '10.8.0.0/24',
+        String(options.handshake?.() ?? 0),
+        '1536',
+        '2048',
+        '25',
+      ];
       return ok(`PRIVATE=\tPUBLIC=\t0\toff\n${peer.join('\t')}\n`);
     }
     return ok();

@@ -45,7 +45,8 @@ export function makeNode(overrides: Partial<Node> = {}): Node {
     address: '10.8.0.2',
     allowInternet: false,
     isGateway: false,
-    gatewayNetwork: null, gatewayNetworks: [],
+    gatewayNetwork: null,
+    gatewayNetworks: [],
     isLocal: false,
     enabled: true,
     status: 'offline',
@@ -92,12 +93,30 @@ export async function makeCertificate(name: string, altNames?: string): Promise<
     const keyFile = path.join(dir, 'key.pem');
     const certFile = path.join(dir, 'cert.pem');
     await promisify(execFile)('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', keyFile, '-out', certFile,
-      '-days', '2', '-subj', `/CN=${name}`, ...(altNames === undefined ? [] : ['-addext', `subjectAltName=${altNames}`]),
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${name}`,
+      ...(altNames === undefined ? [] : ['-addext', `subjectAltName=${altNames}`]),
     ]);
     const cert = await readFile(certFile, 'utf8');
     const spki = new X509Certificate(cert).publicKey.export({ type: 'spki', format: 'der' });
-    return { key: await readFile(keyFile, 'utf8'), cert, pin: `sha256:${createHash('sha256').update(spki).digest('base64')}` };
+    return {
+      key: await readFile(keyFile, 'utf8'),
+      cert,
+      pin: `sha256:${createHash('sha256').update(spki).digest('base64')}`,
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -118,7 +137,10 @@ export async function startAgentServer(handler: Handler, certificate?: TestCerti
       res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
     });
   };
-  const server = certificate === undefined ? createServer(onRequest) : createHttpsServer({ key: certificate.key, cert: certificate.cert }, onRequest);
+  const server =
+    certificate === undefined
+      ? createServer(onRequest)
+      : createHttpsServer({ key: certificate.key, cert: certificate.cert }, onRequest);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

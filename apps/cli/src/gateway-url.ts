@@ -13,7 +13,11 @@ export function parseGatewayUrl(url: string): URL {
   } catch {
     throw new CliError(`Invalid gateway URL ${JSON.stringify(url)}: ${INVALID_URL_HINT}`);
   }
-  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.username !== '' || parsed.password !== '') {
+  if (
+    (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') ||
+    parsed.username !== '' ||
+    parsed.password !== ''
+  ) {
     throw new CliError(`Invalid gateway URL ${JSON.stringify(url)}: ${INVALID_URL_HINT}`);
   }
   return parsed;
@@ -43,7 +47,10 @@ local.addSubnet('fe80::', 10, 'ipv6');
  * anywhere, and DNS can be spoofed), except `localhost`.
  */
 export function isLocalOrPrivateHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  const host = hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (host === 'localhost') return true;
   const family = isIP(host);
   if (family === 0) return false;
@@ -51,7 +58,7 @@ export function isLocalOrPrivateHost(hostname: string): boolean {
 }
 
 export const INSECURE_HINT =
-  'use the gateway\'s https:// address (the console shows the connect command, with --pin for a self-signed certificate), ' +
+  "use the gateway's https:// address (the console shows the connect command, with --pin for a self-signed certificate), " +
   'or pass --insecure to send them unencrypted anyway';
 
 /** Refuses plain HTTP to a public address unless the user said --insecure. */

@@ -19,7 +19,11 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<numb
 }
 
 /** The gateway URL names a host that is never resolved: the probe connects to `host` only. */
-const target = (port: number) => ({ gatewayUrl: `http://gw.example.com:${port}`, host: '127.0.0.1', localAddress: '127.0.0.1' });
+const target = (port: number) => ({
+  gatewayUrl: `http://gw.example.com:${port}`,
+  host: '127.0.0.1',
+  localAddress: '127.0.0.1',
+});
 
 describe('probeGateway', () => {
   it("GETs the gateway's tunnel health URL from the node address", async () => {
@@ -31,7 +35,9 @@ describe('probeGateway', () => {
     const healthUrl = `http://127.0.0.1:${port}/_postern/tunnel-health`;
     expect(await probeGateway({ healthUrl, localAddress: '127.0.0.1' })).toBe(true);
     expect(seen).toEqual([`GET /_postern/tunnel-health 127.0.0.1:${port} from 127.0.0.1`]);
-    expect(await probeGateway({ healthUrl: `http://127.0.0.1:${port}/elsewhere`, localAddress: '127.0.0.1' })).toBe(false);
+    expect(await probeGateway({ healthUrl: `http://127.0.0.1:${port}/elsewhere`, localAddress: '127.0.0.1' })).toBe(
+      false,
+    );
   });
 
   it('for an older gateway, GETs /api/health at the tunnel address, from the node address, with the gateway URL as Host', async () => {

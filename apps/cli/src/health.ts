@@ -30,19 +30,27 @@ export function acceptHealthUrl(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   try {
     const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '' ? text : undefined;
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === ''
+      ? text
+      : undefined;
   } catch {
     return undefined;
   }
 }
 
 /** 200 within the deadline (connect, TLS and answer together): healthy. Any failure is just "not healthy". */
-export async function probeGateway(target: ProbeTarget, options: { client?: HttpClient; timeoutMs?: number } = {}): Promise<boolean> {
+export async function probeGateway(
+  target: ProbeTarget,
+  options: { client?: HttpClient; timeoutMs?: number } = {},
+): Promise<boolean> {
   const timeoutMs = options.timeoutMs ?? HEALTH_TIMEOUT_MS;
   try {
     if ('healthUrl' in target) {
       const client = options.client ?? createHttpClient();
-      return (await client({ method: 'GET', url: target.healthUrl, timeoutMs, localAddress: target.localAddress })).status === 200;
+      return (
+        (await client({ method: 'GET', url: target.healthUrl, timeoutMs, localAddress: target.localAddress }))
+          .status === 200
+      );
     }
     const client = options.client ?? createHttpClient(target.pin === undefined ? {} : { pin: target.pin });
     const url = new URL(target.gatewayUrl);

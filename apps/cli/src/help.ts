@@ -1,6 +1,18 @@
 // Help texts, one per command; `postern COMMAND --help` prints the matching entry.
 
-export type HelpTopic = 'main' | 'connect' | 'disconnect' | 'status' | 'expose' | 'expose http' | 'expose tcp' | 'services' | 'networks' | 'enable' | 'disable' | 'rm';
+export type HelpTopic =
+  | 'main'
+  | 'connect'
+  | 'disconnect'
+  | 'status'
+  | 'expose'
+  | 'expose http'
+  | 'expose tcp'
+  | 'services'
+  | 'networks'
+  | 'enable'
+  | 'disable'
+  | 'rm';
 
 const CONNECTION_OPTIONS = `  --url URL          the gateway's public HTTPS address, https://host[:port] (default: stored by connect,
                      else $POSTERN_URL)

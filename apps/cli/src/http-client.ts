@@ -83,7 +83,11 @@ function send(request: HttpRequest, settings: TlsSettings): Promise<HttpAnswer> 
         {
           method: request.method,
           path: `${url.pathname}${url.search}`,
-          headers: { host: url.host, ...request.headers, ...(body === undefined ? {} : { 'content-length': String(body.length) }) },
+          headers: {
+            host: url.host,
+            ...request.headers,
+            ...(body === undefined ? {} : { 'content-length': String(body.length) }),
+          },
           createConnection: () => ready,
         },
         (response) => {
@@ -98,7 +102,11 @@ function send(request: HttpRequest, settings: TlsSettings): Promise<HttpAnswer> 
             clearTimeout(timer);
             ready.destroy();
             const { location } = response.headers;
-            resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ...(location === undefined ? {} : { location }) });
+            resolve({
+              status: response.statusCode ?? 0,
+              body: Buffer.concat(chunks).toString('utf8'),
+              ...(location === undefined ? {} : { location }),
+            });
           });
           response.on('error', fail);
         },
@@ -153,7 +161,7 @@ function judgeCertificate(socket: tls.TLSSocket, target: Target, settings: TlsSe
     if (presented !== settings.pin) {
       throw new GatewayCertificateError(
         `The gateway at ${target.origin} presented a certificate with pin ${presented}, not the pinned ${settings.pin}: ` +
-          'nothing was sent. If the gateway\'s certificate was replaced, copy the new connect command (with its --pin) from the console.',
+          "nothing was sent. If the gateway's certificate was replaced, copy the new connect command (with its --pin) from the console.",
       );
     }
     return;
@@ -179,7 +187,10 @@ const VERIFY_ERRORS: Record<string, string> = {
 function describeVerifyError(socket: tls.TLSSocket, target: Target): string {
   const code = String(socket.authorizationError);
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-    return tls.checkServerIdentity(target.hostname, socket.getPeerCertificate())?.message ?? `it does not name ${target.hostname}`;
+    return (
+      tls.checkServerIdentity(target.hostname, socket.getPeerCertificate())?.message ??
+      `it does not name ${target.hostname}`
+    );
   }
   return `${VERIFY_ERRORS[code] ?? 'verification failed'} (${code})`;
 }
@@ -189,7 +200,11 @@ function local(target: Target): { localAddress?: string } {
 }
 
 /** Resolves with the socket once `event` fires; an error or the abort destroys it. */
-function whenReady<T extends net.Socket>(socket: T, event: 'connect' | 'secureConnect', signal: AbortSignal): Promise<T> {
+function whenReady<T extends net.Socket>(
+  socket: T,
+  event: 'connect' | 'secureConnect',
+  signal: AbortSignal,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       socket.destroy();

@@ -11,10 +11,15 @@ describe('parsePin', () => {
     expect(parsePin(`sha256:${HEX.toUpperCase().match(/../g)?.join(':') ?? ''}`)).toBe(BASE64);
   });
 
-  it.each(['47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=', 'sha1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=', 'sha256:abc', `sha256:${HEX}00`, 'sha256://47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='])(
-    'refuses %s with the expected format',
-    (text) => {
-      expect(() => parsePin(text)).toThrow(/^Invalid pin .*: expected sha256: and the base64 \(or hex\) SHA-256 of the certificate's public key/);
-    },
-  );
+  it.each([
+    '47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=',
+    'sha1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=',
+    'sha256:abc',
+    `sha256:${HEX}00`,
+    'sha256://47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=',
+  ])('refuses %s with the expected format', (text) => {
+    expect(() => parsePin(text)).toThrow(
+      /^Invalid pin .*: expected sha256: and the base64 \(or hex\) SHA-256 of the certificate's public key/,
+    );
+  });
 });

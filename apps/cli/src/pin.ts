@@ -6,7 +6,8 @@ import { UsageError } from './errors.js';
 // the console prints and curl's --pinnedpubkey takes. The same 32 bytes as 64 hex digits (colons allowed, as
 // `openssl dgst` or a fingerprint display prints them) are accepted and stored in the base64 form.
 
-export const PIN_FORMAT_HINT = 'expected sha256: and the base64 (or hex) SHA-256 of the certificate\'s public key (SubjectPublicKeyInfo)';
+export const PIN_FORMAT_HINT =
+  "expected sha256: and the base64 (or hex) SHA-256 of the certificate's public key (SubjectPublicKeyInfo)";
 
 export function parsePin(text: string): string {
   const trimmed = text.trim();

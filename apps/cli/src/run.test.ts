@@ -13,28 +13,48 @@ import { createSystem } from './system.js';
 describe('postern connect', () => {
   it('fetches the config, stores it, brings the tunnel up and says so', async () => {
     const token = makeToken();
-    const server = await startAgentServer(() => ({ status: 200, body: { node: makeNode(), config: nodeConfigText() } }));
+    const server = await startAgentServer(() => ({
+      status: 200,
+      body: { node: makeNode(), config: nodeConfigText() },
+    }));
     try {
       const system = connectedSystem();
       const h = harness(system);
-      const code = await runCli(['connect', '--url', server.url, '--token', token, '--config-dir', '/cfg', '--interface', 'pstn-t1'], h.context);
+      const code = await runCli(
+        ['connect', '--url', server.url, '--token', token, '--config-dir', '/cfg', '--interface', 'pstn-t1'],
+        h.context,
+      );
       expect(h.err()).toContain(`Connecting to ${server.url} …`);
       expect(code).toBe(0);
       expect(h.out()).toBe('Connected: pstn-t1 (wireguard-go) 10.8.0.2/32 via gw.example.com:51820\n');
       expect(system.files.get('/cfg/wireguard.conf')).toEqual({ text: nodeConfigText(), mode: 0o600 });
-      expect(JSON.parse(system.files.get('/cfg/postern.json')?.text ?? '')).toEqual({ url: server.url, token, interface: 'pstn-t1' });
+      expect(JSON.parse(system.files.get('/cfg/postern.json')?.text ?? '')).toEqual({
+        url: server.url,
+        token,
+        interface: 'pstn-t1',
+      });
       expect(system.links.has('pstn-t1')).toBe(true);
       expect(h.err() + h.out()).not.toContain(token);
 
       // Connecting again under another name replaces the old interface.
       const again = harness(system);
-      expect(await runCli(['connect', '--url', server.url, '--token', token, '--config-dir', '/cfg', '--interface', 'pstn-t3'], again.context)).toBe(0);
+      expect(
+        await runCli(
+          ['connect', '--url', server.url, '--token', token, '--config-dir', '/cfg', '--interface', 'pstn-t3'],
+          again.context,
+        ),
+      ).toBe(0);
       expect([...system.links]).toEqual(['pstn-t3']);
 
       // A damaged settings file does not block the connect that rewrites it.
       system.files.set('/cfg/postern.json', { text: '{', mode: 0o600 });
       const repair = harness(system);
-      expect(await runCli(['connect', '--url', server.url, '--token', token, '--config-dir', '/cfg', '--interface', 'pstn-t3'], repair.context)).toBe(0);
+      expect(
+        await runCli(
+          ['connect', '--url', server.url, '--token', token, '--config-dir', '/cfg', '--interface', 'pstn-t3'],
+          repair.context,
+        ),
+      ).toBe(0);
       expect(JSON.parse(system.files.get('/cfg/postern.json')?.text ?? '')).toMatchObject({ interface: 'pstn-t3' });
     } finally {
       await server.close();
@@ -46,7 +66,10 @@ describe('postern connect', () => {
     const server = await startAgentServer(() => ({ status: 200, body: { data: [], page: 1, limit: 100, total: 0 } }));
     try {
       const system = connectedSystem();
-      system.files.set('/cfg/postern.json', { text: JSON.stringify({ url: server.url, token, interface: 'x' }), mode: 0o600 });
+      system.files.set('/cfg/postern.json', {
+        text: JSON.stringify({ url: server.url, token, interface: 'x' }),
+        mode: 0o600,
+      });
       const stored = harness(system, { configDir: '/cfg' });
       expect(await runCli(['services'], stored.context)).toBe(0);
       const fromEnv = harness(createFakeSystem(), { url: server.url, token });
@@ -62,7 +85,9 @@ describe('postern connect', () => {
     const url = `http://127.0.0.1:${await findClosedPort()}`;
     const h = harness(connectedSystem());
     expect(await runCli(['connect', '--url', url, '--token', makeToken(), '--config-dir', '/cfg'], h.context)).toBe(1);
-    expect(h.err()).toMatch(new RegExp(`^Connecting to .*\\npostern: Cannot reach the gateway at ${url}: connect ECONNREFUSED [\\d.:]+\\n$`));
+    expect(h.err()).toMatch(
+      new RegExp(`^Connecting to .*\\npostern: Cannot reach the gateway at ${url}: connect ECONNREFUSED [\\d.:]+\\n$`),
+    );
   });
 
   it('prints the server message for a revoked token and stores nothing', async () => {
@@ -70,7 +95,9 @@ describe('postern connect', () => {
     try {
       const system = connectedSystem();
       const h = harness(system);
-      expect(await runCli(['connect', '--url', server.url, '--token', makeToken(), '--config-dir', '/cfg'], h.context)).toBe(EXIT_BAD_TOKEN);
+      expect(
+        await runCli(['connect', '--url', server.url, '--token', makeToken(), '--config-dir', '/cfg'], h.context),
+      ).toBe(EXIT_BAD_TOKEN);
       expect(h.err()).toContain('postern: The gateway refused the access token: Token revoked\n');
       expect(system.files.has('/cfg/postern.json')).toBe(false);
       expect(system.links.size).toBe(0);
@@ -83,7 +110,9 @@ describe('postern connect', () => {
     const server = await startAgentServer(() => ({ status: 200, body: {} }));
     try {
       const h = harness(connectedSystem());
-      expect(await runCli(['connect', '--url', server.url, '--token', 'pstn_typo', '--config-dir', '/cfg'], h.context)).toBe(EXIT_BAD_TOKEN);
+      expect(
+        await runCli(['connect', '--url', server.url, '--token', 'pstn_typo', '--config-dir', '/cfg'], h.context),
+      ).toBe(EXIT_BAD_TOKEN);
       expect(h.err()).toMatch(/^postern: Malformed access token/);
       expect(server.requests).toHaveLength(0);
     } finally {
@@ -96,7 +125,12 @@ describe('postern connect', () => {
     try {
       // The real system, with a PATH that holds no wg.
       const h = harness(createSystem('/nonexistent-postern-bin'));
-      expect(await runCli(['connect', '--url', server.url, '--token', makeToken(), '--config-dir', '/nonexistent-postern-cfg'], h.context)).toBe(1);
+      expect(
+        await runCli(
+          ['connect', '--url', server.url, '--token', makeToken(), '--config-dir', '/nonexistent-postern-cfg'],
+          h.context,
+        ),
+      ).toBe(1);
       expect(h.err()).toBe(`postern: ${TOOLS_MISSING_MESSAGE}\n`);
       expect(server.requests).toHaveLength(0);
     } finally {
@@ -123,8 +157,15 @@ describe('postern connect', () => {
         if (text.startsWith('Connected:')) stop.abort();
       },
     };
-    expect(await runCli(['connect', '--daemon', '--url', 'https://gw.example.com', '--token', token, '--config-dir', '/cfg'], h.context)).toBe(0);
-    expect(h.err()).toContain('Cannot reach the gateway at https://gw.example.com: connect ENETUNREACH 192.0.2.1:443; retrying in 2 s\n');
+    expect(
+      await runCli(
+        ['connect', '--daemon', '--url', 'https://gw.example.com', '--token', token, '--config-dir', '/cfg'],
+        h.context,
+      ),
+    ).toBe(0);
+    expect(h.err()).toContain(
+      'Cannot reach the gateway at https://gw.example.com: connect ENETUNREACH 192.0.2.1:443; retrying in 2 s\n',
+    );
     expect(h.err()).toContain('retrying in 4 s\n');
     expect(h.out()).toContain('Connected: postern0');
     expect(h.out()).toMatch(/stopping: removing postern0\n$/);
@@ -138,8 +179,12 @@ describe('postern connect', () => {
 });
 
 describe('postern connect: plain HTTP and certificates', () => {
-  const configAnswer = { status: 200, body: { node: makeNode(), config: nodeConfigText(), tunnelHealthUrl: 'http://10.8.0.1:80/_postern/tunnel-health' } };
-  const storedSettings = (system: ReturnType<typeof connectedSystem>) => JSON.parse(system.files.get('/cfg/postern.json')?.text ?? 'null') as Record<string, unknown> | null;
+  const configAnswer = {
+    status: 200,
+    body: { node: makeNode(), config: nodeConfigText(), tunnelHealthUrl: 'http://10.8.0.1:80/_postern/tunnel-health' },
+  };
+  const storedSettings = (system: ReturnType<typeof connectedSystem>) =>
+    JSON.parse(system.files.get('/cfg/postern.json')?.text ?? 'null') as Record<string, unknown> | null;
 
   it('refuses a plain-HTTP URL to a public host before any request, and says how to go on', async () => {
     const system = connectedSystem();
@@ -149,7 +194,12 @@ describe('postern connect: plain HTTP and certificates', () => {
       requested.push(request.url);
       return { status: 500, body: '' };
     };
-    expect(await runCli(['connect', '--url', 'http://gw.example.com:3000', '--token', makeToken(), '--config-dir', '/cfg'], h.context)).toBe(2);
+    expect(
+      await runCli(
+        ['connect', '--url', 'http://gw.example.com:3000', '--token', makeToken(), '--config-dir', '/cfg'],
+        h.context,
+      ),
+    ).toBe(2);
     expect(h.err()).toMatch(/^postern: Refusing plain-HTTP gateway URL http:\/\/gw\.example\.com:3000: .*--insecure/);
     expect(requested).toEqual([]);
     expect(system.files.has('/cfg/postern.json')).toBe(false);
@@ -166,7 +216,21 @@ describe('postern connect: plain HTTP and certificates', () => {
     };
     const h = harness(system);
     h.context.createHttpClient = answering;
-    expect(await runCli(['connect', '--insecure', '--url', 'http://gw.example.com:3000', '--token', makeToken(), '--config-dir', '/cfg'], h.context)).toBe(0);
+    expect(
+      await runCli(
+        [
+          'connect',
+          '--insecure',
+          '--url',
+          'http://gw.example.com:3000',
+          '--token',
+          makeToken(),
+          '--config-dir',
+          '/cfg',
+        ],
+        h.context,
+      ),
+    ).toBe(0);
     expect(storedSettings(system)).toMatchObject({ url: 'http://gw.example.com:3000', insecure: true });
 
     const later = harness(system, { configDir: '/cfg' });
@@ -185,8 +249,12 @@ describe('postern connect: plain HTTP and certificates', () => {
       const system = connectedSystem();
       const h = harness(system);
       const token = makeToken();
-      expect(await runCli(['connect', '--url', server.url, '--token', token, '--config-dir', '/cfg'], h.context)).toBe(1);
-      expect(h.err()).toMatch(/\npostern: The gateway's certificate at https:\/\/127\.0\.0\.1:\d+ is not trusted: it is self-signed .*--pin sha256:/);
+      expect(await runCli(['connect', '--url', server.url, '--token', token, '--config-dir', '/cfg'], h.context)).toBe(
+        1,
+      );
+      expect(h.err()).toMatch(
+        /\npostern: The gateway's certificate at https:\/\/127\.0\.0\.1:\d+ is not trusted: it is self-signed .*--pin sha256:/,
+      );
       expect(h.err()).not.toContain(token);
       expect(server.requests).toEqual([]);
       expect(system.files.has('/cfg/postern.json')).toBe(false);
@@ -197,20 +265,39 @@ describe('postern connect: plain HTTP and certificates', () => {
 
   it('connects to a self-signed gateway with --pin, stores the pin, and later commands use it', async () => {
     const certificate = await makeCertificate('gateway.test');
-    const server = await startAgentServer((request) => (request.url.endsWith('/config') ? configAnswer : { status: 200, body: { data: [], page: 1, limit: 100, total: 0 } }), certificate);
+    const server = await startAgentServer(
+      (request) =>
+        request.url.endsWith('/config')
+          ? configAnswer
+          : { status: 200, body: { data: [], page: 1, limit: 100, total: 0 } },
+      certificate,
+    );
     try {
       const system = connectedSystem();
       const token = makeToken();
       const h = harness(system);
-      expect(await runCli(['connect', '--url', server.url, '--token', token, '--pin', certificate.pin, '--config-dir', '/cfg'], h.context)).toBe(0);
+      expect(
+        await runCli(
+          ['connect', '--url', server.url, '--token', token, '--pin', certificate.pin, '--config-dir', '/cfg'],
+          h.context,
+        ),
+      ).toBe(0);
       expect(storedSettings(system)).toEqual({
-        url: server.url, token, interface: 'postern0', pin: certificate.pin, tunnelHealthUrl: 'http://10.8.0.1:80/_postern/tunnel-health',
+        url: server.url,
+        token,
+        interface: 'postern0',
+        pin: certificate.pin,
+        tunnelHealthUrl: 'http://10.8.0.1:80/_postern/tunnel-health',
       });
       expect(h.err() + h.out()).not.toContain(token);
 
       const later = harness(system, { configDir: '/cfg' });
       expect(await runCli(['services'], later.context)).toBe(0);
-      expect(server.requests.map((request) => request.url)).toEqual(['/api/agent/config', '/api/agent/services/http?page=1&limit=100', '/api/agent/services/tcp?page=1&limit=100']);
+      expect(server.requests.map((request) => request.url)).toEqual([
+        '/api/agent/config',
+        '/api/agent/services/http?page=1&limit=100',
+        '/api/agent/services/tcp?page=1&limit=100',
+      ]);
 
       // A stored pin belongs to the stored URL: a URL given by flag is verified on its own terms.
       const otherUrl = harness(system, { configDir: '/cfg' });
@@ -223,15 +310,24 @@ describe('postern connect: plain HTTP and certificates', () => {
 
   it('takes the pin from POSTERN_PIN, refuses a mismatch, and refuses a malformed one or one without TLS', async () => {
     const certificate = await makeCertificate('gateway.test');
-    const server = await startAgentServer(() => ({ status: 200, body: { data: [], page: 1, limit: 100, total: 0 } }), certificate);
+    const server = await startAgentServer(
+      () => ({ status: 200, body: { data: [], page: 1, limit: 100, total: 0 } }),
+      certificate,
+    );
     try {
       const token = makeToken();
       const fromEnv = harness(createFakeSystem(), { url: server.url, token, pin: certificate.pin });
       expect(await runCli(['services'], fromEnv.context)).toBe(0);
 
-      const wrong = harness(createFakeSystem(), { url: server.url, token, pin: (await makeCertificate('other.test')).pin });
+      const wrong = harness(createFakeSystem(), {
+        url: server.url,
+        token,
+        pin: (await makeCertificate('other.test')).pin,
+      });
       expect(await runCli(['services'], wrong.context)).toBe(1);
-      expect(wrong.err()).toMatch(/^postern: The gateway at https:\/\/127\.0\.0\.1:\d+ presented a certificate with pin sha256:\S+, not the pinned sha256:\S+: nothing was sent\./);
+      expect(wrong.err()).toMatch(
+        /^postern: The gateway at https:\/\/127\.0\.0\.1:\d+ presented a certificate with pin sha256:\S+, not the pinned sha256:\S+: nothing was sent\./,
+      );
       expect(server.requests).toHaveLength(2);
 
       const malformed = harness(createFakeSystem(), { url: server.url, token, pin: 'sha256:nope' });
@@ -239,7 +335,12 @@ describe('postern connect: plain HTTP and certificates', () => {
       expect(malformed.err()).toMatch(/^postern: POSTERN_PIN: Invalid pin "sha256:nope"/);
 
       const plain = harness(createFakeSystem());
-      expect(await runCli(['services', '--url', 'http://127.0.0.1:9', '--token', token, '--pin', certificate.pin], plain.context)).toBe(2);
+      expect(
+        await runCli(
+          ['services', '--url', 'http://127.0.0.1:9', '--token', token, '--pin', certificate.pin],
+          plain.context,
+        ),
+      ).toBe(2);
       expect(plain.err()).toBe('postern: A certificate pin needs an https:// gateway URL, not http://127.0.0.1:9\n');
     } finally {
       await server.close();
@@ -262,15 +363,32 @@ describe('postern status', () => {
 describe('postern expose / services / enable / rm', () => {
   it('checks the request like the gateway does before sending it', async () => {
     const h = harness(createFakeSystem(), { url: 'http://127.0.0.1:9', token: makeToken() });
-    expect(await runCli(['expose', 'http', 'web', '--port', '80', '--domain', 'app.example.com', '--allow', 'not-an-ip'], h.context)).toBe(1);
-    expect(h.err()).toBe('postern: Validation failed:\n  allowedIps: This field must be a valid IPv4 address, optionally with a CIDR\n');
+    expect(
+      await runCli(
+        ['expose', 'http', 'web', '--port', '80', '--domain', 'app.example.com', '--allow', 'not-an-ip'],
+        h.context,
+      ),
+    ).toBe(1);
+    expect(h.err()).toBe(
+      'postern: Validation failed:\n  allowedIps: This field must be a valid IPv4 address, optionally with a CIDR\n',
+    );
     const reserved = harness(createFakeSystem(), { url: 'http://127.0.0.1:9', token: makeToken() });
-    expect(await runCli(['expose', 'http', 'web', '--port', '80', '--domain', 'app.example.com', '--path', '/_postern/x'], reserved.context)).toBe(1);
-    expect(reserved.err()).toContain("pathLocation: This field must not be /_postern or a path below it: it is the gateway's internal path");
+    expect(
+      await runCli(
+        ['expose', 'http', 'web', '--port', '80', '--domain', 'app.example.com', '--path', '/_postern/x'],
+        reserved.context,
+      ),
+    ).toBe(1);
+    expect(reserved.err()).toContain(
+      "pathLocation: This field must not be /_postern or a path below it: it is the gateway's internal path",
+    );
   });
 
   it('asks for --domain before calling the gateway, with the guidance the gateway gives', async () => {
-    for (const argv of [['expose', 'http', 'web', '--port', '80'], ['expose', 'http', 'web', '--port', '80', '--path', '/shop']]) {
+    for (const argv of [
+      ['expose', 'http', 'web', '--port', '80'],
+      ['expose', 'http', 'web', '--port', '80', '--path', '/shop'],
+    ]) {
       const h = harness(createFakeSystem(), { url: 'http://127.0.0.1:9', token: makeToken() });
       expect(await runCli(argv, h.context)).toBe(2);
       expect(h.err()).toBe(`postern: ${ruleMessages.domainRequiredForNode}. Run "postern expose http --help".\n`);
@@ -280,13 +398,27 @@ describe('postern expose / services / enable / rm', () => {
   it("passes the gateway's refusals through: a domain that is not the node's, a disabled node", async () => {
     const server = await startAgentServer((request) =>
       request.url.includes('/tcp')
-        ? { status: 403, body: { message: 'This node is disabled: the gateway refuses its access tokens until an operator connects it again (Connect in the console)' } }
-        : { status: 422, body: { message: 'Validation failed', errors: { body: [{ field: 'domain', message: ruleMessages.domainNotYours }] } } },
+        ? {
+            status: 403,
+            body: {
+              message:
+                'This node is disabled: the gateway refuses its access tokens until an operator connects it again (Connect in the console)',
+            },
+          }
+        : {
+            status: 422,
+            body: {
+              message: 'Validation failed',
+              errors: { body: [{ field: 'domain', message: ruleMessages.domainNotYours }] },
+            },
+          },
     );
     try {
       const env = { url: server.url, token: makeToken() };
       const notMine = harness(createFakeSystem(), env);
-      expect(await runCli(['expose', 'http', 'web', '--port', '80', '--domain', 'theirs.example.com'], notMine.context)).toBe(1);
+      expect(
+        await runCli(['expose', 'http', 'web', '--port', '80', '--domain', 'theirs.example.com'], notMine.context),
+      ).toBe(1);
       expect(notMine.err()).toBe(`postern: Validation failed:\n  domain: ${ruleMessages.domainNotYours}\n`);
       const disabled = harness(createFakeSystem(), env);
       expect(await runCli(['expose', 'tcp', 'ssh', '--port', '22'], disabled.context)).toBe(1);
@@ -298,18 +430,54 @@ describe('postern expose / services / enable / rm', () => {
 
   it('sends the service and prints where it is published', async () => {
     const service = {
-      id: 5, nodeId: 1, name: 'mqtt', domain: null, backendHost: '10.8.0.2', backendPort: 1883, allowedIps: [], blockedIps: ['10.1.0.0/16'],
-      enabled: true, publicAccess: 'tcp://gw.example.com:31883', applyError: null, created_at: 'x', updated_at: 'x', proto: 'tcp', port: 31883, ssl: true,
+      id: 5,
+      nodeId: 1,
+      name: 'mqtt',
+      domain: null,
+      backendHost: '10.8.0.2',
+      backendPort: 1883,
+      allowedIps: [],
+      blockedIps: ['10.1.0.0/16'],
+      enabled: true,
+      publicAccess: 'tcp://gw.example.com:31883',
+      applyError: null,
+      created_at: 'x',
+      updated_at: 'x',
+      proto: 'tcp',
+      port: 31883,
+      ssl: true,
     };
     const server = await startAgentServer((request) =>
-      request.method === 'POST' ? { status: 201, body: service } : { status: 200, body: { data: request.url.includes('/tcp') ? [service] : [], page: 1, limit: 100, total: request.url.includes('/tcp') ? 1 : 0 } },
+      request.method === 'POST'
+        ? { status: 201, body: service }
+        : {
+            status: 200,
+            body: {
+              data: request.url.includes('/tcp') ? [service] : [],
+              page: 1,
+              limit: 100,
+              total: request.url.includes('/tcp') ? 1 : 0,
+            },
+          },
     );
     try {
       const env = { url: server.url, token: makeToken() };
       const expose = harness(createFakeSystem(), env);
-      expect(await runCli(['expose', 'tcp', 'mqtt', '--port', '1883', '--public-port', '31883', '--tls', '--block', '10.1.0.0/16'], expose.context)).toBe(0);
+      expect(
+        await runCli(
+          ['expose', 'tcp', 'mqtt', '--port', '1883', '--public-port', '31883', '--tls', '--block', '10.1.0.0/16'],
+          expose.context,
+        ),
+      ).toBe(0);
       expect(expose.out()).toBe('Exposed tcp service 5 "mqtt" at tcp://gw.example.com:31883\n');
-      expect(JSON.parse(server.requests[0]?.body ?? '')).toEqual({ name: 'mqtt', backendPort: 1883, proto: 'tcp', ssl: true, port: 31883, blockedIps: ['10.1.0.0/16'] });
+      expect(JSON.parse(server.requests[0]?.body ?? '')).toEqual({
+        name: 'mqtt',
+        backendPort: 1883,
+        proto: 'tcp',
+        ssl: true,
+        port: 31883,
+        blockedIps: ['10.1.0.0/16'],
+      });
 
       const list = harness(createFakeSystem(), env);
       expect(await runCli(['services'], list.context)).toBe(0);
@@ -330,17 +498,43 @@ describe('postern expose / services / enable / rm', () => {
 describe('postern expose --ttl', () => {
   it('sends the duration in seconds and prints when the exposure ends', async () => {
     const service = {
-      id: 7, nodeId: 1, name: 'demo', domain: 'demo.example.com', backendHost: '10.8.0.2', backendPort: 3000, allowedIps: [], blockedIps: [],
-      enabled: true, publicAccess: 'https://demo.example.com/', applyError: null, expiresAt: '2030-01-01T01:00:00.000Z', created_at: 'x', updated_at: 'x',
-      pathLocation: '/', backendProto: 'http', ssl: 'self-signed',
+      id: 7,
+      nodeId: 1,
+      name: 'demo',
+      domain: 'demo.example.com',
+      backendHost: '10.8.0.2',
+      backendPort: 3000,
+      allowedIps: [],
+      blockedIps: [],
+      enabled: true,
+      publicAccess: 'https://demo.example.com/',
+      applyError: null,
+      expiresAt: '2030-01-01T01:00:00.000Z',
+      created_at: 'x',
+      updated_at: 'x',
+      pathLocation: '/',
+      backendProto: 'http',
+      ssl: 'self-signed',
     };
     const server = await startAgentServer(() => ({ status: 201, body: service }));
     try {
       const env = { url: server.url, token: makeToken() };
       const http = harness(createFakeSystem(), env);
-      expect(await runCli(['expose', 'http', 'demo', '--port', '3000', '--domain', 'demo.example.com', '--ttl', '1h'], http.context)).toBe(0);
-      expect(http.out()).toBe('Exposed http service 7 "demo" at https://demo.example.com/ until 2030-01-01T01:00:00.000Z\n');
-      expect(JSON.parse(server.requests[0]?.body ?? '')).toEqual({ name: 'demo', backendPort: 3000, domain: 'demo.example.com', ttl: 3600 });
+      expect(
+        await runCli(
+          ['expose', 'http', 'demo', '--port', '3000', '--domain', 'demo.example.com', '--ttl', '1h'],
+          http.context,
+        ),
+      ).toBe(0);
+      expect(http.out()).toBe(
+        'Exposed http service 7 "demo" at https://demo.example.com/ until 2030-01-01T01:00:00.000Z\n',
+      );
+      expect(JSON.parse(server.requests[0]?.body ?? '')).toEqual({
+        name: 'demo',
+        backendPort: 3000,
+        domain: 'demo.example.com',
+        ttl: 3600,
+      });
 
       const tcp = harness(createFakeSystem(), env);
       await runCli(['expose', 'tcp', 'ssh', '--port', '22', '--ttl', '90m'], tcp.context);
@@ -375,7 +569,11 @@ describe('postern networks', () => {
     const networks = ['192.168.1.0/24', '10.20.0.0/24'];
     const server = await startAgentServer((request) => ({
       status: 200,
-      body: makeNode({ isGateway: true, gatewayNetwork: '192.168.1.0/24', gatewayNetworks: request.method === 'PATCH' ? networks : ['192.168.1.0/24'] }),
+      body: makeNode({
+        isGateway: true,
+        gatewayNetwork: '192.168.1.0/24',
+        gatewayNetworks: request.method === 'PATCH' ? networks : ['192.168.1.0/24'],
+      }),
     }));
     try {
       const shown = harness(createFakeSystem(), { url: server.url, token });

@@ -30,13 +30,24 @@ describe('store', () => {
   it('keeps the pin, the plain-HTTP permission and the health URL, and reads files from before them', async () => {
     const system = createSystem('/usr/bin');
     const settings = {
-      url: 'https://gw.example.com', token: 'pstn_secret', interface: 'postern0', pin: 'sha256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=',
-      insecure: true as const, tunnelHealthUrl: 'http://10.44.0.1:80/_postern/tunnel-health',
+      url: 'https://gw.example.com',
+      token: 'pstn_secret',
+      interface: 'postern0',
+      pin: 'sha256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=',
+      insecure: true as const,
+      tunnelHealthUrl: 'http://10.44.0.1:80/_postern/tunnel-health',
     };
     await saveConnection(system, dir, settings, nodeConfigText());
     expect(await readSettings(system, dir)).toEqual(settings);
-    await writeFile(settingsPath(dir), JSON.stringify({ url: 'https://gw.example.com', token: 'pstn_secret', interface: 'postern0' }));
-    expect(await readSettings(system, dir)).toEqual({ url: 'https://gw.example.com', token: 'pstn_secret', interface: 'postern0' });
+    await writeFile(
+      settingsPath(dir),
+      JSON.stringify({ url: 'https://gw.example.com', token: 'pstn_secret', interface: 'postern0' }),
+    );
+    expect(await readSettings(system, dir)).toEqual({
+      url: 'https://gw.example.com',
+      token: 'pstn_secret',
+      interface: 'postern0',
+    });
     await writeFile(settingsPath(dir), JSON.stringify({ ...settings, pin: 'sha256:short' }));
     await expect(readSettings(system, dir)).rejects.toThrow(/is damaged/);
   });

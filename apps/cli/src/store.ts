@@ -53,14 +53,23 @@ export async function readWireguardConfig(system: System, configDir: string): Pr
   return system.readText(wireguardPath(configDir));
 }
 
-export async function saveConnection(system: System, configDir: string, settings: StoredSettings, wireguardConfig: string): Promise<void> {
+export async function saveConnection(
+  system: System,
+  configDir: string,
+  settings: StoredSettings,
+  wireguardConfig: string,
+): Promise<void> {
   await system.ensurePrivateDir(configDir);
   await system.writePrivateFile(wireguardPath(configDir), wireguardConfig);
   await system.writePrivateFile(settingsPath(configDir), `${JSON.stringify(settings, null, 2)}\n`);
 }
 
 /** Changes some stored settings and keeps the rest (the daemon learns a new health URL). */
-export async function updateSettings(system: System, configDir: string, changes: Partial<StoredSettings>): Promise<void> {
+export async function updateSettings(
+  system: System,
+  configDir: string,
+  changes: Partial<StoredSettings>,
+): Promise<void> {
   const current = await readSettings(system, configDir);
   if (current === null) return;
   await system.writePrivateFile(settingsPath(configDir), `${JSON.stringify({ ...current, ...changes }, null, 2)}\n`);

@@ -51,7 +51,11 @@ describe('createSystem', () => {
     const echo = await system.which('echo');
     const cat = await system.which('cat');
     expect(echo).not.toBeNull();
-    expect(await system.run(echo ?? 'echo', ['a b; $(reboot)'])).toEqual({ code: 0, stdout: 'a b; $(reboot)\n', stderr: '' });
+    expect(await system.run(echo ?? 'echo', ['a b; $(reboot)'])).toEqual({
+      code: 0,
+      stdout: 'a b; $(reboot)\n',
+      stderr: '',
+    });
     const result = await system.run(cat ?? 'cat', [path.join(dir, 'missing')]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('No such file');

@@ -59,7 +59,9 @@ describe('bringUpTunnel', () => {
     const system = createFakeSystem({ hasKernelWireguard: true });
     system.links.add('pstn0');
     await bringUpTunnel(system, 'pstn0', config, '/cfg');
-    expect(system.calls.indexOf('ip link delete dev pstn0')).toBeLessThan(system.calls.indexOf('ip link add dev pstn0 type wireguard'));
+    expect(system.calls.indexOf('ip link delete dev pstn0')).toBeLessThan(
+      system.calls.indexOf('ip link add dev pstn0 type wireguard'),
+    );
   });
 });
 
@@ -86,7 +88,14 @@ describe('readPeerStates', () => {
     const system = createFakeSystem({ hasKernelWireguard: true, handshake: () => 1_767_225_600 });
     await bringUpTunnel(system, 'pstn0', config, '/cfg');
     expect(await readPeerStates(system, 'pstn0')).toEqual([
-      { publicKey: 'PEERKEY=', endpoint: '192.0.2.1:51820', allowedIps: ['10.8.0.0/24'], latestHandshake: 1_767_225_600, transferRx: 1536, transferTx: 2048 },
+      {
+        publicKey: 'PEERKEY=',
+        endpoint: '192.0.2.1:51820',
+        allowedIps: ['10.8.0.0/24'],
+        latestHandshake: 1_767_225_600,
+        transferRx: 1536,
+        transferTx: 2048,
+      },
     ]);
     expect(await readPeerStates(system, 'absent')).toEqual([]);
   });

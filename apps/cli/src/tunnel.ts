@@ -39,7 +39,12 @@ export async function isInterfacePresent(system: System, iface: string): Promise
  * Creates (or recreates) the interface and applies keys, peer, addresses, MTU and routes. `privateDir` (0700) holds
  * the `wg setconf` input for a moment: wg cannot read it from stdin, because Node's stdio is a socket, not a pipe.
  */
-export async function bringUpTunnel(system: System, iface: string, config: TunnelConfig, privateDir: string): Promise<Implementation> {
+export async function bringUpTunnel(
+  system: System,
+  iface: string,
+  config: TunnelConfig,
+  privateDir: string,
+): Promise<Implementation> {
   const tools = await findTools(system);
   await tearDownTunnel(system, iface);
   const implementation = await createInterface(system, tools, iface);
@@ -115,7 +120,16 @@ async function addFullTunnelRoute(system: System, tools: Tools, iface: string, r
   const family = familyFlag(route);
   await runChecked(system, tools.wg, ['set', iface, 'fwmark', FULL_TUNNEL_TABLE]);
   await runChecked(system, tools.ip, [family, 'route', 'replace', route, 'dev', iface, 'table', FULL_TUNNEL_TABLE]);
-  await runChecked(system, tools.ip, [family, 'rule', 'add', 'not', 'fwmark', FULL_TUNNEL_TABLE, 'table', FULL_TUNNEL_TABLE]);
+  await runChecked(system, tools.ip, [
+    family,
+    'rule',
+    'add',
+    'not',
+    'fwmark',
+    FULL_TUNNEL_TABLE,
+    'table',
+    FULL_TUNNEL_TABLE,
+  ]);
   await runChecked(system, tools.ip, [family, 'rule', 'add', 'table', 'main', 'suppress_prefixlength', '0']);
 }
 
@@ -124,7 +138,16 @@ async function removeFullTunnelRules(system: System, tools: Tools): Promise<void
     const rules = await system.run(tools.ip, [family, 'rule', 'show']);
     if (rules.code !== 0) continue;
     if (rules.stdout.includes(`lookup ${FULL_TUNNEL_TABLE}`)) {
-      await system.run(tools.ip, [family, 'rule', 'delete', 'not', 'fwmark', FULL_TUNNEL_TABLE, 'table', FULL_TUNNEL_TABLE]);
+      await system.run(tools.ip, [
+        family,
+        'rule',
+        'delete',
+        'not',
+        'fwmark',
+        FULL_TUNNEL_TABLE,
+        'table',
+        FULL_TUNNEL_TABLE,
+      ]);
       await system.run(tools.ip, [family, 'rule', 'delete', 'table', 'main', 'suppress_prefixlength', '0']);
     }
   }
@@ -134,7 +157,9 @@ async function runChecked(system: System, command: string, args: string[]): Prom
   const result = await system.run(command, args);
   if (result.code !== 0) {
     const name = command.split('/').pop() ?? command;
-    throw new CliError(`${name} ${args.slice(0, 3).join(' ')} failed: ${firstLine(result.stderr) || `exit code ${result.code}`}`);
+    throw new CliError(
+      `${name} ${args.slice(0, 3).join(' ')} failed: ${firstLine(result.stderr) || `exit code ${result.code}`}`,
+    );
   }
 }
 

@@ -43,7 +43,10 @@ describe('parseTunnelConfig', () => {
   });
 
   it.each([
-    ['an endpoint with shell characters', nodeConfigText().replace('gw.example.com:51820', 'gw.example.com;reboot:51820')],
+    [
+      'an endpoint with shell characters',
+      nodeConfigText().replace('gw.example.com:51820', 'gw.example.com;reboot:51820'),
+    ],
     ['a key that is not base64', nodeConfigText().replace(NODE_PRIVATE_KEY, 'not-a-key')],
     ['an unknown key', nodeConfigText().replace('PersistentKeepalive = 25', 'Foo = bar')],
     ['a line outside any section', `Garbage\n${nodeConfigText()}`],
@@ -60,7 +63,11 @@ describe('parseTunnelConfig', () => {
 
 describe('findGatewayTunnelIp', () => {
   it('is the first host of the VPN subnet that holds the node address', () => {
-    expect(findGatewayTunnelIp(parseTunnelConfig(nodeConfigText({ address: '10.20.3.7', allowedIps: '192.168.1.0/24, 10.20.0.0/16' })))).toBe('10.20.0.1');
+    expect(
+      findGatewayTunnelIp(
+        parseTunnelConfig(nodeConfigText({ address: '10.20.3.7', allowedIps: '192.168.1.0/24, 10.20.0.0/16' })),
+      ),
+    ).toBe('10.20.0.1');
   });
 
   it('is unknown for a full tunnel, which does not name the subnet', () => {

@@ -1,4 +1,13 @@
-import { intToIpv4, ipv4ToInt, isIPv4, isIPv4Cidr, isIpOrCidr, isIPv6, isInSubnet, isWireGuardKey } from '@postern/contract';
+import {
+  intToIpv4,
+  ipv4ToInt,
+  isIPv4,
+  isIPv4Cidr,
+  isIpOrCidr,
+  isIPv6,
+  isInSubnet,
+  isWireGuardKey,
+} from '@postern/contract';
 
 /** An IPv4 or IPv6 address, optionally with a prefix: what wg-quick's Address and AllowedIPs take. */
 export function isWgAddress(value: string): boolean {
@@ -41,7 +50,17 @@ const peerKeys: Record<string, Validator> = {
   PersistentKeepalive: (value) => (value === 'off' ? value : integerIn(0, 65535)(value)),
 };
 /** wg-quick keys `wg setconf` does not know. Hooks are dropped on purpose: running config text is never allowed. */
-const quickOnlyKeys = new Set(['Address', 'DNS', 'MTU', 'Table', 'PreUp', 'PostUp', 'PreDown', 'PostDown', 'SaveConfig']);
+const quickOnlyKeys = new Set([
+  'Address',
+  'DNS',
+  'MTU',
+  'Table',
+  'PreUp',
+  'PostUp',
+  'PreDown',
+  'PostDown',
+  'SaveConfig',
+]);
 
 export function parseTunnelConfig(text: string): TunnelConfig {
   const setconf: string[] = [];
@@ -137,7 +156,10 @@ function integerIn(min: number, max: number): Validator {
 }
 
 function ipList(value: string): string[] {
-  const items = value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
   if (items.length === 0 || !items.every(isWgAddress)) {
     throw new CliError(`Invalid WireGuard configuration from the gateway: bad address list ${JSON.stringify(value)}`);
   }

@@ -25,12 +25,17 @@ const keyOf = (suffix) => Object.keys(manifest).find((key) => key.endsWith(suffi
 
 const entryFiles = staticClosure('index.html');
 let isOverBudget = false;
-for (const [name, routeModule] of [['/ (home, signed in)', 'src/pages/home-page.tsx'], ['/login', 'src/pages/login-page.tsx']]) {
+for (const [name, routeModule] of [
+  ['/ (home, signed in)', 'src/pages/home-page.tsx'],
+  ['/login', 'src/pages/login-page.tsx'],
+]) {
   const files = staticClosure(keyOf(routeModule), new Set(entryFiles));
   const bytes = [...files].filter((file) => file.endsWith('.js')).reduce((sum, file) => sum + gzipSize(file), 0);
   isOverBudget ||= bytes > BUDGET_BYTES;
   console.log(`initial JS for ${name}: ${(bytes / 1024).toFixed(1)} KiB gzipped (budget 128 KiB), ${files.size} files`);
 }
-const entryBytes = [...entryFiles].filter((file) => file.endsWith('.js')).reduce((sum, file) => sum + gzipSize(file), 0);
+const entryBytes = [...entryFiles]
+  .filter((file) => file.endsWith('.js'))
+  .reduce((sum, file) => sum + gzipSize(file), 0);
 console.log(`entry chunks alone: ${(entryBytes / 1024).toFixed(1)} KiB gzipped`);
 process.exitCode = isOverBudget ? 1 : 0;

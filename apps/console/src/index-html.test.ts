@@ -21,6 +21,8 @@ describe('index.html under the Content-Security-Policy', () => {
 
   it('applies the theme from its own file (public/theme-init.js), not inline', () => {
     expect(indexHtml).toContain('<script src="/theme-init.js"></script>');
-    expect(readFileSync(join(import.meta.dirname, '../public/theme-init.js'), 'utf8')).toContain("localStorage.getItem('theme')");
+    expect(readFileSync(join(import.meta.dirname, '../public/theme-init.js'), 'utf8')).toContain(
+      "localStorage.getItem('theme')",
+    );
   });
 });

@@ -12,7 +12,9 @@ async function landOn(path: string): Promise<string> {
 /** What GET /api/auth/session answers: the session behind the server's HttpOnly cookie, or a 401. */
 function serverSession(session: { token: string; expires_in: number } | null) {
   const fetchMock = vi.fn(() =>
-    Promise.resolve(new Response(JSON.stringify(session ?? { message: 'Authentication required' }), { status: session ? 200 : 401 })),
+    Promise.resolve(
+      new Response(JSON.stringify(session ?? { message: 'Authentication required' }), { status: session ? 200 : 401 }),
+    ),
   );
   vi.stubGlobal('fetch', fetchMock);
   return fetchMock;

@@ -1,5 +1,12 @@
 import type { RouterHistory } from '@tanstack/react-router';
-import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet, redirect } from '@tanstack/react-router';
+import {
+  createRootRoute,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  Outlet,
+  redirect,
+} from '@tanstack/react-router';
 import { validateNodeDetailSearch, validateNodesSearch, validatePagedSearch } from './lib/list-search';
 import { restoreSession, saveRedirectTarget, setSessionNavigator } from './lib/session';
 import { NotFoundPage } from './pages/not-found-page';
@@ -91,12 +98,27 @@ const notFoundRoute = createRoute({ getParentRoute: () => signedInRoute, path: '
 
 const routeTree = rootRoute.addChildren([
   loginRoute,
-  signedInRoute.addChildren([homeRoute, domainsRoute, domainLogsRoute, nodesRoute, nodeRoute, serviceLogsRoute, auditRoute, settingsRoute, notFoundRoute]),
+  signedInRoute.addChildren([
+    homeRoute,
+    domainsRoute,
+    domainLogsRoute,
+    nodesRoute,
+    nodeRoute,
+    serviceLogsRoute,
+    auditRoute,
+    settingsRoute,
+    notFoundRoute,
+  ]),
 ]);
 
 /** A history can be injected so tests run the guards against a memory history. */
 export function createAppRouter(history?: RouterHistory) {
-  return createRouter({ routeTree, ...(history ? { history } : {}), defaultPreload: 'intent', scrollRestoration: true });
+  return createRouter({
+    routeTree,
+    ...(history ? { history } : {}),
+    defaultPreload: 'intent',
+    scrollRestoration: true,
+  });
 }
 
 export const router = createAppRouter();

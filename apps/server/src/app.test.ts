@@ -30,10 +30,14 @@ describe('system routes', () => {
     expect(createNode.operationId).toBe('createNode');
     expect(createNode.requestBody.content['application/json'].schema.properties).toHaveProperty('gatewayNetwork');
     expect(createNode.responses['201'].content['application/json'].schema.required).toContain('token');
-    expect(document.paths['/api/nodes/{id}/pats/{tokenId}/revoke'].patch.parameters.map((p: { name: string }) => p.name)).toEqual(['id', 'tokenId']);
+    expect(
+      document.paths['/api/nodes/{id}/pats/{tokenId}/revoke'].patch.parameters.map((p: { name: string }) => p.name),
+    ).toEqual(['id', 'tokenId']);
     expect(document.paths['/api/auth/login'].post.security).toEqual([]);
     expect(document.paths['/api/agent/node'].get.security).toEqual([{ nodeToken: [] }]);
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/domains', '/api/services/{nodeId}/http', '/api/logs/stream']));
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(['/api/domains', '/api/services/{nodeId}/http', '/api/logs/stream']),
+    );
     expect(createNode.responses['422'].description).toBe('code: validation');
     expect(createNode.responses['400'].description).toBe('code: dataplane_rejected');
     expect(createNode.responses['503'].description).toBe('code: dataplane_unavailable');
@@ -48,7 +52,9 @@ describe('system routes', () => {
     }
     const app = await buildApp(t.deps, { consoleDir: null });
     try {
-      expect(() => app.get('/api/side-door', () => ({ ok: true }))).toThrow('GET /api/side-door is not registered from a contract operation');
+      expect(() => app.get('/api/side-door', () => ({ ok: true }))).toThrow(
+        'GET /api/side-door is not registered from a contract operation',
+      );
     } finally {
       await app.close();
     }
@@ -63,7 +69,12 @@ describe('errors', () => {
     const unknown = await t.app.inject({ url: '/api/nope', headers });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toEqual({ message: 'Route GET /api/nope not found', code: 'not_found' });
-    const malformed = await t.app.inject({ method: 'POST', url: '/api/nodes', headers: { ...headers, 'content-type': 'application/json' }, payload: '{"name":' });
+    const malformed = await t.app.inject({
+      method: 'POST',
+      url: '/api/nodes',
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: '{"name":',
+    });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json()).toEqual({ message: 'The request body is not valid JSON', code: 'bad_request' });
   });
@@ -71,10 +82,22 @@ describe('errors', () => {
   it("gives the framework's own refusals a code too: malformed id, body too large, not JSON", async () => {
     t = await buildTestApp();
     const headers = { authorization: `Bearer ${await t.login()}` };
-    expect((await t.app.inject({ url: '/api/nodes/01', headers })).json()).toEqual({ message: 'Not found', code: 'not_found' });
-    const large = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'admin', password: 'x'.repeat(5000) } });
+    expect((await t.app.inject({ url: '/api/nodes/01', headers })).json()).toEqual({
+      message: 'Not found',
+      code: 'not_found',
+    });
+    const large = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { username: 'admin', password: 'x'.repeat(5000) },
+    });
     expect([large.statusCode, large.json().code]).toEqual([413, 'payload_too_large']);
-    const text = await t.app.inject({ method: 'POST', url: '/api/nodes', headers: { ...headers, 'content-type': 'application/xml' }, payload: '<name>n</name>' });
+    const text = await t.app.inject({
+      method: 'POST',
+      url: '/api/nodes',
+      headers: { ...headers, 'content-type': 'application/xml' },
+      payload: '<name>n</name>',
+    });
     expect([text.statusCode, text.json().code]).toEqual([415, 'unsupported_media_type']);
   });
 
@@ -82,7 +105,12 @@ describe('errors', () => {
     t = await buildTestApp();
     const headers = { authorization: `Bearer ${await t.login()}`, 'content-type': 'application/json' };
     const node = (await t.app.inject({ method: 'POST', url: '/api/nodes', headers, payload: { name: 'n' } })).json();
-    const response = await t.app.inject({ method: 'PATCH', url: `/api/nodes/${node.id}/disable`, headers, payload: '' });
+    const response = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/nodes/${node.id}/disable`,
+      headers,
+      payload: '',
+    });
     expect(response.statusCode).toBe(200);
   });
 });
@@ -130,9 +158,19 @@ describe('logging', () => {
   it('logs the forwarded client address for requests through the local proxy, never a forged one', async () => {
     const { lines, logger } = captureLog();
     t = await buildTestApp({ logger });
-    await t.app.inject({ url: '/api/health', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '203.0.113.7' } });
-    await t.app.inject({ url: '/api/health', remoteAddress: '192.0.2.50', headers: { 'x-forwarded-for': '198.51.100.9' } });
-    const addresses = lines.map((line) => (JSON.parse(line) as { req?: { remoteAddress: string } }).req?.remoteAddress).filter(Boolean);
+    await t.app.inject({
+      url: '/api/health',
+      remoteAddress: '127.0.0.1',
+      headers: { 'x-forwarded-for': '203.0.113.7' },
+    });
+    await t.app.inject({
+      url: '/api/health',
+      remoteAddress: '192.0.2.50',
+      headers: { 'x-forwarded-for': '198.51.100.9' },
+    });
+    const addresses = lines
+      .map((line) => (JSON.parse(line) as { req?: { remoteAddress: string } }).req?.remoteAddress)
+      .filter(Boolean);
     expect(addresses).toEqual(['203.0.113.7', '192.0.2.50']);
   });
 

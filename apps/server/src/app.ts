@@ -70,13 +70,17 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   // proxy-addr walks the chain from the right, so a client cannot spoof it by sending the header itself.
   const trustProxy = deps.config.trustedProxies.length > 0 ? [...deps.config.trustedProxies] : false;
   const options = { trustProxy, ...requestTimeouts(deps.config.requestTimeoutMs) };
-  const app: FastifyInstance = loggerInstance ? Fastify({ ...options, loggerInstance }) : Fastify({ ...options, logger: false });
+  const app: FastifyInstance = loggerInstance
+    ? Fastify({ ...options, loggerInstance })
+    : Fastify({ ...options, logger: false });
 
   // Every API route is an operation of the contract's table (http/operation.ts): the auth gate, the typed client
   // and the OpenAPI document all read the table, so a route outside it would be invisible to them.
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/api') && route.config?.operation === undefined) {
-      throw new Error(`${String(route.method)} ${route.url} is not registered from a contract operation (registerOperation)`);
+      throw new Error(
+        `${String(route.method)} ${route.url} is not registered from a contract operation (registerOperation)`,
+      );
     }
   });
 
@@ -95,12 +99,20 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   // A backend's verdict changing is an event the audit log keeps; a first verdict that the backend is up is not.
   const stopHealthAudit = observer.health.onHealthChange(({ health, previous }) => {
     if (previous === 'unknown' && health.state !== 'down') return;
-    deps.audit.onHealthChange({ type: health.type, id: health.id, nodeId: health.nodeId, from: previous, to: health.state, detail: health.lastError });
+    deps.audit.onHealthChange({
+      type: health.type,
+      id: health.id,
+      nodeId: health.nodeId,
+      from: previous,
+      to: health.state,
+      detail: health.lastError,
+    });
   });
   let stopMetricsListener: (() => Promise<void>) | null = null;
   app.addHook('onReady', async () => {
     await observer.start();
-    if (deps.config.metricsAddress) stopMetricsListener = await startMetricsListener(deps.config.metricsAddress, observer, deps.config.metricsToken);
+    if (deps.config.metricsAddress)
+      stopMetricsListener = await startMetricsListener(deps.config.metricsAddress, observer, deps.config.metricsToken);
   });
   app.addHook('onClose', async () => {
     stopHealthAudit();

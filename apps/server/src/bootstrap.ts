@@ -9,7 +9,10 @@ import { disableExpiredServices } from './modules/services/expiry.js';
  * Runs before the data plane starts, so a temporary exposure that ended while the gateway was down is disabled before
  * anything is served.
  */
-export async function bootstrap(deps: AppDeps, announceAdmin: (username: string, password: string) => void): Promise<void> {
+export async function bootstrap(
+  deps: AppDeps,
+  announceAdmin: (username: string, password: string) => void,
+): Promise<void> {
   await ensureAdmin(deps, announceAdmin);
   ensureGatewayKey(deps);
   ensureLocalNode(deps);

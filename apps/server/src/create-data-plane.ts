@@ -3,7 +3,11 @@ import type { ChallengeStore } from './dataplane/certs/acme.js';
 import { checkDomainPointsHere } from './dataplane/certs/domain-check.js';
 import type { CertificateStore } from './dataplane/certs/manager.js';
 import {
-  createDataPlane, gatewayAddress, parseSubnet, renderOptionsFor, type DataPlaneConfig,
+  createDataPlane,
+  gatewayAddress,
+  parseSubnet,
+  renderOptionsFor,
+  type DataPlaneConfig,
 } from './dataplane/index.js';
 import { createOfflineDataPlane } from './dataplane/offline.js';
 import type { DataPlane, DesiredState } from './dataplane/types.js';

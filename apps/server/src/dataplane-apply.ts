@@ -20,19 +20,36 @@ type ApplyDeps = Pick<AppDeps, 'db' | 'dataPlane' | 'now' | 'audit'>;
 export async function applyChanges(deps: ApplyDeps, cause?: ChangeRef): Promise<void> {
   const result = await deps.dataPlane.apply();
   recordRejections(deps, result.rejected);
-  const own = cause === undefined ? undefined : (cause.type === 'node' ? result.rejected.nodes : result.rejected[cause.type]).get(cause.id);
+  const own =
+    cause === undefined
+      ? undefined
+      : (cause.type === 'node' ? result.rejected.nodes : result.rejected[cause.type]).get(cause.id);
   if (own !== undefined) throw new AppError('dataplane_rejected', own);
-  if (!result.ok) throw new AppError('dataplane_unavailable', `Saved, but the gateway could not apply it yet: ${result.message}`);
+  if (!result.ok)
+    throw new AppError('dataplane_unavailable', `Saved, but the gateway could not apply it yet: ${result.message}`);
 }
 
 /** Stores each set-aside row's reason; a row newly set aside (or for a new reason) goes to the audit log too. */
 function recordRejections(deps: ApplyDeps, rejected: Rejections): void {
   const at = deps.now().toISOString();
-  const newlyRejected: { type: ServiceType; id: number; nodeId: number; name: string; domain: string | null; message: string }[] = [];
+  const newlyRejected: {
+    type: ServiceType;
+    id: number;
+    nodeId: number;
+    name: string;
+    domain: string | null;
+    message: string;
+  }[] = [];
   deps.db.transaction((tx) => {
-    for (const [type, table, rows] of [['http', httpServices, rejected.http], ['tcp', tcpServices, rejected.tcp]] as const) {
+    for (const [type, table, rows] of [
+      ['http', httpServices, rejected.http],
+      ['tcp', tcpServices, rejected.tcp],
+    ] as const) {
       // Served again: the stale reason goes.
-      tx.update(table).set({ applyError: null }).where(and(isNotNull(table.applyError), notInArray(table.id, [...rows.keys()]))).run();
+      tx.update(table)
+        .set({ applyError: null })
+        .where(and(isNotNull(table.applyError), notInArray(table.id, [...rows.keys()])))
+        .run();
       for (const [id, message] of rows) {
         const changed = tx
           .update(table)

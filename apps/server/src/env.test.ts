@@ -4,7 +4,13 @@ import { parseConfig } from './env.js';
 describe('parseConfig', () => {
   it('applies the documented defaults', () => {
     const config = parseConfig({});
-    expect(config).toMatchObject({ dataDir: './data', port: 3000, adminUsername: 'admin', vpnSubnet: '10.44.0.0/16', tcpPortRange: [30000, 30100] });
+    expect(config).toMatchObject({
+      dataDir: './data',
+      port: 3000,
+      adminUsername: 'admin',
+      vpnSubnet: '10.44.0.0/16',
+      tcpPortRange: [30000, 30100],
+    });
     expect(config.adminPassword).toBeUndefined();
   });
 
@@ -12,7 +18,9 @@ describe('parseConfig', () => {
     const config = parseConfig({ POSTERN_METRICS_TOKEN: '', POSTERN_METRICS_ADDRESS: '' });
     expect(config.metricsToken).toBeUndefined();
     expect(config.metricsAddress).toBeUndefined();
-    expect(() => parseConfig({ POSTERN_METRICS_TOKEN: 'short' })).toThrow('POSTERN_METRICS_TOKEN: must be at least 16 characters');
+    expect(() => parseConfig({ POSTERN_METRICS_TOKEN: 'short' })).toThrow(
+      'POSTERN_METRICS_TOKEN: must be at least 16 characters',
+    );
   });
 
   it('listens on loopback only unless POSTERN_HOST says otherwise', () => {
@@ -21,7 +29,9 @@ describe('parseConfig', () => {
   });
 
   it('stops with one readable line per bad variable', () => {
-    expect(() => parseConfig({ POSTERN_PORT: 'abc', POSTERN_VPN_SUBNET: '10.0.0.0', POSTERN_ADMIN_PASSWORD: 'short' })).toThrow(
+    expect(() =>
+      parseConfig({ POSTERN_PORT: 'abc', POSTERN_VPN_SUBNET: '10.0.0.0', POSTERN_ADMIN_PASSWORD: 'short' }),
+    ).toThrow(
       [
         'Invalid configuration:',
         '  POSTERN_PORT: must be a port number (1-65535)',
@@ -34,14 +44,13 @@ describe('parseConfig', () => {
   it('trusts the local nginx by default, nobody when empty, and lists the bad trusted-proxy entries', () => {
     expect(parseConfig({}).trustedProxies).toEqual(['127.0.0.1', '::1']);
     expect(parseConfig({ POSTERN_TRUSTED_PROXIES: '' }).trustedProxies).toEqual([]);
-    expect(parseConfig({ POSTERN_TRUSTED_PROXIES: ' 10.0.0.0/8, 192.0.2.1 ,fd00::/8,2001:db8::1' }).trustedProxies).toEqual([
-      '10.0.0.0/8',
-      '192.0.2.1',
-      'fd00::/8',
-      '2001:db8::1',
-    ]);
+    expect(
+      parseConfig({ POSTERN_TRUSTED_PROXIES: ' 10.0.0.0/8, 192.0.2.1 ,fd00::/8,2001:db8::1' }).trustedProxies,
+    ).toEqual(['10.0.0.0/8', '192.0.2.1', 'fd00::/8', '2001:db8::1']);
     for (const bad of ['loopback', '10.0.0.0/33', '::1/129', '300.1.1.1', '10.0.0.1,', '*', 'fe80::1%eth0']) {
-      expect(() => parseConfig({ POSTERN_TRUSTED_PROXIES: bad }), bad).toThrow(/POSTERN_TRUSTED_PROXIES: must be comma-separated IP addresses or CIDR ranges/);
+      expect(() => parseConfig({ POSTERN_TRUSTED_PROXIES: bad }), bad).toThrow(
+        /POSTERN_TRUSTED_PROXIES: must be comma-separated IP addresses or CIDR ranges/,
+      );
     }
     expect(() => parseConfig({ POSTERN_TRUSTED_PROXIES: '127.0.0.1,proxy.local,,::1' })).toThrow(
       'POSTERN_TRUSTED_PROXIES: must be comma-separated IP addresses or CIDR ranges, e.g. 127.0.0.1,10.0.0.0/8,::1 (not "proxy.local", (empty entry))',
@@ -51,18 +60,31 @@ describe('parseConfig', () => {
   it('publishes services without a domain on their own HTTPS port, validated like the other ports', () => {
     expect(parseConfig({}).noDomainHttpsPort).toBe(8443);
     expect(parseConfig({ POSTERN_NO_DOMAIN_HTTPS_PORT: '9443' }).noDomainHttpsPort).toBe(9443);
-    expect(() => parseConfig({ POSTERN_NO_DOMAIN_HTTPS_PORT: 'x' })).toThrow('POSTERN_NO_DOMAIN_HTTPS_PORT: must be a port number (1-65535)');
-    expect(() => parseConfig({ POSTERN_NO_DOMAIN_HTTPS_PORT: '443' })).toThrow('POSTERN_NO_DOMAIN_HTTPS_PORT: must differ from POSTERN_HTTPS_PORT');
-    expect(() => parseConfig({ POSTERN_NO_DOMAIN_HTTPS_PORT: '30010' })).toThrow('POSTERN_NO_DOMAIN_HTTPS_PORT: must lie outside POSTERN_TCP_PORT_RANGE');
+    expect(() => parseConfig({ POSTERN_NO_DOMAIN_HTTPS_PORT: 'x' })).toThrow(
+      'POSTERN_NO_DOMAIN_HTTPS_PORT: must be a port number (1-65535)',
+    );
+    expect(() => parseConfig({ POSTERN_NO_DOMAIN_HTTPS_PORT: '443' })).toThrow(
+      'POSTERN_NO_DOMAIN_HTTPS_PORT: must differ from POSTERN_HTTPS_PORT',
+    );
+    expect(() => parseConfig({ POSTERN_NO_DOMAIN_HTTPS_PORT: '30010' })).toThrow(
+      'POSTERN_NO_DOMAIN_HTTPS_PORT: must lie outside POSTERN_TCP_PORT_RANGE',
+    );
   });
 
   it('bounds what one node token may create, with documented defaults', () => {
     expect(parseConfig({}).nodeQuotas).toEqual({ services: 50, ports: 10, domains: 10 });
-    expect(parseConfig({ POSTERN_NODE_MAX_SERVICES: '0', POSTERN_NODE_MAX_PORTS: '2', POSTERN_NODE_MAX_DOMAINS: '1' }).nodeQuotas).toEqual({
-      services: 0, ports: 2, domains: 1,
+    expect(
+      parseConfig({ POSTERN_NODE_MAX_SERVICES: '0', POSTERN_NODE_MAX_PORTS: '2', POSTERN_NODE_MAX_DOMAINS: '1' })
+        .nodeQuotas,
+    ).toEqual({
+      services: 0,
+      ports: 2,
+      domains: 1,
     });
     for (const bad of ['-1', '1.5', 'many']) {
-      expect(() => parseConfig({ POSTERN_NODE_MAX_PORTS: bad }), bad).toThrow('POSTERN_NODE_MAX_PORTS: must be a whole number from 0 to 100000');
+      expect(() => parseConfig({ POSTERN_NODE_MAX_PORTS: bad }), bad).toThrow(
+        'POSTERN_NODE_MAX_PORTS: must be a whole number from 0 to 100000',
+      );
     }
   });
 });

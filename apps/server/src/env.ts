@@ -5,11 +5,19 @@ import { isIPv4, isIPv4Cidr, isIPv6 } from '@postern/contract';
 // The one place that reads process.env. A bad value stops boot with a readable message (see main.ts).
 
 const PORT_MESSAGE = 'must be a port number (1-65535)';
-const portText = z.coerce.number({ error: PORT_MESSAGE }).int(PORT_MESSAGE).min(1, PORT_MESSAGE).max(65535, PORT_MESSAGE);
+const portText = z.coerce
+  .number({ error: PORT_MESSAGE })
+  .int(PORT_MESSAGE)
+  .min(1, PORT_MESSAGE)
+  .max(65535, PORT_MESSAGE);
 
 const QUOTA_MESSAGE = 'must be a whole number from 0 to 100000';
 /** How many things of one kind a node's token may create; 0 forbids them. */
-const quotaText = z.coerce.number({ error: QUOTA_MESSAGE }).int(QUOTA_MESSAGE).min(0, QUOTA_MESSAGE).max(100_000, QUOTA_MESSAGE);
+const quotaText = z.coerce
+  .number({ error: QUOTA_MESSAGE })
+  .int(QUOTA_MESSAGE)
+  .min(0, QUOTA_MESSAGE)
+  .max(100_000, QUOTA_MESSAGE);
 
 /** One trusted-proxy entry: an IPv4 or IPv6 address, optionally with a prefix length. */
 function isAddressOrCidr(entry: string): boolean {
@@ -81,7 +89,10 @@ const EnvSchema = z
         const bad = entries.filter((entry) => !isAddressOrCidr(entry));
         if (bad.length > 0) {
           const shown = bad.map((entry) => (entry === '' ? '(empty entry)' : `"${entry}"`)).join(', ');
-          ctx.addIssue({ code: 'custom', message: `must be comma-separated IP addresses or CIDR ranges, e.g. 127.0.0.1,10.0.0.0/8,::1 (not ${shown})` });
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be comma-separated IP addresses or CIDR ranges, e.g. 127.0.0.1,10.0.0.0/8,::1 (not ${shown})`,
+          });
           return z.NEVER;
         }
         return entries;
@@ -104,15 +115,30 @@ const EnvSchema = z
       }),
     POSTERN_SESSION_TTL: z.coerce.number().int().min(60).max(2_592_000).default(86_400),
     /** Days the audit log keeps an entry; older ones are pruned in small batches by a timer. */
-    POSTERN_AUDIT_RETENTION_DAYS: z.coerce.number({ error: 'must be a number of days (1-3650)' }).int().min(1).max(3650).default(90),
+    POSTERN_AUDIT_RETENTION_DAYS: z.coerce
+      .number({ error: 'must be a number of days (1-3650)' })
+      .int()
+      .min(1)
+      .max(3650)
+      .default(90),
     /** Seconds a client may take to send a whole request (headers and body); a slow or stalled one is cut. */
-    POSTERN_REQUEST_TIMEOUT: z.coerce.number({ error: 'must be a number of seconds (1-3600)' }).int().min(1).max(3600).default(30),
+    POSTERN_REQUEST_TIMEOUT: z.coerce
+      .number({ error: 'must be a number of seconds (1-3600)' })
+      .int()
+      .min(1)
+      .max(3600)
+      .default(30),
     /** Password hashes (argon2id, ~20 MiB each) run at once; more wait in the queue. Default: 2 × CPUs. */
     POSTERN_PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
     /** Sign-ins and password changes that may wait for a hashing slot; beyond it they get a 429 at once. */
     POSTERN_PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(64),
     /** Boot backups (taken before a database migration, in <data>/backups/) kept; older ones are deleted. */
-    POSTERN_BACKUP_KEEP: z.coerce.number({ error: 'must be a whole number from 1 to 1000' }).int().min(1).max(1000).default(5),
+    POSTERN_BACKUP_KEEP: z.coerce
+      .number({ error: 'must be a whole number from 1 to 1000' })
+      .int()
+      .min(1)
+      .max(1000)
+      .default(5),
     /**
      * Prometheus `/metrics` (issue 14): a read-only bearer token for it, and/or an address `host:port` where a
      * listener of its own serves it (on a private network, say). Without either, /metrics is not served.
@@ -120,14 +146,26 @@ const EnvSchema = z
     // Empty means unset, so compose files can pass `${POSTERN_METRICS_TOKEN:-}` through.
     POSTERN_METRICS_TOKEN: z.preprocess(
       emptyAsUnset,
-      z.string().min(16, 'must be at least 16 characters').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
+      z
+        .string()
+        .min(16, 'must be at least 16 characters')
+        .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+        .optional(),
     ),
     POSTERN_METRICS_ADDRESS: z.preprocess(
       emptyAsUnset,
-      z.string().regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, e.g. 10.0.0.5:9464 or [::1]:9464').optional(),
+      z
+        .string()
+        .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, e.g. 10.0.0.5:9464 or [::1]:9464')
+        .optional(),
     ),
     /** Seconds between two drift checks of what nginx and WireGuard serve (one also runs a few seconds after every change). */
-    POSTERN_DRIFT_CHECK_INTERVAL: z.coerce.number({ error: 'must be a number of seconds (1-3600)' }).int().min(1).max(3600).default(60),
+    POSTERN_DRIFT_CHECK_INTERVAL: z.coerce
+      .number({ error: 'must be a number of seconds (1-3600)' })
+      .int()
+      .min(1)
+      .max(3600)
+      .default(60),
     POSTERN_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     POSTERN_CONSOLE_DIR: z.string().optional(),
     POSTERN_ACME_DIRECTORY: z.url().default('https://acme-v02.api.letsencrypt.org/directory'),
@@ -171,7 +209,11 @@ const ConfigSchema = EnvSchema.transform((env) => ({
   /** Where services without a domain are published: https://<publicHost>:<noDomainHttpsPort>/<path>. */
   noDomainHttpsPort: env.POSTERN_NO_DOMAIN_HTTPS_PORT,
   /** Limits on what one node's access token may create. */
-  nodeQuotas: { services: env.POSTERN_NODE_MAX_SERVICES, ports: env.POSTERN_NODE_MAX_PORTS, domains: env.POSTERN_NODE_MAX_DOMAINS },
+  nodeQuotas: {
+    services: env.POSTERN_NODE_MAX_SERVICES,
+    ports: env.POSTERN_NODE_MAX_PORTS,
+    domains: env.POSTERN_NODE_MAX_DOMAINS,
+  },
   dataPlane: env.POSTERN_DATAPLANE,
   /** Addresses/CIDRs allowed to set the client address via X-Forwarded-For; empty: nobody. */
   trustedProxies: env.POSTERN_TRUSTED_PROXIES,

@@ -52,7 +52,7 @@ describe('layers', () => {
     const text = [
       "import { a } from './a.js';",
       "export { b } from '../lib/b.js';",
-      'import type {\n  C,\n} from \'pkg\';',
+      "import type {\n  C,\n} from 'pkg';",
       "const d = await import('./d.js');",
       "import './e.js';",
     ].join('\n');

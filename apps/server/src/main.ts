@@ -117,7 +117,9 @@ if (isBackupCommand(command)) {
   );
 } else {
   main().catch((error: unknown) => {
-    process.stderr.write(`postern failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `postern failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(1);
   });
 }

@@ -21,7 +21,9 @@ let failures = 0;
 let restartTimer: NodeJS.Timeout | null = null;
 
 function say(message: string): void {
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), component: 'supervisor', msg: message })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ time: new Date().toISOString(), component: 'supervisor', msg: message })}\n`,
+  );
 }
 
 function start(): void {

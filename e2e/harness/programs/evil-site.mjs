@@ -45,7 +45,9 @@ createServer((req, res) => {
   process.stdout.write(`${JSON.stringify({ seen: { path: req.url, headers: req.headers } })}\n`);
   if (req.method === 'POST' && req.url?.endsWith('/report')) {
     let body = '';
-    req.on('data', (chunk) => { body += chunk; });
+    req.on('data', (chunk) => {
+      body += chunk;
+    });
     req.on('end', () => {
       process.stdout.write(`${JSON.stringify({ report: JSON.parse(body) })}\n`);
       res.end('thanks');

@@ -37,7 +37,9 @@ if (mode === 'tcp' || mode === 'udp') {
   }
 } else if (mode === 'tcp-hold') {
   const [source] = rest;
-  const socket = connect({ host, port, ...(source ? { localAddress: source } : {}) }, () => process.stdout.write('open\n'));
+  const socket = connect({ host, port, ...(source ? { localAddress: source } : {}) }, () =>
+    process.stdout.write('open\n'),
+  );
   socket.on('data', (data) => process.stdout.write(`reply:${data}\n`));
   socket.on('error', (error) => process.stdout.write(`error:${error.message}\n`));
   socket.on('close', () => {

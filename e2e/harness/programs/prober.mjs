@@ -15,11 +15,23 @@ const say = (line) => process.stdout.write(`${line}\n`);
 
 function probeHttp(ip, port, host, path) {
   return new Promise((resolve) => {
-    const req = request({ host: ip, port, path, servername: host, headers: { Host: host }, rejectUnauthorized: false, agent: false, timeout: 2000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode === 200 ? null : `status ${res.statusCode}`));
-      res.on('error', (error) => resolve(error.message));
-    });
+    const req = request(
+      {
+        host: ip,
+        port,
+        path,
+        servername: host,
+        headers: { Host: host },
+        rejectUnauthorized: false,
+        agent: false,
+        timeout: 2000,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode === 200 ? null : `status ${res.statusCode}`));
+        res.on('error', (error) => resolve(error.message));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (error) => resolve(error.message));
     req.end();
@@ -54,7 +66,9 @@ if (mode === 'probe') {
       say(`fail ${spec} ${new Date().toISOString()} ${error}`);
     }
   };
-  setInterval(() => { for (const spec of specs) void probeOne(spec); }, Number(intervalText));
+  setInterval(() => {
+    for (const spec of specs) void probeOne(spec);
+  }, Number(intervalText));
   createInterface({ input: process.stdin }).on('line', (line) => {
     if (line === 'report') say(`report ok=${ok} fail=${failed}`);
   });
@@ -62,15 +76,33 @@ if (mode === 'probe') {
 } else if (mode === 'hold-http') {
   const [ip, port, host, path] = args;
   let chunks = 0;
-  const req = request({ host: ip, port: Number(port), path, servername: host, headers: { Host: host }, rejectUnauthorized: false, agent: false }, (res) => {
-    res.on('data', () => {
-      chunks++;
-      if (chunks === 1) say('open');
-    });
-    res.on('close', () => { say('closed'); process.exit(0); });
-    res.on('error', () => undefined);
+  const req = request(
+    {
+      host: ip,
+      port: Number(port),
+      path,
+      servername: host,
+      headers: { Host: host },
+      rejectUnauthorized: false,
+      agent: false,
+    },
+    (res) => {
+      res.on('data', () => {
+        chunks++;
+        if (chunks === 1) say('open');
+      });
+      res.on('close', () => {
+        say('closed');
+        process.exit(0);
+      });
+      res.on('error', () => undefined);
+    },
+  );
+  req.on('error', (error) => {
+    say(`error ${error.message}`);
+    say('closed');
+    process.exit(0);
   });
-  req.on('error', (error) => { say(`error ${error.message}`); say('closed'); process.exit(0); });
   req.end();
   setInterval(() => say(`chunks ${chunks}`), 500);
 } else if (mode === 'hold-tcp') {
@@ -81,9 +113,14 @@ if (mode === 'probe') {
     setInterval(() => socket.write('tick\n'), 200);
     setInterval(() => say(`replies ${replies}`), 500);
   });
-  socket.on('data', () => { replies++; });
+  socket.on('data', () => {
+    replies++;
+  });
   socket.on('error', (error) => say(`error ${error.message}`));
-  socket.on('close', () => { say('closed'); process.exit(0); });
+  socket.on('close', () => {
+    say('closed');
+    process.exit(0);
+  });
 } else {
   process.stderr.write(`unknown mode ${mode}\n`);
   process.exit(64);

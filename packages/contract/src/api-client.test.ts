@@ -1,5 +1,11 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { createApiClient, type Transport, type TransportRequest, type TransportResponse, UnexpectedAnswerError } from './api-client.js';
+import {
+  createApiClient,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+  UnexpectedAnswerError,
+} from './api-client.js';
 import type { Node } from './entities.js';
 import { ApiError } from './errors.js';
 import { operations } from './operations.js';
@@ -11,7 +17,8 @@ const node: Node = {
   address: '10.44.0.2',
   allowInternet: false,
   isGateway: false,
-  gatewayNetwork: null, gatewayNetworks: [],
+  gatewayNetwork: null,
+  gatewayNetworks: [],
   isLocal: false,
   enabled: true,
   status: 'offline',
@@ -24,7 +31,10 @@ const node: Node = {
 };
 
 /** A transport that records what it was asked and answers `answer`. */
-function recording(answer: Partial<TransportResponse> & { json?: unknown }): { transport: Transport; sent: TransportRequest[] } {
+function recording(answer: Partial<TransportResponse> & { json?: unknown }): {
+  transport: Transport;
+  sent: TransportRequest[];
+} {
   const sent: TransportRequest[] = [];
   const transport: Transport = (request) => {
     sent.push(request);
@@ -62,9 +72,15 @@ describe('createApiClient', () => {
   it('turns an error answer into an ApiError with the message, code and field errors', async () => {
     const { transport } = recording({
       status: 422,
-      json: { message: 'Validation failed', code: 'validation', errors: { body: [{ field: 'name', message: 'This field is required' }] } },
+      json: {
+        message: 'Validation failed',
+        code: 'validation',
+        errors: { body: [{ field: 'name', message: 'This field is required' }] },
+      },
     });
-    const error = await createApiClient({ transport }).call(operations.createNode, { body: { name: '' } }).catch((e: unknown) => e);
+    const error = await createApiClient({ transport })
+      .call(operations.createNode, { body: { name: '' } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({
       status: 422,
@@ -76,19 +92,27 @@ describe('createApiClient', () => {
   });
 
   it('reads an error body without a code (an older gateway) or without JSON', async () => {
-    const old = await createApiClient(recording({ status: 400, json: { message: 'no' } })).call(routes.health).catch((e: unknown) => e);
+    const old = await createApiClient(recording({ status: 400, json: { message: 'no' } }))
+      .call(routes.health)
+      .catch((e: unknown) => e);
     expect(old).toMatchObject({ status: 400, serverMessage: 'no', code: null, fieldErrors: [] });
-    const html = await createApiClient(recording({ status: 502, body: '<html>' })).call(routes.health).catch((e: unknown) => e);
+    const html = await createApiClient(recording({ status: 502, body: '<html>' }))
+      .call(routes.health)
+      .catch((e: unknown) => e);
     expect(html).toMatchObject({ status: 502, serverMessage: null, code: null });
   });
 
   it('refuses an answer its schema does not allow', async () => {
     const { transport } = recording({ json: { ...node, id: 'seven' } });
-    await expect(createApiClient({ transport }).call(operations.getNode, { params: { id: 7 } })).rejects.toBeInstanceOf(UnexpectedAnswerError);
+    await expect(createApiClient({ transport }).call(operations.getNode, { params: { id: 7 } })).rejects.toBeInstanceOf(
+      UnexpectedAnswerError,
+    );
   });
 
   it('resolves 204 operations with undefined and bare routes with the unchecked JSON', async () => {
-    await expect(createApiClient(recording({ status: 204 })).call(operations.deleteNode, { params: { id: 7 } })).resolves.toBeUndefined();
+    await expect(
+      createApiClient(recording({ status: 204 })).call(operations.deleteNode, { params: { id: 7 } }),
+    ).resolves.toBeUndefined();
     const bare = await createApiClient(recording({ json: { anything: 1 } })).call(routes.session);
     expectTypeOf(bare).toBeUnknown();
     expect(bare).toEqual({ anything: 1 });
@@ -97,16 +121,25 @@ describe('createApiClient', () => {
   it('gives a file with the name from Content-Disposition', async () => {
     const { transport, sent } = recording({
       body: '[Interface]\n',
-      headers: { 'content-disposition': 'attachment; filename="postern-n1.conf"', 'content-type': 'text/plain; charset=utf-8' },
+      headers: {
+        'content-disposition': 'attachment; filename="postern-n1.conf"',
+        'content-type': 'text/plain; charset=utf-8',
+      },
     });
     const download = await createApiClient({ transport }).call(operations.downloadNodeConfig, { params: { id: 7 } });
-    expect(download).toEqual({ content: '[Interface]\n', filename: 'postern-n1.conf', mediaType: 'text/plain; charset=utf-8' });
+    expect(download).toEqual({
+      content: '[Interface]\n',
+      filename: 'postern-n1.conf',
+      mediaType: 'text/plain; charset=utf-8',
+    });
     expect(sent[0]?.headers.Accept).toBe('text/plain');
   });
 
   it('builds event stream URLs and refuses to call them', async () => {
     const client = createApiClient({ baseUrl: 'http://127.0.0.1:3000' });
-    expect(client.url(operations.logStream, { query: { domain: 'a.test', token: 't' } })).toBe('http://127.0.0.1:3000/api/logs/stream?domain=a.test&token=t');
+    expect(client.url(operations.logStream, { query: { domain: 'a.test', token: 't' } })).toBe(
+      'http://127.0.0.1:3000/api/logs/stream?domain=a.test&token=t',
+    );
     // @ts-expect-error: an event stream takes no call input
     await expect(client.call(operations.logStream, {})).rejects.toThrow(/event stream/);
   });

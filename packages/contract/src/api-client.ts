@@ -30,7 +30,13 @@ export type Transport = (request: TransportRequest) => Promise<TransportResponse
 /** `fetch` as a transport; `init` adds options such as `credentials`. */
 export function fetchTransport(init: Pick<RequestInit, 'credentials'> = {}): Transport {
   return async ({ method, url, headers, body, signal }) => {
-    const response = await fetch(url, { ...init, method, headers, ...(body === undefined ? {} : { body }), ...(signal ? { signal } : {}) });
+    const response = await fetch(url, {
+      ...init,
+      method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      ...(signal ? { signal } : {}),
+    });
     const text = await response.text();
     const answerHeaders: Record<string, string> = {};
     response.headers.forEach((value, name) => (answerHeaders[name.toLowerCase()] = value));
@@ -81,14 +87,18 @@ export class UnexpectedAnswerError extends Error {
     readonly route: Route,
     readonly issues: readonly { path: readonly PropertyKey[]; message: string }[],
   ) {
-    super(`unexpected answer to ${route.method} ${route.path}: ${issues.map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`).join('; ')}`);
+    super(
+      `unexpected answer to ${route.method} ${route.path}: ${issues.map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`).join('; ')}`,
+    );
   }
 }
 
 type Loose<T> = { [K in keyof T]?: T[K] | null | undefined };
 type IsOperation<O> = O extends { response: ResponseSpec } ? true : false;
 
-type ParamsInput<O extends Route> = [PathParamName<O['path']>] extends [never] ? { params?: undefined } : { params: PathParams<O['path']> };
+type ParamsInput<O extends Route> = [PathParamName<O['path']>] extends [never]
+  ? { params?: undefined }
+  : { params: PathParams<O['path']> };
 type QueryInput<O> = O extends { query: infer Q extends z.ZodType }
   ? { query?: Loose<z.output<Q>> }
   : IsOperation<O> extends true
@@ -150,15 +160,26 @@ function responseOf(route: Route): ResponseSpec | undefined {
 export function createApiClient(options: ApiClientOptions = {}): ApiClient {
   const transport = options.transport ?? fetchTransport();
   const base = (options.baseUrl ?? '').replace(/\/+$/, '');
-  const tokenOf = (): string | null | undefined => (typeof options.token === 'function' ? options.token() : options.token);
+  const tokenOf = (): string | null | undefined =>
+    typeof options.token === 'function' ? options.token() : options.token;
 
   const url = (route: Route, input: { params?: object | undefined; query?: object | undefined } = {}): string =>
-    base + withQuery(buildPath(route.path, (input.params ?? {}) as Record<string, string | number>), (input.query ?? {}) as QueryRecord);
+    base +
+    withQuery(
+      buildPath(route.path, (input.params ?? {}) as Record<string, string | number>),
+      (input.query ?? {}) as QueryRecord,
+    );
 
-  async function call(route: Route, input: { params?: object; query?: object; body?: unknown; signal?: AbortSignal } = {}): Promise<unknown> {
+  async function call(
+    route: Route,
+    input: { params?: object; query?: object; body?: unknown; signal?: AbortSignal } = {},
+  ): Promise<unknown> {
     const response = responseOf(route);
-    if (response?.kind === 'events') throw new Error(`${route.method} ${route.path} is an event stream: open url() with an EventSource`);
-    const headers: Record<string, string> = { Accept: response?.kind === 'file' ? response.mediaType : 'application/json' };
+    if (response?.kind === 'events')
+      throw new Error(`${route.method} ${route.path} is an event stream: open url() with an EventSource`);
+    const headers: Record<string, string> = {
+      Accept: response?.kind === 'file' ? response.mediaType : 'application/json',
+    };
     const token = tokenOf();
     if (token) headers.Authorization = `Bearer ${token}`;
     if (input.body !== undefined) headers['Content-Type'] = 'application/json';
@@ -179,7 +200,11 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
     }
     if (response?.kind === 'empty') return undefined;
     if (response?.kind === 'file') {
-      return { content: answer.body, filename: filenameFromDisposition(answer.headers['content-disposition']), mediaType: answer.headers['content-type'] ?? null };
+      return {
+        content: answer.body,
+        filename: filenameFromDisposition(answer.headers['content-disposition']),
+        mediaType: answer.headers['content-type'] ?? null,
+      };
     }
     const body = parseJson(answer.body);
     if (response?.kind !== 'json') return body;

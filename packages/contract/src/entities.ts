@@ -107,7 +107,11 @@ export const AnyServiceSchema = z.union([HttpServiceSchema, TcpServiceSchema]);
 export type AnyService = z.infer<typeof AnyServiceSchema>;
 
 /** A match of "Find service": the service with its type and the name of the node it belongs to. */
-export const FoundServiceSchema = z.object({ type: ServiceTypeSchema, nodeName: z.string(), service: AnyServiceSchema });
+export const FoundServiceSchema = z.object({
+  type: ServiceTypeSchema,
+  nodeName: z.string(),
+  service: AnyServiceSchema,
+});
 export type FoundService = z.infer<typeof FoundServiceSchema>;
 
 export const PersonalAccessTokenSchema = z.object({
@@ -136,7 +140,11 @@ export type LoginResponse = z.infer<typeof LoginResponseSchema>;
  * The password step's answer when the admin has two-factor sign-in on: no session yet, a short-lived challenge to
  * exchange with a code at POST /api/auth/login/2fa. With 2FA off the answer stays the spec's LoginResponse.
  */
-export const SecondFactorChallengeSchema = z.object({ twoFactorRequired: z.literal(true), challenge: z.string(), expires_in: z.number().int() });
+export const SecondFactorChallengeSchema = z.object({
+  twoFactorRequired: z.literal(true),
+  challenge: z.string(),
+  expires_in: z.number().int(),
+});
 export type SecondFactorChallenge = z.infer<typeof SecondFactorChallengeSchema>;
 
 export const TwoFactorStatusSchema = z.object({ enabled: z.boolean(), recoveryCodesLeft: z.number().int() });

@@ -101,7 +101,11 @@ function isFieldError(value: unknown): value is FieldError {
 }
 
 /** The parts of an error body a client uses; anything missing or malformed reads as absent. */
-export function readErrorBody(body: unknown): { message: string | null; code: ErrorCode | null; fieldErrors: FieldError[] } {
+export function readErrorBody(body: unknown): {
+  message: string | null;
+  code: ErrorCode | null;
+  fieldErrors: FieldError[];
+} {
   if (typeof body !== 'object' || body === null) return { message: null, code: null, fieldErrors: [] };
   const message = 'message' in body && typeof body.message === 'string' ? body.message : null;
   const code = 'code' in body && isErrorCode(body.code) ? body.code : null;

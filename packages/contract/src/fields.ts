@@ -1,6 +1,23 @@
 import { z } from 'zod';
-import { hostBitsMessage, maxLengthMessage, maxMessage, messages, minMessage, oneOfMessage, ruleMessages } from './messages.js';
-import { cidrNetwork, isBackendHost, isDomainName, isIPv4, isIPv4Cidr, isIpOrCidr, isPathLocation, isPrintableAscii } from './validators.js';
+import {
+  hostBitsMessage,
+  maxLengthMessage,
+  maxMessage,
+  messages,
+  minMessage,
+  oneOfMessage,
+  ruleMessages,
+} from './messages.js';
+import {
+  cidrNetwork,
+  isBackendHost,
+  isDomainName,
+  isIPv4,
+  isIPv4Cidr,
+  isIpOrCidr,
+  isPathLocation,
+  isPrintableAscii,
+} from './validators.js';
 
 // Field builders with the spec's messages. Semantics follow the reference product's validator: a missing value
 // is 'required', an empty string 'not allowed to be empty', a value of the wrong kind names the kind.
@@ -33,7 +50,10 @@ export const domainName = () =>
     .refine(isDomainName, messages.domain);
 
 export const ipv4Address = () =>
-  z.string({ error: () => ruleMessages.ipv4 }).trim().refine(isIPv4, ruleMessages.ipv4);
+  z
+    .string({ error: () => ruleMessages.ipv4 })
+    .trim()
+    .refine(isIPv4, ruleMessages.ipv4);
 
 /**
  * `10.0.0.5/8` is refused rather than silently read as `10.0.0.0/8`: the operator may have meant the host
@@ -110,7 +130,8 @@ export const ipList = () =>
         .refine(isIpOrCidr, { message: ruleMessages.ipOrCidr, abort: true })
         .superRefine(refuseHostBits),
       {
-      error: () => messages.array,
-    })
+        error: () => messages.array,
+      },
+    )
     .max(100, maxMessage(100))
     .transform((list) => [...new Set(list)]);

@@ -14,8 +14,10 @@ export const messages = {
 export const minLengthMessage = (limit: number): string => `This field must be at least ${limit} characters long`;
 export const maxLengthMessage = (limit: number): string =>
   `This field must be less than or equal to ${limit} characters long`;
-export const minMessage = (limit: number | string): string => `This field must be greater than or equal to ${String(limit)}`;
-export const maxMessage = (limit: number | string): string => `This field must be less than or equal to ${String(limit)}`;
+export const minMessage = (limit: number | string): string =>
+  `This field must be greater than or equal to ${String(limit)}`;
+export const maxMessage = (limit: number | string): string =>
+  `This field must be less than or equal to ${String(limit)}`;
 /** The spec writes 'This field must be one of ...'; the dots stand for the allowed values. */
 export const oneOfMessage = (values: readonly string[]): string => `This field must be one of ${values.join(', ')}`;
 
@@ -37,7 +39,8 @@ export const ruleMessages = {
   /** The console's own host name (POSTERN_PUBLIC_HOST) is never a service's or a domain entry's. */
   consoleHost: "This field must not be the console's host name",
   /** A node's token names a domain that is the admin's or another node's; says nothing about which. */
-  domainNotYours: "This domain is not assigned to your node: use a domain of your own (a new one becomes your node's) or ask the gateway's operator to assign it",
+  domainNotYours:
+    "This domain is not assigned to your node: use a domain of your own (a new one becomes your node's) or ask the gateway's operator to assign it",
   /** A node's token publishes a web service without a domain (the CLI gives the same guidance before asking). */
   domainRequiredForNode:
     "A node publishes web services on a domain of its own: pass --domain NAME (a domain that does not exist yet becomes your node's)",
@@ -50,7 +53,8 @@ export function reservedPathMessage(prefix: string): string {
   const why: Record<string, string> = {
     '/.well-known/acme-challenge': 'certificate validation (ACME) uses it',
     '/_postern': "it is the gateway's internal path",
-    '/api': "services without a domain share the console's host name, whose session belongs to /api (give the service a domain to use this path)",
+    '/api':
+      "services without a domain share the console's host name, whose session belongs to /api (give the service a domain to use this path)",
   };
   const reason = why[prefix] ?? 'the gateway reserves it';
   return `This field must not be ${prefix} or a path below it: ${reason}`;

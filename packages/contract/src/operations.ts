@@ -69,7 +69,13 @@ import {
   SystemStatusSchema,
   TrafficQuerySchema,
 } from './observe.js';
-import { LogEventSchema, NODE_PAGE_EVENT, NodeDetailEventSchema, NodeListEventSchema, NodeListPageEventSchema } from './sse.js';
+import {
+  LogEventSchema,
+  NODE_PAGE_EVENT,
+  NodeDetailEventSchema,
+  NodeListEventSchema,
+  NodeListPageEventSchema,
+} from './sse.js';
 
 // The operation table: every call of the API as ONE object (route, schemas, answer, errors). The server registers
 // routes from it (apps/server/src/http/operation.ts), the typed client calls it (api-client.ts: console, CLI, e2e),
@@ -135,7 +141,8 @@ function impliedErrors(route: Route, spec: OperationSpec): ErrorCode[] {
 function operation<const N extends RouteName, const S extends OperationSpec>(name: N, spec: S) {
   const route = routes[name];
   const errors = [...new Set([...impliedErrors(route, spec), ...(spec.errors ?? [])])];
-  return { ...route, ...spec, name, errors } as (typeof routes)[N] & Omit<S, 'errors'> & { readonly name: N; readonly errors: readonly ErrorCode[] };
+  return { ...route, ...spec, name, errors } as (typeof routes)[N] &
+    Omit<S, 'errors'> & { readonly name: N; readonly errors: readonly ErrorCode[] };
 }
 
 /** A change the data plane applies: stored, then served; either step's failure has its own code. */
@@ -149,7 +156,10 @@ const NodeStreamFilterSchema = NodeStreamQuerySchema.omit({ token: true });
 export const operations = {
   health: operation('health', { summary: 'Liveness and version', response: json(HealthSchema) }),
   openapi: operation('openapi', { summary: 'This document', response: json(z.record(z.string(), z.unknown())) }),
-  systemInfo: operation('systemInfo', { summary: "The gateway's public URL and certificate pin", response: json(SystemInfoSchema) }),
+  systemInfo: operation('systemInfo', {
+    summary: "The gateway's public URL and certificate pin",
+    response: json(SystemInfoSchema),
+  }),
 
   login: operation('login', {
     summary: 'Sign in (with two-factor sign-in on: a challenge for the second step instead of the session)',
@@ -164,14 +174,21 @@ export const operations = {
     response: noContent,
     errors: ['rate_limited', 'payload_too_large'],
   }),
-  session: operation('session', { summary: 'The session behind the HttpOnly cookie', response: json(LoginResponseSchema), errors: ['forbidden'] }),
+  session: operation('session', {
+    summary: 'The session behind the HttpOnly cookie',
+    response: json(LoginResponseSchema),
+    errors: ['forbidden'],
+  }),
   loginSecondFactor: operation('loginSecondFactor', {
     summary: "Sign in, second step: the password step's challenge and a TOTP or recovery code",
     body: SecondFactorLoginRequestSchema,
     response: json(LoginResponseSchema),
     errors: ['unauthorized', 'rate_limited', 'payload_too_large'],
   }),
-  twoFactorStatus: operation('twoFactorStatus', { summary: "Whether the admin's two-factor sign-in is on", response: json(TwoFactorStatusSchema) }),
+  twoFactorStatus: operation('twoFactorStatus', {
+    summary: "Whether the admin's two-factor sign-in is on",
+    response: json(TwoFactorStatusSchema),
+  }),
   twoFactorSetup: operation('twoFactorSetup', {
     summary: 'Start enrolment: a new TOTP secret and its QR code (shown once)',
     body: TwoFactorSetupRequestSchema,
@@ -191,7 +208,11 @@ export const operations = {
     errors: ['bad_request', 'rate_limited', 'payload_too_large'],
   }),
 
-  listNodes: operation('listNodes', { summary: 'A page of nodes', query: NodeListQuerySchema, response: json(listOf(NodeSchema)) }),
+  listNodes: operation('listNodes', {
+    summary: 'A page of nodes',
+    query: NodeListQuerySchema,
+    response: json(listOf(NodeSchema)),
+  }),
   createNode: operation('createNode', {
     summary: 'Create a node (answer carries its first access token, once)',
     body: NodeCreateSchema,
@@ -199,9 +220,13 @@ export const operations = {
     errors: applied,
   }),
   nodeStream: operation('nodeStream', {
-    summary: 'Live node list page (page, limit, type; format=page for named page events with the total) or one node (id)',
+    summary:
+      'Live node list page (page, limit, type; format=page for named page events with the total) or one node (id)',
     query: NodeStreamFilterSchema,
-    response: events({ message: z.union([NodeListEventSchema, NodeDetailEventSchema]), [NODE_PAGE_EVENT]: NodeListPageEventSchema }),
+    response: events({
+      message: z.union([NodeListEventSchema, NodeDetailEventSchema]),
+      [NODE_PAGE_EVENT]: NodeListPageEventSchema,
+    }),
     errors: ['not_found'],
   }),
   getNode: operation('getNode', { summary: 'One node', params: IdParamSchema, response: json(NodeSchema) }),
@@ -212,15 +237,30 @@ export const operations = {
     response: json(NodeSchema),
     errors: ['bad_request', ...applied],
   }),
-  deleteNode: operation('deleteNode', { summary: 'Delete a node and its services', params: IdParamSchema, response: noContent, errors: ['bad_request', ...applied] }),
+  deleteNode: operation('deleteNode', {
+    summary: 'Delete a node and its services',
+    params: IdParamSchema,
+    response: noContent,
+    errors: ['bad_request', ...applied],
+  }),
   downloadNodeConfig: operation('downloadNodeConfig', {
     summary: "The node's wg-quick file",
     params: IdParamSchema,
     response: file('text/plain'),
     errors: ['bad_request'],
   }),
-  enableNode: operation('enableNode', { summary: 'Connect a node', params: IdParamSchema, response: json(NodeSchema), errors: ['bad_request', ...applied] }),
-  disableNode: operation('disableNode', { summary: 'Disconnect a node', params: IdParamSchema, response: json(NodeSchema), errors: ['bad_request', ...applied] }),
+  enableNode: operation('enableNode', {
+    summary: 'Connect a node',
+    params: IdParamSchema,
+    response: json(NodeSchema),
+    errors: ['bad_request', ...applied],
+  }),
+  disableNode: operation('disableNode', {
+    summary: 'Disconnect a node',
+    params: IdParamSchema,
+    response: json(NodeSchema),
+    errors: ['bad_request', ...applied],
+  }),
 
   listTokens: operation('listTokens', {
     summary: "A page of a node's access tokens",
@@ -235,11 +275,28 @@ export const operations = {
     response: created(PersonalAccessTokenCreatedSchema),
     errors: ['bad_request'],
   }),
-  revokeToken: operation('revokeToken', { summary: 'Revoke an access token', params: TokenParamsSchema, response: json(PersonalAccessTokenSchema) }),
-  deleteToken: operation('deleteToken', { summary: 'Delete an access token', params: TokenParamsSchema, response: noContent }),
+  revokeToken: operation('revokeToken', {
+    summary: 'Revoke an access token',
+    params: TokenParamsSchema,
+    response: json(PersonalAccessTokenSchema),
+  }),
+  deleteToken: operation('deleteToken', {
+    summary: 'Delete an access token',
+    params: TokenParamsSchema,
+    response: noContent,
+  }),
 
-  listDomains: operation('listDomains', { summary: 'A page of domains', query: DomainListQuerySchema, response: json(listOf(DomainSchema)) }),
-  createDomain: operation('createDomain', { summary: 'Add a domain', body: DomainCreateSchema, response: created(DomainSchema), errors: ['bad_request', ...applied] }),
+  listDomains: operation('listDomains', {
+    summary: 'A page of domains',
+    query: DomainListQuerySchema,
+    response: json(listOf(DomainSchema)),
+  }),
+  createDomain: operation('createDomain', {
+    summary: 'Add a domain',
+    body: DomainCreateSchema,
+    response: created(DomainSchema),
+    errors: ['bad_request', ...applied],
+  }),
   getDomain: operation('getDomain', { summary: 'One domain', params: IdParamSchema, response: json(DomainSchema) }),
   updateDomain: operation('updateDomain', {
     summary: 'Edit a domain',
@@ -248,7 +305,12 @@ export const operations = {
     response: json(DomainSchema),
     errors: ['bad_request', ...applied],
   }),
-  deleteDomain: operation('deleteDomain', { summary: 'Delete an unused domain', params: IdParamSchema, response: noContent, errors: ['bad_request', ...applied] }),
+  deleteDomain: operation('deleteDomain', {
+    summary: 'Delete an unused domain',
+    params: IdParamSchema,
+    response: noContent,
+    errors: ['bad_request', ...applied],
+  }),
 
   listHttpServices: operation('listHttpServices', {
     summary: 'A page of HTTP services (optionally of one domain)',
@@ -261,7 +323,8 @@ export const operations = {
     response: json(listOf(TcpServiceSchema)),
   }),
   findServices: operation('findServices', {
-    summary: "Every node's services whose name, domain, domain + path or public port contains q, by name, with their node",
+    summary:
+      "Every node's services whose name, domain, domain + path or public port contains q, by name, with their node",
     query: FindServicesQuerySchema,
     response: json(listOf(FoundServiceSchema)),
   }),
@@ -285,7 +348,11 @@ export const operations = {
     response: created(TcpServiceSchema),
     errors: ['bad_request', ...applied],
   }),
-  getService: operation('getService', { summary: 'One service', params: ServiceParamsSchema, response: json(AnyServiceSchema) }),
+  getService: operation('getService', {
+    summary: 'One service',
+    params: ServiceParamsSchema,
+    response: json(AnyServiceSchema),
+  }),
   updateHttpService: operation('updateHttpService', {
     summary: 'Edit an HTTP service',
     params: NodeServiceParamsSchema,
@@ -312,10 +379,15 @@ export const operations = {
     response: json(AnyServiceSchema),
     errors: ['bad_request', ...applied],
   }),
-  deleteService: operation('deleteService', { summary: 'Delete a service', params: ServiceParamsSchema, response: noContent, errors: applied }),
+  deleteService: operation('deleteService', {
+    summary: 'Delete a service',
+    params: ServiceParamsSchema,
+    response: noContent,
+    errors: applied,
+  }),
 
   logStream: operation('logStream', {
-    summary: "Live access log of a domain (domain) or a service (type, id)",
+    summary: 'Live access log of a domain (domain) or a service (type, id)',
     query: LogStreamQuerySchema,
     response: events({ message: LogEventSchema }),
   }),
@@ -343,7 +415,8 @@ export const operations = {
     response: json(ServiceHealthSchema),
   }),
   serviceFigures: operation('serviceFigures', {
-    summary: "Every service's last hour (requests, errors, bytes, sparkline) and backend health; optionally of one node or type",
+    summary:
+      "Every service's last hour (requests, errors, bytes, sparkline) and backend health; optionally of one node or type",
     query: ServiceFiguresQuerySchema,
     response: json(ServiceFiguresListSchema),
   }),
@@ -358,7 +431,11 @@ export const operations = {
   }),
 
   agentNode: operation('agentNode', { summary: "The token's node", response: json(NodeSchema), errors: agent }),
-  agentConfig: operation('agentConfig', { summary: "The token's node with its wg-quick config", response: json(AgentConfigSchema), errors: agent }),
+  agentConfig: operation('agentConfig', {
+    summary: "The token's node with its wg-quick config",
+    response: json(AgentConfigSchema),
+    errors: agent,
+  }),
   agentSetGatewayNetworks: operation('agentSetGatewayNetworks', {
     summary: "Replace the subnets the token's node routes (a node the operator made a gateway; private ranges only)",
     body: AgentGatewayNetworksSchema,

@@ -44,22 +44,25 @@ describe('node form rules', () => {
   });
 
   it('requires gatewayNetwork with a CIDR for gateways, and no network otherwise', () => {
-    expect(errorsOf(NodeCreateSchema, { name: 'gw', isGateway: true })).toEqual({ gatewayNetwork: 'This field is required' });
+    expect(errorsOf(NodeCreateSchema, { name: 'gw', isGateway: true })).toEqual({
+      gatewayNetwork: 'This field is required',
+    });
     expect(errorsOf(NodeCreateSchema, { name: 'gw', isGateway: true, gatewayNetwork: '192.168.1.0' })).toEqual({
       gatewayNetwork: 'This field must be a valid IP address with a CIDR',
     });
     expect(errorsOf(NodeCreateSchema, { name: 'n', isGateway: false, gatewayNetwork: '192.168.1.0/24' })).toEqual({
       gatewayNetwork: 'This field must be empty unless the node is a gateway',
     });
-    expect(NodeCreateSchema.parse({ name: 'gw', isGateway: true, gatewayNetwork: '192.168.1.0/24' }).gatewayNetwork).toBe(
-      '192.168.1.0/24',
-    );
+    expect(
+      NodeCreateSchema.parse({ name: 'gw', isGateway: true, gatewayNetwork: '192.168.1.0/24' }).gatewayNetwork,
+    ).toBe('192.168.1.0/24');
     expect(NodeCreateSchema.parse({ name: 'n', isGateway: false, gatewayNetwork: '' }).gatewayNetwork).toBeNull();
   });
 
   it('refuses a gateway network with host bits set, naming the network', () => {
     expect(errorsOf(NodeCreateSchema, { name: 'gw', isGateway: true, gatewayNetwork: '192.168.1.7/24' })).toEqual({
-      gatewayNetwork: 'This field must be a network address: 192.168.1.7/24 has host bits set (did you mean 192.168.1.0/24?)',
+      gatewayNetwork:
+        'This field must be a network address: 192.168.1.7/24 has host bits set (did you mean 192.168.1.0/24?)',
     });
   });
 
@@ -89,7 +92,9 @@ describe('domain form rules', () => {
 
   it('refuses non-ASCII before lower-casing, so the Kelvin sign never becomes "k"', () => {
     for (const domain of ['\u212Aexample.com', 'caf\u00e9.example.com', 'example.\u212Aom', 'ex\u0130mple.com']) {
-      expect(errorsOf(DomainCreateSchema, { domain }), domain).toEqual({ domain: 'This field must contain a valid domain name' });
+      expect(errorsOf(DomainCreateSchema, { domain }), domain).toEqual({
+        domain: 'This field must contain a valid domain name',
+      });
     }
   });
 
@@ -99,7 +104,9 @@ describe('domain form rules', () => {
     expect(DomainCreateSchema.parse({ domain: 'a.example.com', ownerNodeId: '3' }).ownerNodeId).toBe(3);
     expect(DomainUpdateSchema.parse({ ownerNodeId: '' }).ownerNodeId).toBeNull();
     expect(DomainUpdateSchema.parse({ ownerNodeId: null }).ownerNodeId).toBeNull();
-    expect(errorsOf(DomainCreateSchema, { domain: 'a.example.com', ownerNodeId: 'me' })).toEqual({ ownerNodeId: 'This field must be a number' });
+    expect(errorsOf(DomainCreateSchema, { domain: 'a.example.com', ownerNodeId: 'me' })).toEqual({
+      ownerNodeId: 'This field must be a number',
+    });
     expect(errorsOf(DomainCreateSchema, { domain: 'a.example.com', ownerNodeId: 0 })).toEqual({
       ownerNodeId: 'This field must be greater than or equal to 1',
     });
@@ -141,7 +148,8 @@ describe('HTTP service form rules', () => {
   });
 
   it("refuses the gateway's reserved paths, and /api only without a domain", () => {
-    const acme = "This field must not be /.well-known/acme-challenge or a path below it: certificate validation (ACME) uses it";
+    const acme =
+      'This field must not be /.well-known/acme-challenge or a path below it: certificate validation (ACME) uses it';
     const api = expect.stringMatching(/^This field must not be \/api or a path below it: services without a domain/);
     const cases: [string | null, string, unknown][] = [
       [null, '/api', api],
@@ -150,13 +158,29 @@ describe('HTTP service form rules', () => {
       [null, '/api/auth/login', api],
       [null, '/.well-known/acme-challenge', acme],
       ['app.example.com', '/.well-known/acme-challenge/token', acme],
-      ['app.example.com', '/_postern', "This field must not be /_postern or a path below it: it is the gateway's internal path"],
+      [
+        'app.example.com',
+        '/_postern',
+        "This field must not be /_postern or a path below it: it is the gateway's internal path",
+      ],
     ];
     for (const [domain, pathLocation, message] of cases) {
-      expect(errorsOf(HttpServiceCreateSchema, { ...base, domain, pathLocation }), `${String(domain)} ${pathLocation}`).toEqual({ pathLocation: message });
+      expect(
+        errorsOf(HttpServiceCreateSchema, { ...base, domain, pathLocation }),
+        `${String(domain)} ${pathLocation}`,
+      ).toEqual({ pathLocation: message });
     }
-    for (const [domain, pathLocation] of [['app.example.com', '/api'], [null, '/apix'], [null, '/v1/api'], [null, '/.well-known'], [null, '/_posternx']]) {
-      expect(HttpServiceCreateSchema.safeParse({ ...base, domain, pathLocation }).success, `${String(domain)} ${pathLocation}`).toBe(true);
+    for (const [domain, pathLocation] of [
+      ['app.example.com', '/api'],
+      [null, '/apix'],
+      [null, '/v1/api'],
+      [null, '/.well-known'],
+      [null, '/_posternx'],
+    ]) {
+      expect(
+        HttpServiceCreateSchema.safeParse({ ...base, domain, pathLocation }).success,
+        `${String(domain)} ${pathLocation}`,
+      ).toBe(true);
     }
   });
 
@@ -194,7 +218,10 @@ describe('HTTP service form rules', () => {
     expect(errorsOf(HttpServiceCreateSchema, { ...base, allowedIps: ['10.0.0.5/8'] })).toEqual({
       allowedIps: 'This field must be a network address: 10.0.0.5/8 has host bits set (did you mean 10.0.0.0/8?)',
     });
-    expect(HttpServiceCreateSchema.parse({ ...base, blockedIps: ['10.0.0.5/32', '10.0.0.5'] }).blockedIps).toEqual(['10.0.0.5/32', '10.0.0.5']);
+    expect(HttpServiceCreateSchema.parse({ ...base, blockedIps: ['10.0.0.5/32', '10.0.0.5'] }).blockedIps).toEqual([
+      '10.0.0.5/32',
+      '10.0.0.5',
+    ]);
     const parsed = HttpServiceCreateSchema.parse({ ...base, allowedIps: ['10.0.0.0/8', '192.168.1.7', '10.0.0.0/8'] });
     expect(parsed.allowedIps).toEqual(['10.0.0.0/8', '192.168.1.7']);
   });
@@ -240,8 +267,12 @@ describe('token form rules', () => {
     expect(errorsOf(schema, { name: 'ci', expireAt: '2026-11-01T00:00:00Z' })).toEqual({
       expireAt: 'This field must not be earlier than now',
     });
-    expect(errorsOf(schema, { name: 'ci', expireAt: 'tomorrow' })).toEqual({ expireAt: 'This field must be a valid date' });
-    expect(schema.parse({ name: 'ci', expireAt: '2026-12-01T00:00:00.000Z' }).expireAt).toBe('2026-12-01T00:00:00.000Z');
+    expect(errorsOf(schema, { name: 'ci', expireAt: 'tomorrow' })).toEqual({
+      expireAt: 'This field must be a valid date',
+    });
+    expect(schema.parse({ name: 'ci', expireAt: '2026-12-01T00:00:00.000Z' }).expireAt).toBe(
+      '2026-12-01T00:00:00.000Z',
+    );
   });
 });
 
@@ -272,6 +303,8 @@ describe('login and queries', () => {
     expect(errorsOf(NodeListQuerySchema, { limit: '1000' })).toEqual({
       limit: 'This field must be less than or equal to 100',
     });
-    expect(errorsOf(NodeListQuerySchema, { type: 'all' })).toEqual({ type: 'This field must be one of nodes, gateways' });
+    expect(errorsOf(NodeListQuerySchema, { type: 'all' })).toEqual({
+      type: 'This field must be one of nodes, gateways',
+    });
   });
 });

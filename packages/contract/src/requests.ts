@@ -40,7 +40,9 @@ export const LoginRequestSchema = z.object({
 export type LoginRequest = z.infer<typeof LoginRequestSchema>;
 
 export const ChangePasswordRequestSchema = z.object({
-  currentPassword: z.string({ error: (iss) => (iss.input == null ? messages.required : ruleMessages.string) }).min(1, messages.empty),
+  currentPassword: z
+    .string({ error: (iss) => (iss.input == null ? messages.required : ruleMessages.string) })
+    .min(1, messages.empty),
   newPassword: z
     .string({ error: (iss) => (iss.input == null ? messages.required : ruleMessages.string) })
     .min(limits.passwordMin, minLengthMessage(limits.passwordMin))
@@ -50,11 +52,23 @@ export type ChangePasswordRequest = z.infer<typeof ChangePasswordRequestSchema>;
 
 // ---- Two-factor sign-in (docs/api.md "Two-factor sign-in") ------------------------------------------------
 
-const passwordField = () => z.string({ error: (iss) => (iss.input == null ? messages.required : ruleMessages.string) }).min(1, messages.empty).max(limits.passwordMax);
+const passwordField = () =>
+  z
+    .string({ error: (iss) => (iss.input == null ? messages.required : ruleMessages.string) })
+    .min(1, messages.empty)
+    .max(limits.passwordMax);
 /** A 6-digit TOTP code or a recovery code (spaces and dashes as typed are ignored by the server). */
-const secondFactorCode = () => z.string({ error: (iss) => (iss.input == null ? messages.required : ruleMessages.string) }).trim().min(1, messages.empty).max(64);
+const secondFactorCode = () =>
+  z
+    .string({ error: (iss) => (iss.input == null ? messages.required : ruleMessages.string) })
+    .trim()
+    .min(1, messages.empty)
+    .max(64);
 
-export const SecondFactorLoginRequestSchema = z.object({ challenge: z.string().min(1).max(128), code: secondFactorCode() });
+export const SecondFactorLoginRequestSchema = z.object({
+  challenge: z.string().min(1).max(128),
+  code: secondFactorCode(),
+});
 export type SecondFactorLoginRequest = z.infer<typeof SecondFactorLoginRequestSchema>;
 
 export const TwoFactorSetupRequestSchema = z.object({ password: passwordField() });
@@ -141,7 +155,10 @@ export type AgentGatewayNetworks = z.infer<typeof AgentGatewayNetworksSchema>;
 
 const sslModes = ['self-signed', 'certbot'] as const;
 
-function checkSkipValidation(value: { ssl?: string | null | undefined; skipValidation?: boolean | undefined }, ctx: z.RefinementCtx): void {
+function checkSkipValidation(
+  value: { ssl?: string | null | undefined; skipValidation?: boolean | undefined },
+  ctx: z.RefinementCtx,
+): void {
   if (value.skipValidation === true && value.ssl === 'certbot') {
     ctx.addIssue({ code: 'custom', path: ['ssl'], message: oneOfMessage(['self-signed']) });
   }
@@ -180,7 +197,10 @@ const serviceCommonFields = {
 };
 
 /** One expiry, not two. */
-function checkExpiry(value: { expiresAt?: string | null | undefined; ttl?: number | undefined }, ctx: z.RefinementCtx): void {
+function checkExpiry(
+  value: { expiresAt?: string | null | undefined; ttl?: number | undefined },
+  ctx: z.RefinementCtx,
+): void {
   if (value.ttl !== undefined && value.expiresAt != null) {
     ctx.addIssue({ code: 'custom', path: ['ttl'], message: ruleMessages.expiryTwice });
   }
@@ -193,7 +213,10 @@ const httpFields = {
   backendPort: port().optional(),
 };
 
-function checkDomainOrPath(value: { domain?: string | null | undefined; pathLocation?: string | null | undefined }, ctx: z.RefinementCtx): void {
+function checkDomainOrPath(
+  value: { domain?: string | null | undefined; pathLocation?: string | null | undefined },
+  ctx: z.RefinementCtx,
+): void {
   if (!value.domain && !value.pathLocation) {
     ctx.addIssue({ code: 'custom', path: ['pathLocation'], message: ruleMessages.domainOrPath });
     return;
@@ -206,7 +229,9 @@ function checkDomainOrPath(value: { domain?: string | null | undefined; pathLoca
 export const HttpServiceCreateSchema = z.object(httpFields).superRefine(checkDomainOrPath).superRefine(checkExpiry);
 export type HttpServiceCreate = z.infer<typeof HttpServiceCreateSchema>;
 
-export const HttpServiceUpdateSchema = z.object({ ...httpFields, name: httpFields.name.optional() }).superRefine(checkExpiry);
+export const HttpServiceUpdateSchema = z
+  .object({ ...httpFields, name: httpFields.name.optional() })
+  .superRefine(checkExpiry);
 export type HttpServiceUpdate = z.infer<typeof HttpServiceUpdateSchema>;
 
 const tcpFields = {
@@ -225,11 +250,13 @@ export const TcpServiceCreateSchema = z.object(tcpFields).superRefine((value, ct
 });
 export type TcpServiceCreate = z.infer<typeof TcpServiceCreateSchema>;
 
-export const TcpServiceUpdateSchema = z.object({
-  ...tcpFields,
-  name: tcpFields.name.optional(),
-  backendPort: tcpFields.backendPort.optional(),
-}).superRefine(checkExpiry);
+export const TcpServiceUpdateSchema = z
+  .object({
+    ...tcpFields,
+    name: tcpFields.name.optional(),
+    backendPort: tcpFields.backendPort.optional(),
+  })
+  .superRefine(checkExpiry);
 export type TcpServiceUpdate = z.infer<typeof TcpServiceUpdateSchema>;
 
 // ---- Personal access tokens -----------------------------------------------------------------------------

@@ -48,7 +48,10 @@ export function isWellFormedPat(token: string): boolean {
 export type TokenStatus = 'Revoked' | 'Expired' | 'Active';
 
 /** console-spec §4: Revoked if revoked; otherwise Expired if expireAt is earlier than now; otherwise Active. */
-export function tokenStatus(token: { revoked?: boolean | null; expireAt?: string | null }, now: Date = new Date()): TokenStatus {
+export function tokenStatus(
+  token: { revoked?: boolean | null; expireAt?: string | null },
+  now: Date = new Date(),
+): TokenStatus {
   if (token.revoked) return 'Revoked';
   if (token.expireAt && Date.parse(token.expireAt) < now.getTime()) return 'Expired';
   return 'Active';

@@ -17,7 +17,8 @@ import {
 describe('allow-list validators', () => {
   it('accepts only dotted-quad IPv4', () => {
     expect(isIPv4('10.0.0.1')).toBe(true);
-    for (const bad of ['10.0.0', '10.0.0.01x', '256.0.0.1', '1.2.3.4 ', ' 1.2.3.4', '1.2.3.4;']) expect(isIPv4(bad)).toBe(false);
+    for (const bad of ['10.0.0', '10.0.0.01x', '256.0.0.1', '1.2.3.4 ', ' 1.2.3.4', '1.2.3.4;'])
+      expect(isIPv4(bad)).toBe(false);
   });
 
   it('accepts IPv4 addresses and CIDRs for allow/deny lists', () => {
@@ -33,8 +34,18 @@ describe('allow-list validators', () => {
   });
 
   it('accepts real domain names only', () => {
-    for (const ok of ['example.com', 'a.b.example.co.uk', 'xn--bcher-kva.example', 'my-app.test']) expect(isDomainName(ok)).toBe(true);
-    for (const bad of ['localhost', '-a.com', 'a-.com', 'a..com', '*.example.com', 'example.com.', 'exa mple.com', 'a.1']) {
+    for (const ok of ['example.com', 'a.b.example.co.uk', 'xn--bcher-kva.example', 'my-app.test'])
+      expect(isDomainName(ok)).toBe(true);
+    for (const bad of [
+      'localhost',
+      '-a.com',
+      'a-.com',
+      'a..com',
+      '*.example.com',
+      'example.com.',
+      'exa mple.com',
+      'a.1',
+    ]) {
       expect(isDomainName(bad)).toBe(false);
     }
   });

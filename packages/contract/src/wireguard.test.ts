@@ -10,7 +10,14 @@ describe('parseWgDump', () => {
       '',
     ].join('\n');
     expect(parseWgDump(text)).toEqual([
-      { publicKey: 'PEER1', endpoint: '203.0.113.5:40000', allowedIps: ['10.44.0.2/32', '192.168.1.0/24'], latestHandshake: 1700000000, transferRx: 1234, transferTx: 5678 },
+      {
+        publicKey: 'PEER1',
+        endpoint: '203.0.113.5:40000',
+        allowedIps: ['10.44.0.2/32', '192.168.1.0/24'],
+        latestHandshake: 1700000000,
+        transferRx: 1234,
+        transferTx: 5678,
+      },
       { publicKey: 'PEER2', endpoint: null, allowedIps: [], latestHandshake: 0, transferRx: 0, transferTx: 0 },
     ]);
     expect(JSON.stringify(parseWgDump(text))).not.toContain('PSK1');
@@ -23,7 +30,12 @@ describe('isWireGuardKey', () => {
     expect(isWireGuardKey('YJ5dOY8xtR6bU0uWpF1ws0zFzM2BzK3gxs1oVwY0m1E=')).toBe(true);
     // The last character before '=' carries two padding bits that must be zero.
     expect(isWireGuardKey('YJ5dOY8xtR6bU0uWpF1ws0zFzM2BzK3gxs1oVwY0m1F=')).toBe(false);
-    for (const bad of ['', 'YJ5dOY8xtR6bU0uWpF1ws0zFzM2BzK3gxs1oVwY0m1E', 'YJ5dOY8xtR6bU0uWpF1ws0zFzM2BzK3gxs1oVwY0m1E=\n', 'a b'.padEnd(44, '=')]) {
+    for (const bad of [
+      '',
+      'YJ5dOY8xtR6bU0uWpF1ws0zFzM2BzK3gxs1oVwY0m1E',
+      'YJ5dOY8xtR6bU0uWpF1ws0zFzM2BzK3gxs1oVwY0m1E=\n',
+      'a b'.padEnd(44, '='),
+    ]) {
       expect(isWireGuardKey(bad), JSON.stringify(bad)).toBe(false);
     }
   });

@@ -33,7 +33,8 @@ export function parseWgDump(text: string): WgDumpPeer[] {
     .slice(1)
     .filter((line) => line.trim() !== '')
     .map((line) => {
-      const [publicKey = '', , endpoint = '(none)', allowed = '(none)', handshake = '0', rx = '0', tx = '0'] = line.split('\t');
+      const [publicKey = '', , endpoint = '(none)', allowed = '(none)', handshake = '0', rx = '0', tx = '0'] =
+        line.split('\t');
       return {
         publicKey,
         endpoint: endpoint === '(none)' ? null : endpoint,

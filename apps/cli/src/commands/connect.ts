@@ -28,7 +28,11 @@ export async function runConnect(context: CliContext, command: Extract<Command, 
 
   progress(`Connecting to ${url} …`);
   const api = openAgentApi(context, connection);
-  const { node, config: text, tunnelHealthUrl: offeredHealthUrl } = command.daemon ? await fetchConfigPatiently(context, api) : await api.getConfig();
+  const {
+    node,
+    config: text,
+    tunnelHealthUrl: offeredHealthUrl,
+  } = command.daemon ? await fetchConfigPatiently(context, api) : await api.getConfig();
   const config = parseTunnelConfig(text);
   const tunnelHealthUrl = acceptHealthUrl(offeredHealthUrl);
   await saveConnection(
@@ -57,11 +61,20 @@ export async function runConnect(context: CliContext, command: Extract<Command, 
   if (isConnected) {
     stdout.write(`Connected: ${iface} (${implementation}) ${address} via ${endpoint}\n`);
   } else {
-    stderr.write(`Tunnel ${iface} (${implementation}) is up with ${address}, but no handshake with ${endpoint} yet; WireGuard keeps trying.\n`);
+    stderr.write(
+      `Tunnel ${iface} (${implementation}) is up with ${address}, but no handshake with ${endpoint} yet; WireGuard keeps trying.\n`,
+    );
   }
   if (!command.daemon) return 0;
   await runDaemon({
-    system, api, iface, configDir, configText: text, log: stdout, signal, timing: timingWithRefresh(context.env.refreshSeconds),
+    system,
+    api,
+    iface,
+    configDir,
+    configText: text,
+    log: stdout,
+    signal,
+    timing: timingWithRefresh(context.env.refreshSeconds),
     ...(tunnelHealthUrl === undefined ? {} : { tunnelHealthUrl }),
   });
   return 0;

@@ -1,4 +1,12 @@
-import { HttpServiceCreateSchema, TcpServiceCreateSchema, limits, toFieldErrors, type HttpService, type ListResponse, type TcpService } from '@postern/contract';
+import {
+  HttpServiceCreateSchema,
+  TcpServiceCreateSchema,
+  limits,
+  toFieldErrors,
+  type HttpService,
+  type ListResponse,
+  type TcpService,
+} from '@postern/contract';
 import type { z } from 'zod';
 import { formatFieldErrors } from '../api.js';
 import type { Command } from '../args.js';
@@ -7,7 +15,10 @@ import { CliError } from '../errors.js';
 
 // expose / services / enable / disable / rm: thin wrappers over the agent API.
 
-export async function runExposeHttp(context: CliContext, command: Extract<Command, { kind: 'expose-http' }>): Promise<number> {
+export async function runExposeHttp(
+  context: CliContext,
+  command: Extract<Command, { kind: 'expose-http' }>,
+): Promise<number> {
   const body = checkBody(HttpServiceCreateSchema, {
     name: command.name,
     backendPort: command.port,
@@ -20,11 +31,16 @@ export async function runExposeHttp(context: CliContext, command: Extract<Comman
   });
   const api = await openApi(context, command.connection);
   const service = await api.createHttpService(body);
-  context.stdout.write(`Exposed http service ${service.id} "${service.name}" at ${service.publicAccess}${untilText(service)}\n`);
+  context.stdout.write(
+    `Exposed http service ${service.id} "${service.name}" at ${service.publicAccess}${untilText(service)}\n`,
+  );
   return 0;
 }
 
-export async function runExposeTcp(context: CliContext, command: Extract<Command, { kind: 'expose-tcp' }>): Promise<number> {
+export async function runExposeTcp(
+  context: CliContext,
+  command: Extract<Command, { kind: 'expose-tcp' }>,
+): Promise<number> {
   const body = checkBody(TcpServiceCreateSchema, {
     name: command.name,
     backendPort: command.port,
@@ -37,7 +53,9 @@ export async function runExposeTcp(context: CliContext, command: Extract<Command
   });
   const api = await openApi(context, command.connection);
   const service = await api.createTcpService(body);
-  context.stdout.write(`Exposed ${service.proto} service ${service.id} "${service.name}" at ${service.publicAccess}${untilText(service)}\n`);
+  context.stdout.write(
+    `Exposed ${service.proto} service ${service.id} "${service.name}" at ${service.publicAccess}${untilText(service)}\n`,
+  );
   return 0;
 }
 
@@ -46,7 +64,10 @@ function untilText(service: { expiresAt?: string | null | undefined }): string {
   return service.expiresAt ? ` until ${service.expiresAt}` : '';
 }
 
-export async function runServices(context: CliContext, command: Extract<Command, { kind: 'services' }>): Promise<number> {
+export async function runServices(
+  context: CliContext,
+  command: Extract<Command, { kind: 'services' }>,
+): Promise<number> {
   const api = await openApi(context, command.connection);
   const http = await collectPages((page) => api.listServices('http', page, limits.listMaxLimit));
   const tcp = await collectPages((page) => api.listServices('tcp', page, limits.listMaxLimit));
@@ -54,27 +75,48 @@ export async function runServices(context: CliContext, command: Extract<Command,
   return 0;
 }
 
-export async function runServiceAction(context: CliContext, command: Extract<Command, { kind: 'service-action' }>): Promise<number> {
+export async function runServiceAction(
+  context: CliContext,
+  command: Extract<Command, { kind: 'service-action' }>,
+): Promise<number> {
   const api = await openApi(context, command.connection);
   if (command.action === 'rm') {
     await api.deleteService(command.type, command.id);
     context.stdout.write(`Deleted ${command.type} service ${command.id}\n`);
   } else {
     await api.setServiceEnabled(command.type, command.id, command.action === 'enable');
-    context.stdout.write(`${command.action === 'enable' ? 'Enabled' : 'Disabled'} ${command.type} service ${command.id}\n`);
+    context.stdout.write(
+      `${command.action === 'enable' ? 'Enabled' : 'Disabled'} ${command.type} service ${command.id}\n`,
+    );
   }
   return 0;
 }
 
 export function formatServices(http: HttpService[], tcp: TcpService[]): string {
-  if (http.length === 0 && tcp.length === 0) return 'No services yet: publish one with "postern expose http|tcp NAME --port P".\n';
+  if (http.length === 0 && tcp.length === 0)
+    return 'No services yet: publish one with "postern expose http|tcp NAME --port P".\n';
   const rows = [
     ['TYPE', 'ID', 'NAME', 'BACKEND', 'PUBLIC', 'STATE'],
-    ...http.map((s) => ['http', String(s.id), s.name, `${s.backendProto}://${s.backendHost}:${s.backendPort}`, s.publicAccess, stateOf(s)]),
+    ...http.map((s) => [
+      'http',
+      String(s.id),
+      s.name,
+      `${s.backendProto}://${s.backendHost}:${s.backendPort}`,
+      s.publicAccess,
+      stateOf(s),
+    ]),
     ...tcp.map((s) => [s.proto, String(s.id), s.name, `${s.backendHost}:${s.backendPort}`, s.publicAccess, stateOf(s)]),
   ];
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) => `${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()}\n`).join('');
+  return rows
+    .map(
+      (row) =>
+        `${row
+          .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
 }
 
 function stateOf(service: HttpService | TcpService): string {

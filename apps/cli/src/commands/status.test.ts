@@ -15,7 +15,10 @@ function statusCommand(argv: string[]) {
 /** A node that ran `connect`: settings and config stored, interface up. */
 function connectedNode(url: string): FakeSystem {
   const system = connectedSystem();
-  system.files.set('/cfg/postern.json', { text: JSON.stringify({ url, token: makeToken(), interface: 'pstn-s1' }), mode: 0o600 });
+  system.files.set('/cfg/postern.json', {
+    text: JSON.stringify({ url, token: makeToken(), interface: 'pstn-s1' }),
+    mode: 0o600,
+  });
   system.files.set('/cfg/wireguard.conf', { text: nodeConfigText(), mode: 0o600 });
   system.links.add('pstn-s1');
   return system;
@@ -86,16 +89,26 @@ describe('postern status', () => {
     expect(JSON.parse(failing.out())).toMatchObject({ up: true, healthy: false, node: null, gatewayError: null });
   });
 
-  it("--health probes the tunnel health URL the gateway gave at connect, not its API", async () => {
+  it('--health probes the tunnel health URL the gateway gave at connect, not its API', async () => {
     const system = connectedNode('https://gw.example.com');
     const healthUrl = 'http://10.8.0.1:80/_postern/tunnel-health';
-    system.files.set('/cfg/postern.json', { text: JSON.stringify({ url: 'https://gw.example.com', token: makeToken(), interface: 'pstn-s1', tunnelHealthUrl: healthUrl }), mode: 0o600 });
+    system.files.set('/cfg/postern.json', {
+      text: JSON.stringify({
+        url: 'https://gw.example.com',
+        token: makeToken(),
+        interface: 'pstn-s1',
+        tunnelHealthUrl: healthUrl,
+      }),
+      mode: 0o600,
+    });
     const probed: ProbeTarget[] = [];
     const h = harness(system, { configDir: '/cfg' });
-    expect(await runStatus(h.context, statusCommand(['--health']), async (target) => {
-      probed.push(target);
-      return true;
-    })).toBe(0);
+    expect(
+      await runStatus(h.context, statusCommand(['--health']), async (target) => {
+        probed.push(target);
+        return true;
+      }),
+    ).toBe(0);
     expect(probed).toEqual([{ healthUrl, localAddress: '10.8.0.2' }]);
   });
 
@@ -108,6 +121,8 @@ describe('postern status', () => {
       probed.push(target);
       return true;
     });
-    expect(probed).toEqual([{ gatewayUrl: 'https://gw.example.com', host: 'gw.example.com', localAddress: '10.8.0.2' }]);
+    expect(probed).toEqual([
+      { gatewayUrl: 'https://gw.example.com', host: 'gw.example.com', localAddress: '10.8.0.2' },
+    ]);
   });
 });

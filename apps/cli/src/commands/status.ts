@@ -34,11 +34,14 @@ export type HealthProbe = (target: ProbeTarget) => Promise<boolean>;
 export async function runStatus(
   context: CliContext,
   command: Extract<Command, { kind: 'status' }>,
-  probe: HealthProbe = (target) => probeGateway(target, { client: httpClientFor(context, 'pin' in target ? target.pin : undefined) }),
+  probe: HealthProbe = (target) =>
+    probeGateway(target, { client: httpClientFor(context, 'pin' in target ? target.pin : undefined) }),
 ): Promise<number> {
   const { status, probeTarget } = await readStatus(context, command.local, !command.health);
   if (command.health) status.healthy = status.up && probeTarget !== null && (await probe(probeTarget));
-  context.stdout.write(command.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status, context.system.now()));
+  context.stdout.write(
+    command.json ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status, context.system.now()),
+  );
   return command.health && !status.healthy ? 1 : 0;
 }
 
@@ -67,7 +70,9 @@ async function readStatus(
     latestHandshake: peer && peer.latestHandshake > 0 ? new Date(peer.latestHandshake * 1000).toISOString() : null,
     transferRx: peer?.transferRx ?? 0,
     transferTx: peer?.transferTx ?? 0,
-    ...(shouldAskGateway && settings !== null ? await askGateway(context, settings) : { node: null, gatewayError: null }),
+    ...(shouldAskGateway && settings !== null
+      ? await askGateway(context, settings)
+      : { node: null, gatewayError: null }),
   };
   return { status, probeTarget: settings && config ? findProbeTarget(settings, config, gatewayTunnelIp) : null };
 }
@@ -76,7 +81,11 @@ async function readStatus(
  * The gateway's tunnel health URL when it gave one; else (an older gateway) its API's health route at the tunnel
  * address. A full tunnel routes everything through the gateway, so its public host answers through the tunnel too.
  */
-function findProbeTarget(settings: StoredSettings, config: TunnelConfig, gatewayTunnelIp: string | null): ProbeTarget | null {
+function findProbeTarget(
+  settings: StoredSettings,
+  config: TunnelConfig,
+  gatewayTunnelIp: string | null,
+): ProbeTarget | null {
   const localAddress = config.addresses.map((cidr) => cidr.split('/')[0] ?? '').find(isIPv4);
   if (localAddress === undefined) return null;
   if (settings.tunnelHealthUrl !== undefined) return { healthUrl: settings.tunnelHealthUrl, localAddress };
@@ -85,11 +94,19 @@ function findProbeTarget(settings: StoredSettings, config: TunnelConfig, gateway
   return { gatewayUrl: settings.url, host, localAddress, ...(settings.pin === undefined ? {} : { pin: settings.pin }) };
 }
 
-async function askGateway(context: CliContext, settings: StoredSettings): Promise<Pick<TunnelStatus, 'node' | 'gatewayError'>> {
+async function askGateway(
+  context: CliContext,
+  settings: StoredSettings,
+): Promise<Pick<TunnelStatus, 'node' | 'gatewayError'>> {
   try {
     const api = openAgentApi(
       context,
-      { url: settings.url, token: settings.token, insecure: settings.insecure === true, ...(settings.pin === undefined ? {} : { pin: settings.pin }) },
+      {
+        url: settings.url,
+        token: settings.token,
+        insecure: settings.insecure === true,
+        ...(settings.pin === undefined ? {} : { pin: settings.pin }),
+      },
       NODE_QUERY_TIMEOUT_MS,
     );
     const node = await api.getNode();
@@ -104,14 +121,21 @@ export function formatStatus(status: TunnelStatus, now: number): string {
     ['Interface', `${status.interface} (${status.up ? 'up' : 'down'})`],
     ['Gateway', status.gatewayUrl ?? 'not configured: run "postern connect --url URL --token TOKEN"'],
   ];
-  if (status.node) rows.push(['Node', `${status.node.name} (${status.node.status}${status.node.enabled ? '' : ', disabled'})`]);
+  if (status.node)
+    rows.push(['Node', `${status.node.name} (${status.node.status}${status.node.enabled ? '' : ', disabled'})`]);
   if (status.gatewayError) rows.push(['Node', `unknown: ${status.gatewayError}`]);
   rows.push(['Address', status.address ?? '-'], ['Endpoint', status.endpoint ?? '-']);
   if (status.up) {
     const handshake =
-      status.latestHandshake === null ? 'never' : `${Math.max(0, Math.round((now - Date.parse(status.latestHandshake)) / 1000))} s ago`;
-    rows.push(['Handshake', handshake], ['Transfer', `${formatBytes(status.transferRx)} received, ${formatBytes(status.transferTx)} sent`]);
+      status.latestHandshake === null
+        ? 'never'
+        : `${Math.max(0, Math.round((now - Date.parse(status.latestHandshake)) / 1000))} s ago`;
+    rows.push(
+      ['Handshake', handshake],
+      ['Transfer', `${formatBytes(status.transferRx)} received, ${formatBytes(status.transferTx)} sent`],
+    );
   }
-  if (status.healthy !== undefined) rows.push(['Health', status.healthy ? 'ok (the gateway answers through the tunnel)' : 'failing']);
+  if (status.healthy !== undefined)
+    rows.push(['Health', status.healthy ? 'ok (the gateway answers through the tunnel)' : 'failing']);
   return rows.map(([label, value]) => `${`${label}:`.padEnd(11)}${value}\n`).join('');
 }

@@ -6,7 +6,12 @@ import { dismissToast, getToasts } from './toast-store';
 
 function respondWith(status: number, body?: unknown) {
   const fetchMock = vi.fn(() =>
-    Promise.resolve(new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })),
+    Promise.resolve(
+      new Response(body === undefined ? null : JSON.stringify(body), {
+        status,
+        headers: { 'Content-Type': 'application/json' },
+      }),
+    ),
   );
   vi.stubGlobal('fetch', fetchMock);
   return fetchMock;
@@ -78,7 +83,10 @@ describe('api error rules (console-spec §8)', () => {
   });
 
   it("gives 'Network Error' when no response arrives", async () => {
-    vi.stubGlobal('fetch', vi.fn(() => Promise.reject(new TypeError('Failed to fetch'))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() => Promise.reject(new TypeError('Failed to fetch'))),
+    );
     const error = await failureOf(call(routes.listNodes));
     expect([error.status, error.message]).toEqual([0, 'Network Error']);
   });
@@ -92,7 +100,10 @@ describe('api error rules (console-spec §8)', () => {
   });
 
   it("tells the operator a change was saved but not applied yet (code dataplane_unavailable), beyond the spec's 400 rule", async () => {
-    respondWith(503, { message: 'Saved, but the gateway could not apply it yet: nginx is down', code: 'dataplane_unavailable' });
+    respondWith(503, {
+      message: 'Saved, but the gateway could not apply it yet: nginx is down',
+      code: 'dataplane_unavailable',
+    });
     const error = await failureOf(call(routes.createNode, { body: { name: 'n' } }));
     expect([error.status, error.code]).toEqual([503, 'dataplane_unavailable']);
     expect(toastMessages()).toEqual(['warning: Saved, but the gateway could not apply it yet: nginx is down']);
@@ -110,7 +121,10 @@ describe('api error rules (console-spec §8)', () => {
   });
 
   it('carries the field messages of a 422', async () => {
-    respondWith(422, { message: 'Validation failed', errors: { body: [{ field: 'name', message: 'This field is required' }] } });
+    respondWith(422, {
+      message: 'Validation failed',
+      errors: { body: [{ field: 'name', message: 'This field is required' }] },
+    });
     const error = await failureOf(call(routes.createNode, { body: {} }));
     expect(error.fieldErrors).toEqual([{ field: 'name', message: 'This field is required' }]);
   });
@@ -118,7 +132,9 @@ describe('api error rules (console-spec §8)', () => {
 
 describe('filenameFromDisposition', () => {
   it('reads the quoted file name and falls back to config.conf', () => {
-    expect(filenameFromDisposition('attachment; filename="postern-laptop.conf"', 'config.conf')).toBe('postern-laptop.conf');
+    expect(filenameFromDisposition('attachment; filename="postern-laptop.conf"', 'config.conf')).toBe(
+      'postern-laptop.conf',
+    );
     expect(filenameFromDisposition(null, 'config.conf')).toBe('config.conf');
     expect(filenameFromDisposition('attachment', 'config.conf')).toBe('config.conf');
   });

@@ -44,8 +44,10 @@ const QUIET_ROUTES = new Set<string>([routes.login.path, routes.logout.path]);
  */
 export function failureToastMessage(error: unknown): string | null {
   if (!isApiError(error)) return null;
-  if (error.status === 0) return `${NETWORK_ERROR_MESSAGE}: the gateway could not be reached. Check your connection and try again.`;
-  if (error.status >= 500) return `${error.serverMessage ?? `Request failed with status code ${error.status}`}. Try again in a moment.`;
+  if (error.status === 0)
+    return `${NETWORK_ERROR_MESSAGE}: the gateway could not be reached. Check your connection and try again.`;
+  if (error.status >= 500)
+    return `${error.serverMessage ?? `Request failed with status code ${error.status}`}. Try again in a moment.`;
   return null;
 }
 
@@ -73,7 +75,8 @@ async function handleFailure(error: unknown, route: Route, isAction: boolean): P
   if (error.status >= 500 && !isStoredChange && isAction && !QUIET_ROUTES.has(route.path)) toastActionFailure(error);
   if (error.status === 400) showToast({ message: error.serverMessage ?? UNKNOWN_ERROR_MESSAGE, type: 'error' });
   // Beyond the spec: the change is saved and applied once the gateway is back; say so instead of only logging it.
-  if (error.code === 'dataplane_unavailable') showToast({ message: error.serverMessage ?? UNKNOWN_ERROR_MESSAGE, type: 'warning' });
+  if (error.code === 'dataplane_unavailable')
+    showToast({ message: error.serverMessage ?? UNKNOWN_ERROR_MESSAGE, type: 'warning' });
   if (SESSION_ENDING_STATUSES.has(error.status) && hasToken()) await logout();
   return error;
 }
@@ -123,7 +126,10 @@ export function filenameFromDisposition(header: string | null, fallback: string)
 }
 
 export function toDownload(file: FileDownload, fallbackName: string): Download {
-  return { blob: new Blob([file.content], { type: file.mediaType ?? 'application/octet-stream' }), filename: file.filename ?? fallbackName };
+  return {
+    blob: new Blob([file.content], { type: file.mediaType ?? 'application/octet-stream' }),
+    filename: file.filename ?? fallbackName,
+  };
 }
 
 /** Hands a downloaded file to the browser's save flow. */

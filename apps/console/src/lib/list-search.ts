@@ -67,7 +67,8 @@ type ServiceTableKind = 'http' | 'tcp';
 export type NodeDetailSearch = Record<string, string | number | undefined>;
 const VIEW_FIELDS = ['q', 'page', 'limit', 'sort', 'order'] as const;
 /** The node page holds two tables, so each one's view has its own keys: httpQ, httpPage, …, tcpOrder. */
-const viewKey = (kind: ServiceTableKind, field: (typeof VIEW_FIELDS)[number]) => `${kind}${field.charAt(0).toUpperCase()}${field.slice(1)}`;
+const viewKey = (kind: ServiceTableKind, field: (typeof VIEW_FIELDS)[number]) =>
+  `${kind}${field.charAt(0).toUpperCase()}${field.slice(1)}`;
 
 function validateServiceView(view: Record<string, unknown>): ServiceListView {
   const limit = positiveInt(view.limit);
@@ -85,7 +86,9 @@ export function serviceViewFromSearch(search: Record<string, unknown>, kind: Ser
 }
 
 export function serviceViewToSearch(view: Partial<ServiceListView>, kind: ServiceTableKind): NodeDetailSearch {
-  return Object.fromEntries(Object.entries(view).map(([field, value]) => [viewKey(kind, field as (typeof VIEW_FIELDS)[number]), value]));
+  return Object.fromEntries(
+    Object.entries(view).map(([field, value]) => [viewKey(kind, field as (typeof VIEW_FIELDS)[number]), value]),
+  );
 }
 
 /** The node page's search: the views of its HTTP and TCP tables. */

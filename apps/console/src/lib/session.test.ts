@@ -1,9 +1,23 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { forgetSession, logout, readRedirectTarget, readToken, restoreSession, saveRedirectTarget, setSessionNavigator, storeToken } from './session';
+import {
+  forgetSession,
+  logout,
+  readRedirectTarget,
+  readToken,
+  restoreSession,
+  saveRedirectTarget,
+  setSessionNavigator,
+  storeToken,
+} from './session';
 
 function answerWith(status: number, body?: unknown) {
   const fetchMock = vi.fn((_url: string, _init?: RequestInit) =>
-    Promise.resolve(new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } })),
+    Promise.resolve(
+      new Response(body === undefined ? null : JSON.stringify(body), {
+        status,
+        headers: { 'Content-Type': 'application/json' },
+      }),
+    ),
   );
   vi.stubGlobal('fetch', fetchMock);
   return fetchMock;
@@ -61,7 +75,11 @@ describe('restoring the session after a page load', () => {
     const failures = [
       () => answerWith(401, { message: 'no' }),
       () => answerWith(200, { nope: true }),
-      () => vi.stubGlobal('fetch', vi.fn(() => Promise.reject(new TypeError('Failed to fetch')))),
+      () =>
+        vi.stubGlobal(
+          'fetch',
+          vi.fn(() => Promise.reject(new TypeError('Failed to fetch'))),
+        ),
     ];
     for (const failing of failures) {
       forgetSession();
@@ -117,7 +135,10 @@ describe('logout', () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const navigate = vi.fn(() => Promise.resolve());
     setSessionNavigator(navigate);
-    vi.stubGlobal('fetch', vi.fn(() => Promise.reject(new TypeError('Failed to fetch'))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() => Promise.reject(new TypeError('Failed to fetch'))),
+    );
     storeToken('abc', 60);
     await logout();
     expect(readToken()).toBeNull();

@@ -42,8 +42,14 @@ export function clearToken(): void {
 }
 
 function toSession(body: unknown): { token: string; expires_in: number } | null {
-  if (typeof body === 'object' && body !== null && 'token' in body && 'expires_in' in body &&
-    typeof body.token === 'string' && typeof body.expires_in === 'number') {
+  if (
+    typeof body === 'object' &&
+    body !== null &&
+    'token' in body &&
+    'expires_in' in body &&
+    typeof body.token === 'string' &&
+    typeof body.expires_in === 'number'
+  ) {
     return { token: body.token, expires_in: body.expires_in };
   }
   return null;

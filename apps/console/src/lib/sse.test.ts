@@ -25,7 +25,13 @@ function answerChecksWith(status: number | 'network-down') {
 function openLogStream({ reconnects = true } = {}) {
   const path = '/api/logs/stream';
   const query = { domain: 'app.example.com' };
-  return openStream({ path, query, schema: z.array(z.string()), onMessage: vi.fn(), reconnectMs: reconnects ? 1000 : undefined });
+  return openStream({
+    path,
+    query,
+    schema: z.array(z.string()),
+    onMessage: vi.fn(),
+    reconnectMs: reconnects ? 1000 : undefined,
+  });
 }
 
 /** Fails the latest stream and lets the session check settle. */
@@ -125,7 +131,13 @@ describe('event stream errors', () => {
   it('waits twice as long after each further failure without opening, up to 30 s, and reports retrying', async () => {
     answerChecksWith('network-down');
     const states: string[] = [];
-    openStream({ path: '/api/logs/stream', schema: z.array(z.string()), onMessage: vi.fn(), reconnectMs: 1000, onStateChange: (state) => states.push(state) });
+    openStream({
+      path: '/api/logs/stream',
+      schema: z.array(z.string()),
+      onMessage: vi.fn(),
+      reconnectMs: 1000,
+      onStateChange: (state) => states.push(state),
+    });
     for (const ms of [1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]) {
       await failLatest();
       expect(await reopensAfter(ms), `reopen after ${ms} ms`).toBe(true);
@@ -161,10 +173,11 @@ describe('event stream errors', () => {
   });
 
   it('neither reconnects nor signs out when the page is left during the check', async () => {
-    const fetchMock = vi.fn((_url: string, init?: RequestInit) =>
-      new Promise<Response>((_resolve, reject) => {
-        init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
-      }),
+    const fetchMock = vi.fn(
+      (_url: string, init?: RequestInit) =>
+        new Promise<Response>((_resolve, reject) => {
+          init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
+        }),
     );
     vi.stubGlobal('fetch', fetchMock);
     const close = openLogStream();

@@ -54,7 +54,13 @@ describe('useZodForm with the contract schemas (console-spec §5)', () => {
   });
 
   it("puts a 422's messages under their fields", async () => {
-    const onValid = () => Promise.reject(new ApiError(422, 'Request failed with status code 422', { serverMessage: 'Validation failed', fieldErrors: [{ field: 'name', message: 'A node with this name exists' }] }));
+    const onValid = () =>
+      Promise.reject(
+        new ApiError(422, 'Request failed with status code 422', {
+          serverMessage: 'Validation failed',
+          fieldErrors: [{ field: 'name', message: 'A node with this name exists' }],
+        }),
+      );
     render(<NodeForm onValid={onValid} />);
     fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'taken' } });
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Save' })));

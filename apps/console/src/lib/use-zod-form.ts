@@ -28,7 +28,10 @@ export function focusFirstInvalid(form: HTMLFormElement | null, errors: FormErro
   if (!form) return;
   const invalid = [...form.elements].find(
     (element): element is HTMLElement =>
-      element instanceof HTMLElement && 'name' in element && Boolean(errors[String(element.name)]) && !(element as HTMLInputElement).disabled,
+      element instanceof HTMLElement &&
+      'name' in element &&
+      Boolean(errors[String(element.name)]) &&
+      !(element as HTMLInputElement).disabled,
   );
   invalid?.focus();
 }

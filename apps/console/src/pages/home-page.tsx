@@ -6,7 +6,17 @@ import { Button, buttonClasses } from '../components/ui/button';
 import { BookIcon, CodeIcon, HeartIcon, PlusIcon, ServerIcon, TerminalIcon } from '../components/ui/icons';
 import { links } from '../lib/links';
 
-function WelcomeCard({ icon, title, children, action }: { icon: ReactNode; title: string; children: ReactNode; action: ReactNode }) {
+function WelcomeCard({
+  icon,
+  title,
+  children,
+  action,
+}: {
+  icon: ReactNode;
+  title: string;
+  children: ReactNode;
+  action: ReactNode;
+}) {
   return (
     <section className="flex flex-col gap-3 rounded-lg border border-gray-200 bg-white p-5 shadow-sm dark:border-gray-800 dark:bg-gray-900">
       <div className="flex items-center gap-3">
@@ -29,7 +39,9 @@ const loadNodeReadyDialog = () => import('../features/nodes/node-ready-dialog');
 const NodeReadyDialog = lazy(() => loadNodeReadyDialog().then((module) => ({ default: module.NodeReadyDialog })));
 
 // The figures come through the contract's schemas (zod): loaded after the first paint.
-const SystemStatusPanel = lazy(() => import('../features/observe/system-status-panel').then((module) => ({ default: module.SystemStatusPanel })));
+const SystemStatusPanel = lazy(() =>
+  import('../features/observe/system-status-panel').then((module) => ({ default: module.SystemStatusPanel })),
+);
 
 export function HomePage() {
   const navigate = useNavigate();
@@ -73,7 +85,11 @@ export function HomePage() {
         <WelcomeCard
           icon={<TerminalIcon className="size-5" />}
           title="Install the CLI"
-          action={<a href={links.cliInstall} target="_blank" rel="noreferrer" className={externalLinkClass}>Install the CLI</a>}
+          action={
+            <a href={links.cliInstall} target="_blank" rel="noreferrer" className={externalLinkClass}>
+              Install the CLI
+            </a>
+          }
         >
           The <code className="font-mono">postern</code> command connects a node, keeps its tunnel up and exposes
           services from the command line.
@@ -83,8 +99,12 @@ export function HomePage() {
           title="Gateway deployments"
           action={
             <>
-              <a href={links.dockerGateway} target="_blank" rel="noreferrer" className={externalLinkClass}>Docker</a>
-              <a href={links.kubernetesGateway} target="_blank" rel="noreferrer" className={externalLinkClass}>Kubernetes</a>
+              <a href={links.dockerGateway} target="_blank" rel="noreferrer" className={externalLinkClass}>
+                Docker
+              </a>
+              <a href={links.kubernetesGateway} target="_blank" rel="noreferrer" className={externalLinkClass}>
+                Kubernetes
+              </a>
             </>
           }
         >
@@ -98,8 +118,12 @@ export function HomePage() {
           title="Need help?"
           action={
             <>
-              <a href={links.documentation} target="_blank" rel="noreferrer" className={externalLinkClass}>Documentation</a>
-              <a href={links.sourceRepository} target="_blank" rel="noreferrer" className={externalLinkClass}>Source repository</a>
+              <a href={links.documentation} target="_blank" rel="noreferrer" className={externalLinkClass}>
+                Documentation
+              </a>
+              <a href={links.sourceRepository} target="_blank" rel="noreferrer" className={externalLinkClass}>
+                Source repository
+              </a>
             </>
           }
         >
@@ -108,7 +132,11 @@ export function HomePage() {
         <WelcomeCard
           icon={<HeartIcon className="size-5" />}
           title="Support the project"
-          action={<a href={links.sponsor} target="_blank" rel="noreferrer" className={externalLinkClass}>Sponsor</a>}
+          action={
+            <a href={links.sponsor} target="_blank" rel="noreferrer" className={externalLinkClass}>
+              Sponsor
+            </a>
+          }
         >
           Postern is free software. Sponsoring keeps it maintained.
         </WelcomeCard>

@@ -16,8 +16,10 @@ export const INVALID_CREDENTIALS = 'Invalid Credentials';
 export const TOO_MANY_ATTEMPTS = 'Too many attempts, try again later';
 export const INVALID_CODE = 'Invalid authentication code';
 
-export const LOGIN_UNREACHABLE = 'Network Error: the gateway could not be reached. Check your connection and try again.';
-export const loginServerError = (status: number): string => `The gateway could not sign you in right now (status ${status}). Try again in a moment.`;
+export const LOGIN_UNREACHABLE =
+  'Network Error: the gateway could not be reached. Check your connection and try again.';
+export const loginServerError = (status: number): string =>
+  `The gateway could not sign you in right now (status ${status}). Try again in a moment.`;
 
 /**
  * The alert for a failed sign-in (console-spec §8). Beyond the spec, a sign-in that got no answer or a server error
@@ -42,7 +44,13 @@ export function checkCredentials({ username, password }: LoginRequest): Errors {
 
 /** The password step's answer when two-factor sign-in is on (docs/api.md): a challenge for the second step. */
 function challengeOf(body: unknown): string | null {
-  if (typeof body === 'object' && body !== null && 'twoFactorRequired' in body && 'challenge' in body && typeof body.challenge === 'string') {
+  if (
+    typeof body === 'object' &&
+    body !== null &&
+    'twoFactorRequired' in body &&
+    'challenge' in body &&
+    typeof body.challenge === 'string'
+  ) {
     return body.challenge;
   }
   return null;
@@ -50,13 +58,20 @@ function challengeOf(body: unknown): string | null {
 
 /** The alert for a refused code: the server says whether the challenge expired; a limited client waits. */
 export function secondFactorFailureMessage(error: unknown): string {
-  if (isApiError(error) && (error.status === 429 || error.status === 0 || error.status >= 500)) return loginFailureMessage(error);
+  if (isApiError(error) && (error.status === 429 || error.status === 0 || error.status >= 500))
+    return loginFailureMessage(error);
   return (isApiError(error) && error.status === 401 && error.serverMessage) || INVALID_CODE;
 }
 
 function toLoginResponse(body: unknown): LoginResponse {
-  if (typeof body === 'object' && body !== null && 'token' in body && 'expires_in' in body &&
-    typeof body.token === 'string' && typeof body.expires_in === 'number') {
+  if (
+    typeof body === 'object' &&
+    body !== null &&
+    'token' in body &&
+    'expires_in' in body &&
+    typeof body.token === 'string' &&
+    typeof body.expires_in === 'number'
+  ) {
     return { token: body.token, expires_in: body.expires_in };
   }
   throw new Error('unexpected login answer');
@@ -108,7 +123,8 @@ export function LoginPage() {
     setCredentials(next);
     setErrors((current) => ({ ...current, [name]: checkCredentials(next)[name] }));
   };
-  const blur = (name: keyof LoginRequest) => () => setErrors((current) => ({ ...current, [name]: checkCredentials(credentials)[name] }));
+  const blur = (name: keyof LoginRequest) => () =>
+    setErrors((current) => ({ ...current, [name]: checkCredentials(credentials)[name] }));
 
   const signIn = async (event: SubmitEvent) => {
     event.preventDefault();
@@ -146,7 +162,12 @@ export function LoginPage() {
           <h1 className="text-2xl font-bold">Sign in to Postern</h1>
         </div>
         {challenge !== null ? (
-          <form onSubmit={verify} noValidate aria-label="Two-factor sign-in" className="flex flex-col gap-4 rounded-lg border border-gray-200 bg-white p-6 shadow-sm dark:border-gray-800 dark:bg-gray-900">
+          <form
+            onSubmit={verify}
+            noValidate
+            aria-label="Two-factor sign-in"
+            className="flex flex-col gap-4 rounded-lg border border-gray-200 bg-white p-6 shadow-sm dark:border-gray-800 dark:bg-gray-900"
+          >
             {alert && <LoginAlert text={alert} onClose={() => setAlert(null)} />}
             <TextField
               label="Authentication code"
@@ -179,25 +200,50 @@ export function LoginPage() {
             </button>
           </form>
         ) : (
-        <form onSubmit={signIn} noValidate className="flex flex-col gap-4 rounded-lg border border-gray-200 bg-white p-6 shadow-sm dark:border-gray-800 dark:bg-gray-900">
-          {alert && (
-            <div role="alert" className="flex items-start gap-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
-              <p className="flex-1">{alert}</p>
-              <button type="button" aria-label="Close alert" onClick={() => setAlert(null)}>
-                <CloseIcon className="size-4" />
-              </button>
-            </div>
-          )}
-          <TextField label="Username" name="username" autoComplete="username" autoFocus value={credentials.username} error={errors.username} onChange={change('username')} onBlur={blur('username')} />
-          <TextField label="Password" name="password" type="password" autoComplete="current-password" value={credentials.password} error={errors.password} onChange={change('password')} onBlur={blur('password')} />
-          <Button type="submit" isLoading={isSubmitting} className="w-full">
-            Sign in
-          </Button>
-          <p className="text-center text-xs text-gray-500 dark:text-gray-400">
-            By signing in you agree to the Terms of Service of this installation and to expose only services you are
-            authorised to publish.
-          </p>
-        </form>
+          <form
+            onSubmit={signIn}
+            noValidate
+            className="flex flex-col gap-4 rounded-lg border border-gray-200 bg-white p-6 shadow-sm dark:border-gray-800 dark:bg-gray-900"
+          >
+            {alert && (
+              <div
+                role="alert"
+                className="flex items-start gap-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+              >
+                <p className="flex-1">{alert}</p>
+                <button type="button" aria-label="Close alert" onClick={() => setAlert(null)}>
+                  <CloseIcon className="size-4" />
+                </button>
+              </div>
+            )}
+            <TextField
+              label="Username"
+              name="username"
+              autoComplete="username"
+              autoFocus
+              value={credentials.username}
+              error={errors.username}
+              onChange={change('username')}
+              onBlur={blur('username')}
+            />
+            <TextField
+              label="Password"
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              value={credentials.password}
+              error={errors.password}
+              onChange={change('password')}
+              onBlur={blur('password')}
+            />
+            <Button type="submit" isLoading={isSubmitting} className="w-full">
+              Sign in
+            </Button>
+            <p className="text-center text-xs text-gray-500 dark:text-gray-400">
+              By signing in you agree to the Terms of Service of this installation and to expose only services you are
+              authorised to publish.
+            </p>
+          </form>
         )}
       </div>
     </main>
@@ -206,7 +252,10 @@ export function LoginPage() {
 
 function LoginAlert({ text, onClose }: { text: string; onClose: () => void }) {
   return (
-    <div role="alert" className="flex items-start gap-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+    <div
+      role="alert"
+      className="flex items-start gap-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+    >
       <p className="flex-1">{text}</p>
       <button type="button" aria-label="Close alert" onClick={onClose}>
         <CloseIcon className="size-4" />

@@ -23,9 +23,11 @@ export const domainListQueryOptions = (params: DomainListParams = {}) =>
 export const domainOptionsQueryOptions = () => domainListQueryOptions({ page: 1, limit: limits.listMaxLimit });
 
 /** A change stored but not applied is shown as stored: refresh after it as after a success. */
-const refreshIfStored = (refresh: () => Promise<unknown>) => async (error: Error): Promise<void> => {
-  if (isStoredButNotAppliedError(error)) await refresh();
-};
+const refreshIfStored =
+  (refresh: () => Promise<unknown>) =>
+  async (error: Error): Promise<void> => {
+    if (isStoredButNotAppliedError(error)) await refresh();
+  };
 
 export function useCreateDomain() {
   const queryClient = useQueryClient();
@@ -39,7 +41,8 @@ export function useCreateDomain() {
 export function useUpdateDomain() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, body }: { id: number; body: DomainUpdate }) => call(operations.updateDomain, { params: { id }, body }),
+    mutationFn: ({ id, body }: { id: number; body: DomainUpdate }) =>
+      call(operations.updateDomain, { params: { id }, body }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: domainKeys.all }),
     onError: refreshIfStored(() => queryClient.invalidateQueries({ queryKey: domainKeys.all })),
   });
@@ -48,7 +51,10 @@ export function useUpdateDomain() {
 export function useDeleteDomain() {
   const queryClient = useQueryClient();
   const refreshAll = () =>
-    Promise.all([queryClient.invalidateQueries({ queryKey: domainKeys.all }), queryClient.invalidateQueries({ queryKey: serviceKeys.all })]);
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: domainKeys.all }),
+      queryClient.invalidateQueries({ queryKey: serviceKeys.all }),
+    ]);
   return useMutation({
     mutationFn: (id: number) => call(operations.deleteDomain, { params: { id } }),
     // A service's public URL and certificate mode follow its domain, so service lists are stale too.

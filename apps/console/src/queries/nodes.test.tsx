@@ -8,14 +8,30 @@ import { FakeEventSource } from '../test/fake-event-source';
 import { nodeKeys, useNodeListStream, useNodeStream } from './nodes';
 
 const node = (id: number, extra: Partial<Node> = {}): Node => ({
-  id, name: `node-${id}`, address: `10.44.0.${id}`, allowInternet: false, isGateway: false, gatewayNetwork: null, gatewayNetworks: [],
-  isLocal: false, enabled: true, status: 'offline', clientIp: null, latestHandshakeTimestamp: null, transferRx: 0,
-  transferTx: 0, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', ...extra,
+  id,
+  name: `node-${id}`,
+  address: `10.44.0.${id}`,
+  allowInternet: false,
+  isGateway: false,
+  gatewayNetwork: null,
+  gatewayNetworks: [],
+  isLocal: false,
+  enabled: true,
+  status: 'offline',
+  clientIp: null,
+  latestHandshakeTimestamp: null,
+  transferRx: 0,
+  transferTx: 0,
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+  ...extra,
 });
 
 function setup() {
   const client = new QueryClient();
-  const wrapper = ({ children }: { children: ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+  const wrapper = ({ children }: { children: ReactNode }) => (
+    <QueryClientProvider client={client}>{children}</QueryClientProvider>
+  );
   return { client, wrapper };
 }
 
@@ -24,7 +40,10 @@ describe('node streams write into the query cache', () => {
     FakeEventSource.opened = [];
     vi.stubGlobal('EventSource', FakeEventSource);
     // A stream error is followed by one session check through the API client; the session still holds here.
-    vi.stubGlobal('fetch', vi.fn(() => Promise.resolve(new Response('{}', { status: 200 }))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() => Promise.resolve(new Response('{}', { status: 200 }))),
+    );
     storeToken('session-token', 60);
   });
   afterEach(() => {
@@ -42,7 +61,10 @@ describe('node streams write into the query cache', () => {
     expect(source?.url).toBe('/api/nodes/stream?page=1&limit=10&format=page&token=session-token');
     act(() => source?.push({ ...list, data: [node(1, { status: 'online', transferRx: 2048 }), node(2)] }, 'page'));
     const rows = client.getQueryData<ListResponse<Node>>(nodeKeys.list(params))?.data;
-    expect(rows?.map((row) => [row.id, row.status, row.transferRx])).toEqual([[1, 'online', 2048], [2, 'offline', 0]]);
+    expect(rows?.map((row) => [row.id, row.status, row.transferRx])).toEqual([
+      [1, 'online', 2048],
+      [2, 'offline', 0],
+    ]);
     expect(client.getQueryData<Node>(nodeKeys.detail(1))?.status).toBe('online');
   });
 
@@ -55,7 +77,10 @@ describe('node streams write into the query cache', () => {
     renderHook(() => useNodeListStream(params), { wrapper });
     expect(FakeEventSource.opened[0]?.url).toContain('type=gateways');
     act(() => FakeEventSource.opened[0]?.push({ data: [node(1), node(3)], page: 1, limit: 10, total: 2 }, 'page'));
-    expect(client.getQueryData<ListResponse<Node>>(nodeKeys.list(params))).toMatchObject({ total: 2, data: [{ id: 1 }, { id: 3 }] });
+    expect(client.getQueryData<ListResponse<Node>>(nodeKeys.list(params))).toMatchObject({
+      total: 2,
+      data: [{ id: 1 }, { id: 3 }],
+    });
     expect(invalidate).not.toHaveBeenCalled();
     expect(refetch).not.toHaveBeenCalled();
   });

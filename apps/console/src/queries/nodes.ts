@@ -1,5 +1,12 @@
 import type { ListResponse, Node, NodeCreate, NodeSort, NodeUpdate, SortOrder } from '@postern/contract';
-import { defaults, NODE_PAGE_EVENT, NodeDetailEventSchema, NodeListPageEventSchema, operations, timing } from '@postern/contract';
+import {
+  defaults,
+  NODE_PAGE_EVENT,
+  NodeDetailEventSchema,
+  NodeListPageEventSchema,
+  operations,
+  timing,
+} from '@postern/contract';
 import type { QueryClient } from '@tanstack/react-query';
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
@@ -26,7 +33,14 @@ export const nodeKeys = {
   list: (params: NodeListParams) =>
     [
       ...nodeKeys.lists(),
-      { page: params.page, limit: params.limit, type: params.type ?? 'all', q: params.q ?? '', sort: params.sort ?? '', order: params.order ?? '' },
+      {
+        page: params.page,
+        limit: params.limit,
+        type: params.type ?? 'all',
+        q: params.q ?? '',
+        sort: params.sort ?? '',
+        order: params.order ?? '',
+      },
     ] as const,
   details: () => [...nodeKeys.all, 'detail'] as const,
   detail: (id: number) => [...nodeKeys.details(), id] as const,
@@ -62,14 +76,18 @@ export function replaceNodeRows(list: ListResponse<Node>, nodes: readonly Node[]
 /** Writes a node everywhere it is shown: its detail entry and any list row. */
 export function writeNodeToCache(queryClient: QueryClient, node: Node): void {
   queryClient.setQueryData(nodeKeys.detail(node.id), node);
-  queryClient.setQueriesData<ListResponse<Node>>({ queryKey: nodeKeys.lists() }, (list) => list && replaceNodeRows(list, [node]));
+  queryClient.setQueriesData<ListResponse<Node>>(
+    { queryKey: nodeKeys.lists() },
+    (list) => list && replaceNodeRows(list, [node]),
+  );
 }
 
 /**
  * After a create or delete: a list on screen is streamed and gets the new page pushed (with its total), so it is not
  * fetched again; lists not on screen are marked stale and read when they are shown next.
  */
-const markListsStale = (queryClient: QueryClient) => () => queryClient.invalidateQueries({ queryKey: nodeKeys.lists(), refetchType: 'none' });
+const markListsStale = (queryClient: QueryClient) => () =>
+  queryClient.invalidateQueries({ queryKey: nodeKeys.lists(), refetchType: 'none' });
 
 /** After a change the server stored but did not apply, what is shown is read again (the streams may lag behind). */
 async function refreshStoredChange(queryClient: QueryClient, error: unknown): Promise<void> {
@@ -87,7 +105,8 @@ export function useCreateNode() {
 export function useUpdateNode() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, body }: { id: number; body: NodeUpdate }) => call(operations.updateNode, { params: { id }, body }),
+    mutationFn: ({ id, body }: { id: number; body: NodeUpdate }) =>
+      call(operations.updateNode, { params: { id }, body }),
     onSuccess: (node) => {
       writeNodeToCache(queryClient, node);
       showToast({ message: 'Node updated successfully!', type: 'success' });
@@ -104,7 +123,10 @@ export function useSetNodeEnabled() {
     onSuccess: (node, { enabled }) => {
       // Applied locally after the call succeeds (console-spec §4), whatever the stream says later.
       writeNodeToCache(queryClient, { ...node, enabled });
-      showToast({ message: enabled ? 'Node connected successfully!' : 'Node disconnected successfully!', type: 'success' });
+      showToast({
+        message: enabled ? 'Node connected successfully!' : 'Node disconnected successfully!',
+        type: 'success',
+      });
     },
     onError: (error) => refreshStoredChange(queryClient, error),
   });

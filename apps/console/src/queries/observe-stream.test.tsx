@@ -9,11 +9,26 @@ import { observeKeys } from './observe-keys';
 import { useObserveStream } from './observe-stream';
 
 const health = (id: number, state: ServiceHealth['state']): ServiceHealth => ({
-  type: 'http', id, nodeId: 1, state, since: '2026-01-01T00:00:00.000Z', lastCheckedAt: '2026-01-01T00:00:00.000Z',
-  lastError: state === 'down' ? 'connection refused' : null, latencyMs: null, intervalSeconds: 30, timeoutSeconds: 5,
+  type: 'http',
+  id,
+  nodeId: 1,
+  state,
+  since: '2026-01-01T00:00:00.000Z',
+  lastCheckedAt: '2026-01-01T00:00:00.000Z',
+  lastError: state === 'down' ? 'connection refused' : null,
+  latencyMs: null,
+  intervalSeconds: 30,
+  timeoutSeconds: 5,
 });
 const figures = (id: number, state: ServiceHealth['state']): ServiceFigures => ({
-  type: 'http', id, nodeId: 1, requests: 3, errors: 0, bytes: 10, spark: [1, 2], health: health(id, state),
+  type: 'http',
+  id,
+  nodeId: 1,
+  requests: 3,
+  errors: 0,
+  bytes: 10,
+  spark: [1, 2],
+  health: health(id, state),
 });
 const status: SystemStatus = {
   drift: null,
@@ -23,18 +38,25 @@ const status: SystemStatus = {
 
 function setup() {
   const client = new QueryClient();
-  const wrapper = ({ children }: { children: ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+  const wrapper = ({ children }: { children: ReactNode }) => (
+    <QueryClientProvider client={client}>{children}</QueryClientProvider>
+  );
   return { client, wrapper };
 }
 
 const healthOf = (client: QueryClient, nodeId: number | null) =>
-  client.getQueryData<{ data: ServiceFigures[] }>(observeKeys.figures(nodeId))?.data.map((row) => [row.id, row.health?.state]);
+  client
+    .getQueryData<{ data: ServiceFigures[] }>(observeKeys.figures(nodeId))
+    ?.data.map((row) => [row.id, row.health?.state]);
 
 describe('the observe stream writes into the query cache', () => {
   beforeEach(() => {
     FakeEventSource.opened = [];
     vi.stubGlobal('EventSource', FakeEventSource);
-    vi.stubGlobal('fetch', vi.fn(() => Promise.resolve(new Response('{}', { status: 200 }))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() => Promise.resolve(new Response('{}', { status: 200 }))),
+    );
     storeToken('session-token', 60);
   });
   afterEach(() => {
@@ -54,7 +76,10 @@ describe('the observe stream writes into the query cache', () => {
     expect(source?.url).toBe('/api/observe/stream?token=session-token');
 
     act(() => source?.push(health(2, 'down'), 'health'));
-    expect(healthOf(client, null)).toEqual([[1, 'up'], [2, 'down']]);
+    expect(healthOf(client, null)).toEqual([
+      [1, 'up'],
+      [2, 'down'],
+    ]);
     expect(healthOf(client, 1)).toEqual([[2, 'down']]);
     expect(invalidate).toHaveBeenCalledWith({ queryKey: observeKeys.status });
   });

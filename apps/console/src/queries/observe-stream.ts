@@ -26,19 +26,34 @@ const DRIFT: typeof DRIFT_EVENT = 'drift';
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 export function isHealthEvent(value: unknown): value is ServiceHealth {
-  return isObject(value) && (value.type === 'http' || value.type === 'tcp') && typeof value.id === 'number' &&
-    typeof value.nodeId === 'number' && HEALTH_STATES.has(value.state as string);
+  return (
+    isObject(value) &&
+    (value.type === 'http' || value.type === 'tcp') &&
+    typeof value.id === 'number' &&
+    typeof value.nodeId === 'number' &&
+    HEALTH_STATES.has(value.state as string)
+  );
 }
 
 export function isDriftEvent(value: unknown): value is DriftStatus {
-  return isObject(value) && typeof value.checkedAt === 'string' && Array.isArray(value.differences) &&
-    value.differences.every((difference) => typeof difference === 'string') && typeof value.repaired === 'boolean';
+  return (
+    isObject(value) &&
+    typeof value.checkedAt === 'string' &&
+    Array.isArray(value.differences) &&
+    value.differences.every((difference) => typeof difference === 'string') &&
+    typeof value.repaired === 'boolean'
+  );
 }
 
 /** A service's new health on its row in every cached figures list; the home page's counts are read again. */
 export function writeHealthToCache(queryClient: QueryClient, health: ServiceHealth): void {
-  queryClient.setQueriesData<{ data: ServiceFigures[] }>({ queryKey: [...observeKeys.all, 'figures'] }, (list) =>
-    list && { data: list.data.map((row) => (row.type === health.type && row.id === health.id ? { ...row, health } : row)) });
+  queryClient.setQueriesData<{ data: ServiceFigures[] }>(
+    { queryKey: [...observeKeys.all, 'figures'] },
+    (list) =>
+      list && {
+        data: list.data.map((row) => (row.type === health.type && row.id === health.id ? { ...row, health } : row)),
+      },
+  );
   // An event says the new state, not the old one the counts included: the counts come from the server.
   void queryClient.invalidateQueries({ queryKey: observeKeys.status });
 }

@@ -19,6 +19,7 @@ export const serviceFiguresQueryOptions = (nodeId: number | null) =>
 export const serviceTrafficQueryOptions = (nodeId: number, type: ServiceType, id: number) =>
   queryOptions({
     queryKey: observeKeys.traffic(type, id),
-    queryFn: ({ signal }) => call(operations.serviceTraffic, { params: { nodeId, type, id }, query: { minutes: 60 }, signal }),
+    queryFn: ({ signal }) =>
+      call(operations.serviceTraffic, { params: { nodeId, type, id }, query: { minutes: 60 }, signal }),
     refetchInterval: 15_000,
   });

@@ -20,10 +20,22 @@ export type AnyService = HttpService | TcpService;
 export type ServiceScope = { kind: 'node'; nodeId: number } | { kind: 'domain'; domain: string };
 
 /** One table's request: the view as the API takes it (page and page size filled in). */
-export type ServiceListRequest = { page: number; limit: number; q?: string; sort?: 'name' | 'status'; order?: 'asc' | 'desc' };
+export type ServiceListRequest = {
+  page: number;
+  limit: number;
+  q?: string;
+  sort?: 'name' | 'status';
+  order?: 'asc' | 'desc';
+};
 
 /** Absent fields are left out, so a table's first page and DomainServices' count share one key. */
-export function toServiceListRequest(view: { page?: number | undefined; limit?: number | undefined; q?: string | undefined; sort?: 'name' | 'status' | undefined; order?: 'asc' | 'desc' | undefined }): ServiceListRequest {
+export function toServiceListRequest(view: {
+  page?: number | undefined;
+  limit?: number | undefined;
+  q?: string | undefined;
+  sort?: 'name' | 'status' | undefined;
+  order?: 'asc' | 'desc' | undefined;
+}): ServiceListRequest {
   return {
     page: view.page ?? 1,
     limit: view.limit ?? defaults.cardPageSize,
@@ -36,18 +48,29 @@ export function toServiceListRequest(view: { page?: number | undefined; limit?: 
 export const serviceKeys = {
   all: ['services'] as const,
   type: (type: ServiceType) => [...serviceKeys.all, type] as const,
-  list: (type: ServiceType, scope: ServiceScope, request: ServiceListRequest) => [...serviceKeys.type(type), scope, request] as const,
+  list: (type: ServiceType, scope: ServiceScope, request: ServiceListRequest) =>
+    [...serviceKeys.type(type), scope, request] as const,
 };
 
 /** One page of a node's services of one type, or of every node's services on one domain. */
-function listServices(type: ServiceType, scope: ServiceScope, request: ServiceListRequest, signal: AbortSignal): Promise<ListResponse<AnyService>> {
-  if (scope.kind === 'node') return call(operations.listNodeServices, { params: { nodeId: scope.nodeId, type }, query: request, signal });
+function listServices(
+  type: ServiceType,
+  scope: ServiceScope,
+  request: ServiceListRequest,
+  signal: AbortSignal,
+): Promise<ListResponse<AnyService>> {
+  if (scope.kind === 'node')
+    return call(operations.listNodeServices, { params: { nodeId: scope.nodeId, type }, query: request, signal });
   const operation = type === 'http' ? operations.listHttpServices : operations.listTcpServices;
   return call(operation, { query: { ...request, domain: scope.domain }, signal });
 }
 
 /** One page (5 rows by default, as in the service cards) of a node's or a domain's services of one type. */
-export const serviceListQueryOptions = (type: ServiceType, scope: ServiceScope, view: Parameters<typeof toServiceListRequest>[0] = {}) => {
+export const serviceListQueryOptions = (
+  type: ServiceType,
+  scope: ServiceScope,
+  view: Parameters<typeof toServiceListRequest>[0] = {},
+) => {
   const request = toServiceListRequest(view);
   return queryOptions({
     queryKey: serviceKeys.list(type, scope, request),

@@ -17,11 +17,15 @@ export const tokenKeys = {
 export const tokenListQueryOptions = (nodeId: number, page: number) =>
   queryOptions({
     queryKey: tokenKeys.list(nodeId, page),
-    queryFn: ({ signal }) => call(operations.listTokens, { params: { id: nodeId }, query: { page, limit: TOKEN_PAGE_SIZE }, signal }),
+    queryFn: ({ signal }) =>
+      call(operations.listTokens, { params: { id: nodeId }, query: { page, limit: TOKEN_PAGE_SIZE }, signal }),
     placeholderData: keepPreviousData,
   });
 
-function mapTokenRows(list: ListResponse<PersonalAccessToken> | undefined, map: (rows: PersonalAccessToken[]) => PersonalAccessToken[]) {
+function mapTokenRows(
+  list: ListResponse<PersonalAccessToken> | undefined,
+  map: (rows: PersonalAccessToken[]) => PersonalAccessToken[],
+) {
   return list && { ...list, data: map(list.data) };
 }
 

@@ -27,7 +27,11 @@ const sidebar = () => screen.getByRole('complementary', { name: 'Sidebar' });
 describe('shell', () => {
   beforeEach(() => {
     storeToken('abc', 60);
-    vi.stubGlobal('matchMedia', () => ({ matches: false, addEventListener: () => undefined, removeEventListener: () => undefined }));
+    vi.stubGlobal('matchMedia', () => ({
+      matches: false,
+      addEventListener: () => undefined,
+      removeEventListener: () => undefined,
+    }));
   });
   afterEach(() => {
     clearToken();
@@ -37,7 +41,8 @@ describe('shell', () => {
   it("shows the 'Pages' group, collapsed by default, and remembers expanding it", async () => {
     await renderApp('/no-such-page');
     expect(screen.getByText('Pages')).toBeTruthy();
-    for (const name of ['Home', 'Domain Names', 'Client / Nodes']) expect(screen.getByRole('link', { name })).toBeTruthy();
+    for (const name of ['Home', 'Domain Names', 'Client / Nodes'])
+      expect(screen.getByRole('link', { name })).toBeTruthy();
     expect(sidebar().dataset.expanded).toBe('false');
     fireEvent.click(screen.getByRole('button', { name: 'Expand sidebar' }));
     expect(sidebar().dataset.expanded).toBe('true');

@@ -2,7 +2,8 @@ import { useRouterState } from '@tanstack/react-router';
 import { useSyncExternalStore } from 'react';
 import { getConnection, subscribeToConnection } from '../lib/connection-store';
 
-export const API_UNREACHABLE_TEXT = 'The gateway cannot be reached. What you see may be out of date; changes may not be saved.';
+export const API_UNREACHABLE_TEXT =
+  'The gateway cannot be reached. What you see may be out of date; changes may not be saved.';
 export const STREAM_RETRYING_TEXT = 'Live updates are interrupted. Reconnectingâ€¦';
 
 /**
@@ -10,13 +11,19 @@ export const STREAM_RETRYING_TEXT = 'Live updates are interrupted. Reconnectingâ
  * taken for a quiet one. Gone by itself once a call or the stream gets through again.
  */
 export function ConnectionBanner() {
-  const { isApiUnreachable, isStreamRetrying } = useSyncExternalStore(subscribeToConnection, getConnection, getConnection);
+  const { isApiUnreachable, isStreamRetrying } = useSyncExternalStore(
+    subscribeToConnection,
+    getConnection,
+    getConnection,
+  );
   const text = isApiUnreachable ? API_UNREACHABLE_TEXT : isStreamRetrying ? STREAM_RETRYING_TEXT : null;
   return (
     <div role="status" aria-live="polite" className="empty:hidden">
       {text && (
         <p className="border-b border-yellow-500 bg-yellow-50 px-4 py-2 text-sm text-yellow-900 dark:bg-yellow-950 dark:text-yellow-100">
-          <span aria-hidden="true" className="mr-2 font-bold">!</span>
+          <span aria-hidden="true" className="mr-2 font-bold">
+            !
+          </span>
           {text}
         </p>
       )}
@@ -29,7 +36,11 @@ export function NavigationProgress() {
   const isLoading = useRouterState({ select: (state) => state.status === 'pending' });
   if (!isLoading) return null;
   return (
-    <div role="progressbar" aria-label="Loading page" className="fixed inset-x-0 top-0 z-[70] h-1 overflow-hidden bg-brand-100 dark:bg-brand-950">
+    <div
+      role="progressbar"
+      aria-label="Loading page"
+      className="fixed inset-x-0 top-0 z-[70] h-1 overflow-hidden bg-brand-100 dark:bg-brand-950"
+    >
       <div className="navigation-progress h-full w-1/3 bg-brand-600" />
     </div>
   );

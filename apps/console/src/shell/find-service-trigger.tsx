@@ -30,7 +30,10 @@ export function FindServiceTrigger() {
       >
         <SearchIcon className="size-4" />
         <span className="sr-only sm:not-sr-only">Find service</span>
-        <kbd aria-hidden="true" className="hidden rounded border border-gray-300 px-1 text-xs sm:inline dark:border-gray-600">
+        <kbd
+          aria-hidden="true"
+          className="hidden rounded border border-gray-300 px-1 text-xs sm:inline dark:border-gray-600"
+        >
           Ctrl K
         </kbd>
       </button>

@@ -56,11 +56,30 @@ export function HelpMenu() {
         <HelpIcon className="size-5" />
       </button>
       {isOpen && (
-        <div role="menu" className="absolute right-0 z-40 mt-2 w-44 rounded-md border border-gray-200 bg-white py-1 shadow-lg dark:border-gray-700 dark:bg-gray-900">
-          <a role="menuitem" tabIndex={-1} href={links.documentation} target="_blank" rel="noreferrer" className={itemClass} onClick={() => setOpen(false)}>
+        <div
+          role="menu"
+          className="absolute right-0 z-40 mt-2 w-44 rounded-md border border-gray-200 bg-white py-1 shadow-lg dark:border-gray-700 dark:bg-gray-900"
+        >
+          <a
+            role="menuitem"
+            tabIndex={-1}
+            href={links.documentation}
+            target="_blank"
+            rel="noreferrer"
+            className={itemClass}
+            onClick={() => setOpen(false)}
+          >
             Documentation
           </a>
-          <a role="menuitem" tabIndex={-1} href={links.contact} target="_blank" rel="noreferrer" className={itemClass} onClick={() => setOpen(false)}>
+          <a
+            role="menuitem"
+            tabIndex={-1}
+            href={links.contact}
+            target="_blank"
+            rel="noreferrer"
+            className={itemClass}
+            onClick={() => setOpen(false)}
+          >
             Contact us
           </a>
         </div>

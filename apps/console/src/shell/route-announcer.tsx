@@ -11,7 +11,9 @@ const APP_NAME = 'Postern';
  */
 export function RouteAnnouncer({ containerRef }: { containerRef: React.RefObject<HTMLElement | null> }) {
   // The resolved location: while the next route loads, the old page (and its h1) is still on screen.
-  const pathname = useRouterState({ select: (state) => (state.status === 'idle' ? state.resolvedLocation?.pathname : undefined) });
+  const pathname = useRouterState({
+    select: (state) => (state.status === 'idle' ? state.resolvedLocation?.pathname : undefined),
+  });
   const [announcement, setAnnouncement] = useState('');
   // Only a new path counts: a search change (page, sort, filter) keeps the page and the user's place in it.
   const lastPath = useRef<string | undefined>(undefined);

@@ -2,7 +2,15 @@ import { ESCAPE_KEY_CODE } from '@postern/contract';
 import { Link } from '@tanstack/react-router';
 import type { ReactNode } from 'react';
 import { useEffect, useRef, useSyncExternalStore } from 'react';
-import { ChevronLeftIcon, ChevronRightIcon, GlobeIcon, HomeIcon, ListIcon, ServerIcon, ShieldIcon } from '../components/ui/icons';
+import {
+  ChevronLeftIcon,
+  ChevronRightIcon,
+  GlobeIcon,
+  HomeIcon,
+  ListIcon,
+  ServerIcon,
+  ShieldIcon,
+} from '../components/ui/icons';
 
 type NavItem = { label: string; to: '/' | '/domains' | '/nodes' | '/audit'; icon: ReactNode };
 
@@ -24,7 +32,12 @@ const subscribeDesktop = (onChange: () => void) => {
 };
 const isDesktopWidth = () => window.matchMedia(DESKTOP_QUERY).matches;
 
-type SidebarProps = { isExpanded: boolean; onToggleExpanded: () => void; isMobileOpen: boolean; onCloseMobile: () => void };
+type SidebarProps = {
+  isExpanded: boolean;
+  onToggleExpanded: () => void;
+  isMobileOpen: boolean;
+  onCloseMobile: () => void;
+};
 
 export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMobile }: SidebarProps) {
   const panelRef = useRef<HTMLElement>(null);
@@ -75,7 +88,11 @@ export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMob
           <span className={`text-lg font-bold ${labelClass}`}>Postern</span>
         </div>
         <nav className="flex-1 px-2 py-4">
-          <h3 className={`px-3 pb-2 text-xs font-semibold tracking-wider text-gray-600 uppercase dark:text-gray-400 ${labelClass}`}>Pages</h3>
+          <h3
+            className={`px-3 pb-2 text-xs font-semibold tracking-wider text-gray-600 uppercase dark:text-gray-400 ${labelClass}`}
+          >
+            Pages
+          </h3>
           <ul className="flex flex-col gap-1">
             {pages.map((item) => (
               <li key={item.to}>
@@ -85,7 +102,9 @@ export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMob
                   title={item.label}
                   activeOptions={{ exact: item.to === '/' }}
                   activeProps={{ className: 'bg-brand-50 text-brand-700 dark:bg-gray-800 dark:text-white' }}
-                  inactiveProps={{ className: 'text-gray-600 hover:bg-gray-100 dark:text-gray-300 dark:hover:bg-gray-800' }}
+                  inactiveProps={{
+                    className: 'text-gray-600 hover:bg-gray-100 dark:text-gray-300 dark:hover:bg-gray-800',
+                  }}
                   className="flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium"
                 >
                   {item.icon}

@@ -37,7 +37,13 @@ interface Row {
 
 const consoleRoute = (status: number, call: Row['call']): Row => ({
   call,
-  expected: [['none', 401], ['cookie', 401], ['own', 401], ['other', 401], ['admin', status]],
+  expected: [
+    ['none', 401],
+    ['cookie', 401],
+    ['own', 401],
+    ['other', 401],
+    ['admin', status],
+  ],
 });
 const publicRoute = (status: number, call: Row['call']): Row => ({
   call,
@@ -45,7 +51,13 @@ const publicRoute = (status: number, call: Row['call']): Row => ({
 });
 const agentRoute = (status: number, otherStatus: number, call: Row['call'], check?: Row['check']): Row => ({
   call,
-  expected: [['none', 401], ['cookie', 401], ['admin', 401], ['other', otherStatus], ['own', status]],
+  expected: [
+    ['none', 401],
+    ['cookie', 401],
+    ['admin', 401],
+    ['other', otherStatus],
+    ['own', status],
+  ],
   ...(check ? { check } : {}),
 });
 const isOfNode = (nodeId: number) => (body: unknown) => expect((body as { nodeId: number }).nodeId).toBe(nodeId);
@@ -54,18 +66,39 @@ const matrix: Record<RouteName, Row> = {
   health: publicRoute(200, () => ({ url: '/api/health' })),
   openapi: publicRoute(200, () => ({ url: '/api/openapi.json' })),
   systemInfo: consoleRoute(200, () => ({ url: '/api/system/info' })),
-  login: publicRoute(200, () => ({ url: '/api/auth/login', body: { username: 'admin', password: 'correct-horse-battery' } })),
+  login: publicRoute(200, () => ({
+    url: '/api/auth/login',
+    body: { username: 'admin', password: 'correct-horse-battery' },
+  })),
   logout: consoleRoute(204, () => ({ url: '/api/auth/logout' })),
   // A wrong current password (422) shows the call got past authentication without changing anything.
-  changePassword: consoleRoute(422, () => ({ url: '/api/auth/password', body: { currentPassword: 'not-the-password', newPassword: 'whatever-new-one' } })),
-  session: { call: () => ({ url: '/api/auth/session' }), expected: [['none', 401], ['own', 401], ['other', 401], ['admin', 401], ['cookie', 200]] },
+  changePassword: consoleRoute(422, () => ({
+    url: '/api/auth/password',
+    body: { currentPassword: 'not-the-password', newPassword: 'whatever-new-one' },
+  })),
+  session: {
+    call: () => ({ url: '/api/auth/session' }),
+    expected: [
+      ['none', 401],
+      ['own', 401],
+      ['other', 401],
+      ['admin', 401],
+      ['cookie', 200],
+    ],
+  },
   // Public: a challenge that names no sign-in is refused to everyone alike.
-  loginSecondFactor: publicRoute(401, () => ({ url: '/api/auth/login/2fa', body: { challenge: 'no-such-challenge', code: '123456' } })),
+  loginSecondFactor: publicRoute(401, () => ({
+    url: '/api/auth/login/2fa',
+    body: { challenge: 'no-such-challenge', code: '123456' },
+  })),
   twoFactorStatus: consoleRoute(200, () => ({ url: '/api/auth/2fa' })),
   // Wrong password / no setup started / not on: past authentication, nothing changed.
   twoFactorSetup: consoleRoute(422, () => ({ url: '/api/auth/2fa/setup', body: { password: 'not-the-password' } })),
   twoFactorEnable: consoleRoute(400, () => ({ url: '/api/auth/2fa/enable', body: { code: '123456' } })),
-  twoFactorDisable: consoleRoute(400, () => ({ url: '/api/auth/2fa/disable', body: { password: 'not-the-password', code: '123456' } })),
+  twoFactorDisable: consoleRoute(400, () => ({
+    url: '/api/auth/2fa/disable',
+    body: { password: 'not-the-password', code: '123456' },
+  })),
 
   listNodes: consoleRoute(200, () => ({ url: '/api/nodes' })),
   createNode: consoleRoute(201, (w) => ({ url: '/api/nodes', body: { name: `created-${w.n}` } })),
@@ -85,25 +118,43 @@ const matrix: Record<RouteName, Row> = {
   listDomains: consoleRoute(200, () => ({ url: '/api/domains' })),
   createDomain: consoleRoute(201, (w) => ({ url: '/api/domains', body: { domain: `new-${w.n}.example.test` } })),
   getDomain: consoleRoute(200, (w) => ({ url: `/api/domains/${w.domain.id}` })),
-  updateDomain: consoleRoute(200, (w) => ({ url: `/api/domains/${w.domain.id}`, body: { domain: `moved-${w.n}.example.test` } })),
+  updateDomain: consoleRoute(200, (w) => ({
+    url: `/api/domains/${w.domain.id}`,
+    body: { domain: `moved-${w.n}.example.test` },
+  })),
   deleteDomain: consoleRoute(204, (w) => ({ url: `/api/domains/${w.domain.id}` })),
 
   listHttpServices: consoleRoute(200, () => ({ url: '/api/services/http' })),
   listTcpServices: consoleRoute(200, () => ({ url: '/api/services/tcp' })),
   findServices: consoleRoute(200, () => ({ url: '/api/services/find?q=a' })),
   listNodeServices: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http` })),
-  createHttpService: consoleRoute(201, (w) => ({ url: `/api/services/${w.a.id}/http`, body: { name: 'web', pathLocation: `/admin-made-${w.n}`, backendPort: 80 } })),
-  createTcpService: consoleRoute(201, (w) => ({ url: `/api/services/${w.a.id}/tcp`, body: { name: 'mqtt', backendPort: 1883 } })),
+  createHttpService: consoleRoute(201, (w) => ({
+    url: `/api/services/${w.a.id}/http`,
+    body: { name: 'web', pathLocation: `/admin-made-${w.n}`, backendPort: 80 },
+  })),
+  createTcpService: consoleRoute(201, (w) => ({
+    url: `/api/services/${w.a.id}/tcp`,
+    body: { name: 'mqtt', backendPort: 1883 },
+  })),
   getService: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http/${w.serviceId}` })),
-  updateHttpService: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http/${w.serviceId}`, body: { name: 'renamed' } })),
-  updateTcpService: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/tcp/${w.tcpServiceId}`, body: { name: 'renamed' } })),
+  updateHttpService: consoleRoute(200, (w) => ({
+    url: `/api/services/${w.a.id}/http/${w.serviceId}`,
+    body: { name: 'renamed' },
+  })),
+  updateTcpService: consoleRoute(200, (w) => ({
+    url: `/api/services/${w.a.id}/tcp/${w.tcpServiceId}`,
+    body: { name: 'renamed' },
+  })),
   enableService: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http/${w.serviceId}/enable` })),
   disableService: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http/${w.serviceId}/disable` })),
   deleteService: consoleRoute(204, (w) => ({ url: `/api/services/${w.a.id}/http/${w.serviceId}` })),
 
   logStream: consoleRoute(200, (w) => ({ url: `/api/logs/stream?domain=${w.domain.domain}` })),
   serviceTraffic: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http/${w.serviceId}/traffic` })),
-  updateHealthCheck: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http/${w.serviceId}/health-check`, body: { intervalSeconds: 10 } })),
+  updateHealthCheck: consoleRoute(200, (w) => ({
+    url: `/api/services/${w.a.id}/http/${w.serviceId}/health-check`,
+    body: { intervalSeconds: 10 },
+  })),
   serviceFigures: consoleRoute(200, () => ({ url: '/api/observe/services' })),
   observeStream: consoleRoute(200, () => ({ url: '/api/observe/stream?format=events' })),
   systemStatus: consoleRoute(200, () => ({ url: '/api/system/status' })),
@@ -120,20 +171,36 @@ const matrix: Record<RouteName, Row> = {
     other: (body, w) => expect((body as { node: { id: number } }).node.id).toBe(w.b.id),
   }),
   // Neither node is a gateway: 400 shows the call got past authentication, scoped to the caller's own node.
-  agentSetGatewayNetworks: agentRoute(400, 400, () => ({ url: '/api/agent/node/gateway-networks', body: { gatewayNetworks: ['192.168.77.0/24'] } })),
+  agentSetGatewayNetworks: agentRoute(400, 400, () => ({
+    url: '/api/agent/node/gateway-networks',
+    body: { gatewayNetworks: ['192.168.77.0/24'] },
+  })),
   agentListServices: agentRoute(200, 200, () => ({ url: '/api/agent/services/http' }), {
     own: (body, w) => expect((body as { data: { id: number }[] }).data.map((s) => s.id)).toEqual([w.serviceId]),
     other: (body) => expect((body as { data: unknown[] }).data).toEqual([]),
   }),
   // Each caller names a domain of its own: a new domain becomes the publishing node's (tenancy rules).
-  agentCreateHttpService: agentRoute(201, 201, (w, caller) => ({ url: '/api/agent/services/http', body: { name: 'web', domain: `agent-made-${w.n}-${caller}.example.test`, backendPort: 80 } }), {
-    own: (body, w) => isOfNode(w.a.id)(body),
-    other: (body, w) => isOfNode(w.b.id)(body),
-  }),
-  agentCreateTcpService: agentRoute(201, 201, () => ({ url: '/api/agent/services/tcp', body: { name: 'mqtt', backendPort: 1883 } }), {
-    own: (body, w) => isOfNode(w.a.id)(body),
-    other: (body, w) => isOfNode(w.b.id)(body),
-  }),
+  agentCreateHttpService: agentRoute(
+    201,
+    201,
+    (w, caller) => ({
+      url: '/api/agent/services/http',
+      body: { name: 'web', domain: `agent-made-${w.n}-${caller}.example.test`, backendPort: 80 },
+    }),
+    {
+      own: (body, w) => isOfNode(w.a.id)(body),
+      other: (body, w) => isOfNode(w.b.id)(body),
+    },
+  ),
+  agentCreateTcpService: agentRoute(
+    201,
+    201,
+    () => ({ url: '/api/agent/services/tcp', body: { name: 'mqtt', backendPort: 1883 } }),
+    {
+      own: (body, w) => isOfNode(w.a.id)(body),
+      other: (body, w) => isOfNode(w.b.id)(body),
+    },
+  ),
   agentEnableService: agentRoute(200, 404, (w) => ({ url: `/api/agent/services/http/${w.serviceId}/enable` })),
   agentDisableService: agentRoute(200, 404, (w) => ({ url: `/api/agent/services/tcp/${w.tcpServiceId}/disable` })),
   agentDeleteService: agentRoute(204, 404, (w) => ({ url: `/api/agent/services/http/${w.serviceId}` })),
@@ -150,7 +217,12 @@ beforeAll(async () => {
 afterAll(() => t.cleanup());
 
 async function json<T>(method: string, url: string, token: string, body?: object): Promise<T> {
-  const response = await t.app.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${token}` }, ...(body ? { payload: body } : {}) });
+  const response = await t.app.inject({
+    method: method as 'POST',
+    url,
+    headers: { authorization: `Bearer ${token}` },
+    ...(body ? { payload: body } : {}),
+  });
   if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
   return response.json<T>();
 }
@@ -161,8 +233,15 @@ async function buildWorld(): Promise<World> {
   const session = await t.login();
   const a = await json<World['a']>('POST', '/api/nodes', session, { name: `a-${n}` });
   const b = await json<World['b']>('POST', '/api/nodes', session, { name: `b-${n}` });
-  const service = await json<{ id: number }>('POST', `/api/services/${a.id}/http`, session, { name: 'svc', pathLocation: `/svc-${n}`, backendPort: 80 });
-  const tcp = await json<{ id: number }>('POST', `/api/services/${a.id}/tcp`, session, { name: 'tcp', backendPort: 1883 });
+  const service = await json<{ id: number }>('POST', `/api/services/${a.id}/http`, session, {
+    name: 'svc',
+    pathLocation: `/svc-${n}`,
+    backendPort: 80,
+  });
+  const tcp = await json<{ id: number }>('POST', `/api/services/${a.id}/tcp`, session, {
+    name: 'tcp',
+    backendPort: 1883,
+  });
   const pat = await json<{ id: number }>('POST', `/api/nodes/${a.id}/pats`, session, { name: 'extra' });
   const domain = await json<World['domain']>('POST', '/api/domains', session, { domain: `d-${n}.example.test` });
   return { session, a, b, serviceId: service.id, tcpServiceId: tcp.id, tokenId: pat.id, domain, n };
@@ -198,11 +277,25 @@ describe('authorisation matrix: every route × every caller', () => {
     const w = await buildWorld();
     for (const [caller, status] of row.expected) {
       const { url, body } = row.call(w, caller);
-      if (([routes.nodeStream.path, routes.logStream.path, routes.auditStream.path, routes.observeStream.path] as string[]).includes(route.path)) {
+      if (
+        (
+          [
+            routes.nodeStream.path,
+            routes.logStream.path,
+            routes.auditStream.path,
+            routes.observeStream.path,
+          ] as string[]
+        ).includes(route.path)
+      ) {
         expect(await openStreamAs(caller, w, url), `${caller} on ${route.method} ${url}`).toBe(status);
         continue;
       }
-      const response = await t.app.inject({ method: route.method, url, headers: credentials(caller, w), ...(body ? { payload: body } : {}) });
+      const response = await t.app.inject({
+        method: route.method,
+        url,
+        headers: credentials(caller, w),
+        ...(body ? { payload: body } : {}),
+      });
       expect(response.statusCode, `${caller} on ${route.method} ${url}: ${response.body}`).toBe(status);
       expect(response.headers['cache-control'], `${caller} on ${route.method} ${url}`).toBe('no-store');
       if (status === 401) expect(response.json()).toHaveProperty('message');
@@ -212,14 +305,17 @@ describe('authorisation matrix: every route × every caller', () => {
   });
 });
 
-const base64url = (value: object | string): string => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const base64url = (value: object | string): string =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 describe('forged and misused tokens', () => {
   it('refuses session tokens that were not signed by this gateway', async () => {
     const real = await t.login();
     const [header = '', payload = '', signature = ''] = real.split('.');
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
-    const otherSession = JSON.parse(Buffer.from((await t.login()).split('.')[1] ?? '', 'base64url').toString()) as { sub: string };
+    const otherSession = JSON.parse(Buffer.from((await t.login()).split('.')[1] ?? '', 'base64url').toString()) as {
+      sub: string;
+    };
     const signWith = (key: Buffer, head: object, body: object) => {
       const input = `${base64url(head)}.${base64url(body)}`;
       return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;
@@ -240,23 +336,34 @@ describe('forged and misused tokens', () => {
       const stream = await connectSse(`${base}/api/nodes/stream?page=1&token=${token}`);
       stream.close();
       expect(stream.status, `${what} on a stream`).toBe(401);
-      expect((await t.app.inject({ url: '/api/auth/session', headers: { cookie: `token=${token}` } })).statusCode, `${what} as cookie`).toBe(401);
+      expect(
+        (await t.app.inject({ url: '/api/auth/session', headers: { cookie: `token=${token}` } })).statusCode,
+        `${what} as cookie`,
+      ).toBe(401);
     }
-    expect((await t.app.inject({ url: '/api/nodes', headers: { authorization: `Bearer ${real}` } })).statusCode).toBe(200);
+    expect((await t.app.inject({ url: '/api/nodes', headers: { authorization: `Bearer ${real}` } })).statusCode).toBe(
+      200,
+    );
   });
 
   it('refuses access tokens that are malformed, unknown, revoked, of a deleted node, or a session token', async () => {
     const session = await t.login();
     const node = await json<{ id: number; token: string }>('POST', '/api/nodes', session, { name: 'forgery-target' });
-    const revoked = await json<{ id: number; token: string }>('POST', `/api/nodes/${node.id}/pats`, session, { name: 'to-revoke' });
+    const revoked = await json<{ id: number; token: string }>('POST', `/api/nodes/${node.id}/pats`, session, {
+      name: 'to-revoke',
+    });
     await json('PATCH', `/api/nodes/${node.id}/pats/${revoked.id}/revoke`, session);
     const deletedNode = await json<{ id: number; token: string }>('POST', '/api/nodes', session, { name: 'gone' });
-    await t.app.inject({ method: 'DELETE', url: `/api/nodes/${deletedNode.id}`, headers: { authorization: `Bearer ${session}` } });
+    await t.app.inject({
+      method: 'DELETE',
+      url: `/api/nodes/${deletedNode.id}`,
+      headers: { authorization: `Bearer ${session}` },
+    });
     const badChecksum = `${node.token.slice(0, -1)}${node.token.endsWith('A') ? 'B' : 'A'}`;
     const cases = {
       'bad checksum': badChecksum,
       'well-formed but unknown': formatPat(randomBytes(36)),
-      'revoked': revoked.token,
+      revoked: revoked.token,
       'of a deleted node': deletedNode.token,
       'session token': session,
       'lower-cased': node.token.toLowerCase(),
@@ -267,6 +374,8 @@ describe('forged and misused tokens', () => {
       expect(response.statusCode, what).toBe(401);
       expect(response.body, what).not.toContain('PrivateKey');
     }
-    expect((await t.app.inject({ url: '/api/agent/config', headers: { authorization: `Bearer ${node.token}` } })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ url: '/api/agent/config', headers: { authorization: `Bearer ${node.token}` } })).statusCode,
+    ).toBe(200);
   });
 });

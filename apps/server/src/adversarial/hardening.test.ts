@@ -38,7 +38,10 @@ function sendAndStall(port: number, text: string): RawExchange {
 
 /** Settles with the exchange's answer, or with 'still open' once `ms` have passed. */
 const within = (exchange: RawExchange, ms: number): Promise<string> =>
-  Promise.race([exchange.answer, new Promise<string>((resolve) => setTimeout(() => resolve('still open'), ms).unref())]);
+  Promise.race([
+    exchange.answer,
+    new Promise<string>((resolve) => setTimeout(() => resolve('still open'), ms).unref()),
+  ]);
 
 describe('request timeouts', () => {
   it('cuts a body that promises 100 bytes and sends 10, and a request whose headers never end', async () => {
@@ -50,14 +53,22 @@ describe('request timeouts', () => {
     closers.push(() => stream.close());
     await stream.waitForEvents(1);
 
-    const slowBody = sendAndStall(port, 'POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"usernam');
+    const slowBody = sendAndStall(
+      port,
+      'POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"usernam',
+    );
     const slowHeaders = sendAndStall(port, 'GET /api/health HTTP/1.1\r\nHost: x\r\nX-Slow: ');
     // 1 s timeout plus at most one 0.5 s check interval; 5 s leaves room for a busy machine, not for "never".
     expect(await within(slowBody, 5000)).toMatch(/^HTTP\/1\.1 408 /);
     expect(await within(slowHeaders, 5000)).toMatch(/^HTTP\/1\.1 408 /);
 
     // An event stream's request was complete at once: it outlives the timeout that cut the two above.
-    await t.app.inject({ method: 'POST', url: '/api/nodes', headers: { authorization: `Bearer ${token}` }, payload: { name: 'later' } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/nodes',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { name: 'later' },
+    });
     expect(((await stream.waitForEvents(2))[1] as { name: string }[]).map((node) => node.name)).toContain('later');
   }, 20_000);
 });
@@ -65,7 +76,12 @@ describe('request timeouts', () => {
 describe('security headers', () => {
   const expectHardened = (headers: Record<string, unknown>, where: string) => {
     const csp = (headers['content-security-policy'] as string | undefined) ?? '';
-    const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name = '', ...values]) => [name, values]));
+    const directives = new Map(
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name = '', ...values]) => [name, values]),
+    );
     expect(directives.get('script-src'), where).toEqual(["'self'"]);
     expect(directives.get('default-src'), where).toEqual(["'self'"]);
     expect(directives.get('frame-ancestors'), where).toEqual(["'none'"]);
@@ -81,7 +97,10 @@ describe('security headers', () => {
     const dir = mkdtempSync(join(tmpdir(), 'postern-console-'));
     closers.push(() => rmSync(dir, { recursive: true, force: true }));
     mkdirSync(join(dir, 'assets'));
-    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Postern</title><script type="module" src="/assets/app.js"></script>');
+    writeFileSync(
+      join(dir, 'index.html'),
+      '<!doctype html><title>Postern</title><script type="module" src="/assets/app.js"></script>',
+    );
     writeFileSync(join(dir, 'assets', 'app.js'), 'console.log(1)');
     const app = await buildApp(t.deps, { consoleDir: dir });
     closers.push(() => void app.close());
@@ -92,7 +111,11 @@ describe('security headers', () => {
       'API answer': await app.inject({ url: '/api/nodes', headers: { authorization: `Bearer ${token}` } }),
       '401': await app.inject({ url: '/api/nodes' }),
       '404': await app.inject({ url: '/api/nope', headers: { authorization: `Bearer ${token}` } }),
-      '413': await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'a', password: 'b'.repeat(10_000) } }),
+      '413': await app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { username: 'a', password: 'b'.repeat(10_000) },
+      }),
     };
     for (const [where, response] of Object.entries(answers)) expectHardened(response.headers, where);
 
@@ -105,7 +128,8 @@ describe('security headers', () => {
   it('sends HSTS only over HTTPS, as vouched for by a trusted proxy', async () => {
     t = await buildTestApp();
     const hsts = async (remoteAddress: string, proto?: string) =>
-      (await t!.app.inject({ url: '/api/health', remoteAddress, headers: proto ? { 'x-forwarded-proto': proto } : {} })).headers['strict-transport-security'];
+      (await t!.app.inject({ url: '/api/health', remoteAddress, headers: proto ? { 'x-forwarded-proto': proto } : {} }))
+        .headers['strict-transport-security'];
     expect(await hsts('127.0.0.1', 'https')).toBe('max-age=31536000');
     expect(await hsts('127.0.0.1', 'http')).toBeUndefined();
     expect(await hsts('127.0.0.1')).toBeUndefined();
@@ -134,7 +158,12 @@ describe('answers that carry a secret', () => {
       login,
       session: await app.inject({ url: '/api/auth/session', headers: { cookie: `token=${token}` } }),
       'node creation': node,
-      'token creation': await app.inject({ method: 'POST', url: `/api/nodes/${id}/pats`, headers, payload: { name: 'ci' } }),
+      'token creation': await app.inject({
+        method: 'POST',
+        url: `/api/nodes/${id}/pats`,
+        headers,
+        payload: { name: 'ci' },
+      }),
       'agent config': await app.inject({ url: '/api/agent/config', headers: { authorization: `Bearer ${nodeToken}` } }),
       'agent node': await app.inject({ url: '/api/agent/node', headers: { authorization: `Bearer ${nodeToken}` } }),
       'config download': await app.inject({ url: `/api/nodes/${id}/download`, headers }),

@@ -75,7 +75,10 @@ describe.each(Object.entries(STREAMS))('the %s stream', (_, pathOf) => {
     const theirs = await hold(other, pathOf());
     const own = await hold(mine, pathOf());
     const start = performance.now();
-    const changed = await call(mine, 'PATCH', '/api/auth/password', { currentPassword: TEST_ADMIN.password, newPassword: 'a-brand-new-password' });
+    const changed = await call(mine, 'PATCH', '/api/auth/password', {
+      currentPassword: TEST_ADMIN.password,
+      newPassword: 'a-brand-new-password',
+    });
     expect(changed.statusCode).toBe(204);
     await expectEndedWithin(theirs, start);
     // A round trip later (had it been closed too, its end would have arrived by now) it is still open.

@@ -21,7 +21,12 @@ interface Answer {
 }
 
 async function call(token: string, method: Method, url: string, payload?: object): Promise<Answer> {
-  const response = await t.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+  const response = await t.app.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${token}` },
+    ...(payload ? { payload } : {}),
+  });
   return { status: response.statusCode, body: response.body ? response.json() : {} };
 }
 
@@ -29,7 +34,9 @@ const asAdmin = (method: Method, url: string, payload?: object) => call(admin, m
 const fieldsOf = (answer: Answer) => answer.body.errors?.body.map((error) => error.field) ?? [];
 
 beforeEach(async () => {
-  t = await buildTestApp({ env: { POSTERN_NODE_MAX_PORTS: '3', POSTERN_NODE_MAX_SERVICES: '5', POSTERN_NODE_MAX_DOMAINS: '2' } });
+  t = await buildTestApp({
+    env: { POSTERN_NODE_MAX_PORTS: '3', POSTERN_NODE_MAX_SERVICES: '5', POSTERN_NODE_MAX_DOMAINS: '2' },
+  });
   admin = await t.login();
   nodeA = (await asAdmin('POST', '/api/nodes', { name: 'tenant-a-secret-name' })).body as typeof nodeA;
   nodeB = (await asAdmin('POST', '/api/nodes', { name: 'tenant-b' })).body as typeof nodeB;
@@ -40,46 +47,102 @@ describe('issue 10, tenancy and input validation', () => {
   it('1. a node token publishes only on its own domains, never on the console host or a reserved path', async () => {
     // The measured attack: node B captures the console's sign-in through a path on the shared host.
     for (const pathLocation of ['/api/auth/login', '/api', '/api/auth', '/API', '/api/']) {
-      const stolen = await call(nodeB.token, 'POST', '/api/agent/services/http', { name: 'grab', pathLocation, backendPort: 80 });
+      const stolen = await call(nodeB.token, 'POST', '/api/agent/services/http', {
+        name: 'grab',
+        pathLocation,
+        backendPort: 80,
+      });
       expect(stolen.status, pathLocation).toBe(422);
     }
-    const noDomain = await call(nodeB.token, 'POST', '/api/agent/services/http', { name: 'grab', pathLocation: '/shop', backendPort: 80 });
+    const noDomain = await call(nodeB.token, 'POST', '/api/agent/services/http', {
+      name: 'grab',
+      pathLocation: '/shop',
+      backendPort: 80,
+    });
     expect(noDomain.status).toBe(422);
     expect(noDomain.body.errors?.body).toEqual([{ field: 'domain', message: expect.stringContaining('--domain') }]);
 
     // Node A's new domain becomes A's; B can add nothing below it, and learns nothing about its owner.
-    const own = await call(nodeA.token, 'POST', '/api/agent/services/http', { name: 'site', domain: 'a.example.test', backendPort: 80 });
+    const own = await call(nodeA.token, 'POST', '/api/agent/services/http', {
+      name: 'site',
+      domain: 'a.example.test',
+      backendPort: 80,
+    });
     expect(own.status).toBe(201);
-    const domains = (await asAdmin('GET', '/api/domains')).body.data as { domain: string; ownerNodeId: number | null }[];
+    const domains = (await asAdmin('GET', '/api/domains')).body.data as {
+      domain: string;
+      ownerNodeId: number | null;
+    }[];
     expect(domains.find((d) => d.domain === 'a.example.test')?.ownerNodeId).toBe(nodeA.id);
-    const shadow = await call(nodeB.token, 'POST', '/api/agent/services/http', { name: 'x', domain: 'a.example.test', pathLocation: '/login', backendPort: 80 });
+    const shadow = await call(nodeB.token, 'POST', '/api/agent/services/http', {
+      name: 'x',
+      domain: 'a.example.test',
+      pathLocation: '/login',
+      backendPort: 80,
+    });
     expect(shadow.status).toBe(422);
     expect(fieldsOf(shadow)).toEqual(['domain']);
     expect(JSON.stringify(shadow.body)).not.toContain('tenant-a');
-    const tcpOnTheirs = await call(nodeB.token, 'POST', '/api/agent/services/tcp', { name: 'x', domain: 'a.example.test', backendPort: 22 });
+    const tcpOnTheirs = await call(nodeB.token, 'POST', '/api/agent/services/tcp', {
+      name: 'x',
+      domain: 'a.example.test',
+      backendPort: 22,
+    });
     expect(tcpOnTheirs.status).toBe(422);
 
     // The admin's domains and the console's own host name are off limits to every token.
     await asAdmin('POST', '/api/domains', { domain: 'shop.example.test' });
-    expect((await call(nodeB.token, 'POST', '/api/agent/services/http', { name: 'x', domain: 'shop.example.test', backendPort: 80 })).status).toBe(422);
-    expect((await call(nodeB.token, 'POST', '/api/agent/services/http', { name: 'x', domain: 'gateway.test', backendPort: 80 })).status).toBe(422);
+    expect(
+      (
+        await call(nodeB.token, 'POST', '/api/agent/services/http', {
+          name: 'x',
+          domain: 'shop.example.test',
+          backendPort: 80,
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (
+        await call(nodeB.token, 'POST', '/api/agent/services/http', {
+          name: 'x',
+          domain: 'gateway.test',
+          backendPort: 80,
+        })
+      ).status,
+    ).toBe(422);
     expect((await asAdmin('POST', '/api/domains', { domain: 'gateway.test' })).status).toBe(422);
 
     // Reserved paths hold for the admin too, on a domain or not.
     const local = 1;
-    const reservedForAll = [['shop.example.test', '/.well-known/acme-challenge/x'], [null, '/_postern'], [null, '/api/auth/login'], [null, '/API/'], [null, '/api']];
+    const reservedForAll = [
+      ['shop.example.test', '/.well-known/acme-challenge/x'],
+      [null, '/_postern'],
+      [null, '/api/auth/login'],
+      [null, '/API/'],
+      [null, '/api'],
+    ];
     for (const [domain, pathLocation] of reservedForAll) {
-      const reserved = await asAdmin('POST', `/api/services/${local}/http`, { name: 'r', domain, pathLocation, backendHost: '127.0.0.1', backendPort: 80 });
+      const reserved = await asAdmin('POST', `/api/services/${local}/http`, {
+        name: 'r',
+        domain,
+        pathLocation,
+        backendHost: '127.0.0.1',
+        backendPort: 80,
+      });
       expect(reserved.status, `${domain} ${pathLocation}`).toBe(422);
       expect(fieldsOf(reserved)).toEqual(['pathLocation']);
     }
     // Nothing was created by any refused call.
-    expect(((await asAdmin('GET', '/api/services/http')).body.total as number)).toBe(1); // node A's site
+    expect((await asAdmin('GET', '/api/services/http')).body.total as number).toBe(1); // node A's site
   });
 
   it('5. node tokens follow their node: disabled means refused, quotas hold, errors name no other node', async () => {
     await asAdmin('PATCH', `/api/nodes/${nodeB.id}/disable`);
-    for (const [method, url] of [['GET', '/api/agent/config'], ['GET', '/api/agent/node'], ['GET', '/api/agent/services/tcp']] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/agent/config'],
+      ['GET', '/api/agent/node'],
+      ['GET', '/api/agent/services/tcp'],
+    ] as const) {
       const refused = await call(nodeB.token, method, url);
       expect(refused.status, url).toBe(403);
       expect(refused.body.message).toMatch(/disabled/i);
@@ -90,7 +153,10 @@ describe('issue 10, tenancy and input validation', () => {
     // One token can no longer take the whole TCP range (100 ports before): it stops at its quota.
     const created: number[] = [];
     for (let i = 0; i < 6; i++) {
-      const answer = await call(nodeA.token, 'POST', '/api/agent/services/tcp', { name: `p${i}`, backendPort: 1000 + i });
+      const answer = await call(nodeA.token, 'POST', '/api/agent/services/tcp', {
+        name: `p${i}`,
+        backendPort: 1000 + i,
+      });
       if (answer.status !== 201) {
         expect(answer.status).toBe(400);
         expect(answer.body.message).toMatch(/limit of 3/);
@@ -99,10 +165,17 @@ describe('issue 10, tenancy and input validation', () => {
       created.push(answer.body.port as number);
     }
     expect(created).toHaveLength(3);
-    expect((await asAdmin('POST', '/api/services/1/tcp', { name: 'admin-port', backendHost: '127.0.0.1', backendPort: 22 })).status).toBe(201);
+    expect(
+      (await asAdmin('POST', '/api/services/1/tcp', { name: 'admin-port', backendHost: '127.0.0.1', backendPort: 22 }))
+        .status,
+    ).toBe(201);
 
     // A taken port or route is "taken", never "taken by <other node's service>".
-    const taken = await call(nodeB.token, 'POST', '/api/agent/services/tcp', { name: 'q', port: created[0], backendPort: 1 });
+    const taken = await call(nodeB.token, 'POST', '/api/agent/services/tcp', {
+      name: 'q',
+      port: created[0],
+      backendPort: 1,
+    });
     expect(taken.status).toBe(422);
     expect(JSON.stringify(taken.body)).not.toMatch(/p0|tenant-a/);
   });
@@ -111,35 +184,65 @@ describe('issue 10, tenancy and input validation', () => {
     t.fakeDataPlane.setHostNetworks(['192.168.1.0/24']);
     const [row] = t.db.select().from(nodes).where(eq(nodes.id, nodeA.id)).all();
     t.fakeDataPlane.status.setStatus(row?.publicKey ?? '', {
-      status: 'online', clientIp: '198.51.100.7', latestHandshakeTimestamp: null, transferRx: 0, transferTx: 0,
+      status: 'online',
+      clientIp: '198.51.100.7',
+      latestHandshakeTimestamp: null,
+      transferRx: 0,
+      transferTx: 0,
     });
-    for (const gatewayNetwork of ['192.168.1.0/24', '192.168.0.0/16', '198.51.100.0/24', '127.0.0.0/8', '169.254.0.0/16', '224.0.0.0/4', '0.0.0.0/8', '240.0.0.0/4']) {
+    for (const gatewayNetwork of [
+      '192.168.1.0/24',
+      '192.168.0.0/16',
+      '198.51.100.0/24',
+      '127.0.0.0/8',
+      '169.254.0.0/16',
+      '224.0.0.0/4',
+      '0.0.0.0/8',
+      '240.0.0.0/4',
+    ]) {
       const created = await asAdmin('POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetwork });
       expect(created.status, gatewayNetwork).toBe(422);
       expect(fieldsOf(created), gatewayNetwork).toEqual(['gatewayNetwork']);
       const updated = await asAdmin('PATCH', `/api/nodes/${nodeB.id}`, { isGateway: true, gatewayNetwork });
       expect(updated.status, gatewayNetwork).toBe(422);
     }
-    expect((await asAdmin('POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetwork: '192.168.7.0/24' })).status).toBe(201);
+    expect(
+      (await asAdmin('POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetwork: '192.168.7.0/24' })).status,
+    ).toBe(201);
   });
 
   it('7. domains refuse non-ASCII before case folding, CIDRs with host bits are refused, ids are parsed strictly', async () => {
     // U+212A KELVIN SIGN lower-cases to "k": it must not become example.test's twin.
     const kelvin = await asAdmin('POST', '/api/domains', { domain: '\u212Aexample.test' });
     expect(kelvin.status).toBe(422);
-    const asService = await call(nodeA.token, 'POST', '/api/agent/services/http', { name: 'k', domain: 'a.\u212Aexample.test', backendPort: 80 });
+    const asService = await call(nodeA.token, 'POST', '/api/agent/services/http', {
+      name: 'k',
+      domain: 'a.\u212Aexample.test',
+      backendPort: 80,
+    });
     expect(asService.status).toBe(422);
 
-    const hostBits = await asAdmin('POST', `/api/services/1/http`, { name: 'h', pathLocation: '/h', backendHost: '127.0.0.1', allowedIps: ['10.0.0.5/8'] });
+    const hostBits = await asAdmin('POST', `/api/services/1/http`, {
+      name: 'h',
+      pathLocation: '/h',
+      backendHost: '127.0.0.1',
+      allowedIps: ['10.0.0.5/8'],
+    });
     expect(hostBits.status).toBe(422);
     expect(hostBits.body.errors?.body[0]?.message).toContain('10.0.0.0/8');
-    expect((await asAdmin('POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetwork: '172.16.5.1/16' })).status).toBe(422);
+    expect(
+      (await asAdmin('POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetwork: '172.16.5.1/16' })).status,
+    ).toBe(422);
 
     const domain = (await asAdmin('POST', '/api/domains', { domain: 'ids.example.test' })).body as { id: number };
     for (const id of ['1.0', '01', '+1', '%201', '1e0', `0${domain.id}`, `${domain.id}.0`]) {
       expect((await asAdmin('GET', `/api/nodes/${id}`)).status, `node ${id}`).toBe(404);
-      expect((await asAdmin('GET', `/api/domains/${id.replace('1', String(domain.id))}`)).status, `domain ${id}`).toBe(404);
-      expect((await asAdmin('GET', `/api/nodes/${id.replace('1', String(nodeA.id))}/pats`)).status, `pats ${id}`).toBe(404);
+      expect((await asAdmin('GET', `/api/domains/${id.replace('1', String(domain.id))}`)).status, `domain ${id}`).toBe(
+        404,
+      );
+      expect((await asAdmin('GET', `/api/nodes/${id.replace('1', String(nodeA.id))}/pats`)).status, `pats ${id}`).toBe(
+        404,
+      );
     }
     expect((await asAdmin('GET', `/api/domains/${domain.id}`)).status).toBe(200);
   });

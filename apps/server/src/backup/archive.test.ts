@@ -1,5 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -60,11 +70,14 @@ describe('backup and restore', () => {
     expect(readdirSync(target).sort()).toEqual(['certs', 'postern.db', 'secret.key', 'wireguard']);
     expect(readdirSync(join(target, 'wireguard'))).toEqual(['pg0.key']);
     expect(readFileSync(join(target, 'certs', 'example.test.pem'), 'utf8')).toBe('KEY AND CHAIN');
-    for (const secret of ['secret.key', 'certs/example.test.pem', 'wireguard/pg0.key', 'postern.db']) expect(mode(join(target, secret))).toBe(0o600);
+    for (const secret of ['secret.key', 'certs/example.test.pem', 'wireguard/pg0.key', 'postern.db'])
+      expect(mode(join(target, secret))).toBe(0o600);
     expect(mode(target)).toBe(0o700);
     expect(mode(join(target, 'certs'))).toBe(0o700);
     const restored = openDb(join(target, 'postern.db'), resolveMigrationsDir());
-    expect(restored.$client.prepare("SELECT value FROM settings WHERE key = 'marker'").get()).toEqual({ value: 'before' });
+    expect(restored.$client.prepare("SELECT value FROM settings WHERE key = 'marker'").get()).toEqual({
+      value: 'before',
+    });
     expect(restored.$client.pragma('integrity_check', { simple: true })).toBe('ok');
     restored.$client.close();
   });

@@ -21,7 +21,8 @@ const FORMAT = 1;
 /** Top-level entries never copied: rebuilt at boot, the live database (copied through SQLite), earlier backups. */
 const SKIPPED_TOP = new Set(['nginx', BACKUPS_DIR, DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, `${DB_FILE}-journal`]);
 /** Runtime files anywhere below (a process's pid and output, our own staging dirs). */
-const isRuntimeName = (name: string): boolean => /\.(pid|log|sock)$/.test(name) || name.startsWith('.backup-') || name.startsWith('.restore-');
+const isRuntimeName = (name: string): boolean =>
+  /\.(pid|log|sock)$/.test(name) || name.startsWith('.backup-') || name.startsWith('.restore-');
 
 export interface BackupManifest {
   format: number;
@@ -66,7 +67,9 @@ async function copyDatabase(source: string, target: string): Promise<number> {
   const copy = new Database(target, { fileMustExist: true });
   try {
     copy.pragma('journal_mode = DELETE');
-    const table = copy.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+    const table = copy
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
+      .get();
     return table ? (copy.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n : 0;
   } finally {
     copy.close();
@@ -93,7 +96,11 @@ async function stage(dataDir: string, now: Date): Promise<string> {
  * Writes a backup of the (running or stopped) gateway whose data dir is `dataDir` to `target`, atomically (a
  * partial archive never carries the final name); `target` '-' writes it to `out` (stdout).
  */
-export async function createBackup(dataDir: string, target: string, options: { now?: Date; out?: NodeJS.WritableStream } = {}): Promise<void> {
+export async function createBackup(
+  dataDir: string,
+  target: string,
+  options: { now?: Date; out?: NodeJS.WritableStream } = {},
+): Promise<void> {
   const staging = await stage(dataDir, options.now ?? new Date());
   try {
     if (target === '-') {
@@ -116,7 +123,9 @@ export async function createBackup(dataDir: string, target: string, options: { n
 
 function tarTo(staging: string, out: NodeJS.WritableStream): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('tar', ['--create', '--gzip', '--file', '-', '--directory', staging, '--numeric-owner', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('tar', ['--create', '--gzip', '--file', '-', '--directory', staging, '--numeric-owner', '.'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     child.stdout.pipe(out, { end: false });
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`tar exited with ${String(code)}`))));
@@ -134,7 +143,10 @@ async function assertRegularTree(dir: string): Promise<void> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) await assertRegularTree(path);
-    else if (!entry.isFile()) throw new RestoreRefusedError(`the archive holds ${relative(dir, path)}, which is not a regular file or directory`);
+    else if (!entry.isFile())
+      throw new RestoreRefusedError(
+        `the archive holds ${relative(dir, path)}, which is not a regular file or directory`,
+      );
   }
 }
 
@@ -143,10 +155,17 @@ async function assertRegularTree(dir: string): Promise<void> {
  * mixes two gateways' state. Extracted into a staging dir first and checked (manifest, database, secret key, only
  * regular files), then moved in, so a bad archive leaves the data dir as it was.
  */
-export async function restoreBackup(archive: string, dataDir: string, options: { input?: NodeJS.ReadableStream } = {}): Promise<BackupManifest> {
+export async function restoreBackup(
+  archive: string,
+  dataDir: string,
+  options: { input?: NodeJS.ReadableStream } = {},
+): Promise<BackupManifest> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const present = (await readdir(dataDir)).filter((name) => !IGNORED_IN_EMPTY_DIR.has(name));
-  if (present.length > 0) throw new RestoreRefusedError(`${dataDir} is not empty (it holds ${present.slice(0, 5).join(', ')}); restore only into an empty data directory`);
+  if (present.length > 0)
+    throw new RestoreRefusedError(
+      `${dataDir} is not empty (it holds ${present.slice(0, 5).join(', ')}); restore only into an empty data directory`,
+    );
   const staging = join(dataDir, `.restore-${randomBytes(6).toString('hex')}`);
   await mkdir(staging, { mode: 0o700 });
   try {
@@ -160,7 +179,8 @@ export async function restoreBackup(archive: string, dataDir: string, options: {
     await assertRegularTree(staging);
     const manifest = await readManifest(staging);
     for (const required of [DB_FILE, 'secret.key']) {
-      if (!(await lstat(join(staging, required)).catch(() => null))?.isFile()) throw new RestoreRefusedError(`the archive holds no ${required}: not a Postern backup`);
+      if (!(await lstat(join(staging, required)).catch(() => null))?.isFile())
+        throw new RestoreRefusedError(`the archive holds no ${required}: not a Postern backup`);
     }
     for (const name of await readdir(staging)) {
       if (name === MANIFEST_FILE) continue;
@@ -177,7 +197,8 @@ async function readManifest(dir: string): Promise<BackupManifest> {
   const text = await readFile(join(dir, MANIFEST_FILE), 'utf8').catch(() => null);
   if (text === null) throw new RestoreRefusedError(`the archive holds no ${MANIFEST_FILE}: not a Postern backup`);
   const manifest = JSON.parse(text) as BackupManifest;
-  if (manifest.format !== FORMAT) throw new RestoreRefusedError(`backup format ${String(manifest.format)} is not supported (expected ${FORMAT})`);
+  if (manifest.format !== FORMAT)
+    throw new RestoreRefusedError(`backup format ${String(manifest.format)} is not supported (expected ${FORMAT})`);
   return manifest;
 }
 

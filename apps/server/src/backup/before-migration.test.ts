@@ -24,8 +24,13 @@ function firstReleaseMigrations(): string {
   const target = join(dir, 'drizzle-0000');
   mkdirSync(join(target, 'meta'), { recursive: true });
   copyFileSync(join(source, '0000_init.sql'), join(target, '0000_init.sql'));
-  const journal = JSON.parse(readFileSync(join(source, 'meta', '_journal.json'), 'utf8')) as { entries: { tag: string }[] };
-  writeFileSync(join(target, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.filter((e) => e.tag === '0000_init') }));
+  const journal = JSON.parse(readFileSync(join(source, 'meta', '_journal.json'), 'utf8')) as {
+    entries: { tag: string }[];
+  };
+  writeFileSync(
+    join(target, 'meta', '_journal.json'),
+    JSON.stringify({ ...journal, entries: journal.entries.filter((e) => e.tag === '0000_init') }),
+  );
   return target;
 }
 
@@ -38,7 +43,12 @@ describe('backup before a migration at boot', () => {
     old.$client.exec("INSERT INTO settings (key, value) VALUES ('marker', 'old release')");
     old.$client.close();
 
-    const archive = await backupBeforeMigrations({ dataDir, migrationsFolder: resolveMigrationsDir(), keep: 5, now: at(0) });
+    const archive = await backupBeforeMigrations({
+      dataDir,
+      migrationsFolder: resolveMigrationsDir(),
+      keep: 5,
+      now: at(0),
+    });
     expect(archive).not.toBeNull();
     expect(backupsIn(dataDir)).toEqual(['postern-20260101T120000Z-before-migration-0002.tar.gz']);
     // The migration then runs; the archive still holds the old schema and data.
@@ -48,7 +58,9 @@ describe('backup before a migration at boot', () => {
     const manifest = await restoreBackup(archive ?? '', restored);
     expect(manifest.migrations).toBe(1);
     const copy = openDb(join(restored, 'postern.db'), firstReleaseMigrations());
-    expect(copy.$client.prepare("SELECT value FROM settings WHERE key = 'marker'").get()).toEqual({ value: 'old release' });
+    expect(copy.$client.prepare("SELECT value FROM settings WHERE key = 'marker'").get()).toEqual({
+      value: 'old release',
+    });
     copy.$client.close();
   });
 

@@ -17,10 +17,14 @@ export function countPendingMigrations(dbFile: string, migrationsFolder: string)
   const db = new Database(dbFile, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
-    const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+    const hasTable = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
+      .get();
     // A file without the table is a first boot (an empty file created 0600 by main.ts): nothing to keep.
     if (!hasTable) return 0;
-    const last = db.prepare('SELECT created_at AS at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1').get() as { at: number | string } | undefined;
+    const last = db
+      .prepare('SELECT created_at AS at FROM __drizzle_migrations ORDER BY created_at DESC LIMIT 1')
+      .get() as { at: number | string } | undefined;
     const lastAt = last === undefined ? -1 : Number(last.at);
     // The same rule as drizzle's migrator: every migration newer than the last one applied runs.
     return readMigrationFiles({ migrationsFolder }).filter((migration) => migration.folderMillis > lastAt).length;
@@ -29,13 +33,22 @@ export function countPendingMigrations(dbFile: string, migrationsFolder: string)
   }
 }
 
-const stamp = (now: Date): string => now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+const stamp = (now: Date): string =>
+  now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 
 /**
  * Backs the data dir up when a migration is pending; returns the archive's path, or null when nothing was pending.
  * Prunes the oldest boot backups beyond `keep` (archives the operator put there under other names are left alone).
  */
-export async function backupBeforeMigrations(options: { dataDir: string; migrationsFolder: string; keep: number; now?: Date }): Promise<string | null> {
+export async function backupBeforeMigrations(options: {
+  dataDir: string;
+  migrationsFolder: string;
+  keep: number;
+  now?: Date;
+}): Promise<string | null> {
   const { dataDir, migrationsFolder, keep } = options;
   const dbFile = join(dataDir, DB_FILE);
   const pending = countPendingMigrations(dbFile, migrationsFolder);
@@ -43,7 +56,10 @@ export async function backupBeforeMigrations(options: { dataDir: string; migrati
   const dir = join(dataDir, BACKUPS_DIR);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const applied = readMigrationFiles({ migrationsFolder }).length - pending;
-  const archive = join(dir, `postern-${stamp(options.now ?? new Date())}-before-migration-${String(applied + 1).padStart(4, '0')}.tar.gz`);
+  const archive = join(
+    dir,
+    `postern-${stamp(options.now ?? new Date())}-before-migration-${String(applied + 1).padStart(4, '0')}.tar.gz`,
+  );
   await createBackup(dataDir, archive, options.now ? { now: options.now } : {});
   await pruneBootBackups(dir, keep);
   return archive;

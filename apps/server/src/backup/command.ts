@@ -12,12 +12,17 @@ const USAGE = [
   '       main.js restore [--data-dir DIR] FILE   restore FILE (- for stdin) into an empty data directory',
 ].join('\n');
 
-export const isBackupCommand = (command: string | undefined): command is 'backup' | 'restore' => command === 'backup' || command === 'restore';
+export const isBackupCommand = (command: string | undefined): command is 'backup' | 'restore' =>
+  command === 'backup' || command === 'restore';
 
 export async function runBackupCommand(command: 'backup' | 'restore', argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { 'data-dir': { type: 'string' }, help: { type: 'boolean' } }, allowPositionals: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { 'data-dir': { type: 'string' }, help: { type: 'boolean' } },
+      allowPositionals: true,
+    });
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
     return 2;
@@ -38,7 +43,8 @@ export async function runBackupCommand(command: 'backup' | 'restore', argv: stri
     }
     return 0;
   } catch (error) {
-    const reason = error instanceof RestoreRefusedError ? error.message : error instanceof Error ? error.message : String(error);
+    const reason =
+      error instanceof RestoreRefusedError ? error.message : error instanceof Error ? error.message : String(error);
     process.stderr.write(`${command} failed: ${reason}\n`);
     return 1;
   }

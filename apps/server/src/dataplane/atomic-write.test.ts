@@ -6,7 +6,9 @@ import { writeFileAtomic } from './atomic-write.js';
 
 describe('writeFileAtomic', () => {
   let dir = '';
-  afterEach(async () => { await rm(dir, { recursive: true, force: true }); });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
 
   it('replaces the file with the requested mode and leaves no temp file behind', async () => {
     dir = await mkdtemp(join(tmpdir(), 'postern-atomic-'));

@@ -10,7 +10,12 @@ export interface FileOwner {
 // Every config or key file is written as temp file + fsync + rename, so a crash at any moment leaves either the
 // old or the new file, never half of one. The temp file is created exclusively with its final mode, so secret
 // material is never readable by others, not even for an instant.
-export async function writeFileAtomic(path: string, content: string | Buffer, mode = 0o644, owner?: FileOwner): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  content: string | Buffer,
+  mode = 0o644,
+  owner?: FileOwner,
+): Promise<void> {
   const temp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', mode);
   try {

@@ -25,7 +25,13 @@ export function parseLive(entries: unknown): LiveRequest[] {
     if (typeof value !== 'string') continue;
     const [svc = '', revision = '', clientAddress = '', clientPort = '', serverPort = ''] = value.split(' ');
     const serviceId = Number(svc);
-    if (!Number.isSafeInteger(serviceId) || !isIPv4(clientAddress) || !isPort(Number(clientPort)) || !isPort(Number(serverPort))) continue;
+    if (
+      !Number.isSafeInteger(serviceId) ||
+      !isIPv4(clientAddress) ||
+      !isPort(Number(clientPort)) ||
+      !isPort(Number(serverPort))
+    )
+      continue;
     out.push({ serviceId, revision, clientAddress, clientPort: Number(clientPort), serverPort: Number(serverPort) });
   }
   return out;
@@ -40,7 +46,9 @@ export function staleRequests(live: readonly LiveRequest[], revisions: ReadonlyM
 export function killFilters(requests: readonly LiveRequest[], perFilter = 64): string[][] {
   const filters: string[][] = [];
   for (let i = 0; i < requests.length; i += perFilter) {
-    const terms = requests.slice(i, i + perFilter).map((r) => `( sport = :${r.serverPort} and dst ${r.clientAddress}:${r.clientPort} )`);
+    const terms = requests
+      .slice(i, i + perFilter)
+      .map((r) => `( sport = :${r.serverPort} and dst ${r.clientAddress}:${r.clientPort} )`);
     filters.push(['-K', '-t', '-n', 'state', 'established', terms.join(' or ')]);
   }
   return filters;
@@ -59,12 +67,17 @@ export function createConnectionCutter(logger: DataPlaneLogger): ConnectionCutte
           await runCommand('ss', args);
         } catch (err) {
           // A kernel without socket destroy: the connections end when their client or backend closes them.
-          if (!hasWarned) logger.warn({ err }, 'could not cut the open connections of a disabled service (ss -K needs CONFIG_INET_DIAG_DESTROY)');
+          if (!hasWarned)
+            logger.warn(
+              { err },
+              'could not cut the open connections of a disabled service (ss -K needs CONFIG_INET_DIAG_DESTROY)',
+            );
           hasWarned = true;
           return;
         }
       }
-      if (requests.length > 0) logger.info({ connections: requests.length }, 'cut the open connections of disabled or changed services');
+      if (requests.length > 0)
+        logger.info({ connections: requests.length }, 'cut the open connections of disabled or changed services');
     },
   };
 }

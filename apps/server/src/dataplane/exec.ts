@@ -5,7 +5,11 @@ import { spawn } from 'node:child_process';
 
 export class CommandError extends Error {
   override name = 'CommandError';
-  constructor(readonly command: string, readonly code: number | null, readonly stderr: string) {
+  constructor(
+    readonly command: string,
+    readonly code: number | null,
+    readonly stderr: string,
+  ) {
     super(`${command} failed (exit ${code ?? 'signal'}): ${stderr.trim() || 'no output'}`);
   }
 }
@@ -15,7 +19,11 @@ export interface RunResult {
   stderr: string;
 }
 
-export function runCommand(file: string, args: readonly string[], options: { input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+export function runCommand(
+  file: string,
+  args: readonly string[],
+  options: { input?: string; timeoutMs?: number } = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: options.timeoutMs ?? 30_000 });
     const stdout: Buffer[] = [];

@@ -87,7 +87,8 @@ export function renderOptionsFor(config: DataPlaneConfig): NginxRenderOptions {
 /** nginx workers need a real unprivileged user; Debian has www-data, other images at least nobody. */
 async function resolveWorkerUser(wanted: string, logger: DataPlaneLogger): Promise<string> {
   if (await lookupUser(wanted)) return wanted;
-  if (!(await lookupUser('nobody'))) throw new Error(`nginx worker user ${wanted} does not exist, and neither does nobody`);
+  if (!(await lookupUser('nobody')))
+    throw new Error(`nginx worker user ${wanted} does not exist, and neither does nobody`);
   logger.warn({ wanted }, 'nginx worker user not found; workers run as nobody');
   return 'nobody';
 }
@@ -102,25 +103,46 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   const staticHosts = createStaticHosts();
   const nginxBin = config.nginxBin === undefined ? {} : { nginxBin: config.nginxBin };
   const wireguard = createWireGuardDriver({
-    wgInterface: config.wgInterface, stateDir: join(config.dataDir, 'wireguard'), logger,
-    ports: { httpPort: config.httpPort, httpsPorts: [config.httpsPort, config.noDomainHttpsPort], tcpPortRange: config.tcpPortRange },
+    wgInterface: config.wgInterface,
+    stateDir: join(config.dataDir, 'wireguard'),
+    logger,
+    ports: {
+      httpPort: config.httpPort,
+      httpsPorts: [config.httpsPort, config.noDomainHttpsPort],
+      tcpPortRange: config.tcpPortRange,
+    },
   });
-  const http = createHttpInstance({ prefixDir, logger, render: (dir) => renderHttpInstance(renderOptions, dir, luaSource), ...nginxBin });
+  const http = createHttpInstance({
+    prefixDir,
+    logger,
+    render: (dir) => renderHttpInstance(renderOptions, dir, luaSource),
+    ...nginxBin,
+  });
   const streams = createStreamInstances({
-    prefixDir, logger, ...nginxBin, ...(config.listenAddress === undefined ? {} : { listenAddress: config.listenAddress }),
+    prefixDir,
+    logger,
+    ...nginxBin,
+    ...(config.listenAddress === undefined ? {} : { listenAddress: config.listenAddress }),
   });
   const proxy = createProxy({ prefixDir, certsDir, http, streams, cutter: createConnectionCutter(logger), logger });
-  const challenges: ChallengeStore = { set: (token, answer) => proxy.setChallenge(token, answer), remove: (token) => proxy.removeChallenge(token) };
+  const challenges: ChallengeStore = {
+    set: (token, answer) => proxy.setChallenge(token, answer),
+    remove: (token) => proxy.removeChallenge(token),
+  };
   let certs: CertificateManager | null = null;
   const status = createStatusPoller({
     dump: () => wireguard.dump(),
     intervalMs: config.statusPollMs ?? 2000,
-    onError: (err) => logger.warn({ err }, 'WireGuard status poll failed: every node shows offline until the tunnel is back'),
+    onError: (err) =>
+      logger.warn({ err }, 'WireGuard status poll failed: every node shows offline until the tunnel is back'),
   });
   const streamTraffic = createStreamTrafficCounter();
-  const logs = createAccessLogSource([join(prefixDir, 'logs', HTTP_ACCESS_LOG), join(prefixDir, 'logs', STREAM_ACCESS_LOG)], {
-    onLines: (lines) => streamTraffic.record(lines),
-  });
+  const logs = createAccessLogSource(
+    [join(prefixDir, 'logs', HTTP_ACCESS_LOG), join(prefixDir, 'logs', STREAM_ACCESS_LOG)],
+    {
+      onLines: (lines) => streamTraffic.record(lines),
+    },
+  );
   const plan = (state: DesiredState) => planDataPlane(state, renderOptions, staticHosts());
   const reconciler = createReconciler({
     loadDesiredState: deps.loadDesiredState,
@@ -156,8 +178,8 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     if (problem === null) return;
     logger.error(
       { problem, errorLog: join(prefixDir, 'logs', 'error.log'), workerUser: renderOptions.workerUser },
-      'nginx does not answer HTTPS on this host: its workers run as an unprivileged user and need the nginx modules, '
-        + '/etc/nginx/mime.types and /usr/share/lua readable (they read nothing from the data directory); see the error log',
+      'nginx does not answer HTTPS on this host: its workers run as an unprivileged user and need the nginx modules, ' +
+        '/etc/nginx/mime.types and /usr/share/lua readable (they read nothing from the data directory); see the error log',
     );
   }
 
@@ -181,9 +203,11 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     if (driftTimer) clearTimeout(driftTimer);
     driftTimer = setTimeout(() => {
       driftTimer = null;
-      checkDrift().catch((err: unknown) => logger.warn({ err }, 'data plane: drift check failed')).finally(() => {
-        if (!driftTimer && healTimer) scheduleDriftCheck(config.driftCheckIntervalMs ?? DRIFT_EVERY_MS);
-      });
+      checkDrift()
+        .catch((err: unknown) => logger.warn({ err }, 'data plane: drift check failed'))
+        .finally(() => {
+          if (!driftTimer && healTimer) scheduleDriftCheck(config.driftCheckIntervalMs ?? DRIFT_EVERY_MS);
+        });
     }, delayMs);
     driftTimer.unref();
   }
@@ -237,7 +261,10 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       if (restored.http) reconciler.forgetApplied();
       if (restored.http || restored.streams.length > 0 || isTunnelRestored) {
         const result = await apply();
-        logger.info({ nginx: restored.http, services: restored.streams, tunnel: isTunnelRestored, ok: result.ok }, 'data plane: restored what had died');
+        logger.info(
+          { nginx: restored.http, services: restored.streams, tunnel: isTunnelRestored, ok: result.ok },
+          'data plane: restored what had died',
+        );
       } else if (isBehind && Date.now() - lastRetryAt > RETRY_BEHIND_MS) {
         lastRetryAt = Date.now();
         await apply();
@@ -257,8 +284,13 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     async start() {
       renderOptions.workerUser = await resolveWorkerUser(config.nginxWorkerUser ?? DEFAULT_WORKER_USER, logger);
       certs = createCertificateManager({
-        dataDir: config.dataDir, certsDir, fallbackHost: config.publicHost, logger, challenges,
-        store: deps.certificateStore, acme: config.acme,
+        dataDir: config.dataDir,
+        certsDir,
+        fallbackHost: config.publicHost,
+        logger,
+        challenges,
+        store: deps.certificateStore,
+        acme: config.acme,
         onInstalled: (name) => void proxy.certificateInstalled(name),
       });
       await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
@@ -277,11 +309,17 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       healTimer = setInterval(() => void healOnce(), config.healIntervalMs ?? 1000);
       healTimer.unref();
       const convergeStarted = performance.now();
-      void apply().then((result) => {
-        const convergeMs = Math.round(performance.now() - convergeStarted);
-        if (result.ok) logger.info({ convergeMs }, 'data plane rebuilt from the database');
-        else logger.error({ convergeMs, message: result.message }, 'data plane could not converge at boot; retrying in the background');
-      }).finally(markBooted);
+      void apply()
+        .then((result) => {
+          const convergeMs = Math.round(performance.now() - convergeStarted);
+          if (result.ok) logger.info({ convergeMs }, 'data plane rebuilt from the database');
+          else
+            logger.error(
+              { convergeMs, message: result.message },
+              'data plane could not converge at boot; retrying in the background',
+            );
+        })
+        .finally(markBooted);
     },
     async stop({ keepServing }) {
       if (healTimer) clearInterval(healTimer);
@@ -301,7 +339,9 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     booted: () => bootedPromise,
     onDrift(listener) {
       driftListeners.add(listener);
-      return () => { driftListeners.delete(listener); };
+      return () => {
+        driftListeners.delete(listener);
+      };
     },
     status,
     logs,

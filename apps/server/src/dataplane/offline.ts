@@ -4,8 +4,20 @@ import type { NginxRenderOptions } from './nginx/options.js';
 import { planDataPlane } from './plan.js';
 import { createReconciler, type ProxyAdapter } from './reconciler.js';
 import {
-  type ApplyResult, type CertificateAdapter, type CertificateInfo, type DataPlane, type DesiredDomain, type DesiredPeer,
-  type DesiredState, type DriftReport, type LogLine, type TrafficCounters, type NodeStatus, type NodeStatusSource, type WgPeerStatus, type WireGuardAdapter,
+  type ApplyResult,
+  type CertificateAdapter,
+  type CertificateInfo,
+  type DataPlane,
+  type DesiredDomain,
+  type DesiredPeer,
+  type DesiredState,
+  type DriftReport,
+  type LogLine,
+  type TrafficCounters,
+  type NodeStatus,
+  type NodeStatusSource,
+  type WgPeerStatus,
+  type WireGuardAdapter,
 } from './types.js';
 import type { ChallengeStore } from './certs/acme.js';
 
@@ -28,7 +40,9 @@ export class RecordingWireGuard implements WireGuardAdapter {
 
   syncPeers(peers: DesiredPeer[]): Promise<Map<number, string>> {
     this.peers = peers;
-    return Promise.resolve(new Map([...this.routeFailures].filter(([nodeId]) => peers.some((p) => p.nodeId === nodeId))));
+    return Promise.resolve(
+      new Map([...this.routeFailures].filter(([nodeId]) => peers.some((p) => p.nodeId === nodeId))),
+    );
   }
 
   dump(): Promise<WgPeerStatus[]> {
@@ -134,7 +148,9 @@ export class SettableNodeStatus implements NodeStatusSource {
 
   onChange(listener: (changedPublicKeys: string[]) => void): () => void {
     this.listeners.add(listener);
-    return () => { this.listeners.delete(listener); };
+    return () => {
+      this.listeners.delete(listener);
+    };
   }
 
   /** Set (or with `undefined` forget) a peer's status and notify listeners, like one poll would. */
@@ -182,7 +198,10 @@ export interface OfflineDataPlane extends DataPlane {
   reportDrift(report: DriftReport): void;
 }
 
-export function createOfflineDataPlane(options: { loadDesiredState: () => DesiredState; render: NginxRenderOptions }): OfflineDataPlane {
+export function createOfflineDataPlane(options: {
+  loadDesiredState: () => DesiredState;
+  render: NginxRenderOptions;
+}): OfflineDataPlane {
   const wireguard = new RecordingWireGuard();
   const proxy = new RecordingProxy();
   const certs = new RecordingCertificates();
@@ -210,14 +229,28 @@ export function createOfflineDataPlane(options: { loadDesiredState: () => Desire
       return lastState;
     },
     plan: (state) => planDataPlane(state, options.render, staticHosts),
-    wireguard, proxy, certs, logger: silent,
+    wireguard,
+    proxy,
+    certs,
+    logger: silent,
   });
 
   return {
-    wireguard, proxy, certs, status, logs, challenges,
-    get applyCount() { return applyCount; },
-    get lastState() { return lastState; },
-    get started() { return started; },
+    wireguard,
+    proxy,
+    certs,
+    status,
+    logs,
+    challenges,
+    get applyCount() {
+      return applyCount;
+    },
+    get lastState() {
+      return lastState;
+    },
+    get started() {
+      return started;
+    },
     certificates: { info: (domain) => certs.info(domain) },
     async start() {
       started = true;
@@ -235,7 +268,9 @@ export function createOfflineDataPlane(options: { loadDesiredState: () => Desire
       return message === null ? result : { ok: false, message, rejected: result.rejected };
     },
     traffic: () => Promise.resolve(traffic),
-    setTraffic: (counters) => { traffic = counters; },
+    setTraffic: (counters) => {
+      traffic = counters;
+    },
     checkDrift: () => {
       reportDrift({ checkedAt: new Date().toISOString(), differences: [], repaired: false });
       return Promise.resolve(lastDrift as DriftReport);
@@ -244,12 +279,18 @@ export function createOfflineDataPlane(options: { loadDesiredState: () => Desire
     booted: () => Promise.resolve(),
     onDrift(listener) {
       driftListeners.add(listener);
-      return () => { driftListeners.delete(listener); };
+      return () => {
+        driftListeners.delete(listener);
+      };
     },
     reportDrift,
-    failNextApply: (message) => { nextFailure = message; },
+    failNextApply: (message) => {
+      nextFailure = message;
+    },
     pushLogLines: (lines) => logs.publish(lines),
     hostNetworks: () => Promise.resolve([...hostNetworks]),
-    setHostNetworks: (networks) => { hostNetworks = [...networks]; },
+    setHostNetworks: (networks) => {
+      hostNetworks = [...networks];
+    },
   };
 }

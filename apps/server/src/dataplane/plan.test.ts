@@ -4,15 +4,21 @@ import { parseHostsFile } from './plan.js';
 
 describe('parseHostsFile', () => {
   it('maps names to their first IPv4 address, lower case, skipping comments and IPv6', () => {
-    const hosts = parseHostsFile([
-      '127.0.0.1\tlocalhost',
-      '::1 localhost ip6-localhost',
-      '# 10.0.0.1 commented',
-      '172.17.0.5  App  app.internal # the app',
-      '172.17.0.6  app',
-      'not-an-ip bad',
-    ].join('\n'));
-    expect(Object.fromEntries(hosts)).toEqual({ localhost: '127.0.0.1', app: '172.17.0.5', 'app.internal': '172.17.0.5' });
+    const hosts = parseHostsFile(
+      [
+        '127.0.0.1\tlocalhost',
+        '::1 localhost ip6-localhost',
+        '# 10.0.0.1 commented',
+        '172.17.0.5  App  app.internal # the app',
+        '172.17.0.6  app',
+        'not-an-ip bad',
+      ].join('\n'),
+    );
+    expect(Object.fromEntries(hosts)).toEqual({
+      localhost: '127.0.0.1',
+      app: '172.17.0.5',
+      'app.internal': '172.17.0.5',
+    });
   });
 });
 
@@ -30,15 +36,27 @@ describe('the connection cutter', () => {
   });
 
   it('cuts requests of services gone or served differently, and nobody else', () => {
-    const stale = staleRequests(live, new Map([[3, 'revA'], [4, 'revB-edited']]));
+    const stale = staleRequests(
+      live,
+      new Map([
+        [3, 'revA'],
+        [4, 'revB-edited'],
+      ]),
+    );
     expect(stale.map((r) => r.serviceId)).toEqual([4, 5]);
   });
 
   it('names each connection exactly, by server port and client address and port', () => {
-    expect(killFilters(live.slice(0, 2))).toEqual([[
-      '-K', '-t', '-n', 'state', 'established',
-      '( sport = :443 and dst 203.0.113.5:50000 ) or ( sport = :8443 and dst 203.0.113.6:50001 )',
-    ]]);
+    expect(killFilters(live.slice(0, 2))).toEqual([
+      [
+        '-K',
+        '-t',
+        '-n',
+        'state',
+        'established',
+        '( sport = :443 and dst 203.0.113.5:50000 ) or ( sport = :8443 and dst 203.0.113.6:50001 )',
+      ],
+    ]);
     expect(killFilters(live, 2)).toHaveLength(2);
   });
 });

@@ -23,13 +23,19 @@ export interface DataPlanePlan {
   streams: StreamPlan;
 }
 
-function planStreams(routes: readonly DesiredStreamRoute[], options: NginxRenderOptions, staticHosts: ReadonlyMap<string, string>): StreamPlan {
+function planStreams(
+  routes: readonly DesiredStreamRoute[],
+  options: NginxRenderOptions,
+  staticHosts: ReadonlyMap<string, string>,
+): StreamPlan {
   const plan: StreamPlan = { wanted: new Map(), serviceOf: new Map(), rejected: new Map() };
   for (const route of [...routes].sort((a, b) => a.serviceId - b.serviceId)) {
     try {
       const key = streamInstanceKey(route);
       if (plan.wanted.has(key)) throw new Error(`another service already uses port ${route.port}/${route.proto}`);
-      const backendHost = isIPv4(route.backendHost) ? route.backendHost : (staticHosts.get(route.backendHost.toLowerCase()) ?? route.backendHost);
+      const backendHost = isIPv4(route.backendHost)
+        ? route.backendHost
+        : (staticHosts.get(route.backendHost.toLowerCase()) ?? route.backendHost);
       const conf = renderStreamInstance({ ...route, backendHost }, options);
       plan.wanted.set(key, { conf, certName: streamCertificateName(route), port: route.port, proto: route.proto });
       plan.serviceOf.set(key, route.serviceId);
@@ -40,7 +46,11 @@ function planStreams(routes: readonly DesiredStreamRoute[], options: NginxRender
   return plan;
 }
 
-export function planDataPlane(state: DesiredState, options: NginxRenderOptions, staticHosts: ReadonlyMap<string, string>): DataPlanePlan {
+export function planDataPlane(
+  state: DesiredState,
+  options: NginxRenderOptions,
+  staticHosts: ReadonlyMap<string, string>,
+): DataPlanePlan {
   return {
     routes: buildRouteTable(state.http, state.domains, { staticHosts, reservedHosts: [options.consoleHost] }),
     streams: planStreams(state.stream, options, staticHosts),
@@ -84,5 +94,8 @@ export function readResolvers(path = '/etc/resolv.conf'): string[] {
   } catch {
     return [];
   }
-  return text.split('\n').map((line) => /^\s*nameserver\s+(\S+)/.exec(line)?.[1] ?? '').filter((address) => isIPv4(address));
+  return text
+    .split('\n')
+    .map((line) => /^\s*nameserver\s+(\S+)/.exec(line)?.[1] ?? '')
+    .filter((address) => isIPv4(address));
 }

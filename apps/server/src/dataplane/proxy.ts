@@ -28,7 +28,11 @@ export interface Proxy extends ProxyAdapter {
   /** HTTP traffic counters per service, as nginx counted them (lua/postern.lua `count()`). */
   httpTraffic(): Promise<{ epoch: string; services: Map<number, HttpTraffic> }>;
   /** What nginx serves that differs from `routes`, `certNames` and `streams` (what the DB says). */
-  drift(routes: ReadonlyMap<string, string>, certNames: readonly string[], streams: ReadonlyMap<string, WantedInstance>): Promise<string[]>;
+  drift(
+    routes: ReadonlyMap<string, string>,
+    certNames: readonly string[],
+    streams: ReadonlyMap<string, WantedInstance>,
+  ): Promise<string[]>;
   /** The next apply pushes everything again (after drift). */
   forget(): void;
   stop(options: { keepServing: boolean }): Promise<void>;
@@ -63,7 +67,11 @@ export function createProxy(options: {
 
   /** What a running nginx (adopted, or one that restarted and loaded its snapshot) holds already. */
   async function learnWhatNginxHolds(): Promise<void> {
-    const digest = await http.control.get<{ version: string | null; hosts: Record<string, string>; certs: Record<string, string> }>('/digest');
+    const digest = await http.control.get<{
+      version: string | null;
+      hosts: Record<string, string>;
+      certs: Record<string, string>;
+    }>('/digest');
     version = digest.version;
     adoptedDigests = version === null ? null : new Map(Object.entries(digest.hosts));
     pushed = null;
@@ -81,12 +89,18 @@ export function createProxy(options: {
   let pendingSnapshot: string | null = null;
   let snapshotWriter: Promise<void> | null = null;
   function writeSnapshot(hosts: ReadonlyMap<string, string>, certNames: readonly string[], at: string): void {
-    pendingSnapshot = JSON.stringify({ version: at, hosts: Object.fromEntries(hosts), certs: [FALLBACK_CERT_NAME, ...certNames.filter(isHostname)] });
+    pendingSnapshot = JSON.stringify({
+      version: at,
+      hosts: Object.fromEntries(hosts),
+      certs: [FALLBACK_CERT_NAME, ...certNames.filter(isHostname)],
+    });
     snapshotWriter ??= (async () => {
       while (pendingSnapshot !== null) {
         const text = pendingSnapshot;
         pendingSnapshot = null;
-        await writeFileAtomic(snapshotFile(options.prefixDir), text, 0o600).catch((err: unknown) => logger.error({ err }, 'nginx: could not save the routes snapshot'));
+        await writeFileAtomic(snapshotFile(options.prefixDir), text, 0o600).catch((err: unknown) =>
+          logger.error({ err }, 'nginx: could not save the routes snapshot'),
+        );
       }
       snapshotWriter = null;
     })();
@@ -102,7 +116,8 @@ export function createProxy(options: {
       for (const [host, json] of hosts) if (digests.get(host) !== md5(json)) set[host] = json;
       const del = [...digests.keys()].filter((host) => !hosts.has(host));
       try {
-        if (Object.keys(set).length > 0 || del.length > 0) await http.control.post('/routes', { base: version, version: next, set, del });
+        if (Object.keys(set).length > 0 || del.length > 0)
+          await http.control.post('/routes', { base: version, version: next, set, del });
         pushed = new Map(hosts);
         if (Object.keys(set).length > 0 || del.length > 0) version = next;
         return;
@@ -221,12 +236,17 @@ export function createProxy(options: {
 
     async certificateInstalled(name) {
       pushedCerts.delete(name);
-      await publish([name]).catch((err: unknown) => logger.error({ err, name }, 'nginx: could not hand over a renewed certificate'));
+      await publish([name]).catch((err: unknown) =>
+        logger.error({ err, name }, 'nginx: could not hand over a renewed certificate'),
+      );
       await streams.reloadServing(name);
     },
 
     async httpTraffic() {
-      const answer = await http.control.get<{ epoch: string | null; services: Record<string, Record<string, unknown>> }>('/stats');
+      const answer = await http.control.get<{
+        epoch: string | null;
+        services: Record<string, Record<string, unknown>>;
+      }>('/stats');
       const services = new Map<number, HttpTraffic>();
       for (const [id, row] of Object.entries(answer.services)) {
         const n = (field: string): number => Number(row[field] ?? 0);
@@ -244,14 +264,18 @@ export function createProxy(options: {
 
     async drift(routes, certNames, wantedStreams) {
       const differences: string[] = [];
-      const digest = await http.control.get<{ hosts: Record<string, string>; certs: Record<string, string> }>('/digest');
+      const digest = await http.control.get<{ hosts: Record<string, string>; certs: Record<string, string> }>(
+        '/digest',
+      );
       const label = (host: string): string => (host === '' ? 'services without a domain' : host);
       for (const [host, json] of routes) {
         const held = digest.hosts[host];
         if (held === undefined) differences.push(`nginx lacks the routes of ${label(host)}`);
-        else if (held !== md5(json)) differences.push(`nginx serves other routes for ${label(host)} than the database says`);
+        else if (held !== md5(json))
+          differences.push(`nginx serves other routes for ${label(host)} than the database says`);
       }
-      for (const host of Object.keys(digest.hosts)) if (!routes.has(host)) differences.push(`nginx routes ${label(host)}, which the database does not`);
+      for (const host of Object.keys(digest.hosts))
+        if (!routes.has(host)) differences.push(`nginx routes ${label(host)}, which the database does not`);
       const names = [FALLBACK_CERT_NAME, ...certNames];
       const pems = await readPems(names);
       for (const [i, name] of names.entries()) {
@@ -259,13 +283,16 @@ export function createProxy(options: {
         if (pem == null) continue;
         const held = digest.certs[name];
         if (held === undefined) differences.push(`nginx lacks the certificate of ${name}`);
-        else if (held !== md5(pem)) differences.push(`nginx serves another certificate for ${name} than the one on disk`);
+        else if (held !== md5(pem))
+          differences.push(`nginx serves another certificate for ${name} than the one on disk`);
       }
       const running = streams.running();
       for (const key of wantedStreams.keys()) {
-        if (!running.has(key) && !lastStreamFailures.has(key)) differences.push(`the instance of ${key} is not running`);
+        if (!running.has(key) && !lastStreamFailures.has(key))
+          differences.push(`the instance of ${key} is not running`);
       }
-      for (const key of running.keys()) if (!wantedStreams.has(key)) differences.push(`an instance of ${key} runs, which the database does not want`);
+      for (const key of running.keys())
+        if (!wantedStreams.has(key)) differences.push(`an instance of ${key} runs, which the database does not want`);
       return differences;
     },
 

@@ -6,24 +6,55 @@ import { createReconciler } from './reconciler.js';
 import type { DesiredHttpRoute, DesiredState, DesiredStreamRoute } from './types.js';
 
 const options: NginxRenderOptions = {
-  prefixDir: '/data/nginx', certsDir: '/data/certs', httpPort: 80, httpsPort: 443, noDomainHttpsPort: 8443,
-  consoleHost: 'gw.test', consoleUpstream: 'http://127.0.0.1:3000', tunnelAddress: '10.44.0.1', resolvers: ['10.0.0.53'],
+  prefixDir: '/data/nginx',
+  certsDir: '/data/certs',
+  httpPort: 80,
+  httpsPort: 443,
+  noDomainHttpsPort: 8443,
+  consoleHost: 'gw.test',
+  consoleUpstream: 'http://127.0.0.1:3000',
+  tunnelAddress: '10.44.0.1',
+  resolvers: ['10.0.0.53'],
 };
 
 const EMPTY: DesiredState = {
   gateway: { address: '10.44.0.1/16', listenPort: 51820, privateKey: `${'A'.repeat(43)}=`, publicHost: 'gw.test' },
-  peers: [], http: [], stream: [], domains: [],
+  peers: [],
+  http: [],
+  stream: [],
+  domains: [],
 };
 
 const http = (over: Partial<DesiredHttpRoute>): DesiredHttpRoute => ({
-  serviceId: 1, nodeId: 2, domain: 'a.test', pathLocation: '/', backendProto: 'http', backendHost: '10.44.0.2', backendPort: 80,
-  allowedIps: [], blockedIps: [], ...over,
+  serviceId: 1,
+  nodeId: 2,
+  domain: 'a.test',
+  pathLocation: '/',
+  backendProto: 'http',
+  backendHost: '10.44.0.2',
+  backendPort: 80,
+  allowedIps: [],
+  blockedIps: [],
+  ...over,
 });
 const tcp = (over: Partial<DesiredStreamRoute>): DesiredStreamRoute => ({
-  serviceId: 10, nodeId: 2, proto: 'tcp', port: 30000, ssl: false, domain: null, backendHost: '10.44.0.2', backendPort: 22,
-  allowedIps: [], blockedIps: [], ...over,
+  serviceId: 10,
+  nodeId: 2,
+  proto: 'tcp',
+  port: 30000,
+  ssl: false,
+  domain: null,
+  backendHost: '10.44.0.2',
+  backendPort: 22,
+  allowedIps: [],
+  blockedIps: [],
+  ...over,
 });
-const domain = (id: number, name: string, ssl: 'self-signed' | 'certbot' = 'self-signed') => ({ domainId: id, domain: name, ssl });
+const domain = (id: number, name: string, ssl: 'self-signed' | 'certbot' = 'self-signed') => ({
+  domainId: id,
+  domain: name,
+  ssl,
+});
 
 function setup() {
   let state: DesiredState = EMPTY;
@@ -32,12 +63,26 @@ function setup() {
   const wireguard = new RecordingWireGuard();
   const certs = new RecordingCertificates();
   const reconciler = createReconciler({
-    loadDesiredState: () => { loads++; return state; },
+    loadDesiredState: () => {
+      loads++;
+      return state;
+    },
     plan: (s) => planDataPlane(s, options, new Map([['localhost', '127.0.0.1']])),
-    wireguard, proxy, certs,
+    wireguard,
+    proxy,
+    certs,
     logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
   });
-  return { reconciler, proxy, wireguard, certs, loads: () => loads, setState: (s: DesiredState) => { state = s; } };
+  return {
+    reconciler,
+    proxy,
+    wireguard,
+    certs,
+    loads: () => loads,
+    setState: (s: DesiredState) => {
+      state = s;
+    },
+  };
 }
 
 describe('createReconciler', () => {
@@ -47,7 +92,9 @@ describe('createReconciler', () => {
     const result = await t.reconciler.apply();
     expect(result.ok).toBe(true);
     expect(t.wireguard.gateway).toEqual(EMPTY.gateway);
-    expect(JSON.parse(t.proxy.routes.get('a.test') ?? '[]')).toEqual([{ s: 1, r: expect.any(String) as string, p: '/', u: 'http://10.44.0.2:80' }]);
+    expect(JSON.parse(t.proxy.routes.get('a.test') ?? '[]')).toEqual([
+      { s: 1, r: expect.any(String) as string, p: '/', u: 'http://10.44.0.2:80' },
+    ]);
     expect([...t.proxy.streams.keys()]).toEqual(['tcp-30000']);
     expect(t.proxy.streams.get('tcp-30000')?.conf).toContain('proxy_pass "10.44.0.2:22";');
     expect(t.proxy.certificates).toEqual(new Set(['a.test']));
@@ -69,10 +116,21 @@ describe('createReconciler', () => {
   it('sets aside a row it cannot serve, with the reason, and serves every other row', async () => {
     const t = setup();
     t.proxy.streamFailures.set('tcp-30000', 'port 30000/tcp is in use by another program on the gateway');
-    t.wireguard.routeFailures.set(7, 'cannot route 192.168.1.0/24 into the tunnel: the gateway host already routes this network');
+    t.wireguard.routeFailures.set(
+      7,
+      'cannot route 192.168.1.0/24 into the tunnel: the gateway host already routes this network',
+    );
     t.setState({
       ...EMPTY,
-      peers: [{ nodeId: 7, publicKey: 'K', presharedKey: null, address: '10.44.0.7', allowedIps: ['10.44.0.7/32', '192.168.1.0/24'] }],
+      peers: [
+        {
+          nodeId: 7,
+          publicKey: 'K',
+          presharedKey: null,
+          address: '10.44.0.7',
+          allowedIps: ['10.44.0.7/32', '192.168.1.0/24'],
+        },
+      ],
       domains: [domain(1, 'a.test')],
       http: [
         http({ serviceId: 1, pathLocation: '/api' }),
@@ -92,7 +150,9 @@ describe('createReconciler', () => {
       10: 'port 30000/tcp is in use by another program on the gateway',
       12: 'another service already uses port 30001/tcp',
     });
-    expect(Object.fromEntries(result.rejected.nodes)).toEqual({ 7: expect.stringContaining('already routes this network') as string });
+    expect(Object.fromEntries(result.rejected.nodes)).toEqual({
+      7: expect.stringContaining('already routes this network') as string,
+    });
     expect(JSON.parse(t.proxy.routes.get('a.test') ?? '[]').map((r: { s: number }) => r.s)).toEqual([1, 3]);
     expect([...t.proxy.streams.keys()]).toEqual(['tcp-30001']);
   });

@@ -3,7 +3,12 @@ import { createCertificateSync } from './reconcile/certificates.js';
 import { createCutOff } from './reconcile/cut-off.js';
 import { logRejections, rejectPeers, rejectStreamFailures, rejectionsOf } from './reconcile/rejections.js';
 import {
-  noRejections, type ApplyResult, type CertificateAdapter, type DataPlaneLogger, type DesiredState, type Rejections,
+  noRejections,
+  type ApplyResult,
+  type CertificateAdapter,
+  type DataPlaneLogger,
+  type DesiredState,
+  type Rejections,
   type WireGuardAdapter,
 } from './types.js';
 import type { DataPlanePlan } from './plan.js';
@@ -97,7 +102,10 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       timed('nginx', applyProxy(state, plan, rejected)),
     ]);
     logRejections(logger, rejected);
-    logger.debug({ ms: Date.now() - started, loadMs: loadedAt - started, wireguardMs, proxyMs }, 'data plane converged');
+    logger.debug(
+      { ms: Date.now() - started, loadMs: loadedAt - started, wireguardMs, proxyMs },
+      'data plane converged',
+    );
     if (failures.length > 0) return { ok: false, message: failures.join('\n'), rejected };
     return { ok: true, rejected };
   }

@@ -19,7 +19,14 @@ export function createStreamTrafficCounter(now = Date.now): StreamTrafficCounter
     record(lines) {
       for (const line of lines) {
         if (line.type !== 'tcp' || line.serviceId === null || !line.session) continue;
-        const row = counters.get(line.serviceId) ?? { sessions: 0, failed: 0, bytesIn: 0, bytesOut: 0, secondsSum: 0, open: 0 };
+        const row = counters.get(line.serviceId) ?? {
+          sessions: 0,
+          failed: 0,
+          bytesIn: 0,
+          bytesOut: 0,
+          secondsSum: 0,
+          open: 0,
+        };
         row.sessions++;
         if (!line.session.ok) row.failed++;
         row.bytesIn += line.session.bytesIn;

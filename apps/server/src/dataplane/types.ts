@@ -8,7 +8,13 @@ import type { WgDumpPeer } from '@postern/contract';
 import type { DesiredDomain, DesiredPeer, DesiredState } from '../model/desired-state.js';
 import type { CertificateInfo } from '../model/certificates.js';
 
-export type { DesiredDomain, DesiredHttpRoute, DesiredPeer, DesiredState, DesiredStreamRoute } from '../model/desired-state.js';
+export type {
+  DesiredDomain,
+  DesiredHttpRoute,
+  DesiredPeer,
+  DesiredState,
+  DesiredStreamRoute,
+} from '../model/desired-state.js';
 export type { CertificateInfo } from '../model/certificates.js';
 
 /** Rows the data plane set aside (not served) with the reason, by kind and id; every other row is served. */
@@ -124,7 +130,10 @@ export interface DriftReport {
 
 export interface LogSource {
   /** Recent lines matching the filter first, then live batches. Returns an unsubscribe function. */
-  subscribe(filter: { domain: string } | { type: 'http' | 'tcp'; id: number }, onLines: (lines: string[]) => void): () => void;
+  subscribe(
+    filter: { domain: string } | { type: 'http' | 'tcp'; id: number },
+    onLines: (lines: string[]) => void,
+  ): () => void;
 }
 
 /** Live status of one node's peer, from the shared `wg show dump` poll. */

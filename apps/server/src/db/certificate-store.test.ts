@@ -15,8 +15,15 @@ afterEach(async () => {
 });
 
 const record = (over: Partial<CertificateRecord> = {}): CertificateRecord => ({
-  state: 'valid', issuer: 'CN=Test CA', notBefore: '2026-01-01T00:00:00.000Z', notAfter: '2026-04-01T00:00:00.000Z',
-  fingerprint: 'AA:BB', error: null, nextAttemptAt: null, failures: 0, ...over,
+  state: 'valid',
+  issuer: 'CN=Test CA',
+  notBefore: '2026-01-01T00:00:00.000Z',
+  notAfter: '2026-04-01T00:00:00.000Z',
+  fingerprint: 'AA:BB',
+  error: null,
+  nextAttemptAt: null,
+  failures: 0,
+  ...over,
 });
 
 function addDomain(name: string): void {

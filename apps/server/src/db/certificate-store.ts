@@ -42,7 +42,18 @@ export function createDbCertificateStore(db: Db): CertificateStore {
       const domainId = idOf(domain);
       if (domainId === undefined) return; // deleted meanwhile: the cascade took its row
       const { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures } = record;
-      queries.put.run({ domainId, state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures, updatedAt: new Date().toISOString() });
+      queries.put.run({
+        domainId,
+        state,
+        issuer,
+        notBefore,
+        notAfter,
+        fingerprint,
+        error,
+        nextAttemptAt,
+        failures,
+        updatedAt: new Date().toISOString(),
+      });
     },
     delete(domain) {
       const domainId = idOf(domain);

@@ -30,7 +30,9 @@ describe('loadDesiredState', () => {
   test('only reads: before bootstrap stored the gateway key it fails and stores none', () => {
     const db = openDb(join(t.dataDir, 'fresh.db'), resolveMigrationsDir());
     try {
-      expect(() => loadDesiredState({ db, secrets: t.deps.secrets }, gatewaySettingsFor(t.config))).toThrow(/bootstrap/);
+      expect(() => loadDesiredState({ db, secrets: t.deps.secrets }, gatewaySettingsFor(t.config))).toThrow(
+        /bootstrap/,
+      );
       expect(db.select().from(settings).all()).toEqual([]);
     } finally {
       db.$client.close();
@@ -54,7 +56,12 @@ describe('loadDesiredState', () => {
     const peers = load().peers;
     expect(peers.map((p) => p.nodeId)).toEqual([plain.id, gateway.id, psk.id]);
     expect(peers[0]).toEqual({
-      nodeId: plain.id, publicKey: plain.publicKey, presharedKey: null, address: '10.50.0.2', allowedIps: ['10.50.0.2/32'], allowInternet: false,
+      nodeId: plain.id,
+      publicKey: plain.publicKey,
+      presharedKey: null,
+      address: '10.50.0.2',
+      allowedIps: ['10.50.0.2/32'],
+      allowInternet: false,
     });
     expect(peers[1]?.allowedIps).toEqual(['10.50.0.3/32', '192.168.1.0/24']);
     expect(peers[2]?.presharedKey).toBe('psk-value');
@@ -96,7 +103,12 @@ describe('loadDesiredState', () => {
       [plain.id, '/', 'app.example.com', '10.50.0.2', 80],
       [gateway.id, '/lan', null, '192.168.1.10', 80],
     ]);
-    expect(state.http[0]).toMatchObject({ nodeId: plain.id, backendProto: 'http', allowedIps: ['203.0.113.0/24'], blockedIps: [] });
+    expect(state.http[0]).toMatchObject({
+      nodeId: plain.id,
+      backendProto: 'http',
+      allowedIps: ['203.0.113.0/24'],
+      blockedIps: [],
+    });
     expect(state.stream.map((r) => [r.proto, r.port, r.ssl, r.domain, r.backendHost, r.backendPort])).toEqual([
       ['tcp', 30000, true, 'app.example.com', '10.50.0.2', 5432],
       ['udp', 30000, false, null, '192.168.1.53', 53],
@@ -111,7 +123,10 @@ describe('loadDesiredState', () => {
     t.db.update(nodes).set({ enabled: false }).where(eq(nodes.id, local.id)).run();
     const plain = insertNode(t.deps, { address: '10.50.0.2' });
     const gateway = insertNode(t.deps, {
-      address: '10.50.0.3', isGateway: true, gatewayNetwork: '192.168.1.0/24', allowInternet: true,
+      address: '10.50.0.3',
+      isGateway: true,
+      gatewayNetwork: '192.168.1.0/24',
+      allowInternet: true,
       presharedKeyEnc: t.deps.secrets.encrypt('psk-value'),
     });
     const offline = insertNode(t.deps, { address: '10.50.0.4', enabled: false });
@@ -120,20 +135,55 @@ describe('loadDesiredState', () => {
     const [web, lan, , , localApi] = t.db
       .insert(httpServices)
       .values([
-        { ...httpRow, nodeId: plain.id, domain: 'shop.example.com', allowedIps: ['203.0.113.0/24', '198.51.100.7'], blockedIps: ['203.0.113.9'] },
-        { ...httpRow, nodeId: gateway.id, pathLocation: '/lan', backendProto: 'https', backendHost: '192.168.1.10', backendPort: 8443 },
+        {
+          ...httpRow,
+          nodeId: plain.id,
+          domain: 'shop.example.com',
+          allowedIps: ['203.0.113.0/24', '198.51.100.7'],
+          blockedIps: ['203.0.113.9'],
+        },
+        {
+          ...httpRow,
+          nodeId: gateway.id,
+          pathLocation: '/lan',
+          backendProto: 'https',
+          backendHost: '192.168.1.10',
+          backendPort: 8443,
+        },
         { ...httpRow, nodeId: offline.id, pathLocation: '/offline' },
         { ...httpRow, nodeId: plain.id, pathLocation: '/disabled', enabled: false },
-        { ...httpRow, nodeId: local.id, domain: 'api.example.com', backendHost: '127.0.0.1', backendPort: 9000, blockedIps: ['192.0.2.0/24'] },
+        {
+          ...httpRow,
+          nodeId: local.id,
+          domain: 'api.example.com',
+          backendHost: '127.0.0.1',
+          backendPort: 9000,
+          blockedIps: ['192.0.2.0/24'],
+        },
       ])
       .returning()
       .all();
     const [tls, , dns, localTcp] = t.db
       .insert(tcpServices)
       .values([
-        { ...tcpRow, nodeId: plain.id, port: 30000, ssl: true, domain: 'shop.example.com', allowedIps: ['203.0.113.0/24'] },
+        {
+          ...tcpRow,
+          nodeId: plain.id,
+          port: 30000,
+          ssl: true,
+          domain: 'shop.example.com',
+          allowedIps: ['203.0.113.0/24'],
+        },
         { ...tcpRow, nodeId: offline.id, port: 30001 },
-        { ...tcpRow, nodeId: gateway.id, proto: 'udp', port: 30000, backendHost: '192.168.1.53', backendPort: 53, blockedIps: ['198.51.100.0/24'] },
+        {
+          ...tcpRow,
+          nodeId: gateway.id,
+          proto: 'udp',
+          port: 30000,
+          backendHost: '192.168.1.53',
+          backendPort: 53,
+          blockedIps: ['198.51.100.0/24'],
+        },
         { ...tcpRow, nodeId: local.id, port: 30002, backendHost: '127.0.0.1', backendPort: 6379 },
         { ...tcpRow, nodeId: plain.id, port: 30003, enabled: false },
       ])
@@ -142,40 +192,101 @@ describe('loadDesiredState', () => {
     if (!web || !lan || !localApi || !tls || !dns || !localTcp) throw new Error('services missing');
 
     expect(load()).toStrictEqual({
-      gateway: { address: '10.50.0.1/16', listenPort: 51999, privateKey: readGatewayPrivateKey(t.deps), publicHost: 'gateway.test' },
+      gateway: {
+        address: '10.50.0.1/16',
+        listenPort: 51999,
+        privateKey: readGatewayPrivateKey(t.deps),
+        publicHost: 'gateway.test',
+      },
       peers: [
-        { nodeId: plain.id, publicKey: plain.publicKey, presharedKey: null, address: '10.50.0.2', allowedIps: ['10.50.0.2/32'], allowInternet: false },
         {
-          nodeId: gateway.id, publicKey: gateway.publicKey, presharedKey: 'psk-value', address: '10.50.0.3',
-          allowedIps: ['10.50.0.3/32', '192.168.1.0/24'], allowInternet: true,
+          nodeId: plain.id,
+          publicKey: plain.publicKey,
+          presharedKey: null,
+          address: '10.50.0.2',
+          allowedIps: ['10.50.0.2/32'],
+          allowInternet: false,
+        },
+        {
+          nodeId: gateway.id,
+          publicKey: gateway.publicKey,
+          presharedKey: 'psk-value',
+          address: '10.50.0.3',
+          allowedIps: ['10.50.0.3/32', '192.168.1.0/24'],
+          allowInternet: true,
         },
       ],
       http: [
         {
-          serviceId: web.id, nodeId: plain.id, domain: 'shop.example.com', pathLocation: '/', backendProto: 'http',
-          backendHost: '10.50.0.2', backendPort: 80, allowedIps: ['203.0.113.0/24', '198.51.100.7'], blockedIps: ['203.0.113.9'],
+          serviceId: web.id,
+          nodeId: plain.id,
+          domain: 'shop.example.com',
+          pathLocation: '/',
+          backendProto: 'http',
+          backendHost: '10.50.0.2',
+          backendPort: 80,
+          allowedIps: ['203.0.113.0/24', '198.51.100.7'],
+          blockedIps: ['203.0.113.9'],
         },
         {
-          serviceId: lan.id, nodeId: gateway.id, domain: null, pathLocation: '/lan', backendProto: 'https',
-          backendHost: '192.168.1.10', backendPort: 8443, allowedIps: [], blockedIps: [],
+          serviceId: lan.id,
+          nodeId: gateway.id,
+          domain: null,
+          pathLocation: '/lan',
+          backendProto: 'https',
+          backendHost: '192.168.1.10',
+          backendPort: 8443,
+          allowedIps: [],
+          blockedIps: [],
         },
         {
-          serviceId: localApi.id, nodeId: local.id, domain: 'api.example.com', pathLocation: '/', backendProto: 'http',
-          backendHost: '127.0.0.1', backendPort: 9000, allowedIps: [], blockedIps: ['192.0.2.0/24'],
+          serviceId: localApi.id,
+          nodeId: local.id,
+          domain: 'api.example.com',
+          pathLocation: '/',
+          backendProto: 'http',
+          backendHost: '127.0.0.1',
+          backendPort: 9000,
+          allowedIps: [],
+          blockedIps: ['192.0.2.0/24'],
         },
       ],
       stream: [
         {
-          serviceId: tls.id, nodeId: plain.id, proto: 'tcp', port: 30000, ssl: true, domain: 'shop.example.com',
-          backendHost: '10.50.0.2', backendPort: 5432, allowedIps: ['203.0.113.0/24'], blockedIps: [],
+          serviceId: tls.id,
+          nodeId: plain.id,
+          proto: 'tcp',
+          port: 30000,
+          ssl: true,
+          domain: 'shop.example.com',
+          backendHost: '10.50.0.2',
+          backendPort: 5432,
+          allowedIps: ['203.0.113.0/24'],
+          blockedIps: [],
         },
         {
-          serviceId: dns.id, nodeId: gateway.id, proto: 'udp', port: 30000, ssl: false, domain: null,
-          backendHost: '192.168.1.53', backendPort: 53, allowedIps: [], blockedIps: ['198.51.100.0/24'],
+          serviceId: dns.id,
+          nodeId: gateway.id,
+          proto: 'udp',
+          port: 30000,
+          ssl: false,
+          domain: null,
+          backendHost: '192.168.1.53',
+          backendPort: 53,
+          allowedIps: [],
+          blockedIps: ['198.51.100.0/24'],
         },
         {
-          serviceId: localTcp.id, nodeId: local.id, proto: 'tcp', port: 30002, ssl: false, domain: null,
-          backendHost: '127.0.0.1', backendPort: 6379, allowedIps: [], blockedIps: [],
+          serviceId: localTcp.id,
+          nodeId: local.id,
+          proto: 'tcp',
+          port: 30002,
+          ssl: false,
+          domain: null,
+          backendHost: '127.0.0.1',
+          backendPort: 6379,
+          allowedIps: [],
+          blockedIps: [],
         },
       ],
       domains: [

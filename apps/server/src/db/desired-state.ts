@@ -1,5 +1,11 @@
 import { and, eq, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
-import type { DesiredDomain, DesiredHttpRoute, DesiredPeer, DesiredState, DesiredStreamRoute } from '../model/desired-state.js';
+import type {
+  DesiredDomain,
+  DesiredHttpRoute,
+  DesiredPeer,
+  DesiredState,
+  DesiredStreamRoute,
+} from '../model/desired-state.js';
 import type { SecretBox } from '../secrets.js';
 import type { Db } from './client.js';
 import { readGatewayPrivateKey } from './gateway-key.js';
@@ -19,12 +25,27 @@ const nodeServes = or(eq(nodes.enabled, true), eq(nodes.isLocal, true));
 // (`.values()`): drizzle's per-row mapping (nested join objects, a JSON.parse per JSON column) cost more than
 // the SQL itself. Each tuple type lists the columns of its select below, in the same order.
 type HttpRow = [
-  id: number, nodeId: number, domain: string, pathLocation: string, backendProto: 'http' | 'https',
-  backendHost: string, backendPort: number, allowedIps: string | null, blockedIps: string | null,
+  id: number,
+  nodeId: number,
+  domain: string,
+  pathLocation: string,
+  backendProto: 'http' | 'https',
+  backendHost: string,
+  backendPort: number,
+  allowedIps: string | null,
+  blockedIps: string | null,
 ];
 type StreamRow = [
-  id: number, nodeId: number, proto: 'tcp' | 'udp', port: number, ssl: number, domain: string | null,
-  backendHost: string, backendPort: number, allowedIps: string | null, blockedIps: string | null,
+  id: number,
+  nodeId: number,
+  proto: 'tcp' | 'udp',
+  port: number,
+  ssl: number,
+  domain: string | null,
+  backendHost: string,
+  backendPort: number,
+  allowedIps: string | null,
+  blockedIps: string | null,
 ];
 type DomainRow = [id: number, domain: string, ssl: 'self-signed' | 'certbot'];
 
@@ -87,7 +108,11 @@ function prepareQueries(db: Db) {
       .where(and(eq(tcpServices.enabled, true), nodeServes))
       .orderBy(tcpServices.id)
       .prepare(),
-    domains: db.select({ id: domains.id, domain: domains.domain, ssl: domains.ssl }).from(domains).orderBy(domains.id).prepare(),
+    domains: db
+      .select({ id: domains.id, domain: domains.domain, ssl: domains.ssl })
+      .from(domains)
+      .orderBy(domains.id)
+      .prepare(),
   };
 }
 
@@ -115,17 +140,19 @@ function loadPeers(deps: StateDeps): DesiredPeer[] {
 
 function loadHttpRoutes(db: Db): DesiredHttpRoute[] {
   const rows = queriesFor(db).http.values() as HttpRow[];
-  return rows.map(([id, nodeId, domain, pathLocation, backendProto, backendHost, backendPort, allowedIps, blockedIps]) => ({
-    serviceId: id,
-    nodeId,
-    domain: domain === '' ? null : domain,
-    pathLocation,
-    backendProto,
-    backendHost,
-    backendPort,
-    allowedIps: parseIpList(allowedIps),
-    blockedIps: parseIpList(blockedIps),
-  }));
+  return rows.map(
+    ([id, nodeId, domain, pathLocation, backendProto, backendHost, backendPort, allowedIps, blockedIps]) => ({
+      serviceId: id,
+      nodeId,
+      domain: domain === '' ? null : domain,
+      pathLocation,
+      backendProto,
+      backendHost,
+      backendPort,
+      allowedIps: parseIpList(allowedIps),
+      blockedIps: parseIpList(blockedIps),
+    }),
+  );
 }
 
 function loadStreamRoutes(db: Db): DesiredStreamRoute[] {

@@ -20,8 +20,13 @@ function firstReleaseMigrations(): string {
   const target = join(dir, 'drizzle-0000');
   mkdirSync(join(target, 'meta'), { recursive: true });
   copyFileSync(join(source, '0000_init.sql'), join(target, '0000_init.sql'));
-  const journal = JSON.parse(readFileSync(join(source, 'meta', '_journal.json'), 'utf8')) as { entries: { tag: string }[] };
-  writeFileSync(join(target, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.filter((e) => e.tag === '0000_init') }));
+  const journal = JSON.parse(readFileSync(join(source, 'meta', '_journal.json'), 'utf8')) as {
+    entries: { tag: string }[];
+  };
+  writeFileSync(
+    join(target, 'meta', '_journal.json'),
+    JSON.stringify({ ...journal, entries: journal.entries.filter((e) => e.tag === '0000_init') }),
+  );
   return target;
 }
 
@@ -41,7 +46,9 @@ describe('0001_domain_owner', () => {
     old.close();
 
     const db = openDb(file, resolveMigrationsDir()).$client;
-    expect(db.prepare('SELECT domain, owner_node_id AS owner FROM domains').all()).toEqual([{ domain: 'old.example.com', owner: null }]);
+    expect(db.prepare('SELECT domain, owner_node_id AS owner FROM domains').all()).toEqual([
+      { domain: 'old.example.com', owner: null },
+    ]);
     expect(db.prepare('SELECT name, enabled FROM http_services ORDER BY id').all()).toEqual([
       { name: 'login-thief', enabled: 0 },
       { name: 'acme', enabled: 0 },
@@ -51,7 +58,9 @@ describe('0001_domain_owner', () => {
 
     db.exec(`INSERT INTO domains (domain, owner_node_id) VALUES ('mine.example.com', 2)`);
     db.exec('DELETE FROM nodes WHERE id = 2');
-    expect(db.prepare(`SELECT owner_node_id AS owner FROM domains WHERE domain = 'mine.example.com'`).get()).toEqual({ owner: null });
+    expect(db.prepare(`SELECT owner_node_id AS owner FROM domains WHERE domain = 'mine.example.com'`).get()).toEqual({
+      owner: null,
+    });
     db.close();
   });
 });

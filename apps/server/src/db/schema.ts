@@ -5,8 +5,12 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'driz
 // WireGuard private keys encrypted (AES-256-GCM, key under the data dir; see secrets.ts).
 
 const timestamps = {
-  createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
-  updatedAt: text('updated_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  createdAt: text('created_at')
+    .notNull()
+    .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  updatedAt: text('updated_at')
+    .notNull()
+    .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
 };
 
 export const users = sqliteTable('users', {
@@ -111,7 +115,9 @@ export const domains = sqliteTable(
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
     domain: text('domain').notNull().unique(),
-    ssl: text('ssl', { enum: ['self-signed', 'certbot'] }).notNull().default('self-signed'),
+    ssl: text('ssl', { enum: ['self-signed', 'certbot'] })
+      .notNull()
+      .default('self-signed'),
     /**
      * The node whose token may publish on this domain; null: the admin's (only the console's calls may). A deleted
      * node's domains fall back to the admin, with their certificates, rather than vanish.
@@ -132,8 +138,14 @@ const serviceOwner = {
 };
 
 const serviceAccess = {
-  allowedIps: text('allowed_ips', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
-  blockedIps: text('blocked_ips', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+  allowedIps: text('allowed_ips', { mode: 'json' })
+    .$type<string[]>()
+    .notNull()
+    .default(sql`'[]'`),
+  blockedIps: text('blocked_ips', { mode: 'json' })
+    .$type<string[]>()
+    .notNull()
+    .default(sql`'[]'`),
   enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
   /** Why the last data-plane apply rejected this service; null when it is served. */
   applyError: text('apply_error'),
@@ -152,7 +164,9 @@ export const httpServices = sqliteTable(
     /** '' = the gateway's default host (kept non-null so the unique index covers it). */
     domain: text('domain').notNull().default(''),
     pathLocation: text('path_location').notNull().default('/'),
-    backendProto: text('backend_proto', { enum: ['http', 'https'] }).notNull().default('http'),
+    backendProto: text('backend_proto', { enum: ['http', 'https'] })
+      .notNull()
+      .default('http'),
     backendHost: text('backend_host').notNull(),
     backendPort: integer('backend_port').notNull().default(80),
     ...serviceAccess,
@@ -170,7 +184,9 @@ export const tcpServices = sqliteTable(
   {
     ...serviceOwner,
     domain: text('domain'),
-    proto: text('proto', { enum: ['tcp', 'udp'] }).notNull().default('tcp'),
+    proto: text('proto', { enum: ['tcp', 'udp'] })
+      .notNull()
+      .default('tcp'),
     port: integer('port').notNull(),
     ssl: integer('ssl', { mode: 'boolean' }).notNull().default(false),
     backendHost: text('backend_host').notNull(),
@@ -263,5 +279,8 @@ export const trafficMinutes = sqliteTable(
     failed: integer('failed').notNull().default(0),
     secondsSum: integer('seconds_sum').notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.serviceType, t.serviceId, t.minute] }), index('traffic_minutes_minute_idx').on(t.minute)],
+  (t) => [
+    primaryKey({ columns: [t.serviceType, t.serviceId, t.minute] }),
+    index('traffic_minutes_minute_idx').on(t.minute),
+  ],
 );

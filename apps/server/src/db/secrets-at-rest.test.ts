@@ -24,12 +24,21 @@ describe('secrets at rest', () => {
       const headers = { authorization: `Bearer ${await t.login()}` };
       const secrets: string[] = [TEST_ADMIN.password];
       const newPassword = 'the-second-admin-password';
-      await t.app.inject({ method: 'PATCH', url: '/api/auth/password', headers, payload: { currentPassword: TEST_ADMIN.password, newPassword } });
+      await t.app.inject({
+        method: 'PATCH',
+        url: '/api/auth/password',
+        headers,
+        payload: { currentPassword: TEST_ADMIN.password, newPassword },
+      });
       secrets.push(newPassword);
       for (let i = 0; i < 3; i++) {
-        const node = (await t.app.inject({ method: 'POST', url: '/api/nodes', headers, payload: { name: `n${i}` } })).json();
+        const node = (
+          await t.app.inject({ method: 'POST', url: '/api/nodes', headers, payload: { name: `n${i}` } })
+        ).json();
         secrets.push(node.token);
-        const pat = (await t.app.inject({ method: 'POST', url: `/api/nodes/${node.id}/pats`, headers, payload: { name: 'extra' } })).json();
+        const pat = (
+          await t.app.inject({ method: 'POST', url: `/api/nodes/${node.id}/pats`, headers, payload: { name: 'extra' } })
+        ).json();
         secrets.push(pat.token);
         const config = (await t.app.inject({ url: `/api/nodes/${node.id}/download`, headers })).body;
         for (const match of config.matchAll(/^(?:PrivateKey|PresharedKey) = (\S+)$/gm)) secrets.push(match[1] ?? '');
@@ -38,7 +47,15 @@ describe('secrets at rest', () => {
       // Streams carry the session in the URL: that URL is logged, the token in it must not be.
       await t.app.inject({ url: `/api/nodes/stream?id=999&token=${headers.authorization.slice('Bearer '.length)}` });
       const readAnswers: string[] = [];
-      for (const url of ['/api/nodes', '/api/nodes/2', '/api/nodes/2/pats', '/api/domains', '/api/services/http', '/api/services/tcp', '/api/openapi.json']) {
+      for (const url of [
+        '/api/nodes',
+        '/api/nodes/2',
+        '/api/nodes/2/pats',
+        '/api/domains',
+        '/api/services/http',
+        '/api/services/tcp',
+        '/api/openapi.json',
+      ]) {
         readAnswers.push((await t.app.inject({ url, headers })).body);
       }
       t.db.$client.pragma('wal_checkpoint(TRUNCATE)');
@@ -52,9 +69,13 @@ describe('secrets at rest', () => {
         expect(secret.length).toBeGreaterThan(10);
         expect(dump.includes(secret), `plaintext secret found: ${secret.slice(0, 8)}…`).toBe(false);
         expect(log.includes(secret), `secret in the log: ${secret.slice(0, 8)}…`).toBe(false);
-        expect(readAnswers.some((answer) => answer.includes(secret)), `secret in a read answer: ${secret.slice(0, 8)}…`).toBe(false);
+        expect(
+          readAnswers.some((answer) => answer.includes(secret)),
+          `secret in a read answer: ${secret.slice(0, 8)}…`,
+        ).toBe(false);
         // Base64 keys could also sit in the file as raw bytes.
-        if (/^[A-Za-z0-9+/]{43}=$/.test(secret)) expect(dump.includes(Buffer.from(secret, 'base64').toString('latin1'))).toBe(false);
+        if (/^[A-Za-z0-9+/]{43}=$/.test(secret))
+          expect(dump.includes(Buffer.from(secret, 'base64').toString('latin1'))).toBe(false);
       }
       expect(statSync(join(t.dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
     } finally {

@@ -26,12 +26,18 @@ export async function registerConsole(app: FastifyInstance, consoleDir: string |
     await app.register(fastifyStatic, {
       root: consoleDir,
       // Hashed assets may be cached for long; index.html must be re-read to pick up a new build.
-      setHeaders: (res, path) => res.setHeader('cache-control', path.endsWith('index.html') ? 'no-cache' : 'public, max-age=31536000, immutable'),
+      setHeaders: (res, path) =>
+        res.setHeader(
+          'cache-control',
+          path.endsWith('index.html') ? 'no-cache' : 'public, max-age=31536000, immutable',
+        ),
     });
   }
   app.setNotFoundHandler((request, reply) => {
     const isPage = (request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url);
     if (consoleDir && isPage) return reply.type('text/html; charset=utf-8').sendFile('index.html');
-    return reply.code(404).send({ message: `Route ${request.method} ${request.url.split('?')[0] ?? ''} not found`, code: 'not_found' });
+    return reply
+      .code(404)
+      .send({ message: `Route ${request.method} ${request.url.split('?')[0] ?? ''} not found`, code: 'not_found' });
   });
 }

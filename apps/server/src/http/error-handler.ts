@@ -42,4 +42,3 @@ export function sendError(error: HandledError, request: FastifyRequest, reply: F
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler(sendError);
 }
-

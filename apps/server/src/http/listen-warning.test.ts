@@ -13,7 +13,14 @@ function captureLog() {
       done();
     },
   });
-  return { lines, logger: createLogger('info', sink), warnings: () => lines.map((line) => JSON.parse(line) as { level: number; msg: string; addresses: string[] }).filter((entry) => entry.level === 40) };
+  return {
+    lines,
+    logger: createLogger('info', sink),
+    warnings: () =>
+      lines
+        .map((line) => JSON.parse(line) as { level: number; msg: string; addresses: string[] })
+        .filter((entry) => entry.level === 40),
+  };
 }
 
 describe('plain-HTTP listen warning', () => {
@@ -48,7 +55,9 @@ describe('plain-HTTP listen warning', () => {
     const [warning, ...more] = warnings();
     expect(more).toEqual([]);
     expect(warning?.addresses).toEqual(['0.0.0.0:3000', '[::]:3000', '192.0.2.10:3000']);
-    expect(warning?.msg).toMatch(/^The control plane serves plain HTTP on 0\.0\.0\.0:3000, \[::\]:3000, 192\.0\.2\.10:3000, beyond loopback: /);
+    expect(warning?.msg).toMatch(
+      /^The control plane serves plain HTTP on 0\.0\.0\.0:3000, \[::\]:3000, 192\.0\.2\.10:3000, beyond loopback: /,
+    );
     expect(warning?.msg).toContain('set POSTERN_HOST=127.0.0.1');
   });
 });

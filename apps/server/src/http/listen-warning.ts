@@ -26,11 +26,18 @@ export function isLoopbackAddress(address: string): boolean {
  * the addresses and the setting. Takes the bound addresses (`app.addresses()`), so a host name is judged by what
  * it resolved to. Returns whether it warned.
  */
-export function warnIfPlainHttpBeyondLoopback(logger: WarningLogger, addresses: readonly (ListenAddress | string)[]): boolean {
+export function warnIfPlainHttpBeyondLoopback(
+  logger: WarningLogger,
+  addresses: readonly (ListenAddress | string)[],
+): boolean {
   // A string is a unix socket path: local by nature.
-  const exposed = addresses.filter((entry): entry is ListenAddress => typeof entry !== 'string' && !isLoopbackAddress(entry.address));
+  const exposed = addresses.filter(
+    (entry): entry is ListenAddress => typeof entry !== 'string' && !isLoopbackAddress(entry.address),
+  );
   if (exposed.length === 0) return false;
-  const shown = exposed.map((entry) => (isIPv6(entry.address) ? `[${entry.address}]:${entry.port}` : `${entry.address}:${entry.port}`));
+  const shown = exposed.map((entry) =>
+    isIPv6(entry.address) ? `[${entry.address}]:${entry.port}` : `${entry.address}:${entry.port}`,
+  );
   logger.warn(
     { addresses: shown, setting: 'POSTERN_HOST' },
     `The control plane serves plain HTTP on ${shown.join(', ')}, beyond loopback: sign-in, session tokens and the API ` +

@@ -26,12 +26,13 @@ export type OperationRequest<O extends Operation> = FastifyRequest<{
  * What a handler gives back: the JSON answer (serialised through the schema, so unknown keys are dropped), nothing
  * for a 204; file and event-stream handlers answer through `reply` themselves.
  */
-export type OperationResult<O extends Operation> = O['response'] extends JsonResponse<infer S>
-  ? z.input<S>
-  : O['response'] extends EmptyResponse
-    ? // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a 204 handler may simply not return
-      void
-    : unknown;
+export type OperationResult<O extends Operation> =
+  O['response'] extends JsonResponse<infer S>
+    ? z.input<S>
+    : O['response'] extends EmptyResponse
+      ? // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a 204 handler may simply not return
+        void
+      : unknown;
 
 export type OperationHandler<O extends Operation> = (
   request: OperationRequest<O>,
@@ -45,7 +46,12 @@ export interface OperationOptions {
   body?: z.ZodType;
 }
 
-export function registerOperation<O extends Operation>(app: FastifyInstance, operation: O, handler: OperationHandler<O>, options: OperationOptions = {}): void {
+export function registerOperation<O extends Operation>(
+  app: FastifyInstance,
+  operation: O,
+  handler: OperationHandler<O>,
+  options: OperationOptions = {},
+): void {
   const { response } = operation;
   const body = options.body ?? operation.body;
   const schema: FastifySchema = {

@@ -59,11 +59,18 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const secrets = loadSecretBox(dataDir);
   const base = { config, db, secrets };
   const gateway = gatewaySettingsFor(config);
-  const fakeDataPlane = createOfflineDataPlane({ loadDesiredState: () => loadDesiredState(base, gateway), render: renderOptionsFor(dataPlaneConfigFor(config)) });
+  const fakeDataPlane = createOfflineDataPlane({
+    loadDesiredState: () => loadDesiredState(base, gateway),
+    render: renderOptionsFor(dataPlaneConfigFor(config)),
+  });
   const now = options.now ?? (() => new Date());
   const deps: AppDeps = { ...base, dataPlane: fakeDataPlane, now, audit: createAuditLog({ db, now }) };
   await bootstrap(deps, () => undefined);
-  const app = await buildApp(deps, { consoleDir: null, ...(options.logger ? { logger: options.logger } : {}), ...(options.observe ? { observe: options.observe } : {}) });
+  const app = await buildApp(deps, {
+    consoleDir: null,
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.observe ? { observe: options.observe } : {}),
+  });
   await app.ready();
 
   return {

@@ -17,9 +17,21 @@ export function buttonClasses(variant: ButtonVariant = 'primary', extra = ''): s
 }
 
 // React 19 passes `ref` as a prop.
-type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & { variant?: ButtonVariant; isLoading?: boolean; ref?: Ref<HTMLButtonElement> };
+type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
+  variant?: ButtonVariant;
+  isLoading?: boolean;
+  ref?: Ref<HTMLButtonElement>;
+};
 
-export function Button({ variant = 'primary', isLoading = false, className = '', children, disabled, type = 'button', ...props }: ButtonProps) {
+export function Button({
+  variant = 'primary',
+  isLoading = false,
+  className = '',
+  children,
+  disabled,
+  type = 'button',
+  ...props
+}: ButtonProps) {
   return (
     <button type={type} className={buttonClasses(variant, className)} disabled={disabled || isLoading} {...props}>
       {isLoading && <Spinner />}

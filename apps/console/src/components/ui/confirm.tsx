@@ -52,7 +52,13 @@ export function ConfirmProvider({ children }: { children: ReactNode }) {
   return (
     <ConfirmContext.Provider value={confirm}>
       {children}
-      <Modal open={options !== null} title={options?.title} size="small" icon={options?.icon ?? variantStyles[variant].icon} onClose={() => settle(false)}>
+      <Modal
+        open={options !== null}
+        title={options?.title}
+        size="small"
+        icon={options?.icon ?? variantStyles[variant].icon}
+        onClose={() => settle(false)}
+      >
         <div className="px-5 py-4 text-sm text-gray-600 dark:text-gray-300">{options?.description}</div>
         <div className="flex justify-end gap-2 border-t border-gray-200 px-5 py-3 dark:border-gray-800">
           <Button variant="secondary" onClick={() => settle(false)}>

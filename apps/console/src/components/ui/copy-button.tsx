@@ -29,7 +29,11 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
       title={isCopied ? 'Copied' : label}
       className="inline-flex items-center rounded-md border border-gray-300 bg-white p-2 text-gray-600 hover:bg-gray-50 dark:border-gray-600 dark:bg-gray-800 dark:text-gray-300"
     >
-      {isCopied ? <CheckIcon className="size-4 text-green-600" data-testid="copied" /> : <CopyIcon className="size-4" />}
+      {isCopied ? (
+        <CheckIcon className="size-4 text-green-600" data-testid="copied" />
+      ) : (
+        <CopyIcon className="size-4" />
+      )}
     </button>
   );
 }

@@ -20,7 +20,15 @@ describe('DatePicker', () => {
 
   it('clears to undefined', () => {
     const onChange = vi.fn();
-    render(<DatePicker label="Expire At" name="expireAt" value={new Date(2026, 11, 1, 23, 59).toISOString()} onChange={onChange} now={now} />);
+    render(
+      <DatePicker
+        label="Expire At"
+        name="expireAt"
+        value={new Date(2026, 11, 1, 23, 59).toISOString()}
+        onChange={onChange}
+        now={now}
+      />,
+    );
     expect(screen.getByText('12/01/2026')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Clear' }));
     expect(onChange).toHaveBeenCalledWith(undefined);

@@ -35,7 +35,16 @@ type DatePickerProps = {
   now?: () => Date;
 };
 
-export function DatePicker({ label, name, value, onChange, error, description, placeholder = 'Select a date', now = () => new Date() }: DatePickerProps) {
+export function DatePicker({
+  label,
+  name,
+  value,
+  onChange,
+  error,
+  description,
+  placeholder = 'Select a date',
+  now = () => new Date(),
+}: DatePickerProps) {
   const id = useId();
   const [isOpen, setOpen] = useState(false);
   const initial = value ? new Date(value) : now();
@@ -76,7 +85,9 @@ export function DatePicker({ label, name, value, onChange, error, description, p
       const next = new Date(year, month + delta, 1);
       return { year: next.getFullYear(), month: next.getMonth() };
     });
-  const isPastMonth = new Date(view.year, view.month, 1).getTime() <= new Date(new Date(today).getFullYear(), new Date(today).getMonth(), 1).getTime();
+  const isPastMonth =
+    new Date(view.year, view.month, 1).getTime() <=
+    new Date(new Date(today).getFullYear(), new Date(today).getMonth(), 1).getTime();
 
   return (
     <div ref={rootRef} className="relative flex flex-col gap-1">
@@ -96,7 +107,9 @@ export function DatePicker({ label, name, value, onChange, error, description, p
           className={`flex flex-1 items-center gap-2 rounded-md border bg-white px-3 py-2 text-left text-sm dark:bg-gray-800 ${error ? 'border-red-500' : 'border-gray-300 dark:border-gray-600'}`}
         >
           <CalendarIcon className="size-4 text-gray-500" />
-          <span className={value ? '' : 'text-gray-500 dark:text-gray-400'}>{value ? formatDate(value) : placeholder}</span>
+          <span className={value ? '' : 'text-gray-500 dark:text-gray-400'}>
+            {value ? formatDate(value) : placeholder}
+          </span>
         </button>
         {value && (
           <button
@@ -105,27 +118,49 @@ export function DatePicker({ label, name, value, onChange, error, description, p
               onChange(undefined);
               triggerRef.current?.focus();
             }}
-            className="rounded-md px-2 text-sm text-gray-500 hover:bg-gray-100 dark:hover:bg-gray-800">
+            className="rounded-md px-2 text-sm text-gray-500 hover:bg-gray-100 dark:hover:bg-gray-800"
+          >
             Clear
           </button>
         )}
       </div>
       {description && <p className="text-xs text-gray-500 dark:text-gray-400">{description}</p>}
-      {error && <p className="text-xs text-red-600 dark:text-red-400" role="alert">{error}</p>}
+      {error && (
+        <p className="text-xs text-red-600 dark:text-red-400" role="alert">
+          {error}
+        </p>
+      )}
       {isOpen && (
-        <div role="dialog" aria-label="Choose a date" className="absolute top-full z-20 mt-1 w-72 rounded-md border border-gray-200 bg-white p-3 shadow-lg dark:border-gray-700 dark:bg-gray-900">
+        <div
+          role="dialog"
+          aria-label="Choose a date"
+          className="absolute top-full z-20 mt-1 w-72 rounded-md border border-gray-200 bg-white p-3 shadow-lg dark:border-gray-700 dark:bg-gray-900"
+        >
           <div className="mb-2 flex items-center justify-between">
-            <button type="button" aria-label="Previous month" disabled={isPastMonth} onClick={() => shiftMonth(-1)} className="rounded p-1 hover:bg-gray-100 disabled:opacity-30 dark:hover:bg-gray-800">
+            <button
+              type="button"
+              aria-label="Previous month"
+              disabled={isPastMonth}
+              onClick={() => shiftMonth(-1)}
+              className="rounded p-1 hover:bg-gray-100 disabled:opacity-30 dark:hover:bg-gray-800"
+            >
               <ChevronLeftIcon className="size-4" />
             </button>
             <span className="text-sm font-medium">{monthLabel}</span>
-            <button type="button" aria-label="Next month" onClick={() => shiftMonth(1)} className="rounded p-1 hover:bg-gray-100 dark:hover:bg-gray-800">
+            <button
+              type="button"
+              aria-label="Next month"
+              onClick={() => shiftMonth(1)}
+              className="rounded p-1 hover:bg-gray-100 dark:hover:bg-gray-800"
+            >
               <ChevronRightIcon className="size-4" />
             </button>
           </div>
           <div className="grid grid-cols-7 gap-1 text-center text-xs">
             {WEEKDAYS.map((day) => (
-              <span key={day} className="py-1 text-gray-500 dark:text-gray-400">{day}</span>
+              <span key={day} className="py-1 text-gray-500 dark:text-gray-400">
+                {day}
+              </span>
             ))}
             {monthGrid(view.year, view.month).map((day, index) => {
               if (day === null) return <span key={`blank-${index}`} />;

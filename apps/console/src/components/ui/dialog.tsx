@@ -8,9 +8,17 @@ export type DialogSize = 'small' | 'medium' | 'large';
 
 const sizeClasses: Record<DialogSize, string> = { small: 'max-w-md', medium: 'max-w-2xl', large: 'max-w-4xl' };
 
-type ModalProps = { open: boolean; title: ReactNode; onClose: () => void; size?: DialogSize; icon?: ReactNode; children: ReactNode };
+type ModalProps = {
+  open: boolean;
+  title: ReactNode;
+  onClose: () => void;
+  size?: DialogSize;
+  icon?: ReactNode;
+  children: ReactNode;
+};
 
-const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 /**
  * Tab and Shift+Tab cycle through the topmost open dialog: it is aria-modal, so the page behind must not take
@@ -49,7 +57,9 @@ export function Modal({ open, title, onClose, size = 'medium', icon, children }:
   useEffect(() => {
     if (!open) return;
     const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    const first = panelRef.current?.querySelector<HTMLElement>('input:not([disabled]):not([readonly]), select, textarea, button[type="submit"]');
+    const first = panelRef.current?.querySelector<HTMLElement>(
+      'input:not([disabled]):not([readonly]), select, textarea, button[type="submit"]',
+    );
     (first ?? panelRef.current)?.focus();
     const onKey = (event: KeyboardEvent) => {
       if (event.key === 'Escape') {
@@ -84,7 +94,12 @@ export function Modal({ open, title, onClose, size = 'medium', icon, children }:
               {title}
             </h2>
           </div>
-          <button type="button" onClick={onClose} aria-label="Close" className="rounded p-1 text-gray-500 hover:bg-gray-100 dark:hover:bg-gray-800">
+          <button
+            type="button"
+            onClick={onClose}
+            aria-label="Close"
+            className="rounded p-1 text-gray-500 hover:bg-gray-100 dark:hover:bg-gray-800"
+          >
             <CloseIcon className="size-5" />
           </button>
         </div>
@@ -107,7 +122,16 @@ type FormDialogProps = {
 };
 
 /** A form in a dialog with Cancel and Save (console-spec §2). */
-export function FormDialog({ open, title, size = 'medium', onClose, onSubmit, isSubmitting = false, saveText = 'Save', children }: FormDialogProps) {
+export function FormDialog({
+  open,
+  title,
+  size = 'medium',
+  onClose,
+  onSubmit,
+  isSubmitting = false,
+  saveText = 'Save',
+  children,
+}: FormDialogProps) {
   return (
     <Modal open={open} title={title} size={size} onClose={onClose}>
       <form onSubmit={onSubmit} noValidate>
@@ -126,7 +150,14 @@ export function FormDialog({ open, title, size = 'medium', onClose, onSubmit, is
 }
 
 /** A message with a single 'Got it!' button (console-spec §2). */
-export function InfoDialog({ open, title, icon, size = 'medium', onClose, children }: {
+export function InfoDialog({
+  open,
+  title,
+  icon,
+  size = 'medium',
+  onClose,
+  children,
+}: {
   open: boolean;
   title: ReactNode;
   icon?: ReactNode;

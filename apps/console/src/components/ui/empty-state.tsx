@@ -1,7 +1,13 @@
 import type { ReactNode } from 'react';
 import { Button } from './button';
 
-export function EmptyState({ title, description, actionLabel, onAction, icon }: {
+export function EmptyState({
+  title,
+  description,
+  actionLabel,
+  onAction,
+  icon,
+}: {
   title: string;
   description?: ReactNode;
   actionLabel?: string;

@@ -14,7 +14,13 @@ function borderClasses(error: string | undefined): string {
     : 'border-gray-300 focus:outline-brand-500 dark:border-gray-600';
 }
 
-type BaseProps = { label: ReactNode; name: string; error?: string | undefined; description?: ReactNode; onBlur?: () => void };
+type BaseProps = {
+  label: ReactNode;
+  name: string;
+  error?: string | undefined;
+  description?: ReactNode;
+  onBlur?: () => void;
+};
 
 /**
  * A required field's visible mark. Screen readers hear "required" from the input's aria-required instead (the
@@ -28,7 +34,21 @@ export function RequiredMark() {
   );
 }
 
-function FieldShell({ id, label, error, description, isRequired, children }: { id: string; label: ReactNode; error?: string | undefined; description?: ReactNode; isRequired?: boolean | undefined; children: ReactNode }) {
+function FieldShell({
+  id,
+  label,
+  error,
+  description,
+  isRequired,
+  children,
+}: {
+  id: string;
+  label: ReactNode;
+  error?: string | undefined;
+  description?: ReactNode;
+  isRequired?: boolean | undefined;
+  children: ReactNode;
+}) {
   return (
     <div className="flex flex-col gap-1">
       {/* The mark sits beside the label, not in it: the label's text stays the field's name. */}
@@ -54,7 +74,17 @@ type TextFieldProps = BaseProps & {
   onChange: (value: string) => void;
 } & Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange' | 'onBlur' | 'name'>;
 
-export function TextField({ label, name, error, description, value, onChange, onBlur, required, ...inputProps }: TextFieldProps) {
+export function TextField({
+  label,
+  name,
+  error,
+  description,
+  value,
+  onChange,
+  onBlur,
+  required,
+  ...inputProps
+}: TextFieldProps) {
   const id = useId();
   return (
     <FieldShell id={id} label={label} error={error} description={description} isRequired={required}>
@@ -74,9 +104,22 @@ export function TextField({ label, name, error, description, value, onChange, on
   );
 }
 
-type CheckboxFieldProps = BaseProps & { value: boolean | null | undefined; onChange: (value: boolean) => void; disabled?: boolean };
+type CheckboxFieldProps = BaseProps & {
+  value: boolean | null | undefined;
+  onChange: (value: boolean) => void;
+  disabled?: boolean;
+};
 
-export function CheckboxField({ label, name, error, description, value, onChange, onBlur, disabled }: CheckboxFieldProps) {
+export function CheckboxField({
+  label,
+  name,
+  error,
+  description,
+  value,
+  onChange,
+  onBlur,
+  disabled,
+}: CheckboxFieldProps) {
   const id = useId();
   return (
     <div className="flex flex-col gap-1">
@@ -96,7 +139,11 @@ export function CheckboxField({ label, name, error, description, value, onChange
         </label>
       </div>
       {description && <p className="pl-6 text-xs text-gray-500 dark:text-gray-400">{description}</p>}
-      {error && <p className="pl-6 text-xs text-red-600 dark:text-red-400" role="alert">{error}</p>}
+      {error && (
+        <p className="pl-6 text-xs text-red-600 dark:text-red-400" role="alert">
+          {error}
+        </p>
+      )}
     </div>
   );
 }
@@ -111,7 +158,18 @@ type SelectFieldProps = BaseProps & {
   disabled?: boolean;
 };
 
-export function SelectField({ label, name, error, description, value, onChange, onBlur, options, placeholder, disabled }: SelectFieldProps) {
+export function SelectField({
+  label,
+  name,
+  error,
+  description,
+  value,
+  onChange,
+  onBlur,
+  options,
+  placeholder,
+  disabled,
+}: SelectFieldProps) {
   const id = useId();
   return (
     <FieldShell id={id} label={label} error={error} description={description}>
@@ -137,9 +195,26 @@ export function SelectField({ label, name, error, description, value, onChange, 
   );
 }
 
-type TextareaFieldProps = BaseProps & { value: string | null | undefined; onChange: (value: string) => void; rows?: number; placeholder?: string; disabled?: boolean };
+type TextareaFieldProps = BaseProps & {
+  value: string | null | undefined;
+  onChange: (value: string) => void;
+  rows?: number;
+  placeholder?: string;
+  disabled?: boolean;
+};
 
-export function TextareaField({ label, name, error, description, value, onChange, onBlur, rows = 3, placeholder, disabled }: TextareaFieldProps) {
+export function TextareaField({
+  label,
+  name,
+  error,
+  description,
+  value,
+  onChange,
+  onBlur,
+  rows = 3,
+  placeholder,
+  disabled,
+}: TextareaFieldProps) {
   const id = useId();
   return (
     <FieldShell id={id} label={label} error={error} description={description}>
@@ -168,7 +243,12 @@ export function parseList(text: string): string[] {
     .filter((entry) => entry !== '');
 }
 
-type IpListFieldProps = BaseProps & { value: readonly string[] | null | undefined; onChange: (value: string[]) => void; placeholder?: string; disabled?: boolean };
+type IpListFieldProps = BaseProps & {
+  value: readonly string[] | null | undefined;
+  onChange: (value: string[]) => void;
+  placeholder?: string;
+  disabled?: boolean;
+};
 
 /** A list of IPs/CIDRs edited as text, one per line. Keeps the typed text so a trailing newline is not eaten. */
 export function IpListField({ value, onChange, placeholder = '192.168.1.0/24', ...rest }: IpListFieldProps) {
@@ -208,7 +288,18 @@ type AutocompleteFieldProps = BaseProps & {
  * focus; aria-activedescendant names the active one), Enter picks the active suggestion instead of submitting the
  * form, Escape closes the list (a second Escape reaches the dialog), Tab leaves with what was typed.
  */
-export function AutocompleteField({ label, name, error, description, value, onChange, onBlur, loadOptions, placeholder, disabled }: AutocompleteFieldProps) {
+export function AutocompleteField({
+  label,
+  name,
+  error,
+  description,
+  value,
+  onChange,
+  onBlur,
+  loadOptions,
+  placeholder,
+  disabled,
+}: AutocompleteFieldProps) {
   const id = useId();
   const [isOpen, setOpen] = useState(false);
   const [options, setOptions] = useState<string[]>([]);
@@ -252,7 +343,9 @@ export function AutocompleteField({ label, name, error, description, value, onCh
         return;
       }
       const step = event.key === 'ArrowDown' ? 1 : -1;
-      setActiveIndex((current) => (current + step + options.length + (current < 0 && step < 0 ? 1 : 0)) % options.length);
+      setActiveIndex(
+        (current) => (current + step + options.length + (current < 0 && step < 0 ? 1 : 0)) % options.length,
+      );
     } else if (event.key === 'Enter' && isListShown && activeIndex >= 0) {
       event.preventDefault();
       const option = options[activeIndex];
@@ -295,7 +388,12 @@ export function AutocompleteField({ label, name, error, description, value, onCh
           className={`${inputClasses} ${borderClasses(error)}`}
         />
         {isListShown && (
-          <ul id={`${id}-list`} role="listbox" aria-label={`Suggestions for ${typeof label === 'string' ? label : name}`} className="absolute z-10 mt-1 max-h-48 w-full overflow-auto rounded-md border border-gray-200 bg-white py-1 shadow-lg dark:border-gray-700 dark:bg-gray-900">
+          <ul
+            id={`${id}-list`}
+            role="listbox"
+            aria-label={`Suggestions for ${typeof label === 'string' ? label : name}`}
+            className="absolute z-10 mt-1 max-h-48 w-full overflow-auto rounded-md border border-gray-200 bg-white py-1 shadow-lg dark:border-gray-700 dark:bg-gray-900"
+          >
             {options.map((option, index) => (
               <li
                 key={option}

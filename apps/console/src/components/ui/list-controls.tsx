@@ -8,7 +8,15 @@ const SEARCH_DELAY_MS = 300;
  * A search box that reports what was typed once typing pauses, so each keystroke does not become a request (and a
  * history entry). It follows `value` when the URL changes under it (Back).
  */
-export function SearchField({ label, value, onSearch }: { label: string; value: string; onSearch: (value: string) => void }) {
+export function SearchField({
+  label,
+  value,
+  onSearch,
+}: {
+  label: string;
+  value: string;
+  onSearch: (value: string) => void;
+}) {
   const id = useId();
   const [text, setText] = useState(value);
   // Follow the URL while rendering (react.dev, "you might not need an effect"), not in an effect.
@@ -39,7 +47,15 @@ export function SearchField({ label, value, onSearch }: { label: string; value: 
   );
 }
 
-export function PageSizeSelect({ value, onChange, sizes = PAGE_SIZES }: { value: number; onChange: (limit: number) => void; sizes?: readonly number[] }) {
+export function PageSizeSelect({
+  value,
+  onChange,
+  sizes = PAGE_SIZES,
+}: {
+  value: number;
+  onChange: (limit: number) => void;
+  sizes?: readonly number[];
+}) {
   const id = useId();
   return (
     <div className="flex items-center gap-2 text-sm">

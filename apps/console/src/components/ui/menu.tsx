@@ -3,7 +3,13 @@ import { useEffect, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { DotsIcon } from './icons';
 
-export type MenuItem = { label: string; onSelect: () => void; isDanger?: boolean; isHidden?: boolean; isDisabled?: boolean };
+export type MenuItem = {
+  label: string;
+  onSelect: () => void;
+  isDanger?: boolean;
+  isHidden?: boolean;
+  isDisabled?: boolean;
+};
 
 /** Below the button, or above it when the list would run off the bottom of the window. */
 type Position = { top?: number; bottom?: number; right: number };
@@ -16,7 +22,9 @@ function placeBelowOrAbove(rect: DOMRect, itemCount: number): Position {
   const right = window.innerWidth - rect.right;
   const height = itemCount * ITEM_HEIGHT_PX + LIST_CHROME_PX;
   const fitsBelow = rect.bottom + 4 + height <= window.innerHeight;
-  return fitsBelow || rect.top - 4 - height < 0 ? { top: rect.bottom + 4, right } : { bottom: window.innerHeight - rect.top + 4, right };
+  return fitsBelow || rect.top - 4 - height < 0
+    ? { top: rect.bottom + 4, right }
+    : { bottom: window.innerHeight - rect.top + 4, right };
 }
 
 /**
@@ -25,7 +33,15 @@ function placeBelowOrAbove(rect: DOMRect, itemCount: number): Position {
  * hiding, a live row update moving the table) moves it along with its button; only once the button has left the
  * window does it close.
  */
-export function ActionMenu({ items, label = 'Actions', trigger }: { items: MenuItem[]; label?: string; trigger?: ReactNode }) {
+export function ActionMenu({
+  items,
+  label = 'Actions',
+  trigger,
+}: {
+  items: MenuItem[];
+  label?: string;
+  trigger?: ReactNode;
+}) {
   const [position, setPosition] = useState<Position | null>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
   const listRef = useRef<HTMLDivElement>(null);
@@ -48,7 +64,9 @@ export function ActionMenu({ items, label = 'Actions', trigger }: { items: MenuI
     // WAI-ARIA menu keys. Escape and Tab hand focus back to the trigger, so it never falls to the body (the list
     // is in a portal at the end of the body); Tab then moves on from the trigger as it would without the menu.
     const onKey = (event: KeyboardEvent) => {
-      const items = [...(listRef.current?.querySelectorAll<HTMLButtonElement>('[role="menuitem"]:not(:disabled)') ?? [])];
+      const items = [
+        ...(listRef.current?.querySelectorAll<HTMLButtonElement>('[role="menuitem"]:not(:disabled)') ?? []),
+      ];
       const index = items.indexOf(document.activeElement as HTMLButtonElement);
       const move = (to: number) => {
         event.preventDefault();

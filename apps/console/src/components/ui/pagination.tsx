@@ -13,7 +13,17 @@ export function pageCount(limit: number, total: number): number {
 }
 
 /** Previous/Next and the range text; renders nothing when everything fits on one page. */
-export function Pagination({ page, limit, total, onPageChange }: { page: number; limit: number; total: number; onPageChange: (page: number) => void }) {
+export function Pagination({
+  page,
+  limit,
+  total,
+  onPageChange,
+}: {
+  page: number;
+  limit: number;
+  total: number;
+  onPageChange: (page: number) => void;
+}) {
   const pages = pageCount(limit, total);
   const previous = useRef<HTMLButtonElement>(null);
   const next = useRef<HTMLButtonElement>(null);
@@ -23,7 +33,8 @@ export function Pagination({ page, limit, total, onPageChange }: { page: number;
     if (!clicked?.disabled) return;
     // Chrome keeps a just-disabled button as activeElement until its next focus fix-up, then drops to the body.
     const active = document.activeElement;
-    if (active === clicked || active === document.body || active === null) (clicked === previous.current ? next.current : previous.current)?.focus();
+    if (active === clicked || active === document.body || active === null)
+      (clicked === previous.current ? next.current : previous.current)?.focus();
   }, [page]);
   const press = (button: HTMLButtonElement | null, target: number) => {
     for (const b of [previous.current, next.current]) if (b) b.dataset.clicked = String(b === button);
@@ -31,10 +42,18 @@ export function Pagination({ page, limit, total, onPageChange }: { page: number;
   };
   if (pages <= 1) return null;
   return (
-    <nav aria-label="Pagination" className="flex items-center justify-between gap-2 border-t border-gray-200 px-4 py-3 dark:border-gray-800">
+    <nav
+      aria-label="Pagination"
+      className="flex items-center justify-between gap-2 border-t border-gray-200 px-4 py-3 dark:border-gray-800"
+    >
       <p className="text-sm text-gray-600 dark:text-gray-400">{describePage(page, limit, total)}</p>
       <div className="flex gap-2">
-        <Button ref={previous} variant="secondary" disabled={page <= 1} onClick={() => press(previous.current, page - 1)}>
+        <Button
+          ref={previous}
+          variant="secondary"
+          disabled={page <= 1}
+          onClick={() => press(previous.current, page - 1)}
+        >
           Previous
         </Button>
         <Button ref={next} variant="secondary" disabled={page >= pages} onClick={() => press(next.current, page + 1)}>
@@ -46,7 +65,12 @@ export function Pagination({ page, limit, total, onPageChange }: { page: number;
 }
 
 /** Steps back when the shown page no longer exists (its last row was deleted). */
-export function useClampPage(page: number, limit: number, total: number | undefined, setPage: (page: number) => void): void {
+export function useClampPage(
+  page: number,
+  limit: number,
+  total: number | undefined,
+  setPage: (page: number) => void,
+): void {
   useEffect(() => {
     if (total !== undefined && page > pageCount(limit, total)) setPage(pageCount(limit, total));
   }, [page, limit, total, setPage]);

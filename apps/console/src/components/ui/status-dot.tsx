@@ -13,7 +13,13 @@ export function StatusDot({ status }: { status: NodeStatusValue }) {
   const { dot, pulse, label } = statusClasses[status];
   return (
     <span className="inline-flex items-center gap-1.5">
-      <span className="relative inline-flex size-2.5" title={status} role="img" aria-label={status} data-status={status}>
+      <span
+        className="relative inline-flex size-2.5"
+        title={status}
+        role="img"
+        aria-label={status}
+        data-status={status}
+      >
         {pulse && <span className={`absolute inline-flex size-full animate-ping rounded-full opacity-75 ${dot}`} />}
         <span className={`relative inline-flex size-2.5 rounded-full ${dot}`} />
       </span>

@@ -21,7 +21,10 @@ export function useToast() {
 export function Toaster() {
   const toasts = useSyncExternalStore(subscribeToToasts, getToasts, getToasts);
   return (
-    <div aria-live="polite" className="pointer-events-none fixed top-4 right-4 z-[60] flex w-80 max-w-[calc(100vw-2rem)] flex-col gap-2">
+    <div
+      aria-live="polite"
+      className="pointer-events-none fixed top-4 right-4 z-[60] flex w-80 max-w-[calc(100vw-2rem)] flex-col gap-2"
+    >
       {toasts.map((toast) => (
         <div
           key={toast.id}
@@ -34,7 +37,12 @@ export function Toaster() {
           className={`toast-enter pointer-events-auto flex items-start gap-2 rounded-md border-l-4 px-3 py-2 text-sm shadow-lg ${typeClasses[toast.type]}`}
         >
           <p className="flex-1">{toast.message}</p>
-          <button type="button" aria-label="Dismiss" onClick={() => dismissToast(toast.id)} className="opacity-60 hover:opacity-100">
+          <button
+            type="button"
+            aria-label="Dismiss"
+            onClick={() => dismissToast(toast.id)}
+            className="opacity-60 hover:opacity-100"
+          >
             <CloseIcon className="size-4" />
           </button>
         </div>

@@ -2,7 +2,14 @@ import type { AuditActorKind, AuditFilter } from '@postern/contract';
 
 // The audit page's filter form, the pure part: form texts in, the API's filter out (empty fields are left out).
 
-export type AuditFilterValues = { node: string; domain: string; actor: '' | AuditActorKind; action: string; from: string; to: string };
+export type AuditFilterValues = {
+  node: string;
+  domain: string;
+  actor: '' | AuditActorKind;
+  action: string;
+  from: string;
+  to: string;
+};
 
 export const EMPTY_AUDIT_FILTER: AuditFilterValues = { node: '', domain: '', actor: '', action: '', from: '', to: '' };
 
@@ -34,12 +41,17 @@ export function describeActor(actor: { kind: AuditActorKind; name: string | null
 }
 
 /** The fields an entry changed, as `field: before → after` lines (creation and deletion show one side). */
-export function describeChanges(before: Record<string, unknown> | null, after: Record<string, unknown> | null): string[] {
+export function describeChanges(
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
+): string[] {
   const show = (value: unknown): string => (value === undefined ? '—' : JSON.stringify(value));
   if (!before || !after) {
     const side = after ?? before;
     return side ? Object.entries(side).map(([key, value]) => `${key}: ${show(value)}`) : [];
   }
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
-  return keys.filter((key) => show(before[key]) !== show(after[key])).map((key) => `${key}: ${show(before[key])} → ${show(after[key])}`);
+  return keys
+    .filter((key) => show(before[key]) !== show(after[key]))
+    .map((key) => `${key}: ${show(before[key])} → ${show(after[key])}`);
 }

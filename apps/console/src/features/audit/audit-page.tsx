@@ -10,7 +10,13 @@ import { Table, TBody, Td, Th, THead, Tr } from '../../components/ui/table';
 import { openStream } from '../../lib/sse';
 import { auditKeys, auditListQueryOptions } from '../../queries/audit';
 import { nodeListQueryOptions } from '../../queries/nodes';
-import { describeActor, describeChanges, EMPTY_AUDIT_FILTER, toAuditFilter, type AuditFilterValues } from './audit-filters';
+import {
+  describeActor,
+  describeChanges,
+  EMPTY_AUDIT_FILTER,
+  toAuditFilter,
+  type AuditFilterValues,
+} from './audit-filters';
 
 /** /audit (beyond the spec): the append-only audit log, filtered, paged, and live. */
 export function AuditPage() {
@@ -18,7 +24,10 @@ export function AuditPage() {
   const [applied, setApplied] = useState<AuditFilterValues>(EMPTY_AUDIT_FILTER);
   const [page, setPage] = useState(1);
   const filter = useMemo(() => toAuditFilter(applied), [applied]);
-  const query = useQuery({ ...auditListQueryOptions({ ...filter, page, limit: defaults.pageSize }), placeholderData: keepPreviousData });
+  const query = useQuery({
+    ...auditListQueryOptions({ ...filter, page, limit: defaults.pageSize }),
+    placeholderData: keepPreviousData,
+  });
   const nodes = useQuery(nodeListQueryOptions({ page: 1, limit: limits.listMaxLimit }));
   const queryClient = useQueryClient();
 
@@ -35,7 +44,8 @@ export function AuditPage() {
     [filter, queryClient],
   );
 
-  const set = (key: keyof AuditFilterValues) => (value: string) => setDraft((current) => ({ ...current, [key]: value }));
+  const set = (key: keyof AuditFilterValues) => (value: string) =>
+    setDraft((current) => ({ ...current, [key]: value }));
   const apply = (values: AuditFilterValues) => {
     setApplied(values);
     setPage(1);
@@ -63,17 +73,37 @@ export function AuditPage() {
             name="node"
             value={draft.node}
             onChange={set('node')}
-            options={[{ value: '', label: 'All nodes' }, ...(nodes.data?.data ?? []).map((node) => ({ value: String(node.id), label: node.name }))]}
+            options={[
+              { value: '', label: 'All nodes' },
+              ...(nodes.data?.data ?? []).map((node) => ({ value: String(node.id), label: node.name })),
+            ]}
           />
-          <TextField label="Domain" name="domain" placeholder="app.example.com" value={draft.domain} onChange={set('domain')} />
+          <TextField
+            label="Domain"
+            name="domain"
+            placeholder="app.example.com"
+            value={draft.domain}
+            onChange={set('domain')}
+          />
           <SelectField
             label="Actor"
             name="actor"
             value={draft.actor}
-            onChange={(value) => setDraft((current) => ({ ...current, actor: AUDIT_ACTOR_KINDS.find((kind) => kind === value) ?? '' }))}
-            options={[{ value: '', label: 'Anyone' }, ...AUDIT_ACTOR_KINDS.map((kind) => ({ value: kind, label: kind }))]}
+            onChange={(value) =>
+              setDraft((current) => ({ ...current, actor: AUDIT_ACTOR_KINDS.find((kind) => kind === value) ?? '' }))
+            }
+            options={[
+              { value: '', label: 'Anyone' },
+              ...AUDIT_ACTOR_KINDS.map((kind) => ({ value: kind, label: kind })),
+            ]}
           />
-          <TextField label="Action" name="action" placeholder="service or service.update" value={draft.action} onChange={set('action')} />
+          <TextField
+            label="Action"
+            name="action"
+            placeholder="service or service.update"
+            value={draft.action}
+            onChange={set('action')}
+          />
           <TextField label="From" name="from" type="datetime-local" value={draft.from} onChange={set('from')} />
           <TextField label="To" name="to" type="datetime-local" value={draft.to} onChange={set('to')} />
           <div className="flex gap-2 sm:col-span-2 lg:col-span-3">
@@ -97,7 +127,9 @@ export function AuditPage() {
             <Spinner label="Loading the audit log" />
           </div>
         ) : query.isError ? (
-          <p className="px-4 py-6 text-sm text-red-600 dark:text-red-400">Could not load the audit log: {query.error.message}</p>
+          <p className="px-4 py-6 text-sm text-red-600 dark:text-red-400">
+            Could not load the audit log: {query.error.message}
+          </p>
         ) : query.data.total === 0 ? (
           <p className="px-4 py-6 text-sm text-gray-500 dark:text-gray-400">No entries match these filters.</p>
         ) : (
@@ -135,10 +167,16 @@ function AuditRow({ entry }: { entry: AuditEntry }) {
       </Td>
       <Td>
         <code className="text-xs">{entry.action}</code>
-        {entry.detail && <p className="mt-1 max-w-xs truncate text-xs text-gray-500 dark:text-gray-400" title={entry.detail}>{entry.detail}</p>}
+        {entry.detail && (
+          <p className="mt-1 max-w-xs truncate text-xs text-gray-500 dark:text-gray-400" title={entry.detail}>
+            {entry.detail}
+          </p>
+        )}
       </Td>
       <Td>
-        {entry.target ? `${entry.target.type}${entry.target.id === null ? '' : ` #${entry.target.id}`} ${entry.target.name ?? ''}` : '—'}
+        {entry.target
+          ? `${entry.target.type}${entry.target.id === null ? '' : ` #${entry.target.id}`} ${entry.target.name ?? ''}`
+          : '—'}
         {entry.domain && <div className="text-xs text-gray-500 dark:text-gray-400">{entry.domain}</div>}
       </Td>
       <Td className="hidden md:table-cell">

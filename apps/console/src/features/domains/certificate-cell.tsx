@@ -11,8 +11,12 @@ export function CertificateCell({ domain }: { domain: Domain }) {
         <span>{summary.modeLabel}</span>
         <Badge tone={summary.tone}>{summary.stateLabel}</Badge>
       </div>
-      {summary.validUntil && <span className="text-xs text-gray-500 dark:text-gray-400">Valid until {summary.validUntil}</span>}
-      {summary.detail && <span className="max-w-xs truncate text-xs text-red-600 dark:text-red-400">{summary.detail}</span>}
+      {summary.validUntil && (
+        <span className="text-xs text-gray-500 dark:text-gray-400">Valid until {summary.validUntil}</span>
+      )}
+      {summary.detail && (
+        <span className="max-w-xs truncate text-xs text-red-600 dark:text-red-400">{summary.detail}</span>
+      )}
     </div>
   );
 }

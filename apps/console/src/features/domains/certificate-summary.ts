@@ -17,9 +17,13 @@ export type CertificateSummary = {
 
 const MODE_LABELS: Record<SslMode, string> = { 'self-signed': 'Self-signed', certbot: "Let's Encrypt" };
 
-export function summarizeCertificate({ ssl, certificate }: Pick<Domain, 'ssl' | 'certificate'>, now: Date = new Date()): CertificateSummary {
+export function summarizeCertificate(
+  { ssl, certificate }: Pick<Domain, 'ssl' | 'certificate'>,
+  now: Date = new Date(),
+): CertificateSummary {
   const modeLabel = MODE_LABELS[ssl];
-  if (!certificate) return { modeLabel, stateLabel: 'No certificate yet', tone: 'gray', validUntil: null, detail: null };
+  if (!certificate)
+    return { modeLabel, stateLabel: 'No certificate yet', tone: 'gray', validUntil: null, detail: null };
 
   const validUntil = certificate.notAfter ? formatDate(certificate.notAfter) : null;
   const isExpired = certificate.notAfter !== null && Date.parse(certificate.notAfter) < now.getTime();
@@ -31,7 +35,13 @@ export function summarizeCertificate({ ssl, certificate }: Pick<Domain, 'ssl' | 
       return { modeLabel, stateLabel: 'Valid', tone: 'green', validUntil, detail: null };
     case 'self-signed':
       // Served and in date, but browsers warn about it. Under Let's Encrypt it is the stand-in until issuance.
-      return { modeLabel, stateLabel: ssl === 'certbot' ? 'Self-signed' : 'Active', tone: 'yellow', validUntil, detail: null };
+      return {
+        modeLabel,
+        stateLabel: ssl === 'certbot' ? 'Self-signed' : 'Active',
+        tone: 'yellow',
+        validUntil,
+        detail: null,
+      };
     case 'pending':
       return { modeLabel, stateLabel: 'Pending', tone: 'gray', validUntil, detail: null };
     case 'failed':

@@ -5,8 +5,20 @@ import { fakeApi, renderWithProviders } from '../services/service-test-fixtures'
 import { DomainFormDialog } from './domain-form-dialog';
 
 const nodeFields = {
-  address: '10.44.0.9', allowInternet: false, isGateway: false, gatewayNetwork: null, gatewayNetworks: [], isLocal: false, enabled: true, status: 'offline',
-  clientIp: null, latestHandshakeTimestamp: null, transferRx: 0, transferTx: 0, created_at: '2026-11-22T10:00:00Z', updated_at: '2026-11-22T10:00:00Z',
+  address: '10.44.0.9',
+  allowInternet: false,
+  isGateway: false,
+  gatewayNetwork: null,
+  gatewayNetworks: [],
+  isLocal: false,
+  enabled: true,
+  status: 'offline',
+  clientIp: null,
+  latestHandshakeTimestamp: null,
+  transferRx: 0,
+  transferTx: 0,
+  created_at: '2026-11-22T10:00:00Z',
+  updated_at: '2026-11-22T10:00:00Z',
 };
 
 const domain: Domain = {
@@ -26,7 +38,14 @@ const nodes = {
     data: [
       { ...nodeFields, id: 1, name: 'Gateway (local)', isLocal: true },
       { ...nodeFields, id: 7, name: 'office' },
-      { ...nodeFields, id: 8, name: 'lab', isGateway: true, gatewayNetwork: '192.168.8.0/24', gatewayNetworks: ['192.168.8.0/24'] },
+      {
+        ...nodeFields,
+        id: 8,
+        name: 'lab',
+        isGateway: true,
+        gatewayNetwork: '192.168.8.0/24',
+        gatewayNetworks: ['192.168.8.0/24'],
+      },
     ],
     page: 1,
     limit: 100,
@@ -66,7 +85,9 @@ describe('domain form', () => {
   });
 
   it('creates with POST, sending the skip-validation choice', async () => {
-    const calls = fakeApi((method) => (method === 'POST' ? { status: 201, body: { ...domain, ssl: 'self-signed' } } : undefined));
+    const calls = fakeApi((method) =>
+      method === 'POST' ? { status: 201, body: { ...domain, ssl: 'self-signed' } } : undefined,
+    );
     const onClose = vi.fn();
     renderWithProviders(<DomainFormDialog open onClose={onClose} />);
     fireEvent.change(screen.getByLabelText('Domain'), { target: { value: 'app.example.com' } });
@@ -83,7 +104,13 @@ describe('domain form', () => {
   it('edits with PATCH and maps a 422 onto the domain field', async () => {
     const calls = fakeApi((method) =>
       method === 'PATCH'
-        ? { status: 422, body: { message: 'Validation failed', errors: { body: [{ field: 'domain', message: 'This domain already exists' }] } } }
+        ? {
+            status: 422,
+            body: {
+              message: 'Validation failed',
+              errors: { body: [{ field: 'domain', message: 'This domain already exists' }] },
+            },
+          }
         : undefined,
     );
     const onClose = vi.fn();
@@ -107,16 +134,21 @@ describe('domain form', () => {
     fireEvent.change(screen.getByLabelText('Domain'), { target: { value: 'lab.example.com' } });
     fireEvent.change(ownerSelect(), { target: { value: '8' } });
     await save();
-    expect(calls.find((call) => call.method === 'POST')?.body).toMatchObject({ domain: 'lab.example.com', ownerNodeId: 8 });
+    expect(calls.find((call) => call.method === 'POST')?.body).toMatchObject({
+      domain: 'lab.example.com',
+      ownerNodeId: 8,
+    });
   });
 
-  it("shows the current owner when editing, also one not among the loaded nodes, and hands it back to Admin", async () => {
+  it('shows the current owner when editing, also one not among the loaded nodes, and hands it back to Admin', async () => {
     const calls = fakeApi((method, path) => {
       if (path === '/api/nodes') return nodes;
       if (method === 'PATCH') return { status: 200, body: domain };
       return undefined;
     });
-    renderWithProviders(<DomainFormDialog domain={{ ...domain, ownerNodeId: 120, ownerNodeName: 'far-away' }} open onClose={vi.fn()} />);
+    renderWithProviders(
+      <DomainFormDialog domain={{ ...domain, ownerNodeId: 120, ownerNodeName: 'far-away' }} open onClose={vi.fn()} />,
+    );
     await waitFor(() => expect(optionLabels()).toEqual(['Admin', 'office', 'lab', 'far-away']));
     expect(ownerSelect().value).toBe('120');
     fireEvent.change(ownerSelect(), { target: { value: '' } });

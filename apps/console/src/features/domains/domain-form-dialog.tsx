@@ -25,9 +25,11 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose: () => void 
   // A change stored but not applied closes the form too: the toast said why, sending it again would repeat it.
   const onSubmit = form.handleSubmit(async (body) => {
     if (domain) {
-      if ((await settleStoredChange(update.mutateAsync({ id: domain.id, body }))).isApplied) toast({ message: 'Domain updated successfully!', type: 'success' });
+      if ((await settleStoredChange(update.mutateAsync({ id: domain.id, body }))).isApplied)
+        toast({ message: 'Domain updated successfully!', type: 'success' });
     } else {
-      if ((await settleStoredChange(create.mutateAsync(body))).isApplied) toast({ message: 'Domain created successfully!', type: 'success' });
+      if ((await settleStoredChange(create.mutateAsync(body))).isApplied)
+        toast({ message: 'Domain created successfully!', type: 'success' });
     }
     onClose();
   });

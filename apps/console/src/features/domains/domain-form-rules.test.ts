@@ -21,6 +21,17 @@ describe('domain owner choices', () => {
 
   it('starts the form with the owner as the select holds it', () => {
     expect(getInitialDomainValues().ownerNodeId).toBe('');
-    expect(getInitialDomainValues({ id: 1, domain: 'a.example.com', ssl: 'certbot', ownerNodeId: 9, ownerNodeName: 'far', certificate: null, created_at: '', updated_at: '' }).ownerNodeId).toBe('9');
+    expect(
+      getInitialDomainValues({
+        id: 1,
+        domain: 'a.example.com',
+        ssl: 'certbot',
+        ownerNodeId: 9,
+        ownerNodeName: 'far',
+        certificate: null,
+        created_at: '',
+        updated_at: '',
+      }).ownerNodeId,
+    ).toBe('9');
   });
 });

@@ -11,7 +11,13 @@ import { OwnerCell } from './owner-cell';
 export const DOMAIN_COLUMN_COUNT = 6;
 
 /** One domain: its columns and menu, and when expanded a row with its services below. */
-export function DomainRow({ domain, isExpanded, onToggle, onEdit, onDelete }: {
+export function DomainRow({
+  domain,
+  isExpanded,
+  onToggle,
+  onEdit,
+  onDelete,
+}: {
   domain: Domain;
   isExpanded: boolean;
   onToggle: () => void;

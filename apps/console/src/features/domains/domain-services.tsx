@@ -45,11 +45,15 @@ function DomainServiceTable({ type, scope }: { type: ServiceType; scope: Service
   const label = type === 'http' ? 'HTTP' : 'TCP';
   return (
     <section className="rounded-md border border-gray-200 bg-white dark:border-gray-800 dark:bg-gray-900">
-      <h2 className="border-b border-gray-200 px-4 py-2 text-sm font-semibold dark:border-gray-800">{label} Services</h2>
+      <h2 className="border-b border-gray-200 px-4 py-2 text-sm font-semibold dark:border-gray-800">
+        {label} Services
+      </h2>
       <ServiceList
         type={type}
         scope={scope}
-        empty={<p className="px-4 py-6 text-center text-sm text-gray-500 dark:text-gray-400">No {label} services yet</p>}
+        empty={
+          <p className="px-4 py-6 text-center text-sm text-gray-500 dark:text-gray-400">No {label} services yet</p>
+        }
       />
     </section>
   );

@@ -44,7 +44,7 @@ describe('domains page', () => {
     expect(within(row).getByText('11/22/2026')).toBeTruthy();
   });
 
-  it('shows each domain\'s owner: Admin, or the node linked to its page', async () => {
+  it("shows each domain's owner: Admin, or the node linked to its page", async () => {
     const owned = { ...domain, id: 4, domain: 'office.example.com', ownerNodeId: 7, ownerNodeName: 'office' };
     fakeApi((method, path) => (path === '/api/domains' ? list([domain, owned]) : undefined));
     renderInRouter(() => <DomainsPage />);
@@ -58,7 +58,8 @@ describe('domains page', () => {
   it("expands a row to the domain's services, or to where to expose the first one", async () => {
     fakeApi((method, path, query) => {
       if (path === '/api/domains') return list([domain, { ...domain, id: 4, domain: 'empty.example.com' }]);
-      if (path === '/api/services/http' && query.get('domain') === 'app.example.com') return list([buildHttpService({ name: 'web' })]);
+      if (path === '/api/services/http' && query.get('domain') === 'app.example.com')
+        return list([buildHttpService({ name: 'web' })]);
       return undefined;
     });
     renderInRouter(() => <DomainsPage />);

@@ -59,7 +59,11 @@ export function DomainsPage() {
           <PlusIcon className="size-4" /> Add Domain
         </Button>
       </div>
-      <SearchField label="Search domains by name" value={q ?? ''} onSearch={(text) => setView({ q: text || undefined, page: undefined }, true)} />
+      <SearchField
+        label="Search domains by name"
+        value={q ?? ''}
+        onSearch={(text) => setView({ q: text || undefined, page: undefined }, true)}
+      />
       <Card>
         {query.isPending ? (
           <div className="flex justify-center py-10">
@@ -108,7 +112,10 @@ export function DomainsPage() {
             </Table>
             <Pagination page={page} limit={query.data.limit} total={query.data.total} onPageChange={setPage} />
             <div className="flex justify-end border-t border-gray-200 px-4 py-2 dark:border-gray-800">
-              <PageSizeSelect value={limit} onChange={(size) => setView({ limit: size === defaults.pageSize ? undefined : size, page: undefined })} />
+              <PageSizeSelect
+                value={limit}
+                onChange={(size) => setView({ limit: size === defaults.pageSize ? undefined : size, page: undefined })}
+              />
             </div>
           </>
         )}

@@ -5,7 +5,11 @@ import { Link } from '@tanstack/react-router';
 export function OwnerCell({ domain }: { domain: Pick<Domain, 'ownerNodeId' | 'ownerNodeName'> }) {
   if (domain.ownerNodeId === null) return <span className="text-gray-500 dark:text-gray-400">Admin</span>;
   return (
-    <Link to="/nodes/$id" params={{ id: String(domain.ownerNodeId) }} className="font-medium text-brand-600 hover:underline dark:text-blue-400">
+    <Link
+      to="/nodes/$id"
+      params={{ id: String(domain.ownerNodeId) }}
+      className="font-medium text-brand-600 hover:underline dark:text-blue-400"
+    >
       {domain.ownerNodeName ?? `Node ${domain.ownerNodeId}`}
     </Link>
   );

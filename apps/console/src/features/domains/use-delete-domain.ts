@@ -18,7 +18,8 @@ export function useDeleteDomainAction() {
     });
     if (!isConfirmed) return;
     try {
-      if ((await settleStoredChange(deleteDomain.mutateAsync(domain.id))).isApplied) toast({ message: 'Domain deleted successfully!', type: 'success' });
+      if ((await settleStoredChange(deleteDomain.mutateAsync(domain.id))).isApplied)
+        toast({ message: 'Domain deleted successfully!', type: 'success' });
     } catch (error) {
       console.error('delete domain failed', error);
     }

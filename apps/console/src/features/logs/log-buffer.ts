@@ -4,7 +4,11 @@ import { limits } from '@postern/contract';
 export type LogLine = { id: number; text: string };
 
 /** Appends a batch and keeps only the newest `max` entries (console-spec §9: at most 1000, oldest dropped). */
-export function appendLogLines<T>(current: readonly T[], batch: readonly T[], max: number = limits.logMaxLines): readonly T[] {
+export function appendLogLines<T>(
+  current: readonly T[],
+  batch: readonly T[],
+  max: number = limits.logMaxLines,
+): readonly T[] {
   if (batch.length === 0) return current;
   const combined = [...current, ...batch];
   return combined.length > max ? combined.slice(combined.length - max) : combined;

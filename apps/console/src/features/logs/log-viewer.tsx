@@ -21,7 +21,8 @@ export function LogViewer({ lines }: { lines: readonly LogLine[] }) {
   const onScroll = () => {
     const container = containerRef.current;
     if (!container) return;
-    isFollowingRef.current = container.scrollHeight - container.scrollTop - container.clientHeight <= FOLLOW_THRESHOLD_PX;
+    isFollowingRef.current =
+      container.scrollHeight - container.scrollTop - container.clientHeight <= FOLLOW_THRESHOLD_PX;
   };
 
   return (

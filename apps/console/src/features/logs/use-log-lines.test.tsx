@@ -18,7 +18,10 @@ describe('live log view', () => {
     vi.useFakeTimers();
     vi.stubGlobal('EventSource', FakeEventSource);
     // After a stream error the session is checked with a normal call before reconnecting; here it still holds.
-    vi.stubGlobal('fetch', vi.fn(() => Promise.resolve(new Response('{}', { status: 200 }))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() => Promise.resolve(new Response('{}', { status: 200 }))),
+    );
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     storeToken('secret-session', 3600);
   });

@@ -13,7 +13,10 @@ const NO_LINES: readonly LogLine[] = [];
  * The live lines of /api/logs/stream, at most 1000. After an error the stream reconnects 1 s later (console-spec §4),
  * only while the session holds; it is closed when the component unmounts, i.e. when the page is left.
  */
-export function useLogLines(source: LogSource | null, onStateChange?: (state: StreamState) => void): readonly LogLine[] {
+export function useLogLines(
+  source: LogSource | null,
+  onStateChange?: (state: StreamState) => void,
+): readonly LogLine[] {
   const onStateChangeRef = useRef(onStateChange);
   useLayoutEffect(() => {
     onStateChangeRef.current = onStateChange;
@@ -35,7 +38,8 @@ export function useLogLines(source: LogSource | null, onStateChange?: (state: St
       onMessage: (batch) => {
         const entries = batch.map((text) => ({ id: nextIdRef.current++, text }));
         setHeld((current) =>
-          current.sourceKey === sourceKey ? { sourceKey, lines: appendLogLines(current.lines, entries) } : current);
+          current.sourceKey === sourceKey ? { sourceKey, lines: appendLogLines(current.lines, entries) } : current,
+        );
       },
       reconnectMs: timing.logReconnectMs,
       onStateChange: (state) => onStateChangeRef.current?.(state),

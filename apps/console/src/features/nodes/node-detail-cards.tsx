@@ -31,7 +31,9 @@ export function NodeHeaderCard({ node, menuItems }: { node: Node; menuItems: Men
             {node.isGateway && node.gatewayNetwork && (
               <div className="flex gap-1">
                 <dt className="font-medium">Subnet:</dt>
-                <dd className="font-mono">{(node.gatewayNetworks.length > 0 ? node.gatewayNetworks : [node.gatewayNetwork]).join(', ')}</dd>
+                <dd className="font-mono">
+                  {(node.gatewayNetworks.length > 0 ? node.gatewayNetworks : [node.gatewayNetwork]).join(', ')}
+                </dd>
               </div>
             )}
           </dl>
@@ -45,7 +47,9 @@ export function NodeHeaderCard({ node, menuItems }: { node: Node; menuItems: Men
 function InfoRow({ label, children }: { label: string; children: ReactNode }) {
   return (
     <tr>
-      <th scope="row" className="w-1/2 px-4 py-2.5 text-left font-medium text-gray-600 dark:text-gray-300">{label}</th>
+      <th scope="row" className="w-1/2 px-4 py-2.5 text-left font-medium text-gray-600 dark:text-gray-300">
+        {label}
+      </th>
       <td className="px-4 py-2.5">{children}</td>
     </tr>
   );
@@ -74,8 +78,8 @@ export function NodeConnectCard({ node }: { node: Node }) {
     <Card title="Connect This Node">
       <div className="flex flex-col gap-3 p-4 text-sm">
         <p className="text-gray-600 dark:text-gray-300">
-          Run this on <strong>{node.name}</strong>, with a token from Node Access Tokens in place of {TOKEN_PLACEHOLDER}.
-          The CLI stores the token in its local config file and keeps the tunnel up.
+          Run this on <strong>{node.name}</strong>, with a token from Node Access Tokens in place of {TOKEN_PLACEHOLDER}
+          . The CLI stores the token in its local config file and keeps the tunnel up.
         </p>
         <ConnectCommandField command={command} />
       </div>
@@ -95,9 +99,18 @@ export function NodeConfigStatusCard({ node, onDownload }: { node: Node; onDownl
             <Badge tone={node.enabled ? 'green' : 'red'}>{node.enabled ? 'Connected' : 'Disconnected'}</Badge>
           </dd>
           <dt className="font-medium text-gray-600 dark:text-gray-300">Tunnel</dt>
-          <dd>{isRecentlyActive ? `Handshake ${formatRelativeTime(node.latestHandshakeTimestamp)}` : 'No recent handshake'}</dd>
+          <dd>
+            {isRecentlyActive
+              ? `Handshake ${formatRelativeTime(node.latestHandshakeTimestamp)}`
+              : 'No recent handshake'}
+          </dd>
           <dt className="font-medium text-gray-600 dark:text-gray-300">Routing</dt>
-          <dd>{node.allowInternet ? 'All traffic through the VPN' : 'VPN traffic only'}{node.isGateway && node.gatewayNetwork ? `, routes ${(node.gatewayNetworks.length > 0 ? node.gatewayNetworks : [node.gatewayNetwork]).join(', ')}` : ''}</dd>
+          <dd>
+            {node.allowInternet ? 'All traffic through the VPN' : 'VPN traffic only'}
+            {node.isGateway && node.gatewayNetwork
+              ? `, routes ${(node.gatewayNetworks.length > 0 ? node.gatewayNetworks : [node.gatewayNetwork]).join(', ')}`
+              : ''}
+          </dd>
           <dt className="font-medium text-gray-600 dark:text-gray-300">Config changed</dt>
           <dd>{formatDate(node.updated_at)}</dd>
         </dl>

@@ -23,12 +23,18 @@ export function NodeDetailPage() {
     return (
       <>
         <Breadcrumbs items={[{ label: 'Client / Nodes', to: '/nodes' }]} />
-        <EmptyState title="Node not found" description="It may have been deleted." actionLabel="Back to nodes" onAction={() => void navigate({ to: '/nodes' })} />
+        <EmptyState
+          title="Node not found"
+          description="It may have been deleted."
+          actionLabel="Back to nodes"
+          onAction={() => void navigate({ to: '/nodes' })}
+        />
       </>
     );
   }
 
-  const download = () => void downloadNodeConfig(node.id).catch((error: unknown) => console.error('download config failed', error));
+  const download = () =>
+    void downloadNodeConfig(node.id).catch((error: unknown) => console.error('download config failed', error));
   return (
     <div className="flex flex-col gap-6">
       <Breadcrumbs items={[{ label: 'Client / Nodes', to: '/nodes' }, { label: node.name }]} />

@@ -6,9 +6,23 @@ import { withGateway, nodeFormValues } from './node-form';
 import { NodeFormDialog } from './node-form-dialog';
 
 const createdNode: NodeCreated = {
-  id: 5, name: 'office', address: '10.8.0.5', allowInternet: false, isGateway: true, gatewayNetwork: '192.168.10.0/24', gatewayNetworks: ['192.168.10.0/24'],
-  isLocal: false, enabled: true, status: 'offline', clientIp: null, latestHandshakeTimestamp: null, transferRx: 0,
-  transferTx: 0, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', token: 'pstn_secret',
+  id: 5,
+  name: 'office',
+  address: '10.8.0.5',
+  allowInternet: false,
+  isGateway: true,
+  gatewayNetwork: '192.168.10.0/24',
+  gatewayNetworks: ['192.168.10.0/24'],
+  isLocal: false,
+  enabled: true,
+  status: 'offline',
+  clientIp: null,
+  latestHandshakeTimestamp: null,
+  transferRx: 0,
+  transferTx: 0,
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+  token: 'pstn_secret',
 };
 
 function renderDialog(onCreated = vi.fn()) {
@@ -62,7 +76,11 @@ describe('node form gateway rule (console-spec §5)', () => {
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Save' })));
     const [url, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
     expect([url, init.method]).toEqual(['/api/nodes', 'POST']);
-    expect(JSON.parse(init.body as string)).toMatchObject({ name: 'office', isGateway: true, gatewayNetwork: '192.168.10.0/24' });
+    expect(JSON.parse(init.body as string)).toMatchObject({
+      name: 'office',
+      isGateway: true,
+      gatewayNetwork: '192.168.10.0/24',
+    });
     expect(onCreated).toHaveBeenCalledWith(expect.objectContaining({ token: 'pstn_secret' }));
   });
 });

@@ -40,9 +40,21 @@ export function NodeFormDialog({ open, node, onClose, onCreated }: NodeFormDialo
 
   const isGateway = form.values.isGateway;
   return (
-    <FormDialog open={open} title={node ? 'Edit Node' : 'New Node'} size="small" onClose={onClose} onSubmit={submit} isSubmitting={form.isSubmitting}>
+    <FormDialog
+      open={open}
+      title={node ? 'Edit Node' : 'New Node'}
+      size="small"
+      onClose={onClose}
+      onSubmit={submit}
+      isSubmitting={form.isSubmitting}
+    >
       <TextField label="Name" placeholder="e.g. home-lab" required {...form.field('name')} />
-      <TextField label="Address (Optional)" placeholder="Assigned automatically" description="An IPv4 address in the VPN, without CIDR." {...form.field('address')} />
+      <TextField
+        label="Address (Optional)"
+        placeholder="Assigned automatically"
+        description="An IPv4 address in the VPN, without CIDR."
+        {...form.field('address')}
+      />
       <CheckboxField label="Send all internet traffic through the VPN" {...form.field('allowInternet')} />
       <CheckboxField
         label="This node is a gateway"
@@ -53,7 +65,9 @@ export function NodeFormDialog({ open, node, onClose, onCreated }: NodeFormDialo
           if (!checked) form.touch('gatewayNetwork'); // drops a stale "required" message with the cleared value
         }}
       />
-      {isGateway && <TextField label="Gateway Network" placeholder="192.168.1.0/24" required {...form.field('gatewayNetwork')} />}
+      {isGateway && (
+        <TextField label="Gateway Network" placeholder="192.168.1.0/24" required {...form.field('gatewayNetwork')} />
+      )}
       {isGateway && (
         <TextField
           label="Further Networks (Optional)"

@@ -27,7 +27,12 @@ export function nodeFormValues(node?: Node | null): NodeFormValues {
 
 /** console-spec §5: unchecking the gateway option clears gatewayNetwork (and the further networks with it). */
 export function withGateway(values: NodeFormValues, isGateway: boolean): NodeFormValues {
-  return { ...values, isGateway, gatewayNetwork: isGateway ? values.gatewayNetwork : '', gatewayNetworks: isGateway ? values.gatewayNetworks : '' };
+  return {
+    ...values,
+    isGateway,
+    gatewayNetwork: isGateway ? values.gatewayNetwork : '',
+    gatewayNetworks: isGateway ? values.gatewayNetworks : '',
+  };
 }
 
 const splitNetworks = (text: string): string[] => text.split(/[\s,]+/).filter((part) => part !== '');

@@ -45,9 +45,17 @@ function WayPanel({ way, node, commands }: { way: Way; node: NodeCreated; comman
   if (way === 'wireguard') {
     return (
       <>
-        <p>For a machine that runs plain WireGuard (wg-quick, a router, a phone): import this configuration file. It needs no token.</p>
+        <p>
+          For a machine that runs plain WireGuard (wg-quick, a router, a phone): import this configuration file. It
+          needs no token.
+        </p>
         <div>
-          <Button variant="secondary" onClick={() => void downloadNodeConfig(node.id).catch((error: unknown) => console.error('download config failed', error))}>
+          <Button
+            variant="secondary"
+            onClick={() =>
+              void downloadNodeConfig(node.id).catch((error: unknown) => console.error('download config failed', error))
+            }
+          >
             Download WireGuard config
           </Button>
         </div>
@@ -73,7 +81,12 @@ export function NodeReadyDialog({ node, onClose }: { node: NodeCreated | null; o
   const commands = useNodeCommands(node?.token ?? '', node !== null);
   const [way, setWay] = useState<Way>('cli');
   return (
-    <InfoDialog open={node !== null} title="Your Node is Ready" icon={<CheckIcon className="size-6 text-green-600" />} onClose={onClose}>
+    <InfoDialog
+      open={node !== null}
+      title="Your Node is Ready"
+      icon={<CheckIcon className="size-6 text-green-600" />}
+      onClose={onClose}
+    >
       {node && (
         <>
           <p>

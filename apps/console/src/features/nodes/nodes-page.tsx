@@ -27,7 +27,6 @@ const filters: { label: string; value: NodeTypeFilter }[] = [
   { label: 'Gateways', value: 'gateways' },
 ];
 
-
 /** The list's "(KB)" columns (console-spec §2) in that unit: 1024 bytes, 2 decimals, grouped thousands. */
 export function formatKilobytes(bytes: number): string {
   return (bytes / 1024).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -38,7 +37,11 @@ function NodeRow({ node, menu }: { node: Node; menu: ReturnType<typeof useNodeAc
     <Tr>
       <Td className="w-24">{node.isLocal ? null : <StatusDot status={node.status} />}</Td>
       <Td>
-        <Link to="/nodes/$id" params={{ id: String(node.id) }} className="font-medium text-brand-600 hover:underline dark:text-blue-400">
+        <Link
+          to="/nodes/$id"
+          params={{ id: String(node.id) }}
+          className="font-medium text-brand-600 hover:underline dark:text-blue-400"
+        >
           {node.name}
         </Link>
       </Td>
@@ -49,7 +52,10 @@ function NodeRow({ node, menu }: { node: Node; menu: ReturnType<typeof useNodeAc
       <Td title={formatBytes(node.transferRx)}>{formatKilobytes(node.transferRx)}</Td>
       <Td title={formatBytes(node.transferTx)}>{formatKilobytes(node.transferTx)}</Td>
       <Td className="w-12 text-right">
-        <ActionMenu label={`Actions for ${node.name}`} items={menu(node, { withView: true, withExpose: true, withDelete: true })} />
+        <ActionMenu
+          label={`Actions for ${node.name}`}
+          items={menu(node, { withView: true, withExpose: true, withDelete: true })}
+        />
       </Td>
     </Tr>
   );
@@ -63,7 +69,8 @@ export function NodesPage() {
   const limit = search.limit ?? NODE_PAGE_SIZE;
   // Each change of view is a history entry (Back returns to it); typing replaces the entry it started.
   const setView = useCallback(
-    (next: Partial<NodesSearch>, replace = false) => void navigate({ search: (prev) => ({ ...prev, ...next }), replace }),
+    (next: Partial<NodesSearch>, replace = false) =>
+      void navigate({ search: (prev) => ({ ...prev, ...next }), replace }),
     [navigate],
   );
   const setPage = useCallback((next: number) => setView({ page: next === 1 ? undefined : next }), [setView]);
@@ -74,7 +81,8 @@ export function NodesPage() {
   const actions = useNodeActions();
   useClampPage(page, limit, data?.total, setPage);
   useNodeListStream(params);
-  const onSort = (key: NodeSortKey, direction: 'asc' | 'desc') => setView({ sort: key, order: direction, page: undefined });
+  const onSort = (key: NodeSortKey, direction: 'asc' | 'desc') =>
+    setView({ sort: key, order: direction, page: undefined });
   const isSearching = Boolean(q);
 
   const openForm = () => setFormOpen(true);
@@ -87,24 +95,30 @@ export function NodesPage() {
         </Button>
       </div>
       <div className="flex flex-wrap items-center justify-between gap-3">
-      <div role="group" aria-label="Filter nodes" className="flex flex-wrap gap-2">
-        {filters.map((filter) => (
-          <button
-            key={filter.label}
-            type="button"
-            aria-pressed={type === filter.value}
-            onClick={() => setView({ type: filter.value, page: undefined })}
-            className={`rounded-full border px-3 py-1 text-sm ${type === filter.value ? 'border-brand-600 bg-brand-600 text-white' : 'border-gray-300 bg-white text-gray-700 hover:bg-gray-50 dark:border-gray-600 dark:bg-gray-800 dark:text-gray-200'}`}
-          >
-            {filter.label}
-          </button>
-        ))}
-      </div>
-        <SearchField label="Search nodes by name or address" value={q ?? ''} onSearch={(text) => setView({ q: text || undefined, page: undefined }, true)} />
+        <div role="group" aria-label="Filter nodes" className="flex flex-wrap gap-2">
+          {filters.map((filter) => (
+            <button
+              key={filter.label}
+              type="button"
+              aria-pressed={type === filter.value}
+              onClick={() => setView({ type: filter.value, page: undefined })}
+              className={`rounded-full border px-3 py-1 text-sm ${type === filter.value ? 'border-brand-600 bg-brand-600 text-white' : 'border-gray-300 bg-white text-gray-700 hover:bg-gray-50 dark:border-gray-600 dark:bg-gray-800 dark:text-gray-200'}`}
+            >
+              {filter.label}
+            </button>
+          ))}
+        </div>
+        <SearchField
+          label="Search nodes by name or address"
+          value={q ?? ''}
+          onSearch={(text) => setView({ q: text || undefined, page: undefined }, true)}
+        />
       </div>
       <Card>
         {isPending ? (
-          <div className="flex justify-center py-10"><Spinner className="size-6" /></div>
+          <div className="flex justify-center py-10">
+            <Spinner className="size-6" />
+          </div>
         ) : isError ? (
           <EmptyState title="Nodes could not be loaded" description="Check your connection and reload the page." />
         ) : data.data.length === 0 && isSearching ? (
@@ -112,7 +126,13 @@ export function NodesPage() {
             No nodes match “{q}”.
           </p>
         ) : data.data.length === 0 ? (
-          <EmptyState icon={<ServerIcon />} title="No nodes yet" description="Nodes are the machines that connect to this gateway over WireGuard; their status and traffic appear here. Add a node first, then run the command it shows on that machine." actionLabel="Add Node" onAction={openForm} />
+          <EmptyState
+            icon={<ServerIcon />}
+            title="No nodes yet"
+            description="Nodes are the machines that connect to this gateway over WireGuard; their status and traffic appear here. Add a node first, then run the command it shows on that machine."
+            actionLabel="Add Node"
+            onAction={openForm}
+          />
         ) : (
           <>
             <Table>
@@ -123,7 +143,9 @@ export function NodesPage() {
                 <SortableTh label="Latest Handshake" sortKey="handshake" sort={sort} order={order} onSort={onSort} />
                 <Th>Received (KB)</Th>
                 <Th>Transmitted (KB)</Th>
-                <Th><span className="sr-only">Actions</span></Th>
+                <Th>
+                  <span className="sr-only">Actions</span>
+                </Th>
               </THead>
               <TBody>
                 {data.data.map((node) => (
@@ -133,7 +155,10 @@ export function NodesPage() {
             </Table>
             <Pagination page={data.page} limit={data.limit} total={data.total} onPageChange={setPage} />
             <div className="flex justify-end border-t border-gray-200 px-4 py-2 dark:border-gray-800">
-              <PageSizeSelect value={limit} onChange={(size) => setView({ limit: size === NODE_PAGE_SIZE ? undefined : size, page: undefined })} />
+              <PageSizeSelect
+                value={limit}
+                onChange={(size) => setView({ limit: size === NODE_PAGE_SIZE ? undefined : size, page: undefined })}
+              />
             </div>
           </>
         )}

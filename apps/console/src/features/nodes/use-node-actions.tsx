@@ -30,7 +30,8 @@ export function useNodeActions({ onDeleted }: { onDeleted?: (node: Node) => void
 
   const toggleEnabled = async (node: Node) => {
     const isAccepted = await confirm(node.enabled ? disconnectConfirmation(node) : connectConfirmation(node));
-    if (isAccepted) await setEnabled.mutateAsync({ id: node.id, enabled: !node.enabled }).catch(logFailure('connect/disconnect'));
+    if (isAccepted)
+      await setEnabled.mutateAsync({ id: node.id, enabled: !node.enabled }).catch(logFailure('connect/disconnect'));
   };
 
   const remove = async (node: Node) => {
@@ -45,13 +46,29 @@ export function useNodeActions({ onDeleted }: { onDeleted?: (node: Node) => void
   };
 
   /** The local node has no edit, connect, disconnect, delete or download actions (console-spec §4). */
-  const menuItems = (node: Node, { withView = false, withExpose = false, withDelete = false }: MenuOptions = {}): MenuItem[] => [
-    { label: 'View Node Details', isHidden: !withView, onSelect: () => void navigate({ to: '/nodes/$id', params: { id: String(node.id) } }) },
+  const menuItems = (
+    node: Node,
+    { withView = false, withExpose = false, withDelete = false }: MenuOptions = {},
+  ): MenuItem[] => [
+    {
+      label: 'View Node Details',
+      isHidden: !withView,
+      onSelect: () => void navigate({ to: '/nodes/$id', params: { id: String(node.id) } }),
+    },
     { label: 'Edit Node', isHidden: node.isLocal, onSelect: () => setEditing(node) },
     { label: 'Expose HTTP', isHidden: !withExpose, onSelect: () => setExposing({ node, type: 'http' }) },
     { label: 'Expose TCP', isHidden: !withExpose, onSelect: () => setExposing({ node, type: 'tcp' }) },
-    { label: 'Download Config', isHidden: node.isLocal, onSelect: () => void downloadNodeConfig(node.id).catch(logFailure('download config')) },
-    { label: node.enabled ? 'Disconnect' : 'Connect', isHidden: node.isLocal, isDanger: node.enabled, onSelect: () => void toggleEnabled(node) },
+    {
+      label: 'Download Config',
+      isHidden: node.isLocal,
+      onSelect: () => void downloadNodeConfig(node.id).catch(logFailure('download config')),
+    },
+    {
+      label: node.enabled ? 'Disconnect' : 'Connect',
+      isHidden: node.isLocal,
+      isDanger: node.enabled,
+      onSelect: () => void toggleEnabled(node),
+    },
     { label: 'Delete Node', isHidden: node.isLocal || !withDelete, isDanger: true, onSelect: () => void remove(node) },
   ];
 

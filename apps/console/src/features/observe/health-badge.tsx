@@ -11,15 +11,22 @@ const TEXTS = { up: 'Up', down: 'Down', unknown: 'Unchecked' } as const;
 /** The backend's state as the gateway's checks see it, with why it is down and since when. */
 export function HealthBadge({ health }: { health: ServiceHealth | null }) {
   const state = health?.state ?? 'unknown';
-  const title = health === null
-    ? 'Not checked'
-    : [
-        state === 'down' && health.since ? `Down since ${formatRelativeTime(health.since)}` : null,
-        health.lastError,
-        health.latencyMs !== null ? `${health.latencyMs} ms` : null,
-      ].filter(Boolean).join(' · ');
+  const title =
+    health === null
+      ? 'Not checked'
+      : [
+          state === 'down' && health.since ? `Down since ${formatRelativeTime(health.since)}` : null,
+          health.lastError,
+          health.latencyMs !== null ? `${health.latencyMs} ms` : null,
+        ]
+          .filter(Boolean)
+          .join(' · ');
   return (
-    <span className={`inline-flex items-center rounded px-1.5 py-0.5 text-xs font-medium ${STYLES[state]}`} title={title} data-health={state}>
+    <span
+      className={`inline-flex items-center rounded px-1.5 py-0.5 text-xs font-medium ${STYLES[state]}`}
+      title={title}
+      data-health={state}
+    >
       {TEXTS[state]}
     </span>
   );

@@ -13,7 +13,10 @@ export function ServiceRowFigures({ figures, type }: { figures: ServiceFigures |
       <span title="Last hour">
         {figures.requests} {unit}/h{figures.errors > 0 ? ` · ${figures.errors} err` : ''} · {formatBytes(figures.bytes)}
       </span>
-      <Sparkline values={figures.spark.length > 0 ? figures.spark : [0, 0]} label={`${figures.requests} ${unit} in the last hour`} />
+      <Sparkline
+        values={figures.spark.length > 0 ? figures.spark : [0, 0]}
+        label={`${figures.requests} ${unit} in the last hour`}
+      />
     </div>
   );
 }

@@ -18,7 +18,9 @@ export function TrafficChart({ points, label }: { points: readonly TrafficPoint[
           <g key={point.minute}>
             <title>{`${new Date(point.minute).toLocaleTimeString()}: ${point.requests}`}</title>
             <rect x={i * width} y={40 - height} width={width * 0.8} height={height} className="fill-brand-500" />
-            {errors > 0 && <rect x={i * width} y={40 - errors} width={width * 0.8} height={errors} className="fill-red-500" />}
+            {errors > 0 && (
+              <rect x={i * width} y={40 - errors} width={width * 0.8} height={errors} className="fill-red-500" />
+            )}
           </g>
         );
       })}
@@ -49,7 +51,10 @@ export function ServiceTrafficPanel({ service }: { service: HttpService | TcpSer
       {summary.type === 'http' ? (
         <div className="grid grid-cols-2 gap-2 text-sm sm:grid-cols-4">
           <Figure label="Requests" value={String(summary.requests)} />
-          <Figure label="2xx / 3xx / 4xx / 5xx" value={`${summary.status['2xx']} / ${summary.status['3xx']} / ${summary.status['4xx']} / ${summary.status['5xx']}`} />
+          <Figure
+            label="2xx / 3xx / 4xx / 5xx"
+            value={`${summary.status['2xx']} / ${summary.status['3xx']} / ${summary.status['4xx']} / ${summary.status['5xx']}`}
+          />
           <Figure label="p50 / p95" value={`${ms(summary.p50Ms)} / ${ms(summary.p95Ms)}`} />
           <Figure label="In / out" value={`${formatBytes(summary.bytesIn)} / ${formatBytes(summary.bytesOut)}`} />
           <Figure label="Open now" value={String(summary.open)} />
@@ -58,7 +63,10 @@ export function ServiceTrafficPanel({ service }: { service: HttpService | TcpSer
         <div className="grid grid-cols-2 gap-2 text-sm sm:grid-cols-4">
           <Figure label="Connections" value={String(summary.connections)} />
           <Figure label="Failed" value={String(summary.failed)} />
-          <Figure label="Mean duration" value={summary.avgDurationSeconds === null ? '–' : `${summary.avgDurationSeconds} s`} />
+          <Figure
+            label="Mean duration"
+            value={summary.avgDurationSeconds === null ? '–' : `${summary.avgDurationSeconds} s`}
+          />
           <Figure label="In / out" value={`${formatBytes(summary.bytesIn)} / ${formatBytes(summary.bytesOut)}`} />
           <Figure label="Open now" value={String(summary.open)} />
         </div>

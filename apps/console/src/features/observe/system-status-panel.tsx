@@ -18,17 +18,35 @@ export function SystemStatusPanel() {
     >
       <h2 className="text-base font-semibold">System status</h2>
       <div className="grid grid-cols-2 gap-3 text-sm md:grid-cols-4">
-        <div><div className="text-gray-500 dark:text-gray-400">Requests, 24 h</div><div className="text-lg font-semibold" data-testid="total-requests">{traffic.requests}</div></div>
-        <div><div className="text-gray-500 dark:text-gray-400">TCP/UDP connections, 24 h</div><div className="text-lg font-semibold">{traffic.connections}</div></div>
-        <div><div className="text-gray-500 dark:text-gray-400">In / out, 24 h</div><div className="text-lg font-semibold">{formatBytes(traffic.bytesIn)} / {formatBytes(traffic.bytesOut)}</div></div>
+        <div>
+          <div className="text-gray-500 dark:text-gray-400">Requests, 24 h</div>
+          <div className="text-lg font-semibold" data-testid="total-requests">
+            {traffic.requests}
+          </div>
+        </div>
+        <div>
+          <div className="text-gray-500 dark:text-gray-400">TCP/UDP connections, 24 h</div>
+          <div className="text-lg font-semibold">{traffic.connections}</div>
+        </div>
+        <div>
+          <div className="text-gray-500 dark:text-gray-400">In / out, 24 h</div>
+          <div className="text-lg font-semibold">
+            {formatBytes(traffic.bytesIn)} / {formatBytes(traffic.bytesOut)}
+          </div>
+        </div>
         <div>
           <div className="text-gray-500 dark:text-gray-400">Backends</div>
           <div className="text-lg font-semibold" data-testid="health-counts">
-            {health.up} up · <span className={health.down > 0 ? 'text-red-600 dark:text-red-400' : ''}>{health.down} down</span>
+            {health.up} up ·{' '}
+            <span className={health.down > 0 ? 'text-red-600 dark:text-red-400' : ''}>{health.down} down</span>
           </div>
         </div>
       </div>
-      <Sparkline values={traffic.points.map((p) => p.requests)} label="Requests and connections per 10 minutes, last 24 hours" className="h-10 w-full" />
+      <Sparkline
+        values={traffic.points.map((p) => p.requests)}
+        label="Requests and connections per 10 minutes, last 24 hours"
+        className="h-10 w-full"
+      />
       <p className="text-sm" data-testid="drift-status">
         {drift === null
           ? 'Drift check: not run yet.'
@@ -38,7 +56,9 @@ export function SystemStatusPanel() {
       </p>
       {drift !== null && drift.differences.length > 0 && (
         <ul className="list-disc pl-5 text-xs text-gray-600 dark:text-gray-300">
-          {drift.differences.map((difference) => <li key={difference}>{difference}</li>)}
+          {drift.differences.map((difference) => (
+            <li key={difference}>{difference}</li>
+          ))}
         </ul>
       )}
     </section>

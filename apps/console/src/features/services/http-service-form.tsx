@@ -16,7 +16,14 @@ export function HttpServiceForm({ node, service, onClose, onCreated }: ServiceFo
   const access = getHttpFieldAccess(node, service);
   const create = useCreateHttpService();
   const update = useUpdateHttpService();
-  const save = useSaveService({ node, service, create: create.mutateAsync, update: update.mutateAsync, onClose, onCreated });
+  const save = useSaveService({
+    node,
+    service,
+    create: create.mutateAsync,
+    update: update.mutateAsync,
+    onClose,
+    onCreated,
+  });
   const onSubmit = form.handleSubmit(save);
 
   return (
@@ -25,7 +32,12 @@ export function HttpServiceForm({ node, service, onClose, onCreated }: ServiceFo
       node={node}
       domainLabel="Public Domain"
       domainPlaceholder="app.example.com"
-      fields={{ name: form.field('name'), domain: form.field('domain'), allowedIps: form.field('allowedIps'), blockedIps: form.field('blockedIps') }}
+      fields={{
+        name: form.field('name'),
+        domain: form.field('domain'),
+        allowedIps: form.field('allowedIps'),
+        blockedIps: form.field('blockedIps'),
+      }}
       onClose={onClose}
       onSubmit={onSubmit}
       isSubmitting={form.isSubmitting}

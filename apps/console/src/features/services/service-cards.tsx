@@ -1,7 +1,12 @@
 import type { HttpService, Node, ServiceType, TcpService } from '@postern/contract';
 import { useNavigate, useSearch } from '@tanstack/react-router';
 import { useCallback, useState, type ReactNode } from 'react';
-import { serviceViewFromSearch, serviceViewToSearch, type NodeDetailSearch, type ServiceListView } from '../../lib/list-search';
+import {
+  serviceViewFromSearch,
+  serviceViewToSearch,
+  type NodeDetailSearch,
+  type ServiceListView,
+} from '../../lib/list-search';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { EmptyState } from '../../components/ui/empty-state';
@@ -15,7 +20,13 @@ import { ServiceList } from './service-list';
 /** null: closed; 'new': the create form; a service: its edit form. */
 type FormState<S> = null | 'new' | S;
 
-function ServicesCard({ node, type, form, onAdd, onEdit }: {
+function ServicesCard({
+  node,
+  type,
+  form,
+  onAdd,
+  onEdit,
+}: {
   node: Node;
   type: ServiceType;
   form: ReactNode;
@@ -54,13 +65,20 @@ function ServicesCard({ node, type, form, onAdd, onEdit }: {
 }
 
 /** The card's search, page, page size and sort live in the node page's URL (Back returns to the same view). */
-function useUrlServiceView(type: ServiceType): [ServiceListView, (next: Partial<ServiceListView>, replace?: boolean) => void] {
+function useUrlServiceView(
+  type: ServiceType,
+): [ServiceListView, (next: Partial<ServiceListView>, replace?: boolean) => void] {
   // Not strict: the card also renders outside the node route (component tests); it reads its own keys only.
   const search: Record<string, unknown> = useSearch({ strict: false });
   const navigate = useNavigate();
   const onViewChange = useCallback(
     (next: Partial<ServiceListView>, replace = false) =>
-      void navigate({ to: '.', search: (prev: NodeDetailSearch) => ({ ...prev, ...serviceViewToSearch(next, type) }), replace, resetScroll: false }),
+      void navigate({
+        to: '.',
+        search: (prev: NodeDetailSearch) => ({ ...prev, ...serviceViewToSearch(next, type) }),
+        replace,
+        resetScroll: false,
+      }),
     [navigate, type],
   );
   return [serviceViewFromSearch(search, type), onViewChange];

@@ -7,12 +7,20 @@ import { DURATIONS, formatRemaining, type ExpiryChoice } from './service-expiry-
 
 // Temporary exposure (beyond the spec): the form's "Expose For" choice and the remaining time on a service row.
 
-type ExpiryFieldProps = { service: HttpService | TcpService | undefined; value: ExpiryChoice; onChange: (value: ExpiryChoice) => void };
+type ExpiryFieldProps = {
+  service: HttpService | TcpService | undefined;
+  value: ExpiryChoice;
+  onChange: (value: ExpiryChoice) => void;
+};
 
 export function ExpiryField({ service, value, onChange }: ExpiryFieldProps) {
   const current = service?.expiresAt;
   const options = service
-    ? [{ value: '', label: current ? `Keep (until ${new Date(current).toLocaleString()})` : 'Keep (no expiry)' }, { value: 'none', label: 'No expiry' }, ...DURATIONS]
+    ? [
+        { value: '', label: current ? `Keep (until ${new Date(current).toLocaleString()})` : 'Keep (no expiry)' },
+        { value: 'none', label: 'No expiry' },
+        ...DURATIONS,
+      ]
     : [{ value: '', label: 'No expiry' }, ...DURATIONS];
   return (
     <SelectField
@@ -52,9 +60,15 @@ export function ExpiryNote({ service }: { service: HttpService | TcpService }) {
     return () => clearInterval(timer);
   }, [isAwaitingSweep, queryClient]);
   if (expiresAt === null) return null;
-  const text = isDue ? `Expired ${new Date(expiresAt).toLocaleString()}` : `Expires in ${formatRemaining(expiresAt - now)}`;
+  const text = isDue
+    ? `Expired ${new Date(expiresAt).toLocaleString()}`
+    : `Expires in ${formatRemaining(expiresAt - now)}`;
   return (
-    <p className="mt-1 text-xs text-amber-700 dark:text-amber-400" data-testid="service-expiry" title={new Date(expiresAt).toLocaleString()}>
+    <p
+      className="mt-1 text-xs text-amber-700 dark:text-amber-400"
+      data-testid="service-expiry"
+      title={new Date(expiresAt).toLocaleString()}
+    >
       {text}
     </p>
   );

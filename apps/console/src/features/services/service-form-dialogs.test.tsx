@@ -80,7 +80,9 @@ describe('HTTP service form', () => {
 
   it('closes without the exposed dialog when the gateway stored the service but could not serve it (by code)', async () => {
     const calls = fakeApi((method) =>
-      method === 'POST' ? { status: 400, body: { message: 'nginx: duplicate location "/app"', code: 'dataplane_rejected' } } : undefined,
+      method === 'POST'
+        ? { status: 400, body: { message: 'nginx: duplicate location "/app"', code: 'dataplane_rejected' } }
+        : undefined,
     );
     const onClose = vi.fn();
     renderWithProviders(<HttpServiceFormDialog node={buildNode()} open onClose={onClose} />);
@@ -95,7 +97,11 @@ describe('HTTP service form', () => {
   });
 
   it('keeps the form open for a plain 400 (nothing was stored)', async () => {
-    fakeApi((method) => (method === 'POST' ? { status: 400, body: { message: 'This node has reached its limit', code: 'bad_request' } } : undefined));
+    fakeApi((method) =>
+      method === 'POST'
+        ? { status: 400, body: { message: 'This node has reached its limit', code: 'bad_request' } }
+        : undefined,
+    );
     const onClose = vi.fn();
     const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     renderWithProviders(<HttpServiceFormDialog node={buildNode()} open onClose={onClose} />);
@@ -116,7 +122,9 @@ describe('HTTP service form', () => {
             status: 422,
             body: {
               message: 'Validation failed',
-              errors: { body: [{ field: 'pathLocation', message: 'This domain and path are already used by another service' }] },
+              errors: {
+                body: [{ field: 'pathLocation', message: 'This domain and path are already used by another service' }],
+              },
             },
           }
         : undefined,
@@ -160,7 +168,12 @@ describe('TCP service form', () => {
     renderWithProviders(<TcpServiceFormDialog node={buildNode()} open onClose={vi.fn()} />);
     fireEvent.change(input('Service Name'), { target: { value: 'mqtt' } });
     await save();
-    expect(calls.find((call) => call.method === 'POST')?.body).toMatchObject({ name: 'mqtt', proto: 'tcp', port: null, backendPort: 1883 });
+    expect(calls.find((call) => call.method === 'POST')?.body).toMatchObject({
+      name: 'mqtt',
+      proto: 'tcp',
+      port: null,
+      backendPort: 1883,
+    });
     expect(await screen.findByText('tcp://gw.example.com:30001')).toBeTruthy();
   });
 });

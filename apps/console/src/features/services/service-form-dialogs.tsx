@@ -13,7 +13,11 @@ type DialogProps<S> = { node: Node; service?: S; open: boolean; onClose: () => v
  * Shows the form, and after a create the service-exposed dialog in its place; `onClose` runs when the operator
  * leaves either. Works whether the parent toggles `open` or mounts the dialog only while it is open.
  */
-function ServiceFormFlow({ open, onClose, renderForm }: {
+function ServiceFormFlow({
+  open,
+  onClose,
+  renderForm,
+}: {
   open: boolean;
   onClose: () => void;
   renderForm: (onCreated: (service: HttpService | TcpService) => void) => ReactNode;
@@ -37,7 +41,13 @@ export function HttpServiceFormDialog({ node, service, open, onClose }: DialogPr
       open={open}
       onClose={onClose}
       renderForm={(onCreated) => (
-        <HttpServiceForm key={service?.id ?? 'new'} node={node} {...(service ? { service } : {})} onClose={onClose} onCreated={onCreated} />
+        <HttpServiceForm
+          key={service?.id ?? 'new'}
+          node={node}
+          {...(service ? { service } : {})}
+          onClose={onClose}
+          onCreated={onCreated}
+        />
       )}
     />
   );
@@ -50,7 +60,13 @@ export function TcpServiceFormDialog({ node, service, open, onClose }: DialogPro
       open={open}
       onClose={onClose}
       renderForm={(onCreated) => (
-        <TcpServiceForm key={service?.id ?? 'new'} node={node} {...(service ? { service } : {})} onClose={onClose} onCreated={onCreated} />
+        <TcpServiceForm
+          key={service?.id ?? 'new'}
+          node={node}
+          {...(service ? { service } : {})}
+          onClose={onClose}
+          onCreated={onCreated}
+        />
       )}
     />
   );

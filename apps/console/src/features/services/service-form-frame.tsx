@@ -28,18 +28,36 @@ type ServiceFormFrameProps = {
 };
 
 /** What the HTTP and TCP/UDP service forms share: the dialog, name and domain first, the access lists last. */
-export function ServiceFormFrame({ title, node, domainLabel, domainPlaceholder, fields, onClose, onSubmit, isSubmitting, children }: ServiceFormFrameProps) {
+export function ServiceFormFrame({
+  title,
+  node,
+  domainLabel,
+  domainPlaceholder,
+  fields,
+  onClose,
+  onSubmit,
+  isSubmitting,
+  children,
+}: ServiceFormFrameProps) {
   const loadDomains = useDomainSuggestions();
   return (
     <FormDialog open size="large" title={title} onClose={onClose} onSubmit={onSubmit} isSubmitting={isSubmitting}>
-      <p className="mb-4 flex flex-wrap items-center gap-2 rounded-md bg-gray-50 px-3 py-2 text-sm dark:bg-gray-800" aria-label="Node">
+      <p
+        className="mb-4 flex flex-wrap items-center gap-2 rounded-md bg-gray-50 px-3 py-2 text-sm dark:bg-gray-800"
+        aria-label="Node"
+      >
         <span className="text-gray-600 dark:text-gray-300">Node</span>
         <strong>{node.name}</strong>
         <Badge tone={nodeTypeTone(node)}>{nodeTypeLabel(node)}</Badge>
         {node.address && <span className="font-mono text-gray-600 dark:text-gray-300">{node.address}</span>}
       </p>
       <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
-        <TextField label="Service Name" placeholder="Enter a friendly name for this service" required {...fields.name} />
+        <TextField
+          label="Service Name"
+          placeholder="Enter a friendly name for this service"
+          required
+          {...fields.name}
+        />
         <AutocompleteField
           label={domainLabel}
           placeholder={domainPlaceholder}

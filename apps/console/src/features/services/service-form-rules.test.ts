@@ -20,7 +20,11 @@ const httpService = (overrides: Partial<HttpService>) =>
 
 describe('service form defaults', () => {
   it('starts an HTTP service at http, port 80, path /', () => {
-    expect(getInitialHttpValues(regularNode)).toMatchObject({ backendProto: 'http', backendPort: '80', pathLocation: '/' });
+    expect(getInitialHttpValues(regularNode)).toMatchObject({
+      backendProto: 'http',
+      backendPort: '80',
+      pathLocation: '/',
+    });
   });
 
   it('starts a TCP service at tcp, backend port 1883, no public port, no TLS', () => {

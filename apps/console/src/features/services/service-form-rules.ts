@@ -139,14 +139,20 @@ export function toTcpBody(values: TcpFormValues, node: Node): Record<string, unk
 }
 
 /** Rules the UI adds to the API's: the backend port is required, and so is the host where it can be edited. */
-function addUiRules(errors: FieldErrors, values: { backendPort: string; backendHost: string }, node: Node): FieldErrors {
+function addUiRules(
+  errors: FieldErrors,
+  values: { backendPort: string; backendHost: string },
+  node: Node,
+): FieldErrors {
   const result = { ...errors };
   if (values.backendPort.trim() === '') result.backendPort = messages.required;
   if (canEditBackendHost(node) && values.backendHost.trim() === '') result.backendHost = messages.required;
   return result;
 }
 
-function collectErrors(parsed: { success: true } | { success: false; error: Parameters<typeof toFieldErrors>[0] }): FieldErrors {
+function collectErrors(
+  parsed: { success: true } | { success: false; error: Parameters<typeof toFieldErrors>[0] },
+): FieldErrors {
   if (parsed.success) return {};
   return Object.fromEntries(toFieldErrors(parsed.error).map(({ field, message }) => [field, message]));
 }

@@ -4,7 +4,9 @@ import { InfoDialog } from '../../components/ui/dialog';
 import { describeBackend, isPubliclyExposed } from './service-display';
 
 // The chart and its query load with the dialog, never with the first page.
-const ServiceTrafficPanel = lazy(() => import('../observe/service-traffic-panel').then((module) => ({ default: module.ServiceTrafficPanel })));
+const ServiceTrafficPanel = lazy(() =>
+  import('../observe/service-traffic-panel').then((module) => ({ default: module.ServiceTrafficPanel })),
+);
 
 export const SERVICE_EXPOSED_TITLE = 'Your Service is Now Publicly Available';
 
@@ -21,7 +23,11 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
  * A service's public address and settings. After a create it is the service-exposed dialog (console-spec §2);
  * from the row menu's Info it shows the same facts under the service's name.
  */
-export function ServiceInfoDialog({ service, title, onClose }: {
+export function ServiceInfoDialog({
+  service,
+  title,
+  onClose,
+}: {
   service: HttpService | TcpService | null;
   title?: string;
   onClose: () => void;
@@ -44,7 +50,9 @@ export function ServiceInfoDialog({ service, title, onClose }: {
         <Row label="Status">{isPubliclyExposed(service) ? 'Public' : service.enabled ? 'Not applied' : 'Disabled'}</Row>
         {service.applyError && <Row label="Gateway error">{service.applyError}</Row>}
         <Row label="Backend">{describeBackend(service)}</Row>
-        <Row label="Allowed IPs">{service.allowedIps.length > 0 ? service.allowedIps.join(', ') : 'No restrictions'}</Row>
+        <Row label="Allowed IPs">
+          {service.allowedIps.length > 0 ? service.allowedIps.join(', ') : 'No restrictions'}
+        </Row>
         <Row label="Blocked IPs">{service.blockedIps.length > 0 ? service.blockedIps.join(', ') : 'None'}</Row>
       </dl>
       {title !== SERVICE_EXPOSED_TITLE && (

@@ -43,19 +43,19 @@ describe('service list', () => {
       <ServiceList type="http" scope={{ kind: 'node', nodeId: 4 }} empty={null} onEdit={vi.fn()} />
     ));
     const menu = await openMenu('api');
-    expect(within(menu).getAllByRole('menuitem').map((item) => item.textContent)).toEqual([
-      'Info',
-      'Logs Monitor',
-      'Edit Service',
-      'Disable Access',
-      'Delete Service',
-    ]);
+    expect(
+      within(menu)
+        .getAllByRole('menuitem')
+        .map((item) => item.textContent),
+    ).toEqual(['Info', 'Logs Monitor', 'Edit Service', 'Disable Access', 'Delete Service']);
     fireEvent.click(within(menu).getByRole('menuitem', { name: 'Logs Monitor' }));
     await waitFor(() => expect(router.state.location.pathname).toBe('/nodes/4/http/9/logs'));
   });
 
   it("lists a domain's services from every node and leads to their node", async () => {
-    const calls = fakeApi((method, path) => (path === '/api/services/http' ? page([buildHttpService({ enabled: false })]) : undefined));
+    const calls = fakeApi((method, path) =>
+      path === '/api/services/http' ? page([buildHttpService({ enabled: false })]) : undefined,
+    );
     const router = renderInRouter(() => (
       <ServiceList type="http" scope={{ kind: 'domain', domain: 'app.example.com' }} empty={null} />
     ));
@@ -105,7 +105,9 @@ describe('HTTP services card', () => {
   });
 
   it("opens a row's edit form with its stored values", async () => {
-    fakeApi((method, path) => (path === '/api/services/4/http' ? page([buildHttpService({ name: 'grafana', backendPort: 3000 })]) : undefined));
+    fakeApi((method, path) =>
+      path === '/api/services/4/http' ? page([buildHttpService({ name: 'grafana', backendPort: 3000 })]) : undefined,
+    );
     renderInRouter(() => <HttpServicesCard node={buildNode()} />);
     fireEvent.click(within(await openMenu('grafana')).getByRole('menuitem', { name: 'Edit Service' }));
     const dialog = await screen.findByRole('dialog', { name: 'Edit HTTP Service' });

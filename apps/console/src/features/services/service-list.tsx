@@ -75,7 +75,10 @@ export function ServiceList({ type, scope, empty, onEdit, ...controlled }: Servi
     },
     scope.kind === 'node'
       ? { label: 'Edit Service', onSelect: () => onEdit?.(service), isHidden: !onEdit }
-      : { label: 'Go to node', onSelect: () => void navigate({ to: '/nodes/$id', params: { id: String(service.nodeId) } }) },
+      : {
+          label: 'Go to node',
+          onSelect: () => void navigate({ to: '/nodes/$id', params: { id: String(service.nodeId) } }),
+        },
     service.enabled
       ? { label: 'Disable Access', onSelect: () => void actions.disableAccess(service) }
       : { label: 'Enable Access', onSelect: () => void actions.enableAccess(service) },
@@ -98,11 +101,17 @@ export function ServiceList({ type, scope, empty, onEdit, ...controlled }: Servi
   return (
     <>
       <div className="flex flex-wrap items-center justify-between gap-2 px-4 py-2">
-        <SearchField label={searchLabels[type]} value={view.q ?? ''} onSearch={(text) => onViewChange({ q: text || undefined, page: undefined }, true)} />
+        <SearchField
+          label={searchLabels[type]}
+          value={view.q ?? ''}
+          onSearch={(text) => onViewChange({ q: text || undefined, page: undefined }, true)}
+        />
         <PageSizeSelect
           sizes={SERVICE_PAGE_SIZES}
           value={limit}
-          onChange={(size) => onViewChange({ limit: size === SERVICE_PAGE_SIZES[0] ? undefined : size, page: undefined })}
+          onChange={(size) =>
+            onViewChange({ limit: size === SERVICE_PAGE_SIZES[0] ? undefined : size, page: undefined })
+          }
         />
       </div>
       {rows.length === 0 ? (
@@ -113,7 +122,14 @@ export function ServiceList({ type, scope, empty, onEdit, ...controlled }: Servi
         <Table>
           <THead>
             <SortableTh label="Name" sortKey="name" sort={view.sort} order={view.order} onSort={onSort} />
-            <SortableTh label="Status" sortKey="status" sort={view.sort} order={view.order} onSort={onSort} className="hidden sm:table-cell" />
+            <SortableTh
+              label="Status"
+              sortKey="status"
+              sort={view.sort}
+              order={view.order}
+              onSort={onSort}
+              className="hidden sm:table-cell"
+            />
             <Th>Public Access</Th>
             <Th>
               <span className="sr-only">Actions</span>
@@ -124,14 +140,17 @@ export function ServiceList({ type, scope, empty, onEdit, ...controlled }: Servi
               <Tr key={service.id}>
                 <Td>
                   <span className="font-medium">{service.name}</span>
-                {/* Phones show the status under the name: one column fewer before the row's menu. */}
-                <span className="mt-1 flex sm:hidden">
-                  <ExposureStatus isExposed={isPubliclyExposed(service)} />
-                </span>
+                  {/* Phones show the status under the name: one column fewer before the row's menu. */}
+                  <span className="mt-1 flex sm:hidden">
+                    <ExposureStatus isExposed={isPubliclyExposed(service)} />
+                  </span>
                   <ExpiryNote service={service} />
                   <ServiceRowFigures figures={figuresOf(service.id)} type={type} />
                   {service.applyError && (
-                    <p className="mt-1 max-w-xs truncate text-xs text-red-600 dark:text-red-400" title={service.applyError}>
+                    <p
+                      className="mt-1 max-w-xs truncate text-xs text-red-600 dark:text-red-400"
+                      title={service.applyError}
+                    >
                       {service.applyError}
                     </p>
                   )}
@@ -142,7 +161,12 @@ export function ServiceList({ type, scope, empty, onEdit, ...controlled }: Servi
                 <Td>
                   {/* Long URLs wrap instead of pushing the menu out of a phone's view. */}
                   <div className="min-w-40 whitespace-normal break-all">
-                    <a href={service.publicAccess} target="_blank" rel="noreferrer" className="text-brand-600 hover:underline">
+                    <a
+                      href={service.publicAccess}
+                      target="_blank"
+                      rel="noreferrer"
+                      className="text-brand-600 hover:underline"
+                    >
                       {service.publicAccess}
                     </a>
                     <p className="text-xs text-gray-500 dark:text-gray-400">Proxy → {describeBackend(service)}</p>

@@ -1,6 +1,13 @@
 import type { HttpService, Node, TcpService } from '@postern/contract';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { createMemoryHistory, createRootRoute, createRoute, createRouter, Outlet, RouterProvider } from '@tanstack/react-router';
+import {
+  createMemoryHistory,
+  createRootRoute,
+  createRoute,
+  createRouter,
+  Outlet,
+  RouterProvider,
+} from '@tanstack/react-router';
 import { render } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { vi } from 'vitest';
@@ -16,7 +23,8 @@ export const buildNode = (overrides: Partial<Node> = {}): Node => ({
   address: '10.0.0.4',
   allowInternet: false,
   isGateway: false,
-  gatewayNetwork: null, gatewayNetworks: [],
+  gatewayNetwork: null,
+  gatewayNetworks: [],
   isLocal: false,
   enabled: true,
   status: 'online',
@@ -88,8 +96,16 @@ export function fakeApi(
       const method = init.method ?? 'GET';
       const url = new URL(input, 'http://localhost');
       const path = url.pathname;
-      calls.push({ method, path, query: url.searchParams, body: typeof init.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined });
-      const answer = reply(method, path, url.searchParams) ?? { status: 200, body: { data: [], page: 1, limit: 10, total: 0 } };
+      calls.push({
+        method,
+        path,
+        query: url.searchParams,
+        body: typeof init.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined,
+      });
+      const answer = reply(method, path, url.searchParams) ?? {
+        status: 200,
+        body: { data: [], page: 1, limit: 10, total: 0 },
+      };
       return Promise.resolve(
         new Response(answer.body === undefined ? null : JSON.stringify(answer.body), { status: answer.status }),
       );

@@ -15,7 +15,14 @@ export function TcpServiceForm({ node, service, onClose, onCreated }: ServiceFor
   const form = useZodForm(schema, getInitialTcpValues(node, service));
   const create = useCreateTcpService();
   const update = useUpdateTcpService();
-  const save = useSaveService({ node, service, create: create.mutateAsync, update: update.mutateAsync, onClose, onCreated });
+  const save = useSaveService({
+    node,
+    service,
+    create: create.mutateAsync,
+    update: update.mutateAsync,
+    onClose,
+    onCreated,
+  });
   const onSubmit = form.handleSubmit(save);
 
   return (
@@ -24,7 +31,12 @@ export function TcpServiceForm({ node, service, onClose, onCreated }: ServiceFor
       node={node}
       domainLabel="Public Domain (Optional)"
       domainPlaceholder="mqtt.example.com"
-      fields={{ name: form.field('name'), domain: form.field('domain'), allowedIps: form.field('allowedIps'), blockedIps: form.field('blockedIps') }}
+      fields={{
+        name: form.field('name'),
+        domain: form.field('domain'),
+        allowedIps: form.field('allowedIps'),
+        blockedIps: form.field('blockedIps'),
+      }}
       onClose={onClose}
       onSubmit={onSubmit}
       isSubmitting={form.isSubmitting}
@@ -58,7 +70,14 @@ export function TcpServiceForm({ node, service, onClose, onCreated }: ServiceFor
         required={canEditBackendHost(node)}
         {...form.field('backendHost')}
       />
-      <TextField label="Backend Port" type="number" inputMode="numeric" placeholder="1883" required {...form.field('backendPort')} />
+      <TextField
+        label="Backend Port"
+        type="number"
+        inputMode="numeric"
+        placeholder="1883"
+        required
+        {...form.field('backendPort')}
+      />
       <ExpiryField service={service} value={form.values.expiry} onChange={(value) => form.setValue('expiry', value)} />
       <div className="md:col-span-2">
         <CheckboxField

@@ -23,7 +23,8 @@ export function useSaveService<S extends HttpService | TcpService, B>(options: S
     const { node, service } = options;
     if (service) {
       const updated = await settleStoredChange(options.update({ ref: { nodeId: node.id, id: service.id }, body }));
-      if (updated.isApplied) toast({ message: updatedMessage(service.publicAccess, updated.value.publicAccess), type: 'success' });
+      if (updated.isApplied)
+        toast({ message: updatedMessage(service.publicAccess, updated.value.publicAccess), type: 'success' });
       options.onClose();
       return;
     }

@@ -8,7 +8,11 @@ import { useDeleteService, useSetServiceAccess, type ServiceRef } from '../../qu
 
 type ServiceLike = { id: number; nodeId: number };
 
-const refOf = (type: ServiceType, service: ServiceLike): ServiceRef => ({ nodeId: service.nodeId, type, id: service.id });
+const refOf = (type: ServiceType, service: ServiceLike): ServiceRef => ({
+  nodeId: service.nodeId,
+  type,
+  id: service.id,
+});
 
 export function useServiceActions(type: ServiceType) {
   const confirm = useConfirm();

@@ -35,7 +35,10 @@ export function SettingsPage() {
 
 function TwoFactorCard() {
   const queryClient = useQueryClient();
-  const status = useQuery({ queryKey: twoFactorKey, queryFn: ({ signal }) => call(operations.twoFactorStatus, { signal }) });
+  const status = useQuery({
+    queryKey: twoFactorKey,
+    queryFn: ({ signal }) => call(operations.twoFactorStatus, { signal }),
+  });
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: twoFactorKey });
 
@@ -53,7 +56,12 @@ function TwoFactorCard() {
     );
   }
   return (
-    <Card title="Two-factor sign-in" actions={status.data && <Badge tone={status.data.enabled ? 'green' : 'gray'}>{status.data.enabled ? 'On' : 'Off'}</Badge>}>
+    <Card
+      title="Two-factor sign-in"
+      actions={
+        status.data && <Badge tone={status.data.enabled ? 'green' : 'gray'}>{status.data.enabled ? 'On' : 'Off'}</Badge>
+      }
+    >
       {body}
     </Card>
   );
@@ -105,7 +113,15 @@ function EnrolForm({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
         <p className="text-sm text-gray-600 dark:text-gray-300">
           Sign-in asks for a code from an authenticator app after the password. Enter your password to start.
         </p>
-        <TextField label="Password" name="password" type="password" autoComplete="current-password" value={password} error={errors.password} onChange={setPassword} />
+        <TextField
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          error={errors.password}
+          onChange={setPassword}
+        />
         <div>
           <Button type="submit" isLoading={isBusy}>
             Set up two-factor sign-in
@@ -121,7 +137,14 @@ function EnrolForm({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
       </p>
       <img src={setup.qrCode} alt="QR code for your authenticator app" className="size-48 rounded-md bg-white p-2" />
       <CopyField label="Secret" value={setup.secret} />
-      <TextField label="Code from the app" name="code" autoComplete="one-time-code" value={code} error={errors.code} onChange={setCode} />
+      <TextField
+        label="Code from the app"
+        name="code"
+        autoComplete="one-time-code"
+        value={code}
+        error={errors.code}
+        onChange={setCode}
+      />
       <div>
         <Button type="submit" isLoading={isBusy}>
           Turn on
@@ -135,8 +158,8 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
   return (
     <div className="flex max-w-md flex-col gap-4">
       <p className="rounded-md bg-yellow-50 px-3 py-2 text-sm text-yellow-900 dark:bg-yellow-950 dark:text-yellow-100">
-        Recovery codes are shown only once. Each signs you in once when your authenticator app is not at hand: store them
-        securely.
+        Recovery codes are shown only once. Each signs you in once when your authenticator app is not at hand: store
+        them securely.
       </p>
       <ul aria-label="Recovery codes" className="grid grid-cols-2 gap-2 font-mono text-sm">
         {codes.map((code) => (
@@ -179,8 +202,23 @@ function DisableForm({ codesLeft, onDisabled }: { codesLeft: number; onDisabled:
       <p className="text-sm text-gray-600 dark:text-gray-300">
         Sign-in asks for a code from your authenticator app. Recovery codes left: {codesLeft}.
       </p>
-      <TextField label="Password" name="password" type="password" autoComplete="current-password" value={password} error={errors.password} onChange={setPassword} />
-      <TextField label="Code from the app or a recovery code" name="code" autoComplete="one-time-code" value={code} error={errors.code} onChange={setCode} />
+      <TextField
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="current-password"
+        value={password}
+        error={errors.password}
+        onChange={setPassword}
+      />
+      <TextField
+        label="Code from the app or a recovery code"
+        name="code"
+        autoComplete="one-time-code"
+        value={code}
+        error={errors.code}
+        onChange={setCode}
+      />
       <div>
         <Button type="submit" variant="danger" isLoading={isBusy}>
           Turn off two-factor sign-in

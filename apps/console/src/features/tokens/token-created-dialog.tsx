@@ -5,14 +5,18 @@ import { InfoDialog } from '../../components/ui/dialog';
 import { links } from '../../lib/links';
 
 /** The one time a token's secret is shown (console-spec §2). */
-export function TokenCreatedDialog({ token, onClose }: { token: PersonalAccessTokenCreated | null; onClose: () => void }) {
+export function TokenCreatedDialog({
+  token,
+  onClose,
+}: {
+  token: PersonalAccessTokenCreated | null;
+  onClose: () => void;
+}) {
   return (
     <InfoDialog open={token !== null} title="New Access Token Generated" onClose={onClose}>
       {token && (
         <>
-          <p>
-            Your Personal Access Token was created. Store it securely: it will not be shown again.
-          </p>
+          <p>Your Personal Access Token was created. Store it securely: it will not be shown again.</p>
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1">
             <dt className="font-medium">Token Name</dt>
             <dd>{token.name}</dd>
@@ -29,9 +33,18 @@ export function TokenCreatedDialog({ token, onClose }: { token: PersonalAccessTo
           </p>
           <p className="text-gray-600 dark:text-gray-400">
             Use it with the{' '}
-            <a className="text-brand-600 underline" href={links.cliInstall} target="_blank" rel="noreferrer">command-line tool</a>, the{' '}
-            <a className="text-brand-600 underline" href={links.nodeClientImage} target="_blank" rel="noreferrer">container client image</a> or the{' '}
-            <a className="text-brand-600 underline" href={links.nodeHelmChart} target="_blank" rel="noreferrer">Kubernetes chart</a>.
+            <a className="text-brand-600 underline" href={links.cliInstall} target="_blank" rel="noreferrer">
+              command-line tool
+            </a>
+            , the{' '}
+            <a className="text-brand-600 underline" href={links.nodeClientImage} target="_blank" rel="noreferrer">
+              container client image
+            </a>{' '}
+            or the{' '}
+            <a className="text-brand-600 underline" href={links.nodeHelmChart} target="_blank" rel="noreferrer">
+              Kubernetes chart
+            </a>
+            .
           </p>
         </>
       )}

@@ -10,7 +10,12 @@ import { useCreateToken } from '../../queries/tokens';
 type TokenFormValues = { name: string; expireAt: string | undefined };
 const emptyValues: TokenFormValues = { name: '', expireAt: undefined };
 
-export function TokenFormDialog({ nodeId, open, onClose, onCreated }: {
+export function TokenFormDialog({
+  nodeId,
+  open,
+  onClose,
+  onCreated,
+}: {
   nodeId: number;
   open: boolean;
   onClose: () => void;
@@ -32,7 +37,14 @@ export function TokenFormDialog({ nodeId, open, onClose, onCreated }: {
 
   const expireAt = form.field('expireAt');
   return (
-    <FormDialog open={open} title="Access Token Configuration" size="small" onClose={onClose} onSubmit={submit} isSubmitting={form.isSubmitting}>
+    <FormDialog
+      open={open}
+      title="Access Token Configuration"
+      size="small"
+      onClose={onClose}
+      onSubmit={submit}
+      isSubmitting={form.isSubmitting}
+    >
       <TextField label="Name" placeholder="Enter a friendly name for this token" required {...form.field('name')} />
       <DatePicker
         label="Expire At (Optional)"

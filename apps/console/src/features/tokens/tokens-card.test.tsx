@@ -7,13 +7,32 @@ import { Toaster } from '../../components/ui/toast';
 import { TokensCard } from './tokens-card';
 
 const node: Node = {
-  id: 3, name: 'laptop', address: '10.8.0.3', allowInternet: false, isGateway: false, gatewayNetwork: null, gatewayNetworks: [], isLocal: false,
-  enabled: true, status: 'online', clientIp: null, latestHandshakeTimestamp: null, transferRx: 0, transferTx: 0,
-  created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+  id: 3,
+  name: 'laptop',
+  address: '10.8.0.3',
+  allowInternet: false,
+  isGateway: false,
+  gatewayNetwork: null,
+  gatewayNetworks: [],
+  isLocal: false,
+  enabled: true,
+  status: 'online',
+  clientIp: null,
+  latestHandshakeTimestamp: null,
+  transferRx: 0,
+  transferTx: 0,
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
 };
 
 const token = (id: number, name: string, extra: Partial<PersonalAccessToken> = {}): PersonalAccessToken => ({
-  id, name, expireAt: null, revoked: false, lastUsedAt: null, created_at: '2026-01-01T00:00:00.000Z', ...extra,
+  id,
+  name,
+  expireAt: null,
+  revoked: false,
+  lastUsedAt: null,
+  created_at: '2026-01-01T00:00:00.000Z',
+  ...extra,
 });
 
 const tokens = [
@@ -26,12 +45,17 @@ type Call = { url: string; method: string };
 
 function serve(routes: Record<string, unknown>) {
   const calls: Call[] = [];
-  vi.stubGlobal('fetch', vi.fn((input: string, init: RequestInit = {}) => {
-    const method = init.method ?? 'GET';
-    calls.push({ url: input, method });
-    const body = routes[`${method} ${input.split('?')[0]}`];
-    return Promise.resolve(new Response(body === undefined ? null : JSON.stringify(body), { status: body === undefined ? 204 : 200 }));
-  }));
+  vi.stubGlobal(
+    'fetch',
+    vi.fn((input: string, init: RequestInit = {}) => {
+      const method = init.method ?? 'GET';
+      calls.push({ url: input, method });
+      const body = routes[`${method} ${input.split('?')[0]}`];
+      return Promise.resolve(
+        new Response(body === undefined ? null : JSON.stringify(body), { status: body === undefined ? 204 : 200 }),
+      );
+    }),
+  );
   return calls;
 }
 
@@ -72,7 +96,9 @@ describe('Node Access Tokens card', () => {
     expect(within(dialog).getByText('Revoke Personal Access Token')).toBeTruthy();
     expect(within(dialog).getByText(/not necessarily ended/)).toBeTruthy();
     await act(async () => fireEvent.click(within(dialog).getByRole('button', { name: 'Yes, revoke token!' })));
-    await waitFor(() => expect(within(screen.getByText('ci-runner').closest('tr') as HTMLElement).getByText('Revoked')).toBeTruthy());
+    await waitFor(() =>
+      expect(within(screen.getByText('ci-runner').closest('tr') as HTMLElement).getByText('Revoked')).toBeTruthy(),
+    );
     expect(screen.getByText('Personal Access Token revoked successfully!')).toBeTruthy();
     expect(calls).toContainEqual({ url: '/api/nodes/3/pats/1/revoke', method: 'PATCH' });
   });

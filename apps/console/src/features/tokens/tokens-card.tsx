@@ -15,7 +15,11 @@ import { deleteTokenConfirmation, revokeTokenConfirmation } from './token-confir
 import { TokenCreatedDialog } from './token-created-dialog';
 import { TokenFormDialog } from './token-form-dialog';
 
-const statusTone: Record<TokenStatus, 'green' | 'red' | 'yellow'> = { Active: 'green', Revoked: 'red', Expired: 'yellow' };
+const statusTone: Record<TokenStatus, 'green' | 'red' | 'yellow'> = {
+  Active: 'green',
+  Revoked: 'red',
+  Expired: 'yellow',
+};
 
 /** 'Node Access Tokens' (console-spec §2): pages of 5, minimum height 230px. */
 export function TokensCard({ node }: { node: Node }) {
@@ -29,10 +33,12 @@ export function TokensCard({ node }: { node: Node }) {
   const deleteToken = useDeleteToken(node.id);
 
   const revoke = async (token: PersonalAccessToken) => {
-    if (await confirm(revokeTokenConfirmation)) await revokeToken.mutateAsync(token.id).catch((error: unknown) => console.error('revoke token failed', error));
+    if (await confirm(revokeTokenConfirmation))
+      await revokeToken.mutateAsync(token.id).catch((error: unknown) => console.error('revoke token failed', error));
   };
   const remove = async (token: PersonalAccessToken) => {
-    if (await confirm(deleteTokenConfirmation)) await deleteToken.mutateAsync(token.id).catch((error: unknown) => console.error('delete token failed', error));
+    if (await confirm(deleteTokenConfirmation))
+      await deleteToken.mutateAsync(token.id).catch((error: unknown) => console.error('delete token failed', error));
   };
 
   return (
@@ -46,7 +52,9 @@ export function TokensCard({ node }: { node: Node }) {
     >
       <div style={{ minHeight: '230px' }} className="flex flex-col">
         {isPending ? (
-          <div className="flex flex-1 items-center justify-center"><Spinner className="size-6" /></div>
+          <div className="flex flex-1 items-center justify-center">
+            <Spinner className="size-6" />
+          </div>
         ) : !data || data.data.length === 0 ? (
           <EmptyState
             title="No Access Tokens yet"
@@ -63,7 +71,9 @@ export function TokensCard({ node }: { node: Node }) {
                 <THead>
                   <Th>Name</Th>
                   <Th>Status</Th>
-                  <Th><span className="sr-only">Actions</span></Th>
+                  <Th>
+                    <span className="sr-only">Actions</span>
+                  </Th>
                 </THead>
                 <TBody>
                   {data.data.map((token) => {
@@ -71,7 +81,9 @@ export function TokensCard({ node }: { node: Node }) {
                     return (
                       <Tr key={token.id}>
                         <Td className="font-medium">{token.name}</Td>
-                        <Td><Badge tone={statusTone[status]}>{status}</Badge></Td>
+                        <Td>
+                          <Badge tone={statusTone[status]}>{status}</Badge>
+                        </Td>
                         <Td className="w-12 text-right">
                           <ActionMenu
                             label={`Actions for token ${token.name}`}

@@ -40,7 +40,9 @@ describe('ACME account key', () => {
 
 describe('describeAcmeError', () => {
   it('keeps the CA reason on one line', () => {
-    expect(describeAcmeError(new Error('Invalid response from\n  http://a.example.com/x: 404'))).toBe('Invalid response from http://a.example.com/x: 404');
+    expect(describeAcmeError(new Error('Invalid response from\n  http://a.example.com/x: 404'))).toBe(
+      'Invalid response from http://a.example.com/x: 404',
+    );
     expect(describeAcmeError('boom')).toBe('boom');
   });
 });
@@ -50,7 +52,23 @@ describe('describeAcmeError', () => {
 let caDir: string;
 beforeAll(async () => {
   caDir = await mkdtemp(join(tmpdir(), 'postern-acme-ca-'));
-  await runCommand('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(caDir, 'ca.key'), '-out', join(caDir, 'ca.crt'), '-days', '30', '-subj', '/CN=Fake ACME CA']);
+  await runCommand('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    join(caDir, 'ca.key'),
+    '-out',
+    join(caDir, 'ca.crt'),
+    '-days',
+    '30',
+    '-subj',
+    '/CN=Fake ACME CA',
+  ]);
   return () => rm(caDir, { recursive: true, force: true });
 });
 
@@ -68,7 +86,11 @@ function createFakeCa(outcome: { fail?: string } = {}): FakeCa {
     async auto({ csr }) {
       csrs.push(csr.toString());
       if (outcome.fail !== undefined) throw new Error(outcome.fail);
-      const leaf = await runCommand('openssl', ['x509', '-req', '-CA', join(caDir, 'ca.crt'), '-CAkey', join(caDir, 'ca.key'), '-days', '90'], { input: csr.toString() });
+      const leaf = await runCommand(
+        'openssl',
+        ['x509', '-req', '-CA', join(caDir, 'ca.crt'), '-CAkey', join(caDir, 'ca.key'), '-days', '90'],
+        { input: csr.toString() },
+      );
       const chain = `${leaf.stdout}${await readFile(join(caDir, 'ca.crt'), 'utf8')}`;
       chains.push(chain);
       return chain;
@@ -79,11 +101,22 @@ function createFakeCa(outcome: { fail?: string } = {}): FakeCa {
 function createRecordingLogger(): DataPlaneLogger & { warnings: string[] } {
   const warnings: string[] = [];
   const ignore = () => undefined;
-  return { warnings, debug: ignore, info: ignore, error: ignore, warn: (obj, msg) => warnings.push(`${msg ?? ''} ${JSON.stringify(obj)}`) };
+  return {
+    warnings,
+    debug: ignore,
+    info: ignore,
+    error: ignore,
+    warn: (obj, msg) => warnings.push(`${msg ?? ''} ${JSON.stringify(obj)}`),
+  };
 }
 
 function newIssuer(ca: FakeCa, logger: DataPlaneLogger = createRecordingLogger()) {
-  return createAcmeIssuer({ dataDir, logger, challenges: { set: () => Promise.resolve(), remove: () => Promise.resolve() }, createClient: () => Promise.resolve(ca) });
+  return createAcmeIssuer({
+    dataDir,
+    logger,
+    challenges: { set: () => Promise.resolve(), remove: () => Promise.resolve() },
+    createClient: () => Promise.resolve(ca),
+  });
 }
 
 /** The PEM blocks of a file, in order, each as written (BEGIN line to END line). */
@@ -93,7 +126,8 @@ function pemBlocks(pem: string): string[] {
 
 function keyBlockOf(pem: string): string {
   const block = pemBlocks(pem)[0];
-  if (block === undefined || !block.includes('PRIVATE KEY')) throw new Error('the PEM does not start with a private key');
+  if (block === undefined || !block.includes('PRIVATE KEY'))
+    throw new Error('the PEM does not start with a private key');
   return block;
 }
 
@@ -147,10 +181,13 @@ describe('ACME issuance', () => {
 
   it.each([
     ['is not base64', () => '-----BEGIN PRIVATE KEY-----\nnot a key at all\n-----END PRIVATE KEY-----\n'],
-    ['is truncated', async () => {
-      const [head = '', ...rest] = keyBlockOf(await createSelfSignedPem(DOMAIN)).split('\n');
-      return `${head}\n${rest.slice(1).join('\n')}\n`; // first base64 line dropped: a corrupt DER key
-    }],
+    [
+      'is truncated',
+      async () => {
+        const [head = '', ...rest] = keyBlockOf(await createSelfSignedPem(DOMAIN)).split('\n');
+        return `${head}\n${rest.slice(1).join('\n')}\n`; // first base64 line dropped: a corrupt DER key
+      },
+    ],
   ])('falls back to a new key when the served key block %s', async (_case, corruptKey) => {
     const placeholder = await createSelfSignedPem(DOMAIN);
     const garbage = await corruptKey();
@@ -183,7 +220,11 @@ describe('ACME issuance', () => {
 
     const pem = await readFile(pemFile, 'utf8');
     expect(pem).toBe(`${keyBlockOf(placeholder)}\n${ca.chains[0] ?? ''}`);
-    expect(pemBlocks(pem).map((block) => /-----BEGIN ([A-Z ]+)-----/.exec(block)?.[1])).toEqual(['PRIVATE KEY', 'CERTIFICATE', 'CERTIFICATE']);
+    expect(pemBlocks(pem).map((block) => /-----BEGIN ([A-Z ]+)-----/.exec(block)?.[1])).toEqual([
+      'PRIVATE KEY',
+      'CERTIFICATE',
+      'CERTIFICATE',
+    ]);
     expect((await stat(pemFile)).mode & 0o777).toBe(0o600);
     expect(await readdir(certsDir)).toEqual([`${DOMAIN}.pem`]);
   });

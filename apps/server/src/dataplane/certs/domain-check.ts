@@ -58,12 +58,16 @@ async function isTokenServedThrough(domain: string, options: DomainCheckOptions)
 /** Whether `domain` points at this gateway, with an operator-facing message when it does not. */
 export async function checkDomainPointsHere(domain: string, options: DomainCheckOptions): Promise<DomainCheckResult> {
   const resolver = options.resolver ?? dns;
-  const [domainAddresses, expected] = await Promise.all([addressesOf(resolver, domain), addressesOf(resolver, options.publicHost)]);
+  const [domainAddresses, expected] = await Promise.all([
+    addressesOf(resolver, domain),
+    addressesOf(resolver, options.publicHost),
+  ]);
   if (domainAddresses.some((address) => expected.includes(address))) return { ok: true };
   if (domainAddresses.length > 0 && (await isTokenServedThrough(domain, options))) return { ok: true };
   const expectedText = expected.length > 0 ? expected.join(', ') : `the address of ${options.publicHost}`;
-  const message = domainAddresses.length === 0
-    ? `${domain} has no DNS A/AAAA record; point it to this gateway (${expectedText}) or use a self-signed certificate`
-    : `${domain} does not point to this gateway (resolves to ${domainAddresses.join(', ')}, expected ${expectedText})`;
+  const message =
+    domainAddresses.length === 0
+      ? `${domain} has no DNS A/AAAA record; point it to this gateway (${expectedText}) or use a self-signed certificate`
+      : `${domain} does not point to this gateway (resolves to ${domainAddresses.join(', ')}, expected ${expectedText})`;
   return { ok: false, message };
 }

@@ -2,7 +2,12 @@ import type { DataPlaneLogger, DesiredDomain } from '../types.js';
 import { describeAcmeError } from './acme.js';
 import { factsOf, type PemFacts, type PemFiles } from './pem-files.js';
 import {
-  decideNextAction, markFailed, markIssued, markPending, newPendingRecord, type CertificateRecord,
+  decideNextAction,
+  markFailed,
+  markIssued,
+  markPending,
+  newPendingRecord,
+  type CertificateRecord,
 } from './renewal.js';
 import type { CertificateIssuer } from './self-signed.js';
 import type { SelfSignedWriter } from './self-signed-writer.js';

@@ -6,11 +6,21 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import { writeFileAtomic } from '../atomic-write.js';
 import { runCommand } from '../exec.js';
 import type { DataPlaneLogger } from '../types.js';
-import { createCertificateManager, createMemoryCertificateStore, type CertificateManager, type CertificateManagerOptions } from './manager.js';
+import {
+  createCertificateManager,
+  createMemoryCertificateStore,
+  type CertificateManager,
+  type CertificateManagerOptions,
+} from './manager.js';
 import { selfSignedRecord } from './renewal.js';
 import { describeCertificate, type CertificateIssuer } from './self-signed.js';
 
-const silent: DataPlaneLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+const silent: DataPlaneLogger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
 // Real time: the certificates openssl makes are dated from the real clock.
 const NOW = Date.now();
 
@@ -24,8 +34,38 @@ async function signWithTestCa(domain: string, days = 90): Promise<string> {
   const crt = join(caDir, `${domain}.crt`);
   const ext = join(caDir, `${domain}.ext`);
   await writeFile(ext, `subjectAltName=DNS:${domain}\n`);
-  await runCommand('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', csr, '-subj', `/CN=${domain}`]);
-  await runCommand('openssl', ['x509', '-req', '-in', csr, '-CA', join(caDir, 'ca.crt'), '-CAkey', join(caDir, 'ca.key'), '-CAcreateserial', '-days', String(days), '-extfile', ext, '-out', crt]);
+  await runCommand('openssl', [
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    csr,
+    '-subj',
+    `/CN=${domain}`,
+  ]);
+  await runCommand('openssl', [
+    'x509',
+    '-req',
+    '-in',
+    csr,
+    '-CA',
+    join(caDir, 'ca.crt'),
+    '-CAkey',
+    join(caDir, 'ca.key'),
+    '-CAcreateserial',
+    '-days',
+    String(days),
+    '-extfile',
+    ext,
+    '-out',
+    crt,
+  ]);
   return `${await readFile(key, 'utf8')}${await readFile(crt, 'utf8')}`;
 }
 
@@ -43,9 +83,20 @@ function fakeIssuer(outcome: { fail?: string; days?: number } = {}): Certificate
 
 const managers: CertificateManager[] = [];
 
-function newManager(issuer: CertificateIssuer, store = createMemoryCertificateStore(), over: Partial<CertificateManagerOptions> = {}) {
+function newManager(
+  issuer: CertificateIssuer,
+  store = createMemoryCertificateStore(),
+  over: Partial<CertificateManagerOptions> = {},
+) {
   const manager = createCertificateManager({
-    dataDir, acme: {}, store, logger: silent, now: () => NOW, issuer, challenges: { set: () => Promise.resolve(), remove: () => Promise.resolve() }, ...over,
+    dataDir,
+    acme: {},
+    store,
+    logger: silent,
+    now: () => NOW,
+    issuer,
+    challenges: { set: () => Promise.resolve(), remove: () => Promise.resolve() },
+    ...over,
   });
   manager.start();
   managers.push(manager);
@@ -54,7 +105,8 @@ function newManager(issuer: CertificateIssuer, store = createMemoryCertificateSt
 
 const certbot = (domain: string) => ({ domainId: 1, domain, ssl: 'certbot' as const });
 const selfSigned = (domain: string) => ({ domainId: 1, domain, ssl: 'self-signed' as const });
-const servedCert = async (domain: string) => new X509Certificate(await readFile(join(dataDir, 'certs', `${domain}.pem`)));
+const servedCert = async (domain: string) =>
+  new X509Certificate(await readFile(join(dataDir, 'certs', `${domain}.pem`)));
 const servedPem = (name: string) => readFile(join(dataDir, 'certs', `${name}.pem`), 'utf8');
 const notAfterOf = async (name: string) => Date.parse((await servedCert(name)).validTo);
 const DAY = 24 * 3600 * 1000;
@@ -64,8 +116,23 @@ async function writeSelfSignedPem(name: string, days: number, coveredName = name
   const key = join(caDir, `${name}.self.key`);
   const crt = join(caDir, `${name}.self.crt`);
   await runCommand('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', crt,
-    '-days', String(days), '-subj', `/CN=${coveredName}`, '-addext', `subjectAltName=DNS:${coveredName}`,
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    crt,
+    '-days',
+    String(days),
+    '-subj',
+    `/CN=${coveredName}`,
+    '-addext',
+    `subjectAltName=DNS:${coveredName}`,
   ]);
   const pem = `${await readFile(key, 'utf8')}${await readFile(crt, 'utf8')}`;
   await mkdir(join(dataDir, 'certs'), { recursive: true });
@@ -75,7 +142,23 @@ async function writeSelfSignedPem(name: string, days: number, coveredName = name
 
 beforeAll(async () => {
   caDir = await mkdtemp(join(tmpdir(), 'postern-test-ca-'));
-  await runCommand('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(caDir, 'ca.key'), '-out', join(caDir, 'ca.crt'), '-days', '30', '-subj', '/CN=Test ACME CA']);
+  await runCommand('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    join(caDir, 'ca.key'),
+    '-out',
+    join(caDir, 'ca.crt'),
+    '-days',
+    '30',
+    '-subj',
+    '/CN=Test ACME CA',
+  ]);
   return () => rm(caDir, { recursive: true, force: true });
 });
 beforeEach(async () => {
@@ -98,8 +181,12 @@ describe('certificate manager', () => {
     const served = await servedCert('app.example.com');
     expect(served.issuer).toBe('CN=Test ACME CA');
     expect(certs.info('app.example.com')).toEqual({
-      state: 'valid', issuer: 'CN=Test ACME CA', notBefore: new Date(served.validFrom).toISOString(),
-      notAfter: new Date(served.validTo).toISOString(), fingerprint: served.fingerprint256, error: null,
+      state: 'valid',
+      issuer: 'CN=Test ACME CA',
+      notBefore: new Date(served.validFrom).toISOString(),
+      notAfter: new Date(served.validTo).toISOString(),
+      fingerprint: served.fingerprint256,
+      error: null,
     });
     expect(issuer.calls).toEqual(['app.example.com']);
     expect(installed).toEqual(['app.example.com', 'app.example.com']);
@@ -108,12 +195,20 @@ describe('certificate manager', () => {
   it('records the CA reason on failure, keeps serving self-signed and retries only after the back-off', async () => {
     let now = NOW;
     const store = createMemoryCertificateStore();
-    const issuer = fakeIssuer({ fail: 'Invalid response from http://app.example.com/.well-known/acme-challenge/x: 404' });
+    const issuer = fakeIssuer({
+      fail: 'Invalid response from http://app.example.com/.well-known/acme-challenge/x: 404',
+    });
     const certs = newManager(issuer, store, { now: () => now });
     await certs.ensure(certbot('app.example.com'));
     await certs.idle();
-    expect(certs.info('app.example.com')).toMatchObject({ state: 'failed', error: expect.stringContaining('404') as string });
-    expect(store.get('app.example.com')).toMatchObject({ failures: 1, nextAttemptAt: new Date(NOW + 60_000).toISOString() });
+    expect(certs.info('app.example.com')).toMatchObject({
+      state: 'failed',
+      error: expect.stringContaining('404') as string,
+    });
+    expect(store.get('app.example.com')).toMatchObject({
+      failures: 1,
+      nextAttemptAt: new Date(NOW + 60_000).toISOString(),
+    });
     expect((await servedCert('app.example.com')).issuer).toBe('CN=app.example.com');
 
     await certs.ensure(certbot('app.example.com'));
@@ -160,10 +255,16 @@ describe('certificate manager', () => {
   it('serves self-signed domains without a CA, also after switching away from certbot', async () => {
     const issuer = fakeIssuer();
     const certs = newManager(issuer);
-    expect(await certs.ensure(selfSigned('intra.example.com'))).toMatchObject({ state: 'self-signed', issuer: 'CN=intra.example.com' });
+    expect(await certs.ensure(selfSigned('intra.example.com'))).toMatchObject({
+      state: 'self-signed',
+      issuer: 'CN=intra.example.com',
+    });
     await certs.ensure(certbot('app.example.com'));
     await certs.idle();
-    expect(await certs.ensure(selfSigned('app.example.com'))).toMatchObject({ state: 'self-signed', issuer: 'CN=app.example.com' });
+    expect(await certs.ensure(selfSigned('app.example.com'))).toMatchObject({
+      state: 'self-signed',
+      issuer: 'CN=app.example.com',
+    });
     expect((await servedCert('app.example.com')).issuer).toBe('CN=app.example.com');
     expect(issuer.calls).toEqual(['app.example.com']);
     await expect(certs.forceRenew('app.example.com')).rejects.toThrow('does not use a CA-issued certificate');
@@ -240,8 +341,11 @@ describe('certificate manager', () => {
     beforeEach(() => {
       clock = NOW - 25 * DAY;
     });
-    const newClockedManager = (issuer: CertificateIssuer, store = createMemoryCertificateStore(), over: Partial<CertificateManagerOptions> = {}) =>
-      newManager(issuer, store, { now: () => clock, ...over });
+    const newClockedManager = (
+      issuer: CertificateIssuer,
+      store = createMemoryCertificateStore(),
+      over: Partial<CertificateManagerOptions> = {},
+    ) => newManager(issuer, store, { now: () => clock, ...over });
 
     it('replaces a self-signed domain certificate near expiry in place, and info shows the new one', async () => {
       const old = await writeSelfSignedPem('old.example.com', 20);
@@ -255,8 +359,12 @@ describe('certificate manager', () => {
       expect(Date.parse(served.validTo)).toBeGreaterThan(NOW + 800 * DAY);
       expect(served).toMatchObject({ subject: 'CN=old.example.com', subjectAltName: 'DNS:old.example.com' });
       expect(certs.info('old.example.com')).toEqual({
-        state: 'self-signed', issuer: 'CN=old.example.com', notBefore: new Date(served.validFrom).toISOString(),
-        notAfter: new Date(served.validTo).toISOString(), fingerprint: served.fingerprint256, error: null,
+        state: 'self-signed',
+        issuer: 'CN=old.example.com',
+        notBefore: new Date(served.validFrom).toISOString(),
+        notAfter: new Date(served.validTo).toISOString(),
+        fingerprint: served.fingerprint256,
+        error: null,
       });
       expect(await readdir(join(dataDir, 'certs'))).toEqual(['old.example.com.pem']); // same path, no temp files left
     });
@@ -271,7 +379,7 @@ describe('certificate manager', () => {
       expect(certs.info('fresh.example.com')).toEqual(before);
     });
 
-    it('renews a domain not ensured since boot from its PEM on disk, and leaves a deleted domain\'s leftover alone', async () => {
+    it("renews a domain not ensured since boot from its PEM on disk, and leaves a deleted domain's leftover alone", async () => {
       const store = createMemoryCertificateStore();
       const disk = await writeSelfSignedPem('disk.example.com', 20);
       store.put('disk.example.com', selfSignedRecord(describeCertificate(disk)));
@@ -281,7 +389,8 @@ describe('certificate manager', () => {
       await certs.checkRenewals();
       expect(await notAfterOf('disk.example.com')).toBeGreaterThan(NOW + 800 * DAY);
       expect(certs.info('disk.example.com')).toMatchObject({
-        state: 'self-signed', notAfter: new Date(await notAfterOf('disk.example.com')).toISOString(),
+        state: 'self-signed',
+        notAfter: new Date(await notAfterOf('disk.example.com')).toISOString(),
       });
       expect(await servedPem('gone.example.com')).toBe(leftover);
       expect(store.get('gone.example.com')).toBeNull();
@@ -310,7 +419,10 @@ describe('certificate manager', () => {
       expect(served.issuer).toBe('CN=app.example.com');
       expect(Date.parse(served.validTo)).toBeGreaterThan(NOW + 800 * DAY);
       expect(certs.info('app.example.com')).toMatchObject({
-        state: 'failed', error: 'rate limited', notAfter: new Date(served.validTo).toISOString(), fingerprint: served.fingerprint256,
+        state: 'failed',
+        error: 'rate limited',
+        notAfter: new Date(served.validTo).toISOString(),
+        fingerprint: served.fingerprint256,
       });
     });
 
@@ -328,7 +440,11 @@ describe('certificate manager', () => {
       await certs.checkRenewals();
       expect(issuer.calls).toEqual(['app.example.com', 'app.example.com']);
       expect(await servedPem('app.example.com')).toBe(issued);
-      expect(certs.info('app.example.com')).toMatchObject({ state: 'failed', issuer: 'CN=Test ACME CA', error: 'CA unreachable' });
+      expect(certs.info('app.example.com')).toMatchObject({
+        state: 'failed',
+        issuer: 'CN=Test ACME CA',
+        error: 'CA unreachable',
+      });
     });
 
     it('runs on the daily timer', async () => {

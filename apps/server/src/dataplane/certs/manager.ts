@@ -96,21 +96,41 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     },
   });
   const selfSigned = createSelfSignedWriter({
-    pems, logger, now, onInstalled: options.onInstalled, opensslBin: options.opensslBin,
+    pems,
+    logger,
+    now,
+    onInstalled: options.onInstalled,
+    opensslBin: options.opensslBin,
   });
   const queue = createWorkQueue();
-  const issuer = options.issuer ?? createAcmeIssuer({
-    ...options.acme, dataDir: options.dataDir, challenges: options.challenges, logger,
-  });
+  const issuer =
+    options.issuer ??
+    createAcmeIssuer({
+      ...options.acme,
+      dataDir: options.dataDir,
+      challenges: options.challenges,
+      logger,
+    });
   const issuance = createIssuance({
-    issuer, store, pems, selfSigned, known, queue, logger, now,
+    issuer,
+    store,
+    pems,
+    selfSigned,
+    known,
+    queue,
+    logger,
+    now,
     onInstalled: options.onInstalled,
     onSettled: () => schedule.rearm(),
   });
   const selfSignedRenewal = createSelfSignedRenewal({ pems, selfSigned, issuance, store, known, queue, logger });
   const schedule = createRenewalSchedule({
     checkIntervalMs: options.checkIntervalMs ?? DAY_MS,
-    now, known, store, issuance, logger,
+    now,
+    known,
+    store,
+    issuance,
+    logger,
     runPass: () => selfSignedRenewal.queueDue(),
   });
   const pruner = createPruner({ pems, store, known, logger });

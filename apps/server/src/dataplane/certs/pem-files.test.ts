@@ -28,13 +28,27 @@ describe('PEM files', () => {
     const pem = await createSelfSignedPem('a.example.test');
     await writeFile(join(dir, 'a.example.test.pem'), pem);
     const recorded = new Map<string, RecordedFacts>([
-      ['a.example.test', {
-        fingerprint: new X509Certificate(pem).fingerprint256, issuer: 'as recorded', notBefore: '2026-01-01T00:00:00.000Z',
-        notAfter: '2028-01-01T00:00:00.000Z', isSelfSigned: true,
-      }],
+      [
+        'a.example.test',
+        {
+          fingerprint: new X509Certificate(pem).fingerprint256,
+          issuer: 'as recorded',
+          notBefore: '2026-01-01T00:00:00.000Z',
+          notAfter: '2028-01-01T00:00:00.000Z',
+          isSelfSigned: true,
+        },
+      ],
     ]);
-    const pems = createPemFiles({ certsDir: dir, fallbackHost: 'gw.example.test', recorded: (name) => recorded.get(name) ?? null });
-    expect(await pems.read('a.example.test')).toMatchObject({ issuer: 'as recorded', notAfter: '2028-01-01T00:00:00.000Z', isSelfSigned: true });
+    const pems = createPemFiles({
+      certsDir: dir,
+      fallbackHost: 'gw.example.test',
+      recorded: (name) => recorded.get(name) ?? null,
+    });
+    expect(await pems.read('a.example.test')).toMatchObject({
+      issuer: 'as recorded',
+      notAfter: '2028-01-01T00:00:00.000Z',
+      isSelfSigned: true,
+    });
 
     // Replaced behind the store's back: the record no longer describes it.
     await writeFile(join(dir, 'a.example.test.pem'), await createSelfSignedPem('a.example.test'));

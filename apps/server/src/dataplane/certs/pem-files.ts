@@ -51,7 +51,11 @@ export function firstCertificateFingerprint(pem: string): string | null {
   const end = pem.indexOf('-----END CERTIFICATE-----', start);
   if (start < 0 || end < 0) return null;
   const der = Buffer.from(pem.slice(start + begin.length, end), 'base64');
-  return createHash('sha256').update(der).digest('hex').toUpperCase().replace(/(..)(?!$)/g, '$1:');
+  return createHash('sha256')
+    .update(der)
+    .digest('hex')
+    .toUpperCase()
+    .replace(/(..)(?!$)/g, '$1:');
 }
 
 export function createPemFiles(options: {
@@ -84,7 +88,14 @@ export function createPemFiles(options: {
       if (recorded && recorded.fingerprint === firstCertificateFingerprint(pem)) {
         // Recorded only after it was read here and found to cover its name.
         const { fingerprint, issuer, notBefore, notAfter, isSelfSigned } = recorded;
-        const facts: PemFacts = { fingerprint, issuer, notBefore, notAfter, isSelfSigned, subjectAltName: sanFor(coveredNameOf(name)) };
+        const facts: PemFacts = {
+          fingerprint,
+          issuer,
+          notBefore,
+          notAfter,
+          isSelfSigned,
+          subjectAltName: sanFor(coveredNameOf(name)),
+        };
         cache.set(name, facts);
         return facts;
       }

@@ -1,12 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import {
-  backoffDelayMs, decideNextAction, isDueForRenewal, markFailed, markIssued, markPending, newPendingRecord, selfSignedRecord,
+  backoffDelayMs,
+  decideNextAction,
+  isDueForRenewal,
+  markFailed,
+  markIssued,
+  markPending,
+  newPendingRecord,
+  selfSignedRecord,
 } from './renewal.js';
 
 const DAY = 24 * 3600 * 1000;
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 const iso = (ms: number): string => new Date(ms).toISOString();
-const facts = (notAfterMs: number) => ({ issuer: 'CN=Pebble', notBefore: iso(NOW - DAY), notAfter: iso(notAfterMs), fingerprint: 'AB:CD' });
+const facts = (notAfterMs: number) => ({
+  issuer: 'CN=Pebble',
+  notBefore: iso(NOW - DAY),
+  notAfter: iso(notAfterMs),
+  fingerprint: 'AB:CD',
+});
 
 describe('renewal decision', () => {
   it('renews only when fewer than 30 days are left', () => {
@@ -50,7 +62,12 @@ describe('state transitions', () => {
 
   it('pending → failed keeps the CA reason and schedules the retry', () => {
     const failed = markFailed(newPendingRecord(), 'urn:ietf:params:acme:error:dns', NOW);
-    expect(failed).toMatchObject({ state: 'failed', error: 'urn:ietf:params:acme:error:dns', failures: 1, nextAttemptAt: iso(NOW + 60_000) });
+    expect(failed).toMatchObject({
+      state: 'failed',
+      error: 'urn:ietf:params:acme:error:dns',
+      failures: 1,
+      nextAttemptAt: iso(NOW + 60_000),
+    });
   });
 
   it('failed → pending on retry keeps counting, so a second failure backs off further', () => {

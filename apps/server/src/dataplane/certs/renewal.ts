@@ -14,7 +14,14 @@ export type { CertificateRecord, CertificateState } from '../../model/certificat
 export const RENEW_BEFORE_MS = 30 * 24 * 3600 * 1000;
 const MINUTE = 60_000;
 /** Delay after the 1st, 2nd, … consecutive failure; the last entry repeats (24 h cap). */
-export const BACKOFF_STEPS_MS: readonly number[] = [1 * MINUTE, 5 * MINUTE, 30 * MINUTE, 120 * MINUTE, 360 * MINUTE, 1440 * MINUTE];
+export const BACKOFF_STEPS_MS: readonly number[] = [
+  1 * MINUTE,
+  5 * MINUTE,
+  30 * MINUTE,
+  120 * MINUTE,
+  360 * MINUTE,
+  1440 * MINUTE,
+];
 const MAX_BACKOFF_MS = 1440 * MINUTE;
 
 export type NextAction = { kind: 'issue' } | { kind: 'wait'; untilMs: number } | { kind: 'none' };
@@ -71,7 +78,13 @@ export function markIssued(record: CertificateRecord, facts: CertificateFacts): 
 /** The CA refused (or could not be reached): keep serving what is in use, retry after the back-off. */
 export function markFailed(record: CertificateRecord, error: string, nowMs: number): CertificateRecord {
   const failures = record.failures + 1;
-  return { ...record, state: 'failed', error, failures, nextAttemptAt: new Date(nowMs + backoffDelayMs(failures)).toISOString() };
+  return {
+    ...record,
+    state: 'failed',
+    error,
+    failures,
+    nextAttemptAt: new Date(nowMs + backoffDelayMs(failures)).toISOString(),
+  };
 }
 
 /** The domain is (now) served with a self-signed certificate by choice: no CA involved. */

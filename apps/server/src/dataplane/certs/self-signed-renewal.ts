@@ -52,10 +52,11 @@ export function createSelfSignedRenewal(options: {
 
   function queueRenewal(name: string): void {
     void options.queue.add(`renew:${name}`, () => renew(name), {
-      onError: (err) => logger.error(
-        { err, domain: name },
-        'certificate: self-signed renewal failed; the current certificate keeps serving',
-      ),
+      onError: (err) =>
+        logger.error(
+          { err, domain: name },
+          'certificate: self-signed renewal failed; the current certificate keeps serving',
+        ),
     });
   }
 

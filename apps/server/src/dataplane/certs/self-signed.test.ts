@@ -10,7 +10,11 @@ describe('createSelfSignedPem', () => {
     expect(cert.subject).toBe('CN=app.example.com');
     expect(cert.subjectAltName).toBe('DNS:app.example.com');
     expect(createPrivateKey(pem).asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
-    expect(describeCertificate(pem)).toMatchObject({ issuer: 'CN=app.example.com', isSelfSigned: true, fingerprint: cert.fingerprint256 });
+    expect(describeCertificate(pem)).toMatchObject({
+      issuer: 'CN=app.example.com',
+      isSelfSigned: true,
+      fingerprint: cert.fingerprint256,
+    });
   });
 
   it('names an IP address by IP', async () => {

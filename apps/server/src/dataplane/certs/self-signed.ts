@@ -22,7 +22,9 @@ export function pemPath(certsDir: string, name: string): string {
 }
 
 /** Issuer, validity and SHA-256 fingerprint of the certificate in a combined PEM. */
-export function describeCertificate(pem: string): Omit<CertificateInfo, 'state' | 'error'> & { subjectAltName: string | undefined; isSelfSigned: boolean } {
+export function describeCertificate(
+  pem: string,
+): Omit<CertificateInfo, 'state' | 'error'> & { subjectAltName: string | undefined; isSelfSigned: boolean } {
   const cert = new X509Certificate(pem);
   return {
     issuer: cert.issuer.replace(/\n/g, ', '),
@@ -46,9 +48,23 @@ export async function createSelfSignedPem(name: string, opensslBin = 'openssl'):
     const keyFile = join(dir, 'key.pem');
     const certFile = join(dir, 'cert.pem');
     await runCommand(opensslBin, [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-      '-keyout', keyFile, '-out', certFile, '-days', String(VALID_DAYS),
-      '-subj', `/CN=${name}`, '-addext', `subjectAltName=${san}`,
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      String(VALID_DAYS),
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      `subjectAltName=${san}`,
     ]);
     return `${await readFile(keyFile, 'utf8')}${await readFile(certFile, 'utf8')}`;
   } finally {

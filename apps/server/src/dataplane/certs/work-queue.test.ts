@@ -25,8 +25,20 @@ describe('work queue', () => {
     let runs = 0;
     const errors: unknown[] = [];
     const first = queue.add('a', () => Promise.reject(new Error('boom')), { onError: (err) => errors.push(err) });
-    const same = queue.add('a', async () => { runs++; }, noop);
-    const next = queue.add('b', async () => { runs++; }, noop);
+    const same = queue.add(
+      'a',
+      async () => {
+        runs++;
+      },
+      noop,
+    );
+    const next = queue.add(
+      'b',
+      async () => {
+        runs++;
+      },
+      noop,
+    );
     expect(same).toBe(first);
     queue.open();
     await next;

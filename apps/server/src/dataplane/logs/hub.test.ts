@@ -2,7 +2,13 @@ import { describe, expect, it, vi } from 'vitest';
 import type { LogLine } from '../types.js';
 import { createLogHub } from './hub.js';
 
-const line = (over: Partial<LogLine>): LogLine => ({ domain: 'app.example.com', type: 'http', serviceId: 1, text: '[INFO] x', ...over });
+const line = (over: Partial<LogLine>): LogLine => ({
+  domain: 'app.example.com',
+  type: 'http',
+  serviceId: 1,
+  text: '[INFO] x',
+  ...over,
+});
 
 describe('createLogHub', () => {
   it('sends recent lines first, then only lines matching the filter', () => {

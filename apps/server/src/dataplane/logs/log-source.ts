@@ -13,11 +13,17 @@ export function createAccessLogSource(
   options: LogHubOptions & TailerOptions & { onLines?: (lines: LogLine[]) => void } = {},
 ): AccessLogSource {
   const hub = createLogHub(options);
-  const tailers: Tailer[] = files.map((file) => createTailer(file, (raw) => {
-    const lines = raw.flatMap((line) => parseAccessLogLine(line) ?? []);
-    options.onLines?.(lines);
-    hub.publish(lines);
-  }, options));
+  const tailers: Tailer[] = files.map((file) =>
+    createTailer(
+      file,
+      (raw) => {
+        const lines = raw.flatMap((line) => parseAccessLogLine(line) ?? []);
+        options.onLines?.(lines);
+        hub.publish(lines);
+      },
+      options,
+    ),
+  );
   return {
     subscribe: (filter, onLines) => hub.subscribe(filter, onLines),
     close() {

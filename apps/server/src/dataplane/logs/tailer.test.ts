@@ -7,8 +7,13 @@ import { createTailer, type Tailer } from './tailer.js';
 describe('createTailer', () => {
   let dir = '';
   let tailer: Tailer | null = null;
-  beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), 'postern-tail-')); });
-  afterEach(async () => { tailer?.close(); await rm(dir, { recursive: true, force: true }); });
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'postern-tail-'));
+  });
+  afterEach(async () => {
+    tailer?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
 
   it('reads the backlog, then appended lines, across rotation and truncation', async () => {
     const path = join(dir, 'access.log');

@@ -42,8 +42,13 @@ export function createTailer(path: string, onLines: (lines: string[]) => void, o
     isFirstOpen = false;
     if (!watcher) {
       try {
-        watcher = watch(path, () => { void check(); });
-        watcher.on('error', () => { watcher?.close(); watcher = null; });
+        watcher = watch(path, () => {
+          void check();
+        });
+        watcher.on('error', () => {
+          watcher?.close();
+          watcher = null;
+        });
       } catch {
         watcher = null; // the poll still covers us
       }
@@ -82,11 +87,17 @@ export function createTailer(path: string, onLines: (lines: string[]) => void, o
 
   function check(): Promise<void> {
     if (isClosed) return Promise.resolve();
-    running ??= checkOnce().catch(() => undefined).finally(() => { running = null; });
+    running ??= checkOnce()
+      .catch(() => undefined)
+      .finally(() => {
+        running = null;
+      });
     return running;
   }
 
-  const timer = setInterval(() => { void check(); }, pollMs);
+  const timer = setInterval(() => {
+    void check();
+  }, pollMs);
   timer.unref();
   void check();
 

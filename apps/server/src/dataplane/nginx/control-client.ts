@@ -6,7 +6,10 @@ import { request } from 'node:http';
 
 export class ControlError extends Error {
   override name = 'ControlError';
-  constructor(message: string, readonly status: number | null) {
+  constructor(
+    message: string,
+    readonly status: number | null,
+  ) {
     super(message);
   }
 }
@@ -27,7 +30,10 @@ export function createControlClient(socketPath: string, timeoutMs = 10_000): Con
           method,
           agent: false,
           timeout: timeoutMs,
-          headers: { Host: 'postern-control', ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': payload.length } : {}) },
+          headers: {
+            Host: 'postern-control',
+            ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': payload.length } : {}),
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -46,13 +52,22 @@ export function createControlClient(socketPath: string, timeoutMs = 10_000): Con
               resolve(parsed as T);
               return;
             }
-            const reason = typeof parsed === 'object' && parsed !== null && 'error' in parsed ? String(parsed.error) : text.trim().slice(0, 200);
+            const reason =
+              typeof parsed === 'object' && parsed !== null && 'error' in parsed
+                ? String(parsed.error)
+                : text.trim().slice(0, 200);
             reject(new ControlError(`nginx control ${method} ${path}: ${status} ${reason}`, status));
           });
         },
       );
-      req.on('timeout', () => req.destroy(new ControlError(`nginx control ${method} ${path}: no answer within ${timeoutMs} ms`, null)));
-      req.on('error', (err) => reject(err instanceof ControlError ? err : new ControlError(`nginx control ${method} ${path}: ${err.message}`, null)));
+      req.on('timeout', () =>
+        req.destroy(new ControlError(`nginx control ${method} ${path}: no answer within ${timeoutMs} ms`, null)),
+      );
+      req.on('error', (err) =>
+        reject(
+          err instanceof ControlError ? err : new ControlError(`nginx control ${method} ${path}: ${err.message}`, null),
+        ),
+      );
       req.end(payload);
     });
   }

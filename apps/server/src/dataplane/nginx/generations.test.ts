@@ -2,12 +2,22 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listGenerations, pruneGenerations, readCurrentGeneration, switchCurrent, writeGeneration } from './generations.js';
+import {
+  listGenerations,
+  pruneGenerations,
+  readCurrentGeneration,
+  switchCurrent,
+  writeGeneration,
+} from './generations.js';
 
 describe('config generations', () => {
   let prefix = '';
-  beforeEach(async () => { prefix = await mkdtemp(join(tmpdir(), 'postern-gen-')); });
-  afterEach(async () => { await rm(prefix, { recursive: true, force: true }); });
+  beforeEach(async () => {
+    prefix = await mkdtemp(join(tmpdir(), 'postern-gen-'));
+  });
+  afterEach(async () => {
+    await rm(prefix, { recursive: true, force: true });
+  });
 
   it('writes a generation, points current at it, and keeps only recent ones plus the one in use', async () => {
     for (let g = 1; g <= 5; g++) await writeGeneration(prefix, g, { 'nginx.conf': `# ${g}\n` });

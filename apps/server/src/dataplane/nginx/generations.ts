@@ -16,7 +16,10 @@ export function generationDir(prefixDir: string, generation: number): string {
 
 export async function listGenerations(prefixDir: string): Promise<number[]> {
   const names = await readdir(join(prefixDir, GEN_DIR)).catch(() => []);
-  return names.filter((name) => /^\d+$/.test(name)).map(Number).sort((a, b) => a - b);
+  return names
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .sort((a, b) => a - b);
 }
 
 export async function writeGeneration(prefixDir: string, generation: number, files: ConfigFiles): Promise<string> {

@@ -1,6 +1,12 @@
 import { X509Certificate } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -23,24 +29,41 @@ import { createStreamInstances } from './stream-instances.js';
 // Real nginx with the Lua module on loopback high ports: routes, access lists, certificates and ACME answers are data
 // pushed at run time; adoption, self-healing and the precise cut-off are proven against the real processes.
 
-interface Answer { status: number; body: string; headers: Record<string, string | string[] | undefined>; fingerprint?: string }
+interface Answer {
+  status: number;
+  body: string;
+  headers: Record<string, string | string[] | undefined>;
+  fingerprint?: string;
+}
 
 function get(url: string, options: { host?: string; timeoutMs?: number } = {}): Promise<Answer> {
   const target = new URL(url);
   const isTls = target.protocol === 'https:';
   const request = isTls ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: '127.0.0.1', port: target.port, path: `${target.pathname}${target.search}`, agent: false, timeout: options.timeoutMs ?? 3000,
-      rejectUnauthorized: false, headers: { Host: options.host ?? '127.0.0.1' },
-      ...(isTls && options.host ? { servername: options.host } : {}),
-    }, (res) => {
-      let body = '';
-      const socket = res.socket as { getPeerCertificate?: () => { fingerprint256?: string } };
-      const fingerprint = socket.getPeerCertificate?.().fingerprint256;
-      res.on('data', (chunk: Buffer) => { body += chunk.toString(); });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers, ...(fingerprint ? { fingerprint } : {}) }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        agent: false,
+        timeout: options.timeoutMs ?? 3000,
+        rejectUnauthorized: false,
+        headers: { Host: options.host ?? '127.0.0.1' },
+        ...(isTls && options.host ? { servername: options.host } : {}),
+      },
+      (res) => {
+        let body = '';
+        const socket = res.socket as { getPeerCertificate?: () => { fingerprint256?: string } };
+        const fingerprint = socket.getPeerCertificate?.().fingerprint256;
+        res.on('data', (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body, headers: res.headers, ...(fingerprint ? { fingerprint } : {}) }),
+        );
+      },
+    );
     req.on('error', reject);
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.end();
@@ -48,22 +71,34 @@ function get(url: string, options: { host?: string; timeoutMs?: number } = {}): 
 }
 
 /** Opens a request whose response never ends (the backend trickles), resolving once the first bytes arrived. */
-function openStream(url: string, host: string): Promise<{ ended: Promise<'closed'>; chunks: () => number; close: () => void }> {
+function openStream(
+  url: string,
+  host: string,
+): Promise<{ ended: Promise<'closed'>; chunks: () => number; close: () => void }> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     let count = 0;
-    const req = httpsRequest({
-      host: '127.0.0.1', port: target.port, path: target.pathname, agent: false, rejectUnauthorized: false, servername: host, headers: { Host: host },
-    }, (res: IncomingMessage) => {
-      const ended = new Promise<'closed'>((done) => {
-        res.on('close', () => done('closed'));
-        res.on('error', () => done('closed'));
-      });
-      res.on('data', () => {
-        count++;
-        if (count === 1) resolve({ ended, chunks: () => count, close: () => req.destroy() });
-      });
-    });
+    const req = httpsRequest(
+      {
+        host: '127.0.0.1',
+        port: target.port,
+        path: target.pathname,
+        agent: false,
+        rejectUnauthorized: false,
+        servername: host,
+        headers: { Host: host },
+      },
+      (res: IncomingMessage) => {
+        const ended = new Promise<'closed'>((done) => {
+          res.on('close', () => done('closed'));
+          res.on('error', () => done('closed'));
+        });
+        res.on('data', () => {
+          count++;
+          if (count === 1) resolve({ ended, chunks: () => count, close: () => req.destroy() });
+        });
+      },
+    );
     req.on('error', (err) => (count === 0 ? reject(err) : undefined));
     req.end();
   });
@@ -79,21 +114,45 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
   const trickles = new Set<ServerResponse>();
   let instance: HttpInstance;
   let proxy: Proxy;
-  const domains: DesiredDomain[] = [{ domainId: 1, domain: 'app.test', ssl: 'self-signed' }, { domainId: 2, domain: 'other.test', ssl: 'self-signed' }];
+  const domains: DesiredDomain[] = [
+    { domainId: 1, domain: 'app.test', ssl: 'self-signed' },
+    { domainId: 2, domain: 'other.test', ssl: 'self-signed' },
+  ];
 
   const route = (over: Partial<DesiredHttpRoute>): DesiredHttpRoute => ({
-    serviceId: 1, nodeId: 1, domain: 'app.test', pathLocation: '/', backendProto: 'http', backendHost: '127.0.0.1', backendPort,
-    allowedIps: [], blockedIps: [], ...over,
+    serviceId: 1,
+    nodeId: 1,
+    domain: 'app.test',
+    pathLocation: '/',
+    backendProto: 'http',
+    backendHost: '127.0.0.1',
+    backendPort,
+    allowedIps: [],
+    blockedIps: [],
+    ...over,
   });
 
-  const makeInstance = (): HttpInstance => createHttpInstance({ prefixDir, logger: silentLogger, render: (dir) => renderHttpInstance(options, dir, readLuaModule()) });
-  const makeProxy = (http: HttpInstance): Proxy => createProxy({
-    prefixDir, certsDir, http, streams: createStreamInstances({ prefixDir, logger: silentLogger, listenAddress: '127.0.0.1' }),
-    cutter: createConnectionCutter(silentLogger), logger: silentLogger,
-  });
+  const makeInstance = (): HttpInstance =>
+    createHttpInstance({
+      prefixDir,
+      logger: silentLogger,
+      render: (dir) => renderHttpInstance(options, dir, readLuaModule()),
+    });
+  const makeProxy = (http: HttpInstance): Proxy =>
+    createProxy({
+      prefixDir,
+      certsDir,
+      http,
+      streams: createStreamInstances({ prefixDir, logger: silentLogger, listenAddress: '127.0.0.1' }),
+      cutter: createConnectionCutter(silentLogger),
+      logger: silentLogger,
+    });
   const serve = async (routes: DesiredHttpRoute[], target: Proxy = proxy) => {
     const table = buildRouteTable(routes, domains, { reservedHosts: [options.consoleHost] });
-    await target.syncRoutes(table.hosts, domains.map((d) => d.domain));
+    await target.syncRoutes(
+      table.hosts,
+      domains.map((d) => d.domain),
+    );
     return table;
   };
   const https = (port: number, path: string, host: string) => get(`https://127.0.0.1:${port}${path}`, { host });
@@ -104,7 +163,11 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     certsDir = join(dataDir, 'certs');
     await mkdir(certsDir, { recursive: true, mode: 0o700 });
     for (const name of [FALLBACK_CERT_NAME, 'app.test', 'other.test']) {
-      await writeFileAtomic(pemPath(certsDir, name), await createSelfSignedPem(name === FALLBACK_CERT_NAME ? 'gw.test' : name), 0o600);
+      await writeFileAtomic(
+        pemPath(certsDir, name),
+        await createSelfSignedPem(name === FALLBACK_CERT_NAME ? 'gw.test' : name),
+        0o600,
+      );
     }
     backend = createHttpServer((req, res) => {
       if (req.url?.startsWith('/trickle')) {
@@ -112,7 +175,10 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
         res.write('data: first\n\n');
         trickles.add(res);
         const timer = setInterval(() => res.write('data: more\n\n'), 100);
-        res.on('close', () => { clearInterval(timer); trickles.delete(res); });
+        res.on('close', () => {
+          clearInterval(timer);
+          trickles.delete(res);
+        });
         return;
       }
       res.end(`backend ${req.url ?? ''} host=${String(req.headers.host)} auth=${String(req.headers.authorization)}`);
@@ -120,9 +186,18 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
     backendPort = (backend.address() as AddressInfo).port;
     options = {
-      prefixDir, certsDir, listenAddress: '127.0.0.1',
-      ...(await freeLoopbackPorts(3).then(([httpPort = 0, httpsPort = 0, noDomainHttpsPort = 0]) => ({ httpPort, httpsPort, noDomainHttpsPort }))),
-      consoleHost: 'gw.test', consoleUpstream: `http://127.0.0.1:${backendPort}`, tunnelAddress: null, resolvers: [],
+      prefixDir,
+      certsDir,
+      listenAddress: '127.0.0.1',
+      ...(await freeLoopbackPorts(3).then(([httpPort = 0, httpsPort = 0, noDomainHttpsPort = 0]) => ({
+        httpPort,
+        httpsPort,
+        noDomainHttpsPort,
+      }))),
+      consoleHost: 'gw.test',
+      consoleUpstream: `http://127.0.0.1:${backendPort}`,
+      tunnelAddress: null,
+      resolvers: [],
     };
     instance = makeInstance();
     proxy = makeProxy(instance);
@@ -148,7 +223,9 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
       route({ serviceId: 3, pathLocation: '/open', allowedIps: ['127.0.0.1'] }),
       route({ serviceId: 4, domain: null, pathLocation: '/tools' }),
     ]);
-    expect((await https(options.httpsPort, '/x?y=1', 'app.test')).body).toBe('backend /x?y=1 host=app.test auth=undefined');
+    expect((await https(options.httpsPort, '/x?y=1', 'app.test')).body).toBe(
+      'backend /x?y=1 host=app.test auth=undefined',
+    );
     expect((await https(options.httpsPort, '/api', 'app.test')).status).toBe(403);
     expect((await https(options.httpsPort, '/api/v1', 'app.test')).status).toBe(403);
     // `/api` is not a prefix of `/apix`: that one falls to `/`.
@@ -159,7 +236,9 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     expect((await https(options.httpsPort, '/%61pi/v1', 'app.test')).status).toBe(403);
     // A host that is no domain gets nothing; the console's host gets only the console.
     expect((await https(options.httpsPort, '/tools', 'unknown.test')).status).toBe(404);
-    expect((await https(options.httpsPort, '/tools', 'gw.test')).body).toBe('backend /tools host=gw.test auth=undefined');
+    expect((await https(options.httpsPort, '/tools', 'gw.test')).body).toBe(
+      'backend /tools host=gw.test auth=undefined',
+    );
     // Services without a domain live on their own port, where /api (the console's cookie path) is nobody's.
     expect((await https(options.noDomainHttpsPort, '/tools/a', 'gw.test')).status).toBe(200);
     expect((await https(options.noDomainHttpsPort, '/api/auth/login', 'gw.test')).status).toBe(404);
@@ -167,7 +246,8 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
   });
 
   it('serves each domain’s own certificate by SNI and the fallback otherwise, without a reload', async () => {
-    const own = async (name: string) => new X509Certificate(await readFile(pemPath(certsDir, name), 'utf8')).fingerprint256;
+    const own = async (name: string) =>
+      new X509Certificate(await readFile(pemPath(certsDir, name), 'utf8')).fingerprint256;
     expect((await https(options.httpsPort, '/', 'app.test')).fingerprint).toBe(await own('app.test'));
     expect((await https(options.httpsPort, '/', 'nobody.test')).fingerprint).toBe(await own(FALLBACK_CERT_NAME));
     const workers = await readChildPids(instance.pid() ?? 0);
@@ -179,9 +259,14 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
 
   it('answers ACME challenges on port 80 for any host and redirects everything else to HTTPS', async () => {
     await proxy.setChallenge('tok_123', 'tok_123.thumb');
-    expect((await get(`http://127.0.0.1:${options.httpPort}/.well-known/acme-challenge/tok_123`, { host: 'app.test' })).body).toBe('tok_123.thumb');
+    expect(
+      (await get(`http://127.0.0.1:${options.httpPort}/.well-known/acme-challenge/tok_123`, { host: 'app.test' })).body,
+    ).toBe('tok_123.thumb');
     await proxy.removeChallenge('tok_123');
-    expect((await get(`http://127.0.0.1:${options.httpPort}/.well-known/acme-challenge/tok_123`, { host: 'app.test' })).status).toBe(404);
+    expect(
+      (await get(`http://127.0.0.1:${options.httpPort}/.well-known/acme-challenge/tok_123`, { host: 'app.test' }))
+        .status,
+    ).toBe(404);
     const redirect = await get(`http://127.0.0.1:${options.httpPort}/a?b=1`, { host: 'app.test' });
     expect(redirect.status).toBe(301);
     expect(redirect.headers.location).toBe(`https://app.test:${options.httpsPort}/a?b=1`);
@@ -191,14 +276,22 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     await serve([route({ serviceId: 7, pathLocation: '/' })]);
     await https(options.httpsPort, '/s?a=1&%74oken=secret-one&TOKEN=secret-two&b=2&x=1;token=secret-three', 'app.test');
     const log = join(prefixDir, 'logs', 'access-http.log');
-    expect(await waitFor(async () => (await readFile(log, 'utf8')).includes('"/s?a=1&[redacted]&[redacted]&b=2&[redacted]"'), 3000)).toBe(true);
+    expect(
+      await waitFor(
+        async () => (await readFile(log, 'utf8')).includes('"/s?a=1&[redacted]&[redacted]&b=2&[redacted]"'),
+        3000,
+      ),
+    ).toBe(true);
     const text = await readFile(log, 'utf8');
     expect(text).not.toMatch(/secret-/);
     expect(text).toMatch(/"svc":"7"/);
   });
 
   it('cuts exactly the open connections of a service that goes away, at once, and no other', async () => {
-    await serve([route({ serviceId: 1, pathLocation: '/' }), route({ serviceId: 2, domain: 'other.test', pathLocation: '/' })]);
+    await serve([
+      route({ serviceId: 1, pathLocation: '/' }),
+      route({ serviceId: 2, domain: 'other.test', pathLocation: '/' }),
+    ]);
     const kept = await openStream(`https://127.0.0.1:${options.httpsPort}/trickle`, 'other.test');
     const cut = await openStream(`https://127.0.0.1:${options.httpsPort}/trickle`, 'app.test');
     const table = await serve([route({ serviceId: 2, domain: 'other.test', pathLocation: '/' })]);
@@ -213,13 +306,17 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
   });
 
   it('counts each service’s requests by status class, bytes and latency, and its open connections', async () => {
-    await serve([route({ serviceId: 11, domain: 'app.test', pathLocation: '/' }), route({ serviceId: 12, domain: 'other.test', pathLocation: '/', blockedIps: ['127.0.0.1'] })]);
+    await serve([
+      route({ serviceId: 11, domain: 'app.test', pathLocation: '/' }),
+      route({ serviceId: 12, domain: 'other.test', pathLocation: '/', blockedIps: ['127.0.0.1'] }),
+    ]);
     const before = (await proxy.httpTraffic()).services;
     for (let i = 0; i < 3; i++) await https(options.httpsPort, `/count-${i}`, 'app.test');
     await https(options.httpsPort, '/denied', 'other.test');
     const open = await openStream(`https://127.0.0.1:${options.httpsPort}/trickle`, 'app.test');
     const after = (await proxy.httpTraffic()).services;
-    const delta = (id: number, pick: (t: HttpTraffic) => number) => pick(after.get(id) as HttpTraffic) - (before.get(id) ? pick(before.get(id) as HttpTraffic) : 0);
+    const delta = (id: number, pick: (t: HttpTraffic) => number) =>
+      pick(after.get(id) as HttpTraffic) - (before.get(id) ? pick(before.get(id) as HttpTraffic) : 0);
     expect(delta(11, (t) => t.requests[1])).toBe(3);
     expect(delta(12, (t) => t.requests[3])).toBe(1);
     expect(delta(11, (t) => t.bytesOut)).toBeGreaterThan(3 * 20);
@@ -232,7 +329,11 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     const table = await serve([route({ serviceId: 2, domain: 'other.test', pathLocation: '/' })]);
     expect(await proxy.drift(table.hosts, ['app.test', 'other.test'], new Map())).toEqual([]);
     // Someone edits what nginx serves behind the control plane's back.
-    await instance.control.post('/routes', { base: null, version: 'by-hand', set: { 'rogue.test': '[{"s":99,"r":"x","p":"/","u":"http://127.0.0.1:9"}]' } });
+    await instance.control.post('/routes', {
+      base: null,
+      version: 'by-hand',
+      set: { 'rogue.test': '[{"s":99,"r":"x","p":"/","u":"http://127.0.0.1:9"}]' },
+    });
     expect(await proxy.drift(table.hosts, ['app.test', 'other.test'], new Map())).toEqual([
       'nginx lacks the routes of other.test',
       'nginx routes rogue.test, which the database does not',

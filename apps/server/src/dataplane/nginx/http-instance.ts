@@ -3,8 +3,27 @@ import { join } from 'node:path';
 import { CommandError, runCommand } from '../exec.js';
 import { NginxRejectedError, type ConfigFiles, type DataPlaneLogger } from '../types.js';
 import { createControlClient, type ControlClient } from './control-client.js';
-import { CURRENT_LINK, generationDir, listGenerations, pruneGenerations, readCurrentGeneration, switchCurrent, writeGeneration } from './generations.js';
-import { describeRejection, findMaster, isRunning, killOrphanWorkers, masterArgs, reloadMaster, startMaster, stopMaster, type Master, type MasterPaths } from './master-process.js';
+import {
+  CURRENT_LINK,
+  generationDir,
+  listGenerations,
+  pruneGenerations,
+  readCurrentGeneration,
+  switchCurrent,
+  writeGeneration,
+} from './generations.js';
+import {
+  describeRejection,
+  findMaster,
+  isRunning,
+  killOrphanWorkers,
+  masterArgs,
+  reloadMaster,
+  startMaster,
+  stopMaster,
+  type Master,
+  type MasterPaths,
+} from './master-process.js';
 import { controlDir, controlSocket, logsDir, snapshotFile } from './options.js';
 import { waitFor } from './process-info.js';
 
@@ -105,15 +124,19 @@ export function createHttpInstance(options: HttpInstanceOptions): HttpInstance {
   /** Up = the master runs and its workers answer the control socket (the Lua module loaded). */
   async function waitForControl(): Promise<void> {
     let lastError = '';
-    const isUp = await waitFor(async () => {
-      try {
-        await control.get('/state');
-        return true;
-      } catch (err) {
-        lastError = err instanceof Error ? err.message : String(err);
-        return false;
-      }
-    }, 10_000, 25);
+    const isUp = await waitFor(
+      async () => {
+        try {
+          await control.get('/state');
+          return true;
+        } catch (err) {
+          lastError = err instanceof Error ? err.message : String(err);
+          return false;
+        }
+      },
+      10_000,
+      25,
+    );
     if (!isUp) throw new Error(`nginx started but its control socket does not answer: ${lastError}`);
   }
 
@@ -130,7 +153,8 @@ export function createHttpInstance(options: HttpInstanceOptions): HttpInstance {
   }
 
   async function prepareDirs(): Promise<void> {
-    for (const dir of ['logs', 'temp', 'gen', 'state']) await mkdir(join(prefixDir, dir), { recursive: true, mode: 0o755 });
+    for (const dir of ['logs', 'temp', 'gen', 'state'])
+      await mkdir(join(prefixDir, dir), { recursive: true, mode: 0o755 });
     await mkdir(controlDir(prefixDir), { recursive: true, mode: 0o700 });
     await chmod(controlDir(prefixDir), 0o700);
     await mkdir(join(snapshotFile(prefixDir), '..'), { recursive: true, mode: 0o700 });
@@ -138,53 +162,59 @@ export function createHttpInstance(options: HttpInstanceOptions): HttpInstance {
 
   return {
     control,
-    start: () => serial(async () => {
-      await prepareDirs();
-      const running = await findMaster(paths);
-      const { changed, previous } = await ensureGeneration();
-      if (running) {
-        master = running;
-        if (!changed) {
+    start: () =>
+      serial(async () => {
+        await prepareDirs();
+        const running = await findMaster(paths);
+        const { changed, previous } = await ensureGeneration();
+        if (running) {
+          master = running;
+          if (!changed) {
+            await waitForControl();
+            logger.info({ pid: running.pid }, 'nginx: adopted the running master');
+            return 'adopted';
+          }
+          try {
+            await reloadMaster(running, paths.errorLog);
+          } catch (err) {
+            if (previous !== null) await switchCurrent(prefixDir, previous);
+            throw err;
+          }
           await waitForControl();
-          logger.info({ pid: running.pid }, 'nginx: adopted the running master');
-          return 'adopted';
+          logger.info(
+            { pid: running.pid },
+            'nginx: adopted the running master and reloaded it with the new configuration',
+          );
+          return 'reloaded';
         }
-        try {
-          await reloadMaster(running, paths.errorLog);
-        } catch (err) {
-          if (previous !== null) await switchCurrent(prefixDir, previous);
-          throw err;
+        await startFresh();
+        return 'started';
+      }),
+    heal: () =>
+      serial(async () => {
+        if (master && (await isRunning(master))) return false;
+        const found = await findMaster(paths);
+        if (found) {
+          master = found;
+          return false;
         }
-        await waitForControl();
-        logger.info({ pid: running.pid }, 'nginx: adopted the running master and reloaded it with the new configuration');
-        return 'reloaded';
-      }
-      await startFresh();
-      return 'started';
-    }),
-    heal: () => serial(async () => {
-      if (master && (await isRunning(master))) return false;
-      const found = await findMaster(paths);
-      if (found) {
-        master = found;
-        return false;
-      }
-      logger.error({ pid: master?.pid ?? null }, 'nginx: the master is not running; starting it');
-      await prepareDirs();
-      await ensureGeneration();
-      await startFresh();
-      return true;
-    }),
+        logger.error({ pid: master?.pid ?? null }, 'nginx: the master is not running; starting it');
+        await prepareDirs();
+        await ensureGeneration();
+        await startFresh();
+        return true;
+      }),
     async isUp() {
       return master !== null && (await isRunning(master));
     },
-    stop: ({ keepServing }) => serial(async () => {
-      const running = master;
-      master = null;
-      if (!running || keepServing) return;
-      await stopMaster(running);
-      logger.info({ pid: running.pid }, 'nginx: stopped');
-    }),
+    stop: ({ keepServing }) =>
+      serial(async () => {
+        const running = master;
+        master = null;
+        if (!running || keepServing) return;
+        await stopMaster(running);
+        logger.info({ pid: running.pid }, 'nginx: stopped');
+      }),
     pid: () => master?.pid ?? null,
   };
 }

@@ -15,7 +15,12 @@ function hasNginx(): boolean {
 /** Real nginx needs root (it binds as root and drops workers to www-data) and the binary. */
 export const canRunNginx = process.getuid?.() === 0 && hasNginx();
 
-export const silentLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+export const silentLogger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
 
 export async function freeLoopbackPort(): Promise<number> {
   const [port] = await freeLoopbackPorts(1);

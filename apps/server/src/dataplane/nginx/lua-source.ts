@@ -8,7 +8,11 @@ import { fileURLToPath } from 'node:url';
  */
 export function readLuaModule(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, 'lua', 'postern.lua'), resolve(here, 'nginx', 'lua', 'postern.lua'), resolve(here, 'dataplane', 'nginx', 'lua', 'postern.lua')];
+  const candidates = [
+    join(here, 'lua', 'postern.lua'),
+    resolve(here, 'nginx', 'lua', 'postern.lua'),
+    resolve(here, 'dataplane', 'nginx', 'lua', 'postern.lua'),
+  ];
   const found = candidates.find((path) => existsSync(path));
   if (!found) throw new Error(`nginx's Lua module not found (looked in ${candidates.join(', ')})`);
   return readFileSync(found, 'utf8');

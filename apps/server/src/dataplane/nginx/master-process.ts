@@ -41,7 +41,14 @@ function readStat(pid: number): { pgrp: number; startTime: string } | null {
   return { pgrp: Number(fields[2]), startTime: fields[19] ?? '' };
 }
 
-export const masterArgs = (paths: MasterPaths): string[] => ['-p', `${paths.prefixDir}/`, '-c', paths.confPath, '-e', paths.errorLog];
+export const masterArgs = (paths: MasterPaths): string[] => [
+  '-p',
+  `${paths.prefixDir}/`,
+  '-c',
+  paths.confPath,
+  '-e',
+  paths.errorLog,
+];
 
 /** The master named by the pid file, if it is alive and is nginx running exactly this config. */
 export async function findMaster(paths: MasterPaths): Promise<Master | null> {
@@ -90,7 +97,10 @@ function isZombie(pid: number): boolean {
 }
 
 export async function fileSize(path: string): Promise<number> {
-  return stat(path).then((s) => s.size, () => 0);
+  return stat(path).then(
+    (s) => s.size,
+    () => 0,
+  );
 }
 
 export async function readFrom(path: string, offset: number, max = 64 * 1024): Promise<string> {
@@ -108,8 +118,14 @@ export async function readFrom(path: string, offset: number, max = 64 * 1024): P
 
 /** nginx's own words for why it refused, without the noise lines. */
 export function describeRejection(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => /\[(emerg|alert|crit)\]/.test(l));
-  return (lines.length > 0 ? lines.map((l) => l.replace(/^\S+ \S+ \[\w+\] \d+#\d+: /, '')).join('\n') : text.trim()) || 'nginx refused to start';
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => /\[(emerg|alert|crit)\]/.test(l));
+  return (
+    (lines.length > 0 ? lines.map((l) => l.replace(/^\S+ \S+ \[\w+\] \d+#\d+: /, '')).join('\n') : text.trim()) ||
+    'nginx refused to start'
+  );
 }
 
 /**
@@ -143,9 +159,12 @@ export async function startMaster(paths: MasterPaths, deadlineMs = 15_000): Prom
   ]);
   const info = spawned.pid === undefined ? null : readStat(spawned.pid);
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the polling callback above, which TypeScript does not follow
-  if (isUp && info && spawned.exitCode === null) return { pid: spawned.pid as number, startTime: info.startTime, child: spawned };
+  if (isUp && info && spawned.exitCode === null)
+    return { pid: spawned.pid as number, startTime: info.startTime, child: spawned };
   if (spawned.exitCode === null) spawned.kill('SIGKILL');
-  const reason = describeRejection(`${await readFrom(paths.errorLog, logOffset)}\n${await readFrom(paths.outputLog, outOffset)}`);
+  const reason = describeRejection(
+    `${await readFrom(paths.errorLog, logOffset)}\n${await readFrom(paths.outputLog, outOffset)}`,
+  );
   throw new NginxRejectedError(reason);
 }
 
@@ -187,6 +206,8 @@ export async function reloadMaster(master: Master, errorLog: string, deadlineMs 
   }, deadlineMs);
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the polling callback above, which TypeScript does not follow
   if (isRefused || !isLive || !(await isRunning(master))) {
-    throw new NginxRejectedError(describeRejection(await readFrom(errorLog, offset)) || 'nginx did not take the new configuration');
+    throw new NginxRejectedError(
+      describeRejection(await readFrom(errorLog, offset)) || 'nginx did not take the new configuration',
+    );
   }
 }

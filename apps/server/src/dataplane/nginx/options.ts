@@ -48,7 +48,9 @@ export function validateRenderOptions(options: NginxRenderOptions): void {
   if (options.listenAddress !== undefined) assertIPv4(options.listenAddress, 'listen address');
   if (options.tunnelAddress !== null) assertIPv4(options.tunnelAddress, 'tunnel address');
   assertHost(options.consoleHost, 'console host');
-  if (!/^http:\/\/[0-9.]+:\d{1,5}$/.test(options.consoleUpstream)) throw new Error(`invalid console upstream: ${JSON.stringify(options.consoleUpstream)}`);
-  if (options.workerUser !== undefined && !/^[a-z_][a-z0-9_-]{0,31}$/.test(options.workerUser)) throw new Error(`invalid worker user: ${JSON.stringify(options.workerUser)}`);
+  if (!/^http:\/\/[0-9.]+:\d{1,5}$/.test(options.consoleUpstream))
+    throw new Error(`invalid console upstream: ${JSON.stringify(options.consoleUpstream)}`);
+  if (options.workerUser !== undefined && !/^[a-z_][a-z0-9_-]{0,31}$/.test(options.workerUser))
+    throw new Error(`invalid worker user: ${JSON.stringify(options.workerUser)}`);
   for (const resolver of options.resolvers) assertIPv4(resolver, 'name server');
 }

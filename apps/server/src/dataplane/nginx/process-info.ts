@@ -5,7 +5,13 @@ import { readFile } from 'node:fs/promises';
 
 export async function readChildPids(pid: number): Promise<number[] | null> {
   const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => null);
-  return text === null ? null : text.trim().split(/\s+/).filter((s) => s !== '').map(Number);
+  return text === null
+    ? null
+    : text
+        .trim()
+        .split(/\s+/)
+        .filter((s) => s !== '')
+        .map(Number);
 }
 
 export async function readCmdline(pid: number): Promise<string | null> {
@@ -22,7 +28,11 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-export async function waitFor(condition: () => boolean | Promise<boolean>, deadlineMs: number, stepMs = 20): Promise<boolean> {
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  deadlineMs: number,
+  stepMs = 20,
+): Promise<boolean> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     if (await condition()) return true;

@@ -1,6 +1,12 @@
 import type { ConfigFiles } from '../types.js';
 import {
-  DEFAULT_WORKER_USER, FALLBACK_CERT_NAME, HTTP_ACCESS_LOG, controlSocket, logsDir, snapshotFile, validateRenderOptions,
+  DEFAULT_WORKER_USER,
+  FALLBACK_CERT_NAME,
+  HTTP_ACCESS_LOG,
+  controlSocket,
+  logsDir,
+  snapshotFile,
+  validateRenderOptions,
   type NginxRenderOptions,
 } from './options.js';
 import { assertFilePath, block, quotePath, renderListen } from './syntax.js';
@@ -44,7 +50,10 @@ function luaOptions(options: NginxRenderOptions): string {
 export function renderHttpInstance(options: NginxRenderOptions, generationDir: string, luaSource: string): ConfigFiles {
   validateRenderOptions(options);
   const fallback = `${assertFilePath(options.certsDir)}/${FALLBACK_CERT_NAME}.pem`;
-  const resolver = options.resolvers.length > 0 ? [`resolver ${options.resolvers.join(' ')} valid=30s ipv6=off;`, 'resolver_timeout 5s;'] : [];
+  const resolver =
+    options.resolvers.length > 0
+      ? [`resolver ${options.resolvers.join(' ')} valid=30s ipv6=off;`, 'resolver_timeout 5s;']
+      : [];
   const conf = [
     'load_module /usr/lib/nginx/modules/ndk_http_module.so;',
     'load_module /usr/lib/nginx/modules/ngx_http_lua_module.so;',

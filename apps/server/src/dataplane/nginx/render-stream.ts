@@ -1,7 +1,22 @@
 import { join } from 'node:path';
 import type { DesiredStreamRoute } from '../types.js';
-import { assertHost, assertHostname, assertIPv4, assertIPv4OrCidr, assertPort, assertPositiveInt, isIPv4 } from '../validate.js';
-import { DEFAULT_WORKER_USER, FALLBACK_CERT_NAME, STREAM_ACCESS_LOG, logsDir, streamRoot, type NginxRenderOptions } from './options.js';
+import {
+  assertHost,
+  assertHostname,
+  assertIPv4,
+  assertIPv4OrCidr,
+  assertPort,
+  assertPositiveInt,
+  isIPv4,
+} from '../validate.js';
+import {
+  DEFAULT_WORKER_USER,
+  FALLBACK_CERT_NAME,
+  STREAM_ACCESS_LOG,
+  logsDir,
+  streamRoot,
+  type NginxRenderOptions,
+} from './options.js';
 import { assertFilePath, block, quote, quotePath, renderAccessRules, renderListen } from './syntax.js';
 
 // Each TCP/UDP service is its own small nginx (one master, one worker). A new service starts its instance, a
@@ -18,7 +33,8 @@ const LOG_FORMAT = [
 /** `tcp-30005`: the instance's directory name and identity (one service per protocol and public port). */
 export function streamInstanceKey(route: Pick<DesiredStreamRoute, 'proto' | 'port'>): string {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the type says so; this guards the rendered config against any other value
-  if (route.proto !== 'tcp' && route.proto !== 'udp') throw new Error(`invalid stream protocol: ${String(route.proto)}`);
+  if (route.proto !== 'tcp' && route.proto !== 'udp')
+    throw new Error(`invalid stream protocol: ${String(route.proto)}`);
   return `${route.proto}-${assertPort(route.port, 'public port')}`;
 }
 
@@ -47,7 +63,8 @@ export function renderStreamInstance(route: DesiredStreamRoute, options: NginxRe
   const certName = streamCertificateName(route);
   const flags = route.proto === 'udp' ? ['udp'] : certName !== null ? ['ssl'] : [];
   const needsResolver = !isIPv4(backendHost);
-  if (needsResolver && options.resolvers.length === 0) throw new Error(`backend host ${backendHost} needs a name server, and none is configured (/etc/resolv.conf)`);
+  if (needsResolver && options.resolvers.length === 0)
+    throw new Error(`backend host ${backendHost} needs a name server, and none is configured (/etc/resolv.conf)`);
   const certFile = certName === null ? null : `${assertFilePath(options.certsDir)}/${certName}.pem`;
   return [
     'load_module /usr/lib/nginx/modules/ngx_stream_module.so;',
@@ -63,18 +80,31 @@ export function renderStreamInstance(route: DesiredStreamRoute, options: NginxRe
     ...block('stream', [
       `log_format gw_stream escape=json ${LOG_FORMAT.join('\n        ')};`,
       `access_log ${quotePath(`${logsDir(options)}/${STREAM_ACCESS_LOG}`)} gw_stream;`,
-      ...(needsResolver ? [`resolver ${options.resolvers.map((r) => assertIPv4(r, 'name server')).join(' ')} valid=30s ipv6=off;`, 'resolver_timeout 5s;'] : []),
+      ...(needsResolver
+        ? [
+            `resolver ${options.resolvers.map((r) => assertIPv4(r, 'name server')).join(' ')} valid=30s ipv6=off;`,
+            'resolver_timeout 5s;',
+          ]
+        : []),
       ...block('server', [
         renderListen(options.listenAddress, route.port, flags),
         `set $gw_svc ${serviceId};`,
         `set $gw_domain ${route.domain === null ? '""' : quote(assertHostname(route.domain, 'domain'))};`,
         ...renderAccessRules(route.allowedIps, route.blockedIps, assertIPv4OrCidr),
         // Read by the master (root) at start and on a reload: workers never open key files.
-        ...(certFile === null ? [] : [`ssl_certificate ${quotePath(certFile)};`, `ssl_certificate_key ${quotePath(certFile)};`, 'ssl_protocols TLSv1.2 TLSv1.3;']),
+        ...(certFile === null
+          ? []
+          : [
+              `ssl_certificate ${quotePath(certFile)};`,
+              `ssl_certificate_key ${quotePath(certFile)};`,
+              'ssl_protocols TLSv1.2 TLSv1.3;',
+            ]),
         'proxy_connect_timeout 5s;',
         // UDP has no close: a session (and its access-log line) ends after this much silence.
         ...(route.proto === 'udp' ? ['proxy_timeout 60s;'] : []),
-        ...(needsResolver ? [`set $gw_up ${quote(upstream)};`, 'proxy_pass $gw_up;'] : [`proxy_pass ${quote(upstream)};`]),
+        ...(needsResolver
+          ? [`set $gw_up ${quote(upstream)};`, 'proxy_pass $gw_up;']
+          : [`proxy_pass ${quote(upstream)};`]),
       ]),
     ]),
     '',

@@ -6,17 +6,41 @@ import { renderStreamInstance, streamCertificateName, streamInstanceKey } from '
 import { buildRouteTable, routePrefix, upstreamUrl } from './routes.js';
 
 const options: NginxRenderOptions = {
-  prefixDir: '/data/nginx', certsDir: '/data/certs', httpPort: 80, httpsPort: 443, noDomainHttpsPort: 8443,
-  consoleHost: 'gw.example.com', consoleUpstream: 'http://127.0.0.1:3000', tunnelAddress: '10.44.0.1', resolvers: ['10.0.0.53'],
+  prefixDir: '/data/nginx',
+  certsDir: '/data/certs',
+  httpPort: 80,
+  httpsPort: 443,
+  noDomainHttpsPort: 8443,
+  consoleHost: 'gw.example.com',
+  consoleUpstream: 'http://127.0.0.1:3000',
+  tunnelAddress: '10.44.0.1',
+  resolvers: ['10.0.0.53'],
 };
 
 const http = (over: Partial<DesiredHttpRoute>): DesiredHttpRoute => ({
-  serviceId: 1, nodeId: 2, domain: 'app.example.com', pathLocation: '/', backendProto: 'http', backendHost: '10.44.0.2', backendPort: 80,
-  allowedIps: [], blockedIps: [], ...over,
+  serviceId: 1,
+  nodeId: 2,
+  domain: 'app.example.com',
+  pathLocation: '/',
+  backendProto: 'http',
+  backendHost: '10.44.0.2',
+  backendPort: 80,
+  allowedIps: [],
+  blockedIps: [],
+  ...over,
 });
 const stream = (over: Partial<DesiredStreamRoute>): DesiredStreamRoute => ({
-  serviceId: 7, nodeId: 2, proto: 'tcp', port: 30000, ssl: false, domain: null, backendHost: '10.44.0.2', backendPort: 5432,
-  allowedIps: [], blockedIps: [], ...over,
+  serviceId: 7,
+  nodeId: 2,
+  proto: 'tcp',
+  port: 30000,
+  ssl: false,
+  domain: null,
+  backendHost: '10.44.0.2',
+  backendPort: 5432,
+  allowedIps: [],
+  blockedIps: [],
+  ...over,
 });
 const domains = [{ domainId: 1, domain: 'app.example.com', ssl: 'self-signed' as const }];
 
@@ -28,7 +52,8 @@ describe('renderHttpInstance', () => {
     expect(Object.keys(files)).toEqual(['nginx.conf', 'postern.lua']);
     expect(files['postern.lua']).toBe('-- lua');
     expect(conf).toContain('lua_package_path "/data/nginx/gen/4/?.lua;/usr/share/lua/5.1/?.lua;;";');
-    for (const dict of ['gw_routes 64m', 'gw_certs 128m', 'gw_acme 1m', 'gw_live 16m', 'gw_stats 16m']) expect(conf).toContain(`lua_shared_dict ${dict};`);
+    for (const dict of ['gw_routes 64m', 'gw_certs 128m', 'gw_acme 1m', 'gw_live 16m', 'gw_stats 16m'])
+      expect(conf).toContain(`lua_shared_dict ${dict};`);
     expect(conf).toContain('access_by_lua_block { require("postern").route() }');
     expect(conf).toContain('ssl_certificate_by_lua_block { require("postern").certificate() }');
     expect(conf).not.toMatch(/app\.example\.com|10\.44\.0\.2/);
@@ -49,9 +74,15 @@ describe('renderHttpInstance', () => {
   });
 
   it('hands the Lua module its options as JSON in a long string, every value allow-listed', () => {
-    expect(conf).toContain('"console_host":"gw.example.com","console_upstream":"http://127.0.0.1:3000","no_domain_port":8443');
-    expect(() => renderHttpInstance({ ...options, consoleHost: 'gw"]==]' }, '/data/nginx/gen/4', '')).toThrow('invalid console host');
-    expect(() => renderHttpInstance({ ...options, resolvers: ['10.0.0.1; evil'] }, '/data/nginx/gen/4', '')).toThrow('invalid name server');
+    expect(conf).toContain(
+      '"console_host":"gw.example.com","console_upstream":"http://127.0.0.1:3000","no_domain_port":8443',
+    );
+    expect(() => renderHttpInstance({ ...options, consoleHost: 'gw"]==]' }, '/data/nginx/gen/4', '')).toThrow(
+      'invalid console host',
+    );
+    expect(() => renderHttpInstance({ ...options, resolvers: ['10.0.0.1; evil'] }, '/data/nginx/gen/4', '')).toThrow(
+      'invalid name server',
+    );
     expect(() => renderHttpInstance(options, '/data/nginx/gen/4 x', '')).toThrow('refusing file path');
   });
 });
@@ -85,24 +116,48 @@ describe('renderStreamInstance', () => {
     expect(conf).toContain('resolver 10.0.0.53 valid=30s ipv6=off;');
     expect(conf).toContain('set $gw_up "db.internal:5432";');
     expect(conf).toContain('proxy_pass $gw_up;');
-    expect(() => renderStreamInstance(stream({ backendHost: 'db.internal' }), { ...options, resolvers: [] })).toThrow('needs a name server');
+    expect(() => renderStreamInstance(stream({ backendHost: 'db.internal' }), { ...options, resolvers: [] })).toThrow(
+      'needs a name server',
+    );
     expect(() => renderStreamInstance(stream({ backendHost: 'x;y' }), options)).toThrow('invalid backend host');
-    expect(() => renderStreamInstance(stream({ allowedIps: ['10.0.0.1 ; include /x'] }), options)).toThrow('invalid allowed IP');
+    expect(() => renderStreamInstance(stream({ allowedIps: ['10.0.0.1 ; include /x'] }), options)).toThrow(
+      'invalid allowed IP',
+    );
   });
 });
 
 describe('buildRouteTable', () => {
   it('groups routes by host, longest prefix first, with access lists as numbers and a revision per service', () => {
-    const table = buildRouteTable([
-      http({ serviceId: 1 }),
-      http({ serviceId: 2, pathLocation: '/api/', allowedIps: ['10.0.0.0/8'], blockedIps: ['10.0.0.9'] }),
-      http({ serviceId: 3, domain: null, pathLocation: '/tools', backendProto: 'https', backendHost: 'localhost', backendPort: 9000 }),
-    ], domains, { staticHosts: new Map([['localhost', '127.0.0.1']]) });
+    const table = buildRouteTable(
+      [
+        http({ serviceId: 1 }),
+        http({ serviceId: 2, pathLocation: '/api/', allowedIps: ['10.0.0.0/8'], blockedIps: ['10.0.0.9'] }),
+        http({
+          serviceId: 3,
+          domain: null,
+          pathLocation: '/tools',
+          backendProto: 'https',
+          backendHost: 'localhost',
+          backendPort: 9000,
+        }),
+      ],
+      domains,
+      { staticHosts: new Map([['localhost', '127.0.0.1']]) },
+    );
     expect(JSON.parse(table.hosts.get('app.example.com') ?? '')).toEqual([
-      { s: 2, r: table.revisions.get(2), p: '/api', u: 'http://10.44.0.2:80', a: [[167772160, 8]], b: [[167772169, 32]] },
+      {
+        s: 2,
+        r: table.revisions.get(2),
+        p: '/api',
+        u: 'http://10.44.0.2:80',
+        a: [[167772160, 8]],
+        b: [[167772169, 32]],
+      },
       { s: 1, r: table.revisions.get(1), p: '/', u: 'http://10.44.0.2:80' },
     ]);
-    expect(JSON.parse(table.hosts.get('') ?? '')).toEqual([{ s: 3, r: table.revisions.get(3), p: '/tools', u: 'https://127.0.0.1:9000' }]);
+    expect(JSON.parse(table.hosts.get('') ?? '')).toEqual([
+      { s: 3, r: table.revisions.get(3), p: '/tools', u: 'https://127.0.0.1:9000' },
+    ]);
     expect(table.rejected.size).toBe(0);
   });
 
@@ -117,14 +172,18 @@ describe('buildRouteTable', () => {
   });
 
   it('sets aside what it cannot serve and keeps the rest: an unknown domain, the console’s host, a second service on a path', () => {
-    const table = buildRouteTable([
-      http({ serviceId: 1, pathLocation: '/api' }),
-      http({ serviceId: 2, pathLocation: '/api/' }),
-      http({ serviceId: 3, domain: 'missing.example.com' }),
-      http({ serviceId: 4, domain: 'gw.example.com' }),
-      http({ serviceId: 5, backendHost: 'bad host' }),
-      http({ serviceId: 6, pathLocation: '/ok' }),
-    ], [...domains, { domainId: 2, domain: 'gw.example.com', ssl: 'self-signed' }], { reservedHosts: ['gw.example.com'] });
+    const table = buildRouteTable(
+      [
+        http({ serviceId: 1, pathLocation: '/api' }),
+        http({ serviceId: 2, pathLocation: '/api/' }),
+        http({ serviceId: 3, domain: 'missing.example.com' }),
+        http({ serviceId: 4, domain: 'gw.example.com' }),
+        http({ serviceId: 5, backendHost: 'bad host' }),
+        http({ serviceId: 6, pathLocation: '/ok' }),
+      ],
+      [...domains, { domainId: 2, domain: 'gw.example.com', ssl: 'self-signed' }],
+      { reservedHosts: ['gw.example.com'] },
+    );
     expect(Object.fromEntries(table.rejected)).toEqual({
       2: 'another service already serves /api on app.example.com',
       3: 'domain missing.example.com does not exist',

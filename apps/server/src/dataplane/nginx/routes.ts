@@ -1,6 +1,14 @@
 import { hash } from 'node:crypto';
 import type { DesiredDomain, DesiredHttpRoute } from '../types.js';
-import { assertHost, assertHostname, assertIPv4OrCidr, assertPathPrefix, assertPort, assertPositiveInt, isIPv4 } from '../validate.js';
+import {
+  assertHost,
+  assertHostname,
+  assertIPv4OrCidr,
+  assertPathPrefix,
+  assertPort,
+  assertPositiveInt,
+  isIPv4,
+} from '../validate.js';
 
 // The HTTP route table nginx's Lua module serves (lua/postern.lua): per host, the JSON of its routes, longest
 // prefix first. Every value passes the data plane's validators here; a row that fails is set aside with a reason
@@ -43,7 +51,8 @@ export function routePrefix(pathLocation: string): string {
 /** Backends named in /etc/hosts (e.g. `localhost`) become their address: nginx's resolver only asks DNS. */
 export function upstreamUrl(route: DesiredHttpRoute, staticHosts: ReadonlyMap<string, string>): string {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the type says so; this guards the rendered config against any other value
-  if (route.backendProto !== 'http' && route.backendProto !== 'https') throw new Error(`invalid backend protocol: ${String(route.backendProto)}`);
+  if (route.backendProto !== 'http' && route.backendProto !== 'https')
+    throw new Error(`invalid backend protocol: ${String(route.backendProto)}`);
   const host = assertHost(route.backendHost, 'backend host');
   const address = isIPv4(host) ? host : (staticHosts.get(host.toLowerCase()) ?? host);
   return `${route.backendProto}://${address}:${assertPort(route.backendPort, 'backend port')}`;
@@ -56,7 +65,14 @@ function toLuaRoute(route: DesiredHttpRoute, host: string, staticHosts: Readonly
   const b = route.blockedIps.map((ip) => toNetwork(ip, 'blocked IP'));
   // One-shot hash(): a quarter of createHash()'s cost per call, 10,000 calls in every apply at 10,000 services.
   const r = hash('sha256', JSON.stringify([host, p, u, a, b]), 'base64url').slice(0, 12);
-  return { s: assertPositiveInt(route.serviceId, 'service id'), r, p, u, ...(a.length > 0 ? { a } : {}), ...(b.length > 0 ? { b } : {}) };
+  return {
+    s: assertPositiveInt(route.serviceId, 'service id'),
+    r,
+    p,
+    u,
+    ...(a.length > 0 ? { a } : {}),
+    ...(b.length > 0 ? { b } : {}),
+  };
 }
 
 const byLongestPrefix = (x: LuaRoute, y: LuaRoute): number => y.p.length - x.p.length || x.s - y.s;
@@ -80,7 +96,8 @@ export function buildRouteTable(
       if (reserved.has(host)) throw new Error(`${host} is the console's host name; no service can be published there`);
       const lua = toLuaRoute(route, host, staticHosts);
       const list = byHost.get(host) ?? [];
-      if (list.some((other) => other.p === lua.p)) throw new Error(`another service already serves ${lua.p}${host === NO_DOMAIN_HOST ? '' : ` on ${host}`}`);
+      if (list.some((other) => other.p === lua.p))
+        throw new Error(`another service already serves ${lua.p}${host === NO_DOMAIN_HOST ? '' : ` on ${host}`}`);
       list.push(lua);
       byHost.set(host, list);
       revisions.set(lua.s, lua.r);

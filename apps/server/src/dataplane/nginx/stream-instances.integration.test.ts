@@ -1,6 +1,12 @@
 import { createSocket } from 'node:dgram';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { createConnection, createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import {
+  createConnection,
+  createServer as createTcpServer,
+  type AddressInfo,
+  type Server,
+  type Socket,
+} from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,15 +24,18 @@ import { createStreamInstances, type StreamInstances, type WantedInstance } from
 // once, and a restarted control plane adopts what runs.
 
 /** A TCP session that echoes: `send` resolves with the reply; `closed` settles when the gateway hangs up. */
-function openSession(port: number): Promise<{ send: (text: string) => Promise<string>; closed: Promise<void>; socket: Socket }> {
+function openSession(
+  port: number,
+): Promise<{ send: (text: string) => Promise<string>; closed: Promise<void>; socket: Socket }> {
   return new Promise((resolve, reject) => {
     const socket = createConnection({ host: '127.0.0.1', port }, () => {
       const closed = new Promise<void>((done) => socket.once('close', () => done()));
-      const send = (text: string) => new Promise<string>((ok, fail) => {
-        socket.once('data', (data) => ok(data.toString()));
-        socket.once('error', fail);
-        socket.write(text);
-      });
+      const send = (text: string) =>
+        new Promise<string>((ok, fail) => {
+          socket.once('data', (data) => ok(data.toString()));
+          socket.once('error', fail);
+          socket.write(text);
+        });
       resolve({ send, closed, socket });
     });
     socket.once('error', reject);
@@ -36,8 +45,15 @@ function openSession(port: number): Promise<{ send: (text: string) => Promise<st
 function udpRoundTrip(port: number, message: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = createSocket('udp4');
-    const timer = setTimeout(() => { socket.close(); reject(new Error('udp timeout')); }, 2000);
-    socket.once('message', (data) => { clearTimeout(timer); socket.close(); resolve(data.toString()); });
+    const timer = setTimeout(() => {
+      socket.close();
+      reject(new Error('udp timeout'));
+    }, 2000);
+    socket.once('message', (data) => {
+      clearTimeout(timer);
+      socket.close();
+      resolve(data.toString());
+    });
     socket.send(message, port, '127.0.0.1');
   });
 }
@@ -46,7 +62,10 @@ function tlsRoundTrip(port: number, message: string): Promise<{ reply: string; n
   return new Promise((resolve, reject) => {
     const socket = tlsConnect({ host: '127.0.0.1', port, servername: 'db.test', rejectUnauthorized: false }, () => {
       const names = socket.getPeerCertificate().subjectaltname ?? '';
-      socket.once('data', (data) => { resolve({ reply: data.toString(), names }); socket.end(); });
+      socket.once('data', (data) => {
+        resolve({ reply: data.toString(), names });
+        socket.end();
+      });
       socket.write(message);
     });
     socket.once('error', reject);
@@ -64,12 +83,25 @@ describe.skipIf(!canRunNginx)('TCP/UDP service instances (real nginx)', () => {
   const ports: number[] = [];
 
   const route = (over: Partial<DesiredStreamRoute>): DesiredStreamRoute => ({
-    serviceId: 1, nodeId: 1, proto: 'tcp', port: ports[0] ?? 0, ssl: false, domain: null, backendHost: '127.0.0.1', backendPort: echoPort,
-    allowedIps: [], blockedIps: [], ...over,
+    serviceId: 1,
+    nodeId: 1,
+    proto: 'tcp',
+    port: ports[0] ?? 0,
+    ssl: false,
+    domain: null,
+    backendHost: '127.0.0.1',
+    backendPort: echoPort,
+    allowedIps: [],
+    blockedIps: [],
+    ...over,
   });
-  const want = (routes: DesiredStreamRoute[]): Map<string, WantedInstance> => new Map(routes.map((r) => [
-    streamInstanceKey(r), { conf: renderStreamInstance(r, options), certName: streamCertificateName(r), port: r.port, proto: r.proto },
-  ]));
+  const want = (routes: DesiredStreamRoute[]): Map<string, WantedInstance> =>
+    new Map(
+      routes.map((r) => [
+        streamInstanceKey(r),
+        { conf: renderStreamInstance(r, options), certName: streamCertificateName(r), port: r.port, proto: r.proto },
+      ]),
+    );
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'postern-stream-it-'));
@@ -84,10 +116,22 @@ describe.skipIf(!canRunNginx)('TCP/UDP service instances (real nginx)', () => {
     udpPort = udpEcho.address().port;
     ports.push(...(await freeLoopbackPorts(3)));
     options = {
-      prefixDir: join(dataDir, 'nginx'), certsDir, listenAddress: '127.0.0.1', httpPort: 1, httpsPort: 2, noDomainHttpsPort: 3,
-      consoleHost: 'gw.test', consoleUpstream: 'http://127.0.0.1:1', tunnelAddress: null, resolvers: [],
+      prefixDir: join(dataDir, 'nginx'),
+      certsDir,
+      listenAddress: '127.0.0.1',
+      httpPort: 1,
+      httpsPort: 2,
+      noDomainHttpsPort: 3,
+      consoleHost: 'gw.test',
+      consoleUpstream: 'http://127.0.0.1:1',
+      tunnelAddress: null,
+      resolvers: [],
     };
-    instances = createStreamInstances({ prefixDir: options.prefixDir, logger: silentLogger, listenAddress: '127.0.0.1' });
+    instances = createStreamInstances({
+      prefixDir: options.prefixDir,
+      logger: silentLogger,
+      listenAddress: '127.0.0.1',
+    });
   });
 
   afterAll(async () => {
@@ -102,18 +146,22 @@ describe.skipIf(!canRunNginx)('TCP/UDP service instances (real nginx)', () => {
   });
 
   it('serves TCP, UDP and TLS-terminated TCP, each from its own instance', async () => {
-    const failures = await instances.sync(want([
-      route({ serviceId: 1 }),
-      route({ serviceId: 2, proto: 'udp', port: ports[0] ?? 0, backendPort: udpPort }),
-      route({ serviceId: 3, port: ports[1] ?? 0, ssl: true, domain: 'db.test' }),
-    ]));
+    const failures = await instances.sync(
+      want([
+        route({ serviceId: 1 }),
+        route({ serviceId: 2, proto: 'udp', port: ports[0] ?? 0, backendPort: udpPort }),
+        route({ serviceId: 3, port: ports[1] ?? 0, ssl: true, domain: 'db.test' }),
+      ]),
+    );
     expect(failures).toEqual(new Map());
     const session = await openSession(ports[0] ?? 0);
     expect(await session.send('a')).toBe('echo:a');
     session.socket.destroy();
     expect(await udpRoundTrip(ports[0] ?? 0, 'b')).toBe('udp:b');
     expect(await tlsRoundTrip(ports[1] ?? 0, 'c')).toEqual({ reply: 'echo:c', names: 'DNS:db.test' });
-    expect([...instances.running().keys()].sort()).toEqual([`tcp-${ports[0]}`, `tcp-${ports[1]}`, `udp-${ports[0]}`].sort());
+    expect([...instances.running().keys()].sort()).toEqual(
+      [`tcp-${ports[0]}`, `tcp-${ports[1]}`, `udp-${ports[0]}`].sort(),
+    );
   });
 
   it('adds, edits and removes one service without touching another’s open session; removal cuts at once', async () => {
@@ -122,7 +170,13 @@ describe.skipIf(!canRunNginx)('TCP/UDP service instances (real nginx)', () => {
     const doomed = await openSession(ports[1] ?? 0);
     expect(await doomed.send('x')).toBe('echo:x');
     // Add a service, edit another, remove a third: the first one's session keeps working throughout.
-    await instances.sync(want([route({ serviceId: 1 }), route({ serviceId: 3, port: ports[1] ?? 0, blockedIps: ['10.9.9.9'] }), route({ serviceId: 4, port: ports[2] ?? 0 })]));
+    await instances.sync(
+      want([
+        route({ serviceId: 1 }),
+        route({ serviceId: 3, port: ports[1] ?? 0, blockedIps: ['10.9.9.9'] }),
+        route({ serviceId: 4, port: ports[2] ?? 0 }),
+      ]),
+    );
     expect(await kept.send('1')).toBe('echo:1');
     const started = Date.now();
     await instances.sync(want([route({ serviceId: 1 })]));
@@ -137,11 +191,15 @@ describe.skipIf(!canRunNginx)('TCP/UDP service instances (real nginx)', () => {
     const squatter = createTcpServer();
     await new Promise<void>((resolve) => squatter.listen(ports[2] ?? 0, '127.0.0.1', resolve));
     try {
-      const failures = await instances.sync(want([route({ serviceId: 1 }), route({ serviceId: 5, port: ports[2] ?? 0 })]));
+      const failures = await instances.sync(
+        want([route({ serviceId: 1 }), route({ serviceId: 5, port: ports[2] ?? 0 })]),
+      );
       expect(failures.get(`tcp-${ports[2]}`)).toMatch(/in use by another program/);
       expect(await (await openSession(ports[0] ?? 0)).send('ok')).toBe('echo:ok');
     } finally {
-      await new Promise((resolve) => { squatter.close(resolve); });
+      await new Promise((resolve) => {
+        squatter.close(resolve);
+      });
     }
   });
 
@@ -150,7 +208,11 @@ describe.skipIf(!canRunNginx)('TCP/UDP service instances (real nginx)', () => {
     const session = await openSession(ports[0] ?? 0);
     const pid = instances.running().get(`tcp-${ports[0]}`) ?? 0;
     await instances.stop({ keepServing: true });
-    instances = createStreamInstances({ prefixDir: options.prefixDir, logger: silentLogger, listenAddress: '127.0.0.1' });
+    instances = createStreamInstances({
+      prefixDir: options.prefixDir,
+      logger: silentLogger,
+      listenAddress: '127.0.0.1',
+    });
     await instances.adopt();
     await instances.sync(want([route({ serviceId: 1 })]));
     expect(instances.running().get(`tcp-${ports[0]}`)).toBe(pid);

@@ -4,7 +4,16 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import type { DataPlaneLogger } from '../types.js';
-import { findMaster, isRunning, killOrphanWorkers, reloadMaster, startMaster, stopMaster, type Master, type MasterPaths } from './master-process.js';
+import {
+  findMaster,
+  isRunning,
+  killOrphanWorkers,
+  reloadMaster,
+  startMaster,
+  stopMaster,
+  type Master,
+  type MasterPaths,
+} from './master-process.js';
 import { logsDir, streamRoot } from './options.js';
 import { streamInstanceDir } from './render-stream.js';
 
@@ -56,7 +65,12 @@ function isPortFree(proto: 'tcp' | 'udp', port: number, address: string | undefi
   });
 }
 
-export function createStreamInstances(options: { prefixDir: string; logger: DataPlaneLogger; nginxBin?: string; listenAddress?: string }): StreamInstances {
+export function createStreamInstances(options: {
+  prefixDir: string;
+  logger: DataPlaneLogger;
+  nginxBin?: string;
+  listenAddress?: string;
+}): StreamInstances {
   const { prefixDir, logger } = options;
   const bin = options.nginxBin ?? 'nginx';
   const instances = new Map<string, Running>();
@@ -70,7 +84,14 @@ export function createStreamInstances(options: { prefixDir: string; logger: Data
 
   const pathsOf = (key: string): MasterPaths => {
     const dir = streamInstanceDir(prefixDir, key);
-    return { bin, prefixDir: dir, confPath: join(dir, 'nginx.conf'), pidFile: join(dir, 'nginx.pid'), errorLog: join(dir, 'error.log'), outputLog: join(dir, 'nginx.out') };
+    return {
+      bin,
+      prefixDir: dir,
+      confPath: join(dir, 'nginx.conf'),
+      pidFile: join(dir, 'nginx.pid'),
+      errorLog: join(dir, 'error.log'),
+      outputLog: join(dir, 'nginx.out'),
+    };
   };
 
   async function startInstance(key: string, wanted: WantedInstance): Promise<void> {
@@ -103,82 +124,92 @@ export function createStreamInstances(options: { prefixDir: string; logger: Data
   }
 
   return {
-    adopt: () => serial(async () => {
-      const keys = (await readdir(streamRoot(prefixDir)).catch(() => [])).filter((name) => /^(tcp|udp)-\d{1,5}$/.test(name));
-      for (const key of keys) {
-        const paths = pathsOf(key);
-        const master = await findMaster(paths);
-        if (!master) continue;
-        const conf = await readFile(paths.confPath, 'utf8').catch(() => '');
-        const [proto, port] = key.split('-') as ['tcp' | 'udp', string];
-        // The cert name is unknown until the first sync compares the wanted config; the text decides adoption.
-        instances.set(key, { master, wanted: { conf, certName: null, proto, port: Number(port) } });
-      }
-      if (instances.size > 0) logger.info({ count: instances.size }, 'nginx: adopted running TCP/UDP service instances');
-    }),
-
-    sync: (wanted) => serial(async () => {
-      const failures = new Map<string, string>();
-      const gone = [...instances].filter(([key]) => !wanted.has(key));
-      await each(gone, async ([key, running]) => stopInstance(key, running));
-      const todo: [string, WantedInstance][] = [];
-      for (const [key, want] of wanted) {
-        const running = instances.get(key);
-        if (running && running.wanted.conf === want.conf && (await isRunning(running.master))) {
-          running.wanted = want;
-          continue;
+    adopt: () =>
+      serial(async () => {
+        const keys = (await readdir(streamRoot(prefixDir)).catch(() => [])).filter((name) =>
+          /^(tcp|udp)-\d{1,5}$/.test(name),
+        );
+        for (const key of keys) {
+          const paths = pathsOf(key);
+          const master = await findMaster(paths);
+          if (!master) continue;
+          const conf = await readFile(paths.confPath, 'utf8').catch(() => '');
+          const [proto, port] = key.split('-') as ['tcp' | 'udp', string];
+          // The cert name is unknown until the first sync compares the wanted config; the text decides adoption.
+          instances.set(key, { master, wanted: { conf, certName: null, proto, port: Number(port) } });
         }
-        todo.push([key, want]);
-      }
-      await each(todo, async ([key, want]) => {
-        const running = instances.get(key);
-        try {
-          // An edit replaces the instance: the edited service's own connections end, nobody else's.
-          if (running) await stopInstance(key, running);
-          await startInstance(key, want);
-        } catch (err) {
-          failures.set(key, err instanceof Error ? err.message : String(err));
-        }
-      });
-      // Directories of instances that are neither running nor wanted (left by a crash) go.
-      for (const name of await readdir(streamRoot(prefixDir)).catch(() => [])) {
-        if (/^(tcp|udp)-\d{1,5}$/.test(name) && !wanted.has(name) && !instances.has(name)) {
-          await rm(streamInstanceDir(prefixDir, name), { recursive: true, force: true });
-        }
-      }
-      return failures;
-    }),
+        if (instances.size > 0)
+          logger.info({ count: instances.size }, 'nginx: adopted running TCP/UDP service instances');
+      }),
 
-    heal: () => serial(async () => {
-      const healed: string[] = [];
-      for (const [key, running] of [...instances]) {
-        if (await isRunning(running.master)) continue;
-        logger.error({ instance: key }, 'nginx: a TCP/UDP service instance died; starting it again');
-        instances.delete(key);
-        try {
-          await startInstance(key, running.wanted);
-          healed.push(key);
-        } catch (err) {
-          logger.error({ err, instance: key }, 'nginx: could not restart a TCP/UDP service instance');
+    sync: (wanted) =>
+      serial(async () => {
+        const failures = new Map<string, string>();
+        const gone = [...instances].filter(([key]) => !wanted.has(key));
+        await each(gone, async ([key, running]) => stopInstance(key, running));
+        const todo: [string, WantedInstance][] = [];
+        for (const [key, want] of wanted) {
+          const running = instances.get(key);
+          if (running && running.wanted.conf === want.conf && (await isRunning(running.master))) {
+            running.wanted = want;
+            continue;
+          }
+          todo.push([key, want]);
         }
-      }
-      return healed;
-    }),
+        await each(todo, async ([key, want]) => {
+          const running = instances.get(key);
+          try {
+            // An edit replaces the instance: the edited service's own connections end, nobody else's.
+            if (running) await stopInstance(key, running);
+            await startInstance(key, want);
+          } catch (err) {
+            failures.set(key, err instanceof Error ? err.message : String(err));
+          }
+        });
+        // Directories of instances that are neither running nor wanted (left by a crash) go.
+        for (const name of await readdir(streamRoot(prefixDir)).catch(() => [])) {
+          if (/^(tcp|udp)-\d{1,5}$/.test(name) && !wanted.has(name) && !instances.has(name)) {
+            await rm(streamInstanceDir(prefixDir, name), { recursive: true, force: true });
+          }
+        }
+        return failures;
+      }),
 
-    reloadServing: (certName) => serial(async () => {
-      for (const [key, running] of instances) {
-        if (running.wanted.certName !== certName) continue;
-        // Graceful: open sessions finish on the old certificate, new ones get the new one.
-        await reloadMaster(running.master, pathsOf(key).errorLog).catch((err: unknown) => logger.error({ err, instance: key }, 'nginx: reload for a renewed certificate failed'));
-      }
-    }),
+    heal: () =>
+      serial(async () => {
+        const healed: string[] = [];
+        for (const [key, running] of [...instances]) {
+          if (await isRunning(running.master)) continue;
+          logger.error({ instance: key }, 'nginx: a TCP/UDP service instance died; starting it again');
+          instances.delete(key);
+          try {
+            await startInstance(key, running.wanted);
+            healed.push(key);
+          } catch (err) {
+            logger.error({ err, instance: key }, 'nginx: could not restart a TCP/UDP service instance');
+          }
+        }
+        return healed;
+      }),
 
-    stop: ({ keepServing }) => serial(async () => {
-      const all = [...instances];
-      instances.clear();
-      if (keepServing) return;
-      await each(all, async ([, running]) => stopMaster(running.master));
-    }),
+    reloadServing: (certName) =>
+      serial(async () => {
+        for (const [key, running] of instances) {
+          if (running.wanted.certName !== certName) continue;
+          // Graceful: open sessions finish on the old certificate, new ones get the new one.
+          await reloadMaster(running.master, pathsOf(key).errorLog).catch((err: unknown) =>
+            logger.error({ err, instance: key }, 'nginx: reload for a renewed certificate failed'),
+          );
+        }
+      }),
+
+    stop: ({ keepServing }) =>
+      serial(async () => {
+        const all = [...instances];
+        instances.clear();
+        if (keepServing) return;
+        await each(all, async ([, running]) => stopMaster(running.master));
+      }),
 
     running: () => new Map([...instances].map(([key, running]) => [key, running.master.pid])),
   };

@@ -13,7 +13,8 @@ export function quote(value: string): string {
 
 /** An absolute path under our own data dir (no `..`, no spaces, nothing nginx would interpret). */
 export function assertFilePath(path: string): string {
-  if (!FILE_PATH_RE.test(path) || path.split('/').includes('..')) throw new Error(`refusing file path ${JSON.stringify(path)} in nginx config`);
+  if (!FILE_PATH_RE.test(path) || path.split('/').includes('..'))
+    throw new Error(`refusing file path ${JSON.stringify(path)} in nginx config`);
   return path;
 }
 
@@ -47,7 +48,11 @@ export function compareLocations(a: { path: string; exact: boolean }, b: { path:
 }
 
 /** `allow`/`deny` lines: blocked addresses first, then, when an allow-list exists, only those. */
-export function renderAccessRules(allowed: string[], blocked: string[], assertIp: (ip: string, field: string) => string): string[] {
+export function renderAccessRules(
+  allowed: string[],
+  blocked: string[],
+  assertIp: (ip: string, field: string) => string,
+): string[] {
   return [
     ...blocked.map((ip) => `deny ${assertIp(ip, 'blocked IP')};`),
     ...allowed.map((ip) => `allow ${assertIp(ip, 'allowed IP')};`),

@@ -3,7 +3,11 @@ import { allocateAddress, gatewayAddress, parseSubnet } from './addresses.js';
 
 describe('tunnel addresses', () => {
   it('parses a subnet and ignores host bits', () => {
-    expect(parseSubnet('10.44.0.1/16')).toEqual({ network: parseSubnet('10.44.0.0/16').network, prefix: 16, size: 65536 });
+    expect(parseSubnet('10.44.0.1/16')).toEqual({
+      network: parseSubnet('10.44.0.0/16').network,
+      prefix: 16,
+      size: 65536,
+    });
     expect(() => parseSubnet('10.44.0.0/31')).toThrow('too small');
     expect(() => parseSubnet('10.44.0.0')).toThrow('invalid subnet');
   });

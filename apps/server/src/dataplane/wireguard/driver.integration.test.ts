@@ -48,24 +48,49 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
   let stateDir = '';
   let wg: WireGuardAdapter | undefined;
 
-  const makeDriver = (): WireGuardAdapter => createWireGuardDriver({
-    wgInterface: ifs.gw, stateDir: join(stateDir, 'gw'), logger: silent, netns: ns.gw,
-    ports: { httpPort: 80, httpsPorts: [443], tcpPortRange: [30000, 30010] },
-  });
-  const gatewayConfig = { address: '10.77.0.1/16', listenPort: 51820, privateKey: gwKeys.privateKey, publicHost: '10.200.1.1' };
+  const makeDriver = (): WireGuardAdapter =>
+    createWireGuardDriver({
+      wgInterface: ifs.gw,
+      stateDir: join(stateDir, 'gw'),
+      logger: silent,
+      netns: ns.gw,
+      ports: { httpPort: 80, httpsPorts: [443], tcpPortRange: [30000, 30010] },
+    });
+  const gatewayConfig = {
+    address: '10.77.0.1/16',
+    listenPort: 51820,
+    privateKey: gwKeys.privateKey,
+    publicHost: '10.200.1.1',
+  };
 
   const peer = (node: 'n1' | 'n2', address: string): DesiredPeer => ({
-    nodeId: node === 'n1' ? 1 : 2, publicKey: nodeKeys[node].publicKey, presharedKey: null, address, allowedIps: [`${address}/32`],
+    nodeId: node === 'n1' ? 1 : 2,
+    publicKey: nodeKeys[node].publicKey,
+    presharedKey: null,
+    address,
+    allowedIps: [`${address}/32`],
   });
 
   async function startNode(node: 'n1' | 'n2', address: string, endpoint: string): Promise<void> {
     const child = spawn('ip', ['netns', 'exec', ns[node], 'wireguard-go', '-f', ifs[node]], { stdio: 'ignore' });
     nodeChildren.push(child);
-    await waitFor(() => { try { inNs(ns[node], 'ip', 'link', 'show', ifs[node]); return true; } catch { return false; } }, 5000);
+    await waitFor(() => {
+      try {
+        inNs(ns[node], 'ip', 'link', 'show', ifs[node]);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 5000);
     // wg-quick's Address line is not `wg setconf` syntax: apply it with ip, the rest with wg.
     const config = renderNodeConfig({
-      nodePrivateKey: nodeKeys[node].privateKey, nodeAddress: address, presharedKey: null, gatewayPublicKey: gwKeys.publicKey,
-      endpoint, vpnSubnet: '10.77.0.0/16', allowInternet: false,
+      nodePrivateKey: nodeKeys[node].privateKey,
+      nodeAddress: address,
+      presharedKey: null,
+      gatewayPublicKey: gwKeys.publicKey,
+      endpoint,
+      vpnSubnet: '10.77.0.0/16',
+      allowInternet: false,
     });
     const file = join(stateDir, `${node}.conf`);
     await writeFile(file, config.replace(/^Address = .*\n/m, ''), { mode: 0o600 });
@@ -81,7 +106,10 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
       sh('ip', 'netns', 'add', name);
       inNs(name, 'ip', 'link', 'set', 'lo', 'up');
     }
-    for (const [node, net] of [['n1', '1'], ['n2', '2']] as const) {
+    for (const [node, net] of [
+      ['n1', '1'],
+      ['n2', '2'],
+    ] as const) {
       const [a, b] = [`pv${id}g${net}`, `pv${id}n${net}`];
       sh('ip', 'link', 'add', a, 'netns', ns.gw, 'type', 'veth', 'peer', 'name', b, 'netns', ns[node]);
       inNs(ns.gw, 'ip', 'address', 'add', `10.200.${net}.1/24`, 'dev', a);
@@ -104,7 +132,11 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
     for (const child of nodeChildren) child.kill('SIGTERM');
     await waitFor(() => nodeChildren.every((c) => c.exitCode !== null || c.signalCode !== null), 5000);
     for (const name of Object.values(ns)) {
-      try { sh('ip', 'netns', 'del', name); } catch { /* already gone */ }
+      try {
+        sh('ip', 'netns', 'del', name);
+      } catch {
+        /* already gone */
+      }
     }
     await rm(stateDir, { recursive: true, force: true });
   });
@@ -126,12 +158,29 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
     expect(canPing(ns.n1, '10.77.0.3')).toBe(false);
     expect(canPing(ns.n1, '10.77.0.1')).toBe(false);
     // A control plane listening on every address (POSTERN_HOST=0.0.0.0) still does not answer over the tunnel.
-    const listeners = [3000, 80].map((port) => spawn('ip', ['netns', 'exec', ns.gw, process.execPath, '-e',
-      `require('net').createServer((s) => s.end('hi')).listen(${port}, '0.0.0.0')`], { stdio: 'ignore' }));
+    const listeners = [3000, 80].map((port) =>
+      spawn(
+        'ip',
+        [
+          'netns',
+          'exec',
+          ns.gw,
+          process.execPath,
+          '-e',
+          `require('net').createServer((s) => s.end('hi')).listen(${port}, '0.0.0.0')`,
+        ],
+        { stdio: 'ignore' },
+      ),
+    );
     try {
       const answers = (port: number) => {
         try {
-          return inNs(ns.n1, process.execPath, '-e', `const s = require('net').connect(${port}, '10.77.0.1'); s.setTimeout(1500, () => process.exit(2)); s.on('data', (d) => { process.stdout.write(String(d)); process.exit(0); }); s.on('error', () => process.exit(3));`);
+          return inNs(
+            ns.n1,
+            process.execPath,
+            '-e',
+            `const s = require('net').connect(${port}, '10.77.0.1'); s.setTimeout(1500, () => process.exit(2)); s.on('data', (d) => { process.stdout.write(String(d)); process.exit(0); }); s.on('error', () => process.exit(3));`,
+          );
         } catch {
           return 'no answer';
         }
@@ -139,7 +188,14 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
       expect(await waitFor(() => answers(80) === 'hi', 5000, 100)).toBe(true);
       expect(answers(3000)).toBe('no answer');
       // From the gateway side the same listener answers: only the tunnel is closed.
-      expect(inNs(ns.gw, process.execPath, '-e', `require('net').connect(3000, '10.77.0.1').on('data', (d) => { process.stdout.write(String(d)); process.exit(0); })`)).toBe('hi');
+      expect(
+        inNs(
+          ns.gw,
+          process.execPath,
+          '-e',
+          `require('net').connect(3000, '10.77.0.1').on('data', (d) => { process.stdout.write(String(d)); process.exit(0); })`,
+        ),
+      ).toBe('hi');
     } finally {
       for (const listener of listeners) listener.kill('SIGKILL');
     }
@@ -185,7 +241,9 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
     wg = makeDriver();
     await gateway().ensureInterface(gatewayConfig);
     await gateway().syncPeers([peer('n2', '10.77.0.3')]);
-    expect((await gateway().dump()).find((p) => p.publicKey === nodeKeys.n2.publicKey)?.endpoint).toMatch(/^10\.200\.2\.2:\d+$/);
+    expect((await gateway().dump()).find((p) => p.publicKey === nodeKeys.n2.publicKey)?.endpoint).toMatch(
+      /^10\.200\.2\.2:\d+$/,
+    );
     // Without the endpoint only the node could start the handshake, which it does when its session expires (minutes).
     expect(await waitFor(() => canPing(ns.gw, '10.77.0.3'), 8000, 100)).toBe(true);
   }, 15_000);

@@ -36,13 +36,17 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
   const ifname = assertInterfaceName(options.wgInterface, 'interface');
   const { logger, stateDir } = options;
   const inNetns = (file: string, args: readonly string[]): [string, string[]] =>
-    (options.netns === undefined ? [file, [...args]] : ['ip', ['netns', 'exec', options.netns, file, ...args]]);
+    options.netns === undefined ? [file, [...args]] : ['ip', ['netns', 'exec', options.netns, file, ...args]];
   const run = (file: string, args: readonly string[], opts?: { input?: string }): ReturnType<typeof runCommand> =>
     runCommand(...inNetns(file, args), opts);
   // Inside our own namespace /sys/class/net tells without a process; a test's other namespace needs `ip`.
-  const isLinkPresent = (): Promise<boolean> => (options.netns === undefined
-    ? Promise.resolve(existsSync(`/sys/class/net/${ifname}`))
-    : run('ip', ['link', 'show', 'dev', ifname]).then(() => true, () => false));
+  const isLinkPresent = (): Promise<boolean> =>
+    options.netns === undefined
+      ? Promise.resolve(existsSync(`/sys/class/net/${ifname}`))
+      : run('ip', ['link', 'show', 'dev', ifname]).then(
+          () => true,
+          () => false,
+        );
   const pidFile = join(stateDir, `${ifname}.wireguard-go.pid`);
   const goLog = join(stateDir, `${ifname}.wireguard-go.log`);
   let gateway: DesiredState['gateway'] | null = null;
@@ -73,7 +77,8 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     const text = await readFile(endpointsFile, 'utf8').catch(() => '{}');
     try {
       for (const [publicKey, endpoint] of Object.entries(JSON.parse(text) as Record<string, unknown>)) {
-        if (isWgKey(publicKey) && typeof endpoint === 'string' && isIPv4Endpoint(endpoint)) lastEndpoints.set(publicKey, endpoint);
+        if (isWgKey(publicKey) && typeof endpoint === 'string' && isIPv4Endpoint(endpoint))
+          lastEndpoints.set(publicKey, endpoint);
       }
     } catch {
       logger.warn({ file: endpointsFile }, 'WireGuard: ignoring an unreadable endpoints file');
@@ -116,7 +121,9 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     const isUp = await waitFor(async () => child.exitCode !== null || (await isLinkPresent()), LINK_DEADLINE_MS, 25);
     if (!isUp || child.exitCode !== null) {
       const log = await readFile(goLog, 'utf8').catch(() => '');
-      throw new Error(`wireguard-go did not create ${ifname}: ${log.trim().split('\n').slice(-3).join(' ') || 'no output'}`);
+      throw new Error(
+        `wireguard-go did not create ${ifname}: ${log.trim().split('\n').slice(-3).join(' ') || 'no output'}`,
+      );
     }
     logger.info({ interface: ifname, pid: child.pid }, 'WireGuard: no kernel WireGuard, using wireguard-go');
   }
@@ -140,17 +147,25 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     const wanted = routesForPeers(peers, (cidr) => isInSubnet(cidr.split('/')[0] ?? '', vpn));
     const key = JSON.stringify(wanted);
     // Most applies change no gateway network: then the routes made last time still stand (heal resets this).
-    if (key === appliedRoutes) return new Map([...lastRouteErrors].filter(([nodeId]) => wanted.some((r) => r.nodeId === nodeId)));
+    if (key === appliedRoutes)
+      return new Map([...lastRouteErrors].filter(([nodeId]) => wanted.some((r) => r.nodeId === nodeId)));
     const { stdout } = await run('ip', ['-4', '-o', 'route', 'show', 'dev', ifname, 'proto', 'static']);
-    const present = stdout.split('\n').map((line) => line.split(' ')[0] ?? '').filter((cidr) => cidr !== '');
+    const present = stdout
+      .split('\n')
+      .map((line) => line.split(' ')[0] ?? '')
+      .filter((cidr) => cidr !== '');
     const wantedCidrs = new Set(wanted.map((route) => route.cidr));
-    for (const cidr of present.filter((c) => !wantedCidrs.has(c))) await run('ip', ['route', 'del', cidr, 'dev', ifname, 'proto', 'static']);
+    for (const cidr of present.filter((c) => !wantedCidrs.has(c)))
+      await run('ip', ['route', 'del', cidr, 'dev', ifname, 'proto', 'static']);
     const errors = new Map<number, string>();
     for (const { cidr, nodeId } of wanted.filter((route) => !present.includes(route.cidr))) {
       try {
         await run('ip', ['route', 'add', cidr, 'dev', ifname, 'proto', 'static']);
       } catch (err) {
-        const detail = err instanceof Error && /exists/i.test(err.message) ? 'the gateway host already routes this network' : String(err);
+        const detail =
+          err instanceof Error && /exists/i.test(err.message)
+            ? 'the gateway host already routes this network'
+            : String(err);
         errors.set(nodeId, `cannot route ${cidr} into the tunnel: ${detail}`);
       }
     }
@@ -164,7 +179,10 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     if (rules === appliedRules) return;
     await run('iptables-restore', ['--noflush'], { input: rules });
     for (const rule of jumpRules(ifname)) {
-      const exists = await run('iptables', ['-t', rule.table, '-C', rule.chain, ...rule.match]).then(() => true, () => false);
+      const exists = await run('iptables', ['-t', rule.table, '-C', rule.chain, ...rule.match]).then(
+        () => true,
+        () => false,
+      );
       if (!exists) await run('iptables', ['-t', rule.table, '-I', rule.chain, '1', ...rule.match]);
     }
     appliedRules = rules;
@@ -217,7 +235,11 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     // One node's bad key must not take every peer down with it (wg syncconf refuses the whole file).
     const usable = peers.filter((peer) => {
       try {
-        renderServerConfig({ privateKey: gateway?.privateKey ?? '', listenPort: gateway?.listenPort ?? 1, peers: [peer] });
+        renderServerConfig({
+          privateKey: gateway?.privateKey ?? '',
+          listenPort: gateway?.listenPort ?? 1,
+          peers: [peer],
+        });
         return true;
       } catch (err) {
         errors.set(peer.nodeId, err instanceof Error ? err.message : String(err));
@@ -234,7 +256,11 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     // handshake instead of waiting up to two minutes for the node's stale session to time out.
     const withEndpoints = usable.map((peer) => ({ ...peer, endpoint: lastEndpoints.get(peer.publicKey) ?? null }));
     const confFile = join(stateDir, `${ifname}.conf`);
-    await writeFileAtomic(confFile, renderServerConfig({ privateKey: gateway.privateKey, listenPort: gateway.listenPort, peers: withEndpoints }), 0o600);
+    await writeFileAtomic(
+      confFile,
+      renderServerConfig({ privateKey: gateway.privateKey, listenPort: gateway.listenPort, peers: withEndpoints }),
+      0o600,
+    );
     // syncconf changes only what differs: unchanged peers keep their session, removed peers stop at once.
     await run('wg', ['syncconf', ifname, confFile]);
     const routeErrors = await syncRoutes(usable, formatSubnet(parseSubnet(gateway.address)));
@@ -267,23 +293,43 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
       if (!gateway) return [];
       if (!(await isLinkPresent())) return [`the WireGuard interface ${ifname} is missing`];
       const differences: string[] = [];
-      const held = new Map(parseWgDump((await run('wg', ['show', ifname, 'dump'])).stdout).map((p) => [p.publicKey, [...p.allowedIps].sort().join(',')]));
+      const held = new Map(
+        parseWgDump((await run('wg', ['show', ifname, 'dump'])).stdout).map((p) => [
+          p.publicKey,
+          [...p.allowedIps].sort().join(','),
+        ]),
+      );
       for (const peer of peers) {
         if (!isWgKey(peer.publicKey)) continue; // set aside at sync: never a peer
         const allowed = held.get(peer.publicKey);
         if (allowed === undefined) differences.push(`WireGuard lacks the peer of node ${peer.nodeId}`);
-        else if (allowed !== [...peer.allowedIps].sort().join(',')) differences.push(`WireGuard routes other addresses to node ${peer.nodeId} than the database says`);
+        else if (allowed !== [...peer.allowedIps].sort().join(','))
+          differences.push(`WireGuard routes other addresses to node ${peer.nodeId} than the database says`);
       }
       const wantedKeys = new Set(peers.map((p) => p.publicKey));
-      for (const key of held.keys()) if (!wantedKeys.has(key)) differences.push(`WireGuard has a peer the database does not know (${key.slice(0, 8)}…)`);
+      for (const key of held.keys())
+        if (!wantedKeys.has(key))
+          differences.push(`WireGuard has a peer the database does not know (${key.slice(0, 8)}…)`);
       const vpn = parseSubnet(formatSubnet(parseSubnet(gateway.address)));
-      const wantedRoutes = routesForPeers(peers, (cidr) => isInSubnet(cidr.split('/')[0] ?? '', vpn)).filter((r) => !lastRouteErrors.has(r.nodeId)).map((r) => r.cidr);
+      const wantedRoutes = routesForPeers(peers, (cidr) => isInSubnet(cidr.split('/')[0] ?? '', vpn))
+        .filter((r) => !lastRouteErrors.has(r.nodeId))
+        .map((r) => r.cidr);
       const { stdout } = await run('ip', ['-4', '-o', 'route', 'show', 'dev', ifname, 'proto', 'static']);
-      const routes = new Set(stdout.split('\n').map((line) => line.split(' ')[0] ?? '').filter((cidr) => cidr !== ''));
-      for (const cidr of wantedRoutes) if (!routes.has(cidr)) differences.push(`the route of ${cidr} into the tunnel is missing`);
-      for (const cidr of routes) if (!wantedRoutes.includes(cidr)) differences.push(`a route of ${cidr} into the tunnel is left over`);
+      const routes = new Set(
+        stdout
+          .split('\n')
+          .map((line) => line.split(' ')[0] ?? '')
+          .filter((cidr) => cidr !== ''),
+      );
+      for (const cidr of wantedRoutes)
+        if (!routes.has(cidr)) differences.push(`the route of ${cidr} into the tunnel is missing`);
+      for (const cidr of routes)
+        if (!wantedRoutes.includes(cidr)) differences.push(`a route of ${cidr} into the tunnel is left over`);
       for (const rule of jumpRules(ifname)) {
-        const exists = await run('iptables', ['-t', rule.table, '-C', rule.chain, ...rule.match]).then(() => true, () => false);
+        const exists = await run('iptables', ['-t', rule.table, '-C', rule.chain, ...rule.match]).then(
+          () => true,
+          () => false,
+        );
         if (!exists) differences.push(`the firewall jump ${rule.chain} → ${rule.match.at(-1) ?? ''} is missing`);
       }
       return differences;
@@ -301,7 +347,8 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
       const peers = parseWgDump(stdout);
       // The file first, so what the last process knew is kept (a poll can come before the first sync).
       await loadEndpoints();
-      for (const peer of peers) if (peer.endpoint && isIPv4Endpoint(peer.endpoint)) lastEndpoints.set(peer.publicKey, peer.endpoint);
+      for (const peer of peers)
+        if (peer.endpoint && isIPv4Endpoint(peer.endpoint)) lastEndpoints.set(peer.publicKey, peer.endpoint);
       // Written only when an endpoint changed (nodes roam rarely), not on every 2 s poll.
       await saveEndpoints().catch((err: unknown) => logger.warn({ err }, 'WireGuard: could not save peer endpoints'));
       return peers;

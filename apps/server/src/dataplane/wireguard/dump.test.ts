@@ -10,8 +10,22 @@ describe('parseWgDump', () => {
       '',
     ].join('\n');
     expect(parseWgDump(text)).toEqual([
-      { publicKey: 'PEER1', endpoint: '203.0.113.5:40000', allowedIps: ['10.44.0.2/32', '192.168.1.0/24'], latestHandshake: 1700000000, transferRx: 1234, transferTx: 5678 },
-      { publicKey: 'PEER2', endpoint: null, allowedIps: ['10.44.0.3/32'], latestHandshake: 0, transferRx: 0, transferTx: 0 },
+      {
+        publicKey: 'PEER1',
+        endpoint: '203.0.113.5:40000',
+        allowedIps: ['10.44.0.2/32', '192.168.1.0/24'],
+        latestHandshake: 1700000000,
+        transferRx: 1234,
+        transferTx: 5678,
+      },
+      {
+        publicKey: 'PEER2',
+        endpoint: null,
+        allowedIps: ['10.44.0.3/32'],
+        latestHandshake: 0,
+        transferRx: 0,
+        transferTx: 0,
+      },
     ]);
     expect(JSON.stringify(parseWgDump(text))).not.toContain('PSK1');
   });

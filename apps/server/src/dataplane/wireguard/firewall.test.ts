@@ -4,14 +4,30 @@ import { isInSubnet, parseSubnet } from './addresses.js';
 import { jumpRules, renderFirewallRules, routesForPeers } from './firewall.js';
 
 const peer = (over: Partial<DesiredPeer>): DesiredPeer => ({
-  nodeId: 1, publicKey: 'K', presharedKey: null, address: '10.44.0.2', allowedIps: ['10.44.0.2/32'], ...over,
+  nodeId: 1,
+  publicKey: 'K',
+  presharedKey: null,
+  address: '10.44.0.2',
+  allowedIps: ['10.44.0.2/32'],
+  ...over,
 });
 
-const ports = { tunnelAddress: '10.44.0.1', httpPort: 80, httpsPorts: [443, 8443], tcpPortRange: [30000, 30100] as const };
+const ports = {
+  tunnelAddress: '10.44.0.1',
+  httpPort: 80,
+  httpsPorts: [443, 8443],
+  tcpPortRange: [30000, 30100] as const,
+};
 
 describe('renderFirewallRules', () => {
   it('isolates nodes, lets only allowInternet nodes out (masqueraded), and lets nodes reach only published ports', () => {
-    expect(renderFirewallRules('postern0', [peer({}), peer({ nodeId: 2, address: '10.44.0.3', allowInternet: true })], ports)).toBe(`*filter
+    expect(
+      renderFirewallRules(
+        'postern0',
+        [peer({}), peer({ nodeId: 2, address: '10.44.0.3', allowInternet: true })],
+        ports,
+      ),
+    ).toBe(`*filter
 :POSTERN-FWD - [0:0]
 -A POSTERN-FWD -o postern0 -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT
 -A POSTERN-FWD -i postern0 -o postern0 -j DROP
@@ -50,7 +66,12 @@ COMMIT
 describe('routesForPeers', () => {
   it('routes gateway nodes’ subnets into the tunnel, not the nodes’ own /32s', () => {
     const vpn = parseSubnet('10.44.0.0/16');
-    const peers = [peer({}), peer({ nodeId: 2, address: '10.44.0.3', allowedIps: ['10.44.0.3/32', '192.168.50.0/24'] })];
-    expect(routesForPeers(peers, (cidr) => isInSubnet(cidr.split('/')[0] ?? '', vpn))).toEqual([{ cidr: '192.168.50.0/24', nodeId: 2 }]);
+    const peers = [
+      peer({}),
+      peer({ nodeId: 2, address: '10.44.0.3', allowedIps: ['10.44.0.3/32', '192.168.50.0/24'] }),
+    ];
+    expect(routesForPeers(peers, (cidr) => isInSubnet(cidr.split('/')[0] ?? '', vpn))).toEqual([
+      { cidr: '192.168.50.0/24', nodeId: 2 },
+    ]);
   });
 });

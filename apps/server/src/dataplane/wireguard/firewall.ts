@@ -33,7 +33,9 @@ export interface TunnelPorts {
 
 export function renderFirewallRules(wgInterface: string, peers: DesiredPeer[], ports: TunnelPorts): string {
   const wg = assertInterfaceName(wgInterface, 'interface');
-  const internet = peers.filter((p) => p.allowInternet === true).map((p) => `${assertIPv4(p.address, 'peer address')}/32`);
+  const internet = peers
+    .filter((p) => p.allowInternet === true)
+    .map((p) => `${assertIPv4(p.address, 'peer address')}/32`);
   const self = `${assertIPv4(ports.tunnelAddress, 'tunnel address')}/32`;
   const web = [ports.httpPort, ...ports.httpsPorts].map((port) => assertPort(port, 'port'));
   const [lo, hi] = ports.tcpPortRange.map((port) => assertPort(port, 'port range')) as [number, number];
@@ -73,7 +75,10 @@ export function jumpRules(wgInterface: string): { table: 'filter' | 'nat'; chain
 }
 
 /** Subnets routed into the tunnel besides the VPN subnet itself, per node (gateway nodes' networks). */
-export function routesForPeers(peers: DesiredPeer[], isInVpnSubnet: (cidr: string) => boolean): { cidr: string; nodeId: number }[] {
+export function routesForPeers(
+  peers: DesiredPeer[],
+  isInVpnSubnet: (cidr: string) => boolean,
+): { cidr: string; nodeId: number }[] {
   const seen = new Set<string>();
   const out: { cidr: string; nodeId: number }[] = [];
   for (const peer of peers) {

@@ -15,11 +15,18 @@ describe('parseHostRoutes', () => {
       'default dev eth1 scope link ',
       '',
     ].join('\n');
-    expect(parseHostRoutes(output, 'postern0')).toEqual(['172.17.0.0/16', '192.0.2.0/24', '10.9.0.0/16', '198.18.0.0/15', '203.0.113.9/32']);
+    expect(parseHostRoutes(output, 'postern0')).toEqual([
+      '172.17.0.0/16',
+      '192.0.2.0/24',
+      '10.9.0.0/16',
+      '198.18.0.0/15',
+      '203.0.113.9/32',
+    ]);
   });
 
   it('keeps routes of another interface whose name merely contains the WireGuard one, and skips garbage', () => {
-    const output = '10.1.0.0/16 dev postern01 scope link\nnonsense here\n10.2.0.0/16 dev eth0 \\\tnexthop via 1.2.3.4\n';
+    const output =
+      '10.1.0.0/16 dev postern01 scope link\nnonsense here\n10.2.0.0/16 dev eth0 \\\tnexthop via 1.2.3.4\n';
     expect(parseHostRoutes(output, 'postern0')).toEqual(['10.1.0.0/16', '10.2.0.0/16']);
   });
 });

@@ -9,13 +9,27 @@ import { runCommand } from '../exec.js';
 //   203.0.113.9 via 192.0.2.1 dev eth0
 // A route type (unicast, blackhole, ...) may come first; a destination without a prefix is a single host.
 
-const ROUTE_TYPES = new Set(['unicast', 'local', 'broadcast', 'multicast', 'throw', 'unreachable', 'prohibit', 'blackhole', 'nat', 'anycast']);
+const ROUTE_TYPES = new Set([
+  'unicast',
+  'local',
+  'broadcast',
+  'multicast',
+  'throw',
+  'unreachable',
+  'prohibit',
+  'blackhole',
+  'nat',
+  'anycast',
+]);
 
 /** Destinations of `ip -4 -o route show table main` output, skipping the default route and `wgInterface`'s routes. */
 export function parseHostRoutes(output: string, wgInterface: string): string[] {
   const networks = new Set<string>();
   for (const line of output.split('\n')) {
-    const words = line.trim().split(/\s+/).filter((word) => word !== '' && word !== '\\');
+    const words = line
+      .trim()
+      .split(/\s+/)
+      .filter((word) => word !== '' && word !== '\\');
     if (ROUTE_TYPES.has(words[0] ?? '')) words.shift();
     const [destination] = words;
     if (destination === undefined || destination === 'default') continue;

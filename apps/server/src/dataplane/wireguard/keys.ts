@@ -21,7 +21,10 @@ export function generateKeyPair(): WgKeyPair {
 export function publicKeyFromPrivate(privateKeyB64: string): string {
   const raw = Buffer.from(privateKeyB64, 'base64');
   if (raw.length !== 32) throw new Error('WireGuard private key must be 32 bytes');
-  const key = createPrivateKey({ key: { kty: 'OKP', crv: 'X25519', d: raw.toString('base64url'), x: '' }, format: 'jwk' });
+  const key = createPrivateKey({
+    key: { kty: 'OKP', crv: 'X25519', d: raw.toString('base64url'), x: '' },
+    format: 'jwk',
+  });
   const jwk = createPublicKey(key).export({ format: 'jwk' });
   if (!jwk.x) throw new Error('x25519 public key derivation failed');
   return b64urlToB64(jwk.x);

@@ -31,16 +31,22 @@ PersistentKeepalive = 25
   });
 
   it('sends everything through the tunnel when the node may reach the internet', () => {
-    expect(renderNodeConfig({ ...node, allowInternet: true, presharedKey: null })).toContain('AllowedIPs = 0.0.0.0/0\nPersistentKeepalive = 25');
+    expect(renderNodeConfig({ ...node, allowInternet: true, presharedKey: null })).toContain(
+      'AllowedIPs = 0.0.0.0/0\nPersistentKeepalive = 25',
+    );
     expect(renderNodeConfig({ ...node, presharedKey: null })).not.toContain('PresharedKey');
   });
 
   it('adds extra routes after the VPN subnet', () => {
-    expect(renderNodeConfig({ ...node, gatewayNetworkRoutes: ['192.168.50.0/24'] })).toContain('AllowedIPs = 10.44.0.0/16, 192.168.50.0/24\n');
+    expect(renderNodeConfig({ ...node, gatewayNetworkRoutes: ['192.168.50.0/24'] })).toContain(
+      'AllowedIPs = 10.44.0.0/16, 192.168.50.0/24\n',
+    );
   });
 
   it('refuses values that could inject config lines', () => {
-    expect(() => renderNodeConfig({ ...node, nodePrivateKey: `${KEY_A}\nPostUp = rm -rf /` })).toThrow('invalid node private key');
+    expect(() => renderNodeConfig({ ...node, nodePrivateKey: `${KEY_A}\nPostUp = rm -rf /` })).toThrow(
+      'invalid node private key',
+    );
     expect(() => renderNodeConfig({ ...node, endpoint: 'gw.example.com' })).toThrow('invalid endpoint');
     expect(() => renderNodeConfig({ ...node, endpoint: 'gw example:1' })).toThrow('invalid endpoint host');
     expect(() => renderNodeConfig({ ...node, endpoint: 'gw:70000' })).toThrow('invalid endpoint port');
@@ -54,7 +60,13 @@ describe('renderServerConfig', () => {
       privateKey: KEY_A,
       listenPort: 51820,
       peers: [
-        { nodeId: 1, publicKey: KEY_B, presharedKey: KEY_C, address: '10.44.0.2', allowedIps: ['10.44.0.2/32', '192.168.50.0/24'] },
+        {
+          nodeId: 1,
+          publicKey: KEY_B,
+          presharedKey: KEY_C,
+          address: '10.44.0.2',
+          allowedIps: ['10.44.0.2/32', '192.168.50.0/24'],
+        },
         { nodeId: 2, publicKey: KEY_C, presharedKey: null, address: '10.44.0.3', allowedIps: ['10.44.0.3/32'] },
       ],
     });
@@ -74,23 +86,59 @@ AllowedIPs = 10.44.0.3/32
   });
 
   it('dials a peer at its last known endpoint, with a keepalive that starts the handshake at once', () => {
-    const text = renderServerConfig({ privateKey: KEY_A, listenPort: 51820, peers: [
-      { nodeId: 1, publicKey: KEY_B, presharedKey: null, address: '10.44.0.2', allowedIps: ['10.44.0.2/32'], endpoint: '203.0.113.7:40112' },
-    ] });
+    const text = renderServerConfig({
+      privateKey: KEY_A,
+      listenPort: 51820,
+      peers: [
+        {
+          nodeId: 1,
+          publicKey: KEY_B,
+          presharedKey: null,
+          address: '10.44.0.2',
+          allowedIps: ['10.44.0.2/32'],
+          endpoint: '203.0.113.7:40112',
+        },
+      ],
+    });
     expect(text).toContain(`[Peer]
 PublicKey = ${KEY_B}
 AllowedIPs = 10.44.0.2/32
 Endpoint = 203.0.113.7:40112
 PersistentKeepalive = 25
 `);
-    expect(() => renderServerConfig({ privateKey: KEY_A, listenPort: 1, peers: [
-      { nodeId: 1, publicKey: KEY_B, presharedKey: null, address: '10.44.0.2', allowedIps: ['10.44.0.2/32'], endpoint: '1.2.3.4:5\nx' },
-    ] })).toThrow('invalid peer endpoint');
+    expect(() =>
+      renderServerConfig({
+        privateKey: KEY_A,
+        listenPort: 1,
+        peers: [
+          {
+            nodeId: 1,
+            publicKey: KEY_B,
+            presharedKey: null,
+            address: '10.44.0.2',
+            allowedIps: ['10.44.0.2/32'],
+            endpoint: '1.2.3.4:5\nx',
+          },
+        ],
+      }),
+    ).toThrow('invalid peer endpoint');
   });
 
   it('refuses a bad allowed IP', () => {
-    expect(() => renderServerConfig({ privateKey: KEY_A, listenPort: 1, peers: [
-      { nodeId: 1, publicKey: KEY_B, presharedKey: null, address: '10.44.0.2', allowedIps: ['10.44.0.2/32\n[Peer]'] },
-    ] })).toThrow('invalid peer allowed IP');
+    expect(() =>
+      renderServerConfig({
+        privateKey: KEY_A,
+        listenPort: 1,
+        peers: [
+          {
+            nodeId: 1,
+            publicKey: KEY_B,
+            presharedKey: null,
+            address: '10.44.0.2',
+            allowedIps: ['10.44.0.2/32\n[Peer]'],
+          },
+        ],
+      }),
+    ).toThrow('invalid peer allowed IP');
   });
 });

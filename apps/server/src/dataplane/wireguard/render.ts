@@ -1,6 +1,13 @@
 import type { DesiredPeer } from '../types.js';
 import {
-  assertHost, assertIPv4, assertIPv4Cidr, assertIPv4OrCidr, assertPort, assertWgKey, isIPv4, isPort,
+  assertHost,
+  assertIPv4,
+  assertIPv4Cidr,
+  assertIPv4OrCidr,
+  assertPort,
+  assertWgKey,
+  isIPv4,
+  isPort,
 } from '../validate.js';
 import { formatSubnet, parseSubnet } from './addresses.js';
 
@@ -84,13 +91,19 @@ function assertIPv4Endpoint(endpoint: string): string {
 /** The gateway side for `wg syncconf`: interface key and port, one [Peer] per enabled node. */
 export function renderServerConfig(input: ServerConfigInput): string {
   const blocks = [
-    ['[Interface]', `PrivateKey = ${assertWgKey(input.privateKey, 'gateway private key')}`, `ListenPort = ${assertPort(input.listenPort, 'listen port')}`],
+    [
+      '[Interface]',
+      `PrivateKey = ${assertWgKey(input.privateKey, 'gateway private key')}`,
+      `ListenPort = ${assertPort(input.listenPort, 'listen port')}`,
+    ],
     ...input.peers.map((peer) => [
       '[Peer]',
       `PublicKey = ${assertWgKey(peer.publicKey, 'peer public key')}`,
       ...(peer.presharedKey === null ? [] : [`PresharedKey = ${assertWgKey(peer.presharedKey, 'preshared key')}`]),
       `AllowedIPs = ${peer.allowedIps.map((ip) => assertIPv4OrCidr(ip, 'peer allowed IP')).join(', ')}`,
-      ...(peer.endpoint ? [`Endpoint = ${assertIPv4Endpoint(peer.endpoint)}`, `PersistentKeepalive = ${GATEWAY_KEEPALIVE_SECONDS}`] : []),
+      ...(peer.endpoint
+        ? [`Endpoint = ${assertIPv4Endpoint(peer.endpoint)}`, `PersistentKeepalive = ${GATEWAY_KEEPALIVE_SECONDS}`]
+        : []),
     ]),
   ];
   return `${blocks.map((block) => block.join('\n')).join('\n\n')}\n`;

@@ -18,7 +18,13 @@ describe('statusFromHandshake', () => {
 
 describe('createStatusPoller', () => {
   const peer = (key: string, over: Partial<WgPeerStatus> = {}): WgPeerStatus => ({
-    publicKey: key, endpoint: '203.0.113.5:40000', allowedIps: [], latestHandshake: secondsAgo(10), transferRx: 1, transferTx: 2, ...over,
+    publicKey: key,
+    endpoint: '203.0.113.5:40000',
+    allowedIps: [],
+    latestHandshake: secondsAgo(10),
+    transferRx: 1,
+    transferTx: 2,
+    ...over,
   });
 
   function setup() {
@@ -27,13 +33,30 @@ describe('createStatusPoller', () => {
     let dumps = 0;
     const ticks: (() => void)[] = [];
     const poller = createStatusPoller({
-      dump: () => { dumps++; return Promise.resolve(peers); },
+      dump: () => {
+        dumps++;
+        return Promise.resolve(peers);
+      },
       now: () => now,
-      every: (_ms, tick) => { ticks.push(tick); return () => ticks.splice(0); },
+      every: (_ms, tick) => {
+        ticks.push(tick);
+        return () => ticks.splice(0);
+      },
     });
     const changes: string[][] = [];
     poller.onChange((keys) => changes.push(keys));
-    return { poller, changes, setPeers: (p: WgPeerStatus[]) => { peers = p; }, advance: (ms: number) => { now += ms; }, dumps: () => dumps, ticks };
+    return {
+      poller,
+      changes,
+      setPeers: (p: WgPeerStatus[]) => {
+        peers = p;
+      },
+      advance: (ms: number) => {
+        now += ms;
+      },
+      dumps: () => dumps,
+      ticks,
+    };
   }
 
   it('tells listeners only about peers whose status, address or counters changed', async () => {
@@ -42,7 +65,11 @@ describe('createStatusPoller', () => {
     await t.poller.poll();
     expect(t.changes).toEqual([['A', 'B']]);
     expect(t.poller.get('A')).toEqual({
-      status: 'online', clientIp: '203.0.113.5', latestHandshakeTimestamp: new Date(secondsAgo(10) * 1000).toISOString(), transferRx: 1, transferTx: 2,
+      status: 'online',
+      clientIp: '203.0.113.5',
+      latestHandshakeTimestamp: new Date(secondsAgo(10) * 1000).toISOString(),
+      transferRx: 1,
+      transferTx: 2,
     });
 
     await t.poller.poll();

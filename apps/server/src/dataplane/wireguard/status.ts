@@ -29,8 +29,13 @@ export function toNodeStatus(peer: WgPeerStatus, nowMs: number): NodeStatus {
 }
 
 function isSameStatus(a: NodeStatus | undefined, b: NodeStatus | undefined): boolean {
-  return a?.status === b?.status && a?.clientIp === b?.clientIp && a?.latestHandshakeTimestamp === b?.latestHandshakeTimestamp
-    && a?.transferRx === b?.transferRx && a?.transferTx === b?.transferTx;
+  return (
+    a?.status === b?.status &&
+    a?.clientIp === b?.clientIp &&
+    a?.latestHandshakeTimestamp === b?.latestHandshakeTimestamp &&
+    a?.transferRx === b?.transferRx &&
+    a?.transferTx === b?.transferTx
+  );
 }
 
 export interface StatusPollerOptions {
@@ -79,14 +84,18 @@ export function createStatusPoller(options: StatusPollerOptions): StatusPoller {
     }
     const nowMs = now();
     const next = new Map(peers.map((peer) => [peer.publicKey, toNodeStatus(peer, nowMs)]));
-    const changed = [...new Set([...current.keys(), ...next.keys()])].filter((key) => !isSameStatus(current.get(key), next.get(key)));
+    const changed = [...new Set([...current.keys(), ...next.keys()])].filter(
+      (key) => !isSameStatus(current.get(key), next.get(key)),
+    );
     current = next;
     if (changed.length > 0) for (const listener of listeners) listener(changed);
   }
 
   function poll(): Promise<void> {
     // A slow `wg` must not stack polls up.
-    polling ??= pollOnce().finally(() => { polling = null; });
+    polling ??= pollOnce().finally(() => {
+      polling = null;
+    });
     return polling;
   }
 
@@ -94,12 +103,16 @@ export function createStatusPoller(options: StatusPollerOptions): StatusPoller {
     get: (publicKey) => current.get(publicKey),
     onChange(listener) {
       listeners.add(listener);
-      return () => { listeners.delete(listener); };
+      return () => {
+        listeners.delete(listener);
+      };
     },
     start() {
       if (cancel) return;
       void poll();
-      cancel = every(intervalMs, () => { void poll(); });
+      cancel = every(intervalMs, () => {
+        void poll();
+      });
     },
     stop() {
       cancel?.();

@@ -20,7 +20,7 @@ declare module 'fastify' {
 const LAST_USED_GRANULARITY_MS = 60_000;
 
 export const NODE_DISABLED_MESSAGE =
-  "This node is disabled: the gateway refuses its access tokens until an operator connects it again (Connect in the console)";
+  'This node is disabled: the gateway refuses its access tokens until an operator connects it again (Connect in the console)';
 
 /**
  * Node access tokens: well-formed (prefix + checksum, no DB lookup for garbage), known by hash, not revoked,

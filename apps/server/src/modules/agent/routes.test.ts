@@ -20,8 +20,14 @@ afterEach(() => t.cleanup());
 
 const agent = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, token = node.token, payload?: object) =>
   t.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-const admin = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) => agent(method, url, adminToken, payload);
-const web = (domain: string | undefined, pathLocation = '/') => ({ name: 'web', backendPort: 80, pathLocation, ...(domain ? { domain } : {}) });
+const admin = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
+  agent(method, url, adminToken, payload);
+const web = (domain: string | undefined, pathLocation = '/') => ({
+  name: 'web',
+  backendPort: 80,
+  pathLocation,
+  ...(domain ? { domain } : {}),
+});
 
 async function ownerOf(domain: string): Promise<number | null | undefined> {
   const list = (await admin('GET', `/api/domains?search=${domain}`)).json<ListResponse<Domain>>();
@@ -50,12 +56,29 @@ describe('agent API', () => {
     await admin('PATCH', `/api/nodes/${node.id}`, { isGateway: true, gatewayNetwork: '192.168.1.0/24' });
     const set = await agent('PATCH', url, node.token, { gatewayNetworks: ['192.168.1.0/24', '10.20.0.0/24'] });
     expect(set.statusCode, set.body).toBe(200);
-    expect(set.json()).toMatchObject({ id: node.id, gatewayNetwork: '192.168.1.0/24', gatewayNetworks: ['192.168.1.0/24', '10.20.0.0/24'] });
-    expect(t.fakeDataPlane.lastState?.peers.find((p) => p.nodeId === node.id)?.allowedIps).toEqual([`${node.address}/32`, '192.168.1.0/24', '10.20.0.0/24']);
+    expect(set.json()).toMatchObject({
+      id: node.id,
+      gatewayNetwork: '192.168.1.0/24',
+      gatewayNetworks: ['192.168.1.0/24', '10.20.0.0/24'],
+    });
+    expect(t.fakeDataPlane.lastState?.peers.find((p) => p.nodeId === node.id)?.allowedIps).toEqual([
+      `${node.address}/32`,
+      '192.168.1.0/24',
+      '10.20.0.0/24',
+    ]);
     const cases: [string, string][] = [
-      ['8.8.8.0/24', '8.8.8.0/24: A node may only route private networks (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10); ask the gateway\'s operator for others'],
-      ['172.0.0.0/8', '172.0.0.0/8: A node may only route private networks (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10); ask the gateway\'s operator for others'],
-      ['192.168.60.0/25', "192.168.60.0/25: This network is not available on this gateway (another node's, or one the gateway needs)"],
+      [
+        '8.8.8.0/24',
+        "8.8.8.0/24: A node may only route private networks (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10); ask the gateway's operator for others",
+      ],
+      [
+        '172.0.0.0/8',
+        "172.0.0.0/8: A node may only route private networks (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10); ask the gateway's operator for others",
+      ],
+      [
+        '192.168.60.0/25',
+        "192.168.60.0/25: This network is not available on this gateway (another node's, or one the gateway needs)",
+      ],
     ];
     for (const [network, message] of cases) {
       const refused = await agent('PATCH', url, node.token, { gatewayNetworks: ['192.168.1.0/24', network] });
@@ -63,14 +86,19 @@ describe('agent API', () => {
       expect(refused.json().errors.body, network).toEqual([{ field: 'gatewayNetworks', message }]);
       expect(JSON.stringify(refused.json())).not.toMatch(/\\"other\\"|192\.168\.60\.0\/24/);
     }
-    expect((await admin('GET', `/api/nodes/${node.id}`)).json().gatewayNetworks).toEqual(['192.168.1.0/24', '10.20.0.0/24']);
+    expect((await admin('GET', `/api/nodes/${node.id}`)).json().gatewayNetworks).toEqual([
+      '192.168.1.0/24',
+      '10.20.0.0/24',
+    ]);
   });
 
   it('points the tunnel health URL at the configured subnet and HTTP port', async () => {
     await t.cleanup();
     t = await buildTestApp({ env: { POSTERN_VPN_SUBNET: '10.9.8.0/24', POSTERN_HTTP_PORT: '8080' } });
     const headers = { authorization: `Bearer ${await t.login()}` };
-    const created = (await t.app.inject({ method: 'POST', url: '/api/nodes', headers, payload: { name: 'n' } })).json<{ token: string }>();
+    const created = (await t.app.inject({ method: 'POST', url: '/api/nodes', headers, payload: { name: 'n' } })).json<{
+      token: string;
+    }>();
     const config = await agent('GET', '/api/agent/config', created.token);
     expect(config.json().tunnelHealthUrl).toBe('http://10.9.8.1:8080/_postern/tunnel-health');
   });
@@ -83,16 +111,29 @@ describe('agent API', () => {
       [await t.login(), 'Invalid token'],
     ];
     for (const [token, message] of cases) {
-      const response = await t.app.inject({ url: '/api/agent/node', headers: token ? { authorization: `Bearer ${token}` } : {} });
+      const response = await t.app.inject({
+        url: '/api/agent/node',
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+      });
       expect(response.statusCode).toBe(401);
       expect(response.json()).toEqual({ message, code: 'unauthorized' });
     }
   });
 
   it('exposes, lists, disables, enables and deletes my services, scoped to my node', async () => {
-    const http = await agent('POST', '/api/agent/services/http', node.token, { name: 'web', domain: 'laptop.example.test', pathLocation: '/app', backendPort: 8080 });
+    const http = await agent('POST', '/api/agent/services/http', node.token, {
+      name: 'web',
+      domain: 'laptop.example.test',
+      pathLocation: '/app',
+      backendPort: 8080,
+    });
     expect(http.statusCode).toBe(201);
-    expect(http.json()).toMatchObject({ nodeId: node.id, name: 'web', pathLocation: '/app', publicAccess: 'https://laptop.example.test/app' });
+    expect(http.json()).toMatchObject({
+      nodeId: node.id,
+      name: 'web',
+      pathLocation: '/app',
+      publicAccess: 'https://laptop.example.test/app',
+    });
     const tcp = await agent('POST', '/api/agent/services/tcp', node.token, { name: 'mqtt', backendPort: 1883 });
     expect(tcp.statusCode).toBe(201);
     expect(tcp.json()).toMatchObject({ nodeId: node.id, proto: 'tcp' });
@@ -102,7 +143,10 @@ describe('agent API', () => {
     expect((await agent('GET', '/api/agent/services/http', other.token)).json().total).toBe(0);
 
     const id = http.json().id as number;
-    expect((await agent('PATCH', `/api/agent/services/http/${id}/disable`)).json()).toMatchObject({ id, enabled: false });
+    expect((await agent('PATCH', `/api/agent/services/http/${id}/disable`)).json()).toMatchObject({
+      id,
+      enabled: false,
+    });
     expect((await agent('PATCH', `/api/agent/services/http/${id}/enable`)).json()).toMatchObject({ id, enabled: true });
     // Another node's token cannot touch it.
     expect((await agent('PATCH', `/api/agent/services/http/${id}/disable`, other.token)).statusCode).toBe(404);
@@ -144,36 +188,62 @@ describe('agent API', () => {
 });
 
 describe('agent API: domains', () => {
-  it('publishes on a new domain, which becomes the node\'s own', async () => {
+  it("publishes on a new domain, which becomes the node's own", async () => {
     const created = await agent('POST', '/api/agent/services/http', node.token, web('Fresh.Example.test'));
     expect(created.statusCode).toBe(201);
     expect(await ownerOf('fresh.example.test')).toBe(node.id);
     // And keeps publishing there: another path, a TCP service naming it.
-    expect((await agent('POST', '/api/agent/services/http', node.token, web('fresh.example.test', '/two'))).statusCode).toBe(201);
-    expect((await agent('POST', '/api/agent/services/tcp', node.token, { name: 'ssh', domain: 'fresh.example.test', backendPort: 22 })).statusCode).toBe(201);
+    expect(
+      (await agent('POST', '/api/agent/services/http', node.token, web('fresh.example.test', '/two'))).statusCode,
+    ).toBe(201);
+    expect(
+      (
+        await agent('POST', '/api/agent/services/tcp', node.token, {
+          name: 'ssh',
+          domain: 'fresh.example.test',
+          backendPort: 22,
+        })
+      ).statusCode,
+    ).toBe(201);
   });
 
-  it('refuses the admin\'s and other nodes\' domains with one message that names no owner', async () => {
+  it("refuses the admin's and other nodes' domains with one message that names no owner", async () => {
     await admin('POST', '/api/domains', { domain: 'admin.example.test' });
     await agent('POST', '/api/agent/services/http', other.token, web('other.example.test'));
     for (const domain of ['admin.example.test', 'other.example.test']) {
-      for (const [url, payload] of [['/api/agent/services/http', web(domain, '/mine')], ['/api/agent/services/tcp', { name: 't', domain, backendPort: 22 }]] as const) {
+      for (const [url, payload] of [
+        ['/api/agent/services/http', web(domain, '/mine')],
+        ['/api/agent/services/tcp', { name: 't', domain, backendPort: 22 }],
+      ] as const) {
         const refused = await agent('POST', url, node.token, payload);
         expect(refused.statusCode, `${url} ${domain}`).toBe(422);
-        expect(refused.json(), `${url} ${domain}`).toEqual({ message: 'Validation failed', code: 'validation', errors: { body: [{ field: 'domain', message: ruleMessages.domainNotYours }] } });
+        expect(refused.json(), `${url} ${domain}`).toEqual({
+          message: 'Validation failed',
+          code: 'validation',
+          errors: { body: [{ field: 'domain', message: ruleMessages.domainNotYours }] },
+        });
       }
     }
     // A taken path on someone else's domain is still "not yours", not "taken": nothing is learnt about its routes.
-    expect((await agent('POST', '/api/agent/services/http', node.token, web('other.example.test', '/'))).json().errors.body[0].field).toBe('domain');
+    expect(
+      (await agent('POST', '/api/agent/services/http', node.token, web('other.example.test', '/'))).json().errors
+        .body[0].field,
+    ).toBe('domain');
     expect(await ownerOf('other.example.test')).toBe(other.id);
   });
 
   it('publishes on a domain the admin assigned to the node, and no longer once it is taken back', async () => {
-    const domain = (await admin('POST', '/api/domains', { domain: 'assigned.example.test', ownerNodeId: node.id })).json<Domain>();
+    const domain = (
+      await admin('POST', '/api/domains', { domain: 'assigned.example.test', ownerNodeId: node.id })
+    ).json<Domain>();
     expect(domain).toMatchObject({ ownerNodeId: node.id, ownerNodeName: 'laptop' });
-    expect((await agent('POST', '/api/agent/services/http', node.token, web('assigned.example.test'))).statusCode).toBe(201);
+    expect((await agent('POST', '/api/agent/services/http', node.token, web('assigned.example.test'))).statusCode).toBe(
+      201,
+    );
     await admin('PATCH', `/api/domains/${domain.id}`, { ownerNodeId: null });
-    expect((await agent('POST', '/api/agent/services/http', node.token, web('assigned.example.test', '/more'))).statusCode).toBe(422);
+    expect(
+      (await agent('POST', '/api/agent/services/http', node.token, web('assigned.example.test', '/more'))).statusCode,
+    ).toBe(422);
   });
 
   it('refuses a web service without a domain, telling the CLI user to pass --domain', async () => {
@@ -182,28 +252,42 @@ describe('agent API: domains', () => {
     expect(refused.json().errors.body).toEqual([{ field: 'domain', message: ruleMessages.domainRequiredForNode }]);
     expect(ruleMessages.domainRequiredForNode).toContain('--domain');
     // TCP services need no domain: their port is theirs alone.
-    expect((await agent('POST', '/api/agent/services/tcp', node.token, { name: 'mqtt', backendPort: 1883 })).statusCode).toBe(201);
+    expect(
+      (await agent('POST', '/api/agent/services/tcp', node.token, { name: 'mqtt', backendPort: 1883 })).statusCode,
+    ).toBe(201);
   });
 
   it("refuses the console's host name and reserved paths", async () => {
     const consoleHost = await agent('POST', '/api/agent/services/http', node.token, web('gateway.test'));
     expect(consoleHost.json().errors.body).toEqual([{ field: 'domain', message: ruleMessages.consoleHost }]);
-    const acme = await agent('POST', '/api/agent/services/http', node.token, web('laptop.example.test', '/.well-known/acme-challenge'));
+    const acme = await agent(
+      'POST',
+      '/api/agent/services/http',
+      node.token,
+      web('laptop.example.test', '/.well-known/acme-challenge'),
+    );
     expect(acme.json().errors.body[0]).toMatchObject({ field: 'pathLocation' });
   });
 
   it('has no way to create or change a domain except by publishing on a new one', async () => {
     expect((await agent('POST', '/api/domains', node.token, { domain: 'direct.example.test' })).statusCode).toBe(401);
     expect((await agent('PATCH', '/api/domains/1', node.token, { ownerNodeId: node.id })).statusCode).toBe(401);
-    expect((await agent('PATCH', `/api/nodes/${node.id}`, node.token, { isGateway: true, gatewayNetwork: '192.168.9.0/24' })).statusCode).toBe(401);
-    expect((await agent('POST', `/api/services/${other.id}/http`, node.token, web('x.example.test'))).statusCode).toBe(401);
+    expect(
+      (await agent('PATCH', `/api/nodes/${node.id}`, node.token, { isGateway: true, gatewayNetwork: '192.168.9.0/24' }))
+        .statusCode,
+    ).toBe(401);
+    expect((await agent('POST', `/api/services/${other.id}/http`, node.token, web('x.example.test'))).statusCode).toBe(
+      401,
+    );
   });
 });
 
 describe('agent API: quotas', () => {
   beforeEach(async () => {
     await t.cleanup();
-    t = await buildTestApp({ env: { POSTERN_NODE_MAX_SERVICES: '3', POSTERN_NODE_MAX_PORTS: '2', POSTERN_NODE_MAX_DOMAINS: '1' } });
+    t = await buildTestApp({
+      env: { POSTERN_NODE_MAX_SERVICES: '3', POSTERN_NODE_MAX_PORTS: '2', POSTERN_NODE_MAX_DOMAINS: '1' },
+    });
     adminToken = await t.login();
     node = (await admin('POST', '/api/nodes', { name: 'laptop' })).json();
   });
@@ -215,7 +299,8 @@ describe('agent API: quotas', () => {
     const ports = await tcp('c');
     expect(ports.statusCode).toBe(400);
     expect(ports.json()).toEqual({
-      message: 'This node has reached its limit of 2 public TCP/UDP ports (POSTERN_NODE_MAX_PORTS on the gateway): delete one of its TCP/UDP services first',
+      message:
+        'This node has reached its limit of 2 public TCP/UDP ports (POSTERN_NODE_MAX_PORTS on the gateway): delete one of its TCP/UDP services first',
       code: 'bad_request',
     });
 
@@ -223,14 +308,21 @@ describe('agent API: quotas', () => {
     const domains = await agent('POST', '/api/agent/services/http', node.token, web('two.example.test'));
     // Services are checked first: 3 of 3 used.
     expect(domains.json().message).toMatch(/limit of 3 services \(POSTERN_NODE_MAX_SERVICES/);
-    await agent('DELETE', `/api/agent/services/tcp/${(await agent('GET', '/api/agent/services/tcp')).json().data[0].id}`);
+    await agent(
+      'DELETE',
+      `/api/agent/services/tcp/${(await agent('GET', '/api/agent/services/tcp')).json().data[0].id}`,
+    );
     const secondDomain = await agent('POST', '/api/agent/services/http', node.token, web('two.example.test'));
     expect(secondDomain.statusCode).toBe(400);
     expect(secondDomain.json().message).toMatch(/limit of 1 domains \(POSTERN_NODE_MAX_DOMAINS/);
-    expect((await agent('POST', '/api/agent/services/http', node.token, web('one.example.test', '/more'))).statusCode).toBe(201);
+    expect(
+      (await agent('POST', '/api/agent/services/http', node.token, web('one.example.test', '/more'))).statusCode,
+    ).toBe(201);
 
     // The admin adds what it likes to the node; the node's next creation is refused.
-    expect((await admin('POST', `/api/services/${node.id}/tcp`, { name: 'admin-made', backendPort: 23 })).statusCode).toBe(201);
+    expect(
+      (await admin('POST', `/api/services/${node.id}/tcp`, { name: 'admin-made', backendPort: 23 })).statusCode,
+    ).toBe(201);
     expect((await admin('POST', `/api/services/${node.id}/http`, web('admin.example.test'))).statusCode).toBe(201);
     expect((await tcp('d')).statusCode).toBe(400);
   });
@@ -238,14 +330,23 @@ describe('agent API: quotas', () => {
 
 describe('agent API: error texts', () => {
   it("never name another node's service", async () => {
-    const domain = (await admin('POST', '/api/domains', { domain: 'shared.example.test', ownerNodeId: node.id })).json<Domain>();
+    const domain = (
+      await admin('POST', '/api/domains', { domain: 'shared.example.test', ownerNodeId: node.id })
+    ).json<Domain>();
     expect(domain.ownerNodeId).toBe(node.id);
     // The admin may place another node's service on the node's domain, and a port for it.
-    await admin('POST', `/api/services/${other.id}/http`, { name: 'secret-svc', domain: 'shared.example.test', pathLocation: '/x' });
-    const port = (await admin('POST', `/api/services/${other.id}/tcp`, { name: 'secret-port', backendPort: 22 })).json().port as number;
+    await admin('POST', `/api/services/${other.id}/http`, {
+      name: 'secret-svc',
+      domain: 'shared.example.test',
+      pathLocation: '/x',
+    });
+    const port = (await admin('POST', `/api/services/${other.id}/tcp`, { name: 'secret-port', backendPort: 22 })).json()
+      .port as number;
 
     const route = await agent('POST', '/api/agent/services/http', node.token, web('shared.example.test', '/x'));
-    expect(route.json().errors.body).toEqual([{ field: 'pathLocation', message: 'The path /x on shared.example.test is already used' }]);
+    expect(route.json().errors.body).toEqual([
+      { field: 'pathLocation', message: 'The path /x on shared.example.test is already used' },
+    ]);
     const taken = await agent('POST', '/api/agent/services/tcp', node.token, { name: 't', port, backendPort: 22 });
     expect(taken.json().errors.body).toEqual([{ field: 'port', message: `Port ${port}/tcp is already used` }]);
     // The admin is told who holds them.
@@ -254,14 +355,23 @@ describe('agent API: error texts', () => {
   });
 
   it("replace the data plane's reason by a fixed text, in errors and in applyError", async () => {
-    t.fakeDataPlane.proxy.streamFailures.set('tcp-30055', 'port 30055/tcp is in use by another program (other-tenant-daemon) on the gateway');
-    const rejected = await agent('POST', '/api/agent/services/tcp', node.token, { name: 'db', port: 30055, backendPort: 5432 });
+    t.fakeDataPlane.proxy.streamFailures.set(
+      'tcp-30055',
+      'port 30055/tcp is in use by another program (other-tenant-daemon) on the gateway',
+    );
+    const rejected = await agent('POST', '/api/agent/services/tcp', node.token, {
+      name: 'db',
+      port: 30055,
+      backendPort: 5432,
+    });
     expect(rejected.statusCode).toBe(400);
     expect(rejected.json()).toEqual({ message: NODE_APPLY_FAILED_MESSAGE, code: 'dataplane_rejected' });
     const listed = (await agent('GET', '/api/agent/services/tcp')).json<ListResponse<{ applyError: string | null }>>();
     expect(listed.data[0]?.applyError).toBe(NODE_APPLY_FAILED_MESSAGE);
     // The operator sees the reason.
-    const asAdmin = (await admin('GET', `/api/services/${node.id}/tcp`)).json<ListResponse<{ applyError: string | null }>>();
+    const asAdmin = (await admin('GET', `/api/services/${node.id}/tcp`)).json<
+      ListResponse<{ applyError: string | null }>
+    >();
     expect(asAdmin.data[0]?.applyError).toContain('other-tenant');
     // A gateway down as a whole: saved, and the node is not told why.
     t.fakeDataPlane.failNextApply('nginx: [emerg] bind() to 0.0.0.0:443 failed (other-tenant.example.conf)');

@@ -28,14 +28,16 @@ import { tunnelHealthUrl } from './tunnel-health.js';
  * nginx's reason for refusing a generation can quote any part of the config, other tenants' included: a node's
  * token gets a fixed text, the operator the reason (in the console, as the service's applyError).
  */
-export const NODE_APPLY_FAILED_MESSAGE = "The gateway could not apply this change; the gateway's operator sees the reason in the console";
+export const NODE_APPLY_FAILED_MESSAGE =
+  "The gateway could not apply this change; the gateway's operator sees the reason in the console";
 
 function redactForNode<T extends AnyService>(service: T): T {
   return service.applyError === null ? service : { ...service, applyError: NODE_APPLY_FAILED_MESSAGE };
 }
 
 /** The gateway is down as a whole: saved, applied once it is back (the reason is the operator's to see). */
-export const NODE_APPLY_LATER_MESSAGE = "Saved; the gateway applies it once it is back (its operator sees why it is not now)";
+export const NODE_APPLY_LATER_MESSAGE =
+  'Saved; the gateway applies it once it is back (its operator sees why it is not now)';
 
 function redactErrorForNode(error: HandledError): HandledError {
   if (!(error instanceof AppError)) return error;
@@ -55,7 +57,11 @@ export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps; e
 
   registerOperation(app, operations.agentConfig, (request) => {
     const node = requireAgentNode(request);
-    return { node: viewNode(deps, node), config: renderConfigFor(deps, node), tunnelHealthUrl: tunnelHealthUrl(deps.config) };
+    return {
+      node: viewNode(deps, node),
+      config: renderConfigFor(deps, node),
+      tunnelHealthUrl: tunnelHealthUrl(deps.config),
+    };
   });
 
   registerOperation(app, operations.agentSetGatewayNetworks, (request) =>
@@ -75,10 +81,14 @@ export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps; e
   );
 
   registerOperation(app, operations.agentEnableService, async (request) =>
-    redactForNode(await setServiceEnabled(deps, requireAgentNode(request).id, request.params.type, request.params.id, true)),
+    redactForNode(
+      await setServiceEnabled(deps, requireAgentNode(request).id, request.params.type, request.params.id, true),
+    ),
   );
   registerOperation(app, operations.agentDisableService, async (request) =>
-    redactForNode(await setServiceEnabled(deps, requireAgentNode(request).id, request.params.type, request.params.id, false)),
+    redactForNode(
+      await setServiceEnabled(deps, requireAgentNode(request).id, request.params.type, request.params.id, false),
+    ),
   );
 
   registerOperation(app, operations.agentDeleteService, (request) =>

@@ -48,7 +48,12 @@ describe('audit log: what is recorded', () => {
   });
 
   it('records sign-ins and failed sign-ins with the address, and the node token (id and name) behind agent changes', async () => {
-    const failed = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'mallory', password: 'guess-guess-guess' }, remoteAddress: '192.0.2.7' });
+    const failed = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { username: 'mallory', password: 'guess-guess-guess' },
+      remoteAddress: '192.0.2.7',
+    });
     expect(failed.statusCode).toBe(401);
     const node = (await api<{ id: number; token: string }>('POST', '/api/nodes', { name: 'laptop' })).body;
     const pat = (await api<{ id: number }>('POST', `/api/nodes/${node.id}/pats`, { name: 'ci' })).body;
@@ -64,11 +69,25 @@ describe('audit log: what is recorded', () => {
     expect(created.statusCode).toBe(201);
 
     const list = await audit('?limit=100');
-    expect(actions(list)).toEqual(['service.create', 'token.revoke', 'token.create', 'node.create', 'auth.sign-in-failed', 'auth.sign-in']);
+    expect(actions(list)).toEqual([
+      'service.create',
+      'token.revoke',
+      'token.create',
+      'node.create',
+      'auth.sign-in-failed',
+      'auth.sign-in',
+    ]);
     const byAction = (action: string) => list.data.find((entry) => entry.action === action);
-    expect(byAction('auth.sign-in-failed')).toMatchObject({ actor: { kind: 'anonymous', name: 'mallory' }, address: '192.0.2.7' });
+    expect(byAction('auth.sign-in-failed')).toMatchObject({
+      actor: { kind: 'anonymous', name: 'mallory' },
+      address: '192.0.2.7',
+    });
     expect(byAction('auth.sign-in')).toMatchObject({ actor: { kind: 'admin', name: TEST_ADMIN.username } });
-    expect(byAction('token.revoke')).toMatchObject({ target: { type: 'token', id: pat.id, name: 'ci' }, before: { revoked: false }, after: { revoked: true } });
+    expect(byAction('token.revoke')).toMatchObject({
+      target: { type: 'token', id: pat.id, name: 'ci' },
+      before: { revoked: false },
+      after: { revoked: true },
+    });
     expect(byAction('service.create')).toMatchObject({
       actor: { kind: 'node', tokenId: first?.id, name: first?.name },
       nodeId: node.id,
@@ -80,20 +99,57 @@ describe('audit log: what is recorded', () => {
 
   it('never stores a secret: passwords, tokens, token hashes and private keys stay out (canaries)', async () => {
     const passwordCanary = 'canary-password-7f3a9c1e';
-    await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: TEST_ADMIN.username, password: passwordCanary } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { username: TEST_ADMIN.username, password: passwordCanary },
+    });
     const newPassword = 'canary-new-password-51d0';
-    expect((await api('PATCH', '/api/auth/password', { currentPassword: TEST_ADMIN.password, newPassword })).status).toBe(204);
-    api = createApiClient(t, (await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: TEST_ADMIN.username, password: newPassword } })).json<{ token: string }>().token);
+    expect(
+      (await api('PATCH', '/api/auth/password', { currentPassword: TEST_ADMIN.password, newPassword })).status,
+    ).toBe(204);
+    api = createApiClient(
+      t,
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { username: TEST_ADMIN.username, password: newPassword },
+        })
+      ).json<{ token: string }>().token,
+    );
     const node = (await api<{ id: number; token: string }>('POST', '/api/nodes', { name: 'laptop' })).body;
     const pat = (await api<{ id: number; token: string }>('POST', `/api/nodes/${node.id}/pats`, { name: 'ci' })).body;
-    await t.app.inject({ method: 'POST', url: '/api/agent/services/tcp', headers: { authorization: `Bearer ${pat.token}` }, payload: { name: 'mqtt', backendPort: 1883 } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/agent/services/tcp',
+      headers: { authorization: `Bearer ${pat.token}` },
+      payload: { name: 'mqtt', backendPort: 1883 },
+    });
     await api('DELETE', `/api/nodes/${node.id}/pats/${pat.id}`);
     await api('PATCH', `/api/nodes/${node.id}`, { name: 'renamed' });
 
-    const nodeRow = t.db.select().from(nodes).all().find((row) => row.id === node.id);
-    const hashes = t.db.select({ hash: personalAccessTokens.tokenHash }).from(personalAccessTokens).all().map((row) => row.hash);
+    const nodeRow = t.db
+      .select()
+      .from(nodes)
+      .all()
+      .find((row) => row.id === node.id);
+    const hashes = t.db
+      .select({ hash: personalAccessTokens.tokenHash })
+      .from(personalAccessTokens)
+      .all()
+      .map((row) => row.hash);
     const passwordHash = t.db.select().from(users).get()?.passwordHash;
-    const canaries = [passwordCanary, newPassword, node.token, pat.token, ...hashes, passwordHash, nodeRow?.privateKeyEnc, t.deps.secrets.decrypt(nodeRow?.privateKeyEnc ?? '')];
+    const canaries = [
+      passwordCanary,
+      newPassword,
+      node.token,
+      pat.token,
+      ...hashes,
+      passwordHash,
+      nodeRow?.privateKeyEnc,
+      t.deps.secrets.decrypt(nodeRow?.privateKeyEnc ?? ''),
+    ];
     const stored = JSON.stringify(t.db.select().from(auditEvents).all());
     const served = JSON.stringify((await audit('?limit=100')).data);
     expect(stored.length).toBeGreaterThan(500);
@@ -108,25 +164,53 @@ describe('audit log: what is recorded', () => {
   it('records a row the data plane sets aside (the request and the rejection itself)', async () => {
     const node = insertNode(t.deps);
     t.fakeDataPlane.proxy.streamFailures.set('tcp-30000', 'port 30000/tcp is in use by another program on the gateway');
-    expect((await api('POST', `/api/services/${node.id}/tcp`, { name: 'db', backendPort: 5432, port: 30000 })).status).toBe(400);
+    expect(
+      (await api('POST', `/api/services/${node.id}/tcp`, { name: 'db', backendPort: 5432, port: 30000 })).status,
+    ).toBe(400);
     const list = await audit(`?node=${node.id}`);
     expect(list.data).toEqual([
       expect.objectContaining({ action: 'service.create', detail: expect.stringContaining('dataplane_rejected') }),
-      expect.objectContaining({ action: 'dataplane.rejected', actor: { kind: 'system', name: null, tokenId: null }, detail: 'port 30000/tcp is in use by another program on the gateway' }),
+      expect.objectContaining({
+        action: 'dataplane.rejected',
+        actor: { kind: 'system', name: null, tokenId: null },
+        detail: 'port 30000/tcp is in use by another program on the gateway',
+      }),
     ]);
   });
 
   it('records service state changes from the health checks (the hook the health-check module calls)', async () => {
     const node = insertNode(t.deps);
-    t.deps.audit.onHealthChange({ type: 'http', id: 9, nodeId: node.id, name: 'web', domain: 'a.example.test', from: 'healthy', to: 'unhealthy', detail: 'connect ECONNREFUSED' });
+    t.deps.audit.onHealthChange({
+      type: 'http',
+      id: 9,
+      nodeId: node.id,
+      name: 'web',
+      domain: 'a.example.test',
+      from: 'healthy',
+      to: 'unhealthy',
+      detail: 'connect ECONNREFUSED',
+    });
     const [entry] = (await audit('?action=service.health')).data;
-    expect(entry).toMatchObject({ actor: { kind: 'system' }, nodeId: node.id, domain: 'a.example.test', before: { health: 'healthy' }, after: { health: 'unhealthy' } });
+    expect(entry).toMatchObject({
+      actor: { kind: 'system' },
+      nodeId: node.id,
+      domain: 'a.example.test',
+      before: { health: 'healthy' },
+      after: { health: 'unhealthy' },
+    });
   });
 
   it('keeps every change of a burst (a node with 1,200 services going away) in order with what is recorded after it', async () => {
     const node = insertNode(t.deps);
     for (let id = 1; id <= 1200; id++) {
-      t.deps.audit.onHealthChange({ type: 'http', id, nodeId: node.id, from: 'up', to: 'down', detail: 'connection refused' });
+      t.deps.audit.onHealthChange({
+        type: 'http',
+        id,
+        nodeId: node.id,
+        from: 'up',
+        to: 'down',
+        detail: 'connection refused',
+      });
     }
     t.deps.audit.record({ actor: { kind: 'system' }, action: 'node.offline', nodeId: node.id });
     const list = await audit(`?node=${node.id}&limit=100`);

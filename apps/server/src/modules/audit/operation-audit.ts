@@ -100,7 +100,11 @@ function refOf(request: FastifyRequest, name: OperationName, kind: Kind, created
     case 'domain':
       return { type: 'domain', id: num(params.id) ?? createdId, nodeId: null };
     case 'service':
-      return { type: serviceTypeOf(name, params), id: num(params.id) ?? createdId, nodeId: agentNodeId ?? num(params.nodeId) };
+      return {
+        type: serviceTypeOf(name, params),
+        id: num(params.id) ?? createdId,
+        nodeId: agentNodeId ?? num(params.nodeId),
+      };
     case 'none':
       return null;
   }
@@ -119,7 +123,12 @@ function load(deps: AppDeps, ref: Ref): Snapshot | null {
       const row = deps.db.select().from(nodes).where(eq(nodes.id, ref.id)).get();
       if (!row) return null;
       const { id, name, address, allowInternet, isGateway, gatewayNetwork, enabled, publicKey } = row;
-      return { view: { id, name, address, allowInternet, isGateway, gatewayNetwork, enabled, publicKey }, name, nodeId: id, domain: null };
+      return {
+        view: { id, name, address, allowInternet, isGateway, gatewayNetwork, enabled, publicKey },
+        name,
+        nodeId: id,
+        domain: null,
+      };
     }
     if (ref.type === 'token') {
       const row = deps.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, ref.id)).get();
@@ -142,10 +151,19 @@ function load(deps: AppDeps, ref: Ref): Snapshot | null {
 
 function actorOf(deps: AppDeps, request: FastifyRequest): AuditActor {
   if (request.agentToken && request.agentNode) {
-    return { kind: 'node', tokenId: request.agentToken.id, name: request.agentToken.name, nodeId: request.agentNode.id };
+    return {
+      kind: 'node',
+      tokenId: request.agentToken.id,
+      name: request.agentToken.name,
+      nodeId: request.agentNode.id,
+    };
   }
   if (request.session) {
-    const user = deps.db.select({ username: users.username }).from(users).where(eq(users.id, request.session.userId)).get();
+    const user = deps.db
+      .select({ username: users.username })
+      .from(users)
+      .where(eq(users.id, request.session.userId))
+      .get();
     return { kind: 'admin', name: user?.username ?? null };
   }
   return { kind: 'anonymous' };
@@ -165,7 +183,10 @@ function recordSignIn(deps: AppDeps, request: FastifyRequest, status: number): v
   const username = typeof body?.username === 'string' ? body.username.slice(0, 64) : null;
   if (status === 200) {
     // With two-factor sign-in on, the password alone signs nobody in: the second step is recorded by the auth events.
-    const user = username === null ? undefined : deps.db.select({ totp: users.totpSecretEnc }).from(users).where(eq(users.username, username)).get();
+    const user =
+      username === null
+        ? undefined
+        : deps.db.select({ totp: users.totpSecretEnc }).from(users).where(eq(users.username, username)).get();
     const isPasswordStep = user?.totp !== null && user?.totp !== undefined;
     deps.audit.record({
       actor: { kind: 'admin', name: username },
@@ -240,4 +261,3 @@ export function registerOperationAudit(app: FastifyInstance, deps: AppDeps): voi
     }
   });
 }
-

@@ -46,7 +46,8 @@ export function matchesAuditFilter(filter: AuditFilter, entry: AuditEntry): bool
   if (filter.domain !== undefined && entry.domain !== filter.domain) return false;
   if (filter.actor !== undefined && entry.actor.kind !== filter.actor) return false;
   if (filter.action !== undefined) {
-    const ok = entry.action === filter.action || (isFamily(filter.action) && entry.action.startsWith(`${filter.action}.`));
+    const ok =
+      entry.action === filter.action || (isFamily(filter.action) && entry.action.startsWith(`${filter.action}.`));
     if (!ok) return false;
   }
   if (filter.from !== undefined && entry.at < iso(filter.from)) return false;

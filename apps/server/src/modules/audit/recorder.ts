@@ -69,8 +69,22 @@ export interface AuditLog {
 /** Keys whose values are secrets wherever they appear: never stored, whatever a snapshot carries. */
 const SECRET_KEYS = new Set(
   [
-    'token', 'password', 'currentPassword', 'newPassword', 'passwordHash', 'tokenHash', 'secret', 'privateKey',
-    'presharedKey', 'privateKeyEnc', 'presharedKeyEnc', 'config', 'totpSecret', 'recoveryCodes', 'code', 'key',
+    'token',
+    'password',
+    'currentPassword',
+    'newPassword',
+    'passwordHash',
+    'tokenHash',
+    'secret',
+    'privateKey',
+    'presharedKey',
+    'privateKeyEnc',
+    'presharedKeyEnc',
+    'config',
+    'totpSecret',
+    'recoveryCodes',
+    'code',
+    'key',
   ].map((key) => key.toLowerCase()),
 );
 
@@ -138,7 +152,13 @@ export function createAuditLog(deps: { db: Db; now: () => Date }): AuditLog {
       written = deps.db.transaction((tx) => {
         const out: (typeof auditEvents.$inferSelect)[] = [];
         for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-          out.push(...tx.insert(auditEvents).values(rows.slice(i, i + ROWS_PER_INSERT)).returning().all());
+          out.push(
+            ...tx
+              .insert(auditEvents)
+              .values(rows.slice(i, i + ROWS_PER_INSERT))
+              .returning()
+              .all(),
+          );
         }
         return out;
       });
@@ -160,16 +180,18 @@ export function createAuditLog(deps: { db: Db; now: () => Date }): AuditLog {
     record,
     flush,
     onHealthChange(change) {
-      pending.push(toRow({
-        actor: { kind: 'system' },
-        action: 'service.health',
-        target: { type: change.type, id: change.id, name: change.name ?? null },
-        nodeId: change.nodeId,
-        domain: change.domain ?? null,
-        before: change.from === null ? null : { health: change.from },
-        after: { health: change.to },
-        detail: change.detail ?? null,
-      }));
+      pending.push(
+        toRow({
+          actor: { kind: 'system' },
+          action: 'service.health',
+          target: { type: change.type, id: change.id, name: change.name ?? null },
+          nodeId: change.nodeId,
+          domain: change.domain ?? null,
+          before: change.from === null ? null : { health: change.from },
+          after: { health: change.to },
+          detail: change.detail ?? null,
+        }),
+      );
       if (!flushTimer) {
         flushTimer = setTimeout(flushLater, HEALTH_BATCH_MS);
         flushTimer.unref();

@@ -28,7 +28,10 @@ export function pruneAuditBatch(deps: Pick<AppDeps, 'db' | 'now' | 'config'>, ba
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Prunes batch after batch, yielding between them, until nothing is older than the retention. */
-export async function pruneAuditLog(deps: Pick<AppDeps, 'db' | 'now' | 'config'>, batch = RETENTION_BATCH): Promise<number> {
+export async function pruneAuditLog(
+  deps: Pick<AppDeps, 'db' | 'now' | 'config'>,
+  batch = RETENTION_BATCH,
+): Promise<number> {
   let total = 0;
   for (let deleted = pruneAuditBatch(deps, batch); deleted > 0; deleted = pruneAuditBatch(deps, batch)) {
     total += deleted;
@@ -41,7 +44,8 @@ export function startAuditRetention(deps: AppDeps, log: FastifyBaseLogger): { st
   const run = (): void => {
     pruneAuditLog(deps).then(
       (deleted) => {
-        if (deleted > 0) log.info({ deleted, retentionDays: deps.config.auditRetentionDays }, 'audit log: old entries pruned');
+        if (deleted > 0)
+          log.info({ deleted, retentionDays: deps.config.auditRetentionDays }, 'audit log: old entries pruned');
       },
       (error: unknown) => log.warn({ err: error }, 'audit log: pruning failed; retried at the next sweep'),
     );

@@ -9,11 +9,17 @@ import { hashPassword } from './passwords.js';
  * password one is generated and handed to `announce` (main prints it once to stdout, never through the JSON
  * logger, which may ship logs elsewhere). Later boots leave the stored (possibly changed) password alone.
  */
-export async function ensureAdmin(deps: AppDeps, announce: (username: string, password: string) => void): Promise<void> {
+export async function ensureAdmin(
+  deps: AppDeps,
+  announce: (username: string, password: string) => void,
+): Promise<void> {
   const existing = deps.db.select({ n: count() }).from(users).get();
   if ((existing?.n ?? 0) > 0) return;
   const configured = deps.config.adminPassword;
   const password = configured ?? randomBytes(18).toString('base64url');
-  deps.db.insert(users).values({ username: deps.config.adminUsername, passwordHash: await hashPassword(password) }).run();
+  deps.db
+    .insert(users)
+    .values({ username: deps.config.adminUsername, passwordHash: await hashPassword(password) })
+    .run();
   if (configured === undefined) announce(deps.config.adminUsername, password);
 }

@@ -9,7 +9,8 @@ import {
 } from './rate-limit.js';
 
 /** Claims an attempt that then fails (the claim stays counted); returns false when the limiter refused. */
-const fail = (limiter: LoginLimiter, ip: string, username: string): boolean => limiter.reserve(ip, username).attempt !== undefined;
+const fail = (limiter: LoginLimiter, ip: string, username: string): boolean =>
+  limiter.reserve(ip, username).attempt !== undefined;
 const retryAfter = (limiter: LoginLimiter, ip: string, username: string): number => {
   const reservation = limiter.reserve(ip, username);
   reservation.attempt?.release();
@@ -51,7 +52,9 @@ describe('login limiter', () => {
       now += 1000;
     }
     // Every attacker that already failed waits (case-insensitively) until the name's oldest failure ages out.
-    expect(retryAfter(limiter, '10.0.0.9', 'Admin')).toBe((LOGIN_WINDOW_MS - LOGIN_MAX_FAILURES_PER_USERNAME * 1000) / 1000);
+    expect(retryAfter(limiter, '10.0.0.9', 'Admin')).toBe(
+      (LOGIN_WINDOW_MS - LOGIN_MAX_FAILURES_PER_USERNAME * 1000) / 1000,
+    );
     // A client with no failure of its own is let through to the password check, as often as it needs.
     for (let i = 0; i < 3; i++) expect(retryAfter(limiter, '198.51.100.1', 'admin')).toBe(0);
     // Its first failure puts it with the others; other usernames are not affected.

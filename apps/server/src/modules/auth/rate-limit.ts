@@ -31,7 +31,8 @@ export interface LoginAttempt {
   release(): void;
 }
 
-export type Reservation = { attempt: LoginAttempt; retryAfterSeconds?: undefined } | { attempt?: undefined; retryAfterSeconds: number };
+export type Reservation =
+  { attempt: LoginAttempt; retryAfterSeconds?: undefined } | { attempt?: undefined; retryAfterSeconds: number };
 
 export interface LoginLimiter {
   /** Claims an attempt for `ip` at `username`, or says how many seconds the client must wait. Synchronous. */
@@ -78,7 +79,8 @@ export function createLoginLimiter(now: () => Date): LoginLimiter {
   };
 
   /** When a window holding `list` drops below `max` entries again. */
-  const freedAt = (list: Failure[], max: number, at: number): number => (list[list.length - max]?.at ?? at) + LOGIN_WINDOW_MS;
+  const freedAt = (list: Failure[], max: number, at: number): number =>
+    (list[list.length - max]?.at ?? at) + LOGIN_WINDOW_MS;
 
   return {
     reserve(ip, username) {
@@ -88,7 +90,8 @@ export function createLoginLimiter(now: () => Date): LoginLimiter {
       const ofClient = recent(clientKey, at);
       const ofUser = recent(userKey, at);
       let waitMs = 0;
-      if (ofClient.length >= LOGIN_MAX_FAILURES_PER_CLIENT) waitMs = freedAt(ofClient, LOGIN_MAX_FAILURES_PER_CLIENT, at) - at;
+      if (ofClient.length >= LOGIN_MAX_FAILURES_PER_CLIENT)
+        waitMs = freedAt(ofClient, LOGIN_MAX_FAILURES_PER_CLIENT, at) - at;
       else if (ofUser.length >= LOGIN_MAX_FAILURES_PER_USERNAME && ofClient.length > 0) {
         const ownFailuresGone = (ofClient.at(-1)?.at ?? at) + LOGIN_WINDOW_MS;
         waitMs = Math.min(ownFailuresGone, freedAt(ofUser, LOGIN_MAX_FAILURES_PER_USERNAME, at)) - at;

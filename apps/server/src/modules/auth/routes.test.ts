@@ -64,10 +64,14 @@ describe('POST /api/auth/login', () => {
   });
 
   it('blocks an IP after repeated failures with 429 and Retry-After, even for the right password, until the window passes', async () => {
-    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT; i++) expect((await login(TEST_ADMIN.username, 'wrong-password')).statusCode).toBe(401);
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT; i++)
+      expect((await login(TEST_ADMIN.username, 'wrong-password')).statusCode).toBe(401);
     const blocked = await login(TEST_ADMIN.username, TEST_ADMIN.password);
     expect(blocked.statusCode).toBe(429);
-    expect(blocked.json()).toEqual({ message: 'Too many failed sign-in attempts, try again later', code: 'rate_limited' });
+    expect(blocked.json()).toEqual({
+      message: 'Too many failed sign-in attempts, try again later',
+      code: 'rate_limited',
+    });
     expect(Number(blocked.headers['retry-after'])).toBe(LOGIN_WINDOW_MS / 1000);
     // Another client is not blocked by this one's failures.
     expect((await login(TEST_ADMIN.username, TEST_ADMIN.password, '10.9.9.9')).statusCode).toBe(200);
@@ -96,7 +100,8 @@ describe('sign-in limit behind a reverse proxy', () => {
       headers: { 'x-forwarded-for': forwardedFor },
     });
   const failUntilBlocked = async (remoteAddress: string, forwardedFor: string) => {
-    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT; i++) expect((await loginVia(remoteAddress, forwardedFor)).statusCode).toBe(401);
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT; i++)
+      expect((await loginVia(remoteAddress, forwardedFor)).statusCode).toBe(401);
   };
 
   it('counts each forwarded client on its own, so one client cannot lock out another', async () => {
@@ -113,7 +118,8 @@ describe('sign-in limit behind a reverse proxy', () => {
   });
 
   it('ignores X-Forwarded-For from a client connecting directly', async () => {
-    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT; i++) expect((await loginVia('192.0.2.50', `198.51.100.${i}`)).statusCode).toBe(401);
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT; i++)
+      expect((await loginVia('192.0.2.50', `198.51.100.${i}`)).statusCode).toBe(401);
     expect((await loginVia('192.0.2.50', '198.51.100.99', TEST_ADMIN.password)).statusCode).toBe(429);
     expect((await loginVia('192.0.2.51', '192.0.2.50', TEST_ADMIN.password)).statusCode).toBe(200);
   });
@@ -138,7 +144,12 @@ describe('sign-in limit behind a reverse proxy', () => {
 
 describe('sessions', () => {
   it('refuses /api without a token, with a malformed token and with a forged one', async () => {
-    for (const authorization of [undefined, 'Bearer nonsense', 'Basic abc', `Bearer ${(await t.login()).slice(0, -2)}xx`]) {
+    for (const authorization of [
+      undefined,
+      'Bearer nonsense',
+      'Basic abc',
+      `Bearer ${(await t.login()).slice(0, -2)}xx`,
+    ]) {
       const response = await t.app.inject({ url: '/api/nodes', headers: authorization ? { authorization } : {} });
       expect(response.statusCode).toBe(401);
       expect(response.json()).toHaveProperty('message');
@@ -167,15 +178,24 @@ describe('sessions', () => {
 
 describe('PATCH /api/auth/password', () => {
   const change = (token: string, payload: object) =>
-    t.app.inject({ method: 'PATCH', url: '/api/auth/password', headers: { authorization: `Bearer ${token}` }, payload });
+    t.app.inject({
+      method: 'PATCH',
+      url: '/api/auth/password',
+      headers: { authorization: `Bearer ${token}` },
+      payload,
+    });
 
   it('changes the password and ends every other session', async () => {
     const mine = await t.login();
     const other = await t.login();
     const response = await change(mine, { currentPassword: TEST_ADMIN.password, newPassword: 'a-brand-new-password' });
     expect(response.statusCode).toBe(204);
-    expect((await t.app.inject({ url: '/api/nodes', headers: { authorization: `Bearer ${other}` } })).statusCode).toBe(401);
-    expect((await t.app.inject({ url: '/api/nodes', headers: { authorization: `Bearer ${mine}` } })).statusCode).toBe(200);
+    expect((await t.app.inject({ url: '/api/nodes', headers: { authorization: `Bearer ${other}` } })).statusCode).toBe(
+      401,
+    );
+    expect((await t.app.inject({ url: '/api/nodes', headers: { authorization: `Bearer ${mine}` } })).statusCode).toBe(
+      200,
+    );
     expect((await login(TEST_ADMIN.username, TEST_ADMIN.password)).statusCode).toBe(401);
     expect((await login(TEST_ADMIN.username, 'a-brand-new-password')).statusCode).toBe(200);
   });
@@ -184,16 +204,22 @@ describe('PATCH /api/auth/password', () => {
     const token = await t.login();
     const wrong = await change(token, { currentPassword: 'not-it-at-all', newPassword: 'a-brand-new-password' });
     expect(wrong.statusCode).toBe(422);
-    expect(wrong.json().errors.body).toEqual([{ field: 'currentPassword', message: 'The current password is not correct' }]);
+    expect(wrong.json().errors.body).toEqual([
+      { field: 'currentPassword', message: 'The current password is not correct' },
+    ]);
     const short = await change(token, { currentPassword: TEST_ADMIN.password, newPassword: 'short' });
     expect(short.statusCode).toBe(422);
-    expect(short.json().errors.body).toEqual([{ field: 'newPassword', message: 'This field must be at least 12 characters long' }]);
+    expect(short.json().errors.body).toEqual([
+      { field: 'newPassword', message: 'This field must be at least 12 characters long' },
+    ]);
   });
 
   it('counts wrong current passwords against the sign-in limit', async () => {
     const token = await t.login();
     for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT; i++) {
-      expect((await change(token, { currentPassword: `guess-number-${i}`, newPassword: 'a-brand-new-password' })).statusCode).toBe(422);
+      expect(
+        (await change(token, { currentPassword: `guess-number-${i}`, newPassword: 'a-brand-new-password' })).statusCode,
+      ).toBe(422);
     }
     const blocked = await change(token, { currentPassword: TEST_ADMIN.password, newPassword: 'a-brand-new-password' });
     expect(blocked.statusCode).toBe(429);
@@ -211,13 +237,16 @@ describe('session cookie and GET /api/auth/session', () => {
     t.app.inject({ method: 'POST', url: '/api/auth/login', payload: TEST_ADMIN, headers, remoteAddress });
   const session = (cookie?: string, headers: Record<string, string> = {}) =>
     t.app.inject({ url: '/api/auth/session', headers: { ...(cookie ? { cookie } : {}), ...headers } });
-  const setCookieOf = (response: { headers: Record<string, string | string[] | number | undefined> }): string => String(response.headers['set-cookie'] ?? '');
+  const setCookieOf = (response: { headers: Record<string, string | string[] | number | undefined> }): string =>
+    String(response.headers['set-cookie'] ?? '');
 
   it('is set by the server on sign-in: HttpOnly, SameSite=Strict, Path=/api, lifetime from expires_in', async () => {
     const response = await loginWith();
     const { token, expires_in } = response.json();
     const cookie = setCookieOf(response);
-    expect(cookie.split('; ').sort()).toEqual([`Max-Age=${expires_in}`, 'HttpOnly', 'Path=/api', 'SameSite=Strict', `token=${token}`].sort());
+    expect(cookie.split('; ').sort()).toEqual(
+      [`Max-Age=${expires_in}`, 'HttpOnly', 'Path=/api', 'SameSite=Strict', `token=${token}`].sort(),
+    );
   });
 
   it('is Secure when the request came over HTTPS through a trusted proxy, or in production', async () => {
@@ -246,7 +275,9 @@ describe('session cookie and GET /api/auth/session', () => {
     for (const dead of [`token=${token.slice(0, -2)}xx`, 'token=nonsense']) {
       const response = await session(dead);
       expect(response.statusCode).toBe(401);
-      expect(setCookieOf(response)).toMatch(/^token=; Max-Age=0; Path=\/api; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict$/);
+      expect(setCookieOf(response)).toMatch(
+        /^token=; Max-Age=0; Path=\/api; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict$/,
+      );
     }
     clock = new Date(clock.getTime() + t.config.sessionTtlSeconds * 1000);
     expect((await session(`token=${token}`)).statusCode).toBe(401);
@@ -262,13 +293,19 @@ describe('session cookie and GET /api/auth/session', () => {
 
   it('refuses a request from another site or another origin of this site', async () => {
     const { token } = (await loginWith()).json();
-    for (const site of ['cross-site', 'same-site']) expect((await session(`token=${token}`, { 'sec-fetch-site': site })).statusCode).toBe(403);
-    for (const site of ['same-origin', 'none']) expect((await session(`token=${token}`, { 'sec-fetch-site': site })).statusCode).toBe(200);
+    for (const site of ['cross-site', 'same-site'])
+      expect((await session(`token=${token}`, { 'sec-fetch-site': site })).statusCode).toBe(403);
+    for (const site of ['same-origin', 'none'])
+      expect((await session(`token=${token}`, { 'sec-fetch-site': site })).statusCode).toBe(200);
   });
 
   it('is cleared on logout, and the session ends', async () => {
     const { token } = (await loginWith()).json();
-    const logout = await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: { authorization: `Bearer ${token}` } });
+    const logout = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/logout',
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(logout.statusCode).toBe(204);
     expect(setCookieOf(logout)).toMatch(/^token=; Max-Age=0; Path=\/api; .*HttpOnly; SameSite=Strict$/);
     expect((await session(`token=${token}`)).statusCode).toBe(401);

@@ -11,7 +11,13 @@ import { changePassword, logIn, type PasswordChecks } from './service.js';
 import { clearSessionCookie, readSessionCookies, setSessionCookie } from './session-cookie.js';
 import { watchSessionStreams } from './session-streams.js';
 import { deleteOtherSessions, deleteSession, sessionSecondsLeft, verifySessionToken } from './sessions.js';
-import { disableTwoFactor, enableTwoFactor, logInSecondFactor, startTwoFactorSetup, twoFactorStatus } from './two-factor.js';
+import {
+  disableTwoFactor,
+  enableTwoFactor,
+  logInSecondFactor,
+  startTwoFactorSetup,
+  twoFactorStatus,
+} from './two-factor.js';
 
 /**
  * Sign-in bodies are two short strings (username ≤ 64, password ≤ 256 characters, ≤ 3.1 KB even fully
@@ -28,7 +34,8 @@ const MAX_SESSION_COOKIES = 5;
  */
 function refuseCrossSite(request: FastifyRequest): void {
   const site = request.headers['sec-fetch-site'];
-  if (site === 'cross-site' || site === 'same-site') throw new AppError('forbidden', 'The session is only handed to the console itself');
+  if (site === 'cross-site' || site === 'same-site')
+    throw new AppError('forbidden', 'The session is only handed to the console itself');
 }
 
 export async function authRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {

@@ -23,7 +23,9 @@ export interface PasswordChecks {
 export function claimAttempt(checks: PasswordChecks, ip: string, username: string): LoginAttempt {
   const reservation = checks.limiter.reserve(ip, username);
   if (reservation.attempt) return reservation.attempt;
-  throw new AppError('rate_limited', TOO_MANY_ATTEMPTS_MESSAGE, [], { 'retry-after': String(reservation.retryAfterSeconds) });
+  throw new AppError('rate_limited', TOO_MANY_ATTEMPTS_MESSAGE, [], {
+    'retry-after': String(reservation.retryAfterSeconds),
+  });
 }
 
 /** Runs a hash through the global cap; a full queue is a 429 that costs no hashing. */
@@ -54,7 +56,8 @@ export async function logIn(
   const user = deps.db.select().from(users).where(eq(users.username, body.username)).get();
   const isValid = await hashGated(
     checks,
-    () => (user ? verifyPassword(user.passwordHash, body.password) : verifyDummyPassword(body.password).then(() => false)),
+    () =>
+      user ? verifyPassword(user.passwordHash, body.password) : verifyDummyPassword(body.password).then(() => false),
     attempt,
   );
   // A failure needs no bookkeeping: the claim already counts as one.

@@ -22,7 +22,13 @@ function cookieOptions(deps: AppDeps, request: FastifyRequest, maxAgeSeconds: nu
   };
 }
 
-export function setSessionCookie(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, token: string, maxAgeSeconds: number): void {
+export function setSessionCookie(
+  deps: AppDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  token: string,
+  maxAgeSeconds: number,
+): void {
   void reply.setCookie(SESSION_COOKIE, token, cookieOptions(deps, request, maxAgeSeconds));
 }
 

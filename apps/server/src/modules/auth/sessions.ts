@@ -44,7 +44,8 @@ const verifiedTokens = new WeakMap<AppDeps['secrets'], Map<string, { sessionId: 
 
 async function sessionIdOf(deps: AppDeps, token: string): Promise<string | null> {
   let remembered = verifiedTokens.get(deps.secrets);
-  if (!remembered) verifiedTokens.set(deps.secrets, (remembered = new Map<string, { sessionId: string; expiresAtMs: number }>()));
+  if (!remembered)
+    verifiedTokens.set(deps.secrets, (remembered = new Map<string, { sessionId: string; expiresAtMs: number }>()));
   const nowMs = deps.now().getTime();
   const hit = remembered.get(token);
   if (hit && hit.expiresAtMs > nowMs) return hit.sessionId;
@@ -65,7 +66,13 @@ async function sessionIdOf(deps: AppDeps, token: string): Promise<string | null>
 }
 
 // Read on every authenticated request.
-const sessionLookup = preparedPerDb((db: AppDeps['db']) => db.select().from(sessions).where(eq(sessions.id, sql.placeholder('id'))).prepare());
+const sessionLookup = preparedPerDb((db: AppDeps['db']) =>
+  db
+    .select()
+    .from(sessions)
+    .where(eq(sessions.id, sql.placeholder('id')))
+    .prepare(),
+);
 
 /** The live session row behind a session id, or null when it was ended or has expired. */
 function activeSession(deps: AppDeps, sessionId: string): { id: string; userId: number; expiresAt: string } | null {
@@ -95,5 +102,8 @@ export function deleteSession(deps: AppDeps, sessionId: string): void {
 }
 
 export function deleteOtherSessions(deps: AppDeps, userId: number, keepSessionId: string): void {
-  deps.db.delete(sessions).where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId))).run();
+  deps.db
+    .delete(sessions)
+    .where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))
+    .run();
 }

@@ -19,7 +19,14 @@ const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 export const newTotpSecret = (): string => new Secret({ size: SECRET_BYTES }).base32;
 
 const totpOf = (secret: string, username: string): TOTP =>
-  new TOTP({ issuer: ISSUER, label: username, algorithm: 'SHA1', digits: 6, period: PERIOD_SECONDS, secret: Secret.fromBase32(secret) });
+  new TOTP({
+    issuer: ISSUER,
+    label: username,
+    algorithm: 'SHA1',
+    digits: 6,
+    period: PERIOD_SECONDS,
+    secret: Secret.fromBase32(secret),
+  });
 
 export const otpauthUri = (secret: string, username: string): string => totpOf(secret, username).toString();
 
@@ -30,7 +37,9 @@ export async function qrCodeDataUrl(uri: string): Promise<string> {
 }
 
 /** What the operator typed, as one of the two kinds of code (spaces and dashes are ignored), or null. */
-export function classifyCode(input: string): { kind: 'totp'; code: string } | { kind: 'recovery'; code: string } | null {
+export function classifyCode(
+  input: string,
+): { kind: 'totp'; code: string } | { kind: 'recovery'; code: string } | null {
   const compact = input.replace(/[\s-]/g, '').toUpperCase();
   if (/^\d{6}$/.test(compact)) return { kind: 'totp', code: compact };
   if (/^[A-Z2-7]{16}$/.test(compact)) return { kind: 'recovery', code: compact };

@@ -25,16 +25,25 @@ afterEach(async () => {
 });
 
 const codeAt = (secret: string, at: Date): string =>
-  new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({ timestamp: at.getTime() });
+  new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({
+    timestamp: at.getTime(),
+  });
 const advance = (seconds: number) => {
   clock = new Date(clock.getTime() + seconds * 1000);
 };
 
 const call = (method: 'GET' | 'POST', url: string, token: string | null, payload?: object, ip = '127.0.0.1') =>
-  t.app.inject({ method, url, remoteAddress: ip, ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}), ...(payload ? { payload } : {}) });
+  t.app.inject({
+    method,
+    url,
+    remoteAddress: ip,
+    ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
+    ...(payload ? { payload } : {}),
+  });
 const passwordStep = (ip = '127.0.0.1', password: string = TEST_ADMIN.password) =>
   call('POST', '/api/auth/login', null, { username: TEST_ADMIN.username, password }, ip);
-const secondStep = (challenge: string, code: string, ip = '127.0.0.1') => call('POST', '/api/auth/login/2fa', null, { challenge, code }, ip);
+const secondStep = (challenge: string, code: string, ip = '127.0.0.1') =>
+  call('POST', '/api/auth/login/2fa', null, { challenge, code }, ip);
 
 /** Enrols the admin; returns the secret, the recovery codes and the session used. */
 async function enrol(): Promise<{ secret: string; codes: string[]; session: string }> {
@@ -66,11 +75,15 @@ describe('enrolment', () => {
     const setup = await call('POST', '/api/auth/2fa/setup', session, { password: TEST_ADMIN.password });
     const body = setup.json<{ secret: string; otpauthUri: string; qrCode: string }>();
     expect(body.secret).toMatch(/^[A-Z2-7]{32}$/);
-    expect(body.otpauthUri).toBe(`otpauth://totp/Postern:admin?issuer=Postern&secret=${body.secret}&algorithm=SHA1&digits=6&period=30`);
+    expect(body.otpauthUri).toBe(
+      `otpauth://totp/Postern:admin?issuer=Postern&secret=${body.secret}&algorithm=SHA1&digits=6&period=30`,
+    );
     expect(Buffer.from(body.qrCode.replace('data:image/svg+xml;base64,', ''), 'base64').toString()).toContain('<svg');
     expect(setup.headers['cache-control']).toBe('no-store');
 
-    const wrong = await call('POST', '/api/auth/2fa/enable', session, { code: codeAt(body.secret, new Date(clock.getTime() + 120_000)) });
+    const wrong = await call('POST', '/api/auth/2fa/enable', session, {
+      code: codeAt(body.secret, new Date(clock.getTime() + 120_000)),
+    });
     expect(wrong.statusCode).toBe(422);
     expect(wrong.json().errors.body).toEqual([{ field: 'code', message: 'The code is not correct' }]);
     expect((await call('GET', '/api/auth/2fa', session)).json()).toEqual({ enabled: false, recoveryCodesLeft: 0 });
@@ -130,7 +143,9 @@ describe('two-step sign-in', () => {
     expect((await call('GET', '/api/nodes', session.token)).statusCode).toBe(200);
     expect(events.at(-1)).toMatchObject({ kind: 'sign_in.second_factor', username: 'admin', ip: '127.0.0.1' });
     // The audit log tells the password step from the sign-in itself.
-    const audit = (await call('GET', '/api/audit?limit=5', session.token)).json<{ data: { action: string; detail: string | null }[] }>();
+    const audit = (await call('GET', '/api/audit?limit=5', session.token)).json<{
+      data: { action: string; detail: string | null }[];
+    }>();
     expect(audit.data.map((entry) => [entry.action, entry.detail]).slice(0, 2)).toEqual([
       ['auth.sign-in', 'with an authentication code'],
       ['auth.password-accepted', 'second factor required'],
@@ -164,7 +179,9 @@ describe('two-step sign-in', () => {
     expect((await secondStep(await challenge(), code)).statusCode).toBe(200);
     expect((await secondStep(await challenge(), code)).statusCode).toBe(401);
     // Nor an older one still inside the drift window.
-    expect((await secondStep(await challenge(), codeAt(secret, new Date(clock.getTime() - 30_000)))).statusCode).toBe(401);
+    expect((await secondStep(await challenge(), codeAt(secret, new Date(clock.getTime() - 30_000)))).statusCode).toBe(
+      401,
+    );
     advance(30);
     expect((await secondStep(await challenge(), codeAt(secret, clock))).statusCode).toBe(200);
   });
@@ -177,7 +194,10 @@ describe('two-step sign-in', () => {
     expect((await secondStep(await challenge(), first)).statusCode).toBe(401);
     expect((await secondStep(await challenge(), second.replace(/-/g, '').toLowerCase())).statusCode).toBe(200);
     const fresh = await secondStep(await challenge(), codes[2] ?? '');
-    expect((await call('GET', '/api/auth/2fa', fresh.json<{ token: string }>().token)).json()).toEqual({ enabled: true, recoveryCodesLeft: 7 });
+    expect((await call('GET', '/api/auth/2fa', fresh.json<{ token: string }>().token)).json()).toEqual({
+      enabled: true,
+      recoveryCodesLeft: 7,
+    });
     // The session that enrolled stays signed in.
     expect((await call('GET', '/api/auth/2fa', session)).statusCode).toBe(200);
   });
@@ -202,15 +222,24 @@ describe('two-step sign-in', () => {
 describe('disabling', () => {
   it('needs the password and a code, then sign-in is one step again', async () => {
     const { secret, session } = await enrol();
-    const wrongPassword = await call('POST', '/api/auth/2fa/disable', session, { password: 'not-the-password', code: codeAt(secret, clock) });
+    const wrongPassword = await call('POST', '/api/auth/2fa/disable', session, {
+      password: 'not-the-password',
+      code: codeAt(secret, clock),
+    });
     expect(wrongPassword.statusCode).toBe(422);
     expect(wrongPassword.json().errors.body).toEqual([{ field: 'password', message: 'The password is not correct' }]);
-    const wrongCode = await call('POST', '/api/auth/2fa/disable', session, { password: TEST_ADMIN.password, code: '000000' });
+    const wrongCode = await call('POST', '/api/auth/2fa/disable', session, {
+      password: TEST_ADMIN.password,
+      code: '000000',
+    });
     expect(wrongCode.statusCode).toBe(422);
     expect(wrongCode.json().errors.body).toEqual([{ field: 'code', message: 'The code is not correct' }]);
     expect((await call('GET', '/api/auth/2fa', session)).json()).toMatchObject({ enabled: true });
 
-    const off = await call('POST', '/api/auth/2fa/disable', session, { password: TEST_ADMIN.password, code: codeAt(secret, clock) });
+    const off = await call('POST', '/api/auth/2fa/disable', session, {
+      password: TEST_ADMIN.password,
+      code: codeAt(secret, clock),
+    });
     expect(off.statusCode).toBe(204);
     expect(events.at(-1)?.kind).toBe('two_factor.disabled');
     expect((await call('GET', '/api/auth/2fa', session)).json()).toEqual({ enabled: false, recoveryCodesLeft: 0 });
@@ -221,7 +250,10 @@ describe('disabling', () => {
 
   it('takes a recovery code instead of a TOTP code', async () => {
     const { codes, session } = await enrol();
-    const off = await call('POST', '/api/auth/2fa/disable', session, { password: TEST_ADMIN.password, code: codes[0] ?? '' });
+    const off = await call('POST', '/api/auth/2fa/disable', session, {
+      password: TEST_ADMIN.password,
+      code: codes[0] ?? '',
+    });
     expect(off.statusCode).toBe(204);
   });
 });

@@ -17,7 +17,15 @@ import type { ChallengeStore } from './challenges.js';
 import { verifyPassword } from './passwords.js';
 import { claimAttempt, hashGated, startSession, type PasswordChecks } from './service.js';
 import type { SessionIdentity } from './sessions.js';
-import { classifyCode, hashRecoveryCode, matchTotpStep, newRecoveryCodes, newTotpSecret, otpauthUri, qrCodeDataUrl } from './totp.js';
+import {
+  classifyCode,
+  hashRecoveryCode,
+  matchTotpStep,
+  newRecoveryCodes,
+  newTotpSecret,
+  otpauthUri,
+  qrCodeDataUrl,
+} from './totp.js';
 
 // Two-factor sign-in for the admin (docs/api.md "Two-factor sign-in"). The TOTP secret is stored encrypted with the
 // gateway's secret key and never leaves the server after enrolment; recovery codes are stored as keyed hashes and
@@ -111,7 +119,8 @@ export function twoFactorStatus(deps: AppDeps, session: SessionIdentity): TwoFac
 /** Checks the password as sign-in does (limiter, hashing cap); a wrong one is a 422 on `field`. */
 async function requirePassword(deps: AppDeps, checks: PasswordChecks, ip: string, user: User, password: string) {
   const attempt = claimAttempt(checks, ip, user.username);
-  if (!(await hashGated(checks, () => verifyPassword(user.passwordHash, password), attempt))) throw fieldError('password', WRONG_PASSWORD);
+  if (!(await hashGated(checks, () => verifyPassword(user.passwordHash, password), attempt)))
+    throw fieldError('password', WRONG_PASSWORD);
   return attempt;
 }
 
@@ -127,7 +136,11 @@ export async function startTwoFactorSetup(
   if (user.totpSecretEnc !== null) throw badRequest('Two-factor sign-in is already on; turn it off first');
   (await requirePassword(deps, checks, ip, user, body.password)).succeed();
   const secret = newTotpSecret();
-  deps.db.update(users).set({ totpPendingSecretEnc: deps.secrets.encrypt(secret), updatedAt: deps.now().toISOString() }).where(eq(users.id, user.id)).run();
+  deps.db
+    .update(users)
+    .set({ totpPendingSecretEnc: deps.secrets.encrypt(secret), updatedAt: deps.now().toISOString() })
+    .where(eq(users.id, user.id))
+    .run();
   const uri = otpauthUri(secret, user.username);
   return { secret, otpauthUri: uri, qrCode: await qrCodeDataUrl(uri) };
 }
@@ -145,14 +158,24 @@ export function enableTwoFactor(
   if (user.totpPendingSecretEnc === null) throw badRequest('Start the setup first');
   const attempt = claimAttempt(checks, ip, user.username);
   const code = classifyCode(body.code);
-  if (code?.kind !== 'totp' || !acceptTotp(deps, user, user.totpPendingSecretEnc, code.code)) throw fieldError('code', WRONG_CODE);
+  if (code?.kind !== 'totp' || !acceptTotp(deps, user, user.totpPendingSecretEnc, code.code))
+    throw fieldError('code', WRONG_CODE);
   attempt.succeed();
   const codes = newRecoveryCodes();
   const key = recoveryKey(deps);
   deps.db.transaction((tx) => {
-    tx.update(users).set({ totpSecretEnc: user.totpPendingSecretEnc, totpPendingSecretEnc: null, updatedAt: deps.now().toISOString() }).where(eq(users.id, user.id)).run();
+    tx.update(users)
+      .set({
+        totpSecretEnc: user.totpPendingSecretEnc,
+        totpPendingSecretEnc: null,
+        updatedAt: deps.now().toISOString(),
+      })
+      .where(eq(users.id, user.id))
+      .run();
     tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id)).run();
-    tx.insert(recoveryCodes).values(codes.map((text) => ({ userId: user.id, codeHash: hashRecoveryCode(key, text) }))).run();
+    tx.insert(recoveryCodes)
+      .values(codes.map((text) => ({ userId: user.id, codeHash: hashRecoveryCode(key, text) })))
+      .run();
   });
   announce(deps, 'two_factor.enabled', user, ip);
   return { recoveryCodes: codes };
@@ -172,7 +195,10 @@ export async function disableTwoFactor(
   if (!checkSecondFactor(deps, user, body.code)) throw fieldError('code', WRONG_CODE);
   attempt.succeed();
   deps.db.transaction((tx) => {
-    tx.update(users).set({ totpSecretEnc: null, totpPendingSecretEnc: null, totpLastStep: null, updatedAt: deps.now().toISOString() }).where(eq(users.id, user.id)).run();
+    tx.update(users)
+      .set({ totpSecretEnc: null, totpPendingSecretEnc: null, totpLastStep: null, updatedAt: deps.now().toISOString() })
+      .where(eq(users.id, user.id))
+      .run();
     tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id)).run();
   });
   announce(deps, 'two_factor.disabled', user, ip);

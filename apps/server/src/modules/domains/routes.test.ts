@@ -27,13 +27,23 @@ describe('creating domains', () => {
     expect(status).toBe(201);
     expect(body).toMatchObject({ domain: 'app.example.com', ssl: 'self-signed' });
     expect(body.certificate).toMatchObject({ state: 'self-signed' });
-    expect(t.fakeDataPlane.lastState?.domains).toEqual([{ domainId: body.id, domain: 'app.example.com', ssl: 'self-signed' }]);
+    expect(t.fakeDataPlane.lastState?.domains).toEqual([
+      { domainId: body.id, domain: 'app.example.com', ssl: 'self-signed' },
+    ]);
   });
 
   test('keeps certbot, and skipValidation forces self-signed', async () => {
-    expect((await api<Domain>('POST', '/api/domains', { domain: 'a.example.com', ssl: 'certbot' })).body.ssl).toBe('certbot');
-    expect((await api<Domain>('POST', '/api/domains', { domain: 'b.example.com', skipValidation: true })).body.ssl).toBe('self-signed');
-    const contradiction = await api('POST', '/api/domains', { domain: 'c.example.com', ssl: 'certbot', skipValidation: true });
+    expect((await api<Domain>('POST', '/api/domains', { domain: 'a.example.com', ssl: 'certbot' })).body.ssl).toBe(
+      'certbot',
+    );
+    expect(
+      (await api<Domain>('POST', '/api/domains', { domain: 'b.example.com', skipValidation: true })).body.ssl,
+    ).toBe('self-signed');
+    const contradiction = await api('POST', '/api/domains', {
+      domain: 'c.example.com',
+      ssl: 'certbot',
+      skipValidation: true,
+    });
     expect(contradiction.status).toBe(422);
     expect(fieldMessage(contradiction.body, 'ssl')).toBe('This field must be one of self-signed');
   });
@@ -56,10 +66,14 @@ describe('creating domains', () => {
   });
 
   test('a certbot domain that fails the injected check is refused on domain', async () => {
-    const checkDomain = () => Promise.resolve({ ok: false as const, message: 'example.org does not point at this gateway' });
+    const checkDomain = () =>
+      Promise.resolve({ ok: false as const, message: 'example.org does not point at this gateway' });
     const attempt = createDomain(t.deps, { domain: 'example.org', ssl: 'certbot' }, { checkDomain });
     await expect(attempt).rejects.toEqual(expect.any(AppError));
-    await expect(attempt).rejects.toMatchObject({ code: 'validation', fields: [{ field: 'domain', message: 'example.org does not point at this gateway' }] });
+    await expect(attempt).rejects.toMatchObject({
+      code: 'validation',
+      fields: [{ field: 'domain', message: 'example.org does not point at this gateway' }],
+    });
     // skipValidation bypasses the check (and makes it self-signed).
     const skipped = await createDomain(t.deps, { domain: 'example.org', skipValidation: true }, { checkDomain });
     expect(skipped.ssl).toBe('self-signed');
@@ -78,7 +92,8 @@ describe('reading, editing and deleting domains', () => {
   });
 
   test('narrows the list to names containing the search text', async () => {
-    for (const domain of ['shop.example.com', 'blog.example.com', 'shop.example.org']) await api('POST', '/api/domains', { domain });
+    for (const domain of ['shop.example.com', 'blog.example.com', 'shop.example.org'])
+      await api('POST', '/api/domains', { domain });
     const { body } = await api<ListResponse<Domain>>('GET', '/api/domains?search=SHOP');
     expect(body.data.map((d) => d.domain)).toEqual(['shop.example.com', 'shop.example.org']);
     expect(body.total).toBe(2);
@@ -95,12 +110,23 @@ describe('reading, editing and deleting domains', () => {
 
   test('a rename carries the services along', async () => {
     const node = insertNode(t.deps);
-    const { body: svc } = await api<HttpService>('POST', `/api/services/${node.id}/http`, { name: 'web', domain: 'old.example.com', pathLocation: '/' });
+    const { body: svc } = await api<HttpService>('POST', `/api/services/${node.id}/http`, {
+      name: 'web',
+      domain: 'old.example.com',
+      pathLocation: '/',
+    });
     const domainId = (await api<ListResponse<Domain>>('GET', '/api/domains')).body.data[0]?.id;
-    const renamed = await api<Domain>('PATCH', `/api/domains/${domainId}`, { domain: 'new.example.com', ssl: 'certbot' });
+    const renamed = await api<Domain>('PATCH', `/api/domains/${domainId}`, {
+      domain: 'new.example.com',
+      ssl: 'certbot',
+    });
     expect(renamed.body).toMatchObject({ domain: 'new.example.com', ssl: 'certbot' });
     const moved = await api<HttpService>('GET', `/api/services/${node.id}/http/${svc.id}`);
-    expect(moved.body).toMatchObject({ domain: 'new.example.com', ssl: 'certbot', publicAccess: 'https://new.example.com/' });
+    expect(moved.body).toMatchObject({
+      domain: 'new.example.com',
+      ssl: 'certbot',
+      publicAccess: 'https://new.example.com/',
+    });
   });
 
   test('a rename onto an existing domain is refused', async () => {
@@ -132,7 +158,7 @@ describe('reading, editing and deleting domains', () => {
 });
 
 describe('domain owners', () => {
-  test('a domain is the admin\'s unless assigned to a node; the answer names the owner', async () => {
+  test("a domain is the admin's unless assigned to a node; the answer names the owner", async () => {
     const node = insertNode(t.deps, { name: 'office' });
     const plain = await api<Domain>('POST', '/api/domains', { domain: 'plain.example.com' });
     expect(plain.body).toMatchObject({ ownerNodeId: null, ownerNodeName: null });
@@ -140,15 +166,23 @@ describe('domain owners', () => {
     expect(owned.status).toBe(201);
     expect(owned.body).toMatchObject({ ownerNodeId: node.id, ownerNodeName: 'office' });
     const list = await api<ListResponse<Domain>>('GET', '/api/domains');
-    expect(list.body.data.map((d) => [d.domain, d.ownerNodeName])).toEqual([['plain.example.com', null], ['owned.example.com', 'office']]);
+    expect(list.body.data.map((d) => [d.domain, d.ownerNodeName])).toEqual([
+      ['plain.example.com', null],
+      ['owned.example.com', 'office'],
+    ]);
     expect((await api<Domain>('GET', `/api/domains/${owned.body.id}`)).body.ownerNodeName).toBe('office');
   });
 
   test('the owner changes with PATCH, stays when omitted, and returns to the admin with null', async () => {
     const node = insertNode(t.deps, { name: 'office' });
     const { body } = await api<Domain>('POST', '/api/domains', { domain: 'x.example.com' });
-    expect((await api<Domain>('PATCH', `/api/domains/${body.id}`, { ownerNodeId: node.id })).body.ownerNodeId).toBe(node.id);
-    expect((await api<Domain>('PATCH', `/api/domains/${body.id}`, { ssl: 'certbot' })).body).toMatchObject({ ownerNodeId: node.id, ssl: 'certbot' });
+    expect((await api<Domain>('PATCH', `/api/domains/${body.id}`, { ownerNodeId: node.id })).body.ownerNodeId).toBe(
+      node.id,
+    );
+    expect((await api<Domain>('PATCH', `/api/domains/${body.id}`, { ssl: 'certbot' })).body).toMatchObject({
+      ownerNodeId: node.id,
+      ssl: 'certbot',
+    });
     expect((await api<Domain>('PATCH', `/api/domains/${body.id}`, { ownerNodeId: null })).body.ownerNodeId).toBeNull();
   });
 
@@ -159,15 +193,24 @@ describe('domain owners', () => {
     const local = await api('POST', '/api/domains', { domain: 'x.example.com', ownerNodeId: 1 });
     expect(fieldMessage(local.body, 'ownerNodeId')).toBe('The local node cannot own domains');
     const { body } = await api<Domain>('POST', '/api/domains', { domain: 'y.example.com' });
-    expect(fieldMessage((await api('PATCH', `/api/domains/${body.id}`, { ownerNodeId: 1 })).body, 'ownerNodeId')).toBe('The local node cannot own domains');
+    expect(fieldMessage((await api('PATCH', `/api/domains/${body.id}`, { ownerNodeId: 1 })).body, 'ownerNodeId')).toBe(
+      'The local node cannot own domains',
+    );
     expect((await api<ListResponse<Domain>>('GET', '/api/domains')).body.total).toBe(1);
   });
 
   test('deleting a node hands its domains back to the admin', async () => {
     const created = await api<{ id: number }>('POST', '/api/nodes', { name: 'leaving' });
-    const { body } = await api<Domain>('POST', '/api/domains', { domain: 'kept.example.com', ownerNodeId: created.body.id });
+    const { body } = await api<Domain>('POST', '/api/domains', {
+      domain: 'kept.example.com',
+      ownerNodeId: created.body.id,
+    });
     expect((await api('DELETE', `/api/nodes/${created.body.id}`)).status).toBe(204);
-    expect((await api<Domain>('GET', `/api/domains/${body.id}`)).body).toMatchObject({ domain: 'kept.example.com', ownerNodeId: null, ownerNodeName: null });
+    expect((await api<Domain>('GET', `/api/domains/${body.id}`)).body).toMatchObject({
+      domain: 'kept.example.com',
+      ownerNodeId: null,
+      ownerNodeName: null,
+    });
   });
 
   test("the console's host name is no domain entry, whatever its case", async () => {
@@ -177,8 +220,8 @@ describe('domain owners', () => {
       expect(fieldMessage(refused.body, 'domain')).toBe("This field must not be the console's host name");
     }
     const { body } = await api<Domain>('POST', '/api/domains', { domain: 'other.example.com' });
-    expect(fieldMessage((await api('PATCH', `/api/domains/${body.id}`, { domain: 'gateway.test' })).body, 'domain')).toBe(
-      "This field must not be the console's host name",
-    );
+    expect(
+      fieldMessage((await api('PATCH', `/api/domains/${body.id}`, { domain: 'gateway.test' })).body, 'domain'),
+    ).toBe("This field must not be the console's host name");
   });
 });

@@ -1,5 +1,12 @@
 import { count, eq, inArray, sql } from 'drizzle-orm';
-import { ruleMessages, type Domain, type DomainCreate, type DomainUpdate, type ListResponse, type PageQuery } from '@postern/contract';
+import {
+  ruleMessages,
+  type Domain,
+  type DomainCreate,
+  type DomainUpdate,
+  type ListResponse,
+  type PageQuery,
+} from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/client.js';
 import type { Config } from '../../env.js';
@@ -50,10 +57,18 @@ const selectOwnedDomains = (db: Db) =>
   db.select({ row: domains, ownerName: nodes.name }).from(domains).leftJoin(nodes, eq(nodes.id, domains.ownerNodeId));
 
 /** `search` narrows the list to names containing it (the console's domain autocomplete). */
-export function listDomains(deps: AppDeps, { page, limit, search }: PageQuery & { search?: string | undefined }): ListResponse<Domain> {
+export function listDomains(
+  deps: AppDeps,
+  { page, limit, search }: PageQuery & { search?: string | undefined },
+): ListResponse<Domain> {
   // instr() instead of LIKE: no wildcard characters to escape in what the operator typed.
   const where = search ? sql`instr(${domains.domain}, ${search.toLowerCase()}) > 0` : undefined;
-  const rows = selectOwnedDomains(deps.db).where(where).orderBy(domains.id).limit(limit).offset((page - 1) * limit).all();
+  const rows = selectOwnedDomains(deps.db)
+    .where(where)
+    .orderBy(domains.id)
+    .limit(limit)
+    .offset((page - 1) * limit)
+    .all();
   const total = deps.db.select({ n: count() }).from(domains).where(where).get()?.n ?? 0;
   return { data: rows.map((row) => toDomain(deps, row)), page, limit, total };
 }
@@ -114,7 +129,11 @@ export async function createDomain(deps: AppDeps, body: DomainCreate, options: D
   const ssl = await resolveSsl(options, body.domain, body.ssl, body.skipValidation, true);
   let row: DomainRow;
   try {
-    row = deps.db.insert(domains).values({ domain: body.domain, ssl, ownerNodeId: body.ownerNodeId ?? null }).returning().get();
+    row = deps.db
+      .insert(domains)
+      .values({ domain: body.domain, ssl, ownerNodeId: body.ownerNodeId ?? null })
+      .returning()
+      .get();
   } catch (error) {
     if (isUniqueViolation(error)) throw fieldError('domain', takenMessage(body.domain));
     // The owner was deleted between the check and the insert.
@@ -125,7 +144,12 @@ export async function createDomain(deps: AppDeps, body: DomainCreate, options: D
   return getDomain(deps, row.id);
 }
 
-export async function updateDomain(deps: AppDeps, id: number, body: DomainUpdate, options: DomainOptions): Promise<Domain> {
+export async function updateDomain(
+  deps: AppDeps,
+  id: number,
+  body: DomainUpdate,
+  options: DomainOptions,
+): Promise<Domain> {
   const current = findDomainRow(deps.db, id);
   const name = body.domain ?? current.domain;
   const isRenamed = name !== current.domain;
@@ -144,10 +168,21 @@ export async function updateDomain(deps: AppDeps, id: number, body: DomainUpdate
     // Services refer to their domain by name, so a rename carries them along in the same transaction.
     row = deps.db.transaction((tx) => {
       if (isRenamed) {
-        tx.update(httpServices).set({ domain: name, updatedAt: now }).where(eq(httpServices.domain, current.domain)).run();
-        tx.update(tcpServices).set({ domain: name, updatedAt: now }).where(eq(tcpServices.domain, current.domain)).run();
+        tx.update(httpServices)
+          .set({ domain: name, updatedAt: now })
+          .where(eq(httpServices.domain, current.domain))
+          .run();
+        tx.update(tcpServices)
+          .set({ domain: name, updatedAt: now })
+          .where(eq(tcpServices.domain, current.domain))
+          .run();
       }
-      return tx.update(domains).set({ domain: name, ssl, ownerNodeId, updatedAt: now }).where(eq(domains.id, id)).returning().get();
+      return tx
+        .update(domains)
+        .set({ domain: name, ssl, ownerNodeId, updatedAt: now })
+        .where(eq(domains.id, id))
+        .returning()
+        .get();
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw fieldError('domain', takenMessage(name));
@@ -175,7 +210,9 @@ export async function deleteDomain(deps: AppDeps, id: number): Promise<void> {
   const users = countServicesOn(deps.db, current.domain);
   if (users > 0) {
     const what = users === 1 ? '1 service' : `${users} services`;
-    throw badRequest(`The domain ${current.domain} is used by ${what}. Delete them or move them to another domain first.`);
+    throw badRequest(
+      `The domain ${current.domain} is used by ${what}. Delete them or move them to another domain first.`,
+    );
   }
   deps.db.delete(domains).where(eq(domains.id, id)).run();
   await applyChanges(deps);
@@ -190,8 +227,16 @@ export function ensureDomains(tx: DbExecutor, names: string[], ownerNodeId: numb
   const wanted = [...new Set(names.filter((name) => name !== ''))];
   if (wanted.length === 0) return;
   const existing = new Set(
-    tx.select({ domain: domains.domain }).from(domains).where(inArray(domains.domain, wanted)).all().map((r) => r.domain),
+    tx
+      .select({ domain: domains.domain })
+      .from(domains)
+      .where(inArray(domains.domain, wanted))
+      .all()
+      .map((r) => r.domain),
   );
   const missing = wanted.filter((name) => !existing.has(name));
-  if (missing.length > 0) tx.insert(domains).values(missing.map((domain) => ({ domain, ownerNodeId }))).run();
+  if (missing.length > 0)
+    tx.insert(domains)
+      .values(missing.map((domain) => ({ domain, ownerNodeId })))
+      .run();
 }

@@ -87,7 +87,10 @@ describe('GET /api/logs/stream', () => {
 
   test('streams the lines of one service', async () => {
     const node = insertNode(t.deps);
-    const { body: svc } = await api<HttpService>('POST', `/api/services/${node.id}/http`, { name: 'web', pathLocation: '/web' });
+    const { body: svc } = await api<HttpService>('POST', `/api/services/${node.id}/http`, {
+      name: 'web',
+      pathLocation: '/web',
+    });
     const stream = await openStream(`/api/logs/stream?type=http&id=${svc.id}&token=${token}`);
     t.fakeDataPlane.pushLogLines([
       { domain: null, type: 'http', serviceId: svc.id, text: '[ERROR] GET /web 502' },

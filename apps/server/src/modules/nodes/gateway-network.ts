@@ -1,4 +1,11 @@
-import { cidrBounds, cidrsOverlap, gatewayNetworksOverlapMessage, isIPv4, isIPv4Cidr, messages } from '@postern/contract';
+import {
+  cidrBounds,
+  cidrsOverlap,
+  gatewayNetworksOverlapMessage,
+  isIPv4,
+  isIPv4Cidr,
+  messages,
+} from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { nodes } from '../../db/schema.js';
 import { fieldError } from '../../errors.js';
@@ -58,23 +65,39 @@ export async function checkGatewayNetwork(
   caller: NetworkCaller = 'admin',
 ): Promise<void> {
   // In the list field the message names the subnet it is about.
-  const refuse = (message: string) => fieldError(field, field === 'gatewayNetworks' ? `${gatewayNetwork}: ${message}` : message);
+  const refuse = (message: string) =>
+    fieldError(field, field === 'gatewayNetworks' ? `${gatewayNetwork}: ${message}` : message);
   if (caller === 'node' && !PRIVATE_NETWORKS.some((range) => cidrContains(range, gatewayNetwork))) {
-    throw refuse(`A node may only route private networks (${PRIVATE_NETWORKS.join(', ')}); ask the gateway's operator for others`);
+    throw refuse(
+      `A node may only route private networks (${PRIVATE_NETWORKS.join(', ')}); ask the gateway's operator for others`,
+    );
   }
   const special = SPECIAL_NETWORKS.find(([cidr]) => cidrsOverlap(gatewayNetwork, cidr));
   if (special) throw refuse(`This network must not overlap ${special[1]}`);
   if (cidrsOverlap(gatewayNetwork, deps.config.vpnSubnet)) {
     throw refuse(`This network must not overlap the VPN subnet ${deps.config.vpnSubnet}`);
   }
-  const clash = listGatewayNetworks(deps).find((gw) => gw.id !== selfId && cidrsOverlap(gatewayNetwork, gw.gatewayNetwork));
+  const clash = listGatewayNetworks(deps).find(
+    (gw) => gw.id !== selfId && cidrsOverlap(gatewayNetwork, gw.gatewayNetwork),
+  );
   // A node's token must not learn other tenants' names, networks or addresses: it gets one fixed text for those.
   const taken = "This network is not available on this gateway (another node's, or one the gateway needs)";
-  if (clash) throw refuse(caller === 'node' ? taken : `This network overlaps ${clash.gatewayNetwork} of the gateway "${clash.name}"`);
+  if (clash)
+    throw refuse(
+      caller === 'node' ? taken : `This network overlaps ${clash.gatewayNetwork} of the gateway "${clash.name}"`,
+    );
   const underlay = listUnderlayAddresses(deps).find(({ ip }) => cidrsOverlap(gatewayNetwork, ip));
-  if (underlay) throw refuse(caller === 'node' ? taken : `This network contains ${underlay.ip}, the address the node "${underlay.name}" connects from`);
-  const hostRoute = (await deps.dataPlane.hostNetworks()).find((route) => isIPv4Cidr(route) && cidrsOverlap(gatewayNetwork, route));
-  if (hostRoute) throw refuse(`This network overlaps ${hostRoute}, a network the gateway host reaches directly (its own route)`);
+  if (underlay)
+    throw refuse(
+      caller === 'node'
+        ? taken
+        : `This network contains ${underlay.ip}, the address the node "${underlay.name}" connects from`,
+    );
+  const hostRoute = (await deps.dataPlane.hostNetworks()).find(
+    (route) => isIPv4Cidr(route) && cidrsOverlap(gatewayNetwork, route),
+  );
+  if (hostRoute)
+    throw refuse(`This network overlaps ${hostRoute}, a network the gateway host reaches directly (its own route)`);
 }
 
 interface GatewayNetworksRequest {
@@ -102,13 +125,15 @@ export async function resolveGatewayNetworks(
   let wanted: string[];
   if (field === 'gatewayNetworks') wanted = [...new Set(body.gatewayNetworks)];
   else if (body.gatewayNetwork === undefined && body.gatewayNetworks == null) wanted = before;
-  else if (body.gatewayNetwork) wanted = [body.gatewayNetwork, ...before.slice(1).filter((n) => n !== body.gatewayNetwork)];
+  else if (body.gatewayNetwork)
+    wanted = [body.gatewayNetwork, ...before.slice(1).filter((n) => n !== body.gatewayNetwork)];
   else wanted = [];
   if (wanted.length === 0) throw fieldError('gatewayNetwork', messages.required);
   for (const [i, network] of wanted.entries()) {
     const other = wanted.slice(0, i).find((earlier) => cidrsOverlap(network, earlier));
     if (other) throw fieldError(field, gatewayNetworksOverlapMessage(network, other));
   }
-  for (const network of wanted.filter((n) => !before.includes(n))) await checkGatewayNetwork(deps, network, current?.id, field, caller);
+  for (const network of wanted.filter((n) => !before.includes(n)))
+    await checkGatewayNetwork(deps, network, current?.id, field, caller);
   return wanted;
 }

@@ -14,7 +14,11 @@ afterEach(async () => {
 
 const localServices = async () => {
   const token = await t.login();
-  const response = await t.app.inject({ method: 'GET', url: '/api/services/1/http', headers: { authorization: `Bearer ${token}` } });
+  const response = await t.app.inject({
+    method: 'GET',
+    url: '/api/services/1/http',
+    headers: { authorization: `Bearer ${token}` },
+  });
   return response.json<ListResponse<HttpService>>().data;
 };
 
@@ -26,10 +30,13 @@ test('the local node publishes nothing of its own: nginx serves the console on t
 
 test('the console service earlier versions created is removed at boot, and nothing else of the local node', async () => {
   const row = { nodeId: 1, domain: '', pathLocation: '/', backendHost: '127.0.0.1', backendPort: t.deps.config.port };
-  t.db.insert(httpServices).values([
-    { ...row, name: LEGACY_CONSOLE_SERVICE_NAME },
-    { ...row, name: 'grafana', pathLocation: '/grafana', backendPort: 3001 },
-  ]).run();
+  t.db
+    .insert(httpServices)
+    .values([
+      { ...row, name: LEGACY_CONSOLE_SERVICE_NAME },
+      { ...row, name: 'grafana', pathLocation: '/grafana', backendPort: 3001 },
+    ])
+    .run();
   ensureLocalNode(t.deps);
   expect((await localServices()).map((s) => s.name)).toEqual(['grafana']);
 });

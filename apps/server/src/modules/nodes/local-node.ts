@@ -46,12 +46,14 @@ export const LEGACY_CONSOLE_SERVICE_NAME = 'Postern console';
 function removeLegacyConsoleService(deps: AppDeps, localNodeId: number): void {
   deps.db
     .delete(httpServices)
-    .where(and(
-      eq(httpServices.nodeId, localNodeId),
-      eq(httpServices.name, LEGACY_CONSOLE_SERVICE_NAME),
-      eq(httpServices.domain, ''),
-      eq(httpServices.pathLocation, '/'),
-      eq(httpServices.backendPort, deps.config.port),
-    ))
+    .where(
+      and(
+        eq(httpServices.nodeId, localNodeId),
+        eq(httpServices.name, LEGACY_CONSOLE_SERVICE_NAME),
+        eq(httpServices.domain, ''),
+        eq(httpServices.pathLocation, '/'),
+        eq(httpServices.backendPort, deps.config.port),
+      ),
+    )
     .run();
 }

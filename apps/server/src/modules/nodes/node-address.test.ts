@@ -16,7 +16,9 @@ describe('chooseAddress', () => {
       error = caught;
     }
     expect(error).toBeInstanceOf(AppError);
-    expect((error as AppError).fields).toEqual([{ field: 'address', message: expect.stringMatching(/10\.9\.0\.0\/30 is full/) }]);
+    expect((error as AppError).fields).toEqual([
+      { field: 'address', message: expect.stringMatching(/10\.9\.0\.0\/30 is full/) },
+    ]);
   });
 });
 

@@ -3,7 +3,11 @@ import { allocateAddress } from '../../dataplane/wireguard/addresses.js';
 import { fieldError } from '../../errors.js';
 
 /** The requested address when it is a free host address of the VPN subnet, else the lowest free one. */
-export function chooseAddress(vpnSubnet: string, used: ReadonlySet<string>, requested: string | null | undefined): string {
+export function chooseAddress(
+  vpnSubnet: string,
+  used: ReadonlySet<string>,
+  requested: string | null | undefined,
+): string {
   if (!requested) {
     try {
       return allocateAddress(vpnSubnet, used);
@@ -11,7 +15,8 @@ export function chooseAddress(vpnSubnet: string, used: ReadonlySet<string>, requ
       throw fieldError('address', error instanceof Error ? error.message : 'No free address in the VPN subnet');
     }
   }
-  if (!isInSubnet(requested, vpnSubnet)) throw fieldError('address', `This address must lie inside the VPN subnet ${vpnSubnet}`);
+  if (!isInSubnet(requested, vpnSubnet))
+    throw fieldError('address', `This address must lie inside the VPN subnet ${vpnSubnet}`);
   const first = ipv4ToInt(cidrNetwork(vpnSubnet).split('/')[0] ?? '');
   const last = first + 2 ** (32 - Number(vpnSubnet.split('/')[1])) - 1;
   if (requested === intToIpv4(first) || requested === intToIpv4(last)) {

@@ -51,7 +51,10 @@ const nodeLists = preparedPerDb((db: AppDeps['db']) => ({
   gateways: prepareNodeList(db, 'gateways'),
 }));
 
-export function listNodeRows(deps: AppDeps, query: { page: number; limit: number; type: NodeListType }): { rows: NodeRow[]; total: number } {
+export function listNodeRows(
+  deps: AppDeps,
+  query: { page: number; limit: number; type: NodeListType },
+): { rows: NodeRow[]; total: number } {
   const prepared = nodeLists(deps.db)[query.type ?? 'all'];
   const rows = prepared.page.all({ limit: query.limit, offset: (query.page - 1) * query.limit });
   const total = prepared.total.get()?.n ?? 0;
@@ -72,12 +75,23 @@ export function searchNodeRows(deps: AppDeps, query: { type: NodeListType; q: st
 }
 
 export function listUsedAddresses(deps: AppDeps): Set<string> {
-  return new Set(deps.db.select({ address: nodes.address }).from(nodes).all().map((r) => r.address));
+  return new Set(
+    deps.db
+      .select({ address: nodes.address })
+      .from(nodes)
+      .all()
+      .map((r) => r.address),
+  );
 }
 
 export function findNodeIdsByPublicKeys(deps: AppDeps, publicKeys: string[]): number[] {
   if (publicKeys.length === 0) return [];
-  return deps.db.select({ id: nodes.id }).from(nodes).where(inArray(nodes.publicKey, publicKeys)).all().map((r) => r.id);
+  return deps.db
+    .select({ id: nodes.id })
+    .from(nodes)
+    .where(inArray(nodes.publicKey, publicKeys))
+    .all()
+    .map((r) => r.id);
 }
 
 /** Every subnet of every gateway node, one entry per subnet. */

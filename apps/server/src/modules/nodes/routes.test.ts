@@ -27,7 +27,15 @@ const LOCAL_ID = 1;
 describe('POST /api/nodes', () => {
   it('allocates the next free address, returns a first access token once, and never key material', async () => {
     const node = await createNode({ name: 'laptop', allowInternet: true });
-    expect(node).toMatchObject({ name: 'laptop', address: '10.44.0.2', allowInternet: true, isGateway: false, isLocal: false, enabled: true, status: 'offline' });
+    expect(node).toMatchObject({
+      name: 'laptop',
+      address: '10.44.0.2',
+      allowInternet: true,
+      isGateway: false,
+      isLocal: false,
+      enabled: true,
+      status: 'offline',
+    });
     expect(isWellFormedPat(node.token)).toBe(true);
     expect(JSON.stringify(node)).not.toMatch(/privateKey|publicKey|preshared/i);
     expect((await createNode({ name: 'second' })).address).toBe('10.44.0.3');
@@ -55,20 +63,38 @@ describe('POST /api/nodes', () => {
   it('answers 422 with the spec messages', async () => {
     const missing = await api('POST', '/api/nodes', {});
     expect(missing.statusCode).toBe(422);
-    expect(missing.json()).toEqual({ message: 'Validation failed', code: 'validation', errors: { body: [{ field: 'name', message: 'This field is required' }] } });
+    expect(missing.json()).toEqual({
+      message: 'Validation failed',
+      code: 'validation',
+      errors: { body: [{ field: 'name', message: 'This field is required' }] },
+    });
     const gateway = await api('POST', '/api/nodes', { name: 'gw', isGateway: true });
     expect(gateway.json().errors.body).toEqual([{ field: 'gatewayNetwork', message: 'This field is required' }]);
     const overlap = await api('POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetwork: '10.44.8.0/24' });
-    expect(overlap.json().errors.body).toEqual([{ field: 'gatewayNetwork', message: 'This network must not overlap the VPN subnet 10.44.0.0/16' }]);
-    const notGateway = await api('POST', '/api/nodes', { name: 'n', isGateway: false, gatewayNetwork: '192.168.0.0/24' });
-    expect(notGateway.json().errors.body).toEqual([{ field: 'gatewayNetwork', message: 'This field must be empty unless the node is a gateway' }]);
+    expect(overlap.json().errors.body).toEqual([
+      { field: 'gatewayNetwork', message: 'This network must not overlap the VPN subnet 10.44.0.0/16' },
+    ]);
+    const notGateway = await api('POST', '/api/nodes', {
+      name: 'n',
+      isGateway: false,
+      gatewayNetwork: '192.168.0.0/24',
+    });
+    expect(notGateway.json().errors.body).toEqual([
+      { field: 'gatewayNetwork', message: 'This field must be empty unless the node is a gateway' },
+    ]);
   });
 
   it("refuses a gateway network that overlaps another gateway's", async () => {
     await createNode({ name: 'office', isGateway: true, gatewayNetwork: '192.168.0.0/16' });
-    const response = await api('POST', '/api/nodes', { name: 'lab', isGateway: true, gatewayNetwork: '192.168.4.0/24' });
+    const response = await api('POST', '/api/nodes', {
+      name: 'lab',
+      isGateway: true,
+      gatewayNetwork: '192.168.4.0/24',
+    });
     expect(response.statusCode).toBe(422);
-    expect(response.json().errors.body).toEqual([{ field: 'gatewayNetwork', message: 'This network overlaps 192.168.0.0/16 of the gateway "office"' }]);
+    expect(response.json().errors.body).toEqual([
+      { field: 'gatewayNetwork', message: 'This network overlaps 192.168.0.0/16 of the gateway "office"' },
+    ]);
     expect((await createNode({ name: 'lab', isGateway: true, gatewayNetwork: '172.16.0.0/24' })).name).toBe('lab');
   });
 
@@ -81,22 +107,37 @@ describe('POST /api/nodes', () => {
 
   it('answers an edit the data plane cannot apply with 400 naming the problem, and 503 when it is down', async () => {
     const node = await createNode({ name: 'office', isGateway: true, gatewayNetwork: '192.168.77.0/24' });
-    t.fakeDataPlane.wireguard.routeFailures.set(node.id, 'cannot route 192.168.77.0/24 into the tunnel: the gateway host already routes this network');
+    t.fakeDataPlane.wireguard.routeFailures.set(
+      node.id,
+      'cannot route 192.168.77.0/24 into the tunnel: the gateway host already routes this network',
+    );
     const rejected = await api('PATCH', `/api/nodes/${node.id}`, { name: 'office-2' });
     expect(rejected.statusCode).toBe(400);
-    expect(rejected.json()).toEqual({ message: 'cannot route 192.168.77.0/24 into the tunnel: the gateway host already routes this network', code: 'dataplane_rejected' });
+    expect(rejected.json()).toEqual({
+      message: 'cannot route 192.168.77.0/24 into the tunnel: the gateway host already routes this network',
+      code: 'dataplane_rejected',
+    });
     t.fakeDataPlane.wireguard.routeFailures.clear();
     t.fakeDataPlane.failNextApply('nginx: the master is not running');
     const down = await api('PATCH', `/api/nodes/${node.id}`, { name: 'office-3' });
     expect(down.statusCode).toBe(503);
-    expect(down.json()).toEqual({ message: 'Saved, but the gateway could not apply it yet: nginx: the master is not running', code: 'dataplane_unavailable' });
+    expect(down.json()).toEqual({
+      message: 'Saved, but the gateway could not apply it yet: nginx: the master is not running',
+      code: 'dataplane_unavailable',
+    });
   });
 
   it('refuses networks the gateway host needs: special ranges, its own routes, the internet address of any node', async () => {
     t.fakeDataPlane.setHostNetworks(['192.0.2.0/24', '172.17.0.0/16']);
     const laptop = await createNode({ name: 'laptop' });
     const publicKey = t.db.select({ key: nodes.publicKey }).from(nodes).where(eq(nodes.id, laptop.id)).get()?.key ?? '';
-    t.fakeDataPlane.status.setStatus(publicKey, { status: 'online', clientIp: '198.51.100.7', latestHandshakeTimestamp: null, transferRx: 0, transferTx: 0 });
+    t.fakeDataPlane.status.setStatus(publicKey, {
+      status: 'online',
+      clientIp: '198.51.100.7',
+      latestHandshakeTimestamp: null,
+      transferRx: 0,
+      transferTx: 0,
+    });
     const cases = [
       ['127.0.0.0/8', 'This network must not overlap loopback (127.0.0.0/8)'],
       ['127.5.0.0/16', 'This network must not overlap loopback (127.0.0.0/8)'],
@@ -105,8 +146,14 @@ describe('POST /api/nodes', () => {
       ['0.0.0.0/8', 'This network must not overlap "this host" addresses (0.0.0.0/8)'],
       ['0.0.0.0/0', 'This network must not overlap "this host" addresses (0.0.0.0/8)'],
       ['255.255.255.255/32', 'This network must not overlap reserved and broadcast addresses (240.0.0.0/4)'],
-      ['192.0.2.0/25', 'This network overlaps 192.0.2.0/24, a network the gateway host reaches directly (its own route)'],
-      ['172.16.0.0/12', 'This network overlaps 172.17.0.0/16, a network the gateway host reaches directly (its own route)'],
+      [
+        '192.0.2.0/25',
+        'This network overlaps 192.0.2.0/24, a network the gateway host reaches directly (its own route)',
+      ],
+      [
+        '172.16.0.0/12',
+        'This network overlaps 172.17.0.0/16, a network the gateway host reaches directly (its own route)',
+      ],
       ['198.51.100.0/24', 'This network contains 198.51.100.7, the address the node "laptop" connects from'],
     ];
     for (const [gatewayNetwork, message] of cases) {
@@ -123,23 +170,47 @@ describe('POST /api/nodes', () => {
     t.fakeDataPlane.setHostNetworks(['192.168.10.0/24', '10.1.0.0/16']);
     expect((await api('PATCH', `/api/nodes/${gw.id}`, { name: 'renamed' })).statusCode).toBe(200);
     const moved = await api('PATCH', `/api/nodes/${gw.id}`, { gatewayNetwork: '10.1.2.0/24' });
-    expect(moved.json().errors.body).toEqual([{ field: 'gatewayNetwork', message: 'This network overlaps 10.1.0.0/16, a network the gateway host reaches directly (its own route)' }]);
+    expect(moved.json().errors.body).toEqual([
+      {
+        field: 'gatewayNetwork',
+        message: 'This network overlaps 10.1.0.0/16, a network the gateway host reaches directly (its own route)',
+      },
+    ]);
     const promoted = await api('PATCH', `/api/nodes/${laptop.id}`, { isGateway: true, gatewayNetwork: '127.0.0.0/8' });
     expect(promoted.statusCode).toBe(422);
-    expect((await api('GET', `/api/nodes/${laptop.id}`)).json()).toMatchObject({ isGateway: false, gatewayNetwork: null });
+    expect((await api('GET', `/api/nodes/${laptop.id}`)).json()).toMatchObject({
+      isGateway: false,
+      gatewayNetwork: null,
+    });
   });
 
   it('routes several subnets of one gateway, the first being the spec field', async () => {
-    const gw = await createNode({ name: 'home', isGateway: true, gatewayNetworks: ['192.168.1.0/24', '192.168.50.0/24'] });
-    expect(gw).toMatchObject({ gatewayNetwork: '192.168.1.0/24', gatewayNetworks: ['192.168.1.0/24', '192.168.50.0/24'] });
+    const gw = await createNode({
+      name: 'home',
+      isGateway: true,
+      gatewayNetworks: ['192.168.1.0/24', '192.168.50.0/24'],
+    });
+    expect(gw).toMatchObject({
+      gatewayNetwork: '192.168.1.0/24',
+      gatewayNetworks: ['192.168.1.0/24', '192.168.50.0/24'],
+    });
     const peer = t.fakeDataPlane.lastState?.peers.find((p) => p.nodeId === gw.id);
     expect(peer?.allowedIps).toEqual([`${gw.address}/32`, '192.168.1.0/24', '192.168.50.0/24']);
     // A spec client knows one field: creating sets one subnet, and an edit of it keeps the others.
     const single = await createNode({ name: 'office', isGateway: true, gatewayNetwork: '172.16.0.0/24' });
     expect(single).toMatchObject({ gatewayNetwork: '172.16.0.0/24', gatewayNetworks: ['172.16.0.0/24'] });
-    const specEdit = await api('PATCH', `/api/nodes/${gw.id}`, { name: 'home', address: gw.address, allowInternet: false, isGateway: true, gatewayNetwork: '192.168.2.0/24' });
+    const specEdit = await api('PATCH', `/api/nodes/${gw.id}`, {
+      name: 'home',
+      address: gw.address,
+      allowInternet: false,
+      isGateway: true,
+      gatewayNetwork: '192.168.2.0/24',
+    });
     expect(specEdit.statusCode).toBe(200);
-    expect(specEdit.json()).toMatchObject({ gatewayNetwork: '192.168.2.0/24', gatewayNetworks: ['192.168.2.0/24', '192.168.50.0/24'] });
+    expect(specEdit.json()).toMatchObject({
+      gatewayNetwork: '192.168.2.0/24',
+      gatewayNetworks: ['192.168.2.0/24', '192.168.50.0/24'],
+    });
     const replaced = await api('PATCH', `/api/nodes/${gw.id}`, { gatewayNetworks: ['192.168.3.0/24'] });
     expect(replaced.json()).toMatchObject({ gatewayNetwork: '192.168.3.0/24', gatewayNetworks: ['192.168.3.0/24'] });
     const plain = await api('PATCH', `/api/nodes/${gw.id}`, { isGateway: false });
@@ -151,11 +222,31 @@ describe('POST /api/nodes', () => {
     await createNode({ name: 'office', isGateway: true, gatewayNetworks: ['172.16.0.0/24', '172.16.9.0/24'] });
     t.fakeDataPlane.setHostNetworks(['10.1.0.0/16']);
     const cases: [string[], string, string][] = [
-      [['192.168.1.0/24', '10.44.3.0/24'], 'gatewayNetworks', '10.44.3.0/24: This network must not overlap the VPN subnet 10.44.0.0/16'],
-      [['192.168.1.0/24', '172.16.9.128/25'], 'gatewayNetworks', '172.16.9.128/25: This network overlaps 172.16.9.0/24 of the gateway "office"'],
-      [['192.168.1.0/24', '127.0.0.0/8'], 'gatewayNetworks', '127.0.0.0/8: This network must not overlap loopback (127.0.0.0/8)'],
-      [['192.168.1.0/24', '10.1.4.0/24'], 'gatewayNetworks', '10.1.4.0/24: This network overlaps 10.1.0.0/16, a network the gateway host reaches directly (its own route)'],
-      [['192.168.0.0/16', '192.168.7.0/24'], 'gatewayNetworks', '192.168.7.0/24 overlaps 192.168.0.0/16, another network of this node'],
+      [
+        ['192.168.1.0/24', '10.44.3.0/24'],
+        'gatewayNetworks',
+        '10.44.3.0/24: This network must not overlap the VPN subnet 10.44.0.0/16',
+      ],
+      [
+        ['192.168.1.0/24', '172.16.9.128/25'],
+        'gatewayNetworks',
+        '172.16.9.128/25: This network overlaps 172.16.9.0/24 of the gateway "office"',
+      ],
+      [
+        ['192.168.1.0/24', '127.0.0.0/8'],
+        'gatewayNetworks',
+        '127.0.0.0/8: This network must not overlap loopback (127.0.0.0/8)',
+      ],
+      [
+        ['192.168.1.0/24', '10.1.4.0/24'],
+        'gatewayNetworks',
+        '10.1.4.0/24: This network overlaps 10.1.0.0/16, a network the gateway host reaches directly (its own route)',
+      ],
+      [
+        ['192.168.0.0/16', '192.168.7.0/24'],
+        'gatewayNetworks',
+        '192.168.7.0/24 overlaps 192.168.0.0/16, another network of this node',
+      ],
       [['192.168.1.0/24', 'nope'], 'gatewayNetworks', 'This field must be a valid IP address with a CIDR'],
     ];
     for (const [gatewayNetworks, field, message] of cases) {
@@ -163,17 +254,37 @@ describe('POST /api/nodes', () => {
       expect(response.statusCode, gatewayNetworks.join()).toBe(422);
       expect(response.json().errors.body, gatewayNetworks.join()).toEqual([{ field, message }]);
     }
-    const disagree = await api('POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetwork: '192.168.9.0/24', gatewayNetworks: ['192.168.1.0/24'] });
-    expect(disagree.json().errors.body).toEqual([{ field: 'gatewayNetwork', message: 'This field must be the first of gatewayNetworks' }]);
-    const notGateway = await api('POST', '/api/nodes', { name: 'n', gatewayNetworks: ['192.168.1.0/24'], isGateway: false });
-    expect(notGateway.json().errors.body).toEqual([{ field: 'gatewayNetworks', message: 'This field must be empty unless the node is a gateway' }]);
+    const disagree = await api('POST', '/api/nodes', {
+      name: 'gw',
+      isGateway: true,
+      gatewayNetwork: '192.168.9.0/24',
+      gatewayNetworks: ['192.168.1.0/24'],
+    });
+    expect(disagree.json().errors.body).toEqual([
+      { field: 'gatewayNetwork', message: 'This field must be the first of gatewayNetworks' },
+    ]);
+    const notGateway = await api('POST', '/api/nodes', {
+      name: 'n',
+      gatewayNetworks: ['192.168.1.0/24'],
+      isGateway: false,
+    });
+    expect(notGateway.json().errors.body).toEqual([
+      { field: 'gatewayNetworks', message: 'This field must be empty unless the node is a gateway' },
+    ]);
     // A spec client's edit of the first subnet is checked against the node's other subnets too.
-    const gw = await createNode({ name: 'home', isGateway: true, gatewayNetworks: ['192.168.1.0/24', '192.168.50.0/24'] });
+    const gw = await createNode({
+      name: 'home',
+      isGateway: true,
+      gatewayNetworks: ['192.168.1.0/24', '192.168.50.0/24'],
+    });
     const clash = await api('PATCH', `/api/nodes/${gw.id}`, { gatewayNetwork: '192.168.0.0/16' });
-    expect(clash.json().errors.body).toEqual([{ field: 'gatewayNetwork', message: '192.168.50.0/24 overlaps 192.168.0.0/16, another network of this node' }]);
-    expect((await api('GET', `/api/nodes/${gw.id}`)).json()).toMatchObject({ gatewayNetworks: ['192.168.1.0/24', '192.168.50.0/24'] });
+    expect(clash.json().errors.body).toEqual([
+      { field: 'gatewayNetwork', message: '192.168.50.0/24 overlaps 192.168.0.0/16, another network of this node' },
+    ]);
+    expect((await api('GET', `/api/nodes/${gw.id}`)).json()).toMatchObject({
+      gatewayNetworks: ['192.168.1.0/24', '192.168.50.0/24'],
+    });
   });
-
 });
 
 describe('GET /api/nodes', () => {
@@ -208,9 +319,18 @@ describe('GET /api/nodes', () => {
     const node = await createNode();
     const peer = t.fakeDataPlane.lastState?.peers.find((p) => p.nodeId === node.id);
     t.fakeDataPlane.status.setStatus(peer?.publicKey ?? '', {
-      status: 'online', clientIp: '203.0.113.9', latestHandshakeTimestamp: '2026-06-01T12:00:00.000Z', transferRx: 2048, transferTx: 4096,
+      status: 'online',
+      clientIp: '203.0.113.9',
+      latestHandshakeTimestamp: '2026-06-01T12:00:00.000Z',
+      transferRx: 2048,
+      transferTx: 4096,
     });
-    expect((await api('GET', `/api/nodes/${node.id}`)).json()).toMatchObject({ status: 'online', clientIp: '203.0.113.9', transferRx: 2048, transferTx: 4096 });
+    expect((await api('GET', `/api/nodes/${node.id}`)).json()).toMatchObject({
+      status: 'online',
+      clientIp: '203.0.113.9',
+      transferRx: 2048,
+      transferTx: 4096,
+    });
   });
 
   it('searches name and address (q) and sorts by name, status, last handshake or traffic; no q or sort is the spec list', async () => {
@@ -219,7 +339,11 @@ describe('GET /api/nodes', () => {
     for (const name of names) created.push(await createNode({ name }));
     const setStatus = (id: number, status: 'online' | 'idle', at: string | null, bytes: number) =>
       t.fakeDataPlane.status.setStatus(t.fakeDataPlane.lastState?.peers.find((p) => p.nodeId === id)?.publicKey ?? '', {
-        status, clientIp: null, latestHandshakeTimestamp: at, transferRx: bytes, transferTx: 0,
+        status,
+        clientIp: null,
+        latestHandshakeTimestamp: at,
+        transferRx: bytes,
+        transferTx: 0,
       });
     setStatus(created[1]!.id, 'online', '2026-06-01T12:00:00.000Z', 10);
     setStatus(created[2]!.id, 'idle', '2026-06-01T11:00:00.000Z', 500);
@@ -230,7 +354,11 @@ describe('GET /api/nodes', () => {
     };
     expect(await namesOf('q=WEB')).toEqual(['Web-b', 'web-a']);
     expect(await namesOf(`q=${created[1]!.address}`)).toEqual(['db']);
-    expect((await api('GET', '/api/nodes?q=web&limit=1&page=2')).json()).toMatchObject({ total: 2, page: 2, data: [{ name: 'web-a' }] });
+    expect((await api('GET', '/api/nodes?q=web&limit=1&page=2')).json()).toMatchObject({
+      total: 2,
+      page: 2,
+      data: [{ name: 'web-a' }],
+    });
     expect(await namesOf('sort=name')).toEqual(['db', 'Gateway (local)', 'web-a', 'Web-b']);
     expect(await namesOf('sort=name&order=desc')).toEqual(['Web-b', 'web-a', 'Gateway (local)', 'db']);
     // Status: online (the local node first, it is older), idle, offline; equal keys keep creation order.
@@ -275,8 +403,12 @@ describe('node changes', () => {
 
   it('answers 404 for unknown and malformed ids', async () => {
     for (const [method, url] of [
-      ['GET', '/api/nodes/999'], ['PATCH', '/api/nodes/999'], ['DELETE', '/api/nodes/999'], ['PATCH', '/api/nodes/999/enable'],
-      ['GET', '/api/nodes/999/download'], ['GET', '/api/nodes/abc'],
+      ['GET', '/api/nodes/999'],
+      ['PATCH', '/api/nodes/999'],
+      ['DELETE', '/api/nodes/999'],
+      ['PATCH', '/api/nodes/999/enable'],
+      ['GET', '/api/nodes/999/download'],
+      ['GET', '/api/nodes/abc'],
     ] as const) {
       const response = await api(method, url, method === 'PATCH' ? {} : undefined);
       expect(response.statusCode, `${method} ${url}`).toBe(404);
@@ -318,7 +450,12 @@ describe('GET /api/nodes/:id/download', () => {
 
 describe('auth', () => {
   it('needs a session for every node route', async () => {
-    for (const [method, url] of [['GET', '/api/nodes'], ['POST', '/api/nodes'], ['GET', '/api/nodes/1'], ['GET', '/api/nodes/1/download']] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/nodes'],
+      ['POST', '/api/nodes'],
+      ['GET', '/api/nodes/1'],
+      ['GET', '/api/nodes/1/download'],
+    ] as const) {
       expect((await t.app.inject({ method, url })).statusCode, url).toBe(401);
     }
   });

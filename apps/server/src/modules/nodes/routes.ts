@@ -4,7 +4,16 @@ import type { AppDeps } from '../../deps.js';
 import type { NodeEvents } from '../../http/events.js';
 import { registerOperation } from '../../http/operation.js';
 import { openSse } from '../../sse.js';
-import { assertNodeExists, createNode, deleteNode, getNode, getNodeConfigFile, listNodes, setNodeEnabled, updateNode } from './service.js';
+import {
+  assertNodeExists,
+  createNode,
+  deleteNode,
+  getNode,
+  getNodeConfigFile,
+  listNodes,
+  setNodeEnabled,
+  updateNode,
+} from './service.js';
 import { createNodeStreamHub } from './stream-hub.js';
 
 export async function nodeRoutes(app: FastifyInstance, opts: { deps: AppDeps; events: NodeEvents }): Promise<void> {

@@ -121,7 +121,8 @@ export async function createNode(ctx: NodeContext, body: NodeCreate): Promise<No
   // The answer carries the node's first token, shown once: it must reach the operator even if the data plane is
   // down (the node is applied once it is back) or sets the node aside (its applyError says why).
   await applyChanges(deps).catch((err: unknown) => {
-    if (!(err instanceof AppError) || (err.code !== 'dataplane_unavailable' && err.code !== 'dataplane_rejected')) throw err;
+    if (!(err instanceof AppError) || (err.code !== 'dataplane_unavailable' && err.code !== 'dataplane_rejected'))
+      throw err;
   });
   return { ...viewNode(deps, row), token };
 }
@@ -170,7 +171,8 @@ export async function updateNode(ctx: NodeContext, id: number, body: NodeUpdate)
 export async function setOwnGatewayNetworks(ctx: NodeContext, id: number, gatewayNetworks: string[]): Promise<Node> {
   const { deps } = ctx;
   const current = getNodeRow(deps, id);
-  if (!current.isGateway) throw badRequest("This node is not a gateway: the gateway's operator makes a node a gateway in the console");
+  if (!current.isGateway)
+    throw badRequest("This node is not a gateway: the gateway's operator makes a node a gateway in the console");
   const [gatewayNetwork = null, ...extraGatewayNetworks] = await resolveGatewayNetworks(
     deps,
     { gatewayNetworks },

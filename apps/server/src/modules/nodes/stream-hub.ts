@@ -1,5 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { NODE_PAGE_EVENT, NodeDetailEventSchema, NodeListEventSchema, NodeListPageEventSchema, type ListResponse, type Node } from '@postern/contract';
+import {
+  NODE_PAGE_EVENT,
+  NodeDetailEventSchema,
+  NodeListEventSchema,
+  NodeListPageEventSchema,
+  type ListResponse,
+  type Node,
+} from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import type { NodeChange, NodeEvents } from '../../http/events.js';
 import type { SseConnection } from '../../sse.js';
@@ -40,7 +47,8 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
   const sendTo = (clients: ReadonlyMap<SseConnection, ListFormat>, page: ListResponse<Node>): void => {
     const json: Partial<Record<ListFormat, string>> = {};
     for (const [client, format] of clients) {
-      if (format === 'page') client.sendJson((json.page ??= JSON.stringify(NodeListPageEventSchema.parse(page))), NODE_PAGE_EVENT);
+      if (format === 'page')
+        client.sendJson((json.page ??= JSON.stringify(NodeListPageEventSchema.parse(page))), NODE_PAGE_EVENT);
       else client.sendJson((json.rows ??= JSON.stringify(NodeListEventSchema.parse(page.data))));
     }
   };
@@ -110,7 +118,14 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
 
   return {
     addListClient(conn, query, format = 'rows') {
-      const key = JSON.stringify([query.type ?? 'all', query.page, query.limit, query.q ?? '', query.sort ?? '', query.order ?? '']);
+      const key = JSON.stringify([
+        query.type ?? 'all',
+        query.page,
+        query.limit,
+        query.q ?? '',
+        query.sort ?? '',
+        query.order ?? '',
+      ]);
       let group = listGroups.get(key);
       if (!group) {
         group = { query, clients: new Map(), ids: new Set() };

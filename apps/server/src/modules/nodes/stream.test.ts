@@ -45,7 +45,13 @@ describe('GET /api/nodes/stream', () => {
 
     // A status change of b (page 2) reaches page 2 only.
     const bKey = t.fakeDataPlane.lastState?.peers.find((p) => p.nodeId === b.id)?.publicKey ?? '';
-    t.fakeDataPlane.status.setStatus(bKey, { status: 'online', clientIp: '198.51.100.7', latestHandshakeTimestamp: null, transferRx: 1, transferTx: 2 });
+    t.fakeDataPlane.status.setStatus(bKey, {
+      status: 'online',
+      clientIp: '198.51.100.7',
+      latestHandshakeTimestamp: null,
+      transferRx: 1,
+      transferTx: 2,
+    });
     const [, bOnline] = (await secondPage.waitForEvents(2)) as NodeEvent[][];
     expect(bOnline?.[0]).toMatchObject({ id: b.id, status: 'online' });
     await api('PATCH', `/api/nodes/${a.id}/enable`);
@@ -63,7 +69,13 @@ describe('GET /api/nodes/stream', () => {
     const [first] = (await sorted.waitForEvents(1)) as NodeEvent[][];
     expect(first?.map((n) => n.name)).toEqual(['n-a']);
     const bKey = t.fakeDataPlane.lastState?.peers.find((p) => p.nodeId === b.id)?.publicKey ?? '';
-    t.fakeDataPlane.status.setStatus(bKey, { status: 'online', clientIp: null, latestHandshakeTimestamp: null, transferRx: 0, transferTx: 0 });
+    t.fakeDataPlane.status.setStatus(bKey, {
+      status: 'online',
+      clientIp: null,
+      latestHandshakeTimestamp: null,
+      transferRx: 0,
+      transferTx: 0,
+    });
     const [, moved] = (await sorted.waitForEvents(2)) as NodeEvent[][];
     expect(moved?.map((n) => [n.name, n.status])).toEqual([['n-b', 'online']]);
   });

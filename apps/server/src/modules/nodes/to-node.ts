@@ -4,12 +4,20 @@ import type { nodes } from '../../db/schema.js';
 
 export type NodeRow = typeof nodes.$inferSelect;
 
-const OFFLINE: NodeStatus = { status: 'offline', clientIp: null, latestHandshakeTimestamp: null, transferRx: 0, transferTx: 0 };
+const OFFLINE: NodeStatus = {
+  status: 'offline',
+  clientIp: null,
+  latestHandshakeTimestamp: null,
+  transferRx: 0,
+  transferTx: 0,
+};
 /** The local node is the gateway itself: always up, it has no peer of its own. */
 const LOCAL: NodeStatus = { ...OFFLINE, status: 'online' };
 
 /** A gateway node's subnets, first the spec's `gatewayNetwork`; [] for other nodes. */
-export function gatewayNetworksOf(row: Pick<NodeRow, 'isGateway' | 'gatewayNetwork' | 'extraGatewayNetworks'>): string[] {
+export function gatewayNetworksOf(
+  row: Pick<NodeRow, 'isGateway' | 'gatewayNetwork' | 'extraGatewayNetworks'>,
+): string[] {
   return row.isGateway && row.gatewayNetwork ? [row.gatewayNetwork, ...row.extraGatewayNetworks] : [];
 }
 

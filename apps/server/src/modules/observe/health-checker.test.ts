@@ -15,16 +15,27 @@ function listen(server: Server | ReturnType<typeof createTcpServer>): Promise<nu
   servers.push(server);
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 }
-const target = (probe: HealthTarget['probe'], port: number, path = '/'): HealthTarget =>
-  ({ type: probe === 'tcp' ? 'tcp' : 'http', id: 1, nodeId: 1, probe, host: '127.0.0.1', port, path, intervalSeconds: 5, timeoutSeconds: 1 });
+const target = (probe: HealthTarget['probe'], port: number, path = '/'): HealthTarget => ({
+  type: probe === 'tcp' ? 'tcp' : 'http',
+  id: 1,
+  nodeId: 1,
+  probe,
+  host: '127.0.0.1',
+  port,
+  path,
+  intervalSeconds: 5,
+  timeoutSeconds: 1,
+});
 
 describe('probeBackend', () => {
   it('calls an HTTP backend up when it answers below 500 (on the service path) and down with the status from 500', async () => {
     const paths: string[] = [];
-    const port = await listen(createHttpServer((req, res) => {
-      paths.push(req.url ?? '');
-      res.writeHead(req.url === '/broken' ? 503 : 404).end();
-    }));
+    const port = await listen(
+      createHttpServer((req, res) => {
+        paths.push(req.url ?? '');
+        res.writeHead(req.url === '/broken' ? 503 : 404).end();
+      }),
+    );
     expect(await probeBackend(target('http', port, '/app'), 1000)).toMatchObject({ error: null });
     expect(paths).toEqual(['/app']);
     expect(await probeBackend(target('http', port, '/broken'), 1000)).toMatchObject({ error: 'HTTP 503' });
@@ -51,7 +62,15 @@ describe('probeBackend', () => {
 describe('createHealthChecker pacing', () => {
   const many = (count: number, nodeId: (i: number) => number): HealthTarget[] =>
     Array.from({ length: count }, (_, i) => ({
-      type: 'http', id: i + 1, nodeId: nodeId(i), probe: 'http', host: '10.44.0.2', port: 80, path: '/', intervalSeconds: 30, timeoutSeconds: 5,
+      type: 'http',
+      id: i + 1,
+      nodeId: nodeId(i),
+      probe: 'http',
+      host: '10.44.0.2',
+      port: 80,
+      path: '/',
+      intervalSeconds: 30,
+      timeoutSeconds: 5,
     }));
 
   afterEach(() => {
@@ -85,7 +104,10 @@ describe('createHealthChecker pacing', () => {
   it("keeps checking a live node's services on time while a dead node's checks wait for their timeouts", async () => {
     vi.useFakeTimers();
     const checkedLive = new Map<number, number[]>();
-    const probe = async (target: HealthTarget, timeoutMs: number): Promise<{ error: string | null; latencyMs: number }> => {
+    const probe = async (
+      target: HealthTarget,
+      timeoutMs: number,
+    ): Promise<{ error: string | null; latencyMs: number }> => {
       if (target.nodeId === 1) {
         await new Promise((resolve) => setTimeout(resolve, timeoutMs)); // the dead node: every check times out
         return { error: 'no answer', latencyMs: timeoutMs };
@@ -106,6 +128,11 @@ describe('createHealthChecker pacing', () => {
       const gaps = times.slice(1).map((at, i) => at - (times[i] ?? 0));
       expect(Math.max(...gaps)).toBeLessThanOrEqual(31_000);
     }
-    expect(checker.list().filter((h) => h.nodeId === 2).every((h) => h.state === 'up')).toBe(true);
+    expect(
+      checker
+        .list()
+        .filter((h) => h.nodeId === 2)
+        .every((h) => h.state === 'up'),
+    ).toBe(true);
   });
 });

@@ -56,7 +56,17 @@ export interface HealthChecker {
   onHealthChange(listener: (change: HealthChange) => void): () => void;
 }
 
-type TargetRow = [type: ServiceType, id: number, nodeId: number, proto: string, host: string | null, port: number, path: string, interval: number | null, timeout: number | null];
+type TargetRow = [
+  type: ServiceType,
+  id: number,
+  nodeId: number,
+  proto: string,
+  host: string | null,
+  port: number,
+  path: string,
+  interval: number | null,
+  timeout: number | null,
+];
 type TargetRowWithHost = TargetRow & { 4: string };
 
 /** What nginx serves, with the same upstream rule as desired-state.ts: a regular node is reached at its tunnel address. */
@@ -84,7 +94,12 @@ export function loadHealthTargets(db: Db): HealthTarget[] {
     .map(([type, id, nodeId, proto, host, port, path, interval, timeout]) => {
       const intervalSeconds = interval ?? HEALTH_CHECK_DEFAULTS.intervalSeconds;
       return {
-        type, id, nodeId, host, port, path: path || '/',
+        type,
+        id,
+        nodeId,
+        host,
+        port,
+        path: path || '/',
         probe: proto as HealthTarget['probe'],
         intervalSeconds,
         // A check never outlives its interval, so checks of one service never overlap.
@@ -122,7 +137,12 @@ export function createHealthChecker(deps: {
   const loadTargets = deps.loadTargets ?? (() => loadHealthTargets(deps.db));
   const now = deps.now ?? Date.now;
   const random = deps.random ?? Math.random;
-  interface Entry { target: HealthTarget; health: ServiceHealth; nextAt: number; isChecking: boolean }
+  interface Entry {
+    target: HealthTarget;
+    health: ServiceHealth;
+    nextAt: number;
+    isChecking: boolean;
+  }
   const entries = new Map<string, Entry>();
   const listeners = new Set<(change: HealthChange) => void>();
   let timer: NodeJS.Timeout | null = null;
@@ -130,9 +150,16 @@ export function createHealthChecker(deps: {
 
   const keyOf = (type: ServiceType, id: number) => `${type}:${id}`;
   const unknown = (target: HealthTarget): ServiceHealth => ({
-    type: target.type, id: target.id, nodeId: target.nodeId, state: 'unknown', since: null, lastCheckedAt: null,
-    lastError: target.probe === 'udp' ? 'UDP backends are not checked' : null, latencyMs: null,
-    intervalSeconds: target.intervalSeconds, timeoutSeconds: target.timeoutSeconds,
+    type: target.type,
+    id: target.id,
+    nodeId: target.nodeId,
+    state: 'unknown',
+    since: null,
+    lastCheckedAt: null,
+    lastError: target.probe === 'udp' ? 'UDP backends are not checked' : null,
+    latencyMs: null,
+    intervalSeconds: target.intervalSeconds,
+    timeoutSeconds: target.timeoutSeconds,
   });
 
   function refresh(): void {
@@ -144,13 +171,23 @@ export function createHealthChecker(deps: {
       seen.add(key);
       const entry = entries.get(key);
       if (entry && sameTarget(entry.target, target)) {
-        if (entry.target.intervalSeconds !== target.intervalSeconds) entry.nextAt = Math.min(entry.nextAt, now() + target.intervalSeconds * 1000);
+        if (entry.target.intervalSeconds !== target.intervalSeconds)
+          entry.nextAt = Math.min(entry.nextAt, now() + target.intervalSeconds * 1000);
         entry.target = target;
-        entry.health = { ...entry.health, intervalSeconds: target.intervalSeconds, timeoutSeconds: target.timeoutSeconds };
+        entry.health = {
+          ...entry.health,
+          intervalSeconds: target.intervalSeconds,
+          timeoutSeconds: target.timeoutSeconds,
+        };
         continue;
       }
       // New (or pointed elsewhere): checked soon, spread over a few seconds so a boot does not check all at once.
-      entries.set(key, { target, health: unknown(target), nextAt: now() + Math.floor(random() * Math.min(3000, target.intervalSeconds * 1000)), isChecking: false });
+      entries.set(key, {
+        target,
+        health: unknown(target),
+        nextAt: now() + Math.floor(random() * Math.min(3000, target.intervalSeconds * 1000)),
+        isChecking: false,
+      });
     }
     for (const key of entries.keys()) if (!seen.has(key)) entries.delete(key);
   }
@@ -242,7 +279,9 @@ export function createHealthChecker(deps: {
     },
     onHealthChange(listener) {
       listeners.add(listener);
-      return () => { listeners.delete(listener); };
+      return () => {
+        listeners.delete(listener);
+      };
     },
   };
 }
@@ -267,7 +306,10 @@ export function probeBackend(target: HealthTarget, timeoutMs: number): Promise<P
     if (target.probe === 'tcp') {
       const socket = connect({ host: target.host, port: target.port });
       socketOwner = socket;
-      socket.once('connect', () => { finish(null); socket.destroy(); });
+      socket.once('connect', () => {
+        finish(null);
+        socket.destroy();
+      });
       socket.once('error', (err) => finish(describe(err)));
       return;
     }
@@ -298,10 +340,15 @@ export function probeBackend(target: HealthTarget, timeoutMs: number): Promise<P
 
 function describe(err: Error & { code?: string }): string {
   switch (err.code) {
-    case 'ECONNREFUSED': return 'connection refused';
-    case 'EHOSTUNREACH': return 'host unreachable';
-    case 'ENETUNREACH': return 'network unreachable';
-    case 'ECONNRESET': return 'connection reset';
-    default: return err.message;
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'EHOSTUNREACH':
+      return 'host unreachable';
+    case 'ENETUNREACH':
+      return 'network unreachable';
+    case 'ECONNRESET':
+      return 'connection reset';
+    default:
+      return err.message;
   }
 }

@@ -6,7 +6,11 @@ import type { Observer } from './observer.js';
  * `POSTERN_METRICS_ADDRESS`: a listener of its own that serves GET /metrics and nothing else, for a scraper on a
  * private network; with `POSTERN_METRICS_TOKEN` set it asks for the token too. Returns how to stop it.
  */
-export async function startMetricsListener(address: string, observer: Observer, token: string | undefined): Promise<() => Promise<void>> {
+export async function startMetricsListener(
+  address: string,
+  observer: Observer,
+  token: string | undefined,
+): Promise<() => Promise<void>> {
   const split = address.lastIndexOf(':');
   const host = address.slice(0, split).replace(/^\[(.*)\]$/, '$1');
   const port = Number(address.slice(split + 1));
@@ -19,11 +23,16 @@ export async function startMetricsListener(address: string, observer: Observer, 
     const header = request.headers.authorization;
     const given = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined;
     if (token !== undefined && !isMetricsToken(given, token)) {
-      response.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end('{"message":"Unauthorized"}');
+      response
+        .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' })
+        .end('{"message":"Unauthorized"}');
       return;
     }
     observer.metrics.render().then(
-      (text) => response.writeHead(200, { 'content-type': observer.metrics.registry.contentType, 'cache-control': 'no-store' }).end(text),
+      (text) =>
+        response
+          .writeHead(200, { 'content-type': observer.metrics.registry.contentType, 'cache-control': 'no-store' })
+          .end(text),
       () => response.writeHead(500, { 'content-type': 'application/json' }).end('{"message":"Internal Server Error"}'),
     );
   });
@@ -31,8 +40,9 @@ export async function startMetricsListener(address: string, observer: Observer, 
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
-  return () => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  return () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
 }

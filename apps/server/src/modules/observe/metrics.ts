@@ -12,14 +12,22 @@ import type { TrafficHistory } from './traffic-history.js';
 // `_total` for counters.
 
 type Labels = Record<string, string | number>;
-interface Value { labels: Labels; value: number; metricName?: string }
+interface Value {
+  labels: Labels;
+  value: number;
+  metricName?: string;
+}
 type MetricType = 'counter' | 'gauge' | 'histogram';
 
 /** A metric whose values are computed at scrape time (prom-client's registry calls `get()`). */
 class ScrapedMetric {
   values: Value[] = [];
   readonly aggregator = 'sum';
-  constructor(readonly name: string, readonly help: string, readonly type: MetricType) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly type: MetricType,
+  ) {}
   get() {
     return { name: this.name, help: this.help, type: this.type, values: this.values, aggregator: this.aggregator };
   }
@@ -38,7 +46,9 @@ const namesQuery = preparedPerDb((db: Db) =>
     .raw(),
 );
 type NodeRow = [name: string, publicKey: string];
-const nodesQuery = preparedPerDb((db: Db) => db.$client.prepare('select name, public_key from nodes where not is_local').raw());
+const nodesQuery = preparedPerDb((db: Db) =>
+  db.$client.prepare('select name, public_key from nodes where not is_local').raw(),
+);
 type DomainRow = [domain: string];
 const domainsQuery = preparedPerDb((db: Db) => db.$client.prepare('select domain from domains').raw());
 
@@ -53,66 +63,173 @@ export interface Metrics {
   render(): Promise<string>;
 }
 
-export function createMetrics(deps: { db: Db; dataPlane: DataPlane; history: TrafficHistory; health: HealthChecker; now: () => Date }): Metrics {
+export function createMetrics(deps: {
+  db: Db;
+  dataPlane: DataPlane;
+  history: TrafficHistory;
+  health: HealthChecker;
+  now: () => Date;
+}): Metrics {
   const registry = new Registry();
   const scraped = {
-    httpRequests: new ScrapedMetric('postern_http_requests_total', 'HTTP requests served per service, by status class', 'counter'),
-    httpReceived: new ScrapedMetric('postern_http_received_bytes_total', 'Bytes received from clients per HTTP service', 'counter'),
+    httpRequests: new ScrapedMetric(
+      'postern_http_requests_total',
+      'HTTP requests served per service, by status class',
+      'counter',
+    ),
+    httpReceived: new ScrapedMetric(
+      'postern_http_received_bytes_total',
+      'Bytes received from clients per HTTP service',
+      'counter',
+    ),
     httpSent: new ScrapedMetric('postern_http_sent_bytes_total', 'Bytes sent to clients per HTTP service', 'counter'),
-    httpDuration: new ScrapedMetric('postern_http_request_duration_seconds', 'Time to answer HTTP requests per service', 'histogram'),
+    httpDuration: new ScrapedMetric(
+      'postern_http_request_duration_seconds',
+      'Time to answer HTTP requests per service',
+      'histogram',
+    ),
     httpOpen: new ScrapedMetric('postern_http_open_requests', 'HTTP requests in flight per service', 'gauge'),
-    streamConnections: new ScrapedMetric('postern_stream_connections_total', 'TCP connections and UDP sessions that ended per service', 'counter'),
-    streamFailed: new ScrapedMetric('postern_stream_failed_connections_total', 'TCP/UDP sessions that failed (backend unreachable, refused)', 'counter'),
-    streamReceived: new ScrapedMetric('postern_stream_received_bytes_total', 'Bytes received from clients per TCP/UDP service', 'counter'),
-    streamSent: new ScrapedMetric('postern_stream_sent_bytes_total', 'Bytes sent to clients per TCP/UDP service', 'counter'),
-    streamSeconds: new ScrapedMetric('postern_stream_connection_seconds_total', 'Summed duration of ended TCP/UDP sessions', 'counter'),
+    streamConnections: new ScrapedMetric(
+      'postern_stream_connections_total',
+      'TCP connections and UDP sessions that ended per service',
+      'counter',
+    ),
+    streamFailed: new ScrapedMetric(
+      'postern_stream_failed_connections_total',
+      'TCP/UDP sessions that failed (backend unreachable, refused)',
+      'counter',
+    ),
+    streamReceived: new ScrapedMetric(
+      'postern_stream_received_bytes_total',
+      'Bytes received from clients per TCP/UDP service',
+      'counter',
+    ),
+    streamSent: new ScrapedMetric(
+      'postern_stream_sent_bytes_total',
+      'Bytes sent to clients per TCP/UDP service',
+      'counter',
+    ),
+    streamSeconds: new ScrapedMetric(
+      'postern_stream_connection_seconds_total',
+      'Summed duration of ended TCP/UDP sessions',
+      'counter',
+    ),
     streamOpen: new ScrapedMetric('postern_stream_open_connections', 'TCP connections open per service', 'gauge'),
-    backendUp: new ScrapedMetric('postern_backend_up', 'Whether the last health check of the service backend succeeded (absent: not checked)', 'gauge'),
-    backendLatency: new ScrapedMetric('postern_backend_check_duration_seconds', 'Duration of the last successful health check', 'gauge'),
-    handshakeAge: new ScrapedMetric('postern_tunnel_handshake_age_seconds', 'Seconds since the node last completed a WireGuard handshake (absent: never)', 'gauge'),
-    tunnelReceived: new ScrapedMetric('postern_tunnel_received_bytes_total', 'Bytes the gateway received from the node through the tunnel', 'counter'),
-    tunnelSent: new ScrapedMetric('postern_tunnel_sent_bytes_total', 'Bytes the gateway sent to the node through the tunnel', 'counter'),
-    certExpiry: new ScrapedMetric('postern_certificate_expiry_timestamp_seconds', 'When the certificate served for the domain expires (unix time)', 'gauge'),
-    driftDifferences: new ScrapedMetric('postern_drift_differences', 'Differences between what nginx/WireGuard serve and the database at the last drift check', 'gauge'),
-    driftChecked: new ScrapedMetric('postern_drift_last_check_timestamp_seconds', 'When the last drift check ran (unix time)', 'gauge'),
+    backendUp: new ScrapedMetric(
+      'postern_backend_up',
+      'Whether the last health check of the service backend succeeded (absent: not checked)',
+      'gauge',
+    ),
+    backendLatency: new ScrapedMetric(
+      'postern_backend_check_duration_seconds',
+      'Duration of the last successful health check',
+      'gauge',
+    ),
+    handshakeAge: new ScrapedMetric(
+      'postern_tunnel_handshake_age_seconds',
+      'Seconds since the node last completed a WireGuard handshake (absent: never)',
+      'gauge',
+    ),
+    tunnelReceived: new ScrapedMetric(
+      'postern_tunnel_received_bytes_total',
+      'Bytes the gateway received from the node through the tunnel',
+      'counter',
+    ),
+    tunnelSent: new ScrapedMetric(
+      'postern_tunnel_sent_bytes_total',
+      'Bytes the gateway sent to the node through the tunnel',
+      'counter',
+    ),
+    certExpiry: new ScrapedMetric(
+      'postern_certificate_expiry_timestamp_seconds',
+      'When the certificate served for the domain expires (unix time)',
+      'gauge',
+    ),
+    driftDifferences: new ScrapedMetric(
+      'postern_drift_differences',
+      'Differences between what nginx/WireGuard serve and the database at the last drift check',
+      'gauge',
+    ),
+    driftChecked: new ScrapedMetric(
+      'postern_drift_last_check_timestamp_seconds',
+      'When the last drift check ran (unix time)',
+      'gauge',
+    ),
   };
   for (const metric of Object.values(scraped)) registry.registerMetric(metric as never);
   const applyDuration = new Histogram({
-    name: 'postern_apply_duration_seconds', help: 'Time from a change to it being served (data plane apply)', labelNames: ['result'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry],
+    name: 'postern_apply_duration_seconds',
+    help: 'Time from a change to it being served (data plane apply)',
+    labelNames: ['result'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
   });
-  const signInFailures = new Counter({ name: 'postern_sign_in_failures_total', help: 'Refused sign-ins', labelNames: ['reason'], registers: [registry] });
-  const driftRepairs = new Counter({ name: 'postern_drift_repairs_total', help: 'Drift checks that found differences and applied the database again', registers: [registry] });
-  deps.dataPlane.onDrift((report: DriftReport) => { if (report.differences.length > 0) driftRepairs.inc(); });
+  const signInFailures = new Counter({
+    name: 'postern_sign_in_failures_total',
+    help: 'Refused sign-ins',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  const driftRepairs = new Counter({
+    name: 'postern_drift_repairs_total',
+    help: 'Drift checks that found differences and applied the database again',
+    registers: [registry],
+  });
+  deps.dataPlane.onDrift((report: DriftReport) => {
+    if (report.differences.length > 0) driftRepairs.inc();
+  });
   let countSubscribers = () => 0;
   const sseSubscribers = new Gauge({
-    name: 'postern_sse_subscribers', help: 'Open event streams (console pages, log views)', registers: [registry],
-    collect() { this.set(countSubscribers()); },
+    name: 'postern_sse_subscribers',
+    help: 'Open event streams (console pages, log views)',
+    registers: [registry],
+    collect() {
+      this.set(countSubscribers());
+    },
   });
   for (const reason of ['wrong_credentials', 'rate_limited']) signInFailures.inc({ reason }, 0);
 
   async function collect(): Promise<void> {
     for (const metric of Object.values(scraped)) metric.reset();
     const names = new Map<string, { service: string; node: string; proto: string }>();
-    for (const [type, id, name, node, proto] of namesQuery(deps.db).all() as NameRow[]) names.set(`${type}:${id}`, { service: name, node, proto });
+    for (const [type, id, name, node, proto] of namesQuery(deps.db).all() as NameRow[])
+      names.set(`${type}:${id}`, { service: name, node, proto });
     const counters = await deps.history.counters();
     for (const [id, c] of counters.http) {
       const who = names.get(`http:${id}`);
       if (!who) continue;
       const labels = { service_id: id, service: who.service, node: who.node };
-      ['1xx', '2xx', '3xx', '4xx', '5xx'].forEach((code, i) => scraped.httpRequests.values.push({ labels: { ...labels, code }, value: c.requests[i] ?? 0 }));
+      ['1xx', '2xx', '3xx', '4xx', '5xx'].forEach((code, i) =>
+        scraped.httpRequests.values.push({ labels: { ...labels, code }, value: c.requests[i] ?? 0 }),
+      );
       scraped.httpReceived.values.push({ labels, value: c.bytesIn });
       scraped.httpSent.values.push({ labels, value: c.bytesOut });
       scraped.httpOpen.values.push({ labels, value: c.open });
       let cumulative = 0;
       LATENCY_BUCKETS_MS.forEach((bound, i) => {
         cumulative += c.latencyBuckets[i] ?? 0;
-        scraped.httpDuration.values.push({ metricName: 'postern_http_request_duration_seconds_bucket', labels: { ...labels, le: bound / 1000 }, value: cumulative });
+        scraped.httpDuration.values.push({
+          metricName: 'postern_http_request_duration_seconds_bucket',
+          labels: { ...labels, le: bound / 1000 },
+          value: cumulative,
+        });
       });
       const count = c.latencyBuckets.reduce((a, b) => a + b, 0);
-      scraped.httpDuration.values.push({ metricName: 'postern_http_request_duration_seconds_bucket', labels: { ...labels, le: '+Inf' }, value: count });
-      scraped.httpDuration.values.push({ metricName: 'postern_http_request_duration_seconds_sum', labels, value: c.latencySumMs / 1000 });
-      scraped.httpDuration.values.push({ metricName: 'postern_http_request_duration_seconds_count', labels, value: count });
+      scraped.httpDuration.values.push({
+        metricName: 'postern_http_request_duration_seconds_bucket',
+        labels: { ...labels, le: '+Inf' },
+        value: count,
+      });
+      scraped.httpDuration.values.push({
+        metricName: 'postern_http_request_duration_seconds_sum',
+        labels,
+        value: c.latencySumMs / 1000,
+      });
+      scraped.httpDuration.values.push({
+        metricName: 'postern_http_request_duration_seconds_count',
+        labels,
+        value: count,
+      });
     }
     for (const [id, c] of counters.tcp) {
       const who = names.get(`tcp:${id}`);
@@ -137,14 +254,18 @@ export function createMetrics(deps: { db: Db; dataPlane: DataPlane; history: Tra
       const status = deps.dataPlane.status.get(publicKey);
       if (!status) continue;
       if (status.latestHandshakeTimestamp) {
-        scraped.handshakeAge.values.push({ labels: { node }, value: Math.max(0, (nowMs - Date.parse(status.latestHandshakeTimestamp)) / 1000) });
+        scraped.handshakeAge.values.push({
+          labels: { node },
+          value: Math.max(0, (nowMs - Date.parse(status.latestHandshakeTimestamp)) / 1000),
+        });
       }
       scraped.tunnelReceived.values.push({ labels: { node }, value: status.transferRx });
       scraped.tunnelSent.values.push({ labels: { node }, value: status.transferTx });
     }
     for (const [domain] of domainsQuery(deps.db).all() as DomainRow[]) {
       const notAfter = deps.dataPlane.certificates.info(domain)?.notAfter;
-      if (notAfter) scraped.certExpiry.values.push({ labels: { domain }, value: Math.floor(Date.parse(notAfter) / 1000) });
+      if (notAfter)
+        scraped.certExpiry.values.push({ labels: { domain }, value: Math.floor(Date.parse(notAfter) / 1000) });
     }
     const drift = deps.dataPlane.lastDrift();
     if (drift) {
@@ -158,8 +279,12 @@ export function createMetrics(deps: { db: Db; dataPlane: DataPlane; history: Tra
     applyDuration,
     signInFailures,
     sseSubscribers,
-    set countSubscribers(count: () => number) { countSubscribers = count; },
-    get countSubscribers() { return countSubscribers; },
+    set countSubscribers(count: () => number) {
+      countSubscribers = count;
+    },
+    get countSubscribers() {
+      return countSubscribers;
+    },
     async render() {
       await collect();
       return registry.metrics();

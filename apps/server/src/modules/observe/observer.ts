@@ -24,19 +24,33 @@ export interface ObserverOptions {
 
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
-export function createObserver(deps: AppDeps, logger: FastifyBaseLogger | undefined, options: ObserverOptions = {}): Observer {
-  const history = createTrafficHistory({ db: deps.db, dataPlane: deps.dataPlane, logger: logger ?? silent, now: () => deps.now().getTime() });
+export function createObserver(
+  deps: AppDeps,
+  logger: FastifyBaseLogger | undefined,
+  options: ObserverOptions = {},
+): Observer {
+  const history = createTrafficHistory({
+    db: deps.db,
+    dataPlane: deps.dataPlane,
+    logger: logger ?? silent,
+    now: () => deps.now().getTime(),
+  });
   const isChecking = options.healthProbe !== undefined || deps.config.dataPlane === 'real';
   const health = createHealthChecker({ db: deps.db, ...(options.healthProbe ? { probe: options.healthProbe } : {}) });
   const metrics = createMetrics({ db: deps.db, dataPlane: deps.dataPlane, history, health, now: deps.now });
   let isStopped = false;
   return {
-    history, health, metrics,
+    history,
+    health,
+    metrics,
     async start() {
       await history.start();
       // Checking every backend at once competes with the boot's rebuild (at 10,000 services it tripled the boot):
       // the checks begin once the data plane serves what the DB says.
-      if (isChecking) void deps.dataPlane.booted().then(() => { if (!isStopped) health.start(); });
+      if (isChecking)
+        void deps.dataPlane.booted().then(() => {
+          if (!isStopped) health.start();
+        });
     },
     stop() {
       isStopped = true;

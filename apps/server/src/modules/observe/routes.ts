@@ -23,9 +23,19 @@ export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps;
     getService(deps, nodeId, type, id);
     const settings = updateHealthCheckSettings(deps, { nodeId, type, id }, request.body);
     observer.health.refresh();
-    return observer.health.get(type, id) ?? {
-      type, id, nodeId, state: 'unknown' as const, since: null, lastCheckedAt: null, lastError: null, latencyMs: null, ...settings,
-    };
+    return (
+      observer.health.get(type, id) ?? {
+        type,
+        id,
+        nodeId,
+        state: 'unknown' as const,
+        since: null,
+        lastCheckedAt: null,
+        lastError: null,
+        latencyMs: null,
+        ...settings,
+      }
+    );
   });
 
   registerOperation(app, operations.serviceFigures, async (request) => {
@@ -58,7 +68,9 @@ export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps;
 
   registerOperation(app, operations.observeStream, async (request, reply) => {
     const connection = openSse(request, reply);
-    const stopHealth = observer.health.onHealthChange(({ health }) => connection.sendJson(JSON.stringify(health), HEALTH_EVENT));
+    const stopHealth = observer.health.onHealthChange(({ health }) =>
+      connection.sendJson(JSON.stringify(health), HEALTH_EVENT),
+    );
     const stopDrift = deps.dataPlane.onDrift((report) => connection.sendJson(JSON.stringify(report), DRIFT_EVENT));
     await connection.closed;
     stopHealth();
@@ -75,9 +87,16 @@ export function registerMetricsRoute(app: FastifyInstance, observer: Observer, t
     const header = request.headers.authorization;
     const given = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined;
     if (!isMetricsToken(given, token)) {
-      return reply.code(401).header('www-authenticate', 'Bearer').header('cache-control', 'no-store').send({ message: 'Unauthorized' });
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer')
+        .header('cache-control', 'no-store')
+        .send({ message: 'Unauthorized' });
     }
     const text = await observer.metrics.render();
-    return reply.header('content-type', observer.metrics.registry.contentType).header('cache-control', 'no-store').send(text);
+    return reply
+      .header('content-type', observer.metrics.registry.contentType)
+      .header('cache-control', 'no-store')
+      .send(text);
   });
 }

@@ -22,15 +22,29 @@ export function updateHealthCheckSettings(
     ...(change.intervalSeconds === undefined ? {} : { healthIntervalSeconds: change.intervalSeconds }),
     ...(change.timeoutSeconds === undefined ? {} : { healthTimeoutSeconds: change.timeoutSeconds }),
   };
-  if (Object.keys(patch).length > 0) deps.db.update(table).set(patch).where(and(eq(table.id, ref.id), eq(table.nodeId, ref.nodeId))).run();
-  const row = deps.db.select({ interval: table.healthIntervalSeconds, timeout: table.healthTimeoutSeconds }).from(table).where(eq(table.id, ref.id)).get();
+  if (Object.keys(patch).length > 0)
+    deps.db
+      .update(table)
+      .set(patch)
+      .where(and(eq(table.id, ref.id), eq(table.nodeId, ref.nodeId)))
+      .run();
+  const row = deps.db
+    .select({ interval: table.healthIntervalSeconds, timeout: table.healthTimeoutSeconds })
+    .from(table)
+    .where(eq(table.id, ref.id))
+    .get();
   const intervalSeconds = row?.interval ?? HEALTH_CHECK_DEFAULTS.intervalSeconds;
-  return { intervalSeconds, timeoutSeconds: Math.min(row?.timeout ?? HEALTH_CHECK_DEFAULTS.timeoutSeconds, intervalSeconds) };
+  return {
+    intervalSeconds,
+    timeoutSeconds: Math.min(row?.timeout ?? HEALTH_CHECK_DEFAULTS.timeoutSeconds, intervalSeconds),
+  };
 }
 
 /** Every service (both types) with its node. */
 export function listServiceRefs(deps: AppDeps): { type: ServiceType; id: number; nodeId: number }[] {
   return deps.db.$client
-    .prepare(`select 'http' as type, id, node_id as nodeId from http_services union all select 'tcp', id, node_id from tcp_services`)
+    .prepare(
+      `select 'http' as type, id, node_id as nodeId from http_services union all select 'tcp', id, node_id from tcp_services`,
+    )
     .all() as { type: ServiceType; id: number; nodeId: number }[];
 }

@@ -2,7 +2,17 @@ import type { ServiceTraffic, ServiceType, SystemStatus, TrafficPoint } from '@p
 import { TRAFFIC_HISTORY_MINUTES, TRAFFIC_RECENT_MINUTES } from '@postern/contract';
 import type { DataPlane, DataPlaneLogger, TrafficCounters } from '../../dataplane/types.js';
 import type { Db } from '../../db/client.js';
-import { addHttp, addStream, emptyHttp, emptyStream, latencyQuantile, trafficDelta, type HttpDelta, type StreamDelta, type TrafficDelta } from './traffic-math.js';
+import {
+  addHttp,
+  addStream,
+  emptyHttp,
+  emptyStream,
+  latencyQuantile,
+  trafficDelta,
+  type HttpDelta,
+  type StreamDelta,
+  type TrafficDelta,
+} from './traffic-math.js';
 import { createTrafficStore, type MinuteRow } from './traffic-store.js';
 
 // Traffic history: every minute (on the minute) the data plane's cumulative counters are read and what changed
@@ -40,7 +50,12 @@ export interface TrafficHistory {
 const minuteOf = (ms: number) => Math.floor(ms / MINUTE_MS);
 const minuteIso = (minute: number) => new Date(minute * MINUTE_MS).toISOString();
 
-function pointOf(minute: number, type: ServiceType, http: HttpDelta | undefined, tcp: StreamDelta | undefined): TrafficPoint {
+function pointOf(
+  minute: number,
+  type: ServiceType,
+  http: HttpDelta | undefined,
+  tcp: StreamDelta | undefined,
+): TrafficPoint {
   if (type === 'http') {
     const h = http ?? emptyHttp();
     return {
@@ -54,10 +69,23 @@ function pointOf(minute: number, type: ServiceType, http: HttpDelta | undefined,
     };
   }
   const t = tcp ?? emptyStream();
-  return { minute: minuteIso(minute), requests: t.sessions, errors: t.failed, bytesIn: t.bytesIn, bytesOut: t.bytesOut, p50Ms: null, p95Ms: null };
+  return {
+    minute: minuteIso(minute),
+    requests: t.sessions,
+    errors: t.failed,
+    bytesIn: t.bytesIn,
+    bytesOut: t.bytesOut,
+    p50Ms: null,
+    p95Ms: null,
+  };
 }
 
-export function createTrafficHistory(deps: { db: Db; dataPlane: DataPlane; logger: DataPlaneLogger; now?: () => number }): TrafficHistory {
+export function createTrafficHistory(deps: {
+  db: Db;
+  dataPlane: DataPlane;
+  logger: DataPlaneLogger;
+  now?: () => number;
+}): TrafficHistory {
   const now = deps.now ?? Date.now;
   const store = createTrafficStore(deps.db);
   let last: { counters: TrafficCounters; at: number } | null = null;
@@ -70,7 +98,9 @@ export function createTrafficHistory(deps: { db: Db; dataPlane: DataPlane; logge
     if (live && at - live.at < LIVE_CACHE_MS) return live.reading;
     const reading = deps.dataPlane.traffic();
     live = { at, reading };
-    reading.catch(() => { live = null; });
+    reading.catch(() => {
+      live = null;
+    });
     return reading;
   }
 
@@ -104,8 +134,12 @@ export function createTrafficHistory(deps: { db: Db; dataPlane: DataPlane; logge
     const delay = MINUTE_MS - (now() % MINUTE_MS) + 200;
     timer = setTimeout(() => {
       sample()
-        .catch((err: unknown) => deps.logger.warn({ err }, 'traffic: could not read the counters; this minute is kept with the next'))
-        .finally(() => { if (timer) scheduleNext(); });
+        .catch((err: unknown) =>
+          deps.logger.warn({ err }, 'traffic: could not read the counters; this minute is kept with the next'),
+        )
+        .finally(() => {
+          if (timer) scheduleNext();
+        });
     }, delay);
     timer.unref();
   }
@@ -113,7 +147,9 @@ export function createTrafficHistory(deps: { db: Db; dataPlane: DataPlane; logge
   return {
     async start() {
       // The first reading is the baseline: what nginx counted before this process started is no one minute's.
-      await sample().catch((err: unknown) => deps.logger.warn({ err }, 'traffic: could not read the counters at start'));
+      await sample().catch((err: unknown) =>
+        deps.logger.warn({ err }, 'traffic: could not read the counters at start'),
+      );
       scheduleNext();
     },
     stop() {
@@ -137,7 +173,13 @@ export function createTrafficHistory(deps: { db: Db; dataPlane: DataPlane; logge
       const tcpSum = emptyStream();
       for (let m = from; m <= to; m++) {
         const row = byMinute.get(m);
-        const http = row?.http ? { ...row.http, requests: [...row.http.requests] as HttpDelta['requests'], latencyBuckets: [...row.http.latencyBuckets] } : emptyHttp();
+        const http = row?.http
+          ? {
+              ...row.http,
+              requests: [...row.http.requests] as HttpDelta['requests'],
+              latencyBuckets: [...row.http.latencyBuckets],
+            }
+          : emptyHttp();
         const tcp = row?.tcp ? { ...row.tcp } : emptyStream();
         if (m === liveMinute && liveHttp) addHttp(http, liveHttp);
         if (m === liveMinute && liveTcp) addStream(tcp, liveTcp);
@@ -150,7 +192,8 @@ export function createTrafficHistory(deps: { db: Db; dataPlane: DataPlane; logge
         return {
           points,
           summary: {
-            type, minutes,
+            type,
+            minutes,
             requests: s1 + s2 + s3 + s4 + s5,
             status: { '1xx': s1, '2xx': s2, '3xx': s3, '4xx': s4, '5xx': s5 },
             bytesIn: httpSum.bytesIn,
@@ -164,7 +207,8 @@ export function createTrafficHistory(deps: { db: Db; dataPlane: DataPlane; logge
       return {
         points,
         summary: {
-          type, minutes,
+          type,
+          minutes,
           connections: tcpSum.sessions,
           failed: tcpSum.failed,
           bytesIn: tcpSum.bytesIn,
@@ -193,10 +237,25 @@ export function createTrafficHistory(deps: { db: Db; dataPlane: DataPlane; logge
       };
       for (const row of store.recent(from)) {
         const key = `${row.type}:${row.serviceId}`;
-        if (row.type === 'http' && row.http) add(key, row.minute, row.http.requests.reduce((a, b) => a + b, 0), row.http.requests[4], row.http.bytesIn + row.http.bytesOut);
-        if (row.type === 'tcp' && row.tcp) add(key, row.minute, row.tcp.sessions, row.tcp.failed, row.tcp.bytesIn + row.tcp.bytesOut);
+        if (row.type === 'http' && row.http)
+          add(
+            key,
+            row.minute,
+            row.http.requests.reduce((a, b) => a + b, 0),
+            row.http.requests[4],
+            row.http.bytesIn + row.http.bytesOut,
+          );
+        if (row.type === 'tcp' && row.tcp)
+          add(key, row.minute, row.tcp.sessions, row.tcp.failed, row.tcp.bytesIn + row.tcp.bytesOut);
       }
-      for (const [id, h] of delta.http) add(`http:${id}`, liveMinute, h.requests.reduce((a, b) => a + b, 0), h.requests[4], h.bytesIn + h.bytesOut);
+      for (const [id, h] of delta.http)
+        add(
+          `http:${id}`,
+          liveMinute,
+          h.requests.reduce((a, b) => a + b, 0),
+          h.requests[4],
+          h.bytesIn + h.bytesOut,
+        );
       for (const [id, t] of delta.tcp) add(`tcp:${id}`, liveMinute, t.sessions, t.failed, t.bytesIn + t.bytesOut);
       return figures;
     },
@@ -206,9 +265,23 @@ export function createTrafficHistory(deps: { db: Db; dataPlane: DataPlane; logge
       const from = to - TRAFFIC_HISTORY_MINUTES + 1;
       const steps = TRAFFIC_HISTORY_MINUTES / TOTALS_STEP_MINUTES;
       const points: TrafficPoint[] = Array.from({ length: steps }, (_, i) => ({
-        minute: minuteIso(from + i * TOTALS_STEP_MINUTES), requests: 0, errors: 0, bytesIn: 0, bytesOut: 0, p50Ms: null, p95Ms: null,
+        minute: minuteIso(from + i * TOTALS_STEP_MINUTES),
+        requests: 0,
+        errors: 0,
+        bytesIn: 0,
+        bytesOut: 0,
+        p50Ms: null,
+        p95Ms: null,
       }));
-      const totals = { minutes: TRAFFIC_HISTORY_MINUTES, requests: 0, errors: 0, connections: 0, bytesIn: 0, bytesOut: 0, points };
+      const totals = {
+        minutes: TRAFFIC_HISTORY_MINUTES,
+        requests: 0,
+        errors: 0,
+        connections: 0,
+        bytesIn: 0,
+        bytesOut: 0,
+        points,
+      };
       const add = (minute: number, http: HttpDelta, tcp: StreamDelta) => {
         if (minute < from || minute > to) return;
         const point = points[Math.floor((minute - from) / TOTALS_STEP_MINUTES)];

@@ -1,4 +1,9 @@
-import { LATENCY_BUCKETS_MS, type HttpTraffic, type StreamTraffic, type TrafficCounters } from '../../dataplane/types.js';
+import {
+  LATENCY_BUCKETS_MS,
+  type HttpTraffic,
+  type StreamTraffic,
+  type TrafficCounters,
+} from '../../dataplane/types.js';
 
 // Pure arithmetic over traffic counters: deltas between two readings and quantiles from nginx's latency buckets.
 
@@ -11,7 +16,11 @@ export interface TrafficDelta {
 }
 
 export const emptyHttp = (): HttpDelta => ({
-  requests: [0, 0, 0, 0, 0], bytesIn: 0, bytesOut: 0, latencySumMs: 0, latencyBuckets: new Array<number>(LATENCY_BUCKETS_MS.length + 1).fill(0),
+  requests: [0, 0, 0, 0, 0],
+  bytesIn: 0,
+  bytesOut: 0,
+  latencySumMs: 0,
+  latencyBuckets: new Array<number>(LATENCY_BUCKETS_MS.length + 1).fill(0),
 });
 export const emptyStream = (): StreamDelta => ({ sessions: 0, failed: 0, bytesIn: 0, bytesOut: 0, secondsSum: 0 });
 
@@ -25,7 +34,11 @@ function subtractHttp(now: HttpTraffic, before: HttpTraffic | undefined): HttpDe
   };
   // A counter that went down started again (its dictionary entry was evicted or the service was re-created): what
   // it holds now is what happened since.
-  const wentDown = delta.requests.some((n) => n < 0) || delta.bytesIn < 0 || delta.bytesOut < 0 || delta.latencyBuckets.some((n) => n < 0);
+  const wentDown =
+    delta.requests.some((n) => n < 0) ||
+    delta.bytesIn < 0 ||
+    delta.bytesOut < 0 ||
+    delta.latencyBuckets.some((n) => n < 0);
   return wentDown && before ? subtractHttp(now, undefined) : delta;
 }
 
@@ -69,7 +82,8 @@ export function addHttp(into: HttpDelta, more: HttpDelta): void {
   into.bytesIn += more.bytesIn;
   into.bytesOut += more.bytesOut;
   into.latencySumMs += more.latencySumMs;
-  for (let i = 0; i < into.latencyBuckets.length; i++) into.latencyBuckets[i] = (into.latencyBuckets[i] ?? 0) + (more.latencyBuckets[i] ?? 0);
+  for (let i = 0; i < into.latencyBuckets.length; i++)
+    into.latencyBuckets[i] = (into.latencyBuckets[i] ?? 0) + (more.latencyBuckets[i] ?? 0);
 }
 
 export function addStream(into: StreamDelta, more: StreamDelta): void {

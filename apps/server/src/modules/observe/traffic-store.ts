@@ -20,7 +20,11 @@ interface DbRow {
   service_type: ServiceType;
   service_id: number;
   minute: number;
-  s1: number; s2: number; s3: number; s4: number; s5: number;
+  s1: number;
+  s2: number;
+  s3: number;
+  s4: number;
+  s5: number;
   bytes_in: number;
   bytes_out: number;
   latency: string | null;
@@ -72,7 +76,9 @@ export interface TrafficStore {
 
 function toMinuteRow(row: DbRow): MinuteRow {
   const base = { type: row.service_type, serviceId: row.service_id, minute: row.minute };
-  const latencyBuckets = row.latency ? (JSON.parse(row.latency) as number[]) : new Array<number>(LATENCY_BUCKETS_MS.length + 1).fill(0);
+  const latencyBuckets = row.latency
+    ? (JSON.parse(row.latency) as number[])
+    : new Array<number>(LATENCY_BUCKETS_MS.length + 1).fill(0);
   return {
     ...base,
     http: {
@@ -82,7 +88,13 @@ function toMinuteRow(row: DbRow): MinuteRow {
       latencySumMs: 0,
       latencyBuckets,
     },
-    tcp: { sessions: row.sessions, failed: row.failed, bytesIn: row.bytes_in, bytesOut: row.bytes_out, secondsSum: row.seconds_sum },
+    tcp: {
+      sessions: row.sessions,
+      failed: row.failed,
+      bytesIn: row.bytes_in,
+      bytesOut: row.bytes_out,
+      secondsSum: row.seconds_sum,
+    },
   };
 }
 
@@ -96,7 +108,11 @@ export function createTrafficStore(db: Db): TrafficStore {
         type: row.type,
         id: row.serviceId,
         minute: row.minute,
-        s1: http?.requests[0] ?? 0, s2: http?.requests[1] ?? 0, s3: http?.requests[2] ?? 0, s4: http?.requests[3] ?? 0, s5: http?.requests[4] ?? 0,
+        s1: http?.requests[0] ?? 0,
+        s2: http?.requests[1] ?? 0,
+        s3: http?.requests[2] ?? 0,
+        s4: http?.requests[3] ?? 0,
+        s5: http?.requests[4] ?? 0,
         bytesIn: Math.round(http?.bytesIn ?? tcp?.bytesIn ?? 0),
         bytesOut: Math.round(http?.bytesOut ?? tcp?.bytesOut ?? 0),
         latency: http && http.latencyBuckets.some((n) => n > 0) ? JSON.stringify(http.latencyBuckets) : null,
@@ -107,7 +123,9 @@ export function createTrafficStore(db: Db): TrafficStore {
     }
   });
   return {
-    record: (rows) => { if (rows.length > 0) insertAll(rows); },
+    record: (rows) => {
+      if (rows.length > 0) insertAll(rows);
+    },
     series: (type, serviceId, fromMinute) => sql.series.all(type, serviceId, fromMinute).map(toMinuteRow),
     recent: (fromMinute) => sql.recent.all(fromMinute).map(toMinuteRow),
     totals: (fromMinute) => sql.totals.all(fromMinute).map(toMinuteRow),

@@ -37,19 +37,36 @@ describe('temporary exposure: the API', () => {
     expect(plain.status).toBe(201);
     expect(plain.body.expiresAt).toBeNull();
 
-    const byTtl = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, { name: 'db', backendPort: 5432, ttl: 3600 });
+    const byTtl = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, {
+      name: 'db',
+      backendPort: 5432,
+      ttl: 3600,
+    });
     expect(byTtl.body.expiresAt).toBe(later(3600_000));
-    const byTime = await api<HttpService>('PATCH', `/api/services/${node.id}/http/${plain.body.id}`, { expiresAt: '2030-01-02T00:00:00Z' });
+    const byTime = await api<HttpService>('PATCH', `/api/services/${node.id}/http/${plain.body.id}`, {
+      expiresAt: '2030-01-02T00:00:00Z',
+    });
     expect(byTime.body.expiresAt).toBe('2030-01-02T00:00:00.000Z');
-    const untouched = await api<HttpService>('PATCH', `/api/services/${node.id}/http/${plain.body.id}`, { name: 'renamed' });
+    const untouched = await api<HttpService>('PATCH', `/api/services/${node.id}/http/${plain.body.id}`, {
+      name: 'renamed',
+    });
     expect(untouched.body.expiresAt).toBe('2030-01-02T00:00:00.000Z');
-    const cleared = await api<HttpService>('PATCH', `/api/services/${node.id}/http/${plain.body.id}`, { expiresAt: null });
+    const cleared = await api<HttpService>('PATCH', `/api/services/${node.id}/http/${plain.body.id}`, {
+      expiresAt: null,
+    });
     expect(cleared.body.expiresAt).toBeNull();
 
-    const past = await api('PATCH', `/api/services/${node.id}/http/${plain.body.id}`, { expiresAt: '2029-12-31T00:00:00Z' });
+    const past = await api('PATCH', `/api/services/${node.id}/http/${plain.body.id}`, {
+      expiresAt: '2029-12-31T00:00:00Z',
+    });
     expect(past.status).toBe(422);
     expect(fieldMessage(past.body, 'expiresAt')).toBe(ruleMessages.pastDate);
-    const both = await api('POST', `/api/services/${node.id}/tcp`, { name: 'x', backendPort: 1, ttl: 60, expiresAt: later(60_000) });
+    const both = await api('POST', `/api/services/${node.id}/tcp`, {
+      name: 'x',
+      backendPort: 1,
+      ttl: 60,
+      expiresAt: later(60_000),
+    });
     expect(fieldMessage(both.body, 'ttl')).toBe(ruleMessages.expiryTwice);
     expect((await api('POST', `/api/services/${node.id}/tcp`, { name: 'x', backendPort: 1, ttl: 5 })).status).toBe(422);
   });
@@ -77,10 +94,18 @@ describe('temporary exposure: at expiry', () => {
       return current.enabled ? undefined : current;
     }, 'the expired service to be disabled');
     expect(disabled).toMatchObject({ id: service.id, enabled: false, expiresAt: service.expiresAt });
-    await waitFor(async () => (servedHosts().includes('temp.example.test') ? undefined : true), 'nginx to stop serving it');
+    await waitFor(
+      async () => (servedHosts().includes('temp.example.test') ? undefined : true),
+      'nginx to stop serving it',
+    );
     const entries = (await api<ListResponse<AuditEntry>>('GET', '/api/audit?action=service.expired')).body.data;
     expect(entries).toEqual([
-      expect.objectContaining({ actor: { kind: 'system', name: null, tokenId: null }, target: { type: 'http', id: service.id, name: 'web' }, nodeId: node.id, after: expect.objectContaining({ enabled: false }) }),
+      expect.objectContaining({
+        actor: { kind: 'system', name: null, tokenId: null },
+        target: { type: 'http', id: service.id, name: 'web' },
+        nodeId: node.id,
+        after: expect.objectContaining({ enabled: false }),
+      }),
     ]);
     // Enabling it again serves it for good: the ended expiry goes.
     const enabled = await api<HttpService>('PATCH', `/api/services/${node.id}/http/${service.id}/enable`);
@@ -89,13 +114,17 @@ describe('temporary exposure: at expiry', () => {
 
   it('an expiry that passed while the gateway was down is applied at boot, before the data plane starts', async () => {
     const node = insertNode(t.deps);
-    const service = (await api<TcpService>('POST', `/api/services/${node.id}/tcp`, { name: 'db', backendPort: 5432, ttl: 60 })).body;
+    const service = (
+      await api<TcpService>('POST', `/api/services/${node.id}/tcp`, { name: 'db', backendPort: 5432, ttl: 60 })
+    ).body;
     await t.app.close(); // the gateway goes down: no sweep runs
     clock = new Date(clock.getTime() + 3600_000);
     await bootstrap(t.deps, () => undefined); // what the next boot runs before anything is served
     const row = t.deps.db.query.tcpServices.findFirst({ where: (table, { eq }) => eq(table.id, service.id) }).sync();
     expect(row).toMatchObject({ enabled: false });
-    const recorded = t.deps.db.query.auditEvents.findMany({ where: (table, { eq }) => eq(table.action, 'service.expired') }).sync();
+    const recorded = t.deps.db.query.auditEvents
+      .findMany({ where: (table, { eq }) => eq(table.action, 'service.expired') })
+      .sync();
     expect(recorded).toHaveLength(1);
   });
 });

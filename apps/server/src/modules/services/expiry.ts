@@ -45,11 +45,21 @@ export function disableExpiredServices(deps: Pick<AppDeps, 'db' | 'now' | 'audit
   const now = deps.now().toISOString();
   const expired: ExpiredService[] = [];
   deps.db.transaction((tx) => {
-    for (const [type, table] of [['http', httpServices], ['tcp', tcpServices]] as const) {
+    for (const [type, table] of [
+      ['http', httpServices],
+      ['tcp', tcpServices],
+    ] as const) {
       const due = and(eq(table.enabled, true), isNotNull(table.expiresAt), lte(table.expiresAt, now));
       const rows = tx.update(table).set({ enabled: false, updatedAt: now }).where(due).returning().all();
       for (const row of rows) {
-        expired.push({ type, id: row.id, nodeId: row.nodeId, name: row.name, domain: row.domain || null, expiresAt: row.expiresAt ?? now });
+        expired.push({
+          type,
+          id: row.id,
+          nodeId: row.nodeId,
+          name: row.name,
+          domain: row.domain || null,
+          expiresAt: row.expiresAt ?? now,
+        });
       }
     }
   });
@@ -76,7 +86,10 @@ export function startExpirySweep(deps: AppDeps, log: FastifyBaseLogger): { stop(
     try {
       const expired = disableExpiredServices(deps);
       if (expired.length > 0) {
-        log.info({ services: expired.map(({ type, id }) => `${type}/${id}`) }, 'temporary exposure ended: services disabled');
+        log.info(
+          { services: expired.map(({ type, id }) => `${type}/${id}`) },
+          'temporary exposure ended: services disabled',
+        );
         await applyChanges(deps);
       }
     } catch (error) {

@@ -23,11 +23,26 @@ describe('finding a service without knowing its node', () => {
   test('matches name, domain, domain + path, URL, public port or host:port across nodes and types, by name', async () => {
     const home = insertNode(t.deps, { name: 'home-lab' });
     const office = insertNode(t.deps, { name: 'office' });
-    await api('POST', `/api/services/${home.id}/http`, { name: 'Grafana', domain: 'metrics.example.com', pathLocation: '/grafana', backendPort: 3000 });
-    await api('POST', `/api/services/${office.id}/http`, { name: 'wiki', domain: 'docs.example.com', pathLocation: '/', backendPort: 80 });
+    await api('POST', `/api/services/${home.id}/http`, {
+      name: 'Grafana',
+      domain: 'metrics.example.com',
+      pathLocation: '/grafana',
+      backendPort: 3000,
+    });
+    await api('POST', `/api/services/${office.id}/http`, {
+      name: 'wiki',
+      domain: 'docs.example.com',
+      pathLocation: '/',
+      backendPort: 80,
+    });
     await api('POST', `/api/services/${office.id}/http`, { name: 'bare', pathLocation: '/bare', backendPort: 80 });
     await api('POST', `/api/services/${office.id}/tcp`, { name: 'mqtt', port: 30083, backendPort: 1883 });
-    await api('POST', `/api/services/${home.id}/tcp`, { name: 'grafana-agent', proto: 'udp', port: 30099, backendPort: 9999 });
+    await api('POST', `/api/services/${home.id}/tcp`, {
+      name: 'grafana-agent',
+      proto: 'udp',
+      port: 30099,
+      backendPort: 9999,
+    });
 
     const find = async (q: string) => (await api<Found>('GET', `/api/services/find?q=${encodeURIComponent(q)}`)).body;
     expect(summary(await find('GRAF'))).toEqual(['http:Grafana@home-lab', 'tcp:grafana-agent@home-lab']);
@@ -40,12 +55,17 @@ describe('finding a service without knowing its node', () => {
     expect(summary(await find('gw.example.test:8443/bare'))).toEqual(['http:bare@office']);
 
     const found = (await find('wiki')).data[0];
-    expect(found?.service).toMatchObject({ nodeId: office.id, publicAccess: 'https://docs.example.com/', enabled: true });
+    expect(found?.service).toMatchObject({
+      nodeId: office.id,
+      publicAccess: 'https://docs.example.com/',
+      enabled: true,
+    });
   });
 
   test('pages the matches with the total, lists every service without q, and takes wildcards as text', async () => {
     const node = insertNode(t.deps);
-    for (const name of ['e', 'd', 'c', 'b', 'a']) await api('POST', `/api/services/${node.id}/http`, { name, pathLocation: `/${name}`, backendPort: 80 });
+    for (const name of ['e', 'd', 'c', 'b', 'a'])
+      await api('POST', `/api/services/${node.id}/http`, { name, pathLocation: `/${name}`, backendPort: 80 });
     await api('POST', `/api/services/${node.id}/tcp`, { name: 'c-tcp', backendPort: 1883 });
     const second = await api<Found>('GET', '/api/services/find?limit=2&page=2');
     expect(second.status).toBe(200);

@@ -30,7 +30,10 @@ describe('creating an HTTP service', () => {
   test('exposes a regular node on its tunnel address and publishes the route', async () => {
     const node = insertNode(t.deps);
     const before = t.fakeDataPlane.applyCount;
-    const { status, body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, { ...web, backendHost: '192.0.2.7' });
+    const { status, body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, {
+      ...web,
+      backendHost: '192.0.2.7',
+    });
     expect(status).toBe(201);
     expect(body).toMatchObject({
       nodeId: node.id,
@@ -47,7 +50,12 @@ describe('creating an HTTP service', () => {
     });
     expect(t.fakeDataPlane.applyCount).toBeGreaterThan(before);
     expect(t.fakeDataPlane.lastState?.http).toContainEqual(
-      expect.objectContaining({ serviceId: body.id, domain: 'app.example.com', backendHost: node.address, backendPort: 8080 }),
+      expect.objectContaining({
+        serviceId: body.id,
+        domain: 'app.example.com',
+        backendHost: node.address,
+        backendPort: 8080,
+      }),
     );
   });
 
@@ -61,13 +69,19 @@ describe('creating an HTTP service', () => {
   test("takes its ssl mode from the domain's certificate mode", async () => {
     const node = insertNode(t.deps);
     await api('POST', '/api/domains', { domain: 'secure.example.com', ssl: 'certbot' });
-    const { body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, { ...web, domain: 'secure.example.com' });
+    const { body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, {
+      ...web,
+      domain: 'secure.example.com',
+    });
     expect(body.ssl).toBe('certbot');
   });
 
   test("serves a path-only service on the public host's no-domain port, another origin than the console's", async () => {
     const node = insertNode(t.deps);
-    const { status, body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, { name: 'app', pathLocation: '/app' });
+    const { status, body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, {
+      name: 'app',
+      pathLocation: '/app',
+    });
     expect(status).toBe(201);
     expect(body).toMatchObject({ domain: null, ssl: 'self-signed', publicAccess: 'https://gateway.test:8443/app' });
 
@@ -75,7 +89,10 @@ describe('creating an HTTP service', () => {
     t = await buildTestApp({ env: { POSTERN_NO_DOMAIN_HTTPS_PORT: '9443' } });
     api = createApiClient(t, await t.login());
     const other = insertNode(t.deps);
-    const moved = await api<HttpService>('POST', `/api/services/${other.id}/http`, { name: 'app', pathLocation: '/app' });
+    const moved = await api<HttpService>('POST', `/api/services/${other.id}/http`, {
+      name: 'app',
+      pathLocation: '/app',
+    });
     expect(moved.body.publicAccess).toBe('https://gateway.test:9443/app');
   });
 
@@ -101,8 +118,14 @@ describe('creating an HTTP service', () => {
     expect((await api('POST', `/api/services/${node.id}/http`, web)).status).toBe(201);
     const clash = await api('POST', `/api/services/${other.id}/http`, { ...web, name: 'copy', pathLocation: '/api/' });
     expect(clash.status).toBe(422);
-    expect(fieldMessage(clash.body, 'pathLocation')).toBe('The path /api on app.example.com is already used by the service "web"');
-    const elsewhere = await api('POST', `/api/services/${other.id}/http`, { ...web, name: 'other', pathLocation: '/other' });
+    expect(fieldMessage(clash.body, 'pathLocation')).toBe(
+      'The path /api on app.example.com is already used by the service "web"',
+    );
+    const elsewhere = await api('POST', `/api/services/${other.id}/http`, {
+      ...web,
+      name: 'other',
+      pathLocation: '/other',
+    });
     expect(elsewhere.status).toBe(201);
   });
 
@@ -123,17 +146,25 @@ describe('backend host rules', () => {
     expect(outside.status).toBe(422);
     expect(fieldMessage(outside.body, 'backendHost')).toContain('192.168.10.0/24');
 
-    const inside = await api<HttpService>('POST', `/api/services/${gateway.id}/http`, { ...web, backendHost: '192.168.10.5' });
+    const inside = await api<HttpService>('POST', `/api/services/${gateway.id}/http`, {
+      ...web,
+      backendHost: '192.168.10.5',
+    });
     expect(inside.status).toBe(201);
     expect(inside.body.backendHost).toBe('192.168.10.5');
   });
 
   test('the local node proxies to any host, which is required', async () => {
-    const local = (await api<ListResponse<{ id: number; isLocal: boolean }>>('GET', '/api/nodes')).body.data.find((n) => n.isLocal);
+    const local = (await api<ListResponse<{ id: number; isLocal: boolean }>>('GET', '/api/nodes')).body.data.find(
+      (n) => n.isLocal,
+    );
     expect(local).toBeDefined();
     const missing = await api('POST', `/api/services/${local?.id}/http`, web);
     expect(fieldMessage(missing.body, 'backendHost')).toBe('This field is required');
-    const created = await api<HttpService>('POST', `/api/services/${local?.id}/http`, { ...web, backendHost: 'localhost' });
+    const created = await api<HttpService>('POST', `/api/services/${local?.id}/http`, {
+      ...web,
+      backendHost: 'localhost',
+    });
     expect(created.status).toBe(201);
     expect(created.body.backendHost).toBe('localhost');
   });
@@ -143,7 +174,10 @@ describe('reading and editing HTTP services', () => {
   test('pages a node’s services and counts them all', async () => {
     const node = insertNode(t.deps);
     for (let i = 0; i < 7; i++) await api('POST', `/api/services/${node.id}/http`, { ...web, pathLocation: `/p${i}` });
-    const { status, body } = await api<ListResponse<HttpService>>('GET', `/api/services/${node.id}/http?page=2&limit=5`);
+    const { status, body } = await api<ListResponse<HttpService>>(
+      'GET',
+      `/api/services/${node.id}/http?page=2&limit=5`,
+    );
     expect(status).toBe(200);
     expect(body).toMatchObject({ page: 2, limit: 5, total: 7 });
     expect(body.data.map((s) => s.pathLocation)).toEqual(['/p5', '/p6']);
@@ -167,14 +201,18 @@ describe('reading and editing HTTP services', () => {
     await api('POST', `/api/services/${node.id}/http`, { ...web, name: 'api', pathLocation: '/grafana-api' });
     await api('POST', `/api/services/${node.id}/http`, { ...web, name: 'shop', domain: 'shop.example.com' });
     await api('POST', `/api/services/${other.id}/http`, { ...web, name: 'grafana2', domain: 'g.example.com' });
-    const names = async (url: string) => (await api<ListResponse<HttpService>>('GET', url)).body.data.map((s) => s.name);
+    const names = async (url: string) =>
+      (await api<ListResponse<HttpService>>('GET', url)).body.data.map((s) => s.name);
     expect(await names(`/api/services/${node.id}/http?q=GRAF`)).toEqual(['Grafana', 'api']);
     expect(await names(`/api/services/${node.id}/http?q=shop.example`)).toEqual(['shop']);
     expect(await names('/api/services/http?q=grafana')).toEqual(['Grafana', 'api', 'grafana2']);
     expect(await names('/api/services/http?q=grafana&domain=g.example.com')).toEqual(['grafana2']);
     // Wildcards are plain text.
     expect(await names('/api/services/http?q=%25')).toEqual([]);
-    expect((await api<ListResponse<HttpService>>('GET', '/api/services/http?q=a&limit=1&page=2')).body).toMatchObject({ total: 4, page: 2 });
+    expect((await api<ListResponse<HttpService>>('GET', '/api/services/http?q=a&limit=1&page=2')).body).toMatchObject({
+      total: 4,
+      page: 2,
+    });
   });
 
   test('sort orders by name or status, either way, ties by creation; absent, the list stays by id', async () => {
@@ -188,7 +226,8 @@ describe('reading and editing HTTP services', () => {
     await api('POST', `/api/services/${other.id}/http`, { ...web, name: 'aaa-elsewhere', pathLocation: '/x' });
     await api('PATCH', `/api/services/${node.id}/http/${beta.id}/disable`);
     t.deps.db.update(httpServices).set({ applyError: 'port taken' }).where(eq(httpServices.id, gamma.id)).run();
-    const names = async (url: string) => (await api<ListResponse<HttpService>>('GET', url)).body.data.map((s) => s.name);
+    const names = async (url: string) =>
+      (await api<ListResponse<HttpService>>('GET', url)).body.data.map((s) => s.name);
     const base = `/api/services/${node.id}/http`;
     expect(await names(base)).toEqual(['beta', 'Alpha', 'gamma']);
     expect(await names(`${base}?sort=name`)).toEqual(['Alpha', 'beta', 'gamma']);
@@ -197,7 +236,12 @@ describe('reading and editing HTTP services', () => {
     expect(await names(`${base}?sort=status`)).toEqual(['Alpha', 'gamma', 'beta']);
     expect(await names(`${base}?sort=status&order=desc`)).toEqual(['beta', 'gamma', 'Alpha']);
     expect(await names(`${base}?sort=name&q=a&limit=2&page=2`)).toEqual(['gamma']);
-    expect(await names('/api/services/http?domain=app.example.com&sort=name')).toEqual(['aaa-elsewhere', 'Alpha', 'beta', 'gamma']);
+    expect(await names('/api/services/http?domain=app.example.com&sort=name')).toEqual([
+      'aaa-elsewhere',
+      'Alpha',
+      'beta',
+      'gamma',
+    ]);
     expect((await api('GET', `${base}?sort=port`)).status).toBe(422);
   });
 
@@ -216,11 +260,20 @@ describe('reading and editing HTTP services', () => {
     const node = insertNode(t.deps);
     const { body: first } = await api<HttpService>('POST', `/api/services/${node.id}/http`, web);
     await api('POST', `/api/services/${node.id}/http`, { ...web, name: 'docs', pathLocation: '/docs' });
-    const edited = await api<HttpService>('PATCH', `/api/services/${node.id}/http/${first.id}`, { name: 'web2', pathLocation: '/v2' });
+    const edited = await api<HttpService>('PATCH', `/api/services/${node.id}/http/${first.id}`, {
+      name: 'web2',
+      pathLocation: '/v2',
+    });
     expect(edited.status).toBe(200);
-    expect(edited.body).toMatchObject({ name: 'web2', pathLocation: '/v2', publicAccess: 'https://app.example.com/v2' });
+    expect(edited.body).toMatchObject({
+      name: 'web2',
+      pathLocation: '/v2',
+      publicAccess: 'https://app.example.com/v2',
+    });
     const clash = await api('PATCH', `/api/services/${node.id}/http/${first.id}`, { pathLocation: '/docs' });
-    expect(fieldMessage(clash.body, 'pathLocation')).toBe('The path /docs on app.example.com is already used by the service "docs"');
+    expect(fieldMessage(clash.body, 'pathLocation')).toBe(
+      'The path /docs on app.example.com is already used by the service "docs"',
+    );
     const invalid = await api('PATCH', `/api/services/${node.id}/http/${first.id}`, { backendProto: 'ftp' });
     expect(fieldMessage(invalid.body, 'backendProto')).toBe('This field must be one of http, https');
   });
@@ -241,30 +294,61 @@ describe('paths and hosts the gateway keeps for itself', () => {
     for (const [domain, pathLocation, prefix] of cases) {
       const refused = await api('POST', `/api/services/${node.id}/http`, { name: 'r', domain, pathLocation });
       expect(refused.status, `${domain} ${pathLocation}`).toBe(422);
-      expect(fieldMessage(refused.body, 'pathLocation'), `${domain} ${pathLocation}`).toMatch(new RegExp(`^This field must not be ${prefix.replace(/\./g, '\\.')} or a path below it`));
+      expect(fieldMessage(refused.body, 'pathLocation'), `${domain} ${pathLocation}`).toMatch(
+        new RegExp(`^This field must not be ${prefix.replace(/\./g, '\\.')} or a path below it`),
+      );
     }
     // `//api` is not a path at all (nginx would merge the slashes into /api).
-    expect(fieldMessage((await api('POST', `/api/services/${node.id}/http`, { name: 'r', pathLocation: '//api' })).body, 'pathLocation')).toMatch(/^This field must start with/);
-    for (const [domain, pathLocation] of [['app.example.com', '/api'], [null, '/apis'], [null, '/v1/api']]) {
-      expect((await api('POST', `/api/services/${node.id}/http`, { name: 'ok', domain, pathLocation })).status, `${domain} ${pathLocation}`).toBe(201);
+    expect(
+      fieldMessage(
+        (await api('POST', `/api/services/${node.id}/http`, { name: 'r', pathLocation: '//api' })).body,
+        'pathLocation',
+      ),
+    ).toMatch(/^This field must start with/);
+    for (const [domain, pathLocation] of [
+      ['app.example.com', '/api'],
+      [null, '/apis'],
+      [null, '/v1/api'],
+    ]) {
+      expect(
+        (await api('POST', `/api/services/${node.id}/http`, { name: 'ok', domain, pathLocation })).status,
+        `${domain} ${pathLocation}`,
+      ).toBe(201);
     }
   });
 
   test('an edit that would land on a reserved path is refused, also by dropping the domain', async () => {
     const node = insertNode(t.deps);
-    const { body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, { name: 'x', domain: 'app.example.com', pathLocation: '/api' });
+    const { body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, {
+      name: 'x',
+      domain: 'app.example.com',
+      pathLocation: '/api',
+    });
     const dropped = await api('PATCH', `/api/services/${node.id}/http/${body.id}`, { domain: null });
     expect(dropped.status).toBe(422);
     expect(fieldMessage(dropped.body, 'pathLocation')).toMatch(/^This field must not be \/api or a path below it/);
-    expect((await api('PATCH', `/api/services/${node.id}/http/${body.id}`, { pathLocation: '/_postern/x' })).status).toBe(422);
-    expect((await api<HttpService>('GET', `/api/services/${node.id}/http/${body.id}`)).body).toMatchObject({ domain: 'app.example.com', pathLocation: '/api' });
+    expect(
+      (await api('PATCH', `/api/services/${node.id}/http/${body.id}`, { pathLocation: '/_postern/x' })).status,
+    ).toBe(422);
+    expect((await api<HttpService>('GET', `/api/services/${node.id}/http/${body.id}`)).body).toMatchObject({
+      domain: 'app.example.com',
+      pathLocation: '/api',
+    });
   });
 
   test("refuses the console's host name as a service's domain, HTTP and TCP", async () => {
     const node = insertNode(t.deps);
-    const http = await api('POST', `/api/services/${node.id}/http`, { name: 'x', domain: 'Gateway.Test', pathLocation: '/' });
+    const http = await api('POST', `/api/services/${node.id}/http`, {
+      name: 'x',
+      domain: 'Gateway.Test',
+      pathLocation: '/',
+    });
     expect(fieldMessage(http.body, 'domain')).toBe(ruleMessages.consoleHost);
-    const tcp = await api('POST', `/api/services/${node.id}/tcp`, { name: 'x', domain: 'gateway.test', backendPort: 22 });
+    const tcp = await api('POST', `/api/services/${node.id}/tcp`, {
+      name: 'x',
+      domain: 'gateway.test',
+      backendPort: 22,
+    });
     expect(fieldMessage(tcp.body, 'domain')).toBe(ruleMessages.consoleHost);
   });
 
@@ -272,13 +356,25 @@ describe('paths and hosts the gateway keeps for itself', () => {
     const node = insertNode(t.deps);
     const legacy = t.db
       .insert(httpServices)
-      .values({ nodeId: node.id, name: 'legacy', domain: '', pathLocation: '/api/auth/login', backendHost: node.address, enabled: false })
+      .values({
+        nodeId: node.id,
+        name: 'legacy',
+        domain: '',
+        pathLocation: '/api/auth/login',
+        backendHost: node.address,
+        enabled: false,
+      })
       .returning()
       .get();
     const refused = await api('PATCH', `/api/services/${node.id}/http/${legacy.id}/enable`);
     expect(refused.status).toBe(400);
-    expect(refused.body).toEqual({ message: "The service's path /api/auth/login is reserved (/api and below): change its path before enabling it", code: 'bad_request' });
+    expect(refused.body).toEqual({
+      message: "The service's path /api/auth/login is reserved (/api and below): change its path before enabling it",
+      code: 'bad_request',
+    });
     await api('PATCH', `/api/services/${node.id}/http/${legacy.id}`, { pathLocation: '/login' });
-    expect((await api<HttpService>('PATCH', `/api/services/${node.id}/http/${legacy.id}/enable`)).body.enabled).toBe(true);
+    expect((await api<HttpService>('PATCH', `/api/services/${node.id}/http/${legacy.id}/enable`)).body.enabled).toBe(
+      true,
+    );
   });
 });

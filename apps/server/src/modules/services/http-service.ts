@@ -32,7 +32,11 @@ function selectHttpServices(db: DbExecutor) {
     .leftJoin(domains, eq(domains.domain, httpServices.domain));
 }
 
-export function listHttpServices(deps: AppDeps, scope: ListScope, { page, limit, ...shape }: PageQuery & ListShape): ListResponse<HttpService> {
+export function listHttpServices(
+  deps: AppDeps,
+  scope: ListScope,
+  { page, limit, ...shape }: PageQuery & ListShape,
+): ListResponse<HttpService> {
   const { rows, total } = isShapedServiceList(shape)
     ? shapedHttpPage(deps.db, scope, { page, limit }, shape)
     : selectHttpPage(deps.db, scope, { page, limit });
@@ -73,7 +77,11 @@ interface RouteInput {
  * token must name a domain: services without one share a single origin among every tenant. No path may shadow
  * what the gateway keeps for itself (contract `reservedPaths`).
  */
-function resolveRoute(input: RouteInput, caller: Caller, current?: HttpServiceRow): { domain: string; pathLocation: string } {
+function resolveRoute(
+  input: RouteInput,
+  caller: Caller,
+  current?: HttpServiceRow,
+): { domain: string; pathLocation: string } {
   const domain = input.domain === undefined ? (current?.domain ?? '') : (input.domain ?? '');
   const path = input.pathLocation === undefined ? current?.pathLocation : input.pathLocation;
   if (domain === '' && caller === 'node') throw fieldError('domain', ruleMessages.domainRequiredForNode);
@@ -94,7 +102,12 @@ function insertOrExplain<T>(route: { domain: string; pathLocation: string }, wri
   }
 }
 
-export async function createHttpService(deps: AppDeps, nodeId: number, body: HttpServiceCreate, caller: Caller = 'admin'): Promise<HttpService> {
+export async function createHttpService(
+  deps: AppDeps,
+  nodeId: number,
+  body: HttpServiceCreate,
+  caller: Caller = 'admin',
+): Promise<HttpService> {
   const route = resolveRoute(body, caller);
   const expiresAt = resolveExpiry(deps, body) ?? null;
   const id = insertOrExplain(route, () =>
@@ -129,7 +142,12 @@ export async function createHttpService(deps: AppDeps, nodeId: number, body: Htt
 }
 
 /** Edits are the console's (the agent API has none), so the caller is the admin. */
-export async function updateHttpService(deps: AppDeps, nodeId: number, id: number, body: HttpServiceUpdate): Promise<HttpService> {
+export async function updateHttpService(
+  deps: AppDeps,
+  nodeId: number,
+  id: number,
+  body: HttpServiceUpdate,
+): Promise<HttpService> {
   const now = deps.now().toISOString();
   const current = deps.db
     .select()
@@ -145,7 +163,10 @@ export async function updateHttpService(deps: AppDeps, nodeId: number, id: numbe
         const node = findServiceNode(deps.db, nodeId);
         claimServiceDomain(tx, deps.config, 'admin', nodeId, route.domain);
         assertRouteFree(tx, 'admin', route.domain, route.pathLocation, id);
-        const backendHost = resolveBackendHost(node, body.backendHost === undefined ? current.backendHost : body.backendHost);
+        const backendHost = resolveBackendHost(
+          node,
+          body.backendHost === undefined ? current.backendHost : body.backendHost,
+        );
         tx.update(httpServices)
           .set({
             ...route,

@@ -24,7 +24,13 @@ function prepareHttp(db: Db) {
       .where(
         inArray(
           httpServices.id,
-          db.select({ id: httpServices.id }).from(httpServices).where(where).orderBy(httpServices.id).limit(limit).offset(offset),
+          db
+            .select({ id: httpServices.id })
+            .from(httpServices)
+            .where(where)
+            .orderBy(httpServices.id)
+            .limit(limit)
+            .offset(offset),
         ),
       )
       .orderBy(httpServices.id)
@@ -48,7 +54,13 @@ function prepareTcp(db: Db) {
       .where(
         inArray(
           tcpServices.id,
-          db.select({ id: tcpServices.id }).from(tcpServices).where(where).orderBy(tcpServices.id).limit(limit).offset(offset),
+          db
+            .select({ id: tcpServices.id })
+            .from(tcpServices)
+            .where(where)
+            .orderBy(tcpServices.id)
+            .limit(limit)
+            .offset(offset),
         ),
       )
       .orderBy(tcpServices.id)
@@ -80,7 +92,11 @@ function placeholders(listScope: ListScope, { page, limit: size }: PageWindow) {
 }
 
 const scopeWhere = (listScope: ListScope, nodeId: SQLiteColumn, domain: SQLiteColumn): SQL | undefined =>
-  'nodeId' in listScope ? eq(nodeId, listScope.nodeId) : 'domain' in listScope ? eq(domain, listScope.domain) : undefined;
+  'nodeId' in listScope
+    ? eq(nodeId, listScope.nodeId)
+    : 'domain' in listScope
+      ? eq(domain, listScope.domain)
+      : undefined;
 
 /** Column text contains `text`, case-insensitively; instr() so nothing the operator typed acts as a wildcard. */
 const contains = (column: SQLiteColumn, text: string): SQL => sql`instr(lower(${column}), ${text.toLowerCase()}) > 0`;
@@ -92,14 +108,18 @@ export interface ListShape {
   order?: SortOrder | undefined;
 }
 
-export const isShapedServiceList = (shape: ListShape): boolean => Boolean(shape.q) || shape.sort !== undefined || shape.order === 'desc';
+export const isShapedServiceList = (shape: ListShape): boolean =>
+  Boolean(shape.q) || shape.sort !== undefined || shape.order === 'desc';
 
 /** Public first, then switched on but set aside by the data plane, then switched off. */
 const statusRank = (enabled: SQLiteColumn, applyError: SQLiteColumn): SQL =>
   sql`case when ${enabled} = 1 and ${applyError} is null then 0 when ${enabled} = 1 then 1 else 2 end`;
 
 /** Equal keys keep creation order (by id), so pages do not shuffle between reads. */
-function shapeOrder(shape: ListShape, columns: { id: SQLiteColumn; name: SQLiteColumn; enabled: SQLiteColumn; applyError: SQLiteColumn }): SQL[] {
+function shapeOrder(
+  shape: ListShape,
+  columns: { id: SQLiteColumn; name: SQLiteColumn; enabled: SQLiteColumn; applyError: SQLiteColumn },
+): SQL[] {
   const direction = (key: SQL) => (shape.order === 'desc' ? desc(key) : asc(key));
   if (shape.sort === 'name') return [direction(sql`lower(${columns.name})`), asc(columns.id)];
   if (shape.sort === 'status') return [direction(statusRank(columns.enabled, columns.applyError)), asc(columns.id)];
@@ -112,7 +132,11 @@ export function shapedHttpPage(db: Db, listScope: ListScope, { page, limit: size
   const where = and(
     scopeWhere(listScope, httpServices.nodeId, httpServices.domain),
     search
-      ? or(contains(httpServices.name, search), contains(httpServices.domain, search), contains(httpServices.pathLocation, search))
+      ? or(
+          contains(httpServices.name, search),
+          contains(httpServices.domain, search),
+          contains(httpServices.pathLocation, search),
+        )
       : undefined,
   );
   const rows = db
@@ -132,7 +156,11 @@ export function shapedTcpPage(db: Db, listScope: ListScope, { page, limit: size 
   const where = and(
     scopeWhere(listScope, tcpServices.nodeId, tcpServices.domain),
     search
-      ? or(contains(tcpServices.name, search), contains(tcpServices.domain, search), sql`instr(cast(${tcpServices.port} as text), ${search}) > 0`)
+      ? or(
+          contains(tcpServices.name, search),
+          contains(tcpServices.domain, search),
+          sql`instr(cast(${tcpServices.port} as text), ${search}) > 0`,
+        )
       : undefined,
   );
   const rows = db

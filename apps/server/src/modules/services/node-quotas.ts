@@ -13,19 +13,29 @@ export type QuotaKind = keyof Config['nodeQuotas'];
 
 const quotaTexts: Record<QuotaKind, { what: string; setting: string; hint: string }> = {
   services: { what: 'services', setting: 'POSTERN_NODE_MAX_SERVICES', hint: 'delete one of its services first' },
-  ports: { what: 'public TCP/UDP ports', setting: 'POSTERN_NODE_MAX_PORTS', hint: 'delete one of its TCP/UDP services first' },
+  ports: {
+    what: 'public TCP/UDP ports',
+    setting: 'POSTERN_NODE_MAX_PORTS',
+    hint: 'delete one of its TCP/UDP services first',
+  },
   domains: { what: 'domains', setting: 'POSTERN_NODE_MAX_DOMAINS', hint: 'publish on one of its domains' },
 };
 
 function countOf(tx: DbExecutor, nodeId: number, kind: QuotaKind): number {
   const tcp = () => tx.select({ n: count() }).from(tcpServices).where(eq(tcpServices.nodeId, nodeId)).get()?.n ?? 0;
   if (kind === 'ports') return tcp();
-  if (kind === 'domains') return tx.select({ n: count() }).from(domains).where(eq(domains.ownerNodeId, nodeId)).get()?.n ?? 0;
+  if (kind === 'domains')
+    return tx.select({ n: count() }).from(domains).where(eq(domains.ownerNodeId, nodeId)).get()?.n ?? 0;
   return tcp() + (tx.select({ n: count() }).from(httpServices).where(eq(httpServices.nodeId, nodeId)).get()?.n ?? 0);
 }
 
 /** 400 when the node already has as many of `kind` as its quota allows. */
-export function assertNodeQuota(tx: DbExecutor, config: Pick<Config, 'nodeQuotas'>, nodeId: number, kind: QuotaKind): void {
+export function assertNodeQuota(
+  tx: DbExecutor,
+  config: Pick<Config, 'nodeQuotas'>,
+  nodeId: number,
+  kind: QuotaKind,
+): void {
   const limit = config.nodeQuotas[kind];
   if (countOf(tx, nodeId, kind) < limit) return;
   const { what, setting, hint } = quotaTexts[kind];

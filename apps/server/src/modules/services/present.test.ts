@@ -10,8 +10,12 @@ describe('publicAccess', () => {
   });
 
   test('names a non-default HTTPS port', () => {
-    expect(httpPublicAccess({ ...standard, httpsPort: 9443 }, 'app.example.com', '/')).toBe('https://app.example.com:9443/');
-    expect(httpPublicAccess({ ...standard, httpsPort: 8080, noDomainHttpsPort: 443 }, '', '/')).toBe('https://gw.example.com/');
+    expect(httpPublicAccess({ ...standard, httpsPort: 9443 }, 'app.example.com', '/')).toBe(
+      'https://app.example.com:9443/',
+    );
+    expect(httpPublicAccess({ ...standard, httpsPort: 8080, noDomainHttpsPort: 443 }, '', '/')).toBe(
+      'https://gw.example.com/',
+    );
   });
 
   test('TCP and UDP carry their scheme and public port', () => {

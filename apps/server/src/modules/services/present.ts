@@ -19,7 +19,12 @@ export function httpPublicAccess(config: PublicConfig, domain: string, pathLocat
 }
 
 /** `tcp://host:port` or `udp://host:port`, on the service's domain when it has one. */
-export function streamPublicAccess(config: PublicConfig, proto: 'tcp' | 'udp', domain: string | null, port: number): string {
+export function streamPublicAccess(
+  config: PublicConfig,
+  proto: 'tcp' | 'udp',
+  domain: string | null,
+  port: number,
+): string {
   return `${proto}://${domain ?? config.publicHost}:${port}`;
 }
 

@@ -9,7 +9,8 @@ type PortConfig = Pick<Config, 'tcpPortRange' | 'wgPort'>;
 type Proto = 'tcp' | 'udp';
 
 /** The gateway's own WireGuard listener is a UDP port no service may take, even inside the range. */
-const isReserved = (config: PortConfig, proto: Proto, port: number): boolean => proto === 'udp' && port === config.wgPort;
+const isReserved = (config: PortConfig, proto: Proto, port: number): boolean =>
+  proto === 'udp' && port === config.wgPort;
 
 /** Lowest free port of the range for `proto` (TCP and UDP have separate listeners, so they do not collide). */
 function allocatePort(tx: DbExecutor, config: PortConfig, proto: Proto, exceptId?: number): number {
@@ -26,7 +27,10 @@ function allocatePort(tx: DbExecutor, config: PortConfig, proto: Proto, exceptId
   for (let port = low; port <= high; port++) {
     if (!used.has(port) && !isReserved(config, proto, port)) return port;
   }
-  throw fieldError('port', `No free ${proto.toUpperCase()} port is left in ${low}-${high}; delete a service or widen POSTERN_TCP_PORT_RANGE`);
+  throw fieldError(
+    'port',
+    `No free ${proto.toUpperCase()} port is left in ${low}-${high}; delete a service or widen POSTERN_TCP_PORT_RANGE`,
+  );
 }
 
 /**

@@ -14,14 +14,24 @@ import { assertNodeQuota } from './node-quotas.js';
  * token may use only the domains assigned to its node; a name that does not exist yet becomes the node's (within
  * its domain quota). The refusal is the same whoever owns the domain, so it tells nothing about the owner.
  */
-export function claimServiceDomain(tx: DbExecutor, config: Pick<Config, 'publicHost' | 'nodeQuotas'>, caller: Caller, nodeId: number, domain: string): void {
+export function claimServiceDomain(
+  tx: DbExecutor,
+  config: Pick<Config, 'publicHost' | 'nodeQuotas'>,
+  caller: Caller,
+  nodeId: number,
+  domain: string,
+): void {
   if (domain === '') return;
   assertNotConsoleHost(config, domain);
   if (caller === 'admin') {
     ensureDomains(tx, [domain]);
     return;
   }
-  const existing = tx.select({ ownerNodeId: domains.ownerNodeId }).from(domains).where(eq(domains.domain, domain)).get();
+  const existing = tx
+    .select({ ownerNodeId: domains.ownerNodeId })
+    .from(domains)
+    .where(eq(domains.domain, domain))
+    .get();
   if (existing) {
     if (existing.ownerNodeId !== nodeId) throw fieldError('domain', ruleMessages.domainNotYours);
     return;

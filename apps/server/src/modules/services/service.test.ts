@@ -42,7 +42,10 @@ describe('enable and disable access', () => {
   test('works for TCP services too and 404s for another node’s service', async () => {
     const node = insertNode(t.deps);
     const other = insertNode(t.deps);
-    const { body: svc } = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, { name: 'db', backendPort: 5432 });
+    const { body: svc } = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, {
+      name: 'db',
+      backendPort: 5432,
+    });
     const disabled = await api<TcpService>('PATCH', `/api/services/${node.id}/tcp/${svc.id}/disable`);
     expect(disabled.body.enabled).toBe(false);
     expect(t.fakeDataPlane.lastState?.stream).toEqual([]);
@@ -60,11 +63,18 @@ describe('enable and disable access', () => {
 describe('data plane rejections', () => {
   test('set the row aside: 400 with the reason, visible as applyError until it is served, and nobody else is affected', async () => {
     const node = insertNode(t.deps);
-    const { body: other } = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, { name: 'other', backendPort: 22, port: 30001 });
+    const { body: other } = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, {
+      name: 'other',
+      backendPort: 22,
+      port: 30001,
+    });
     t.fakeDataPlane.proxy.streamFailures.set('tcp-30000', 'port 30000/tcp is in use by another program on the gateway');
     const rejected = await api('POST', `/api/services/${node.id}/tcp`, { name: 'db', backendPort: 5432, port: 30000 });
     expect(rejected.status).toBe(400);
-    expect(rejected.body).toEqual({ message: 'port 30000/tcp is in use by another program on the gateway', code: 'dataplane_rejected' });
+    expect(rejected.body).toEqual({
+      message: 'port 30000/tcp is in use by another program on the gateway',
+      code: 'dataplane_rejected',
+    });
     const list = await api<{ data: TcpService[] }>('GET', `/api/services/${node.id}/tcp`);
     expect(list.body.data).toEqual([
       expect.objectContaining({ name: 'other', applyError: null }),
@@ -85,7 +95,10 @@ describe('data plane rejections', () => {
     t.fakeDataPlane.failNextApply('nginx: the master is not running');
     const response = await api('POST', `/api/services/${node.id}/http`, web);
     expect(response.status).toBe(503);
-    expect(response.body).toEqual({ message: 'Saved, but the gateway could not apply it yet: nginx: the master is not running', code: 'dataplane_unavailable' });
+    expect(response.body).toEqual({
+      message: 'Saved, but the gateway could not apply it yet: nginx: the master is not running',
+      code: 'dataplane_unavailable',
+    });
     expect((await api<{ data: HttpService[] }>('GET', `/api/services/${node.id}/http`)).body.data).toHaveLength(1);
   });
 });

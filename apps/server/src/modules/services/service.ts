@@ -1,5 +1,12 @@
 import { and, eq } from 'drizzle-orm';
-import { findReservedPath, type HttpService, type ListResponse, type PageQuery, type ServiceType, type TcpService } from '@postern/contract';
+import {
+  findReservedPath,
+  type HttpService,
+  type ListResponse,
+  type PageQuery,
+  type ServiceType,
+  type TcpService,
+} from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { httpServices, tcpServices } from '../../db/schema.js';
 import { badRequest, notFound } from '../../errors.js';
@@ -20,10 +27,30 @@ export type AnyService = HttpService | TcpService;
 
 type NodeServicesQuery = PageQuery & ListShape;
 
-export function listNodeServices(deps: AppDeps, nodeId: number, type: 'http', page: NodeServicesQuery): ListResponse<HttpService>;
-export function listNodeServices(deps: AppDeps, nodeId: number, type: 'tcp', page: NodeServicesQuery): ListResponse<TcpService>;
-export function listNodeServices(deps: AppDeps, nodeId: number, type: ServiceType, page: NodeServicesQuery): ListResponse<AnyService>;
-export function listNodeServices(deps: AppDeps, nodeId: number, type: ServiceType, page: NodeServicesQuery): ListResponse<AnyService> {
+export function listNodeServices(
+  deps: AppDeps,
+  nodeId: number,
+  type: 'http',
+  page: NodeServicesQuery,
+): ListResponse<HttpService>;
+export function listNodeServices(
+  deps: AppDeps,
+  nodeId: number,
+  type: 'tcp',
+  page: NodeServicesQuery,
+): ListResponse<TcpService>;
+export function listNodeServices(
+  deps: AppDeps,
+  nodeId: number,
+  type: ServiceType,
+  page: NodeServicesQuery,
+): ListResponse<AnyService>;
+export function listNodeServices(
+  deps: AppDeps,
+  nodeId: number,
+  type: ServiceType,
+  page: NodeServicesQuery,
+): ListResponse<AnyService> {
   findServiceNode(deps.db, nodeId);
   return type === 'http' ? listHttpServices(deps, { nodeId }, page) : listTcpServices(deps, { nodeId }, page);
 }
@@ -43,12 +70,27 @@ export function getService(deps: AppDeps, nodeId: number, type: ServiceType, id:
   return type === 'http' ? getHttpService(deps, nodeId, id) : getTcpService(deps, nodeId, id);
 }
 
-function updateEnabled(deps: AppDeps, nodeId: number, type: ServiceType, id: number, enabled: boolean, clearsExpiry: boolean): boolean {
+function updateEnabled(
+  deps: AppDeps,
+  nodeId: number,
+  type: ServiceType,
+  id: number,
+  enabled: boolean,
+  clearsExpiry: boolean,
+): boolean {
   const patch = { enabled, updatedAt: deps.now().toISOString(), ...(clearsExpiry && { expiresAt: null }) };
   const changed =
     type === 'http'
-      ? deps.db.update(httpServices).set(patch).where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId))).run()
-      : deps.db.update(tcpServices).set(patch).where(and(eq(tcpServices.id, id), eq(tcpServices.nodeId, nodeId))).run();
+      ? deps.db
+          .update(httpServices)
+          .set(patch)
+          .where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId)))
+          .run()
+      : deps.db
+          .update(tcpServices)
+          .set(patch)
+          .where(and(eq(tcpServices.id, id), eq(tcpServices.nodeId, nodeId)))
+          .run();
   return changed.changes > 0;
 }
 
@@ -59,11 +101,16 @@ function updateEnabled(deps: AppDeps, nodeId: number, type: ServiceType, id: num
 function assertServable(deps: AppDeps, service: AnyService): void {
   const consoleHost = deps.config.publicHost.toLowerCase();
   if (service.domain === consoleHost) {
-    throw badRequest(`The service uses the console's host name ${consoleHost}: move it to another domain before enabling it`);
+    throw badRequest(
+      `The service uses the console's host name ${consoleHost}: move it to another domain before enabling it`,
+    );
   }
   const path = 'pathLocation' in service ? service.pathLocation : null;
   const reserved = path === null ? null : findReservedPath(path, service.domain !== null);
-  if (reserved && path !== null) throw badRequest(`The service's path ${path} is reserved (${reserved} and below): change its path before enabling it`);
+  if (reserved && path !== null)
+    throw badRequest(
+      `The service's path ${path} is reserved (${reserved} and below): change its path before enabling it`,
+    );
 }
 
 /** Enable/Disable Access: the data plane starts or stops serving the service before this resolves. */
@@ -88,8 +135,14 @@ export async function deleteService(deps: AppDeps, nodeId: number, type: Service
   findServiceNode(deps.db, nodeId);
   const deleted =
     type === 'http'
-      ? deps.db.delete(httpServices).where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId))).run()
-      : deps.db.delete(tcpServices).where(and(eq(tcpServices.id, id), eq(tcpServices.nodeId, nodeId))).run();
+      ? deps.db
+          .delete(httpServices)
+          .where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId)))
+          .run()
+      : deps.db
+          .delete(tcpServices)
+          .where(and(eq(tcpServices.id, id), eq(tcpServices.nodeId, nodeId)))
+          .run();
   if (deleted.changes === 0) throw notFound('Service');
   // The row is gone, so a rejection has no service to be stored on: it only reaches the caller.
   await applyChanges(deps);

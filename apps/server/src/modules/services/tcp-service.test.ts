@@ -26,7 +26,13 @@ describe('creating a TCP/UDP service', () => {
     const node = insertNode(t.deps);
     const first = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, mqtt);
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ proto: 'tcp', port: 30000, ssl: false, backendHost: node.address, publicAccess: 'tcp://gateway.test:30000' });
+    expect(first.body).toMatchObject({
+      proto: 'tcp',
+      port: 30000,
+      ssl: false,
+      backendHost: node.address,
+      publicAccess: 'tcp://gateway.test:30000',
+    });
     const second = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, mqtt);
     expect(second.body.port).toBe(30001);
     // UDP listens separately, so the same number is free for it.
@@ -49,7 +55,11 @@ describe('creating a TCP/UDP service', () => {
 
   test('uses the domain in the public address when one is given', async () => {
     const node = insertNode(t.deps);
-    const { body } = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, { ...mqtt, domain: 'mq.example.com', port: 30050 });
+    const { body } = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, {
+      ...mqtt,
+      domain: 'mq.example.com',
+      port: 30050,
+    });
     expect(body.publicAccess).toBe('tcp://mq.example.com:30050');
   });
 
@@ -109,7 +119,8 @@ describe('creating a TCP/UDP service', () => {
 describe('listing and editing TCP services', () => {
   test('pages a node’s TCP services and filters all by domain', async () => {
     const node = insertNode(t.deps);
-    for (let i = 0; i < 6; i++) await api('POST', `/api/services/${node.id}/tcp`, { ...mqtt, domain: i < 2 ? 'mq.example.com' : null });
+    for (let i = 0; i < 6; i++)
+      await api('POST', `/api/services/${node.id}/tcp`, { ...mqtt, domain: i < 2 ? 'mq.example.com' : null });
     const page = await api<ListResponse<TcpService>>('GET', `/api/services/${node.id}/tcp?limit=5`);
     expect(page.body).toMatchObject({ page: 1, limit: 5, total: 6 });
     expect(page.body.data).toHaveLength(5);
@@ -125,7 +136,10 @@ describe('listing and editing TCP services', () => {
     expect(moved.body).toMatchObject({ port: 30005, publicAccess: 'tcp://gateway.test:30005' });
     const clash = await api('PATCH', `/api/services/${node.id}/tcp/${a.body.id}`, { proto: 'udp' });
     expect(fieldMessage(clash.body, 'port')).toBe('Port 30005/udp is already used by the service "dns"');
-    const reassigned = await api<TcpService>('PATCH', `/api/services/${node.id}/tcp/${a.body.id}`, { port: null, name: 'renamed' });
+    const reassigned = await api<TcpService>('PATCH', `/api/services/${node.id}/tcp/${a.body.id}`, {
+      port: null,
+      name: 'renamed',
+    });
     expect(reassigned.body).toMatchObject({ port: 30000, name: 'renamed' });
   });
 });

@@ -1,5 +1,12 @@
 import { and, eq } from 'drizzle-orm';
-import { oneOfMessage, type ListResponse, type PageQuery, type TcpService, type TcpServiceCreate, type TcpServiceUpdate } from '@postern/contract';
+import {
+  oneOfMessage,
+  type ListResponse,
+  type PageQuery,
+  type TcpService,
+  type TcpServiceCreate,
+  type TcpServiceUpdate,
+} from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { tcpServices } from '../../db/schema.js';
 import { fieldError, notFound } from '../../errors.js';
@@ -14,7 +21,11 @@ import { claimServiceDomain } from './service-domain.js';
 import { findServiceNode, resolveBackendHost } from './service-node.js';
 import { isUniqueViolation } from './sqlite-errors.js';
 
-export function listTcpServices(deps: AppDeps, scope: ListScope, { page, limit, ...shape }: PageQuery & ListShape): ListResponse<TcpService> {
+export function listTcpServices(
+  deps: AppDeps,
+  scope: ListScope,
+  { page, limit, ...shape }: PageQuery & ListShape,
+): ListResponse<TcpService> {
   const { rows, total } = isShapedServiceList(shape)
     ? shapedTcpPage(deps.db, scope, { page, limit }, shape)
     : selectTcpPage(deps.db, scope, { page, limit });
@@ -50,7 +61,12 @@ function assertSslFits(proto: 'tcp' | 'udp', ssl: boolean): void {
   if (ssl && proto === 'udp') throw fieldError('ssl', oneOfMessage(['false']));
 }
 
-export async function createTcpService(deps: AppDeps, nodeId: number, body: TcpServiceCreate, caller: Caller = 'admin'): Promise<TcpService> {
+export async function createTcpService(
+  deps: AppDeps,
+  nodeId: number,
+  body: TcpServiceCreate,
+  caller: Caller = 'admin',
+): Promise<TcpService> {
   const proto = body.proto ?? 'tcp';
   const ssl = body.ssl ?? false;
   assertSslFits(proto, ssl);
@@ -96,7 +112,12 @@ export async function createTcpService(deps: AppDeps, nodeId: number, body: TcpS
  * one (checked again when the protocol changes, since ports are unique per protocol). Edits are the console's
  * (the agent API has none), so the caller is the admin.
  */
-export async function updateTcpService(deps: AppDeps, nodeId: number, id: number, body: TcpServiceUpdate): Promise<TcpService> {
+export async function updateTcpService(
+  deps: AppDeps,
+  nodeId: number,
+  id: number,
+  body: TcpServiceUpdate,
+): Promise<TcpService> {
   const current = findTcpRow(deps, nodeId, id);
   const proto = body.proto ?? current.proto;
   const ssl = body.ssl ?? current.ssl;
@@ -111,9 +132,14 @@ export async function updateTcpService(deps: AppDeps, nodeId: number, id: number
         const node = findServiceNode(deps.db, nodeId);
         // An untouched port stays even if the range was narrowed since: only a change must fit the rules.
         const keepsPort = body.port === undefined && proto === current.proto;
-        const port = keepsPort ? current.port : choosePublicPort(tx, deps.config, proto, requestedPort, { exceptId: id });
+        const port = keepsPort
+          ? current.port
+          : choosePublicPort(tx, deps.config, proto, requestedPort, { exceptId: id });
         claimServiceDomain(tx, deps.config, 'admin', nodeId, domain ?? '');
-        const backendHost = resolveBackendHost(node, body.backendHost === undefined ? current.backendHost : body.backendHost);
+        const backendHost = resolveBackendHost(
+          node,
+          body.backendHost === undefined ? current.backendHost : body.backendHost,
+        );
         tx.update(tcpServices)
           .set({
             domain,

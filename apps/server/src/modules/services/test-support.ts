@@ -10,7 +10,10 @@ type NodeRow = typeof nodes.$inferSelect;
 let nodeCounter = 0;
 
 /** A node with a unique tunnel address in the default 10.44.0.0/16 subnet; override any column. */
-export function insertNode(deps: Pick<AppDeps, 'db' | 'secrets'>, overrides: Partial<typeof nodes.$inferInsert> = {}): NodeRow {
+export function insertNode(
+  deps: Pick<AppDeps, 'db' | 'secrets'>,
+  overrides: Partial<typeof nodes.$inferInsert> = {},
+): NodeRow {
   nodeCounter++;
   const keys = generateKeyPair();
   return deps.db
@@ -33,7 +36,11 @@ export interface ApiResponse<T = unknown> {
 
 /** `app.inject` with the session token and a parsed JSON body; the body type is the test's assertion. */
 export function createApiClient(t: TestApp, token: string) {
-  return async <T = Record<string, unknown>>(method: NonNullable<InjectOptions['method']>, url: string, payload?: unknown): Promise<ApiResponse<T>> => {
+  return async <T = Record<string, unknown>>(
+    method: NonNullable<InjectOptions['method']>,
+    url: string,
+    payload?: unknown,
+  ): Promise<ApiResponse<T>> => {
     const response = await t.app.inject({
       method,
       url,

@@ -1,4 +1,11 @@
-import { errorStatus, MessageErrorSchema, operations, ValidationErrorSchema, type ErrorCode, type Operation } from '@postern/contract';
+import {
+  errorStatus,
+  MessageErrorSchema,
+  operations,
+  ValidationErrorSchema,
+  type ErrorCode,
+  type Operation,
+} from '@postern/contract';
 import { z } from 'zod';
 
 // The OpenAPI document is generated from the contract's operation table, the same objects the routes are
@@ -32,13 +39,20 @@ function successResponse(operation: Operation): Record<number, unknown> {
     case 'empty':
       return { 204: { description: 'No content' } };
     case 'file':
-      return { 200: { description: 'A file (Content-Disposition names it)', content: { [response.mediaType]: { schema: { type: 'string' } } } } };
+      return {
+        200: {
+          description: 'A file (Content-Disposition names it)',
+          content: { [response.mediaType]: { schema: { type: 'string' } } },
+        },
+      };
     case 'events':
       return {
         200: {
           description: `Server-sent events; each event's data is JSON (x-events: the schema per event name, "message" for unnamed events)`,
           content: { 'text/event-stream': { schema: { type: 'string' } } },
-          'x-events': Object.fromEntries(Object.entries(response.events).map(([name, schema]) => [name, toJsonSchema(schema, 'output')])),
+          'x-events': Object.fromEntries(
+            Object.entries(response.events).map(([name, schema]) => [name, toJsonSchema(schema, 'output')]),
+          ),
         },
       };
   }
@@ -47,11 +61,15 @@ function successResponse(operation: Operation): Record<number, unknown> {
 /** One response per error status; its description lists the codes sent with it. */
 function errorResponses(codes: readonly ErrorCode[]): Record<number, unknown> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of [...codes, 'internal' as const]) byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
+  for (const code of [...codes, 'internal' as const])
+    byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
   return Object.fromEntries(
     [...byStatus].map(([status, list]) => [
       status,
-      { description: `code: ${list.join(' | ')}`, content: jsonContent(status === 422 ? ValidationErrorSchema : MessageErrorSchema) },
+      {
+        description: `code: ${list.join(' | ')}`,
+        content: jsonContent(status === 422 ? ValidationErrorSchema : MessageErrorSchema),
+      },
     ]),
   );
 }
@@ -78,20 +96,41 @@ export function buildOpenApiDocument(version: string, table: Readonly<Record<str
       operationId: operation.name,
       summary: operation.summary,
       parameters: [...parameters(operation.params, 'path'), ...parameters(operation.query, 'query')],
-      ...(operation.body ? { requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(operation.body, 'input') } } } } : {}),
+      ...(operation.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: toJsonSchema(operation.body, 'input') } },
+            },
+          }
+        : {}),
       responses: { ...successResponse(operation), ...errorResponses(operation.errors) },
       security: securityOf(operation),
     };
   }
   return {
     openapi: '3.0.3',
-    info: { title: 'Postern API', version, description: 'Error codes and decisions the console spec leaves open: docs/api.md' },
+    info: {
+      title: 'Postern API',
+      version,
+      description: 'Error codes and decisions the console spec leaves open: docs/api.md',
+    },
     components: {
       securitySchemes: {
         session: { type: 'http', scheme: 'bearer', description: 'Session token from POST /api/auth/login' },
-        sessionQuery: { type: 'apiKey', in: 'query', name: 'token', description: 'The session token on event streams (EventSource sends no headers)' },
+        sessionQuery: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'token',
+          description: 'The session token on event streams (EventSource sends no headers)',
+        },
         nodeToken: { type: 'http', scheme: 'bearer', description: "A node's personal access token (pstn_...)" },
-        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'token', description: 'HttpOnly cookie set by POST /api/auth/login' },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'token',
+          description: 'HttpOnly cookie set by POST /api/auth/login',
+        },
       },
     },
     paths,

@@ -30,9 +30,28 @@ async function opensslPin(pem: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'postern-pin-'));
   try {
     await writeFile(join(dir, 'cert.pem'), pem);
-    await runCommand('openssl', ['x509', '-in', join(dir, 'cert.pem'), '-pubkey', '-noout', '-out', join(dir, 'pub.pem')]);
-    await runCommand('openssl', ['pkey', '-pubin', '-in', join(dir, 'pub.pem'), '-outform', 'DER', '-out', join(dir, 'pub.der')]);
-    return `sha256:${createHash('sha256').update(await readFile(join(dir, 'pub.der'))).digest('base64')}`;
+    await runCommand('openssl', [
+      'x509',
+      '-in',
+      join(dir, 'cert.pem'),
+      '-pubkey',
+      '-noout',
+      '-out',
+      join(dir, 'pub.pem'),
+    ]);
+    await runCommand('openssl', [
+      'pkey',
+      '-pubin',
+      '-in',
+      join(dir, 'pub.pem'),
+      '-outform',
+      'DER',
+      '-out',
+      join(dir, 'pub.der'),
+    ]);
+    return `sha256:${createHash('sha256')
+      .update(await readFile(join(dir, 'pub.der')))
+      .digest('base64')}`;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -44,9 +63,45 @@ async function caSignedPem(): Promise<string> {
   const file = (name: string) => join(dir, name);
   try {
     const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-    await runCommand('openssl', ['req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '2', '-subj', '/CN=Test CA']);
-    await runCommand('openssl', ['req', '-new', ...ec, '-keyout', file('leaf.key'), '-out', file('leaf.csr'), '-subj', '/CN=gateway.test']);
-    await runCommand('openssl', ['x509', '-req', '-in', file('leaf.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial', '-out', file('leaf.pem'), '-days', '2']);
+    await runCommand('openssl', [
+      'req',
+      '-x509',
+      ...ec,
+      '-keyout',
+      file('ca.key'),
+      '-out',
+      file('ca.pem'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=Test CA',
+    ]);
+    await runCommand('openssl', [
+      'req',
+      '-new',
+      ...ec,
+      '-keyout',
+      file('leaf.key'),
+      '-out',
+      file('leaf.csr'),
+      '-subj',
+      '/CN=gateway.test',
+    ]);
+    await runCommand('openssl', [
+      'x509',
+      '-req',
+      '-in',
+      file('leaf.csr'),
+      '-CA',
+      file('ca.pem'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      file('leaf.pem'),
+      '-days',
+      '2',
+    ]);
     return readFileSync(file('leaf.key'), 'utf8') + readFileSync(file('leaf.pem'), 'utf8');
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -56,9 +111,14 @@ async function caSignedPem(): Promise<string> {
 describe('GET /api/system/info', () => {
   it('needs a console session; a node token is not one', async () => {
     const headers = await signIn();
-    const node = (await t!.app.inject({ method: 'POST', url: '/api/nodes', headers, payload: { name: 'n1' } })).json<{ token: string }>();
+    const node = (await t!.app.inject({ method: 'POST', url: '/api/nodes', headers, payload: { name: 'n1' } })).json<{
+      token: string;
+    }>();
     for (const authorization of [undefined, `Bearer ${node.token}`, 'Bearer nonsense']) {
-      const response = await t!.app.inject({ url: '/api/system/info', headers: authorization ? { authorization } : {} });
+      const response = await t!.app.inject({
+        url: '/api/system/info',
+        headers: authorization ? { authorization } : {},
+      });
       expect(response.statusCode, authorization).toBe(401);
     }
   });
@@ -71,7 +131,9 @@ describe('GET /api/system/info', () => {
     await t!.cleanup();
 
     const other = await signIn({ POSTERN_PUBLIC_HOST: '203.0.113.5', POSTERN_HTTPS_PORT: '9443' });
-    expect((await t!.app.inject({ url: '/api/system/info', headers: other })).json()).toMatchObject({ publicUrl: 'https://203.0.113.5:9443' });
+    expect((await t!.app.inject({ url: '/api/system/info', headers: other })).json()).toMatchObject({
+      publicUrl: 'https://203.0.113.5:9443',
+    });
   });
 
   it('gives the pin of the self-signed certificate nginx serves for the console host, never its key', async () => {
@@ -79,7 +141,10 @@ describe('GET /api/system/info', () => {
     const pem = await createSelfSignedPem('gateway.test');
     placeConsoleCertificate(t!.dataDir, pem);
     const response = await t!.app.inject({ url: '/api/system/info', headers });
-    expect(response.json()).toEqual({ publicUrl: 'https://gateway.test', certificate: { selfSigned: true, pin: await opensslPin(pem) } });
+    expect(response.json()).toEqual({
+      publicUrl: 'https://gateway.test',
+      certificate: { selfSigned: true, pin: await opensslPin(pem) },
+    });
     expect(response.body).not.toContain('PRIVATE KEY');
   });
 

@@ -19,11 +19,15 @@ function api(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?:
   return t.app.inject({ method, url, headers: auth, ...(payload ? { payload } : {}) });
 }
 
-const agentCall = (token: string) => t.app.inject({ url: '/api/agent/node', headers: { authorization: `Bearer ${token}` } });
+const agentCall = (token: string) =>
+  t.app.inject({ url: '/api/agent/node', headers: { authorization: `Bearer ${token}` } });
 
 describe('personal access tokens', () => {
   it('creates a token shown once, lists it without the secret, newest first, paged', async () => {
-    const created = await api('POST', `/api/nodes/${nodeId}/pats`, { name: 'ci', expireAt: '2026-07-01T00:00:00.000Z' });
+    const created = await api('POST', `/api/nodes/${nodeId}/pats`, {
+      name: 'ci',
+      expireAt: '2026-07-01T00:00:00.000Z',
+    });
     expect(created.statusCode).toBe(201);
     const body = created.json();
     expect(Object.keys(body).sort()).toEqual(['expireAt', 'id', 'name', 'token']);
@@ -36,7 +40,14 @@ describe('personal access tokens', () => {
     expect(JSON.stringify(page)).not.toContain('pstn_');
     const second = (await api('GET', `/api/nodes/${nodeId}/pats?page=2&limit=5`)).json();
     expect(second.data.map((p: { name: string }) => p.name)).toEqual(['ci', 'default']);
-    expect(second.data[0]).toEqual({ id: body.id, name: 'ci', expireAt: '2026-07-01T00:00:00.000Z', revoked: false, lastUsedAt: null, created_at: clock.toISOString() });
+    expect(second.data[0]).toEqual({
+      id: body.id,
+      name: 'ci',
+      expireAt: '2026-07-01T00:00:00.000Z',
+      revoked: false,
+      lastUsedAt: null,
+      created_at: clock.toISOString(),
+    });
   });
 
   it('answers 422 for a missing name and an expiry in the past', async () => {
@@ -60,7 +71,9 @@ describe('personal access tokens', () => {
   });
 
   it('refuses an expired token once its expiry has passed', async () => {
-    const { token } = (await api('POST', `/api/nodes/${nodeId}/pats`, { name: 'short', expireAt: '2026-06-01T13:00:00.000Z' })).json();
+    const { token } = (
+      await api('POST', `/api/nodes/${nodeId}/pats`, { name: 'short', expireAt: '2026-06-01T13:00:00.000Z' })
+    ).json();
     expect((await agentCall(token)).statusCode).toBe(200);
     clock = new Date('2026-06-01T13:00:00.001Z');
     const refused = await agentCall(token);
@@ -79,7 +92,10 @@ describe('personal access tokens', () => {
     const other = (await api('POST', '/api/nodes', { name: 'other' })).json();
     const { id } = (await api('POST', `/api/nodes/${other.id}/pats`, { name: 'theirs' })).json();
     expect((await api('PATCH', `/api/nodes/${nodeId}/pats/${id}/revoke`)).statusCode).toBe(404);
-    expect((await api('DELETE', `/api/nodes/${nodeId}/pats/${id}`)).json()).toEqual({ message: 'Access token not found', code: 'not_found' });
+    expect((await api('DELETE', `/api/nodes/${nodeId}/pats/${id}`)).json()).toEqual({
+      message: 'Access token not found',
+      code: 'not_found',
+    });
     expect((await api('GET', '/api/nodes/999/pats')).statusCode).toBe(404);
   });
 

@@ -10,7 +10,13 @@ export async function tokenRoutes(app: FastifyInstance, opts: { deps: AppDeps })
   const body = makeTokenCreateSchema(deps.now);
 
   registerOperation(app, operations.listTokens, (request) => listTokens(deps, request.params.id, request.query));
-  registerOperation(app, operations.createToken, (request) => createToken(deps, request.params.id, request.body), { body });
-  registerOperation(app, operations.revokeToken, (request) => revokeToken(deps, request.params.id, request.params.tokenId));
-  registerOperation(app, operations.deleteToken, (request) => deleteToken(deps, request.params.id, request.params.tokenId));
+  registerOperation(app, operations.createToken, (request) => createToken(deps, request.params.id, request.body), {
+    body,
+  });
+  registerOperation(app, operations.revokeToken, (request) =>
+    revokeToken(deps, request.params.id, request.params.tokenId),
+  );
+  registerOperation(app, operations.deleteToken, (request) =>
+    deleteToken(deps, request.params.id, request.params.tokenId),
+  );
 }

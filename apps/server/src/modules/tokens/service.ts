@@ -12,11 +12,19 @@ export const LOCAL_NODE_TOKENS_MESSAGE = 'The local node cannot have access toke
 
 /** The token stored under this secret (by its hash), if any. */
 export function findTokenBySecret(deps: Pick<AppDeps, 'db'>, secret: string): TokenRow | undefined {
-  return deps.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.tokenHash, hashToken(secret))).get();
+  return deps.db
+    .select()
+    .from(personalAccessTokens)
+    .where(eq(personalAccessTokens.tokenHash, hashToken(secret)))
+    .get();
 }
 
 export function recordTokenUse(deps: Pick<AppDeps, 'db'>, id: number, at: Date): void {
-  deps.db.update(personalAccessTokens).set({ lastUsedAt: at.toISOString() }).where(eq(personalAccessTokens.id, id)).run();
+  deps.db
+    .update(personalAccessTokens)
+    .set({ lastUsedAt: at.toISOString() })
+    .where(eq(personalAccessTokens.id, id))
+    .run();
 }
 
 export function toToken(row: TokenRow): PersonalAccessToken {
