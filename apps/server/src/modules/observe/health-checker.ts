@@ -8,9 +8,8 @@ import { preparedPerDb } from '../../db/prepared.js';
 // Backend health: every served service's backend is checked from the gateway, through the tunnel, the way nginx
 // reaches it (HTTP: GET of the service's path; TCP: a connect; UDP has no answer to wait for and stays unknown).
 // Each service has its own schedule and at most one check in flight, each check its own timeout. Checks are paced
-// (a cap on checks at once, per node too), so a dead node's checks wait for their timeouts
-// without holding up any other node's. A check never blocks the event loop (sockets only), and a backend sees one
-// connection per interval, never more.
+// (a cap on checks at once, per node too), so a dead node's checks wait for their timeouts without holding up any
+// other node's. A check never blocks the event loop (sockets only), and a backend sees one connection per interval.
 
 export interface HealthTarget {
   type: ServiceType;
