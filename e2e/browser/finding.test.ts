@@ -126,6 +126,30 @@ describe('finding nodes and keyboard focus', () => {
     await expect.poll(() => help.evaluate((el) => el === document.activeElement), UNTIL_SHOWN).toBe(true);
   });
 
+  it('shows that a slow page is loading instead of the old range, then the new page', async () => {
+    const prefix = uniqueName('slow');
+    for (let i = 0; i < 12; i++) {
+      const domain = `${prefix}-${String(i).padStart(2, '0')}.example.test`;
+      await harness.seed('POST', '/api/domains', { domain, ssl: 'self-signed', skipValidation: true });
+    }
+    const page = await harness.openPage(`/domains?q=${prefix}`);
+    await expectVisible(page.getByText('Showing 1 to 10 of 12 results'));
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(/\/api\/domains\?.*page=2/, async (route) => {
+      await released;
+      await route.continue();
+    });
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expectVisible(page.getByRole('status', { name: 'Loading the page' }));
+    expect(await page.getByText('Showing 1 to 10 of 12 results').count()).toBe(0);
+    release();
+    await expectVisible(page.getByText('Showing 11 to 12 of 12 results'));
+    expect(await page.getByRole('status', { name: 'Loading the page' }).count()).toBe(0);
+  });
+
   it('says when a search matches nothing', async () => {
     const page = await harness.openPage(`/nodes?q=${uniqueName('nothing')}`);
     await expectVisible(page.getByRole('status').filter({ hasText: /No nodes match/ }));

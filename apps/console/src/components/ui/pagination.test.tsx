@@ -22,4 +22,10 @@ describe('pagination', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Next' }));
     expect(onPageChange).toHaveBeenCalledWith(2);
   });
+
+  it('says a page is loading instead of showing the old range while another page is fetched', () => {
+    render(<Pagination page={1} limit={5} total={12} onPageChange={() => undefined} isLoading />);
+    expect(screen.getByRole('status', { name: 'Loading the page' })).toBeTruthy();
+    expect(screen.queryByText('Showing 1 to 5 of 12 results')).toBeNull();
+  });
 });

@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { Button } from './button';
+import { Spinner } from './spinner';
 
 /** 'Showing x to y of z results' for a 1-based page (console-spec §9). */
 export function describePage(page: number, limit: number, total: number): string {
@@ -12,17 +13,22 @@ export function pageCount(limit: number, total: number): number {
   return Math.max(1, Math.ceil(total / limit));
 }
 
-/** Previous/Next and the range text; renders nothing when everything fits on one page. */
+/**
+ * Previous/Next and the range text; renders nothing when everything fits on one page. While another page loads (the
+ * list keeps showing the old rows meanwhile), the range text gives way to a progress note.
+ */
 export function Pagination({
   page,
   limit,
   total,
   onPageChange,
+  isLoading = false,
 }: {
   page: number;
   limit: number;
   total: number;
   onPageChange: (page: number) => void;
+  isLoading?: boolean;
 }) {
   const pages = pageCount(limit, total);
   const previous = useRef<HTMLButtonElement>(null);
@@ -46,7 +52,13 @@ export function Pagination({
       aria-label="Pagination"
       className="flex items-center justify-between gap-2 border-t border-gray-200 px-4 py-3 dark:border-gray-800"
     >
-      <p className="text-sm text-gray-600 dark:text-gray-400">{describePage(page, limit, total)}</p>
+      {isLoading ? (
+        <p className="flex items-center gap-2 text-sm text-gray-600 dark:text-gray-400">
+          <Spinner label="Loading the page" /> Loading…
+        </p>
+      ) : (
+        <p className="text-sm text-gray-600 dark:text-gray-400">{describePage(page, limit, total)}</p>
+      )}
       <div className="flex gap-2">
         <Button
           ref={previous}

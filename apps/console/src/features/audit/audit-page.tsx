@@ -148,7 +148,13 @@ export function AuditPage() {
                 ))}
               </TBody>
             </Table>
-            <Pagination page={page} limit={query.data.limit} total={query.data.total} onPageChange={setPage} />
+            <Pagination
+              page={page}
+              limit={query.data.limit}
+              total={query.data.total}
+              onPageChange={setPage}
+              isLoading={query.isPlaceholderData}
+            />
           </>
         )}
       </Card>

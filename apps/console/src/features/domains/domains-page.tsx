@@ -110,7 +110,13 @@ export function DomainsPage() {
                 ))}
               </TBody>
             </Table>
-            <Pagination page={page} limit={query.data.limit} total={query.data.total} onPageChange={setPage} />
+            <Pagination
+              page={page}
+              limit={query.data.limit}
+              total={query.data.total}
+              onPageChange={setPage}
+              isLoading={query.isPlaceholderData}
+            />
             <div className="flex justify-end border-t border-gray-200 px-4 py-2 dark:border-gray-800">
               <PageSizeSelect
                 value={limit}

@@ -77,7 +77,7 @@ export function NodesPage() {
   const [isFormOpen, setFormOpen] = useState(false);
   const [createdNode, setCreatedNode] = useState<NodeCreated | null>(null);
   const params = { page, limit, type, q, sort, order };
-  const { data, isPending, isError } = useQuery(nodeListQueryOptions(params));
+  const { data, isPending, isError, isPlaceholderData } = useQuery(nodeListQueryOptions(params));
   const actions = useNodeActions();
   useClampPage(page, limit, data?.total, setPage);
   useNodeListStream(params);
@@ -153,7 +153,13 @@ export function NodesPage() {
                 ))}
               </TBody>
             </Table>
-            <Pagination page={data.page} limit={data.limit} total={data.total} onPageChange={setPage} />
+            <Pagination
+              page={data.page}
+              limit={data.limit}
+              total={data.total}
+              onPageChange={setPage}
+              isLoading={isPlaceholderData}
+            />
             <div className="flex justify-end border-t border-gray-200 px-4 py-2 dark:border-gray-800">
               <PageSizeSelect
                 value={limit}

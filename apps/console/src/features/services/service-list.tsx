@@ -180,7 +180,13 @@ export function ServiceList({ type, scope, empty, onEdit, ...controlled }: Servi
           </TBody>
         </Table>
       )}
-      <Pagination page={page} limit={limit} total={query.data.total} onPageChange={setPage} />
+      <Pagination
+        page={page}
+        limit={limit}
+        total={query.data.total}
+        onPageChange={setPage}
+        isLoading={query.isPlaceholderData}
+      />
       <ServiceInfoDialog service={infoService} onClose={() => setInfoService(null)} />
     </>
   );

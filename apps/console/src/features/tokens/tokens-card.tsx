@@ -26,7 +26,7 @@ export function TokensCard({ node }: { node: Node }) {
   const [page, setPage] = useState(1);
   const [isFormOpen, setFormOpen] = useState(false);
   const [created, setCreated] = useState<PersonalAccessTokenCreated | null>(null);
-  const { data, isPending } = useQuery(tokenListQueryOptions(node.id, page));
+  const { data, isPending, isPlaceholderData } = useQuery(tokenListQueryOptions(node.id, page));
   useClampPage(page, TOKEN_PAGE_SIZE, data?.total, setPage);
   const confirm = useConfirm();
   const revokeToken = useRevokeToken(node.id);
@@ -99,7 +99,13 @@ export function TokensCard({ node }: { node: Node }) {
                 </TBody>
               </Table>
             </div>
-            <Pagination page={data.page} limit={data.limit} total={data.total} onPageChange={setPage} />
+            <Pagination
+              page={data.page}
+              limit={data.limit}
+              total={data.total}
+              onPageChange={setPage}
+              isLoading={isPlaceholderData}
+            />
           </>
         )}
       </div>
