@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCoalescer, createSerialQueue } from './serial.js';
+import { createCoalescer } from './serial.js';
 
 /** A promise with its resolve and reject at hand. */
 function deferred<T = void>() {
@@ -13,30 +13,6 @@ function deferred<T = void>() {
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
-
-describe('createSerialQueue', () => {
-  it('runs one task at a time in call order, and a failure does not stop the next', async () => {
-    const serial = createSerialQueue();
-    const log: string[] = [];
-    const first = deferred();
-    const a = serial(async () => {
-      log.push('a starts');
-      await first.promise;
-      log.push('a ends');
-      throw new Error('a failed');
-    });
-    const b = serial(() => {
-      log.push('b runs');
-      return Promise.resolve('b');
-    });
-    await settle();
-    expect(log).toEqual(['a starts']);
-    first.resolve();
-    await expect(a).rejects.toThrow('a failed');
-    await expect(b).resolves.toBe('b');
-    expect(log).toEqual(['a starts', 'a ends', 'b runs']);
-  });
-});
 
 describe('createCoalescer', () => {
   it('keeps one run in flight and serves every caller arriving meanwhile with one queued run', async () => {

@@ -1,21 +1,5 @@
-// Two shapes of "one at a time" the control plane needs, written once (the data plane's nginx drivers, reconciler and
-// certificate queue had each their own copy).
-
-/** A task runner for `serial(task)`. */
-export type SerialQueue = <T>(task: () => Promise<T>) => Promise<T>;
-
-/**
- * Runs tasks one after another in call order. Each caller gets its own task's result or error; a failed task does not
- * stop the ones queued behind it.
- */
-export function createSerialQueue(): SerialQueue {
-  let tail: Promise<unknown> = Promise.resolve();
-  return <T>(task: () => Promise<T>): Promise<T> => {
-    const run = tail.then(task);
-    tail = run.catch(() => undefined);
-    return run;
-  };
-}
+// "One run in flight, at most one queued", written once (the data plane's drivers and reconciler had each their
+// own copy). The certificate manager's ordered line of work with its own gate is `dataplane/certs/work-queue.ts`.
 
 /**
  * Coalesces calls of `run`: one run in flight, at most one queued. A call while a run is in flight is served by the
