@@ -1,4 +1,5 @@
-// Bundles the control plane into dist/main.js and the start command's supervisor into dist/supervisor.js (ESM) and copies the SQL migrations and nginx's Lua module beside it. Native and dynamically
+// Bundles the control plane into dist/main.js and the start command's supervisor into dist/supervisor.js (ESM) and
+// copies the SQL migrations and nginx's Lua module beside it. Native and dynamically
 // loaded packages stay external and are resolved from node_modules at run time.
 import { cpSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';

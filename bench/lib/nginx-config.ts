@@ -18,7 +18,9 @@ export async function findNginxPrefix(dir: string, depth = 3): Promise<string> {
   throw new Error(`no nginx prefix (a directory with a "current" link) under ${dir}`);
 }
 
-/** Milliseconds of one `nginx -t` of `<prefix>/current/nginx.conf`, run where nginx runs (it checks listen addresses). */
+/**
+ * Milliseconds of one `nginx -t` of `<prefix>/current/nginx.conf`, run where nginx runs (it checks listen addresses).
+ */
 export async function timeNginxTest(ns: string, prefix: string): Promise<number> {
   const start = performance.now();
   await runIn(ns, 'nginx', ['-t', '-q', '-p', `${prefix}/`, '-c', join(prefix, 'current', 'nginx.conf')], {

@@ -117,7 +117,9 @@ export async function makeCertificates(cacheDir: string, count: number, parallel
   await Promise.all(Array.from({ length: parallel }, worker));
 }
 
-/** Copies the cached certificates of d0..d(count-1) into the gateway's certificate directory, owned like its fallback. */
+/**
+ * Copies the cached certificates of d0..d(count-1) into the gateway's certificate directory, owned like its fallback.
+ */
 export async function installCertificates(cacheDir: string, dataDir: string, count: number): Promise<void> {
   const certsDir = join(dataDir, 'certs');
   const owner = await stat(join(certsDir, '_fallback.pem'));

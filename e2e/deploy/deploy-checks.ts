@@ -9,7 +9,9 @@ export interface DockerInstruction {
   line: number;
 }
 
-/** Splits a Dockerfile into instructions: joins `\` continuations, drops comments, blank lines and parser directives. */
+/**
+ * Splits a Dockerfile into instructions: joins `\` continuations, drops comments, blank lines and parser directives.
+ */
 export function parseDockerfile(text: string): DockerInstruction[] {
   const instructions: DockerInstruction[] = [];
   let pending = '';

@@ -55,7 +55,9 @@ export async function run(file: string, args: readonly string[], options: RunOpt
   return result.stdout;
 }
 
-/** argv that runs `file args` inside network namespace `ns`. `ip netns exec` execs the program, so a pid stays its own. */
+/**
+ * argv that runs `file args` inside network namespace `ns`. `ip netns exec` execs the program, so a pid stays its own.
+ */
 export function inNetns(ns: string, file: string, args: readonly string[]): [string, string[]] {
   return ['ip', ['netns', 'exec', ns, file, ...args]];
 }

@@ -93,7 +93,8 @@ export async function createSystemTopology(lab: Lab): Promise<SystemTopology> {
 
 /**
  * A LAN behind `routerNs` (a gateway node): a new namespace at <lanPrefix>.2 whose default route goes back
- * through the router at <lanPrefix>.1 (interface `<name>0` there; a router with several LANs gives each its own `name`), which forwards. Returns the LAN host's namespace and address.
+ * through the router at <lanPrefix>.1 (interface `<name>0` there; a router with several LANs gives each its own
+ * `name`), which forwards. Returns the LAN host's namespace and address.
  */
 export async function addLan(
   lab: Lab,

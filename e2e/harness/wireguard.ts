@@ -98,7 +98,8 @@ export async function startWireguard(
   }
   // ownSession: in a session of its own, as wg-quick's daemonised wireguard-go and the gateway's detached one run.
   // With the kernel's autogroup scheduling each session shares the CPU as one group, which moves throughput figures
-  // on a 2-core machine by a quarter (bench/README.md), so a baseline must run the way the thing it is compared to runs.
+  // on a 2-core machine by a quarter (bench/README.md), so a baseline must run the way the thing it is compared to
+  // runs.
   const [file, args] = options.ownSession
     ? ['setsid', ['wireguard-go', '-f', ifname]]
     : ['wireguard-go', ['-f', ifname]];
@@ -146,7 +147,8 @@ export async function waitForHandshake(wg: WireguardInterface, timeoutMs: number
 
 /**
  * How long a re-added peer (node connected again, or the interface rebuilt after a crash) takes to pass traffic:
- * the gateway remembers each node's endpoint (also across restarts) and the gateway dials it at once (Endpoint + PersistentKeepalive in its peer config), so one
+ * the gateway remembers each node's endpoint (also across restarts) and the gateway dials it at once (Endpoint +
+ * PersistentKeepalive in its peer config), so one
  * handshake (a retry every 5 s at worst) plus the reconcile.
  */
 export const GATEWAY_REDIAL_BOUND_MS = 10_000;

@@ -276,7 +276,8 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', (
     expect((refused as ApiError).body).toContain(`port ${held}/tcp is in use by another program on the gateway`);
     const [stored] = (await system.api.listNodeServices(node1.node.id, 'tcp')).filter((s) => s.port === held);
     expect(stored?.applyError).toContain('in use by another program');
-    // A backend name that does not resolve is fine to store: it fails that service's requests only (resolved per request).
+    // A backend name that does not resolve is fine to store: it fails that service's requests only (resolved per
+    // request).
     const unresolvable = await system.api.createHttpService(1, {
       name: 'nowhere',
       domain: 'nowhere.e2e.test',

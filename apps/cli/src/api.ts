@@ -50,7 +50,9 @@ export interface GatewayConnection {
 export const MALFORMED_TOKEN_MESSAGE =
   'Malformed access token: expected "pstn_" and 42 letters or digits with a valid checksum; copy it again from the console';
 
-/** Rejects a mistyped token, a bad or plain-HTTP public URL, or a pin without TLS before any request leaves the machine. */
+/**
+ * Rejects a mistyped token, a bad or plain-HTTP public URL, or a pin without TLS before any request leaves the machine.
+ */
 export function checkConnection(connection: GatewayConnection): URL {
   if (!isWellFormedPat(connection.token)) throw new CliError(MALFORMED_TOKEN_MESSAGE, EXIT_BAD_TOKEN);
   const url = checkGatewayUrl(connection.url, { insecure: connection.insecure === true });

@@ -3,7 +3,9 @@ export interface CliEnv {
   url: string | undefined;
   token: string | undefined;
   configDir: string | undefined;
-  /** POSTERN_PIN: certificate pin (`sha256:…`) when neither --pin nor a stored one applies; checked where it is used. */
+  /**
+   * POSTERN_PIN: certificate pin (`sha256:…`) when neither --pin nor a stored one applies; checked where it is used.
+   */
   pin: string | undefined;
   /** Where `which` looks for ip, wg and wireguard-go. */
   path: string;

@@ -103,7 +103,8 @@ describe('CA store of the CLI process (NODE_EXTRA_CA_CERTS, read by Node at star
           '--config-dir',
           path.join(dir, 'cfg'),
         ],
-        // The package's own directory: `--import tsx` resolves from the working directory (the test command runs at the root).
+        // The package's own directory: `--import tsx` resolves from the working directory (the test command runs at the
+        // root).
         {
           env: { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: caFile },
           timeout: SPAWN_TIMEOUT_MS,

@@ -47,7 +47,8 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
 
 function describeError(error: unknown): string {
   if (error instanceof CliError) return error.message;
-  // Not ours (an OS error or a bug): Node's message already names the code and path, e.g. "EACCES: permission denied, mkdir '/etc/postern'".
+  // Not ours (an OS error or a bug): Node's message already names the code and path, e.g. "EACCES: permission denied,
+  // mkdir '/etc/postern'".
   const message = error instanceof Error ? error.message : String(error);
   return /^(EACCES|EPERM)\b/.test(message) ? `${message} (run as root)` : message;
 }

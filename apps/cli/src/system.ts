@@ -14,7 +14,9 @@ export interface RunResult {
 }
 
 export interface System {
-  /** Runs a program with an argv array (never a shell). Resolves with the exit code; rejects only if it cannot start. */
+  /**
+   * Runs a program with an argv array (never a shell). Resolves with the exit code; rejects only if it cannot start.
+   */
   run(command: string, args: readonly string[]): Promise<RunResult>;
   /** Absolute path of an executable found on PATH, or null. */
   which(command: string): Promise<string | null>;

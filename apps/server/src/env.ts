@@ -159,7 +159,10 @@ const EnvSchema = z
         .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, e.g. 10.0.0.5:9464 or [::1]:9464')
         .optional(),
     ),
-    /** Seconds between two drift checks of what nginx and WireGuard serve (one also runs a few seconds after every change). */
+    /**
+     * Seconds between two drift checks of what nginx and WireGuard serve (one also runs a few seconds after every
+     * change).
+     */
     POSTERN_DRIFT_CHECK_INTERVAL: z.coerce
       .number({ error: 'must be a number of seconds (1-3600)' })
       .int()

@@ -13,7 +13,10 @@ export const NodeSchema = z.object({
   allowInternet: z.boolean(),
   isGateway: z.boolean(),
   gatewayNetwork: z.string().nullable(),
-  /** Every subnet a gateway node routes; the first is `gatewayNetwork` (the spec's one field). [] otherwise; absent from gateways before it existed. */
+  /**
+   * Every subnet a gateway node routes; the first is `gatewayNetwork` (the spec's one field). [] otherwise; absent from
+   * gateways before it existed.
+   */
   gatewayNetworks: z.array(z.string()).default([]),
   isLocal: z.boolean(),
   enabled: z.boolean(),

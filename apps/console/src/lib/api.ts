@@ -51,7 +51,10 @@ export function failureToastMessage(error: unknown): string | null {
   return null;
 }
 
-/** Tells the operator that an action failed for want of an answer or on a server error (other failures have their own path). */
+/**
+ * Tells the operator that an action failed for want of an answer or on a server error (other failures have their own
+ * path).
+ */
 export function toastActionFailure(error: unknown): void {
   const message = failureToastMessage(error);
   if (message) showToast({ message, type: 'error' });

@@ -18,7 +18,10 @@ export function setSessionNavigator(fn: Navigate | null): void {
 }
 
 let current: { token: string; expiresAt: number } | null = null;
-/** Set when the server has no session for this browser (asked, or signed out here): it is not asked again until a sign-in. */
+/**
+ * Set when the server has no session for this browser (asked, or signed out here): it is not asked again until a
+ * sign-in.
+ */
 let isKnownSignedOut = false;
 let restoring: Promise<boolean> | null = null;
 

@@ -20,7 +20,9 @@ export const CONTENT_SECURITY_POLICY = {
   'frame-ancestors': ["'none'"],
 };
 
-/** One year; only sent over HTTPS (a browser ignores it over HTTP, and it must not pin a host reached by plain HTTP). */
+/**
+ * One year; only sent over HTTPS (a browser ignores it over HTTP, and it must not pin a host reached by plain HTTP).
+ */
 const HSTS = 'max-age=31536000';
 
 const applyHelmet = helmet({

@@ -44,7 +44,9 @@ function keepFocusInside(event: KeyboardEvent, panel: HTMLElement): void {
   }
 }
 
-/** The overlay and panel every dialog shares: Escape and the close button call onClose; focus moves and stays inside. */
+/**
+ * The overlay and panel every dialog shares: Escape and the close button call onClose; focus moves and stays inside.
+ */
 export function Modal({ open, title, onClose, size = 'medium', icon, children }: ModalProps) {
   const titleId = useId();
   const panelRef = useRef<HTMLDivElement>(null);

@@ -13,7 +13,8 @@ type SaveServiceOptions<S extends HttpService | TcpService, B> = {
 };
 
 /**
- * The submit flow both service forms share: PATCH, toast (with the new public address if it moved) and close when editing; POST, toast and hand the new service
+ * The submit flow both service forms share: PATCH, toast (with the new public address if it moved) and close when
+ * editing; POST, toast and hand the new service
  * to the exposed dialog when creating. A change the server stored but could not apply closes the form as well
  * (the error toast said why; the list shows the service with its applyError): sending it again would repeat it.
  */

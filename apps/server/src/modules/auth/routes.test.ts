@@ -85,7 +85,8 @@ describe('POST /api/auth/login', () => {
     for (let i = 0; i < 20; i++) expect((await login('nobody', 'wrong-password')).statusCode).toBe(429);
     expect((await login(TEST_ADMIN.username, TEST_ADMIN.password)).statusCode).toBe(429);
     expect(argon.verifyCalls).toBe(before);
-    expect(before).toBeGreaterThanOrEqual(LOGIN_MAX_FAILURES_PER_CLIENT); // unknown users were verified against the dummy hash
+    // Unknown users were verified against the dummy hash.
+    expect(before).toBeGreaterThanOrEqual(LOGIN_MAX_FAILURES_PER_CLIENT);
   });
 });
 

@@ -68,7 +68,9 @@ type TargetRow = [
 ];
 type TargetRowWithHost = TargetRow & { 4: string };
 
-/** What nginx serves, with the same upstream rule as desired-state.ts: a regular node is reached at its tunnel address. */
+/**
+ * What nginx serves, with the same upstream rule as desired-state.ts: a regular node is reached at its tunnel address.
+ */
 const targetsQuery = preparedPerDb((db: Db) =>
   db.$client
     .prepare(

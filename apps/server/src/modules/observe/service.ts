@@ -11,7 +11,9 @@ export interface HealthCheckSettings {
   timeoutSeconds: number;
 }
 
-/** Stores the given settings (absent: unchanged) and answers the effective ones (the timeout never above the interval). */
+/**
+ * Stores the given settings (absent: unchanged) and answers the effective ones (the timeout never above the interval).
+ */
 export function updateHealthCheckSettings(
   deps: AppDeps,
   ref: { nodeId: number; type: ServiceType; id: number },

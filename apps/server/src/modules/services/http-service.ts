@@ -92,7 +92,9 @@ function resolveRoute(
   return { domain, pathLocation };
 }
 
-/** Runs a write; a unique-index violation (a concurrent writer took the route) becomes the same 422 as the pre-check. */
+/**
+ * Runs a write; a unique-index violation (a concurrent writer took the route) becomes the same 422 as the pre-check.
+ */
 function insertOrExplain<T>(route: { domain: string; pathLocation: string }, write: () => T): T {
   try {
     return write();

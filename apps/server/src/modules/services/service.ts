@@ -124,7 +124,8 @@ export async function setServiceEnabled(
   findServiceNode(deps.db, nodeId);
   const current = enabled ? getService(deps, nodeId, type, id) : null;
   if (current) assertServable(deps, current);
-  // Enabling a service whose temporary exposure has ended serves it again for good (the sweep would disable it at once).
+  // Enabling a service whose temporary exposure has ended serves it again for good (the sweep would disable it at
+  // once).
   const clearsExpiry = current?.expiresAt != null && Date.parse(current.expiresAt) <= deps.now().getTime();
   if (!updateEnabled(deps, nodeId, type, id, enabled, clearsExpiry)) throw notFound('Service');
   await applyChanges(deps, { type, id });
