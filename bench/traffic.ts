@@ -15,7 +15,7 @@ import { createHttpInstance } from '@postern/server/src/dataplane/nginx/http-ins
 import {
   canRunNginx,
   freeLoopbackPort,
-  freeLoopbackPorts,
+  loopbackRenderOptions,
   silentLogger,
 } from '@postern/server/src/dataplane/nginx/integration-support.js';
 import { readLuaModule } from '@postern/server/src/dataplane/nginx/lua-source.js';
@@ -56,18 +56,7 @@ async function startVariant(
       0o600,
     );
   const options: NginxRenderOptions = {
-    prefixDir,
-    certsDir,
-    listenAddress: '127.0.0.1',
-    ...(await freeLoopbackPorts(3).then(([httpPort = 0, httpsPort = 0, noDomainHttpsPort = 0]) => ({
-      httpPort,
-      httpsPort,
-      noDomainHttpsPort,
-    }))),
-    consoleHost: 'gw.test',
-    consoleUpstream: `http://127.0.0.1:${backendPort}`,
-    tunnelAddress: null,
-    resolvers: [],
+    ...(await loopbackRenderOptions({ prefixDir, certsDir, consoleUpstream: `http://127.0.0.1:${backendPort}` })),
     countTraffic,
   };
   const http = createHttpInstance({

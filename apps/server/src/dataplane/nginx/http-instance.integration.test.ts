@@ -18,7 +18,7 @@ import { createConnectionCutter } from '../connections.js';
 import { createProxy, type Proxy } from '../proxy.js';
 import type { DesiredDomain, DesiredHttpRoute, HttpTraffic } from '../types.js';
 import { createHttpInstance, type HttpInstance } from './http-instance.js';
-import { canRunNginx, freeLoopbackPorts, silentLogger } from './integration-support.js';
+import { canRunNginx, loopbackRenderOptions, silentLogger } from './integration-support.js';
 import { readLuaModule } from './lua-source.js';
 import { FALLBACK_CERT_NAME, type NginxRenderOptions } from './options.js';
 import { isAlive, readChildPids, waitFor } from './process-info.js';
@@ -185,20 +185,7 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     });
     await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
     backendPort = (backend.address() as AddressInfo).port;
-    options = {
-      prefixDir,
-      certsDir,
-      listenAddress: '127.0.0.1',
-      ...(await freeLoopbackPorts(3).then(([httpPort = 0, httpsPort = 0, noDomainHttpsPort = 0]) => ({
-        httpPort,
-        httpsPort,
-        noDomainHttpsPort,
-      }))),
-      consoleHost: 'gw.test',
-      consoleUpstream: `http://127.0.0.1:${backendPort}`,
-      tunnelAddress: null,
-      resolvers: [],
-    };
+    options = await loopbackRenderOptions({ prefixDir, certsDir, consoleUpstream: `http://127.0.0.1:${backendPort}` });
     instance = makeInstance();
     proxy = makeProxy(instance);
     await proxy.start();

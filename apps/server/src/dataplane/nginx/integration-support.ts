@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
+import type { NginxRenderOptions } from './options.js';
 
 // Shared by the tests that run real nginx on loopback (driver, routing overlay).
 
@@ -40,4 +41,26 @@ export async function freeLoopbackPorts(count: number): Promise<number[]> {
   } finally {
     await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   }
+}
+
+/**
+ * Render options of an HTTP instance on loopback (three free ports, the console host `gw.test` proxied to
+ * `consoleUpstream`, no tunnel, no resolvers), as the integration tests and bench/traffic.ts run it.
+ */
+export async function loopbackRenderOptions(dirs: {
+  prefixDir: string;
+  certsDir: string;
+  consoleUpstream: string;
+}): Promise<NginxRenderOptions> {
+  const [httpPort = 0, httpsPort = 0, noDomainHttpsPort = 0] = await freeLoopbackPorts(3);
+  return {
+    ...dirs,
+    listenAddress: '127.0.0.1',
+    httpPort,
+    httpsPort,
+    noDomainHttpsPort,
+    consoleHost: 'gw.test',
+    tunnelAddress: null,
+    resolvers: [],
+  };
 }
