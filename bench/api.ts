@@ -9,6 +9,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { FastifyInstance } from 'fastify';
+import { sqliteClientOf } from '@postern/server/src/db/client.js';
 import type { LoadResult, SseOpenResult, SseWaitResult } from './lib/api-client-protocol.js';
 import { startBareRoute, startBenchApp, urlOf, type BenchApp } from './lib/api-app.js';
 import { startLoadChild, type LoadChild } from './lib/api-load-child.js';
@@ -65,7 +66,7 @@ async function measureBroadcast(child: LoadChild, bench: BenchApp, streamUrl: st
     url: streamUrl,
     count: BROADCAST_SUBSCRIBERS - alreadyOpen,
   });
-  const firstNode = bench.deps.db.$client
+  const firstNode = sqliteClientOf(bench.deps.db)
     .prepare('SELECT public_key AS publicKey FROM nodes WHERE is_local = 0 ORDER BY id LIMIT 1')
     .get() as { publicKey: string } | undefined;
   if (!firstNode) throw new Error('no seeded node');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp } from '@postern/server/src/app.js';
 import { bootstrap } from '@postern/server/src/bootstrap.js';
-import { openDb } from '@postern/server/src/db/client.js';
+import { openSqliteStore } from '@postern/server/src/db/client.js';
 import { loadDesiredState } from '@postern/server/src/db/desired-state.js';
 import { resolveMigrationsDir } from '@postern/server/src/db/migrations-dir.js';
 import { renderOptionsFor } from '@postern/server/src/dataplane/index.js';
@@ -35,7 +35,7 @@ export async function startBenchApp(dataDir: string, size: number): Promise<Benc
     POSTERN_PUBLIC_HOST: 'gateway.bench.test',
     POSTERN_DATAPLANE: 'off',
   });
-  const db = openDb(join(dataDir, 'postern.db'), resolveMigrationsDir());
+  const db = openSqliteStore(join(dataDir, 'postern.db'), resolveMigrationsDir());
   const base = { config, db, secrets: createSecretBox(randomBytes(32)) };
   const gateway = gatewaySettingsFor(config);
   const dataPlane = createOfflineDataPlane({
@@ -63,7 +63,7 @@ export async function startBenchApp(dataDir: string, size: number): Promise<Benc
     async close() {
       await app.close();
       await dataPlane.stop({ keepServing: false });
-      db.$client.close();
+      await db.close();
     },
   };
 }

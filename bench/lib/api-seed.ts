@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '@postern/server/src/deps.js';
+import { sqliteClientOf } from '@postern/server/src/db/client.js';
 
 // Seeds the API benchmark's data in one transaction of raw prepared inserts (through the API each create would
 // run a data-plane apply; the benchmark measures reads, not setup).
@@ -16,7 +17,7 @@ function nodeAddress(index: number): string {
 /** Inserts `nodes` nodes and `services` HTTP services (one per node, ten per domain); returns the seconds it took. */
 export function seedNodesAndServices(deps: Pick<AppDeps, 'db' | 'secrets'>, nodes: number, services: number): number {
   const started = performance.now();
-  const sqlite = deps.db.$client;
+  const sqlite = sqliteClientOf(deps.db);
   const addNode = sqlite.prepare(
     'INSERT INTO nodes (name, address, public_key, private_key_enc) VALUES (?, ?, ?, ?) RETURNING id',
   );

@@ -116,7 +116,7 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   });
   app.addHook('onClose', async () => {
     stopHealthAudit();
-    deps.audit.flush();
+    await deps.audit.flush().catch(() => undefined);
     observer.stop();
     await stopMetricsListener?.();
   });

@@ -13,7 +13,7 @@ afterEach(async () => {
 describe('first boot', () => {
   it('generates an admin password when none is configured, announces it once, and it signs in', async () => {
     t = await buildTestApp();
-    t.db.delete(users).run();
+    await t.db.write(async (tx) => await tx.delete(users).run());
     const deps = { ...t.deps, config: { ...t.config, adminPassword: undefined } };
     const announced: [string, string][] = [];
     await bootstrap(deps, (username, password) => announced.push([username, password]));
@@ -28,6 +28,6 @@ describe('first boot', () => {
   it('creates the local node once', async () => {
     t = await buildTestApp();
     await bootstrap(t.deps, () => undefined);
-    expect(t.db.select({ n: count() }).from(nodes).get()?.n).toBe(1);
+    expect((await t.db.select({ n: count() }).from(nodes).get())?.n).toBe(1);
   });
 });

@@ -14,7 +14,7 @@ export async function bootstrap(
   announceAdmin: (username: string, password: string) => void,
 ): Promise<void> {
   await ensureAdmin(deps, announceAdmin);
-  ensureGatewayKey(deps);
-  ensureLocalNode(deps);
-  disableExpiredServices(deps);
+  await ensureGatewayKey(deps);
+  await ensureLocalNode(deps);
+  await disableExpiredServices(deps);
 }

@@ -50,7 +50,7 @@ export function dataPlaneConfigFor(config: Config): DataPlaneConfig {
  */
 export function createDataPlaneFor(
   config: Config,
-  opts: { loadDesiredState: () => DesiredState; logger: Logger; certificateStore: CertificateStore },
+  opts: { loadDesiredState: () => Promise<DesiredState>; logger: Logger; certificateStore: CertificateStore },
 ): DataPlane & { challenges: ChallengeStore } {
   const dataPlaneConfig = dataPlaneConfigFor(config);
   if (config.dataPlane === 'real') return createDataPlane(dataPlaneConfig, opts);

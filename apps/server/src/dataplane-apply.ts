@@ -19,7 +19,7 @@ type ApplyDeps = Pick<AppDeps, 'db' | 'dataPlane' | 'now' | 'audit'>;
  */
 export async function applyChanges(deps: ApplyDeps, cause?: ChangeRef): Promise<void> {
   const result = await deps.dataPlane.apply();
-  recordRejections(deps, result.rejected);
+  await recordRejections(deps, result.rejected);
   const own =
     cause === undefined
       ? undefined
@@ -30,7 +30,7 @@ export async function applyChanges(deps: ApplyDeps, cause?: ChangeRef): Promise<
 }
 
 /** Stores each set-aside row's reason; a row newly set aside (or for a new reason) goes to the audit log too. */
-function recordRejections(deps: ApplyDeps, rejected: Rejections): void {
+async function recordRejections(deps: ApplyDeps, rejected: Rejections): Promise<void> {
   const at = deps.now().toISOString();
   const newlyRejected: {
     type: ServiceType;
@@ -40,18 +40,19 @@ function recordRejections(deps: ApplyDeps, rejected: Rejections): void {
     domain: string | null;
     message: string;
   }[] = [];
-  deps.db.transaction((tx) => {
+  await deps.db.write(async (tx) => {
     for (const [type, table, rows] of [
       ['http', httpServices, rejected.http],
       ['tcp', tcpServices, rejected.tcp],
     ] as const) {
       // Served again: the stale reason goes.
-      tx.update(table)
+      await tx
+        .update(table)
         .set({ applyError: null })
         .where(and(isNotNull(table.applyError), notInArray(table.id, [...rows.keys()])))
         .run();
       for (const [id, message] of rows) {
-        const changed = tx
+        const changed = await tx
           .update(table)
           .set({ applyError: message, updatedAt: at })
           .where(and(eq(table.id, id), or(isNull(table.applyError), ne(table.applyError, message))))
@@ -63,7 +64,7 @@ function recordRejections(deps: ApplyDeps, rejected: Rejections): void {
     }
   });
   for (const row of newlyRejected) {
-    deps.audit.record({
+    await deps.audit.record({
       actor: { kind: 'system' },
       action: 'dataplane.rejected',
       target: { type: row.type, id: row.id, name: row.name },

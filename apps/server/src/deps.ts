@@ -1,5 +1,5 @@
 import type { Config } from './env.js';
-import type { Db } from './db/client.js';
+import type { Store } from './db/client.js';
 import type { DataPlane } from './dataplane/types.js';
 import type { AuditLog } from './modules/audit/recorder.js';
 import type { SecretBox } from './secrets.js';
@@ -7,7 +7,7 @@ import type { SecretBox } from './secrets.js';
 /** Everything the app needs from outside, injected so tests build it with a temp DB and fake data plane. */
 export interface AppDeps {
   config: Config;
-  db: Db;
+  db: Store;
   dataPlane: DataPlane;
   secrets: SecretBox;
   /** Injectable clock for expiry, rate limits and status thresholds. */

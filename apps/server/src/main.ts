@@ -5,8 +5,8 @@ import { backupBeforeMigrations } from './backup/before-migration.js';
 import { isBackupCommand, runBackupCommand } from './backup/command.js';
 import { bootstrap } from './bootstrap.js';
 import { createDataPlaneFor, domainCheckFor, gatewaySettingsFor } from './create-data-plane.js';
-import { createDbCertificateStore } from './db/certificate-store.js';
-import { openDb } from './db/client.js';
+import { openDbCertificateStore } from './db/certificate-store.js';
+import { openSqliteStore } from './db/client.js';
 import { loadDesiredState } from './db/desired-state.js';
 import { resolveMigrationsDir } from './db/migrations-dir.js';
 import type { AppDeps } from './deps.js';
@@ -55,14 +55,17 @@ async function main(): Promise<void> {
   const migrationsFolder = resolveMigrationsDir();
   const bootBackup = await backupBeforeMigrations({ dataDir, migrationsFolder, keep: config.backupKeep });
   if (bootBackup) logger.info({ archive: bootBackup }, 'backed up the data directory before migrating the database');
-  const db = openDb(dbFile, migrationsFolder);
+  const db = openSqliteStore(dbFile, migrationsFolder);
   const secrets = loadSecretBox(dataDir);
   const base = { config: { ...config, dataDir }, db, secrets };
   const gateway = gatewaySettingsFor(config);
+  const certificateStore = await openDbCertificateStore(db, (err: unknown) =>
+    logger.warn({ err }, 'certificates: could not store a certificate record; retried with the next change'),
+  );
   const dataPlane = createDataPlaneFor(base.config, {
-    loadDesiredState: () => loadDesiredState(base, gateway),
+    loadDesiredState: async () => await loadDesiredState(base, gateway),
     logger,
-    certificateStore: createDbCertificateStore(db),
+    certificateStore,
   });
   const now = (): Date => new Date();
   const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }) };
@@ -89,7 +92,8 @@ async function main(): Promise<void> {
     const done = async () => {
       await app.close();
       await dataPlane.stop({ keepServing });
-      db.$client.close();
+      await certificateStore.flush().catch(() => undefined);
+      await db.close();
     };
     done().then(
       () => process.exit(0),

@@ -182,7 +182,7 @@ describe('issue 10, tenancy and input validation', () => {
 
   it('6. gateway networks that would capture the host, a node underlay, loopback, link-local or multicast are refused', async () => {
     t.fakeDataPlane.setHostNetworks(['192.168.1.0/24']);
-    const [row] = t.db.select().from(nodes).where(eq(nodes.id, nodeA.id)).all();
+    const [row] = await t.db.select().from(nodes).where(eq(nodes.id, nodeA.id)).all();
     t.fakeDataPlane.status.setStatus(row?.publicKey ?? '', {
       status: 'online',
       clientIp: '198.51.100.7',

@@ -13,7 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDb } from '../db/client.js';
+import { openSqliteStore, sqliteClientOf } from '../db/client.js';
 import { resolveMigrationsDir } from '../db/migrations-dir.js';
 import { createBackup, restoreBackup } from './archive.js';
 
@@ -31,8 +31,8 @@ const mode = (path: string): number => statSync(path).mode & 0o777;
 
 /** A data dir as a running gateway has it: database, secret key, certificates, WireGuard state and runtime files. */
 function seedDataDir() {
-  const db = openDb(join(dataDir, 'postern.db'), resolveMigrationsDir());
-  db.$client.exec("INSERT INTO settings (key, value) VALUES ('marker', 'before')");
+  const db = openSqliteStore(join(dataDir, 'postern.db'), resolveMigrationsDir());
+  sqliteClientOf(db).exec("INSERT INTO settings (key, value) VALUES ('marker', 'before')");
   writeFileSync(join(dataDir, 'secret.key'), 'a'.repeat(44), { mode: 0o600 });
   mkdirSync(join(dataDir, 'certs'), { mode: 0o700 });
   writeFileSync(join(dataDir, 'certs', 'example.test.pem'), 'KEY AND CHAIN', { mode: 0o600 });
@@ -54,7 +54,7 @@ describe('backup and restore', () => {
     // Writes keep landing while the backup runs: the copy is still one consistent database.
     let writes = 0;
     const writer = setInterval(() => {
-      db.$client.prepare('INSERT INTO settings (key, value) VALUES (?, ?)').run(`w${writes}`, 'x');
+      sqliteClientOf(db).prepare('INSERT INTO settings (key, value) VALUES (?, ?)').run(`w${writes}`, 'x');
       writes += 1;
     }, 1);
     try {
@@ -62,7 +62,7 @@ describe('backup and restore', () => {
     } finally {
       clearInterval(writer);
     }
-    db.$client.close();
+    sqliteClientOf(db).close();
     expect(mode(archive)).toBe(0o600);
 
     const target = join(dir, 'restored');
@@ -74,16 +74,16 @@ describe('backup and restore', () => {
       expect(mode(join(target, secret))).toBe(0o600);
     expect(mode(target)).toBe(0o700);
     expect(mode(join(target, 'certs'))).toBe(0o700);
-    const restored = openDb(join(target, 'postern.db'), resolveMigrationsDir());
-    expect(restored.$client.prepare("SELECT value FROM settings WHERE key = 'marker'").get()).toEqual({
+    const restored = openSqliteStore(join(target, 'postern.db'), resolveMigrationsDir());
+    expect(sqliteClientOf(restored).prepare("SELECT value FROM settings WHERE key = 'marker'").get()).toEqual({
       value: 'before',
     });
-    expect(restored.$client.pragma('integrity_check', { simple: true })).toBe('ok');
-    restored.$client.close();
+    expect(sqliteClientOf(restored).pragma('integrity_check', { simple: true })).toBe('ok');
+    sqliteClientOf(restored).close();
   });
 
   it('streams to a writable and reads back from a readable (stdout/stdin)', async () => {
-    seedDataDir().$client.close();
+    sqliteClientOf(seedDataDir()).close();
     const chunks: Buffer[] = [];
     const { PassThrough } = await import('node:stream');
     const out = new PassThrough();
@@ -96,7 +96,7 @@ describe('backup and restore', () => {
   });
 
   it('refuses a data directory that is not empty, and changes nothing in it', async () => {
-    seedDataDir().$client.close();
+    sqliteClientOf(seedDataDir()).close();
     const archive = join(dir, 'backup.tar.gz');
     await createBackup(dataDir, archive);
     const busy = join(dir, 'busy');
@@ -119,7 +119,7 @@ describe('backup and restore', () => {
   });
 
   it('refuses an archive holding a symlink (it could point anywhere on the host)', async () => {
-    seedDataDir().$client.close();
+    sqliteClientOf(seedDataDir()).close();
     const staged = join(dir, 'staged');
     mkdirSync(staged);
     execFileSync('tar', ['-xzf', await backupOf(dataDir), '-C', staged]);

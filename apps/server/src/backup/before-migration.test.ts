@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDb } from '../db/client.js';
+import { openSqliteStore, sqliteClientOf } from '../db/client.js';
 import { resolveMigrationsDir } from '../db/migrations-dir.js';
 import { restoreBackup } from './archive.js';
 import { backupBeforeMigrations } from './before-migration.js';
@@ -39,9 +39,9 @@ const at = (minute: number): Date => new Date(Date.UTC(2026, 0, 1, 12, minute));
 
 describe('backup before a migration at boot', () => {
   it('leaves an archive of the database as it was before the migration', async () => {
-    const old = openDb(join(dataDir, 'postern.db'), firstReleaseMigrations());
-    old.$client.exec("INSERT INTO settings (key, value) VALUES ('marker', 'old release')");
-    old.$client.close();
+    const old = openSqliteStore(join(dataDir, 'postern.db'), firstReleaseMigrations());
+    sqliteClientOf(old).exec("INSERT INTO settings (key, value) VALUES ('marker', 'old release')");
+    sqliteClientOf(old).close();
 
     const archive = await backupBeforeMigrations({
       dataDir,
@@ -52,28 +52,28 @@ describe('backup before a migration at boot', () => {
     expect(archive).not.toBeNull();
     expect(backupsIn(dataDir)).toEqual(['postern-20260101T120000Z-before-migration-0002.tar.gz']);
     // The migration then runs; the archive still holds the old schema and data.
-    openDb(join(dataDir, 'postern.db'), resolveMigrationsDir()).$client.close();
+    sqliteClientOf(openSqliteStore(join(dataDir, 'postern.db'), resolveMigrationsDir())).close();
 
     const restored = join(dir, 'restored');
     const manifest = await restoreBackup(archive ?? '', restored);
     expect(manifest.migrations).toBe(1);
-    const copy = openDb(join(restored, 'postern.db'), firstReleaseMigrations());
-    expect(copy.$client.prepare("SELECT value FROM settings WHERE key = 'marker'").get()).toEqual({
+    const copy = openSqliteStore(join(restored, 'postern.db'), firstReleaseMigrations());
+    expect(sqliteClientOf(copy).prepare("SELECT value FROM settings WHERE key = 'marker'").get()).toEqual({
       value: 'old release',
     });
-    copy.$client.close();
+    sqliteClientOf(copy).close();
   });
 
   it('takes none on a first boot or when the database is up to date', async () => {
     writeFileSync(join(dataDir, 'postern.db'), '', { mode: 0o600 });
     expect(await backupBeforeMigrations({ dataDir, migrationsFolder: resolveMigrationsDir(), keep: 5 })).toBeNull();
-    openDb(join(dataDir, 'postern.db'), resolveMigrationsDir()).$client.close();
+    sqliteClientOf(openSqliteStore(join(dataDir, 'postern.db'), resolveMigrationsDir())).close();
     expect(await backupBeforeMigrations({ dataDir, migrationsFolder: resolveMigrationsDir(), keep: 5 })).toBeNull();
     expect(readdirSync(dataDir)).not.toContain('backups');
   });
 
   it('keeps the newest N boot backups and never touches other files there', async () => {
-    openDb(join(dataDir, 'postern.db'), firstReleaseMigrations()).$client.close();
+    sqliteClientOf(openSqliteStore(join(dataDir, 'postern.db'), firstReleaseMigrations())).close();
     mkdirSync(join(dataDir, 'backups'));
     writeFileSync(join(dataDir, 'backups', 'my-own.tar.gz'), 'kept');
     for (let minute = 0; minute < 4; minute += 1) {

@@ -53,7 +53,7 @@ export interface DataPlaneConfig {
 }
 
 export interface DataPlaneDeps {
-  loadDesiredState: () => DesiredState;
+  loadDesiredState: () => Promise<DesiredState>;
   logger: DataPlaneLogger;
   /** Certificate state per domain (the `certificates` table), so a restart neither re-issues nor forgets back-off. */
   certificateStore: CertificateStore;
@@ -213,7 +213,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   }
 
   async function checkDrift(): Promise<DriftReport> {
-    const state = deps.loadDesiredState();
+    const state = await deps.loadDesiredState();
     const { routes, streams } = plan(state);
     const domainNames = state.domains.map((d) => d.domain);
     const differences = [
@@ -235,7 +235,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   }
 
   async function traffic(): Promise<TrafficCounters> {
-    const { streams } = plan(deps.loadDesiredState());
+    const { streams } = plan(await deps.loadDesiredState());
     const tcpPorts = [...streams.wanted.values()].filter((w) => w.proto === 'tcp').map((w) => w.port);
     const [http, open] = await Promise.all([proxy.httpTraffic(), countOpenSessions(tcpPorts)]);
     const tcp = streamTraffic.snapshot();

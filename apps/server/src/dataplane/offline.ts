@@ -199,7 +199,7 @@ export interface OfflineDataPlane extends DataPlane {
 }
 
 export function createOfflineDataPlane(options: {
-  loadDesiredState: () => DesiredState;
+  loadDesiredState: () => Promise<DesiredState>;
   render: NginxRenderOptions;
 }): OfflineDataPlane {
   const wireguard = new RecordingWireGuard();
@@ -223,9 +223,9 @@ export function createOfflineDataPlane(options: {
   const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
   const staticHosts = new Map([['localhost', '127.0.0.1']]);
   const reconciler = createReconciler({
-    loadDesiredState: () => {
+    loadDesiredState: async () => {
       applyCount++;
-      lastState = options.loadDesiredState();
+      lastState = await options.loadDesiredState();
       return lastState;
     },
     plan: (state) => planDataPlane(state, options.render, staticHosts),

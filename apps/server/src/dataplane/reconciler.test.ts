@@ -63,9 +63,9 @@ function setup() {
   const wireguard = new RecordingWireGuard();
   const certs = new RecordingCertificates();
   const reconciler = createReconciler({
-    loadDesiredState: () => {
+    loadDesiredState: async () => {
       loads++;
-      return state;
+      return Promise.resolve(state);
     },
     plan: (s) => planDataPlane(s, options, new Map([['localhost', '127.0.0.1']])),
     wireguard,

@@ -35,7 +35,7 @@ export interface ProxyAdapter {
 }
 
 export interface ReconcilerDeps {
-  loadDesiredState: () => DesiredState;
+  loadDesiredState: () => Promise<DesiredState>;
   /** Pure: desired state → route table and instance configs (every value through the validators). */
   plan: (state: DesiredState) => DataPlanePlan;
   wireguard: WireGuardAdapter;
@@ -80,7 +80,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     let state: DesiredState;
     let plan: DataPlanePlan;
     try {
-      state = deps.loadDesiredState();
+      state = await deps.loadDesiredState();
       plan = deps.plan(state);
     } catch (err) {
       logger.error({ err }, 'data plane: cannot read the desired state');

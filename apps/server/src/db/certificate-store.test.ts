@@ -2,7 +2,8 @@ import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { CertificateRecord } from '../dataplane/certs/renewal.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
-import { createDbCertificateStore } from './certificate-store.js';
+import { openDbCertificateStore } from './certificate-store.js';
+import type { Store } from './client.js';
 import { domains } from './schema.js';
 
 let t: TestApp;
@@ -26,34 +27,63 @@ const record = (over: Partial<CertificateRecord> = {}): CertificateRecord => ({
   ...over,
 });
 
-function addDomain(name: string): void {
+async function addDomain(name: string): Promise<void> {
   const now = new Date().toISOString();
-  t.db.insert(domains).values({ domain: name, ssl: 'certbot', createdAt: now, updatedAt: now }).run();
+  await t.db.write(
+    async (tx) =>
+      await tx.insert(domains).values({ domain: name, ssl: 'certbot', createdAt: now, updatedAt: now }).run(),
+  );
 }
 
 describe('the certificate store', () => {
-  test('keeps one record per domain, replaced on put, gone on delete', () => {
-    const store = createDbCertificateStore(t.db);
-    addDomain('a.example.com');
-    addDomain('b.example.com');
+  test('keeps one record per domain, replaced on put, gone on delete: in memory at once, in the database after', async () => {
+    await addDomain('a.example.com');
+    await addDomain('b.example.com');
+    const store = await openDbCertificateStore(t.db);
     expect(store.get('a.example.com')).toBeNull();
     store.put('a.example.com', record());
     store.put('b.example.com', record({ state: 'failed', error: 'rate limited', failures: 2 }));
     store.put('a.example.com', record({ fingerprint: 'CC:DD' }));
     expect(store.get('a.example.com')).toEqual(record({ fingerprint: 'CC:DD' }));
-    expect(store.get('b.example.com')).toEqual(record({ state: 'failed', error: 'rate limited', failures: 2 }));
+    await store.flush();
+    const reopened = await openDbCertificateStore(t.db);
+    expect(reopened.get('a.example.com')).toEqual(record({ fingerprint: 'CC:DD' }));
+    expect(reopened.get('b.example.com')).toEqual(record({ state: 'failed', error: 'rate limited', failures: 2 }));
     store.delete('a.example.com');
     expect(store.get('a.example.com')).toBeNull();
-    expect(store.get('b.example.com')).not.toBeNull();
+    await store.flush();
+    const again = await openDbCertificateStore(t.db);
+    expect(again.get('a.example.com')).toBeNull();
+    expect(again.get('b.example.com')).not.toBeNull();
   });
 
-  test('ignores a domain that does not exist, and loses the record with its domain', () => {
-    const store = createDbCertificateStore(t.db);
+  test('stores nothing for a domain that does not exist, and loses the record with its domain', async () => {
+    const store = await openDbCertificateStore(t.db);
     store.put('gone.example.com', record());
-    expect(store.get('gone.example.com')).toBeNull();
-    addDomain('c.example.com');
+    await addDomain('c.example.com');
     store.put('c.example.com', record());
-    t.db.delete(domains).where(eq(domains.domain, 'c.example.com')).run();
-    expect(store.get('c.example.com')).toBeNull();
+    await store.flush();
+    expect((await openDbCertificateStore(t.db)).get('c.example.com')).not.toBeNull();
+    await t.db.write(async (tx) => await tx.delete(domains).where(eq(domains.domain, 'c.example.com')).run());
+    const reopened = await openDbCertificateStore(t.db);
+    expect(reopened.get('gone.example.com')).toBeNull();
+    expect(reopened.get('c.example.com')).toBeNull();
+  });
+
+  test('a write the database refuses stays queued and is written with the next flush, in order', async () => {
+    await addDomain('d.example.com');
+    let isDown = true;
+    const flaky: Store = Object.create(t.db) as Store;
+    flaky.write = (work) => (isDown ? Promise.reject(new Error('database away')) : t.db.write(work));
+    const errors: unknown[] = [];
+    const store = await openDbCertificateStore(flaky, (err) => errors.push(err));
+    store.put('d.example.com', record({ fingerprint: '11:11' }));
+    store.put('d.example.com', record({ fingerprint: '22:22' }));
+    await expect(store.flush()).rejects.toThrow('database away');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(store.get('d.example.com')?.fingerprint).toBe('22:22');
+    isDown = false;
+    await store.flush();
+    expect((await openDbCertificateStore(t.db)).get('d.example.com')?.fingerprint).toBe('22:22');
   });
 });

@@ -1,63 +1,94 @@
 import { eq, sql } from 'drizzle-orm';
-import type { CertificateStore } from '../model/certificates.js';
-import type { Db } from './client.js';
+import type { CertificateRecord, CertificateStore } from '../model/certificates.js';
+import type { Store } from './client.js';
 import { certificates, domains } from './schema.js';
 
-const domainName = sql.placeholder('domain');
-
-// Prepared once per store: at boot the certificate manager reads (and may write) a row for every domain, and
-// building a drizzle query each time cost ~0.2 ms, seconds at 10,000 domains with the event loop blocked.
-function prepareQueries(db: Db) {
-  return {
-    idOf: db.select({ id: domains.id }).from(domains).where(eq(domains.domain, domainName)).prepare(),
-    get: db
-      .select({ c: certificates })
-      .from(certificates)
-      .innerJoin(domains, eq(domains.id, certificates.domainId))
-      .where(eq(domains.domain, domainName))
-      .prepare(),
-    // Raw: drizzle prepares no upsert with placeholders in its `set`. A cold boot writes one row per domain.
-    put: db.$client.prepare(
-      `insert into certificates (domain_id, state, issuer, not_before, not_after, fingerprint, error, next_attempt_at, failures, updated_at)
-       values (@domainId, @state, @issuer, @notBefore, @notAfter, @fingerprint, @error, @nextAttemptAt, @failures, @updatedAt)
-       on conflict (domain_id) do update set state = excluded.state, issuer = excluded.issuer, not_before = excluded.not_before,
-         not_after = excluded.not_after, fingerprint = excluded.fingerprint, error = excluded.error,
-         next_attempt_at = excluded.next_attempt_at, failures = excluded.failures, updated_at = excluded.updated_at`,
-    ),
-  };
+export interface DbCertificateStore extends CertificateStore {
+  /** Resolves when every change made so far is in the database (the next write retried once if one failed). */
+  flush(): Promise<void>;
 }
 
-/** The certificate manager's state, kept in the `certificates` table (one row per domain, cascades on delete). */
-export function createDbCertificateStore(db: Db): CertificateStore {
-  const queries = prepareQueries(db);
-  const idOf = (domain: string): number | undefined => queries.idOf.get({ domain })?.id;
-  return {
-    get(domain) {
-      const row = queries.get.get({ domain })?.c;
-      if (!row) return null;
-      const { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures } = row;
-      return { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures };
-    },
-    put(domain, record) {
-      const domainId = idOf(domain);
-      if (domainId === undefined) return; // deleted meanwhile: the cascade took its row
+/**
+ * The certificate manager's state, kept in the `certificates` table (one row per domain, cascades on delete).
+ *
+ * The manager asks for a record per domain many times a pass, synchronously; the rows are read once here (one query,
+ * where a read per domain cost seconds at 10,000 domains) and kept in memory, and every change is written behind,
+ * in order, one write at a time. A write that fails (database away) stays queued and is retried with the next change
+ * or flush; the memory copy is what this gateway acts on meanwhile.
+ */
+export async function openDbCertificateStore(
+  db: Store,
+  onError: (err: unknown) => void = () => undefined,
+): Promise<DbCertificateStore> {
+  const records = new Map<string, CertificateRecord>();
+  const rows = await db
+    .select({ domain: domains.domain, c: certificates })
+    .from(certificates)
+    .innerJoin(domains, eq(domains.id, certificates.domainId));
+  for (const { domain, c } of rows) {
+    const { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures } = c;
+    records.set(domain, { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures });
+  }
+
+  /** Domains whose row must be written (their latest record, or null for a delete), in order of change. */
+  const dirty = new Map<string, CertificateRecord | null>();
+  let writing: Promise<void> | null = null;
+
+  async function writeOne(domain: string, record: CertificateRecord | null): Promise<void> {
+    const updatedAt = new Date().toISOString();
+    await db.write(async (tx) => {
+      const owner = await tx.select({ id: domains.id }).from(domains).where(eq(domains.domain, domain)).get();
+      if (owner === undefined) return; // the domain was deleted meanwhile: the cascade took its row
+      if (record === null) {
+        await tx.delete(certificates).where(eq(certificates.domainId, owner.id)).run();
+        return;
+      }
       const { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures } = record;
-      queries.put.run({
-        domainId,
-        state,
-        issuer,
-        notBefore,
-        notAfter,
-        fingerprint,
-        error,
-        nextAttemptAt,
-        failures,
-        updatedAt: new Date().toISOString(),
-      });
+      // Plain SQL: drizzle's upsert builder costs ~0.2 ms per call and a cold boot writes a row per domain.
+      await tx.run(sql`insert into certificates (domain_id, state, issuer, not_before, not_after, fingerprint, error,
+          next_attempt_at, failures, updated_at)
+        values (${owner.id}, ${state}, ${issuer}, ${notBefore}, ${notAfter}, ${fingerprint}, ${error}, ${nextAttemptAt},
+          ${failures}, ${updatedAt})
+        on conflict (domain_id) do update set state = excluded.state, issuer = excluded.issuer,
+          not_before = excluded.not_before, not_after = excluded.not_after, fingerprint = excluded.fingerprint,
+          error = excluded.error, next_attempt_at = excluded.next_attempt_at, failures = excluded.failures,
+          updated_at = excluded.updated_at`);
+    });
+  }
+
+  function drain(): Promise<void> {
+    writing ??= (async () => {
+      try {
+        for (const [domain, record] of dirty) {
+          await writeOne(domain, record);
+          // A newer change made while this one was written stays queued (the map entry was replaced).
+          if (dirty.get(domain) === record) dirty.delete(domain);
+        }
+      } finally {
+        writing = null;
+      }
+    })();
+    return writing;
+  }
+
+  function schedule(domain: string, record: CertificateRecord | null): void {
+    dirty.delete(domain); // re-inserted at the end: writes follow the order of changes
+    dirty.set(domain, record);
+    drain().catch(onError);
+  }
+
+  return {
+    get: (domain) => records.get(domain) ?? null,
+    put(domain, record) {
+      records.set(domain, record);
+      schedule(domain, record);
     },
     delete(domain) {
-      const domainId = idOf(domain);
-      if (domainId !== undefined) db.delete(certificates).where(eq(certificates.domainId, domainId)).run();
+      records.delete(domain);
+      schedule(domain, null);
+    },
+    async flush() {
+      while (dirty.size > 0) await drain();
     },
   };
 }

@@ -6,7 +6,7 @@ import { insertNode } from '../modules/services/test-support.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
 import { gatewaySettingsFor } from '../create-data-plane.js';
 import { getGatewayPublicKey } from '../modules/nodes/gateway-key.js';
-import { openDb } from './client.js';
+import { openSqliteStore, sqliteClientOf } from './client.js';
 import { loadDesiredState } from './desired-state.js';
 import { readGatewayPrivateKey } from './gateway-key.js';
 import { resolveMigrationsDir } from './migrations-dir.js';
@@ -21,39 +21,46 @@ afterEach(async () => {
   await t.cleanup();
 });
 
-const load = () => loadDesiredState(t.deps, gatewaySettingsFor(t.config));
+const load = async () => await loadDesiredState(t.deps, gatewaySettingsFor(t.config));
 
 const httpRow = { name: 'web', pathLocation: '/', backendHost: 'ignored', backendPort: 80 };
 const tcpRow = { name: 'db', proto: 'tcp' as const, backendHost: 'ignored', backendPort: 5432 };
 
 describe('loadDesiredState', () => {
-  test('only reads: before bootstrap stored the gateway key it fails and stores none', () => {
-    const db = openDb(join(t.dataDir, 'fresh.db'), resolveMigrationsDir());
+  test('only reads: before bootstrap stored the gateway key it fails and stores none', async () => {
+    const db = openSqliteStore(join(t.dataDir, 'fresh.db'), resolveMigrationsDir());
     try {
-      expect(() => loadDesiredState({ db, secrets: t.deps.secrets }, gatewaySettingsFor(t.config))).toThrow(
+      await expect(loadDesiredState({ db, secrets: t.deps.secrets }, gatewaySettingsFor(t.config))).rejects.toThrow(
         /bootstrap/,
       );
-      expect(db.select().from(settings).all()).toEqual([]);
+      expect(await db.select().from(settings).all()).toEqual([]);
     } finally {
-      db.$client.close();
+      sqliteClientOf(db).close();
     }
   });
 
-  test('gives the gateway the first host of the subnet and a stable, encrypted key', () => {
-    const state = load();
+  test('gives the gateway the first host of the subnet and a stable, encrypted key', async () => {
+    const state = await load();
     expect(state.gateway).toMatchObject({ address: '10.50.0.1/16', listenPort: 51999, publicHost: 'gateway.test' });
-    expect(load().gateway.privateKey).toBe(state.gateway.privateKey);
-    const stored = t.db.select().from(settings).where(eq(settings.key, 'gateway_private_key')).get();
+    expect((await load()).gateway.privateKey).toBe(state.gateway.privateKey);
+    const stored = await t.db.select().from(settings).where(eq(settings.key, 'gateway_private_key')).get();
     expect(stored?.value).not.toContain(state.gateway.privateKey);
-    expect(getGatewayPublicKey(t.deps)).toBe(publicKeyFromPrivate(readGatewayPrivateKey(t.deps)));
+    expect(await getGatewayPublicKey(t.deps)).toBe(publicKeyFromPrivate(await readGatewayPrivateKey(t.deps)));
   });
 
-  test('has a peer for each enabled non-local node, gateways routing their network', () => {
-    const plain = insertNode(t.deps, { address: '10.50.0.2' });
-    const gateway = insertNode(t.deps, { address: '10.50.0.3', isGateway: true, gatewayNetwork: '192.168.1.0/24' });
-    insertNode(t.deps, { address: '10.50.0.4', enabled: false });
-    const psk = insertNode(t.deps, { address: '10.50.0.5', presharedKeyEnc: t.deps.secrets.encrypt('psk-value') });
-    const peers = load().peers;
+  test('has a peer for each enabled non-local node, gateways routing their network', async () => {
+    const plain = await insertNode(t.deps, { address: '10.50.0.2' });
+    const gateway = await insertNode(t.deps, {
+      address: '10.50.0.3',
+      isGateway: true,
+      gatewayNetwork: '192.168.1.0/24',
+    });
+    await insertNode(t.deps, { address: '10.50.0.4', enabled: false });
+    const psk = await insertNode(t.deps, {
+      address: '10.50.0.5',
+      presharedKeyEnc: t.deps.secrets.encrypt('psk-value'),
+    });
+    const peers = (await load()).peers;
     expect(peers.map((p) => p.nodeId)).toEqual([plain.id, gateway.id, psk.id]);
     expect(peers[0]).toEqual({
       nodeId: plain.id,
@@ -67,38 +74,48 @@ describe('loadDesiredState', () => {
     expect(peers[2]?.presharedKey).toBe('psk-value');
   });
 
-  test('marks full-tunnel nodes so the gateway forwards their internet traffic', () => {
-    insertNode(t.deps, { address: '10.50.0.2', allowInternet: true });
-    insertNode(t.deps, { address: '10.50.0.3' });
-    expect(load().peers.map((p) => p.allowInternet)).toEqual([true, false]);
+  test('marks full-tunnel nodes so the gateway forwards their internet traffic', async () => {
+    await insertNode(t.deps, { address: '10.50.0.2', allowInternet: true });
+    await insertNode(t.deps, { address: '10.50.0.3' });
+    expect((await load()).peers.map((p) => p.allowInternet)).toEqual([true, false]);
   });
 
-  test('serves enabled services of connected nodes, resolving the upstream host by node kind', () => {
-    const plain = insertNode(t.deps, { address: '10.50.0.2' });
-    const gateway = insertNode(t.deps, { address: '10.50.0.3', isGateway: true, gatewayNetwork: '192.168.1.0/24' });
-    const offline = insertNode(t.deps, { address: '10.50.0.4', enabled: false });
-    const local = t.db.select().from(nodes).where(eq(nodes.isLocal, true)).get();
+  test('serves enabled services of connected nodes, resolving the upstream host by node kind', async () => {
+    const plain = await insertNode(t.deps, { address: '10.50.0.2' });
+    const gateway = await insertNode(t.deps, {
+      address: '10.50.0.3',
+      isGateway: true,
+      gatewayNetwork: '192.168.1.0/24',
+    });
+    const offline = await insertNode(t.deps, { address: '10.50.0.4', enabled: false });
+    const local = await t.db.select().from(nodes).where(eq(nodes.isLocal, true)).get();
     if (!local) throw new Error('local node missing');
-    t.db.insert(domains).values({ domain: 'app.example.com' }).run();
-    t.db
-      .insert(httpServices)
-      .values([
-        { ...httpRow, nodeId: plain.id, domain: 'app.example.com', allowedIps: ['203.0.113.0/24'] },
-        { ...httpRow, nodeId: gateway.id, pathLocation: '/lan', backendHost: '192.168.1.10' },
-        { ...httpRow, nodeId: offline.id, pathLocation: '/offline' },
-        { ...httpRow, nodeId: plain.id, pathLocation: '/disabled', enabled: false },
-      ])
-      .run();
-    t.db
-      .insert(tcpServices)
-      .values([
-        { ...tcpRow, nodeId: plain.id, port: 30000, ssl: true, domain: 'app.example.com' },
-        { ...tcpRow, nodeId: offline.id, port: 30001 },
-        { ...tcpRow, nodeId: gateway.id, proto: 'udp', port: 30000, backendHost: '192.168.1.53', backendPort: 53 },
-      ])
-      .run();
+    await t.db.write(async (tx) => await tx.insert(domains).values({ domain: 'app.example.com' }).run());
+    await t.db.write(
+      async (tx) =>
+        await tx
+          .insert(httpServices)
+          .values([
+            { ...httpRow, nodeId: plain.id, domain: 'app.example.com', allowedIps: ['203.0.113.0/24'] },
+            { ...httpRow, nodeId: gateway.id, pathLocation: '/lan', backendHost: '192.168.1.10' },
+            { ...httpRow, nodeId: offline.id, pathLocation: '/offline' },
+            { ...httpRow, nodeId: plain.id, pathLocation: '/disabled', enabled: false },
+          ])
+          .run(),
+    );
+    await t.db.write(
+      async (tx) =>
+        await tx
+          .insert(tcpServices)
+          .values([
+            { ...tcpRow, nodeId: plain.id, port: 30000, ssl: true, domain: 'app.example.com' },
+            { ...tcpRow, nodeId: offline.id, port: 30001 },
+            { ...tcpRow, nodeId: gateway.id, proto: 'udp', port: 30000, backendHost: '192.168.1.53', backendPort: 53 },
+          ])
+          .run(),
+    );
 
-    const state = load();
+    const state = await load();
     expect(state.http.map((r) => [r.nodeId, r.pathLocation, r.domain, r.backendHost, r.backendPort])).toEqual([
       [plain.id, '/', 'app.example.com', '10.50.0.2', 80],
       [gateway.id, '/lan', null, '192.168.1.10', 80],
@@ -116,86 +133,96 @@ describe('loadDesiredState', () => {
     expect(state.domains).toEqual([expect.objectContaining({ domain: 'app.example.com', ssl: 'self-signed' })]);
   });
 
-  test('pins the whole state across node kinds, service kinds, IP lists and domains', () => {
-    const local = t.db.select().from(nodes).where(eq(nodes.isLocal, true)).get();
+  test('pins the whole state across node kinds, service kinds, IP lists and domains', async () => {
+    const local = await t.db.select().from(nodes).where(eq(nodes.isLocal, true)).get();
     if (!local) throw new Error('local node missing');
     // The local node serves even when marked disabled: it is always "connected".
-    t.db.update(nodes).set({ enabled: false }).where(eq(nodes.id, local.id)).run();
-    const plain = insertNode(t.deps, { address: '10.50.0.2' });
-    const gateway = insertNode(t.deps, {
+    await t.db.write(async (tx) => await tx.update(nodes).set({ enabled: false }).where(eq(nodes.id, local.id)).run());
+    const plain = await insertNode(t.deps, { address: '10.50.0.2' });
+    const gateway = await insertNode(t.deps, {
       address: '10.50.0.3',
       isGateway: true,
       gatewayNetwork: '192.168.1.0/24',
       allowInternet: true,
       presharedKeyEnc: t.deps.secrets.encrypt('psk-value'),
     });
-    const offline = insertNode(t.deps, { address: '10.50.0.4', enabled: false });
-    const shop = t.db.insert(domains).values({ domain: 'shop.example.com' }).returning().get();
-    const api = t.db.insert(domains).values({ domain: 'api.example.com', ssl: 'certbot' }).returning().get();
-    const [web, lan, , , localApi] = t.db
-      .insert(httpServices)
-      .values([
-        {
-          ...httpRow,
-          nodeId: plain.id,
-          domain: 'shop.example.com',
-          allowedIps: ['203.0.113.0/24', '198.51.100.7'],
-          blockedIps: ['203.0.113.9'],
-        },
-        {
-          ...httpRow,
-          nodeId: gateway.id,
-          pathLocation: '/lan',
-          backendProto: 'https',
-          backendHost: '192.168.1.10',
-          backendPort: 8443,
-        },
-        { ...httpRow, nodeId: offline.id, pathLocation: '/offline' },
-        { ...httpRow, nodeId: plain.id, pathLocation: '/disabled', enabled: false },
-        {
-          ...httpRow,
-          nodeId: local.id,
-          domain: 'api.example.com',
-          backendHost: '127.0.0.1',
-          backendPort: 9000,
-          blockedIps: ['192.0.2.0/24'],
-        },
-      ])
-      .returning()
-      .all();
-    const [tls, , dns, localTcp] = t.db
-      .insert(tcpServices)
-      .values([
-        {
-          ...tcpRow,
-          nodeId: plain.id,
-          port: 30000,
-          ssl: true,
-          domain: 'shop.example.com',
-          allowedIps: ['203.0.113.0/24'],
-        },
-        { ...tcpRow, nodeId: offline.id, port: 30001 },
-        {
-          ...tcpRow,
-          nodeId: gateway.id,
-          proto: 'udp',
-          port: 30000,
-          backendHost: '192.168.1.53',
-          backendPort: 53,
-          blockedIps: ['198.51.100.0/24'],
-        },
-        { ...tcpRow, nodeId: local.id, port: 30002, backendHost: '127.0.0.1', backendPort: 6379 },
-        { ...tcpRow, nodeId: plain.id, port: 30003, enabled: false },
-      ])
-      .returning()
-      .all();
+    const offline = await insertNode(t.deps, { address: '10.50.0.4', enabled: false });
+    const shop = await t.db.write(
+      async (tx) => await tx.insert(domains).values({ domain: 'shop.example.com' }).returning().get(),
+    );
+    const api = await t.db.write(
+      async (tx) => await tx.insert(domains).values({ domain: 'api.example.com', ssl: 'certbot' }).returning().get(),
+    );
+    const [web, lan, , , localApi] = await t.db.write(
+      async (tx) =>
+        await tx
+          .insert(httpServices)
+          .values([
+            {
+              ...httpRow,
+              nodeId: plain.id,
+              domain: 'shop.example.com',
+              allowedIps: ['203.0.113.0/24', '198.51.100.7'],
+              blockedIps: ['203.0.113.9'],
+            },
+            {
+              ...httpRow,
+              nodeId: gateway.id,
+              pathLocation: '/lan',
+              backendProto: 'https',
+              backendHost: '192.168.1.10',
+              backendPort: 8443,
+            },
+            { ...httpRow, nodeId: offline.id, pathLocation: '/offline' },
+            { ...httpRow, nodeId: plain.id, pathLocation: '/disabled', enabled: false },
+            {
+              ...httpRow,
+              nodeId: local.id,
+              domain: 'api.example.com',
+              backendHost: '127.0.0.1',
+              backendPort: 9000,
+              blockedIps: ['192.0.2.0/24'],
+            },
+          ])
+          .returning()
+          .all(),
+    );
+    const [tls, , dns, localTcp] = await t.db.write(
+      async (tx) =>
+        await tx
+          .insert(tcpServices)
+          .values([
+            {
+              ...tcpRow,
+              nodeId: plain.id,
+              port: 30000,
+              ssl: true,
+              domain: 'shop.example.com',
+              allowedIps: ['203.0.113.0/24'],
+            },
+            { ...tcpRow, nodeId: offline.id, port: 30001 },
+            {
+              ...tcpRow,
+              nodeId: gateway.id,
+              proto: 'udp',
+              port: 30000,
+              backendHost: '192.168.1.53',
+              backendPort: 53,
+              blockedIps: ['198.51.100.0/24'],
+            },
+            { ...tcpRow, nodeId: local.id, port: 30002, backendHost: '127.0.0.1', backendPort: 6379 },
+            { ...tcpRow, nodeId: plain.id, port: 30003, enabled: false },
+          ])
+          .returning()
+          .all(),
+    );
     if (!web || !lan || !localApi || !tls || !dns || !localTcp) throw new Error('services missing');
 
-    expect(load()).toStrictEqual({
+    expect(await load()).toStrictEqual({
       gateway: {
         address: '10.50.0.1/16',
         listenPort: 51999,
-        privateKey: readGatewayPrivateKey(t.deps),
+        privateKey: await readGatewayPrivateKey(t.deps),
         publicHost: 'gateway.test',
       },
       peers: [

@@ -7,12 +7,12 @@ import type {
   DesiredStreamRoute,
 } from '../model/desired-state.js';
 import type { SecretBox } from '../secrets.js';
-import type { Db } from './client.js';
+import type { ReadDb, Store } from './client.js';
 import { readGatewayPrivateKey } from './gateway-key.js';
 import { preparedPerDb } from './prepared.js';
 import { domains, httpServices, nodes, tcpServices } from './schema.js';
 
-type StateDeps = { db: Db; secrets: SecretBox };
+type StateDeps = { db: Store; secrets: SecretBox };
 
 /** The gateway's side of the tunnel as configured (config, not DB); the key is read from the DB. */
 export type GatewaySettings = Omit<DesiredState['gateway'], 'privateKey'>;
@@ -56,7 +56,7 @@ const upstreamHost = (backendHost: AnyColumn): SQL<string> =>
 /** Most services have no IP list: NULL for `[]` spares a string per row and its JSON.parse (see parseIpList). */
 const nonEmptyList = (list: AnyColumn): SQL<string | null> => sql`nullif(${list}, '[]')`;
 
-function prepareQueries(db: Db) {
+function prepareQueries(db: ReadDb) {
   return {
     peers: db
       .select({
@@ -121,25 +121,23 @@ const queriesFor = preparedPerDb(prepareQueries);
 /** An IP list column as drizzle would decode it (`nonEmptyList` turned `[]` into null). */
 const parseIpList = (json: string | null): string[] => (json === null ? [] : (JSON.parse(json) as string[]));
 
-function loadPeers(deps: StateDeps): DesiredPeer[] {
-  return queriesFor(deps.db)
-    .peers.all()
-    .map((node) => ({
-      nodeId: node.id,
-      publicKey: node.publicKey,
-      presharedKey: node.presharedKeyEnc ? deps.secrets.decrypt(node.presharedKeyEnc) : null,
-      address: node.address,
-      allowedIps:
-        node.isGateway && node.gatewayNetwork
-          ? [`${node.address}/32`, node.gatewayNetwork, ...node.extraGatewayNetworks]
-          : [`${node.address}/32`],
-      // Full-tunnel nodes may leave through the gateway (forwarded and masqueraded); the others stay isolated.
-      allowInternet: node.allowInternet,
-    }));
+async function loadPeers(db: ReadDb, secrets: SecretBox): Promise<DesiredPeer[]> {
+  return (await queriesFor(db).peers.all()).map((node) => ({
+    nodeId: node.id,
+    publicKey: node.publicKey,
+    presharedKey: node.presharedKeyEnc ? secrets.decrypt(node.presharedKeyEnc) : null,
+    address: node.address,
+    allowedIps:
+      node.isGateway && node.gatewayNetwork
+        ? [`${node.address}/32`, node.gatewayNetwork, ...node.extraGatewayNetworks]
+        : [`${node.address}/32`],
+    // Full-tunnel nodes may leave through the gateway (forwarded and masqueraded); the others stay isolated.
+    allowInternet: node.allowInternet,
+  }));
 }
 
-function loadHttpRoutes(db: Db): DesiredHttpRoute[] {
-  const rows = queriesFor(db).http.values() as HttpRow[];
+async function loadHttpRoutes(db: ReadDb): Promise<DesiredHttpRoute[]> {
+  const rows = (await queriesFor(db).http.values()) as HttpRow[];
   return rows.map(
     ([id, nodeId, domain, pathLocation, backendProto, backendHost, backendPort, allowedIps, blockedIps]) => ({
       serviceId: id,
@@ -155,8 +153,8 @@ function loadHttpRoutes(db: Db): DesiredHttpRoute[] {
   );
 }
 
-function loadStreamRoutes(db: Db): DesiredStreamRoute[] {
-  const rows = queriesFor(db).stream.values() as StreamRow[];
+async function loadStreamRoutes(db: ReadDb): Promise<DesiredStreamRoute[]> {
+  const rows = (await queriesFor(db).stream.values()) as StreamRow[];
   return rows.map(([id, nodeId, proto, port, ssl, domain, backendHost, backendPort, allowedIps, blockedIps]) => ({
     serviceId: id,
     nodeId,
@@ -171,8 +169,8 @@ function loadStreamRoutes(db: Db): DesiredStreamRoute[] {
   }));
 }
 
-function loadDomains(db: Db): DesiredDomain[] {
-  const rows = queriesFor(db).domains.values() as DomainRow[];
+async function loadDomains(db: ReadDb): Promise<DesiredDomain[]> {
+  const rows = (await queriesFor(db).domains.values()) as DomainRow[];
   return rows.map(([domainId, domain, ssl]) => ({ domainId, domain, ssl }));
 }
 
@@ -181,13 +179,13 @@ function loadDomains(db: Db): DesiredDomain[] {
  * exactly what the DB says. The reads share one transaction: a concurrent write cannot leave a route pointing at a
  * domain or node from a different moment.
  */
-export function loadDesiredState(deps: StateDeps, settings: GatewaySettings): DesiredState {
-  const gateway = { ...settings, privateKey: readGatewayPrivateKey(deps) };
-  return deps.db.transaction(() => ({
+export async function loadDesiredState(deps: StateDeps, settings: GatewaySettings): Promise<DesiredState> {
+  const gateway = { ...settings, privateKey: await readGatewayPrivateKey(deps) };
+  return deps.db.write(async (tx) => ({
     gateway,
-    peers: loadPeers(deps),
-    http: loadHttpRoutes(deps.db),
-    stream: loadStreamRoutes(deps.db),
-    domains: loadDomains(deps.db),
+    peers: await loadPeers(tx, deps.secrets),
+    http: await loadHttpRoutes(tx),
+    stream: await loadStreamRoutes(tx),
+    domains: await loadDomains(tx),
   }));
 }

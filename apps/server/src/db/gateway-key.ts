@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { SecretBox } from '../secrets.js';
-import type { Db } from './client.js';
+import type { ReadDb, Store } from './client.js';
 import { preparedPerDb } from './prepared.js';
 import { settings } from './schema.js';
 
@@ -9,20 +9,20 @@ import { settings } from './schema.js';
 
 const GATEWAY_KEY_SETTING = 'gateway_private_key';
 
-type KeyDeps = { db: Db; secrets: SecretBox };
+type KeyDeps = { db: Store; secrets: SecretBox };
 
-const queriesFor = preparedPerDb((db: Db) => ({
+const queriesFor = preparedPerDb((db: ReadDb) => ({
   read: db.select({ value: settings.value }).from(settings).where(eq(settings.key, GATEWAY_KEY_SETTING)).prepare(),
 }));
 
 /** The stored key, or null before bootstrap stored one. */
-export function findGatewayPrivateKey(deps: KeyDeps): string | null {
-  const stored = queriesFor(deps.db).read.get();
+export async function findGatewayPrivateKey(deps: KeyDeps): Promise<string | null> {
+  const stored = await queriesFor(deps.db).read.get();
   return stored ? deps.secrets.decrypt(stored.value) : null;
 }
 
-export function readGatewayPrivateKey(deps: KeyDeps): string {
-  const key = findGatewayPrivateKey(deps);
+export async function readGatewayPrivateKey(deps: KeyDeps): Promise<string> {
+  const key = await findGatewayPrivateKey(deps);
   if (key === null) throw new Error('the gateway has no WireGuard key yet: bootstrap creates it');
   return key;
 }
@@ -31,11 +31,14 @@ export function readGatewayPrivateKey(deps: KeyDeps): string {
  * Stores `privateKey` unless a key is stored already, and returns the stored one. `onConflictDoNothing` plus the
  * re-read means two processes starting at once still agree on one key.
  */
-export function storeGatewayPrivateKeyIfAbsent(deps: KeyDeps, privateKey: string): string {
-  deps.db
-    .insert(settings)
-    .values({ key: GATEWAY_KEY_SETTING, value: deps.secrets.encrypt(privateKey) })
-    .onConflictDoNothing()
-    .run();
-  return readGatewayPrivateKey(deps);
+export async function storeGatewayPrivateKeyIfAbsent(deps: KeyDeps, privateKey: string): Promise<string> {
+  await deps.db.write(
+    async (tx) =>
+      await tx
+        .insert(settings)
+        .values({ key: GATEWAY_KEY_SETTING, value: deps.secrets.encrypt(privateKey) })
+        .onConflictDoNothing()
+        .run(),
+  );
+  return await readGatewayPrivateKey(deps);
 }

@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDb } from './client.js';
+import { openSqliteStore, sqliteClientOf } from './client.js';
 import { resolveMigrationsDir } from './migrations-dir.js';
 
 // An upgrade from a database made by the first release: only 0000_init applied, with rows in it.
@@ -33,7 +33,7 @@ function firstReleaseMigrations(): string {
 describe('0001_domain_owner', () => {
   it('makes existing domains the admin’s, lets deleted nodes hand theirs back, and disables services on reserved paths', () => {
     const file = join(dir, 'postern.db');
-    const old = openDb(file, firstReleaseMigrations()).$client;
+    const old = sqliteClientOf(openSqliteStore(file, firstReleaseMigrations()));
     old.exec(`
       INSERT INTO nodes (id, name, address, public_key, private_key_enc) VALUES (2, 'n', '10.44.0.2', 'k', 'x');
       INSERT INTO domains (domain) VALUES ('old.example.com');
@@ -45,7 +45,7 @@ describe('0001_domain_owner', () => {
     `);
     old.close();
 
-    const db = openDb(file, resolveMigrationsDir()).$client;
+    const db = sqliteClientOf(openSqliteStore(file, resolveMigrationsDir()));
     expect(db.prepare('SELECT domain, owner_node_id AS owner FROM domains').all()).toEqual([
       { domain: 'old.example.com', owner: null },
     ]);

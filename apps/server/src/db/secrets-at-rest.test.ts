@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../http/logger.js';
 import { buildTestApp, TEST_ADMIN } from '../test/build-test-app.js';
+import { sqliteClientOf } from './client.js';
 import { readGatewayPrivateKey } from './gateway-key.js';
 
 // Secret canaries. A copy of the database alone must reveal no secret: every file of the data dir except the key
@@ -43,7 +44,7 @@ describe('secrets at rest', () => {
         const config = (await t.app.inject({ url: `/api/nodes/${node.id}/download`, headers })).body;
         for (const match of config.matchAll(/^(?:PrivateKey|PresharedKey) = (\S+)$/gm)) secrets.push(match[1] ?? '');
       }
-      secrets.push(headers.authorization.slice('Bearer '.length), readGatewayPrivateKey(t.deps));
+      secrets.push(headers.authorization.slice('Bearer '.length), await readGatewayPrivateKey(t.deps));
       // Streams carry the session in the URL: that URL is logged, the token in it must not be.
       await t.app.inject({ url: `/api/nodes/stream?id=999&token=${headers.authorization.slice('Bearer '.length)}` });
       const readAnswers: string[] = [];
@@ -58,7 +59,7 @@ describe('secrets at rest', () => {
       ]) {
         readAnswers.push((await t.app.inject({ url, headers })).body);
       }
-      t.db.$client.pragma('wal_checkpoint(TRUNCATE)');
+      sqliteClientOf(t.db).pragma('wal_checkpoint(TRUNCATE)');
       const files = readdirSync(t.dataDir).filter((f) => f !== 'secret.key');
       expect(files).toContain('postern.db');
       const dump = files.map((f) => readFileSync(join(t.dataDir, f)).toString('latin1')).join('\n');

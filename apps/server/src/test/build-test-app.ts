@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from '../app.js';
 import { bootstrap } from '../bootstrap.js';
-import { openDb, type Db } from '../db/client.js';
+import { openSqliteStore, type Store } from '../db/client.js';
 import { loadDesiredState } from '../db/desired-state.js';
 import { resolveMigrationsDir } from '../db/migrations-dir.js';
 import { createOfflineDataPlane, type OfflineDataPlane } from '../dataplane/offline.js';
@@ -32,7 +32,7 @@ export interface TestAppOptions {
 export interface TestApp {
   app: FastifyInstance;
   deps: AppDeps;
-  db: Db;
+  db: Store;
   config: Config;
   dataDir: string;
   /** The data plane with its I/O off: real planner and renderers, adapters that record what they were told. */
@@ -55,12 +55,12 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     POSTERN_DATAPLANE: 'off',
     ...options.env,
   });
-  const db = openDb(join(dataDir, 'postern.db'), resolveMigrationsDir());
+  const db = openSqliteStore(join(dataDir, 'postern.db'), resolveMigrationsDir());
   const secrets = loadSecretBox(dataDir);
   const base = { config, db, secrets };
   const gateway = gatewaySettingsFor(config);
   const fakeDataPlane = createOfflineDataPlane({
-    loadDesiredState: () => loadDesiredState(base, gateway),
+    loadDesiredState: async () => await loadDesiredState(base, gateway),
     render: renderOptionsFor(dataPlaneConfigFor(config)),
   });
   const now = options.now ?? (() => new Date());
@@ -88,7 +88,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     async cleanup() {
       await app.close();
       await fakeDataPlane.stop({ keepServing: false });
-      db.$client.close();
+      await db.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -30,17 +30,17 @@ export async function authenticateAgent(deps: AppDeps, request: FastifyRequest):
   const token = bearerToken(request);
   if (!token) throw new AppError('unauthorized', 'Access token required');
   if (!isWellFormedPat(token)) throw new AppError('unauthorized', 'Invalid token');
-  const row = findTokenBySecret(deps, token);
+  const row = await findTokenBySecret(deps, token);
   if (!row) throw new AppError('unauthorized', 'Invalid token');
   if (row.revoked) throw new AppError('unauthorized', 'Token revoked');
   const now = deps.now();
   if (row.expireAt && Date.parse(row.expireAt) <= now.getTime()) throw new AppError('unauthorized', 'Token expired');
-  const node = findNode(deps, row.nodeId);
+  const node = await findNode(deps, row.nodeId);
   if (!node) throw new AppError('unauthorized', 'Invalid token');
   // 403, not 401: the token itself is good and works again once the node is connected (the CLI keeps it).
   if (!node.enabled) throw new AppError('forbidden', NODE_DISABLED_MESSAGE);
   if (!row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) >= LAST_USED_GRANULARITY_MS) {
-    recordTokenUse(deps, row.id, now);
+    await recordTokenUse(deps, row.id, now);
   }
   request.agentNode = node;
   request.agentToken = { id: row.id, name: row.name };

@@ -50,26 +50,29 @@ export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps; e
   const { deps, events } = opts;
   app.decorateRequest('agentNode', null);
   app.decorateRequest('agentToken', null);
-  app.addHook('onRequest', (request) => authenticateAgent(deps, request));
+  app.addHook('onRequest', async (request) => await authenticateAgent(deps, request));
   app.setErrorHandler((error: HandledError, request, reply) => sendError(redactErrorForNode(error), request, reply));
 
   registerOperation(app, operations.agentNode, (request) => viewNode(deps, requireAgentNode(request)));
 
-  registerOperation(app, operations.agentConfig, (request) => {
+  registerOperation(app, operations.agentConfig, async (request) => {
     const node = requireAgentNode(request);
     return {
       node: viewNode(deps, node),
-      config: renderConfigFor(deps, node),
+      config: await renderConfigFor(deps, node),
       tunnelHealthUrl: tunnelHealthUrl(deps.config),
     };
   });
 
-  registerOperation(app, operations.agentSetGatewayNetworks, (request) =>
-    setOwnGatewayNetworks({ deps, events }, requireAgentNode(request).id, request.body.gatewayNetworks),
+  registerOperation(
+    app,
+    operations.agentSetGatewayNetworks,
+    async (request) =>
+      await setOwnGatewayNetworks({ deps, events }, requireAgentNode(request).id, request.body.gatewayNetworks),
   );
 
-  registerOperation(app, operations.agentListServices, (request) => {
-    const list = listNodeServices(deps, requireAgentNode(request).id, request.params.type, request.query);
+  registerOperation(app, operations.agentListServices, async (request) => {
+    const list = await listNodeServices(deps, requireAgentNode(request).id, request.params.type, request.query);
     return { ...list, data: list.data.map(redactForNode) };
   });
 
@@ -91,7 +94,9 @@ export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps; e
     ),
   );
 
-  registerOperation(app, operations.agentDeleteService, (request) =>
-    deleteService(deps, requireAgentNode(request).id, request.params.type, request.params.id),
+  registerOperation(
+    app,
+    operations.agentDeleteService,
+    async (request) => await deleteService(deps, requireAgentNode(request).id, request.params.type, request.params.id),
   );
 }

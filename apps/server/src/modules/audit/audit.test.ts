@@ -129,17 +129,11 @@ describe('audit log: what is recorded', () => {
     await api('DELETE', `/api/nodes/${node.id}/pats/${pat.id}`);
     await api('PATCH', `/api/nodes/${node.id}`, { name: 'renamed' });
 
-    const nodeRow = t.db
-      .select()
-      .from(nodes)
-      .all()
-      .find((row) => row.id === node.id);
-    const hashes = t.db
-      .select({ hash: personalAccessTokens.tokenHash })
-      .from(personalAccessTokens)
-      .all()
-      .map((row) => row.hash);
-    const passwordHash = t.db.select().from(users).get()?.passwordHash;
+    const nodeRow = (await t.db.select().from(nodes).all()).find((row) => row.id === node.id);
+    const hashes = (await t.db.select({ hash: personalAccessTokens.tokenHash }).from(personalAccessTokens).all()).map(
+      (row) => row.hash,
+    );
+    const passwordHash = (await t.db.select().from(users).get())?.passwordHash;
     const canaries = [
       passwordCanary,
       newPassword,
@@ -150,7 +144,7 @@ describe('audit log: what is recorded', () => {
       nodeRow?.privateKeyEnc,
       t.deps.secrets.decrypt(nodeRow?.privateKeyEnc ?? ''),
     ];
-    const stored = JSON.stringify(t.db.select().from(auditEvents).all());
+    const stored = JSON.stringify(await t.db.select().from(auditEvents).all());
     const served = JSON.stringify((await audit('?limit=100')).data);
     expect(stored.length).toBeGreaterThan(500);
     for (const canary of canaries) {
@@ -162,7 +156,7 @@ describe('audit log: what is recorded', () => {
   });
 
   it('records a row the data plane sets aside (the request and the rejection itself)', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     t.fakeDataPlane.proxy.streamFailures.set('tcp-30000', 'port 30000/tcp is in use by another program on the gateway');
     expect(
       (await api('POST', `/api/services/${node.id}/tcp`, { name: 'db', backendPort: 5432, port: 30000 })).status,
@@ -179,7 +173,7 @@ describe('audit log: what is recorded', () => {
   });
 
   it('records service state changes from the health checks (the hook the health-check module calls)', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     t.deps.audit.onHealthChange({
       type: 'http',
       id: 9,
@@ -201,7 +195,7 @@ describe('audit log: what is recorded', () => {
   });
 
   it('keeps every change of a burst (a node with 1,200 services going away) in order with what is recorded after it', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     for (let id = 1; id <= 1200; id++) {
       t.deps.audit.onHealthChange({
         type: 'http',
@@ -212,7 +206,7 @@ describe('audit log: what is recorded', () => {
         detail: 'connection refused',
       });
     }
-    t.deps.audit.record({ actor: { kind: 'system' }, action: 'node.offline', nodeId: node.id });
+    await t.deps.audit.record({ actor: { kind: 'system' }, action: 'node.offline', nodeId: node.id });
     const list = await audit(`?node=${node.id}&limit=100`);
     expect(list.total).toBe(1201);
     expect(list.data[0]).toMatchObject({ action: 'node.offline' });
@@ -259,8 +253,8 @@ describe('audit log: reading it', () => {
   });
 
   it('streams new entries matching the filters as they are recorded', async () => {
-    const a = insertNode(t.deps);
-    const b = insertNode(t.deps);
+    const a = await insertNode(t.deps);
+    const b = await insertNode(t.deps);
     const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     const stream = await connectSse(`${base}/api/audit/stream?node=${a.id}&token=${token}`);
     expect(stream.status).toBe(200);
@@ -285,12 +279,12 @@ describe('audit log: retention', () => {
   it('prunes entries older than POSTERN_AUDIT_RETENTION_DAYS in batches and keeps the rest', async () => {
     await t.cleanup();
     t = await buildTestApp({ now: () => clock, env: { POSTERN_AUDIT_RETENTION_DAYS: '7' } });
-    for (let i = 0; i < 5; i++) t.deps.audit.record({ actor: { kind: 'system' }, action: 'test.old' });
+    for (let i = 0; i < 5; i++) await t.deps.audit.record({ actor: { kind: 'system' }, action: 'test.old' });
     tick(6 * 86_400_000);
-    t.deps.audit.record({ actor: { kind: 'system' }, action: 'test.recent' });
+    await t.deps.audit.record({ actor: { kind: 'system' }, action: 'test.recent' });
     tick(1 * 86_400_000 + 1);
     expect(await pruneAuditLog(t.deps, 2)).toBe(5);
-    const left = t.db.select({ action: auditEvents.action }).from(auditEvents).all();
+    const left = await t.db.select({ action: auditEvents.action }).from(auditEvents).all();
     expect(left.map((row) => row.action)).toEqual(['test.recent']);
   });
 });

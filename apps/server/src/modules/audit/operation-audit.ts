@@ -116,11 +116,11 @@ function strip(view: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
-function load(deps: AppDeps, ref: Ref): Snapshot | null {
+async function load(deps: AppDeps, ref: Ref): Promise<Snapshot | null> {
   if (ref.id === null) return null;
   try {
     if (ref.type === 'node') {
-      const row = deps.db.select().from(nodes).where(eq(nodes.id, ref.id)).get();
+      const row = await deps.db.select().from(nodes).where(eq(nodes.id, ref.id)).get();
       if (!row) return null;
       const { id, name, address, allowInternet, isGateway, gatewayNetwork, enabled, publicKey } = row;
       return {
@@ -131,17 +131,21 @@ function load(deps: AppDeps, ref: Ref): Snapshot | null {
       };
     }
     if (ref.type === 'token') {
-      const row = deps.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, ref.id)).get();
+      const row = await deps.db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, ref.id)).get();
       if (!row) return null;
       return { view: strip({ ...toToken(row), nodeId: row.nodeId }), name: row.name, nodeId: row.nodeId, domain: null };
     }
     if (ref.type === 'domain') {
-      const view = getDomain(deps, ref.id);
-      const owner = deps.db.select({ owner: domains.ownerNodeId }).from(domains).where(eq(domains.id, ref.id)).get();
+      const view = await getDomain(deps, ref.id);
+      const owner = await deps.db
+        .select({ owner: domains.ownerNodeId })
+        .from(domains)
+        .where(eq(domains.id, ref.id))
+        .get();
       return { view: strip(view), name: view.domain, nodeId: owner?.owner ?? null, domain: view.domain };
     }
     if (ref.nodeId === null) return null;
-    const service = getService(deps, ref.nodeId, ref.type as ServiceType, ref.id);
+    const service = await getService(deps, ref.nodeId, ref.type as ServiceType, ref.id);
     return { view: strip(service), name: service.name, nodeId: service.nodeId, domain: service.domain };
   } catch (error) {
     if (error instanceof AppError && error.code === 'not_found') return null;
@@ -149,7 +153,7 @@ function load(deps: AppDeps, ref: Ref): Snapshot | null {
   }
 }
 
-function actorOf(deps: AppDeps, request: FastifyRequest): AuditActor {
+async function actorOf(deps: AppDeps, request: FastifyRequest): Promise<AuditActor> {
   if (request.agentToken && request.agentNode) {
     return {
       kind: 'node',
@@ -159,7 +163,7 @@ function actorOf(deps: AppDeps, request: FastifyRequest): AuditActor {
     };
   }
   if (request.session) {
-    const user = deps.db
+    const user = await deps.db
       .select({ username: users.username })
       .from(users)
       .where(eq(users.id, request.session.userId))
@@ -178,7 +182,7 @@ function outcomeOf(status: number, error: unknown): { isRecorded: boolean; detai
   return { isRecorded: false, detail: null };
 }
 
-function recordSignIn(deps: AppDeps, request: FastifyRequest, status: number): void {
+async function recordSignIn(deps: AppDeps, request: FastifyRequest, status: number): Promise<void> {
   const body = request.body as { username?: unknown } | undefined;
   const username = typeof body?.username === 'string' ? body.username.slice(0, 64) : null;
   if (status === 200) {
@@ -186,9 +190,9 @@ function recordSignIn(deps: AppDeps, request: FastifyRequest, status: number): v
     const user =
       username === null
         ? undefined
-        : deps.db.select({ totp: users.totpSecretEnc }).from(users).where(eq(users.username, username)).get();
+        : await deps.db.select({ totp: users.totpSecretEnc }).from(users).where(eq(users.username, username)).get();
     const isPasswordStep = user?.totp !== null && user?.totp !== undefined;
-    deps.audit.record({
+    await deps.audit.record({
       actor: { kind: 'admin', name: username },
       address: request.ip,
       action: isPasswordStep ? 'auth.password-accepted' : 'auth.sign-in',
@@ -196,7 +200,7 @@ function recordSignIn(deps: AppDeps, request: FastifyRequest, status: number): v
       ...(isPasswordStep ? { detail: 'second factor required' } : {}),
     });
   } else if (status === 401 || status === 429) {
-    deps.audit.record({
+    await deps.audit.record({
       actor: { kind: 'anonymous', name: username },
       address: request.ip,
       action: 'auth.sign-in-failed',
@@ -206,16 +210,16 @@ function recordSignIn(deps: AppDeps, request: FastifyRequest, status: number): v
   }
 }
 
-function recordChange(deps: AppDeps, request: FastifyRequest, state: AuditState, status: number): void {
+async function recordChange(deps: AppDeps, request: FastifyRequest, state: AuditState, status: number): Promise<void> {
   const { isRecorded, detail } = outcomeOf(status, state.error);
   if (!isRecorded) return;
   const name = operationOf(request)?.name as OperationName;
   const ref = state.ref ?? refOf(request, name, state.spec.kind, state.createdId);
-  const after = ref ? load(deps, ref) : null;
+  const after = ref ? await load(deps, ref) : null;
   const about = after ?? state.before;
   const target: AuditTarget | null = ref ? { type: ref.type, id: ref.id, name: about?.name ?? null } : null;
-  deps.audit.record({
-    actor: actorOf(deps, request),
+  await deps.audit.record({
+    actor: await actorOf(deps, request),
     address: request.ip,
     action: state.spec.action,
     target,
@@ -236,7 +240,7 @@ export function registerOperationAudit(app: FastifyInstance, deps: AppDeps): voi
     if (!spec || !name) return;
     const isCreate = request.method === 'POST';
     const ref = isCreate ? null : refOf(request, name, spec.kind, null);
-    request.audit = { spec, ref, before: ref ? load(deps, ref) : null, createdId: null, error: null };
+    request.audit = { spec, ref, before: ref ? await load(deps, ref) : null, createdId: null, error: null };
   });
   app.addHook('onError', async (request, _reply, error) => {
     if (request.audit) request.audit.error = error;
@@ -254,8 +258,8 @@ export function registerOperationAudit(app: FastifyInstance, deps: AppDeps): voi
   });
   app.addHook('onResponse', async (request, reply) => {
     try {
-      if (operationOf(request)?.name === 'login') recordSignIn(deps, request, reply.statusCode);
-      else if (request.audit) recordChange(deps, request, request.audit, reply.statusCode);
+      if (operationOf(request)?.name === 'login') await recordSignIn(deps, request, reply.statusCode);
+      else if (request.audit) await recordChange(deps, request, request.audit, reply.statusCode);
     } catch (error) {
       request.log.error({ err: error }, 'audit log: the entry could not be recorded');
     }

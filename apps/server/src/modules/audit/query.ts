@@ -26,9 +26,12 @@ function whereOf(filter: AuditFilter): SQL | undefined {
 }
 
 /** A page of entries, newest first. */
-export function listAuditEntries(deps: Pick<AppDeps, 'db'>, query: AuditListQuery): ListResponse<AuditEntry> {
+export async function listAuditEntries(
+  deps: Pick<AppDeps, 'db'>,
+  query: AuditListQuery,
+): Promise<ListResponse<AuditEntry>> {
   const where = whereOf(query);
-  const rows = deps.db
+  const rows = await deps.db
     .select()
     .from(auditEvents)
     .where(where)
@@ -36,7 +39,7 @@ export function listAuditEntries(deps: Pick<AppDeps, 'db'>, query: AuditListQuer
     .limit(query.limit)
     .offset((query.page - 1) * query.limit)
     .all();
-  const total = deps.db.select({ n: count() }).from(auditEvents).where(where).get()?.n ?? 0;
+  const total = (await deps.db.select({ n: count() }).from(auditEvents).where(where).get())?.n ?? 0;
   return { data: rows.map(toAuditEntry), page: query.page, limit: query.limit, total };
 }
 

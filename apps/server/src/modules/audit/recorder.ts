@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { isWellFormedPat, type AuditEntry } from '@postern/contract';
-import type { Db } from '../../db/client.js';
+import type { Store } from '../../db/client.js';
 import { auditEvents } from '../../db/schema.js';
 import { toAuditEntry } from './present.js';
 
@@ -53,7 +53,7 @@ export interface HealthChange {
 }
 
 export interface AuditLog {
-  record(entry: AuditRecord): void;
+  record(entry: AuditRecord): Promise<void>;
   /**
    * Records a service state change from the health checks (actor: the gateway itself). Changes arrive in bursts (a
    * node with hundreds of services goes away, a boot sees every backend): they are written together, one insert per
@@ -61,7 +61,7 @@ export interface AuditLog {
    */
   onHealthChange(change: HealthChange): void;
   /** Writes pending health changes now (readers of the log call it first, so they never miss one). */
-  flush(): void;
+  flush(): Promise<void>;
   /** Each recorded entry, as it is recorded; returns the unsubscribe function. */
   subscribe(listener: (entry: AuditEntry) => void): () => void;
 }
@@ -111,7 +111,7 @@ export const HEALTH_BATCH_MS = 250;
 /** Rows per insert statement (15 columns each, well under SQLite's limit of bound parameters). */
 const ROWS_PER_INSERT = 500;
 
-export function createAuditLog(deps: { db: Db; now: () => Date }): AuditLog {
+export function createAuditLog(deps: { db: Store; now: () => Date }): AuditLog {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const toRow = (entry: AuditRecord): typeof auditEvents.$inferInsert => {
@@ -133,15 +133,15 @@ export function createAuditLog(deps: { db: Db; now: () => Date }): AuditLog {
       detail: entry.detail ?? null,
     };
   };
-  const record = (entry: AuditRecord): void => {
-    flush(); // keeps the log in order
-    const row = deps.db.insert(auditEvents).values(toRow(entry)).returning().get();
+  const record = async (entry: AuditRecord): Promise<void> => {
+    await flush(); // keeps the log in order
+    const row = await deps.db.write(async (tx) => await tx.insert(auditEvents).values(toRow(entry)).returning().get());
     emitter.emit('entry', toAuditEntry(row));
   };
 
   let pending: (typeof auditEvents.$inferInsert)[] = [];
   let flushTimer: NodeJS.Timeout | null = null;
-  function flush(): void {
+  async function flush(): Promise<void> {
     if (flushTimer) clearTimeout(flushTimer);
     flushTimer = null;
     if (pending.length === 0) return;
@@ -149,15 +149,15 @@ export function createAuditLog(deps: { db: Db; now: () => Date }): AuditLog {
     pending = [];
     let written: (typeof auditEvents.$inferSelect)[];
     try {
-      written = deps.db.transaction((tx) => {
+      written = await deps.db.write(async (tx) => {
         const out: (typeof auditEvents.$inferSelect)[] = [];
         for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
           out.push(
-            ...tx
+            ...(await tx
               .insert(auditEvents)
               .values(rows.slice(i, i + ROWS_PER_INSERT))
               .returning()
-              .all(),
+              .all()),
           );
         }
         return out;
@@ -169,11 +169,9 @@ export function createAuditLog(deps: { db: Db; now: () => Date }): AuditLog {
     for (const row of written) emitter.emit('entry', toAuditEntry(row));
   }
   const flushLater = (): void => {
-    try {
-      flush();
-    } catch {
+    flush().catch(() => {
       // Kept pending; the next change or reader flushes again.
-    }
+    });
   };
 
   return {

@@ -12,17 +12,19 @@ export const RETENTION_BATCH = 500;
 export const RETENTION_INTERVAL_MS = 3_600_000;
 
 /** Deletes at most one batch of expired entries; returns how many went. */
-export function pruneAuditBatch(deps: Pick<AppDeps, 'db' | 'now' | 'config'>, batch = RETENTION_BATCH): number {
+export async function pruneAuditBatch(
+  deps: Pick<AppDeps, 'db' | 'now' | 'config'>,
+  batch = RETENTION_BATCH,
+): Promise<number> {
   const cutoff = new Date(deps.now().getTime() - deps.config.auditRetentionDays * 86_400_000).toISOString();
-  const ids = deps.db
-    .select({ id: auditEvents.id })
-    .from(auditEvents)
-    .where(lt(auditEvents.at, cutoff))
-    .limit(batch)
-    .all()
-    .map((row) => row.id);
+  const ids = (
+    await deps.db.select({ id: auditEvents.id }).from(auditEvents).where(lt(auditEvents.at, cutoff)).limit(batch).all()
+  ).map((row) => row.id);
   if (ids.length === 0) return 0;
-  return deps.db.delete(auditEvents).where(inArray(auditEvents.id, ids)).run().changes;
+  const deleted = await deps.db.write((tx) =>
+    tx.delete(auditEvents).where(inArray(auditEvents.id, ids)).returning({ id: auditEvents.id }),
+  );
+  return deleted.length;
 }
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -33,7 +35,7 @@ export async function pruneAuditLog(
   batch = RETENTION_BATCH,
 ): Promise<number> {
   let total = 0;
-  for (let deleted = pruneAuditBatch(deps, batch); deleted > 0; deleted = pruneAuditBatch(deps, batch)) {
+  for (let deleted = await pruneAuditBatch(deps, batch); deleted > 0; deleted = await pruneAuditBatch(deps, batch)) {
     total += deleted;
     await nextTurn();
   }
@@ -41,7 +43,7 @@ export async function pruneAuditLog(
 }
 
 export function startAuditRetention(deps: AppDeps, log: FastifyBaseLogger): { stop(): void } {
-  const run = (): void => {
+  const run = async (): Promise<void> => {
     pruneAuditLog(deps).then(
       (deleted) => {
         if (deleted > 0)

@@ -16,9 +16,9 @@ import { startAuditRetention } from './retention.js';
 export async function auditRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
   const { deps } = opts;
 
-  registerOperation(app, operations.listAudit, (request) => {
-    deps.audit.flush();
-    return listAuditEntries(deps, request.query);
+  registerOperation(app, operations.listAudit, async (request) => {
+    await deps.audit.flush();
+    return await listAuditEntries(deps, request.query);
   });
 
   registerOperation(app, operations.auditStream, async (request, reply) => {
@@ -46,7 +46,7 @@ export async function auditRoutes(app: FastifyInstance, opts: { deps: AppDeps })
   };
   const stopAuthEvents = onAuthEvent((event) => {
     const isFailure = event.kind === 'sign_in.second_factor_failed';
-    deps.audit.record({
+    void deps.audit.record({
       actor: isFailure ? { kind: 'anonymous', name: event.username } : { kind: 'admin', name: event.username },
       address: event.ip,
       action: actions[event.kind],

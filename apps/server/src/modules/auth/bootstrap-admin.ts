@@ -13,13 +13,16 @@ export async function ensureAdmin(
   deps: AppDeps,
   announce: (username: string, password: string) => void,
 ): Promise<void> {
-  const existing = deps.db.select({ n: count() }).from(users).get();
+  const existing = await deps.db.select({ n: count() }).from(users).get();
   if ((existing?.n ?? 0) > 0) return;
   const configured = deps.config.adminPassword;
   const password = configured ?? randomBytes(18).toString('base64url');
-  deps.db
-    .insert(users)
-    .values({ username: deps.config.adminUsername, passwordHash: await hashPassword(password) })
-    .run();
+  await deps.db.write(
+    async (tx) =>
+      await tx
+        .insert(users)
+        .values({ username: deps.config.adminUsername, passwordHash: await hashPassword(password) })
+        .run(),
+  );
   if (configured === undefined) announce(deps.config.adminUsername, password);
 }

@@ -69,20 +69,24 @@ export async function authRoutes(app: FastifyInstance, opts: { deps: AppDeps }):
     { bodyLimit: PASSWORD_BODY_LIMIT },
   );
 
-  registerOperation(app, operations.twoFactorStatus, (request) => twoFactorStatus(deps, requireSession(request)));
+  registerOperation(
+    app,
+    operations.twoFactorStatus,
+    async (request) => await twoFactorStatus(deps, requireSession(request)),
+  );
 
   registerOperation(
     app,
     operations.twoFactorSetup,
-    (request) => startTwoFactorSetup(deps, checks, request.ip, requireSession(request), request.body),
+    async (request) => await startTwoFactorSetup(deps, checks, request.ip, requireSession(request), request.body),
     { bodyLimit: PASSWORD_BODY_LIMIT },
   );
 
-  registerOperation(app, operations.twoFactorEnable, (request) => {
+  registerOperation(app, operations.twoFactorEnable, async (request) => {
     const session = requireSession(request);
-    const enabled = enableTwoFactor(deps, checks, request.ip, session, request.body);
+    const enabled = await enableTwoFactor(deps, checks, request.ip, session, request.body);
     // Sessions signed in with the password alone end, as after a password change; this one stays.
-    deleteOtherSessions(deps, session.userId, session.sessionId);
+    await deleteOtherSessions(deps, session.userId, session.sessionId);
     sessionStreams.endStreams();
     return enabled;
   });
@@ -90,7 +94,7 @@ export async function authRoutes(app: FastifyInstance, opts: { deps: AppDeps }):
   registerOperation(
     app,
     operations.twoFactorDisable,
-    (request) => disableTwoFactor(deps, checks, request.ip, requireSession(request), request.body),
+    async (request) => await disableTwoFactor(deps, checks, request.ip, requireSession(request), request.body),
     { bodyLimit: PASSWORD_BODY_LIMIT },
   );
 
@@ -100,7 +104,7 @@ export async function authRoutes(app: FastifyInstance, opts: { deps: AppDeps }):
     if (candidates.length === 0) throw new AppError('unauthorized', 'Authentication required');
     for (const token of candidates.slice(0, MAX_SESSION_COOKIES)) {
       const session = await verifySessionToken(deps, token);
-      const expiresIn = session ? sessionSecondsLeft(deps, session.sessionId) : 0;
+      const expiresIn = session ? await sessionSecondsLeft(deps, session.sessionId) : 0;
       if (expiresIn > 0) return { token, expires_in: expiresIn };
     }
     // A dead cookie is of no use to anyone: drop it with the refusal.
@@ -108,8 +112,8 @@ export async function authRoutes(app: FastifyInstance, opts: { deps: AppDeps }):
     throw new AppError('unauthorized', 'Session expired or invalid, please sign in again');
   });
 
-  registerOperation(app, operations.logout, (request, reply) => {
-    deleteSession(deps, requireSession(request).sessionId);
+  registerOperation(app, operations.logout, async (request, reply) => {
+    await deleteSession(deps, requireSession(request).sessionId);
     sessionStreams.endStreams();
     clearSessionCookie(deps, request, reply);
   });

@@ -53,7 +53,7 @@ export async function logIn(
   body: LoginRequest,
 ): Promise<LoginResponse | SecondFactorChallenge> {
   const attempt = claimAttempt(checks, ip, body.username);
-  const user = deps.db.select().from(users).where(eq(users.username, body.username)).get();
+  const user = await deps.db.select().from(users).where(eq(users.username, body.username)).get();
   const isValid = await hashGated(
     checks,
     () =>
@@ -67,14 +67,16 @@ export async function logIn(
     return { twoFactorRequired: true, ...challenges.issue(user.id) };
   }
   attempt.succeed();
-  return startSession(deps, user.id);
+  return await startSession(deps, user.id);
 }
 
 /** A new session for a user who passed every step of sign-in. */
-export function startSession(deps: AppDeps, userId: number): Promise<LoginResponse> {
+export async function startSession(deps: AppDeps, userId: number): Promise<LoginResponse> {
   // Expired rows are never read again; dropping them here keeps the table from growing without a timer.
-  deps.db.delete(sessions).where(lt(sessions.expiresAt, deps.now().toISOString())).run();
-  return createSession(deps, userId);
+  await deps.db.write(
+    async (tx) => await tx.delete(sessions).where(lt(sessions.expiresAt, deps.now().toISOString())).run(),
+  );
+  return await createSession(deps, userId);
 }
 
 /**
@@ -88,7 +90,7 @@ export async function changePassword(
   session: SessionIdentity,
   body: ChangePasswordRequest,
 ): Promise<void> {
-  const user = deps.db.select().from(users).where(eq(users.id, session.userId)).get();
+  const user = await deps.db.select().from(users).where(eq(users.id, session.userId)).get();
   if (!user) throw new AppError('unauthorized', 'Session ended');
   const attempt = claimAttempt(checks, ip, user.username);
   if (!(await hashGated(checks, () => verifyPassword(user.passwordHash, body.currentPassword), attempt))) {
@@ -99,7 +101,14 @@ export async function changePassword(
     throw fieldError('newPassword', 'The new password must differ from the current one');
   }
   const passwordHash = await hashGated(checks, () => hashPassword(body.newPassword));
-  deps.db.update(users).set({ passwordHash, updatedAt: deps.now().toISOString() }).where(eq(users.id, user.id)).run();
+  await deps.db.write(
+    async (tx) =>
+      await tx
+        .update(users)
+        .set({ passwordHash, updatedAt: deps.now().toISOString() })
+        .where(eq(users.id, user.id))
+        .run(),
+  );
   // Anyone who learnt the old password loses access now; the operator's own session stays.
-  deleteOtherSessions(deps, user.id, session.sessionId);
+  await deleteOtherSessions(deps, user.id, session.sessionId);
 }

@@ -15,18 +15,19 @@ export interface SessionStreams {
 }
 
 export function watchSessionStreams(app: FastifyInstance, deps: AppDeps): SessionStreams {
-  const endStreams = (): void => {
+  const endStreams = async (): Promise<void> => {
     const verdicts = new Map<string, boolean>();
     for (const stream of listOpenSse(app.server)) {
       if (stream.sessionId === null) continue;
       let isActive = verdicts.get(stream.sessionId);
-      if (isActive === undefined) verdicts.set(stream.sessionId, (isActive = isSessionActive(deps, stream.sessionId)));
+      if (isActive === undefined)
+        verdicts.set(stream.sessionId, (isActive = await isSessionActive(deps, stream.sessionId)));
       if (!isActive) stream.close();
     }
   };
-  const sweep = setInterval(() => {
+  const sweep = setInterval(async () => {
     try {
-      endStreams();
+      await endStreams();
     } catch (error) {
       // A failed read (database closing) must not kill the process; the next sweep tries again.
       app.log.error({ err: error }, 'session stream sweep failed');

@@ -24,7 +24,9 @@ export async function createSession(deps: AppDeps, userId: number): Promise<{ to
   const issuedAt = deps.now();
   const expiresAt = new Date(issuedAt.getTime() + ttl * 1000);
   const sessionId = randomBytes(18).toString('base64url');
-  deps.db.insert(sessions).values({ id: sessionId, userId, expiresAt: expiresAt.toISOString() }).run();
+  await deps.db.write(
+    async (tx) => await tx.insert(sessions).values({ id: sessionId, userId, expiresAt: expiresAt.toISOString() }).run(),
+  );
   const token = await new SignJWT({})
     .setProtectedHeader({ alg: 'HS256' })
     .setIssuer(ISSUER)
@@ -75,8 +77,11 @@ const sessionLookup = preparedPerDb((db: AppDeps['db']) =>
 );
 
 /** The live session row behind a session id, or null when it was ended or has expired. */
-function activeSession(deps: AppDeps, sessionId: string): { id: string; userId: number; expiresAt: string } | null {
-  const row = sessionLookup(deps.db).get({ id: sessionId });
+async function activeSession(
+  deps: AppDeps,
+  sessionId: string,
+): Promise<{ id: string; userId: number; expiresAt: string } | null> {
+  const row = await sessionLookup(deps.db).get({ id: sessionId });
   if (!row || Date.parse(row.expiresAt) <= deps.now().getTime()) return null;
   return row;
 }
@@ -85,25 +90,29 @@ function activeSession(deps: AppDeps, sessionId: string): { id: string; userId: 
 export async function verifySessionToken(deps: AppDeps, token: string): Promise<SessionIdentity | null> {
   const sessionId = await sessionIdOf(deps, token);
   if (!sessionId) return null;
-  const row = activeSession(deps, sessionId);
+  const row = await activeSession(deps, sessionId);
   return row ? { sessionId: row.id, userId: row.userId } : null;
 }
 
-export const isSessionActive = (deps: AppDeps, sessionId: string): boolean => activeSession(deps, sessionId) !== null;
+export const isSessionActive = async (deps: AppDeps, sessionId: string): Promise<boolean> =>
+  (await activeSession(deps, sessionId)) !== null;
 
 /** Whole seconds the session has left (0 when it has ended). */
-export function sessionSecondsLeft(deps: AppDeps, sessionId: string): number {
-  const row = activeSession(deps, sessionId);
+export async function sessionSecondsLeft(deps: AppDeps, sessionId: string): Promise<number> {
+  const row = await activeSession(deps, sessionId);
   return row ? Math.max(0, Math.floor((Date.parse(row.expiresAt) - deps.now().getTime()) / 1000)) : 0;
 }
 
-export function deleteSession(deps: AppDeps, sessionId: string): void {
-  deps.db.delete(sessions).where(eq(sessions.id, sessionId)).run();
+export async function deleteSession(deps: AppDeps, sessionId: string): Promise<void> {
+  await deps.db.write(async (tx) => await tx.delete(sessions).where(eq(sessions.id, sessionId)).run());
 }
 
-export function deleteOtherSessions(deps: AppDeps, userId: number, keepSessionId: string): void {
-  deps.db
-    .delete(sessions)
-    .where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))
-    .run();
+export async function deleteOtherSessions(deps: AppDeps, userId: number, keepSessionId: string): Promise<void> {
+  await deps.db.write(
+    async (tx) =>
+      await tx
+        .delete(sessions)
+        .where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))
+        .run(),
+  );
 }

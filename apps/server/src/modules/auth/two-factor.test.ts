@@ -98,11 +98,11 @@ describe('enrolment', () => {
     expect(events.map((event) => event.kind)).toEqual(['two_factor.enabled']);
 
     // At rest: the secret encrypted, the recovery codes hashed.
-    const row = t.db.select().from(users).get();
+    const row = await t.db.select().from(users).get();
     expect(row?.totpSecretEnc).toMatch(/^v1:/);
     expect(row?.totpSecretEnc).not.toContain(body.secret);
     expect(t.deps.secrets.decrypt(row?.totpSecretEnc ?? '')).toBe(body.secret);
-    const stored = JSON.stringify(t.db.select().from(recoveryCodes).all());
+    const stored = JSON.stringify(await t.db.select().from(recoveryCodes).all());
     for (const code of codes) {
       expect(stored).not.toContain(code);
       expect(stored).not.toContain(code.replace(/-/g, ''));
@@ -243,8 +243,8 @@ describe('disabling', () => {
     expect(off.statusCode).toBe(204);
     expect(events.at(-1)?.kind).toBe('two_factor.disabled');
     expect((await call('GET', '/api/auth/2fa', session)).json()).toEqual({ enabled: false, recoveryCodesLeft: 0 });
-    expect(t.db.select().from(recoveryCodes).all()).toEqual([]);
-    expect(t.db.select().from(users).get()?.totpSecretEnc).toBeNull();
+    expect(await t.db.select().from(recoveryCodes).all()).toEqual([]);
+    expect((await t.db.select().from(users).get())?.totpSecretEnc).toBeNull();
     expect(Object.keys((await passwordStep()).json()).sort()).toEqual(['expires_in', 'token']);
   });
 

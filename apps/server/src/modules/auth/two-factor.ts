@@ -1,4 +1,4 @@
-import { and, count, eq, isNull } from 'drizzle-orm';
+import { and, count, eq, isNull, lt, or } from 'drizzle-orm';
 import type {
   LoginResponse,
   SecondFactorLoginRequest,
@@ -38,8 +38,8 @@ const WRONG_PASSWORD = 'The password is not correct';
 
 type User = typeof users.$inferSelect;
 
-function userOf(deps: AppDeps, userId: number): User {
-  const user = deps.db.select().from(users).where(eq(users.id, userId)).get();
+async function userOf(deps: AppDeps, userId: number): Promise<User> {
+  const user = await deps.db.select().from(users).where(eq(users.id, userId)).get();
   if (!user) throw new AppError('unauthorized', 'Session ended');
   return user;
 }
@@ -54,32 +54,38 @@ function announce(deps: AppDeps, kind: AuthEventKind, user: User, ip: string): v
  * Accepts a TOTP code of a step later than the last one accepted (the update is the check, so two requests racing
  * with one code cannot both win).
  */
-function acceptTotp(deps: AppDeps, user: User, secretEnc: string, code: string): boolean {
+async function acceptTotp(deps: AppDeps, user: User, secretEnc: string, code: string): Promise<boolean> {
   const step = matchTotpStep(deps.secrets.decrypt(secretEnc), code, deps.now().getTime());
   if (step === null) return false;
-  const result = deps.db.$client
-    .prepare('UPDATE users SET totp_last_step = ? WHERE id = ? AND (totp_last_step IS NULL OR totp_last_step < ?)')
-    .run(step, user.id, step);
-  return result.changes === 1;
+  const accepted = await deps.db.write((tx) =>
+    tx
+      .update(users)
+      .set({ totpLastStep: step })
+      .where(and(eq(users.id, user.id), or(isNull(users.totpLastStep), lt(users.totpLastStep, step))))
+      .returning({ id: users.id }),
+  );
+  return accepted.length === 1;
 }
 
 /** Spends an unused recovery code (once: the update is the check). */
-function spendRecoveryCode(deps: AppDeps, user: User, code: string): boolean {
+async function spendRecoveryCode(deps: AppDeps, user: User, code: string): Promise<boolean> {
   const codeHash = hashRecoveryCode(recoveryKey(deps), code);
-  const result = deps.db
-    .update(recoveryCodes)
-    .set({ usedAt: deps.now().toISOString() })
-    .where(and(eq(recoveryCodes.userId, user.id), eq(recoveryCodes.codeHash, codeHash), isNull(recoveryCodes.usedAt)))
-    .run();
-  return result.changes === 1;
+  const spent = await deps.db.write((tx) =>
+    tx
+      .update(recoveryCodes)
+      .set({ usedAt: deps.now().toISOString() })
+      .where(and(eq(recoveryCodes.userId, user.id), eq(recoveryCodes.codeHash, codeHash), isNull(recoveryCodes.usedAt)))
+      .returning({ id: recoveryCodes.id }),
+  );
+  return spent.length === 1;
 }
 
 /** Checks a code against the user's enabled second factor: 'totp', 'recovery' (spent now) or null. */
-function checkSecondFactor(deps: AppDeps, user: User, input: string): 'totp' | 'recovery' | null {
+async function checkSecondFactor(deps: AppDeps, user: User, input: string): Promise<'totp' | 'recovery' | null> {
   const code = classifyCode(input);
   if (!code || user.totpSecretEnc === null) return null;
-  if (code.kind === 'totp') return acceptTotp(deps, user, user.totpSecretEnc, code.code) ? 'totp' : null;
-  return spendRecoveryCode(deps, user, code.code) ? 'recovery' : null;
+  if (code.kind === 'totp') return (await acceptTotp(deps, user, user.totpSecretEnc, code.code)) ? 'totp' : null;
+  return (await spendRecoveryCode(deps, user, code.code)) ? 'recovery' : null;
 }
 
 /** The second step of sign-in: the password step's challenge and a code. */
@@ -92,9 +98,9 @@ export async function logInSecondFactor(
 ): Promise<LoginResponse> {
   const userId = challenges.userOf(body.challenge);
   if (userId === null) throw new AppError('unauthorized', CHALLENGE_EXPIRED_MESSAGE);
-  const user = userOf(deps, userId);
+  const user = await userOf(deps, userId);
   const attempt = claimAttempt(checks, ip, user.username);
-  const accepted = checkSecondFactor(deps, user, body.code);
+  const accepted = await checkSecondFactor(deps, user, body.code);
   if (!accepted) {
     challenges.fail(body.challenge);
     announce(deps, 'sign_in.second_factor_failed', user, ip);
@@ -103,12 +109,12 @@ export async function logInSecondFactor(
   attempt.succeed();
   challenges.consume(body.challenge);
   announce(deps, accepted === 'recovery' ? 'sign_in.recovery_code_used' : 'sign_in.second_factor', user, ip);
-  return startSession(deps, user.id);
+  return await startSession(deps, user.id);
 }
 
-export function twoFactorStatus(deps: AppDeps, session: SessionIdentity): TwoFactorStatus {
-  const user = userOf(deps, session.userId);
-  const left = deps.db
+export async function twoFactorStatus(deps: AppDeps, session: SessionIdentity): Promise<TwoFactorStatus> {
+  const user = await userOf(deps, session.userId);
+  const left = await deps.db
     .select({ n: count() })
     .from(recoveryCodes)
     .where(and(eq(recoveryCodes.userId, user.id), isNull(recoveryCodes.usedAt)))
@@ -132,39 +138,43 @@ export async function startTwoFactorSetup(
   session: SessionIdentity,
   body: TwoFactorSetupRequest,
 ): Promise<TwoFactorSetup> {
-  const user = userOf(deps, session.userId);
+  const user = await userOf(deps, session.userId);
   if (user.totpSecretEnc !== null) throw badRequest('Two-factor sign-in is already on; turn it off first');
   (await requirePassword(deps, checks, ip, user, body.password)).succeed();
   const secret = newTotpSecret();
-  deps.db
-    .update(users)
-    .set({ totpPendingSecretEnc: deps.secrets.encrypt(secret), updatedAt: deps.now().toISOString() })
-    .where(eq(users.id, user.id))
-    .run();
+  await deps.db.write(
+    async (tx) =>
+      await tx
+        .update(users)
+        .set({ totpPendingSecretEnc: deps.secrets.encrypt(secret), updatedAt: deps.now().toISOString() })
+        .where(eq(users.id, user.id))
+        .run(),
+  );
   const uri = otpauthUri(secret, user.username);
   return { secret, otpauthUri: uri, qrCode: await qrCodeDataUrl(uri) };
 }
 
 /** Confirms enrolment with a code of the new secret: two-factor sign-in is on; the recovery codes, once. */
-export function enableTwoFactor(
+export async function enableTwoFactor(
   deps: AppDeps,
   checks: PasswordChecks,
   ip: string,
   session: SessionIdentity,
   body: TwoFactorEnableRequest,
-): TwoFactorEnabled {
-  const user = userOf(deps, session.userId);
+): Promise<TwoFactorEnabled> {
+  const user = await userOf(deps, session.userId);
   if (user.totpSecretEnc !== null) throw badRequest('Two-factor sign-in is already on');
   if (user.totpPendingSecretEnc === null) throw badRequest('Start the setup first');
   const attempt = claimAttempt(checks, ip, user.username);
   const code = classifyCode(body.code);
-  if (code?.kind !== 'totp' || !acceptTotp(deps, user, user.totpPendingSecretEnc, code.code))
+  if (code?.kind !== 'totp' || !(await acceptTotp(deps, user, user.totpPendingSecretEnc, code.code)))
     throw fieldError('code', WRONG_CODE);
   attempt.succeed();
   const codes = newRecoveryCodes();
   const key = recoveryKey(deps);
-  deps.db.transaction((tx) => {
-    tx.update(users)
+  await deps.db.write(async (tx) => {
+    await tx
+      .update(users)
       .set({
         totpSecretEnc: user.totpPendingSecretEnc,
         totpPendingSecretEnc: null,
@@ -172,8 +182,9 @@ export function enableTwoFactor(
       })
       .where(eq(users.id, user.id))
       .run();
-    tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id)).run();
-    tx.insert(recoveryCodes)
+    await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id)).run();
+    await tx
+      .insert(recoveryCodes)
       .values(codes.map((text) => ({ userId: user.id, codeHash: hashRecoveryCode(key, text) })))
       .run();
   });
@@ -189,17 +200,18 @@ export async function disableTwoFactor(
   session: SessionIdentity,
   body: TwoFactorDisableRequest,
 ): Promise<void> {
-  const user = userOf(deps, session.userId);
+  const user = await userOf(deps, session.userId);
   if (user.totpSecretEnc === null) throw badRequest('Two-factor sign-in is not on');
   const attempt = await requirePassword(deps, checks, ip, user, body.password);
-  if (!checkSecondFactor(deps, user, body.code)) throw fieldError('code', WRONG_CODE);
+  if (!(await checkSecondFactor(deps, user, body.code))) throw fieldError('code', WRONG_CODE);
   attempt.succeed();
-  deps.db.transaction((tx) => {
-    tx.update(users)
+  await deps.db.write(async (tx) => {
+    await tx
+      .update(users)
       .set({ totpSecretEnc: null, totpPendingSecretEnc: null, totpLastStep: null, updatedAt: deps.now().toISOString() })
       .where(eq(users.id, user.id))
       .run();
-    tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id)).run();
+    await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id)).run();
   });
   announce(deps, 'two_factor.disabled', user, ip);
 }

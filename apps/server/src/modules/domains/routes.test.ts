@@ -109,7 +109,7 @@ describe('reading, editing and deleting domains', () => {
   });
 
   test('a rename carries the services along', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const { body: svc } = await api<HttpService>('POST', `/api/services/${node.id}/http`, {
       name: 'web',
       domain: 'old.example.com',
@@ -137,7 +137,7 @@ describe('reading, editing and deleting domains', () => {
   });
 
   test('deleting a domain still used by services is refused with the count', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     await api('POST', `/api/services/${node.id}/http`, { name: 'a', domain: 'used.example.com', pathLocation: '/' });
     await api('POST', `/api/services/${node.id}/tcp`, { name: 'b', domain: 'used.example.com', backendPort: 22 });
     const domainId = (await api<ListResponse<Domain>>('GET', '/api/domains')).body.data[0]?.id;
@@ -159,7 +159,7 @@ describe('reading, editing and deleting domains', () => {
 
 describe('domain owners', () => {
   test("a domain is the admin's unless assigned to a node; the answer names the owner", async () => {
-    const node = insertNode(t.deps, { name: 'office' });
+    const node = await insertNode(t.deps, { name: 'office' });
     const plain = await api<Domain>('POST', '/api/domains', { domain: 'plain.example.com' });
     expect(plain.body).toMatchObject({ ownerNodeId: null, ownerNodeName: null });
     const owned = await api<Domain>('POST', '/api/domains', { domain: 'owned.example.com', ownerNodeId: node.id });
@@ -174,7 +174,7 @@ describe('domain owners', () => {
   });
 
   test('the owner changes with PATCH, stays when omitted, and returns to the admin with null', async () => {
-    const node = insertNode(t.deps, { name: 'office' });
+    const node = await insertNode(t.deps, { name: 'office' });
     const { body } = await api<Domain>('POST', '/api/domains', { domain: 'x.example.com' });
     expect((await api<Domain>('PATCH', `/api/domains/${body.id}`, { ownerNodeId: node.id })).body.ownerNodeId).toBe(
       node.id,

@@ -22,11 +22,13 @@ export async function domainRoutes(app: FastifyInstance, opts: DomainRoutesOptio
   const { deps } = opts;
   const options = { checkDomain: opts.checkDomain ?? acceptEveryDomain };
 
-  registerOperation(app, operations.listDomains, (request) => listDomains(deps, request.query));
-  registerOperation(app, operations.getDomain, (request) => getDomain(deps, request.params.id));
-  registerOperation(app, operations.createDomain, (request) => createDomain(deps, request.body, options));
-  registerOperation(app, operations.updateDomain, (request) =>
-    updateDomain(deps, request.params.id, request.body, options),
+  registerOperation(app, operations.listDomains, async (request) => await listDomains(deps, request.query));
+  registerOperation(app, operations.getDomain, async (request) => await getDomain(deps, request.params.id));
+  registerOperation(app, operations.createDomain, async (request) => await createDomain(deps, request.body, options));
+  registerOperation(
+    app,
+    operations.updateDomain,
+    async (request) => await updateDomain(deps, request.params.id, request.body, options),
   );
-  registerOperation(app, operations.deleteDomain, (request) => deleteDomain(deps, request.params.id));
+  registerOperation(app, operations.deleteDomain, async (request) => await deleteDomain(deps, request.params.id));
 }

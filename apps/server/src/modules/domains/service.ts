@@ -8,13 +8,12 @@ import {
   type PageQuery,
 } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
-import type { Db } from '../../db/client.js';
+import type { Db, ReadDb } from '../../db/client.js';
 import type { Config } from '../../env.js';
-import type { DbExecutor } from '../services/db-executor.js';
 import { domains, httpServices, nodes, tcpServices } from '../../db/schema.js';
 import { badRequest, fieldError, notFound } from '../../errors.js';
 import { applyChanges } from '../../dataplane-apply.js';
-import { isForeignKeyViolation, isUniqueViolation } from '../services/sqlite-errors.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 
 type DomainRow = typeof domains.$inferSelect;
 type SslMode = DomainRow['ssl'];
@@ -53,34 +52,34 @@ export function toDomain(deps: Pick<AppDeps, 'dataPlane'>, { row, ownerName }: O
   };
 }
 
-const selectOwnedDomains = (db: Db) =>
+const selectOwnedDomains = (db: ReadDb) =>
   db.select({ row: domains, ownerName: nodes.name }).from(domains).leftJoin(nodes, eq(nodes.id, domains.ownerNodeId));
 
 /** `search` narrows the list to names containing it (the console's domain autocomplete). */
-export function listDomains(
+export async function listDomains(
   deps: AppDeps,
   { page, limit, search }: PageQuery & { search?: string | undefined },
-): ListResponse<Domain> {
+): Promise<ListResponse<Domain>> {
   // instr() instead of LIKE: no wildcard characters to escape in what the operator typed.
   const where = search ? sql`instr(${domains.domain}, ${search.toLowerCase()}) > 0` : undefined;
-  const rows = selectOwnedDomains(deps.db)
+  const rows = await selectOwnedDomains(deps.db)
     .where(where)
     .orderBy(domains.id)
     .limit(limit)
     .offset((page - 1) * limit)
     .all();
-  const total = deps.db.select({ n: count() }).from(domains).where(where).get()?.n ?? 0;
+  const total = (await deps.db.select({ n: count() }).from(domains).where(where).get())?.n ?? 0;
   return { data: rows.map((row) => toDomain(deps, row)), page, limit, total };
 }
 
-function findDomainRow(db: Db, id: number): DomainRow {
-  const row = db.select().from(domains).where(eq(domains.id, id)).get();
+async function findDomainRow(db: ReadDb, id: number): Promise<DomainRow> {
+  const row = await db.select().from(domains).where(eq(domains.id, id)).get();
   if (!row) throw notFound('Domain');
   return row;
 }
 
-export function getDomain(deps: AppDeps, id: number): Domain {
-  const found = selectOwnedDomains(deps.db).where(eq(domains.id, id)).get();
+export async function getDomain(deps: AppDeps, id: number): Promise<Domain> {
+  const found = await selectOwnedDomains(deps.db).where(eq(domains.id, id)).get();
   if (!found) throw notFound('Domain');
   return toDomain(deps, found);
 }
@@ -91,17 +90,17 @@ export function assertNotConsoleHost(config: Pick<Config, 'publicHost'>, domain:
 }
 
 /** An owner must be an existing node other than the local one (the gateway's own services are the admin's). */
-function assertOwner(db: Db, ownerNodeId: number | null | undefined): void {
+async function assertOwner(db: ReadDb, ownerNodeId: number | null | undefined): Promise<void> {
   if (ownerNodeId === null || ownerNodeId === undefined) return;
-  const owner = db.select({ isLocal: nodes.isLocal }).from(nodes).where(eq(nodes.id, ownerNodeId)).get();
+  const owner = await db.select({ isLocal: nodes.isLocal }).from(nodes).where(eq(nodes.id, ownerNodeId)).get();
   if (!owner) throw fieldError('ownerNodeId', ruleMessages.ownerNotFound);
   if (owner.isLocal) throw fieldError('ownerNodeId', ruleMessages.ownerIsLocal);
 }
 
 const takenMessage = (domain: string): string => `The domain ${domain} already exists`;
 
-function assertDomainFree(db: Db, domain: string, exceptId?: number): void {
-  const other = db.select({ id: domains.id }).from(domains).where(eq(domains.domain, domain)).get();
+async function assertDomainFree(db: ReadDb, domain: string, exceptId?: number): Promise<void> {
+  const other = await db.select({ id: domains.id }).from(domains).where(eq(domains.domain, domain)).get();
   if (other && other.id !== exceptId) throw fieldError('domain', takenMessage(domain));
 }
 
@@ -124,16 +123,19 @@ async function resolveSsl(
 
 export async function createDomain(deps: AppDeps, body: DomainCreate, options: DomainOptions): Promise<Domain> {
   assertNotConsoleHost(deps.config, body.domain);
-  assertDomainFree(deps.db, body.domain);
-  assertOwner(deps.db, body.ownerNodeId);
+  await assertDomainFree(deps.db, body.domain);
+  await assertOwner(deps.db, body.ownerNodeId);
   const ssl = await resolveSsl(options, body.domain, body.ssl, body.skipValidation, true);
   let row: DomainRow;
   try {
-    row = deps.db
-      .insert(domains)
-      .values({ domain: body.domain, ssl, ownerNodeId: body.ownerNodeId ?? null })
-      .returning()
-      .get();
+    row = await deps.db.write(
+      async (tx) =>
+        await tx
+          .insert(domains)
+          .values({ domain: body.domain, ssl, ownerNodeId: body.ownerNodeId ?? null })
+          .returning()
+          .get(),
+    );
   } catch (error) {
     if (isUniqueViolation(error)) throw fieldError('domain', takenMessage(body.domain));
     // The owner was deleted between the check and the insert.
@@ -141,7 +143,7 @@ export async function createDomain(deps: AppDeps, body: DomainCreate, options: D
     throw error;
   }
   await applyChanges(deps);
-  return getDomain(deps, row.id);
+  return await getDomain(deps, row.id);
 }
 
 export async function updateDomain(
@@ -150,15 +152,15 @@ export async function updateDomain(
   body: DomainUpdate,
   options: DomainOptions,
 ): Promise<Domain> {
-  const current = findDomainRow(deps.db, id);
+  const current = await findDomainRow(deps.db, id);
   const name = body.domain ?? current.domain;
   const isRenamed = name !== current.domain;
   if (isRenamed) {
     assertNotConsoleHost(deps.config, name);
-    assertDomainFree(deps.db, name, id);
+    await assertDomainFree(deps.db, name, id);
   }
   const ownerNodeId = body.ownerNodeId === undefined ? current.ownerNodeId : body.ownerNodeId;
-  if (ownerNodeId !== current.ownerNodeId) assertOwner(deps.db, ownerNodeId);
+  if (ownerNodeId !== current.ownerNodeId) await assertOwner(deps.db, ownerNodeId);
   const requested = body.ssl === undefined ? current.ssl : body.ssl;
   const needsCheck = isRenamed || current.ssl !== 'certbot';
   const ssl = await resolveSsl(options, name, requested, body.skipValidation, needsCheck);
@@ -166,18 +168,20 @@ export async function updateDomain(
   let row: DomainRow | undefined;
   try {
     // Services refer to their domain by name, so a rename carries them along in the same transaction.
-    row = deps.db.transaction((tx) => {
+    row = await deps.db.write(async (tx) => {
       if (isRenamed) {
-        tx.update(httpServices)
+        await tx
+          .update(httpServices)
           .set({ domain: name, updatedAt: now })
           .where(eq(httpServices.domain, current.domain))
           .run();
-        tx.update(tcpServices)
+        await tx
+          .update(tcpServices)
           .set({ domain: name, updatedAt: now })
           .where(eq(tcpServices.domain, current.domain))
           .run();
       }
-      return tx
+      return await tx
         .update(domains)
         .set({ domain: name, ssl, ownerNodeId, updatedAt: now })
         .where(eq(domains.id, id))
@@ -192,12 +196,13 @@ export async function updateDomain(
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as the row; no match gives undefined
   if (!row) throw notFound('Domain');
   await applyChanges(deps);
-  return getDomain(deps, row.id);
+  return await getDomain(deps, row.id);
 }
 
-function countServicesOn(db: Db, domain: string): number {
-  const http = db.select({ n: count() }).from(httpServices).where(eq(httpServices.domain, domain)).get()?.n ?? 0;
-  const tcp = db.select({ n: count() }).from(tcpServices).where(eq(tcpServices.domain, domain)).get()?.n ?? 0;
+async function countServicesOn(db: ReadDb, domain: string): Promise<number> {
+  const http =
+    (await db.select({ n: count() }).from(httpServices).where(eq(httpServices.domain, domain)).get())?.n ?? 0;
+  const tcp = (await db.select({ n: count() }).from(tcpServices).where(eq(tcpServices.domain, domain)).get())?.n ?? 0;
   return http + tcp;
 }
 
@@ -206,15 +211,15 @@ function countServicesOn(db: Db, domain: string): number {
  * host (where they may collide) or drop their public name, which an operator would not expect from "delete".
  */
 export async function deleteDomain(deps: AppDeps, id: number): Promise<void> {
-  const current = findDomainRow(deps.db, id);
-  const users = countServicesOn(deps.db, current.domain);
+  const current = await findDomainRow(deps.db, id);
+  const users = await countServicesOn(deps.db, current.domain);
   if (users > 0) {
     const what = users === 1 ? '1 service' : `${users} services`;
     throw badRequest(
       `The domain ${current.domain} is used by ${what}. Delete them or move them to another domain first.`,
     );
   }
-  deps.db.delete(domains).where(eq(domains.id, id)).run();
+  await deps.db.write(async (tx) => await tx.delete(domains).where(eq(domains.id, id)).run());
   await applyChanges(deps);
 }
 
@@ -223,20 +228,18 @@ export async function deleteDomain(deps: AppDeps, id: number): Promise<void> {
  * domain field accepts custom values, and every served name needs a domain entry with a certificate. They belong
  * to `ownerNodeId` (null: the admin). Runs inside the caller's transaction.
  */
-export function ensureDomains(tx: DbExecutor, names: string[], ownerNodeId: number | null = null): void {
+export async function ensureDomains(tx: Db, names: string[], ownerNodeId: number | null = null): Promise<void> {
   const wanted = [...new Set(names.filter((name) => name !== ''))];
   if (wanted.length === 0) return;
   const existing = new Set(
-    tx
-      .select({ domain: domains.domain })
-      .from(domains)
-      .where(inArray(domains.domain, wanted))
-      .all()
-      .map((r) => r.domain),
+    (await tx.select({ domain: domains.domain }).from(domains).where(inArray(domains.domain, wanted)).all()).map(
+      (r) => r.domain,
+    ),
   );
   const missing = wanted.filter((name) => !existing.has(name));
   if (missing.length > 0)
-    tx.insert(domains)
+    await tx
+      .insert(domains)
       .values(missing.map((domain) => ({ domain, ownerNodeId })))
       .run();
 }

@@ -86,7 +86,7 @@ describe('GET /api/logs/stream', () => {
   });
 
   test('streams the lines of one service', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const { body: svc } = await api<HttpService>('POST', `/api/services/${node.id}/http`, {
       name: 'web',
       pathLocation: '/web',

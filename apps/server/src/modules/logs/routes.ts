@@ -13,7 +13,7 @@ export async function logRoutes(app: FastifyInstance, opts: { deps: AppDeps }): 
   const { deps } = opts;
 
   registerOperation(app, operations.logStream, async (request, reply) => {
-    const filter = resolveLogFilter(deps, request.query);
+    const filter = await resolveLogFilter(deps, request.query);
     const connection = openSse(request, reply);
     const unsubscribe = deps.dataPlane.logs.subscribe(filter, (lines) => connection.send(lines));
     await connection.closed;

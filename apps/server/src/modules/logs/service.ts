@@ -8,9 +8,12 @@ import { notFound } from '../../errors.js';
 export type LogFilter = Parameters<LogSource['subscribe']>[0];
 
 /** The filter for a stream request, or a 404 when it names no domain or service. */
-export function resolveLogFilter(deps: Pick<AppDeps, 'db'>, query: Omit<LogStreamQuery, 'token'>): LogFilter {
+export async function resolveLogFilter(
+  deps: Pick<AppDeps, 'db'>,
+  query: Omit<LogStreamQuery, 'token'>,
+): Promise<LogFilter> {
   if (query.domain) {
-    const found = deps.db.select({ id: domains.id }).from(domains).where(eq(domains.domain, query.domain)).get();
+    const found = await deps.db.select({ id: domains.id }).from(domains).where(eq(domains.domain, query.domain)).get();
     if (!found) throw notFound('Domain');
     return { domain: query.domain };
   }
@@ -18,7 +21,7 @@ export function resolveLogFilter(deps: Pick<AppDeps, 'db'>, query: Omit<LogStrea
   const type = query.type ?? 'http';
   const id = query.id ?? 0;
   const table = type === 'http' ? httpServices : tcpServices;
-  const found = deps.db.select({ id: table.id }).from(table).where(eq(table.id, id)).get();
+  const found = await deps.db.select({ id: table.id }).from(table).where(eq(table.id, id)).get();
   if (!found) throw notFound('Service');
   return { type, id };
 }

@@ -5,11 +5,11 @@ import { readGatewayPrivateKey, storeGatewayPrivateKeyIfAbsent } from '../../db/
 type KeyDeps = Pick<AppDeps, 'db' | 'secrets'>;
 
 /** First boot: the gateway's WireGuard key (idempotent; a key already stored stays). */
-export function ensureGatewayKey(deps: KeyDeps): void {
-  storeGatewayPrivateKeyIfAbsent(deps, generateKeyPair().privateKey);
+export async function ensureGatewayKey(deps: KeyDeps): Promise<void> {
+  await storeGatewayPrivateKeyIfAbsent(deps, generateKeyPair().privateKey);
 }
 
 /** What node configs put in their [Peer] section for the gateway. */
-export function getGatewayPublicKey(deps: KeyDeps): string {
-  return publicKeyFromPrivate(readGatewayPrivateKey(deps));
+export async function getGatewayPublicKey(deps: KeyDeps): Promise<string> {
+  return publicKeyFromPrivate(await readGatewayPrivateKey(deps));
 }

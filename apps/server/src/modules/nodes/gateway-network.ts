@@ -42,15 +42,13 @@ export type NetworkCaller = 'admin' | 'node';
 const PRIVATE_NETWORKS = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10'];
 
 /** The internet addresses nodes connect from, as the WireGuard status poll last saw them. */
-function listUnderlayAddresses(deps: GatewayNetworkDeps): { name: string; ip: string }[] {
-  return deps.db
-    .select({ name: nodes.name, publicKey: nodes.publicKey })
-    .from(nodes)
-    .all()
-    .flatMap(({ name, publicKey }) => {
+async function listUnderlayAddresses(deps: GatewayNetworkDeps): Promise<{ name: string; ip: string }[]> {
+  return (await deps.db.select({ name: nodes.name, publicKey: nodes.publicKey }).from(nodes).all()).flatMap(
+    ({ name, publicKey }) => {
       const ip = deps.dataPlane.status.get(publicKey)?.clientIp;
       return ip && isIPv4(ip) ? [{ name, ip }] : [];
-    });
+    },
+  );
 }
 
 /**
@@ -77,7 +75,7 @@ export async function checkGatewayNetwork(
   if (cidrsOverlap(gatewayNetwork, deps.config.vpnSubnet)) {
     throw refuse(`This network must not overlap the VPN subnet ${deps.config.vpnSubnet}`);
   }
-  const clash = listGatewayNetworks(deps).find(
+  const clash = (await listGatewayNetworks(deps)).find(
     (gw) => gw.id !== selfId && cidrsOverlap(gatewayNetwork, gw.gatewayNetwork),
   );
   // A node's token must not learn other tenants' names, networks or addresses: it gets one fixed text for those.
@@ -86,7 +84,7 @@ export async function checkGatewayNetwork(
     throw refuse(
       caller === 'node' ? taken : `This network overlaps ${clash.gatewayNetwork} of the gateway "${clash.name}"`,
     );
-  const underlay = listUnderlayAddresses(deps).find(({ ip }) => cidrsOverlap(gatewayNetwork, ip));
+  const underlay = (await listUnderlayAddresses(deps)).find(({ ip }) => cidrsOverlap(gatewayNetwork, ip));
   if (underlay)
     throw refuse(
       caller === 'node'

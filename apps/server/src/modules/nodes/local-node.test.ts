@@ -30,13 +30,16 @@ test('the local node publishes nothing of its own: nginx serves the console on t
 
 test('the console service earlier versions created is removed at boot, and nothing else of the local node', async () => {
   const row = { nodeId: 1, domain: '', pathLocation: '/', backendHost: '127.0.0.1', backendPort: t.deps.config.port };
-  t.db
-    .insert(httpServices)
-    .values([
-      { ...row, name: LEGACY_CONSOLE_SERVICE_NAME },
-      { ...row, name: 'grafana', pathLocation: '/grafana', backendPort: 3001 },
-    ])
-    .run();
-  ensureLocalNode(t.deps);
+  await t.db.write(
+    async (tx) =>
+      await tx
+        .insert(httpServices)
+        .values([
+          { ...row, name: LEGACY_CONSOLE_SERVICE_NAME },
+          { ...row, name: 'grafana', pathLocation: '/grafana', backendPort: 3001 },
+        ])
+        .run(),
+  );
+  await ensureLocalNode(t.deps);
   expect((await localServices()).map((s) => s.name)).toEqual(['grafana']);
 });

@@ -12,27 +12,30 @@ export const LOCAL_NODE_NAME = 'Gateway (local)';
  * gateway's private key lives (encrypted) in `settings` (db/gateway-key.ts), so this row holds none.
  * Created before any other node, so it has the lowest id and lists first.
  */
-export function ensureLocalNode(deps: AppDeps): void {
-  const existing = findLocalNode(deps);
+export async function ensureLocalNode(deps: AppDeps): Promise<void> {
+  const existing = await findLocalNode(deps);
   if (existing) {
-    removeLegacyConsoleService(deps, existing.id);
+    await removeLegacyConsoleService(deps, existing.id);
     return;
   }
   const at = deps.now().toISOString();
-  const gatewayPublicKey = getGatewayPublicKey(deps);
-  deps.db
-    .insert(nodes)
-    .values({
-      name: LOCAL_NODE_NAME,
-      address: gatewayAddress(deps.config.vpnSubnet),
-      isLocal: true,
-      publicKey: gatewayPublicKey,
-      privateKeyEnc: '',
-      presharedKeyEnc: null,
-      createdAt: at,
-      updatedAt: at,
-    })
-    .run();
+  const gatewayPublicKey = await getGatewayPublicKey(deps);
+  await deps.db.write(
+    async (tx) =>
+      await tx
+        .insert(nodes)
+        .values({
+          name: LOCAL_NODE_NAME,
+          address: gatewayAddress(deps.config.vpnSubnet),
+          isLocal: true,
+          publicKey: gatewayPublicKey,
+          privateKeyEnc: '',
+          presharedKeyEnc: null,
+          createdAt: at,
+          updatedAt: at,
+        })
+        .run(),
+  );
 }
 
 /** Name of the HTTP service that earlier versions created to publish the console on the default host. */
@@ -43,17 +46,20 @@ export const LEGACY_CONSOLE_SERVICE_NAME = 'Postern console';
  * console natively on POSTERN_PUBLIC_HOST and services without a domain on their own port, where this row would
  * put the console on a second origin: it goes (only that row, exactly as first boot created it).
  */
-function removeLegacyConsoleService(deps: AppDeps, localNodeId: number): void {
-  deps.db
-    .delete(httpServices)
-    .where(
-      and(
-        eq(httpServices.nodeId, localNodeId),
-        eq(httpServices.name, LEGACY_CONSOLE_SERVICE_NAME),
-        eq(httpServices.domain, ''),
-        eq(httpServices.pathLocation, '/'),
-        eq(httpServices.backendPort, deps.config.port),
-      ),
-    )
-    .run();
+async function removeLegacyConsoleService(deps: AppDeps, localNodeId: number): Promise<void> {
+  await deps.db.write(
+    async (tx) =>
+      await tx
+        .delete(httpServices)
+        .where(
+          and(
+            eq(httpServices.nodeId, localNodeId),
+            eq(httpServices.name, LEGACY_CONSOLE_SERVICE_NAME),
+            eq(httpServices.domain, ''),
+            eq(httpServices.pathLocation, '/'),
+            eq(httpServices.backendPort, deps.config.port),
+          ),
+        )
+        .run(),
+  );
 }

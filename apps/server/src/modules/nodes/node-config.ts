@@ -5,13 +5,13 @@ import { badRequest } from '../../errors.js';
 import type { NodeRow } from './to-node.js';
 
 /** The wg-quick file a node runs: its own key and address, the gateway as its one peer. */
-export function renderConfigFor(deps: AppDeps, row: NodeRow): string {
+export async function renderConfigFor(deps: AppDeps, row: NodeRow): Promise<string> {
   if (row.isLocal) throw badRequest('The local node has no config to download');
   return renderNodeConfig({
     nodePrivateKey: deps.secrets.decrypt(row.privateKeyEnc),
     nodeAddress: row.address,
     presharedKey: row.presharedKeyEnc ? deps.secrets.decrypt(row.presharedKeyEnc) : null,
-    gatewayPublicKey: getGatewayPublicKey(deps),
+    gatewayPublicKey: await getGatewayPublicKey(deps),
     endpoint: `${deps.config.publicHost}:${deps.config.wgPort}`,
     vpnSubnet: deps.config.vpnSubnet,
     allowInternet: row.allowInternet,

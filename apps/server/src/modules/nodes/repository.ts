@@ -1,5 +1,6 @@
 import { and, asc, count, eq, inArray, isNotNull, or, sql, type SQL } from 'drizzle-orm';
 import type { AppDeps } from '../../deps.js';
+import type { ReadDb } from '../../db/client.js';
 import { nodes } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
 import type { NodeRow } from './to-node.js';
@@ -10,18 +11,18 @@ export type NodeListType = 'nodes' | 'gateways' | undefined;
 const typeFilter = (type: NodeListType): SQL | undefined =>
   type === undefined ? undefined : eq(nodes.isGateway, type === 'gateways');
 
-export function findNode(deps: AppDeps, id: number): NodeRow | undefined {
-  return deps.db.select().from(nodes).where(eq(nodes.id, id)).get();
+export async function findNode(deps: AppDeps, id: number): Promise<NodeRow | undefined> {
+  return await deps.db.select().from(nodes).where(eq(nodes.id, id)).get();
 }
 
-export function getNodeRow(deps: AppDeps, id: number): NodeRow {
-  const row = findNode(deps, id);
+export async function getNodeRow(deps: AppDeps, id: number): Promise<NodeRow> {
+  const row = await findNode(deps, id);
   if (!row) throw notFound('Node');
   return row;
 }
 
-export function findLocalNode(deps: AppDeps): NodeRow | undefined {
-  return deps.db.select().from(nodes).where(eq(nodes.isLocal, true)).get();
+export async function findLocalNode(deps: AppDeps): Promise<NodeRow | undefined> {
+  return await deps.db.select().from(nodes).where(eq(nodes.isLocal, true)).get();
 }
 
 /**
@@ -51,13 +52,13 @@ const nodeLists = preparedPerDb((db: AppDeps['db']) => ({
   gateways: prepareNodeList(db, 'gateways'),
 }));
 
-export function listNodeRows(
+export async function listNodeRows(
   deps: AppDeps,
   query: { page: number; limit: number; type: NodeListType },
-): { rows: NodeRow[]; total: number } {
+): Promise<{ rows: NodeRow[]; total: number }> {
   const prepared = nodeLists(deps.db)[query.type ?? 'all'];
-  const rows = prepared.page.all({ limit: query.limit, offset: (query.page - 1) * query.limit });
-  const total = prepared.total.get()?.n ?? 0;
+  const rows = await prepared.page.all({ limit: query.limit, offset: (query.page - 1) * query.limit });
+  const total = (await prepared.total.get())?.n ?? 0;
   return { rows, total };
 }
 
@@ -69,39 +70,41 @@ const nodeSearch = (q: string): SQL =>
  * Every row matching the type and search, by id. Sorting by a live column (status, handshake, traffic) happens
  * in memory after the status is attached: those values are not stored.
  */
-export function searchNodeRows(deps: AppDeps, query: { type: NodeListType; q: string | undefined }): NodeRow[] {
+export async function searchNodeRows(
+  deps: AppDeps,
+  query: { type: NodeListType; q: string | undefined },
+): Promise<NodeRow[]> {
   const where = and(typeFilter(query.type), query.q ? nodeSearch(query.q) : undefined);
-  return deps.db.select().from(nodes).where(where).orderBy(asc(nodes.id)).all();
+  return await deps.db.select().from(nodes).where(where).orderBy(asc(nodes.id)).all();
 }
 
-export function listUsedAddresses(deps: AppDeps): Set<string> {
-  return new Set(
-    deps.db
-      .select({ address: nodes.address })
-      .from(nodes)
-      .all()
-      .map((r) => r.address),
+export async function listUsedAddresses(db: ReadDb): Promise<Set<string>> {
+  return new Set((await db.select({ address: nodes.address }).from(nodes).all()).map((r) => r.address));
+}
+
+export async function findNodeIdsByPublicKeys(deps: AppDeps, publicKeys: string[]): Promise<number[]> {
+  if (publicKeys.length === 0) return [];
+  return (await deps.db.select({ id: nodes.id }).from(nodes).where(inArray(nodes.publicKey, publicKeys)).all()).map(
+    (r) => r.id,
   );
 }
 
-export function findNodeIdsByPublicKeys(deps: AppDeps, publicKeys: string[]): number[] {
-  if (publicKeys.length === 0) return [];
-  return deps.db
-    .select({ id: nodes.id })
-    .from(nodes)
-    .where(inArray(nodes.publicKey, publicKeys))
-    .all()
-    .map((r) => r.id);
-}
-
 /** Every subnet of every gateway node, one entry per subnet. */
-export function listGatewayNetworks(deps: AppDeps): { id: number; name: string; gatewayNetwork: string }[] {
-  return deps.db
-    .select({ id: nodes.id, name: nodes.name, gatewayNetwork: nodes.gatewayNetwork, extra: nodes.extraGatewayNetworks })
-    .from(nodes)
-    .where(and(eq(nodes.isGateway, true), isNotNull(nodes.gatewayNetwork)))
-    .all()
-    .flatMap(({ id, name, gatewayNetwork, extra }) =>
-      (gatewayNetwork ? [gatewayNetwork, ...extra] : []).map((network) => ({ id, name, gatewayNetwork: network })),
-    );
+export async function listGatewayNetworks(
+  deps: AppDeps,
+): Promise<{ id: number; name: string; gatewayNetwork: string }[]> {
+  return (
+    await deps.db
+      .select({
+        id: nodes.id,
+        name: nodes.name,
+        gatewayNetwork: nodes.gatewayNetwork,
+        extra: nodes.extraGatewayNetworks,
+      })
+      .from(nodes)
+      .where(and(eq(nodes.isGateway, true), isNotNull(nodes.gatewayNetwork)))
+      .all()
+  ).flatMap(({ id, name, gatewayNetwork, extra }) =>
+    (gatewayNetwork ? [gatewayNetwork, ...extra] : []).map((network) => ({ id, name, gatewayNetwork: network })),
+  );
 }

@@ -130,7 +130,8 @@ describe('POST /api/nodes', () => {
   it('refuses networks the gateway host needs: special ranges, its own routes, the internet address of any node', async () => {
     t.fakeDataPlane.setHostNetworks(['192.0.2.0/24', '172.17.0.0/16']);
     const laptop = await createNode({ name: 'laptop' });
-    const publicKey = t.db.select({ key: nodes.publicKey }).from(nodes).where(eq(nodes.id, laptop.id)).get()?.key ?? '';
+    const publicKey =
+      (await t.db.select({ key: nodes.publicKey }).from(nodes).where(eq(nodes.id, laptop.id)).get())?.key ?? '';
     t.fakeDataPlane.status.setStatus(publicKey, {
       status: 'online',
       clientIp: '198.51.100.7',

@@ -22,26 +22,34 @@ export async function nodeRoutes(app: FastifyInstance, opts: { deps: AppDeps; ev
   const hub = createNodeStreamHub(deps, events, app.log);
   app.addHook('onClose', async () => hub.close());
 
-  registerOperation(app, operations.listNodes, (request) => listNodes(deps, request.query));
-  registerOperation(app, operations.createNode, (request) => createNode(ctx, request.body));
+  registerOperation(app, operations.listNodes, async (request) => await listNodes(deps, request.query));
+  registerOperation(app, operations.createNode, async (request) => await createNode(ctx, request.body));
 
-  registerOperation(app, operations.nodeStream, (request, reply) => {
+  registerOperation(app, operations.nodeStream, async (request, reply) => {
     const { id, page, limit, type, format, q, sort, order } = request.query;
     // Answer 404 before switching to an event stream, so a wrong id is an error the client can see.
-    if (id !== undefined) assertNodeExists(deps, id);
+    if (id !== undefined) await assertNodeExists(deps, id);
     const conn = openSse(request, reply);
     if (id !== undefined) hub.addDetailClient(conn, id);
     else hub.addListClient(conn, { page, limit, type, q, sort, order }, format);
   });
 
-  registerOperation(app, operations.getNode, (request) => getNode(deps, request.params.id));
-  registerOperation(app, operations.updateNode, (request) => updateNode(ctx, request.params.id, request.body));
-  registerOperation(app, operations.deleteNode, (request) => deleteNode(ctx, request.params.id));
-  registerOperation(app, operations.enableNode, (request) => setNodeEnabled(ctx, request.params.id, true));
-  registerOperation(app, operations.disableNode, (request) => setNodeEnabled(ctx, request.params.id, false));
+  registerOperation(app, operations.getNode, async (request) => await getNode(deps, request.params.id));
+  registerOperation(
+    app,
+    operations.updateNode,
+    async (request) => await updateNode(ctx, request.params.id, request.body),
+  );
+  registerOperation(app, operations.deleteNode, async (request) => await deleteNode(ctx, request.params.id));
+  registerOperation(app, operations.enableNode, async (request) => await setNodeEnabled(ctx, request.params.id, true));
+  registerOperation(
+    app,
+    operations.disableNode,
+    async (request) => await setNodeEnabled(ctx, request.params.id, false),
+  );
 
-  registerOperation(app, operations.downloadNodeConfig, (request, reply) => {
-    const { fileName, config } = getNodeConfigFile(deps, request.params.id);
+  registerOperation(app, operations.downloadNodeConfig, async (request, reply) => {
+    const { fileName, config } = await getNodeConfigFile(deps, request.params.id);
     return reply
       .header('content-type', 'text/plain; charset=utf-8')
       .header('content-disposition', `attachment; filename="${fileName}"`)

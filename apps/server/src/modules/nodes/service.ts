@@ -25,19 +25,19 @@ export interface NodeContext {
 
 export const viewNode = (deps: AppDeps, row: NodeRow): Node => toNode(row, deps.dataPlane.status.get(row.publicKey));
 
-export function getNode(deps: AppDeps, id: number): Node {
-  return viewNode(deps, getNodeRow(deps, id));
+export async function getNode(deps: AppDeps, id: number): Promise<Node> {
+  return viewNode(deps, await getNodeRow(deps, id));
 }
 
 /** 404 unless the node exists (a stream checks before it switches to events, so the client sees the error). */
-export function assertNodeExists(deps: AppDeps, id: number): void {
-  getNodeRow(deps, id);
+export async function assertNodeExists(deps: AppDeps, id: number): Promise<void> {
+  await getNodeRow(deps, id);
 }
 
 /** The node's wg-quick file and the name to save it under; 400 for the local node. */
-export function getNodeConfigFile(deps: AppDeps, id: number): { fileName: string; config: string } {
-  const row = getNodeRow(deps, id);
-  return { fileName: configFileName(row), config: renderConfigFor(deps, row) };
+export async function getNodeConfigFile(deps: AppDeps, id: number): Promise<{ fileName: string; config: string }> {
+  const row = await getNodeRow(deps, id);
+  return { fileName: configFileName(row), config: await renderConfigFor(deps, row) };
 }
 
 export interface NodeListQuery {
@@ -61,15 +61,15 @@ const sortKeys: Record<NodeSort, (node: Node) => string | number> = {
   traffic: (node) => node.transferRx + node.transferTx,
 };
 
-export function listNodes(deps: AppDeps, query: NodeListQuery): ListResponse<Node> {
+export async function listNodes(deps: AppDeps, query: NodeListQuery): Promise<ListResponse<Node>> {
   const { page, limit } = query;
   if (!isShapedList(query)) {
     // The spec's list: prepared, one page read by index.
-    const { rows, total } = listNodeRows(deps, { page, limit, type: query.type });
+    const { rows, total } = await listNodeRows(deps, { page, limit, type: query.type });
     return { data: rows.map((row) => viewNode(deps, row)), page, limit, total };
   }
   // Searching or sorting by a live value reads every matching row; node counts are in the hundreds at most.
-  const all = searchNodeRows(deps, { type: query.type, q: query.q }).map((row) => viewNode(deps, row));
+  const all = (await searchNodeRows(deps, { type: query.type, q: query.q })).map((row) => viewNode(deps, row));
   if (query.sort) {
     const key = sortKeys[query.sort];
     const direction = query.order === 'desc' ? -1 : 1;
@@ -93,10 +93,10 @@ export async function createNode(ctx: NodeContext, body: NodeCreate): Promise<No
   const keys = generateKeyPair();
   const presharedKey = generatePresharedKey();
   const at = deps.now().toISOString();
-  const { row, token } = deps.db.transaction((tx) => {
+  const { row, token } = await deps.db.write(async (tx) => {
     // Address choice and insert share the transaction, so two concurrent creates cannot take the same address.
-    const address = chooseAddress(deps.config.vpnSubnet, listUsedAddresses(deps), body.address);
-    const inserted = tx
+    const address = chooseAddress(deps.config.vpnSubnet, await listUsedAddresses(tx), body.address);
+    const inserted = await tx
       .insert(nodes)
       .values({
         name: body.name,
@@ -114,7 +114,7 @@ export async function createNode(ctx: NodeContext, body: NodeCreate): Promise<No
       .returning()
       .get();
     const first = newTokenValues(deps, inserted.id, { name: FIRST_TOKEN_NAME });
-    tx.insert(personalAccessTokens).values(first.values).run();
+    await tx.insert(personalAccessTokens).values(first.values).run();
     return { row: inserted, token: first.token };
   });
   ctx.events.emit({ kind: 'created', nodeIds: [row.id] });
@@ -129,7 +129,7 @@ export async function createNode(ctx: NodeContext, body: NodeCreate): Promise<No
 
 export async function updateNode(ctx: NodeContext, id: number, body: NodeUpdate): Promise<Node> {
   const { deps } = ctx;
-  const current = getNodeRow(deps, id);
+  const current = await getNodeRow(deps, id);
   refuseLocal(current, 'edited');
   const isGateway = body.isGateway ?? current.isGateway;
   // Turning the gateway option off clears the networks, as the console's form does.
@@ -138,14 +138,14 @@ export async function updateNode(ctx: NodeContext, id: number, body: NodeUpdate)
     isGateway: current.isGateway,
     networks: gatewayNetworksOf(current),
   });
-  const row = deps.db.transaction((tx) => {
+  const row = await deps.db.write(async (tx) => {
     let address = current.address;
     if (body.address && body.address !== current.address) {
-      const used = listUsedAddresses(deps);
+      const used = await listUsedAddresses(tx);
       used.delete(current.address);
       address = chooseAddress(deps.config.vpnSubnet, used, body.address);
     }
-    return tx
+    return await tx
       .update(nodes)
       .set({
         name: body.name ?? current.name,
@@ -170,7 +170,7 @@ export async function updateNode(ctx: NodeContext, id: number, body: NodeUpdate)
  */
 export async function setOwnGatewayNetworks(ctx: NodeContext, id: number, gatewayNetworks: string[]): Promise<Node> {
   const { deps } = ctx;
-  const current = getNodeRow(deps, id);
+  const current = await getNodeRow(deps, id);
   if (!current.isGateway)
     throw badRequest("This node is not a gateway: the gateway's operator makes a node a gateway in the console");
   const [gatewayNetwork = null, ...extraGatewayNetworks] = await resolveGatewayNetworks(
@@ -179,12 +179,15 @@ export async function setOwnGatewayNetworks(ctx: NodeContext, id: number, gatewa
     { id, isGateway: true, networks: gatewayNetworksOf(current) },
     'node',
   );
-  const row = deps.db
-    .update(nodes)
-    .set({ gatewayNetwork, extraGatewayNetworks, updatedAt: deps.now().toISOString() })
-    .where(eq(nodes.id, id))
-    .returning()
-    .get();
+  const row = await deps.db.write(
+    async (tx) =>
+      await tx
+        .update(nodes)
+        .set({ gatewayNetwork, extraGatewayNetworks, updatedAt: deps.now().toISOString() })
+        .where(eq(nodes.id, id))
+        .returning()
+        .get(),
+  );
   return announceChanged(ctx, row);
 }
 
@@ -198,21 +201,24 @@ async function announceChanged(ctx: NodeContext, row: typeof nodes.$inferSelect 
 
 export async function setNodeEnabled(ctx: NodeContext, id: number, enabled: boolean): Promise<Node> {
   const { deps } = ctx;
-  refuseLocal(getNodeRow(deps, id), enabled ? 'connected' : 'disconnected');
-  const row = deps.db
-    .update(nodes)
-    .set({ enabled, updatedAt: deps.now().toISOString() })
-    .where(eq(nodes.id, id))
-    .returning()
-    .get();
+  refuseLocal(await getNodeRow(deps, id), enabled ? 'connected' : 'disconnected');
+  const row = await deps.db.write(
+    async (tx) =>
+      await tx
+        .update(nodes)
+        .set({ enabled, updatedAt: deps.now().toISOString() })
+        .where(eq(nodes.id, id))
+        .returning()
+        .get(),
+  );
   return announceChanged(ctx, row);
 }
 
 export async function deleteNode(ctx: NodeContext, id: number): Promise<void> {
   const { deps } = ctx;
-  refuseLocal(getNodeRow(deps, id), 'deleted');
+  refuseLocal(await getNodeRow(deps, id), 'deleted');
   // Tokens and services go with it (ON DELETE CASCADE).
-  deps.db.delete(nodes).where(eq(nodes.id, id)).run();
+  await deps.db.write(async (tx) => await tx.delete(nodes).where(eq(nodes.id, id)).run());
   ctx.events.emit({ kind: 'deleted', nodeIds: [id] });
   await applyChanges(deps);
 }

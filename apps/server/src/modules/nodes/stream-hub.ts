@@ -53,14 +53,14 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
     }
   };
 
-  const sendPage = (group: ListGroup): void => {
-    const page = listNodes(deps, group.query);
+  const sendPage = async (group: ListGroup): Promise<void> => {
+    const page = await listNodes(deps, group.query);
     group.ids = new Set(page.data.map((node) => node.id));
     sendTo(group.clients, page);
   };
 
-  const sendDetail = (nodeId: number, clients: Set<SseConnection>): void => {
-    const row = findNode(deps, nodeId);
+  const sendDetail = async (nodeId: number, clients: Set<SseConnection>): Promise<void> => {
+    const row = await findNode(deps, nodeId);
     if (!row) {
       // The node was deleted: nothing more will come for it.
       for (const client of clients) client.close();
@@ -71,31 +71,31 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
     for (const client of clients) client.sendJson(json);
   };
 
-  const flush = (): void => {
+  const flush = async (): Promise<void> => {
     isFlushScheduled = false;
     const ids = pendingIds;
-    for (const id of findNodeIdsByPublicKeys(deps, pendingKeys)) ids.add(id);
+    for (const id of await findNodeIdsByPublicKeys(deps, pendingKeys)) ids.add(id);
     const structural = isStructural;
     pendingIds = new Set();
     pendingKeys = [];
     isStructural = false;
     for (const id of ids) {
       const clients = detailClients.get(id);
-      if (clients) sendDetail(id, clients);
+      if (clients) await sendDetail(id, clients);
     }
     for (const group of listGroups.values()) {
       // A create or delete shifts rows across pages; a change only matters to the page showing the node.
       // A searched or live-sorted page can gain or reorder rows on any change.
-      if (structural || isShapedList(group.query) || [...ids].some((id) => group.ids.has(id))) sendPage(group);
+      if (structural || isShapedList(group.query) || [...ids].some((id) => group.ids.has(id))) await sendPage(group);
     }
   };
 
   const schedule = (): void => {
     if (isFlushScheduled) return;
     isFlushScheduled = true;
-    setImmediate(() => {
+    setImmediate(async () => {
       try {
-        flush();
+        await flush();
       } catch (error) {
         // A failed read must not kill the process; the next change retries.
         log.error({ err: error }, 'node stream update failed');
@@ -117,7 +117,7 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
   const unsubscribeStatus = deps.dataPlane.status.onChange(onStatusChange);
 
   return {
-    addListClient(conn, query, format = 'rows') {
+    async addListClient(conn, query, format = 'rows') {
       const key = JSON.stringify([
         query.type ?? 'all',
         query.page,
@@ -132,7 +132,7 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
         listGroups.set(key, group);
       }
       const joined = group;
-      const page = listNodes(deps, query);
+      const page = await listNodes(deps, query);
       joined.ids = new Set(page.data.map((node) => node.id));
       joined.clients.set(conn, format);
       sendTo(new Map([[conn, format]]), page);
@@ -141,8 +141,8 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
         if (joined.clients.size === 0 && listGroups.get(key) === joined) listGroups.delete(key);
       });
     },
-    addDetailClient(conn, nodeId) {
-      const row = findNode(deps, nodeId);
+    async addDetailClient(conn, nodeId) {
+      const row = await findNode(deps, nodeId);
       if (!row) {
         conn.close();
         return;

@@ -2,8 +2,8 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 import { HEALTH_CHECK_DEFAULTS, type ServiceHealth, type ServiceType } from '@postern/contract';
-import type { Db } from '../../db/client.js';
-import { preparedPerDb } from '../../db/prepared.js';
+import { sql } from 'drizzle-orm';
+import type { ReadDb, Store } from '../../db/client.js';
 
 // Backend health: every served service's backend is checked from the gateway, through the tunnel, the way nginx
 // reaches it (HTTP: GET of the service's path; TCP: a connect; UDP has no answer to wait for and stays unknown).
@@ -42,15 +42,15 @@ export interface HealthChecker {
   start(): void;
   stop(): void;
   /** Reads the services to check from the DB again (after a change; also every few seconds by itself). */
-  refresh(): void;
+  refresh(): Promise<void>;
   /**
    * The services changed: read them again soon, after the caller's answer (at 10,000 services a read takes tens of
    * milliseconds), or at once when someone asks for the list first.
    */
   invalidate(): void;
   /** Every served service's health (checked or not yet). */
-  list(): ServiceHealth[];
-  get(type: ServiceType, id: number): ServiceHealth | undefined;
+  list(): Promise<ServiceHealth[]>;
+  get(type: ServiceType, id: number): Promise<ServiceHealth | undefined>;
   /** Called on every change of state (up ⇄ down, and the first result). Returns an unsubscribe function. */
   onHealthChange(listener: (change: HealthChange) => void): () => void;
 }
@@ -71,10 +71,8 @@ type TargetRowWithHost = TargetRow & { 4: string };
 /**
  * What nginx serves, with the same upstream rule as desired-state.ts: a regular node is reached at its tunnel address.
  */
-const targetsQuery = preparedPerDb((db: Db) =>
-  db.$client
-    .prepare(
-      `select 'http', s.id, s.node_id, s.backend_proto,
+const targetsQuery = sql.raw(
+  `select 'http', s.id, s.node_id, s.backend_proto,
          case when n.is_gateway or n.is_local then s.backend_host else n.address end, s.backend_port, s.path_location,
          s.health_interval_seconds, s.health_timeout_seconds
        from http_services s join nodes n on n.id = s.node_id
@@ -85,12 +83,10 @@ const targetsQuery = preparedPerDb((db: Db) =>
          s.health_interval_seconds, s.health_timeout_seconds
        from tcp_services s join nodes n on n.id = s.node_id
        where s.enabled and (n.enabled or n.is_local) and s.apply_error is null`,
-    )
-    .raw(),
 );
 
-export function loadHealthTargets(db: Db): HealthTarget[] {
-  return (targetsQuery(db).all() as TargetRow[])
+export async function loadHealthTargets(db: ReadDb): Promise<HealthTarget[]> {
+  return (await db.values<TargetRow>(targetsQuery))
     .filter((row): row is TargetRowWithHost => row[4] !== null && row[4] !== '')
     .map(([type, id, nodeId, proto, host, port, path, interval, timeout]) => {
       const intervalSeconds = interval ?? HEALTH_CHECK_DEFAULTS.intervalSeconds;
@@ -127,12 +123,12 @@ export const MAX_CHECKS_IN_FLIGHT = 512;
 export const MAX_CHECKS_IN_FLIGHT_PER_NODE = 32;
 
 export function createHealthChecker(deps: {
-  db: Db;
+  db: Store;
   probe?: Probe;
   now?: () => number;
   random?: () => number;
   /** Default: the served services from the DB. */
-  loadTargets?: () => HealthTarget[];
+  loadTargets?: () => Promise<HealthTarget[]> | HealthTarget[];
 }): HealthChecker {
   const probe = deps.probe ?? probeBackend;
   const loadTargets = deps.loadTargets ?? (() => loadHealthTargets(deps.db));
@@ -163,11 +159,32 @@ export function createHealthChecker(deps: {
     timeoutSeconds: target.timeoutSeconds,
   });
 
-  function refresh(): void {
-    isDirty = false;
-    refreshedAt = now();
+  // One read at a time: a caller that asks while one is running waits for it (and for a second one when it was
+  // asked for after the running read began).
+  let reading: Promise<void> | null = null;
+  let readAgain = false;
+  function refresh(): Promise<void> {
+    if (reading) {
+      readAgain = true;
+      return reading;
+    }
+    reading = (async () => {
+      do {
+        readAgain = false;
+        isDirty = false;
+        refreshedAt = now();
+        apply(await loadTargets());
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by a caller during the await
+      } while (readAgain);
+    })().finally(() => {
+      reading = null;
+    });
+    return reading;
+  }
+
+  function apply(targets: HealthTarget[]): void {
     const seen = new Set<string>();
-    for (const target of loadTargets()) {
+    for (const target of targets) {
       const key = keyOf(target.type, target.id);
       seen.add(key);
       const entry = entries.get(key);
@@ -230,8 +247,15 @@ export function createHealthChecker(deps: {
     if (previous !== state) for (const listener of listeners) listener({ health: entry.health, previous });
   }
 
+  const refreshQuietly = (): void => {
+    refresh().catch(() => {
+      isDirty = true; // the database did not answer: try again at the next read or tick
+      refreshedAt = 0;
+    });
+  };
+
   function tick(): void {
-    if (now() - refreshedAt >= REFRESH_EVERY_MS) refresh();
+    if (now() - refreshedAt >= REFRESH_EVERY_MS) refreshQuietly();
     const at = now();
     const due: [string, Entry][] = [];
     for (const item of entries) {
@@ -248,13 +272,13 @@ export function createHealthChecker(deps: {
   }
 
   let isDirty = false;
-  const refreshIfDirty = (): void => {
-    if (isDirty) refresh();
+  const refreshIfDirty = async (): Promise<void> => {
+    if (isDirty) await refresh();
   };
 
   return {
     start() {
-      refresh();
+      refreshQuietly();
       timer = setInterval(tick, TICK_MS);
       timer.unref();
     },
@@ -267,15 +291,15 @@ export function createHealthChecker(deps: {
       if (isDirty) return;
       isDirty = true;
       setImmediate(() => {
-        if (isDirty && timer !== null) refresh(); // stopped (or never started): the next reader refreshes
+        if (isDirty && timer !== null) refreshQuietly(); // stopped (or never started): the next reader refreshes
       });
     },
-    list: () => {
-      refreshIfDirty();
+    list: async () => {
+      await refreshIfDirty();
       return [...entries.values()].map((entry) => entry.health);
     },
-    get: (type, id) => {
-      refreshIfDirty();
+    get: async (type, id) => {
+      await refreshIfDirty();
       return entries.get(keyOf(type, id))?.health;
     },
     onHealthChange(listener) {

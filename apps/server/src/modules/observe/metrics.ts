@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { LATENCY_BUCKETS_MS, type DataPlane, type DriftReport } from '../../dataplane/types.js';
-import type { Db } from '../../db/client.js';
-import { preparedPerDb } from '../../db/prepared.js';
+import { sql } from 'drizzle-orm';
+import type { Store } from '../../db/client.js';
 import type { HealthChecker } from './health-checker.js';
 import type { TrafficHistory } from './traffic-history.js';
 
@@ -37,20 +37,14 @@ class ScrapedMetric {
 }
 
 type NameRow = [type: 'http' | 'tcp', id: number, name: string, node: string, proto: string];
-const namesQuery = preparedPerDb((db: Db) =>
-  db.$client
-    .prepare(
-      `select 'http', s.id, s.name, n.name, 'http' from http_services s join nodes n on n.id = s.node_id
-       union all select 'tcp', s.id, s.name, n.name, s.proto from tcp_services s join nodes n on n.id = s.node_id`,
-    )
-    .raw(),
+const namesQuery = sql.raw(
+  `select 'http', s.id, s.name, n.name, 'http' from http_services s join nodes n on n.id = s.node_id
+   union all select 'tcp', s.id, s.name, n.name, s.proto from tcp_services s join nodes n on n.id = s.node_id`,
 );
 type NodeRow = [name: string, publicKey: string];
-const nodesQuery = preparedPerDb((db: Db) =>
-  db.$client.prepare('select name, public_key from nodes where not is_local').raw(),
-);
+const nodesQuery = sql.raw('select name, public_key from nodes where not is_local');
 type DomainRow = [domain: string];
-const domainsQuery = preparedPerDb((db: Db) => db.$client.prepare('select domain from domains').raw());
+const domainsQuery = sql.raw('select domain from domains');
 
 export interface Metrics {
   registry: Registry;
@@ -64,7 +58,7 @@ export interface Metrics {
 }
 
 export function createMetrics(deps: {
-  db: Db;
+  db: Store;
   dataPlane: DataPlane;
   history: TrafficHistory;
   health: HealthChecker;
@@ -192,7 +186,7 @@ export function createMetrics(deps: {
   async function collect(): Promise<void> {
     for (const metric of Object.values(scraped)) metric.reset();
     const names = new Map<string, { service: string; node: string; proto: string }>();
-    for (const [type, id, name, node, proto] of namesQuery(deps.db).all() as NameRow[])
+    for (const [type, id, name, node, proto] of await deps.db.values<NameRow>(namesQuery))
       names.set(`${type}:${id}`, { service: name, node, proto });
     const counters = await deps.history.counters();
     for (const [id, c] of counters.http) {
@@ -242,7 +236,7 @@ export function createMetrics(deps: {
       scraped.streamSeconds.values.push({ labels, value: c.secondsSum });
       scraped.streamOpen.values.push({ labels, value: c.open });
     }
-    for (const health of deps.health.list()) {
+    for (const health of await deps.health.list()) {
       const who = names.get(`${health.type}:${health.id}`);
       if (!who || health.state === 'unknown') continue;
       const labels = { type: health.type, service_id: health.id, service: who.service, node: who.node };
@@ -250,7 +244,7 @@ export function createMetrics(deps: {
       if (health.latencyMs !== null) scraped.backendLatency.values.push({ labels, value: health.latencyMs / 1000 });
     }
     const nowMs = deps.now().getTime();
-    for (const [node, publicKey] of nodesQuery(deps.db).all() as NodeRow[]) {
+    for (const [node, publicKey] of await deps.db.values<NodeRow>(nodesQuery)) {
       const status = deps.dataPlane.status.get(publicKey);
       if (!status) continue;
       if (status.latestHandshakeTimestamp) {
@@ -262,7 +256,7 @@ export function createMetrics(deps: {
       scraped.tunnelReceived.values.push({ labels: { node }, value: status.transferRx });
       scraped.tunnelSent.values.push({ labels: { node }, value: status.transferTx });
     }
-    for (const [domain] of domainsQuery(deps.db).all() as DomainRow[]) {
+    for (const [domain] of await deps.db.values<DomainRow>(domainsQuery)) {
       const notAfter = deps.dataPlane.certificates.info(domain)?.notAfter;
       if (notAfter)
         scraped.certExpiry.values.push({ labels: { domain }, value: Math.floor(Date.parse(notAfter) / 1000) });

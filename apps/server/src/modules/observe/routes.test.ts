@@ -53,7 +53,7 @@ const counters = (
 async function setUp(options: Parameters<typeof buildTestApp>[0] = {}) {
   t = await buildTestApp(options);
   const api = createApiClient(t, await t.login());
-  const node = insertNode(t.deps);
+  const node = await insertNode(t.deps);
   const web = await api<{ id: number }>('POST', `/api/services/${node.id}/http`, {
     name: 'web',
     pathLocation: '/web',

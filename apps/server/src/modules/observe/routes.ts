@@ -14,17 +14,17 @@ export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps;
 
   registerOperation(app, operations.serviceTraffic, async (request) => {
     const { nodeId, type, id } = request.params;
-    getService(deps, nodeId, type, id);
+    await getService(deps, nodeId, type, id);
     return observer.history.serviceTraffic(type, id, request.query.minutes);
   });
 
-  registerOperation(app, operations.updateHealthCheck, (request) => {
+  registerOperation(app, operations.updateHealthCheck, async (request) => {
     const { nodeId, type, id } = request.params;
-    getService(deps, nodeId, type, id);
-    const settings = updateHealthCheckSettings(deps, { nodeId, type, id }, request.body);
-    observer.health.refresh();
+    await getService(deps, nodeId, type, id);
+    const settings = await updateHealthCheckSettings(deps, { nodeId, type, id }, request.body);
+    await observer.health.refresh();
     return (
-      observer.health.get(type, id) ?? {
+      (await observer.health.get(type, id)) ?? {
         type,
         id,
         nodeId,
@@ -41,8 +41,8 @@ export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps;
   registerOperation(app, operations.serviceFigures, async (request) => {
     const { nodeId, type } = request.query;
     const figures = await observer.history.rowFigures();
-    const health = new Map(observer.health.list().map((h) => [`${h.type}:${h.id}`, h]));
-    const rows = listServiceRefs(deps);
+    const health = new Map((await observer.health.list()).map((h) => [`${h.type}:${h.id}`, h]));
+    const rows = await listServiceRefs(deps);
     const data: ServiceFigures[] = rows
       .filter((row) => (nodeId === undefined || row.nodeId === nodeId) && (type === undefined || row.type === type))
       .map((row) => {
@@ -62,7 +62,7 @@ export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps;
 
   registerOperation(app, operations.systemStatus, async () => {
     const counts = { up: 0, down: 0, unknown: 0 };
-    for (const health of observer.health.list()) counts[health.state]++;
+    for (const health of await observer.health.list()) counts[health.state]++;
     return { drift: deps.dataPlane.lastDrift(), health: counts, traffic: await observer.history.totals() };
   });
 

@@ -1,5 +1,5 @@
 import { HEALTH_CHECK_DEFAULTS, type ServiceType } from '@postern/contract';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { httpServices, tcpServices } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 
@@ -14,23 +14,26 @@ export interface HealthCheckSettings {
 /**
  * Stores the given settings (absent: unchanged) and answers the effective ones (the timeout never above the interval).
  */
-export function updateHealthCheckSettings(
+export async function updateHealthCheckSettings(
   deps: AppDeps,
   ref: { nodeId: number; type: ServiceType; id: number },
   change: { intervalSeconds?: number | undefined; timeoutSeconds?: number | undefined },
-): HealthCheckSettings {
+): Promise<HealthCheckSettings> {
   const table = ref.type === 'http' ? httpServices : tcpServices;
   const patch = {
     ...(change.intervalSeconds === undefined ? {} : { healthIntervalSeconds: change.intervalSeconds }),
     ...(change.timeoutSeconds === undefined ? {} : { healthTimeoutSeconds: change.timeoutSeconds }),
   };
   if (Object.keys(patch).length > 0)
-    deps.db
-      .update(table)
-      .set(patch)
-      .where(and(eq(table.id, ref.id), eq(table.nodeId, ref.nodeId)))
-      .run();
-  const row = deps.db
+    await deps.db.write(
+      async (tx) =>
+        await tx
+          .update(table)
+          .set(patch)
+          .where(and(eq(table.id, ref.id), eq(table.nodeId, ref.nodeId)))
+          .run(),
+    );
+  const row = await deps.db
     .select({ interval: table.healthIntervalSeconds, timeout: table.healthTimeoutSeconds })
     .from(table)
     .where(eq(table.id, ref.id))
@@ -43,10 +46,9 @@ export function updateHealthCheckSettings(
 }
 
 /** Every service (both types) with its node. */
-export function listServiceRefs(deps: AppDeps): { type: ServiceType; id: number; nodeId: number }[] {
-  return deps.db.$client
-    .prepare(
-      `select 'http' as type, id, node_id as nodeId from http_services union all select 'tcp', id, node_id from tcp_services`,
-    )
-    .all() as { type: ServiceType; id: number; nodeId: number }[];
+export async function listServiceRefs(deps: AppDeps): Promise<{ type: ServiceType; id: number; nodeId: number }[]> {
+  const rows = await deps.db.values<[ServiceType, number, number]>(
+    sql`select 'http', id, node_id from http_services union all select 'tcp', id, node_id from tcp_services`,
+  );
+  return rows.map(([type, id, nodeId]) => ({ type, id, nodeId }));
 }

@@ -1,7 +1,7 @@
 import type { ServiceTraffic, ServiceType, SystemStatus, TrafficPoint } from '@postern/contract';
 import { TRAFFIC_HISTORY_MINUTES, TRAFFIC_RECENT_MINUTES } from '@postern/contract';
 import type { DataPlane, DataPlaneLogger, TrafficCounters } from '../../dataplane/types.js';
-import type { Db } from '../../db/client.js';
+import type { Store } from '../../db/client.js';
 import {
   addHttp,
   addStream,
@@ -81,7 +81,7 @@ function pointOf(
 }
 
 export function createTrafficHistory(deps: {
-  db: Db;
+  db: Store;
   dataPlane: DataPlane;
   logger: DataPlaneLogger;
   now?: () => number;
@@ -121,12 +121,12 @@ export function createTrafficHistory(deps: {
         ...[...delta.http].map(([serviceId, http]) => ({ type: 'http' as const, serviceId, minute, http })),
         ...[...delta.tcp].map(([serviceId, tcp]) => ({ type: 'tcp' as const, serviceId, minute, tcp })),
       ];
-      store.record(rows);
+      await store.record(rows);
     }
     last = { counters, at };
     live = null;
     samples++;
-    store.prune(minuteOf(at) - TRAFFIC_HISTORY_MINUTES, samples % PRUNE_DELETED_EVERY === 0);
+    await store.prune(minuteOf(at) - TRAFFIC_HISTORY_MINUTES, samples % PRUNE_DELETED_EVERY === 0);
   }
 
   function scheduleNext(): void {
@@ -165,7 +165,7 @@ export function createTrafficHistory(deps: {
       const to = minuteOf(now());
       const from = to - minutes + 1;
       const byMinute = new Map<number, MinuteRow>();
-      for (const row of store.series(type, serviceId, from)) byMinute.set(row.minute, row);
+      for (const row of await store.series(type, serviceId, from)) byMinute.set(row.minute, row);
       const liveHttp = delta.http.get(serviceId);
       const liveTcp = delta.tcp.get(serviceId);
       const points: TrafficPoint[] = [];
@@ -235,7 +235,7 @@ export function createTrafficHistory(deps: {
         row.bytes += bytes;
         row.spark[minute - from] = (row.spark[minute - from] ?? 0) + requests;
       };
-      for (const row of store.recent(from)) {
+      for (const row of await store.recent(from)) {
         const key = `${row.type}:${row.serviceId}`;
         if (row.type === 'http' && row.http)
           add(
@@ -297,7 +297,7 @@ export function createTrafficHistory(deps: {
         point.bytesIn += http.bytesIn + tcp.bytesIn;
         point.bytesOut += http.bytesOut + tcp.bytesOut;
       };
-      for (const row of store.totals(from)) {
+      for (const row of await store.totals(from)) {
         // The summed row carries both kinds' columns; the bytes belong to the HTTP half only once.
         add(row.minute, row.http ?? emptyHttp(), { ...(row.tcp ?? emptyStream()), bytesIn: 0, bytesOut: 0 });
       }

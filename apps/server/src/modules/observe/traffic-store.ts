@@ -1,6 +1,6 @@
 import { LATENCY_BUCKETS_MS, type HttpTraffic, type StreamTraffic } from '../../dataplane/types.js';
-import type { Db } from '../../db/client.js';
-import { preparedPerDb } from '../../db/prepared.js';
+import { sql, type SQL } from 'drizzle-orm';
+import type { ReadDb, Store } from '../../db/client.js';
 import type { ServiceType } from '@postern/contract';
 
 // Traffic per service and minute, kept 24 h in SQLite (`traffic_minutes`). Only minutes in which a service had
@@ -33,45 +33,79 @@ interface DbRow {
   seconds_sum: number;
 }
 
-const statements = preparedPerDb((db: Db) => {
-  const sqlite = db.$client;
-  return {
-    insert: sqlite.prepare(
-      `insert into traffic_minutes (service_type, service_id, minute, s1, s2, s3, s4, s5, bytes_in, bytes_out, latency, sessions, failed, seconds_sum)
-       values (@type, @id, @minute, @s1, @s2, @s3, @s4, @s5, @bytesIn, @bytesOut, @latency, @sessions, @failed, @secondsSum)
-       on conflict (service_type, service_id, minute) do update set
-         s1 = s1 + excluded.s1, s2 = s2 + excluded.s2, s3 = s3 + excluded.s3, s4 = s4 + excluded.s4, s5 = s5 + excluded.s5,
-         bytes_in = bytes_in + excluded.bytes_in, bytes_out = bytes_out + excluded.bytes_out, latency = excluded.latency,
-         sessions = sessions + excluded.sessions, failed = failed + excluded.failed, seconds_sum = seconds_sum + excluded.seconds_sum`,
-    ),
-    series: sqlite.prepare<[ServiceType, number, number], DbRow>(
-      'select * from traffic_minutes where service_type = ? and service_id = ? and minute >= ? order by minute',
-    ),
-    recent: sqlite.prepare<[number], DbRow>('select * from traffic_minutes where minute >= ?'),
-    totals: sqlite.prepare<[number], DbRow & { requests: number }>(
-      `select minute, sum(s1) as s1, sum(s2) as s2, sum(s3) as s3, sum(s4) as s4, sum(s5) as s5, sum(bytes_in) as bytes_in,
-         sum(bytes_out) as bytes_out, sum(sessions) as sessions, sum(failed) as failed, 0 as seconds_sum, null as latency
-       from traffic_minutes where minute >= ? group by minute order by minute`,
-    ),
-    prune: sqlite.prepare<[number]>('delete from traffic_minutes where minute < ?'),
-    pruneDeleted: sqlite.prepare(
-      `delete from traffic_minutes where (service_type = 'http' and service_id not in (select id from http_services))
-         or (service_type = 'tcp' and service_id not in (select id from tcp_services))`,
-    ),
-  };
-});
+const COLUMNS = sql.raw(
+  'service_type, service_id, minute, s1, s2, s3, s4, s5, bytes_in, bytes_out, latency, sessions, failed, seconds_sum',
+);
+
+async function selectRows(db: ReadDb, where: SQL, grouped = false): Promise<DbRow[]> {
+  const query = grouped
+    ? sql`select 'http', 0, minute, sum(s1), sum(s2), sum(s3), sum(s4), sum(s5), sum(bytes_in), sum(bytes_out), null,
+        sum(sessions), sum(failed), 0 from traffic_minutes where ${where} group by minute order by minute`
+    : sql`select ${COLUMNS} from traffic_minutes where ${where} order by minute`;
+  const rows = await db.values<DbValues>(query);
+  return rows.map(
+    ([
+      service_type,
+      service_id,
+      minute,
+      s1,
+      s2,
+      s3,
+      s4,
+      s5,
+      bytes_in,
+      bytes_out,
+      latency,
+      sessions,
+      failed,
+      seconds_sum,
+    ]) => ({
+      service_type,
+      service_id,
+      minute,
+      s1,
+      s2,
+      s3,
+      s4,
+      s5,
+      bytes_in,
+      bytes_out,
+      latency,
+      sessions,
+      failed,
+      seconds_sum,
+    }),
+  );
+}
+
+type DbValues = [
+  ServiceType,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  string | null,
+  number,
+  number,
+  number,
+];
 
 export interface TrafficStore {
   /** Adds one sample's deltas (one transaction). */
-  record(rows: readonly MinuteRow[]): void;
+  record(rows: readonly MinuteRow[]): Promise<void>;
   /** A service's stored minutes from `fromMinute` on. */
-  series(type: ServiceType, serviceId: number, fromMinute: number): MinuteRow[];
+  series(type: ServiceType, serviceId: number, fromMinute: number): Promise<MinuteRow[]>;
   /** Every service's stored minutes from `fromMinute` on. */
-  recent(fromMinute: number): MinuteRow[];
+  recent(fromMinute: number): Promise<MinuteRow[]>;
   /** All services summed, per minute, from `fromMinute` on (no latency). */
-  totals(fromMinute: number): MinuteRow[];
+  totals(fromMinute: number): Promise<MinuteRow[]>;
   /** Drops minutes before `beforeMinute`, and, with `deletedServices`, rows of services that no longer exist. */
-  prune(beforeMinute: number, deletedServices: boolean): void;
+  prune(beforeMinute: number, deletedServices: boolean): Promise<void>;
 }
 
 function toMinuteRow(row: DbRow): MinuteRow {
@@ -98,40 +132,45 @@ function toMinuteRow(row: DbRow): MinuteRow {
   };
 }
 
-export function createTrafficStore(db: Db): TrafficStore {
-  const sql = statements(db);
-  const insertAll = db.$client.transaction((rows: readonly MinuteRow[]) => {
-    for (const row of rows) {
-      const http = row.http;
-      const tcp = row.tcp;
-      sql.insert.run({
-        type: row.type,
-        id: row.serviceId,
-        minute: row.minute,
-        s1: http?.requests[0] ?? 0,
-        s2: http?.requests[1] ?? 0,
-        s3: http?.requests[2] ?? 0,
-        s4: http?.requests[3] ?? 0,
-        s5: http?.requests[4] ?? 0,
-        bytesIn: Math.round(http?.bytesIn ?? tcp?.bytesIn ?? 0),
-        bytesOut: Math.round(http?.bytesOut ?? tcp?.bytesOut ?? 0),
-        latency: http && http.latencyBuckets.some((n) => n > 0) ? JSON.stringify(http.latencyBuckets) : null,
-        sessions: tcp?.sessions ?? 0,
-        failed: tcp?.failed ?? 0,
-        secondsSum: Math.round(tcp?.secondsSum ?? 0),
-      });
-    }
-  });
+export function createTrafficStore(db: Store): TrafficStore {
   return {
-    record: (rows) => {
-      if (rows.length > 0) insertAll(rows);
+    async record(rows) {
+      if (rows.length === 0) return;
+      await db.write(async (tx) => {
+        for (const row of rows) {
+          const http = row.http;
+          const tcp = row.tcp;
+          const latency = http && http.latencyBuckets.some((n) => n > 0) ? JSON.stringify(http.latencyBuckets) : null;
+          await tx.run(sql`insert into traffic_minutes (${COLUMNS})
+            values (${row.type}, ${row.serviceId}, ${row.minute}, ${http?.requests[0] ?? 0}, ${http?.requests[1] ?? 0},
+              ${http?.requests[2] ?? 0}, ${http?.requests[3] ?? 0}, ${http?.requests[4] ?? 0},
+              ${Math.round(http?.bytesIn ?? tcp?.bytesIn ?? 0)}, ${Math.round(http?.bytesOut ?? tcp?.bytesOut ?? 0)},
+              ${latency}, ${tcp?.sessions ?? 0}, ${tcp?.failed ?? 0}, ${Math.round(tcp?.secondsSum ?? 0)})
+            on conflict (service_type, service_id, minute) do update set
+              s1 = traffic_minutes.s1 + excluded.s1, s2 = traffic_minutes.s2 + excluded.s2,
+              s3 = traffic_minutes.s3 + excluded.s3, s4 = traffic_minutes.s4 + excluded.s4,
+              s5 = traffic_minutes.s5 + excluded.s5, bytes_in = traffic_minutes.bytes_in + excluded.bytes_in,
+              bytes_out = traffic_minutes.bytes_out + excluded.bytes_out, latency = excluded.latency,
+              sessions = traffic_minutes.sessions + excluded.sessions, failed = traffic_minutes.failed + excluded.failed,
+              seconds_sum = traffic_minutes.seconds_sum + excluded.seconds_sum`);
+        }
+      });
     },
-    series: (type, serviceId, fromMinute) => sql.series.all(type, serviceId, fromMinute).map(toMinuteRow),
-    recent: (fromMinute) => sql.recent.all(fromMinute).map(toMinuteRow),
-    totals: (fromMinute) => sql.totals.all(fromMinute).map(toMinuteRow),
-    prune(beforeMinute, deletedServices) {
-      sql.prune.run(beforeMinute);
-      if (deletedServices) sql.pruneDeleted.run();
+    series: async (type, serviceId, fromMinute) =>
+      (await selectRows(db, sql`service_type = ${type} and service_id = ${serviceId} and minute >= ${fromMinute}`)).map(
+        toMinuteRow,
+      ),
+    recent: async (fromMinute) => (await selectRows(db, sql`minute >= ${fromMinute}`)).map(toMinuteRow),
+    totals: async (fromMinute) => (await selectRows(db, sql`minute >= ${fromMinute}`, true)).map(toMinuteRow),
+    async prune(beforeMinute, deletedServices) {
+      await db.write(async (tx) => {
+        await tx.run(sql`delete from traffic_minutes where minute < ${beforeMinute}`);
+        if (deletedServices) {
+          await tx.run(sql`delete from traffic_minutes
+            where (service_type = 'http' and service_id not in (select id from http_services))
+              or (service_type = 'tcp' and service_id not in (select id from tcp_services))`);
+        }
+      });
     },
   };
 }

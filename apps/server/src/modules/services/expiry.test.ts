@@ -32,7 +32,7 @@ const servedHosts = (): string[] => [...t.fakeDataPlane.proxy.routes.keys()];
 
 describe('temporary exposure: the API', () => {
   it('takes an expiry as ttl (seconds, on the gateway clock) or expiresAt; absent means none; null clears it', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const plain = await api<HttpService>('POST', `/api/services/${node.id}/http`, web);
     expect(plain.status).toBe(201);
     expect(plain.body.expiresAt).toBeNull();
@@ -85,7 +85,7 @@ describe('temporary exposure: the API', () => {
 
 describe('temporary exposure: at expiry', () => {
   it('disables the service within seconds (kept, not deleted), stops serving it and records it', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const service = (await api<HttpService>('POST', `/api/services/${node.id}/http`, { ...web, ttl: 60 })).body;
     expect(servedHosts()).toContain('temp.example.test');
     clock = new Date(clock.getTime() + 61_000);
@@ -113,18 +113,18 @@ describe('temporary exposure: at expiry', () => {
   });
 
   it('an expiry that passed while the gateway was down is applied at boot, before the data plane starts', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const service = (
       await api<TcpService>('POST', `/api/services/${node.id}/tcp`, { name: 'db', backendPort: 5432, ttl: 60 })
     ).body;
     await t.app.close(); // the gateway goes down: no sweep runs
     clock = new Date(clock.getTime() + 3600_000);
     await bootstrap(t.deps, () => undefined); // what the next boot runs before anything is served
-    const row = t.deps.db.query.tcpServices.findFirst({ where: (table, { eq }) => eq(table.id, service.id) }).sync();
+    const row = await t.deps.db.query.tcpServices.findFirst({ where: (table, { eq }) => eq(table.id, service.id) });
     expect(row).toMatchObject({ enabled: false });
-    const recorded = t.deps.db.query.auditEvents
-      .findMany({ where: (table, { eq }) => eq(table.action, 'service.expired') })
-      .sync();
+    const recorded = await t.deps.db.query.auditEvents.findMany({
+      where: (table, { eq }) => eq(table.action, 'service.expired'),
+    });
     expect(recorded).toHaveLength(1);
   });
 });

@@ -41,16 +41,16 @@ export interface ExpiredService {
 }
 
 /** Disables every enabled service whose expiry has passed and records each in the audit log (DB only, no I/O). */
-export function disableExpiredServices(deps: Pick<AppDeps, 'db' | 'now' | 'audit'>): ExpiredService[] {
+export async function disableExpiredServices(deps: Pick<AppDeps, 'db' | 'now' | 'audit'>): Promise<ExpiredService[]> {
   const now = deps.now().toISOString();
   const expired: ExpiredService[] = [];
-  deps.db.transaction((tx) => {
+  await deps.db.write(async (tx) => {
     for (const [type, table] of [
       ['http', httpServices],
       ['tcp', tcpServices],
     ] as const) {
       const due = and(eq(table.enabled, true), isNotNull(table.expiresAt), lte(table.expiresAt, now));
-      const rows = tx.update(table).set({ enabled: false, updatedAt: now }).where(due).returning().all();
+      const rows = await tx.update(table).set({ enabled: false, updatedAt: now }).where(due).returning().all();
       for (const row of rows) {
         expired.push({
           type,
@@ -64,7 +64,7 @@ export function disableExpiredServices(deps: Pick<AppDeps, 'db' | 'now' | 'audit
     }
   });
   for (const service of expired) {
-    deps.audit.record({
+    await deps.audit.record({
       actor: { kind: 'system' },
       action: 'service.expired',
       target: { type: service.type, id: service.id, name: service.name },
@@ -84,7 +84,7 @@ export function startExpirySweep(deps: AppDeps, log: FastifyBaseLogger): { stop(
     if (isRunning) return;
     isRunning = true;
     try {
-      const expired = disableExpiredServices(deps);
+      const expired = await disableExpiredServices(deps);
       if (expired.length > 0) {
         log.info(
           { services: expired.map(({ type, id }) => `${type}/${id}`) },

@@ -21,8 +21,8 @@ const summary = (body: Found) => body.data.map((found) => `${found.type}:${found
 
 describe('finding a service without knowing its node', () => {
   test('matches name, domain, domain + path, URL, public port or host:port across nodes and types, by name', async () => {
-    const home = insertNode(t.deps, { name: 'home-lab' });
-    const office = insertNode(t.deps, { name: 'office' });
+    const home = await insertNode(t.deps, { name: 'home-lab' });
+    const office = await insertNode(t.deps, { name: 'office' });
     await api('POST', `/api/services/${home.id}/http`, {
       name: 'Grafana',
       domain: 'metrics.example.com',
@@ -63,7 +63,7 @@ describe('finding a service without knowing its node', () => {
   });
 
   test('pages the matches with the total, lists every service without q, and takes wildcards as text', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     for (const name of ['e', 'd', 'c', 'b', 'a'])
       await api('POST', `/api/services/${node.id}/http`, { name, pathLocation: `/${name}`, backendPort: 80 });
     await api('POST', `/api/services/${node.id}/tcp`, { name: 'c-tcp', backendPort: 1883 });

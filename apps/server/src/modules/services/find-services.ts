@@ -33,18 +33,24 @@ function matches(deps: AppDeps, search: string | undefined): SQL {
     select 'tcp' as type, ${tcpServices.id} as id, ${tcpServices.name} as name from ${tcpServices} ${tcpWhere}`;
 }
 
-export function findServices(deps: AppDeps, { page, limit, q }: FindServicesQuery): ListResponse<FoundService> {
+export async function findServices(
+  deps: AppDeps,
+  { page, limit, q }: FindServicesQuery,
+): Promise<ListResponse<FoundService>> {
   const found = matches(deps, q);
-  const pageRows = deps.db.all<{ type: 'http' | 'tcp'; id: number }>(
-    sql`select type, id from (${found}) order by lower(name), type, id limit ${limit} offset ${(page - 1) * limit}`,
-  );
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as always a row
-  const total = deps.db.get<{ n: number }>(sql`select count(*) as n from (${found})`)?.n ?? 0;
+  const pageRows = (
+    await deps.db.values<['http' | 'tcp', number]>(
+      sql`select type, id from (${found}) as found order by lower(name), type, id
+        limit ${limit} offset ${(page - 1) * limit}`,
+    )
+  ).map(([type, id]) => ({ type, id }));
+  const [counted] = await deps.db.values<[number]>(sql`select count(*) from (${found}) as found`);
+  const total = counted?.[0] ?? 0;
 
   const httpIds = pageRows.filter((row) => row.type === 'http').map((row) => row.id);
   const tcpIds = pageRows.filter((row) => row.type === 'tcp').map((row) => row.id);
   const httpRows = httpIds.length
-    ? deps.db
+    ? await deps.db
         .select({ row: httpServices, ssl: domains.ssl, nodeName: nodes.name })
         .from(httpServices)
         .innerJoin(nodes, eq(nodes.id, httpServices.nodeId))
@@ -53,7 +59,7 @@ export function findServices(deps: AppDeps, { page, limit, q }: FindServicesQuer
         .all()
     : [];
   const tcpRows = tcpIds.length
-    ? deps.db
+    ? await deps.db
         .select({ row: tcpServices, nodeName: nodes.name })
         .from(tcpServices)
         .innerJoin(nodes, eq(nodes.id, tcpServices.nodeId))

@@ -22,13 +22,13 @@ const web = { name: 'web', domain: 'app.example.com', pathLocation: '/api', back
 
 describe('creating an HTTP service', () => {
   test('answers 401 without a session token', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const response = await t.app.inject({ method: 'POST', url: `/api/services/${node.id}/http`, payload: web });
     expect(response.statusCode).toBe(401);
   });
 
   test('exposes a regular node on its tunnel address and publishes the route', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const before = t.fakeDataPlane.applyCount;
     const { status, body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, {
       ...web,
@@ -60,14 +60,14 @@ describe('creating an HTTP service', () => {
   });
 
   test('creates the domain it names when it does not exist yet', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     await api('POST', `/api/services/${node.id}/http`, web);
     const domains = await api<ListResponse<{ domain: string; ssl: string }>>('GET', '/api/domains');
     expect(domains.body.data).toEqual([expect.objectContaining({ domain: 'app.example.com', ssl: 'self-signed' })]);
   });
 
   test("takes its ssl mode from the domain's certificate mode", async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     await api('POST', '/api/domains', { domain: 'secure.example.com', ssl: 'certbot' });
     const { body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, {
       ...web,
@@ -77,7 +77,7 @@ describe('creating an HTTP service', () => {
   });
 
   test("serves a path-only service on the public host's no-domain port, another origin than the console's", async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const { status, body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, {
       name: 'app',
       pathLocation: '/app',
@@ -88,7 +88,7 @@ describe('creating an HTTP service', () => {
     await t.cleanup();
     t = await buildTestApp({ env: { POSTERN_NO_DOMAIN_HTTPS_PORT: '9443' } });
     api = createApiClient(t, await t.login());
-    const other = insertNode(t.deps);
+    const other = await insertNode(t.deps);
     const moved = await api<HttpService>('POST', `/api/services/${other.id}/http`, {
       name: 'app',
       pathLocation: '/app',
@@ -97,7 +97,7 @@ describe('creating an HTTP service', () => {
   });
 
   test('answers 422 with the spec messages for missing and malformed fields', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const missing = await api('POST', `/api/services/${node.id}/http`, {});
     expect(missing.status).toBe(422);
     expect(fieldMessage(missing.body, 'name')).toBe('This field is required');
@@ -113,8 +113,8 @@ describe('creating an HTTP service', () => {
   });
 
   test('refuses a second service on the same domain and path, trailing slash or not', async () => {
-    const node = insertNode(t.deps);
-    const other = insertNode(t.deps);
+    const node = await insertNode(t.deps);
+    const other = await insertNode(t.deps);
     expect((await api('POST', `/api/services/${node.id}/http`, web)).status).toBe(201);
     const clash = await api('POST', `/api/services/${other.id}/http`, { ...web, name: 'copy', pathLocation: '/api/' });
     expect(clash.status).toBe(422);
@@ -138,7 +138,7 @@ describe('creating an HTTP service', () => {
 
 describe('backend host rules', () => {
   test('a gateway node needs a host inside its network (or its own address)', async () => {
-    const gateway = insertNode(t.deps, { isGateway: true, gatewayNetwork: '192.168.10.0/24' });
+    const gateway = await insertNode(t.deps, { isGateway: true, gatewayNetwork: '192.168.10.0/24' });
     const missing = await api('POST', `/api/services/${gateway.id}/http`, web);
     expect(fieldMessage(missing.body, 'backendHost')).toBe('This field is required');
 
@@ -172,7 +172,7 @@ describe('backend host rules', () => {
 
 describe('reading and editing HTTP services', () => {
   test('pages a node’s services and counts them all', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     for (let i = 0; i < 7; i++) await api('POST', `/api/services/${node.id}/http`, { ...web, pathLocation: `/p${i}` });
     const { status, body } = await api<ListResponse<HttpService>>(
       'GET',
@@ -184,7 +184,7 @@ describe('reading and editing HTTP services', () => {
   });
 
   test('filters all HTTP services by domain', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     await api('POST', `/api/services/${node.id}/http`, web);
     await api('POST', `/api/services/${node.id}/http`, { ...web, domain: 'other.example.com' });
     const { body } = await api<ListResponse<HttpService>>('GET', '/api/services/http?domain=other.example.com');
@@ -195,8 +195,8 @@ describe('reading and editing HTTP services', () => {
   });
 
   test('q finds services by name, domain or path, case-insensitively, within the node or domain asked for', async () => {
-    const node = insertNode(t.deps);
-    const other = insertNode(t.deps);
+    const node = await insertNode(t.deps);
+    const other = await insertNode(t.deps);
     await api('POST', `/api/services/${node.id}/http`, { ...web, name: 'Grafana' });
     await api('POST', `/api/services/${node.id}/http`, { ...web, name: 'api', pathLocation: '/grafana-api' });
     await api('POST', `/api/services/${node.id}/http`, { ...web, name: 'shop', domain: 'shop.example.com' });
@@ -216,8 +216,8 @@ describe('reading and editing HTTP services', () => {
   });
 
   test('sort orders by name or status, either way, ties by creation; absent, the list stays by id', async () => {
-    const node = insertNode(t.deps);
-    const other = insertNode(t.deps);
+    const node = await insertNode(t.deps);
+    const other = await insertNode(t.deps);
     const make = async (name: string, path: string) =>
       (await api<HttpService>('POST', `/api/services/${node.id}/http`, { ...web, name, pathLocation: path })).body;
     const beta = await make('beta', '/b');
@@ -225,7 +225,10 @@ describe('reading and editing HTTP services', () => {
     const gamma = await make('gamma', '/g');
     await api('POST', `/api/services/${other.id}/http`, { ...web, name: 'aaa-elsewhere', pathLocation: '/x' });
     await api('PATCH', `/api/services/${node.id}/http/${beta.id}/disable`);
-    t.deps.db.update(httpServices).set({ applyError: 'port taken' }).where(eq(httpServices.id, gamma.id)).run();
+    await t.deps.db.write(
+      async (tx) =>
+        await tx.update(httpServices).set({ applyError: 'port taken' }).where(eq(httpServices.id, gamma.id)).run(),
+    );
     const names = async (url: string) =>
       (await api<ListResponse<HttpService>>('GET', url)).body.data.map((s) => s.name);
     const base = `/api/services/${node.id}/http`;
@@ -246,8 +249,8 @@ describe('reading and editing HTTP services', () => {
   });
 
   test('gets one service, and 404s for an unknown id, another node’s service or an unknown type', async () => {
-    const node = insertNode(t.deps);
-    const other = insertNode(t.deps);
+    const node = await insertNode(t.deps);
+    const other = await insertNode(t.deps);
     const { body: created } = await api<HttpService>('POST', `/api/services/${node.id}/http`, web);
     expect((await api('GET', `/api/services/${node.id}/http/${created.id}`)).body).toEqual(created);
     expect((await api('GET', `/api/services/${node.id}/http/9999`)).status).toBe(404);
@@ -257,7 +260,7 @@ describe('reading and editing HTTP services', () => {
   });
 
   test('edits fields and keeps domain + path unique', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const { body: first } = await api<HttpService>('POST', `/api/services/${node.id}/http`, web);
     await api('POST', `/api/services/${node.id}/http`, { ...web, name: 'docs', pathLocation: '/docs' });
     const edited = await api<HttpService>('PATCH', `/api/services/${node.id}/http/${first.id}`, {
@@ -281,7 +284,7 @@ describe('reading and editing HTTP services', () => {
 
 describe('paths and hosts the gateway keeps for itself', () => {
   test('refuses reserved paths for the admin too: ACME and internal everywhere, /api without a domain', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const cases: [string | null, string, string][] = [
       [null, '/api', '/api'],
       [null, '/API', '/api'],
@@ -318,7 +321,7 @@ describe('paths and hosts the gateway keeps for itself', () => {
   });
 
   test('an edit that would land on a reserved path is refused, also by dropping the domain', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const { body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, {
       name: 'x',
       domain: 'app.example.com',
@@ -337,7 +340,7 @@ describe('paths and hosts the gateway keeps for itself', () => {
   });
 
   test("refuses the console's host name as a service's domain, HTTP and TCP", async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const http = await api('POST', `/api/services/${node.id}/http`, {
       name: 'x',
       domain: 'Gateway.Test',
@@ -353,19 +356,22 @@ describe('paths and hosts the gateway keeps for itself', () => {
   });
 
   test('a service stored on a reserved path by an earlier version is not enabled again until it is moved', async () => {
-    const node = insertNode(t.deps);
-    const legacy = t.db
-      .insert(httpServices)
-      .values({
-        nodeId: node.id,
-        name: 'legacy',
-        domain: '',
-        pathLocation: '/api/auth/login',
-        backendHost: node.address,
-        enabled: false,
-      })
-      .returning()
-      .get();
+    const node = await insertNode(t.deps);
+    const legacy = await t.db.write(
+      async (tx) =>
+        await tx
+          .insert(httpServices)
+          .values({
+            nodeId: node.id,
+            name: 'legacy',
+            domain: '',
+            pathLocation: '/api/auth/login',
+            backendHost: node.address,
+            enabled: false,
+          })
+          .returning()
+          .get(),
+    );
     const refused = await api('PATCH', `/api/services/${node.id}/http/${legacy.id}/enable`);
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({

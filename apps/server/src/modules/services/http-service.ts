@@ -16,35 +16,35 @@ import { fieldError, notFound } from '../../errors.js';
 import { resolveExpiry } from './expiry.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import type { Caller } from './caller.js';
-import type { DbExecutor } from './db-executor.js';
+import type { Db, ReadDb } from '../../db/client.js';
 import { assertNodeQuota } from './node-quotas.js';
 import { claimServiceDomain } from './service-domain.js';
 import { isShapedServiceList, shapedHttpPage, selectHttpPage, type ListScope, type ListShape } from './list-queries.js';
 import { toHttpService, type HttpServiceRow } from './present.js';
 import { findServiceNode, resolveBackendHost } from './service-node.js';
-import { isUniqueViolation } from './sqlite-errors.js';
+import { isUniqueViolation } from '../../db/errors.js';
 
 /** Rows with their domain's certificate mode (the service's read-only `ssl`). */
-function selectHttpServices(db: DbExecutor) {
+function selectHttpServices(db: ReadDb) {
   return db
     .select({ row: httpServices, ssl: domains.ssl })
     .from(httpServices)
     .leftJoin(domains, eq(domains.domain, httpServices.domain));
 }
 
-export function listHttpServices(
+export async function listHttpServices(
   deps: AppDeps,
   scope: ListScope,
   { page, limit, ...shape }: PageQuery & ListShape,
-): ListResponse<HttpService> {
+): Promise<ListResponse<HttpService>> {
   const { rows, total } = isShapedServiceList(shape)
-    ? shapedHttpPage(deps.db, scope, { page, limit }, shape)
-    : selectHttpPage(deps.db, scope, { page, limit });
+    ? await shapedHttpPage(deps.db, scope, { page, limit }, shape)
+    : await selectHttpPage(deps.db, scope, { page, limit });
   return { data: rows.map(({ row, ssl }) => toHttpService(deps.config, row, ssl)), page, limit, total };
 }
 
-export function getHttpService(deps: AppDeps, nodeId: number, id: number): HttpService {
-  const found = selectHttpServices(deps.db)
+export async function getHttpService(deps: AppDeps, nodeId: number, id: number): Promise<HttpService> {
+  const found = await selectHttpServices(deps.db)
     .where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId)))
     .get();
   if (!found) throw notFound('Service');
@@ -52,8 +52,8 @@ export function getHttpService(deps: AppDeps, nodeId: number, id: number): HttpS
 }
 
 /** Only the admin learns which service holds a route; a node's token may be asking about another node's. */
-function assertRouteFree(tx: DbExecutor, caller: Caller, domain: string, path: string, exceptId?: number): void {
-  const other = tx
+async function assertRouteFree(tx: Db, caller: Caller, domain: string, path: string, exceptId?: number): Promise<void> {
+  const other = await tx
     .select({ id: httpServices.id, name: httpServices.name })
     .from(httpServices)
     .where(and(eq(httpServices.domain, domain), eq(httpServices.pathLocation, path)))
@@ -95,9 +95,12 @@ function resolveRoute(
 /**
  * Runs a write; a unique-index violation (a concurrent writer took the route) becomes the same 422 as the pre-check.
  */
-function insertOrExplain<T>(route: { domain: string; pathLocation: string }, write: () => T): T {
+async function insertOrExplain<T>(
+  route: { domain: string; pathLocation: string },
+  write: () => Promise<T>,
+): Promise<T> {
   try {
-    return write();
+    return await write();
   } catch (error) {
     if (isUniqueViolation(error)) throw routeTaken(route.domain, route.pathLocation);
     throw error;
@@ -112,35 +115,36 @@ export async function createHttpService(
 ): Promise<HttpService> {
   const route = resolveRoute(body, caller);
   const expiresAt = resolveExpiry(deps, body) ?? null;
-  const id = insertOrExplain(route, () =>
-    deps.db.transaction(
-      (tx) => {
-        const node = findServiceNode(deps.db, nodeId);
-        if (caller === 'node') assertNodeQuota(tx, deps.config, nodeId, 'services');
+  const id = await insertOrExplain(
+    route,
+    async () =>
+      await deps.db.write(async (tx) => {
+        const node = await findServiceNode(tx, nodeId);
+        if (caller === 'node') await assertNodeQuota(tx, deps.config, nodeId, 'services');
         // Ownership first: whether a path is taken on someone else's domain is none of a node's business.
-        claimServiceDomain(tx, deps.config, caller, nodeId, route.domain);
-        assertRouteFree(tx, caller, route.domain, route.pathLocation);
-        return tx
-          .insert(httpServices)
-          .values({
-            nodeId,
-            name: body.name,
-            ...route,
-            backendProto: body.backendProto ?? 'http',
-            backendHost: resolveBackendHost(node, body.backendHost),
-            backendPort: body.backendPort ?? 80,
-            allowedIps: body.allowedIps ?? [],
-            blockedIps: body.blockedIps ?? [],
-            expiresAt,
-          })
-          .returning({ id: httpServices.id })
-          .get().id;
-      },
-      { behavior: 'immediate' },
-    ),
+        await claimServiceDomain(tx, deps.config, caller, nodeId, route.domain);
+        await assertRouteFree(tx, caller, route.domain, route.pathLocation);
+        return (
+          await tx
+            .insert(httpServices)
+            .values({
+              nodeId,
+              name: body.name,
+              ...route,
+              backendProto: body.backendProto ?? 'http',
+              backendHost: resolveBackendHost(node, body.backendHost),
+              backendPort: body.backendPort ?? 80,
+              allowedIps: body.allowedIps ?? [],
+              blockedIps: body.blockedIps ?? [],
+              expiresAt,
+            })
+            .returning({ id: httpServices.id })
+            .get()
+        ).id;
+      }),
   );
   await applyChanges(deps, { type: 'http', id });
-  return getHttpService(deps, nodeId, id);
+  return await getHttpService(deps, nodeId, id);
 }
 
 /** Edits are the console's (the agent API has none), so the caller is the admin. */
@@ -151,7 +155,7 @@ export async function updateHttpService(
   body: HttpServiceUpdate,
 ): Promise<HttpService> {
   const now = deps.now().toISOString();
-  const current = deps.db
+  const current = await deps.db
     .select()
     .from(httpServices)
     .where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId)))
@@ -159,17 +163,19 @@ export async function updateHttpService(
   if (!current) throw notFound('Service');
   const route = resolveRoute(body, 'admin', current);
   const expiresAt = resolveExpiry(deps, body);
-  insertOrExplain(route, () =>
-    deps.db.transaction(
-      (tx) => {
-        const node = findServiceNode(deps.db, nodeId);
-        claimServiceDomain(tx, deps.config, 'admin', nodeId, route.domain);
-        assertRouteFree(tx, 'admin', route.domain, route.pathLocation, id);
+  await insertOrExplain(
+    route,
+    async () =>
+      await deps.db.write(async (tx) => {
+        const node = await findServiceNode(tx, nodeId);
+        await claimServiceDomain(tx, deps.config, 'admin', nodeId, route.domain);
+        await assertRouteFree(tx, 'admin', route.domain, route.pathLocation, id);
         const backendHost = resolveBackendHost(
           node,
           body.backendHost === undefined ? current.backendHost : body.backendHost,
         );
-        tx.update(httpServices)
+        await tx
+          .update(httpServices)
           .set({
             ...route,
             ...(body.name !== undefined && { name: body.name }),
@@ -183,10 +189,8 @@ export async function updateHttpService(
           })
           .where(eq(httpServices.id, id))
           .run();
-      },
-      { behavior: 'immediate' },
-    ),
+      }),
   );
   await applyChanges(deps, { type: 'http', id });
-  return getHttpService(deps, nodeId, id);
+  return await getHttpService(deps, nodeId, id);
 }

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { ServiceSort, SortOrder } from '@postern/contract';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { Db } from '../../db/client.js';
+import type { ReadDb } from '../../db/client.js';
 import { domains, httpServices, tcpServices } from '../../db/schema.js';
 import { preparedPerDb } from '../../db/prepared.js';
 
@@ -15,7 +15,7 @@ const offset = sql.placeholder('offset');
 
 // The page's ids come from a subquery on the (covering) index, then only those rows are read and joined: with a
 // plain OFFSET, SQLite would read and join every skipped row (the last of 1,000 pages: ~6 ms instead of ~0.3 ms).
-function prepareHttp(db: Db) {
+function prepareHttp(db: ReadDb) {
   const page = (where?: SQL) =>
     db
       .select({ row: httpServices, ssl: domains.ssl })
@@ -46,7 +46,7 @@ function prepareHttp(db: Db) {
   };
 }
 
-function prepareTcp(db: Db) {
+function prepareTcp(db: ReadDb) {
   const page = (where?: SQL) =>
     db
       .select()
@@ -76,7 +76,7 @@ function prepareTcp(db: Db) {
   };
 }
 
-const prepared = preparedPerDb((db: Db) => ({ http: prepareHttp(db), tcp: prepareTcp(db) }));
+const prepared = preparedPerDb((db: ReadDb) => ({ http: prepareHttp(db), tcp: prepareTcp(db) }));
 
 /** Which services a list shows: all of one type, one node's, or those on one domain. */
 export type ListScope = { all: true } | { nodeId: number } | { domain: string };
@@ -127,7 +127,12 @@ function shapeOrder(
 }
 
 /** A searched or sorted page (name, domain, path or public port contains `q`): rarer, so not prepared. */
-export function shapedHttpPage(db: Db, listScope: ListScope, { page, limit: size }: PageWindow, shape: ListShape) {
+export async function shapedHttpPage(
+  db: ReadDb,
+  listScope: ListScope,
+  { page, limit: size }: PageWindow,
+  shape: ListShape,
+) {
   const search = shape.q;
   const where = and(
     scopeWhere(listScope, httpServices.nodeId, httpServices.domain),
@@ -139,7 +144,7 @@ export function shapedHttpPage(db: Db, listScope: ListScope, { page, limit: size
         )
       : undefined,
   );
-  const rows = db
+  const rows = await db
     .select({ row: httpServices, ssl: domains.ssl })
     .from(httpServices)
     .leftJoin(domains, eq(domains.domain, httpServices.domain))
@@ -148,10 +153,15 @@ export function shapedHttpPage(db: Db, listScope: ListScope, { page, limit: size
     .limit(size)
     .offset((page - 1) * size)
     .all();
-  return { rows, total: db.select({ n: count() }).from(httpServices).where(where).get()?.n ?? 0 };
+  return { rows, total: (await db.select({ n: count() }).from(httpServices).where(where).get())?.n ?? 0 };
 }
 
-export function shapedTcpPage(db: Db, listScope: ListScope, { page, limit: size }: PageWindow, shape: ListShape) {
+export async function shapedTcpPage(
+  db: ReadDb,
+  listScope: ListScope,
+  { page, limit: size }: PageWindow,
+  shape: ListShape,
+) {
   const search = shape.q;
   const where = and(
     scopeWhere(listScope, tcpServices.nodeId, tcpServices.domain),
@@ -163,7 +173,7 @@ export function shapedTcpPage(db: Db, listScope: ListScope, { page, limit: size 
         )
       : undefined,
   );
-  const rows = db
+  const rows = await db
     .select()
     .from(tcpServices)
     .where(where)
@@ -171,21 +181,25 @@ export function shapedTcpPage(db: Db, listScope: ListScope, { page, limit: size 
     .limit(size)
     .offset((page - 1) * size)
     .all();
-  return { rows, total: db.select({ n: count() }).from(tcpServices).where(where).get()?.n ?? 0 };
+  return { rows, total: (await db.select({ n: count() }).from(tcpServices).where(where).get())?.n ?? 0 };
 }
 
-export function selectHttpPage(db: Db, listScope: ListScope, window: PageWindow) {
+export async function selectHttpPage(db: ReadDb, listScope: ListScope, window: PageWindow) {
   const q = prepared(db).http;
   const params = placeholders(listScope, window);
-  if ('nodeId' in listScope) return { rows: q.byNode.all(params), total: q.countByNode.get(params)?.n ?? 0 };
-  if ('domain' in listScope) return { rows: q.byDomain.all(params), total: q.countByDomain.get(params)?.n ?? 0 };
-  return { rows: q.all.all(params), total: q.countAll.get()?.n ?? 0 };
+  if ('nodeId' in listScope)
+    return { rows: await q.byNode.all(params), total: (await q.countByNode.get(params))?.n ?? 0 };
+  if ('domain' in listScope)
+    return { rows: await q.byDomain.all(params), total: (await q.countByDomain.get(params))?.n ?? 0 };
+  return { rows: await q.all.all(params), total: (await q.countAll.get())?.n ?? 0 };
 }
 
-export function selectTcpPage(db: Db, listScope: ListScope, window: PageWindow) {
+export async function selectTcpPage(db: ReadDb, listScope: ListScope, window: PageWindow) {
   const q = prepared(db).tcp;
   const params = placeholders(listScope, window);
-  if ('nodeId' in listScope) return { rows: q.byNode.all(params), total: q.countByNode.get(params)?.n ?? 0 };
-  if ('domain' in listScope) return { rows: q.byDomain.all(params), total: q.countByDomain.get(params)?.n ?? 0 };
-  return { rows: q.all.all(params), total: q.countAll.get()?.n ?? 0 };
+  if ('nodeId' in listScope)
+    return { rows: await q.byNode.all(params), total: (await q.countByNode.get(params))?.n ?? 0 };
+  if ('domain' in listScope)
+    return { rows: await q.byDomain.all(params), total: (await q.countByDomain.get(params))?.n ?? 0 };
+  return { rows: await q.all.all(params), total: (await q.countAll.get())?.n ?? 0 };
 }

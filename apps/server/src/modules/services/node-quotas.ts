@@ -2,7 +2,7 @@ import { count, eq } from 'drizzle-orm';
 import type { Config } from '../../env.js';
 import { domains, httpServices, tcpServices } from '../../db/schema.js';
 import { badRequest } from '../../errors.js';
-import type { DbExecutor } from './db-executor.js';
+import type { Db } from '../../db/client.js';
 
 // What one node's token may create (POSTERN_NODE_MAX_*), so one tenant cannot exhaust what all share: the TCP/UDP
 // port range, the services and certificates the gateway serves. Counted over everything the node has, also what
@@ -21,23 +21,27 @@ const quotaTexts: Record<QuotaKind, { what: string; setting: string; hint: strin
   domains: { what: 'domains', setting: 'POSTERN_NODE_MAX_DOMAINS', hint: 'publish on one of its domains' },
 };
 
-function countOf(tx: DbExecutor, nodeId: number, kind: QuotaKind): number {
-  const tcp = () => tx.select({ n: count() }).from(tcpServices).where(eq(tcpServices.nodeId, nodeId)).get()?.n ?? 0;
-  if (kind === 'ports') return tcp();
+async function countOf(tx: Db, nodeId: number, kind: QuotaKind): Promise<number> {
+  const tcp = async () =>
+    (await tx.select({ n: count() }).from(tcpServices).where(eq(tcpServices.nodeId, nodeId)).get())?.n ?? 0;
+  if (kind === 'ports') return await tcp();
   if (kind === 'domains')
-    return tx.select({ n: count() }).from(domains).where(eq(domains.ownerNodeId, nodeId)).get()?.n ?? 0;
-  return tcp() + (tx.select({ n: count() }).from(httpServices).where(eq(httpServices.nodeId, nodeId)).get()?.n ?? 0);
+    return (await tx.select({ n: count() }).from(domains).where(eq(domains.ownerNodeId, nodeId)).get())?.n ?? 0;
+  return (
+    (await tcp()) +
+    ((await tx.select({ n: count() }).from(httpServices).where(eq(httpServices.nodeId, nodeId)).get())?.n ?? 0)
+  );
 }
 
 /** 400 when the node already has as many of `kind` as its quota allows. */
-export function assertNodeQuota(
-  tx: DbExecutor,
+export async function assertNodeQuota(
+  tx: Db,
   config: Pick<Config, 'nodeQuotas'>,
   nodeId: number,
   kind: QuotaKind,
-): void {
+): Promise<void> {
   const limit = config.nodeQuotas[kind];
-  if (countOf(tx, nodeId, kind) < limit) return;
+  if ((await countOf(tx, nodeId, kind)) < limit) return;
   const { what, setting, hint } = quotaTexts[kind];
   throw badRequest(`This node has reached its limit of ${limit} ${what} (${setting} on the gateway): ${hint}`);
 }

@@ -3,7 +3,7 @@ import { maxMessage, minMessage } from '@postern/contract';
 import type { Config } from '../../env.js';
 import { tcpServices } from '../../db/schema.js';
 import { fieldError } from '../../errors.js';
-import type { DbExecutor } from './db-executor.js';
+import type { Db } from '../../db/client.js';
 
 type PortConfig = Pick<Config, 'tcpPortRange' | 'wgPort'>;
 type Proto = 'tcp' | 'udp';
@@ -13,14 +13,16 @@ const isReserved = (config: PortConfig, proto: Proto, port: number): boolean =>
   proto === 'udp' && port === config.wgPort;
 
 /** Lowest free port of the range for `proto` (TCP and UDP have separate listeners, so they do not collide). */
-function allocatePort(tx: DbExecutor, config: PortConfig, proto: Proto, exceptId?: number): number {
+async function allocatePort(tx: Db, config: PortConfig, proto: Proto, exceptId?: number): Promise<number> {
   const [low, high] = config.tcpPortRange;
   const used = new Set(
-    tx
-      .select({ id: tcpServices.id, port: tcpServices.port })
-      .from(tcpServices)
-      .where(and(eq(tcpServices.proto, proto), between(tcpServices.port, low, high)))
-      .all()
+    (
+      await tx
+        .select({ id: tcpServices.id, port: tcpServices.port })
+        .from(tcpServices)
+        .where(and(eq(tcpServices.proto, proto), between(tcpServices.port, low, high)))
+        .all()
+    )
       .filter((row) => row.id !== exceptId)
       .map((row) => row.port),
   );
@@ -39,21 +41,21 @@ function allocatePort(tx: DbExecutor, config: PortConfig, proto: Proto, exceptId
  * two creates cannot pick the same port. `exceptId`: the service being edited; `revealOwner`: whether a taken
  * port's message may name the service holding it (the admin's calls, never a node token's).
  */
-export function choosePublicPort(
-  tx: DbExecutor,
+export async function choosePublicPort(
+  tx: Db,
   config: PortConfig,
   proto: Proto,
   requested: number | null | undefined,
   { exceptId, revealOwner = true }: { exceptId?: number; revealOwner?: boolean } = {},
-): number {
-  if (requested === null || requested === undefined) return allocatePort(tx, config, proto, exceptId);
+): Promise<number> {
+  if (requested === null || requested === undefined) return await allocatePort(tx, config, proto, exceptId);
   const [low, high] = config.tcpPortRange;
   if (requested < low) throw fieldError('port', minMessage(low));
   if (requested > high) throw fieldError('port', maxMessage(high));
   if (isReserved(config, proto, requested)) {
     throw fieldError('port', `Port ${requested}/${proto} is the gateway's WireGuard port`);
   }
-  const other = tx
+  const other = await tx
     .select({ id: tcpServices.id, name: tcpServices.name })
     .from(tcpServices)
     .where(and(eq(tcpServices.proto, proto), eq(tcpServices.port, requested)))

@@ -18,37 +18,59 @@ import {
 export async function serviceRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
   const { deps } = opts;
 
-  registerOperation(app, operations.listHttpServices, (request) => listServices(deps, 'http', request.query));
-  registerOperation(app, operations.listTcpServices, (request) => listServices(deps, 'tcp', request.query));
-  registerOperation(app, operations.findServices, ({ query }) => findServices(deps, query));
-  registerOperation(app, operations.listNodeServices, ({ params, query }) =>
-    listNodeServices(deps, params.nodeId, params.type, query),
+  registerOperation(
+    app,
+    operations.listHttpServices,
+    async (request) => await listServices(deps, 'http', request.query),
+  );
+  registerOperation(app, operations.listTcpServices, async (request) => await listServices(deps, 'tcp', request.query));
+  registerOperation(app, operations.findServices, async ({ query }) => await findServices(deps, query));
+  registerOperation(
+    app,
+    operations.listNodeServices,
+    async ({ params, query }) => await listNodeServices(deps, params.nodeId, params.type, query),
   );
 
-  registerOperation(app, operations.createHttpService, ({ params, body }) =>
-    createHttpService(deps, params.nodeId, body),
+  registerOperation(
+    app,
+    operations.createHttpService,
+    async ({ params, body }) => await createHttpService(deps, params.nodeId, body),
   );
-  registerOperation(app, operations.createTcpService, ({ params, body }) =>
-    createTcpService(deps, params.nodeId, body),
-  );
-
-  registerOperation(app, operations.getService, ({ params }) =>
-    getService(deps, params.nodeId, params.type, params.id),
-  );
-  registerOperation(app, operations.updateHttpService, ({ params, body }) =>
-    updateHttpService(deps, params.nodeId, params.id, body),
-  );
-  registerOperation(app, operations.updateTcpService, ({ params, body }) =>
-    updateTcpService(deps, params.nodeId, params.id, body),
+  registerOperation(
+    app,
+    operations.createTcpService,
+    async ({ params, body }) => await createTcpService(deps, params.nodeId, body),
   );
 
-  registerOperation(app, operations.enableService, ({ params }) =>
-    setServiceEnabled(deps, params.nodeId, params.type, params.id, true),
+  registerOperation(
+    app,
+    operations.getService,
+    async ({ params }) => await getService(deps, params.nodeId, params.type, params.id),
   );
-  registerOperation(app, operations.disableService, ({ params }) =>
-    setServiceEnabled(deps, params.nodeId, params.type, params.id, false),
+  registerOperation(
+    app,
+    operations.updateHttpService,
+    async ({ params, body }) => await updateHttpService(deps, params.nodeId, params.id, body),
   );
-  registerOperation(app, operations.deleteService, ({ params }) =>
-    deleteService(deps, params.nodeId, params.type, params.id),
+  registerOperation(
+    app,
+    operations.updateTcpService,
+    async ({ params, body }) => await updateTcpService(deps, params.nodeId, params.id, body),
+  );
+
+  registerOperation(
+    app,
+    operations.enableService,
+    async ({ params }) => await setServiceEnabled(deps, params.nodeId, params.type, params.id, true),
+  );
+  registerOperation(
+    app,
+    operations.disableService,
+    async ({ params }) => await setServiceEnabled(deps, params.nodeId, params.type, params.id, false),
+  );
+  registerOperation(
+    app,
+    operations.deleteService,
+    async ({ params }) => await deleteService(deps, params.nodeId, params.type, params.id),
   );
 }

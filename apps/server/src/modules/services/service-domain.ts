@@ -5,7 +5,7 @@ import { domains } from '../../db/schema.js';
 import { fieldError } from '../../errors.js';
 import { assertNotConsoleHost, ensureDomains } from '../domains/service.js';
 import type { Caller } from './caller.js';
-import type { DbExecutor } from './db-executor.js';
+import type { Db } from '../../db/client.js';
 import { assertNodeQuota } from './node-quotas.js';
 
 /**
@@ -14,20 +14,20 @@ import { assertNodeQuota } from './node-quotas.js';
  * token may use only the domains assigned to its node; a name that does not exist yet becomes the node's (within
  * its domain quota). The refusal is the same whoever owns the domain, so it tells nothing about the owner.
  */
-export function claimServiceDomain(
-  tx: DbExecutor,
+export async function claimServiceDomain(
+  tx: Db,
   config: Pick<Config, 'publicHost' | 'nodeQuotas'>,
   caller: Caller,
   nodeId: number,
   domain: string,
-): void {
+): Promise<void> {
   if (domain === '') return;
   assertNotConsoleHost(config, domain);
   if (caller === 'admin') {
-    ensureDomains(tx, [domain]);
+    await ensureDomains(tx, [domain]);
     return;
   }
-  const existing = tx
+  const existing = await tx
     .select({ ownerNodeId: domains.ownerNodeId })
     .from(domains)
     .where(eq(domains.domain, domain))
@@ -36,6 +36,6 @@ export function claimServiceDomain(
     if (existing.ownerNodeId !== nodeId) throw fieldError('domain', ruleMessages.domainNotYours);
     return;
   }
-  assertNodeQuota(tx, config, nodeId, 'domains');
-  ensureDomains(tx, [domain], nodeId);
+  await assertNodeQuota(tx, config, nodeId, 'domains');
+  await ensureDomains(tx, [domain], nodeId);
 }

@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { isIPv4, isInSubnet, messages } from '@postern/contract';
 import { nodes } from '../../db/schema.js';
 import { fieldError, notFound } from '../../errors.js';
-import type { Db } from '../../db/client.js';
+import type { ReadDb } from '../../db/client.js';
 import { preparedPerDb } from '../../db/prepared.js';
 
 /** What the service rules need to know about the node a service lives on. */
@@ -16,7 +16,7 @@ export interface ServiceNode {
 }
 
 // Every service call starts with this lookup.
-const findNodeQuery = preparedPerDb((db: Db) =>
+const findNodeQuery = preparedPerDb((db: ReadDb) =>
   db
     .select({
       id: nodes.id,
@@ -35,8 +35,8 @@ const findNodeQuery = preparedPerDb((db: Db) =>
  * The node a service call is about, or 404. Statements run on the connection, so this also reads inside a
  * transaction the caller opened on the same `db`.
  */
-export function findServiceNode(db: Db, nodeId: number): ServiceNode {
-  const node = findNodeQuery(db).get({ id: nodeId });
+export async function findServiceNode(db: ReadDb, nodeId: number): Promise<ServiceNode> {
+  const node = await findNodeQuery(db).get({ id: nodeId });
   if (!node) throw notFound('Node');
   return node;
 }

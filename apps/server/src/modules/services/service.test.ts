@@ -22,7 +22,7 @@ const nodeHttpRoutes = () => t.fakeDataPlane.lastState?.http;
 
 describe('enable and disable access', () => {
   test('disabling removes the route from the data plane and enabling brings it back', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const { body: svc } = await api<HttpService>('POST', `/api/services/${node.id}/http`, web);
     const servedIds = () => nodeHttpRoutes()?.map((r) => r.serviceId);
     expect(servedIds()).toEqual([svc.id]);
@@ -40,8 +40,8 @@ describe('enable and disable access', () => {
   });
 
   test('works for TCP services too and 404s for another node’s service', async () => {
-    const node = insertNode(t.deps);
-    const other = insertNode(t.deps);
+    const node = await insertNode(t.deps);
+    const other = await insertNode(t.deps);
     const { body: svc } = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, {
       name: 'db',
       backendPort: 5432,
@@ -54,7 +54,7 @@ describe('enable and disable access', () => {
   });
 
   test('a disabled node serves none of its services', async () => {
-    const node = insertNode(t.deps, { enabled: false });
+    const node = await insertNode(t.deps, { enabled: false });
     await api('POST', `/api/services/${node.id}/http`, web);
     expect(nodeHttpRoutes()).toEqual([]);
   });
@@ -62,7 +62,7 @@ describe('enable and disable access', () => {
 
 describe('data plane rejections', () => {
   test('set the row aside: 400 with the reason, visible as applyError until it is served, and nobody else is affected', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const { body: other } = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, {
       name: 'other',
       backendPort: 22,
@@ -91,7 +91,7 @@ describe('data plane rejections', () => {
   });
 
   test('a data plane that is down as a whole answers 503, and the change is kept', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     t.fakeDataPlane.failNextApply('nginx: the master is not running');
     const response = await api('POST', `/api/services/${node.id}/http`, web);
     expect(response.status).toBe(503);
@@ -105,7 +105,7 @@ describe('data plane rejections', () => {
 
 describe('deleting a service', () => {
   test('removes it from the API and the data plane', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const { body: svc } = await api<HttpService>('POST', `/api/services/${node.id}/http`, web);
     expect((await api('DELETE', `/api/services/${node.id}/http/${svc.id}`)).status).toBe(204);
     expect((await api('GET', `/api/services/${node.id}/http/${svc.id}`)).status).toBe(404);

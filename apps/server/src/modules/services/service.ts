@@ -32,66 +32,73 @@ export function listNodeServices(
   nodeId: number,
   type: 'http',
   page: NodeServicesQuery,
-): ListResponse<HttpService>;
+): Promise<ListResponse<HttpService>>;
 export function listNodeServices(
   deps: AppDeps,
   nodeId: number,
   type: 'tcp',
   page: NodeServicesQuery,
-): ListResponse<TcpService>;
+): Promise<ListResponse<TcpService>>;
 export function listNodeServices(
   deps: AppDeps,
   nodeId: number,
   type: ServiceType,
   page: NodeServicesQuery,
-): ListResponse<AnyService>;
-export function listNodeServices(
+): Promise<ListResponse<AnyService>>;
+export async function listNodeServices(
   deps: AppDeps,
   nodeId: number,
   type: ServiceType,
   page: NodeServicesQuery,
-): ListResponse<AnyService> {
-  findServiceNode(deps.db, nodeId);
-  return type === 'http' ? listHttpServices(deps, { nodeId }, page) : listTcpServices(deps, { nodeId }, page);
+): Promise<ListResponse<AnyService>> {
+  await findServiceNode(deps.db, nodeId);
+  return type === 'http'
+    ? await listHttpServices(deps, { nodeId }, page)
+    : await listTcpServices(deps, { nodeId }, page);
 }
 
 type ServiceListQuery = PageQuery & ListShape & { domain?: string | null | undefined };
 
 /** Every service of one type, optionally only those on `domain` (the domains list expands rows with this). */
-export function listServices(deps: AppDeps, type: 'http', query: ServiceListQuery): ListResponse<HttpService>;
-export function listServices(deps: AppDeps, type: 'tcp', query: ServiceListQuery): ListResponse<TcpService>;
-export function listServices(deps: AppDeps, type: ServiceType, query: ServiceListQuery): ListResponse<AnyService> {
+export function listServices(deps: AppDeps, type: 'http', query: ServiceListQuery): Promise<ListResponse<HttpService>>;
+export function listServices(deps: AppDeps, type: 'tcp', query: ServiceListQuery): Promise<ListResponse<TcpService>>;
+export async function listServices(
+  deps: AppDeps,
+  type: ServiceType,
+  query: ServiceListQuery,
+): Promise<ListResponse<AnyService>> {
   const scope = query.domain ? { domain: query.domain } : { all: true as const };
-  return type === 'http' ? listHttpServices(deps, scope, query) : listTcpServices(deps, scope, query);
+  return type === 'http' ? await listHttpServices(deps, scope, query) : await listTcpServices(deps, scope, query);
 }
 
-export function getService(deps: AppDeps, nodeId: number, type: ServiceType, id: number): AnyService {
-  findServiceNode(deps.db, nodeId);
-  return type === 'http' ? getHttpService(deps, nodeId, id) : getTcpService(deps, nodeId, id);
+export async function getService(deps: AppDeps, nodeId: number, type: ServiceType, id: number): Promise<AnyService> {
+  await findServiceNode(deps.db, nodeId);
+  return type === 'http' ? await getHttpService(deps, nodeId, id) : await getTcpService(deps, nodeId, id);
 }
 
-function updateEnabled(
+async function updateEnabled(
   deps: AppDeps,
   nodeId: number,
   type: ServiceType,
   id: number,
   enabled: boolean,
   clearsExpiry: boolean,
-): boolean {
+): Promise<boolean> {
   const patch = { enabled, updatedAt: deps.now().toISOString(), ...(clearsExpiry && { expiresAt: null }) };
-  const changed =
+  const changed = await deps.db.write((tx) =>
     type === 'http'
-      ? deps.db
+      ? tx
           .update(httpServices)
           .set(patch)
           .where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId)))
-          .run()
-      : deps.db
+          .returning({ id: httpServices.id })
+      : tx
           .update(tcpServices)
           .set(patch)
           .where(and(eq(tcpServices.id, id), eq(tcpServices.nodeId, nodeId)))
-          .run();
-  return changed.changes > 0;
+          .returning({ id: tcpServices.id }),
+  );
+  return changed.length > 0;
 }
 
 /**
@@ -121,30 +128,31 @@ export async function setServiceEnabled(
   id: number,
   enabled: boolean,
 ): Promise<AnyService> {
-  findServiceNode(deps.db, nodeId);
-  const current = enabled ? getService(deps, nodeId, type, id) : null;
+  await findServiceNode(deps.db, nodeId);
+  const current = enabled ? await getService(deps, nodeId, type, id) : null;
   if (current) assertServable(deps, current);
   // Enabling a service whose temporary exposure has ended serves it again for good (the sweep would disable it at
   // once).
   const clearsExpiry = current?.expiresAt != null && Date.parse(current.expiresAt) <= deps.now().getTime();
-  if (!updateEnabled(deps, nodeId, type, id, enabled, clearsExpiry)) throw notFound('Service');
+  if (!(await updateEnabled(deps, nodeId, type, id, enabled, clearsExpiry))) throw notFound('Service');
   await applyChanges(deps, { type, id });
-  return getService(deps, nodeId, type, id);
+  return await getService(deps, nodeId, type, id);
 }
 
 export async function deleteService(deps: AppDeps, nodeId: number, type: ServiceType, id: number): Promise<void> {
-  findServiceNode(deps.db, nodeId);
-  const deleted =
+  await findServiceNode(deps.db, nodeId);
+  const deleted = await deps.db.write((tx) =>
     type === 'http'
-      ? deps.db
+      ? tx
           .delete(httpServices)
           .where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId)))
-          .run()
-      : deps.db
+          .returning({ id: httpServices.id })
+      : tx
           .delete(tcpServices)
           .where(and(eq(tcpServices.id, id), eq(tcpServices.nodeId, nodeId)))
-          .run();
-  if (deleted.changes === 0) throw notFound('Service');
+          .returning({ id: tcpServices.id }),
+  );
+  if (deleted.length === 0) throw notFound('Service');
   // The row is gone, so a rejection has no service to be stored on: it only reaches the caller.
   await applyChanges(deps);
 }

@@ -23,7 +23,7 @@ const mqtt = { name: 'mqtt', backendPort: 1883 };
 
 describe('creating a TCP/UDP service', () => {
   test('assigns the lowest free port per protocol and publishes tcp:// and udp:// addresses', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const first = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, mqtt);
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({
@@ -46,7 +46,7 @@ describe('creating a TCP/UDP service', () => {
   });
 
   test('fills the gap a deleted service left', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const a = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, mqtt);
     await api('POST', `/api/services/${node.id}/tcp`, mqtt);
     expect((await api('DELETE', `/api/services/${node.id}/tcp/${a.body.id}`)).status).toBe(204);
@@ -54,7 +54,7 @@ describe('creating a TCP/UDP service', () => {
   });
 
   test('uses the domain in the public address when one is given', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const { body } = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, {
       ...mqtt,
       domain: 'mq.example.com',
@@ -64,7 +64,7 @@ describe('creating a TCP/UDP service', () => {
   });
 
   test('keeps an explicit port inside the range', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const low = await api('POST', `/api/services/${node.id}/tcp`, { ...mqtt, port: 80 });
     expect(low.status).toBe(422);
     expect(fieldMessage(low.body, 'port')).toBe('This field must be greater than or equal to 30000');
@@ -73,7 +73,7 @@ describe('creating a TCP/UDP service', () => {
   });
 
   test('refuses a port already used by the same protocol', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     await api('POST', `/api/services/${node.id}/tcp`, { ...mqtt, port: 30010 });
     const clash = await api('POST', `/api/services/${node.id}/tcp`, { ...mqtt, name: 'again', port: 30010 });
     expect(clash.status).toBe(422);
@@ -83,7 +83,7 @@ describe('creating a TCP/UDP service', () => {
   test('answers 422 on port when the range is exhausted', async () => {
     await t.cleanup();
     await start({ POSTERN_TCP_PORT_RANGE: '30000-30001' });
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     await api('POST', `/api/services/${node.id}/tcp`, mqtt);
     await api('POST', `/api/services/${node.id}/tcp`, mqtt);
     const full = await api('POST', `/api/services/${node.id}/tcp`, mqtt);
@@ -94,7 +94,7 @@ describe('creating a TCP/UDP service', () => {
   test("never hands out the gateway's own WireGuard port for UDP", async () => {
     await t.cleanup();
     await start({ POSTERN_TCP_PORT_RANGE: '51820-51821', POSTERN_WG_PORT: '51820' });
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const udp = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, { ...mqtt, proto: 'udp' });
     expect(udp.body.port).toBe(51821);
     const explicit = await api('POST', `/api/services/${node.id}/tcp`, { ...mqtt, proto: 'udp', port: 51820 });
@@ -104,7 +104,7 @@ describe('creating a TCP/UDP service', () => {
   });
 
   test('answers 422 with the spec messages', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const missing = await api('POST', `/api/services/${node.id}/tcp`, { name: 'x' });
     expect(fieldMessage(missing.body, 'backendPort')).toBe('This field is required');
     const notNumber = await api('POST', `/api/services/${node.id}/tcp`, { ...mqtt, port: 'abc' });
@@ -118,7 +118,7 @@ describe('creating a TCP/UDP service', () => {
 
 describe('listing and editing TCP services', () => {
   test('pages a node’s TCP services and filters all by domain', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     for (let i = 0; i < 6; i++)
       await api('POST', `/api/services/${node.id}/tcp`, { ...mqtt, domain: i < 2 ? 'mq.example.com' : null });
     const page = await api<ListResponse<TcpService>>('GET', `/api/services/${node.id}/tcp?limit=5`);
@@ -129,7 +129,7 @@ describe('listing and editing TCP services', () => {
   });
 
   test('moves to a free port, re-assigns on null and keeps ports unique on a protocol change', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     const a = await api<TcpService>('POST', `/api/services/${node.id}/tcp`, mqtt);
     await api('POST', `/api/services/${node.id}/tcp`, { ...mqtt, name: 'dns', proto: 'udp', port: 30005 });
     const moved = await api<TcpService>('PATCH', `/api/services/${node.id}/tcp/${a.body.id}`, { port: 30005 });
@@ -146,7 +146,7 @@ describe('listing and editing TCP services', () => {
 
 describe('searching TCP/UDP services', () => {
   test('q matches the name or the public port', async () => {
-    const node = insertNode(t.deps);
+    const node = await insertNode(t.deps);
     await api('POST', `/api/services/${node.id}/tcp`, mqtt);
     await api('POST', `/api/services/${node.id}/tcp`, { name: 'Postgres', backendPort: 5432 });
     const names = async (url: string) => (await api<ListResponse<TcpService>>('GET', url)).body.data.map((s) => s.name);

@@ -19,21 +19,21 @@ import { assertNodeQuota } from './node-quotas.js';
 import { choosePublicPort, portTaken } from './public-port.js';
 import { claimServiceDomain } from './service-domain.js';
 import { findServiceNode, resolveBackendHost } from './service-node.js';
-import { isUniqueViolation } from './sqlite-errors.js';
+import { isUniqueViolation } from '../../db/errors.js';
 
-export function listTcpServices(
+export async function listTcpServices(
   deps: AppDeps,
   scope: ListScope,
   { page, limit, ...shape }: PageQuery & ListShape,
-): ListResponse<TcpService> {
+): Promise<ListResponse<TcpService>> {
   const { rows, total } = isShapedServiceList(shape)
-    ? shapedTcpPage(deps.db, scope, { page, limit }, shape)
-    : selectTcpPage(deps.db, scope, { page, limit });
+    ? await shapedTcpPage(deps.db, scope, { page, limit }, shape)
+    : await selectTcpPage(deps.db, scope, { page, limit });
   return { data: rows.map((row) => toTcpService(deps.config, row)), page, limit, total };
 }
 
-function findTcpRow(deps: AppDeps, nodeId: number, id: number): TcpServiceRow {
-  const row = deps.db
+async function findTcpRow(deps: AppDeps, nodeId: number, id: number): Promise<TcpServiceRow> {
+  const row = await deps.db
     .select()
     .from(tcpServices)
     .where(and(eq(tcpServices.id, id), eq(tcpServices.nodeId, nodeId)))
@@ -42,13 +42,17 @@ function findTcpRow(deps: AppDeps, nodeId: number, id: number): TcpServiceRow {
   return row;
 }
 
-export function getTcpService(deps: AppDeps, nodeId: number, id: number): TcpService {
-  return toTcpService(deps.config, findTcpRow(deps, nodeId, id));
+export async function getTcpService(deps: AppDeps, nodeId: number, id: number): Promise<TcpService> {
+  return toTcpService(deps.config, await findTcpRow(deps, nodeId, id));
 }
 
-function writeOrExplain<T>(proto: 'tcp' | 'udp', port: number | null | undefined, write: () => T): T {
+async function writeOrExplain<T>(
+  proto: 'tcp' | 'udp',
+  port: number | null | undefined,
+  write: () => Promise<T>,
+): Promise<T> {
   try {
-    return write();
+    return await write();
   } catch (error) {
     // Another process took the port between our check and the insert (the unique index is the last word).
     if (isUniqueViolation(error) && typeof port === 'number') throw portTaken(proto, port);
@@ -72,39 +76,41 @@ export async function createTcpService(
   assertSslFits(proto, ssl);
   const domain = body.domain ?? null;
   const expiresAt = resolveExpiry(deps, body) ?? null;
-  const id = writeOrExplain(proto, body.port, () =>
-    deps.db.transaction(
-      (tx) => {
-        const node = findServiceNode(deps.db, nodeId);
+  const id = await writeOrExplain(
+    proto,
+    body.port,
+    async () =>
+      await deps.db.write(async (tx) => {
+        const node = await findServiceNode(tx, nodeId);
         if (caller === 'node') {
-          assertNodeQuota(tx, deps.config, nodeId, 'services');
-          assertNodeQuota(tx, deps.config, nodeId, 'ports');
+          await assertNodeQuota(tx, deps.config, nodeId, 'services');
+          await assertNodeQuota(tx, deps.config, nodeId, 'ports');
         }
-        claimServiceDomain(tx, deps.config, caller, nodeId, domain ?? '');
-        const port = choosePublicPort(tx, deps.config, proto, body.port, { revealOwner: caller === 'admin' });
-        return tx
-          .insert(tcpServices)
-          .values({
-            nodeId,
-            name: body.name,
-            domain,
-            proto,
-            port,
-            ssl,
-            backendHost: resolveBackendHost(node, body.backendHost),
-            backendPort: body.backendPort,
-            allowedIps: body.allowedIps ?? [],
-            blockedIps: body.blockedIps ?? [],
-            expiresAt,
-          })
-          .returning({ id: tcpServices.id })
-          .get().id;
-      },
-      { behavior: 'immediate' },
-    ),
+        await claimServiceDomain(tx, deps.config, caller, nodeId, domain ?? '');
+        const port = await choosePublicPort(tx, deps.config, proto, body.port, { revealOwner: caller === 'admin' });
+        return (
+          await tx
+            .insert(tcpServices)
+            .values({
+              nodeId,
+              name: body.name,
+              domain,
+              proto,
+              port,
+              ssl,
+              backendHost: resolveBackendHost(node, body.backendHost),
+              backendPort: body.backendPort,
+              allowedIps: body.allowedIps ?? [],
+              blockedIps: body.blockedIps ?? [],
+              expiresAt,
+            })
+            .returning({ id: tcpServices.id })
+            .get()
+        ).id;
+      }),
   );
   await applyChanges(deps, { type: 'tcp', id });
-  return getTcpService(deps, nodeId, id);
+  return await getTcpService(deps, nodeId, id);
 }
 
 /**
@@ -118,7 +124,7 @@ export async function updateTcpService(
   id: number,
   body: TcpServiceUpdate,
 ): Promise<TcpService> {
-  const current = findTcpRow(deps, nodeId, id);
+  const current = await findTcpRow(deps, nodeId, id);
   const proto = body.proto ?? current.proto;
   const ssl = body.ssl ?? current.ssl;
   assertSslFits(proto, ssl);
@@ -126,21 +132,24 @@ export async function updateTcpService(
   const requestedPort = body.port === undefined ? current.port : body.port;
   const now = deps.now().toISOString();
   const expiresAt = resolveExpiry(deps, body);
-  writeOrExplain(proto, requestedPort, () =>
-    deps.db.transaction(
-      (tx) => {
-        const node = findServiceNode(deps.db, nodeId);
+  await writeOrExplain(
+    proto,
+    requestedPort,
+    async () =>
+      await deps.db.write(async (tx) => {
+        const node = await findServiceNode(tx, nodeId);
         // An untouched port stays even if the range was narrowed since: only a change must fit the rules.
         const keepsPort = body.port === undefined && proto === current.proto;
         const port = keepsPort
           ? current.port
-          : choosePublicPort(tx, deps.config, proto, requestedPort, { exceptId: id });
-        claimServiceDomain(tx, deps.config, 'admin', nodeId, domain ?? '');
+          : await choosePublicPort(tx, deps.config, proto, requestedPort, { exceptId: id });
+        await claimServiceDomain(tx, deps.config, 'admin', nodeId, domain ?? '');
         const backendHost = resolveBackendHost(
           node,
           body.backendHost === undefined ? current.backendHost : body.backendHost,
         );
-        tx.update(tcpServices)
+        await tx
+          .update(tcpServices)
           .set({
             domain,
             proto,
@@ -156,10 +165,8 @@ export async function updateTcpService(
           })
           .where(eq(tcpServices.id, id))
           .run();
-      },
-      { behavior: 'immediate' },
-    ),
+      }),
   );
   await applyChanges(deps, { type: 'tcp', id });
-  return getTcpService(deps, nodeId, id);
+  return await getTcpService(deps, nodeId, id);
 }

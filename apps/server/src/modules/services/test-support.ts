@@ -10,23 +10,26 @@ type NodeRow = typeof nodes.$inferSelect;
 let nodeCounter = 0;
 
 /** A node with a unique tunnel address in the default 10.44.0.0/16 subnet; override any column. */
-export function insertNode(
+export async function insertNode(
   deps: Pick<AppDeps, 'db' | 'secrets'>,
   overrides: Partial<typeof nodes.$inferInsert> = {},
-): NodeRow {
+): Promise<NodeRow> {
   nodeCounter++;
   const keys = generateKeyPair();
-  return deps.db
-    .insert(nodes)
-    .values({
-      name: `node-${nodeCounter}`,
-      address: `10.44.${100 + Math.floor(nodeCounter / 250)}.${(nodeCounter % 250) + 2}`,
-      publicKey: keys.publicKey,
-      privateKeyEnc: deps.secrets.encrypt(keys.privateKey),
-      ...overrides,
-    })
-    .returning()
-    .get();
+  return await deps.db.write(
+    async (tx) =>
+      await tx
+        .insert(nodes)
+        .values({
+          name: `node-${nodeCounter}`,
+          address: `10.44.${100 + Math.floor(nodeCounter / 250)}.${(nodeCounter % 250) + 2}`,
+          publicKey: keys.publicKey,
+          privateKeyEnc: deps.secrets.encrypt(keys.privateKey),
+          ...overrides,
+        })
+        .returning()
+        .get(),
+  );
 }
 
 export interface ApiResponse<T = unknown> {

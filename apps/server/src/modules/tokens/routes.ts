@@ -9,14 +9,27 @@ export async function tokenRoutes(app: FastifyInstance, opts: { deps: AppDeps })
   // Built with the injected clock, so "expiry not in the past" follows the same time as the expiry checks.
   const body = makeTokenCreateSchema(deps.now);
 
-  registerOperation(app, operations.listTokens, (request) => listTokens(deps, request.params.id, request.query));
-  registerOperation(app, operations.createToken, (request) => createToken(deps, request.params.id, request.body), {
-    body,
-  });
-  registerOperation(app, operations.revokeToken, (request) =>
-    revokeToken(deps, request.params.id, request.params.tokenId),
+  registerOperation(
+    app,
+    operations.listTokens,
+    async (request) => await listTokens(deps, request.params.id, request.query),
   );
-  registerOperation(app, operations.deleteToken, (request) =>
-    deleteToken(deps, request.params.id, request.params.tokenId),
+  registerOperation(
+    app,
+    operations.createToken,
+    async (request) => await createToken(deps, request.params.id, request.body),
+    {
+      body,
+    },
+  );
+  registerOperation(
+    app,
+    operations.revokeToken,
+    async (request) => await revokeToken(deps, request.params.id, request.params.tokenId),
+  );
+  registerOperation(
+    app,
+    operations.deleteToken,
+    async (request) => await deleteToken(deps, request.params.id, request.params.tokenId),
   );
 }

@@ -11,20 +11,23 @@ export type TokenRow = typeof personalAccessTokens.$inferSelect;
 export const LOCAL_NODE_TOKENS_MESSAGE = 'The local node cannot have access tokens';
 
 /** The token stored under this secret (by its hash), if any. */
-export function findTokenBySecret(deps: Pick<AppDeps, 'db'>, secret: string): TokenRow | undefined {
-  return deps.db
+export async function findTokenBySecret(deps: Pick<AppDeps, 'db'>, secret: string): Promise<TokenRow | undefined> {
+  return await deps.db
     .select()
     .from(personalAccessTokens)
     .where(eq(personalAccessTokens.tokenHash, hashToken(secret)))
     .get();
 }
 
-export function recordTokenUse(deps: Pick<AppDeps, 'db'>, id: number, at: Date): void {
-  deps.db
-    .update(personalAccessTokens)
-    .set({ lastUsedAt: at.toISOString() })
-    .where(eq(personalAccessTokens.id, id))
-    .run();
+export async function recordTokenUse(deps: Pick<AppDeps, 'db'>, id: number, at: Date): Promise<void> {
+  await deps.db.write(
+    async (tx) =>
+      await tx
+        .update(personalAccessTokens)
+        .set({ lastUsedAt: at.toISOString() })
+        .where(eq(personalAccessTokens.id, id))
+        .run(),
+  );
 }
 
 export function toToken(row: TokenRow): PersonalAccessToken {
@@ -39,8 +42,8 @@ export function toToken(row: TokenRow): PersonalAccessToken {
 }
 
 /** Loads a node that may hold tokens: it exists and is not the local node. */
-function getTokenHolder(deps: AppDeps, nodeId: number) {
-  const node = getNodeRow(deps, nodeId);
+async function getTokenHolder(deps: AppDeps, nodeId: number) {
+  const node = await getNodeRow(deps, nodeId);
   if (node.isLocal) throw badRequest(LOCAL_NODE_TOKENS_MESSAGE);
   return node;
 }
@@ -53,18 +56,22 @@ export function newTokenValues(deps: AppDeps, nodeId: number, body: TokenCreate)
   return { token, values: { nodeId, name: body.name, tokenHash, expireAt, createdAt: at, updatedAt: at } };
 }
 
-export function createToken(deps: AppDeps, nodeId: number, body: TokenCreate): PersonalAccessTokenCreated {
-  getTokenHolder(deps, nodeId);
+export async function createToken(
+  deps: AppDeps,
+  nodeId: number,
+  body: TokenCreate,
+): Promise<PersonalAccessTokenCreated> {
+  await getTokenHolder(deps, nodeId);
   const { token, values } = newTokenValues(deps, nodeId, body);
-  const row = deps.db.insert(personalAccessTokens).values(values).returning().get();
+  const row = await deps.db.write(async (tx) => await tx.insert(personalAccessTokens).values(values).returning().get());
   return { id: row.id, name: row.name, expireAt: row.expireAt, token };
 }
 
 /** Newest first: the token just created shows on the first page of the card. */
-export function listTokens(deps: AppDeps, nodeId: number, query: { page: number; limit: number }) {
-  getTokenHolder(deps, nodeId);
+export async function listTokens(deps: AppDeps, nodeId: number, query: { page: number; limit: number }) {
+  await getTokenHolder(deps, nodeId);
   const where = eq(personalAccessTokens.nodeId, nodeId);
-  const rows = deps.db
+  const rows = await deps.db
     .select()
     .from(personalAccessTokens)
     .where(where)
@@ -72,13 +79,13 @@ export function listTokens(deps: AppDeps, nodeId: number, query: { page: number;
     .limit(query.limit)
     .offset((query.page - 1) * query.limit)
     .all();
-  const total = deps.db.select({ n: count() }).from(personalAccessTokens).where(where).get()?.n ?? 0;
+  const total = (await deps.db.select({ n: count() }).from(personalAccessTokens).where(where).get())?.n ?? 0;
   return { data: rows.map(toToken), page: query.page, limit: query.limit, total };
 }
 
-function getTokenRow(deps: AppDeps, nodeId: number, tokenId: number): TokenRow {
-  getTokenHolder(deps, nodeId);
-  const row = deps.db
+async function getTokenRow(deps: AppDeps, nodeId: number, tokenId: number): Promise<TokenRow> {
+  await getTokenHolder(deps, nodeId);
+  const row = await deps.db
     .select()
     .from(personalAccessTokens)
     .where(and(eq(personalAccessTokens.id, tokenId), eq(personalAccessTokens.nodeId, nodeId)))
@@ -87,20 +94,25 @@ function getTokenRow(deps: AppDeps, nodeId: number, tokenId: number): TokenRow {
   return row;
 }
 
-export function revokeToken(deps: AppDeps, nodeId: number, tokenId: number): PersonalAccessToken {
-  getTokenRow(deps, nodeId, tokenId);
-  const row = deps.db
-    .update(personalAccessTokens)
-    .set({ revoked: true, updatedAt: deps.now().toISOString() })
-    .where(eq(personalAccessTokens.id, tokenId))
-    .returning()
-    .get();
+export async function revokeToken(deps: AppDeps, nodeId: number, tokenId: number): Promise<PersonalAccessToken> {
+  await getTokenRow(deps, nodeId, tokenId);
+  const row = await deps.db.write(
+    async (tx) =>
+      await tx
+        .update(personalAccessTokens)
+        .set({ revoked: true, updatedAt: deps.now().toISOString() })
+        .where(eq(personalAccessTokens.id, tokenId))
+        .returning()
+        .get(),
+  );
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as the row; no match gives undefined
   if (!row) throw notFound('Access token');
   return toToken(row);
 }
 
-export function deleteToken(deps: AppDeps, nodeId: number, tokenId: number): void {
-  getTokenRow(deps, nodeId, tokenId);
-  deps.db.delete(personalAccessTokens).where(eq(personalAccessTokens.id, tokenId)).run();
+export async function deleteToken(deps: AppDeps, nodeId: number, tokenId: number): Promise<void> {
+  await getTokenRow(deps, nodeId, tokenId);
+  await deps.db.write(
+    async (tx) => await tx.delete(personalAccessTokens).where(eq(personalAccessTokens.id, tokenId)).run(),
+  );
 }

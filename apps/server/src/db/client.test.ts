@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { NESTED_WRITE_MESSAGE, openSqliteStore, type Store } from './client.js';
+import { resolveMigrationsDir } from './migrations-dir.js';
+import { settings } from './schema.js';
+
+let dir: string;
+let store: Store;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'postern-store-'));
+  store = openSqliteStore(join(dir, 'postern.db'), resolveMigrationsDir());
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const valueOf = async (key: string) =>
+  (await store.select({ value: settings.value }).from(settings).where(eq(settings.key, key)).get())?.value;
+
+describe('the embedded store', () => {
+  test('a write that fails is undone whole', async () => {
+    const failing = store.write(async (tx) => {
+      await tx.insert(settings).values({ key: 'a', value: '1' }).run();
+      throw new Error('refused halfway');
+    });
+    await expect(failing).rejects.toThrow('refused halfway');
+    expect(await valueOf('a')).toBeUndefined();
+  });
+
+  test('a write started elsewhere while a transaction is open waits for it, and is not undone with it', async () => {
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const first = store.write(async (tx) => {
+      await tx.insert(settings).values({ key: 'first', value: '1' }).run();
+      await held; // a transaction waiting on something else: other requests run meanwhile
+      throw new Error('first fails');
+    });
+    const second = store.write(async (tx) => {
+      await tx.insert(settings).values({ key: 'second', value: '2' }).run();
+    });
+    release();
+    await expect(first).rejects.toThrow('first fails');
+    await second;
+    expect(await valueOf('first')).toBeUndefined();
+    expect(await valueOf('second')).toBe('2');
+  });
+
+  test('a write inside a write is refused (the transaction is passed down instead)', async () => {
+    const nested = store.write(async () => {
+      await store.write(async (tx) => {
+        await tx.insert(settings).values({ key: 'inner', value: '1' }).run();
+      });
+    });
+    await expect(nested).rejects.toThrow(NESTED_WRITE_MESSAGE);
+    expect(await valueOf('inner')).toBeUndefined();
+  });
+});
