@@ -100,10 +100,7 @@ export function serviceViewToSearch(
   prefix = '',
 ): NodeDetailSearch {
   return Object.fromEntries(
-    Object.entries(view).map(([field, value]) => [
-      viewKey(kind, field as (typeof VIEW_FIELDS)[number], prefix),
-      value,
-    ]),
+    Object.entries(view).map(([field, value]) => [viewKey(kind, field as (typeof VIEW_FIELDS)[number], prefix), value]),
   );
 }
 
