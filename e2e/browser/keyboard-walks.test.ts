@@ -140,6 +140,89 @@ describe('keyboard-only walks', () => {
     await expectFocus(page, 'button:Add Domain');
   });
 
+  it('log viewer: reached from a service menu, paused, resumed, filtered and scrolled by keyboard, then left', async () => {
+    const node = await harness.seed<{ id: number; name: string }>('POST', '/api/nodes', { name: uniqueName('logs') });
+    const service = await harness.seed<{ id: number }>('POST', `/api/services/${node.id}/http`, {
+      name: 'web',
+      pathLocation: `/${uniqueName('web')}`,
+      backendPort: 80,
+    });
+    const page = await harness.openPage(`/nodes/${node.id}`);
+    // The browser tests' gateway runs without nginx, so no access log: the stream answers each connection with one
+    // batch and ends, and the viewer's reconnect (1 s) fetches the next one. Enough lines to scroll.
+    let batches = 0;
+    await page.route(/\/api\/logs\/stream\?/, async (route) => {
+      batches += 1;
+      const batch = Array.from({ length: 40 }, (_, i) =>
+        i % 2 === 0
+          ? `[INFO] batch ${String(batches)} GET /alpha ${String(i)}`
+          : `[ERROR] batch ${String(batches)} GET /beta ${String(i)}`,
+      );
+      await route.fulfill({
+        status: 200,
+        headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store' },
+        body: `data: ${JSON.stringify(batch)}\n\n`,
+      });
+    });
+    await expectVisible(page.getByRole('heading', { level: 1, name: node.name }));
+
+    await tabTo(page, 'button:Actions for web');
+    await press(page, 'Enter');
+    await expectFocus(page, 'button:Info');
+    await press(page, 'ArrowDown');
+    expect(await focused(page)).toBe('button:Logs Monitor');
+    await press(page, 'Enter');
+    await expectPath(page, `/nodes/${node.id}/http/${service.id}/logs`);
+    await expectFocus(page, 'h1:Real Time Logs');
+    const log = page.getByRole('log', { name: 'Real Time Logs' });
+    const lineCount = () => log.getByRole('listitem').count();
+    await expect.poll(lineCount, UNTIL_SHOWN).toBeGreaterThan(0);
+
+    // Pause: the lines on screen hold still while the stream goes on, and the page says how many wait.
+    await tabTo(page, 'button:Pause');
+    await press(page, 'Enter');
+    await expectFocus(page, 'button:Resume');
+    const held = await lineCount();
+    const batchesWhenPaused = batches;
+    await expectVisible(page.getByText(/^Paused: \d+ new lines waiting$/));
+    await expect.poll(() => batches, UNTIL_SHOWN).toBeGreaterThan(batchesWhenPaused + 1);
+    expect(await lineCount()).toBe(held);
+    await press(page, 'Space');
+    await expectFocus(page, 'button:Pause');
+    await expect.poll(lineCount, UNTIL_SHOWN).toBeGreaterThan(held);
+    expect(await page.getByText(/^Paused/).count()).toBe(0);
+
+    // Filter: only the lines holding the text.
+    await tabTo(page, 'input:Show only lines containing');
+    await page.keyboard.type('/beta');
+    await expect
+      .poll(
+        async () => (await log.getByRole('listitem').allTextContents()).every((line) => line.includes('/beta')),
+        UNTIL_SHOWN,
+      )
+      .toBe(true);
+    expect(await lineCount()).toBeGreaterThan(0);
+    await page.keyboard.type('-nothing');
+    await expectVisible(log.getByText('No lines contain “/beta-nothing”.'));
+    await press(page, 'Control+a');
+    await press(page, 'Backspace');
+    await expect.poll(() => log.getByText('[INFO]', { exact: false }).count(), UNTIL_SHOWN).toBeGreaterThan(0);
+
+    // The log itself takes focus, so the keyboard scrolls it: Home goes up (and stops following), End back down.
+    await tabTo(page, 'div:Real Time Logs');
+    const scrollTop = () => log.evaluate((el) => el.scrollTop);
+    await press(page, 'Home');
+    await expect.poll(scrollTop, UNTIL_SHOWN).toBe(0);
+    await press(page, 'End');
+    await expect.poll(scrollTop, UNTIL_SHOWN).toBeGreaterThan(0);
+
+    // Leave by the breadcrumb: back on the node's page, its heading focused.
+    await tabTo(page, 'a:HTTP Services', { back: true });
+    await press(page, 'Enter');
+    await expectPath(page, `/nodes/${node.id}`);
+    await expectFocus(page, `h1:${node.name}`);
+  });
+
   it('two-factor enrolment: password, secret, a code from it, recovery codes, and on', async () => {
     const page = await harness.openPage('/');
     await expectVisible(page.getByRole('heading', { level: 1 }));
