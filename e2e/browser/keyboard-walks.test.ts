@@ -2,6 +2,7 @@ import { messages } from '@postern/contract';
 import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { axeViolations } from './axe.js';
 import {
   dialog,
   expectGone,
@@ -185,6 +186,7 @@ describe('keyboard-only walks', () => {
     const held = await lineCount();
     const batchesWhenPaused = batches;
     await expectVisible(page.getByText(/^Paused: \d+ new lines waiting$/));
+    expect(await axeViolations(page, 'log viewer: paused')).toEqual([]);
     await expect.poll(() => batches, UNTIL_SHOWN).toBeGreaterThan(batchesWhenPaused + 1);
     expect(await lineCount()).toBe(held);
     await press(page, 'Space');
@@ -240,6 +242,8 @@ describe('keyboard-only walks', () => {
     await expectFocus(page, /^p:Scan the QR code/);
     const secret = await secretField.inputValue();
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    // Settings is beyond the spec and not among screens.test.ts's shots: axe looks at each of its steps here.
+    expect(await axeViolations(page, 'settings: secret step')).toEqual([]);
 
     await tabTo(page, /^input:Code from the app/);
     await press(page, 'Enter');
@@ -251,11 +255,13 @@ describe('keyboard-only walks', () => {
 
     await expectVisible(page.getByRole('list', { name: 'Recovery codes' }));
     await expectFocus(page, /^p:Recovery codes are shown only once/);
+    expect(await axeViolations(page, 'settings: recovery codes')).toEqual([]);
     await tabTo(page, 'button:I have stored them');
     await press(page, 'Enter');
     await expectVisible(page.getByText('On', { exact: true }));
     await expectVisible(page.getByText('Recovery codes left: 10.'));
     await expectFocus(page, /^p:Sign-in asks for a code from your authenticator app/);
+    expect(await axeViolations(page, 'settings: on')).toEqual([]);
     // The next Tab goes on into the form that is there now.
     await press(page, 'Tab');
     await expectFocus(page, /^input:Password/);
