@@ -17,6 +17,10 @@ describe('list views in the URL', () => {
     });
   });
 
+  it('reads a search the router parsed as a number as the text it was', () => {
+    expect(validateNodeDetailSearch({ tcpQ: 1883 }).tcpQ).toBe('1883');
+  });
+
   it('reads the open domain rows from a lone number or a list, and writes them back the same way', () => {
     expect(openDomainIds({ open: 12 })).toEqual([12]);
     expect(openDomainIds({ open: '12,15,12,x,-3' })).toEqual([12, 15]);

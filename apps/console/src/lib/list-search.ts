@@ -11,8 +11,11 @@ const positiveInt = (value: unknown): number | undefined => {
 const oneOf = <T extends string>(values: readonly T[], value: unknown): T | undefined =>
   values.includes(value as T) ? (value as T) : undefined;
 
-const text = (value: unknown): string | undefined =>
-  typeof value === 'string' && value.trim() !== '' ? value.slice(0, 253) : undefined;
+/** The router reads `?q=1883` (a port, typed or pasted by hand) as a number: it is still the text searched for. */
+const text = (value: unknown): string | undefined => {
+  const string = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  return typeof string === 'string' && string.trim() !== '' ? string.slice(0, 253) : undefined;
+};
 
 export interface PagedSearch {
   page?: number | undefined;
