@@ -63,6 +63,77 @@ describe('finding services and domains, keyboard leftovers', () => {
     await expectVisible(page.getByRole('status').filter({ hasText: 'No domains match “no-such-domain”.' }));
   });
 
+  it("keeps an expanded domain row's service tables in the URL: Back and a shared link return to the view", async () => {
+    const domain = `${uniqueName('rows')}.example.test`;
+    const created = await harness.seed<{ id: number }>('POST', '/api/domains', { domain, skipValidation: true });
+    const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: uniqueName('rows') });
+    const names = ['delta', 'alpha', 'charlie', 'bravo', 'echo', 'foxtrot', 'golf'];
+    for (const name of names) {
+      await harness.seed('POST', `/api/services/${node.id}/http`, {
+        name,
+        domain,
+        pathLocation: `/${name}`,
+        backendPort: 80,
+      });
+    }
+    await harness.seed('POST', `/api/services/${node.id}/tcp`, { name: 'mqtt', domain, backendPort: 1883 });
+    const page = await harness.openPage(`/domains?q=${domain}`);
+    await page.getByRole('button', { name: `Show services of ${domain}` }).click();
+    await expect.poll(() => param(page, 'open'), UNTIL_SHOWN).toBe(String(created.id));
+    // The row's own sections, not the page's card around both.
+    const table = (on: Page, label: string) =>
+      on.locator('section', {
+        has: on.getByRole('heading', { level: 2, name: `${label} Services` }),
+        hasNot: on.getByRole('heading', { level: 2, name: `${label === 'HTTP' ? 'TCP' : 'HTTP'} Services` }),
+      });
+    const http = table(page, 'HTTP');
+    const tcp = table(page, 'TCP');
+    const rowNames = () => http.locator('tbody tr td:first-child > span:first-child').allTextContents();
+    await expect.poll(rowNames, UNTIL_SHOWN).toHaveLength(5);
+
+    const key = (name: string) => `d${String(created.id)}.${name}`;
+    await http.getByRole('button', { name: 'Name' }).click();
+    await http.getByRole('button', { name: 'Name' }).click();
+    await expect.poll(() => param(page, key('httpOrder')), UNTIL_SHOWN).toBe('desc');
+    await http.getByRole('button', { name: 'Next' }).click();
+    await expectVisible(http.getByText('Showing 6 to 7 of 7 results'));
+    await expect.poll(rowNames, UNTIL_SHOWN).toEqual(['bravo', 'alpha']);
+    expect(param(page, key('httpPage'))).toBe('2');
+    expect(param(page, key('httpSort'))).toBe('name');
+    await tcp.getByRole('searchbox', { name: 'Search TCP services by name, domain or port' }).fill('MQ');
+    await expect.poll(() => param(page, key('tcpQ')), UNTIL_SHOWN).toBe('MQ');
+    const view = new URL(page.url());
+
+    // Away to the service's node and Back: the row is open and both tables show what they showed.
+    const menu = http.getByRole('button', { name: 'Actions for alpha' });
+    await menu.click();
+    await page.getByRole('menuitem', { name: 'Go to node' }).click();
+    await expectVisible(page.getByRole('heading', { level: 1, name: /^rows-/ }));
+    await page.goBack();
+    await expectVisible(http.getByText('Showing 6 to 7 of 7 results'));
+    await expect.poll(rowNames, UNTIL_SHOWN).toEqual(['bravo', 'alpha']);
+    expect(await tcp.getByRole('searchbox', { name: 'Search TCP services by name, domain or port' }).inputValue()).toBe(
+      'MQ',
+    );
+    expect(await http.getByRole('columnheader', { name: /Name/ }).getAttribute('aria-sort')).toBe('descending');
+
+    // A copied link opens the same view in a new browser.
+    const shared = await harness.openPage(view.pathname + view.search);
+    const sharedHttp = table(shared, 'HTTP');
+    await expectVisible(sharedHttp.getByText('Showing 6 to 7 of 7 results'));
+    expect(await sharedHttp.locator('tbody tr td:first-child > span:first-child').allTextContents()).toEqual([
+      'bravo',
+      'alpha',
+    ]);
+    expect(await shared.getByRole('button', { name: `Hide services of ${domain}` }).getAttribute('aria-expanded')).toBe(
+      'true',
+    );
+
+    // Closing the row drops its tables' views from the URL.
+    await shared.getByRole('button', { name: `Hide services of ${domain}` }).click();
+    await expect.poll(() => [...new URL(shared.url()).searchParams.keys()], UNTIL_SHOWN).toEqual(['q']);
+  });
+
   it("searches, sorts and pages a node's service tables, each kept in the URL, with status in words", async () => {
     const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: uniqueName('svc') });
     const names = ['delta', 'alpha', 'charlie', 'bravo', 'echo', 'foxtrot', 'golf'];

@@ -7,7 +7,7 @@ import {
   Outlet,
   redirect,
 } from '@tanstack/react-router';
-import { validateNodeDetailSearch, validateNodesSearch, validatePagedSearch } from './lib/list-search';
+import { validateDomainsSearch, validateNodeDetailSearch, validateNodesSearch } from './lib/list-search';
 import { restoreSession, saveRedirectTarget, setSessionNavigator } from './lib/session';
 import { NotFoundPage } from './pages/not-found-page';
 import { AppShell } from './shell/app-shell';
@@ -50,7 +50,7 @@ const homeRoute = createRoute({
 const domainsRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/domains',
-  validateSearch: validatePagedSearch,
+  validateSearch: validateDomainsSearch,
   component: lazyRouteComponent(() => import('./features/domains/domains-page'), 'DomainsPage'),
 });
 

@@ -11,8 +11,11 @@ const positiveInt = (value: unknown): number | undefined => {
 const oneOf = <T extends string>(values: readonly T[], value: unknown): T | undefined =>
   values.includes(value as T) ? (value as T) : undefined;
 
-const text = (value: unknown): string | undefined =>
-  typeof value === 'string' && value.trim() !== '' ? value.slice(0, 253) : undefined;
+/** The router reads `?q=1883` (a port, typed or pasted by hand) as a number: it is still the text searched for. */
+const text = (value: unknown): string | undefined => {
+  const string = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  return typeof string === 'string' && string.trim() !== '' ? string.slice(0, 253) : undefined;
+};
 
 export interface PagedSearch {
   page?: number | undefined;
@@ -66,9 +69,12 @@ export interface ServiceListView {
 type ServiceTableKind = 'http' | 'tcp';
 export type NodeDetailSearch = Record<string, string | number | undefined>;
 const VIEW_FIELDS = ['q', 'page', 'limit', 'sort', 'order'] as const;
-/** The node page holds two tables, so each one's view has its own keys: httpQ, httpPage, …, tcpOrder. */
-const viewKey = (kind: ServiceTableKind, field: (typeof VIEW_FIELDS)[number]) =>
-  `${kind}${field.charAt(0).toUpperCase()}${field.slice(1)}`;
+/**
+ * The node page holds two tables, so each one's view has its own keys: httpQ, httpPage, …, tcpOrder. A page with
+ * several pairs of tables gives each pair a prefix (the domains list: `d12.httpQ` for the row of domain 12).
+ */
+const viewKey = (kind: ServiceTableKind, field: (typeof VIEW_FIELDS)[number], prefix = '') =>
+  `${prefix}${kind}${field.charAt(0).toUpperCase()}${field.slice(1)}`;
 
 function validateServiceView(view: Record<string, unknown>): ServiceListView {
   const limit = positiveInt(view.limit);
@@ -81,13 +87,23 @@ function validateServiceView(view: Record<string, unknown>): ServiceListView {
   };
 }
 
-export function serviceViewFromSearch(search: Record<string, unknown>, kind: ServiceTableKind): ServiceListView {
-  return validateServiceView(Object.fromEntries(VIEW_FIELDS.map((field) => [field, search[viewKey(kind, field)]])));
+export function serviceViewFromSearch(
+  search: Record<string, unknown>,
+  kind: ServiceTableKind,
+  prefix = '',
+): ServiceListView {
+  return validateServiceView(
+    Object.fromEntries(VIEW_FIELDS.map((field) => [field, search[viewKey(kind, field, prefix)]])),
+  );
 }
 
-export function serviceViewToSearch(view: Partial<ServiceListView>, kind: ServiceTableKind): NodeDetailSearch {
+export function serviceViewToSearch(
+  view: Partial<ServiceListView>,
+  kind: ServiceTableKind,
+  prefix = '',
+): NodeDetailSearch {
   return Object.fromEntries(
-    Object.entries(view).map(([field, value]) => [viewKey(kind, field as (typeof VIEW_FIELDS)[number]), value]),
+    Object.entries(view).map(([field, value]) => [viewKey(kind, field as (typeof VIEW_FIELDS)[number], prefix), value]),
   );
 }
 
@@ -97,4 +113,43 @@ export function validateNodeDetailSearch(search: Record<string, unknown>): NodeD
     ...serviceViewToSearch(serviceViewFromSearch(search, 'http'), 'http'),
     ...serviceViewToSearch(serviceViewFromSearch(search, 'tcp'), 'tcp'),
   };
+}
+
+// ---- Domains list: expanded rows and their service tables ----------------------------------------------------
+
+/** More open rows than a page of domains can show is never a real view. */
+const MAX_OPEN_DOMAINS = 100;
+
+/** The keys of an expanded domain row's tables: `d12.httpQ`, …, `d12.tcpOrder`. */
+export const domainViewPrefix = (domainId: number) => `d${String(domainId)}.`;
+
+/**
+ * The expanded rows' domain ids, from `open=12` or `open=12,15` (the router reads a lone number as a number, a list
+ * as a string).
+ */
+export function openDomainIds(search: Record<string, unknown>): number[] {
+  const raw = search.open;
+  const parts = typeof raw === 'number' ? [raw] : typeof raw === 'string' ? raw.split(',') : [];
+  const ids = parts.map(positiveInt).filter((id): id is number => id !== undefined);
+  return [...new Set(ids)].slice(0, MAX_OPEN_DOMAINS);
+}
+
+/** `open` as the URL writes it: a lone id as a number (`open=12`), several joined (`open=12,15`). */
+export function openDomainIdsToSearch(ids: readonly number[]): number | string | undefined {
+  return ids.length === 0 ? undefined : ids.length === 1 ? ids[0] : ids.join(',');
+}
+
+export type DomainsSearch = PagedSearch & Record<string, string | number | undefined>;
+
+/** The domains list's search: its own page, size and search, the expanded rows, and each open row's two tables. */
+export function validateDomainsSearch(search: Record<string, unknown>): DomainsSearch {
+  const open = openDomainIds(search);
+  const views: NodeDetailSearch = {};
+  for (const id of open) {
+    for (const kind of ['http', 'tcp'] as const) {
+      const prefix = domainViewPrefix(id);
+      Object.assign(views, serviceViewToSearch(serviceViewFromSearch(search, kind, prefix), kind, prefix));
+    }
+  }
+  return { ...validatePagedSearch(search), open: openDomainIdsToSearch(open), ...views };
 }

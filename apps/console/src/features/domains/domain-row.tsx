@@ -64,7 +64,7 @@ export function DomainRow({
       {isExpanded && (
         <tr>
           <td colSpan={DOMAIN_COLUMN_COUNT} className="bg-gray-50 px-4 py-4 dark:bg-gray-950/40">
-            <DomainServices domain={domain.domain} />
+            <DomainServices domainId={domain.id} domain={domain.domain} />
           </td>
         </tr>
       )}

@@ -2,13 +2,17 @@ import type { ServiceType } from '@postern/contract';
 import { useQueries } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { Spinner } from '../../components/ui/spinner';
+import { domainViewPrefix } from '../../lib/list-search';
 import { serviceListQueryOptions, type ServiceScope } from '../../queries/services';
-import { ServiceList } from '../services/service-list';
+import { ServiceList, useUrlServiceView } from '../services/service-list';
 
 const TYPES: readonly ServiceType[] = ['http', 'tcp'];
 
-/** The expanded row of a domain: its HTTP and TCP services, from every node. */
-export function DomainServices({ domain }: { domain: string }) {
+/**
+ * The expanded row of a domain: its HTTP and TCP services, from every node. Each table's view is in the URL under
+ * the domain's id (`d12.httpQ`, …), as the node page's are: Back returns to it and a link shares it.
+ */
+export function DomainServices({ domainId, domain }: { domainId: number; domain: string }) {
   const scope: ServiceScope = { kind: 'domain', domain };
   // The first pages are shared with the lists below (same keys), so this costs no extra request.
   const firstPages = useQueries({ queries: TYPES.map((type) => serviceListQueryOptions(type, scope)) });
@@ -34,15 +38,16 @@ export function DomainServices({ domain }: { domain: string }) {
   return (
     <div className="grid gap-4 lg:grid-cols-2">
       {TYPES.map((type) => (
-        <DomainServiceTable key={type} type={type} scope={scope} />
+        <DomainServiceTable key={type} type={type} scope={scope} domainId={domainId} />
       ))}
     </div>
   );
 }
 
 /** The page's h1 is "Domains" and no other heading comes between: these are h2s (heading order, WCAG 1.3.1). */
-function DomainServiceTable({ type, scope }: { type: ServiceType; scope: ServiceScope }) {
+function DomainServiceTable({ type, scope, domainId }: { type: ServiceType; scope: ServiceScope; domainId: number }) {
   const label = type === 'http' ? 'HTTP' : 'TCP';
+  const [view, onViewChange] = useUrlServiceView(type, domainViewPrefix(domainId));
   return (
     <section className="rounded-md border border-gray-200 bg-white dark:border-gray-800 dark:bg-gray-900">
       <h2 className="border-b border-gray-200 px-4 py-2 text-sm font-semibold dark:border-gray-800">
@@ -51,6 +56,8 @@ function DomainServiceTable({ type, scope }: { type: ServiceType; scope: Service
       <ServiceList
         type={type}
         scope={scope}
+        view={view}
+        onViewChange={onViewChange}
         empty={
           <p className="px-4 py-6 text-center text-sm text-gray-500 dark:text-gray-400">No {label} services yet</p>
         }

@@ -10,7 +10,14 @@ import { PageSizeSelect, SearchField } from '../../components/ui/list-controls';
 import { Pagination, useClampPage } from '../../components/ui/pagination';
 import { Spinner } from '../../components/ui/spinner';
 import { Table, TBody, Th, THead } from '../../components/ui/table';
-import { validatePagedSearch, type PagedSearch } from '../../lib/list-search';
+import {
+  domainViewPrefix,
+  openDomainIds,
+  openDomainIdsToSearch,
+  validateDomainsSearch,
+  type DomainsSearch,
+  type PagedSearch,
+} from '../../lib/list-search';
 import { domainListQueryOptions } from '../../queries/domains';
 import { DomainFormDialog } from './domain-form-dialog';
 import { DomainRow } from './domain-row';
@@ -22,7 +29,7 @@ type FormState = null | 'new' | Domain;
 /** /domains (console-spec §2): the domains, each expandable to the services published on it. */
 export function DomainsPage() {
   // Not strict, so the page also renders outside the app's route tree (component tests).
-  const search = validatePagedSearch(useSearch({ strict: false }));
+  const search = validateDomainsSearch(useSearch({ strict: false }));
   const navigate = useNavigate();
   const page = search.page ?? 1;
   const limit = search.limit ?? defaults.pageSize;
@@ -30,12 +37,13 @@ export function DomainsPage() {
   // Each change of view is a history entry (Back returns to it); typing replaces the entry it started.
   const setView = useCallback(
     (next: Partial<PagedSearch>, replace = false) =>
-      void navigate({ to: '.', search: (prev: PagedSearch) => ({ ...prev, ...next }), replace }),
+      void navigate({ to: '.', search: (prev: DomainsSearch) => ({ ...prev, ...next }), replace }),
     [navigate],
   );
   const setPage = useCallback((next: number) => setView({ page: next === 1 ? undefined : next }), [setView]);
   const [formState, setFormState] = useState<FormState>(null);
-  const [expanded, setExpanded] = useState<ReadonlySet<number>>(new Set());
+  // Expanded rows are part of the view too (`open=12,15`), with their tables' views (domain-services.tsx).
+  const expanded = openDomainIds(search);
   const query = useQuery(domainListQueryOptions({ page, limit, ...(q ? { search: q } : {}) }));
   const deleteDomain = useDeleteDomainAction();
 
@@ -43,10 +51,17 @@ export function DomainsPage() {
   useClampPage(page, limit, query.data?.total, setPage);
 
   const toggle = (id: number) =>
-    setExpanded((current) => {
-      const next = new Set(current);
-      if (!next.delete(id)) next.add(id);
-      return next;
+    void navigate({
+      to: '.',
+      search: (prev: DomainsSearch) => {
+        const open = openDomainIds(prev);
+        if (!open.includes(id)) return { ...prev, open: openDomainIdsToSearch([...open, id]) };
+        // A closed row forgets its tables' views, as it did when they were its own state.
+        const prefix = domainViewPrefix(id);
+        const kept = Object.entries(prev).filter(([key]) => !key.startsWith(prefix));
+        return { ...Object.fromEntries(kept), open: openDomainIdsToSearch(open.filter((other) => other !== id)) };
+      },
+      resetScroll: false,
     });
 
   const addDomain = () => setFormState('new');
@@ -102,7 +117,7 @@ export function DomainsPage() {
                   <DomainRow
                     key={domain.id}
                     domain={domain}
-                    isExpanded={expanded.has(domain.id)}
+                    isExpanded={expanded.includes(domain.id)}
                     onToggle={() => toggle(domain.id)}
                     onEdit={() => setFormState(domain)}
                     onDelete={() => void deleteDomain(domain)}

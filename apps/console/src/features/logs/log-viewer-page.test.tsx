@@ -1,5 +1,6 @@
-import { screen } from '@testing-library/react';
+import { act, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeEventSource } from '../../test/fake-event-source';
 import { renderInRouter } from '../services/service-test-fixtures';
 import { DomainLogsPage, ServiceLogsPage } from './log-viewer-page';
 
@@ -37,5 +38,28 @@ describe('log viewer pages', () => {
     expect(screen.getByRole('link', { name: 'TCP Services' }).getAttribute('href')).toBe('/nodes/4');
     const query = new URL(SilentEventSource.urls[0] ?? '', 'http://x').searchParams;
     expect([query.get('type'), query.get('id')]).toEqual(['tcp', '11']);
+  });
+
+  it('holds the lines still while paused, says how many wait, and shows only the lines holding a text', async () => {
+    FakeEventSource.opened = [];
+    vi.stubGlobal('EventSource', FakeEventSource);
+    renderInRouter(() => <DomainLogsPage />, { path: '/domains/$domain/logs', url: '/domains/app.example.com/logs' });
+    await screen.findByRole('log');
+    const lines = () => within(screen.getByRole('log')).getAllByRole('listitem');
+    act(() => FakeEventSource.latest()?.push(['[INFO] GET /a', '[ERROR] GET /b']));
+    expect(lines()).toHaveLength(2);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Pause' }));
+    act(() => FakeEventSource.latest()?.push(['[INFO] GET /c', '[INFO] GET /d', '[INFO] GET /e']));
+    expect(lines()).toHaveLength(2);
+    expect(screen.getByText(/3 new lines waiting/)).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Resume' }));
+    expect(lines()).toHaveLength(5);
+    expect(screen.queryByText(/Paused/)).toBeNull();
+
+    fireEvent.change(screen.getByLabelText('Show only lines containing'), { target: { value: ' /B ' } });
+    expect(lines().map((item) => item.textContent)).toEqual(['[ERROR] GET /b']);
+    fireEvent.change(screen.getByLabelText('Show only lines containing'), { target: { value: 'nothing' } });
+    expect(screen.getByText('No lines contain “nothing”.')).toBeTruthy();
   });
 });

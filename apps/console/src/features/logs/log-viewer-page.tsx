@@ -1,11 +1,13 @@
 import { operations, ServiceTypeSchema } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useParams } from '@tanstack/react-router';
-import { useState, type ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import { Breadcrumbs, type Crumb } from '../../components/ui/breadcrumbs';
+import { Button } from '../../components/ui/button';
 import { call } from '../../lib/api';
 import type { StreamState } from '../../lib/connection-store';
 import { nodeQueryOptions } from '../../queries/nodes';
+import type { LogLine } from './log-buffer';
 import { LogViewer } from './log-viewer';
 import { useLogLines, type LogSource } from './use-log-lines';
 
@@ -26,6 +28,16 @@ const stateClasses: Record<StreamState, string> = {
 function LogsScreen({ crumbs, source, subject }: { crumbs: Crumb[]; source: LogSource | null; subject?: ReactNode }) {
   const [state, setState] = useState<StreamState>('connecting');
   const lines = useLogLines(source, setState);
+  // Beyond the spec: auto-updating lines can be paused (WCAG 2.2.2) and narrowed to the lines holding a text. While
+  // paused the stream goes on (its last 1000 lines are kept); the view holds still and says how many are waiting.
+  const [paused, setPaused] = useState<readonly LogLine[] | null>(null);
+  const [filter, setFilter] = useState('');
+  const filterId = useId();
+  const held = paused ?? lines;
+  const lastHeldId = paused?.at(-1)?.id ?? -1;
+  const waiting = paused ? lines.filter((line) => line.id > lastHeldId).length : 0;
+  const needle = filter.trim().toLowerCase();
+  const shown = needle ? held.filter((line) => line.text.toLowerCase().includes(needle)) : held;
   return (
     <div className="space-y-4">
       <Breadcrumbs items={crumbs} />
@@ -40,7 +52,32 @@ function LogsScreen({ crumbs, source, subject }: { crumbs: Crumb[]; source: LogS
           {STREAM_STATE_TEXT[state]}
         </p>
       </div>
-      <LogViewer lines={lines} />
+      <div className="flex flex-wrap items-center gap-3">
+        <Button variant="secondary" onClick={() => setPaused(paused ? null : lines)}>
+          {paused ? 'Resume' : 'Pause'}
+        </Button>
+        <label className="sr-only" htmlFor={filterId}>
+          Show only lines containing
+        </label>
+        <input
+          id={filterId}
+          type="search"
+          value={filter}
+          placeholder="Show only lines containing…"
+          onChange={(event) => setFilter(event.target.value)}
+          className="w-64 max-w-full rounded-md border border-gray-300 bg-white px-3 py-1.5 text-sm placeholder:text-gray-500 dark:border-gray-600 dark:bg-gray-800 dark:placeholder:text-gray-400"
+        />
+        <p aria-live="polite" className="text-sm text-gray-700 dark:text-gray-300">
+          {paused && 'Paused'}
+          {paused && waiting > 0 && (
+            <span>: {waiting === 1 ? '1 new line' : `${String(waiting)} new lines`} waiting</span>
+          )}
+        </p>
+      </div>
+      <LogViewer
+        lines={shown}
+        emptyText={held.length > 0 ? `No lines contain “${filter.trim()}”.` : 'Waiting for log lines…'}
+      />
     </div>
   );
 }

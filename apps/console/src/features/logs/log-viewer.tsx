@@ -9,7 +9,13 @@ const FOLLOW_THRESHOLD_PX = 24;
  * Dark monospace list of log lines (console-spec §2). It follows new lines while the reader is at the bottom and
  * stays put once they scroll up to read.
  */
-export function LogViewer({ lines }: { lines: readonly LogLine[] }) {
+export function LogViewer({
+  lines,
+  emptyText = 'Waiting for log lines…',
+}: {
+  lines: readonly LogLine[];
+  emptyText?: string;
+}) {
   const containerRef = useRef<HTMLDivElement>(null);
   const isFollowingRef = useRef(true);
 
@@ -29,13 +35,15 @@ export function LogViewer({ lines }: { lines: readonly LogLine[] }) {
     <div
       ref={containerRef}
       onScroll={onScroll}
-      className="h-[70vh] overflow-y-auto rounded-lg border border-transparent bg-gray-950 dark:border-gray-600 p-4 font-mono text-xs leading-5 text-gray-300 shadow-inner"
+      className="h-[70vh] overflow-y-auto rounded-lg border border-transparent bg-gray-950 dark:border-gray-600 p-4 font-mono text-xs leading-5 text-gray-300 shadow-inner focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-500"
       role="log"
       aria-live="polite"
       aria-label="Real Time Logs"
+      // In the Tab order, so the keyboard scrolls it (arrows, Page Up/Down, Home/End); scrolling up stops following.
+      tabIndex={0}
     >
       {lines.length === 0 ? (
-        <p className="text-gray-400">Waiting for log lines…</p>
+        <p className="text-gray-400">{emptyText}</p>
       ) : (
         <ol>
           {lines.map((line) => (

@@ -1,19 +1,12 @@
 import type { HttpService, Node, ServiceType, TcpService } from '@postern/contract';
-import { useNavigate, useSearch } from '@tanstack/react-router';
-import { useCallback, useState, type ReactNode } from 'react';
-import {
-  serviceViewFromSearch,
-  serviceViewToSearch,
-  type NodeDetailSearch,
-  type ServiceListView,
-} from '../../lib/list-search';
+import { useState, type ReactNode } from 'react';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { EmptyState } from '../../components/ui/empty-state';
 import { PlusIcon } from '../../components/ui/icons';
 import type { AnyService } from '../../queries/services';
 import { HttpServiceFormDialog, TcpServiceFormDialog } from './service-form-dialogs';
-import { ServiceList } from './service-list';
+import { ServiceList, useUrlServiceView } from './service-list';
 
 // The node page's HTTP and TCP service cards (console-spec §2): paged by 5, editable, with the add form.
 
@@ -62,26 +55,6 @@ function ServicesCard({
       {form}
     </Card>
   );
-}
-
-/** The card's search, page, page size and sort live in the node page's URL (Back returns to the same view). */
-function useUrlServiceView(
-  type: ServiceType,
-): [ServiceListView, (next: Partial<ServiceListView>, replace?: boolean) => void] {
-  // Not strict: the card also renders outside the node route (component tests); it reads its own keys only.
-  const search: Record<string, unknown> = useSearch({ strict: false });
-  const navigate = useNavigate();
-  const onViewChange = useCallback(
-    (next: Partial<ServiceListView>, replace = false) =>
-      void navigate({
-        to: '.',
-        search: (prev: NodeDetailSearch) => ({ ...prev, ...serviceViewToSearch(next, type) }),
-        replace,
-        resetScroll: false,
-      }),
-    [navigate, type],
-  );
-  return [serviceViewFromSearch(search, type), onViewChange];
 }
 
 const isHttpService = (service: AnyService): service is HttpService => 'pathLocation' in service;

@@ -1,6 +1,6 @@
 import type { ServiceType } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
-import { useNavigate } from '@tanstack/react-router';
+import { useNavigate, useSearch } from '@tanstack/react-router';
 import { useCallback, useState, type ReactNode } from 'react';
 import { PageSizeSelect, SearchField, SortableTh } from '../../components/ui/list-controls';
 import { ActionMenu, type MenuItem } from '../../components/ui/menu';
@@ -10,7 +10,14 @@ import { ExposureStatus } from '../../components/ui/status-dot';
 import { Table, TBody, Td, Th, THead, Tr } from '../../components/ui/table';
 import { serviceFiguresQueryOptions } from '../../queries/observe';
 import { useObserveStream } from '../../queries/observe-stream';
-import { SERVICE_PAGE_SIZES, type ServiceListView, type ServiceSortKey } from '../../lib/list-search';
+import {
+  SERVICE_PAGE_SIZES,
+  serviceViewFromSearch,
+  serviceViewToSearch,
+  type NodeDetailSearch,
+  type ServiceListView,
+  type ServiceSortKey,
+} from '../../lib/list-search';
 import { serviceListQueryOptions, type AnyService, type ServiceScope } from '../../queries/services';
 import { ExpiryNote } from './service-expiry';
 import { ServiceRowFigures } from '../observe/service-row-figures';
@@ -28,7 +35,7 @@ type ServiceListProps = {
   empty: ReactNode;
   /** Node scope: opens the edit form for a row. */
   onEdit?: (service: Service) => void;
-  /** Search, page, page size and sort: the node page keeps them in the URL; without them the table keeps its own. */
+  /** Search, page, page size and sort: the pages keep them in the URL; without them the table keeps its own. */
   view?: ServiceListView;
   onViewChange?: (next: Partial<ServiceListView>, replace?: boolean) => void;
 };
@@ -37,6 +44,30 @@ type ServiceListProps = {
 export function useLocalServiceView(): [ServiceListView, (next: Partial<ServiceListView>) => void] {
   const [view, setView] = useState<ServiceListView>({});
   return [view, useCallback((next: Partial<ServiceListView>) => setView((current) => ({ ...current, ...next })), [])];
+}
+
+/**
+ * A table's search, page, page size and sort in the page's URL (Back returns to the same view; a link shares it).
+ * `prefix` tells apart pages holding several pairs of tables (the domains list's expanded rows).
+ */
+export function useUrlServiceView(
+  type: ServiceType,
+  prefix = '',
+): [ServiceListView, (next: Partial<ServiceListView>, replace?: boolean) => void] {
+  // Not strict: the tables also render outside their routes (component tests); each reads its own keys only.
+  const search: Record<string, unknown> = useSearch({ strict: false });
+  const navigate = useNavigate();
+  const onViewChange = useCallback(
+    (next: Partial<ServiceListView>, replace = false) =>
+      void navigate({
+        to: '.',
+        search: (prev: NodeDetailSearch) => ({ ...prev, ...serviceViewToSearch(next, type, prefix) }),
+        replace,
+        resetScroll: false,
+      }),
+    [navigate, type, prefix],
+  );
+  return [serviceViewFromSearch(search, type, prefix), onViewChange];
 }
 
 const searchLabels: Record<ServiceType, string> = {

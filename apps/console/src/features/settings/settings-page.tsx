@@ -1,7 +1,7 @@
 import { messages, operations, type TwoFactorSetup } from '@postern/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { SubmitEvent, ReactNode } from 'react';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Button } from '../../components/ui/button';
 import { Badge, Card } from '../../components/ui/card';
 import { CopyButton, CopyField } from '../../components/ui/copy-button';
@@ -24,6 +24,20 @@ function fieldErrorsOf(error: unknown): Fields {
 
 const required = (value: string): string | undefined => (value.trim() === '' ? messages.empty : undefined);
 
+/**
+ * Each step replaces the form that held focus: without this, focus would fall to <body> (issue 17). The step's
+ * first paragraph takes it, so a screen reader reads the instructions and the next Tab goes into the step.
+ */
+function useFocusIntro(shouldFocus: boolean) {
+  const ref = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (shouldFocus) ref.current?.focus();
+  }, [shouldFocus]);
+  return ref;
+}
+
+const introClass = 'text-sm text-gray-600 outline-none dark:text-gray-300';
+
 export function SettingsPage() {
   return (
     <div className="flex flex-col gap-6">
@@ -40,15 +54,29 @@ function TwoFactorCard() {
     queryFn: ({ signal }) => call(operations.twoFactorStatus, { signal }),
   });
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
+  // The first step shown leaves focus where the page put it (the h1); steps the admin moved to take it.
+  const [hasMoved, setMoved] = useState(false);
   const refresh = () => queryClient.invalidateQueries({ queryKey: twoFactorKey });
 
   let body: ReactNode = <p className="text-sm text-gray-500">Loading…</p>;
   if (recoveryCodes) body = <RecoveryCodes codes={recoveryCodes} onDone={() => setRecoveryCodes(null)} />;
-  else if (status.data?.enabled) body = <DisableForm codesLeft={status.data.recoveryCodesLeft} onDisabled={refresh} />;
-  else if (status.data) {
+  else if (status.data?.enabled) {
+    body = (
+      <DisableForm
+        codesLeft={status.data.recoveryCodesLeft}
+        hasFocus={hasMoved}
+        onDisabled={async () => {
+          setMoved(true);
+          await refresh();
+        }}
+      />
+    );
+  } else if (status.data) {
     body = (
       <EnrolForm
+        hasFocus={hasMoved}
         onEnabled={(codes) => {
+          setMoved(true);
           setRecoveryCodes(codes);
           void refresh();
         }}
@@ -67,8 +95,10 @@ function TwoFactorCard() {
   );
 }
 
-function EnrolForm({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
+function EnrolForm({ hasFocus, onEnabled }: { hasFocus: boolean; onEnabled: (codes: string[]) => void }) {
   const [setup, setSetup] = useState<TwoFactorSetup | null>(null);
+  const passwordIntroRef = useFocusIntro(hasFocus);
+  const setupIntroRef = useFocusIntro(setup !== null);
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [errors, setErrors] = useState<Fields>({});
@@ -110,7 +140,7 @@ function EnrolForm({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
   if (!setup) {
     return (
       <form onSubmit={start} noValidate className="flex max-w-md flex-col gap-4">
-        <p className="text-sm text-gray-600 dark:text-gray-300">
+        <p ref={passwordIntroRef} tabIndex={-1} className={introClass}>
           Sign-in asks for a code from an authenticator app after the password. Enter your password to start.
         </p>
         <TextField
@@ -132,7 +162,7 @@ function EnrolForm({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
   }
   return (
     <form onSubmit={confirm} noValidate className="flex max-w-md flex-col gap-4">
-      <p className="text-sm text-gray-600 dark:text-gray-300">
+      <p ref={setupIntroRef} tabIndex={-1} className={introClass}>
         Scan the QR code with your authenticator app, or enter the secret by hand. Then type the code it shows.
       </p>
       <img src={setup.qrCode} alt="QR code for your authenticator app" className="size-48 rounded-md bg-white p-2" />
@@ -155,9 +185,14 @@ function EnrolForm({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
 }
 
 function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
+  const introRef = useFocusIntro(true);
   return (
     <div className="flex max-w-md flex-col gap-4">
-      <p className="rounded-md bg-yellow-50 px-3 py-2 text-sm text-yellow-900 dark:bg-yellow-950 dark:text-yellow-100">
+      <p
+        ref={introRef}
+        tabIndex={-1}
+        className="rounded-md bg-yellow-50 px-3 py-2 text-sm text-yellow-900 outline-none dark:bg-yellow-950 dark:text-yellow-100"
+      >
         Recovery codes are shown only once. Each signs you in once when your authenticator app is not at hand: store
         them securely.
       </p>
@@ -174,7 +209,16 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
   );
 }
 
-function DisableForm({ codesLeft, onDisabled }: { codesLeft: number; onDisabled: () => unknown }) {
+function DisableForm({
+  codesLeft,
+  hasFocus,
+  onDisabled,
+}: {
+  codesLeft: number;
+  hasFocus: boolean;
+  onDisabled: () => unknown;
+}) {
+  const introRef = useFocusIntro(hasFocus);
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [errors, setErrors] = useState<Fields>({});
@@ -199,7 +243,7 @@ function DisableForm({ codesLeft, onDisabled }: { codesLeft: number; onDisabled:
 
   return (
     <form onSubmit={disable} noValidate className="flex max-w-md flex-col gap-4">
-      <p className="text-sm text-gray-600 dark:text-gray-300">
+      <p ref={introRef} tabIndex={-1} className={introClass}>
         Sign-in asks for a code from your authenticator app. Recovery codes left: {codesLeft}.
       </p>
       <TextField
