@@ -1,21 +1,83 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import Database from 'better-sqlite3';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import * as schema from './schema.js';
 
-export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+/**
+ * The query handle every module writes its queries against: drizzle's SQLite dialect, typed as an asynchronous
+ * database so the same code runs on an engine that answers over the network (PostgreSQL for several gateways).
+ * On the embedded engine the answers are there at once; awaiting them costs a microtask.
+ */
+export type Db = BaseSQLiteDatabase<'async', unknown, typeof schema>;
+
+/** What may run outside a transaction: reads. Every write goes through `Store.write`. */
+export type ReadDb = Omit<Db, 'insert' | 'update' | 'delete' | 'run' | 'transaction' | 'batch'>;
+
+export type Engine = 'sqlite' | 'postgres';
 
 /**
- * Opens (creating if needed) the SQLite database with WAL and foreign keys on, and applies the committed SQL
- * migrations from `migrationsFolder`. SQLite transactions are synchronous: never await inside one.
+ * The shared store: reads straight on `store`, writes inside `store.write(async (tx) => …)`, one transaction each.
+ * Writes are serialised on the embedded engine (one writer; a write from elsewhere can never join a transaction in
+ * flight) and run as real transactions on PostgreSQL. A write inside a write is refused: pass `tx` down instead.
  */
-export function openDb(file: string, migrationsFolder: string): Db {
+export type Store = ReadDb & {
+  readonly engine: Engine;
+  write<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+};
+
+export const NESTED_WRITE_MESSAGE = 'store.write called inside store.write: pass the transaction down instead';
+
+/**
+ * Opens (creating if needed) the embedded SQLite database with WAL and foreign keys on, and applies the committed
+ * SQL migrations from `migrationsFolder`.
+ */
+export function openSqliteStore(file: string, migrationsFolder: string): Store {
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = drizzle(sqlite, { schema });
-  migrate(db, { migrationsFolder });
-  return db;
+  const sync = drizzle(sqlite, { schema });
+  migrate(sync, { migrationsFolder });
+  // The synchronous driver answers every query at once; code awaits it as if it were asynchronous (`await` of a value
+  // is the value), which is what lets one query code serve both engines.
+  const db = sync as unknown as Db;
+  const inWrite = new AsyncLocalStorage<true>();
+  let tail: Promise<unknown> = Promise.resolve();
+
+  const write = <T>(work: (tx: Db) => Promise<T>): Promise<T> => {
+    if (inWrite.getStore()) return Promise.reject(new Error(NESTED_WRITE_MESSAGE));
+    const run = async (): Promise<T> => {
+      sqlite.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await inWrite.run(true, () => work(db));
+        sqlite.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+        throw error;
+      }
+    };
+    const result = tail.then(run, run);
+    tail = result.catch(() => undefined);
+    return result;
+  };
+
+  return Object.assign(db, {
+    engine: 'sqlite' as const,
+    write,
+    close: async () => {
+      await tail;
+      sqlite.close();
+    },
+  });
+}
+
+/** The SQLite connection under a store, for the few jobs that are SQLite's own (online backup, file checks). */
+export function sqliteClientOf(store: Store): Database.Database {
+  if (store.engine !== 'sqlite') throw new Error('not an embedded SQLite store');
+  return (store as unknown as { $client: Database.Database }).$client;
 }
