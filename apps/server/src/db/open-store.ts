@@ -20,7 +20,7 @@ export async function openStore(
   migrationsDirs: MigrationsDirs,
   postgresOptions: Omit<PostgresStoreOptions, 'migrationsFolder'> = {},
 ): Promise<Store> {
-  if (config.databaseUrl === 'x') {
+  if (config.databaseUrl !== undefined) {
     return openPostgresStore(config.databaseUrl, { ...postgresOptions, migrationsFolder: migrationsDirs.postgres });
   }
   return openSqliteStore(join(config.dataDir, DB_FILE), migrationsDirs.sqlite);
