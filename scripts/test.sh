@@ -25,7 +25,12 @@ stop_background() {
 }
 trap stop_background EXIT
 
+# shellcheck disable=SC1091  # start_test_postgres
+. scripts/lib/postgres.sh
+
 if [ "$(id -u)" -eq 0 ]; then
+  start_test_postgres || fail "PostgreSQL for the store tests did not start"
+  timed "postgres"
   start_dockerd || fail "the Docker daemon did not start"
   timed "dockerd"
   # Base images (made once per machine) and both images, while the workspace builds and the unit tests run; the

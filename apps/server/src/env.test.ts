@@ -23,6 +23,26 @@ describe('parseConfig', () => {
     );
   });
 
+  it('takes POSTERN_DATABASE_URL as postgres:// or postgresql:// only, empty as unset, and never repeats it', () => {
+    expect(parseConfig({}).databaseUrl).toBeUndefined();
+    expect(parseConfig({ POSTERN_DATABASE_URL: '' }).databaseUrl).toBeUndefined();
+    const url = 'postgresql://gw:s3cret@db.internal:5432/postern';
+    expect(parseConfig({ POSTERN_DATABASE_URL: url }).databaseUrl).toBe(url);
+    expect(parseConfig({ POSTERN_DATABASE_URL: 'postgres://gw@db/postern' }).databaseUrl).toBe(
+      'postgres://gw@db/postern',
+    );
+    for (const bad of ['mysql://gw:s3cret@db/postern', 'postgres://gw:s3cret@[db/postern', '/var/lib/s3cret.db']) {
+      let message = '';
+      try {
+        parseConfig({ POSTERN_DATABASE_URL: bad });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain('POSTERN_DATABASE_URL: must be a PostgreSQL URL');
+      expect(message).not.toContain('s3cret');
+    }
+  });
+
   it('listens on loopback only unless POSTERN_HOST says otherwise', () => {
     expect(parseConfig({}).host).toBe('127.0.0.1');
     expect(parseConfig({ POSTERN_HOST: '0.0.0.0' }).host).toBe('0.0.0.0');

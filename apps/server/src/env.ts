@@ -32,6 +32,20 @@ const EnvSchema = z
     NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
     POSTERN_DATA_DIR: z.string().min(1).default('./data'),
     /**
+     * PostgreSQL shared by several gateways (postgres://user:password@host/db); unset or empty: the embedded SQLite
+     * database under the data dir. A secret (it may hold a password): never logged, and no message repeats it.
+     */
+    POSTERN_DATABASE_URL: z.preprocess(
+      emptyAsUnset,
+      z
+        .string()
+        .refine(
+          (v) => /^postgres(ql)?:\/\/./i.test(v) && URL.canParse(v),
+          'must be a PostgreSQL URL: postgres://user:password@host:5432/database (or postgresql://)',
+        )
+        .optional(),
+    ),
+    /**
      * Where the control plane's plain-HTTP port listens. Loopback: nginx publishes the console and API over HTTPS
      * and reaches the control plane there; anything wider serves sign-in unencrypted (a warning at boot says so).
      */
@@ -198,6 +212,8 @@ export type Env = z.infer<typeof EnvSchema>;
 const ConfigSchema = EnvSchema.transform((env) => ({
   isProduction: env.NODE_ENV === 'production',
   dataDir: env.POSTERN_DATA_DIR,
+  /** PostgreSQL's connection URL (a secret); undefined: embedded SQLite at <dataDir>/postern.db. */
+  databaseUrl: env.POSTERN_DATABASE_URL,
   host: env.POSTERN_HOST,
   port: env.POSTERN_PORT,
   publicHost: env.POSTERN_PUBLIC_HOST,

@@ -7,8 +7,17 @@ import { fileURLToPath } from 'node:url';
  * bundle (build.mjs copies them there).
  */
 export function resolveMigrationsDir(): string {
+  return resolveFolder('drizzle');
+}
+
+/** The committed PostgreSQL migrations: `apps/server/drizzle-pg`, or `dist/drizzle-pg` beside the bundle. */
+export function resolvePgMigrationsDir(): string {
+  return resolveFolder('drizzle-pg');
+}
+
+function resolveFolder(name: string): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, 'drizzle'), resolve(here, '../drizzle'), resolve(here, '../../drizzle')];
+  const candidates = [join(here, name), resolve(here, '..', name), resolve(here, '../..', name)];
   const found = candidates.find((dir) => existsSync(join(dir, 'meta', '_journal.json')));
   if (!found) throw new Error(`database migrations not found (looked in ${candidates.join(', ')})`);
   return found;

@@ -4,13 +4,12 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'driz
 // Timestamps are ISO 8601 strings (UTC). Secrets are never stored in the clear: passwords and tokens as hashes,
 // WireGuard private keys encrypted (AES-256-GCM, key under the data dir; see secrets.ts).
 
+// Filled in by drizzle when an insert leaves them out, not by an SQL default: the same query code runs on PostgreSQL
+// (db/postgres.ts), where SQLite's strftime does not exist. Raw SQL inserts must give them.
+const now = (): string => new Date().toISOString();
 const timestamps = {
-  createdAt: text('created_at')
-    .notNull()
-    .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
-  updatedAt: text('updated_at')
-    .notNull()
-    .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  createdAt: text('created_at').notNull().$defaultFn(now),
+  updatedAt: text('updated_at').notNull().$defaultFn(now),
 };
 
 export const users = sqliteTable('users', {

@@ -1,0 +1,184 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { drizzle as nodePostgres } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import { drizzle as sqliteProxy, type AsyncRemoteCallback } from 'drizzle-orm/sqlite-proxy';
+import pg from 'pg';
+import { NESTED_WRITE_MESSAGE, type Db, type Store } from './client.js';
+import { resolvePgMigrationsDir } from './migrations-dir.js';
+import { toPostgresSql } from './postgres-sql.js';
+import * as schema from './schema.js';
+
+// The store on PostgreSQL, for several gateways sharing one database. The query code is the SQLite code: a drizzle
+// `sqlite-proxy` database whose callback runs drizzle's SQLite-dialect SQL on PostgreSQL (postgres-sql.ts numbers
+// the placeholders). What comes back is made to look like SQLite's answers: 64-bit integers and numerics as numbers,
+// booleans as 1/0 (what drizzle's SQLite boolean columns read), constraint errors with SQLite's codes.
+
+export interface PostgresStoreOptions {
+  /** The committed PostgreSQL migrations (default: drizzle-pg beside the sources or the bundle). */
+  migrationsFolder?: string;
+  /** Connections in the pool (default 10). */
+  maxConnections?: number;
+  /** An idle pooled connection failed (the database restarted, say); the pool replaces it. Default: ignored. */
+  onIdleError?: (error: Error) => void;
+}
+
+/** Key of the session-level advisory lock held while migrations run, so gateways starting together migrate once. */
+const MIGRATION_LOCK = 0x706f7374; // 'post'
+
+const { types } = pg;
+const toNumber = (value: string): number => Number(value);
+const toSqliteBoolean = (value: string): number => (value === 't' ? 1 : 0);
+
+/** pg's own parsers, but counts, sums and bigint columns as numbers and booleans as SQLite's 1/0. */
+const typeParsers: pg.CustomTypesConfig = {
+  getTypeParser: ((oid, format) => {
+    if (oid === types.builtins.INT8 || oid === types.builtins.NUMERIC) return toNumber;
+    if (oid === types.builtins.BOOL) return toSqliteBoolean;
+    return types.getTypeParser(oid, format) as unknown;
+  }) as typeof types.getTypeParser,
+};
+
+/** PostgreSQL's SQLSTATE for a constraint failure → the code better-sqlite3 gives it (services/sqlite-errors.ts). */
+const SQLITE_CODES: Record<string, string> = {
+  '23505': 'SQLITE_CONSTRAINT_UNIQUE',
+  '23503': 'SQLITE_CONSTRAINT_FOREIGNKEY',
+  '23502': 'SQLITE_CONSTRAINT_NOTNULL',
+  '23514': 'SQLITE_CONSTRAINT_CHECK',
+};
+
+function asSqliteError(error: unknown): Error {
+  if (!(error instanceof Error)) return new Error(String(error));
+  const sqlstate = (error as { code?: unknown }).code;
+  const code = typeof sqlstate === 'string' ? SQLITE_CODES[sqlstate] : undefined;
+  if (code === undefined) return error;
+  return Object.assign(new Error(error.message, { cause: error }), { code, sqlstate });
+}
+
+/**
+ * Raw `db.all(sql…)` / `db.get(sql…)` answer objects keyed by column name on SQLite, while built queries read rows
+ * as arrays; the proxy's callback cannot tell them apart, so the store marks the raw calls.
+ */
+const objectRows = new AsyncLocalStorage<true>();
+
+type Queryable = Pick<pg.PoolClient, 'query'>;
+
+function proxyDb(target: Queryable): Db {
+  const callback: AsyncRemoteCallback = async (text, params, method) => {
+    const values: unknown[] = params.map((value: unknown) => (value === undefined ? null : value));
+    const query = { text: toPostgresSql(text), values };
+    // sqlite-proxy reads `get`'s answer as the row itself (undefined when there is none); `run` answers SQLite's
+    // `changes` too, for code that counts what it touched.
+    let answer: { rows: unknown; changes?: number };
+    try {
+      if (method === 'run') {
+        const result = await target.query(query);
+        answer = { rows: [], changes: result.rowCount ?? 0 };
+      } else {
+        const objects = method !== 'values' && objectRows.getStore() === true;
+        const { rows } = objects
+          ? await target.query<Record<string, unknown>>(query)
+          : await target.query<unknown[]>({ ...query, rowMode: 'array' });
+        answer = { rows: method === 'get' ? rows[0] : rows };
+      }
+    } catch (error) {
+      throw asSqliteError(error);
+    }
+    return answer as { rows: unknown[] };
+  };
+  const db = sqliteProxy(callback, { schema }) as unknown as Db;
+  // drizzle's asynchronous sessions wrap a failed query's error in one whose message lists the statement's parameters
+  // (password hashes, ciphertexts: nothing for a log). The embedded engine throws the driver's error itself; so does
+  // this one. The cache hook it goes through is internal to drizzle: the error-code case in postgres.test.ts guards it.
+  type Prepared = { queryWithCache: (text: string, params: unknown[], query: () => Promise<unknown>) => unknown };
+  const session = (db as unknown as { session: { prepareQuery: (...args: unknown[]) => Prepared } }).session;
+  const prepareQuery = session.prepareQuery.bind(session);
+  session.prepareQuery = (...args) => {
+    const prepared = prepareQuery(...args);
+    prepared.queryWithCache = (_text, _params, query) => query();
+    return prepared;
+  };
+  // The raw query runs when awaited, so the mark goes on its execution, not on building it.
+  const marked = <R extends { execute: () => Promise<unknown> }>(raw: R): R => {
+    const execute = raw.execute.bind(raw);
+    raw.execute = () => objectRows.run(true, execute);
+    return raw;
+  };
+  const rawAll = db.all.bind(db);
+  const rawGet = db.get.bind(db);
+  const all: Db['all'] = (query) => marked(rawAll(query));
+  const get: Db['get'] = (query) => marked(rawGet(query));
+  return Object.assign(db, { all, get });
+}
+
+/** Refuses anything but postgres:// and postgresql:// URLs, without repeating the URL (it may hold a password). */
+export function assertPostgresUrl(url: string): void {
+  let scheme: string;
+  try {
+    scheme = new URL(url).protocol;
+  } catch {
+    throw new Error('the PostgreSQL connection URL is not a valid URL');
+  }
+  if (scheme !== 'postgres:' && scheme !== 'postgresql:') {
+    throw new Error('the PostgreSQL connection URL must start with postgres:// or postgresql://');
+  }
+}
+
+async function applyMigrations(pool: pg.Pool, migrationsFolder: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await migrate(nodePostgres({ client }), { migrationsFolder });
+  } finally {
+    // Ending the session releases the advisory lock whatever happened.
+    client.release(true);
+  }
+}
+
+/**
+ * Connects to PostgreSQL at `url` (a secret: never logged nor put in an error) and applies the committed migrations
+ * under an advisory lock; several gateways may open the same database at once.
+ */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
+  assertPostgresUrl(url);
+  const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, types: typeParsers });
+  pool.on('error', (error) => options.onIdleError?.(error));
+  try {
+    await applyMigrations(pool, options.migrationsFolder ?? resolvePgMigrationsDir());
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+
+  const db = proxyDb(pool);
+  const inWrite = new AsyncLocalStorage<true>();
+  const refuseNested = (): Promise<never> => Promise.reject(new Error(NESTED_WRITE_MESSAGE));
+
+  const write = async <T>(work: (tx: Db) => Promise<T>): Promise<T> => {
+    if (inWrite.getStore()) return refuseNested();
+    const client = await pool.connect();
+    let healthy = true;
+    try {
+      await client.query('BEGIN');
+      // drizzle's own transaction() would send BEGIN on this client again: refused like a nested write.
+      const tx = Object.assign(proxyDb(client), { transaction: refuseNested });
+      const result = await inWrite.run(true, () => work(tx));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        healthy = false;
+      }
+      throw error;
+    } finally {
+      client.release(!healthy);
+    }
+  };
+
+  return Object.assign(db, {
+    engine: 'postgres' as const,
+    write,
+    close: () => pool.end(),
+  });
+}
