@@ -59,6 +59,13 @@ pnpm exec vitest run --reporter=default --reporter=json --outputFile="$results/u
 timed "unit tests"
 
 if [ "$(id -u)" -eq 0 ]; then
+  # The API tests once more, on PostgreSQL (a database per app): the store's second engine (apps/server/src/db).
+  pnpm --filter @postern/server exec vitest run --config vitest.postgres.config.ts --reporter=default --reporter=json \
+    --outputFile="$PWD/$results/api-postgres.json" || status=1
+  timed "API tests on PostgreSQL"
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
   if wait "$images_pid"; then
     export POSTERN_E2E_IMAGES_BUILT="$image_tag"
   else

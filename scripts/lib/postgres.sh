@@ -15,6 +15,8 @@ start_test_postgres() {
   runuser -u postgres -- psql -q -v ON_ERROR_STOP=1 -p "$port" -d postgres <<'SQL' || return 1
 SELECT 'CREATE ROLE postern_test' WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'postern_test')\gexec
 ALTER ROLE postern_test WITH LOGIN CREATEDB NOSUPERUSER PASSWORD 'postern_test';
+-- DROP DATABASE … WITH (FORCE) ends what is still connected to a test database (autovacuum included).
+GRANT pg_signal_backend TO postern_test;
 SQL
   export POSTERN_TEST_DATABASE_URL="postgres://postern_test:postern_test@127.0.0.1:${port}/postgres"
   export POSTERN_TEST_POSTGRES=required

@@ -6,9 +6,10 @@ import { isBackupCommand, runBackupCommand } from './backup/command.js';
 import { bootstrap } from './bootstrap.js';
 import { createDataPlaneFor, domainCheckFor, gatewaySettingsFor } from './create-data-plane.js';
 import { openDbCertificateStore } from './db/certificate-store.js';
-import { openSqliteStore } from './db/client.js';
+import { openStore } from './db/open-store.js';
+import { DB_FILE } from './backup/archive.js';
 import { loadDesiredState } from './db/desired-state.js';
-import { resolveMigrationsDir } from './db/migrations-dir.js';
+import { resolveMigrationsDir, resolvePgMigrationsDir } from './db/migrations-dir.js';
 import type { AppDeps } from './deps.js';
 import { loadConfig, type Config } from './env.js';
 import { warnIfPlainHttpBeyondLoopback } from './http/listen-warning.js';
@@ -49,13 +50,20 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const dbFile = join(dataDir, 'postern.db');
-  // Created 0600 up front: SQLite gives its -wal/-shm files the database file's mode.
-  closeSync(openSync(dbFile, 'a', 0o600));
   const migrationsFolder = resolveMigrationsDir();
-  const bootBackup = await backupBeforeMigrations({ dataDir, migrationsFolder, keep: config.backupKeep });
-  if (bootBackup) logger.info({ archive: bootBackup }, 'backed up the data directory before migrating the database');
-  const db = openSqliteStore(dbFile, migrationsFolder);
+  if (config.databaseUrl === undefined) {
+    // Created 0600 up front: SQLite gives its -wal/-shm files the database file's mode.
+    closeSync(openSync(join(dataDir, DB_FILE), 'a', 0o600));
+    const bootBackup = await backupBeforeMigrations({ dataDir, migrationsFolder, keep: config.backupKeep });
+    if (bootBackup) logger.info({ archive: bootBackup }, 'backed up the data directory before migrating the database');
+  } else {
+    logger.info("database: PostgreSQL (POSTERN_DATABASE_URL); its backups are the database operator's (pg_dump)");
+  }
+  const db = await openStore(
+    { dataDir, databaseUrl: config.databaseUrl },
+    { sqlite: migrationsFolder, postgres: resolvePgMigrationsDir() },
+    { onIdleError: (err) => logger.warn({ err }, 'database: an idle connection failed; the pool replaces it') },
+  );
   const secrets = loadSecretBox(dataDir);
   const base = { config: { ...config, dataDir }, db, secrets };
   const gateway = gatewaySettingsFor(config);

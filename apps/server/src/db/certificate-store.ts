@@ -46,9 +46,9 @@ export async function openDbCertificateStore(
       const { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures } = record;
       // Plain SQL: drizzle's upsert builder costs ~0.2 ms per call and a cold boot writes a row per domain.
       await tx.run(sql`insert into certificates (domain_id, state, issuer, not_before, not_after, fingerprint, error,
-          next_attempt_at, failures, updated_at)
+          next_attempt_at, failures, created_at, updated_at)
         values (${owner.id}, ${state}, ${issuer}, ${notBefore}, ${notAfter}, ${fingerprint}, ${error}, ${nextAttemptAt},
-          ${failures}, ${updatedAt})
+          ${failures}, ${updatedAt}, ${updatedAt})
         on conflict (domain_id) do update set state = excluded.state, issuer = excluded.issuer,
           not_before = excluded.not_before, not_after = excluded.not_after, fingerprint = excluded.fingerprint,
           error = excluded.error, next_attempt_at = excluded.next_attempt_at, failures = excluded.failures,

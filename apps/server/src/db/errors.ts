@@ -1,5 +1,5 @@
-// Constraint violations, recognised on both engines. drizzle may wrap the driver's error (DrizzleQueryError): the
-// code is looked for along the `cause` chain.
+// Constraint violations by SQLite's codes: the PostgreSQL store gives its errors the same codes (postgres.ts). drizzle
+// may wrap the driver's error (DrizzleQueryError): the code is looked for along the `cause` chain.
 
 function codeOf(error: unknown): unknown {
   for (let e = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
@@ -12,11 +12,11 @@ function codeOf(error: unknown): unknown {
 /** Unique-constraint violation: a concurrent writer won a race our pre-check could not see. */
 export function isUniqueViolation(error: unknown): boolean {
   const code = codeOf(error);
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
 /** Foreign-key violation: the row referred to was deleted between our check and the write. */
 export function isForeignKeyViolation(error: unknown): boolean {
   const code = codeOf(error);
-  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
+  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }

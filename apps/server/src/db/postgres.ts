@@ -24,6 +24,8 @@ export interface PostgresStoreOptions {
 
 /** Key of the session-level advisory lock held while migrations run, so gateways starting together migrate once. */
 const MIGRATION_LOCK = 0x706f7374; // 'post'
+/** Key of the transaction-level advisory lock every write takes (released at COMMIT/ROLLBACK). */
+const WRITE_LOCK = 0x77726974; // 'writ'
 
 const { types } = pg;
 const toNumber = (value: string): number => Number(value);
@@ -38,7 +40,7 @@ const typeParsers: pg.CustomTypesConfig = {
   }) as typeof types.getTypeParser,
 };
 
-/** PostgreSQL's SQLSTATE for a constraint failure → the code better-sqlite3 gives it (services/sqlite-errors.ts). */
+/** PostgreSQL's SQLSTATE for a constraint failure → the code better-sqlite3 gives it (db/errors.ts). */
 const SQLITE_CODES: Record<string, string> = {
   '23505': 'SQLITE_CONSTRAINT_UNIQUE',
   '23503': 'SQLITE_CONSTRAINT_FOREIGNKEY',
@@ -159,6 +161,9 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     let healthy = true;
     try {
       await client.query('BEGIN');
+      // One writer at a time across every gateway, as on the embedded engine: a check and the write it guards
+      // (the next free address, a quota, a free path) cannot interleave with another gateway's.
+      await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
       // drizzle's own transaction() would send BEGIN on this client again: refused like a nested write.
       const tx = Object.assign(proxyDb(client), { transaction: refuseNested });
       const result = await inWrite.run(true, () => work(tx));

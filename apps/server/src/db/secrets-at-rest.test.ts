@@ -1,15 +1,34 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../http/logger.js';
-import { buildTestApp, TEST_ADMIN } from '../test/build-test-app.js';
+import { buildTestApp, TEST_ADMIN, type TestApp } from '../test/build-test-app.js';
 import { sqliteClientOf } from './client.js';
 import { readGatewayPrivateKey } from './gateway-key.js';
 
 // Secret canaries. A copy of the database alone must reveal no secret: every file of the data dir except the key
-// file is searched for each plaintext secret the API ever handed out. The server's log (at trace level) must hold
-// none either, and no answer but the one that hands a secret out may repeat it.
+// file (on PostgreSQL: every row of every table) is searched for each plaintext secret the API ever handed out. The
+// server's log (at trace level) must hold none either, and no answer but the one that hands a secret out may repeat it.
+
+/** Everything the database holds: its files on SQLite, every row of every table as text on PostgreSQL. */
+async function databaseDump(t: TestApp): Promise<string> {
+  if (t.db.engine === 'postgres') {
+    const tables = await t.db.values<[string]>(
+      sql`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`,
+    );
+    expect(tables.map(([name]) => name)).toContain('nodes');
+    const rows = await Promise.all(
+      tables.map(([name]) => t.db.values<[string]>(sql`select t::text from ${sql.identifier(name)} t`)),
+    );
+    return rows.flat(2).join('\n');
+  }
+  sqliteClientOf(t.db).pragma('wal_checkpoint(TRUNCATE)');
+  const files = readdirSync(t.dataDir).filter((f) => f !== 'secret.key');
+  expect(files).toContain('postern.db');
+  return files.map((f) => readFileSync(join(t.dataDir, f)).toString('latin1')).join('\n');
+}
 
 describe('secrets at rest', () => {
   it('the database files, the log and the read answers hold no plaintext token, password or private key', async () => {
@@ -59,10 +78,7 @@ describe('secrets at rest', () => {
       ]) {
         readAnswers.push((await t.app.inject({ url, headers })).body);
       }
-      sqliteClientOf(t.db).pragma('wal_checkpoint(TRUNCATE)');
-      const files = readdirSync(t.dataDir).filter((f) => f !== 'secret.key');
-      expect(files).toContain('postern.db');
-      const dump = files.map((f) => readFileSync(join(t.dataDir, f)).toString('latin1')).join('\n');
+      const dump = await databaseDump(t);
       expect(secrets.length).toBe(2 + 3 * 4 + 2);
       const log = logLines.join('');
       expect(log).toContain('/api/nodes/stream');

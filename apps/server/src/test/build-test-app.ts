@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import { buildApp } from '../app.js';
 import { bootstrap } from '../bootstrap.js';
 import { openSqliteStore, type Store } from '../db/client.js';
+import { openPostgresStore } from '../db/postgres.js';
+import { createTestDatabase } from './postgres.js';
 import { loadDesiredState } from '../db/desired-state.js';
 import { resolveMigrationsDir } from '../db/migrations-dir.js';
 import { createOfflineDataPlane, type OfflineDataPlane } from '../dataplane/offline.js';
@@ -16,6 +18,13 @@ import type { ObserverOptions } from '../modules/observe/observer.js';
 import { parseConfig, type Config } from '../env.js';
 import { createAuditLog } from '../modules/audit/recorder.js';
 import { loadSecretBox } from '../secrets.js';
+
+/**
+ * The engine API tests run on: the embedded SQLite (default), or `postgres` (a fresh PostgreSQL database per app; the
+ * test command runs the API tests once more that way, vitest.postgres.config.ts).
+ */
+// eslint-disable-next-line no-restricted-properties -- test setting, read once
+export const TEST_STORE = process.env.POSTERN_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 
 export const TEST_ADMIN = { username: 'admin', password: 'correct-horse-battery' } as const;
 
@@ -55,7 +64,10 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     POSTERN_DATAPLANE: 'off',
     ...options.env,
   });
-  const db = openSqliteStore(join(dataDir, 'postern.db'), resolveMigrationsDir());
+  const database = TEST_STORE === 'postgres' ? await createTestDatabase() : null;
+  const db = database
+    ? await openPostgresStore(database.url, { maxConnections: 4 })
+    : openSqliteStore(join(dataDir, 'postern.db'), resolveMigrationsDir());
   const secrets = loadSecretBox(dataDir);
   const base = { config, db, secrets };
   const gateway = gatewaySettingsFor(config);
@@ -89,6 +101,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       await app.close();
       await fakeDataPlane.stop({ keepServing: false });
       await db.close();
+      await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -245,23 +245,22 @@ export function registerOperationAudit(app: FastifyInstance, deps: AppDeps): voi
   app.addHook('onError', async (request, _reply, error) => {
     if (request.audit) request.audit.error = error;
   });
-  // A created row's id is only in the answer.
+  // Recorded before the answer leaves (a created row's id is only in the answer): whoever saw the answer finds the
+  // entry, on any engine and any gateway.
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.audit && request.method === 'POST' && reply.statusCode < 300 && typeof payload === 'string') {
-      try {
-        request.audit.createdId = num((JSON.parse(payload) as { id?: unknown }).id);
-      } catch {
-        // Not JSON: nothing to find.
-      }
-    }
-    return payload;
-  });
-  app.addHook('onResponse', async (request, reply) => {
     try {
+      if (request.audit && request.method === 'POST' && reply.statusCode < 300 && typeof payload === 'string') {
+        try {
+          request.audit.createdId = num((JSON.parse(payload) as { id?: unknown }).id);
+        } catch {
+          // Not JSON: nothing to find.
+        }
+      }
       if (operationOf(request)?.name === 'login') await recordSignIn(deps, request, reply.statusCode);
       else if (request.audit) await recordChange(deps, request, request.audit, reply.statusCode);
     } catch (error) {
       request.log.error({ err: error }, 'audit log: the entry could not be recorded');
     }
+    return payload;
   });
 }

@@ -113,7 +113,7 @@ export const isShapedServiceList = (shape: ListShape): boolean =>
 
 /** Public first, then switched on but set aside by the data plane, then switched off. */
 const statusRank = (enabled: SQLiteColumn, applyError: SQLiteColumn): SQL =>
-  sql`case when ${enabled} = 1 and ${applyError} is null then 0 when ${enabled} = 1 then 1 else 2 end`;
+  sql`case when ${enabled} and ${applyError} is null then 0 when ${enabled} then 1 else 2 end`;
 
 /** Equal keys keep creation order (by id), so pages do not shuffle between reads. */
 function shapeOrder(
