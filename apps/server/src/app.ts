@@ -109,12 +109,20 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
     });
   });
   let stopMetricsListener: (() => Promise<void>) | null = null;
+  let stopAnnouncements: (() => void) | null = null;
   app.addHook('onReady', async () => {
+    // A change made through another gateway on the same database: converge on it (the reconciler coalesces bursts).
+    stopAnnouncements = deps.db.onAnnounce(() => {
+      deps.dataPlane.apply().catch((err: unknown) => {
+        app.log.warn({ err }, 'data plane: could not apply a change announced by another gateway');
+      });
+    });
     await observer.start();
     if (deps.config.metricsAddress)
       stopMetricsListener = await startMetricsListener(deps.config.metricsAddress, observer, deps.config.metricsToken);
   });
   app.addHook('onClose', async () => {
+    stopAnnouncements?.();
     stopHealthAudit();
     await deps.audit.flush().catch(() => undefined);
     observer.stop();

@@ -18,6 +18,9 @@ type ApplyDeps = Pick<AppDeps, 'db' | 'dataPlane' | 'now' | 'audit'>;
  * as soon as it recovers.
  */
 export async function applyChanges(deps: ApplyDeps, cause?: ChangeRef): Promise<void> {
+  // The other gateways converge at the same time (each runs its own data plane on the same rows). A lost
+  // announcement is caught by their periodic drift check.
+  await deps.db.announce().catch(() => undefined);
   const result = await deps.dataPlane.apply();
   await recordRejections(deps, result.rejected);
   const own =

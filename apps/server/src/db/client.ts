@@ -25,6 +25,13 @@ export type Engine = 'sqlite' | 'postgres';
 export type Store = ReadDb & {
   readonly engine: Engine;
   write<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Tells every other gateway on this database that what the gateways serve changed (after the write committed).
+   * PostgreSQL: a NOTIFY; the embedded engine has one gateway, so nothing.
+   */
+  announce(): Promise<void>;
+  /** `listener` runs when another gateway announced a change (or when missed ones may have been); returns the stop. */
+  onAnnounce(listener: () => void): () => void;
   close(): Promise<void>;
 };
 
@@ -69,6 +76,8 @@ export function openSqliteStore(file: string, migrationsFolder: string): Store {
   return Object.assign(db, {
     engine: 'sqlite' as const,
     write,
+    announce: () => Promise.resolve(),
+    onAnnounce: () => () => undefined,
     close: async () => {
       await tail;
       sqlite.close();

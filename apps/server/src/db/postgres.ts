@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import { drizzle as nodePostgres } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as sqliteProxy, type AsyncRemoteCallback } from 'drizzle-orm/sqlite-proxy';
@@ -112,6 +113,81 @@ function proxyDb(target: Queryable): Db {
   return Object.assign(db, { all, get });
 }
 
+const ANNOUNCE_CHANNEL = 'postern_changes';
+const RELISTEN_FIRST_MS = 500;
+const RELISTEN_MAX_MS = 30_000;
+
+/**
+ * One connection per store LISTENs for other gateways' announcements, opened with the first subscriber. A lost
+ * connection is re-opened with back-off; once it is back, subscribers are called once, since announcements made
+ * meanwhile were missed. Each store's own announcements carry its instance id and are not delivered to it.
+ */
+function listenForAnnouncements(url: string, onError: ((error: Error) => void) | undefined) {
+  const instance = randomUUID();
+  const listeners = new Set<() => void>();
+  let client: pg.Client | null = null;
+  let isStopped = false;
+  let delayMs = RELISTEN_FIRST_MS;
+  let retry: NodeJS.Timeout | null = null;
+  const notifyAll = (): void => {
+    for (const listener of listeners) listener();
+  };
+
+  async function connect(isReconnect: boolean): Promise<void> {
+    const next = new pg.Client({ connectionString: url, types: typeParsers });
+    client = next;
+    next.on('notification', (message) => {
+      if (message.channel === ANNOUNCE_CHANNEL && message.payload !== instance) notifyAll();
+    });
+    next.on('error', (error) => {
+      onError?.(error);
+      lost(next);
+    });
+    next.on('end', () => {
+      lost(next);
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${ANNOUNCE_CHANNEL}`);
+      delayMs = RELISTEN_FIRST_MS;
+      if (isReconnect) notifyAll();
+    } catch (error) {
+      if (error instanceof Error) onError?.(error);
+      lost(next);
+    }
+  }
+
+  function lost(which: pg.Client): void {
+    if (client !== which || isStopped) return;
+    client = null;
+    which.end().catch(() => undefined);
+    retry = setTimeout(() => {
+      retry = null;
+      if (!isStopped) void connect(true);
+    }, delayMs);
+    retry.unref();
+    delayMs = Math.min(delayMs * 2, RELISTEN_MAX_MS);
+  }
+
+  return {
+    instance,
+    subscribe(listener: () => void): () => void {
+      listeners.add(listener);
+      if (client === null && retry === null && !isStopped) void connect(false);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    async stop(): Promise<void> {
+      isStopped = true;
+      if (retry) clearTimeout(retry);
+      const open = client;
+      client = null;
+      await open?.end().catch(() => undefined);
+    },
+  };
+}
+
 /** Refuses anything but postgres:// and postgresql:// URLs, without repeating the URL (it may hold a password). */
 export function assertPostgresUrl(url: string): void {
   let scheme: string;
@@ -181,9 +257,17 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     }
   };
 
+  const announcements = listenForAnnouncements(url, options.onIdleError);
   return Object.assign(db, {
     engine: 'postgres' as const,
     write,
-    close: () => pool.end(),
+    announce: async () => {
+      await pool.query('SELECT pg_notify($1, $2)', [ANNOUNCE_CHANNEL, announcements.instance]);
+    },
+    onAnnounce: (listener: () => void) => announcements.subscribe(listener),
+    close: async () => {
+      await announcements.stop();
+      await pool.end();
+    },
   });
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -7,7 +7,7 @@ import { buildApp } from '../app.js';
 import { bootstrap } from '../bootstrap.js';
 import { openSqliteStore, type Store } from '../db/client.js';
 import { openPostgresStore } from '../db/postgres.js';
-import { createTestDatabase } from './postgres.js';
+import { createTestDatabase, type TestDatabase } from './postgres.js';
 import { loadDesiredState } from '../db/desired-state.js';
 import { resolveMigrationsDir } from '../db/migrations-dir.js';
 import { createOfflineDataPlane, type OfflineDataPlane } from '../dataplane/offline.js';
@@ -34,6 +34,13 @@ export interface TestAppOptions {
   /** Injected clock (default: real time). */
   now?: () => Date;
   logger?: Logger;
+  /**
+   * Another gateway on the same PostgreSQL database as `app` (its database and secret key; the other app cleans the
+   * database up). Default: a database of its own.
+   */
+  sameDatabaseAs?: TestApp;
+  /** On a PostgreSQL database of its own whatever POSTERN_TEST_STORE says (tests of several gateways). */
+  postgres?: boolean;
   /** Traffic, health and metrics options of the app (e.g. a fake health probe). */
   observe?: ObserverOptions;
 }
@@ -46,6 +53,8 @@ export interface TestApp {
   dataDir: string;
   /** The data plane with its I/O off: real planner and renderers, adapters that record what they were told. */
   fakeDataPlane: OfflineDataPlane;
+  /** The PostgreSQL database this app made (null on SQLite, or when it shares another app's). */
+  database: TestDatabase | null;
   /** Signs in as the bootstrap admin and returns the session token. */
   login(): Promise<string>;
   /** Closes the app and the DB and removes the temp data dir. */
@@ -64,9 +73,14 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     POSTERN_DATAPLANE: 'off',
     ...options.env,
   });
-  const database = TEST_STORE === 'postgres' ? await createTestDatabase() : null;
-  const db = database
-    ? await openPostgresStore(database.url, { maxConnections: 4 })
+  const shared = options.sameDatabaseAs?.database ?? null;
+  if (options.sameDatabaseAs)
+    copyFileSync(join(options.sameDatabaseAs.dataDir, 'secret.key'), join(dataDir, 'secret.key'));
+  const wantsPostgres = TEST_STORE === 'postgres' || options.postgres === true;
+  const database = shared ? null : wantsPostgres ? await createTestDatabase() : null;
+  const url = shared?.url ?? database?.url;
+  const db = url
+    ? await openPostgresStore(url, { maxConnections: 4 })
     : openSqliteStore(join(dataDir, 'postern.db'), resolveMigrationsDir());
   const secrets = loadSecretBox(dataDir);
   const base = { config, db, secrets };
@@ -92,6 +106,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     config,
     dataDir,
     fakeDataPlane,
+    database,
     async login() {
       const response = await app.inject({ method: 'POST', url: '/api/auth/login', payload: TEST_ADMIN });
       if (response.statusCode !== 200) throw new Error(`test login failed: ${response.statusCode} ${response.body}`);
