@@ -28,6 +28,8 @@ export const errorStatus = {
   internal: 500,
   /** Stored, but nginx or the tunnel is down: the change is applied once it is back. */
   dataplane_unavailable: 503,
+  /** The shared database does not answer: nothing was stored; the gateways go on serving what they serve. */
+  database_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

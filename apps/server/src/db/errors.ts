@@ -15,6 +15,16 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/** Marks an error of the store's connection (the database is down or unreachable), not of the query. */
+export const DATABASE_UNAVAILABLE = 'POSTERN_DATABASE_UNAVAILABLE';
+
+export const DATABASE_UNAVAILABLE_MESSAGE =
+  'The database does not answer: nothing was saved. The gateways go on serving what they serve; try again when it is back.';
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return codeOf(error) === DATABASE_UNAVAILABLE;
+}
+
 /** Foreign-key violation: the row referred to was deleted between our check and the write. */
 export function isForeignKeyViolation(error: unknown): boolean {
   const code = codeOf(error);

@@ -5,6 +5,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as sqliteProxy, type AsyncRemoteCallback } from 'drizzle-orm/sqlite-proxy';
 import pg from 'pg';
 import { NESTED_WRITE_MESSAGE, type Db, type Store } from './client.js';
+import { DATABASE_UNAVAILABLE } from './errors.js';
 import { resolvePgMigrationsDir } from './migrations-dir.js';
 import { toPostgresSql } from './postgres-sql.js';
 import * as schema from './schema.js';
@@ -49,8 +50,25 @@ const SQLITE_CODES: Record<string, string> = {
   '23514': 'SQLITE_CONSTRAINT_CHECK',
 };
 
+/** Errors of the connection rather than the query: the server is down, restarting, or unreachable. */
+const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
+function isConnectionError(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    // SQLSTATE class 08 (connection exception) and 57P (the server shutting down or starting up).
+    return CONNECTION_ERRNOS.has(code) || code.startsWith('08') || code.startsWith('57P');
+  }
+  return /^Connection terminated|timeout exceeded when trying to connect/.test(error.message);
+}
+
+function asUnavailable(error: unknown): Error {
+  const cause = error instanceof Error ? error : new Error(String(error));
+  return Object.assign(new Error('the database does not answer', { cause }), { code: DATABASE_UNAVAILABLE });
+}
+
 function asSqliteError(error: unknown): Error {
   if (!(error instanceof Error)) return new Error(String(error));
+  if (isConnectionError(error)) return asUnavailable(error);
   const sqlstate = (error as { code?: unknown }).code;
   const code = typeof sqlstate === 'string' ? SQLITE_CODES[sqlstate] : undefined;
   if (code === undefined) return error;
@@ -114,6 +132,7 @@ function proxyDb(target: Queryable): Db {
 }
 
 const ANNOUNCE_CHANNEL = 'postern_changes';
+const CONNECT_TIMEOUT_MS = 5000;
 const RELISTEN_FIRST_MS = 500;
 const RELISTEN_MAX_MS = 30_000;
 
@@ -218,7 +237,13 @@ async function applyMigrations(pool: pg.Pool, migrationsFolder: string): Promise
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
   assertPostgresUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, types: typeParsers });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.maxConnections ?? 10,
+    types: typeParsers,
+    // A database that does not answer must fail a request in seconds (503), not hold it.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   pool.on('error', (error) => options.onIdleError?.(error));
   try {
     await applyMigrations(pool, options.migrationsFolder ?? resolvePgMigrationsDir());
@@ -233,7 +258,9 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
 
   const write = async <T>(work: (tx: Db) => Promise<T>): Promise<T> => {
     if (inWrite.getStore()) return refuseNested();
-    const client = await pool.connect();
+    const client = await pool.connect().catch((error: unknown) => {
+      throw asUnavailable(error);
+    });
     let healthy = true;
     try {
       await client.query('BEGIN');
@@ -251,7 +278,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       } catch {
         healthy = false;
       }
-      throw error;
+      throw error instanceof Error && isConnectionError(error) ? asUnavailable(error) : error;
     } finally {
       client.release(!healthy);
     }

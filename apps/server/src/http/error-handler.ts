@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { errorCodeForStatus, toValidationError } from '@postern/contract';
 import { z } from 'zod';
 import { AppError, statusOf } from '../errors.js';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/errors.js';
 
 // The one place errors become HTTP answers (STYLE.md §4): 400/401/403/404/429 `{ message, code }`, 422
 // `{ message, code: 'validation', errors: { body: [{ field, message }] } }`, 5xx a generic message (details only in
@@ -29,6 +30,10 @@ export function sendError(error: HandledError, request: FastifyRequest, reply: F
       return reply.code(404).send({ message: 'Not found', code: 'not_found' });
     }
     return reply.code(422).send(toValidationError(error));
+  }
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, 'the database does not answer');
+    return reply.code(503).send({ message: DATABASE_UNAVAILABLE_MESSAGE, code: 'database_unavailable' });
   }
   const status = error.statusCode ?? 500;
   if (status >= 500) {

@@ -41,6 +41,8 @@ export interface TestAppOptions {
   sameDatabaseAs?: TestApp;
   /** On a PostgreSQL database of its own whatever POSTERN_TEST_STORE says (tests of several gateways). */
   postgres?: boolean;
+  /** The URL the app connects with, given its database's (e.g. through a proxy the test can cut). */
+  databaseUrlFor?: (url: string) => string;
   /** Traffic, health and metrics options of the app (e.g. a fake health probe). */
   observe?: ObserverOptions;
 }
@@ -80,7 +82,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const database = shared ? null : wantsPostgres ? await createTestDatabase() : null;
   const url = shared?.url ?? database?.url;
   const db = url
-    ? await openPostgresStore(url, { maxConnections: 4 })
+    ? await openPostgresStore(options.databaseUrlFor?.(url) ?? url, { maxConnections: 4 })
     : openSqliteStore(join(dataDir, 'postern.db'), resolveMigrationsDir());
   const secrets = loadSecretBox(dataDir);
   const base = { config, db, secrets };

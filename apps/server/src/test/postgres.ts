@@ -9,7 +9,7 @@ import { openPostgresStore } from '../db/postgres.js';
 // role), cloned from a template migrated once per set of migrations: a clone takes milliseconds, migrating seconds.
 // Loopback only. The databases use the C locale: text sorts by bytes and lower() folds ASCII only, as on SQLite.
 
-const ADMIN_URL =
+export const ADMIN_URL =
   // eslint-disable-next-line no-restricted-properties -- set by scripts/lib/postgres.sh; tests only
   process.env.POSTERN_TEST_DATABASE_URL ?? 'postgres://postern_test:postern_test@127.0.0.1:5432/postgres';
 const TEMPLATE_LOCK = 0x74706c; // 'tpl'
