@@ -57,7 +57,7 @@ afterEach(async () => {
 describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('the shared database away', () => {
   test('writes answer 503 with a clear message while it is away, serving goes on, and writes resume after', async () => {
     const relay = await startRelay(new URL(ADMIN_URL));
-    cutRelay = relay.cut;
+    cutRelay = () => relay.cut();
     const app = await buildTestApp({ postgres: true, databaseUrlFor: (url) => relay.urlOf(url) });
     t = app;
     const headers = { authorization: `Bearer ${await app.login()}` };

@@ -278,7 +278,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       } catch {
         healthy = false;
       }
-      throw error instanceof Error && isConnectionError(error) ? asUnavailable(error) : error;
+      if (error instanceof Error && isConnectionError(error)) throw asUnavailable(error);
+      throw error;
     } finally {
       client.release(!healthy);
     }
