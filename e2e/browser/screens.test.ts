@@ -105,6 +105,10 @@ describe('screenshots', () => {
       await expectVisible(page.getByRole('log'));
       await shot(page, 'log-viewer');
 
+      await page.goto('/settings');
+      await expectVisible(page.getByRole('heading', { name: 'Settings', level: 1 }));
+      await shot(page, 'settings');
+
       await page.goto('/no/such/page');
       await expectVisible(page.getByRole('link', { name: 'Back To Home' }));
       await shot(page, 'not-found');
