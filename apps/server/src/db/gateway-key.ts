@@ -9,6 +9,10 @@ import { settings } from './schema.js';
 
 const GATEWAY_KEY_SETTING = 'gateway_private_key';
 
+export const KEY_MISMATCH_MESSAGE =
+  "this gateway's secret key (secret.key in its data dir) is not the key the database was written with: every " +
+  'gateway on one database needs the same key (copy the first one), and a restored database needs its own';
+
 type KeyDeps = { db: Store; secrets: SecretBox };
 
 const queriesFor = preparedPerDb((db: ReadDb) => ({
@@ -18,7 +22,14 @@ const queriesFor = preparedPerDb((db: ReadDb) => ({
 /** The stored key, or null before bootstrap stored one. */
 export async function findGatewayPrivateKey(deps: KeyDeps): Promise<string | null> {
   const stored = await queriesFor(deps.db).read.get();
-  return stored ? deps.secrets.decrypt(stored.value) : null;
+  if (!stored) return null;
+  try {
+    return deps.secrets.decrypt(stored.value);
+  } catch (error) {
+    // Another secret key wrote this database: a second gateway on a shared PostgreSQL, or a data dir restored without
+    // its key. Nothing it encrypted can be read, so nothing may start.
+    throw new Error(KEY_MISMATCH_MESSAGE, { cause: error });
+  }
 }
 
 export async function readGatewayPrivateKey(deps: KeyDeps): Promise<string> {
