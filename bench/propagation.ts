@@ -19,66 +19,76 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DOMAIN = 'bench.example.com';
 const TIME_BUDGET_MS = 10 * 60_000;
 
-/**
- * One change to gateway A and how to recognise, in a gateway's desired state, that it was applied. Every change of
- * the sequence is on its own path, so each test is exact given the changes before it.
- */
-interface Change {
-  describe: string;
-  applied(state: DesiredState): boolean;
-  make(api: Gateway): Promise<void>;
-}
+/** One change made through a gateway's HTTP API. */
+type Change = (gw: Gateway) => Promise<void>;
 
 interface Gateway {
   test: TestApp;
   api: ApiClient;
   nodeId: number;
-  /** Path → service id of what this sequence published through this gateway. */
+  /** Path → service id of what a sequence published through this gateway. */
   ids: Map<string, number>;
 }
 
-const routeAt = (state: DesiredState, path: string) => state.http.find((route) => route.pathLocation === path);
+/**
+ * Changes in groups: create /c<k>, edit its backend port, delete /c<k-1>. The newest /c<k> always stays, so any
+ * desired state tells exactly how far into the sequence it is, even when a gateway coalesced several changes into
+ * one apply (a create, edit and delete of one service in one apply would leave no trace).
+ */
+class ChangeSequence {
+  readonly changes: Change[] = [];
 
-/** Create, edit (new backend port), delete: one service per three changes, each on a path of its own. */
-function changeSequence(count: number, offset: number): Change[] {
-  const changes: Change[] = [];
-  for (let k = 0; changes.length < count; k++) {
-    const path = `/c${offset + k}`;
-    const port = 20_000 + ((offset + k) % 40_000);
-    changes.push(
-      {
-        describe: `create ${path}`,
-        applied: (state) => routeAt(state, path) !== undefined,
-        async make(gw) {
-          const created = await gw.api.call(operations.createHttpService, {
-            params: { nodeId: gw.nodeId },
-            body: { name: `c${offset + k}`, domain: DOMAIN, pathLocation: path, backendPort: 8080 },
-          });
-          gw.ids.set(path, created.id);
-        },
-      },
-      {
-        describe: `edit ${path}`,
-        applied: (state) => routeAt(state, path)?.backendPort === port,
-        async make(gw) {
-          await gw.api.call(operations.updateHttpService, {
-            params: { nodeId: gw.nodeId, id: idOf(gw, path) },
-            body: { domain: DOMAIN, pathLocation: path, backendPort: port },
-          });
-        },
-      },
-      {
-        describe: `delete ${path}`,
-        applied: (state) => routeAt(state, path) === undefined,
-        async make(gw) {
-          await gw.api.call(operations.deleteService, {
-            params: { nodeId: gw.nodeId, type: 'http', id: idOf(gw, path) },
-          });
-        },
-      },
-    );
+  constructor(
+    count: number,
+    private readonly offset: number,
+  ) {
+    for (let k = 0; this.changes.length < count; k++) {
+      const path = this.path(k);
+      this.changes.push(async (gw) => {
+        const created = await gw.api.call(operations.createHttpService, {
+          params: { nodeId: gw.nodeId },
+          body: { name: `c${offset + k}`, domain: DOMAIN, pathLocation: path, backendPort: 8080 },
+        });
+        gw.ids.set(path, created.id);
+      });
+      this.changes.push(async (gw) => {
+        await gw.api.call(operations.updateHttpService, {
+          params: { nodeId: gw.nodeId, id: idOf(gw, path) },
+          body: { domain: DOMAIN, pathLocation: path, backendPort: this.editedPort(k) },
+        });
+      });
+      if (k === 0) continue;
+      const previous = this.path(k - 1);
+      this.changes.push(async (gw) => {
+        await gw.api.call(operations.deleteService, {
+          params: { nodeId: gw.nodeId, type: 'http', id: idOf(gw, previous) },
+        });
+      });
+    }
+    this.changes.length = count;
   }
-  return changes.slice(0, count);
+
+  private path(k: number): string {
+    return `/c${this.offset + k}`;
+  }
+
+  private editedPort(k: number): number {
+    return 20_000 + ((this.offset + k) % 40_000);
+  }
+
+  /** Index of the last change of the sequence `state` contains (-1: none). */
+  progress(state: DesiredState): number {
+    const ports = new Map<number, number>();
+    for (const route of state.http) {
+      const match = /^\/c(\d+)$/.exec(route.pathLocation);
+      if (match) ports.set(Number(match[1]) - this.offset, route.backendPort);
+    }
+    const newest = Math.max(-1, ...[...ports.keys()].filter((k) => k >= 0));
+    if (newest < 0) return -1;
+    const created = newest === 0 ? 0 : 3 * newest - 1;
+    if (newest > 0 && !ports.has(newest - 1)) return created + 2;
+    return ports.get(newest) === this.editedPort(newest) ? created + 1 : created;
+  }
 }
 
 function idOf(gw: Gateway, path: string): number {
@@ -116,12 +126,12 @@ function hookApplies(dataPlane: OfflineDataPlane, onApplied: (state: DesiredStat
   };
 }
 
-/** Per gateway: when each change of the sequence was first seen applied, in order (states only move forward). */
+/** Per gateway: how long after it was sent each change of the sequence was first seen applied. */
 class ApplyTracker {
   readonly latencies: number[] = [];
   private readonly started: number[] = [];
 
-  constructor(private readonly changes: readonly Change[]) {}
+  constructor(private readonly sequence: ChangeSequence) {}
 
   /** Called just before change k is sent. */
   sent(k: number): void {
@@ -130,18 +140,14 @@ class ApplyTracker {
 
   onApplied(state: DesiredState): void {
     const now = performance.now();
-    // A change counts only once every change before it did: a state from before a create also lacks its route.
-    while (this.latencies.length < this.started.length) {
-      const k = this.latencies.length;
-      const change = this.changes[k];
-      const started = this.started[k];
-      if (!change || started === undefined || !change.applied(state)) break;
-      this.latencies.push(now - started);
+    const reached = this.sequence.progress(state);
+    while (this.latencies.length <= reached && this.latencies.length < this.started.length) {
+      this.latencies.push(now - (this.started[this.latencies.length] ?? now));
     }
   }
 
   get done(): boolean {
-    return this.latencies.length === this.changes.length;
+    return this.latencies.length === this.sequence.changes.length;
   }
 }
 
@@ -180,15 +186,15 @@ async function measurePropagation(cleanups: (() => Promise<void>)[]) {
   await startGateway(b, false);
   await startGateway(c, false);
 
-  const changes = changeSequence(CHANGES, 0);
-  const trackers = { A: new ApplyTracker(changes), B: new ApplyTracker(changes), C: new ApplyTracker(changes) };
+  const sequence = new ChangeSequence(CHANGES, 0);
+  const trackers = { A: new ApplyTracker(sequence), B: new ApplyTracker(sequence), C: new ApplyTracker(sequence) };
   hookApplies(a.fakeDataPlane, (state) => trackers.A.onApplied(state));
   hookApplies(b.fakeDataPlane, (state) => trackers.B.onApplied(state));
   hookApplies(c.fakeDataPlane, (state) => trackers.C.onApplied(state));
   const applies = { B: b.fakeDataPlane.applyCount, C: c.fakeDataPlane.applyCount };
-  for (const [k, change] of changes.entries()) {
+  for (const [k, change] of sequence.changes.entries()) {
     for (const tracker of Object.values(trackers)) tracker.sent(k);
-    await change.make(gwA);
+    await change(gwA);
   }
   await waitUntil(() => trackers.B.done && trackers.C.done, 30_000, 'gateways B and C to apply every change');
   if (!trackers.A.done) throw new Error('gateway A answered before applying a change');
@@ -212,9 +218,9 @@ async function measureThroughput(cleanups: (() => Promise<void>)[]) {
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? (['sqlite', 'postgres'] as const) : (['postgres', 'sqlite'] as const);
     for (const engine of order) {
-      const changes = changeSequence(CHANGES, (round + 1) * CHANGES);
+      const { changes } = new ChangeSequence(CHANGES, (round + 1) * CHANGES);
       const started = performance.now();
-      for (const change of changes) await change.make(gateways[engine]);
+      for (const change of changes) await change(gateways[engine]);
       rates[engine].push(changes.length / ((performance.now() - started) / 1000));
     }
   }
@@ -247,7 +253,7 @@ async function main(): Promise<void> {
       .map((n) => n.toFixed(1))
       .join(' ');
     console.log(
-      `\n${CHANGES} changes (create / edit / delete of HTTP services, ${STANDING} standing), back to back through gateway A's HTTP API`,
+      `\n${CHANGES} changes (create / edit / delete of HTTP services in turn, ${STANDING} standing), back to back through gateway A's HTTP API`,
     );
     console.log(`load average ${load} on ${cpus().length} CPUs; the three gateways share one process\n`);
     const row = (label: string, s: Summary, baseline?: Summary): string[] => [
