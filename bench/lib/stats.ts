@@ -19,3 +19,9 @@ export function printTable(header: readonly string[], rows: readonly (readonly s
   console.log(line(widths.map((width) => '-'.repeat(width))));
   for (const row of rows) console.log(line(row));
 }
+
+/** Nearest-rank percentile (p in 0..100) of unsorted values; NaN when there are none. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+}

@@ -1,0 +1,297 @@
+// Several gateways on one PostgreSQL database (issue 16): how long a change made through gateway A takes until
+// gateways B and C have applied it (A announces it with NOTIFY after commit), next to A's own apply as the baseline;
+// then the API's change throughput on one gateway, PostgreSQL against SQLite. The gateways are the real app with the
+// data plane's I/O off (buildTestApp), on 127.0.0.1 only. Prints figures; asserts nothing.
+// Run: pnpm --filter @postern/bench exec tsx propagation.ts [changes] (see bench/README.md).
+import { cpus, loadavg } from 'node:os';
+import { createApiClient, operations, type ApiClient } from '@postern/contract';
+import type { DesiredState } from '@postern/server/src/dataplane/types.js';
+import type { OfflineDataPlane } from '@postern/server/src/dataplane/offline.js';
+import { buildTestApp, TEST_STORE, type TestApp } from '@postern/server/src/test/build-test-app.js';
+import { postgresAvailable } from '@postern/server/src/test/postgres.js';
+import { formatMs, median, percentile, printTable } from './lib/stats.js';
+
+const CHANGES = Number(process.argv[2] ?? 200);
+/** Services that stay published throughout, so each apply loads a state of some size. */
+const STANDING = Number(process.env.BENCH_STANDING_SERVICES ?? 50);
+/** Throughput rounds per engine, taken in turns so background load hits both alike. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DOMAIN = 'bench.example.com';
+const TIME_BUDGET_MS = 10 * 60_000;
+
+/** One change made through a gateway's HTTP API. */
+type Change = (gw: Gateway) => Promise<void>;
+
+interface Gateway {
+  test: TestApp;
+  api: ApiClient;
+  nodeId: number;
+  /** Path → service id of what a sequence published through this gateway. */
+  ids: Map<string, number>;
+}
+
+/**
+ * Changes in groups: create /c<k>, edit its backend port, delete /c<k-1>. The newest /c<k> always stays, so any
+ * desired state tells exactly how far into the sequence it is, even when a gateway coalesced several changes into
+ * one apply (a create, edit and delete of one service in one apply would leave no trace).
+ */
+class ChangeSequence {
+  readonly changes: Change[] = [];
+
+  constructor(
+    count: number,
+    private readonly offset: number,
+  ) {
+    for (let k = 0; this.changes.length < count; k++) {
+      const path = this.path(k);
+      this.changes.push(async (gw) => {
+        const created = await gw.api.call(operations.createHttpService, {
+          params: { nodeId: gw.nodeId },
+          body: { name: `c${offset + k}`, domain: DOMAIN, pathLocation: path, backendPort: 8080 },
+        });
+        gw.ids.set(path, created.id);
+      });
+      this.changes.push(async (gw) => {
+        await gw.api.call(operations.updateHttpService, {
+          params: { nodeId: gw.nodeId, id: idOf(gw, path) },
+          body: { domain: DOMAIN, pathLocation: path, backendPort: this.editedPort(k) },
+        });
+      });
+      if (k === 0) continue;
+      const previous = this.path(k - 1);
+      this.changes.push(async (gw) => {
+        await gw.api.call(operations.deleteService, {
+          params: { nodeId: gw.nodeId, type: 'http', id: idOf(gw, previous) },
+        });
+      });
+    }
+    this.changes.length = count;
+  }
+
+  private path(k: number): string {
+    return `/c${this.offset + k}`;
+  }
+
+  private editedPort(k: number): number {
+    return 20_000 + ((this.offset + k) % 40_000);
+  }
+
+  /** Index of the last change of the sequence `state` contains (-1: none). */
+  progress(state: DesiredState): number {
+    const ports = new Map<number, number>();
+    for (const route of state.http) {
+      const match = /^\/c(\d+)$/.exec(route.pathLocation);
+      if (match) ports.set(Number(match[1]) - this.offset, route.backendPort);
+    }
+    const newest = Math.max(-1, ...[...ports.keys()].filter((k) => k >= 0));
+    if (newest < 0) return -1;
+    const created = newest === 0 ? 0 : 3 * newest - 1;
+    if (newest > 0 && !ports.has(newest - 1)) return created + 2;
+    return ports.get(newest) === this.editedPort(newest) ? created + 1 : created;
+  }
+}
+
+function idOf(gw: Gateway, path: string): number {
+  const id = gw.ids.get(path);
+  if (id === undefined) throw new Error(`no service at ${path}`);
+  return id;
+}
+
+/** Serves the app on 127.0.0.1 and signs in through the HTTP API; a node, a domain and the standing services. */
+async function startGateway(test: TestApp, seed: boolean): Promise<Gateway> {
+  const address = await test.app.listen({ host: '127.0.0.1', port: 0 });
+  const api = createApiClient({ baseUrl: address, token: await test.login() });
+  if (!seed) return { test, api, nodeId: 0, ids: new Map() };
+  const node = await api.call(operations.createNode, { body: { name: 'office' } });
+  await api.call(operations.createDomain, { body: { domain: DOMAIN } });
+  for (let i = 0; i < STANDING; i++) {
+    await api.call(operations.createHttpService, {
+      params: { nodeId: node.id },
+      body: { name: `standing${i}`, domain: DOMAIN, pathLocation: `/standing${i}`, backendPort: 8080 },
+    });
+  }
+  return { test, api, nodeId: node.id, ids: new Map() };
+}
+
+/**
+ * Calls `onApplied` with the desired state each time an apply of this data plane completes: on A inside the API
+ * call, on B and C when they converge on an announcement. (app.ts calls `deps.dataPlane.apply()` at each use.)
+ */
+function hookApplies(dataPlane: OfflineDataPlane, onApplied: (state: DesiredState) => void): void {
+  const apply = dataPlane.apply.bind(dataPlane);
+  dataPlane.apply = async () => {
+    const result = await apply();
+    if (dataPlane.lastState) onApplied(dataPlane.lastState);
+    return result;
+  };
+}
+
+/** Per gateway: how long after it was sent each change of the sequence was first seen applied. */
+class ApplyTracker {
+  readonly latencies: number[] = [];
+  private readonly started: number[] = [];
+
+  constructor(private readonly sequence: ChangeSequence) {}
+
+  /** Called just before change k is sent. */
+  sent(k: number): void {
+    this.started[k] = performance.now();
+  }
+
+  onApplied(state: DesiredState): void {
+    const now = performance.now();
+    const reached = this.sequence.progress(state);
+    while (this.latencies.length <= reached && this.latencies.length < this.started.length) {
+      this.latencies.push(now - (this.started[this.latencies.length] ?? now));
+    }
+  }
+
+  get done(): boolean {
+    return this.latencies.length === this.sequence.changes.length;
+  }
+}
+
+async function waitUntil(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!check()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+interface Summary {
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+const summarize = (values: readonly number[]): Summary => ({
+  p50: percentile(values, 50),
+  p95: percentile(values, 95),
+  p99: percentile(values, 99),
+  max: Math.max(...values),
+});
+
+const fmt = (ms: number): string => `${ms.toFixed(1)} ms`;
+
+async function measurePropagation(cleanups: (() => Promise<void>)[]) {
+  const a = await buildTestApp({ postgres: true });
+  cleanups.push(() => a.cleanup());
+  const b = await buildTestApp({ sameDatabaseAs: a });
+  cleanups.push(() => b.cleanup());
+  const c = await buildTestApp({ sameDatabaseAs: a });
+  cleanups.push(() => c.cleanup());
+  const gwA = await startGateway(a, true);
+  await startGateway(b, false);
+  await startGateway(c, false);
+
+  const sequence = new ChangeSequence(CHANGES, 0);
+  const trackers = { A: new ApplyTracker(sequence), B: new ApplyTracker(sequence), C: new ApplyTracker(sequence) };
+  hookApplies(a.fakeDataPlane, (state) => trackers.A.onApplied(state));
+  hookApplies(b.fakeDataPlane, (state) => trackers.B.onApplied(state));
+  hookApplies(c.fakeDataPlane, (state) => trackers.C.onApplied(state));
+  const applies = { B: b.fakeDataPlane.applyCount, C: c.fakeDataPlane.applyCount };
+  for (const [k, change] of sequence.changes.entries()) {
+    for (const tracker of Object.values(trackers)) tracker.sent(k);
+    await change(gwA);
+  }
+  await waitUntil(() => trackers.B.done && trackers.C.done, 30_000, 'gateways B and C to apply every change');
+  if (!trackers.A.done) throw new Error('gateway A answered before applying a change');
+  return {
+    A: summarize(trackers.A.latencies),
+    B: summarize(trackers.B.latencies),
+    C: summarize(trackers.C.latencies),
+    appliesB: b.fakeDataPlane.applyCount - applies.B,
+    appliesC: c.fakeDataPlane.applyCount - applies.C,
+  };
+}
+
+/** The same change sequence against one gateway, back to back through the HTTP API: changes per second. */
+async function measureThroughput(cleanups: (() => Promise<void>)[]) {
+  const sqlite = await buildTestApp();
+  cleanups.push(() => sqlite.cleanup());
+  const postgres = await buildTestApp({ postgres: true });
+  cleanups.push(() => postgres.cleanup());
+  const gateways = { sqlite: await startGateway(sqlite, true), postgres: await startGateway(postgres, true) };
+  const rates: Record<keyof typeof gateways, number[]> = { sqlite: [], postgres: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? (['sqlite', 'postgres'] as const) : (['postgres', 'sqlite'] as const);
+    for (const engine of order) {
+      const { changes } = new ChangeSequence(CHANGES, (round + 1) * CHANGES);
+      const started = performance.now();
+      for (const change of changes) await change(gateways[engine]);
+      rates[engine].push(changes.length / ((performance.now() - started) / 1000));
+    }
+  }
+  return { sqlite: median(rates.sqlite), postgres: median(rates.postgres), rates };
+}
+
+async function main(): Promise<void> {
+  if (!Number.isInteger(CHANGES) || CHANGES < 3) throw new Error('usage: tsx propagation.ts [changes ≥ 3]');
+  if (TEST_STORE === 'postgres') throw new Error('unset POSTERN_TEST_STORE: the SQLite gateway would be PostgreSQL');
+  if (!(await postgresAvailable()))
+    throw new Error('no PostgreSQL at POSTERN_TEST_DATABASE_URL (scripts/lib/postgres.sh: start_test_postgres)');
+  setTimeout(() => {
+    console.error(`benchmark exceeded ${TIME_BUDGET_MS / 1000} s, giving up`);
+    process.exit(2);
+  }, TIME_BUDGET_MS).unref();
+
+  // Each gateway's temp dir and database go, also on Ctrl-C; the first app made the database, so it goes last.
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanUp = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((err: unknown) => console.error(err));
+  };
+  process.once('SIGINT', () => {
+    void cleanUp().finally(() => process.exit(130));
+  });
+  try {
+    const propagation = await measurePropagation(cleanups);
+    await cleanUp();
+    const throughput = await measureThroughput(cleanups);
+    const load = loadavg()
+      .map((n) => n.toFixed(1))
+      .join(' ');
+    console.log(
+      `\n${CHANGES} changes (create / edit / delete of HTTP services in turn, ${STANDING} standing), back to back through gateway A's HTTP API`,
+    );
+    console.log(`load average ${load} on ${cpus().length} CPUs; the three gateways share one process\n`);
+    const row = (label: string, s: Summary, baseline?: Summary): string[] => [
+      label,
+      fmt(s.p50),
+      fmt(s.p95),
+      fmt(s.p99),
+      fmt(s.max),
+      baseline ? `${(s.p50 / baseline.p50).toFixed(2)}× / ${(s.p99 / baseline.p99).toFixed(2)}×` : 'baseline',
+    ];
+    printTable(
+      ['API call → applied', 'p50', 'p95', 'p99', 'max', 'p50 / p99 vs A'],
+      [
+        row('gateway A (its own apply)', propagation.A),
+        row(`gateway B (${propagation.appliesB} applies)`, propagation.B, propagation.A),
+        row(`gateway C (${propagation.appliesC} applies)`, propagation.C, propagation.A),
+      ],
+    );
+    console.log('');
+    const perSecond = (rates: number[]) => rates.map((rate) => rate.toFixed(0)).join(', ');
+    printTable(
+      ['one gateway, sequential API changes', 'changes/s (median)', 'rounds', 'ratio'],
+      [
+        ['SQLite', throughput.sqlite.toFixed(0), perSecond(throughput.rates.sqlite), 'baseline'],
+        [
+          'PostgreSQL',
+          throughput.postgres.toFixed(0),
+          perSecond(throughput.rates.postgres),
+          `${(throughput.postgres / throughput.sqlite).toFixed(2)}×`,
+        ],
+      ],
+    );
+    console.log(
+      `\n(one change = ${formatMs(1000 / throughput.sqlite)} on SQLite, ${formatMs(1000 / throughput.postgres)} on PostgreSQL)`,
+    );
+  } finally {
+    await cleanUp();
+  }
+}
+
+await main();
