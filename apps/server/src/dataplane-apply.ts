@@ -32,8 +32,18 @@ export async function applyChanges(deps: ApplyDeps, cause?: ChangeRef): Promise<
     throw new AppError('dataplane_unavailable', `Saved, but the gateway could not apply it yet: ${result.message}`);
 }
 
+async function hasStoredRejections(deps: ApplyDeps): Promise<boolean> {
+  for (const table of [httpServices, tcpServices]) {
+    const row = await deps.db.select({ id: table.id }).from(table).where(isNotNull(table.applyError)).limit(1).get();
+    if (row !== undefined) return true;
+  }
+  return false;
+}
+
 /** Stores each set-aside row's reason; a row newly set aside (or for a new reason) goes to the audit log too. */
 async function recordRejections(deps: ApplyDeps, rejected: Rejections): Promise<void> {
+  // Nothing set aside now and nothing stored as set aside: no write (a commit per change, costly on PostgreSQL).
+  if (rejected.http.size === 0 && rejected.tcp.size === 0 && !(await hasStoredRejections(deps))) return;
   const at = deps.now().toISOString();
   const newlyRejected: {
     type: ServiceType;
