@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, type ApiClient } from '../harness/api.js';
 import { httpGet, tcpExchange } from '../harness/clients.js';
+import { runInAllowingFailure } from '../harness/exec.js';
 import { isServerBuilt } from '../harness/gateway.js';
 import { listNamespaceProcesses } from '../harness/netns-processes.js';
 import { Lab } from '../harness/lab.js';
@@ -113,6 +114,13 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isPostgresInstalled)('gateway
         timeoutMs: RECOVERY_DEADLINE_MS,
         intervalMs: 500,
         what: 'the HTTP and TCP services to be served again after the restart',
+      }).catch(async (error: unknown) => {
+        // As restart.test.ts: tell a slow boot from a tunnel that never came back.
+        const [http, tcp] = [await servedBy('pg.e2e.test'), await tcpServed()];
+        const wg = await runInAllowingFailure(gatewayNs, 'wg', ['show', 'all', 'dump']);
+        throw new Error(
+          `${error instanceof Error ? error.message : String(error)}\nHTTP served: ${String(http)}, TCP served: ${String(tcp)}\nwg dump:\n${wg.stdout}${wg.stderr}\ngateway output:\n${gateway().process.text.slice(-3000)}`,
+        );
       });
       expect(existsSync(join(gateway().dataDir, 'postern.db'))).toBe(false);
     },
