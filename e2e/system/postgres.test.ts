@@ -87,6 +87,13 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isPostgresInstalled)('gateway
       backendPort: TCP_BACKEND,
     });
     await waitFor(bothServed, { timeoutMs: 15_000, what: 'both services to be served' });
+    // The gateway's status poll has seen the node's handshake: it saved the endpoint it redials when its WireGuard is
+    // rebuilt (without it the node's stale session takes minutes to time out).
+    const api = system.api;
+    await waitFor(async () => (await api.getNode(node.node.id)).status === 'online', {
+      timeoutMs: 15_000,
+      what: 'the node to be shown online',
+    });
   }, 120_000);
 
   afterAll(async () => {
