@@ -17,8 +17,12 @@ export interface System {
   api: ApiClient;
 }
 
-export async function startSystem(lab = new Lab(), env: Record<string, string> = {}): Promise<System> {
+/** The gateway's extra environment, or what makes it once the namespaces exist (e.g. a database started in them). */
+export type SystemEnv = Record<string, string> | ((topology: SystemTopology) => Promise<Record<string, string>>);
+
+export async function startSystem(lab = new Lab(), gatewayEnv: SystemEnv = {}): Promise<System> {
   const topology = await createSystemTopology(lab);
+  const env = typeof gatewayEnv === 'function' ? await gatewayEnv(topology) : gatewayEnv;
   const gateway = await startGateway(lab, {
     ns: topology.gatewayNs,
     apiIp: topology.gatewayMgmtIp,

@@ -262,6 +262,12 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       throw asUnavailable(error);
     });
     let healthy = true;
+    // pg-pool listens for a connection's errors only while it is idle: one that fails while checked out (the
+    // database stopped between two queries of this transaction) would emit an unhandled 'error' and end the process.
+    const onConnectionError = (): void => {
+      healthy = false;
+    };
+    client.on('error', onConnectionError);
     try {
       await client.query('BEGIN');
       // One writer at a time across every gateway, as on the embedded engine: a check and the write it guards
@@ -281,7 +287,9 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       if (error instanceof Error && isConnectionError(error)) throw asUnavailable(error);
       throw error;
     } finally {
+      // release() puts the pool's own listener back before this one goes.
       client.release(!healthy);
+      client.removeListener('error', onConnectionError);
     }
   };
 
