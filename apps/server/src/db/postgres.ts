@@ -58,7 +58,7 @@ function isConnectionError(error: Error): boolean {
     // SQLSTATE class 08 (connection exception) and 57P (the server shutting down or starting up).
     return CONNECTION_ERRNOS.has(code) || code.startsWith('08') || code.startsWith('57P');
   }
-  return /^Connection terminated|timeout exceeded when trying to connect/.test(error.message);
+  return /^Connection terminated|timeout exceeded when trying to connect|is not queryable/.test(error.message);
 }
 
 function asUnavailable(error: unknown): Error {
@@ -222,12 +222,17 @@ export function assertPostgresUrl(url: string): void {
 
 async function applyMigrations(pool: pg.Pool, migrationsFolder: string): Promise<void> {
   const client = await pool.connect();
+  // pg-pool listens for errors of idle connections only: one lost while it is held must not crash the process (the
+  // failed query rejects and the boot stops with that error).
+  const ignore = (): void => undefined;
+  client.on('error', ignore);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await migrate(nodePostgres({ client }), { migrationsFolder });
   } finally {
     // Ending the session releases the advisory lock whatever happened.
     client.release(true);
+    client.off('error', ignore);
   }
 }
 
