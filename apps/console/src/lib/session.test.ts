@@ -145,6 +145,23 @@ describe('logout', () => {
     expect(navigate).toHaveBeenCalledWith('/login');
   });
 
+  it('a second sign-out while the first waits for the server joins it: no login screen before the answer', async () => {
+    const navigate = vi.fn(() => Promise.resolve());
+    setSessionNavigator(navigate);
+    let answer: (response: Response) => void = () => undefined;
+    const fetchMock = vi.fn(() => new Promise<Response>((resolve) => (answer = resolve)));
+    vi.stubGlobal('fetch', fetchMock);
+    storeToken('abc', 60);
+    const first = logout();
+    const second = logout(); // a live stream dropped when the token went, and its session check signs out too
+    await Promise.resolve();
+    expect(navigate).not.toHaveBeenCalled();
+    answer(new Response(null, { status: 204 }));
+    await Promise.all([first, second]);
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    expect(navigate).toHaveBeenCalledTimes(1);
+  });
+
   it('loads /login directly when navigation fails', async () => {
     setSessionNavigator(() => Promise.reject(new Error('router gone')));
     const assign = vi.spyOn(window.location, 'assign').mockImplementation(() => undefined);

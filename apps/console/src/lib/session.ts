@@ -122,8 +122,21 @@ async function endServerSession(token: string): Promise<void> {
   }
 }
 
-/** Clears the token (here and on the server), remembers where the user was and goes to the login screen. */
-export async function logout(): Promise<void> {
+let signingOut: Promise<void> | null = null;
+
+/**
+ * Clears the token (here and on the server), remembers where the user was and goes to the login screen. A second call
+ * while one runs (a live stream that dropped when the token went) joins it instead of leaving for the login screen
+ * before the server has answered.
+ */
+export function logout(): Promise<void> {
+  signingOut ??= signOutOnce().finally(() => {
+    signingOut = null;
+  });
+  return signingOut;
+}
+
+async function signOutOnce(): Promise<void> {
   const token = readToken();
   clearToken();
   isKnownSignedOut = true;
