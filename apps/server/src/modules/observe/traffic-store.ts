@@ -16,84 +16,35 @@ export interface MinuteRow {
   tcp?: Omit<StreamTraffic, 'open'>;
 }
 
-interface DbRow {
-  service_type: ServiceType;
-  service_id: number;
-  minute: number;
-  s1: number;
-  s2: number;
-  s3: number;
-  s4: number;
-  s5: number;
-  bytes_in: number;
-  bytes_out: number;
-  latency: string | null;
-  sessions: number;
-  failed: number;
-  seconds_sum: number;
-}
+/** A stored minute, in the order of COLUMNS. */
+type DbRow = [
+  type: ServiceType,
+  serviceId: number,
+  minute: number,
+  s1: number,
+  s2: number,
+  s3: number,
+  s4: number,
+  s5: number,
+  bytesIn: number,
+  bytesOut: number,
+  latency: string | null,
+  sessions: number,
+  failed: number,
+  secondsSum: number,
+];
 
 const COLUMNS = sql.raw(
   'service_type, service_id, minute, s1, s2, s3, s4, s5, bytes_in, bytes_out, latency, sessions, failed, seconds_sum',
 );
 
-async function selectRows(db: ReadDb, where: SQL, grouped = false): Promise<DbRow[]> {
+function selectRows(db: ReadDb, where: SQL, grouped = false): Promise<DbRow[]> {
   const query = grouped
     ? sql`select 'http', 0, minute, sum(s1), sum(s2), sum(s3), sum(s4), sum(s5), sum(bytes_in), sum(bytes_out), null,
         sum(sessions), sum(failed), 0 from traffic_minutes where ${where} group by minute order by minute`
     : sql`select ${COLUMNS} from traffic_minutes where ${where} order by minute`;
-  const rows = await db.values<DbValues>(query);
-  return rows.map(
-    ([
-      service_type,
-      service_id,
-      minute,
-      s1,
-      s2,
-      s3,
-      s4,
-      s5,
-      bytes_in,
-      bytes_out,
-      latency,
-      sessions,
-      failed,
-      seconds_sum,
-    ]) => ({
-      service_type,
-      service_id,
-      minute,
-      s1,
-      s2,
-      s3,
-      s4,
-      s5,
-      bytes_in,
-      bytes_out,
-      latency,
-      sessions,
-      failed,
-      seconds_sum,
-    }),
-  );
+  return db.values<DbRow>(query);
 }
-
-type DbValues = [
-  ServiceType,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  string | null,
-  number,
-  number,
-  number,
-];
 
 export interface TrafficStore {
   /** Adds one sample's deltas (one transaction). */
@@ -108,27 +59,31 @@ export interface TrafficStore {
   prune(beforeMinute: number, deletedServices: boolean): Promise<void>;
 }
 
-function toMinuteRow(row: DbRow): MinuteRow {
-  const base = { type: row.service_type, serviceId: row.service_id, minute: row.minute };
-  const latencyBuckets = row.latency
-    ? (JSON.parse(row.latency) as number[])
+function toMinuteRow([
+  type,
+  serviceId,
+  minute,
+  s1,
+  s2,
+  s3,
+  s4,
+  s5,
+  bytesIn,
+  bytesOut,
+  latency,
+  sessions,
+  failed,
+  secondsSum,
+]: DbRow): MinuteRow {
+  const latencyBuckets = latency
+    ? (JSON.parse(latency) as number[])
     : new Array<number>(LATENCY_BUCKETS_MS.length + 1).fill(0);
   return {
-    ...base,
-    http: {
-      requests: [row.s1, row.s2, row.s3, row.s4, row.s5],
-      bytesIn: row.bytes_in,
-      bytesOut: row.bytes_out,
-      latencySumMs: 0,
-      latencyBuckets,
-    },
-    tcp: {
-      sessions: row.sessions,
-      failed: row.failed,
-      bytesIn: row.bytes_in,
-      bytesOut: row.bytes_out,
-      secondsSum: row.seconds_sum,
-    },
+    type,
+    serviceId,
+    minute,
+    http: { requests: [s1, s2, s3, s4, s5], bytesIn, bytesOut, latencySumMs: 0, latencyBuckets },
+    tcp: { sessions, failed, bytesIn, bytesOut, secondsSum },
   };
 }
 
