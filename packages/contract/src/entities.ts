@@ -183,10 +183,34 @@ export type SystemInfo = z.infer<typeof SystemInfoSchema>;
 /** The one path nodes may reach on the gateway's tunnel address: nginx answers it with 200 `ok`. */
 export const TUNNEL_HEALTH_PATH = '/_postern/tunnel-health';
 
+/**
+ * One gateway a node's tunnel reaches (issue 16: several gateways share one database). The node's wg-quick config
+ * has one [Peer] per listed gateway, in this order; each peer's AllowedIPs start with the gateway's own `address/32`,
+ * and the first peer also carries the wide routes (the VPN subnet, or 0.0.0.0/0 for a full tunnel). A node whose
+ * first gateway stops answering moves the wide routes to the next gateway that does.
+ */
+export const AgentGatewaySchema = z.object({
+  /** The gateway's name (POSTERN_GATEWAY_NAME), unique among the gateways of one database. */
+  name: z.string(),
+  publicKey: z.string(),
+  /** `host:port` the node dials. */
+  endpoint: z.string(),
+  /** The gateway's tunnel address inside the VPN subnet, without prefix. */
+  address: z.string(),
+  /** `http://<address>:<POSTERN_HTTP_PORT>/_postern/tunnel-health` */
+  tunnelHealthUrl: z.string(),
+});
+export type AgentGateway = z.infer<typeof AgentGatewaySchema>;
+
 /** Agent API: what `postern connect` receives. */
 export const AgentConfigSchema = z.object({
   node: NodeSchema,
   config: z.string(),
+  /**
+   * Every live gateway, in the order of the config's [Peer] sections. Optional so the CLI still reads the answer of
+   * a gateway from before several gateways existed (then the config's one peer is the only gateway).
+   */
+  gateways: z.array(AgentGatewaySchema).optional(),
   /**
    * `http://<gateway tunnel address>:<POSTERN_HTTP_PORT>/_postern/tunnel-health`, probed by `postern status --health`.
    * Optional so the CLI still reads the answer of a gateway from before it existed.
