@@ -56,14 +56,15 @@ function parseTemplate(path: string): K8sDoc[] {
   return docs.map((doc) => doc.toJS() as K8sDoc | null).filter((doc) => doc !== null);
 }
 
-// Returns the first container of the chart's Deployment, as the template renders it with placeholders.
-function readDeploymentContainer(chart: string): Record<string, unknown> {
-  const deployment = parseTemplate(`deploy/helm/${chart}/templates/deployment.yaml`).find(
-    (doc) => doc.kind === 'Deployment',
-  );
-  const podSpec = (deployment?.spec?.template as { spec?: { containers?: Record<string, unknown>[] } }).spec;
+// Returns the first container of the chart's workload (the gateway's StatefulSet, the node's Deployment), as the
+// template renders it with placeholders.
+function readWorkloadContainer(chart: string): Record<string, unknown> {
+  const [file, kind] =
+    chart === 'postern-gateway' ? ['statefulset.yaml', 'StatefulSet'] : ['deployment.yaml', 'Deployment'];
+  const workload = parseTemplate(`deploy/helm/${chart}/templates/${file}`).find((doc) => doc.kind === kind);
+  const podSpec = (workload?.spec?.template as { spec?: { containers?: Record<string, unknown>[] } }).spec;
   const container = podSpec?.containers?.[0];
-  if (!container) throw new Error(`${chart}: Deployment without a container`);
+  if (!container) throw new Error(`${chart}: ${kind} without a container`);
   return container;
 }
 
@@ -124,7 +125,7 @@ describe('chart values', () => {
 
 describe('charts', () => {
   it('the gateway runs with NET_ADMIN, /data on a volume, exec probes of the healthcheck and a Secret for the password', () => {
-    const container = readDeploymentContainer('postern-gateway');
+    const container = readWorkloadContainer('postern-gateway');
     expect(container).toMatchObject({
       securityContext: { capabilities: { add: ['NET_ADMIN'] } },
       volumeMounts: expect.arrayContaining([{ name: 'data', mountPath: '/data' }]),
@@ -160,7 +161,7 @@ describe('charts', () => {
   });
 
   it('the node client runs with NET_ADMIN only, the token from a Secret and `postern status --health` probes', () => {
-    const container = readDeploymentContainer('postern-node');
+    const container = readWorkloadContainer('postern-node');
     expect(container).toMatchObject({
       securityContext: { capabilities: { drop: ['ALL'], add: ['NET_ADMIN'] } },
       volumeMounts: expect.arrayContaining([{ name: 'tun', mountPath: '/dev/net/tun' }]),

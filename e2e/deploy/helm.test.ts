@@ -7,11 +7,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Deployment } from 'kubernetes-models/apps/v1';
+import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { PersistentVolumeClaim, Secret, Service } from 'kubernetes-models/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
-import { run } from '../harness/exec.js';
+import { run, runAllowingFailure } from '../harness/exec.js';
 import { repoRoot } from '../harness/docker.js';
 import { listValueKeys } from './deploy-checks.js';
 
@@ -30,6 +31,8 @@ interface K8sObject {
 
 const models: Record<string, new (data: never) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
+  'apps/v1/StatefulSet': StatefulSet,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'v1/Service': Service,
   'v1/Secret': Secret,
   'v1/PersistentVolumeClaim': PersistentVolumeClaim,
@@ -105,6 +108,30 @@ const valueSets: Record<string, Record<string, Record<string, unknown>>> = {
       service: { type: 'ClusterIP' },
     },
     'no persistence': { publicHost: 'gateway.example.com', persistence: { enabled: false } },
+    'three replicas, external database': {
+      publicHost: 'gateway.example.com',
+      replicas: 3,
+      database: { existingSecret: 'postern-db', existingSecretKey: 'url' },
+      secretKey: { existingSecret: 'postern-key', existingSecretKey: 'key' },
+      wireguard: {
+        port: 51821,
+        endpoint: '$(POSTERN_GATEWAY_NAME).wg.example.com:51821',
+        replicaService: { type: 'NodePort', annotations: { 'example.com/lb': 'udp' } },
+      },
+      antiAffinity: { mode: 'required', topologyKey: 'topology.kubernetes.io/zone' },
+      podDisruptionBudget: { maxUnavailable: 2 },
+    },
+    'three replicas, bundled postgresql': {
+      publicHost: 'gateway.example.com',
+      replicas: 3,
+      postgresql: {
+        enabled: true,
+        image: { repository: 'registry.example.com/postgres', tag: '16', pullPolicy: 'Always' },
+        persistence: { storageClass: 'fast', size: '20Gi' },
+        resources: { requests: { cpu: '100m', memory: '256Mi' } },
+      },
+      antiAffinity: { mode: 'none' },
+    },
   },
   'postern-node': {
     defaults: { gatewayUrl: 'https://gateway.example.com', token: { value: 'pstn_example' } },
@@ -176,6 +203,10 @@ async function render(major: HelmMajor, chart: string, set: string, release = 'p
     '-f',
     valuesFile(chart, set),
   ]);
+  return parseObjects(out);
+}
+
+function parseObjects(out: string): K8sObject[] {
   return parseAllDocuments(out)
     .map((doc) => doc.toJS() as K8sObject | null)
     .filter((doc): doc is K8sObject => doc !== null);
@@ -188,6 +219,21 @@ function valueAt(values: Record<string, unknown>, path: string): unknown {
       (node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
       values,
     );
+}
+
+interface PodSpec {
+  containers: Record<string, unknown>[];
+  volumes?: Record<string, unknown>[];
+  affinity?: Record<string, unknown>;
+}
+
+/** The pod template of the gateway's StatefulSet (not the bundled PostgreSQL's). */
+function gatewayPod(objects: K8sObject[]): PodSpec {
+  const statefulSet = objects.find(
+    ({ kind, metadata }) => kind === 'StatefulSet' && !metadata.name.endsWith('-postgresql'),
+  );
+  if (!statefulSet) throw new Error('no gateway StatefulSet rendered');
+  return (statefulSet.spec?.template as { spec: PodSpec }).spec;
 }
 
 beforeAll(() => {
@@ -258,23 +304,22 @@ describe('rendered charts', () => {
     const gateway = await render(4, 'postern-gateway', 'defaults');
     const node = await render(4, 'postern-node', 'defaults');
     expect(gateway.map(({ kind, metadata }) => `${kind}/${metadata.name}`).sort()).toEqual([
-      'Deployment/postern-gateway',
       'PersistentVolumeClaim/postern-gateway-data',
       'Secret/postern-gateway',
       'Service/postern-gateway',
+      'Service/postern-gateway-headless',
+      'StatefulSet/postern-gateway',
     ]);
     expect(node.map(({ kind, metadata }) => `${kind}/${metadata.name}`).sort()).toEqual([
       'Deployment/postern-node',
       'Secret/postern-node',
     ]);
     const other = await render(4, 'postern-gateway', 'defaults', 'edge');
-    expect(other.find(({ kind }) => kind === 'Deployment')?.metadata.name).toBe('edge-postern-gateway');
+    expect(other.find(({ kind }) => kind === 'StatefulSet')?.metadata.name).toBe('edge-postern-gateway');
   });
 
   it('the gateway keeps its control plane on loopback and probes it by exec, not on the pod address', async () => {
-    const deployment = (await render(4, 'postern-gateway', 'defaults')).find(({ kind }) => kind === 'Deployment');
-    const container =
-      (deployment?.spec?.template as { spec: { containers: Record<string, unknown>[] } }).spec.containers[0] ?? {};
+    const container = gatewayPod(await render(4, 'postern-gateway', 'defaults')).containers[0] ?? {};
     expect(container.env).toEqual(expect.arrayContaining([{ name: 'POSTERN_HOST', value: '127.0.0.1' }]));
     for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
       expect(container[probe], probe).toMatchObject({ exec: { command: ['node', '/app/deploy/healthcheck.mjs'] } });
@@ -283,12 +328,7 @@ describe('rendered charts', () => {
   });
 
   it('metrics: the token from a Secret, the listener on the pod address, its port on an in-cluster Service only', async () => {
-    const containerOf = (objects: K8sObject[]) =>
-      (
-        objects.find(({ kind }) => kind === 'Deployment')?.spec?.template as {
-          spec: { containers: Record<string, unknown>[] };
-        }
-      ).spec.containers[0] ?? {};
+    const containerOf = (objects: K8sObject[]) => gatewayPod(objects).containers[0] ?? {};
     const portsOf = (service: K8sObject | undefined) =>
       (service?.spec?.ports as { name: string; port: number }[] | undefined) ?? [];
 
@@ -354,5 +394,233 @@ describe('rendered charts', () => {
         { name: 'POSTERN_PIN', value: 'sha256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=' },
       ]),
     );
+  });
+});
+
+describe('the gateway chart with several replicas (issue 16)', () => {
+  type EnvVar = { name: string; value?: string; valueFrom?: Record<string, unknown> };
+  const envOf = (objects: K8sObject[]) => (gatewayPod(objects).containers[0]?.env ?? []) as EnvVar[];
+  const find = (objects: K8sObject[], kind: string, name: string) =>
+    objects.find((object) => object.kind === kind && object.metadata.name === name);
+  const portsOf = (service: K8sObject | undefined) =>
+    (service?.spec?.ports as { name: string; port: number; protocol: string }[] | undefined) ?? [];
+
+  /** helm template with these values; the error text when it refuses. */
+  async function refusal(values: Record<string, unknown>): Promise<string> {
+    const path = join(workDir, 'refused.yaml');
+    writeFileSync(path, stringify(values));
+    const result = await runAllowingFailure(helmBinary(4), [
+      'template',
+      'postern',
+      chartDir('postern-gateway'),
+      '-f',
+      path,
+    ]);
+    expect(result.code, 'helm template should have refused').not.toBe(0);
+    return result.stderr;
+  }
+
+  it('replicas=3: a 3-pod StatefulSet, each gateway named after its pod with its own WireGuard endpoint and Service', async () => {
+    const objects = await render(4, 'postern-gateway', 'three replicas, bundled postgresql');
+    const statefulSet = find(objects, 'StatefulSet', 'postern-gateway');
+    expect(statefulSet?.spec).toMatchObject({ replicas: 3, serviceName: 'postern-gateway-headless' });
+
+    // The pod name, listed before the endpoint so Kubernetes expands $(POSTERN_GATEWAY_NAME) in it.
+    const env = envOf(objects);
+    const names = env.map(({ name }) => name);
+    expect(env).toContainEqual({
+      name: 'POSTERN_GATEWAY_NAME',
+      valueFrom: { fieldRef: { fieldPath: 'metadata.name' } },
+    });
+    expect(env).toContainEqual({
+      name: 'POSTERN_WG_ENDPOINT',
+      value: '$(POSTERN_GATEWAY_NAME).gateway.example.com:51820',
+    });
+    expect(names.indexOf('POSTERN_GATEWAY_NAME')).toBeLessThan(names.indexOf('POSTERN_WG_ENDPOINT'));
+
+    // One UDP Service per pod, selecting that pod only; DNS (external-dns) names it as the pod's endpoint says.
+    for (const index of [0, 1, 2]) {
+      const service = find(objects, 'Service', `postern-gateway-${index}-wg`);
+      expect(service?.spec).toMatchObject({
+        type: 'LoadBalancer',
+        selector: { 'statefulset.kubernetes.io/pod-name': `postern-gateway-${index}` },
+        ports: [{ name: 'wireguard', port: 51820, targetPort: 'wireguard', protocol: 'UDP' }],
+      });
+      expect((service?.metadata as { annotations?: Record<string, string> }).annotations).toMatchObject({
+        'external-dns.alpha.kubernetes.io/hostname': `postern-gateway-${index}.gateway.example.com`,
+      });
+    }
+    expect(find(objects, 'Service', 'postern-gateway-3-wg')).toBeUndefined();
+
+    // HTTP(S) and the TCP/UDP range stay on the one public Service over every pod; WireGuard is not on it.
+    const publicService = find(objects, 'Service', 'postern-gateway');
+    expect(publicService?.spec?.selector).toEqual({
+      'app.kubernetes.io/name': 'postern-gateway',
+      'app.kubernetes.io/instance': 'postern',
+    });
+    expect(portsOf(publicService).map(({ name }) => name)).toEqual(
+      expect.arrayContaining(['http', 'https', 'https-nodomain', 'tcp-30000']),
+    );
+    expect(portsOf(publicService).map(({ name }) => name)).not.toContain('wireguard');
+
+    // No shared data volume: the state is in PostgreSQL.
+    expect(objects.filter(({ kind }) => kind === 'PersistentVolumeClaim')).toEqual([]);
+    expect(gatewayPod(objects).volumes).toContainEqual({ name: 'data', emptyDir: {} });
+  });
+
+  it('replicas=3: a PodDisruptionBudget and preferred anti-affinity over machines by default', async () => {
+    // 'three replicas, bundled postgresql' turns anti-affinity off; the defaults plus a database show the default.
+    const path = join(workDir, 'three-defaults.yaml');
+    writeFileSync(path, stringify({ publicHost: 'gateway.example.com', replicas: 3, postgresql: { enabled: true } }));
+    const objects = parseObjects(
+      await run(helmBinary(4), ['template', 'postern', chartDir('postern-gateway'), '-f', path]),
+    );
+    const selector = { 'app.kubernetes.io/name': 'postern-gateway', 'app.kubernetes.io/instance': 'postern' };
+    expect(find(objects, 'PodDisruptionBudget', 'postern-gateway')?.spec).toEqual({
+      maxUnavailable: 1,
+      selector: { matchLabels: selector },
+    });
+    expect(gatewayPod(objects).affinity).toEqual({
+      podAntiAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          {
+            weight: 100,
+            podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: selector } },
+          },
+        ],
+      },
+    });
+
+    const none = await render(4, 'postern-gateway', 'three replicas, bundled postgresql');
+    expect(gatewayPod(none).affinity).toBeUndefined();
+  });
+
+  it('required anti-affinity, the database URL and the secret key from the operator’s Secrets, NodePort per pod', async () => {
+    const objects = await render(4, 'postern-gateway', 'three replicas, external database');
+    expect(gatewayPod(objects).affinity).toEqual({
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          {
+            topologyKey: 'topology.kubernetes.io/zone',
+            labelSelector: {
+              matchLabels: { 'app.kubernetes.io/name': 'postern-gateway', 'app.kubernetes.io/instance': 'postern' },
+            },
+          },
+        ],
+      },
+    });
+    expect(find(objects, 'PodDisruptionBudget', 'postern-gateway')?.spec).toMatchObject({ maxUnavailable: 2 });
+    const env = envOf(objects);
+    expect(env).toContainEqual({
+      name: 'POSTERN_DATABASE_URL',
+      valueFrom: { secretKeyRef: { name: 'postern-db', key: 'url' } },
+    });
+    expect(env).toContainEqual({ name: 'POSTERN_SECRET_KEY_FILE', value: '/etc/postern/secret-key/secret.key' });
+    expect(env).toContainEqual({
+      name: 'POSTERN_WG_ENDPOINT',
+      value: '$(POSTERN_GATEWAY_NAME).wg.example.com:51821',
+    });
+    const pod = gatewayPod(objects);
+    expect(pod.volumes).toContainEqual({
+      name: 'secret-key',
+      secret: { secretName: 'postern-key', defaultMode: 256, items: [{ key: 'key', path: 'secret.key' }] },
+    });
+    expect(pod.containers[0]?.volumeMounts).toContainEqual({
+      name: 'secret-key',
+      mountPath: '/etc/postern/secret-key',
+      readOnly: true,
+    });
+    const wg = find(objects, 'Service', 'postern-gateway-2-wg');
+    expect(wg?.spec).toMatchObject({ type: 'NodePort', ports: [{ port: 51821, protocol: 'UDP' }] });
+    expect((wg?.metadata as { annotations?: Record<string, string> }).annotations).toEqual({
+      'external-dns.alpha.kubernetes.io/hostname': 'postern-gateway-2.wg.example.com',
+      'example.com/lb': 'udp',
+    });
+    // The operator's Secrets are used as they are: the chart makes neither a key nor a database.
+    const kinds = objects.map(({ kind, metadata }) => `${kind}/${metadata.name}`);
+    expect(kinds).not.toContain('Secret/postern-gateway-secret-key');
+    expect(kinds.filter((name) => name.includes('postgresql'))).toEqual([]);
+  });
+
+  it('the bundled PostgreSQL: its own pod, claim and Service, and the gateways get its URL and a generated key', async () => {
+    const objects = await render(4, 'postern-gateway', 'three replicas, bundled postgresql');
+    const secret = find(objects, 'Secret', 'postern-gateway-postgresql');
+    const decode = (value: string | undefined) => Buffer.from(value ?? '', 'base64').toString();
+    const password = decode(secret?.data?.password);
+    expect(password).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect(decode(secret?.data?.['database-url'])).toBe(
+      `postgres://postern:${password}@postern-gateway-postgresql:5432/postern`,
+    );
+    expect(envOf(objects)).toContainEqual({
+      name: 'POSTERN_DATABASE_URL',
+      valueFrom: { secretKeyRef: { name: 'postern-gateway-postgresql', key: 'database-url' } },
+    });
+
+    const database = find(objects, 'StatefulSet', 'postern-gateway-postgresql');
+    const dbPod = (database?.spec?.template as { metadata: { labels: Record<string, string> } }).metadata;
+    expect(database?.spec).toMatchObject({
+      replicas: 1,
+      volumeClaimTemplates: [{ spec: { storageClassName: 'fast', resources: { requests: { storage: '20Gi' } } } }],
+    });
+    // No gateway Service selects the database pod.
+    const gatewaySelector = find(objects, 'Service', 'postern-gateway')?.spec?.selector as Record<string, string>;
+    expect(Object.entries(gatewaySelector).every(([key, value]) => dbPod.labels[key] === value)).toBe(false);
+    expect(find(objects, 'Service', 'postern-gateway-postgresql')?.spec).toMatchObject({
+      selector: dbPod.labels,
+      ports: [{ port: 5432 }],
+    });
+
+    // The shared key: 32 random bytes, base64, as a gateway's own secret.key file holds it.
+    const key = decode(find(objects, 'Secret', 'postern-gateway-secret-key')?.data?.['secret-key']);
+    expect(Buffer.from(key, 'base64')).toHaveLength(32);
+    expect(gatewayPod(objects).volumes).toContainEqual(
+      expect.objectContaining({
+        name: 'secret-key',
+        secret: expect.objectContaining({ secretName: 'postern-gateway-secret-key' }),
+      }),
+    );
+  });
+
+  it('refuses several replicas without PostgreSQL, and endpoints that are not per pod', async () => {
+    expect(await refusal({ publicHost: 'gateway.example.com', replicas: 2 })).toContain('replicas=2 needs PostgreSQL');
+    expect(
+      await refusal({
+        publicHost: 'gateway.example.com',
+        replicas: 2,
+        postgresql: { enabled: true },
+        wireguard: { endpoint: 'wg.example.com:51820' },
+      }),
+    ).toContain('wireguard.endpoint must contain $(POSTERN_GATEWAY_NAME)');
+    expect(await refusal({ publicHost: '203.0.113.10', replicas: 2, postgresql: { enabled: true } })).toContain(
+      'publicHost is an IP address',
+    );
+    expect(
+      await refusal({
+        publicHost: 'gateway.example.com',
+        database: { existingSecret: 'postern-db' },
+        postgresql: { enabled: true },
+      }),
+    ).toContain('not both');
+  });
+
+  it('replicas=1 (the default) keeps the single-gateway shape: its data claim, WireGuard on the public Service, its own key', async () => {
+    const objects = await render(4, 'postern-gateway', 'defaults');
+    expect(find(objects, 'StatefulSet', 'postern-gateway')?.spec).toMatchObject({ replicas: 1 });
+    const pod = gatewayPod(objects);
+    // The claim name of the Deployment this chart used to render, so an upgraded install keeps its database.
+    expect(pod.volumes).toContainEqual({ name: 'data', persistentVolumeClaim: { claimName: 'postern-gateway-data' } });
+    expect(portsOf(find(objects, 'Service', 'postern-gateway'))).toContainEqual(
+      expect.objectContaining({ name: 'wireguard', port: 51820, protocol: 'UDP' }),
+    );
+    // No per-pod endpoint (the gateway's default, publicHost:port), no database, and the key stays in /data: a
+    // key from a new Secret would not open the secrets the existing database holds.
+    const names = envOf(objects).map(({ name }) => name);
+    expect(names).not.toContain('POSTERN_WG_ENDPOINT');
+    expect(names).not.toContain('POSTERN_DATABASE_URL');
+    expect(names).not.toContain('POSTERN_SECRET_KEY_FILE');
+    expect(pod.affinity).toBeUndefined();
+    const kinds = objects.map(({ kind }) => kind);
+    expect(kinds).not.toContain('PodDisruptionBudget');
+    expect(objects.filter(({ metadata }) => metadata.name.endsWith('-wg'))).toEqual([]);
   });
 });
