@@ -276,6 +276,70 @@ describe('docker-compose.yml', () => {
   });
 });
 
+describe('deploy/compose/multi-gateway.yml (several gateways on one PostgreSQL)', () => {
+  interface ComposeService {
+    image?: string;
+    ports?: string[];
+    volumes?: string[];
+    secrets?: string[];
+    depends_on?: Record<string, { condition?: string }>;
+    environment?: Record<string, string>;
+  }
+  // The YAML merge keys (<<) are resolved as compose resolves them.
+  const compose = parse(read('deploy/compose/multi-gateway.yml'), { merge: true }) as {
+    services: Record<string, ComposeService>;
+    secrets?: Record<string, { file?: string }>;
+    volumes?: Record<string, unknown>;
+  };
+  const gateways = Object.entries(compose.services).filter(([name]) => name.startsWith('gateway-'));
+  const envOf = (name: string) => compose.services[name]?.environment ?? {};
+
+  it('runs two or more gateways beside one PostgreSQL they wait for', () => {
+    expect(gateways.length).toBeGreaterThanOrEqual(2);
+    expect(compose.services.postgres?.image).toMatch(/^postgres:/);
+    for (const [name, service] of gateways) {
+      expect(service.depends_on, name).toEqual({ postgres: { condition: 'service_healthy' } });
+      expect(envOf(name).POSTERN_DATABASE_URL, name).toMatch(
+        /^postgres:\/\/postern:\$\{POSTERN_DB_PASSWORD:\?[^}]+\}@postgres:5432\/postern$/,
+      );
+    }
+    expect(envOf('postgres').POSTGRES_PASSWORD).toMatch(/^\$\{POSTERN_DB_PASSWORD:\?/);
+  });
+
+  it('every gateway reads the one secret key from a compose secret', () => {
+    expect(compose.secrets?.['postern-secret-key']).toEqual({ file: './secret.key' });
+    for (const [name, service] of gateways) {
+      expect(service.secrets, name).toEqual(['postern-secret-key']);
+      expect(envOf(name).POSTERN_SECRET_KEY_FILE, name).toBe('/run/secrets/postern-secret-key');
+    }
+    for (const ignore of ['deploy/gateway.Dockerfile.dockerignore', 'deploy/node.Dockerfile.dockerignore'])
+      expect(isIgnoredByDockerignore(read(ignore), 'deploy/compose/secret.key'), ignore).toBe(true);
+  });
+
+  it('each gateway has its own name, WireGuard endpoint, published address and data volume', () => {
+    const distinct = (values: unknown[]) => new Set(values).size === values.length;
+    const names = gateways.map(([name]) => envOf(name).POSTERN_GATEWAY_NAME);
+    const endpoints = gateways.map(([name]) => envOf(name).POSTERN_WG_ENDPOINT);
+    for (const gatewayName of names) expect(gatewayName).toMatch(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/);
+    expect(distinct(names)).toBe(true);
+    expect(distinct(endpoints)).toBe(true);
+    for (const [name, service] of gateways) {
+      // The WireGuard port is published on the address the endpoint names, so nodes reach this gateway there.
+      const address = /^\$\{(\w+):\?[^}]*\}:51820$/.exec(envOf(name).POSTERN_WG_ENDPOINT ?? '')?.[1];
+      expect(address, name).toBeDefined();
+      expect(service.ports, name).toContain(`\${${address ?? ''}:?set ${address ?? ''}}:51820:51820/udp`);
+      expect(
+        service.ports?.filter((mapping) => /(^|:)3000(\/|$)/.test(mapping)),
+        name,
+      ).toEqual([]);
+      expect(envOf(name).POSTERN_HOST, name).toBe('127.0.0.1');
+    }
+    const dataVolumes = gateways.map(([, service]) => service.volumes?.find((volume) => volume.endsWith(':/data')));
+    expect(distinct(dataVolumes)).toBe(true);
+    for (const volume of dataVolumes) expect(Object.keys(compose.volumes ?? {})).toContain(volume?.split(':')[0]);
+  });
+});
+
 describe('systemd units', () => {
   const units = listFiles('deploy/systemd').filter((path) => path.endsWith('.service'));
 

@@ -1,8 +1,10 @@
 // docker-compose.yml as operators use it: valid for compose v2 (the compose-spec schema, which v2 validates
 // against; v2 itself is not installable here) and run with compose v1 (Debian's docker-compose 1.29): up → healthy →
 // console over HTTPS on the published 443 → down. Needs root and a Docker daemon (the test command starts one).
+// deploy/compose/multi-gateway.yml is checked against the schema and by compose v1's `config` (it needs a postgres
+// image, which no registry here serves, so it is not started).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -42,6 +44,7 @@ interface ComposeFile {
 }
 
 const composeText = readFileSync(join(repoRoot, 'docker-compose.yml'), 'utf8');
+const multiGatewayFile = 'deploy/compose/multi-gateway.yml';
 const project = `${currentRunId()}compose`;
 const publicHost = `${currentRunId()}-compose.test`;
 
@@ -86,10 +89,54 @@ describe('docker-compose.yml for compose v2', () => {
     expect(validate(parse(composeText)), ajv.errorsText(validate.errors)).toBe(true);
   });
 
+  it('deploy/compose/multi-gateway.yml matches the compose-spec schema too', () => {
+    const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
+    const validate = ajv.compile(composeSpecSchema());
+    const multi = parse(readFileSync(join(repoRoot, multiGatewayFile), 'utf8'), { merge: true }) as unknown;
+    expect(validate(multi), ajv.errorsText(validate.errors)).toBe(true);
+  });
+
   it('the schema check rejects what v2 rejects', () => {
     const validate = new Ajv({ allErrors: true, strict: false, validateSchema: false }).compile(composeSpecSchema());
     expect(validate({ services: { gateway: { image: 'x', cap_add: 'NET_ADMIN' } } })).toBe(false);
     expect(validate({ services: { gateway: { image: 'x', restart_policy: 'always' } } })).toBe(false);
+  });
+});
+
+// `config` reads files and the environment only: no daemon, no root. The test command installs compose v1.
+describe.runIf(existsSync(COMPOSE_V1) || areImageTestsRequired())('multi-gateway.yml with compose v1', () => {
+  it('accepts deploy/compose/multi-gateway.yml as it is, and refuses it without a gateway address', async () => {
+    const settings = {
+      POSTERN_PUBLIC_HOST: publicHost,
+      POSTERN_GW1_ADDRESS: '127.0.0.11',
+      POSTERN_GW2_ADDRESS: '127.0.0.12',
+      POSTERN_DB_PASSWORD: 'only-for-the-config-check',
+    };
+    const config = await run(COMPOSE_V1, ['-f', join(repoRoot, multiGatewayFile), 'config'], {
+      env: { ...process.env, ...settings },
+    });
+    // What compose v1 will run: each gateway its own name and endpoint, the one key and database.
+    const services = (parse(config) as { services: Record<string, { environment: Record<string, string> }> }).services;
+    expect(services['gateway-1']?.environment).toMatchObject({
+      POSTERN_GATEWAY_NAME: 'gw-1',
+      POSTERN_WG_ENDPOINT: '127.0.0.11:51820',
+      POSTERN_DATABASE_URL: 'postgres://postern:only-for-the-config-check@postgres:5432/postern',
+      POSTERN_SECRET_KEY_FILE: '/run/secrets/postern-secret-key',
+    });
+    expect(services['gateway-2']?.environment).toMatchObject({
+      POSTERN_GATEWAY_NAME: 'gw-2',
+      POSTERN_WG_ENDPOINT: '127.0.0.12:51820',
+    });
+    const { POSTERN_GW2_ADDRESS: _unset, ...withoutSecond } = settings;
+    const refused = await runAllowingFailure(
+      COMPOSE_V1,
+      ['-f', join(repoRoot, multiGatewayFile), 'config', '--quiet'],
+      {
+        env: { ...process.env, ...withoutSecond },
+      },
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('set POSTERN_GW2_ADDRESS');
   });
 });
 
