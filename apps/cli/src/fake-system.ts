@@ -10,6 +10,15 @@ export interface FakeSystemOptions {
   hasKernelWireguard?: boolean;
   /** Unix seconds reported as the peer's latest handshake; 0 = none yet. */
   handshake?: () => number;
+  /** Per peer (public key), overriding `handshake`: one gateway dead while others answer. */
+  peerHandshake?: (publicKey: string) => number | undefined;
+}
+
+/** A peer as the fake's WireGuard holds it, set by `wg setconf` and `wg set`. */
+export interface FakePeer {
+  publicKey: string;
+  endpoint: string | null;
+  allowedIps: string[];
 }
 
 export interface FakeSystem extends System {
@@ -18,6 +27,8 @@ export interface FakeSystem extends System {
   /** Content of the file given to every `wg setconf`. */
   setconfInputs: string[];
   links: Set<string>;
+  /** Peers per interface; an interface without an entry dumps one legacy peer (PEERKEY=, 10.8.0.0/24). */
+  peers: Map<string, FakePeer[]>;
   files: Map<string, { text: string; mode: number }>;
   clock: { now: number };
 }
@@ -27,6 +38,7 @@ export function createFakeSystem(options: FakeSystemOptions = {}): FakeSystem {
   const links = new Set<string>();
   const files = new Map<string, { text: string; mode: number }>();
   const calls: string[] = [];
+  const peers = new Map<string, FakePeer[]>();
   const setconfInputs: string[] = [];
   const clock = { now: Date.UTC(2026, 0, 1) };
   const ok = (stdout = ''): RunResult => ({ code: 0, stdout, stderr: '' });
@@ -43,31 +55,68 @@ export function createFakeSystem(options: FakeSystemOptions = {}): FakeSystem {
       links.add(name ?? '');
       return ok();
     }
-    if (object === 'link' && verb === 'delete') return links.delete(name ?? '') ? ok() : fail('Cannot find device');
+    if (object === 'link' && verb === 'delete') {
+      peers.delete(name ?? '');
+      return links.delete(name ?? '') ? ok() : fail('Cannot find device');
+    }
     return ok();
   }
 
   function runWg(args: readonly string[]): RunResult {
-    const [verb, name, what] = args;
+    const [verb, name = '', what] = args;
     if (verb === 'show' && what === 'dump') {
-      if (name === undefined || !links.has(name)) return fail('Unable to access interface: No such device');
-      const peer = [
-        'PEERKEY=',
-        '(none)',
-        '192.0.2.1:51820',
-        '10.8.0.0/24',
-        String(options.handshake?.() ?? 0),
-        '1536',
-        '2048',
-        '25',
-      ];
-      return ok(`PRIVATE=\tPUBLIC=\t0\toff\n${peer.join('\t')}\n`);
+      if (!links.has(name)) return fail('Unable to access interface: No such device');
+      const tracked = peers.get(name);
+      const lines = (
+        tracked ?? [{ publicKey: 'PEERKEY=', endpoint: '192.0.2.1:51820', allowedIps: ['10.8.0.0/24'] }]
+      ).map((peer) =>
+        [
+          peer.publicKey,
+          '(none)',
+          peer.endpoint ?? '(none)',
+          peer.allowedIps.length === 0 ? '(none)' : peer.allowedIps.join(','),
+          String(options.peerHandshake?.(peer.publicKey) ?? options.handshake?.() ?? 0),
+          '1536',
+          '2048',
+          '25',
+        ].join('\t'),
+      );
+      return ok(`PRIVATE=\tPUBLIC=\t0\toff\n${lines.map((line) => `${line}\n`).join('')}`);
+    }
+    if (verb === 'setconf') {
+      if (!links.has(name)) return fail('Unable to modify interface: No such device');
+      peers.set(name, parseSetconf(files.get(what ?? '')?.text ?? ''));
+      return ok();
+    }
+    if (verb === 'set' && args[2] === 'peer') {
+      if (!links.has(name)) return fail('Unable to modify interface: No such device');
+      const list = peers.get(name) ?? [];
+      peers.set(name, list);
+      const key = args[3] ?? '';
+      if (args[4] === 'remove') {
+        peers.set(
+          name,
+          list.filter((peer) => peer.publicKey !== key),
+        );
+        return ok();
+      }
+      let peer = list.find((item) => item.publicKey === key);
+      if (!peer) {
+        peer = { publicKey: key, endpoint: null, allowedIps: [] };
+        list.push(peer);
+      }
+      for (let i = 4; i < args.length; i += 2) {
+        const value = args[i + 1] ?? '';
+        if (args[i] === 'endpoint') peer.endpoint = value;
+        if (args[i] === 'allowed-ips') assignAllowedIps(list, peer, value === '' ? [] : value.split(','));
+      }
     }
     return ok();
   }
 
   return {
     calls,
+    peers,
     setconfInputs,
     links,
     files,
@@ -115,4 +164,26 @@ export function createFakeSystem(options: FakeSystemOptions = {}): FakeSystem {
     },
     now: () => clock.now,
   };
+}
+
+function parseSetconf(text: string): FakePeer[] {
+  const list: FakePeer[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '[Peer]') list.push({ publicKey: '', endpoint: null, allowedIps: [] });
+    const peer = list.at(-1);
+    const [key, value = ''] = line.split(' = ');
+    if (!peer) continue;
+    if (key === 'PublicKey') peer.publicKey = value;
+    if (key === 'Endpoint') peer.endpoint = value;
+    if (key === 'AllowedIPs') assignAllowedIps(list, peer, value.split(', '));
+  }
+  return list;
+}
+
+/** WireGuard's rule: a prefix belongs to one peer, so giving it to one takes it from any other. */
+function assignAllowedIps(list: FakePeer[], peer: FakePeer, allowedIps: string[]): void {
+  for (const other of list) {
+    if (other !== peer) other.allowedIps = other.allowedIps.filter((cidr) => !allowedIps.includes(cidr));
+  }
+  peer.allowedIps = [...allowedIps];
 }

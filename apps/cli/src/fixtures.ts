@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { formatPat, type Node } from '@postern/contract';
+import { formatPat, type AgentGateway, type Node } from '@postern/contract';
 
 // Shared test data (used by *.test.ts only): a gateway-shaped WireGuard config, a node, valid tokens, a
 // self-signed certificate, and a tiny HTTP(S) server on 127.0.0.1 that answers like the agent API.
@@ -30,6 +30,48 @@ export function nodeConfigText(overrides: { privateKey?: string; address?: strin
     'Endpoint = gw.example.com:51820',
     `AllowedIPs = ${overrides.allowedIps ?? '10.8.0.0/24'}`,
     'PersistentKeepalive = 25',
+    '',
+  ].join('\n');
+}
+
+/** Three gateways on one database (issue 16), in the order the gateway lists them; the first is the legacy one. */
+export const GATEWAYS: AgentGateway[] = [
+  { name: 'gw-a', publicKey: GATEWAY_PUBLIC_KEY, endpoint: 'gw-a.example.com:51820', address: '10.8.0.1' },
+  {
+    name: 'gw-b',
+    publicKey: 'YRb2fm6KqzOd7rpO7+rjETRU9J3bmH3QTlsnCypVCm8=',
+    endpoint: 'gw-b.example.com:51820',
+    address: '10.8.0.254',
+  },
+  {
+    name: 'gw-c',
+    publicKey: '1yvbhCzPn7J/utKPO5rVQvJ49tsactkLGIIEl0H0VH4=',
+    endpoint: 'gw-c.example.com:51820',
+    address: '10.8.0.253',
+  },
+].map((gateway) => ({ ...gateway, tunnelHealthUrl: `http://${gateway.address}:80/_postern/tunnel-health` }));
+
+/**
+ * What the gateway renders for several gateways (ISSUE16-DESIGN): one [Peer] each, its own /32 first, the wide
+ * routes (the VPN subnet, or 0.0.0.0/0 with `allowInternet`) on the first peer only.
+ */
+export function multiGatewayConfigText(
+  options: { gateways?: AgentGateway[]; allowInternet?: boolean; privateKey?: string } = {},
+): string {
+  const gateways = options.gateways ?? GATEWAYS;
+  return [
+    '[Interface]',
+    'Address = 10.8.0.2/32',
+    `PrivateKey = ${options.privateKey ?? NODE_PRIVATE_KEY}`,
+    ...gateways.flatMap((gateway, index) => [
+      '',
+      '[Peer]',
+      `PublicKey = ${gateway.publicKey}`,
+      `PresharedKey = ${PRESHARED_KEY}`,
+      `Endpoint = ${gateway.endpoint}`,
+      `AllowedIPs = ${[`${gateway.address}/32`, ...(index === 0 ? [options.allowInternet ? '0.0.0.0/0' : '10.8.0.0/24'] : [])].join(', ')}`,
+      'PersistentKeepalive = 25',
+    ]),
     '',
   ].join('\n');
 }

@@ -59,7 +59,9 @@ Options:
 ${CONNECTION_OPTIONS}
   --interface IF     WireGuard interface name, at most 15 characters (default: stored, else postern0)
   --daemon           stay in the foreground: watch the tunnel, re-apply server-side changes, reconnect after
-                     network loss; SIGTERM/SIGINT take the tunnel down and exit`,
+                     network loss; SIGTERM/SIGINT take the tunnel down and exit. With several gateways it
+                     follows their list without recreating the tunnel, and moves the routes to another gateway
+                     when the one carrying them has not handshaken for 200 s`,
 
   disconnect: `Usage: postern disconnect [--config-dir DIR] [--interface IF]
 
@@ -67,12 +69,13 @@ Removes the WireGuard interface (and stops wireguard-go). Stored settings are ke
 
   status: `Usage: postern status [--json] [--health] [--config-dir DIR] [--interface IF]
 
-Shows the tunnel: interface, address, gateway, latest handshake and traffic.
+Shows the tunnel: interface, address, gateway, latest handshake and traffic. With several gateways, one line
+each: name, endpoint, latest handshake, and "routes" on the one that carries the tunnel's routes.
 
 Options:
   --json     print one JSON object
   --health   exit 0 only when the interface is up and the gateway answers its tunnel health check through the
-             tunnel within 2 s`,
+             tunnel within 2 s (with several gateways: each is asked, and one answering is enough)`,
 
   expose: `Usage: postern expose http NAME --port P [options]
        postern expose tcp NAME --port P [options]

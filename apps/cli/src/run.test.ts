@@ -3,7 +3,16 @@ import { ruleMessages } from '@postern/contract';
 import { connectedSystem, harness } from './cli-harness.js';
 import { EXIT_BAD_TOKEN, TOOLS_MISSING_MESSAGE } from './errors.js';
 import { createFakeSystem } from './fake-system.js';
-import { findClosedPort, makeCertificate, makeNode, makeToken, nodeConfigText, startAgentServer } from './fixtures.js';
+import {
+  GATEWAYS,
+  findClosedPort,
+  makeCertificate,
+  makeNode,
+  makeToken,
+  multiGatewayConfigText,
+  nodeConfigText,
+  startAgentServer,
+} from './fixtures.js';
 import { runCli } from './run.js';
 import { createSystem } from './system.js';
 
@@ -169,6 +178,29 @@ describe('postern connect', () => {
     expect(h.err()).toContain('retrying in 4 s\n');
     expect(h.out()).toContain('Connected: postern0');
     expect(h.out()).toMatch(/stopping: removing postern0\n$/);
+  });
+
+  it('brings up one peer per gateway and stores the gateway list for status', async () => {
+    const server = await startAgentServer(() => ({
+      status: 200,
+      body: { node: makeNode(), config: multiGatewayConfigText(), gateways: GATEWAYS },
+    }));
+    try {
+      const system = connectedSystem();
+      const h = harness(system);
+      expect(
+        await runCli(['connect', '--url', server.url, '--token', makeToken(), '--config-dir', '/cfg'], h.context),
+      ).toBe(0);
+      expect(h.out()).toBe(
+        'Connected: postern0 (wireguard-go) 10.8.0.2/32 via gw-a.example.com:51820 (and 2 more gateways)\n',
+      );
+      expect(system.peers.get('postern0')?.map((peer) => peer.publicKey)).toEqual(
+        GATEWAYS.map((gateway) => gateway.publicKey),
+      );
+      expect(JSON.parse(system.files.get('/cfg/postern.json')?.text ?? '')).toMatchObject({ gateways: GATEWAYS });
+    } finally {
+      await server.close();
+    }
   });
 
   it('asks for --url when nothing gives one', async () => {

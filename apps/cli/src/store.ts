@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { CertificatePinSchema } from '@postern/contract';
+import { AgentGatewaySchema, CertificatePinSchema } from '@postern/contract';
 import { CliError } from './errors.js';
 import type { System } from './system.js';
 
 // What `connect` remembers for later commands: gateway URL, token, interface name, the certificate pin and
 // plain-HTTP permission it connected with, and where the tunnel's health is probed, in postern.json; the wg-quick
-// text from the gateway in wireguard.conf. Both hold secrets: files 0600 in a 0700 directory.
+// text from the gateway in wireguard.conf; with several gateways, their names and health URLs (for `status`).
+// Both hold secrets: files 0600 in a 0700 directory.
 
 export const DEFAULT_CONFIG_DIR = '/etc/postern';
 export const DEFAULT_INTERFACE = 'postern0';
@@ -22,6 +23,8 @@ const StoredSettingsSchema = z.object({
   insecure: z.literal(true).optional(),
   /** From the gateway's agent config; absent for gateways from before it existed. */
   tunnelHealthUrl: z.string().optional(),
+  /** Every gateway the tunnel reaches, in the config's peer order (agent config `gateways`); absent: one gateway. */
+  gateways: z.array(AgentGatewaySchema).optional(),
 });
 export type StoredSettings = z.infer<typeof StoredSettingsSchema>;
 

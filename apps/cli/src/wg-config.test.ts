@@ -1,6 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { GATEWAY_PUBLIC_KEY, NODE_PRIVATE_KEY, PRESHARED_KEY, nodeConfigText } from './fixtures.js';
-import { findGatewayTunnelIp, isFullTunnel, parseTunnelConfig } from './wg-config.js';
+import {
+  GATEWAYS,
+  GATEWAY_PUBLIC_KEY,
+  NODE_PRIVATE_KEY,
+  OTHER_PRIVATE_KEY,
+  PRESHARED_KEY,
+  multiGatewayConfigText,
+  nodeConfigText,
+} from './fixtures.js';
+import {
+  allowedIpsWithHolder,
+  findGatewayTunnelIp,
+  isFullTunnel,
+  isInterfaceChanged,
+  parseTunnelConfig,
+  peerTunnelIp,
+  renderSetconf,
+  wideRoutes,
+} from './wg-config.js';
 
 describe('parseTunnelConfig', () => {
   it('splits the gateway config into wg setconf input, addresses and routes', () => {
@@ -55,6 +72,28 @@ describe('parseTunnelConfig', () => {
     expect(() => parseTunnelConfig(text)).toThrow(/^Invalid WireGuard configuration from the gateway/);
   });
 
+  it('reads one peer per gateway, in order, and routes the union of their AllowedIPs', () => {
+    const config = parseTunnelConfig(multiGatewayConfigText());
+    expect(config.peers.map((peer) => [peer.publicKey, peer.endpoint, peer.allowedIps])).toEqual([
+      [GATEWAYS[0]?.publicKey, 'gw-a.example.com:51820', ['10.8.0.1/32', '10.8.0.0/24']],
+      [GATEWAYS[1]?.publicKey, 'gw-b.example.com:51820', ['10.8.0.254/32']],
+      [GATEWAYS[2]?.publicKey, 'gw-c.example.com:51820', ['10.8.0.253/32']],
+    ]);
+    expect(config.allowedIps).toEqual(['10.8.0.1/32', '10.8.0.0/24', '10.8.0.254/32', '10.8.0.253/32']);
+    expect(config.endpoint).toBe('gw-a.example.com:51820');
+    expect(config.setconf.match(/^\[Peer\]$/gm)).toHaveLength(3);
+    expect(config.setconf).toContain(`PublicKey = ${GATEWAYS[2]?.publicKey}\nPresharedKey = ${PRESHARED_KEY}`);
+    expect(config.peers.map((peer) => peerTunnelIp(config, peer))).toEqual(['10.8.0.1', '10.8.0.254', '10.8.0.253']);
+  });
+
+  it('rejects two peers with the same key, and a second [Interface]', () => {
+    const twice = multiGatewayConfigText({ gateways: [GATEWAYS[0], { ...GATEWAYS[0], address: '10.8.0.9' }] as never });
+    expect(() => parseTunnelConfig(twice)).toThrow(/the same PublicKey in two \[Peer\] sections/);
+    expect(() => parseTunnelConfig(`${nodeConfigText()}[Interface]\nAddress = 10.8.0.3/32\n`)).toThrow(
+      /a second \[Interface\]/,
+    );
+  });
+
   it('rejects a config without private key or address', () => {
     expect(() => parseTunnelConfig(nodeConfigText().replace(/PrivateKey = .*\n/, ''))).toThrow(/no PrivateKey/);
     expect(() => parseTunnelConfig(nodeConfigText().replace(/Address = .*\n/, ''))).toThrow(/no Address/);
@@ -75,5 +114,54 @@ describe('findGatewayTunnelIp', () => {
     expect(findGatewayTunnelIp(config)).toBeNull();
     expect(isFullTunnel(config)).toBe(true);
     expect(isFullTunnel(parseTunnelConfig(nodeConfigText()))).toBe(false);
+  });
+});
+
+describe('wide routes with several gateways', () => {
+  it("are the first peer's routes other than its own address, and move whole to another peer", () => {
+    const config = parseTunnelConfig(multiGatewayConfigText());
+    expect(wideRoutes(config)).toEqual(['10.8.0.0/24']);
+    const b = GATEWAYS[1]?.publicKey ?? '';
+    expect([...allowedIpsWithHolder(config, b).values()]).toEqual([
+      ['10.8.0.1/32'],
+      ['10.8.0.254/32', '10.8.0.0/24'],
+      ['10.8.0.253/32'],
+    ]);
+    expect(renderSetconf(config, b)).toContain(
+      `PublicKey = ${b}\nPresharedKey = ${PRESHARED_KEY}\nEndpoint = gw-b.example.com:51820\nAllowedIPs = 10.8.0.254/32, 10.8.0.0/24\n`,
+    );
+    // An unknown holder (a gateway that left the list) gives them back to the first peer.
+    expect(renderSetconf(config, 'gone')).toBe(config.setconf);
+  });
+
+  it('are the default route for a full tunnel, and none with one gateway', () => {
+    expect(wideRoutes(parseTunnelConfig(multiGatewayConfigText({ allowInternet: true })))).toEqual(['0.0.0.0/0']);
+    expect(isFullTunnel(parseTunnelConfig(multiGatewayConfigText({ allowInternet: true })))).toBe(true);
+    expect(wideRoutes(parseTunnelConfig(nodeConfigText()))).toEqual([]);
+  });
+
+  it('need a new interface only for key, address or MTU changes, not for peer changes', () => {
+    const base = parseTunnelConfig(multiGatewayConfigText());
+    expect(isInterfaceChanged(base, parseTunnelConfig(multiGatewayConfigText({ gateways: GATEWAYS.slice(1) })))).toBe(
+      false,
+    );
+    expect(isInterfaceChanged(base, parseTunnelConfig(nodeConfigText()))).toBe(false);
+    expect(isInterfaceChanged(base, parseTunnelConfig(multiGatewayConfigText({ privateKey: OTHER_PRIVATE_KEY })))).toBe(
+      true,
+    );
+    expect(
+      isInterfaceChanged(
+        base,
+        parseTunnelConfig(multiGatewayConfigText().replace('Address = 10.8.0.2/32', 'Address = 10.8.0.3/32')),
+      ),
+    ).toBe(true);
+    expect(
+      isInterfaceChanged(
+        base,
+        parseTunnelConfig(
+          multiGatewayConfigText().replace('Address = 10.8.0.2/32', 'Address = 10.8.0.2/32\nMTU = 1380'),
+        ),
+      ),
+    ).toBe(true);
   });
 });

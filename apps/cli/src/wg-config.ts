@@ -29,9 +29,28 @@ export interface TunnelConfig {
   setconf: string;
   /** Union of the peers' AllowedIPs: the routes to add. */
   allowedIps: string[];
+  /** The first peer's endpoint (the gateway that carries the wide routes when all answer). */
   endpoint: string | null;
+  /** The first peer's public key. */
   peerPublicKey: string | null;
+  /** The `[Interface]` lines of `setconf` (checked): a change here needs a new interface, a peer change does not. */
+  interfaceLines: string[];
+  /** One per `[Peer]`, in the gateway's order (issue 16: one per gateway). */
+  peers: TunnelPeer[];
 }
+
+export interface TunnelPeer {
+  publicKey: string;
+  endpoint: string | null;
+  allowedIps: string[];
+  /**
+   * The peer's checked `Key = Value` lines as `wg setconf` takes them, with `ALLOWED_IPS_SLOT` where its AllowedIPs
+   * go (rendered from `allowedIps`, so the wide routes can move to another peer).
+   */
+  lines: string[];
+}
+
+export const ALLOWED_IPS_SLOT = 'AllowedIPs';
 
 const HOST = /^(\[[0-9A-Fa-f:]+\]|[A-Za-z0-9.-]{1,253})$/;
 
@@ -63,13 +82,12 @@ const quickOnlyKeys = new Set([
 ]);
 
 export function parseTunnelConfig(text: string): TunnelConfig {
-  const setconf: string[] = [];
   const addresses: string[] = [];
-  const allowedIps: string[] = [];
+  const interfaceLines: string[] = [];
+  const peers: TunnelPeer[] = [];
   let mtu: number | null = null;
-  let endpointValue: string | null = null;
-  let peerPublicKey: string | null = null;
   let section: 'Interface' | 'Peer' | null = null;
+  let peer: TunnelPeer | null = null;
 
   text.split(/\r?\n/).forEach((raw, index) => {
     const line = raw.replace(/#.*$/, '').trim();
@@ -80,7 +98,11 @@ export function parseTunnelConfig(text: string): TunnelConfig {
     const header = /^\[(Interface|Peer)\]$/.exec(line);
     if (header) {
       section = header[1] as 'Interface' | 'Peer';
-      setconf.push(`[${section}]`);
+      if (section === 'Interface' && (interfaceLines.length > 0 || addresses.length > 0 || peers.length > 0)) {
+        fail('a second [Interface]');
+      }
+      peer = section === 'Peer' ? { publicKey: '', endpoint: null, allowedIps: [], lines: [] } : null;
+      if (peer) peers.push(peer);
       return;
     }
     const pair = /^([A-Za-z]+)\s*=\s*(.*)$/.exec(line);
@@ -102,25 +124,104 @@ export function parseTunnelConfig(text: string): TunnelConfig {
       } catch {
         return fail(`invalid ${key}`);
       }
-      setconf.push(`${key} = ${checked}`);
-      if (key === 'AllowedIPs') allowedIps.push(...ipList(value));
-      if (key === 'Endpoint') endpointValue = checked;
-      if (key === 'PublicKey') peerPublicKey = checked;
+      if (peer === null) {
+        interfaceLines.push(`${key} = ${checked}`);
+      } else if (key === 'AllowedIPs') {
+        if (!peer.allowedIps.length) peer.lines.push(ALLOWED_IPS_SLOT);
+        peer.allowedIps.push(...ipList(value));
+      } else {
+        peer.lines.push(`${key} = ${checked}`);
+        if (key === 'Endpoint') peer.endpoint = checked;
+        if (key === 'PublicKey') peer.publicKey = checked;
+      }
     }
   });
 
-  if (!setconf.some((line) => line.startsWith('PrivateKey = '))) {
+  if (!interfaceLines.some((line) => line.startsWith('PrivateKey = '))) {
     throw new CliError('Invalid WireGuard configuration from the gateway: no PrivateKey');
   }
   if (addresses.length === 0) throw new CliError('Invalid WireGuard configuration from the gateway: no Address');
-  return {
+  const keys = peers.map((item) => item.publicKey);
+  if (keys.includes(''))
+    throw new CliError('Invalid WireGuard configuration from the gateway: a [Peer] without PublicKey');
+  if (new Set(keys).size !== keys.length) {
+    throw new CliError('Invalid WireGuard configuration from the gateway: the same PublicKey in two [Peer] sections');
+  }
+  for (const item of peers) item.allowedIps = [...new Set(item.allowedIps)];
+  const config: TunnelConfig = {
     addresses,
     mtu,
-    setconf: `${setconf.join('\n')}\n`,
-    allowedIps: [...new Set(allowedIps)],
-    endpoint: endpointValue,
-    peerPublicKey,
+    setconf: '',
+    allowedIps: [...new Set(peers.flatMap((item) => item.allowedIps))],
+    endpoint: peers[0]?.endpoint ?? null,
+    peerPublicKey: peers[0]?.publicKey ?? null,
+    interfaceLines,
+    peers,
   };
+  config.setconf = renderSetconf(config, config.peerPublicKey);
+  return config;
+}
+
+/** A host route (/32, /128): a gateway's own tunnel address, which stays with its peer. */
+export function isHostRoute(cidr: string): boolean {
+  const [ip = '', prefix] = cidr.split('/');
+  return prefix === (isIPv4(ip) ? '32' : '128');
+}
+
+/**
+ * The routes that may move between peers: the first peer's AllowedIPs other than its own host routes (the VPN
+ * subnet, or 0.0.0.0/0 for a full tunnel). Only a config with several peers has any to move.
+ */
+export function wideRoutes(config: TunnelConfig): string[] {
+  if (config.peers.length < 2) return [];
+  return (config.peers[0]?.allowedIps ?? []).filter((cidr) => !isHostRoute(cidr));
+}
+
+/**
+ * Each peer's AllowedIPs when `holder` (a peer's public key) carries the wide routes. WireGuard sends a packet to
+ * the peer with the longest matching AllowedIPs entry, so each gateway's replies go to it and the rest to the holder.
+ */
+export function allowedIpsWithHolder(config: TunnelConfig, holder: string | null): Map<string, string[]> {
+  const wide = wideRoutes(config);
+  const first = config.peers[0]?.publicKey;
+  const target = holder !== null && config.peers.some((peer) => peer.publicKey === holder) ? holder : first;
+  return new Map(
+    config.peers.map((peer) => {
+      const own = peer.publicKey === first ? peer.allowedIps.filter((cidr) => !wide.includes(cidr)) : peer.allowedIps;
+      return [peer.publicKey, peer.publicKey === target ? [...new Set([...own, ...wide])] : own];
+    }),
+  );
+}
+
+/** `wg setconf`/`wg syncconf` input with the wide routes on `holder` (null: on the first peer, as the gateway sent). */
+export function renderSetconf(config: TunnelConfig, holder: string | null): string {
+  const allowed = allowedIpsWithHolder(config, holder);
+  const lines = ['[Interface]', ...config.interfaceLines];
+  for (const peer of config.peers) {
+    const ips = allowed.get(peer.publicKey) ?? [];
+    lines.push('[Peer]');
+    for (const line of peer.lines) {
+      if (line !== ALLOWED_IPS_SLOT) lines.push(line);
+      else if (ips.length > 0) lines.push(`AllowedIPs = ${ips.join(', ')}`);
+    }
+    // A peer whose config had no AllowedIPs can still be handed the wide routes.
+    if (!peer.lines.includes(ALLOWED_IPS_SLOT) && ips.length > 0) lines.push(`AllowedIPs = ${ips.join(', ')}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Whether going from `a` to `b` needs a new interface (key, address, MTU, port, fwmark), not only peer changes. */
+export function isInterfaceChanged(a: TunnelConfig, b: TunnelConfig): boolean {
+  return (
+    JSON.stringify([a.addresses, a.mtu, a.interfaceLines]) !== JSON.stringify([b.addresses, b.mtu, b.interfaceLines])
+  );
+}
+
+/** The gateway's tunnel address a peer stands for: its own host route, else (one gateway) the subnet's first host. */
+export function peerTunnelIp(config: TunnelConfig, peer: TunnelPeer): string | null {
+  const own = peer.allowedIps.find((cidr) => isHostRoute(cidr) && isIPv4(cidr.split('/')[0] ?? ''));
+  if (own !== undefined) return own.split('/')[0] ?? null;
+  return config.peers.length === 1 ? findGatewayTunnelIp(config) : null;
 }
 
 /**

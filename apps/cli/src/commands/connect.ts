@@ -32,6 +32,7 @@ export async function runConnect(context: CliContext, command: Extract<Command, 
     node,
     config: text,
     tunnelHealthUrl: offeredHealthUrl,
+    gateways,
   } = command.daemon ? await fetchConfigPatiently(context, api) : await api.getConfig();
   const config = parseTunnelConfig(text);
   const tunnelHealthUrl = acceptHealthUrl(offeredHealthUrl);
@@ -46,6 +47,7 @@ export async function runConnect(context: CliContext, command: Extract<Command, 
       ...(pin === undefined ? {} : { pin }),
       ...(insecure ? { insecure: true as const } : {}),
       ...(tunnelHealthUrl === undefined ? {} : { tunnelHealthUrl }),
+      ...(gateways === undefined ? {} : { gateways }),
     },
     text,
   );
@@ -54,7 +56,8 @@ export async function runConnect(context: CliContext, command: Extract<Command, 
   // One node key, one tunnel: an interface of an earlier connect under another name would fight this one.
   if (previousIface !== undefined && previousIface !== iface) await tearDownTunnel(system, previousIface);
   const implementation = await bringUpTunnel(system, iface, config, configDir);
-  const endpoint = config.endpoint ?? 'the gateway';
+  const others = config.peers.length - 1;
+  const endpoint = `${config.endpoint ?? 'the gateway'}${others > 0 ? ` (and ${others} more gateway${others > 1 ? 's' : ''})` : ''}`;
   progress(`Waiting for the first handshake with ${endpoint} …`);
   const isConnected = await waitForHandshake(context, iface, signal);
   const address = config.addresses.join(', ');
@@ -76,6 +79,7 @@ export async function runConnect(context: CliContext, command: Extract<Command, 
     signal,
     timing: timingWithRefresh(context.env.refreshSeconds),
     ...(tunnelHealthUrl === undefined ? {} : { tunnelHealthUrl }),
+    ...(gateways === undefined ? {} : { gateways }),
   });
   return 0;
 }
