@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { count } from 'drizzle-orm';
 import type { AppDeps } from '../../deps.js';
+import type { ReadDb } from '../../db/client.js';
 import { users } from '../../db/schema.js';
 import { hashPassword } from './passwords.js';
 
@@ -13,16 +14,21 @@ export async function ensureAdmin(
   deps: AppDeps,
   announce: (username: string, password: string) => void,
 ): Promise<void> {
-  const existing = await deps.db.select({ n: count() }).from(users).get();
-  if ((existing?.n ?? 0) > 0) return;
+  if (await hasAnyUser(deps.db)) return;
   const configured = deps.config.adminPassword;
   const password = configured ?? randomBytes(18).toString('base64url');
-  await deps.db.write(
-    async (tx) =>
-      await tx
-        .insert(users)
-        .values({ username: deps.config.adminUsername, passwordHash: await hashPassword(password) })
-        .run(),
-  );
-  if (configured === undefined) announce(deps.config.adminUsername, password);
+  const passwordHash = await hashPassword(password);
+  // Checked again inside the write: gateways sharing one PostgreSQL may boot together on an empty database, and
+  // writes are serialised (one lock), so exactly one of them creates the admin and the others find it.
+  const created = await deps.db.write(async (tx) => {
+    if (await hasAnyUser(tx)) return false;
+    await tx.insert(users).values({ username: deps.config.adminUsername, passwordHash }).run();
+    return true;
+  });
+  if (created && configured === undefined) announce(deps.config.adminUsername, password);
+}
+
+async function hasAnyUser(db: ReadDb): Promise<boolean> {
+  const existing = await db.select({ n: count() }).from(users).get();
+  return (existing?.n ?? 0) > 0;
 }
