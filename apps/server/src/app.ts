@@ -18,6 +18,7 @@ import { authRoutes } from './modules/auth/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
 import type { DomainCheck } from './modules/domains/service.js';
 import { logRoutes } from './modules/logs/routes.js';
+import { startHeartbeat } from './modules/gateways/heartbeat.js';
 import { nodeRoutes } from './modules/nodes/routes.js';
 import { startMetricsListener } from './modules/observe/metrics-listener.js';
 import { createObserver, observeApply, type Observer, type ObserverOptions } from './modules/observe/observer.js';
@@ -110,6 +111,7 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   });
   let stopMetricsListener: (() => Promise<void>) | null = null;
   let stopAnnouncements: (() => void) | null = null;
+  let stopHeartbeat: (() => void) | null = null;
   app.addHook('onReady', async () => {
     // A change made through another gateway on the same database: converge on it (the reconciler coalesces bursts).
     stopAnnouncements = deps.db.onAnnounce(() => {
@@ -117,12 +119,14 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
         app.log.warn({ err }, 'data plane: could not apply a change announced by another gateway');
       });
     });
+    stopHeartbeat = startHeartbeat(deps, deps.gateway.id, app.log);
     await observer.start();
     if (deps.config.metricsAddress)
       stopMetricsListener = await startMetricsListener(deps.config.metricsAddress, observer, deps.config.metricsToken);
   });
   app.addHook('onClose', async () => {
     stopAnnouncements?.();
+    stopHeartbeat?.();
     stopHealthAudit();
     await deps.audit.flush().catch(() => undefined);
     observer.stop();
