@@ -59,10 +59,7 @@ export function allocateGatewayAddress(vpnSubnet: string, used: ReadonlySet<stri
  * for the gateway before several existed) and adopts the legacy key if the database has one, so existing nodes keep
  * working unchanged; the others a fresh key and an address from the top of the subnet.
  */
-async function newGatewayValues(
-  deps: RegistryDeps,
-  tx: ReadDb,
-): Promise<{ privateKey: string; address: string }> {
+async function newGatewayValues(deps: RegistryDeps, tx: ReadDb): Promise<{ privateKey: string; address: string }> {
   const isFirst = (await tx.select({ id: gateways.id }).from(gateways).limit(1).all()).length === 0;
   const used = await listTunnelAddressesInUse(tx);
   if (isFirst) {
@@ -156,4 +153,3 @@ export async function listLiveGateways(db: ReadDb, selfId: number): Promise<Gate
     .filter((row) => row.id === selfId || newest - Date.parse(row.lastSeenAt) <= LIVE_WINDOW_MS)
     .map(({ id, name, publicKey, address, endpoint }) => ({ id, name, publicKey, address, endpoint }));
 }
-
