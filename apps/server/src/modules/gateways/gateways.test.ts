@@ -29,24 +29,27 @@ async function gateway(options: TestAppOptions & { endpoint: string; subnet?: st
 
 const tokens = new WeakMap<TestApp, string>();
 
-async function adminCall<T>(
+type Refusal = { errors: { body: { field: string; message: string }[] } };
+
+/** An admin call; `body` is the JSON answer (null for a file). */
+async function adminCall(
   app: TestApp,
   method: 'GET' | 'POST',
   url: string,
   payload?: object,
-): Promise<{ status: number; body: T; text: string }> {
+): Promise<{ status: number; body: unknown; text: string }> {
   const token = tokens.get(app) ?? (await app.login());
   tokens.set(app, token);
   const headers = { authorization: `Bearer ${token}` };
   const response = await app.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
   const isJson = String(response.headers['content-type']).startsWith('application/json');
-  return { status: response.statusCode, body: (isJson ? response.json() : null) as T, text: response.body };
+  return { status: response.statusCode, body: isJson ? response.json() : null, text: response.body };
 }
 
 async function createNode(app: TestApp, payload: object): Promise<Node & { token: string }> {
-  const created = await adminCall<Node & { token: string }>(app, 'POST', '/api/nodes', payload);
+  const created = await adminCall(app, 'POST', '/api/nodes', payload);
   expect(created.status, created.text).toBe(201);
-  return created.body;
+  return created.body as Node & { token: string };
 }
 
 async function agentConfig(app: TestApp, token: string): Promise<AgentConfig> {
@@ -117,7 +120,7 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))(
       expect(peers[1]).toContain('Endpoint = gw-b.example.test:51821\nAllowedIPs = 10.44.255.254/32\n');
 
       // The console's download is the same file.
-      const download = await adminCall<unknown>(b, 'GET', `/api/nodes/${node.id}/download`);
+      const download = await adminCall(b, 'GET', `/api/nodes/${node.id}/download`);
       expect(download.text).toBe(fromA.config);
     });
 
@@ -153,27 +156,24 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))(
       expect(top.address).toBe('10.9.0.6');
       const b = await gateway({ sameDatabaseAs: a, endpoint: 'gw-b.example.test:51821', subnet });
       expect(b.deps.gateway.address).toBe('10.9.0.5');
-      const taken = await adminCall<{ errors: { body: unknown[] } }>(b, 'POST', '/api/nodes', {
+      const taken = await adminCall(b, 'POST', '/api/nodes', {
         name: 'clash',
         address: '10.9.0.5',
       });
       expect(taken.status).toBe(422);
-      expect(taken.body.errors.body).toEqual([{ field: 'address', message: 'This address is already in use' }]);
+      expect((taken.body as Refusal).errors.body).toEqual([
+        { field: 'address', message: 'This address is already in use' },
+      ]);
       expect((await createNode(b, { name: 'n2' })).address).toBe('10.9.0.2');
       expect((await createNode(a, { name: 'n3' })).address).toBe('10.9.0.3');
       const c = await gateway({ sameDatabaseAs: a, endpoint: 'gw-c.example.test:51822', subnet });
       expect(c.deps.gateway.address).toBe('10.9.0.4');
       // The subnet is full now: the next node is refused, nothing is double-booked.
-      const full = await adminCall<{ errors: { body: { field: string; message: string }[] } }>(
-        c,
-        'POST',
-        '/api/nodes',
-        {
-          name: 'n4',
-        },
-      );
+      const full = await adminCall(c, 'POST', '/api/nodes', {
+        name: 'n4',
+      });
       expect(full.status).toBe(422);
-      expect(full.body.errors.body[0]?.message).toMatch(/full/);
+      expect((full.body as Refusal).errors.body[0]?.message).toMatch(/full/);
       const rows = await a.db.select({ address: gateways.address }).from(gateways).all();
       expect(rows.map((r) => r.address).sort()).toEqual(['10.9.0.1', '10.9.0.4', '10.9.0.5']);
     });
