@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { AgentConfig, Node } from '@postern/contract';
 import { afterEach, describe, expect, test } from 'vitest';
 import { LEGACY_GATEWAY_KEY_SETTING } from '../../db/gateway-key.js';
-import { gateways, settings } from '../../db/schema.js';
+import { gateways, nodes, settings } from '../../db/schema.js';
 import { generateKeyPair, publicKeyFromPrivate } from '../../dataplane/wireguard/keys.js';
 import { buildTestApp, TEST_STORE, type TestApp, type TestAppOptions } from '../../test/build-test-app.js';
 import { postgresAvailable } from '../../test/postgres.js';
@@ -218,6 +218,50 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))(
       });
       expect(again.deps.gateway).toEqual({ ...b.deps.gateway, endpoint: 'gw-b2.example.test:51821' });
       expect(await a.db.select().from(gateways).all()).toHaveLength(2);
+    });
+
+    test("a node's status is the best over the live gateways: newest handshake and its client address, summed transfer", async () => {
+      const a = await gateway({ postgres: true, endpoint: 'gw-a.example.test:51820' });
+      const b = await gateway({ sameDatabaseAs: a, endpoint: 'gw-b.example.test:51821' });
+      const node = await createNode(a, { name: 'office' });
+      const [row] = await a.db.select().from(nodes).where(eq(nodes.id, node.id)).all();
+      const key = row?.publicKey ?? '';
+      const ago = (seconds: number) => new Date(Date.now() - seconds * 1000).toISOString();
+      // A last heard of the node long ago (offline); B a moment ago, through another path.
+      a.fakeDataPlane.status.setStatus(key, {
+        status: 'offline',
+        clientIp: '203.0.113.9',
+        latestHandshakeTimestamp: ago(400),
+        transferRx: 1000,
+        transferTx: 2000,
+      });
+      const recent = ago(10);
+      b.fakeDataPlane.status.setStatus(key, {
+        status: 'online',
+        clientIp: '198.51.100.7',
+        latestHandshakeTimestamp: recent,
+        transferRx: 100,
+        transferTx: 200,
+      });
+      for (const app of [a, b, a]) await app.app.gatewayPeerStatus.sync();
+      const combined = {
+        status: 'online',
+        clientIp: '198.51.100.7',
+        latestHandshakeTimestamp: new Date(Math.floor(Date.parse(recent) / 1000) * 1000).toISOString(),
+        transferRx: 1100,
+        transferTx: 2200,
+      };
+      expect((await adminCall(a, 'GET', `/api/nodes/${node.id}`)).body).toMatchObject(combined);
+      expect((await adminCall(b, 'GET', `/api/nodes/${node.id}`)).body).toMatchObject(combined);
+
+      // B's heartbeat stopped: what it saw no longer counts on A.
+      await setLastSeen(a, b.deps.gateway.id, new Date(Date.now() - 120_000));
+      await a.app.gatewayPeerStatus.sync();
+      expect((await adminCall(a, 'GET', `/api/nodes/${node.id}`)).body).toMatchObject({
+        status: 'offline',
+        clientIp: '203.0.113.9',
+        transferRx: 1000,
+      });
     });
   },
 );
