@@ -18,6 +18,8 @@ import { authRoutes } from './modules/auth/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
 import type { DomainCheck } from './modules/domains/service.js';
 import { logRoutes } from './modules/logs/routes.js';
+import { startHeartbeat } from './modules/gateways/heartbeat.js';
+import { createGatewayPeerStatus, withStatus, type GatewayPeerStatus } from './modules/gateways/peer-status.js';
 import { nodeRoutes } from './modules/nodes/routes.js';
 import { startMetricsListener } from './modules/observe/metrics-listener.js';
 import { createObserver, observeApply, type Observer, type ObserverOptions } from './modules/observe/observer.js';
@@ -31,6 +33,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Traffic history, health checks and metrics of this app (issue 14). */
     observer: Observer;
+    /** Node status combined over the gateways of the database (issue 16). */
+    gatewayPeerStatus: GatewayPeerStatus;
   }
 }
 
@@ -65,7 +69,15 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   const loggerInstance: FastifyBaseLogger | undefined = opts.logger;
   // What the gateway observes of itself: every apply is timed, and the health checks follow every change.
   const observer = createObserver(givenDeps, loggerInstance, opts.observe);
-  const deps: AppDeps = { ...givenDeps, dataPlane: observeApply(givenDeps.dataPlane, observer) };
+  // A node's status as every live gateway sees it; this gateway's own poll stays the live part of it.
+  const peerStatus = createGatewayPeerStatus(
+    { db: givenDeps.db, now: givenDeps.now, gatewayId: givenDeps.gateway.id, local: givenDeps.dataPlane.status },
+    (err) => loggerInstance?.warn({ err }, 'gateways: could not share node status with the other gateways'),
+  );
+  const deps: AppDeps = {
+    ...givenDeps,
+    dataPlane: withStatus(observeApply(givenDeps.dataPlane, observer), peerStatus.status),
+  };
   // request.ip (sign-in limits, logs) is the X-Forwarded-For client only when the peer itself is a trusted proxy;
   // proxy-addr walks the chain from the right, so a client cannot spoof it by sending the header itself.
   const trustProxy = deps.config.trustedProxies.length > 0 ? [...deps.config.trustedProxies] : false;
@@ -96,6 +108,7 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   app.addHook('preClose', async () => closeAllSse(app.server));
 
   app.decorate('observer', observer);
+  app.decorate('gatewayPeerStatus', peerStatus);
   // A backend's verdict changing is an event the audit log keeps; a first verdict that the backend is up is not.
   const stopHealthAudit = observer.health.onHealthChange(({ health, previous }) => {
     if (previous === 'unknown' && health.state !== 'down') return;
@@ -110,6 +123,7 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   });
   let stopMetricsListener: (() => Promise<void>) | null = null;
   let stopAnnouncements: (() => void) | null = null;
+  let stopHeartbeat: (() => void) | null = null;
   app.addHook('onReady', async () => {
     // A change made through another gateway on the same database: converge on it (the reconciler coalesces bursts).
     stopAnnouncements = deps.db.onAnnounce(() => {
@@ -117,12 +131,16 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
         app.log.warn({ err }, 'data plane: could not apply a change announced by another gateway');
       });
     });
+    stopHeartbeat = startHeartbeat(deps, deps.gateway.id, app.log);
+    peerStatus.start();
     await observer.start();
     if (deps.config.metricsAddress)
       stopMetricsListener = await startMetricsListener(deps.config.metricsAddress, observer, deps.config.metricsToken);
   });
   app.addHook('onClose', async () => {
     stopAnnouncements?.();
+    stopHeartbeat?.();
+    peerStatus.stop();
     stopHealthAudit();
     await deps.audit.flush().catch(() => undefined);
     observer.stop();

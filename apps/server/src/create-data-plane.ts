@@ -4,7 +4,6 @@ import { checkDomainPointsHere } from './dataplane/certs/domain-check.js';
 import type { CertificateStore } from './dataplane/certs/manager.js';
 import {
   createDataPlane,
-  gatewayAddress,
   parseSubnet,
   renderOptionsFor,
   type DataPlaneConfig,
@@ -14,6 +13,7 @@ import type { DataPlane, DesiredState } from './dataplane/types.js';
 import type { GatewaySettings } from './db/desired-state.js';
 import type { Config } from './env.js';
 import type { DomainCheck } from './modules/domains/service.js';
+import type { GatewayIdentity } from './modules/gateways/registry.js';
 import { isIPv4 } from '@postern/contract';
 
 /** Where nginx reaches the control plane: its own address, or loopback when it listens on every address. */
@@ -22,18 +22,23 @@ function consoleUpstreamFor(config: Pick<Config, 'host' | 'port'>): string {
   return `http://${host}:${config.port}`;
 }
 
-/** The gateway's end of the tunnel: the subnet's first host, the WireGuard port, the host nodes dial. */
-export function gatewaySettingsFor(config: Pick<Config, 'vpnSubnet' | 'wgPort' | 'publicHost'>): GatewaySettings {
+/** This gateway's end of the tunnel: its registered address and key (modules/gateways), its WireGuard port. */
+export function gatewaySettingsFor(
+  config: Pick<Config, 'vpnSubnet' | 'wgPort' | 'publicHost'>,
+  gateway: Pick<GatewayIdentity, 'id' | 'address'>,
+): GatewaySettings {
   return {
-    address: `${gatewayAddress(config.vpnSubnet)}/${parseSubnet(config.vpnSubnet).prefix}`,
+    gatewayId: gateway.id,
+    address: `${gateway.address}/${parseSubnet(config.vpnSubnet).prefix}`,
     listenPort: config.wgPort,
     publicHost: config.publicHost,
   };
 }
 
-export function dataPlaneConfigFor(config: Config): DataPlaneConfig {
+export function dataPlaneConfigFor(config: Config, gateway?: Pick<GatewayIdentity, 'address'>): DataPlaneConfig {
   return {
     ...config,
+    ...(gateway ? { tunnelAddress: gateway.address } : {}),
     consoleUpstream: consoleUpstreamFor(config),
     acme: {
       directoryUrl: config.acmeDirectory,
@@ -50,9 +55,14 @@ export function dataPlaneConfigFor(config: Config): DataPlaneConfig {
  */
 export function createDataPlaneFor(
   config: Config,
-  opts: { loadDesiredState: () => Promise<DesiredState>; logger: Logger; certificateStore: CertificateStore },
+  opts: {
+    gateway: Pick<GatewayIdentity, 'address'>;
+    loadDesiredState: () => Promise<DesiredState>;
+    logger: Logger;
+    certificateStore: CertificateStore;
+  },
 ): DataPlane & { challenges: ChallengeStore } {
-  const dataPlaneConfig = dataPlaneConfigFor(config);
+  const dataPlaneConfig = dataPlaneConfigFor(config, opts.gateway);
   if (config.dataPlane === 'real') return createDataPlane(dataPlaneConfig, opts);
   opts.logger.warn('data plane is off: nothing is served to nodes or the internet (POSTERN_DATAPLANE=off)');
   return createOfflineDataPlane({ loadDesiredState: opts.loadDesiredState, render: renderOptionsFor(dataPlaneConfig) });

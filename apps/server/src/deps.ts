@@ -2,6 +2,7 @@ import type { Config } from './env.js';
 import type { Store } from './db/client.js';
 import type { DataPlane } from './dataplane/types.js';
 import type { AuditLog } from './modules/audit/recorder.js';
+import type { GatewayIdentity } from './modules/gateways/registry.js';
 import type { SecretBox } from './secrets.js';
 
 /** Everything the app needs from outside, injected so tests build it with a temp DB and fake data plane. */
@@ -14,4 +15,6 @@ export interface AppDeps {
   now: () => Date;
   /** The append-only audit log: `audit.record({ actor, address, action, target, before, after })`. */
   audit: AuditLog;
+  /** This gateway among those sharing the database (issue 16): registered at boot, before the app is built. */
+  gateway: GatewayIdentity;
 }

@@ -14,6 +14,30 @@ describe('parseConfig', () => {
     expect(config.adminPassword).toBeUndefined();
   });
 
+  it('checks the gateway name and WireGuard endpoint; the endpoint defaults to the public host and WireGuard port', () => {
+    expect(parseConfig({}).gatewayName).toBeUndefined();
+    expect(parseConfig({ POSTERN_GATEWAY_NAME: '' }).gatewayName).toBeUndefined();
+    expect(parseConfig({ POSTERN_GATEWAY_NAME: 'postern-0' }).gatewayName).toBe('postern-0');
+    for (const bad of ['Postern-0', '-gw', 'gw-', 'gw_1', 'a'.repeat(64), 'gw\nx']) {
+      expect(() => parseConfig({ POSTERN_GATEWAY_NAME: bad }), bad).toThrow(/POSTERN_GATEWAY_NAME: must be 1-63/);
+    }
+    expect(parseConfig({ POSTERN_PUBLIC_HOST: 'gw.example.com', POSTERN_WG_PORT: '51999' }).wgEndpoint).toBe(
+      'gw.example.com:51999',
+    );
+    expect(parseConfig({ POSTERN_WG_ENDPOINT: '203.0.113.7:40000' }).wgEndpoint).toBe('203.0.113.7:40000');
+    expect(parseConfig({ POSTERN_WG_ENDPOINT: 'gw-2.example.com:51820' }).wgEndpoint).toBe('gw-2.example.com:51820');
+    for (const bad of [
+      'gw.example.com',
+      'gw.example.com:0',
+      'gw.example.com:70000',
+      'gw example:1',
+      '[::1]:51820',
+      'a:1\n[Peer]',
+    ]) {
+      expect(() => parseConfig({ POSTERN_WG_ENDPOINT: bad }), bad).toThrow(/POSTERN_WG_ENDPOINT: must be host:port/);
+    }
+  });
+
   it('takes an empty metrics token or address as unset (a compose file passing ${VAR:-} through) and still refuses a short token', () => {
     const config = parseConfig({ POSTERN_METRICS_TOKEN: '', POSTERN_METRICS_ADDRESS: '' });
     expect(config.metricsToken).toBeUndefined();

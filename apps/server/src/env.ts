@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { isIPv4, isIPv4Cidr, isIPv6 } from '@postern/contract';
+import { isBackendHost, isIPv4, isIPv4Cidr, isIPv6 } from '@postern/contract';
 
 // The one place that reads process.env. A bad value stops boot with a readable message (see main.ts).
 
@@ -25,6 +25,17 @@ function isAddressOrCidr(entry: string): boolean {
   const [address = '', prefix, ...rest] = entry.split('/');
   if (rest.length > 0 || !isIPv6(address)) return false;
   return prefix === undefined || /^(12[0-8]|1[01]\d|[1-9]?\d)$/.test(prefix);
+}
+
+/** A gateway's name (POSTERN_GATEWAY_NAME): a DNS label, so a Kubernetes pod name fits. */
+export const GATEWAY_NAME_RE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** `host:port` as a WireGuard Endpoint: a host name or IPv4 address (the node config's allow-list), a port. */
+function isHostPort(value: string): boolean {
+  const match = /^(.+):(\d{1,5})$/.exec(value);
+  if (!match?.[1] || !match[2]) return false;
+  const port = Number(match[2]);
+  return port >= 1 && port <= 65535 && isBackendHost(match[1]);
 }
 
 const EnvSchema = z
@@ -80,6 +91,28 @@ const EnvSchema = z
       .regex(/^[A-Za-z0-9_=+.-]{1,15}$/, 'must be a valid interface name (at most 15 characters)')
       .default('postern0'),
     POSTERN_WG_PORT: portText.default(51820),
+    /**
+     * This gateway's name among the gateways of one database (issue 16); unset: a name made once and kept in
+     * <data>/gateway-name (modules/gateways), so a recreated container with the same volume is the same gateway.
+     */
+    POSTERN_GATEWAY_NAME: z.preprocess(
+      emptyAsUnset,
+      z
+        .string()
+        .regex(
+          GATEWAY_NAME_RE,
+          'must be 1-63 lowercase letters, digits and hyphens, starting and ending with a letter or digit',
+        )
+        .optional(),
+    ),
+    /** `host:port` nodes dial to reach this gateway's WireGuard; unset: POSTERN_PUBLIC_HOST:POSTERN_WG_PORT. */
+    POSTERN_WG_ENDPOINT: z.preprocess(
+      emptyAsUnset,
+      z
+        .string()
+        .refine(isHostPort, 'must be host:port, e.g. gw2.example.com:51820 or 203.0.113.7:51820')
+        .optional(),
+    ),
     POSTERN_HTTP_PORT: portText.default(80),
     POSTERN_HTTPS_PORT: portText.default(443),
     /** HTTPS port of services without a domain: another origin than the console's (same host, other port). */
@@ -223,6 +256,10 @@ const ConfigSchema = EnvSchema.transform((env) => ({
   tcpPortRange: env.POSTERN_TCP_PORT_RANGE,
   wgInterface: env.POSTERN_WG_INTERFACE,
   wgPort: env.POSTERN_WG_PORT,
+  /** This gateway's name; undefined: the one kept in <dataDir>/gateway-name (made at first boot). */
+  gatewayName: env.POSTERN_GATEWAY_NAME,
+  /** Where nodes dial this gateway's WireGuard. */
+  wgEndpoint: env.POSTERN_WG_ENDPOINT ?? `${env.POSTERN_PUBLIC_HOST}:${env.POSTERN_WG_PORT}`,
   httpPort: env.POSTERN_HTTP_PORT,
   httpsPort: env.POSTERN_HTTPS_PORT,
   /** Where services without a domain are published: https://<publicHost>:<noDomainHttpsPort>/<path>. */

@@ -15,6 +15,8 @@ import { loadConfig, type Config } from './env.js';
 import { warnIfPlainHttpBeyondLoopback } from './http/listen-warning.js';
 import { createLogger } from './http/logger.js';
 import { createAuditLog } from './modules/audit/recorder.js';
+import { resolveGatewayName } from './modules/gateways/name.js';
+import { registerGateway } from './modules/gateways/registry.js';
 import { loadSecretBox } from './secrets.js';
 
 // Boots the gateway: config, DB, secrets, first-boot state, data plane, HTTP. Everything else is in app.ts.
@@ -66,17 +68,24 @@ async function main(): Promise<void> {
   );
   const secrets = loadSecretBox(dataDir);
   const base = { config: { ...config, dataDir }, db, secrets };
-  const gateway = gatewaySettingsFor(config);
+  const now = (): Date => new Date();
+  // Before the data plane: its WireGuard key and tunnel address are this gateway's row.
+  const identity = await registerGateway(
+    { ...base, now },
+    { name: resolveGatewayName(config.gatewayName, dataDir), endpoint: config.wgEndpoint },
+  );
+  logger.info({ gateway: identity.name, address: identity.address, endpoint: identity.endpoint }, 'gateway registered');
+  const gateway = gatewaySettingsFor(config, identity);
   const certificateStore = await openDbCertificateStore(db, (err: unknown) =>
     logger.warn({ err }, 'certificates: could not store a certificate record; retried with the next change'),
   );
   const dataPlane = createDataPlaneFor(base.config, {
+    gateway: identity,
     loadDesiredState: async () => await loadDesiredState(base, gateway),
     logger,
     certificateStore,
   });
-  const now = (): Date => new Date();
-  const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }) };
+  const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }), gateway: identity };
   await bootstrap(deps, announceAdmin);
 
   const app = await buildApp(deps, {

@@ -36,6 +36,8 @@ export interface DataPlaneConfig {
   vpnSubnet: string;
   tcpPortRange: readonly [number, number];
   publicHost: string;
+  /** This gateway's tunnel address (no prefix): nginx answers the tunnel health check there. Default: first host. */
+  tunnelAddress?: string;
   /** Where nginx reaches the control plane (the console and API it publishes). */
   consoleUpstream: string;
   /** Name servers for backends given by DNS name; undefined: /etc/resolv.conf's. */
@@ -78,7 +80,7 @@ export function renderOptionsFor(config: DataPlaneConfig): NginxRenderOptions {
     noDomainHttpsPort: config.noDomainHttpsPort,
     consoleHost: config.publicHost,
     consoleUpstream: config.consoleUpstream,
-    tunnelAddress: gatewayAddress(config.vpnSubnet),
+    tunnelAddress: config.tunnelAddress ?? gatewayAddress(config.vpnSubnet),
     resolvers: config.resolvers ?? readResolvers(),
     ...(config.listenAddress === undefined ? {} : { listenAddress: config.listenAddress }),
   };

@@ -5,12 +5,11 @@ import { publicKeyFromPrivate } from '../dataplane/wireguard/keys.js';
 import { insertNode } from '../modules/services/test-support.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
 import { gatewaySettingsFor } from '../create-data-plane.js';
-import { getGatewayPublicKey } from '../modules/nodes/gateway-key.js';
 import { openSqliteStore, sqliteClientOf } from './client.js';
 import { loadDesiredState } from './desired-state.js';
 import { readGatewayPrivateKey } from './gateway-key.js';
 import { resolveMigrationsDir } from './migrations-dir.js';
-import { domains, httpServices, nodes, settings, tcpServices } from './schema.js';
+import { domains, gateways, httpServices, nodes, settings, tcpServices } from './schema.js';
 
 let t: TestApp;
 
@@ -21,19 +20,20 @@ afterEach(async () => {
   await t.cleanup();
 });
 
-const load = async () => await loadDesiredState(t.deps, gatewaySettingsFor(t.config));
+const load = async () => await loadDesiredState(t.deps, gatewaySettingsFor(t.config, t.deps.gateway));
 
 const httpRow = { name: 'web', pathLocation: '/', backendHost: 'ignored', backendPort: 80 };
 const tcpRow = { name: 'db', proto: 'tcp' as const, backendHost: 'ignored', backendPort: 5432 };
 
 describe('loadDesiredState', () => {
-  test('only reads: before bootstrap stored the gateway key it fails and stores none', async () => {
+  test('only reads: before the gateway registered it fails and stores nothing', async () => {
     const db = openSqliteStore(join(t.dataDir, 'fresh.db'), resolveMigrationsDir());
     try {
-      await expect(loadDesiredState({ db, secrets: t.deps.secrets }, gatewaySettingsFor(t.config))).rejects.toThrow(
-        /bootstrap/,
-      );
+      await expect(
+        loadDesiredState({ db, secrets: t.deps.secrets }, gatewaySettingsFor(t.config, t.deps.gateway)),
+      ).rejects.toThrow(/not registered/);
       expect(await db.select().from(settings).all()).toEqual([]);
+      expect(await db.select().from(gateways).all()).toEqual([]);
     } finally {
       sqliteClientOf(db).close();
     }
@@ -43,9 +43,10 @@ describe('loadDesiredState', () => {
     const state = await load();
     expect(state.gateway).toMatchObject({ address: '10.50.0.1/16', listenPort: 51999, publicHost: 'gateway.test' });
     expect((await load()).gateway.privateKey).toBe(state.gateway.privateKey);
-    const stored = await t.db.select().from(settings).where(eq(settings.key, 'gateway_private_key')).get();
-    expect(stored?.value).not.toContain(state.gateway.privateKey);
-    expect(await getGatewayPublicKey(t.deps)).toBe(publicKeyFromPrivate(await readGatewayPrivateKey(t.deps)));
+    const stored = await t.db.select().from(gateways).where(eq(gateways.id, t.deps.gateway.id)).get();
+    expect(stored?.privateKeyEnc).not.toContain(state.gateway.privateKey);
+    expect(t.deps.gateway.publicKey).toBe(publicKeyFromPrivate(state.gateway.privateKey));
+    expect(stored?.publicKey).toBe(t.deps.gateway.publicKey);
   });
 
   test('has a peer for each enabled non-local node, gateways routing their network', async () => {
@@ -222,7 +223,7 @@ describe('loadDesiredState', () => {
       gateway: {
         address: '10.50.0.1/16',
         listenPort: 51999,
-        privateKey: await readGatewayPrivateKey(t.deps),
+        privateKey: await readGatewayPrivateKey(t.deps, t.deps.gateway.id),
         publicHost: 'gateway.test',
       },
       peers: [

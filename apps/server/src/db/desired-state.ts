@@ -14,8 +14,8 @@ import { domains, httpServices, nodes, tcpServices } from './schema.js';
 
 type StateDeps = { db: Store; secrets: SecretBox };
 
-/** The gateway's side of the tunnel as configured (config, not DB); the key is read from the DB. */
-export type GatewaySettings = Omit<DesiredState['gateway'], 'privateKey'>;
+/** This gateway's side of the tunnel (registered at boot, modules/gateways); its key is read from its row. */
+export type GatewaySettings = Omit<DesiredState['gateway'], 'privateKey'> & { gatewayId: number };
 
 /** Services are served when enabled and their node is connected; the local node is always "connected". */
 const nodeServes = or(eq(nodes.enabled, true), eq(nodes.isLocal, true));
@@ -180,7 +180,8 @@ async function loadDomains(db: ReadDb): Promise<DesiredDomain[]> {
  * domain or node from a different moment.
  */
 export async function loadDesiredState(deps: StateDeps, settings: GatewaySettings): Promise<DesiredState> {
-  const gateway = { ...settings, privateKey: await readGatewayPrivateKey(deps) };
+  const { gatewayId, ...side } = settings;
+  const gateway = { ...side, privateKey: await readGatewayPrivateKey(deps, gatewayId) };
   return deps.db.write(async (tx) => ({
     gateway,
     peers: await loadPeers(tx, deps.secrets),

@@ -1,13 +1,14 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { SecretBox } from '../secrets.js';
 import type { ReadDb, Store } from './client.js';
 import { preparedPerDb } from './prepared.js';
-import { settings } from './schema.js';
+import { gateways, settings } from './schema.js';
 
-// The gateway's WireGuard private key, kept encrypted in `settings`. Bootstrap stores it once
-// (modules/nodes/gateway-key.ts); every later read only reads, so loading the desired state writes nothing.
+// Each gateway's WireGuard private key, kept encrypted in its `gateways` row (modules/gateways registers it). Loading
+// the desired state only reads it. Before several gateways existed the one key was the `gateway_private_key` setting:
+// the first gateway registered on such a database adopts it (modules/gateways/registry.ts), so nodes keep working.
 
-const GATEWAY_KEY_SETTING = 'gateway_private_key';
+export const LEGACY_GATEWAY_KEY_SETTING = 'gateway_private_key';
 
 export const KEY_MISMATCH_MESSAGE =
   "this gateway's secret key (secret.key in its data dir) is not the key the database was written with: every " +
@@ -16,15 +17,17 @@ export const KEY_MISMATCH_MESSAGE =
 type KeyDeps = { db: Store; secrets: SecretBox };
 
 const queriesFor = preparedPerDb((db: ReadDb) => ({
-  read: db.select({ value: settings.value }).from(settings).where(eq(settings.key, GATEWAY_KEY_SETTING)).prepare(),
+  own: db
+    .select({ value: gateways.privateKeyEnc })
+    .from(gateways)
+    .where(eq(gateways.id, sql.placeholder('id')))
+    .prepare(),
 }));
 
-/** The stored key, or null before bootstrap stored one. */
-export async function findGatewayPrivateKey(deps: KeyDeps): Promise<string | null> {
-  const stored = await queriesFor(deps.db).read.get();
-  if (!stored) return null;
+/** Decrypts a stored WireGuard key; a key written under another secret key stops the gateway with a clear reason. */
+export function decryptGatewayKey(secrets: SecretBox, ciphertext: string): string {
   try {
-    return deps.secrets.decrypt(stored.value);
+    return secrets.decrypt(ciphertext);
   } catch (error) {
     // Another secret key wrote this database: a second gateway on a shared PostgreSQL, or a data dir restored without
     // its key. Nothing it encrypted can be read, so nothing may start.
@@ -32,24 +35,19 @@ export async function findGatewayPrivateKey(deps: KeyDeps): Promise<string | nul
   }
 }
 
-export async function readGatewayPrivateKey(deps: KeyDeps): Promise<string> {
-  const key = await findGatewayPrivateKey(deps);
-  if (key === null) throw new Error('the gateway has no WireGuard key yet: bootstrap creates it');
-  return key;
+/** The key of the database's one gateway from before gateways had rows; null when there is none. */
+export async function findLegacyGatewayKey(db: ReadDb, secrets: SecretBox): Promise<string | null> {
+  const stored = await db
+    .select({ value: settings.value })
+    .from(settings)
+    .where(eq(settings.key, LEGACY_GATEWAY_KEY_SETTING))
+    .get();
+  return stored ? decryptGatewayKey(secrets, stored.value) : null;
 }
 
-/**
- * Stores `privateKey` unless a key is stored already, and returns the stored one. `onConflictDoNothing` plus the
- * re-read means two processes starting at once still agree on one key.
- */
-export async function storeGatewayPrivateKeyIfAbsent(deps: KeyDeps, privateKey: string): Promise<string> {
-  await deps.db.write(
-    async (tx) =>
-      await tx
-        .insert(settings)
-        .values({ key: GATEWAY_KEY_SETTING, value: deps.secrets.encrypt(privateKey) })
-        .onConflictDoNothing()
-        .run(),
-  );
-  return await readGatewayPrivateKey(deps);
+/** The private key of the registered gateway `gatewayId`. */
+export async function readGatewayPrivateKey(deps: KeyDeps, gatewayId: number): Promise<string> {
+  const stored = await queriesFor(deps.db).own.get({ id: gatewayId });
+  if (!stored) throw new Error(`gateway ${gatewayId} is not registered: a gateway registers itself when it starts`);
+  return decryptGatewayKey(deps.secrets, stored.value);
 }

@@ -149,4 +149,6 @@ export const {
   certificates,
   auditEvents,
   trafficMinutes,
+  gateways,
+  gatewayPeers,
 } = pgTables;

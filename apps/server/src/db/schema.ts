@@ -283,3 +283,45 @@ export const trafficMinutes = sqliteTable(
     index('traffic_minutes_minute_idx').on(t.minute),
   ],
 );
+
+/**
+ * The gateway processes sharing this database (issue 16), one row each, registered at boot by name
+ * (POSTERN_GATEWAY_NAME) and kept alive by a heartbeat. Each has its own WireGuard key and tunnel address; a node's
+ * config has one [Peer] per live gateway (modules/gateways).
+ */
+export const gateways = sqliteTable('gateways', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull().unique(),
+  publicKey: text('public_key').notNull().unique(),
+  /** AES-256-GCM ciphertext of the gateway's WireGuard private key. */
+  privateKeyEnc: text('private_key_enc').notNull(),
+  /** Tunnel address inside POSTERN_VPN_SUBNET, without prefix. */
+  address: text('address').notNull().unique(),
+  /** `host:port` nodes dial (POSTERN_WG_ENDPOINT). */
+  endpoint: text('endpoint').notNull(),
+  /** The last heartbeat (ISO); a gateway is live while it is within 60 s of the newest one. */
+  lastSeenAt: text('last_seen_at').notNull(),
+  ...timestamps,
+});
+
+/**
+ * What each gateway's WireGuard sees of each node's peer, written behind by that gateway (only changed rows, a few
+ * times a minute) so any gateway reports a node's status combined over every gateway.
+ */
+export const gatewayPeers = sqliteTable(
+  'gateway_peers',
+  {
+    gatewayId: integer('gateway_id')
+      .notNull()
+      .references(() => gateways.id, { onDelete: 'cascade' }),
+    /** The node's public key (what `wg show` reports). */
+    publicKey: text('public_key').notNull(),
+    /** Unix seconds of the latest handshake; 0: never. */
+    latestHandshake: integer('latest_handshake').notNull().default(0),
+    /** The node's internet address as this gateway saw it (host only); null: unknown. */
+    clientIp: text('client_ip'),
+    transferRx: integer('transfer_rx').notNull().default(0),
+    transferTx: integer('transfer_tx').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.gatewayId, t.publicKey] }), index('gateway_peers_key_idx').on(t.publicKey)],
+);

@@ -17,6 +17,8 @@ import type { AppDeps } from '../deps.js';
 import type { ObserverOptions } from '../modules/observe/observer.js';
 import { parseConfig, type Config } from '../env.js';
 import { createAuditLog } from '../modules/audit/recorder.js';
+import { resolveGatewayName } from '../modules/gateways/name.js';
+import { registerGateway } from '../modules/gateways/registry.js';
 import { loadSecretBox } from '../secrets.js';
 
 /**
@@ -86,13 +88,23 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     : openSqliteStore(join(dataDir, 'postern.db'), resolveMigrationsDir());
   const secrets = loadSecretBox(dataDir);
   const base = { config, db, secrets };
-  const gateway = gatewaySettingsFor(config);
+  const now = options.now ?? (() => new Date());
+  const identity = await registerGateway(
+    { ...base, now },
+    { name: resolveGatewayName(config.gatewayName, dataDir), endpoint: config.wgEndpoint },
+  );
+  const gateway = gatewaySettingsFor(config, identity);
   const fakeDataPlane = createOfflineDataPlane({
     loadDesiredState: async () => await loadDesiredState(base, gateway),
-    render: renderOptionsFor(dataPlaneConfigFor(config)),
+    render: renderOptionsFor(dataPlaneConfigFor(config, identity)),
   });
-  const now = options.now ?? (() => new Date());
-  const deps: AppDeps = { ...base, dataPlane: fakeDataPlane, now, audit: createAuditLog({ db, now }) };
+  const deps: AppDeps = {
+    ...base,
+    dataPlane: fakeDataPlane,
+    now,
+    audit: createAuditLog({ db, now }),
+    gateway: identity,
+  };
   await bootstrap(deps, () => undefined);
   const app = await buildApp(deps, {
     consoleDir: null,

@@ -54,6 +54,60 @@ PersistentKeepalive = 25
   });
 });
 
+describe('renderNodeConfig with several gateways', () => {
+  const KEY_D = `${'D'.repeat(42)}A=`;
+  const gateways = [
+    { publicKey: KEY_B, endpoint: 'gw-a.example.com:51820', address: '10.44.0.1' },
+    { publicKey: KEY_D, endpoint: '203.0.113.7:51821', address: '10.44.255.254' },
+  ];
+
+  it('has one peer per gateway, in order: each its own /32, the first also the wide routes', () => {
+    expect(renderNodeConfig({ ...node, gateways, gatewayNetworkRoutes: ['192.168.50.0/24'] })).toBe(`[Interface]
+Address = 10.44.0.2/32
+PrivateKey = ${KEY_A}
+
+[Peer]
+PublicKey = ${KEY_B}
+PresharedKey = ${KEY_C}
+Endpoint = gw-a.example.com:51820
+AllowedIPs = 10.44.0.1/32, 10.44.0.0/16, 192.168.50.0/24
+PersistentKeepalive = 25
+
+[Peer]
+PublicKey = ${KEY_D}
+PresharedKey = ${KEY_C}
+Endpoint = 203.0.113.7:51821
+AllowedIPs = 10.44.255.254/32
+PersistentKeepalive = 25
+`);
+    expect(renderNodeConfig({ ...node, gateways, allowInternet: true })).toContain(
+      'AllowedIPs = 10.44.0.1/32, 0.0.0.0/0\nPersistentKeepalive = 25\n\n[Peer]',
+    );
+  });
+
+  it('renders one gateway exactly as before several gateways existed', () => {
+    const { gatewayPublicKey: _key, endpoint: _endpoint, ...rest } = node;
+    expect(renderNodeConfig({ ...rest, gateways: [{ ...gateways[0]!, endpoint: node.endpoint }] })).toBe(
+      renderNodeConfig(node),
+    );
+  });
+
+  it("refuses a gateway's bad key, endpoint or address, and an empty list", () => {
+    const { gatewayPublicKey: _key, endpoint: _endpoint, ...rest } = node;
+    const second = gateways[1]!;
+    expect(() =>
+      renderNodeConfig({ ...rest, gateways: [gateways[0]!, { ...second, publicKey: `${KEY_D}\n[Peer]` }] }),
+    ).toThrow('invalid gateway public key');
+    expect(() => renderNodeConfig({ ...rest, gateways: [gateways[0]!, { ...second, endpoint: 'x y:1' }] })).toThrow(
+      'invalid endpoint host',
+    );
+    expect(() =>
+      renderNodeConfig({ ...rest, gateways: [gateways[0]!, { ...second, address: '10.44.0.0/16' }] }),
+    ).toThrow('invalid gateway address');
+    expect(() => renderNodeConfig({ ...rest, gateways: [] })).toThrow('at least one gateway');
+  });
+});
+
 describe('renderServerConfig', () => {
   it('renders the interface and one peer per node for wg syncconf', () => {
     const text = renderServerConfig({

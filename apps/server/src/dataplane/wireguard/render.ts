@@ -16,14 +16,24 @@ import { formatSubnet, parseSubnet } from './addresses.js';
 
 export const DEFAULT_KEEPALIVE_SECONDS = 25;
 
-export interface NodeConfigInput {
+/** One gateway a node's tunnel reaches (issue 16: several gateways share one database). */
+export interface NodeConfigGateway {
+  publicKey: string;
+  /** "host:port" the node dials. */
+  endpoint: string;
+  /** The gateway's tunnel address, no prefix. */
+  address: string;
+}
+
+/** The one gateway (`gatewayPublicKey`, `endpoint`), or every live gateway in order (`gateways`, at least one). */
+export type NodeConfigInput = NodeConfigBase &
+  ({ gatewayPublicKey: string; endpoint: string; gateways?: never } | { gateways: NodeConfigGateway[] });
+
+interface NodeConfigBase {
   nodePrivateKey: string;
   /** Node's tunnel address without prefix. */
   nodeAddress: string;
   presharedKey: string | null;
-  gatewayPublicKey: string;
-  /** "host:port" the node dials. */
-  endpoint: string;
   vpnSubnet: string;
   /** Extra subnets the node should send into the tunnel (e.g. reachable through the gateway). */
   gatewayNetworkRoutes?: string[];
@@ -45,25 +55,46 @@ function assertKeepalive(value: number): number {
   return value;
 }
 
-/** The wg-quick file a node runs (download and agent API). */
+/**
+ * The wg-quick file a node runs (download and agent API): one [Peer] per gateway, in the given order. With several
+ * gateways each peer routes its own gateway's address (/32) and the first also the wide routes (the VPN subnet and
+ * gateway networks, or 0.0.0.0/0): WireGuard picks the peer by longest prefix, so each gateway's replies go back to
+ * it and everything else to the first (the CLI moves the wide routes on when the first one's handshake goes stale).
+ * One gateway: no /32, the file exactly as before several gateways existed.
+ */
 export function renderNodeConfig(input: NodeConfigInput): string {
   const subnet = formatSubnet(parseSubnet(input.vpnSubnet));
-  const routes = input.allowInternet
+  const wide = input.allowInternet
     ? ['0.0.0.0/0']
     : [subnet, ...(input.gatewayNetworkRoutes ?? []).map((cidr) => assertIPv4Cidr(cidr, 'gateway network route'))];
-  const lines = [
-    '[Interface]',
-    `Address = ${assertIPv4(input.nodeAddress, 'node address')}/32`,
-    `PrivateKey = ${assertWgKey(input.nodePrivateKey, 'node private key')}`,
-    '',
-    '[Peer]',
-    `PublicKey = ${assertWgKey(input.gatewayPublicKey, 'gateway public key')}`,
-    ...(input.presharedKey === null ? [] : [`PresharedKey = ${assertWgKey(input.presharedKey, 'preshared key')}`]),
-    `Endpoint = ${assertEndpoint(input.endpoint)}`,
-    `AllowedIPs = ${[...new Set(routes)].join(', ')}`,
-    `PersistentKeepalive = ${assertKeepalive(input.keepalive ?? DEFAULT_KEEPALIVE_SECONDS)}`,
+  const peers: (Omit<NodeConfigGateway, 'address'> & { address: string | null })[] =
+    input.gateways === undefined
+      ? [{ publicKey: input.gatewayPublicKey, endpoint: input.endpoint, address: null }]
+      : input.gateways;
+  if (peers.length === 0) throw new Error('a node config needs at least one gateway');
+  const several = peers.length > 1;
+  const keepalive = assertKeepalive(input.keepalive ?? DEFAULT_KEEPALIVE_SECONDS);
+  const presharedKey = input.presharedKey === null ? null : assertWgKey(input.presharedKey, 'preshared key');
+  const blocks = [
+    [
+      '[Interface]',
+      `Address = ${assertIPv4(input.nodeAddress, 'node address')}/32`,
+      `PrivateKey = ${assertWgKey(input.nodePrivateKey, 'node private key')}`,
+    ],
+    ...peers.map((peer, i) => {
+      const own = several && peer.address !== null ? [`${assertIPv4(peer.address, 'gateway address')}/32`] : [];
+      const routes = [...own, ...(i === 0 ? wide : [])];
+      return [
+        '[Peer]',
+        `PublicKey = ${assertWgKey(peer.publicKey, 'gateway public key')}`,
+        ...(presharedKey === null ? [] : [`PresharedKey = ${presharedKey}`]),
+        `Endpoint = ${assertEndpoint(peer.endpoint)}`,
+        `AllowedIPs = ${[...new Set(routes)].join(', ')}`,
+        `PersistentKeepalive = ${keepalive}`,
+      ];
+    }),
   ];
-  return `${lines.join('\n')}\n`;
+  return `${blocks.map((block) => block.join('\n')).join('\n\n')}\n`;
 }
 
 export interface ServerConfigInput {

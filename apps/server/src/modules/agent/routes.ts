@@ -16,6 +16,7 @@ import {
   type AnyService,
 } from '../services/service.js';
 import { authenticateAgent, requireAgentNode } from './authenticate-agent.js';
+import { listLiveGateways } from '../gateways/registry.js';
 import { tunnelHealthUrl } from './tunnel-health.js';
 
 // The API the `postern` CLI calls with a node's access token. Every call is scoped to that node: the node id
@@ -57,10 +58,21 @@ export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps; e
 
   registerOperation(app, operations.agentConfig, async (request) => {
     const node = requireAgentNode(request);
+    // One read of the live gateways for both, so the [Peer] sections and `gateways` always agree.
+    const gateways = await listLiveGateways(deps.db, deps.gateway.id);
+    const listed = gateways.map(({ name, publicKey, endpoint, address }) => ({
+      name,
+      publicKey,
+      endpoint,
+      address,
+      tunnelHealthUrl: tunnelHealthUrl(deps.config, address),
+    }));
     return {
       node: viewNode(deps, node),
-      config: await renderConfigFor(deps, node),
-      tunnelHealthUrl: tunnelHealthUrl(deps.config),
+      config: await renderConfigFor(deps, node, gateways),
+      gateways: listed,
+      // The first gateway's, for CLIs from before several gateways (they probe one).
+      tunnelHealthUrl: listed[0]?.tunnelHealthUrl ?? tunnelHealthUrl(deps.config, deps.gateway.address),
     };
   });
 

@@ -1,15 +1,16 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { gatewayAddress } from '../../dataplane/wireguard/addresses.js';
 import type { AppDeps } from '../../deps.js';
-import { getGatewayPublicKey } from './gateway-key.js';
-import { httpServices, nodes } from '../../db/schema.js';
+import { gateways, httpServices, nodes } from '../../db/schema.js';
 import { findLocalNode } from './repository.js';
 
 export const LOCAL_NODE_NAME = 'Gateway (local)';
 
 /**
- * First boot: the gateway's own node, with the subnet's first host address and the gateway's public key. The
- * gateway's private key lives (encrypted) in `settings` (db/gateway-key.ts), so this row holds none.
+ * First boot: the gateway's own node, with the subnet's first host address and the first gateway's public key (the
+ * first gateway registered has that address, modules/gateways). One row for every gateway of the database: its
+ * services are served by each gateway from that gateway's host (backendHost, not a tunnel address), so it stands for
+ * "the gateways themselves". Its private key lives (encrypted) in the `gateways` row, so this row holds none.
  * Created before any other node, so it has the lowest id and lists first.
  */
 export async function ensureLocalNode(deps: AppDeps): Promise<void> {
@@ -19,7 +20,13 @@ export async function ensureLocalNode(deps: AppDeps): Promise<void> {
     return;
   }
   const at = deps.now().toISOString();
-  const gatewayPublicKey = await getGatewayPublicKey(deps);
+  const first = await deps.db
+    .select({ publicKey: gateways.publicKey })
+    .from(gateways)
+    .orderBy(asc(gateways.id))
+    .limit(1)
+    .get();
+  const gatewayPublicKey = first?.publicKey ?? deps.gateway.publicKey;
   await deps.db.write(
     async (tx) =>
       await tx

@@ -5,6 +5,7 @@ import { nodes } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
 import type { NodeRow } from './to-node.js';
 import { preparedPerDb } from '../../db/prepared.js';
+import { listTunnelAddressesInUse } from '../gateways/registry.js';
 
 export type NodeListType = 'nodes' | 'gateways' | undefined;
 
@@ -78,8 +79,9 @@ export async function searchNodeRows(
   return await deps.db.select().from(nodes).where(where).orderBy(asc(nodes.id)).all();
 }
 
+/** Tunnel addresses taken by nodes or by gateways (issue 16): both allocate in the VPN subnet, inside db.write. */
 export async function listUsedAddresses(db: ReadDb): Promise<Set<string>> {
-  return new Set((await db.select({ address: nodes.address }).from(nodes).all()).map((r) => r.address));
+  return await listTunnelAddressesInUse(db);
 }
 
 export async function findNodeIdsByPublicKeys(deps: AppDeps, publicKeys: string[]): Promise<number[]> {
