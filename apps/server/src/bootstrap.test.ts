@@ -36,8 +36,11 @@ describe('first boot', () => {
     expect((await t.db.select({ n: count() }).from(users).get())?.n).toBe(1);
   });
 
-  it('creates the local node once', async () => {
+  it('creates the local node once, also when gateways on one database boot at the same moment', async () => {
     t = await buildTestApp();
+    const deps = t.deps;
+    await deps.db.write(async (tx) => await tx.delete(nodes).run());
+    await Promise.all([1, 2, 3].map(async () => await bootstrap(deps, () => undefined)));
     await bootstrap(t.deps, () => undefined);
     expect((await t.db.select({ n: count() }).from(nodes).get())?.n).toBe(1);
   });

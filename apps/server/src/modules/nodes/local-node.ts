@@ -20,29 +20,31 @@ export async function ensureLocalNode(deps: AppDeps): Promise<void> {
     return;
   }
   const at = deps.now().toISOString();
-  const first = await deps.db
-    .select({ publicKey: gateways.publicKey })
-    .from(gateways)
-    .orderBy(asc(gateways.id))
-    .limit(1)
-    .get();
-  const gatewayPublicKey = first?.publicKey ?? deps.gateway.publicKey;
-  await deps.db.write(
-    async (tx) =>
-      await tx
-        .insert(nodes)
-        .values({
-          name: LOCAL_NODE_NAME,
-          address: gatewayAddress(deps.config.vpnSubnet),
-          isLocal: true,
-          publicKey: gatewayPublicKey,
-          privateKeyEnc: '',
-          presharedKeyEnc: null,
-          createdAt: at,
-          updatedAt: at,
-        })
-        .run(),
-  );
+  // Checked again inside the write: gateways sharing one PostgreSQL may boot together on an empty database, and
+  // writes are serialised (one lock), so exactly one of them creates the row.
+  await deps.db.write(async (tx) => {
+    const created = await tx.select({ id: nodes.id }).from(nodes).where(eq(nodes.isLocal, true)).get();
+    if (created) return;
+    const first = await tx
+      .select({ publicKey: gateways.publicKey })
+      .from(gateways)
+      .orderBy(asc(gateways.id))
+      .limit(1)
+      .get();
+    await tx
+      .insert(nodes)
+      .values({
+        name: LOCAL_NODE_NAME,
+        address: gatewayAddress(deps.config.vpnSubnet),
+        isLocal: true,
+        publicKey: first?.publicKey ?? deps.gateway.publicKey,
+        privateKeyEnc: '',
+        presharedKeyEnc: null,
+        createdAt: at,
+        updatedAt: at,
+      })
+      .run();
+  });
 }
 
 /** Name of the HTTP service that earlier versions created to publish the console on the default host. */
