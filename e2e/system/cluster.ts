@@ -124,14 +124,15 @@ export async function startCluster(lab: Lab, options: ClusterOptions = {}): Prom
     };
   };
 
-  // gw-a first: it bootstraps the database (admin, the legacy gateway key it adopts); the others join it together.
+  // gw-a first, on the empty database; then gw-b and gw-c together. Not all three at once: the first boot's bootstrap
+  // (modules/auth/bootstrap-admin.ts, modules/nodes/local-node.ts) checks for the admin and the local node outside
+  // its write, so gateways booting together on an empty database race into a unique-key error and exit.
   const first = await start('gw-a', hosts[0] as GatewayHost);
-  done('gw-a');
-  const rest = await Promise.all(
-    GATEWAY_NAMES.slice(1).map((name, index) => start(name, hosts[index + 1] as GatewayHost)),
-  );
-  done('gw-b and gw-c');
-  const gateways = [first, ...rest];
+  const gateways = [
+    first,
+    ...(await Promise.all(GATEWAY_NAMES.slice(1).map((name, index) => start(name, hosts[index + 1] as GatewayHost)))),
+  ];
+  done('gateways');
   return {
     lab,
     topology,
