@@ -420,6 +420,8 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isPostgresInstalled)('three g
       );
     } finally {
       await loop.stop();
+      // A failure above must not leave the next test without its database.
+      if (!the().postgres.isRunning) await the().postgres.start();
     }
     expect(loop.failed).toEqual({ 'gw-a': [], 'gw-b': [], 'gw-c': [] });
     console.info(`PostgreSQL outage: served ${JSON.stringify(loop.ok)}, 0 failed; ${JSON.stringify(figures)}`);
