@@ -1,14 +1,15 @@
-import { chownSync, readdirSync } from 'node:fs';
+import { appendFileSync, chownSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { run, runAllowingFailure, runInAllowingFailure } from './exec.js';
 import type { Lab } from './lab.js';
 import type { ManagedProcess } from './processes.js';
 import { waitFor } from './wait-for.js';
 
-// A private PostgreSQL inside one of the lab's namespaces (the gateway's: a gateway in a namespace cannot reach the
-// machine's cluster), in a fresh data directory of the lab. Debian's server binaries (install-deps installs
-// postgresql); they refuse to run as root, so initdb and the server run as the `postgres` OS user. Trust
-// authentication on 127.0.0.1 of the namespace only: nothing outside the namespace can connect.
+// A private PostgreSQL inside one of the lab's namespaces (a gateway in a namespace cannot reach the machine's
+// cluster), in a fresh data directory of the lab. Debian's server binaries (install-deps installs postgresql); they
+// refuse to run as root, so initdb and the server run as the `postgres` OS user. Trust authentication, by default on
+// 127.0.0.1 of the namespace only (a gateway in the same namespace); `listen` puts it on a lab address instead, for
+// several gateways in their own namespaces, and trusts only the lab network it names.
 
 const POSTGRES_ROOT = '/usr/lib/postgresql';
 const POSTGRES_USER = 'postgres';
@@ -32,8 +33,13 @@ export function postgresBinDir(): string | null {
 /** System tests on PostgreSQL skipIf(!isPostgresInstalled). */
 export const isPostgresInstalled = postgresBinDir() !== null;
 
+export interface LabPostgresOptions {
+  /** Listen on this lab address (default 127.0.0.1: only the namespace itself connects). */
+  listen?: { address: string; /** Clients trusted (pg_hba), e.g. the lab bridge's "10.213.8.0/24". */ trust: string };
+}
+
 export interface LabPostgres {
-  /** What POSTERN_DATABASE_URL is set to (a gateway in the same namespace). */
+  /** What POSTERN_DATABASE_URL is set to. */
   url: string;
   dataDir: string;
   readonly process: ManagedProcess;
@@ -49,8 +55,9 @@ async function userIds(user: string): Promise<{ uid: number; gid: number }> {
   return { uid: Number(uid.trim()), gid: Number(gid.trim()) };
 }
 
-/** initdb into a new directory of the lab, then the server in `ns` at 127.0.0.1:LAB_POSTGRES_PORT. */
-export async function startLabPostgres(lab: Lab, ns: string): Promise<LabPostgres> {
+/** initdb into a new directory of the lab, then the server in `ns` at 127.0.0.1 (or `listen`):LAB_POSTGRES_PORT. */
+export async function startLabPostgres(lab: Lab, ns: string, options: LabPostgresOptions = {}): Promise<LabPostgres> {
+  const host = options.listen?.address ?? '127.0.0.1';
   const bin = postgresBinDir();
   if (bin === null) throw new Error(`PostgreSQL is not installed (no ${POSTGRES_ROOT}/<version>/bin)`);
   // The lab removes the directory with everything else; the server's socket lives there too, not in /run.
@@ -78,6 +85,9 @@ export async function startLabPostgres(lab: Lab, ns: string): Promise<LabPostgre
     { env, timeoutMs: 60_000 },
   );
   if (initdb.code !== 0) throw new Error(`initdb failed (${String(initdb.code)}): ${initdb.stderr || initdb.stdout}`);
+  // initdb trusts loopback only; the lab network's gateways connect over the bridge.
+  if (options.listen !== undefined)
+    appendFileSync(join(dataDir, 'pg_hba.conf'), `host all all ${options.listen.trust} trust\n`);
 
   const port = String(LAB_POSTGRES_PORT);
   let current: ManagedProcess;
@@ -100,7 +110,7 @@ export async function startLabPostgres(lab: Lab, ns: string): Promise<LabPostgre
         '-p',
         port,
         '-c',
-        'listen_addresses=127.0.0.1',
+        `listen_addresses=${host}`,
         '-c',
         'fsync=off',
       ],
@@ -111,13 +121,13 @@ export async function startLabPostgres(lab: Lab, ns: string): Promise<LabPostgre
       async () => {
         if (!child.isRunning) throw new Error(`postgres exited; output:\n${child.text.slice(-4000)}`);
         // Over TCP, as the gateway connects; exit 0 = accepting connections.
-        const ready = await runInAllowingFailure(ns, join(bin, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', port], {
+        const ready = await runInAllowingFailure(ns, join(bin, 'pg_isready'), ['-q', '-h', host, '-p', port], {
           env,
           timeoutMs: 5000,
         });
         return ready.code === 0;
       },
-      { timeoutMs: 30_000, intervalMs: 100, what: `PostgreSQL at 127.0.0.1:${port} in ${ns}` },
+      { timeoutMs: 30_000, intervalMs: 100, what: `PostgreSQL at ${host}:${port} in ${ns}` },
     ).catch((error: unknown) => {
       throw new Error(`${error instanceof Error ? error.message : String(error)}\n${child.text.slice(-4000)}`);
     });
@@ -134,7 +144,7 @@ export async function startLabPostgres(lab: Lab, ns: string): Promise<LabPostgre
 
   await start();
   return {
-    url: `postgres://${POSTGRES_USER}@127.0.0.1:${port}/postgres`,
+    url: `postgres://${POSTGRES_USER}@${host}:${port}/postgres`,
     dataDir,
     get process() {
       return current;

@@ -33,6 +33,17 @@ export interface SystemTopology {
   lanPrefix: string;
   /** A new namespace on the internet at 10.213.B.<index>. */
   addHost(role: string, index: number): Promise<{ ns: string; publicIp: string }>;
+  /**
+   * Another gateway host, as the first one: a namespace on the internet at 10.213.B.<index> that forwards, with a
+   * management link of its own (the next /30 of 10.213.B+2.0/24; `role`: at most 6 characters).
+   */
+  addGateway(role: string, index: number): Promise<GatewayHost>;
+}
+
+export interface GatewayHost {
+  ns: string;
+  publicIp: string;
+  mgmtIp: string;
 }
 
 async function pickFreeBlock(): Promise<number> {
@@ -65,22 +76,29 @@ async function createInternet(lab: Lab, block: number): Promise<Internet> {
 export async function createSystemTopology(lab: Lab): Promise<SystemTopology> {
   const block = await pickFreeBlock();
   const internet = await createInternet(lab, block);
-  const gatewayNs = await lab.createNamespace('gw');
-  const gatewayPublicIp = await internet.attach(gatewayNs, 'gw', [1]);
-  // Real gateway hosts often forward packets (Docker turns it on): node isolation must not rely on it being off.
-  await lab.enableForwarding(gatewayNs);
-  const mgmt = `10.213.${block + 2}`;
-  await lab.createVeth(
-    { ifname: lab.ifName('m'), address: `${mgmt}.1/30` },
-    { ns: gatewayNs, ifname: 'mgmt0', address: `${mgmt}.2/30` },
-  );
+  let mgmtLinks = 0;
+  const addGateway = async (role: string, index: number): Promise<GatewayHost> => {
+    const ns = await lab.createNamespace(role);
+    const publicIp = await internet.attach(ns, role, [index]);
+    // Real gateway hosts often forward packets (Docker turns it on): node isolation must not rely on it being off.
+    await lab.enableForwarding(ns);
+    const link = 4 * mgmtLinks++;
+    const at = (offset: number): string => `10.213.${block + 2}.${link + offset}`;
+    await lab.createVeth(
+      // The first gateway's link keeps its historical name.
+      { ifname: lab.ifName(role === 'gw' ? 'm' : `m${role}`), address: `${at(1)}/30` },
+      { ns, ifname: 'mgmt0', address: `${at(2)}/30` },
+    );
+    return { ns, publicIp, mgmtIp: at(2) };
+  };
+  const gateway = await addGateway('gw', 1);
   const clientNs = await lab.createNamespace('client');
   await internet.attach(clientNs, 'client', [2, 3, 4]);
   return {
     internet,
-    gatewayNs,
-    gatewayPublicIp,
-    gatewayMgmtIp: `${mgmt}.2`,
+    gatewayNs: gateway.ns,
+    gatewayPublicIp: gateway.publicIp,
+    gatewayMgmtIp: gateway.mgmtIp,
     clientNs,
     clientIps: [internet.ip(2), internet.ip(3), internet.ip(4)],
     lanPrefix: `10.213.${block + 1}`,
@@ -88,6 +106,7 @@ export async function createSystemTopology(lab: Lab): Promise<SystemTopology> {
       const ns = await lab.createNamespace(role);
       return { ns, publicIp: await internet.attach(ns, role, [index]) };
     },
+    addGateway,
   };
 }
 
