@@ -124,14 +124,9 @@ export async function startCluster(lab: Lab, options: ClusterOptions = {}): Prom
     };
   };
 
-  // gw-a first, on the empty database; then gw-b and gw-c together. Not all three at once: the first boot's bootstrap
-  // (modules/auth/bootstrap-admin.ts, modules/nodes/local-node.ts) checks for the admin and the local node outside
-  // its write, so gateways booting together on an empty database race into a unique-key error and exit.
-  const first = await start('gw-a', hosts[0] as GatewayHost);
-  const gateways = [
-    first,
-    ...(await Promise.all(GATEWAY_NAMES.slice(1).map((name, index) => start(name, hosts[index + 1] as GatewayHost)))),
-  ];
+  // All three at once on the empty database, as Helm's parallel pod management and compose start them: the first
+  // boot's bootstrap must create the admin and the local node exactly once (checked inside its write).
+  const gateways = await Promise.all(GATEWAY_NAMES.map((name, index) => start(name, hosts[index] as GatewayHost)));
   done('gateways');
   return {
     lab,
