@@ -15,13 +15,23 @@ import { loadConfig, type Config } from './env.js';
 import { warnIfPlainHttpBeyondLoopback } from './http/listen-warning.js';
 import { createLogger } from './http/logger.js';
 import { createAuditLog } from './modules/audit/recorder.js';
-import { loadSecretBox } from './secrets.js';
+import { loadSecretBox, type SecretBox } from './secrets.js';
 
 // Boots the gateway: config, DB, secrets, first-boot state, data plane, HTTP. Everything else is in app.ts.
 
 function readConfig(): Config {
   try {
     return loadConfig();
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+}
+
+/** A key that cannot be used is the operator's to fix: said in one line, like a bad setting, before anything opens. */
+function readSecretKey(config: Config, dataDir: string, warn: (message: string) => void): SecretBox {
+  try {
+    return loadSecretBox({ dataDir, keyFile: config.secretKeyFile, onWarning: warn });
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
@@ -50,6 +60,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const secrets = readSecretKey(config, dataDir, (message) => logger.warn(message));
   const migrationsFolder = resolveMigrationsDir();
   if (config.databaseUrl === undefined) {
     // Created 0600 up front: SQLite gives its -wal/-shm files the database file's mode.
@@ -64,7 +75,6 @@ async function main(): Promise<void> {
     { sqlite: migrationsFolder, postgres: resolvePgMigrationsDir() },
     { onIdleError: (err) => logger.warn({ err }, 'database: an idle connection failed; the pool replaces it') },
   );
-  const secrets = loadSecretBox(dataDir);
   const base = { config: { ...config, dataDir }, db, secrets };
   const gateway = gatewaySettingsFor(config);
   const certificateStore = await openDbCertificateStore(db, (err: unknown) =>
