@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { buildTestApp, TEST_ADMIN, TEST_STORE, type TestApp } from '../../test/build-test-app.js';
 import { postgresAvailable } from '../../test/postgres.js';
 import { connectSse, type SseTestClient } from '../../test/sse-client.js';
+import { LOGIN_MAX_FAILURES_PER_CLIENT } from './rate-limit.js';
 
 // Sessions across several gateways on one PostgreSQL database (issue 16 item 4): what one gateway ends, every other
 // honours within 1 s, including event streams it holds open.
@@ -85,5 +86,16 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('sess
     await expectEndedWithin(theirs.ended, start);
     expect((await call(b, mine, 'GET', '/api/nodes')).statusCode).toBe(200);
     expect(isOwnOpen).toBe(true);
+  });
+
+  test('the sign-in limit is shared: failures on A count on B', async () => {
+    const [a, b] = await twoGateways();
+    const wrong = { username: TEST_ADMIN.username, password: 'not-the-password' };
+    const login = (app: TestApp) => app.app.inject({ method: 'POST', url: '/api/auth/login', payload: wrong });
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT; i++) expect((await login(i % 2 ? b : a)).statusCode).toBe(401);
+    const refused = await login(b);
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await login(a)).statusCode).toBe(429);
   });
 });
