@@ -34,7 +34,7 @@ const POSTGRES_INDEX = 20;
  * before any gateway starts). Once the setting has landed, set this to false: the setting alone must then carry the
  * key (a gateway with a key of its own refuses to start on the shared database, db/gateway-key.ts).
  */
-const COPY_SECRET_KEY_INTO_DATA_DIRS = true;
+const COPY_SECRET_KEY_INTO_DATA_DIRS = false;
 
 export interface ClusterGateway {
   name: GatewayName;

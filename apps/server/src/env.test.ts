@@ -47,6 +47,14 @@ describe('parseConfig', () => {
     );
   });
 
+  it('takes POSTERN_SECRET_KEY_FILE as a path, empty as unset', () => {
+    expect(parseConfig({}).secretKeyFile).toBeUndefined();
+    expect(parseConfig({ POSTERN_SECRET_KEY_FILE: '' }).secretKeyFile).toBeUndefined();
+    expect(parseConfig({ POSTERN_SECRET_KEY_FILE: '/run/secrets/postern-key' }).secretKeyFile).toBe(
+      '/run/secrets/postern-key',
+    );
+  });
+
   it('takes POSTERN_DATABASE_URL as postgres:// or postgresql:// only, empty as unset, and never repeats it', () => {
     expect(parseConfig({}).databaseUrl).toBeUndefined();
     expect(parseConfig({ POSTERN_DATABASE_URL: '' }).databaseUrl).toBeUndefined();

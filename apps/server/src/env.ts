@@ -57,6 +57,11 @@ const EnvSchema = z
         .optional(),
     ),
     /**
+     * The secret key's file (32 random bytes, base64: the format of <data dir>/secret.key), read instead of the data
+     * dir's and never written: every gateway on one database needs the same key (a Kubernetes or compose secret).
+     */
+    POSTERN_SECRET_KEY_FILE: z.preprocess(emptyAsUnset, z.string().optional()),
+    /**
      * Where the control plane's plain-HTTP port listens. Loopback: nginx publishes the console and API over HTTPS
      * and reaches the control plane there; anything wider serves sign-in unencrypted (a warning at boot says so).
      */
@@ -247,6 +252,8 @@ const ConfigSchema = EnvSchema.transform((env) => ({
   dataDir: env.POSTERN_DATA_DIR,
   /** PostgreSQL's connection URL (a secret); undefined: embedded SQLite at <dataDir>/postern.db. */
   databaseUrl: env.POSTERN_DATABASE_URL,
+  /** The secret key's file; undefined: <dataDir>/secret.key, created on first boot. */
+  secretKeyFile: env.POSTERN_SECRET_KEY_FILE,
   host: env.POSTERN_HOST,
   port: env.POSTERN_PORT,
   publicHost: env.POSTERN_PUBLIC_HOST,

@@ -17,13 +17,23 @@ import { createLogger } from './http/logger.js';
 import { createAuditLog } from './modules/audit/recorder.js';
 import { resolveGatewayName } from './modules/gateways/name.js';
 import { registerGateway } from './modules/gateways/registry.js';
-import { loadSecretBox } from './secrets.js';
+import { loadSecretBox, type SecretBox } from './secrets.js';
 
 // Boots the gateway: config, DB, secrets, first-boot state, data plane, HTTP. Everything else is in app.ts.
 
 function readConfig(): Config {
   try {
     return loadConfig();
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+}
+
+/** A key that cannot be used is the operator's to fix: said in one line, like a bad setting, before anything opens. */
+function readSecretKey(config: Config, dataDir: string, warn: (message: string) => void): SecretBox {
+  try {
+    return loadSecretBox({ dataDir, keyFile: config.secretKeyFile, onWarning: warn });
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
@@ -52,6 +62,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const secrets = readSecretKey(config, dataDir, (message) => logger.warn(message));
   const migrationsFolder = resolveMigrationsDir();
   if (config.databaseUrl === undefined) {
     // Created 0600 up front: SQLite gives its -wal/-shm files the database file's mode.
@@ -66,7 +77,6 @@ async function main(): Promise<void> {
     { sqlite: migrationsFolder, postgres: resolvePgMigrationsDir() },
     { onIdleError: (err) => logger.warn({ err }, 'database: an idle connection failed; the pool replaces it') },
   );
-  const secrets = loadSecretBox(dataDir);
   const base = { config: { ...config, dataDir }, db, secrets };
   const now = (): Date => new Date();
   // Before the data plane: its WireGuard key and tunnel address are this gateway's row.

@@ -1,10 +1,11 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // Encryption at rest for secrets the server must read back (WireGuard private and preshared keys), plus
 // derived keys for other purposes (session signing). One 32-byte master key in `<dataDir>/secret.key`, mode
-// 0600: a copy of the database alone reveals nothing.
+// 0600, or in the file POSTERN_SECRET_KEY_FILE names (several gateways on one database share one key): a copy of the
+// database alone reveals nothing.
 
 export interface SecretBox {
   encrypt(plain: string): string;
@@ -42,13 +43,77 @@ export function createSecretBox(masterKey: Buffer): SecretBox {
   };
 }
 
-/** Reads the master key from the data dir, creating it (mode 0600) on first boot. */
-export function loadSecretBox(dataDir: string): SecretBox {
+/** The text a key file holds: 32 random bytes, base64. */
+export function newSecretKeyText(): string {
+  return randomBytes(32).toString('base64');
+}
+
+const KEY_FILE_SETTING = 'POSTERN_SECRET_KEY_FILE';
+const HOW_TO_MAKE_ONE = 'make one with: head -c 32 /dev/urandom | base64 > FILE';
+
+export interface SecretKeySource {
+  dataDir: string;
+  /**
+   * POSTERN_SECRET_KEY_FILE: the key is read from there (never created, changed or written), instead of
+   * `<dataDir>/secret.key`.
+   */
+  keyFile?: string | undefined;
+  /** Told about a key file that works but should not be left as it is (readable by every user of the machine). */
+  onWarning?: (message: string) => void;
+}
+
+function readKeyFile(file: string): Buffer {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? 'is not readable by this process'
+          : code === 'EISDIR'
+            ? 'is a directory'
+            : `cannot be read (${code ?? String(error)})`;
+    throw new Error(`${KEY_FILE_SETTING}: ${file} ${why}`, { cause: error });
+  }
+  const key = Buffer.from(text.trim(), 'base64');
+  // Buffer.from ignores what is not base64: re-encoding tells a real key from text that merely decodes to 32 bytes.
+  if (key.length !== 32 || key.toString('base64') !== text.trim()) {
+    throw new Error(
+      `${KEY_FILE_SETTING}: ${file} does not hold a 32-byte base64 key (the format of <data dir>/secret.key; ${HOW_TO_MAKE_ONE})`,
+    );
+  }
+  return key;
+}
+
+/**
+ * Reads the master key: from POSTERN_SECRET_KEY_FILE when set (a Kubernetes or compose secret, shared by every
+ * gateway on one database), else from the data dir, creating it (mode 0600) on first boot.
+ */
+export function loadSecretBox(source: string | SecretKeySource): SecretBox {
+  const { dataDir, keyFile, onWarning } = typeof source === 'string' ? { dataDir: source } : source;
+  if (keyFile !== undefined) {
+    const key = readKeyFile(keyFile);
+    // Secret mounts are often 0644 or 0444 by default; refusing them would refuse the usual setup, so this warns.
+    if ((statSync(keyFile).mode & 0o004) !== 0) {
+      onWarning?.(
+        `${KEY_FILE_SETTING}: ${keyFile} is readable by every user of this machine: make it 0400 or 0600 ` +
+          '(Kubernetes: defaultMode 0400; compose: mode 0400)',
+      );
+    }
+    return createSecretBox(key);
+  }
+  return loadDataDirSecretBox(dataDir);
+}
+
+function loadDataDirSecretBox(dataDir: string): SecretBox {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, KEY_FILE);
   if (!existsSync(file)) {
     // 'wx' fails if another process created the file meanwhile, instead of silently replacing its key.
-    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+    writeFileSync(file, newSecretKeyText(), { mode: 0o600, flag: 'wx' });
   }
   chmodSync(file, 0o600);
   const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');

@@ -12,6 +12,8 @@ export interface SseConnection {
   sendJson(json: string, event?: string): void;
   /** The console session that opened the stream (null: none); the stream ends with it. */
   sessionId: string | null;
+  /** When that session ends (ms since the epoch), as read when the stream was authenticated; null: no session. */
+  sessionExpiresAtMs: number | null;
   /** Resolves when the client goes away. */
   closed: Promise<void>;
   close(): void;
@@ -68,6 +70,7 @@ export function openSse(request: FastifyRequest, reply: FastifyReply): SseConnec
       if (isOpen) raw.write(event === undefined ? `data: ${json}\n\n` : `event: ${event}\ndata: ${json}\n\n`);
     },
     sessionId: request.session?.sessionId ?? null,
+    sessionExpiresAtMs: request.session?.expiresAtMs ?? null,
     closed,
     close() {
       finish();

@@ -65,4 +65,62 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('seve
     await vi.waitFor(() => expect(b.fakeDataPlane.lastState?.peers).toHaveLength(1), { timeout: 1000, interval: 10 });
     expect(a.fakeDataPlane.applyCount).toBe(beforeA + 1);
   });
+
+  test('a topic announcement reaches the topic listeners of the other gateways only, and applies no data plane', async () => {
+    const a = await buildTestApp({ postgres: true });
+    apps.push(a);
+    const b = await buildTestApp({ sameDatabaseAs: a });
+    apps.push(b);
+    const heard = { a: [] as (string | null)[], b: [] as (string | null)[], other: [] as (string | null)[] };
+    a.db.onAnnounce('test.topic', (payload) => heard.a.push(payload));
+    b.db.onAnnounce('test.topic', (payload) => heard.b.push(payload));
+    b.db.onAnnounce('test.other', (payload) => heard.other.push(payload));
+    let dataHeard = 0;
+    b.db.onAnnounce(() => dataHeard++);
+    // B's LISTEN connection opens in the background: it is in place once one of A's announcements reaches it.
+    let isListening = false;
+    b.db.onAnnounce('test.ready', () => (isListening = true));
+    await vi.waitFor(
+      async () => {
+        await a.db.announce('test.ready');
+        expect(isListening).toBe(true);
+      },
+      { timeout: 2000, interval: 20 },
+    );
+    const appliesBefore = b.fakeDataPlane.applyCount;
+    await a.db.announce('test.topic', 'hello');
+    await a.db.announce('test.topic');
+    await vi.waitFor(() => expect(heard.b).toEqual(['hello', '']), { timeout: 1000, interval: 10 });
+    // NOTIFYs of one session arrive in order: this one, behind the topic's, shows nothing else is on its way.
+    await a.db.announce('test.other', 'last');
+    await vi.waitFor(() => expect(heard.other).toEqual(['last']), { timeout: 1000, interval: 10 });
+    expect(heard.a).toEqual([]);
+    expect(dataHeard).toBe(0);
+    expect(b.fakeDataPlane.applyCount).toBe(appliesBefore);
+  });
+
+  test('refuses a topic or payload no gateway could receive', async () => {
+    const a = await buildTestApp({ postgres: true });
+    apps.push(a);
+    for (const store of [a.db]) {
+      await expect(store.announce('Not A Topic')).rejects.toThrow('not an announcement topic');
+      await expect(store.announce(undefined, 'payload')).rejects.toThrow('needs a topic');
+      await expect(store.announce('big', 'x'.repeat(4001))).rejects.toThrow('at most 4000 bytes');
+    }
+  });
+});
+
+describe('announcements on the embedded engine', () => {
+  test('go nowhere: one gateway, nothing to tell', async () => {
+    const a = await buildTestApp();
+    apps.push(a);
+    if (a.db.engine !== 'sqlite') return;
+    const heard: (string | null)[] = [];
+    const stop = a.db.onAnnounce('sessions', (payload) => heard.push(payload));
+    await a.db.announce('sessions', 'x');
+    await a.db.announce();
+    expect(heard).toEqual([]);
+    stop();
+    await expect(a.db.announce('Bad!')).rejects.toThrow('not an announcement topic');
+  });
 });

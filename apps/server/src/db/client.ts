@@ -26,14 +26,39 @@ export type Store = ReadDb & {
   readonly engine: Engine;
   write<T>(work: (tx: Db) => Promise<T>): Promise<T>;
   /**
-   * Tells every other gateway on this database that what the gateways serve changed (after the write committed).
-   * PostgreSQL: a NOTIFY; the embedded engine has one gateway, so nothing.
+   * Tells every other gateway on this database that something changed (call it after the write committed).
+   * Without a topic: what the gateways serve changed, and every other gateway applies its data plane. With a topic
+   * (`ANNOUNCEMENT_TOPIC`, e.g. 'sessions'): only that topic's listeners hear it, with `payload` (short, and never a
+   * secret: it travels as a NOTIFY any database session could LISTEN to); the data plane does not apply.
+   * PostgreSQL: a NOTIFY; the embedded engine has one gateway, so nothing. Never delivered to the announcing store:
+   * the gateway that made the change acts on it itself.
    */
-  announce(): Promise<void>;
-  /** `listener` runs when another gateway announced a change (or when missed ones may have been); returns the stop. */
+  announce(topic?: string, payload?: string): Promise<void>;
+  /** `listener` runs when another gateway announced a data change (or missed ones may have been); returns the stop. */
   onAnnounce(listener: () => void): () => void;
+  /**
+   * `listener` runs when another gateway announced on `topic`, with its payload ('' when none), or with null when
+   * announcements may have been missed (the LISTEN connection was lost and is back): then re-check everything.
+   */
+  onAnnounce(topic: string, listener: (payload: string | null) => void): () => void;
   close(): Promise<void>;
 };
+
+/** A topic name: lowercase, short (it travels in every NOTIFY of that topic). */
+export const ANNOUNCEMENT_TOPIC = /^[a-z][a-z0-9_.-]{0,31}$/;
+/** NOTIFY payloads are limited to 8000 bytes; the envelope around a topic's payload needs some of them. */
+export const MAX_ANNOUNCEMENT_PAYLOAD = 4000;
+
+/** Refuses a topic or payload no gateway could receive (a programming error, so it throws). */
+export function checkAnnouncement(topic: string | undefined, payload: string | undefined): void {
+  if (topic === undefined) {
+    if (payload !== undefined) throw new Error('an announcement with a payload needs a topic');
+    return;
+  }
+  if (!ANNOUNCEMENT_TOPIC.test(topic)) throw new Error(`not an announcement topic: ${JSON.stringify(topic)}`);
+  if (payload !== undefined && Buffer.byteLength(payload) > MAX_ANNOUNCEMENT_PAYLOAD)
+    throw new Error(`announcement payloads are at most ${MAX_ANNOUNCEMENT_PAYLOAD} bytes`);
+}
 
 export const NESTED_WRITE_MESSAGE = 'store.write called inside store.write: pass the transaction down instead';
 
@@ -76,7 +101,8 @@ export function openSqliteStore(file: string, migrationsFolder: string): Store {
   return Object.assign(db, {
     engine: 'sqlite' as const,
     write,
-    announce: () => Promise.resolve(),
+    // Checked as on PostgreSQL, so a bad topic fails in the tests of either engine.
+    announce: async (topic?: string, payload?: string) => checkAnnouncement(topic, payload),
     onAnnounce: () => () => undefined,
     close: async () => {
       await tail;

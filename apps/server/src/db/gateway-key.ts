@@ -11,8 +11,9 @@ import { gateways, settings } from './schema.js';
 export const LEGACY_GATEWAY_KEY_SETTING = 'gateway_private_key';
 
 export const KEY_MISMATCH_MESSAGE =
-  "this gateway's secret key (secret.key in its data dir) is not the key the database was written with: every " +
-  'gateway on one database needs the same key (copy the first one), and a restored database needs its own';
+  "this gateway's secret key (the file POSTERN_SECRET_KEY_FILE names, else secret.key in its data dir) is not the " +
+  'key the database was written with: every gateway on one database needs the same key (point ' +
+  "POSTERN_SECRET_KEY_FILE at one copy of the first gateway's key), and a restored database needs its own";
 
 type KeyDeps = { db: Store; secrets: SecretBox };
 

@@ -4,7 +4,7 @@ import { drizzle as nodePostgres } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as sqliteProxy, type AsyncRemoteCallback } from 'drizzle-orm/sqlite-proxy';
 import pg from 'pg';
-import { NESTED_WRITE_MESSAGE, type Db, type Store } from './client.js';
+import { checkAnnouncement, NESTED_WRITE_MESSAGE, type Db, type Store } from './client.js';
 import { DATABASE_UNAVAILABLE } from './errors.js';
 import { resolvePgMigrationsDir } from './migrations-dir.js';
 import { toPostgresSql } from './postgres-sql.js';
@@ -136,27 +136,71 @@ const CONNECT_TIMEOUT_MS = 5000;
 const RELISTEN_FIRST_MS = 500;
 const RELISTEN_MAX_MS = 30_000;
 
+type TopicListener = (payload: string | null) => void;
+
+/**
+ * What travels on the channel: a data change is the announcer's instance id alone (the format gateways before topics
+ * sent and read, so a gateway of either version applies the other's changes); a topic's is a JSON envelope.
+ */
+interface Envelope {
+  from: string;
+  topic: string | null;
+  payload: string;
+}
+
+function encodeEnvelope(from: string, topic: string | undefined, payload: string | undefined): string {
+  return topic === undefined ? from : JSON.stringify({ from, topic, payload: payload ?? '' });
+}
+
+function decodeEnvelope(text: string): Envelope | null {
+  if (!text.startsWith('{')) return { from: text, topic: null, payload: '' };
+  try {
+    const value = JSON.parse(text) as Partial<Envelope>;
+    if (typeof value.from !== 'string' || typeof value.topic !== 'string') return null;
+    return { from: value.from, topic: value.topic, payload: typeof value.payload === 'string' ? value.payload : '' };
+  } catch {
+    return null;
+  }
+}
+
 /**
  * One connection per store LISTENs for other gateways' announcements, opened with the first subscriber. A lost
- * connection is re-opened with back-off; once it is back, subscribers are called once, since announcements made
- * meanwhile were missed. Each store's own announcements carry its instance id and are not delivered to it.
+ * connection is re-opened with back-off; once it is back, subscribers are called once (topic subscribers with null),
+ * since announcements made meanwhile were missed. Each store's own announcements carry its instance id and are not
+ * delivered to it.
  */
 function listenForAnnouncements(url: string, onError: ((error: Error) => void) | undefined) {
   const instance = randomUUID();
   const listeners = new Set<() => void>();
+  const topics = new Map<string, Set<TopicListener>>();
   let client: pg.Client | null = null;
   let isStopped = false;
   let delayMs = RELISTEN_FIRST_MS;
   let retry: NodeJS.Timeout | null = null;
-  const notifyAll = (): void => {
-    for (const listener of listeners) listener();
+  // One listener failing must not keep the others from hearing it, nor reach the connection's event handler.
+  const safely = (call: () => void): void => {
+    try {
+      call();
+    } catch (error) {
+      if (error instanceof Error) onError?.(error);
+    }
+  };
+  const deliver = (envelope: Envelope): void => {
+    if (envelope.topic === null) for (const listener of listeners) safely(listener);
+    else for (const listener of topics.get(envelope.topic) ?? []) safely(() => listener(envelope.payload));
+  };
+  const deliverMissed = (): void => {
+    for (const listener of listeners) safely(listener);
+    for (const set of topics.values()) for (const listener of set) safely(() => listener(null));
   };
 
   async function connect(isReconnect: boolean): Promise<void> {
     const next = new pg.Client({ connectionString: url, types: typeParsers });
     client = next;
     next.on('notification', (message) => {
-      if (message.channel === ANNOUNCE_CHANNEL && message.payload !== instance) notifyAll();
+      if (message.channel !== ANNOUNCE_CHANNEL) return;
+      const envelope = decodeEnvelope(message.payload ?? '');
+      if (envelope && envelope.from !== instance) deliver(envelope);
     });
     next.on('error', (error) => {
       onError?.(error);
@@ -169,7 +213,7 @@ function listenForAnnouncements(url: string, onError: ((error: Error) => void) |
       await next.connect();
       await next.query(`LISTEN ${ANNOUNCE_CHANNEL}`);
       delayMs = RELISTEN_FIRST_MS;
-      if (isReconnect) notifyAll();
+      if (isReconnect) deliverMissed();
     } catch (error) {
       if (error instanceof Error) onError?.(error);
       lost(next);
@@ -188,13 +232,27 @@ function listenForAnnouncements(url: string, onError: ((error: Error) => void) |
     delayMs = Math.min(delayMs * 2, RELISTEN_MAX_MS);
   }
 
+  const ensureListening = (): void => {
+    if (client === null && retry === null && !isStopped) void connect(false);
+  };
+
   return {
     instance,
     subscribe(listener: () => void): () => void {
       listeners.add(listener);
-      if (client === null && retry === null && !isStopped) void connect(false);
+      ensureListening();
       return () => {
         listeners.delete(listener);
+      };
+    },
+    subscribeTopic(topic: string, listener: TopicListener): () => void {
+      checkAnnouncement(topic, undefined);
+      const set = topics.get(topic) ?? new Set<TopicListener>();
+      topics.set(topic, set);
+      set.add(listener);
+      ensureListening();
+      return () => {
+        set.delete(listener);
       };
     },
     async stop(): Promise<void> {
@@ -302,10 +360,15 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   return Object.assign(db, {
     engine: 'postgres' as const,
     write,
-    announce: async () => {
-      await pool.query('SELECT pg_notify($1, $2)', [ANNOUNCE_CHANNEL, announcements.instance]);
+    announce: async (topic?: string, payload?: string) => {
+      checkAnnouncement(topic, payload);
+      const text = encodeEnvelope(announcements.instance, topic, payload);
+      await pool.query('SELECT pg_notify($1, $2)', [ANNOUNCE_CHANNEL, text]);
     },
-    onAnnounce: (listener: () => void) => announcements.subscribe(listener),
+    onAnnounce: (first: string | (() => void), second?: TopicListener) =>
+      typeof first === 'string'
+        ? announcements.subscribeTopic(first, second ?? (() => undefined))
+        : announcements.subscribe(first),
     close: async () => {
       await announcements.stop();
       await pool.end();

@@ -140,6 +140,7 @@ export const {
   users,
   recoveryCodes,
   sessions,
+  signInAttempts,
   settings,
   nodes,
   personalAccessTokens,

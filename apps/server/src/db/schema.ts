@@ -55,6 +55,29 @@ export const sessions = sqliteTable(
 );
 
 /** Gateway-wide settings and key material (one row per key). */
+/**
+ * Sign-in attempts the limiter counts (modules/auth/rate-limit.ts), in the database so that every gateway on it
+ * counts the same ones. A row is a claimed attempt: a failure until it succeeds. Rows older than the window are pruned.
+ */
+export const signInAttempts = sqliteTable(
+  'sign_in_attempts',
+  {
+    /** Random, made by the limiter (no sequence: nothing to fill on PostgreSQL). */
+    id: text('id').primaryKey(),
+    /** The client: an IPv4 address or an IPv6 /64; null once that client signed in (no longer counted against it). */
+    clientKey: text('client_key'),
+    /** The username tried, lowercased. */
+    username: text('username').notNull(),
+    /** When the attempt was claimed, ms since the epoch (a number compares the same on both engines). */
+    atMs: integer('at_ms').notNull(),
+  },
+  (t) => [
+    index('sign_in_attempts_client_idx').on(t.clientKey, t.atMs),
+    index('sign_in_attempts_username_idx').on(t.username, t.atMs),
+    index('sign_in_attempts_at_idx').on(t.atMs),
+  ],
+);
+
 export const settings = sqliteTable('settings', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),

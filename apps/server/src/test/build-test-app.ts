@@ -86,7 +86,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const db = url
     ? await openPostgresStore(options.databaseUrlFor?.(url) ?? url, { maxConnections: 4 })
     : openSqliteStore(join(dataDir, 'postern.db'), resolveMigrationsDir());
-  const secrets = loadSecretBox(dataDir);
+  const secrets = loadSecretBox({ dataDir, keyFile: config.secretKeyFile });
   const base = { config, db, secrets };
   const now = options.now ?? (() => new Date());
   const identity = await registerGateway(

@@ -1,4 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteStore, type Store } from '../../db/client.js';
+import { resolveMigrationsDir } from '../../db/migrations-dir.js';
+import { openPostgresStore } from '../../db/postgres.js';
+import { signInAttempts } from '../../db/schema.js';
+import { createTestDatabase, postgresAvailable, type TestDatabase } from '../../test/postgres.js';
 import {
   clientKeyOf,
   createLoginLimiter,
@@ -9,71 +17,107 @@ import {
 } from './rate-limit.js';
 
 /** Claims an attempt that then fails (the claim stays counted); returns false when the limiter refused. */
-const fail = (limiter: LoginLimiter, ip: string, username: string): boolean =>
-  limiter.reserve(ip, username).attempt !== undefined;
-const retryAfter = (limiter: LoginLimiter, ip: string, username: string): number => {
-  const reservation = limiter.reserve(ip, username);
-  reservation.attempt?.release();
+const fail = async (limiter: LoginLimiter, ip: string, username: string): Promise<boolean> =>
+  (await limiter.reserve(ip, username)).attempt !== undefined;
+const retryAfter = async (limiter: LoginLimiter, ip: string, username: string): Promise<number> => {
+  const reservation = await limiter.reserve(ip, username);
+  await reservation.attempt?.release();
   return reservation.retryAfterSeconds ?? 0;
 };
 
-describe('login limiter', () => {
-  it('counts an attempt from the moment it is claimed, so parallel claims see each other', () => {
-    const limiter = createLoginLimiter(() => new Date(0));
-    const claims = Array.from({ length: 50 }, () => limiter.reserve('192.0.2.1', 'admin'));
+// The attempts are rows of the database, so the limiter is tested on both engines (this file builds no app, so the
+// test command's PostgreSQL run does not repeat it).
+const engines = ['sqlite', ...((await postgresAvailable()) ? ['postgres'] : [])] as const;
+
+describe.each(engines)('login limiter on %s', (engine) => {
+  let db: Store;
+  let dir: string;
+  let database: TestDatabase | null = null;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'postern-limiter-'));
+    if (engine === 'postgres') {
+      database = await createTestDatabase();
+      db = await openPostgresStore(database.url, { maxConnections: 4 });
+    } else db = openSqliteStore(join(dir, 'postern.db'), resolveMigrationsDir());
+  });
+  afterEach(async () => {
+    await db.close();
+    await database?.drop();
+    database = null;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('counts an attempt from the moment it is claimed, so parallel claims see each other', async () => {
+    const limiter = createLoginLimiter(db, () => new Date(0));
+    const claims = await Promise.all(Array.from({ length: 50 }, () => limiter.reserve('192.0.2.1', 'admin')));
     expect(claims.filter((claim) => claim.attempt).length).toBe(LOGIN_MAX_FAILURES_PER_CLIENT);
     expect(claims.at(-1)?.retryAfterSeconds).toBe(LOGIN_WINDOW_MS / 1000);
   });
 
-  it('withdraws a released or successful claim, and forgets the failures of a client that signs in', () => {
-    const limiter = createLoginLimiter(() => new Date(0));
-    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT - 1; i++) fail(limiter, '192.0.2.1', 'admin');
-    limiter.reserve('192.0.2.1', 'admin').attempt?.release();
-    expect(retryAfter(limiter, '192.0.2.1', 'admin')).toBe(0);
-    limiter.reserve('192.0.2.1', 'admin').attempt?.succeed();
-    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT - 1; i++) expect(fail(limiter, '192.0.2.1', 'admin')).toBe(true);
-    expect(retryAfter(limiter, '192.0.2.1', 'admin')).toBe(0);
+  it('is shared by every limiter on the database: two gateways do not double the attempts', async () => {
+    const a = createLoginLimiter(db, () => new Date(0));
+    const b = createLoginLimiter(db, () => new Date(0));
+    const claims = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).reserve('192.0.2.1', 'admin')),
+    );
+    expect(claims.filter((claim) => claim.attempt).length).toBe(LOGIN_MAX_FAILURES_PER_CLIENT);
+    expect(await retryAfter(a, '192.0.2.1', 'admin')).toBeGreaterThan(0);
   });
 
-  it('frees a client as soon as its oldest failures leave the window', () => {
+  it('withdraws a released or successful claim, and forgets the failures of a client that signs in', async () => {
+    const limiter = createLoginLimiter(db, () => new Date(0));
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT - 1; i++) await fail(limiter, '192.0.2.1', 'admin');
+    await (await limiter.reserve('192.0.2.1', 'admin')).attempt?.release();
+    expect(await retryAfter(limiter, '192.0.2.1', 'admin')).toBe(0);
+    await (await limiter.reserve('192.0.2.1', 'admin')).attempt?.succeed();
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT - 1; i++)
+      expect(await fail(limiter, '192.0.2.1', 'admin')).toBe(true);
+    expect(await retryAfter(limiter, '192.0.2.1', 'admin')).toBe(0);
+  });
+
+  it('frees a client as soon as its oldest failures leave the window, and prunes them', async () => {
     let now = 0;
-    const limiter = createLoginLimiter(() => new Date(now));
-    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT; i++) fail(limiter, '192.0.2.1', `user${i}`);
-    expect(retryAfter(limiter, '192.0.2.1', 'x')).toBe(LOGIN_WINDOW_MS / 1000);
+    const limiter = createLoginLimiter(db, () => new Date(now));
+    for (let i = 0; i < LOGIN_MAX_FAILURES_PER_CLIENT; i++) await fail(limiter, '192.0.2.1', `user${i}`);
+    expect(await retryAfter(limiter, '192.0.2.1', 'x')).toBe(LOGIN_WINDOW_MS / 1000);
     now = LOGIN_WINDOW_MS + 1;
-    expect(retryAfter(limiter, '192.0.2.1', 'x')).toBe(0);
+    expect(await fail(limiter, '192.0.2.1', 'x')).toBe(true);
+    // The next claim deleted what left the window: only its own row is left.
+    expect(await db.select({ at: signInAttempts.atMs }).from(signInAttempts)).toEqual([{ at: now }]);
   });
 
-  it('under attack, a username refuses clients that failed recently, never a client without failures', () => {
+  it('under attack, a username refuses clients that failed recently, never a client without failures', async () => {
     let now = 0;
-    const limiter = createLoginLimiter(() => new Date(now));
+    const limiter = createLoginLimiter(db, () => new Date(now));
     for (let i = 0; i < LOGIN_MAX_FAILURES_PER_USERNAME; i++) {
-      expect(fail(limiter, `10.0.0.${i}`, i % 2 ? 'ADMIN' : 'admin')).toBe(true);
+      expect(await fail(limiter, `10.0.0.${i}`, i % 2 ? 'ADMIN' : 'admin')).toBe(true);
       now += 1000;
     }
     // Every attacker that already failed waits (case-insensitively) until the name's oldest failure ages out.
-    expect(retryAfter(limiter, '10.0.0.9', 'Admin')).toBe(
+    expect(await retryAfter(limiter, '10.0.0.9', 'Admin')).toBe(
       (LOGIN_WINDOW_MS - LOGIN_MAX_FAILURES_PER_USERNAME * 1000) / 1000,
     );
     // A client with no failure of its own is let through to the password check, as often as it needs.
-    for (let i = 0; i < 3; i++) expect(retryAfter(limiter, '198.51.100.1', 'admin')).toBe(0);
+    for (let i = 0; i < 3; i++) expect(await retryAfter(limiter, '198.51.100.1', 'admin')).toBe(0);
     // Its first failure puts it with the others; other usernames are not affected.
-    expect(fail(limiter, '198.51.100.1', 'admin')).toBe(true);
-    expect(retryAfter(limiter, '198.51.100.1', 'admin')).toBeGreaterThan(0);
-    expect(retryAfter(limiter, '10.0.0.9', 'someone-else')).toBe(0);
+    expect(await fail(limiter, '198.51.100.1', 'admin')).toBe(true);
+    expect(await retryAfter(limiter, '198.51.100.1', 'admin')).toBeGreaterThan(0);
+    expect(await retryAfter(limiter, '10.0.0.9', 'someone-else')).toBe(0);
   });
 
-  it('keeps a name under attack while thousands of addresses guess it once each', () => {
+  it('keeps a name under attack while many addresses guess it once each', async () => {
     let now = 0;
-    const limiter = createLoginLimiter(() => new Date(now));
-    for (let i = 0; i < 5000; i++) {
-      fail(limiter, `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 'admin');
+    const limiter = createLoginLimiter(db, () => new Date(now));
+    for (let i = 0; i < 300; i++) {
+      await fail(limiter, `10.0.${(i >> 8) & 255}.${i & 255}`, 'admin');
       now += 10;
     }
-    expect(retryAfter(limiter, '10.0.0.1', 'admin')).toBeGreaterThan(0);
-    expect(retryAfter(limiter, '192.0.2.1', 'admin')).toBe(0);
+    expect(await retryAfter(limiter, '10.0.0.1', 'admin')).toBeGreaterThan(0);
+    expect(await retryAfter(limiter, '192.0.2.1', 'admin')).toBe(0);
   });
+});
 
+describe('client keys', () => {
   it('groups IPv6 clients by /64 and IPv4-mapped addresses with their IPv4 address', () => {
     expect(clientKeyOf('2001:db8:1:2:aaaa::1')).toBe(clientKeyOf('2001:0db8:0001:0002:ffff:ffff:ffff:ffff'));
     expect(clientKeyOf('2001:db8:1:2::1')).not.toBe(clientKeyOf('2001:db8:1:3::1'));

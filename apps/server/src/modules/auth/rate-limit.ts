@@ -1,8 +1,16 @@
+import { randomBytes } from 'node:crypto';
+import { and, desc, eq, gt, lte } from 'drizzle-orm';
 import ipaddr from 'ipaddr.js';
+import type { Db, ReadDb, Store } from '../../db/client.js';
+import { signInAttempts } from '../../db/schema.js';
 
-// Sign-in limiter (docs/api.md "Sign-in limits"). Every attempt is claimed synchronously, before the password
-// hash is awaited, and counts as a failure until it succeeds: parallel requests see each other's claims, so
-// 200 concurrent guesses from one client still reach the hash check at most LOGIN_MAX_FAILURES_PER_CLIENT times.
+// Sign-in limiter (docs/api.md "Sign-in limits"). The attempts are rows of the database (`sign_in_attempts`), so every
+// gateway on one database counts the same ones: N gateways do not give an attacker N times the guesses. Every attempt
+// is claimed before the password hash is checked, in one write that checks the counts and inserts the claim (writes
+// are serialised, across gateways on PostgreSQL), and counts as a failure until it succeeds: parallel requests see
+// each other's claims, so 200 concurrent guesses from one client still reach the hash check at most
+// LOGIN_MAX_FAILURES_PER_CLIENT times, whichever gateways they reach. A client already over a limit is refused after
+// one read, without a write.
 //
 // Two sliding windows:
 // - per client (an IPv4 address, or the /64 of an IPv6 one, since one subscriber usually holds a whole /64):
@@ -11,32 +19,26 @@ import ipaddr from 'ipaddr.js';
 //   attack, and clients that have themselves failed (or have an attempt in flight) in the window wait until
 //   either their own failures or the name's have aged out. A client without a recent failure is never blocked by
 //   it, so a flood from other addresses cannot keep the admin out; the flood itself gets one guess per address.
+//
+// Rows older than the window are deleted with each claim, so the table holds at most one window of claims.
 
 export const LOGIN_WINDOW_MS = 10 * 60_000;
 export const LOGIN_MAX_FAILURES_PER_CLIENT = 5;
 export const LOGIN_MAX_FAILURES_PER_USERNAME = 10;
-/** Bounds memory under a flood of distinct keys; the least recently failed keys are dropped first. */
-const MAX_KEYS = 10_000;
-/**
- * Per key only the newest failures matter (the count against the limit, and when it drops below it again), so a
- * name guessed from a million addresses keeps a short list; twice the limit leaves room for withdrawn claims.
- */
-const MAX_FAILURES_KEPT = 2 * Math.max(LOGIN_MAX_FAILURES_PER_CLIENT, LOGIN_MAX_FAILURES_PER_USERNAME);
-
 /** One claimed attempt: counted as a failure from the moment it is claimed. */
 export interface LoginAttempt {
   /** The password was right: the claim is withdrawn and the client's failures are forgotten. */
-  succeed(): void;
+  succeed(): Promise<void>;
   /** The password was never checked (the server was too busy): the claim is withdrawn. */
-  release(): void;
+  release(): Promise<void>;
 }
 
 export type Reservation =
   { attempt: LoginAttempt; retryAfterSeconds?: undefined } | { attempt?: undefined; retryAfterSeconds: number };
 
 export interface LoginLimiter {
-  /** Claims an attempt for `ip` at `username`, or says how many seconds the client must wait. Synchronous. */
-  reserve(ip: string, username: string): Reservation;
+  /** Claims an attempt for `ip` at `username`, or says how many seconds the client must wait. */
+  reserve(ip: string, username: string): Promise<Reservation>;
 }
 
 /** The unit a client is counted as: an IPv4 address (also when IPv4-mapped), or an IPv6 /64. */
@@ -47,71 +49,73 @@ export function clientKeyOf(ip: string): string {
   return `${ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/64`).toString()}/64`;
 }
 
-interface Failure {
-  at: number;
+/** The claims of one client or username in the window, newest first, as many as a limit needs. */
+async function recentClaims(db: ReadDb, column: 'client' | 'username', key: string, sinceMs: number, limit: number) {
+  const keyColumn = column === 'client' ? signInAttempts.clientKey : signInAttempts.username;
+  const rows = await db
+    .select({ atMs: signInAttempts.atMs })
+    .from(signInAttempts)
+    .where(and(eq(keyColumn, key), gt(signInAttempts.atMs, sinceMs)))
+    .orderBy(desc(signInAttempts.atMs))
+    .limit(limit);
+  return rows.map((row) => row.atMs);
 }
 
-export function createLoginLimiter(now: () => Date): LoginLimiter {
-  const failures = new Map<string, Failure[]>();
+/** How long (ms) a client must wait before its next attempt; 0: it may try now. */
+async function waitMsOf(db: ReadDb, clientKey: string, username: string, at: number): Promise<number> {
+  const since = at - LOGIN_WINDOW_MS;
+  const ofClient = await recentClaims(db, 'client', clientKey, since, LOGIN_MAX_FAILURES_PER_CLIENT);
+  // The max-th newest claim is the one whose leaving the window drops the count below the limit.
+  if (ofClient.length >= LOGIN_MAX_FAILURES_PER_CLIENT)
+    return (ofClient[LOGIN_MAX_FAILURES_PER_CLIENT - 1] ?? at) + LOGIN_WINDOW_MS - at;
+  if (ofClient.length === 0) return 0;
+  const ofUser = await recentClaims(db, 'username', username, since, LOGIN_MAX_FAILURES_PER_USERNAME);
+  if (ofUser.length < LOGIN_MAX_FAILURES_PER_USERNAME) return 0;
+  const ownFailuresGone = (ofClient[0] ?? at) + LOGIN_WINDOW_MS;
+  const nameFreed = (ofUser[LOGIN_MAX_FAILURES_PER_USERNAME - 1] ?? at) + LOGIN_WINDOW_MS;
+  return Math.min(ownFailuresGone, nameFreed) - at;
+}
 
-  const recent = (key: string, at: number): Failure[] => {
-    const list = (failures.get(key) ?? []).filter((failure) => failure.at > at - LOGIN_WINDOW_MS);
-    if (list.length === 0) failures.delete(key);
-    else failures.set(key, list);
-    return list;
-  };
+const refusal = (waitMs: number): Reservation => ({ retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) });
 
-  const add = (key: string, failure: Failure): void => {
-    const list = failures.get(key) ?? [];
-    failures.delete(key); // re-insert so Map order tracks recency for eviction
-    failures.set(key, [...list.slice(-(MAX_FAILURES_KEPT - 1)), failure]);
-    while (failures.size > MAX_KEYS) {
-      const oldest = failures.keys().next().value;
-      if (oldest === undefined) break;
-      failures.delete(oldest);
-    }
-  };
-
-  const remove = (key: string, failure: Failure): void => {
-    const list = failures.get(key)?.filter((entry) => entry !== failure) ?? [];
-    if (list.length === 0) failures.delete(key);
-    else failures.set(key, list);
-  };
-
-  /** When a window holding `list` drops below `max` entries again. */
-  const freedAt = (list: Failure[], max: number, at: number): number =>
-    (list[list.length - max]?.at ?? at) + LOGIN_WINDOW_MS;
-
+export function createLoginLimiter(db: Store, now: () => Date): LoginLimiter {
   return {
-    reserve(ip, username) {
+    async reserve(ip, username) {
       const at = now().getTime();
-      const clientKey = `client:${clientKeyOf(ip)}`;
-      const userKey = `user:${username.toLowerCase()}`;
-      const ofClient = recent(clientKey, at);
-      const ofUser = recent(userKey, at);
-      let waitMs = 0;
-      if (ofClient.length >= LOGIN_MAX_FAILURES_PER_CLIENT)
-        waitMs = freedAt(ofClient, LOGIN_MAX_FAILURES_PER_CLIENT, at) - at;
-      else if (ofUser.length >= LOGIN_MAX_FAILURES_PER_USERNAME && ofClient.length > 0) {
-        const ownFailuresGone = (ofClient.at(-1)?.at ?? at) + LOGIN_WINDOW_MS;
-        waitMs = Math.min(ownFailuresGone, freedAt(ofUser, LOGIN_MAX_FAILURES_PER_USERNAME, at)) - at;
-      }
-      if (waitMs > 0) return { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
-
-      const claim: Failure = { at };
-      add(clientKey, claim);
-      add(userKey, claim);
-      const withdraw = () => {
-        remove(clientKey, claim);
-        remove(userKey, claim);
+      const clientKey = clientKeyOf(ip);
+      const name = username.toLowerCase();
+      // A client over a limit (a flood's usual answer) costs one read, and never the write lock.
+      const seen = await waitMsOf(db, clientKey, name, at);
+      if (seen > 0) return refusal(seen);
+      const claimed = await db.write(async (tx) => {
+        await tx
+          .delete(signInAttempts)
+          .where(lte(signInAttempts.atMs, at - LOGIN_WINDOW_MS))
+          .run();
+        const waitMs = await waitMsOf(tx, clientKey, name, at);
+        if (waitMs > 0) return { waitMs };
+        const id = randomBytes(12).toString('base64url');
+        await tx.insert(signInAttempts).values({ id, clientKey, username: name, atMs: at }).run();
+        return { id };
+      });
+      if (claimed.id === undefined) return refusal(claimed.waitMs);
+      const { id } = claimed;
+      const withdraw = async (tx: Db): Promise<void> => {
+        await tx.delete(signInAttempts).where(eq(signInAttempts.id, id)).run();
       };
       return {
         attempt: {
-          succeed() {
-            withdraw();
-            failures.delete(clientKey);
-          },
-          release: withdraw,
+          succeed: () =>
+            db.write(async (tx) => {
+              await withdraw(tx);
+              // Its failures stop counting against the client, but still count against the name.
+              await tx
+                .update(signInAttempts)
+                .set({ clientKey: null })
+                .where(eq(signInAttempts.clientKey, clientKey))
+                .run();
+            }),
+          release: () => db.write(withdraw),
         },
       };
     },

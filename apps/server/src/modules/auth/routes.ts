@@ -41,7 +41,7 @@ function refuseCrossSite(request: FastifyRequest): void {
 export async function authRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
   const { deps } = opts;
   const checks: PasswordChecks = {
-    limiter: createLoginLimiter(deps.now),
+    limiter: createLoginLimiter(deps.db, deps.now),
     gate: createHashGate(deps.config.passwordHashConcurrency, deps.config.passwordHashQueue),
   };
   const challenges = createChallengeStore(deps.now);

@@ -20,8 +20,8 @@ export interface PasswordChecks {
 }
 
 /** Claims an attempt before any hashing, or refuses with 429 and Retry-After. */
-export function claimAttempt(checks: PasswordChecks, ip: string, username: string): LoginAttempt {
-  const reservation = checks.limiter.reserve(ip, username);
+export async function claimAttempt(checks: PasswordChecks, ip: string, username: string): Promise<LoginAttempt> {
+  const reservation = await checks.limiter.reserve(ip, username);
   if (reservation.attempt) return reservation.attempt;
   throw new AppError('rate_limited', TOO_MANY_ATTEMPTS_MESSAGE, [], {
     'retry-after': String(reservation.retryAfterSeconds),
@@ -35,7 +35,7 @@ export async function hashGated<T>(checks: PasswordChecks, work: () => Promise<T
   } catch (error) {
     if (!(error instanceof HashGateBusyError)) throw error;
     // The password was never looked at: this must not count as a failure.
-    attempt?.release();
+    await attempt?.release();
     throw new AppError('rate_limited', HASHING_BUSY_MESSAGE, [], { 'retry-after': '1' });
   }
 }
@@ -52,7 +52,7 @@ export async function logIn(
   ip: string,
   body: LoginRequest,
 ): Promise<LoginResponse | SecondFactorChallenge> {
-  const attempt = claimAttempt(checks, ip, body.username);
+  const attempt = await claimAttempt(checks, ip, body.username);
   const user = await deps.db.select().from(users).where(eq(users.username, body.username)).get();
   const isValid = await hashGated(
     checks,
@@ -63,10 +63,10 @@ export async function logIn(
   // A failure needs no bookkeeping: the claim already counts as one.
   if (!user || !isValid) throw new AppError('unauthorized', INVALID_CREDENTIALS_MESSAGE);
   if (user.totpSecretEnc !== null) {
-    attempt.release();
+    await attempt.release();
     return { twoFactorRequired: true, ...challenges.issue(user.id) };
   }
-  attempt.succeed();
+  await attempt.succeed();
   return await startSession(deps, user.id);
 }
 
@@ -92,11 +92,11 @@ export async function changePassword(
 ): Promise<void> {
   const user = await deps.db.select().from(users).where(eq(users.id, session.userId)).get();
   if (!user) throw new AppError('unauthorized', 'Session ended');
-  const attempt = claimAttempt(checks, ip, user.username);
+  const attempt = await claimAttempt(checks, ip, user.username);
   if (!(await hashGated(checks, () => verifyPassword(user.passwordHash, body.currentPassword), attempt))) {
     throw fieldError('currentPassword', 'The current password is not correct');
   }
-  attempt.succeed();
+  await attempt.succeed();
   if (body.newPassword === body.currentPassword) {
     throw fieldError('newPassword', 'The new password must differ from the current one');
   }

@@ -15,6 +15,8 @@ const AUDIENCE = 'postern-console';
 export interface SessionIdentity {
   sessionId: string;
   userId: number;
+  /** When the session ends (ms since the epoch), as read with it. */
+  expiresAtMs: number;
 }
 
 const signingKey = (deps: AppDeps): Uint8Array => deps.secrets.deriveKey('session-jwt');
@@ -91,11 +93,14 @@ export async function verifySessionToken(deps: AppDeps, token: string): Promise<
   const sessionId = await sessionIdOf(deps, token);
   if (!sessionId) return null;
   const row = await activeSession(deps, sessionId);
-  return row ? { sessionId: row.id, userId: row.userId } : null;
+  return row ? { sessionId: row.id, userId: row.userId, expiresAtMs: Date.parse(row.expiresAt) } : null;
 }
 
-export const isSessionActive = async (deps: AppDeps, sessionId: string): Promise<boolean> =>
-  (await activeSession(deps, sessionId)) !== null;
+/** When the session ends (ms since the epoch), or null when it was ended already. */
+export async function sessionExpiresAtMs(deps: AppDeps, sessionId: string): Promise<number | null> {
+  const row = await sessionLookup(deps.db).get({ id: sessionId });
+  return row ? Date.parse(row.expiresAt) : null;
+}
 
 /** Whole seconds the session has left (0 when it has ended). */
 export async function sessionSecondsLeft(deps: AppDeps, sessionId: string): Promise<number> {
@@ -103,8 +108,23 @@ export async function sessionSecondsLeft(deps: AppDeps, sessionId: string): Prom
   return row ? Math.max(0, Math.floor((Date.parse(row.expiresAt) - deps.now().getTime()) / 1000)) : 0;
 }
 
+/**
+ * Announced on the database after sessions were deleted, so every other gateway ends their event streams
+ * (session-streams.ts). No payload: a session id is not for a channel any database session may LISTEN to.
+ */
+export const SESSIONS_TOPIC = 'sessions';
+
+/**
+ * Tells the other gateways that sessions ended. The rows are already gone, so requests anywhere are refused; should
+ * the announcement fail (the database just went away), their event streams end with their next recheck instead.
+ */
+async function announceEnded(deps: AppDeps): Promise<void> {
+  await deps.db.announce(SESSIONS_TOPIC).catch(() => undefined);
+}
+
 export async function deleteSession(deps: AppDeps, sessionId: string): Promise<void> {
   await deps.db.write(async (tx) => await tx.delete(sessions).where(eq(sessions.id, sessionId)).run());
+  await announceEnded(deps);
 }
 
 export async function deleteOtherSessions(deps: AppDeps, userId: number, keepSessionId: string): Promise<void> {
@@ -115,4 +135,5 @@ export async function deleteOtherSessions(deps: AppDeps, userId: number, keepSes
         .where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))
         .run(),
   );
+  await announceEnded(deps);
 }

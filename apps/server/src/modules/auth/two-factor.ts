@@ -99,14 +99,14 @@ export async function logInSecondFactor(
   const userId = challenges.userOf(body.challenge);
   if (userId === null) throw new AppError('unauthorized', CHALLENGE_EXPIRED_MESSAGE);
   const user = await userOf(deps, userId);
-  const attempt = claimAttempt(checks, ip, user.username);
+  const attempt = await claimAttempt(checks, ip, user.username);
   const accepted = await checkSecondFactor(deps, user, body.code);
   if (!accepted) {
     challenges.fail(body.challenge);
     announce(deps, 'sign_in.second_factor_failed', user, ip);
     throw new AppError('unauthorized', INVALID_CODE_MESSAGE);
   }
-  attempt.succeed();
+  await attempt.succeed();
   challenges.consume(body.challenge);
   announce(deps, accepted === 'recovery' ? 'sign_in.recovery_code_used' : 'sign_in.second_factor', user, ip);
   return await startSession(deps, user.id);
@@ -124,7 +124,7 @@ export async function twoFactorStatus(deps: AppDeps, session: SessionIdentity): 
 
 /** Checks the password as sign-in does (limiter, hashing cap); a wrong one is a 422 on `field`. */
 async function requirePassword(deps: AppDeps, checks: PasswordChecks, ip: string, user: User, password: string) {
-  const attempt = claimAttempt(checks, ip, user.username);
+  const attempt = await claimAttempt(checks, ip, user.username);
   if (!(await hashGated(checks, () => verifyPassword(user.passwordHash, password), attempt)))
     throw fieldError('password', WRONG_PASSWORD);
   return attempt;
@@ -140,7 +140,7 @@ export async function startTwoFactorSetup(
 ): Promise<TwoFactorSetup> {
   const user = await userOf(deps, session.userId);
   if (user.totpSecretEnc !== null) throw badRequest('Two-factor sign-in is already on; turn it off first');
-  (await requirePassword(deps, checks, ip, user, body.password)).succeed();
+  await (await requirePassword(deps, checks, ip, user, body.password)).succeed();
   const secret = newTotpSecret();
   await deps.db.write(
     async (tx) =>
@@ -165,11 +165,11 @@ export async function enableTwoFactor(
   const user = await userOf(deps, session.userId);
   if (user.totpSecretEnc !== null) throw badRequest('Two-factor sign-in is already on');
   if (user.totpPendingSecretEnc === null) throw badRequest('Start the setup first');
-  const attempt = claimAttempt(checks, ip, user.username);
+  const attempt = await claimAttempt(checks, ip, user.username);
   const code = classifyCode(body.code);
   if (code?.kind !== 'totp' || !(await acceptTotp(deps, user, user.totpPendingSecretEnc, code.code)))
     throw fieldError('code', WRONG_CODE);
-  attempt.succeed();
+  await attempt.succeed();
   const codes = newRecoveryCodes();
   const key = recoveryKey(deps);
   await deps.db.write(async (tx) => {
@@ -204,7 +204,7 @@ export async function disableTwoFactor(
   if (user.totpSecretEnc === null) throw badRequest('Two-factor sign-in is not on');
   const attempt = await requirePassword(deps, checks, ip, user, body.password);
   if (!(await checkSecondFactor(deps, user, body.code))) throw fieldError('code', WRONG_CODE);
-  attempt.succeed();
+  await attempt.succeed();
   await deps.db.write(async (tx) => {
     await tx
       .update(users)
