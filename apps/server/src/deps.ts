@@ -1,6 +1,7 @@
 import type { Config } from './env.js';
 import type { Store } from './db/client.js';
 import type { DataPlane } from './dataplane/types.js';
+import type { Leases } from './db/leases.js';
 import type { AuditLog } from './modules/audit/recorder.js';
 import type { SecretBox } from './secrets.js';
 
@@ -14,4 +15,6 @@ export interface AppDeps {
   now: () => Date;
   /** The append-only audit log: `audit.record({ actor, address, action, target, before, after })`. */
   audit: AuditLog;
+  /** Run-once jobs: which of them this gateway runs now (db/leases.ts). */
+  leases: Leases;
 }

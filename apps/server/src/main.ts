@@ -6,6 +6,7 @@ import { isBackupCommand, runBackupCommand } from './backup/command.js';
 import { bootstrap } from './bootstrap.js';
 import { createDataPlaneFor, domainCheckFor, gatewaySettingsFor } from './create-data-plane.js';
 import { openDbCertificateStore } from './db/certificate-store.js';
+import { createLeases } from './db/leases.js';
 import { openStore } from './db/open-store.js';
 import { DB_FILE } from './backup/archive.js';
 import { loadDesiredState } from './db/desired-state.js';
@@ -65,6 +66,14 @@ async function main(): Promise<void> {
     { onIdleError: (err) => logger.warn({ err }, 'database: an idle connection failed; the pool replaces it') },
   );
   const secrets = loadSecretBox(dataDir);
+  const leases = createLeases(db, {
+    leaseMs: config.leaseMs,
+    onError: (err) => logger.warn({ err }, 'leases: could not take or renew the run-once jobs; retrying'),
+  });
+  leases.onChange((name, held) =>
+    logger.info({ lease: name, holder: leases.holder }, held ? 'leases: this gateway runs the job' : 'leases: lost'),
+  );
+  await leases.start();
   const base = { config: { ...config, dataDir }, db, secrets };
   const gateway = gatewaySettingsFor(config);
   const certificateStore = await openDbCertificateStore(db, (err: unknown) =>
@@ -76,7 +85,7 @@ async function main(): Promise<void> {
     certificateStore,
   });
   const now = (): Date => new Date();
-  const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }) };
+  const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }), leases };
   await bootstrap(deps, announceAdmin);
 
   const app = await buildApp(deps, {
@@ -101,6 +110,7 @@ async function main(): Promise<void> {
       await app.close();
       await dataPlane.stop({ keepServing });
       await certificateStore.flush().catch(() => undefined);
+      await leases.release();
       await db.close();
     };
     done().then(

@@ -149,4 +149,7 @@ export const {
   certificates,
   auditEvents,
   trafficMinutes,
+  certificatePems,
+  acmeChallenges,
+  leases,
 } = pgTables;

@@ -9,6 +9,7 @@ import { openSqliteStore, type Store } from '../db/client.js';
 import { openPostgresStore } from '../db/postgres.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
 import { loadDesiredState } from '../db/desired-state.js';
+import { createLeases } from '../db/leases.js';
 import { resolveMigrationsDir } from '../db/migrations-dir.js';
 import { createOfflineDataPlane, type OfflineDataPlane } from '../dataplane/offline.js';
 import { renderOptionsFor } from '../dataplane/index.js';
@@ -92,7 +93,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     render: renderOptionsFor(dataPlaneConfigFor(config)),
   });
   const now = options.now ?? (() => new Date());
-  const deps: AppDeps = { ...base, dataPlane: fakeDataPlane, now, audit: createAuditLog({ db, now }) };
+  const leases = createLeases(db, { leaseMs: config.leaseMs });
+  await leases.start();
+  const deps: AppDeps = { ...base, dataPlane: fakeDataPlane, now, audit: createAuditLog({ db, now }), leases };
   await bootstrap(deps, () => undefined);
   const app = await buildApp(deps, {
     consoleDir: null,
@@ -117,6 +120,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     async cleanup() {
       await app.close();
       await fakeDataPlane.stop({ keepServing: false });
+      await leases.release();
       await db.close();
       await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
