@@ -8,6 +8,7 @@ import {
   parseSubnet,
   renderOptionsFor,
   type DataPlaneConfig,
+  type DataPlaneDeps,
 } from './dataplane/index.js';
 import { createOfflineDataPlane } from './dataplane/offline.js';
 import type { DataPlane, DesiredState } from './dataplane/types.js';
@@ -50,7 +51,12 @@ export function dataPlaneConfigFor(config: Config): DataPlaneConfig {
  */
 export function createDataPlaneFor(
   config: Config,
-  opts: { loadDesiredState: () => Promise<DesiredState>; logger: Logger; certificateStore: CertificateStore },
+  opts: {
+    loadDesiredState: () => Promise<DesiredState>;
+    logger: Logger;
+    certificateStore: CertificateStore;
+    shared?: DataPlaneDeps['shared'];
+  },
 ): DataPlane & { challenges: ChallengeStore } {
   const dataPlaneConfig = dataPlaneConfigFor(config);
   if (config.dataPlane === 'real') return createDataPlane(dataPlaneConfig, opts);

@@ -5,7 +5,7 @@ import { backupBeforeMigrations } from './backup/before-migration.js';
 import { isBackupCommand, runBackupCommand } from './backup/command.js';
 import { bootstrap } from './bootstrap.js';
 import { createDataPlaneFor, domainCheckFor, gatewaySettingsFor } from './create-data-plane.js';
-import { openDbCertificateStore } from './db/certificate-store.js';
+import { openDbCertificateStore, openSharedCertificates } from './db/certificate-store.js';
 import { createLeases } from './db/leases.js';
 import { openStore } from './db/open-store.js';
 import { DB_FILE } from './backup/archive.js';
@@ -76,13 +76,28 @@ async function main(): Promise<void> {
   await leases.start();
   const base = { config: { ...config, dataDir }, db, secrets };
   const gateway = gatewaySettingsFor(config);
-  const certificateStore = await openDbCertificateStore(db, (err: unknown) =>
-    logger.warn({ err }, 'certificates: could not store a certificate record; retried with the next change'),
+  const certificateStore = await openDbCertificateStore(
+    db,
+    (err: unknown) =>
+      logger.warn({ err }, 'certificates: could not store a certificate record; retried with the next change'),
+    { isHolder: () => leases.holds('certificates') },
   );
+  const sharedCertificates = openSharedCertificates(db, secrets);
   const dataPlane = createDataPlaneFor(base.config, {
-    loadDesiredState: async () => await loadDesiredState(base, gateway),
+    // Every apply (boot, a change announced by another gateway, drift) reads the certificate state the holder of
+    // the `certificates` lease wrote, with the rest of the desired state.
+    loadDesiredState: async () => {
+      await certificateStore.refresh();
+      return await loadDesiredState(base, gateway);
+    },
     logger,
     certificateStore,
+    shared: {
+      certificates: sharedCertificates,
+      challenges: sharedCertificates.challenges,
+      isHolder: () => leases.holds('certificates'),
+      onTaken: (listener) => leases.onChange((name, held) => held && name === 'certificates' && listener()),
+    },
   });
   const now = (): Date => new Date();
   const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }), leases };
