@@ -46,7 +46,6 @@ export interface RecordedFacts {
   isSelfSigned: boolean;
 }
 
-
 export function createPemFiles(options: {
   certsDir: string;
   fallbackHost: string;

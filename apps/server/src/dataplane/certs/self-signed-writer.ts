@@ -40,10 +40,14 @@ export function createSelfSignedWriter(options: {
       // The one every gateway serves (so a pin holds whichever answers): ours, unless another gateway stored one
       // first. The database away: ours, offered again at the next ensure.
       const replacing = (await pems.read(name))?.fingerprint ?? null;
-      pem = (await options.shared.offer(name, pem, replacing).catch((err: unknown) => {
-        logger.warn({ err, domain: name }, 'certificate: could not share the self-signed certificate; serving it here');
-        return null;
-      })) ?? pem;
+      pem =
+        (await options.shared.offer(name, pem, replacing).catch((err: unknown) => {
+          logger.warn(
+            { err, domain: name },
+            'certificate: could not share the self-signed certificate; serving it here',
+          );
+          return null;
+        })) ?? pem;
     }
     // Atomic rename: a crash leaves the old PEM or the new one, never half of one.
     await writeFileAtomic(pems.pathOf(name), pem, 0o600);

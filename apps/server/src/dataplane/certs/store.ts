@@ -20,4 +20,3 @@ export function putIfChanged(store: CertificateStore, name: string, record: Cert
   const isSame = stored !== null && keys.every((key) => stored[key] === record[key]);
   if (!isSame) store.put(name, record);
 }
-
