@@ -5,6 +5,7 @@ import { buildApp } from '@postern/server/src/app.js';
 import { bootstrap } from '@postern/server/src/bootstrap.js';
 import { openSqliteStore } from '@postern/server/src/db/client.js';
 import { loadDesiredState } from '@postern/server/src/db/desired-state.js';
+import { createLeases } from '@postern/server/src/db/leases.js';
 import { resolveMigrationsDir } from '@postern/server/src/db/migrations-dir.js';
 import { renderOptionsFor } from '@postern/server/src/dataplane/index.js';
 import { createOfflineDataPlane, type OfflineDataPlane } from '@postern/server/src/dataplane/offline.js';
@@ -43,7 +44,9 @@ export async function startBenchApp(dataDir: string, size: number): Promise<Benc
     render: renderOptionsFor(dataPlaneConfigFor(config)),
   });
   const now = () => new Date();
-  const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }) };
+  // SQLite: every lease is this process's (no row, nothing to start or release).
+  const leases = createLeases(db);
+  const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }), leases };
   await bootstrap(deps, () => undefined);
   const seedSeconds = seedNodesAndServices(deps, size, size);
   const app = await buildApp(deps, { consoleDir: null });

@@ -112,6 +112,8 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   // A backend's verdict changing is an event the audit log keeps; a first verdict that the backend is up is not.
   const stopHealthAudit = observer.health.onHealthChange(({ health, previous }) => {
     if (previous === 'unknown' && health.state !== 'down') return;
+    // Every gateway checks every backend; one of them (the lease's holder) writes the audit row.
+    if (!deps.leases.holds('health-audit')) return;
     deps.audit.onHealthChange({
       type: health.type,
       id: health.id,

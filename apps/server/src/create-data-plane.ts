@@ -7,6 +7,7 @@ import {
   parseSubnet,
   renderOptionsFor,
   type DataPlaneConfig,
+  type DataPlaneDeps,
 } from './dataplane/index.js';
 import { createOfflineDataPlane } from './dataplane/offline.js';
 import type { DataPlane, DesiredState } from './dataplane/types.js';
@@ -60,6 +61,7 @@ export function createDataPlaneFor(
     loadDesiredState: () => Promise<DesiredState>;
     logger: Logger;
     certificateStore: CertificateStore;
+    shared?: DataPlaneDeps['shared'];
   },
 ): DataPlane & { challenges: ChallengeStore } {
   const dataPlaneConfig = dataPlaneConfigFor(config, opts.gateway);

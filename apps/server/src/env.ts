@@ -221,6 +221,16 @@ const EnvSchema = z
       .min(1)
       .max(3600)
       .default(60),
+    /**
+     * Seconds a run-once job's lease lasts (ACME, expiry sweep, audit retention, health audit rows; renewed every
+     * third of it): how long the jobs wait for another gateway after their holder died. Several gateways only.
+     */
+    POSTERN_LEASE_SECONDS: z.coerce
+      .number({ error: 'must be a number of seconds (1-600)' })
+      .int()
+      .min(1)
+      .max(600)
+      .default(30),
     POSTERN_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     POSTERN_CONSOLE_DIR: z.string().optional(),
     POSTERN_ACME_DIRECTORY: z.url().default('https://acme-v02.api.letsencrypt.org/directory'),
@@ -291,6 +301,7 @@ const ConfigSchema = EnvSchema.transform((env) => ({
   logLevel: env.POSTERN_LOG_LEVEL,
   metricsToken: env.POSTERN_METRICS_TOKEN,
   driftCheckIntervalMs: env.POSTERN_DRIFT_CHECK_INTERVAL * 1000,
+  leaseMs: env.POSTERN_LEASE_SECONDS * 1000,
   metricsAddress: env.POSTERN_METRICS_ADDRESS,
   consoleDir: env.POSTERN_CONSOLE_DIR,
   acmeDirectory: env.POSTERN_ACME_DIRECTORY,

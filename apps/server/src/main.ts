@@ -5,7 +5,8 @@ import { backupBeforeMigrations } from './backup/before-migration.js';
 import { isBackupCommand, runBackupCommand } from './backup/command.js';
 import { bootstrap } from './bootstrap.js';
 import { createDataPlaneFor, domainCheckFor, gatewaySettingsFor } from './create-data-plane.js';
-import { openDbCertificateStore } from './db/certificate-store.js';
+import { openDbCertificateStore, openSharedCertificates } from './db/certificate-store.js';
+import { createLeases } from './db/leases.js';
 import { openStore } from './db/open-store.js';
 import { DB_FILE } from './backup/archive.js';
 import { loadDesiredState } from './db/desired-state.js';
@@ -85,17 +86,42 @@ async function main(): Promise<void> {
     { name: resolveGatewayName(config.gatewayName, dataDir), endpoint: config.wgEndpoint },
   );
   logger.info({ gateway: identity.name, address: identity.address, endpoint: identity.endpoint }, 'gateway registered');
-  const gateway = gatewaySettingsFor(config, identity);
-  const certificateStore = await openDbCertificateStore(db, (err: unknown) =>
-    logger.warn({ err }, 'certificates: could not store a certificate record; retried with the next change'),
+  // The holder is the gateway's name, so a gateway restarted after SIGKILL resumes its own leases at once.
+  const leases = createLeases(db, {
+    holder: identity.name,
+    leaseMs: config.leaseMs,
+    onError: (err) => logger.warn({ err }, 'leases: could not take or renew the run-once jobs; retrying'),
+  });
+  leases.onChange((name, held) =>
+    logger.info({ lease: name, holder: leases.holder }, held ? 'leases: this gateway runs the job' : 'leases: lost'),
   );
+  await leases.start();
+  const gateway = gatewaySettingsFor(config, identity);
+  const certificateStore = await openDbCertificateStore(
+    db,
+    (err: unknown) =>
+      logger.warn({ err }, 'certificates: could not store a certificate record; retried with the next change'),
+    { isHolder: () => leases.holds('certificates') },
+  );
+  const sharedCertificates = openSharedCertificates(db, secrets);
   const dataPlane = createDataPlaneFor(base.config, {
     gateway: identity,
-    loadDesiredState: async () => await loadDesiredState(base, gateway),
+    // Every apply (boot, a change announced by another gateway, drift) reads the certificate state the holder of
+    // the `certificates` lease wrote, with the rest of the desired state.
+    loadDesiredState: async () => {
+      await certificateStore.refresh();
+      return await loadDesiredState(base, gateway);
+    },
     logger,
     certificateStore,
+    shared: {
+      certificates: sharedCertificates,
+      challenges: sharedCertificates.challenges,
+      isHolder: () => leases.holds('certificates'),
+      onTaken: (listener) => leases.onChange((name, held) => held && name === 'certificates' && listener()),
+    },
   });
-  const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }), gateway: identity };
+  const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }), gateway: identity, leases };
   await bootstrap(deps, announceAdmin);
 
   const app = await buildApp(deps, {
@@ -120,6 +146,7 @@ async function main(): Promise<void> {
       await app.close();
       await dataPlane.stop({ keepServing });
       await certificateStore.flush().catch(() => undefined);
+      await leases.release();
       await db.close();
     };
     done().then(

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AcmeConfig, ChallengeStore } from './certs/acme.js';
 import { createCertificateManager, type CertificateManager, type CertificateStore } from './certs/manager.js';
+import type { SharedCertificates, SharedChallenges } from '../model/certificates.js';
 import { createConnectionCutter } from './connections.js';
 import { createAccessLogSource } from './logs/log-source.js';
 import { createHttpInstance } from './nginx/http-instance.js';
@@ -59,6 +60,20 @@ export interface DataPlaneDeps {
   logger: DataPlaneLogger;
   /** Certificate state per domain (the `certificates` table), so a restart neither re-issues nor forgets back-off. */
   certificateStore: CertificateStore;
+  /**
+   * Several gateways on one database: the certificates and HTTP-01 answers every gateway serves, and the lease
+   * deciding which gateway runs ACME. Absent: this gateway alone.
+   */
+  shared?:
+    | {
+        certificates: SharedCertificates;
+        challenges: SharedChallenges;
+        /** Whether this gateway holds the `certificates` lease now. */
+        isHolder: () => boolean;
+        /** `listener` runs when this gateway takes the lease (the holder before it died or left); returns the stop. */
+        onTaken: (listener: () => void) => () => void;
+      }
+    | undefined;
 }
 
 /** The real data plane plus the ACME answers nginx serves (the domain check puts its probe token there too). */
@@ -127,10 +142,22 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     ...(config.listenAddress === undefined ? {} : { listenAddress: config.listenAddress }),
   });
   const proxy = createProxy({ prefixDir, certsDir, http, streams, cutter: createConnectionCutter(logger), logger });
+  const shared = deps.shared;
+  // Several gateways: the answer goes into the database first (an apply meanwhile would otherwise take it out of this
+  // nginx again), then to this nginx at once; the others load it when told, and the CA is told once they have.
   const challenges: ChallengeStore = {
-    set: (token, answer) => proxy.setChallenge(token, answer),
-    remove: (token) => proxy.removeChallenge(token),
+    async set(token, answer) {
+      await shared?.challenges.set(token, answer);
+      await proxy.setChallenge(token, answer);
+      if (shared && shared.challenges.propagationMs > 0)
+        await new Promise((resolve) => setTimeout(resolve, shared.challenges.propagationMs));
+    },
+    async remove(token) {
+      await shared?.challenges.remove(token);
+      await proxy.removeChallenge(token);
+    },
   };
+  let stopTaken: (() => void) | null = null;
   let certs: CertificateManager | null = null;
   const status = createStatusPoller({
     dump: () => wireguard.dump(),
@@ -218,8 +245,10 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     const state = await deps.loadDesiredState();
     const { routes, streams } = plan(state);
     const domainNames = state.domains.map((d) => d.domain);
+    const stale = shared && certs ? await certs.differsFromStored(state.domains) : [];
     const differences = [
-      ...(await proxy.drift(routes.hosts, domainNames, streams.wanted)),
+      ...(await proxy.drift(routes.hosts, domainNames, streams.wanted, shared ? state.challenges : undefined)),
+      ...stale.map((name) => `the certificate of ${name} is not the one stored for every gateway`),
       ...(await wireguard.drift(state.peers)),
     ];
     let repaired = false;
@@ -294,7 +323,10 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
         store: deps.certificateStore,
         acme: config.acme,
         onInstalled: (name) => void proxy.certificateInstalled(name),
+        ...(shared ? { shared: shared.certificates, isHolder: shared.isHolder } : {}),
       });
+      // Taking the lease over: what the previous holder left due (a pending order, a renewal) is issued now.
+      stopTaken = shared?.onTaken(() => void certs?.checkRenewals()) ?? null;
       await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
       await certs.ensureFallback();
       // nginx refusing to start (a port taken by another program) must not keep the control plane down: the
@@ -329,6 +361,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       if (driftTimer) clearTimeout(driftTimer);
       driftTimer = null;
       status.stop();
+      stopTaken?.();
       certs?.stop();
       logs.close();
       await proxy.stop({ keepServing });

@@ -75,7 +75,14 @@ export class RecordingProxy implements ProxyAdapter {
   readonly certificates = new Set<string>();
   /** Instance key → why it would not start (a port another program holds, say). */
   readonly streamFailures = new Map<string, string>();
+  /** HTTP-01 answers nginx would serve, by token (what the database holds for every gateway). */
+  challenges = new Map<string, string>();
   cutChecks = 0;
+
+  syncChallenges(answers: ReadonlyMap<string, string>): Promise<void> {
+    this.challenges = new Map(answers);
+    return Promise.resolve();
+  }
 
   syncRoutes(hosts: ReadonlyMap<string, string>): Promise<void> {
     this.routes = new Map(hosts);
@@ -107,9 +114,12 @@ export class RecordingCertificates implements CertificateAdapter {
   readonly infos = new Map<string, CertificateInfo>();
   /** Every ensure() call, in order: "domain:ssl". */
   readonly ensured: string[] = [];
+  /** Domain → fingerprint of the stored certificate it was last ensured with (the one the real manager loads). */
+  readonly loaded = new Map<string, string | null>();
 
   ensure(domain: DesiredDomain): Promise<CertificateInfo> {
     this.ensured.push(`${domain.domain}:${domain.ssl}`);
+    this.loaded.set(domain.domain, domain.pemFingerprint ?? null);
     const info: CertificateInfo = this.infos.get(domain.domain) ?? {
       state: domain.ssl === 'self-signed' ? 'self-signed' : 'pending',
       issuer: `CN=${domain.domain}`,

@@ -27,11 +27,12 @@ export interface Proxy extends ProxyAdapter {
   certificateInstalled(name: string): Promise<void>;
   /** HTTP traffic counters per service, as nginx counted them (lua/postern.lua `count()`). */
   httpTraffic(): Promise<{ epoch: string; services: Map<number, HttpTraffic> }>;
-  /** What nginx serves that differs from `routes`, `certNames` and `streams` (what the DB says). */
+  /** What nginx serves that differs from `routes`, `certNames`, `streams` and `challenges` (what the DB says). */
   drift(
     routes: ReadonlyMap<string, string>,
     certNames: readonly string[],
     streams: ReadonlyMap<string, WantedInstance>,
+    challenges?: ReadonlyMap<string, string>,
   ): Promise<string[]>;
   /** The next apply pushes everything again (after drift). */
   forget(): void;
@@ -63,6 +64,11 @@ export function createProxy(options: {
   let lastStreamFailures = new Map<string, string>();
   /** Certificates nginx holds: name → MD5 of the PEM as pushed. */
   const pushedCerts = new Map<string, string>();
+  /**
+   * HTTP-01 answers handed to nginx, by token; null: unknown (nginx adopted or restarted), the next sync sets them all.
+   * Answers of orders that ended while unknown may linger in nginx; they answer nothing anyone asks for.
+   */
+  let pushedChallenges: Map<string, string> | null = null;
   const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
 
   /** What a running nginx (adopted, or one that restarted and loaded its snapshot) holds already. */
@@ -75,6 +81,7 @@ export function createProxy(options: {
     version = digest.version;
     adoptedDigests = version === null ? null : new Map(Object.entries(digest.hosts));
     pushed = null;
+    pushedChallenges = null;
     pushedCerts.clear();
     for (const [name, hash] of Object.entries(digest.certs)) pushedCerts.set(name, hash);
   }
@@ -227,11 +234,27 @@ export function createProxy(options: {
     async setChallenge(token, answer) {
       if (!TOKEN_RE.test(token)) throw new Error('malformed ACME challenge token');
       await http.control.post('/acme', { set: { [token]: answer } });
+      pushedChallenges?.set(token, answer);
     },
 
     async removeChallenge(token) {
       if (!TOKEN_RE.test(token)) return;
       await http.control.post('/acme', { del: [token] });
+      pushedChallenges?.delete(token);
+    },
+
+    async syncChallenges(answers) {
+      const set: Record<string, string> = {};
+      for (const [token, answer] of answers)
+        if (TOKEN_RE.test(token) && pushedChallenges?.get(token) !== answer) set[token] = answer;
+      const del = pushedChallenges === null ? [] : [...pushedChallenges.keys()].filter((token) => !answers.has(token));
+      if (Object.keys(set).length === 0 && del.length === 0) {
+        pushedChallenges ??= new Map();
+        return;
+      }
+      pushedChallenges = null;
+      await http.control.post('/acme', { set, ...(del.length > 0 ? { del } : {}) });
+      pushedChallenges = new Map([...answers].filter(([token]) => TOKEN_RE.test(token)));
     },
 
     async certificateInstalled(name) {
@@ -262,8 +285,13 @@ export function createProxy(options: {
       return { epoch: answer.epoch ?? 'none', services };
     },
 
-    async drift(routes, certNames, wantedStreams) {
+    async drift(routes, certNames, wantedStreams, challenges) {
       const differences: string[] = [];
+      if (challenges !== undefined) {
+        const held = pushedChallenges ?? new Map<string, string>();
+        for (const [token, answer] of challenges)
+          if (held.get(token) !== answer) differences.push(`nginx lacks the ACME answer of a pending order (${token})`);
+      }
       const digest = await http.control.get<{ hosts: Record<string, string>; certs: Record<string, string> }>(
         '/digest',
       );
@@ -298,6 +326,7 @@ export function createProxy(options: {
 
     forget() {
       pushed = null;
+      pushedChallenges = null;
       adoptedDigests = null;
       version = null;
       pushedCerts.clear();

@@ -30,6 +30,8 @@ export interface ProxyAdapter {
   unpublishCertificates(names: readonly string[]): Promise<void>;
   /** Makes the TCP/UDP service instances exactly `wanted`; returns why some could not start, by instance key. */
   syncStreams(wanted: ReadonlyMap<string, WantedInstance>): Promise<Map<string, string>>;
+  /** Makes nginx answer exactly these HTTP-01 challenges (token → key authorisation). */
+  syncChallenges(answers: ReadonlyMap<string, string>): Promise<void>;
   /** Cuts the open HTTP connections of services not in `revisions` or served differently; returns how many. */
   cutStale(revisions: ReadonlyMap<number, string>): Promise<number>;
 }
@@ -66,6 +68,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
   async function applyProxy(state: DesiredState, plan: DataPlanePlan, rejected: Rejections): Promise<void> {
     // Certificates first: a route or a TLS instance may name a certificate that must exist.
     await certificates.ensureChanged(state.domains);
+    await proxy.syncChallenges(state.challenges ?? new Map());
     const domainNames = state.domains.map((d) => d.domain);
     await proxy.syncRoutes(plan.routes.hosts, domainNames);
     rejectStreamFailures(rejected, plan, await proxy.syncStreams(plan.streams.wanted));

@@ -318,9 +318,10 @@ describe('loadDesiredState', () => {
         },
       ],
       domains: [
-        { domainId: shop.id, domain: 'shop.example.com', ssl: 'self-signed' },
-        { domainId: api.id, domain: 'api.example.com', ssl: 'certbot' },
+        { domainId: shop.id, domain: 'shop.example.com', ssl: 'self-signed', pemFingerprint: null },
+        { domainId: api.id, domain: 'api.example.com', ssl: 'certbot', pemFingerprint: null },
       ],
+      challenges: new Map(),
     });
   });
 });

@@ -10,7 +10,7 @@ import type { SecretBox } from '../secrets.js';
 import type { ReadDb, Store } from './client.js';
 import { readGatewayPrivateKey } from './gateway-key.js';
 import { preparedPerDb } from './prepared.js';
-import { domains, httpServices, nodes, tcpServices } from './schema.js';
+import { acmeChallenges, certificatePems, domains, httpServices, nodes, tcpServices } from './schema.js';
 
 type StateDeps = { db: Store; secrets: SecretBox };
 
@@ -47,7 +47,7 @@ type StreamRow = [
   allowedIps: string | null,
   blockedIps: string | null,
 ];
-type DomainRow = [id: number, domain: string, ssl: 'self-signed' | 'certbot'];
+type DomainRow = [id: number, domain: string, ssl: 'self-signed' | 'certbot', pemFingerprint: string | null];
 
 /** A regular node only exposes its own tunnel address; gateway and local nodes target the stored host. */
 const upstreamHost = (backendHost: AnyColumn): SQL<string> =>
@@ -109,9 +109,14 @@ function prepareQueries(db: ReadDb) {
       .orderBy(tcpServices.id)
       .prepare(),
     domains: db
-      .select({ id: domains.id, domain: domains.domain, ssl: domains.ssl })
+      .select({ id: domains.id, domain: domains.domain, ssl: domains.ssl, pem: certificatePems.fingerprint })
       .from(domains)
+      .leftJoin(certificatePems, eq(certificatePems.domainId, domains.id))
       .orderBy(domains.id)
+      .prepare(),
+    challenges: db
+      .select({ token: acmeChallenges.token, answer: acmeChallenges.keyAuthorization })
+      .from(acmeChallenges)
       .prepare(),
   };
 }
@@ -171,7 +176,12 @@ async function loadStreamRoutes(db: ReadDb): Promise<DesiredStreamRoute[]> {
 
 async function loadDomains(db: ReadDb): Promise<DesiredDomain[]> {
   const rows = (await queriesFor(db).domains.values()) as DomainRow[];
-  return rows.map(([domainId, domain, ssl]) => ({ domainId, domain, ssl }));
+  return rows.map(([domainId, domain, ssl, pemFingerprint]) => ({ domainId, domain, ssl, pemFingerprint }));
+}
+
+async function loadChallenges(db: ReadDb): Promise<Map<string, string>> {
+  const rows = (await queriesFor(db).challenges.values()) as [token: string, answer: string][];
+  return new Map(rows);
 }
 
 /**
@@ -188,5 +198,6 @@ export async function loadDesiredState(deps: StateDeps, settings: GatewaySetting
     http: await loadHttpRoutes(tx),
     stream: await loadStreamRoutes(tx),
     domains: await loadDomains(tx),
+    challenges: await loadChallenges(tx),
   }));
 }

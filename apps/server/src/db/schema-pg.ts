@@ -152,4 +152,7 @@ export const {
   trafficMinutes,
   gateways,
   gatewayPeers,
+  certificatePems,
+  acmeChallenges,
+  leases,
 } = pgTables;

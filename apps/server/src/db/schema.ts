@@ -240,6 +240,39 @@ export const certificates = sqliteTable('certificates', {
 });
 
 /**
+ * The certificate nginx serves for a domain, shared by every gateway on the database (issue 16): the PEM chain as
+ * it is public, the private key encrypted with the secret key. One per domain, whoever made it (a CA or openssl), so
+ * every gateway serves the same certificate and a pinned self-signed one stays the same across gateways.
+ */
+export const certificatePems = sqliteTable('certificate_pems', {
+  domainId: integer('domain_id')
+    .primaryKey()
+    .references(() => domains.id, { onDelete: 'cascade' }),
+  /** SHA-256 of the chain's first certificate (X509Certificate.fingerprint256): what a gateway compares. */
+  fingerprint: text('fingerprint').notNull(),
+  chain: text('chain').notNull(),
+  keyEnc: text('key_enc').notNull(),
+  ...timestamps,
+});
+
+/** HTTP-01 answers while an order (or a domain check) is pending: every gateway's nginx serves them. */
+export const acmeChallenges = sqliteTable('acme_challenges', {
+  token: text('token').primaryKey(),
+  keyAuthorization: text('key_authorization').notNull(),
+  createdAt: text('created_at').notNull().$defaultFn(now),
+});
+
+/**
+ * Run-once jobs (ACME, expiry sweep, audit retention, health audit rows): a job runs on the gateway holding its lease
+ * (db/leases.ts). `expiresAt` is milliseconds since the epoch on the holder's clock.
+ */
+export const leases = sqliteTable('leases', {
+  name: text('name').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+});
+
+/**
  * The audit log: append-only. Rows are inserted by modules/audit and deleted only by the retention sweep; no API
  * edits or deletes one. `before`/`after` hold entity snapshots scrubbed of secrets (never keys, tokens or hashes).
  */

@@ -21,6 +21,35 @@ export interface CertificateRecord extends CertificateInfo {
   failures: number;
 }
 
+/**
+ * Certificates shared by every gateway on one database (`db/certificate-store.ts`): one combined PEM (key + chain) per
+ * domain, so every gateway serves the same certificate. Absent (unit tests, tools), each gateway keeps its own.
+ */
+export interface SharedCertificates {
+  /** The PEM stored for the domain, or null. */
+  load(name: string): Promise<string | null>;
+  /**
+   * Stores `pem` unless a certificate other than `replacing` (a fingerprint; null: none) is stored by now, in which
+   * case that one stays. Returns the PEM stored afterwards (null: the domain is gone). First writer wins: gateways
+   * racing to make a domain's self-signed certificate all end up serving one.
+   */
+  offer(name: string, pem: string, replacing: string | null): Promise<string | null>;
+  /** Stores `pem` whatever is stored (a certificate the CA just issued). */
+  put(name: string, pem: string): Promise<void>;
+}
+
+/** HTTP-01 answers by token, as nginx serves them at `/.well-known/acme-challenge/<token>` on port 80. */
+export interface ChallengeStore {
+  set(token: string, answer: string): Promise<void>;
+  remove(token: string): Promise<void>;
+}
+
+/** HTTP-01 answers kept for every gateway (the database); each gateway's nginx loads them when told of a change. */
+export interface SharedChallenges extends ChallengeStore {
+  /** How long after `set` before every gateway is expected to serve the answer (0: this gateway is the only one). */
+  readonly propagationMs: number;
+}
+
 /** Certificate state per domain name. Synchronous, like better-sqlite3. */
 export interface CertificateStore {
   get(domain: string): CertificateRecord | null;

@@ -19,6 +19,11 @@ export interface DesiredState {
   stream: DesiredStreamRoute[];
   /** Every domain with the certificate nginx must serve for it. */
   domains: DesiredDomain[];
+  /**
+   * HTTP-01 answers (token → key authorisation) of pending ACME orders and domain checks, whichever gateway made
+   * them: every gateway's nginx serves them. Absent: none (tests building a state by hand).
+   */
+  challenges?: ReadonlyMap<string, string>;
 }
 
 export interface DesiredPeer {
@@ -65,4 +70,9 @@ export interface DesiredDomain {
   domainId: number;
   domain: string;
   ssl: 'self-signed' | 'certbot';
+  /**
+   * Fingerprint of the certificate stored for the domain in the database (shared by every gateway); null: none
+   * stored yet. A gateway serving another one loads the stored one.
+   */
+  pemFingerprint?: string | null;
 }

@@ -9,6 +9,7 @@ import { openSqliteStore, type Store } from '../db/client.js';
 import { openPostgresStore } from '../db/postgres.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
 import { loadDesiredState } from '../db/desired-state.js';
+import { createLeases } from '../db/leases.js';
 import { resolveMigrationsDir } from '../db/migrations-dir.js';
 import { createOfflineDataPlane, type OfflineDataPlane } from '../dataplane/offline.js';
 import { renderOptionsFor } from '../dataplane/index.js';
@@ -98,12 +99,15 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     loadDesiredState: async () => await loadDesiredState(base, gateway),
     render: renderOptionsFor(dataPlaneConfigFor(config, identity)),
   });
+  const leases = createLeases(db, { leaseMs: config.leaseMs });
+  await leases.start();
   const deps: AppDeps = {
     ...base,
     dataPlane: fakeDataPlane,
     now,
     audit: createAuditLog({ db, now }),
     gateway: identity,
+    leases,
   };
   await bootstrap(deps, () => undefined);
   const app = await buildApp(deps, {
@@ -129,6 +133,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     async cleanup() {
       await app.close();
       await fakeDataPlane.stop({ keepServing: false });
+      await leases.release();
       await db.close();
       await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });

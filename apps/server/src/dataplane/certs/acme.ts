@@ -7,6 +7,7 @@ import * as acme from 'acme-client';
 import { writeFileAtomic } from '../atomic-write.js';
 import type { DataPlaneLogger } from '../types.js';
 import { assertHostname } from '../validate.js';
+import type { ChallengeStore } from '../../model/certificates.js';
 import type { CertificateIssuer } from './self-signed.js';
 
 // ACME (RFC 8555) issuance with acme-client, HTTP-01 only: the CA fetches
@@ -50,11 +51,7 @@ export type AcmeClient = Pick<acme.Client, 'auto'>;
 // RFC 8555 tokens are base64url; anything else from the network is refused.
 const TOKEN = /^[A-Za-z0-9_-]{1,256}$/;
 
-/** HTTP-01 answers by token, as nginx serves them at `/.well-known/acme-challenge/<token>` on port 80. */
-export interface ChallengeStore {
-  set(token: string, answer: string): Promise<void>;
-  remove(token: string): Promise<void>;
-}
+export type { ChallengeStore } from '../../model/certificates.js';
 
 export function assertChallengeToken(token: string): string {
   if (!TOKEN.test(token)) throw new Error('the CA sent a malformed challenge token');

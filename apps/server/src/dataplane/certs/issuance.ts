@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import type { DataPlaneLogger, DesiredDomain } from '../types.js';
 import { describeAcmeError } from './acme.js';
 import { factsOf, type PemFacts, type PemFiles } from './pem-files.js';
@@ -11,7 +12,7 @@ import {
 } from './renewal.js';
 import type { CertificateIssuer } from './self-signed.js';
 import type { SelfSignedWriter } from './self-signed-writer.js';
-import { putIfChanged, type CertificateStore } from './store.js';
+import { putIfChanged, type CertificateStore, type SharedCertificates } from './store.js';
 import type { WorkQueue } from './work-queue.js';
 
 /** CA-issued certificates of certbot domains: what their state is, and issuance on the manager's work queue. */
@@ -37,11 +38,17 @@ export function createIssuance(options: {
   onInstalled?: ((name: string) => void) | undefined;
   /** After every issuance: a failure just set a retry date the timer must wake for. */
   onSettled: () => void;
+  /** Several gateways: where the issued certificate goes so every gateway serves it. */
+  shared?: SharedCertificates | undefined;
+  /** Several gateways: whether this one runs issuance now (holds the `certificates` lease). */
+  isHolder?: (() => boolean) | undefined;
 }): Issuance {
   const { issuer, store, pems, known, logger, now } = options;
 
   async function run(name: string): Promise<void> {
     if (known.get(name)?.ssl !== 'certbot') return;
+    // Another gateway orders certificates; it stores them and this one loads them (ensure).
+    if (options.isHolder?.() === false) return;
     const before = store.get(name) ?? newPendingRecord();
     store.put(name, markPending(before));
     try {
@@ -68,8 +75,21 @@ export function createIssuance(options: {
     }
     const facts = await pems.read(name);
     const current = store.get(name) ?? newPendingRecord();
-    if (facts === null) store.put(name, markFailed(current, 'the issued certificate could not be read back', now()));
-    else store.put(name, markIssued(current, factsOf(facts)));
+    if (facts === null) {
+      store.put(name, markFailed(current, 'the issued certificate could not be read back', now()));
+      return;
+    }
+    store.put(name, markIssued(current, factsOf(facts)));
+    if (options.shared) {
+      try {
+        await options.shared.put(name, await readFile(pems.pathOf(name), 'utf8'));
+      } catch (err) {
+        // Served here only: the other gateways keep the old one. Issued again after the back-off.
+        const reason = `the issued certificate could not be stored for the other gateways: ${describeAcmeError(err)}`;
+        logger.error({ domain: name, reason }, 'certificate: could not share the issued certificate');
+        store.put(name, markFailed(store.get(name) ?? current, reason, now()));
+      }
+    }
   }
 
   function issue(name: string): Promise<void> {

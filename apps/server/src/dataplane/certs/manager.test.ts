@@ -192,6 +192,21 @@ describe('certificate manager', () => {
     expect(installed).toEqual(['app.example.com', 'app.example.com']);
   });
 
+  it('orders nothing while another gateway holds the certificates lease, and what is due once it takes it', async () => {
+    const issuer = fakeIssuer();
+    let isHolder = false;
+    const manager = newManager(issuer, createMemoryCertificateStore(), { isHolder: () => isHolder });
+    expect((await manager.ensure(certbot('app.example.com'))).state).toBe('pending');
+    await manager.checkRenewals();
+    expect(issuer.calls).toEqual([]);
+    expect((await servedCert('app.example.com')).issuer).toBe('CN=app.example.com');
+
+    isHolder = true; // the holder died: the data plane runs the check when this gateway takes the lease
+    await manager.checkRenewals();
+    expect(issuer.calls).toEqual(['app.example.com']);
+    expect(manager.info('app.example.com')?.state).toBe('valid');
+  });
+
   it('records the CA reason on failure, keeps serving self-signed and retries only after the back-off', async () => {
     let now = NOW;
     const store = createMemoryCertificateStore();

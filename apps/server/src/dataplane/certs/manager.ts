@@ -1,16 +1,18 @@
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../atomic-write.js';
 import type { CertificateAdapter, CertificateInfo, DataPlaneLogger, DesiredDomain } from '../types.js';
 import { assertHost } from '../validate.js';
 import { createAcmeIssuer, type AcmeConfig, type ChallengeStore } from './acme.js';
 import { createIssuance } from './issuance.js';
-import { createPemFiles, factsOf } from './pem-files.js';
+import { createPemFiles, factsOf, firstCertificateFingerprint } from './pem-files.js';
 import { createPruner } from './prune.js';
 import { createRenewalSchedule } from './renewal-schedule.js';
 import { markFailed, newPendingRecord, selfSignedRecord, type CertificateRecord } from './renewal.js';
 import { FALLBACK_NAME, type CertificateIssuer } from './self-signed.js';
 import { createSelfSignedRenewal } from './self-signed-renewal.js';
 import { createSelfSignedWriter } from './self-signed-writer.js';
-import { putIfChanged, type CertificateStore } from './store.js';
+import { putIfChanged, type CertificateStore, type SharedCertificates } from './store.js';
 import { createWorkQueue } from './work-queue.js';
 
 export { createMemoryCertificateStore, type CertificateStore } from './store.js';
@@ -50,6 +52,13 @@ export interface CertificateManagerOptions {
   /** Told after a PEM was written (created, renewed, issued): nginx must be given the new one. */
   onInstalled?: (name: string) => void;
   opensslBin?: string;
+  /**
+   * Several gateways on one database: the certificate of each domain is stored there and every gateway serves that
+   * one (loaded when `DesiredDomain.pemFingerprint` differs from the file). Absent: this gateway's files only.
+   */
+  shared?: SharedCertificates;
+  /** Several gateways: whether this one runs ACME issuance and renewals now (the `certificates` lease). */
+  isHolder?: () => boolean;
 }
 
 export interface CertificateManager extends CertificateAdapter {
@@ -71,6 +80,8 @@ export interface CertificateManager extends CertificateAdapter {
   idle(): Promise<void>;
   /** Runs the periodic check now, as the timer does (after start()); resolves once its work is done. */
   checkRenewals(): Promise<void>;
+  /** Domains whose PEM here is not the one stored for every gateway (drift). */
+  differsFromStored(domains: readonly DesiredDomain[]): Promise<string[]>;
 }
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -101,6 +112,7 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     now,
     onInstalled: options.onInstalled,
     opensslBin: options.opensslBin,
+    shared: options.shared,
   });
   const queue = createWorkQueue();
   const issuer =
@@ -122,6 +134,8 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     now,
     onInstalled: options.onInstalled,
     onSettled: () => schedule.rearm(),
+    shared: options.shared,
+    isHolder: options.isHolder,
   });
   const selfSignedRenewal = createSelfSignedRenewal({ pems, selfSigned, issuance, store, known, queue, logger });
   const schedule = createRenewalSchedule({
@@ -132,8 +146,42 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     issuance,
     logger,
     runPass: () => selfSignedRenewal.queueDue(),
+    isHolder: options.isHolder,
   });
   const pruner = createPruner({ pems, store, known, logger });
+
+  /** Writes a PEM another gateway stored (or this one lost) as the file nginx serves. */
+  async function install(name: string, pem: string): Promise<void> {
+    await mkdir(pems.certsDir, { recursive: true, mode: 0o700 });
+    await writeFileAtomic(pems.pathOf(name), pem, 0o600);
+    pems.forget(name);
+    options.onInstalled?.(name);
+  }
+
+  /**
+   * Makes the file the stored certificate (loaded when the fingerprints differ), or, none stored yet, offers the file
+   * (an upgrade from one gateway: its certificates go into the database once; the first offer wins). The database
+   * away: the file keeps serving.
+   */
+  async function syncWithShared(shared: SharedCertificates, domain: DesiredDomain): Promise<void> {
+    const name = domain.domain;
+    const stored = domain.pemFingerprint ?? null;
+    const local = await pems.read(name);
+    if (stored !== null && local?.fingerprint === stored) return;
+    try {
+      if (stored !== null) {
+        const pem = await shared.load(name);
+        if (pem !== null) await install(name, pem);
+        return;
+      }
+      if (local === null) return; // nothing to offer: ensure makes one, and offers it
+      const pem = await readFile(pems.pathOf(name), 'utf8');
+      const winner = await shared.offer(name, pem, null);
+      if (winner !== null && firstCertificateFingerprint(winner) !== local.fingerprint) await install(name, winner);
+    } catch (err) {
+      logger.warn({ err, domain: name }, 'certificate: could not load the shared certificate; serving the one here');
+    }
+  }
 
   async function idle(): Promise<void> {
     await schedule.passDone();
@@ -149,6 +197,7 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     async ensure(domain) {
       const name = assertHost(domain.domain, 'domain');
       known.set(name, domain);
+      if (options.shared) await syncWithShared(options.shared, domain);
       try {
         if (domain.ssl === 'certbot') {
           return toInfo(issuance.recordPem(name, await selfSigned.ensureServable(name, true)));
@@ -197,6 +246,15 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     checkRenewals() {
       schedule.checkNow();
       return idle();
+    },
+
+    async differsFromStored(domains) {
+      const differing: string[] = [];
+      for (const domain of domains) {
+        if (domain.pemFingerprint == null) continue;
+        if ((await pems.read(domain.domain))?.fingerprint !== domain.pemFingerprint) differing.push(domain.domain);
+      }
+      return differing;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { firstCertificateFingerprint } from '../../lib/pem.js';
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import { isIPv4 } from '../validate.js';
 import { FALLBACK_NAME, describeCertificate, pemPath } from './self-signed.js';
@@ -25,6 +25,8 @@ export interface PemFiles {
   listNames(): Promise<string[]>;
 }
 
+export { firstCertificateFingerprint };
+
 export function factsOf(facts: PemFacts): Pick<CertificateInfo, 'issuer' | 'notBefore' | 'notAfter' | 'fingerprint'> {
   return { issuer: facts.issuer, notBefore: facts.notBefore, notAfter: facts.notAfter, fingerprint: facts.fingerprint };
 }
@@ -42,20 +44,6 @@ export interface RecordedFacts {
   notBefore: string | null;
   notAfter: string | null;
   isSelfSigned: boolean;
-}
-
-/** The SHA-256 fingerprint of the PEM's first certificate, as X509Certificate's `fingerprint256` writes it. */
-export function firstCertificateFingerprint(pem: string): string | null {
-  const begin = '-----BEGIN CERTIFICATE-----';
-  const start = pem.indexOf(begin);
-  const end = pem.indexOf('-----END CERTIFICATE-----', start);
-  if (start < 0 || end < 0) return null;
-  const der = Buffer.from(pem.slice(start + begin.length, end), 'base64');
-  return createHash('sha256')
-    .update(der)
-    .digest('hex')
-    .toUpperCase()
-    .replace(/(..)(?!$)/g, '$1:');
 }
 
 export function createPemFiles(options: {

@@ -32,6 +32,8 @@ export function createRenewalSchedule(options: {
   /** The self-signed pass (walks the PEMs on disk). */
   runPass: () => Promise<void>;
   logger: DataPlaneLogger;
+  /** Several gateways: only the holder of the `certificates` lease renews (the others load what it stores). */
+  isHolder?: (() => boolean) | undefined;
 }): RenewalSchedule {
   const { known, store, now, logger } = options;
   let timer: NodeJS.Timeout | null = null;
@@ -66,6 +68,10 @@ export function createRenewalSchedule(options: {
   }
 
   function checkNow(): void {
+    if (options.isHolder?.() === false) {
+      rearm();
+      return;
+    }
     for (const [name, desired] of known) {
       const record = store.get(name);
       if (desired.ssl === 'certbot' && record !== null) options.issuance.issueIfDue(name, record);

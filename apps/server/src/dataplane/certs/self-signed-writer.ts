@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { writeFileAtomic } from '../atomic-write.js';
 import type { DataPlaneLogger } from '../types.js';
 import type { PemFacts, PemFiles } from './pem-files.js';
+import type { SharedCertificates } from './store.js';
 import { isDueForRenewal } from './renewal.js';
 import { FALLBACK_NAME, createSelfSignedPem, describeCertificate } from './self-signed.js';
 
@@ -24,6 +25,8 @@ export function createSelfSignedWriter(options: {
   now: () => number;
   onInstalled?: ((name: string) => void) | undefined;
   opensslBin?: string | undefined;
+  /** Several gateways: a domain's self-signed certificate is the one stored first, whoever made it. */
+  shared?: SharedCertificates | undefined;
 }): SelfSignedWriter {
   const { pems, logger, now } = options;
   /** ensure() and a renewal of the same name share one certificate. */
@@ -32,7 +35,20 @@ export function createSelfSignedWriter(options: {
   async function createAndWrite(name: string): Promise<PemFacts> {
     // Only nginx's masters (root) read these: they hand certificates to the workers in memory.
     await mkdir(pems.certsDir, { recursive: true, mode: 0o700 });
-    const pem = await createSelfSignedPem(pems.coveredNameOf(name), options.opensslBin);
+    let pem = await createSelfSignedPem(pems.coveredNameOf(name), options.opensslBin);
+    if (options.shared && name !== FALLBACK_NAME) {
+      // The one every gateway serves (so a pin holds whichever answers): ours, unless another gateway stored one
+      // first. The database away: ours, offered again at the next ensure.
+      const replacing = (await pems.read(name))?.fingerprint ?? null;
+      pem =
+        (await options.shared.offer(name, pem, replacing).catch((err: unknown) => {
+          logger.warn(
+            { err, domain: name },
+            'certificate: could not share the self-signed certificate; serving it here',
+          );
+          return null;
+        })) ?? pem;
+    }
     // Atomic rename: a crash leaves the old PEM or the new one, never half of one.
     await writeFileAtomic(pems.pathOf(name), pem, 0o600);
     const facts = describeCertificate(pem);

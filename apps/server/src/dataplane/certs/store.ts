@@ -1,7 +1,7 @@
 import type { CertificateRecord, CertificateStore } from '../../model/certificates.js';
 
 // `db/certificate-store.ts` is the real store (the `certificates` table); this one is for tests and tools.
-export type { CertificateStore } from '../../model/certificates.js';
+export type { CertificateStore, SharedCertificates } from '../../model/certificates.js';
 
 export function createMemoryCertificateStore(): CertificateStore & { records: Map<string, CertificateRecord> } {
   const records = new Map<string, CertificateRecord>();

@@ -259,6 +259,24 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     expect(redirect.headers.location).toBe(`https://app.test:${options.httpsPort}/a?b=1`);
   });
 
+  it('serves the ACME answers the database holds (every gateway syncs them) and drops those gone', async () => {
+    const answer = async (token: string) =>
+      get(`http://127.0.0.1:${options.httpPort}/.well-known/acme-challenge/${token}`, { host: 'other.test' });
+    await proxy.syncChallenges(
+      new Map([
+        ['tok_a', 'tok_a.one'],
+        ['tok_b', 'tok_b.two'],
+      ]),
+    );
+    expect((await answer('tok_a')).body).toBe('tok_a.one');
+    expect((await answer('tok_b')).body).toBe('tok_b.two');
+    await proxy.syncChallenges(new Map([['tok_b', 'tok_b.two']]));
+    expect((await answer('tok_a')).status).toBe(404);
+    expect((await answer('tok_b')).body).toBe('tok_b.two');
+    await proxy.syncChallenges(new Map());
+    expect((await answer('tok_b')).status).toBe(404);
+  });
+
   it('logs the service and never a token query parameter, in any encoding', async () => {
     await serve([route({ serviceId: 7, pathLocation: '/' })]);
     await https(options.httpsPort, '/s?a=1&%74oken=secret-one&TOKEN=secret-two&b=2&x=1;token=secret-three', 'app.test');

@@ -22,18 +22,20 @@ export function createCertificateSync(
   certs: CertificateAdapter,
   proxy: Pick<ProxyAdapter, 'publishCertificates' | 'unpublishCertificates'>,
 ): CertificateSync {
-  const ensured = new Map<string, DesiredDomain['ssl']>();
+  /** Domain → its mode and the stored certificate's fingerprint when it was ensured (either changing: again). */
+  const ensured = new Map<string, string>();
+  const stateOf = (domain: DesiredDomain): string => `${domain.ssl}:${domain.pemFingerprint ?? ''}`;
 
   return {
     async ensureChanged(domains) {
-      const todo = domains.filter((domain) => ensured.get(domain.domain) !== domain.ssl);
+      const todo = domains.filter((domain) => ensured.get(domain.domain) !== stateOf(domain));
       let next = 0;
       const worker = async (): Promise<void> => {
         for (let domain = todo[next++]; domain !== undefined; domain = todo[next++]) await certs.ensure(domain);
       };
       await Promise.all(Array.from({ length: Math.min(CERTIFICATE_CONCURRENCY, todo.length) }, worker));
       await proxy.publishCertificates(todo.map((d) => d.domain));
-      for (const domain of todo) ensured.set(domain.domain, domain.ssl);
+      for (const domain of todo) ensured.set(domain.domain, stateOf(domain));
       return todo.map((d) => d.domain);
     },
 

@@ -44,6 +44,8 @@ export async function pruneAuditLog(
 
 export function startAuditRetention(deps: AppDeps, log: FastifyBaseLogger): { stop(): void } {
   const run = async (): Promise<void> => {
+    // Several gateways: one prunes (the holder of the lease); a takeover prunes at its next hourly run.
+    if (!deps.leases.holds('audit-retention')) return;
     pruneAuditLog(deps).then(
       (deleted) => {
         if (deleted > 0)

@@ -77,11 +77,14 @@ export async function disableExpiredServices(deps: Pick<AppDeps, 'db' | 'now' | 
   return expired;
 }
 
-/** Starts the sweep; the data plane is asked to converge only when something expired. */
+/**
+ * Starts the sweep; the data plane is asked to converge only when something expired. With several gateways only the
+ * holder of the `service-expiry` lease sweeps (the others apply what it disabled when it announces).
+ */
 export function startExpirySweep(deps: AppDeps, log: FastifyBaseLogger): { stop(): void } {
   let isRunning = false;
   const sweep = async (): Promise<void> => {
-    if (isRunning) return;
+    if (isRunning || !deps.leases.holds('service-expiry')) return;
     isRunning = true;
     try {
       const expired = await disableExpiredServices(deps);
