@@ -12,6 +12,7 @@ import { createOfflineDataPlane, type OfflineDataPlane } from '@postern/server/s
 import { dataPlaneConfigFor, gatewaySettingsFor } from '@postern/server/src/create-data-plane.js';
 import type { AppDeps } from '@postern/server/src/deps.js';
 import { createAuditLog } from '@postern/server/src/modules/audit/recorder.js';
+import { registerGateway } from '@postern/server/src/modules/gateways/registry.js';
 import { parseConfig } from '@postern/server/src/env.js';
 import { createSecretBox } from '@postern/server/src/secrets.js';
 import { seedNodesAndServices } from './api-seed.js';
@@ -38,15 +39,16 @@ export async function startBenchApp(dataDir: string, size: number): Promise<Benc
   });
   const db = openSqliteStore(join(dataDir, 'postern.db'), resolveMigrationsDir());
   const base = { config, db, secrets: createSecretBox(randomBytes(32)) };
-  const gateway = gatewaySettingsFor(config);
+  const now = () => new Date();
+  const identity = await registerGateway({ ...base, now }, { name: 'bench', endpoint: config.wgEndpoint });
+  const gateway = gatewaySettingsFor(config, identity);
   const dataPlane = createOfflineDataPlane({
     loadDesiredState: () => loadDesiredState(base, gateway),
-    render: renderOptionsFor(dataPlaneConfigFor(config)),
+    render: renderOptionsFor(dataPlaneConfigFor(config, identity)),
   });
-  const now = () => new Date();
   // SQLite: every lease is this process's (no row, nothing to start or release).
   const leases = createLeases(db);
-  const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }), leases };
+  const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }), gateway: identity, leases };
   await bootstrap(deps, () => undefined);
   const seedSeconds = seedNodesAndServices(deps, size, size);
   const app = await buildApp(deps, { consoleDir: null });
