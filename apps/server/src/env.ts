@@ -113,10 +113,7 @@ const EnvSchema = z
     /** `host:port` nodes dial to reach this gateway's WireGuard; unset: POSTERN_PUBLIC_HOST:POSTERN_WG_PORT. */
     POSTERN_WG_ENDPOINT: z.preprocess(
       emptyAsUnset,
-      z
-        .string()
-        .refine(isHostPort, 'must be host:port, e.g. gw2.example.com:51820 or 203.0.113.7:51820')
-        .optional(),
+      z.string().refine(isHostPort, 'must be host:port, e.g. gw2.example.com:51820 or 203.0.113.7:51820').optional(),
     ),
     POSTERN_HTTP_PORT: portText.default(80),
     POSTERN_HTTPS_PORT: portText.default(443),

@@ -63,7 +63,10 @@ describe('secrets at rest', () => {
         const config = (await t.app.inject({ url: `/api/nodes/${node.id}/download`, headers })).body;
         for (const match of config.matchAll(/^(?:PrivateKey|PresharedKey) = (\S+)$/gm)) secrets.push(match[1] ?? '');
       }
-      secrets.push(headers.authorization.slice('Bearer '.length), await readGatewayPrivateKey(t.deps, t.deps.gateway.id));
+      secrets.push(
+        headers.authorization.slice('Bearer '.length),
+        await readGatewayPrivateKey(t.deps, t.deps.gateway.id),
+      );
       // Streams carry the session in the URL: that URL is logged, the token in it must not be.
       await t.app.inject({ url: `/api/nodes/stream?id=999&token=${headers.authorization.slice('Bearer '.length)}` });
       const readAnswers: string[] = [];
