@@ -454,10 +454,12 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isPostgresInstalled)('three g
     expect(loop.failed).toEqual({ 'gw-b': [], 'gw-c': [] });
 
     // The node still reaches the survivors on their tunnel addresses, and they show it online.
-    const addresses = peersOf(nodeConfig).map((peer) => (peer.allowedIps[0] ?? '').replace(/\/32$/, ''));
-    for (const [index, gateway] of the().gateways.entries()) {
-      if (gateway === a) continue;
-      const health = await httpGet(nodeNs, `http://${addresses[index] ?? ''}:80/_postern/tunnel-health`, {
+    const peers = peersOf(nodeConfig);
+    for (const gateway of survivors) {
+      // The peer dialled at this gateway's endpoint: its first AllowedIPs entry is the gateway's tunnel address.
+      const peer = peers.find((candidate) => candidate.endpoint === `${gateway.host.publicIp}:${WG_PORT}`);
+      const address = (peer?.allowedIps[0] ?? '').replace(/\/32$/, '');
+      const health = await httpGet(nodeNs, `http://${address}:80/_postern/tunnel-health`, {
         sourceIp: tunnelIp,
       });
       expect({ gateway: gateway.name, status: health.status }).toEqual({ gateway: gateway.name, status: 200 });
