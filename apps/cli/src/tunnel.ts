@@ -205,6 +205,11 @@ async function removeRoute(system: System, tools: Tools, iface: string, route: s
     return;
   }
   await system.run(tools.ip, [family, 'route', 'delete', route, 'dev', iface, 'table', FULL_TUNNEL_TABLE]);
+  await deleteFullTunnelRules(system, tools, family);
+}
+
+/** The two policy rules addFullTunnelRoute adds, for one address family (absent rules are fine). */
+async function deleteFullTunnelRules(system: System, tools: Tools, family: string): Promise<void> {
   await system.run(tools.ip, [
     family,
     'rule',
@@ -274,19 +279,7 @@ async function removeFullTunnelRules(system: System, tools: Tools): Promise<void
   for (const family of ['-4', '-6']) {
     const rules = await system.run(tools.ip, [family, 'rule', 'show']);
     if (rules.code !== 0) continue;
-    if (rules.stdout.includes(`lookup ${FULL_TUNNEL_TABLE}`)) {
-      await system.run(tools.ip, [
-        family,
-        'rule',
-        'delete',
-        'not',
-        'fwmark',
-        FULL_TUNNEL_TABLE,
-        'table',
-        FULL_TUNNEL_TABLE,
-      ]);
-      await system.run(tools.ip, [family, 'rule', 'delete', 'table', 'main', 'suppress_prefixlength', '0']);
-    }
+    if (rules.stdout.includes(`lookup ${FULL_TUNNEL_TABLE}`)) await deleteFullTunnelRules(system, tools, family);
   }
 }
 
