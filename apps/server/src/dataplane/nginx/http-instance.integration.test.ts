@@ -323,6 +323,8 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
       '/adm:x': 400,
       '/adm%3fx': 400,
       '/adm%23x': 400,
+      '/adm#x': 400,
+      '/adm?x=1': 403,
       // Look-alikes a case-insensitive backend folds into ASCII: fullwidth letters, long s, Kelvin sign, dotless
       // and dotted i.
       '/%ef%bd%81dm': 400,
