@@ -6,7 +6,8 @@
 #     --gateway-image  runtime + tini, the images' PID 1 (reaps orphans of supervised processes, forwards signals);
 #                    no pnpm: the image's runtime stage gets the built server, not the workspace
 #     --all          (default) runtime + what the test suite needs: pebble, chromium, shellcheck, iputils-ping, curl, unzip,
-#                    PostgreSQL (the store's tests on a shared database; test.sh starts it),
+#                    PostgreSQL (the store's tests on a shared database; test.sh starts it), busted and luacheck under
+#                    Lua 5.1 (the Lua module's unit tests and lint),
 #                    and for the image tests: the Docker engine, compose v1, debootstrap (base images made locally),
 #                    qemu-user-static + binfmt-support (arm64 under emulation)
 #     --node-client  what the node client image needs next to Node: WireGuard tools, iproute2, tini (no pnpm)
@@ -14,7 +15,7 @@ set -euo pipefail
 
 mode="${1:---all}"
 runtime_pkgs=(nginx libnginx-mod-stream libnginx-mod-http-lua lua-resty-core lua-cjson wireguard-tools wireguard-go iproute2 iptables procps openssl ca-certificates)
-test_pkgs=(pebble chromium shellcheck iputils-ping curl unzip postgresql)
+test_pkgs=(pebble chromium shellcheck iputils-ping curl unzip postgresql lua5.1 lua-busted lua-check)
 # docker.io is Docker 20.10 with BuildKit built in (no buildx needed); docker-compose is compose v1 (1.29), the only
 # compose Debian 12 has.
 image_test_pkgs=(docker.io docker-compose debootstrap qemu-user-static binfmt-support)

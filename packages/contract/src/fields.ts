@@ -15,7 +15,8 @@ import {
   isIPv4,
   isIPv4Cidr,
   isIpOrCidr,
-  isPathLocation,
+  hasDotEndedSegment,
+  isPathLocationSyntax,
   isPrintableAscii,
 } from './validators.js';
 
@@ -85,7 +86,8 @@ export const pathLocation = () =>
   z
     .string({ error: (iss) => (isMissing(iss.input) ? messages.required : ruleMessages.path) })
     .trim()
-    .refine(isPathLocation, ruleMessages.path);
+    .refine(isPathLocationSyntax, { message: ruleMessages.path, abort: true })
+    .refine((value) => !hasDotEndedSegment(value), ruleMessages.pathDotEnd);
 
 export const integerIn = (min: number, max: number) =>
   z.preprocess(

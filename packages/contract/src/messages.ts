@@ -28,6 +28,8 @@ export const ruleMessages = {
   cidr: 'This field must be a valid IP address with a CIDR',
   host: 'This field must be a valid IP address or host name',
   path: "This field must start with '/' and contain only letters, digits, '-', '.', '_', '~' and '/'",
+  /** A segment ending in '.': Windows backends drop trailing dots, so the gateway could not tell such paths apart. */
+  pathDotEnd: "No part of this path may end with '.'",
   boolean: 'This field must be a boolean',
   string: 'This field must be a string',
   date: 'This field must be a valid date',

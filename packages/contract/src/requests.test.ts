@@ -145,6 +145,12 @@ describe('HTTP service form rules', () => {
       expect(errorsOf(HttpServiceCreateSchema, { ...base, pathLocation: bad })).toHaveProperty('pathLocation');
     }
     expect(HttpServiceCreateSchema.parse({ ...base, pathLocation: '/v1/api' }).pathLocation).toBe('/v1/api');
+    expect(errorsOf(HttpServiceCreateSchema, { ...base, pathLocation: '/adm.' })).toEqual({
+      pathLocation: "No part of this path may end with '.'",
+    });
+    expect(errorsOf(HttpServiceCreateSchema, { ...base, pathLocation: '/a b.' })).toEqual({
+      pathLocation: "This field must start with '/' and contain only letters, digits, '-', '.', '_', '~' and '/'",
+    });
   });
 
   it("refuses the gateway's reserved paths, and /api only without a domain", () => {

@@ -4,6 +4,7 @@ import {
   cidrsOverlap,
   findReservedPath,
   normalizePathLocation,
+  pathLocationsDifferInCase,
   isBackendHost,
   isDomainName,
   isInSubnet,
@@ -64,6 +65,19 @@ describe('allow-list validators', () => {
     expect(isPathLocation('/a@b')).toBe(false);
     expect(isPathLocation('/a/./b')).toBe(false);
     expect(isPathLocation('/a//b')).toBe(false);
+    // A part ending in '.' (Windows backends drop trailing dots: /adm. would be /adm to them).
+    for (const dotted of ['/adm.', '/a./b', '/...', '/a/..', '/.']) expect(isPathLocation(dotted)).toBe(false);
+    expect(isPathLocation('/.well-known/x.y')).toBe(true);
+  });
+
+  it('tells which paths of one host differ only in letter case where it matters', () => {
+    expect(pathLocationsDifferInCase('/adm', '/ADM')).toBe(true);
+    expect(pathLocationsDifferInCase('/Adm/x', '/adm')).toBe(true);
+    expect(pathLocationsDifferInCase('/docs/api', '/Docs/')).toBe(true);
+    expect(pathLocationsDifferInCase('/adm', '/adm')).toBe(false);
+    expect(pathLocationsDifferInCase('/adm', '/adm/X')).toBe(false);
+    expect(pathLocationsDifferInCase('/adm', '/ADMIN')).toBe(false);
+    expect(pathLocationsDifferInCase('/', '/ADM')).toBe(false);
   });
 
   it('tests subnet membership', () => {

@@ -52,12 +52,23 @@ export function isBackendHost(value: string): boolean {
 }
 
 /**
- * A URL path prefix: starts with '/', only RFC 3986 unreserved characters and '/', no '.' or '..' segment.
- * The data plane's renderer accepts exactly this set, so whatever is stored can be served.
+ * A URL path prefix: starts with '/', only RFC 3986 unreserved characters and '/', no empty segment, and no segment
+ * ending in '.' (which also rules out '.' and '..'). The data plane's renderer accepts exactly this set, so whatever
+ * is stored can be served; and the data plane's loose reading of a request path (postern.lua: trailing dots dropped,
+ * see the dataplane README's "Paths: one canonical form") leaves every such prefix as it is, but for letter case.
  */
 export function isPathLocation(value: string): boolean {
-  if (value.length > 255 || !/^\/[A-Za-z0-9._~\-/]*$/.test(value) || value.includes('//')) return false;
-  return !value.split('/').some((segment) => segment === '..' || segment === '.');
+  return isPathLocationSyntax(value) && !hasDotEndedSegment(value);
+}
+
+/** isPathLocation's characters and length (it has a message of its own). */
+export function isPathLocationSyntax(value: string): boolean {
+  return value.length <= 255 && /^\/[A-Za-z0-9._~\-/]*$/.test(value) && !value.includes('//');
+}
+
+/** Whether a segment of the path ends in '.' (`/a.`, `/./b`, `/..`): isPathLocation's other rule. */
+export function hasDotEndedSegment(value: string): boolean {
+  return value.split('/').some((segment) => segment.endsWith('.'));
 }
 
 /**
@@ -66,6 +77,21 @@ export function isPathLocation(value: string): boolean {
  */
 export function normalizePathLocation(path: string): string {
   return path.replace(/\/+$/, '') || '/';
+}
+
+const isAtOrBelow = (path: string, prefix: string): boolean =>
+  prefix === '/' || path === prefix || path.startsWith(`${prefix}/`);
+
+/**
+ * Whether two path locations of one host differ only in letter case where it matters: one equals or lies below the
+ * other once ASCII letters are folded, but not as written (`/Adm` and `/adm`, `/Docs` and `/docs/api`). The data
+ * plane refuses a request that lies between two such spellings (postern.lua's within()), so they cannot both be
+ * served on one host: the later one is refused (422) or set aside.
+ */
+export function pathLocationsDifferInCase(a: string, b: string): boolean {
+  const [x, y] = [normalizePathLocation(a), normalizePathLocation(b)];
+  const [foldedX, foldedY] = [x.toLowerCase(), y.toLowerCase()];
+  return (isAtOrBelow(foldedX, foldedY) && !isAtOrBelow(x, y)) || (isAtOrBelow(foldedY, foldedX) && !isAtOrBelow(y, x));
 }
 
 /**

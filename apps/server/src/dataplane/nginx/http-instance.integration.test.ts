@@ -9,6 +9,7 @@ import {
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +68,29 @@ function get(url: string, options: { host?: string; timeoutMs?: number } = {}): 
     req.on('error', reject);
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.end();
+  });
+}
+
+/**
+ * One GET whose request line carries exactly the bytes of `target` (Node's client refuses or re-encodes some of
+ * them): the status, and the path the backend received when it answered (its body starts `backend <url> `).
+ */
+function rawGet(port: number, host: string, target: string): Promise<{ status: number; backendPath?: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port, servername: host, rejectUnauthorized: false }, () => {
+      socket.write(Buffer.from(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`, 'latin1'));
+    });
+    const chunks: Buffer[] = [];
+    socket.setTimeout(3000, () => socket.destroy(new Error(`timeout for ${target}`)));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // nginx may reset the connection right after answering a request it refuses: the answer is what counts.
+    socket.on('error', (err: Error) => (chunks.length === 0 ? reject(err) : undefined));
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('latin1');
+      const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(text)?.[1] ?? 0);
+      const backendPath = /\r\n\r\nbackend (\S*) host=/.exec(text)?.[1];
+      resolve({ status, ...(backendPath === undefined ? {} : { backendPath }) });
+    });
   });
 }
 
@@ -230,6 +254,112 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     expect((await https(options.noDomainHttpsPort, '/tools/a', 'gw.test')).status).toBe(200);
     expect((await https(options.noDomainHttpsPort, '/api/auth/login', 'gw.test')).status).toBe(404);
     expect((await https(options.noDomainHttpsPort, '/x', 'app.test')).status).toBe(404);
+  });
+
+  it('cannot be tricked past a blocked path by spelling: each spelling is blocked, refused, or reaches the backend as matched', async () => {
+    await serve([
+      route({ serviceId: 1, pathLocation: '/' }),
+      route({ serviceId: 2, pathLocation: '/adm', blockedIps: ['127.0.0.0/8'] }),
+      route({ serviceId: 3, pathLocation: '/skip', blockedIps: ['127.0.0.0/8'] }),
+    ]);
+    // Request target → 403 (blocked: the /adm or /skip route matched), 400 (refused: ambiguous or malformed), or the
+    // exact path (and query) the open route's backend received. The table of the dataplane README, row by row.
+    const expected: Record<string, number | string> = {
+      // Spellings every backend reads as /adm: matched as /adm.
+      '/adm': 403,
+      '/adm/x': 403,
+      '/adm/': 403,
+      '//adm': 403,
+      '/./adm': 403,
+      '/x/../adm': 403,
+      '/ad%6d': 403,
+      '/%61dm/x': 403,
+      '/x/%2e%2e/adm': 403,
+      // Measured bypasses (issue 25): letter case (IIS), `;` parameters (Tomcat, Jetty, Spring), an encoded `;`
+      // (Spring decodes first), trailing space and dot (IIS, Windows).
+      '/ADM': 400,
+      '/Adm/x': 400,
+      '/adm;x': 400,
+      '/adm;x/y': 400,
+      '/adm;': 400,
+      '/adm%3bx': 400,
+      '/adm%3Bx': 400,
+      '/adm%20': 400,
+      '/adm.': 400,
+      '/adm..': 400,
+      '/adm.%20.': 400,
+      '/adm%2e': 400,
+      '/ADM%2E%20/x': 400,
+      // Tomcat's `..;` (a parent segment once its parameter is stripped) and other dot segments in disguise.
+      '/x/..;/adm': 400,
+      '/x/..%3b/adm': 400,
+      '/x/.;/adm': 400,
+      '/x/...': 400,
+      '/x/..%20/adm': 400,
+      // Encoded slashes and backslashes, raw backslashes (IIS reads `\` as `/`).
+      '/x/..%2fadm': 400,
+      '/adm%2fx': 400,
+      '/adm%2Fx': 400,
+      '/adm%5cx': 400,
+      '/adm\\x': 400,
+      '/x\\..\\adm': 400,
+      // NUL and other control bytes, C1 controls.
+      '/adm%00': 400,
+      '/adm%0a': 400,
+      '/adm%09': 400,
+      '/adm%7f': 400,
+      '/adm%c2%85': 400,
+      // Invalid UTF-8: overlong `.` and `/`, a stray byte, a surrogate, a truncated sequence.
+      '/x/%c0%ae%c0%ae/adm': 400,
+      '/x%c0%afadm': 400,
+      '/adm%ff': 400,
+      '/adm%ed%a0%80': 400,
+      '/adm%e2%84': 400,
+      // Double encoding (a backend that decodes twice).
+      '/ad%256d': 400,
+      '/x/%252e%252e/adm': 400,
+      // NTFS streams (`adm::$DATA` is adm), encoded `?` and `#` (a backend that splits after decoding).
+      '/adm::$DATA': 400,
+      '/adm:x': 400,
+      '/adm%3fx': 400,
+      '/adm%23x': 400,
+      '/adm#x': 400,
+      '/adm?x=1': 403,
+      // Look-alikes a case-insensitive backend folds into ASCII: fullwidth letters, long s, Kelvin sign, dotless
+      // and dotted i.
+      '/%ef%bd%81dm': 400,
+      '/%EF%BC%A1%EF%BC%A4%EF%BC%AD': 400,
+      '/%c5%bfkip': 400,
+      '/s%e2%84%aaip': 400,
+      '/sk%c4%b1p': 400,
+      '/SK%C4%B0P': 400,
+      // Above the root.
+      '/%2e%2e/adm': 400,
+      // Everything else reaches the open route's backend in one spelling: dot segments resolved, slashes merged,
+      // unreserved characters decoded, other encodings in upper case, the rest as sent; the query untouched.
+      '/x/./y//z': '/x/y/z',
+      '/adm/../x': '/x',
+      '/x/.': '/x/',
+      '/%7Euser/%41%2c': '/~user/A%2C',
+      '/caf%c3%a9': '/caf%C3%A9',
+      '/caf\u00c3\u00a9': '/caf%C3%A9',
+      '/a,b;v=1/c': '/a,b;v=1/c',
+      '/a|b': '/a%7Cb',
+      '/a%20b': '/a%20b',
+      '/admin': '/admin',
+      '/adm-x.': '/adm-x.',
+      '/x/adm.': '/x/adm.',
+      '/adm%25': '/adm%25',
+      '/pages/p;jsessionid=1?x=1': '/pages/p;jsessionid=1?x=1',
+      '/q?x=%2F&y=/../adm&z=%00': '/q?x=%2F&y=/../adm&z=%00',
+      '/ADMIN/x': '/ADMIN/x',
+    };
+    const actual: Record<string, number | string> = {};
+    for (const target of Object.keys(expected)) {
+      const answer = await rawGet(options.httpsPort, 'app.test', target);
+      actual[target] = answer.status === 200 && answer.backendPath !== undefined ? answer.backendPath : answer.status;
+    }
+    expect(actual).toEqual(expected);
   });
 
   it('serves each domain’s own certificate by SNI and the fallback otherwise, without a reload', async () => {

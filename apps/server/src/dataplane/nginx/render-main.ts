@@ -110,10 +110,13 @@ export function renderHttpInstance(options: NginxRenderOptions, generationDir: s
         'ssl_session_timeout 1h;',
         'set $gw_svc "";',
         'set $gw_up "";',
+        'set $gw_path "";',
         'set $gw_log_uri "";',
         ...block('location /', [
           'access_by_lua_block { require("postern").route() }',
-          'proxy_pass $gw_up$request_uri;',
+          // The path the Lua module matched (its canonical form, with the query as sent), never the raw one: what the
+          // backend reads is what the route and its access list were chosen for.
+          'proxy_pass $gw_up$gw_path;',
           'proxy_http_version 1.1;',
           'proxy_set_header Host $host;',
           'proxy_set_header X-Real-IP $remote_addr;',

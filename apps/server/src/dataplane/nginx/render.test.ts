@@ -171,7 +171,7 @@ describe('buildRouteTable', () => {
     expect(rev(http({ pathLocation: '/x' }))).not.toBe(base);
   });
 
-  it('sets aside what it cannot serve and keeps the rest: an unknown domain, the console’s host, a second service on a path', () => {
+  it('sets aside what it cannot serve and keeps the rest: an unknown domain, the console’s host, a second service on a path or on its case variant', () => {
     const table = buildRouteTable(
       [
         http({ serviceId: 1, pathLocation: '/api' }),
@@ -180,6 +180,11 @@ describe('buildRouteTable', () => {
         http({ serviceId: 4, domain: 'gw.example.com' }),
         http({ serviceId: 5, backendHost: 'bad host' }),
         http({ serviceId: 6, pathLocation: '/ok' }),
+        // Stored before the rules of the contract's isPathLocation and pathLocationsDifferInCase.
+        http({ serviceId: 7, pathLocation: '/API' }),
+        http({ serviceId: 8, pathLocation: '/OK/x' }),
+        http({ serviceId: 9, pathLocation: '/adm.' }),
+        http({ serviceId: 10, pathLocation: '/ok/X' }),
       ],
       [...domains, { domainId: 2, domain: 'gw.example.com', ssl: 'self-signed' }],
       { reservedHosts: ['gw.example.com'] },
@@ -189,8 +194,11 @@ describe('buildRouteTable', () => {
       3: 'domain missing.example.com does not exist',
       4: "gw.example.com is the console's host name; no service can be published there",
       5: 'invalid backend host: "bad host"',
+      7: '/API differs only in letter case from /api, which another service serves on app.example.com',
+      8: '/OK/x differs only in letter case from /ok, which another service serves on app.example.com',
+      9: 'invalid path: "/adm."',
     });
-    expect(JSON.parse(table.hosts.get('app.example.com') ?? '').map((r: { s: number }) => r.s)).toEqual([1, 6]);
+    expect(JSON.parse(table.hosts.get('app.example.com') ?? '').map((r: { s: number }) => r.s)).toEqual([10, 1, 6]);
   });
 
   it('normalises prefixes and substitutes names from /etc/hosts', () => {

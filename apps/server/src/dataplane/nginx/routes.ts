@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { pathLocationsDifferInCase } from '@postern/contract';
 import type { DesiredDomain, DesiredHttpRoute } from '../types.js';
 import {
   assertHost,
@@ -12,7 +13,8 @@ import {
 
 // The HTTP route table nginx's Lua module serves (lua/postern.lua): per host, the JSON of its routes, longest
 // prefix first. Every value passes the data plane's validators here; a row that fails is set aside with a reason
-// (and so is a second service on a path another one already serves) while every other row is served.
+// (and so is a second service on a path another one already serves, or on one that differs from it only in letter
+// case, which the Lua module could not tell apart) while every other row is served.
 
 /** The key of services without a domain (published on the no-domain port). */
 export const NO_DOMAIN_HOST = '';
@@ -96,8 +98,11 @@ export function buildRouteTable(
       if (reserved.has(host)) throw new Error(`${host} is the console's host name; no service can be published there`);
       const lua = toLuaRoute(route, host, staticHosts);
       const list = byHost.get(host) ?? [];
-      if (list.some((other) => other.p === lua.p))
-        throw new Error(`another service already serves ${lua.p}${host === NO_DOMAIN_HOST ? '' : ` on ${host}`}`);
+      const where = host === NO_DOMAIN_HOST ? '' : ` on ${host}`;
+      if (list.some((other) => other.p === lua.p)) throw new Error(`another service already serves ${lua.p}${where}`);
+      const clash = list.find((other) => pathLocationsDifferInCase(other.p, lua.p));
+      if (clash)
+        throw new Error(`${lua.p} differs only in letter case from ${clash.p}, which another service serves${where}`);
       list.push(lua);
       byHost.set(host, list);
       revisions.set(lua.s, lua.r);

@@ -347,6 +347,15 @@ describe('agent API: error texts', () => {
     expect(route.json().errors.body).toEqual([
       { field: 'pathLocation', message: 'The path /x on shared.example.test is already used' },
     ]);
+    // Nor the path it differs from only in letter case.
+    const recased = await agent('POST', '/api/agent/services/http', node.token, web('shared.example.test', '/X/y'));
+    expect(recased.json().errors.body).toEqual([
+      {
+        field: 'pathLocation',
+        message:
+          'The path /X/y on shared.example.test differs only in letter case from a path already used there: the gateway cannot tell such paths apart',
+      },
+    ]);
     const taken = await agent('POST', '/api/agent/services/tcp', node.token, { name: 't', port, backendPort: 22 });
     expect(taken.json().errors.body).toEqual([{ field: 'port', message: `Port ${port}/tcp is already used` }]);
     // The admin is told who holds them.

@@ -129,6 +129,88 @@ describe('creating an HTTP service', () => {
     expect(elsewhere.status).toBe(201);
   });
 
+  test('refuses a path that differs from another on the domain only in letter case, or has a part ending in a dot', async () => {
+    const node = await insertNode(t.deps);
+    const admin = await api<HttpService>('POST', `/api/services/${node.id}/http`, { ...web, pathLocation: '/adm' });
+    expect(admin.status).toBe(201);
+    await api('POST', `/api/services/${node.id}/http`, { ...web, name: 'docs', pathLocation: '/docs/api' });
+    const refused = async (pathLocation: string) => {
+      const answer = await api('POST', `/api/services/${node.id}/http`, { ...web, name: 'x', pathLocation });
+      expect(answer.status, pathLocation).toBe(422);
+      return fieldMessage(answer.body, 'pathLocation');
+    };
+    expect(await refused('/ADM')).toBe(
+      'The path /ADM on app.example.com differs only in letter case from /adm (the service "web"): the gateway cannot tell such paths apart',
+    );
+    expect(await refused('/Adm/x/')).toContain('differs only in letter case from /adm');
+    expect(await refused('/Docs')).toContain('differs only in letter case from /docs/api');
+    expect(await refused('/adm.')).toBe("No part of this path may end with '.'");
+    expect(await refused('/x./adm')).toBe("No part of this path may end with '.'");
+    const edit = await api('PATCH', `/api/services/${node.id}/http/${admin.body.id}`, { pathLocation: '/Docs/API' });
+    expect(fieldMessage(edit.body, 'pathLocation')).toContain('differs only in letter case from /docs/api');
+    // Case below an exact prefix, another domain, and a name that only starts alike are not in the way.
+    for (const [domain, pathLocation] of [
+      ['app.example.com', '/adm/X'],
+      ['app.example.com', '/ADMIN'],
+      ['app.example.com', '/docs/API2'],
+      ['other.example.com', '/ADM'],
+    ] as const) {
+      const answer = await api('POST', `/api/services/${node.id}/http`, {
+        ...web,
+        name: pathLocation,
+        domain,
+        pathLocation,
+      });
+      expect(answer.status, `${domain}${pathLocation}`).toBe(201);
+    }
+    // Nor is a service's own path; but /adm/X now is: /Adm would leave it between two spellings.
+    const recased = await api('PATCH', `/api/services/${node.id}/http/${admin.body.id}`, { pathLocation: '/Adm' });
+    expect(fieldMessage(recased.body, 'pathLocation')).toContain('differs only in letter case from /adm/X');
+  });
+
+  test('a stored pair the data plane cannot tell apart serves the older one and sets the newer aside, with its reason', async () => {
+    const node = await insertNode(t.deps);
+    const older = await api<HttpService>('POST', `/api/services/${node.id}/http`, { ...web, pathLocation: '/adm' });
+    // Rows stored before these rules: written directly, as an upgrade finds them.
+    const stored = await t.deps.db.write(
+      async (tx) =>
+        await tx
+          .insert(httpServices)
+          .values([
+            {
+              nodeId: node.id,
+              name: 'recased',
+              domain: 'app.example.com',
+              pathLocation: '/ADM',
+              backendHost: node.address,
+            },
+            {
+              nodeId: node.id,
+              name: 'dotted',
+              domain: 'app.example.com',
+              pathLocation: '/adm.',
+              backendHost: node.address,
+            },
+          ])
+          .returning({ id: httpServices.id })
+          .all(),
+    );
+    const another = await api<HttpService>('POST', `/api/services/${node.id}/http`, {
+      ...web,
+      name: 'another',
+      pathLocation: '/other',
+    });
+    const applyError = async (id: number) =>
+      (await api<HttpService>('GET', `/api/services/${node.id}/http/${id}`)).body.applyError;
+    expect(await applyError(older.body.id)).toBeNull();
+    expect(await applyError(stored[0]?.id ?? 0)).toBe(
+      '/ADM differs only in letter case from /adm, which another service serves on app.example.com',
+    );
+    expect(await applyError(stored[1]?.id ?? 0)).toBe('invalid path: "/adm."');
+    const served = JSON.parse(t.fakeDataPlane.proxy.routes.get('app.example.com') ?? '[]') as { s: number }[];
+    expect(served.map((route) => route.s).sort()).toEqual([older.body.id, another.body.id].sort());
+  });
+
   test('answers 404 for an unknown node', async () => {
     const { status, body } = await api('POST', '/api/services/9999/http', web);
     expect(status).toBe(404);

@@ -1,7 +1,8 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import {
   findReservedPath,
   normalizePathLocation,
+  pathLocationsDifferInCase,
   reservedPathMessage,
   ruleMessages,
   type HttpService,
@@ -51,20 +52,47 @@ export async function getHttpService(deps: AppDeps, nodeId: number, id: number):
   return toHttpService(deps.config, found.row, found.ssl);
 }
 
-/** Only the admin learns which service holds a route; a node's token may be asking about another node's. */
+/**
+ * The path must be free on the domain: no other service on it, nor on a path that differs from it only in letter
+ * case where it matters (contract pathLocationsDifferInCase: the data plane could not tell the two apart). Only the
+ * admin learns which service holds a route; a node's token may be asking about another node's.
+ */
 async function assertRouteFree(tx: Db, caller: Caller, domain: string, path: string, exceptId?: number): Promise<void> {
-  const other = await tx
-    .select({ id: httpServices.id, name: httpServices.name })
+  const folded = path.toLowerCase();
+  // Candidates: rows at, above or below the path once folded (LIKE's `_` lets a few more through; checked below).
+  const others = await tx
+    .select({ id: httpServices.id, name: httpServices.name, pathLocation: httpServices.pathLocation })
     .from(httpServices)
-    .where(and(eq(httpServices.domain, domain), eq(httpServices.pathLocation, path)))
-    .get();
-  if (other && other.id !== exceptId) throw routeTaken(domain, path, caller === 'admin' ? other.name : undefined);
+    .where(
+      and(
+        eq(httpServices.domain, domain),
+        sql`(${`${folded}/`} like (lower(${httpServices.pathLocation}) || '/%') or (lower(${httpServices.pathLocation}) || '/') like ${`${folded}/%`})`,
+      ),
+    )
+    .all();
+  const name = (other: { name: string }) => (caller === 'admin' ? other.name : undefined);
+  for (const other of others) {
+    if (other.id === exceptId) continue;
+    if (other.pathLocation === path) throw routeTaken(domain, path, name(other));
+    if (pathLocationsDifferInCase(other.pathLocation, path))
+      throw routeCaseClash(domain, path, other.pathLocation, name(other));
+  }
 }
 
 function routeTaken(domain: string, path: string, serviceName?: string) {
   const host = domain === '' ? 'the default host' : domain;
   const owner = serviceName ? ` by the service "${serviceName}"` : '';
   return fieldError('pathLocation', `The path ${path} on ${host} is already used${owner}`);
+}
+
+/** The other path is named to the admin only, with its service. */
+function routeCaseClash(domain: string, path: string, otherPath: string, serviceName?: string) {
+  const host = domain === '' ? 'the default host' : domain;
+  const other = serviceName ? `${otherPath} (the service "${serviceName}")` : 'a path already used there';
+  return fieldError(
+    'pathLocation',
+    `The path ${path} on ${host} differs only in letter case from ${other}: the gateway cannot tell such paths apart`,
+  );
 }
 
 interface RouteInput {

@@ -110,15 +110,151 @@ local function routes_for(host)
   return list
 end
 
--- `/api` matches `/api` and `/api/…`, never `/apix`; `/` matches everything. $uri is nginx's normalised,
--- decoded path (dot segments resolved, slashes merged), the same one its own locations would match.
-local function match(list, uri)
+-- Paths (the dataplane README's "Paths: one canonical form" has the rules and the table of spellings). A request's
+-- path is read from $request_uri as the client sent it and has two forms:
+--   strict  the path as the backend receives it: percent-encodings of unreserved characters decoded, other encodings
+--           in upper case, dot segments resolved, slashes merged; everything else as sent. Routes match it exactly.
+--   loose   what a lenient backend could make of it: decoded, each segment cut at `;` (path parameters), `:` (NTFS
+--           streams) or a decoded `?` or `#`, trailing dots and spaces dropped, look-alike letters and letter case
+--           folded. Only compared, never sent.
+-- A request whose two forms fall on different sides of a route prefix is refused (400), as is one no form can be
+-- given to (malformed or ambiguous: see canonical_segment). So the route matched is the one every backend reads.
+
+local char, format, gsub, gmatch, match_str = string.char, string.format, string.gsub, string.gmatch, string.match
+
+-- Bytes sent as they are (RFC 3986): unreserved ones (also when they arrive encoded), and sub-delims, `:` and `@`
+-- when they arrive plain (encoded, they mean something else to some backends, so they stay encoded).
+local UNRESERVED, KEPT = {}, {}
+for b = 0, 255 do
+  local c = char(b)
+  UNRESERVED[b] = find(c, "^[%w%-%._~]$") ~= nil and b < 128
+  KEPT[b] = UNRESERVED[b] or find(c, "^[!$&'()*+,;=:@]$") ~= nil
+end
+local PLAIN_SEGMENT = "^[%w%-%._~!$&'()*+,;=:@]*$"
+
+local function hex(b)
+  if b == nil then return nil end
+  if b >= 48 and b <= 57 then return b - 48 end
+  if b >= 65 and b <= 70 then return b - 55 end
+  if b >= 97 and b <= 102 then return b - 87 end
+  return nil
+end
+
+-- One raw segment (between slashes) → its strict spelling and its decoded bytes, or nil and why it is refused:
+-- malformed or double percent-encoding, an encoded slash, a backslash, a control byte (C0, DEL, C1), or bytes that
+-- are not UTF-8 in its shortest form (overlong, surrogates, beyond U+10FFFF, truncated).
+local function canonical_segment(raw)
+  if find(raw, PLAIN_SEGMENT) then return raw, raw end
+  local out, dec = {}, {}
+  local need, lo, hi = 0, 128, 191
+  local i, n = 1, #raw
+  while i <= n do
+    local b, encoded = byte(raw, i), false
+    if b == 37 then
+      local h1, h2 = hex(byte(raw, i + 1)), hex(byte(raw, i + 2))
+      if not h1 or not h2 then return nil, "malformed percent-encoding" end
+      b, encoded, i = h1 * 16 + h2, true, i + 3
+    else
+      i = i + 1
+    end
+    if need > 0 then
+      if b < lo or b > hi then return nil, "invalid UTF-8" end
+      need, lo, hi = need - 1, 128, 191
+    elseif b >= 128 then
+      if b == 0xC2 then need, lo = 1, 0xA0 -- U+0080-U+009F are C1 controls
+      elseif b > 0xC2 and b <= 0xDF then need = 1
+      elseif b == 0xE0 then need, lo = 2, 0xA0
+      elseif b == 0xED then need, hi = 2, 0x9F
+      elseif b >= 0xE1 and b <= 0xEF then need = 2
+      elseif b == 0xF0 then need, lo = 3, 0x90
+      elseif b >= 0xF1 and b <= 0xF3 then need = 3
+      elseif b == 0xF4 then need, hi = 3, 0x8F
+      else return nil, "invalid UTF-8" end
+    elseif b < 32 or b == 127 then
+      return nil, "control character"
+    elseif b == 47 or b == 92 then
+      return nil, "encoded slash or backslash"
+    end
+    dec[#dec + 1] = char(b)
+    out[#out + 1] = (UNRESERVED[b] or (KEPT[b] and not encoded)) and char(b) or format("%%%02X", b)
+  end
+  if need > 0 then return nil, "invalid UTF-8" end
+  local spelled = concat(out)
+  -- Checked on what the backend will read: `%25%34%31` must not become a `%2541` a second decoding turns into `A`.
+  if find(spelled, "%%25%x%x") then return nil, "double percent-encoding" end
+  return spelled, concat(dec)
+end
+
+-- Characters some backends fold into ASCII (.NET's and Java's case-insensitive comparisons, NFKC): dotted and
+-- dotless i, long s, the Kelvin sign; fullwidth digits, letters and full stop; dot leaders, the ellipsis and the
+-- small full stop.
+local LOOK_ALIKES = { ["\196\176"] = "i", ["\196\177"] = "i", ["\197\191"] = "s", ["\226\132\170"] = "k",
+  ["\226\128\164"] = ".", ["\226\128\165"] = "..", ["\226\128\166"] = "...", ["\239\185\146"] = "." }
+for b = 0, 25 do
+  if b < 10 then LOOK_ALIKES["\239\188" .. char(0x90 + b)] = char(48 + b) end
+  LOOK_ALIKES["\239\188" .. char(0xA1 + b)] = char(65 + b)
+  LOOK_ALIKES["\239\189" .. char(0x81 + b)] = char(97 + b)
+end
+LOOK_ALIKES["\239\188\142"] = "."
+
+-- A decoded segment's loose form; false for a dot segment in disguise (`..;`, `. `, `...`), which is refused.
+local function loose_segment(dec)
+  if find(dec, "[\128-\255]") then dec = gsub(dec, "[\196-\239][\128-\191]+", LOOK_ALIKES) end
+  local core = match_str(dec, "^[^;:?#]*")
+  if core ~= "" and find(core, "^[. ]+$") then return false end
+  return lower((gsub(core, "[. ]+$", "")))
+end
+
+--- The canonical form of a raw request path (from $request_uri, without the query): the strict path and the loose
+--- one; or nil and the reason it is refused. Also for other modules matching paths (e.g. access policies).
+function _M.canonical_path(raw)
+  if type(raw) ~= "string" or byte(raw, 1) ~= 47 then return nil, "not an absolute path" end
+  local strict, loose, n = {}, {}, 0
+  local trailing = false
+  for segment in gmatch(raw, "/([^/]*)") do
+    trailing = true
+    if segment ~= "" then
+      local spelled, dec = canonical_segment(segment)
+      if not spelled then return nil, dec end
+      if spelled == ".." then
+        if n == 0 then return nil, "above the root" end
+        strict[n], loose[n], n = nil, nil, n - 1
+      elseif spelled ~= "." then
+        local l = loose_segment(dec)
+        if not l then return nil, "dot segment in disguise" end
+        n = n + 1
+        strict[n], loose[n], trailing = spelled, l, false
+      end
+    end
+  end
+  local path = "/" .. concat(strict, "/", 1, n) .. ((trailing and n > 0) and "/" or "")
+  local kept = {}
+  for i = 1, n do
+    if loose[i] ~= "" then kept[#kept + 1] = loose[i] end
+  end
+  return path, "/" .. concat(kept, "/")
+end
+
+-- `/api` matches `/api` and `/api/…`, never `/apix`; `/` matches everything.
+local function under(path, prefix)
+  if prefix == "/" or path == prefix then return true end
+  local n = #prefix
+  return sub(path, 1, n) == prefix and byte(path, n + 1) == 47
+end
+
+--- Whether a request (its strict and loose path) lies at or below a prefix (a stored path location: contract's
+--- isPathLocation, no trailing slash): true or false when both forms agree, nil when they do not (ambiguous).
+function _M.within(path, loose, prefix)
+  local inside = under(path, prefix)
+  if inside == under(loose, lower(prefix)) then return inside end
+  return nil
+end
+
+-- The longest prefix the request lies within, and whether that is ambiguous (then it is refused).
+local function match(list, path, loose)
   for i = 1, #list do
-    local route = list[i]
-    local prefix = route.p
-    if prefix == "/" or uri == prefix then return route end
-    local n = #prefix
-    if sub(uri, 1, n) == prefix and byte(uri, n + 1) == 47 then return route end
+    local inside = _M.within(path, loose, list[i].p)
+    if inside ~= false then return list[i], inside == nil end
   end
   return nil
 end
@@ -148,32 +284,37 @@ local function remember(route)
   shared.gw_live:set(var.connection, concat({ route.s, route.r, var.remote_addr, var.remote_port, var.server_port }, " "))
 end
 
--- access_by_lua of the HTTPS servers: pick the service, apply its access list, hand nginx the upstream.
+-- access_by_lua of the HTTPS servers: pick the service, apply its access list, hand nginx the upstream and the path
+-- it was matched on ($gw_path: the strict path and the query as sent).
 function _M.route()
   local var = ngx.var
   var.gw_log_uri = log_uri()
   local port = tonumber(var.server_port)
-  local host
-  if port == opts.no_domain_port then
-    local uri = var.uri
-    -- The console's session cookie is scoped to /api: nothing on this origin may receive it.
-    if uri == "/api" or sub(uri, 1, 5) == "/api/" then return ngx.exit(404) end
-    host = ""
-  else
+  local host = ""
+  if port ~= opts.no_domain_port then
     host = var.host
     if host == opts.console_host then
       var.gw_svc = "console"
       var.gw_up = opts.console_upstream
+      var.gw_path = var.request_uri
       return
     end
   end
+  local request_uri = var.request_uri
+  local query = find(request_uri, "?", 1, true)
+  local path, loose = _M.canonical_path(query and sub(request_uri, 1, query - 1) or request_uri)
+  if not path then return ngx.exit(400) end
+  -- The console's session cookie is scoped to /api: nothing on the no-domain origin may receive it.
+  if host == "" and _M.within(path, loose, "/api") ~= false then return ngx.exit(404) end
   local list = routes_for(host)
   if not list then return ngx.exit(404) end
-  local route = match(list, var.uri)
+  local route, ambiguous = match(list, path, loose)
   if route == nil then return ngx.exit(404) end
+  if ambiguous then return ngx.exit(400) end
   var.gw_svc = route.s
   if not is_allowed(route) then return ngx.exit(403) end
   var.gw_up = route.u
+  var.gw_path = query and (path .. sub(request_uri, query)) or path
   remember(route)
 end
 
