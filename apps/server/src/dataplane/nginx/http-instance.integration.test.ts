@@ -75,10 +75,15 @@ function get(url: string, options: { host?: string; timeoutMs?: number } = {}): 
  * One GET whose request line carries exactly the bytes of `target` (Node's client refuses or re-encodes some of
  * them): the status, and the path the backend received when it answered (its body starts `backend <url> `).
  */
-function rawGet(port: number, host: string, target: string): Promise<{ status: number; backendPath?: string }> {
+function rawGet(
+  port: number,
+  host: string,
+  target: string,
+  head = `HTTP/1.1\r\nHost: ${host}\r\nConnection: close`,
+): Promise<{ status: number; backendPath?: string }> {
   return new Promise((resolve, reject) => {
     const socket = tlsConnect({ host: '127.0.0.1', port, servername: host, rejectUnauthorized: false }, () => {
-      socket.write(Buffer.from(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`, 'latin1'));
+      socket.write(Buffer.from(`GET ${target} ${head}\r\n\r\n`, 'latin1'));
     });
     const chunks: Buffer[] = [];
     socket.setTimeout(3000, () => socket.destroy(new Error(`timeout for ${target}`)));
@@ -87,7 +92,7 @@ function rawGet(port: number, host: string, target: string): Promise<{ status: n
     socket.on('error', (err: Error) => (chunks.length === 0 ? reject(err) : undefined));
     socket.on('close', () => {
       const text = Buffer.concat(chunks).toString('latin1');
-      const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(text)?.[1] ?? 0);
+      const status = Number(/^HTTP\/1\.[01] (\d{3}) /.exec(text)?.[1] ?? 0);
       const backendPath = /\r\n\r\nbackend (\S*) host=/.exec(text)?.[1];
       resolve({ status, ...(backendPath === undefined ? {} : { backendPath }) });
     });
@@ -254,6 +259,9 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     expect((await https(options.noDomainHttpsPort, '/tools/a', 'gw.test')).status).toBe(200);
     expect((await https(options.noDomainHttpsPort, '/api/auth/login', 'gw.test')).status).toBe(404);
     expect((await https(options.noDomainHttpsPort, '/x', 'app.test')).status).toBe(404);
+    // A request with no Host at all (HTTP/1.0) on the domains' port is no domain's, and never a no-domain service's:
+    // those live on their own port only.
+    expect(await rawGet(options.httpsPort, 'app.test', '/tools/a', 'HTTP/1.0')).toEqual({ status: 404 });
   });
 
   it('cannot be tricked past a blocked path by spelling: each spelling is blocked, refused, or reaches the backend as matched', async () => {

@@ -299,6 +299,9 @@ function _M.route()
       var.gw_path = var.request_uri
       return
     end
+    -- No Host at all (HTTP/1.0): no domain's, and never the no-domain services' (host key ""), which live on their
+    -- own port only.
+    if host == "" then return ngx.exit(404) end
   end
   local request_uri = var.request_uri
   local query = find(request_uri, "?", 1, true)
