@@ -14,6 +14,36 @@ describe('parseConfig', () => {
     expect(config.adminPassword).toBeUndefined();
   });
 
+  it('limits connections per address generously by default, and checks the listener settings', () => {
+    expect(parseConfig({}).listener).toEqual({
+      maxConnectionsPerAddress: 1024,
+      exempt: [],
+      handshakeTimeoutSeconds: 10,
+      workerConnections: undefined,
+    });
+    expect(
+      parseConfig({
+        POSTERN_MAX_CONNECTIONS_PER_ADDRESS: '0',
+        POSTERN_CONNECTION_LIMIT_EXEMPT: '10.0.0.5, 192.168.10.0/24',
+        POSTERN_HANDSHAKE_TIMEOUT: '30',
+        POSTERN_WORKER_CONNECTIONS: '20000',
+      }).listener,
+    ).toMatchObject({
+      maxConnectionsPerAddress: 0,
+      exempt: ['10.0.0.5', '192.168.10.0/24'],
+      handshakeTimeoutSeconds: 30,
+      workerConnections: 20_000,
+    });
+    expect(() => parseConfig({ POSTERN_MAX_CONNECTIONS_PER_ADDRESS: '-1' })).toThrow(
+      /POSTERN_MAX_CONNECTIONS_PER_ADDRESS: must be a whole number/,
+    );
+    expect(() => parseConfig({ POSTERN_CONNECTION_LIMIT_EXEMPT: '10.0.0.5,::1' })).toThrow(
+      /POSTERN_CONNECTION_LIMIT_EXEMPT: must be comma-separated IPv4 addresses or networks.*"::1"/,
+    );
+    expect(() => parseConfig({ POSTERN_HANDSHAKE_TIMEOUT: '0' })).toThrow(/POSTERN_HANDSHAKE_TIMEOUT/);
+    expect(() => parseConfig({ POSTERN_WORKER_CONNECTIONS: '512' })).toThrow(/POSTERN_WORKER_CONNECTIONS/);
+  });
+
   it('checks the gateway name and WireGuard endpoint; the endpoint defaults to the public host and WireGuard port', () => {
     expect(parseConfig({}).gatewayName).toBeUndefined();
     expect(parseConfig({ POSTERN_GATEWAY_NAME: '' }).gatewayName).toBeUndefined();

@@ -177,6 +177,55 @@ const EnvSchema = z
       .min(1)
       .max(3600)
       .default(30),
+    /**
+     * The public listeners against one abusive client (dataplane README, "The public listeners"): how many TCP
+     * connections one IPv4 address may hold at once to the web ports (80, 443, the no-domain port) and, counted
+     * apart, to the TCP service ports (kernel rules, from the first SYN: connections still in their TLS handshake
+     * count). Generous, so clients behind one CGNAT address or a corporate proxy are not cut off; 0: no limit.
+     */
+    POSTERN_MAX_CONNECTIONS_PER_ADDRESS: z.coerce
+      .number({ error: 'must be a whole number from 0 to 1000000 (0: no limit)' })
+      .int('must be a whole number from 0 to 1000000 (0: no limit)')
+      .min(0, 'must be a whole number from 0 to 1000000 (0: no limit)')
+      .max(1_000_000, 'must be a whole number from 0 to 1000000 (0: no limit)')
+      .default(1024),
+    /** Addresses or IPv4 networks the per-address limit does not apply to (your own load balancer or proxy). */
+    POSTERN_CONNECTION_LIMIT_EXEMPT: z
+      .string()
+      .default('')
+      .transform((v, ctx) => {
+        if (v.trim() === '') return [];
+        const entries = v.split(',').map((entry) => entry.trim());
+        const bad = entries.filter((entry) => !isIPv4(entry) && !isIPv4Cidr(entry));
+        if (bad.length > 0) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be comma-separated IPv4 addresses or networks, e.g. 10.0.0.5,192.168.10.0/24 (not ${bad.map((entry) => `"${entry}"`).join(', ')})`,
+          });
+          return z.NEVER;
+        }
+        return entries;
+      }),
+    /**
+     * Seconds a client of the HTTP(S) ports may take for its TLS handshake, and again for a request's headers (one
+     * nginx timer covers both in 1.22); nginx's own default is 60.
+     */
+    POSTERN_HANDSHAKE_TIMEOUT: z.coerce
+      .number({ error: 'must be a number of seconds (1-300)' })
+      .int('must be a number of seconds (1-300)')
+      .min(1, 'must be a number of seconds (1-300)')
+      .max(300, 'must be a number of seconds (1-300)')
+      .default(10),
+    /** Connections each nginx worker of the HTTP(S) ports may hold; unset: sized to the machine's memory. */
+    POSTERN_WORKER_CONNECTIONS: z.preprocess(
+      emptyAsUnset,
+      z.coerce
+        .number({ error: 'must be a whole number from 1024 to 262144' })
+        .int('must be a whole number from 1024 to 262144')
+        .min(1024, 'must be a whole number from 1024 to 262144')
+        .max(262_144, 'must be a whole number from 1024 to 262144')
+        .optional(),
+    ),
     /** Password hashes (argon2id, ~20 MiB each) run at once; more wait in the queue. Default: 2 × CPUs. */
     POSTERN_PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
     /** Sign-ins and password changes that may wait for a hashing slot; beyond it they get a 429 at once. */
@@ -291,6 +340,14 @@ const ConfigSchema = EnvSchema.transform((env) => ({
   resolvers: env.POSTERN_RESOLVERS as readonly string[] | undefined,
   sessionTtlSeconds: env.POSTERN_SESSION_TTL,
   auditRetentionDays: env.POSTERN_AUDIT_RETENTION_DAYS,
+  /** The public listeners' defences against one abusive client (the data plane's README). */
+  listener: {
+    maxConnectionsPerAddress: env.POSTERN_MAX_CONNECTIONS_PER_ADDRESS,
+    exempt: env.POSTERN_CONNECTION_LIMIT_EXEMPT,
+    handshakeTimeoutSeconds: env.POSTERN_HANDSHAKE_TIMEOUT,
+    /** undefined: sized to the machine (dataplane/nginx/sizing.ts). */
+    workerConnections: env.POSTERN_WORKER_CONNECTIONS,
+  },
   requestTimeoutMs: env.POSTERN_REQUEST_TIMEOUT * 1000,
   passwordHashConcurrency: env.POSTERN_PASSWORD_HASH_CONCURRENCY ?? 2 * availableParallelism(),
   passwordHashQueue: env.POSTERN_PASSWORD_HASH_QUEUE,

@@ -4,11 +4,19 @@ import type { AcmeConfig, ChallengeStore } from './certs/acme.js';
 import { createCertificateManager, type CertificateManager, type CertificateStore } from './certs/manager.js';
 import type { SharedCertificates, SharedChallenges } from '../model/certificates.js';
 import { createConnectionCutter } from './connections.js';
+import { createListenerLimits } from './listener-limits.js';
 import { createAccessLogSource } from './logs/log-source.js';
 import { createHttpInstance } from './nginx/http-instance.js';
 import { readLuaModule } from './nginx/lua-source.js';
 import { checkHttps } from './nginx/self-check.js';
-import { DEFAULT_WORKER_USER, HTTP_ACCESS_LOG, STREAM_ACCESS_LOG, type NginxRenderOptions } from './nginx/options.js';
+import {
+  DEFAULT_HANDSHAKE_TIMEOUT_SECONDS,
+  DEFAULT_WORKER_USER,
+  HTTP_ACCESS_LOG,
+  STREAM_ACCESS_LOG,
+  type NginxRenderOptions,
+} from './nginx/options.js';
+import { machineWorkerConnections, openFilesFor, openFilesHardLimit } from './nginx/sizing.js';
 import { renderHttpInstance } from './nginx/render-main.js';
 import { createStreamInstances } from './nginx/stream-instances.js';
 import { createStaticHosts, planDataPlane, readResolvers } from './plan.js';
@@ -53,6 +61,19 @@ export interface DataPlaneConfig {
   listenAddress?: string;
   nginxWorkerUser?: string;
   acme: AcmeConfig;
+  /** The public listeners against one abusive client (README, "The public listeners"); absent: no per-address limit. */
+  listener?: ListenerSettings;
+}
+
+export interface ListenerSettings {
+  /** Connections one IPv4 address may hold at once to the web ports, and apart to the TCP service ports; 0: none. */
+  maxConnectionsPerAddress: number;
+  /** Sources the limit leaves alone. */
+  exempt: readonly string[];
+  /** Seconds for a TLS handshake and, again, for a request's headers. */
+  handshakeTimeoutSeconds: number;
+  /** Connections per nginx worker; undefined: sized to the machine (nginx/sizing.ts). */
+  workerConnections?: number | undefined;
 }
 
 export interface DataPlaneDeps {
@@ -87,6 +108,7 @@ const DRIFT_EVERY_MS = 60_000;
 
 /** What the renderers need to know, from the data plane's config (the offline data plane renders the same). */
 export function renderOptionsFor(config: DataPlaneConfig): NginxRenderOptions {
+  const workerConnections = config.listener?.workerConnections ?? machineWorkerConnections();
   return {
     prefixDir: join(config.dataDir, 'nginx'),
     certsDir: join(config.dataDir, 'certs'),
@@ -97,6 +119,9 @@ export function renderOptionsFor(config: DataPlaneConfig): NginxRenderOptions {
     consoleUpstream: config.consoleUpstream,
     tunnelAddress: config.tunnelAddress ?? gatewayAddress(config.vpnSubnet),
     resolvers: config.resolvers ?? readResolvers(),
+    workerConnections,
+    workerOpenFiles: openFilesFor(workerConnections, openFilesHardLimit()),
+    handshakeTimeoutSeconds: config.listener?.handshakeTimeoutSeconds ?? DEFAULT_HANDSHAKE_TIMEOUT_SECONDS,
     ...(config.listenAddress === undefined ? {} : { listenAddress: config.listenAddress }),
   };
 }
@@ -129,6 +154,15 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       tcpPortRange: config.tcpPortRange,
     },
   });
+  const listenerLimits = createListenerLimits(
+    {
+      maxConnectionsPerAddress: config.listener?.maxConnectionsPerAddress ?? 0,
+      exempt: config.listener?.exempt ?? [],
+      webPorts: [config.httpPort, config.httpsPort, config.noDomainHttpsPort],
+      tcpPortRange: config.tcpPortRange,
+    },
+    logger,
+  );
   const http = createHttpInstance({
     prefixDir,
     logger,
@@ -246,18 +280,26 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     const { routes, streams } = plan(state);
     const domainNames = state.domains.map((d) => d.domain);
     const stale = shared && certs ? await certs.differsFromStored(state.domains) : [];
-    const differences = [
+    const served = [
       ...(await proxy.drift(routes.hosts, domainNames, streams.wanted, shared ? state.challenges : undefined)),
       ...stale.map((name) => `the certificate of ${name} is not the one stored for every gateway`),
       ...(await wireguard.drift(state.peers)),
     ];
-    let repaired = false;
-    if (differences.length > 0) {
+    // The listener's firewall rules depend on settings only: repaired by themselves, without a full push.
+    const limits = await listenerLimits.drift();
+    const differences = [...served, ...limits];
+    let repaired = differences.length > 0;
+    if (served.length > 0) {
       logger.warn({ differences }, 'data plane: what nginx or WireGuard serve differs from the database; repairing');
       reconciler.forgetApplied();
       proxy.forget();
       wireguard.forget();
       repaired = (await reconciler.apply()).ok;
+    }
+    if (limits.length > 0) {
+      if (served.length === 0) logger.warn({ differences }, 'data plane: the listener limits differ; repairing');
+      listenerLimits.forget();
+      repaired = (await listenerLimits.ensure()) && repaired;
     }
     const report: DriftReport = { checkedAt: new Date().toISOString(), differences, repaired };
     lastDrift = report;
@@ -329,6 +371,9 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       stopTaken = shared?.onTaken(() => void certs?.checkRenewals()) ?? null;
       await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
       await certs.ensureFallback();
+      // Before nginx listens (a fresh master), or at once for the one adopted: logs its own failure, and the drift
+      // check reports it until it is fixed.
+      await listenerLimits.ensure();
       // nginx refusing to start (a port taken by another program) must not keep the control plane down: the
       // console still answers on its own port, and the heal loop keeps trying.
       await proxy.start().then(

@@ -8,7 +8,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -214,7 +214,11 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     });
     await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
     backendPort = (backend.address() as AddressInfo).port;
-    options = await loopbackRenderOptions({ prefixDir, certsDir, consoleUpstream: `http://127.0.0.1:${backendPort}` });
+    options = {
+      ...(await loopbackRenderOptions({ prefixDir, certsDir, consoleUpstream: `http://127.0.0.1:${backendPort}` })),
+      // Short, so a stalled handshake is seen closed at once; every other request here sends its headers at once.
+      handshakeTimeoutSeconds: 2,
+    };
     instance = makeInstance();
     proxy = makeProxy(instance);
     await proxy.start();
@@ -502,6 +506,23 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     expect(await waitFor(() => open.chunks() > before + 2, 3000)).toBe(true);
     open.close();
   });
+
+  it('closes a client stalled in its TLS handshake after the handshake timeout (nginx 1.22 would wait 60 s)', async () => {
+    const stall = (port: number): Promise<boolean> => {
+      let isClosed = false;
+      const socket = connect({ host: '127.0.0.1', port }, () => {
+        // A TLS record header and the ClientHello's type, then nothing (on port 80: a request line never finished).
+        socket.write(
+          port === options.httpPort ? 'GET / HTTP/1.1\r\n' : Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01]),
+        );
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => (isClosed = true));
+      return waitFor(() => isClosed, 20_000, 50);
+    };
+    const ports = [options.httpsPort, options.noDomainHttpsPort, options.httpPort];
+    expect(await Promise.all(ports.map(stall))).toEqual([true, true, true]);
+  }, 30_000);
 
   it('comes back by itself from SIGKILL with the routes it had, before the control plane pushes anything', async () => {
     await serve([route({ serviceId: 2, domain: 'other.test', pathLocation: '/' })]);

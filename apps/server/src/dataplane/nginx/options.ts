@@ -25,7 +25,16 @@ export interface NginxRenderOptions {
   resolvers: readonly string[];
   /** Count traffic per service in nginx (default on; off only to measure what counting costs, bench/traffic.ts). */
   countTraffic?: boolean;
+  /** Connections per worker of the HTTP instance (nginx/sizing.ts); default 4,096. */
+  workerConnections?: number;
+  /** Open files per worker of the HTTP instance (`worker_rlimit_nofile`); default twice the connections and 1,024. */
+  workerOpenFiles?: number;
+  /** Seconds for a TLS handshake and, again, for a request's headers on the HTTP(S) ports; default 10. */
+  handshakeTimeoutSeconds?: number;
 }
+
+export const DEFAULT_WORKER_CONNECTIONS = 4096;
+export const DEFAULT_HANDSHAKE_TIMEOUT_SECONDS = 10;
 
 export const DEFAULT_WORKER_USER = 'www-data';
 export const FALLBACK_CERT_NAME = '_fallback';
@@ -53,4 +62,14 @@ export function validateRenderOptions(options: NginxRenderOptions): void {
   if (options.workerUser !== undefined && !/^[a-z_][a-z0-9_-]{0,31}$/.test(options.workerUser))
     throw new Error(`invalid worker user: ${JSON.stringify(options.workerUser)}`);
   for (const resolver of options.resolvers) assertIPv4(resolver, 'name server');
+  if (options.workerConnections !== undefined)
+    assertIntInRange(options.workerConnections, 1024, 262_144, 'worker connections');
+  if (options.workerOpenFiles !== undefined) assertIntInRange(options.workerOpenFiles, 1024, 1_048_576, 'open files');
+  if (options.handshakeTimeoutSeconds !== undefined)
+    assertIntInRange(options.handshakeTimeoutSeconds, 1, 300, 'handshake timeout');
+}
+
+function assertIntInRange(value: number, min: number, max: number, field: string): void {
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`invalid ${field}: ${JSON.stringify(value)} (a whole number from ${min} to ${max})`);
 }

@@ -1,5 +1,7 @@
 import type { ConfigFiles } from '../types.js';
 import {
+  DEFAULT_HANDSHAKE_TIMEOUT_SECONDS,
+  DEFAULT_WORKER_CONNECTIONS,
   DEFAULT_WORKER_USER,
   FALLBACK_CERT_NAME,
   HTTP_ACCESS_LOG,
@@ -9,6 +11,7 @@ import {
   validateRenderOptions,
   type NginxRenderOptions,
 } from './options.js';
+import { openFilesFor } from './sizing.js';
 import { assertFilePath, block, quotePath, renderListen } from './syntax.js';
 
 // The HTTP instance: ONE nginx serving every HTTP service, the console and ACME answers. It holds no service in its
@@ -54,6 +57,9 @@ export function renderHttpInstance(options: NginxRenderOptions, generationDir: s
     options.resolvers.length > 0
       ? [`resolver ${options.resolvers.join(' ')} valid=30s ipv6=off;`, 'resolver_timeout 5s;']
       : [];
+  const workerConnections = options.workerConnections ?? DEFAULT_WORKER_CONNECTIONS;
+  const openFiles = options.workerOpenFiles ?? openFilesFor(workerConnections, null);
+  const handshakeTimeout = options.handshakeTimeoutSeconds ?? DEFAULT_HANDSHAKE_TIMEOUT_SECONDS;
   const conf = [
     'load_module /usr/lib/nginx/modules/ndk_http_module.so;',
     'load_module /usr/lib/nginx/modules/ngx_http_lua_module.so;',
@@ -61,12 +67,15 @@ export function renderHttpInstance(options: NginxRenderOptions, generationDir: s
     'daemon off;',
     `user ${options.workerUser ?? DEFAULT_WORKER_USER};`,
     'worker_processes auto;',
+    // One file per connection and then some: a worker at its file limit stops accepting, whatever its slots.
+    `worker_rlimit_nofile ${openFiles};`,
     `pid ${quotePath(`${options.prefixDir}/nginx.pid`)};`,
     `error_log ${quotePath(`${logsDir(options)}/error.log`)} warn;`,
     // No worker_shutdown_timeout: a reload (only for the gateway's own settings or an upgrade) must not cut anyone's
     // connections; a disabled service's connections are cut precisely instead (dataplane/connections.ts).
     '',
-    ...block('events', ['worker_connections 4096;']),
+    // Sized to the machine (nginx/sizing.ts); one address cannot fill them (per-address limits: listener-limits.ts).
+    ...block('events', [`worker_connections ${workerConnections};`]),
     '',
     ...block('http', [
       'include /etc/nginx/mime.types;',
@@ -77,6 +86,11 @@ export function renderHttpInstance(options: NginxRenderOptions, generationDir: s
       `uwsgi_temp_path ${quotePath(`${options.prefixDir}/temp/uwsgi`)};`,
       `scgi_temp_path ${quotePath(`${options.prefixDir}/temp/scgi`)};`,
       'server_tokens off;',
+      // In nginx 1.22 this one timer bounds the TLS handshake too (there is no ssl_handshake_timeout yet), then the
+      // request line and headers: a client that stalls there holds a connection this long, not nginx's 60 s.
+      `client_header_timeout ${handshakeTimeout}s;`,
+      // A timed-out client is reset, so its socket's memory is freed now rather than after a FIN handshake.
+      'reset_timedout_connection on;',
       'client_max_body_size 0;',
       // Bodies pass through as they arrive: workers never spool to disk (they may not be able to reach the data dir).
       'proxy_request_buffering off;',

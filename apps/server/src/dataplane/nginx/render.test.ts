@@ -73,6 +73,24 @@ describe('renderHttpInstance', () => {
     expect(conf).toContain('resolver 10.0.0.53 valid=30s ipv6=off;');
   });
 
+  it('bounds a stalled handshake and header by the handshake timeout, and sizes the workers as told', () => {
+    expect(conf).toContain('client_header_timeout 10s;');
+    expect(conf).toContain('reset_timedout_connection on;');
+    expect(conf).toContain('worker_connections 4096;');
+    expect(conf).toContain('worker_rlimit_nofile 9216;');
+    const sized =
+      renderHttpInstance(
+        { ...options, workerConnections: 18_432, workerOpenFiles: 20_000, handshakeTimeoutSeconds: 5 },
+        '/data/nginx/gen/4',
+        '',
+      )['nginx.conf'] ?? '';
+    expect(sized).toContain('worker_connections 18432;');
+    expect(sized).toContain('worker_rlimit_nofile 20000;');
+    expect(sized).toContain('client_header_timeout 5s;');
+    for (const bad of [{ workerConnections: 10 }, { handshakeTimeoutSeconds: 0.5 }, { workerOpenFiles: 2 ** 21 }])
+      expect(() => renderHttpInstance({ ...options, ...bad }, '/data/nginx/gen/4', '')).toThrow(/invalid/);
+  });
+
   it('hands the Lua module its options as JSON in a long string, every value allow-listed', () => {
     expect(conf).toContain(
       '"console_host":"gw.example.com","console_upstream":"http://127.0.0.1:3000","no_domain_port":8443',
