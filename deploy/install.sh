@@ -199,10 +199,13 @@ postern_install() {
 
   # --- the client -------------------------------------------------------------------------------------------------
   install -m 0755 "$postern_tmp/postern" "$POSTERN_BIN.new"
-  "$POSTERN_BIN.new" --version >/dev/null 2>&1 || {
-    rm -f "$POSTERN_BIN.new"
-    postern_die "the downloaded client does not run on this machine"
-  }
+  case "$("$POSTERN_BIN.new" --version 2>/dev/null || true)" in
+    "postern "*) ;;
+    *)
+      rm -f "$POSTERN_BIN.new"
+      postern_die "the downloaded client does not run on this machine"
+      ;;
+  esac
   mv -f "$POSTERN_BIN.new" "$POSTERN_BIN"
   postern_say "installed $("$POSTERN_BIN" --version) as $POSTERN_BIN"
 
@@ -220,6 +223,7 @@ postern_install() {
   postern_token=''
   if [ -n "$postern_added_packages" ]; then
     # For `postern uninstall`, which names them (it does not remove packages other programs may use).
+    # shellcheck disable=SC2086 # one package a line
     printf '%s\n' $postern_added_packages >"$POSTERN_CONFIG_DIR/installed-packages"
   fi
 

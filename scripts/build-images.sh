@@ -3,19 +3,22 @@
 # scripts/make-base-images.sh makes (made first when missing), with the host's CA bundle as a build secret for
 # TLS-inspecting proxies. The Dockerfiles themselves are the ones operators use; only their base-image arguments
 # differ. Used by the test command; the image tests run what it tags.
-#   build-images.sh [--arch amd64|arm64] [--tag TAG]
+#   build-images.sh [--arch amd64|arm64] [--tag TAG] [--test-host]
 # Tags postern-e2e/gateway:TAG and postern-e2e/node:TAG (TAG "latest" by default; "-arm64" appended for arm64).
+# --test-host also builds postern-e2e/fresh-debian:latest, the install tests' fresh Debian machine (amd64 only).
 # Build logs: artifacts/images/<image>[-arm64]-build.log. Prints each build's time and the images' sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 arch=amd64
 tag=latest
+test_host=0
 while [ "$#" -gt 0 ]; do
   case "$1" in
     --arch) arch="${2:-}"; shift 2 ;;
     --tag) tag="${2:-}"; shift 2 ;;
-    *) echo "build-images: unknown argument $1 (use --arch amd64|arm64, --tag TAG)" >&2; exit 64 ;;
+    --test-host) test_host=1; shift ;;
+    *) echo "build-images: unknown argument $1 (use --arch amd64|arm64, --tag TAG, --test-host)" >&2; exit 64 ;;
   esac
 done
 case "$arch" in
@@ -30,6 +33,11 @@ logs=artifacts/images
 mkdir -p "$logs"
 
 bash scripts/make-base-images.sh --arch "$arch"
+# The node client the gateway image serves (apps/cli/dist/release): the test command builds it once per run before
+# starting this script, and then this is a check that it is up to date. It needs the CLI's bundle and postject
+# (pnpm install).
+if [ ! -s apps/cli/dist/postern.cjs ]; then pnpm exec turbo run build --filter=@postern/cli >/dev/null; fi
+bash scripts/build-node-client.sh
 
 secret_args=()
 if [ -s /etc/ssl/certs/ca-certificates.crt ]; then
@@ -58,6 +66,12 @@ status=0
 wait "$gateway_pid" || status=1
 wait "$node_pid" || status=1
 [ "$status" -eq 0 ] || exit 1
+
+if [ "$test_host" -eq 1 ] && [ "$arch" = amd64 ]; then
+  started=$SECONDS
+  "$docker" build -q -f e2e/images/fresh-debian.Dockerfile -t postern-e2e/fresh-debian:latest e2e/images >/dev/null
+  echo "build-images: postern-e2e/fresh-debian:latest built in $((SECONDS - started)) s"
+fi
 
 size_mb() { echo $(( $("$docker" image inspect -f '{{.Size}}' "$1") / 1000000 )); }
 base_mb="$(size_mb "postern-local/node:22-bookworm-slim$suffix")"

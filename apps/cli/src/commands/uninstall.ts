@@ -25,6 +25,10 @@ export async function runUninstall(
   const settings = await readSettings(system, configDir).catch(() => null);
   const iface = command.local.iface ?? settings?.interface ?? DEFAULT_INTERFACE;
 
+  // Without ip/wg there can be no interface of ours to remove.
+  const hasTools = (await system.which('ip')) !== null && (await system.which('wg')) !== null;
+  const wasUp = hasTools && (await isInterfacePresent(system, iface));
+
   const systemctl = await system.which('systemctl');
   if (systemctl !== null && (await system.exists(SERVICE_UNIT_PATH))) {
     // disable --now: stopped (its daemon takes the tunnel down on SIGTERM) and no longer started at boot.
@@ -38,10 +42,9 @@ export async function runUninstall(
     removed.push(`the service ${SERVICE_UNIT}`);
   }
 
-  // Without ip/wg there can be no interface of ours to remove.
-  const hasTools = (await system.which('ip')) !== null && (await system.which('wg')) !== null;
-  if (hasTools && (await isInterfacePresent(system, iface))) {
-    await tearDownTunnel(system, iface);
+  // The service's daemon takes the tunnel down when stopped; a tunnel of a plain `connect` is still up here.
+  if (wasUp) {
+    if (await isInterfacePresent(system, iface)) await tearDownTunnel(system, iface);
     removed.push(`the interface ${iface}`);
   }
 
