@@ -27,8 +27,11 @@ const execFileAsync = promisify(execFile);
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const charts = ['postern-gateway', 'postern-node'];
 const dockerfiles = ['deploy/gateway.Dockerfile', 'deploy/node.Dockerfile'];
-/** COPY sources that are build output of the host, by the script that makes them. */
-const BUILT_BEFORE_THE_IMAGE: Record<string, string> = { 'apps/cli/dist/release/': 'scripts/build-node-client.sh' };
+/**
+ * COPY sources that are build output of the host, by the script that makes them (their COPY tolerates their absence:
+ * a bracket in each name).
+ */
+const BUILT_BEFORE_THE_IMAGE: Record<string, string> = { 'apps/cli/dis[t]/releas[e]': 'scripts/build-node-client.sh' };
 
 function read(path: string): string {
   return readFileSync(join(repoRoot, path), 'utf8');

@@ -29,7 +29,7 @@ function CommandField({ label, command, token }: { label: string; command: strin
   const shown = command.replaceAll(token, maskToken(token));
   const lines = shown.split('\n').length;
   return (
-    <div className="flex items-stretch gap-2">
+    <div className={`flex gap-2 ${lines === 1 ? 'items-stretch' : 'items-start'}`}>
       {lines === 1 ? (
         <input
           readOnly
