@@ -73,7 +73,9 @@ export async function waitForBoot(name: string): Promise<void> {
  * with its arguments.
  */
 export function runAsTyped(name: string, commandLine: string, traceFile?: string): Promise<RunResult> {
-  const shell = traceFile ? ['strace', '-f', '-qq', '-s', '4096', '-e', 'trace=execve', '-o', traceFile, 'sh'] : ['sh'];
+  const shell = traceFile
+    ? ['strace', '-f', '--seccomp-bpf', '-qq', '-s', '4096', '-e', 'trace=execve', '-o', traceFile, 'sh']
+    : ['sh'];
   return runAllowingFailure('/usr/bin/docker', ['exec', '-i', name, ...shell], {
     input: `${commandLine}\n`,
     timeoutMs: 5 * 60_000,
