@@ -78,12 +78,13 @@ postern_apt_install() {
   [ -n "$postern_missing" ] || return 0
   postern_say "installing$postern_missing (apt-get)"
   # shellcheck disable=SC2086 # one word per package
+  # </dev/null: piped into sh, this script's standard input is the pipe; nothing apt runs may read from it.
   if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $postern_missing \
-    >"$postern_tmp/apt.log" 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$postern_tmp/apt.log" 2>&1 || true
+    </dev/null >"$postern_tmp/apt.log" 2>&1; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null >>"$postern_tmp/apt.log" 2>&1 || true
     # shellcheck disable=SC2086
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $postern_missing \
-      >>"$postern_tmp/apt.log" 2>&1 || {
+      </dev/null >>"$postern_tmp/apt.log" 2>&1 || {
       tail -n 20 "$postern_tmp/apt.log" >&2
       postern_die "apt-get could not install$postern_missing"
     }
