@@ -101,21 +101,30 @@ cat >"$work/sea-config.json" <<'EOF'
 EOF
 (cd "$work" && "${node_bin[$host_arch]}" --experimental-sea-config sea-config.json >sea.log 2>&1) || { cat "$work/sea.log" >&2; exit 1; }
 
-for arch in x64 arm64; do
+# One architecture: inject, check (the host's own), compress. Both run at once (they share nothing but the blob).
+package() {
+  local arch="$1"
   cp "${node_bin[$arch]}" "$work/postern-linux-$arch"
   # postject warns about the many ELF notes of Node's binary ("Can't find string offset for section name"): harmless.
   "$postject" "$work/postern-linux-$arch" NODE_SEA_BLOB "$work/postern.blob" --sentinel-fuse "$sea_fuse" \
-    >"$work/postject-$arch.log" 2>&1 || { cat "$work/postject-$arch.log" >&2; exit 1; }
+    >"$work/postject-$arch.log" 2>&1 || { cat "$work/postject-$arch.log" >&2; return 1; }
   if [ "$arch" = "$host_arch" ]; then
+    local version
     version="$("$work/postern-linux-$arch" --version)"
     [ "$version" = "postern $(node -p "require('./apps/cli/package.json').version")" ] || {
       echo "build-node-client: the $arch executable printed \"$version\"" >&2
-      exit 1
+      return 1
     }
   fi
   # -n: no name or time in the header, so the same input gives the same bytes (and checksum).
   gzip -6 -n -c "$work/postern-linux-$arch" >"$work/postern-linux-$arch.gz"
-done
+}
+package x64 & x64_pid=$!
+package arm64 & arm64_pid=$!
+status=0
+wait "$x64_pid" || status=1
+wait "$arm64_pid" || status=1
+[ "$status" -eq 0 ] || exit 1
 
 for file in postern-linux-x64.gz postern-linux-arm64.gz; do mv "$work/$file" "$out/$file"; done
 install -m 0644 deploy/install.sh "$out/install.sh"
