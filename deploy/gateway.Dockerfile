@@ -1,5 +1,6 @@
 # Postern gateway: control plane (Fastify server), built console, nginx with the stream and Lua modules, WireGuard.
 #
+#   bash scripts/build-node-client.sh                                                     # the node client it serves
 #   docker build -f deploy/gateway.Dockerfile -t postern/gateway .                        # from the repo root
 #   docker buildx build --platform linux/amd64,linux/arm64 -f deploy/gateway.Dockerfile -t postern/gateway .
 #
@@ -72,6 +73,13 @@ WORKDIR /app
 COPY --from=build /out/server /app/apps/server
 COPY --from=build /src/apps/console/dist /app/apps/console/dist
 COPY deploy/healthcheck.mjs /app/deploy/healthcheck.mjs
+# What the gateway serves to nodes at /install.sh and /downloads/ (the console's one-line install): install.sh, the
+# node client for amd64 and arm64 and their checksums, built before the image by scripts/build-node-client.sh
+# (build-images.sh and the release workflow run it). The same files in an amd64 and an arm64 image: the client is
+# cross-built, and every gateway serves both architectures. A bracket in each name makes the COPY match nothing
+# instead of failing when the client was not built (a plain `docker build` of a fresh clone): that gateway runs,
+# serves no client, and its console offers the connect command alone.
+COPY apps/cli/dis[t]/releas[e] /app/apps/cli/dist/release/
 
 # POSTERN_HOST=127.0.0.1: the control plane's plain-HTTP port stays inside the container. nginx publishes the console
 # and API over HTTPS on 443 and reaches the control plane on loopback; nothing else needs port 3000.

@@ -2,7 +2,8 @@
 # The one install script: system packages (apt) and pnpm. Used by the README's run and test commands,
 # by .ci/run (through the test command) and by the Dockerfiles, so all of them take the same steps.
 #   install-deps.sh [--runtime|--gateway-image|--all|--node-client]
-#     --runtime      what the gateway needs to run: nginx + stream and Lua modules, WireGuard tools, iproute2, iptables, sysctl, openssl
+#     --runtime      what the gateway needs to run: nginx + stream and Lua modules, WireGuard tools, iproute2, iptables, sysctl, openssl;
+#                    and to build the node client it serves (scripts/build-node-client.sh): binutils for amd64 and arm64
 #     --gateway-image  runtime + tini, the images' PID 1 (reaps orphans of supervised processes, forwards signals);
 #                    no pnpm: the image's runtime stage gets the built server, not the workspace
 #     --all          (default) runtime + what the test suite needs: pebble, chromium, shellcheck, iputils-ping, curl, unzip,
@@ -21,11 +22,13 @@ test_pkgs=(pebble chromium shellcheck iputils-ping curl unzip postgresql lua5.1 
 image_test_pkgs=(docker.io docker-compose debootstrap qemu-user-static binfmt-support)
 node_client_pkgs=(wireguard-tools wireguard-go iproute2)
 image_init_pkgs=(tini)
+# strip for both architectures' Node binaries in scripts/build-node-client.sh (any host builds both).
+client_build_pkgs=(binutils-x86-64-linux-gnu binutils-aarch64-linux-gnu)
 
 case "$mode" in
-  --runtime) pkgs=("${runtime_pkgs[@]}") ;;
+  --runtime) pkgs=("${runtime_pkgs[@]}" "${client_build_pkgs[@]}") ;;
   --gateway-image) pkgs=("${runtime_pkgs[@]}" "${image_init_pkgs[@]}") ;;
-  --all) pkgs=("${runtime_pkgs[@]}" "${test_pkgs[@]}" "${image_test_pkgs[@]}") ;;
+  --all) pkgs=("${runtime_pkgs[@]}" "${client_build_pkgs[@]}" "${test_pkgs[@]}" "${image_test_pkgs[@]}") ;;
   --node-client) pkgs=("${node_client_pkgs[@]}" "${image_init_pkgs[@]}") ;;
   *) echo "install-deps: unknown mode $mode (use --runtime, --gateway-image, --all or --node-client)" >&2; exit 64 ;;
 esac

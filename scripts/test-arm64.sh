@@ -4,7 +4,9 @@
 #   2. both images built for linux/arm64 from the unchanged Dockerfiles: every stage runs as arm64 under qemu, so
 #      better-sqlite3 is compiled for arm64 and @node-rs/argon2 installs its arm64 binary;
 #   3. the arm64 gateway image runs: the server starts, opens its SQLite database with the arm64 module and turns
-#      healthy; the arm64 node image's CLI runs.
+#      healthy; the arm64 node image's CLI runs;
+#   4. the node client the gateway serves to arm64 machines (apps/cli/dist/release/postern-linux-arm64.gz, the single
+#      executable scripts/build-node-client.sh cross-builds) starts on an arm64 Debian: `postern --version`.
 # Not part of the test command: under emulation it takes far longer than the test command's budget on this 2-core
 # machine (deploy/README.md has the measured times). Run as root:  bash scripts/test-arm64.sh
 set -euo pipefail
@@ -18,7 +20,9 @@ gateway="postern-e2e/gateway:$tag-arm64"
 node="postern-e2e/node:$tag-arm64"
 container="postern-arm64-$$"
 # shellcheck disable=SC2317  # called by the EXIT trap
+client_dir="$(mktemp -d /tmp/postern-arm64-client.XXXXXX)"
 cleanup() {
+  rm -rf "$client_dir"
   "$docker" rm -f -v "$container" >/dev/null 2>&1 || true
   "$docker" image rm "$gateway" "$node" >/dev/null 2>&1 || true
   stop_dockerd
@@ -30,6 +34,7 @@ phase=$SECONDS
 lap() { echo "test-arm64: $1 in $((SECONDS - phase)) s"; phase=$SECONDS; }
 
 bash scripts/install-deps.sh --all
+pnpm install --frozen-lockfile
 bash scripts/enable-arm64-emulation.sh
 start_dockerd
 lap "setup"
@@ -62,5 +67,16 @@ version="$("$docker" run --rm --platform linux/arm64 --entrypoint postern "$node
 cli_arch="$("$docker" run --rm --platform linux/arm64 --entrypoint uname "$node" -m)"
 [ "$cli_arch" = aarch64 ] || { echo "test-arm64: the node image runs as $cli_arch" >&2; exit 1; }
 lap "arm64 node image: postern $version"
+
+# The same file an arm64 machine downloads: checked against SHA256SUMS, unpacked, started on arm64 Debian (no Node
+# there: the executable carries its own).
+(cd apps/cli/dist/release && sha256sum --quiet -c SHA256SUMS)
+gzip -dc apps/cli/dist/release/postern-linux-arm64.gz >"$client_dir/postern"
+chmod 0755 "$client_dir/postern"
+client="$("$docker" run --rm --platform linux/arm64 -v "$client_dir/postern:/usr/local/bin/postern:ro" \
+  postern-local/debian:bookworm-slim-arm64 sh -c 'uname -m; postern --version')"
+expected="$(printf 'aarch64\npostern %s' "$(node -p "require('./apps/cli/package.json').version")")"
+[ "$client" = "$expected" ] || { echo "test-arm64: the arm64 client printed: $client" >&2; exit 1; }
+lap "arm64 node client (single executable) on arm64 Debian: ${client#*$'\n'}"
 
 echo "test-arm64: passed in $((SECONDS - started)) s"

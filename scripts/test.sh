@@ -33,16 +33,25 @@ if [ "$(id -u)" -eq 0 ]; then
   timed "postgres"
   start_dockerd || fail "the Docker daemon did not start"
   timed "dockerd"
-  # Base images (made once per machine) and both images, while the workspace builds and the unit tests run; the
-  # image tests start only after this finished. The tag is this run's, so parallel runs do not share images.
-  image_tag="run-$$-$(date +%s)"
-  export POSTERN_E2E_IMAGE_TAG="$image_tag" POSTERN_E2E_IMAGES=required
-  setsid bash scripts/build-images.sh --tag "$image_tag" >artifacts/images/build.log 2>&1 &
-  images_pid=$!
 fi
 
 pnpm install --frozen-lockfile || fail "pnpm install failed"
 timed "pnpm install"
+# The node client for both architectures, once per run: the gateway image copies it and the install tests download
+# it from there (scripts/build-node-client.sh keeps an unchanged one).
+pnpm exec turbo run build --filter=@postern/cli >/dev/null || fail "building the CLI failed"
+bash scripts/build-node-client.sh || fail "building the node client failed"
+timed "node client"
+
+if [ "$(id -u)" -eq 0 ]; then
+  # Base images (made once per machine), both images and the install tests' fresh Debian machine, while the workspace
+  # builds and the unit tests run; the image tests start only after this finished. The tag is this run's, so
+  # parallel runs do not share images.
+  image_tag="run-$$-$(date +%s)"
+  export POSTERN_E2E_IMAGE_TAG="$image_tag" POSTERN_E2E_IMAGES=required
+  setsid bash scripts/build-images.sh --tag "$image_tag" --test-host >artifacts/images/build.log 2>&1 &
+  images_pid=$!
+fi
 pnpm build || fail "build failed"
 timed "build"
 pnpm lint || fail "lint failed"

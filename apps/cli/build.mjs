@@ -1,19 +1,22 @@
-// Bundles the CLI, @postern/contract and zod into one ESM file with a shebang: `dist/postern.mjs` runs on any
-// Node >= 20 on amd64 and arm64 (pure JavaScript, no native modules).
+// Bundles the CLI, @postern/contract and zod into one file, twice:
+//   dist/postern.mjs  ESM with a shebang: runs on any Node >= 20.19 (the node image, a checkout);
+//   dist/postern.cjs  CommonJS, the script of the single executable (scripts/build-node-client.sh), since Node 22's
+//                     single executable applications run CommonJS only.
+// Pure JavaScript, no native modules: the same bundle serves amd64 and arm64.
 import { build } from 'esbuild';
 import { chmod } from 'node:fs/promises';
 
-const outfile = 'dist/postern.mjs';
-
-await build({
+const common = {
   entryPoints: ['src/main.ts'],
-  outfile,
   bundle: true,
   platform: 'node',
-  format: 'esm',
   target: 'node20',
-  banner: { js: '#!/usr/bin/env node' },
   legalComments: 'none',
   logLevel: 'warning',
-});
-await chmod(outfile, 0o755);
+};
+
+await Promise.all([
+  build({ ...common, outfile: 'dist/postern.mjs', format: 'esm', banner: { js: '#!/usr/bin/env node' } }),
+  build({ ...common, outfile: 'dist/postern.cjs', format: 'cjs' }),
+]);
+await chmod('dist/postern.mjs', 0o755);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { axeViolations } from './axe.js';
 import {
   acceptConfirmation,
   chooseMenuItem,
@@ -53,6 +54,43 @@ describe('nodes list', () => {
     await nodeLink(page, name).click();
     await expectVisible(page.getByRole('heading', { name, exact: true }));
     expect(await page.content()).not.toContain(token);
+  });
+
+  it("'Your Node is Ready' shows the one-line install as printed lines and the WireGuard config as a QR code", async () => {
+    const page = await harness.openPage('/nodes');
+    await page.getByRole('button', { name: 'Add Client' }).click();
+    const form = dialog(page, 'New Node');
+    await form.getByLabel('Name', { exact: true }).fill(uniqueName('pi'));
+    await form.getByRole('button', { name: 'Save' }).click();
+    const ready = dialog(page, 'Your Node is Ready');
+    const token = await ready.getByRole('textbox', { name: 'Token', exact: true }).inputValue();
+    const install = ready.getByRole('textbox', { name: 'Install command' });
+    await expect
+      .poll(() => install.inputValue())
+      .toBe(
+        [
+          '{ curl -fsS https://gateway.test/install.sh',
+          `  echo "postern_install --url 'https://gateway.test' --token '${token.slice(0, 5)}••••••••'"`,
+          '} | sudo sh',
+        ].join('\n'),
+      );
+    expect(await axeViolations(page, 'node ready: CLI')).toEqual([]);
+    await ready.getByRole('button', { name: 'WireGuard' }).click();
+    const qr = ready.getByRole('img', { name: "QR code of this node's WireGuard configuration" });
+    await expectVisible(qr);
+    expect(await qr.getAttribute('src')).toMatch(/^data:image\/svg\+xml;charset=utf-8,/);
+    expect(await axeViolations(page, 'node ready: WireGuard')).toEqual([]);
+    await ready.getByRole('button', { name: 'Docker' }).click();
+    // One option a line; no pin, as the data plane is off here and serves no certificate.
+    expect((await ready.getByRole('textbox', { name: 'Docker command' }).inputValue()).split('\n')).toEqual([
+      'docker run -d --name postern-node --restart unless-stopped \\',
+      '  --cap-add NET_ADMIN --device /dev/net/tun \\',
+      '  -e POSTERN_URL=https://gateway.test \\',
+      `  -e POSTERN_TOKEN=${token.slice(0, 5)}•••••••• \\`,
+      expect.stringMatching(/^ {2}ghcr\.io\/postern\/node:\d+\.\d+\.\d+$/),
+    ]);
+    await ready.getByRole('button', { name: 'Got it!' }).click();
+    await expectGone(ready);
   });
 
   it("'Connect This Node' pins the console's certificate while it is self-signed", async () => {

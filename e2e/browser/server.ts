@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../harness/ports.js';
@@ -25,6 +25,12 @@ export interface RunningServer {
  */
 export async function startServer(): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'postern-browser-'));
+  // A node client of its own (stand-in files), so the console offers the one-line install whether or not this
+  // checkout built the real one (scripts/build-node-client.sh).
+  const nodeClientDir = join(dataDir, 'node-client');
+  mkdirSync(nodeClientDir);
+  writeFileSync(join(nodeClientDir, 'install.sh'), '#!/bin/sh\n');
+  writeFileSync(join(nodeClientDir, 'SHA256SUMS'), '');
   const port = await freePort();
   let process_ = await spawnServer(dataDir, port);
   let earlierOutput = '';
@@ -64,6 +70,7 @@ async function spawnServer(
       POSTERN_ADMIN_PASSWORD: ADMIN.password,
       POSTERN_DATAPLANE: 'off',
       POSTERN_LOG_LEVEL: 'warn',
+      POSTERN_NODE_CLIENT_DIR: join(dataDir, 'node-client'),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -48,6 +48,13 @@ describe('Dockerfile reading', () => {
     expect(isIgnoredByDockerignore(ignore, 'data/db.sqlite')).toBe(true);
     expect(isIgnoredByDockerignore(ignore, 'apps/data/x')).toBe(false);
     expect(isIgnoredByDockerignore(ignore, 'scripts/install-deps.sh')).toBe(false);
+    // An exception after a wider pattern brings a directory back, and the last matching line decides.
+    const withException = `${ignore}**/dist\n!apps/cli/dist/release\n`;
+    expect(isIgnoredByDockerignore(withException, 'apps/cli/dist/release/SHA256SUMS')).toBe(false);
+    expect(isIgnoredByDockerignore(withException, 'apps/cli/dist/postern.mjs')).toBe(true);
+    expect(isIgnoredByDockerignore(`${withException}apps/cli/dist/release/*.gz\n`, 'apps/cli/dist/release/a.gz')).toBe(
+      true,
+    );
   });
 });
 

@@ -75,14 +75,20 @@ export function isIgnoredByDockerignore(ignoreText: string, path: string): boole
     .filter((line) => line !== '' && !line.startsWith('#'));
   const segments = path.replace(/^\.\//, '').split('/');
   const prefixes = segments.map((_, i) => segments.slice(0, i + 1).join('/'));
-  return patterns.some((pattern) => {
+  // Docker's rule: the last pattern that matches the path (or a directory above it) decides; `!` re-includes.
+  let isIgnored = false;
+  for (const line of patterns) {
+    const isException = line.startsWith('!');
+    const pattern = isException ? line.slice(1) : line;
     const anyDepth = pattern.startsWith('**/');
     const body = anyDepth ? pattern.slice(3) : pattern;
     const regex = new RegExp(`^${body.split('*').map(escapeRegExp).join('[^/]*')}$`);
-    return anyDepth
+    const matches = anyDepth
       ? prefixes.some((prefix) => regex.test(prefix.split('/').slice(-body.split('/').length).join('/')))
       : prefixes.some((prefix) => regex.test(prefix));
-  });
+    if (matches) isIgnored = !isException;
+  }
+  return isIgnored;
 }
 
 function escapeRegExp(text: string): string {

@@ -2,7 +2,8 @@
 // Dockerfiles copy only files that exist in the build context, the shell scripts pass shellcheck, every chart value
 // is documented, the compose file publishes what the gateway needs. Needs shellcheck, not root.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -26,6 +27,11 @@ const execFileAsync = promisify(execFile);
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const charts = ['postern-gateway', 'postern-node'];
 const dockerfiles = ['deploy/gateway.Dockerfile', 'deploy/node.Dockerfile'];
+/**
+ * COPY sources that are build output of the host, by the script that makes them (their COPY tolerates their absence:
+ * a bracket in each name).
+ */
+const BUILT_BEFORE_THE_IMAGE: Record<string, string> = { 'apps/cli/dis[t]/releas[e]': 'scripts/build-node-client.sh' };
 
 function read(path: string): string {
   return readFileSync(join(repoRoot, path), 'utf8');
@@ -191,7 +197,10 @@ describe('Dockerfiles', () => {
         expect(stages, `line ${line}: --from=${fromStage}`).toContain(fromStage);
         continue;
       }
-      expect(existsSync(join(repoRoot, path)), `line ${line}: ${path} does not exist`).toBe(true);
+      // Made before the image by a script build-images.sh runs (and the release workflow); absent in a plain clone.
+      const builder = BUILT_BEFORE_THE_IMAGE[path];
+      if (builder !== undefined) expect(read('scripts/build-images.sh'), `line ${line}: ${path}`).toContain(builder);
+      else expect(existsSync(join(repoRoot, path)), `line ${line}: ${path} does not exist`).toBe(true);
       if (path !== '.') expect(isIgnoredByDockerignore(ignore, path), `line ${line}: ${path} is ignored`).toBe(false);
     }
   });
@@ -358,5 +367,32 @@ describe('systemd units', () => {
     for (const section of ['[Unit]', '[Service]', '[Install]']) expect(unit).toContain(section);
     expect(unit).toMatch(/^ExecStart=\//m);
     expect(relative('deploy/systemd', path)).toMatch(/^postern-(node|gateway)\.service$/);
+  });
+});
+
+describe('release workflow', () => {
+  const workflow = '.github/workflows/release.yml';
+  const validator = join(repoRoot, 'node_modules/.bin/action-validator');
+
+  it('passes the workflow linter (the lint step runs it too), which refuses a broken copy', async () => {
+    await execFileAsync(validator, [workflow], { cwd: repoRoot });
+    const broken = join(mkdtempSync(join(tmpdir(), 'postern-workflow-')), 'release.yml');
+    writeFileSync(broken, read(workflow).replace('runs-on: ubuntu-24.04', 'runs_on: ubuntu-24.04'));
+    await expect(execFileAsync(validator, [broken])).rejects.toThrow();
+    expect(JSON.parse(read('package.json')).scripts.lint).toContain('lint:workflows');
+  });
+
+  it('builds with the scripts the test command uses, for amd64 and arm64, and publishes checksums', () => {
+    const text = read(workflow);
+    for (const script of [
+      'scripts/build-node-client.sh',
+      'scripts/build-images.sh --push',
+      'scripts/package-charts.sh',
+    ])
+      expect(text).toContain(`bash ${script}`);
+    expect(read('scripts/test.sh')).toContain('bash scripts/build-node-client.sh');
+    expect(read('scripts/build-images.sh')).toContain('--platform linux/amd64,linux/arm64 --push');
+    expect(read('e2e/deploy/helm.test.ts')).toContain('scripts/package-charts.sh');
+    expect(text).toContain('sha256sum');
   });
 });

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { run, runAllowingFailure } from '../harness/exec.js';
 import { repoRoot } from '../harness/docker.js';
+import { DEFAULT_RELEASE_REGISTRY, helmCommand, type SystemInfo } from '@postern/contract';
 import { listValueKeys } from './deploy-checks.js';
 
 const require = createRequire(import.meta.url);
@@ -261,6 +262,48 @@ describe.each(helmMajors)('helm %i', (major) => {
       });
     }
   }
+});
+
+describe('release packaging', () => {
+  it('scripts/package-charts.sh packages both charts as the release publishes them, and the console’s Helm command installs the node chart', async () => {
+    const out = join(workDir, 'charts');
+    await run('bash', [join(repoRoot, 'scripts/package-charts.sh'), '--helm', helmBinary(3), '--out', out]);
+    const version = (await run(helmBinary(3), ['show', 'chart', chartDir('postern-node')])).match(
+      /^version: (.+)$/m,
+    )?.[1];
+    const files = ['postern-gateway', 'postern-node'].map((chart) => `${chart}-${version ?? '?'}.tgz`);
+    await run('sh', ['-c', 'cd "$1" && sha256sum --quiet -c SHA256SUMS', 'sh', out]);
+    expect(
+      readFileSync(join(out, 'SHA256SUMS'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split(/\s+/)[1]),
+    ).toEqual(files);
+    // The dialog's command as printed, with `template` for `install` and the packaged file for the registry.
+    const info: SystemInfo = {
+      publicUrl: 'https://gw.example.com',
+      certificate: { selfSigned: true, pin: 'sha256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=' },
+      nodeInstall: {
+        script: true,
+        image: `${DEFAULT_RELEASE_REGISTRY}/node:${version ?? '?'}`,
+        chart: `oci://${DEFAULT_RELEASE_REGISTRY}/charts/postern-node`,
+        chartVersion: version ?? '?',
+      },
+    };
+    const printed = helmCommand('pstn_0123456789abcdefghijklmnopqrstuvwxyzABCDEF', info);
+    const args = printed
+      .replaceAll('\\\n', ' ')
+      .split(/\s+/)
+      .slice(1)
+      .map((arg) =>
+        arg === 'install' ? 'template' : arg === info.nodeInstall.chart ? join(out, files[1] ?? '') : arg,
+      );
+    const objects = parseObjects(await run(helmBinary(4), args));
+    const deployment = objects.find(({ kind }) => kind === 'Deployment');
+    const container = (deployment?.spec?.template as { spec: PodSpec } | undefined)?.spec.containers[0];
+    expect(container?.image).toBe(info.nodeInstall.image);
+    expect(JSON.stringify(container?.env)).toContain('https://gw.example.com');
+  });
 });
 
 describe('rendered charts', () => {

@@ -2,11 +2,20 @@
 // a named volume for /data, a node container connecting with `postern connect`. Everything runs on a Docker network
 // of this run; the test talks to the containers' addresses only. Needs root and a Docker daemon (the test command
 // starts one); images are built from this checkout by scripts/build-images.sh.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpServiceSchema, NodeCreatedSchema, NodeSchema, listOf } from '@postern/contract';
+import {
+  HttpServiceSchema,
+  NodeCreatedSchema,
+  NodeSchema,
+  SystemInfoSchema,
+  installCommand,
+  listOf,
+  type SystemInfo,
+} from '@postern/contract';
 import { currentRunId } from '../harness/ids.js';
 import { waitFor } from '../harness/wait-for.js';
 import {
@@ -23,6 +32,14 @@ import {
   sweepDocker,
   type Images,
 } from '../harness/docker.js';
+import {
+  ensureFreshDebianImage,
+  inHost,
+  posternLeftovers,
+  runAsTyped,
+  startFreshHost,
+  waitForBoot,
+} from '../harness/fresh-host.js';
 import { HttpsApi, httpsRequest, type HttpsTarget } from '../harness/https.js';
 
 const canRun = process.getuid?.() === 0 && isDockerUp();
@@ -36,6 +53,9 @@ const names = {
   gateway: runName('gw'),
   node: runName('node'),
   web: runName('web'),
+  /** The install tests' machine, on a network with no way out (apt installs from its cache). */
+  host: runName('host'),
+  internal: runName('internal'),
 };
 const appDomain = `app-${currentRunId()}.test`;
 
@@ -149,16 +169,24 @@ describe.runIf(canRun)('gateway and node images', () => {
   }, 45 * 60_000);
 
   afterAll(async () => {
-    for (const name of [names.web, names.node, names.gateway]) await stopAndRemove(name);
+    for (const name of [names.host, names.web, names.node, names.gateway]) await stopAndRemove(name);
     sweepDocker(currentRunId());
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   });
 
-  it('adds at most 120 MB to its Node base image, without pnpm, compilers or sources', async () => {
+  it('adds at most 120 MB to its Node base image besides the node client it serves, without pnpm, compilers or sources', async () => {
     const sizeOf = async (image: string) =>
       Number((await docker(['image', 'inspect', '--format', '{{.Size}}', image])).trim());
     const added = (await sizeOf(images.gateway)) - (await sizeOf('postern-local/node:22-bookworm-slim'));
-    expect(added / 1e6).toBeLessThanOrEqual(120);
+    // install.sh and the node client for amd64 and arm64 (two gzipped single executables of ~39 MB, deploy/README.md).
+    const client = Number(
+      (await docker(['run', '--rm', '--entrypoint', 'du', images.gateway, '-sb', '/app/apps/cli/dist/release'])).split(
+        '\t',
+      )[0],
+    );
+    expect(client / 1e6).toBeGreaterThan(60);
+    expect(client / 1e6).toBeLessThanOrEqual(90);
+    expect((added - client) / 1e6).toBeLessThanOrEqual(120);
     const found = await docker([
       'run',
       '--rm',
@@ -259,6 +287,157 @@ describe.runIf(canRun)('gateway and node images', () => {
     );
     // A later node is not refused because of the first one.
     NodeSchema.parse(await api.call('POST', '/api/nodes', { name: 'after internet node' }));
+  });
+
+  // --- the one-line install on a fresh Debian machine (deploy/install.sh, served by this gateway) --------------------
+  describe('the console’s one-line install on a fresh Debian machine', () => {
+    let info: SystemInfo;
+    let node: { id: number; token: string };
+    const accessLog = '/data/nginx/logs/access-http.log';
+
+    /** The node as the gateway sees it: its latest handshake (unix seconds), 0 before any. */
+    const latestHandshake = async (): Promise<number> => {
+      const at = NodeSchema.parse(await api.call('GET', `/api/nodes/${node.id}`)).latestHandshakeTimestamp;
+      return at === null ? 0 : Math.floor(Date.parse(at) / 1000);
+    };
+
+    /** Nothing of Postern on the machine, and none of the packages the install adds. */
+    async function expectNothingInstalled(): Promise<void> {
+      expect(await posternLeftovers(names.host)).toEqual([]);
+      const packages = await inHost(
+        names.host,
+        'dpkg-query -W -f "\\${Status} \\${Package}\\n" wireguard-tools wireguard-go iproute2 2>/dev/null | grep "^install ok installed" || true',
+      );
+      expect(packages.stdout.trim()).toBe('');
+    }
+
+    /** Access-log lines of the gateway's nginx that came from the machine since `fromLine`. */
+    async function requestsFromHost(fromLine: number): Promise<string[]> {
+      const address = (
+        await docker([
+          'inspect',
+          '--format',
+          `{{(index .NetworkSettings.Networks "${names.internal}").IPAddress}}`,
+          names.host,
+        ])
+      ).trim();
+      const { stdout } = await dockerAllowingFailure([
+        'exec',
+        names.gateway,
+        'sh',
+        '-c',
+        `tail -n +${fromLine + 1} ${accessLog}`,
+      ]);
+      return stdout.split('\n').filter((line) => line.includes(`"${address}"`));
+    }
+    const accessLogLines = async (): Promise<number> =>
+      Number(
+        (await dockerAllowingFailure(['exec', names.gateway, 'sh', '-c', `wc -l < ${accessLog}`])).stdout.trim(),
+      ) || 0;
+
+    beforeAll(async () => {
+      await ensureFreshDebianImage();
+      // No way out of this network: the install reaches the gateway and nothing else (apt installs from its cache).
+      await docker(['network', 'create', '--internal', ...runLabel(), names.internal]);
+      await docker(['network', 'connect', names.internal, names.gateway]);
+      await startFreshHost(names.host, names.internal);
+      await api.login(ADMIN.username, ADMIN.password);
+      info = SystemInfoSchema.parse(await api.call('GET', '/api/system/info'));
+      node = NodeCreatedSchema.parse(await api.call('POST', '/api/nodes', { name: 'installed node' }));
+    }, 10 * 60_000);
+
+    it('the gateway serves install.sh and a client for each architecture, and the console prints the pinned command', () => {
+      expect(info.nodeInstall.script).toBe(true);
+      expect(info.certificate?.selfSigned).toBe(true);
+      expect(installCommand(node.token, info)).toContain(
+        `--pinnedpubkey sha256//${info.certificate?.pin.slice(7) ?? ''} -k`,
+      );
+    });
+
+    it('stops at a wrong pin before anything is installed or any request (and so the token) reaches the gateway', async () => {
+      const wrong: SystemInfo = {
+        ...info,
+        certificate: { selfSigned: true, pin: `sha256:${randomBytes(32).toString('base64')}` },
+      };
+      const logFrom = await accessLogLines();
+      const result = await runAsTyped(names.host, installCommand(node.token, wrong));
+      expect(result.stderr).toMatch(/curl: \(90\)/);
+      expect(result.code).not.toBe(0);
+      await expectNothingInstalled();
+      expect(await requestsFromHost(logFrom)).toEqual([]);
+      expect(await latestHandshake()).toBe(0);
+    });
+
+    it('refuses a download that does not match SHA256SUMS before anything is installed', async () => {
+      const client = '/app/apps/cli/dist/release/postern-linux-x64.gz';
+      // Another program, compressed as the client is: only the checksum can tell.
+      await docker(['exec', names.gateway, 'sh', '-c', `cp ${client} /tmp/client.gz && gzip -c /bin/ls > ${client}`]);
+      try {
+        const result = await runAsTyped(names.host, installCommand(node.token, info));
+        expect(result.stderr).toContain('postern-linux-x64.gz from the gateway does not match its checksum');
+        expect(result.code).not.toBe(0);
+        await expectNothingInstalled();
+        expect(await latestHandshake()).toBe(0);
+      } finally {
+        await docker(['exec', names.gateway, 'sh', '-c', `mv /tmp/client.gz ${client}`]);
+      }
+    });
+
+    it('installs, connects (the gateway sees the handshake) and enables the service; the token is in no argument, log or URL', async () => {
+      const started = Math.floor(Date.now() / 1000) - 1;
+      const logFrom = await accessLogLines();
+      const result = await runAsTyped(names.host, installCommand(node.token, info), '/tmp/install-execve.trace');
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain('postern-install: connected');
+      await waitFor(async () => (await latestHandshake()) >= started, {
+        timeoutMs: 30_000,
+        what: 'the gateway to see the installed node’s handshake',
+      });
+      expect(
+        (await inHost(names.host, 'systemctl is-enabled postern-node; systemctl is-active postern-node')).stdout,
+      ).toBe('enabled\nactive\n');
+      // strace saw every program the install started, with its arguments: curl, apt-get, postern connect, systemctl…
+      const trace = (await inHost(names.host, 'cat /tmp/install-execve.trace; rm -f /tmp/install-execve.trace')).stdout;
+      expect(trace).toMatch(/execve\("[^"]*\/postern", \["[^"]*postern", "connect", "--url"/);
+      expect(trace).toContain('"apt-get", "install"');
+      expect(trace).not.toContain(node.token);
+      // ...and none of the running ones has it either (the service's daemon reads it from its 0600 config).
+      expect((await inHost(names.host, 'ps -eo args')).stdout).not.toContain(node.token);
+      expect((await inHost(names.host, 'stat -c %a /etc/postern/postern.json')).stdout.trim()).toBe('600');
+      const logs = [
+        result.stdout + result.stderr,
+        (await inHost(names.host, 'journalctl --no-pager -o cat')).stdout,
+        await logsOf(names.gateway),
+        (await dockerAllowingFailure(['exec', names.gateway, 'sh', '-c', 'cat /data/nginx/logs/*.log'])).stdout,
+      ];
+      for (const text of logs) expect(text).not.toContain(node.token);
+      // What the machine asked the gateway for: install.sh and the downloads, then the agent API; no token in a URL.
+      const requests = (await requestsFromHost(logFrom)).join('\n');
+      expect(requests).toContain('/downloads/postern-linux-x64.gz');
+      expect(requests).toContain('/api/agent/');
+    });
+
+    it('is connected again after the machine restarts: the service survived', async () => {
+      const before = await latestHandshake();
+      await docker(['restart', '--time', '5', names.host]);
+      await waitForBoot(names.host);
+      await waitFor(async () => (await latestHandshake()) > before, {
+        timeoutMs: 60_000,
+        what: 'a new handshake of the restarted node',
+      });
+      await waitFor(async () => (await inHost(names.host, 'postern status --health')).code === 0, {
+        timeoutMs: 30_000,
+        what: 'the restarted node to reach the gateway through its tunnel',
+      });
+    });
+
+    it('`postern uninstall` leaves nothing of Postern on the machine', async () => {
+      const result = await inHost(names.host, 'postern uninstall');
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('Removed the service postern-node.service, the interface postern0');
+      expect(await posternLeftovers(names.host)).toEqual([]);
+      await stopAndRemove(names.host);
+    });
   });
 
   let before: { nodes: unknown; services: unknown; nodeConfig: string; consoleCert: string; appCert: string };

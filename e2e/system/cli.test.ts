@@ -85,6 +85,13 @@ describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a
     expect(info).toEqual({
       publicUrl: `https://${system?.topology.gatewayPublicIp ?? ''}`,
       certificate: { selfSigned: true, pin: expect.stringMatching(/^sha256:/) as unknown },
+      // Where the Docker and Helm commands' image and chart come from; `script` depends on the checkout's build.
+      nodeInstall: {
+        script: expect.any(Boolean) as unknown,
+        image: expect.stringMatching(/^ghcr\.io\/postern\/node:\d+\.\d+\.\d+$/) as unknown,
+        chart: 'oci://ghcr.io/postern/charts/postern-node',
+        chartVersion: expect.any(String) as unknown,
+      },
     });
   });
 

@@ -11,6 +11,8 @@ import { isInterfaceName } from './tunnel.js';
 export interface ConnectionFlags {
   url?: string;
   token?: string;
+  /** `--token-file FILE` (`-`: standard input): the token read from a file, so it is no process's argument. */
+  tokenFile?: string;
   configDir?: string;
   /** `--pin`, already in the canonical `sha256:<base64>` form. */
   pin?: string;
@@ -28,6 +30,7 @@ export type Command =
   | { kind: 'version' }
   | { kind: 'connect'; connection: ConnectionFlags; iface?: string; daemon: boolean }
   | { kind: 'disconnect'; local: LocalFlags }
+  | { kind: 'uninstall'; local: LocalFlags }
   | { kind: 'status'; local: LocalFlags; json: boolean; health: boolean }
   | {
       kind: 'expose-http';
@@ -72,6 +75,7 @@ const helpOption: Options = { help: { type: 'boolean', short: 'h' } };
 const connectionOptions: Options = {
   url: { type: 'string' },
   token: { type: 'string' },
+  'token-file': { type: 'string' },
   'config-dir': { type: 'string' },
   pin: { type: 'string' },
   insecure: { type: 'boolean' },
@@ -108,6 +112,11 @@ export function parseCommand(argv: readonly string[]): Command {
       const { values } = parse('disconnect', rest, localOptions, 0);
       if (values.help) return { kind: 'help', topic: 'disconnect' };
       return { kind: 'disconnect', local: localOf(values) };
+    }
+    case 'uninstall': {
+      const { values } = parse('uninstall', rest, localOptions, 0);
+      if (values.help) return { kind: 'help', topic: 'uninstall' };
+      return { kind: 'uninstall', local: localOf(values) };
     }
     case 'status': {
       const { values } = parse(
@@ -260,6 +269,7 @@ function helpTopicOf(argv: readonly string[]): HelpTopic {
     'expose tcp',
     'connect',
     'disconnect',
+    'uninstall',
     'status',
     'expose',
     'services',
@@ -273,9 +283,14 @@ function helpTopicOf(argv: readonly string[]): HelpTopic {
 
 function connectionOf(values: Values): ConnectionFlags {
   const pin = stringOf(values.pin);
+  const token = stringOf(values.token);
+  const tokenFile = stringOf(values['token-file']);
+  if (token !== undefined && tokenFile !== undefined)
+    throw new UsageError('Give the token once: --token or --token-file, not both');
   return {
     ...optional('url', stringOf(values.url)),
-    ...optional('token', stringOf(values.token)),
+    ...optional('token', token),
+    ...optional('tokenFile', tokenFile),
     ...optional('configDir', stringOf(values['config-dir'])),
     ...optional('pin', pin === undefined ? undefined : parsePin(pin)),
     ...(values.insecure === true ? { insecure: true } : {}),

@@ -39,10 +39,12 @@ export interface ResolvedConnection extends GatewayConnection {
  */
 export async function resolveConnection(context: CliContext, flags: ConnectionFlags): Promise<ResolvedConnection> {
   const configDir = resolveConfigDir(context, flags.configDir);
+  const flagToken =
+    flags.token ?? (flags.tokenFile === undefined ? undefined : await readTokenFile(context, flags.tokenFile));
   const stored =
-    flags.url !== undefined && flags.token !== undefined ? null : await readSettings(context.system, configDir);
+    flags.url !== undefined && flagToken !== undefined ? null : await readSettings(context.system, configDir);
   const url = flags.url ?? stored?.url ?? context.env.url;
-  const token = flags.token ?? stored?.token ?? context.env.token;
+  const token = flagToken ?? stored?.token ?? context.env.token;
   if (url === undefined)
     throw new UsageError('No gateway URL: pass --url URL (or set POSTERN_URL, or run "postern connect" first)');
   if (token === undefined)
@@ -51,6 +53,19 @@ export async function resolveConnection(context: CliContext, flags: ConnectionFl
   const pin = flags.pin ?? (isStoredUrl ? stored.pin : undefined) ?? pinFromEnv(context.env.pin);
   const insecure = flags.insecure === true || (isStoredUrl && stored.insecure === true);
   return { url, token, configDir, insecure, ...(pin === undefined ? {} : { pin }) };
+}
+
+/**
+ * `--token-file FILE`: its first line, trimmed. `-` is standard input, how install.sh hands the token over: an
+ * argument would show it to every user of the machine in `ps`.
+ */
+async function readTokenFile(context: CliContext, file: string): Promise<string> {
+  const path = file === '-' ? '/dev/stdin' : file;
+  const text = await context.system.readText(path);
+  if (text === null) throw new UsageError(`--token-file: ${file} does not exist`);
+  const token = text.split('\n', 1)[0]?.trim() ?? '';
+  if (token === '') throw new UsageError(`--token-file: ${file === '-' ? 'standard input' : file} holds no token`);
+  return token;
 }
 
 function pinFromEnv(text: string | undefined): string | undefined {

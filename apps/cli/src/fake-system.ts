@@ -12,6 +12,8 @@ export interface FakeSystemOptions {
   handshake?: () => number;
   /** Per peer (public key), overriding `handshake`: one gateway dead while others answer. */
   peerHandshake?: (publicKey: string) => number | undefined;
+  /** Answers of programs the fake does not model (systemctl), by `program arg…`; unlisted calls fail. */
+  answers?: Record<string, RunResult>;
 }
 
 /** A peer as the fake's WireGuard holds it, set by `wg setconf` and `wg set`. */
@@ -31,6 +33,8 @@ export interface FakeSystem extends System {
   peers: Map<string, FakePeer[]>;
   files: Map<string, { text: string; mode: number }>;
   clock: { now: number };
+  /** What singleExecutable() answers; tests of `uninstall` set it. */
+  executable: { path: string | null };
 }
 
 export function createFakeSystem(options: FakeSystemOptions = {}): FakeSystem {
@@ -41,6 +45,7 @@ export function createFakeSystem(options: FakeSystemOptions = {}): FakeSystem {
   const peers = new Map<string, FakePeer[]>();
   const setconfInputs: string[] = [];
   const clock = { now: Date.UTC(2026, 0, 1) };
+  const executable: { path: string | null } = { path: null };
   const ok = (stdout = ''): RunResult => ({ code: 0, stdout, stderr: '' });
   const fail = (stderr: string): RunResult => ({ code: 1, stdout: '', stderr });
 
@@ -121,6 +126,7 @@ export function createFakeSystem(options: FakeSystemOptions = {}): FakeSystem {
     links,
     files,
     clock,
+    executable,
     async run(command, args) {
       const program = command.split('/').pop() ?? command;
       calls.push([program, ...args].join(' '));
@@ -135,7 +141,8 @@ export function createFakeSystem(options: FakeSystemOptions = {}): FakeSystem {
         files.set(`/var/run/wireguard/${name}.sock`, { text: '', mode: 0o755 });
         return ok();
       }
-      return fail(`${program}: not faked`);
+      const answer = options.answers?.[[program, ...args].join(' ')];
+      return answer ?? fail(`${program}: not faked`);
     },
     async which(command) {
       return tools.has(command) ? `/usr/bin/${command}` : null;
@@ -157,6 +164,12 @@ export function createFakeSystem(options: FakeSystemOptions = {}): FakeSystem {
       // wireguard-go exits when its socket goes away, taking the interface with it.
       const socket = /^\/var\/run\/wireguard\/(.+)\.sock$/.exec(file);
       if (socket?.[1]) links.delete(socket[1]);
+    },
+    async removeTree(dir) {
+      for (const file of [...files.keys()]) if (file === dir || file.startsWith(`${dir}/`)) files.delete(file);
+    },
+    singleExecutable() {
+      return executable.path;
     },
     async sleep(ms, signal) {
       if (signal?.aborted) throw new DOMException('aborted', 'AbortError');

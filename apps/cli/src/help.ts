@@ -4,6 +4,7 @@ export type HelpTopic =
   | 'main'
   | 'connect'
   | 'disconnect'
+  | 'uninstall'
   | 'status'
   | 'expose'
   | 'expose http'
@@ -17,6 +18,8 @@ export type HelpTopic =
 const CONNECTION_OPTIONS = `  --url URL          the gateway's public HTTPS address, https://host[:port] (default: stored by connect,
                      else $POSTERN_URL)
   --token TOKEN      the node's access token, pstn_… (default: stored, else $POSTERN_TOKEN)
+  --token-file FILE  read the token from the first line of FILE (- for standard input) instead: an
+                     argument shows it to every user of this machine in \`ps\`
   --pin sha256:PIN   trust exactly the certificate with this public-key pin (a gateway's self-signed
                      certificate) instead of the CA store; the console's connect command shows it
                      (default: stored with the URL, else $POSTERN_PIN)
@@ -33,6 +36,7 @@ Connects this machine to a Postern gateway over WireGuard and publishes its serv
 Commands:
   connect       fetch this node's WireGuard config and bring the tunnel up
   disconnect    take the tunnel down
+  uninstall     remove what install.sh installed: service, binary, config, interface
   status        show the tunnel state (--json, --health)
   expose        publish a local service: expose http NAME --port P --domain D, expose tcp NAME --port P
   services      list this node's services
@@ -66,6 +70,13 @@ ${CONNECTION_OPTIONS}
   disconnect: `Usage: postern disconnect [--config-dir DIR] [--interface IF]
 
 Removes the WireGuard interface (and stops wireguard-go). Stored settings are kept for the next connect.`,
+
+  uninstall: `Usage: postern uninstall [--config-dir DIR] [--interface IF]
+
+Removes what the gateway's install.sh installed: stops and removes the systemd service postern-node, takes the
+tunnel down (interface and wireguard-go), deletes the config directory (URL, token, WireGuard key) and this
+executable (/usr/local/bin/postern). Packages the installer added (wireguard-tools, wireguard-go) are named, not
+removed: other programs may use them. The node stays in the console: delete it there.`,
 
   status: `Usage: postern status [--json] [--health] [--config-dir DIR] [--interface IF]
 

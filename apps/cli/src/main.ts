@@ -14,10 +14,13 @@ if (argv[0] === 'connect' && argv.includes('--daemon')) {
   }
 }
 
-process.exitCode = await runCli(argv, {
+// No top-level await: the same entry is bundled as CommonJS for the single executable (build.mjs), which has none.
+void runCli(argv, {
   system: createSystem(env.path),
   env,
   stdout: process.stdout,
   stderr: process.stderr,
   signal: stop.signal,
+}).then((code) => {
+  process.exitCode = code;
 });

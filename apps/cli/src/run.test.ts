@@ -90,6 +90,48 @@ describe('postern connect', () => {
     }
   });
 
+  it('reads the token from --token-file (- is standard input), so it is no argument, and it wins over a stored one', async () => {
+    const [stale, fresh] = [makeToken(), makeToken()];
+    const server = await startAgentServer(() => ({
+      status: 200,
+      body: { node: makeNode(), config: nodeConfigText() },
+    }));
+    try {
+      const system = connectedSystem();
+      // A reinstall: an older connect stored another token for the same gateway.
+      system.files.set('/cfg/postern.json', {
+        text: JSON.stringify({ url: server.url, token: stale, interface: 'x' }),
+        mode: 0o600,
+      });
+      system.files.set('/dev/stdin', { text: `${fresh}\n`, mode: 0o600 });
+      const h = harness(system);
+      expect(
+        await runCli(['connect', '--url', server.url, '--token-file', '-', '--config-dir', '/cfg'], h.context),
+      ).toBe(0);
+      expect(server.requests.map((r) => r.authorization)).toEqual([`Bearer ${fresh}`]);
+      expect(JSON.parse(system.files.get('/cfg/postern.json')?.text ?? '')).toMatchObject({ token: fresh });
+      expect(h.err() + h.out()).not.toContain(fresh);
+
+      system.files.set('/root/token', { text: '\n', mode: 0o600 });
+      const empty = harness(system);
+      expect(
+        await runCli(
+          ['connect', '--url', server.url, '--token-file', '/root/token', '--config-dir', '/cfg'],
+          empty.context,
+        ),
+      ).toBe(2);
+      expect(empty.err()).toBe('postern: --token-file: /root/token holds no token\n');
+      const both = harness(system);
+      expect(await runCli(['connect', '--url', server.url, '--token', fresh, '--token-file', '-'], both.context)).toBe(
+        2,
+      );
+      expect(both.err()).toContain('--token or --token-file, not both');
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('fails with one line and exit 1 when the gateway is unreachable', async () => {
     const url = `http://127.0.0.1:${await findClosedPort()}`;
     const h = harness(connectedSystem());

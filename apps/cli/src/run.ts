@@ -5,6 +5,7 @@ import { runDisconnect } from './commands/disconnect.js';
 import { runNetworks } from './commands/networks.js';
 import { runExposeHttp, runExposeTcp, runServiceAction, runServices } from './commands/services.js';
 import { runStatus } from './commands/status.js';
+import { runUninstall } from './commands/uninstall.js';
 import type { CliContext } from './context.js';
 import { CliError } from './errors.js';
 import { helpTexts } from './help.js';
@@ -26,6 +27,8 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
         return await runConnect(context, command);
       case 'disconnect':
         return await runDisconnect(context, command);
+      case 'uninstall':
+        return await runUninstall(context, command);
       case 'status':
         return await runStatus(context, command);
       case 'expose-http':

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { isSea } from 'node:sea';
 import { setTimeout as delay } from 'node:timers/promises';
 
 // Every OS effect of the CLI goes through this object, so the tunnel logic runs in tests without root:
@@ -28,6 +29,13 @@ export interface System {
   readText(file: string): Promise<string | null>;
   exists(file: string): Promise<boolean>;
   removeFile(file: string): Promise<void>;
+  /** Removes a directory and everything in it (nothing when it does not exist). */
+  removeTree(dir: string): Promise<void>;
+  /**
+   * The path of this program when it runs as the single executable install.sh installs, null when it runs on a
+   * Node.js of its own (the node image, a checkout): then `uninstall` must not delete Node.
+   */
+  singleExecutable(): string | null;
   /** Waits `ms`; rejects with an AbortError when `signal` fires first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   now(): number;
@@ -59,6 +67,8 @@ export function createSystem(searchPath: string): System {
       }
     },
     removeFile: (file) => rm(file, { force: true }),
+    removeTree: (dir) => rm(dir, { recursive: true, force: true }),
+    singleExecutable: () => (isSea() ? process.execPath : null),
     sleep: (ms, signal) => delay(ms, undefined, { signal }),
     now: () => Date.now(),
   };

@@ -9,6 +9,7 @@ import { registerConsole, resolveConsoleDir } from './http/console-static.js';
 import { registerErrorHandlers } from './http/error-handler.js';
 import { createNodeEvents } from './http/events.js';
 import { registerJsonParser } from './http/json-parser.js';
+import { registerNodeDownloads, resolveNodeClientDir } from './http/node-downloads.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { useZodCompilers } from './http/zod-provider.js';
 import { agentRoutes } from './modules/agent/routes.js';
@@ -43,6 +44,8 @@ export interface BuildAppOptions {
   logger?: Logger;
   /** Console build to serve; undefined: resolved from config/defaults, null: serve none. */
   consoleDir?: string | null;
+  /** Built node client to serve (install.sh, downloads); undefined: resolved from config/defaults, null: none. */
+  nodeClientDir?: string | null;
   /** Checks that a certbot domain points at this gateway; omitted: every domain is accepted (tests, data plane off). */
   checkDomain?: DomainCheck;
   /** Traffic history, health checks and metrics (issue 14). */
@@ -156,7 +159,9 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   if (deps.config.metricsToken) registerMetricsRoute(app, observer, deps.config.metricsToken);
 
   const events = createNodeEvents();
-  await app.register(systemRoutes, { deps, version: VERSION });
+  const nodeClientDir =
+    opts.nodeClientDir === undefined ? resolveNodeClientDir(deps.config.nodeClientDir) : opts.nodeClientDir;
+  await app.register(systemRoutes, { deps, version: VERSION, isNodeClientServed: nodeClientDir !== null });
   await app.register(authRoutes, { deps });
   await app.register(nodeRoutes, { deps, events });
   await app.register(tokenRoutes, { deps });
@@ -167,6 +172,7 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   await app.register(auditRoutes, { deps });
   await app.register(observeRoutes, { deps, observer });
 
+  registerNodeDownloads(app, nodeClientDir);
   const consoleDir = opts.consoleDir === undefined ? resolveConsoleDir(deps.config.consoleDir) : opts.consoleDir;
   await registerConsole(app, consoleDir);
   return app;

@@ -77,6 +77,26 @@ describe('parseConfig', () => {
     );
   });
 
+  it('names the registry the node image and chart come from: ghcr.io/postern by default, empty as unset, refuses anything a shell or an image reference would read otherwise', () => {
+    expect(parseConfig({}).releaseRegistry).toBe('ghcr.io/postern');
+    expect(parseConfig({ POSTERN_RELEASE_REGISTRY: '' }).releaseRegistry).toBe('ghcr.io/postern');
+    expect(parseConfig({ POSTERN_RELEASE_REGISTRY: 'registry.example.com:5000/my-team/postern' }).releaseRegistry).toBe(
+      'registry.example.com:5000/my-team/postern',
+    );
+    for (const bad of [
+      'Ghcr.io/Postern',
+      'ghcr.io/postern/',
+      'ghcr.io/x;rm -rf',
+      "ghcr.io/a'b",
+      'https://ghcr.io/x',
+      'a b',
+    ]) {
+      expect(() => parseConfig({ POSTERN_RELEASE_REGISTRY: bad }), bad).toThrow(
+        /POSTERN_RELEASE_REGISTRY: must be a registry/,
+      );
+    }
+  });
+
   it('takes POSTERN_SECRET_KEY_FILE as a path, empty as unset', () => {
     expect(parseConfig({}).secretKeyFile).toBeUndefined();
     expect(parseConfig({ POSTERN_SECRET_KEY_FILE: '' }).secretKeyFile).toBeUndefined();

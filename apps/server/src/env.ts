@@ -279,6 +279,22 @@ const EnvSchema = z
       .default(30),
     POSTERN_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     POSTERN_CONSOLE_DIR: z.string().optional(),
+    /** The built node client (scripts/build-node-client.sh) served to nodes; unset: apps/cli/dist/release. */
+    POSTERN_NODE_CLIENT_DIR: z.string().optional(),
+    /**
+     * Where the node image and chart the console's Docker and Helm commands name are published:
+     * `<registry>/node:<version>`, `oci://<registry>/charts/postern-node`. A fork points it at its own.
+     */
+    POSTERN_RELEASE_REGISTRY: z.preprocess(
+      emptyAsUnset,
+      z
+        .string()
+        .regex(
+          /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?(\/[a-z0-9]+([._-][a-z0-9]+)*)*$/,
+          'must be a registry and path in lower case, e.g. ghcr.io/postern or registry.example.com:5000/team',
+        )
+        .default('ghcr.io/postern'),
+    ),
     POSTERN_ACME_DIRECTORY: z.url().default('https://acme-v02.api.letsencrypt.org/directory'),
     POSTERN_ACME_EMAIL: z.email().optional(),
     /** PEM file of an extra CA to trust for the ACME directory (tests use pebble's). */
@@ -358,6 +374,8 @@ const ConfigSchema = EnvSchema.transform((env) => ({
   leaseMs: env.POSTERN_LEASE_SECONDS * 1000,
   metricsAddress: env.POSTERN_METRICS_ADDRESS,
   consoleDir: env.POSTERN_CONSOLE_DIR,
+  nodeClientDir: env.POSTERN_NODE_CLIENT_DIR,
+  releaseRegistry: env.POSTERN_RELEASE_REGISTRY,
   acmeDirectory: env.POSTERN_ACME_DIRECTORY,
   acmeEmail: env.POSTERN_ACME_EMAIL,
   acmeCaFile: env.POSTERN_ACME_CA_FILE,

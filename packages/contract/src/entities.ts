@@ -171,12 +171,29 @@ export type Health = z.infer<typeof HealthSchema>;
 export const CERTIFICATE_PIN_PATTERN = /^sha256:[A-Za-z0-9+/]{43}=$/;
 export const CertificatePinSchema = z.string().regex(CERTIFICATE_PIN_PATTERN);
 
+/** How a new node gets its software from this gateway: what the node-ready dialog's commands name. */
+export const NodeInstallInfoSchema = z.object({
+  /**
+   * Whether the gateway serves `install.sh`, the node client and their checksums (`<publicUrl>/install.sh`,
+   * `<publicUrl>/downloads/…`); false on a gateway built without scripts/build-node-client.sh.
+   */
+  script: z.boolean(),
+  /** The published node image, `<POSTERN_RELEASE_REGISTRY>/node:<gateway version>`. */
+  image: z.string(),
+  /** The published node chart, `oci://<POSTERN_RELEASE_REGISTRY>/charts/postern-node`. */
+  chart: z.string(),
+  /** The chart's version: the gateway's. */
+  chartVersion: z.string(),
+});
+export type NodeInstallInfo = z.infer<typeof NodeInstallInfoSchema>;
+
 /** What the console needs to print a connect command that works from a remote node. */
 export const SystemInfoSchema = z.object({
   /** `https://<POSTERN_PUBLIC_HOST>[:<POSTERN_HTTPS_PORT>]`: where nodes reach the API. */
   publicUrl: z.string(),
   /** The certificate served on that address; null when there is none yet (data plane off). */
   certificate: z.object({ selfSigned: z.boolean(), pin: CertificatePinSchema }).nullable(),
+  nodeInstall: NodeInstallInfoSchema,
 });
 export type SystemInfo = z.infer<typeof SystemInfoSchema>;
 

@@ -5,6 +5,7 @@ export * from './audit.js';
 export * from './envelopes.js';
 export * from './errors.js';
 export * from './format.js';
+export * from './install-commands.js';
 export { idValue } from './fields.js';
 export * from './messages.js';
 export * from './observe.js';

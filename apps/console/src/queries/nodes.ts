@@ -165,6 +165,11 @@ export async function downloadNodeConfig(id: number): Promise<void> {
   }
 }
 
+/** The node's WireGuard config as text (the node-ready dialog's QR code); it holds the node's private key. */
+export async function fetchNodeConfigText(id: number, signal?: AbortSignal): Promise<string> {
+  return (await call(operations.downloadNodeConfig, { params: { id }, ...(signal ? { signal } : {}) })).content;
+}
+
 /**
  * While mounted, each pushed page replaces the cached one (console-spec §2: pushed rows replace the shown rows). The
  * stream is asked for named `page` events (docs/api.md), which carry the total too, so a node added or removed

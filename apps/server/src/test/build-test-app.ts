@@ -112,6 +112,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   await bootstrap(deps, () => undefined);
   const app = await buildApp(deps, {
     consoleDir: null,
+    // Only where a test gives one (POSTERN_NODE_CLIENT_DIR): a client built in the checkout must not change answers.
+    nodeClientDir: config.nodeClientDir ?? null,
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.observe ? { observe: options.observe } : {}),
   });

@@ -3,14 +3,22 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { dockerCommand, helmCommand, installCommand } from '@postern/contract';
 import { connectCommand, GATEWAY_URL_PLACEHOLDER } from './connect-command';
 import { NodeConnectCard } from './node-detail-cards';
 import { NodeReadyDialog } from './node-ready-dialog';
 
 const PIN = 'sha256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=';
+const nodeInstall = {
+  script: true,
+  image: 'ghcr.io/postern/node:0.1.0',
+  chart: 'oci://ghcr.io/postern/charts/postern-node',
+  chartVersion: '0.1.0',
+};
 const selfSigned: SystemInfo = {
   publicUrl: 'https://gw.example.test:8443',
   certificate: { selfSigned: true, pin: PIN },
+  nodeInstall,
 };
 
 const node: Node = {
@@ -60,9 +68,13 @@ describe('connectCommand', () => {
       `postern connect --url https://gw.example.test:8443 --token pstn_x --pin ${PIN}`,
     );
     expect(
-      connectCommand('pstn_x', { publicUrl: 'https://gw.example.test', certificate: { selfSigned: false, pin: PIN } }),
+      connectCommand('pstn_x', {
+        publicUrl: 'https://gw.example.test',
+        certificate: { selfSigned: false, pin: PIN },
+        nodeInstall,
+      }),
     ).toBe('postern connect --url https://gw.example.test --token pstn_x');
-    expect(connectCommand('pstn_x', { publicUrl: 'https://gw.example.test', certificate: null })).toBe(
+    expect(connectCommand('pstn_x', { publicUrl: 'https://gw.example.test', certificate: null, nodeInstall })).toBe(
       'postern connect --url https://gw.example.test --token pstn_x',
     );
     expect(connectCommand('pstn_x', undefined)).toBe(`postern connect --url ${GATEWAY_URL_PLACEHOLDER} --token pstn_x`);
@@ -77,6 +89,11 @@ describe('connect command in the console', () => {
     const writeText = vi.fn(() => Promise.resolve());
     vi.stubGlobal('navigator', { clipboard: { writeText } });
     renderWithQueries(<NodeReadyDialog node={created} onClose={() => undefined} />);
+    const install = await screen.findByRole<HTMLTextAreaElement>('textbox', { name: 'Install command' });
+    expect(install.value).toBe(installCommand('pstn_secret', selfSigned).replaceAll('pstn_secret', 'pstn_••••••••'));
+    expect(install.value.split('\n')).toHaveLength(3);
+    fireEvent.click(screen.getByRole('button', { name: 'Copy install command' }));
+    await waitFor(() => expect(writeText).toHaveBeenLastCalledWith(installCommand('pstn_secret', selfSigned)));
     expect(await commandField()).toBe(
       `postern connect --url https://gw.example.test:8443 --token pstn_•••••••• --pin ${PIN}`,
     );
@@ -88,31 +105,59 @@ describe('connect command in the console', () => {
       ),
     );
     fireEvent.click(screen.getByRole('button', { name: 'Docker' }));
-    expect(screen.getByRole<HTMLInputElement>('textbox', { name: 'Docker command' }).value).not.toContain(
+    expect(screen.getByRole<HTMLTextAreaElement>('textbox', { name: 'Docker command' }).value).not.toContain(
       'pstn_secret',
     );
     fireEvent.click(screen.getByRole('button', { name: 'Copy docker command' }));
-    await waitFor(() =>
-      expect(writeText).toHaveBeenLastCalledWith(
-        expect.stringMatching(
-          /^docker run .*-e POSTERN_URL=https:\/\/gw\.example\.test:8443 -e POSTERN_TOKEN=pstn_secret -e POSTERN_PIN=sha256:\S+ postern\/node$/,
-        ),
-      ),
-    );
+    await waitFor(() => expect(writeText).toHaveBeenLastCalledWith(dockerCommand('pstn_secret', selfSigned)));
+    expect(dockerCommand('pstn_secret', selfSigned)).toContain('ghcr.io/postern/node:0.1.0');
     fireEvent.click(screen.getByRole('button', { name: 'Helm' }));
     fireEvent.click(screen.getByRole('button', { name: 'Copy helm command' }));
-    await waitFor(() =>
-      expect(writeText).toHaveBeenLastCalledWith(
-        `helm install postern-node deploy/helm/postern-node --set gatewayUrl=https://gw.example.test:8443 --set token.value=pstn_secret --set gatewayPin=${PIN}`,
-      ),
-    );
+    await waitFor(() => expect(writeText).toHaveBeenLastCalledWith(helmCommand('pstn_secret', selfSigned)));
     fireEvent.click(screen.getByRole('button', { name: 'WireGuard' }));
     expect(screen.getByRole('button', { name: 'Download WireGuard config' })).toBeTruthy();
     // The token's one appearance on screen: its own field.
     expect(screen.getAllByDisplayValue(/pstn_secret/).map((input) => input.getAttribute('aria-label'))).toEqual([
       'Token',
     ]);
-    expect(fetchMock.mock.calls.map(([url]) => url)).toEqual(['/api/system/info']);
+    expect(fetchMock.mock.calls.map(([url]) => url).filter((url) => url === '/api/system/info')).toHaveLength(1);
+  });
+
+  it('offers the connect command alone when the gateway does not serve the client', async () => {
+    serveInfo({ ...selfSigned, nodeInstall: { ...nodeInstall, script: false } });
+    renderWithQueries(<NodeReadyDialog node={created} onClose={() => undefined} />);
+    expect(await commandField()).toContain('postern connect');
+    expect(screen.queryByRole('textbox', { name: 'Install command' })).toBeNull();
+    expect(screen.getByText(/does not serve the node client/)).toBeTruthy();
+  });
+
+  it('shows the WireGuard config as a QR code, the library loaded only then', async () => {
+    const config = '[Interface]\nPrivateKey = cHJpdmF0ZQ==\nAddress = 10.8.0.5/32\n';
+    vi.stubGlobal(
+      'fetch',
+      vi.fn((input: string) =>
+        Promise.resolve(
+          input === '/api/system/info'
+            ? new Response(JSON.stringify(selfSigned))
+            : input === '/api/nodes/5/download'
+              ? new Response(config, {
+                  headers: {
+                    'content-type': 'text/plain',
+                    'content-disposition': 'attachment; filename="office.conf"',
+                  },
+                })
+              : new Response('{"message":"boom"}', { status: 500 }),
+        ),
+      ),
+    );
+    renderWithQueries(<NodeReadyDialog node={created} onClose={() => undefined} />);
+    fireEvent.click(screen.getByRole('button', { name: 'WireGuard' }));
+    const image = await screen.findByRole<HTMLImageElement>('img', {
+      name: "QR code of this node's WireGuard configuration",
+    });
+    const { default: QRCode } = await import('qrcode');
+    const expected = await QRCode.toString(config, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
+    expect(decodeURIComponent(image.src.replace(/^data:image\/svg\+xml;charset=utf-8,/, ''))).toBe(expected);
   });
 
   it('asks nothing while the dialog is closed', () => {
@@ -122,7 +167,7 @@ describe('connect command in the console', () => {
   });
 
   it("'Connect This Node' shows the command with the token placeholder and no pin for a CA-issued certificate", async () => {
-    serveInfo({ publicUrl: 'https://gw.example.test', certificate: { selfSigned: false, pin: PIN } });
+    serveInfo({ publicUrl: 'https://gw.example.test', certificate: { selfSigned: false, pin: PIN }, nodeInstall });
     renderWithQueries(<NodeConnectCard node={node} />);
     expect(await commandField()).toBe('postern connect --url https://gw.example.test --token <YOUR_TOKEN>');
   });

@@ -248,6 +248,23 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
     expect(await waitFor(() => canPing(ns.gw, '10.77.0.3'), 8000, 100)).toBe(true);
   }, 15_000);
 
+  it('remembers a node that handshook after the last poll when it is stopped (docker stop right after a connect)', async () => {
+    // The status poll saves endpoints every 2 s; a gateway stopped within those 2 s of a node's first handshake
+    // (or of a roam) must still dial that node after its restart, or the node waits minutes for its stale session.
+    await rm(join(stateDir, 'gw', `${ifs.gw}.endpoints.json`), { force: true });
+    await gateway().close({ keepServing: true });
+    wg = makeDriver();
+    // No dump (poll) by this process: the stop comes first.
+    await gateway().close({ keepServing: false });
+    wg = makeDriver();
+    await gateway().ensureInterface(gatewayConfig);
+    await gateway().syncPeers([peer('n2', '10.77.0.3')]);
+    expect((await gateway().dump()).find((p) => p.publicKey === nodeKeys.n2.publicKey)?.endpoint).toMatch(
+      /^10\.200\.2\.2:\d+$/,
+    );
+    expect(await waitFor(() => canPing(ns.gw, '10.77.0.3'), 8000, 100)).toBe(true);
+  }, 15_000);
+
   it('creates the interface again, peers and routes included, when it disappears', async () => {
     inNs(ns.gw, 'ip', 'link', 'del', ifs.gw);
     expect(canPing(ns.gw, '10.77.0.3')).toBe(false);

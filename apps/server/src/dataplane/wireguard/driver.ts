@@ -355,6 +355,12 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     },
 
     async close({ keepServing }) {
+      // The status poll saves endpoints every 2 s: a node that handshook (or roamed) since the last poll would be
+      // forgotten by a stop now, and after the restart wait minutes for its stale session to expire. So the
+      // endpoints are read and saved once more, while the interface still exists.
+      await loadEndpoints();
+      await rememberEndpoints();
+      await saveEndpoints().catch((err: unknown) => logger.warn({ err }, 'WireGuard: could not save peer endpoints'));
       appliedGateway = null;
       appliedPeers = null;
       appliedRoutes = null;

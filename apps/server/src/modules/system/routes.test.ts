@@ -7,7 +7,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSelfSignedPem } from '../../dataplane/certs/self-signed.js';
 import { runCommand } from '../../dataplane/exec.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
+import { VERSION } from '../../app.js';
 import { consoleCertificatePath } from './console-certificate.js';
+
+const nodeInstall = {
+  script: false,
+  image: `ghcr.io/postern/node:${VERSION}`,
+  chart: 'oci://ghcr.io/postern/charts/postern-node',
+  chartVersion: VERSION,
+};
 
 let t: TestApp | undefined;
 afterEach(async () => {
@@ -127,7 +135,7 @@ describe('GET /api/system/info', () => {
     const headers = await signIn();
     const response = await t!.app.inject({ url: '/api/system/info', headers });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ publicUrl: 'https://gateway.test', certificate: null });
+    expect(response.json()).toEqual({ publicUrl: 'https://gateway.test', certificate: null, nodeInstall });
     await t!.cleanup();
 
     const other = await signIn({ POSTERN_PUBLIC_HOST: '203.0.113.5', POSTERN_HTTPS_PORT: '9443' });
@@ -144,6 +152,7 @@ describe('GET /api/system/info', () => {
     expect(response.json()).toEqual({
       publicUrl: 'https://gateway.test',
       certificate: { selfSigned: true, pin: await opensslPin(pem) },
+      nodeInstall,
     });
     expect(response.body).not.toContain('PRIVATE KEY');
   });
@@ -155,6 +164,7 @@ describe('GET /api/system/info', () => {
     expect((await t!.app.inject({ url: '/api/system/info', headers })).json()).toEqual({
       publicUrl: 'https://gateway.test',
       certificate: { selfSigned: false, pin: await opensslPin(pem) },
+      nodeInstall,
     });
   });
 
@@ -163,6 +173,16 @@ describe('GET /api/system/info', () => {
     placeConsoleCertificate(t!.dataDir, '-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n');
     const response = await t!.app.inject({ url: '/api/system/info', headers });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ publicUrl: 'https://gateway.test', certificate: null });
+    expect(response.json()).toEqual({ publicUrl: 'https://gateway.test', certificate: null, nodeInstall });
+  });
+
+  it("names the node image and chart under POSTERN_RELEASE_REGISTRY (a fork's registry)", async () => {
+    const headers = await signIn({ POSTERN_RELEASE_REGISTRY: 'registry.example.com:5000/team' });
+    expect((await t!.app.inject({ url: '/api/system/info', headers })).json()).toMatchObject({
+      nodeInstall: {
+        image: `registry.example.com:5000/team/node:${VERSION}`,
+        chart: 'oci://registry.example.com:5000/team/charts/postern-node',
+      },
+    });
   });
 });

@@ -5,7 +5,10 @@ import { registerOperation } from '../../http/operation.js';
 import { consolePublicUrl, readConsoleCertificate, type ConsoleCertificate } from './console-certificate.js';
 import { buildOpenApiDocument } from './openapi.js';
 
-export async function systemRoutes(app: FastifyInstance, opts: { deps: AppDeps; version: string }): Promise<void> {
+export async function systemRoutes(
+  app: FastifyInstance,
+  opts: { deps: AppDeps; version: string; isNodeClientServed: boolean },
+): Promise<void> {
   let document: ReturnType<typeof buildOpenApiDocument> | undefined;
 
   registerOperation(app, operations.health, () => ({ status: 'ok' as const, version: opts.version }));
@@ -25,6 +28,17 @@ export async function systemRoutes(app: FastifyInstance, opts: { deps: AppDeps; 
       // The URL is still right without a pin; the CLI then says how to pin when verification fails.
       request.log.warn({ err: error }, 'cannot read the console certificate');
     }
-    return { publicUrl: consolePublicUrl(opts.deps.config), certificate };
+    const registry = opts.deps.config.releaseRegistry;
+    return {
+      publicUrl: consolePublicUrl(opts.deps.config),
+      certificate,
+      // The release workflow publishes the node image and chart under the gateway's own version.
+      nodeInstall: {
+        script: opts.isNodeClientServed,
+        image: `${registry}/node:${opts.version}`,
+        chart: `oci://${registry}/charts/postern-node`,
+        chartVersion: opts.version,
+      },
+    };
   });
 }
