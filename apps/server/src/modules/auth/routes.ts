@@ -8,7 +8,7 @@ import { createChallengeStore } from './challenges.js';
 import { createHashGate } from './hash-gate.js';
 import { createLoginLimiter } from './rate-limit.js';
 import { changePassword, logIn, type PasswordChecks } from './service.js';
-import { clearSessionCookie, readSessionCookies, setSessionCookie } from './session-cookie.js';
+import { clearSessionCookie, readSessionCookies, setSessionCookie, upgradeSessionCookie } from './session-cookie.js';
 import { watchSessionStreams } from './session-streams.js';
 import { deleteOtherSessions, deleteSession, sessionSecondsLeft, verifySessionToken } from './sessions.js';
 import {
@@ -102,10 +102,13 @@ export async function authRoutes(app: FastifyInstance, opts: { deps: AppDeps }):
     refuseCrossSite(request);
     const candidates = readSessionCookies(request);
     if (candidates.length === 0) throw new AppError('unauthorized', 'Authentication required');
-    for (const token of candidates.slice(0, MAX_SESSION_COOKIES)) {
+    for (const { token, isPlain } of candidates.slice(0, MAX_SESSION_COOKIES)) {
       const session = await verifySessionToken(deps, token);
       const expiresIn = session ? await sessionSecondsLeft(deps, session.sessionId) : 0;
-      if (expiresIn > 0) return { token, expires_in: expiresIn };
+      if (expiresIn <= 0) continue;
+      // A session found through an earlier version's cookie moves to the prefixed one (over HTTPS).
+      if (isPlain) upgradeSessionCookie(deps, request, reply, token, expiresIn);
+      return { token, expires_in: expiresIn };
     }
     // A dead cookie is of no use to anyone: drop it with the refusal.
     clearSessionCookie(deps, request, reply);
