@@ -109,18 +109,25 @@ describe('the audit log under a flood of refused sign-ins', () => {
     t = await buildTestApp();
     const writes = countWrites(t.db);
     const addresses = SUMMED_FIRST_ROWS_PER_WINDOW + 50;
-    // Two guesses from each address: the first rows of the window are written at once, the rest only counted.
-    const responses = await inBatches(addresses * 2, 25, (i) =>
-      loginFrom(`198.18.${Math.floor(i / 500)}.${(i >> 1) % 250}`),
-    );
-    expect(responses.every((r) => r.statusCode === 401 || r.statusCode === 429)).toBe(true);
+    // Two refusals from each address, straight into the audit log (through HTTP each would cost a password hash:
+    // the first test shows the way in). The first rows of the window are written at once, the rest only counted.
+    const refuse = (i: number) =>
+      t.deps.audit.recordSummed({
+        actor: { kind: 'anonymous', name: 'admin' },
+        address: `198.18.${Math.floor(i / 500)}.${(i >> 1) % 250}`,
+        action: 'auth.sign-in-failed',
+        target: { type: 'user', name: 'admin' },
+        reason: i % 2 ? 'rate limited' : 'wrong username or password',
+      });
+    await inBatches(addresses * 2, 50, refuse);
     expect(await failureRows()).toHaveLength(SUMMED_FIRST_ROWS_PER_WINDOW);
     expect(writes.audit()).toBe(SUMMED_FIRST_ROWS_PER_WINDOW);
     await t.deps.audit.flushSummed();
-    // One write for every summary; every failure is accounted for.
+    // One write for every summary; every refusal is accounted for.
     expect(writes.audit()).toBe(SUMMED_FIRST_ROWS_PER_WINDOW + 1);
     const rows = await failureRows();
+    expect(rows).toHaveLength(SUMMED_FIRST_ROWS_PER_WINDOW + addresses);
     const counted = rows.reduce((sum, row) => sum + ((row.after as { count?: number } | null)?.count ?? 1), 0);
     expect(counted).toBe(addresses * 2);
-  }, 60_000);
+  });
 });

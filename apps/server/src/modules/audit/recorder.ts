@@ -86,8 +86,11 @@ export interface AuditLog {
    * written.
    */
   recordSummed(entry: SummedRecord): Promise<void>;
-  /** Ends the window now: writes the summaries counted so far (a timer does it every SUMMARY_WINDOW_MS; and close). */
-  flushSummed(): Promise<void>;
+  /**
+   * Ends the window now: writes the summaries counted so far (a timer does it every SUMMARY_WINDOW_MS). `final`: the
+   * app is closing, nothing is counted after it (the timer stops).
+   */
+  flushSummed(options?: { final?: boolean }): Promise<void>;
   /** Each recorded entry, as it is recorded; returns the unsubscribe function. */
   subscribe(listener: (entry: AuditEntry) => void): () => void;
 }
@@ -281,7 +284,7 @@ export function createAuditLog(deps: { db: Store; now: () => Date }): AuditLog {
     const name = entry.actor.kind === 'system' ? null : (entry.actor.name ?? null);
     if (name !== null && tally.names.size < SUMMED_MAX_NAMES) tally.names.add(name.slice(0, 64));
   };
-  async function flushSummed(): Promise<void> {
+  async function flushSummed(options: { final?: boolean } = {}): Promise<void> {
     const rows: (typeof auditEvents.$inferInsert)[] = [];
     for (const [key, tally] of tallies) {
       // Quiet for a whole window: its next entry is news again.
@@ -297,6 +300,7 @@ export function createAuditLog(deps: { db: Store; now: () => Date }): AuditLog {
     }
     overflow.clear();
     firstRowsLeft = SUMMED_FIRST_ROWS_PER_WINDOW;
+    if (options.final === true) tallies.clear();
     if (tallies.size === 0 && windowTimer) {
       clearInterval(windowTimer);
       windowTimer = null;

@@ -37,7 +37,7 @@ export async function auditRoutes(app: FastifyInstance, opts: { deps: AppDeps })
   app.addHook('onClose', async () => {
     for (const timer of timers) timer.stop();
     // What was counted of this window's refused sign-ins is not lost with the process.
-    await deps.audit.flushSummed().catch((err: unknown) => {
+    await deps.audit.flushSummed({ final: true }).catch((err: unknown) => {
       app.log.warn({ err }, 'audit log: the summary of refused sign-ins could not be written');
     });
   });
