@@ -1,4 +1,4 @@
-// Two gateways on one PostgreSQL database (issue 25 item 6): while one client floods gateway A with refused sign-ins,
+// Two gateways on one PostgreSQL database (docs/api.md "Audit log"): while one client floods gateway A with refused sign-ins,
 // how much slower do the operator's changes get on gateway B? Every refused sign-in used to write an audit row in a
 // write transaction of its own, and every write on PostgreSQL takes the cluster-wide write lock, so the flood on A
 // queued B's changes behind it. Prints B's change latency during the flood next to B's own baseline (same run, no

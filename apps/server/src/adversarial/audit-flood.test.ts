@@ -6,7 +6,7 @@ import { SUMMED_FIRST_ROWS_PER_WINDOW } from '../modules/audit/recorder.js';
 import { LOGIN_MAX_FAILURES_PER_CLIENT } from '../modules/auth/rate-limit.js';
 import { buildTestApp, TEST_ADMIN, type TestApp } from '../test/build-test-app.js';
 
-// Issue 25 item 6: anonymous clients must not be able to write the audit log at their own pace. Every refused
+// Anonymous clients must not be able to write the audit log at their own pace (docs/api.md "Audit log"). Every refused
 // sign-in used to write one row, each in its own write transaction (on PostgreSQL under the cluster-wide write lock):
 // 3,000 requests from one address were 3,000 rows and 3,000 write-lock turns. Failures are now summed per client and
 // window (docs/api.md "Audit log"): the first is written at once, the rest as one row at the window's end.

@@ -6,11 +6,12 @@ import { auditEvents } from '../db/schema.js';
 import { TOTP_FAILURE_WINDOW_MS, TOTP_MAX_FAILURES_PER_ACCOUNT } from '../modules/auth/second-factor-limit.js';
 import { buildTestApp, TEST_ADMIN, type TestApp } from '../test/build-test-app.js';
 
-// Issue 25 items 6 and 8: an attacker who holds the admin's password and many addresses guesses TOTP codes. The
-// per-client limiter gives each address (IPv6: each /64) one guess per window at a name under attack, unbounded in
-// total: 40 addresses evaluated 45 wrong codes, a /48 about 18 % per 10 minutes. Codes are now capped per account, in
-// the database; recovery codes stay open to the owner. A challenge dies with the password or second factor it was
-// issued under. Failed re-checks of the password (and the second step's refusals) are audited, summed per client.
+// An attacker who holds the admin's password and many addresses guesses TOTP codes (docs/api.md "Two-factor
+// sign-in"). The per-client limiter gives each address (IPv6: each /64) one guess per window at a name under attack,
+// unbounded in total: 40 addresses evaluated 45 wrong codes, a /48 about 18 % per 10 minutes. Codes are now capped per
+// account, in the database; recovery codes stay open to the owner. A challenge dies with the password or second
+// factor it was issued under. Failed re-checks of the password (and the second step's refusals) are audited, summed
+// per client.
 
 const totp = vi.hoisted(() => ({ evaluated: 0 }));
 vi.mock('../modules/auth/totp.js', async (importOriginal) => {

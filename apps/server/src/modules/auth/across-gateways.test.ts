@@ -8,7 +8,7 @@ import { TOTP_MAX_FAILURES_PER_ACCOUNT } from './second-factor-limit.js';
 
 // Sessions across several gateways on one PostgreSQL database (issue 16 item 4): what one gateway ends, every other
 // honours within 1 s, including event streams it holds open. Two-factor sign-in works behind a load balancer without
-// affinity, and its limits are shared (issue 25).
+// affinity, and its limits are shared.
 
 const ENDS_WITHIN_MS = 1000;
 
