@@ -14,11 +14,14 @@ import { launchBrowser } from './browser.js';
 // as a service without a domain, on the gateway's own host name (another port): an operator signed in to the console
 // who opens either page leaks nothing — no script there reads the session, no API call made from there succeeds, and
 // the node's backend never receives the session. The browser reaches the gateway's nginx by name on 443 and 8443,
-// exactly as in production (names mapped to the gateway's management address; nothing leaves the lab).
+// exactly as in production (names mapped to the gateway's management address; nothing leaves the lab). The node's
+// domain is a sibling of the console's host name, so its pages also try to plant session cookies (cookie tossing).
 
 const EVIL_SITE = fileURLToPath(new URL('../harness/programs/evil-site.mjs', import.meta.url));
-const CONSOLE_HOST = 'gw.e2e.test';
-const EVIL_DOMAIN = 'evil.e2e.test';
+const PARENT_DOMAIN = 'e2e.test';
+const CONSOLE_HOST = `gw.${PARENT_DOMAIN}`;
+/** A node's own domain: a sibling of the console's host name, so its pages may set cookies for the parent. */
+const EVIL_DOMAIN = `evil.${PARENT_DOMAIN}`;
 const EVIL_PORT = 8080;
 
 interface Report {
@@ -62,6 +65,7 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the console’s origin against 
       node.address ?? '',
       String(EVIL_PORT),
       `https://${CONSOLE_HOST}`,
+      PARENT_DOMAIN,
     ]);
     await site.waitForOutput(/^listening$/m, 5000);
     await api.createHttpService(node.id, { name: 'evil-domain', domain: EVIL_DOMAIN, backendPort: EVIL_PORT });
@@ -97,11 +101,11 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the console’s origin against 
     await page.getByLabel('Password').fill(ADMIN.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Welcome to Postern' }).waitFor();
-    const [cookie] = (await context.cookies()).filter((c) => c.name === 'token');
-    // The session is a cookie only the server sees: HttpOnly, on the console's host, for /api.
+    const [cookie] = (await context.cookies()).filter((c) => c.name === '__Host-token');
+    // The session is a cookie only the server sees: HttpOnly, of the console's host alone (the prefix: no Domain).
     expect(cookie).toMatchObject({
       domain: CONSOLE_HOST,
-      path: '/api',
+      path: '/',
       httpOnly: true,
       sameSite: 'Strict',
       secure: true,
@@ -137,6 +141,49 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the console’s origin against 
     expect(seen().length).toBeGreaterThan(2);
     expect(received).not.toContain(token);
     expect(received).not.toMatch(/authorization/i);
+    await context.close();
+  }, 90_000);
+
+  it('keeps the operator signed in through cookies tossed from a sibling domain and set on the no-domain port', async () => {
+    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    const page = await context.newPage();
+    await page.goto(`https://${CONSOLE_HOST}/login`);
+    await page.getByLabel('Username').fill(ADMIN.username);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Welcome to Postern' }).waitFor();
+    const session = async () =>
+      (await context.cookies()).find((c) => c.name === '__Host-token' && c.domain === CONSOLE_HOST);
+    const token = (await session())?.value ?? '';
+    expect(token.length).toBeGreaterThan(20);
+    const tossed = () => seen().filter((request) => request.path.endsWith('/tossed')).length;
+
+    // A page of the node's sibling domain, then one of its service without a domain on the console's host name: each
+    // plants every session cookie it can, by script and by Set-Cookie (docs/api.md "Session cookie").
+    for (const url of [`https://${EVIL_DOMAIN}/toss`, `https://${CONSOLE_HOST}:8443/evil/toss`]) {
+      const before = tossed();
+      await page.goto(url);
+      await waitFor(() => tossed() > before, { timeoutMs: 15_000, what: `the page at ${url} to toss its cookies` });
+    }
+    // The browser holds what it accepted; none of it is the console's own cookie, which is untouched.
+    const jar = await context.cookies();
+    // (The sibling's own host keeps the `__Host-token` it set for itself: that one is never sent to the console.)
+    const sessions = jar.filter((c) => c.name === '__Host-token' && c.domain !== EVIL_DOMAIN);
+    expect(
+      sessions.map((c) => [c.domain, c.value]),
+      JSON.stringify(jar),
+    ).toEqual([[CONSOLE_HOST, token]]);
+    expect(jar.some((c) => c.name === 'token' && c.domain === `.${PARENT_DOMAIN}`)).toBe(true); // the tossing happened
+
+    // Back on the console: every reload finds the session again.
+    for (let reload = 0; reload < 2; reload++) {
+      await page.goto(`https://${CONSOLE_HOST}/`);
+      await page.getByRole('heading', { name: 'Welcome to Postern' }).waitFor({ timeout: 15_000 });
+      expect(new URL(page.url()).pathname).toBe('/');
+      expect((await session())?.value).toBe(token);
+    }
+    // The no-domain service never saw the session, though the browser sends it to every port of the host.
+    expect(JSON.stringify(seen())).not.toContain(token);
     await context.close();
   }, 90_000);
 });

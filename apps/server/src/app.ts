@@ -156,7 +156,7 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
     if (reply.statusCode === 401) observer.metrics.signInFailures.inc({ reason: 'wrong_credentials' });
     if (reply.statusCode === 429) observer.metrics.signInFailures.inc({ reason: 'rate_limited' });
   });
-  if (deps.config.metricsToken) registerMetricsRoute(app, observer, deps.config.metricsToken);
+  registerMetricsRoute(app, observer, deps.config.metricsToken);
 
   const events = createNodeEvents();
   const nodeClientDir =

@@ -33,7 +33,13 @@ export const timing = {
 } as const;
 
 export const storageKeys = {
+  /** The spec's session cookie: what the server sets over plain HTTP (development), scoped to /api. */
   tokenCookie: 'token',
+  /**
+   * The session cookie over HTTPS (docs/api.md "Session cookie"): the `__Host-` prefix makes browsers refuse it from
+   * any other host (no Domain attribute), so a sibling or parent domain cannot plant or shadow it.
+   */
+  secureTokenCookie: '__Host-token',
   sidebarExpanded: 'sidebar-expanded',
   theme: 'theme',
   redirect: 'redirect',

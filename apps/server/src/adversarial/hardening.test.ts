@@ -1,11 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { createLogger } from '../http/logger.js';
+import { startMetricsListener } from '../modules/observe/metrics-listener.js';
 import { buildTestApp, TEST_ADMIN, type TestApp } from '../test/build-test-app.js';
 import { connectSse } from '../test/sse-client.js';
 
@@ -212,5 +213,66 @@ describe('request log', () => {
       // Neither the signature nor the payload alone.
       for (const part of token.split('.').slice(1)) expect(text).not.toContain(part);
     }
+  });
+});
+
+describe('/metrics', () => {
+  const METRICS_TOKEN = 'metrics-token-0123456789';
+
+  /** The app with a console build, whose pages answer every other GET outside /api. */
+  async function withConsole(env: Record<string, string>) {
+    const dir = mkdtempSync(join(tmpdir(), 'postern-console-'));
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Postern</title>');
+    t = await buildTestApp({ env, consoleDir: dir });
+    expect((await t.app.inject({ url: '/nodes' })).headers['content-type']).toContain('text/html');
+    return t.app;
+  }
+
+  /** A port free on 127.0.0.1 a moment ago. */
+  const freePort = () =>
+    new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+
+  it('is a 404, not the console page, when the app does not serve it (no token; or only its own address)', async () => {
+    for (const env of [{}, { POSTERN_METRICS_ADDRESS: `127.0.0.1:${await freePort()}` }]) {
+      const app = await withConsole(env);
+      for (const method of ['GET', 'HEAD'] as const) {
+        const response = await app.inject({ method, url: '/metrics' });
+        expect(response.statusCode, `${method} with ${JSON.stringify(env)}`).toBe(404);
+        expect(response.headers['content-type'], `${method} with ${JSON.stringify(env)}`).not.toContain('text/html');
+      }
+      expect((await app.inject({ url: '/metrics', headers: { authorization: 'Bearer x' } })).statusCode).toBe(404);
+      await t?.cleanup();
+      t = undefined;
+    }
+  });
+
+  it('takes the bearer scheme in any case (RFC 9110), on the app and on its own listener', async () => {
+    const app = await withConsole({ POSTERN_METRICS_TOKEN: METRICS_TOKEN });
+    for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
+      const response = await app.inject({ url: '/metrics', headers: { authorization: `${scheme} ${METRICS_TOKEN}` } });
+      expect(response.statusCode, scheme).toBe(200);
+      expect(response.body, scheme).toContain('postern_');
+    }
+    for (const wrong of [`Basic ${METRICS_TOKEN}`, `Bearer ${METRICS_TOKEN}x`, `Bearer`, METRICS_TOKEN]) {
+      expect((await app.inject({ url: '/metrics', headers: { authorization: wrong } })).statusCode, wrong).toBe(401);
+    }
+    const port = await freePort();
+    const stop = await startMetricsListener(`127.0.0.1:${port}`, app.observer, METRICS_TOKEN);
+    closers.push(() => void stop());
+    for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
+      const response = await fetch(`http://127.0.0.1:${port}/metrics`, {
+        headers: { authorization: `${scheme} ${METRICS_TOKEN}` },
+      });
+      expect(response.status, `listener, ${scheme}`).toBe(200);
+    }
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: 'bearer x' } })).status).toBe(
+      401,
+    );
   });
 });

@@ -130,6 +130,41 @@ describe('backup and restore', () => {
     await expect(restoreBackup(archive, target)).rejects.toThrow(/not a regular file/);
     expect(existsSync(join(target, 'certs'))).toBe(false);
   });
+
+  it('drops setuid, setgid, sticky and world-writable modes an archive carries', async () => {
+    sqliteClientOf(seedDataDir()).close();
+    const staged = join(dir, 'staged');
+    mkdirSync(staged);
+    execFileSync('tar', ['-xzf', await backupOf(dataDir), '-C', staged]);
+    // A crafted archive: a setuid-root program, a setgid world-writable directory, a sticky world-writable one and a
+    // world-writable secret, all restored by root into the data directory.
+    writeFileSync(join(staged, 'certs', 'helper'), '#!/bin/sh\nid\n');
+    chmodSync(join(staged, 'certs', 'helper'), 0o4755);
+    mkdirSync(join(staged, 'drop'));
+    chmodSync(join(staged, 'drop'), 0o2777);
+    mkdirSync(join(staged, 'wireguard', 'shared'));
+    chmodSync(join(staged, 'wireguard', 'shared'), 0o1777);
+    chmodSync(join(staged, 'secret.key'), 0o666);
+    chmodSync(join(staged, 'certs', 'example.test.pem'), 0o6640);
+    const archive = join(dir, 'crafted.tar.gz');
+    execFileSync('tar', ['-czf', archive, '-C', staged, '.']);
+    const target = join(dir, 'target');
+    await restoreBackup(archive, target);
+    const modes = Object.fromEntries(
+      ['certs/helper', 'drop', 'wireguard/shared', 'secret.key', 'certs/example.test.pem', 'certs', 'postern.db'].map(
+        (path) => [path, (statSync(join(target, path)).mode & 0o7777).toString(8)],
+      ),
+    );
+    expect(modes).toEqual({
+      'certs/helper': '755',
+      drop: '775',
+      'wireguard/shared': '775',
+      'secret.key': '664',
+      'certs/example.test.pem': '640',
+      certs: '700',
+      'postern.db': '600',
+    });
+  });
 });
 
 async function backupOf(source: string): Promise<string> {

@@ -8,8 +8,9 @@ import Database from 'better-sqlite3';
 // A backup is one tar.gz of the data directory as a restore needs it: the database (a consistent copy made with
 // SQLite's online backup API, so the gateway keeps writing meanwhile), the secret key, certificates and their keys,
 // the ACME account and WireGuard's state. What the gateway rebuilds from the database at boot (nginx's rendered
-// config, pid files, logs, sockets) and earlier backups are left out. File modes are kept (secrets stay 0600) and
-// the archive itself is 0600: it holds the secret key.
+// config, pid files, logs, sockets) and earlier backups are left out. File modes are kept (secrets stay 0600; a
+// restore drops setuid, setgid, sticky and world-writable bits) and the archive itself is 0600: it holds the secret
+// key.
 
 const run = promisify(execFile);
 
@@ -139,14 +140,24 @@ export class RestoreRefusedError extends Error {
   override name = 'RestoreRefusedError';
 }
 
-async function assertRegularTree(dir: string): Promise<void> {
+/**
+ * The mode bits a restored entry may keep: the owner's and group's, and reading and entering for others. An archive is
+ * input like any other: setuid, setgid and sticky bits and world-writable entries in it are dropped, so a crafted
+ * backup restored by root cannot leave a setuid-root program or a directory anyone may write to in the data dir.
+ */
+const RESTORED_MODE_MASK = 0o775;
+
+/** Refuses anything but regular files and directories, and takes every mode down to RESTORED_MODE_MASK. */
+async function checkRestoredTree(dir: string): Promise<void> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) await assertRegularTree(path);
-    else if (!entry.isFile())
+    if (!entry.isDirectory() && !entry.isFile())
       throw new RestoreRefusedError(
         `the archive holds ${relative(dir, path)}, which is not a regular file or directory`,
       );
+    const { mode } = await lstat(path);
+    if ((mode & 0o7777 & ~RESTORED_MODE_MASK) !== 0) await chmod(path, mode & RESTORED_MODE_MASK);
+    if (entry.isDirectory()) await checkRestoredTree(path);
   }
 }
 
@@ -169,14 +180,15 @@ export async function restoreBackup(
   const staging = join(dataDir, `.restore-${randomBytes(6).toString('hex')}`);
   await mkdir(staging, { mode: 0o700 });
   try {
-    // GNU tar refuses members with `..` and strips leading `/`; ownership becomes the restorer's, modes are kept.
+    // GNU tar refuses members with `..` and strips leading `/`; ownership becomes the restorer's, modes are kept
+    // (secrets stay 0600) and then checked (checkRestoredTree).
     const args = ['--extract', '--gzip', '--directory', staging, '--no-same-owner', '--preserve-permissions', '--file'];
     if (archive === '-') await tarFrom(args, options.input ?? process.stdin);
     else {
       await stat(archive);
       await run('tar', [...args, archive]);
     }
-    await assertRegularTree(staging);
+    await checkRestoredTree(staging);
     const manifest = await readManifest(staging);
     for (const required of [DB_FILE, 'secret.key']) {
       if (!(await lstat(join(staging, required)).catch(() => null))?.isFile())

@@ -141,6 +141,8 @@ export const {
   recoveryCodes,
   sessions,
   signInAttempts,
+  signInChallenges,
+  secondFactorFailures,
   settings,
   nodes,
   personalAccessTokens,

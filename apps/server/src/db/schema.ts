@@ -78,6 +78,48 @@ export const signInAttempts = sqliteTable(
   ],
 );
 
+/**
+ * The password step's challenges while two-factor sign-in is on (modules/auth/challenges.ts), in the database so
+ * that the second step may reach any gateway and a password or second-factor change voids them everywhere (it
+ * deletes the user's rows in its own write). The id is the SHA-256 of the challenge: the table alone continues no
+ * sign-in.
+ */
+export const signInChallenges = sqliteTable(
+  'sign_in_challenges',
+  {
+    id: text('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** ms since the epoch (a number compares the same on both engines). */
+    expiresAtMs: integer('expires_at_ms').notNull(),
+    /** Wrong codes given with this challenge; at CHALLENGE_MAX_FAILURES it is void. */
+    failures: integer('failures').notNull().default(0),
+  },
+  (t) => [index('sign_in_challenges_user_idx').on(t.userId), index('sign_in_challenges_expiry_idx').on(t.expiresAtMs)],
+);
+
+/**
+ * TOTP code checks per account (modules/auth/second-factor-limit.ts): a row is claimed before a code is evaluated and
+ * withdrawn when it was right, so the rows in the window are the account's wrong codes, whichever gateway and
+ * address they came from. Rows older than the window are pruned.
+ */
+export const secondFactorFailures = sqliteTable(
+  'second_factor_failures',
+  {
+    /** Random, made by the limiter. */
+    id: text('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    atMs: integer('at_ms').notNull(),
+  },
+  (t) => [
+    index('second_factor_failures_user_idx').on(t.userId, t.atMs),
+    index('second_factor_failures_at_idx').on(t.atMs),
+  ],
+);
+
 export const settings = sqliteTable('settings', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),

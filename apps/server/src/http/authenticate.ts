@@ -11,10 +11,14 @@ declare module 'fastify' {
   }
 }
 
-export function bearerToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
+/** The credentials of an `Authorization: Bearer …` header; the scheme in any case (RFC 9110, 11.1). */
+export function bearerOf(header: string | undefined): string | undefined {
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   return match?.[1];
+}
+
+export function bearerToken(request: FastifyRequest): string | undefined {
+  return bearerOf(request.headers.authorization);
 }
 
 function streamToken(request: FastifyRequest): string | undefined {

@@ -48,6 +48,8 @@ export interface TestAppOptions {
   databaseUrlFor?: (url: string) => string;
   /** Traffic, health and metrics options of the app (e.g. a fake health probe). */
   observe?: ObserverOptions;
+  /** A console build to serve (default: none, so unknown pages are JSON 404s). */
+  consoleDir?: string;
 }
 
 export interface TestApp {
@@ -111,7 +113,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
   await bootstrap(deps, () => undefined);
   const app = await buildApp(deps, {
-    consoleDir: null,
+    consoleDir: options.consoleDir ?? null,
     // Only where a test gives one (POSTERN_NODE_CLIENT_DIR): a client built in the checkout must not change answers.
     nodeClientDir: config.nodeClientDir ?? null,
     ...(options.logger ? { logger: options.logger } : {}),

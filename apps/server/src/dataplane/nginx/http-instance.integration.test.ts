@@ -37,7 +37,10 @@ interface Answer {
   fingerprint?: string;
 }
 
-function get(url: string, options: { host?: string; timeoutMs?: number } = {}): Promise<Answer> {
+function get(
+  url: string,
+  options: { host?: string; timeoutMs?: number; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const target = new URL(url);
   const isTls = target.protocol === 'https:';
   const request = isTls ? httpsRequest : httpRequest;
@@ -50,7 +53,7 @@ function get(url: string, options: { host?: string; timeoutMs?: number } = {}): 
         agent: false,
         timeout: options.timeoutMs ?? 3000,
         rejectUnauthorized: false,
-        headers: { Host: options.host ?? '127.0.0.1' },
+        headers: { Host: options.host ?? '127.0.0.1', ...options.headers },
         ...(isTls && options.host ? { servername: options.host } : {}),
       },
       (res) => {
@@ -208,6 +211,18 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
           clearInterval(timer);
           trickles.delete(res);
         });
+        return;
+      }
+      if (req.url?.startsWith('/cookies')) {
+        // What a hostile backend tries with the console's session cookie: read it, and set one of its own.
+        res.setHeader('Set-Cookie', [
+          '__Host-token=planted; Path=/; Secure; HttpOnly; SameSite=Lax',
+          '__HOST-TOKEN = planted; Path=/; Secure',
+          '=__Host-token=planted; Path=/; Secure',
+          'app=kept; Path=/',
+          '__Host-tokenless=kept; Path=/; Secure',
+        ]);
+        res.end(`cookie=${String(req.headers.cookie)}`);
         return;
       }
       res.end(`backend ${req.url ?? ''} host=${String(req.headers.host)} auth=${String(req.headers.authorization)}`);
@@ -372,6 +387,38 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
       actual[target] = answer.status === 200 && answer.backendPath !== undefined ? answer.backendPath : answer.status;
     }
     expect(actual).toEqual(expected);
+  });
+
+  it('keeps the console’s session cookie from services without a domain: never sent to them, never set by them', async () => {
+    await serve([route({ serviceId: 5, domain: null, pathLocation: '/cookies' }), route({ serviceId: 6 })]);
+    const cookie = 'theme=dark; __Host-token=the-session; other=1; __HOST-TOKEN=x; =__Host-token=y';
+    const noDomain = await get(`https://127.0.0.1:${options.noDomainHttpsPort}/cookies/a`, {
+      host: 'gw.test',
+      headers: { Cookie: cookie },
+    });
+    expect(noDomain.status).toBe(200);
+    expect(noDomain.body).toBe('cookie=theme=dark; other=1');
+    expect(noDomain.headers['set-cookie']).toEqual(['app=kept; Path=/', '__Host-tokenless=kept; Path=/; Secure']);
+    // Only the session cookie: alone, nothing is left of the header.
+    const alone = await get(`https://127.0.0.1:${options.noDomainHttpsPort}/cookies/b`, {
+      host: 'gw.test',
+      headers: { Cookie: '__Host-token=the-session' },
+    });
+    expect(alone.body).toBe('cookie=undefined');
+    // A domain is another host (the console's host-only cookie never goes there): its cookies are its own.
+    const onDomain = await get(`https://127.0.0.1:${options.httpsPort}/cookies/c`, {
+      host: 'app.test',
+      headers: { Cookie: cookie },
+    });
+    expect(onDomain.body).toBe(`cookie=${cookie}`);
+    expect(onDomain.headers['set-cookie']).toHaveLength(5);
+    // And the console itself gets and sets its cookie.
+    const console = await get(`https://127.0.0.1:${options.httpsPort}/cookies/d`, {
+      host: 'gw.test',
+      headers: { Cookie: '__Host-token=the-session' },
+    });
+    expect(console.body).toBe('cookie=__Host-token=the-session');
+    expect(console.headers['set-cookie']).toHaveLength(5);
   });
 
   it('serves each domain’s own certificate by SNI and the fallback otherwise, without a reload', async () => {

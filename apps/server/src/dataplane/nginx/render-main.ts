@@ -128,6 +128,8 @@ export function renderHttpInstance(options: NginxRenderOptions, generationDir: s
         'set $gw_log_uri "";',
         ...block('location /', [
           'access_by_lua_block { require("postern").route() }',
+          // The console's session cookie never comes from a backend on the no-domain port (lua/postern.lua).
+          'header_filter_by_lua_block { require("postern").headers() }',
           // The path the Lua module matched (its canonical form, with the query as sent), never the raw one: what the
           // backend reads is what the route and its access list were chosen for.
           'proxy_pass $gw_up$gw_path;',

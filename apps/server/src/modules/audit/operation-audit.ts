@@ -13,8 +13,9 @@ import type { AuditActor, AuditTarget } from './recorder.js';
 // Every change made through the API is recorded here, from the route table, in one place: each audited operation
 // names its action and how to find its target; the target is loaded (as its contract view, scrubbed of secrets)
 // before the handler runs and again after it answered, giving `before` and `after`. A refused request changed
-// nothing and is not recorded, except a sign-in (failed sign-ins are the point) and a change the data plane set aside
-// (saved, not served: recorded with the reason).
+// nothing and is not recorded, except a change the data plane set aside (saved, not served: recorded with the
+// reason). Sign-in, failed sign-ins and failed re-checks of the password are recorded by the auth module itself
+// (modules/auth/auth-audit.ts), the failures summed per client.
 
 type Kind = 'node' | 'token' | 'domain' | 'service' | 'none';
 
@@ -182,34 +183,6 @@ function outcomeOf(status: number, error: unknown): { isRecorded: boolean; detai
   return { isRecorded: false, detail: null };
 }
 
-async function recordSignIn(deps: AppDeps, request: FastifyRequest, status: number): Promise<void> {
-  const body = request.body as { username?: unknown } | undefined;
-  const username = typeof body?.username === 'string' ? body.username.slice(0, 64) : null;
-  if (status === 200) {
-    // With two-factor sign-in on, the password alone signs nobody in: the second step is recorded by the auth events.
-    const user =
-      username === null
-        ? undefined
-        : await deps.db.select({ totp: users.totpSecretEnc }).from(users).where(eq(users.username, username)).get();
-    const isPasswordStep = user?.totp !== null && user?.totp !== undefined;
-    await deps.audit.record({
-      actor: { kind: 'admin', name: username },
-      address: request.ip,
-      action: isPasswordStep ? 'auth.password-accepted' : 'auth.sign-in',
-      target: { type: 'user', name: username },
-      ...(isPasswordStep ? { detail: 'second factor required' } : {}),
-    });
-  } else if (status === 401 || status === 429) {
-    await deps.audit.record({
-      actor: { kind: 'anonymous', name: username },
-      address: request.ip,
-      action: 'auth.sign-in-failed',
-      target: { type: 'user', name: username },
-      detail: status === 429 ? 'rate limited' : 'wrong username or password',
-    });
-  }
-}
-
 async function recordChange(deps: AppDeps, request: FastifyRequest, state: AuditState, status: number): Promise<void> {
   const { isRecorded, detail } = outcomeOf(status, state.error);
   if (!isRecorded) return;
@@ -256,8 +229,7 @@ export function registerOperationAudit(app: FastifyInstance, deps: AppDeps): voi
           // Not JSON: nothing to find.
         }
       }
-      if (operationOf(request)?.name === 'login') await recordSignIn(deps, request, reply.statusCode);
-      else if (request.audit) await recordChange(deps, request, request.audit, reply.statusCode);
+      if (request.audit) await recordChange(deps, request, request.audit, reply.statusCode);
     } catch (error) {
       request.log.error({ err: error }, 'audit log: the entry could not be recorded');
     }

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { isWellFormedPat, type AuditEntry } from '@postern/contract';
 import type { Store } from '../../db/client.js';
 import { auditEvents } from '../../db/schema.js';
+import { clientKeyOf } from '../auth/rate-limit.js';
 import { toAuditEntry } from './present.js';
 
 // The one way anything enters the audit log: `audit.record({ actor, address, action, target, before, after })`.
@@ -38,6 +39,20 @@ export interface AuditRecord {
   detail?: string | null;
 }
 
+/**
+ * An entry any client can cause as often as it likes: a refused sign-in (401, 429), a failed re-check of the password
+ * or a code, an accepted password still waiting for its second factor. Summed per client and window (`recordSummed`).
+ */
+export interface SummedRecord {
+  actor: AuditActor;
+  /** The client's address (request.ip): counted per IPv4 address or IPv6 /64, as the sign-in limiter counts. */
+  address: string;
+  action: string;
+  target?: AuditTarget | null;
+  /** Why, e.g. 'wrong username or password', 'rate limited': the summary counts each. */
+  reason: string;
+}
+
 /** A health check's verdict on a service changed (the health-check module calls `onHealthChange`). */
 export interface HealthChange {
   type: 'http' | 'tcp';
@@ -62,6 +77,20 @@ export interface AuditLog {
   onHealthChange(change: HealthChange): void;
   /** Writes pending health changes now (readers of the log call it first, so they never miss one). */
   flush(): Promise<void>;
+  /**
+   * Records an entry a client can cause at will (docs/api.md "Audit log"), so that a flood costs a bounded number of
+   * rows and write transactions: the first per client and action in a window is written at once (an operator sees an
+   * attack start), at most SUMMED_FIRST_ROWS_PER_WINDOW of them per window; everything after it is counted in memory
+   * and written as one summary row per client at the window's end ("N failed sign-ins from A between t1 and t2"),
+   * all summaries in one write. A client quiet for a whole window starts over. Resolves when its row, if any, is
+   * written.
+   */
+  recordSummed(entry: SummedRecord): Promise<void>;
+  /**
+   * Ends the window now: writes the summaries counted so far (a timer does it every SUMMARY_WINDOW_MS). `final`: the
+   * app is closing, nothing is counted after it (the timer stops).
+   */
+  flushSummed(options?: { final?: boolean }): Promise<void>;
   /** Each recorded entry, as it is recorded; returns the unsubscribe function. */
   subscribe(listener: (entry: AuditEntry) => void): () => void;
 }
@@ -105,6 +134,57 @@ export function scrubSecrets(value: unknown): unknown {
 
 const snapshot = (value: object | null | undefined): Record<string, unknown> | null =>
   value ? (scrubSecrets(value) as Record<string, unknown>) : null;
+
+/** How long summed entries gather before their summary rows are written (docs/api.md "Audit log"). */
+export const SUMMARY_WINDOW_MS = 10 * 60_000;
+/** Rows written at once per window for clients not seen in the window before; beyond, they are only counted. */
+export const SUMMED_FIRST_ROWS_PER_WINDOW = 100;
+/** Clients counted one by one per window (~1 KB each at most); beyond, one row sums up all further clients. */
+export const SUMMED_MAX_CLIENTS = 10_000;
+/** Usernames kept per summary: enough to tell one attacked name from a spray, bounded. */
+const SUMMED_MAX_NAMES = 5;
+
+const SUMMARY_NOUNS: Record<string, [string, string]> = {
+  'auth.sign-in-failed': ['failed sign-in', 'failed sign-ins'],
+  'auth.recheck-failed': ['failed re-check', 'failed re-checks'],
+  'auth.password-accepted': ['accepted password', 'accepted passwords'],
+};
+
+/** What one client did in the current window, beyond the row written at once. */
+interface Tally {
+  entry: SummedRecord;
+  /** The address of the summary: the one seen, or the client's /64 when several of it were. */
+  address: string | null;
+  count: number;
+  firstMs: number;
+  lastMs: number;
+  reasons: Map<string, number>;
+  names: Set<string>;
+  /** The target's id while every entry named the same one. */
+  targetId: number | null;
+}
+
+function summaryOf(tally: Tally, where: string): AuditRecord {
+  const { entry, count } = tally;
+  const [one, many] = SUMMARY_NOUNS[entry.action] ?? ['entry', 'entries'];
+  const first = new Date(tally.firstMs).toISOString();
+  const last = new Date(tally.lastMs).toISOString();
+  const reasons = [...tally.reasons].map(([reason, n]) => ({ reason, count: n }));
+  const names = [...tally.names];
+  const name = names.length === 1 ? (names[0] ?? null) : null;
+  const actor: AuditActor =
+    entry.actor.kind === 'admin' || entry.actor.kind === 'anonymous' ? { kind: entry.actor.kind, name } : entry.actor;
+  return {
+    actor,
+    address: tally.address,
+    action: entry.action,
+    target: entry.target ? { type: entry.target.type, id: tally.targetId, name } : null,
+    detail:
+      `${count} ${count === 1 ? one : many} from ${where} between ${first} and ${last}: ` +
+      reasons.map((r) => `${r.count} ${r.reason}`).join(', '),
+    after: { count, first, last, reasons, usernames: names },
+  };
+}
 
 /** How long health changes gather before they are written in one insert. */
 export const HEALTH_BATCH_MS = 250;
@@ -174,9 +254,100 @@ export function createAuditLog(deps: { db: Store; now: () => Date }): AuditLog {
     });
   };
 
+  // Summed entries: per action and client, the tally of the current window; `overflow` per action beyond the cap.
+  const tallies = new Map<string, Tally>();
+  const overflow = new Map<string, Tally>();
+  let firstRowsLeft = SUMMED_FIRST_ROWS_PER_WINDOW;
+  let windowTimer: NodeJS.Timeout | null = null;
+  const newTally = (entry: SummedRecord): Tally => ({
+    entry,
+    address: entry.address,
+    count: 0,
+    firstMs: 0,
+    lastMs: 0,
+    reasons: new Map(),
+    names: new Set(),
+    targetId: entry.target?.id ?? null,
+  });
+  const count = (tally: Tally, entry: SummedRecord): void => {
+    const at = deps.now().getTime();
+    if (tally.count === 0) {
+      tally.firstMs = at;
+      tally.address = entry.address;
+      tally.targetId = entry.target?.id ?? null;
+    }
+    tally.count += 1;
+    tally.lastMs = at;
+    if (tally.address !== entry.address) tally.address = clientKeyOf(entry.address);
+    if ((entry.target?.id ?? null) !== tally.targetId) tally.targetId = null;
+    tally.reasons.set(entry.reason, (tally.reasons.get(entry.reason) ?? 0) + 1);
+    const name = entry.actor.kind === 'system' ? null : (entry.actor.name ?? null);
+    if (name !== null && tally.names.size < SUMMED_MAX_NAMES) tally.names.add(name.slice(0, 64));
+  };
+  async function flushSummed(options: { final?: boolean } = {}): Promise<void> {
+    const rows: (typeof auditEvents.$inferInsert)[] = [];
+    for (const [key, tally] of tallies) {
+      // Quiet for a whole window: its next entry is news again.
+      if (tally.count === 0) {
+        tallies.delete(key);
+        continue;
+      }
+      rows.push(toRow(summaryOf(tally, tally.address ?? 'an unknown address')));
+      Object.assign(tally, { count: 0, reasons: new Map(), names: new Set() });
+    }
+    for (const tally of overflow.values()) {
+      rows.push(toRow(summaryOf({ ...tally, address: null }, `more than ${SUMMED_MAX_CLIENTS} further addresses`)));
+    }
+    overflow.clear();
+    firstRowsLeft = SUMMED_FIRST_ROWS_PER_WINDOW;
+    if (options.final === true) tallies.clear();
+    if (tallies.size === 0 && windowTimer) {
+      clearInterval(windowTimer);
+      windowTimer = null;
+    }
+    pending.push(...rows);
+    await flush();
+  }
+  async function recordSummed(entry: SummedRecord): Promise<void> {
+    const key = `${entry.action}\n${clientKeyOf(entry.address)}`;
+    const tally = tallies.get(key);
+    if (tally) {
+      count(tally, entry);
+      return;
+    }
+    if (tallies.size >= SUMMED_MAX_CLIENTS) {
+      const further = overflow.get(entry.action) ?? newTally(entry);
+      overflow.set(entry.action, further);
+      count(further, entry);
+      return;
+    }
+    const fresh = newTally(entry);
+    tallies.set(key, fresh);
+    windowTimer ??= setInterval(() => void flushSummed().catch(() => undefined), SUMMARY_WINDOW_MS).unref();
+    if (firstRowsLeft === 0) {
+      count(fresh, entry);
+      return;
+    }
+    firstRowsLeft -= 1;
+    try {
+      await record({
+        actor: entry.actor,
+        address: entry.address,
+        action: entry.action,
+        target: entry.target ?? null,
+        detail: entry.reason,
+      });
+    } catch (error) {
+      count(fresh, entry); // not lost: the summary carries it
+      throw error;
+    }
+  }
+
   return {
     record,
     flush,
+    recordSummed,
+    flushSummed,
     onHealthChange(change) {
       pending.push(
         toRow({

@@ -1,11 +1,14 @@
+import { Secret, TOTP } from 'otpauth';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { buildTestApp, TEST_ADMIN, TEST_STORE, type TestApp } from '../../test/build-test-app.js';
 import { postgresAvailable } from '../../test/postgres.js';
 import { connectSse, type SseTestClient } from '../../test/sse-client.js';
 import { LOGIN_MAX_FAILURES_PER_CLIENT } from './rate-limit.js';
+import { TOTP_MAX_FAILURES_PER_ACCOUNT } from './second-factor-limit.js';
 
 // Sessions across several gateways on one PostgreSQL database (issue 16 item 4): what one gateway ends, every other
-// honours within 1 s, including event streams it holds open.
+// honours within 1 s, including event streams it holds open. Two-factor sign-in works behind a load balancer without
+// affinity, and its limits are shared.
 
 const ENDS_WITHIN_MS = 1000;
 
@@ -97,5 +100,67 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('sess
     expect(refused.statusCode).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect((await login(a)).statusCode).toBe(429);
+  });
+
+  test('two-factor sign-in: the password step on A, the second on B; a password change on A voids the challenge on B', async () => {
+    const [a, b] = await twoGateways();
+    const session = await a.login();
+    const setup = await call(a, session, 'POST', '/api/auth/2fa/setup', { password: TEST_ADMIN.password });
+    const { secret } = setup.json<{ secret: string }>();
+    const codeAt = (at: number) =>
+      new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({
+        timestamp: at,
+      });
+    expect((await call(a, session, 'POST', '/api/auth/2fa/enable', { code: codeAt(Date.now()) })).statusCode).toBe(200);
+    const passwordStep = async () =>
+      (await a.app.inject({ method: 'POST', url: '/api/auth/login', payload: TEST_ADMIN })).json<{
+        challenge: string;
+      }>().challenge;
+    const secondStep = (challenge: string, code: string) =>
+      b.app.inject({ method: 'POST', url: '/api/auth/login/2fa', payload: { challenge, code } });
+    // Behind a load balancer without affinity: the next code (one step ahead; the enrolment spent this one) on B.
+    const signedIn = await secondStep(await passwordStep(), codeAt(Date.now() + 30_000));
+    expect(signedIn.statusCode, signedIn.body).toBe(200);
+
+    const pending = await passwordStep();
+    const changed = await call(a, session, 'PATCH', '/api/auth/password', {
+      currentPassword: TEST_ADMIN.password,
+      newPassword: 'a-brand-new-password',
+    });
+    expect(changed.statusCode).toBe(204);
+    const late = await secondStep(pending, codeAt(Date.now() + 60_000));
+    expect(late.statusCode).toBe(401);
+    expect(late.json().message).toBe('The sign-in has expired, enter your password again');
+  });
+
+  test("wrong codes on A and B count against one account's cap", async () => {
+    const [a, b] = await twoGateways();
+    const session = await a.login();
+    const { secret } = (await call(a, session, 'POST', '/api/auth/2fa/setup', { password: TEST_ADMIN.password })).json<{
+      secret: string;
+    }>();
+    const totp = new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) });
+    expect((await call(a, session, 'POST', '/api/auth/2fa/enable', { code: totp.generate() })).statusCode).toBe(200);
+    const valid = new Set([-30_000, 0, 30_000, 60_000].map((skew) => totp.generate({ timestamp: Date.now() + skew })));
+    const wrong = (n: number): string => {
+      for (let k = n; ; k++) if (!valid.has(String(k).padStart(6, '0'))) return String(k).padStart(6, '0');
+    };
+    const statuses: number[] = [];
+    for (let i = 0; i < TOTP_MAX_FAILURES_PER_ACCOUNT + 2; i++) {
+      const gateway = i % 2 ? b : a;
+      // Each guess from an address of its own, so only the account's cap can stop them.
+      const from = { remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': `198.51.100.${i + 1}` } };
+      const step = await gateway.app.inject({ method: 'POST', url: '/api/auth/login', payload: TEST_ADMIN, ...from });
+      const { challenge } = step.json<{ challenge: string }>();
+      const guess = await gateway.app.inject({
+        method: 'POST',
+        url: '/api/auth/login/2fa',
+        payload: { challenge, code: wrong(i * 7919) },
+        ...from,
+      });
+      statuses.push(guess.statusCode);
+    }
+    expect(statuses.slice(0, TOTP_MAX_FAILURES_PER_ACCOUNT).every((status) => status === 401)).toBe(true);
+    expect(statuses.slice(TOTP_MAX_FAILURES_PER_ACCOUNT)).toEqual([429, 429]);
   });
 });

@@ -250,13 +250,55 @@ describe('session cookie and GET /api/auth/session', () => {
     );
   });
 
-  it('is Secure when the request came over HTTPS through a trusted proxy, or in production', async () => {
-    expect(setCookieOf(await loginWith({ 'x-forwarded-proto': 'https' }))).toContain('; Secure');
-    // The header means nothing from a peer that is not a trusted proxy.
-    expect(setCookieOf(await loginWith({ 'x-forwarded-proto': 'https' }, '192.0.2.1'))).not.toContain('Secure');
+  it('is __Host-token over HTTPS (through a trusted proxy) or in production: Secure, Path=/, no Domain', async () => {
+    const expected = (token: string, expiresIn: number) =>
+      [`__Host-token=${token}`, `Max-Age=${expiresIn}`, 'Path=/', 'HttpOnly', 'Secure', 'SameSite=Strict'].sort();
+    const overHttps = await loginWith({ 'x-forwarded-proto': 'https' });
+    expect(setCookieOf(overHttps).split('; ').sort()).toEqual(
+      expected(overHttps.json().token, overHttps.json().expires_in),
+    );
+    // The header means nothing from a peer that is not a trusted proxy: plain HTTP, the spec's cookie.
+    expect(setCookieOf(await loginWith({ 'x-forwarded-proto': 'https' }, '192.0.2.1'))).toMatch(/^token=.*Path=\/api/);
     await t.cleanup();
     t = await buildTestApp({ now: () => clock, env: { NODE_ENV: 'production' } });
-    expect(setCookieOf(await loginWith())).toContain('; Secure');
+    const production = await loginWith();
+    expect(setCookieOf(production).split('; ').sort()).toEqual(
+      expected(production.json().token, production.json().expires_in),
+    );
+    const https = { 'x-forwarded-proto': 'https' };
+    const logout = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/logout',
+      headers: { ...https, authorization: `Bearer ${production.json().token}` },
+    });
+    expect(setCookieOf(logout)).toMatch(/^__Host-token=; Max-Age=0; Path=\/; .*HttpOnly; Secure; SameSite=Strict$/);
+  });
+
+  it('over HTTPS, tries the prefixed cookie before any planted plain one, and moves an earlier version’s cookie', async () => {
+    const https = { 'x-forwarded-proto': 'https' };
+    const { token } = (await loginWith(https)).json();
+    // A sibling domain's page planted plain `token` cookies with longer paths (sent first): they come after it.
+    const planted = Array.from({ length: 6 }, (_, i) => `token=planted-${i}`).join('; ');
+    const found = await session(`${planted}; __Host-token=${token}`, https);
+    expect(found.statusCode).toBe(200);
+    expect(found.json().token).toBe(token);
+    expect(found.headers['set-cookie']).toBeUndefined();
+    // A console signed in before the upgrade holds `token` (Path=/api): still signed in, now with `__Host-token`.
+    const upgraded = await session(`token=${token}`, https);
+    expect(upgraded.statusCode).toBe(200);
+    const cookies = ([] as string[]).concat(upgraded.headers['set-cookie'] ?? []);
+    expect(cookies).toHaveLength(2);
+    expect(cookies[0]).toMatch(
+      new RegExp(`^__Host-token=${token}; Max-Age=\\d+; Path=/; HttpOnly; Secure; SameSite=Strict$`),
+    );
+    expect(cookies[1]).toMatch(/^token=; Max-Age=0; Path=\/api; .*Secure/);
+    // Dead cookies of both names are dropped with the refusal.
+    const dead = await session(`__Host-token=nonsense; token=nonsense`, https);
+    expect(dead.statusCode).toBe(401);
+    expect(([] as string[]).concat(dead.headers['set-cookie'] ?? []).map((c) => c.split('=')[0])).toEqual([
+      '__Host-token',
+      'token',
+    ]);
   });
 
   it('gives the console its token back with the time left, never cacheable', async () => {

@@ -8,7 +8,7 @@ import { createChallengeStore } from './challenges.js';
 import { createHashGate } from './hash-gate.js';
 import { createLoginLimiter } from './rate-limit.js';
 import { changePassword, logIn, type PasswordChecks } from './service.js';
-import { clearSessionCookie, readSessionCookies, setSessionCookie } from './session-cookie.js';
+import { clearSessionCookie, readSessionCookies, setSessionCookie, upgradeSessionCookie } from './session-cookie.js';
 import { watchSessionStreams } from './session-streams.js';
 import { deleteOtherSessions, deleteSession, sessionSecondsLeft, verifySessionToken } from './sessions.js';
 import {
@@ -44,14 +44,14 @@ export async function authRoutes(app: FastifyInstance, opts: { deps: AppDeps }):
     limiter: createLoginLimiter(deps.db, deps.now),
     gate: createHashGate(deps.config.passwordHashConcurrency, deps.config.passwordHashQueue),
   };
-  const challenges = createChallengeStore(deps.now);
+  const challenges = createChallengeStore(deps.db, deps.now);
   const sessionStreams = watchSessionStreams(app, deps);
 
   registerOperation(
     app,
     operations.login,
     async (request, reply) => {
-      const answer = await logIn(deps, checks, challenges, request.ip, request.body);
+      const answer = await logIn(deps, checks, challenges, request, request.body);
       if ('token' in answer) setSessionCookie(deps, request, reply, answer.token, answer.expires_in);
       return answer;
     },
@@ -62,7 +62,7 @@ export async function authRoutes(app: FastifyInstance, opts: { deps: AppDeps }):
     app,
     operations.loginSecondFactor,
     async (request, reply) => {
-      const session = await logInSecondFactor(deps, checks, challenges, request.ip, request.body);
+      const session = await logInSecondFactor(deps, checks, challenges, request, request.body);
       setSessionCookie(deps, request, reply, session.token, session.expires_in);
       return session;
     },
@@ -78,13 +78,13 @@ export async function authRoutes(app: FastifyInstance, opts: { deps: AppDeps }):
   registerOperation(
     app,
     operations.twoFactorSetup,
-    async (request) => await startTwoFactorSetup(deps, checks, request.ip, requireSession(request), request.body),
+    async (request) => await startTwoFactorSetup(deps, checks, request, requireSession(request), request.body),
     { bodyLimit: PASSWORD_BODY_LIMIT },
   );
 
   registerOperation(app, operations.twoFactorEnable, async (request) => {
     const session = requireSession(request);
-    const enabled = await enableTwoFactor(deps, checks, request.ip, session, request.body);
+    const enabled = await enableTwoFactor(deps, checks, request, session, request.body);
     // Sessions signed in with the password alone end, as after a password change; this one stays.
     await deleteOtherSessions(deps, session.userId, session.sessionId);
     sessionStreams.endStreams();
@@ -94,7 +94,7 @@ export async function authRoutes(app: FastifyInstance, opts: { deps: AppDeps }):
   registerOperation(
     app,
     operations.twoFactorDisable,
-    async (request) => await disableTwoFactor(deps, checks, request.ip, requireSession(request), request.body),
+    async (request) => await disableTwoFactor(deps, checks, request, requireSession(request), request.body),
     { bodyLimit: PASSWORD_BODY_LIMIT },
   );
 
@@ -102,10 +102,13 @@ export async function authRoutes(app: FastifyInstance, opts: { deps: AppDeps }):
     refuseCrossSite(request);
     const candidates = readSessionCookies(request);
     if (candidates.length === 0) throw new AppError('unauthorized', 'Authentication required');
-    for (const token of candidates.slice(0, MAX_SESSION_COOKIES)) {
+    for (const { token, isPlain } of candidates.slice(0, MAX_SESSION_COOKIES)) {
       const session = await verifySessionToken(deps, token);
       const expiresIn = session ? await sessionSecondsLeft(deps, session.sessionId) : 0;
-      if (expiresIn > 0) return { token, expires_in: expiresIn };
+      if (expiresIn <= 0) continue;
+      // A session found through an earlier version's cookie moves to the prefixed one (over HTTPS).
+      if (isPlain) upgradeSessionCookie(deps, request, reply, token, expiresIn);
+      return { token, expires_in: expiresIn };
     }
     // A dead cookie is of no use to anyone: drop it with the refusal.
     clearSessionCookie(deps, request, reply);
@@ -122,7 +125,7 @@ export async function authRoutes(app: FastifyInstance, opts: { deps: AppDeps }):
     app,
     operations.changePassword,
     async (request) => {
-      await changePassword(deps, checks, request.ip, requireSession(request), request.body);
+      await changePassword(deps, checks, request, requireSession(request), request.body);
       sessionStreams.endStreams();
     },
     { bodyLimit: PASSWORD_BODY_LIMIT },

@@ -3,7 +3,8 @@ import type { ChangePasswordRequest, LoginRequest, LoginResponse, SecondFactorCh
 import type { AppDeps } from '../../deps.js';
 import { sessions, users } from '../../db/schema.js';
 import { AppError, fieldError } from '../../errors.js';
-import type { ChallengeStore } from './challenges.js';
+import { authEvent, passwordAccepted, recheckFailed, signInFailed, type Client } from './auth-audit.js';
+import { voidChallenges, type ChallengeStore } from './challenges.js';
 import { HashGateBusyError, type HashGate } from './hash-gate.js';
 import { hashPassword, verifyDummyPassword, verifyPassword } from './passwords.js';
 import type { LoginAttempt, LoginLimiter } from './rate-limit.js';
@@ -13,29 +14,48 @@ export const INVALID_CREDENTIALS_MESSAGE = 'Invalid username or password';
 export const TOO_MANY_ATTEMPTS_MESSAGE = 'Too many failed sign-in attempts, try again later';
 export const HASHING_BUSY_MESSAGE = 'Too many sign-ins in progress, try again in a moment';
 
+/** Audit reasons of refusals (summed per client in the audit log). */
+export const RATE_LIMITED = 'rate limited';
+const HASHING_BUSY = 'too many sign-ins in progress';
+
 /** What guards every password check: the per-client/per-username limiter and the global hashing cap. */
 export interface PasswordChecks {
   limiter: LoginLimiter;
   gate: HashGate;
 }
 
-/** Claims an attempt before any hashing, or refuses with 429 and Retry-After. */
-export async function claimAttempt(checks: PasswordChecks, ip: string, username: string): Promise<LoginAttempt> {
+/** Records a refusal or a failure of the step being checked (its audit entry). */
+export type ReportFailure = (reason: string) => Promise<void>;
+
+/** Claims an attempt before any hashing, or refuses with 429 and Retry-After (and reports the refusal). */
+export async function claimAttempt(
+  checks: PasswordChecks,
+  ip: string,
+  username: string,
+  report: ReportFailure,
+): Promise<LoginAttempt> {
   const reservation = await checks.limiter.reserve(ip, username);
   if (reservation.attempt) return reservation.attempt;
+  await report(RATE_LIMITED);
   throw new AppError('rate_limited', TOO_MANY_ATTEMPTS_MESSAGE, [], {
     'retry-after': String(reservation.retryAfterSeconds),
   });
 }
 
 /** Runs a hash through the global cap; a full queue is a 429 that costs no hashing. */
-export async function hashGated<T>(checks: PasswordChecks, work: () => Promise<T>, attempt?: LoginAttempt): Promise<T> {
+export async function hashGated<T>(
+  checks: PasswordChecks,
+  work: () => Promise<T>,
+  attempt?: LoginAttempt,
+  report?: ReportFailure,
+): Promise<T> {
   try {
     return await checks.gate.run(work);
   } catch (error) {
     if (!(error instanceof HashGateBusyError)) throw error;
     // The password was never looked at: this must not count as a failure.
     await attempt?.release();
+    await report?.(HASHING_BUSY);
     throw new AppError('rate_limited', HASHING_BUSY_MESSAGE, [], { 'retry-after': '1' });
   }
 }
@@ -49,25 +69,34 @@ export async function logIn(
   deps: AppDeps,
   checks: PasswordChecks,
   challenges: ChallengeStore,
-  ip: string,
+  client: Client,
   body: LoginRequest,
 ): Promise<LoginResponse | SecondFactorChallenge> {
-  const attempt = await claimAttempt(checks, ip, body.username);
+  const report: ReportFailure = (reason) => signInFailed(deps, client, { username: body.username }, reason);
+  const attempt = await claimAttempt(checks, client.ip, body.username, report);
   const user = await deps.db.select().from(users).where(eq(users.username, body.username)).get();
   const isValid = await hashGated(
     checks,
     () =>
       user ? verifyPassword(user.passwordHash, body.password) : verifyDummyPassword(body.password).then(() => false),
     attempt,
+    report,
   );
   // A failure needs no bookkeeping: the claim already counts as one.
-  if (!user || !isValid) throw new AppError('unauthorized', INVALID_CREDENTIALS_MESSAGE);
+  if (!user || !isValid) {
+    await report('wrong username or password');
+    throw new AppError('unauthorized', INVALID_CREDENTIALS_MESSAGE);
+  }
   if (user.totpSecretEnc !== null) {
     await attempt.release();
-    return { twoFactorRequired: true, ...challenges.issue(user.id) };
+    const challenge = await challenges.issue(user.id);
+    await passwordAccepted(deps, client, user);
+    return { twoFactorRequired: true, ...challenge };
   }
   await attempt.succeed();
-  return await startSession(deps, user.id);
+  const session = await startSession(deps, user.id);
+  await authEvent(deps, client, user, 'password');
+  return session;
 }
 
 /** A new session for a user who passed every step of sign-in. */
@@ -80,20 +109,23 @@ export async function startSession(deps: AppDeps, userId: number): Promise<Login
 }
 
 /**
- * Guessing the current password with a stolen session counts against the same limits as sign-in. The session that
- * changes the password stays; every other session of the user ends (the caller ends their event streams).
+ * Guessing the current password with a stolen session counts against the same limits as sign-in, and every wrong
+ * one is audited. The session that changes the password stays; every other session of the user ends (the caller ends
+ * their event streams), and so does every sign-in still waiting for its second factor.
  */
 export async function changePassword(
   deps: AppDeps,
   checks: PasswordChecks,
-  ip: string,
+  client: Client,
   session: SessionIdentity,
   body: ChangePasswordRequest,
 ): Promise<void> {
   const user = await deps.db.select().from(users).where(eq(users.id, session.userId)).get();
   if (!user) throw new AppError('unauthorized', 'Session ended');
-  const attempt = await claimAttempt(checks, ip, user.username);
-  if (!(await hashGated(checks, () => verifyPassword(user.passwordHash, body.currentPassword), attempt))) {
+  const report: ReportFailure = (reason) => recheckFailed(deps, client, user, 'password change', reason);
+  const attempt = await claimAttempt(checks, client.ip, user.username, report);
+  if (!(await hashGated(checks, () => verifyPassword(user.passwordHash, body.currentPassword), attempt, report))) {
+    await report('wrong password');
     throw fieldError('currentPassword', 'The current password is not correct');
   }
   await attempt.succeed();
@@ -101,14 +133,15 @@ export async function changePassword(
     throw fieldError('newPassword', 'The new password must differ from the current one');
   }
   const passwordHash = await hashGated(checks, () => hashPassword(body.newPassword));
-  await deps.db.write(
-    async (tx) =>
-      await tx
-        .update(users)
-        .set({ passwordHash, updatedAt: deps.now().toISOString() })
-        .where(eq(users.id, user.id))
-        .run(),
-  );
+  await deps.db.write(async (tx) => {
+    await tx
+      .update(users)
+      .set({ passwordHash, updatedAt: deps.now().toISOString() })
+      .where(eq(users.id, user.id))
+      .run();
+    // A password step passed with the old password signs nobody in any more, on any gateway.
+    await voidChallenges(tx, user.id);
+  });
   // Anyone who learnt the old password loses access now; the operator's own session stays.
   await deleteOtherSessions(deps, user.id, session.sessionId);
 }

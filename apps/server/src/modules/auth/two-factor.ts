@@ -12,10 +12,12 @@ import type {
 import type { AppDeps } from '../../deps.js';
 import { recoveryCodes, users } from '../../db/schema.js';
 import { AppError, badRequest, fieldError } from '../../errors.js';
-import { emitAuthEvent, type AuthEventKind } from './auth-events.js';
-import type { ChallengeStore } from './challenges.js';
+import { authEvent, recheckFailed, signInFailed, type Client } from './auth-audit.js';
+import { voidChallenges, type ChallengeStore } from './challenges.js';
 import { verifyPassword } from './passwords.js';
-import { claimAttempt, hashGated, startSession, type PasswordChecks } from './service.js';
+import type { LoginAttempt } from './rate-limit.js';
+import { claimTotpCheck } from './second-factor-limit.js';
+import { claimAttempt, hashGated, startSession, type PasswordChecks, type ReportFailure } from './service.js';
 import type { SessionIdentity } from './sessions.js';
 import {
   classifyCode,
@@ -29,10 +31,16 @@ import {
 
 // Two-factor sign-in for the admin (docs/api.md "Two-factor sign-in"). The TOTP secret is stored encrypted with the
 // gateway's secret key and never leaves the server after enrolment; recovery codes are stored as keyed hashes and
-// work once. Every code check is claimed in the sign-in limiter first, like a password.
+// work once. Every code check is claimed in the sign-in limiter first, like a password, and every TOTP code check of
+// an enabled secret in the account's own cap (second-factor-limit.ts) too.
 
 export const INVALID_CODE_MESSAGE = 'Invalid authentication code';
 export const CHALLENGE_EXPIRED_MESSAGE = 'The sign-in has expired, enter your password again';
+/** What the owner reads once the account's TOTP cap is reached: recovery codes still work. */
+export const TOTP_LOCKED_MESSAGE =
+  'Too many wrong authentication codes for this account: codes from the authenticator app are refused for now. ' +
+  'Sign in with a recovery code, or try again later.';
+const TOTP_LOCKED = 'authentication codes locked for this account';
 const WRONG_CODE = 'The code is not correct';
 const WRONG_PASSWORD = 'The password is not correct';
 
@@ -45,10 +53,6 @@ async function userOf(deps: AppDeps, userId: number): Promise<User> {
 }
 
 const recoveryKey = (deps: AppDeps): Uint8Array => deps.secrets.deriveKey('recovery-codes');
-
-function announce(deps: AppDeps, kind: AuthEventKind, user: User, ip: string): void {
-  emitAuthEvent({ kind, userId: user.id, username: user.username, ip, at: deps.now() });
-}
 
 /**
  * Accepts a TOTP code of a step later than the last one accepted (the update is the check, so two requests racing
@@ -80,12 +84,30 @@ async function spendRecoveryCode(deps: AppDeps, user: User, code: string): Promi
   return spent.length === 1;
 }
 
-/** Checks a code against the user's enabled second factor: 'totp', 'recovery' (spent now) or null. */
-async function checkSecondFactor(deps: AppDeps, user: User, input: string): Promise<'totp' | 'recovery' | null> {
+/**
+ * Checks a code against the user's enabled second factor: 'totp', 'recovery' (spent now) or null (wrong). A TOTP
+ * code is claimed in the account's cap first: once the cap is reached it is refused with 429 without being looked at
+ * (the client's claim `attempt` is withdrawn: nothing was guessed), while a recovery code is still checked.
+ */
+async function checkSecondFactor(
+  deps: AppDeps,
+  user: User,
+  input: string,
+  attempt: LoginAttempt,
+  report: ReportFailure,
+): Promise<'totp' | 'recovery' | null> {
   const code = classifyCode(input);
   if (!code || user.totpSecretEnc === null) return null;
-  if (code.kind === 'totp') return (await acceptTotp(deps, user, user.totpSecretEnc, code.code)) ? 'totp' : null;
-  return (await spendRecoveryCode(deps, user, code.code)) ? 'recovery' : null;
+  if (code.kind === 'recovery') return (await spendRecoveryCode(deps, user, code.code)) ? 'recovery' : null;
+  const claim = await claimTotpCheck(deps.db, deps.now, user.id);
+  if (claim.retryAfterSeconds !== undefined) {
+    await attempt.release();
+    await report(TOTP_LOCKED);
+    throw new AppError('rate_limited', TOTP_LOCKED_MESSAGE, [], { 'retry-after': String(claim.retryAfterSeconds) });
+  }
+  if (!(await acceptTotp(deps, user, user.totpSecretEnc, code.code))) return null;
+  await claim.withdraw();
+  return 'totp';
 }
 
 /** The second step of sign-in: the password step's challenge and a code. */
@@ -93,23 +115,26 @@ export async function logInSecondFactor(
   deps: AppDeps,
   checks: PasswordChecks,
   challenges: ChallengeStore,
-  ip: string,
+  client: Client,
   body: SecondFactorLoginRequest,
 ): Promise<LoginResponse> {
-  const userId = challenges.userOf(body.challenge);
-  if (userId === null) throw new AppError('unauthorized', CHALLENGE_EXPIRED_MESSAGE);
-  const user = await userOf(deps, userId);
-  const attempt = await claimAttempt(checks, ip, user.username);
-  const accepted = await checkSecondFactor(deps, user, body.code);
+  const challenge = await challenges.find(body.challenge);
+  if (challenge === null) throw new AppError('unauthorized', CHALLENGE_EXPIRED_MESSAGE);
+  const user = await userOf(deps, challenge.userId);
+  const report: ReportFailure = (reason) => signInFailed(deps, client, user, reason);
+  const attempt = await claimAttempt(checks, client.ip, user.username, report);
+  const accepted = await checkSecondFactor(deps, user, body.code, attempt, report);
   if (!accepted) {
-    challenges.fail(body.challenge);
-    announce(deps, 'sign_in.second_factor_failed', user, ip);
+    await challenges.fail(challenge.id);
+    await report('wrong authentication code');
     throw new AppError('unauthorized', INVALID_CODE_MESSAGE);
   }
   await attempt.succeed();
-  challenges.consume(body.challenge);
-  announce(deps, accepted === 'recovery' ? 'sign_in.recovery_code_used' : 'sign_in.second_factor', user, ip);
-  return await startSession(deps, user.id);
+  // Used once; and gone if the password or the second factor changed since the password step.
+  if (!(await challenges.consume(challenge.id))) throw new AppError('unauthorized', CHALLENGE_EXPIRED_MESSAGE);
+  const session = await startSession(deps, user.id);
+  await authEvent(deps, client, user, accepted);
+  return session;
 }
 
 export async function twoFactorStatus(deps: AppDeps, session: SessionIdentity): Promise<TwoFactorStatus> {
@@ -122,11 +147,19 @@ export async function twoFactorStatus(deps: AppDeps, session: SessionIdentity): 
   return { enabled: user.totpSecretEnc !== null, recoveryCodesLeft: user.totpSecretEnc === null ? 0 : (left?.n ?? 0) };
 }
 
-/** Checks the password as sign-in does (limiter, hashing cap); a wrong one is a 422 on `field`. */
-async function requirePassword(deps: AppDeps, checks: PasswordChecks, ip: string, user: User, password: string) {
-  const attempt = await claimAttempt(checks, ip, user.username);
-  if (!(await hashGated(checks, () => verifyPassword(user.passwordHash, password), attempt)))
+/** Checks the password as sign-in does (limiter, hashing cap); a wrong one is a 422 on `password`, audited. */
+async function requirePassword(
+  checks: PasswordChecks,
+  client: Client,
+  user: User,
+  password: string,
+  report: ReportFailure,
+): Promise<LoginAttempt> {
+  const attempt = await claimAttempt(checks, client.ip, user.username, report);
+  if (!(await hashGated(checks, () => verifyPassword(user.passwordHash, password), attempt, report))) {
+    await report('wrong password');
     throw fieldError('password', WRONG_PASSWORD);
+  }
   return attempt;
 }
 
@@ -134,13 +167,14 @@ async function requirePassword(deps: AppDeps, checks: PasswordChecks, ip: string
 export async function startTwoFactorSetup(
   deps: AppDeps,
   checks: PasswordChecks,
-  ip: string,
+  client: Client,
   session: SessionIdentity,
   body: TwoFactorSetupRequest,
 ): Promise<TwoFactorSetup> {
   const user = await userOf(deps, session.userId);
   if (user.totpSecretEnc !== null) throw badRequest('Two-factor sign-in is already on; turn it off first');
-  await (await requirePassword(deps, checks, ip, user, body.password)).succeed();
+  const report: ReportFailure = (reason) => recheckFailed(deps, client, user, 'two-factor setup', reason);
+  await (await requirePassword(checks, client, user, body.password, report)).succeed();
   const secret = newTotpSecret();
   await deps.db.write(
     async (tx) =>
@@ -158,14 +192,15 @@ export async function startTwoFactorSetup(
 export async function enableTwoFactor(
   deps: AppDeps,
   checks: PasswordChecks,
-  ip: string,
+  client: Client,
   session: SessionIdentity,
   body: TwoFactorEnableRequest,
 ): Promise<TwoFactorEnabled> {
   const user = await userOf(deps, session.userId);
   if (user.totpSecretEnc !== null) throw badRequest('Two-factor sign-in is already on');
   if (user.totpPendingSecretEnc === null) throw badRequest('Start the setup first');
-  const attempt = await claimAttempt(checks, ip, user.username);
+  // A code of the secret this session was just shown: the limiter holds guessing back, nothing is audited.
+  const attempt = await claimAttempt(checks, client.ip, user.username, async () => undefined);
   const code = classifyCode(body.code);
   if (code?.kind !== 'totp' || !(await acceptTotp(deps, user, user.totpPendingSecretEnc, code.code)))
     throw fieldError('code', WRONG_CODE);
@@ -187,8 +222,10 @@ export async function enableTwoFactor(
       .insert(recoveryCodes)
       .values(codes.map((text) => ({ userId: user.id, codeHash: hashRecoveryCode(key, text) })))
       .run();
+    // A password step passed under an earlier second factor continues no sign-in.
+    await voidChallenges(tx, user.id);
   });
-  announce(deps, 'two_factor.enabled', user, ip);
+  await authEvent(deps, client, user, 'two-factor-enabled');
   return { recoveryCodes: codes };
 }
 
@@ -196,14 +233,18 @@ export async function enableTwoFactor(
 export async function disableTwoFactor(
   deps: AppDeps,
   checks: PasswordChecks,
-  ip: string,
+  client: Client,
   session: SessionIdentity,
   body: TwoFactorDisableRequest,
 ): Promise<void> {
   const user = await userOf(deps, session.userId);
   if (user.totpSecretEnc === null) throw badRequest('Two-factor sign-in is not on');
-  const attempt = await requirePassword(deps, checks, ip, user, body.password);
-  if (!(await checkSecondFactor(deps, user, body.code))) throw fieldError('code', WRONG_CODE);
+  const report: ReportFailure = (reason) => recheckFailed(deps, client, user, 'two-factor disable', reason);
+  const attempt = await requirePassword(checks, client, user, body.password, report);
+  if (!(await checkSecondFactor(deps, user, body.code, attempt, report))) {
+    await report('wrong code');
+    throw fieldError('code', WRONG_CODE);
+  }
   await attempt.succeed();
   await deps.db.write(async (tx) => {
     await tx
@@ -212,6 +253,7 @@ export async function disableTwoFactor(
       .where(eq(users.id, user.id))
       .run();
     await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id)).run();
+    await voidChallenges(tx, user.id);
   });
-  announce(deps, 'two_factor.disabled', user, ip);
+  await authEvent(deps, client, user, 'two-factor-disabled');
 }

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { bearerOf } from '../../http/authenticate.js';
 import { isMetricsToken } from './metrics.js';
 import type { Observer } from './observer.js';
 
@@ -20,9 +21,7 @@ export async function startMetricsListener(
       response.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
       return;
     }
-    const header = request.headers.authorization;
-    const given = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined;
-    if (token !== undefined && !isMetricsToken(given, token)) {
+    if (token !== undefined && !isMetricsToken(bearerOf(request.headers.authorization), token)) {
       response
         .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' })
         .end('{"message":"Unauthorized"}');

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { DRIFT_EVENT, HEALTH_EVENT, operations, type ServiceFigures } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
+import { bearerOf } from '../../http/authenticate.js';
 import { registerOperation } from '../../http/operation.js';
 import { listOpenSse, openSse } from '../../sse.js';
 import { getService } from '../services/service.js';
@@ -79,14 +80,16 @@ export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps;
 }
 
 /**
- * `GET /metrics` on the app (when `POSTERN_METRICS_TOKEN` is set: only with `Authorization: Bearer <token>`).
+ * `GET /metrics` on the app: with `POSTERN_METRICS_TOKEN` set, only with `Authorization: Bearer <token>`; without it
+ * a 404 (the metrics are then served on `POSTERN_METRICS_ADDRESS` only, or not at all), never the console's page.
  * Outside /api on purpose: the token is the metrics token, never a console session.
  */
-export function registerMetricsRoute(app: FastifyInstance, observer: Observer, token: string): void {
+export function registerMetricsRoute(app: FastifyInstance, observer: Observer, token: string | undefined): void {
   app.get('/metrics', async (request, reply) => {
-    const header = request.headers.authorization;
-    const given = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined;
-    if (!isMetricsToken(given, token)) {
+    if (token === undefined) {
+      return reply.code(404).header('cache-control', 'no-store').send({ message: 'Not Found', code: 'not_found' });
+    }
+    if (!isMetricsToken(bearerOf(request.headers.authorization), token)) {
       return reply
         .code(401)
         .header('www-authenticate', 'Bearer')

@@ -279,6 +279,25 @@ local function log_uri()
   return path .. "?" .. concat(parts, "&")
 end
 
+-- The console's session cookie `__Host-token` (docs/api.md "Session cookie") has Path=/, and cookies ignore ports:
+-- browsers send it to the no-domain port too, where node services are published on the console's host name. There
+-- it is taken out of each request before it is proxied, and a backend's Set-Cookie for it is dropped (headers()),
+-- so no node reads the session or replaces it. Names compare without case, as browsers check the prefix; a nameless
+-- cookie whose value spells the name counts too (some browsers send it as that name).
+local function is_session_cookie(text)
+  return find(lower(text), "^[%s=]*__host%-token%s*=") ~= nil
+end
+
+local function strip_session_cookie()
+  local header = ngx.var.http_cookie
+  if header == nil or not find(lower(header), "__host-token", 1, true) then return end
+  local kept = {}
+  for pair in string.gmatch(header, "[^;]+") do
+    if not is_session_cookie(pair) then kept[#kept + 1] = pair:match("^%s*(.-)%s*$") end
+  end
+  if #kept == 0 then ngx.req.clear_header("Cookie") else ngx.req.set_header("Cookie", concat(kept, "; ")) end
+end
+
 local function remember(route)
   local var = ngx.var
   shared.gw_live:set(var.connection, concat({ route.s, route.r, var.remote_addr, var.remote_port, var.server_port }, " "))
@@ -307,8 +326,10 @@ function _M.route()
   local query = find(request_uri, "?", 1, true)
   local path, loose = _M.canonical_path(query and sub(request_uri, 1, query - 1) or request_uri)
   if not path then return ngx.exit(400) end
-  -- The console's session cookie is scoped to /api: nothing on the no-domain origin may receive it.
+  -- The console's API is /api on the same host name: nothing on the no-domain origin may answer below it; and the
+  -- console's session cookie (Path=/) is not handed to a service there.
   if host == "" and _M.within(path, loose, "/api") ~= false then return ngx.exit(404) end
+  if host == "" then strip_session_cookie() end
   local list = routes_for(host)
   if not list then return ngx.exit(404) end
   local route, ambiguous = match(list, path, loose)
@@ -319,6 +340,19 @@ function _M.route()
   var.gw_up = route.u
   var.gw_path = query and (path .. sub(request_uri, query)) or path
   remember(route)
+end
+
+-- header_filter_by_lua of the HTTPS servers: on the no-domain port, no backend sets the console's session cookie.
+function _M.headers()
+  if tonumber(ngx.var.server_port) ~= opts.no_domain_port then return end
+  local set = ngx.header["Set-Cookie"]
+  if set == nil then return end
+  if type(set) == "string" then set = { set } end
+  local kept = {}
+  for i = 1, #set do
+    if not is_session_cookie(set[i]) then kept[#kept + 1] = set[i] end
+  end
+  if #kept < #set then ngx.header["Set-Cookie"] = #kept > 0 and kept or nil end
 end
 
 -- Request latency buckets (ms, upper bounds; the last one is everything slower): the control plane turns their counts
