@@ -7,6 +7,7 @@ import { createConnectionCutter } from './connections.js';
 import { createListenerLimits } from './listener-limits.js';
 import { createAccessLogSource } from './logs/log-source.js';
 import { createHttpInstance } from './nginx/http-instance.js';
+import { readSnapshotNeeds, type DictLimits } from './nginx/dict-sizes.js';
 import { readLuaModule } from './nginx/lua-source.js';
 import { checkHttps } from './nginx/self-check.js';
 import {
@@ -22,6 +23,7 @@ import { createStreamInstances } from './nginx/stream-instances.js';
 import { createStaticHosts, planDataPlane, readResolvers } from './plan.js';
 import { createProxy } from './proxy.js';
 import { createReconciler } from './reconciler.js';
+import { applyProblems } from './reconcile/problems.js';
 import { countOpenSessions, createStreamTrafficCounter } from './traffic.js';
 import { lookupUser } from './system-user.js';
 import type { DataPlane, DataPlaneLogger, DesiredState, DriftReport, TrafficCounters } from './types.js';
@@ -60,6 +62,8 @@ export interface DataPlaneConfig {
   /** Bind nginx to one address only (tests). */
   listenAddress?: string;
   nginxWorkerUser?: string;
+  /** Floors and ceilings of nginx's shared dictionaries (default DEFAULT_DICT_LIMITS; tests make them small). */
+  dictLimits?: DictLimits;
   acme: AcmeConfig;
   /** The public listeners against one abusive client (README, "The public listeners"); absent: no per-address limit. */
   listener?: ListenerSettings;
@@ -135,6 +139,8 @@ async function resolveWorkerUser(wanted: string, logger: DataPlaneLogger): Promi
   return 'nobody';
 }
 
+const describeError = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
 /** The real data plane: WireGuard, nginx and certificates on this host. Needs root. */
 export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): RealDataPlane {
   const { logger } = deps;
@@ -166,7 +172,9 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   const http = createHttpInstance({
     prefixDir,
     logger,
-    render: (dir) => renderHttpInstance(renderOptions, dir, luaSource),
+    render: (dir, dicts) => renderHttpInstance(renderOptions, dir, luaSource, dicts),
+    snapshotNeeds: () => readSnapshotNeeds(prefixDir, certsDir),
+    ...(config.dictLimits === undefined ? {} : { dictLimits: config.dictLimits }),
     ...nginxBin,
   });
   const streams = createStreamInstances({
@@ -210,7 +218,14 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   const reconciler = createReconciler({
     loadDesiredState: deps.loadDesiredState,
     plan,
-    wireguard,
+    // The status poll starts once the interface exists: on a first boot it does not before the first apply.
+    wireguard: {
+      ...wireguard,
+      async ensureInterface(gateway) {
+        await wireguard.ensureInterface(gateway);
+        if (healTimer) status.start();
+      },
+    },
     proxy,
     certs: {
       ensure: (domain) => requireCerts().ensure(domain),
@@ -249,8 +264,24 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   async function apply(): ReturnType<DataPlane['apply']> {
     const result = await reconciler.apply();
     isBehind = !result.ok;
+    const problems = applyProblems(result);
+    if (problems.length > 0) reportProblems(problems);
     scheduleDriftCheck(DRIFT_AFTER_CHANGE_MS);
     return result;
+  }
+
+  /**
+   * What the system status shows at once when an apply failed or a drift check could not run, instead of the last
+   * check's "no differences" until the next one: the next check reports again what it finds.
+   */
+  function reportProblems(differences: string[]): void {
+    if (lastDrift && !lastDrift.repaired && lastDrift.differences.join('\n') === differences.join('\n')) return;
+    publishDrift({ checkedAt: new Date().toISOString(), differences, repaired: false });
+  }
+
+  function publishDrift(report: DriftReport): void {
+    lastDrift = report;
+    for (const listener of driftListeners) listener(report);
   }
 
   // Drift: read back what nginx and WireGuard hold, compare it with the DB, repair what differs. A few seconds after
@@ -267,7 +298,10 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     driftTimer = setTimeout(() => {
       driftTimer = null;
       checkDrift()
-        .catch((err: unknown) => logger.warn({ err }, 'data plane: drift check failed'))
+        .catch((err: unknown) => {
+          logger.warn({ err }, 'data plane: drift check failed');
+          reportProblems([`the drift check could not read what is served: ${describeError(err)}`]);
+        })
         .finally(() => {
           if (!driftTimer && healTimer) scheduleDriftCheck(config.driftCheckIntervalMs ?? DRIFT_EVERY_MS);
         });
@@ -302,8 +336,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       repaired = (await listenerLimits.ensure()) && repaired;
     }
     const report: DriftReport = { checkedAt: new Date().toISOString(), differences, repaired };
-    lastDrift = report;
-    for (const listener of driftListeners) listener(report);
+    publishDrift(report);
     return report;
   }
 
@@ -384,7 +417,6 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       // DB runs in the background, so the console and API answer at once (changes made meanwhile queue behind it).
       // Issuance may start now: nginx answers ACME challenges from the moment it runs.
       certs.start();
-      status.start();
       healTimer = setInterval(() => void healOnce(), config.healIntervalMs ?? 1000);
       healTimer.unref();
       const convergeStarted = performance.now();
@@ -415,6 +447,13 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     apply,
     traffic,
     checkDrift,
+    async dictionaries() {
+      if (!(await http.isUp())) return null;
+      return proxy.dictionaries().catch((err: unknown) => {
+        logger.warn({ err }, 'nginx: could not read how full its shared dictionaries are');
+        return null;
+      });
+    },
     lastDrift: () => lastDrift,
     booted: () => bootedPromise,
     onDrift(listener) {

@@ -114,3 +114,25 @@ export function buildRouteTable(
   for (const [host, list] of byHost) hosts.set(host, JSON.stringify(list.sort(byLongestPrefix)));
   return { hosts, revisions, rejected };
 }
+
+/**
+ * The route table's hosts without the services `ids` (set aside after the plan: nginx had no room for them); hosts
+ * left with none go. The rest keep the order and form buildRouteTable gave them.
+ */
+export function withoutServices(
+  hosts: ReadonlyMap<string, string>,
+  ids: ReadonlySet<number> | ReadonlyMap<number, unknown>,
+): Map<string, string> {
+  if (ids.size === 0) return new Map(hosts);
+  const markers = [...ids.keys()].map((id) => `{"s":${id},`);
+  const out = new Map<string, string>();
+  for (const [host, json] of hosts) {
+    if (!markers.some((marker) => json.includes(marker))) {
+      out.set(host, json);
+      continue;
+    }
+    const kept = (JSON.parse(json) as { s: number }[]).filter((route) => !ids.has(route.s));
+    if (kept.length > 0) out.set(host, JSON.stringify(kept));
+  }
+  return out;
+}
