@@ -266,9 +266,7 @@ describe.skipIf(!canRunNginx)('nginx’s shared dictionaries (real nginx, small 
       expect(await status('f3.test')).toBe(200);
       // Reported by the drift check, and in the dictionaries' figures.
       const drift = await proxy.drift(hostsFor([route(1, 'a.test'), added, ...fillers, ...huge]), [], new Map());
-      expect(drift).toEqual([
-        'nginx has no room for services 50, 51: they are not served',
-      ]);
+      expect(drift).toEqual(['nginx has no room for services 50, 51: they are not served']);
       const routesDict = (await proxy.dictionaries()).find((d) => d.name === 'gw_routes');
       expect(routesDict).toMatchObject({ capacityBytes: 64 * KiB });
       expect(routesDict?.refusedWrites).toBeGreaterThan(0);
