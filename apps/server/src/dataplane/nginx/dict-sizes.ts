@@ -55,10 +55,13 @@ export function entryBytes(keyLength: number, valueLength: number): number {
   return slot;
 }
 
-/** gw_routes: `h:<host>` → the host's routes, and the version. */
+/**
+ * gw_routes: `h:<host>` → the host's routes, and the version. Route tables are ASCII (every value passed an
+ * allow-list), so a string's length is its size in bytes: this runs on every apply.
+ */
 export function routesBytes(hosts: Iterable<[string, string]>): number {
   let total = entryBytes(1, 32);
-  for (const [host, json] of hosts) total += entryBytes(2 + Buffer.byteLength(host), Buffer.byteLength(json));
+  for (const [host, json] of hosts) total += entryBytes(2 + host.length, json.length);
   return total;
 }
 
