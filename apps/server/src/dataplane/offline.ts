@@ -13,6 +13,7 @@ import {
   type DesiredDomain,
   type DesiredPeer,
   type DesiredState,
+  type DictionaryUsage,
   type DriftReport,
   type LogLine,
   type TrafficCounters,
@@ -224,6 +225,8 @@ export interface OfflineDataPlane extends DataPlane {
   setTraffic(counters: TrafficCounters): void;
   /** Reports a drift check with these differences, as the real data plane would after one. */
   reportDrift(report: DriftReport): void;
+  /** What dictionaries() answers from now on (default null: no nginx to ask). */
+  setDictionaries(usage: DictionaryUsage[] | null): void;
 }
 
 export function createOfflineDataPlane(options: {
@@ -243,6 +246,7 @@ export function createOfflineDataPlane(options: {
   let hostNetworks: string[] = [];
   let traffic: TrafficCounters = { httpEpoch: 'offline', streamEpoch: 'offline', http: new Map(), tcp: new Map() };
   let lastDrift: DriftReport | null = null;
+  let dictionaries: DictionaryUsage[] | null = null;
   const driftListeners = new Set<(report: DriftReport) => void>();
   const reportDrift = (report: DriftReport) => {
     lastDrift = report;
@@ -301,7 +305,10 @@ export function createOfflineDataPlane(options: {
       return result;
     },
     traffic: () => Promise.resolve(traffic),
-    dictionaries: () => Promise.resolve(null),
+    dictionaries: () => Promise.resolve(dictionaries),
+    setDictionaries: (usage) => {
+      dictionaries = usage;
+    },
     setTraffic: (counters) => {
       traffic = counters;
     },
