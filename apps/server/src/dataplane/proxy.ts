@@ -76,6 +76,8 @@ const PEMS_READ_AT_ONCE = 32;
 const ROUTE_BYTES_PER_PUSH = 8 * 1024 * 1024;
 /** A certificate read back from nginx, of unknown length: most combined PEMs take one or two pages. */
 const UNKNOWN_CERT_BYTES = 8192;
+/** After a failed attempt to grow the dictionaries, the next one waits this long. */
+const GROW_RETRY_MS = 60_000;
 /** Counters of a service that is no longer served are forgotten once the traffic history has read them. */
 const FORGET_COUNTERS_AFTER_MS = 5 * 60_000;
 
@@ -110,6 +112,7 @@ export function createProxy(options: {
   const refusedPushes = new Map<string, number>();
   /** What the data takes in the dictionaries sized from it (dict-sizes.ts). */
   const needs: DictNeeds = { gw_routes: 0, gw_certs: 0, gw_stats: 0 };
+  let growAgainAt = 0;
   /** Services served at the last cut-off, and since when services no longer served have been gone. */
   let lastRevisions: ReadonlyMap<number, string> | null = null;
   const goneSince = new Map<number, number>();
@@ -178,10 +181,13 @@ export function createProxy(options: {
    * back here). A failure leaves the sizes as they are: what does not fit is then set aside.
    */
   async function grow(): Promise<void> {
+    // A reload that failed (nginx could not map that much shared memory, say) is not tried on every apply.
+    if (Date.now() < growAgainAt) return;
     let isReloaded = false;
     try {
       isReloaded = await http.fit(needs, flushSnapshot);
     } catch (err) {
+      growAgainAt = Date.now() + GROW_RETRY_MS;
       logger.error({ err }, 'nginx: could not grow its shared dictionaries; changes that do not fit are set aside');
       return;
     }

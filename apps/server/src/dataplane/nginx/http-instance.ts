@@ -296,7 +296,17 @@ export function createHttpInstance(options: HttpInstanceOptions): HttpInstance {
       serial(async () => {
         const running = master;
         master = null;
-        if (!running || keepServing) return;
+        if (keepServing) return;
+        // The workers of a killed master still finishing their connections stop with the gateway too.
+        for (const worker of draining?.workers.filter(isWorkerAlive) ?? []) {
+          try {
+            process.kill(worker.pid, 'SIGTERM');
+          } catch {
+            // Gone meanwhile.
+          }
+        }
+        draining = null;
+        if (!running) return;
         await stopMaster(running);
         logger.info({ pid: running.pid }, 'nginx: stopped');
       }),
