@@ -589,6 +589,9 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     ]);
     const untouched = await openStream(`https://127.0.0.1:${options.httpsPort}/trickle`, 'other.test');
     const disabledLater = await openStream(`https://127.0.0.1:${options.httpsPort}/trickle`, 'app.test');
+    // The snapshot a fresh master loads is written just after a push.
+    const snapshot = join(prefixDir, 'state', 'routes.json');
+    expect(await waitFor(async () => (await readFile(snapshot, 'utf8')).includes('app.test'), 3000)).toBe(true);
     const pid = instance.pid() ?? 0;
     const orphans = (await readChildPids(pid)) ?? [];
     process.kill(pid, 'SIGKILL');
@@ -611,8 +614,9 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     await disabledLater.ended;
     const before = untouched.chunks();
     expect(await waitFor(() => untouched.chunks() > before + 2, 3000)).toBe(true);
-    // Once their last connection ends, they are gone.
+    // Once their last connection ends, they are gone, and the new master alone serves what it loaded from disk.
     untouched.close();
     expect(await waitFor(() => orphans.every((worker) => !isAlive(worker) || isZombie(worker)), 5000)).toBe(true);
+    expect((await https(options.httpsPort, '/', 'other.test')).status).toBe(200);
   });
 });
