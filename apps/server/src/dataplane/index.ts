@@ -23,7 +23,7 @@ import { createStreamInstances } from './nginx/stream-instances.js';
 import { createStaticHosts, planDataPlane, readResolvers } from './plan.js';
 import { createProxy } from './proxy.js';
 import { createReconciler } from './reconciler.js';
-import { applyProblems } from './reconcile/problems.js';
+import { applyProblems, noRoomLine } from './reconcile/problems.js';
 import { countOpenSessions, createStreamTrafficCounter } from './traffic.js';
 import { lookupUser } from './system-user.js';
 import type { DataPlane, DataPlaneLogger, DesiredState, DriftReport, TrafficCounters } from './types.js';
@@ -335,6 +335,9 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       listenerLimits.forget();
       repaired = (await listenerLimits.ensure()) && repaired;
     }
+    // Services set aside for lack of room are reported, not repaired: they are tried again once there is room.
+    const crowded = proxy.crowdedServices();
+    if (crowded.length > 0) differences.unshift(noRoomLine(crowded));
     const report: DriftReport = { checkedAt: new Date().toISOString(), differences, repaired };
     publishDrift(report);
     return report;

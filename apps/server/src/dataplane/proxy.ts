@@ -7,6 +7,7 @@ import {
   certsBytes,
   DICT_NAMES,
   entryBytes,
+  pageBytes,
   routesBytes,
   statsBytes,
   type DictName,
@@ -24,8 +25,8 @@ import {
   type HttpTraffic,
 } from './types.js';
 import { isHostname } from './validate.js';
-import { withoutServices } from './nginx/routes.js';
-import { NO_ROOM, noRoomLine } from './reconcile/problems.js';
+import { routesWithout, withoutServices } from './nginx/routes.js';
+import { NO_ROOM } from './reconcile/problems.js';
 import { pemPath } from './certs/self-signed.js';
 
 // The real proxy: the HTTP instance fed over its control socket, the TCP/UDP instances, the connection cutter.
@@ -54,8 +55,8 @@ export interface Proxy extends ProxyAdapter {
   /** How full nginx's shared dictionaries are, and the writes refused for lack of room. */
   dictionaries(): Promise<DictionaryUsage[]>;
   /**
-   * What nginx serves that differs from `routes`, `certNames`, `streams` and `challenges` (what the DB says), and the
-   * services left out for lack of room at the last push.
+   * What nginx serves that differs from `routes`, `certNames`, `streams` and `challenges` (what the DB says), the
+   * services left out for lack of room at the last push aside (crowdedServices).
    */
   drift(
     routes: ReadonlyMap<string, string>,
@@ -63,6 +64,8 @@ export interface Proxy extends ProxyAdapter {
     streams: ReadonlyMap<string, WantedInstance>,
     challenges?: ReadonlyMap<string, string>,
   ): Promise<string[]>;
+  /** Services whose routes were left out at the last push because nginx had no room for them. */
+  crowdedServices(): number[];
   /** The next apply reads back what nginx holds and pushes what differs (after drift). */
   forget(): void;
   stop(options: { keepServing: boolean }): Promise<void>;
@@ -130,6 +133,15 @@ export function createProxy(options: {
   let lastStreamFailures = new Map<string, string>();
   /** Services whose routes were left out at the last push for lack of room, with the reason. */
   let crowded = new Map<number, string>();
+  /**
+   * The hosts they are in (with the routes the database wanted for them then), and the routes dictionary's free
+   * pages after that push: while neither changes, they are left out without trying.
+   */
+  let setAside: {
+    hosts: Map<string, { json: string; ids: number[]; kept: string | null }>;
+    message: string;
+    free: number;
+  } | null = null;
   /** Certificates nginx holds: name → MD5 of the PEM as pushed, and its size when known. */
   const pushedCerts = new Map<string, string>();
   const certSizes = new Map<string, number>();
@@ -222,12 +234,12 @@ export function createProxy(options: {
   async function checkRoom(set: [string, string][], del: string[], known: ReadonlyMap<string, Held>): Promise<void> {
     const space = await http.control.get<{ dicts: Record<string, { capacity: number; free: number }> }>('/space');
     const dict = space.dicts.gw_routes ?? { capacity: 0, free: 0 };
-    let need = entryBytes(1, 32);
+    let need = 0;
     let freed = 0;
-    for (const [host, json] of set) need += entryBytes(2 + host.length, Buffer.byteLength(json));
+    for (const [host, json] of set) need += pageBytes(2 + host.length, json.length);
     for (const host of [...del, ...set.map(([h]) => h)]) {
       const text = known.get(host)?.text;
-      if (text !== undefined) freed += entryBytes(2 + host.length, Buffer.byteLength(text));
+      if (text !== undefined) freed += pageBytes(2 + host.length, text.length);
     }
     if (need <= dict.free + freed) return;
     const refusal: Refusal = {
@@ -310,7 +322,7 @@ export function createProxy(options: {
     hosts: ReadonlyMap<string, string>,
     refusal: Refusal,
     everything: boolean,
-  ): Promise<Map<number, string>> {
+  ): Promise<Map<string, number[]>> {
     if (held === null) await learnWhatNginxHolds();
     const known = held ?? new Map<string, Held>();
     const changed = [...hosts].filter(([host, json]) => !isSame(known.get(host), json));
@@ -321,21 +333,23 @@ export function createProxy(options: {
       const answer = await http.control.post<{ hosts: Record<string, string> }>('/held', { hosts: unknownText });
       for (const [host, json] of Object.entries(answer.hosts)) old.set(host, json);
     }
-    const size = (host: string, json: string | undefined): number =>
-      json === undefined ? 0 : entryBytes(2 + Buffer.byteLength(host), Buffer.byteLength(json));
-    let room = refusal.freeSpace - entryBytes(1, 32);
-    for (const host of known.keys()) if (!hosts.has(host)) room += size(host, old.get(host));
+    // Room in whole pages, as the Lua module counts it. A host whose entry takes no more than it took (same or smaller
+    // slab slot, same or fewer pages) always fits; small entries that grow are tried (the second round, `everything`,
+    // leaves them out too); of those that need more pages, the smallest growth first while the free pages last.
+    const pages = (host: string, json: string | undefined): number =>
+      json === undefined ? 0 : pageBytes(2 + host.length, json.length);
+    const slots = (host: string, json: string | undefined): number =>
+      json === undefined ? 0 : entryBytes(2 + host.length, json.length);
+    let room = refusal.freeSpace;
+    for (const host of known.keys()) if (!hosts.has(host)) room += pages(host, old.get(host));
     const growing: { host: string; json: string; growth: number }[] = [];
     for (const [host, json] of changed) {
-      const growth = size(host, json) - size(host, old.get(host));
-      if (growth <= 0) room -= growth;
+      const growth = pages(host, json) - pages(host, old.get(host));
+      if (slots(host, json) <= slots(host, old.get(host)) || (growth === 0 && !everything)) room -= growth;
       else growing.push({ host, json, growth });
     }
     growing.sort((a, b) => a.growth - b.growth || a.host.localeCompare(b.host));
-    const message =
-      `${NO_ROOM}this service's routes: its routes dictionary is full at ${mib(refusal.capacity)} MiB and cannot ` +
-      'grow further. The service is not served; the next change tries again.';
-    const out = new Map<number, string>();
+    const out = new Map<string, number[]>();
     for (const { host, json, growth } of growing) {
       if (!everything && growth <= room) {
         room -= growth;
@@ -344,11 +358,16 @@ export function createProxy(options: {
       const before = new Map(
         (JSON.parse(old.get(host) ?? '[]') as { s: number }[]).map((route) => [route.s, JSON.stringify(route)]),
       );
-      for (const route of JSON.parse(json) as { s: number }[])
-        if (before.get(route.s) !== JSON.stringify(route)) out.set(route.s, message);
+      const ids = (JSON.parse(json) as { s: number }[])
+        .filter((route) => before.get(route.s) !== JSON.stringify(route))
+        .map((route) => route.s);
+      if (ids.length > 0) out.set(host, ids);
     }
     return out;
   }
+
+  const routesSpace = async (): Promise<number> =>
+    (await http.control.get<{ dicts: Record<string, { free: number }> }>('/space')).dicts.gw_routes?.free ?? 0;
 
   async function readPem(name: string): Promise<string | null> {
     return readFile(pemPath(certsDir, name), 'utf8').catch(() => null);
@@ -454,25 +473,66 @@ export function createProxy(options: {
       if (serviceCount !== undefined) needs.gw_stats = statsBytes(serviceCount);
       await grow();
       const left = new Map<number, string>();
-      let wanted: ReadonlyMap<string, string> = hosts;
-      for (let round = 0; ; round++) {
-        try {
-          await pushRoutes(wanted);
-          break;
-        } catch (err) {
-          const refusal = countRefusal(err);
-          if (refusal === null || round === 2) throw err;
-          const out = await crowdOut(wanted, refusal, round === 1);
-          if (out.size === 0) throw err;
-          for (const [id, message] of out) left.set(id, message);
-          wanted = withoutServices(hosts, left);
-          logger.error(
-            { services: [...out.keys()], capacity: refusal.capacity, free: refusal.freeSpace, need: refusal.need },
-            'nginx: no room in the routes dictionary for a change; its services are set aside',
-          );
+      /** Hosts with services left out: which ones, and what is pushed for the host instead (null: nothing). */
+      const leftIn = new Map<string, { ids: number[]; kept: string | null }>();
+      let wanted = new Map(hosts);
+      const leaveOut = (host: string, ids: readonly number[], message: string, kept?: string | null): void => {
+        const all = [...(leftIn.get(host)?.ids ?? []), ...ids];
+        for (const id of ids) left.set(id, message);
+        const json = hosts.get(host);
+        const rest = kept !== undefined ? kept : json === undefined ? null : routesWithout(json, new Set(all));
+        leftIn.set(host, { ids: all, kept: rest });
+        if (rest === null) wanted.delete(host);
+        else wanted.set(host, rest);
+      };
+      /** Pushes `wanted`; what does not fit is left out (two rounds at most), the rest pushed. */
+      const push = async (): Promise<void> => {
+        for (let round = 0; ; round++) {
+          try {
+            await pushRoutes(wanted);
+            return;
+          } catch (err) {
+            const refusal = countRefusal(err);
+            if (refusal === null || round === 2) throw err;
+            let out = await crowdOut(wanted, refusal, round === 1);
+            // Nothing needed more pages: a small entry found no slot, so everything that grows is left out.
+            if (out.size === 0 && round === 0) out = await crowdOut(wanted, refusal, true);
+            if (out.size === 0) throw err;
+            const message =
+              `${NO_ROOM}this service's routes: its routes dictionary is full at ${mib(refusal.capacity)} MiB and ` +
+              'cannot grow further. It is served once there is room again.';
+            for (const [host, ids] of out) leaveOut(host, ids, message);
+            logger.error(
+              { services: [...out.values()].flat(), capacity: refusal.capacity, free: refusal.freeSpace },
+              'nginx: no room in the routes dictionary for a change; its services are set aside',
+            );
+          }
         }
+      };
+      // What was set aside last time, unchanged, is not tried again while nginx has no more room than then (a refused
+      // push of them on every change would cost every change seconds at scale); once this push made room, it is.
+      const before = setAside;
+      if (before !== null && (await routesSpace()) <= before.free) {
+        for (const [host, memo] of before.hosts)
+          if (hosts.get(host) === memo.json) leaveOut(host, memo.ids, before.message, memo.kept);
+      }
+      const isHeldBack = left.size > 0;
+      await push();
+      if (isHeldBack && before !== null && (await routesSpace()) > before.free) {
+        left.clear();
+        leftIn.clear();
+        wanted = new Map(hosts);
+        await push();
       }
       crowded = left;
+      setAside =
+        left.size === 0
+          ? null
+          : {
+              hosts: new Map([...leftIn].map(([host, out]) => [host, { json: hosts.get(host) ?? '', ...out }])),
+              message: [...left.values()][0] ?? '',
+              free: await routesSpace(),
+            };
       if (version !== null) writeSnapshot(wanted, certNames, version);
       return left;
     },
@@ -596,7 +656,6 @@ export function createProxy(options: {
 
     async drift(routes, certNames, wantedStreams, challenges) {
       const differences: string[] = [];
-      if (crowded.size > 0) differences.push(noRoomLine([...crowded.keys()]));
       if (challenges !== undefined) {
         const answers = pushedChallenges ?? new Map<string, string>();
         for (const [token, answer] of challenges)
@@ -607,7 +666,7 @@ export function createProxy(options: {
         '/digest',
       );
       const label = (host: string): string => (host === '' ? 'services without a domain' : host);
-      const served = withoutServices(routes, crowded);
+      const served = withoutServices(routes, crowded, setAside?.hosts.keys());
       for (const [host, json] of served) {
         const hash = digest.hosts[host];
         if (hash === undefined) differences.push(`nginx lacks the routes of ${label(host)}`);
@@ -635,6 +694,8 @@ export function createProxy(options: {
         if (!wantedStreams.has(key)) differences.push(`an instance of ${key} runs, which the database does not want`);
       return differences;
     },
+
+    crowdedServices: () => [...crowded.keys()],
 
     forget() {
       // Routes and certificates are read back before the next push (GET /digest), so only what differs is pushed.

@@ -42,13 +42,11 @@ const DICT_LABELS: Record<string, string> = {
 
 export const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0);
 
-/** "its routes dictionary (64 MiB, 0.2 MiB free) has no room for a change of 3.1 MiB" */
+/** "its routes dictionary (64 MiB, 0.2 MiB free) has no room for a change of 3.1 MiB" (whole pages). */
 export function describeRefusal(refusal: Refusal): string {
   const label = DICT_LABELS[refusal.dict] ?? 'shared dictionary';
-  return (
-    `its ${label} (${mib(refusal.capacity)} MiB, ${mib(refusal.freeSpace)} MiB free) ` +
-    `has no room for a change of ${mib(refusal.need)} MiB`
-  );
+  const size = refusal.need > 0 ? `a change of ${mib(refusal.need)} MiB` : 'this change';
+  return `its ${label} (${mib(refusal.capacity)} MiB, ${mib(refusal.freeSpace)} MiB free) has no room for ${size}`;
 }
 
 function toRefusal(value: Record<string, unknown>): Refusal | null {

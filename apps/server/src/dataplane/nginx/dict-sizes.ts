@@ -56,6 +56,15 @@ export function entryBytes(keyLength: number, valueLength: number): number {
 }
 
 /**
+ * The whole pages an entry takes: 0 for one of up to half a page, which shares a page with entries of its size. What
+ * the Lua module's all-or-nothing check counts against free_space() (whole free pages); small entries are just tried.
+ */
+export function pageBytes(keyLength: number, valueLength: number): number {
+  const bytes = entryBytes(keyLength, valueLength);
+  return bytes > PAGE / 2 ? bytes : 0;
+}
+
+/**
  * gw_routes: `h:<host>` → the host's routes, and the version. Route tables are ASCII (every value passed an
  * allow-list), so a string's length is its size in bytes: this runs on every apply.
  */

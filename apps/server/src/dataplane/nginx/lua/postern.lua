@@ -524,7 +524,8 @@ end
 --   GET  /stats   → {"epoch": e, "services": {svc: {c2: n, bi: n, bo: n, ls: ms, b0: n, …, open: n}}, "dropped": n}
 --   GET  /live    → [[connection, "svc rev addr port server_port"], ...]
 -- A change (POST /routes, /certs, /acme) is all or nothing: 507 {"error", "dict", "need", "free", "free_space",
--- "capacity", "intact"} when it does not fit ("free" counts what the change frees; "intact" true: nothing changed).
+-- "capacity", "intact"} when it does not fit (whole pages; "free" counts what the change frees; "intact" true:
+-- nothing changed).
 local function reply(status, value)
   ngx.status = status
   ngx.header["Content-Type"] = "application/json"
@@ -554,6 +555,12 @@ local function entry_bytes(key_len, value_len)
   return slot
 end
 
+-- The whole pages an entry takes (0 for one of up to half a page, which shares a page with others of its size).
+local function page_bytes(key_len, value_len)
+  local bytes = entry_bytes(key_len, value_len)
+  return bytes > PAGE / 2 and bytes or 0
+end
+
 local function is_list_of_strings(list)
   if list == nil then return true end
   if type(list) ~= "table" then return false end
@@ -562,11 +569,11 @@ local function is_list_of_strings(list)
 end
 
 -- Applies one change to `dict` all or nothing: deletes `del` and writes `set` (keys under `prefix`), then the `after`
--- pairs (the routes' version). A change that does not fit is refused before anything is written: what it writes
--- (slab-rounded) against free_space() plus what it frees. free_space() counts whole free pages only, so the check
--- errs on the side of refusing. A write that still fails (no page of the right size) undoes every write before it and
--- restores what was there. safe_set only: nothing else in the dictionary is ever evicted to make room.
--- Returns nil when applied, or what to answer with 507.
+-- pairs (the routes' version). A change that does not fit is refused before anything is written: the whole pages its
+-- large entries take against free_space() (whole free pages) plus the pages it frees. Small entries share pages
+-- with others of their size, which free_space() cannot see, so they are simply tried. A write that still fails undoes
+-- every write before it and restores what was there. safe_set only: nothing else in the dictionary is ever evicted to
+-- make room. Returns nil when applied, or what to answer with 507.
 local function transact(dict, name, prefix, set, del, after)
   local touched, old = {}, {}
   local need, freed = 0, 0
@@ -575,7 +582,7 @@ local function transact(dict, name, prefix, set, del, after)
     local value = dict:get(key)
     old[key] = value == nil and false or value
     touched[#touched + 1] = key
-    if type(value) == "string" then freed = freed + entry_bytes(#key, #value) end
+    if type(value) == "string" then freed = freed + page_bytes(#key, #value) end
   end
   local writes = {}
   for _, key in ipairs(del or {}) do touch(prefix .. key) end
@@ -583,12 +590,12 @@ local function transact(dict, name, prefix, set, del, after)
     key = prefix .. key
     touch(key)
     writes[#writes + 1] = { key, value }
-    need = need + entry_bytes(#key, #value)
+    need = need + page_bytes(#key, #value)
   end
   for _, pair in ipairs(after or {}) do
     touch(pair[1])
     writes[#writes + 1] = pair
-    need = need + entry_bytes(#pair[1], #pair[2])
+    need = need + page_bytes(#pair[1], #pair[2])
   end
   local free = dict:free_space()
   local refusal = {
@@ -602,13 +609,15 @@ local function transact(dict, name, prefix, set, del, after)
   for i = 1, #writes do
     local ok, err = dict:safe_set(writes[i][1], writes[i][2])
     if not ok then
-      -- Undo: what was new goes first (it frees room), then what was there comes back.
+      -- Undo: everything the change wrote goes first, so all it took is free again (a page it took for entries of one
+      -- size may be what an entry of another size needs back), then what was there comes back.
       for _, key in ipairs(touched) do
-        if old[key] == false then dict:delete(key) end
+        local value = dict:get(key)
+        if value ~= nil and value ~= old[key] then dict:delete(key) end
       end
       local whole = true
       for _, key in ipairs(touched) do
-        if old[key] ~= false and not dict:safe_set(key, old[key]) then whole = false end
+        if old[key] ~= false and dict:get(key) == nil and not dict:safe_set(key, old[key]) then whole = false end
       end
       ngx.log(ngx.ERR, "postern: ", name, " had no room for a change (", err, "); ",
         whole and "undone" or "undone in part")
