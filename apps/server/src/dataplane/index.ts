@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { AcmeConfig, ChallengeStore } from './certs/acme.js';
 import { createCertificateManager, type CertificateManager, type CertificateStore } from './certs/manager.js';
@@ -7,11 +8,12 @@ import { createConnectionCutter } from './connections.js';
 import { createListenerLimits } from './listener-limits.js';
 import { createAccessLogSource } from './logs/log-source.js';
 import { createHttpInstance } from './nginx/http-instance.js';
-import { readSnapshotNeeds, type DictLimits } from './nginx/dict-sizes.js';
+import { DEFAULT_DICT_LIMITS, readSnapshotNeeds, withLiveFor, type DictLimits } from './nginx/dict-sizes.js';
 import { readLuaModule } from './nginx/lua-source.js';
 import { checkHttps } from './nginx/self-check.js';
 import {
   DEFAULT_HANDSHAKE_TIMEOUT_SECONDS,
+  DEFAULT_WORKER_CONNECTIONS,
   DEFAULT_WORKER_USER,
   HTTP_ACCESS_LOG,
   STREAM_ACCESS_LOG,
@@ -174,7 +176,11 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     logger,
     render: (dir, dicts) => renderHttpInstance(renderOptions, dir, luaSource, dicts),
     snapshotNeeds: () => readSnapshotNeeds(prefixDir, certsDir),
-    ...(config.dictLimits === undefined ? {} : { dictLimits: config.dictLimits }),
+    dictLimits: withLiveFor(
+      config.dictLimits ?? DEFAULT_DICT_LIMITS,
+      renderOptions.workerConnections ?? DEFAULT_WORKER_CONNECTIONS,
+      availableParallelism(),
+    ),
     ...nginxBin,
   });
   const streams = createStreamInstances({

@@ -11,6 +11,7 @@ import {
   renderDicts,
   routesBytes,
   statsBytes,
+  withLiveFor,
   type DictLimits,
   type DictNeeds,
 } from './dict-sizes.js';
@@ -69,6 +70,16 @@ describe('the shared dictionaries’ sizes', () => {
       ...limits.floors,
       gw_routes: 256 * KiB,
     });
+  });
+
+  it('gives gw_live room for every connection the workers may hold, fixed by the config', () => {
+    // This machine's defaults: 18,432 connections per worker, two workers.
+    expect(withLiveFor(DEFAULT_DICT_LIMITS, 18_432, 2).floors.gw_live).toBe(floors.gw_live);
+    // 65,536 connections per worker on 32 CPUs: half of them proxied requests, 256 bytes each.
+    const big = withLiveFor(DEFAULT_DICT_LIMITS, 65_536, 32);
+    expect(big.floors.gw_live).toBe(256 * MiB);
+    expect(big.ceilings.gw_live).toBe(256 * MiB);
+    expect(chooseSizes({ ...none, gw_routes: 10 * MiB }, null, big).gw_live).toBe(256 * MiB);
   });
 
   it('renders KiB and reads back what it rendered, and the sizes of an older release', () => {

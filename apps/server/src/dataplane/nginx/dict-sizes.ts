@@ -113,6 +113,17 @@ export function chooseSizes(needs: DictNeeds, current: DictSizes | null, limits 
   return sizes;
 }
 
+/**
+ * gw_live holds one entry per request in flight (its connection, service, revision and client): room for every
+ * connection the workers may hold (`workerConnections` each; a proxied request holds two, one of them the backend's),
+ * with entries of up to 256 bytes (a long service id, an address of 15 characters). Fixed by the config, so a reload
+ * for a dictionary that grows keeps it (and the cut-off sees what old and new workers serve). At least the floor.
+ */
+export function withLiveFor(limits: DictLimits, workerConnections: number, workers: number): DictLimits {
+  const live = Math.max(limits.floors.gw_live, roundUp((workerConnections / 2) * workers * 256));
+  return { floors: { ...limits.floors, gw_live: live }, ceilings: { ...limits.ceilings, gw_live: live } };
+}
+
 export const sameSizes = (a: DictSizes, b: DictSizes): boolean => DICT_NAMES.every((name) => a[name] === b[name]);
 
 /** The `lua_shared_dict` lines of an HTTP instance's nginx.conf (sizes in KiB). */
