@@ -62,7 +62,7 @@ async function startVariant(
   const http = createHttpInstance({
     prefixDir,
     logger: silentLogger,
-    render: (dir) => renderHttpInstance(options, dir, readLuaModule()),
+    render: (dir, dicts) => renderHttpInstance(options, dir, readLuaModule(), dicts),
   });
   const proxy = createProxy({
     prefixDir,

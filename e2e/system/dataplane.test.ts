@@ -227,6 +227,27 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', (
         ])
       ).code === 0;
 
+    // The HTTP master alone (the OOM killer's choice, say): its workers carry on with what they serve, the new master
+    // binds beside them, and a held stream of an untouched service never notices.
+    const httpMasters = async () =>
+      (await listNamespaceProcesses(system.topology.gatewayNs))
+        .filter((p) => /^nginx: master .*\/current\/nginx\.conf/.test(p.command))
+        .map((p) => p.pid);
+    const [killed] = await httpMasters();
+    const held = await holdHttpOn('y.e2e.test');
+    const flowing = held.keepsFlowingFor(HEAL_MS + 2000);
+    const start = performance.now();
+    await kill(/^nginx: master .*\/current\/nginx\.conf/, false);
+    await waitFor(async () => (await httpMasters()).some((pid) => pid !== killed) && (await webIsBack()), {
+      timeoutMs: HEAL_MS * 2,
+      intervalMs: 100,
+      what: 'a new HTTP master after killing the old one alone',
+    });
+    expect(elapsedSince(start)).toBeLessThanOrEqual(HEAL_MS);
+    await flowing;
+    expect(held.isClosed()).toBe(false);
+    held.process.kill('SIGKILL');
+
     for (const [what, act, isBack] of [
       ['nginx (master and workers)', () => kill(/^nginx: master .*\/current\/nginx\.conf/, true), webIsBack],
       [

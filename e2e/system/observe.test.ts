@@ -154,6 +154,17 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('observing the gateway', () => {
     expect(up.lastError).toBeNull();
     const status = await system.api.call(operations.systemStatus);
     expect(status.health.down).toBe(0);
+    // How full nginx's shared dictionaries are, read from the running nginx.
+    const routes = status.dictionaries?.find((dict) => dict.name === 'gw_routes');
+    expect(routes?.capacityBytes).toBe(16 * 1024 * 1024);
+    expect(routes?.freeBytes).toBeGreaterThan(0);
+    expect(status.dictionaries?.map((dict) => dict.name)).toEqual([
+      'gw_routes',
+      'gw_certs',
+      'gw_acme',
+      'gw_live',
+      'gw_stats',
+    ]);
   });
 
   /** Waits for a drift check that began after `since` and found something, then for the next one to find nothing. */

@@ -57,6 +57,19 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the start command', () => {
     expect(gateway.process.text).not.toMatch(/Permission denied/);
   });
 
+  it('boots for the first time without an error or a warning in its log', async () => {
+    await waitFor(() => gateway.process.text.includes('data plane rebuilt from the database'), {
+      timeoutMs: 15_000,
+      what: 'the first boot to converge',
+    });
+    const complaints = gateway.process.text
+      .split('\n')
+      .filter((line) => /"level":(40|50|60)\b/.test(line))
+      // The harness publishes the API on the management address (POSTERN_HOST=0.0.0.0): that warning is the operator's.
+      .filter((line) => !line.includes('POSTERN_HOST'));
+    expect(complaints).toEqual([]);
+  });
+
   it('restarts the control plane alone on SIGHUP: the same nginx keeps serving', async () => {
     const before = await controlPlanePid();
     const [master] = await processes(/^nginx: master .*\/current\/nginx\.conf/);

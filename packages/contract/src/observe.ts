@@ -120,10 +120,23 @@ export const DriftStatusSchema = z.object({
 });
 export type DriftStatus = z.infer<typeof DriftStatusSchema>;
 
+/** One of nginx's shared dictionaries (routes, certificates, ACME answers, open requests, traffic counters). */
+export const DictionaryStatusSchema = z.object({
+  name: z.string(),
+  capacityBytes: z.number(),
+  /** Whole free pages; entries of up to 2 KiB may still fit in pages in use. */
+  freeBytes: z.number(),
+  /** Writes refused for lack of room: pushes, requests that could not be tracked (503), counter updates. */
+  refusedWrites: z.number(),
+});
+export type DictionaryStatus = z.infer<typeof DictionaryStatusSchema>;
+
 /** The home page's figures and the system status panel. */
 export const SystemStatusSchema = z.object({
   /** The last drift check; null: none has run yet. */
   drift: DriftStatusSchema.nullable(),
+  /** How full nginx's shared dictionaries are; null when nginx cannot be asked (data plane off or down). */
+  dictionaries: z.array(DictionaryStatusSchema).nullable().optional(),
   health: z.object({ up: z.number(), down: z.number(), unknown: z.number() }),
   traffic: z.object({
     minutes: z.number().int(),

@@ -9,10 +9,11 @@ export interface FileOwner {
 
 // Every config or key file is written as temp file + fsync + rename, so a crash at any moment leaves either the
 // old or the new file, never half of one. The temp file is created exclusively with its final mode, so secret
-// material is never readable by others, not even for an instant.
+// material is never readable by others, not even for an instant. Content given as pieces (a lazy iterable) is written
+// piece by piece, so making a large file never holds the event loop for long.
 export async function writeFileAtomic(
   path: string,
-  content: string | Buffer,
+  content: string | Buffer | Iterable<string>,
   mode = 0o644,
   owner?: FileOwner,
 ): Promise<void> {
@@ -20,7 +21,8 @@ export async function writeFileAtomic(
   const handle = await open(temp, 'wx', mode);
   try {
     if (owner) await handle.chown(owner.uid, owner.gid);
-    await handle.writeFile(content);
+    if (typeof content === 'string' || Buffer.isBuffer(content)) await handle.writeFile(content);
+    else for (const piece of content) await handle.write(piece);
     await handle.sync();
   } catch (err) {
     await handle.close();

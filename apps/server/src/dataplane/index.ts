@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { AcmeConfig, ChallengeStore } from './certs/acme.js';
 import { createCertificateManager, type CertificateManager, type CertificateStore } from './certs/manager.js';
@@ -7,10 +8,12 @@ import { createConnectionCutter } from './connections.js';
 import { createListenerLimits } from './listener-limits.js';
 import { createAccessLogSource } from './logs/log-source.js';
 import { createHttpInstance } from './nginx/http-instance.js';
+import { DEFAULT_DICT_LIMITS, readSnapshotNeeds, withLiveFor, type DictLimits } from './nginx/dict-sizes.js';
 import { readLuaModule } from './nginx/lua-source.js';
 import { checkHttps } from './nginx/self-check.js';
 import {
   DEFAULT_HANDSHAKE_TIMEOUT_SECONDS,
+  DEFAULT_WORKER_CONNECTIONS,
   DEFAULT_WORKER_USER,
   HTTP_ACCESS_LOG,
   STREAM_ACCESS_LOG,
@@ -22,6 +25,7 @@ import { createStreamInstances } from './nginx/stream-instances.js';
 import { createStaticHosts, planDataPlane, readResolvers } from './plan.js';
 import { createProxy } from './proxy.js';
 import { createReconciler } from './reconciler.js';
+import { applyProblems, noRoomLine } from './reconcile/problems.js';
 import { countOpenSessions, createStreamTrafficCounter } from './traffic.js';
 import { lookupUser } from './system-user.js';
 import type { DataPlane, DataPlaneLogger, DesiredState, DriftReport, TrafficCounters } from './types.js';
@@ -60,6 +64,8 @@ export interface DataPlaneConfig {
   /** Bind nginx to one address only (tests). */
   listenAddress?: string;
   nginxWorkerUser?: string;
+  /** Floors and ceilings of nginx's shared dictionaries (default DEFAULT_DICT_LIMITS; tests make them small). */
+  dictLimits?: DictLimits;
   acme: AcmeConfig;
   /** The public listeners against one abusive client (README, "The public listeners"); absent: no per-address limit. */
   listener?: ListenerSettings;
@@ -135,6 +141,8 @@ async function resolveWorkerUser(wanted: string, logger: DataPlaneLogger): Promi
   return 'nobody';
 }
 
+const describeError = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
 /** The real data plane: WireGuard, nginx and certificates on this host. Needs root. */
 export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): RealDataPlane {
   const { logger } = deps;
@@ -166,7 +174,13 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   const http = createHttpInstance({
     prefixDir,
     logger,
-    render: (dir) => renderHttpInstance(renderOptions, dir, luaSource),
+    render: (dir, dicts) => renderHttpInstance(renderOptions, dir, luaSource, dicts),
+    snapshotNeeds: () => readSnapshotNeeds(prefixDir, certsDir),
+    dictLimits: withLiveFor(
+      config.dictLimits ?? DEFAULT_DICT_LIMITS,
+      renderOptions.workerConnections ?? DEFAULT_WORKER_CONNECTIONS,
+      availableParallelism(),
+    ),
     ...nginxBin,
   });
   const streams = createStreamInstances({
@@ -210,7 +224,14 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   const reconciler = createReconciler({
     loadDesiredState: deps.loadDesiredState,
     plan,
-    wireguard,
+    // The status poll starts once the interface exists: on a first boot it does not before the first apply.
+    wireguard: {
+      ...wireguard,
+      async ensureInterface(gateway) {
+        await wireguard.ensureInterface(gateway);
+        if (healTimer) status.start();
+      },
+    },
     proxy,
     certs: {
       ensure: (domain) => requireCerts().ensure(domain),
@@ -249,8 +270,24 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   async function apply(): ReturnType<DataPlane['apply']> {
     const result = await reconciler.apply();
     isBehind = !result.ok;
+    const problems = applyProblems(result);
+    if (problems.length > 0) reportProblems(problems);
     scheduleDriftCheck(DRIFT_AFTER_CHANGE_MS);
     return result;
+  }
+
+  /**
+   * What the system status shows at once when an apply failed or a drift check could not run, instead of the last
+   * check's "no differences" until the next one: the next check reports again what it finds.
+   */
+  function reportProblems(differences: string[]): void {
+    if (lastDrift && !lastDrift.repaired && lastDrift.differences.join('\n') === differences.join('\n')) return;
+    publishDrift({ checkedAt: new Date().toISOString(), differences, repaired: false });
+  }
+
+  function publishDrift(report: DriftReport): void {
+    lastDrift = report;
+    for (const listener of driftListeners) listener(report);
   }
 
   // Drift: read back what nginx and WireGuard hold, compare it with the DB, repair what differs. A few seconds after
@@ -267,7 +304,10 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     driftTimer = setTimeout(() => {
       driftTimer = null;
       checkDrift()
-        .catch((err: unknown) => logger.warn({ err }, 'data plane: drift check failed'))
+        .catch((err: unknown) => {
+          logger.warn({ err }, 'data plane: drift check failed');
+          reportProblems([`the drift check could not read what is served: ${describeError(err)}`]);
+        })
         .finally(() => {
           if (!driftTimer && healTimer) scheduleDriftCheck(config.driftCheckIntervalMs ?? DRIFT_EVERY_MS);
         });
@@ -301,9 +341,11 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       listenerLimits.forget();
       repaired = (await listenerLimits.ensure()) && repaired;
     }
+    // Services set aside for lack of room are reported, not repaired: they are tried again once there is room.
+    const crowded = proxy.crowdedServices();
+    if (crowded.length > 0) differences.unshift(noRoomLine(crowded));
     const report: DriftReport = { checkedAt: new Date().toISOString(), differences, repaired };
-    lastDrift = report;
-    for (const listener of driftListeners) listener(report);
+    publishDrift(report);
     return report;
   }
 
@@ -384,7 +426,6 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       // DB runs in the background, so the console and API answer at once (changes made meanwhile queue behind it).
       // Issuance may start now: nginx answers ACME challenges from the moment it runs.
       certs.start();
-      status.start();
       healTimer = setInterval(() => void healOnce(), config.healIntervalMs ?? 1000);
       healTimer.unref();
       const convergeStarted = performance.now();
@@ -415,6 +456,13 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     apply,
     traffic,
     checkDrift,
+    async dictionaries() {
+      if (!(await http.isUp())) return null;
+      return proxy.dictionaries().catch((err: unknown) => {
+        logger.warn({ err }, 'nginx: could not read how full its shared dictionaries are');
+        return null;
+      });
+    },
     lastDrift: () => lastDrift,
     booted: () => bootedPromise,
     onDrift(listener) {

@@ -2,7 +2,9 @@ import { createLogHub } from './logs/hub.js';
 import type { WantedInstance } from './nginx/stream-instances.js';
 import type { NginxRenderOptions } from './nginx/options.js';
 import { planDataPlane } from './plan.js';
+import { withoutServices } from './nginx/routes.js';
 import { createReconciler, type ProxyAdapter } from './reconciler.js';
+import { applyProblems, NO_ROOM } from './reconcile/problems.js';
 import {
   type ApplyResult,
   type CertificateAdapter,
@@ -11,6 +13,7 @@ import {
   type DesiredDomain,
   type DesiredPeer,
   type DesiredState,
+  type DictionaryUsage,
   type DriftReport,
   type LogLine,
   type TrafficCounters,
@@ -84,9 +87,25 @@ export class RecordingProxy implements ProxyAdapter {
     return Promise.resolve();
   }
 
-  syncRoutes(hosts: ReadonlyMap<string, string>): Promise<void> {
-    this.routes = new Map(hosts);
-    return Promise.resolve();
+  /**
+   * Hosts nginx would have no room for: a push that adds or changes their routes is refused, and the services it
+   * adds or changes are left out, as the real proxy does with a full dictionary.
+   */
+  readonly noRoomFor = new Set<string>();
+
+  syncRoutes(hosts: ReadonlyMap<string, string>): Promise<ReadonlyMap<number, string>> {
+    const left = new Map<number, string>();
+    for (const [host, json] of hosts) {
+      if (!this.noRoomFor.has(host) || this.routes.get(host) === json) continue;
+      const before = new Set(
+        (JSON.parse(this.routes.get(host) ?? '[]') as object[]).map((route) => JSON.stringify(route)),
+      );
+      for (const route of JSON.parse(json) as { s: number }[])
+        if (!before.has(JSON.stringify(route)))
+          left.set(route.s, `${NO_ROOM}this service's routes: its routes dictionary is full.`);
+    }
+    this.routes = withoutServices(hosts, left);
+    return Promise.resolve(left);
   }
 
   publishCertificates(names: readonly string[]): Promise<void> {
@@ -206,6 +225,8 @@ export interface OfflineDataPlane extends DataPlane {
   setTraffic(counters: TrafficCounters): void;
   /** Reports a drift check with these differences, as the real data plane would after one. */
   reportDrift(report: DriftReport): void;
+  /** What dictionaries() answers from now on (default null: no nginx to ask). */
+  setDictionaries(usage: DictionaryUsage[] | null): void;
 }
 
 export function createOfflineDataPlane(options: {
@@ -225,6 +246,7 @@ export function createOfflineDataPlane(options: {
   let hostNetworks: string[] = [];
   let traffic: TrafficCounters = { httpEpoch: 'offline', streamEpoch: 'offline', http: new Map(), tcp: new Map() };
   let lastDrift: DriftReport | null = null;
+  let dictionaries: DictionaryUsage[] | null = null;
   const driftListeners = new Set<(report: DriftReport) => void>();
   const reportDrift = (report: DriftReport) => {
     lastDrift = report;
@@ -274,10 +296,19 @@ export function createOfflineDataPlane(options: {
     async apply(): Promise<ApplyResult> {
       const message = nextFailure;
       nextFailure = null;
-      const result = await reconciler.apply();
-      return message === null ? result : { ok: false, message, rejected: result.rejected };
+      const applied = await reconciler.apply();
+      const result: ApplyResult = message === null ? applied : { ok: false, message, rejected: applied.rejected };
+      // As the real data plane: what failed shows in the system status at once.
+      const problems = applyProblems(result);
+      if (problems.length > 0)
+        reportDrift({ checkedAt: new Date().toISOString(), differences: problems, repaired: false });
+      return result;
     },
     traffic: () => Promise.resolve(traffic),
+    dictionaries: () => Promise.resolve(dictionaries),
+    setDictionaries: (usage) => {
+      dictionaries = usage;
+    },
     setTraffic: (counters) => {
       traffic = counters;
     },

@@ -2,18 +2,43 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from './atomic-write.js';
 import { parseLive, staleRequests, type ConnectionCutter } from './connections.js';
-import { ControlError } from './nginx/control-client.js';
+import { ControlError, mib, type Refusal } from './nginx/control-client.js';
+import {
+  certsBytes,
+  DICT_NAMES,
+  entryBytes,
+  pageBytes,
+  routesBytes,
+  statsBytes,
+  type DictName,
+  type DictNeeds,
+} from './nginx/dict-sizes.js';
 import type { HttpInstance } from './nginx/http-instance.js';
 import { FALLBACK_CERT_NAME, snapshotFile } from './nginx/options.js';
 import type { StreamInstances, WantedInstance } from './nginx/stream-instances.js';
 import type { ProxyAdapter } from './reconciler.js';
-import { LATENCY_BUCKETS_MS, type DataPlaneLogger, type HttpTraffic } from './types.js';
+import {
+  LATENCY_BUCKETS_MS,
+  NoRoomError,
+  type DataPlaneLogger,
+  type DictionaryUsage,
+  type HttpTraffic,
+} from './types.js';
 import { isHostname } from './validate.js';
+import { routesWithout, withoutServices } from './nginx/routes.js';
+import { NO_ROOM } from './reconcile/problems.js';
 import { pemPath } from './certs/self-signed.js';
 
 // The real proxy: the HTTP instance fed over its control socket, the TCP/UDP instances, the connection cutter.
-// What nginx holds is tracked here (routes by host, their version), so a change pushes only what differs; anything
-// unexpected (nginx restarted, a push lost) falls back to a full push, which is always correct.
+// What nginx holds is tracked here (routes by host, their version), so a change pushes only what differs. When that
+// knowledge is lost (nginx restarted or was changed behind our back, a push failed midway) it is read back from nginx
+// (GET /digest, an MD5 per host) and the next push is again only what differs: never a push of everything, which at
+// scale is larger than the control socket takes.
+//
+// Every push is all or nothing (lua/postern.lua `transact`). The shared dictionaries grow with the data
+// (dict-sizes.ts); a change that still does not fit (a dictionary at its ceiling) is refused whole, and the rows that
+// caused it are set aside: the routes of the services it adds or grows are left out (they get an applyError),
+// everything else is pushed, and the next change tries them again. So a full dictionary never stops other changes.
 
 export interface Proxy extends ProxyAdapter {
   /** Adopts or starts nginx and the service instances (before the first apply). */
@@ -27,14 +52,21 @@ export interface Proxy extends ProxyAdapter {
   certificateInstalled(name: string): Promise<void>;
   /** HTTP traffic counters per service, as nginx counted them (lua/postern.lua `count()`). */
   httpTraffic(): Promise<{ epoch: string; services: Map<number, HttpTraffic> }>;
-  /** What nginx serves that differs from `routes`, `certNames`, `streams` and `challenges` (what the DB says). */
+  /** How full nginx's shared dictionaries are, and the writes refused for lack of room. */
+  dictionaries(): Promise<DictionaryUsage[]>;
+  /**
+   * What nginx serves that differs from `routes`, `certNames`, `streams` and `challenges` (what the DB says), the
+   * services left out for lack of room at the last push aside (crowdedServices).
+   */
   drift(
     routes: ReadonlyMap<string, string>,
     certNames: readonly string[],
     streams: ReadonlyMap<string, WantedInstance>,
     challenges?: ReadonlyMap<string, string>,
   ): Promise<string[]>;
-  /** The next apply pushes everything again (after drift). */
+  /** Services whose routes were left out at the last push because nginx had no room for them. */
+  crowdedServices(): number[];
+  /** The next apply reads back what nginx holds and pushes what differs (after drift). */
   forget(): void;
   stop(options: { keepServing: boolean }): Promise<void>;
 }
@@ -43,6 +75,42 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{1,256}$/;
 /** Certificates per push: a full push at 10,000 domains is ~10-50 MB of PEMs. */
 const CERTS_PER_PUSH = 500;
 const PEMS_READ_AT_ONCE = 32;
+/** Routes per push: larger deltas (a first push at scale) go in parts, after checking the whole fits. */
+const ROUTE_BYTES_PER_PUSH = 8 * 1024 * 1024;
+/** A certificate read back from nginx, of unknown length: most combined PEMs take one or two pages. */
+const UNKNOWN_CERT_BYTES = 8192;
+/** The routes snapshot is written this long after a push (a burst of pushes writes it once). */
+const SNAPSHOT_PAUSE_MS = 200;
+/** After a failed attempt to grow the dictionaries, the next one waits this long. */
+const GROW_RETRY_MS = 60_000;
+/** Counters of a service that is no longer served are forgotten once the traffic history has read them. */
+const FORGET_COUNTERS_AFTER_MS = 5 * 60_000;
+
+/** What nginx holds for a host: the text pushed, or the MD5 read back from it. */
+type Held = { text: string; md5?: undefined } | { text?: undefined; md5: string };
+
+/**
+ * The snapshot's JSON (`{"version", "hosts": {host: routes JSON}, "certs": [name]}`, what lua/postern.lua `init` reads)
+ * in pieces of about 1 MiB, made as they are written.
+ */
+export function* snapshotPieces(
+  hosts: ReadonlyMap<string, string>,
+  certNames: readonly string[],
+  version: string,
+): Generator<string> {
+  yield `{"version":${JSON.stringify(version)},"hosts":{`;
+  let piece = '';
+  let separator = '';
+  for (const [host, json] of hosts) {
+    piece += `${separator}${JSON.stringify(host)}:${JSON.stringify(json)}`;
+    separator = ',';
+    if (piece.length >= 1 << 20) {
+      yield piece;
+      piece = '';
+    }
+  }
+  yield `${piece}},"certs":${JSON.stringify([FALLBACK_CERT_NAME, ...certNames.filter(isHostname)])}}`;
+}
 
 export function createProxy(options: {
   prefixDir: string;
@@ -53,25 +121,54 @@ export function createProxy(options: {
   logger: DataPlaneLogger;
 }): Proxy {
   const { http, streams, cutter, logger, certsDir } = options;
-  /** Routes nginx holds, by host; null: unknown (a failed push): the next push is full. */
-  let pushed: Map<string, string> | null = null;
-  /** After adopting a running nginx: the MD5 of each host's routes it holds, until the first push compares them. */
-  let adoptedDigests: Map<string, string> | null = null;
+  /** Routes nginx holds, by host; null: unknown, read back before the next push. */
+  let held: Map<string, Held> | null = null;
   let version: string | null = null;
   let sequence = 0;
   const bootId = Date.now().toString(36);
+  /** Whether start() has run: before it, nginx takes certificates from disk when it starts. */
+  let isStarted = false;
+  const installedBeforeStart = new Set<string>();
   /** Instances that could not start at the last sync (set aside): not drift. */
   let lastStreamFailures = new Map<string, string>();
-  /** Certificates nginx holds: name → MD5 of the PEM as pushed. */
+  /** Services whose routes were left out at the last push for lack of room, with the reason. */
+  let crowded = new Map<number, string>();
+  /**
+   * The hosts they are in (with the routes the database wanted for them then), and the routes dictionary's free
+   * pages after that push: while neither changes, they are left out without trying.
+   */
+  let setAside: {
+    hosts: Map<string, { json: string; ids: number[]; kept: string | null }>;
+    message: string;
+    free: number;
+  } | null = null;
+  /** Certificates nginx holds: name → MD5 of the PEM as pushed, and its size when known. */
   const pushedCerts = new Map<string, string>();
+  const certSizes = new Map<string, number>();
+  /** Pushes refused for lack of room, by dictionary (since this control plane started). */
+  const refusedPushes = new Map<string, number>();
+  /** What the data takes in the dictionaries sized from it (dict-sizes.ts). */
+  const needs: DictNeeds = { gw_routes: 0, gw_certs: 0, gw_stats: 0 };
+  let growAgainAt = 0;
+  /** Services served at the last cut-off, and since when services no longer served have been gone. */
+  let lastRevisions: ReadonlyMap<number, string> | null = null;
+  const goneSince = new Map<number, number>();
   /**
    * HTTP-01 answers handed to nginx, by token; null: unknown (nginx adopted or restarted), the next sync sets them all.
    * Answers of orders that ended while unknown may linger in nginx; they answer nothing anyone asks for.
    */
   let pushedChallenges: Map<string, string> | null = null;
   const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
+  const isSame = (entry: Held | undefined, json: string): boolean =>
+    entry !== undefined && (entry.text !== undefined ? entry.text === json : entry.md5 === md5(json));
 
-  /** What a running nginx (adopted, or one that restarted and loaded its snapshot) holds already. */
+  function countRefusal(err: unknown): Refusal | null {
+    const refusal = err instanceof ControlError ? err.refusal : null;
+    if (refusal) refusedPushes.set(refusal.dict, (refusedPushes.get(refusal.dict) ?? 0) + 1);
+    return refusal;
+  }
+
+  /** What a running nginx (adopted, restarted, reloaded, or changed behind our back) holds. */
   async function learnWhatNginxHolds(): Promise<void> {
     const digest = await http.control.get<{
       version: string | null;
@@ -79,80 +176,198 @@ export function createProxy(options: {
       certs: Record<string, string>;
     }>('/digest');
     version = digest.version;
-    adoptedDigests = version === null ? null : new Map(Object.entries(digest.hosts));
-    pushed = null;
+    held = new Map(Object.entries(digest.hosts).map(([host, hash]) => [host, { md5: hash }]));
     pushedChallenges = null;
     pushedCerts.clear();
+    certSizes.clear();
     for (const [name, hash] of Object.entries(digest.certs)) pushedCerts.set(name, hash);
   }
 
   const nextVersion = (): string => `${bootId}.${++sequence}`;
 
   /**
-   * The snapshot a fresh master loads before its first request. Written off the apply's path (an fsync under load
-   * costs up to ~100 ms), latest wins: a master that dies in the moment before it lands is restarted by this
-   * process, which pushes everything to it anyway.
+   * The snapshot a fresh master (or a grown dictionary) loads before its first request. Written off the apply's path
+   * and after a short pause, latest wins: a burst of changes writes it once, and the apply never waits for it (at
+   * 16,000 hosts of ~3.8 KB routes, serialising and writing its 61 MB on every change made each change take ~480 ms
+   * instead of ~20 ms). A master that dies before it lands is restarted by this process, which reads back what it
+   * holds and pushes what differs.
    */
-  let pendingSnapshot: string | null = null;
+  let pendingSnapshot: { hosts: ReadonlyMap<string, string>; certNames: readonly string[]; at: string } | null = null;
   let snapshotWriter: Promise<void> | null = null;
   function writeSnapshot(hosts: ReadonlyMap<string, string>, certNames: readonly string[], at: string): void {
-    pendingSnapshot = JSON.stringify({
-      version: at,
-      hosts: Object.fromEntries(hosts),
-      certs: [FALLBACK_CERT_NAME, ...certNames.filter(isHostname)],
-    });
+    pendingSnapshot = { hosts, certNames, at };
     snapshotWriter ??= (async () => {
+      await new Promise((resolve) => setTimeout(resolve, SNAPSHOT_PAUSE_MS));
       while (pendingSnapshot !== null) {
-        const text = pendingSnapshot;
+        const { hosts: saved, certNames: names, at: version } = pendingSnapshot;
         pendingSnapshot = null;
-        await writeFileAtomic(snapshotFile(options.prefixDir), text, 0o600).catch((err: unknown) =>
-          logger.error({ err }, 'nginx: could not save the routes snapshot'),
+        await writeFileAtomic(snapshotFile(options.prefixDir), snapshotPieces(saved, names, version), 0o600).catch(
+          (err: unknown) => logger.error({ err }, 'nginx: could not save the routes snapshot'),
         );
       }
       snapshotWriter = null;
     })();
   }
+  const flushSnapshot = async (): Promise<void> => {
+    while (snapshotWriter) await snapshotWriter;
+  };
+
+  /**
+   * Grows the dictionaries the data would fill (a graceful reload; nginx then holds what the snapshot says, read
+   * back here). A failure leaves the sizes as they are: what does not fit is then set aside.
+   */
+  async function grow(): Promise<void> {
+    // A reload that failed (nginx could not map that much shared memory, say) is not tried on every apply.
+    if (Date.now() < growAgainAt) return;
+    let isReloaded = false;
+    try {
+      isReloaded = await http.fit(needs, flushSnapshot);
+    } catch (err) {
+      growAgainAt = Date.now() + GROW_RETRY_MS;
+      logger.error({ err }, 'nginx: could not grow its shared dictionaries; changes that do not fit are set aside');
+      return;
+    }
+    if (isReloaded) await learnWhatNginxHolds();
+  }
+
+  /** The whole change against GET /space before it is sent in parts: refused whole, like one push would be. */
+  async function checkRoom(set: [string, string][], del: string[], known: ReadonlyMap<string, Held>): Promise<void> {
+    const space = await http.control.get<{ dicts: Record<string, { capacity: number; free: number }> }>('/space');
+    const dict = space.dicts.gw_routes ?? { capacity: 0, free: 0 };
+    let need = 0;
+    let freed = 0;
+    for (const [host, json] of set) need += pageBytes(2 + host.length, json.length);
+    for (const host of [...del, ...set.map(([h]) => h)]) {
+      const text = known.get(host)?.text;
+      if (text !== undefined) freed += pageBytes(2 + host.length, text.length);
+    }
+    if (need <= dict.free + freed) return;
+    const refusal: Refusal = {
+      dict: 'gw_routes',
+      need,
+      free: dict.free + freed,
+      freeSpace: dict.free,
+      capacity: dict.capacity,
+      intact: true,
+    };
+    throw new ControlError('nginx did not take POST /routes: its routes dictionary has no room for it.', 507, refusal);
+  }
+
+  /** Sends a delta: one push, or parts of at most ROUTE_BYTES_PER_PUSH once the whole was checked to fit. */
+  async function sendRoutes(known: Map<string, Held>, set: [string, string][], del: string[]): Promise<void> {
+    const parts: [string, string][][] = [[]];
+    let bytes = 0;
+    for (const entry of set) {
+      const size = entry[0].length + entry[1].length;
+      const last = parts.at(-1) as [string, string][];
+      if (last.length > 0 && bytes + size > ROUTE_BYTES_PER_PUSH) {
+        parts.push([entry]);
+        bytes = size;
+      } else {
+        last.push(entry);
+        bytes += size;
+      }
+    }
+    if (parts.length > 1) await checkRoom(set, del, known);
+    for (const [i, part] of parts.entries()) {
+      const next = nextVersion();
+      await http.control.post('/routes', {
+        base: version,
+        version: next,
+        set: Object.fromEntries(part),
+        ...(i === 0 && del.length > 0 ? { del } : {}),
+      });
+      version = next;
+      if (i === 0) for (const host of del) known.delete(host);
+      for (const [host, json] of part) known.set(host, { text: json });
+    }
+  }
 
   async function pushRoutes(hosts: ReadonlyMap<string, string>): Promise<void> {
-    const next = nextVersion();
-    if (pushed === null && adoptedDigests !== null && version !== null) {
-      // First push after adopting nginx: compare by digest once, then by text from here on.
-      const digests = adoptedDigests;
-      adoptedDigests = null;
-      const set: Record<string, string> = {};
-      for (const [host, json] of hosts) if (digests.get(host) !== md5(json)) set[host] = json;
-      const del = [...digests.keys()].filter((host) => !hosts.has(host));
-      try {
-        if (Object.keys(set).length > 0 || del.length > 0)
-          await http.control.post('/routes', { base: version, version: next, set, del });
-        pushed = new Map(hosts);
-        if (Object.keys(set).length > 0 || del.length > 0) version = next;
-        return;
-      } catch (err) {
-        if (!(err instanceof ControlError) || err.status !== 409) throw err;
-      }
-    }
-    if (pushed !== null && version !== null) {
-      const set: Record<string, string> = {};
+    for (let attempt = 0; ; attempt++) {
+      if (held === null) await learnWhatNginxHolds();
+      const known = held as Map<string, Held>;
+      const set: [string, string][] = [];
       const del: string[] = [];
-      for (const [host, json] of hosts) if (pushed.get(host) !== json) set[host] = json;
-      for (const host of pushed.keys()) if (!hosts.has(host)) del.push(host);
-      if (Object.keys(set).length === 0 && del.length === 0) return;
+      for (const [host, json] of hosts) {
+        const entry = known.get(host);
+        if (!isSame(entry, json)) set.push([host, json]);
+        else if (entry?.text === undefined) known.set(host, { text: json });
+      }
+      for (const host of known.keys()) if (!hosts.has(host)) del.push(host);
+      if (set.length === 0 && del.length === 0) return;
       try {
-        await http.control.post('/routes', { base: version, version: next, set, del });
-        pushed = new Map(hosts);
-        version = next;
+        await sendRoutes(known, set, del);
         return;
       } catch (err) {
-        if (!(err instanceof ControlError) || err.status !== 409) throw err;
-        logger.warn({}, 'nginx: routes changed under us; pushing them all');
+        const isConflict = err instanceof ControlError && err.status === 409;
+        // A refusal leaves nginx as it was: what is known stays true. Anything else: read it back next time.
+        if (!(err instanceof ControlError && err.refusal?.intact === true)) held = null;
+        if (isConflict && attempt === 0) {
+          logger.warn({}, 'nginx: its routes changed behind the control plane; reading back what it holds');
+          continue;
+        }
+        throw err;
       }
     }
-    pushed = null;
-    await http.control.post('/routes', { base: null, version: next, set: Object.fromEntries(hosts) });
-    pushed = new Map(hosts);
-    version = next;
   }
+
+  /**
+   * After a refusal: which services to leave out so the rest fits. Hosts whose routes shrink or stay the same size
+   * always go in (removals and disabled services are always applied); of the hosts that grow, the smallest growth
+   * first while the free room lasts (`everything`: none of them). In a host left out, the services whose route is new
+   * or changed are left out; its other services are served as before.
+   */
+  async function crowdOut(
+    hosts: ReadonlyMap<string, string>,
+    refusal: Refusal,
+    everything: boolean,
+  ): Promise<Map<string, number[]>> {
+    if (held === null) await learnWhatNginxHolds();
+    const known = held ?? new Map<string, Held>();
+    const changed = [...hosts].filter(([host, json]) => !isSame(known.get(host), json));
+    const unknownText = changed.map(([host]) => host).filter((host) => known.get(host)?.md5 !== undefined);
+    const old = new Map<string, string>();
+    for (const [host, json] of known) if (json.text !== undefined) old.set(host, json.text);
+    if (unknownText.length > 0) {
+      const answer = await http.control.post<{ hosts: Record<string, string> }>('/held', { hosts: unknownText });
+      for (const [host, json] of Object.entries(answer.hosts)) old.set(host, json);
+    }
+    // Room in whole pages, as the Lua module counts it. A host whose entry takes no more than it took (same or smaller
+    // slab slot, same or fewer pages) always fits; small entries that grow are tried (the second round, `everything`,
+    // leaves them out too); of those that need more pages, the smallest growth first while the free pages last.
+    const pages = (host: string, json: string | undefined): number =>
+      json === undefined ? 0 : pageBytes(2 + host.length, json.length);
+    const slots = (host: string, json: string | undefined): number =>
+      json === undefined ? 0 : entryBytes(2 + host.length, json.length);
+    let room = refusal.freeSpace;
+    for (const host of known.keys()) if (!hosts.has(host)) room += pages(host, old.get(host));
+    const growing: { host: string; json: string; growth: number }[] = [];
+    for (const [host, json] of changed) {
+      const growth = pages(host, json) - pages(host, old.get(host));
+      if (slots(host, json) <= slots(host, old.get(host)) || (growth === 0 && !everything)) room -= growth;
+      else growing.push({ host, json, growth });
+    }
+    growing.sort((a, b) => a.growth - b.growth || a.host.localeCompare(b.host));
+    const out = new Map<string, number[]>();
+    for (const { host, json, growth } of growing) {
+      if (!everything && growth <= room) {
+        room -= growth;
+        continue;
+      }
+      const before = new Map(
+        (JSON.parse(old.get(host) ?? '[]') as { s: number }[]).map((route) => [route.s, JSON.stringify(route)]),
+      );
+      const ids = (JSON.parse(json) as { s: number }[])
+        .filter((route) => before.get(route.s) !== JSON.stringify(route))
+        .map((route) => route.s);
+      if (ids.length > 0) out.set(host, ids);
+    }
+    return out;
+  }
+
+  const routesSpace = async (): Promise<number> =>
+    (await http.control.get<{ dicts: Record<string, { free: number }> }>('/space')).dicts.gw_routes?.free ?? 0;
 
   async function readPem(name: string): Promise<string | null> {
     return readFile(pemPath(certsDir, name), 'utf8').catch(() => null);
@@ -167,7 +382,30 @@ export function createProxy(options: {
     return pems;
   }
 
+  /** gw_certs as it would be with `batch` pushed. */
+  function certsNeed(batch: Readonly<Record<string, string>>): number {
+    const sizes = new Map<string, number>();
+    for (const name of pushedCerts.keys()) sizes.set(name, certSizes.get(name) ?? UNKNOWN_CERT_BYTES);
+    for (const [name, pem] of Object.entries(batch)) sizes.set(name, Buffer.byteLength(pem));
+    return certsBytes(sizes);
+  }
+
+  async function pushCerts(batch: Record<string, string>): Promise<void> {
+    await http.control.post('/certs', { set: batch });
+    for (const [name, pem] of Object.entries(batch)) {
+      pushedCerts.set(name, md5(pem));
+      certSizes.set(name, Buffer.byteLength(pem));
+    }
+  }
+
+  /**
+   * Pushes the current PEMs of `names` that nginx does not hold yet. When one does not fit (the certificate dictionary
+   * at its ceiling), the others are still pushed, one by one, and NoRoomError names those left out.
+   */
   async function publish(names: readonly string[]): Promise<void> {
+    if (held === null) await learnWhatNginxHolds();
+    const refused: string[] = [];
+    let refusal: Refusal | null = null;
     for (let i = 0; i < names.length; i += CERTS_PER_PUSH) {
       const chunk = names.slice(i, i + CERTS_PER_PUSH);
       const batch: Record<string, string> = {};
@@ -177,9 +415,42 @@ export function createProxy(options: {
         if (pem != null && pushedCerts.get(name) !== md5(pem)) batch[name] = pem;
       });
       if (Object.keys(batch).length === 0) continue;
-      await http.control.post('/certs', { set: batch });
-      for (const [name, pem] of Object.entries(batch)) pushedCerts.set(name, md5(pem));
+      needs.gw_certs = certsNeed(batch);
+      await grow();
+      try {
+        await pushCerts(batch);
+      } catch (err) {
+        if (countRefusal(err) === null) throw err;
+        for (const [name, pem] of Object.entries(batch)) {
+          await pushCerts({ [name]: pem }).catch((single: unknown) => {
+            const why = countRefusal(single);
+            if (why === null) throw single;
+            refusal = why;
+            refused.push(name);
+          });
+        }
+      }
     }
+    const last = refusal as Refusal | null;
+    if (last !== null && refused.length > 0)
+      throw new NoRoomError(
+        `${NO_ROOM}the certificate of this domain: its certificate dictionary is full at ` +
+          `${mib(last.capacity)} MiB and cannot grow further. The domain's services are not served; the next change ` +
+          'tries again.',
+        refused,
+      );
+  }
+
+  /** Forgets the counters of services gone for a while (their last figures were read by then). */
+  async function forgetCounters(revisions: ReadonlyMap<number, string>): Promise<void> {
+    const now = Date.now();
+    for (const id of lastRevisions?.keys() ?? []) if (!revisions.has(id) && !goneSince.has(id)) goneSince.set(id, now);
+    for (const id of revisions.keys()) goneSince.delete(id);
+    lastRevisions = revisions;
+    const due = [...goneSince].filter(([, since]) => now - since >= FORGET_COUNTERS_AFTER_MS).map(([id]) => id);
+    if (due.length === 0) return;
+    await http.control.post('/stats', { del: due.map(String) });
+    for (const id of due) goneSince.delete(id);
   }
 
   return {
@@ -190,16 +461,80 @@ export function createProxy(options: {
       // only what differs is pushed.
       await learnWhatNginxHolds();
       await publish([FALLBACK_CERT_NAME]);
+      isStarted = true;
+      // Certificates replaced before this (the first boot's fallback): nginx read them from disk when it started, or
+      // the publish above handed them over; the TCP instances serving them are reloaded now.
+      for (const name of installedBeforeStart) await streams.reloadServing(name);
+      installedBeforeStart.clear();
     },
 
-    async syncRoutes(hosts, certNames) {
-      try {
-        await pushRoutes(hosts);
-      } catch (err) {
-        pushed = null;
-        throw err;
+    async syncRoutes(hosts, certNames, serviceCount) {
+      needs.gw_routes = routesBytes(hosts);
+      if (serviceCount !== undefined) needs.gw_stats = statsBytes(serviceCount);
+      await grow();
+      const left = new Map<number, string>();
+      /** Hosts with services left out: which ones, and what is pushed for the host instead (null: nothing). */
+      const leftIn = new Map<string, { ids: number[]; kept: string | null }>();
+      let wanted = new Map(hosts);
+      const leaveOut = (host: string, ids: readonly number[], message: string, kept?: string | null): void => {
+        const all = [...(leftIn.get(host)?.ids ?? []), ...ids];
+        for (const id of ids) left.set(id, message);
+        const json = hosts.get(host);
+        const rest = kept !== undefined ? kept : json === undefined ? null : routesWithout(json, new Set(all));
+        leftIn.set(host, { ids: all, kept: rest });
+        if (rest === null) wanted.delete(host);
+        else wanted.set(host, rest);
+      };
+      /** Pushes `wanted`; what does not fit is left out (two rounds at most), the rest pushed. */
+      const push = async (): Promise<void> => {
+        for (let round = 0; ; round++) {
+          try {
+            await pushRoutes(wanted);
+            return;
+          } catch (err) {
+            const refusal = countRefusal(err);
+            if (refusal === null || round === 2) throw err;
+            let out = await crowdOut(wanted, refusal, round === 1);
+            // Nothing needed more pages: a small entry found no slot, so everything that grows is left out.
+            if (out.size === 0 && round === 0) out = await crowdOut(wanted, refusal, true);
+            if (out.size === 0) throw err;
+            const message =
+              `${NO_ROOM}this service's routes: its routes dictionary is full at ${mib(refusal.capacity)} MiB and ` +
+              'cannot grow further. It is served once there is room again.';
+            for (const [host, ids] of out) leaveOut(host, ids, message);
+            logger.error(
+              { services: [...out.values()].flat(), capacity: refusal.capacity, free: refusal.freeSpace },
+              'nginx: no room in the routes dictionary for a change; its services are set aside',
+            );
+          }
+        }
+      };
+      // What was set aside last time, unchanged, is not tried again while nginx has no more room than then (a refused
+      // push of them on every change would cost every change seconds at scale); once this push made room, it is.
+      const before = setAside;
+      if (before !== null && (await routesSpace()) <= before.free) {
+        for (const [host, memo] of before.hosts)
+          if (hosts.get(host) === memo.json) leaveOut(host, memo.ids, before.message, memo.kept);
       }
-      if (version !== null) writeSnapshot(hosts, certNames, version);
+      const isHeldBack = left.size > 0;
+      await push();
+      if (isHeldBack && before !== null && (await routesSpace()) > before.free) {
+        left.clear();
+        leftIn.clear();
+        wanted = new Map(hosts);
+        await push();
+      }
+      crowded = left;
+      setAside =
+        left.size === 0
+          ? null
+          : {
+              hosts: new Map([...leftIn].map(([host, out]) => [host, { json: hosts.get(host) ?? '', ...out }])),
+              message: [...left.values()][0] ?? '',
+              free: await routesSpace(),
+            };
+      if (version !== null) writeSnapshot(wanted, certNames, version);
+      return left;
     },
 
     publishCertificates: (names) => publish(names),
@@ -207,7 +542,10 @@ export function createProxy(options: {
     async unpublishCertificates(names) {
       if (names.length === 0) return;
       await http.control.post('/certs', { del: names });
-      for (const name of names) pushedCerts.delete(name);
+      for (const name of names) {
+        pushedCerts.delete(name);
+        certSizes.delete(name);
+      }
     },
 
     async syncStreams(wanted: ReadonlyMap<string, WantedInstance>) {
@@ -216,9 +554,16 @@ export function createProxy(options: {
     },
 
     async cutStale(revisions) {
-      const live = parseLive(await http.control.get('/live'));
+      // Requests still open on the workers of a killed master count too: they serve until they end.
+      const answer = await http.control.get<unknown>('/live');
+      // cjson writes an empty list as {}.
+      const held: unknown[] = Array.isArray(answer) ? answer : [];
+      const live = parseLive([...held, ...http.drainingRequests()]);
       const stale = staleRequests(live, revisions);
       await cutter.cut(stale);
+      await forgetCounters(revisions).catch((err: unknown) =>
+        logger.warn({ err }, 'nginx: could not forget the counters of removed services'),
+      );
       return stale.length;
     },
 
@@ -253,11 +598,19 @@ export function createProxy(options: {
         return;
       }
       pushedChallenges = null;
-      await http.control.post('/acme', { set, ...(del.length > 0 ? { del } : {}) });
+      await http.control.post('/acme', { set, ...(del.length > 0 ? { del } : {}) }).catch((err: unknown) => {
+        countRefusal(err);
+        throw err;
+      });
       pushedChallenges = new Map([...answers].filter(([token]) => TOKEN_RE.test(token)));
     },
 
     async certificateInstalled(name) {
+      // Before start() there is nothing to hand over: nginx reads the file when it starts (first boot: the fallback).
+      if (!isStarted) {
+        installedBeforeStart.add(name);
+        return;
+      }
       pushedCerts.delete(name);
       await publish([name]).catch((err: unknown) =>
         logger.error({ err, name }, 'nginx: could not hand over a renewed certificate'),
@@ -285,33 +638,51 @@ export function createProxy(options: {
       return { epoch: answer.epoch ?? 'none', services };
     },
 
+    async dictionaries() {
+      const space = await http.control.get<{
+        dicts: Record<string, { capacity: number; free: number }>;
+        dropped: number;
+        live_refused: number;
+      }>('/space');
+      const refused = (name: DictName): number =>
+        name === 'gw_live' ? space.live_refused : name === 'gw_stats' ? space.dropped : (refusedPushes.get(name) ?? 0);
+      return DICT_NAMES.map((name) => ({
+        name,
+        capacityBytes: space.dicts[name]?.capacity ?? 0,
+        freeBytes: space.dicts[name]?.free ?? 0,
+        refusedWrites: refused(name),
+      }));
+    },
+
     async drift(routes, certNames, wantedStreams, challenges) {
       const differences: string[] = [];
       if (challenges !== undefined) {
-        const held = pushedChallenges ?? new Map<string, string>();
+        const answers = pushedChallenges ?? new Map<string, string>();
         for (const [token, answer] of challenges)
-          if (held.get(token) !== answer) differences.push(`nginx lacks the ACME answer of a pending order (${token})`);
+          if (answers.get(token) !== answer)
+            differences.push(`nginx lacks the ACME answer of a pending order (${token})`);
       }
       const digest = await http.control.get<{ hosts: Record<string, string>; certs: Record<string, string> }>(
         '/digest',
       );
       const label = (host: string): string => (host === '' ? 'services without a domain' : host);
-      for (const [host, json] of routes) {
-        const held = digest.hosts[host];
-        if (held === undefined) differences.push(`nginx lacks the routes of ${label(host)}`);
-        else if (held !== md5(json))
+      const served = withoutServices(routes, crowded, setAside?.hosts.keys());
+      for (const [host, json] of served) {
+        const hash = digest.hosts[host];
+        if (hash === undefined) differences.push(`nginx lacks the routes of ${label(host)}`);
+        else if (hash !== md5(json))
           differences.push(`nginx serves other routes for ${label(host)} than the database says`);
       }
       for (const host of Object.keys(digest.hosts))
-        if (!routes.has(host)) differences.push(`nginx routes ${label(host)}, which the database does not`);
+        if (!served.has(host)) differences.push(`nginx routes ${label(host)}, which the database does not`);
       const names = [FALLBACK_CERT_NAME, ...certNames];
       const pems = await readPems(names);
       for (const [i, name] of names.entries()) {
         const pem = pems[i];
         if (pem == null) continue;
-        const held = digest.certs[name];
-        if (held === undefined) differences.push(`nginx lacks the certificate of ${name}`);
-        else if (held !== md5(pem))
+        const hash = digest.certs[name];
+        if (hash === undefined) differences.push(`nginx lacks the certificate of ${name}`);
+        else if (hash !== md5(pem))
           differences.push(`nginx serves another certificate for ${name} than the one on disk`);
       }
       const running = streams.running();
@@ -324,12 +695,12 @@ export function createProxy(options: {
       return differences;
     },
 
+    crowdedServices: () => [...crowded.keys()],
+
     forget() {
-      pushed = null;
+      // Routes and certificates are read back before the next push (GET /digest), so only what differs is pushed.
+      held = null;
       pushedChallenges = null;
-      adoptedDigests = null;
-      version = null;
-      pushedCerts.clear();
     },
 
     async stop({ keepServing }) {

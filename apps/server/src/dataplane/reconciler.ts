@@ -3,6 +3,7 @@ import { createCertificateSync } from './reconcile/certificates.js';
 import { createCutOff } from './reconcile/cut-off.js';
 import { logRejections, rejectPeers, rejectStreamFailures, rejectionsOf } from './reconcile/rejections.js';
 import {
+  NoRoomError,
   noRejections,
   type ApplyResult,
   type CertificateAdapter,
@@ -23,9 +24,17 @@ import type { WantedInstance } from './nginx/stream-instances.js';
 
 /** The proxy side (nginx) as the reconciler needs it; `proxy.ts` is the real one, `offline.ts` records calls. */
 export interface ProxyAdapter {
-  /** Makes nginx route exactly these hosts; `certNames` are the certificates a fresh master must load. */
-  syncRoutes(hosts: ReadonlyMap<string, string>, certNames: readonly string[]): Promise<void>;
-  /** Hands nginx the current PEMs of these names (read from disk). */
+  /**
+   * Makes nginx route exactly these hosts; `certNames` are the certificates a fresh master must load, `services` how
+   * many services the routes serve (nginx's counters are sized from it). Returns the services left out because nginx
+   * has no room for their routes (with the reason): everything else is served.
+   */
+  syncRoutes(
+    hosts: ReadonlyMap<string, string>,
+    certNames: readonly string[],
+    services?: number,
+  ): Promise<ReadonlyMap<number, string>>;
+  /** Hands nginx the current PEMs of these names (read from disk); NoRoomError names those it has no room for. */
   publishCertificates(names: readonly string[]): Promise<void>;
   unpublishCertificates(names: readonly string[]): Promise<void>;
   /** Makes the TCP/UDP service instances exactly `wanted`; returns why some could not start, by instance key. */
@@ -65,14 +74,43 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     rejectPeers(rejected, await deps.wireguard.syncPeers(state.peers));
   }
 
-  async function applyProxy(state: DesiredState, plan: DataPlanePlan, rejected: Rejections): Promise<void> {
+  /**
+   * The plan without the HTTP services of `domains` (nginx had no room for their certificates): they are set aside
+   * with the reason, everything else is served.
+   */
+  function withoutDomains(
+    state: DesiredState,
+    plan: DataPlanePlan,
+    domains: readonly string[],
+    message: string,
+    rejected: Rejections,
+  ): DataPlanePlan {
+    const left = new Set(domains);
+    const http = state.http.filter((route) => route.domain === null || !left.has(route.domain));
+    for (const route of state.http) if (!http.includes(route)) rejected.http.set(route.serviceId, message);
+    return { ...plan, routes: deps.plan({ ...state, http }).routes };
+  }
+
+  async function applyProxy(state: DesiredState, initialPlan: DataPlanePlan, rejected: Rejections): Promise<void> {
+    let plan = initialPlan;
     // Certificates first: a route or a TLS instance may name a certificate that must exist.
-    await certificates.ensureChanged(state.domains);
+    try {
+      await certificates.ensureChanged(state.domains);
+    } catch (err) {
+      if (!(err instanceof NoRoomError)) throw err;
+      plan = withoutDomains(state, plan, err.domains, err.message, rejected);
+    }
     await proxy.syncChallenges(state.challenges ?? new Map());
     const domainNames = state.domains.map((d) => d.domain);
-    await proxy.syncRoutes(plan.routes.hosts, domainNames);
+    // Services nginx has no room for are left out, with the reason; the cut-off then ends their connections too.
+    const crowded = await proxy.syncRoutes(plan.routes.hosts, domainNames, plan.routes.revisions.size);
+    for (const [id, message] of crowded) rejected.http.set(id, message);
+    const revisions =
+      crowded.size === 0
+        ? plan.routes.revisions
+        : new Map([...plan.routes.revisions].filter(([id]) => !crowded.has(id)));
     rejectStreamFailures(rejected, plan, await proxy.syncStreams(plan.streams.wanted));
-    await cutOff.cutIfChanged(plan.routes.revisions);
+    await cutOff.cutIfChanged(revisions);
     // Certificates of deleted domains, once nginx no longer routes them.
     await certificates.pruneDeleted(domainNames);
   }
@@ -95,7 +133,8 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     const timed = async (what: string, work: Promise<void>): Promise<number> => {
       await work.catch((err: unknown) => {
         logger.error({ err }, `data plane: ${what} apply failed`);
-        failures.push(`${what}: ${describe(err)}`);
+        const reason = describe(err);
+        failures.push(reason.startsWith(what) ? reason : `${what}: ${reason}`);
       });
       return Date.now() - loadedAt;
     };

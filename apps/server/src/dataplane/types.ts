@@ -59,6 +59,33 @@ export class NginxRejectedError extends Error {
   override name = 'NginxRejectedError';
 }
 
+/**
+ * nginx had no room for the certificates of `domains` (its certificate dictionary at its ceiling): the push was
+ * refused whole, the other certificates were pushed, and the services of these domains are set aside.
+ */
+export class NoRoomError extends Error {
+  override name = 'NoRoomError';
+  constructor(
+    message: string,
+    readonly domains: readonly string[],
+  ) {
+    super(message);
+  }
+}
+
+/** One of nginx's shared dictionaries (nginx/dict-sizes.ts): its size, its free pages, the writes it refused. */
+export interface DictionaryUsage {
+  name: string;
+  capacityBytes: number;
+  /** Whole free pages (entries of up to 2 KiB may still fit in pages in use). */
+  freeBytes: number;
+  /**
+   * Since nginx started (gw_live: requests refused because they could not be tracked; gw_stats: counter updates
+   * dropped) or since the control plane started (gw_routes, gw_certs, gw_acme: pushes refused for lack of room).
+   */
+  refusedWrites: number;
+}
+
 export interface CertificateAdapter {
   /** Make sure the domain has a certificate file nginx can serve now (self-signed until ACME succeeds). */
   ensure(domain: DesiredDomain): Promise<CertificateInfo>;
@@ -173,6 +200,8 @@ export interface DataPlane {
   traffic(): Promise<TrafficCounters>;
   /** Reads back what nginx and WireGuard serve, compares it with the DB, and repairs any difference. */
   checkDrift(): Promise<DriftReport>;
+  /** How full nginx's shared dictionaries are; null when there is no nginx to ask (data plane off, nginx down). */
+  dictionaries(): Promise<DictionaryUsage[] | null>;
   /** The last drift check's report (scheduled or asked for); null before the first. */
   lastDrift(): DriftReport | null;
   /** Called after every drift check. Returns an unsubscribe function. */

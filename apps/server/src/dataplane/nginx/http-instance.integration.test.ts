@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import {
   createServer as createHttpServer,
@@ -23,6 +24,14 @@ import { canRunNginx, loopbackRenderOptions, silentLogger } from './integration-
 import { readLuaModule } from './lua-source.js';
 import { FALLBACK_CERT_NAME, type NginxRenderOptions } from './options.js';
 import { isAlive, readChildPids, waitFor } from './process-info.js';
+
+const isZombie = (pid: number): boolean => {
+  try {
+    return /\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+};
 import { renderHttpInstance } from './render-main.js';
 import { buildRouteTable } from './routes.js';
 import { createStreamInstances } from './stream-instances.js';
@@ -168,7 +177,7 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     createHttpInstance({
       prefixDir,
       logger: silentLogger,
-      render: (dir) => renderHttpInstance(options, dir, readLuaModule()),
+      render: (dir, dicts) => renderHttpInstance(options, dir, readLuaModule(), dicts),
     });
   const makeProxy = (http: HttpInstance): Proxy =>
     createProxy({
@@ -519,14 +528,16 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     open.close();
   });
 
-  it('reports what nginx serves that the control plane did not push, and a forced full push repairs it', async () => {
+  it('reports what nginx serves that the control plane did not push, and pushing what differs repairs it', async () => {
     const table = await serve([route({ serviceId: 2, domain: 'other.test', pathLocation: '/' })]);
     expect(await proxy.drift(table.hosts, ['app.test', 'other.test'], new Map())).toEqual([]);
     // Someone edits what nginx serves behind the control plane's back.
+    const { version } = await instance.control.get<{ version: string }>('/state');
     await instance.control.post('/routes', {
-      base: null,
+      base: version,
       version: 'by-hand',
       set: { 'rogue.test': '[{"s":99,"r":"x","p":"/","u":"http://127.0.0.1:9"}]' },
+      del: ['other.test'],
     });
     expect(await proxy.drift(table.hosts, ['app.test', 'other.test'], new Map())).toEqual([
       'nginx lacks the routes of other.test',
@@ -572,16 +583,40 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
   }, 30_000);
 
   it('comes back by itself from SIGKILL with the routes it had, before the control plane pushes anything', async () => {
-    await serve([route({ serviceId: 2, domain: 'other.test', pathLocation: '/' })]);
+    const table = await serve([
+      route({ serviceId: 2, domain: 'other.test', pathLocation: '/' }),
+      route({ serviceId: 3, domain: 'app.test', pathLocation: '/' }),
+    ]);
+    const untouched = await openStream(`https://127.0.0.1:${options.httpsPort}/trickle`, 'other.test');
+    const disabledLater = await openStream(`https://127.0.0.1:${options.httpsPort}/trickle`, 'app.test');
+    // The snapshot a fresh master loads is written just after a push.
+    const snapshot = join(prefixDir, 'state', 'routes.json');
+    expect(await waitFor(async () => (await readFile(snapshot, 'utf8')).includes('app.test'), 3000)).toBe(true);
     const pid = instance.pid() ?? 0;
+    const orphans = (await readChildPids(pid)) ?? [];
     process.kill(pid, 'SIGKILL');
     expect(await waitFor(() => !isAlive(pid), 3000)).toBe(true);
-    // The orphaned workers still hold the port; heal replaces them with a fresh master.
+    // The orphaned workers still hold the ports; heal starts a fresh master beside them.
     expect(await instance.heal()).toBe(true);
     expect(instance.pid()).not.toBe(pid);
     expect((await https(options.httpsPort, '/', 'other.test')).status).toBe(200);
     expect((await https(options.httpsPort, '/', 'other.test')).fingerprint).toBe(
       new X509Certificate(await readFile(pemPath(certsDir, 'other.test'), 'utf8')).fingerprint256,
     );
+    // The old workers finish what they carry: the open streams keep flowing.
+    for (const stream of [untouched, disabledLater]) {
+      const before = stream.chunks();
+      expect(await waitFor(() => stream.chunks() > before + 2, 3000)).toBe(true);
+    }
+    // ...and the cut-off still reaches them: a service that goes away loses its stream on the old workers too.
+    const left = new Map([...table.revisions].filter(([id]) => id !== 3));
+    expect(await proxy.cutStale(left)).toBe(1);
+    await disabledLater.ended;
+    const before = untouched.chunks();
+    expect(await waitFor(() => untouched.chunks() > before + 2, 3000)).toBe(true);
+    // Once their last connection ends, they are gone, and the new master alone serves what it loaded from disk.
+    untouched.close();
+    expect(await waitFor(() => orphans.every((worker) => !isAlive(worker) || isZombie(worker)), 5000)).toBe(true);
+    expect((await https(options.httpsPort, '/', 'other.test')).status).toBe(200);
   });
 });

@@ -66,22 +66,41 @@ export async function isRunning(master: Master): Promise<boolean> {
   return info !== null && info.startTime === master.startTime;
 }
 
-/** Workers of a master that died without them (SIGKILL): they still hold the ports. Killed by process group. */
-export async function killOrphanWorkers(pgrp: number): Promise<void> {
-  if (!Number.isInteger(pgrp) || pgrp <= 1) return;
-  const killed: number[] = [];
+/** A worker of a master that died without it: its pid and start time (a recycled pid is not it). */
+export interface OrphanWorker {
+  pid: number;
+  startTime: string;
+}
+
+/** Workers of a master that died without them (SIGKILL): they still hold the ports. Found by process group. */
+export async function findOrphanWorkers(pgrp: number): Promise<OrphanWorker[]> {
+  if (!Number.isInteger(pgrp) || pgrp <= 1) return [];
+  const found: OrphanWorker[] = [];
   for (const name of await readdir('/proc').catch(() => [])) {
     if (!/^\d+$/.test(name)) continue;
     const pid = Number(name);
-    if (readStat(pid)?.pgrp !== pgrp) continue;
+    const info = readStat(pid);
+    if (info?.pgrp !== pgrp || isZombie(pid)) continue;
     const cmdline = await readCmdline(pid);
-    if (cmdline?.startsWith('nginx: ')) {
-      try {
-        process.kill(pid, 'SIGKILL');
-        killed.push(pid);
-      } catch {
-        // Gone meanwhile.
-      }
+    if (cmdline?.startsWith('nginx: ')) found.push({ pid, startTime: info.startTime });
+  }
+  return found;
+}
+
+/** Whether the worker still runs (not exited, not a zombie, not a recycled pid). */
+export function isWorkerAlive(worker: OrphanWorker): boolean {
+  return readStat(worker.pid)?.startTime === worker.startTime && !isZombie(worker.pid);
+}
+
+/** Kills orphaned workers (by process group) and waits until their sockets are closed. */
+export async function killOrphanWorkers(pgrp: number): Promise<void> {
+  const killed: number[] = [];
+  for (const { pid } of await findOrphanWorkers(pgrp)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+      killed.push(pid);
+    } catch {
+      // Gone meanwhile.
     }
   }
   // Their sockets close only once they are gone: a new master binding the same ports must wait for that.

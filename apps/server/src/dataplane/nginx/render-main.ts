@@ -11,6 +11,7 @@ import {
   validateRenderOptions,
   type NginxRenderOptions,
 } from './options.js';
+import { DEFAULT_DICT_LIMITS, renderDicts, type DictSizes } from './dict-sizes.js';
 import { openFilesFor } from './sizing.js';
 import { assertFilePath, block, quotePath, renderListen } from './syntax.js';
 
@@ -24,9 +25,6 @@ const LOG_FORMAT = [
   `'"method":"$request_method","uri":"$gw_log_uri","proto":"$server_protocol","status":"$status",'`,
   `'"bytes":"$body_bytes_sent","upstream_status":"$upstream_status","rt":"$request_time","ua":"$http_user_agent"}'`,
 ];
-
-/** Sizes of the shared dictionaries. Allocated lazily; changing one needs a fresh master, so they are generous. */
-const DICTS = { gw_routes: '64m', gw_certs: '128m', gw_acme: '1m', gw_live: '16m', gw_stats: '16m' } as const;
 
 export const LUA_MODULE_FILE = 'postern.lua';
 
@@ -48,9 +46,15 @@ function luaOptions(options: NginxRenderOptions): string {
 
 /**
  * The files of one generation of the HTTP instance: nginx.conf and the Lua module beside it, so config and code
- * switch together. `generationDir` is where they will live (the Lua module is loaded from there).
+ * switch together. `generationDir` is where they will live (the Lua module is loaded from there). `dicts`: the shared
+ * dictionaries' sizes, from the data they hold (dict-sizes.ts; growing one is a new generation).
  */
-export function renderHttpInstance(options: NginxRenderOptions, generationDir: string, luaSource: string): ConfigFiles {
+export function renderHttpInstance(
+  options: NginxRenderOptions,
+  generationDir: string,
+  luaSource: string,
+  dicts: DictSizes = DEFAULT_DICT_LIMITS.floors,
+): ConfigFiles {
   validateRenderOptions(options);
   const fallback = `${assertFilePath(options.certsDir)}/${FALLBACK_CERT_NAME}.pem`;
   const resolver =
@@ -97,7 +101,7 @@ export function renderHttpInstance(options: NginxRenderOptions, generationDir: s
       ...resolver,
       '',
       `lua_package_path "${assertFilePath(generationDir)}/?.lua;/usr/share/lua/5.1/?.lua;;";`,
-      ...Object.entries(DICTS).map(([name, size]) => `lua_shared_dict ${name} ${size};`),
+      ...renderDicts(dicts),
       `init_by_lua_block { require("postern").init(${luaOptions(options)}) }`,
       '',
       `log_format gw_http escape=json ${LOG_FORMAT.join('\n        ')};`,
@@ -106,15 +110,17 @@ export function renderHttpInstance(options: NginxRenderOptions, generationDir: s
       ...block('map $http_upgrade $gw_connection', ['default upgrade;', "'' close;"]),
       '',
       ...block('server', [
-        renderListen(options.listenAddress, options.httpPort, ['default_server']),
+        // reuseport: a master that replaces a killed one binds beside its orphaned workers, which finish their
+        // connections (http-instance.ts `startFresh`).
+        renderListen(options.listenAddress, options.httpPort, ['default_server', 'reuseport']),
         'set $gw_svc "";',
         'set $gw_log_uri "";',
         ...block('location /', ['content_by_lua_block { require("postern").plain() }']),
       ]),
       '',
       ...block('server', [
-        renderListen(options.listenAddress, options.httpsPort, ['ssl', 'default_server']),
-        renderListen(options.listenAddress, options.noDomainHttpsPort, ['ssl', 'default_server']),
+        renderListen(options.listenAddress, options.httpsPort, ['ssl', 'default_server', 'reuseport']),
+        renderListen(options.listenAddress, options.noDomainHttpsPort, ['ssl', 'default_server', 'reuseport']),
         // Until the control plane pushes certificates, and for clients that send no name: the fallback.
         `ssl_certificate ${quotePath(fallback)};`,
         `ssl_certificate_key ${quotePath(fallback)};`,

@@ -52,7 +52,7 @@ describe('renderHttpInstance', () => {
     expect(Object.keys(files)).toEqual(['nginx.conf', 'postern.lua']);
     expect(files['postern.lua']).toBe('-- lua');
     expect(conf).toContain('lua_package_path "/data/nginx/gen/4/?.lua;/usr/share/lua/5.1/?.lua;;";');
-    for (const dict of ['gw_routes 64m', 'gw_certs 128m', 'gw_acme 1m', 'gw_live 16m', 'gw_stats 16m'])
+    for (const dict of ['gw_routes 16384k', 'gw_certs 32768k', 'gw_acme 1024k', 'gw_live 16384k', 'gw_stats 16384k'])
       expect(conf).toContain(`lua_shared_dict ${dict};`);
     expect(conf).toContain('access_by_lua_block { require("postern").route() }');
     expect(conf).toContain('ssl_certificate_by_lua_block { require("postern").certificate() }');
@@ -66,9 +66,10 @@ describe('renderHttpInstance', () => {
   });
 
   it('listens on HTTP, HTTPS and the no-domain port, and on a control socket in a root-only directory', () => {
-    expect(conf).toContain('listen 80 default_server;');
-    expect(conf).toContain('listen 443 ssl default_server;');
-    expect(conf).toContain('listen 8443 ssl default_server;');
+    // reuseport: a master replacing a killed one binds beside its orphaned workers.
+    expect(conf).toContain('listen 80 default_server reuseport;');
+    expect(conf).toContain('listen 443 ssl default_server reuseport;');
+    expect(conf).toContain('listen 8443 ssl default_server reuseport;');
     expect(conf).toContain('listen unix:/data/nginx/control/control.sock;');
     expect(conf).toContain('resolver 10.0.0.53 valid=30s ipv6=off;');
   });

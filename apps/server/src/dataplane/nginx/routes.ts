@@ -114,3 +114,33 @@ export function buildRouteTable(
   for (const [host, list] of byHost) hosts.set(host, JSON.stringify(list.sort(byLongestPrefix)));
   return { hosts, revisions, rejected };
 }
+
+/**
+ * The route table's hosts without the services `ids` (set aside after the plan: nginx had no room for them), looked
+ * for in the hosts `within` only (all of them when absent); hosts left with none go. The rest keep the order and form
+ * buildRouteTable gave them.
+ */
+export function withoutServices(
+  hosts: ReadonlyMap<string, string>,
+  ids: ReadonlySet<number> | ReadonlyMap<number, unknown>,
+  within?: Iterable<string>,
+): Map<string, string> {
+  const out = new Map(hosts);
+  if (ids.size === 0) return out;
+  for (const host of within ?? hosts.keys()) {
+    const json = hosts.get(host);
+    if (json === undefined) continue;
+    const kept = routesWithout(json, ids);
+    if (kept === null) out.delete(host);
+    else out.set(host, kept);
+  }
+  return out;
+}
+
+/** One host's routes (JSON) without the services `ids`; null when none is left. */
+export function routesWithout(json: string, ids: ReadonlySet<number> | ReadonlyMap<number, unknown>): string | null {
+  const routes = JSON.parse(json) as { s: number }[];
+  const kept = routes.filter((route) => !ids.has(route.s));
+  if (kept.length === 0) return null;
+  return kept.length < routes.length ? JSON.stringify(kept) : json;
+}

@@ -149,6 +149,21 @@ export function createMetrics(deps: {
       'When the last drift check ran (unix time)',
       'gauge',
     ),
+    dictCapacity: new ScrapedMetric(
+      'postern_nginx_dict_capacity_bytes',
+      'Size of an nginx shared dictionary (grows with the routes, certificates and services it holds)',
+      'gauge',
+    ),
+    dictFree: new ScrapedMetric(
+      'postern_nginx_dict_free_bytes',
+      'Free pages of an nginx shared dictionary, in bytes',
+      'gauge',
+    ),
+    dictRefused: new ScrapedMetric(
+      'postern_nginx_dict_refused_writes_total',
+      'Writes an nginx shared dictionary had no room for: pushes (gw_routes, gw_certs, gw_acme), untrackable requests refused with 503 (gw_live), dropped counter updates (gw_stats)',
+      'counter',
+    ),
   };
   for (const metric of Object.values(scraped)) registry.registerMetric(metric as never);
   const applyDuration = new Histogram({
@@ -260,6 +275,12 @@ export function createMetrics(deps: {
       const notAfter = deps.dataPlane.certificates.info(domain)?.notAfter;
       if (notAfter)
         scraped.certExpiry.values.push({ labels: { domain }, value: Math.floor(Date.parse(notAfter) / 1000) });
+    }
+    for (const dict of (await deps.dataPlane.dictionaries()) ?? []) {
+      const labels = { dict: dict.name };
+      scraped.dictCapacity.values.push({ labels, value: dict.capacityBytes });
+      scraped.dictFree.values.push({ labels, value: dict.freeBytes });
+      scraped.dictRefused.values.push({ labels, value: dict.refusedWrites });
     }
     const drift = deps.dataPlane.lastDrift();
     if (drift) {

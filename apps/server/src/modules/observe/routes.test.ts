@@ -222,6 +222,28 @@ describe('drift and system status', () => {
       differences: ['nginx: route of web.test differs'],
       repaired: true,
     });
+    expect(status.body.dictionaries).toBeNull();
+  });
+
+  it('shows a change the data plane could not apply at once, and how full nginx’s dictionaries are', async () => {
+    const { api, node } = await setUp();
+    t.fakeDataPlane.failNextApply('nginx did not take POST /routes: its control socket cannot be reached (ENOENT).');
+    expect(
+      (await api('POST', `/api/services/${node.id}/http`, { name: 'late', domain: 'late.example.test' })).status,
+    ).toBe(503);
+    t.fakeDataPlane.setDictionaries([
+      { name: 'gw_routes', capacityBytes: 16_777_216, freeBytes: 4096, refusedWrites: 2 },
+    ]);
+    const status = await api<SystemStatus>('GET', '/api/system/status');
+    expect(status.body.drift).toMatchObject({
+      differences: [
+        'the last change could not be applied: nginx did not take POST /routes: its control socket cannot be reached (ENOENT).',
+      ],
+      repaired: false,
+    });
+    expect(status.body.dictionaries).toEqual([
+      { name: 'gw_routes', capacityBytes: 16_777_216, freeBytes: 4096, refusedWrites: 2 },
+    ]);
   });
 });
 
@@ -285,5 +307,21 @@ describe('/metrics', () => {
       value: String(Date.parse('2028-01-01T00:00:00.000Z') / 1000),
     });
     expect(families.has('postern_sse_subscribers')).toBe(true);
+    t.fakeDataPlane.setDictionaries([
+      { name: 'gw_routes', capacityBytes: 16_777_216, freeBytes: 4096, refusedWrites: 2 },
+      { name: 'gw_live', capacityBytes: 16_777_216, freeBytes: 0, refusedWrites: 7 },
+    ]);
+    const again = await t.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const dicts = new Map(parsePrometheusTextFormat(again.body).map((family) => [family.name, family]));
+    expect(dicts.get('postern_nginx_dict_free_bytes')?.metrics).toEqual([
+      { labels: { dict: 'gw_routes' }, value: '4096' },
+      { labels: { dict: 'gw_live' }, value: '0' },
+    ]);
+    expect(dicts.get('postern_nginx_dict_capacity_bytes')?.metrics[0]).toEqual({
+      labels: { dict: 'gw_routes' },
+      value: '16777216',
+    });
+    expect(dicts.get('postern_nginx_dict_refused_writes_total')?.type).toBe('COUNTER');
+    expect(dicts.get('postern_nginx_dict_refused_writes_total')?.metrics[1]?.value).toBe('7');
   });
 });

@@ -64,7 +64,12 @@ export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps;
   registerOperation(app, operations.systemStatus, async () => {
     const counts = { up: 0, down: 0, unknown: 0 };
     for (const health of await observer.health.list()) counts[health.state]++;
-    return { drift: deps.dataPlane.lastDrift(), health: counts, traffic: await observer.history.totals() };
+    return {
+      drift: deps.dataPlane.lastDrift(),
+      dictionaries: await deps.dataPlane.dictionaries(),
+      health: counts,
+      traffic: await observer.history.totals(),
+    };
   });
 
   registerOperation(app, operations.observeStream, async (request, reply) => {

@@ -90,6 +90,42 @@ describe('data plane rejections', () => {
     expect(after.body.data.map((s) => s.applyError)).toEqual([null, null]);
   });
 
+  test('a change nginx has no room for sets aside the services it adds: 400, applyError, audited, in the status at once; other changes apply', async () => {
+    const node = await insertNode(t.deps);
+    const { body: small } = await api<HttpService>('POST', `/api/services/${node.id}/http`, web);
+    t.fakeDataPlane.proxy.noRoomFor.add('big.example.com');
+    const refused = await api('POST', `/api/services/${node.id}/http`, { name: 'big', domain: 'big.example.com' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({
+      message: "nginx has no room for this service's routes: its routes dictionary is full.",
+      code: 'dataplane_rejected',
+    });
+    const listed = (await api<{ data: HttpService[] }>('GET', `/api/services/${node.id}/http`)).body.data;
+    const big = listed.find((s) => s.name === 'big');
+    expect(big?.applyError).toMatch(/^nginx has no room for this service's routes/);
+    expect(listed.find((s) => s.id === small.id)?.applyError).toBeNull();
+    const audit = await api<{ data: { action: string; target: { id: number } | null; detail: string | null }[] }>(
+      'GET',
+      `/api/audit?node=${node.id}&action=dataplane.rejected`,
+    );
+    expect(audit.body.data).toEqual([
+      expect.objectContaining({ target: expect.objectContaining({ id: big?.id }), detail: big?.applyError }),
+    ]);
+    const status = await api<{ drift: { differences: string[] } | null }>('GET', '/api/system/status');
+    expect(status.body.drift?.differences).toEqual([`nginx has no room for service ${big?.id}: they are not served`]);
+    // Nothing of it reached nginx; the next change applies at once.
+    expect([...t.fakeDataPlane.proxy.routes.keys()]).not.toContain('big.example.com');
+    const moved = await api('PATCH', `/api/services/${node.id}/http/${small.id}`, { pathLocation: '/app' });
+    expect(moved.status).toBe(200);
+    expect(t.fakeDataPlane.proxy.routes.get('app.example.com')).toContain('"p":"/app"');
+    // Room again: served, the reason cleared.
+    t.fakeDataPlane.proxy.noRoomFor.clear();
+    expect((await api('PATCH', `/api/services/${node.id}/http/${small.id}`, { pathLocation: '/' })).status).toBe(200);
+    expect(t.fakeDataPlane.proxy.routes.has('big.example.com')).toBe(true);
+    const after = (await api<{ data: HttpService[] }>('GET', `/api/services/${node.id}/http`)).body.data;
+    expect(after.map((s) => s.applyError)).toEqual([null, null]);
+  });
+
   test('a data plane that is down as a whole answers 503, and the change is kept', async () => {
     const node = await insertNode(t.deps);
     t.fakeDataPlane.failNextApply('nginx: the master is not running');

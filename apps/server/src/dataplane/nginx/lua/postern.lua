@@ -10,7 +10,11 @@
 --   gw_acme    "<token>" → key authorisation (HTTP-01)
 --   gw_live    "<connection serial>" → "svc rev addr port server_port" of the request now in flight on it,
 --              so the control plane can cut exactly the connections of a disabled or changed service
---   gw_stats   "<svc>:<field>" → traffic counters per service (see count()); "_epoch" → when they started
+--   gw_stats   "<svc>:<field>" → traffic counters per service (see count()); "_epoch" → when they started;
+--              "_dropped" / "_live_refused" → counter updates and requests refused for lack of room (never evicted)
+-- No write here ever evicts: set/incr-with-init/add drop the least recently used entries when a dictionary is full
+-- (a route, a tracked connection, a counter would vanish without a word), so every write is safe_set/safe_add or an
+-- incr of an entry that exists, and a write that finds no room is refused, counted and reported instead.
 -- A route: { s = service id, r = revision, p = path prefix ("/" or "/a/b", no trailing slash),
 --            u = upstream URL ("http://10.44.0.5:8080"), a = allowed, b = blocked: lists of {network, bits}
 --            with network as a 32-bit number }.
@@ -40,30 +44,56 @@ local function read_file(path)
   return data
 end
 
--- Runs in the master (as root) at start and on every reload. Shared dictionaries survive a reload: only an
--- empty one (a fresh master) is filled from the snapshot the control plane keeps on disk, so a restarted nginx
--- serves what it served before its first request, whether or not the control plane is up.
+-- Counters of writes refused for lack of room, in gw_stats: made at init, so counting them never needs room.
+local DROPPED, LIVE_REFUSED = "_dropped", "_live_refused"
+-- Every dictionary, for GET /space.
+local DICTS = { "gw_routes", "gw_certs", "gw_acme", "gw_live", "gw_stats" }
+
+local function is_empty(dict)
+  return #dict:get_keys(1) == 0
+end
+
+-- Runs in the master (as root) at start and on every reload. Shared dictionaries survive a reload when their size is
+-- unchanged: only an empty one (a fresh master, or one the control plane grew) is filled from the snapshot the
+-- control plane keeps on disk, so nginx serves what it served before its first request, whether or not the control
+-- plane is up.
 function _M.init(options_json)
   opts = assert(cjson.decode(options_json), "invalid postern options")
   local stats = shared.gw_stats
-  if stats:get("_epoch") == nil then stats:set("_epoch", tostring(ngx.now())) end
-  local routes = shared.gw_routes
-  if routes:get("v") ~= nil then return end
+  stats:safe_add("_epoch", tostring(ngx.now()))
+  stats:safe_add(DROPPED, 0)
+  stats:safe_add(LIVE_REFUSED, 0)
+  local routes, certs = shared.gw_routes, shared.gw_certs
+  local load_routes, load_certs = is_empty(routes), is_empty(certs)
+  if not load_routes and not load_certs then return end
   local text = read_file(opts.snapshot)
   local snapshot = text and cjson.decode(text)
   if type(snapshot) ~= "table" or type(snapshot.hosts) ~= "table" then return end
-  for host, list in pairs(snapshot.hosts) do
-    routes:set("h:" .. host, list)
+  if load_routes then
+    local complete = true
+    for host, list in pairs(snapshot.hosts) do
+      local ok, err = routes:safe_set("h:" .. host, list)
+      if not ok then
+        ngx.log(ngx.ERR, "postern: the routes dictionary has no room for the saved routes (", err, ")")
+        complete = false
+        break
+      end
+    end
+    -- Without a version the control plane reads back what was loaded and pushes the rest.
+    if complete then routes:safe_set("v", tostring(snapshot.version or "0")) end
   end
-  local certs = shared.gw_certs
-  for _, name in ipairs(snapshot.certs or {}) do
-    -- Names were validated by the control plane (DNS names, "_fallback"); never a path of their own.
-    if find(name, "^[a-z0-9_][a-z0-9.-]*$") and not find(name, "..", 1, true) then
-      local pem = read_file(opts.certs_dir .. "/" .. name .. ".pem")
-      if pem then certs:set(name, pem) end
+  if load_certs then
+    for _, name in ipairs(snapshot.certs or {}) do
+      -- Names were validated by the control plane (DNS names, "_fallback"); never a path of their own.
+      if find(name, "^[a-z0-9_][a-z0-9.-]*$") and not find(name, "..", 1, true) then
+        local pem = read_file(opts.certs_dir .. "/" .. name .. ".pem")
+        if pem and not certs:safe_set(name, pem) then
+          ngx.log(ngx.ERR, "postern: the certificate dictionary has no room for the saved certificates")
+          break
+        end
+      end
     end
   end
-  routes:set("v", tostring(snapshot.version or "0"))
 end
 
 -- 4 bytes of $binary_remote_addr as a number (IPv4; nginx listens on IPv4 only).
@@ -298,9 +328,25 @@ local function strip_session_cookie()
   if #kept == 0 then ngx.req.clear_header("Cookie") else ngx.req.set_header("Cookie", concat(kept, "; ")) end
 end
 
+-- Logs a dictionary that ran out of room at most once a minute per worker (each failure is counted).
+local last_complaint = {}
+local function complain(what, err)
+  local now = ngx.now()
+  if (last_complaint[what] or 0) + 60 > now then return end
+  last_complaint[what] = now
+  ngx.log(ngx.ERR, "postern: ", what, " (", err or "no memory", "); see GET /space and the dictionary metrics")
+end
+
+-- The cut-off (GET /live) must know every request it may have to end: a request whose connection cannot be tracked
+-- (gw_live is full) is refused with 503, counted in "_live_refused" and logged, rather than served untracked.
 local function remember(route)
   local var = ngx.var
-  shared.gw_live:set(var.connection, concat({ route.s, route.r, var.remote_addr, var.remote_port, var.server_port }, " "))
+  local entry = concat({ route.s, route.r, var.remote_addr, var.remote_port, var.server_port }, " ")
+  local ok, err = shared.gw_live:safe_set(var.connection, entry)
+  if ok then return end
+  shared.gw_stats:incr(LIVE_REFUSED, 1)
+  complain("gw_live is full: refusing requests the cut-off could not track", err)
+  return ngx.exit(503)
 end
 
 -- access_by_lua of the HTTPS servers: pick the service, apply its access list, hand nginx the upstream and the path
@@ -359,8 +405,23 @@ end
 -- into p50/p95 per minute.
 local LATENCY_BUCKETS = { 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000 }
 
+-- Adds `n` to a counter without ever evicting one: incr of an existing entry changes it in place; a new one is made
+-- with safe_add, and when there is no room the update is dropped and counted in "_dropped" (a counter never starts
+-- again from zero behind the reader's back).
+local function add(stats, key, n)
+  if n == 0 then return end
+  if stats:incr(key, n) then return end
+  local ok, err = stats:safe_add(key, n)
+  if ok then return end
+  -- Another worker made it meanwhile.
+  if err == "exists" and stats:incr(key, n) then return end
+  stats:incr(DROPPED, 1)
+  complain("gw_stats is full: traffic counter updates are dropped", err)
+end
+
 -- Traffic per service, in gw_stats: "<svc>:c<class>" requests by status class, ":bi"/":bo" bytes in and out,
 -- ":ls" latency sum (ms), ":b<i>" latency bucket counts. Monotonic for the life of the dictionary ("_epoch").
+-- A field that never counted anything is absent (read as 0).
 local function count(svc, var)
   local stats = shared.gw_stats
   local status = tonumber(var.status) or 0
@@ -372,11 +433,11 @@ local function count(svc, var)
       break
     end
   end
-  stats:incr(svc .. ":c" .. floor(status / 100), 1, 0)
-  stats:incr(svc .. ":bi", tonumber(var.request_length) or 0, 0)
-  stats:incr(svc .. ":bo", tonumber(var.bytes_sent) or 0, 0)
-  stats:incr(svc .. ":ls", ms, 0)
-  stats:incr(svc .. ":b" .. bucket, 1, 0)
+  add(stats, svc .. ":c" .. floor(status / 100), 1)
+  add(stats, svc .. ":bi", tonumber(var.request_length) or 0)
+  add(stats, svc .. ":bo", tonumber(var.bytes_sent) or 0)
+  add(stats, svc .. ":ls", ms)
+  add(stats, svc .. ":b" .. bucket, 1)
 end
 
 -- log_by_lua: the request is over; its connection no longer carries that service, and it is counted.
@@ -452,13 +513,19 @@ function _M.certificate()
 end
 
 -- The control socket (root only). Small JSON requests from the control plane:
---   POST /routes  {"base": v|null, "version": v, "set": {host: json}, "del": [host]}  (base null = full)
+--   POST /routes  {"base": v|null, "version": v, "set": {host: json}, "del": [host]}  (base: the version held now)
 --   POST /certs   {"set": {name: pem}, "del": [name]}
 --   POST /acme    {"set": {token: answer}, "del": [token]}
+--   POST /held    {"hosts": [host]} → {"hosts": {host: json}}  (what nginx holds for these hosts)
+--   POST /stats   {"del": [svc]}  (forget the counters of services that are gone)
 --   GET  /state   → {"version": v, "hosts": n, "certs": n}
 --   GET  /digest  → {"version": v, "hosts": {host: md5}, "certs": {name: md5}}
---   GET  /stats   → {"epoch": e, "services": {svc: {c2: n, bi: n, bo: n, ls: ms, b0: n, …, open: n}}}
+--   GET  /space   → {"dicts": {name: {"capacity": bytes, "free": bytes}}, "dropped": n, "live_refused": n}
+--   GET  /stats   → {"epoch": e, "services": {svc: {c2: n, bi: n, bo: n, ls: ms, b0: n, …, open: n}}, "dropped": n}
 --   GET  /live    → [[connection, "svc rev addr port server_port"], ...]
+-- A change (POST /routes, /certs, /acme) is all or nothing: 507 {"error", "dict", "need", "free", "free_space",
+-- "capacity", "intact"} when it does not fit (whole pages; "free" counts what the change frees; "intact" true:
+-- nothing changed).
 local function reply(status, value)
   ngx.status = status
   ngx.header["Content-Type"] = "application/json"
@@ -475,11 +542,88 @@ local function read_json()
   return value
 end
 
-local function set_all(dict, prefix, set, del)
-  for _, key in ipairs(del or {}) do dict:delete(prefix .. key) end
+-- Bytes an entry takes in a shared dictionary: nginx's slab allocator gives an entry of up to half a page the next
+-- power of two (at least 8 bytes) and a larger one whole pages; 68 bytes are the red-black tree node and
+-- lua-nginx-module's dictionary node before the key (64-bit). The control plane sizes the dictionaries with the same
+-- arithmetic (nginx/dict-sizes.ts `entryBytes`).
+local PAGE, NODE_BYTES = 4096, 68
+local function entry_bytes(key_len, value_len)
+  local n = NODE_BYTES + key_len + value_len
+  if n > PAGE / 2 then return math.ceil(n / PAGE) * PAGE end
+  local slot = 8
+  while slot < n do slot = slot * 2 end
+  return slot
+end
+
+-- The whole pages an entry takes (0 for one of up to half a page, which shares a page with others of its size).
+local function page_bytes(key_len, value_len)
+  local bytes = entry_bytes(key_len, value_len)
+  return bytes > PAGE / 2 and bytes or 0
+end
+
+local function is_list_of_strings(list)
+  if list == nil then return true end
+  if type(list) ~= "table" then return false end
+  for _, item in ipairs(list) do if type(item) ~= "string" then return false end end
+  return true
+end
+
+-- Applies one change to `dict` all or nothing: deletes `del` and writes `set` (keys under `prefix`), then the `after`
+-- pairs (the routes' version). A change that does not fit is refused before anything is written: the whole pages its
+-- large entries take against free_space() (whole free pages) plus the pages it frees. Small entries share pages
+-- with others of their size, which free_space() cannot see, so they are simply tried. A write that still fails undoes
+-- every write before it and restores what was there. safe_set only: nothing else in the dictionary is ever evicted to
+-- make room. Returns nil when applied, or what to answer with 507.
+local function transact(dict, name, prefix, set, del, after)
+  local touched, old = {}, {}
+  local need, freed = 0, 0
+  local function touch(key)
+    if old[key] ~= nil then return end
+    local value = dict:get(key)
+    old[key] = value == nil and false or value
+    touched[#touched + 1] = key
+    if type(value) == "string" then freed = freed + page_bytes(#key, #value) end
+  end
+  local writes = {}
+  for _, key in ipairs(del or {}) do touch(prefix .. key) end
   for key, value in pairs(set or {}) do
-    local ok, err = dict:safe_set(prefix .. key, value)
-    if not ok then return err end
+    key = prefix .. key
+    touch(key)
+    writes[#writes + 1] = { key, value }
+    need = need + page_bytes(#key, #value)
+  end
+  for _, pair in ipairs(after or {}) do
+    touch(pair[1])
+    writes[#writes + 1] = pair
+    need = need + page_bytes(#pair[1], #pair[2])
+  end
+  local free = dict:free_space()
+  local refusal = {
+    error = "no room", dict = name, need = need, free = free + freed, free_space = free, capacity = dict:capacity(),
+  }
+  if need > free + freed then
+    refusal.intact = true
+    return refusal
+  end
+  for _, key in ipairs(del or {}) do dict:delete(prefix .. key) end
+  for i = 1, #writes do
+    local ok, err = dict:safe_set(writes[i][1], writes[i][2])
+    if not ok then
+      -- Undo: everything the change wrote goes first, so all it took is free again (a page it took for entries of one
+      -- size may be what an entry of another size needs back), then what was there comes back.
+      for _, key in ipairs(touched) do
+        local value = dict:get(key)
+        if value ~= nil and value ~= old[key] then dict:delete(key) end
+      end
+      local whole = true
+      for _, key in ipairs(touched) do
+        if old[key] ~= false and dict:get(key) == nil and not dict:safe_set(key, old[key]) then whole = false end
+      end
+      ngx.log(ngx.ERR, "postern: ", name, " had no room for a change (", err, "); ",
+        whole and "undone" or "undone in part")
+      refusal.intact = whole
+      return refusal
+    end
   end
   return nil
 end
@@ -492,11 +636,25 @@ local function count_keys(dict, prefix)
   return n
 end
 
+-- The fields count() writes per service, so POST /stats forgets a service without scanning the dictionary.
+local STAT_FIELDS = { "c1", "c2", "c3", "c4", "c5", "bi", "bo", "ls" }
+for i = 0, #LATENCY_BUCKETS do STAT_FIELDS[#STAT_FIELDS + 1] = "b" .. i end
+
 function _M.control()
   local method, uri = ngx.req.get_method(), ngx.var.uri
   if method == "GET" and uri == "/state" then
     local routes = shared.gw_routes
-    return reply(200, { version = routes:get("v") or cjson.null, hosts = count_keys(routes, "h:"), certs = count_keys(shared.gw_certs, nil) })
+    local version = routes:get("v") or cjson.null
+    return reply(200, { version = version, hosts = count_keys(routes, "h:"), certs = count_keys(shared.gw_certs, nil) })
+  end
+  if method == "GET" and uri == "/space" then
+    local dicts = {}
+    for _, name in ipairs(DICTS) do
+      local dict = shared[name]
+      dicts[name] = { capacity = dict:capacity(), free = dict:free_space() }
+    end
+    local stats = shared.gw_stats
+    return reply(200, { dicts = dicts, dropped = stats:get(DROPPED) or 0, live_refused = stats:get(LIVE_REFUSED) or 0 })
   end
   if method == "GET" and uri == "/digest" then
     -- What this nginx holds, as MD5s: a control plane that adopts it pushes only what differs.
@@ -536,7 +694,8 @@ function _M.control()
         services[svc] = row
       end
     end
-    return reply(200, { epoch = stats:get("_epoch") or cjson.null, services = services })
+    local epoch = stats:get("_epoch") or cjson.null
+    return reply(200, { epoch = epoch, services = services, dropped = stats:get(DROPPED) or 0 })
   end
   if method == "GET" and uri == "/live" then
     local live = shared.gw_live
@@ -549,32 +708,53 @@ function _M.control()
   end
   if method ~= "POST" then return reply(405, { error = "method not allowed" }) end
   local body = read_json()
-  if body == nil then return reply(400, { error = "body must be a JSON object" }) end
+  if body == nil then return reply(400, { error = "the body must be a JSON object" }) end
+  local set, del = body.set, body.del
+  if set ~= nil and type(set) ~= "table" then return reply(400, { error = "set must be an object" }) end
+  for key, value in pairs(set or {}) do
+    if type(key) ~= "string" or type(value) ~= "string" then
+      return reply(400, { error = "set must map names to strings" })
+    end
+  end
+  if not is_list_of_strings(del) then return reply(400, { error = "del must be a list of names" }) end
   if uri == "/routes" then
     local routes = shared.gw_routes
     local current = routes:get("v")
-    if body.base ~= cjson.null and body.base ~= nil and body.base ~= current then
-      return reply(409, { error = "version mismatch", version = current or cjson.null })
+    local base = body.base
+    if base == cjson.null then base = nil end
+    -- Every change is a delta against the version held: one made against anything else is refused whole.
+    if base ~= current then return reply(409, { error = "version mismatch", version = current or cjson.null }) end
+    if type(body.version) ~= "string" then return reply(400, { error = "version must be a string" }) end
+    local refused = transact(routes, "gw_routes", "h:", set, del, { { "v", body.version } })
+    if refused then
+      -- Undone in part only: no version the control plane knows, so it reads back what is held before its next change.
+      if not refused.intact then routes:delete("v") end
+      return reply(507, refused)
     end
-    if body.base == nil or body.base == cjson.null then
-      -- A full push: hosts not in it go.
-      for _, key in ipairs(routes:get_keys(0)) do
-        if sub(key, 1, 2) == "h:" and (body.set == nil or body.set[sub(key, 3)] == nil) then routes:delete(key) end
-      end
-    end
-    local err = set_all(routes, "h:", body.set, body.del)
-    if err then return reply(507, { error = "routes dictionary full: " .. err }) end
-    routes:set("v", tostring(body.version))
-    return reply(200, { version = tostring(body.version) })
+    return reply(200, { version = body.version })
   end
-  if uri == "/certs" then
-    local err = set_all(shared.gw_certs, "", body.set, body.del)
-    if err then return reply(507, { error = "certificate dictionary full: " .. err }) end
+  if uri == "/certs" or uri == "/acme" then
+    local name = uri == "/certs" and "gw_certs" or "gw_acme"
+    local refused = transact(shared[name], name, "", set, del, nil)
+    if refused then return reply(507, refused) end
     return reply(200, {})
   end
-  if uri == "/acme" then
-    local err = set_all(shared.gw_acme, "", body.set, body.del)
-    if err then return reply(507, { error = "ACME dictionary full: " .. err }) end
+  if uri == "/held" then
+    if not is_list_of_strings(body.hosts) then return reply(400, { error = "hosts must be a list of names" }) end
+    local routes, out = shared.gw_routes, {}
+    for _, host in ipairs(body.hosts or {}) do
+      local value = routes:get("h:" .. host)
+      if value then out[host] = value end
+    end
+    return reply(200, { hosts = out })
+  end
+  if uri == "/stats" then
+    local stats = shared.gw_stats
+    for _, svc in ipairs(del or {}) do
+      if find(svc, "^%d+$") then
+        for _, field in ipairs(STAT_FIELDS) do stats:delete(svc .. ":" .. field) end
+      end
+    end
     return reply(200, {})
   end
   return reply(404, { error = "no such control endpoint" })
