@@ -1,10 +1,10 @@
-// Two gateways on one PostgreSQL database (docs/api.md "Audit log"): while one client floods gateway A with refused sign-ins,
-// how much slower do the operator's changes get on gateway B? Every refused sign-in used to write an audit row in a
-// write transaction of its own, and every write on PostgreSQL takes the cluster-wide write lock, so the flood on A
-// queued B's changes behind it. Prints B's change latency during the flood next to B's own baseline (same run, no
+// Two gateways on one PostgreSQL database (docs/api.md "Audit log"): while one client floods gateway A with refused
+// sign-ins, how much slower do the operator's changes get on gateway B? Every refused sign-in used to write an audit
+// row in a write transaction of its own, and every write on PostgreSQL takes the cluster-wide write lock, so the flood
+// on A queued B's changes behind it. Prints B's change latency during the flood next to B's own baseline (same run, no
 // flood), the audit rows the flood wrote and the flood's rate. Gateway A and the flood run in a child process, so the
-// flood competes with B for the database and the CPUs, not for B's event loop. Asserts nothing.
-// Run: pnpm --filter @postern/bench exec tsx sign-in-flood.ts [requests] (see bench/README.md).
+// flood competes with B for the database and the CPUs, not for B's event loop. Asserts nothing. Run: pnpm --filter
+// @postern/bench exec tsx sign-in-flood.ts [requests] (see bench/README.md).
 import { fork } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
