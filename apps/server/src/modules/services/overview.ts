@@ -98,8 +98,15 @@ const tcpBranch: Branch = {
     sql`(${lowerContains(sql`${tcpServices.name}`, q)} or ${lowerContains(sql`coalesce(${tcpServices.domain}, '')`, q)} or instr(cast(${tcpServices.port} as text), ${q}) > 0)`,
 };
 
-/** One type's half of the union: its rows that pass the filters, with the columns the sorts use. */
-function branchSelect(branch: Branch, query: ServiceOverviewQuery, facts: OutsideFacts): SQL | null {
+/**
+ * One type's half of the union: its rows that pass the filters with the columns the sort uses (`rows`), and the same
+ * rows bare, to count them (`count`).
+ */
+function branchSelect(
+  branch: Branch,
+  query: ServiceOverviewQuery,
+  facts: OutsideFacts,
+): { rows: SQL; count: SQL } | null {
   const { table } = branch;
   if (query.kind === 'http' && branch.type !== 'http') return null;
   if ((query.kind === 'tcp' || query.kind === 'udp') && branch.type !== 'tcp') return null;
@@ -136,11 +143,27 @@ function branchSelect(branch: Branch, query: ServiceOverviewQuery, facts: Outsid
       break;
   }
   const where = conditions.length > 0 ? sql`where ${sql.join(conditions, sql` and `)}` : sql``;
+  // Only what the sort needs is computed, and the nodes are joined only when a sort or filter reads them: every row
+  // of both tables passes through here (at 10,000 services the join alone doubled the time of a page).
+  const columns = [
+    sql`${sql.raw(`'${branch.type}'`)} as type`,
+    sql`${table.id} as id`,
+    sql`lower(${table.name}) as sort_name`,
+  ];
+  if (query.sort === 'node') columns.push(sql`lower(${nodes.name}) as sort_node`);
+  if (query.sort === 'kind') columns.push(sql`${branch.kind} as kind`);
   // Public first, then switched on but set aside, then off (as the per-node lists sort by status).
-  const rank = sql`case when ${table.enabled} and ${table.applyError} is null and ${nodeServed} then 0 when ${table.enabled} and ${table.applyError} is not null then 1 else 2 end`;
-  return sql`select ${sql.raw(`'${branch.type}'`)} as type, ${table.id} as id, lower(${table.name}) as sort_name,
-    lower(${nodes.name}) as sort_node, ${branch.kind} as kind, ${rank} as rank
-    from ${table} inner join ${nodes} on ${nodes.id} = ${table.nodeId} ${where}`;
+  if (query.sort === 'status')
+    columns.push(
+      sql`case when ${table.enabled} and ${table.applyError} is null and ${nodeServed} then 0 when ${table.enabled} and ${table.applyError} is not null then 1 else 2 end as rank`,
+    );
+  const isFilteredByNode = query.status === 'public' || query.status === 'disabled';
+  const joinFor = (isNeeded: boolean) => (isNeeded ? sql`inner join ${nodes} on ${nodes.id} = ${table.nodeId}` : sql``);
+  const sortJoin = joinFor(isFilteredByNode || query.sort === 'node' || query.sort === 'status');
+  return {
+    rows: sql`select ${sql.join(columns, sql`, `)} from ${table} ${sortJoin} ${where}`,
+    count: sql`select 1 from ${table} ${joinFor(isFilteredByNode)} ${where}`,
+  };
 }
 
 function orderOf(query: ServiceOverviewQuery): SQL {
@@ -167,18 +190,22 @@ export async function listServiceOverview(
   const facts = await outsideFacts(deps, query.status, health);
   const branches = [httpBranch, tcpBranch]
     .map((branch) => branchSelect(branch, query, facts))
-    .filter((branch): branch is SQL => branch !== null);
-  const union = sql.join(branches, sql` union all `);
-  // The total rides on the page's rows (a window count over the filtered set): one pass instead of two.
-  const pageRows = await deps.db.values<[ServiceType, number, number]>(
-    sql`select type, id, count(*) over () from (${union}) as overview order by ${orderOf(query)}
-      limit ${limit} offset ${(page - 1) * limit}`,
+    .filter((branch) => branch !== null);
+  // The page and the count are two statements: a window count on the page's statement would make SQLite
+  // materialise and sort every row (14 ms at 10,000 services, against about 1 ms for a sorted LIMIT and a count).
+  const pageRows = await deps.db.values<[ServiceType, number]>(
+    sql`select type, id from (${sql.join(
+      branches.map((branch) => branch.rows),
+      sql` union all `,
+    )}) as overview order by ${orderOf(query)} limit ${limit} offset ${(page - 1) * limit}`,
   );
-  let total = pageRows[0]?.[2] ?? 0;
-  if (pageRows.length === 0 && page > 1) {
-    const [counted] = await deps.db.values<[number]>(sql`select count(*) from (${union}) as overview`);
-    total = counted?.[0] ?? 0;
-  }
+  const [counted] = await deps.db.values<[number]>(
+    sql`select count(*) from (${sql.join(
+      branches.map((branch) => branch.count),
+      sql` union all `,
+    )}) as overview`,
+  );
+  const total = counted?.[0] ?? 0;
   const data = await loadRows(
     deps,
     pageRows.map(([type, id]) => ({ type, id })),
