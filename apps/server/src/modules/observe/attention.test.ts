@@ -4,18 +4,20 @@ import type { Attention, ServiceHealth } from '@postern/contract';
 import { tcpServices } from '../../db/schema.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
 import { createApiClient, insertNode } from '../services/test-support.js';
-import { readAttention } from './attention.js';
+import { ATTENTION_MAX_AGE_MS, readAttention } from './attention.js';
 
 // GET /api/system/attention (issue 26): what the home page lists as needing attention, and the totals.
 
 const NOW = new Date('2026-11-26T12:00:00.000Z');
+let clock = NOW.getTime();
 const DAY = 86_400_000;
 
 let t: TestApp;
 let api: ReturnType<typeof createApiClient>;
 
 beforeEach(async () => {
-  t = await buildTestApp({ now: () => NOW });
+  clock = NOW.getTime();
+  t = await buildTestApp({ now: () => new Date(clock) });
   api = createApiClient(t, await t.login());
 });
 afterEach(async () => {
@@ -128,5 +130,40 @@ describe('what needs attention', () => {
     const { body } = await api<Attention>('GET', '/api/system/attention');
     expect(body.certificates).toEqual({ total: 0, items: [] });
     expect(body.totals.domains).toBe(1);
+  });
+
+  test('is read once per change: any recorded change or tunnel event drops the answer, the rest ages out', async () => {
+    const node = await insertNode(t.deps, { name: 'pi-2' });
+    const db = (await api<{ id: number }>('POST', `/api/services/${node.id}/tcp`, { name: 'db', backendPort: 5432 }))
+      .body;
+    const read = async () => (await api<Attention>('GET', '/api/system/attention')).body;
+    expect((await read()).offlineNodes.items.map((n) => n.name)).toEqual(['pi-2']);
+
+    // A change through the API is in the audit log, so the next read sees it.
+    await api('PATCH', `/api/nodes/${node.id}/disable`);
+    const afterDisable = await read();
+    expect(afterDisable.offlineNodes.total).toBe(0);
+    expect(afterDisable.disconnectedNodeIds).toEqual([node.id]);
+    await api('PATCH', `/api/nodes/${node.id}/enable`);
+    expect((await read()).offlineNodes.total).toBe(1);
+
+    // A node's tunnel coming up is an event too.
+    t.fakeDataPlane.status.setStatus(node.publicKey, {
+      status: 'online',
+      clientIp: null,
+      latestHandshakeTimestamp: NOW.toISOString(),
+      transferRx: 0,
+      transferTx: 0,
+    });
+    expect((await read()).offlineNodes.total).toBe(0);
+
+    // What announces nothing (a row written behind the API's back, a certificate) shows once the answer has aged.
+    await t.db.write(
+      async (tx) =>
+        await tx.update(tcpServices).set({ applyError: 'port in use' }).where(eq(tcpServices.id, db.id)).run(),
+    );
+    expect((await read()).setAside.total).toBe(0);
+    clock += ATTENTION_MAX_AGE_MS;
+    expect((await read()).setAside.total).toBe(1);
   });
 });

@@ -11,6 +11,8 @@ import type { HealthChecker } from './health-checker.js';
 // checker and the last drift check.
 
 const DAY_MS = 86_400_000;
+/** An answer is reused this long unless something it reads changed (certificate facts announce no change). */
+export const ATTENTION_MAX_AGE_MS = 10_000;
 
 type CertificateProblem = Attention['certificates']['items'][number]['problem'];
 
@@ -136,5 +138,58 @@ export async function readAttention(deps: AppDeps, health: Pick<HealthChecker, '
     certificates: bounded(certificates),
     setAside: bounded(await setAsideRows(deps)),
     drift: deps.dataPlane.lastDrift(),
+  };
+}
+
+export interface AttentionReader {
+  read(): Promise<Attention>;
+  /** Unsubscribes from the events that make an answer stale. */
+  stop(): void;
+}
+
+/**
+ * What needs attention, read at most once per change: every console tab polls it, and at 10,000 nodes one read
+ * costs tens of milliseconds (every node's status). An answer is dropped when anything it shows may have changed:
+ * an entry of the audit log (every API change, expiry, rejection and health verdict is one), a node's tunnel, a
+ * backend's health, a drift check; and after ATTENTION_MAX_AGE_MS in any case (a certificate, a change made through
+ * another gateway on the same database). Readers arriving while a read runs share it.
+ */
+export function createAttentionReader(
+  deps: AppDeps,
+  health: Pick<HealthChecker, 'list' | 'onHealthChange'>,
+): AttentionReader {
+  let cached: { value: Attention; at: number } | null = null;
+  let reading: Promise<Attention> | null = null;
+  let generation = 0;
+  const drop = () => {
+    cached = null;
+    generation++;
+  };
+  const stops = [
+    deps.audit.subscribe(drop),
+    deps.dataPlane.status.onChange(drop),
+    deps.dataPlane.onDrift(drop),
+    health.onHealthChange(drop),
+  ];
+  return {
+    async read() {
+      const now = deps.now().getTime();
+      if (cached && now - cached.at < ATTENTION_MAX_AGE_MS) return cached.value;
+      if (reading) return await reading;
+      const started = generation;
+      reading = readAttention(deps, health)
+        .then((value) => {
+          // A change during the read may be missing from it: answered, but not kept.
+          if (generation === started) cached = { value, at: now };
+          return value;
+        })
+        .finally(() => {
+          reading = null;
+        });
+      return await reading;
+    },
+    stop() {
+      for (const stop of stops) stop();
+    },
   };
 }

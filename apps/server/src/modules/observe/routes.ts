@@ -5,10 +5,10 @@ import { bearerOf } from '../../http/authenticate.js';
 import { registerOperation } from '../../http/operation.js';
 import { listOpenSse, openSse } from '../../sse.js';
 import { getService } from '../services/service.js';
-import { readAttention } from './attention.js';
+import { createAttentionReader } from './attention.js';
 import { isMetricsToken } from './metrics.js';
 import type { Observer } from './observer.js';
-import { listServiceRefs, updateHealthCheckSettings } from './service.js';
+import { listServiceRefs, listServiceRefsOf, updateHealthCheckSettings } from './service.js';
 
 export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps; observer: Observer }): Promise<void> {
   const { deps, observer } = opts;
@@ -45,7 +45,7 @@ export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps;
     const named = services === undefined ? null : new Set(services.split(','));
     const figures = await observer.history.rowFigures();
     const health = new Map((await observer.health.list()).map((h) => [`${h.type}:${h.id}`, h]));
-    const rows = await listServiceRefs(deps);
+    const rows = named === null ? await listServiceRefs(deps) : await listServiceRefsOf(deps, [...named]);
     const data: ServiceFigures[] = rows
       .filter(
         (row) =>
@@ -80,7 +80,9 @@ export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps;
     };
   });
 
-  registerOperation(app, operations.attention, async () => await readAttention(deps, observer.health));
+  const attention = createAttentionReader(deps, observer.health);
+  app.addHook('onClose', async () => attention.stop());
+  registerOperation(app, operations.attention, async () => await attention.read());
 
   registerOperation(app, operations.observeStream, async (request, reply) => {
     const connection = openSse(request, reply);
