@@ -155,7 +155,7 @@ function printReport(
   const consoleRows = (['overview', 'overview-shaped', 'attention', 'find'] as const).map((name) => {
     const labels = {
       overview: 'GET /api/services?page=1&limit=25',
-      'overview-shaped': 'GET /api/services?q=…&status=public&sort=node&order=desc&page=100&limit=25',
+      'overview-shaped': 'GET /api/services?q=…&status=public&sort=node&order=desc&limit=25',
       attention: 'GET /api/system/attention',
       find: 'GET /api/services/find?q=… (issue 17, for comparison)',
     };
