@@ -20,7 +20,7 @@ import { ADMIN } from './server.js';
 // sentences with their details and a CSV export, and tables keep their key columns and actions at phone width.
 // One gateway for the file: the first test sees it empty, then seeds the world the others share.
 
-const REPO = 'https://github.com/postern-gateway/postern';
+const REPO = 'https://github.com/postern/postern';
 const FIND_TITLE = 'Find a service, node or domain';
 
 interface World {
@@ -93,7 +93,9 @@ describe('a console for day 2', () => {
     expect(await href('Documentation')).toBe(`${REPO}/blob/main/README.md`);
     expect(await href('Docker')).toBe(`${REPO}/blob/main/deploy/README.md#1-docker-compose`);
     expect(await href('Kubernetes')).toBe(`${REPO}/blob/main/deploy/README.md#2-kubernetes-with-helm`);
-    expect(await href('Install the CLI')).toBe(`${REPO}/blob/main/README.md#connect-a-node`);
+    expect(await href('Install the CLI')).toBe(
+      `${REPO}/blob/main/apps/cli/README.md#installing-on-a-node-the-gateways-one-line-install`,
+    );
 
     const { pi, web, dns } = await seedWorld();
     await page.reload();

@@ -77,6 +77,19 @@ describe('audit entries as sentences', () => {
     expect(describeAuditEntry(entry({ action: 'auth.password-change', target: null }))).toBe(
       'admin changed the password',
     );
+    // A summary row of failed sign-ins says it all in its detail.
+    const summary = '3 failed sign-ins from 198.51.100.7 between 2026-11-26T10:00:00.000Z and 2026-11-26T10:09:00.000Z';
+    expect(
+      describeAuditEntry(
+        entry({
+          actor: { kind: 'anonymous', name: null, tokenId: null },
+          action: 'auth.sign-in-failed',
+          target: { type: 'user', id: null, name: null },
+          after: { count: 3 },
+          detail: summary,
+        }),
+      ),
+    ).toBe(summary);
   });
 
   it('lists the changed fields for the details', () => {

@@ -97,6 +97,8 @@ export function describeAuditEntry(entry: SentenceEntry): string {
   const target = describeTarget(entry);
   const [family = '', verb = ''] = entry.action.split('.');
   const capital = target.charAt(0).toUpperCase() + target.slice(1);
+  // Failed sign-ins and re-checks are summed per client (one row per window): the row's detail is its sentence.
+  if (typeof entry.after?.count === 'number' && entry.detail) return entry.detail;
   switch (entry.action) {
     case 'auth.sign-in':
       return withDetail(`${actor} signed in`, entry.detail);
@@ -104,6 +106,8 @@ export function describeAuditEntry(entry: SentenceEntry): string {
       return `${actor} gave the right password; the second factor is asked next`;
     case 'auth.sign-in-failed':
       return withDetail(`${actor} failed to sign in`, entry.detail);
+    case 'auth.recheck-failed':
+      return withDetail(`${actor} failed a re-check of the password or code`, entry.detail);
     case 'auth.sign-out':
       return `${actor} signed out`;
     case 'auth.password-change':
