@@ -18,6 +18,11 @@ import { printTable } from './lib/stats.js';
 
 const SIZE = 10_000;
 const RATE = Number(process.env.BENCH_RATE ?? 500);
+/**
+ * The day-2 console's reads (issue 26: the services overview, what needs attention) are read by each open console
+ * tab about twice a minute, not per node: a lower offered load, with a bare route at the same rate as baseline.
+ */
+const CONSOLE_RATE = Number(process.env.BENCH_CONSOLE_RATE ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = 1;
 const IDLE_SUBSCRIBERS = Number(process.env.BENCH_IDLE_SUBSCRIBERS ?? 2000);
@@ -95,7 +100,7 @@ async function measureBroadcast(child: LoadChild, bench: BenchApp, streamUrl: st
  */
 async function measureLatency(
   child: LoadChild,
-  targets: { name: string; url: string; headers: Record<string, string> }[],
+  targets: { name: string; url: string; headers: Record<string, string>; rate?: number }[],
 ) {
   const samples = new Map(targets.map((target) => [target.name, { latencies: [] as number[], errors: 0 }]));
   for (let slice = 0; slice < SECONDS; slice++) {
@@ -106,7 +111,7 @@ async function measureLatency(
         cmd: 'load',
         url: target.url,
         headers: target.headers,
-        rate: RATE,
+        rate: target.rate ?? RATE,
         warmupSeconds,
         seconds: 1,
       });
@@ -142,6 +147,20 @@ function printReport(
   };
   const nodes = latency.get('nodes') ?? empty;
   const services = latency.get('services') ?? empty;
+  const bareConsole = latency.get('bare-console') ?? empty;
+  const consoleRatioRow = (label: string, r: LatencySummary): string[] => {
+    const ratio = r.p99 / bareConsole.p99;
+    return [label, `${ratio.toFixed(2)}×`, 'report', '-', ''];
+  };
+  const consoleRows = (['overview', 'overview-shaped', 'attention', 'find'] as const).map((name) => {
+    const labels = {
+      overview: 'GET /api/services?page=1&limit=25',
+      'overview-shaped': 'GET /api/services?q=…&status=public&sort=node&order=desc&limit=25',
+      attention: 'GET /api/system/attention',
+      find: 'GET /api/services/find?q=… (issue 17, for comparison)',
+    };
+    return latencyRow(`${labels[name]} at ${CONSOLE_RATE}/s`, latency.get(name) ?? empty);
+  });
   const load = loadavg()
     .map((n) => n.toFixed(1))
     .join(' ');
@@ -159,6 +178,11 @@ function printReport(
       latencyRow('bare Fastify route', bare, true),
       ratioRow('nodes list p99 / bare p99', nodes),
       ratioRow('services list p99 / bare p99', services),
+      ...consoleRows,
+      latencyRow(`bare Fastify route at ${CONSOLE_RATE}/s`, bareConsole, true),
+      consoleRatioRow('services overview p99 / bare p99', latency.get('overview') ?? empty),
+      consoleRatioRow('shaped overview p99 / bare p99', latency.get('overview-shaped') ?? empty),
+      consoleRatioRow('attention p99 / bare p99', latency.get('attention') ?? empty),
       [
         'idle /api/nodes/stream subscribers per MB RSS',
         density.perMb.toFixed(0),
@@ -203,6 +227,24 @@ async function main(): Promise<void> {
         headers: auth,
       },
       { name: 'bare', url: urlOf(bare, '/bare'), headers: {} },
+      { name: 'overview', url: urlOf(bench.app, '/api/services?page=1&limit=25'), headers: auth, rate: CONSOLE_RATE },
+      {
+        name: 'overview-shaped',
+        url: urlOf(
+          bench.app,
+          `/api/services?q=${benchServiceDomain(5)}&status=public&sort=node&order=desc&page=1&limit=25`,
+        ),
+        headers: auth,
+        rate: CONSOLE_RATE,
+      },
+      { name: 'attention', url: urlOf(bench.app, '/api/system/attention'), headers: auth, rate: CONSOLE_RATE },
+      {
+        name: 'find',
+        url: urlOf(bench.app, `/api/services/find?q=${benchServiceDomain(5)}`),
+        headers: auth,
+        rate: CONSOLE_RATE,
+      },
+      { name: 'bare-console', url: urlOf(bare, '/bare'), headers: {}, rate: CONSOLE_RATE },
     ]);
     printReport(latency, density, broadcast);
   } finally {

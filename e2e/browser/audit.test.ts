@@ -15,13 +15,17 @@ describe('audit log and temporary exposure', () => {
     await page.getByRole('link', { name: 'Audit Log' }).click();
     await expectVisible(page.getByRole('heading', { name: 'Audit Log' }));
     const table = page.getByRole('table');
-    await expectVisible(table.getByText('node.update').first());
+    // Entries read as sentences (issue 26); the fields changed are in the details.
+    const renamed = `admin changed node ${name}-renamed (name)`;
+    await expectVisible(table.getByText(renamed, { exact: true }));
+    await table.getByRole('button', { name: `Details: ${renamed}` }).click();
+    await expectVisible(table.getByText('node.update', { exact: true }));
     await expectVisible(table.getByText(`name: "${name}" → "${name}-renamed"`));
 
     await page.getByLabel('Action').fill('node.create');
     await page.getByRole('button', { name: 'Apply Filters' }).click();
-    await expectVisible(table.getByText('node.create').first());
-    expect(await table.getByText('node.update').count()).toBe(0);
+    await expectVisible(table.getByText(/^admin created node /).first());
+    expect(await table.getByText(/^admin changed node /).count()).toBe(0);
 
     // Live: a change made elsewhere appears without a reload, under the same filter.
     const later = uniqueName('live');

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
+import { settleTransitions } from './browser.js';
 
 // axe-core in the page under test: its source is evaluated through the DevTools protocol (not a <script> tag, which
 // the console's Content-Security-Policy rightly refuses), then run on the whole document as the user sees it.
@@ -20,6 +21,8 @@ export interface Violation {
 
 /** The serious and critical WCAG 2.x A/AA violations on the page now, each with where it was found. */
 export async function axeViolations(page: Page, screen: string): Promise<Violation[]> {
+  // A toast or dialog still fading in has, for that moment, too little contrast: judge the page as it settles.
+  await settleTransitions(page);
   const hasAxe = await page.evaluate(() => 'axe' in window);
   if (!hasAxe) await page.evaluate(axeSource);
   const found = await page.evaluate(async () => {

@@ -8,9 +8,11 @@ import { dialog, expectGone, expectVisible, openMenu, toast, uniqueName, useCons
 
 type SeededNode = { id: number; name: string; address: string; token: string };
 
+// The rows carry the type twice (under the name on phones, in its column elsewhere): the one shown.
 const backgroundOf = (page: Page, text: string) =>
   page
     .getByText(text, { exact: true })
+    .filter({ visible: true })
     .first()
     .evaluate((element) => getComputedStyle(element).backgroundColor);
 
@@ -85,7 +87,7 @@ describe('console details (issue 13)', () => {
       gatewayNetwork: '192.168.91.0/24',
     });
     const page = await harness.openPage('/nodes');
-    await expectVisible(page.getByText('Gateway', { exact: true }).first());
+    await expectVisible(page.getByText('Gateway', { exact: true }).filter({ visible: true }).first());
     const colours = await Promise.all(['Local', 'Node', 'Gateway'].map((type) => backgroundOf(page, type)));
     expect(new Set(colours).size).toBe(3);
     await expectVisible(page.getByRole('columnheader', { name: 'Received (KB)' }));

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dialog, expectVisible, startConsole, uniqueName, UNTIL_SHOWN, type ConsoleHarness } from './fixture.js';
 
 // Issue 17, the rest of "finding things at scale" and of the keyboard points: search on the domains list and every
-// service table (kept in the URL), the global "Find service" dialog, the domain combobox, the date picker's focus,
+// service table (kept in the URL), the global "Find" dialog (Ctrl+K), the domain combobox, the date picker's focus,
 // the closed phone sidebar, focus on a failed submit, status in words. Keyboard only wherever a user would be.
 
 const focused = (page: Page) =>
@@ -192,7 +192,7 @@ describe('finding services and domains, keyboard leftovers', () => {
     expect(param(page, 'httpQ')).toBe('CHAR');
   });
 
-  it('finds a service from anywhere with Ctrl+K, by name or address, and opens its node by keyboard', async () => {
+  it('finds a service from anywhere with Ctrl+K, by name or address, and opens it by keyboard', async () => {
     const nodeName = uniqueName('far');
     const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: nodeName });
     const service = uniqueName('needle');
@@ -206,11 +206,13 @@ describe('finding services and domains, keyboard leftovers', () => {
     const page = await harness.openPage('/');
     await expectVisible(page.getByRole('heading', { level: 1 }));
     await page.keyboard.press('Control+k');
-    const finder = dialog(page, 'Find service');
+    const finder = dialog(page, 'Find a service, node or domain');
     await expectVisible(finder);
     await expect.poll(() => focused(page), UNTIL_SHOWN).toMatch(/^input:/);
     await page.keyboard.type(`${domain}/ha`);
-    await expectVisible(finder.getByRole('status').filter({ hasText: `1 service matches “${domain}/ha”.` }));
+    await expectVisible(
+      finder.getByRole('status').filter({ hasText: `1 service, 0 nodes and 0 domains match “${domain}/ha”.` }),
+    );
     const result = finder.getByRole('link', { name: new RegExp(service) });
     await expectVisible(result);
     expect(await result.textContent()).toContain(`on node ${nodeName}`);
@@ -220,13 +222,17 @@ describe('finding services and domains, keyboard leftovers', () => {
     await expectVisible(page.getByRole('heading', { level: 1, name: nodeName }));
     expect(param(page, 'httpQ')).toBe(service);
     await expectVisible(page.locator('tbody tr', { hasText: service }));
-    expect(await page.getByRole('dialog').count()).toBe(0);
+    // The service itself opens: its Info, over its node's table searched for it.
+    const info = dialog(page, service);
+    await expectVisible(info);
+    await info.getByRole('button', { name: 'Got it!' }).click();
+    await expect.poll(() => page.getByRole('dialog').count(), UNTIL_SHOWN).toBe(0);
 
     // The header button opens it too; nothing found says so; Escape closes it and focus returns to the button.
-    const trigger = page.getByRole('button', { name: 'Find service' });
+    const trigger = page.getByRole('button', { name: 'Find', exact: true });
     await trigger.click();
     await page.keyboard.type(uniqueName('nothing'));
-    await expectVisible(finder.getByRole('status').filter({ hasText: /^No services match/ }));
+    await expectVisible(finder.getByRole('status').filter({ hasText: /^Nothing matches/ }));
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByRole('dialog').count(), UNTIL_SHOWN).toBe(0);
     expect(await trigger.evaluate((el) => el === document.activeElement)).toBe(true);

@@ -258,7 +258,24 @@ describe('nodes list', () => {
 
   it('creates a first node from the welcome page and then shows the nodes list', async () => {
     const name = uniqueName('first');
-    const page = await harness.openPage('/');
+    const page = await harness.openPage('about:blank');
+    // The welcome cards show while the gateway holds nothing (issue 26); this file's gateway has nodes by now, so
+    // the answer that decides it says it is empty.
+    const none = { total: 0, items: [] };
+    await page.route('**/api/system/attention', (route) =>
+      route.fulfill({
+        json: {
+          totals: { nodes: 0, domains: 0, httpServices: 0, tcpServices: 0 },
+          offlineNodes: none,
+          disconnectedNodeIds: [],
+          backendsDown: none,
+          certificates: none,
+          setAside: none,
+          drift: null,
+        },
+      }),
+    );
+    await page.goto('/');
     await page.getByRole('button', { name: 'Create Node' }).click();
     const form = dialog(page, 'New Node');
     await form.getByLabel('Name', { exact: true }).fill(name);

@@ -126,7 +126,7 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the figures of the real gateway
       await expect
         .poll(() => siteFigures.textContent(), { timeout: 10_000 })
         .toMatch(new RegExp(`^Up${SITE_REQUESTS} req/h · 1 err · \\d`));
-      await expectVisible(site.getByRole('img', { name: `${SITE_REQUESTS} req in the last hour` }));
+      await expectVisible(site.getByRole('img', { name: `${SITE_REQUESTS} req in the last hour, 1 with errors` }));
       expect(await badgeOf(detail, 'website').textContent()).toBe('Up');
       expect(await badgeOf(detail, 'checked-api').textContent()).toBe('Up');
       await expectVisible(rowOf(detail, 'checked-api').getByText('0 req/h', { exact: false }));
@@ -135,10 +135,12 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the figures of the real gateway
       await chooseMenuItem(detail, 'Actions for website', 'Info');
       const info = dialog(detail, 'website');
       const traffic = info.getByRole('region', { name: 'Traffic, last hour' });
-      await expectVisible(traffic.getByRole('img', { name: 'Requests per minute, last hour' }));
+      await expectVisible(traffic.getByRole('slider', { name: 'Requests per minute, last hour' }));
       await expectVisible(traffic.getByText('Requests', { exact: true }));
       await expectVisible(traffic.getByText(String(SITE_REQUESTS), { exact: true }));
-      await expectVisible(traffic.getByText(`${SITE_REQUESTS - 1} / 0 / 0 / 1`, { exact: true }));
+      await expectVisible(traffic.getByText(`${SITE_REQUESTS - 1} / 0 / 0`, { exact: true }));
+      // The one 5xx is a figure of its own.
+      await expectVisible(traffic.getByText('5xx errors', { exact: true }));
       await shot(detail, 'dialog-service-traffic', false);
 
       const home = await harness.openPage('/', { viewport, theme });
@@ -149,7 +151,9 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('the figures of the real gateway
       await expect
         .poll(() => status.getByTestId('health-counts').textContent(), { timeout: 10_000 })
         .toBe('2 up · 0 down');
-      await expectVisible(status.getByRole('img', { name: 'Requests and connections per 10 minutes, last 24 hours' }));
+      await expectVisible(
+        status.getByRole('slider', { name: 'Requests and connections per 10 minutes, last 24 hours' }),
+      );
       await expect
         .poll(() => status.getByTestId('drift-status').textContent(), { timeout: APPLY_DEADLINE_MS })
         .toMatch(/^Drift check .*: nginx and WireGuard serve what the database says\.$/);

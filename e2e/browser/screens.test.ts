@@ -86,7 +86,10 @@ describe('screenshots', () => {
       await page.getByRole('button', { name: 'Sign in' }).click();
 
       await expectVisible(page.getByRole('heading', { name: 'Welcome to Postern' }));
+      // In use: what needs attention (the seeded nodes never connected), the totals, the last 24 hours.
+      await expectVisible(page.getByRole('region', { name: /^Needs attention/ }));
       await shot(page, 'home');
+      await snapHomeWelcome(page, shot);
       if (viewport === 'phone') {
         await page.getByRole('button', { name: 'Open sidebar' }).click();
         await expectVisible(
@@ -100,6 +103,16 @@ describe('screenshots', () => {
       await snapNodeDetail(page, shot, seeded);
       await snapDomains(page, shot, seeded);
       await snapFindService(page, shot, seeded);
+      await snapServices(page, shot, seeded);
+
+      await page.goto('/audit');
+      // The newest entry with its details open.
+      await page
+        .getByRole('button', { name: /^Details: / })
+        .first()
+        .click();
+      await expectVisible(page.getByRole('term').filter({ hasText: 'Changes' }));
+      await shot(page, 'audit');
 
       await page.goto(`/nodes/${seeded.nodeId}/http/${seeded.serviceId}/logs`);
       await expectVisible(page.getByRole('log'));
@@ -222,13 +235,58 @@ async function snapFindService(page: Page, shot: Shot, seeded: Seeded): Promise<
   await page.goto('/');
   await expectVisible(page.getByRole('heading', { name: 'Welcome to Postern' }));
   await page.keyboard.press('Control+k');
-  const finder = dialog(page, 'Find service');
+  const finder = dialog(page, 'Find a service, node or domain');
   await expectVisible(finder);
   await shot(page, 'dialog-find-service');
   await page.keyboard.type(seeded.domain);
   await expectVisible(finder.getByRole('link', { name: new RegExp(seeded.serviceName) }));
+  await expectVisible(finder.getByRole('region', { name: 'Domains' }).getByRole('link', { name: seeded.domain }));
   await page.keyboard.press('ArrowDown');
   await shot(page, 'dialog-find-service-results');
   await page.keyboard.press('Escape');
   await expectGone(finder);
+}
+
+/** The home page of a gateway that holds nothing yet (its answer made up here: this world is seeded): the cards. */
+async function snapHomeWelcome(page: Page, shot: Shot): Promise<void> {
+  const empty = { total: 0, items: [] };
+  await page.route('**/api/system/attention', (route) =>
+    route.fulfill({
+      json: {
+        totals: { nodes: 0, domains: 0, httpServices: 0, tcpServices: 0 },
+        offlineNodes: empty,
+        disconnectedNodeIds: [],
+        backendsDown: empty,
+        certificates: empty,
+        setAside: empty,
+        drift: null,
+      },
+    }),
+  );
+  await page.reload();
+  await expectVisible(page.getByRole('heading', { name: 'Create your first node' }));
+  await shot(page, 'home-welcome');
+  await page.unroute('**/api/system/attention');
+}
+
+/** Every service across nodes, a filter applied; a service's Info with its chart's cursor on a minute. */
+async function snapServices(page: Page, shot: Shot, seeded: Seeded): Promise<void> {
+  await page.goto('/services');
+  await expectVisible(page.getByTestId('service-name').filter({ hasText: seeded.serviceName }));
+  await shot(page, 'services');
+  await openMenu(page, `Actions for ${seeded.serviceName}`);
+  await page.getByRole('menuitem', { name: 'Info' }).click();
+  const info = dialog(page, seeded.serviceName);
+  const chart = info.getByRole('slider', { name: 'Requests per minute, last hour' });
+  await expectVisible(chart);
+  await chart.focus();
+  await expectVisible(info.getByTestId('chart-tooltip'));
+  await shot(page, 'dialog-service-info');
+  await page.keyboard.press('Escape');
+  await expectGone(info);
+  await page.goto('/services?kind=tcp&status=disabled');
+  await expectVisible(page.getByText('No services match these filters.'));
+  await page.goto('/services?kind=tcp');
+  await expectVisible(page.getByTestId('service-name').filter({ hasText: 'mqtt-broker' }));
+  await shot(page, 'services-filtered');
 }

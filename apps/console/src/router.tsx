@@ -7,7 +7,12 @@ import {
   Outlet,
   redirect,
 } from '@tanstack/react-router';
-import { validateDomainsSearch, validateNodeDetailSearch, validateNodesSearch } from './lib/list-search';
+import {
+  validateDomainsSearch,
+  validateNodeDetailSearch,
+  validateNodesSearch,
+  validateServicesSearch,
+} from './lib/list-search';
 import { restoreSession, saveRedirectTarget, setSessionNavigator } from './lib/session';
 import { NotFoundPage } from './pages/not-found-page';
 import { AppShell } from './shell/app-shell';
@@ -80,13 +85,21 @@ const serviceLogsRoute = createRoute({
   component: lazyRouteComponent(() => import('./features/logs/log-viewer-page'), 'ServiceLogsPage'),
 });
 
+/** Beyond the spec (issue 26): every published service across nodes. */
+const servicesRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/services',
+  validateSearch: validateServicesSearch,
+  component: lazyRouteComponent(() => import('./features/services-overview/services-page'), 'ServicesPage'),
+});
+
 const auditRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/audit',
   component: lazyRouteComponent(() => import('./features/audit/audit-page'), 'AuditPage'),
 });
 
-/** Beyond the spec (issue 15): the admin's own settings (two-factor sign-in). */
+/** Beyond the spec (issue 15): the admin's own settings (password, two-factor sign-in). */
 const settingsRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/settings',
@@ -105,6 +118,7 @@ const routeTree = rootRoute.addChildren([
     nodesRoute,
     nodeRoute,
     serviceLogsRoute,
+    servicesRoute,
     auditRoute,
     settingsRoute,
     notFoundRoute,

@@ -167,7 +167,7 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   await app.register(tokenRoutes, { deps });
   await app.register(agentRoutes, { deps, events });
   await app.register(domainRoutes, { deps, ...(opts.checkDomain ? { checkDomain: opts.checkDomain } : {}) });
-  await app.register(serviceRoutes, { deps });
+  await app.register(serviceRoutes, { deps, health: observer.health });
   await app.register(logRoutes, { deps });
   await app.register(auditRoutes, { deps });
   await app.register(observeRoutes, { deps, observer });

@@ -25,6 +25,11 @@ export const AuditEntrySchema = z.object({
   action: z.string(),
   target: z.object({ type: z.string(), id: z.number().int().nullable(), name: z.string().nullable() }).nullable(),
   nodeId: z.number().int().nullable(),
+  /**
+   * That node's name when it still exists (read when the list is read; the live stream leaves it out). Optional so a
+   * client reads the answers of a gateway from before it existed.
+   */
+  nodeName: z.string().nullable().optional(),
   domain: z.string().nullable(),
   before: z.record(z.string(), z.unknown()).nullable(),
   after: z.record(z.string(), z.unknown()).nullable(),
@@ -56,6 +61,11 @@ export const AuditListQuerySchema = z.object({
 });
 export type AuditListQuery = z.infer<typeof AuditListQuerySchema>;
 export type AuditFilter = Omit<AuditListQuery, 'page' | 'limit'>;
+
+/** GET /api/audit/export: the same filters; the matching entries (newest first, at most AUDIT_EXPORT_MAX_ROWS). */
+export const AuditExportQuerySchema = z.object(auditFilterFields);
+/** An export stops after this many entries (the file says so in its last line): narrow the filters for more. */
+export const AUDIT_EXPORT_MAX_ROWS = 50_000;
 
 /** /api/audit/stream: the same filters; `token` carries the session (EventSource sends no headers). */
 export const AuditStreamQuerySchema = z.object({ token: z.string().min(1, messages.required), ...auditFilterFields });

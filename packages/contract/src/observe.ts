@@ -96,16 +96,30 @@ export const ServiceFiguresSchema = z.object({
   requests: z.number(),
   errors: z.number(),
   bytes: z.number(),
-  /** Requests per minute over the last hour, oldest first. */
+  /** Requests per minute over the last hour, oldest first; the last is the current minute, not finished yet. */
   spark: z.array(z.number()),
+  /**
+   * Errors (HTTP 5xx, failed connections) per minute, aligned with `spark`. Optional so a client reads the answers
+   * of a gateway from before it existed.
+   */
+  errorSpark: z.array(z.number()).optional(),
   health: ServiceHealthSchema.nullable(),
 });
 export type ServiceFigures = z.infer<typeof ServiceFiguresSchema>;
 export const ServiceFiguresListSchema = z.object({ data: z.array(ServiceFiguresSchema) });
 
+/** At most this many services named in one `services` filter (a page of the services overview). */
+export const FIGURES_SERVICES_MAX = 100;
+
 export const ServiceFiguresQuerySchema = z.object({
   nodeId: integerIn(1, Number.MAX_SAFE_INTEGER).optional(),
   type: ServiceTypeSchema.optional(),
+  /** Only these services: `http:12,tcp:3` (the rows of one page). */
+  services: z
+    .string()
+    .regex(/^(http|tcp):[1-9]\d{0,15}(,(http|tcp):[1-9]\d{0,15})*$/, 'This field must list services as http:12,tcp:3')
+    .refine((value) => value.split(',').length <= FIGURES_SERVICES_MAX, `At most ${FIGURES_SERVICES_MAX} services`)
+    .optional(),
 });
 
 export const TrafficQuerySchema = z.object({

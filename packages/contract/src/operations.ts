@@ -18,7 +18,14 @@ import {
   TwoFactorSetupSchema,
   TwoFactorStatusSchema,
 } from './entities.js';
-import { AuditEntrySchema, AuditEventSchema, AuditListQuerySchema, AuditStreamQuerySchema } from './audit.js';
+import {
+  AuditEntrySchema,
+  AuditEventSchema,
+  AuditExportQuerySchema,
+  AuditListQuerySchema,
+  AuditStreamQuerySchema,
+} from './audit.js';
+import { AttentionSchema, ServiceOverviewQuerySchema, ServiceOverviewSchema } from './overview.js';
 import { listOf } from './envelopes.js';
 import type { ErrorCode } from './errors.js';
 import {
@@ -312,6 +319,12 @@ export const operations = {
     errors: ['bad_request', ...applied],
   }),
 
+  listServiceOverview: operation('listServiceOverview', {
+    summary:
+      "A page of every node's services of both types with their node and certificate (filters: q, kind, status, nodeId, domain)",
+    query: ServiceOverviewQuerySchema,
+    response: json(listOf(ServiceOverviewSchema)),
+  }),
   listHttpServices: operation('listHttpServices', {
     summary: 'A page of HTTP services (optionally of one domain)',
     query: ServiceListQuerySchema,
@@ -402,6 +415,11 @@ export const operations = {
     query: AuditStreamQuerySchema.omit({ token: true }),
     response: events({ message: AuditEventSchema }),
   }),
+  exportAudit: operation('exportAudit', {
+    summary: 'The audit log matching the same filters as CSV, newest first (at most AUDIT_EXPORT_MAX_ROWS entries)',
+    query: AuditExportQuerySchema,
+    response: file('text/csv'),
+  }),
   serviceTraffic: operation('serviceTraffic', {
     summary: "A service's traffic: a summary of the last `minutes` (default 60) and one point per minute",
     params: ServiceParamsSchema,
@@ -428,6 +446,11 @@ export const operations = {
   systemStatus: operation('systemStatus', {
     summary: 'The last drift check, health counts and the last 24 hours of traffic of every service',
     response: json(SystemStatusSchema),
+  }),
+
+  attention: operation('attention', {
+    summary: 'What needs attention (offline nodes, backends down, certificates, set-aside changes, drift) and totals',
+    response: json(AttentionSchema),
   }),
 
   agentNode: operation('agentNode', { summary: "The token's node", response: json(NodeSchema), errors: agent }),

@@ -56,6 +56,8 @@ export const routes = {
   updateDomain: { method: 'PATCH', path: '/api/domains/:id', auth: 'session' },
   deleteDomain: { method: 'DELETE', path: '/api/domains/:id', auth: 'session' },
 
+  /** Beyond the spec (issue 26): every node's services in one list, filtered, sorted and paged on the server. */
+  listServiceOverview: { method: 'GET', path: '/api/services', auth: 'session' },
   listHttpServices: { method: 'GET', path: '/api/services/http', auth: 'session' },
   listTcpServices: { method: 'GET', path: '/api/services/tcp', auth: 'session' },
   /** Beyond the spec (issue 17): every node's services by name or public address, for the console's "Find service". */
@@ -76,12 +78,16 @@ export const routes = {
 
   listAudit: { method: 'GET', path: '/api/audit', auth: 'session' },
   auditStream: { method: 'GET', path: '/api/audit/stream', auth: 'session' },
+  /** Beyond the spec (issue 26): the filtered audit log as a CSV file. */
+  exportAudit: { method: 'GET', path: '/api/audit/export', auth: 'session' },
   // What the gateway observes (issue 14, docs/api.md "Observability").
   serviceTraffic: { method: 'GET', path: '/api/services/:nodeId/:type/:id/traffic', auth: 'session' },
   updateHealthCheck: { method: 'PATCH', path: '/api/services/:nodeId/:type/:id/health-check', auth: 'session' },
   serviceFigures: { method: 'GET', path: '/api/observe/services', auth: 'session' },
   observeStream: { method: 'GET', path: '/api/observe/stream', auth: 'session' },
   systemStatus: { method: 'GET', path: '/api/system/status', auth: 'session' },
+  /** Beyond the spec (issue 26): what needs the operator's attention, and the totals of the home page. */
+  attention: { method: 'GET', path: '/api/system/attention', auth: 'session' },
 
   // Agent API for the `postern` CLI: authenticated by the node's personal access token, scoped to that node.
   agentNode: { method: 'GET', path: '/api/agent/node', auth: 'node-token' },

@@ -1,12 +1,20 @@
-// Links the shell and the welcome page point to (console-spec §1). One place, so a fork changes them once.
+// Links the shell and the welcome page point to (console-spec §1). One place, so a fork changes them once. Each one
+// names a file and heading of this repository that exists (lib/links.test.ts checks them against the checkout).
+
+// The repository the README's clone line names.
+const repository = 'https://github.com/postern/postern';
+const file = (path: string, heading?: string) => `${repository}/blob/main/${path}${heading ? `#${heading}` : ''}`;
+
 export const links = {
-  sourceRepository: 'https://github.com/postern-gateway/postern',
-  documentation: 'https://github.com/postern-gateway/postern/tree/main/docs',
-  cliInstall: 'https://github.com/postern-gateway/postern/tree/main/apps/cli#install',
-  dockerGateway: 'https://github.com/postern-gateway/postern/tree/main/deploy#docker',
-  kubernetesGateway: 'https://github.com/postern-gateway/postern/tree/main/deploy/helm',
-  nodeClientImage: 'https://github.com/postern-gateway/postern/tree/main/deploy#node-client-image',
-  nodeHelmChart: 'https://github.com/postern-gateway/postern/tree/main/deploy/helm',
-  contact: 'https://github.com/postern-gateway/postern/issues',
-  sponsor: 'https://github.com/sponsors/postern-gateway',
+  sourceRepository: repository,
+  /** The operators' guide: the repository's README. */
+  documentation: file('README.md'),
+  /** How to get the `postern` client onto a machine and connect it: the gateway's one-line install. */
+  cliInstall: file('apps/cli/README.md', 'installing-on-a-node-the-gateways-one-line-install'),
+  dockerGateway: file('deploy/README.md', '1-docker-compose'),
+  kubernetesGateway: file('deploy/README.md', '2-kubernetes-with-helm'),
+  nodeClientImage: file('deploy/README.md', 'node-client'),
+  nodeHelmChart: file('deploy/helm/postern-node/README.md'),
+  contact: `${repository}/issues`,
+  sponsor: 'https://github.com/sponsors/postern',
 } as const;

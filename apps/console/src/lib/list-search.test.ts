@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { openDomainIds, openDomainIdsToSearch, validateDomainsSearch, validateNodeDetailSearch } from './list-search';
+import {
+  openDomainIds,
+  openDomainIdsToSearch,
+  parseServiceKey,
+  serviceOnNodeSearch,
+  validateDomainsSearch,
+  validateNodeDetailSearch,
+  validateServicesSearch,
+} from './list-search';
 
 describe('list views in the URL', () => {
   it("keeps the node page's two tables apart and drops malformed values", () => {
@@ -14,6 +22,45 @@ describe('list views in the URL', () => {
       tcpLimit: undefined,
       tcpSort: undefined,
       tcpOrder: undefined,
+      service: undefined,
+    });
+  });
+
+  it('names the service whose Info the node page opens, and nothing malformed', () => {
+    expect(validateNodeDetailSearch({ service: 'tcp:12' }).service).toBe('tcp:12');
+    for (const bad of ['udp:1', 'http:0', 'http:01', 'http:1;x', 12]) {
+      expect(validateNodeDetailSearch({ service: bad }).service).toBeUndefined();
+    }
+    expect(parseServiceKey('http:7')).toEqual({ type: 'http', id: 7 });
+    expect(serviceOnNodeSearch({ type: 'http', id: 7, name: 'web' })).toEqual({ httpQ: 'web', service: 'http:7' });
+  });
+
+  it("keeps the services overview's filters and drops the unknown ones", () => {
+    expect(
+      validateServicesSearch({
+        q: 'web',
+        kind: 'udp',
+        status: 'backend-down',
+        node: '3',
+        domain: 'a.example',
+        sort: 'node',
+      }),
+    ).toEqual({
+      q: 'web',
+      page: undefined,
+      limit: undefined,
+      kind: 'udp',
+      status: 'backend-down',
+      node: 3,
+      domain: 'a.example',
+      sort: 'node',
+      order: undefined,
+    });
+    expect(validateServicesSearch({ kind: 'icmp', status: 'everything', node: 'x', sort: 'id' })).toMatchObject({
+      kind: undefined,
+      status: undefined,
+      node: undefined,
+      sort: undefined,
     });
   });
 

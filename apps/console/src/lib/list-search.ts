@@ -107,11 +107,64 @@ export function serviceViewToSearch(
   );
 }
 
-/** The node page's search: the views of its HTTP and TCP tables. */
+/** A service named in a URL (`http:12`): the node page opens its Info (Ctrl+K's service results, the home page). */
+export type ServiceKey = { type: 'http' | 'tcp'; id: number };
+
+export function parseServiceKey(value: unknown): ServiceKey | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = /^(http|tcp):([1-9]\d{0,15})$/.exec(value);
+  if (!match) return undefined;
+  return { type: match[1] === 'tcp' ? 'tcp' : 'http', id: Number(match[2]) };
+}
+
+/** The node page's search: the views of its HTTP and TCP tables, and the service whose Info is open. */
 export function validateNodeDetailSearch(search: Record<string, unknown>): NodeDetailSearch {
+  const service = parseServiceKey(search.service);
   return {
     ...serviceViewToSearch(serviceViewFromSearch(search, 'http'), 'http'),
     ...serviceViewToSearch(serviceViewFromSearch(search, 'tcp'), 'tcp'),
+    service: service ? `${service.type}:${String(service.id)}` : undefined,
+  };
+}
+
+/** The search that opens a service on its node's page: its table searched for its name, its Info open. */
+export function serviceOnNodeSearch(service: ServiceKey & { name: string }): NodeDetailSearch {
+  return { [`${service.type}Q`]: service.name, service: `${service.type}:${String(service.id)}` };
+}
+
+// ---- Services overview (issue 26) ---------------------------------------------------------------------------
+
+export const OVERVIEW_KINDS = ['http', 'tcp', 'udp'] as const;
+export const OVERVIEW_STATUSES = [
+  'public',
+  'disabled',
+  'set-aside',
+  'node-offline',
+  'backend-down',
+  'certificate-failed',
+] as const;
+export const OVERVIEW_SORTS = ['name', 'node', 'kind', 'status'] as const;
+export type OverviewSort = (typeof OVERVIEW_SORTS)[number];
+
+export interface ServicesSearch extends PagedSearch {
+  kind?: (typeof OVERVIEW_KINDS)[number] | undefined;
+  status?: (typeof OVERVIEW_STATUSES)[number] | undefined;
+  node?: number | undefined;
+  domain?: string | undefined;
+  sort?: OverviewSort | undefined;
+  order?: 'asc' | 'desc' | undefined;
+}
+
+/** /services: search, filters, sort and paging; anything malformed is dropped (the whole list). */
+export function validateServicesSearch(search: Record<string, unknown>): ServicesSearch {
+  return {
+    ...validatePagedSearch(search),
+    kind: oneOf(OVERVIEW_KINDS, search.kind),
+    status: oneOf(OVERVIEW_STATUSES, search.status),
+    node: positiveInt(search.node),
+    domain: text(search.domain),
+    sort: oneOf(OVERVIEW_SORTS, search.sort),
+    order: oneOf(['asc', 'desc'], search.order),
   };
 }
 

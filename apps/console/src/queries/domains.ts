@@ -1,6 +1,7 @@
 import { limits, operations, type DomainCreate, type DomainUpdate } from '@postern/contract';
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { call, isStoredButNotAppliedError } from '../lib/api';
+import { observeKeys } from './observe-keys';
 import { serviceKeys } from './services';
 
 // Domains (console-spec §7). Every mutation invalidates by the `domains` prefix, never the whole cache.
@@ -33,7 +34,11 @@ export function useCreateDomain() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: DomainCreate) => call(operations.createDomain, { body }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: domainKeys.all }),
+    onSuccess: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: domainKeys.all }),
+        queryClient.invalidateQueries({ queryKey: observeKeys.attention }),
+      ]),
     onError: refreshIfStored(() => queryClient.invalidateQueries({ queryKey: domainKeys.all })),
   });
 }
@@ -54,6 +59,7 @@ export function useDeleteDomain() {
     Promise.all([
       queryClient.invalidateQueries({ queryKey: domainKeys.all }),
       queryClient.invalidateQueries({ queryKey: serviceKeys.all }),
+      queryClient.invalidateQueries({ queryKey: observeKeys.attention }),
     ]);
   return useMutation({
     mutationFn: (id: number) => call(operations.deleteDomain, { params: { id } }),

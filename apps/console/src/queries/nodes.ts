@@ -13,6 +13,7 @@ import { useEffect } from 'react';
 import { call, isStoredButNotAppliedError, saveFile, toastActionFailure, toDownload } from '../lib/api';
 import { openStream } from '../lib/sse';
 import { showToast } from '../lib/toast-store';
+import { observeKeys } from './observe-keys';
 import { serviceKeys } from './services';
 
 // Nodes: query keys, query options, mutations and the live streams, which write into the same cache entries.
@@ -87,7 +88,11 @@ export function writeNodeToCache(queryClient: QueryClient, node: Node): void {
  * fetched again; lists not on screen are marked stale and read when they are shown next.
  */
 const markListsStale = (queryClient: QueryClient) => () =>
-  queryClient.invalidateQueries({ queryKey: nodeKeys.lists(), refetchType: 'none' });
+  Promise.all([
+    queryClient.invalidateQueries({ queryKey: nodeKeys.lists(), refetchType: 'none' }),
+    // The home page's totals and offline nodes count this node.
+    queryClient.invalidateQueries({ queryKey: observeKeys.attention }),
+  ]);
 
 /** After a change the server stored but did not apply, what is shown is read again (the streams may lag behind). */
 async function refreshStoredChange(queryClient: QueryClient, error: unknown): Promise<void> {
@@ -123,6 +128,7 @@ export function useSetNodeEnabled() {
     onSuccess: (node, { enabled }) => {
       // Applied locally after the call succeeds (console-spec §4), whatever the stream says later.
       writeNodeToCache(queryClient, { ...node, enabled });
+      void queryClient.invalidateQueries({ queryKey: observeKeys.attention });
       showToast({
         message: enabled ? 'Node connected successfully!' : 'Node disconnected successfully!',
         type: 'success',

@@ -6,4 +6,6 @@ export const observeKeys = {
   figures: (nodeId: number | null) => [...observeKeys.all, 'figures', nodeId] as const,
   traffic: (type: ServiceType, id: number) => [...observeKeys.all, 'traffic', type, id] as const,
   status: ['observe', 'status'] as const,
+  /** What needs attention (home page, and the truth service rows tell about their node and certificate). */
+  attention: ['observe', 'attention'] as const,
 };

@@ -56,10 +56,14 @@ export function writeHealthToCache(queryClient: QueryClient, health: ServiceHeal
   );
   // An event says the new state, not the old one the counts included: the counts come from the server.
   void queryClient.invalidateQueries({ queryKey: observeKeys.status });
+  void queryClient.invalidateQueries({ queryKey: observeKeys.attention });
 }
 
 export function writeDriftToCache(queryClient: QueryClient, drift: DriftStatus): void {
   queryClient.setQueryData<SystemStatus>(observeKeys.status, (status) => status && { ...status, drift });
+  queryClient.setQueryData<{ drift: DriftStatus | null }>(observeKeys.attention, (attention) =>
+    attention ? { ...attention, drift } : attention,
+  );
 }
 
 /** Opens the stream for `queryClient`; returns the function that closes it. */

@@ -10,6 +10,7 @@ import {
 } from '@postern/contract';
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { call, isStoredButNotAppliedError } from '../lib/api';
+import { observeKeys } from './observe-keys';
 
 // HTTP and TCP services (console-spec §7). Lists are keyed under `services/{type}`; every mutation invalidates the
 // `services` prefix, because one change shows up in a node's card and in a domain's expanded row alike.
@@ -85,9 +86,16 @@ export type ServiceRef = { nodeId: number; type: ServiceType; id: number };
 /** Refreshes every service list after a change, also one stored but not applied (it now shows its applyError). */
 function useRefreshServices() {
   const queryClient = useQueryClient();
-  const invalidate = () => queryClient.invalidateQueries({ queryKey: serviceKeys.all });
+  // The home page's totals and set-aside list change with services too.
+  const invalidate = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: serviceKeys.all }),
+      queryClient.invalidateQueries({ queryKey: observeKeys.attention }),
+    ]);
   return {
-    onSuccess: async (): Promise<void> => invalidate(),
+    onSuccess: async (): Promise<void> => {
+      await invalidate();
+    },
     onError: async (error: Error): Promise<void> => {
       if (isStoredButNotAppliedError(error)) await invalidate();
     },

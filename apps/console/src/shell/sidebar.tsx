@@ -5,22 +5,40 @@ import { useEffect, useRef, useSyncExternalStore } from 'react';
 import {
   ChevronLeftIcon,
   ChevronRightIcon,
+  GearIcon,
   GlobeIcon,
   HomeIcon,
+  LayersIcon,
   ListIcon,
   ServerIcon,
   ShieldIcon,
 } from '../components/ui/icons';
 
-type NavItem = { label: string; to: '/' | '/domains' | '/nodes' | '/audit'; icon: ReactNode };
+type NavItem = {
+  label: string;
+  to: '/' | '/domains' | '/nodes' | '/services' | '/audit' | '/settings';
+  icon: ReactNode;
+  /** Extra classes of the item (Settings is in the top bar on desktop). */
+  className?: string;
+};
 
-/** The 'Pages' group (console-spec §2). */
+/** The 'Pages' group (console-spec §2): its three entries, as the spec words them. */
 const pages: NavItem[] = [
   { label: 'Home', to: '/', icon: <HomeIcon className="size-5 shrink-0" /> },
   { label: 'Domain Names', to: '/domains', icon: <GlobeIcon className="size-5 shrink-0" /> },
   { label: 'Client / Nodes', to: '/nodes', icon: <ServerIcon className="size-5 shrink-0" /> },
-  // Beyond the spec (issue 15): the audit log.
+];
+
+/** Beyond the spec: every service across nodes (issue 26), the audit log (issue 15) and, on phones, Settings. */
+const operations: NavItem[] = [
+  { label: 'Services', to: '/services', icon: <LayersIcon className="size-5 shrink-0" /> },
   { label: 'Audit Log', to: '/audit', icon: <ListIcon className="size-5 shrink-0" /> },
+  { label: 'Settings', to: '/settings', icon: <GearIcon className="size-5 shrink-0" />, className: 'lg:hidden' },
+];
+
+const groups: { title: string; items: NavItem[] }[] = [
+  { title: 'Pages', items: pages },
+  { title: 'Operations', items: operations },
 ];
 
 /** Tailwind's `lg`: from this width the sidebar is part of the page, below it an overlay. */
@@ -87,32 +105,36 @@ export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMob
           <ShieldIcon className="size-7 shrink-0 text-brand-600" />
           <span className={`text-lg font-bold ${labelClass}`}>Postern</span>
         </div>
-        <nav className="flex-1 px-2 py-4">
-          <h3
-            className={`px-3 pb-2 text-xs font-semibold tracking-wider text-gray-600 uppercase dark:text-gray-400 ${labelClass}`}
-          >
-            Pages
-          </h3>
-          <ul className="flex flex-col gap-1">
-            {pages.map((item) => (
-              <li key={item.to}>
-                <Link
-                  to={item.to}
-                  onClick={onCloseMobile}
-                  title={item.label}
-                  activeOptions={{ exact: item.to === '/' }}
-                  activeProps={{ className: 'bg-brand-50 text-brand-700 dark:bg-gray-800 dark:text-white' }}
-                  inactiveProps={{
-                    className: 'text-gray-600 hover:bg-gray-100 dark:text-gray-300 dark:hover:bg-gray-800',
-                  }}
-                  className="flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium"
-                >
-                  {item.icon}
-                  <span className={labelClass}>{item.label}</span>
-                </Link>
-              </li>
-            ))}
-          </ul>
+        <nav className="flex flex-1 flex-col gap-4 px-2 py-4">
+          {groups.map((group) => (
+            <div key={group.title}>
+              <h3
+                className={`px-3 pb-2 text-xs font-semibold tracking-wider text-gray-600 uppercase dark:text-gray-400 ${labelClass}`}
+              >
+                {group.title}
+              </h3>
+              <ul className="flex flex-col gap-1">
+                {group.items.map((item) => (
+                  <li key={item.to} className={item.className}>
+                    <Link
+                      to={item.to}
+                      onClick={onCloseMobile}
+                      title={item.label}
+                      activeOptions={{ exact: item.to === '/' }}
+                      activeProps={{ className: 'bg-brand-50 text-brand-700 dark:bg-gray-800 dark:text-white' }}
+                      inactiveProps={{
+                        className: 'text-gray-600 hover:bg-gray-100 dark:text-gray-300 dark:hover:bg-gray-800',
+                      }}
+                      className="flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium"
+                    >
+                      {item.icon}
+                      <span className={labelClass}>{item.label}</span>
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
         </nav>
         <div className="hidden border-t border-gray-200 p-2 lg:block dark:border-gray-800">
           <button

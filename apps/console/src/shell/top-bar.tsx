@@ -1,7 +1,7 @@
 import { Link } from '@tanstack/react-router';
-import { CodeIcon, MenuIcon, ShieldIcon } from '../components/ui/icons';
+import { CodeIcon, GearIcon, MenuIcon } from '../components/ui/icons';
 import { links } from '../lib/links';
-import { FindServiceTrigger } from './find-service-trigger';
+import { FindTrigger } from './find-trigger';
 import { HelpMenu } from './help-menu';
 import { SignOutButton } from './sign-out-button';
 import { ThemeToggle } from './theme-toggle';
@@ -20,7 +20,7 @@ export function TopBar({ onOpenSidebar }: { onOpenSidebar: () => void }) {
         <MenuIcon className="size-5" />
       </button>
       <div className="flex-1" />
-      <FindServiceTrigger />
+      <FindTrigger />
       <a
         href={links.sourceRepository}
         target="_blank"
@@ -32,13 +32,14 @@ export function TopBar({ onOpenSidebar }: { onOpenSidebar: () => void }) {
         <CodeIcon className="size-5" />
       </a>
       <HelpMenu />
+      {/* Labelled, with the account's settings (password, two-factor sign-in); on phones it is in the sidebar. */}
       <Link
         to="/settings"
-        aria-label="Settings"
-        title="Settings"
-        className="rounded-md p-2 text-gray-500 hover:bg-gray-100 dark:text-gray-300 dark:hover:bg-gray-800"
+        activeProps={{ 'aria-current': 'page' }}
+        className="hidden items-center gap-1.5 rounded-md px-2 py-2 text-sm font-medium text-gray-600 hover:bg-gray-100 lg:flex dark:text-gray-300 dark:hover:bg-gray-800"
       >
-        <ShieldIcon className="size-5" />
+        <GearIcon className="size-5" />
+        Settings
       </Link>
       <ThemeToggle />
       <SignOutButton />

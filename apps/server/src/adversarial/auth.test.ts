@@ -124,6 +124,7 @@ const matrix: Record<RouteName, Row> = {
   })),
   deleteDomain: consoleRoute(204, (w) => ({ url: `/api/domains/${w.domain.id}` })),
 
+  listServiceOverview: consoleRoute(200, () => ({ url: '/api/services?status=public&sort=node' })),
   listHttpServices: consoleRoute(200, () => ({ url: '/api/services/http' })),
   listTcpServices: consoleRoute(200, () => ({ url: '/api/services/tcp' })),
   findServices: consoleRoute(200, () => ({ url: '/api/services/find?q=a' })),
@@ -158,9 +159,11 @@ const matrix: Record<RouteName, Row> = {
   serviceFigures: consoleRoute(200, () => ({ url: '/api/observe/services' })),
   observeStream: consoleRoute(200, () => ({ url: '/api/observe/stream?format=events' })),
   systemStatus: consoleRoute(200, () => ({ url: '/api/system/status' })),
+  attention: consoleRoute(200, () => ({ url: '/api/system/attention' })),
 
   listAudit: consoleRoute(200, (w) => ({ url: `/api/audit?node=${w.a.id}` })),
   auditStream: consoleRoute(200, (w) => ({ url: `/api/audit/stream?node=${w.a.id}` })),
+  exportAudit: consoleRoute(200, (w) => ({ url: `/api/audit/export?node=${w.a.id}` })),
 
   agentNode: agentRoute(200, 200, () => ({ url: '/api/agent/node' }), {
     own: (body, w) => expect((body as { id: number }).id).toBe(w.a.id),

@@ -18,9 +18,12 @@ export function THead({ children }: { children: ReactNode }) {
   );
 }
 
+/** Cells do not wrap unless their classes say how (`whitespace-normal`): two whitespace utilities would conflict. */
+const wrapping = (className: string): string => (/(^|\s)whitespace-/.test(className) ? '' : 'whitespace-nowrap');
+
 export function Th({ children, className = '', ...props }: ThHTMLAttributes<HTMLTableCellElement>) {
   return (
-    <th scope="col" className={`px-4 py-2.5 whitespace-nowrap ${className}`} {...props}>
+    <th scope="col" className={`px-4 py-2.5 ${wrapping(className)} ${className}`} {...props}>
       {children}
     </th>
   );
@@ -36,7 +39,7 @@ export function Tr({ children, className = '' }: { children: ReactNode; classNam
 
 export function Td({ children, className = '', ...props }: TdHTMLAttributes<HTMLTableCellElement>) {
   return (
-    <td className={`px-4 py-2.5 whitespace-nowrap ${className}`} {...props}>
+    <td className={`px-4 py-2.5 ${wrapping(className)} ${className}`} {...props}>
       {children}
     </td>
   );

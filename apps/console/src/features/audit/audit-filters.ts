@@ -31,27 +31,3 @@ export function toAuditFilter(values: AuditFilterValues): AuditFilter {
   if (to) filter.to = to;
   return filter;
 }
-
-/** What the entry's actor column reads. */
-export function describeActor(actor: { kind: AuditActorKind; name: string | null; tokenId: number | null }): string {
-  if (actor.kind === 'system') return 'gateway';
-  if (actor.kind === 'node') return `token #${actor.tokenId ?? '?'} ${actor.name ?? ''}`.trim();
-  if (actor.kind === 'anonymous') return actor.name ? `anonymous (${actor.name})` : 'anonymous';
-  return actor.name ?? 'admin';
-}
-
-/** The fields an entry changed, as `field: before → after` lines (creation and deletion show one side). */
-export function describeChanges(
-  before: Record<string, unknown> | null,
-  after: Record<string, unknown> | null,
-): string[] {
-  const show = (value: unknown): string => (value === undefined ? '—' : JSON.stringify(value));
-  if (!before || !after) {
-    const side = after ?? before;
-    return side ? Object.entries(side).map(([key, value]) => `${key}: ${show(value)}`) : [];
-  }
-  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
-  return keys
-    .filter((key) => show(before[key]) !== show(after[key]))
-    .map((key) => `${key}: ${show(before[key])} → ${show(after[key])}`);
-}

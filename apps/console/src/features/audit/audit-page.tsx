@@ -1,22 +1,43 @@
-import { AUDIT_ACTOR_KINDS, AuditEventSchema, defaults, limits, operations, type AuditEntry } from '@postern/contract';
+import {
+  AUDIT_ACTOR_KINDS,
+  AUDIT_EXPORT_MAX_ROWS,
+  AuditEventSchema,
+  defaults,
+  describeAuditActor,
+  describeAuditChanges,
+  describeAuditEntry,
+  limits,
+  operations,
+  type AuditEntry,
+  type AuditFilter,
+} from '@postern/contract';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useState } from 'react';
+import { Fragment, useEffect, useId, useMemo, useState } from 'react';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { SelectField, TextField } from '../../components/ui/form-field';
 import { Pagination } from '../../components/ui/pagination';
 import { Spinner } from '../../components/ui/spinner';
 import { Table, TBody, Td, Th, THead, Tr } from '../../components/ui/table';
+import { call, saveFile, toDownload } from '../../lib/api';
 import { openStream } from '../../lib/sse';
+import { showToast } from '../../lib/toast-store';
 import { auditKeys, auditListQueryOptions } from '../../queries/audit';
 import { nodeListQueryOptions } from '../../queries/nodes';
-import {
-  describeActor,
-  describeChanges,
-  EMPTY_AUDIT_FILTER,
-  toAuditFilter,
-  type AuditFilterValues,
-} from './audit-filters';
+import { EMPTY_AUDIT_FILTER, toAuditFilter, type AuditFilterValues } from './audit-filters';
+
+/**
+ * The filtered log as CSV. Exported by the server (GET /api/audit/export): the file is the whole filtered log, not
+ * the page on screen, streamed and bounded there, with every field a spreadsheet could run as a formula defused.
+ */
+async function exportCsv(filter: AuditFilter): Promise<void> {
+  try {
+    saveFile(toDownload(await call(operations.exportAudit, { query: filter }), 'postern-audit.csv'));
+  } catch (error) {
+    // The API layer told the operator about a failure without an answer or with a 5xx.
+    console.error('audit export failed', error);
+  }
+}
 
 /** /audit (beyond the spec): the append-only audit log, filtered, paged, and live. */
 export function AuditPage() {
@@ -30,6 +51,7 @@ export function AuditPage() {
   });
   const nodes = useQuery(nodeListQueryOptions({ page: 1, limit: limits.listMaxLimit }));
   const queryClient = useQueryClient();
+  const [isExporting, setExporting] = useState(false);
 
   // New entries arrive on the stream with the same filters; the shown page is refetched so paging and total hold.
   useEffect(
@@ -55,9 +77,26 @@ export function AuditPage() {
     <div className="space-y-4">
       <div className="flex flex-wrap items-center justify-between gap-2">
         <h1 className="text-2xl font-semibold">Audit Log</h1>
-        <span className="text-xs text-gray-500 dark:text-gray-400" data-testid="audit-live">
-          Live: new entries appear as they are recorded
-        </span>
+        <div className="flex flex-wrap items-center gap-3">
+          <span className="text-xs text-gray-600 dark:text-gray-300" data-testid="audit-live">
+            Live: new entries appear as they are recorded
+          </span>
+          <Button
+            variant="secondary"
+            isLoading={isExporting}
+            onClick={() => {
+              setExporting(true);
+              if ((query.data?.total ?? 0) > AUDIT_EXPORT_MAX_ROWS)
+                showToast({
+                  message: `The file holds the newest ${AUDIT_EXPORT_MAX_ROWS.toLocaleString('en-US')} entries: narrow the filters for older ones.`,
+                  type: 'info',
+                });
+              void exportCsv(filter).finally(() => setExporting(false));
+            }}
+          >
+            Export CSV
+          </Button>
+        </div>
       </div>
       <Card>
         <form
@@ -136,11 +175,11 @@ export function AuditPage() {
           <>
             <Table>
               <THead>
-                <Th>When</Th>
-                <Th>Who</Th>
-                <Th>Action</Th>
-                <Th>Target</Th>
-                <Th className="hidden md:table-cell">Changes</Th>
+                <Th className="hidden sm:table-cell">When</Th>
+                <Th>What happened</Th>
+                <Th>
+                  <span className="sr-only">Details</span>
+                </Th>
               </THead>
               <TBody>
                 {query.data.data.map((entry) => (
@@ -162,37 +201,91 @@ export function AuditPage() {
   );
 }
 
+/** One entry as a sentence; its details (action, who, from where, the fields changed) one click away. */
 function AuditRow({ entry }: { entry: AuditEntry }) {
-  const changes = describeChanges(entry.before, entry.after);
+  const [isOpen, setOpen] = useState(false);
+  const detailsId = useId();
+  const changes = describeAuditChanges(entry.before, entry.after);
+  const sentence = describeAuditEntry(entry);
+  const when = new Date(entry.at).toLocaleString();
   return (
-    <Tr>
-      <Td className="whitespace-nowrap">{new Date(entry.at).toLocaleString()}</Td>
-      <Td>
-        <div>{describeActor(entry.actor)}</div>
-        {entry.address && <div className="text-xs text-gray-500 dark:text-gray-400">{entry.address}</div>}
-      </Td>
-      <Td>
-        <code className="text-xs">{entry.action}</code>
-        {entry.detail && (
-          <p className="mt-1 max-w-xs truncate text-xs text-gray-500 dark:text-gray-400" title={entry.detail}>
-            {entry.detail}
-          </p>
-        )}
-      </Td>
-      <Td>
-        {entry.target
-          ? `${entry.target.type}${entry.target.id === null ? '' : ` #${entry.target.id}`} ${entry.target.name ?? ''}`
-          : '—'}
-        {entry.domain && <div className="text-xs text-gray-500 dark:text-gray-400">{entry.domain}</div>}
-      </Td>
-      <Td className="hidden md:table-cell">
-        <ul className="max-w-md text-xs break-all text-gray-600 dark:text-gray-300">
-          {changes.slice(0, 6).map((line) => (
-            <li key={line}>{line}</li>
-          ))}
-          {changes.length > 6 && <li>… {changes.length - 6} more</li>}
-        </ul>
-      </Td>
-    </Tr>
+    <Fragment>
+      <Tr>
+        <Td className="hidden sm:table-cell">
+          <time dateTime={entry.at}>{when}</time>
+        </Td>
+        <Td className="whitespace-normal">
+          <span className="break-words">{sentence}</span>
+          {/* Phones show the time under the sentence: the sentence and its Details stay in view. */}
+          <time dateTime={entry.at} className="block text-xs text-gray-600 sm:hidden dark:text-gray-300">
+            {when}
+          </time>
+        </Td>
+        <Td className="w-px text-right">
+          <Button
+            variant="ghost"
+            className="px-2"
+            aria-expanded={isOpen}
+            aria-controls={detailsId}
+            aria-label={`Details: ${sentence}`}
+            onClick={() => setOpen((open) => !open)}
+          >
+            Details
+          </Button>
+        </Td>
+      </Tr>
+      {isOpen && (
+        <tr id={detailsId}>
+          <td colSpan={3} className="bg-gray-50 px-4 py-3 break-all dark:bg-gray-950/40">
+            <dl className="grid gap-x-6 gap-y-1 text-xs sm:grid-cols-[max-content_1fr]">
+              <dt className="font-medium text-gray-600 dark:text-gray-300">Action</dt>
+              <dd>
+                <code>{entry.action}</code>
+              </dd>
+              <dt className="font-medium text-gray-600 dark:text-gray-300">Who</dt>
+              <dd>
+                {describeAuditActor(entry.actor)}
+                {entry.actor.tokenId !== null ? ` (token #${String(entry.actor.tokenId)})` : ''}
+              </dd>
+              <dt className="font-medium text-gray-600 dark:text-gray-300">From</dt>
+              <dd className="break-all">{entry.address ?? '—'}</dd>
+              {entry.target && (
+                <>
+                  <dt className="font-medium text-gray-600 dark:text-gray-300">Target</dt>
+                  <dd className="break-all">
+                    {entry.target.type}
+                    {entry.target.id === null ? '' : ` #${String(entry.target.id)}`} {entry.target.name ?? ''}
+                  </dd>
+                </>
+              )}
+              {entry.domain && (
+                <>
+                  <dt className="font-medium text-gray-600 dark:text-gray-300">Domain</dt>
+                  <dd className="break-all">{entry.domain}</dd>
+                </>
+              )}
+              {entry.detail && (
+                <>
+                  <dt className="font-medium text-gray-600 dark:text-gray-300">Detail</dt>
+                  <dd className="break-words">{entry.detail}</dd>
+                </>
+              )}
+              <dt className="font-medium text-gray-600 dark:text-gray-300">Changes</dt>
+              <dd>
+                {changes.length === 0 ? (
+                  '—'
+                ) : (
+                  <ul className="break-all">
+                    {changes.map((line) => (
+                      <li key={line}>{line}</li>
+                    ))}
+                  </ul>
+                )}
+              </dd>
+            </dl>
+          </td>
+        </tr>
+      )}
+    </Fragment>
   );
 }

@@ -54,4 +54,12 @@ describe('summarizeCertificate', () => {
     );
     expect(summary).toMatchObject({ modeLabel: 'Self-signed', stateLabel: 'Expired', tone: 'red' });
   });
+
+  it('shows no end date for a pending certificate (the date would be its stand-in’s), nor calls it expired', () => {
+    for (const notAfter of ['2028-01-01T00:00:00Z', '2026-11-01T00:00:00Z']) {
+      expect(
+        summarizeCertificate({ ssl: 'certbot', certificate: certificate({ state: 'pending', notAfter }) }, now),
+      ).toEqual({ modeLabel: "Let's Encrypt", stateLabel: 'Pending', tone: 'gray', validUntil: null, detail: null });
+    }
+  });
 });

@@ -25,6 +25,10 @@ export function summarizeCertificate(
   if (!certificate)
     return { modeLabel, stateLabel: 'No certificate yet', tone: 'gray', validUntil: null, detail: null };
 
+  // The end date of a pending certificate is that of the stand-in served meanwhile, not of the certificate being
+  // issued: neither a date nor "Expired" is shown for it.
+  if (certificate.state === 'pending')
+    return { modeLabel, stateLabel: 'Pending', tone: 'gray', validUntil: null, detail: null };
   const validUntil = certificate.notAfter ? formatDate(certificate.notAfter) : null;
   const isExpired = certificate.notAfter !== null && Date.parse(certificate.notAfter) < now.getTime();
   if (isExpired && certificate.state !== 'failed') {
@@ -42,8 +46,6 @@ export function summarizeCertificate(
         validUntil,
         detail: null,
       };
-    case 'pending':
-      return { modeLabel, stateLabel: 'Pending', tone: 'gray', validUntil, detail: null };
     case 'failed':
       return { modeLabel, stateLabel: 'Failed', tone: 'red', validUntil, detail: certificate.error };
   }

@@ -39,7 +39,7 @@ export function DomainRow({
             {isExpanded ? <ChevronDownIcon className="size-4" /> : <ChevronRightIcon className="size-4" />}
           </button>
         </Td>
-        <Td className="font-medium">{domain.domain}</Td>
+        <Td className="font-medium break-all whitespace-normal">{domain.domain}</Td>
         <Td>
           <CertificateCell domain={domain} />
         </Td>
@@ -63,8 +63,8 @@ export function DomainRow({
       </Tr>
       {isExpanded && (
         <tr>
-          <td colSpan={DOMAIN_COLUMN_COUNT} className="bg-gray-50 px-4 py-4 dark:bg-gray-950/40">
-            <DomainServices domainId={domain.id} domain={domain.domain} />
+          <td colSpan={DOMAIN_COLUMN_COUNT} className="bg-gray-50 px-2 py-3 sm:px-4 sm:py-4 dark:bg-gray-950/40">
+            <DomainServices domainId={domain.id} domain={domain.domain} certificate={domain.certificate} />
           </td>
         </tr>
       )}

@@ -1,10 +1,11 @@
-import type { ServiceType } from '@postern/contract';
+import type { Certificate, ServiceType } from '@postern/contract';
 import { useQueries } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { Spinner } from '../../components/ui/spinner';
 import { domainViewPrefix } from '../../lib/list-search';
 import { serviceListQueryOptions, type ServiceScope } from '../../queries/services';
 import { ServiceList, useUrlServiceView } from '../services/service-list';
+import type { ServiceFacts } from '../services/service-truth';
 
 const TYPES: readonly ServiceType[] = ['http', 'tcp'];
 
@@ -12,8 +13,18 @@ const TYPES: readonly ServiceType[] = ['http', 'tcp'];
  * The expanded row of a domain: its HTTP and TCP services, from every node. Each table's view is in the URL under
  * the domain's id (`d12.httpQ`, …), as the node page's are: Back returns to it and a link shares it.
  */
-export function DomainServices({ domainId, domain }: { domainId: number; domain: string }) {
+export function DomainServices({
+  domainId,
+  domain,
+  certificate = null,
+}: {
+  domainId: number;
+  domain: string;
+  /** The domain's certificate: every row served over TLS on it is served with it. */
+  certificate?: Certificate | null;
+}) {
   const scope: ServiceScope = { kind: 'domain', domain };
+  const facts: ServiceFacts = { certificate };
   // The first pages are shared with the lists below (same keys), so this costs no extra request.
   const firstPages = useQueries({ queries: TYPES.map((type) => serviceListQueryOptions(type, scope)) });
 
@@ -38,14 +49,24 @@ export function DomainServices({ domainId, domain }: { domainId: number; domain:
   return (
     <div className="grid gap-4 lg:grid-cols-2">
       {TYPES.map((type) => (
-        <DomainServiceTable key={type} type={type} scope={scope} domainId={domainId} />
+        <DomainServiceTable key={type} type={type} scope={scope} domainId={domainId} facts={facts} />
       ))}
     </div>
   );
 }
 
 /** The page's h1 is "Domains" and no other heading comes between: these are h2s (heading order, WCAG 1.3.1). */
-function DomainServiceTable({ type, scope, domainId }: { type: ServiceType; scope: ServiceScope; domainId: number }) {
+function DomainServiceTable({
+  type,
+  scope,
+  domainId,
+  facts,
+}: {
+  type: ServiceType;
+  scope: ServiceScope;
+  domainId: number;
+  facts: ServiceFacts;
+}) {
   const label = type === 'http' ? 'HTTP' : 'TCP';
   const [view, onViewChange] = useUrlServiceView(type, domainViewPrefix(domainId));
   return (
@@ -58,6 +79,7 @@ function DomainServiceTable({ type, scope, domainId }: { type: ServiceType; scop
         scope={scope}
         view={view}
         onViewChange={onViewChange}
+        facts={facts}
         empty={
           <p className="px-4 py-6 text-center text-sm text-gray-500 dark:text-gray-400">No {label} services yet</p>
         }

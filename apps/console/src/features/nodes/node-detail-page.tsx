@@ -5,6 +5,7 @@ import { EmptyState } from '../../components/ui/empty-state';
 import { Spinner } from '../../components/ui/spinner';
 import { downloadNodeConfig, nodeQueryOptions, useNodeStream } from '../../queries/nodes';
 import { HttpServicesCard, TcpServicesCard } from '../services/service-cards';
+import { ServiceInfoFromUrl } from '../services/service-info-from-url';
 import { TokensCard } from '../tokens/tokens-card';
 import { NodeConfigStatusCard, NodeConnectCard, NodeHeaderCard, NodeInfoTable } from './node-detail-cards';
 import { useNodeActions } from './use-node-actions';
@@ -54,6 +55,7 @@ export function NodeDetailPage() {
         </div>
       )}
       {actions.dialogs}
+      <ServiceInfoFromUrl nodeId={node.id} />
     </div>
   );
 }

@@ -35,22 +35,31 @@ export function formatKilobytes(bytes: number): string {
 function NodeRow({ node, menu }: { node: Node; menu: ReturnType<typeof useNodeActions>['menuItems'] }) {
   return (
     <Tr>
-      <Td className="w-24">{node.isLocal ? null : <StatusDot status={node.status} />}</Td>
-      <Td>
+      <Td className="w-px sm:w-24">{node.isLocal ? null : <StatusDot status={node.status} />}</Td>
+      <Td className="whitespace-normal">
         <Link
           to="/nodes/$id"
           params={{ id: String(node.id) }}
-          className="font-medium text-brand-600 hover:underline dark:text-blue-400"
+          className="font-medium break-all text-brand-600 hover:underline dark:text-blue-400"
         >
           {node.name}
         </Link>
+        {/* Phones keep status, name and actions in view; the type and handshake go under the name. */}
+        <div className="mt-1 flex flex-wrap items-center gap-2 text-xs text-gray-600 sm:hidden dark:text-gray-300">
+          <Badge tone={nodeTypeTone(node)}>{nodeTypeLabel(node)}</Badge>
+          {formatRelativeTime(node.latestHandshakeTimestamp)}
+        </div>
       </Td>
-      <Td>
+      <Td className="hidden sm:table-cell">
         <Badge tone={nodeTypeTone(node)}>{nodeTypeLabel(node)}</Badge>
       </Td>
-      <Td>{formatRelativeTime(node.latestHandshakeTimestamp)}</Td>
-      <Td title={formatBytes(node.transferRx)}>{formatKilobytes(node.transferRx)}</Td>
-      <Td title={formatBytes(node.transferTx)}>{formatKilobytes(node.transferTx)}</Td>
+      <Td className="hidden sm:table-cell">{formatRelativeTime(node.latestHandshakeTimestamp)}</Td>
+      <Td className="hidden md:table-cell" title={formatBytes(node.transferRx)}>
+        {formatKilobytes(node.transferRx)}
+      </Td>
+      <Td className="hidden md:table-cell" title={formatBytes(node.transferTx)}>
+        {formatKilobytes(node.transferTx)}
+      </Td>
       <Td className="w-12 text-right">
         <ActionMenu
           label={`Actions for ${node.name}`}
@@ -139,10 +148,17 @@ export function NodesPage() {
               <THead>
                 <SortableTh label="Status" sortKey="status" sort={sort} order={order} onSort={onSort} />
                 <SortableTh label="Name" sortKey="name" sort={sort} order={order} onSort={onSort} />
-                <Th>Type</Th>
-                <SortableTh label="Latest Handshake" sortKey="handshake" sort={sort} order={order} onSort={onSort} />
-                <Th>Received (KB)</Th>
-                <Th>Transmitted (KB)</Th>
+                <Th className="hidden sm:table-cell">Type</Th>
+                <SortableTh
+                  label="Latest Handshake"
+                  sortKey="handshake"
+                  sort={sort}
+                  order={order}
+                  onSort={onSort}
+                  className="hidden sm:table-cell"
+                />
+                <Th className="hidden md:table-cell">Received (KB)</Th>
+                <Th className="hidden md:table-cell">Transmitted (KB)</Th>
                 <Th>
                   <span className="sr-only">Actions</span>
                 </Th>

@@ -8,14 +8,23 @@ export function ServiceRowFigures({ figures, type }: { figures: ServiceFigures |
   if (!figures) return null;
   const unit = type === 'http' ? 'req' : 'conn';
   return (
-    <div className="flex items-center gap-2 text-xs text-gray-600 dark:text-gray-300" data-testid="service-figures">
+    <div
+      className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-gray-600 dark:text-gray-300"
+      data-testid="service-figures"
+    >
       <HealthBadge health={figures.health} />
       <span title="Last hour">
-        {figures.requests} {unit}/h{figures.errors > 0 ? ` · ${figures.errors} err` : ''} · {formatBytes(figures.bytes)}
+        {figures.requests} {unit}/h
+        {figures.errors > 0 && (
+          <span className="font-medium text-red-700 dark:text-red-300"> · {figures.errors} err</span>
+        )}{' '}
+        · {formatBytes(figures.bytes)}
       </span>
       <Sparkline
         values={figures.spark.length > 0 ? figures.spark : [0, 0]}
-        label={`${figures.requests} ${unit} in the last hour`}
+        errors={figures.errorSpark ?? []}
+        isLastPartial
+        label={`${figures.requests} ${unit} in the last hour${figures.errors > 0 ? `, ${figures.errors} with errors` : ''}`}
       />
     </div>
   );

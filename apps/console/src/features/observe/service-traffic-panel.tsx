@@ -1,38 +1,18 @@
-import type { HttpService, TcpService, TrafficPoint } from '@postern/contract';
+import type { HttpService, TcpService } from '@postern/contract';
 import { formatBytes } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
 import { serviceTrafficQueryOptions } from '../../queries/observe';
+import { TrafficChart } from './traffic-chart';
 
 // Loaded with the info dialog only (lazy), so the first page carries none of it.
 
-/** Requests per minute as bars, 5xx (failed connections) stacked in red; plain SVG. */
-export function TrafficChart({ points, label }: { points: readonly TrafficPoint[]; label: string }) {
-  const max = Math.max(1, ...points.map((p) => p.requests));
-  const width = 100 / Math.max(1, points.length);
+function Figure({ label, value, isAlarming = false }: { label: string; value: string; isAlarming?: boolean }) {
   return (
-    <svg viewBox="0 0 100 40" preserveAspectRatio="none" role="img" aria-label={label} className="h-28 w-full">
-      {points.map((point, i) => {
-        const height = (point.requests / max) * 38;
-        const errors = (point.errors / max) * 38;
-        return (
-          <g key={point.minute}>
-            <title>{`${new Date(point.minute).toLocaleTimeString()}: ${point.requests}`}</title>
-            <rect x={i * width} y={40 - height} width={width * 0.8} height={height} className="fill-brand-500" />
-            {errors > 0 && (
-              <rect x={i * width} y={40 - errors} width={width * 0.8} height={errors} className="fill-red-500" />
-            )}
-          </g>
-        );
-      })}
-    </svg>
-  );
-}
-
-function Figure({ label, value }: { label: string; value: string }) {
-  return (
-    <div className="rounded border border-gray-200 px-2 py-1 dark:border-gray-800">
-      <div className="text-xs text-gray-500 dark:text-gray-400">{label}</div>
-      <div className="font-semibold">{value}</div>
+    <div
+      className={`rounded border px-2 py-1 ${isAlarming ? 'border-red-300 bg-red-50 dark:border-red-800 dark:bg-red-950/40' : 'border-gray-200 dark:border-gray-800'}`}
+    >
+      <div className="text-xs text-gray-600 dark:text-gray-300">{label}</div>
+      <div className={`font-semibold ${isAlarming ? 'text-red-700 dark:text-red-300' : ''}`}>{value}</div>
     </div>
   );
 }
@@ -51,9 +31,10 @@ export function ServiceTrafficPanel({ service }: { service: HttpService | TcpSer
       {summary.type === 'http' ? (
         <div className="grid grid-cols-2 gap-2 text-sm sm:grid-cols-4">
           <Figure label="Requests" value={String(summary.requests)} />
+          <Figure label="5xx errors" value={String(summary.status['5xx'])} isAlarming={summary.status['5xx'] > 0} />
           <Figure
-            label="2xx / 3xx / 4xx / 5xx"
-            value={`${summary.status['2xx']} / ${summary.status['3xx']} / ${summary.status['4xx']} / ${summary.status['5xx']}`}
+            label="2xx / 3xx / 4xx"
+            value={`${summary.status['2xx']} / ${summary.status['3xx']} / ${summary.status['4xx']}`}
           />
           <Figure label="p50 / p95" value={`${ms(summary.p50Ms)} / ${ms(summary.p95Ms)}`} />
           <Figure label="In / out" value={`${formatBytes(summary.bytesIn)} / ${formatBytes(summary.bytesOut)}`} />
@@ -62,7 +43,7 @@ export function ServiceTrafficPanel({ service }: { service: HttpService | TcpSer
       ) : (
         <div className="grid grid-cols-2 gap-2 text-sm sm:grid-cols-4">
           <Figure label="Connections" value={String(summary.connections)} />
-          <Figure label="Failed" value={String(summary.failed)} />
+          <Figure label="Failed" value={String(summary.failed)} isAlarming={summary.failed > 0} />
           <Figure
             label="Mean duration"
             value={summary.avgDurationSeconds === null ? '–' : `${summary.avgDurationSeconds} s`}
@@ -71,7 +52,13 @@ export function ServiceTrafficPanel({ service }: { service: HttpService | TcpSer
           <Figure label="Open now" value={String(summary.open)} />
         </div>
       )}
-      <TrafficChart points={points} label={`${type === 'http' ? 'Requests' : 'Connections'} per minute, last hour`} />
+      <TrafficChart
+        points={points}
+        stepMinutes={1}
+        label={`${type === 'http' ? 'Requests' : 'Connections'} per minute, last hour`}
+        unit={type === 'http' ? 'requests' : 'connections'}
+        errorUnit={type === 'http' ? '5xx' : 'failed'}
+      />
     </section>
   );
 }

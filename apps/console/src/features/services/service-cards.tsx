@@ -6,6 +6,7 @@ import { EmptyState } from '../../components/ui/empty-state';
 import { PlusIcon } from '../../components/ui/icons';
 import type { AnyService } from '../../queries/services';
 import { HttpServiceFormDialog, TcpServiceFormDialog } from './service-form-dialogs';
+import { serviceCardId } from './service-info-from-url';
 import { ServiceList, useUrlServiceView } from './service-list';
 
 // The node page's HTTP and TCP service cards (console-spec §2): paged by 5, editable, with the add form.
@@ -29,31 +30,34 @@ function ServicesCard({
   const label = type === 'http' ? 'HTTP' : 'TCP';
   const [view, onViewChange] = useUrlServiceView(type);
   return (
-    <Card
-      title={`${label} Services`}
-      actions={
-        <Button variant="secondary" onClick={onAdd}>
-          <PlusIcon className="size-4" /> Add Service
-        </Button>
-      }
-    >
-      <ServiceList
-        type={type}
-        scope={{ kind: 'node', nodeId: node.id }}
-        onEdit={onEdit}
-        view={view}
-        onViewChange={onViewChange}
-        empty={
-          <EmptyState
-            title={`No ${label} services yet`}
-            description={`${label} services of this node appear here with their public address. Start the service on the node, then add it here to publish it.`}
-            actionLabel="Add Service"
-            onAction={onAdd}
-          />
+    <div id={serviceCardId(type)} className="scroll-mt-20">
+      <Card
+        title={`${label} Services`}
+        actions={
+          <Button variant="secondary" onClick={onAdd}>
+            <PlusIcon className="size-4" /> Add Service
+          </Button>
         }
-      />
-      {form}
-    </Card>
+      >
+        <ServiceList
+          type={type}
+          scope={{ kind: 'node', nodeId: node.id }}
+          onEdit={onEdit}
+          view={view}
+          onViewChange={onViewChange}
+          facts={{ node: { status: node.status, enabled: node.enabled, isLocal: node.isLocal } }}
+          empty={
+            <EmptyState
+              title={`No ${label} services yet`}
+              description={`${label} services of this node appear here with their public address. Start the service on the node, then add it here to publish it.`}
+              actionLabel="Add Service"
+              onAction={onAdd}
+            />
+          }
+        />
+        {form}
+      </Card>
+    </div>
   );
 }
 

@@ -6,7 +6,6 @@ import { PageSizeSelect, SearchField, SortableTh } from '../../components/ui/lis
 import { ActionMenu, type MenuItem } from '../../components/ui/menu';
 import { Pagination, useClampPage } from '../../components/ui/pagination';
 import { Spinner } from '../../components/ui/spinner';
-import { ExposureStatus } from '../../components/ui/status-dot';
 import { Table, TBody, Td, Th, THead, Tr } from '../../components/ui/table';
 import { serviceFiguresQueryOptions } from '../../queries/observe';
 import { useObserveStream } from '../../queries/observe-stream';
@@ -22,7 +21,9 @@ import { serviceListQueryOptions, type AnyService, type ServiceScope } from '../
 import { ExpiryNote } from './service-expiry';
 import { ServiceRowFigures } from '../observe/service-row-figures';
 import { ServiceInfoDialog } from './service-info-dialog';
-import { describeBackend, isPubliclyExposed } from './service-display';
+import { describeBackend } from './service-display';
+import { ServiceStatus, useServiceFacts } from './service-status';
+import type { ServiceFacts } from './service-truth';
 import { useServiceActions } from './use-service-actions';
 
 type Service = AnyService;
@@ -38,6 +39,8 @@ type ServiceListProps = {
   /** Search, page, page size and sort: the pages keep them in the URL; without them the table keeps its own. */
   view?: ServiceListView;
   onViewChange?: (next: Partial<ServiceListView>, replace?: boolean) => void;
+  /** What the page knows of every row's node (the node page) or certificate (a domain's row). */
+  facts?: ServiceFacts;
 };
 
 /** A table's view held in component state (tables whose view is not part of the URL). */
@@ -75,8 +78,25 @@ const searchLabels: Record<ServiceType, string> = {
   tcp: 'Search TCP services by name, domain or port',
 };
 
+/** The public address (wrapping, never pushing the row's menu out of view) and where the gateway forwards to. */
+export function PublicAddress({ service }: { service: AnyService }) {
+  return (
+    <div className="min-w-32 break-all whitespace-normal">
+      <a
+        href={service.publicAccess}
+        target="_blank"
+        rel="noreferrer"
+        className="text-brand-600 hover:underline dark:text-blue-400"
+      >
+        {service.publicAccess}
+      </a>
+      <p className="text-xs text-gray-600 dark:text-gray-300">Proxy → {describeBackend(service)}</p>
+    </div>
+  );
+}
+
 /** A paged (5 by default) list of one type of services, with the row menu of console-spec §2. */
-export function ServiceList({ type, scope, empty, onEdit, ...controlled }: ServiceListProps) {
+export function ServiceList({ type, scope, empty, onEdit, facts, ...controlled }: ServiceListProps) {
   const [localView, setLocalView] = useLocalServiceView();
   const view = controlled.view ?? localView;
   const onViewChange = controlled.onViewChange ?? setLocalView;
@@ -88,6 +108,7 @@ export function ServiceList({ type, scope, empty, onEdit, ...controlled }: Servi
   useObserveStream();
   const figuresOf = (id: number) => figures.data?.data.find((f) => f.type === type && f.id === id);
   const actions = useServiceActions(type);
+  const factsOf = useServiceFacts(facts);
   const navigate = useNavigate();
 
   const rows = query.data?.data ?? [];
@@ -161,7 +182,7 @@ export function ServiceList({ type, scope, empty, onEdit, ...controlled }: Servi
               onSort={onSort}
               className="hidden sm:table-cell"
             />
-            <Th>Public Access</Th>
+            <Th className="hidden sm:table-cell">Public Access</Th>
             <Th>
               <span className="sr-only">Actions</span>
             </Th>
@@ -169,39 +190,30 @@ export function ServiceList({ type, scope, empty, onEdit, ...controlled }: Servi
           <TBody>
             {rows.map((service) => (
               <Tr key={service.id}>
-                <Td>
-                  <span className="font-medium">{service.name}</span>
-                  {/* Phones show the status under the name: one column fewer before the row's menu. */}
-                  <span className="mt-1 flex sm:hidden">
-                    <ExposureStatus isExposed={isPubliclyExposed(service)} />
+                <Td className="whitespace-normal">
+                  <span className="font-medium break-all" data-testid="service-name">
+                    {service.name}
                   </span>
+                  {/* Phones show the status and the address under the name: name and menu stay in view. */}
+                  <span className="mt-1 flex sm:hidden">
+                    <ServiceStatus service={service} facts={factsOf(service)} />
+                  </span>
+                  <div className="mt-1 sm:hidden">
+                    <PublicAddress service={service} />
+                  </div>
                   <ExpiryNote service={service} />
                   <ServiceRowFigures figures={figuresOf(service.id)} type={type} />
                   {service.applyError && (
-                    <p
-                      className="mt-1 max-w-xs truncate text-xs text-red-600 dark:text-red-400"
-                      title={service.applyError}
-                    >
+                    <p className="mt-1 max-w-xs text-xs break-words text-red-600 dark:text-red-400">
                       {service.applyError}
                     </p>
                   )}
                 </Td>
                 <Td className="hidden sm:table-cell">
-                  <ExposureStatus isExposed={isPubliclyExposed(service)} />
+                  <ServiceStatus service={service} facts={factsOf(service)} />
                 </Td>
-                <Td>
-                  {/* Long URLs wrap instead of pushing the menu out of a phone's view. */}
-                  <div className="min-w-40 whitespace-normal break-all">
-                    <a
-                      href={service.publicAccess}
-                      target="_blank"
-                      rel="noreferrer"
-                      className="text-brand-600 hover:underline"
-                    >
-                      {service.publicAccess}
-                    </a>
-                    <p className="text-xs text-gray-500 dark:text-gray-400">Proxy → {describeBackend(service)}</p>
-                  </div>
+                <Td className="hidden sm:table-cell">
+                  <PublicAddress service={service} />
                 </Td>
                 <Td className="w-px text-right">
                   <ActionMenu label={`Actions for ${service.name}`} items={menuFor(service)} />

@@ -8,9 +8,11 @@ import { CopyButton, CopyField } from '../../components/ui/copy-button';
 import { TextField } from '../../components/ui/form-field';
 import { call, isApiError } from '../../lib/api';
 import { showToast } from '../../lib/toast-store';
+import { PasswordCard } from './password-card';
 
-// Settings beyond the spec (issue 15): the admin's two-factor sign-in. The QR code comes from the server as an SVG
-// data URL, so no QR encoder is in the console's bundle; the secret and the recovery codes are shown once.
+// Settings beyond the spec: the admin's password (issue 26) and two-factor sign-in (issue 15). The QR code comes
+// from the server as an SVG data URL, so no QR encoder is in the console's bundle; the secret and the recovery codes
+// are shown once.
 
 const twoFactorKey = ['auth', 'two-factor'] as const;
 
@@ -42,6 +44,7 @@ export function SettingsPage() {
   return (
     <div className="flex flex-col gap-6">
       <h1 className="text-2xl font-bold">Settings</h1>
+      <PasswordCard />
       <TwoFactorCard />
     </div>
   );
@@ -90,7 +93,7 @@ function TwoFactorCard() {
         status.data && <Badge tone={status.data.enabled ? 'green' : 'gray'}>{status.data.enabled ? 'On' : 'Off'}</Badge>
       }
     >
-      {body}
+      <div className="p-4">{body}</div>
     </Card>
   );
 }

@@ -267,7 +267,7 @@ describe('audit log: reading it', () => {
 
   it('has no call that edits or deletes an entry', async () => {
     const auditCalls = Object.values(operations).filter((operation) => operation.path.startsWith('/api/audit'));
-    expect(auditCalls.map((operation) => operation.method)).toEqual(['GET', 'GET']);
+    expect(new Set(auditCalls.map((operation) => operation.method))).toEqual(new Set(['GET']));
     const [entry] = (await audit()).data;
     for (const method of ['DELETE', 'PATCH', 'PUT', 'POST'] as const) {
       expect((await api(method, `/api/audit/${entry?.id}`)).status).toBe(404);

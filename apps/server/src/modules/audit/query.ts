@@ -1,7 +1,7 @@
-import { and, count, desc, eq, gte, like, lte, or, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, like, lt, lte, or, type SQL } from 'drizzle-orm';
 import type { AuditEntry, AuditFilter, AuditListQuery, ListResponse } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
-import { auditEvents } from '../../db/schema.js';
+import { auditEvents, nodes } from '../../db/schema.js';
 import { toAuditEntry } from './present.js';
 
 const iso = (value: string): string => new Date(value).toISOString();
@@ -9,7 +9,7 @@ const iso = (value: string): string => new Date(value).toISOString();
 /** `service` matches every `service.*`; `service.update` only itself. */
 const isFamily = (action: string): boolean => !action.includes('.');
 
-function whereOf(filter: AuditFilter): SQL | undefined {
+export function whereOf(filter: AuditFilter): SQL | undefined {
   const conditions: (SQL | undefined)[] = [
     filter.node === undefined ? undefined : eq(auditEvents.nodeId, filter.node),
     filter.domain === undefined ? undefined : eq(auditEvents.domain, filter.domain),
@@ -31,16 +31,52 @@ export async function listAuditEntries(
   query: AuditListQuery,
 ): Promise<ListResponse<AuditEntry>> {
   const where = whereOf(query);
-  const rows = await deps.db
-    .select()
-    .from(auditEvents)
+  const rows = await selectWithNodeName(deps)
     .where(where)
     .orderBy(desc(auditEvents.id))
     .limit(query.limit)
     .offset((query.page - 1) * query.limit)
     .all();
   const total = (await deps.db.select({ n: count() }).from(auditEvents).where(where).get())?.n ?? 0;
-  return { data: rows.map(toAuditEntry), page: query.page, limit: query.limit, total };
+  return {
+    data: rows.map(({ row, nodeName }) => ({ ...toAuditEntry(row), nodeName })),
+    page: query.page,
+    limit: query.limit,
+    total,
+  };
+}
+
+/** Entries with the name their node has now (null: none, or deleted since), for sentences. */
+const selectWithNodeName = (deps: Pick<AppDeps, 'db'>) =>
+  deps.db
+    .select({ row: auditEvents, nodeName: nodes.name })
+    .from(auditEvents)
+    .leftJoin(nodes, eq(nodes.id, auditEvents.nodeId));
+
+/** Entries matching the filter, newest first, in batches of `batch` read by id (no OFFSET), at most `max` in all. */
+export async function* iterateAuditEntries(
+  deps: Pick<AppDeps, 'db'>,
+  filter: AuditFilter,
+  { batch, max }: { batch: number; max: number },
+): AsyncGenerator<AuditEntry[]> {
+  let before: number | null = null;
+  let left = max;
+  while (left > 0) {
+    const rows = await selectWithNodeName(deps)
+      .where(and(whereOf(filter), before === null ? undefined : lt(auditEvents.id, before)))
+      .orderBy(desc(auditEvents.id))
+      .limit(Math.min(batch, left))
+      .all();
+    if (rows.length === 0) return;
+    left -= rows.length;
+    before = rows[rows.length - 1]?.row.id ?? null;
+    yield rows.map(({ row, nodeName }) => ({ ...toAuditEntry(row), nodeName }));
+  }
+}
+
+/** How many entries match the filter. */
+export async function countAuditEntries(deps: Pick<AppDeps, 'db'>, filter: AuditFilter): Promise<number> {
+  return (await deps.db.select({ n: count() }).from(auditEvents).where(whereOf(filter)).get())?.n ?? 0;
 }
 
 /** The same filter, for entries streamed as they are recorded. */

@@ -1,9 +1,11 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { AuditEventSchema, operations } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { registerOperation } from '../../http/operation.js';
 import { openSse } from '../../sse.js';
 import { startExpirySweep } from '../services/expiry.js';
+import { exportAuditCsv } from './export.js';
 import { listAuditEntries, matchesAuditFilter } from './query.js';
 import { startAuditRetention } from './retention.js';
 
@@ -18,6 +20,19 @@ export async function auditRoutes(app: FastifyInstance, opts: { deps: AppDeps })
   registerOperation(app, operations.listAudit, async (request) => {
     await deps.audit.flush();
     return await listAuditEntries(deps, request.query);
+  });
+
+  // Streamed: the file is written as batches are read, so neither side holds the whole log in memory.
+  registerOperation(app, operations.exportAudit, async (request, reply) => {
+    const { matching, max, lines } = await exportAuditCsv(deps, request.query);
+    const day = deps.now().toISOString().slice(0, 10);
+    return reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="postern-audit-${day}.csv"`)
+      .header('cache-control', 'no-store')
+      .header('x-postern-export-matching', String(matching))
+      .header('x-postern-export-rows', String(Math.min(matching, max)))
+      .send(Readable.from(lines));
   });
 
   registerOperation(app, operations.auditStream, async (request, reply) => {

@@ -106,7 +106,7 @@ describe('traffic per service', () => {
     t.fakeDataPlane.setTraffic(counters([[webId, http([0, 10, 0, 0, 0], 10, 0)]]));
     clock += 60_000;
     await t.app.observer.history.sample();
-    t.fakeDataPlane.setTraffic(counters([[webId, http([0, 30, 0, 0, 0], 20, 10)]]));
+    t.fakeDataPlane.setTraffic(counters([[webId, http([0, 27, 0, 0, 3], 20, 10)]]));
     clock += 60_000;
     await t.app.observer.history.sample();
 
@@ -128,6 +128,13 @@ describe('traffic per service', () => {
     expect(figures.body.data).toHaveLength(1);
     expect(figures.body.data[0]).toMatchObject({ type: 'http', id: webId, requests: 34 });
     expect(figures.body.data[0]?.spark.slice(-3)).toEqual([10, 20, 4]);
+    // The 5xx of each minute, aligned with the requests (the console draws them in red).
+    expect(figures.body.data[0]?.errorSpark?.slice(-3)).toEqual([0, 3, 0]);
+
+    // A page's rows ask for their own figures only (the services overview), not every service's.
+    const named = await api<{ data: ServiceFigures[] }>('GET', `/api/observe/services?services=http:${webId},tcp:999`);
+    expect(named.body.data.map((f) => `${f.type}:${f.id}`)).toEqual([`http:${webId}`]);
+    expect((await api('GET', '/api/observe/services?services=http:1;drop')).status).toBe(422);
 
     const status = await api<SystemStatus>('GET', '/api/system/status');
     expect(status.body.traffic).toMatchObject({ requests: 34, minutes: 1440 });

@@ -5,9 +5,10 @@ import { bearerOf } from '../../http/authenticate.js';
 import { registerOperation } from '../../http/operation.js';
 import { listOpenSse, openSse } from '../../sse.js';
 import { getService } from '../services/service.js';
+import { createAttentionReader } from './attention.js';
 import { isMetricsToken } from './metrics.js';
 import type { Observer } from './observer.js';
-import { listServiceRefs, updateHealthCheckSettings } from './service.js';
+import { listServiceRefs, listServiceRefsOf, updateHealthCheckSettings } from './service.js';
 
 export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps; observer: Observer }): Promise<void> {
   const { deps, observer } = opts;
@@ -40,12 +41,18 @@ export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps;
   });
 
   registerOperation(app, operations.serviceFigures, async (request) => {
-    const { nodeId, type } = request.query;
+    const { nodeId, type, services } = request.query;
+    const named = services === undefined ? null : new Set(services.split(','));
     const figures = await observer.history.rowFigures();
     const health = new Map((await observer.health.list()).map((h) => [`${h.type}:${h.id}`, h]));
-    const rows = await listServiceRefs(deps);
+    const rows = named === null ? await listServiceRefs(deps) : await listServiceRefsOf(deps, [...named]);
     const data: ServiceFigures[] = rows
-      .filter((row) => (nodeId === undefined || row.nodeId === nodeId) && (type === undefined || row.type === type))
+      .filter(
+        (row) =>
+          (nodeId === undefined || row.nodeId === nodeId) &&
+          (type === undefined || row.type === type) &&
+          (named === null || named.has(`${row.type}:${row.id}`)),
+      )
       .map((row) => {
         const key = `${row.type}:${row.id}`;
         const f = figures.get(key);
@@ -55,6 +62,7 @@ export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps;
           errors: f?.errors ?? 0,
           bytes: f?.bytes ?? 0,
           spark: f?.spark ?? [],
+          errorSpark: f?.errorSpark ?? [],
           health: health.get(key) ?? null,
         };
       });
@@ -71,6 +79,10 @@ export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps;
       traffic: await observer.history.totals(),
     };
   });
+
+  const attention = createAttentionReader(deps, observer.health);
+  app.addHook('onClose', async () => attention.stop());
+  registerOperation(app, operations.attention, async () => await attention.read());
 
   registerOperation(app, operations.observeStream, async (request, reply) => {
     const connection = openSse(request, reply);

@@ -1,5 +1,5 @@
 import { HEALTH_CHECK_DEFAULTS, type ServiceType } from '@postern/contract';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { httpServices, tcpServices } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 
@@ -51,4 +51,24 @@ export async function listServiceRefs(deps: AppDeps): Promise<{ type: ServiceTyp
     sql`select 'http', id, node_id from http_services union all select 'tcp', id, node_id from tcp_services`,
   );
   return rows.map(([type, id, nodeId]) => ({ type, id, nodeId }));
+}
+
+/** The named services (`http:12`, `tcp:3`) that exist, with their node: a page's rows, without reading them all. */
+export async function listServiceRefsOf(
+  deps: AppDeps,
+  keys: readonly string[],
+): Promise<{ type: ServiceType; id: number; nodeId: number }[]> {
+  const refs: { type: ServiceType; id: number; nodeId: number }[] = [];
+  for (const type of ['http', 'tcp'] as const) {
+    const table = type === 'http' ? httpServices : tcpServices;
+    const ids = keys.filter((key) => key.startsWith(`${type}:`)).map((key) => Number(key.slice(type.length + 1)));
+    if (ids.length === 0) continue;
+    const rows = await deps.db
+      .select({ id: table.id, nodeId: table.nodeId })
+      .from(table)
+      .where(inArray(table.id, ids))
+      .all();
+    for (const row of rows) refs.push({ type, ...row });
+  }
+  return refs;
 }

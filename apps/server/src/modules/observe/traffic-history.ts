@@ -32,6 +32,8 @@ export interface RowFigures {
   errors: number;
   bytes: number;
   spark: number[];
+  /** Errors per minute (HTTP 5xx, failed connections), aligned with `spark`. */
+  errorSpark: number[];
 }
 
 export interface TrafficHistory {
@@ -227,13 +229,20 @@ export function createTrafficHistory(deps: {
         if (minute < from || minute > to) return;
         let row = figures.get(key);
         if (!row) {
-          row = { requests: 0, errors: 0, bytes: 0, spark: new Array<number>(TRAFFIC_RECENT_MINUTES).fill(0) };
+          row = {
+            requests: 0,
+            errors: 0,
+            bytes: 0,
+            spark: new Array<number>(TRAFFIC_RECENT_MINUTES).fill(0),
+            errorSpark: new Array<number>(TRAFFIC_RECENT_MINUTES).fill(0),
+          };
           figures.set(key, row);
         }
         row.requests += requests;
         row.errors += errors;
         row.bytes += bytes;
         row.spark[minute - from] = (row.spark[minute - from] ?? 0) + requests;
+        row.errorSpark[minute - from] = (row.errorSpark[minute - from] ?? 0) + errors;
       };
       for (const row of await store.recent(from)) {
         const key = `${row.type}:${row.serviceId}`;

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { operations } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { registerOperation } from '../../http/operation.js';
+import { listServiceOverview, type HealthSource } from './overview.js';
 import {
   createHttpService,
   createTcpService,
@@ -15,8 +16,18 @@ import {
   updateTcpService,
 } from './service.js';
 
-export async function serviceRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
-  const { deps } = opts;
+/** `health`: the backends' health (the observer's checker), for the overview's `status=backend-down`. */
+export async function serviceRoutes(
+  app: FastifyInstance,
+  opts: { deps: AppDeps; health: HealthSource },
+): Promise<void> {
+  const { deps, health } = opts;
+
+  registerOperation(
+    app,
+    operations.listServiceOverview,
+    async ({ query }) => await listServiceOverview(deps, query, health),
+  );
 
   registerOperation(
     app,

@@ -2,11 +2,11 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import { SearchIcon } from '../components/ui/icons';
 
 // The dialog and its queries load on first use: the shell's first page stays within its JS budget.
-const loadDialog = () => import('../features/find/find-service-dialog');
-const FindServiceDialog = lazy(async () => ({ default: (await loadDialog()).FindServiceDialog }));
+const loadDialog = () => import('../features/find/find-dialog');
+const FindDialog = lazy(async () => ({ default: (await loadDialog()).FindDialog }));
 
-/** Ctrl+K (⌘K on a Mac) or this button: find a service by name or public address without knowing its node. */
-export function FindServiceTrigger() {
+/** Ctrl+K (⌘K on a Mac) or this button: find a service, node or domain by name or address from anywhere. */
+export function FindTrigger() {
   const [isOpen, setOpen] = useState(false);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -29,7 +29,7 @@ export function FindServiceTrigger() {
         className="flex items-center gap-2 rounded-md border border-gray-300 px-2 py-1.5 text-sm text-gray-600 hover:bg-gray-100 dark:border-gray-600 dark:text-gray-300 dark:hover:bg-gray-800"
       >
         <SearchIcon className="size-4" />
-        <span className="sr-only sm:not-sr-only">Find service</span>
+        <span className="sr-only sm:not-sr-only">Find</span>
         <kbd
           aria-hidden="true"
           className="hidden rounded border border-gray-300 px-1 text-xs sm:inline dark:border-gray-600"
@@ -39,7 +39,7 @@ export function FindServiceTrigger() {
       </button>
       {isOpen && (
         <Suspense fallback={null}>
-          <FindServiceDialog onClose={() => setOpen(false)} />
+          <FindDialog onClose={() => setOpen(false)} />
         </Suspense>
       )}
     </>

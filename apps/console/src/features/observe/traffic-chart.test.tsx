@@ -1,0 +1,58 @@
+import type { TrafficPoint } from '@postern/contract';
+import { fireEvent, render, screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { Sparkline } from './sparkline';
+import { TrafficChart } from './traffic-chart';
+
+const points: TrafficPoint[] = Array.from({ length: 5 }, (_, i) => ({
+  minute: new Date(2026, 10, 26, 12, i).toISOString(),
+  requests: [10, 20, 30, 40, 1][i] ?? 0,
+  errors: i === 2 ? 3 : 0,
+  bytesIn: 0,
+  bytesOut: 0,
+  p50Ms: null,
+  p95Ms: null,
+}));
+
+describe('traffic chart', () => {
+  it('is read by keyboard: the last finished minute first, the unfinished one said as such', () => {
+    render(
+      <TrafficChart points={points} stepMinutes={1} label="Requests per minute" unit="requests" errorUnit="5xx" />,
+    );
+    const chart = screen.getByRole('slider', { name: 'Requests per minute' });
+    expect(chart.getAttribute('aria-valuetext')).toBe('12:03: 40 requests, 0 5xx');
+    fireEvent.keyDown(chart, { key: 'End' });
+    expect(chart.getAttribute('aria-valuetext')).toBe('12:04 (so far): 1 requests, 0 5xx');
+    fireEvent.keyDown(chart, { key: 'ArrowLeft' });
+    fireEvent.keyDown(chart, { key: 'ArrowLeft' });
+    expect(chart.getAttribute('aria-valuetext')).toBe('12:02: 30 requests, 3 5xx');
+    expect(screen.getByTestId('chart-tooltip').textContent).toBe('12:02: 30 requests, 3 5xx');
+    fireEvent.keyDown(chart, { key: 'Home' });
+    expect(chart.getAttribute('aria-valuenow')).toBe('0');
+    fireEvent.keyDown(chart, { key: 'ArrowLeft' });
+    expect(chart.getAttribute('aria-valuenow')).toBe('0');
+  });
+
+  it('draws errors in red and the unfinished minute hollow, not as a drop', () => {
+    const { container } = render(
+      <TrafficChart points={points} stepMinutes={1} label="Requests" unit="requests" errorUnit="5xx" />,
+    );
+    expect(container.querySelectorAll('[data-error="true"]')).toHaveLength(1);
+    const partial = container.querySelector('[data-partial] rect');
+    expect(partial?.getAttribute('stroke-dasharray')).toBe('3 2');
+    expect(partial?.getAttribute('class')).toContain('fill-transparent');
+  });
+});
+
+describe('sparkline', () => {
+  it('leaves the unfinished last minute out and marks the minutes with errors', () => {
+    const { container } = render(
+      <Sparkline values={[5, 5, 5, 0]} errors={[0, 2, 0, 0]} isLastPartial label="15 req in the last hour" />,
+    );
+    const line = container.querySelector('polyline')?.getAttribute('points') ?? '';
+    expect(line.split(' ')).toHaveLength(3);
+    // A flat line: no drop to zero at the end.
+    expect(new Set(line.split(' ').map((xy) => xy.split(',')[1])).size).toBe(1);
+    expect(container.querySelectorAll('[data-error="true"]')).toHaveLength(1);
+  });
+});
