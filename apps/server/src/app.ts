@@ -12,6 +12,7 @@ import { registerJsonParser } from './http/json-parser.js';
 import { registerNodeDownloads, resolveNodeClientDir } from './http/node-downloads.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { useZodCompilers } from './http/zod-provider.js';
+import { accessRoutes } from './modules/access/routes.js';
 import { agentRoutes } from './modules/agent/routes.js';
 import { registerOperationAudit } from './modules/audit/operation-audit.js';
 import { auditRoutes } from './modules/audit/routes.js';
@@ -171,6 +172,7 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   await app.register(logRoutes, { deps });
   await app.register(auditRoutes, { deps });
   await app.register(observeRoutes, { deps, observer });
+  await app.register(accessRoutes, { deps });
 
   registerNodeDownloads(app, nodeClientDir);
   const consoleDir = opts.consoleDir === undefined ? resolveConsoleDir(deps.config.consoleDir) : opts.consoleDir;
