@@ -1,6 +1,9 @@
 import type { InjectOptions } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { accessPolicies, accessSessions } from '../../db/schema.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
+import { createVisitorSession } from './visitor-sessions.js';
 
 // The operator's access API (issue 27, docs/ACCESS.md): every policy field refused with a field message and nothing
 // saved; the rules only the server can check (a way in, a provider, someone on the lists, a domain); secrets never in
@@ -231,5 +234,64 @@ describe('share links', () => {
     });
     expect(answer.status).toBe(422);
     expect(fields(answer)).toEqual(['pathPrefix']);
+  });
+});
+
+describe('what the data plane is told', () => {
+  const routesOf = (host: string) =>
+    JSON.parse(t.fakeDataPlane.proxy.routes.get(host) ?? '[]') as { s: number; x?: string }[];
+
+  it('names the protecting policy on each route, pushed before the routes and removed after', async () => {
+    expect(routesOf('app.example.test')[0]?.x).toBeUndefined();
+    await call('PATCH', `/api/domains/${domainId}/access`, {
+      mode: 'protected',
+      shareLinks: true,
+      bypassPaths: ['/hooks'],
+    });
+    const [protectedRoute] = routesOf('app.example.test');
+    expect(protectedRoute?.x).toMatch(/^\d+\.[A-Za-z0-9_-]{12}$/);
+    const entry = JSON.parse(t.fakeDataPlane.proxy.access.entries.get(protectedRoute?.x ?? '') ?? '{}') as object;
+    expect(entry).toMatchObject({ e: 1, bp: ['/hooks'] });
+    expect(t.fakeDataPlane.proxy.access.key).toMatch(/^1 [A-Za-z0-9+/]{43}=$/);
+    expect(t.fakeDataPlane.proxy.accessPushes.slice(-2)).toEqual(['sync', 'prune']);
+    // A changed policy is a new ref (its connections are cut); the service made public by the operator has none.
+    await call('PATCH', `/api/domains/${domainId}/access`, { bypassPaths: [] });
+    expect(routesOf('app.example.test')[0]?.x).not.toBe(protectedRoute?.x);
+    expect(t.fakeDataPlane.proxy.access.entries.has(protectedRoute?.x ?? '')).toBe(false);
+    await call('PATCH', `/api/services/${nodeId}/http/${serviceId}/access`, { mode: 'public' });
+    expect(routesOf('app.example.test')[0]?.x).toBeUndefined();
+  });
+
+  it('pushes revocations, and sets aside a protected service that lost its domain rather than serve it open', async () => {
+    await call('PATCH', `/api/domains/${domainId}/access`, { mode: 'protected', shareLinks: true });
+    const [policy] = await t.db.select().from(accessPolicies).where(eq(accessPolicies.domainId, domainId));
+    if (!policy) throw new Error('no policy');
+    await createVisitorSession(t.deps, {
+      policy,
+      serviceId,
+      host: 'app.example.test',
+      method: 'share',
+      address: '127.0.0.1',
+    });
+    const sessions = await call('GET', `/api/services/${nodeId}/http/${serviceId}/visitor-sessions`);
+    const [session] = sessions.body.data as { id: number }[];
+    const [row] = await t.db.select().from(accessSessions).where(eq(accessSessions.policyId, policy.id));
+    expect(t.fakeDataPlane.proxy.access.revoked.has(row?.sid ?? '')).toBe(false);
+    const revoked = await call(
+      'PATCH',
+      `/api/services/${nodeId}/http/${serviceId}/visitor-sessions/${session?.id ?? 0}/revoke`,
+    );
+    expect(revoked.body).toMatchObject({ revoked: true, method: 'share' });
+    expect(t.fakeDataPlane.proxy.access.revoked.has(row?.sid ?? '')).toBe(true);
+    // The service's own protected policy stays while the operator moves it off its domain: not served.
+    await call('PATCH', `/api/services/${nodeId}/http/${serviceId}/access`, { mode: 'protected', shareLinks: true });
+    const moved = await call('PATCH', `/api/services/${nodeId}/http/${serviceId}`, {
+      domain: null,
+      pathLocation: '/moved',
+    });
+    expect(moved.status).toBe(400);
+    expect(moved.body).toMatchObject({ code: 'dataplane_rejected' });
+    expect(moved.body.message).toMatch(/access policy needs a domain/);
+    expect(t.fakeDataPlane.proxy.routes.get('')).toBeUndefined();
   });
 });
