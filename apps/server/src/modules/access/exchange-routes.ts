@@ -80,12 +80,16 @@ export async function accessExchangeRoutes(app: FastifyInstance, opts: { deps: A
       ),
     );
 
-  /** A form post from another site (or a sibling subdomain, which may be another tenant's) is refused. */
+  /**
+   * A form post from another site (or a sibling subdomain, which may be another tenant's) is refused. Browsers say
+   * where a request comes from in Sec-Fetch-Site; their Origin is "null" on these pages (Referrer-Policy: no-referrer),
+   * so it is compared only when it names an origin.
+   */
   const isForeignPost = (request: FastifyRequest, host: string): boolean => {
     const site = request.headers['sec-fetch-site'];
-    if (site === 'cross-site' || site === 'same-site') return true;
+    if (site !== undefined) return site !== 'same-origin' && site !== 'none';
     const from = request.headers.origin;
-    return from !== undefined && from !== origin(host);
+    return from !== undefined && from !== 'null' && from !== origin(host);
   };
 
   const record = async (

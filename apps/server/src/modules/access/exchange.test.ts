@@ -172,6 +172,7 @@ describe('a password', () => {
       { origin: 'https://evil.example' },
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site' },
+      { origin: 'null', 'sec-fetch-site': 'cross-site' },
     ]) {
       const answer = await postForm(
         '/_postern/access/password',
@@ -181,6 +182,13 @@ describe('a password', () => {
       expect(answer.statusCode).toBe(403);
       expect(setCookieOf(answer)).toEqual([]);
     }
+    // What a browser sends from the page itself (its Origin is "null" under Referrer-Policy: no-referrer).
+    const own = await postForm(
+      '/_postern/access/password',
+      { s: String(serviceId), password: 'open-sesame' },
+      { origin: 'null', 'sec-fetch-site': 'same-origin' },
+    );
+    expect(own.statusCode).toBe(303);
   });
 });
 
