@@ -124,11 +124,9 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('access to published services (i
     await protect(PW, { mode: 'protected', password: PIN });
     await protect(SHARE, { mode: 'protected', shareLinks: true });
     await waitFor(
-      async () => (await visit(`https://${OPEN}/`)).status === 200 && (await visit(`https://${PW}/`)).status === 401,
-      {
-        timeoutMs: APPLY_DEADLINE_MS,
-        what: 'the services to be served, the protected ones protected',
-      },
+      // Routed (no 404); whether the protected ones are protected is what the tests check.
+      async () => (await visit(`https://${OPEN}/`)).status === 200 && (await visit(`https://${PW}/`)).status !== 404,
+      { timeoutMs: APPLY_DEADLINE_MS, what: 'the services to be served' },
     );
     browser = await launchBrowserIn(system.lab, system.topology.clientNs, [
       `--host-resolver-rules=MAP *.e2e.test ${gatewayIp}`,
@@ -243,6 +241,9 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('access to published services (i
       })
       .toBe('back');
     expect(await statusFrom(page, '/data')).toBe(200);
+    // A copy of the cookie taken before signing out (what someone who copied it holds) must die with the sign-out too.
+    const copied = (await alice.cookies(`https://${SSO}`)).find((c) => c.name.startsWith('__Host-postern-'));
+    expect(copied).toBeDefined();
     await page.goto(`https://${SSO}/_postern/access/sign-out`);
     await snap(page, 'access-sign-out');
     started = performance.now();
@@ -251,6 +252,10 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('access to published services (i
     const afterSignOut = await statusFrom(page, '/data');
     timings.signOutToRefusedMs = Math.round(performance.now() - started);
     expect(afterSignOut).toBe(401);
+    const replayed = await visit(`https://${SSO}/data`, {
+      headers: { cookie: `${copied?.name ?? ''}=${copied?.value ?? ''}`, accept: '*/*' },
+    });
+    expect(replayed.status).toBe(401);
     await alice.close();
   });
 
