@@ -221,6 +221,7 @@ local function header_value(value)
   return value
 end
 
+-- `path` is the request's canonical path when the caller has it; else it is read only for a share link's session.
 local function session_of(header, host, policy, path)
   local name = COOKIE_PREFIX .. policy.i .. "="
   local tried = 0
@@ -231,7 +232,7 @@ local function session_of(header, host, policy, path)
       if tried > 3 then return nil end
       local s = verify(sub(pair, #name + 1), host)
       if s and s.p == policy.i and s.e == policy.e and (tonumber(s.x) or 0) > ngx.time()
-        and dict():get("r:" .. s.s) == nil and (s.a == nil or under(path, s.a)) then
+        and dict():get("r:" .. s.s) == nil and (s.a == nil or under(path or canonical_path(ngx.var.uri), s.a)) then
         return s
       end
     end
@@ -279,7 +280,7 @@ function _M.check(route, host)
     passes = under_any(path, policy.bp)
   end
   if not passes and header then
-    local session = session_of(header, host, policy, path or canonical_path(var.uri))
+    local session = session_of(header, host, policy, path)
     if session then
       var.gw_access_user = header_value(session.u)
       var.gw_access_email = header_value(session.m)
