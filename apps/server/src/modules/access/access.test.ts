@@ -1,6 +1,6 @@
 import type { InjectOptions } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { desc, eq } from 'drizzle-orm';
 import { accessPolicies, accessSessions } from '../../db/schema.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
 import { createVisitorSession } from './visitor-sessions.js';
@@ -293,5 +293,59 @@ describe('what the data plane is told', () => {
     expect(moved.body).toMatchObject({ code: 'dataplane_rejected' });
     expect(moved.body.message).toMatch(/access policy needs a domain/);
     expect(t.fakeDataPlane.proxy.routes.get('')).toBeUndefined();
+  });
+});
+
+describe('revocation by a policy edit', () => {
+  it('ends the sessions an edit no longer lets in, and every cookie when the password changes', async () => {
+    const provider = await call('POST', '/api/access/providers', {
+      name: 'corp',
+      issuer: 'https://idp.corp.test',
+      clientId: 'postern',
+    });
+    await call('PATCH', `/api/domains/${domainId}/access`, {
+      mode: 'protected',
+      providerId: provider.body.id,
+      allowEmailDomains: ['corp.test'],
+      allowEmails: ['guest@partner.test'],
+      allowGroups: ['ops'],
+      password: 'open-sesame',
+      shareLinks: true,
+    });
+    const [policy] = await t.db.select().from(accessPolicies).where(eq(accessPolicies.domainId, domainId));
+    if (!policy) throw new Error('no policy');
+    const session = async (method: 'sso' | 'password' | 'share', email: string | null, groups: string[] = []) => {
+      await createVisitorSession(t.deps, {
+        policy,
+        serviceId,
+        host: 'app.example.test',
+        method,
+        email,
+        groups,
+        address: '127.0.0.1',
+      });
+      const [row] = await t.db.select().from(accessSessions).orderBy(desc(accessSessions.id)).limit(1);
+      return row?.sid ?? '';
+    };
+    const guest = await session('sso', 'guest@partner.test');
+    const staff = await session('sso', 'ann@corp.test');
+    const operator = await session('sso', 'op@elsewhere.test', ['ops']);
+    const shared = await session('share', null);
+    const typed = await session('password', null);
+    const revoked = () => t.fakeDataPlane.proxy.access.revoked;
+
+    // The guest is taken off the list and the ops group dropped: those two are out, nobody else.
+    await call('PATCH', `/api/domains/${domainId}/access`, { allowEmails: [], allowGroups: [] });
+    expect([guest, operator].every((sid) => revoked().has(sid))).toBe(true);
+    expect([staff, shared, typed].some((sid) => revoked().has(sid))).toBe(false);
+    // Share links turned off: the share-link session is out.
+    await call('PATCH', `/api/domains/${domainId}/access`, { shareLinks: false });
+    expect(revoked().has(shared)).toBe(true);
+    // A new password: a new epoch, which no cookie made before carries.
+    const epochOf = () =>
+      [...t.fakeDataPlane.proxy.access.entries.values()].map((json) => (JSON.parse(json) as { e: number }).e);
+    expect(epochOf()).toEqual([1]);
+    await call('PATCH', `/api/domains/${domainId}/access`, { password: 'another-one' });
+    expect(epochOf()).toEqual([2]);
   });
 });

@@ -308,6 +308,8 @@ end
 function _M.exchange()
   local var = ngx.var
   var.gw_log_uri = var.uri
+  -- Services without a domain cannot be protected: their port has no sign-in (and no other host's either).
+  if tonumber(var.server_port) == opts.no_domain_port then return ngx.exit(404) end
   var.gw_up = opts.console_upstream
 end
 
