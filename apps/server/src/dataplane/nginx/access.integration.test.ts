@@ -229,6 +229,10 @@ describe.skipIf(!canRunNginx)('access checks inside nginx (real nginx + Lua)', (
     expect((await get('/hooks', { accept: '*/*' })).status).toBe(200);
     expect((await get('/hooksx', { accept: '*/*' })).status).toBe(401);
     expect((await get('/hooks/../admin', { accept: '*/*' })).status).toBe(401);
+    // Matched on the canonical path form routing uses: encoded, or only alike in case (ambiguous), no bypass.
+    expect((await get('/hook%73/x', { accept: '*/*' })).status).toBe(200);
+    expect((await get('/HOOKS/x', { accept: '*/*' })).status).toBe(401);
+    expect((await get('/hooks/%2e%2e/admin', { accept: '*/*' })).status).toBe(401);
     const share = cookie({ a: '/reports', u: 'share:Bob' });
     expect((await get('/reports/q3', { cookie: share })).status).toBe(200);
     expect((await get('/reportsx', { cookie: share, accept: '*/*' })).status).toBe(401);

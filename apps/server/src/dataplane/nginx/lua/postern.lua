@@ -386,7 +386,7 @@ function _M.route()
   if ambiguous then return ngx.exit(400) end
   var.gw_svc = route.s
   if not is_allowed(route) then return ngx.exit(403) end
-  if not access.check(route, host) then return end
+  if not access.check(route, host, path, loose) then return end
   var.gw_up = route.u
   var.gw_path = query and (path .. sub(request_uri, query)) or path
   remember(route)

@@ -14,8 +14,6 @@
 -- HMAC-SHA-256 of "v1.<kid>.<payload>|<host>": the host is in the MAC, so a cookie is worthless on any other host.
 
 local cjson = require("cjson.safe")
-local ffi = require("ffi")
-local base64 = require("ngx.base64")
 
 local ngx = ngx
 local shared = ngx.shared
@@ -23,22 +21,34 @@ local byte, sub, find = string.byte, string.sub, string.find
 local floor = math.floor
 local concat = table.concat
 
--- HMAC-SHA-256 from the libcrypto nginx is linked with (1.1-1.2 µs per call here, like ngx.hmac_sha1).
-pcall(ffi.cdef, [[
+-- HMAC-SHA-256 from the libcrypto nginx is linked with (1.1-1.2 µs per call here, like ngx.hmac_sha1), through
+-- LuaJIT's FFI. Plain Lua 5.1 has no FFI: there (busted specs loading postern.lua) the module loads, unusable for MACs.
+local has_ffi, ffi = pcall(require, "ffi")
+local C, mac_buf, mac_len, sha256 = nil, nil, nil, nil
+if has_ffi then
+  pcall(ffi.cdef, [[
 typedef struct evp_md_st EVP_MD;
 const EVP_MD *EVP_sha256(void);
 unsigned char *HMAC(const EVP_MD *evp_md, const void *key, int key_len, const unsigned char *d, size_t n,
                     unsigned char *md, unsigned int *md_len);
 ]])
-local C = ffi.C
-local mac_buf = ffi.new("unsigned char[64]")
-local mac_len = ffi.new("unsigned int[1]")
-local sha256 = nil
+  C = ffi.C
+  mac_buf = ffi.new("unsigned char[64]")
+  mac_len = ffi.new("unsigned int[1]")
+end
 
 local function hmac_sha256(key, data)
+  if not has_ffi then return nil end
   sha256 = sha256 or C.EVP_sha256()
   if C.HMAC(sha256, key, #key, data, #data, mac_buf, mac_len) == nil then return nil end
   return ffi.string(mac_buf, mac_len[0])
+end
+
+-- resty.core's base64url, loaded at first use (it needs nginx).
+local base64 = nil
+local function decode_base64url(text)
+  base64 = base64 or require("ngx.base64")
+  return base64.decode_base64url(text)
 end
 
 local COOKIE_PREFIX = "__Host-postern-"
@@ -64,17 +74,12 @@ end
 
 local function dict() return shared.gw_access end
 
--- The canonical form of a request path, as route matching uses it: postern.canonical_path once postern.lua exports
--- it (branch `lua`), nginx's normalised $uri until then. Bypass paths and share-link paths are matched on it.
-local canonical = nil
-local function canonical_path(uri)
-  if canonical == nil then
-    local postern = package.loaded.postern
-    canonical = (type(postern) == "table" and type(postern.canonical_path) == "function") and postern.canonical_path
-      or false
-  end
-  if canonical then return canonical(uri) end
-  return uri
+-- Whether the request lies at or below `prefix` on the canonical path form route matching uses (postern.lua's
+-- canonical_path and within, given its strict and loose form): only a clear yes counts, so a request ambiguous for a
+-- bypass path is checked like any other.
+local function within(path, loose, prefix)
+  local postern = package.loaded.postern
+  return postern.within(path, loose, prefix) == true
 end
 
 local function set_revocations(d, revoke, now)
@@ -150,14 +155,9 @@ local function in_networks(list)
   return false
 end
 
-local function under(path, prefix)
-  if prefix == "/" or path == prefix then return true end
-  return sub(path, 1, #prefix) == prefix and byte(path, #prefix + 1) == 47
-end
-
-local function under_any(path, list)
+local function within_any(path, loose, list)
   for i = 1, #list do
-    if under(path, list[i]) then return true end
+    if within(path, loose, list[i]) then return true end
   end
   return false
 end
@@ -200,9 +200,9 @@ local function verify(value, host)
   local version, vkid, body, mac = value:match("^(v1)%.([^.]+)%.([A-Za-z0-9_-]+)%.([A-Za-z0-9_-]+)$")
   if version and key and vkid == kid then
     local expected = hmac_sha256(key, "v1." .. vkid .. "." .. body .. "|" .. host)
-    local given = base64.decode_base64url(mac)
+    local given = decode_base64url(mac)
     if expected and given and same(expected, given) then
-      local json = base64.decode_base64url(body)
+      local json = decode_base64url(body)
       local decoded = json and cjson.decode(json)
       if type(decoded) == "table" and type(decoded.s) == "string" and type(decoded.p) == "number" then
         payload = decoded
@@ -221,8 +221,7 @@ local function header_value(value)
   return value
 end
 
--- `path` is the request's canonical path when the caller has it; else it is read only for a share link's session.
-local function session_of(header, host, policy, path)
+local function session_of(header, host, policy, path, loose)
   local name = COOKIE_PREFIX .. policy.i .. "="
   local tried = 0
   for pair in each_cookie(header) do
@@ -232,7 +231,7 @@ local function session_of(header, host, policy, path)
       if tried > 3 then return nil end
       local s = verify(sub(pair, #name + 1), host)
       if s and s.p == policy.i and s.e == policy.e and (tonumber(s.x) or 0) > ngx.time()
-        and dict():get("r:" .. s.s) == nil and (s.a == nil or under(path or canonical_path(ngx.var.uri), s.a)) then
+        and dict():get("r:" .. s.s) == nil and (s.a == nil or within(path, loose, s.a)) then
         return s
       end
     end
@@ -256,9 +255,10 @@ local function refuse(route)
   return ngx.exit(401)
 end
 
--- access_by_lua (from postern.route()), after routing and the IP lists. Returns true when the request may go on to
--- the backend; otherwise it has answered (redirect, 401, 503) and the caller returns.
-function _M.check(route, host)
+-- access_by_lua (from postern.route()), after routing and the IP lists, with the request's canonical path (strict and
+-- loose form). Returns true when the request may go on to the backend; otherwise it has answered (redirect, 401, 503)
+-- and the caller returns.
+function _M.check(route, host, path, loose)
   local var = ngx.var
   local header = var.http_cookie
   local ref = route.x
@@ -274,13 +274,9 @@ function _M.check(route, host)
     return false
   end
   local passes = (policy.bn and in_networks(policy.bn)) or false
-  local path = nil
-  if not passes and policy.bp then
-    path = canonical_path(var.uri)
-    passes = under_any(path, policy.bp)
-  end
+  if not passes and policy.bp then passes = within_any(path, loose, policy.bp) end
   if not passes and header then
-    local session = session_of(header, host, policy, path)
+    local session = session_of(header, host, policy, path, loose)
     if session then
       var.gw_access_user = header_value(session.u)
       var.gw_access_email = header_value(session.m)
