@@ -5,7 +5,8 @@
 // Needs root and nginx with the Lua module (like the data plane's integration tests); loopback only.
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { Agent, request } from 'node:https';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +48,22 @@ interface Variant {
   cookie: string;
   rates: number[];
   latencies: number[];
+  /** nginx's CPU seconds (master and workers) while this variant was loaded, and the requests it answered. */
+  cpuSeconds?: number;
+  requests?: number;
+}
+
+/** CPU seconds (utime + stime) of the nginx whose master's pid file is given, and of its workers. */
+async function nginxCpuSeconds(pidFile: string): Promise<number> {
+  const master = (await readFile(pidFile, 'utf8')).trim();
+  let ticks = 0;
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (pid === master || fields[1] === master) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / 100;
 }
 
 /** One keep-alive request; resolves with its latency in ms. */
@@ -78,7 +95,8 @@ function once(agent: Agent, port: number, variant: Variant): Promise<number> {
 }
 
 /** CONCURRENCY closed-loop clients for SLICE_MS: requests per second and every latency. */
-async function slice(port: number, variant: Variant): Promise<void> {
+async function slice(port: number, variant: Variant, pidFile: string): Promise<void> {
+  const cpuBefore = await nginxCpuSeconds(pidFile);
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const deadline = performance.now() + SLICE_MS;
   let done = 0;
@@ -92,12 +110,104 @@ async function slice(port: number, variant: Variant): Promise<void> {
     }),
   );
   agent.destroy();
+  variant.cpuSeconds = (variant.cpuSeconds ?? 0) + (await nginxCpuSeconds(pidFile)) - cpuBefore;
+  variant.requests = (variant.requests ?? 0) + done;
   variant.rates.push(done / (SLICE_MS / 1000));
   variant.latencies.push(...latencies);
 }
 
 const quantile = (values: number[], q: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? 0;
+
+/**
+ * The check's own cost, independent of machine load: inside one nginx worker, the CPU time (os.clock) of N calls of
+ * postern_access.check() on a request with a valid session, minus N iterations doing the rest of the loop's work
+ * (putting the Cookie header back, which the check strips). Microseconds of CPU per request.
+ */
+async function cpuPerCheck(dataDir: string, key: Buffer, session: string): Promise<{ check: number; public: number }> {
+  const dir = join(dataDir, 'cpu');
+  await mkdir(join(dir, 'logs'), { recursive: true });
+  const luaDir = fileURLToPath(new URL('../apps/server/src/dataplane/nginx/lua', import.meta.url));
+  const port = await freeLoopbackPort();
+  const access = buildAccessTable({
+    key: { id: '1', secret: key.toString('base64') },
+    policies: [{ id: POLICY, epoch: 1, bypassPaths: ['/hooks'], bypassNetworks: [] }],
+    revoked: new Map(),
+  });
+  const [ref = '', json = ''] = [...access.entries][0] ?? [];
+  await writeFileAtomic(
+    join(dir, 'access_cpu.lua'),
+    `local access = require("postern_access")
+local postern = require("postern")
+return { run = function()
+  local d = ngx.shared.gw_access
+  d:set("k", ${JSON.stringify(access.key)}); d:set("p:${ref}", ${JSON.stringify(json)}); d:set("v", "1")
+  local cookie = ngx.var.http_cookie
+  local path, loose = postern.canonical_path("/dashboard")
+  local n = 200000
+  local function loop(route)
+    local ok = 0
+    local started = os.clock()
+    for _ = 1, n do
+      ngx.req.set_header("Cookie", cookie)
+      if route and access.check(route, "${PROTECTED}", path, loose) then ok = ok + 1 end
+    end
+    return (os.clock() - started) * 1e6 / n, ok
+  end
+  loop({ s = 2, x = "${ref}" })
+  local base = loop(nil)
+  local checked, ok = loop({ s = 2, x = "${ref}" })
+  local open = loop({ s = 1 })
+  ngx.say(string.format("%.3f %.3f %d", checked - base, open - base, ok))
+end }
+`,
+    0o644,
+  );
+  const conf = [
+    'load_module /usr/lib/nginx/modules/ndk_http_module.so;',
+    'load_module /usr/lib/nginx/modules/ngx_http_lua_module.so;',
+    'daemon off; master_process off; worker_processes 1;',
+    `error_log ${join(dir, 'logs/error.log')} warn; pid ${join(dir, 'nginx.pid')};`,
+    'events {}',
+    `http { access_log off; lua_package_path "${dir}/?.lua;${luaDir}/?.lua;/usr/share/lua/5.1/?.lua;;";`,
+    ...['gw_access', 'gw_routes', 'gw_certs', 'gw_acme', 'gw_live', 'gw_stats'].map((d) => `lua_shared_dict ${d} 4m;`),
+    `init_by_lua_block { require("postern").init([==[${JSON.stringify({ snapshot: join(dir, 'none.json'), certs_dir: dir })}]==]) }`,
+    `server { listen 127.0.0.1:${port}; set $gw_access_user ""; set $gw_access_email ""; set $gw_access_groups "";`,
+    `  location / { content_by_lua_block { require("access_cpu").run() } } } }`,
+  ].join('\n');
+  await writeFileAtomic(join(dir, 'nginx.conf'), conf, 0o644);
+  const nginx = spawn('nginx', ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: 'ignore' });
+  try {
+    for (let i = 0; i < 100; i++) {
+      const answer = await new Promise<string | null>((resolve) => {
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/',
+            headers: { cookie: `theme=dark; __Host-postern-${POLICY}=${session}` },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            res.on('end', () => resolve(body));
+          },
+        );
+        req.on('error', () => resolve(null));
+        req.end();
+      });
+      if (answer) {
+        const [check = 'NaN', open = 'NaN', ok = '0'] = answer.trim().split(' ');
+        if (Number(ok) !== 200000) throw new Error(`the check let in ${ok} of 200000 valid requests`);
+        return { check: Number(check), public: Number(open) };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('the CPU measurement nginx did not answer');
+  } finally {
+    nginx.kill();
+  }
+}
 
 async function main(): Promise<void> {
   if (!canRunNginx) {
@@ -211,25 +321,29 @@ async function main(): Promise<void> {
         latencies: [],
       },
     ];
-    for (const variant of variants) await slice(options.httpsPort, variant); // warm-up, not kept
+    const pidFile = join(prefixDir, 'nginx.pid');
+    for (const variant of variants) await slice(options.httpsPort, variant, pidFile); // warm-up, not kept
     for (const variant of variants) {
       variant.rates = [];
       variant.latencies = [];
+      variant.cpuSeconds = 0;
+      variant.requests = 0;
     }
     // Interleaved in a rotating order, so background load on the machine hits every variant alike.
     for (let i = 0; i < SLICES; i++)
       for (let j = 0; j < variants.length; j++) {
         const variant = variants[(i + j) % variants.length];
-        if (variant) await slice(options.httpsPort, variant);
+        if (variant) await slice(options.httpsPort, variant, pidFile);
       }
     const [open, guarded, again] = variants as [Variant, Variant, Variant];
     printTable(
-      ['service', 'req/s (median of slices)', 'p50 ms', 'p99 ms'],
+      ['service', 'req/s (median of slices)', 'p50 ms', 'p99 ms', "nginx's CPU µs per request"],
       variants.map((v) => [
         v.name,
         median(v.rates).toFixed(0),
         quantile(v.latencies, 0.5).toFixed(2),
         quantile(v.latencies, 0.99).toFixed(2),
+        (((v.cpuSeconds ?? 0) * 1e6) / Math.max(1, v.requests ?? 0)).toFixed(1),
       ]),
     );
     console.log(
@@ -240,6 +354,10 @@ async function main(): Promise<void> {
     );
     console.log(
       `p50 added: ${(quantile(guarded.latencies, 0.5) - quantile(open.latencies, 0.5)).toFixed(3)} ms; p99 added: ${(quantile(guarded.latencies, 0.99) - quantile(open.latencies, 0.99)).toFixed(3)} ms (target <= 1 ms)`,
+    );
+    const cpu = await cpuPerCheck(dataDir, key, session);
+    console.log(
+      `CPU per request inside nginx (load-independent): the check with a valid session ${cpu.check.toFixed(2)} µs, a public route's ${cpu.public.toFixed(2)} µs`,
     );
     console.log(
       `(${SLICES} slices of ${SLICE_MS} ms each, ${CONCURRENCY} keep-alive clients, HTTPS; load average ${loadavg()[0]?.toFixed(2) ?? 'unknown'})`,
