@@ -17,7 +17,6 @@ import {
 } from './exchange.js';
 import { accessCookieName } from './cookie.js';
 import { STYLESHEET, refusedPage, signInPage, signOutPage, type ServiceLabel } from './pages.js';
-import { createVisitorAudit } from './visitor-audit.js';
 import { visitorChecksFor } from './visitor-checks.js';
 
 // The sign-in exchange on every protected host (docs/ACCESS.md): nginx proxies `location /_postern/access/` here with
@@ -51,7 +50,6 @@ const labelOf = (target: ProtectedService, host: string): ServiceLabel => ({ nam
 export async function accessExchangeRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
   const { deps } = opts;
   const checks = visitorChecksFor(deps);
-  const visitorAudit = createVisitorAudit(deps.audit);
   const origin = (host: string): string =>
     `https://${host}${deps.config.httpsPort === 443 ? '' : `:${deps.config.httpsPort}`}`;
 
@@ -92,6 +90,10 @@ export async function accessExchangeRoutes(app: FastifyInstance, opts: { deps: A
     return from !== undefined && from !== 'null' && from !== origin(host);
   };
 
+  /**
+   * Visitor events are entries any client can cause at will: summed per client like refused console sign-ins
+   * (docs/api.md "Audit log"), so a flood costs a bounded number of rows.
+   */
   const record = async (
     request: FastifyRequest,
     action: string,
@@ -100,15 +102,15 @@ export async function accessExchangeRoutes(app: FastifyInstance, opts: { deps: A
     detail: string,
     who: string | null = null,
   ): Promise<void> => {
-    await visitorAudit
-      .record({
+    await deps.audit
+      .recordSummed({
         actor: { kind: 'anonymous', name: who },
         address: request.ip,
         action,
-        target: target ? { type: 'http', id: target.service.id, name: target.service.name } : null,
-        nodeId: target?.service.nodeId ?? null,
-        domain: host,
-        detail,
+        target: target
+          ? { type: 'http', id: target.service.id, name: target.service.name }
+          : { type: 'host', name: host },
+        reason: detail,
       })
       .catch((err: unknown) => request.log.warn({ err }, 'access: could not record a visitor event'));
   };

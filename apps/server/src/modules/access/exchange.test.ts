@@ -167,6 +167,16 @@ describe('a password', () => {
     expect(console.statusCode).toBe(200);
   });
 
+  it('cannot fill the audit log: a flood from one address is one row now and one summary later', async () => {
+    for (let i = 0; i < 12; i++)
+      await postForm('/_postern/access/password', { s: String(serviceId), password: `x-${i}` });
+    const rows = async () =>
+      ((await api('GET', '/api/audit?action=access.sign-in-failed')).data as { detail: string | null }[]).length;
+    expect(await rows()).toBe(1);
+    await t.deps.audit.flushSummed();
+    expect(await rows()).toBe(2);
+  });
+
   it('refuses a form sent from another site', async () => {
     for (const headers of [
       { origin: 'https://evil.example' },

@@ -17,7 +17,6 @@ import { accessCookieName, verifyAccessCookie } from './cookie.js';
 import { finishSignIn, providerConfig, startSignIn, type OidcIdentity } from './oidc.js';
 import { effectivePolicyOf, type HttpServiceRef } from './policies.js';
 import { hashShareToken } from './share-links.js';
-import type { VisitorAudit } from './visitor-audit.js';
 import { createVisitorSession, revokeSessionsBySid } from './visitor-sessions.js';
 import { visitorClientKey, visitorLimitName } from './visitor-checks.js';
 
@@ -310,4 +309,3 @@ export async function signOut(
   return { revoked: await revokeSessionsBySid(deps, sids), names };
 }
 
-export type { VisitorAudit };
