@@ -308,4 +308,3 @@ export async function signOut(
   const names = [...new Set(cookies.map((cookie) => cookie.name))];
   return { revoked: await revokeSessionsBySid(deps, sids), names };
 }
-
