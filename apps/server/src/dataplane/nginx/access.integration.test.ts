@@ -207,6 +207,9 @@ describe.skipIf(!canRunNginx)('access checks inside nginx (real nginx + Lua)', (
       `__Host-postern-7=${signAccessCookie(randomBytes(32), '1', 'app.test', { s: 'session-aaaaaaaaaaaaaaaa', p: 7, e: 1, x: now() + 600 })}`,
     ];
     for (const value of refused) expect((await get('/', { cookie: value, accept: '*/*' })).status, value).toBe(401);
+    // A valid value under a longer name is not the cookie; a planted look-alike before the real one does not hide it.
+    expect((await get('/', { cookie: `x${cookie()}`, accept: '*/*' })).status).toBe(401);
+    expect((await get('/', { cookie: `__Host-postern-7=planted; ${cookie()}` })).status).toBe(200);
     // The cookie of other.test works there, and only there.
     expect((await get('/', { cookie: cookie({}, 'other.test') }, 'other.test')).status).toBe(200);
   });
