@@ -164,6 +164,7 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('observing the gateway', () => {
       'gw_acme',
       'gw_live',
       'gw_stats',
+      'gw_access',
     ]);
   });
 

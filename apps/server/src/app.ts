@@ -12,6 +12,8 @@ import { registerJsonParser } from './http/json-parser.js';
 import { registerNodeDownloads, resolveNodeClientDir } from './http/node-downloads.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { useZodCompilers } from './http/zod-provider.js';
+import { accessExchangeRoutes } from './modules/access/exchange-routes.js';
+import { accessRoutes } from './modules/access/routes.js';
 import { agentRoutes } from './modules/agent/routes.js';
 import { registerOperationAudit } from './modules/audit/operation-audit.js';
 import { auditRoutes } from './modules/audit/routes.js';
@@ -171,6 +173,9 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   await app.register(logRoutes, { deps });
   await app.register(auditRoutes, { deps });
   await app.register(observeRoutes, { deps, observer });
+  await app.register(accessRoutes, { deps });
+  // The visitors' sign-in exchange under /_postern/access (docs/ACCESS.md): pages, not API operations.
+  await app.register(accessExchangeRoutes, { deps });
 
   registerNodeDownloads(app, nodeClientDir);
   const consoleDir = opts.consoleDir === undefined ? resolveConsoleDir(deps.config.consoleDir) : opts.consoleDir;

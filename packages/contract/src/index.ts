@@ -1,3 +1,4 @@
+export * from './access.js';
 export * from './constants.js';
 export * from './entities.js';
 export * from './api-client.js';

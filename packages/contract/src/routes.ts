@@ -89,6 +89,31 @@ export const routes = {
   /** Beyond the spec (issue 26): what needs the operator's attention, and the totals of the home page. */
   attention: { method: 'GET', path: '/api/system/attention', auth: 'session' },
 
+  // Who may reach a published service (issue 27, docs/ACCESS.md): identity providers, policies of domains and HTTP
+  // services, share links, visitor sessions.
+  listIdentityProviders: { method: 'GET', path: '/api/access/providers', auth: 'session' },
+  createIdentityProvider: { method: 'POST', path: '/api/access/providers', auth: 'session' },
+  discoverIdentityProvider: { method: 'POST', path: '/api/access/providers/discover', auth: 'session' },
+  updateIdentityProvider: { method: 'PATCH', path: '/api/access/providers/:id', auth: 'session' },
+  deleteIdentityProvider: { method: 'DELETE', path: '/api/access/providers/:id', auth: 'session' },
+  getDomainAccess: { method: 'GET', path: '/api/domains/:id/access', auth: 'session' },
+  updateDomainAccess: { method: 'PATCH', path: '/api/domains/:id/access', auth: 'session' },
+  getServiceAccess: { method: 'GET', path: '/api/services/:nodeId/http/:id/access', auth: 'session' },
+  updateServiceAccess: { method: 'PATCH', path: '/api/services/:nodeId/http/:id/access', auth: 'session' },
+  listShareLinks: { method: 'GET', path: '/api/services/:nodeId/http/:id/share-links', auth: 'session' },
+  createShareLink: { method: 'POST', path: '/api/services/:nodeId/http/:id/share-links', auth: 'session' },
+  revokeShareLink: {
+    method: 'PATCH',
+    path: '/api/services/:nodeId/http/:id/share-links/:linkId/revoke',
+    auth: 'session',
+  },
+  listVisitorSessions: { method: 'GET', path: '/api/services/:nodeId/http/:id/visitor-sessions', auth: 'session' },
+  revokeVisitorSession: {
+    method: 'PATCH',
+    path: '/api/services/:nodeId/http/:id/visitor-sessions/:sessionId/revoke',
+    auth: 'session',
+  },
+
   // Agent API for the `postern` CLI: authenticated by the node's personal access token, scoped to that node.
   agentNode: { method: 'GET', path: '/api/agent/node', auth: 'node-token' },
   agentConfig: { method: 'GET', path: '/api/agent/config', auth: 'node-token' },
@@ -99,6 +124,16 @@ export const routes = {
   agentEnableService: { method: 'PATCH', path: '/api/agent/services/:type/:id/enable', auth: 'node-token' },
   agentDisableService: { method: 'PATCH', path: '/api/agent/services/:type/:id/disable', auth: 'node-token' },
   agentDeleteService: { method: 'DELETE', path: '/api/agent/services/:type/:id', auth: 'node-token' },
+  // A node's token on its own HTTP services' access: only stricter than the domain's policy (docs/ACCESS.md).
+  agentGetServiceAccess: { method: 'GET', path: '/api/agent/services/http/:id/access', auth: 'node-token' },
+  agentUpdateServiceAccess: { method: 'PATCH', path: '/api/agent/services/http/:id/access', auth: 'node-token' },
+  agentListShareLinks: { method: 'GET', path: '/api/agent/services/http/:id/share-links', auth: 'node-token' },
+  agentCreateShareLink: { method: 'POST', path: '/api/agent/services/http/:id/share-links', auth: 'node-token' },
+  agentRevokeShareLink: {
+    method: 'PATCH',
+    path: '/api/agent/services/http/:id/share-links/:linkId/revoke',
+    auth: 'node-token',
+  },
 } as const satisfies Record<string, Route>;
 
 export type RouteName = keyof typeof routes;

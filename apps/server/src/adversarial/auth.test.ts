@@ -1,6 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatPat, routes, type RouteName } from '@postern/contract';
+import { eq } from 'drizzle-orm';
+import { accessPolicies, accessSessions } from '../db/schema.js';
+import { createVisitorSession } from '../modules/access/visitor-sessions.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
 import { connectSse } from '../test/sse-client.js';
 
@@ -20,6 +23,8 @@ interface World {
   tokenId: number;
   domain: { id: number; domain: string };
   n: number;
+  /** Issue 27: an HTTP service of A on a domain whose policy is protected (password, share links). */
+  access: { serviceId: number; domainId: number; linkId: number; sessionId: number; providerId: number };
 }
 
 interface Call {
@@ -165,6 +170,67 @@ const matrix: Record<RouteName, Row> = {
   auditStream: consoleRoute(200, (w) => ({ url: `/api/audit/stream?node=${w.a.id}` })),
   exportAudit: consoleRoute(200, (w) => ({ url: `/api/audit/export?node=${w.a.id}` })),
 
+  // Who may reach a published service (issue 27): the operator's calls, and a token's on its own services only.
+  listIdentityProviders: consoleRoute(200, () => ({ url: '/api/access/providers' })),
+  createIdentityProvider: consoleRoute(201, (w) => ({
+    url: '/api/access/providers',
+    body: { name: `idp-new-${w.n}`, issuer: 'https://idp.example.test', clientId: 'postern' },
+  })),
+  // Discovery of an issuer nothing answers on (loopback, port 1): past authentication, 422 on the issuer.
+  discoverIdentityProvider: consoleRoute(422, () => ({
+    url: '/api/access/providers/discover',
+    body: { issuer: 'https://127.0.0.1:1' },
+  })),
+  updateIdentityProvider: consoleRoute(200, (w) => ({
+    url: `/api/access/providers/${w.access.providerId}`,
+    body: { name: `idp-renamed-${w.n}` },
+  })),
+  deleteIdentityProvider: consoleRoute(204, (w) => ({ url: `/api/access/providers/${w.access.providerId}` })),
+  getDomainAccess: consoleRoute(200, (w) => ({ url: `/api/domains/${w.access.domainId}/access` })),
+  updateDomainAccess: consoleRoute(200, (w) => ({
+    url: `/api/domains/${w.access.domainId}/access`,
+    body: { sessionSeconds: 3600 },
+  })),
+  getServiceAccess: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http/${w.access.serviceId}/access` })),
+  updateServiceAccess: consoleRoute(200, (w) => ({
+    url: `/api/services/${w.a.id}/http/${w.access.serviceId}/access`,
+    body: { mode: 'protected', shareLinks: true, sessionSeconds: 600 },
+  })),
+  listShareLinks: consoleRoute(200, (w) => ({ url: `/api/services/${w.a.id}/http/${w.access.serviceId}/share-links` })),
+  createShareLink: consoleRoute(201, (w) => ({
+    url: `/api/services/${w.a.id}/http/${w.access.serviceId}/share-links`,
+    body: { name: 'for a friend', ttl: 3600 },
+  })),
+  revokeShareLink: consoleRoute(200, (w) => ({
+    url: `/api/services/${w.a.id}/http/${w.access.serviceId}/share-links/${w.access.linkId}/revoke`,
+  })),
+  listVisitorSessions: consoleRoute(200, (w) => ({
+    url: `/api/services/${w.a.id}/http/${w.access.serviceId}/visitor-sessions`,
+  })),
+  revokeVisitorSession: consoleRoute(200, (w) => ({
+    url: `/api/services/${w.a.id}/http/${w.access.serviceId}/visitor-sessions/${w.access.sessionId}/revoke`,
+  })),
+  agentGetServiceAccess: agentRoute(200, 404, (w) => ({
+    url: `/api/agent/services/http/${w.access.serviceId}/access`,
+  })),
+  // Stricter than the domain's (no password of its own, a shorter session): allowed for the owner.
+  agentUpdateServiceAccess: agentRoute(200, 404, (w) => ({
+    url: `/api/agent/services/http/${w.access.serviceId}/access`,
+    body: { mode: 'protected', shareLinks: true, sessionSeconds: 600 },
+  })),
+  agentListShareLinks: agentRoute(200, 404, (w) => ({
+    url: `/api/agent/services/http/${w.access.serviceId}/share-links`,
+  })),
+  agentCreateShareLink: agentRoute(
+    201,
+    404,
+    (w) => ({ url: `/api/agent/services/http/${w.access.serviceId}/share-links`, body: { name: 'link' } }),
+    { own: (body, w) => expect((body as { serviceId: number }).serviceId).toBe(w.access.serviceId) },
+  ),
+  agentRevokeShareLink: agentRoute(200, 404, (w) => ({
+    url: `/api/agent/services/http/${w.access.serviceId}/share-links/${w.access.linkId}/revoke`,
+  })),
+
   agentNode: agentRoute(200, 200, () => ({ url: '/api/agent/node' }), {
     own: (body, w) => expect((body as { id: number }).id).toBe(w.a.id),
     other: (body, w) => expect((body as { id: number }).id).toBe(w.b.id),
@@ -230,8 +296,15 @@ async function json<T>(method: string, url: string, token: string, body?: object
   return response.json<T>();
 }
 
+/** Only the access routes need the protected service (its password costs an argon2 hash per world). */
+const ACCESS_ROUTES = new Set<string>([
+  ...(Object.keys(routes) as RouteName[]).filter((name) =>
+    /Access|ShareLink|VisitorSession|IdentityProvider/.test(name),
+  ),
+]);
+
 /** Two nodes with a token each, a service and an extra token of A, a domain: all fresh. */
-async function buildWorld(): Promise<World> {
+async function buildWorld(name: string): Promise<World> {
   const n = ++worlds;
   const session = await t.login();
   const a = await json<World['a']>('POST', '/api/nodes', session, { name: `a-${n}` });
@@ -247,7 +320,54 @@ async function buildWorld(): Promise<World> {
   });
   const pat = await json<{ id: number }>('POST', `/api/nodes/${a.id}/pats`, session, { name: 'extra' });
   const domain = await json<World['domain']>('POST', '/api/domains', session, { domain: `d-${n}.example.test` });
-  return { session, a, b, serviceId: service.id, tcpServiceId: tcp.id, tokenId: pat.id, domain, n };
+  return {
+    session,
+    a,
+    b,
+    serviceId: service.id,
+    tcpServiceId: tcp.id,
+    tokenId: pat.id,
+    domain,
+    n,
+    access: ACCESS_ROUTES.has(name) ? await buildAccess(session, a.id, n) : NO_ACCESS,
+  };
+}
+
+const NO_ACCESS: World['access'] = { serviceId: 0, domainId: 0, linkId: 0, sessionId: 0, providerId: 0 };
+
+/** A's service on a domain protected by a password with share links, a link, a visitor session and a provider. */
+async function buildAccess(session: string, nodeId: number, n: number): Promise<World['access']> {
+  const web = await json<{ id: number }>('POST', `/api/services/${nodeId}/http`, session, {
+    name: 'protected',
+    domain: `acc-${n}.example.test`,
+    backendPort: 80,
+  });
+  const domains = await json<{ data: { id: number }[] }>('GET', `/api/domains?search=acc-${n}.example.test`, session);
+  const domainId = domains.data[0]?.id ?? 0;
+  await json('PATCH', `/api/domains/${domainId}/access`, session, {
+    mode: 'protected',
+    password: 'visitor-pin-1',
+    shareLinks: true,
+  });
+  const link = await json<{ id: number }>('POST', `/api/services/${nodeId}/http/${web.id}/share-links`, session, {
+    name: 'existing',
+  });
+  const policy = await t.db.select().from(accessPolicies).where(eq(accessPolicies.domainId, domainId)).get();
+  if (!policy) throw new Error('no policy');
+  await createVisitorSession(t.deps, {
+    policy,
+    serviceId: web.id,
+    host: `acc-${n}.example.test`,
+    method: 'password',
+    address: '127.0.0.1',
+  });
+  const sessionRow = await t.db.select().from(accessSessions).where(eq(accessSessions.policyId, policy.id)).get();
+  const provider = await json<{ id: number }>('POST', '/api/access/providers', session, {
+    name: `idp-${n}`,
+    issuer: 'https://idp.example.test',
+    clientId: 'postern',
+  });
+  return { serviceId: web.id, domainId, linkId: link.id, sessionId: sessionRow?.id ?? 0, providerId: provider.id };
 }
 
 function credentials(caller: Caller, w: World): { authorization?: string; cookie?: string } {
@@ -277,7 +397,7 @@ async function openStreamAs(caller: Caller, w: World, url: string): Promise<numb
 describe('authorisation matrix: every route × every caller', () => {
   it.each(Object.entries(matrix))('%s', async (name, row) => {
     const route = routes[name as RouteName];
-    const w = await buildWorld();
+    const w = await buildWorld(name);
     for (const [caller, status] of row.expected) {
       const { url, body } = row.call(w, caller);
       if (

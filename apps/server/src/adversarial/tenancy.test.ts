@@ -246,4 +246,108 @@ describe('issue 10, tenancy and input validation', () => {
     }
     expect((await asAdmin('GET', `/api/domains/${domain.id}`)).status).toBe(200);
   });
+  it("8. a node token makes its own services stricter than its domain's policy, never weaker (issue 27)", async () => {
+    // The operator protects A's domain with single sign-on for corp.test, share links allowed, /hooks open.
+    const site = await call(nodeA.token, 'POST', '/api/agent/services/http', {
+      name: 'site',
+      domain: 'sso.example.test',
+      backendPort: 80,
+    });
+    expect(site.status).toBe(201);
+    const provider = await asAdmin('POST', '/api/access/providers', {
+      name: 'corp',
+      issuer: 'https://idp.corp.test',
+      clientId: 'postern',
+      clientSecret: 'provider-secret',
+    });
+    const other = await asAdmin('POST', '/api/access/providers', {
+      name: 'elsewhere',
+      issuer: 'https://idp.elsewhere.test',
+      clientId: 'postern',
+    });
+    const domains = (await asAdmin('GET', '/api/domains?search=sso.example.test')).body.data as { id: number }[];
+    const domainId = domains[0]?.id ?? 0;
+    const floor = await asAdmin('PATCH', `/api/domains/${domainId}/access`, {
+      mode: 'protected',
+      providerId: provider.body.id,
+      allowEmailDomains: ['corp.test'],
+      allowGroups: ['staff'],
+      shareLinks: true,
+      bypassPaths: ['/hooks'],
+      bypassNetworks: ['192.168.0.0/16'],
+      sessionSeconds: 3600,
+    });
+    expect(floor.status).toBe(200);
+    const url = `/api/agent/services/http/${site.body.id as number}/access`;
+
+    // Each way of letting in more than the operator does is refused, on the field that would do it.
+    const weaker: [object, string][] = [
+      [{ mode: 'public' }, 'mode'],
+      [{ mode: 'inherit', password: 'tenant-pin' }, 'password'],
+      [{ mode: 'protected', password: 'tenant-pin' }, 'password'],
+      [{ mode: 'protected', providerId: other.body.id, allowEmails: ['x@corp.test'] }, 'providerId'],
+      [{ mode: 'protected', providerId: provider.body.id, allowEmailDomains: ['gmail.com'] }, 'allowEmailDomains'],
+      [{ mode: 'protected', providerId: provider.body.id, allowEmails: ['eve@evil.test'] }, 'allowEmails'],
+      [{ mode: 'protected', providerId: provider.body.id, allowGroups: ['everyone'] }, 'allowGroups'],
+      [{ mode: 'protected', shareLinks: true, bypassPaths: ['/'] }, 'bypassPaths'],
+      [{ mode: 'protected', shareLinks: true, bypassNetworks: ['0.0.0.0/0'] }, 'bypassNetworks'],
+      [{ mode: 'protected', shareLinks: true, sessionSeconds: 86400 }, 'sessionSeconds'],
+    ];
+    for (const [body, field] of weaker) {
+      const refused = await call(nodeA.token, 'PATCH', url, body);
+      expect(refused.status, JSON.stringify(body)).toBe(422);
+      expect(fieldsOf(refused), JSON.stringify(body)).toEqual([field]);
+    }
+    // Nothing was saved by any of them: the service still inherits the operator's policy.
+    const still = await call(nodeA.token, 'GET', url);
+    expect(still.body).toMatchObject({ mode: 'inherit', effective: { source: 'domain', providerName: 'corp' } });
+
+    // Stricter is fine: fewer people, fewer bypasses, a shorter session.
+    const stricter = await call(nodeA.token, 'PATCH', url, {
+      mode: 'protected',
+      providerId: provider.body.id,
+      allowEmails: ['ann@corp.test'],
+      allowEmailDomains: [],
+      allowGroups: [],
+      bypassPaths: ['/hooks/github'],
+      sessionSeconds: 600,
+    });
+    expect(stricter.status).toBe(200);
+    expect(stricter.body).toMatchObject({ mode: 'protected', setBy: 'node', effective: { source: 'service' } });
+
+    // Another node's token names nothing of A's: its service does not exist for B.
+    expect((await call(nodeB.token, 'GET', url)).status).toBe(404);
+    expect((await call(nodeB.token, 'PATCH', url, { mode: 'inherit' })).status).toBe(404);
+
+    // The operator tightens the domain afterwards: A's older choice no longer counts, the domain's applies.
+    await asAdmin('PATCH', `/api/domains/${domainId}/access`, {
+      allowEmailDomains: [],
+      allowEmails: ['boss@corp.test'],
+    });
+    const after = await call(nodeA.token, 'GET', url);
+    expect(after.body).toMatchObject({
+      setBy: 'node',
+      effective: { source: 'domain', allowEmails: ['boss@corp.test'] },
+    });
+
+    // A policy the operator set on the service is the operator's: the token may not change or drop it.
+    expect(
+      (
+        await asAdmin('PATCH', `/api/services/${nodeA.id}/http/${site.body.id as number}/access`, {
+          mode: 'protected',
+          password: 'operator-pin',
+        })
+      ).status,
+    ).toBe(200);
+    for (const body of [{ mode: 'inherit' }, { sessionSeconds: 300 }]) {
+      const refused = await call(nodeA.token, 'PATCH', url, body);
+      expect(refused.status).toBe(422);
+      expect(fieldsOf(refused)).toEqual(['mode']);
+    }
+    // No answer carries a secret.
+    expect(JSON.stringify((await call(nodeA.token, 'GET', url)).body)).not.toMatch(
+      /argon2|operator-pin|provider-secret/,
+    );
+    expect(JSON.stringify((await asAdmin('GET', '/api/access/providers')).body)).not.toContain('provider-secret');
+  });
 });

@@ -317,11 +317,11 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
 
   async function checkDrift(): Promise<DriftReport> {
     const state = await deps.loadDesiredState();
-    const { routes, streams } = plan(state);
+    const { routes, streams, access } = plan(state);
     const domainNames = state.domains.map((d) => d.domain);
     const stale = shared && certs ? await certs.differsFromStored(state.domains) : [];
     const served = [
-      ...(await proxy.drift(routes.hosts, domainNames, streams.wanted, shared ? state.challenges : undefined)),
+      ...(await proxy.drift(routes.hosts, domainNames, streams.wanted, shared ? state.challenges : undefined, access)),
       ...stale.map((name) => `the certificate of ${name} is not the one stored for every gateway`),
       ...(await wireguard.drift(state.peers)),
     ];

@@ -23,6 +23,7 @@ import {
   type WireGuardAdapter,
 } from './types.js';
 import type { ChallengeStore } from './certs/acme.js';
+import { emptyAccessTable, type AccessTable } from './nginx/access-table.js';
 
 // The data plane with its I/O switched off: the real reconciler, planner, renderers and validators, in front of
 // adapters that only remember what they were told. `POSTERN_DATAPLANE=off` runs it (the control plane without root),
@@ -80,7 +81,23 @@ export class RecordingProxy implements ProxyAdapter {
   readonly streamFailures = new Map<string, string>();
   /** HTTP-01 answers nginx would serve, by token (what the database holds for every gateway). */
   challenges = new Map<string, string>();
+  /** What nginx's access module would hold: policy refs → JSON, the key, revoked sessions (docs/ACCESS.md). */
+  access = emptyAccessTable();
+  /** Each access push, in order: 'sync' before the routes, 'prune' after them. */
+  readonly accessPushes: ('sync' | 'prune')[] = [];
   cutChecks = 0;
+
+  syncAccess(table: AccessTable): Promise<void> {
+    this.accessPushes.push('sync');
+    this.access = { ...table, entries: new Map([...this.access.entries, ...table.entries]) };
+    return Promise.resolve();
+  }
+
+  pruneAccess(table: AccessTable): Promise<void> {
+    this.accessPushes.push('prune');
+    this.access = { ...table, entries: new Map(table.entries) };
+    return Promise.resolve();
+  }
 
   syncChallenges(answers: ReadonlyMap<string, string>): Promise<void> {
     this.challenges = new Map(answers);

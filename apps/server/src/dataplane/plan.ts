@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { DesiredState, DesiredStreamRoute } from './types.js';
 import type { NginxRenderOptions } from './nginx/options.js';
+import { buildAccessTable, type AccessTable } from './nginx/access-table.js';
 import { buildRouteTable, type RouteTable } from './nginx/routes.js';
 import { renderStreamInstance, streamCertificateName, streamInstanceKey } from './nginx/render-stream.js';
 import type { WantedInstance } from './nginx/stream-instances.js';
@@ -21,6 +22,8 @@ export interface StreamPlan {
 export interface DataPlanePlan {
   routes: RouteTable;
   streams: StreamPlan;
+  /** What nginx's access module holds (docs/ACCESS.md). */
+  access: AccessTable;
 }
 
 function planStreams(
@@ -51,9 +54,11 @@ export function planDataPlane(
   options: NginxRenderOptions,
   staticHosts: ReadonlyMap<string, string>,
 ): DataPlanePlan {
+  const access = buildAccessTable(state.access);
   return {
-    routes: buildRouteTable(state.http, state.domains, { staticHosts, reservedHosts: [options.consoleHost] }),
+    routes: buildRouteTable(state.http, state.domains, { staticHosts, reservedHosts: [options.consoleHost], access }),
     streams: planStreams(state.stream, options, staticHosts),
+    access,
   };
 }
 

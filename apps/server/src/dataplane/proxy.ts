@@ -14,7 +14,8 @@ import {
   type DictNeeds,
 } from './nginx/dict-sizes.js';
 import type { HttpInstance } from './nginx/http-instance.js';
-import { FALLBACK_CERT_NAME, snapshotFile } from './nginx/options.js';
+import { FALLBACK_CERT_NAME, accessSnapshotFile, snapshotFile } from './nginx/options.js';
+import type { AccessTable } from './nginx/access-table.js';
 import type { StreamInstances, WantedInstance } from './nginx/stream-instances.js';
 import type { ProxyAdapter } from './reconciler.js';
 import {
@@ -63,6 +64,7 @@ export interface Proxy extends ProxyAdapter {
     certNames: readonly string[],
     streams: ReadonlyMap<string, WantedInstance>,
     challenges?: ReadonlyMap<string, string>,
+    access?: AccessTable,
   ): Promise<string[]>;
   /** Services whose routes were left out at the last push because nginx had no room for them. */
   crowdedServices(): number[];
@@ -161,6 +163,8 @@ export function createProxy(options: {
   const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
   const isSame = (entry: Held | undefined, json: string): boolean =>
     entry !== undefined && (entry.text !== undefined ? entry.text === json : entry.md5 === md5(json));
+  /** What nginx's access module holds (docs/ACCESS.md); null: unknown, learnt from its digest before the next push. */
+  let heldAccess: { key: string | null; refs: Set<string>; revoked: Set<string> } | null = null;
 
   function countRefusal(err: unknown): Refusal | null {
     const refusal = err instanceof ControlError ? err.refusal : null;
@@ -178,9 +182,50 @@ export function createProxy(options: {
     version = digest.version;
     held = new Map(Object.entries(digest.hosts).map(([host, hash]) => [host, { md5: hash }]));
     pushedChallenges = null;
+    heldAccess = null;
     pushedCerts.clear();
     certSizes.clear();
     for (const [name, hash] of Object.entries(digest.certs)) pushedCerts.set(name, hash);
+  }
+
+  interface AccessDigest {
+    key: string | null;
+    /** An empty table arrives as {} (Debian's cjson has no empty array). */
+    policies: Record<string, string>;
+    revoked: string[] | Record<string, never>;
+  }
+
+  /** What the access module holds: refs, the key's MD5 (compared as such) and the revoked session ids. */
+  async function learnAccess(table: AccessTable): Promise<NonNullable<typeof heldAccess>> {
+    const digest = await http.control.get<AccessDigest>('/access/digest');
+    const keyMatches = table.key !== null && digest.key === md5(table.key);
+    return {
+      key: keyMatches ? table.key : null,
+      refs: new Set(Object.keys(digest.policies)),
+      revoked: new Set(Array.isArray(digest.revoked) ? digest.revoked : []),
+    };
+  }
+
+  let pendingAccessSnapshot: string | null = null;
+  let accessSnapshotWriter: Promise<void> | null = null;
+  /** What a fresh master loads with the routes (the key inside: 0600, root only, like the secret key beside it). */
+  function writeAccessSnapshot(table: AccessTable, at: string): void {
+    pendingAccessSnapshot = JSON.stringify({
+      version: at,
+      key: table.key,
+      policies: Object.fromEntries(table.entries),
+      revoked: Object.fromEntries(table.revoked),
+    });
+    accessSnapshotWriter ??= (async () => {
+      while (pendingAccessSnapshot !== null) {
+        const text = pendingAccessSnapshot;
+        pendingAccessSnapshot = null;
+        await writeFileAtomic(accessSnapshotFile(options.prefixDir), text, 0o600).catch((err: unknown) =>
+          logger.error({ err }, 'nginx: could not save the access snapshot'),
+        );
+      }
+      accessSnapshotWriter = null;
+    })();
   }
 
   const nextVersion = (): string => `${bootId}.${++sequence}`;
@@ -537,6 +582,41 @@ export function createProxy(options: {
       return left;
     },
 
+    // Before the routes: new policy entries, the key and revocations, so a route never names a policy nginx lacks.
+    async syncAccess(table) {
+      if (table.key === null && table.entries.size === 0 && heldAccess === null) return;
+      try {
+        const held = heldAccess ?? (await learnAccess(table));
+        const set: Record<string, string> = {};
+        for (const [ref, json] of table.entries) if (!held.refs.has(ref)) set[ref] = json;
+        const revoke: Record<string, number> = {};
+        for (const [sid, expiry] of table.revoked) if (!held.revoked.has(sid)) revoke[sid] = expiry;
+        const key = held.key === table.key ? undefined : table.key;
+        if (Object.keys(set).length > 0 || Object.keys(revoke).length > 0 || key) {
+          const at = nextVersion();
+          await http.control.post('/access', { version: at, ...(key ? { key } : {}), set, revoke });
+          writeAccessSnapshot(table, at);
+        }
+        heldAccess = {
+          key: table.key,
+          refs: new Set([...held.refs, ...table.entries.keys()]),
+          revoked: new Set([...held.revoked, ...table.revoked.keys()]),
+        };
+      } catch (err) {
+        heldAccess = null;
+        throw err;
+      }
+    },
+
+    // After the routes: entries no route names any more.
+    async pruneAccess(table) {
+      if (heldAccess === null) return;
+      const del = [...heldAccess.refs].filter((ref) => !table.entries.has(ref));
+      if (del.length === 0) return;
+      await http.control.post('/access', { version: nextVersion(), del });
+      for (const ref of del) heldAccess.refs.delete(ref);
+    },
+
     publishCertificates: (names) => publish(names),
 
     async unpublishCertificates(names) {
@@ -654,8 +734,19 @@ export function createProxy(options: {
       }));
     },
 
-    async drift(routes, certNames, wantedStreams, challenges) {
+    async drift(routes, certNames, wantedStreams, challenges, access) {
       const differences: string[] = [];
+      if (access !== undefined && access.key !== null) {
+        const held = await http.control.get<AccessDigest>('/access/digest');
+        const { policies } = held;
+        if (held.key !== md5(access.key))
+          differences.push('nginx checks visitors with another key than the database says');
+        for (const [ref, json] of access.entries)
+          if (policies[ref] !== md5(json)) differences.push(`nginx lacks the access policy ${ref}`);
+        const revoked = new Set(Array.isArray(held.revoked) ? held.revoked : []);
+        const missing = [...access.revoked.keys()].filter((sid) => !revoked.has(sid)).length;
+        if (missing > 0) differences.push(`nginx lets in ${missing} revoked visitor session(s)`);
+      }
       if (challenges !== undefined) {
         const answers = pushedChallenges ?? new Map<string, string>();
         for (const [token, answer] of challenges)
@@ -701,10 +792,12 @@ export function createProxy(options: {
       // Routes and certificates are read back before the next push (GET /digest), so only what differs is pushed.
       held = null;
       pushedChallenges = null;
+      heldAccess = null;
     },
 
     async stop({ keepServing }) {
       await snapshotWriter;
+      await accessSnapshotWriter;
       await streams.stop({ keepServing });
       await http.stop({ keepServing });
     },

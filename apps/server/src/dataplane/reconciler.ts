@@ -14,6 +14,7 @@ import {
 } from './types.js';
 import type { DataPlanePlan } from './plan.js';
 import type { WantedInstance } from './nginx/stream-instances.js';
+import type { AccessTable } from './nginx/access-table.js';
 
 // Level-triggered: every run reads the whole desired state from the DB and makes the host match it, so a run is
 // idempotent and a missed or crashed run is repaired by the next one (or by the boot run). Nothing here reloads
@@ -41,6 +42,12 @@ export interface ProxyAdapter {
   syncStreams(wanted: ReadonlyMap<string, WantedInstance>): Promise<Map<string, string>>;
   /** Makes nginx answer exactly these HTTP-01 challenges (token → key authorisation). */
   syncChallenges(answers: ReadonlyMap<string, string>): Promise<void>;
+  /**
+   * Who may reach HTTP services (docs/ACCESS.md): `syncAccess` before the routes (new policies, the key, revocations),
+   * `pruneAccess` after them (policies no route names any more), so a route never names a policy nginx lacks.
+   */
+  syncAccess(table: AccessTable): Promise<void>;
+  pruneAccess(table: AccessTable): Promise<void>;
   /** Cuts the open HTTP connections of services not in `revisions` or served differently; returns how many. */
   cutStale(revisions: ReadonlyMap<number, string>): Promise<number>;
 }
@@ -102,6 +109,8 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     }
     await proxy.syncChallenges(state.challenges ?? new Map());
     const domainNames = state.domains.map((d) => d.domain);
+    // Access policies first, so every route pushed names a policy nginx holds (docs/ACCESS.md).
+    await proxy.syncAccess(plan.access);
     // Services nginx has no room for are left out, with the reason; the cut-off then ends their connections too.
     const crowded = await proxy.syncRoutes(plan.routes.hosts, domainNames, plan.routes.revisions.size);
     for (const [id, message] of crowded) rejected.http.set(id, message);
@@ -109,6 +118,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       crowded.size === 0
         ? plan.routes.revisions
         : new Map([...plan.routes.revisions].filter(([id]) => !crowded.has(id)));
+    await proxy.pruneAccess(plan.access);
     rejectStreamFailures(rejected, plan, await proxy.syncStreams(plan.streams.wanted));
     await cutOff.cutIfChanged(revisions);
     // Certificates of deleted domains, once nginx no longer routes them.

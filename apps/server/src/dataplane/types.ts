@@ -9,6 +9,8 @@ import type { DesiredDomain, DesiredPeer, DesiredState } from '../model/desired-
 import type { CertificateInfo } from '../model/certificates.js';
 
 export type {
+  DesiredAccess,
+  DesiredAccessPolicy,
   DesiredDomain,
   DesiredHttpRoute,
   DesiredPeer,

@@ -322,6 +322,12 @@ describe('loadDesiredState', () => {
         { domainId: api.id, domain: 'api.example.com', ssl: 'certbot', pemFingerprint: null },
       ],
       challenges: new Map(),
+      // Issue 27: the cookie key every gateway derives from the secret key; nothing protected here.
+      access: {
+        key: { id: '1', secret: expect.stringMatching(/^[A-Za-z0-9+/]{43}=$/) },
+        policies: [],
+        revoked: new Map(),
+      },
     });
   });
 });

@@ -8,11 +8,12 @@ import type {
 } from '../model/desired-state.js';
 import type { SecretBox } from '../secrets.js';
 import type { ReadDb, Store } from './client.js';
+import { loadAccessState, loadServicePolicies } from './access-state.js';
 import { readGatewayPrivateKey } from './gateway-key.js';
 import { preparedPerDb } from './prepared.js';
 import { acmeChallenges, certificatePems, domains, httpServices, nodes, tcpServices } from './schema.js';
 
-type StateDeps = { db: Store; secrets: SecretBox };
+type StateDeps = { db: Store; secrets: SecretBox; now?: () => Date };
 
 /** This gateway's side of the tunnel (registered at boot, modules/gateways); its key is read from its row. */
 export type GatewaySettings = Omit<DesiredState['gateway'], 'privateKey'> & { gatewayId: number };
@@ -192,12 +193,22 @@ async function loadChallenges(db: ReadDb): Promise<Map<string, string>> {
 export async function loadDesiredState(deps: StateDeps, settings: GatewaySettings): Promise<DesiredState> {
   const { gatewayId, ...side } = settings;
   const gateway = { ...side, privateKey: await readGatewayPrivateKey(deps, gatewayId) };
-  return deps.db.write(async (tx) => ({
-    gateway,
-    peers: await loadPeers(tx, deps.secrets),
-    http: await loadHttpRoutes(tx),
-    stream: await loadStreamRoutes(tx),
-    domains: await loadDomains(tx),
-    challenges: await loadChallenges(tx),
-  }));
+  const now = deps.now?.() ?? new Date();
+  return deps.db.write(async (tx) => {
+    const protectedBy = await loadServicePolicies(tx);
+    const http = await loadHttpRoutes(tx);
+    for (const route of http) {
+      const policyId = protectedBy.get(route.serviceId);
+      if (policyId !== undefined) route.accessPolicyId = policyId;
+    }
+    return {
+      gateway,
+      peers: await loadPeers(tx, deps.secrets),
+      http,
+      stream: await loadStreamRoutes(tx),
+      domains: await loadDomains(tx),
+      challenges: await loadChallenges(tx),
+      access: await loadAccessState(tx, deps.secrets, now),
+    };
+  });
 }

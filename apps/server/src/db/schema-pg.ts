@@ -157,4 +157,8 @@ export const {
   certificatePems,
   acmeChallenges,
   leases,
+  identityProviders,
+  accessPolicies,
+  accessShareLinks,
+  accessSessions,
 } = pgTables;

@@ -423,3 +423,137 @@ export const gatewayPeers = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.gatewayId, t.publicKey] }), index('gateway_peers_key_idx').on(t.publicKey)],
 );
+
+// ---- Who may reach a published service (issue 27, docs/ACCESS.md) ------------------------------------------
+
+/** OpenID Connect providers visitors sign in with; the client secret is encrypted with the secret key. */
+export const identityProviders = sqliteTable('identity_providers', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull().unique(),
+  /** The issuer URL discovery starts from (`<issuer>/.well-known/openid-configuration`). */
+  issuer: text('issuer').notNull(),
+  clientId: text('client_id').notNull(),
+  /** AES-256-GCM ciphertext of the client secret; null: a public client (PKCE alone). */
+  clientSecretEnc: text('client_secret_enc'),
+  scopes: text('scopes', { mode: 'json' })
+    .$type<string[]>()
+    .notNull()
+    .default(sql`'["openid","email","profile"]'`),
+  /** The claim holding the user's groups (ID token, else userinfo). */
+  groupsClaim: text('groups_claim').notNull().default('groups'),
+  ...timestamps,
+});
+
+/**
+ * An access policy of a domain (every HTTP service on it) or of one HTTP service (overriding its domain's); exactly
+ * one of the two ids is set. No row: public (a service: inherits its domain's). `epoch` is part of every visitor
+ * cookie made under the policy: bumping it ends them all at once.
+ */
+export const accessPolicies = sqliteTable(
+  'access_policies',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    domainId: integer('domain_id').references(() => domains.id, { onDelete: 'cascade' }),
+    httpServiceId: integer('http_service_id').references(() => httpServices.id, { onDelete: 'cascade' }),
+    mode: text('mode', { enum: ['public', 'protected'] })
+      .notNull()
+      .default('public'),
+    /** Single sign-on with this provider; null: none. A provider in use cannot be deleted (checked in code). */
+    providerId: integer('provider_id').references(() => identityProviders.id),
+    allowEmails: text('allow_emails', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    allowEmailDomains: text('allow_email_domains', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    allowGroups: text('allow_groups', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    /** argon2id hash of the password or PIN; null: none. */
+    passwordHash: text('password_hash'),
+    shareLinks: integer('share_links', { mode: 'boolean' }).notNull().default(false),
+    bypassPaths: text('bypass_paths', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    bypassNetworks: text('bypass_networks', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    sessionSeconds: integer('session_seconds').notNull().default(86400),
+    epoch: integer('epoch').notNull().default(1),
+    /** Who set a service's policy: a node's token may not change one the operator set. */
+    setBy: text('set_by', { enum: ['admin', 'node'] })
+      .notNull()
+      .default('admin'),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('access_policies_domain_uq').on(t.domainId),
+    uniqueIndex('access_policies_service_uq').on(t.httpServiceId),
+    index('access_policies_provider_idx').on(t.providerId),
+  ],
+);
+
+/** Share links of an HTTP service: only a SHA-256 hash of the token is kept (the URL is shown once). */
+export const accessShareLinks = sqliteTable(
+  'access_share_links',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    httpServiceId: integer('http_service_id')
+      .notNull()
+      .references(() => httpServices.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    /** The link lets in below this path only; null: the service's whole path. */
+    pathPrefix: text('path_prefix'),
+    expiresAt: text('expires_at'),
+    revokedAt: text('revoked_at'),
+    createdBy: text('created_by', { enum: ['admin', 'node'] })
+      .notNull()
+      .default('admin'),
+    lastUsedAt: text('last_used_at'),
+    uses: integer('uses').notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [index('access_share_links_service_idx').on(t.httpServiceId, t.id)],
+);
+
+/**
+ * Visitor sessions. nginx verifies a visitor's cookie by its MAC alone; these rows are what the console lists and what
+ * revocation marks (revoked ids not yet expired are pushed to every gateway's nginx).
+ */
+export const accessSessions = sqliteTable(
+  'access_sessions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** The session id inside the cookie (128 random bits, base64url). */
+    sid: text('sid').notNull().unique(),
+    policyId: integer('policy_id')
+      .notNull()
+      .references(() => accessPolicies.id, { onDelete: 'cascade' }),
+    /** The service the visitor signed in through. */
+    httpServiceId: integer('http_service_id').references(() => httpServices.id, { onDelete: 'set null' }),
+    host: text('host').notNull(),
+    method: text('method', { enum: ['sso', 'password', 'share'] }).notNull(),
+    shareLinkId: integer('share_link_id').references(() => accessShareLinks.id, { onDelete: 'cascade' }),
+    subject: text('subject'),
+    email: text('email'),
+    groups: text('groups', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    address: text('address'),
+    expiresAt: text('expires_at').notNull(),
+    revokedAt: text('revoked_at'),
+    createdAt: text('created_at').notNull().$defaultFn(now),
+  },
+  (t) => [
+    index('access_sessions_policy_idx').on(t.policyId, t.id),
+    index('access_sessions_expiry_idx').on(t.expiresAt),
+    index('access_sessions_link_idx').on(t.shareLinkId),
+  ],
+);

@@ -24,6 +24,27 @@ export interface DesiredState {
    * them: every gateway's nginx serves them. Absent: none (tests building a state by hand).
    */
   challenges?: ReadonlyMap<string, string>;
+  /** Who may reach HTTP services (docs/ACCESS.md). Absent: every service is public (tests building a state by hand). */
+  access?: DesiredAccess;
+}
+
+/** What nginx checks visitors of protected services with. */
+export interface DesiredAccess {
+  /** The key visitor cookies are signed with: its id (in every cookie) and 32 bytes, base64. */
+  key: { id: string; secret: string };
+  /** Every protected policy; routes name theirs by id (`DesiredHttpRoute.accessPolicyId`). */
+  policies: DesiredAccessPolicy[];
+  /** Revoked sessions that have not expired yet: session id → expiry (unix seconds). */
+  revoked: ReadonlyMap<string, number>;
+}
+
+export interface DesiredAccessPolicy {
+  id: number;
+  /** Part of every cookie made under the policy: a new epoch ends them all. */
+  epoch: number;
+  /** Paths (prefixes) and source networks (IPv4 / CIDR) that skip the check. */
+  bypassPaths: string[];
+  bypassNetworks: string[];
 }
 
 export interface DesiredPeer {
@@ -50,6 +71,8 @@ export interface DesiredHttpRoute {
   backendPort: number;
   allowedIps: string[];
   blockedIps: string[];
+  /** The protected access policy that applies to it (docs/ACCESS.md); absent or null: public. */
+  accessPolicyId?: number | null;
 }
 
 export interface DesiredStreamRoute {

@@ -38,6 +38,7 @@ const DICT_LABELS: Record<string, string> = {
   gw_routes: 'routes dictionary',
   gw_certs: 'certificate dictionary',
   gw_acme: 'ACME answer dictionary',
+  gw_access: 'access dictionary',
 };
 
 export const mib = (bytes: number): string => (bytes / (1024 * 1024)).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0);

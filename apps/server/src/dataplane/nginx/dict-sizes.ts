@@ -9,7 +9,7 @@ import { snapshotFile } from './options.js';
 // (the cut-off's record) and the others survive. So a dictionary grows rarely and by a lot (to twice its data, a power
 // of two), only grows while nginx runs, and a fresh master gets what the snapshot needs.
 
-export const DICT_NAMES = ['gw_routes', 'gw_certs', 'gw_acme', 'gw_live', 'gw_stats'] as const;
+export const DICT_NAMES = ['gw_routes', 'gw_certs', 'gw_acme', 'gw_live', 'gw_stats', 'gw_access'] as const;
 export type DictName = (typeof DICT_NAMES)[number];
 /** Bytes per dictionary (whole KiB). */
 export type DictSizes = Record<DictName, number>;
@@ -28,9 +28,24 @@ const MiB = 1024 * KiB;
 
 export const DEFAULT_DICT_LIMITS: DictLimits = {
   // gw_routes: ~60,000 one-route hosts; gw_certs: ~8,000 certificates of one page; gw_live: ~130,000 requests in
-  // flight (more than the workers' connections); gw_stats: ~6,500 services with traffic.
-  floors: { gw_routes: 16 * MiB, gw_certs: 32 * MiB, gw_acme: 1 * MiB, gw_live: 16 * MiB, gw_stats: 16 * MiB },
-  ceilings: { gw_routes: 1024 * MiB, gw_certs: 1024 * MiB, gw_acme: 1 * MiB, gw_live: 16 * MiB, gw_stats: 256 * MiB },
+  // flight (more than the workers' connections); gw_stats: ~6,500 services with traffic; gw_access (docs/ACCESS.md):
+  // the cookie key, policies (a few hundred bytes each) and revoked visitor sessions (~128 bytes each: ~120,000).
+  floors: {
+    gw_routes: 16 * MiB,
+    gw_certs: 32 * MiB,
+    gw_acme: 1 * MiB,
+    gw_live: 16 * MiB,
+    gw_stats: 16 * MiB,
+    gw_access: 16 * MiB,
+  },
+  ceilings: {
+    gw_routes: 1024 * MiB,
+    gw_certs: 1024 * MiB,
+    gw_acme: 1 * MiB,
+    gw_live: 16 * MiB,
+    gw_stats: 256 * MiB,
+    gw_access: 16 * MiB,
+  },
 };
 
 /** A grown dictionary holds twice its data... */

@@ -48,6 +48,8 @@ export const controlDir = (prefixDir: string): string => join(prefixDir, 'contro
 export const controlSocket = (prefixDir: string): string => join(controlDir(prefixDir), 'control.sock');
 /** What a fresh master loads before its first request (routes and the certificate names to read). */
 export const snapshotFile = (prefixDir: string): string => join(prefixDir, 'state', 'routes.json');
+/** What a fresh master loads of access (policies, the cookie key, revocations) with the routes (docs/ACCESS.md). */
+export const accessSnapshotFile = (prefixDir: string): string => join(prefixDir, 'state', 'access.json');
 export const streamRoot = (prefixDir: string): string => join(prefixDir, 'stream');
 
 export function validateRenderOptions(options: NginxRenderOptions): void {

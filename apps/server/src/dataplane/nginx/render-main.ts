@@ -5,12 +5,14 @@ import {
   DEFAULT_WORKER_USER,
   FALLBACK_CERT_NAME,
   HTTP_ACCESS_LOG,
+  accessSnapshotFile,
   controlSocket,
   logsDir,
   snapshotFile,
   validateRenderOptions,
   type NginxRenderOptions,
 } from './options.js';
+import { readAccessLuaModule } from './lua-source.js';
 import { DEFAULT_DICT_LIMITS, renderDicts, type DictSizes } from './dict-sizes.js';
 import { openFilesFor } from './sizing.js';
 import { assertFilePath, block, quotePath, renderListen } from './syntax.js';
@@ -27,11 +29,13 @@ const LOG_FORMAT = [
 ];
 
 export const LUA_MODULE_FILE = 'postern.lua';
+export const ACCESS_LUA_MODULE_FILE = 'postern_access.lua';
 
 /** Options handed to the Lua module's init(): JSON inside a Lua long string (every value is allow-listed). */
 function luaOptions(options: NginxRenderOptions): string {
   const json = JSON.stringify({
     snapshot: assertFilePath(snapshotFile(options.prefixDir)),
+    access_snapshot: assertFilePath(accessSnapshotFile(options.prefixDir)),
     certs_dir: assertFilePath(options.certsDir),
     console_host: options.consoleHost,
     console_upstream: options.consoleUpstream,
@@ -45,15 +49,26 @@ function luaOptions(options: NginxRenderOptions): string {
 }
 
 /**
- * The files of one generation of the HTTP instance: nginx.conf and the Lua module beside it, so config and code
- * switch together. `generationDir` is where they will live (the Lua module is loaded from there). `dicts`: the shared
- * dictionaries' sizes, from the data they hold (dict-sizes.ts; growing one is a new generation).
+ * Who may reach a service (docs/ACCESS.md): identity headers only ever set by nginx after a passed check (a client's
+ * are replaced or, when the variable is empty, dropped: proxy_set_header wins over any case of the name).
+ */
+const IDENTITY_HEADERS = [
+  'proxy_set_header X-Postern-User $gw_access_user;',
+  'proxy_set_header X-Postern-Email $gw_access_email;',
+  'proxy_set_header X-Postern-Groups $gw_access_groups;',
+];
+
+/**
+ * The files of one generation of the HTTP instance: nginx.conf and the Lua modules beside it, so config and code
+ * switch together. `generationDir` is where they will live (the Lua modules are loaded from there). `dicts`: the
+ * shared dictionaries' sizes, from the data they hold (dict-sizes.ts; growing one is a new generation).
  */
 export function renderHttpInstance(
   options: NginxRenderOptions,
   generationDir: string,
   luaSource: string,
   dicts: DictSizes = DEFAULT_DICT_LIMITS.floors,
+  accessLuaSource: string = readAccessLuaModule(),
 ): ConfigFiles {
   validateRenderOptions(options);
   const fallback = `${assertFilePath(options.certsDir)}/${FALLBACK_CERT_NAME}.pem`;
@@ -132,6 +147,19 @@ export function renderHttpInstance(
         'set $gw_up "";',
         'set $gw_path "";',
         'set $gw_log_uri "";',
+        'set $gw_access_user "";',
+        'set $gw_access_email "";',
+        'set $gw_access_groups "";',
+        // The sign-in exchange of protected services, on every host: the control plane answers it (docs/ACCESS.md).
+        ...block('location /_postern/access/', [
+          'access_by_lua_block { require("postern_access").exchange() }',
+          'proxy_pass $gw_up$request_uri;',
+          'proxy_http_version 1.1;',
+          'proxy_set_header Host $host;',
+          'proxy_set_header X-Forwarded-For $remote_addr;',
+          'proxy_set_header X-Forwarded-Proto $scheme;',
+          ...IDENTITY_HEADERS,
+        ]),
         ...block('location /', [
           'access_by_lua_block { require("postern").route() }',
           // The console's session cookie never comes from a backend on the no-domain port (lua/postern.lua).
@@ -147,6 +175,7 @@ export function renderHttpInstance(
           'proxy_set_header X-Forwarded-Host $host;',
           'proxy_set_header Upgrade $http_upgrade;',
           'proxy_set_header Connection $gw_connection;',
+          ...IDENTITY_HEADERS,
           'proxy_read_timeout 1h;',
           // Responses pass on as they arrive: event streams and long polls never wait for a buffer to fill.
           'proxy_buffering off;',
@@ -170,5 +199,5 @@ export function renderHttpInstance(
     ]),
     '',
   ].join('\n');
-  return { 'nginx.conf': conf, [LUA_MODULE_FILE]: luaSource };
+  return { 'nginx.conf': conf, [LUA_MODULE_FILE]: luaSource, [ACCESS_LUA_MODULE_FILE]: accessLuaSource };
 }

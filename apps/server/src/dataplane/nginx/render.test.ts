@@ -49,14 +49,37 @@ describe('renderHttpInstance', () => {
   const conf = files['nginx.conf'] ?? '';
 
   it('holds no service: routes, access lists and certificates come from Lua shared dictionaries', () => {
-    expect(Object.keys(files)).toEqual(['nginx.conf', 'postern.lua']);
+    expect(Object.keys(files)).toEqual(['nginx.conf', 'postern.lua', 'postern_access.lua']);
     expect(files['postern.lua']).toBe('-- lua');
+    expect(files['postern_access.lua']).toContain('function _M.check(route, host, path, loose)');
     expect(conf).toContain('lua_package_path "/data/nginx/gen/4/?.lua;/usr/share/lua/5.1/?.lua;;";');
-    for (const dict of ['gw_routes 16384k', 'gw_certs 32768k', 'gw_acme 1024k', 'gw_live 16384k', 'gw_stats 16384k'])
+    for (const dict of [
+      'gw_routes 16384k',
+      'gw_certs 32768k',
+      'gw_acme 1024k',
+      'gw_live 16384k',
+      'gw_stats 16384k',
+      'gw_access 16384k',
+    ])
       expect(conf).toContain(`lua_shared_dict ${dict};`);
     expect(conf).toContain('access_by_lua_block { require("postern").route() }');
     expect(conf).toContain('ssl_certificate_by_lua_block { require("postern").certificate() }');
     expect(conf).not.toMatch(/app\.example\.com|10\.44\.0\.2/);
+  });
+
+  it('sets identity headers only from the access check, on every proxied location (issue 27)', () => {
+    // Every location that proxies replaces (or, empty, drops) a client's X-Postern-* headers.
+    const proxied = conf.split('location ').slice(1);
+    expect(proxied.length).toBeGreaterThanOrEqual(3);
+    for (const location of proxied.filter((text) => text.includes('proxy_pass'))) {
+      for (const header of [
+        'X-Postern-User $gw_access_user',
+        'X-Postern-Email $gw_access_email',
+        'X-Postern-Groups $gw_access_groups',
+      ])
+        expect(location).toContain(`proxy_set_header ${header};`);
+    }
+    expect(conf).toContain('location /_postern/access/ {');
   });
 
   it('never cuts connections on a reload, passes responses on unbuffered, and never spools bodies to disk', () => {

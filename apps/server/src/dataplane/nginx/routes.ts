@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { pathLocationsDifferInCase } from '@postern/contract';
 import type { DesiredDomain, DesiredHttpRoute } from '../types.js';
+import type { AccessTable } from './access-table.js';
 import {
   assertHost,
   assertHostname,
@@ -35,6 +36,8 @@ interface LuaRoute {
   u: string;
   a?: [number, number][];
   b?: [number, number][];
+  /** The protected access policy's ref in gw_access (lua/postern_access.lua); absent: public. */
+  x?: string;
 }
 
 /** `10.0.0.0/8` → [network as a 32-bit number, 8]; a bare address is a /32. */
@@ -60,13 +63,37 @@ export function upstreamUrl(route: DesiredHttpRoute, staticHosts: ReadonlyMap<st
   return `${route.backendProto}://${address}:${assertPort(route.backendPort, 'backend port')}`;
 }
 
-function toLuaRoute(route: DesiredHttpRoute, host: string, staticHosts: ReadonlyMap<string, string>): LuaRoute {
+/**
+ * The ref of the access policy protecting a route, or undefined (public). A protected route whose policy nginx
+ * cannot be given is set aside (thrown), never served unprotected; so is one without a domain (docs/ACCESS.md).
+ */
+function accessRefOf(route: DesiredHttpRoute, host: string, access: AccessTable | undefined): string | undefined {
+  const policyId = route.accessPolicyId ?? null;
+  if (policyId === null) return undefined;
+  if (host === NO_DOMAIN_HOST) throw new Error('an access policy needs a domain: this service has none');
+  const ref = access?.refOf.get(policyId);
+  if (ref !== undefined) return ref;
+  throw new Error(`its access policy cannot be served: ${access?.rejected.get(policyId) ?? 'not planned'}`);
+}
+
+function toLuaRoute(
+  route: DesiredHttpRoute,
+  host: string,
+  staticHosts: ReadonlyMap<string, string>,
+  access: AccessTable | undefined,
+): LuaRoute {
   const p = routePrefix(route.pathLocation);
   const u = upstreamUrl(route, staticHosts);
   const a = route.allowedIps.map((ip) => toNetwork(ip, 'allowed IP'));
   const b = route.blockedIps.map((ip) => toNetwork(ip, 'blocked IP'));
-  // One-shot hash(): a quarter of createHash()'s cost per call, 10,000 calls in every apply at 10,000 services.
-  const r = hash('sha256', JSON.stringify([host, p, u, a, b]), 'base64url').slice(0, 12);
+  const x = accessRefOf(route, host, access);
+  // One-shot hash(): a quarter of createHash()'s cost per call, 10,000 calls in every apply at 10,000 services. The
+  // access ref is part of it: a service whose policy changed has its open connections cut (checked again on reconnect).
+  const r = hash(
+    'sha256',
+    JSON.stringify(x === undefined ? [host, p, u, a, b] : [host, p, u, a, b, x]),
+    'base64url',
+  ).slice(0, 12);
   return {
     s: assertPositiveInt(route.serviceId, 'service id'),
     r,
@@ -74,6 +101,7 @@ function toLuaRoute(route: DesiredHttpRoute, host: string, staticHosts: Readonly
     u,
     ...(a.length > 0 ? { a } : {}),
     ...(b.length > 0 ? { b } : {}),
+    ...(x === undefined ? {} : { x }),
   };
 }
 
@@ -82,7 +110,7 @@ const byLongestPrefix = (x: LuaRoute, y: LuaRoute): number => y.p.length - x.p.l
 export function buildRouteTable(
   routes: readonly DesiredHttpRoute[],
   domains: readonly DesiredDomain[],
-  options: { staticHosts?: ReadonlyMap<string, string>; reservedHosts?: readonly string[] } = {},
+  options: { staticHosts?: ReadonlyMap<string, string>; reservedHosts?: readonly string[]; access?: AccessTable } = {},
 ): RouteTable {
   const staticHosts = options.staticHosts ?? new Map<string, string>();
   const known = new Set(domains.map((d) => d.domain));
@@ -96,7 +124,7 @@ export function buildRouteTable(
       const host = route.domain === null ? NO_DOMAIN_HOST : assertHostname(route.domain, 'domain');
       if (host !== NO_DOMAIN_HOST && !known.has(host)) throw new Error(`domain ${host} does not exist`);
       if (reserved.has(host)) throw new Error(`${host} is the console's host name; no service can be published there`);
-      const lua = toLuaRoute(route, host, staticHosts);
+      const lua = toLuaRoute(route, host, staticHosts, options.access);
       const list = byHost.get(host) ?? [];
       const where = host === NO_DOMAIN_HOST ? '' : ` on ${host}`;
       if (list.some((other) => other.p === lua.p)) throw new Error(`another service already serves ${lua.p}${where}`);

@@ -18,6 +18,7 @@ import {
 import { authenticateAgent, requireAgentNode } from './authenticate-agent.js';
 import { listLiveGateways } from '../gateways/registry.js';
 import { tunnelHealthUrl } from './tunnel-health.js';
+import { registerAgentAccessRoutes } from '../access/routes.js';
 
 // The API the `postern` CLI calls with a node's access token. Every call is scoped to that node: the node id
 // comes from the token, never from the request, so one node can never touch another's services. Creations run
@@ -105,6 +106,8 @@ export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps; e
       await setServiceEnabled(deps, requireAgentNode(request).id, request.params.type, request.params.id, false),
     ),
   );
+
+  registerAgentAccessRoutes(app, deps);
 
   registerOperation(
     app,

@@ -8,6 +8,7 @@ import { operationOf } from '../../http/operation.js';
 import { getDomain } from '../domains/service.js';
 import { getService } from '../services/service.js';
 import { toToken } from '../tokens/service.js';
+import { accessAudited, accessRefOf, isAccessRef, loadAccessSnapshot, type AccessKind } from './access-audit.js';
 import type { AuditActor, AuditTarget } from './recorder.js';
 
 // Every change made through the API is recorded here, from the route table, in one place: each audited operation
@@ -17,9 +18,9 @@ import type { AuditActor, AuditTarget } from './recorder.js';
 // reason). Sign-in, failed sign-ins and failed re-checks of the password are recorded by the auth module itself
 // (modules/auth/auth-audit.ts), the failures summed per client.
 
-type Kind = 'node' | 'token' | 'domain' | 'service' | 'none';
+type Kind = 'node' | 'token' | 'domain' | 'service' | 'none' | AccessKind;
 
-interface Audited {
+export interface Audited {
   action: string;
   kind: Kind;
 }
@@ -50,16 +51,17 @@ const audited: Partial<Record<OperationName, Audited>> = {
   agentEnableService: { action: 'service.enable', kind: 'service' },
   agentDisableService: { action: 'service.disable', kind: 'service' },
   agentDeleteService: { action: 'service.delete', kind: 'service' },
+  ...accessAudited,
 };
 
 /** What an entry is about: the row, plus the node and domain the filters find it by. */
-interface Ref {
+export interface Ref {
   type: string;
   id: number | null;
   nodeId: number | null;
 }
 
-interface Snapshot {
+export interface Snapshot {
   view: Record<string, unknown>;
   name: string | null;
   nodeId: number | null;
@@ -108,6 +110,8 @@ function refOf(request: FastifyRequest, name: OperationName, kind: Kind, created
       };
     case 'none':
       return null;
+    default:
+      return accessRefOf(kind, params, agentNodeId, createdId);
   }
 }
 
@@ -119,6 +123,7 @@ function strip(view: Record<string, unknown>): Record<string, unknown> {
 
 async function load(deps: AppDeps, ref: Ref): Promise<Snapshot | null> {
   if (ref.id === null) return null;
+  if (isAccessRef(ref)) return await loadAccessSnapshot(deps, ref);
   try {
     if (ref.type === 'node') {
       const row = await deps.db.select().from(nodes).where(eq(nodes.id, ref.id)).get();

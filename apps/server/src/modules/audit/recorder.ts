@@ -148,6 +148,12 @@ const SUMMARY_NOUNS: Record<string, [string, string]> = {
   'auth.sign-in-failed': ['failed sign-in', 'failed sign-ins'],
   'auth.recheck-failed': ['failed re-check', 'failed re-checks'],
   'auth.password-accepted': ['accepted password', 'accepted passwords'],
+  // Visitors of protected services (modules/access/exchange-routes.ts).
+  'access.sign-in': ['visitor sign-in', 'visitor sign-ins'],
+  'access.sign-in-failed': ['failed visitor sign-in', 'failed visitor sign-ins'],
+  'access.refused': ['refused visitor', 'refused visitors'],
+  'access.share-link-used': ['share-link use', 'share-link uses'],
+  'access.sign-out': ['visitor sign-out', 'visitor sign-outs'],
 };
 
 /** What one client did in the current window, beyond the row written at once. */

@@ -20,6 +20,8 @@
 --            with network as a 32-bit number }.
 
 local cjson = require("cjson.safe")
+-- Who may reach a service (docs/ACCESS.md): its own module, dictionary (gw_access) and control endpoint (/access).
+local access = require("postern_access")
 
 local ngx = ngx
 local shared = ngx.shared
@@ -47,7 +49,7 @@ end
 -- Counters of writes refused for lack of room, in gw_stats: made at init, so counting them never needs room.
 local DROPPED, LIVE_REFUSED = "_dropped", "_live_refused"
 -- Every dictionary, for GET /space.
-local DICTS = { "gw_routes", "gw_certs", "gw_acme", "gw_live", "gw_stats" }
+local DICTS = { "gw_routes", "gw_certs", "gw_acme", "gw_live", "gw_stats", "gw_access" }
 
 local function is_empty(dict)
   return #dict:get_keys(1) == 0
@@ -59,6 +61,7 @@ end
 -- plane is up.
 function _M.init(options_json)
   opts = assert(cjson.decode(options_json), "invalid postern options")
+  access.init(opts)
   local stats = shared.gw_stats
   stats:safe_add("_epoch", tostring(ngx.now()))
   stats:safe_add(DROPPED, 0)
@@ -383,6 +386,7 @@ function _M.route()
   if ambiguous then return ngx.exit(400) end
   var.gw_svc = route.s
   if not is_allowed(route) then return ngx.exit(403) end
+  if not access.check(route, host, path, loose) then return end
   var.gw_up = route.u
   var.gw_path = query and (path .. sub(request_uri, query)) or path
   remember(route)
@@ -706,6 +710,7 @@ function _M.control()
     end
     return reply(200, out)
   end
+  if sub(uri, 1, 7) == "/access" then return access.control(method, uri) end
   if method ~= "POST" then return reply(405, { error = "method not allowed" }) end
   local body = read_json()
   if body == nil then return reply(400, { error = "the body must be a JSON object" }) end

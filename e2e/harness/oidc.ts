@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { run } from './exec.js';
+import type { Lab } from './lab.js';
+import type { ManagedProcess } from './processes.js';
+
+// The identity side of the access tests (docs/ACCESS.md): a real OpenID Connect provider (the certified
+// `oidc-provider` package, programs/oidc-provider.mjs) over HTTPS in a namespace of its own, and Chromium run inside
+// a namespace (the client's), so a browser reaches the gateway and the provider as a visitor on the internet would.
+
+const OIDC_PROVIDER = fileURLToPath(new URL('./programs/oidc-provider.mjs', import.meta.url));
+
+export interface OidcClient {
+  client_id: string;
+  client_secret: string;
+  redirect_uris: string[];
+}
+
+export interface OidcProvider {
+  issuer: string;
+  /** The CA of the provider's HTTPS certificate: the gateway trusts it through NODE_EXTRA_CA_CERTS. */
+  caFile: string;
+  readonly process: ManagedProcess;
+}
+
+/** openssl: a throwaway CA and a certificate for `ip` signed by it. */
+async function makeTls(dir: string, ip: string): Promise<{ caFile: string; certFile: string; keyFile: string }> {
+  const caFile = join(dir, 'idp-ca.pem');
+  const caKey = join(dir, 'idp-ca.key');
+  const certFile = join(dir, 'idp-cert.pem');
+  const keyFile = join(dir, 'idp-key.pem');
+  const csr = join(dir, 'idp.csr');
+  const ext = join(dir, 'idp.ext');
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  await run('openssl', [
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    caKey,
+    '-out',
+    caFile,
+    '-days',
+    '2',
+    '-subj',
+    '/CN=IdP test CA',
+  ]);
+  await run('openssl', ['req', '-new', ...ec, '-keyout', keyFile, '-out', csr, '-subj', `/CN=${ip}`]);
+  writeFileSync(ext, `subjectAltName=IP:${ip}\n`);
+  await run('openssl', [
+    'x509',
+    '-req',
+    '-in',
+    csr,
+    '-CA',
+    caFile,
+    '-CAkey',
+    caKey,
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    ext,
+    '-out',
+    certFile,
+  ]);
+  return { caFile, certFile, keyFile };
+}
+
+/** Starts the provider in `ns`, listening on https://<ip>:443. */
+export async function startOidcProvider(
+  lab: Lab,
+  ns: string,
+  ip: string,
+  clients: OidcClient[],
+): Promise<OidcProvider> {
+  const dir = lab.makeTempDir('idp');
+  const tls = await makeTls(dir, ip);
+  const issuer = `https://${ip}`;
+  const configFile = join(dir, 'config.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      issuer,
+      host: ip,
+      port: 443,
+      cert: tls.certFile,
+      key: tls.keyFile,
+      cookieKey: randomBytes(16).toString('hex'),
+      clients: clients.map((client) => ({
+        ...client,
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_post',
+      })),
+    }),
+  );
+  const child = lab.spawn(ns, 'oidc provider', process.execPath, [OIDC_PROVIDER, configFile]);
+  await child.waitForOutput(/^listening /m, 15_000);
+  return { issuer, caFile: tls.caFile, process: child };
+}
+
+/**
+ * Chromium inside `ns`: playwright starts a one-line wrapper that enters the namespace and execs the browser, so
+ * the DevTools pipe is the browser's own and every connection it opens starts in that namespace.
+ */
+export async function launchBrowserIn(lab: Lab, ns: string, extraArgs: readonly string[] = []): Promise<Browser> {
+  if (!/^[a-z0-9-]{1,64}$/.test(ns)) throw new Error(`unexpected namespace name ${ns}`);
+  const wrapper = join(lab.makeTempDir('chromium'), 'chromium-in-netns');
+  writeFileSync(wrapper, `#!/bin/sh\nexec ip netns exec ${ns} /usr/bin/chromium "$@"\n`, { mode: 0o755 });
+  return await chromium.launch({
+    executablePath: wrapper,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      // The gateway and the provider use test certificates.
+      '--ignore-certificate-errors',
+      ...extraArgs,
+    ],
+  });
+}
