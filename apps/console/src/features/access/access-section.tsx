@@ -182,7 +182,8 @@ function ProtectedFields({ draft }: { draft: AccessDraft }) {
   });
   const hasNoProviders = providers.isSuccess && providers.data.total === 0;
   return (
-    <div className="flex flex-col gap-4 border-l-2 border-gray-200 pl-4 dark:border-gray-700">
+    // A container: the lists sit side by side in the wide service form, one under another in the narrow domain form.
+    <div className="@container flex flex-col gap-4 border-l-2 border-gray-200 pl-4 dark:border-gray-700">
       <SelectField
         label="Single sign-on"
         name="providerId"
@@ -198,7 +199,7 @@ function ProtectedFields({ draft }: { draft: AccessDraft }) {
         onBlur={() => draft.touch('providerId')}
       />
       {values.providerId !== '' && (
-        <div className="grid grid-cols-1 gap-4 sm:grid-cols-3">
+        <div className="grid grid-cols-1 gap-4 @xl:grid-cols-3">
           <IpListField
             label="Allowed emails"
             placeholder="alice@example.com"
@@ -229,7 +230,7 @@ function ProtectedFields({ draft }: { draft: AccessDraft }) {
         onChange={(checked) => draft.setValue('shareLinks', checked)}
         onBlur={() => draft.touch('shareLinks')}
       />
-      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 @xl:grid-cols-2">
         <IpListField
           label="Paths without sign-in"
           placeholder="/webhook"

@@ -72,7 +72,7 @@ export function IdentityProvidersCard() {
             {data.data.map((provider) => (
               <Tr key={provider.id}>
                 <Td className="font-medium">
-                  {provider.name}
+                  <span>{provider.name}</span>
                   {/* Phones show the issuer under the name: one column fewer before the row's menu. */}
                   <span className="block max-w-56 truncate text-xs font-normal text-gray-500 sm:hidden dark:text-gray-400">
                     {provider.issuer}

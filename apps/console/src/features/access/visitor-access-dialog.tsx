@@ -102,7 +102,7 @@ function ShareLinks({ service, isAllowed }: { service: HttpService; isAllowed: b
           <THead>
             <Th>Name</Th>
             <Th className="hidden sm:table-cell">Below</Th>
-            <Th>Expires</Th>
+            <Th className="hidden sm:table-cell">Expires</Th>
             <Th className="hidden sm:table-cell">Used</Th>
             <Th>
               <span className="sr-only">Actions</span>
@@ -114,10 +114,18 @@ function ShareLinks({ service, isAllowed }: { service: HttpService; isAllowed: b
               return (
                 <Tr key={link.id}>
                   <Td>
-                    <span className="font-medium">{link.name}</span> <Badge tone={statusTone[status]}>{status}</Badge>
+                    {/* Wraps on a phone, so the row keeps its Revoke in view. */}
+                    <div className="min-w-36 whitespace-normal">
+                      <span className="font-medium">{link.name}</span> <Badge tone={statusTone[status]}>{status}</Badge>
+                      {/* Phones: path and expiry under the name. */}
+                      <span className="block text-xs text-gray-500 sm:hidden dark:text-gray-400">
+                        {link.pathPrefix ?? service.pathLocation} · expires{' '}
+                        {link.expiresAt ? dateTime(link.expiresAt) : 'never'}
+                      </span>
+                    </div>
                   </Td>
                   <Td className="hidden font-mono text-xs sm:table-cell">{link.pathPrefix ?? service.pathLocation}</Td>
-                  <Td>{link.expiresAt ? dateTime(link.expiresAt) : 'Never'}</Td>
+                  <Td className="hidden sm:table-cell">{link.expiresAt ? dateTime(link.expiresAt) : 'Never'}</Td>
                   <Td className="hidden sm:table-cell">
                     {link.uses} {link.uses === 1 ? 'time' : 'times'}
                     {link.lastUsedAt && (
@@ -232,18 +240,20 @@ function VisitorSessions({ service }: { service: HttpService }) {
             {sessions.data.data.map((session) => (
               <Tr key={session.id}>
                 <Td>
-                  <span className="font-medium">{visitorName(session)}</span>{' '}
-                  {session.revoked && <Badge tone="red">Ended</Badge>}
-                  <span className="block text-xs text-gray-500 dark:text-gray-400">
-                    {METHOD_LABELS[session.method]}
-                    {session.groups.length > 0 ? ` · ${session.groups.join(', ')}` : ''}
-                    {/* Phones: since and from under the name, one column instead of three. */}
-                    <span className="sm:hidden">
-                      {' · '}
-                      {formatRelativeTime(session.created_at)}
-                      {session.address ? ` · ${session.address}` : ''}
+                  <div className="min-w-36 whitespace-normal">
+                    <span className="font-medium">{visitorName(session)}</span>{' '}
+                    {session.revoked && <Badge tone="red">Ended</Badge>}
+                    <span className="block text-xs text-gray-500 dark:text-gray-400">
+                      {METHOD_LABELS[session.method]}
+                      {session.groups.length > 0 ? ` · ${session.groups.join(', ')}` : ''}
+                      {/* Phones: since and from under the name, one column instead of three. */}
+                      <span className="sm:hidden">
+                        {' · '}
+                        {formatRelativeTime(session.created_at)}
+                        {session.address ? ` · ${session.address}` : ''}
+                      </span>
                     </span>
-                  </span>
+                  </div>
                 </Td>
                 <Td className="hidden sm:table-cell" title={dateTime(session.created_at)}>
                   {formatRelativeTime(session.created_at)}
