@@ -147,7 +147,7 @@ export function formatSeconds(seconds: number): string {
 function describePolicy(policy: AccessPolicy, indent: string): string[] {
   if (policy.mode === 'public') return [`${indent}public: anyone can open it`];
   const lines = [`${indent}protected:`];
-  const add = (label: string, value: string) => lines.push(`${indent}  ${label.padEnd(15)}${value}`);
+  const add = (label: string, value: string) => lines.push(`${indent}  ${label.padEnd(16)}${value}`);
   if (policy.providerId !== null) {
     add('single sign-on', `${policy.providerName ?? 'provider'} (id ${policy.providerId})`);
     if (policy.allowEmails.length > 0) add('emails', policy.allowEmails.join(', '));
@@ -174,7 +174,7 @@ export function formatAccess(access: ServiceAccess): string {
     `Applied (${SOURCE_TEXT[access.effective.source]}):`,
     ...describePolicy(access.effective, '  '),
   ];
-  if (access.own === null) lines.push('Own policy: none (inherits the domain’s)');
+  if (access.own === null) lines.push("Own policy: none (inherits the domain's)");
   else {
     lines.push(`Own policy (set by ${access.setBy === 'admin' ? "the gateway's operator" : 'this node'}):`);
     lines.push(...describePolicy(access.own, '  '));
