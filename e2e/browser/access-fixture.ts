@@ -1,17 +1,16 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot } from './server.js';
+import { ACCESS_PATH } from '@postern/contract';
 
-// What the access browser tests need beyond the API: an OpenID Connect issuer to discover (HTTPS on loopback, its
-// certificate handed to the gateway through NODE_EXTRA_CA_CERTS), and visitor sessions. Sessions are made by the
-// sign-in exchange on a protected host, which these tests do not run (the data plane is off; the system tests sign
-// in through a real provider): they are written into the gateway's database the way the exchange writes them.
+// What the access browser tests need beyond the console's API: an OpenID Connect issuer to discover (HTTPS on
+// loopback, its certificate handed to the gateway through NODE_EXTRA_CA_CERTS), and visitors. Visitors sign in
+// through the real sign-in exchange, sent to the control plane as nginx forwards it (Host: the protected host,
+// X-Forwarded-For: the visitor); single sign-on through a real provider is the system tests' (e2e/system/access).
 
 const run = promisify(execFile);
 
@@ -83,71 +82,62 @@ export async function startDiscoveryIssuer(): Promise<DiscoveryIssuer> {
   };
 }
 
-interface Statement {
-  get(...params: unknown[]): unknown;
-  run(...params: unknown[]): { lastInsertRowid: number | bigint };
-}
-
-interface Sqlite {
-  prepare(sql: string): Statement;
-  pragma(text: string): unknown;
-  close(): void;
-}
-
-// The server's own SQLite binding (the e2e package has none).
-const serverRequire = createRequire(join(repoRoot, 'apps/server/package.json'));
-
-export interface SeededSession {
-  method: 'sso' | 'password' | 'share';
-  email?: string;
-  user?: string;
-  groups?: string[];
-  address?: string;
-  /** Minutes ago it was made. */
-  minutesAgo?: number;
-  shareLinkId?: number;
-}
-
-/**
- * Live visitor sessions of the policy that applies to `serviceId` on `host` (the service's own, else its domain's),
- * as the sign-in exchange stores them. Returns their ids.
- */
-export function seedVisitorSessions(
-  dataDir: string,
-  target: { serviceId: number; domainId: number; host: string },
-  sessions: readonly SeededSession[],
-): number[] {
-  const Database = serverRequire('better-sqlite3') as new (file: string) => Sqlite;
-  const db = new Database(join(dataDir, 'postern.db'));
-  try {
-    db.pragma('busy_timeout = 5000');
-    const policy = (db.prepare('SELECT id FROM access_policies WHERE http_service_id = ?').get(target.serviceId) ??
-      db.prepare('SELECT id FROM access_policies WHERE domain_id = ?').get(target.domainId)) as
-      { id: number } | undefined;
-    if (!policy) throw new Error(`no access policy applies to service ${String(target.serviceId)}`);
-    const insert = db.prepare(
-      `INSERT INTO access_sessions (sid, policy_id, http_service_id, host, method, share_link_id, subject, email, groups,
-        address, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+/** One request to the control plane as nginx forwards the sign-in exchange: Host is the protected host. */
+async function exchange(
+  baseUrl: string,
+  request: { method: 'GET' | 'POST'; path: string; host: string; from: string; form?: Record<string, string> },
+): Promise<{ status: number; location: string | undefined }> {
+  const body = request.form ? new URLSearchParams(request.form).toString() : undefined;
+  const { hostname, port } = new URL(baseUrl);
+  return await new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      {
+        hostname,
+        port,
+        method: request.method,
+        path: request.path,
+        headers: {
+          host: request.host,
+          // The server trusts X-Forwarded-For from loopback (its own nginx): the visitor's address.
+          'x-forwarded-for': request.from,
+          ...(body === undefined
+            ? {}
+            : { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) }),
+        },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, location: response.headers.location }));
+      },
     );
-    return sessions.map((session) =>
-      Number(
-        insert.run(
-          randomBytes(16).toString('base64url'),
-          policy.id,
-          target.serviceId,
-          target.host,
-          session.method,
-          session.shareLinkId ?? null,
-          session.user ?? null,
-          session.email ?? null,
-          JSON.stringify(session.groups ?? []),
-          session.address ?? null,
-          new Date(Date.now() + 24 * 3600_000).toISOString(),
-          new Date(Date.now() - (session.minutesAgo ?? 1) * 60_000).toISOString(),
-        ).lastInsertRowid,
-      ),
-    );
-  } finally {
-    db.close();
-  }
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+/** A visitor signs in with the service's password (the sign-in page's form), from address `from`. */
+export async function signInWithPassword(
+  baseUrl: string,
+  visit: { host: string; serviceId: number; password: string; from: string },
+): Promise<void> {
+  const answer = await exchange(baseUrl, {
+    method: 'POST',
+    path: `${ACCESS_PATH}/password`,
+    host: visit.host,
+    from: visit.from,
+    form: { s: String(visit.serviceId), rd: '/', password: visit.password },
+  });
+  if (answer.status !== 303) throw new Error(`password sign-in on ${visit.host}: HTTP ${String(answer.status)}`);
+}
+
+/** A visitor opens a share link, from address `from`. */
+export async function openShareLink(baseUrl: string, link: string, from: string): Promise<void> {
+  const url = new URL(link);
+  const answer = await exchange(baseUrl, {
+    method: 'GET',
+    path: `${url.pathname}${url.search}`,
+    host: url.hostname,
+    from,
+  });
+  if (answer.status !== 302) throw new Error(`share link on ${url.hostname}: HTTP ${String(answer.status)}`);
 }

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { seedVisitorSessions } from './access-fixture.js';
+import { openShareLink, signInWithPassword } from './access-fixture.js';
 import { chooseMenuItem, dialog, expectGone, expectVisible, type ConsoleHarness } from './fixture.js';
 
 // The access screens of the screenshot matrix (screens.test.ts): Settings' identity providers, the Visitor Access
@@ -27,6 +27,7 @@ export async function seedAccessScreens(
     `/api/domains?search=${target.domain}`,
   );
   const domainId = domains.data.find((row) => row.domain === target.domain)?.id ?? 0;
+
   await harness.seed('PATCH', `/api/domains/${domainId}/access`, {
     mode: 'protected',
     providerId: provider.id,
@@ -36,21 +37,20 @@ export async function seedAccessScreens(
     shareLinks: true,
     bypassPaths: ['/webhook'],
   });
-  await harness.seed('POST', `/api/services/${target.nodeId}/http/${target.serviceId}/share-links`, {
-    name: 'for-the-auditor',
-    ttl: 7 * 86_400,
+  const link = await harness.seed<{ url: string }>(
+    'POST',
+    `/api/services/${target.nodeId}/http/${target.serviceId}/share-links`,
+    { name: 'for-the-auditor', ttl: 7 * 86_400 },
+  );
+  // Two visitors, through the real sign-in exchange.
+  const { baseUrl } = harness.server;
+  await signInWithPassword(baseUrl, {
+    host: target.domain,
+    serviceId: target.serviceId,
+    password: '246810',
+    from: '198.51.100.7',
   });
-  seedVisitorSessions(harness.server.dataDir ?? '', { serviceId: target.serviceId, domainId, host: target.domain }, [
-    {
-      method: 'sso',
-      email: 'alice@example.com',
-      user: 'alice',
-      groups: ['ops'],
-      address: '198.51.100.7',
-      minutesAgo: 42,
-    },
-    { method: 'password', address: '203.0.113.9', minutesAgo: 5 },
-  ]);
+  await openShareLink(baseUrl, link.url, '203.0.113.9');
 }
 
 type Shot = (page: Page, screen: string) => Promise<void>;
@@ -87,7 +87,7 @@ export async function snapAccessScreens(page: Page, shot: Shot, seeded: AccessSc
 
   await chooseMenuItem(page, `Actions for ${seeded.serviceName}`, 'Visitor Access');
   const access = dialog(page, `Visitor Access: ${seeded.serviceName}`);
-  await expectVisible(access.getByText('alice@example.com', { exact: true }));
+  await expectVisible(access.getByText('Share link “for-the-auditor”', { exact: true }));
   await expectVisible(access.getByText('for-the-auditor', { exact: true }));
   await shot(page, 'dialog-visitor-access');
   await access.getByRole('button', { name: '+ Create share link' }).click();

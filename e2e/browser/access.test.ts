@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startDiscoveryIssuer, seedVisitorSessions, type DiscoveryIssuer } from './access-fixture.js';
+import { openShareLink, signInWithPassword, startDiscoveryIssuer, type DiscoveryIssuer } from './access-fixture.js';
 import { axeViolations } from './axe.js';
 import {
   acceptConfirmation,
@@ -238,20 +238,20 @@ describe('visitor access', () => {
     expect(access.own).toMatchObject({ mode: 'protected', passwordSet: true });
   });
 
-  it("manages a service's share links (shown once, copied, revoked) and ends a visitor's session", async () => {
+  it("ends a visitor's session; a share link shown once, copied, revoked, and its visitor signed out", async () => {
     const { nodeId, serviceId, name, domain, domainId } = await seedService();
-    await harness.seed('PATCH', `/api/domains/${domainId}/access`, { mode: 'protected', shareLinks: true });
-    const [sessionId] = seedVisitorSessions(harness.server.dataDir ?? '', { serviceId, domainId, host: domain }, [
-      {
-        method: 'sso',
-        email: 'alice@example.com',
-        user: 'alice',
-        groups: ['ops'],
-        address: '198.51.100.7',
-        minutesAgo: 12,
-      },
-      { method: 'password', address: '203.0.113.9', minutesAgo: 3 },
-    ]);
+    await harness.seed('PATCH', `/api/domains/${domainId}/access`, {
+      mode: 'protected',
+      password: 'visitor-pin-1',
+      shareLinks: true,
+    });
+    // A visitor signs in with the password through the real sign-in exchange.
+    await signInWithPassword(harness.server.baseUrl, {
+      host: domain,
+      serviceId,
+      password: 'visitor-pin-1',
+      from: '198.51.100.7',
+    });
 
     const page = await harness.openPage(`/nodes/${nodeId}`);
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: harness.server.baseUrl });
@@ -260,18 +260,16 @@ describe('visitor access', () => {
     await expectVisible(access.getByText(`Inherited from ${domain}`, { exact: true }));
 
     const visitors = access.getByRole('region', { name: 'Signed-in visitors' });
-    await expectVisible(visitors.getByText('alice@example.com', { exact: true }));
-    await expectVisible(visitors.getByText('198.51.100.7', { exact: true }));
-    await expectVisible(visitors.getByText('12 minutes ago', { exact: true }));
-    await expectVisible(visitors.getByText('Visitor with the password', { exact: true }));
-    await visitors.getByRole('button', { name: 'End the session of alice@example.com' }).click();
+    const byPassword = visitors.getByRole('row').filter({ hasText: '198.51.100.7' });
+    await expectVisible(byPassword.getByText('Visitor with the password', { exact: true }));
+    await byPassword.getByRole('button', { name: 'End the session of Visitor with the password' }).click();
     await acceptConfirmation(page, 'End Visitor Session', 'Yes, end it!');
-    await expectVisible(visitors.getByText('Ended', { exact: true }));
-    const sessions = await harness.seed<{ data: { id: number; revoked: boolean }[] }>(
+    await expectVisible(byPassword.getByText('Ended', { exact: true }));
+    const sessions = await harness.seed<{ data: { address: string; revoked: boolean }[] }>(
       'GET',
       `/api/services/${nodeId}/http/${serviceId}/visitor-sessions`,
     );
-    expect(sessions.data.find((session) => session.id === sessionId)?.revoked).toBe(true);
+    expect(sessions.data.map((session) => [session.address, session.revoked])).toEqual([['198.51.100.7', true]]);
 
     const links = access.getByRole('region', { name: 'Share links' });
     await links.getByRole('button', { name: '+ Create share link' }).click();
@@ -295,9 +293,17 @@ describe('visitor access', () => {
     const row = links.getByRole('row').filter({ hasText: 'for-bob' });
     await expectVisible(row.getByText('Active', { exact: true }));
     expect(await access.textContent()).not.toContain(url.split('token=')[1]);
+
+    // Someone opens it (the real exchange); revoking the link signs them out too.
+    await openShareLink(harness.server.baseUrl, url, '203.0.113.9');
+    await page.getByRole('button', { name: 'Close' }).last().click();
+    await chooseMenuItem(page, `Actions for ${name}`, 'Visitor Access');
+    const holder = visitors.getByRole('row').filter({ hasText: '203.0.113.9' });
+    await expectVisible(holder.getByText('Share link “for-bob”', { exact: true }));
     await row.getByRole('button', { name: 'Revoke share link for-bob' }).click();
     await acceptConfirmation(page, 'Revoke Share Link', 'Yes, revoke it!');
     await expectVisible(row.getByText('Revoked', { exact: true }));
+    await expectVisible(holder.getByText('Ended', { exact: true }));
     expect(await axeViolations(page, 'visitor access dialog')).toEqual([]);
   });
 });

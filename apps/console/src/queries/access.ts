@@ -63,12 +63,14 @@ export const shareLinkListQueryOptions = (ref: HttpServiceRef, page: number) =>
     placeholderData: keepPreviousData,
   });
 
+/** Visitors come and go outside the console: the list is read again whenever it is shown. */
 export const visitorSessionListQueryOptions = (ref: HttpServiceRef, page: number) =>
   queryOptions({
     queryKey: accessKeys.sessionPage(ref, page),
     queryFn: ({ signal }) =>
       call(operations.listVisitorSessions, { params: ref, query: { page, limit: ACCESS_PAGE_SIZE }, signal }),
     placeholderData: keepPreviousData,
+    staleTime: 0,
   });
 
 // ---- Changes ------------------------------------------------------------------------------------------------

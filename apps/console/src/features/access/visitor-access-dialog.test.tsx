@@ -110,7 +110,8 @@ describe('Visitor Access dialog', () => {
       if (path.endsWith('/visitor-sessions'))
         return page([
           session(),
-          session({ id: 13, method: 'share', email: null, user: null, groups: [], address: null }),
+          session({ id: 13, method: 'share', email: null, user: 'share:for-bob', groups: [], address: null }),
+          session({ id: 14, method: 'password', email: null, user: null, groups: [], address: '203.0.113.9' }),
         ]);
       return page([]);
     });
@@ -119,7 +120,8 @@ describe('Visitor Access dialog', () => {
     expect(await within(visitors).findByText('alice@example.com')).toBeTruthy();
     expect(within(visitors).getByText('198.51.100.7')).toBeTruthy();
     expect(within(visitors).getAllByText('5 minutes ago').length).toBeGreaterThan(0);
-    expect(within(visitors).getByText('Holder of a share link')).toBeTruthy();
+    expect(within(visitors).getByText('Share link “for-bob”')).toBeTruthy();
+    expect(within(visitors).getByText('Visitor with the password')).toBeTruthy();
     fireEvent.click(within(visitors).getByRole('button', { name: 'End the session of alice@example.com' }));
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Yes, end it!' })));
     expect(calls.filter((call) => call.method === 'PATCH').map((call) => call.path)).toEqual([

@@ -188,13 +188,18 @@ function ShareLinks({ service, isAllowed }: { service: HttpService; isAllowed: b
   );
 }
 
-/** Who a session is, as far as the gateway knows: the email or user of a sign-on, else the way in. */
+/** The subject the gateway gives a share link's visitors (what a backend sees as X-Postern-User). */
+const SHARE_SUBJECT_PREFIX = 'share:';
+
+/** Who a session is, as far as the gateway knows: the email or user of a sign-on, the link, or the password. */
 function visitorName(session: VisitorSession): string {
-  return (
-    session.email ??
-    session.user ??
-    (session.method === 'share' ? 'Holder of a share link' : 'Visitor with the password')
-  );
+  if (session.method === 'share') {
+    const link = session.user?.startsWith(SHARE_SUBJECT_PREFIX)
+      ? session.user.slice(SHARE_SUBJECT_PREFIX.length)
+      : null;
+    return link ? `Share link “${link}”` : 'Holder of a share link';
+  }
+  return session.email ?? session.user ?? 'Visitor with the password';
 }
 
 function VisitorSessions({ service }: { service: HttpService }) {
