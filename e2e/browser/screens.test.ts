@@ -1,6 +1,7 @@
 import type { Theme } from '@postern/contract';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { seedAccessScreens, snapAccessScreens } from './access-screens.js';
 import { axeViolations, type Violation } from './axe.js';
 import { snap } from './browser.js';
 import {
@@ -59,6 +60,7 @@ describe('screenshots', () => {
     await harness.seed('POST', `/api/services/${node.id}/tcp`, { name: 'mqtt-broker', backendPort: 1883 });
     await harness.seed('POST', `/api/nodes/${node.id}/pats`, { name: 'ci-pipeline' });
     seeded = { nodeId: node.id, nodeName, serviceId: service.id, serviceName, domain };
+    await seedAccessScreens(harness, { nodeId: node.id, serviceId: service.id, domain });
   });
 
   afterEach(() => {
@@ -120,7 +122,9 @@ describe('screenshots', () => {
 
       await page.goto('/settings');
       await expectVisible(page.getByRole('heading', { name: 'Settings', level: 1 }));
+      await expectVisible(page.getByText('Company SSO', { exact: true }));
       await shot(page, 'settings');
+      await snapAccessScreens(page, shot, seeded);
 
       await page.goto('/no/such/page');
       await expectVisible(page.getByRole('link', { name: 'Back To Home' }));

@@ -23,7 +23,7 @@ export interface RunningServer {
  * The data plane is off: browser tests check the console against the real API and database; the data plane has
  * its own system tests in e2e/system.
  */
-export async function startServer(): Promise<RunningServer> {
+export async function startServer(extraEnv: Readonly<Record<string, string>> = {}): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'postern-browser-'));
   // A node client of its own (stand-in files), so the console offers the one-line install whether or not this
   // checkout built the real one (scripts/build-node-client.sh).
@@ -32,7 +32,7 @@ export async function startServer(): Promise<RunningServer> {
   writeFileSync(join(nodeClientDir, 'install.sh'), '#!/bin/sh\n');
   writeFileSync(join(nodeClientDir, 'SHA256SUMS'), '');
   const port = await freePort();
-  let process_ = await spawnServer(dataDir, port);
+  let process_ = await spawnServer(dataDir, port, extraEnv);
   let earlierOutput = '';
   return {
     baseUrl: process_.baseUrl,
@@ -46,7 +46,7 @@ export async function startServer(): Promise<RunningServer> {
       await process_.stop();
       earlierOutput += process_.output();
       await whileDown?.();
-      process_ = await spawnServer(dataDir, port);
+      process_ = await spawnServer(dataDir, port, extraEnv);
     },
   };
 }
@@ -55,6 +55,7 @@ export async function startServer(): Promise<RunningServer> {
 async function spawnServer(
   dataDir: string,
   port: number,
+  extraEnv: Readonly<Record<string, string>>,
 ): Promise<{ baseUrl: string; output(): string; stop(): Promise<void> }> {
   let log = '';
   const child: ChildProcess = spawn(process.execPath, [join(repoRoot, 'apps/server/dist/main.js')], {
@@ -71,6 +72,7 @@ async function spawnServer(
       POSTERN_DATAPLANE: 'off',
       POSTERN_LOG_LEVEL: 'warn',
       POSTERN_NODE_CLIENT_DIR: join(dataDir, 'node-client'),
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

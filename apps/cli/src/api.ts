@@ -11,12 +11,24 @@ import {
   type HttpServiceCreate,
   type ListResponse,
   type Node,
+  type ServiceAccess,
+  type ServiceAccessUpdate,
   type ServiceType,
+  type ShareLink,
+  type ShareLinkCreate,
+  type ShareLinkCreated,
   type TcpService,
   type TcpServiceCreate,
   type Transport,
 } from '@postern/contract';
-import { CliError, EXIT_BAD_TOKEN, GatewayUnreachableError, TokenRejectedError, UsageError } from './errors.js';
+import {
+  CliError,
+  EXIT_BAD_TOKEN,
+  FieldsRefusedError,
+  GatewayUnreachableError,
+  TokenRejectedError,
+  UsageError,
+} from './errors.js';
 import { checkGatewayUrl } from './gateway-url.js';
 import { createHttpClient, RequestTimeoutError, type HttpAnswer, type HttpClient } from './http-client.js';
 
@@ -35,6 +47,11 @@ export interface AgentApi {
   setServiceEnabled(type: ServiceType, id: number, enabled: boolean): Promise<void>;
   deleteService(type: ServiceType, id: number): Promise<void>;
   setGatewayNetworks(gatewayNetworks: string[]): Promise<Node>;
+  getServiceAccess(id: number): Promise<ServiceAccess>;
+  updateServiceAccess(id: number, body: ServiceAccessUpdate): Promise<ServiceAccess>;
+  listShareLinks(id: number, page: number, limit: number): Promise<ListResponse<ShareLink>>;
+  createShareLink(id: number, body: ShareLinkCreate): Promise<ShareLinkCreated>;
+  revokeShareLink(id: number, linkId: number): Promise<ShareLink>;
 }
 
 /** Where and how to reach the gateway: what flags, the stored settings and the environment resolve to. */
@@ -144,17 +161,26 @@ export function createAgentApi(
     },
     deleteService: (type, id) => call(operations.agentDeleteService, { params: { type, id } }),
     setGatewayNetworks: (gatewayNetworks) => call(operations.agentSetGatewayNetworks, { body: { gatewayNetworks } }),
+    getServiceAccess: (id) => call(operations.agentGetServiceAccess, { params: { id } }),
+    updateServiceAccess: (id, body) => call(operations.agentUpdateServiceAccess, { params: { id }, body }),
+    listShareLinks: (id, page, limit) =>
+      call(operations.agentListShareLinks, { params: { id }, query: { page, limit } }),
+    createShareLink: (id, body) => call(operations.agentCreateShareLink, { params: { id }, body }),
+    revokeShareLink: (id, linkId) => call(operations.agentRevokeShareLink, { params: { id, linkId } }),
   };
 }
 
 /** Field errors as the user reads them: one `field: message` per line. */
-export function formatFieldErrors(errors: { field: string; message: string }[]): string {
+export function formatFieldErrors(errors: readonly { field: string; message: string }[]): string {
   return errors.map((error) => `  ${error.field}: ${error.message}`).join('\n');
 }
 
 function toCliError(error: ApiError, url: string): CliError {
   if (error.status === 422 && error.serverMessage !== null && error.fieldErrors.length > 0) {
-    return new CliError(`${error.serverMessage}:\n${formatFieldErrors(error.fieldErrors)}`);
+    return new FieldsRefusedError(
+      `${error.serverMessage}:\n${formatFieldErrors(error.fieldErrors)}`,
+      error.fieldErrors,
+    );
   }
   const text = error.serverMessage ?? `HTTP ${error.status}`;
   if (error.status === 401) return new TokenRejectedError(text);

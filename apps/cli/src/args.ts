@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { limits, ruleMessages, type ServiceType } from '@postern/contract';
+import { accessLimits, limits, ruleMessages, type ServiceType } from '@postern/contract';
 import { UsageError } from './errors.js';
 import type { HelpTopic } from './help.js';
 import { parsePin } from './pin.js';
@@ -25,6 +25,26 @@ export interface LocalFlags {
   iface?: string;
 }
 
+/**
+ * Who may open an HTTP service (docs/ACCESS.md), as flags. The policy is described whole: a list not given is empty,
+ * share links off. The password is the exception: absent keeps the stored one (it is never shown back).
+ */
+export interface AuthFlags {
+  mode: 'public' | 'protected' | 'inherit';
+  /** Single sign-on with this provider; absent with an allow list: the domain policy's provider. */
+  ssoProvider?: number;
+  allowEmails: string[];
+  allowEmailDomains: string[];
+  allowGroups: string[];
+  /** Read the password or PIN from this file (never from the command line, which `ps` shows). */
+  passwordFile?: string;
+  removePassword: boolean;
+  shareLinks: boolean;
+  bypassPaths: string[];
+  bypassNetworks: string[];
+  sessionSeconds?: number;
+}
+
 export type Command =
   | { kind: 'help'; topic: HelpTopic }
   | { kind: 'version' }
@@ -44,6 +64,8 @@ export type Command =
       allow: string[];
       block: string[];
       ttl?: number;
+      /** Absent: no policy of its own (the domain's applies). */
+      auth?: AuthFlags;
     }
   | {
       kind: 'expose-tcp';
@@ -59,6 +81,10 @@ export type Command =
       ttl?: number;
     }
   | { kind: 'services'; connection: ConnectionFlags; json: boolean }
+  | { kind: 'access'; connection: ConnectionFlags; id: number; json: boolean; auth?: AuthFlags }
+  | { kind: 'share-list'; connection: ConnectionFlags; id: number; json: boolean }
+  | { kind: 'share-create'; connection: ConnectionFlags; id: number; name: string; path?: string; ttl?: number }
+  | { kind: 'share-revoke'; connection: ConnectionFlags; id: number; linkId: number }
   | { kind: 'networks'; connection: ConnectionFlags; set: string[] | null }
   | {
       kind: 'service-action';
@@ -88,6 +114,20 @@ const exposeCommon: Options = {
   allow: { type: 'string', multiple: true },
   block: { type: 'string', multiple: true },
   ttl: { type: 'string' },
+};
+
+const authOptions: Options = {
+  auth: { type: 'string' },
+  'sso-provider': { type: 'string' },
+  'allow-email': { type: 'string', multiple: true },
+  'allow-email-domain': { type: 'string', multiple: true },
+  'allow-group': { type: 'string', multiple: true },
+  'password-file': { type: 'string' },
+  'no-password': { type: 'boolean' },
+  'share-links': { type: 'boolean' },
+  'bypass-path': { type: 'string', multiple: true },
+  'bypass-network': { type: 'string', multiple: true },
+  session: { type: 'string' },
 };
 
 export function parseCommand(argv: readonly string[]): Command {
@@ -145,6 +185,25 @@ export function parseCommand(argv: readonly string[]): Command {
     }
     case 'expose':
       return parseExpose(rest);
+    case 'access': {
+      const { values, positionals } = parse(
+        'access',
+        rest,
+        { ...connectionOptions, ...authOptions, json: { type: 'boolean' } },
+        1,
+      );
+      if (values.help) return { kind: 'help', topic: 'access' };
+      const auth = authOf('access', values);
+      return {
+        kind: 'access',
+        connection: connectionOf(values),
+        id: serviceIdOf('access', positionals[0]),
+        json: values.json === true,
+        ...optional('auth', auth),
+      };
+    }
+    case 'share':
+      return parseShare(rest);
     case 'enable':
     case 'disable':
     case 'rm':
@@ -160,6 +219,7 @@ function parseExpose(argv: readonly string[]): Command {
   if (type === 'http') {
     const options: Options = {
       ...exposeCommon,
+      ...authOptions,
       domain: { type: 'string' },
       path: { type: 'string' },
       proto: { type: 'string' },
@@ -185,6 +245,7 @@ function parseExpose(argv: readonly string[]): Command {
       allow: listOf(values.allow),
       block: listOf(values.block),
       ...optional('ttl', ttlOf('expose http', values.ttl)),
+      ...optional('auth', authOf('expose http', values)),
     };
   }
   if (type === 'tcp') {
@@ -215,6 +276,111 @@ function parseExpose(argv: readonly string[]): Command {
     };
   }
   throw usage('expose', `expected "http" or "tcp" after "expose", got "${type}"`);
+}
+
+function parseShare(argv: readonly string[]): Command {
+  const [verb, ...rest] = argv;
+  if (verb === undefined || verb === '-h' || verb === '--help') return { kind: 'help', topic: 'share' };
+  if (verb === 'list') {
+    const { values, positionals } = parse('share', rest, { ...connectionOptions, json: { type: 'boolean' } }, 1);
+    if (values.help) return { kind: 'help', topic: 'share' };
+    return {
+      kind: 'share-list',
+      connection: connectionOf(values),
+      id: serviceIdOf('share', positionals[0]),
+      json: values.json === true,
+    };
+  }
+  if (verb === 'create') {
+    const options: Options = { ...connectionOptions, path: { type: 'string' }, ttl: { type: 'string' } };
+    const { values, positionals } = parse('share', rest, options, 2);
+    if (values.help) return { kind: 'help', topic: 'share' };
+    const name = positionals[1];
+    if (name === undefined || name.trim() === '') throw usage('share', 'missing the link NAME after the service ID');
+    return {
+      kind: 'share-create',
+      connection: connectionOf(values),
+      id: serviceIdOf('share', positionals[0]),
+      name,
+      ...optional('path', stringOf(values.path)),
+      ...optional('ttl', ttlOf('share', values.ttl)),
+    };
+  }
+  if (verb === 'revoke') {
+    const { values, positionals } = parse('share', rest, connectionOptions, 2);
+    if (values.help) return { kind: 'help', topic: 'share' };
+    const linkId = positionals[1];
+    if (linkId === undefined || !/^[1-9]\d{0,15}$/.test(linkId))
+      throw usage('share', 'expected the numeric ID of the link after the service ID (see "postern share list ID")');
+    return {
+      kind: 'share-revoke',
+      connection: connectionOf(values),
+      id: serviceIdOf('share', positionals[0]),
+      linkId: Number(linkId),
+    };
+  }
+  throw usage('share', `expected "list", "create" or "revoke" after "share", got "${verb}"`);
+}
+
+function serviceIdOf(topic: HelpTopic, id: string | undefined): number {
+  if (id === undefined || !/^[1-9]\d{0,15}$/.test(id))
+    throw usage(topic, 'expected the numeric ID of an HTTP service (see "postern services")');
+  return Number(id);
+}
+
+const AUTH_MODES = ['public', 'protected', 'inherit'] as const;
+
+/**
+ * The access flags; undefined when none is given. Any way in or exception implies `--auth protected`; combined with
+ * `public` or `inherit` it is a contradiction, refused before asking the gateway.
+ */
+function authOf(topic: HelpTopic, values: Values): AuthFlags | undefined {
+  const mode = stringOf(values.auth);
+  if (mode !== undefined && !(AUTH_MODES as readonly string[]).includes(mode))
+    throw usage(topic, '--auth must be public, protected or inherit');
+  const provider = stringOf(values['sso-provider']);
+  if (provider !== undefined && !/^[1-9]\d{0,15}$/.test(provider))
+    throw usage(topic, '--sso-provider must be the numeric ID of an identity provider (the operator knows it)');
+  const session = values.session === undefined ? undefined : sessionOf(topic, values.session);
+  const flags = {
+    allowEmails: listOf(values['allow-email']),
+    allowEmailDomains: listOf(values['allow-email-domain']),
+    allowGroups: listOf(values['allow-group']),
+    shareLinks: values['share-links'] === true,
+    removePassword: values['no-password'] === true,
+    bypassPaths: listOf(values['bypass-path']),
+    bypassNetworks: listOf(values['bypass-network']),
+  };
+  const passwordFile = stringOf(values['password-file']);
+  if (passwordFile !== undefined && flags.removePassword)
+    throw usage(topic, '--password-file and --no-password contradict each other');
+  const isProtectedOnly =
+    provider !== undefined ||
+    passwordFile !== undefined ||
+    session !== undefined ||
+    flags.allowEmails.length + flags.allowEmailDomains.length + flags.allowGroups.length > 0 ||
+    flags.shareLinks ||
+    flags.removePassword ||
+    flags.bypassPaths.length + flags.bypassNetworks.length > 0;
+  if (mode === undefined && !isProtectedOnly) return undefined;
+  if (mode !== undefined && mode !== 'protected' && isProtectedOnly)
+    throw usage(topic, `--auth ${mode} takes no other access option (they describe a protected policy)`);
+  return {
+    mode: (mode ?? 'protected') as AuthFlags['mode'],
+    ...flags,
+    ...optional('ssoProvider', provider === undefined ? undefined : Number(provider)),
+    ...optional('passwordFile', passwordFile),
+    ...optional('sessionSeconds', session),
+  };
+}
+
+/** `--session 30m|12h|7d` (or plain seconds): how long a visitor stays signed in; 5 minutes to 30 days. */
+function sessionOf(topic: HelpTopic, value: Values[string]): number {
+  const match = /^(\d{1,9})([smhd]?)$/.exec(stringOf(value)?.trim() ?? '');
+  const seconds = match ? Number(match[1]) * (TTL_UNITS[match[2] || 's'] ?? 1) : NaN;
+  if (!(seconds >= accessLimits.sessionSecondsMin && seconds <= accessLimits.sessionSecondsMax))
+    throw usage(topic, '--session must be a duration such as 30m, 12h or 7d (at least 5m, at most 30d)');
+  return seconds;
 }
 
 function parseServiceAction(action: 'enable' | 'disable' | 'rm', argv: readonly string[]): Command {
@@ -274,6 +440,8 @@ function helpTopicOf(argv: readonly string[]): HelpTopic {
     'expose',
     'services',
     'networks',
+    'access',
+    'share',
     'enable',
     'disable',
     'rm',

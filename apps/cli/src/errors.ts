@@ -9,6 +9,17 @@ export class CliError extends Error {
   }
 }
 
+/** The gateway answered 422: the request's fields it refused, each with its reason. */
+export class FieldsRefusedError extends CliError {
+  constructor(
+    message: string,
+    readonly fieldErrors: readonly { field: string; message: string }[],
+  ) {
+    super(message);
+    this.name = 'FieldsRefusedError';
+  }
+}
+
 /** Wrong command line: exit code 2, like most Unix tools. */
 export class UsageError extends CliError {
   constructor(message: string) {

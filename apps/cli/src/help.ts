@@ -11,6 +11,8 @@ export type HelpTopic =
   | 'expose tcp'
   | 'services'
   | 'networks'
+  | 'access'
+  | 'share'
   | 'enable'
   | 'disable'
   | 'rm';
@@ -28,6 +30,22 @@ const CONNECTION_OPTIONS = `  --url URL          the gateway's public HTTPS addr
                      (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7) and link-local addresses is allowed
   --config-dir DIR   where connect stores its files (default: $POSTERN_CONFIG_DIR, else /etc/postern)`;
 
+const ACCESS_OPTIONS = `Access options (who may open it in a browser; a node's token may only make it stricter than its
+domain's policy: the gateway refuses anything else and says which option):
+  --auth MODE               protected (implied by the options below), public, or inherit (the domain's)
+  --allow-email E           single sign-on lets in this email (repeat, or separate with commas)
+  --allow-email-domain D    ... everyone with an email at this domain
+  --allow-group G           ... members of this group (the provider's groups claim)
+  --sso-provider ID         the identity provider (default: the one of the domain's policy)
+  --password-file FILE      a password or PIN (6+ characters) read from FILE's first line; never pass it
+                            on the command line. Not allowed when the domain's policy protects it already
+  --no-password             remove the password (without either option the stored one is kept)
+  --share-links             share links of the service let their holders in ("postern share")
+  --bypass-path P           no sign-in below this path, e.g. a webhook (repeat)
+  --bypass-network CIDR     no sign-in from these addresses (repeat)
+  --session DURATION        how long a visitor stays signed in (5m to 30d, default 24h)
+The options describe the whole policy: a list or --share-links left out is empty or off.`;
+
 export const helpTexts: Record<HelpTopic, string> = {
   main: `Usage: postern COMMAND [options]
 
@@ -41,6 +59,8 @@ Commands:
   expose        publish a local service: expose http NAME --port P --domain D, expose tcp NAME --port P
   services      list this node's services
   networks      show or set the subnets this gateway node routes: networks [set CIDR...]
+  access        show or set who may open an HTTP service: access ID [--auth …]
+  share         share links of an HTTP service: share list|create|revoke ID …
   enable        enable a service: enable http|tcp ID
   disable       disable a service: disable http|tcp ID
   rm            delete a service: rm http|tcp ID
@@ -94,9 +114,11 @@ Options:
 Run "postern expose http --help" or "postern expose tcp --help" for the options.`,
 
   'expose http': `Usage: postern expose http NAME --port P --domain D [--path /p] [--proto https] [--host H]
-                           [--allow CIDR…] [--block CIDR…] [--ttl 1h]
+                           [--allow CIDR…] [--block CIDR…] [--ttl 1h] [access options]
 
-Publishes a web service of this node through the gateway's nginx, on a domain of this node.
+Publishes a web service of this node through the gateway's nginx, on a domain of this node. With access options
+the service gets its own access policy before it is served (created disabled, the policy set, then enabled); if
+the gateway refuses the policy, the service is deleted again and nothing is published.
 
 Options:
   --port P         port of the service on this node (required)
@@ -108,6 +130,7 @@ Options:
   --allow CIDR     only these clients (repeat, or separate with commas)
   --block CIDR     never these clients (repeat, or separate with commas)
   --ttl DURATION   publish it for this long only (30m, 1h, 7d; at least 1m): then the gateway disables it
+${ACCESS_OPTIONS}
 ${CONNECTION_OPTIONS}`,
 
   'expose tcp': `Usage: postern expose tcp NAME --port P [--udp] [--public-port N] [--tls] [--host H]
@@ -142,6 +165,32 @@ made a gateway (in the console), private ranges only (10/8, 172.16/12, 192.168/1
 overlapping another. This machine must forward the traffic to those hosts (ip_forward and, usually, masquerade).
 
 Options:
+${CONNECTION_OPTIONS}`,
+
+  access: `Usage: postern access ID [--json] [access options] [options]
+
+Without access options, shows who may open this node's HTTP service ID: the policy applied now and where it comes
+from (the service's own, or its domain's), the service's own policy and who set it. With them, sets the service's
+own policy; --auth inherit drops it, so the domain's applies. A policy the gateway's operator set cannot be changed
+by a node's token.
+
+Options:
+  --json                    print the gateway's answer as JSON
+${ACCESS_OPTIONS}
+${CONNECTION_OPTIONS}`,
+
+  share: `Usage: postern share list ID [--json] [options]
+       postern share create ID NAME [--path /p] [--ttl 7d] [options]
+       postern share revoke ID LINK_ID [options]
+
+Share links of this node's HTTP service ID: whoever holds one gets in without signing in, until it expires or is
+revoked (revoking it also signs out everyone who used it). The service's access policy must allow share links
+(--share-links, or the domain's policy). The link's URL is printed once, when it is created: store it securely.
+
+Options:
+  --path /p          the link lets in below this path only (within the service's path)
+  --ttl DURATION     the link expires after this long (1m to 366d; default: never, until revoked)
+  --json             list: print JSON
 ${CONNECTION_OPTIONS}`,
 
   enable: `Usage: postern enable http|tcp ID [options]

@@ -1,5 +1,6 @@
 import packageJson from '../package.json' with { type: 'json' };
 import { parseCommand } from './args.js';
+import { runAccess, runShareCreate, runShareList, runShareRevoke } from './commands/access.js';
 import { runConnect } from './commands/connect.js';
 import { runDisconnect } from './commands/disconnect.js';
 import { runNetworks } from './commands/networks.js';
@@ -41,6 +42,14 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
         return await runServiceAction(context, command);
       case 'networks':
         return await runNetworks(context, command);
+      case 'access':
+        return await runAccess(context, command);
+      case 'share-list':
+        return await runShareList(context, command);
+      case 'share-create':
+        return await runShareCreate(context, command);
+      case 'share-revoke':
+        return await runShareRevoke(context, command);
     }
   } catch (error) {
     context.stderr.write(`postern: ${describeError(error)}\n`);

@@ -226,7 +226,18 @@ function checkDomainOrPath(
   if (reserved) ctx.addIssue({ code: 'custom', path: ['pathLocation'], message: reservedPathMessage(reserved) });
 }
 
-export const HttpServiceCreateSchema = z.object(httpFields).superRefine(checkDomainOrPath).superRefine(checkExpiry);
+export const HttpServiceCreateSchema = z
+  .object({
+    ...httpFields,
+    /**
+     * Beyond the spec: false creates the service disabled (absent: enabled). The console and `postern expose --auth`
+     * create a service that gets its own access policy this way, set the policy, then enable it: it is never served
+     * under its domain's weaker policy in between.
+     */
+    enabled: flag().optional(),
+  })
+  .superRefine(checkDomainOrPath)
+  .superRefine(checkExpiry);
 export type HttpServiceCreate = z.infer<typeof HttpServiceCreateSchema>;
 
 export const HttpServiceUpdateSchema = z

@@ -12,6 +12,7 @@ import { formatFieldErrors } from '../api.js';
 import type { Command } from '../args.js';
 import { openApi, type CliContext } from '../context.js';
 import { CliError } from '../errors.js';
+import { draftAccessBody, exposeWithAccess, summarizeAccess } from './access.js';
 
 // expose / services / enable / disable / rm: thin wrappers over the agent API.
 
@@ -29,10 +30,20 @@ export async function runExposeHttp(
     ...ipLists(command),
     ...(command.ttl === undefined ? {} : { ttl: command.ttl }),
   });
+  // The policy is checked (and its password file read) before anything is created.
+  const access = command.auth ? await draftAccessBody(context, command.auth) : null;
   const api = await openApi(context, command.connection);
-  const service = await api.createHttpService(body);
+  if (access === null) {
+    const service = await api.createHttpService(body);
+    context.stdout.write(
+      `Exposed http service ${service.id} "${service.name}" at ${service.publicAccess}${untilText(service)}\n`,
+    );
+    return 0;
+  }
+  const exposed = await exposeWithAccess(api, () => api.createHttpService({ ...body, enabled: false }), access);
   context.stdout.write(
-    `Exposed http service ${service.id} "${service.name}" at ${service.publicAccess}${untilText(service)}\n`,
+    `Exposed http service ${exposed.service.id} "${exposed.service.name}" at ${exposed.service.publicAccess}` +
+      `${untilText(exposed.service)} (${summarizeAccess(exposed.access)})\n`,
   );
   return 0;
 }

@@ -8,6 +8,8 @@ import { useZodForm } from '../../lib/use-zod-form';
 import { useCreateDomain, useUpdateDomain } from '../../queries/domains';
 import { nodeListQueryOptions } from '../../queries/nodes';
 import { applySkipValidation, getInitialDomainValues, isSslSelectorDisabled, ownerOptions } from './domain-form-rules';
+import { AccessSection } from '../access/access-section';
+import { useDomainAccess } from '../access/use-domain-access';
 
 const SSL_OPTIONS = [
   { value: 'self-signed', label: 'Self Signed' },
@@ -21,14 +23,15 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose: () => void 
   const { toast } = useToast();
   const isSslLocked = isSslSelectorDisabled(form.values);
   const nodes = useQuery(nodeListQueryOptions({ page: 1, limit: limits.listMaxLimit }));
+  const access = useDomainAccess(domain);
 
   // A change stored but not applied closes the form too: the toast said why, sending it again would repeat it.
   const onSubmit = form.handleSubmit(async (body) => {
     if (domain) {
-      if ((await settleStoredChange(update.mutateAsync({ id: domain.id, body }))).isApplied)
+      if ((await settleStoredChange(access.saving(() => update.mutateAsync({ id: domain.id, body })))).isApplied)
         toast({ message: 'Domain updated successfully!', type: 'success' });
     } else {
-      if ((await settleStoredChange(create.mutateAsync(body))).isApplied)
+      if ((await settleStoredChange(access.creating(() => create.mutateAsync(body)))).isApplied)
         toast({ message: 'Domain created successfully!', type: 'success' });
     }
     onClose();
@@ -78,6 +81,7 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose: () => void 
           form.touch('ssl');
         }}
       />
+      <AccessSection draft={access.draft} />
     </FormDialog>
   );
 }

@@ -8,6 +8,8 @@ import { describeBackendHostField, type ServiceFormProps } from './service-form-
 import { ExpiryField } from './service-expiry';
 import { ServiceFormFrame } from './service-form-frame';
 import { useSaveService } from './use-save-service';
+import { AccessSection } from '../access/access-section';
+import { useServiceAccess } from '../access/use-service-access';
 
 /** The HTTP service form (console-spec §5): POST to create, PATCH to edit. */
 export function HttpServiceForm({ node, service, onClose, onCreated }: ServiceFormProps<HttpService>) {
@@ -16,11 +18,12 @@ export function HttpServiceForm({ node, service, onClose, onCreated }: ServiceFo
   const access = getHttpFieldAccess(node, service);
   const create = useCreateHttpService();
   const update = useUpdateHttpService();
+  const visitorAccess = useServiceAccess(node, service, form.values.domain);
   const save = useSaveService({
     node,
     service,
-    create: create.mutateAsync,
-    update: update.mutateAsync,
+    create: visitorAccess.creating(create.mutateAsync),
+    update: visitorAccess.updating(update.mutateAsync),
     onClose,
     onCreated,
   });
@@ -77,6 +80,7 @@ export function HttpServiceForm({ node, service, onClose, onCreated }: ServiceFo
         {...form.field('backendPort')}
       />
       <ExpiryField service={service} value={form.values.expiry} onChange={(value) => form.setValue('expiry', value)} />
+      <AccessSection draft={visitorAccess.draft} stored={visitorAccess.stored} />
     </ServiceFormFrame>
   );
 }

@@ -36,6 +36,7 @@ describe('HTTP service form', () => {
   });
 
   it("locks path, protocol, port and host of the server's own service on the local node", () => {
+    fakeApi();
     const node = buildNode({ id: 1, isLocal: true, address: null });
     const service = buildHttpService({ nodeId: 1, backendHost: LOCAL_SELF_HOST, backendPort: 3000 });
     renderWithProviders(<HttpServiceFormDialog node={node} service={service} open onClose={vi.fn()} />);

@@ -1,7 +1,7 @@
 import type { ServiceType } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
-import { useCallback, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useCallback, useState, type ReactNode } from 'react';
 import { PageSizeSelect, SearchField, SortableTh } from '../../components/ui/list-controls';
 import { ActionMenu, type MenuItem } from '../../components/ui/menu';
 import { Pagination, useClampPage } from '../../components/ui/pagination';
@@ -27,6 +27,11 @@ import type { ServiceFacts } from './service-truth';
 import { useServiceActions } from './use-service-actions';
 
 type Service = AnyService;
+
+// Beyond the spec (issue 27): an HTTP service's policy, share links and visitor sessions; loaded on first use.
+const VisitorAccessDialog = lazy(() =>
+  import('../access/visitor-access-dialog').then((module) => ({ default: module.VisitorAccessDialog })),
+);
 
 type ServiceListProps = {
   type: ServiceType;
@@ -103,6 +108,7 @@ export function ServiceList({ type, scope, empty, onEdit, facts, ...controlled }
   const page = view.page ?? 1;
   const setPage = useCallback((next: number) => onViewChange({ page: next === 1 ? undefined : next }), [onViewChange]);
   const [infoService, setInfoService] = useState<Service | null>(null);
+  const [visitorService, setVisitorService] = useState<Service | null>(null);
   const query = useQuery(serviceListQueryOptions(type, scope, view));
   const figures = useQuery(serviceFiguresQueryOptions(scope.kind === 'node' ? scope.nodeId : null));
   useObserveStream();
@@ -125,6 +131,7 @@ export function ServiceList({ type, scope, empty, onEdit, facts, ...controlled }
           params: { nodeId: String(service.nodeId), type, id: String(service.id) },
         }),
     },
+    { label: 'Visitor Access', onSelect: () => setVisitorService(service), isHidden: !('pathLocation' in service) },
     scope.kind === 'node'
       ? { label: 'Edit Service', onSelect: () => onEdit?.(service), isHidden: !onEdit }
       : {
@@ -231,6 +238,11 @@ export function ServiceList({ type, scope, empty, onEdit, facts, ...controlled }
         isLoading={query.isPlaceholderData}
       />
       <ServiceInfoDialog service={infoService} onClose={() => setInfoService(null)} />
+      {visitorService && 'pathLocation' in visitorService && (
+        <Suspense fallback={null}>
+          <VisitorAccessDialog service={visitorService} onClose={() => setVisitorService(null)} />
+        </Suspense>
+      )}
     </>
   );
 }

@@ -1,7 +1,7 @@
 import { messages, operations, type TwoFactorSetup } from '@postern/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { SubmitEvent, ReactNode } from 'react';
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { Button } from '../../components/ui/button';
 import { Badge, Card } from '../../components/ui/card';
 import { CopyButton, CopyField } from '../../components/ui/copy-button';
@@ -15,6 +15,11 @@ import { PasswordCard } from './password-card';
 // are shown once.
 
 const twoFactorKey = ['auth', 'two-factor'] as const;
+
+// Beyond the spec (issue 27): who may reach published services signs in with these; its own chunk.
+const IdentityProvidersCard = lazy(() =>
+  import('../access/identity-providers-card').then((module) => ({ default: module.IdentityProvidersCard })),
+);
 
 type Fields = Partial<Record<'password' | 'code', string | undefined>>;
 
@@ -46,6 +51,9 @@ export function SettingsPage() {
       <h1 className="text-2xl font-bold">Settings</h1>
       <PasswordCard />
       <TwoFactorCard />
+      <Suspense fallback={null}>
+        <IdentityProvidersCard />
+      </Suspense>
     </div>
   );
 }

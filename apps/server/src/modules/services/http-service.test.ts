@@ -21,6 +21,19 @@ afterEach(async () => {
 const web = { name: 'web', domain: 'app.example.com', pathLocation: '/api', backendPort: 8080 };
 
 describe('creating an HTTP service', () => {
+  test('enabled: false creates it disabled: stored, not served until it is enabled', async () => {
+    const node = await insertNode(t.deps);
+    const { status, body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, {
+      ...web,
+      enabled: false,
+    });
+    expect(status).toBe(201);
+    expect(body.enabled).toBe(false);
+    expect(t.fakeDataPlane.lastState?.http ?? []).not.toContainEqual(expect.objectContaining({ serviceId: body.id }));
+    await api('PATCH', `/api/services/${node.id}/http/${body.id}/enable`);
+    expect(t.fakeDataPlane.lastState?.http).toContainEqual(expect.objectContaining({ serviceId: body.id }));
+  });
+
   test('answers 401 without a session token', async () => {
     const node = await insertNode(t.deps);
     const response = await t.app.inject({ method: 'POST', url: `/api/services/${node.id}/http`, payload: web });

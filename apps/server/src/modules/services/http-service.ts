@@ -165,6 +165,7 @@ export async function createHttpService(
               allowedIps: body.allowedIps ?? [],
               blockedIps: body.blockedIps ?? [],
               expiresAt,
+              enabled: body.enabled ?? true,
             })
             .returning({ id: httpServices.id })
             .get()
