@@ -98,7 +98,7 @@ function assertServable(deps: AppDeps, service: AnyService): void {
     );
 }
 
-/** The service's row as the decision rules read it, inside the caller's transaction; null when it is not there. */
+/** The service's row as the decision rules read it, inside the caller's transaction; undefined when it is not there. */
 async function readDecisions(
   tx: Db,
   type: ServiceType,
