@@ -618,6 +618,8 @@ describe("issue 25, 3: a node's token never undoes the operator's decisions", ()
     createdBy: Actor;
     /** Created with a ttl of its creator's. */
     ttl?: boolean;
+    /** Created disabled (an HTTP service whose access is set before it is served). */
+    createdDisabled?: boolean;
     steps: Step[];
   }
 
@@ -701,6 +703,21 @@ describe("issue 25, 3: a node's token never undoes the operator's decisions", ()
       ],
     },
     {
+      name: "the token's web service created disabled (its access set first): its own decision to lift",
+      createdBy: 'token',
+      createdDisabled: true,
+      steps: [
+        ['token', 'enable', 200],
+        ['token', 'delete', 204],
+      ],
+    },
+    {
+      name: "the operator's web service created disabled",
+      createdBy: 'operator',
+      createdDisabled: true,
+      steps: [['token', 'enable', 403]],
+    },
+    {
       name: "the token's service with its own ttl: its own decision to lift",
       createdBy: 'token',
       ttl: true,
@@ -728,60 +745,61 @@ describe("issue 25, 3: a node's token never undoes the operator's decisions", ()
     expiresAt: string | null;
   }
 
-  it.each(decisions.map((decision, i) => [decision.name, decision, i % 2 === 0 ? 'http' : 'tcp'] as const))(
-    '%s',
-    async (_name, decision, type) => {
-      const body =
-        type === 'http'
-          ? { name: 'web', domain: `web-${String(decisions.indexOf(decision))}.a.example.test`, backendPort: 80 }
-          : { name: 'ssh', backendPort: 22 };
-      const ttl = decision.ttl ? { ttl: 3600 } : {};
-      const created =
-        decision.createdBy === 'operator'
-          ? await asAdmin('POST', `/api/services/${nodeA.id}/${type}`, { ...body, ...ttl })
-          : await call(nodeA.token, 'POST', `/api/agent/services/${type}`, { ...body, ...ttl });
-      expect(created.status).toBe(201);
-      const id = created.body.id as number;
-      const consoleUrl = `/api/services/${nodeA.id}/${type}/${id}`;
-      const agentUrl = `/api/agent/services/${type}/${id}`;
-      const seen = async (): Promise<Seen> => {
-        const { enabled, expiresAt } = (await asAdmin('GET', consoleUrl)).body as unknown as Seen;
-        return { enabled, expiresAt };
-      };
-      for (const step of decision.steps) {
-        if (step[0] === 'time') {
-          clock = new Date(clock.getTime() + 2 * 3600_000);
-          await disableExpiredServices(t.deps);
-          continue;
-        }
-        const [actor, action, status] = step;
-        const before = status === 403 ? await seen() : null;
-        const answer =
-          action === 'expire'
-            ? await asAdmin('PATCH', consoleUrl, { expiresAt: new Date(clock.getTime() + 3600_000).toISOString() })
-            : actor === 'operator'
-              ? await asAdmin(
-                  action === 'delete' ? 'DELETE' : 'PATCH',
-                  action === 'delete' ? consoleUrl : `${consoleUrl}/${action}`,
-                )
-              : await call(
-                  nodeA.token,
-                  action === 'delete' ? 'DELETE' : 'PATCH',
-                  action === 'delete' ? agentUrl : `${agentUrl}/${action}`,
-                );
-        expect(answer.status, `${actor} ${action}: ${JSON.stringify(answer.body)}`).toBe(status);
-        if (status === 403) {
-          expect(answer.body).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/operator/) });
-          expect(await seen(), `a refused ${action} changed nothing`).toEqual(before);
-        }
+  it.each(
+    decisions.map(
+      (decision, i) => [decision.name, decision, decision.createdDisabled || i % 2 === 0 ? 'http' : 'tcp'] as const,
+    ),
+  )('%s', async (_name, decision, type) => {
+    const body =
+      type === 'http'
+        ? { name: 'web', domain: `web-${String(decisions.indexOf(decision))}.a.example.test`, backendPort: 80 }
+        : { name: 'ssh', backendPort: 22 };
+    const ttl = { ...(decision.ttl ? { ttl: 3600 } : {}), ...(decision.createdDisabled ? { enabled: false } : {}) };
+    const created =
+      decision.createdBy === 'operator'
+        ? await asAdmin('POST', `/api/services/${nodeA.id}/${type}`, { ...body, ...ttl })
+        : await call(nodeA.token, 'POST', `/api/agent/services/${type}`, { ...body, ...ttl });
+    expect(created.status).toBe(201);
+    const id = created.body.id as number;
+    const consoleUrl = `/api/services/${nodeA.id}/${type}/${id}`;
+    const agentUrl = `/api/agent/services/${type}/${id}`;
+    const seen = async (): Promise<Seen> => {
+      const { enabled, expiresAt } = (await asAdmin('GET', consoleUrl)).body as unknown as Seen;
+      return { enabled, expiresAt };
+    };
+    for (const step of decision.steps) {
+      if (step[0] === 'time') {
+        clock = new Date(clock.getTime() + 2 * 3600_000);
+        await disableExpiredServices(t.deps);
+        continue;
       }
-      // The console can still do everything.
-      if ((await asAdmin('GET', consoleUrl)).status === 200) {
-        expect((await asAdmin('PATCH', `${consoleUrl}/enable`)).status).toBe(200);
-        expect((await asAdmin('DELETE', consoleUrl)).status).toBe(204);
+      const [actor, action, status] = step;
+      const before = status === 403 ? await seen() : null;
+      const answer =
+        action === 'expire'
+          ? await asAdmin('PATCH', consoleUrl, { expiresAt: new Date(clock.getTime() + 3600_000).toISOString() })
+          : actor === 'operator'
+            ? await asAdmin(
+                action === 'delete' ? 'DELETE' : 'PATCH',
+                action === 'delete' ? consoleUrl : `${consoleUrl}/${action}`,
+              )
+            : await call(
+                nodeA.token,
+                action === 'delete' ? 'DELETE' : 'PATCH',
+                action === 'delete' ? agentUrl : `${agentUrl}/${action}`,
+              );
+      expect(answer.status, `${actor} ${action}: ${JSON.stringify(answer.body)}`).toBe(status);
+      if (status === 403) {
+        expect(answer.body).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/operator/) });
+        expect(await seen(), `a refused ${action} changed nothing`).toEqual(before);
       }
-    },
-  );
+    }
+    // The console can still do everything.
+    if ((await asAdmin('GET', consoleUrl)).status === 200) {
+      expect((await asAdmin('PATCH', `${consoleUrl}/enable`)).status).toBe(200);
+      expect((await asAdmin('DELETE', consoleUrl)).status).toBe(204);
+    }
+  });
 
   it("enabling never lifts the operator's expiry: the service is not served again for good", async () => {
     const created = await call(nodeA.token, 'POST', '/api/agent/services/tcp', { name: 'ssh', backendPort: 22 });
