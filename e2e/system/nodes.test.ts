@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '@postern/contract';
 import { startBackend } from '../harness/backends.js';
 import { httpGet, tcpExchange } from '../harness/clients.js';
-import { runInAllowingFailure } from '../harness/exec.js';
+import { runIn, runInAllowingFailure } from '../harness/exec.js';
 import { isServerBuilt, VPN_SUBNET } from '../harness/gateway.js';
 import { canUseNetns } from '../harness/root.js';
 import { addLan } from '../harness/topology.js';
@@ -234,5 +234,30 @@ describe.skipIf(!canUseNetns || !isServerBuilt)('nodes', () => {
       timeoutMs: APPLY_DEADLINE_MS,
       what: 'the routes to be what they were before the gateway node',
     });
+  });
+
+  it('refuses a network the host reaches through a table other than main: a policy route, an address of its own', async () => {
+    const ns = system.topology.gatewayNs;
+    // Neither shows in the main table: a policy-routing table (a VPN client's, a cloud agent's) and the local table.
+    await runIn(ns, 'ip', ['route', 'add', 'blackhole', '172.31.90.0/24', 'table', '100']);
+    await runIn(ns, 'ip', ['address', 'add', '172.31.91.9/32', 'dev', 'lo']);
+    try {
+      for (const [network, reached] of [
+        ['172.31.90.0/24', '172.31.90.0/24'],
+        ['172.31.91.0/24', '172.31.91.9/32'],
+      ] as const) {
+        const refused = await system.api
+          .createNode({ name: 'e2e-policy', isGateway: true, gatewayNetwork: network })
+          .then(
+            () => null,
+            (error: unknown) => error,
+          );
+        expect(String(refused), network).toContain('422');
+        expect(String(refused), network).toContain(reached);
+      }
+    } finally {
+      await runIn(ns, 'ip', ['address', 'del', '172.31.91.9/32', 'dev', 'lo']);
+      await runIn(ns, 'ip', ['route', 'del', 'blackhole', '172.31.90.0/24', 'table', '100']);
+    }
   });
 });

@@ -161,8 +161,10 @@ ${CONNECTION_OPTIONS}`,
 
 Without arguments, prints the subnets this node routes into the tunnel (one a line). With "set", replaces them:
 the gateway then sends traffic for hosts in these subnets to this node. Only for a node the gateway's operator
-made a gateway (in the console), private ranges only (10/8, 172.16/12, 192.168/16, 100.64/10), at most 16, none
-overlapping another. This machine must forward the traffic to those hosts (ip_forward and, usually, masquerade).
+made a gateway and allowed to set its networks (both in the console); private ranges only (10/8, 172.16/12,
+192.168/16, 100.64/10), each /16 or narrower (the gateway's POSTERN_NODE_NETWORK_MIN_PREFIX), at most 16, none
+overlapping another, and none holding an address the gateway itself uses or another node routes. This machine
+must forward the traffic to those hosts (ip_forward and, usually, masquerade).
 
 Options:
 ${CONNECTION_OPTIONS}`,

@@ -502,6 +502,42 @@ describe('postern expose / services / enable / rm', () => {
     }
   });
 
+  it("prints the gateway's 403 when the operator's decision stands: enable, rm and networks set", async () => {
+    const refusals: Record<string, string> = {
+      enable:
+        "The gateway's operator disabled this service: only the operator can enable or delete it (in the console)",
+      rm: "The gateway's operator created this service: only the operator can delete it (in the console); this node's token can disable it",
+      networks:
+        "The gateway's operator has not allowed this node's access tokens to set its networks: the operator sets them, or allows this, in the node's form in the console",
+    };
+    const server = await startAgentServer((request) => ({
+      status: 403,
+      body: {
+        code: 'forbidden',
+        message:
+          request.method === 'DELETE'
+            ? refusals.rm
+            : request.url.includes('gateway-networks')
+              ? refusals.networks
+              : refusals.enable,
+      },
+    }));
+    try {
+      const env = { url: server.url, token: makeToken() };
+      for (const [argv, message] of [
+        [['enable', 'http', '3'], refusals.enable],
+        [['rm', 'tcp', '4'], refusals.rm],
+        [['networks', 'set', '10.23.0.0/24'], refusals.networks],
+      ] as const) {
+        const h = harness(createFakeSystem(), env);
+        expect(await runCli([...argv], h.context), argv.join(' ')).toBe(1);
+        expect(h.err()).toBe(`postern: The gateway answered: ${String(message)} (HTTP 403)\n`);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   it('sends the service and prints where it is published', async () => {
     const service = {
       id: 5,

@@ -9,7 +9,8 @@ import {
   type DataPlaneConfig,
   type DataPlaneDeps,
 } from './dataplane/index.js';
-import { createOfflineDataPlane } from './dataplane/offline.js';
+import { createOfflineDataPlane, type OfflineNetworkOptions } from './dataplane/offline.js';
+import { urlHost } from './dataplane/reach.js';
 import type { DataPlane, DesiredState } from './dataplane/types.js';
 import type { GatewaySettings } from './db/desired-state.js';
 import type { Config } from './env.js';
@@ -40,6 +41,8 @@ export function dataPlaneConfigFor(config: Config, gateway?: Pick<GatewayIdentit
   return {
     ...config,
     ...(gateway ? { tunnelAddress: gateway.address } : {}),
+    // Only the host: the URL's password stays with the database client.
+    databaseHost: urlHost(config.databaseUrl),
     consoleUpstream: consoleUpstreamFor(config),
     acme: {
       directoryUrl: config.acmeDirectory,
@@ -67,7 +70,22 @@ export function createDataPlaneFor(
   const dataPlaneConfig = dataPlaneConfigFor(config, opts.gateway);
   if (config.dataPlane === 'real') return createDataPlane(dataPlaneConfig, opts);
   opts.logger.warn('data plane is off: nothing is served to nodes or the internet (POSTERN_DATAPLANE=off)');
-  return createOfflineDataPlane({ loadDesiredState: opts.loadDesiredState, render: renderOptionsFor(dataPlaneConfig) });
+  return createOfflineDataPlane({
+    loadDesiredState: opts.loadDesiredState,
+    render: renderOptionsFor(dataPlaneConfig),
+    network: offlineNetworkOptionsFor(config),
+  });
+}
+
+/** The settings the offline data plane re-checks nodes' subnets against (no DNS: names resolve through /etc/hosts). */
+export function offlineNetworkOptionsFor(config: Config): OfflineNetworkOptions {
+  return {
+    vpnSubnet: config.vpnSubnet,
+    minPrefix: config.nodeNetworkMinPrefix,
+    resolvers: config.resolvers,
+    databaseHost: urlHost(config.databaseUrl),
+    acmeDirectoryUrl: config.acmeDirectory,
+  };
 }
 
 /** The real "does this domain point here?" check for certbot domains (DNS answer, or a token fetched back). */

@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, isNull, ne, notInArray, or } from 'drizzle-orm';
 import type { ServiceType } from '@postern/contract';
 import type { AppDeps } from './deps.js';
-import { httpServices, tcpServices } from './db/schema.js';
+import { httpServices, nodes, tcpServices } from './db/schema.js';
 import { AppError } from './errors.js';
 import type { Rejections } from './dataplane/types.js';
 
@@ -33,27 +33,52 @@ export async function applyChanges(deps: ApplyDeps, cause?: ChangeRef): Promise<
 }
 
 async function hasStoredRejections(deps: ApplyDeps): Promise<boolean> {
-  for (const table of [httpServices, tcpServices]) {
+  for (const table of [httpServices, tcpServices, nodes]) {
     const row = await deps.db.select({ id: table.id }).from(table).where(isNotNull(table.applyError)).limit(1).get();
     if (row !== undefined) return true;
   }
   return false;
 }
 
+interface NewlyRejected {
+  type: ServiceType | 'node';
+  id: number;
+  nodeId: number;
+  name: string;
+  domain: string | null;
+  message: string;
+}
+
 /** Stores each set-aside row's reason; a row newly set aside (or for a new reason) goes to the audit log too. */
 async function recordRejections(deps: ApplyDeps, rejected: Rejections): Promise<void> {
   // Nothing set aside now and nothing stored as set aside: no write (a commit per change, costly on PostgreSQL).
-  if (rejected.http.size === 0 && rejected.tcp.size === 0 && !(await hasStoredRejections(deps))) return;
+  if (
+    rejected.http.size === 0 &&
+    rejected.tcp.size === 0 &&
+    rejected.nodes.size === 0 &&
+    !(await hasStoredRejections(deps))
+  )
+    return;
   const at = deps.now().toISOString();
-  const newlyRejected: {
-    type: ServiceType;
-    id: number;
-    nodeId: number;
-    name: string;
-    domain: string | null;
-    message: string;
-  }[] = [];
+  const newlyRejected: NewlyRejected[] = [];
   await deps.db.write(async (tx) => {
+    // A node set aside (a subnet its token set that the gateway needs, a route the host refused): the operator sees
+    // why on the node. The reason changing rewrites it; the node's updatedAt stays its configuration's.
+    await tx
+      .update(nodes)
+      .set({ applyError: null })
+      .where(and(isNotNull(nodes.applyError), notInArray(nodes.id, [...rejected.nodes.keys()])))
+      .run();
+    for (const [id, message] of rejected.nodes) {
+      const changed = await tx
+        .update(nodes)
+        .set({ applyError: message })
+        .where(and(eq(nodes.id, id), or(isNull(nodes.applyError), ne(nodes.applyError, message))))
+        .returning({ name: nodes.name })
+        .get();
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as the row; no match gives undefined
+      if (changed) newlyRejected.push({ type: 'node', id, nodeId: id, name: changed.name, domain: null, message });
+    }
     for (const [type, table, rows] of [
       ['http', httpServices, rejected.http],
       ['tcp', tcpServices, rejected.tcp],

@@ -189,4 +189,14 @@ describe('parseConfig', () => {
       );
     }
   });
+
+  it("bounds the widest subnet a gateway node's token may route: /16 unless set, from /8 to /32", () => {
+    expect(parseConfig({}).nodeNetworkMinPrefix).toBe(16);
+    expect(parseConfig({ POSTERN_NODE_NETWORK_MIN_PREFIX: '24' }).nodeNetworkMinPrefix).toBe(24);
+    for (const bad of ['7', '33', '16.5', '/16']) {
+      expect(() => parseConfig({ POSTERN_NODE_NETWORK_MIN_PREFIX: bad }), bad).toThrow(
+        'POSTERN_NODE_NETWORK_MIN_PREFIX: must be a prefix length from 8 to 32',
+      );
+    }
+  });
 });

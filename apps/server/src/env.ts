@@ -123,6 +123,16 @@ const EnvSchema = z
     POSTERN_NODE_MAX_SERVICES: quotaText.default(50),
     POSTERN_NODE_MAX_PORTS: quotaText.default(10),
     POSTERN_NODE_MAX_DOMAINS: quotaText.default(10),
+    /**
+     * The widest subnet a gateway node's access token may route (`postern networks set`, where the operator allowed
+     * it): its prefix length at least this. The operator's own networks are not bound by it.
+     */
+    POSTERN_NODE_NETWORK_MIN_PREFIX: z.coerce
+      .number({ error: 'must be a prefix length from 8 to 32' })
+      .int('must be a prefix length from 8 to 32')
+      .min(8, 'must be a prefix length from 8 to 32')
+      .max(32, 'must be a prefix length from 8 to 32')
+      .default(16),
     /** `real` runs nginx and WireGuard; `off` keeps the control plane only (development without root). */
     POSTERN_DATAPLANE: z.enum(['real', 'off']).default('real'),
     /**
@@ -349,6 +359,8 @@ const ConfigSchema = EnvSchema.transform((env) => ({
     ports: env.POSTERN_NODE_MAX_PORTS,
     domains: env.POSTERN_NODE_MAX_DOMAINS,
   },
+  /** The shortest prefix of a subnet a gateway node's token may route (POSTERN_NODE_NETWORK_MIN_PREFIX). */
+  nodeNetworkMinPrefix: env.POSTERN_NODE_NETWORK_MIN_PREFIX,
   dataPlane: env.POSTERN_DATAPLANE,
   /** Addresses/CIDRs allowed to set the client address via X-Forwarded-For; empty: nobody. */
   trustedProxies: env.POSTERN_TRUSTED_PROXIES,

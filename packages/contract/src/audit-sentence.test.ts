@@ -41,6 +41,17 @@ describe('audit entries as sentences', () => {
         }),
       ),
     ).toBe('admin changed service web on node pi-1 (backendPort)');
+    expect(
+      describeAuditEntry(
+        entry({
+          actor: { kind: 'node', name: 'default', tokenId: 4 },
+          action: 'node.networks',
+          target: { type: 'node', id: 2, name: 'pi-1' },
+          before: { gatewayNetworks: ['192.168.1.0/24'] },
+          after: { gatewayNetworks: ['192.168.1.0/24', '10.20.0.0/24'] },
+        }),
+      ),
+    ).toBe('access token default set the networks of node pi-1 to 192.168.1.0/24, 10.20.0.0/24');
   });
 
   it('names a node that is gone by its id, and the gateway and sign-ins in their own words', () => {

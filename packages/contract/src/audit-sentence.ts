@@ -128,6 +128,12 @@ export function describeAuditEntry(entry: SentenceEntry): string {
     }
     case 'node.offline':
       return `${capital} went offline`;
+    case 'node.networks': {
+      // A gateway node's token replaced its subnets (postern networks set).
+      const networks = entry.after?.gatewayNetworks;
+      const list = Array.isArray(networks) ? ` to ${networks.map(String).join(', ')}` : '';
+      return `${actor} set the networks of ${target}${list}`;
+    }
   }
   const word = (family === 'node' ? NODE_VERBS[verb] : undefined) ?? VERBS[verb];
   if (!word) return withDetail(`${actor}: ${entry.action} ${target}`.trim(), entry.detail);

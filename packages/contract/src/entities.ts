@@ -18,6 +18,17 @@ export const NodeSchema = z.object({
    * gateways before it existed.
    */
   gatewayNetworks: z.array(z.string()).default([]),
+  /**
+   * Beyond the spec: the operator lets this gateway node's access tokens replace its subnets (`postern networks set`);
+   * off unless the operator turned it on. Optional so a client reads gateways from before it (absent: off); this
+   * gateway always sends it.
+   */
+  allowTokenNetworks: z.boolean().optional(),
+  /**
+   * Why the last data-plane apply set (part of) this node aside, e.g. a subnet its token set that the gateway itself
+   * needs; null when all of it is served. A node's token reads a fixed text. Optional like `allowTokenNetworks`.
+   */
+  applyError: z.string().nullable().optional(),
   isLocal: z.boolean(),
   enabled: z.boolean(),
   status: NodeStatusSchema,
@@ -63,6 +74,10 @@ export const DomainSchema = z.object({
 });
 export type Domain = z.infer<typeof DomainSchema>;
 
+/** Who decided something about a service: the console's operator or the node's access token. */
+export const DecisionMakerSchema = z.enum(['admin', 'node']);
+export type DecisionMaker = z.infer<typeof DecisionMakerSchema>;
+
 const serviceCommon = {
   id: z.number().int(),
   nodeId: z.number().int(),
@@ -81,6 +96,14 @@ const serviceCommon = {
    * a client reads the answers of a gateway from before it existed (this gateway always sends it).
    */
   expiresAt: z.string().nullable().optional(),
+  /**
+   * Who made the decisions a node's token cannot undo (docs/api.md "Agent API"): who created the service, who
+   * disabled it (`system`: its expiry; null while enabled) and who set its expiry (null without one). `admin` is the
+   * console's operator, `node` the node's access token. Optional so a client reads gateways from before them.
+   */
+  createdBy: DecisionMakerSchema.optional(),
+  disabledBy: z.enum(['admin', 'node', 'system']).nullable().optional(),
+  expirySetBy: DecisionMakerSchema.nullable().optional(),
   created_at: z.string(),
   updated_at: z.string(),
 };

@@ -34,9 +34,13 @@ export const ruleMessages = {
   string: 'This field must be a string',
   date: 'This field must be a valid date',
   pastDate: 'This field must not be earlier than now',
+  /** An expiry is capped like `ttl` (limits.serviceTtlMaxSeconds). */
+  expiryTooFar: 'This field must be at most 366 days from now',
   expiryTwice: 'Give either expiresAt or ttl, not both',
   gatewayNetworkNotAllowed: 'This field must be empty unless the node is a gateway',
   gatewayNetworkNotFirst: 'This field must be the first of gatewayNetworks',
+  /** Only a gateway node routes subnets, so only its tokens can be allowed to set them. */
+  tokenNetworksNotGateway: 'This field must be false unless the node is a gateway',
   domainOrPath: 'Either a domain or a path is required',
   /** The console's own host name (POSTERN_PUBLIC_HOST) is never a service's or a domain entry's. */
   consoleHost: "This field must not be the console's host name",

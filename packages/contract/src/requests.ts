@@ -97,12 +97,15 @@ const nodeFields = {
     .max(limits.gatewayNetworksMax, maxMessage(limits.gatewayNetworksMax))
     .nullable()
     .optional(),
+  /** Beyond the spec: let the node's access tokens replace its subnets (gateway nodes only; default off). */
+  allowTokenNetworks: flag().optional(),
 };
 
 type GatewayShape = {
   isGateway?: boolean | undefined;
   gatewayNetwork?: string | null | undefined;
   gatewayNetworks?: string[] | null | undefined;
+  allowTokenNetworks?: boolean | undefined;
 };
 
 /** A gateway needs a network and a non-gateway none; both fields, when sent, must agree on the first. */
@@ -116,6 +119,10 @@ function checkGatewayNetwork(value: GatewayShape, ctx: z.RefinementCtx, partial:
   }
   if (value.isGateway === false && list.length > 0) {
     ctx.addIssue({ code: 'custom', path: ['gatewayNetworks'], message: ruleMessages.gatewayNetworkNotAllowed });
+  }
+  // A create without isGateway makes a regular node; an edit's is checked against the stored node by the server.
+  if (value.allowTokenNetworks === true && (value.isGateway === false || (!partial && value.isGateway !== true))) {
+    ctx.addIssue({ code: 'custom', path: ['allowTokenNetworks'], message: ruleMessages.tokenNetworksNotGateway });
   }
   if (value.gatewayNetworks && value.gatewayNetwork && list[0] !== value.gatewayNetwork) {
     ctx.addIssue({ code: 'custom', path: ['gatewayNetwork'], message: ruleMessages.gatewayNetworkNotFirst });

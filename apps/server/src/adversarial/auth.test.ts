@@ -20,6 +20,8 @@ interface World {
   b: { id: number; token: string };
   serviceId: number;
   tcpServiceId: number;
+  /** A service A's token created: one its token may delete (the operator's it may not). */
+  agentServiceId: number;
   tokenId: number;
   domain: { id: number; domain: string };
   n: number;
@@ -245,7 +247,8 @@ const matrix: Record<RouteName, Row> = {
     body: { gatewayNetworks: ['192.168.77.0/24'] },
   })),
   agentListServices: agentRoute(200, 200, () => ({ url: '/api/agent/services/http' }), {
-    own: (body, w) => expect((body as { data: { id: number }[] }).data.map((s) => s.id)).toEqual([w.serviceId]),
+    own: (body, w) =>
+      expect((body as { data: { id: number }[] }).data.map((s) => s.id)).toEqual([w.serviceId, w.agentServiceId]),
     other: (body) => expect((body as { data: unknown[] }).data).toEqual([]),
   }),
   // Each caller names a domain of its own: a new domain becomes the publishing node's (tenancy rules).
@@ -272,7 +275,7 @@ const matrix: Record<RouteName, Row> = {
   ),
   agentEnableService: agentRoute(200, 404, (w) => ({ url: `/api/agent/services/http/${w.serviceId}/enable` })),
   agentDisableService: agentRoute(200, 404, (w) => ({ url: `/api/agent/services/tcp/${w.tcpServiceId}/disable` })),
-  agentDeleteService: agentRoute(204, 404, (w) => ({ url: `/api/agent/services/http/${w.serviceId}` })),
+  agentDeleteService: agentRoute(204, 404, (w) => ({ url: `/api/agent/services/http/${w.agentServiceId}` })),
 };
 
 let t: TestApp;
@@ -318,6 +321,12 @@ async function buildWorld(name: string): Promise<World> {
     name: 'tcp',
     backendPort: 1883,
   });
+  // HTTP: the worlds share one app, whose TCP port range would run out.
+  const byToken = await json<{ id: number }>('POST', '/api/agent/services/http', a.token, {
+    name: 'tenant-made',
+    domain: `tenant-${n}.example.test`,
+    backendPort: 80,
+  });
   const pat = await json<{ id: number }>('POST', `/api/nodes/${a.id}/pats`, session, { name: 'extra' });
   const domain = await json<World['domain']>('POST', '/api/domains', session, { domain: `d-${n}.example.test` });
   return {
@@ -326,6 +335,7 @@ async function buildWorld(name: string): Promise<World> {
     b,
     serviceId: service.id,
     tcpServiceId: tcp.id,
+    agentServiceId: byToken.id,
     tokenId: pat.id,
     domain,
     n,

@@ -1,7 +1,9 @@
 import { eq } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nodes } from '../db/schema.js';
+import { applyChanges } from '../dataplane-apply.js';
+import { disableExpiredServices } from '../modules/services/expiry.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
 
 // Issue 10 ("Trust boundaries"), tenancy and input validation: one test per item of the issue, each an attack
@@ -33,17 +35,17 @@ async function call(token: string, method: Method, url: string, payload?: object
 const asAdmin = (method: Method, url: string, payload?: object) => call(admin, method, url, payload);
 const fieldsOf = (answer: Answer) => answer.body.errors?.body.map((error) => error.field) ?? [];
 
-beforeEach(async () => {
-  t = await buildTestApp({
-    env: { POSTERN_NODE_MAX_PORTS: '3', POSTERN_NODE_MAX_SERVICES: '5', POSTERN_NODE_MAX_DOMAINS: '2' },
-  });
-  admin = await t.login();
-  nodeA = (await asAdmin('POST', '/api/nodes', { name: 'tenant-a-secret-name' })).body as typeof nodeA;
-  nodeB = (await asAdmin('POST', '/api/nodes', { name: 'tenant-b' })).body as typeof nodeB;
-});
-afterEach(() => t.cleanup());
-
 describe('issue 10, tenancy and input validation', () => {
+  beforeEach(async () => {
+    t = await buildTestApp({
+      env: { POSTERN_NODE_MAX_PORTS: '3', POSTERN_NODE_MAX_SERVICES: '5', POSTERN_NODE_MAX_DOMAINS: '2' },
+    });
+    admin = await t.login();
+    nodeA = (await asAdmin('POST', '/api/nodes', { name: 'tenant-a-secret-name' })).body as typeof nodeA;
+    nodeB = (await asAdmin('POST', '/api/nodes', { name: 'tenant-b' })).body as typeof nodeB;
+  });
+  afterEach(() => t.cleanup());
+
   it('1. a node token publishes only on its own domains, never on the console host or a reserved path', async () => {
     // The measured attack: node B captures the console's sign-in through a path on the shared host.
     for (const pathLocation of ['/api/auth/login', '/api', '/api/auth', '/API', '/api/']) {
@@ -349,5 +351,500 @@ describe('issue 10, tenancy and input validation', () => {
       /argon2|operator-pin|provider-secret/,
     );
     expect(JSON.stringify((await asAdmin('GET', '/api/access/providers')).body)).not.toContain('provider-secret');
+  });
+});
+
+// ---- Issue 25 ("Holes opened by the new features") ------------------------------------------------------------
+// Item 2: a gateway node's token set networks that routed the gateway host's own traffic into its tunnel.
+// Item 3: a node's token undid the operator's decisions. Point 8: `expiresAt` accepted the year 9999.
+
+describe("issue 25, 2: a gateway node's token and the networks the gateway itself reaches", () => {
+  let nodeC: { id: number; name: string; token: string };
+  /** Each test's own gateway node A (the world around it is shared, and left as found). */
+  let networkA = '';
+  let worldsA = 0;
+
+  // One app for the whole block (a PostgreSQL database costs a second or two to make).
+  beforeAll(async () => {
+    t = await buildTestApp({
+      env: {
+        POSTERN_RESOLVERS: '10.53.0.53',
+        POSTERN_DATABASE_URL: 'postgres://postern:not-a-secret@db.internal:5432/postern',
+        POSTERN_ACME_DIRECTORY: 'https://acme.internal/directory',
+      },
+    });
+    t.fakeDataPlane.setNames({
+      'db.internal': ['10.40.0.9'],
+      'acme.internal': ['10.60.0.3'],
+      'app.internal': ['10.21.0.9'],
+    });
+    t.fakeDataPlane.setHostNetworks(['192.168.1.0/24']);
+    admin = await t.login();
+    nodeB = (
+      await asAdmin('POST', '/api/nodes', { name: 'tenant-b', isGateway: true, gatewayNetwork: '172.20.0.0/24' })
+    ).body as typeof nodeB;
+    nodeC = (await asAdmin('POST', '/api/nodes', { name: 'tenant-c' })).body as typeof nodeC;
+    // Node C connects from a private address (a tenant inside the same provider's network).
+    const [row] = await t.db.select().from(nodes).where(eq(nodes.id, nodeC.id)).all();
+    t.fakeDataPlane.status.setStatus(row?.publicKey ?? '', {
+      status: 'online',
+      clientIp: '10.99.0.7',
+      latestHandshakeTimestamp: null,
+      transferRx: 0,
+      transferTx: 0,
+    });
+    // The operator's own services on the gateway host (the local node), reached through the default route.
+    for (const [type, body] of [
+      ['http', { name: 'billing', domain: 'billing.example.test', backendHost: '10.20.0.5', backendPort: 8080 }],
+      ['http', { name: 'intranet', domain: 'intranet.example.test', backendHost: 'app.internal', backendPort: 80 }],
+      ['tcp', { name: 'postgres', backendHost: '172.18.5.5', backendPort: 5432 }],
+    ] as const) {
+      expect((await asAdmin('POST', `/api/services/1/${type}`, body)).status).toBe(201);
+    }
+  });
+  afterAll(() => t.cleanup());
+  beforeEach(async () => {
+    networkA = `192.168.${String(100 + ++worldsA)}.0/24`;
+    nodeA = (
+      await asAdmin('POST', '/api/nodes', {
+        name: `tenant-a-secret-name-${String(worldsA)}`,
+        isGateway: true,
+        gatewayNetwork: networkA,
+      })
+    ).body as typeof nodeA;
+  });
+
+  const setNetworks = (token: string, gatewayNetworks: string[]) =>
+    call(token, 'PATCH', '/api/agent/node/gateway-networks', { gatewayNetworks });
+  const allow = (node: { id: number }, allowTokenNetworks: boolean) =>
+    asAdmin('PATCH', `/api/nodes/${node.id}`, { allowTokenNetworks });
+  const networksOf = async (node: { id: number }) =>
+    (await asAdmin('GET', `/api/nodes/${node.id}`)).body.gatewayNetworks as string[];
+
+  it('a token sets its networks only where the operator allowed it for that node (off by default)', async () => {
+    expect((await asAdmin('GET', `/api/nodes/${nodeA.id}`)).body.allowTokenNetworks).toBe(false);
+    const refused = await setNetworks(nodeA.token, ['192.168.78.0/24']);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toMatch(/operator/);
+    expect(await networksOf(nodeA)).toEqual([networkA]);
+
+    expect((await allow(nodeA, true)).body.allowTokenNetworks).toBe(true);
+    const set = await setNetworks(nodeA.token, ['192.168.78.0/24']);
+    expect(set.status).toBe(200);
+    expect(set.body.gatewayNetworks).toEqual(['192.168.78.0/24']);
+    // For that node only, and until the operator takes it back.
+    expect((await setNetworks(nodeB.token, ['172.21.0.0/24'])).status).toBe(403);
+    await allow(nodeA, false);
+    expect((await setNetworks(nodeA.token, ['192.168.79.0/24'])).status).toBe(403);
+    expect(await networksOf(nodeA)).toEqual(['192.168.78.0/24']);
+    // Only a gateway's tokens can be given it.
+    const notGateway = await allow(nodeC, true);
+    expect(notGateway.status).toBe(422);
+    expect(fieldsOf(notGateway)).toEqual(['allowTokenNetworks']);
+  });
+
+  it('refuses wide networks and whatever the gateway reaches, in one sentence that names nothing of it', async () => {
+    await allow(nodeA, true);
+    const reached: Record<string, string> = {
+      '10.20.0.0/24': "the operator's HTTP backend 10.20.0.5",
+      '10.20.0.5/32': 'that backend alone',
+      '10.21.0.0/24': "the operator's backend app.internal (10.21.0.9)",
+      '172.18.5.0/24': "the operator's TCP backend 172.18.5.5",
+      '10.40.0.0/24': 'the database host db.internal (10.40.0.9)',
+      '10.53.0.0/24': 'the resolver 10.53.0.53',
+      '10.60.0.0/24': 'the ACME directory host acme.internal (10.60.0.3)',
+      '100.100.100.0/24': 'a cloud metadata address (100.100.100.200)',
+      '192.168.1.128/25': 'part of a route of the host (192.168.1.0/24)',
+      '172.20.0.0/24': "tenant B's network",
+      '10.99.0.0/24': 'the address tenant C connects from',
+      '10.44.0.0/24': 'the VPN subnet',
+    };
+    const facts = [
+      '10.20.0.5',
+      '10.21.0.9',
+      'app.internal',
+      '172.18.5.5',
+      'db.internal',
+      '10.40.0.9',
+      '10.53.0.53',
+      'acme.internal',
+      '10.60.0.3',
+      '100.100.100.200',
+      '192.168.1.0',
+      '172.20.0.0',
+      '10.99.0.7',
+      '10.44.0.0/16',
+      'tenant',
+      'billing',
+      'intranet',
+      'postgres',
+    ];
+    const sentences = new Set<string>();
+    for (const [network, what] of Object.entries(reached)) {
+      const refused = await setNetworks(nodeA.token, [network]);
+      expect(refused.status, `${network}: ${what}`).toBe(422);
+      expect(fieldsOf(refused), network).toEqual(['gatewayNetworks']);
+      const text = JSON.stringify(refused.body).replace(network, '<network>');
+      for (const fact of facts) expect(text, `the refusal of ${network} names ${fact}`).not.toContain(fact);
+      sentences.add(refused.body.errors?.body[0]?.message.replace(network, '<network>') ?? '');
+    }
+    expect([...sentences]).toHaveLength(1);
+    // The measured attack: each of these covered the gateway's own traffic, or stopped the operator adding gateways.
+    for (const network of [
+      '10.0.0.0/11',
+      '10.64.0.0/11',
+      '10.128.0.0/9',
+      '172.16.0.0/12',
+      '192.168.0.0/16',
+      '100.64.0.0/10',
+      '10.0.0.0/15',
+      '203.0.113.0/24',
+    ]) {
+      const refused = await setNetworks(nodeA.token, [network]);
+      expect(refused.status, network).toBe(422);
+      const text = JSON.stringify(refused.body);
+      for (const fact of facts) expect(text, `the refusal of ${network} names ${fact}`).not.toContain(fact);
+    }
+    expect(await networksOf(nodeA)).toEqual([networkA]);
+    // A private network nobody uses is the node's to route, and the operator still adds gateways beside it.
+    expect((await setNetworks(nodeA.token, ['10.23.0.0/24'])).status).toBe(200);
+    expect(
+      (await asAdmin('POST', '/api/nodes', { name: 'gw-3', isGateway: true, gatewayNetwork: '10.1.0.0/24' })).status,
+    ).toBe(201);
+  });
+
+  it("the operator's refusals name the clash, and the operator is not bound by the token's limits", async () => {
+    const tryNetworks = (gatewayNetworks: string[]) =>
+      asAdmin('PATCH', `/api/nodes/${nodeB.id}`, { gatewayNetworks: ['172.20.0.0/24', ...gatewayNetworks] });
+    const database = await tryNetworks(['10.40.0.0/24']);
+    expect(database.status).toBe(422);
+    expect(database.body.errors?.body[0]?.message).toMatch(/10\.40\.0\.9.*database/);
+    expect((await tryNetworks(['10.53.0.0/16'])).body.errors?.body[0]?.message).toContain('10.53.0.53');
+    expect((await tryNetworks(['10.60.0.0/24'])).body.errors?.body[0]?.message).toContain('10.60.0.3');
+    expect((await tryNetworks(['192.168.1.128/25'])).body.errors?.body[0]?.message).toContain('192.168.1.0/24');
+    // A public range and a short prefix are the operator's to route.
+    expect((await tryNetworks(['203.0.113.0/24', '10.128.0.0/9'])).status).toBe(200);
+    await tryNetworks([]);
+  });
+
+  it('every change of the networks is in the audit log, made by the token or in the console', async () => {
+    await allow(nodeA, true);
+    expect((await setNetworks(nodeA.token, ['192.168.98.0/24', '10.24.0.0/24'])).status).toBe(200);
+    const entries = async () =>
+      (await asAdmin('GET', `/api/audit?node=${nodeA.id}&action=node`)).body.data as {
+        action: string;
+        actor: { kind: string; tokenId: number | null };
+        before: Record<string, unknown> | null;
+        after: Record<string, unknown> | null;
+      }[];
+    const [byToken, allowed] = await entries();
+    expect(byToken).toMatchObject({
+      action: 'node.networks',
+      actor: { kind: 'node', tokenId: expect.any(Number) },
+      before: { gatewayNetworks: [networkA] },
+      after: { gatewayNetworks: ['192.168.98.0/24', '10.24.0.0/24'] },
+    });
+    expect(allowed).toMatchObject({
+      action: 'node.update',
+      actor: { kind: 'admin' },
+      before: { allowTokenNetworks: false },
+      after: { allowTokenNetworks: true },
+    });
+    await asAdmin('PATCH', `/api/nodes/${nodeA.id}`, { gatewayNetworks: ['192.168.98.0/24'] });
+    const [inConsole] = await entries();
+    expect(inConsole).toMatchObject({
+      action: 'node.update',
+      before: { gatewayNetworks: ['192.168.98.0/24', '10.24.0.0/24'] },
+      after: { gatewayNetworks: ['192.168.98.0/24'] },
+    });
+  });
+
+  it("a token's network that the gateway needs later is set aside, with the reason for the operator only", async () => {
+    await allow(nodeA, true);
+    expect((await setNetworks(nodeA.token, ['10.22.0.0/24', '192.168.88.0/24'])).status).toBe(200);
+    const routed = () => t.fakeDataPlane.wireguard.peers.find((peer) => peer.nodeId === nodeA.id)?.allowedIps ?? [];
+    expect(routed()).toEqual(expect.arrayContaining(['10.22.0.0/24', '192.168.88.0/24']));
+    // The operator publishes a host the gateway reaches through its default route, inside the tenant's network.
+    const wiki = await asAdmin('POST', '/api/services/1/http', {
+      name: 'wiki',
+      domain: 'wiki.example.test',
+      backendHost: '10.22.0.8',
+      backendPort: 80,
+    });
+    expect(wiki.status).toBe(201);
+    expect(routed()).not.toContain('10.22.0.0/24');
+    expect(routed()).toContain('192.168.88.0/24');
+    expect((await asAdmin('GET', `/api/nodes/${nodeA.id}`)).body.applyError).toMatch(/10\.22\.0\.0\/24.*10\.22\.0\.8/);
+    const seenByTenant = await call(nodeA.token, 'GET', '/api/agent/node');
+    expect(seenByTenant.body.applyError).toEqual(expect.any(String));
+    expect(JSON.stringify(seenByTenant.body)).not.toContain('10.22.0.8');
+    const recorded = (await asAdmin('GET', `/api/audit?action=dataplane.rejected&node=${nodeA.id}`)).body.data as {
+      target: { type: string; id: number };
+      detail: string;
+    }[];
+    expect(recorded[0]).toMatchObject({
+      target: { type: 'node', id: nodeA.id },
+      detail: expect.stringContaining('10.22.0.8'),
+    });
+
+    // A route the host gains later: the same.
+    t.fakeDataPlane.setHostNetworks(['192.168.1.0/24', '192.168.88.0/25']);
+    await asAdmin('DELETE', `/api/services/1/http/${String(wiki.body.id)}`);
+    expect(routed()).toContain('10.22.0.0/24');
+    expect(routed()).not.toContain('192.168.88.0/24');
+    // Once nothing of the gateway's is inside, it is routed again and the reason goes.
+    t.fakeDataPlane.setHostNetworks(['192.168.1.0/24']);
+    await asAdmin('PATCH', `/api/nodes/${nodeA.id}`, { name: `tenant-a-renamed-${String(worldsA)}` });
+    expect(routed()).toEqual(expect.arrayContaining(['10.22.0.0/24', '192.168.88.0/24']));
+    expect((await asAdmin('GET', `/api/nodes/${nodeA.id}`)).body.applyError).toBeNull();
+  });
+});
+
+describe("issue 25, 3: a node's token never undoes the operator's decisions", () => {
+  // One app and node for every case (each case makes its services fresh); the clock only moves forward.
+  let clock: Date;
+  beforeAll(async () => {
+    clock = new Date('2031-03-01T00:00:00.000Z');
+    t = await buildTestApp({ now: () => clock, env: { POSTERN_NODE_MAX_PORTS: '50' } });
+    admin = await t.login();
+    nodeA = (await asAdmin('POST', '/api/nodes', { name: 'tenant-a' })).body as typeof nodeA;
+  });
+  afterAll(() => t.cleanup());
+
+  type Actor = 'operator' | 'token';
+  type Step = [Actor, 'enable' | 'disable' | 'delete' | 'expire', number] | ['time', 'passes'];
+  interface Decision {
+    name: string;
+    createdBy: Actor;
+    /** Created with a ttl of its creator's. */
+    ttl?: boolean;
+    /** Created disabled (an HTTP service whose access is set before it is served). */
+    createdDisabled?: boolean;
+    steps: Step[];
+  }
+
+  // Every case of the matrix: who created the service, what the operator and the token decided, and what each
+  // of the token's calls must answer (403: the operator's decision stands). The operator is never refused.
+  const decisions: Decision[] = [
+    {
+      name: "the operator's service, untouched: the token may only make it stricter",
+      createdBy: 'operator',
+      steps: [
+        ['token', 'disable', 200],
+        ['token', 'enable', 200],
+        ['token', 'delete', 403],
+      ],
+    },
+    {
+      name: "the operator's service, disabled by the operator",
+      createdBy: 'operator',
+      steps: [
+        ['operator', 'disable', 200],
+        ['token', 'enable', 403],
+        ['token', 'disable', 200],
+        ['token', 'enable', 403],
+        ['token', 'delete', 403],
+      ],
+    },
+    {
+      name: "the operator's service, disabled by the token and then by the operator",
+      createdBy: 'operator',
+      steps: [
+        ['token', 'disable', 200],
+        ['operator', 'disable', 200],
+        ['token', 'enable', 403],
+      ],
+    },
+    {
+      name: "the operator's service with the operator's expiry",
+      createdBy: 'operator',
+      steps: [
+        ['operator', 'expire', 200],
+        ['token', 'disable', 200],
+        ['token', 'enable', 200],
+        ['time', 'passes'],
+        ['token', 'enable', 403],
+        ['token', 'delete', 403],
+      ],
+    },
+    {
+      name: "the token's service, untouched",
+      createdBy: 'token',
+      steps: [
+        ['token', 'disable', 200],
+        ['token', 'enable', 200],
+        ['token', 'delete', 204],
+      ],
+    },
+    {
+      name: "the token's service, disabled by the operator, later enabled by the operator",
+      createdBy: 'token',
+      steps: [
+        ['operator', 'disable', 200],
+        ['token', 'enable', 403],
+        ['token', 'disable', 200],
+        ['token', 'enable', 403],
+        ['token', 'delete', 403],
+        ['operator', 'enable', 200],
+        ['token', 'disable', 200],
+        ['token', 'enable', 200],
+        ['token', 'delete', 204],
+      ],
+    },
+    {
+      name: "the token's service with the operator's expiry",
+      createdBy: 'token',
+      steps: [
+        ['operator', 'expire', 200],
+        ['token', 'delete', 403],
+        ['time', 'passes'],
+        ['token', 'enable', 403],
+        ['token', 'delete', 403],
+      ],
+    },
+    {
+      name: "the token's web service created disabled (its access set first): its own decision to lift",
+      createdBy: 'token',
+      createdDisabled: true,
+      steps: [
+        ['token', 'enable', 200],
+        ['token', 'delete', 204],
+      ],
+    },
+    {
+      name: "the operator's web service created disabled",
+      createdBy: 'operator',
+      createdDisabled: true,
+      steps: [['token', 'enable', 403]],
+    },
+    {
+      name: "the token's service with its own ttl: its own decision to lift",
+      createdBy: 'token',
+      ttl: true,
+      steps: [
+        ['time', 'passes'],
+        ['token', 'enable', 200],
+        ['token', 'delete', 204],
+      ],
+    },
+    {
+      name: "the token's service with its own ttl, replaced by the operator's expiry",
+      createdBy: 'token',
+      ttl: true,
+      steps: [
+        ['operator', 'expire', 200],
+        ['time', 'passes'],
+        ['token', 'enable', 403],
+        ['token', 'delete', 403],
+      ],
+    },
+  ];
+
+  interface Seen {
+    enabled: boolean;
+    expiresAt: string | null;
+  }
+
+  it.each(
+    decisions.map(
+      (decision, i) => [decision.name, decision, decision.createdDisabled || i % 2 === 0 ? 'http' : 'tcp'] as const,
+    ),
+  )('%s', async (_name, decision, type) => {
+    const body =
+      type === 'http'
+        ? { name: 'web', domain: `web-${String(decisions.indexOf(decision))}.a.example.test`, backendPort: 80 }
+        : { name: 'ssh', backendPort: 22 };
+    const ttl = { ...(decision.ttl ? { ttl: 3600 } : {}), ...(decision.createdDisabled ? { enabled: false } : {}) };
+    const created =
+      decision.createdBy === 'operator'
+        ? await asAdmin('POST', `/api/services/${nodeA.id}/${type}`, { ...body, ...ttl })
+        : await call(nodeA.token, 'POST', `/api/agent/services/${type}`, { ...body, ...ttl });
+    expect(created.status).toBe(201);
+    const id = created.body.id as number;
+    const consoleUrl = `/api/services/${nodeA.id}/${type}/${id}`;
+    const agentUrl = `/api/agent/services/${type}/${id}`;
+    const seen = async (): Promise<Seen> => {
+      const { enabled, expiresAt } = (await asAdmin('GET', consoleUrl)).body as unknown as Seen;
+      return { enabled, expiresAt };
+    };
+    for (const step of decision.steps) {
+      if (step[0] === 'time') {
+        clock = new Date(clock.getTime() + 2 * 3600_000);
+        await disableExpiredServices(t.deps);
+        continue;
+      }
+      const [actor, action, status] = step;
+      const before = status === 403 ? await seen() : null;
+      const answer =
+        action === 'expire'
+          ? await asAdmin('PATCH', consoleUrl, { expiresAt: new Date(clock.getTime() + 3600_000).toISOString() })
+          : actor === 'operator'
+            ? await asAdmin(
+                action === 'delete' ? 'DELETE' : 'PATCH',
+                action === 'delete' ? consoleUrl : `${consoleUrl}/${action}`,
+              )
+            : await call(
+                nodeA.token,
+                action === 'delete' ? 'DELETE' : 'PATCH',
+                action === 'delete' ? agentUrl : `${agentUrl}/${action}`,
+              );
+      expect(answer.status, `${actor} ${action}: ${JSON.stringify(answer.body)}`).toBe(status);
+      if (status === 403) {
+        expect(answer.body).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/operator/) });
+        expect(await seen(), `a refused ${action} changed nothing`).toEqual(before);
+      }
+    }
+    // The console can still do everything.
+    if ((await asAdmin('GET', consoleUrl)).status === 200) {
+      expect((await asAdmin('PATCH', `${consoleUrl}/enable`)).status).toBe(200);
+      expect((await asAdmin('DELETE', consoleUrl)).status).toBe(204);
+    }
+  });
+
+  it("enabling never lifts the operator's expiry: the service is not served again for good", async () => {
+    const created = await call(nodeA.token, 'POST', '/api/agent/services/tcp', { name: 'ssh', backendPort: 22 });
+    const url = `/api/services/${nodeA.id}/tcp/${String(created.body.id)}`;
+    const expiresAt = new Date(clock.getTime() + 3600_000).toISOString();
+    await asAdmin('PATCH', url, { expiresAt });
+    clock = new Date(clock.getTime() + 2 * 3600_000);
+    await disableExpiredServices(t.deps);
+    await applyChanges(t.deps);
+    expect(t.fakeDataPlane.proxy.streams.size).toBe(0);
+    const refused = await call(nodeA.token, 'PATCH', `/api/agent/services/tcp/${String(created.body.id)}/enable`);
+    expect(refused.status).toBe(403);
+    expect((await asAdmin('GET', url)).body).toMatchObject({ enabled: false, expiresAt });
+    expect(t.fakeDataPlane.proxy.streams.size).toBe(0);
+  });
+
+  it('point 8: refuses an expiresAt more than 366 days ahead (the year 9999 too) on create and edit, console and token', async () => {
+    const at = (days: number) => new Date(clock.getTime() + days * 86_400_000).toISOString();
+    for (const expiresAt of ['9999-12-31T23:59:59Z', at(367), at(366.01)]) {
+      const viaConsole = await asAdmin('POST', `/api/services/${nodeA.id}/tcp`, {
+        name: 'x',
+        backendPort: 1,
+        expiresAt,
+      });
+      expect(viaConsole.status, expiresAt).toBe(422);
+      expect(fieldsOf(viaConsole)).toEqual(['expiresAt']);
+      const viaToken = await call(nodeA.token, 'POST', '/api/agent/services/tcp', {
+        name: 'x',
+        backendPort: 1,
+        expiresAt,
+      });
+      expect(viaToken.status, expiresAt).toBe(422);
+      expect(fieldsOf(viaToken)).toEqual(['expiresAt']);
+    }
+    const within = await asAdmin('POST', `/api/services/${nodeA.id}/tcp`, {
+      name: 'x',
+      backendPort: 1,
+      expiresAt: at(366),
+    });
+    expect(within.status).toBe(201);
+    const url = `/api/services/${nodeA.id}/tcp/${String(within.body.id)}`;
+    const edit = await asAdmin('PATCH', url, { expiresAt: '9999-12-31T23:59:59Z' });
+    expect(edit.status).toBe(422);
+    expect(fieldsOf(edit)).toEqual(['expiresAt']);
+    expect((await asAdmin('GET', url)).body.expiresAt).toBe(at(366));
+    expect((await asAdmin('DELETE', url)).status).toBe(204);
   });
 });

@@ -24,6 +24,8 @@ import { renderHttpInstance } from './nginx/render-main.js';
 import { createStreamInstances } from './nginx/stream-instances.js';
 import { createStaticHosts, planDataPlane, readResolvers } from './plan.js';
 import { createProxy } from './proxy.js';
+import { createGatewayReach } from './reach.js';
+import { createNetworkGuard } from './reconcile/network-guard.js';
 import { createReconciler } from './reconciler.js';
 import { applyProblems, noRoomLine } from './reconcile/problems.js';
 import { countOpenSessions, createStreamTrafficCounter } from './traffic.js';
@@ -55,6 +57,10 @@ export interface DataPlaneConfig {
   consoleUpstream: string;
   /** Name servers for backends given by DNS name; undefined: /etc/resolv.conf's. */
   resolvers?: readonly string[] | undefined;
+  /** The database's host (a name or an address; undefined: SQLite), which no gateway node's subnet may take. */
+  databaseHost?: string | undefined;
+  /** The shortest prefix of a subnet a node's token may route (POSTERN_NODE_NETWORK_MIN_PREFIX); default 16. */
+  nodeNetworkMinPrefix?: number;
   statusPollMs?: number;
   /** How often dead processes and a vanished interface are looked for (default 1 s). */
   healIntervalMs?: number;
@@ -105,6 +111,9 @@ export interface DataPlaneDeps {
 
 /** The real data plane plus the ACME answers nginx serves (the domain check puts its probe token there too). */
 export type RealDataPlane = DataPlane & { challenges: ChallengeStore };
+
+/** POSTERN_NODE_NETWORK_MIN_PREFIX's default. */
+export const DEFAULT_NODE_NETWORK_MIN_PREFIX = 16;
 
 /** How often an apply that failed as a whole is retried by the heal loop. */
 const RETRY_BEHIND_MS = 5000;
@@ -221,8 +230,23 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     },
   );
   const plan = (state: DesiredState) => planDataPlane(state, renderOptions, staticHosts());
+  const hostNetworks = () => readHostNetworks(config.wgInterface);
+  const reach = createGatewayReach({
+    resolvers: renderOptions.resolvers,
+    databaseHost: config.databaseHost,
+    acmeDirectoryUrl: config.acme.directoryUrl,
+    staticHosts,
+  });
+  const guardNetworks = createNetworkGuard({
+    vpnSubnet: config.vpnSubnet,
+    minPrefix: config.nodeNetworkMinPrefix ?? DEFAULT_NODE_NETWORK_MIN_PREFIX,
+    hostNetworks,
+    underlayOf: (publicKey) => status.get(publicKey)?.clientIp ?? null,
+    reach,
+  });
   const reconciler = createReconciler({
     loadDesiredState: deps.loadDesiredState,
+    guardNetworks,
     plan,
     // The status poll starts once the interface exists: on a first boot it does not before the first apply.
     wireguard: {
@@ -316,7 +340,8 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   }
 
   async function checkDrift(): Promise<DriftReport> {
-    const state = await deps.loadDesiredState();
+    // What is served is the guarded state: a subnet set aside is not drift.
+    const { state } = await guardNetworks(await deps.loadDesiredState());
     const { routes, streams, access } = plan(state);
     const domainNames = state.domains.map((d) => d.domain);
     const stale = shared && certs ? await certs.differsFromStored(state.domains) : [];
@@ -474,6 +499,8 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     status,
     logs,
     certificates: { info: (domain) => certs?.info(domain) ?? null },
-    hostNetworks: () => readHostNetworks(config.wgInterface),
+    hostNetworks,
+    reachedAddresses: () => reach.destinations(),
+    resolveHost: (name) => reach.resolve(name),
   };
 }

@@ -4,6 +4,8 @@ import type { NginxRenderOptions } from './nginx/options.js';
 import { planDataPlane } from './plan.js';
 import { withoutServices } from './nginx/routes.js';
 import { createReconciler, type ProxyAdapter } from './reconciler.js';
+import { createGatewayReach } from './reach.js';
+import { createNetworkGuard } from './reconcile/network-guard.js';
 import { applyProblems, NO_ROOM } from './reconcile/problems.js';
 import {
   type ApplyResult,
@@ -238,6 +240,8 @@ export interface OfflineDataPlane extends DataPlane {
   pushLogLines(lines: LogLine[]): void;
   /** What hostNetworks() answers from now on (default: none). */
   setHostNetworks(networks: string[]): void;
+  /** What host names resolve to from now on (default: nothing resolves; no test asks a real DNS server). */
+  setNames(names: Record<string, string[]>): void;
   /** What traffic() answers from now on (default: no traffic). */
   setTraffic(counters: TrafficCounters): void;
   /** Reports a drift check with these differences, as the real data plane would after one. */
@@ -246,9 +250,24 @@ export interface OfflineDataPlane extends DataPlane {
   setDictionaries(usage: DictionaryUsage[] | null): void;
 }
 
+/**
+ * What the offline data plane needs to re-check the subnets nodes' tokens set (the real one's network guard): the
+ * gateway's settings. Names resolve only through `setNames` (no DNS: tests never leave the machine).
+ */
+export interface OfflineNetworkOptions {
+  vpnSubnet: string;
+  minPrefix: number;
+  /** POSTERN_RESOLVERS as given; unset: none (the host's /etc/resolv.conf is not read). */
+  resolvers?: readonly string[] | undefined;
+  databaseHost?: string | undefined;
+  acmeDirectoryUrl?: string | undefined;
+}
+
 export function createOfflineDataPlane(options: {
   loadDesiredState: () => Promise<DesiredState>;
   render: NginxRenderOptions;
+  /** Absent: no subnet is re-checked on apply, and no setting counts as reached. */
+  network?: OfflineNetworkOptions;
 }): OfflineDataPlane {
   const wireguard = new RecordingWireGuard();
   const proxy = new RecordingProxy();
@@ -261,6 +280,7 @@ export function createOfflineDataPlane(options: {
   let started = false;
   let nextFailure: string | null = null;
   let hostNetworks: string[] = [];
+  let names = new Map<string, string[]>();
   let traffic: TrafficCounters = { httpEpoch: 'offline', streamEpoch: 'offline', http: new Map(), tcp: new Map() };
   let lastDrift: DriftReport | null = null;
   let dictionaries: DictionaryUsage[] | null = null;
@@ -271,12 +291,33 @@ export function createOfflineDataPlane(options: {
   };
   const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
   const staticHosts = new Map([['localhost', '127.0.0.1']]);
+  const reach = createGatewayReach({
+    resolvers: options.network?.resolvers ?? [],
+    databaseHost: options.network?.databaseHost,
+    acmeDirectoryUrl: options.network?.acmeDirectoryUrl,
+    staticHosts: () => staticHosts,
+    lookup: (name) => Promise.resolve(names.get(name) ?? []),
+    // Answers follow setNames at once.
+    ttlMs: 0,
+  });
+  const network = options.network;
+  const guardNetworks =
+    network === undefined
+      ? undefined
+      : createNetworkGuard({
+          vpnSubnet: network.vpnSubnet,
+          minPrefix: network.minPrefix,
+          hostNetworks: () => Promise.resolve([...hostNetworks]),
+          underlayOf: (publicKey) => status.get(publicKey)?.clientIp ?? null,
+          reach,
+        });
   const reconciler = createReconciler({
     loadDesiredState: async () => {
       applyCount++;
       lastState = await options.loadDesiredState();
       return lastState;
     },
+    ...(guardNetworks ? { guardNetworks } : {}),
     plan: (state) => planDataPlane(state, options.render, staticHosts),
     wireguard,
     proxy,
@@ -347,8 +388,15 @@ export function createOfflineDataPlane(options: {
     },
     pushLogLines: (lines) => logs.publish(lines),
     hostNetworks: () => Promise.resolve([...hostNetworks]),
+    reachedAddresses: () => (network === undefined ? Promise.resolve([]) : reach.destinations()),
+    resolveHost: (name) => reach.resolve(name),
     setHostNetworks: (networks) => {
       hostNetworks = [...networks];
+    },
+    setNames: (given) => {
+      names = new Map(Object.entries(given));
+      // The apply path reads what is known without waiting: know these at once.
+      for (const name of names.keys()) void reach.resolve(name);
     },
   };
 }

@@ -13,6 +13,7 @@ import {
   type WireGuardAdapter,
 } from './types.js';
 import type { DataPlanePlan } from './plan.js';
+import type { GuardedState } from './reconcile/network-guard.js';
 import type { WantedInstance } from './nginx/stream-instances.js';
 import type { AccessTable } from './nginx/access-table.js';
 
@@ -60,6 +61,8 @@ export interface ReconcilerDeps {
   proxy: ProxyAdapter;
   certs: CertificateAdapter;
   logger: DataPlaneLogger;
+  /** Leaves out the subnets of nodes' tokens that the gateway needs (reconcile/network-guard.ts), with the reason. */
+  guardNetworks?: (state: DesiredState) => Promise<GuardedState>;
 }
 
 export interface Reconciler {
@@ -130,14 +133,17 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     const started = Date.now();
     let state: DesiredState;
     let plan: DataPlanePlan;
+    let guarded = new Map<number, string>();
     try {
       state = await deps.loadDesiredState();
+      if (deps.guardNetworks) ({ state, rejected: guarded } = await deps.guardNetworks(state));
       plan = deps.plan(state);
     } catch (err) {
       logger.error({ err }, 'data plane: cannot read the desired state');
       return { ok: false, message: describe(err), rejected: noRejections() };
     }
     const rejected = rejectionsOf(plan);
+    rejectPeers(rejected, guarded);
     const loadedAt = Date.now();
     const failures: string[] = [];
     const timed = async (what: string, work: Promise<void>): Promise<number> => {

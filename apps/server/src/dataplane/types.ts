@@ -7,6 +7,7 @@ import type { WgDumpPeer } from '@postern/contract';
 // The desired state and certificate records are plain data shared with the DB layer, so they live in `model/`.
 import type { DesiredDomain, DesiredPeer, DesiredState } from '../model/desired-state.js';
 import type { CertificateInfo } from '../model/certificates.js';
+import type { ReachedAddress } from '../lib/network-guard.js';
 
 export type {
   DesiredAccess,
@@ -18,6 +19,7 @@ export type {
   DesiredStreamRoute,
 } from '../model/desired-state.js';
 export type { CertificateInfo } from '../model/certificates.js';
+export type { ReachedAddress } from '../lib/network-guard.js';
 
 /** Rows the data plane set aside (not served) with the reason, by kind and id; every other row is served. */
 export interface Rejections {
@@ -209,10 +211,19 @@ export interface DataPlane {
   /** Called after every drift check. Returns an unsubscribe function. */
   onDrift(listener: (report: DriftReport) => void): () => void;
   /**
-   * IPv4 CIDRs of the host's main routing table, without the default route and the WireGuard interface's routes:
-   * networks the host reaches itself, which a gateway node's network must not take over.
+   * IPv4 CIDRs of every routing table of the host (main, local, policy tables), without default routes and the
+   * WireGuard interface's routes: networks and addresses the host reaches itself, which a gateway node's network
+   * must not take over.
    */
   hostNetworks(): Promise<string[]>;
+  /**
+   * Addresses the gateway reaches behind its default route because of its settings (the database host, the DNS
+   * resolvers, the ACME directory's host) and the clouds' metadata addresses, each with what it is; names resolved
+   * like the gateway resolves them (/etc/hosts, then the resolvers), answers kept a minute.
+   */
+  reachedAddresses(): Promise<ReachedAddress[]>;
+  /** IPv4 addresses a backend's host name stands for (/etc/hosts, then DNS); [] when it does not resolve. */
+  resolveHost(name: string): Promise<string[]>;
 }
 
 /** The logging the data plane needs; a pino logger fits. */

@@ -69,6 +69,7 @@ function prepareQueries(db: ReadDb) {
         gatewayNetwork: nodes.gatewayNetwork,
         extraGatewayNetworks: nodes.extraGatewayNetworks,
         allowInternet: nodes.allowInternet,
+        networksSetBy: nodes.networksSetBy,
       })
       .from(nodes)
       .where(and(eq(nodes.enabled, true), eq(nodes.isLocal, false)))
@@ -139,6 +140,7 @@ async function loadPeers(db: ReadDb, secrets: SecretBox): Promise<DesiredPeer[]>
         : [`${node.address}/32`],
     // Full-tunnel nodes may leave through the gateway (forwarded and masqueraded); the others stay isolated.
     allowInternet: node.allowInternet,
+    ...(node.isGateway && node.networksSetBy === 'node' ? { networksByToken: true } : {}),
   }));
 }
 

@@ -140,6 +140,17 @@ export const nodes = sqliteTable(
      * state's peer query reads them without a join) and never searched by element (overlap is checked in code).
      */
     extraGatewayNetworks: text('extra_gateway_networks', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    /** The operator lets this gateway node's access tokens replace its subnets (`postern networks set`). */
+    allowTokenNetworks: integer('allow_token_networks', { mode: 'boolean' }).notNull().default(false),
+    /**
+     * Who set the subnets last: the operator in the console, or the node's token. A token's subnets are checked
+     * again on every apply against what the gateway reaches, and set aside when it needs them.
+     */
+    networksSetBy: text('networks_set_by', { enum: ['admin', 'node'] })
+      .notNull()
+      .default('admin'),
+    /** Why the last data-plane apply set (part of) this node aside; null when all of it is served. */
+    applyError: text('apply_error'),
     isLocal: integer('is_local', { mode: 'boolean' }).notNull().default(false),
     enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
     publicKey: text('public_key').notNull(),
@@ -215,6 +226,16 @@ const serviceAccess = {
   applyError: text('apply_error'),
   /** Temporary exposure: when the expiry sweep disables the service (kept, not deleted); null: never. */
   expiresAt: text('expires_at'),
+  /**
+   * Who made the decisions a node's token must not undo (modules/services/decisions.ts): who created the service,
+   * who disabled it (`system`: its expiry; null while enabled) and who set its expiry (null: none). Rows from before
+   * these columns count as the operator's: a null where a decision exists is the operator's.
+   */
+  createdBy: text('created_by', { enum: ['admin', 'node'] })
+    .notNull()
+    .default('admin'),
+  disabledBy: text('disabled_by', { enum: ['admin', 'node', 'system'] }),
+  expirySetBy: text('expiry_set_by', { enum: ['admin', 'node'] }),
   /** Backend health check (issue 14): seconds between checks and per check; null = the defaults. */
   healthIntervalSeconds: integer('health_interval_seconds'),
   healthTimeoutSeconds: integer('health_timeout_seconds'),

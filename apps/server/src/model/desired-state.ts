@@ -57,6 +57,11 @@ export interface DesiredPeer {
   allowedIps: string[];
   /** Full tunnel: the gateway forwards and masquerades this node's traffic to the internet (default false). */
   allowInternet?: boolean;
+  /**
+   * The subnets in `allowedIps` were set by the node's own token: the data plane checks them again against what the
+   * gateway reaches before routing them (dataplane/reconcile/network-guard.ts). Absent: the operator's.
+   */
+  networksByToken?: boolean;
 }
 
 export interface DesiredHttpRoute {

@@ -13,7 +13,7 @@ import { createLeases } from '../db/leases.js';
 import { resolveMigrationsDir } from '../db/migrations-dir.js';
 import { createOfflineDataPlane, type OfflineDataPlane } from '../dataplane/offline.js';
 import { renderOptionsFor } from '../dataplane/index.js';
-import { dataPlaneConfigFor, gatewaySettingsFor } from '../create-data-plane.js';
+import { dataPlaneConfigFor, gatewaySettingsFor, offlineNetworkOptionsFor } from '../create-data-plane.js';
 import type { AppDeps } from '../deps.js';
 import type { ObserverOptions } from '../modules/observe/observer.js';
 import { parseConfig, type Config } from '../env.js';
@@ -100,6 +100,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const fakeDataPlane = createOfflineDataPlane({
     loadDesiredState: async () => await loadDesiredState(base, gateway),
     render: renderOptionsFor(dataPlaneConfigFor(config, identity)),
+    network: offlineNetworkOptionsFor(config),
   });
   const leases = createLeases(db, { leaseMs: config.leaseMs });
   await leases.start();

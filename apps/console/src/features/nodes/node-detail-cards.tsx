@@ -111,6 +111,18 @@ export function NodeConfigStatusCard({ node, onDownload }: { node: Node; onDownl
               ? `, routes ${(node.gatewayNetworks.length > 0 ? node.gatewayNetworks : [node.gatewayNetwork]).join(', ')}`
               : ''}
           </dd>
+          {node.isGateway && (
+            <>
+              <dt className="font-medium text-gray-600 dark:text-gray-300">Networks set by</dt>
+              <dd>{node.allowTokenNetworks ? 'You, or the node’s access tokens' : 'You only'}</dd>
+            </>
+          )}
+          {node.applyError && (
+            <>
+              <dt className="font-medium text-gray-600 dark:text-gray-300">Not served</dt>
+              <dd className="text-red-600 dark:text-red-400">{node.applyError}</dd>
+            </>
+          )}
           <dt className="font-medium text-gray-600 dark:text-gray-300">Config changed</dt>
           <dd>{formatDate(node.updated_at)}</dd>
         </dl>

@@ -1,4 +1,4 @@
-import type { NodeCreated } from '@postern/contract';
+import type { Node, NodeCreated } from '@postern/contract';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -25,11 +25,11 @@ const createdNode: NodeCreated = {
   token: 'pstn_secret',
 };
 
-function renderDialog(onCreated = vi.fn()) {
+function renderDialog(onCreated = vi.fn(), node?: Node) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   render(
     <QueryClientProvider client={client}>
-      <NodeFormDialog open onClose={() => undefined} onCreated={onCreated} />
+      <NodeFormDialog open node={node ?? null} onClose={() => undefined} onCreated={onCreated} />
     </QueryClientProvider>,
   );
   return onCreated;
@@ -64,6 +64,33 @@ describe('node form gateway rule (console-spec §5)', () => {
     expect(screen.getByText('This field is required')).toBeTruthy();
     fireEvent.change(screen.getByLabelText('Gateway Network'), { target: { value: '192.168.10.1' } });
     expect(screen.getByText('This field must be a valid IP address with a CIDR')).toBeTruthy();
+  });
+
+  it("offers the tokens' right to set the networks for gateways only, off by default, and drops it with the gateway", () => {
+    renderDialog();
+    const label = "Let this node's access tokens set its networks";
+    expect(screen.queryByLabelText(label)).toBeNull();
+    const gateway = screen.getByLabelText('This node is a gateway');
+    fireEvent.click(gateway);
+    const allow = screen.getByLabelText<HTMLInputElement>(label);
+    expect(allow.checked).toBe(false);
+    fireEvent.click(allow);
+    fireEvent.click(gateway);
+    fireEvent.click(gateway);
+    expect(screen.getByLabelText<HTMLInputElement>(label).checked).toBe(false);
+  });
+
+  it('edits the setting with PATCH and shows why part of the node is not served', async () => {
+    const fetchMock = vi.fn(() => Promise.resolve(new Response(JSON.stringify(createdNode), { status: 200 })));
+    vi.stubGlobal('fetch', fetchMock);
+    const applyError = "Not routed (set by the node's token; the gateway needs it): 10.22.0.0/24 (...)";
+    renderDialog(vi.fn(), { ...createdNode, allowTokenNetworks: true, applyError });
+    expect(screen.getByText(`Not all of this node is served: ${applyError}`)).toBeTruthy();
+    fireEvent.click(screen.getByLabelText("Let this node's access tokens set its networks"));
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Save' })));
+    const [url, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
+    expect([url, init.method]).toEqual(['/api/nodes/5', 'PATCH']);
+    expect(JSON.parse(init.body as string)).toMatchObject({ isGateway: true, allowTokenNetworks: false });
   });
 
   it('creates the node with POST and hands over the one-time token', async () => {

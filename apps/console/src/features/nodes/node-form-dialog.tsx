@@ -76,6 +76,18 @@ export function NodeFormDialog({ open, node, onClose, onCreated }: NodeFormDialo
           {...form.field('gatewayNetworks')}
         />
       )}
+      {isGateway && (
+        <CheckboxField
+          label="Let this node's access tokens set its networks"
+          description="With postern networks set: private ranges only, none the gateway itself uses. Off: only you set them here."
+          {...form.field('allowTokenNetworks')}
+        />
+      )}
+      {node?.applyError && (
+        <p className="text-sm text-red-600 dark:text-red-400" role="status">
+          Not all of this node is served: {node.applyError}
+        </p>
+      )}
     </FormDialog>
   );
 }

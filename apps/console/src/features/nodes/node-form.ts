@@ -12,6 +12,8 @@ export type NodeFormValues = {
   gatewayNetwork: string;
   /** The gateway's further subnets as typed: separated by commas, spaces or new lines. */
   gatewayNetworks: string;
+  /** The node's access tokens may replace its subnets (`postern networks set`); gateways only. */
+  allowTokenNetworks: boolean;
 };
 
 export function nodeFormValues(node?: Node | null): NodeFormValues {
@@ -22,16 +24,21 @@ export function nodeFormValues(node?: Node | null): NodeFormValues {
     isGateway: node?.isGateway ?? false,
     gatewayNetwork: node?.gatewayNetwork ?? '',
     gatewayNetworks: (node?.gatewayNetworks ?? []).slice(1).join(', '),
+    allowTokenNetworks: node?.allowTokenNetworks ?? false,
   };
 }
 
-/** console-spec §5: unchecking the gateway option clears gatewayNetwork (and the further networks with it). */
+/**
+ * console-spec §5: unchecking the gateway option clears gatewayNetwork (and the further networks with it, and the
+ * tokens' right to set them).
+ */
 export function withGateway(values: NodeFormValues, isGateway: boolean): NodeFormValues {
   return {
     ...values,
     isGateway,
     gatewayNetwork: isGateway ? values.gatewayNetwork : '',
     gatewayNetworks: isGateway ? values.gatewayNetworks : '',
+    allowTokenNetworks: isGateway && values.allowTokenNetworks,
   };
 }
 

@@ -24,8 +24,12 @@ export function rejectStreamFailures(
   }
 }
 
+/** A node may be set aside for several reasons at once (a subnet the gateway needs, a route the host refused). */
 export function rejectPeers(rejected: Rejections, failures: ReadonlyMap<number, string>): void {
-  for (const [nodeId, message] of failures) rejected.nodes.set(nodeId, message);
+  for (const [nodeId, message] of failures) {
+    const earlier = rejected.nodes.get(nodeId);
+    rejected.nodes.set(nodeId, earlier === undefined ? message : `${earlier}; ${message}`);
+  }
 }
 
 export function logRejections(logger: DataPlaneLogger, rejected: Rejections): void {

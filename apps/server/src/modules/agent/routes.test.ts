@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatPat, ruleMessages, type Domain, type ListResponse } from '@postern/contract';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
 import { NODE_DISABLED_MESSAGE } from './authenticate-agent.js';
+import { NODE_NETWORK_UNAVAILABLE } from '../../lib/network-guard.js';
+import { TOKEN_NETWORKS_NOT_ALLOWED } from '../nodes/service.js';
 import { NODE_APPLY_FAILED_MESSAGE, NODE_APPLY_LATER_MESSAGE } from './routes.js';
 
 let t: TestApp;
@@ -47,38 +49,37 @@ describe('agent API', () => {
     expect(config.json().tunnelHealthUrl).toBe('http://10.44.0.1:80/_postern/tunnel-health');
   });
 
-  it("sets the subnets of a node its operator made a gateway: private ranges only, no other tenant's facts in refusals", async () => {
+  it("sets the subnets of a gateway node whose operator allowed it: private, narrow, no other tenant's facts in refusals", async () => {
     const url = '/api/agent/node/gateway-networks';
     const notGateway = await agent('PATCH', url, node.token, { gatewayNetworks: ['192.168.1.0/24'] });
     expect(notGateway.statusCode).toBe(400);
     expect(notGateway.json().message).toMatch(/not a gateway/);
     await admin('PATCH', `/api/nodes/${other.id}`, { isGateway: true, gatewayNetwork: '192.168.60.0/24' });
     await admin('PATCH', `/api/nodes/${node.id}`, { isGateway: true, gatewayNetwork: '192.168.1.0/24' });
+    const notAllowed = await agent('PATCH', url, node.token, { gatewayNetworks: ['192.168.1.0/24', '10.20.0.0/24'] });
+    expect(notAllowed.statusCode).toBe(403);
+    expect(notAllowed.json()).toEqual({ code: 'forbidden', message: TOKEN_NETWORKS_NOT_ALLOWED });
+    await admin('PATCH', `/api/nodes/${node.id}`, { allowTokenNetworks: true });
     const set = await agent('PATCH', url, node.token, { gatewayNetworks: ['192.168.1.0/24', '10.20.0.0/24'] });
     expect(set.statusCode, set.body).toBe(200);
     expect(set.json()).toMatchObject({
       id: node.id,
       gatewayNetwork: '192.168.1.0/24',
       gatewayNetworks: ['192.168.1.0/24', '10.20.0.0/24'],
+      allowTokenNetworks: true,
+      applyError: null,
     });
-    expect(t.fakeDataPlane.lastState?.peers.find((p) => p.nodeId === node.id)?.allowedIps).toEqual([
-      `${node.address}/32`,
-      '192.168.1.0/24',
-      '10.20.0.0/24',
-    ]);
+    expect(t.fakeDataPlane.lastState?.peers.find((p) => p.nodeId === node.id)).toMatchObject({
+      allowedIps: [`${node.address}/32`, '192.168.1.0/24', '10.20.0.0/24'],
+      networksByToken: true,
+    });
+    const policy =
+      "A node may route private networks only (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10), each /16 or narrower; ask the gateway's operator for others";
     const cases: [string, string][] = [
-      [
-        '8.8.8.0/24',
-        "8.8.8.0/24: A node may only route private networks (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10); ask the gateway's operator for others",
-      ],
-      [
-        '172.0.0.0/8',
-        "172.0.0.0/8: A node may only route private networks (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10); ask the gateway's operator for others",
-      ],
-      [
-        '192.168.60.0/25',
-        "192.168.60.0/25: This network is not available on this gateway (another node's, or one the gateway needs)",
-      ],
+      ['8.8.8.0/24', `8.8.8.0/24: ${policy}`],
+      ['172.0.0.0/8', `172.0.0.0/8: ${policy}`],
+      ['10.0.0.0/12', `10.0.0.0/12: ${policy}`],
+      ['192.168.60.0/25', `192.168.60.0/25: ${NODE_NETWORK_UNAVAILABLE}`],
     ];
     for (const [network, message] of cases) {
       const refused = await agent('PATCH', url, node.token, { gatewayNetworks: ['192.168.1.0/24', network] });

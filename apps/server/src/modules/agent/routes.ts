@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { operations } from '@postern/contract';
+import { operations, type Node } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { sendError, type HandledError } from '../../http/error-handler.js';
@@ -22,9 +22,9 @@ import { registerAgentAccessRoutes } from '../access/routes.js';
 
 // The API the `postern` CLI calls with a node's access token. Every call is scoped to that node: the node id
 // comes from the token, never from the request, so one node can never touch another's services. Creations run
-// as the 'node' caller: only the node's own domains, within its quotas (services/caller.ts). There is no way to
-// edit a service, a domain or the node itself from here, except
-// the subnets of a node its operator made a gateway (private ranges only, checked like the operator's).
+// as the 'node' caller: only the node's own domains, within its quotas, and never against a decision of the operator
+// (services/caller.ts). There is no way to edit a service, a domain or the node itself from here, except the subnets
+// of a gateway node whose operator allowed it (nodes/gateway-network.ts).
 
 /**
  * nginx's reason for refusing a generation can quote any part of the config, other tenants' included: a node's
@@ -33,8 +33,8 @@ import { registerAgentAccessRoutes } from '../access/routes.js';
 export const NODE_APPLY_FAILED_MESSAGE =
   "The gateway could not apply this change; the gateway's operator sees the reason in the console";
 
-function redactForNode<T extends AnyService>(service: T): T {
-  return service.applyError === null ? service : { ...service, applyError: NODE_APPLY_FAILED_MESSAGE };
+function redactForNode<T extends AnyService | Node>(entity: T): T {
+  return entity.applyError === null ? entity : { ...entity, applyError: NODE_APPLY_FAILED_MESSAGE };
 }
 
 /** The gateway is down as a whole: saved, applied once it is back (the reason is the operator's to see). */
@@ -55,7 +55,7 @@ export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps; e
   app.addHook('onRequest', async (request) => await authenticateAgent(deps, request));
   app.setErrorHandler((error: HandledError, request, reply) => sendError(redactErrorForNode(error), request, reply));
 
-  registerOperation(app, operations.agentNode, (request) => viewNode(deps, requireAgentNode(request)));
+  registerOperation(app, operations.agentNode, (request) => redactForNode(viewNode(deps, requireAgentNode(request))));
 
   registerOperation(app, operations.agentConfig, async (request) => {
     const node = requireAgentNode(request);
@@ -69,7 +69,7 @@ export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps; e
       tunnelHealthUrl: tunnelHealthUrl(deps.config, address),
     }));
     return {
-      node: viewNode(deps, node),
+      node: redactForNode(viewNode(deps, node)),
       config: await renderConfigFor(deps, node, gateways),
       gateways: listed,
       // The first gateway's, for CLIs from before several gateways (they probe one).
@@ -77,11 +77,10 @@ export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps; e
     };
   });
 
-  registerOperation(
-    app,
-    operations.agentSetGatewayNetworks,
-    async (request) =>
+  registerOperation(app, operations.agentSetGatewayNetworks, async (request) =>
+    redactForNode(
       await setOwnGatewayNetworks({ deps, events }, requireAgentNode(request).id, request.body.gatewayNetworks),
+    ),
   );
 
   registerOperation(app, operations.agentListServices, async (request) => {
@@ -98,12 +97,19 @@ export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps; e
 
   registerOperation(app, operations.agentEnableService, async (request) =>
     redactForNode(
-      await setServiceEnabled(deps, requireAgentNode(request).id, request.params.type, request.params.id, true),
+      await setServiceEnabled(deps, requireAgentNode(request).id, request.params.type, request.params.id, true, 'node'),
     ),
   );
   registerOperation(app, operations.agentDisableService, async (request) =>
     redactForNode(
-      await setServiceEnabled(deps, requireAgentNode(request).id, request.params.type, request.params.id, false),
+      await setServiceEnabled(
+        deps,
+        requireAgentNode(request).id,
+        request.params.type,
+        request.params.id,
+        false,
+        'node',
+      ),
     ),
   );
 
@@ -112,6 +118,7 @@ export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps; e
   registerOperation(
     app,
     operations.agentDeleteService,
-    async (request) => await deleteService(deps, requireAgentNode(request).id, request.params.type, request.params.id),
+    async (request) =>
+      await deleteService(deps, requireAgentNode(request).id, request.params.type, request.params.id, 'node'),
   );
 }

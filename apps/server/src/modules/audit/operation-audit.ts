@@ -6,6 +6,7 @@ import { domains, nodes, personalAccessTokens, users } from '../../db/schema.js'
 import { AppError } from '../../errors.js';
 import { operationOf } from '../../http/operation.js';
 import { getDomain } from '../domains/service.js';
+import { gatewayNetworksOf } from '../nodes/to-node.js';
 import { getService } from '../services/service.js';
 import { toToken } from '../tokens/service.js';
 import { accessAudited, accessRefOf, isAccessRef, loadAccessSnapshot, type AccessKind } from './access-audit.js';
@@ -51,6 +52,7 @@ const audited: Partial<Record<OperationName, Audited>> = {
   agentEnableService: { action: 'service.enable', kind: 'service' },
   agentDisableService: { action: 'service.disable', kind: 'service' },
   agentDeleteService: { action: 'service.delete', kind: 'service' },
+  agentSetGatewayNetworks: { action: 'node.networks', kind: 'node' },
   ...accessAudited,
 };
 
@@ -96,8 +98,11 @@ function refOf(request: FastifyRequest, name: OperationName, kind: Kind, created
   const params = (request.params ?? {}) as Params;
   const agentNodeId = request.agentNode?.id ?? null;
   switch (kind) {
-    case 'node':
-      return { type: 'node', id: num(params.id) ?? createdId, nodeId: num(params.id) ?? createdId };
+    case 'node': {
+      // The agent's node calls name their node by the token, not the path.
+      const id = num(params.id) ?? agentNodeId ?? createdId;
+      return { type: 'node', id, nodeId: id };
+    }
     case 'token':
       return { type: 'token', id: num(params.tokenId) ?? createdId, nodeId: num(params.id) };
     case 'domain':
@@ -129,8 +134,21 @@ async function load(deps: AppDeps, ref: Ref): Promise<Snapshot | null> {
       const row = await deps.db.select().from(nodes).where(eq(nodes.id, ref.id)).get();
       if (!row) return null;
       const { id, name, address, allowInternet, isGateway, gatewayNetwork, enabled, publicKey } = row;
+      const { allowTokenNetworks, networksSetBy } = row;
       return {
-        view: { id, name, address, allowInternet, isGateway, gatewayNetwork, enabled, publicKey },
+        view: {
+          id,
+          name,
+          address,
+          allowInternet,
+          isGateway,
+          gatewayNetwork,
+          gatewayNetworks: gatewayNetworksOf(row),
+          allowTokenNetworks,
+          networksSetBy,
+          enabled,
+          publicKey,
+        },
         name,
         nodeId: id,
         domain: null,

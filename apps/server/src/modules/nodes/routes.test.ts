@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { isWellFormedPat, NodeSchema } from '@postern/contract';
+import { isWellFormedPat, NodeSchema, ruleMessages } from '@postern/contract';
 import { nodes } from '../../db/schema.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
 
@@ -384,6 +384,50 @@ describe('node changes', () => {
     const plain = await api('PATCH', `/api/nodes/${node.id}`, { isGateway: false });
     expect(plain.json()).toMatchObject({ isGateway: false, gatewayNetwork: null });
     expect(t.fakeDataPlane.lastState?.peers[0]?.allowedIps).toEqual(['10.44.1.1/32']);
+  });
+
+  it("lets a gateway's tokens set its networks only when the operator says so, and takes it back with the gateway option", async () => {
+    const created = await createNode({ name: 'gw', isGateway: true, gatewayNetwork: '192.168.10.0/24' });
+    expect((await api('GET', `/api/nodes/${created.id}`)).json()).toMatchObject({
+      allowTokenNetworks: false,
+      applyError: null,
+    });
+    const refused = await api('POST', '/api/nodes', { name: 'plain', allowTokenNetworks: true });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().errors.body).toEqual([
+      { field: 'allowTokenNetworks', message: ruleMessages.tokenNetworksNotGateway },
+    ]);
+    expect((await api('PATCH', `/api/nodes/${created.id}`, { allowTokenNetworks: true })).json()).toMatchObject({
+      allowTokenNetworks: true,
+    });
+    // The token's subnets are the token's (checked again on every apply) until the operator sets others.
+    const agent = (gatewayNetworks: string[]) =>
+      t.app.inject({
+        method: 'PATCH',
+        url: '/api/agent/node/gateway-networks',
+        headers: { authorization: `Bearer ${created.token}` },
+        payload: { gatewayNetworks },
+      });
+    expect((await agent(['192.168.11.0/24'])).statusCode).toBe(200);
+    const peer = () => t.fakeDataPlane.lastState?.peers.find((p) => p.nodeId === created.id);
+    expect(peer()?.networksByToken).toBe(true);
+    await api('PATCH', `/api/nodes/${created.id}`, { name: 'renamed' });
+    expect(peer()?.networksByToken).toBe(true);
+    await api('PATCH', `/api/nodes/${created.id}`, { gatewayNetworks: ['192.168.12.0/24'] });
+    expect(peer()?.networksByToken).toBeUndefined();
+    const plain = await api('PATCH', `/api/nodes/${created.id}`, { isGateway: false });
+    expect(plain.json()).toMatchObject({ isGateway: false, allowTokenNetworks: false });
+    expect((await api('PATCH', `/api/nodes/${created.id}`, { allowTokenNetworks: true })).statusCode).toBe(422);
+  });
+
+  it("lets the operator route a network that holds a backend of the operator's own (the operator decides where it is reached)", async () => {
+    const local = await api('POST', `/api/services/${LOCAL_ID}/tcp`, {
+      name: 'db',
+      backendHost: '10.20.0.5',
+      backendPort: 5432,
+    });
+    expect(local.statusCode).toBe(201);
+    await createNode({ name: 'gw', isGateway: true, gatewayNetwork: '10.20.0.0/24' });
   });
 
   it('disconnects and connects: a disabled node has no peer', async () => {

@@ -1,10 +1,19 @@
-import { eq } from 'drizzle-orm';
-import type { ListResponse, Node, NodeCreate, NodeCreated, NodeSort, NodeUpdate, SortOrder } from '@postern/contract';
+import { and, eq } from 'drizzle-orm';
+import {
+  ruleMessages,
+  type ListResponse,
+  type Node,
+  type NodeCreate,
+  type NodeCreated,
+  type NodeSort,
+  type NodeUpdate,
+  type SortOrder,
+} from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import { generateKeyPair, generatePresharedKey } from '../../dataplane/wireguard/keys.js';
 import { nodes, personalAccessTokens } from '../../db/schema.js';
-import { AppError, badRequest, notFound } from '../../errors.js';
+import { AppError, badRequest, fieldError, notFound } from '../../errors.js';
 import type { NodeEvents } from '../../http/events.js';
 import { newTokenValues } from '../tokens/service.js';
 import { resolveGatewayNetworks } from './gateway-network.js';
@@ -89,7 +98,7 @@ function refuseLocal(row: NodeRow, action: string): void {
 export async function createNode(ctx: NodeContext, body: NodeCreate): Promise<NodeCreated> {
   const { deps } = ctx;
   const isGateway = body.isGateway ?? false;
-  const [gatewayNetwork = null, ...extraGatewayNetworks] = await resolveGatewayNetworks(deps, body);
+  const [gatewayNetwork = null, ...extraGatewayNetworks] = await resolveGatewayNetworks(deps, body, undefined, 'admin');
   const keys = generateKeyPair();
   const presharedKey = generatePresharedKey();
   const at = deps.now().toISOString();
@@ -105,6 +114,7 @@ export async function createNode(ctx: NodeContext, body: NodeCreate): Promise<No
         isGateway,
         gatewayNetwork,
         extraGatewayNetworks,
+        allowTokenNetworks: isGateway && body.allowTokenNetworks === true,
         publicKey: keys.publicKey,
         privateKeyEnc: deps.secrets.encrypt(keys.privateKey),
         presharedKeyEnc: deps.secrets.encrypt(presharedKey),
@@ -132,12 +142,19 @@ export async function updateNode(ctx: NodeContext, id: number, body: NodeUpdate)
   const current = await getNodeRow(deps, id);
   refuseLocal(current, 'edited');
   const isGateway = body.isGateway ?? current.isGateway;
+  if (body.allowTokenNetworks === true && !isGateway)
+    throw fieldError('allowTokenNetworks', ruleMessages.tokenNetworksNotGateway);
   // Turning the gateway option off clears the networks, as the console's form does.
-  const [gatewayNetwork = null, ...extraGatewayNetworks] = await resolveGatewayNetworks(deps, body, {
-    id,
-    isGateway: current.isGateway,
-    networks: gatewayNetworksOf(current),
-  });
+  const before = gatewayNetworksOf(current);
+  const networks = await resolveGatewayNetworks(
+    deps,
+    body,
+    { id, isGateway: current.isGateway, networks: before },
+    'admin',
+  );
+  const [gatewayNetwork = null, ...extraGatewayNetworks] = networks;
+  // Subnets the operator sets are the operator's; the same ones sent back (any edit in the console) stay the token's.
+  const isSameNetworks = networks.length === before.length && networks.every((network, i) => network === before[i]);
   const row = await deps.db.write(async (tx) => {
     let address = current.address;
     if (body.address && body.address !== current.address) {
@@ -154,6 +171,8 @@ export async function updateNode(ctx: NodeContext, id: number, body: NodeUpdate)
         isGateway,
         gatewayNetwork,
         extraGatewayNetworks,
+        allowTokenNetworks: isGateway && (body.allowTokenNetworks ?? current.allowTokenNetworks),
+        networksSetBy: isGateway && isSameNetworks ? current.networksSetBy : 'admin',
         updatedAt: deps.now().toISOString(),
       })
       .where(eq(nodes.id, id))
@@ -163,16 +182,22 @@ export async function updateNode(ctx: NodeContext, id: number, body: NodeUpdate)
   return announceChanged(ctx, row);
 }
 
+/** A node's token asks to set its subnets where the operator has not allowed it. */
+export const TOKEN_NETWORKS_NOT_ALLOWED =
+  "The gateway's operator has not allowed this node's access tokens to set its networks: the operator sets them, or allows this, in the node's form in the console";
+
 /**
- * The CLI's `postern networks set`: a node its operator made a gateway replaces its own subnets. Becoming a gateway
- * stays the operator's decision; the subnets are checked as the operator's are, limited to private ranges, and
- * refusals name no other tenant.
+ * The CLI's `postern networks set`: a gateway node whose operator allowed it replaces its own subnets. Becoming a
+ * gateway and being allowed stay the operator's decisions; the subnets are held to a token's limits (private,
+ * narrow enough, nothing the gateway reaches) and refusals name nothing of the host or of another tenant. The data
+ * plane checks them again on every apply (the node is `networksSetBy: 'node'` until the operator sets them).
  */
 export async function setOwnGatewayNetworks(ctx: NodeContext, id: number, gatewayNetworks: string[]): Promise<Node> {
   const { deps } = ctx;
   const current = await getNodeRow(deps, id);
   if (!current.isGateway)
     throw badRequest("This node is not a gateway: the gateway's operator makes a node a gateway in the console");
+  if (!current.allowTokenNetworks) throw new AppError('forbidden', TOKEN_NETWORKS_NOT_ALLOWED);
   const [gatewayNetwork = null, ...extraGatewayNetworks] = await resolveGatewayNetworks(
     deps,
     { gatewayNetworks },
@@ -183,11 +208,14 @@ export async function setOwnGatewayNetworks(ctx: NodeContext, id: number, gatewa
     async (tx) =>
       await tx
         .update(nodes)
-        .set({ gatewayNetwork, extraGatewayNetworks, updatedAt: deps.now().toISOString() })
-        .where(eq(nodes.id, id))
+        .set({ gatewayNetwork, extraGatewayNetworks, networksSetBy: 'node', updatedAt: deps.now().toISOString() })
+        // The operator may have turned it off or made the node a regular one since the read: only then, not after.
+        .where(and(eq(nodes.id, id), eq(nodes.isGateway, true), eq(nodes.allowTokenNetworks, true)))
         .returning()
         .get(),
   );
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as the row; no match gives undefined
+  if (!row) throw new AppError('forbidden', TOKEN_NETWORKS_NOT_ALLOWED);
   return announceChanged(ctx, row);
 }
 

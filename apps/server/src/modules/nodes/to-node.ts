@@ -32,6 +32,8 @@ export function toNode(row: NodeRow, status: NodeStatus | undefined): Node {
     isGateway: row.isGateway,
     gatewayNetwork: row.gatewayNetwork,
     gatewayNetworks: gatewayNetworksOf(row),
+    allowTokenNetworks: row.isGateway && row.allowTokenNetworks,
+    applyError: row.applyError,
     isLocal: row.isLocal,
     enabled: row.enabled,
     status: live.status,

@@ -20,7 +20,8 @@ interface ExpiryInput {
 
 /**
  * The expiry a create or edit asks for: undefined keeps the stored one (create: none), null clears it. `ttl` counts
- * on the gateway's clock; an `expiresAt` in the past (beyond the tolerated clock skew) is refused.
+ * on the gateway's clock; an `expiresAt` in the past, or further ahead than the longest `ttl` (366 days), beyond the
+ * tolerated clock skew either way, is refused: a far expiry is no expiry.
  */
 export function resolveExpiry(deps: Pick<AppDeps, 'now'>, input: ExpiryInput): string | null | undefined {
   const now = deps.now().getTime();
@@ -28,6 +29,8 @@ export function resolveExpiry(deps: Pick<AppDeps, 'now'>, input: ExpiryInput): s
   if (input.expiresAt === undefined || input.expiresAt === null) return input.expiresAt;
   const at = Date.parse(input.expiresAt);
   if (at < now - limits.expirySkewMs) throw fieldError('expiresAt', ruleMessages.pastDate);
+  if (at > now + limits.serviceTtlMaxSeconds * 1000 + limits.expirySkewMs)
+    throw fieldError('expiresAt', ruleMessages.expiryTooFar);
   return new Date(at).toISOString();
 }
 
@@ -50,7 +53,12 @@ export async function disableExpiredServices(deps: Pick<AppDeps, 'db' | 'now' | 
       ['tcp', tcpServices],
     ] as const) {
       const due = and(eq(table.enabled, true), isNotNull(table.expiresAt), lte(table.expiresAt, now));
-      const rows = await tx.update(table).set({ enabled: false, updatedAt: now }).where(due).returning().all();
+      const rows = await tx
+        .update(table)
+        .set({ enabled: false, disabledBy: 'system', updatedAt: now })
+        .where(due)
+        .returning()
+        .all();
       for (const row of rows) {
         expired.push({
           type,

@@ -15,6 +15,7 @@ import type { AppDeps } from '../../deps.js';
 import { domains, httpServices } from '../../db/schema.js';
 import { fieldError, notFound } from '../../errors.js';
 import { resolveExpiry } from './expiry.js';
+import { expirySetterOf } from './decisions.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import type { Caller } from './caller.js';
 import type { Db, ReadDb } from '../../db/client.js';
@@ -139,7 +140,7 @@ export async function createHttpService(
   deps: AppDeps,
   nodeId: number,
   body: HttpServiceCreate,
-  caller: Caller = 'admin',
+  caller: Caller,
 ): Promise<HttpService> {
   const route = resolveRoute(body, caller);
   const expiresAt = resolveExpiry(deps, body) ?? null;
@@ -166,6 +167,10 @@ export async function createHttpService(
               blockedIps: body.blockedIps ?? [],
               expiresAt,
               enabled: body.enabled ?? true,
+              createdBy: caller,
+              // Created disabled (to set its access first): the creator's own decision to lift.
+              disabledBy: body.enabled === false ? caller : null,
+              expirySetBy: expiresAt === null ? null : caller,
             })
             .returning({ id: httpServices.id })
             .get()
@@ -212,7 +217,7 @@ export async function updateHttpService(
             ...(body.backendPort !== undefined && { backendPort: body.backendPort }),
             ...(body.allowedIps !== undefined && { allowedIps: body.allowedIps }),
             ...(body.blockedIps !== undefined && { blockedIps: body.blockedIps }),
-            ...(expiresAt !== undefined && { expiresAt }),
+            ...(expiresAt !== undefined && { expiresAt, expirySetBy: expirySetterOf('admin', expiresAt) }),
             backendHost,
             updatedAt: now,
           })

@@ -28,6 +28,17 @@ export function streamPublicAccess(
   return `${proto}://${domain ?? config.publicHost}:${port}`;
 }
 
+/** Who decided what, as the rules read it: a decision of unknown origin (a row from before) is the operator's. */
+function decisionsOf(
+  row: Pick<HttpServiceRow, 'enabled' | 'expiresAt' | 'createdBy' | 'disabledBy' | 'expirySetBy'>,
+): Pick<HttpService, 'createdBy' | 'disabledBy' | 'expirySetBy'> {
+  return {
+    createdBy: row.createdBy,
+    disabledBy: row.enabled ? null : (row.disabledBy ?? 'admin'),
+    expirySetBy: row.expiresAt === null ? null : (row.expirySetBy ?? 'admin'),
+  };
+}
+
 /** `domainSsl` is the certificate mode of the service's domain (null: default host, served self-signed). */
 export function toHttpService(config: PublicConfig, row: HttpServiceRow, domainSsl: SslMode | null): HttpService {
   return {
@@ -46,6 +57,7 @@ export function toHttpService(config: PublicConfig, row: HttpServiceRow, domainS
     ssl: domainSsl ?? 'self-signed',
     applyError: row.applyError,
     expiresAt: row.expiresAt,
+    ...decisionsOf(row),
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -68,6 +80,7 @@ export function toTcpService(config: PublicConfig, row: TcpServiceRow): TcpServi
     publicAccess: streamPublicAccess(config, row.proto, row.domain, row.port),
     applyError: row.applyError,
     expiresAt: row.expiresAt,
+    ...decisionsOf(row),
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };

@@ -45,12 +45,12 @@ export async function serviceRoutes(
   registerOperation(
     app,
     operations.createHttpService,
-    async ({ params, body }) => await createHttpService(deps, params.nodeId, body),
+    async ({ params, body }) => await createHttpService(deps, params.nodeId, body, 'admin'),
   );
   registerOperation(
     app,
     operations.createTcpService,
-    async ({ params, body }) => await createTcpService(deps, params.nodeId, body),
+    async ({ params, body }) => await createTcpService(deps, params.nodeId, body, 'admin'),
   );
 
   registerOperation(
@@ -72,16 +72,16 @@ export async function serviceRoutes(
   registerOperation(
     app,
     operations.enableService,
-    async ({ params }) => await setServiceEnabled(deps, params.nodeId, params.type, params.id, true),
+    async ({ params }) => await setServiceEnabled(deps, params.nodeId, params.type, params.id, true, 'admin'),
   );
   registerOperation(
     app,
     operations.disableService,
-    async ({ params }) => await setServiceEnabled(deps, params.nodeId, params.type, params.id, false),
+    async ({ params }) => await setServiceEnabled(deps, params.nodeId, params.type, params.id, false, 'admin'),
   );
   registerOperation(
     app,
     operations.deleteService,
-    async ({ params }) => await deleteService(deps, params.nodeId, params.type, params.id),
+    async ({ params }) => await deleteService(deps, params.nodeId, params.type, params.id, 'admin'),
   );
 }

@@ -11,6 +11,9 @@ import type { AppDeps } from '../../deps.js';
 import { httpServices, tcpServices } from '../../db/schema.js';
 import { badRequest, notFound } from '../../errors.js';
 import { applyChanges } from '../../dataplane-apply.js';
+import type { Db } from '../../db/client.js';
+import type { Caller } from './caller.js';
+import { afterSetEnabled, assertMayDelete, assertMayEnable, type ServiceDecisions } from './decisions.js';
 import { getHttpService, listHttpServices } from './http-service.js';
 import type { ListShape } from './list-queries.js';
 import { findServiceNode } from './service-node.js';
@@ -76,31 +79,6 @@ export async function getService(deps: AppDeps, nodeId: number, type: ServiceTyp
   return type === 'http' ? await getHttpService(deps, nodeId, id) : await getTcpService(deps, nodeId, id);
 }
 
-async function updateEnabled(
-  deps: AppDeps,
-  nodeId: number,
-  type: ServiceType,
-  id: number,
-  enabled: boolean,
-  clearsExpiry: boolean,
-): Promise<boolean> {
-  const patch = { enabled, updatedAt: deps.now().toISOString(), ...(clearsExpiry && { expiresAt: null }) };
-  const changed = await deps.db.write((tx) =>
-    type === 'http'
-      ? tx
-          .update(httpServices)
-          .set(patch)
-          .where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId)))
-          .returning({ id: httpServices.id })
-      : tx
-          .update(tcpServices)
-          .set(patch)
-          .where(and(eq(tcpServices.id, id), eq(tcpServices.nodeId, nodeId)))
-          .returning({ id: tcpServices.id }),
-  );
-  return changed.length > 0;
-}
-
 /**
  * A service stored before the current rules (an earlier version accepted reserved paths and the console's host
  * name; the migration disabled such services) is not served again until it is edited to fit them.
@@ -120,39 +98,82 @@ function assertServable(deps: AppDeps, service: AnyService): void {
     );
 }
 
-/** Enable/Disable Access: the data plane starts or stops serving the service before this resolves. */
+/** The service's row as the decision rules read it, inside the caller's transaction; undefined when it is not there. */
+async function readDecisions(
+  tx: Db,
+  type: ServiceType,
+  nodeId: number,
+  id: number,
+): Promise<ServiceDecisions | undefined> {
+  const table = type === 'http' ? httpServices : tcpServices;
+  return await tx
+    .select({
+      enabled: table.enabled,
+      expiresAt: table.expiresAt,
+      createdBy: table.createdBy,
+      disabledBy: table.disabledBy,
+      expirySetBy: table.expirySetBy,
+    })
+    .from(table)
+    .where(and(eq(table.id, id), eq(table.nodeId, nodeId)))
+    .get();
+}
+
+/**
+ * Enable/Disable Access: the data plane starts or stops serving the service before this resolves. A node's token is
+ * refused (403) where the operator decided otherwise (decisions.ts); the check and the change are one transaction,
+ * so an operator's disable in between is never overwritten.
+ */
 export async function setServiceEnabled(
   deps: AppDeps,
   nodeId: number,
   type: ServiceType,
   id: number,
   enabled: boolean,
+  caller: Caller,
 ): Promise<AnyService> {
   await findServiceNode(deps.db, nodeId);
-  const current = enabled ? await getService(deps, nodeId, type, id) : null;
-  if (current) assertServable(deps, current);
-  // Enabling a service whose temporary exposure has ended serves it again for good (the sweep would disable it at
-  // once).
-  const clearsExpiry = current?.expiresAt != null && Date.parse(current.expiresAt) <= deps.now().getTime();
-  if (!(await updateEnabled(deps, nodeId, type, id, enabled, clearsExpiry))) throw notFound('Service');
+  if (enabled) assertServable(deps, await getService(deps, nodeId, type, id));
+  const now = deps.now();
+  const isFound = await deps.db.write(async (tx) => {
+    const row = await readDecisions(tx, type, nodeId, id);
+    if (!row) return false;
+    if (enabled) assertMayEnable(caller, row, now);
+    const patch = { enabled, updatedAt: now.toISOString(), ...afterSetEnabled(caller, row, enabled, now) };
+    const table = type === 'http' ? httpServices : tcpServices;
+    await tx
+      .update(table)
+      .set(patch)
+      .where(and(eq(table.id, id), eq(table.nodeId, nodeId)))
+      .run();
+    return true;
+  });
+  if (!isFound) throw notFound('Service');
   await applyChanges(deps, { type, id });
   return await getService(deps, nodeId, type, id);
 }
 
-export async function deleteService(deps: AppDeps, nodeId: number, type: ServiceType, id: number): Promise<void> {
+/** Deletes a service; a node's token only one it created and the operator has not decided about (decisions.ts). */
+export async function deleteService(
+  deps: AppDeps,
+  nodeId: number,
+  type: ServiceType,
+  id: number,
+  caller: Caller,
+): Promise<void> {
   await findServiceNode(deps.db, nodeId);
-  const deleted = await deps.db.write((tx) =>
-    type === 'http'
-      ? tx
-          .delete(httpServices)
-          .where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId)))
-          .returning({ id: httpServices.id })
-      : tx
-          .delete(tcpServices)
-          .where(and(eq(tcpServices.id, id), eq(tcpServices.nodeId, nodeId)))
-          .returning({ id: tcpServices.id }),
-  );
-  if (deleted.length === 0) throw notFound('Service');
+  const isFound = await deps.db.write(async (tx) => {
+    const row = await readDecisions(tx, type, nodeId, id);
+    if (!row) return false;
+    assertMayDelete(caller, row);
+    const table = type === 'http' ? httpServices : tcpServices;
+    await tx
+      .delete(table)
+      .where(and(eq(table.id, id), eq(table.nodeId, nodeId)))
+      .run();
+    return true;
+  });
+  if (!isFound) throw notFound('Service');
   // The row is gone, so a rejection has no service to be stored on: it only reaches the caller.
   await applyChanges(deps);
 }

@@ -11,6 +11,7 @@ import type { AppDeps } from '../../deps.js';
 import { tcpServices } from '../../db/schema.js';
 import { fieldError, notFound } from '../../errors.js';
 import { resolveExpiry } from './expiry.js';
+import { expirySetterOf } from './decisions.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import type { Caller } from './caller.js';
 import { isShapedServiceList, shapedTcpPage, selectTcpPage, type ListScope, type ListShape } from './list-queries.js';
@@ -69,7 +70,7 @@ export async function createTcpService(
   deps: AppDeps,
   nodeId: number,
   body: TcpServiceCreate,
-  caller: Caller = 'admin',
+  caller: Caller,
 ): Promise<TcpService> {
   const proto = body.proto ?? 'tcp';
   const ssl = body.ssl ?? false;
@@ -103,6 +104,8 @@ export async function createTcpService(
               allowedIps: body.allowedIps ?? [],
               blockedIps: body.blockedIps ?? [],
               expiresAt,
+              createdBy: caller,
+              expirySetBy: expiresAt === null ? null : caller,
             })
             .returning({ id: tcpServices.id })
             .get()
@@ -160,7 +163,7 @@ export async function updateTcpService(
             ...(body.backendPort !== undefined && { backendPort: body.backendPort }),
             ...(body.allowedIps !== undefined && { allowedIps: body.allowedIps }),
             ...(body.blockedIps !== undefined && { blockedIps: body.blockedIps }),
-            ...(expiresAt !== undefined && { expiresAt }),
+            ...(expiresAt !== undefined && { expiresAt, expirySetBy: expirySetterOf('admin', expiresAt) }),
             updatedAt: now,
           })
           .where(eq(tcpServices.id, id))
