@@ -73,7 +73,20 @@ describe('parseCommand', () => {
 
   it('parses expose tcp', () => {
     expect(
-      parseCommand(['expose', 'tcp', 'mqtt', '--port', '1883', '--public-port', '31883', '--tls', '--token', 'pstn_t']),
+      parseCommand([
+        'expose',
+        'tcp',
+        'mqtt',
+        '--port',
+        '1883',
+        '--public-port',
+        '31883',
+        '--tls',
+        '--domain',
+        'mq.example.com',
+        '--token',
+        'pstn_t',
+      ]),
     ).toEqual({
       kind: 'expose-tcp',
       connection: { token: 'pstn_t' },
@@ -82,6 +95,7 @@ describe('parseCommand', () => {
       udp: false,
       publicPort: 31883,
       tls: true,
+      domain: 'mq.example.com',
       allow: [],
       block: [],
     });

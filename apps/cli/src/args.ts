@@ -75,6 +75,7 @@ export type Command =
       udp: boolean;
       publicPort?: number;
       tls: boolean;
+      domain?: string;
       host?: string;
       allow: string[];
       block: string[];
@@ -254,6 +255,7 @@ function parseExpose(argv: readonly string[]): Command {
       udp: { type: 'boolean' },
       'public-port': { type: 'string' },
       tls: { type: 'boolean' },
+      domain: { type: 'string' },
     };
     const { values, positionals } = parse('expose tcp', rest, options, 1);
     if (values.help) return { kind: 'help', topic: 'expose tcp' };
@@ -269,6 +271,7 @@ function parseExpose(argv: readonly string[]): Command {
       udp: values.udp === true,
       ...optional('publicPort', publicPort),
       tls: values.tls === true,
+      ...optional('domain', stringOf(values.domain)),
       ...optional('host', stringOf(values.host)),
       allow: listOf(values.allow),
       block: listOf(values.block),

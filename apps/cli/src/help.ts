@@ -133,7 +133,7 @@ Options:
 ${ACCESS_OPTIONS}
 ${CONNECTION_OPTIONS}`,
 
-  'expose tcp': `Usage: postern expose tcp NAME --port P [--udp] [--public-port N] [--tls] [--host H]
+  'expose tcp': `Usage: postern expose tcp NAME --port P [--udp] [--public-port N] [--tls --domain D] [--host H]
                           [--allow CIDR…] [--block CIDR…] [--ttl 1h]
 
 Publishes a raw TCP (or UDP) port of this node through the gateway.
@@ -142,7 +142,8 @@ Options:
   --port P           port of the service on this node (required)
   --udp              UDP instead of TCP
   --public-port N    port on the gateway (default: the gateway picks one)
-  --tls              the gateway terminates TLS (TCP only)
+  --tls              the gateway terminates TLS (TCP only), with the certificate of --domain
+  --domain D         a domain of this node (required with --tls)
   --host H           backend host as seen from the gateway (default: this node's tunnel address)
   --allow CIDR       only these clients (repeat, or separate with commas)
   --block CIDR       never these clients (repeat, or separate with commas)

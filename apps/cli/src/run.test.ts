@@ -575,7 +575,10 @@ describe('postern expose / services / enable / rm', () => {
       const expose = harness(createFakeSystem(), env);
       expect(
         await runCli(
-          ['expose', 'tcp', 'mqtt', '--port', '1883', '--public-port', '31883', '--tls', '--block', '10.1.0.0/16'],
+          [
+            ...['expose', 'tcp', 'mqtt', '--port', '1883', '--public-port', '31883'],
+            ...['--tls', '--domain', 'mq.example.com', '--block', '10.1.0.0/16'],
+          ],
           expose.context,
         ),
       ).toBe(0);
@@ -585,6 +588,7 @@ describe('postern expose / services / enable / rm', () => {
         backendPort: 1883,
         proto: 'tcp',
         ssl: true,
+        domain: 'mq.example.com',
         port: 31883,
         blockedIps: ['10.1.0.0/16'],
       });

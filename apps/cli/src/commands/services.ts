@@ -57,6 +57,7 @@ export async function runExposeTcp(
     backendPort: command.port,
     proto: command.udp ? 'udp' : 'tcp',
     ssl: command.tls,
+    ...(command.domain === undefined ? {} : { domain: command.domain }),
     ...(command.publicPort === undefined ? {} : { port: command.publicPort }),
     ...(command.host === undefined ? {} : { backendHost: command.host }),
     ...ipLists(command),

@@ -136,6 +136,24 @@ describe('issue 10, tenancy and input validation', () => {
     }
     // Nothing was created by any refused call.
     expect((await asAdmin('GET', '/api/services/http')).body.total as number).toBe(1); // node A's site
+
+    // TLS termination without a domain would be served on a port of the console's host name with the console's own
+    // certificate, where browsers send the console's session cookie and nginx cannot take it out of a raw stream.
+    const tlsNoDomain = await call(nodeB.token, 'POST', '/api/agent/services/tcp', {
+      name: 'grab-tls',
+      ssl: true,
+      backendPort: 8443,
+    });
+    expect(tlsNoDomain.status).toBe(422);
+    expect(fieldsOf(tlsNoDomain)).toEqual(['ssl']);
+    const tlsOwnDomain = await call(nodeA.token, 'POST', '/api/agent/services/tcp', {
+      name: 'tls',
+      domain: 'a.example.test',
+      ssl: true,
+      backendPort: 8443,
+    });
+    expect(tlsOwnDomain.status).toBe(201);
+    expect((await asAdmin('GET', '/api/services/tcp')).body.total as number).toBe(1);
   });
 
   it('5. node tokens follow their node: disabled means refused, quotas hold, errors name no other node', async () => {

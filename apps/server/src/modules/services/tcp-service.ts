@@ -76,6 +76,15 @@ export async function createTcpService(
   const ssl = body.ssl ?? false;
   assertSslFits(proto, ssl);
   const domain = body.domain ?? null;
+  // Without a domain, TLS is terminated with the gateway's own certificate on a port of the console's host name:
+  // browsers send the console's session cookie there, and nothing can take it out of a raw stream. A node's token
+  // terminates TLS on its own domain only (docs/api.md "Session cookie").
+  if (caller === 'node' && ssl && domain === null) {
+    throw fieldError(
+      'ssl',
+      'TLS termination needs a domain of this node (--domain): without one it would be served with the console’s certificate',
+    );
+  }
   const expiresAt = resolveExpiry(deps, body) ?? null;
   const id = await writeOrExplain(
     proto,
