@@ -1,11 +1,28 @@
 import { useQuery } from '@tanstack/react-query';
+import { lazy, Suspense } from 'react';
 import { Spinner } from '../../components/ui/spinner';
 import { attentionQueryOptions } from '../../queries/attention';
 import { useObserveStream } from '../../queries/observe-stream';
-import { SystemStatusPanel } from '../observe/system-status-panel';
 import { AttentionPanel, TotalsPanel } from './attention-panel';
 import { isGatewayInUse } from './home-state';
 import { HelpLinks, WelcomeCards } from './welcome-cards';
+
+/**
+ * The figures and the traffic chart load with the page that shows them: a gateway that holds nothing yet shows the
+ * welcome cards, and its first visit stays within the initial JavaScript budget. The panel renders nothing until its
+ * data arrives, so waiting for its code looks the same.
+ */
+const LazySystemStatusPanel = lazy(() =>
+  import('../observe/system-status-panel').then((module) => ({ default: module.SystemStatusPanel })),
+);
+
+function SystemStatusPanel() {
+  return (
+    <Suspense fallback={null}>
+      <LazySystemStatusPanel />
+    </Suspense>
+  );
+}
 
 /**
  * The home page below its heading (issue 26): the spec's welcome cards while the gateway holds nothing; once it is in
