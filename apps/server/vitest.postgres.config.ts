@@ -11,6 +11,13 @@ const apiTests = readdirSync(join(root, 'src'), { recursive: true, encoding: 'ut
   .map((file) => join('src', file))
   .filter((file) => readFileSync(join(root, file), 'utf8').includes('buildTestApp('));
 
+// A test that builds an app of its own (e.g. with other settings) creates a database and migrates it inside the test:
+// ~1 s idle, 2-3 s when the machine runs the other suites, so the 5 s default cut such tests off mid-way.
 export default defineConfig({
-  test: { name: 'server on postgres', include: apiTests, env: { POSTERN_TEST_STORE: 'postgres' } },
+  test: {
+    name: 'server on postgres',
+    include: apiTests,
+    env: { POSTERN_TEST_STORE: 'postgres' },
+    testTimeout: 20_000,
+  },
 });
