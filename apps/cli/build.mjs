@@ -24,7 +24,15 @@ await Promise.all([
     outfile: 'dist/postern.mjs',
     format: 'esm', // Bundled CommonJS dependencies (dockerode's) call require() on Node's own modules: give the ESM file one.
     banner: {
-      js: "#!/usr/bin/env node\nimport { createRequire as __postern_createRequire } from 'node:module';\nconst require = __postern_createRequire(import.meta.url);",
+      js: [
+        '#!/usr/bin/env node',
+        "import { createRequire as __postern_createRequire } from 'node:module';",
+        "import { fileURLToPath as __postern_fileURLToPath } from 'node:url';",
+        'const require = __postern_createRequire(import.meta.url);',
+        // ssh2 (under dockerode) reads __dirname at load time; ESM has none.
+        'const __filename = __postern_fileURLToPath(import.meta.url);',
+        "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
+      ].join('\n'),
     },
   }),
   build({ ...common, outfile: 'dist/postern.cjs', format: 'cjs' }),

@@ -8,7 +8,7 @@ import {
   type AgentConfig,
   type AnyService,
   type HttpService,
-  type HttpServiceCreate,
+  type AgentHttpServiceCreate,
   type ListResponse,
   type Node,
   type ServiceAccess,
@@ -18,7 +18,7 @@ import {
   type ShareLinkCreate,
   type ShareLinkCreated,
   type TcpService,
-  type TcpServiceCreate,
+  type AgentTcpServiceCreate,
   type Transport,
 } from '@postern/contract';
 import {
@@ -42,8 +42,8 @@ export interface AgentApi {
   getConfig(): Promise<AgentConfig>;
   listServices(type: 'http', page: number, limit: number): Promise<ListResponse<HttpService>>;
   listServices(type: 'tcp', page: number, limit: number): Promise<ListResponse<TcpService>>;
-  createHttpService(body: HttpServiceCreate): Promise<HttpService>;
-  createTcpService(body: TcpServiceCreate): Promise<TcpService>;
+  createHttpService(body: AgentHttpServiceCreate): Promise<HttpService>;
+  createTcpService(body: AgentTcpServiceCreate): Promise<TcpService>;
   setServiceEnabled(type: ServiceType, id: number, enabled: boolean): Promise<void>;
   deleteService(type: ServiceType, id: number): Promise<void>;
   setGatewayNetworks(gatewayNetworks: string[]): Promise<Node>;

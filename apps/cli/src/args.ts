@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { accessLimits, limits, ruleMessages, type ServiceType } from '@postern/contract';
 import { UsageError } from './errors.js';
 import type { HelpTopic } from './help.js';
+import { parseDockerFilter } from './docker/labels.js';
 import { parsePin } from './pin.js';
 import { isInterfaceName } from './tunnel.js';
 
@@ -48,7 +49,14 @@ export interface AuthFlags {
 export type Command =
   | { kind: 'help'; topic: HelpTopic }
   | { kind: 'version' }
-  | { kind: 'connect'; connection: ConnectionFlags; iface?: string; daemon: boolean }
+  | {
+      kind: 'connect';
+      connection: ConnectionFlags;
+      iface?: string;
+      daemon: boolean;
+      /** `--docker[-socket PATH]`: also publish the local Docker engine's labelled containers (docs/LABELS.md). */
+      docker?: { socket?: string; filter?: { key: string; value: string } };
+    }
   | { kind: 'disconnect'; local: LocalFlags }
   | { kind: 'uninstall'; local: LocalFlags }
   | { kind: 'status'; local: LocalFlags; json: boolean; health: boolean }
@@ -143,11 +151,31 @@ export function parseCommand(argv: readonly string[]): Command {
       const { values } = parse(
         'connect',
         rest,
-        { ...connectionOptions, interface: { type: 'string' }, daemon: { type: 'boolean' } },
+        {
+          ...connectionOptions,
+          interface: { type: 'string' },
+          daemon: { type: 'boolean' },
+          docker: { type: 'boolean' },
+          'docker-socket': { type: 'string' },
+          'docker-filter': { type: 'string' },
+        },
         0,
       );
       if (values.help) return { kind: 'help', topic: 'connect' };
-      return { kind: 'connect', connection: connectionOf(values), ...ifaceOf(values), daemon: values.daemon === true };
+      const socket = stringOf(values['docker-socket']);
+      const filterText = stringOf(values['docker-filter']);
+      const filter = filterText === undefined ? undefined : parseDockerFilter(filterText);
+      const wantsDocker = values.docker === true || socket !== undefined || filter !== undefined;
+      if (wantsDocker && values.daemon !== true) throw new UsageError('--docker needs --daemon (it keeps watching)');
+      return {
+        kind: 'connect',
+        connection: connectionOf(values),
+        ...ifaceOf(values),
+        daemon: values.daemon === true,
+        ...(wantsDocker
+          ? { docker: { ...(socket === undefined ? {} : { socket }), ...(filter === undefined ? {} : { filter }) } }
+          : {}),
+      };
     }
     case 'disconnect': {
       const { values } = parse('disconnect', rest, localOptions, 0);

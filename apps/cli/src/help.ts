@@ -73,6 +73,7 @@ Environment: POSTERN_URL, POSTERN_TOKEN, POSTERN_PIN, POSTERN_CONFIG_DIR (used w
 value is set). Certificates are checked against the system's CA store plus NODE_EXTRA_CA_CERTS, unless pinned.`,
 
   connect: `Usage: postern connect --url URL --token TOKEN [--pin sha256:PIN] [--insecure] [--daemon]
+                       [--docker] [--docker-socket PATH] [--docker-filter LABEL=VALUE]
                        [--config-dir DIR] [--interface IF]
 
 Fetches this node's WireGuard configuration from the gateway, stores URL, token, pin and configuration (mode 0600),
@@ -85,7 +86,12 @@ ${CONNECTION_OPTIONS}
   --daemon           stay in the foreground: watch the tunnel, re-apply server-side changes, reconnect after
                      network loss; SIGTERM/SIGINT take the tunnel down and exit. With several gateways it
                      follows their list without recreating the tunnel, and moves the routes to another gateway
-                     when the one carrying them has not handshaken for 200 s`,
+                     when the one carrying them has not handshaken for 200 s
+  --docker           with --daemon: publish the local Docker engine's containers that carry postern.* labels
+                     as this node's services, and keep them in step with the containers (docs/LABELS.md);
+                     problems are logged and shown by "postern status"
+  --docker-socket PATH  the engine's socket (default /var/run/docker.sock; implies --docker)
+  --docker-filter LABEL=VALUE  only containers that also carry this label (implies --docker)`,
 
   disconnect: `Usage: postern disconnect [--config-dir DIR] [--interface IF]
 
