@@ -84,7 +84,7 @@ export function checkConnection(connection: GatewayConnection): URL {
  * The contract's client over the CLI's own HTTP client (its TLS and pinning rules). Failures to reach the gateway
  * and redirects become CliErrors here; error answers come back as the client's ApiError.
  */
-function agentTransport(client: HttpClient, timeoutMs: number, gatewayUrl: string): Transport {
+export function agentTransport(client: HttpClient, timeoutMs: number, gatewayUrl: string): Transport {
   return async (request) => {
     let answer: HttpAnswer;
     try {
@@ -175,7 +175,7 @@ export function formatFieldErrors(errors: readonly { field: string; message: str
   return errors.map((error) => `  ${error.field}: ${error.message}`).join('\n');
 }
 
-function toCliError(error: ApiError, url: string): CliError {
+export function toCliError(error: ApiError, url: string): CliError {
   if (error.status === 422 && error.serverMessage !== null && error.fieldErrors.length > 0) {
     return new FieldsRefusedError(
       `${error.serverMessage}:\n${formatFieldErrors(error.fieldErrors)}`,

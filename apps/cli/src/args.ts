@@ -21,6 +21,17 @@ export interface ConnectionFlags {
   insecure?: boolean;
 }
 
+/** Where and as whom the operator's commands sign in (`postern config`). */
+export interface OperatorFlags {
+  url?: string;
+  configDir?: string;
+  pin?: string;
+  insecure?: boolean;
+  user: string;
+  /** `--password-file FILE` (`-`: standard input); else POSTERN_ADMIN_PASSWORD. */
+  passwordFile?: string;
+}
+
 export interface LocalFlags {
   configDir?: string;
   iface?: string;
@@ -60,6 +71,16 @@ export type Command =
   | { kind: 'disconnect'; local: LocalFlags }
   | { kind: 'uninstall'; local: LocalFlags }
   | { kind: 'status'; local: LocalFlags; json: boolean; health: boolean }
+  | {
+      /** Configuration as code (docs/CONFIG-AS-CODE.md): the operator's calls, signed in as the console's admin. */
+      kind: 'config';
+      action: 'export' | 'plan' | 'apply';
+      operator: OperatorFlags;
+      file?: string;
+      prune: boolean;
+      dryRun: boolean;
+      json: boolean;
+    }
   | {
       kind: 'expose-http';
       connection: ConnectionFlags;
@@ -186,6 +207,49 @@ export function parseCommand(argv: readonly string[]): Command {
       const { values } = parse('uninstall', rest, localOptions, 0);
       if (values.help) return { kind: 'help', topic: 'uninstall' };
       return { kind: 'uninstall', local: localOf(values) };
+    }
+    case 'config': {
+      const { values, positionals } = parse(
+        'config',
+        rest,
+        {
+          url: { type: 'string' },
+          'config-dir': { type: 'string' },
+          pin: { type: 'string' },
+          insecure: { type: 'boolean' },
+          user: { type: 'string' },
+          'password-file': { type: 'string' },
+          file: { type: 'string', short: 'f' },
+          prune: { type: 'boolean' },
+          'dry-run': { type: 'boolean' },
+          json: { type: 'boolean' },
+        },
+        1,
+      );
+      if (values.help) return { kind: 'help', topic: 'config' };
+      const action = positionals[0];
+      if (action !== 'export' && action !== 'plan' && action !== 'apply') {
+        throw new UsageError('Usage: postern config export|plan|apply [-f FILE] (see postern config --help)');
+      }
+      const file = stringOf(values.file);
+      if (action !== 'export' && file === undefined) throw new UsageError(`postern config ${action} needs -f FILE`);
+      const pin = stringOf(values.pin);
+      return {
+        kind: 'config',
+        action,
+        operator: {
+          user: stringOf(values.user) ?? 'admin',
+          ...optional('url', stringOf(values.url)),
+          ...optional('configDir', stringOf(values['config-dir'])),
+          ...optional('pin', pin === undefined ? undefined : parsePin(pin)),
+          ...(values.insecure === true ? { insecure: true } : {}),
+          ...optional('passwordFile', stringOf(values['password-file'])),
+        },
+        ...optional('file', file),
+        prune: values.prune === true,
+        dryRun: values['dry-run'] === true,
+        json: values.json === true,
+      };
     }
     case 'status': {
       const { values } = parse(
