@@ -375,6 +375,39 @@ describe('reconciling labels with the gateway', () => {
 });
 
 describe('the label watcher', () => {
+  it('says once that the engine is away and waits longer each time', async () => {
+    const gateway = fakeGateway();
+    const system = createFakeSystem({ hasKernelWireguard: false });
+    let lists = 0;
+    const engine: DockerEngine = {
+      listContainers: () => {
+        lists += 1;
+        return lists <= 5 ? Promise.reject(new Error('connect ENOENT /var/run/docker.sock')) : Promise.resolve([]);
+      },
+      watch: (_, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve())),
+    };
+    const stop = new AbortController();
+    let log = '';
+    const started = system.now();
+    const watching = runLabelWatcher({
+      engine,
+      api: {
+        ...gateway.api,
+        getNode: () => (lists >= 6 ? Promise.reject(new TokenRejectedError('revoked')) : Promise.resolve(makeNode())),
+      },
+      system,
+      log: { write: (text) => (log += text) },
+      signal: stop.signal,
+      configDir: '/cfg',
+      resyncMs: 60_000,
+    });
+    await expect(watching).rejects.toThrow('revoked');
+    stop.abort();
+    expect(log.match(/ENOENT/g)).toHaveLength(1);
+    // 2 + 4 + 8 + 16 + 32 s between the six attempts (the fake clock), not 5 × 2 s.
+    expect(system.now() - started).toBeGreaterThanOrEqual(62_000);
+  });
+
   it('logs each problem once, keeps them for `postern status`, and stops on a refused token', async () => {
     const gateway = fakeGateway();
     const system = createFakeSystem({ hasKernelWireguard: false });

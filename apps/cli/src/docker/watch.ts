@@ -91,6 +91,7 @@ export async function runLabelWatcher(options: LabelWatcherOptions): Promise<voi
   const { engine, api, system, signal } = options;
   const say = (line: string) => options.log.write(`${new Date(system.now()).toISOString()} docker: ${line}\n`);
   let reported = new Set<string>();
+  let lastFailure: string | null = null;
   const refused: RefusedCreations = new Map();
   let wake: (() => void) | null = null;
   let dirty = true;
@@ -119,10 +120,15 @@ export async function runLabelWatcher(options: LabelWatcherOptions): Promise<voi
       await saveLabelProblems(system, options.configDir, outcome.problems);
       // A removal may make room for a creation refused before (two containers asking for one route).
       if (outcome.freed && outcome.problems.length > 0) dirty = true;
+      if (lastFailure !== null) say('the Docker engine and the gateway answer again');
+      lastFailure = null;
       return true;
     } catch (error) {
       if (error instanceof CliError && error.name === 'TokenRejectedError') throw error;
-      say(`${messageOf(error)}; trying again`);
+      // An engine or gateway that is away stays so for a while: said once, not at every retry.
+      const message = messageOf(error);
+      if (message !== lastFailure) say(`${message}; trying again`);
+      lastFailure = message;
       return false;
     }
   };
@@ -145,13 +151,16 @@ export async function runLabelWatcher(options: LabelWatcherOptions): Promise<voi
   say('watching the Docker engine for containers with postern.* labels');
   let lastFull = system.now();
   let failed = false;
+  let retryMs = RETRY_FIRST_MS;
   while (!signal.aborted) {
     if (dirty || failed || system.now() - lastFull >= options.resyncMs) {
       dirty = false;
       lastFull = system.now();
       failed = !(await pass());
     }
-    const waitMs = failed ? RETRY_FIRST_MS : Math.max(0, options.resyncMs - (system.now() - lastFull));
+    const waitMs = failed ? retryMs : Math.max(0, options.resyncMs - (system.now() - lastFull));
+    // Failures wait longer each time, up to the resync interval.
+    retryMs = failed ? Math.min(retryMs * 2, Math.max(RETRY_FIRST_MS, options.resyncMs)) : RETRY_FIRST_MS;
     await new Promise<void>((resolve) => {
       const timer = new AbortController();
       const done = () => {
