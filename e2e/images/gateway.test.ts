@@ -356,6 +356,23 @@ describe.runIf(canRun)('gateway and node images', () => {
       what: 'the twin to be served once the first container is gone',
     });
     expect((await labelServices()).map((row) => row.source?.container)).toEqual([names.twin]);
+
+    // Configuration as code from the node's machine (docs/CONFIG-AS-CODE.md): the exported document names the
+    // service made by `postern expose` and leaves the labels' one to its labels; planned back, it changes nothing.
+    const asOperator = ['exec', '-e', `POSTERN_ADMIN_PASSWORD=${ADMIN.password}`, names.node, 'sh', '-c'];
+    const url = `--url https://${names.gateway}`;
+    const exported = JSON.parse(await docker([...asOperator, `postern config export --json ${url}`])) as {
+      nodes: { name: string; http: { name: string }[] }[];
+    };
+    expect(exported.nodes.find((node) => node.name === 'container node')?.http.map((service) => service.name)).toEqual([
+      'web',
+    ]);
+    const plan = await docker([
+      ...asOperator,
+      `postern config export ${url} > /tmp/gateway.yaml && postern config plan -f /tmp/gateway.yaml ${url}`,
+    ]);
+    expect(plan).toContain('No changes: the gateway matches the document.');
+    expect(plan).toContain('1 service published by Docker labels is not part of the document');
   });
 
   it('creates an allowInternet node although /proc/sys is read-only in the container, and masquerades it', async () => {
