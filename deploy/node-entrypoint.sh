@@ -22,4 +22,10 @@ fi
 # POSTERN_PIN, when set, is read by `postern connect` itself (certificate pinning for self-signed gateways), like
 # POSTERN_URL and POSTERN_TOKEN would be: it never needs to appear on a command line.
 
-exec postern connect --url "$POSTERN_URL" --token "$POSTERN_TOKEN" --daemon
+# POSTERN_DOCKER=1 (with the engine's socket mounted at /var/run/docker.sock) publishes the engine's containers that
+# carry postern.* labels (docs/LABELS.md); POSTERN_DOCKER_FILTER=LABEL=VALUE limits it to the containers with that label.
+set -- --daemon
+if [ "${POSTERN_DOCKER:-}" = "1" ] || [ "${POSTERN_DOCKER:-}" = "true" ]; then set -- "$@" --docker; fi
+if [ -n "${POSTERN_DOCKER_FILTER:-}" ]; then set -- "$@" --docker-filter "$POSTERN_DOCKER_FILTER"; fi
+
+exec postern connect --url "$POSTERN_URL" --token "$POSTERN_TOKEN" "$@"

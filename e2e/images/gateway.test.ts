@@ -53,11 +53,17 @@ const names = {
   gateway: runName('gw'),
   node: runName('node'),
   web: runName('web'),
+  /** Containers published by their Docker labels (docs/LABELS.md) through the node container's agent. */
+  labelled: runName('labelled'),
+  twin: runName('twin'),
   /** The install tests' machine, on a network with no way out (apt installs from its cache). */
   host: runName('host'),
   internal: runName('internal'),
 };
 const appDomain = `app-${currentRunId()}.test`;
+const labelDomain = `labels-${currentRunId()}.test`;
+/** The node's agent publishes only containers with this label: the engine is shared with other runs. */
+const labelFilter = `postern-e2e-labels=${currentRunId()}`;
 
 let images: Images;
 let workDir: string;
@@ -138,6 +144,13 @@ async function runNode(token: string): Promise<void> {
     `POSTERN_URL=https://${names.gateway}`,
     '-e',
     `POSTERN_TOKEN=${token}`,
+    // Docker label discovery (docs/LABELS.md): the engine's socket, and only this run's containers.
+    '-v',
+    '/var/run/docker.sock:/var/run/docker.sock',
+    '-e',
+    'POSTERN_DOCKER=1',
+    '-e',
+    `POSTERN_DOCKER_FILTER=${labelFilter}`,
     images.node,
   ]);
   await waitFor(
@@ -169,7 +182,9 @@ describe.runIf(canRun)('gateway and node images', () => {
   }, 45 * 60_000);
 
   afterAll(async () => {
-    for (const name of [names.host, names.web, names.node, names.gateway]) await stopAndRemove(name);
+    for (const name of [names.host, names.twin, names.labelled, names.web, names.node, names.gateway]) {
+      await stopAndRemove(name);
+    }
     sweepDocker(currentRunId());
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   });
@@ -272,6 +287,92 @@ describe.runIf(canRun)('gateway and node images', () => {
       { timeoutMs: 30_000, what: `https://${appDomain}/ to reach the node's service` },
     );
     expect(answer.body).toBe('web saw /through/the/tunnel');
+  });
+
+  it('publishes a labelled container through the node container, disables it when stopped, removes it when removed', async () => {
+    /** A small HTTP server in the node container's network (so each its own port), published by its labels alone. */
+    const runLabelled = (name: string, port: number) =>
+      docker([
+        'run',
+        '-d',
+        '--init',
+        '--name',
+        name,
+        '--network',
+        `container:${names.node}`,
+        ...runLabel(),
+        '--label',
+        labelFilter,
+        '--label',
+        `postern.http.domain=${labelDomain}`,
+        '--label',
+        `postern.http.port=${port}`,
+        '--entrypoint',
+        'node',
+        images.node,
+        '-e',
+        `require("http").createServer((q, s) => s.end("${name} saw " + q.url)).listen(${port})`,
+      ]);
+    const labelServices = async () =>
+      listOf(HttpServiceSchema)
+        .parse(await api.call('GET', '/api/services/http?limit=100'))
+        .data.filter((service) => service.source?.kind === 'docker-labels');
+    const served = () => httpsRequest({ address: console_.address, host: labelDomain }, '/hello');
+
+    const started = performance.now();
+    await runLabelled(names.labelled, 8081);
+    await waitFor(async () => ((await served()).body === `${names.labelled} saw /hello` ? true : undefined), {
+      timeoutMs: 30_000,
+      what: 'the labelled container to be served through the gateway',
+    });
+    console.info(`labelled container served ${Math.round(performance.now() - started)} ms after docker run returned`);
+    const [service] = await labelServices();
+    expect(service?.source).toMatchObject({ container: names.labelled, key: 'http' });
+
+    // A second container asking for the same domain and path: refused, reported, the first still served.
+    await runLabelled(names.twin, 8082);
+    await waitFor(
+      async () =>
+        (await dockerAllowingFailure(['exec', names.node, 'postern', 'status'])).stdout.includes(
+          `${names.twin} (http)`,
+        ),
+      { timeoutMs: 30_000, what: '`postern status` to report the refused twin' },
+    );
+    expect(await logsOf(names.node)).toContain(`docker: container ${names.twin} (http):`);
+    expect((await served()).body).toBe(`${names.labelled} saw /hello`);
+    expect((await labelServices()).map((row) => row.source?.container)).toEqual([names.labelled]);
+
+    await docker(['stop', '--time', '1', names.labelled]);
+    await waitFor(async () => ((await labelServices())[0]?.enabled === false ? true : undefined), {
+      timeoutMs: 30_000,
+      what: "the stopped container's service to be disabled",
+    });
+    expect((await served()).status).not.toBe(200);
+
+    // Removed: its service goes, and the twin's labels get the route.
+    await docker(['rm', names.labelled]);
+    await waitFor(async () => ((await served()).body === `${names.twin} saw /hello` ? true : undefined), {
+      timeoutMs: 30_000,
+      what: 'the twin to be served once the first container is gone',
+    });
+    expect((await labelServices()).map((row) => row.source?.container)).toEqual([names.twin]);
+
+    // Configuration as code from the node's machine (docs/CONFIG-AS-CODE.md): the exported document names the
+    // service made by `postern expose` and leaves the labels' one to its labels; planned back, it changes nothing.
+    const asOperator = ['exec', '-e', `POSTERN_ADMIN_PASSWORD=${ADMIN.password}`, names.node, 'sh', '-c'];
+    const url = `--url https://${names.gateway}`;
+    const exported = JSON.parse(await docker([...asOperator, `postern config export --json ${url}`])) as {
+      nodes: { name: string; http: { name: string }[] }[];
+    };
+    expect(exported.nodes.find((node) => node.name === 'container node')?.http.map((service) => service.name)).toEqual([
+      'web',
+    ]);
+    const plan = await docker([
+      ...asOperator,
+      `postern config export ${url} > /tmp/gateway.yaml && postern config plan -f /tmp/gateway.yaml ${url}`,
+    ]);
+    expect(plan).toContain('No changes: the gateway matches the document.');
+    expect(plan).toContain('1 service published by Docker labels is not part of the document');
   });
 
   it('creates an allowInternet node although /proc/sys is read-only in the container, and masquerades it', async () => {
@@ -523,5 +624,18 @@ describe.runIf(canRun)('gateway and node images', () => {
       timeoutMs: 30_000,
       what: 'the service through the new gateway',
     });
+    // The node's agent restarted with it: the labelled twin (in the node's network, restarted with it as the web
+    // container is) is still published once, not twice.
+    await docker(['restart', '--time', '1', names.twin]);
+    await waitFor(
+      async () =>
+        (await httpsRequest({ address: console_.address, host: labelDomain }, '/again')).body ===
+        `${names.twin} saw /again`,
+      { timeoutMs: 30_000, what: 'the labelled twin through the new gateway' },
+    );
+    const labelled = listOf(HttpServiceSchema)
+      .parse(await api.call('GET', '/api/services/http?limit=100'))
+      .data.filter((service) => service.source?.kind === 'docker-labels');
+    expect(labelled.map((service) => service.source?.container)).toEqual([names.twin]);
   });
 });

@@ -8,7 +8,7 @@ import {
   type AgentConfig,
   type AnyService,
   type HttpService,
-  type HttpServiceCreate,
+  type AgentHttpServiceCreate,
   type ListResponse,
   type Node,
   type ServiceAccess,
@@ -18,7 +18,7 @@ import {
   type ShareLinkCreate,
   type ShareLinkCreated,
   type TcpService,
-  type TcpServiceCreate,
+  type AgentTcpServiceCreate,
   type Transport,
 } from '@postern/contract';
 import {
@@ -42,8 +42,8 @@ export interface AgentApi {
   getConfig(): Promise<AgentConfig>;
   listServices(type: 'http', page: number, limit: number): Promise<ListResponse<HttpService>>;
   listServices(type: 'tcp', page: number, limit: number): Promise<ListResponse<TcpService>>;
-  createHttpService(body: HttpServiceCreate): Promise<HttpService>;
-  createTcpService(body: TcpServiceCreate): Promise<TcpService>;
+  createHttpService(body: AgentHttpServiceCreate): Promise<HttpService>;
+  createTcpService(body: AgentTcpServiceCreate): Promise<TcpService>;
   setServiceEnabled(type: ServiceType, id: number, enabled: boolean): Promise<void>;
   deleteService(type: ServiceType, id: number): Promise<void>;
   setGatewayNetworks(gatewayNetworks: string[]): Promise<Node>;
@@ -84,7 +84,7 @@ export function checkConnection(connection: GatewayConnection): URL {
  * The contract's client over the CLI's own HTTP client (its TLS and pinning rules). Failures to reach the gateway
  * and redirects become CliErrors here; error answers come back as the client's ApiError.
  */
-function agentTransport(client: HttpClient, timeoutMs: number, gatewayUrl: string): Transport {
+export function agentTransport(client: HttpClient, timeoutMs: number, gatewayUrl: string): Transport {
   return async (request) => {
     let answer: HttpAnswer;
     try {
@@ -175,7 +175,7 @@ export function formatFieldErrors(errors: readonly { field: string; message: str
   return errors.map((error) => `  ${error.field}: ${error.message}`).join('\n');
 }
 
-function toCliError(error: ApiError, url: string): CliError {
+export function toCliError(error: ApiError, url: string): CliError {
   if (error.status === 422 && error.serverMessage !== null && error.fieldErrors.length > 0) {
     return new FieldsRefusedError(
       `${error.serverMessage}:\n${formatFieldErrors(error.fieldErrors)}`,

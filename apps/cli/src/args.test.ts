@@ -26,6 +26,34 @@ describe('parseCommand', () => {
     expect(parseCommand(['connect'])).toEqual({ kind: 'connect', connection: {}, daemon: false });
   });
 
+  it('parses the Docker label options of connect --daemon, and refuses them without --daemon or malformed', () => {
+    expect(
+      parseCommand(['connect', '--daemon', '--docker-socket', '/run/docker.sock', '--docker-filter', 'project=web']),
+    ).toEqual({
+      kind: 'connect',
+      connection: {},
+      daemon: true,
+      docker: { socket: '/run/docker.sock', filter: { key: 'project', value: 'web' } },
+    });
+    expect(parseCommand(['connect', '--daemon', '--docker'])).toMatchObject({ docker: {} });
+    expect(() => parseCommand(['connect', '--docker'])).toThrow('--docker needs --daemon');
+    expect(() => parseCommand(['connect', '--daemon', '--docker-filter', 'a=b;c'])).toThrow('LABEL=VALUE');
+  });
+
+  it('parses config export|plan|apply', () => {
+    expect(parseCommand(['config', 'apply', '-f', 'gw.yaml', '--prune', '--dry-run', '--user', 'root'])).toEqual({
+      kind: 'config',
+      action: 'apply',
+      operator: { user: 'root' },
+      file: 'gw.yaml',
+      prune: true,
+      dryRun: true,
+      json: false,
+    });
+    expect(() => parseCommand(['config', 'plan'])).toThrow('needs -f FILE');
+    expect(() => parseCommand(['config', 'delete'])).toThrow('Usage: postern config export|plan|apply');
+  });
+
   it('parses disconnect and status', () => {
     expect(parseCommand(['disconnect', '--interface', 'wg7'])).toEqual({ kind: 'disconnect', local: { iface: 'wg7' } });
     expect(parseCommand(['status', '--json', '--health', '--config-dir', '/x'])).toEqual({

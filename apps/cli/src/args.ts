@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { accessLimits, limits, ruleMessages, type ServiceType } from '@postern/contract';
 import { UsageError } from './errors.js';
 import type { HelpTopic } from './help.js';
+import { parseDockerFilter } from './docker/labels.js';
 import { parsePin } from './pin.js';
 import { isInterfaceName } from './tunnel.js';
 
@@ -18,6 +19,17 @@ export interface ConnectionFlags {
   pin?: string;
   /** `--insecure`: plain HTTP to a public address is allowed. */
   insecure?: boolean;
+}
+
+/** Where and as whom the operator's commands sign in (`postern config`). */
+export interface OperatorFlags {
+  url?: string;
+  configDir?: string;
+  pin?: string;
+  insecure?: boolean;
+  user: string;
+  /** `--password-file FILE` (`-`: standard input); else POSTERN_ADMIN_PASSWORD. */
+  passwordFile?: string;
 }
 
 export interface LocalFlags {
@@ -48,10 +60,27 @@ export interface AuthFlags {
 export type Command =
   | { kind: 'help'; topic: HelpTopic }
   | { kind: 'version' }
-  | { kind: 'connect'; connection: ConnectionFlags; iface?: string; daemon: boolean }
+  | {
+      kind: 'connect';
+      connection: ConnectionFlags;
+      iface?: string;
+      daemon: boolean;
+      /** `--docker[-socket PATH]`: also publish the local Docker engine's labelled containers (docs/LABELS.md). */
+      docker?: { socket?: string; filter?: { key: string; value: string } };
+    }
   | { kind: 'disconnect'; local: LocalFlags }
   | { kind: 'uninstall'; local: LocalFlags }
   | { kind: 'status'; local: LocalFlags; json: boolean; health: boolean }
+  | {
+      /** Configuration as code (docs/CONFIG-AS-CODE.md): the operator's calls, signed in as the console's admin. */
+      kind: 'config';
+      action: 'export' | 'plan' | 'apply';
+      operator: OperatorFlags;
+      file?: string;
+      prune: boolean;
+      dryRun: boolean;
+      json: boolean;
+    }
   | {
       kind: 'expose-http';
       connection: ConnectionFlags;
@@ -143,11 +172,31 @@ export function parseCommand(argv: readonly string[]): Command {
       const { values } = parse(
         'connect',
         rest,
-        { ...connectionOptions, interface: { type: 'string' }, daemon: { type: 'boolean' } },
+        {
+          ...connectionOptions,
+          interface: { type: 'string' },
+          daemon: { type: 'boolean' },
+          docker: { type: 'boolean' },
+          'docker-socket': { type: 'string' },
+          'docker-filter': { type: 'string' },
+        },
         0,
       );
       if (values.help) return { kind: 'help', topic: 'connect' };
-      return { kind: 'connect', connection: connectionOf(values), ...ifaceOf(values), daemon: values.daemon === true };
+      const socket = stringOf(values['docker-socket']);
+      const filterText = stringOf(values['docker-filter']);
+      const filter = filterText === undefined ? undefined : parseDockerFilter(filterText);
+      const wantsDocker = values.docker === true || socket !== undefined || filter !== undefined;
+      if (wantsDocker && values.daemon !== true) throw new UsageError('--docker needs --daemon (it keeps watching)');
+      return {
+        kind: 'connect',
+        connection: connectionOf(values),
+        ...ifaceOf(values),
+        daemon: values.daemon === true,
+        ...(wantsDocker
+          ? { docker: { ...(socket === undefined ? {} : { socket }), ...(filter === undefined ? {} : { filter }) } }
+          : {}),
+      };
     }
     case 'disconnect': {
       const { values } = parse('disconnect', rest, localOptions, 0);
@@ -158,6 +207,49 @@ export function parseCommand(argv: readonly string[]): Command {
       const { values } = parse('uninstall', rest, localOptions, 0);
       if (values.help) return { kind: 'help', topic: 'uninstall' };
       return { kind: 'uninstall', local: localOf(values) };
+    }
+    case 'config': {
+      const { values, positionals } = parse(
+        'config',
+        rest,
+        {
+          url: { type: 'string' },
+          'config-dir': { type: 'string' },
+          pin: { type: 'string' },
+          insecure: { type: 'boolean' },
+          user: { type: 'string' },
+          'password-file': { type: 'string' },
+          file: { type: 'string', short: 'f' },
+          prune: { type: 'boolean' },
+          'dry-run': { type: 'boolean' },
+          json: { type: 'boolean' },
+        },
+        1,
+      );
+      if (values.help) return { kind: 'help', topic: 'config' };
+      const action = positionals[0];
+      if (action !== 'export' && action !== 'plan' && action !== 'apply') {
+        throw new UsageError('Usage: postern config export|plan|apply [-f FILE] (see postern config --help)');
+      }
+      const file = stringOf(values.file);
+      if (action !== 'export' && file === undefined) throw new UsageError(`postern config ${action} needs -f FILE`);
+      const pin = stringOf(values.pin);
+      return {
+        kind: 'config',
+        action,
+        operator: {
+          user: stringOf(values.user) ?? 'admin',
+          ...optional('url', stringOf(values.url)),
+          ...optional('configDir', stringOf(values['config-dir'])),
+          ...optional('pin', pin === undefined ? undefined : parsePin(pin)),
+          ...(values.insecure === true ? { insecure: true } : {}),
+          ...optional('passwordFile', stringOf(values['password-file'])),
+        },
+        ...optional('file', file),
+        prune: values.prune === true,
+        dryRun: values['dry-run'] === true,
+        json: values.json === true,
+      };
     }
     case 'status': {
       const { values } = parse(

@@ -9,6 +9,8 @@ export interface CliEnv {
   pin: string | undefined;
   /** Where `which` looks for ip, wg and wireguard-go. */
   path: string;
+  /** `postern config`: the console admin's password when no --password-file is given (POSTERN_ADMIN_PASSWORD). */
+  adminPassword?: string | undefined;
   /** `connect --daemon`: seconds between config re-fetches (POSTERN_REFRESH_SECONDS); system tests shorten it. */
   refreshSeconds: number | undefined;
 }
@@ -21,6 +23,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): CliEnv {
     pin: nonEmpty(env.POSTERN_PIN),
     path: env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
     refreshSeconds: positiveNumber(env.POSTERN_REFRESH_SECONDS),
+    adminPassword: env.POSTERN_ADMIN_PASSWORD === '' ? undefined : env.POSTERN_ADMIN_PASSWORD,
   };
 }
 

@@ -15,7 +15,8 @@ export type HelpTopic =
   | 'share'
   | 'enable'
   | 'disable'
-  | 'rm';
+  | 'rm'
+  | 'config';
 
 const CONNECTION_OPTIONS = `  --url URL          the gateway's public HTTPS address, https://host[:port] (default: stored by connect,
                      else $POSTERN_URL)
@@ -64,6 +65,7 @@ Commands:
   enable        enable a service: enable http|tcp ID
   disable       disable a service: disable http|tcp ID
   rm            delete a service: rm http|tcp ID
+  config        the gateway's configuration as one document: config export|plan|apply (as the console's admin)
 
 Options:
   -h, --help     show help (also after any command)
@@ -72,7 +74,36 @@ Options:
 Environment: POSTERN_URL, POSTERN_TOKEN, POSTERN_PIN, POSTERN_CONFIG_DIR (used when neither a flag nor a stored
 value is set). Certificates are checked against the system's CA store plus NODE_EXTRA_CA_CERTS, unless pinned.`,
 
+  config: `Usage: postern config export [--json]
+       postern config plan -f FILE [--prune] [--json]
+       postern config apply -f FILE [--prune] [--dry-run] [--json]
+       (each with [--url URL] [--user NAME] [--password-file FILE] [--pin sha256:PIN] [--insecure])
+
+The gateway's nodes, tokens (metadata only), domains, services, access policies and identity providers as one
+YAML (or JSON) document, for review and version control (docs/CONFIG-AS-CODE.md). These are the operator's calls:
+they sign in as the console's admin, not with a node's token.
+
+  export   print the document of the running gateway (YAML; --json for JSON). No secret is ever in it.
+  plan     compare FILE with the gateway: what applying it would create, change and delete, and what is wrong
+  apply    show the plan and carry it out (nothing, if FILE has an error); a second apply changes nothing.
+           Tokens it creates are printed once.
+
+Options:
+  -f, --file FILE       the document (- for standard input)
+  --prune               also delete what the document does not name (never the gateway's own node, nor services
+                        published by Docker labels)
+  --dry-run             apply: only show the plan
+  --json                print the answer as JSON
+  --url URL             the gateway's HTTPS address (default: stored by connect, else $POSTERN_URL)
+  --user NAME           the console's admin (default admin)
+  --password-file FILE  read the password from FILE (- for standard input); else $POSTERN_ADMIN_PASSWORD.
+                        An admin with two-factor sign-in cannot sign in here.
+  --pin sha256:PIN      trust exactly this certificate (default: stored with the stored URL, else $POSTERN_PIN)
+  --insecure            allow plain HTTP to a public address
+  --config-dir DIR      where connect stored its settings`,
+
   connect: `Usage: postern connect --url URL --token TOKEN [--pin sha256:PIN] [--insecure] [--daemon]
+                       [--docker] [--docker-socket PATH] [--docker-filter LABEL=VALUE]
                        [--config-dir DIR] [--interface IF]
 
 Fetches this node's WireGuard configuration from the gateway, stores URL, token, pin and configuration (mode 0600),
@@ -85,7 +116,12 @@ ${CONNECTION_OPTIONS}
   --daemon           stay in the foreground: watch the tunnel, re-apply server-side changes, reconnect after
                      network loss; SIGTERM/SIGINT take the tunnel down and exit. With several gateways it
                      follows their list without recreating the tunnel, and moves the routes to another gateway
-                     when the one carrying them has not handshaken for 200 s`,
+                     when the one carrying them has not handshaken for 200 s
+  --docker           with --daemon: publish the local Docker engine's containers that carry postern.* labels
+                     as this node's services, and keep them in step with the containers (docs/LABELS.md);
+                     problems are logged and shown by "postern status"
+  --docker-socket PATH  the engine's socket (default /var/run/docker.sock; implies --docker)
+  --docker-filter LABEL=VALUE  only containers that also carry this label (implies --docker)`,
 
   disconnect: `Usage: postern disconnect [--config-dir DIR] [--interface IF]
 

@@ -1,6 +1,7 @@
 import packageJson from '../package.json' with { type: 'json' };
 import { parseCommand } from './args.js';
 import { runAccess, runShareCreate, runShareList, runShareRevoke } from './commands/access.js';
+import { runConfig } from './commands/config.js';
 import { runConnect } from './commands/connect.js';
 import { runDisconnect } from './commands/disconnect.js';
 import { runNetworks } from './commands/networks.js';
@@ -50,6 +51,8 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
         return await runShareCreate(context, command);
       case 'share-revoke':
         return await runShareRevoke(context, command);
+      case 'config':
+        return await runConfig(context, command);
     }
   } catch (error) {
     context.stderr.write(`postern: ${describeError(error)}\n`);

@@ -18,6 +18,7 @@ import { agentRoutes } from './modules/agent/routes.js';
 import { registerOperationAudit } from './modules/audit/operation-audit.js';
 import { auditRoutes } from './modules/audit/routes.js';
 import { authRoutes } from './modules/auth/routes.js';
+import { configRoutes } from './modules/config/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
 import type { DomainCheck } from './modules/domains/service.js';
 import { logRoutes } from './modules/logs/routes.js';
@@ -170,6 +171,7 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   await app.register(agentRoutes, { deps, events });
   await app.register(domainRoutes, { deps, ...(opts.checkDomain ? { checkDomain: opts.checkDomain } : {}) });
   await app.register(serviceRoutes, { deps, health: observer.health });
+  await app.register(configRoutes, { deps, events, ...(opts.checkDomain ? { checkDomain: opts.checkDomain } : {}) });
   await app.register(logRoutes, { deps });
   await app.register(auditRoutes, { deps });
   await app.register(observeRoutes, { deps, observer });

@@ -93,7 +93,8 @@ const secretText = (min: number, max: number) =>
     .min(min, minLengthMessage(min))
     .max(max, maxMessage(max));
 
-const policyFields = {
+/** A policy's fields as requests take them (the configuration document checks its policies with them too). */
+export const accessPolicyFields = {
   providerId: optionalNullable(idValue()),
   allowEmails: list(email(), accessLimits.allowListMax).optional(),
   allowEmailDomains: list(domainName(), accessLimits.allowListMax).optional(),
@@ -109,11 +110,14 @@ const policyFields = {
 // ---- Requests ----------------------------------------------------------------------------------------------
 
 /** PATCH of a domain's policy: absent fields keep their value. */
-export const DomainAccessUpdateSchema = z.object({ mode: oneOf(ACCESS_MODES).optional(), ...policyFields });
+export const DomainAccessUpdateSchema = z.object({ mode: oneOf(ACCESS_MODES).optional(), ...accessPolicyFields });
 export type DomainAccessUpdate = z.infer<typeof DomainAccessUpdateSchema>;
 
 /** PATCH of a service's own policy; `inherit` drops it (the domain's applies). */
-export const ServiceAccessUpdateSchema = z.object({ mode: oneOf(SERVICE_ACCESS_MODES).optional(), ...policyFields });
+export const ServiceAccessUpdateSchema = z.object({
+  mode: oneOf(SERVICE_ACCESS_MODES).optional(),
+  ...accessPolicyFields,
+});
 export type ServiceAccessUpdate = z.infer<typeof ServiceAccessUpdateSchema>;
 
 const issuerUrl = () =>

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ServiceSourceSchema } from './source.js';
 
 // Response shapes (console-spec §3). Every response is serialised through these, so no field (key material,
 // token hashes) can leak by accident.
@@ -104,6 +105,11 @@ const serviceCommon = {
   createdBy: DecisionMakerSchema.optional(),
   disabledBy: z.enum(['admin', 'node', 'system']).nullable().optional(),
   expirySetBy: DecisionMakerSchema.nullable().optional(),
+  /**
+   * What made the service when it was not a person: the Docker labels of a container on the node (docs/LABELS.md);
+   * null: the console, the API or `postern expose`. Optional so a client reads gateways from before it.
+   */
+  source: ServiceSourceSchema.nullable().optional(),
   created_at: z.string(),
   updated_at: z.string(),
 };

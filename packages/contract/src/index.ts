@@ -15,6 +15,8 @@ export * from './operations.js';
 export * from './overview.js';
 export * from './requests.js';
 export * from './routes.js';
+export * from './source.js';
+export * from './config.js';
 export * from './sse.js';
 export * from './tokens.js';
 export * from './validators.js';

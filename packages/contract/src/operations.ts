@@ -45,11 +45,14 @@ import {
   AuditListQuerySchema,
   AuditStreamQuerySchema,
 } from './audit.js';
+import { ConfigApplyResultSchema, ConfigDocumentSchema, ConfigPlanRequestSchema, ConfigPlanSchema } from './config.js';
 import { AttentionSchema, ServiceOverviewQuerySchema, ServiceOverviewSchema } from './overview.js';
 import { listOf } from './envelopes.js';
 import type { ErrorCode } from './errors.js';
 import {
   AgentGatewayNetworksSchema,
+  AgentHttpServiceCreateSchema,
+  AgentTcpServiceCreateSchema,
   AgentServiceParamsSchema,
   ChangePasswordRequestSchema,
   DomainCreateSchema,
@@ -557,6 +560,23 @@ export const operations = {
     errors: applied,
   }),
 
+  exportConfig: operation('exportConfig', {
+    summary: 'The configuration document of this gateway (no secrets): nodes, tokens, domains, services, policies',
+    response: json(ConfigDocumentSchema),
+  }),
+  planConfig: operation('planConfig', {
+    summary: 'Compare a configuration document with the gateway: what applying it would create, change and delete',
+    body: ConfigPlanRequestSchema,
+    response: json(ConfigPlanSchema),
+  }),
+  applyConfig: operation('applyConfig', {
+    summary:
+      'Make the gateway match a configuration document (prune: also delete what it does not name); the plan carried out',
+    body: ConfigPlanRequestSchema,
+    response: json(ConfigApplyResultSchema),
+    errors: ['bad_request', ...applied],
+  }),
+
   agentNode: operation('agentNode', { summary: "The token's node", response: json(NodeSchema), errors: agent }),
   agentConfig: operation('agentConfig', {
     summary: "The token's node with its wg-quick config",
@@ -578,13 +598,13 @@ export const operations = {
   }),
   agentCreateHttpService: operation('agentCreateHttpService', {
     summary: 'Publish an HTTP service on a domain of the node',
-    body: HttpServiceCreateSchema,
+    body: AgentHttpServiceCreateSchema,
     response: created(HttpServiceSchema),
     errors: [...agent, 'bad_request', ...applied],
   }),
   agentCreateTcpService: operation('agentCreateTcpService', {
     summary: 'Publish a TCP/UDP service of the node',
-    body: TcpServiceCreateSchema,
+    body: AgentTcpServiceCreateSchema,
     response: created(TcpServiceSchema),
     errors: [...agent, 'bad_request', ...applied],
   }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defaults, limits } from './constants.js';
 import { ServiceTypeSchema } from './entities.js';
+import { ServiceSourceSchema } from './source.js';
 import {
   backendHost,
   domainName,
@@ -267,6 +268,16 @@ export const TcpServiceCreateSchema = z.object(tcpFields).superRefine((value, ct
   checkExpiry(value, ctx);
 });
 export type TcpServiceCreate = z.infer<typeof TcpServiceCreateSchema>;
+
+/**
+ * The agent API's creations: the same fields, plus where the service comes from when the node's agent made it from a
+ * container's Docker labels (docs/LABELS.md). Only a node's token sends it; it changes none of the token's rights.
+ */
+const agentSource = { source: ServiceSourceSchema.nullable().optional() };
+export const AgentHttpServiceCreateSchema = HttpServiceCreateSchema.extend(agentSource);
+export type AgentHttpServiceCreate = z.infer<typeof AgentHttpServiceCreateSchema>;
+export const AgentTcpServiceCreateSchema = TcpServiceCreateSchema.extend(agentSource);
+export type AgentTcpServiceCreate = z.infer<typeof AgentTcpServiceCreateSchema>;
 
 export const TcpServiceUpdateSchema = z
   .object({

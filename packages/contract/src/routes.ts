@@ -114,6 +114,12 @@ export const routes = {
     auth: 'session',
   },
 
+  // Configuration as code (docs/CONFIG-AS-CODE.md): an operator's calls like every other, so authorisation covers
+  // them the same way.
+  exportConfig: { method: 'GET', path: '/api/config/export', auth: 'session' },
+  planConfig: { method: 'POST', path: '/api/config/plan', auth: 'session' },
+  applyConfig: { method: 'POST', path: '/api/config/apply', auth: 'session' },
+
   // Agent API for the `postern` CLI: authenticated by the node's personal access token, scoped to that node.
   agentNode: { method: 'GET', path: '/api/agent/node', auth: 'node-token' },
   agentConfig: { method: 'GET', path: '/api/agent/config', auth: 'node-token' },

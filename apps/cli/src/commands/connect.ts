@@ -3,6 +3,7 @@ import { checkConnection, type AgentApi } from '../api.js';
 import type { Command } from '../args.js';
 import { openAgentApi, resolveConnection, type CliContext } from '../context.js';
 import { runDaemon, timingWithRefresh } from '../daemon.js';
+import { DEFAULT_DOCKER_SOCKET, openDockerEngine, runLabelWatcher } from '../docker/watch.js';
 import { GatewayUnreachableError } from '../errors.js';
 import { acceptHealthUrl } from '../health.js';
 import { DEFAULT_INTERFACE, readSettings, saveConnection } from '../store.js';
@@ -69,7 +70,24 @@ export async function runConnect(context: CliContext, command: Extract<Command, 
     );
   }
   if (!command.daemon) return 0;
-  await runDaemon({
+  const timing = timingWithRefresh(context.env.refreshSeconds);
+  // The label watcher ends with the daemon (same signal); a refused token ends both.
+  const stopLabels = new AbortController();
+  const onStop = () => stopLabels.abort();
+  signal.addEventListener('abort', onStop, { once: true });
+  const labels =
+    command.docker === undefined
+      ? Promise.resolve()
+      : runLabelWatcher({
+          engine: openDockerEngine(command.docker.socket ?? DEFAULT_DOCKER_SOCKET, command.docker.filter),
+          api,
+          system,
+          log: stdout,
+          signal: stopLabels.signal,
+          configDir,
+          resyncMs: timing.refreshMs,
+        });
+  const tunnel = runDaemon({
     system,
     api,
     iface,
@@ -77,10 +95,17 @@ export async function runConnect(context: CliContext, command: Extract<Command, 
     configText: text,
     log: stdout,
     signal,
-    timing: timingWithRefresh(context.env.refreshSeconds),
+    timing,
     ...(tunnelHealthUrl === undefined ? {} : { tunnelHealthUrl }),
     ...(gateways === undefined ? {} : { gateways }),
   });
+  try {
+    // Only a refused token ends the watcher early; then the tunnel stops too (the process exits with its code).
+    await Promise.all([tunnel, labels]);
+  } finally {
+    stopLabels.abort();
+    signal.removeEventListener('abort', onStop);
+  }
   return 0;
 }
 

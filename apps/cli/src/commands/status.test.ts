@@ -232,3 +232,25 @@ describe('postern status with several gateways', () => {
     expect(status.gateways.map((gateway) => gateway.healthy)).toEqual([false, false, false]);
   });
 });
+
+describe('postern status with Docker labels', () => {
+  it('lists the containers whose labels could not be published, one printable line each', async () => {
+    const server = await startAgentServer(() => ({ status: 200, body: makeNode({ status: 'online' }) }));
+    try {
+      const system = connectedNode(server.url);
+      system.files.set('/cfg/labels.json', {
+        text: JSON.stringify({
+          checkedAt: '2025-12-31T23:59:50.000Z',
+          problems: [{ container: 'evil', key: 'http', message: 'postern.http.domain: bad\u001b[2J' }],
+        }),
+        mode: 0o600,
+      });
+      const h = harness(system, { configDir: '/cfg' });
+      expect(await runStatus(h.context, statusCommand([]), unusedProbe)).toBe(0);
+      expect(h.out()).toContain('Labels:    1 problem (checked 10 s ago)\n');
+      expect(h.out()).toContain('           evil (http): postern.http.domain: bad?[2J\n');
+    } finally {
+      await server.close();
+    }
+  });
+});

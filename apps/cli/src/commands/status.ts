@@ -1,5 +1,7 @@
 import { formatBytes, isIPv4, type NodeStatusValue, type WgDumpPeer } from '@postern/contract';
+import { z } from 'zod';
 import type { Command } from '../args.js';
+import { labelsStatePath } from '../docker/watch.js';
 import { httpClientFor, openAgentApi, resolveConfigDir, type CliContext } from '../context.js';
 import { acceptHealthUrl, probeGateway, type ProbeTarget } from '../health.js';
 import { DEFAULT_INTERFACE, readSettings, readWireguardConfig, type StoredSettings } from '../store.js';
@@ -28,6 +30,11 @@ export interface TunnelStatus {
   gatewayError: string | null;
   /** Only with --health: whether the gateway answered through the tunnel. */
   healthy?: boolean;
+  /**
+   * With `connect --daemon --docker`: the containers whose labels could not be published, as the watcher last saw
+   * them (labels.json, docs/LABELS.md); absent when the watcher never ran.
+   */
+  labels?: { checkedAt: string; problems: { container: string; key?: string | undefined; message: string }[] };
 }
 
 export interface GatewayStatus {
@@ -101,8 +108,24 @@ async function readStatus(
     ...(shouldAskGateway && settings !== null
       ? await askGateway(context, settings)
       : { node: null, gatewayError: null }),
+    ...(await readLabelProblems(context, configDir)),
   };
   return { status, probeTargets: findProbeTargets(settings, config, gateways) };
+}
+
+const LabelsStateSchema = z.object({
+  checkedAt: z.string(),
+  problems: z.array(z.object({ container: z.string(), key: z.string().optional(), message: z.string() })),
+});
+
+async function readLabelProblems(context: CliContext, configDir: string): Promise<Pick<TunnelStatus, 'labels'>> {
+  const text = await context.system.readText(labelsStatePath(configDir));
+  if (text === null) return {};
+  try {
+    return { labels: LabelsStateSchema.parse(JSON.parse(text)) };
+  } catch {
+    return {};
+  }
 }
 
 /**
@@ -265,6 +288,20 @@ export function formatStatus(status: TunnelStatus, now: number): string {
         ? `${answering} of ${status.gateways.length} gateways answer through the tunnel`
         : 'the gateway answers through the tunnel';
     rows.push(['Health', status.healthy ? `ok (${which})` : 'failing']);
+  }
+  if (status.labels) {
+    const { problems } = status.labels;
+    rows.push([
+      'Labels',
+      problems.length === 0
+        ? `every labelled container published (checked ${ago(status.labels.checkedAt)})`
+        : `${problems.length} problem${problems.length === 1 ? '' : 's'} (checked ${ago(status.labels.checkedAt)})`,
+    ]);
+    for (const problem of problems.slice(0, 20)) {
+      const where = problem.key === undefined ? problem.container : `${problem.container} (${problem.key})`;
+      rows.push(['', printable(`${where}: ${problem.message}`)]);
+    }
+    if (problems.length > 20) rows.push(['', `… and ${problems.length - 20} more (postern status --json)`]);
   }
   return rows.map(([label, value]) => `${(label === '' ? '' : `${label}:`).padEnd(11)}${value}\n`).join('');
 }

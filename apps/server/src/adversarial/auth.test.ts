@@ -172,6 +172,12 @@ const matrix: Record<RouteName, Row> = {
   auditStream: consoleRoute(200, (w) => ({ url: `/api/audit/stream?node=${w.a.id}` })),
   exportAudit: consoleRoute(200, (w) => ({ url: `/api/audit/export?node=${w.a.id}` })),
 
+  // Configuration as code: the operator's calls like any other (a plan and an apply of an empty document change
+  // nothing).
+  exportConfig: consoleRoute(200, () => ({ url: '/api/config/export' })),
+  planConfig: consoleRoute(200, () => ({ url: '/api/config/plan', body: { document: { version: 1 } } })),
+  applyConfig: consoleRoute(200, () => ({ url: '/api/config/apply', body: { document: { version: 1 } } })),
+
   // Who may reach a published service (issue 27): the operator's calls, and a token's on its own services only.
   listIdentityProviders: consoleRoute(200, () => ({ url: '/api/access/providers' })),
   createIdentityProvider: consoleRoute(201, (w) => ({

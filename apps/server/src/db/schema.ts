@@ -210,6 +210,16 @@ const serviceOwner = {
     .notNull()
     .references(() => nodes.id, { onDelete: 'cascade' }),
   name: text('name').notNull(),
+  /**
+   * What made the service when no person did: the Docker labels of a container on its node (contract
+   * ServiceSourceSchema, docs/LABELS.md), as the node's token sent them; null: the console, the API or the CLI.
+   */
+  source: text('source', { mode: 'json' }).$type<{
+    kind: 'docker-labels';
+    container: string;
+    key: string;
+    digest: string;
+  }>(),
 };
 
 const serviceAccess = {

@@ -33,6 +33,7 @@ export function HttpServiceForm({ node, service, onClose, onCreated }: ServiceFo
     <ServiceFormFrame
       title={service ? 'Edit HTTP Service' : 'Expose HTTP Service'}
       node={node}
+      source={service?.source}
       domainLabel="Public Domain"
       domainPlaceholder="app.example.com"
       fields={{

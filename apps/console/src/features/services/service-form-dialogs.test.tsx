@@ -45,6 +45,20 @@ describe('HTTP service form', () => {
     expect(input('Service Name').disabled).toBe(false);
   });
 
+  it('says where a service published by Docker labels comes from, and nothing for one a person made', () => {
+    fakeApi();
+    const source = { kind: 'docker-labels' as const, container: 'whoami-1', key: 'http', digest: 'a'.repeat(64) };
+    const view = renderWithProviders(
+      <HttpServiceFormDialog node={buildNode()} service={buildHttpService({ source })} open onClose={vi.fn()} />,
+    );
+    expect(screen.getByLabelText('Source').textContent).toContain('Docker labels of container whoami-1');
+    view.unmount();
+    renderWithProviders(
+      <HttpServiceFormDialog node={buildNode()} service={buildHttpService()} open onClose={vi.fn()} />,
+    );
+    expect(screen.queryByLabelText('Source')).toBeNull();
+  });
+
   it('validates a field as it is typed and blurred', () => {
     renderWithProviders(<HttpServiceFormDialog node={buildNode()} open onClose={vi.fn()} />);
     fireEvent.change(input('Public HTTP Path'), { target: { value: 'api' } });

@@ -1,4 +1,4 @@
-import type { Node } from '@postern/contract';
+import type { Node, ServiceSource } from '@postern/contract';
 import type { SubmitEvent, ReactNode } from 'react';
 import { Badge } from '../../components/ui/card';
 import { FormDialog } from '../../components/ui/dialog';
@@ -12,6 +12,8 @@ type ServiceFormFrameProps = {
   title: string;
   /** The node the service lives on, named at the top so the operator knows where it is published from. */
   node: Node;
+  /** A service the node's agent published from a container's Docker labels (docs/LABELS.md): said at the top. */
+  source?: ServiceSource | null | undefined;
   domainLabel: string;
   domainPlaceholder: string;
   /** The fields every service has; the kind's own fields go between them as children. */
@@ -31,6 +33,7 @@ type ServiceFormFrameProps = {
 export function ServiceFormFrame({
   title,
   node,
+  source,
   domainLabel,
   domainPlaceholder,
   fields,
@@ -51,6 +54,16 @@ export function ServiceFormFrame({
         <Badge tone={nodeTypeTone(node)}>{nodeTypeLabel(node)}</Badge>
         {node.address && <span className="font-mono text-gray-600 dark:text-gray-300">{node.address}</span>}
       </p>
+      {source && (
+        <p
+          className="mb-4 rounded-md bg-blue-50 px-3 py-2 text-sm text-blue-900 dark:bg-blue-950 dark:text-blue-100"
+          aria-label="Source"
+        >
+          Published by the Docker labels of container <strong className="font-mono">{source.container}</strong> on this
+          node (<span className="font-mono">postern.{source.key}.*</span>). Your changes here stand until the
+          container&apos;s labels change; to change it for good, change its labels.
+        </p>
+      )}
       <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
         <TextField
           label="Service Name"

@@ -29,6 +29,7 @@ export function TcpServiceForm({ node, service, onClose, onCreated }: ServiceFor
     <ServiceFormFrame
       title={service ? 'Edit TCP Service' : 'Expose TCP Service'}
       node={node}
+      source={service?.source}
       domainLabel="Public Domain (Optional)"
       domainPlaceholder="mqtt.example.com"
       fields={{

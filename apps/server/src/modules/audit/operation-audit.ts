@@ -53,6 +53,8 @@ const audited: Partial<Record<OperationName, Audited>> = {
   agentDisableService: { action: 'service.disable', kind: 'service' },
   agentDeleteService: { action: 'service.delete', kind: 'service' },
   agentSetGatewayNetworks: { action: 'node.networks', kind: 'node' },
+  // One entry for the run; each object it changed has its own (modules/config/apply.ts).
+  applyConfig: { action: 'config.apply', kind: 'none' },
   ...accessAudited,
 };
 

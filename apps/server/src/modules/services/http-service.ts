@@ -6,7 +6,7 @@ import {
   reservedPathMessage,
   ruleMessages,
   type HttpService,
-  type HttpServiceCreate,
+  type AgentHttpServiceCreate,
   type HttpServiceUpdate,
   type ListResponse,
   type PageQuery,
@@ -139,7 +139,7 @@ async function insertOrExplain<T>(
 export async function createHttpService(
   deps: AppDeps,
   nodeId: number,
-  body: HttpServiceCreate,
+  body: AgentHttpServiceCreate,
   caller: Caller,
 ): Promise<HttpService> {
   const route = resolveRoute(body, caller);
@@ -168,6 +168,8 @@ export async function createHttpService(
               expiresAt,
               enabled: body.enabled ?? true,
               createdBy: caller,
+              // Only a node's agent says a service came from its labels (the admin's schema has no such field).
+              source: caller === 'node' ? (body.source ?? null) : null,
               // Created disabled (to set its access first): the creator's own decision to lift.
               disabledBy: body.enabled === false ? caller : null,
               expirySetBy: expiresAt === null ? null : caller,

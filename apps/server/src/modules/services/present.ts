@@ -58,6 +58,7 @@ export function toHttpService(config: PublicConfig, row: HttpServiceRow, domainS
     applyError: row.applyError,
     expiresAt: row.expiresAt,
     ...decisionsOf(row),
+    source: row.source ?? null,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -81,6 +82,7 @@ export function toTcpService(config: PublicConfig, row: TcpServiceRow): TcpServi
     applyError: row.applyError,
     expiresAt: row.expiresAt,
     ...decisionsOf(row),
+    source: row.source ?? null,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };

@@ -4,7 +4,7 @@ import {
   type ListResponse,
   type PageQuery,
   type TcpService,
-  type TcpServiceCreate,
+  type AgentTcpServiceCreate,
   type TcpServiceUpdate,
 } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
@@ -69,7 +69,7 @@ function assertSslFits(proto: 'tcp' | 'udp', ssl: boolean): void {
 export async function createTcpService(
   deps: AppDeps,
   nodeId: number,
-  body: TcpServiceCreate,
+  body: AgentTcpServiceCreate & { enabled?: boolean },
   caller: Caller,
 ): Promise<TcpService> {
   const proto = body.proto ?? 'tcp';
@@ -113,7 +113,12 @@ export async function createTcpService(
               allowedIps: body.allowedIps ?? [],
               blockedIps: body.blockedIps ?? [],
               expiresAt,
+              // The API's creations are enabled; a configuration document may create one disabled.
+              enabled: body.enabled ?? true,
+              disabledBy: body.enabled === false ? caller : null,
               createdBy: caller,
+              // Only a node's agent says a service came from its labels (the admin's schema has no such field).
+              source: caller === 'node' ? (body.source ?? null) : null,
               expirySetBy: expiresAt === null ? null : caller,
             })
             .returning({ id: tcpServices.id })

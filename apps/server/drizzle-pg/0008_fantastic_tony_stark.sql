@@ -1,0 +1,2 @@
+ALTER TABLE "http_services" ADD COLUMN "source" text;--> statement-breakpoint
+ALTER TABLE "tcp_services" ADD COLUMN "source" text;
