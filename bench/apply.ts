@@ -5,9 +5,8 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isServerBuilt } from '../e2e/harness/gateway.js';
 import { Lab } from '../e2e/harness/lab.js';
-import { canUseNetns } from '../e2e/harness/root.js';
+import { canRun } from '../apps/server/src/test/requirements.js';
 import { waitFor } from '../e2e/harness/wait-for.js';
 import { joinNode, startSystem } from '../e2e/system/fixture.js';
 import { findNginxPrefix, timeNginxTest } from './lib/nginx-config.js';
@@ -101,7 +100,7 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
 }
 
 async function main(): Promise<void> {
-  if (!canUseNetns || !isServerBuilt) {
+  if (!canRun('netns', 'server-build')) {
     console.error('bench/apply needs root, wireguard-go and a built server (pnpm --filter @postern/server build)');
     process.exit(2);
   }

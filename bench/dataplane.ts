@@ -10,10 +10,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runIn } from '../e2e/harness/exec.js';
-import { isServerBuilt } from '../e2e/harness/gateway.js';
 import { Lab } from '../e2e/harness/lab.js';
 import { holdHttp, holdTcp, startProbes, type HeldConnection } from '../e2e/harness/probes.js';
-import { canUseNetns } from '../e2e/harness/root.js';
+import { canRun } from '../apps/server/src/test/requirements.js';
 import { waitFor } from '../e2e/harness/wait-for.js';
 import { connectNode, startSystem, type ConnectedNode, type System } from '../e2e/system/fixture.js';
 import { formatMs, median, printTable } from './lib/stats.js';
@@ -201,7 +200,7 @@ async function restarts(system: System): Promise<{ kind: string; failed: number[
 }
 
 async function main(): Promise<void> {
-  if (!canUseNetns || !isServerBuilt) {
+  if (!canRun('netns', 'server-build')) {
     console.error('bench/dataplane needs root, wireguard-go and a built server (pnpm --filter @postern/server build)');
     process.exit(2);
   }

@@ -3,9 +3,8 @@
 // so a shortfall can be put on nginx or on WireGuard. Needs root and a built server: see bench/README.md.
 import { httpGet } from '../e2e/harness/clients.js';
 import { runIn } from '../e2e/harness/exec.js';
-import { isServerBuilt } from '../e2e/harness/gateway.js';
 import { Lab } from '../e2e/harness/lab.js';
-import { canUseNetns } from '../e2e/harness/root.js';
+import { canRun } from '../apps/server/src/test/requirements.js';
 import { waitFor } from '../e2e/harness/wait-for.js';
 import { startBackend } from '../e2e/harness/backends.js';
 import { generateKeyPair, startWireguard, waitForHandshake } from '../e2e/harness/wireguard.js';
@@ -80,7 +79,7 @@ async function startBareTunnel(
 }
 
 async function main(): Promise<void> {
-  if (!canUseNetns || !isServerBuilt) {
+  if (!canRun('netns', 'server-build')) {
     console.error('bench/throughput needs root, wireguard-go and a built server (pnpm --filter @postern/server build)');
     process.exit(2);
   }

@@ -3,15 +3,14 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startBackend } from '../harness/backends.js';
 import { httpGet } from '../harness/clients.js';
-import { isServerBuilt } from '../harness/gateway.js';
 import type { ManagedProcess } from '../harness/processes.js';
-import { canUseNetns } from '../harness/root.js';
 import { waitFor } from '../harness/wait-for.js';
 import { connectNode, type ConnectedNode } from '../system/fixture.js';
 import { axeViolations, type Violation } from './axe.js';
 import { snap } from './browser.js';
 import { chooseMenuItem, dialog, expectVisible, startConsole, type ConsoleHarness } from './fixture.js';
 import { startRealGateway, type RealGateway } from './real-gateway.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // What the gateway observes, as the console shows it (issue 14), with real figures: requests sent through the real
 // nginx to a real backend on a node joined over WireGuard, and health checked by the gateway through the tunnel.
@@ -39,7 +38,7 @@ const variants: { viewport: Viewport; theme: Theme }[] = [
   { viewport: 'phone', theme: 'dark' },
 ];
 
-describe.skipIf(!canUseNetns || !isServerBuilt)('the figures of the real gateway in the console', () => {
+describe.skipIf(!canRun('netns', 'server-build'))('the figures of the real gateway in the console', () => {
   let gateway: RealGateway;
   let harness: ConsoleHarness;
   let node: ConnectedNode;

@@ -30,9 +30,6 @@ export function postgresBinDir(): string | null {
   return Number.isFinite(newest) ? join(POSTGRES_ROOT, String(newest), 'bin') : null;
 }
 
-/** System tests on PostgreSQL skipIf(!isPostgresInstalled). */
-export const isPostgresInstalled = postgresBinDir() !== null;
-
 export interface LabPostgresOptions {
   /** Listen on this lab address (default 127.0.0.1: only the namespace itself connects). */
   listen?: { address: string; /** Clients trusted (pg_hba), e.g. the lab bridge's "10.213.8.0/24". */ trust: string };
