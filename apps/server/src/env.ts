@@ -326,8 +326,6 @@ const EnvSchema = z
     }
   });
 
-export type Env = z.infer<typeof EnvSchema>;
-
 /** What the rest of the server reads: the environment, validated and named for use. */
 const ConfigSchema = EnvSchema.transform((env) => ({
   isProduction: env.NODE_ENV === 'production',

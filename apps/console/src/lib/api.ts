@@ -118,9 +118,6 @@ export async function call<const O extends Route>(operation: O, ...args: CallArg
   }
 }
 
-/** The URL of an event stream of the contract, with its query (sse.ts adds the session token). */
-export const streamUrl: typeof client.url = (operation, input) => client.url(operation, input);
-
 export type Download = { blob: Blob; filename: string };
 
 /** The file name from Content-Disposition, or the fallback (console-spec §7: default config.conf). */
