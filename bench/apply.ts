@@ -1,6 +1,6 @@
-// Apply latency at scale (issues 3 and 19): for 100, 1,000 and 10,000 HTTPS services (one per domain), the time from
+// Apply latency at scale: for 100, 1,000 and 10,000 HTTPS services (one per domain), the time from
 // the API call that adds one more service to its first successful proxied request, next to a bare `nginx -t` of the
-// HTTP instance's config measured in the same run. Target (issue 19): at 10,000, served within 300 ms of the call,
+// HTTP instance's config measured in the same run. Target: at 10,000, served within 300 ms of the call,
 // with no reload. Needs root and a built server: see bench/README.md.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

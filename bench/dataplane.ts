@@ -1,4 +1,4 @@
-// The data plane in the field (issue 19), each figure next to a baseline measured in the same run:
+// The data plane in the field, each figure next to a baseline measured in the same run:
 //   collateral  open connections of untouched services cut by N changes to other services (target 0), against the
 //               same N changes made the way a reload-per-change gateway makes them: N SIGHUPs to an nginx with
 //               worker_shutdown_timeout (what Postern did before, and what most peers do);

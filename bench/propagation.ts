@@ -1,4 +1,4 @@
-// Several gateways on one PostgreSQL database (issue 16): how long a change made through gateway A takes until
+// Several gateways on one PostgreSQL database (docs/SCALE-OUT.md): how long a change made through gateway A takes until
 // gateways B and C have applied it (A announces it with NOTIFY after commit), next to A's own apply as the baseline;
 // then the API's change throughput on one gateway, PostgreSQL against SQLite. The gateways are the real app with the
 // data plane's I/O off (buildTestApp), on 127.0.0.1 only. Prints figures; asserts nothing.

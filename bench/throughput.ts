@@ -1,5 +1,5 @@
 // Throughput through the gateway (client -> nginx (TLS) -> WireGuard -> node) as a ratio of a bare WireGuard
-// tunnel measured in the same run (issue 19 target: >= 0.9). Also shows the gateway's own tunnel without nginx,
+// tunnel measured in the same run (target: >= 0.9). Also shows the gateway's own tunnel without nginx,
 // so a shortfall can be put on nginx or on WireGuard. Needs root and a built server: see bench/README.md.
 import { httpGet } from '../e2e/harness/clients.js';
 import { runIn } from '../e2e/harness/exec.js';

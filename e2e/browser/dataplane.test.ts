@@ -18,8 +18,9 @@ import { startRealGateway, type RealGateway } from './real-gateway.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // The console against the real data plane (needs root for the gateway's namespaces): a request through nginx
-// becomes an access-log line the log viewer shows live (console-spec §2 Log viewer), and a node that brings its
-// WireGuard tunnel up turns online in the open nodes list and node page (§2 "Rows are replaced live").
+// becomes an access-log line the log viewer shows live (the spec's "Screens and routes" Log viewer), and a node that
+// brings its WireGuard tunnel up turns online in the open nodes list and node page (the spec: "Rows are replaced
+// live").
 
 const LINE_DEADLINE_MS = 20_000;
 const STATUS_DEADLINE_MS = 15_000;

@@ -12,12 +12,13 @@ import { chooseMenuItem, dialog, expectVisible, startConsole, type ConsoleHarnes
 import { startRealGateway, type RealGateway } from './real-gateway.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 
-// What the gateway observes, as the console shows it (issue 14), with real figures: requests sent through the real
-// nginx to a real backend on a node joined over WireGuard, and health checked by the gateway through the tunnel.
-// A service row shows its last hour in words and a sparkline and its backend's health in words (not by colour
-// alone); the info view charts it; the home page shows the totals and the drift check; a backend stopped on the node
-// turns its badge and the home page's counts without a reload, pushed by /api/observe/stream (the queries poll only
-// once a minute, far beyond the deadlines here). Each screen is shot light and dark, desktop and phone, through axe.
+// What the gateway observes, as the console shows it (docs/api.md "Observability"), with real figures: requests sent
+// through the real nginx to a real backend on a node joined over WireGuard, and health checked by the gateway through
+// the tunnel. A service row shows its last hour in words and a sparkline and its backend's health in words (not by
+// colour alone); the info view charts it; the home page shows the totals and the drift check; a backend stopped on the
+// node turns its badge and the home page's counts without a reload, pushed by /api/observe/stream (the queries poll
+// only once a minute, far beyond the deadlines here). Each screen is shot light and dark, desktop and phone, through
+// axe.
 
 const SITE_PORT = 8080;
 /** The backend this file stops: a process of its own, so the site keeps serving. */

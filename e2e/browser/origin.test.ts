@@ -10,7 +10,7 @@ import { waitFor } from '../harness/wait-for.js';
 import { launchBrowser } from './browser.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 
-// Issue 10, item 2: the console's origin is the console's alone. A hostile node serves a page on its own domain and,
+// The console's origin is the console's alone. A hostile node serves a page on its own domain and,
 // as a service without a domain, on the gateway's own host name (another port): an operator signed in to the console
 // who opens either page leaks nothing — no script there reads the session, no API call made from there succeeds, and
 // the node's backend never receives the session. The browser reaches the gateway's nginx by name on 443 and 8443,

@@ -10,7 +10,7 @@ import { waitFor } from '../harness/wait-for.js';
 import { startSystem, stopSystem, type System } from './fixture.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 
-// Who may reach a published service (issue 27, docs/ACCESS.md), end to end: the real gateway (nginx + Lua), a real
+// Who may reach a published service (docs/ACCESS.md), end to end: the real gateway (nginx + Lua), a real
 // OpenID Connect provider (the certified `oidc-provider` package) in a namespace of its own, and visitors on the
 // internet: Chromium and curl in the client namespace. One gateway boot for every promise.
 
@@ -30,7 +30,7 @@ interface Answer {
   body: string;
 }
 
-describe.skipIf(!canRun('netns', 'server-build'))('access to published services (issue 27)', () => {
+describe.skipIf(!canRun('netns', 'server-build'))('access to published services (docs/ACCESS.md)', () => {
   let system: System;
   let idp: OidcProvider;
   let gatewayIp = '';

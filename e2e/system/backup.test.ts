@@ -12,7 +12,7 @@ import { GATEWAY_REDIAL_BOUND_MS } from '../harness/wireguard.js';
 import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
 import { canRun, SERVER_ENTRY } from '../../apps/server/src/test/requirements.js';
 
-// Backup and restore (issue 15): a backup taken from a running gateway under a steady stream of API writes, restored
+// Backup and restore: a backup taken from a running gateway under a steady stream of API writes, restored
 // into a new data directory, boots a gateway that serves the same services with the same certificates and accepts
 // the same node token and admin password.
 

@@ -10,7 +10,7 @@ import { waitFor } from '../harness/wait-for.js';
 import { canRun, SERVER_ENTRY } from '../../apps/server/src/test/requirements.js';
 
 // The built gateway, booting on the database of an older release (every migration but the last), backs the data
-// directory up into <data>/backups/ before it migrates (issue 15). The data plane is off: only the boot is tested.
+// directory up into <data>/backups/ before it migrates. The data plane is off: only the boot is tested.
 
 const MIGRATIONS = fileURLToPath(new URL('../../apps/server/dist/drizzle', import.meta.url));
 // The server's own copies of SQLite and drizzle, to make the older database the way that release made it.

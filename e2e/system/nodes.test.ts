@@ -15,7 +15,7 @@ import { canRun } from '../../apps/server/src/test/requirements.js';
 
 const BACKEND_PORT = 8080;
 const APPLY_DEADLINE_MS = 15_000;
-/** console-spec / issue 3: a disabled node's traffic stops within 1 s. */
+/** A disabled node's traffic stops within 1 s. */
 const DISCONNECT_BOUND_MS = 1_000;
 /** After connect the gateway dials the node at its last endpoint: see GATEWAY_REDIAL_BOUND_MS. */
 const RECONNECT_DEADLINE_MS = GATEWAY_REDIAL_BOUND_MS;

@@ -9,8 +9,8 @@ import { waitFor } from '../harness/wait-for.js';
 import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 
-// What the gateway observes of itself, with real nginx and WireGuard (issue 14): traffic counted per service and
-// status class, backend health through the tunnel, and drift introduced by hand reported and repaired.
+// What the gateway observes of itself, with real nginx and WireGuard (docs/api.md "Observability"): traffic counted per
+// service and status class, backend health through the tunnel, and drift introduced by hand reported and repaired.
 
 const BACKEND_PORT = 8080;
 /** The backend the health checks watch: a process of its own, so stopping it leaves the traffic services alone. */

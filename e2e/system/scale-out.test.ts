@@ -15,14 +15,14 @@ import { startWireguard, type WireguardInterface } from '../harness/wireguard.js
 import { startCluster, type Cluster, type ClusterGateway, type GatewayName } from './cluster.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 
-// Issue 16, "How it is checked": three gateways (each its own host: server, nginx, wireguard-go) on one PostgreSQL,
+// Three gateways (each its own host: server, nginx, wireguard-go) on one PostgreSQL,
 // one node whose tunnel has a peer per gateway (its wg-quick config downloaded from the API, as connectNode does),
 // clients on the internet. One lab for the whole file (its setup is most of the cost); the tests run in order and
 // the destructive ones come last: PostgreSQL stopped and started, then gw-a killed for good.
 
 const BACKEND_PORT = 8080;
 const BASE_DOMAIN = 'base.e2e.test';
-/** Issue 16: a change made through any gateway is served by all of them within 1 s. */
+/** A change made through any gateway is served by all of them within 1 s. */
 const PROPAGATION_BOUND_MS = 1000;
 /** Boot, the first handshake (wireguard-go retries every 5 s) and the first apply. */
 const SERVED_DEADLINE_MS = 20_000;

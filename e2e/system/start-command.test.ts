@@ -11,7 +11,7 @@ import { elapsedSince, waitFor } from '../harness/wait-for.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // The README's start command (the supervisor the run command, the image and the systemd unit run), with its data
-// directory where a checkout under /root puts it: below a directory only root may enter (issue 11, items 6 and 7).
+// directory where a checkout under /root puts it: below a directory only root may enter.
 // nginx's workers run as www-data and cannot enter it, yet HTTPS works (they read nothing from there). SIGHUP restarts
 // the control plane alone, which takes over the running nginx; SIGTERM stops everything the command started.
 

@@ -15,7 +15,7 @@ export function useToast() {
   return { toast: showToast };
 }
 
-/** Renders the toasts at the top right (console-spec §2); mounted once in the app root. */
+/** Renders the toasts at the top right (the spec's "Screens and routes"); mounted once in the app root. */
 export function Toaster() {
   const toasts = useSyncExternalStore(subscribeToToasts, getToasts, getToasts);
   return (

@@ -35,7 +35,7 @@ function renderDialog(onCreated = vi.fn(), node?: Node) {
   return onCreated;
 }
 
-describe('node form gateway rule (console-spec §5)', () => {
+describe('node form gateway rule (console spec: Validation rules)', () => {
   afterEach(() => vi.unstubAllGlobals());
 
   it('clears gatewayNetwork when the gateway option is unchecked', () => {

@@ -47,7 +47,7 @@ describe('service list', () => {
       within(menu)
         .getAllByRole('menuitem')
         .map((item) => item.textContent),
-      // The spec's items in the spec's order; 'Visitor Access' (issue 27) is HTTP services' own, beyond it.
+      // The spec's items in the spec's order; 'Visitor Access' (docs/ACCESS.md) is HTTP services' own, beyond it.
     ).toEqual(['Info', 'Logs Monitor', 'Visitor Access', 'Edit Service', 'Disable Access', 'Delete Service']);
     fireEvent.click(within(menu).getByRole('menuitem', { name: 'Logs Monitor' }));
     await waitFor(() => expect(router.state.location.pathname).toBe('/nodes/4/http/9/logs'));
