@@ -2,7 +2,8 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HttpServicesCard } from './service-cards';
 import { ServiceList } from './service-list';
-import { buildHttpService, buildNode, fakeApi, renderInRouter } from './service-test-fixtures';
+import { buildHttpService, fakeApi, renderInRouter } from './service-test-fixtures';
+import { buildNode } from '../../test/fixtures';
 
 const page = (data: unknown[]) => ({ status: 200, body: { data, page: 1, limit: 5, total: data.length } });
 
