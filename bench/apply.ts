@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Lab } from '../e2e/harness/lab.js';
 import { canRun } from '../apps/server/src/test/requirements.js';
-import { waitFor } from '../e2e/harness/wait-for.js';
+import { waitFor } from '../apps/server/src/test/wait-for.js';
 import { joinNode, startSystem } from '../e2e/system/fixture.js';
 import { findNginxPrefix, timeNginxTest } from './lib/nginx-config.js';
 import { probeHttps } from './lib/https-probe.js';

@@ -13,7 +13,7 @@ import { runIn } from '../e2e/harness/exec.js';
 import { Lab } from '../e2e/harness/lab.js';
 import { holdHttp, holdTcp, startProbes, type HeldConnection } from '../e2e/harness/probes.js';
 import { canRun } from '../apps/server/src/test/requirements.js';
-import { waitFor } from '../e2e/harness/wait-for.js';
+import { waitFor } from '../apps/server/src/test/wait-for.js';
 import { connectNode, startSystem, type ConnectedNode, type System } from '../e2e/system/fixture.js';
 import { formatMs, median, printTable } from './lib/stats.js';
 

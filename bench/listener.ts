@@ -16,7 +16,7 @@ import { readChildPids } from '../apps/server/src/dataplane/nginx/process-info.j
 import { poolWindows, startHandshakeFlood, startRequests, type RequestWindow } from '../e2e/harness/flood.js';
 import { Lab } from '../e2e/harness/lab.js';
 import { canRun } from '../apps/server/src/test/requirements.js';
-import { waitFor } from '../e2e/harness/wait-for.js';
+import { waitFor } from '../apps/server/src/test/wait-for.js';
 import { connectNode, startSystem, stopSystem, type System } from '../e2e/system/fixture.js';
 import { printTable } from './lib/stats.js';
 

@@ -5,7 +5,7 @@ import { httpGet } from '../e2e/harness/clients.js';
 import { runIn } from '../e2e/harness/exec.js';
 import { Lab } from '../e2e/harness/lab.js';
 import { canRun } from '../apps/server/src/test/requirements.js';
-import { waitFor } from '../e2e/harness/wait-for.js';
+import { waitFor } from '../apps/server/src/test/wait-for.js';
 import { startBackend } from '../e2e/harness/backends.js';
 import { generateKeyPair, startWireguard, waitForHandshake } from '../e2e/harness/wireguard.js';
 import { connectNode, startSystem } from '../e2e/system/fixture.js';

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startBackend } from '../harness/backends.js';
 import { httpGet } from '../harness/clients.js';
 import type { ManagedProcess } from '../harness/processes.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { connectNode, type ConnectedNode } from '../system/fixture.js';
 import { axeViolations, type Violation } from './axe.js';
 import { snap } from './browser.js';

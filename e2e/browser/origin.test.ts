@@ -6,7 +6,7 @@ import { Lab } from '../harness/lab.js';
 import type { ManagedProcess } from '../harness/processes.js';
 import { createSystemTopology, type SystemTopology } from '../harness/topology.js';
 import { startWireguard, waitForHandshake } from '../harness/wireguard.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { launchBrowser } from './browser.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 

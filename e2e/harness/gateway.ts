@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { ApiClient } from './api.js';
 import type { Lab } from './lab.js';
 import type { ManagedProcess } from './processes.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { SERVER_ENTRY } from '../../apps/server/src/test/requirements.js';
 
 // The real gateway (apps/server/dist/main.js, with nginx and wireguard-go under it) inside the gateway

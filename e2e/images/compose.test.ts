@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { run, runAllowingFailure } from '../harness/exec.js';
 import { currentRunId } from '../harness/ids.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { docker, ensureImages, healthOf, repoRoot, sweepDocker, type Images } from '../harness/docker.js';
 import { httpsRequest } from '../harness/https.js';
 import { canRun, COMPOSE_V1 } from '../../apps/server/src/test/requirements.js';

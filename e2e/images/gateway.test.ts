@@ -17,7 +17,7 @@ import {
   type SystemInfo,
 } from '@postern/contract';
 import { currentRunId } from '../harness/ids.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import {
   containerIp,
   docker,

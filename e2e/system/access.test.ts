@@ -6,7 +6,7 @@ import { startBackend } from '../harness/backends.js';
 import { runInAllowingFailure } from '../harness/exec.js';
 import { Lab } from '../harness/lab.js';
 import { launchBrowserIn, startOidcProvider, type OidcProvider } from '../harness/oidc.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { startSystem, stopSystem, type System } from './fixture.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 

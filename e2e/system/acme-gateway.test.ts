@@ -9,7 +9,7 @@ import { startGateway, type Gateway } from '../harness/gateway.js';
 import { Lab } from '../harness/lab.js';
 import { createAcmeNetwork, startPebble } from '../harness/pebble.js';
 import { createSystemTopology, type SystemTopology } from '../harness/topology.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { connectNode, type ConnectedNode } from './fixture.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 

@@ -23,7 +23,7 @@ import type { CertificateInfo, DesiredDomain, DesiredHttpRoute } from '../../app
 import { Lab } from '../harness/lab.js';
 import { createAcmeNetwork, startPebble, type AcmeNetwork, type Pebble } from '../harness/pebble.js';
 import { freePort } from '../harness/ports.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // The certificate manager and the real nginx of the data plane, against pebble (a real ACME CA) in a namespace

@@ -7,7 +7,7 @@ import { runAllowingFailure } from '../harness/exec.js';
 import { ADMIN, startGateway, type Gateway } from '../harness/gateway.js';
 import { httpsRequest } from '../harness/https.js';
 import { killNamespaceProcesses } from '../harness/netns-processes.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { GATEWAY_REDIAL_BOUND_MS } from '../harness/wireguard.js';
 import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
 import { canRun, SERVER_ENTRY } from '../../apps/server/src/test/requirements.js';

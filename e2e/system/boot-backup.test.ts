@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../harness/ports.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { canRun, SERVER_ENTRY } from '../../apps/server/src/test/requirements.js';
 
 // The built gateway, booting on the database of an older release (every migration but the last), backs the data

@@ -7,7 +7,7 @@ import { startBackend } from '../harness/backends.js';
 import { httpGet } from '../harness/clients.js';
 import { runInAllowingFailure, type RunResult } from '../harness/exec.js';
 import { listNamespaceProcesses } from '../harness/netns-processes.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { startSystem, stopSystem, type System } from './fixture.js';
 import { canRun, CLI_ENTRY } from '../../apps/server/src/test/requirements.js';
 

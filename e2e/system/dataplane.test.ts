@@ -8,7 +8,7 @@ import { runInAllowingFailure } from '../harness/exec.js';
 import { httpGet } from '../harness/clients.js';
 import { listNamespaceProcesses } from '../harness/netns-processes.js';
 import { holdHttp, holdTcp, startProbes, type HeldConnection } from '../harness/probes.js';
-import { elapsedSince, waitFor } from '../harness/wait-for.js';
+import { elapsedSince, waitFor } from '../../apps/server/src/test/wait-for.js';
 import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 

@@ -10,7 +10,7 @@ import {
   type RequestWindow,
 } from '../harness/flood.js';
 import { openLogStream } from '../harness/log-stream.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 

@@ -6,7 +6,7 @@ import { runIn, runInAllowingFailure } from '../harness/exec.js';
 import { VPN_SUBNET } from '../harness/gateway.js';
 import { addLan } from '../harness/topology.js';
 import { GATEWAY_REDIAL_BOUND_MS } from '../harness/wireguard.js';
-import { elapsedSince, waitFor } from '../harness/wait-for.js';
+import { elapsedSince, waitFor } from '../../apps/server/src/test/wait-for.js';
 import { connectNode, joinNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 

@@ -5,7 +5,7 @@ import { startBackend } from '../harness/backends.js';
 import { httpGet, type HttpAnswer } from '../harness/clients.js';
 import { runAllowingFailure, runInAllowingFailure } from '../harness/exec.js';
 import type { ManagedProcess } from '../harness/processes.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 

@@ -7,7 +7,7 @@ import { runInAllowingFailure } from '../harness/exec.js';
 import { listNamespaceProcesses } from '../harness/netns-processes.js';
 import { Lab } from '../harness/lab.js';
 import { startLabPostgres, type LabPostgres } from '../harness/postgres.js';
-import { elapsedSince, waitFor } from '../harness/wait-for.js';
+import { elapsedSince, waitFor } from '../../apps/server/src/test/wait-for.js';
 import { GATEWAY_REDIAL_BOUND_MS } from '../harness/wireguard.js';
 import { connectNode, startSystem, type ConnectedNode, type System } from './fixture.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';

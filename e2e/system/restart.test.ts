@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpGet, tcpExchange } from '../harness/clients.js';
 import { runAllowingFailure } from '../harness/exec.js';
 import { killNamespaceProcesses, listNamespaceProcesses } from '../harness/netns-processes.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { GATEWAY_REDIAL_BOUND_MS } from '../harness/wireguard.js';
 import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';

@@ -10,7 +10,7 @@ import { WG_PORT } from '../harness/gateway.js';
 import { Lab } from '../harness/lab.js';
 import { listNamespaceProcesses } from '../harness/netns-processes.js';
 import { createAcmeNetwork, startPebble } from '../harness/pebble.js';
-import { elapsedSince, waitFor } from '../harness/wait-for.js';
+import { elapsedSince, waitFor } from '../../apps/server/src/test/wait-for.js';
 import { startWireguard, type WireguardInterface } from '../harness/wireguard.js';
 import { startCluster, type Cluster, type ClusterGateway, type GatewayName } from './cluster.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';

@@ -7,7 +7,7 @@ import { startGateway, type Gateway } from '../harness/gateway.js';
 import { Lab } from '../harness/lab.js';
 import { listNamespaceProcesses } from '../harness/netns-processes.js';
 import { createSystemTopology, type SystemTopology } from '../harness/topology.js';
-import { elapsedSince, waitFor } from '../harness/wait-for.js';
+import { elapsedSince, waitFor } from '../../apps/server/src/test/wait-for.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // The README's start command (the supervisor the run command, the image and the systemd unit run), with its data

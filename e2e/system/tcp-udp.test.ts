@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdTcpConnection, tcpExchange, udpExchange, type ExchangeAnswer } from '../harness/clients.js';
 import { openLogStream } from '../harness/log-stream.js';
-import { elapsedSince, waitFor } from '../harness/wait-for.js';
+import { elapsedSince, waitFor } from '../../apps/server/src/test/wait-for.js';
 import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 
