@@ -1,4 +1,4 @@
-// What checking a visitor costs on the proxy path (issue 27, docs/ACCESS.md): ONE real nginx with the gateway's own
+// What checking a visitor costs on the proxy path (docs/ACCESS.md): ONE real nginx with the gateway's own
 // config and Lua modules serves the same backend twice, once public and once protected, and keep-alive clients with
 // a valid session load each in interleaved slices of the same run. Prints requests/s and p50/p99 of each, the
 // throughput ratio (target >= 0.95) and what the check adds at p99 (target <= 1 ms).

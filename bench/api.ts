@@ -1,4 +1,4 @@
-// API benchmark (issue 2): list latency at 10,000 nodes and 10,000 HTTP services under a fixed offered load,
+// API benchmark: list latency at 10,000 nodes and 10,000 HTTP services under a fixed offered load,
 // against a bare Fastify route measured in the same run, then SSE density and the event-loop delay of one node
 // update broadcast to thousands of subscribers. Everything listens on 127.0.0.1 and the run is bounded in time.
 // Run: pnpm --filter @postern/bench exec tsx api.ts (see bench/README.md). Prints figures; asserts nothing.
@@ -19,7 +19,7 @@ import { printTable } from './lib/stats.js';
 const SIZE = 10_000;
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 /**
- * The day-2 console's reads (issue 26: the services overview, what needs attention) are read by each open console
+ * The day-2 console's reads (the services overview, what needs attention) are read by each open console
  * tab about twice a minute, not per node: a lower offered load, with a bare route at the same rate as baseline.
  */
 const CONSOLE_RATE = Number(process.env.BENCH_CONSOLE_RATE ?? 50);
@@ -157,7 +157,7 @@ function printReport(
       overview: 'GET /api/services?page=1&limit=25',
       'overview-shaped': 'GET /api/services?q=…&status=public&sort=node&order=desc&limit=25',
       attention: 'GET /api/system/attention',
-      find: 'GET /api/services/find?q=… (issue 17, for comparison)',
+      find: 'GET /api/services/find?q=… (for comparison)',
     };
     return latencyRow(`${labels[name]} at ${CONSOLE_RATE}/s`, latency.get(name) ?? empty);
   });

@@ -1,14 +1,13 @@
-// Apply latency at scale (issues 3 and 19): for 100, 1,000 and 10,000 HTTPS services (one per domain), the time from
+// Apply latency at scale: for 100, 1,000 and 10,000 HTTPS services (one per domain), the time from
 // the API call that adds one more service to its first successful proxied request, next to a bare `nginx -t` of the
-// HTTP instance's config measured in the same run. Target (issue 19): at 10,000, served within 300 ms of the call,
+// HTTP instance's config measured in the same run. Target: at 10,000, served within 300 ms of the call,
 // with no reload. Needs root and a built server: see bench/README.md.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isServerBuilt } from '../e2e/harness/gateway.js';
 import { Lab } from '../e2e/harness/lab.js';
-import { canUseNetns } from '../e2e/harness/root.js';
-import { waitFor } from '../e2e/harness/wait-for.js';
+import { canRun } from '../apps/server/src/test/requirements.js';
+import { waitFor } from '../apps/server/src/test/wait-for.js';
 import { joinNode, startSystem } from '../e2e/system/fixture.js';
 import { findNginxPrefix, timeNginxTest } from './lib/nginx-config.js';
 import { probeHttps } from './lib/https-probe.js';
@@ -101,7 +100,7 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
 }
 
 async function main(): Promise<void> {
-  if (!canUseNetns || !isServerBuilt) {
+  if (!canRun('netns', 'server-build')) {
     console.error('bench/apply needs root, wireguard-go and a built server (pnpm --filter @postern/server build)');
     process.exit(2);
   }

@@ -1,4 +1,4 @@
-// The data plane in the field (issue 19), each figure next to a baseline measured in the same run:
+// The data plane in the field, each figure next to a baseline measured in the same run:
 //   collateral  open connections of untouched services cut by N changes to other services (target 0), against the
 //               same N changes made the way a reload-per-change gateway makes them: N SIGHUPs to an nginx with
 //               worker_shutdown_timeout (what Postern did before, and what most peers do);
@@ -10,11 +10,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runIn } from '../e2e/harness/exec.js';
-import { isServerBuilt } from '../e2e/harness/gateway.js';
 import { Lab } from '../e2e/harness/lab.js';
 import { holdHttp, holdTcp, startProbes, type HeldConnection } from '../e2e/harness/probes.js';
-import { canUseNetns } from '../e2e/harness/root.js';
-import { waitFor } from '../e2e/harness/wait-for.js';
+import { canRun } from '../apps/server/src/test/requirements.js';
+import { waitFor } from '../apps/server/src/test/wait-for.js';
 import { connectNode, startSystem, type ConnectedNode, type System } from '../e2e/system/fixture.js';
 import { formatMs, median, printTable } from './lib/stats.js';
 
@@ -201,7 +200,7 @@ async function restarts(system: System): Promise<{ kind: string; failed: number[
 }
 
 async function main(): Promise<void> {
-  if (!canUseNetns || !isServerBuilt) {
+  if (!canRun('netns', 'server-build')) {
     console.error('bench/dataplane needs root, wireguard-go and a built server (pnpm --filter @postern/server build)');
     process.exit(2);
   }

@@ -14,10 +14,9 @@ import { join } from 'node:path';
 import { setTimeout as measureFor } from 'node:timers/promises';
 import { readChildPids } from '../apps/server/src/dataplane/nginx/process-info.js';
 import { poolWindows, startHandshakeFlood, startRequests, type RequestWindow } from '../e2e/harness/flood.js';
-import { isServerBuilt } from '../e2e/harness/gateway.js';
 import { Lab } from '../e2e/harness/lab.js';
-import { canUseNetns } from '../e2e/harness/root.js';
-import { waitFor } from '../e2e/harness/wait-for.js';
+import { canRun } from '../apps/server/src/test/requirements.js';
+import { waitFor } from '../apps/server/src/test/wait-for.js';
 import { connectNode, startSystem, stopSystem, type System } from '../e2e/system/fixture.js';
 import { printTable } from './lib/stats.js';
 
@@ -104,7 +103,7 @@ function parseEnv(text: string): Record<string, string> {
 }
 
 async function main(): Promise<void> {
-  if (!canUseNetns || !isServerBuilt) {
+  if (!canRun('netns', 'server-build')) {
     console.error('bench/listener needs root, wireguard-go and a built server (pnpm --filter @postern/server build)');
     process.exit(2);
   }

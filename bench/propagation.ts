@@ -1,4 +1,4 @@
-// Several gateways on one PostgreSQL database (issue 16): how long a change made through gateway A takes until
+// Several gateways on one PostgreSQL database (docs/SCALE-OUT.md): how long a change made through gateway A takes until
 // gateways B and C have applied it (A announces it with NOTIFY after commit), next to A's own apply as the baseline;
 // then the API's change throughput on one gateway, PostgreSQL against SQLite. The gateways are the real app with the
 // data plane's I/O off (buildTestApp), on 127.0.0.1 only. Prints figures; asserts nothing.
@@ -9,6 +9,7 @@ import type { DesiredState } from '@postern/server/src/dataplane/types.js';
 import type { OfflineDataPlane } from '@postern/server/src/dataplane/offline.js';
 import { buildTestApp, TEST_STORE, type TestApp } from '@postern/server/src/test/build-test-app.js';
 import { postgresAvailable } from '@postern/server/src/test/postgres.js';
+import { waitFor } from '@postern/server/src/test/wait-for.js';
 import { formatMs, median, percentile, printTable } from './lib/stats.js';
 
 const CHANGES = Number(process.argv[2] ?? 200);
@@ -151,14 +152,6 @@ class ApplyTracker {
   }
 }
 
-async function waitUntil(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 interface Summary {
   p50: number;
   p95: number;
@@ -196,7 +189,11 @@ async function measurePropagation(cleanups: (() => Promise<void>)[]) {
     for (const tracker of Object.values(trackers)) tracker.sent(k);
     await change(gwA);
   }
-  await waitUntil(() => trackers.B.done && trackers.C.done, 30_000, 'gateways B and C to apply every change');
+  await waitFor(() => trackers.B.done && trackers.C.done, {
+    timeoutMs: 30_000,
+    intervalMs: 5,
+    what: 'gateways B and C to apply every change',
+  });
   if (!trackers.A.done) throw new Error('gateway A answered before applying a change');
   return {
     A: summarize(trackers.A.latencies),

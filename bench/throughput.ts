@@ -1,12 +1,11 @@
 // Throughput through the gateway (client -> nginx (TLS) -> WireGuard -> node) as a ratio of a bare WireGuard
-// tunnel measured in the same run (issue 19 target: >= 0.9). Also shows the gateway's own tunnel without nginx,
+// tunnel measured in the same run (target: >= 0.9). Also shows the gateway's own tunnel without nginx,
 // so a shortfall can be put on nginx or on WireGuard. Needs root and a built server: see bench/README.md.
 import { httpGet } from '../e2e/harness/clients.js';
 import { runIn } from '../e2e/harness/exec.js';
-import { isServerBuilt } from '../e2e/harness/gateway.js';
 import { Lab } from '../e2e/harness/lab.js';
-import { canUseNetns } from '../e2e/harness/root.js';
-import { waitFor } from '../e2e/harness/wait-for.js';
+import { canRun } from '../apps/server/src/test/requirements.js';
+import { waitFor } from '../apps/server/src/test/wait-for.js';
 import { startBackend } from '../e2e/harness/backends.js';
 import { generateKeyPair, startWireguard, waitForHandshake } from '../e2e/harness/wireguard.js';
 import { connectNode, startSystem } from '../e2e/system/fixture.js';
@@ -80,7 +79,7 @@ async function startBareTunnel(
 }
 
 async function main(): Promise<void> {
-  if (!canUseNetns || !isServerBuilt) {
+  if (!canRun('netns', 'server-build')) {
     console.error('bench/throughput needs root, wireguard-go and a built server (pnpm --filter @postern/server build)');
     process.exit(2);
   }

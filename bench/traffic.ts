@@ -1,7 +1,7 @@
-// What counting traffic per service costs on the proxy path (issue 14): two real nginx instances with the gateway's
-// own config and Lua module, one counting (the default) and one with `countTraffic: false`, in front of the same
-// backend, loaded alike in interleaved slices of the same run. Prints requests/s and latency of each and the ratios.
-// Needs root and nginx with the Lua module (like the data plane's integration tests); loopback only.
+// What counting traffic per service costs on the proxy path (docs/api.md "Observability"): two real nginx instances
+// with the gateway's own config and Lua module, one counting (the default) and one with `countTraffic: false`, in front
+// of the same backend, loaded alike in interleaved slices of the same run. Prints requests/s and latency of each and
+// the ratios. Needs root and nginx with the Lua module (like the data plane's integration tests); loopback only.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:https';

@@ -15,9 +15,9 @@ import {
 } from './fixture.js';
 import { startServer } from './server.js';
 
-// Who may reach a published service, from the operator's side (issue 27, beyond the console spec): identity providers
-// in Settings with a real discovery through the gateway, the Visitor Access section of the domain and HTTP service
-// forms against the real API (a real 422 on its field), and a service's share links and visitor sessions.
+// Who may reach a published service, from the operator's side (docs/ACCESS.md, beyond the console spec): identity
+// providers in Settings with a real discovery through the gateway, the Visitor Access section of the domain and HTTP
+// service forms against the real API (a real 422 on its field), and a service's share links and visitor sessions.
 
 interface Provider {
   id: number;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chooseMenuItem, dialog, expectVisible, uniqueName, useConsoleHarness } from './fixture.js';
 
-// The audit log page (issue 15): entries with who and what, filters, and live updates; and the remaining time of a
+// The audit log page: entries with who and what, filters, and live updates; and the remaining time of a
 // temporary exposure on a service row, set from the service form.
 
 describe('audit log and temporary exposure', () => {
@@ -15,7 +15,7 @@ describe('audit log and temporary exposure', () => {
     await page.getByRole('link', { name: 'Audit Log' }).click();
     await expectVisible(page.getByRole('heading', { name: 'Audit Log' }));
     const table = page.getByRole('table');
-    // Entries read as sentences (issue 26); the fields changed are in the details.
+    // Entries read as sentences; the fields changed are in the details.
     const renamed = `admin changed node ${name}-renamed (name)`;
     await expectVisible(table.getByText(renamed, { exact: true }));
     await table.getByRole('button', { name: `Details: ${renamed}` }).click();

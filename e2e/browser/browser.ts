@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { repoRoot } from './server.js';
 
 export const screenshotDir = join(repoRoot, 'artifacts/screenshots');
@@ -27,22 +27,6 @@ export const viewports = {
   desktop: { width: 1366, height: 860 },
   phone: { width: 390, height: 844 },
 } as const;
-
-export async function newContext(
-  browser: Browser,
-  baseURL: string,
-  viewport: keyof typeof viewports = 'desktop',
-): Promise<BrowserContext> {
-  return browser.newContext({ baseURL, viewport: viewports[viewport] });
-}
-
-/** Signs in through the login form. */
-export async function signIn(page: Page, username: string, password: string): Promise<void> {
-  await page.goto('/login');
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
 
 /**
  * Stores a screenshot of the current screen under artifacts/screenshots/<name>.png. A full-page shot resizes the

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { dialog, expectGone, expectVisible, openMenu, toast, uniqueName, useConsoleHarness } from './fixture.js';
 
-// Issue 13: the small things an operator notices (service dialogs name the node, required marks, the node-ready
+// The small things an operator notices (service dialogs name the node, required marks, the node-ready
 // dialog's ways to run a node, edit toasts, empty states, type badges, units, menus and scrolling) and gateways
 // with several subnets.
 
@@ -16,7 +16,7 @@ const backgroundOf = (page: Page, text: string) =>
     .first()
     .evaluate((element) => getComputedStyle(element).backgroundColor);
 
-describe('console details (issue 13)', () => {
+describe('console details', () => {
   const harness = useConsoleHarness();
 
   it('names the node in the service dialog, marks required fields, and toasts an edit with the new address', async () => {

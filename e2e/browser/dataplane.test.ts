@@ -3,8 +3,6 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpGet } from '../harness/clients.js';
 import { runIn } from '../harness/exec.js';
-import { isServerBuilt } from '../harness/gateway.js';
-import { canUseNetns } from '../harness/root.js';
 import { joinNode } from '../system/fixture.js';
 import { snap } from './browser.js';
 import {
@@ -17,15 +15,17 @@ import {
   type ConsoleHarness,
 } from './fixture.js';
 import { startRealGateway, type RealGateway } from './real-gateway.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // The console against the real data plane (needs root for the gateway's namespaces): a request through nginx
-// becomes an access-log line the log viewer shows live (console-spec §2 Log viewer), and a node that brings its
-// WireGuard tunnel up turns online in the open nodes list and node page (§2 "Rows are replaced live").
+// becomes an access-log line the log viewer shows live (the spec's "Screens and routes" Log viewer), and a node that
+// brings its WireGuard tunnel up turns online in the open nodes list and node page (the spec: "Rows are replaced
+// live").
 
 const LINE_DEADLINE_MS = 20_000;
 const STATUS_DEADLINE_MS = 15_000;
 
-describe.skipIf(!canUseNetns || !isServerBuilt)('with the real data plane', () => {
+describe.skipIf(!canRun('netns', 'server-build'))('with the real data plane', () => {
   let gateway: RealGateway;
   let harness: ConsoleHarness;
 

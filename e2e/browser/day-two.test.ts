@@ -14,7 +14,7 @@ import {
 } from './fixture.js';
 import { ADMIN } from './server.js';
 
-// Issue 26 point 4, "a console for day 2": the home page shows what needs attention once the gateway is in use, a
+// The home page shows what needs attention once the gateway is in use, a
 // Services page lists everything published, rows tell the truth about their node and certificate, charts can be
 // read, Settings is labelled and changes the password, Ctrl+K finds nodes, domains and services, audit entries are
 // sentences with their details and a CSV export, and tables keep their key columns and actions at phone width.

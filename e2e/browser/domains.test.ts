@@ -12,8 +12,9 @@ import {
   uniqueName,
 } from './fixture.js';
 
-// Domains: the form's skip-validation rule, the row menu, expanded services, edit and delete (console-spec §2, §5, §8),
-// and each domain's owner (issue 10): Admin or the node whose token may publish on it.
+// Domains: the form's skip-validation rule, the row menu, expanded services, edit and delete (the spec's "Screens and
+// routes", "Validation rules" and "Error catalogue"), and each domain's owner: Admin or the node whose token may
+// publish on it.
 
 describe('domains', () => {
   const harness = useConsoleHarness();

@@ -13,7 +13,7 @@ import {
 } from './fixture.js';
 import { ADMIN, startServer, type RunningServer } from './server.js';
 
-// Issue 17: the console says what happened when the gateway does not answer or fails (login, actions, downloads,
+// The console says what happened when the gateway does not answer or fails (login, actions, downloads,
 // live streams), the node page recovers after a gateway restart, and the first click on the gateway checkbox counts.
 
 const errorToast = (page: Page, text: RegExp) => page.getByRole('alert').filter({ hasText: text });

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dialog, expectVisible, startConsole, uniqueName, UNTIL_SHOWN, type ConsoleHarness } from './fixture.js';
 
-// Issue 17, the rest of "finding things at scale" and of the keyboard points: search on the domains list and every
+// Finding things at scale and by keyboard, beyond the lists: search on the domains list and every
 // service table (kept in the URL), the global "Find" dialog (Ctrl+K), the domain combobox, the date picker's focus,
 // the closed phone sidebar, focus on a failed submit, status in words. Keyboard only wherever a user would be.
 

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectVisible, startConsole, uniqueName, UNTIL_SHOWN, type ConsoleHarness } from './fixture.js';
 import { startServer, type RunningServer } from './server.js';
 
-// Issue 17: finding things at scale (search, sort, page and page size kept in the URL, so Back returns to the view)
+// Finding things at scale (search, sort, page and page size kept in the URL, so Back returns to the view)
 // and the keyboard basics around it (focus never falls to the body; route changes focus and announce the h1).
 
 const rowNames = (page: Page) => page.locator('tbody tr td:nth-child(2) a').allTextContents();

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { dialog, expectGone, expectVisible, useConsoleHarness, uniqueName, UNTIL_SHOWN } from './fixture.js';
 
 // Validation as the operator meets it: messages on input/blur and on submit, and a server 422 shown on the
-// field it names (console-spec §5, §8).
+// field it names (the spec's "Validation rules" and "Error catalogue").
 
 /** The error shown under the field labelled `label` (the form fields link it with aria-describedby). */
 async function fieldError(field: Locator): Promise<string | null> {

@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectVisible, startConsole, type ConsoleHarness } from './fixture.js';
 
-// The JavaScript a browser really loads for a first visit (issue 5: at most 128 KiB gzipped): every script
+// The JavaScript a browser really loads for a first visit (at most 128 KiB gzipped): every script
 // index.html references (entry and module preloads) plus whatever the first route pulls in before it has
 // rendered. Measured per first page: /login for a visitor without a session, / (home) for a signed-in one.
 

@@ -14,7 +14,7 @@ import {
 } from './fixture.js';
 import { ADMIN } from './server.js';
 
-// Issue 17, "a keyboard-only walk of every flow": each flow below is done with Tab, Shift+Tab, Enter, Space, Escape
+// Each flow below is done with Tab, Shift+Tab, Enter, Space, Escape
 // and the arrow keys only, from a page load on. After every key the focus is somewhere a user can see, never on
 // <body>; dialogs take focus when they open and hand it back to their opener when they close.
 

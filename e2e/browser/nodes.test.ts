@@ -20,7 +20,8 @@ import {
 } from './fixture.js';
 
 // Nodes: create one and see its token once, filter by type, page through the list, connect/disconnect/delete
-// with confirmations, download the config (console-spec §2, §4, §8, §9).
+// with confirmations, download the config (the spec's "Screens and routes", "States and transitions", "Error catalogue"
+// and "Business constants and limits").
 
 const nodeLink = (page: Page, name: string) => page.getByRole('link', { name, exact: true });
 
@@ -259,7 +260,7 @@ describe('nodes list', () => {
   it('creates a first node from the welcome page and then shows the nodes list', async () => {
     const name = uniqueName('first');
     const page = await harness.openPage('about:blank');
-    // The welcome cards show while the gateway holds nothing (issue 26); this file's gateway has nodes by now, so
+    // The welcome cards show while the gateway holds nothing; this file's gateway has nodes by now, so
     // the answer that decides it says it is empty.
     const none = { total: 0, items: [] };
     await page.route('**/api/system/attention', (route) =>

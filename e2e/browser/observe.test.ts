@@ -3,22 +3,22 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startBackend } from '../harness/backends.js';
 import { httpGet } from '../harness/clients.js';
-import { isServerBuilt } from '../harness/gateway.js';
 import type { ManagedProcess } from '../harness/processes.js';
-import { canUseNetns } from '../harness/root.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { connectNode, type ConnectedNode } from '../system/fixture.js';
 import { axeViolations, type Violation } from './axe.js';
 import { snap } from './browser.js';
 import { chooseMenuItem, dialog, expectVisible, startConsole, type ConsoleHarness } from './fixture.js';
 import { startRealGateway, type RealGateway } from './real-gateway.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
-// What the gateway observes, as the console shows it (issue 14), with real figures: requests sent through the real
-// nginx to a real backend on a node joined over WireGuard, and health checked by the gateway through the tunnel.
-// A service row shows its last hour in words and a sparkline and its backend's health in words (not by colour
-// alone); the info view charts it; the home page shows the totals and the drift check; a backend stopped on the node
-// turns its badge and the home page's counts without a reload, pushed by /api/observe/stream (the queries poll only
-// once a minute, far beyond the deadlines here). Each screen is shot light and dark, desktop and phone, through axe.
+// What the gateway observes, as the console shows it (docs/api.md "Observability"), with real figures: requests sent
+// through the real nginx to a real backend on a node joined over WireGuard, and health checked by the gateway through
+// the tunnel. A service row shows its last hour in words and a sparkline and its backend's health in words (not by
+// colour alone); the info view charts it; the home page shows the totals and the drift check; a backend stopped on the
+// node turns its badge and the home page's counts without a reload, pushed by /api/observe/stream (the queries poll
+// only once a minute, far beyond the deadlines here). Each screen is shot light and dark, desktop and phone, through
+// axe.
 
 const SITE_PORT = 8080;
 /** The backend this file stops: a process of its own, so the site keeps serving. */
@@ -39,7 +39,7 @@ const variants: { viewport: Viewport; theme: Theme }[] = [
   { viewport: 'phone', theme: 'dark' },
 ];
 
-describe.skipIf(!canUseNetns || !isServerBuilt)('the figures of the real gateway in the console', () => {
+describe.skipIf(!canRun('netns', 'server-build'))('the figures of the real gateway in the console', () => {
   let gateway: RealGateway;
   let harness: ConsoleHarness;
   let node: ConnectedNode;

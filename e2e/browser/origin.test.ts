@@ -1,16 +1,16 @@
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, isServerBuilt, startGateway, type Gateway } from '../harness/gateway.js';
+import { ADMIN, startGateway, type Gateway } from '../harness/gateway.js';
 import { Lab } from '../harness/lab.js';
 import type { ManagedProcess } from '../harness/processes.js';
-import { canUseNetns } from '../harness/root.js';
 import { createSystemTopology, type SystemTopology } from '../harness/topology.js';
 import { startWireguard, waitForHandshake } from '../harness/wireguard.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { launchBrowser } from './browser.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
-// Issue 10, item 2: the console's origin is the console's alone. A hostile node serves a page on its own domain and,
+// The console's origin is the console's alone. A hostile node serves a page on its own domain and,
 // as a service without a domain, on the gateway's own host name (another port): an operator signed in to the console
 // who opens either page leaks nothing — no script there reads the session, no API call made from there succeeds, and
 // the node's backend never receives the session. The browser reaches the gateway's nginx by name on 443 and 8443,
@@ -36,7 +36,7 @@ interface Report {
   frameCookie: string;
 }
 
-describe.skipIf(!canUseNetns || !isServerBuilt)('the console’s origin against a hostile node', () => {
+describe.skipIf(!canRun('netns', 'server-build'))('the console’s origin against a hostile node', () => {
   const lab = new Lab();
   let topology: SystemTopology;
   let gateway: Gateway;

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { ADMIN } from './server.js';
 import { expectGone, expectPath, expectVisible, useConsoleHarness } from './fixture.js';
 
-// Sign-in, a failed sign-in, the guards, the forced logout on a 401 and the not-found page (console-spec §2, §4, §8).
+// Sign-in, a failed sign-in, the guards, the forced logout on a 401 and the not-found page (the spec's "Screens and
+// routes", "States and transitions" and "Error catalogue").
 
 async function fillSignIn(page: Page, password: string): Promise<void> {
   await page.getByLabel('Username').fill(ADMIN.username);
@@ -26,8 +27,9 @@ describe('sign-in, session and routes', () => {
     await fillSignIn(page, ADMIN.password);
     await expectVisible(page.getByRole('heading', { name: 'Welcome to Postern' }));
     await expectPath(page, '/');
-    // Cookie `token` (console-spec §9): set by the server, SameSite Strict, lifetime from the login answer's
-    // expires_in; HttpOnly and Path=/api so no script, ours or a neighbour's on another port, can read it.
+    // Cookie `token` (the spec's "Business constants and limits"): set by the server, SameSite Strict, lifetime from
+    // the login answer's expires_in; HttpOnly and Path=/api so no script, ours or a neighbour's on another port, can
+    // read it.
     const cookie = (await page.context().cookies()).find((c) => c.name === storageKeys.tokenCookie);
     expect(cookie).toMatchObject({ sameSite: 'Strict', path: '/api', httpOnly: true });
     const { expires_in } = (await (

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../harness/ports.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 export const ADMIN = { username: 'admin', password: 'browser-test-password-1' };

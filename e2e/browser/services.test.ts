@@ -12,7 +12,8 @@ import {
   waitForPaint,
 } from './fixture.js';
 
-// Exposing HTTP and TCP services from a node, and switching public access off and on (console-spec §2, §4, §8).
+// Exposing HTTP and TCP services from a node, and switching public access off and on (the spec's "Screens and routes",
+// "States and transitions" and "Error catalogue").
 
 const EXPOSED_TITLE = 'Your Service is Now Publicly Available';
 

@@ -4,7 +4,8 @@ import { ADMIN } from './server.js';
 import { dialog, expectGone, expectPath, expectVisible, useConsoleHarness, UNTIL_SHOWN } from './fixture.js';
 
 // The shell: sidebar state remembered, the mobile sidebar closing on Escape or a click outside, the theme kept
-// in local storage, help menu and sign-out (console-spec §2 Shell, §4, §9).
+// in local storage, help menu and sign-out (the spec's "Shell", "States and transitions" and
+// "Business constants and limits").
 
 describe('shell', () => {
   const harness = useConsoleHarness();

@@ -12,7 +12,7 @@ import {
 } from './fixture.js';
 
 // A node's personal access tokens: add, copy once, revoke, delete, with the exact confirmation texts
-// (console-spec §2 "Node Access Tokens card", §8).
+// (the spec's "Node Access Tokens card" and "Error catalogue").
 
 const tokensCard = (page: Page) =>
   page.locator('section').filter({ has: page.getByRole('heading', { name: 'Node Access Tokens', exact: true }) });

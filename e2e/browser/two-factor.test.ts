@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { expectPath, expectVisible, useConsoleHarness } from './fixture.js';
 import { ADMIN } from './server.js';
 
-// Two-factor sign-in (issue 15): enrolment in Settings (QR code, secret, a code to confirm, recovery codes shown
+// Two-factor sign-in: enrolment in Settings (QR code, secret, a code to confirm, recovery codes shown
 // once) and the second step of the sign-in screen. Codes are made here from the secret the page showed.
 
 /** The code for the step after now: accepted (one step of drift) and later than the step spent at enrolment. */

@@ -440,7 +440,7 @@ describe('rendered charts', () => {
   });
 });
 
-describe('the gateway chart with several replicas (issue 16)', () => {
+describe('the gateway chart with several replicas (docs/SCALE-OUT.md)', () => {
   type EnvVar = { name: string; value?: string; valueFrom?: Record<string, unknown> };
   const envOf = (objects: K8sObject[]) => (gatewayPod(objects).containers[0]?.env ?? []) as EnvVar[];
   const find = (objects: K8sObject[], kind: string, name: string) =>

@@ -31,14 +31,6 @@ export function isDockerUp(): boolean {
   }
 }
 
-/**
- * The test command sets POSTERN_E2E_IMAGES=required: then a missing daemon fails the image tests instead of
- * skipping them, so CI cannot pass without running them.
- */
-export function areImageTestsRequired(): boolean {
-  return process.env.POSTERN_E2E_IMAGES === 'required';
-}
-
 /** `--label postern-e2e=<run id>`, for every container, network and volume a test creates. */
 export function runLabel(): string[] {
   return ['--label', `${LABEL}=${currentRunId()}`];

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Lab } from './lab.js';
 import type { ManagedProcess } from './processes.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 
 // One address flooding a public port with half-open TLS handshakes, and a bystander measuring an untouched service
 // meanwhile (programs/flood.mjs). Used by the listener test in e2e/system and by bench/listener.ts.

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { docker, dockerAllowingFailure, repoRoot, runLabel } from './docker.js';
 import { runAllowingFailure, type RunResult } from './exec.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 
 // A fresh Debian 12 machine as a container (e2e/images/fresh-debian.Dockerfile): systemd as PID 1, so a service the
 // installer enables comes back after `docker restart`, as after a reboot. Measured on this machine (Docker 20.10,

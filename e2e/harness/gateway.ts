@@ -1,19 +1,15 @@
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ApiClient } from './api.js';
 import type { Lab } from './lab.js';
 import type { ManagedProcess } from './processes.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
+import { SERVER_ENTRY } from '../../apps/server/src/test/requirements.js';
 
 // The real gateway (apps/server/dist/main.js, with nginx and wireguard-go under it) inside the gateway
 // namespace, with a fresh data directory. restart() reuses the data directory: that is the crash-recovery test.
 
-export const SERVER_ENTRY = fileURLToPath(new URL('../../apps/server/dist/main.js', import.meta.url));
 /** The start command's supervisor (what `scripts/run.sh`, the image and the systemd unit run). */
 export const START_COMMAND_ENTRY = fileURLToPath(new URL('../../apps/server/dist/supervisor.js', import.meta.url));
-
-/** System tests that need the server skipIf(!isServerBuilt): build it with `pnpm --filter @postern/server build`. */
-export const isServerBuilt = existsSync(SERVER_ENTRY);
 
 export const ADMIN = { username: 'admin', password: 'e2e-admin-password' } as const;
 export const API_PORT = 3000;

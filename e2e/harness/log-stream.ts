@@ -1,5 +1,5 @@
 import { LogEventSchema, routes } from '@postern/contract';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 
 // Follows /api/logs/stream the way the console's log viewer does: an SSE connection whose messages are JSON
 // arrays of lines. Lines are collected so a test can wait for the one it expects.

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { run } from './exec.js';
 import type { Lab } from './lab.js';
 import type { ManagedProcess } from './processes.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 
 // pebble (Let's Encrypt's test CA, Debian package) and pebble-challtestsrv (its mock DNS) inside a namespace of
 // the lab. pebble resolves domains ONLY through challtestsrv (never the machine's resolver), so a test decides

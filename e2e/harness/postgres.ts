@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { run, runAllowingFailure, runInAllowingFailure } from './exec.js';
 import type { Lab } from './lab.js';
 import type { ManagedProcess } from './processes.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 
 // A private PostgreSQL inside one of the lab's namespaces (a gateway in a namespace cannot reach the machine's
 // cluster), in a fresh data directory of the lab. Debian's server binaries (install-deps installs postgresql); they
@@ -29,9 +29,6 @@ export function postgresBinDir(): string | null {
   const newest = Math.max(...versions);
   return Number.isFinite(newest) ? join(POSTGRES_ROOT, String(newest), 'bin') : null;
 }
-
-/** System tests on PostgreSQL skipIf(!isPostgresInstalled). */
-export const isPostgresInstalled = postgresBinDir() !== null;
 
 export interface LabPostgresOptions {
   /** Listen on this lab address (default 127.0.0.1: only the namespace itself connects). */

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Lab } from './lab.js';
 import type { ManagedProcess } from './processes.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 
 // Clients that keep watching while the gateway changes, restarts or heals (programs/prober.mjs): periodic probes
 // of untouched services, and long-lived connections whose traffic must keep flowing.

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { inNetns } from './exec.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 
 // A long-running program inside a namespace (server, nginx, wireguard-go, backends, held client connections),
 // with its recent output kept for assertions and for failure messages.

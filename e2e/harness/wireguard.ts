@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Lab } from './lab.js';
 import { run, runIn } from './exec.js';
 import type { ManagedProcess } from './processes.js';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 
 // A userspace WireGuard interface inside a namespace, brought up from wg-quick text the way wg-quick would:
 // wireguard-go creates the device, `wg setconf` takes the [Interface]/[Peer] keys it understands, and the

@@ -4,7 +4,7 @@
 // deploy/compose/multi-gateway.yml is checked against the schema and by compose v1's `config` (it needs a postgres
 // image, which no registry here serves, so it is not started).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,23 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { run, runAllowingFailure } from '../harness/exec.js';
 import { currentRunId } from '../harness/ids.js';
-import { waitFor } from '../harness/wait-for.js';
-import {
-  areImageTestsRequired,
-  docker,
-  ensureImages,
-  healthOf,
-  isDockerUp,
-  repoRoot,
-  sweepDocker,
-  type Images,
-} from '../harness/docker.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
+import { docker, ensureImages, healthOf, repoRoot, sweepDocker, type Images } from '../harness/docker.js';
 import { httpsRequest } from '../harness/https.js';
-
-const COMPOSE_V1 = '/usr/bin/docker-compose';
-const canRun = process.getuid?.() === 0 && isDockerUp();
-if (!canRun && areImageTestsRequired())
-  throw new Error('image tests are required (POSTERN_E2E_IMAGES=required) but no Docker daemon answers as root');
+import { canRun, COMPOSE_V1 } from '../../apps/server/src/test/requirements.js';
 
 interface ComposeService {
   image?: string;
@@ -104,7 +91,7 @@ describe('docker-compose.yml for compose v2', () => {
 });
 
 // `config` reads files and the environment only: no daemon, no root. The test command installs compose v1.
-describe.runIf(existsSync(COMPOSE_V1) || areImageTestsRequired())('multi-gateway.yml with compose v1', () => {
+describe.runIf(canRun('compose-v1'))('multi-gateway.yml with compose v1', () => {
   it('accepts deploy/compose/multi-gateway.yml as it is, and refuses it without a gateway address', async () => {
     const settings = {
       POSTERN_PUBLIC_HOST: publicHost,
@@ -140,7 +127,7 @@ describe.runIf(existsSync(COMPOSE_V1) || areImageTestsRequired())('multi-gateway
   });
 });
 
-describe.runIf(canRun)('docker-compose.yml with compose v1 (docker-compose 1.29)', () => {
+describe.runIf(canRun('docker', 'compose-v1'))('docker-compose.yml with compose v1 (docker-compose 1.29)', () => {
   beforeAll(async () => {
     const images = await ensureImages();
     workDir = mkdtempSync(join(tmpdir(), `${currentRunId()}-compose-`));

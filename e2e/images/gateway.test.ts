@@ -17,15 +17,13 @@ import {
   type SystemInfo,
 } from '@postern/contract';
 import { currentRunId } from '../harness/ids.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import {
-  areImageTestsRequired,
   containerIp,
   docker,
   dockerAllowingFailure,
   ensureImages,
   healthOf,
-  isDockerUp,
   logsOf,
   runLabel,
   runName,
@@ -41,10 +39,7 @@ import {
   waitForBoot,
 } from '../harness/fresh-host.js';
 import { HttpsApi, httpsRequest, type HttpsTarget } from '../harness/https.js';
-
-const canRun = process.getuid?.() === 0 && isDockerUp();
-if (!canRun && areImageTestsRequired())
-  throw new Error('image tests are required (POSTERN_E2E_IMAGES=required) but no Docker daemon answers as root');
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
 const ADMIN = { username: 'admin', password: `pw-${currentRunId()}-correct-horse` };
 const names = {
@@ -171,7 +166,7 @@ async function stopAndRemove(name: string): Promise<void> {
   await dockerAllowingFailure(['rm', '-f', name]);
 }
 
-describe.runIf(canRun)('gateway and node images', () => {
+describe.runIf(canRun('docker'))('gateway and node images', () => {
   beforeAll(async () => {
     images = await ensureImages();
     workDir = mkdtempSync(join(tmpdir(), `${currentRunId()}-images-`));

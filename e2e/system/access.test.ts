@@ -4,14 +4,13 @@ import { operations, type DomainAccessUpdate } from '@postern/contract';
 import { snap } from '../browser/browser.js';
 import { startBackend } from '../harness/backends.js';
 import { runInAllowingFailure } from '../harness/exec.js';
-import { isServerBuilt } from '../harness/gateway.js';
 import { Lab } from '../harness/lab.js';
 import { launchBrowserIn, startOidcProvider, type OidcProvider } from '../harness/oidc.js';
-import { canUseNetns } from '../harness/root.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { startSystem, stopSystem, type System } from './fixture.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
-// Who may reach a published service (issue 27, docs/ACCESS.md), end to end: the real gateway (nginx + Lua), a real
+// Who may reach a published service (docs/ACCESS.md), end to end: the real gateway (nginx + Lua), a real
 // OpenID Connect provider (the certified `oidc-provider` package) in a namespace of its own, and visitors on the
 // internet: Chromium and curl in the client namespace. One gateway boot for every promise.
 
@@ -31,7 +30,7 @@ interface Answer {
   body: string;
 }
 
-describe.skipIf(!canUseNetns || !isServerBuilt)('access to published services (issue 27)', () => {
+describe.skipIf(!canRun('netns', 'server-build'))('access to published services (docs/ACCESS.md)', () => {
   let system: System;
   let idp: OidcProvider;
   let gatewayIp = '';

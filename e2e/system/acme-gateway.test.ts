@@ -5,13 +5,13 @@ import { connect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainSchema, type Domain } from '@postern/contract';
 import type { ApiClient } from '../harness/api.js';
-import { isServerBuilt, startGateway, type Gateway } from '../harness/gateway.js';
+import { startGateway, type Gateway } from '../harness/gateway.js';
 import { Lab } from '../harness/lab.js';
 import { createAcmeNetwork, startPebble } from '../harness/pebble.js';
-import { isRoot } from '../harness/root.js';
 import { createSystemTopology, type SystemTopology } from '../harness/topology.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { connectNode, type ConnectedNode } from './fixture.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // The real gateway (server, nginx, certificate manager) obtaining certificates from pebble, driven only through
 // the API, as an operator would:
@@ -101,7 +101,7 @@ function fieldMessage(body: unknown, field: string): string | undefined {
   return errors.find((error) => error.field === field)?.message;
 }
 
-describe.skipIf(!isRoot || !isServerBuilt)('ACME certificates through the real gateway, from pebble', () => {
+describe.skipIf(!canRun('root', 'server-build'))('ACME certificates through the real gateway, from pebble', () => {
   const lab = new Lab();
   const okDomain = `ok-${lab.id}.test`;
   const elsewhereDomain = `elsewhere-${lab.id}.test`;

@@ -22,9 +22,9 @@ import { createProxy, type Proxy } from '../../apps/server/src/dataplane/proxy.j
 import type { CertificateInfo, DesiredDomain, DesiredHttpRoute } from '../../apps/server/src/dataplane/types.js';
 import { Lab } from '../harness/lab.js';
 import { createAcmeNetwork, startPebble, type AcmeNetwork, type Pebble } from '../harness/pebble.js';
-import { isRoot } from '../harness/root.js';
 import { freePort } from '../harness/ports.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // The certificate manager and the real nginx of the data plane, against pebble (a real ACME CA) in a namespace
 // of its own. The gateway side runs in the test process: nginx listens only on this lab's link address.
@@ -69,7 +69,7 @@ function getOverTls(ip: string, port: number, servername: string, ca: string | u
   });
 }
 
-describe.skipIf(!isRoot)('ACME certificates from pebble, served by nginx', () => {
+describe.skipIf(!canRun('root'))('ACME certificates from pebble, served by nginx', () => {
   const lab = new Lab();
   const store = createMemoryCertificateStore();
   const okDomain = `ok-${lab.id}.test`;

@@ -4,15 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../harness/api.js';
 import { httpGet, tcpExchange } from '../harness/clients.js';
 import { runAllowingFailure } from '../harness/exec.js';
-import { ADMIN, isServerBuilt, SERVER_ENTRY, startGateway, type Gateway } from '../harness/gateway.js';
+import { ADMIN, startGateway, type Gateway } from '../harness/gateway.js';
 import { httpsRequest } from '../harness/https.js';
 import { killNamespaceProcesses } from '../harness/netns-processes.js';
-import { canUseNetns } from '../harness/root.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { GATEWAY_REDIAL_BOUND_MS } from '../harness/wireguard.js';
 import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
+import { canRun, SERVER_ENTRY } from '../../apps/server/src/test/requirements.js';
 
-// Backup and restore (issue 15): a backup taken from a running gateway under a steady stream of API writes, restored
+// Backup and restore: a backup taken from a running gateway under a steady stream of API writes, restored
 // into a new data directory, boots a gateway that serves the same services with the same certificates and accepts
 // the same node token and admin password.
 
@@ -24,7 +24,7 @@ const TCP_PORT = 30030;
 const MAX_WRITES = 400;
 const TEST_TIMEOUT_MS = 180_000;
 
-describe.skipIf(!canUseNetns || !isServerBuilt)('backup and restore of a running gateway', () => {
+describe.skipIf(!canRun('netns', 'server-build'))('backup and restore of a running gateway', () => {
   let system: System;
   let node: ConnectedNode;
   let gatewayIp = '';

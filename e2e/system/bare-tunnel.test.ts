@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Lab } from '../harness/lab.js';
-import { canUseNetns } from '../harness/root.js';
 import { generateKeyPair, startWireguard } from '../harness/wireguard.js';
 import { startBackend } from '../harness/backends.js';
 import { tcpExchange, udpExchange } from '../harness/clients.js';
 import { runInAllowingFailure } from '../harness/exec.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // Proves the harness without the server: two namespaces joined by a veth, a WireGuard tunnel between them
 // brought up from wg-quick text, and traffic through it.
 
-describe.skipIf(!canUseNetns)('bare WireGuard tunnel between two namespaces', () => {
+describe.skipIf(!canRun('netns'))('bare WireGuard tunnel between two namespaces', () => {
   const lab = new Lab();
   let nodeNs = '';
   let hubNs = '';

@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isServerBuilt, SERVER_ENTRY } from '../harness/gateway.js';
 import { freePort } from '../harness/ports.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
+import { canRun, SERVER_ENTRY } from '../../apps/server/src/test/requirements.js';
 
 // The built gateway, booting on the database of an older release (every migration but the last), backs the data
-// directory up into <data>/backups/ before it migrates (issue 15). The data plane is off: only the boot is tested.
+// directory up into <data>/backups/ before it migrates. The data plane is off: only the boot is tested.
 
 const MIGRATIONS = fileURLToPath(new URL('../../apps/server/dist/drizzle', import.meta.url));
 // The server's own copies of SQLite and drizzle, to make the older database the way that release made it.
@@ -49,7 +49,7 @@ function olderReleaseDataDir(): string {
   return dataDir;
 }
 
-describe.skipIf(!isServerBuilt)('boot after an upgrade', () => {
+describe.skipIf(!canRun('server-build'))('boot after an upgrade', () => {
   it('leaves a backup of the data directory behind before migrating the database', async () => {
     dir = mkdtempSync(join(tmpdir(), 'postern-boot-backup-'));
     const dataDir = olderReleaseDataDir();

@@ -1,25 +1,20 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { operations, routes, type NodeCreated, type SystemInfo } from '@postern/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../harness/api.js';
 import { startBackend } from '../harness/backends.js';
 import { httpGet } from '../harness/clients.js';
 import { runInAllowingFailure, type RunResult } from '../harness/exec.js';
-import { isServerBuilt } from '../harness/gateway.js';
 import { listNamespaceProcesses } from '../harness/netns-processes.js';
-import { canUseNetns } from '../harness/root.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { startSystem, stopSystem, type System } from './fixture.js';
+import { canRun, CLI_ENTRY } from '../../apps/server/src/test/requirements.js';
 
 // The node side as an operator runs it: the bundled `postern` CLI inside a node namespace, with an access token
 // created through the API, connects the node through the gateway's public HTTPS address with the pin the console
 // shows (the gateway's self-signed certificate, served by nginx), publishes a web service, checks its health
 // through the tunnel, runs into a revoked token and disconnects.
-
-const CLI_ENTRY = fileURLToPath(new URL('../../apps/cli/dist/postern.mjs', import.meta.url));
-const isCliBuilt = existsSync(CLI_ENTRY);
 
 const BACKEND_PORT = 8080;
 const SERVICE_DOMAIN = 'cli.e2e.test';
@@ -31,7 +26,7 @@ const ONLINE_DEADLINE_MS = 15_000;
 /** How long a new service may take to answer: generous, the apply-latency target is measured in bench/. */
 const APPLY_DEADLINE_MS = 15_000;
 
-describe.skipIf(!canUseNetns || !isServerBuilt || !isCliBuilt)('postern CLI on a node', () => {
+describe.skipIf(!canRun('netns', 'server-build', 'cli-build'))('postern CLI on a node', () => {
   let system: System | undefined;
   let node: NodeCreated;
   let nodeNs = '';

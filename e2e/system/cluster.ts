@@ -8,7 +8,7 @@ import { killNamespaceProcesses } from '../harness/netns-processes.js';
 import { startLabPostgres, type LabPostgres } from '../harness/postgres.js';
 import { createSystemTopology, type GatewayHost, type SystemTopology } from '../harness/topology.js';
 
-// Several gateways on one PostgreSQL (issue 16, docs/SCALE-OUT.md), each on a host of its own:
+// Several gateways on one PostgreSQL (docs/SCALE-OUT.md), each on a host of its own:
 //
 //   client (.2-.4) ──┐                                   ┌── gw-a ns (.1): server, nginx, wireguard-go ── mgmt /30
 //   node1 (.11) ─────┼── internet bridge 10.213.B.0/24 ──┼── gw-b ns (.5): the same                     ── mgmt /30
@@ -29,10 +29,10 @@ const HOSTS: Record<GatewayName, { role: string; index: number }> = {
 const POSTGRES_INDEX = 20;
 
 /**
- * POSTERN_SECRET_KEY_FILE (issue 16, gw-sessions) is set on every gateway. Until the server reads it, the same key is
- * also put into each data dir as `secret.key`, which today's server reads (a copy of the first gateway's key, made
- * before any gateway starts). Once the setting has landed, set this to false: the setting alone must then carry the
- * key (a gateway with a key of its own refuses to start on the shared database, db/gateway-key.ts).
+ * POSTERN_SECRET_KEY_FILE (docs/SCALE-OUT.md, "The secret key") is set on every gateway. Until the server reads it,
+ * the same key is also put into each data dir as `secret.key`, which today's server reads (a copy of the first
+ * gateway's key, made before any gateway starts). Once the setting has landed, set this to false: the setting alone
+ * must then carry the key (a gateway with a key of its own refuses to start on the shared database, db/gateway-key.ts).
  */
 const COPY_SECRET_KEY_INTO_DATA_DIRS = false;
 

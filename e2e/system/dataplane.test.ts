@@ -6,26 +6,25 @@ import { readChildPids } from '../../apps/server/src/dataplane/nginx/process-inf
 import { ApiError } from '../harness/api.js';
 import { runInAllowingFailure } from '../harness/exec.js';
 import { httpGet } from '../harness/clients.js';
-import { isServerBuilt } from '../harness/gateway.js';
 import { listNamespaceProcesses } from '../harness/netns-processes.js';
 import { holdHttp, holdTcp, startProbes, type HeldConnection } from '../harness/probes.js';
-import { canUseNetns } from '../harness/root.js';
-import { elapsedSince, waitFor } from '../harness/wait-for.js';
+import { elapsedSince, waitFor } from '../../apps/server/src/test/wait-for.js';
 import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
-// The data plane in the field (issue 19): a change to one service never disturbs another, a disabled service is cut
+// The data plane in the field: a change to one service never disturbs another, a disabled service is cut
 // precisely, a restart of the control plane loses nothing, dead parts come back by themselves, and a row the data
 // plane cannot apply is set aside while everything else keeps applying. A system of its own.
 
 const HTTP_PORT = 8080;
 const TCP_PORT = 9000;
 const UDP_PORT = 9001;
-/** Issue 19: a disabled or deleted service's (node's) open connections close within 2 s. */
+/** A disabled or deleted service's (node's) open connections close within 2 s. */
 const CUT_OFF_MS = 2000;
-/** Issue 19: what died is restored within 5 s, with no API call. */
+/** What died is restored within 5 s, with no API call. */
 const HEAL_MS = 5000;
 
-describe.skipIf(!canUseNetns || !isServerBuilt)('the data plane in the field', () => {
+describe.skipIf(!canRun('netns', 'server-build'))('the data plane in the field', () => {
   let system: System;
   let node1: ConnectedNode;
   let untouchedTcp: TcpService;

@@ -9,11 +9,10 @@ import {
   type HandshakeFlood,
   type RequestWindow,
 } from '../harness/flood.js';
-import { isServerBuilt } from '../harness/gateway.js';
 import { openLogStream } from '../harness/log-stream.js';
-import { canUseNetns } from '../harness/root.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // HTTP services published through the gateway, as a client on the internet sees them.
 
@@ -36,7 +35,7 @@ function answeredBy(answer: HttpAnswer): string | undefined {
   }
 }
 
-describe.skipIf(!canUseNetns || !isServerBuilt)('HTTP services through the gateway', () => {
+describe.skipIf(!canRun('netns', 'server-build'))('HTTP services through the gateway', () => {
   let system: System;
   let node: ConnectedNode;
   let gatewayIp = '';

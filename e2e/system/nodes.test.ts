@@ -3,19 +3,19 @@ import { operations } from '@postern/contract';
 import { startBackend } from '../harness/backends.js';
 import { httpGet, tcpExchange } from '../harness/clients.js';
 import { runIn, runInAllowingFailure } from '../harness/exec.js';
-import { isServerBuilt, VPN_SUBNET } from '../harness/gateway.js';
-import { canUseNetns } from '../harness/root.js';
+import { VPN_SUBNET } from '../harness/gateway.js';
 import { addLan } from '../harness/topology.js';
 import { GATEWAY_REDIAL_BOUND_MS } from '../harness/wireguard.js';
-import { elapsedSince, waitFor } from '../harness/wait-for.js';
+import { elapsedSince, waitFor } from '../../apps/server/src/test/wait-for.js';
 import { connectNode, joinNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // What an operator sees and controls per node: status and counters, disconnect/connect, isolation between
 // nodes, and a gateway node publishing a host of its LAN.
 
 const BACKEND_PORT = 8080;
 const APPLY_DEADLINE_MS = 15_000;
-/** console-spec / issue 3: a disabled node's traffic stops within 1 s. */
+/** A disabled node's traffic stops within 1 s. */
 const DISCONNECT_BOUND_MS = 1_000;
 /** After connect the gateway dials the node at its last endpoint: see GATEWAY_REDIAL_BOUND_MS. */
 const RECONNECT_DEADLINE_MS = GATEWAY_REDIAL_BOUND_MS;
@@ -29,7 +29,7 @@ const labelOf = (body: string): string | undefined => {
   }
 };
 
-describe.skipIf(!canUseNetns || !isServerBuilt)('nodes', () => {
+describe.skipIf(!canRun('netns', 'server-build'))('nodes', () => {
   let system: System;
   let node1: ConnectedNode;
   let gatewayIp = '';

@@ -4,14 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackend } from '../harness/backends.js';
 import { httpGet, type HttpAnswer } from '../harness/clients.js';
 import { runAllowingFailure, runInAllowingFailure } from '../harness/exec.js';
-import { isServerBuilt } from '../harness/gateway.js';
 import type { ManagedProcess } from '../harness/processes.js';
-import { canUseNetns } from '../harness/root.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
-// What the gateway observes of itself, with real nginx and WireGuard (issue 14): traffic counted per service and
-// status class, backend health through the tunnel, and drift introduced by hand reported and repaired.
+// What the gateway observes of itself, with real nginx and WireGuard (docs/api.md "Observability"): traffic counted per
+// service and status class, backend health through the tunnel, and drift introduced by hand reported and repaired.
 
 const BACKEND_PORT = 8080;
 /** The backend the health checks watch: a process of its own, so stopping it leaves the traffic services alone. */
@@ -22,7 +21,7 @@ const HEALTH_INTERVAL_SECONDS = 5;
 /** POSTERN_DRIFT_CHECK_INTERVAL for this gateway, so a test sees a scheduled check without waiting a minute. */
 const DRIFT_INTERVAL_SECONDS = 2;
 
-describe.skipIf(!canUseNetns || !isServerBuilt)('observing the gateway', () => {
+describe.skipIf(!canRun('netns', 'server-build'))('observing the gateway', () => {
   let system: System;
   let node: ConnectedNode;
   let checked: ManagedProcess;

@@ -4,14 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, type ApiClient } from '../harness/api.js';
 import { httpGet, tcpExchange } from '../harness/clients.js';
 import { runInAllowingFailure } from '../harness/exec.js';
-import { isServerBuilt } from '../harness/gateway.js';
 import { listNamespaceProcesses } from '../harness/netns-processes.js';
 import { Lab } from '../harness/lab.js';
-import { isPostgresInstalled, startLabPostgres, type LabPostgres } from '../harness/postgres.js';
-import { canUseNetns } from '../harness/root.js';
-import { elapsedSince, waitFor } from '../harness/wait-for.js';
+import { startLabPostgres, type LabPostgres } from '../harness/postgres.js';
+import { elapsedSince, waitFor } from '../../apps/server/src/test/wait-for.js';
 import { GATEWAY_REDIAL_BOUND_MS } from '../harness/wireguard.js';
 import { connectNode, startSystem, type ConnectedNode, type System } from './fixture.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // The built gateway with its store on PostgreSQL (POSTERN_DATABASE_URL), under the real data plane: a private
 // PostgreSQL runs in the gateway's namespace. After SIGKILL and a restart the gateway serves from that database
@@ -37,7 +36,7 @@ function errorAnswer(error: unknown): { status: number; code: unknown } {
   return { status: error.status, code: body.code };
 }
 
-describe.skipIf(!canUseNetns || !isServerBuilt || !isPostgresInstalled)('gateway on PostgreSQL', () => {
+describe.skipIf(!canRun('netns', 'server-build', 'postgres-binaries'))('gateway on PostgreSQL', () => {
   const lab = new Lab();
   let system: System | undefined;
   let postgres: LabPostgres | undefined;

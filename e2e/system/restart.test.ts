@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpGet, tcpExchange } from '../harness/clients.js';
 import { runAllowingFailure } from '../harness/exec.js';
-import { isServerBuilt } from '../harness/gateway.js';
 import { killNamespaceProcesses, listNamespaceProcesses } from '../harness/netns-processes.js';
-import { canUseNetns } from '../harness/root.js';
-import { waitFor } from '../harness/wait-for.js';
+import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { GATEWAY_REDIAL_BOUND_MS } from '../harness/wireguard.js';
 import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // Crash recovery: after SIGKILL and a restart, the gateway serves the same services from its database alone,
 // without any API call, and stays in control of the data plane.
@@ -21,7 +20,7 @@ const RECOVERY_DEADLINE_MS = 20_000 + GATEWAY_REDIAL_BOUND_MS;
 /** Boot (up to 30 s) + recovery + the checks after it: above the config's default so a timeout names its wait. */
 const RESTART_TEST_TIMEOUT_MS = RECOVERY_DEADLINE_MS + 60_000;
 
-describe.skipIf(!canUseNetns || !isServerBuilt)('gateway crash recovery', () => {
+describe.skipIf(!canRun('netns', 'server-build'))('gateway crash recovery', () => {
   let system: System;
   let node: ConnectedNode;
   let gatewayIp = '';

@@ -6,24 +6,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../harness/api.js';
 import { startBackend } from '../harness/backends.js';
 import { httpGet, type HttpAnswer } from '../harness/clients.js';
-import { isServerBuilt, WG_PORT } from '../harness/gateway.js';
+import { WG_PORT } from '../harness/gateway.js';
 import { Lab } from '../harness/lab.js';
 import { listNamespaceProcesses } from '../harness/netns-processes.js';
 import { createAcmeNetwork, startPebble } from '../harness/pebble.js';
-import { isPostgresInstalled } from '../harness/postgres.js';
-import { canUseNetns } from '../harness/root.js';
-import { elapsedSince, waitFor } from '../harness/wait-for.js';
+import { elapsedSince, waitFor } from '../../apps/server/src/test/wait-for.js';
 import { startWireguard, type WireguardInterface } from '../harness/wireguard.js';
 import { startCluster, type Cluster, type ClusterGateway, type GatewayName } from './cluster.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
-// Issue 16, "How it is checked": three gateways (each its own host: server, nginx, wireguard-go) on one PostgreSQL,
+// Three gateways (each its own host: server, nginx, wireguard-go) on one PostgreSQL,
 // one node whose tunnel has a peer per gateway (its wg-quick config downloaded from the API, as connectNode does),
 // clients on the internet. One lab for the whole file (its setup is most of the cost); the tests run in order and
 // the destructive ones come last: PostgreSQL stopped and started, then gw-a killed for good.
 
 const BACKEND_PORT = 8080;
 const BASE_DOMAIN = 'base.e2e.test';
-/** Issue 16: a change made through any gateway is served by all of them within 1 s. */
+/** A change made through any gateway is served by all of them within 1 s. */
 const PROPAGATION_BOUND_MS = 1000;
 /** Boot, the first handshake (wireguard-go retries every 5 s) and the first apply. */
 const SERVED_DEADLINE_MS = 20_000;
@@ -80,7 +79,7 @@ function handshakeTrusting(host: string, servername: string, ca: string): Promis
   });
 }
 
-describe.skipIf(!canUseNetns || !isServerBuilt || !isPostgresInstalled)('three gateways on one PostgreSQL', () => {
+describe.skipIf(!canRun('netns', 'server-build', 'postgres-binaries'))('three gateways on one PostgreSQL', () => {
   const lab = new Lab();
   const certDomain = `cert-${lab.id}.test`;
   const netnsEtcDirs: string[] = [];

@@ -3,21 +3,21 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readChildPids } from '../../apps/server/src/dataplane/nginx/process-info.js';
 import { httpGet } from '../harness/clients.js';
-import { isServerBuilt, startGateway, type Gateway } from '../harness/gateway.js';
+import { startGateway, type Gateway } from '../harness/gateway.js';
 import { Lab } from '../harness/lab.js';
 import { listNamespaceProcesses } from '../harness/netns-processes.js';
-import { canUseNetns } from '../harness/root.js';
 import { createSystemTopology, type SystemTopology } from '../harness/topology.js';
-import { elapsedSince, waitFor } from '../harness/wait-for.js';
+import { elapsedSince, waitFor } from '../../apps/server/src/test/wait-for.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // The README's start command (the supervisor the run command, the image and the systemd unit run), with its data
-// directory where a checkout under /root puts it: below a directory only root may enter (issue 11, items 6 and 7).
+// directory where a checkout under /root puts it: below a directory only root may enter.
 // nginx's workers run as www-data and cannot enter it, yet HTTPS works (they read nothing from there). SIGHUP restarts
 // the control plane alone, which takes over the running nginx; SIGTERM stops everything the command started.
 
 const STOP_BOUND_MS = 5000;
 
-describe.skipIf(!canUseNetns || !isServerBuilt)('the start command', () => {
+describe.skipIf(!canRun('netns', 'server-build'))('the start command', () => {
   const lab = new Lab();
   let topology: SystemTopology;
   let gateway: Gateway;

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdTcpConnection, tcpExchange, udpExchange, type ExchangeAnswer } from '../harness/clients.js';
-import { isServerBuilt } from '../harness/gateway.js';
 import { openLogStream } from '../harness/log-stream.js';
-import { canUseNetns } from '../harness/root.js';
-import { elapsedSince, waitFor } from '../harness/wait-for.js';
+import { elapsedSince, waitFor } from '../../apps/server/src/test/wait-for.js';
 import { connectNode, startSystem, stopSystem, type ConnectedNode, type System } from './fixture.js';
+import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // TCP and UDP services on public ports of the gateway, and what disabling one does to open connections.
 
@@ -18,7 +17,7 @@ const APPLY_DEADLINE_MS = 15_000;
  */
 const DISABLED_CONNECTION_CLOSE_MS = 12_000;
 
-describe.skipIf(!canUseNetns || !isServerBuilt)('TCP and UDP services through the gateway', () => {
+describe.skipIf(!canRun('netns', 'server-build'))('TCP and UDP services through the gateway', () => {
   let system: System;
   let node: ConnectedNode;
   let gatewayIp = '';

@@ -19,12 +19,12 @@ import { isInterfaceChanged, parseTunnelConfig, type TunnelConfig } from './wg-c
 // `connect --daemon`: keeps the tunnel up until SIGTERM/SIGINT. Level-triggered: each round compares what is
 // (interface present, handshake fresh, config current) with what should be, and repairs the difference.
 //
-// Several gateways (issue 16): one peer each. A new gateway list is applied to the running interface (peers added,
-// removed, changed) so open connections survive; only a new key, address or MTU recreates it. The wide routes (the
-// VPN subnet, or a full tunnel's default route) sit on one peer, the "holder": the first in the gateway's order.
-// When the holder's handshake goes stale while another gateway's is fresh, they move to the first fresh one in
-// that order; they move back at a refresh, once the gateway's first gateway handshakes again. Only when no
-// gateway handshakes is the interface recreated, as with one gateway.
+// Several gateways (docs/SCALE-OUT.md): one peer each. A new gateway list is applied to the running interface (peers
+// added, removed, changed) so open connections survive; only a new key, address or MTU recreates it. The wide routes
+// (the VPN subnet, or a full tunnel's default route) sit on one peer, the "holder": the first in the gateway's order.
+// When the holder's handshake goes stale while another gateway's is fresh, they move to the first fresh one in that
+// order; they move back at a refresh, once the gateway's first gateway handshakes again. Only when no gateway
+// handshakes is the interface recreated, as with one gateway.
 
 export interface DaemonTiming {
   /** How often the interface and the handshake are checked. */

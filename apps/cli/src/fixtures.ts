@@ -34,7 +34,9 @@ export function nodeConfigText(overrides: { privateKey?: string; address?: strin
   ].join('\n');
 }
 
-/** Three gateways on one database (issue 16), in the order the gateway lists them; the first is the legacy one. */
+/**
+ * Three gateways on one database (docs/SCALE-OUT.md), in the order the gateway lists them; the first is the legacy one.
+ */
 export const GATEWAYS: AgentGateway[] = [
   { name: 'gw-a', publicKey: GATEWAY_PUBLIC_KEY, endpoint: 'gw-a.example.com:51820', address: '10.8.0.1' },
   {

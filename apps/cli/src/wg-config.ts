@@ -35,7 +35,7 @@ export interface TunnelConfig {
   peerPublicKey: string | null;
   /** The `[Interface]` lines of `setconf` (checked): a change here needs a new interface, a peer change does not. */
   interfaceLines: string[];
-  /** One per `[Peer]`, in the gateway's order (issue 16: one per gateway). */
+  /** One per `[Peer]`, in the gateway's order (one per gateway: docs/SCALE-OUT.md). */
   peers: TunnelPeer[];
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Prints the gzipped JavaScript a browser loads for the first page: the entry with its static imports, plus the
 // lazy chunk of the route shown first (home when signed in, login when not) with its static imports.
-// Fails when either exceeds the budget (issue 5: at most 128 KiB). Run after `vite build`: node
+// Fails when either exceeds the budget (at most 128 KiB). Run after `vite build`: node
 // scripts/initial-js-size.mjs
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

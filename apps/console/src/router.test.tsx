@@ -20,7 +20,7 @@ function serverSession(session: { token: string; expires_in: number } | null) {
   return fetchMock;
 }
 
-describe('route guards (console-spec §2)', () => {
+describe('route guards (console spec: Screens and routes)', () => {
   beforeEach(() => serverSession(null));
   afterEach(() => vi.unstubAllGlobals());
 

@@ -17,7 +17,8 @@ import { restoreSession, saveRedirectTarget, setSessionNavigator } from './lib/s
 import { NotFoundPage } from './pages/not-found-page';
 import { AppShell } from './shell/app-shell';
 
-// Code-based route tree (console-spec §2). Every page is a lazy chunk, so the first load carries only the shell.
+// Code-based route tree (the spec's "Screens and routes"). Every page is a lazy chunk, so the first load carries only
+// the shell.
 
 const rootRoute = createRootRoute({ component: Outlet, notFoundComponent: NotFoundPage });
 
@@ -85,7 +86,7 @@ const serviceLogsRoute = createRoute({
   component: lazyRouteComponent(() => import('./features/logs/log-viewer-page'), 'ServiceLogsPage'),
 });
 
-/** Beyond the spec (issue 26): every published service across nodes. */
+/** Beyond the spec: every published service across nodes. */
 const servicesRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/services',
@@ -99,7 +100,7 @@ const auditRoute = createRoute({
   component: lazyRouteComponent(() => import('./features/audit/audit-page'), 'AuditPage'),
 });
 
-/** Beyond the spec (issue 15): the admin's own settings (password, two-factor sign-in). */
+/** Beyond the spec: the admin's own settings (password, two-factor sign-in). */
 const settingsRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/settings',

@@ -35,9 +35,9 @@ import { closeAllSse } from './sse.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Traffic history, health checks and metrics of this app (issue 14). */
+    /** Traffic history, health checks and metrics of this app (docs/api.md "Observability"). */
     observer: Observer;
-    /** Node status combined over the gateways of the database (issue 16). */
+    /** Node status combined over the gateways of the database (docs/SCALE-OUT.md). */
     gatewayPeerStatus: GatewayPeerStatus;
   }
 }
@@ -51,7 +51,7 @@ export interface BuildAppOptions {
   nodeClientDir?: string | null;
   /** Checks that a certbot domain points at this gateway; omitted: every domain is accepted (tests, data plane off). */
   checkDomain?: DomainCheck;
-  /** Traffic history, health checks and metrics (issue 14). */
+  /** Traffic history, health checks and metrics (docs/api.md "Observability"). */
   observe?: ObserverOptions;
 }
 

@@ -16,7 +16,7 @@ export interface AppDeps {
   now: () => Date;
   /** The append-only audit log: `audit.record({ actor, address, action, target, before, after })`. */
   audit: AuditLog;
-  /** This gateway among those sharing the database (issue 16): registered at boot, before the app is built. */
+  /** This gateway among those sharing the database (docs/SCALE-OUT.md): registered at boot, before the app is built. */
   gateway: GatewayIdentity;
   /** Run-once jobs: which of them this gateway runs now (db/leases.ts). */
   leases: Leases;

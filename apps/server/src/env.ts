@@ -97,7 +97,7 @@ const EnvSchema = z
       .default('postern0'),
     POSTERN_WG_PORT: portText.default(51820),
     /**
-     * This gateway's name among the gateways of one database (issue 16); unset: a name made once and kept in
+     * This gateway's name among the gateways of one database (docs/SCALE-OUT.md); unset: a name made once and kept in
      * <data>/gateway-name (modules/gateways), so a recreated container with the same volume is the same gateway.
      */
     POSTERN_GATEWAY_NAME: z.preprocess(
@@ -248,8 +248,9 @@ const EnvSchema = z
       .max(1000)
       .default(5),
     /**
-     * Prometheus `/metrics` (issue 14): a read-only bearer token for it, and/or an address `host:port` where a
-     * listener of its own serves it (on a private network, say). Without either, /metrics is not served.
+     * Prometheus `/metrics` (docs/api.md "Observability"): a read-only bearer token for it, and/or an address
+     * `host:port` where a listener of its own serves it (on a private network, say). Without either, /metrics is not
+     * served.
      */
     // Empty means unset, so compose files can pass `${POSTERN_METRICS_TOKEN:-}` through.
     POSTERN_METRICS_TOKEN: z.preprocess(
@@ -325,8 +326,6 @@ const EnvSchema = z
       }
     }
   });
-
-export type Env = z.infer<typeof EnvSchema>;
 
 /** What the rest of the server reads: the environment, validated and named for use. */
 const ConfigSchema = EnvSchema.transform((env) => ({

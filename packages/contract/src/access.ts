@@ -14,7 +14,7 @@ import {
 import { maxMessage, messages, minLengthMessage, ruleMessages } from './messages.js';
 import { cidrBounds, normalizePathLocation } from './validators.js';
 
-// Who may reach a published service (issue 27, docs/ACCESS.md): identity providers, access policies of domains and
+// Who may reach a published service (docs/ACCESS.md): identity providers, access policies of domains and
 // HTTP services, share links and visitor sessions. Beyond the console spec; docs/api.md "Access" records the calls.
 
 /** Where the sign-in exchange lives on every protected host (nginx proxies it to the control plane). */

@@ -86,7 +86,7 @@ const VERBS: Record<string, string> = {
   revoke: 'revoked',
 };
 
-/** The console's words for a node's enable/disable (console-spec §2: Connect, Disconnect). */
+/** The console's words for a node's enable/disable (the spec's "Screens and routes": Connect, Disconnect). */
 const NODE_VERBS: Record<string, string> = { enable: 'connected', disable: 'disconnected' };
 
 const withDetail = (sentence: string, detail: string | null): string => (detail ? `${sentence} (${detail})` : sentence);

@@ -3,7 +3,7 @@ import { defaults, limits } from './constants.js';
 import { domainName, idValue, integerIn, oneOf } from './fields.js';
 import { messages, ruleMessages } from './messages.js';
 
-// The audit log (issue 15): one entry per change, sign-in, rejection or state change, newest first. Snapshots are
+// The audit log: one entry per change, sign-in, rejection or state change, newest first. Snapshots are
 // entity views with every secret removed; the log is append-only (no call edits or deletes an entry).
 
 export const AUDIT_ACTOR_KINDS = ['admin', 'node', 'system', 'anonymous'] as const;

@@ -1,4 +1,5 @@
-// Business constants (console-spec §9) and the limits we chose where the spec is silent (docs/api.md).
+// Business constants (the spec's "Business constants and limits") and the limits we chose where the spec is silent
+// (docs/api.md).
 
 export const defaults = {
   pageSize: 10,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ServiceSourceSchema } from './source.js';
 
-// Response shapes (console-spec §3). Every response is serialised through these, so no field (key material,
-// token hashes) can leak by accident.
+// Response shapes (the spec's "Entities and their fields"). Every response is serialised through these, so no field
+// (key material, token hashes) can leak by accident.
 
 export const NodeStatusSchema = z.enum(['online', 'idle', 'offline']);
 export type NodeStatusValue = z.infer<typeof NodeStatusSchema>;
@@ -230,10 +230,10 @@ export type SystemInfo = z.infer<typeof SystemInfoSchema>;
 export const TUNNEL_HEALTH_PATH = '/_postern/tunnel-health';
 
 /**
- * One gateway a node's tunnel reaches (issue 16: several gateways share one database). The node's wg-quick config
- * has one [Peer] per listed gateway, in this order; each peer's AllowedIPs start with the gateway's own `address/32`,
- * and the first peer also carries the wide routes (the VPN subnet, or 0.0.0.0/0 for a full tunnel). A node whose
- * first gateway stops answering moves the wide routes to the next gateway that does.
+ * One gateway a node's tunnel reaches (several gateways share one database: docs/SCALE-OUT.md). The node's wg-quick
+ * config has one [Peer] per listed gateway, in this order; each peer's AllowedIPs start with the gateway's own
+ * `address/32`, and the first peer also carries the wide routes (the VPN subnet, or 0.0.0.0/0 for a full tunnel). A
+ * node whose first gateway stops answering moves the wide routes to the next gateway that does.
  */
 export const AgentGatewaySchema = z.object({
   /** The gateway's name (POSTERN_GATEWAY_NAME), unique among the gateways of one database. */

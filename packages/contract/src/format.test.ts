@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatBytes, formatDate, formatRelativeTime } from './format.js';
 
-describe('formats of spec §9', () => {
+describe('formats of console spec: Business constants and limits', () => {
   it('formats bytes in 1024 steps with 2 decimals', () => {
     expect(formatBytes(0)).toBe('0 Bytes');
     expect(formatBytes(512)).toBe('512.00 Bytes');

@@ -1,6 +1,6 @@
 import { BYTE_UNITS } from './constants.js';
 
-/** Byte sizes in 1024 steps, 2 decimals: 1536 → '1.50 KB' (console-spec §9). */
+/** Byte sizes in 1024 steps, 2 decimals: 1536 → '1.50 KB' (the spec's "Business constants and limits"). */
 export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes) || bytes <= 0) return '0 Bytes';
   // Clamped at 0: below one byte the logarithm is negative and there is no smaller unit than Bytes.
@@ -8,7 +8,7 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / 1024 ** exponent).toFixed(2)} ${BYTE_UNITS[exponent] ?? 'Bytes'}`;
 }
 
-/** MM/dd/yyyy in local time (console-spec §9). */
+/** MM/dd/yyyy in local time (the spec's "Business constants and limits"). */
 export function formatDate(value: string | Date | null | undefined): string {
   if (!value) return '-';
   const date = typeof value === 'string' ? new Date(value) : value;

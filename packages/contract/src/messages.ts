@@ -1,4 +1,4 @@
-// The spec's default validation messages (console-spec §5), word for word. Server and console both render
+// The spec's default validation messages (the spec's "Validation rules"), word for word. Server and console both render
 // these, so a 422 from the server reads exactly like the console's own client-side check.
 export const messages = {
   required: 'This field is required',

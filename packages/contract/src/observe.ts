@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { ServiceTypeSchema } from './entities.js';
 import { integerIn } from './fields.js';
 
-// What the gateway observes (issue 14): traffic per service, backend health and the drift check. Beyond the
-// console spec; docs/api.md records the shapes.
+// What the gateway observes (docs/api.md "Observability"): traffic per service, backend health and the drift check.
+// Beyond the console spec; docs/api.md records the shapes.
 
 /** Traffic is kept at one-minute resolution for this many minutes (24 h). */
 export const TRAFFIC_HISTORY_MINUTES = 1440;

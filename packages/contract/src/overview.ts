@@ -4,7 +4,7 @@ import { domainName, idValue, oneOf } from './fields.js';
 import { DriftStatusSchema } from './observe.js';
 import { PageQuerySchema, SORT_ORDERS } from './requests.js';
 
-// The console for day 2 (issue 26): every published service across nodes in one list, and what needs attention.
+// The console for day 2: every published service across nodes in one list, and what needs attention.
 // Beyond the console spec; docs/api.md "Services overview" and "Attention" record the shapes.
 
 /** The kinds a service is filtered by: HTTP, or a TCP/UDP service by its protocol. */

@@ -28,8 +28,8 @@ import {
 } from './messages.js';
 import { cidrsOverlap, findReservedPath, isIPv4Cidr } from './validators.js';
 
-// Request bodies (console-spec §5 and §7). Create schemas describe POST; update schemas (PATCH) take the same
-// fields, all optional, and apply the same rules to whatever is present.
+// Request bodies (the spec's "Validation rules" and "The calls it makes"). Create schemas describe POST; update schemas
+// (PATCH) take the same fields, all optional, and apply the same rules to whatever is present.
 
 export const LoginRequestSchema = z.object({
   username: requiredText(limits.usernameMax),

@@ -1,6 +1,6 @@
-// The route table (console-spec §7) plus the calls the spec leaves implicit (docs/api.md): method, path and who may
-// call. `operations.ts` adds each route's schemas; this half imports nothing, so the console's first page can name a
-// route without loading zod (a 24 KiB budget item). Paths use `:param` placeholders; `buildPath` fills them.
+// The route table (the spec's "The calls it makes") plus the calls the spec leaves implicit (docs/api.md): method, path
+// and who may call. `operations.ts` adds each route's schemas; this half imports nothing, so the console's first page
+// can name a route without loading zod (a 24 KiB budget item). Paths use `:param` placeholders; `buildPath` fills them.
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -28,7 +28,7 @@ export const routes = {
   changePassword: { method: 'PATCH', path: '/api/auth/password', auth: 'session' },
   /** The console's way back to its session after a page load: authenticated by the HttpOnly cookie only. */
   session: { method: 'GET', path: '/api/auth/session', auth: 'cookie' },
-  /** Two-factor sign-in (issue 15): the second step of a sign-in, and the admin's enrolment (docs/api.md). */
+  /** Two-factor sign-in: the second step of a sign-in, and the admin's enrolment (docs/api.md). */
   loginSecondFactor: { method: 'POST', path: '/api/auth/login/2fa', auth: 'public' },
   twoFactorStatus: { method: 'GET', path: '/api/auth/2fa', auth: 'session' },
   twoFactorSetup: { method: 'POST', path: '/api/auth/2fa/setup', auth: 'session' },
@@ -56,11 +56,11 @@ export const routes = {
   updateDomain: { method: 'PATCH', path: '/api/domains/:id', auth: 'session' },
   deleteDomain: { method: 'DELETE', path: '/api/domains/:id', auth: 'session' },
 
-  /** Beyond the spec (issue 26): every node's services in one list, filtered, sorted and paged on the server. */
+  /** Beyond the spec: every node's services in one list, filtered, sorted and paged on the server. */
   listServiceOverview: { method: 'GET', path: '/api/services', auth: 'session' },
   listHttpServices: { method: 'GET', path: '/api/services/http', auth: 'session' },
   listTcpServices: { method: 'GET', path: '/api/services/tcp', auth: 'session' },
-  /** Beyond the spec (issue 17): every node's services by name or public address, for the console's "Find service". */
+  /** Beyond the spec: every node's services by name or public address, for the console's "Find service". */
   findServices: { method: 'GET', path: '/api/services/find', auth: 'session' },
   listNodeServices: { method: 'GET', path: '/api/services/:nodeId/:type', auth: 'session' },
   createHttpService: { method: 'POST', path: '/api/services/:nodeId/http', auth: 'session' },
@@ -78,18 +78,18 @@ export const routes = {
 
   listAudit: { method: 'GET', path: '/api/audit', auth: 'session' },
   auditStream: { method: 'GET', path: '/api/audit/stream', auth: 'session' },
-  /** Beyond the spec (issue 26): the filtered audit log as a CSV file. */
+  /** Beyond the spec: the filtered audit log as a CSV file. */
   exportAudit: { method: 'GET', path: '/api/audit/export', auth: 'session' },
-  // What the gateway observes (issue 14, docs/api.md "Observability").
+  // What the gateway observes (docs/api.md "Observability").
   serviceTraffic: { method: 'GET', path: '/api/services/:nodeId/:type/:id/traffic', auth: 'session' },
   updateHealthCheck: { method: 'PATCH', path: '/api/services/:nodeId/:type/:id/health-check', auth: 'session' },
   serviceFigures: { method: 'GET', path: '/api/observe/services', auth: 'session' },
   observeStream: { method: 'GET', path: '/api/observe/stream', auth: 'session' },
   systemStatus: { method: 'GET', path: '/api/system/status', auth: 'session' },
-  /** Beyond the spec (issue 26): what needs the operator's attention, and the totals of the home page. */
+  /** Beyond the spec: what needs the operator's attention, and the totals of the home page. */
   attention: { method: 'GET', path: '/api/system/attention', auth: 'session' },
 
-  // Who may reach a published service (issue 27, docs/ACCESS.md): identity providers, policies of domains and HTTP
+  // Who may reach a published service (docs/ACCESS.md): identity providers, policies of domains and HTTP
   // services, share links, visitor sessions.
   listIdentityProviders: { method: 'GET', path: '/api/access/providers', auth: 'session' },
   createIdentityProvider: { method: 'POST', path: '/api/access/providers', auth: 'session' },

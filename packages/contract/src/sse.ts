@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { NodeSchema } from './entities.js';
 import { listOf } from './envelopes.js';
 
-// Server-sent event payloads (console-spec §7). Each `data:` line carries one JSON value.
+// Server-sent event payloads (the spec's "The calls it makes"). Each `data:` line carries one JSON value.
 
 /** /api/nodes/stream list variant: the rows of the requested page, replacing the shown rows by id. */
 export const NodeListEventSchema = z.array(NodeSchema);

@@ -47,7 +47,10 @@ export function isWellFormedPat(token: string): boolean {
 
 export type TokenStatus = 'Revoked' | 'Expired' | 'Active';
 
-/** console-spec §4: Revoked if revoked; otherwise Expired if expireAt is earlier than now; otherwise Active. */
+/**
+ * The spec's "States and transitions": Revoked if revoked; otherwise Expired if expireAt is earlier than now; otherwise
+ * Active.
+ */
 export function tokenStatus(
   token: { revoked?: boolean | null; expireAt?: string | null },
   now: Date = new Date(),

@@ -22,7 +22,7 @@ export interface TunnelStatus {
   /** Over every gateway. */
   transferRx: number;
   transferTx: number;
-  /** One per WireGuard peer, in the gateway's order (issue 16: several gateways on one database). */
+  /** One per WireGuard peer, in the gateway's order (several gateways on one database: docs/SCALE-OUT.md). */
   gateways: GatewayStatus[];
   /** The node as the gateway sees it; not asked with --health, so probes stay cheap and local. */
   node: { name: string; status: NodeStatusValue; enabled: boolean } | null;

@@ -29,7 +29,7 @@ async function failureOf(promise: Promise<unknown>): Promise<ApiError> {
 
 const toastMessages = () => getToasts().map((toast) => `${toast.type}: ${toast.message}`);
 
-describe('api error rules (console-spec §8)', () => {
+describe('api error rules (console spec: Error catalogue)', () => {
   const navigate = vi.fn(() => Promise.resolve());
 
   beforeEach(() => {

@@ -18,14 +18,14 @@ import { showToast } from './toast-store';
 
 // Every call goes through the contract's typed client (`call(operations.x, { params, query, body })`): credentials
 // and the bearer token on every request, JSON in and out, the answer checked against the operation's schema, and the
-// error rules of console-spec §8 applied here, in one place.
+// error rules of the spec's "Error catalogue" applied here, in one place.
 
 export { ApiError, isApiError };
 
 export const NETWORK_ERROR_MESSAGE = 'Network Error';
 export const UNKNOWN_ERROR_MESSAGE = 'Unknown Error';
 
-/** Statuses that end the session when a token exists (console-spec §4). */
+/** Statuses that end the session when a token exists (the spec's "States and transitions"). */
 const SESSION_ENDING_STATUSES = new Set([401, 403, 429]);
 
 const client = createApiClient({ transport: fetchTransport({ credentials: 'include' }), token: readToken });
@@ -60,7 +60,7 @@ export function toastActionFailure(error: unknown): void {
   if (message) showToast({ message, type: 'error' });
 }
 
-/** Applies the §8 rules to a failure and returns the error to throw. */
+/** Applies the spec's "Error catalogue" to a failure and returns the error to throw. */
 async function handleFailure(error: unknown, route: Route, isAction: boolean): Promise<unknown> {
   // An abort is the caller's own doing: pass it on unchanged.
   if (isAbort(error)) return error;
@@ -118,12 +118,9 @@ export async function call<const O extends Route>(operation: O, ...args: CallArg
   }
 }
 
-/** The URL of an event stream of the contract, with its query (sse.ts adds the session token). */
-export const streamUrl: typeof client.url = (operation, input) => client.url(operation, input);
-
 export type Download = { blob: Blob; filename: string };
 
-/** The file name from Content-Disposition, or the fallback (console-spec §7: default config.conf). */
+/** The file name from Content-Disposition, or the fallback (the spec's "The calls it makes": default config.conf). */
 export function filenameFromDisposition(header: string | null, fallback: string): string {
   return filenameOf(header) ?? fallback;
 }

@@ -1,5 +1,6 @@
-// Links the shell and the welcome page point to (console-spec §1). One place, so a fork changes them once. Each one
-// names a file and heading of this repository that exists (lib/links.test.ts checks them against the checkout).
+// Links the shell and the welcome page point to (the spec's "What the product does and for whom"). One place, so a fork
+// changes them once. Each one names a file and heading of this repository that exists (lib/links.test.ts checks them
+// against the checkout).
 
 // The repository the README's clone line names.
 const repository = 'https://github.com/postern/postern';

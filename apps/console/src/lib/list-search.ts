@@ -51,7 +51,7 @@ export function validateNodesSearch(search: Record<string, unknown>): NodesSearc
   };
 }
 
-// ---- Service tables (issue 17) ----------------------------------------------------------------------------
+// ---- Service tables ----------------------------------------------------------------------------
 
 export const SERVICE_PAGE_SIZES = [5, 10, 25, 50] as const;
 export const SERVICE_SORT_KEYS = ['name', 'status'] as const;
@@ -132,7 +132,7 @@ export function serviceOnNodeSearch(service: ServiceKey & { name: string }): Nod
   return { [`${service.type}Q`]: service.name, service: `${service.type}:${String(service.id)}` };
 }
 
-// ---- Services overview (issue 26) ---------------------------------------------------------------------------
+// ---- Services overview ---------------------------------------------------------------------------
 
 export const OVERVIEW_KINDS = ['http', 'tcp', 'udp'] as const;
 export const OVERVIEW_STATUSES = [

@@ -3,7 +3,7 @@ import { call } from './api';
 import { hasToken, logout } from './session';
 
 // EventSource hides the status of a refused stream: a 401 looks like any dropped connection. This asks the question
-// again as a normal API call, so a refused session takes the client's own §4 path (sign out on 401, 403 or 429 while
+// again as a normal API call, so a refused session takes the client's own path (sign out on 401, 403 or 429 while
 // a token exists) instead of a stream path of its own.
 
 /**
@@ -25,7 +25,8 @@ export async function checkSession(signal: AbortSignal): Promise<boolean> {
   try {
     await call(routes.listNodes, { query: PROBE_QUERY, signal });
   } catch {
-    // The client has already signed out where §4 says so; whether a token is left is the answer.
+    // The client has already signed out where the spec's "States and transitions" say so; whether a token is left is
+    // the answer.
   }
   return hasToken();
 }

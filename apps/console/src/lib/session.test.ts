@@ -29,7 +29,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('session token (console-spec §4, §9; docs/api.md "Session cookie")', () => {
+describe('session token (console spec: States and transitions, Business constants and limits; docs/api.md "Session cookie")', () => {
   it('keeps the token in memory only, never in a script-readable cookie or storage', () => {
     const setCookie = vi.spyOn(document, 'cookie', 'set');
     storeToken('abc.def', 3600);

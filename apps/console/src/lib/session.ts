@@ -1,10 +1,10 @@
 import { createApiClient, fetchTransport, isApiError, routes, storageKeys } from '@postern/contract';
 
-// The session (console-spec §4, §9: a `token` cookie, SameSite Strict, lifetime from expires_in) is a cookie the
-// SERVER sets on sign-in and clears on sign-out: HttpOnly and Path=/api, so no script can read it, not even ours
-// (docs/api.md "Session cookie"). This page keeps the token from the sign-in answer in memory; after a reload the
-// guards ask GET /api/auth/session, the one route that reads the cookie, for it again. The redirect target
-// survives a forced logout in localStorage.
+// The session (the spec's "States and transitions" and "Business constants and limits": a `token` cookie, SameSite
+// Strict, lifetime from expires_in) is a cookie the SERVER sets on sign-in and clears on sign-out: HttpOnly and
+// Path=/api, so no script can read it, not even ours (docs/api.md "Session cookie"). This page keeps the token from the
+// sign-in answer in memory; after a reload the guards ask GET /api/auth/session, the one route that reads the cookie,
+// for it again. The redirect target survives a forced logout in localStorage.
 
 const DEFAULT_REDIRECT = '/';
 const LOGIN_PATH = '/login';

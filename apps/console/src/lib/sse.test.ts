@@ -76,7 +76,8 @@ describe('event stream errors', () => {
     openLogStream();
     await failLatest();
 
-    // The check, then the sign-out telling the server to drop its cookie (console-spec §4: logout clears the token).
+    // The check, then the sign-out telling the server to drop its cookie (the spec's "States and transitions": logout
+    // clears the token).
     expect(fetchMock.mock.calls.map(([url]) => url)).toEqual(['/api/nodes?page=1&limit=1', '/api/auth/logout']);
     const [, init] = fetchMock.mock.calls[0] ?? [];
     expect(new Headers(init?.headers).get('Authorization')).toBe(`Bearer ${TOKEN}`);
@@ -90,7 +91,7 @@ describe('event stream errors', () => {
     expect(latest()?.isClosed).toBe(true);
   });
 
-  it('signs out on a 403 or 429 from the check as on any call (console-spec §4), so the stream stops knocking', async () => {
+  it('signs out on a 403 or 429 from the check as on any call (console spec: States and transitions), so the stream stops knocking', async () => {
     for (const status of [403, 429]) {
       FakeEventSource.opened = [];
       storeToken(TOKEN, 3600);
@@ -115,7 +116,7 @@ describe('event stream errors', () => {
     expect(openedCount()).toBe(1);
   });
 
-  it('reconnects while the session holds, 1 s after an error of a stream that had opened (console-spec §9)', async () => {
+  it('reconnects while the session holds, 1 s after an error of a stream that had opened (console spec: Business constants and limits)', async () => {
     const fetchMock = answerChecksWith(200);
     openLogStream();
     for (let attempt = 1; attempt <= 4; attempt++) {

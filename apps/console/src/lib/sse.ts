@@ -4,12 +4,13 @@ import { registerStream, type StreamState } from './connection-store';
 import { readToken } from './session';
 import { checkSession } from './session-check';
 
-// EventSource cannot send headers, so event streams carry the session token as a query parameter (console-spec §6).
-// Nor does it show why a stream failed, so after an error the session is checked through the API client before the
-// stream is reopened: an ended session signs out like any other call, and a live one reconnects after the spec's
-// fixed delay (console-spec §9: log stream reconnect delay 1 second). Beyond the spec, a stream that keeps failing
-// waits longer each time (doubling up to RECONNECT_MAX_MS) instead of failing once a second, and starts again at the
-// spec's delay once it has opened; each stream reports its state to the connection store (the shell's banner).
+// EventSource cannot send headers, so event streams carry the session token as a query parameter (the spec's "Roles and
+// permissions"). Nor does it show why a stream failed, so after an error the session is checked through the API client
+// before the stream is reopened: an ended session signs out like any other call, and a live one reconnects after the
+// spec's fixed delay (the spec's "Business constants and limits": log stream reconnect delay 1 second). Beyond the
+// spec, a stream that keeps failing waits longer each time (doubling up to RECONNECT_MAX_MS) instead of failing once a
+// second, and starts again at the spec's delay once it has opened; each stream reports its state to the connection
+// store (the shell's banner).
 
 /** The longest wait between two attempts of a stream that keeps failing. */
 export const RECONNECT_MAX_MS = 30_000;

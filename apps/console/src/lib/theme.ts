@@ -1,8 +1,8 @@
 import type { Theme } from '@postern/contract';
 import { storageKeys, themes } from '@postern/contract';
 
-// Theme light, dark or auto (console-spec §4), kept in localStorage. index.html applies it before first paint;
-// this module keeps it applied afterwards, following the OS while in auto.
+// Theme light, dark or auto (the spec's "States and transitions"), kept in localStorage. index.html applies it before
+// first paint; this module keeps it applied afterwards, following the OS while in auto.
 
 const darkQuery = () => window.matchMedia('(prefers-color-scheme: dark)');
 

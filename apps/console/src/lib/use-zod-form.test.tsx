@@ -24,7 +24,7 @@ const errorOf = (label: string) => {
   return id ? document.getElementById(id)?.textContent : undefined;
 };
 
-describe('useZodForm with the contract schemas (console-spec §5)', () => {
+describe('useZodForm with the contract schemas (console spec: Validation rules)', () => {
   it('validates a field on blur and again on input', () => {
     render(<NodeForm onValid={() => Promise.resolve()} />);
     fireEvent.blur(screen.getByLabelText('Name'));

@@ -6,8 +6,8 @@ import type { z } from 'zod';
 import { afterPointerRelease } from './after-pointer-release';
 import { isApiError } from './api';
 
-// Form state validated with a contract schema (console-spec §5): a field on input and on blur, the whole form on
-// submit. Cross-field rules (gatewayNetwork needs isGateway) work because every check parses the whole form and
+// Form state validated with a contract schema (the spec's "Validation rules"): a field on input and on blur, the whole
+// form on submit. Cross-field rules (gatewayNetwork needs isGateway) work because every check parses the whole form and
 // keeps only the messages of the field in question.
 
 export type FormErrors = Partial<Record<string, string>>;

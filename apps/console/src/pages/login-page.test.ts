@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../lib/api';
 import { checkCredentials, loginFailureMessage } from './login-page';
 
-describe('login page rules (console-spec §8)', () => {
+describe('login page rules (console spec: Error catalogue)', () => {
   it("says 'Too many attempts, try again later' on 429 and 'Invalid Credentials' otherwise", () => {
     expect(loginFailureMessage(new ApiError(429, 'Request failed with status code 429'))).toBe(
       'Too many attempts, try again later',

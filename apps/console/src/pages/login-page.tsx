@@ -22,8 +22,8 @@ export const loginServerError = (status: number): string =>
   `The gateway could not sign you in right now (status ${status}). Try again in a moment.`;
 
 /**
- * The alert for a failed sign-in (console-spec §8). Beyond the spec, a sign-in that got no answer or a server error
- * says so: 'Invalid Credentials' would send the operator looking for a password that was never checked.
+ * The alert for a failed sign-in (the spec's "Error catalogue"). Beyond the spec, a sign-in that got no answer or a
+ * server error says so: 'Invalid Credentials' would send the operator looking for a password that was never checked.
  */
 export function loginFailureMessage(error: unknown): string {
   if (!isApiError(error)) return INVALID_CREDENTIALS;

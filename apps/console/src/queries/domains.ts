@@ -4,7 +4,7 @@ import { call, isStoredButNotAppliedError } from '../lib/api';
 import { observeKeys } from './observe-keys';
 import { serviceKeys } from './services';
 
-// Domains (console-spec §7). Every mutation invalidates by the `domains` prefix, never the whole cache.
+// Domains (the spec's "The calls it makes"). Every mutation invalidates by the `domains` prefix, never the whole cache.
 
 export type DomainListParams = { page?: number; limit?: number; search?: string };
 

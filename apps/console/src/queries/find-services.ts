@@ -5,7 +5,7 @@ import { domainKeys } from './domains';
 import { nodeKeys } from './nodes';
 import { serviceKeys } from './services';
 
-// Ctrl+K "Find" (issues 17 and 26): services by name or public address, nodes by name or address, domains by name.
+// Ctrl+K "Find": services by name or public address, nodes by name or address, domains by name.
 // Each is keyed under its resource, so a change to any of them refreshes the matches too.
 
 export const FIND_PAGE_SIZE = 8;

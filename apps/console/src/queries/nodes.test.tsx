@@ -5,27 +5,11 @@ import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { clearToken, storeToken } from '../lib/session';
 import { FakeEventSource } from '../test/fake-event-source';
+import { buildNode } from '../test/fixtures';
 import { nodeKeys, useNodeListStream, useNodeStream } from './nodes';
 
-const node = (id: number, extra: Partial<Node> = {}): Node => ({
-  id,
-  name: `node-${id}`,
-  address: `10.44.0.${id}`,
-  allowInternet: false,
-  isGateway: false,
-  gatewayNetwork: null,
-  gatewayNetworks: [],
-  isLocal: false,
-  enabled: true,
-  status: 'offline',
-  clientIp: null,
-  latestHandshakeTimestamp: null,
-  transferRx: 0,
-  transferTx: 0,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-  ...extra,
-});
+const node = (id: number, extra: Partial<Node> = {}): Node =>
+  buildNode({ id, name: `node-${id}`, address: `10.44.0.${id}`, status: 'offline', ...extra });
 
 function setup() {
   const client = new QueryClient();

@@ -54,7 +54,7 @@ export const nodeListQueryOptions = (params: NodeListParams) =>
     placeholderData: keepPreviousData,
   });
 
-/** console-spec §8: a failed fetch by id is logged and gives null. */
+/** the spec's "Error catalogue": a failed fetch by id is logged and gives null. */
 export const nodeQueryOptions = (id: number) =>
   queryOptions({
     queryKey: nodeKeys.detail(id),
@@ -126,7 +126,7 @@ export function useSetNodeEnabled() {
     mutationFn: ({ id, enabled }: { id: number; enabled: boolean }) =>
       call(enabled ? operations.enableNode : operations.disableNode, { params: { id } }),
     onSuccess: (node, { enabled }) => {
-      // Applied locally after the call succeeds (console-spec §4), whatever the stream says later.
+      // Applied locally after the call succeeds (the spec's "States and transitions"), whatever the stream says later.
       writeNodeToCache(queryClient, { ...node, enabled });
       void queryClient.invalidateQueries({ queryKey: observeKeys.attention });
       showToast({
@@ -177,9 +177,9 @@ export async function fetchNodeConfigText(id: number, signal?: AbortSignal): Pro
 }
 
 /**
- * While mounted, each pushed page replaces the cached one (console-spec §2: pushed rows replace the shown rows). The
- * stream is asked for named `page` events (docs/api.md), which carry the total too, so a node added or removed
- * elsewhere shows without another request.
+ * While mounted, each pushed page replaces the cached one (the spec's "Screens and routes": pushed rows replace the
+ * shown rows). The stream is asked for named `page` events (docs/api.md), which carry the total too, so a node added or
+ * removed elsewhere shows without another request.
  */
 export function useNodeListStream(params: NodeListParams): void {
   const queryClient = useQueryClient();

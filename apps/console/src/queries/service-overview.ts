@@ -5,7 +5,7 @@ import type { ServicesSearch } from '../lib/list-search';
 import { observeKeys } from './observe-keys';
 import { serviceKeys } from './services';
 
-// The services overview (GET /api/services, issue 26): keyed under `services`, so every service change refreshes
+// The services overview (GET /api/services): keyed under `services`, so every service change refreshes
 // it, as it does the node and domain tables.
 
 export type OverviewRequest = Partial<Omit<ServiceOverviewQuery, 'page' | 'limit'>> & { page: number; limit: number };

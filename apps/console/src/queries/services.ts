@@ -12,8 +12,8 @@ import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@ta
 import { call, isStoredButNotAppliedError } from '../lib/api';
 import { observeKeys } from './observe-keys';
 
-// HTTP and TCP services (console-spec §7). Lists are keyed under `services/{type}`; every mutation invalidates the
-// `services` prefix, because one change shows up in a node's card and in a domain's expanded row alike.
+// HTTP and TCP services (the spec's "The calls it makes"). Lists are keyed under `services/{type}`; every mutation
+// invalidates the `services` prefix, because one change shows up in a node's card and in a domain's expanded row alike.
 
 export type AnyService = HttpService | TcpService;
 

@@ -4,7 +4,7 @@ import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@ta
 import { call } from '../lib/api';
 import { showToast } from '../lib/toast-store';
 
-// Personal access tokens of one node (console-spec §2 "Node Access Tokens"); the table pages by 5.
+// Personal access tokens of one node (the spec's "Screens and routes" "Node Access Tokens"); the table pages by 5.
 
 export const TOKEN_PAGE_SIZE = defaults.cardPageSize;
 

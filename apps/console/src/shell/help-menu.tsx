@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { HelpIcon } from '../components/ui/icons';
 import { links } from '../lib/links';
 
-/** Help menu of the top bar: Documentation and Contact us (console-spec §2). */
+/** Help menu of the top bar: Documentation and Contact us (the spec's "Screens and routes"). */
 export function HelpMenu() {
   const [isOpen, setOpen] = useState(false);
   const rootRef = useRef<HTMLDivElement>(null);

@@ -22,14 +22,14 @@ type NavItem = {
   className?: string;
 };
 
-/** The 'Pages' group (console-spec §2): its three entries, as the spec words them. */
+/** The 'Pages' group (the spec's "Screens and routes"): its three entries, as the spec words them. */
 const pages: NavItem[] = [
   { label: 'Home', to: '/', icon: <HomeIcon className="size-5 shrink-0" /> },
   { label: 'Domain Names', to: '/domains', icon: <GlobeIcon className="size-5 shrink-0" /> },
   { label: 'Client / Nodes', to: '/nodes', icon: <ServerIcon className="size-5 shrink-0" /> },
 ];
 
-/** Beyond the spec: every service across nodes (issue 26), the audit log (issue 15) and, on phones, Settings. */
+/** Beyond the spec: every service across nodes, the audit log and, on phones, Settings. */
 const operations: NavItem[] = [
   { label: 'Services', to: '/services', icon: <LayersIcon className="size-5 shrink-0" /> },
   { label: 'Audit Log', to: '/audit', icon: <ListIcon className="size-5 shrink-0" /> },

@@ -2,7 +2,7 @@ import { storageKeys } from '@postern/contract';
 import { useCallback, useState } from 'react';
 
 // Desktop: expanded (labels) or collapsed (icons), remembered under `sidebar-expanded`, default collapsed
-// (console-spec §9). Mobile: an overlay that is open or closed, never remembered.
+// (the spec's "Business constants and limits"). Mobile: an overlay that is open or closed, never remembered.
 
 export function readSidebarExpanded(): boolean {
   return localStorage.getItem(storageKeys.sidebarExpanded) === 'true';

@@ -3,7 +3,7 @@ import { AUDIT_EXPORT_MAX_ROWS } from '@postern/contract';
 import { exportAuditCsv } from '../modules/audit/export.js';
 import { buildTestApp, TEST_ADMIN, type TestApp } from '../test/build-test-app.js';
 
-// The audit log's CSV export (issue 26) from the attacker's side: a tenant (a node's token) chooses the names that
+// The audit log's CSV export from the attacker's side: a tenant (a node's token) chooses the names that
 // end up in the operator's spreadsheet, and the file must carry nothing secret. Who may export at all is in the
 // authorisation matrix (auth.test.ts: only the admin's session).
 

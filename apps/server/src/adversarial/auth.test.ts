@@ -25,7 +25,7 @@ interface World {
   tokenId: number;
   domain: { id: number; domain: string };
   n: number;
-  /** Issue 27: an HTTP service of A on a domain whose policy is protected (password, share links). */
+  /** An HTTP service of A on a domain whose policy is protected (password, share links). */
   access: { serviceId: number; domainId: number; linkId: number; sessionId: number; providerId: number };
 }
 
@@ -178,7 +178,7 @@ const matrix: Record<RouteName, Row> = {
   planConfig: consoleRoute(200, () => ({ url: '/api/config/plan', body: { document: { version: 1 } } })),
   applyConfig: consoleRoute(200, () => ({ url: '/api/config/apply', body: { document: { version: 1 } } })),
 
-  // Who may reach a published service (issue 27): the operator's calls, and a token's on its own services only.
+  // Who may reach a published service (docs/ACCESS.md): the operator's calls, and a token's on its own services only.
   listIdentityProviders: consoleRoute(200, () => ({ url: '/api/access/providers' })),
   createIdentityProvider: consoleRoute(201, (w) => ({
     url: '/api/access/providers',

@@ -10,7 +10,7 @@ import { startMetricsListener } from '../modules/observe/metrics-listener.js';
 import { buildTestApp, TEST_ADMIN, type TestApp } from '../test/build-test-app.js';
 import { connectSse } from '../test/sse-client.js';
 
-// Issue 10, item 7 (the control plane's part): request timeouts, security headers, no caching of secrets, and a
+// The control plane's hardening: request timeouts, security headers, no caching of secrets, and a
 // request log that never holds a token, however the URL spells it.
 
 let t: TestApp | undefined;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, TEST_ADMIN, type TestApp } from '../test/build-test-app.js';
 import { connectSse, type SseTestClient } from '../test/sse-client.js';
 
-// Issue 10, item 4: an event stream ends with the session that opened it (logout, password change, expiry),
+// An event stream ends with the session that opened it (logout, password change, expiry),
 // within 1 s, whichever stream it is.
 
 const ENDS_WITHIN_MS = 1000;

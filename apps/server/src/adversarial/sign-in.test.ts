@@ -4,7 +4,7 @@ import { HASHING_BUSY_MESSAGE, TOO_MANY_ATTEMPTS_MESSAGE } from '../modules/auth
 import { LOGIN_MAX_FAILURES_PER_CLIENT, LOGIN_MAX_FAILURES_PER_USERNAME } from '../modules/auth/rate-limit.js';
 import { buildTestApp, TEST_ADMIN, type TestApp } from '../test/build-test-app.js';
 
-// Issue 10, item 3: sign-in that holds under attack. Every password check is counted at argon2 itself, so "reached
+// Sign-in that holds under attack. Every password check is counted at argon2 itself, so "reached
 // the hash check" is measured, not inferred from status codes.
 
 const argon = vi.hoisted(() => ({ calls: 0, inFlight: 0, maxInFlight: 0, hold: null as Promise<void> | null }));

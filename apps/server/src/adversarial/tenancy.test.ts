@@ -6,9 +6,8 @@ import { applyChanges } from '../dataplane-apply.js';
 import { disableExpiredServices } from '../modules/services/expiry.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
 
-// Issue 10 ("Trust boundaries"), tenancy and input validation: one test per item of the issue, each an attack
-// that worked before the fix. The details of each rule are tested beside their modules; these are the
-// attacker's-eye view, kept together so they are easy to find and run:
+// Tenancy and input validation: one test per attack that worked before its fix. The details of each rule are tested
+// beside their modules; these are the attacker's-eye view, kept together so they are easy to find and run:
 //   pnpm --filter @postern/server exec vitest run src/adversarial
 
 let t: TestApp;
@@ -35,7 +34,7 @@ async function call(token: string, method: Method, url: string, payload?: object
 const asAdmin = (method: Method, url: string, payload?: object) => call(admin, method, url, payload);
 const fieldsOf = (answer: Answer) => answer.body.errors?.body.map((error) => error.field) ?? [];
 
-describe('issue 10, tenancy and input validation', () => {
+describe('tenancy and input validation', () => {
   beforeEach(async () => {
     t = await buildTestApp({
       env: { POSTERN_NODE_MAX_PORTS: '3', POSTERN_NODE_MAX_SERVICES: '5', POSTERN_NODE_MAX_DOMAINS: '2' },
@@ -266,7 +265,7 @@ describe('issue 10, tenancy and input validation', () => {
     }
     expect((await asAdmin('GET', `/api/domains/${domain.id}`)).status).toBe(200);
   });
-  it("8. a node token makes its own services stricter than its domain's policy, never weaker (issue 27)", async () => {
+  it("8. a node token makes its own services stricter than its domain's policy, never weaker (docs/ACCESS.md)", async () => {
     // The operator protects A's domain with single sign-on for corp.test, share links allowed, /hooks open.
     const site = await call(nodeA.token, 'POST', '/api/agent/services/http', {
       name: 'site',
@@ -372,11 +371,11 @@ describe('issue 10, tenancy and input validation', () => {
   });
 });
 
-// ---- Issue 25 ("Holes opened by the new features") ------------------------------------------------------------
-// Item 2: a gateway node's token set networks that routed the gateway host's own traffic into its tunnel.
-// Item 3: a node's token undid the operator's decisions. Point 8: `expiresAt` accepted the year 9999.
+// ---- Holes opened by the new features -----------------------------------------------------------------------------
+// A gateway node's token set networks that routed the gateway host's own traffic into its tunnel; a node's token undid
+// the operator's decisions; `expiresAt` accepted the year 9999.
 
-describe("issue 25, 2: a gateway node's token and the networks the gateway itself reaches", () => {
+describe("a gateway node's token and the networks the gateway itself reaches", () => {
   let nodeC: { id: number; name: string; token: string };
   /** Each test's own gateway node A (the world around it is shared, and left as found). */
   let networkA = '';
@@ -618,7 +617,7 @@ describe("issue 25, 2: a gateway node's token and the networks the gateway itsel
   });
 });
 
-describe("issue 25, 3: a node's token never undoes the operator's decisions", () => {
+describe("a node's token never undoes the operator's decisions", () => {
   // One app and node for every case (each case makes its services fresh); the clock only moves forward.
   let clock: Date;
   beforeAll(async () => {

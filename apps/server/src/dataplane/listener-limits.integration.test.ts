@@ -1,22 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canRun } from '../test/requirements.js';
 import { runCommand } from './exec.js';
 import { createListenerLimits, LISTEN_CHAIN, type ListenerLimitSettings } from './listener-limits.js';
 
 // The per-address limits against the real iptables, in a throw-away network namespace: installed, left as they are
 // by a second apply and by a new control plane, repaired after a flush, removed at 0. Nothing leaves the namespace.
 
-function hasIptables(): boolean {
-  try {
-    execFileSync('iptables', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const canRun = process.getuid?.() === 0 && hasIptables();
 const ns = `pt-lim-${randomBytes(3).toString('hex')}`;
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 const inNs = (file: string, args: readonly string[], options?: { input?: string }) =>
@@ -34,7 +25,7 @@ async function rules(): Promise<string[]> {
 }
 const ours = async (): Promise<string[]> => (await rules()).filter((line) => line.includes(LISTEN_CHAIN));
 
-describe.skipIf(!canRun)('per-address connection limits in a network namespace (real iptables)', () => {
+describe.skipIf(!canRun('iptables'))('per-address connection limits in a network namespace (real iptables)', () => {
   beforeAll(() => {
     execFileSync('ip', ['netns', 'add', ns]);
   });

@@ -11,7 +11,6 @@ import type { ReachedAddress } from '../lib/network-guard.js';
 
 export type {
   DesiredAccess,
-  DesiredAccessPolicy,
   DesiredDomain,
   DesiredHttpRoute,
   DesiredPeer,

@@ -11,8 +11,6 @@ export interface CertificateInfo {
   error: string | null;
 }
 
-export type CertificateState = CertificateInfo['state'];
-
 /** What is kept per domain. Timestamps are ISO 8601. */
 export interface CertificateRecord extends CertificateInfo {
   /** When a failed issuance may be tried again; null = no retry scheduled. */

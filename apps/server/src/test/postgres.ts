@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { resolvePgMigrationsDir } from '../db/migrations-dir.js';
 import { openPostgresStore } from '../db/postgres.js';
+import { isRequired } from './requirements.js';
 
 // Each test gets a database of its own on the machine's PostgreSQL (scripts/lib/postgres.sh starts it and makes the
 // role), cloned from a template migrated once per set of migrations: a clone takes milliseconds, migrating seconds.
@@ -33,13 +34,14 @@ async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T>
 let available: Promise<boolean> | undefined;
 
 /**
- * Whether the test PostgreSQL answers. test.sh sets POSTERN_TEST_POSTGRES=required (then an unreachable server is
- * an error, not a skip); elsewhere, a machine without it skips the PostgreSQL tests.
+ * Whether the test PostgreSQL answers. Where it was started (scripts/lib/postgres.sh sets
+ * POSTERN_TEST_POSTGRES=required) or POSTERN_TEST_REQUIRE names it (src/test/requirements.ts), an unreachable server
+ * is an error, not a skip; elsewhere, a machine without it skips the PostgreSQL tests.
  */
 export function postgresAvailable(): Promise<boolean> {
   available ??= withAdmin(async () => true).catch((error: unknown) => {
     // eslint-disable-next-line no-restricted-properties -- set by scripts/lib/postgres.sh; tests only
-    if (process.env.POSTERN_TEST_POSTGRES === 'required') throw error;
+    if (process.env.POSTERN_TEST_POSTGRES === 'required' || isRequired('postgres')) throw error;
     return false;
   });
   return available;

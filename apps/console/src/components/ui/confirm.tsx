@@ -5,7 +5,8 @@ import { Button } from './button';
 import { Modal } from './dialog';
 import { CheckIcon, InfoIcon, WarningIcon } from './icons';
 
-// console-spec §3 "Confirm options": title, description, icon, variant, cancelButtonText, acceptButtonText.
+// The spec's "Entities and their fields" "Confirm options": title, description, icon, variant, cancelButtonText,
+// acceptButtonText.
 
 export type ConfirmVariant = 'danger' | 'success' | 'info';
 

@@ -2,7 +2,10 @@ import { timing } from '@postern/contract';
 import { useEffect, useState } from 'react';
 import { CheckIcon, CopyIcon } from './icons';
 
-/** Copies `text`; shows a check mark for 2 s (console-spec §9). A failure is logged and the button stays normal. */
+/**
+ * Copies `text`; shows a check mark for 2 s (the spec's "Business constants and limits"). A failure is logged and the
+ * button stays normal.
+ */
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
   const [isCopied, setCopied] = useState(false);
 

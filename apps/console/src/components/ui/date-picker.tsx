@@ -3,9 +3,9 @@ import type { ReactNode } from 'react';
 import { useEffect, useId, useRef, useState } from 'react';
 import { CalendarIcon, ChevronLeftIcon, ChevronRightIcon } from './icons';
 
-// A single-date picker (console-spec §2 token form): placeholder 'Select a date', nothing before today selectable,
-// value an ISO timestamp or undefined when cleared. A picked day means "until the end of that day", so picking
-// today still lies after now.
+// A single-date picker (the spec's "Screens and routes" token form): placeholder 'Select a date', nothing before today
+// selectable, value an ISO timestamp or undefined when cleared. A picked day means "until the end of that day", so
+// picking today still lies after now.
 
 const WEEKDAYS = ['Su', 'Mo', 'Tu', 'We', 'Th', 'Fr', 'Sa'];
 

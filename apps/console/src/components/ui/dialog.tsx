@@ -123,7 +123,7 @@ type FormDialogProps = {
   children: ReactNode;
 };
 
-/** A form in a dialog with Cancel and Save (console-spec §2). */
+/** A form in a dialog with Cancel and Save (the spec's "Screens and routes"). */
 export function FormDialog({
   open,
   title,
@@ -151,7 +151,7 @@ export function FormDialog({
   );
 }
 
-/** A message with a single 'Got it!' button (console-spec §2). */
+/** A message with a single 'Got it!' button (the spec's "Screens and routes"). */
 export function InfoDialog({
   open,
   title,

@@ -379,7 +379,8 @@ export function AutocompleteField({
           }}
           onKeyDown={onKeyDown}
           onBlur={() => {
-            // Close a little later so a click on a suggestion still lands (console-spec §9: 150 ms).
+            // Close a little later so a click on a suggestion still lands (the spec's "Business constants and limits":
+            // 150 ms).
             closeTimer.current = setTimeout(() => setOpen(false), timing.selectBlurCloseMs);
             onBlur?.();
           }}

@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react';
 import { Button } from './button';
 import { Spinner } from './spinner';
 
-/** 'Showing x to y of z results' for a 1-based page (console-spec §9). */
+/** 'Showing x to y of z results' for a 1-based page (the spec's "Business constants and limits"). */
 export function describePage(page: number, limit: number, total: number): string {
   const from = total === 0 ? 0 : (page - 1) * limit + 1;
   const to = Math.min(page * limit, total);

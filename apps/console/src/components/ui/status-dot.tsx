@@ -1,8 +1,8 @@
 import type { NodeStatusValue } from '@postern/contract';
 
-// console-spec §4: online green pulsing, idle orange pulsing, offline red. The word is shown beside the dot so the
-// status does not rest on colour alone (WCAG 1.4.1); the dot keeps the name for assistive technology, the word is
-// hidden from it so it is read once.
+// The spec's "States and transitions": online green pulsing, idle orange pulsing, offline red. The word is shown beside
+// the dot so the status does not rest on colour alone (WCAG 1.4.1); the dot keeps the name for assistive technology,
+// the word is hidden from it so it is read once.
 const statusClasses: Record<NodeStatusValue, { dot: string; pulse: boolean; label: string }> = {
   online: { dot: 'bg-green-500', pulse: true, label: 'Online' },
   idle: { dot: 'bg-orange-400', pulse: true, label: 'Idle' },
@@ -30,7 +30,7 @@ export function StatusDot({ status }: { status: NodeStatusValue }) {
   );
 }
 
-/** Services: green when publicly exposed, red when not (console-spec §2). */
+/** Services: green when publicly exposed, red when not (the spec's "Screens and routes"). */
 export function ExposureDot({ isExposed }: { isExposed: boolean }) {
   return (
     <span

@@ -3,8 +3,6 @@ import type { ToastType } from '../../lib/toast-store';
 import { dismissToast, getToasts, pauseToast, resumeToast, showToast, subscribeToToasts } from '../../lib/toast-store';
 import { CloseIcon } from './icons';
 
-export type { ToastInput, ToastType } from '../../lib/toast-store';
-
 const typeClasses: Record<ToastType, string> = {
   success: 'border-green-500 bg-green-50 text-green-900 dark:bg-green-950 dark:text-green-100',
   error: 'border-red-500 bg-red-50 text-red-900 dark:bg-red-950 dark:text-red-100',
@@ -17,7 +15,7 @@ export function useToast() {
   return { toast: showToast };
 }
 
-/** Renders the toasts at the top right (console-spec §2); mounted once in the app root. */
+/** Renders the toasts at the top right (the spec's "Screens and routes"); mounted once in the app root. */
 export function Toaster() {
   const toasts = useSyncExternalStore(subscribeToToasts, getToasts, getToasts);
   return (

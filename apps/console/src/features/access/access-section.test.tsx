@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { dismissToast, getToasts } from '../../lib/toast-store';
 import { DomainFormDialog } from '../domains/domain-form-dialog';
 import { HttpServiceFormDialog } from '../services/service-form-dialogs';
-import { buildHttpService, buildNode, fakeApi, renderWithProviders } from '../services/service-test-fixtures';
+import { buildHttpService, fakeApi, renderWithProviders } from '../services/service-test-fixtures';
+import { buildNode } from '../../test/fixtures';
 import { buildPolicy, buildProvider, buildServiceAccess, PUBLIC_POLICY } from './access-test-fixtures';
 
 // The Access section inside the domain and HTTP service forms: what it sends, in which order, and how refusals land

@@ -2,24 +2,10 @@ import type { Domain } from '@postern/contract';
 import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeApi, renderWithProviders } from '../services/service-test-fixtures';
+import { buildNode } from '../../test/fixtures';
 import { DomainFormDialog } from './domain-form-dialog';
 
-const nodeFields = {
-  address: '10.44.0.9',
-  allowInternet: false,
-  isGateway: false,
-  gatewayNetwork: null,
-  gatewayNetworks: [],
-  isLocal: false,
-  enabled: true,
-  status: 'offline',
-  clientIp: null,
-  latestHandshakeTimestamp: null,
-  transferRx: 0,
-  transferTx: 0,
-  created_at: '2026-11-22T10:00:00Z',
-  updated_at: '2026-11-22T10:00:00Z',
-};
+const nodeFields = { address: '10.44.0.9', status: 'offline' } as const;
 
 const domain: Domain = {
   id: 3,
@@ -36,16 +22,16 @@ const nodes = {
   status: 200,
   body: {
     data: [
-      { ...nodeFields, id: 1, name: 'Gateway (local)', isLocal: true },
-      { ...nodeFields, id: 7, name: 'office' },
-      {
+      buildNode({ ...nodeFields, id: 1, name: 'Gateway (local)', isLocal: true }),
+      buildNode({ ...nodeFields, id: 7, name: 'office' }),
+      buildNode({
         ...nodeFields,
         id: 8,
         name: 'lab',
         isGateway: true,
         gatewayNetwork: '192.168.8.0/24',
         gatewayNetworks: ['192.168.8.0/24'],
-      },
+      }),
     ],
     page: 1,
     limit: 100,

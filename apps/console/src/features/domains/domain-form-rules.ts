@@ -1,7 +1,7 @@
 import type { Domain, Node, SslMode } from '@postern/contract';
 
-// Domain form state (console-spec §5): skipping validation forces self-signed and locks the selector, because
-// Let's Encrypt cannot issue a certificate for a domain whose reachability was not checked.
+// Domain form state (the spec's "Validation rules"): skipping validation forces self-signed and locks the selector,
+// because Let's Encrypt cannot issue a certificate for a domain whose reachability was not checked.
 
 /** `ownerNodeId` as the owner select holds it: '' for the admin, else the node id as text. */
 export type DomainFormValues = { domain: string; ssl: SslMode; skipValidation: boolean; ownerNodeId: string };

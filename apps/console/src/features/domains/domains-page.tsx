@@ -26,7 +26,7 @@ import { useDeleteDomainAction } from './use-delete-domain';
 /** null: closed; 'new': the create form; a domain: its edit form. */
 type FormState = null | 'new' | Domain;
 
-/** /domains (console-spec §2): the domains, each expandable to the services published on it. */
+/** /domains (the spec's "Screens and routes"): the domains, each expandable to the services published on it. */
 export function DomainsPage() {
   // Not strict, so the page also renders outside the app's route tree (component tests).
   const search = validateDomainsSearch(useSearch({ strict: false }));

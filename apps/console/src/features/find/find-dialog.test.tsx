@@ -1,6 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildHttpService, buildNode, fakeApi, renderInRouter } from '../services/service-test-fixtures';
+import { buildHttpService, fakeApi, renderInRouter } from '../services/service-test-fixtures';
+import { buildNode } from '../../test/fixtures';
 import { FindDialog } from './find-dialog';
 
 const list = (data: unknown[]) => ({ status: 200, body: { data, page: 1, limit: 8, total: data.length } });

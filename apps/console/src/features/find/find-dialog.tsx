@@ -15,7 +15,7 @@ import {
 } from '../../queries/find-services';
 import { ServiceStatus, useServiceFacts } from '../services/service-status';
 
-// Ctrl+K "Find" (issues 17 and 26): services, nodes and domains by name or address. Arrow keys move through the
+// Ctrl+K "Find": services, nodes and domains by name or address. Arrow keys move through the
 // results, Enter in the search box opens the first one, and a service opens on its node's page with its Info shown.
 
 export const FIND_TITLE = 'Find a service, node or domain';

@@ -5,7 +5,7 @@ import { Badge } from '../../components/ui/card';
 import { serviceOnNodeSearch } from '../../lib/list-search';
 import { countAttention, describeCertificateProblem } from './home-state';
 
-// "Needs attention" (issue 26): offline nodes, backends down, certificates failing or ending, changes the data plane
+// "Needs attention": offline nodes, backends down, certificates failing or ending, changes the data plane
 // set aside, and drift, each with a link to where it is fixed. A few of each; "Show all" leads to the full list.
 
 const SHOWN = 5;

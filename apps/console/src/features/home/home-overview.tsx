@@ -25,7 +25,7 @@ function SystemStatusPanel() {
 }
 
 /**
- * The home page below its heading (issue 26): the spec's welcome cards while the gateway holds nothing; once it is in
+ * The home page below its heading: the spec's welcome cards while the gateway holds nothing; once it is in
  * use, what needs attention first, then the totals and the last 24 hours, and the spec's links at the foot.
  */
 export function HomeOverview() {

@@ -1,6 +1,6 @@
 import type { Attention } from '@postern/contract';
 
-// The home page's two faces (issue 26): onboarding while the gateway holds nothing, then what needs attention.
+// The home page's two faces: onboarding while the gateway holds nothing, then what needs attention.
 
 /** In use: any node besides the gateway's own, any domain or any service. */
 export function isGatewayInUse(totals: Attention['totals']): boolean {

@@ -6,7 +6,7 @@ import { Button, buttonClasses } from '../../components/ui/button';
 import { BookIcon, CodeIcon, HeartIcon, PlusIcon, ServerIcon, TerminalIcon } from '../../components/ui/icons';
 import { links } from '../../lib/links';
 
-// The spec's welcome cards (console-spec §2 "Home"): shown while the gateway holds nothing yet.
+// The spec's welcome cards (the spec's "Screens and routes" "Home"): shown while the gateway holds nothing yet.
 
 function WelcomeCard({
   icon,

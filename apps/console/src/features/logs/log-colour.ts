@@ -1,5 +1,5 @@
-// Line colour by level marker (console-spec §2, Log viewer). The viewer is always dark, so the classes are
-// picked for a dark background and do not follow the theme.
+// Line colour by level marker (the spec's "Screens and routes", Log viewer). The viewer is always dark, so the classes
+// are picked for a dark background and do not follow the theme.
 
 const MARKER_CLASSES: readonly (readonly [marker: string, className: string])[] = [
   ['[ERROR]', 'text-red-400'],

@@ -6,8 +6,8 @@ import { getLogLineClass } from './log-colour';
 const FOLLOW_THRESHOLD_PX = 24;
 
 /**
- * Dark monospace list of log lines (console-spec §2). It follows new lines while the reader is at the bottom and
- * stays put once they scroll up to read.
+ * Dark monospace list of log lines (the spec's "Screens and routes"). It follows new lines while the reader is at the
+ * bottom and stays put once they scroll up to read.
  */
 export function LogViewer({
   lines,

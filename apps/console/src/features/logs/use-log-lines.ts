@@ -10,8 +10,9 @@ export type LogSource = { domain: string } | { type: string; id: string };
 const NO_LINES: readonly LogLine[] = [];
 
 /**
- * The live lines of /api/logs/stream, at most 1000. After an error the stream reconnects 1 s later (console-spec §4),
- * only while the session holds; it is closed when the component unmounts, i.e. when the page is left.
+ * The live lines of /api/logs/stream, at most 1000. After an error the stream reconnects 1 s later (the spec's "States
+ * and transitions"), only while the session holds; it is closed when the component unmounts, i.e. when the page is
+ * left.
  */
 export function useLogLines(
   source: LogSource | null,

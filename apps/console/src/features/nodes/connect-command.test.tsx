@@ -1,9 +1,10 @@
-import type { Node, NodeCreated, SystemInfo } from '@postern/contract';
+import type { NodeCreated, SystemInfo } from '@postern/contract';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { dockerCommand, helmCommand, installCommand } from '@postern/contract';
+import { buildNode } from '../../test/fixtures';
 import { connectCommand, GATEWAY_URL_PLACEHOLDER } from './connect-command';
 import { NodeConnectCard } from './node-detail-cards';
 import { NodeReadyDialog } from './node-ready-dialog';
@@ -21,24 +22,7 @@ const selfSigned: SystemInfo = {
   nodeInstall,
 };
 
-const node: Node = {
-  id: 5,
-  name: 'office',
-  address: '10.8.0.5',
-  allowInternet: false,
-  isGateway: false,
-  gatewayNetwork: null,
-  gatewayNetworks: [],
-  isLocal: false,
-  enabled: true,
-  status: 'offline',
-  clientIp: null,
-  latestHandshakeTimestamp: null,
-  transferRx: 0,
-  transferTx: 0,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-};
+const node = buildNode({ id: 5, name: 'office', address: '10.8.0.5', status: 'offline' });
 const created: NodeCreated = { ...node, token: 'pstn_secret' };
 
 /** The API answers GET /api/system/info with `info`, or fails with `status`. */

@@ -1,7 +1,7 @@
 import type { Node } from '@postern/contract';
 import type { ConfirmOptions } from '../../components/ui/confirm';
 
-// Confirmation texts before connect, disconnect and delete (console-spec §8).
+// Confirmation texts before connect, disconnect and delete (the spec's "Error catalogue").
 
 export function connectConfirmation(node: Pick<Node, 'name'>): ConfirmOptions {
   return {

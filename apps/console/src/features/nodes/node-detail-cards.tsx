@@ -9,7 +9,9 @@ import { StatusDot } from '../../components/ui/status-dot';
 import { TOKEN_PLACEHOLDER, useConnectCommand } from './connect-command';
 import { ConnectCommandField } from './connect-command-field';
 
-/** Name, Gateway badge, IP and Subnet; status and actions only for non-local nodes (console-spec §2). */
+/**
+ * Name, Gateway badge, IP and Subnet; status and actions only for non-local nodes (the spec's "Screens and routes").
+ */
 export function NodeHeaderCard({ node, menuItems }: { node: Node; menuItems: MenuItem[] }) {
   return (
     <Card>

@@ -16,7 +16,7 @@ export function NodeDetailPage() {
   const navigate = useNavigate();
   const { data: node, isPending } = useQuery({ ...nodeQueryOptions(id), enabled: Number.isInteger(id) && id > 0 });
   const actions = useNodeActions({ onDeleted: () => void navigate({ to: '/nodes' }) });
-  // Subscribed once the node is loaded; closed when the page is left (console-spec §2).
+  // Subscribed once the node is loaded; closed when the page is left (the spec's "Screens and routes").
   useNodeStream(id, Boolean(node));
 
   if (isPending && Number.isInteger(id)) return <Spinner className="mx-auto size-8" />;

@@ -2,26 +2,20 @@ import type { Node, NodeCreated } from '@postern/contract';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { buildNode } from '../../test/fixtures';
 import { withGateway, nodeFormValues } from './node-form';
 import { NodeFormDialog } from './node-form-dialog';
 
 const createdNode: NodeCreated = {
-  id: 5,
-  name: 'office',
-  address: '10.8.0.5',
-  allowInternet: false,
-  isGateway: true,
-  gatewayNetwork: '192.168.10.0/24',
-  gatewayNetworks: ['192.168.10.0/24'],
-  isLocal: false,
-  enabled: true,
-  status: 'offline',
-  clientIp: null,
-  latestHandshakeTimestamp: null,
-  transferRx: 0,
-  transferTx: 0,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
+  ...buildNode({
+    id: 5,
+    name: 'office',
+    address: '10.8.0.5',
+    isGateway: true,
+    gatewayNetwork: '192.168.10.0/24',
+    gatewayNetworks: ['192.168.10.0/24'],
+    status: 'offline',
+  }),
   token: 'pstn_secret',
 };
 
@@ -35,7 +29,7 @@ function renderDialog(onCreated = vi.fn(), node?: Node) {
   return onCreated;
 }
 
-describe('node form gateway rule (console-spec §5)', () => {
+describe('node form gateway rule (console spec: Validation rules)', () => {
   afterEach(() => vi.unstubAllGlobals());
 
   it('clears gatewayNetwork when the gateway option is unchecked', () => {

@@ -29,8 +29,8 @@ export function nodeFormValues(node?: Node | null): NodeFormValues {
 }
 
 /**
- * console-spec §5: unchecking the gateway option clears gatewayNetwork (and the further networks with it, and the
- * tokens' right to set them).
+ * The spec's "Validation rules": unchecking the gateway option clears gatewayNetwork (and the further networks with it,
+ * and the tokens' right to set them).
  */
 export function withGateway(values: NodeFormValues, isGateway: boolean): NodeFormValues {
   return {

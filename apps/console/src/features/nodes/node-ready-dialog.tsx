@@ -158,7 +158,7 @@ function WayPanel({ way, node, commands }: { way: Way; node: NodeCreated; comman
   );
 }
 
-/** Shown once after a node is created: its token and the ways to run the node (console-spec §2). */
+/** Shown once after a node is created: its token and the ways to run the node (the spec's "Screens and routes"). */
 export function NodeReadyDialog({ node, onClose }: { node: NodeCreated | null; onClose: () => void }) {
   const commands = useNodeCommands(node?.token ?? '', node !== null);
   const [way, setWay] = useState<Way>('cli');

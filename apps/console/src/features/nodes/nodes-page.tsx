@@ -27,7 +27,9 @@ const filters: { label: string; value: NodeTypeFilter }[] = [
   { label: 'Gateways', value: 'gateways' },
 ];
 
-/** The list's "(KB)" columns (console-spec §2) in that unit: 1024 bytes, 2 decimals, grouped thousands. */
+/**
+ * The list's "(KB)" columns (the spec's "Screens and routes") in that unit: 1024 bytes, 2 decimals, grouped thousands.
+ */
 export function formatKilobytes(bytes: number): string {
   return (bytes / 1024).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 }

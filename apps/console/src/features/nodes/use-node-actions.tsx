@@ -45,7 +45,9 @@ export function useNodeActions({ onDeleted }: { onDeleted?: (node: Node) => void
     }
   };
 
-  /** The local node has no edit, connect, disconnect, delete or download actions (console-spec §4). */
+  /**
+   * The local node has no edit, connect, disconnect, delete or download actions (the spec's "States and transitions").
+   */
   const menuItems = (
     node: Node,
     { withView = false, withExpose = false, withDelete = false }: MenuOptions = {},

@@ -1,16 +1,8 @@
 import { screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildHttpService, buildTcpService, fakeApi, renderInRouter } from '../services/service-test-fixtures';
+import { buildNode } from '../../test/fixtures';
 import { ServicesPage } from './services-page';
-
-const node = (overrides = {}) => ({
-  id: 4,
-  name: 'laptop',
-  status: 'online',
-  enabled: true,
-  isLocal: false,
-  ...overrides,
-});
 
 describe('services page', () => {
   afterEach(() => vi.unstubAllGlobals());
@@ -22,8 +14,8 @@ describe('services page', () => {
             status: 200,
             body: {
               data: [
-                { type: 'http', node: node(), certificate: null, service: buildHttpService({ id: 9 }) },
-                { type: 'tcp', node: node(), certificate: null, service: buildTcpService({ id: 11 }) },
+                { type: 'http', node: buildNode(), certificate: null, service: buildHttpService({ id: 9 }) },
+                { type: 'tcp', node: buildNode(), certificate: null, service: buildTcpService({ id: 11 }) },
               ],
               page: 2,
               limit: 25,
@@ -62,7 +54,7 @@ describe('services page', () => {
               data: [
                 {
                   type: 'http',
-                  node: node({ status: 'offline' }),
+                  node: buildNode({ status: 'offline' }),
                   certificate: { state: 'failed', notAfter: null, error: 'NXDOMAIN' },
                   service: buildHttpService({ name: 'shop' }),
                 },

@@ -35,7 +35,7 @@ import { ServiceStatus } from '../services/service-status';
 import type { ServiceFacts } from '../services/service-truth';
 import { useServiceActions } from '../services/use-service-actions';
 
-// /services (issue 26, beyond the spec's pages): every published service across nodes in one table, searched,
+// /services (beyond the spec's pages): every published service across nodes in one table, searched,
 // filtered (status, node, domain, kind), sorted and paged on the server; each row with the same figures as on its
 // node's page. The whole view lives in the URL, so Back and shared links return to it.
 

@@ -11,7 +11,7 @@ import { useSaveService } from './use-save-service';
 import { AccessSection } from '../access/access-section';
 import { useServiceAccess } from '../access/use-service-access';
 
-/** The HTTP service form (console-spec §5): POST to create, PATCH to edit. */
+/** The HTTP service form (the spec's "Validation rules"): POST to create, PATCH to edit. */
 export function HttpServiceForm({ node, service, onClose, onCreated }: ServiceFormProps<HttpService>) {
   const schema = useMemo(() => makeHttpFormSchema(node), [node]);
   const form = useZodForm(schema, getInitialHttpValues(node, service));

@@ -9,7 +9,8 @@ import { HttpServiceFormDialog, TcpServiceFormDialog } from './service-form-dial
 import { serviceCardId } from './service-info-from-url';
 import { ServiceList, useUrlServiceView } from './service-list';
 
-// The node page's HTTP and TCP service cards (console-spec §2): paged by 5, editable, with the add form.
+// The node page's HTTP and TCP service cards (the spec's "Screens and routes"): paged by 5, editable, with the add
+// form.
 
 /** null: closed; 'new': the create form; a service: its edit form. */
 type FormState<S> = null | 'new' | S;

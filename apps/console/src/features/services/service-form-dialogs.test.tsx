@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { dismissToast, getToasts } from '../../lib/toast-store';
 import { HttpServiceFormDialog, TcpServiceFormDialog } from './service-form-dialogs';
 import { LOCAL_SELF_HOST } from './service-form-rules';
-import { buildHttpService, buildNode, buildTcpService, fakeApi, renderWithProviders } from './service-test-fixtures';
+import { buildHttpService, buildTcpService, fakeApi, renderWithProviders } from './service-test-fixtures';
+import { buildNode } from '../../test/fixtures';
 
 const input = (label: string) => screen.getByLabelText<HTMLInputElement>(label);
 const select = (label: string) => screen.getByLabelText<HTMLSelectElement>(label);

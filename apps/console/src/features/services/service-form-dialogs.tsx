@@ -5,7 +5,7 @@ import { SERVICE_EXPOSED_TITLE, ServiceInfoDialog } from './service-info-dialog'
 import { TcpServiceForm } from './tcp-service-form';
 
 // The service form dialogs the node pages open. After a create the form gives way to 'Your Service is Now
-// Publicly Available' with the new public address (console-spec §4).
+// Publicly Available' with the new public address (the spec's "States and transitions").
 
 type DialogProps<S> = { node: Node; service?: S; open: boolean; onClose: () => void };
 
@@ -34,7 +34,7 @@ function ServiceFormFlow({
   return renderForm(setExposed);
 }
 
-/** POST when creating, PATCH when `service` is given (console-spec §4). */
+/** POST when creating, PATCH when `service` is given (the spec's "States and transitions"). */
 export function HttpServiceFormDialog({ node, service, open, onClose }: DialogProps<HttpService>) {
   return (
     <ServiceFormFlow
@@ -53,7 +53,7 @@ export function HttpServiceFormDialog({ node, service, open, onClose }: DialogPr
   );
 }
 
-/** POST when creating, PATCH when `service` is given (console-spec §4). */
+/** POST when creating, PATCH when `service` is given (the spec's "States and transitions"). */
 export function TcpServiceFormDialog({ node, service, open, onClose }: DialogProps<TcpService>) {
   return (
     <ServiceFormFlow

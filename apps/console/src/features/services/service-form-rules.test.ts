@@ -10,7 +10,8 @@ import {
   validateHttpForm,
   validateTcpForm,
 } from './service-form-rules';
-import { buildHttpService, buildNode } from './service-test-fixtures';
+import { buildHttpService } from './service-test-fixtures';
+import { buildNode } from '../../test/fixtures';
 
 const regularNode = buildNode();
 const gatewayNode = buildNode({ id: 5, isGateway: true, gatewayNetwork: '192.168.1.0/24' });

@@ -11,8 +11,8 @@ import {
 } from '@postern/contract';
 import { expiryBody } from './service-expiry-rules';
 
-// The pure part of the HTTP and TCP service forms (console-spec §5): initial values, which fields are editable
-// for which node, the request body, and validation with the contract's schemas plus the UI-only rules.
+// The pure part of the HTTP and TCP service forms (the spec's "Validation rules"): initial values, which fields are
+// editable for which node, the request body, and validation with the contract's schemas plus the UI-only rules.
 
 /**
  * The server's own services live on the local node and point at its loopback address. Their path, protocol and

@@ -20,8 +20,8 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
 }
 
 /**
- * A service's public address and settings. After a create it is the service-exposed dialog (console-spec §2);
- * from the row menu's Info it shows the same facts under the service's name.
+ * A service's public address and settings. After a create it is the service-exposed dialog (the spec's "Screens and
+ * routes"); from the row menu's Info it shows the same facts under the service's name.
  */
 export function ServiceInfoDialog({
   service,

@@ -2,7 +2,8 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HttpServicesCard } from './service-cards';
 import { ServiceList } from './service-list';
-import { buildHttpService, buildNode, fakeApi, renderInRouter } from './service-test-fixtures';
+import { buildHttpService, fakeApi, renderInRouter } from './service-test-fixtures';
+import { buildNode } from '../../test/fixtures';
 
 const page = (data: unknown[]) => ({ status: 200, body: { data, page: 1, limit: 5, total: data.length } });
 
@@ -47,7 +48,7 @@ describe('service list', () => {
       within(menu)
         .getAllByRole('menuitem')
         .map((item) => item.textContent),
-      // The spec's items in the spec's order; 'Visitor Access' (issue 27) is HTTP services' own, beyond it.
+      // The spec's items in the spec's order; 'Visitor Access' (docs/ACCESS.md) is HTTP services' own, beyond it.
     ).toEqual(['Info', 'Logs Monitor', 'Visitor Access', 'Edit Service', 'Disable Access', 'Delete Service']);
     fireEvent.click(within(menu).getByRole('menuitem', { name: 'Logs Monitor' }));
     await waitFor(() => expect(router.state.location.pathname).toBe('/nodes/4/http/9/logs'));

@@ -28,7 +28,7 @@ import { useServiceActions } from './use-service-actions';
 
 type Service = AnyService;
 
-// Beyond the spec (issue 27): an HTTP service's policy, share links and visitor sessions; loaded on first use.
+// Beyond the spec (docs/ACCESS.md): an HTTP service's policy, share links and visitor sessions; loaded on first use.
 const VisitorAccessDialog = lazy(() =>
   import('../access/visitor-access-dialog').then((module) => ({ default: module.VisitorAccessDialog })),
 );
@@ -100,7 +100,7 @@ export function PublicAddress({ service }: { service: AnyService }) {
   );
 }
 
-/** A paged (5 by default) list of one type of services, with the row menu of console-spec §2. */
+/** A paged (5 by default) list of one type of services, with the row menu of the spec's "Screens and routes". */
 export function ServiceList({ type, scope, empty, onEdit, facts, ...controlled }: ServiceListProps) {
   const [localView, setLocalView] = useLocalServiceView();
   const view = controlled.view ?? localView;

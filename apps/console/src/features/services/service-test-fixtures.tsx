@@ -1,4 +1,4 @@
-import type { HttpService, Node, TcpService } from '@postern/contract';
+import type { HttpService, TcpService } from '@postern/contract';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import {
   createMemoryHistory,
@@ -16,26 +16,6 @@ import { Toaster } from '../../components/ui/toast';
 import { FakeEventSource } from '../../test/fake-event-source';
 
 // Test data and a fake API for the service and domain component tests.
-
-export const buildNode = (overrides: Partial<Node> = {}): Node => ({
-  id: 4,
-  name: 'laptop',
-  address: '10.0.0.4',
-  allowInternet: false,
-  isGateway: false,
-  gatewayNetwork: null,
-  gatewayNetworks: [],
-  isLocal: false,
-  enabled: true,
-  status: 'online',
-  clientIp: null,
-  latestHandshakeTimestamp: null,
-  transferRx: 0,
-  transferTx: 0,
-  created_at: '2026-11-22T10:00:00Z',
-  updated_at: '2026-11-22T10:00:00Z',
-  ...overrides,
-});
 
 export const buildHttpService = (overrides: Partial<HttpService> = {}): HttpService => ({
   id: 9,

@@ -1,7 +1,7 @@
 import type { Attention, NodeStatusValue } from '@postern/contract';
 import { isPubliclyExposed } from './service-display';
 
-// Status that tells the truth (issue 26): a service switched on and accepted by the data plane is "Public" only as
+// Status that tells the truth: a service switched on and accepted by the data plane is "Public" only as
 // far as its node and certificate allow. A disconnected node serves nothing (not public); an offline node or a failed
 // or ended certificate leaves it published but unreachable or untrusted, which the row says next to "Public".
 

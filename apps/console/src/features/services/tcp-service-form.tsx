@@ -9,7 +9,10 @@ import { ExpiryField } from './service-expiry';
 import { ServiceFormFrame } from './service-form-frame';
 import { useSaveService } from './use-save-service';
 
-/** The TCP/UDP service form (console-spec §5): POST to create, PATCH to edit; an empty public port is assigned. */
+/**
+ * The TCP/UDP service form (the spec's "Validation rules"): POST to create, PATCH to edit; an empty public port is
+ * assigned.
+ */
 export function TcpServiceForm({ node, service, onClose, onCreated }: ServiceFormProps<TcpService>) {
   const schema = useMemo(() => makeTcpFormSchema(node), [node]);
   const form = useZodForm(schema, getInitialTcpValues(node, service));

@@ -3,8 +3,8 @@ import { useConfirm } from '../../components/ui/confirm';
 import { useToast } from '../../components/ui/toast';
 import { useDeleteService, useSetServiceAccess, type ServiceRef } from '../../queries/services';
 
-// Enable Access, Disable Access and Delete Service, each behind a confirmation (console-spec §8). Failures are
-// reported by the API client (400 toast, logout on 401/403/429); here they are only logged.
+// Enable Access, Disable Access and Delete Service, each behind a confirmation (the spec's "Error catalogue"). Failures
+// are reported by the API client (400 toast, logout on 401/403/429); here they are only logged.
 
 type ServiceLike = { id: number; nodeId: number };
 

@@ -7,7 +7,7 @@ import { call } from '../../lib/api';
 import { showToast } from '../../lib/toast-store';
 import { useZodForm } from '../../lib/use-zod-form';
 
-// The admin's password, changed in the console (issue 26): the first one is generated and printed once at the first
+// The admin's password, changed in the console: the first one is generated and printed once at the first
 // boot. The contract's operation (PATCH /api/auth/password) checks the current password and ends every other
 // session; this session stays.
 

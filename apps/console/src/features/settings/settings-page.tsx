@@ -10,13 +10,13 @@ import { call, isApiError } from '../../lib/api';
 import { showToast } from '../../lib/toast-store';
 import { PasswordCard } from './password-card';
 
-// Settings beyond the spec: the admin's password (issue 26) and two-factor sign-in (issue 15). The QR code comes
+// Settings beyond the spec: the admin's password and two-factor sign-in. The QR code comes
 // from the server as an SVG data URL, so no QR encoder is in the console's bundle; the secret and the recovery codes
 // are shown once.
 
 const twoFactorKey = ['auth', 'two-factor'] as const;
 
-// Beyond the spec (issue 27): who may reach published services signs in with these; its own chunk.
+// Beyond the spec (docs/ACCESS.md): who may reach published services signs in with these; its own chunk.
 const IdentityProvidersCard = lazy(() =>
   import('../access/identity-providers-card').then((module) => ({ default: module.IdentityProvidersCard })),
 );
@@ -32,7 +32,7 @@ function fieldErrorsOf(error: unknown): Fields {
 const required = (value: string): string | undefined => (value.trim() === '' ? messages.empty : undefined);
 
 /**
- * Each step replaces the form that held focus: without this, focus would fall to <body> (issue 17). The step's
+ * Each step replaces the form that held focus: without this, focus would fall to <body>. The step's
  * first paragraph takes it, so a screen reader reads the instructions and the next Tab goes into the step.
  */
 function useFocusIntro(shouldFocus: boolean) {

@@ -1,6 +1,6 @@
 import type { ConfirmOptions } from '../../components/ui/confirm';
 
-// console-spec §8, revoke and delete of a personal access token.
+// The spec's "Error catalogue", revoke and delete of a personal access token.
 
 export const revokeTokenConfirmation: ConfirmOptions = {
   title: 'Revoke Personal Access Token',

@@ -4,7 +4,7 @@ import { CopyField } from '../../components/ui/copy-button';
 import { InfoDialog } from '../../components/ui/dialog';
 import { links } from '../../lib/links';
 
-/** The one time a token's secret is shown (console-spec §2). */
+/** The one time a token's secret is shown (the spec's "Screens and routes"). */
 export function TokenCreatedDialog({
   token,
   onClose,

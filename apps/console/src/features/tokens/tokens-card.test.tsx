@@ -4,26 +4,10 @@ import { act, fireEvent, render, screen, waitFor, within } from '@testing-librar
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfirmProvider } from '../../components/ui/confirm';
 import { Toaster } from '../../components/ui/toast';
+import { buildNode } from '../../test/fixtures';
 import { TokensCard } from './tokens-card';
 
-const node: Node = {
-  id: 3,
-  name: 'laptop',
-  address: '10.8.0.3',
-  allowInternet: false,
-  isGateway: false,
-  gatewayNetwork: null,
-  gatewayNetworks: [],
-  isLocal: false,
-  enabled: true,
-  status: 'online',
-  clientIp: null,
-  latestHandshakeTimestamp: null,
-  transferRx: 0,
-  transferTx: 0,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-};
+const node = buildNode({ id: 3, address: '10.8.0.3' });
 
 const token = (id: number, name: string, extra: Partial<PersonalAccessToken> = {}): PersonalAccessToken => ({
   id,

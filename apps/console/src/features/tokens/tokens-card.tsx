@@ -21,7 +21,7 @@ const statusTone: Record<TokenStatus, 'green' | 'red' | 'yellow'> = {
   Expired: 'yellow',
 };
 
-/** 'Node Access Tokens' (console-spec §2): pages of 5, minimum height 230px. */
+/** 'Node Access Tokens' (the spec's "Screens and routes"): pages of 5, minimum height 230px. */
 export function TokensCard({ node }: { node: Node }) {
   const [page, setPage] = useState(1);
   const [isFormOpen, setFormOpen] = useState(false);

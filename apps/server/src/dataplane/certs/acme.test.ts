@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import * as acme from 'acme-client';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../atomic-write.js';
+import { createTestCa, type TestCa } from '../../test/certificates.js';
 import { runCommand } from '../exec.js';
 import type { DataPlaneLogger } from '../types.js';
 import { createAcmeIssuer, describeAcmeError, loadOrCreateAccountKey, type AcmeClient } from './acme.js';
@@ -49,27 +50,10 @@ describe('describeAcmeError', () => {
 
 // A fake ACME CA (no network): it records each CSR and signs the CSR's own public key with a throw-away
 // openssl CA, so the returned chain is real and belongs to whatever key the issuer put in the CSR.
-let caDir: string;
+let testCa: TestCa;
 beforeAll(async () => {
-  caDir = await mkdtemp(join(tmpdir(), 'postern-acme-ca-'));
-  await runCommand('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    join(caDir, 'ca.key'),
-    '-out',
-    join(caDir, 'ca.crt'),
-    '-days',
-    '30',
-    '-subj',
-    '/CN=Fake ACME CA',
-  ]);
-  return () => rm(caDir, { recursive: true, force: true });
+  testCa = await createTestCa('Fake ACME CA');
+  return () => testCa.remove();
 });
 
 interface FakeCa extends AcmeClient {
@@ -86,12 +70,7 @@ function createFakeCa(outcome: { fail?: string } = {}): FakeCa {
     async auto({ csr }) {
       csrs.push(csr.toString());
       if (outcome.fail !== undefined) throw new Error(outcome.fail);
-      const leaf = await runCommand(
-        'openssl',
-        ['x509', '-req', '-CA', join(caDir, 'ca.crt'), '-CAkey', join(caDir, 'ca.key'), '-days', '90'],
-        { input: csr.toString() },
-      );
-      const chain = `${leaf.stdout}${await readFile(join(caDir, 'ca.crt'), 'utf8')}`;
+      const chain = `${await testCa.signCsr(csr.toString())}${await readFile(testCa.certFile, 'utf8')}`;
       chains.push(chain);
       return chain;
     },

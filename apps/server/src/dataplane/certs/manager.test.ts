@@ -1,10 +1,10 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { writeFileAtomic } from '../atomic-write.js';
-import { runCommand } from '../exec.js';
+import { createTestCa, selfSignedPem, type TestCa } from '../../test/certificates.js';
 import type { DataPlaneLogger } from '../types.js';
 import {
   createCertificateManager,
@@ -24,50 +24,8 @@ const silent: DataPlaneLogger = {
 // Real time: the certificates openssl makes are dated from the real clock.
 const NOW = Date.now();
 
-let caDir: string;
+let ca: TestCa;
 let dataDir: string;
-
-/** A private CA (openssl), standing in for an ACME CA: it signs whatever domain it is asked for. */
-async function signWithTestCa(domain: string, days = 90): Promise<string> {
-  const key = join(caDir, `${domain}.key`);
-  const csr = join(caDir, `${domain}.csr`);
-  const crt = join(caDir, `${domain}.crt`);
-  const ext = join(caDir, `${domain}.ext`);
-  await writeFile(ext, `subjectAltName=DNS:${domain}\n`);
-  await runCommand('openssl', [
-    'req',
-    '-new',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    key,
-    '-out',
-    csr,
-    '-subj',
-    `/CN=${domain}`,
-  ]);
-  await runCommand('openssl', [
-    'x509',
-    '-req',
-    '-in',
-    csr,
-    '-CA',
-    join(caDir, 'ca.crt'),
-    '-CAkey',
-    join(caDir, 'ca.key'),
-    '-CAcreateserial',
-    '-days',
-    String(days),
-    '-extfile',
-    ext,
-    '-out',
-    crt,
-  ]);
-  return `${await readFile(key, 'utf8')}${await readFile(crt, 'utf8')}`;
-}
 
 function fakeIssuer(outcome: { fail?: string; days?: number } = {}): CertificateIssuer & { calls: string[] } {
   const calls: string[] = [];
@@ -76,7 +34,8 @@ function fakeIssuer(outcome: { fail?: string; days?: number } = {}): Certificate
     async issue(domain, pemPath) {
       calls.push(domain);
       if (outcome.fail !== undefined) throw new Error(outcome.fail);
-      await writeFileAtomic(pemPath, await signWithTestCa(domain, outcome.days), 0o600);
+      // A private CA stands in for an ACME CA: it signs whatever domain it is asked for.
+      await writeFileAtomic(pemPath, await ca.issue(domain, outcome.days), 0o600);
     },
   };
 }
@@ -113,53 +72,15 @@ const DAY = 24 * 3600 * 1000;
 
 /** A self-signed PEM valid for `days` from now, as an earlier run left it on disk. */
 async function writeSelfSignedPem(name: string, days: number, coveredName = name): Promise<string> {
-  const key = join(caDir, `${name}.self.key`);
-  const crt = join(caDir, `${name}.self.crt`);
-  await runCommand('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    key,
-    '-out',
-    crt,
-    '-days',
-    String(days),
-    '-subj',
-    `/CN=${coveredName}`,
-    '-addext',
-    `subjectAltName=DNS:${coveredName}`,
-  ]);
-  const pem = `${await readFile(key, 'utf8')}${await readFile(crt, 'utf8')}`;
+  const pem = await selfSignedPem(coveredName, days);
   await mkdir(join(dataDir, 'certs'), { recursive: true });
   await writeFileAtomic(join(dataDir, 'certs', `${name}.pem`), pem, 0o600);
   return pem;
 }
 
 beforeAll(async () => {
-  caDir = await mkdtemp(join(tmpdir(), 'postern-test-ca-'));
-  await runCommand('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    join(caDir, 'ca.key'),
-    '-out',
-    join(caDir, 'ca.crt'),
-    '-days',
-    '30',
-    '-subj',
-    '/CN=Test ACME CA',
-  ]);
-  return () => rm(caDir, { recursive: true, force: true });
+  ca = await createTestCa('Test ACME CA');
+  return () => ca.remove();
 });
 beforeEach(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'postern-cert-manager-'));

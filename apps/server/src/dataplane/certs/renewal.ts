@@ -9,7 +9,7 @@ import type { CertificateInfo, CertificateRecord } from '../../model/certificate
 //                                       │ back-off elapsed
 //                                       └──▶ pending
 
-export type { CertificateRecord, CertificateState } from '../../model/certificates.js';
+export type { CertificateRecord } from '../../model/certificates.js';
 
 export const RENEW_BEFORE_MS = 30 * 24 * 3600 * 1000;
 const MINUTE = 60_000;

@@ -311,7 +311,7 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
       '/ad%6d': 403,
       '/%61dm/x': 403,
       '/x/%2e%2e/adm': 403,
-      // Measured bypasses (issue 25): letter case (IIS), `;` parameters (Tomcat, Jetty, Spring), an encoded `;`
+      // Measured bypasses: letter case (IIS), `;` parameters (Tomcat, Jetty, Spring), an encoded `;`
       // (Spring decodes first), trailing space and dot (IIS, Windows).
       '/ADM': 400,
       '/Adm/x': 400,

@@ -1,20 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
+import { canRun } from '../../test/requirements.js';
 import type { NginxRenderOptions } from './options.js';
 
 // Shared by the tests that run real nginx on loopback (driver, routing overlay).
 
-function hasNginx(): boolean {
-  try {
-    execFileSync('nginx', ['-v'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Real nginx needs root (it binds as root and drops workers to www-data) and the binary. */
-export const canRunNginx = process.getuid?.() === 0 && hasNginx();
+export const canRunNginx = canRun('nginx');
 
 export const silentLogger = {
   debug: () => undefined,

@@ -28,8 +28,8 @@ const LOG_FORMAT = [
   `'"bytes":"$body_bytes_sent","upstream_status":"$upstream_status","rt":"$request_time","ua":"$http_user_agent"}'`,
 ];
 
-export const LUA_MODULE_FILE = 'postern.lua';
-export const ACCESS_LUA_MODULE_FILE = 'postern_access.lua';
+const LUA_MODULE_FILE = 'postern.lua';
+const ACCESS_LUA_MODULE_FILE = 'postern_access.lua';
 
 /** Options handed to the Lua module's init(): JSON inside a Lua long string (every value is allow-listed). */
 function luaOptions(options: NginxRenderOptions): string {

@@ -67,7 +67,7 @@ describe('renderHttpInstance', () => {
     expect(conf).not.toMatch(/app\.example\.com|10\.44\.0\.2/);
   });
 
-  it('sets identity headers only from the access check, on every proxied location (issue 27)', () => {
+  it('sets identity headers only from the access check, on every proxied location (docs/ACCESS.md)', () => {
     // Every location that proxies replaces (or, empty, drops) a client's X-Postern-* headers.
     const proxied = conf.split('location ').slice(1);
     expect(proxied.length).toBeGreaterThanOrEqual(3);

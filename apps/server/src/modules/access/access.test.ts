@@ -5,7 +5,7 @@ import { accessPolicies, accessSessions } from '../../db/schema.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
 import { createVisitorSession } from './visitor-sessions.js';
 
-// The operator's access API (issue 27, docs/ACCESS.md): every policy field refused with a field message and nothing
+// The operator's access API (docs/ACCESS.md): every policy field refused with a field message and nothing
 // saved; the rules only the server can check (a way in, a provider, someone on the lists, a domain); secrets never in
 // an answer; share links and sessions.
 

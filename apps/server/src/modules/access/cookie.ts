@@ -21,9 +21,6 @@ export interface CookiePayload {
   a?: string;
 }
 
-/** Browsers keep cookies of up to 4096 bytes (name, value and attributes): stay well below. */
-export const MAX_COOKIE_VALUE = 3500;
-
 export const accessCookieName = (policyId: number): string => `${ACCESS_COOKIE_PREFIX}${policyId}`;
 
 function macOf(key: Uint8Array, body: string, host: string): string {

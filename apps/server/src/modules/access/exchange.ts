@@ -1,11 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import {
-  ACCESS_COOKIE_PREFIX,
-  ACCESS_PATH,
-  isSafeReturnPath,
-  normalizePathLocation,
-  type AccessPolicy,
-} from '@postern/contract';
+import { ACCESS_COOKIE_PREFIX, ACCESS_PATH, isSafeReturnPath, normalizePathLocation } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { ACCESS_KEY_ID, accessCookieKey, type AccessPolicyRow } from '../../db/access-state.js';
 import { accessShareLinks, domains, httpServices, identityProviders } from '../../db/schema.js';
@@ -23,8 +17,6 @@ import { visitorClientKey, visitorLimitName } from './visitor-checks.js';
 // The sign-in exchange's logic (docs/ACCESS.md): which service and policy a request on a protected host is about,
 // the password, single sign-on and share-link steps, sign-out. exchange-routes.ts turns the outcomes into pages,
 // cookies and redirects; nothing here knows HTTP beyond the values it is given.
-
-export type { AccessPolicy };
 
 /** A service on the host that asked, with the policy protecting it. */
 export interface ProtectedService {

@@ -7,8 +7,8 @@ import { getDomainAccess, getServiceAccess } from '../access/policies.js';
 import { toShareLink, toVisitorSession } from '../access/present.js';
 import { getIdentityProvider } from '../access/providers.js';
 
-// The operator's (and node tokens') access changes in the audit log (issue 27), recorded like every other API change
-// by operation-audit.ts: each operation names its action and target kind; this file finds and loads the targets.
+// The operator's (and node tokens') access changes in the audit log (docs/ACCESS.md), recorded like every other API
+// change by operation-audit.ts: each operation names its action and target kind; this file finds and loads the targets.
 
 export type AccessKind = 'provider' | 'domain-access' | 'service-access' | 'share-link' | 'visitor-session';
 

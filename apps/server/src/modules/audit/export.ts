@@ -9,7 +9,7 @@ import {
 import type { AppDeps } from '../../deps.js';
 import { countAuditEntries, iterateAuditEntries } from './query.js';
 
-// The audit log as CSV (issue 26): the filtered list, streamed in batches read by id so memory stays flat, and
+// The audit log as CSV: the filtered list, streamed in batches read by id so memory stays flat, and
 // bounded (AUDIT_EXPORT_MAX_ROWS). Every column comes from the entry's contract view, whose snapshots were scrubbed
 // of secrets when recorded (recorder.ts), so the file holds nothing the audit page does not show.
 

@@ -6,7 +6,7 @@ import { connectSse, type SseTestClient } from '../../test/sse-client.js';
 import { LOGIN_MAX_FAILURES_PER_CLIENT } from './rate-limit.js';
 import { TOTP_MAX_FAILURES_PER_ACCOUNT } from './second-factor-limit.js';
 
-// Sessions across several gateways on one PostgreSQL database (issue 16 item 4): what one gateway ends, every other
+// Sessions across several gateways on one PostgreSQL database (docs/SCALE-OUT.md): what one gateway ends, every other
 // honours within 1 s, including event streams it holds open. Two-factor sign-in works behind a load balancer without
 // affinity, and its limits are shared.
 

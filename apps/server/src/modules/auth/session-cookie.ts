@@ -3,8 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { storageKeys } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 
-// The console's session cookie (console-spec §4, §9: a cookie, SameSite Strict, lifetime from expires_in), set and
-// cleared by the server so no script can read it (docs/api.md "Session cookie"); only GET /api/auth/session reads it.
+// The console's session cookie (the spec's "States and transitions" and "Business constants and limits": a cookie,
+// SameSite Strict, lifetime from expires_in), set and cleared by the server so no script can read it (docs/api.md
+// "Session cookie"); only GET /api/auth/session reads it.
 //
 // Over HTTPS it is `__Host-token`: Secure, Path=/ and no Domain, which browsers enforce for the prefix, so a page on a
 // sibling or parent domain (a node may own one) can neither set nor shadow it ("cookie tossing"). Cookies ignore

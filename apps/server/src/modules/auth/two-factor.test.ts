@@ -6,7 +6,7 @@ import { buildTestApp, TEST_ADMIN, type TestApp } from '../../test/build-test-ap
 import { CHALLENGE_TTL_SECONDS } from './challenges.js';
 import { LOGIN_MAX_FAILURES_PER_CLIENT } from './rate-limit.js';
 
-// Two-factor sign-in (issue 15): enrolment, the two-step sign-in, replay, recovery codes, the limiter, disabling.
+// Two-factor sign-in: enrolment, the two-step sign-in, replay, recovery codes, the limiter, disabling.
 
 let t: TestApp;
 let clock: Date;

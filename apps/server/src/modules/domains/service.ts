@@ -104,7 +104,9 @@ async function assertDomainFree(db: ReadDb, domain: string, exceptId?: number): 
   if (other && other.id !== exceptId) throw fieldError('domain', takenMessage(domain));
 }
 
-/** `skipValidation` forces self-signed (console-spec §5); a certbot domain is checked before it is stored. */
+/**
+ * `skipValidation` forces self-signed (the spec's "Validation rules"); a certbot domain is checked before it is stored.
+ */
 async function resolveSsl(
   options: DomainOptions,
   domain: string,

@@ -7,8 +7,8 @@ import { generateKeyPair, publicKeyFromPrivate } from '../../dataplane/wireguard
 import { buildTestApp, TEST_STORE, type TestApp, type TestAppOptions } from '../../test/build-test-app.js';
 import { postgresAvailable } from '../../test/postgres.js';
 
-// Several gateways on one PostgreSQL database (issue 16): each has its own WireGuard key and tunnel address, and a
-// node's config has one [Peer] per live gateway, the same whichever gateway answers.
+// Several gateways on one PostgreSQL database (docs/SCALE-OUT.md): each has its own WireGuard key and tunnel address,
+// and a node's config has one [Peer] per live gateway, the same whichever gateway answers.
 
 const apps: TestApp[] = [];
 afterEach(async () => {

@@ -5,9 +5,9 @@ import { statusFromHandshake } from '../../dataplane/wireguard/status.js';
 import type { DataPlane, NodeStatus, NodeStatusSource } from '../../dataplane/types.js';
 import { listLiveGateways } from './registry.js';
 
-// Node status combined over every gateway (issue 16). Each gateway's own WireGuard poll (dataPlane.status) stays the
-// live source for what it sees itself; what it sees is also written behind to `gateway_peers` (only the rows that
-// changed, one write at most every SYNC_INTERVAL_MS), and what the other live gateways wrote is read back on the
+// Node status combined over every gateway (docs/SCALE-OUT.md). Each gateway's own WireGuard poll (dataPlane.status)
+// stays the live source for what it sees itself; what it sees is also written behind to `gateway_peers` (only the rows
+// that changed, one write at most every SYNC_INTERVAL_MS), and what the other live gateways wrote is read back on the
 // same beat. A node's status is then the best over every live gateway:
 //   - the newest handshake wins, and with it the client address that gateway saw (the node's current path);
 //   - status (online/idle/offline) follows from that newest handshake;

@@ -9,9 +9,9 @@ import { generateKeyPair, publicKeyFromPrivate } from '../../dataplane/wireguard
 import type { Config } from '../../env.js';
 import type { SecretBox } from '../../secrets.js';
 
-// The gateway processes of one database (issue 16). Each registers its row when it starts (by name, so a restart is
-// the same gateway) and keeps `last_seen_at` fresh (heartbeat.ts). Every write here runs in `db.write`, which on
-// PostgreSQL holds the advisory lock every write takes: registrations, node creations and address choices are
+// The gateway processes of one database (docs/SCALE-OUT.md). Each registers its row when it starts (by name, so a
+// restart is the same gateway) and keeps `last_seen_at` fresh (heartbeat.ts). Every write here runs in `db.write`,
+// which on PostgreSQL holds the advisory lock every write takes: registrations, node creations and address choices are
 // serialised across all gateways, so two of them never take the same address.
 
 /** This gateway as the rest of the app knows it (its private key stays in the database, read by the data plane). */

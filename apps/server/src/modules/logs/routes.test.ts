@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { HttpService } from '@postern/contract';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
+import { waitFor } from '../../test/wait-for.js';
 import { createApiClient, insertNode } from '../services/test-support.js';
 
 // The log stream is a long-lived SSE response, so these tests use a real loopback socket instead of inject.
@@ -116,9 +117,7 @@ describe('GET /api/logs/stream', () => {
     const stream = await openStream(`/api/logs/stream?domain=app.example.com&token=${token}`);
     expect(active).toBe(1);
     stream.close();
-    const deadline = Date.now() + 2000;
-    while (active > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(active).toBe(0);
+    await waitFor(() => active === 0, { timeoutMs: 2000, intervalMs: 10, what: 'the stream to end' });
   });
 
   test('answers 404 for an unknown domain or service and 401 without a token', async () => {

@@ -79,7 +79,9 @@ export async function searchNodeRows(
   return await deps.db.select().from(nodes).where(where).orderBy(asc(nodes.id)).all();
 }
 
-/** Tunnel addresses taken by nodes or by gateways (issue 16): both allocate in the VPN subnet, inside db.write. */
+/**
+ * Tunnel addresses taken by nodes or by gateways (docs/SCALE-OUT.md): both allocate in the VPN subnet, inside db.write.
+ */
 export async function listUsedAddresses(db: ReadDb): Promise<Set<string>> {
   return await listTunnelAddressesInUse(db);
 }

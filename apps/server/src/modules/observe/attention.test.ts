@@ -6,7 +6,7 @@ import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
 import { createApiClient, insertNode } from '../services/test-support.js';
 import { ATTENTION_MAX_AGE_MS, readAttention } from './attention.js';
 
-// GET /api/system/attention (issue 26): what the home page lists as needing attention, and the totals.
+// GET /api/system/attention: what the home page lists as needing attention, and the totals.
 
 const NOW = new Date('2026-11-26T12:00:00.000Z');
 let clock = NOW.getTime();

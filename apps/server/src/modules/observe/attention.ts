@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps.js';
 import { domains, httpServices, nodes, tcpServices } from '../../db/schema.js';
 import type { HealthChecker } from './health-checker.js';
 
-// What needs the operator's attention (issue 26), for the home page and for service rows that must not say "Public"
+// What needs the operator's attention, for the home page and for service rows that must not say "Public"
 // while their node is offline or their certificate failed. Each list is bounded (ATTENTION_MAX_ITEMS) and counted.
 // Reads: the nodes (with the live tunnel status), the domains (with their certificate facts, kept in memory), the
 // set-aside rows (an index-free scan of the service tables' apply_error; a few ms at 10,000 services), the health

@@ -6,10 +6,10 @@ import type { Store } from '../../db/client.js';
 import type { HealthChecker } from './health-checker.js';
 import type { TrafficHistory } from './traffic-history.js';
 
-// Prometheus metrics (issue 14). Figures the data plane already counts (traffic, tunnel, certificates, drift, health)
-// are read when scraped, so /metrics costs nothing between scrapes; events of the control plane itself (apply,
-// sign-in failures) are counted as they happen. Names follow Prometheus conventions: base units (seconds, bytes),
-// `_total` for counters.
+// Prometheus metrics (docs/api.md "Observability"). Figures the data plane already counts (traffic, tunnel,
+// certificates, drift, health) are read when scraped, so /metrics costs nothing between scrapes; events of the control
+// plane itself (apply, sign-in failures) are counted as they happen. Names follow Prometheus conventions: base units
+// (seconds, bytes), `_total` for counters.
 
 type Labels = Record<string, string | number>;
 interface Value {

@@ -5,7 +5,10 @@ import { createHealthChecker, type HealthChecker, type Probe } from './health-ch
 import { createMetrics, type Metrics } from './metrics.js';
 import { createTrafficHistory, type TrafficHistory } from './traffic-history.js';
 
-/** What the gateway observes of itself (issue 14): traffic history, backend health, metrics. One per app. */
+/**
+ * What the gateway observes of itself (docs/api.md "Observability"): traffic history, backend health, metrics. One per
+ * app.
+ */
 export interface Observer {
   history: TrafficHistory;
   health: HealthChecker;

@@ -4,7 +4,7 @@ import { httpServices, tcpServices } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 
 // What the observe routes read and write in the database: a service's health-check settings and the list of every
-// service with its node. The routes stay thin (layers.test.ts).
+// service with its node. The routes stay thin (apps/server/.dependency-cruiser.cjs).
 
 export interface HealthCheckSettings {
   intervalSeconds: number;

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ruleMessages, type AuditEntry, type HttpService, type ListResponse, type TcpService } from '@postern/contract';
 import { bootstrap } from '../../bootstrap.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
+import { waitFor } from '../../test/wait-for.js';
 import { createApiClient, fieldMessage, insertNode } from './test-support.js';
 
 let t: TestApp;
@@ -17,16 +18,6 @@ afterEach(() => t.cleanup());
 
 const later = (ms: number): string => new Date(clock.getTime() + ms).toISOString();
 const web = { name: 'web', domain: 'temp.example.test', backendPort: 80 };
-
-async function waitFor<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const servedHosts = (): string[] => [...t.fakeDataPlane.proxy.routes.keys()];
 
@@ -89,15 +80,19 @@ describe('temporary exposure: at expiry', () => {
     const service = (await api<HttpService>('POST', `/api/services/${node.id}/http`, { ...web, ttl: 60 })).body;
     expect(servedHosts()).toContain('temp.example.test');
     clock = new Date(clock.getTime() + 61_000);
-    const disabled = await waitFor(async () => {
-      const current = (await api<HttpService>('GET', `/api/services/${node.id}/http/${service.id}`)).body;
-      return current.enabled ? undefined : current;
-    }, 'the expired service to be disabled');
-    expect(disabled).toMatchObject({ id: service.id, enabled: false, expiresAt: service.expiresAt });
-    await waitFor(
-      async () => (servedHosts().includes('temp.example.test') ? undefined : true),
-      'nginx to stop serving it',
+    const disabled = await waitFor(
+      async () => {
+        const current = (await api<HttpService>('GET', `/api/services/${node.id}/http/${service.id}`)).body;
+        return current.enabled ? undefined : current;
+      },
+      { timeoutMs: 5000, intervalMs: 50, what: 'the expired service to be disabled' },
     );
+    expect(disabled).toMatchObject({ id: service.id, enabled: false, expiresAt: service.expiresAt });
+    await waitFor(async () => !servedHosts().includes('temp.example.test'), {
+      timeoutMs: 5000,
+      intervalMs: 50,
+      what: 'nginx to stop serving it',
+    });
     const entries = (await api<ListResponse<AuditEntry>>('GET', '/api/audit?action=service.expired')).body.data;
     expect(entries).toEqual([
       expect.objectContaining({

@@ -6,7 +6,7 @@ import { applyChanges } from '../../dataplane-apply.js';
 import { httpServices, tcpServices } from '../../db/schema.js';
 import { fieldError } from '../../errors.js';
 
-// Temporary exposure (issue 15): a service with `expiresAt` is disabled (kept, not deleted) once that time has
+// Temporary exposure: a service with `expiresAt` is disabled (kept, not deleted) once that time has
 // passed. The sweep runs every second off the request path, and once at boot before the data plane starts, so an
 // expiry that passed while the gateway was down is never served again.
 

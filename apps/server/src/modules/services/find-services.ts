@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps.js';
 import { domains, httpServices, nodes, tcpServices } from '../../db/schema.js';
 import { toHttpService, toTcpService } from './present.js';
 
-// "Find service" (issue 17): every node's services of both types whose name or public address contains the text,
+// "Find service": every node's services of both types whose name or public address contains the text,
 // one page ordered by name. The address is built in SQL the way present.ts builds `publicAccess`, so whatever the
 // console shows (or a part of it: a domain, domain/path, a port, host:port) finds the service.
 

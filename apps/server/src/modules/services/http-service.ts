@@ -102,8 +102,8 @@ interface RouteInput {
 }
 
 /**
- * Merges a request's domain and path over the stored ones; one of them must remain (console-spec §5). A node's
- * token must name a domain: services without one share a single origin among every tenant. No path may shadow
+ * Merges a request's domain and path over the stored ones; one of them must remain (the spec's "Validation rules"). A
+ * node's token must name a domain: services without one share a single origin among every tenant. No path may shadow
  * what the gateway keeps for itself (contract `reservedPaths`).
  */
 function resolveRoute(

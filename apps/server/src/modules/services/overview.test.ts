@@ -7,7 +7,7 @@ import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
 import { listServiceOverview, type HealthSource } from './overview.js';
 import { createApiClient, insertNode } from './test-support.js';
 
-// GET /api/services: every node's services in one list (issue 26), filtered and sorted in SQL.
+// GET /api/services: every node's services in one list, filtered and sorted in SQL.
 
 let t: TestApp;
 let api: ReturnType<typeof createApiClient>;

@@ -11,7 +11,7 @@ import type { AppDeps } from '../../deps.js';
 import { domains, httpServices, nodes, tcpServices } from '../../db/schema.js';
 import { toHttpService, toTcpService } from './present.js';
 
-// The services overview (issue 26): every node's services of both types in one list, searched, filtered, sorted and
+// The services overview: every node's services of both types in one list, searched, filtered, sorted and
 // paged in SQL, so a page costs the same at 10 services as at 10,000. Facts that live outside the database (a
 // node's tunnel, a backend's health, a certificate) become id lists the SQL filters by; each is bounded by what
 // exists (nodes, services, domains). docs/api.md "Services overview".

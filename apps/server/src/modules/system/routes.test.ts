@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSelfSignedPem } from '../../dataplane/certs/self-signed.js';
 import { runCommand } from '../../dataplane/exec.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
+import { createTestCa } from '../../test/certificates.js';
 import { VERSION } from '../../app.js';
 import { consoleCertificatePath } from './console-certificate.js';
 
@@ -67,52 +68,11 @@ async function opensslPin(pem: string): Promise<string> {
 
 /** A combined PEM (key, leaf) whose leaf a separate CA signed. */
 async function caSignedPem(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'postern-ca-'));
-  const file = (name: string) => join(dir, name);
+  const ca = await createTestCa('Test CA', 2);
   try {
-    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-    await runCommand('openssl', [
-      'req',
-      '-x509',
-      ...ec,
-      '-keyout',
-      file('ca.key'),
-      '-out',
-      file('ca.pem'),
-      '-days',
-      '2',
-      '-subj',
-      '/CN=Test CA',
-    ]);
-    await runCommand('openssl', [
-      'req',
-      '-new',
-      ...ec,
-      '-keyout',
-      file('leaf.key'),
-      '-out',
-      file('leaf.csr'),
-      '-subj',
-      '/CN=gateway.test',
-    ]);
-    await runCommand('openssl', [
-      'x509',
-      '-req',
-      '-in',
-      file('leaf.csr'),
-      '-CA',
-      file('ca.pem'),
-      '-CAkey',
-      file('ca.key'),
-      '-CAcreateserial',
-      '-out',
-      file('leaf.pem'),
-      '-days',
-      '2',
-    ]);
-    return readFileSync(file('leaf.key'), 'utf8') + readFileSync(file('leaf.pem'), 'utf8');
+    return await ca.issue('gateway.test', 2);
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await ca.remove();
   }
 }
 

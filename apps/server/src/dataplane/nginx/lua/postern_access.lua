@@ -1,4 +1,4 @@
--- Who may reach a published service (issue 27, docs/ACCESS.md), checked inside nginx: a visitor's signed cookie is
+-- Who may reach a published service (docs/ACCESS.md), checked inside nginx: a visitor's signed cookie is
 -- verified here with the key the control plane pushed, with no round trip to Node.js. postern.lua's route() calls
 -- check() once per request; only the sign-in exchange (location /_postern/access/) goes to the control plane.
 --

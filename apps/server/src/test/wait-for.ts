@@ -1,5 +1,5 @@
 // Waiting on a condition with a deadline instead of sleeping: the test moves on as soon as the system is
-// ready, and a timeout says what it was waiting for.
+// ready, and a timeout says what it was waiting for. The one copy for the server's tests, e2e/ and bench/.
 
 export interface WaitOptions {
   timeoutMs: number;
