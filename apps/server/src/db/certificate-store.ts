@@ -42,15 +42,24 @@ export async function openDbCertificateStore(
   const records = new Map<string, CertificateRecord>();
   /** The newest `updated_at` read. */
   let watermark = '';
+  /**
+   * Per read in flight, the domains this gateway wrote meanwhile: on PostgreSQL a read does not wait for a write, so
+   * its row may be older than the write that just committed, and the memory copy is the newer one.
+   */
+  const readsInFlight = new Set<Set<string>>();
   async function read(since: string): Promise<void> {
+    const writtenMeanwhile = new Set<string>();
+    readsInFlight.add(writtenMeanwhile);
     const rows = await db
       .select({ domain: domains.domain, c: certificates })
       .from(certificates)
       .innerJoin(domains, eq(domains.id, certificates.domainId))
-      .where(gte(certificates.updatedAt, since));
+      .where(gte(certificates.updatedAt, since))
+      .finally(() => readsInFlight.delete(writtenMeanwhile));
     for (const { domain, c } of rows) {
       if (c.updatedAt > watermark) watermark = c.updatedAt;
       if (dirty.has(domain)) continue; // this gateway's own change, not written yet
+      if (writtenMeanwhile.has(domain)) continue; // written while this read ran: the row may be the one before
       const { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures } = c;
       records.set(domain, { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures });
     }
@@ -82,6 +91,7 @@ export async function openDbCertificateStore(
           error = excluded.error, next_attempt_at = excluded.next_attempt_at, failures = excluded.failures,
           updated_at = excluded.updated_at`);
     });
+    for (const written of readsInFlight) written.add(domain);
   }
 
   function drain(): Promise<void> {
