@@ -201,13 +201,13 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   const proxy = createProxy({ prefixDir, certsDir, http, streams, cutter: createConnectionCutter(logger), logger });
   const shared = deps.shared;
   // Several gateways: the answer goes into the database first (an apply meanwhile would otherwise take it out of this
-  // nginx again), then to this nginx at once; the others load it when told, and the CA is told once they have.
+  // nginx again), then to this nginx at once; the CA is told once every other live gateway said it serves it too
+  // (cluster/acme-answers.ts).
   const challenges: ChallengeStore = {
     async set(token, answer) {
       await shared?.challenges.set(token, answer);
       await proxy.setChallenge(token, answer);
-      if (shared && shared.challenges.propagationMs > 0)
-        await new Promise((resolve) => setTimeout(resolve, shared.challenges.propagationMs));
+      await shared?.challenges.served(token);
     },
     async remove(token) {
       await shared?.challenges.remove(token);
