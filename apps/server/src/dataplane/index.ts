@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { AcmeConfig, ChallengeStore } from './certs/acme.js';
-import { createCertificateManager, type CertificateStore } from './certs/manager.js';
+import { createCertificateManager, type CertificateManager, type CertificateStore } from './certs/manager.js';
 import type { SharedCertificates, SharedChallenges } from '../model/certificates.js';
 import { createConnectionCutter } from './connections.js';
 import { createListenerLimits } from './listener-limits.js';
@@ -22,12 +22,12 @@ import {
 import { machineWorkerConnections, openFilesFor, openFilesHardLimit } from './nginx/sizing.js';
 import { renderHttpInstance } from './nginx/render-main.js';
 import { createStreamInstances } from './nginx/stream-instances.js';
-import { createStaticHosts, planDataPlane, readResolvers } from './plan.js';
+import { createStaticHosts, planDataPlane, readResolvers, type DataPlanePlan } from './plan.js';
 import { createProxy, type Proxy } from './proxy.js';
-import { createGatewayReach } from './reach.js';
+import { createGatewayReach, type GatewayReach } from './reach.js';
 import { createNetworkGuard } from './reconcile/network-guard.js';
 import { createReconciler } from './reconciler.js';
-import { createSupervisor } from './supervisor.js';
+import { createSupervisor, type SelfRepairing, type Supervisor } from './supervisor.js';
 import { createStreamTrafficCounter, readTraffic } from './traffic.js';
 import { lookupUser } from './system-user.js';
 import type { DataPlane, DataPlaneLogger, DesiredState } from './types.js';
@@ -232,12 +232,8 @@ class BootSignal {
   }
 }
 
-/** The real data plane: WireGuard, nginx and certificates on this host. Needs root. */
-export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): RealDataPlane {
-  const { logger, shared } = deps;
-  const renderOptions = renderOptionsFor(config);
-  const staticHosts = createStaticHosts();
-  const { http, proxy } = createNginxSide(config, logger, renderOptions);
+/** The tunnel: the WireGuard driver and the poll of what it sees of each node. */
+function createTunnel(config: DataPlaneConfig, logger: DataPlaneLogger) {
   const wireguard = createWireGuardDriver({
     wgInterface: config.wgInterface,
     stateDir: join(config.dataDir, 'wireguard'),
@@ -248,43 +244,44 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       tcpPortRange: config.tcpPortRange,
     },
   });
-  const listenerLimits = createListenerLimitsFor(config, logger);
-  const challenges = createChallengeHandOff(proxy, shared);
-  const certs = createCertificateManager({
-    dataDir: config.dataDir,
-    certsDir: join(config.dataDir, 'certs'),
-    fallbackHost: config.publicHost,
-    logger,
-    challenges,
-    store: deps.certificateStore,
-    acme: config.acme,
-    onInstalled: (name) => void proxy.certificateInstalled(name),
-    ...(shared ? { shared: shared.certificates, isHolder: shared.isHolder } : {}),
-  });
   const status = createStatusPoller({
     dump: () => wireguard.dump(),
     intervalMs: config.statusPollMs ?? 2000,
     onError: (err) =>
       logger.warn({ err }, 'WireGuard status poll failed: every node shows offline until the tunnel is back'),
   });
+  return { wireguard, status };
+}
+
+/** nginx's access logs, tailed for the console and counted for TCP/UDP traffic. */
+function createAccessLogs(config: DataPlaneConfig) {
   const streamTraffic = createStreamTrafficCounter();
-  const prefixDir = join(config.dataDir, 'nginx');
-  const logs = createAccessLogSource(
-    [join(prefixDir, 'logs', HTTP_ACCESS_LOG), join(prefixDir, 'logs', STREAM_ACCESS_LOG)],
-    { onLines: (lines) => streamTraffic.record(lines) },
-  );
-  const plan = (state: DesiredState) => planDataPlane(state, renderOptions, staticHosts());
-  const hostNetworks = () => readHostNetworks(config.wgInterface);
-  const reach = createGatewayReach({
-    resolvers: renderOptions.resolvers,
-    databaseHost: config.databaseHost,
-    acmeDirectoryUrl: config.acme.directoryUrl,
-    staticHosts,
+  const logsDir = join(config.dataDir, 'nginx', 'logs');
+  const logs = createAccessLogSource([join(logsDir, HTTP_ACCESS_LOG), join(logsDir, STREAM_ACCESS_LOG)], {
+    onLines: (lines) => streamTraffic.record(lines),
   });
+  return { logs, streamTraffic };
+}
+
+interface ConvergenceParts {
+  config: DataPlaneConfig;
+  deps: DataPlaneDeps;
+  plan: (state: DesiredState) => DataPlanePlan;
+  tunnel: ReturnType<typeof createTunnel>;
+  proxy: Proxy;
+  certs: CertificateManager;
+  reach: GatewayReach;
+  listenerLimits: SelfRepairing;
+}
+
+/** The reconciler and its supervisor (heal, retry, drift), both reading the guarded desired state. */
+function createConvergence(parts: ConvergenceParts) {
+  const { config, deps, plan, tunnel, proxy, certs, reach, listenerLimits } = parts;
+  const { wireguard, status } = tunnel;
   const guardNetworks = createNetworkGuard({
     vpnSubnet: config.vpnSubnet,
     minPrefix: config.nodeNetworkMinPrefix ?? DEFAULT_NODE_NETWORK_MIN_PREFIX,
-    hostNetworks,
+    hostNetworks: () => readHostNetworks(config.wgInterface),
     underlayOf: (publicKey) => status.get(publicKey)?.clientIp ?? null,
     reach,
   });
@@ -302,7 +299,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     },
     proxy,
     certs,
-    logger,
+    logger: deps.logger,
   });
   const supervisor = createSupervisor({
     reconciler,
@@ -312,57 +309,110 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     },
     proxy,
     wireguard,
-    isShared: shared !== undefined,
+    isShared: deps.shared !== undefined,
     certificatesDiffering: (domains) => certs.differsFromStored(domains),
     listenerLimits,
-    logger,
+    logger: deps.logger,
     timing: {
       ...(config.healIntervalMs === undefined ? {} : { healIntervalMs: config.healIntervalMs }),
       ...(config.driftCheckIntervalMs === undefined ? {} : { driftEveryMs: config.driftCheckIntervalMs }),
     },
   });
+  return supervisor;
+}
+
+interface BootParts {
+  config: DataPlaneConfig;
+  deps: DataPlaneDeps;
+  renderOptions: NginxRenderOptions;
+  proxy: Proxy;
+  certs: CertificateManager;
+  listenerLimits: SelfRepairing;
+  supervisor: Supervisor;
+  boot: BootSignal;
+}
+
+/**
+ * Adopts or starts nginx and the tunnel, then rebuilds from the DB in the background (serving first). Returns the
+ * stop of the lease listener.
+ */
+async function bootDataPlane(parts: BootParts): Promise<(() => void) | null> {
+  const { config, deps, renderOptions, proxy, certs, listenerLimits, supervisor, boot } = parts;
+  const { logger } = deps;
+  renderOptions.workerUser = await resolveWorkerUser(config.nginxWorkerUser ?? DEFAULT_WORKER_USER, logger);
+  // Taking the lease over: what the previous holder left due (a pending order, a renewal) is issued now.
+  const stopTaken = deps.shared?.onTaken(() => void certs.checkRenewals()) ?? null;
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  await certs.ensureFallback();
+  // Before nginx listens (a fresh master), or at once for the one adopted: logs its own failure, and the drift
+  // check reports it until it is fixed.
+  await listenerLimits.ensure();
+  // nginx refusing to start (a port taken by another program) must not keep the control plane down: the
+  // console still answers on its own port, and the heal loop keeps trying.
+  await proxy.start().then(
+    () => selfCheck(config, renderOptions, logger),
+    (err: unknown) => logger.error({ err }, 'nginx could not be started; retrying in the background'),
+  );
+  // nginx (adopted, or fresh with its snapshot) and WireGuard already serve what they served: the rebuild from the
+  // DB runs in the background, so the console and API answer at once (changes made meanwhile queue behind it).
+  // Issuance may start now: nginx answers ACME challenges from the moment it runs.
+  certs.start();
+  supervisor.start();
+  const convergeStarted = performance.now();
+  void supervisor
+    .apply()
+    .then((result) => {
+      const convergeMs = Math.round(performance.now() - convergeStarted);
+      if (result.ok) logger.info({ convergeMs }, 'data plane rebuilt from the database');
+      else
+        logger.error(
+          { convergeMs, message: result.message },
+          'data plane could not converge at boot; retrying in the background',
+        );
+    })
+    .finally(() => boot.mark());
+  return stopTaken;
+}
+
+/** The real data plane: WireGuard, nginx and certificates on this host. Needs root. */
+export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): RealDataPlane {
+  const { logger, shared } = deps;
+  const renderOptions = renderOptionsFor(config);
+  const staticHosts = createStaticHosts();
+  const { http, proxy } = createNginxSide(config, logger, renderOptions);
+  const tunnel = createTunnel(config, logger);
+  const { wireguard, status } = tunnel;
+  const listenerLimits = createListenerLimitsFor(config, logger);
+  const challenges = createChallengeHandOff(proxy, shared);
+  const certs = createCertificateManager({
+    dataDir: config.dataDir,
+    certsDir: join(config.dataDir, 'certs'),
+    fallbackHost: config.publicHost,
+    logger,
+    challenges,
+    store: deps.certificateStore,
+    acme: config.acme,
+    onInstalled: (name) => void proxy.certificateInstalled(name),
+    ...(shared ? { shared: shared.certificates, isHolder: shared.isHolder } : {}),
+  });
+  const { logs, streamTraffic } = createAccessLogs(config);
+  const plan = (state: DesiredState) => planDataPlane(state, renderOptions, staticHosts());
+  const reach = createGatewayReach({
+    resolvers: renderOptions.resolvers,
+    databaseHost: config.databaseHost,
+    acmeDirectoryUrl: config.acme.directoryUrl,
+    staticHosts,
+  });
+  const supervisor = createConvergence({ config, deps, plan, tunnel, proxy, certs, reach, listenerLimits });
   const boot = new BootSignal();
   let stopTaken: (() => void) | null = null;
 
-  /** Adopts or starts nginx and the tunnel, then rebuilds from the DB in the background (serving first). */
-  async function start(): Promise<void> {
-    renderOptions.workerUser = await resolveWorkerUser(config.nginxWorkerUser ?? DEFAULT_WORKER_USER, logger);
-    // Taking the lease over: what the previous holder left due (a pending order, a renewal) is issued now.
-    stopTaken = shared?.onTaken(() => void certs.checkRenewals()) ?? null;
-    await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-    await certs.ensureFallback();
-    // Before nginx listens (a fresh master), or at once for the one adopted: logs its own failure, and the drift
-    // check reports it until it is fixed.
-    await listenerLimits.ensure();
-    // nginx refusing to start (a port taken by another program) must not keep the control plane down: the
-    // console still answers on its own port, and the heal loop keeps trying.
-    await proxy.start().then(
-      () => selfCheck(config, renderOptions, logger),
-      (err: unknown) => logger.error({ err }, 'nginx could not be started; retrying in the background'),
-    );
-    // nginx (adopted, or fresh with its snapshot) and WireGuard already serve what they served: the rebuild from the
-    // DB runs in the background, so the console and API answer at once (changes made meanwhile queue behind it).
-    // Issuance may start now: nginx answers ACME challenges from the moment it runs.
-    certs.start();
-    supervisor.start();
-    const convergeStarted = performance.now();
-    void supervisor
-      .apply()
-      .then((result) => {
-        const convergeMs = Math.round(performance.now() - convergeStarted);
-        if (result.ok) logger.info({ convergeMs }, 'data plane rebuilt from the database');
-        else
-          logger.error(
-            { convergeMs, message: result.message },
-            'data plane could not converge at boot; retrying in the background',
-          );
-      })
-      .finally(() => boot.mark());
-  }
-
   return {
     challenges,
-    start,
+    async start() {
+      const parts = { config, deps, renderOptions, proxy, certs, listenerLimits, supervisor, boot };
+      stopTaken = await bootDataPlane(parts);
+    },
     async stop({ keepServing }) {
       supervisor.stop();
       status.stop();
@@ -391,7 +441,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     status,
     logs,
     certificates: { info: (domain) => certs.info(domain) },
-    hostNetworks,
+    hostNetworks: () => readHostNetworks(config.wgInterface),
     reachedAddresses: () => reach.destinations(),
     resolveHost: (name) => reach.resolve(name),
   };
