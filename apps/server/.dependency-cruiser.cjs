@@ -17,22 +17,24 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/lib/' },
       to: {
-        path: '^src/((db|dataplane|modules|http|test)/|(app|deps|env|main|bootstrap|create-data-plane|dataplane-apply|sse|errors)\\.ts$)',
+        path: '^src/((db|dataplane|cluster|modules|http|test)/|(app|deps|env|main|bootstrap|create-data-plane|dataplane-apply|jobs|sse|errors)\\.ts$)',
       },
     },
     {
       name: 'db-knows-no-upper-layer',
-      comment: 'The DB layer never imports the data plane, the modules or the HTTP layer.',
+      comment: 'The DB layer never imports the data plane, the cluster, the modules or the HTTP layer.',
       severity: 'error',
       from: { path: '^src/db/' },
-      to: { path: '^src/((dataplane|modules|http)/|(app|deps)\\.ts$)' },
+      to: { path: '^src/((dataplane|cluster|modules|http)/|(app|deps|jobs)\\.ts$)' },
     },
     {
       name: 'dataplane-reads-no-db-nor-env',
       comment: 'The data plane reads neither the DB nor the environment, and knows nothing of the API.',
       severity: 'error',
       from: { path: '^src/dataplane/' },
-      to: { path: '^src/((db|modules|http)/|(app|deps|env|main|bootstrap)\\.ts$)|(^|/)node_modules/drizzle-orm/' },
+      to: {
+        path: '^src/((db|cluster|modules|http)/|(app|deps|env|main|bootstrap|jobs)\\.ts$)|(^|/)node_modules/drizzle-orm/',
+      },
     },
     {
       name: 'routes-call-services',

@@ -5,7 +5,7 @@ import { buildApp } from '@postern/server/src/app.js';
 import { bootstrap } from '@postern/server/src/bootstrap.js';
 import { openSqliteStore } from '@postern/server/src/db/client.js';
 import { loadDesiredState } from '@postern/server/src/db/desired-state.js';
-import { createLeases } from '@postern/server/src/db/leases.js';
+import { createLeases } from '@postern/server/src/cluster/leases.js';
 import { resolveMigrationsDir } from '@postern/server/src/db/migrations-dir.js';
 import { renderOptionsFor } from '@postern/server/src/dataplane/index.js';
 import { createOfflineDataPlane, type OfflineDataPlane } from '@postern/server/src/dataplane/offline.js';

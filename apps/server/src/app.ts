@@ -19,18 +19,18 @@ import { registerOperationAudit } from './modules/audit/operation-audit.js';
 import { auditRoutes } from './modules/audit/routes.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { configRoutes } from './modules/config/routes.js';
+import { watchSessionStreams } from './modules/auth/session-streams.js';
 import { domainRoutes } from './modules/domains/routes.js';
 import type { DomainCheck } from './modules/domains/service.js';
 import { logRoutes } from './modules/logs/routes.js';
-import { startHeartbeat } from './modules/gateways/heartbeat.js';
-import { createGatewayPeerStatus, withStatus, type GatewayPeerStatus } from './modules/gateways/peer-status.js';
+import { createGatewayPeerStatus, withStatus, type GatewayPeerStatus } from './cluster/peer-status.js';
 import { nodeRoutes } from './modules/nodes/routes.js';
-import { startMetricsListener } from './modules/observe/metrics-listener.js';
 import { createObserver, observeApply, type Observer, type ObserverOptions } from './modules/observe/observer.js';
 import { observeRoutes, registerMetricsRoute } from './modules/observe/routes.js';
 import { serviceRoutes } from './modules/services/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 import { tokenRoutes } from './modules/tokens/routes.js';
+import { appJobs, JobList } from './jobs.js';
 import { closeAllSse } from './sse.js';
 
 declare module 'fastify' {
@@ -115,45 +115,13 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
 
   app.decorate('observer', observer);
   app.decorate('gatewayPeerStatus', peerStatus);
-  // A backend's verdict changing is an event the audit log keeps; a first verdict that the backend is up is not.
-  const stopHealthAudit = observer.health.onHealthChange(({ health, previous }) => {
-    if (previous === 'unknown' && health.state !== 'down') return;
-    // Every gateway checks every backend; one of them (the lease's holder) writes the audit row.
-    if (!deps.leases.holds('health-audit')) return;
-    deps.audit.onHealthChange({
-      type: health.type,
-      id: health.id,
-      nodeId: health.nodeId,
-      from: previous,
-      to: health.state,
-      detail: health.lastError,
-    });
-  });
-  let stopMetricsListener: (() => Promise<void>) | null = null;
-  let stopAnnouncements: (() => void) | null = null;
-  let stopHeartbeat: (() => void) | null = null;
-  app.addHook('onReady', async () => {
-    // A change made through another gateway on the same database: converge on it (the reconciler coalesces bursts).
-    stopAnnouncements = deps.db.onAnnounce(() => {
-      deps.dataPlane.apply().catch((err: unknown) => {
-        app.log.warn({ err }, 'data plane: could not apply a change announced by another gateway');
-      });
-    });
-    stopHeartbeat = startHeartbeat(deps, deps.gateway.id, app.log);
-    peerStatus.start();
-    await observer.start();
-    if (deps.config.metricsAddress)
-      stopMetricsListener = await startMetricsListener(deps.config.metricsAddress, observer, deps.config.metricsToken);
-  });
-  app.addHook('onClose', async () => {
-    stopAnnouncements?.();
-    stopHeartbeat?.();
-    peerStatus.stop();
-    stopHealthAudit();
-    await deps.audit.flush().catch(() => undefined);
-    observer.stop();
-    await stopMetricsListener?.();
-  });
+  // Every background job of the app, listed in jobs.ts: started once Fastify is ready, stopped (reversed) at close.
+  const sessionStreams = watchSessionStreams(app, deps);
+  const jobs = new JobList(appJobs(app, deps, { observer, peerStatus, sessionStreams }), (name, err) =>
+    app.log.warn({ err, job: name }, 'a background job did not stop cleanly'),
+  );
+  app.addHook('onReady', () => jobs.startAll());
+  app.addHook('onClose', () => jobs.stopAll());
   app.addHook('onResponse', async (request, reply) => {
     if (request.routeOptions.config.operation?.name !== 'login') return;
     if (reply.statusCode === 401) observer.metrics.signInFailures.inc({ reason: 'wrong_credentials' });
@@ -165,7 +133,7 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   const nodeClientDir =
     opts.nodeClientDir === undefined ? resolveNodeClientDir(deps.config.nodeClientDir) : opts.nodeClientDir;
   await app.register(systemRoutes, { deps, version: VERSION, isNodeClientServed: nodeClientDir !== null });
-  await app.register(authRoutes, { deps });
+  await app.register(authRoutes, { deps, sessionStreams });
   await app.register(nodeRoutes, { deps, events });
   await app.register(tokenRoutes, { deps });
   await app.register(agentRoutes, { deps, events });

@@ -1,7 +1,7 @@
 import type { Config } from './env.js';
 import type { Store } from './db/client.js';
 import type { DataPlane } from './dataplane/types.js';
-import type { Leases } from './db/leases.js';
+import type { Leases } from './cluster/leases.js';
 import type { AuditLog } from './modules/audit/recorder.js';
 import type { GatewayIdentity } from './modules/gateways/registry.js';
 import type { SecretBox } from './secrets.js';
@@ -18,6 +18,6 @@ export interface AppDeps {
   audit: AuditLog;
   /** This gateway among those sharing the database (docs/SCALE-OUT.md): registered at boot, before the app is built. */
   gateway: GatewayIdentity;
-  /** Run-once jobs: which of them this gateway runs now (db/leases.ts). */
+  /** Run-once jobs: which of them this gateway runs now (cluster/leases.ts). */
   leases: Leases;
 }

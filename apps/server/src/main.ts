@@ -5,8 +5,10 @@ import { backupBeforeMigrations } from './backup/before-migration.js';
 import { isBackupCommand, runBackupCommand } from './backup/command.js';
 import { bootstrap } from './bootstrap.js';
 import { createDataPlaneFor, domainCheckFor, gatewaySettingsFor } from './create-data-plane.js';
-import { openDbCertificateStore, openSharedCertificates } from './db/certificate-store.js';
-import { createLeases } from './db/leases.js';
+import { openSharedChallenges } from './cluster/acme-answers.js';
+import { createLeases } from './cluster/leases.js';
+import { openSharedCertificates } from './cluster/shared-certificates.js';
+import { openDbCertificateStore } from './db/certificate-store.js';
 import { openStore } from './db/open-store.js';
 import { DB_FILE } from './backup/archive.js';
 import { loadDesiredState } from './db/desired-state.js';
@@ -18,9 +20,11 @@ import { createLogger } from './http/logger.js';
 import { createAuditLog } from './modules/audit/recorder.js';
 import { resolveGatewayName } from './modules/gateways/name.js';
 import { registerGateway } from './modules/gateways/registry.js';
+import { gatewayJobs, JobList } from './jobs.js';
 import { loadSecretBox, type SecretBox } from './secrets.js';
 
-// Boots the gateway: config, DB, secrets, first-boot state, data plane, HTTP. Everything else is in app.ts.
+// Boots the gateway: config, DB, secrets, first-boot state, data plane, HTTP; stops it on a signal. The routes are
+// app.ts; every background job, and the order jobs start and stop in, is jobs.ts.
 
 function readConfig(): Config {
   try {
@@ -95,7 +99,6 @@ async function main(): Promise<void> {
   leases.onChange((name, held) =>
     logger.info({ lease: name, holder: leases.holder }, held ? 'leases: this gateway runs the job' : 'leases: lost'),
   );
-  await leases.start();
   const gateway = gatewaySettingsFor(config, identity);
   const certificateStore = await openDbCertificateStore(
     db,
@@ -103,7 +106,14 @@ async function main(): Promise<void> {
       logger.warn({ err }, 'certificates: could not store a certificate record; retried with the next change'),
     { isHolder: () => leases.holds('certificates') },
   );
-  const sharedCertificates = openSharedCertificates(db, secrets);
+  const acmeAnswers = openSharedChallenges(db, {
+    gatewayId: identity.id,
+    onLate: (token, missing) =>
+      logger.warn(
+        { token, gateways: missing },
+        'certificates: not every gateway said it serves an ACME answer in time',
+      ),
+  });
   const dataPlane = createDataPlaneFor(base.config, {
     gateway: identity,
     // Every apply (boot, a change announced by another gateway, drift) reads the certificate state the holder of
@@ -115,8 +125,8 @@ async function main(): Promise<void> {
     logger,
     certificateStore,
     shared: {
-      certificates: sharedCertificates,
-      challenges: sharedCertificates.challenges,
+      certificates: openSharedCertificates(db, secrets),
+      challenges: acmeAnswers,
       isHolder: () => leases.holds('certificates'),
       onTaken: (listener) => leases.onChange((name, held) => held && name === 'certificates' && listener()),
     },
@@ -129,24 +139,27 @@ async function main(): Promise<void> {
     // A certbot domain must point here before a CA is asked (the data plane off: nothing answers, so accept).
     ...(config.dataPlane === 'real' ? { checkDomain: domainCheckFor(base.config, dataPlane.challenges) } : {}),
   });
-  await dataPlane.start();
-  await app.listen({ host: config.host, port: config.port });
-  warnIfPlainHttpBeyondLoopback(logger, app.addresses());
-
   // SIGTERM (systemd, docker, kill, an upgrade): only the control plane stops; nginx and the tunnel go on serving
   // and the next start adopts them, so a restart cuts nothing. SIGINT (Ctrl-C, or the start command's supervisor
   // shutting the gateway down): everything stops.
+  let keepServing = false;
+  const jobs = new JobList(
+    gatewayJobs({ leases, certificateStore, acmeAnswers, dataPlane, keepServing: () => keepServing }),
+    (name, err) => logger.warn({ err, job: name }, 'a background job did not stop cleanly'),
+  );
+  await jobs.startAll();
+  await app.listen({ host: config.host, port: config.port });
+  warnIfPlainHttpBeyondLoopback(logger, app.addresses());
+
   let isClosing = false;
   const close = (signal: string): void => {
     if (isClosing) return;
     isClosing = true;
-    const keepServing = signal === 'SIGTERM';
+    keepServing = signal === 'SIGTERM';
     logger.info({ signal, dataPlane: keepServing ? 'keeps serving' : 'stops' }, 'shutting down');
     const done = async () => {
       await app.close();
-      await dataPlane.stop({ keepServing });
-      await certificateStore.flush().catch(() => undefined);
-      await leases.release();
+      await jobs.stopAll();
       await db.close();
     };
     done().then(

@@ -22,15 +22,15 @@ import {
 import { machineWorkerConnections, openFilesFor, openFilesHardLimit } from './nginx/sizing.js';
 import { renderHttpInstance } from './nginx/render-main.js';
 import { createStreamInstances } from './nginx/stream-instances.js';
-import { createStaticHosts, planDataPlane, readResolvers } from './plan.js';
-import { createProxy } from './proxy.js';
-import { createGatewayReach } from './reach.js';
+import { createStaticHosts, planDataPlane, readResolvers, type DataPlanePlan } from './plan.js';
+import { createProxy, type Proxy } from './proxy.js';
+import { createGatewayReach, type GatewayReach } from './reach.js';
 import { createNetworkGuard } from './reconcile/network-guard.js';
 import { createReconciler } from './reconciler.js';
-import { applyProblems, noRoomLine } from './reconcile/problems.js';
-import { countOpenSessions, createStreamTrafficCounter } from './traffic.js';
+import { createSupervisor, type SelfRepairing, type Supervisor } from './supervisor.js';
+import { createStreamTrafficCounter, readTraffic } from './traffic.js';
 import { lookupUser } from './system-user.js';
-import type { DataPlane, DataPlaneLogger, DesiredState, DriftReport, TrafficCounters } from './types.js';
+import type { DataPlane, DataPlaneLogger, DesiredState } from './types.js';
 import { gatewayAddress } from './wireguard/addresses.js';
 import { createWireGuardDriver } from './wireguard/driver.js';
 import { readHostNetworks } from './wireguard/host-routes.js';
@@ -115,12 +115,6 @@ export type RealDataPlane = DataPlane & { challenges: ChallengeStore };
 /** POSTERN_NODE_NETWORK_MIN_PREFIX's default. */
 export const DEFAULT_NODE_NETWORK_MIN_PREFIX = 16;
 
-/** How often an apply that failed as a whole is retried by the heal loop. */
-const RETRY_BEHIND_MS = 5000;
-/** Drift is looked for this long after a change (a burst shares one check), and this often anyway. */
-const DRIFT_AFTER_CHANGE_MS = 3000;
-const DRIFT_EVERY_MS = 60_000;
-
 /** What the renderers need to know, from the data plane's config (the offline data plane renders the same). */
 export function renderOptionsFor(config: DataPlaneConfig): NginxRenderOptions {
   const workerConnections = config.listener?.workerConnections ?? machineWorkerConnections();
@@ -150,36 +144,12 @@ async function resolveWorkerUser(wanted: string, logger: DataPlaneLogger): Promi
   return 'nobody';
 }
 
-const describeError = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
-/** The real data plane: WireGuard, nginx and certificates on this host. Needs root. */
-export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): RealDataPlane {
-  const { logger } = deps;
+/** nginx's side: the HTTP instance, one instance per TCP/UDP service, and the proxy that feeds them. */
+function createNginxSide(config: DataPlaneConfig, logger: DataPlaneLogger, renderOptions: NginxRenderOptions) {
   const prefixDir = join(config.dataDir, 'nginx');
   const certsDir = join(config.dataDir, 'certs');
-  const renderOptions = renderOptionsFor(config);
   const luaSource = readLuaModule();
-  const staticHosts = createStaticHosts();
   const nginxBin = config.nginxBin === undefined ? {} : { nginxBin: config.nginxBin };
-  const wireguard = createWireGuardDriver({
-    wgInterface: config.wgInterface,
-    stateDir: join(config.dataDir, 'wireguard'),
-    logger,
-    ports: {
-      httpPort: config.httpPort,
-      httpsPorts: [config.httpsPort, config.noDomainHttpsPort],
-      tcpPortRange: config.tcpPortRange,
-    },
-  });
-  const listenerLimits = createListenerLimits(
-    {
-      maxConnectionsPerAddress: config.listener?.maxConnectionsPerAddress ?? 0,
-      exempt: config.listener?.exempt ?? [],
-      webPorts: [config.httpPort, config.httpsPort, config.noDomainHttpsPort],
-      tcpPortRange: config.tcpPortRange,
-    },
-    logger,
-  );
   const http = createHttpInstance({
     prefixDir,
     logger,
@@ -199,48 +169,119 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     ...(config.listenAddress === undefined ? {} : { listenAddress: config.listenAddress }),
   });
   const proxy = createProxy({ prefixDir, certsDir, http, streams, cutter: createConnectionCutter(logger), logger });
-  const shared = deps.shared;
-  // Several gateways: the answer goes into the database first (an apply meanwhile would otherwise take it out of this
-  // nginx again), then to this nginx at once; the others load it when told, and the CA is told once they have.
-  const challenges: ChallengeStore = {
+  return { http, proxy };
+}
+
+function createListenerLimitsFor(config: DataPlaneConfig, logger: DataPlaneLogger) {
+  return createListenerLimits(
+    {
+      maxConnectionsPerAddress: config.listener?.maxConnectionsPerAddress ?? 0,
+      exempt: config.listener?.exempt ?? [],
+      webPorts: [config.httpPort, config.httpsPort, config.noDomainHttpsPort],
+      tcpPortRange: config.tcpPortRange,
+    },
+    logger,
+  );
+}
+
+/**
+ * The ACME answers nginx serves. Several gateways: the answer goes into the database first (an apply meanwhile would
+ * otherwise take it out of this nginx again), then to this nginx at once; the CA is told once every other live
+ * gateway said it serves it too (cluster/acme-answers.ts).
+ */
+function createChallengeHandOff(proxy: Proxy, shared: DataPlaneDeps['shared']): ChallengeStore {
+  return {
     async set(token, answer) {
       await shared?.challenges.set(token, answer);
       await proxy.setChallenge(token, answer);
-      if (shared && shared.challenges.propagationMs > 0)
-        await new Promise((resolve) => setTimeout(resolve, shared.challenges.propagationMs));
+      await shared?.challenges.served(token);
     },
     async remove(token) {
       await shared?.challenges.remove(token);
       await proxy.removeChallenge(token);
     },
   };
-  let stopTaken: (() => void) | null = null;
-  let certs: CertificateManager | null = null;
+}
+
+/** nginx must answer HTTPS for the console's host; if its workers cannot, say so loudly and say what to do. */
+async function selfCheck(config: DataPlaneConfig, renderOptions: NginxRenderOptions, logger: DataPlaneLogger) {
+  const problem = await checkHttps(config.listenAddress ?? '127.0.0.1', config.httpsPort, config.publicHost);
+  if (problem === null) return;
+  logger.error(
+    {
+      problem,
+      errorLog: join(config.dataDir, 'nginx', 'logs', 'error.log'),
+      workerUser: renderOptions.workerUser,
+    },
+    'nginx does not answer HTTPS on this host: its workers run as an unprivileged user and need the nginx modules, ' +
+      '/etc/nginx/mime.types and /usr/share/lua readable (they read nothing from the data directory); see the error log',
+  );
+}
+
+/** A promise settled once, from outside: the boot's rebuild has run. */
+class BootSignal {
+  readonly settled: Promise<void>;
+  private resolve: () => void = () => undefined;
+  constructor() {
+    this.settled = new Promise<void>((resolve) => {
+      this.resolve = resolve;
+    });
+  }
+  mark(): void {
+    this.resolve();
+  }
+}
+
+/** The tunnel: the WireGuard driver and the poll of what it sees of each node. */
+function createTunnel(config: DataPlaneConfig, logger: DataPlaneLogger) {
+  const wireguard = createWireGuardDriver({
+    wgInterface: config.wgInterface,
+    stateDir: join(config.dataDir, 'wireguard'),
+    logger,
+    ports: {
+      httpPort: config.httpPort,
+      httpsPorts: [config.httpsPort, config.noDomainHttpsPort],
+      tcpPortRange: config.tcpPortRange,
+    },
+  });
   const status = createStatusPoller({
     dump: () => wireguard.dump(),
     intervalMs: config.statusPollMs ?? 2000,
     onError: (err) =>
       logger.warn({ err }, 'WireGuard status poll failed: every node shows offline until the tunnel is back'),
   });
+  return { wireguard, status };
+}
+
+/** nginx's access logs, tailed for the console and counted for TCP/UDP traffic. */
+function createAccessLogs(config: DataPlaneConfig) {
   const streamTraffic = createStreamTrafficCounter();
-  const logs = createAccessLogSource(
-    [join(prefixDir, 'logs', HTTP_ACCESS_LOG), join(prefixDir, 'logs', STREAM_ACCESS_LOG)],
-    {
-      onLines: (lines) => streamTraffic.record(lines),
-    },
-  );
-  const plan = (state: DesiredState) => planDataPlane(state, renderOptions, staticHosts());
-  const hostNetworks = () => readHostNetworks(config.wgInterface);
-  const reach = createGatewayReach({
-    resolvers: renderOptions.resolvers,
-    databaseHost: config.databaseHost,
-    acmeDirectoryUrl: config.acme.directoryUrl,
-    staticHosts,
+  const logsDir = join(config.dataDir, 'nginx', 'logs');
+  const logs = createAccessLogSource([join(logsDir, HTTP_ACCESS_LOG), join(logsDir, STREAM_ACCESS_LOG)], {
+    onLines: (lines) => streamTraffic.record(lines),
   });
+  return { logs, streamTraffic };
+}
+
+interface ConvergenceParts {
+  config: DataPlaneConfig;
+  deps: DataPlaneDeps;
+  plan: (state: DesiredState) => DataPlanePlan;
+  tunnel: ReturnType<typeof createTunnel>;
+  proxy: Proxy;
+  certs: CertificateManager;
+  reach: GatewayReach;
+  listenerLimits: SelfRepairing;
+}
+
+/** The reconciler and its supervisor (heal, retry, drift), both reading the guarded desired state. */
+function createConvergence(parts: ConvergenceParts) {
+  const { config, deps, plan, tunnel, proxy, certs, reach, listenerLimits } = parts;
+  const { wireguard, status } = tunnel;
   const guardNetworks = createNetworkGuard({
     vpnSubnet: config.vpnSubnet,
     minPrefix: config.nodeNetworkMinPrefix ?? DEFAULT_NODE_NETWORK_MIN_PREFIX,
-    hostNetworks,
+    hostNetworks: () => readHostNetworks(config.wgInterface),
     underlayOf: (publicKey) => status.get(publicKey)?.clientIp ?? null,
     reach,
   });
@@ -253,234 +294,140 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       ...wireguard,
       async ensureInterface(gateway) {
         await wireguard.ensureInterface(gateway);
-        if (healTimer) status.start();
+        if (supervisor.isRunning()) status.start();
       },
     },
     proxy,
-    certs: {
-      ensure: (domain) => requireCerts().ensure(domain),
-      remove: (domain) => requireCerts().remove(domain),
-      info: (domain) => certs?.info(domain) ?? null,
-      pruneExcept: (keep) => requireCerts().pruneExcept(keep),
+    certs,
+    logger: deps.logger,
+  });
+  const supervisor = createSupervisor({
+    reconciler,
+    loadPlanned: async () => {
+      const { state } = await guardNetworks(await deps.loadDesiredState());
+      return { state, plan: plan(state) };
     },
-    logger,
+    proxy,
+    wireguard,
+    isShared: deps.shared !== undefined,
+    certificatesDiffering: (domains) => certs.differsFromStored(domains),
+    listenerLimits,
+    logger: deps.logger,
+    timing: {
+      ...(config.healIntervalMs === undefined ? {} : { healIntervalMs: config.healIntervalMs }),
+      ...(config.driftCheckIntervalMs === undefined ? {} : { driftEveryMs: config.driftCheckIntervalMs }),
+    },
   });
+  return supervisor;
+}
 
-  function requireCerts(): CertificateManager {
-    if (!certs) throw new Error('data plane not started');
-    return certs;
-  }
+interface BootParts {
+  config: DataPlaneConfig;
+  deps: DataPlaneDeps;
+  renderOptions: NginxRenderOptions;
+  proxy: Proxy;
+  certs: CertificateManager;
+  listenerLimits: SelfRepairing;
+  supervisor: Supervisor;
+  boot: BootSignal;
+}
 
-  // Self-healing: a dead nginx (HTTP or a service's instance) or a vanished tunnel is brought back within about a
-  // second, with no API call, and then everything is applied again from the DB.
-  let healTimer: NodeJS.Timeout | null = null;
-  let isHealing = false;
-  let lastHealError = '';
-  /** Whether the last apply failed as a whole (nginx or the tunnel down): the heal loop then applies again. */
-  let isBehind = false;
-  let lastRetryAt = 0;
-
-  /** nginx must answer HTTPS for the console's host; if its workers cannot, say so loudly and say what to do. */
-  async function selfCheck(): Promise<void> {
-    const problem = await checkHttps(config.listenAddress ?? '127.0.0.1', config.httpsPort, config.publicHost);
-    if (problem === null) return;
-    logger.error(
-      { problem, errorLog: join(prefixDir, 'logs', 'error.log'), workerUser: renderOptions.workerUser },
-      'nginx does not answer HTTPS on this host: its workers run as an unprivileged user and need the nginx modules, ' +
-        '/etc/nginx/mime.types and /usr/share/lua readable (they read nothing from the data directory); see the error log',
-    );
-  }
-
-  async function apply(): ReturnType<DataPlane['apply']> {
-    const result = await reconciler.apply();
-    isBehind = !result.ok;
-    const problems = applyProblems(result);
-    if (problems.length > 0) reportProblems(problems);
-    scheduleDriftCheck(DRIFT_AFTER_CHANGE_MS);
-    return result;
-  }
-
-  /**
-   * What the system status shows at once when an apply failed or a drift check could not run, instead of the last
-   * check's "no differences" until the next one: the next check reports again what it finds.
-   */
-  function reportProblems(differences: string[]): void {
-    if (lastDrift && !lastDrift.repaired && lastDrift.differences.join('\n') === differences.join('\n')) return;
-    publishDrift({ checkedAt: new Date().toISOString(), differences, repaired: false });
-  }
-
-  function publishDrift(report: DriftReport): void {
-    lastDrift = report;
-    for (const listener of driftListeners) listener(report);
-  }
-
-  // Drift: read back what nginx and WireGuard hold, compare it with the DB, repair what differs. A few seconds after
-  // every change (bursts share one check) and every minute.
-  let driftTimer: NodeJS.Timeout | null = null;
-  let lastDrift: DriftReport | null = null;
-  let markBooted: () => void = () => undefined;
-  const bootedPromise = new Promise<void>((resolve) => {
-    markBooted = resolve;
-  });
-  const driftListeners = new Set<(report: DriftReport) => void>();
-  function scheduleDriftCheck(delayMs: number): void {
-    if (driftTimer) clearTimeout(driftTimer);
-    driftTimer = setTimeout(() => {
-      driftTimer = null;
-      checkDrift()
-        .catch((err: unknown) => {
-          logger.warn({ err }, 'data plane: drift check failed');
-          reportProblems([`the drift check could not read what is served: ${describeError(err)}`]);
-        })
-        .finally(() => {
-          if (!driftTimer && healTimer) scheduleDriftCheck(config.driftCheckIntervalMs ?? DRIFT_EVERY_MS);
-        });
-    }, delayMs);
-    driftTimer.unref();
-  }
-
-  async function checkDrift(): Promise<DriftReport> {
-    // What is served is the guarded state: a subnet set aside is not drift.
-    const { state } = await guardNetworks(await deps.loadDesiredState());
-    const { routes, streams, access } = plan(state);
-    const domainNames = state.domains.map((d) => d.domain);
-    const stale = shared && certs ? await certs.differsFromStored(state.domains) : [];
-    const served = [
-      ...(await proxy.drift(routes.hosts, domainNames, streams.wanted, shared ? state.challenges : undefined, access)),
-      ...stale.map((name) => `the certificate of ${name} is not the one stored for every gateway`),
-      ...(await wireguard.drift(state.peers)),
-    ];
-    // The listener's firewall rules depend on settings only: repaired by themselves, without a full push.
-    const limits = await listenerLimits.drift();
-    const differences = [...served, ...limits];
-    let repaired = differences.length > 0;
-    if (served.length > 0) {
-      logger.warn({ differences }, 'data plane: what nginx or WireGuard serve differs from the database; repairing');
-      reconciler.forgetApplied();
-      proxy.forget();
-      wireguard.forget();
-      repaired = (await reconciler.apply()).ok;
-    }
-    if (limits.length > 0) {
-      if (served.length === 0) logger.warn({ differences }, 'data plane: the listener limits differ; repairing');
-      listenerLimits.forget();
-      repaired = (await listenerLimits.ensure()) && repaired;
-    }
-    // Services set aside for lack of room are reported, not repaired: they are tried again once there is room.
-    const crowded = proxy.crowdedServices();
-    if (crowded.length > 0) differences.unshift(noRoomLine(crowded));
-    const report: DriftReport = { checkedAt: new Date().toISOString(), differences, repaired };
-    publishDrift(report);
-    return report;
-  }
-
-  async function traffic(): Promise<TrafficCounters> {
-    const { streams } = plan(await deps.loadDesiredState());
-    const tcpPorts = [...streams.wanted.values()].filter((w) => w.proto === 'tcp').map((w) => w.port);
-    const [http, open] = await Promise.all([proxy.httpTraffic(), countOpenSessions(tcpPorts)]);
-    const tcp = streamTraffic.snapshot();
-    for (const [key, want] of streams.wanted) {
-      const serviceId = streams.serviceOf.get(key);
-      if (serviceId === undefined) continue;
-      const row = tcp.get(serviceId) ?? { sessions: 0, failed: 0, bytesIn: 0, bytesOut: 0, secondsSum: 0, open: 0 };
-      row.open = want.proto === 'tcp' ? (open.get(want.port) ?? 0) : 0;
-      tcp.set(serviceId, row);
-    }
-    return { httpEpoch: http.epoch, streamEpoch: streamTraffic.epoch, http: http.services, tcp };
-  }
-
-  async function healOnce(): Promise<void> {
-    if (isHealing) return;
-    isHealing = true;
-    try {
-      const restored = await proxy.heal();
-      const isTunnelRestored = await wireguard.heal().catch((err: unknown) => {
-        isBehind = true;
-        throw err;
-      });
-      if (restored.http) reconciler.forgetApplied();
-      if (restored.http || restored.streams.length > 0 || isTunnelRestored) {
-        const result = await apply();
-        logger.info(
-          { nginx: restored.http, services: restored.streams, tunnel: isTunnelRestored, ok: result.ok },
-          'data plane: restored what had died',
+/**
+ * Adopts or starts nginx and the tunnel, then rebuilds from the DB in the background (serving first). Returns the
+ * stop of the lease listener.
+ */
+async function bootDataPlane(parts: BootParts): Promise<(() => void) | null> {
+  const { config, deps, renderOptions, proxy, certs, listenerLimits, supervisor, boot } = parts;
+  const { logger } = deps;
+  renderOptions.workerUser = await resolveWorkerUser(config.nginxWorkerUser ?? DEFAULT_WORKER_USER, logger);
+  // Taking the lease over: what the previous holder left due (a pending order, a renewal) is issued now.
+  const stopTaken = deps.shared?.onTaken(() => void certs.checkRenewals()) ?? null;
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  await certs.ensureFallback();
+  // Before nginx listens (a fresh master), or at once for the one adopted: logs its own failure, and the drift
+  // check reports it until it is fixed.
+  await listenerLimits.ensure();
+  // nginx refusing to start (a port taken by another program) must not keep the control plane down: the
+  // console still answers on its own port, and the heal loop keeps trying.
+  await proxy.start().then(
+    () => selfCheck(config, renderOptions, logger),
+    (err: unknown) => logger.error({ err }, 'nginx could not be started; retrying in the background'),
+  );
+  // nginx (adopted, or fresh with its snapshot) and WireGuard already serve what they served: the rebuild from the
+  // DB runs in the background, so the console and API answer at once (changes made meanwhile queue behind it).
+  // Issuance may start now: nginx answers ACME challenges from the moment it runs.
+  certs.start();
+  supervisor.start();
+  const convergeStarted = performance.now();
+  void supervisor
+    .apply()
+    .then((result) => {
+      const convergeMs = Math.round(performance.now() - convergeStarted);
+      if (result.ok) logger.info({ convergeMs }, 'data plane rebuilt from the database');
+      else
+        logger.error(
+          { convergeMs, message: result.message },
+          'data plane could not converge at boot; retrying in the background',
         );
-      } else if (isBehind && Date.now() - lastRetryAt > RETRY_BEHIND_MS) {
-        lastRetryAt = Date.now();
-        await apply();
-      }
-      lastHealError = '';
-    } catch (err) {
-      const text = err instanceof Error ? err.message : String(err);
-      if (text !== lastHealError) logger.error({ err }, 'data plane: could not restore nginx or the tunnel; retrying');
-      lastHealError = text;
-    } finally {
-      isHealing = false;
-    }
-  }
+    })
+    .finally(() => boot.mark());
+  return stopTaken;
+}
+
+/** The real data plane: WireGuard, nginx and certificates on this host. Needs root. */
+export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): RealDataPlane {
+  const { logger, shared } = deps;
+  const renderOptions = renderOptionsFor(config);
+  const staticHosts = createStaticHosts();
+  const { http, proxy } = createNginxSide(config, logger, renderOptions);
+  const tunnel = createTunnel(config, logger);
+  const { wireguard, status } = tunnel;
+  const listenerLimits = createListenerLimitsFor(config, logger);
+  const challenges = createChallengeHandOff(proxy, shared);
+  const certs = createCertificateManager({
+    dataDir: config.dataDir,
+    certsDir: join(config.dataDir, 'certs'),
+    fallbackHost: config.publicHost,
+    logger,
+    challenges,
+    store: deps.certificateStore,
+    acme: config.acme,
+    onInstalled: (name) => void proxy.certificateInstalled(name),
+    ...(shared ? { shared: shared.certificates, isHolder: shared.isHolder } : {}),
+  });
+  const { logs, streamTraffic } = createAccessLogs(config);
+  const plan = (state: DesiredState) => planDataPlane(state, renderOptions, staticHosts());
+  const reach = createGatewayReach({
+    resolvers: renderOptions.resolvers,
+    databaseHost: config.databaseHost,
+    acmeDirectoryUrl: config.acme.directoryUrl,
+    staticHosts,
+  });
+  const supervisor = createConvergence({ config, deps, plan, tunnel, proxy, certs, reach, listenerLimits });
+  const boot = new BootSignal();
+  let stopTaken: (() => void) | null = null;
 
   return {
     challenges,
     async start() {
-      renderOptions.workerUser = await resolveWorkerUser(config.nginxWorkerUser ?? DEFAULT_WORKER_USER, logger);
-      certs = createCertificateManager({
-        dataDir: config.dataDir,
-        certsDir,
-        fallbackHost: config.publicHost,
-        logger,
-        challenges,
-        store: deps.certificateStore,
-        acme: config.acme,
-        onInstalled: (name) => void proxy.certificateInstalled(name),
-        ...(shared ? { shared: shared.certificates, isHolder: shared.isHolder } : {}),
-      });
-      // Taking the lease over: what the previous holder left due (a pending order, a renewal) is issued now.
-      stopTaken = shared?.onTaken(() => void certs?.checkRenewals()) ?? null;
-      await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-      await certs.ensureFallback();
-      // Before nginx listens (a fresh master), or at once for the one adopted: logs its own failure, and the drift
-      // check reports it until it is fixed.
-      await listenerLimits.ensure();
-      // nginx refusing to start (a port taken by another program) must not keep the control plane down: the
-      // console still answers on its own port, and the heal loop keeps trying.
-      await proxy.start().then(
-        () => selfCheck(),
-        (err: unknown) => logger.error({ err }, 'nginx could not be started; retrying in the background'),
-      );
-      // nginx (adopted, or fresh with its snapshot) and WireGuard already serve what they served: the rebuild from the
-      // DB runs in the background, so the console and API answer at once (changes made meanwhile queue behind it).
-      // Issuance may start now: nginx answers ACME challenges from the moment it runs.
-      certs.start();
-      healTimer = setInterval(() => void healOnce(), config.healIntervalMs ?? 1000);
-      healTimer.unref();
-      const convergeStarted = performance.now();
-      void apply()
-        .then((result) => {
-          const convergeMs = Math.round(performance.now() - convergeStarted);
-          if (result.ok) logger.info({ convergeMs }, 'data plane rebuilt from the database');
-          else
-            logger.error(
-              { convergeMs, message: result.message },
-              'data plane could not converge at boot; retrying in the background',
-            );
-        })
-        .finally(markBooted);
+      const parts = { config, deps, renderOptions, proxy, certs, listenerLimits, supervisor, boot };
+      stopTaken = await bootDataPlane(parts);
     },
     async stop({ keepServing }) {
-      if (healTimer) clearInterval(healTimer);
-      healTimer = null;
-      if (driftTimer) clearTimeout(driftTimer);
-      driftTimer = null;
+      supervisor.stop();
       status.stop();
       stopTaken?.();
-      certs?.stop();
+      certs.stop();
       logs.close();
       await proxy.stop({ keepServing });
       await wireguard.close({ keepServing });
     },
-    apply,
-    traffic,
-    checkDrift,
+    apply: () => supervisor.apply(),
+    async traffic() {
+      const { streams } = plan(await deps.loadDesiredState());
+      return readTraffic({ streams, httpTraffic: () => proxy.httpTraffic(), streamTraffic });
+    },
+    checkDrift: () => supervisor.checkDrift(),
     async dictionaries() {
       if (!(await http.isUp())) return null;
       return proxy.dictionaries().catch((err: unknown) => {
@@ -488,18 +435,13 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
         return null;
       });
     },
-    lastDrift: () => lastDrift,
-    booted: () => bootedPromise,
-    onDrift(listener) {
-      driftListeners.add(listener);
-      return () => {
-        driftListeners.delete(listener);
-      };
-    },
+    lastDrift: () => supervisor.lastDrift(),
+    booted: () => boot.settled,
+    onDrift: (listener) => supervisor.onDrift(listener),
     status,
     logs,
-    certificates: { info: (domain) => certs?.info(domain) ?? null },
-    hostNetworks,
+    certificates: { info: (domain) => certs.info(domain) },
+    hostNetworks: () => readHostNetworks(config.wgInterface),
     reachedAddresses: () => reach.destinations(),
     resolveHost: (name) => reach.resolve(name),
   };

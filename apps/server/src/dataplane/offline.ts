@@ -3,12 +3,12 @@ import type { WantedInstance } from './nginx/stream-instances.js';
 import type { NginxRenderOptions } from './nginx/options.js';
 import { planDataPlane } from './plan.js';
 import { withoutServices } from './nginx/routes.js';
-import { createReconciler, type ProxyAdapter } from './reconciler.js';
+import { createReconciler, type ProxyAdapter, type Reconciler } from './reconciler.js';
+import { createSupervisor, type SupervisedProxy } from './supervisor.js';
 import { createGatewayReach } from './reach.js';
-import { createNetworkGuard } from './reconcile/network-guard.js';
-import { applyProblems, NO_ROOM } from './reconcile/problems.js';
+import { createNetworkGuard, type GuardedState } from './reconcile/network-guard.js';
+import { NO_ROOM } from './reconcile/problems.js';
 import {
-  type ApplyResult,
   type CertificateAdapter,
   type CertificateInfo,
   type DataPlane,
@@ -59,12 +59,24 @@ export class RecordingWireGuard implements WireGuardAdapter {
     return Promise.resolve(false);
   }
 
-  drift(): Promise<string[]> {
-    return Promise.resolve([]);
+  /** What the real driver's drift check would find: peers that differ from `peers` (set by hand in a test, say). */
+  drift(peers: DesiredPeer[]): Promise<string[]> {
+    const held = new Map(this.peers.map((peer) => [peer.publicKey, [...peer.allowedIps].sort().join(',')]));
+    const differences: string[] = [];
+    for (const peer of peers) {
+      const allowed = held.get(peer.publicKey);
+      if (allowed === undefined) differences.push(`WireGuard lacks the peer of node ${peer.nodeId}`);
+      else if (allowed !== [...peer.allowedIps].sort().join(','))
+        differences.push(`WireGuard routes other addresses to node ${peer.nodeId} than the database says`);
+    }
+    const wanted = new Set(peers.map((peer) => peer.publicKey));
+    for (const key of held.keys())
+      if (!wanted.has(key)) differences.push(`WireGuard has a peer the database does not know (${key.slice(0, 8)}…)`);
+    return Promise.resolve(differences);
   }
 
   forget(): void {
-    // Nothing is held.
+    // Nothing is cached: every sync records the whole peer set.
   }
 
   close(): Promise<void> {
@@ -73,7 +85,7 @@ export class RecordingWireGuard implements WireGuardAdapter {
   }
 }
 
-export class RecordingProxy implements ProxyAdapter {
+export class RecordingProxy implements ProxyAdapter, SupervisedProxy {
   /** Routes nginx would hold, by host. */
   routes = new Map<string, string>();
   /** TCP/UDP instances that would run, by key (`tcp-30000`). */
@@ -124,6 +136,7 @@ export class RecordingProxy implements ProxyAdapter {
           left.set(route.s, `${NO_ROOM}this service's routes: its routes dictionary is full.`);
     }
     this.routes = withoutServices(hosts, left);
+    this.crowded = [...left.keys()];
     return Promise.resolve(left);
   }
 
@@ -145,6 +158,49 @@ export class RecordingProxy implements ProxyAdapter {
   cutStale(): Promise<number> {
     this.cutChecks++;
     return Promise.resolve(0);
+  }
+
+  /** What died and was restarted, as the next heal() reports it (a test sets it). */
+  nextHeal: { http: boolean; streams: string[] } = { http: false, streams: [] };
+  /** forget() calls (after drift, the real proxy reads back what nginx holds). */
+  forgotten = 0;
+
+  heal(): Promise<{ http: boolean; streams: string[] }> {
+    const restored = this.nextHeal;
+    this.nextHeal = { http: false, streams: [] };
+    return Promise.resolve(restored);
+  }
+
+  /** What the real proxy's drift check would find in what this one recorded (the routes and instances). */
+  drift(
+    routes: ReadonlyMap<string, string>,
+    _certNames: readonly string[],
+    streams: ReadonlyMap<string, WantedInstance>,
+  ) {
+    const differences: string[] = [];
+    const served = withoutServices(routes, new Set(this.crowded));
+    for (const [host, json] of served) {
+      const held = this.routes.get(host);
+      if (held === undefined) differences.push(`nginx lacks the routes of ${host || 'services without a domain'}`);
+      else if (held !== json) differences.push(`nginx serves other routes for ${host} than the database says`);
+    }
+    for (const host of this.routes.keys())
+      if (!served.has(host)) differences.push(`nginx routes ${host}, which the database does not`);
+    for (const key of streams.keys())
+      if (!this.streams.has(key) && !this.streamFailures.has(key))
+        differences.push(`the instance of ${key} is not running`);
+    return Promise.resolve(differences);
+  }
+
+  /** Services left out at the last route sync for lack of room. */
+  private crowded: number[] = [];
+
+  crowdedServices(): number[] {
+    return [...this.crowded];
+  }
+
+  forget(): void {
+    this.forgotten++;
   }
 }
 
@@ -246,6 +302,8 @@ export interface OfflineDataPlane extends DataPlane {
   setTraffic(counters: TrafficCounters): void;
   /** Reports a drift check with these differences, as the real data plane would after one. */
   reportDrift(report: DriftReport): void;
+  /** One pass of the heal loop (the supervisor's, as the real data plane runs it every second). */
+  healOnce(): Promise<void>;
   /** What dictionaries() answers from now on (default null: no nginx to ask). */
   setDictionaries(usage: DictionaryUsage[] | null): void;
 }
@@ -263,6 +321,35 @@ export interface OfflineNetworkOptions {
   acmeDirectoryUrl?: string | undefined;
 }
 
+/** What a test sets about the host the offline data plane pretends to run on. */
+class OfflineHost {
+  hostNetworks: string[] = [];
+  names = new Map<string, string[]>();
+  traffic: TrafficCounters = { httpEpoch: 'offline', streamEpoch: 'offline', http: new Map(), tcp: new Map() };
+  dictionaries: DictionaryUsage[] | null = null;
+  /** The message the next apply fails with as a whole, once. */
+  nextFailure: string | null = null;
+  applyCount = 0;
+  lastState: DesiredState | null = null;
+  started = false;
+}
+
+const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+function createOfflineReach(host: OfflineHost, network: OfflineNetworkOptions | undefined) {
+  return createGatewayReach({
+    resolvers: network?.resolvers ?? [],
+    databaseHost: network?.databaseHost,
+    acmeDirectoryUrl: network?.acmeDirectoryUrl,
+    staticHosts: () => OFFLINE_STATIC_HOSTS,
+    lookup: (name) => Promise.resolve(host.names.get(name) ?? []),
+    // Answers follow setNames at once.
+    ttlMs: 0,
+  });
+}
+
+const OFFLINE_STATIC_HOSTS: ReadonlyMap<string, string> = new Map([['localhost', '127.0.0.1']]);
+
 export function createOfflineDataPlane(options: {
   loadDesiredState: () => Promise<DesiredState>;
   render: NginxRenderOptions;
@@ -273,55 +360,53 @@ export function createOfflineDataPlane(options: {
   const proxy = new RecordingProxy();
   const certs = new RecordingCertificates();
   const status = new SettableNodeStatus();
-  const challenges = new MemoryChallenges();
+  const host = new OfflineHost();
   const logs = createLogHub({ batchMs: 0 });
-  let applyCount = 0;
-  let lastState: DesiredState | null = null;
-  let started = false;
-  let nextFailure: string | null = null;
-  let hostNetworks: string[] = [];
-  let names = new Map<string, string[]>();
-  let traffic: TrafficCounters = { httpEpoch: 'offline', streamEpoch: 'offline', http: new Map(), tcp: new Map() };
-  let lastDrift: DriftReport | null = null;
-  let dictionaries: DictionaryUsage[] | null = null;
-  const driftListeners = new Set<(report: DriftReport) => void>();
-  const reportDrift = (report: DriftReport) => {
-    lastDrift = report;
-    for (const listener of driftListeners) listener(report);
-  };
-  const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
-  const staticHosts = new Map([['localhost', '127.0.0.1']]);
-  const reach = createGatewayReach({
-    resolvers: options.network?.resolvers ?? [],
-    databaseHost: options.network?.databaseHost,
-    acmeDirectoryUrl: options.network?.acmeDirectoryUrl,
-    staticHosts: () => staticHosts,
-    lookup: (name) => Promise.resolve(names.get(name) ?? []),
-    // Answers follow setNames at once.
-    ttlMs: 0,
-  });
+  const reach = createOfflineReach(host, options.network);
   const network = options.network;
   const guardNetworks =
     network === undefined
-      ? undefined
+      ? async (state: DesiredState): Promise<GuardedState> => Promise.resolve({ state, rejected: new Map() })
       : createNetworkGuard({
           vpnSubnet: network.vpnSubnet,
           minPrefix: network.minPrefix,
-          hostNetworks: () => Promise.resolve([...hostNetworks]),
+          hostNetworks: () => Promise.resolve([...host.hostNetworks]),
           underlayOf: (publicKey) => status.get(publicKey)?.clientIp ?? null,
           reach,
         });
+  const plan = (state: DesiredState) => planDataPlane(state, options.render, OFFLINE_STATIC_HOSTS);
   const reconciler = createReconciler({
     loadDesiredState: async () => {
-      applyCount++;
-      lastState = await options.loadDesiredState();
-      return lastState;
+      host.applyCount++;
+      host.lastState = await options.loadDesiredState();
+      return host.lastState;
     },
-    ...(guardNetworks ? { guardNetworks } : {}),
-    plan: (state) => planDataPlane(state, options.render, staticHosts),
+    guardNetworks,
+    plan,
     wireguard,
     proxy,
     certs,
+    logger: silent,
+  });
+  // A failure a test asks for is the reconciler's result: the supervisor treats it as the real one's.
+  const failing: Reconciler = {
+    async apply() {
+      const message = host.nextFailure;
+      host.nextFailure = null;
+      const applied = await reconciler.apply();
+      return message === null ? applied : { ok: false, message, rejected: applied.rejected };
+    },
+    forgetApplied: () => reconciler.forgetApplied(),
+  };
+  const supervisor = createSupervisor({
+    reconciler: failing,
+    loadPlanned: async () => {
+      const { state } = await guardNetworks(await options.loadDesiredState());
+      return { state, plan: plan(state) };
+    },
+    proxy,
+    wireguard,
+    isShared: false,
     logger: silent,
   });
 
@@ -331,72 +416,57 @@ export function createOfflineDataPlane(options: {
     certs,
     status,
     logs,
-    challenges,
+    challenges: new MemoryChallenges(),
     get applyCount() {
-      return applyCount;
+      return host.applyCount;
     },
     get lastState() {
-      return lastState;
+      return host.lastState;
     },
     get started() {
-      return started;
+      return host.started;
     },
     certificates: { info: (domain) => certs.info(domain) },
     async start() {
-      started = true;
-      await reconciler.apply();
+      host.started = true;
+      supervisor.start();
+      await supervisor.apply();
     },
     async stop() {
-      started = false;
+      host.started = false;
+      supervisor.stop();
       logs.close();
       await wireguard.close();
     },
-    async apply(): Promise<ApplyResult> {
-      const message = nextFailure;
-      nextFailure = null;
-      const applied = await reconciler.apply();
-      const result: ApplyResult = message === null ? applied : { ok: false, message, rejected: applied.rejected };
-      // As the real data plane: what failed shows in the system status at once.
-      const problems = applyProblems(result);
-      if (problems.length > 0)
-        reportDrift({ checkedAt: new Date().toISOString(), differences: problems, repaired: false });
-      return result;
-    },
-    traffic: () => Promise.resolve(traffic),
-    dictionaries: () => Promise.resolve(dictionaries),
+    apply: () => supervisor.apply(),
+    healOnce: () => supervisor.healOnce(),
+    traffic: () => Promise.resolve(host.traffic),
+    dictionaries: () => Promise.resolve(host.dictionaries),
     setDictionaries: (usage) => {
-      dictionaries = usage;
+      host.dictionaries = usage;
     },
     setTraffic: (counters) => {
-      traffic = counters;
+      host.traffic = counters;
     },
-    checkDrift: () => {
-      reportDrift({ checkedAt: new Date().toISOString(), differences: [], repaired: false });
-      return Promise.resolve(lastDrift as DriftReport);
-    },
-    lastDrift: () => lastDrift,
+    checkDrift: () => supervisor.checkDrift(),
+    lastDrift: () => supervisor.lastDrift(),
     booted: () => Promise.resolve(),
-    onDrift(listener) {
-      driftListeners.add(listener);
-      return () => {
-        driftListeners.delete(listener);
-      };
-    },
-    reportDrift,
+    onDrift: (listener) => supervisor.onDrift(listener),
+    reportDrift: (report) => supervisor.publishDrift(report),
     failNextApply: (message) => {
-      nextFailure = message;
+      host.nextFailure = message;
     },
     pushLogLines: (lines) => logs.publish(lines),
-    hostNetworks: () => Promise.resolve([...hostNetworks]),
+    hostNetworks: () => Promise.resolve([...host.hostNetworks]),
     reachedAddresses: () => (network === undefined ? Promise.resolve([]) : reach.destinations()),
     resolveHost: (name) => reach.resolve(name),
     setHostNetworks: (networks) => {
-      hostNetworks = [...networks];
+      host.hostNetworks = [...networks];
     },
     setNames: (given) => {
-      names = new Map(Object.entries(given));
+      host.names = new Map(Object.entries(given));
       // The apply path reads what is known without waiting: know these at once.
-      for (const name of names.keys()) void reach.resolve(name);
+      for (const name of host.names.keys()) void reach.resolve(name);
     },
   };
 }

@@ -114,6 +114,168 @@ export function* snapshotPieces(
   yield `${piece}},"certs":${JSON.stringify([FALLBACK_CERT_NAME, ...certNames.filter(isHostname)])}}`;
 }
 
+type Control = HttpInstance['control'];
+
+async function readPem(certsDir: string, name: string): Promise<string | null> {
+  return readFile(pemPath(certsDir, name), 'utf8').catch(() => null);
+}
+
+/** PEMs of `names`, read PEMS_READ_AT_ONCE at a time (one after the other cost 2.9 s at 10,000; together 1.1 s). */
+async function readPems(certsDir: string, names: readonly string[]): Promise<(string | null)[]> {
+  const pems: (string | null)[] = [];
+  for (let i = 0; i < names.length; i += PEMS_READ_AT_ONCE) {
+    pems.push(...(await Promise.all(names.slice(i, i + PEMS_READ_AT_ONCE).map((name) => readPem(certsDir, name)))));
+  }
+  return pems;
+}
+
+/**
+ * Writes the latest value it was offered, one write at a time, off the caller's path: a burst of offers writes once
+ * or twice, and nobody waits but flush().
+ */
+class LatestWins<T> {
+  private pending: { value: T } | null = null;
+  private writer: Promise<void> | null = null;
+
+  constructor(
+    private readonly write: (value: T) => Promise<void>,
+    /** A pause before the first write, so a burst is written once. */
+    private readonly pauseMs = 0,
+  ) {}
+
+  offer(value: T): void {
+    this.pending = { value };
+    this.writer ??= (async () => {
+      if (this.pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, this.pauseMs));
+      while (this.pending !== null) {
+        const { value: latest } = this.pending;
+        this.pending = null;
+        await this.write(latest);
+      }
+      this.writer = null;
+    })();
+  }
+
+  async flush(): Promise<void> {
+    while (this.writer) await this.writer;
+  }
+}
+
+/** Every HTTP service's counters as nginx's gw_stats holds them. */
+async function readHttpTraffic(control: Control): Promise<{ epoch: string; services: Map<number, HttpTraffic> }> {
+  const answer = await control.get<{
+    epoch: string | null;
+    services: Record<string, Record<string, unknown>>;
+  }>('/stats');
+  const services = new Map<number, HttpTraffic>();
+  for (const [id, row] of Object.entries(answer.services)) {
+    const n = (field: string): number => Number(row[field] ?? 0);
+    services.set(Number(id), {
+      requests: [n('c1'), n('c2'), n('c3'), n('c4'), n('c5')],
+      bytesIn: n('bi'),
+      bytesOut: n('bo'),
+      latencySumMs: n('ls'),
+      latencyBuckets: Array.from({ length: LATENCY_BUCKETS_MS.length + 1 }, (_, i) => n(`b${i}`)),
+      open: n('open'),
+    });
+  }
+  return { epoch: answer.epoch ?? 'none', services };
+}
+
+/** How full each shared dictionary is, and how many writes it refused. */
+async function readDictionaries(
+  control: Control,
+  refusedPushes: ReadonlyMap<string, number>,
+): Promise<DictionaryUsage[]> {
+  const space = await control.get<{
+    dicts: Record<string, { capacity: number; free: number }>;
+    dropped: number;
+    live_refused: number;
+  }>('/space');
+  const refused = (name: DictName): number =>
+    name === 'gw_live' ? space.live_refused : name === 'gw_stats' ? space.dropped : (refusedPushes.get(name) ?? 0);
+  return DICT_NAMES.map((name) => ({
+    name,
+    capacityBytes: space.dicts[name]?.capacity ?? 0,
+    freeBytes: space.dicts[name]?.free ?? 0,
+    refusedWrites: refused(name),
+  }));
+}
+
+interface AccessDigest {
+  key: string | null;
+  /** An empty table arrives as {} (Debian's cjson has no empty array). */
+  policies: Record<string, string>;
+  revoked: string[] | Record<string, never>;
+}
+
+const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
+
+/** What nginx's access module holds that differs from the table: the key, policies, revoked sessions. */
+async function accessDrift(control: Control, access: AccessTable, key: string): Promise<string[]> {
+  const differences: string[] = [];
+  const held = await control.get<AccessDigest>('/access/digest');
+  const { policies } = held;
+  if (held.key !== md5(key)) differences.push('nginx checks visitors with another key than the database says');
+  for (const [ref, json] of access.entries)
+    if (policies[ref] !== md5(json)) differences.push(`nginx lacks the access policy ${ref}`);
+  const revoked = new Set(Array.isArray(held.revoked) ? held.revoked : []);
+  const missing = [...access.revoked.keys()].filter((sid) => !revoked.has(sid)).length;
+  if (missing > 0) differences.push(`nginx lets in ${missing} revoked visitor session(s)`);
+  return differences;
+}
+
+/** Pending orders' HTTP-01 answers nginx was not handed (null: unknown, so every one is missing). */
+function challengeDrift(pushed: ReadonlyMap<string, string> | null, challenges: ReadonlyMap<string, string>): string[] {
+  const answers = pushed ?? new Map<string, string>();
+  return [...challenges]
+    .filter(([token, answer]) => answers.get(token) !== answer)
+    .map(([token]) => `nginx lacks the ACME answer of a pending order (${token})`);
+}
+
+/** Routes and certificates nginx holds (its digest) that differ from `served` and the PEMs on disk. */
+async function routesAndCertificatesDrift(
+  control: Control,
+  served: ReadonlyMap<string, string>,
+  certNames: readonly string[],
+  certsDir: string,
+): Promise<string[]> {
+  const differences: string[] = [];
+  const digest = await control.get<{ hosts: Record<string, string>; certs: Record<string, string> }>('/digest');
+  const label = (host: string): string => (host === '' ? 'services without a domain' : host);
+  for (const [host, json] of served) {
+    const hash = digest.hosts[host];
+    if (hash === undefined) differences.push(`nginx lacks the routes of ${label(host)}`);
+    else if (hash !== md5(json))
+      differences.push(`nginx serves other routes for ${label(host)} than the database says`);
+  }
+  for (const host of Object.keys(digest.hosts))
+    if (!served.has(host)) differences.push(`nginx routes ${label(host)}, which the database does not`);
+  const pems = await readPems(certsDir, certNames);
+  for (const [i, name] of certNames.entries()) {
+    const pem = pems[i];
+    if (pem == null) continue;
+    const hash = digest.certs[name];
+    if (hash === undefined) differences.push(`nginx lacks the certificate of ${name}`);
+    else if (hash !== md5(pem)) differences.push(`nginx serves another certificate for ${name} than the one on disk`);
+  }
+  return differences;
+}
+
+/** TCP/UDP instances that should run and do not (unless set aside), and those that run unwanted. */
+function streamsDrift(
+  running: ReadonlyMap<string, unknown>,
+  wanted: ReadonlyMap<string, WantedInstance>,
+  failures: ReadonlyMap<string, string>,
+): string[] {
+  const differences: string[] = [];
+  for (const key of wanted.keys())
+    if (!running.has(key) && !failures.has(key)) differences.push(`the instance of ${key} is not running`);
+  for (const key of running.keys())
+    if (!wanted.has(key)) differences.push(`an instance of ${key} runs, which the database does not want`);
+  return differences;
+}
+
 export function createProxy(options: {
   prefixDir: string;
   certsDir: string;
@@ -160,7 +322,6 @@ export function createProxy(options: {
    * Answers of orders that ended while unknown may linger in nginx; they answer nothing anyone asks for.
    */
   let pushedChallenges: Map<string, string> | null = null;
-  const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
   const isSame = (entry: Held | undefined, json: string): boolean =>
     entry !== undefined && (entry.text !== undefined ? entry.text === json : entry.md5 === md5(json));
   /** What nginx's access module holds (docs/ACCESS.md); null: unknown, learnt from its digest before the next push. */
@@ -188,13 +349,6 @@ export function createProxy(options: {
     for (const [name, hash] of Object.entries(digest.certs)) pushedCerts.set(name, hash);
   }
 
-  interface AccessDigest {
-    key: string | null;
-    /** An empty table arrives as {} (Debian's cjson has no empty array). */
-    policies: Record<string, string>;
-    revoked: string[] | Record<string, never>;
-  }
-
   /** What the access module holds: refs, the key's MD5 (compared as such) and the revoked session ids. */
   async function learnAccess(table: AccessTable): Promise<NonNullable<typeof heldAccess>> {
     const digest = await http.control.get<AccessDigest>('/access/digest');
@@ -206,27 +360,21 @@ export function createProxy(options: {
     };
   }
 
-  let pendingAccessSnapshot: string | null = null;
-  let accessSnapshotWriter: Promise<void> | null = null;
   /** What a fresh master loads with the routes (the key inside: 0600, root only, like the secret key beside it). */
-  function writeAccessSnapshot(table: AccessTable, at: string): void {
-    pendingAccessSnapshot = JSON.stringify({
-      version: at,
-      key: table.key,
-      policies: Object.fromEntries(table.entries),
-      revoked: Object.fromEntries(table.revoked),
-    });
-    accessSnapshotWriter ??= (async () => {
-      while (pendingAccessSnapshot !== null) {
-        const text = pendingAccessSnapshot;
-        pendingAccessSnapshot = null;
-        await writeFileAtomic(accessSnapshotFile(options.prefixDir), text, 0o600).catch((err: unknown) =>
-          logger.error({ err }, 'nginx: could not save the access snapshot'),
-        );
-      }
-      accessSnapshotWriter = null;
-    })();
-  }
+  const accessSnapshot = new LatestWins<string>((text) =>
+    writeFileAtomic(accessSnapshotFile(options.prefixDir), text, 0o600).catch((err: unknown) =>
+      logger.error({ err }, 'nginx: could not save the access snapshot'),
+    ),
+  );
+  const writeAccessSnapshot = (table: AccessTable, at: string): void =>
+    accessSnapshot.offer(
+      JSON.stringify({
+        version: at,
+        key: table.key,
+        policies: Object.fromEntries(table.entries),
+        revoked: Object.fromEntries(table.revoked),
+      }),
+    );
 
   const nextVersion = (): string => `${bootId}.${++sequence}`;
 
@@ -237,25 +385,18 @@ export function createProxy(options: {
    * instead of ~20 ms). A master that dies before it lands is restarted by this process, which reads back what it
    * holds and pushes what differs.
    */
-  let pendingSnapshot: { hosts: ReadonlyMap<string, string>; certNames: readonly string[]; at: string } | null = null;
-  let snapshotWriter: Promise<void> | null = null;
-  function writeSnapshot(hosts: ReadonlyMap<string, string>, certNames: readonly string[], at: string): void {
-    pendingSnapshot = { hosts, certNames, at };
-    snapshotWriter ??= (async () => {
-      await new Promise((resolve) => setTimeout(resolve, SNAPSHOT_PAUSE_MS));
-      while (pendingSnapshot !== null) {
-        const { hosts: saved, certNames: names, at: version } = pendingSnapshot;
-        pendingSnapshot = null;
-        await writeFileAtomic(snapshotFile(options.prefixDir), snapshotPieces(saved, names, version), 0o600).catch(
-          (err: unknown) => logger.error({ err }, 'nginx: could not save the routes snapshot'),
-        );
-      }
-      snapshotWriter = null;
-    })();
-  }
-  const flushSnapshot = async (): Promise<void> => {
-    while (snapshotWriter) await snapshotWriter;
-  };
+  const routesSnapshot = new LatestWins<{
+    hosts: ReadonlyMap<string, string>;
+    certNames: readonly string[];
+    at: string;
+  }>(
+    ({ hosts, certNames, at }) =>
+      writeFileAtomic(snapshotFile(options.prefixDir), snapshotPieces(hosts, certNames, at), 0o600).catch(
+        (err: unknown) => logger.error({ err }, 'nginx: could not save the routes snapshot'),
+      ),
+    SNAPSHOT_PAUSE_MS,
+  );
+  const flushSnapshot = (): Promise<void> => routesSnapshot.flush();
 
   /**
    * Grows the dictionaries the data would fill (a graceful reload; nginx then holds what the snapshot says, read
@@ -414,19 +555,6 @@ export function createProxy(options: {
   const routesSpace = async (): Promise<number> =>
     (await http.control.get<{ dicts: Record<string, { free: number }> }>('/space')).dicts.gw_routes?.free ?? 0;
 
-  async function readPem(name: string): Promise<string | null> {
-    return readFile(pemPath(certsDir, name), 'utf8').catch(() => null);
-  }
-
-  /** PEMs of `names`, read PEMS_READ_AT_ONCE at a time (one after the other cost 2.9 s at 10,000; together 1.1 s). */
-  async function readPems(names: readonly string[]): Promise<(string | null)[]> {
-    const pems: (string | null)[] = [];
-    for (let i = 0; i < names.length; i += PEMS_READ_AT_ONCE) {
-      pems.push(...(await Promise.all(names.slice(i, i + PEMS_READ_AT_ONCE).map(readPem))));
-    }
-    return pems;
-  }
-
   /** gw_certs as it would be with `batch` pushed. */
   function certsNeed(batch: Readonly<Record<string, string>>): number {
     const sizes = new Map<string, number>();
@@ -454,7 +582,7 @@ export function createProxy(options: {
     for (let i = 0; i < names.length; i += CERTS_PER_PUSH) {
       const chunk = names.slice(i, i + CERTS_PER_PUSH);
       const batch: Record<string, string> = {};
-      const pems = await readPems(chunk);
+      const pems = await readPems(certsDir, chunk);
       chunk.forEach((name, j) => {
         const pem = pems[j];
         if (pem != null && pushedCerts.get(name) !== md5(pem)) batch[name] = pem;
@@ -578,7 +706,7 @@ export function createProxy(options: {
               message: [...left.values()][0] ?? '',
               free: await routesSpace(),
             };
-      if (version !== null) writeSnapshot(wanted, certNames, version);
+      if (version !== null) routesSnapshot.offer({ hosts: wanted, certNames, at: version });
       return left;
     },
 
@@ -698,92 +826,18 @@ export function createProxy(options: {
       await streams.reloadServing(name);
     },
 
-    async httpTraffic() {
-      const answer = await http.control.get<{
-        epoch: string | null;
-        services: Record<string, Record<string, unknown>>;
-      }>('/stats');
-      const services = new Map<number, HttpTraffic>();
-      for (const [id, row] of Object.entries(answer.services)) {
-        const n = (field: string): number => Number(row[field] ?? 0);
-        services.set(Number(id), {
-          requests: [n('c1'), n('c2'), n('c3'), n('c4'), n('c5')],
-          bytesIn: n('bi'),
-          bytesOut: n('bo'),
-          latencySumMs: n('ls'),
-          latencyBuckets: Array.from({ length: LATENCY_BUCKETS_MS.length + 1 }, (_, i) => n(`b${i}`)),
-          open: n('open'),
-        });
-      }
-      return { epoch: answer.epoch ?? 'none', services };
-    },
+    httpTraffic: () => readHttpTraffic(http.control),
 
-    async dictionaries() {
-      const space = await http.control.get<{
-        dicts: Record<string, { capacity: number; free: number }>;
-        dropped: number;
-        live_refused: number;
-      }>('/space');
-      const refused = (name: DictName): number =>
-        name === 'gw_live' ? space.live_refused : name === 'gw_stats' ? space.dropped : (refusedPushes.get(name) ?? 0);
-      return DICT_NAMES.map((name) => ({
-        name,
-        capacityBytes: space.dicts[name]?.capacity ?? 0,
-        freeBytes: space.dicts[name]?.free ?? 0,
-        refusedWrites: refused(name),
-      }));
-    },
+    dictionaries: () => readDictionaries(http.control, refusedPushes),
 
     async drift(routes, certNames, wantedStreams, challenges, access) {
-      const differences: string[] = [];
-      if (access !== undefined && access.key !== null) {
-        const held = await http.control.get<AccessDigest>('/access/digest');
-        const { policies } = held;
-        if (held.key !== md5(access.key))
-          differences.push('nginx checks visitors with another key than the database says');
-        for (const [ref, json] of access.entries)
-          if (policies[ref] !== md5(json)) differences.push(`nginx lacks the access policy ${ref}`);
-        const revoked = new Set(Array.isArray(held.revoked) ? held.revoked : []);
-        const missing = [...access.revoked.keys()].filter((sid) => !revoked.has(sid)).length;
-        if (missing > 0) differences.push(`nginx lets in ${missing} revoked visitor session(s)`);
-      }
-      if (challenges !== undefined) {
-        const answers = pushedChallenges ?? new Map<string, string>();
-        for (const [token, answer] of challenges)
-          if (answers.get(token) !== answer)
-            differences.push(`nginx lacks the ACME answer of a pending order (${token})`);
-      }
-      const digest = await http.control.get<{ hosts: Record<string, string>; certs: Record<string, string> }>(
-        '/digest',
-      );
-      const label = (host: string): string => (host === '' ? 'services without a domain' : host);
       const served = withoutServices(routes, crowded, setAside?.hosts.keys());
-      for (const [host, json] of served) {
-        const hash = digest.hosts[host];
-        if (hash === undefined) differences.push(`nginx lacks the routes of ${label(host)}`);
-        else if (hash !== md5(json))
-          differences.push(`nginx serves other routes for ${label(host)} than the database says`);
-      }
-      for (const host of Object.keys(digest.hosts))
-        if (!served.has(host)) differences.push(`nginx routes ${label(host)}, which the database does not`);
-      const names = [FALLBACK_CERT_NAME, ...certNames];
-      const pems = await readPems(names);
-      for (const [i, name] of names.entries()) {
-        const pem = pems[i];
-        if (pem == null) continue;
-        const hash = digest.certs[name];
-        if (hash === undefined) differences.push(`nginx lacks the certificate of ${name}`);
-        else if (hash !== md5(pem))
-          differences.push(`nginx serves another certificate for ${name} than the one on disk`);
-      }
-      const running = streams.running();
-      for (const key of wantedStreams.keys()) {
-        if (!running.has(key) && !lastStreamFailures.has(key))
-          differences.push(`the instance of ${key} is not running`);
-      }
-      for (const key of running.keys())
-        if (!wantedStreams.has(key)) differences.push(`an instance of ${key} runs, which the database does not want`);
-      return differences;
+      return [
+        ...(access !== undefined && access.key !== null ? await accessDrift(http.control, access, access.key) : []),
+        ...(challenges === undefined ? [] : challengeDrift(pushedChallenges, challenges)),
+        ...(await routesAndCertificatesDrift(http.control, served, [FALLBACK_CERT_NAME, ...certNames], certsDir)),
+        ...streamsDrift(streams.running(), wantedStreams, lastStreamFailures),
+      ];
     },
 
     crowdedServices: () => [...crowded.keys()],
@@ -796,8 +850,8 @@ export function createProxy(options: {
     },
 
     async stop({ keepServing }) {
-      await snapshotWriter;
-      await accessSnapshotWriter;
+      await routesSnapshot.flush();
+      await accessSnapshot.flush();
       await streams.stop({ keepServing });
       await http.stop({ keepServing });
     },

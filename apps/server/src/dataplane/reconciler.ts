@@ -154,18 +154,26 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       });
       return Date.now() - loadedAt;
     };
+    const proxySide = { isDone: false };
     // Independent of each other, so they run side by side: the apply costs the slower of the two, not the sum.
     const [wireguardMs, proxyMs] = await Promise.all([
       timed('WireGuard', applyWireGuard(state, rejected)),
-      timed('nginx', applyProxy(state, plan, rejected)),
+      timed(
+        'nginx',
+        applyProxy(state, plan, rejected).then(() => {
+          proxySide.isDone = true;
+        }),
+      ),
     ]);
     logRejections(logger, rejected);
     logger.debug(
       { ms: Date.now() - started, loadMs: loadedAt - started, wireguardMs, proxyMs },
       'data plane converged',
     );
-    if (failures.length > 0) return { ok: false, message: failures.join('\n'), rejected };
-    return { ok: true, rejected };
+    // What nginx now serves of the HTTP-01 answers: the other gateways acknowledge them (cluster/acme-answers.ts).
+    const served = proxySide.isDone ? { challenges: new Set(state.challenges?.keys()) } : {};
+    if (failures.length > 0) return { ok: false, message: failures.join('\n'), rejected, ...served };
+    return { ok: true, rejected, ...served };
   }
 
   return {

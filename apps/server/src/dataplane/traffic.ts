@@ -1,5 +1,5 @@
 import { runCommand } from './exec.js';
-import type { LogLine, StreamTraffic } from './types.js';
+import type { HttpTraffic, LogLine, StreamTraffic, TrafficCounters } from './types.js';
 
 // Traffic accounting for TCP/UDP services (HTTP services are counted inside nginx, lua/postern.lua): every stream
 // session writes one access-log line when it ends, which the log tailer already parses; the open sessions are
@@ -52,4 +52,33 @@ export async function countOpenSessions(ports: readonly number[]): Promise<Map<n
     if (wanted.has(port)) counts.set(port, (counts.get(port) ?? 0) + 1);
   }
   return counts;
+}
+
+/**
+ * Every service's counters: HTTP from nginx's dictionary, TCP/UDP from the stream log lines, with the open TCP
+ * sessions read from the kernel for the ports the plan serves.
+ */
+export async function readTraffic(deps: {
+  streams: StreamPlanView;
+  httpTraffic: () => Promise<{ epoch: string; services: Map<number, HttpTraffic> }>;
+  streamTraffic: StreamTrafficCounter;
+}): Promise<TrafficCounters> {
+  const { streams } = deps;
+  const tcpPorts = [...streams.wanted.values()].filter((w) => w.proto === 'tcp').map((w) => w.port);
+  const [http, open] = await Promise.all([deps.httpTraffic(), countOpenSessions(tcpPorts)]);
+  const tcp = deps.streamTraffic.snapshot();
+  for (const [key, want] of streams.wanted) {
+    const serviceId = streams.serviceOf.get(key);
+    if (serviceId === undefined) continue;
+    const row = tcp.get(serviceId) ?? { sessions: 0, failed: 0, bytesIn: 0, bytesOut: 0, secondsSum: 0, open: 0 };
+    row.open = want.proto === 'tcp' ? (open.get(want.port) ?? 0) : 0;
+    tcp.set(serviceId, row);
+  }
+  return { httpEpoch: http.epoch, streamEpoch: deps.streamTraffic.epoch, http: http.services, tcp };
+}
+
+/** The part of the stream plan traffic needs: instances by key and the service each serves. */
+export interface StreamPlanView {
+  wanted: ReadonlyMap<string, { proto: 'tcp' | 'udp'; port: number }>;
+  serviceOf: ReadonlyMap<string, number>;
 }

@@ -31,7 +31,12 @@ export interface Rejections {
  * `ok` false: something the whole data plane needs failed (nginx or WireGuard could not be brought up); the
  * change is in the DB and is applied once it recovers. Rejections are per row and never make an apply fail.
  */
-export type ApplyResult = { ok: true; rejected: Rejections } | { ok: false; message: string; rejected: Rejections };
+export type ApplyResult = (
+  { ok: true; rejected: Rejections } | { ok: false; message: string; rejected: Rejections }
+) & {
+  /** The HTTP-01 tokens nginx serves after this run (absent: unknown, the proxy side failed). */
+  challenges?: ReadonlySet<string>;
+};
 
 export const noRejections = (): Rejections => ({ http: new Map(), tcp: new Map(), nodes: new Map() });
 

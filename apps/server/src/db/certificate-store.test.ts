@@ -86,4 +86,52 @@ describe('the certificate store', () => {
     await store.flush();
     expect((await openDbCertificateStore(t.db)).get('d.example.com')?.fingerprint).toBe('22:22');
   });
+  test("a refresh whose read began before this gateway's own write landed keeps the newer record", async () => {
+    await addDomain('race.example.com');
+    // As on PostgreSQL, where a read does not wait for a write: the refresh's rows are read at once and handed over
+    // only once `release` is called, after the write below committed.
+    let release: () => void = () => undefined;
+    let gate = Promise.resolve();
+    const select = t.db.select.bind(t.db);
+    const racing = Object.create(t.db, {
+      engine: { value: 'postgres' },
+      select: {
+        value: (...args: Parameters<Store['select']>) => {
+          const query = select(...args);
+          const from = query.from.bind(query);
+          return Object.assign(query, {
+            from: (...fromArgs: Parameters<typeof from>) => {
+              const joined = from(...fromArgs);
+              const innerJoin = joined.innerJoin.bind(joined);
+              return Object.assign(joined, {
+                innerJoin: (...joinArgs: Parameters<typeof innerJoin>) => {
+                  const filtered = innerJoin(...joinArgs);
+                  const where = filtered.where.bind(filtered);
+                  return Object.assign(filtered, {
+                    where: (...whereArgs: Parameters<typeof where>) => {
+                      const rows = where(...whereArgs).all();
+                      const opens = gate;
+                      return { finally: (done: () => void) => opens.then(() => rows).finally(done) };
+                    },
+                  });
+                },
+              });
+            },
+          });
+        },
+      },
+    }) as Store;
+    const store = await openDbCertificateStore(racing);
+    store.put('race.example.com', record({ state: 'pending', fingerprint: null }));
+    await store.flush();
+    gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    const refreshed = store.refresh();
+    store.put('race.example.com', record());
+    await store.flush();
+    release();
+    await refreshed;
+    expect(store.get('race.example.com')).toEqual(record());
+  });
 });

@@ -1,14 +1,7 @@
-import { eq, gte, lt, sql } from 'drizzle-orm';
-import { firstCertificateFingerprint, joinPem, splitPem } from '../lib/pem.js';
-import type {
-  CertificateRecord,
-  CertificateStore,
-  SharedCertificates,
-  SharedChallenges,
-} from '../model/certificates.js';
-import type { SecretBox } from '../secrets.js';
-import type { Db, ReadDb, Store } from './client.js';
-import { acmeChallenges, certificatePems, certificates, domains } from './schema.js';
+import { eq, gte, sql } from 'drizzle-orm';
+import type { CertificateRecord, CertificateStore } from '../model/certificates.js';
+import type { Store } from './client.js';
+import { certificates, domains } from './schema.js';
 
 export interface DbCertificateStore extends CertificateStore {
   /** Resolves when every change made so far is in the database (the next write retried once if one failed). */
@@ -42,15 +35,24 @@ export async function openDbCertificateStore(
   const records = new Map<string, CertificateRecord>();
   /** The newest `updated_at` read. */
   let watermark = '';
+  /**
+   * Per read in flight, the domains this gateway wrote meanwhile: on PostgreSQL a read does not wait for a write, so
+   * its row may be older than the write that just committed, and the memory copy is the newer one.
+   */
+  const readsInFlight = new Set<Set<string>>();
   async function read(since: string): Promise<void> {
+    const writtenMeanwhile = new Set<string>();
+    readsInFlight.add(writtenMeanwhile);
     const rows = await db
       .select({ domain: domains.domain, c: certificates })
       .from(certificates)
       .innerJoin(domains, eq(domains.id, certificates.domainId))
-      .where(gte(certificates.updatedAt, since));
+      .where(gte(certificates.updatedAt, since))
+      .finally(() => readsInFlight.delete(writtenMeanwhile));
     for (const { domain, c } of rows) {
       if (c.updatedAt > watermark) watermark = c.updatedAt;
       if (dirty.has(domain)) continue; // this gateway's own change, not written yet
+      if (writtenMeanwhile.has(domain)) continue; // written while this read ran: the row may be the one before
       const { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures } = c;
       records.set(domain, { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures });
     }
@@ -82,6 +84,7 @@ export async function openDbCertificateStore(
           error = excluded.error, next_attempt_at = excluded.next_attempt_at, failures = excluded.failures,
           updated_at = excluded.updated_at`);
     });
+    for (const written of readsInFlight) written.add(domain);
   }
 
   function drain(): Promise<void> {
@@ -122,104 +125,6 @@ export async function openDbCertificateStore(
     async refresh() {
       if (db.engine === 'sqlite') return;
       await read(watermark === '' ? '' : new Date(Date.parse(watermark) - 60_000).toISOString());
-    },
-  };
-}
-
-/** How long a stored challenge answer may outlive its order (a holder killed mid-order leaves it behind). */
-const CHALLENGE_TTL_MS = 3_600_000;
-/**
- * After storing a challenge answer on PostgreSQL, how long to wait before the CA is told to fetch it: every gateway
- * must have loaded it by then (an announcement is applied within ~80 ms p99 here; the design target is 1 s).
- */
-export const CHALLENGE_PROPAGATION_MS = 1000;
-
-/**
- * The certificates every gateway serves (`certificate_pems`) and the HTTP-01 answers every gateway's nginx gives
- * (`acme_challenges`). A change is announced, so the other gateways load it at once (their data plane's apply).
- * Private keys are stored encrypted with the secret key; nothing here is logged.
- */
-export function openSharedCertificates(
-  db: Store,
-  secrets: SecretBox,
-  options: { propagationMs?: number } = {},
-): SharedCertificates & { challenges: SharedChallenges } {
-  const propagationMs = options.propagationMs ?? (db.engine === 'postgres' ? CHALLENGE_PROPAGATION_MS : 0);
-  const announce = (): Promise<void> => db.announce().catch(() => undefined);
-
-  async function domainIdOf(tx: ReadDb, name: string): Promise<number | null> {
-    const row = await tx.select({ id: domains.id }).from(domains).where(eq(domains.domain, name)).get();
-    return row?.id ?? null;
-  }
-
-  async function readStored(tx: ReadDb, domainId: number): Promise<{ fingerprint: string; pem: string } | null> {
-    const row = await tx.select().from(certificatePems).where(eq(certificatePems.domainId, domainId)).get();
-    if (row === undefined) return null;
-    return { fingerprint: row.fingerprint, pem: joinPem(secrets.decrypt(row.keyEnc), row.chain) };
-  }
-
-  async function store(tx: Db, domainId: number, pem: string): Promise<void> {
-    const parts = splitPem(pem);
-    const fingerprint = firstCertificateFingerprint(pem);
-    if (parts === null || fingerprint === null) throw new Error('not a combined PEM (private key and certificate)');
-    const at = new Date().toISOString();
-    const values = { fingerprint, chain: parts.chain, keyEnc: secrets.encrypt(parts.key), updatedAt: at };
-    await tx
-      .insert(certificatePems)
-      .values({ domainId, ...values, createdAt: at })
-      .onConflictDoUpdate({ target: certificatePems.domainId, set: values })
-      .run();
-  }
-
-  return {
-    async load(name) {
-      const id = await domainIdOf(db, name);
-      return id === null ? null : ((await readStored(db, id))?.pem ?? null);
-    },
-
-    async offer(name, pem, replacing) {
-      const outcome = await db.write(async (tx) => {
-        const id = await domainIdOf(tx, name);
-        if (id === null) return { pem: null, stored: false };
-        const current = await readStored(tx, id);
-        if (current !== null && current.fingerprint !== replacing) return { pem: current.pem, stored: false };
-        await store(tx, id, pem);
-        return { pem, stored: true };
-      });
-      if (outcome.stored) await announce();
-      return outcome.pem;
-    },
-
-    async put(name, pem) {
-      const isStored = await db.write(async (tx) => {
-        const id = await domainIdOf(tx, name);
-        if (id !== null) await store(tx, id, pem);
-        return id !== null;
-      });
-      if (isStored) await announce();
-    },
-
-    challenges: {
-      propagationMs,
-      async set(token, answer) {
-        const now = new Date();
-        await db.write(async (tx) => {
-          await tx
-            .delete(acmeChallenges)
-            .where(lt(acmeChallenges.createdAt, new Date(now.getTime() - CHALLENGE_TTL_MS).toISOString()))
-            .run();
-          await tx
-            .insert(acmeChallenges)
-            .values({ token, keyAuthorization: answer, createdAt: now.toISOString() })
-            .onConflictDoUpdate({ target: acmeChallenges.token, set: { keyAuthorization: answer } })
-            .run();
-        });
-        await announce();
-      },
-      async remove(token) {
-        await db.write((tx) => tx.delete(acmeChallenges).where(eq(acmeChallenges.token, token)).run());
-        await announce();
-      },
     },
   };
 }

@@ -337,7 +337,7 @@ export const acmeChallenges = sqliteTable('acme_challenges', {
 
 /**
  * Run-once jobs (ACME, expiry sweep, audit retention, health audit rows): a job runs on the gateway holding its lease
- * (db/leases.ts). `expiresAt` is milliseconds since the epoch on the holder's clock.
+ * (cluster/leases.ts). `expiresAt` is milliseconds since the epoch on the holder's clock.
  */
 export const leases = sqliteTable('leases', {
   name: text('name').primaryKey(),

@@ -44,8 +44,11 @@ export interface ChallengeStore {
 
 /** HTTP-01 answers kept for every gateway (the database); each gateway's nginx loads them when told of a change. */
 export interface SharedChallenges extends ChallengeStore {
-  /** How long after `set` before every gateway is expected to serve the answer (0: this gateway is the only one). */
-  readonly propagationMs: number;
+  /**
+   * Resolves once every other live gateway has said it serves the answer `set` stored for `token` (at once when there
+   * is no other), or at a deadline, after which waiting longer would not help the order (cluster/acme-answers.ts).
+   */
+  served(token: string): Promise<void>;
 }
 
 /** Certificate state per domain name. Synchronous, like better-sqlite3. */

@@ -9,7 +9,7 @@ import { openSqliteStore, type Store } from '../db/client.js';
 import { openPostgresStore } from '../db/postgres.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
 import { loadDesiredState } from '../db/desired-state.js';
-import { createLeases } from '../db/leases.js';
+import { createLeases } from '../cluster/leases.js';
 import { resolveMigrationsDir } from '../db/migrations-dir.js';
 import { createOfflineDataPlane, type OfflineDataPlane } from '../dataplane/offline.js';
 import { renderOptionsFor } from '../dataplane/index.js';

@@ -4,10 +4,8 @@ import { AuditEventSchema, operations } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { registerOperation } from '../../http/operation.js';
 import { openSse } from '../../sse.js';
-import { startExpirySweep } from '../services/expiry.js';
 import { exportAuditCsv } from './export.js';
 import { listAuditEntries, matchesAuditFilter } from './query.js';
-import { startAuditRetention } from './retention.js';
 
 /**
  * `GET /api/audit` (a page, newest first) and `GET /api/audit/stream` (each new matching entry as it is recorded).
@@ -43,17 +41,5 @@ export async function auditRoutes(app: FastifyInstance, opts: { deps: AppDeps })
     });
     await connection.closed;
     unsubscribe();
-  });
-
-  const timers: { stop(): void }[] = [];
-  app.addHook('onReady', async () => {
-    timers.push(startAuditRetention(deps, app.log), startExpirySweep(deps, app.log));
-  });
-  app.addHook('onClose', async () => {
-    for (const timer of timers) timer.stop();
-    // What was counted of this window's refused sign-ins is not lost with the process.
-    await deps.audit.flushSummed({ final: true }).catch((err: unknown) => {
-      app.log.warn({ err }, 'audit log: the summary of refused sign-ins could not be written');
-    });
   });
 }

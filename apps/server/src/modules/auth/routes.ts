@@ -9,7 +9,7 @@ import { createHashGate } from './hash-gate.js';
 import { createLoginLimiter } from './rate-limit.js';
 import { changePassword, logIn, type PasswordChecks } from './service.js';
 import { clearSessionCookie, readSessionCookies, setSessionCookie, upgradeSessionCookie } from './session-cookie.js';
-import { watchSessionStreams } from './session-streams.js';
+import type { SessionStreams } from './session-streams.js';
 import { deleteOtherSessions, deleteSession, sessionSecondsLeft, verifySessionToken } from './sessions.js';
 import {
   disableTwoFactor,
@@ -38,14 +38,16 @@ function refuseCrossSite(request: FastifyRequest): void {
     throw new AppError('forbidden', 'The session is only handed to the console itself');
 }
 
-export async function authRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
-  const { deps } = opts;
+export async function authRoutes(
+  app: FastifyInstance,
+  opts: { deps: AppDeps; sessionStreams: SessionStreams },
+): Promise<void> {
+  const { deps, sessionStreams } = opts;
   const checks: PasswordChecks = {
     limiter: createLoginLimiter(deps.db, deps.now),
     gate: createHashGate(deps.config.passwordHashConcurrency, deps.config.passwordHashQueue),
   };
   const challenges = createChallengeStore(deps.db, deps.now);
-  const sessionStreams = watchSessionStreams(app, deps);
 
   registerOperation(
     app,

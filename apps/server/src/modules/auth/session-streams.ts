@@ -22,6 +22,9 @@ const RECHECK_MS = 10_000;
 export interface SessionStreams {
   /** Ends every open stream whose session is no longer active (reads each session again). */
   endStreams(): void;
+  /** The tick, the safety net and the announcement listener (jobs.ts). */
+  start(): void;
+  stop(): void;
 }
 
 export function watchSessionStreams(app: FastifyInstance, deps: AppDeps): SessionStreams {
@@ -58,16 +61,21 @@ export function watchSessionStreams(app: FastifyInstance, deps: AppDeps): Sessio
     check(true).catch(report);
   };
 
-  const tick = setInterval(() => check(false).catch(report), TICK_MS);
-  tick.unref();
-  const safetyNet = setInterval(recheck, RECHECK_MS);
-  safetyNet.unref();
-  // Another gateway ended sessions (payload), or announcements may have been missed (null): either way, re-read.
-  const stopListening = deps.db.onAnnounce(SESSIONS_TOPIC, recheck);
-  app.addHook('onClose', async () => {
-    clearInterval(tick);
-    clearInterval(safetyNet);
-    stopListening();
-  });
-  return { endStreams: recheck };
+  let timers: NodeJS.Timeout[] = [];
+  let stopListening: () => void = () => undefined;
+  return {
+    endStreams: recheck,
+    start() {
+      const tick = setInterval(() => check(false).catch(report), TICK_MS);
+      const safetyNet = setInterval(recheck, RECHECK_MS);
+      timers = [tick.unref(), safetyNet.unref()];
+      // Another gateway ended sessions (payload), or announcements may have been missed (null): either way, re-read.
+      stopListening = deps.db.onAnnounce(SESSIONS_TOPIC, recheck);
+    },
+    stop() {
+      for (const timer of timers) clearInterval(timer);
+      timers = [];
+      stopListening();
+    },
+  };
 }

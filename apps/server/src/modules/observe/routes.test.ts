@@ -232,6 +232,28 @@ describe('drift and system status', () => {
     expect(status.body.dictionaries).toBeNull();
   });
 
+  it('reports what was removed behind the data plane’s back and puts it back (the supervisor the real one runs)', async () => {
+    const { api } = await setUp();
+    const hosts = [...t.fakeDataPlane.proxy.routes.keys()];
+    const instances = [...t.fakeDataPlane.proxy.streams.keys()];
+    expect(hosts).toHaveLength(1);
+    expect(instances).toHaveLength(1);
+    // Someone deletes the routes in nginx and stops the TCP service's instance by hand.
+    t.fakeDataPlane.proxy.routes.clear();
+    t.fakeDataPlane.proxy.streams.clear();
+    const report = await t.fakeDataPlane.checkDrift();
+    expect(report.differences).toEqual([
+      'nginx lacks the routes of services without a domain',
+      `the instance of ${instances[0] ?? ''} is not running`,
+    ]);
+    expect(report.repaired).toBe(true);
+    expect([...t.fakeDataPlane.proxy.routes.keys()]).toEqual(hosts);
+    expect([...t.fakeDataPlane.proxy.streams.keys()]).toEqual(instances);
+    expect((await api<SystemStatus>('GET', '/api/system/status')).body.drift).toEqual(report);
+    // Repaired: the next check finds nothing.
+    expect((await t.fakeDataPlane.checkDrift()).differences).toEqual([]);
+  });
+
   it('shows a change the data plane could not apply at once, and how full nginx’s dictionaries are', async () => {
     const { api, node } = await setUp();
     t.fakeDataPlane.failNextApply('nginx did not take POST /routes: its control socket cannot be reached (ENOENT).');

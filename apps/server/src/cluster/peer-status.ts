@@ -1,9 +1,9 @@
 import { and, eq, inArray, ne } from 'drizzle-orm';
-import type { Store } from '../../db/client.js';
-import { gatewayPeers } from '../../db/schema.js';
-import { statusFromHandshake } from '../../dataplane/wireguard/status.js';
-import type { DataPlane, NodeStatus, NodeStatusSource } from '../../dataplane/types.js';
-import { listLiveGateways } from './registry.js';
+import type { Store } from '../db/client.js';
+import { gatewayPeers } from '../db/schema.js';
+import { statusFromHandshake } from '../dataplane/wireguard/status.js';
+import type { DataPlane, NodeStatus, NodeStatusSource } from '../dataplane/types.js';
+import { listLiveGateways } from '../modules/gateways/registry.js';
 
 // Node status combined over every gateway (docs/SCALE-OUT.md). Each gateway's own WireGuard poll (dataPlane.status)
 // stays the live source for what it sees itself; what it sees is also written behind to `gateway_peers` (only the rows

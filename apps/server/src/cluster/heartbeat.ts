@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Store } from '../../db/client.js';
-import { touchGateway } from './registry.js';
+import type { Store } from '../db/client.js';
+import { touchGateway } from '../modules/gateways/registry.js';
 
 export const HEARTBEAT_INTERVAL_MS = 10_000;
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Store } from './client.js';
-import { leases as leasesTable } from './schema.js';
+import type { Store } from '../db/client.js';
+import { leases as leasesTable } from '../db/schema.js';
 
 // Run-once jobs on several gateways (issue 16): each job has a lease, a row of `leases` (name, holder, expires_at),
 // and runs only on the gateway holding it. A lease is taken or renewed in one `store.write` (on PostgreSQL every

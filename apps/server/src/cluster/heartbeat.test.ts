@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
-import { gateways } from '../../db/schema.js';
-import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
+import { gateways } from '../db/schema.js';
+import { buildTestApp, type TestApp } from '../test/build-test-app.js';
 import { startHeartbeat } from './heartbeat.js';
 
 let t: TestApp;

@@ -8,8 +8,9 @@ import type { DesiredDomain } from '../dataplane/types.js';
 import { firstCertificateFingerprint } from '../lib/pem.js';
 import { buildTestApp, TEST_STORE, type TestApp } from '../test/build-test-app.js';
 import { postgresAvailable } from '../test/postgres.js';
-import { openSharedCertificates } from './certificate-store.js';
-import { certificatePems, domains } from './schema.js';
+import { openSharedChallenges } from './acme-answers.js';
+import { openSharedCertificates } from './shared-certificates.js';
+import { certificatePems, domains } from '../db/schema.js';
 
 // Certificates and HTTP-01 answers live in the database: what one gateway stores, every other gateway's data plane
 // loads (told by the announcement), so any of them answers the CA's challenge and serves the certificate.
@@ -36,7 +37,7 @@ function managerOf(t: TestApp) {
   const shared = openSharedCertificates(t.db, t.deps.secrets);
   const manager = createCertificateManager({
     dataDir,
-    challenges: shared.challenges,
+    challenges: openSharedChallenges(t.db, { gatewayId: t.deps.gateway.id }),
     acme: {},
     store: createMemoryCertificateStore(),
     logger: silent,
@@ -79,14 +80,60 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('cert
     expect(row?.keyEnc).not.toContain('PRIVATE KEY');
     expect(row?.chain).not.toContain('PRIVATE KEY');
 
-    await shared.challenges.set('tok_1', 'tok_1.thumbprint');
+    const challenges = openSharedChallenges(a.db, { gatewayId: a.deps.gateway.id });
+    await challenges.set('tok_1', 'tok_1.thumbprint');
     await vi.waitFor(() => expect(b.fakeDataPlane.proxy.challenges.get('tok_1')).toBe('tok_1.thumbprint'), {
       timeout: 1000,
       interval: 10,
     });
-    await shared.challenges.remove('tok_1');
+    await challenges.remove('tok_1');
+    challenges.stop();
     await vi.waitFor(() => expect(b.fakeDataPlane.proxy.challenges.size).toBe(0), { timeout: 1000, interval: 10 });
   }, 20_000);
+
+  test('the CA is told to fetch an answer once every other live gateway said it serves it, not after a sleep', async () => {
+    const a = await buildTestApp({ postgres: true });
+    apps.push(a);
+    const b = await buildTestApp({ sameDatabaseAs: a });
+    apps.push(b);
+    const late: number[][] = [];
+    const challenges = openSharedChallenges(a.db, {
+      gatewayId: a.deps.gateway.id,
+      deadlineMs: 15_000,
+      onLate: (_token, missing) => late.push(missing),
+    });
+    // B's LISTEN connection opens in the background after boot: a first hand-off may wait for it.
+    await vi.waitFor(
+      async () => {
+        await a.db.announce();
+        expect(b.fakeDataPlane.applyCount).toBeGreaterThan(1);
+      },
+      { timeout: 2000, interval: 50 },
+    );
+    for (const token of ['tok_a', 'tok_b', 'tok_c']) {
+      await challenges.set(token, `${token}.thumbprint`);
+      await challenges.served(token);
+      // When the hand-off says so, B's nginx serves the answer: the CA may ask either gateway.
+      expect(b.fakeDataPlane.proxy.challenges.get(token)).toBe(`${token}.thumbprint`);
+    }
+    // Each hand-off ended on B's acknowledgement, none on the deadline.
+    expect(late).toEqual([]);
+
+    // A live gateway that never says so (an older version, one that is dying) holds an order up to the deadline only.
+    const c = await buildTestApp({ sameDatabaseAs: a });
+    apps.push(c);
+    await c.app.close();
+    const quick = openSharedChallenges(a.db, {
+      gatewayId: a.deps.gateway.id,
+      deadlineMs: 300,
+      onLate: (_token, missing) => late.push(missing),
+    });
+    await quick.set('tok_d', 'tok_d.thumbprint');
+    await quick.served('tok_d');
+    expect(late).toEqual([[c.deps.gateway.id]]);
+    challenges.stop();
+    quick.stop();
+  }, 30_000);
 
   test('two gateways ensuring a new domain at once serve one self-signed certificate', async () => {
     const a = await buildTestApp({ postgres: true });

@@ -1,0 +1,201 @@
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import type { NginxRenderOptions } from './nginx/options.js';
+import { RecordingCertificates, RecordingProxy, RecordingWireGuard } from './offline.js';
+import { planDataPlane } from './plan.js';
+import { createReconciler } from './reconciler.js';
+import { createSupervisor, type SelfRepairing, type SupervisorDeps } from './supervisor.js';
+import type { DesiredState, DriftReport } from './types.js';
+
+// The heal loop, the retry of a failed apply and the drift check, run against the recording adapters: the same
+// supervision the real data plane runs (index.ts) and the offline one (offline.ts).
+
+const options: NginxRenderOptions = {
+  prefixDir: '/data/nginx',
+  certsDir: '/data/certs',
+  httpPort: 80,
+  httpsPort: 443,
+  noDomainHttpsPort: 8443,
+  consoleHost: 'gw.test',
+  consoleUpstream: 'http://127.0.0.1:3000',
+  tunnelAddress: '10.44.0.1',
+  resolvers: [],
+};
+
+const STATE: DesiredState = {
+  gateway: { address: '10.44.0.1/16', listenPort: 51820, privateKey: `${'A'.repeat(43)}=`, publicHost: 'gw.test' },
+  peers: [
+    {
+      nodeId: 2,
+      publicKey: `${'B'.repeat(43)}=`,
+      presharedKey: null,
+      address: '10.44.0.2',
+      allowedIps: ['10.44.0.2/32'],
+    },
+  ],
+  http: [
+    {
+      serviceId: 1,
+      nodeId: 2,
+      domain: 'a.test',
+      pathLocation: '/',
+      backendProto: 'http',
+      backendHost: '10.44.0.2',
+      backendPort: 80,
+      allowedIps: [],
+      blockedIps: [],
+    },
+  ],
+  stream: [],
+  domains: [{ domainId: 1, domain: 'a.test', ssl: 'self-signed' }],
+};
+
+const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+function setup(over: Pick<SupervisorDeps, 'listenerLimits' | 'timing'> = {}) {
+  const proxy = new RecordingProxy();
+  const wireguard = new RecordingWireGuard();
+  const certs = new RecordingCertificates();
+  const plan = (state: DesiredState) => planDataPlane(state, options, new Map());
+  let loads = 0;
+  let failWith: string | null = null;
+  const reconciler = createReconciler({
+    loadDesiredState: () => {
+      loads++;
+      return Promise.resolve(STATE);
+    },
+    plan,
+    wireguard,
+    proxy,
+    certs,
+    logger: silent,
+  });
+  const failing = {
+    async apply() {
+      const result = await reconciler.apply();
+      return failWith === null ? result : { ok: false as const, message: failWith, rejected: result.rejected };
+    },
+    forgetApplied: () => reconciler.forgetApplied(),
+  };
+  const supervisor = createSupervisor({
+    reconciler: failing,
+    loadPlanned: () => Promise.resolve({ state: STATE, plan: plan(STATE) }),
+    proxy,
+    wireguard,
+    isShared: false,
+    logger: silent,
+    ...over,
+  });
+  return {
+    supervisor,
+    proxy,
+    wireguard,
+    certs,
+    loads: () => loads,
+    failNext: (message: string | null) => {
+      failWith = message;
+    },
+  };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('the data plane supervisor', () => {
+  test('what died is restarted and everything applied again; nothing died, nothing is applied', async () => {
+    const t = setup();
+    await t.supervisor.apply();
+    const applies = t.loads();
+    await t.supervisor.healOnce();
+    expect(t.loads()).toBe(applies);
+
+    // nginx's master died and was restarted: it holds nothing, so everything is pushed again, certificates too.
+    t.proxy.routes.clear();
+    t.proxy.nextHeal = { http: true, streams: [] };
+    const ensured = t.certs.ensured.length;
+    await t.supervisor.healOnce();
+    expect(t.loads()).toBe(applies + 1);
+    expect([...t.proxy.routes.keys()]).toEqual(['a.test']);
+    expect(t.certs.ensured.slice(ensured)).toEqual(['a.test:self-signed']);
+
+    // Only a TCP/UDP instance was restarted: applied again, but what nginx's HTTP instance holds is still known.
+    t.proxy.nextHeal = { http: false, streams: ['tcp-30000'] };
+    await t.supervisor.healOnce();
+    expect(t.loads()).toBe(applies + 2);
+    expect(t.certs.ensured.slice(ensured)).toEqual(['a.test:self-signed']);
+  });
+
+  test('an apply that failed as a whole is retried by the heal loop, not more often than the retry period', async () => {
+    vi.useFakeTimers();
+    const t = setup({ timing: { retryBehindMs: 5000 } });
+    t.failNext('nginx: the control socket did not answer');
+    const result = await t.supervisor.apply();
+    expect(result.ok).toBe(false);
+    // Shown at once in the system status, before any drift check.
+    expect(t.supervisor.lastDrift()?.differences).toEqual([
+      'the last change could not be applied: nginx: the control socket did not answer',
+    ]);
+    const applies = t.loads();
+    await t.supervisor.healOnce();
+    expect(t.loads()).toBe(applies + 1);
+    // Still failing: the next retry waits for the period.
+    await t.supervisor.healOnce();
+    expect(t.loads()).toBe(applies + 1);
+    vi.advanceTimersByTime(5001);
+    t.failNext(null);
+    await t.supervisor.healOnce();
+    expect(t.loads()).toBe(applies + 2);
+    // Caught up: no more retries.
+    vi.advanceTimersByTime(5001);
+    await t.supervisor.healOnce();
+    expect(t.loads()).toBe(applies + 2);
+  });
+
+  test('drift removed by hand is reported and repaired; a drift check follows a change and repeats', async () => {
+    vi.useFakeTimers();
+    const t = setup({ timing: { driftAfterChangeMs: 3000, driftEveryMs: 60_000, healIntervalMs: 1_000_000 } });
+    const reports: DriftReport[] = [];
+    t.supervisor.onDrift((report) => reports.push(report));
+    t.supervisor.start();
+    await t.supervisor.apply();
+    expect(reports).toEqual([]);
+
+    // Someone deletes a route and a peer behind the gateway's back.
+    t.proxy.routes.clear();
+    t.wireguard.peers = [];
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(reports).toHaveLength(1);
+    expect(reports[0]?.differences).toEqual(['nginx lacks the routes of a.test', 'WireGuard lacks the peer of node 2']);
+    expect(reports[0]?.repaired).toBe(true);
+    expect([...t.proxy.routes.keys()]).toEqual(['a.test']);
+    expect(t.wireguard.peers).toHaveLength(1);
+    expect(t.proxy.forgotten).toBe(1);
+
+    // The next check, a minute later, finds nothing.
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(reports).toHaveLength(2);
+    expect(reports[1]).toMatchObject({ differences: [], repaired: false });
+    t.supervisor.stop();
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(reports).toHaveLength(2);
+  });
+
+  test('the listener limits are repaired by themselves, without a full apply', async () => {
+    let isIntact = false;
+    const limits: SelfRepairing = {
+      drift: () => Promise.resolve(isIntact ? [] : ['the per-address limit rule is missing']),
+      forget: () => undefined,
+      ensure: () => {
+        isIntact = true;
+        return Promise.resolve(true);
+      },
+    };
+    const t = setup({ listenerLimits: limits });
+    await t.supervisor.apply();
+    const applies = t.loads();
+    const report = await t.supervisor.checkDrift();
+    expect(report).toMatchObject({ differences: ['the per-address limit rule is missing'], repaired: true });
+    expect(t.loads()).toBe(applies);
+    expect((await t.supervisor.checkDrift()).differences).toEqual([]);
+  });
+});
