@@ -7,7 +7,11 @@ import { registerOperation } from '../../http/operation.js';
 import { createChallengeStore } from './challenges.js';
 import { createHashGate } from './hash-gate.js';
 import { createLoginLimiter } from './rate-limit.js';
-import { changePassword, logIn, type PasswordChecks } from './service.js';
+import { changePassword, hashGated, logIn, type PasswordChecks } from './service.js';
+import { acceptInvite, inviteInfo } from '../accounts/invites.js';
+import { currentAccount } from '../accounts/service.js';
+import { accountActor } from './auth-audit.js';
+import { hashPassword } from './passwords.js';
 import { clearSessionCookie, readSessionCookies, setSessionCookie, upgradeSessionCookie } from './session-cookie.js';
 import type { SessionStreams } from './session-streams.js';
 import { deleteOtherSessions, deleteSession, sessionSecondsLeft, verifySessionToken } from './sessions.js';
@@ -116,6 +120,36 @@ export async function authRoutes(
     clearSessionCookie(deps, request, reply);
     throw new AppError('unauthorized', 'Session expired or invalid, please sign in again');
   });
+
+  registerOperation(
+    app,
+    operations.currentAccount,
+    async (request) => await currentAccount(deps, requireSession(request)),
+  );
+
+  // An invite link's holder (accounts/invites.ts): what it is for, and taking it.
+  registerOperation(app, operations.inviteInfo, async ({ body }) => await inviteInfo(deps, body.token), {
+    bodyLimit: PASSWORD_BODY_LIMIT,
+  });
+  registerOperation(
+    app,
+    operations.acceptInvite,
+    async (request) => {
+      const taken = await acceptInvite(deps, request.body, (password) =>
+        hashGated(checks, () => hashPassword(password)),
+      );
+      await deps.audit.record({
+        actor: accountActor(taken.account, null),
+        address: request.ip,
+        action: 'account.create',
+        target: { type: 'account', id: taken.account.id, name: taken.account.username },
+        after: { username: taken.account.username, role: taken.account.role },
+        detail: 'accepted an invite',
+      });
+      return taken.accepted;
+    },
+    { bodyLimit: PASSWORD_BODY_LIMIT },
+  );
 
   registerOperation(app, operations.logout, async (request, reply) => {
     await deleteSession(deps, requireSession(request).sessionId);
