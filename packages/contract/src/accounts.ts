@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { limits } from './constants.js';
-import { flag, integerIn, oneOf } from './fields.js';
+import { LoginResponseSchema, SecondFactorChallengeSchema } from './entities.js';
+import { flag, idValue, integerIn, oneOf } from './fields.js';
 import { maxMessage, messages, minLengthMessage, ruleMessages } from './messages.js';
 import { GROUP_ROLES, PERMISSIONS, ROLES } from './roles.js';
 
@@ -146,7 +147,39 @@ export type InviteAccept = z.infer<typeof InviteAcceptSchema>;
 export const InviteAcceptedSchema = z.object({ username: z.string(), role: RoleSchema });
 export type InviteAccepted = z.infer<typeof InviteAcceptedSchema>;
 
-// ---- Signing in to the console through an identity provider (its settings on a provider) ---------------------
+// ---- Signing in to the console through an identity provider -------------------------------------------------
+
+/** A provider the login page offers (public: names only). */
+export const ConsoleProviderSchema = z.object({ id: z.number().int(), name: z.string() });
+export type ConsoleProvider = z.infer<typeof ConsoleProviderSchema>;
+
+export const SsoStartSchema = z.object({ providerId: idValue() });
+export type SsoStart = z.infer<typeof SsoStartSchema>;
+
+/** Where the browser goes next (the provider's authorization URL); the state rides in an HttpOnly cookie. */
+export const SsoStartedSchema = z.object({ url: z.string() });
+export type SsoStarted = z.infer<typeof SsoStartedSchema>;
+
+/** Linking one's own account to a provider identity asks for the password again (a stolen session cannot). */
+export const IdentityLinkSchema = z.object({
+  providerId: idValue(),
+  password: z
+    .string({ error: (iss) => (iss.input == null ? messages.required : ruleMessages.string) })
+    .min(1, messages.empty)
+    .max(limits.passwordMax),
+});
+export type IdentityLink = z.infer<typeof IdentityLinkSchema>;
+
+/** The provider's redirect back to `<console>/login/callback`: its query string, as the browser got it. */
+export const SsoFinishSchema = z.object({ query: z.string().max(8192) });
+export type SsoFinish = z.infer<typeof SsoFinishSchema>;
+
+export const IdentityLinkedSchema = z.object({ linked: z.literal(true), provider: z.string() });
+export type IdentityLinked = z.infer<typeof IdentityLinkedSchema>;
+
+/** Signed in (as login answers), a second factor to give first, or (a link) the identity bound. */
+export const SsoFinishedSchema = z.union([LoginResponseSchema, SecondFactorChallengeSchema, IdentityLinkedSchema]);
+export type SsoFinished = z.infer<typeof SsoFinishedSchema>;
 
 /** A group of the provider's group claim and the role its members get on their first sign-in. */
 export const GroupRoleSchema = z.object({
@@ -159,3 +192,13 @@ export const GroupRoleSchema = z.object({
   role: oneOf(GROUP_ROLES),
 });
 export type GroupRole = z.infer<typeof GroupRoleSchema>;
+
+/** PATCH /api/access/providers/{id}/console (owners): absent fields keep their value. */
+export const ProviderConsoleUpdateSchema = z.object({
+  consoleSignIn: flag().optional(),
+  groupRoles: z
+    .array(GroupRoleSchema, { error: () => messages.array })
+    .max(accountLimits.groupRolesMax, maxMessage(accountLimits.groupRolesMax))
+    .optional(),
+});
+export type ProviderConsoleUpdate = z.infer<typeof ProviderConsoleUpdateSchema>;

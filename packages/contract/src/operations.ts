@@ -49,7 +49,9 @@ import { ConfigApplyResultSchema, ConfigDocumentSchema, ConfigPlanRequestSchema,
 import {
   AccountSchema,
   AccountUpdateSchema,
+  ConsoleProviderSchema,
   CurrentAccountSchema,
+  IdentityLinkSchema,
   InviteAcceptedSchema,
   InviteAcceptSchema,
   InviteCreatedSchema,
@@ -57,6 +59,11 @@ import {
   InviteInfoSchema,
   InviteSchema,
   InviteTokenSchema,
+  ProviderConsoleUpdateSchema,
+  SsoFinishedSchema,
+  SsoFinishSchema,
+  SsoStartedSchema,
+  SsoStartSchema,
 } from './accounts.js';
 import { AttentionSchema, ServiceOverviewQuerySchema, ServiceOverviewSchema } from './overview.js';
 import { listOf } from './envelopes.js';
@@ -255,6 +262,29 @@ export const operations = {
   currentAccount: operation('currentAccount', {
     summary: 'Who is signed in: the account, its role and what the role may do, and how this session signed in',
     response: json(CurrentAccountSchema),
+  }),
+  consoleProviders: operation('consoleProviders', {
+    summary: 'The identity providers the login page offers (names only)',
+    response: json(z.object({ data: z.array(ConsoleProviderSchema) })),
+  }),
+  ssoStart: operation('ssoStart', {
+    summary: "Start signing in through an identity provider: the provider's URL (the state rides in a cookie)",
+    body: SsoStartSchema,
+    response: json(SsoStartedSchema),
+    errors: ['bad_request', 'payload_too_large'],
+  }),
+  ssoFinish: operation('ssoFinish', {
+    summary:
+      "The provider's redirect back, as the console got it: a session (or the second factor's challenge), or the identity linked",
+    body: SsoFinishSchema,
+    response: json(SsoFinishedSchema),
+    errors: ['unauthorized', 'forbidden', 'rate_limited', 'payload_too_large'],
+  }),
+  linkIdentity: operation('linkIdentity', {
+    summary: "Bind one's own account to an identity of a provider (the password again): the provider's URL",
+    body: IdentityLinkSchema,
+    response: json(SsoStartedSchema),
+    errors: ['bad_request', 'rate_limited', 'payload_too_large'],
   }),
   inviteInfo: operation('inviteInfo', {
     summary: 'What an invite link is for (its username and role), before it is taken',
@@ -579,6 +609,12 @@ export const operations = {
     params: IdParamSchema,
     response: noContent,
     errors: ['bad_request', 'forbidden'],
+  }),
+  updateProviderConsoleSignIn: operation('updateProviderConsoleSignIn', {
+    summary: 'Whether a provider signs accounts in to the console, and the roles its groups get on a first sign-in',
+    params: IdParamSchema,
+    body: ProviderConsoleUpdateSchema,
+    response: json(IdentityProviderSchema),
   }),
   getDomainAccess: operation('getDomainAccess', {
     summary: "A domain's access policy (public when it has none)",

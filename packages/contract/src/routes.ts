@@ -52,8 +52,12 @@ export const routes = {
   twoFactorSetup: { method: 'POST', path: '/api/auth/2fa/setup', auth: 'session', permission: 'self' },
   twoFactorEnable: { method: 'POST', path: '/api/auth/2fa/enable', auth: 'session', permission: 'self' },
   twoFactorDisable: { method: 'POST', path: '/api/auth/2fa/disable', auth: 'session', permission: 'self' },
-  /** Several operators (docs/api.md "Accounts"): who is signed in. */
+  /** Several operators (docs/api.md "Accounts and roles"): who is signed in, and signing in through a provider. */
   currentAccount: { method: 'GET', path: '/api/auth/account', auth: 'session', permission: 'self' },
+  consoleProviders: { method: 'GET', path: '/api/auth/providers', auth: 'public' },
+  ssoStart: { method: 'POST', path: '/api/auth/sso/start', auth: 'public' },
+  ssoFinish: { method: 'POST', path: '/api/auth/sso/finish', auth: 'public' },
+  linkIdentity: { method: 'POST', path: '/api/auth/identity', auth: 'session', permission: 'self' },
   /** An invite link's holder: what it is for, and taking it (the one-time token is the credential). */
   inviteInfo: { method: 'POST', path: '/api/auth/invite', auth: 'public' },
   acceptInvite: { method: 'POST', path: '/api/auth/invite/accept', auth: 'public' },
@@ -177,6 +181,13 @@ export const routes = {
     path: '/api/access/providers/:id',
     auth: 'session',
     permission: 'settings',
+  },
+  /** Whether a provider signs accounts in to the console, and the roles its groups get: the owners' decision. */
+  updateProviderConsoleSignIn: {
+    method: 'PATCH',
+    path: '/api/access/providers/:id/console',
+    auth: 'session',
+    permission: 'accounts',
   },
   getDomainAccess: { method: 'GET', path: '/api/domains/:id/access', auth: 'session', permission: 'read' },
   updateDomainAccess: { method: 'PATCH', path: '/api/domains/:id/access', auth: 'session', permission: 'operate' },

@@ -117,8 +117,17 @@ const matrix: Record<RouteName, Row> = {
     body: { password: 'not-the-password', code: '123456' },
   })),
 
-  // Several operators (issue 31): one's own account, invites, and the owners' calls.
+  // Several operators (issue 31): one's own account, signing in through a provider, invites, and the owners' calls.
   currentAccount: consoleRoute(200, () => ({ url: '/api/auth/account' })),
+  consoleProviders: publicRoute(200, () => ({ url: '/api/auth/providers' })),
+  // No provider signs anyone in to the console here: refused alike, whoever asks.
+  ssoStart: publicRoute(400, () => ({ url: '/api/auth/sso/start', body: { providerId: 999_999 } })),
+  // No state cookie of a sign-in started by this browser.
+  ssoFinish: publicRoute(401, () => ({ url: '/api/auth/sso/finish', body: { query: '?code=x&state=y' } })),
+  linkIdentity: consoleRoute(400, () => ({
+    url: '/api/auth/identity',
+    body: { providerId: 999_999, password: 'not-the-password' },
+  })),
   inviteInfo: publicRoute(400, () => ({ url: '/api/auth/invite', body: { token: 'no-such-invite' } })),
   acceptInvite: publicRoute(400, () => ({
     url: '/api/auth/invite/accept',
@@ -139,6 +148,10 @@ const matrix: Record<RouteName, Row> = {
     body: { username: `invited-${w.n}`, role: 'viewer' },
   })),
   revokeInvite: consoleRoute(204, (w) => ({ url: `/api/invites/${w.accounts.inviteId}` })),
+  updateProviderConsoleSignIn: consoleRoute(200, (w) => ({
+    url: `/api/access/providers/${w.access.providerId}/console`,
+    body: { consoleSignIn: false },
+  })),
 
   listNodes: consoleRoute(200, () => ({ url: '/api/nodes' })),
   createNode: consoleRoute(201, (w) => ({ url: '/api/nodes', body: { name: `created-${w.n}` } })),

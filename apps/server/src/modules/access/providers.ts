@@ -2,12 +2,14 @@ import { count, eq } from 'drizzle-orm';
 import {
   accessMessages,
   accountMessages,
+  type ConsoleProvider,
   type IdentityProvider,
   type IdentityProviderCreate,
   type IdentityProviderDiscovery,
   type IdentityProviderUpdate,
   type ListResponse,
   type PageQuery,
+  type ProviderConsoleUpdate,
 } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import type { ReadDb } from '../../db/client.js';
@@ -83,6 +85,42 @@ export async function listIdentityProviders(
     limit,
     total,
   };
+}
+
+/** The providers the console's login page offers: names only (the page is public). */
+export async function listConsoleProviders(deps: Pick<AppDeps, 'db'>): Promise<{ data: ConsoleProvider[] }> {
+  const rows = await deps.db
+    .select({ id: identityProviders.id, name: identityProviders.name })
+    .from(identityProviders)
+    .where(eq(identityProviders.consoleSignIn, true))
+    .orderBy(identityProviders.name)
+    .all();
+  return { data: rows };
+}
+
+/** Whether a provider signs accounts in to the console, and the roles its groups get on a first sign-in. */
+export async function updateProviderConsoleSignIn(
+  deps: AppDeps,
+  id: number,
+  body: ProviderConsoleUpdate,
+): Promise<IdentityProvider> {
+  const changed = await deps.db.write(async (tx) => {
+    const rows = await tx
+      .update(identityProviders)
+      .set({
+        ...(body.consoleSignIn !== undefined && { consoleSignIn: body.consoleSignIn }),
+        ...(body.groupRoles !== undefined && {
+          consoleGroupRoles: body.groupRoles.map(({ group, role }) => ({ group, role })),
+        }),
+        updatedAt: deps.now().toISOString(),
+      })
+      .where(eq(identityProviders.id, id))
+      .returning({ id: identityProviders.id })
+      .all();
+    return rows.length;
+  });
+  if (changed === 0) throw notFound('Identity provider');
+  return await getIdentityProvider(deps, id);
 }
 
 const withOpenId = (scopes: readonly string[]): string[] => [...new Set(['openid', ...scopes])];

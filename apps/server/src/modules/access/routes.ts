@@ -11,6 +11,7 @@ import {
   discoverIdentityProvider,
   listIdentityProviders,
   updateIdentityProvider,
+  updateProviderConsoleSignIn,
 } from './providers.js';
 import { createShareLink, listShareLinks, revokeShareLink } from './share-links.js';
 import { listVisitorSessions, revokeVisitorSession } from './visitor-sessions.js';
@@ -44,6 +45,11 @@ export async function accessRoutes(app: FastifyInstance, opts: { deps: AppDeps }
     app,
     operations.deleteIdentityProvider,
     async (request) => await deleteIdentityProvider(deps, requireSession(request), request.params.id),
+  );
+  registerOperation(
+    app,
+    operations.updateProviderConsoleSignIn,
+    async ({ params, body }) => await updateProviderConsoleSignIn(deps, params.id, body),
   );
 
   registerOperation(app, operations.getDomainAccess, async ({ params }) => await getDomainAccess(deps, params.id));

@@ -10,11 +10,21 @@ import { createLoginLimiter } from './rate-limit.js';
 import { changePassword, hashGated, logIn, type PasswordChecks } from './service.js';
 import { acceptInvite, inviteInfo } from '../accounts/invites.js';
 import { currentAccount } from '../accounts/service.js';
+import { listConsoleProviders } from '../access/providers.js';
 import { accountActor } from './auth-audit.js';
 import { hashPassword } from './passwords.js';
-import { clearSessionCookie, readSessionCookies, setSessionCookie, upgradeSessionCookie } from './session-cookie.js';
+import {
+  clearSessionCookie,
+  clearSsoStateCookie,
+  readSessionCookies,
+  readSsoStateCookie,
+  setSessionCookie,
+  setSsoStateCookie,
+  upgradeSessionCookie,
+} from './session-cookie.js';
 import type { SessionStreams } from './session-streams.js';
 import { deleteOtherSessions, deleteSession, sessionSecondsLeft, verifySessionToken } from './sessions.js';
+import { finishSso, SSO_STATE_SECONDS, startIdentityLink, startSso } from './sso.js';
 import {
   disableTwoFactor,
   enableTwoFactor,
@@ -126,6 +136,43 @@ export async function authRoutes(
     operations.currentAccount,
     async (request) => await currentAccount(deps, requireSession(request)),
   );
+
+  // Signing in through an identity provider (sso.ts): the login page's buttons, the start, the redirect back.
+  registerOperation(app, operations.consoleProviders, async () => await listConsoleProviders(deps));
+  registerOperation(
+    app,
+    operations.ssoStart,
+    async (request, reply) => {
+      const { url, stateCookie } = await startSso(deps, request.body.providerId);
+      setSsoStateCookie(deps, request, reply, stateCookie, SSO_STATE_SECONDS);
+      return { url };
+    },
+    { bodyLimit: PASSWORD_BODY_LIMIT },
+  );
+  registerOperation(
+    app,
+    operations.linkIdentity,
+    async (request, reply) => {
+      const { url, stateCookie } = await startIdentityLink(
+        deps,
+        checks,
+        request,
+        requireSession(request),
+        request.body,
+      );
+      setSsoStateCookie(deps, request, reply, stateCookie, SSO_STATE_SECONDS);
+      return { url };
+    },
+    { bodyLimit: PASSWORD_BODY_LIMIT },
+  );
+  registerOperation(app, operations.ssoFinish, async (request, reply) => {
+    const state = readSsoStateCookie(deps, request);
+    // Used once, whatever the outcome: a reload of the callback page starts over.
+    clearSsoStateCookie(deps, request, reply);
+    const answer = await finishSso(deps, challenges, request, state, request.body.query);
+    if ('token' in answer) setSessionCookie(deps, request, reply, answer.token, answer.expires_in);
+    return answer;
+  });
 
   // An invite link's holder (accounts/invites.ts): what it is for, and taking it.
   registerOperation(app, operations.inviteInfo, async ({ body }) => await inviteInfo(deps, body.token), {
