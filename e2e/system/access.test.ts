@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations, type DomainAccessUpdate } from '@postern/contract';
@@ -33,6 +35,7 @@ interface Answer {
 describe.skipIf(!canRun('netns', 'server-build'))('access to published services (docs/ACCESS.md)', () => {
   let system: System;
   let idp: OidcProvider;
+  let otherIdp: OidcProvider;
   let gatewayIp = '';
   let browser: Browser;
   const domainIds = new Map<string, number>();
@@ -87,11 +90,20 @@ describe.skipIf(!canRun('netns', 'server-build'))('access to published services 
     const lab = new Lab();
     system = await startSystem(lab, async (topology) => {
       const host = await topology.addHost('idp', 30);
+      // The console signs operators in through the same provider (issue 31): its callback is the console's page.
+      const consoleCallback = `https://${topology.gatewayPublicIp}/login/callback`;
       idp = await startOidcProvider(lab, host.ns, host.publicIp, [
-        { ...CLIENT, redirect_uris: [`https://${SSO}/_postern/access/callback`] },
+        { ...CLIENT, redirect_uris: [`https://${SSO}/_postern/access/callback`, consoleCallback] },
       ]);
-      // The gateway trusts the provider's test CA, as it would a public one.
-      return { NODE_EXTRA_CA_CERTS: idp.caFile };
+      // Another organisation's provider, whose users have the same subjects (alice, bob, …).
+      const other = await topology.addHost('idp2', 31);
+      otherIdp = await startOidcProvider(lab, other.ns, other.publicIp, [
+        { ...CLIENT, redirect_uris: [consoleCallback] },
+      ]);
+      // The gateway trusts the providers' test CAs, as it would a public one.
+      const cas = join(lab.makeTempDir('idp-cas'), 'cas.pem');
+      writeFileSync(cas, readFileSync(idp.caFile, 'utf8') + readFileSync(otherIdp.caFile, 'utf8'));
+      return { NODE_EXTRA_CA_CERTS: cas };
     });
     gatewayIp = system.topology.gatewayPublicIp;
     await startBackend(system.lab, system.topology.gatewayNs, 'http', '127.0.0.1', BACKEND_PORT, 'local');
@@ -376,5 +388,208 @@ describe.skipIf(!canRun('netns', 'server-build'))('access to published services 
     expect(headers['x-postern-email']).toBeUndefined();
     expect(headers['x-postern-groups']).toBeUndefined();
     expect(headers.cookie).toBe('theme=dark');
+  });
+  // Signing in to the console through the organisation's provider (issue 31, docs/api.md "Accounts and roles"): the
+  // provider's own pages in Chromium, the console's callback handing the query to the API, as the console page does.
+  describe('console sign-in through the provider (issue 31)', () => {
+    const CONSOLE_PROVIDER = 'Corp console';
+    let consoleProviderId = 0;
+    let otherProviderId = 0;
+
+    interface Finished {
+      status: number;
+      body: { token?: string; message?: string; twoFactorRequired?: boolean };
+    }
+
+    /** POST to the console's API from a page on the console's origin (cookies ride along as the console's would). */
+    const post = (page: Page, path: string, body: object) =>
+      page.evaluate(
+        async ([url, payload]) => {
+          const answer = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(payload),
+          });
+          return { status: answer.status, body: (await answer.json()) as Finished['body'] };
+        },
+        [path, body] as const,
+      );
+
+    /** Starts a sign-in through `providerId` and passes the provider's pages as `login`: the callback's query. */
+    async function throughProvider(context: BrowserContext, providerId: number, login: string): Promise<Page> {
+      const page = await context.newPage();
+      await page.goto(`https://${gatewayIp}/api/health`);
+      const started = await post(page, '/api/auth/sso/start', { providerId });
+      expect(started.status, JSON.stringify(started.body)).toBe(200);
+      await page.goto((started.body as { url: string }).url);
+      await page.locator('input[name=login]').fill(login);
+      await page.locator('input[name=password]').fill('any-password');
+      await page.getByRole('button', { name: 'Sign-in' }).click();
+      await expect
+        .poll(
+          async () => {
+            if (new URL(page.url()).pathname === '/login/callback') return true;
+            const consent = page.getByRole('button', { name: 'Continue' });
+            if ((await consent.count()) > 0) await consent.click().catch(() => undefined);
+            return false;
+          },
+          { timeout: 15_000 },
+        )
+        .toBe(true);
+      return page;
+    }
+
+    const finish = (page: Page, query = new URL(page.url()).search): Promise<Finished> =>
+      post(page, '/api/auth/sso/finish', { query });
+
+    const accountOf = async (token: string) => {
+      const answer = await fetch(`${system.gateway.baseUrl}/api/auth/account`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return { status: answer.status, body: (await answer.json()) as { username: string; role: string; via: string } };
+    };
+    const accountNames = async () =>
+      (await system.api.call(operations.listAccounts, { query: { limit: 100 } })).data.map((a) => a.username);
+
+    beforeAll(async () => {
+      // A provider of its own for the console (the visitors' provider stays as the tests above use it), both
+      // registered with the same client; the owners let them sign accounts in and map groups to roles.
+      const made = await system.api.call(operations.createIdentityProvider, {
+        body: {
+          name: CONSOLE_PROVIDER,
+          issuer: idp.issuer,
+          clientId: CLIENT.client_id,
+          clientSecret: CLIENT.client_secret,
+          scopes: ['openid', 'email', 'profile', 'groups'],
+        },
+      });
+      consoleProviderId = made.id;
+      await system.api.call(operations.updateProviderConsoleSignIn, {
+        params: { id: made.id },
+        body: {
+          consoleSignIn: true,
+          groupRoles: [
+            { group: 'staff', role: 'viewer' },
+            { group: 'ops', role: 'operator' },
+          ],
+        },
+      });
+      const other = await system.api.call(operations.createIdentityProvider, {
+        body: {
+          name: 'Elsewhere IdP',
+          issuer: otherIdp.issuer,
+          clientId: CLIENT.client_id,
+          clientSecret: CLIENT.client_secret,
+          scopes: ['openid', 'email', 'profile', 'groups'],
+        },
+      });
+      otherProviderId = other.id;
+      await system.api.call(operations.updateProviderConsoleSignIn, {
+        params: { id: other.id },
+        body: { consoleSignIn: true, groupRoles: [{ group: 'ops', role: 'admin' }] },
+      });
+    });
+
+    it('makes a member of a mapped group an account of the highest mapped role on the first sign-in', async () => {
+      const context = await browser.newContext();
+      const page = await throughProvider(context, consoleProviderId, 'alice');
+      const finished = await finish(page);
+      expect(finished.status, JSON.stringify(finished.body)).toBe(200);
+      const me = await accountOf(finished.body.token ?? '');
+      expect(me.body).toMatchObject({
+        username: 'alice@corp.test',
+        role: 'operator',
+        via: `single sign-on (${CONSOLE_PROVIDER})`,
+      });
+      // An operator: no settings.
+      const settings = await fetch(`${system.gateway.baseUrl}/api/access/providers/${consoleProviderId}/console`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${finished.body.token ?? ''}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ consoleSignIn: false }),
+      });
+      expect(settings.status).toBe(403);
+      // Made through the provider: no password of its own signs it in.
+      const byPassword = await fetch(`${system.gateway.baseUrl}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'alice@corp.test', password: 'any-password' }),
+      });
+      expect(byPassword.status).toBe(401);
+      const audit = await system.api.call(operations.listAudit, { query: { action: 'account.create' } });
+      expect(audit.data[0]).toMatchObject({
+        actor: { name: 'alice@corp.test', via: `single sign-on (${CONSOLE_PROVIDER})` },
+      });
+      await context.close();
+    });
+
+    it('makes no account for an unverified email or someone in no mapped group', async () => {
+      for (const [login, message] of [
+        ['mallory', /not verified/],
+        ['eve', /No console account is bound/],
+      ] as const) {
+        const context = await browser.newContext();
+        const finished = await finish(await throughProvider(context, consoleProviderId, login));
+        expect(finished.status, login).toBe(403);
+        expect(finished.body.message, login).toMatch(message);
+        await context.close();
+      }
+      const names = await accountNames();
+      expect(names).not.toContain('mallory@corp.test');
+      expect(names).not.toContain('eve@evil.test');
+    });
+
+    it('signs in once per provider redirect: a replayed callback, or one of another browser, signs nobody in', async () => {
+      const context = await browser.newContext();
+      const page = await throughProvider(context, consoleProviderId, 'alice');
+      const query = new URL(page.url()).search;
+      const stateCookies = (await context.cookies()).filter((c) => c.name.includes('postern-sso'));
+      expect(stateCookies).toHaveLength(1);
+      // Another browser (no state of its own, or another sign-in's) cannot finish this one.
+      const intruder = await browser.newContext();
+      const theirs = await throughProvider(intruder, consoleProviderId, 'bob');
+      const swapped = await finish(theirs, query);
+      expect(swapped.status).toBe(401);
+      const first = await finish(page, query);
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      // The same answer again: the state cookie is gone; put back, the code is spent at the provider.
+      expect((await finish(page, query)).status).toBe(401);
+      await context.addCookies(stateCookies);
+      const replayed = await finish(page, query);
+      expect(replayed.status).toBe(401);
+      expect(replayed.body.token).toBeUndefined();
+      await context.close();
+      await intruder.close();
+    });
+
+    it("never lets another issuer's subject in as the account bound to this one", async () => {
+      expect(await accountNames()).toContain('alice@corp.test');
+      // alice at the other provider has the same subject and is in a group it maps: still not the bound account.
+      // A browser each: the providers remember who signed in, and this is about who the provider says it is.
+      const contexts = [await browser.newContext(), await browser.newContext(), await browser.newContext()];
+      const [first, second, third] = contexts as [BrowserContext, BrowserContext, BrowserContext];
+      const elsewhere = await finish(await throughProvider(first, otherProviderId, 'alice'));
+      expect(elsewhere.status).toBe(403);
+      expect(elsewhere.body.message).toMatch(/exists but is not bound/);
+      // Nor when an owner points the bound provider at the other issuer: the issuer bound with the account counts.
+      await system.api.call(operations.updateIdentityProvider, {
+        params: { id: consoleProviderId },
+        body: { issuer: otherIdp.issuer },
+      });
+      try {
+        const moved = await finish(await throughProvider(second, consoleProviderId, 'alice'));
+        expect(moved.status).toBe(403);
+        expect(moved.body.token).toBeUndefined();
+      } finally {
+        await system.api.call(operations.updateIdentityProvider, {
+          params: { id: consoleProviderId },
+          body: { issuer: idp.issuer },
+        });
+      }
+      // The real alice still signs in.
+      const back = await finish(await throughProvider(third, consoleProviderId, 'alice'));
+      expect(back.status, JSON.stringify(back.body)).toBe(200);
+      expect((await accountOf(back.body.token ?? '')).body.username).toBe('alice@corp.test');
+      for (const context of contexts) await context.close();
+    });
   });
 });

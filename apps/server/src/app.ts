@@ -1,6 +1,7 @@
 import type { ServerOptions } from 'node:http';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { PERMISSIONS } from '@postern/contract';
 import type { Logger } from 'pino';
 import packageJson from '../package.json' with { type: 'json' };
 import type { AppDeps } from './deps.js';
@@ -17,6 +18,7 @@ import { accessRoutes } from './modules/access/routes.js';
 import { agentRoutes } from './modules/agent/routes.js';
 import { registerOperationAudit } from './modules/audit/operation-audit.js';
 import { auditRoutes } from './modules/audit/routes.js';
+import { accountRoutes } from './modules/accounts/routes.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { configRoutes } from './modules/config/routes.js';
 import { watchSessionStreams } from './modules/auth/session-streams.js';
@@ -95,11 +97,15 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   // Every API route is an operation of the contract's table (http/operation.ts): the auth gate, the typed client
   // and the OpenAPI document all read the table, so a route outside it would be invisible to them.
   app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/api') && route.config?.operation === undefined) {
+    const operation = route.config?.operation;
+    if (route.url.startsWith('/api') && operation === undefined) {
       throw new Error(
         `${String(route.method)} ${route.url} is not registered from a contract operation (registerOperation)`,
       );
     }
+    // The role policy cannot decide about a session route that names no permission: such a route is never served.
+    if (operation?.auth === 'session' && !(PERMISSIONS as readonly string[]).includes(operation.permission))
+      throw new Error(`${String(route.method)} ${route.url} is a session route without a permission (routes.ts)`);
   });
 
   registerSecurityHeaders(app);
@@ -134,6 +140,7 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
     opts.nodeClientDir === undefined ? resolveNodeClientDir(deps.config.nodeClientDir) : opts.nodeClientDir;
   await app.register(systemRoutes, { deps, version: VERSION, isNodeClientServed: nodeClientDir !== null });
   await app.register(authRoutes, { deps, sessionStreams });
+  await app.register(accountRoutes, { deps, sessionStreams });
   await app.register(nodeRoutes, { deps, events });
   await app.register(tokenRoutes, { deps });
   await app.register(agentRoutes, { deps, events });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GroupRoleSchema } from './accounts.js';
 import { limits } from './constants.js';
 import {
   domainName,
@@ -200,6 +201,13 @@ export const IdentityProviderSchema = z.object({
   groupsClaim: z.string(),
   /** Policies using it. */
   policies: z.number().int(),
+  /**
+   * Whether it signs accounts in to the console (issue 31), the roles its groups get on a first sign-in, and the
+   * accounts bound to it. Optional so a client reads the answers of a gateway from before accounts.
+   */
+  consoleSignIn: z.boolean().optional(),
+  groupRoles: z.array(GroupRoleSchema).optional(),
+  accounts: z.number().int().optional(),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -88,6 +88,20 @@ describe('audit entries as sentences', () => {
     expect(describeAuditEntry(entry({ action: 'auth.password-change', target: null }))).toBe(
       'admin changed the password',
     );
+    const account = { type: 'account', id: 7, name: 'bob@example.test' };
+    expect(
+      describeAuditEntry(
+        entry({ action: 'account.invite', target: { ...account, type: 'invite' }, after: { role: 'viewer' } }),
+      ),
+    ).toBe('admin invited bob@example.test as viewer');
+    expect(
+      describeAuditEntry(
+        entry({ action: 'account.update', target: account, before: { role: 'operator' }, after: { role: 'viewer' } }),
+      ),
+    ).toBe('admin changed account bob@example.test (role)');
+    expect(describeAuditEntry(entry({ action: 'account.two-factor-reset', target: account }))).toBe(
+      'admin turned off the two-factor sign-in of account bob@example.test',
+    );
     // A summary row of failed sign-ins says it all in its detail.
     const summary = '3 failed sign-ins from 198.51.100.7 between 2026-11-26T10:00:00.000Z and 2026-11-26T10:09:00.000Z';
     expect(

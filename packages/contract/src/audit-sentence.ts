@@ -116,6 +116,15 @@ export function describeAuditEntry(entry: SentenceEntry): string {
       return `${actor} turned two-factor sign-in on`;
     case 'auth.two-factor-disabled':
       return `${actor} turned two-factor sign-in off`;
+    // Accounts (docs/api.md "Accounts and roles"): invites and what owners do to other accounts.
+    case 'account.invite':
+      return `${actor} invited ${entry.target?.name ?? 'someone'}${typeof entry.after?.role === 'string' ? ` as ${entry.after.role}` : ''}`;
+    case 'account.invite-revoke':
+      return `${actor} revoked the invite of ${entry.target?.name ?? 'someone'}`;
+    case 'account.two-factor-reset':
+      return `${actor} turned off the two-factor sign-in of ${target}`;
+    case 'account.identity-unlink':
+      return `${actor} unbound the identity provider of ${target}`;
     case 'dataplane.rejected':
       return `The gateway set aside ${target}${entry.detail ? `: ${entry.detail}` : ''}`;
     case 'service.expired':

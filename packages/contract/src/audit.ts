@@ -19,6 +19,12 @@ export const AuditEntrySchema = z.object({
     name: z.string().nullable(),
     /** The node token's id (never its secret). */
     tokenId: z.number().int().nullable(),
+    /**
+     * A console account (issue 31): its id (the person, also after a rename or deletion) and how its session signed
+     * in ('password + authentication code', 'single sign-on (Corp IdP)'). Optional: older entries have neither.
+     */
+    accountId: z.number().int().nullable().optional(),
+    via: z.string().nullable().optional(),
   }),
   address: z.string().nullable(),
   /** `<resource>.<verb>`, e.g. `service.update`, `auth.sign-in-failed`, `service.expired`. */
@@ -44,6 +50,8 @@ const auditFilterFields = {
   node: idValue().optional(),
   domain: domainName().optional(),
   actor: oneOf(AUDIT_ACTOR_KINDS).optional(),
+  /** One person: the entries of the console account with this id (what it did, and its own sign-ins). */
+  account: idValue().optional(),
   /** An exact action (`service.update`) or a family (`service`: every `service.*`). */
   action: z
     .string({ error: () => messages.required })

@@ -1,4 +1,5 @@
 export * from './access.js';
+export * from './accounts.js';
 export * from './constants.js';
 export * from './entities.js';
 export * from './api-client.js';
@@ -14,6 +15,7 @@ export * from './observe.js';
 export * from './operations.js';
 export * from './overview.js';
 export * from './requests.js';
+export * from './roles.js';
 export * from './routes.js';
 export * from './source.js';
 export * from './config.js';

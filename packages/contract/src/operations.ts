@@ -46,6 +46,25 @@ import {
   AuditStreamQuerySchema,
 } from './audit.js';
 import { ConfigApplyResultSchema, ConfigDocumentSchema, ConfigPlanRequestSchema, ConfigPlanSchema } from './config.js';
+import {
+  AccountSchema,
+  AccountUpdateSchema,
+  ConsoleProviderSchema,
+  CurrentAccountSchema,
+  IdentityLinkSchema,
+  InviteAcceptedSchema,
+  InviteAcceptSchema,
+  InviteCreatedSchema,
+  InviteCreateSchema,
+  InviteInfoSchema,
+  InviteSchema,
+  InviteTokenSchema,
+  ProviderConsoleUpdateSchema,
+  SsoFinishedSchema,
+  SsoFinishSchema,
+  SsoStartedSchema,
+  SsoStartSchema,
+} from './accounts.js';
 import { AttentionSchema, ServiceOverviewQuerySchema, ServiceOverviewSchema } from './overview.js';
 import { listOf } from './envelopes.js';
 import type { ErrorCode } from './errors.js';
@@ -145,7 +164,8 @@ export interface OperationSpec {
   readonly body?: z.ZodType;
   readonly response: ResponseSpec;
   /**
-   * Error codes beyond those every such operation has: `unauthorized` (all but public), `not_found` (with params),
+   * Error codes beyond those every such operation has: `unauthorized` (all but public), `forbidden` (session routes:
+   * the caller's role), `not_found` (with params),
    * `validation` (with a body or query); `internal` is always possible.
    */
   readonly errors?: readonly ErrorCode[];
@@ -163,6 +183,8 @@ const events = <const E extends Readonly<Record<string, z.ZodType>>>(byName: E) 
 function impliedErrors(route: Route, spec: OperationSpec): ErrorCode[] {
   const implied: ErrorCode[] = [];
   if (route.auth !== 'public') implied.push('unauthorized');
+  // The role policy (roles.ts) may refuse any session route.
+  if (route.auth === 'session') implied.push('forbidden');
   if (spec.params) implied.push('not_found');
   if (spec.body || spec.query) implied.push('validation');
   return implied;
@@ -199,7 +221,7 @@ export const operations = {
   }),
   logout: operation('logout', { summary: 'End the session', response: noContent }),
   changePassword: operation('changePassword', {
-    summary: "Change the admin's password (ends every other session)",
+    summary: "Change this account's password (ends its every other session)",
     body: ChangePasswordRequestSchema,
     response: noContent,
     errors: ['rate_limited', 'payload_too_large'],
@@ -216,7 +238,7 @@ export const operations = {
     errors: ['unauthorized', 'rate_limited', 'payload_too_large'],
   }),
   twoFactorStatus: operation('twoFactorStatus', {
-    summary: "Whether the admin's two-factor sign-in is on",
+    summary: "Whether this account's two-factor sign-in is on",
     response: json(TwoFactorStatusSchema),
   }),
   twoFactorSetup: operation('twoFactorSetup', {
@@ -236,6 +258,90 @@ export const operations = {
     body: TwoFactorDisableRequestSchema,
     response: noContent,
     errors: ['bad_request', 'rate_limited', 'payload_too_large'],
+  }),
+  currentAccount: operation('currentAccount', {
+    summary: 'Who is signed in: the account, its role and what the role may do, and how this session signed in',
+    response: json(CurrentAccountSchema),
+  }),
+  consoleProviders: operation('consoleProviders', {
+    summary: 'The identity providers the login page offers (names only)',
+    response: json(z.object({ data: z.array(ConsoleProviderSchema) })),
+  }),
+  ssoStart: operation('ssoStart', {
+    summary: "Start signing in through an identity provider: the provider's URL (the state rides in a cookie)",
+    body: SsoStartSchema,
+    response: json(SsoStartedSchema),
+    errors: ['bad_request', 'payload_too_large'],
+  }),
+  ssoFinish: operation('ssoFinish', {
+    summary:
+      "The provider's redirect back, as the console got it: a session (or the second factor's challenge), or the identity linked",
+    body: SsoFinishSchema,
+    response: json(SsoFinishedSchema),
+    errors: ['unauthorized', 'forbidden', 'rate_limited', 'payload_too_large'],
+  }),
+  linkIdentity: operation('linkIdentity', {
+    summary: "Bind one's own account to an identity of a provider (the password again): the provider's URL",
+    body: IdentityLinkSchema,
+    response: json(SsoStartedSchema),
+    errors: ['bad_request', 'rate_limited', 'payload_too_large'],
+  }),
+  inviteInfo: operation('inviteInfo', {
+    summary: 'What an invite link is for (its username and role), before it is taken',
+    body: InviteTokenSchema,
+    response: json(InviteInfoSchema),
+    errors: ['bad_request', 'payload_too_large'],
+  }),
+  acceptInvite: operation('acceptInvite', {
+    summary: "Take an invite: the account is made with the invitee's password (then sign in)",
+    body: InviteAcceptSchema,
+    response: created(InviteAcceptedSchema),
+    errors: ['bad_request', 'payload_too_large'],
+  }),
+  listAccounts: operation('listAccounts', {
+    summary: 'A page of the console accounts',
+    query: PageQuerySchema,
+    response: json(listOf(AccountSchema)),
+  }),
+  updateAccount: operation('updateAccount', {
+    summary: "Change an account's role, disable or enable it, or turn its password sign-in off or on",
+    params: IdParamSchema,
+    body: AccountUpdateSchema,
+    response: json(AccountSchema),
+    errors: ['bad_request'],
+  }),
+  deleteAccount: operation('deleteAccount', {
+    summary: 'Delete an account (never the last owner); its sessions end on every gateway',
+    params: IdParamSchema,
+    response: noContent,
+    errors: ['bad_request'],
+  }),
+  resetAccountTwoFactor: operation('resetAccountTwoFactor', {
+    summary: "Turn another account's two-factor sign-in off (a lost authenticator); its sessions end",
+    params: IdParamSchema,
+    response: json(AccountSchema),
+    errors: ['bad_request'],
+  }),
+  unlinkAccountIdentity: operation('unlinkAccountIdentity', {
+    summary: 'Unbind an account from its provider identity (it signs in with its password only)',
+    params: IdParamSchema,
+    response: json(AccountSchema),
+    errors: ['bad_request'],
+  }),
+  listInvites: operation('listInvites', {
+    summary: 'A page of the invites not taken yet, newest first',
+    query: PageQuerySchema,
+    response: json(listOf(InviteSchema)),
+  }),
+  createInvite: operation('createInvite', {
+    summary: 'Invite someone: a one-time link that expires (the answer carries it, once)',
+    body: InviteCreateSchema,
+    response: created(InviteCreatedSchema),
+  }),
+  revokeInvite: operation('revokeInvite', {
+    summary: 'Revoke an invite not taken yet',
+    params: IdParamSchema,
+    response: noContent,
   }),
 
   listNodes: operation('listNodes', {
@@ -496,13 +602,19 @@ export const operations = {
     params: IdParamSchema,
     body: IdentityProviderUpdateSchema,
     response: json(IdentityProviderSchema),
-    errors: applied,
+    errors: [...applied, 'forbidden'],
   }),
   deleteIdentityProvider: operation('deleteIdentityProvider', {
-    summary: 'Delete an OpenID Connect provider no policy uses',
+    summary: 'Delete an OpenID Connect provider no policy or account uses',
     params: IdParamSchema,
     response: noContent,
-    errors: ['bad_request'],
+    errors: ['bad_request', 'forbidden'],
+  }),
+  updateProviderConsoleSignIn: operation('updateProviderConsoleSignIn', {
+    summary: 'Whether a provider signs accounts in to the console, and the roles its groups get on a first sign-in',
+    params: IdParamSchema,
+    body: ProviderConsoleUpdateSchema,
+    response: json(IdentityProviderSchema),
   }),
   getDomainAccess: operation('getDomainAccess', {
     summary: "A domain's access policy (public when it has none)",

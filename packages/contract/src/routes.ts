@@ -1,6 +1,9 @@
 // The route table (the spec's "The calls it makes") plus the calls the spec leaves implicit (docs/api.md): method, path
-// and who may call. `operations.ts` adds each route's schemas; this half imports nothing, so the console's first page
-// can name a route without loading zod (a 24 KiB budget item). Paths use `:param` placeholders; `buildPath` fills them.
+// and who may call. `operations.ts` adds each route's schemas; this half imports nothing at run time, so the console's
+// first page can name a route without loading zod (a 24 KiB budget item). Paths use `:param` placeholders;
+// `buildPath` fills them.
+
+import type { Permission } from './roles.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -11,114 +14,232 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
  */
 export type AuthKind = 'public' | 'session' | 'cookie' | 'node-token';
 
-export interface Route {
+interface RouteBase {
   readonly method: HttpMethod;
   readonly path: string;
-  readonly auth: AuthKind;
 }
+
+/**
+ * A session route names the permission its caller's role must hold (roles.ts): the type makes it required, so a new
+ * session route cannot be added without deciding who may call it (and the route × role matrix tests it).
+ */
+export interface SessionRoute extends RouteBase {
+  readonly auth: 'session';
+  readonly permission: Permission;
+}
+
+export interface OpenRoute extends RouteBase {
+  readonly auth: Exclude<AuthKind, 'session'>;
+  readonly permission?: never;
+}
+
+export type Route = SessionRoute | OpenRoute;
 
 export const routes = {
   health: { method: 'GET', path: '/api/health', auth: 'public' },
   openapi: { method: 'GET', path: '/api/openapi.json', auth: 'public' },
   /** The gateway's public facts the console prints in the connect command (admin session). */
-  systemInfo: { method: 'GET', path: '/api/system/info', auth: 'session' },
+  systemInfo: { method: 'GET', path: '/api/system/info', auth: 'session', permission: 'read' },
 
   login: { method: 'POST', path: '/api/auth/login', auth: 'public' },
-  logout: { method: 'POST', path: '/api/auth/logout', auth: 'session' },
-  changePassword: { method: 'PATCH', path: '/api/auth/password', auth: 'session' },
+  logout: { method: 'POST', path: '/api/auth/logout', auth: 'session', permission: 'self' },
+  changePassword: { method: 'PATCH', path: '/api/auth/password', auth: 'session', permission: 'self' },
   /** The console's way back to its session after a page load: authenticated by the HttpOnly cookie only. */
   session: { method: 'GET', path: '/api/auth/session', auth: 'cookie' },
   /** Two-factor sign-in: the second step of a sign-in, and the admin's enrolment (docs/api.md). */
   loginSecondFactor: { method: 'POST', path: '/api/auth/login/2fa', auth: 'public' },
-  twoFactorStatus: { method: 'GET', path: '/api/auth/2fa', auth: 'session' },
-  twoFactorSetup: { method: 'POST', path: '/api/auth/2fa/setup', auth: 'session' },
-  twoFactorEnable: { method: 'POST', path: '/api/auth/2fa/enable', auth: 'session' },
-  twoFactorDisable: { method: 'POST', path: '/api/auth/2fa/disable', auth: 'session' },
+  twoFactorStatus: { method: 'GET', path: '/api/auth/2fa', auth: 'session', permission: 'self' },
+  twoFactorSetup: { method: 'POST', path: '/api/auth/2fa/setup', auth: 'session', permission: 'self' },
+  twoFactorEnable: { method: 'POST', path: '/api/auth/2fa/enable', auth: 'session', permission: 'self' },
+  twoFactorDisable: { method: 'POST', path: '/api/auth/2fa/disable', auth: 'session', permission: 'self' },
+  /** Several operators (docs/api.md "Accounts and roles"): who is signed in, and signing in through a provider. */
+  currentAccount: { method: 'GET', path: '/api/auth/account', auth: 'session', permission: 'self' },
+  consoleProviders: { method: 'GET', path: '/api/auth/providers', auth: 'public' },
+  ssoStart: { method: 'POST', path: '/api/auth/sso/start', auth: 'public' },
+  ssoFinish: { method: 'POST', path: '/api/auth/sso/finish', auth: 'public' },
+  linkIdentity: { method: 'POST', path: '/api/auth/identity', auth: 'session', permission: 'self' },
+  /** An invite link's holder: what it is for, and taking it (the one-time token is the credential). */
+  inviteInfo: { method: 'POST', path: '/api/auth/invite', auth: 'public' },
+  acceptInvite: { method: 'POST', path: '/api/auth/invite/accept', auth: 'public' },
 
-  listNodes: { method: 'GET', path: '/api/nodes', auth: 'session' },
-  createNode: { method: 'POST', path: '/api/nodes', auth: 'session' },
-  nodeStream: { method: 'GET', path: '/api/nodes/stream', auth: 'session' },
-  getNode: { method: 'GET', path: '/api/nodes/:id', auth: 'session' },
-  updateNode: { method: 'PATCH', path: '/api/nodes/:id', auth: 'session' },
-  deleteNode: { method: 'DELETE', path: '/api/nodes/:id', auth: 'session' },
-  downloadNodeConfig: { method: 'GET', path: '/api/nodes/:id/download', auth: 'session' },
-  enableNode: { method: 'PATCH', path: '/api/nodes/:id/enable', auth: 'session' },
-  disableNode: { method: 'PATCH', path: '/api/nodes/:id/disable', auth: 'session' },
+  listAccounts: { method: 'GET', path: '/api/accounts', auth: 'session', permission: 'accounts' },
+  updateAccount: { method: 'PATCH', path: '/api/accounts/:id', auth: 'session', permission: 'accounts' },
+  deleteAccount: { method: 'DELETE', path: '/api/accounts/:id', auth: 'session', permission: 'accounts' },
+  resetAccountTwoFactor: {
+    method: 'PATCH',
+    path: '/api/accounts/:id/reset-two-factor',
+    auth: 'session',
+    permission: 'accounts',
+  },
+  unlinkAccountIdentity: {
+    method: 'DELETE',
+    path: '/api/accounts/:id/identity',
+    auth: 'session',
+    permission: 'accounts',
+  },
+  listInvites: { method: 'GET', path: '/api/invites', auth: 'session', permission: 'accounts' },
+  createInvite: { method: 'POST', path: '/api/invites', auth: 'session', permission: 'accounts' },
+  revokeInvite: { method: 'DELETE', path: '/api/invites/:id', auth: 'session', permission: 'accounts' },
 
-  listTokens: { method: 'GET', path: '/api/nodes/:id/pats', auth: 'session' },
-  createToken: { method: 'POST', path: '/api/nodes/:id/pats', auth: 'session' },
-  revokeToken: { method: 'PATCH', path: '/api/nodes/:id/pats/:tokenId/revoke', auth: 'session' },
-  deleteToken: { method: 'DELETE', path: '/api/nodes/:id/pats/:tokenId', auth: 'session' },
+  listNodes: { method: 'GET', path: '/api/nodes', auth: 'session', permission: 'read' },
+  createNode: { method: 'POST', path: '/api/nodes', auth: 'session', permission: 'operate' },
+  nodeStream: { method: 'GET', path: '/api/nodes/stream', auth: 'session', permission: 'read' },
+  getNode: { method: 'GET', path: '/api/nodes/:id', auth: 'session', permission: 'read' },
+  updateNode: { method: 'PATCH', path: '/api/nodes/:id', auth: 'session', permission: 'operate' },
+  deleteNode: { method: 'DELETE', path: '/api/nodes/:id', auth: 'session', permission: 'operate' },
+  downloadNodeConfig: { method: 'GET', path: '/api/nodes/:id/download', auth: 'session', permission: 'read-secrets' },
+  enableNode: { method: 'PATCH', path: '/api/nodes/:id/enable', auth: 'session', permission: 'operate' },
+  disableNode: { method: 'PATCH', path: '/api/nodes/:id/disable', auth: 'session', permission: 'operate' },
 
-  listDomains: { method: 'GET', path: '/api/domains', auth: 'session' },
-  createDomain: { method: 'POST', path: '/api/domains', auth: 'session' },
-  getDomain: { method: 'GET', path: '/api/domains/:id', auth: 'session' },
-  updateDomain: { method: 'PATCH', path: '/api/domains/:id', auth: 'session' },
-  deleteDomain: { method: 'DELETE', path: '/api/domains/:id', auth: 'session' },
+  listTokens: { method: 'GET', path: '/api/nodes/:id/pats', auth: 'session', permission: 'read-secrets' },
+  createToken: { method: 'POST', path: '/api/nodes/:id/pats', auth: 'session', permission: 'operate' },
+  revokeToken: { method: 'PATCH', path: '/api/nodes/:id/pats/:tokenId/revoke', auth: 'session', permission: 'operate' },
+  deleteToken: { method: 'DELETE', path: '/api/nodes/:id/pats/:tokenId', auth: 'session', permission: 'operate' },
+
+  listDomains: { method: 'GET', path: '/api/domains', auth: 'session', permission: 'read' },
+  createDomain: { method: 'POST', path: '/api/domains', auth: 'session', permission: 'operate' },
+  getDomain: { method: 'GET', path: '/api/domains/:id', auth: 'session', permission: 'read' },
+  updateDomain: { method: 'PATCH', path: '/api/domains/:id', auth: 'session', permission: 'operate' },
+  deleteDomain: { method: 'DELETE', path: '/api/domains/:id', auth: 'session', permission: 'operate' },
 
   /** Beyond the spec: every node's services in one list, filtered, sorted and paged on the server. */
-  listServiceOverview: { method: 'GET', path: '/api/services', auth: 'session' },
-  listHttpServices: { method: 'GET', path: '/api/services/http', auth: 'session' },
-  listTcpServices: { method: 'GET', path: '/api/services/tcp', auth: 'session' },
+  listServiceOverview: { method: 'GET', path: '/api/services', auth: 'session', permission: 'read' },
+  listHttpServices: { method: 'GET', path: '/api/services/http', auth: 'session', permission: 'read' },
+  listTcpServices: { method: 'GET', path: '/api/services/tcp', auth: 'session', permission: 'read' },
   /** Beyond the spec: every node's services by name or public address, for the console's "Find service". */
-  findServices: { method: 'GET', path: '/api/services/find', auth: 'session' },
-  listNodeServices: { method: 'GET', path: '/api/services/:nodeId/:type', auth: 'session' },
-  createHttpService: { method: 'POST', path: '/api/services/:nodeId/http', auth: 'session' },
-  createTcpService: { method: 'POST', path: '/api/services/:nodeId/tcp', auth: 'session' },
-  getService: { method: 'GET', path: '/api/services/:nodeId/:type/:id', auth: 'session' },
+  findServices: { method: 'GET', path: '/api/services/find', auth: 'session', permission: 'read' },
+  listNodeServices: { method: 'GET', path: '/api/services/:nodeId/:type', auth: 'session', permission: 'read' },
+  createHttpService: { method: 'POST', path: '/api/services/:nodeId/http', auth: 'session', permission: 'operate' },
+  createTcpService: { method: 'POST', path: '/api/services/:nodeId/tcp', auth: 'session', permission: 'operate' },
+  getService: { method: 'GET', path: '/api/services/:nodeId/:type/:id', auth: 'session', permission: 'read' },
   // The spec's `PATCH /api/services/{nodeId}/{type}/{id}`: the body depends on the type, so one route per type
   // (static segments win over `:type`).
-  updateHttpService: { method: 'PATCH', path: '/api/services/:nodeId/http/:id', auth: 'session' },
-  updateTcpService: { method: 'PATCH', path: '/api/services/:nodeId/tcp/:id', auth: 'session' },
-  enableService: { method: 'PATCH', path: '/api/services/:nodeId/:type/:id/enable', auth: 'session' },
-  disableService: { method: 'PATCH', path: '/api/services/:nodeId/:type/:id/disable', auth: 'session' },
-  deleteService: { method: 'DELETE', path: '/api/services/:nodeId/:type/:id', auth: 'session' },
+  updateHttpService: {
+    method: 'PATCH',
+    path: '/api/services/:nodeId/http/:id',
+    auth: 'session',
+    permission: 'operate',
+  },
+  updateTcpService: { method: 'PATCH', path: '/api/services/:nodeId/tcp/:id', auth: 'session', permission: 'operate' },
+  enableService: {
+    method: 'PATCH',
+    path: '/api/services/:nodeId/:type/:id/enable',
+    auth: 'session',
+    permission: 'operate',
+  },
+  disableService: {
+    method: 'PATCH',
+    path: '/api/services/:nodeId/:type/:id/disable',
+    auth: 'session',
+    permission: 'operate',
+  },
+  deleteService: { method: 'DELETE', path: '/api/services/:nodeId/:type/:id', auth: 'session', permission: 'operate' },
 
-  logStream: { method: 'GET', path: '/api/logs/stream', auth: 'session' },
+  logStream: { method: 'GET', path: '/api/logs/stream', auth: 'session', permission: 'read' },
 
-  listAudit: { method: 'GET', path: '/api/audit', auth: 'session' },
-  auditStream: { method: 'GET', path: '/api/audit/stream', auth: 'session' },
+  listAudit: { method: 'GET', path: '/api/audit', auth: 'session', permission: 'read' },
+  auditStream: { method: 'GET', path: '/api/audit/stream', auth: 'session', permission: 'read' },
   /** Beyond the spec: the filtered audit log as a CSV file. */
-  exportAudit: { method: 'GET', path: '/api/audit/export', auth: 'session' },
+  exportAudit: { method: 'GET', path: '/api/audit/export', auth: 'session', permission: 'read' },
   // What the gateway observes (docs/api.md "Observability").
-  serviceTraffic: { method: 'GET', path: '/api/services/:nodeId/:type/:id/traffic', auth: 'session' },
-  updateHealthCheck: { method: 'PATCH', path: '/api/services/:nodeId/:type/:id/health-check', auth: 'session' },
-  serviceFigures: { method: 'GET', path: '/api/observe/services', auth: 'session' },
-  observeStream: { method: 'GET', path: '/api/observe/stream', auth: 'session' },
-  systemStatus: { method: 'GET', path: '/api/system/status', auth: 'session' },
+  serviceTraffic: {
+    method: 'GET',
+    path: '/api/services/:nodeId/:type/:id/traffic',
+    auth: 'session',
+    permission: 'read',
+  },
+  updateHealthCheck: {
+    method: 'PATCH',
+    path: '/api/services/:nodeId/:type/:id/health-check',
+    auth: 'session',
+    permission: 'operate',
+  },
+  serviceFigures: { method: 'GET', path: '/api/observe/services', auth: 'session', permission: 'read' },
+  observeStream: { method: 'GET', path: '/api/observe/stream', auth: 'session', permission: 'read' },
+  systemStatus: { method: 'GET', path: '/api/system/status', auth: 'session', permission: 'read' },
   /** Beyond the spec: what needs the operator's attention, and the totals of the home page. */
-  attention: { method: 'GET', path: '/api/system/attention', auth: 'session' },
+  attention: { method: 'GET', path: '/api/system/attention', auth: 'session', permission: 'read' },
 
   // Who may reach a published service (docs/ACCESS.md): identity providers, policies of domains and HTTP
   // services, share links, visitor sessions.
-  listIdentityProviders: { method: 'GET', path: '/api/access/providers', auth: 'session' },
-  createIdentityProvider: { method: 'POST', path: '/api/access/providers', auth: 'session' },
-  discoverIdentityProvider: { method: 'POST', path: '/api/access/providers/discover', auth: 'session' },
-  updateIdentityProvider: { method: 'PATCH', path: '/api/access/providers/:id', auth: 'session' },
-  deleteIdentityProvider: { method: 'DELETE', path: '/api/access/providers/:id', auth: 'session' },
-  getDomainAccess: { method: 'GET', path: '/api/domains/:id/access', auth: 'session' },
-  updateDomainAccess: { method: 'PATCH', path: '/api/domains/:id/access', auth: 'session' },
-  getServiceAccess: { method: 'GET', path: '/api/services/:nodeId/http/:id/access', auth: 'session' },
-  updateServiceAccess: { method: 'PATCH', path: '/api/services/:nodeId/http/:id/access', auth: 'session' },
-  listShareLinks: { method: 'GET', path: '/api/services/:nodeId/http/:id/share-links', auth: 'session' },
-  createShareLink: { method: 'POST', path: '/api/services/:nodeId/http/:id/share-links', auth: 'session' },
+  listIdentityProviders: { method: 'GET', path: '/api/access/providers', auth: 'session', permission: 'read' },
+  createIdentityProvider: { method: 'POST', path: '/api/access/providers', auth: 'session', permission: 'settings' },
+  discoverIdentityProvider: {
+    method: 'POST',
+    path: '/api/access/providers/discover',
+    auth: 'session',
+    permission: 'settings',
+  },
+  updateIdentityProvider: {
+    method: 'PATCH',
+    path: '/api/access/providers/:id',
+    auth: 'session',
+    permission: 'settings',
+  },
+  deleteIdentityProvider: {
+    method: 'DELETE',
+    path: '/api/access/providers/:id',
+    auth: 'session',
+    permission: 'settings',
+  },
+  /** Whether a provider signs accounts in to the console, and the roles its groups get: the owners' decision. */
+  updateProviderConsoleSignIn: {
+    method: 'PATCH',
+    path: '/api/access/providers/:id/console',
+    auth: 'session',
+    permission: 'accounts',
+  },
+  getDomainAccess: { method: 'GET', path: '/api/domains/:id/access', auth: 'session', permission: 'read' },
+  updateDomainAccess: { method: 'PATCH', path: '/api/domains/:id/access', auth: 'session', permission: 'operate' },
+  getServiceAccess: {
+    method: 'GET',
+    path: '/api/services/:nodeId/http/:id/access',
+    auth: 'session',
+    permission: 'read',
+  },
+  updateServiceAccess: {
+    method: 'PATCH',
+    path: '/api/services/:nodeId/http/:id/access',
+    auth: 'session',
+    permission: 'operate',
+  },
+  listShareLinks: {
+    method: 'GET',
+    path: '/api/services/:nodeId/http/:id/share-links',
+    auth: 'session',
+    permission: 'read',
+  },
+  createShareLink: {
+    method: 'POST',
+    path: '/api/services/:nodeId/http/:id/share-links',
+    auth: 'session',
+    permission: 'operate',
+  },
   revokeShareLink: {
     method: 'PATCH',
     path: '/api/services/:nodeId/http/:id/share-links/:linkId/revoke',
     auth: 'session',
+    permission: 'operate',
   },
-  listVisitorSessions: { method: 'GET', path: '/api/services/:nodeId/http/:id/visitor-sessions', auth: 'session' },
+  listVisitorSessions: {
+    method: 'GET',
+    path: '/api/services/:nodeId/http/:id/visitor-sessions',
+    auth: 'session',
+    permission: 'read',
+  },
   revokeVisitorSession: {
     method: 'PATCH',
     path: '/api/services/:nodeId/http/:id/visitor-sessions/:sessionId/revoke',
     auth: 'session',
+    permission: 'operate',
   },
 
   // Configuration as code (docs/CONFIG-AS-CODE.md): an operator's calls like every other, so authorisation covers
   // them the same way.
-  exportConfig: { method: 'GET', path: '/api/config/export', auth: 'session' },
-  planConfig: { method: 'POST', path: '/api/config/plan', auth: 'session' },
-  applyConfig: { method: 'POST', path: '/api/config/apply', auth: 'session' },
+  // A document holds no secret: reading and planning are reads; applying may change providers (settings).
+  exportConfig: { method: 'GET', path: '/api/config/export', auth: 'session', permission: 'read' },
+  planConfig: { method: 'POST', path: '/api/config/plan', auth: 'session', permission: 'read' },
+  applyConfig: { method: 'POST', path: '/api/config/apply', auth: 'session', permission: 'settings' },
 
   // Agent API for the `postern` CLI: authenticated by the node's personal access token, scoped to that node.
   agentNode: { method: 'GET', path: '/api/agent/node', auth: 'node-token' },

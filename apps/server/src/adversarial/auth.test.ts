@@ -1,9 +1,10 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatPat, routes, type RouteName } from '@postern/contract';
+import { can, forbiddenMessage, formatPat, ROLES, routes, type Role, type RouteName } from '@postern/contract';
 import { eq } from 'drizzle-orm';
 import { accessPolicies, accessSessions } from '../db/schema.js';
 import { createVisitorSession } from '../modules/access/visitor-sessions.js';
+import { createSession } from '../modules/auth/sessions.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
 import { connectSse } from '../test/sse-client.js';
 
@@ -11,6 +12,9 @@ import { connectSse } from '../test/sse-client.js';
 // Callers: nobody; the admin's session cookie alone (what a forged cross-site request carries); node A's access
 // token (A owns the resources the URL names); node B's access token; the admin's session as a bearer header.
 // Each route gets fresh resources, and the caller expected to succeed goes last, so a DELETE cannot hide a 401.
+// Roles (issue 31): every session route is tried first by a session of each role its permission (routes.ts) leaves
+// out, which must get the policy's 403 before validation; then the least privileged role it allows makes the call
+// that succeeds ('admin' below), so a refused write that had changed something would show in that call's answer.
 
 type Caller = 'none' | 'cookie' | 'own' | 'other' | 'admin';
 
@@ -27,6 +31,12 @@ interface World {
   n: number;
   /** An HTTP service of A on a domain whose policy is protected (password, share links). */
   access: { serviceId: number; domainId: number; linkId: number; sessionId: number; providerId: number };
+  /** Issue 31: another account (a viewer) and an invite not taken yet. */
+  accounts: { accountId: number; inviteId: number };
+  /** A fresh session of an account of each role (the bootstrap admin is the owner: `session`). */
+  roles: Record<Role, string>;
+  /** The session the caller expected to succeed ('admin') uses. */
+  actAs: string;
 }
 
 interface Call {
@@ -105,6 +115,42 @@ const matrix: Record<RouteName, Row> = {
   twoFactorDisable: consoleRoute(400, () => ({
     url: '/api/auth/2fa/disable',
     body: { password: 'not-the-password', code: '123456' },
+  })),
+
+  // Several operators (issue 31): one's own account, signing in through a provider, invites, and the owners' calls.
+  currentAccount: consoleRoute(200, () => ({ url: '/api/auth/account' })),
+  consoleProviders: publicRoute(200, () => ({ url: '/api/auth/providers' })),
+  // No provider signs anyone in to the console here: refused alike, whoever asks.
+  ssoStart: publicRoute(400, () => ({ url: '/api/auth/sso/start', body: { providerId: 999_999 } })),
+  // No state cookie of a sign-in started by this browser.
+  ssoFinish: publicRoute(401, () => ({ url: '/api/auth/sso/finish', body: { query: '?code=x&state=y' } })),
+  linkIdentity: consoleRoute(400, () => ({
+    url: '/api/auth/identity',
+    body: { providerId: 999_999, password: 'not-the-password' },
+  })),
+  inviteInfo: publicRoute(400, () => ({ url: '/api/auth/invite', body: { token: 'no-such-invite' } })),
+  acceptInvite: publicRoute(400, () => ({
+    url: '/api/auth/invite/accept',
+    body: { token: 'no-such-invite', password: 'a-long-enough-password' },
+  })),
+  listAccounts: consoleRoute(200, () => ({ url: '/api/accounts' })),
+  updateAccount: consoleRoute(200, (w) => ({
+    url: `/api/accounts/${w.accounts.accountId}`,
+    body: { role: 'operator' },
+  })),
+  deleteAccount: consoleRoute(204, (w) => ({ url: `/api/accounts/${w.accounts.accountId}` })),
+  // Its two-factor sign-in is off, and it has no identity bound: past authentication, nothing changed.
+  resetAccountTwoFactor: consoleRoute(400, (w) => ({ url: `/api/accounts/${w.accounts.accountId}/reset-two-factor` })),
+  unlinkAccountIdentity: consoleRoute(400, (w) => ({ url: `/api/accounts/${w.accounts.accountId}/identity` })),
+  listInvites: consoleRoute(200, () => ({ url: '/api/invites' })),
+  createInvite: consoleRoute(201, (w) => ({
+    url: '/api/invites',
+    body: { username: `invited-${w.n}`, role: 'viewer' },
+  })),
+  revokeInvite: consoleRoute(204, (w) => ({ url: `/api/invites/${w.accounts.inviteId}` })),
+  updateProviderConsoleSignIn: consoleRoute(200, (w) => ({
+    url: `/api/access/providers/${w.access.providerId}/console`,
+    body: { consoleSignIn: false },
   })),
 
   listNodes: consoleRoute(200, () => ({ url: '/api/nodes' })),
@@ -288,9 +334,29 @@ let t: TestApp;
 let base: string;
 let worlds = 0;
 
+/** The accounts of the roles below owner, made once through invites (each costs an argon2 hash). */
+const roleAccounts: Partial<Record<Role, number>> = {};
+
 beforeAll(async () => {
-  t = await buildTestApp();
+  // A TCP service per world: more worlds than the default range has ports.
+  t = await buildTestApp({ env: { POSTERN_TCP_PORT_RANGE: '30000-30400' } });
   base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const owner = await t.login();
+  for (const role of ROLES.filter((r) => r !== 'owner')) {
+    const invite = await json<{ url: string }>('POST', '/api/invites', owner, { username: `role-${role}`, role });
+    const token = invite.url.slice(invite.url.indexOf('#') + 1);
+    const accepted = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/invite/accept',
+      payload: { token, password: `the-${role}s-password` },
+    });
+    expect(accepted.statusCode, accepted.body).toBe(201);
+  }
+  const accounts = await json<{ data: { id: number; username: string }[] }>('GET', '/api/accounts?limit=100', owner);
+  for (const account of accounts.data) {
+    const role = ROLES.find((r) => account.username === `role-${r}`);
+    if (role) roleAccounts[role] = account.id;
+  }
 });
 afterAll(() => t.cleanup());
 
@@ -307,9 +373,7 @@ async function json<T>(method: string, url: string, token: string, body?: object
 
 /** Only the access routes need the protected service (its password costs an argon2 hash per world). */
 const ACCESS_ROUTES = new Set<string>([
-  ...(Object.keys(routes) as RouteName[]).filter((name) =>
-    /Access|ShareLink|VisitorSession|IdentityProvider/.test(name),
-  ),
+  ...(Object.keys(routes) as RouteName[]).filter((name) => /Access|ShareLink|VisitorSession|Provider/.test(name)),
 ]);
 
 /** Two nodes with a token each, a service and an extra token of A, a domain: all fresh. */
@@ -346,7 +410,49 @@ async function buildWorld(name: string): Promise<World> {
     domain,
     n,
     access: ACCESS_ROUTES.has(name) ? await buildAccess(session, a.id, n) : NO_ACCESS,
+    accounts: ACCOUNT_ROUTES.has(name) ? await buildAccounts(session, n) : { accountId: 0, inviteId: 0 },
+    roles: await roleSessions(session),
+    actAs: session,
   };
+}
+
+/** A fresh session per role (no password hashing: the matrix is about what a role may do, not signing in). */
+async function roleSessions(owner: string): Promise<Record<Role, string>> {
+  const sessions: Partial<Record<Role, string>> = { owner };
+  for (const role of ROLES.filter((r) => r !== 'owner')) {
+    const id = roleAccounts[role];
+    if (id === undefined) throw new Error(`no ${role} account`);
+    sessions[role] = (await createSession(t.deps, id, 'password')).token;
+  }
+  return sessions as Record<Role, string>;
+}
+
+/** Only the owners' account routes need another account (taking its invite costs an argon2 hash). */
+const ACCOUNT_ROUTES = new Set<string>([
+  'updateAccount',
+  'deleteAccount',
+  'resetAccountTwoFactor',
+  'unlinkAccountIdentity',
+  'revokeInvite',
+]);
+
+async function buildAccounts(session: string, n: number): Promise<World['accounts']> {
+  const invite = await json<{ url: string }>('POST', '/api/invites', session, {
+    username: `viewer-${n}`,
+    role: 'viewer',
+  });
+  const token = invite.url.slice(invite.url.indexOf('#') + 1);
+  await t.app.inject({
+    method: 'POST',
+    url: '/api/auth/invite/accept',
+    payload: { token, password: 'the-viewers-password' },
+  });
+  const accounts = await json<{ data: { id: number; username: string }[] }>('GET', '/api/accounts?limit=100', session);
+  const pending = await json<{ id: number }>('POST', '/api/invites', session, {
+    username: `pending-${n}`,
+    role: 'viewer',
+  });
+  return { accountId: accounts.data.find((a) => a.username === `viewer-${n}`)?.id ?? 0, inviteId: pending.id };
 }
 
 const NO_ACCESS: World['access'] = { serviceId: 0, domainId: 0, linkId: 0, sessionId: 0, providerId: 0 };
@@ -397,7 +503,7 @@ function credentials(caller: Caller, w: World): { authorization?: string; cookie
     case 'other':
       return { authorization: `Bearer ${w.b.token}` };
     case 'admin':
-      return { authorization: `Bearer ${w.session}` };
+      return { authorization: `Bearer ${w.actAs}` };
   }
 }
 
@@ -414,18 +520,38 @@ describe('authorisation matrix: every route × every caller', () => {
   it.each(Object.entries(matrix))('%s', async (name, row) => {
     const route = routes[name as RouteName];
     const w = await buildWorld(name);
+    const isStream = (
+      [routes.nodeStream.path, routes.logStream.path, routes.auditStream.path, routes.observeStream.path] as string[]
+    ).includes(route.path);
+    if (route.auth === 'session') {
+      const { permission } = route;
+      for (const role of ROLES.filter((r) => !can(r, permission))) {
+        w.actAs = w.roles[role];
+        const { url, body } = row.call(w, 'admin');
+        if (isStream) {
+          expect(await openStreamAs('admin', w, url), `${role} on ${route.method} ${url}`).toBe(403);
+          continue;
+        }
+        const response = await t.app.inject({
+          method: route.method,
+          url,
+          headers: credentials('admin', w),
+          ...(body ? { payload: body } : {}),
+        });
+        expect(response.statusCode, `${role} on ${route.method} ${url}: ${response.body}`).toBe(403);
+        // The policy's own message, before validation (no field errors) and before the handler.
+        expect(response.json(), `${role} on ${route.method} ${url}`).toEqual({
+          code: 'forbidden',
+          message: forbiddenMessage(role, permission),
+        });
+      }
+      // The least privileged role the permission allows; one's own account's calls stay the bootstrap owner's.
+      const doer = ROLES.filter((r) => can(r, permission)).at(-1) ?? 'owner';
+      w.actAs = permission === 'self' ? w.session : w.roles[doer];
+    }
     for (const [caller, status] of row.expected) {
       const { url, body } = row.call(w, caller);
-      if (
-        (
-          [
-            routes.nodeStream.path,
-            routes.logStream.path,
-            routes.auditStream.path,
-            routes.observeStream.path,
-          ] as string[]
-        ).includes(route.path)
-      ) {
+      if (isStream) {
         expect(await openStreamAs(caller, w, url), `${caller} on ${route.method} ${url}`).toBe(status);
         continue;
       }

@@ -138,6 +138,7 @@ export const pgTables = derive();
 // schema-pg.test.ts fails when a table of schema.ts is missing here.
 export const {
   users,
+  accountInvites,
   recoveryCodes,
   sessions,
   signInAttempts,

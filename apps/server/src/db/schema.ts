@@ -12,18 +12,64 @@ const timestamps = {
   updatedAt: text('updated_at').notNull().$defaultFn(now),
 };
 
-export const users = sqliteTable('users', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  username: text('username').notNull().unique(),
-  passwordHash: text('password_hash').notNull(),
-  /** TOTP secret (base32), encrypted with the secret key; set once two-factor sign-in is confirmed. */
-  totpSecretEnc: text('totp_secret_enc'),
-  /** An enrolment started but not confirmed yet (encrypted too); replaced by the next start. */
-  totpPendingSecretEnc: text('totp_pending_secret_enc'),
-  /** The last TOTP time step accepted: a code of that step or an earlier one is refused (replay). */
-  totpLastStep: integer('totp_last_step'),
-  ...timestamps,
-});
+export const users = sqliteTable(
+  'users',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    username: text('username').notNull().unique(),
+    passwordHash: text('password_hash').notNull(),
+    /** TOTP secret (base32), encrypted with the secret key; set once two-factor sign-in is confirmed. */
+    totpSecretEnc: text('totp_secret_enc'),
+    /** An enrolment started but not confirmed yet (encrypted too); replaced by the next start. */
+    totpPendingSecretEnc: text('totp_pending_secret_enc'),
+    /** The last TOTP time step accepted: a code of that step or an earlier one is refused (replay). */
+    totpLastStep: integer('totp_last_step'),
+    /**
+     * What the account may do (contract roles.ts). The default is the least privileged role; the migration that
+     * added the column made the accounts of before (the one admin) owners.
+     */
+    role: text('role', { enum: ['owner', 'admin', 'operator', 'viewer'] })
+      .notNull()
+      .default('viewer'),
+    /** A disabled account cannot sign in; disabling it ends its sessions. */
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    /** Off: the account signs in only through its bound identity (needs one). */
+    passwordSignIn: integer('password_sign_in', { mode: 'boolean' }).notNull().default(true),
+    /**
+     * The provider identity bound to the account: the provider's row, and its issuer and subject as they were when
+     * bound (an issuer changed since matches no more: a provider's edit cannot take over its accounts).
+     */
+    identityProviderId: integer('identity_provider_id').references(() => identityProviders.id, {
+      onDelete: 'set null',
+    }),
+    identityIssuer: text('identity_issuer'),
+    identitySubject: text('identity_subject'),
+    /** The email the provider said at the last sign-in: shown, never matched. */
+    identityEmail: text('identity_email'),
+    lastSignInAt: text('last_sign_in_at'),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('users_identity_idx').on(t.identityIssuer, t.identitySubject)],
+);
+
+/**
+ * Invites to the console (issue 31): a one-time link whose token is stored as its SHA-256 hash; taking it makes the
+ * account (`used_at` set in the same write, so a link works once), and it is refused after `expires_at`.
+ */
+export const accountInvites = sqliteTable(
+  'account_invites',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    tokenHash: text('token_hash').notNull().unique(),
+    username: text('username').notNull(),
+    role: text('role', { enum: ['owner', 'admin', 'operator', 'viewer'] }).notNull(),
+    createdBy: integer('created_by').references(() => users.id, { onDelete: 'set null' }),
+    expiresAt: text('expires_at').notNull(),
+    usedAt: text('used_at'),
+    ...timestamps,
+  },
+  (t) => [index('account_invites_expiry_idx').on(t.expiresAt)],
+);
 
 /** One-time recovery codes for two-factor sign-in: HMAC-SHA-256 of 80 random bits; `usedAt` set when spent. */
 export const recoveryCodes = sqliteTable(
@@ -49,6 +95,8 @@ export const sessions = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     expiresAt: text('expires_at').notNull(),
+    /** How the session signed in ('password', 'password + authentication code', 'single sign-on (Corp IdP)', …). */
+    via: text('via').notNull().default('password'),
     ...timestamps,
   },
   (t) => [index('sessions_user_idx').on(t.userId)],
@@ -95,6 +143,8 @@ export const signInChallenges = sqliteTable(
     expiresAtMs: integer('expires_at_ms').notNull(),
     /** Wrong codes given with this challenge; at CHALLENGE_MAX_FAILURES it is void. */
     failures: integer('failures').notNull().default(0),
+    /** How the first step was passed ('password', or 'single sign-on (<provider>)'): the session's `via` begins so. */
+    via: text('via').notNull().default('password'),
   },
   (t) => [index('sign_in_challenges_user_idx').on(t.userId), index('sign_in_challenges_expiry_idx').on(t.expiresAtMs)],
 );
@@ -360,6 +410,10 @@ export const auditEvents = sqliteTable(
     actorName: text('actor_name'),
     /** The node token's id (never its secret). */
     actorTokenId: integer('actor_token_id'),
+    /** A console account's id (the person: kept when the account is renamed or deleted). */
+    actorAccountId: integer('actor_account_id'),
+    /** How that account's session signed in. */
+    actorVia: text('actor_via'),
     address: text('address'),
     action: text('action').notNull(),
     targetType: text('target_type'),
@@ -378,6 +432,7 @@ export const auditEvents = sqliteTable(
     index('audit_node_idx').on(t.nodeId, t.id),
     index('audit_domain_idx').on(t.domain, t.id),
     index('audit_action_idx').on(t.action, t.id),
+    index('audit_account_idx').on(t.actorAccountId, t.id),
   ],
 );
 
@@ -472,6 +527,13 @@ export const identityProviders = sqliteTable('identity_providers', {
     .default(sql`'["openid","email","profile"]'`),
   /** The claim holding the user's groups (ID token, else userinfo). */
   groupsClaim: text('groups_claim').notNull().default('groups'),
+  /** Whether it signs accounts in to the console (issue 31); changed by owners only. */
+  consoleSignIn: integer('console_sign_in', { mode: 'boolean' }).notNull().default(false),
+  /** `[{ group, role }]`: the role a first sign-in of a member of `group` makes an account with (never owner). */
+  consoleGroupRoles: text('console_group_roles', { mode: 'json' })
+    .$type<{ group: string; role: 'admin' | 'operator' | 'viewer' }[]>()
+    .notNull()
+    .default(sql`'[]'`),
   ...timestamps,
 });
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { AppError } from '../errors.js';
+import { authorize } from '../modules/accounts/policy.js';
 import { verifySessionToken, type SessionIdentity } from '../modules/auth/sessions.js';
 import { operationOf } from './operation.js';
 
@@ -32,7 +33,8 @@ function streamToken(request: FastifyRequest): string | undefined {
  * itself). Sessions come from the Authorization header (or `?token=` on event streams, which EventSource needs),
  * never from the cookie: a cookie rides along on forged cross-site requests, a header does not. The matched route
  * decides, not the raw URL, so an encoded or odd path can only end up on the stricter side: an /api path that
- * matches no operation needs a session too (then it is a 404).
+ * matches no operation needs a session too (then it is a 404). A session route then goes through the role policy
+ * (accounts/policy.ts) with the permission its route names, before body validation and the handler.
  */
 export function registerSessionAuth(app: FastifyInstance, deps: AppDeps): void {
   app.decorateRequest('session', null);
@@ -48,6 +50,8 @@ export function registerSessionAuth(app: FastifyInstance, deps: AppDeps): void {
     const session = await verifySessionToken(deps, token);
     if (!session) throw new AppError('unauthorized', 'Session expired or invalid, please sign in again');
     request.session = session;
+    // An /api path no operation matches needs a session and is then a 404: it does nothing to authorise.
+    if (operation) authorize(session, operation.permission);
   });
 }
 

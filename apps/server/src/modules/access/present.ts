@@ -43,7 +43,11 @@ export function toAccessPolicy(row: AccessPolicyRow | null, providerNames: Reado
   };
 }
 
-export function toIdentityProvider(row: typeof identityProviders.$inferSelect, policies: number): IdentityProvider {
+export function toIdentityProvider(
+  row: typeof identityProviders.$inferSelect,
+  policies: number,
+  accounts: number,
+): IdentityProvider {
   return {
     id: row.id,
     name: row.name,
@@ -53,6 +57,9 @@ export function toIdentityProvider(row: typeof identityProviders.$inferSelect, p
     scopes: row.scopes,
     groupsClaim: row.groupsClaim,
     policies,
+    consoleSignIn: row.consoleSignIn,
+    groupRoles: row.consoleGroupRoles,
+    accounts,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };

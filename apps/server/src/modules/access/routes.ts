@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { operations } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
+import { requireSession } from '../../http/authenticate.js';
 import { registerOperation } from '../../http/operation.js';
 import { requireAgentNode } from '../agent/authenticate-agent.js';
 import { getDomainAccess, getServiceAccess, updateDomainAccess, updateServiceAccess } from './policies.js';
@@ -10,6 +11,7 @@ import {
   discoverIdentityProvider,
   listIdentityProviders,
   updateIdentityProvider,
+  updateProviderConsoleSignIn,
 } from './providers.js';
 import { createShareLink, listShareLinks, revokeShareLink } from './share-links.js';
 import { listVisitorSessions, revokeVisitorSession } from './visitor-sessions.js';
@@ -37,12 +39,17 @@ export async function accessRoutes(app: FastifyInstance, opts: { deps: AppDeps }
   registerOperation(
     app,
     operations.updateIdentityProvider,
-    async ({ params, body }) => await updateIdentityProvider(deps, params.id, body),
+    async (request) => await updateIdentityProvider(deps, requireSession(request), request.params.id, request.body),
   );
   registerOperation(
     app,
     operations.deleteIdentityProvider,
-    async ({ params }) => await deleteIdentityProvider(deps, params.id),
+    async (request) => await deleteIdentityProvider(deps, requireSession(request), request.params.id),
+  );
+  registerOperation(
+    app,
+    operations.updateProviderConsoleSignIn,
+    async ({ params, body }) => await updateProviderConsoleSignIn(deps, params.id, body),
   );
 
   registerOperation(app, operations.getDomainAccess, async ({ params }) => await getDomainAccess(deps, params.id));

@@ -16,6 +16,7 @@ export const accessAudited: Partial<Record<OperationName, { action: string; kind
   createIdentityProvider: { action: 'access.provider-create', kind: 'provider' },
   updateIdentityProvider: { action: 'access.provider-update', kind: 'provider' },
   deleteIdentityProvider: { action: 'access.provider-delete', kind: 'provider' },
+  updateProviderConsoleSignIn: { action: 'access.provider-console', kind: 'provider' },
   updateDomainAccess: { action: 'access.policy-update', kind: 'domain-access' },
   updateServiceAccess: { action: 'access.policy-update', kind: 'service-access' },
   agentUpdateServiceAccess: { action: 'access.policy-update', kind: 'service-access' },

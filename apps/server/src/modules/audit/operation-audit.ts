@@ -2,9 +2,11 @@ import { eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { OperationName, ServiceType } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
-import { domains, nodes, personalAccessTokens, users } from '../../db/schema.js';
+import { domains, nodes, personalAccessTokens } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
 import { operationOf } from '../../http/operation.js';
+import { getInvite } from '../accounts/invites.js';
+import { getAccount } from '../accounts/service.js';
 import { getDomain } from '../domains/service.js';
 import { gatewayNetworksOf } from '../nodes/to-node.js';
 import { getService } from '../services/service.js';
@@ -19,7 +21,7 @@ import type { AuditActor, AuditTarget } from './recorder.js';
 // reason). Sign-in, failed sign-ins and failed re-checks of the password are recorded by the auth module itself
 // (modules/auth/auth-audit.ts), the failures summed per client.
 
-type Kind = 'node' | 'token' | 'domain' | 'service' | 'none' | AccessKind;
+type Kind = 'node' | 'token' | 'domain' | 'service' | 'account' | 'invite' | 'none' | AccessKind;
 
 export interface Audited {
   action: string;
@@ -55,6 +57,14 @@ const audited: Partial<Record<OperationName, Audited>> = {
   agentSetGatewayNetworks: { action: 'node.networks', kind: 'node' },
   // One entry for the run; each object it changed has its own (modules/config/apply.ts).
   applyConfig: { action: 'config.apply', kind: 'none' },
+  // Accounts (issue 31): the owners' changes; a taken invite and a first sign-in through a provider are recorded by
+  // the accounts and auth modules (no session makes them).
+  updateAccount: { action: 'account.update', kind: 'account' },
+  deleteAccount: { action: 'account.delete', kind: 'account' },
+  resetAccountTwoFactor: { action: 'account.two-factor-reset', kind: 'account' },
+  unlinkAccountIdentity: { action: 'account.identity-unlink', kind: 'account' },
+  createInvite: { action: 'account.invite', kind: 'invite' },
+  revokeInvite: { action: 'account.invite-revoke', kind: 'invite' },
   ...accessAudited,
 };
 
@@ -109,6 +119,9 @@ function refOf(request: FastifyRequest, name: OperationName, kind: Kind, created
       return { type: 'token', id: num(params.tokenId) ?? createdId, nodeId: num(params.id) };
     case 'domain':
       return { type: 'domain', id: num(params.id) ?? createdId, nodeId: null };
+    case 'account':
+    case 'invite':
+      return { type: kind, id: num(params.id) ?? createdId, nodeId: null };
     case 'service':
       return {
         type: serviceTypeOf(name, params),
@@ -161,6 +174,14 @@ async function load(deps: AppDeps, ref: Ref): Promise<Snapshot | null> {
       if (!row) return null;
       return { view: strip({ ...toToken(row), nodeId: row.nodeId }), name: row.name, nodeId: row.nodeId, domain: null };
     }
+    if (ref.type === 'account') {
+      const { created_at: _c, updated_at: _u, lastSignInAt: _l, ...view } = await getAccount(deps, ref.id);
+      return { view, name: view.username, nodeId: null, domain: null };
+    }
+    if (ref.type === 'invite') {
+      const { created_at: _c, ...view } = await getInvite(deps, ref.id);
+      return { view, name: view.username, nodeId: null, domain: null };
+    }
     if (ref.type === 'domain') {
       const view = await getDomain(deps, ref.id);
       const owner = await deps.db
@@ -179,7 +200,7 @@ async function load(deps: AppDeps, ref: Ref): Promise<Snapshot | null> {
   }
 }
 
-async function actorOf(deps: AppDeps, request: FastifyRequest): Promise<AuditActor> {
+function actorOf(request: FastifyRequest): AuditActor {
   if (request.agentToken && request.agentNode) {
     return {
       kind: 'node',
@@ -188,14 +209,9 @@ async function actorOf(deps: AppDeps, request: FastifyRequest): Promise<AuditAct
       nodeId: request.agentNode.id,
     };
   }
-  if (request.session) {
-    const user = await deps.db
-      .select({ username: users.username })
-      .from(users)
-      .where(eq(users.id, request.session.userId))
-      .get();
-    return { kind: 'admin', name: user?.username ?? null };
-  }
+  // The person, as the gate read the session with its account: name, id and how the session signed in.
+  const { session } = request;
+  if (session) return { kind: 'admin', name: session.username, accountId: session.userId, via: session.via };
   return { kind: 'anonymous' };
 }
 
@@ -217,7 +233,7 @@ async function recordChange(deps: AppDeps, request: FastifyRequest, state: Audit
   const about = after ?? state.before;
   const target: AuditTarget | null = ref ? { type: ref.type, id: ref.id, name: about?.name ?? null } : null;
   await deps.audit.record({
-    actor: await actorOf(deps, request),
+    actor: actorOf(request),
     address: request.ip,
     action: state.spec.action,
     target,

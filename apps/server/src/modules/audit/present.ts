@@ -7,7 +7,13 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
   return {
     id: row.id,
     at: row.at,
-    actor: { kind: row.actorKind, name: row.actorName, tokenId: row.actorTokenId },
+    // The account and how it signed in: only on a console account's entries (the others have neither).
+    actor: {
+      kind: row.actorKind,
+      name: row.actorName,
+      tokenId: row.actorTokenId,
+      ...(row.actorKind === 'admin' && { accountId: row.actorAccountId, via: row.actorVia }),
+    },
     address: row.address,
     action: row.action,
     target: row.targetType === null ? null : { type: row.targetType, id: row.targetId, name: row.targetName },

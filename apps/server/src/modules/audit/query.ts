@@ -14,6 +14,7 @@ export function whereOf(filter: AuditFilter): SQL | undefined {
     filter.node === undefined ? undefined : eq(auditEvents.nodeId, filter.node),
     filter.domain === undefined ? undefined : eq(auditEvents.domain, filter.domain),
     filter.actor === undefined ? undefined : eq(auditEvents.actorKind, filter.actor),
+    filter.account === undefined ? undefined : eq(auditEvents.actorAccountId, filter.account),
     filter.action === undefined
       ? undefined
       : isFamily(filter.action)
@@ -84,6 +85,7 @@ export function matchesAuditFilter(filter: AuditFilter, entry: AuditEntry): bool
   if (filter.node !== undefined && entry.nodeId !== filter.node) return false;
   if (filter.domain !== undefined && entry.domain !== filter.domain) return false;
   if (filter.actor !== undefined && entry.actor.kind !== filter.actor) return false;
+  if (filter.account !== undefined && entry.actor.accountId !== filter.account) return false;
   if (filter.action !== undefined) {
     const ok =
       entry.action === filter.action || (isFamily(filter.action) && entry.action.startsWith(`${filter.action}.`));

@@ -11,7 +11,8 @@ import { toAuditEntry } from './present.js';
 // retention sweep (retention.ts).
 
 export type AuditActor =
-  | { kind: 'admin'; name: string | null }
+  /** A console account (any role: the kind is named for the spec's one admin): who, and how its session signed in. */
+  | { kind: 'admin'; name: string | null; accountId?: number | null; via?: string | null }
   | { kind: 'node'; tokenId: number; name: string; nodeId: number }
   | { kind: 'system' }
   /** A failed sign-in: the username it tried, if any. */
@@ -207,6 +208,8 @@ export function createAuditLog(deps: { db: Store; now: () => Date }): AuditLog {
       actorKind: actor.kind,
       actorName: actor.kind === 'system' ? null : (actor.name ?? null),
       actorTokenId: actor.kind === 'node' ? actor.tokenId : null,
+      actorAccountId: actor.kind === 'admin' ? (actor.accountId ?? null) : null,
+      actorVia: actor.kind === 'admin' ? (actor.via ?? null) : null,
       address: entry.address ?? null,
       action: entry.action,
       targetType: entry.target?.type ?? null,

@@ -91,6 +91,53 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('sess
     expect(isOwnOpen).toBe(true);
   });
 
+  test('an account demoted or disabled on A: its session and stream on B end within 1 s; a promotion counts at once', async () => {
+    const [a, b] = await twoGateways();
+    const owner = await a.login();
+    const invite = await call(a, owner, 'POST', '/api/invites', { username: 'colleague', role: 'operator' });
+    const token = invite.json<{ url: string }>().url.split('#')[1];
+    const accepted = await a.app.inject({
+      method: 'POST',
+      url: '/api/auth/invite/accept',
+      payload: { token, password: 'colleagues-password' },
+    });
+    expect(accepted.statusCode).toBe(201);
+    const signIn = async () =>
+      (
+        await b.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { username: 'colleague', password: 'colleagues-password' },
+        })
+      ).json<{ token: string }>().token;
+    const accounts = await call(a, owner, 'GET', '/api/accounts');
+    const id = accounts
+      .json<{ data: { id: number; username: string }[] }>()
+      .data.find((x) => x.username === 'colleague')?.id;
+
+    for (const change of [{ role: 'viewer' }, { enabled: false }]) {
+      if ('enabled' in change)
+        expect(
+          (await call(a, owner, 'PATCH', `/api/accounts/${id}`, { enabled: true, role: 'operator' })).statusCode,
+        ).toBe(200);
+      const session = await signIn();
+      const stream = await holdStream(b, session);
+      const start = performance.now();
+      expect((await call(a, owner, 'PATCH', `/api/accounts/${id}`, change)).statusCode).toBe(200);
+      await expectEndedWithin(stream.ended, start);
+      expect((await call(b, session, 'GET', '/api/nodes')).statusCode).toBe(401);
+    }
+
+    // Promoted on A: the viewer's session on B may write from its next request.
+    expect((await call(a, owner, 'PATCH', `/api/accounts/${id}`, { enabled: true, role: 'viewer' })).statusCode).toBe(
+      200,
+    );
+    const viewer = await signIn();
+    expect((await call(b, viewer, 'POST', '/api/nodes', { name: 'by-viewer' })).statusCode).toBe(403);
+    expect((await call(a, owner, 'PATCH', `/api/accounts/${id}`, { role: 'operator' })).statusCode).toBe(200);
+    expect((await call(b, viewer, 'POST', '/api/nodes', { name: 'by-operator' })).statusCode).toBe(201);
+  });
+
   test('the sign-in limit is shared: failures on A count on B', async () => {
     const [a, b] = await twoGateways();
     const wrong = { username: TEST_ADMIN.username, password: 'not-the-password' };

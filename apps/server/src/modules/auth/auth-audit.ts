@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../deps.js';
+import type { AuditActor } from '../audit/recorder.js';
 
 // What sign-in and the re-checks of the password record in the audit log (docs/api.md "Audit log"). Sign-ins and
 // changes of the second factor are written as they happen (each needs the password and a code, or a session).
@@ -19,8 +20,16 @@ export interface Who {
   username: string;
 }
 
+/** The account as the actor of an entry: the person (id and name) and how its session signed in. */
+export const accountActor = (who: Who, via: string | null = null): AuditActor => ({
+  kind: 'admin',
+  name: who.username,
+  accountId: who.id ?? null,
+  via,
+});
+
 /** Where a signed-in admin's password (or a code) was asked again. */
-export type Recheck = 'password change' | 'two-factor setup' | 'two-factor disable';
+export type Recheck = 'password change' | 'two-factor setup' | 'two-factor disable' | 'identity link';
 
 /** The audit log must never fail the request it records (its database may be what failed). */
 async function safely(client: Client, work: () => Promise<void>): Promise<void> {
@@ -46,11 +55,11 @@ export function signInFailed(deps: AppDeps, client: Client, who: Who, reason: st
   );
 }
 
-/** A signed-in admin's re-check of the password or a code failed (or was refused by the limits). */
+/** A signed-in account's re-check of the password or a code failed (or was refused by the limits). */
 export function recheckFailed(deps: AppDeps, client: Client, who: Who, where: Recheck, reason: string): Promise<void> {
   return safely(client, () =>
     deps.audit.recordSummed({
-      actor: { kind: 'admin', name: who.username },
+      actor: accountActor(who),
       address: client.ip,
       action: 'auth.recheck-failed',
       target: userTarget(who),
@@ -63,7 +72,7 @@ export function recheckFailed(deps: AppDeps, client: Client, who: Who, where: Re
 export function passwordAccepted(deps: AppDeps, client: Client, who: Who): Promise<void> {
   return safely(client, () =>
     deps.audit.recordSummed({
-      actor: { kind: 'admin', name: who.username },
+      actor: accountActor(who),
       address: client.ip,
       action: 'auth.password-accepted',
       target: userTarget(who),
@@ -72,24 +81,29 @@ export function passwordAccepted(deps: AppDeps, client: Client, who: Who): Promi
   );
 }
 
-/** An event of the admin's own: signed in (with the password alone or a second factor), two-factor turned on or off. */
+/**
+ * An event of an account's own: signed in (with the password alone, through a provider, and with a second factor),
+ * two-factor turned on or off. `via`: how the (new) session signed in.
+ */
 export function authEvent(
   deps: AppDeps,
   client: Client,
   who: Who,
-  event: 'password' | 'totp' | 'recovery' | 'two-factor-enabled' | 'two-factor-disabled',
+  event: 'password' | 'totp' | 'recovery' | 'sso' | 'two-factor-enabled' | 'two-factor-disabled',
+  via: string | null,
 ): Promise<void> {
   const actions = {
     password: ['auth.sign-in', null],
     totp: ['auth.sign-in', 'with an authentication code'],
     recovery: ['auth.sign-in', 'with a recovery code'],
+    sso: ['auth.sign-in', via],
     'two-factor-enabled': ['auth.two-factor-enabled', null],
     'two-factor-disabled': ['auth.two-factor-disabled', null],
   } as const;
   const [action, detail] = actions[event];
   return safely(client, () =>
     deps.audit.record({
-      actor: { kind: 'admin', name: who.username },
+      actor: accountActor(who, via),
       address: client.ip,
       action,
       target: userTarget(who),

@@ -3,6 +3,7 @@ import { count } from 'drizzle-orm';
 import type { AppDeps } from '../../deps.js';
 import type { ReadDb } from '../../db/client.js';
 import { users } from '../../db/schema.js';
+import { insertAccount } from '../accounts/repository.js';
 import { hashPassword } from './passwords.js';
 
 /**
@@ -22,7 +23,8 @@ export async function ensureAdmin(
   // writes are serialised (one lock), so exactly one of them creates the admin and the others find it.
   const created = await deps.db.write(async (tx) => {
     if (await hasAnyUser(tx)) return false;
-    await tx.insert(users).values({ username: deps.config.adminUsername, passwordHash }).run();
+    // The first account is the gateway's owner (console-spec: the one admin, who may do everything).
+    await insertAccount(tx, { username: deps.config.adminUsername, passwordHash, role: 'owner', passwordSignIn: true });
     return true;
   });
   if (created && configured === undefined) announce(deps.config.adminUsername, password);

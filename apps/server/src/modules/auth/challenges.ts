@@ -3,11 +3,11 @@ import { and, desc, eq, gt, inArray, lt, lte, ne, sql } from 'drizzle-orm';
 import type { Db, Store } from '../../db/client.js';
 import { signInChallenges } from '../../db/schema.js';
 
-// The password step's challenges when two-factor sign-in is on: a random id naming the user who passed the password
-// check, good for a few minutes and a few wrong codes, used once. Rows of the database (`sign_in_challenges`, keyed by
-// the SHA-256 of the challenge), so the second step may reach any gateway on the database, and a password change or
-// turning two-factor sign-in off or on voids the user's challenges everywhere (`voidChallenges`, in the same write
-// as the change).
+// The first step's challenges when two-factor sign-in is on: a random id naming the user who passed the password
+// check (or signed in through an identity provider), good for a few minutes and a few wrong codes, used once. Rows of
+// the database (`sign_in_challenges`, keyed by the SHA-256 of the challenge), so the second step may reach any gateway
+// on the database, and a password change or turning two-factor sign-in off or on voids the user's challenges
+// everywhere (`voidChallenges`, in the same write as the change).
 
 export const CHALLENGE_TTL_SECONDS = 300;
 export const CHALLENGE_MAX_FAILURES = 5;
@@ -18,10 +18,12 @@ export interface LiveChallenge {
   /** The row's id (the challenge's hash). */
   id: string;
   userId: number;
+  /** How the first step was passed: 'password', or 'single sign-on (<provider>)'. */
+  via: string;
 }
 
 export interface ChallengeStore {
-  issue(userId: number): Promise<{ challenge: string; expires_in: number }>;
+  issue(userId: number, via: string): Promise<{ challenge: string; expires_in: number }>;
   /** The live challenge (not expired, used, voided, nor worn out by wrong codes), or null. */
   find(challenge: string): Promise<LiveChallenge | null>;
   /** A wrong code: after CHALLENGE_MAX_FAILURES the challenge is void. */
@@ -39,7 +41,7 @@ export async function voidChallenges(tx: Db, userId: number): Promise<void> {
 
 export function createChallengeStore(db: Store, now: () => Date): ChallengeStore {
   return {
-    async issue(userId) {
+    async issue(userId, via) {
       const challenge = randomBytes(24).toString('base64url');
       const at = now().getTime();
       const id = idOf(challenge);
@@ -47,7 +49,7 @@ export function createChallengeStore(db: Store, now: () => Date): ChallengeStore
         await tx.delete(signInChallenges).where(lte(signInChallenges.expiresAtMs, at)).run();
         await tx
           .insert(signInChallenges)
-          .values({ id, userId, expiresAtMs: at + CHALLENGE_TTL_SECONDS * 1000, failures: 0 })
+          .values({ id, userId, via, expiresAtMs: at + CHALLENGE_TTL_SECONDS * 1000, failures: 0 })
           .run();
         // The new one stays whatever the clock says (issued in the same millisecond as others, say).
         const beyond = await tx
@@ -72,7 +74,7 @@ export function createChallengeStore(db: Store, now: () => Date): ChallengeStore
     },
     async find(challenge) {
       const row = await db
-        .select({ id: signInChallenges.id, userId: signInChallenges.userId })
+        .select({ id: signInChallenges.id, userId: signInChallenges.userId, via: signInChallenges.via })
         .from(signInChallenges)
         .where(
           and(

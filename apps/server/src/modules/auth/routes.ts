@@ -7,10 +7,24 @@ import { registerOperation } from '../../http/operation.js';
 import { createChallengeStore } from './challenges.js';
 import { createHashGate } from './hash-gate.js';
 import { createLoginLimiter } from './rate-limit.js';
-import { changePassword, logIn, type PasswordChecks } from './service.js';
-import { clearSessionCookie, readSessionCookies, setSessionCookie, upgradeSessionCookie } from './session-cookie.js';
+import { changePassword, hashGated, logIn, type PasswordChecks } from './service.js';
+import { acceptInvite, inviteInfo } from '../accounts/invites.js';
+import { currentAccount } from '../accounts/service.js';
+import { listConsoleProviders } from '../access/providers.js';
+import { accountActor } from './auth-audit.js';
+import { hashPassword } from './passwords.js';
+import {
+  clearSessionCookie,
+  clearSsoStateCookie,
+  readSessionCookies,
+  readSsoStateCookie,
+  setSessionCookie,
+  setSsoStateCookie,
+  upgradeSessionCookie,
+} from './session-cookie.js';
 import type { SessionStreams } from './session-streams.js';
 import { deleteOtherSessions, deleteSession, sessionSecondsLeft, verifySessionToken } from './sessions.js';
+import { finishSso, SSO_STATE_SECONDS, startIdentityLink, startSso } from './sso.js';
 import {
   disableTwoFactor,
   enableTwoFactor,
@@ -116,6 +130,73 @@ export async function authRoutes(
     clearSessionCookie(deps, request, reply);
     throw new AppError('unauthorized', 'Session expired or invalid, please sign in again');
   });
+
+  registerOperation(
+    app,
+    operations.currentAccount,
+    async (request) => await currentAccount(deps, requireSession(request)),
+  );
+
+  // Signing in through an identity provider (sso.ts): the login page's buttons, the start, the redirect back.
+  registerOperation(app, operations.consoleProviders, async () => await listConsoleProviders(deps));
+  registerOperation(
+    app,
+    operations.ssoStart,
+    async (request, reply) => {
+      const { url, stateCookie } = await startSso(deps, request.body.providerId);
+      setSsoStateCookie(deps, request, reply, stateCookie, SSO_STATE_SECONDS);
+      return { url };
+    },
+    { bodyLimit: PASSWORD_BODY_LIMIT },
+  );
+  registerOperation(
+    app,
+    operations.linkIdentity,
+    async (request, reply) => {
+      const { url, stateCookie } = await startIdentityLink(
+        deps,
+        checks,
+        request,
+        requireSession(request),
+        request.body,
+      );
+      setSsoStateCookie(deps, request, reply, stateCookie, SSO_STATE_SECONDS);
+      return { url };
+    },
+    { bodyLimit: PASSWORD_BODY_LIMIT },
+  );
+  registerOperation(app, operations.ssoFinish, async (request, reply) => {
+    const state = readSsoStateCookie(deps, request);
+    // Used once, whatever the outcome: a reload of the callback page starts over.
+    clearSsoStateCookie(deps, request, reply);
+    const answer = await finishSso(deps, challenges, request, state, request.body.query);
+    if ('token' in answer) setSessionCookie(deps, request, reply, answer.token, answer.expires_in);
+    return answer;
+  });
+
+  // An invite link's holder (accounts/invites.ts): what it is for, and taking it.
+  registerOperation(app, operations.inviteInfo, async ({ body }) => await inviteInfo(deps, body.token), {
+    bodyLimit: PASSWORD_BODY_LIMIT,
+  });
+  registerOperation(
+    app,
+    operations.acceptInvite,
+    async (request) => {
+      const taken = await acceptInvite(deps, request.body, (password) =>
+        hashGated(checks, () => hashPassword(password)),
+      );
+      await deps.audit.record({
+        actor: accountActor(taken.account, null),
+        address: request.ip,
+        action: 'account.create',
+        target: { type: 'account', id: taken.account.id, name: taken.account.username },
+        after: { username: taken.account.username, role: taken.account.role },
+        detail: 'accepted an invite',
+      });
+      return taken.accepted;
+    },
+    { bodyLimit: PASSWORD_BODY_LIMIT },
+  );
 
   registerOperation(app, operations.logout, async (request, reply) => {
     await deleteSession(deps, requireSession(request).sessionId);

@@ -1,4 +1,4 @@
-import { eq, lt } from 'drizzle-orm';
+import { eq, lt, or } from 'drizzle-orm';
 import type { ChangePasswordRequest, LoginRequest, LoginResponse, SecondFactorChallenge } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { sessions, users } from '../../db/schema.js';
@@ -13,6 +13,31 @@ import { createSession, deleteOtherSessions, type SessionIdentity } from './sess
 export const INVALID_CREDENTIALS_MESSAGE = 'Invalid username or password';
 export const TOO_MANY_ATTEMPTS_MESSAGE = 'Too many failed sign-in attempts, try again later';
 export const HASHING_BUSY_MESSAGE = 'Too many sign-ins in progress, try again in a moment';
+/** Said only to whoever gave the account's right password (nobody learns from it whether a name exists). */
+export const ACCOUNT_DISABLED_MESSAGE = 'This account is disabled: ask an owner of the gateway to enable it';
+export const PASSWORD_SIGN_IN_OFF_MESSAGE =
+  "This account signs in through its identity provider only: use the provider's button on the sign-in page";
+
+/** How a session signed in: its first step, and the second factor if one was asked. */
+export const PASSWORD_VIA = 'password';
+export function viaWithCode(first: string, kind: 'totp' | 'recovery'): string {
+  return `${first} + ${kind === 'totp' ? 'authentication code' : 'recovery code'}`;
+}
+
+/** The account a username names: exactly, or (accounts made by invite are lower-case) lower-cased. */
+export async function findAccountByUsername(deps: Pick<AppDeps, 'db'>, username: string) {
+  const rows = await deps.db
+    .select()
+    .from(users)
+    .where(or(eq(users.username, username), eq(users.username, username.toLowerCase())))
+    .all();
+  return rows.find((row) => row.username === username) ?? rows[0];
+}
+
+/** A disabled account, or one whose password sign-in is off, is refused after its right password (403). */
+export function assertMaySignIn(user: { enabled: boolean }): void {
+  if (!user.enabled) throw new AppError('forbidden', ACCOUNT_DISABLED_MESSAGE);
+}
 
 /** Audit reasons of refusals (summed per client in the audit log). */
 export const RATE_LIMITED = 'rate limited';
@@ -74,7 +99,7 @@ export async function logIn(
 ): Promise<LoginResponse | SecondFactorChallenge> {
   const report: ReportFailure = (reason) => signInFailed(deps, client, { username: body.username }, reason);
   const attempt = await claimAttempt(checks, client.ip, body.username, report);
-  const user = await deps.db.select().from(users).where(eq(users.username, body.username)).get();
+  const user = await findAccountByUsername(deps, body.username);
   const isValid = await hashGated(
     checks,
     () =>
@@ -87,25 +112,32 @@ export async function logIn(
     await report('wrong username or password');
     throw new AppError('unauthorized', INVALID_CREDENTIALS_MESSAGE);
   }
+  if (!user.enabled || !user.passwordSignIn) {
+    // The right password: not a guess to count, but no session either.
+    await attempt.succeed();
+    await report(user.enabled ? 'password sign-in is off for this account' : 'account disabled');
+    assertMaySignIn(user);
+    throw new AppError('forbidden', PASSWORD_SIGN_IN_OFF_MESSAGE);
+  }
   if (user.totpSecretEnc !== null) {
     await attempt.release();
-    const challenge = await challenges.issue(user.id);
+    const challenge = await challenges.issue(user.id, PASSWORD_VIA);
     await passwordAccepted(deps, client, user);
     return { twoFactorRequired: true, ...challenge };
   }
   await attempt.succeed();
-  const session = await startSession(deps, user.id);
-  await authEvent(deps, client, user, 'password');
+  const session = await startSession(deps, user.id, PASSWORD_VIA);
+  await authEvent(deps, client, user, 'password', PASSWORD_VIA);
   return session;
 }
 
-/** A new session for a user who passed every step of sign-in. */
-export async function startSession(deps: AppDeps, userId: number): Promise<LoginResponse> {
+/** A new session for a user who passed every step of sign-in, `via` saying how. */
+export async function startSession(deps: AppDeps, userId: number, via: string): Promise<LoginResponse> {
   // Expired rows are never read again; dropping them here keeps the table from growing without a timer.
   await deps.db.write(
     async (tx) => await tx.delete(sessions).where(lt(sessions.expiresAt, deps.now().toISOString())).run(),
   );
-  return await createSession(deps, userId);
+  return await createSession(deps, userId, via);
 }
 
 /**

@@ -103,3 +103,38 @@ export function readSessionCookies(request: FastifyRequest): SessionCookie[] {
     ...cookiesNamed(request, PLAIN_SESSION_COOKIE).map((token) => ({ token, isPlain: true })),
   ];
 }
+
+// The state of a sign-in through an identity provider (sso.ts), between the start and the provider's redirect back:
+// encrypted, HttpOnly, 10 minutes. Its name starts with `__Host-postern-` over HTTPS, a prefix nginx takes out of
+// every request to a node's service (it is the console host's only). Lax: the console's page reads it with a
+// same-origin POST after arriving from the provider.
+export const SSO_STATE_COOKIE = '__Host-postern-sso';
+export const PLAIN_SSO_STATE_COOKIE = 'postern-sso';
+const PLAIN_SSO_STATE_PATH = '/api/auth';
+
+function ssoCookie(deps: AppDeps, request: FastifyRequest): { name: string; options: CookieSerializeOptions } {
+  return isSecure(deps, request)
+    ? { name: SSO_STATE_COOKIE, options: { httpOnly: true, sameSite: 'lax', secure: true, path: '/' } }
+    : { name: PLAIN_SSO_STATE_COOKIE, options: { httpOnly: true, sameSite: 'lax', path: PLAIN_SSO_STATE_PATH } };
+}
+
+export function setSsoStateCookie(
+  deps: AppDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  value: string,
+  maxAgeSeconds: number,
+): void {
+  const { name, options } = ssoCookie(deps, request);
+  void reply.setCookie(name, value, { ...options, maxAge: maxAgeSeconds });
+}
+
+/** The state cookie of this browser's sign-in through a provider (the last one sent, if several). */
+export function readSsoStateCookie(deps: AppDeps, request: FastifyRequest): string | undefined {
+  return cookiesNamed(request, ssoCookie(deps, request).name).at(-1);
+}
+
+export function clearSsoStateCookie(deps: AppDeps, request: FastifyRequest, reply: FastifyReply): void {
+  const { name, options } = ssoCookie(deps, request);
+  void reply.setCookie(name, '', { ...options, maxAge: 0, ...gone });
+}

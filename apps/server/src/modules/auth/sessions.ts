@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, ne, sql } from 'drizzle-orm';
 import { jwtVerify, SignJWT } from 'jose';
+import type { Role } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
-import { sessions } from '../../db/schema.js';
+import type { Db } from '../../db/client.js';
+import { sessions, users } from '../../db/schema.js';
 import { preparedPerDb } from '../../db/prepared.js';
 
 // A session token is an HS256 JWT carrying only the session id. The signature lets a forged token be refused
@@ -12,23 +14,36 @@ import { preparedPerDb } from '../../db/prepared.js';
 const ISSUER = 'postern';
 const AUDIENCE = 'postern-console';
 
+/**
+ * The console session behind a request and its account as read with it, on every request: a role changed or an
+ * account disabled through any gateway counts from the next request on.
+ */
 export interface SessionIdentity {
   sessionId: string;
   userId: number;
+  username: string;
+  role: Role;
+  /** How the session signed in ('password', 'password + authentication code', 'single sign-on (Corp IdP)', …). */
+  via: string;
   /** When the session ends (ms since the epoch), as read with it. */
   expiresAtMs: number;
 }
 
 const signingKey = (deps: AppDeps): Uint8Array => deps.secrets.deriveKey('session-jwt');
 
-export async function createSession(deps: AppDeps, userId: number): Promise<{ token: string; expires_in: number }> {
+export async function createSession(
+  deps: AppDeps,
+  userId: number,
+  via: string,
+): Promise<{ token: string; expires_in: number }> {
   const ttl = deps.config.sessionTtlSeconds;
   const issuedAt = deps.now();
   const expiresAt = new Date(issuedAt.getTime() + ttl * 1000);
   const sessionId = randomBytes(18).toString('base64url');
-  await deps.db.write(
-    async (tx) => await tx.insert(sessions).values({ id: sessionId, userId, expiresAt: expiresAt.toISOString() }).run(),
-  );
+  await deps.db.write(async (tx) => {
+    await tx.insert(sessions).values({ id: sessionId, userId, via, expiresAt: expiresAt.toISOString() }).run();
+    await tx.update(users).set({ lastSignInAt: issuedAt.toISOString() }).where(eq(users.id, userId)).run();
+  });
   const token = await new SignJWT({})
     .setProtectedHeader({ alg: 'HS256' })
     .setIssuer(ISSUER)
@@ -69,22 +84,33 @@ async function sessionIdOf(deps: AppDeps, token: string): Promise<string | null>
   }
 }
 
-// Read on every authenticated request.
+// Read on every authenticated request: the session and its account in one query.
 const sessionLookup = preparedPerDb((db: AppDeps['db']) =>
   db
-    .select()
+    .select({
+      id: sessions.id,
+      userId: sessions.userId,
+      expiresAt: sessions.expiresAt,
+      via: sessions.via,
+      username: users.username,
+      role: users.role,
+      enabled: users.enabled,
+    })
     .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
     .where(eq(sessions.id, sql.placeholder('id')))
     .prepare(),
 );
 
-/** The live session row behind a session id, or null when it was ended or has expired. */
-async function activeSession(
-  deps: AppDeps,
-  sessionId: string,
-): Promise<{ id: string; userId: number; expiresAt: string } | null> {
+type SessionRow = NonNullable<Awaited<ReturnType<ReturnType<typeof sessionLookup>['get']>>>;
+
+/**
+ * The live session row behind a session id, or null when it was ended, has expired or its account is disabled
+ * (disabling deletes the account's sessions too: this is the second lock).
+ */
+async function activeSession(deps: AppDeps, sessionId: string): Promise<SessionRow | null> {
   const row = await sessionLookup(deps.db).get({ id: sessionId });
-  if (!row || Date.parse(row.expiresAt) <= deps.now().getTime()) return null;
+  if (!row?.enabled || Date.parse(row.expiresAt) <= deps.now().getTime()) return null;
   return row;
 }
 
@@ -93,13 +119,21 @@ export async function verifySessionToken(deps: AppDeps, token: string): Promise<
   const sessionId = await sessionIdOf(deps, token);
   if (!sessionId) return null;
   const row = await activeSession(deps, sessionId);
-  return row ? { sessionId: row.id, userId: row.userId, expiresAtMs: Date.parse(row.expiresAt) } : null;
+  if (!row) return null;
+  return {
+    sessionId: row.id,
+    userId: row.userId,
+    username: row.username,
+    role: row.role,
+    via: row.via,
+    expiresAtMs: Date.parse(row.expiresAt),
+  };
 }
 
-/** When the session ends (ms since the epoch), or null when it was ended already. */
+/** When the session ends (ms since the epoch), or null when it was ended already (or its account disabled). */
 export async function sessionExpiresAtMs(deps: AppDeps, sessionId: string): Promise<number | null> {
   const row = await sessionLookup(deps.db).get({ id: sessionId });
-  return row ? Date.parse(row.expiresAt) : null;
+  return row?.enabled ? Date.parse(row.expiresAt) : null;
 }
 
 /** Whole seconds the session has left (0 when it has ended). */
@@ -118,13 +152,21 @@ export const SESSIONS_TOPIC = 'sessions';
  * Tells the other gateways that sessions ended. The rows are already gone, so requests anywhere are refused; should
  * the announcement fail (the database just went away), their event streams end with their next recheck instead.
  */
-async function announceEnded(deps: AppDeps): Promise<void> {
+export async function announceEnded(deps: AppDeps): Promise<void> {
   await deps.db.announce(SESSIONS_TOPIC).catch(() => undefined);
 }
 
 export async function deleteSession(deps: AppDeps, sessionId: string): Promise<void> {
   await deps.db.write(async (tx) => await tx.delete(sessions).where(eq(sessions.id, sessionId)).run());
   await announceEnded(deps);
+}
+
+/**
+ * Ends every session of an account inside the caller's write (disabled, its second factor reset); the caller then
+ * announces (`announceEnded`) so that other gateways end their streams.
+ */
+export async function deleteAccountSessions(tx: Db, userId: number): Promise<void> {
+  await tx.delete(sessions).where(eq(sessions.userId, userId)).run();
 }
 
 export async function deleteOtherSessions(deps: AppDeps, userId: number, keepSessionId: string): Promise<void> {

@@ -17,7 +17,15 @@ import { voidChallenges, type ChallengeStore } from './challenges.js';
 import { verifyPassword } from './passwords.js';
 import type { LoginAttempt } from './rate-limit.js';
 import { claimTotpCheck } from './second-factor-limit.js';
-import { claimAttempt, hashGated, startSession, type PasswordChecks, type ReportFailure } from './service.js';
+import {
+  assertMaySignIn,
+  claimAttempt,
+  hashGated,
+  startSession,
+  viaWithCode,
+  type PasswordChecks,
+  type ReportFailure,
+} from './service.js';
 import type { SessionIdentity } from './sessions.js';
 import {
   classifyCode,
@@ -29,7 +37,7 @@ import {
   qrCodeDataUrl,
 } from './totp.js';
 
-// Two-factor sign-in for the admin (docs/api.md "Two-factor sign-in"). The TOTP secret is stored encrypted with the
+// Two-factor sign-in of each account (docs/api.md "Two-factor sign-in"). The TOTP secret is stored encrypted with the
 // gateway's secret key and never leaves the server after enrolment; recovery codes are stored as keyed hashes and
 // work once. Every code check is claimed in the sign-in limiter first, like a password, and every TOTP code check of
 // an enabled secret in the account's own cap (second-factor-limit.ts) too.
@@ -132,8 +140,10 @@ export async function logInSecondFactor(
   await attempt.succeed();
   // Used once; and gone if the password or the second factor changed since the password step.
   if (!(await challenges.consume(challenge.id))) throw new AppError('unauthorized', CHALLENGE_EXPIRED_MESSAGE);
-  const session = await startSession(deps, user.id);
-  await authEvent(deps, client, user, accepted);
+  assertMaySignIn(user);
+  const via = viaWithCode(challenge.via, accepted);
+  const session = await startSession(deps, user.id, via);
+  await authEvent(deps, client, user, accepted, via);
   return session;
 }
 
@@ -148,7 +158,7 @@ export async function twoFactorStatus(deps: AppDeps, session: SessionIdentity): 
 }
 
 /** Checks the password as sign-in does (limiter, hashing cap); a wrong one is a 422 on `password`, audited. */
-async function requirePassword(
+export async function requirePassword(
   checks: PasswordChecks,
   client: Client,
   user: User,
@@ -225,7 +235,7 @@ export async function enableTwoFactor(
     // A password step passed under an earlier second factor continues no sign-in.
     await voidChallenges(tx, user.id);
   });
-  await authEvent(deps, client, user, 'two-factor-enabled');
+  await authEvent(deps, client, user, 'two-factor-enabled', session.via);
   return { recoveryCodes: codes };
 }
 
@@ -255,5 +265,5 @@ export async function disableTwoFactor(
     await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id)).run();
     await voidChallenges(tx, user.id);
   });
-  await authEvent(deps, client, user, 'two-factor-disabled');
+  await authEvent(deps, client, user, 'two-factor-disabled', session.via);
 }

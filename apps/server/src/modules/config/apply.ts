@@ -1,3 +1,4 @@
+import type { Actor } from '../accounts/policy.js';
 import type {
   ConfigHttpService,
   ConfigNode,
@@ -36,6 +37,8 @@ export interface ApplyContext {
   events: NodeEvents;
   domainOptions: DomainOptions;
   actor: AuditActor;
+  /** The caller's role: a provider that signs accounts in is the owners' to change (access/providers.ts). */
+  caller: Actor;
   address: string | null;
 }
 
@@ -191,7 +194,7 @@ export async function applySteps(ctx: ApplyContext, state: GatewayState, steps: 
       case 'provider': {
         if (step.action === 'delete') {
           const id = idOf(providerIds, step.name);
-          await deleteIdentityProvider(deps, id);
+          await deleteIdentityProvider(deps, ctx.caller, id);
           await record('access.provider-delete', { type: 'identity-provider', id, name: step.name });
           return;
         }
@@ -203,7 +206,7 @@ export async function applySteps(ctx: ApplyContext, state: GatewayState, steps: 
         } else {
           const id = idOf(providerIds, name);
           await tolerateDataPlane(what, () =>
-            updateIdentityProvider(deps, id, { issuer, clientId, scopes, groupsClaim }),
+            updateIdentityProvider(deps, ctx.caller, id, { issuer, clientId, scopes, groupsClaim }),
           );
           await record('access.provider-update', { type: 'identity-provider', id, name });
         }

@@ -24,9 +24,10 @@ export async function configRoutes(app: FastifyInstance, opts: ConfigRoutesOptio
     async (request) => await planConfigDocument(deps, request.body.document, request.body.prune),
   );
   registerOperation(app, operations.applyConfig, async (request) => {
-    const actor = await operatorOf(deps, requireSession(request).userId);
+    const session = requireSession(request);
+    const actor = { ...(await operatorOf(deps, session.userId)), accountId: session.userId, via: session.via };
     return await applyConfigDocument(
-      { deps, events, domainOptions, actor, address: request.ip },
+      { deps, events, domainOptions, actor, caller: session, address: request.ip },
       request.body.document,
       request.body.prune,
     );
