@@ -356,7 +356,7 @@ describe.runIf(canRun('docker'))('gateway and node images', () => {
     // service made by `postern expose` and leaves the labels' one to its labels; planned back, it changes nothing.
     const asOperator = ['exec', '-e', `POSTERN_ADMIN_PASSWORD=${ADMIN.password}`, names.node, 'sh', '-c'];
     const url = `--url https://${names.gateway}`;
-    const exported = JSON.parse(await docker([...asOperator, `postern config export --json ${url}`])) as {
+    const exported = JSON.parse(await docker([...asOperator, `postern admin export --json ${url}`])) as {
       nodes: { name: string; http: { name: string }[] }[];
     };
     expect(exported.nodes.find((node) => node.name === 'container node')?.http.map((service) => service.name)).toEqual([
@@ -364,7 +364,7 @@ describe.runIf(canRun('docker'))('gateway and node images', () => {
     ]);
     const plan = await docker([
       ...asOperator,
-      `postern config export ${url} > /tmp/gateway.yaml && postern config plan -f /tmp/gateway.yaml ${url}`,
+      `postern admin export ${url} > /tmp/gateway.yaml && postern admin plan -f /tmp/gateway.yaml ${url}`,
     ]);
     expect(plan).toContain('No changes: the gateway matches the document.');
     expect(plan).toContain('1 service published by Docker labels is not part of the document');

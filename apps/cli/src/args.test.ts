@@ -40,8 +40,8 @@ describe('parseCommand', () => {
     expect(() => parseCommand(['connect', '--daemon', '--docker-filter', 'a=b;c'])).toThrow('LABEL=VALUE');
   });
 
-  it('parses config export|plan|apply', () => {
-    expect(parseCommand(['config', 'apply', '-f', 'gw.yaml', '--prune', '--dry-run', '--user', 'root'])).toEqual({
+  it('parses admin export|plan|apply', () => {
+    expect(parseCommand(['admin', 'apply', '-f', 'gw.yaml', '--prune', '--dry-run', '--user', 'root'])).toEqual({
       kind: 'config',
       action: 'apply',
       operator: { user: 'root' },
@@ -50,8 +50,8 @@ describe('parseCommand', () => {
       dryRun: true,
       json: false,
     });
-    expect(() => parseCommand(['config', 'plan'])).toThrow('needs -f FILE');
-    expect(() => parseCommand(['config', 'delete'])).toThrow('Usage: postern config export|plan|apply');
+    expect(() => parseCommand(['admin', 'plan'])).toThrow('needs -f FILE');
+    expect(() => parseCommand(['admin', 'delete'])).toThrow('Usage: postern admin export|plan|apply');
   });
 
   it('parses disconnect and status', () => {

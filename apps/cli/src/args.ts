@@ -21,7 +21,7 @@ export interface ConnectionFlags {
   insecure?: boolean;
 }
 
-/** Where and as whom the operator's commands sign in (`postern config`). */
+/** Where and as whom the operator's commands sign in (`postern admin`). */
 export interface OperatorFlags {
   url?: string;
   configDir?: string;
@@ -208,9 +208,9 @@ export function parseCommand(argv: readonly string[]): Command {
       if (values.help) return { kind: 'help', topic: 'uninstall' };
       return { kind: 'uninstall', local: localOf(values) };
     }
-    case 'config': {
+    case 'admin': {
       const { values, positionals } = parse(
-        'config',
+        'admin',
         rest,
         {
           url: { type: 'string' },
@@ -226,13 +226,13 @@ export function parseCommand(argv: readonly string[]): Command {
         },
         1,
       );
-      if (values.help) return { kind: 'help', topic: 'config' };
+      if (values.help) return { kind: 'help', topic: 'admin' };
       const action = positionals[0];
       if (action !== 'export' && action !== 'plan' && action !== 'apply') {
-        throw new UsageError('Usage: postern config export|plan|apply [-f FILE] (see postern config --help)');
+        throw new UsageError('Usage: postern admin export|plan|apply [-f FILE] (see postern admin --help)');
       }
       const file = stringOf(values.file);
-      if (action !== 'export' && file === undefined) throw new UsageError(`postern config ${action} needs -f FILE`);
+      if (action !== 'export' && file === undefined) throw new UsageError(`postern admin ${action} needs -f FILE`);
       const pin = stringOf(values.pin);
       return {
         kind: 'config',

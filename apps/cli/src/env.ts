@@ -9,7 +9,7 @@ export interface CliEnv {
   pin: string | undefined;
   /** Where `which` looks for ip, wg and wireguard-go. */
   path: string;
-  /** `postern config`: the console admin's password when no --password-file is given (POSTERN_ADMIN_PASSWORD). */
+  /** `postern admin`: the console admin's password when no --password-file is given (POSTERN_ADMIN_PASSWORD). */
   adminPassword?: string | undefined;
   /** `connect --daemon`: seconds between config re-fetches (POSTERN_REFRESH_SECONDS); system tests shorten it. */
   refreshSeconds: number | undefined;

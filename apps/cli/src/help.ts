@@ -16,7 +16,7 @@ export type HelpTopic =
   | 'enable'
   | 'disable'
   | 'rm'
-  | 'config';
+  | 'admin';
 
 const CONNECTION_OPTIONS = `  --url URL          the gateway's public HTTPS address, https://host[:port] (default: stored by connect,
                      else $POSTERN_URL)
@@ -65,7 +65,7 @@ Commands:
   enable        enable a service: enable http|tcp ID
   disable       disable a service: disable http|tcp ID
   rm            delete a service: rm http|tcp ID
-  config        the gateway's configuration as one document: config export|plan|apply (as the console's admin)
+  admin         the gateway's configuration as one document: admin export|plan|apply (as the console's admin)
 
 Options:
   -h, --help     show help (also after any command)
@@ -74,9 +74,9 @@ Options:
 Environment: POSTERN_URL, POSTERN_TOKEN, POSTERN_PIN, POSTERN_CONFIG_DIR (used when neither a flag nor a stored
 value is set). Certificates are checked against the system's CA store plus NODE_EXTRA_CA_CERTS, unless pinned.`,
 
-  config: `Usage: postern config export [--json]
-       postern config plan -f FILE [--prune] [--json]
-       postern config apply -f FILE [--prune] [--dry-run] [--json]
+  admin: `Usage: postern admin export [--json]
+       postern admin plan -f FILE [--prune] [--json]
+       postern admin apply -f FILE [--prune] [--dry-run] [--json]
        (each with [--url URL] [--user NAME] [--password-file FILE] [--pin sha256:PIN] [--insecure])
 
 The gateway's nodes, tokens (metadata only), domains, services, access policies and identity providers as one

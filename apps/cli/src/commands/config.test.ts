@@ -5,7 +5,7 @@ import { createFakeSystem } from '../fake-system.js';
 import { startAgentServer } from '../fixtures.js';
 import { runCli } from '../run.js';
 
-// `postern config export|plan|apply` against a loopback server answering like the gateway's configuration API
+// `postern admin export|plan|apply` against a loopback server answering like the gateway's configuration API
 // (the API itself is tested in apps/server/src/modules/config/config.test.ts).
 
 const SESSION = 'session-token-for-the-test';
@@ -46,14 +46,14 @@ function gateway() {
   });
 }
 
-describe('postern config', () => {
+describe('postern admin', () => {
   it('exports the document as YAML, signed in with the password from a file, and signs out', async () => {
     const server = await gateway();
     try {
       const system = createFakeSystem({ hasKernelWireguard: false });
       system.files.set('/pw', { text: 'right\n', mode: 0o600 });
       const h = harness(system);
-      expect(await runCli(['config', 'export', '--url', server.url, '--password-file', '/pw'], h.context)).toBe(0);
+      expect(await runCli(['admin', 'export', '--url', server.url, '--password-file', '/pw'], h.context)).toBe(0);
       expect(parse(h.out())).toMatchObject(document);
       expect(server.requests.map((request) => request.url)).toEqual([
         '/api/auth/login',
@@ -71,7 +71,7 @@ describe('postern config', () => {
       const system = createFakeSystem({ hasKernelWireguard: false });
       system.files.set('/gw.yaml', { text: 'version: 1\nnodes:\n  - name: home\n', mode: 0o644 });
       const h = harness(system, { adminPassword: 'right' });
-      expect(await runCli(['config', 'apply', '-f', '/gw.yaml', '--url', server.url, '--prune'], h.context)).toBe(0);
+      expect(await runCli(['admin', 'apply', '-f', '/gw.yaml', '--url', server.url, '--prune'], h.context)).toBe(0);
       expect(h.out()).toBe(
         [
           '+ create node home',
@@ -90,9 +90,7 @@ describe('postern config', () => {
       });
 
       const dry = harness(system, { adminPassword: 'right' });
-      expect(await runCli(['config', 'apply', '--dry-run', '-f', '/gw.yaml', '--url', server.url], dry.context)).toBe(
-        0,
-      );
+      expect(await runCli(['admin', 'apply', '--dry-run', '-f', '/gw.yaml', '--url', server.url], dry.context)).toBe(0);
       expect(dry.out()).not.toContain('Applied');
       expect(server.requests.filter((request) => request.url === '/api/config/apply')).toHaveLength(1);
     } finally {
@@ -106,13 +104,13 @@ describe('postern config', () => {
       const system = createFakeSystem({ hasKernelWireguard: false });
       system.files.set('/bad.yaml', { text: 'version: [1\n', mode: 0o644 });
       const wrong = harness(system, { adminPassword: 'wrong' });
-      expect(await runCli(['config', 'export', '--url', server.url], wrong.context)).toBe(1);
+      expect(await runCli(['admin', 'export', '--url', server.url], wrong.context)).toBe(1);
       expect(wrong.err()).toBe('postern: The gateway refused the sign-in as "admin"\n');
       const none = harness(system);
-      expect(await runCli(['config', 'export', '--url', server.url], none.context)).toBe(2);
+      expect(await runCli(['admin', 'export', '--url', server.url], none.context)).toBe(2);
       expect(none.err()).toContain('No password');
       const bad = harness(system, { adminPassword: 'right' });
-      expect(await runCli(['config', 'plan', '-f', '/bad.yaml', '--url', server.url], bad.context)).toBe(1);
+      expect(await runCli(['admin', 'plan', '-f', '/bad.yaml', '--url', server.url], bad.context)).toBe(1);
       expect(bad.err()).toContain('/bad.yaml is not YAML or JSON');
     } finally {
       await server.close();

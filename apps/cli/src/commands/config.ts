@@ -16,7 +16,7 @@ import { checkGatewayUrl } from '../gateway-url.js';
 import { parsePin } from '../pin.js';
 import { readSettings } from '../store.js';
 
-// `postern config export|plan|apply` (docs/CONFIG-AS-CODE.md): the gateway's configuration as one document. These
+// `postern admin export|plan|apply` (docs/CONFIG-AS-CODE.md): the gateway's configuration as one document. These
 // are the operator's calls (a console session), not a node's: the command signs in as the console's admin with a
 // password from a file or the environment (never an argument, which `ps` shows) and signs out again.
 
@@ -107,7 +107,7 @@ async function signIn(context: CliContext, command: ConfigCommand): Promise<Sess
   const answer = await call(operations.login, { body: { username: flags.user, password } });
   if (!('token' in answer)) {
     throw new CliError(
-      `"${flags.user}" signs in with a second factor, which postern config cannot ask for: use the API with a session (docs/CONFIG-AS-CODE.md)`,
+      `"${flags.user}" signs in with a second factor, which postern admin cannot ask for: use the API with a session (docs/CONFIG-AS-CODE.md)`,
     );
   }
   token = answer.token;
