@@ -240,7 +240,8 @@ export const domains = sqliteTable(
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
     domain: text('domain').notNull().unique(),
-    ssl: text('ssl', { enum: ['self-signed', 'certbot'] })
+    /** `uploaded`: the operator's own certificate (stored in `certificate_pems`), never renewed by a CA. */
+    ssl: text('ssl', { enum: ['self-signed', 'certbot', 'uploaded'] })
       .notNull()
       .default('self-signed'),
     /** How a certbot domain proves itself to the CA; a wildcard domain (`*.example.com`) takes dns-01 only. */
