@@ -160,6 +160,41 @@ describe('uploading your own certificate', () => {
   });
 });
 
+describe('the certificates view and "renew now"', () => {
+  test('lists every domain with how its certificate is obtained; renews only what a CA issues', async () => {
+    const provider = (
+      await api<DnsProvider>('POST', '/api/certificates/dns-providers', {
+        name: 'cf-view',
+        kind: 'cloudflare',
+        secret: 't',
+      })
+    ).body;
+    const dns = await newDomain('*.view.example.com', {
+      ssl: 'certbot',
+      challenge: 'dns-01',
+      dnsProviderId: provider.id,
+    });
+    const http = await newDomain('http.view.example.com', { ssl: 'certbot' });
+    const view = (
+      await api<{ domain: string; method: string; dnsProviderName: string | null }[]>('GET', '/api/certificates')
+    ).body;
+    expect(view.find((c) => c.domain === '*.view.example.com')).toMatchObject({
+      method: 'dns-01',
+      dnsProviderName: 'cf-view',
+    });
+    expect(view.find((c) => c.domain === 'http.view.example.com')).toMatchObject({
+      method: 'http-01',
+      dnsProviderName: null,
+    });
+    for (const id of [dns.id, http.id]) {
+      const renewed = await api<{ certificate: { state: string } | null }>('POST', `/api/certificates/${id}/renew`);
+      expect(renewed.status).toBe(200);
+      expect(renewed.body.certificate?.state ?? 'pending').toBe('pending');
+    }
+    expect((await api('POST', '/api/certificates/999999/renew')).status).toBe(404);
+  });
+});
+
 describe('DNS providers and certificate authorities', () => {
   test('keep their secrets: stored encrypted, never answered', async () => {
     const created = await api<DnsProvider>('POST', '/api/certificates/dns-providers', {
