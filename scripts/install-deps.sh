@@ -2,11 +2,13 @@
 # The one install script: system packages (apt) and pnpm. Used by the README's run and test commands,
 # by .ci/run (through the test command) and by the Dockerfiles, so all of them take the same steps.
 #   install-deps.sh [--runtime|--gateway-image|--all|--node-client]
-#     --runtime      what the gateway needs to run: nginx + stream and Lua modules, WireGuard tools, iproute2, iptables, sysctl, openssl;
+#     --runtime      what the gateway needs to run: nginx + stream and Lua modules, WireGuard tools, iproute2, iptables, sysctl, openssl,
+#                    nsupdate (bind9-dnsutils: DNS-01 challenges through RFC 2136);
 #                    and to build the node client it serves (scripts/build-node-client.sh): binutils for amd64 and arm64
 #     --gateway-image  runtime + tini, the images' PID 1 (reaps orphans of supervised processes, forwards signals);
 #                    no pnpm: the image's runtime stage gets the built server, not the workspace
-#     --all          (default) runtime + what the test suite needs: pebble, chromium, shellcheck, iputils-ping, curl, unzip,
+#     --all          (default) runtime + what the test suite needs: pebble, BIND (bind9: the authoritative DNS server of the
+#                    DNS-01 system tests), chromium, shellcheck, iputils-ping, curl, unzip,
 #                    PostgreSQL (the store's tests on a shared database; test.sh starts it), busted and luacheck under
 #                    Lua 5.1 (the Lua module's unit tests and lint),
 #                    and for the image tests: the Docker engine, compose v1, debootstrap (base images made locally),
@@ -15,8 +17,8 @@
 set -euo pipefail
 
 mode="${1:---all}"
-runtime_pkgs=(nginx libnginx-mod-stream libnginx-mod-http-lua lua-resty-core lua-cjson wireguard-tools wireguard-go iproute2 iptables procps openssl ca-certificates)
-test_pkgs=(pebble chromium shellcheck iputils-ping curl unzip postgresql lua5.1 lua-busted lua-check)
+runtime_pkgs=(nginx libnginx-mod-stream libnginx-mod-http-lua lua-resty-core lua-cjson wireguard-tools wireguard-go iproute2 iptables procps openssl ca-certificates bind9-dnsutils)
+test_pkgs=(pebble bind9 chromium shellcheck iputils-ping curl unzip postgresql lua5.1 lua-busted lua-check)
 # docker.io is Docker 20.10 with BuildKit built in (no buildx needed); docker-compose is compose v1 (1.29), the only
 # compose Debian 12 has.
 image_test_pkgs=(docker.io docker-compose debootstrap qemu-user-static binfmt-support)

@@ -11,6 +11,7 @@ import {
   toast,
   uniqueName,
 } from './fixture.js';
+import { makeTestCa, makeTestLeaf, uploadBody } from '../../apps/server/src/test/test-certificates.js';
 
 // Domains: the form's skip-validation rule, the row menu, expanded services, edit and delete (the spec's "Screens and
 // routes", "Validation rules" and "Error catalogue"), and each domain's owner: Admin or the node whose token may
@@ -97,6 +98,31 @@ describe('domains', () => {
     await acceptConfirmation(page, 'Delete Domain', 'Yes, delete it!');
     await expectVisible(toast(page, 'Domain deleted successfully!'));
     await expectGone(page.getByRole('row').filter({ hasText: renamed }));
+  });
+
+  it('uploads your own certificate: one for another name is refused on its field, the right one is saved', async () => {
+    const domain = `${uniqueName('own')}.example.test`;
+    await harness.seed('POST', '/api/domains', { domain, ssl: 'self-signed', skipValidation: true });
+    const ca = await makeTestCa();
+    const wrong = uploadBody(await makeTestLeaf(ca, ['other.example.test']), ca);
+    const right = uploadBody(await makeTestLeaf(ca, [domain]), ca);
+    const page = await harness.openPage('/domains');
+
+    await chooseMenuItem(page, `Actions for ${domain}`, 'Upload Certificate');
+    const form = dialog(page, 'Upload Certificate');
+    await form.getByLabel('Certificate Chain (PEM)').fill(wrong.certificate);
+    await form.getByLabel('Private Key (PEM)').fill(wrong.privateKey);
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expectVisible(form.getByText(`The certificate is for other.example.test, not for ${domain}`));
+
+    await form.getByLabel('Certificate Chain (PEM)').fill(right.certificate);
+    await form.getByLabel('Private Key (PEM)').fill(right.privateKey);
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expectVisible(toast(page, `Certificate uploaded for ${domain}`));
+    await expectGone(form);
+    await expectVisible(page.getByRole('row').filter({ hasText: domain }).getByText('Your own certificate'));
+    const saved = await harness.seed<{ data: { domain: string; ssl: string }[] }>('GET', '/api/domains');
+    expect(saved.data.find((d) => d.domain === domain)?.ssl).toBe('uploaded');
   });
 
   it("shows the server's message in an error toast when a domain in use cannot be deleted", async () => {

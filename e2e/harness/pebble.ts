@@ -56,6 +56,10 @@ export interface PebbleOptions {
   network: AcmeNetwork;
   /** Port on the domain's address where pebble fetches HTTP-01 answers (the gateway's HTTP port). */
   httpPort: number;
+  /** Where pebble resolves names (host:port); default challtestsrv. A BIND forwarding to challtestsrv for DNS-01. */
+  dnsServer?: string;
+  /** External account binding required, with this one account (key id → base64url HMAC key). */
+  eab?: { kid: string; hmacKey: string };
 }
 
 export interface Pebble {
@@ -148,7 +152,8 @@ export async function startPebble(lab: Lab, options: PebbleOptions): Promise<Peb
         httpPort: options.httpPort,
         tlsPort: 5001,
         ocspResponderURL: '',
-        externalAccountBindingRequired: false,
+        externalAccountBindingRequired: options.eab !== undefined,
+        ...(options.eab ? { externalAccountMACKeys: { [options.eab.kid]: options.eab.hmacKey } } : {}),
       },
     }),
   );
@@ -184,7 +189,7 @@ export async function startPebble(lab: Lab, options: PebbleOptions): Promise<Peb
     ns,
     'pebble',
     '/usr/bin/pebble',
-    ['-config', configFile, '-dnsserver', `${caIp}:${CHALLTESTSRV_DNS_PORT}`],
+    ['-config', configFile, '-dnsserver', options.dnsServer ?? `${caIp}:${CHALLTESTSRV_DNS_PORT}`],
     {
       // NOSLEEP: validate at once; NONCEREJECT=0: no random badNonce answers (they only add retries and noise).
       env: { PATH: process.env.PATH, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0' },

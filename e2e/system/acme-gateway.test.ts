@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { connect, type PeerCertificate, type TLSSocket } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainSchema, type Domain } from '@postern/contract';
 import type { ApiClient } from '../harness/api.js';
@@ -12,6 +13,7 @@ import { createSystemTopology, type SystemTopology } from '../harness/topology.j
 import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { connectNode, type ConnectedNode } from './fixture.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
+import { makeTestCa, makeTestLeaf, uploadBody } from '../../apps/server/src/test/test-certificates.js';
 
 // The real gateway (server, nginx, certificate manager) obtaining certificates from pebble, driven only through
 // the API, as an operator would:
@@ -42,6 +44,35 @@ function getTrusting(host: string, servername: string, ca: string): Promise<Http
   return new Promise((resolve, reject) => {
     const req = request(
       { host, port: 443, path: '/', servername, headers: { host: servername }, ca, agent: false, timeout: 5000 },
+      (res) => {
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- an HTTPS response's socket is its TLS socket
+        const cert = (res.socket as TLSSocket).getPeerCertificate();
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, cert }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`https://${servername} via ${host}: timed out`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** GET / for `servername` on host:443 trusting nothing (a self-signed certificate is fine): status and certificate. */
+function getUnverified(host: string, servername: string): Promise<HttpsAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host,
+        port: 443,
+        path: '/',
+        servername,
+        headers: { host: servername },
+        rejectUnauthorized: false,
+        agent: false,
+        timeout: 5000,
+      },
       (res) => {
         // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- an HTTPS response's socket is its TLS socket
         const cert = (res.socket as TLSSocket).getPeerCertificate();
@@ -142,10 +173,10 @@ describe.skipIf(!canRun('root', 'server-build'))('ACME certificates through the 
    * Polls the gateway's 443 (from the test process, through the management link: nginx listens on every address)
    * until a client trusting only pebble's root gets node1's answer for `servername`.
    */
-  function waitUntilServedTrusted(servername: string): Promise<HttpsAnswer> {
+  function waitUntilServedTrusted(servername: string, ca = pebbleRoot): Promise<HttpsAnswer> {
     return waitFor(
       async () => {
-        const answer = await getTrusting(topology.gatewayMgmtIp, servername, pebbleRoot);
+        const answer = await getTrusting(topology.gatewayMgmtIp, servername, ca);
         return answer.status === 200 && answeredBy(answer) === 'node1' && answer;
       },
       { timeoutMs: 15_000, intervalMs: 100, what: `node1's answer for ${servername} under a certificate from pebble` },
@@ -243,6 +274,55 @@ describe.skipIf(!canRun('root', 'server-build'))('ACME certificates through the 
     expect(await refusal(unknownDomain)).toContain(unknownDomain);
     const { body } = await callDomains(api, 'GET', '/api/domains');
     expect(JSON.stringify(body)).not.toMatch(/elsewhere-|unknown-/);
+  });
+
+  it("serves the operator's own certificate (checked, its key never answered), and a wildcard's for the names below it", async () => {
+    const ownCa = await makeTestCa(`Own CA ${lab.id}`);
+    const ownDomain = `own-${lab.id}.test`;
+    const wildcard = `*.wild-${lab.id}.test`;
+    const upload = async (name: string, certNames: string[]) => {
+      const created = await callDomains(api, 'POST', '/api/domains', { domain: name });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const { id } = DomainSchema.parse(created.body);
+      const leaf = await makeTestLeaf(ownCa, certNames);
+      const uploaded = await callDomains(api, 'POST', `/api/domains/${id}/certificate`, uploadBody(leaf, ownCa));
+      expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
+      expect(JSON.stringify(uploaded.body)).not.toContain(leaf.keyPem.split('\n')[1]);
+      expect(DomainSchema.parse(uploaded.body)).toMatchObject({ ssl: 'uploaded' });
+      return leaf;
+    };
+    const own = await upload(ownDomain, [ownDomain]);
+    const wild = await upload(wildcard, [wildcard]);
+    // Another exact domain below the wildcard, with no service: never answered by the wildcard's services.
+    expect((await callDomains(api, 'POST', '/api/domains', { domain: `mine.wild-${lab.id}.test` })).status).toBe(201);
+    await api.createHttpService(node.node.id, {
+      name: 'own-app',
+      domain: ownDomain,
+      backendHost: node.tunnelIp,
+      backendPort: BACKEND_PORT,
+    });
+    await api.createHttpService(node.node.id, {
+      name: 'wild-app',
+      domain: wildcard,
+      backendHost: node.tunnelIp,
+      backendPort: BACKEND_PORT,
+    });
+
+    const fingerprintOf = (leaf: typeof own) => new X509Certificate(leaf.pem).fingerprint256;
+    const served = await waitUntilServedTrusted(ownDomain, ownCa.pem);
+    expect(served.cert.fingerprint256).toBe(fingerprintOf(own));
+    const below = await waitUntilServedTrusted(`shop.wild-${lab.id}.test`, ownCa.pem);
+    expect(below.cert.fingerprint256).toBe(fingerprintOf(wild));
+    const exact = await getUnverified(topology.gatewayMgmtIp, `mine.wild-${lab.id}.test`);
+    expect(exact.status).toBe(404);
+    expect(exact.cert.fingerprint256).not.toBe(fingerprintOf(wild));
+    const listed = await callDomains(api, 'GET', `/api/certificates`);
+    expect(listed.body).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ domain: ownDomain, method: 'uploaded', names: [ownDomain] }),
+        expect.objectContaining({ domain: wildcard, method: 'uploaded', names: [wildcard] }),
+      ]),
+    );
   });
 
   it('serves the same certificate after a restart, without issuing a new one', async () => {

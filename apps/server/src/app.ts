@@ -23,6 +23,7 @@ import { authRoutes } from './modules/auth/routes.js';
 import { configRoutes } from './modules/config/routes.js';
 import { watchSessionStreams } from './modules/auth/session-streams.js';
 import { domainRoutes } from './modules/domains/routes.js';
+import { certificateRoutes } from './modules/certificates/routes.js';
 import type { DomainCheck } from './modules/domains/service.js';
 import { logRoutes } from './modules/logs/routes.js';
 import { createGatewayPeerStatus, withStatus, type GatewayPeerStatus } from './cluster/peer-status.js';
@@ -145,6 +146,7 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   await app.register(tokenRoutes, { deps });
   await app.register(agentRoutes, { deps, events });
   await app.register(domainRoutes, { deps, ...(opts.checkDomain ? { checkDomain: opts.checkDomain } : {}) });
+  await app.register(certificateRoutes, { deps });
   await app.register(serviceRoutes, { deps, health: observer.health });
   await app.register(configRoutes, { deps, events, ...(opts.checkDomain ? { checkDomain: opts.checkDomain } : {}) });
   await app.register(logRoutes, { deps });

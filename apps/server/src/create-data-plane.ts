@@ -64,6 +64,7 @@ export function createDataPlaneFor(
     loadDesiredState: () => Promise<DesiredState>;
     logger: Logger;
     certificateStore: CertificateStore;
+    acmeSettings?: DataPlaneDeps['acmeSettings'];
     shared?: DataPlaneDeps['shared'];
   },
 ): DataPlane & { challenges: ChallengeStore } {

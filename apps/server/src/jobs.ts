@@ -11,6 +11,7 @@ import type { SessionStreams } from './modules/auth/session-streams.js';
 import { startMetricsListener } from './modules/observe/metrics-listener.js';
 import type { Observer } from './modules/observe/observer.js';
 import { startExpirySweep } from './modules/services/expiry.js';
+import { RENEW_TOPIC } from './modules/certificates/certificates.js';
 
 // Every background job of the gateway, in one place: what it does, how often, and in which order jobs start (they
 // stop in the reverse order). Two lists: the gateway's (main.ts: before the HTTP server listens, after it closed)
@@ -103,7 +104,18 @@ export function appJobs(
   let stopHealthAudit: () => void = () => undefined;
   let stopRetention: () => void = () => undefined;
   let stopExpiry: () => void = () => undefined;
+  let stopRenewals: () => void = () => undefined;
   return [
+    // modules/certificates: "renew now" through a gateway that does not run issuance; the one that does, renews.
+    {
+      name: 'certificate-renewals',
+      start() {
+        stopRenewals = deps.db.onAnnounce(RENEW_TOPIC, (domain) => {
+          if (domain !== null && domain !== '') deps.dataPlane.certificates.renew?.(domain);
+        });
+      },
+      stop: () => stopRenewals(),
+    },
     // cluster/announcements.ts: a change announced by another gateway is applied here; ACME answers acknowledged.
     {
       name: 'announcements',

@@ -9,6 +9,7 @@ import { openSharedChallenges } from './cluster/acme-answers.js';
 import { createLeases } from './cluster/leases.js';
 import { openSharedCertificates } from './cluster/shared-certificates.js';
 import { openDbCertificateStore } from './db/certificate-store.js';
+import { openAcmeSettings } from './db/acme-settings.js';
 import { openStore } from './db/open-store.js';
 import { DB_FILE } from './backup/archive.js';
 import { loadDesiredState } from './db/desired-state.js';
@@ -124,6 +125,10 @@ async function main(): Promise<void> {
     },
     logger,
     certificateStore,
+    acmeSettings: openAcmeSettings(db, secrets, {
+      directoryUrl: config.acmeDirectory,
+      ...(config.acmeEmail ? { email: config.acmeEmail } : {}),
+    }),
     shared: {
       certificates: openSharedCertificates(db, secrets),
       challenges: acmeAnswers,

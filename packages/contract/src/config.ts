@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import { accessLimits } from './access.js';
 import { limits } from './constants.js';
-import { backendHost, domainName, ipList, ipv4Address, ipv4Cidr, pathLocation, port, requiredText } from './fields.js';
+import {
+  backendHost,
+  domainName,
+  domainOrWildcard,
+  ipList,
+  ipv4Address,
+  ipv4Cidr,
+  pathLocation,
+  port,
+  requiredText,
+} from './fields.js';
 
 // Configuration as code (docs/CONFIG-AS-CODE.md): one document describes a gateway's identity providers, nodes (with
 // their tokens' metadata and services) and domains (with their access policies). `GET /api/config/export` writes it,
@@ -54,7 +64,7 @@ const serviceHost = () => backendHost().nullable().default(null);
 export const ConfigHttpServiceSchema = z
   .object({
     name: requiredText(limits.nameMax),
-    domain: domainName().nullable().default(null),
+    domain: domainOrWildcard().nullable().default(null),
     path: pathLocation().default('/'),
     backendProto: z.enum(['http', 'https']).default('http'),
     backendHost: serviceHost(),
@@ -108,8 +118,13 @@ export type ConfigNode = z.infer<typeof ConfigNodeSchema>;
 
 export const ConfigDomainSchema = z
   .object({
-    domain: domainName(),
-    ssl: z.enum(['self-signed', 'certbot']).default('self-signed'),
+    /** A domain or a wildcard domain (docs/api.md "Certificates"). */
+    domain: domainOrWildcard(),
+    /**
+     * `uploaded`: the operator's own certificate, which this document does not carry (upload it through the API or
+     * the console): a domain that has one keeps it, a new one cannot start with it.
+     */
+    ssl: z.enum(['self-signed', 'certbot', 'uploaded']).default('self-signed'),
     /** The node it is assigned to, by name; null: the operator's. */
     owner: z.string().nullable().default(null),
     /** The domain's policy; null: public. */

@@ -46,7 +46,8 @@ export type Node = z.infer<typeof NodeSchema>;
 export const NodeCreatedSchema = NodeSchema.extend({ token: z.string() });
 export type NodeCreated = z.infer<typeof NodeCreatedSchema>;
 
-export const SslModeSchema = z.enum(['self-signed', 'certbot']);
+/** `uploaded` (beyond the spec): the operator's own certificate, never renewed by a CA (docs/api.md "Certificates"). */
+export const SslModeSchema = z.enum(['self-signed', 'certbot', 'uploaded']);
 export type SslMode = z.infer<typeof SslModeSchema>;
 
 export const CertificateStateSchema = z.enum(['pending', 'valid', 'failed', 'self-signed']);
@@ -58,6 +59,13 @@ export const CertificateSchema = z.object({
   notAfter: z.string().nullable(),
   fingerprint: z.string().nullable(),
   error: z.string().nullable(),
+  /**
+   * Beyond the spec, optional so clients read gateways from before them: how it is obtained (`self-signed`,
+   * `http-01`, `dns-01`, `uploaded`), the names it covers, and when a CA was last asked (null: never).
+   */
+  method: z.enum(['self-signed', 'http-01', 'dns-01', 'uploaded']).optional(),
+  names: z.array(z.string()).optional(),
+  lastAttemptAt: z.string().nullable().optional(),
 });
 export type Certificate = z.infer<typeof CertificateSchema>;
 
@@ -70,6 +78,13 @@ export const DomainSchema = z.object({
   /** Read-only: that node's name, for lists. */
   ownerNodeName: z.string().nullable(),
   certificate: CertificateSchema.nullable(),
+  /**
+   * Beyond the spec (docs/api.md "Certificates"), optional for clients of older gateways: the ACME challenge of a
+   * certbot domain, the DNS provider answering dns-01, and the domain's certificate authority (null: the default).
+   */
+  challenge: z.enum(['http-01', 'dns-01']).optional(),
+  dnsProviderId: z.number().int().nullable().optional(),
+  acmeCaId: z.number().int().nullable().optional(),
   created_at: z.string(),
   updated_at: z.string(),
 });

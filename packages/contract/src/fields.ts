@@ -12,6 +12,7 @@ import {
   cidrNetwork,
   isBackendHost,
   isDomainName,
+  isDomainOrWildcard,
   isIPv4,
   isIPv4Cidr,
   isIpOrCidr,
@@ -49,6 +50,16 @@ export const domainName = () =>
     .toLowerCase()
     .min(1, messages.empty)
     .refine(isDomainName, messages.domain);
+
+/** A domain entry's name or a web service's domain: a domain, or a wildcard domain (`*.example.com`). */
+export const domainOrWildcard = () =>
+  z
+    .string({ error: (iss) => (isMissing(iss.input) ? messages.required : messages.domain) })
+    .trim()
+    .refine(isPrintableAscii, { message: messages.domain, abort: true })
+    .toLowerCase()
+    .min(1, messages.empty)
+    .refine(isDomainOrWildcard, messages.domain);
 
 export const ipv4Address = () =>
   z

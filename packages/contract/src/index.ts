@@ -5,6 +5,7 @@ export * from './entities.js';
 export * from './api-client.js';
 export * from './audit.js';
 export * from './audit-sentence.js';
+export * from './certificates.js';
 export * from './envelopes.js';
 export * from './errors.js';
 export * from './format.js';

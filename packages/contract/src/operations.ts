@@ -65,6 +65,16 @@ import {
   SsoStartedSchema,
   SsoStartSchema,
 } from './accounts.js';
+import {
+  AcmeCaCreateSchema,
+  AcmeCaSchema,
+  AcmeCaUpdateSchema,
+  CertificateOverviewSchema,
+  CertificateUploadSchema,
+  DnsProviderCreateSchema,
+  DnsProviderSchema,
+  DnsProviderUpdateSchema,
+} from './certificates.js';
 import { AttentionSchema, ServiceOverviewQuerySchema, ServiceOverviewSchema } from './overview.js';
 import { listOf } from './envelopes.js';
 import type { ErrorCode } from './errors.js';
@@ -615,6 +625,65 @@ export const operations = {
     params: IdParamSchema,
     body: ProviderConsoleUpdateSchema,
     response: json(IdentityProviderSchema),
+  }),
+  listDnsProviders: operation('listDnsProviders', {
+    summary: 'Every DNS provider for DNS-01 challenges (secrets are never returned)',
+    response: json(z.array(DnsProviderSchema)),
+  }),
+  createDnsProvider: operation('createDnsProvider', {
+    summary: 'Add a DNS provider (RFC 2136 with TSIG, Cloudflare, Route 53, acme-dns)',
+    body: DnsProviderCreateSchema,
+    response: created(DnsProviderSchema),
+  }),
+  updateDnsProvider: operation('updateDnsProvider', {
+    summary: 'Edit a DNS provider (absent fields, the secret too, keep their value)',
+    params: IdParamSchema,
+    body: DnsProviderUpdateSchema,
+    response: json(DnsProviderSchema),
+  }),
+  deleteDnsProvider: operation('deleteDnsProvider', {
+    summary: 'Delete a DNS provider no domain uses',
+    params: IdParamSchema,
+    response: noContent,
+    errors: ['bad_request'],
+  }),
+  listAcmeCas: operation('listAcmeCas', {
+    summary: 'Every ACME certificate authority configured (EAB HMAC keys are never returned)',
+    response: json(z.array(AcmeCaSchema)),
+  }),
+  createAcmeCa: operation('createAcmeCa', {
+    summary: 'Add an ACME certificate authority (any directory URL, with external account binding)',
+    body: AcmeCaCreateSchema,
+    response: created(AcmeCaSchema),
+  }),
+  updateAcmeCa: operation('updateAcmeCa', {
+    summary: 'Edit an ACME certificate authority',
+    params: IdParamSchema,
+    body: AcmeCaUpdateSchema,
+    response: json(AcmeCaSchema),
+  }),
+  deleteAcmeCa: operation('deleteAcmeCa', {
+    summary: 'Delete an ACME certificate authority no domain uses',
+    params: IdParamSchema,
+    response: noContent,
+    errors: ['bad_request'],
+  }),
+  listCertificates: operation('listCertificates', {
+    summary: "Every domain's certificate: names, issuer, method, expiry, last attempt and its error",
+    response: json(z.array(CertificateOverviewSchema)),
+  }),
+  renewCertificate: operation('renewCertificate', {
+    summary: "Ask the CA for a new certificate of a certbot domain now (the answer: the domain's certificate, pending)",
+    params: IdParamSchema,
+    response: json(CertificateOverviewSchema),
+    errors: ['bad_request'],
+  }),
+  uploadCertificate: operation('uploadCertificate', {
+    summary: 'Serve your own certificate for a domain (PEM chain and key; checked; never renewed by a CA)',
+    params: IdParamSchema,
+    body: CertificateUploadSchema,
+    response: json(DomainSchema),
+    errors: applied,
   }),
   getDomainAccess: operation('getDomainAccess', {
     summary: "A domain's access policy (public when it has none)",

@@ -5,6 +5,7 @@ import { ServiceSourceSchema } from './source.js';
 import {
   backendHost,
   domainName,
+  domainOrWildcard,
   flag,
   idValue,
   integerIn,
@@ -26,6 +27,7 @@ import {
   reservedPathMessage,
   ruleMessages,
 } from './messages.js';
+import { certificateMessages } from './certificate-messages.js';
 import { cidrsOverlap, findReservedPath, isIPv4Cidr } from './validators.js';
 
 // Request bodies (the spec's "Validation rules" and "The calls it makes"). Create schemas describe POST; update schemas
@@ -162,6 +164,9 @@ export type AgentGatewayNetworks = z.infer<typeof AgentGatewayNetworksSchema>;
 // ---- Domains --------------------------------------------------------------------------------------------
 
 const sslModes = ['self-signed', 'certbot'] as const;
+/** An edit may also keep (or switch back to) the operator's own certificate, once one was uploaded. */
+const sslModesOnEdit = ['self-signed', 'certbot', 'uploaded'] as const;
+export const ACME_CHALLENGES = ['http-01', 'dns-01'] as const;
 
 function checkSkipValidation(
   value: { ssl?: string | null | undefined; skipValidation?: boolean | undefined },
@@ -173,19 +178,40 @@ function checkSkipValidation(
 }
 
 const domainFields = {
-  domain: domainName(),
+  /** A domain, or a wildcard domain (`*.example.com`: one certificate and one entry for every name below it). */
+  domain: domainOrWildcard(),
   ssl: optionalNullable(oneOf(sslModes)),
   skipValidation: flag().optional(),
   /** The node the domain is assigned to; null (or omitted on create) = the admin's. Not the local node. */
   ownerNodeId: optionalNullable(idValue()),
+  /**
+   * Beyond the spec (docs/api.md "Certificates"): how a certbot domain proves itself to the CA. Absent: keep (an
+   * edit) or `http-01` (a create). `dns-01` needs `dnsProviderId`; a wildcard domain takes `dns-01` only.
+   */
+  challenge: oneOf(ACME_CHALLENGES).optional(),
+  /** The DNS provider that writes the `_acme-challenge` TXT record (dns-01); null: none. */
+  dnsProviderId: optionalNullable(idValue()),
+  /** The certificate authority of this domain; null: the gateway's default. */
+  acmeCaId: optionalNullable(idValue()),
 };
 
-export const DomainCreateSchema = z.object(domainFields).superRefine(checkSkipValidation);
+/** What a form can tell before sending; the server checks the merged result of an edit again. */
+function checkChallenge(
+  value: { domain?: string | undefined; ssl?: string | null | undefined; challenge?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (value.domain?.startsWith('*.') === true && value.ssl === 'certbot' && value.challenge !== 'dns-01') {
+    ctx.addIssue({ code: 'custom', path: ['challenge'], message: certificateMessages.wildcardNeedsDns });
+  }
+}
+
+export const DomainCreateSchema = z.object(domainFields).superRefine(checkSkipValidation).superRefine(checkChallenge);
 export type DomainCreate = z.infer<typeof DomainCreateSchema>;
 
 export const DomainUpdateSchema = z
-  .object({ ...domainFields, domain: domainFields.domain.optional() })
-  .superRefine(checkSkipValidation);
+  .object({ ...domainFields, domain: domainFields.domain.optional(), ssl: optionalNullable(oneOf(sslModesOnEdit)) })
+  .superRefine(checkSkipValidation)
+  .superRefine(checkChallenge);
 export type DomainUpdate = z.infer<typeof DomainUpdateSchema>;
 
 // ---- Services -------------------------------------------------------------------------------------------
@@ -216,6 +242,8 @@ function checkExpiry(
 
 const httpFields = {
   ...serviceCommonFields,
+  /** A web service may also be published on a wildcard domain: it answers the names below it without one of theirs. */
+  domain: optionalNullable(domainOrWildcard()),
   pathLocation: optionalNullable(pathLocation()),
   backendProto: oneOf(['http', 'https']).optional(),
   backendPort: port().optional(),
@@ -345,7 +373,7 @@ const serviceListFilter = {
 };
 
 export const ServiceListQuerySchema = PageQuerySchema.extend({
-  domain: optionalNullable(domainName()),
+  domain: optionalNullable(domainOrWildcard()),
   ...serviceListFilter,
 });
 
@@ -372,7 +400,7 @@ export type NodeStreamQuery = z.infer<typeof NodeStreamQuerySchema>;
 export const LogStreamQuerySchema = z
   .object({
     token: z.string().min(1, messages.required),
-    domain: optionalNullable(domainName()),
+    domain: optionalNullable(domainOrWildcard()),
     type: oneOf(['http', 'tcp']).optional(),
     id: idValue().optional(),
   })

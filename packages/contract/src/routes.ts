@@ -215,6 +215,38 @@ export const routes = {
     auth: 'session',
     permission: 'operate',
   },
+  /** Certificates for real setups (docs/api.md "Certificates"): DNS providers, CAs, the certificates view. */
+  listDnsProviders: { method: 'GET', path: '/api/certificates/dns-providers', auth: 'session', permission: 'read' },
+  createDnsProvider: {
+    method: 'POST',
+    path: '/api/certificates/dns-providers',
+    auth: 'session',
+    permission: 'settings',
+  },
+  updateDnsProvider: {
+    method: 'PATCH',
+    path: '/api/certificates/dns-providers/:id',
+    auth: 'session',
+    permission: 'settings',
+  },
+  deleteDnsProvider: {
+    method: 'DELETE',
+    path: '/api/certificates/dns-providers/:id',
+    auth: 'session',
+    permission: 'settings',
+  },
+  listAcmeCas: { method: 'GET', path: '/api/certificates/authorities', auth: 'session', permission: 'read' },
+  createAcmeCa: { method: 'POST', path: '/api/certificates/authorities', auth: 'session', permission: 'settings' },
+  updateAcmeCa: { method: 'PATCH', path: '/api/certificates/authorities/:id', auth: 'session', permission: 'settings' },
+  deleteAcmeCa: {
+    method: 'DELETE',
+    path: '/api/certificates/authorities/:id',
+    auth: 'session',
+    permission: 'settings',
+  },
+  listCertificates: { method: 'GET', path: '/api/certificates', auth: 'session', permission: 'read' },
+  renewCertificate: { method: 'POST', path: '/api/certificates/:id/renew', auth: 'session', permission: 'operate' },
+  uploadCertificate: { method: 'POST', path: '/api/domains/:id/certificate', auth: 'session', permission: 'operate' },
   revokeShareLink: {
     method: 'PATCH',
     path: '/api/services/:nodeId/http/:id/share-links/:linkId/revoke',

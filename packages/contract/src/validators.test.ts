@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   cidrNetwork,
+  certificateNameCovers,
+  isWildcardDomainName,
+  wildcardOf,
   cidrsOverlap,
   findReservedPath,
   normalizePathLocation,
@@ -119,5 +122,25 @@ describe('normalizePathLocation', () => {
     expect(normalizePathLocation('/api')).toBe('/api');
     expect(normalizePathLocation('/')).toBe('/');
     expect(normalizePathLocation('//')).toBe('/');
+  });
+});
+
+describe('wildcard domains and certificate names', () => {
+  it('takes * as the whole left-most label of a domain only', () => {
+    for (const good of ['*.example.com', '*.a.b.example.com']) expect(isWildcardDomainName(good), good).toBe(true);
+    for (const bad of ['*.com', '*', '*.', 'a.*.example.com', '**.example.com', '*example.com', '*.*.example.com'])
+      expect(isWildcardDomainName(bad), bad).toBe(false);
+  });
+
+  it('covers exactly one label below the wildcard, as a certificate does (RFC 6125)', () => {
+    expect(wildcardOf('app.example.com')).toBe('*.example.com');
+    expect(wildcardOf('example.com')).toBeNull();
+    expect(wildcardOf('*.example.com')).toBeNull();
+    expect(certificateNameCovers('*.example.com', 'App.Example.com')).toBe(true);
+    expect(certificateNameCovers('*.example.com', 'example.com')).toBe(false);
+    expect(certificateNameCovers('*.example.com', 'a.b.example.com')).toBe(false);
+    expect(certificateNameCovers('*.example.com', 'app.example.com.evil')).toBe(false);
+    expect(certificateNameCovers('*.example.com', '*.example.com')).toBe(true);
+    expect(certificateNameCovers('app.example.com', 'app.example.com')).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { limits, operations, type DomainCreate, type DomainUpdate } from '@postern/contract';
+import { limits, operations, type CertificateUpload, type DomainCreate, type DomainUpdate } from '@postern/contract';
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { call, isStoredButNotAppliedError } from '../lib/api';
 import { observeKeys } from './observe-keys';
@@ -66,5 +66,20 @@ export function useDeleteDomain() {
     // A service's public URL and certificate mode follow its domain, so service lists are stale too.
     onSuccess: () => refreshAll(),
     onError: refreshIfStored(() => refreshAll()),
+  });
+}
+
+/** The operator's own certificate for a domain (docs/api.md "Certificates"): checked by the server, 422 per field. */
+export function useUploadCertificate() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, body }: { id: number; body: CertificateUpload }) =>
+      call(operations.uploadCertificate, { params: { id }, body }),
+    onSuccess: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: domainKeys.all }),
+        queryClient.invalidateQueries({ queryKey: observeKeys.attention }),
+      ]),
+    onError: refreshIfStored(() => queryClient.invalidateQueries({ queryKey: domainKeys.all })),
   });
 }

@@ -240,6 +240,28 @@ const matrix: Record<RouteName, Row> = {
     body: { name: `idp-renamed-${w.n}` },
   })),
   deleteIdentityProvider: consoleRoute(204, (w) => ({ url: `/api/access/providers/${w.access.providerId}` })),
+  // Certificates (docs/api.md "Certificates"): the admin's alone. Ids that do not exist answer the admin 404 (past
+  // authentication, nothing changed); a self-signed domain cannot be renewed (400); a body that is no PEM is 422.
+  listDnsProviders: consoleRoute(200, () => ({ url: '/api/certificates/dns-providers' })),
+  createDnsProvider: consoleRoute(201, (w) => ({
+    url: '/api/certificates/dns-providers',
+    body: { name: `dns-${w.n}`, kind: 'cloudflare', secret: 'cf-token' },
+  })),
+  updateDnsProvider: consoleRoute(404, () => ({ url: '/api/certificates/dns-providers/999999', body: { name: 'x' } })),
+  deleteDnsProvider: consoleRoute(404, () => ({ url: '/api/certificates/dns-providers/999999' })),
+  listAcmeCas: consoleRoute(200, () => ({ url: '/api/certificates/authorities' })),
+  createAcmeCa: consoleRoute(201, (w) => ({
+    url: '/api/certificates/authorities',
+    body: { name: `ca-${w.n}`, directoryUrl: 'https://acme.example.test/directory' },
+  })),
+  updateAcmeCa: consoleRoute(404, () => ({ url: '/api/certificates/authorities/999999', body: { name: 'x' } })),
+  deleteAcmeCa: consoleRoute(404, () => ({ url: '/api/certificates/authorities/999999' })),
+  listCertificates: consoleRoute(200, () => ({ url: '/api/certificates' })),
+  renewCertificate: consoleRoute(400, (w) => ({ url: `/api/certificates/${w.domain.id}/renew` })),
+  uploadCertificate: consoleRoute(422, (w) => ({
+    url: `/api/domains/${w.domain.id}/certificate`,
+    body: { certificate: 'not a certificate', privateKey: 'not a key' },
+  })),
   getDomainAccess: consoleRoute(200, (w) => ({ url: `/api/domains/${w.access.domainId}/access` })),
   updateDomainAccess: consoleRoute(200, (w) => ({
     url: `/api/domains/${w.access.domainId}/access`,

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { AcmeConfig, ChallengeStore } from './certs/acme.js';
 import { createCertificateManager, type CertificateManager, type CertificateStore } from './certs/manager.js';
-import type { SharedCertificates, SharedChallenges } from '../model/certificates.js';
+import type { AcmeSettingsSource, SharedCertificates, SharedChallenges } from '../model/certificates.js';
 import { createConnectionCutter } from './connections.js';
 import { createListenerLimits } from './listener-limits.js';
 import { createAccessLogSource } from './logs/log-source.js';
@@ -93,6 +93,8 @@ export interface DataPlaneDeps {
   logger: DataPlaneLogger;
   /** Certificate state per domain (the `certificates` table), so a restart neither re-issues nor forgets back-off. */
   certificateStore: CertificateStore;
+  /** Each domain's CA, challenge and DNS provider, and the ACME accounts every gateway shares. Absent: env defaults. */
+  acmeSettings?: AcmeSettingsSource | undefined;
   /**
    * Several gateways on one database: the certificates and HTTP-01 answers every gateway serves, and the lease
    * deciding which gateway runs ACME. Absent: this gateway alone.
@@ -392,6 +394,8 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     challenges,
     store: deps.certificateStore,
     acme: config.acme,
+    acmeSettings: deps.acmeSettings,
+    resolvers: renderOptions.resolvers,
     onInstalled: (name) => void proxy.certificateInstalled(name),
     ...(shared ? { shared: shared.certificates, isHolder: shared.isHolder } : {}),
   });
@@ -440,7 +444,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     onDrift: (listener) => supervisor.onDrift(listener),
     status,
     logs,
-    certificates: { info: (domain) => certs.info(domain) },
+    certificates: { info: (domain) => certs.info(domain), renew: (domain) => certs.renew(domain) },
     hostNetworks: () => readHostNetworks(config.wgInterface),
     reachedAddresses: () => reach.destinations(),
     resolveHost: (name) => reach.resolve(name),

@@ -203,7 +203,13 @@ export interface DataPlane {
   booted(): Promise<void>;
   status: NodeStatusSource;
   logs: LogSource;
-  certificates: Pick<CertificateAdapter, 'info'>;
+  certificates: Pick<CertificateAdapter, 'info'> & {
+    /**
+     * Asks the CA for a new certificate of a certbot domain now, in the background ("renew now"); false when this
+     * gateway does not run issuance (another holds the `certificates` lease) or has no such domain. Absent: never.
+     */
+    renew?(domain: string): boolean;
+  };
   /** Traffic counters per service (monotonic within their epoch). */
   traffic(): Promise<TrafficCounters>;
   /** Reads back what nginx and WireGuard serve, compares it with the DB, and repairs any difference. */

@@ -24,6 +24,8 @@ const record = (over: Partial<CertificateRecord> = {}): CertificateRecord => ({
   error: null,
   nextAttemptAt: null,
   failures: 0,
+  lastAttemptAt: null,
+  names: null,
   ...over,
 });
 

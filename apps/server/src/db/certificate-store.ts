@@ -1,7 +1,9 @@
 import { eq, gte, sql } from 'drizzle-orm';
 import type { CertificateRecord, CertificateStore } from '../model/certificates.js';
-import type { Store } from './client.js';
-import { certificates, domains } from './schema.js';
+import { firstCertificateFingerprint, splitPem } from '../lib/pem.js';
+import type { SecretBox } from '../secrets.js';
+import type { Db, Store } from './client.js';
+import { certificatePems, certificates, domains } from './schema.js';
 
 export interface DbCertificateStore extends CertificateStore {
   /** Resolves when every change made so far is in the database (the next write retried once if one failed). */
@@ -53,8 +55,20 @@ export async function openDbCertificateStore(
       if (c.updatedAt > watermark) watermark = c.updatedAt;
       if (dirty.has(domain)) continue; // this gateway's own change, not written yet
       if (writtenMeanwhile.has(domain)) continue; // written while this read ran: the row may be the one before
-      const { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures } = c;
-      records.set(domain, { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures });
+      const { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures, lastAttemptAt, names } =
+        c;
+      records.set(domain, {
+        state,
+        issuer,
+        notBefore,
+        notAfter,
+        fingerprint,
+        error,
+        nextAttemptAt,
+        failures,
+        lastAttemptAt,
+        names,
+      });
     }
   }
 
@@ -74,15 +88,17 @@ export async function openDbCertificateStore(
         return;
       }
       const { state, issuer, notBefore, notAfter, fingerprint, error, nextAttemptAt, failures } = record;
+      const lastAttemptAt = record.lastAttemptAt ?? null;
+      const names = record.names == null ? null : JSON.stringify(record.names);
       // Plain SQL: drizzle's upsert builder costs ~0.2 ms per call and a cold boot writes a row per domain.
       await tx.run(sql`insert into certificates (domain_id, state, issuer, not_before, not_after, fingerprint, error,
-          next_attempt_at, failures, created_at, updated_at)
+          next_attempt_at, failures, last_attempt_at, names, created_at, updated_at)
         values (${owner.id}, ${state}, ${issuer}, ${notBefore}, ${notAfter}, ${fingerprint}, ${error}, ${nextAttemptAt},
-          ${failures}, ${updatedAt}, ${updatedAt})
+          ${failures}, ${lastAttemptAt}, ${names}, ${updatedAt}, ${updatedAt})
         on conflict (domain_id) do update set state = excluded.state, issuer = excluded.issuer,
           not_before = excluded.not_before, not_after = excluded.not_after, fingerprint = excluded.fingerprint,
           error = excluded.error, next_attempt_at = excluded.next_attempt_at, failures = excluded.failures,
-          updated_at = excluded.updated_at`);
+          last_attempt_at = excluded.last_attempt_at, names = excluded.names, updated_at = excluded.updated_at`);
     });
     for (const written of readsInFlight) written.add(domain);
   }
@@ -127,4 +143,21 @@ export async function openDbCertificateStore(
       await read(watermark === '' ? '' : new Date(Date.parse(watermark) - 60_000).toISOString());
     },
   };
+}
+
+/**
+ * Stores `pem` (key first, then the chain) as the certificate every gateway serves for a domain, inside the caller's
+ * transaction: the chain in the clear, the key encrypted with the secret key.
+ */
+export async function storeCertificatePem(tx: Db, secrets: SecretBox, domainId: number, pem: string): Promise<void> {
+  const parts = splitPem(pem);
+  const fingerprint = firstCertificateFingerprint(pem);
+  if (parts === null || fingerprint === null) throw new Error('not a combined PEM (private key and certificate)');
+  const at = new Date().toISOString();
+  const values = { fingerprint, chain: parts.chain, keyEnc: secrets.encrypt(parts.key), updatedAt: at };
+  await tx
+    .insert(certificatePems)
+    .values({ domainId, ...values, createdAt: at })
+    .onConflictDoUpdate({ target: certificatePems.domainId, set: values })
+    .run();
 }

@@ -11,6 +11,8 @@ import { readGatewayPrivateKey } from './gateway-key.js';
 import { resolveMigrationsDir } from './migrations-dir.js';
 import { domains, gateways, httpServices, nodes, settings, tcpServices } from './schema.js';
 
+/** What a domain orders with when nothing else was chosen (docs/api.md "Certificates"). */
+const http01 = { challenge: 'http-01', dnsProviderId: null, acmeCaId: null } as const;
 let t: TestApp;
 
 beforeEach(async () => {
@@ -318,8 +320,8 @@ describe('loadDesiredState', () => {
         },
       ],
       domains: [
-        { domainId: shop.id, domain: 'shop.example.com', ssl: 'self-signed', pemFingerprint: null },
-        { domainId: api.id, domain: 'api.example.com', ssl: 'certbot', pemFingerprint: null },
+        { domainId: shop.id, domain: 'shop.example.com', ssl: 'self-signed', pemFingerprint: null, ...http01 },
+        { domainId: api.id, domain: 'api.example.com', ssl: 'certbot', pemFingerprint: null, ...http01 },
       ],
       challenges: new Map(),
       // Issue 27: the cookie key every gateway derives from the secret key; nothing protected here.

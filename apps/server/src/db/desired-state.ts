@@ -48,7 +48,15 @@ type StreamRow = [
   allowedIps: string | null,
   blockedIps: string | null,
 ];
-type DomainRow = [id: number, domain: string, ssl: 'self-signed' | 'certbot', pemFingerprint: string | null];
+type DomainRow = [
+  id: number,
+  domain: string,
+  ssl: DesiredDomain['ssl'],
+  pemFingerprint: string | null,
+  challenge: 'http-01' | 'dns-01',
+  dnsProviderId: number | null,
+  acmeCaId: number | null,
+];
 
 /** A regular node only exposes its own tunnel address; gateway and local nodes target the stored host. */
 const upstreamHost = (backendHost: AnyColumn): SQL<string> =>
@@ -111,7 +119,15 @@ function prepareQueries(db: ReadDb) {
       .orderBy(tcpServices.id)
       .prepare(),
     domains: db
-      .select({ id: domains.id, domain: domains.domain, ssl: domains.ssl, pem: certificatePems.fingerprint })
+      .select({
+        id: domains.id,
+        domain: domains.domain,
+        ssl: domains.ssl,
+        pem: certificatePems.fingerprint,
+        challenge: domains.challenge,
+        dnsProviderId: domains.dnsProviderId,
+        acmeCaId: domains.acmeCaId,
+      })
       .from(domains)
       .leftJoin(certificatePems, eq(certificatePems.domainId, domains.id))
       .orderBy(domains.id)
@@ -179,7 +195,15 @@ async function loadStreamRoutes(db: ReadDb): Promise<DesiredStreamRoute[]> {
 
 async function loadDomains(db: ReadDb): Promise<DesiredDomain[]> {
   const rows = (await queriesFor(db).domains.values()) as DomainRow[];
-  return rows.map(([domainId, domain, ssl, pemFingerprint]) => ({ domainId, domain, ssl, pemFingerprint }));
+  return rows.map(([domainId, domain, ssl, pemFingerprint, challenge, dnsProviderId, acmeCaId]) => ({
+    domainId,
+    domain,
+    ssl,
+    pemFingerprint,
+    challenge,
+    dnsProviderId,
+    acmeCaId,
+  }));
 }
 
 async function loadChallenges(db: ReadDb): Promise<Map<string, string>> {

@@ -162,4 +162,7 @@ export const {
   accessPolicies,
   accessShareLinks,
   accessSessions,
+  dnsProviders,
+  acmeCas,
+  acmeAccounts,
 } = pgTables;

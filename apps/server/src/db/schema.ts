@@ -240,9 +240,18 @@ export const domains = sqliteTable(
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
     domain: text('domain').notNull().unique(),
-    ssl: text('ssl', { enum: ['self-signed', 'certbot'] })
+    /** `uploaded`: the operator's own certificate (stored in `certificate_pems`), never renewed by a CA. */
+    ssl: text('ssl', { enum: ['self-signed', 'certbot', 'uploaded'] })
       .notNull()
       .default('self-signed'),
+    /** How a certbot domain proves itself to the CA; a wildcard domain (`*.example.com`) takes dns-01 only. */
+    challenge: text('challenge', { enum: ['http-01', 'dns-01'] })
+      .notNull()
+      .default('http-01'),
+    /** The DNS provider writing dns-01 records; deleting a provider in use is refused. */
+    dnsProviderId: integer('dns_provider_id').references(() => dnsProviders.id, { onDelete: 'set null' }),
+    /** The domain's ACME CA; null: the default one (`acme_cas.is_default`, else POSTERN_ACME_DIRECTORY). */
+    acmeCaId: integer('acme_ca_id').references(() => acmeCas.id, { onDelete: 'set null' }),
     /**
      * The node whose token may publish on this domain; null: the admin's (only the console's calls may). A deleted
      * node's domains fall back to the admin, with their certificates, rather than vanish.
@@ -252,6 +261,47 @@ export const domains = sqliteTable(
   },
   (t) => [index('domains_owner_idx').on(t.ownerNodeId)],
 );
+
+/**
+ * DNS providers answering DNS-01 challenges (issue 30). `settings` holds the kind's public fields (server, key name,
+ * zone, access key id, …; contract `DnsProviderSchema`), `secret_enc` its one secret (TSIG key, API token, AWS secret
+ * access key, acme-dns password) encrypted with the secret key: never returned, never logged.
+ */
+export const dnsProviders = sqliteTable('dns_providers', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull().unique(),
+  kind: text('kind', { enum: ['rfc2136', 'cloudflare', 'route53', 'acme-dns'] }).notNull(),
+  settings: text('settings', { mode: 'json' })
+    .$type<Record<string, string | number | null>>()
+    .notNull()
+    .default(sql`'{}'`),
+  secretEnc: text('secret_enc').notNull(),
+  propagationTimeoutSeconds: integer('propagation_timeout_seconds').notNull().default(120),
+  ...timestamps,
+});
+
+/** ACME certificate authorities the operator configured; at most one is the default (`is_default`). */
+export const acmeCas = sqliteTable('acme_cas', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull().unique(),
+  directoryUrl: text('directory_url').notNull(),
+  email: text('email'),
+  /** External account binding: the key id, and the HMAC key encrypted with the secret key. */
+  eabKeyId: text('eab_key_id'),
+  eabHmacEnc: text('eab_hmac_enc'),
+  isDefault: integer('is_default', { mode: 'boolean' }).notNull().default(false),
+  ...timestamps,
+});
+
+/**
+ * One ACME account per CA directory, shared by every gateway on the database: the account key encrypted with the
+ * secret key (the first gateway to need it stores it; the others use that one).
+ */
+export const acmeAccounts = sqliteTable('acme_accounts', {
+  directoryUrl: text('directory_url').primaryKey(),
+  keyEnc: text('key_enc').notNull(),
+  createdAt: text('created_at').notNull().$defaultFn(now),
+});
 
 /** Columns every service has, whatever its kind: who owns it, and who may reach it. */
 const serviceOwner = {
@@ -359,6 +409,10 @@ export const certificates = sqliteTable('certificates', {
   error: text('error'),
   nextAttemptAt: text('next_attempt_at'),
   failures: integer('failures').notNull().default(0),
+  /** When a CA was last asked for this domain (null: never). */
+  lastAttemptAt: text('last_attempt_at'),
+  /** The DNS names the certificate in use covers. */
+  names: text('names', { mode: 'json' }).$type<string[]>(),
   ...timestamps,
 });
 

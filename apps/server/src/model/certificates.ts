@@ -9,6 +9,10 @@ export interface CertificateInfo {
   notAfter: string | null;
   fingerprint: string | null;
   error: string | null;
+  /** When a CA was last asked (null: never; absent: records from before it). */
+  lastAttemptAt?: string | null;
+  /** The DNS names the certificate in use covers (absent: not read yet). */
+  names?: string[] | null;
 }
 
 /** What is kept per domain. Timestamps are ISO 8601. */
@@ -56,4 +60,34 @@ export interface CertificateStore {
   get(domain: string): CertificateRecord | null;
   put(domain: string, record: CertificateRecord): void;
   delete(domain: string): void;
+}
+
+/** A DNS provider that writes DNS-01 challenge records, with its secret decrypted (never logged, never returned). */
+export interface DnsProviderConfig {
+  id: number;
+  name: string;
+  kind: 'rfc2136' | 'cloudflare' | 'route53' | 'acme-dns';
+  /** The kind's public fields (contract `DnsProviderSchema`): server, port, keyName, algorithm, zone, zoneId, … */
+  settings: Readonly<Record<string, string | number | null | undefined>>;
+  /** TSIG key (base64), API token, AWS secret access key or acme-dns password. */
+  secret: string;
+  propagationTimeoutSeconds: number;
+}
+
+/** Everything an ACME order for a domain needs beyond its name (db/acme-settings.ts: the domain's CA and provider). */
+export interface AcmeOrderSettings {
+  directoryUrl: string;
+  email?: string | undefined;
+  /** External account binding (ZeroSSL, Google Trust Services, pebble's EAB mode). */
+  eab?: { kid: string; hmacKey: string } | undefined;
+  challenge: 'http-01' | 'dns-01';
+  /** dns-01: the provider; absent with dns-01 is an error the order reports. */
+  dns?: DnsProviderConfig | undefined;
+}
+
+/** Where the ACME issuer gets a domain's settings and the account key of a CA (shared by every gateway). */
+export interface AcmeSettingsSource {
+  orderSettings(domain: string): Promise<AcmeOrderSettings>;
+  /** The account key (PEM) for a directory: the stored one, or `create()`'s, stored for every gateway (first wins). */
+  accountKey(directoryUrl: string, create: () => Promise<Buffer>): Promise<Buffer>;
 }

@@ -96,8 +96,17 @@ export interface DesiredStreamRoute {
 
 export interface DesiredDomain {
   domainId: number;
+  /** A domain or a wildcard domain (`*.example.com`, one certificate for every name below it). */
   domain: string;
-  ssl: 'self-signed' | 'certbot';
+  /** `uploaded`: the operator's own certificate, stored for every gateway (`pemFingerprint`), never renewed. */
+  ssl: 'self-signed' | 'certbot' | 'uploaded';
+  /**
+   * What a certbot domain's order uses (the ACME issuer reads the details through `AcmeSettingsSource`); a change
+   * orders a new certificate. Absent: http-01 from the default CA.
+   */
+  challenge?: 'http-01' | 'dns-01';
+  dnsProviderId?: number | null;
+  acmeCaId?: number | null;
   /**
    * Fingerprint of the certificate stored for the domain in the database (shared by every gateway); null: none
    * stored yet. A gateway serving another one loads the stored one.

@@ -15,7 +15,11 @@ export type CertificateSummary = {
   detail: string | null;
 };
 
-const MODE_LABELS: Record<SslMode, string> = { 'self-signed': 'Self-signed', certbot: "Let's Encrypt" };
+const MODE_LABELS: Record<SslMode, string> = {
+  'self-signed': 'Self-signed',
+  certbot: "Let's Encrypt",
+  uploaded: 'Your own certificate',
+};
 
 export function summarizeCertificate(
   { ssl, certificate }: Pick<Domain, 'ssl' | 'certificate'>,

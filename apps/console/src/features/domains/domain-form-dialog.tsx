@@ -1,4 +1,4 @@
-import { DomainCreateSchema, limits, type Domain } from '@postern/contract';
+import { DomainUpdateSchema, limits, type Domain, type SslMode } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
 import { FormDialog } from '../../components/ui/dialog';
 import { CheckboxField, SelectField, TextField } from '../../components/ui/form-field';
@@ -15,9 +15,13 @@ const SSL_OPTIONS = [
   { value: 'self-signed', label: 'Self Signed' },
   { value: 'certbot', label: "Let's Encrypt" },
 ] as const;
+/** Offered only while it is the domain's mode: it comes from an upload (the row's "Upload Certificate"). */
+const UPLOADED_OPTION = { value: 'uploaded', label: 'Your own certificate' } as const;
+const SSL_MODES: readonly string[] = ['self-signed', 'certbot', 'uploaded'];
 
 function DomainForm({ domain, onClose }: { domain?: Domain; onClose: () => void }) {
-  const form = useZodForm(DomainCreateSchema, getInitialDomainValues(domain));
+  // The edit schema for both: it also keeps `uploaded`; a create never offers it, and the domain is still required.
+  const form = useZodForm(DomainUpdateSchema, getInitialDomainValues(domain));
   const create = useCreateDomain();
   const update = useUpdateDomain();
   const { toast } = useToast();
@@ -31,7 +35,8 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose: () => void 
       if ((await settleStoredChange(access.saving(() => update.mutateAsync({ id: domain.id, body })))).isApplied)
         toast({ message: 'Domain updated successfully!', type: 'success' });
     } else {
-      if ((await settleStoredChange(access.creating(() => create.mutateAsync(body)))).isApplied)
+      const created = { ...body, domain: body.domain ?? '', ssl: body.ssl === 'uploaded' ? null : body.ssl };
+      if ((await settleStoredChange(access.creating(() => create.mutateAsync(created)))).isApplied)
         toast({ message: 'Domain created successfully!', type: 'success' });
     }
     onClose();
@@ -56,7 +61,7 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose: () => void 
       />
       <SelectField
         label="SSL Certificate Type"
-        options={SSL_OPTIONS}
+        options={domain?.ssl === 'uploaded' ? [...SSL_OPTIONS, UPLOADED_OPTION] : SSL_OPTIONS}
         disabled={isSslLocked}
         description={
           isSslLocked
@@ -64,7 +69,7 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose: () => void 
             : "Let's Encrypt issues a trusted certificate once the domain is validated."
         }
         {...form.field('ssl')}
-        onChange={(value) => form.setValue('ssl', value === 'certbot' ? 'certbot' : 'self-signed')}
+        onChange={(value) => form.setValue('ssl', (SSL_MODES.includes(value) ? value : 'self-signed') as SslMode)}
       />
       <SelectField
         label="Owner"

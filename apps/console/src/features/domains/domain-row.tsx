@@ -16,12 +16,14 @@ export function DomainRow({
   isExpanded,
   onToggle,
   onEdit,
+  onUpload,
   onDelete,
 }: {
   domain: Domain;
   isExpanded: boolean;
   onToggle: () => void;
   onEdit: () => void;
+  onUpload: () => void;
   onDelete: () => void;
 }) {
   const navigate = useNavigate();
@@ -56,6 +58,7 @@ export function DomainRow({
                 onSelect: () => void navigate({ to: '/domains/$domain/logs', params: { domain: domain.domain } }),
               },
               { label: 'Edit Domain', onSelect: onEdit },
+              { label: 'Upload Certificate', onSelect: onUpload },
               { label: 'Delete Domain', onSelect: onDelete, isDanger: true },
             ]}
           />

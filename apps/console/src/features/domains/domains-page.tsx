@@ -21,6 +21,7 @@ import {
 import { domainListQueryOptions } from '../../queries/domains';
 import { DomainFormDialog } from './domain-form-dialog';
 import { DomainRow } from './domain-row';
+import { UploadCertificateDialog } from './upload-certificate-dialog';
 import { useDeleteDomainAction } from './use-delete-domain';
 
 /** null: closed; 'new': the create form; a domain: its edit form. */
@@ -42,6 +43,7 @@ export function DomainsPage() {
   );
   const setPage = useCallback((next: number) => setView({ page: next === 1 ? undefined : next }), [setView]);
   const [formState, setFormState] = useState<FormState>(null);
+  const [uploadFor, setUploadFor] = useState<Domain | null>(null);
   // Expanded rows are part of the view too (`open=12,15`), with their tables' views (domain-services.tsx).
   const expanded = openDomainIds(search);
   const query = useQuery(domainListQueryOptions({ page, limit, ...(q ? { search: q } : {}) }));
@@ -120,6 +122,7 @@ export function DomainsPage() {
                     isExpanded={expanded.includes(domain.id)}
                     onToggle={() => toggle(domain.id)}
                     onEdit={() => setFormState(domain)}
+                    onUpload={() => setUploadFor(domain)}
                     onDelete={() => void deleteDomain(domain)}
                   />
                 ))}
@@ -146,6 +149,7 @@ export function DomainsPage() {
         open={formState !== null}
         onClose={() => setFormState(null)}
       />
+      <UploadCertificateDialog domain={uploadFor} onClose={() => setUploadFor(null)} />
     </div>
   );
 }

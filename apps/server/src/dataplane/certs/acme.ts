@@ -4,16 +4,23 @@ import { rootCertificates } from 'node:tls';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as acme from 'acme-client';
+import { isWildcardDomainName } from '@postern/contract';
 import { writeFileAtomic } from '../atomic-write.js';
 import type { DataPlaneLogger } from '../types.js';
 import { assertHostname } from '../validate.js';
-import type { ChallengeStore } from '../../model/certificates.js';
+import type { AcmeOrderSettings, AcmeSettingsSource, ChallengeStore } from '../../model/certificates.js';
 import type { CertificateIssuer } from './self-signed.js';
+import { challengeRecordName, createDnsSolver, findZone, waitForTxt, type DnsSolver } from './dns/index.js';
+import type { DnsQuery } from './dns/query.js';
 
-// ACME (RFC 8555) issuance with acme-client, HTTP-01 only: the CA fetches
+// ACME (RFC 8555) issuance with acme-client. HTTP-01: the CA fetches
 // http://<domain>/.well-known/acme-challenge/<token> from port 80, where nginx answers from the challenges it was
-// handed (ChallengeStore) for every host. The issued chain and the domain's key land in ONE combined PEM replaced
-// by an atomic rename; the data plane then hands it to nginx, which serves it without a reload.
+// handed (ChallengeStore) for every host. DNS-01 (and every wildcard domain): the domain's DNS provider writes
+// `_acme-challenge.<domain>` TXT, the gateway waits until every authoritative server of the zone has it
+// (dns/propagation.ts), and removes it again once the CA has looked, whatever the outcome. Each domain's CA (its own,
+// or the default) and the provider come from `settings` (the database); each CA's account key is one for every
+// gateway. The issued chain and the domain's key land in ONE combined PEM replaced by an atomic rename; the data plane
+// then hands it to nginx, which serves it without a reload.
 
 export const LETS_ENCRYPT_DIRECTORY = acme.directory.letsencrypt.production;
 /** Relative to the data dir: the ACME account key (0600, in a 0700 directory). */
@@ -35,14 +42,26 @@ export interface AcmeConfig {
 
 export interface AcmeIssuerOptions extends AcmeConfig {
   dataDir: string;
+  /**
+   * Each domain's CA, challenge and DNS provider, and the shared account keys (db/acme-settings.ts). Absent: every
+   * domain HTTP-01 from `directoryUrl`, the account key in the data dir (tools, tests).
+   */
+  settings?: AcmeSettingsSource | undefined;
+  /** The gateway's resolvers: where DNS-01 finds a zone and its authoritative servers. */
+  resolvers?: readonly string[] | undefined;
+  /** DNS providers' HTTP calls (unit tests replace it) and DNS questions. */
+  fetch?: typeof globalThis.fetch;
+  dnsQuery?: DnsQuery;
+  /** How often the authoritative servers are asked while a record propagates (default 2 s). */
+  propagationIntervalMs?: number;
   /** Where HTTP-01 answers go: nginx serves them on port 80. */
   challenges: ChallengeStore;
   logger: DataPlaneLogger;
   /** How fast acme-client polls the CA for a status change; its default (5-30 s) suits public CAs. */
   pollMinMs?: number;
   pollMaxMs?: number;
-  /** Replaces the acme-client Client talking to `directoryUrl` (unit tests: a fake CA, no network). */
-  createClient?: () => Promise<AcmeClient>;
+  /** Replaces the acme-client Client of a CA (unit tests: a fake CA, no network). */
+  createClient?: (settings: AcmeOrderSettings) => Promise<AcmeClient>;
 }
 
 /** The part of acme-client's Client the issuer uses. */
@@ -87,17 +106,49 @@ export function describeAcmeError(err: unknown): string {
 
 export function createAcmeIssuer(options: AcmeIssuerOptions): CertificateIssuer {
   const { logger } = options;
-  const directoryUrl = options.directoryUrl ?? LETS_ENCRYPT_DIRECTORY;
-  let client: Promise<AcmeClient> | null = null;
+  const defaultDirectory = options.directoryUrl ?? LETS_ENCRYPT_DIRECTORY;
+  /** One client per CA (and EAB key id) for the process: it remembers the account URL, so it registers once. */
+  const clients = new Map<string, Promise<AcmeClient>>();
+  let trusted: Promise<void> | null = null;
 
-  async function createDefaultClient(): Promise<AcmeClient> {
-    if (options.caFile !== undefined) await trustExtraCa(options.caFile);
+  async function accountKeyFor(directoryUrl: string): Promise<Buffer> {
+    if (options.settings === undefined) return loadOrCreateAccountKey(options.dataDir);
+    // The key this gateway used before accounts were shared is offered for the default CA: its account goes on.
+    return options.settings.accountKey(directoryUrl, async () => {
+      const legacy =
+        directoryUrl === defaultDirectory
+          ? await readFile(join(options.dataDir, ACME_ACCOUNT_DIR, 'account.key')).catch(() => null)
+          : null;
+      return legacy ?? (await acme.crypto.createPrivateEcdsaKey('P-256'));
+    });
+  }
+
+  async function createDefaultClient(settings: AcmeOrderSettings): Promise<AcmeClient> {
+    if (options.caFile !== undefined) {
+      const caFile = options.caFile;
+      trusted ??= trustExtraCa(caFile);
+      await trusted;
+    }
     return new acme.Client({
-      directoryUrl,
-      accountKey: await loadOrCreateAccountKey(options.dataDir),
+      directoryUrl: settings.directoryUrl,
+      accountKey: await accountKeyFor(settings.directoryUrl),
+      ...(settings.eab === undefined ? {} : { externalAccountBinding: settings.eab }),
       ...(options.pollMinMs === undefined ? {} : { backoffMin: options.pollMinMs }),
       ...(options.pollMaxMs === undefined ? {} : { backoffMax: options.pollMaxMs }),
     });
+  }
+
+  function clientFor(settings: AcmeOrderSettings): Promise<AcmeClient> {
+    const key = `${settings.directoryUrl} ${settings.eab?.kid ?? ''}`;
+    let client = clients.get(key);
+    if (client === undefined) {
+      client = (options.createClient ?? createDefaultClient)(settings).catch((err: unknown) => {
+        clients.delete(key);
+        throw err;
+      });
+      clients.set(key, client);
+    }
+    return client;
   }
 
   /** The private key block of the PEM nginx serves now (self-signed placeholder or last issued), if usable. */
@@ -115,30 +166,75 @@ export function createAcmeIssuer(options: AcmeIssuerOptions): CertificateIssuer 
     return Buffer.from(`${block}\n`);
   }
 
+  function propagation(timeoutSeconds: number) {
+    return {
+      resolvers: options.resolvers ?? [],
+      timeoutMs: timeoutSeconds * 1000,
+      ...(options.propagationIntervalMs === undefined ? {} : { intervalMs: options.propagationIntervalMs }),
+      ...(options.dnsQuery === undefined ? {} : { query: options.dnsQuery }),
+    };
+  }
+
+  function solverFor(settings: AcmeOrderSettings, domain: string): DnsSolver {
+    if (settings.dns === undefined) throw new Error(`${domain} uses a DNS challenge but has no DNS provider`);
+    const propagate = propagation(settings.dns.propagationTimeoutSeconds);
+    return createDnsSolver(settings.dns, {
+      fetch: options.fetch ?? globalThis.fetch,
+      findZone: async (name) => (await findZone(name, propagate)).zone,
+    });
+  }
+
   return {
     async issue(domain, pemPath) {
-      assertHostname(domain, 'domain');
-      // One client for the process: it remembers the account URL, so the account is registered once.
-      client ??= (options.createClient ?? createDefaultClient)().catch((err: unknown) => {
-        client = null;
-        throw err;
-      });
-      const acmeClient = await client;
+      if (!isWildcardDomainName(domain)) assertHostname(domain, 'domain');
+      const settings: AcmeOrderSettings = (await options.settings?.orderSettings(domain)) ?? {
+        directoryUrl: defaultDirectory,
+        email: options.email,
+        challenge: 'http-01',
+      };
+      // A wildcard can only be proven through DNS (RFC 8555 §8.4 and every CA's rules).
+      const challenge = isWildcardDomainName(domain) ? 'dns-01' : settings.challenge;
+      const solver = challenge === 'dns-01' ? solverFor(settings, domain) : null;
+      const acmeClient = await clientFor(settings);
       // Keep the domain's key (like certbot's --reuse-key): a renewal never changes what clients may have pinned.
       const key = (await readPrivateKey(pemPath)) ?? (await acme.crypto.createPrivateEcdsaKey('P-256'));
       const [, csr] = await acme.crypto.createCsr({ commonName: domain, altNames: [domain] }, key);
-      logger.info({ domain, directoryUrl }, 'certificate: requesting from the ACME CA');
+      logger.info(
+        { domain, directoryUrl: settings.directoryUrl, challenge },
+        'certificate: requesting from the ACME CA',
+      );
+      const email = settings.email ?? options.email;
       const chain = await acmeClient.auto({
         csr,
-        ...(options.email === undefined ? {} : { email: options.email }),
+        ...(email === undefined ? {} : { email }),
         termsOfServiceAgreed: true,
-        challengePriority: ['http-01'],
-        skipChallengeVerification: options.skipPrecheck ?? false,
-        challengeCreateFn: async (_authz, challenge, keyAuthorization) => {
-          await options.challenges.set(assertChallengeToken(challenge.token), keyAuthorization);
+        challengePriority: [challenge],
+        // DNS-01 waits for every authoritative server itself (below); acme-client's check asks a caching resolver.
+        skipChallengeVerification: solver !== null || (options.skipPrecheck ?? false),
+        challengeCreateFn: async (authz, acmeChallenge, keyAuthorization) => {
+          if (solver === null || settings.dns === undefined) {
+            await options.challenges.set(assertChallengeToken(acmeChallenge.token), keyAuthorization);
+            return;
+          }
+          const record = challengeRecordName(authz.identifier.value);
+          await solver.present(record, keyAuthorization);
+          logger.info({ domain, record }, 'certificate: DNS-01 record written; waiting for the authoritative servers');
+          await waitForTxt(record, keyAuthorization, 'present', propagation(settings.dns.propagationTimeoutSeconds));
         },
-        challengeRemoveFn: async (_authz, challenge) => {
-          await options.challenges.remove(assertChallengeToken(challenge.token)).catch(() => undefined);
+        challengeRemoveFn: async (authz, acmeChallenge, keyAuthorization) => {
+          if (solver === null) {
+            await options.challenges.remove(assertChallengeToken(acmeChallenge.token)).catch(() => undefined);
+            return;
+          }
+          const record = challengeRecordName(authz.identifier.value);
+          await solver.cleanup(record, keyAuthorization).then(
+            () => logger.info({ domain, record }, 'certificate: DNS-01 record removed'),
+            (err: unknown) =>
+              logger.warn(
+                { domain, record, reason: describeAcmeError(err) },
+                'certificate: could not remove the DNS-01 record',
+              ),
+          );
         },
       });
       await writeFileAtomic(pemPath, `${key.toString('utf8').trimEnd()}\n${chain.trimStart()}`, 0o600);

@@ -50,7 +50,7 @@ export function createIssuance(options: {
     // Another gateway orders certificates; it stores them and this one loads them (ensure).
     if (options.isHolder?.() === false) return;
     const before = store.get(name) ?? newPendingRecord();
-    store.put(name, markPending(before));
+    store.put(name, markPending(before, now()));
     try {
       await issuer.issue(name, pems.pathOf(name));
     } catch (err) {

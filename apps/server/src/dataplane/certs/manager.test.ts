@@ -108,6 +108,8 @@ describe('certificate manager', () => {
       notAfter: new Date(served.validTo).toISOString(),
       fingerprint: served.fingerprint256,
       error: null,
+      names: ['app.example.com'],
+      lastAttemptAt: expect.any(String) as string,
     });
     expect(issuer.calls).toEqual(['app.example.com']);
     expect(installed).toEqual(['app.example.com', 'app.example.com']);
@@ -301,6 +303,8 @@ describe('certificate manager', () => {
         notAfter: new Date(served.validTo).toISOString(),
         fingerprint: served.fingerprint256,
         error: null,
+        names: ['old.example.com'],
+        lastAttemptAt: null,
       });
       expect(await readdir(join(dataDir, 'certs'))).toEqual(['old.example.com.pem']); // same path, no temp files left
     });

@@ -2,13 +2,15 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import type { CertificateAdapter, CertificateInfo, DataPlaneLogger, DesiredDomain } from '../types.js';
+import { isWildcardDomainName } from '@postern/contract';
 import { assertHost } from '../validate.js';
 import { createAcmeIssuer, type AcmeConfig, type ChallengeStore } from './acme.js';
+import type { AcmeSettingsSource } from '../../model/certificates.js';
 import { createIssuance } from './issuance.js';
 import { createPemFiles, factsOf, firstCertificateFingerprint } from './pem-files.js';
 import { createPruner } from './prune.js';
 import { createRenewalSchedule } from './renewal-schedule.js';
-import { markFailed, newPendingRecord, selfSignedRecord, type CertificateRecord } from './renewal.js';
+import { markFailed, newPendingRecord, selfSignedRecord, uploadedRecord, type CertificateRecord } from './renewal.js';
 import { FALLBACK_NAME, type CertificateIssuer } from './self-signed.js';
 import { createSelfSignedRenewal } from './self-signed-renewal.js';
 import { createSelfSignedWriter } from './self-signed-writer.js';
@@ -39,7 +41,11 @@ export interface CertificateManagerOptions {
   certsDir?: string;
   /** Where HTTP-01 answers go (nginx serves them on port 80). */
   challenges: ChallengeStore;
-  acme: AcmeConfig & { pollMinMs?: number; pollMaxMs?: number };
+  acme: AcmeConfig & { pollMinMs?: number; pollMaxMs?: number; propagationIntervalMs?: number };
+  /** Each domain's CA, challenge and DNS provider, and the shared ACME accounts (the database). */
+  acmeSettings?: AcmeSettingsSource | undefined;
+  /** The gateway's resolvers (DNS-01 finds zones and their authoritative servers through them). */
+  resolvers?: readonly string[] | undefined;
   store: CertificateStore;
   logger: DataPlaneLogger;
   now?: () => number;
@@ -76,6 +82,8 @@ export interface CertificateManager extends CertificateAdapter {
   stop(): void;
   /** Issue a new certificate now, whatever its expiry; resolves with the outcome. */
   forceRenew(domain: string): Promise<CertificateInfo>;
+  /** Queues forceRenew in the background ("renew now"); false when this gateway does not issue, or no such domain. */
+  renew(domain: string): boolean;
   /** Resolves once no renewal check, renewal or issuance is queued or running (after start()). */
   idle(): Promise<void>;
   /** Runs the periodic check now, as the timer does (after start()); resolves once its work is done. */
@@ -86,10 +94,28 @@ export interface CertificateManager extends CertificateAdapter {
 
 const DAY_MS = 24 * 3600 * 1000;
 
+/** A domain's certificate name: a host name, or a wildcard domain (`*.example.com`; its PEM is `*.example.com.pem`). */
+function assertCertificateName(name: string): string {
+  return isWildcardDomainName(name) ? name : assertHost(name, 'domain');
+}
+
 function toInfo(record: CertificateRecord): CertificateInfo {
   const { state, issuer, notBefore, notAfter, fingerprint, error } = record;
-  return { state, issuer, notBefore, notAfter, fingerprint, error };
+  return {
+    state,
+    issuer,
+    notBefore,
+    notAfter,
+    fingerprint,
+    error,
+    lastAttemptAt: record.lastAttemptAt ?? null,
+    names: record.names ?? null,
+  };
 }
+
+/** What a certbot domain's order is made with: a change of it orders a new certificate. */
+const orderKey = (domain: DesiredDomain): string =>
+  `${domain.challenge ?? 'http-01'} ${String(domain.dnsProviderId ?? '')} ${String(domain.acmeCaId ?? '')}`;
 
 export function createCertificateManager(options: CertificateManagerOptions): CertificateManager {
   const { store, logger, now = Date.now } = options;
@@ -103,7 +129,14 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
       const record = store.get(name);
       if (record?.fingerprint == null || (record.state !== 'self-signed' && record.state !== 'valid')) return null;
       const { fingerprint, issuer, notBefore, notAfter } = record;
-      return { fingerprint, issuer, notBefore, notAfter, isSelfSigned: record.state === 'self-signed' };
+      return {
+        fingerprint,
+        issuer,
+        notBefore,
+        notAfter,
+        names: record.names ?? null,
+        isSelfSigned: record.state === 'self-signed',
+      };
     },
   });
   const selfSigned = createSelfSignedWriter({
@@ -121,6 +154,8 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
       ...options.acme,
       dataDir: options.dataDir,
       challenges: options.challenges,
+      settings: options.acmeSettings,
+      resolvers: options.resolvers,
       logger,
     });
   const issuance = createIssuance({
@@ -183,6 +218,28 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     }
   }
 
+  /**
+   * The operator's own certificate: the one stored for every gateway (loaded by syncWithShared), described as it is.
+   * None here (the store unreachable at the upload): a placeholder serves and the domain shows the failure.
+   */
+  async function ensureUploaded(domain: DesiredDomain): Promise<CertificateRecord> {
+    const name = domain.domain;
+    const facts = await pems.read(name);
+    if (facts !== null && domain.pemFingerprint != null && facts.fingerprint === domain.pemFingerprint) {
+      const record = uploadedRecord(factsOf(facts));
+      putIfChanged(store, name, record);
+      return record;
+    }
+    const placeholder = await selfSigned.ensureServable(name, false);
+    const failed = markFailed(
+      selfSignedRecord(factsOf(placeholder)),
+      'the uploaded certificate is not available on this gateway; a self-signed one serves meanwhile',
+      now(),
+    );
+    store.put(name, failed);
+    return failed;
+  }
+
   async function idle(): Promise<void> {
     await schedule.passDone();
     await queue.drained(); // read after the pass: it may have queued renewals
@@ -195,12 +252,17 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     },
 
     async ensure(domain) {
-      const name = assertHost(domain.domain, 'domain');
+      const name = assertCertificateName(domain.domain);
+      const previous = known.get(name);
       known.set(name, domain);
       if (options.shared) await syncWithShared(options.shared, domain);
       try {
+        if (domain.ssl === 'uploaded') return toInfo(await ensureUploaded(domain));
         if (domain.ssl === 'certbot') {
-          return toInfo(issuance.recordPem(name, await selfSigned.ensureServable(name, true)));
+          const record = issuance.recordPem(name, await selfSigned.ensureServable(name, true));
+          // Another CA, challenge or DNS provider: the operator expects a certificate made that way, now.
+          if (previous?.ssl === 'certbot' && orderKey(previous) !== orderKey(domain)) void issuance.issue(name);
+          return toInfo(record);
         }
         const record = selfSignedRecord(factsOf(await selfSigned.ensureServable(name, false)));
         putIfChanged(store, name, record);
@@ -215,7 +277,7 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
       }
     },
 
-    remove: (domain) => pruner.remove(assertHost(domain, 'domain')),
+    remove: (domain) => pruner.remove(assertCertificateName(domain)),
 
     pruneExcept: (keep) => pruner.pruneExcept(keep),
 
@@ -232,13 +294,21 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     stop: () => schedule.stop(),
 
     async forceRenew(domain) {
-      const name = assertHost(domain, 'domain');
+      const name = assertCertificateName(domain);
       if (known.get(name)?.ssl !== 'certbot') throw new Error(`${name} does not use a CA-issued certificate`);
       await issuance.issue(name);
       schedule.rearm();
       const record = store.get(name);
       if (record === null) throw new Error(`${name} was removed during the renewal`);
       return toInfo(record);
+    },
+
+    renew(domain) {
+      if (options.isHolder?.() === false || known.get(domain)?.ssl !== 'certbot') return false;
+      void this.forceRenew(domain).catch((err: unknown) =>
+        logger.error({ err, domain }, 'certificate: the renewal asked for could not run'),
+      );
+      return true;
     },
 
     idle,

@@ -1,7 +1,8 @@
 import { firstCertificateFingerprint } from '../../lib/pem.js';
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import { isIPv4 } from '../validate.js';
-import { FALLBACK_NAME, describeCertificate, pemPath } from './self-signed.js';
+import { certificateNameCovers } from '@postern/contract';
+import { FALLBACK_NAME, describeCertificate, pemPath, sanNames } from './self-signed.js';
 import type { CertificateInfo } from '../types.js';
 
 /** What a PEM on disk holds, as far as the manager cares. */
@@ -27,14 +28,20 @@ export interface PemFiles {
 
 export { firstCertificateFingerprint };
 
-export function factsOf(facts: PemFacts): Pick<CertificateInfo, 'issuer' | 'notBefore' | 'notAfter' | 'fingerprint'> {
-  return { issuer: facts.issuer, notBefore: facts.notBefore, notAfter: facts.notAfter, fingerprint: facts.fingerprint };
+export function factsOf(
+  facts: PemFacts,
+): Pick<CertificateInfo, 'issuer' | 'notBefore' | 'notAfter' | 'fingerprint' | 'names'> {
+  const { issuer, notBefore, notAfter, fingerprint, names } = facts;
+  return { issuer, notBefore, notAfter, fingerprint, names: names ?? null };
 }
 
 const sanFor = (name: string): string => (isIPv4(name) ? `IP Address:${name}` : `DNS:${name}`);
 
-function covers(facts: PemFacts, name: string): boolean {
-  return facts.subjectAltName?.split(', ').includes(sanFor(name)) ?? false;
+/** Whether the certificate is for `name`: an IP address listed, a DNS name listed or covered by a wildcard listed. */
+export function covers(facts: Pick<PemFacts, 'subjectAltName'>, name: string): boolean {
+  const entries = facts.subjectAltName?.split(', ') ?? [];
+  if (isIPv4(name)) return entries.includes(sanFor(name));
+  return sanNames(facts.subjectAltName).some((san) => certificateNameCovers(san, name));
 }
 
 /** What the certificate store recorded of the PEM last seen for a name (its facts were checked then). */
@@ -44,6 +51,8 @@ export interface RecordedFacts {
   notBefore: string | null;
   notAfter: string | null;
   isSelfSigned: boolean;
+  /** The names it covers (null: recorded before they were). */
+  names?: string[] | null;
 }
 
 export function createPemFiles(options: {
@@ -76,13 +85,15 @@ export function createPemFiles(options: {
       if (recorded && recorded.fingerprint === firstCertificateFingerprint(pem)) {
         // Recorded only after it was read here and found to cover its name.
         const { fingerprint, issuer, notBefore, notAfter, isSelfSigned } = recorded;
+        const names = recorded.names ?? [coveredNameOf(name)];
         const facts: PemFacts = {
           fingerprint,
           issuer,
           notBefore,
           notAfter,
           isSelfSigned,
-          subjectAltName: sanFor(coveredNameOf(name)),
+          names,
+          subjectAltName: names.map(sanFor).join(', '),
         };
         cache.set(name, facts);
         return facts;

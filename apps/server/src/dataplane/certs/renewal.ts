@@ -54,9 +54,9 @@ export function decideNextAction(record: CertificateRecord, nowMs: number): Next
   }
 }
 
-type CertificateFacts = Pick<CertificateInfo, 'issuer' | 'notBefore' | 'notAfter' | 'fingerprint'>;
+type CertificateFacts = Pick<CertificateInfo, 'issuer' | 'notBefore' | 'notAfter' | 'fingerprint' | 'names'>;
 
-const NO_FACTS: CertificateFacts = { issuer: null, notBefore: null, notAfter: null, fingerprint: null };
+const NO_FACTS: CertificateFacts = { issuer: null, notBefore: null, notAfter: null, fingerprint: null, names: null };
 
 export function newPendingRecord(facts: CertificateFacts = NO_FACTS): CertificateRecord {
   return { state: 'pending', ...facts, error: null, nextAttemptAt: null, failures: 0 };
@@ -67,8 +67,17 @@ export function newPendingRecord(facts: CertificateFacts = NO_FACTS): Certificat
  * kept: during a renewal the old certificate keeps serving until the new one replaces it. The failure count
  * is kept too, so a retry that fails again backs off further.
  */
-export function markPending(record: CertificateRecord): CertificateRecord {
-  return { ...record, state: 'pending', error: null, nextAttemptAt: null };
+export function markPending(record: CertificateRecord, nowMs?: number): CertificateRecord {
+  const attempt = nowMs === undefined ? {} : { lastAttemptAt: new Date(nowMs).toISOString() };
+  return { ...record, ...attempt, state: 'pending', error: null, nextAttemptAt: null };
+}
+
+/**
+ * The operator's own certificate (domain mode `uploaded`): valid as uploaded until it ends, never renewed by a CA.
+ * An expired one keeps its facts, so the console and the attention list say so.
+ */
+export function uploadedRecord(facts: CertificateFacts): CertificateRecord {
+  return { state: 'valid', ...facts, error: null, nextAttemptAt: null, failures: 0 };
 }
 
 export function markIssued(record: CertificateRecord, facts: CertificateFacts): CertificateRecord {

@@ -32,6 +32,8 @@ export function createSelfSignedRenewal(options: {
 
   /** A PEM someone still wants: the fallback, a domain ensured since boot, or one with state from an earlier run. */
   function isWanted(name: string): boolean {
+    // The operator's own certificate is never replaced, whatever it is (also a self-signed one they uploaded).
+    if (known.get(name)?.ssl === 'uploaded') return false;
     return name === FALLBACK_NAME || known.has(name) || store.get(name) !== null;
   }
 

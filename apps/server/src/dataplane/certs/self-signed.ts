@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCommand } from '../exec.js';
 import type { CertificateInfo } from '../types.js';
+import { isWildcardDomainName } from '@postern/contract';
 import { assertHost, isIPv4 } from '../validate.js';
 
 // Certificates are ONE combined PEM per name (key + chain) under `<dataDir>/certs/<name>.pem` (root only),
@@ -22,11 +23,13 @@ export function pemPath(certsDir: string, name: string): string {
 }
 
 /** Issuer, validity and SHA-256 fingerprint of the certificate in a combined PEM. */
-export function describeCertificate(
-  pem: string,
-): Omit<CertificateInfo, 'state' | 'error'> & { subjectAltName: string | undefined; isSelfSigned: boolean } {
+export function describeCertificate(pem: string): Omit<CertificateInfo, 'state' | 'error' | 'lastAttemptAt'> & {
+  subjectAltName: string | undefined;
+  isSelfSigned: boolean;
+} {
   const cert = new X509Certificate(pem);
   return {
+    names: sanNames(cert.subjectAltName),
     issuer: cert.issuer.replace(/\n/g, ', '),
     notBefore: new Date(cert.validFrom).toISOString(),
     notAfter: new Date(cert.validTo).toISOString(),
@@ -38,9 +41,17 @@ export function describeCertificate(
   };
 }
 
+/** The DNS names (and IP addresses) of a subjectAltName as X509Certificate writes it (`DNS:a, IP Address:b`). */
+export function sanNames(subjectAltName: string | undefined): string[] {
+  return (subjectAltName ?? '')
+    .split(', ')
+    .map((entry) => /^(?:DNS|IP Address):(.+)$/.exec(entry)?.[1])
+    .filter((name): name is string => name !== undefined);
+}
+
 /** An ECDSA P-256 self-signed certificate for `name` (CN and SAN), as one combined PEM (key first). */
 export async function createSelfSignedPem(name: string, opensslBin = 'openssl'): Promise<string> {
-  assertHost(name, 'certificate name');
+  if (!isWildcardDomainName(name)) assertHost(name, 'certificate name');
   const san = isIPv4(name) ? `IP:${name}` : `DNS:${name}`;
   // openssl writes the key to a file; a private temp dir (0700) keeps it unreadable to others.
   const dir = await mkdtemp(join(tmpdir(), 'postern-cert-'));

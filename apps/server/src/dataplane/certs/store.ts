@@ -17,6 +17,8 @@ export function createMemoryCertificateStore(): CertificateStore & { records: Ma
 export function putIfChanged(store: CertificateStore, name: string, record: CertificateRecord): void {
   const stored = store.get(name);
   const keys = Object.keys(record) as (keyof CertificateRecord)[];
-  const isSame = stored !== null && keys.every((key) => stored[key] === record[key]);
+  // `names` is a list: compared by value, or every pass would rewrite every row.
+  const same = (a: unknown, b: unknown): boolean => a === b || JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  const isSame = stored !== null && keys.every((key) => same(stored[key], record[key]));
   if (!isSame) store.put(name, record);
 }

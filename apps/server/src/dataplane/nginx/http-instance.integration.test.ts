@@ -442,6 +442,51 @@ describe.skipIf(!canRunNginx)('the HTTP instance (real nginx + Lua)', () => {
     expect(await readChildPids(instance.pid() ?? 0)).toEqual(workers);
   });
 
+  it('serves a wildcard domain for the names one label below it, with its certificate, and exact names first', async () => {
+    const own = async (name: string) =>
+      new X509Certificate(await readFile(pemPath(certsDir, name), 'utf8')).fingerprint256;
+    // A wildcard domain, and another owner's exact name below it that has no service (yet): this test's only.
+    const wild: DesiredDomain[] = [
+      { domainId: 3, domain: '*.apps.test', ssl: 'self-signed' },
+      { domainId: 4, domain: 'mine.apps.test', ssl: 'self-signed' },
+    ];
+    for (const { domain } of wild) {
+      await writeFileAtomic(pemPath(certsDir, domain), await createSelfSignedPem(domain), 0o600);
+    }
+    await proxy.publishCertificates(wild.map((d) => d.domain));
+    const routes = [
+      route({ serviceId: 1, pathLocation: '/' }),
+      route({ serviceId: 7, domain: '*.apps.test', pathLocation: '/' }),
+      // A name with routes of its own below the wildcard: its own (blocked here) win over the wildcard's.
+      route({ serviceId: 8, domain: 'own.apps.test', pathLocation: '/', blockedIps: ['127.0.0.0/8'] }),
+    ];
+    const all = [...domains, ...wild];
+    const table = buildRouteTable(routes, all, { reservedHosts: [options.consoleHost] });
+    await proxy.syncRoutes(
+      table.hosts,
+      all.map((d) => d.domain),
+    );
+    const covered = await https(options.httpsPort, '/x', 'shop.apps.test');
+    expect(covered.body).toBe('backend /x host=shop.apps.test auth=undefined');
+    expect(covered.fingerprint).toBe(await own('*.apps.test'));
+    expect((await https(options.httpsPort, '/x', 'own.apps.test')).status).toBe(403);
+    // Another owner's exact domain with no service is not the wildcard's: nothing answers, its own certificate serves.
+    const exact = await https(options.httpsPort, '/x', 'mine.apps.test');
+    expect(exact.status).toBe(404);
+    expect(exact.fingerprint).toBe(await own('mine.apps.test'));
+    // One label only, as a certificate's wildcard: not two below, not the apex.
+    const deeper = await https(options.httpsPort, '/x', 'a.shop.apps.test');
+    expect(deeper.status).toBe(404);
+    expect(deeper.fingerprint).toBe(await own(FALLBACK_CERT_NAME));
+    expect((await https(options.httpsPort, '/x', 'apps.test')).status).toBe(404);
+    // Whatever the wildcard, the console's host stays the console's.
+    expect((await https(options.httpsPort, '/y', 'gw.test')).body).toBe('backend /y host=gw.test auth=undefined');
+    await serve([route({ serviceId: 1, pathLocation: '/' })]);
+    expect((await https(options.httpsPort, '/x', 'shop.apps.test')).status).toBe(404);
+    await proxy.unpublishCertificates(wild.map((d) => d.domain));
+    for (const { domain } of wild) await rm(pemPath(certsDir, domain), { force: true });
+  });
+
   it('answers ACME challenges on port 80 for any host and redirects everything else to HTTPS', async () => {
     await proxy.setChallenge('tok_123', 'tok_123.thumb');
     expect(

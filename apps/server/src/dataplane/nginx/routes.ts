@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { pathLocationsDifferInCase } from '@postern/contract';
+import { isWildcardDomainName, pathLocationsDifferInCase, wildcardOf } from '@postern/contract';
 import type { DesiredDomain, DesiredHttpRoute } from '../types.js';
 import type { AccessTable } from './access-table.js';
 import {
@@ -105,6 +105,14 @@ function toLuaRoute(
   };
 }
 
+/** A service's host: a host name, or a wildcard domain (`*.example.com`: names below it without routes of theirs). */
+function assertServiceHost(domain: string): string {
+  return isWildcardDomainName(domain) ? domain : assertHostname(domain, 'domain');
+}
+
+/** The routes of an exact domain that has none, below a wildcard that has some: nothing (404), never the wildcard's. */
+const EXACT_WITHOUT_ROUTES = '[]';
+
 const byLongestPrefix = (x: LuaRoute, y: LuaRoute): number => y.p.length - x.p.length || x.s - y.s;
 
 export function buildRouteTable(
@@ -121,8 +129,11 @@ export function buildRouteTable(
   // Lowest id first: when two rows claim one path, the older one keeps it.
   for (const route of [...routes].sort((x, y) => x.serviceId - y.serviceId)) {
     try {
-      const host = route.domain === null ? NO_DOMAIN_HOST : assertHostname(route.domain, 'domain');
-      if (host !== NO_DOMAIN_HOST && !known.has(host)) throw new Error(`domain ${host} does not exist`);
+      const host = route.domain === null ? NO_DOMAIN_HOST : assertServiceHost(route.domain);
+      // A name below a wildcard domain needs no domain of its own: the wildcard's certificate covers it.
+      const coveredBy = host === NO_DOMAIN_HOST ? null : wildcardOf(host);
+      if (host !== NO_DOMAIN_HOST && !known.has(host) && (coveredBy === null || !known.has(coveredBy)))
+        throw new Error(`domain ${host} does not exist`);
       if (reserved.has(host)) throw new Error(`${host} is the console's host name; no service can be published there`);
       const lua = toLuaRoute(route, host, staticHosts, options.access);
       const list = byHost.get(host) ?? [];
@@ -140,6 +151,14 @@ export function buildRouteTable(
   }
   const hosts = new Map<string, string>();
   for (const [host, list] of byHost) hosts.set(host, JSON.stringify(list.sort(byLongestPrefix)));
+  // Exact names win: a domain of its own below a wildcard with services, but with none itself, answers 404 rather
+  // than the wildcard's services (another owner's name is never served by someone's wildcard). An empty list is
+  // what nginx finds for it.
+  for (const domain of known) {
+    if (isWildcardDomainName(domain) || hosts.has(domain)) continue;
+    const wildcard = wildcardOf(domain);
+    if (wildcard !== null && hosts.has(wildcard)) hosts.set(domain, EXACT_WITHOUT_ROUTES);
+  }
   return { hosts, revisions, rejected };
 }
 
@@ -168,6 +187,7 @@ export function withoutServices(
 /** One host's routes (JSON) without the services `ids`; null when none is left. */
 export function routesWithout(json: string, ids: ReadonlySet<number> | ReadonlyMap<number, unknown>): string | null {
   const routes = JSON.parse(json) as { s: number }[];
+  if (routes.length === 0) return json; // an exact domain's guard against its wildcard: it stays
   const kept = routes.filter((route) => !ids.has(route.s));
   if (kept.length === 0) return null;
   return kept.length < routes.length ? JSON.stringify(kept) : json;

@@ -24,7 +24,15 @@ export function createCertificateSync(
 ): CertificateSync {
   /** Domain → its mode and the stored certificate's fingerprint when it was ensured (either changing: again). */
   const ensured = new Map<string, string>();
-  const stateOf = (domain: DesiredDomain): string => `${domain.ssl}:${domain.pemFingerprint ?? ''}`;
+  // The order's settings too: another CA, challenge or DNS provider orders a new certificate (the manager decides).
+  const stateOf = (domain: DesiredDomain): string =>
+    [
+      domain.ssl,
+      domain.pemFingerprint ?? '',
+      domain.challenge ?? '',
+      domain.dnsProviderId ?? '',
+      domain.acmeCaId ?? '',
+    ].join(':');
 
   return {
     async ensureChanged(domains) {

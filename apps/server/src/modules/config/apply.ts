@@ -1,4 +1,5 @@
 import type { Actor } from '../accounts/policy.js';
+import { certificateMessages } from '@postern/contract';
 import type {
   ConfigHttpService,
   ConfigNode,
@@ -7,7 +8,7 @@ import type {
   DomainAccessUpdate,
 } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
-import { AppError } from '../../errors.js';
+import { AppError, badRequest } from '../../errors.js';
 import type { NodeEvents } from '../../http/events.js';
 import { updateDomainAccess, updateServiceAccess } from '../access/policies.js';
 import { createIdentityProvider, deleteIdentityProvider, updateIdentityProvider } from '../access/providers.js';
@@ -269,6 +270,7 @@ export async function applySteps(ctx: ApplyContext, state: GatewayState, steps: 
         const before = state.document.domains.find((have) => have.domain === domain.domain);
         let id = domainIds.get(domain.domain);
         if (id === undefined) {
+          if (domain.ssl === 'uploaded') throw badRequest(certificateMessages.uploadFirst);
           const created = await createDomain(
             deps,
             { domain: domain.domain, ssl: domain.ssl, ownerNodeId },

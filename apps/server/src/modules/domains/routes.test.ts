@@ -28,7 +28,15 @@ describe('creating domains', () => {
     expect(body).toMatchObject({ domain: 'app.example.com', ssl: 'self-signed' });
     expect(body.certificate).toMatchObject({ state: 'self-signed' });
     expect(t.fakeDataPlane.lastState?.domains).toEqual([
-      { domainId: body.id, domain: 'app.example.com', ssl: 'self-signed', pemFingerprint: null },
+      {
+        domainId: body.id,
+        domain: 'app.example.com',
+        ssl: 'self-signed',
+        pemFingerprint: null,
+        challenge: 'http-01',
+        dnsProviderId: null,
+        acmeCaId: null,
+      },
     ]);
   });
 

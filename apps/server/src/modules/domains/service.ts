@@ -1,6 +1,9 @@
-import { count, eq, inArray, sql } from 'drizzle-orm';
+import { count, eq, inArray, like, sql } from 'drizzle-orm';
 import {
+  certificateMessages,
+  isWildcardDomainName,
   ruleMessages,
+  wildcardOf,
   type Domain,
   type DomainCreate,
   type DomainUpdate,
@@ -10,7 +13,8 @@ import {
 import type { AppDeps } from '../../deps.js';
 import type { Db, ReadDb } from '../../db/client.js';
 import type { Config } from '../../env.js';
-import { domains, httpServices, nodes, tcpServices } from '../../db/schema.js';
+import { acmeCas, dnsProviders, domains, httpServices, nodes, tcpServices } from '../../db/schema.js';
+import { certificateOf } from '../certificates/present.js';
 import { badRequest, fieldError, notFound } from '../../errors.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
@@ -46,7 +50,10 @@ export function toDomain(deps: Pick<AppDeps, 'dataPlane'>, { row, ownerName }: O
     ssl: row.ssl,
     ownerNodeId: row.ownerNodeId,
     ownerNodeName: row.ownerNodeId === null ? null : ownerName,
-    certificate: deps.dataPlane.certificates.info(row.domain) ?? null,
+    certificate: certificateOf(deps, row),
+    challenge: row.challenge,
+    dnsProviderId: row.dnsProviderId,
+    acmeCaId: row.acmeCaId,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -104,8 +111,41 @@ async function assertDomainFree(db: ReadDb, domain: string, exceptId?: number): 
   if (other && other.id !== exceptId) throw fieldError('domain', takenMessage(domain));
 }
 
+/** How a certbot domain is issued, merged from the request and the row (an edit keeps what it does not name). */
+interface IssuanceChoice {
+  challenge: 'http-01' | 'dns-01';
+  dnsProviderId: number | null;
+  acmeCaId: number | null;
+}
+
 /**
- * `skipValidation` forces self-signed (the spec's "Validation rules"); a certbot domain is checked before it is stored.
+ * The rules of a domain's certificate settings (docs/api.md "Certificates"): a wildcard is issued through DNS only,
+ * dns-01 names an existing DNS provider, a CA override an existing CA.
+ */
+async function assertIssuance(db: ReadDb, domain: string, ssl: SslMode, choice: IssuanceChoice): Promise<void> {
+  if (ssl === 'certbot' && isWildcardDomainName(domain) && choice.challenge !== 'dns-01') {
+    throw fieldError('challenge', certificateMessages.wildcardNeedsDns);
+  }
+  if (ssl === 'certbot' && choice.challenge === 'dns-01' && choice.dnsProviderId === null) {
+    throw fieldError('dnsProviderId', certificateMessages.dnsNeedsProvider);
+  }
+  if (choice.dnsProviderId !== null) {
+    const found = await db
+      .select({ id: dnsProviders.id })
+      .from(dnsProviders)
+      .where(eq(dnsProviders.id, choice.dnsProviderId))
+      .get();
+    if (!found) throw fieldError('dnsProviderId', certificateMessages.providerNotFound);
+  }
+  if (choice.acmeCaId !== null) {
+    const found = await db.select({ id: acmeCas.id }).from(acmeCas).where(eq(acmeCas.id, choice.acmeCaId)).get();
+    if (!found) throw fieldError('acmeCaId', certificateMessages.caNotFound);
+  }
+}
+
+/**
+ * `skipValidation` forces self-signed (the spec's "Validation rules"); a certbot domain proven over HTTP is checked to point here
+ * before it is stored (a DNS challenge needs no such thing: the gateway may be unreachable from the internet).
  */
 async function resolveSsl(
   options: DomainOptions,
@@ -113,10 +153,11 @@ async function resolveSsl(
   ssl: SslMode | null | undefined,
   skipValidation: boolean | undefined,
   needsCheck: boolean,
+  challenge: IssuanceChoice['challenge'] = 'http-01',
 ): Promise<SslMode> {
   if (skipValidation === true) return 'self-signed';
   const mode = ssl ?? 'self-signed';
-  if (mode === 'certbot' && needsCheck) {
+  if (mode === 'certbot' && needsCheck && challenge === 'http-01' && !isWildcardDomainName(domain)) {
     const check = await options.checkDomain(domain);
     if (!check.ok) throw fieldError('domain', check.message);
   }
@@ -127,14 +168,20 @@ export async function createDomain(deps: AppDeps, body: DomainCreate, options: D
   assertNotConsoleHost(deps.config, body.domain);
   await assertDomainFree(deps.db, body.domain);
   await assertOwner(deps.db, body.ownerNodeId);
-  const ssl = await resolveSsl(options, body.domain, body.ssl, body.skipValidation, true);
+  const choice: IssuanceChoice = {
+    challenge: body.challenge ?? (isWildcardDomainName(body.domain) ? 'dns-01' : 'http-01'),
+    dnsProviderId: body.dnsProviderId ?? null,
+    acmeCaId: body.acmeCaId ?? null,
+  };
+  await assertIssuance(deps.db, body.domain, body.ssl ?? 'self-signed', choice);
+  const ssl = await resolveSsl(options, body.domain, body.ssl, body.skipValidation, true, choice.challenge);
   let row: DomainRow;
   try {
     row = await deps.db.write(
       async (tx) =>
         await tx
           .insert(domains)
-          .values({ domain: body.domain, ssl, ownerNodeId: body.ownerNodeId ?? null })
+          .values({ domain: body.domain, ssl, ownerNodeId: body.ownerNodeId ?? null, ...choice })
           .returning()
           .get(),
     );
@@ -164,8 +211,17 @@ export async function updateDomain(
   const ownerNodeId = body.ownerNodeId === undefined ? current.ownerNodeId : body.ownerNodeId;
   if (ownerNodeId !== current.ownerNodeId) await assertOwner(deps.db, ownerNodeId);
   const requested = body.ssl === undefined ? current.ssl : body.ssl;
-  const needsCheck = isRenamed || current.ssl !== 'certbot';
-  const ssl = await resolveSsl(options, name, requested, body.skipValidation, needsCheck);
+  // `uploaded` is kept, or chosen again, only while the operator's certificate is the one stored for the domain.
+  if (requested === 'uploaded' && current.ssl !== 'uploaded') throw fieldError('ssl', certificateMessages.uploadFirst);
+  if (requested === 'uploaded' && isRenamed) throw fieldError('domain', certificateMessages.uploadFirst);
+  const choice: IssuanceChoice = {
+    challenge: body.challenge ?? current.challenge,
+    dnsProviderId: body.dnsProviderId === undefined ? current.dnsProviderId : body.dnsProviderId,
+    acmeCaId: body.acmeCaId === undefined ? current.acmeCaId : body.acmeCaId,
+  };
+  await assertIssuance(deps.db, name, requested ?? 'self-signed', choice);
+  const needsCheck = isRenamed || current.ssl !== 'certbot' || current.challenge !== choice.challenge;
+  const ssl = await resolveSsl(options, name, requested, body.skipValidation, needsCheck, choice.challenge);
   const now = deps.now().toISOString();
   let row: DomainRow | undefined;
   try {
@@ -185,7 +241,7 @@ export async function updateDomain(
       }
       return await tx
         .update(domains)
-        .set({ domain: name, ssl, ownerNodeId, updatedAt: now })
+        .set({ domain: name, ssl, ownerNodeId, ...choice, updatedAt: now })
         .where(eq(domains.id, id))
         .returning()
         .get();
@@ -201,9 +257,31 @@ export async function updateDomain(
   return await getDomain(deps, row.id);
 }
 
+/** Names one label below a wildcard's base (`%.example.com`), narrowed to those it covers in code. */
+const belowWildcard = (wildcard: string): string => `%.${wildcard.slice(2)}`;
+
+/** Web services on names a wildcard domain covers that have no domain of their own: they are served under it. */
+async function servicesCoveredOnly(db: ReadDb, wildcard: string): Promise<number> {
+  const candidates = await db
+    .select({ domain: httpServices.domain })
+    .from(httpServices)
+    .where(like(httpServices.domain, belowWildcard(wildcard)))
+    .all();
+  const covered = [...new Set(candidates.map((c) => c.domain))].filter((name) => wildcardOf(name) === wildcard);
+  if (covered.length === 0) return 0;
+  const own = new Set(
+    (await db.select({ domain: domains.domain }).from(domains).where(inArray(domains.domain, covered)).all()).map(
+      (r) => r.domain,
+    ),
+  );
+  return candidates.filter((c) => covered.includes(c.domain) && !own.has(c.domain)).length;
+}
+
 async function countServicesOn(db: ReadDb, domain: string): Promise<number> {
+  const covered = isWildcardDomainName(domain) ? await servicesCoveredOnly(db, domain) : 0;
   const http =
-    (await db.select({ n: count() }).from(httpServices).where(eq(httpServices.domain, domain)).get())?.n ?? 0;
+    covered +
+    ((await db.select({ n: count() }).from(httpServices).where(eq(httpServices.domain, domain)).get())?.n ?? 0);
   const tcp = (await db.select({ n: count() }).from(tcpServices).where(eq(tcpServices.domain, domain)).get())?.n ?? 0;
   return http + tcp;
 }

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { ruleMessages } from '@postern/contract';
+import { isWildcardDomainName, ruleMessages, wildcardOf } from '@postern/contract';
 import type { Config } from '../../env.js';
 import { domains } from '../../db/schema.js';
 import { fieldError } from '../../errors.js';
@@ -12,7 +12,8 @@ import { assertNodeQuota } from './node-quotas.js';
  * Makes `domain` ('' = none) usable by a service of `nodeId`, inside the caller's transaction. Nobody may use the
  * console's host name. The admin may use any domain; a name that does not exist yet becomes the admin's. A node's
  * token may use only the domains assigned to its node; a name that does not exist yet becomes the node's (within
- * its domain quota). The refusal is the same whoever owns the domain, so it tells nothing about the owner.
+ * its domain quota). A name below a wildcard domain without a domain of its own belongs to the wildcard's owner; a
+ * token never creates a wildcard. The refusal is the same whoever owns the domain, so it tells nothing about the owner.
  */
 export async function claimServiceDomain(
   tx: Db,
@@ -20,22 +21,29 @@ export async function claimServiceDomain(
   caller: Caller,
   nodeId: number,
   domain: string,
+  /** A web service is served under a wildcard covering its name; a TCP one terminates TLS with its own name's file. */
+  kind: 'http' | 'tcp' = 'http',
 ): Promise<void> {
   if (domain === '') return;
   assertNotConsoleHost(config, domain);
+  const ownerOf = async (name: string) =>
+    await tx.select({ ownerNodeId: domains.ownerNodeId }).from(domains).where(eq(domains.domain, name)).get();
+  const existing = await ownerOf(domain);
+  // A name below a wildcard domain, with no domain of its own, is the wildcard's: served with its certificate, and
+  // its owner's (docs/api.md "Certificates").
+  const wildcard = existing ? null : wildcardOf(domain);
+  const covering = wildcard === null ? undefined : await ownerOf(wildcard);
   if (caller === 'admin') {
-    await ensureDomains(tx, [domain]);
+    if (covering === undefined || kind === 'tcp') await ensureDomains(tx, [domain]);
     return;
   }
-  const existing = await tx
-    .select({ ownerNodeId: domains.ownerNodeId })
-    .from(domains)
-    .where(eq(domains.domain, domain))
-    .get();
-  if (existing) {
-    if (existing.ownerNodeId !== nodeId) throw fieldError('domain', ruleMessages.domainNotYours);
+  if (existing || covering) {
+    if ((existing ?? covering)?.ownerNodeId !== nodeId) throw fieldError('domain', ruleMessages.domainNotYours);
+    if (existing === undefined && kind === 'tcp') await ensureDomains(tx, [domain], nodeId);
     return;
   }
+  // A wildcard covers names other owners may hold or claim later: only the admin creates one (and may assign it).
+  if (isWildcardDomainName(domain)) throw fieldError('domain', ruleMessages.domainNotYours);
   await assertNodeQuota(tx, config, nodeId, 'domains');
   await ensureDomains(tx, [domain], nodeId);
 }

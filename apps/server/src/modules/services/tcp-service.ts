@@ -96,7 +96,7 @@ export async function createTcpService(
           await assertNodeQuota(tx, deps.config, nodeId, 'services');
           await assertNodeQuota(tx, deps.config, nodeId, 'ports');
         }
-        await claimServiceDomain(tx, deps.config, caller, nodeId, domain ?? '');
+        await claimServiceDomain(tx, deps.config, caller, nodeId, domain ?? '', 'tcp');
         const port = await choosePublicPort(tx, deps.config, proto, body.port, { revealOwner: caller === 'admin' });
         return (
           await tx
@@ -160,7 +160,7 @@ export async function updateTcpService(
         const port = keepsPort
           ? current.port
           : await choosePublicPort(tx, deps.config, proto, requestedPort, { exceptId: id });
-        await claimServiceDomain(tx, deps.config, 'admin', nodeId, domain ?? '');
+        await claimServiceDomain(tx, deps.config, 'admin', nodeId, domain ?? '', 'tcp');
         const backendHost = resolveBackendHost(
           node,
           body.backendHost === undefined ? current.backendHost : body.backendHost,

@@ -192,3 +192,20 @@ describe("within", function()
     assert.is_false(at("/adm%25", "/adm"))
   end)
 end)
+
+describe("wildcard_of", function()
+  local wildcard_of = postern.wildcard_of
+
+  it("names the wildcard domain covering one label below it", function()
+    assert.are.equal("*.example.com", wildcard_of("app.example.com"))
+    assert.are.equal("*.b.example.com", wildcard_of("a.b.example.com"))
+  end)
+
+  it("covers no apex, no single label and no wildcard", function()
+    assert.is_nil(wildcard_of("example.com"))
+    assert.is_nil(wildcard_of("localhost"))
+    assert.is_nil(wildcard_of("*.example.com"))
+    assert.is_nil(wildcard_of(".example.com"))
+    assert.is_nil(wildcard_of(nil))
+  end)
+end)

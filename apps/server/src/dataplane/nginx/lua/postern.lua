@@ -127,6 +127,17 @@ local function is_allowed(route)
   return true
 end
 
+-- The wildcard domain that would cover `host` ("app.example.com" -> "*.example.com"): one label, as a certificate's
+-- wildcard covers (RFC 6125); nil for a name of fewer than three labels or one that is a wildcard itself.
+function _M.wildcard_of(host)
+  if host == nil or sub(host, 1, 1) == "*" then return nil end
+  local dot = find(host, ".", 1, true)
+  if dot == nil or dot == 1 then return nil end
+  local parent = sub(host, dot + 1)
+  if find(parent, ".", 1, true) == nil then return nil end
+  return "*." .. parent
+end
+
 local function routes_for(host)
   local dict = shared.gw_routes
   local version = dict:get("v")
@@ -380,6 +391,11 @@ function _M.route()
   if host == "" and _M.within(path, loose, "/api") ~= false then return ngx.exit(404) end
   if host == "" then strip_session_cookie() end
   local list = routes_for(host)
+  -- An exact host first: a name with services of its own never falls through to its wildcard's.
+  if not list and host ~= "" then
+    local wildcard = _M.wildcard_of(host)
+    list = wildcard and routes_for(wildcard)
+  end
   if not list then return ngx.exit(404) end
   local route, ambiguous = match(list, path, loose)
   if route == nil then return ngx.exit(404) end
@@ -490,14 +506,20 @@ function _M.certificate()
   local ssl = require("ngx.ssl")
   local certs = shared.gw_certs
   local name = ssl.server_name()
-  local pem = name and certs:get(lower(name))
+  name = name and lower(name)
+  local pem = name and certs:get(name)
+  -- No certificate of its own: the wildcard domain's covering it (`*.example.com` for `app.example.com`). Never for
+  -- the console's host name: it keeps the fallback certificate made for it, whatever wildcard an operator adds.
+  if pem == nil and name and name ~= opts.console_host then
+    local wildcard = _M.wildcard_of(name)
+    pem = wildcard and certs:get(wildcard)
+    if pem ~= nil then name = wildcard end
+  end
   if pem == nil then
     name = "_fallback"
     pem = certs:get(name)
     -- Not pushed yet: the static fallback certificate of the server block serves.
     if pem == nil then return end
-  else
-    name = lower(name)
   end
   local parsed = cert_cache[name]
   if parsed == nil or parsed.pem ~= pem then

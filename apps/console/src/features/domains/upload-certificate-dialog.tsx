@@ -1,0 +1,51 @@
+import { CertificateUploadSchema, type Domain } from '@postern/contract';
+import { FormDialog } from '../../components/ui/dialog';
+import { TextareaField } from '../../components/ui/form-field';
+import { useToast } from '../../components/ui/toast';
+import { settleStoredChange } from '../../lib/api';
+import { useZodForm } from '../../lib/use-zod-form';
+import { useUploadCertificate } from '../../queries/domains';
+
+// Your own certificate for a domain (docs/api.md "Certificates"): the PEM chain and its key, checked by the server
+// (key, chain order, names, validity: each refusal shown on its field). The key is sent once and never shown again.
+
+function UploadCertificateForm({ domain, onClose }: { domain: Domain; onClose: () => void }) {
+  const form = useZodForm(CertificateUploadSchema, { certificate: '', privateKey: '' });
+  const upload = useUploadCertificate();
+  const { toast } = useToast();
+
+  const onSubmit = form.handleSubmit(async (body) => {
+    if ((await settleStoredChange(upload.mutateAsync({ id: domain.id, body }))).isApplied)
+      toast({ message: `Certificate uploaded for ${domain.domain}`, type: 'success' });
+    onClose();
+  });
+
+  return (
+    <FormDialog open title="Upload Certificate" onClose={onClose} onSubmit={onSubmit} isSubmitting={form.isSubmitting}>
+      <p className="text-sm text-gray-600 dark:text-gray-300">
+        Served for <span className="font-medium break-all">{domain.domain}</span> instead of a self-signed or Let&apos;s
+        Encrypt certificate, and never renewed: upload a new one before it expires.
+      </p>
+      <TextareaField
+        label="Certificate Chain (PEM)"
+        rows={8}
+        placeholder="-----BEGIN CERTIFICATE-----"
+        description="The domain's certificate first, then each intermediate certificate."
+        {...form.field('certificate')}
+      />
+      <TextareaField
+        label="Private Key (PEM)"
+        rows={6}
+        placeholder="-----BEGIN PRIVATE KEY-----"
+        description="Unencrypted; stored encrypted on the gateway and never shown again."
+        {...form.field('privateKey')}
+      />
+    </FormDialog>
+  );
+}
+
+/** Uploads the operator's own certificate for `domain`. */
+export function UploadCertificateDialog({ domain, onClose }: { domain: Domain | null; onClose: () => void }) {
+  if (domain === null) return null;
+  return <UploadCertificateForm key={domain.id} domain={domain} onClose={onClose} />;
+}
