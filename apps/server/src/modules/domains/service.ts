@@ -144,8 +144,9 @@ async function assertIssuance(db: ReadDb, domain: string, ssl: SslMode, choice: 
 }
 
 /**
- * `skipValidation` forces self-signed (the spec's "Validation rules"); a certbot domain proven over HTTP is checked to point here
- * before it is stored (a DNS challenge needs no such thing: the gateway may be unreachable from the internet).
+ * `skipValidation` forces self-signed (the spec's "Validation rules"); a certbot domain proven over HTTP is checked to
+ * point here before it is stored (a DNS challenge needs no such thing: the gateway may be unreachable from the
+ * internet).
  */
 async function resolveSsl(
   options: DomainOptions,
