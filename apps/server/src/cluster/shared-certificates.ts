@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { firstCertificateFingerprint, joinPem, splitPem } from '../lib/pem.js';
 import type { SharedCertificates } from '../model/certificates.js';
 import type { SecretBox } from '../secrets.js';
-import type { Db, ReadDb, Store } from '../db/client.js';
+import type { Tx, ReadDb, Store } from '../db/client.js';
 import { certificatePems, domains } from '../db/schema.js';
 
 // The certificates every gateway on one database serves (`certificate_pems`): one combined PEM per domain, the first
@@ -24,7 +24,7 @@ export function openSharedCertificates(db: Store, secrets: SecretBox): SharedCer
     return { fingerprint: row.fingerprint, pem: joinPem(secrets.decrypt(row.keyEnc), row.chain) };
   }
 
-  async function store(tx: Db, domainId: number, pem: string): Promise<void> {
+  async function store(tx: Tx, domainId: number, pem: string): Promise<void> {
     const parts = splitPem(pem);
     const fingerprint = firstCertificateFingerprint(pem);
     if (parts === null || fingerprint === null) throw new Error('not a combined PEM (private key and certificate)');

@@ -2,7 +2,7 @@ import { eq, gte, sql } from 'drizzle-orm';
 import type { CertificateRecord, CertificateStore } from '../model/certificates.js';
 import { firstCertificateFingerprint, splitPem } from '../lib/pem.js';
 import type { SecretBox } from '../secrets.js';
-import type { Db, Store } from './client.js';
+import type { Tx, Store } from './client.js';
 import { certificatePems, certificates, domains } from './schema.js';
 
 export interface DbCertificateStore extends CertificateStore {
@@ -149,7 +149,7 @@ export async function openDbCertificateStore(
  * Stores `pem` (key first, then the chain) as the certificate every gateway serves for a domain, inside the caller's
  * transaction: the chain in the clear, the key encrypted with the secret key.
  */
-export async function storeCertificatePem(tx: Db, secrets: SecretBox, domainId: number, pem: string): Promise<void> {
+export async function storeCertificatePem(tx: Tx, secrets: SecretBox, domainId: number, pem: string): Promise<void> {
   const parts = splitPem(pem);
   const fingerprint = firstCertificateFingerprint(pem);
   if (parts === null || fingerprint === null) throw new Error('not a combined PEM (private key and certificate)');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { NESTED_WRITE_MESSAGE, openSqliteStore, type Store } from './client.js';
+import { NESTED_WRITE_MESSAGE, openSqliteStore, type Store, type Tx } from './client.js';
 import { resolveMigrationsDir } from './migrations-dir.js';
 import { settings } from './schema.js';
 
@@ -39,7 +39,7 @@ describe('the embedded store', () => {
     });
     const first = store.write(async (tx) => {
       await tx.insert(settings).values({ key: 'first', value: '1' }).run();
-      await held; // a transaction waiting on something else: other requests run meanwhile
+      await held; // released within this turn of the event loop (a transaction may await no longer)
       throw new Error('first fails');
     });
     const second = store.write(async (tx) => {
@@ -60,5 +60,21 @@ describe('the embedded store', () => {
     });
     await expect(nested).rejects.toThrow(NESTED_WRITE_MESSAGE);
     expect(await valueOf('inner')).toBeUndefined();
+  });
+
+  test('the compiler keeps the store out of what takes a transaction', async () => {
+    const insertOn = (tx: Tx) => tx.insert(settings);
+    const readFor = (tx: Tx) => tx.select().from(settings);
+    // @ts-expect-error -- the store is not a transaction: a helper that writes takes tx
+    expect(() => insertOn(store)).toThrow(TypeError);
+    // @ts-expect-error -- nor for a helper that reads on behalf of a write (the store would not see its writes)
+    expect(await readFor(store)).toEqual([]);
+    const answers = await store.write(async (tx) => ({
+      // @ts-expect-error -- no transaction inside a transaction: pass tx down
+      nested: typeof tx.transaction,
+      // @ts-expect-error -- raw rows by column name differ between the engines: raw SQL reads with values()
+      raw: typeof store.all,
+    }));
+    expect(answers).toEqual({ nested: 'undefined', raw: 'undefined' });
   });
 });

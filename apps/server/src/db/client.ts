@@ -1,30 +1,63 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
-import * as schema from './schema.js';
+import {
+  createTransactionGuards,
+  NESTED_WRITE_MESSAGE,
+  WRITE_SPANNED_IO_MESSAGE,
+  type TransactionContext,
+  type TransactionKind,
+} from './guards.js';
+
+export { NESTED_WRITE_MESSAGE, READ_ON_STORE_MESSAGE, TX_CLOSED_MESSAGE, WRITE_SPANNED_IO_MESSAGE } from './guards.js';
 
 /**
- * The query handle every module writes its queries against: drizzle's SQLite dialect, typed as an asynchronous
- * database so the same code runs on an engine that answers over the network (PostgreSQL for several gateways).
- * On the embedded engine the answers are there at once; awaiting them costs a microtask.
+ * drizzle's SQLite dialect as an asynchronous database: every query is written once against it and awaited, so the
+ * same code runs on the embedded engine (which answers at once: awaiting costs a microtask) and on PostgreSQL.
  */
-export type Db = BaseSQLiteDatabase<'async', unknown, typeof schema>;
+export type AsyncSqlite = BaseSQLiteDatabase<'async', unknown>;
 
-/** What may run outside a transaction: reads. Every write goes through `Store.write`. */
-export type ReadDb = Omit<Db, 'insert' | 'update' | 'delete' | 'run' | 'transaction' | 'batch'>;
+/** Reads: on the store, or through the `tx` of a transaction. Rows of raw SQL come from `values` (arrays). */
+export type ReadDb = Pick<AsyncSqlite, 'select' | 'selectDistinct' | '$count' | '$with' | 'with' | 'values'>;
+
+const READ_METHODS = [
+  'select',
+  'selectDistinct',
+  '$count',
+  '$with',
+  'with',
+  'values',
+] as const satisfies readonly (keyof ReadDb)[];
+
+declare const writeTransaction: unique symbol;
+
+/**
+ * The transaction of one `store.write`: reads and writes. Only `store.write` hands one out; the store is not one, so
+ * a helper that takes `tx: Tx` cannot be given the store (whose reads would not see the transaction's writes on
+ * PostgreSQL). A read on the store while a write is open in the same call chain is refused at run time.
+ */
+export type Tx = ReadDb &
+  Pick<AsyncSqlite, 'insert' | 'update' | 'delete' | 'run'> & { readonly [writeTransaction]: true };
 
 export type Engine = 'sqlite' | 'postgres';
 
 /**
  * The shared store: reads straight on `store`, writes inside `store.write(async (tx) => …)`, one transaction each.
- * Writes are serialised on the embedded engine (one writer; a write from elsewhere can never join a transaction in
- * flight) and run as real transactions on PostgreSQL. A write inside a write is refused: pass `tx` down instead.
+ * Writes are serialised (on PostgreSQL across every gateway, by an advisory lock): a check and the write it guards
+ * cannot interleave with another write. Inside a write every statement goes through `tx`; a read on the store, a
+ * write inside a write, and a `tx` used after its write are refused. A write awaits nothing but its own statements
+ * (one that awaits a timer, a file, the network… is rolled back and rejects): it holds the write lock meanwhile.
  */
 export type Store = ReadDb & {
   readonly engine: Engine;
-  write<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  write<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Several reads that must see one moment of the database (no write lands between them), e.g. the desired state.
+   * PostgreSQL: a REPEATABLE READ, READ ONLY transaction, which neither waits for writes nor holds them up. SQLite: a
+   * read transaction among the writes. The same rules as a write's: read through `tx`, await nothing else.
+   */
+  snapshot<T>(work: (tx: ReadDb) => Promise<T>): Promise<T>;
   /**
    * Tells every other gateway on this database that something changed (call it after the write committed).
    * Without a topic: what the gateways serve changed, and every other gateway applies its data plane. With a topic
@@ -44,6 +77,24 @@ export type Store = ReadDb & {
   close(): Promise<void>;
 };
 
+const WRITE_METHODS = ['insert', 'update', 'delete', 'run'] as const satisfies readonly (keyof Tx)[];
+
+function boundMethods(db: AsyncSqlite, names: readonly (keyof AsyncSqlite)[]): Record<string, unknown> {
+  const bound: Record<string, unknown> = {};
+  for (const name of names) bound[name] = (db[name] as (...args: unknown[]) => unknown).bind(db);
+  return bound;
+}
+
+/** The read methods of a drizzle database, bound: what the store exposes of it (nothing that writes). */
+export function readMethodsOf(db: AsyncSqlite): ReadDb {
+  return boundMethods(db, READ_METHODS) as ReadDb;
+}
+
+/** What a transaction's work gets: reads and writes, bound; no `transaction` (pass `tx` down instead). */
+export function txOf(db: AsyncSqlite): Tx {
+  return boundMethods(db, [...READ_METHODS, ...WRITE_METHODS]) as unknown as Tx;
+}
+
 /** A topic name: lowercase, short (it travels in every NOTIFY of that topic). */
 export const ANNOUNCEMENT_TOPIC = /^[a-z][a-z0-9_.-]{0,31}$/;
 /** NOTIFY payloads are limited to 8000 bytes; the envelope around a topic's payload needs some of them. */
@@ -60,36 +111,58 @@ export function checkAnnouncement(topic: string | undefined, payload: string | u
     throw new Error(`announcement payloads are at most ${MAX_ANNOUNCEMENT_PAYLOAD} bytes`);
 }
 
-export const NESTED_WRITE_MESSAGE = 'store.write called inside store.write: pass the transaction down instead';
+const sqliteClients = new WeakMap<object, Database.Database>();
 
 /**
  * Opens (creating if needed) the embedded SQLite database with WAL and foreign keys on, and applies the committed
- * SQL migrations from `migrationsFolder`.
+ * SQL migrations from `migrationsFolder`. Two connections: one writes (the transactions, one at a time), one reads
+ * (the store's reads, `query_only`). In WAL mode the reading one sees committed data only, as another connection of
+ * PostgreSQL does: a read never sees a transaction still in progress, nor one that is rolled back.
  */
 export function openSqliteStore(file: string, migrationsFolder: string): Store {
-  const sqlite = new Database(file);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  const sync = drizzle(sqlite, { schema });
-  migrate(sync, { migrationsFolder });
+  const writer = new Database(file);
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('synchronous = NORMAL');
+  writer.pragma('foreign_keys = ON');
+  writer.pragma('busy_timeout = 5000');
+  migrate(drizzle(writer), { migrationsFolder });
+  const reader = new Database(file);
+  reader.pragma('busy_timeout = 5000');
+  reader.pragma('query_only = ON');
+
+  const guards = createTransactionGuards<Database.Database>();
   // The synchronous driver answers every query at once; code awaits it as if it were asynchronous (`await` of a value
   // is the value), which is what lets one query code serve both engines.
-  const db = sync as unknown as Db;
-  const inWrite = new AsyncLocalStorage<true>();
+  const readDb = drizzle(reader, { logger: guards.storeLogger }) as unknown as AsyncSqlite;
+  const tx = txOf(drizzle(writer, { logger: guards.txLogger }) as unknown as AsyncSqlite);
   let tail: Promise<unknown> = Promise.resolve();
 
-  const write = <T>(work: (tx: Db) => Promise<T>): Promise<T> => {
-    if (inWrite.getStore()) return Promise.reject(new Error(NESTED_WRITE_MESSAGE));
+  const finish = (context: TransactionContext<Database.Database>, isCommit: boolean): void => {
+    context.open = false;
+    try {
+      if (isCommit) writer.exec('COMMIT');
+    } finally {
+      if (writer.inTransaction) writer.exec('ROLLBACK');
+      if (context.kind === 'snapshot') writer.pragma('query_only = OFF');
+    }
+  };
+
+  /** One transaction at a time on the writing connection, each settled within the event loop's turn it began in. */
+  const transaction = <T>(kind: TransactionKind, work: () => Promise<T>): Promise<T> => {
+    if (guards.current()) return Promise.reject(new Error(NESTED_WRITE_MESSAGE));
+    // Made here, so its stack names the caller of the write that awaited something else.
+    const refusal = new Error(WRITE_SPANNED_IO_MESSAGE);
     const run = async (): Promise<T> => {
-      sqlite.exec('BEGIN IMMEDIATE');
+      const context: TransactionContext<Database.Database> = { open: true, kind, connection: writer, pending: 0 };
       try {
-        const result = await inWrite.run(true, () => work(db));
-        sqlite.exec('COMMIT');
+        // A snapshot cannot write, as PostgreSQL's READ ONLY transaction cannot.
+        if (kind === 'snapshot') writer.pragma('query_only = ON');
+        writer.exec(kind === 'write' ? 'BEGIN IMMEDIATE' : 'BEGIN');
+        const result = await guards.run(context, work, refusal);
+        finish(context, true);
         return result;
       } catch (error) {
-        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+        finish(context, false);
         throw error;
       }
     };
@@ -98,21 +171,27 @@ export function openSqliteStore(file: string, migrationsFolder: string): Store {
     return result;
   };
 
-  return Object.assign(db, {
-    engine: 'sqlite' as const,
-    write,
+  const store: Store = {
+    ...readMethodsOf(readDb),
+    engine: 'sqlite',
+    write: (work) => transaction('write', () => work(tx)),
+    snapshot: (work) => transaction('snapshot', () => work(tx)),
     // Checked as on PostgreSQL, so a bad topic fails in the tests of either engine.
     announce: async (topic?: string, payload?: string) => checkAnnouncement(topic, payload),
     onAnnounce: () => () => undefined,
     close: async () => {
       await tail;
-      sqlite.close();
+      reader.close();
+      writer.close();
     },
-  });
+  };
+  sqliteClients.set(store, writer);
+  return store;
 }
 
-/** The SQLite connection under a store, for the few jobs that are SQLite's own (online backup, file checks). */
+/** The writing SQLite connection under a store, for the jobs that are SQLite's own (tests, benches, file checks). */
 export function sqliteClientOf(store: Store): Database.Database {
-  if (store.engine !== 'sqlite') throw new Error('not an embedded SQLite store');
-  return (store as unknown as { $client: Database.Database }).$client;
+  const client = sqliteClients.get(store);
+  if (!client) throw new Error('not an embedded SQLite store');
+  return client;
 }

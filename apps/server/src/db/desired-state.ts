@@ -213,14 +213,14 @@ async function loadChallenges(db: ReadDb): Promise<Map<string, string>> {
 
 /**
  * Everything the data plane serves, computed from the DB alone, so a restarted (or second) gateway converges on
- * exactly what the DB says. The reads share one transaction: a concurrent write cannot leave a route pointing at a
- * domain or node from a different moment.
+ * exactly what the DB says. The reads share one snapshot: a concurrent write cannot leave a route pointing at a
+ * domain or node from a different moment (on PostgreSQL without holding any gateway's writes up).
  */
 export async function loadDesiredState(deps: StateDeps, settings: GatewaySettings): Promise<DesiredState> {
   const { gatewayId, ...side } = settings;
   const gateway = { ...side, privateKey: await readGatewayPrivateKey(deps, gatewayId) };
   const now = deps.now?.() ?? new Date();
-  return deps.db.write(async (tx) => {
+  return deps.db.snapshot(async (tx) => {
     const protectedBy = await loadServicePolicies(tx);
     const http = await loadHttpRoutes(tx);
     for (const route of http) {

@@ -1,3 +1,5 @@
+import { DrizzleQueryError } from 'drizzle-orm';
+
 // Constraint violations by SQLite's codes: the PostgreSQL store gives its errors the same codes (postgres.ts). drizzle
 // may wrap the driver's error (DrizzleQueryError): the code is looked for along the `cause` chain.
 
@@ -29,4 +31,32 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export function isForeignKeyViolation(error: unknown): boolean {
   const code = codeOf(error);
   return code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+/**
+ * `error` as it may be logged. drizzle's asynchronous drivers wrap a failed statement's error in a DrizzleQueryError
+ * whose message (and so its stack) lists the statement's parameters: password hashes, token hashes, ciphertexts. Along
+ * the cause chain, each one is replaced by an error naming the statement alone, its stack frames and cause kept.
+ */
+export function withoutQueryParameters(error: unknown): unknown {
+  return error instanceof Error ? scrubbed(error, 0) : error;
+}
+
+function scrubbed(error: Error, depth: number): Error {
+  const cause = depth < 8 && error.cause instanceof Error ? scrubbed(error.cause, depth + 1) : error.cause;
+  if (error instanceof DrizzleQueryError) {
+    const safe = new Error(`Failed query: ${error.query}`, { cause });
+    safe.name = 'DrizzleQueryError';
+    const frames = (error.stack ?? '').split('\n').filter((line) => line.startsWith('    at '));
+    safe.stack = [`${safe.name}: ${safe.message}`, ...frames].join('\n');
+    return safe;
+  }
+  if (cause === error.cause) return error;
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(error) as object) as Error, error);
+  Object.defineProperties(copy, {
+    message: { value: error.message, writable: true, configurable: true },
+    stack: { value: error.stack, writable: true, configurable: true },
+    cause: { value: cause, writable: true, configurable: true },
+  });
+  return copy;
 }

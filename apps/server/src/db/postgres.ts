@@ -1,19 +1,30 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import { DrizzleQueryError } from 'drizzle-orm';
 import { drizzle as nodePostgres } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as sqliteProxy, type AsyncRemoteCallback } from 'drizzle-orm/sqlite-proxy';
 import pg from 'pg';
-import { checkAnnouncement, NESTED_WRITE_MESSAGE, type Db, type Store } from './client.js';
+import { checkAnnouncement, readMethodsOf, txOf, type AsyncSqlite, type Store } from './client.js';
 import { DATABASE_UNAVAILABLE } from './errors.js';
+import {
+  createTransactionGuards,
+  NESTED_WRITE_MESSAGE,
+  statementOf,
+  TX_CLOSED_MESSAGE,
+  WRITE_SPANNED_IO_MESSAGE,
+  type TransactionContext,
+  type TransactionKind,
+} from './guards.js';
 import { resolvePgMigrationsDir } from './migrations-dir.js';
 import { toPostgresSql } from './postgres-sql.js';
-import * as schema from './schema.js';
 
-// The store on PostgreSQL, for several gateways sharing one database. The query code is the SQLite code: a drizzle
-// `sqlite-proxy` database whose callback runs drizzle's SQLite-dialect SQL on PostgreSQL (postgres-sql.ts numbers
-// the placeholders). What comes back is made to look like SQLite's answers: 64-bit integers and numerics as numbers,
-// booleans as 1/0 (what drizzle's SQLite boolean columns read), constraint errors with SQLite's codes.
+// The store on PostgreSQL, for several gateways sharing one database. The query code is the SQLite code, run through
+// drizzle's `sqlite-proxy` driver: its documented callback gets each statement drizzle's SQLite dialect built (standard
+// SQL but for the placeholders, which postgres-sql.ts numbers) and answers rows as arrays. What comes back is made to
+// look like SQLite's answers: 64-bit integers and numerics as numbers, booleans as 1/0 (what drizzle's SQLite boolean
+// columns read), constraint errors with SQLite's codes. Nothing of drizzle's is patched: the callback and the
+// `logger` hook (guards.ts) are the whole contact surface; why this design and not drizzle's PostgreSQL dialect:
+// docs/ARCHITECTURE.md, "Data layer".
 
 export interface PostgresStoreOptions {
   /** The committed PostgreSQL migrations (default: drizzle-pg beside the sources or the bundle). */
@@ -28,6 +39,15 @@ export interface PostgresStoreOptions {
 const MIGRATION_LOCK = 0x706f7374; // 'post'
 /** Key of the transaction-level advisory lock every write takes (released at COMMIT/ROLLBACK). */
 const WRITE_LOCK = 0x77726974; // 'writ'
+
+/**
+ * A write's first round trip: one writer at a time across every gateway, as on the embedded engine, so a check and
+ * the write it guards (the next free address, a quota, a free path) cannot interleave with another gateway's. Both
+ * statements in one simple-protocol message: one round trip instead of two.
+ */
+const BEGIN_WRITE = `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`;
+/** A snapshot sees one moment of the database for all its reads and takes no lock: writes go on meanwhile. */
+const BEGIN_SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY';
 
 const { types } = pg;
 const toNumber = (value: string): number => Number(value);
@@ -76,59 +96,35 @@ function asSqliteError(error: unknown): Error {
 }
 
 /**
- * Raw `db.all(sql…)` / `db.get(sql…)` answer objects keyed by column name on SQLite, while built queries read rows
- * as arrays; the proxy's callback cannot tell them apart, so the store marks the raw calls.
+ * What a transaction rejects with: the error of the statement itself. drizzle's asynchronous drivers wrap a failed
+ * statement's error in a DrizzleQueryError whose message lists the parameters (password hashes, ciphertexts: nothing
+ * for a log); the embedded engine throws the driver's error itself, and so does a transaction here. A read outside a
+ * transaction still rejects with drizzle's wrapper: the logger's error serializer (http/logger.ts) drops its
+ * parameters, and db/errors.ts finds the code along the cause chain.
  */
-const objectRows = new AsyncLocalStorage<true>();
+function statementError(error: unknown): Error {
+  const own = error instanceof DrizzleQueryError && error.cause instanceof Error ? error.cause : error;
+  if (!(own instanceof Error)) return new Error(String(own));
+  return isConnectionError(own) ? asUnavailable(own) : own;
+}
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
-function proxyDb(target: Queryable): Db {
-  const callback: AsyncRemoteCallback = async (text, params, method) => {
-    const values: unknown[] = params.map((value: unknown) => (value === undefined ? null : value));
-    const query = { text: toPostgresSql(text), values };
-    // sqlite-proxy reads `get`'s answer as the row itself (undefined when there is none); `run` answers SQLite's
-    // `changes` too, for code that counts what it touched.
-    let answer: { rows: unknown; changes?: number };
-    try {
-      if (method === 'run') {
-        const result = await target.query(query);
-        answer = { rows: [], changes: result.rowCount ?? 0 };
-      } else {
-        const objects = method !== 'values' && objectRows.getStore() === true;
-        const { rows } = objects
-          ? await target.query<Record<string, unknown>>(query)
-          : await target.query<unknown[]>({ ...query, rowMode: 'array' });
-        answer = { rows: method === 'get' ? rows[0] : rows };
-      }
-    } catch (error) {
-      throw asSqliteError(error);
+/** Runs one statement of drizzle's SQLite dialect on PostgreSQL and answers as sqlite-proxy's callback must. */
+async function runStatement(target: Queryable, text: string, params: unknown[], method: string) {
+  const values: unknown[] = params.map((value: unknown) => (value === undefined ? null : value));
+  const query = { text: toPostgresSql(text), values };
+  try {
+    if (method === 'run') {
+      await target.query(query);
+      return { rows: [] };
     }
-    return answer as { rows: unknown[] };
-  };
-  const db = sqliteProxy(callback, { schema }) as unknown as Db;
-  // drizzle's asynchronous sessions wrap a failed query's error in one whose message lists the statement's parameters
-  // (password hashes, ciphertexts: nothing for a log). The embedded engine throws the driver's error itself; so does
-  // this one. The cache hook it goes through is internal to drizzle: the error-code case in postgres.test.ts guards it.
-  type Prepared = { queryWithCache: (text: string, params: unknown[], query: () => Promise<unknown>) => unknown };
-  const session = (db as unknown as { session: { prepareQuery: (...args: unknown[]) => Prepared } }).session;
-  const prepareQuery = session.prepareQuery.bind(session);
-  session.prepareQuery = (...args) => {
-    const prepared = prepareQuery(...args);
-    prepared.queryWithCache = (_text, _params, query) => query();
-    return prepared;
-  };
-  // The raw query runs when awaited, so the mark goes on its execution, not on building it.
-  const marked = <R extends { execute: () => Promise<unknown> }>(raw: R): R => {
-    const execute = raw.execute.bind(raw);
-    raw.execute = () => objectRows.run(true, execute);
-    return raw;
-  };
-  const rawAll = db.all.bind(db);
-  const rawGet = db.get.bind(db);
-  const all: Db['all'] = (query) => marked(rawAll(query));
-  const get: Db['get'] = (query) => marked(rawGet(query));
-  return Object.assign(db, { all, get });
+    const { rows } = await target.query<unknown[]>({ ...query, rowMode: 'array' });
+    // sqlite-proxy reads `get`'s answer as the row itself (undefined when there is none).
+    return { rows: method === 'get' ? (rows[0] as unknown[]) : rows };
+  } catch (error) {
+    throw asSqliteError(error);
+  }
 }
 
 const ANNOUNCE_CHANNEL = 'postern_changes';
@@ -315,12 +311,23 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     throw error;
   }
 
-  const db = proxyDb(pool);
-  const inWrite = new AsyncLocalStorage<true>();
-  const refuseNested = (): Promise<never> => Promise.reject(new Error(NESTED_WRITE_MESSAGE));
+  const guards = createTransactionGuards<pg.PoolClient>();
+  // The store's reads take any pooled connection; a transaction's statements go to its own, found from the context
+  // the statement runs in (the guard has refused one outside an open transaction before this runs).
+  const onPool: AsyncRemoteCallback = (text, params, method) => runStatement(pool, text, params, method);
+  const inTransaction: AsyncRemoteCallback = async (text, params, method) => {
+    const context = guards.current();
+    if (!context) throw new Error(TX_CLOSED_MESSAGE);
+    // Counted, so the guard tells a transaction waiting for its statement from one waiting for something else.
+    return statementOf(context, () => runStatement(context.connection, text, params, method));
+  };
+  const readDb: AsyncSqlite = sqliteProxy(onPool, { logger: guards.storeLogger });
+  const tx = txOf(sqliteProxy(inTransaction, { logger: guards.txLogger }));
 
-  const write = async <T>(work: (tx: Db) => Promise<T>): Promise<T> => {
-    if (inWrite.getStore()) return refuseNested();
+  const transaction = async <T>(kind: TransactionKind, work: () => Promise<T>): Promise<T> => {
+    if (guards.current()) throw new Error(NESTED_WRITE_MESSAGE);
+    // Made here, so its stack names the caller of the write that awaited something else.
+    const refusal = new Error(WRITE_SPANNED_IO_MESSAGE);
     const client = await pool.connect().catch((error: unknown) => {
       throw asUnavailable(error);
     });
@@ -331,24 +338,21 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       healthy = false;
     };
     client.on('error', onConnectionError);
+    const context: TransactionContext<pg.PoolClient> = { open: true, kind, connection: client, pending: 0 };
     try {
-      await client.query('BEGIN');
-      // One writer at a time across every gateway, as on the embedded engine: a check and the write it guards
-      // (the next free address, a quota, a free path) cannot interleave with another gateway's.
-      await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
-      // drizzle's own transaction() would send BEGIN on this client again: refused like a nested write.
-      const tx = Object.assign(proxyDb(client), { transaction: refuseNested });
-      const result = await inWrite.run(true, () => work(tx));
+      await client.query(kind === 'write' ? BEGIN_WRITE : BEGIN_SNAPSHOT);
+      const result = await guards.run(context, work, refusal);
+      context.open = false;
       await client.query('COMMIT');
       return result;
     } catch (error) {
+      context.open = false;
       try {
         await client.query('ROLLBACK');
       } catch {
         healthy = false;
       }
-      if (error instanceof Error && isConnectionError(error)) throw asUnavailable(error);
-      throw error;
+      throw statementError(error);
     } finally {
       // release() puts the pool's own listener back before this one goes.
       client.release(!healthy);
@@ -357,9 +361,11 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   };
 
   const announcements = listenForAnnouncements(url, options.onIdleError);
-  return Object.assign(db, {
-    engine: 'postgres' as const,
-    write,
+  const store: Store = {
+    ...readMethodsOf(readDb),
+    engine: 'postgres',
+    write: (work) => transaction('write', () => work(tx)),
+    snapshot: (work) => transaction('snapshot', () => work(tx)),
     announce: async (topic?: string, payload?: string) => {
       checkAnnouncement(topic, payload);
       const text = encodeEnvelope(announcements.instance, topic, payload);
@@ -373,5 +379,6 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       await announcements.stop();
       await pool.end();
     },
-  });
+  };
+  return store;
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { withoutQueryParameters } from '../db/errors.js';
 
 // Secrets never reach the log: auth headers and cookies are censored by path, and the `token` query parameter
 // of event-stream URLs (EventSource cannot send headers) is masked by the request serializer, in any encoding.
@@ -61,7 +62,11 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   const options = {
     level,
     redact: { paths: redactedPaths, censor: REDACTED },
-    serializers: { req: serializeRequest },
+    // A failed statement's parameters (hashes, ciphertexts) stay out of logged errors (db/errors.ts).
+    serializers: {
+      req: serializeRequest,
+      err: (error: unknown) => pino.stdSerializers.err(withoutQueryParameters(error) as Error),
+    },
   };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -9,7 +9,7 @@ import {
   type ServiceAccessUpdate,
 } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
-import type { Db, ReadDb } from '../../db/client.js';
+import type { Tx, ReadDb } from '../../db/client.js';
 import { effectivePolicy, policyRuleOf, type AccessPolicyRow, type PolicyColumns } from '../../db/access-state.js';
 import { accessPolicies, accessSessions, domains, httpServices, identityProviders } from '../../db/schema.js';
 import { applyChanges } from '../../dataplane-apply.js';
@@ -188,7 +188,7 @@ function needsNewEpoch(current: AccessPolicyRow, next: MergedPolicy, passwordCha
 }
 
 /** The live sessions of `policyId` the new policy no longer lets in. */
-async function sessionsToRevoke(tx: Db, policyId: number, next: MergedPolicy, now: string): Promise<number[]> {
+async function sessionsToRevoke(tx: Tx, policyId: number, next: MergedPolicy, now: string): Promise<number[]> {
   const live = await tx
     .select()
     .from(accessSessions)

@@ -10,7 +10,7 @@ import {
   type ShareLinkCreated,
 } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
-import type { Db } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
 import { accessSessions, accessShareLinks } from '../../db/schema.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import { badRequest, fieldError, notFound } from '../../errors.js';
@@ -85,7 +85,7 @@ export async function createShareLink(
 }
 
 /** Marks the live sessions made with `linkId` revoked (inside the caller's write). */
-export async function revokeSessionsOfLink(tx: Db, linkId: number, now: string): Promise<void> {
+export async function revokeSessionsOfLink(tx: Tx, linkId: number, now: string): Promise<void> {
   await tx
     .update(accessSessions)
     .set({ revokedAt: now })

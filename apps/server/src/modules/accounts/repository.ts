@@ -1,6 +1,6 @@
 import { and, count, eq, ne } from 'drizzle-orm';
 import type { Role } from '@postern/contract';
-import type { Db, ReadDb } from '../../db/client.js';
+import type { Tx, ReadDb } from '../../db/client.js';
 import { users } from '../../db/schema.js';
 
 // The one way an account row is made: the role is always named (the column's default is the least privileged role,
@@ -17,7 +17,7 @@ export interface NewAccount {
   identity?: { providerId: number; issuer: string; subject: string; email: string | null };
 }
 
-export async function insertAccount(tx: Db, account: NewAccount): Promise<AccountRow> {
+export async function insertAccount(tx: Tx, account: NewAccount): Promise<AccountRow> {
   const { identity } = account;
   return await tx
     .insert(users)

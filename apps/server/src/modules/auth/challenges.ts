@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, desc, eq, gt, inArray, lt, lte, ne, sql } from 'drizzle-orm';
-import type { Db, Store } from '../../db/client.js';
+import type { Tx, Store } from '../../db/client.js';
 import { signInChallenges } from '../../db/schema.js';
 
 // The first step's challenges when two-factor sign-in is on: a random id naming the user who passed the password
@@ -35,7 +35,7 @@ export interface ChallengeStore {
 const idOf = (challenge: string): string => createHash('sha256').update(challenge).digest('base64url');
 
 /** Voids every challenge of `userId` (its password or second factor changed in this write). */
-export async function voidChallenges(tx: Db, userId: number): Promise<void> {
+export async function voidChallenges(tx: Tx, userId: number): Promise<void> {
   await tx.delete(signInChallenges).where(eq(signInChallenges.userId, userId)).run();
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, desc, eq, gt, lte } from 'drizzle-orm';
 import ipaddr from 'ipaddr.js';
-import type { Db, ReadDb, Store } from '../../db/client.js';
+import type { Tx, ReadDb, Store } from '../../db/client.js';
 import { signInAttempts } from '../../db/schema.js';
 
 // Sign-in limiter (docs/api.md "Sign-in limits"). The attempts are rows of the database (`sign_in_attempts`), so every
@@ -100,7 +100,7 @@ export function createLoginLimiter(db: Store, now: () => Date): LoginLimiter {
       });
       if (claimed.id === undefined) return refusal(claimed.waitMs);
       const { id } = claimed;
-      const withdraw = async (tx: Db): Promise<void> => {
+      const withdraw = async (tx: Tx): Promise<void> => {
         await tx.delete(signInAttempts).where(eq(signInAttempts.id, id)).run();
       };
       return {

@@ -3,7 +3,7 @@ import { and, eq, ne, sql } from 'drizzle-orm';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Role } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
-import type { Db } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
 import { sessions, users } from '../../db/schema.js';
 import { preparedPerDb } from '../../db/prepared.js';
 
@@ -165,7 +165,7 @@ export async function deleteSession(deps: AppDeps, sessionId: string): Promise<v
  * Ends every session of an account inside the caller's write (disabled, its second factor reset); the caller then
  * announces (`announceEnded`) so that other gateways end their streams.
  */
-export async function deleteAccountSessions(tx: Db, userId: number): Promise<void> {
+export async function deleteAccountSessions(tx: Tx, userId: number): Promise<void> {
   await tx.delete(sessions).where(eq(sessions.userId, userId)).run();
 }
 

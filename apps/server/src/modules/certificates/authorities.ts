@@ -1,7 +1,7 @@
 import { count, eq, ne } from 'drizzle-orm';
 import { certificateMessages, type AcmeCa, type AcmeCaCreate, type AcmeCaUpdate } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
-import type { Db, ReadDb } from '../../db/client.js';
+import type { Tx, ReadDb } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { acmeCas, domains } from '../../db/schema.js';
 import { applyChanges } from '../../dataplane-apply.js';
@@ -48,7 +48,7 @@ export async function getAcmeCa(deps: Pick<AppDeps, 'db'>, id: number): Promise<
 }
 
 /** One default at most: making one the default takes it from the others, in the same write. */
-async function clearOtherDefaults(tx: Db, id: number): Promise<void> {
+async function clearOtherDefaults(tx: Tx, id: number): Promise<void> {
   await tx.update(acmeCas).set({ isDefault: false }).where(ne(acmeCas.id, id)).run();
 }
 

@@ -11,7 +11,7 @@ import {
   type PageQuery,
 } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
-import type { Db, ReadDb } from '../../db/client.js';
+import type { Tx, ReadDb } from '../../db/client.js';
 import type { Config } from '../../env.js';
 import { acmeCas, dnsProviders, domains, httpServices, nodes, tcpServices } from '../../db/schema.js';
 import { certificateOf } from '../certificates/present.js';
@@ -309,7 +309,7 @@ export async function deleteDomain(deps: AppDeps, id: number): Promise<void> {
  * domain field accepts custom values, and every served name needs a domain entry with a certificate. They belong
  * to `ownerNodeId` (null: the admin). Runs inside the caller's transaction.
  */
-export async function ensureDomains(tx: Db, names: string[], ownerNodeId: number | null = null): Promise<void> {
+export async function ensureDomains(tx: Tx, names: string[], ownerNodeId: number | null = null): Promise<void> {
   const wanted = [...new Set(names.filter((name) => name !== ''))];
   if (wanted.length === 0) return;
   const existing = new Set(

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ruleMessages, type AuditEntry, type HttpService, type ListResponse, type TcpService } from '@postern/contract';
+import { eq } from 'drizzle-orm';
+import { auditEvents, tcpServices } from '../../db/schema.js';
 import { bootstrap } from '../../bootstrap.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
 import { waitFor } from '../../test/wait-for.js';
@@ -115,11 +117,9 @@ describe('temporary exposure: at expiry', () => {
     await t.app.close(); // the gateway goes down: no sweep runs
     clock = new Date(clock.getTime() + 3600_000);
     await bootstrap(t.deps, () => undefined); // what the next boot runs before anything is served
-    const row = await t.deps.db.query.tcpServices.findFirst({ where: (table, { eq }) => eq(table.id, service.id) });
+    const row = await t.deps.db.select().from(tcpServices).where(eq(tcpServices.id, service.id)).get();
     expect(row).toMatchObject({ enabled: false });
-    const recorded = await t.deps.db.query.auditEvents.findMany({
-      where: (table, { eq }) => eq(table.action, 'service.expired'),
-    });
+    const recorded = await t.deps.db.select().from(auditEvents).where(eq(auditEvents.action, 'service.expired'));
     expect(recorded).toHaveLength(1);
   });
 });

@@ -18,7 +18,7 @@ import { resolveExpiry } from './expiry.js';
 import { expirySetterOf } from './decisions.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import type { Caller } from './caller.js';
-import type { Db, ReadDb } from '../../db/client.js';
+import type { Tx, ReadDb } from '../../db/client.js';
 import { assertNodeQuota } from './node-quotas.js';
 import { claimServiceDomain } from './service-domain.js';
 import { isShapedServiceList, shapedHttpPage, selectHttpPage, type ListScope, type ListShape } from './list-queries.js';
@@ -58,7 +58,7 @@ export async function getHttpService(deps: AppDeps, nodeId: number, id: number):
  * case where it matters (contract pathLocationsDifferInCase: the data plane could not tell the two apart). Only the
  * admin learns which service holds a route; a node's token may be asking about another node's.
  */
-async function assertRouteFree(tx: Db, caller: Caller, domain: string, path: string, exceptId?: number): Promise<void> {
+async function assertRouteFree(tx: Tx, caller: Caller, domain: string, path: string, exceptId?: number): Promise<void> {
   const folded = path.toLowerCase();
   // Candidates: rows at, above or below the path once folded (LIKE's `_` lets a few more through; checked below).
   const others = await tx

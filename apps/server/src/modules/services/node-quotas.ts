@@ -2,7 +2,7 @@ import { count, eq } from 'drizzle-orm';
 import type { Config } from '../../env.js';
 import { domains, httpServices, tcpServices } from '../../db/schema.js';
 import { badRequest } from '../../errors.js';
-import type { Db } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
 
 // What one node's token may create (POSTERN_NODE_MAX_*), so one tenant cannot exhaust what all share: the TCP/UDP
 // port range, the services and certificates the gateway serves. Counted over everything the node has, also what
@@ -21,7 +21,7 @@ const quotaTexts: Record<QuotaKind, { what: string; setting: string; hint: strin
   domains: { what: 'domains', setting: 'POSTERN_NODE_MAX_DOMAINS', hint: 'publish on one of its domains' },
 };
 
-async function countOf(tx: Db, nodeId: number, kind: QuotaKind): Promise<number> {
+async function countOf(tx: Tx, nodeId: number, kind: QuotaKind): Promise<number> {
   const tcp = async () =>
     (await tx.select({ n: count() }).from(tcpServices).where(eq(tcpServices.nodeId, nodeId)).get())?.n ?? 0;
   if (kind === 'ports') return await tcp();
@@ -35,7 +35,7 @@ async function countOf(tx: Db, nodeId: number, kind: QuotaKind): Promise<number>
 
 /** 400 when the node already has as many of `kind` as its quota allows. */
 export async function assertNodeQuota(
-  tx: Db,
+  tx: Tx,
   config: Pick<Config, 'nodeQuotas'>,
   nodeId: number,
   kind: QuotaKind,

@@ -3,7 +3,7 @@ import { maxMessage, minMessage } from '@postern/contract';
 import type { Config } from '../../env.js';
 import { tcpServices } from '../../db/schema.js';
 import { fieldError } from '../../errors.js';
-import type { Db } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
 
 type PortConfig = Pick<Config, 'tcpPortRange' | 'wgPort'>;
 type Proto = 'tcp' | 'udp';
@@ -13,7 +13,7 @@ const isReserved = (config: PortConfig, proto: Proto, port: number): boolean =>
   proto === 'udp' && port === config.wgPort;
 
 /** Lowest free port of the range for `proto` (TCP and UDP have separate listeners, so they do not collide). */
-async function allocatePort(tx: Db, config: PortConfig, proto: Proto, exceptId?: number): Promise<number> {
+async function allocatePort(tx: Tx, config: PortConfig, proto: Proto, exceptId?: number): Promise<number> {
   const [low, high] = config.tcpPortRange;
   const used = new Set(
     (
@@ -42,7 +42,7 @@ async function allocatePort(tx: Db, config: PortConfig, proto: Proto, exceptId?:
  * port's message may name the service holding it (the admin's calls, never a node token's).
  */
 export async function choosePublicPort(
-  tx: Db,
+  tx: Tx,
   config: PortConfig,
   proto: Proto,
   requested: number | null | undefined,

@@ -5,7 +5,7 @@ import { domains } from '../../db/schema.js';
 import { fieldError } from '../../errors.js';
 import { assertNotConsoleHost, ensureDomains } from '../domains/service.js';
 import type { Caller } from './caller.js';
-import type { Db } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
 import { assertNodeQuota } from './node-quotas.js';
 
 /**
@@ -16,7 +16,7 @@ import { assertNodeQuota } from './node-quotas.js';
  * token never creates a wildcard. The refusal is the same whoever owns the domain, so it tells nothing about the owner.
  */
 export async function claimServiceDomain(
-  tx: Db,
+  tx: Tx,
   config: Pick<Config, 'publicHost' | 'nodeQuotas'>,
   caller: Caller,
   nodeId: number,

@@ -11,7 +11,7 @@ import type { AppDeps } from '../../deps.js';
 import { httpServices, tcpServices } from '../../db/schema.js';
 import { badRequest, notFound } from '../../errors.js';
 import { applyChanges } from '../../dataplane-apply.js';
-import type { Db } from '../../db/client.js';
+import type { Tx } from '../../db/client.js';
 import type { Caller } from './caller.js';
 import { afterSetEnabled, assertMayDelete, assertMayEnable, type ServiceDecisions } from './decisions.js';
 import { getHttpService, listHttpServices } from './http-service.js';
@@ -100,7 +100,7 @@ function assertServable(deps: AppDeps, service: AnyService): void {
 
 /** The service's row as the decision rules read it, inside the caller's transaction; undefined when it is not there. */
 async function readDecisions(
-  tx: Db,
+  tx: Tx,
   type: ServiceType,
   nodeId: number,
   id: number,
