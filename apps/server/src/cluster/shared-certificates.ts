@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
-import { firstCertificateFingerprint, joinPem, splitPem } from '../lib/pem.js';
+import { joinPem } from '../lib/pem.js';
 import type { SharedCertificates } from '../model/certificates.js';
 import type { SecretBox } from '../secrets.js';
+import { storeCertificatePem } from '../db/certificate-store.js';
 import type { Tx, ReadDb, Store } from '../db/client.js';
 import { certificatePems, domains } from '../db/schema.js';
 
@@ -24,18 +25,7 @@ export function openSharedCertificates(db: Store, secrets: SecretBox): SharedCer
     return { fingerprint: row.fingerprint, pem: joinPem(secrets.decrypt(row.keyEnc), row.chain) };
   }
 
-  async function store(tx: Tx, domainId: number, pem: string): Promise<void> {
-    const parts = splitPem(pem);
-    const fingerprint = firstCertificateFingerprint(pem);
-    if (parts === null || fingerprint === null) throw new Error('not a combined PEM (private key and certificate)');
-    const at = new Date().toISOString();
-    const values = { fingerprint, chain: parts.chain, keyEnc: secrets.encrypt(parts.key), updatedAt: at };
-    await tx
-      .insert(certificatePems)
-      .values({ domainId, ...values, createdAt: at })
-      .onConflictDoUpdate({ target: certificatePems.domainId, set: values })
-      .run();
-  }
+  const store = (tx: Tx, domainId: number, pem: string) => storeCertificatePem(tx, secrets, domainId, pem);
 
   return {
     async load(name) {
