@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from './atomic-write.js';
+import type { SupervisedProxy } from './supervisor.js';
 import { parseLive, staleRequests, type ConnectionCutter } from './connections.js';
 import { ControlError, mib, type Refusal } from './nginx/control-client.js';
 import {
@@ -41,11 +42,10 @@ import { pemPath } from './certs/self-signed.js';
 // caused it are set aside: the routes of the services it adds or grows are left out (they get an applyError),
 // everything else is pushed, and the next change tries them again. So a full dictionary never stops other changes.
 
-export interface Proxy extends ProxyAdapter {
+/** heal, drift, crowdedServices and forget: the part supervision uses (supervisor.ts). */
+export interface Proxy extends ProxyAdapter, SupervisedProxy {
   /** Adopts or starts nginx and the service instances (before the first apply). */
   start(): Promise<void>;
-  /** Restarts what died; true when nginx's HTTP instance was restarted (everything must be pushed again). */
-  heal(): Promise<{ http: boolean; streams: string[] }>;
   /** HTTP-01 answers, served on port 80 by nginx itself. */
   setChallenge(token: string, answer: string): Promise<void>;
   removeChallenge(token: string): Promise<void>;
@@ -55,21 +55,6 @@ export interface Proxy extends ProxyAdapter {
   httpTraffic(): Promise<{ epoch: string; services: Map<number, HttpTraffic> }>;
   /** How full nginx's shared dictionaries are, and the writes refused for lack of room. */
   dictionaries(): Promise<DictionaryUsage[]>;
-  /**
-   * What nginx serves that differs from `routes`, `certNames`, `streams` and `challenges` (what the DB says), the
-   * services left out for lack of room at the last push aside (crowdedServices).
-   */
-  drift(
-    routes: ReadonlyMap<string, string>,
-    certNames: readonly string[],
-    streams: ReadonlyMap<string, WantedInstance>,
-    challenges?: ReadonlyMap<string, string>,
-    access?: AccessTable,
-  ): Promise<string[]>;
-  /** Services whose routes were left out at the last push because nginx had no room for them. */
-  crowdedServices(): number[];
-  /** The next apply reads back what nginx holds and pushes what differs (after drift). */
-  forget(): void;
   stop(options: { keepServing: boolean }): Promise<void>;
 }
 

@@ -19,7 +19,10 @@ import type { ApplyResult, DataPlaneLogger, DesiredState, DriftReport, WireGuard
 export interface SupervisedProxy {
   /** Restarts what died; `http` true when nginx's HTTP instance was restarted (everything must be pushed again). */
   heal(): Promise<{ http: boolean; streams: string[] }>;
-  /** What nginx serves that differs from what the database says, as sentences. */
+  /**
+   * What nginx serves that differs from `routes`, `certNames`, `streams` and `challenges` (what the DB says), as
+   * sentences; the services left out for lack of room at the last push aside (crowdedServices).
+   */
   drift(
     routes: ReadonlyMap<string, string>,
     certNames: readonly string[],
