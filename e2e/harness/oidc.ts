@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
-import { run } from './exec.js';
+import { makeServerTls } from './server-tls.js';
 import type { Lab } from './lab.js';
 import type { ManagedProcess } from './processes.js';
 
@@ -26,50 +26,6 @@ export interface OidcProvider {
   readonly process: ManagedProcess;
 }
 
-/** openssl: a throwaway CA and a certificate for `ip` signed by it. */
-async function makeTls(dir: string, ip: string): Promise<{ caFile: string; certFile: string; keyFile: string }> {
-  const caFile = join(dir, 'idp-ca.pem');
-  const caKey = join(dir, 'idp-ca.key');
-  const certFile = join(dir, 'idp-cert.pem');
-  const keyFile = join(dir, 'idp-key.pem');
-  const csr = join(dir, 'idp.csr');
-  const ext = join(dir, 'idp.ext');
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  await run('openssl', [
-    'req',
-    '-x509',
-    ...ec,
-    '-keyout',
-    caKey,
-    '-out',
-    caFile,
-    '-days',
-    '2',
-    '-subj',
-    '/CN=IdP test CA',
-  ]);
-  await run('openssl', ['req', '-new', ...ec, '-keyout', keyFile, '-out', csr, '-subj', `/CN=${ip}`]);
-  writeFileSync(ext, `subjectAltName=IP:${ip}\n`);
-  await run('openssl', [
-    'x509',
-    '-req',
-    '-in',
-    csr,
-    '-CA',
-    caFile,
-    '-CAkey',
-    caKey,
-    '-CAcreateserial',
-    '-days',
-    '2',
-    '-extfile',
-    ext,
-    '-out',
-    certFile,
-  ]);
-  return { caFile, certFile, keyFile };
-}
-
 /** Starts the provider in `ns`, listening on https://<ip>:443. */
 export async function startOidcProvider(
   lab: Lab,
@@ -78,7 +34,11 @@ export async function startOidcProvider(
   clients: OidcClient[],
 ): Promise<OidcProvider> {
   const dir = lab.makeTempDir('idp');
-  const tls = await makeTls(dir, ip);
+  const tls = await makeServerTls(dir, 'idp', {
+    caSubject: '/CN=IdP test CA',
+    subject: `/CN=${ip}`,
+    subjectAltName: `IP:${ip}`,
+  });
   const issuer = `https://${ip}`;
   const configFile = join(dir, 'config.json');
   writeFileSync(

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { run } from './exec.js';
+import { makeServerTls } from './server-tls.js';
 import type { Lab } from './lab.js';
 import type { ManagedProcess } from './processes.js';
 import { waitFor } from '../../apps/server/src/test/wait-for.js';
@@ -73,53 +74,6 @@ export interface Pebble {
   readonly process: ManagedProcess;
 }
 
-/** openssl: a CA, and a certificate for pebble's HTTPS API signed by it (SAN = the CA namespace address). */
-async function makePebbleTls(
-  dir: string,
-  caIp: string,
-): Promise<{ caFile: string; certFile: string; keyFile: string }> {
-  const caFile = join(dir, 'api-ca.pem');
-  const caKey = join(dir, 'api-ca.key');
-  const certFile = join(dir, 'api-cert.pem');
-  const keyFile = join(dir, 'api-key.pem');
-  const csr = join(dir, 'api.csr');
-  const ext = join(dir, 'api.ext');
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  await run('openssl', [
-    'req',
-    '-x509',
-    ...ec,
-    '-keyout',
-    caKey,
-    '-out',
-    caFile,
-    '-days',
-    '2',
-    '-subj',
-    '/CN=Pebble API test CA',
-  ]);
-  await run('openssl', ['req', '-new', ...ec, '-keyout', keyFile, '-out', csr, '-subj', '/CN=localhost']);
-  writeFileSync(ext, `subjectAltName=IP:${caIp},IP:127.0.0.1,DNS:localhost\n`);
-  await run('openssl', [
-    'x509',
-    '-req',
-    '-in',
-    csr,
-    '-CA',
-    caFile,
-    '-CAkey',
-    caKey,
-    '-CAcreateserial',
-    '-days',
-    '2',
-    '-extfile',
-    ext,
-    '-out',
-    certFile,
-  ]);
-  return { caFile, certFile, keyFile };
-}
-
 function httpsGetText(url: string, ca: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = request(url, { ca, timeout: 5000 }, (res) => {
@@ -139,7 +93,11 @@ function httpsGetText(url: string, ca: string): Promise<string> {
 export async function startPebble(lab: Lab, options: PebbleOptions): Promise<Pebble> {
   const { ns, caIp } = options.network;
   const dir = lab.makeTempDir('pebble');
-  const tls = await makePebbleTls(dir, caIp);
+  const tls = await makeServerTls(dir, 'api', {
+    caSubject: '/CN=Pebble API test CA',
+    subject: '/CN=localhost',
+    subjectAltName: `IP:${caIp},IP:127.0.0.1,DNS:localhost`,
+  });
   const configFile = join(dir, 'pebble-config.json');
   writeFileSync(
     configFile,
