@@ -30,6 +30,8 @@ export interface OperatorFlags {
   user: string;
   /** `--password-file FILE` (`-`: standard input); else POSTERN_ADMIN_PASSWORD. */
   passwordFile?: string;
+  /** `--otp-file FILE` (`-`: standard input): the second-factor code; else POSTERN_ADMIN_OTP, else asked. */
+  otpFile?: string;
 }
 
 export interface LocalFlags {
@@ -219,6 +221,7 @@ export function parseCommand(argv: readonly string[]): Command {
           insecure: { type: 'boolean' },
           user: { type: 'string' },
           'password-file': { type: 'string' },
+          'otp-file': { type: 'string' },
           file: { type: 'string', short: 'f' },
           prune: { type: 'boolean' },
           'dry-run': { type: 'boolean' },
@@ -244,6 +247,7 @@ export function parseCommand(argv: readonly string[]): Command {
           ...optional('pin', pin === undefined ? undefined : parsePin(pin)),
           ...(values.insecure === true ? { insecure: true } : {}),
           ...optional('passwordFile', stringOf(values['password-file'])),
+          ...optional('otpFile', stringOf(values['otp-file'])),
         },
         ...optional('file', file),
         prune: values.prune === true,

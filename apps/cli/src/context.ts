@@ -22,6 +22,11 @@ export interface CliContext {
   signal: AbortSignal;
   /** Makes the HTTP client for given TLS settings; tests wrap the real one to keep requests on loopback. */
   createHttpClient?: (settings: TlsSettings) => HttpClient;
+  /**
+   * Asks the person at the terminal for one line, without echoing it; absent when standard input is not a terminal
+   * (a script), where nothing can be asked.
+   */
+  askSecret?: (question: string) => Promise<string>;
 }
 
 export function resolveConfigDir(context: CliContext, flag: string | undefined): string {

@@ -11,6 +11,8 @@ export interface CliEnv {
   path: string;
   /** `postern admin`: the console admin's password when no --password-file is given (POSTERN_ADMIN_PASSWORD). */
   adminPassword?: string | undefined;
+  /** `postern admin`: the second-factor code when the admin has two-factor sign-in (POSTERN_ADMIN_OTP). */
+  adminOtp?: string | undefined;
   /** `connect --daemon`: seconds between config re-fetches (POSTERN_REFRESH_SECONDS); system tests shorten it. */
   refreshSeconds: number | undefined;
 }
@@ -24,6 +26,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): CliEnv {
     path: env.PATH ?? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
     refreshSeconds: positiveNumber(env.POSTERN_REFRESH_SECONDS),
     adminPassword: env.POSTERN_ADMIN_PASSWORD === '' ? undefined : env.POSTERN_ADMIN_PASSWORD,
+    adminOtp: env.POSTERN_ADMIN_OTP === '' ? undefined : env.POSTERN_ADMIN_OTP,
   };
 }
 

@@ -77,7 +77,8 @@ value is set). Certificates are checked against the system's CA store plus NODE_
   admin: `Usage: postern admin export [--json]
        postern admin plan -f FILE [--prune] [--json]
        postern admin apply -f FILE [--prune] [--dry-run] [--json]
-       (each with [--url URL] [--user NAME] [--password-file FILE] [--pin sha256:PIN] [--insecure])
+       (each with [--url URL] [--user NAME] [--password-file FILE] [--otp-file FILE] [--pin sha256:PIN]
+        [--insecure])
 
 The gateway's nodes, tokens (metadata only), domains, services, access policies and identity providers as one
 YAML (or JSON) document, for review and version control (docs/CONFIG-AS-CODE.md). These are the operator's calls:
@@ -96,8 +97,10 @@ Options:
   --json                print the answer as JSON
   --url URL             the gateway's HTTPS address (default: stored by connect, else $POSTERN_URL)
   --user NAME           the console's admin (default admin)
-  --password-file FILE  read the password from FILE (- for standard input); else $POSTERN_ADMIN_PASSWORD.
-                        An admin with two-factor sign-in cannot sign in here.
+  --password-file FILE  read the password from FILE (- for standard input); else $POSTERN_ADMIN_PASSWORD
+  --otp-file FILE       an admin with two-factor sign-in: read the code (authenticator or recovery code) from
+                        FILE (- for standard input); else $POSTERN_ADMIN_OTP; else it is asked for on a terminal.
+                        Never an argument: a recovery code is a lasting secret, and \`ps\` shows arguments
   --pin sha256:PIN      trust exactly this certificate (default: stored with the stored URL, else $POSTERN_PIN)
   --insecure            allow plain HTTP to a public address
   --config-dir DIR      where connect stored its settings`,

@@ -1,6 +1,7 @@
 import { readEnv } from './env.js';
 import { runCli } from './run.js';
 import { createSystem } from './system.js';
+import { askSecretOn } from './terminal.js';
 
 // Entry point of the bundled `postern` binary.
 const env = readEnv();
@@ -21,6 +22,7 @@ void runCli(argv, {
   stdout: process.stdout,
   stderr: process.stderr,
   signal: stop.signal,
+  ...(process.stdin.isTTY ? { askSecret: askSecretOn(process.stdin, process.stderr) } : {}),
 }).then((code) => {
   process.exitCode = code;
 });

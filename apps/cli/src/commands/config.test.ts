@@ -9,6 +9,8 @@ import { runCli } from '../run.js';
 // (the API itself is tested in apps/server/src/modules/config/config.test.ts).
 
 const SESSION = 'session-token-for-the-test';
+const CHALLENGE = 'challenge-of-the-password-step';
+const CODE = '492039';
 const document = { version: 1, identityProviders: [], nodes: [{ name: 'home', http: [] }], domains: [] };
 const plan = {
   changes: [
@@ -27,10 +29,19 @@ const plan = {
 function gateway() {
   return startAgentServer((request) => {
     if (request.url === '/api/auth/login') {
-      const { password } = JSON.parse(request.body) as { password: string };
+      const { username, password } = JSON.parse(request.body) as { username: string; password: string };
+      if (username === 'secure' && password === 'right') {
+        return { status: 200, body: { twoFactorRequired: true, challenge: CHALLENGE, expires_in: 300 } };
+      }
       return password === 'right'
         ? { status: 200, body: { token: SESSION, expires_in: 3600 } }
         : { status: 401, body: { message: 'Invalid credentials' } };
+    }
+    if (request.url === '/api/auth/login/2fa') {
+      const { challenge, code } = JSON.parse(request.body) as { challenge: string; code: string };
+      return challenge === CHALLENGE && code === CODE
+        ? { status: 200, body: { token: SESSION, expires_in: 3600 } }
+        : { status: 401, body: { message: 'Invalid code' } };
     }
     if (request.authorization !== `Bearer ${SESSION}`) return { status: 401, body: { message: 'Unauthorized' } };
     if (request.url === '/api/auth/logout') return { status: 204 };
@@ -93,6 +104,52 @@ describe('postern admin', () => {
       expect(await runCli(['admin', 'apply', '--dry-run', '-f', '/gw.yaml', '--url', server.url], dry.context)).toBe(0);
       expect(dry.out()).not.toContain('Applied');
       expect(server.requests.filter((request) => request.url === '/api/config/apply')).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('signs in an admin with two-factor sign-in: the code from a file, the environment or the terminal, never argv', async () => {
+    const server = await gateway();
+    try {
+      const system = createFakeSystem({ hasKernelWireguard: false });
+      system.files.set('/otp', { text: `${CODE}\n`, mode: 0o600 });
+      const fromFile = harness(system, { adminPassword: 'right' });
+      const args = ['admin', 'export', '--url', server.url, '--user', 'secure'];
+      expect(await runCli([...args, '--otp-file', '/otp'], fromFile.context)).toBe(0);
+      expect(parse(fromFile.out())).toMatchObject(document);
+      expect(server.requests.map((request) => request.url)).toEqual([
+        '/api/auth/login',
+        '/api/auth/login/2fa',
+        '/api/config/export',
+        '/api/auth/logout',
+      ]);
+      expect(JSON.parse(server.requests[1]?.body ?? '{}')).toEqual({ challenge: CHALLENGE, code: CODE });
+
+      const fromEnv = harness(system, { adminPassword: 'right', adminOtp: CODE });
+      expect(await runCli(args, fromEnv.context)).toBe(0);
+
+      const asked: string[] = [];
+      const atTerminal = harness(system, { adminPassword: 'right' });
+      atTerminal.context.askSecret = (question) => {
+        asked.push(question);
+        return Promise.resolve(`${CODE}\n`);
+      };
+      expect(await runCli(args, atTerminal.context)).toBe(0);
+      expect(asked).toEqual(['Two-factor code for "secure": ']);
+
+      // A script without a code is told how to give one, and the code is not an argument.
+      const script = harness(system, { adminPassword: 'right' });
+      expect(await runCli(args, script.context)).toBe(2);
+      expect(script.err()).toContain('pass --otp-file FILE');
+      expect(await runCli([...args, '--otp', CODE], harness(system, { adminPassword: 'right' }).context)).toBe(2);
+
+      const wrong = harness(system, { adminPassword: 'right', adminOtp: '000000' });
+      expect(await runCli(args, wrong.context)).toBe(1);
+      expect(wrong.err()).toBe(
+        'postern: The gateway refused the second-factor code for "secure" (a code is accepted once)\n',
+      );
+      expect(wrong.err()).not.toContain('000000');
     } finally {
       await server.close();
     }

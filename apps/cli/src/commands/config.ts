@@ -18,7 +18,9 @@ import { readSettings } from '../store.js';
 
 // `postern admin export|plan|apply` (docs/CONFIG-AS-CODE.md): the gateway's configuration as one document. These
 // are the operator's calls (a console session), not a node's: the command signs in as the console's admin with a
-// password from a file or the environment (never an argument, which `ps` shows) and signs out again.
+// password from a file or the environment (never an argument, which `ps` shows) and signs out again. An admin with
+// two-factor sign-in gives the code the same way, or types it when asked on a terminal. The gateway has no personal
+// access tokens of accounts (its access tokens are nodes'), so a session is the only way in.
 
 type ConfigCommand = Extract<Command, { kind: 'config' }>;
 
@@ -105,13 +107,42 @@ async function signIn(context: CliContext, command: ConfigCommand): Promise<Sess
     }
   };
   const answer = await call(operations.login, { body: { username: flags.user, password } });
-  if (!('token' in answer)) {
-    throw new CliError(
-      `"${flags.user}" signs in with a second factor, which postern admin cannot ask for: use the API with a session (docs/CONFIG-AS-CODE.md)`,
+  if ('token' in answer) {
+    token = answer.token;
+    return { call };
+  }
+  const code = await readSecondFactor(context, flags.otpFile, flags.user);
+  try {
+    token = (await api.call(operations.loginSecondFactor, { body: { challenge: answer.challenge, code } })).token;
+  } catch (error) {
+    // The code itself is never repeated: a recovery code is a secret.
+    if (error instanceof ApiError && error.status === 401) {
+      throw new CliError(`The gateway refused the second-factor code for "${flags.user}" (a code is accepted once)`);
+    }
+    if (error instanceof ApiError) throw toCliError(error, url);
+    throw error;
+  }
+  return { call };
+}
+
+/** The second-factor code: `--otp-file`, else POSTERN_ADMIN_OTP, else asked on the terminal (never an argument). */
+async function readSecondFactor(context: CliContext, file: string | undefined, user: string): Promise<string> {
+  let code: string | undefined;
+  if (file !== undefined) {
+    const text = await context.system.readText(file === '-' ? '/dev/stdin' : file);
+    if (text === null) throw new UsageError(`--otp-file: ${file} does not exist`);
+    code = text.split('\n', 1)[0]?.trim();
+  } else if (context.env.adminOtp !== undefined) {
+    code = context.env.adminOtp.trim();
+  } else if (context.askSecret !== undefined) {
+    code = (await context.askSecret(`Two-factor code for "${user}": `)).trim();
+  } else {
+    throw new UsageError(
+      `"${user}" signs in with a second factor: pass --otp-file FILE (- for standard input), set POSTERN_ADMIN_OTP, or run postern admin on a terminal to be asked`,
     );
   }
-  token = answer.token;
-  return { call };
+  if (code === undefined || code === '') throw new UsageError('No two-factor code given');
+  return code;
 }
 
 async function readPassword(context: CliContext, file: string | undefined): Promise<string> {
