@@ -89,6 +89,86 @@ describe('label-made services', () => {
     expect((await call(nodeA.token, 'GET', '/api/agent/services/http?limit=100')).body.total).toBe(before);
   });
 
+  it("cannot claim another node's public port, nor take a route of the operator's", async () => {
+    const tcp = (name: string, port: number) => ({
+      name,
+      port,
+      backendPort: 5432,
+      source: { ...source(name), key: 'tcp' },
+    });
+    const own = await call(nodeA.token, 'POST', '/api/agent/services/tcp', tcp('pg', 30_077));
+    expect(own.status).toBe(201);
+    const claim = await call(nodeB.token, 'POST', '/api/agent/services/tcp', tcp('pg', 30_077));
+    expect(claim.status).toBe(422);
+    expect(JSON.stringify(claim.body)).not.toContain(String(nodeA.id));
+    const operators = await call(admin, 'POST', `/api/services/${nodeA.id}/http`, {
+      name: 'site',
+      domain: 'operator-route.example.test',
+      backendPort: 80,
+    });
+    expect(operators.status).toBe(201);
+    const route = await call(
+      nodeA.token,
+      'POST',
+      '/api/agent/services/http',
+      labelled('operator-route.example.test', 'grab'),
+    );
+    expect(route.status).toBe(422);
+    // The labels made nothing of the other node's, and the operator's service is as it was.
+    const bServices = (await call(nodeB.token, 'GET', '/api/agent/services/tcp?limit=100')).body.data as unknown[];
+    expect(bServices).toEqual([]);
+    expect(
+      (await call(admin, 'GET', `/api/services/${nodeA.id}/http/${String(operators.body.id)}`)).body,
+    ).toMatchObject({ name: 'site', source: null });
+  });
+
+  it("cannot point a label-made service at the gateway's own addresses", async () => {
+    const aAddress = (await call(admin, 'GET', `/api/nodes/${nodeA.id}`)).body.address as string;
+    // A regular node's backend is always its own tunnel address, whatever the labels ask.
+    const regular = await call(nodeA.token, 'POST', '/api/agent/services/http', {
+      ...labelled('loopback-a.example.test', 'loop'),
+      backendHost: '127.0.0.1',
+    });
+    expect(regular.status).toBe(201);
+    expect(regular.body.backendHost).toBe(aAddress);
+    // A gateway node chooses a host, but only its own address or inside its network.
+    const gw = (
+      await call(admin, 'POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetwork: '172.30.9.0/24' })
+    ).body as { id: number; token: string };
+    for (const host of ['127.0.0.1', '0.0.0.0', 'localhost', '169.254.169.254', aAddress, '10.0.0.1', '::1']) {
+      const answer = await call(gw.token, 'POST', '/api/agent/services/http', {
+        ...labelled(`gw-${host.replace(/[^0-9a-z]/g, '')}.example.test`, 'gwapp'),
+        backendHost: host,
+      });
+      expect(answer.status, host).toBe(422);
+    }
+    expect((await call(gw.token, 'GET', '/api/agent/services/http?limit=100')).body.total).toBe(0);
+    const inside = await call(gw.token, 'POST', '/api/agent/services/http', {
+      ...labelled('gw-inside.example.test', 'gwapp'),
+      backendHost: '172.30.9.20',
+    });
+    expect(inside.status).toBe(201);
+  });
+
+  // What reaches nginx is refused by the gateway whatever the agent checked (the agent also refuses names the
+  // gateway takes, such as one with a newline: apps/cli/src/docker/labels.test.ts).
+  it.each([
+    ['a newline in the domain', 'domain', { domain: 'evil.example.test\nserver_name x' }],
+    ['nginx syntax in the path', 'pathLocation', { pathLocation: '/a;} location / { proxy_pass http://127.0.0.1; }' }],
+    ['a very long domain', 'domain', { domain: `${'a'.repeat(70_000)}.example.test` }],
+    ['a very long path', 'pathLocation', { pathLocation: `/${'p'.repeat(70_000)}` }],
+    ['a port beyond 65535', 'backendPort', { backendPort: 70_000 }],
+  ])('a hostile label value is refused (%s), nothing created', async (what, field, hostile) => {
+    const before = (await call(nodeA.token, 'GET', '/api/agent/services/http?limit=100')).body.total;
+    const answer = await call(nodeA.token, 'POST', '/api/agent/services/http', {
+      ...labelled(`hostile-${what.replace(/[^a-z]/g, '')}.example.test`, 'web'),
+      ...hostile,
+    });
+    expect(answer.status).toBe(422);
+    expect((answer.body.errors as { body: { field: string }[] }).body.map((error) => error.field)).toEqual([field]);
+    expect((await call(nodeA.token, 'GET', '/api/agent/services/http?limit=100')).body.total).toBe(before);
+  });
+
   it("binds a label-made service by the operator's decisions: disabled by the operator, the token can neither enable nor delete it", async () => {
     const made = await call(nodeA.token, 'POST', '/api/agent/services/http', labelled('decided.example.test', 'db'));
     expect(made.status).toBe(201);
