@@ -165,4 +165,5 @@ export const {
   dnsProviders,
   acmeCas,
   acmeAccounts,
+  nodeLabelReports,
 } = pgTables;

@@ -704,3 +704,19 @@ export const accessSessions = sqliteTable(
     index('access_sessions_link_idx').on(t.shareLinkId),
   ],
 );
+
+/**
+ * What a node's agent last reported about its containers' Docker labels (docs/LABELS.md "Bad labels"): the problems
+ * of the last pass, for the console's node page. One row per node whose agent watches Docker, replaced by each
+ * report. The text is the tenant's, bounded and checked by the contract (LabelProblemsUpdateSchema).
+ */
+export const nodeLabelReports = sqliteTable('node_label_reports', {
+  nodeId: integer('node_id')
+    .primaryKey()
+    .references(() => nodes.id, { onDelete: 'cascade' }),
+  checkedAt: text('checked_at').notNull(),
+  problems: text('problems', { mode: 'json' })
+    .$type<{ container: string; key?: string | undefined; message: string }[]>()
+    .notNull()
+    .default(sql`'[]'`),
+});
