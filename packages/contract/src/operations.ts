@@ -77,6 +77,7 @@ import {
 } from './certificates.js';
 import { AttentionSchema, ServiceOverviewQuerySchema, ServiceOverviewSchema } from './overview.js';
 import { listOf } from './envelopes.js';
+import { LabelProblemsUpdateSchema, NodeLabelProblemsSchema } from './source.js';
 import type { ErrorCode } from './errors.js';
 import {
   AgentGatewayNetworksSchema,
@@ -376,6 +377,11 @@ export const operations = {
     errors: ['not_found'],
   }),
   getNode: operation('getNode', { summary: 'One node', params: IdParamSchema, response: json(NodeSchema) }),
+  getNodeLabelProblems: operation('getNodeLabelProblems', {
+    summary: "What the node's agent last reported about its containers' Docker labels (docs/LABELS.md)",
+    params: IdParamSchema,
+    response: json(NodeLabelProblemsSchema),
+  }),
   updateNode: operation('updateNode', {
     summary: 'Edit a node',
     params: IdParamSchema,
@@ -769,6 +775,12 @@ export const operations = {
     body: AgentGatewayNetworksSchema,
     response: json(NodeSchema),
     errors: [...agent, 'bad_request', ...applied],
+  }),
+  agentReportLabelProblems: operation('agentReportLabelProblems', {
+    summary: "Report what is wrong with the Docker labels of the token's node's containers (replaces the last report)",
+    body: LabelProblemsUpdateSchema,
+    response: noContent,
+    errors: [...agent, 'bad_request'],
   }),
   agentListServices: operation('agentListServices', {
     summary: "A page of the token's node's services of one type",

@@ -91,6 +91,13 @@ export const routes = {
   enableNode: { method: 'PATCH', path: '/api/nodes/:id/enable', auth: 'session', permission: 'operate' },
   disableNode: { method: 'PATCH', path: '/api/nodes/:id/disable', auth: 'session', permission: 'operate' },
 
+  getNodeLabelProblems: {
+    method: 'GET',
+    path: '/api/nodes/:id/label-problems',
+    auth: 'session',
+    permission: 'read',
+  },
+
   listTokens: { method: 'GET', path: '/api/nodes/:id/pats', auth: 'session', permission: 'read-secrets' },
   createToken: { method: 'POST', path: '/api/nodes/:id/pats', auth: 'session', permission: 'operate' },
   revokeToken: { method: 'PATCH', path: '/api/nodes/:id/pats/:tokenId/revoke', auth: 'session', permission: 'operate' },
@@ -277,6 +284,7 @@ export const routes = {
   agentNode: { method: 'GET', path: '/api/agent/node', auth: 'node-token' },
   agentConfig: { method: 'GET', path: '/api/agent/config', auth: 'node-token' },
   agentSetGatewayNetworks: { method: 'PATCH', path: '/api/agent/node/gateway-networks', auth: 'node-token' },
+  agentReportLabelProblems: { method: 'PATCH', path: '/api/agent/node/label-problems', auth: 'node-token' },
   agentListServices: { method: 'GET', path: '/api/agent/services/:type', auth: 'node-token' },
   agentCreateHttpService: { method: 'POST', path: '/api/agent/services/http', auth: 'node-token' },
   agentCreateTcpService: { method: 'POST', path: '/api/agent/services/tcp', auth: 'node-token' },

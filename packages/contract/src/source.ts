@@ -21,3 +21,35 @@ export const ServiceSourceSchema = z
   })
   .strict();
 export type ServiceSource = z.infer<typeof ServiceSourceSchema>;
+
+// ---- What the agent reports about the labels (docs/LABELS.md "Bad labels") -----------------------------
+
+/** At most this many problems per report (a node with thousands of bad containers sends the first ones). */
+export const LABEL_PROBLEMS_MAX = 200;
+/** A problem's message: one printable line (the agent makes them so; the gateway refuses anything else). */
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+const LABEL_PROBLEM_TEXT = /^[^\u0000-\u001f\u007f]*$/;
+
+export const LabelProblemSchema = z
+  .object({
+    /** The container's name as the agent shows it (a name Docker would refuse is shown escaped). */
+    container: z.string().min(1).max(200).regex(LABEL_PROBLEM_TEXT, 'This field must be one printable line'),
+    /** `http`, `tcp.db`…; absent: the container as a whole. */
+    key: z.string().regex(LABEL_SERVICE_KEY_PATTERN, 'This field must be http, tcp, http.NAME or tcp.NAME').optional(),
+    message: z.string().min(1).max(600).regex(LABEL_PROBLEM_TEXT, 'This field must be one printable line'),
+  })
+  .strict();
+export type LabelProblemReport = z.infer<typeof LabelProblemSchema>;
+
+/** The agent's report after each pass (`PATCH /api/agent/node/label-problems`): the current problems, all of them. */
+export const LabelProblemsUpdateSchema = z
+  .object({ problems: z.array(LabelProblemSchema).max(LABEL_PROBLEMS_MAX) })
+  .strict();
+export type LabelProblemsUpdate = z.infer<typeof LabelProblemsUpdateSchema>;
+
+/** A node's label problems as the console shows them; `checkedAt` null: its agent never reported (no `--docker`). */
+export const NodeLabelProblemsSchema = z.object({
+  checkedAt: z.string().nullable(),
+  problems: z.array(LabelProblemSchema),
+});
+export type NodeLabelProblems = z.infer<typeof NodeLabelProblemsSchema>;

@@ -157,6 +157,7 @@ const matrix: Record<RouteName, Row> = {
   createNode: consoleRoute(201, (w) => ({ url: '/api/nodes', body: { name: `created-${w.n}` } })),
   nodeStream: consoleRoute(200, (w) => ({ url: `/api/nodes/stream?id=${w.a.id}` })),
   getNode: consoleRoute(200, (w) => ({ url: `/api/nodes/${w.a.id}` })),
+  getNodeLabelProblems: consoleRoute(200, (w) => ({ url: `/api/nodes/${w.a.id}/label-problems` })),
   updateNode: consoleRoute(200, (w) => ({ url: `/api/nodes/${w.a.id}`, body: { name: `renamed-${w.n}` } })),
   deleteNode: consoleRoute(204, (w) => ({ url: `/api/nodes/${w.a.id}` })),
   downloadNodeConfig: consoleRoute(200, (w) => ({ url: `/api/nodes/${w.a.id}/download` })),
@@ -319,6 +320,11 @@ const matrix: Record<RouteName, Row> = {
   agentSetGatewayNetworks: agentRoute(400, 400, () => ({
     url: '/api/agent/node/gateway-networks',
     body: { gatewayNetworks: ['192.168.77.0/24'] },
+  })),
+  // Each token reports for its own node only (the node is the token's; nothing in the body names one).
+  agentReportLabelProblems: agentRoute(204, 204, () => ({
+    url: '/api/agent/node/label-problems',
+    body: { problems: [] },
   })),
   agentListServices: agentRoute(200, 200, () => ({ url: '/api/agent/services/http' }), {
     own: (body, w) =>

@@ -181,4 +181,37 @@ describe('label-made services', () => {
       disabledBy: 'admin',
     });
   });
+
+  it("a node's report of its label problems is its own node's, one printable line each, and bounded", async () => {
+    const problems = [
+      { container: 'blog', key: 'http', message: 'postern.http.domain: This field must contain a valid domain name' },
+      { container: 'odd', message: 'unknown label postern.foo' },
+    ];
+    const report = (token: string, body: object) => call(token, 'PATCH', '/api/agent/node/label-problems', body);
+    expect((await report(nodeA.token, { problems })).status).toBe(204);
+    const shown = await call(admin, 'GET', `/api/nodes/${nodeA.id}/label-problems`);
+    expect(shown.body).toMatchObject({ checkedAt: expect.any(String), problems });
+    // Node B's report is B's: nothing in it names a node, and A's stays.
+    expect((await report(nodeB.token, { problems: [{ container: 'x', message: 'y' }] })).status).toBe(204);
+    expect((await call(admin, 'GET', `/api/nodes/${nodeA.id}/label-problems`)).body.problems).toEqual(problems);
+
+    for (const hostile of [
+      { problems: [{ container: 'blog', message: 'line\n<script>alert(1)</script>' }] },
+      { problems: [{ container: 'blog\r\nX-Injected: 1', message: 'm' }] },
+      { problems: [{ container: 'blog', message: 'm'.repeat(100_000) }] },
+      { problems: [{ container: 'blog', key: 'http.$(reboot)', message: 'm' }] },
+      { problems: [{ container: 'blog', message: 'm', nodeId: nodeB.id }] },
+      { problems: Array.from({ length: 201 }, () => ({ container: 'c', message: 'm' })) },
+      { problems, nodeId: nodeB.id },
+    ]) {
+      expect((await report(nodeA.token, hostile)).status).toBe(422);
+    }
+    expect((await call(admin, 'GET', `/api/nodes/${nodeA.id}/label-problems`)).body.problems).toEqual(problems);
+    // A node whose agent never reported: nothing checked yet.
+    const quiet = (await call(admin, 'POST', '/api/nodes', { name: 'quiet' })).body as { id: number };
+    expect((await call(admin, 'GET', `/api/nodes/${quiet.id}/label-problems`)).body).toEqual({
+      checkedAt: null,
+      problems: [],
+    });
+  });
 });

@@ -6,6 +6,7 @@ import { sendError, type HandledError } from '../../http/error-handler.js';
 import { registerOperation } from '../../http/operation.js';
 import { renderConfigFor } from '../nodes/node-config.js';
 import { setOwnGatewayNetworks, viewNode } from '../nodes/service.js';
+import { reportLabelProblems } from '../nodes/label-problems.js';
 import type { NodeEvents } from '../../http/events.js';
 import {
   createHttpService,
@@ -82,6 +83,10 @@ export async function agentRoutes(app: FastifyInstance, opts: { deps: AppDeps; e
       await setOwnGatewayNetworks({ deps, events }, requireAgentNode(request).id, request.body.gatewayNetworks),
     ),
   );
+
+  registerOperation(app, operations.agentReportLabelProblems, async (request) => {
+    await reportLabelProblems(deps, requireAgentNode(request).id, request.body.problems);
+  });
 
   registerOperation(app, operations.agentListServices, async (request) => {
     const list = await listNodeServices(deps, requireAgentNode(request).id, request.params.type, request.query);

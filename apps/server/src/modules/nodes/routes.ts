@@ -15,6 +15,7 @@ import {
   updateNode,
 } from './service.js';
 import { createNodeStreamHub } from './stream-hub.js';
+import { labelProblemsOf } from './label-problems.js';
 
 export async function nodeRoutes(app: FastifyInstance, opts: { deps: AppDeps; events: NodeEvents }): Promise<void> {
   const { deps, events } = opts;
@@ -35,6 +36,11 @@ export async function nodeRoutes(app: FastifyInstance, opts: { deps: AppDeps; ev
   });
 
   registerOperation(app, operations.getNode, async (request) => await getNode(deps, request.params.id));
+  registerOperation(
+    app,
+    operations.getNodeLabelProblems,
+    async (request) => await labelProblemsOf(deps, request.params.id),
+  );
   registerOperation(
     app,
     operations.updateNode,
