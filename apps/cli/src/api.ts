@@ -10,6 +10,7 @@ import {
   type HttpService,
   type AgentHttpServiceCreate,
   type ListResponse,
+  type LabelProblemReport,
   type Node,
   type ServiceAccess,
   type ServiceAccessUpdate,
@@ -47,6 +48,8 @@ export interface AgentApi {
   setServiceEnabled(type: ServiceType, id: number, enabled: boolean): Promise<void>;
   deleteService(type: ServiceType, id: number): Promise<void>;
   setGatewayNetworks(gatewayNetworks: string[]): Promise<Node>;
+  /** Replaces what the gateway shows on the node's page about its containers' labels. */
+  reportLabelProblems(problems: LabelProblemReport[]): Promise<void>;
   getServiceAccess(id: number): Promise<ServiceAccess>;
   updateServiceAccess(id: number, body: ServiceAccessUpdate): Promise<ServiceAccess>;
   listShareLinks(id: number, page: number, limit: number): Promise<ListResponse<ShareLink>>;
@@ -161,6 +164,7 @@ export function createAgentApi(
     },
     deleteService: (type, id) => call(operations.agentDeleteService, { params: { type, id } }),
     setGatewayNetworks: (gatewayNetworks) => call(operations.agentSetGatewayNetworks, { body: { gatewayNetworks } }),
+    reportLabelProblems: (problems) => call(operations.agentReportLabelProblems, { body: { problems } }),
     getServiceAccess: (id) => call(operations.agentGetServiceAccess, { params: { id } }),
     updateServiceAccess: (id, body) => call(operations.agentUpdateServiceAccess, { params: { id }, body }),
     listShareLinks: (id, page, limit) =>

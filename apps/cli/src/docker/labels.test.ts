@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { LabelProblemsUpdateSchema } from '@postern/contract';
 import type {
   AgentHttpServiceCreate,
+  LabelProblemReport,
   AgentTcpServiceCreate,
   HttpService,
   ServiceType,
@@ -394,6 +396,7 @@ describe('the label watcher', () => {
       api: {
         ...gateway.api,
         getNode: () => (lists >= 6 ? Promise.reject(new TokenRejectedError('revoked')) : Promise.resolve(makeNode())),
+        reportLabelProblems: () => Promise.resolve(),
       },
       system,
       log: { write: (text) => (log += text) },
@@ -408,7 +411,7 @@ describe('the label watcher', () => {
     expect(system.now() - started).toBeGreaterThanOrEqual(62_000);
   });
 
-  it('logs each problem once, keeps them for `postern status`, and stops on a refused token', async () => {
+  it('logs each problem once, keeps them for `postern status` and the console, and stops on a refused token', async () => {
     const gateway = fakeGateway();
     const system = createFakeSystem({ hasKernelWireguard: false });
     const containers = [
@@ -420,6 +423,7 @@ describe('the label watcher', () => {
       watch: (_, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve())),
     };
     let passes = 0;
+    const reports: LabelProblemReport[][] = [];
     const stop = new AbortController();
     let log = '';
     const watching = runLabelWatcher({
@@ -430,6 +434,11 @@ describe('the label watcher', () => {
           passes += 1;
           if (passes === 4) return Promise.reject(new TokenRejectedError('revoked'));
           return Promise.resolve(makeNode());
+        },
+        // A gateway from before the report refuses it at first: said once, the services are published anyway.
+        reportLabelProblems: (problems) => {
+          reports.push(problems);
+          return reports.length <= 2 ? Promise.reject(new CliError('Not found')) : Promise.resolve();
         },
       },
       system,
@@ -448,5 +457,46 @@ describe('the label watcher', () => {
     expect(state.problems).toEqual([
       { container: 'evil', key: 'http', message: expect.stringContaining('postern.http.domain') as string },
     ]);
+    // Each pass reports the same problems to the gateway, for the console's node page.
+    expect(reports).toHaveLength(3);
+    for (const sent of reports) expect(sent).toEqual(state.problems);
+    expect(log.match(/did not take the report of these problems: Not found/g)).toHaveLength(1);
+  });
+
+  it('reports at most 200 problems, each one printable line within the gateway’s bounds', async () => {
+    const gateway = fakeGateway();
+    const system = createFakeSystem({ hasKernelWireguard: false });
+    const many = Array.from({ length: 300 }, (_, i) =>
+      container(`bad${i}`, { 'postern.http.domain': 'x;y', 'postern.http.port': '80' }),
+    );
+    const odd = container('\u0007evil\nname', { 'postern.http.port': '80' });
+    const reports: LabelProblemReport[][] = [];
+    const stop = new AbortController();
+    const watching = runLabelWatcher({
+      engine: {
+        listContainers: () => Promise.resolve([odd, ...many]),
+        watch: (_, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve())),
+      },
+      api: {
+        ...gateway.api,
+        getNode: () =>
+          reports.length > 0 ? Promise.reject(new TokenRejectedError('done')) : Promise.resolve(makeNode()),
+        reportLabelProblems: (problems) => {
+          reports.push(problems);
+          return Promise.resolve();
+        },
+      },
+      system,
+      log: { write: () => undefined },
+      signal: stop.signal,
+      configDir: '/cfg',
+      resyncMs: 1000,
+    });
+    await expect(watching).rejects.toThrow('done');
+    stop.abort();
+    const sent = reports[0] ?? [];
+    expect(sent).toHaveLength(200);
+    expect(LabelProblemsUpdateSchema.safeParse({ problems: sent }).success).toBe(true);
+    expect(sent[0]?.container).toBe('\\u0007evil\\nname');
   });
 });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import Docker from 'dockerode';
+import { LABEL_PROBLEMS_MAX, LABEL_SERVICE_KEY_PATTERN, type LabelProblemReport } from '@postern/contract';
 import type { AgentApi } from '../api.js';
 import type { Output } from '../context.js';
 import { CliError } from '../errors.js';
@@ -78,7 +79,7 @@ export function openDockerEngine(socketPath: string, filter?: { key: string; val
 
 export interface LabelWatcherOptions {
   engine: DockerEngine;
-  api: LabelApi & Pick<AgentApi, 'getNode'>;
+  api: LabelApi & Pick<AgentApi, 'getNode' | 'reportLabelProblems'>;
   system: System;
   log: Output;
   signal: AbortSignal;
@@ -100,6 +101,23 @@ export async function runLabelWatcher(options: LabelWatcherOptions): Promise<voi
     wake?.();
   };
 
+  let reportRefused: string | null = null;
+  /**
+   * The console's node page shows the problems too. A gateway that does not take the report (one from before it) or
+   * refuses it is said once; publishing goes on either way.
+   */
+  const report = async (problems: LabelProblem[]) => {
+    try {
+      await api.reportLabelProblems(toReport(problems));
+      reportRefused = null;
+    } catch (error) {
+      if (error instanceof CliError && error.name === 'TokenRejectedError') throw error;
+      const message = messageOf(error);
+      if (message !== reportRefused) say(`the gateway did not take the report of these problems: ${message}`);
+      reportRefused = message;
+    }
+  };
+
   const pass = async (): Promise<boolean> => {
     try {
       const containers = await engine.listContainers();
@@ -118,6 +136,7 @@ export async function runLabelWatcher(options: LabelWatcherOptions): Promise<voi
       for (const line of now) if (!reported.has(line)) say(line);
       reported = now;
       await saveLabelProblems(system, options.configDir, outcome.problems);
+      await report(outcome.problems);
       // A removal may make room for a creation refused before (two containers asking for one route).
       if (outcome.freed && outcome.problems.length > 0) dirty = true;
       if (lastFailure !== null) say('the Docker engine and the gateway answer again');
@@ -177,6 +196,20 @@ export async function runLabelWatcher(options: LabelWatcherOptions): Promise<voi
     });
   }
   await events;
+}
+
+/** The report as the gateway takes it: at most 200 problems, each text one printable line within its bound. */
+function toReport(problems: LabelProblem[]): LabelProblemReport[] {
+  const line = (text: string, max: number) => {
+    // eslint-disable-next-line no-control-regex -- control characters are what is taken out
+    const clean = text.replace(/[\u0000-\u001f\u007f]/g, ' ');
+    return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+  };
+  return problems.slice(0, LABEL_PROBLEMS_MAX).map((problem) => ({
+    container: line(problem.container, 200) || '?',
+    ...(problem.key !== undefined && LABEL_SERVICE_KEY_PATTERN.test(problem.key) ? { key: problem.key } : {}),
+    message: line(problem.message, 600) || '?',
+  }));
 }
 
 function describeProblem(problem: LabelProblem): string {
