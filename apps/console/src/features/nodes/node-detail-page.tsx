@@ -8,6 +8,7 @@ import { HttpServicesCard, TcpServicesCard } from '../services/service-cards';
 import { ServiceInfoFromUrl } from '../services/service-info-from-url';
 import { TokensCard } from '../tokens/tokens-card';
 import { NodeConfigStatusCard, NodeConnectCard, NodeHeaderCard, NodeInfoTable } from './node-detail-cards';
+import { LabelProblemsCard } from './label-problems-card';
 import { useNodeActions } from './use-node-actions';
 
 export function NodeDetailPage() {
@@ -48,6 +49,7 @@ export function NodeDetailPage() {
       )}
       <HttpServicesCard node={node} />
       <TcpServicesCard node={node} />
+      <LabelProblemsCard nodeId={node.id} />
       {!node.isLocal && (
         <div className="grid gap-6 lg:grid-cols-2">
           <NodeConnectCard node={node} />

@@ -18,6 +18,7 @@ import {
   type ServiceSortKey,
 } from '../../lib/list-search';
 import { serviceListQueryOptions, type AnyService, type ServiceScope } from '../../queries/services';
+import { LabelSourceBadge } from './label-source-badge';
 import { ExpiryNote } from './service-expiry';
 import { ServiceRowFigures } from '../observe/service-row-figures';
 import { ServiceInfoDialog } from './service-info-dialog';
@@ -201,6 +202,7 @@ export function ServiceList({ type, scope, empty, onEdit, facts, ...controlled }
                   <span className="font-medium break-all" data-testid="service-name">
                     {service.name}
                   </span>
+                  <LabelSourceBadge source={service.source} />
                   {/* Phones show the status and the address under the name: name and menu stay in view. */}
                   <span className="mt-1 flex sm:hidden">
                     <ServiceStatus service={service} facts={factsOf(service)} />
