@@ -26,13 +26,18 @@ import {
 
 const isMissing = (input: unknown): boolean => input === undefined || input === null;
 
-/** A required, trimmed, non-empty string of at most `max` characters. */
+// C0 and C1 controls, DEL, and the Unicode line and paragraph separators.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
+
+/** A required, trimmed, non-empty string of at most `max` characters, with no control characters. */
 export const requiredText = (max: number) =>
   z
     .string({ error: (iss) => (isMissing(iss.input) ? messages.required : ruleMessages.string) })
     .trim()
     .min(1, messages.empty)
-    .max(max, maxLengthMessage(max));
+    .max(max, maxLengthMessage(max))
+    .refine((value) => !CONTROL_CHARACTERS.test(value), ruleMessages.controlCharacters);
 
 /** '' and null both mean "no value"; normalised to null. */
 const emptyToNull = (value: unknown): unknown => (value === '' ? null : value);

@@ -32,6 +32,8 @@ export const ruleMessages = {
   pathDotEnd: "No part of this path may end with '.'",
   boolean: 'This field must be a boolean',
   string: 'This field must be a string',
+  /** A line break or other control character in a name would split the lines of logs and audit exports. */
+  controlCharacters: 'This field must not contain line breaks or other control characters',
   date: 'This field must be a valid date',
   pastDate: 'This field must not be earlier than now',
   /** An expiry is capped like `ttl` (limits.serviceTtlMaxSeconds). */

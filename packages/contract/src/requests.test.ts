@@ -28,6 +28,16 @@ describe('node form rules', () => {
     expect(errorsOf(NodeCreateSchema, { name: '   ' })).toEqual({ name: 'This field is not allowed to be empty' });
   });
 
+  it('refuses line breaks and other control characters in a name (they would split log and audit lines)', () => {
+    const refused = { name: 'This field must not contain line breaks or other control characters' };
+    for (const name of ['a\nb', 'a\rb', 'a\u0000b', 'a\u001bb', 'a\u007fb', 'a\u0085b', 'a\u2028b'])
+      expect(errorsOf(NodeCreateSchema, { name }), JSON.stringify(name)).toEqual(refused);
+    expect(
+      errorsOf(HttpServiceCreateSchema, { name: 'web\nINFO forged', domain: 'a.example.com', port: 80 }),
+    ).toMatchObject(refused);
+    expect(errorsOf(NodeCreateSchema, { name: ' Café 東京 — node ' })).toEqual({});
+  });
+
   it('limits the name length', () => {
     expect(errorsOf(NodeCreateSchema, { name: 'x'.repeat(65) })).toEqual({
       name: 'This field must be less than or equal to 64 characters long',
