@@ -21,7 +21,7 @@ const silent: DataPlaneLogger = {
   warn: () => undefined,
   error: () => undefined,
 };
-// Real time: the certificates openssl makes are dated from the real clock.
+// Real time: self-signed certificates are dated from the real clock.
 const NOW = Date.now();
 
 let ca: TestCa;

@@ -28,7 +28,7 @@ export { createMemoryCertificateStore, type CertificateStore } from './store.js'
 //
 // This file only wires the parts together, one job each:
 //   pem-files.ts            the PEMs on disk and what each holds (cached)
-//   self-signed-writer.ts   openssl → atomic write, one run per name
+//   self-signed-writer.ts   in-process certificate → atomic write, one at a time per name
 //   work-queue.ts           the one line issuances and renewals run on, closed until start()
 //   issuance.ts             ACME issuance of certbot domains and their stored state
 //   self-signed-renewal.ts  the pass renewing self-signed PEMs in place
@@ -57,7 +57,6 @@ export interface CertificateManagerOptions {
   checkIntervalMs?: number;
   /** Told after a PEM was written (created, renewed, issued): nginx must be given the new one. */
   onInstalled?: (name: string) => void;
-  opensslBin?: string;
   /**
    * Several gateways on one database: the certificate of each domain is stored there and every gateway serves that
    * one (loaded when `DesiredDomain.pemFingerprint` differs from the file). Absent: this gateway's files only.
@@ -144,7 +143,6 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     logger,
     now,
     onInstalled: options.onInstalled,
-    opensslBin: options.opensslBin,
     shared: options.shared,
   });
   const queue = createWorkQueue();
@@ -268,7 +266,7 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
         putIfChanged(store, name, record);
         return toInfo(record);
       } catch (err) {
-        // No servable PEM could be made (openssl missing, disk full): report it, the reconciler goes on.
+        // No servable PEM could be made (disk full, unwritable directory): report it, the reconciler goes on.
         const reason = err instanceof Error ? err.message : String(err);
         logger.error({ domain: name, reason }, 'certificate: could not prepare a certificate');
         const failed = markFailed(store.get(name) ?? newPendingRecord(), reason, now());

@@ -43,7 +43,7 @@ export function createSelfSignedRenewal(options: {
     const facts = await selfSigned.write(name);
     if (name === FALLBACK_NAME) return;
     if (!isWanted(name)) {
-      await pems.remove(name); // removed while openssl ran: leave nothing behind
+      await pems.remove(name); // removed while it was being made: leave nothing behind
       return;
     }
     const stored = store.get(name);

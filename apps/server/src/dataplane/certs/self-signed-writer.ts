@@ -6,7 +6,7 @@ import type { SharedCertificates } from './store.js';
 import { isDueForRenewal } from './renewal.js';
 import { FALLBACK_NAME, createSelfSignedPem, describeCertificate } from './self-signed.js';
 
-/** Makes and replaces self-signed PEMs; one openssl run per name at a time. */
+/** Makes and replaces self-signed PEMs; one at a time per name. */
 export interface SelfSignedWriter {
   /** A new self-signed PEM for the name; a write already running for it is shared. */
   write(name: string): Promise<PemFacts>;
@@ -24,7 +24,6 @@ export function createSelfSignedWriter(options: {
   logger: DataPlaneLogger;
   now: () => number;
   onInstalled?: ((name: string) => void) | undefined;
-  opensslBin?: string | undefined;
   /** Several gateways: a domain's self-signed certificate is the one stored first, whoever made it. */
   shared?: SharedCertificates | undefined;
 }): SelfSignedWriter {
@@ -35,7 +34,7 @@ export function createSelfSignedWriter(options: {
   async function createAndWrite(name: string): Promise<PemFacts> {
     // Only nginx's masters (root) read these: they hand certificates to the workers in memory.
     await mkdir(pems.certsDir, { recursive: true, mode: 0o700 });
-    let pem = await createSelfSignedPem(pems.coveredNameOf(name), options.opensslBin);
+    let pem = await createSelfSignedPem(pems.coveredNameOf(name));
     if (options.shared && name !== FALLBACK_NAME) {
       // The one every gateway serves (so a pin holds whichever answers): ours, unless another gateway stored one
       // first. The database away: ours, offered again at the next ensure.

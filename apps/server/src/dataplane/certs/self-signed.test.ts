@@ -1,4 +1,12 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
+import {
+  BasicConstraintsExtension,
+  ExtendedKeyUsage,
+  ExtendedKeyUsageExtension,
+  KeyUsageFlags,
+  KeyUsagesExtension,
+  X509Certificate as ParsedCertificate,
+} from '@peculiar/x509';
 import { describe, expect, it } from 'vitest';
 import { createSelfSignedPem, describeCertificate } from './self-signed.js';
 
@@ -17,11 +25,50 @@ describe('createSelfSignedPem', () => {
     });
   });
 
+  it('is a server leaf valid from now for 825 days, signed by its own key, with a fresh key and serial each time', async () => {
+    const before = Date.now();
+    const pem = await createSelfSignedPem('*.example.com');
+    const cert = new X509Certificate(pem);
+    expect(cert.subjectAltName).toBe('DNS:*.example.com');
+    expect(cert.verify(cert.publicKey)).toBe(true);
+    expect(cert.checkPrivateKey(createPrivateKey(pem))).toBe(true);
+    expect(cert.ca).toBe(false);
+    // Whole seconds in the certificate: notBefore is now, to the second.
+    const notBefore = new Date(cert.validFrom).getTime();
+    expect(notBefore).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(notBefore).toBeLessThanOrEqual(Date.now());
+    expect(new Date(cert.validTo).getTime() - notBefore).toBe(825 * 24 * 3600 * 1000);
+
+    const parsed = new ParsedCertificate(pem.slice(pem.indexOf('-----BEGIN CERTIFICATE-----')));
+    expect(parsed.getExtension(BasicConstraintsExtension)).toMatchObject({ ca: false, critical: true });
+    expect(parsed.getExtension(KeyUsagesExtension)).toMatchObject({
+      usages: KeyUsageFlags.digitalSignature,
+      critical: true,
+    });
+    expect(parsed.getExtension(ExtendedKeyUsageExtension)?.usages).toEqual([ExtendedKeyUsage.serverAuth]);
+    expect(parsed.serialNumber).toMatch(/^[1-7][0-9a-f]{31}$/);
+
+    const again = new X509Certificate(await createSelfSignedPem('*.example.com'));
+    expect(again.serialNumber).not.toBe(cert.serialNumber);
+    expect(again.publicKey.equals(cert.publicKey)).toBe(false);
+  });
+
   it('names an IP address by IP', async () => {
     expect(new X509Certificate(await createSelfSignedPem('203.0.113.1')).subjectAltName).toBe('IP Address:203.0.113.1');
   });
 
   it('refuses a name that is not a host', async () => {
     await expect(createSelfSignedPem('../x')).rejects.toThrow('invalid certificate name');
+  });
+
+  it('refuses a name that would smuggle another name into the certificate', async () => {
+    for (const name of [
+      'a.test, DNS:bank.example',
+      'a.test/CN=bank.example',
+      '*.a.test,DNS:*.bank.example',
+      'a.test\0',
+    ]) {
+      await expect(createSelfSignedPem(name), name).rejects.toThrow('invalid certificate name');
+    }
   });
 });

@@ -1,8 +1,16 @@
-import { X509Certificate } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { X509Certificate, randomBytes, webcrypto } from 'node:crypto';
 import { join } from 'node:path';
-import { runCommand } from '../exec.js';
+import {
+  BasicConstraintsExtension,
+  ExtendedKeyUsage,
+  ExtendedKeyUsageExtension,
+  KeyUsageFlags,
+  KeyUsagesExtension,
+  PemConverter,
+  SubjectAlternativeNameExtension,
+  SubjectKeyIdentifierExtension,
+  X509CertificateGenerator,
+} from '@peculiar/x509';
 import type { CertificateInfo } from '../types.js';
 import { isWildcardDomainName } from '@postern/contract';
 import { assertHost, isIPv4 } from '../validate.js';
@@ -12,6 +20,10 @@ import { assertHost, isIPv4 } from '../validate.js';
 
 export const FALLBACK_NAME = '_fallback';
 const VALID_DAYS = 825;
+const DAY_MS = 24 * 3600 * 1000;
+const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
+// Node's WebCrypto is the provider @peculiar/x509 expects; its types come from the DOM library this package leaves out.
+const provider = webcrypto as never;
 
 /** The seam for ACME (another issue): given a domain whose mode is 'certbot', obtain and write its PEM. */
 export interface CertificateIssuer {
@@ -49,36 +61,44 @@ export function sanNames(subjectAltName: string | undefined): string[] {
     .filter((name): name is string => name !== undefined);
 }
 
-/** An ECDSA P-256 self-signed certificate for `name` (CN and SAN), as one combined PEM (key first). */
-export async function createSelfSignedPem(name: string, opensslBin = 'openssl'): Promise<string> {
+/**
+ * An ECDSA P-256 self-signed certificate for `name` (CN and SAN), as one combined PEM (key first), valid from now for
+ * VALID_DAYS. Made in-process (node's WebCrypto signs, @peculiar/x509 encodes): about a millisecond, where an
+ * `openssl` process per domain cost tens. A server leaf: CA:FALSE (a CA certificate served as a leaf is refused
+ * outright by some browsers), key usage digitalSignature (ECDHE-ECDSA), extended key usage serverAuth.
+ */
+export async function createSelfSignedPem(name: string): Promise<string> {
   if (!isWildcardDomainName(name)) assertHost(name, 'certificate name');
-  const san = isIPv4(name) ? `IP:${name}` : `DNS:${name}`;
-  // openssl writes the key to a file; a private temp dir (0700) keeps it unreadable to others.
-  const dir = await mkdtemp(join(tmpdir(), 'postern-cert-'));
-  try {
-    const keyFile = join(dir, 'key.pem');
-    const certFile = join(dir, 'cert.pem');
-    await runCommand(opensslBin, [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-      '-days',
-      String(VALID_DAYS),
-      '-subj',
-      `/CN=${name}`,
-      '-addext',
-      `subjectAltName=${san}`,
-    ]);
-    return `${await readFile(keyFile, 'utf8')}${await readFile(certFile, 'utf8')}`;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const keys = await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
+  const notBefore = new Date();
+  const cert = await X509CertificateGenerator.createSelfSigned(
+    {
+      // A random positive 16-byte serial (RFC 5280: at most 20 octets, positive).
+      serialNumber: randomSerial(),
+      name: [{ CN: [name] }],
+      notBefore,
+      notAfter: new Date(notBefore.getTime() + VALID_DAYS * DAY_MS),
+      keys,
+      signingAlgorithm: ALGORITHM,
+      extensions: [
+        new BasicConstraintsExtension(false, undefined, true),
+        new KeyUsagesExtension(KeyUsageFlags.digitalSignature, true),
+        new ExtendedKeyUsageExtension([ExtendedKeyUsage.serverAuth]),
+        new SubjectAlternativeNameExtension([
+          isIPv4(name) ? { type: 'ip', value: name } : { type: 'dns', value: name },
+        ]),
+        await SubjectKeyIdentifierExtension.create(keys.publicKey, false, provider),
+      ],
+    },
+    provider,
+  );
+  const keyDer = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
+  return `${PemConverter.encode(keyDer, 'PRIVATE KEY')}\n${cert.toString('pem')}\n`;
+}
+
+/** A random positive serial of 16 bytes, hex (RFC 5280: positive, at most 20 octets; the top byte is never 0). */
+function randomSerial(): string {
+  const bytes = randomBytes(16);
+  bytes[0] = ((bytes[0] ?? 0) & 0x7f) | 0x10;
+  return bytes.toString('hex');
 }

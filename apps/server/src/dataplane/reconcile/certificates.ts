@@ -1,7 +1,7 @@
 import type { ProxyAdapter } from '../reconciler.js';
 import type { CertificateAdapter, DesiredDomain } from '../types.js';
 
-/** Certificates ensured side by side (file reads, and openssl for missing ones). */
+/** Certificates ensured side by side (file reads, and new self-signed ones for missing ones). */
 const CERTIFICATE_CONCURRENCY = 16;
 
 /**

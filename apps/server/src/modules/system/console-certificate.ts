@@ -30,7 +30,9 @@ export async function readConsoleCertificate(dataDir: string): Promise<ConsoleCe
   }
   // X509Certificate takes the first CERTIFICATE block (the leaf) and skips the key before it.
   const certificate = new X509Certificate(pem);
-  const selfSigned = certificate.checkIssued(certificate) && certificate.verify(certificate.publicKey);
+  // Self-signed: it names itself as issuer and its own key signed it. Not checkIssued(): OpenSSL's check also wants
+  // the keyCertSign key usage, which a server leaf (the gateway's own, CA:FALSE) does not carry.
+  const selfSigned = certificate.issuer === certificate.subject && certificate.verify(certificate.publicKey);
   return { selfSigned, pin: certificatePin(certificate) };
 }
 
