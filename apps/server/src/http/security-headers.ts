@@ -32,13 +32,36 @@ const applyHelmet = helmet({
   referrerPolicy: { policy: 'no-referrer' },
 });
 
+/**
+ * The headers helmet sets, taken once: with static directives (no nonce, no function) they are the same for every
+ * request, and running helmet's middleware chain per request was a measurable share of a small API answer's cost
+ * (bench/README.md, api.ts).
+ */
+function helmetHeaders(): [string, string | number | readonly string[]][] {
+  const headers: [string, string | number | readonly string[]][] = [];
+  const response = {
+    setHeader(name: string, value: string | number | readonly string[]) {
+      headers.push([name, value]);
+    },
+    removeHeader() {
+      // x-powered-by: Node never sets it.
+    },
+  };
+  let outcome: { error?: unknown } | undefined;
+  applyHelmet({} as never, response as never, (error?: unknown) => (outcome = { error }));
+  // helmet's middlewares are synchronous: anything else would leave headers out, so refuse to start.
+  if (outcome === undefined || outcome.error !== undefined)
+    throw new Error('security headers: helmet did not set its headers at once', { cause: outcome?.error });
+  return headers;
+}
+
 export function registerSecurityHeaders(app: FastifyInstance): void {
+  const headers = helmetHeaders();
   // On the raw response, so hijacked replies (event streams) carry them too.
   app.addHook('onRequest', (request, reply, done) => {
-    applyHelmet(request.raw, reply.raw, (error?: unknown) => {
-      if (request.protocol === 'https') reply.raw.setHeader('strict-transport-security', HSTS);
-      done(error instanceof Error ? error : undefined);
-    });
+    for (const [name, value] of headers) reply.raw.setHeader(name, value);
+    if (request.protocol === 'https') reply.raw.setHeader('strict-transport-security', HSTS);
+    done();
   });
   // API answers are never cacheable: several carry secrets (sign-in, session, node and token creation, agent config,
   // config download), and none gains from a cache. A route that sets its own Cache-Control keeps it.

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationName, ServiceType } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { domains, nodes, personalAccessTokens } from '../../db/schema.js';
@@ -245,23 +245,27 @@ async function recordChange(deps: AppDeps, request: FastifyRequest, state: Audit
   });
 }
 
-/** Hooks on every route: register before the routes (app.ts). */
+/**
+ * Hooks on the audited operations' routes only: register before the routes (app.ts). A read, which no entry is ever
+ * made for, then runs none of them (three hooks on every request were a measurable share of a list's cost:
+ * bench/README.md, api-steps.ts).
+ */
 export function registerOperationAudit(app: FastifyInstance, deps: AppDeps): void {
   app.decorateRequest('audit', null);
-  app.addHook('preHandler', async (request) => {
+  const preHandler = async (request: FastifyRequest): Promise<void> => {
     const name = operationOf(request)?.name;
     const spec = name === undefined ? undefined : audited[name];
     if (!spec || !name) return;
     const isCreate = request.method === 'POST';
     const ref = isCreate ? null : refOf(request, name, spec.kind, null);
     request.audit = { spec, ref, before: ref ? await load(deps, ref) : null, createdId: null, error: null };
-  });
-  app.addHook('onError', async (request, _reply, error) => {
+  };
+  const onError = async (request: FastifyRequest, _reply: FastifyReply, error: Error): Promise<void> => {
     if (request.audit) request.audit.error = error;
-  });
+  };
   // Recorded before the answer leaves (a created row's id is only in the answer): whoever saw the answer finds the
   // entry, on any engine and any gateway.
-  app.addHook('onSend', async (request, reply, payload) => {
+  const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
     try {
       if (request.audit && request.method === 'POST' && reply.statusCode < 300 && typeof payload === 'string') {
         try {
@@ -275,5 +279,17 @@ export function registerOperationAudit(app: FastifyInstance, deps: AppDeps): voi
       request.log.error({ err: error }, 'audit log: the entry could not be recorded');
     }
     return payload;
+  };
+  app.addHook('onRoute', (route) => {
+    const name = route.config?.operation?.name;
+    if (name === undefined || audited[name] === undefined) return;
+    // Route hooks run after the app-wide ones of their kind: last, where these ran as app-wide hooks.
+    route.preHandler = [...hooksOf(route.preHandler), preHandler];
+    route.onError = [...hooksOf(route.onError), onError];
+    route.onSend = [...hooksOf(route.onSend), onSend];
   });
+}
+
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }
