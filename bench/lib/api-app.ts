@@ -30,7 +30,8 @@ export interface BenchApp {
   close(): Promise<void>;
 }
 
-export async function startBenchApp(dataDir: string, size: number): Promise<BenchApp> {
+/** The app over `size` nodes and `services` HTTP services (default: as many as nodes). */
+export async function startBenchApp(dataDir: string, size: number, services = size): Promise<BenchApp> {
   const config = parseConfig({
     POSTERN_DATA_DIR: dataDir,
     POSTERN_ADMIN_PASSWORD: randomBytes(18).toString('base64url'),
@@ -50,7 +51,7 @@ export async function startBenchApp(dataDir: string, size: number): Promise<Benc
   const leases = createLeases(db);
   const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }), gateway: identity, leases };
   await bootstrap(deps, () => undefined);
-  const seedSeconds = seedNodesAndServices(deps, size, size);
+  const seedSeconds = seedNodesAndServices(deps, size, services);
   const app = await buildApp(deps, { consoleDir: null });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const login = await app.inject({
