@@ -1,10 +1,11 @@
-import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { X509Certificate, createHash, createPrivateKey } from 'node:crypto';
 import {
   BasicConstraintsExtension,
   ExtendedKeyUsage,
   ExtendedKeyUsageExtension,
   KeyUsageFlags,
   KeyUsagesExtension,
+  SubjectKeyIdentifierExtension,
   X509Certificate as ParsedCertificate,
 } from '@peculiar/x509';
 import { describe, expect, it } from 'vitest';
@@ -47,6 +48,11 @@ describe('createSelfSignedPem', () => {
     });
     expect(parsed.getExtension(ExtendedKeyUsageExtension)?.usages).toEqual([ExtendedKeyUsage.serverAuth]);
     expect(parsed.serialNumber).toMatch(/^[1-7][0-9a-f]{31}$/);
+    // The key identifier is SHA-1 of the public key's bits (RFC 5280, 4.2.1.2, method 1): 04 || x || y for P-256.
+    const jwk = cert.publicKey.export({ format: 'jwk' });
+    const bits = [Buffer.from([4]), Buffer.from(jwk.x ?? '', 'base64url'), Buffer.from(jwk.y ?? '', 'base64url')];
+    const keyId = createHash('sha1').update(Buffer.concat(bits)).digest('hex');
+    expect(parsed.getExtension(SubjectKeyIdentifierExtension)?.keyId).toBe(keyId);
 
     const again = new X509Certificate(await createSelfSignedPem('*.example.com'));
     expect(again.serialNumber).not.toBe(cert.serialNumber);
