@@ -40,6 +40,8 @@ interface SizeResult {
   controlPlaneRssMb: number;
   nginxPssMb: number;
   nginxProcesses: number;
+  /** API calls that got no answer within the harness's deadline. */
+  apiFailures: string[];
 }
 
 /** With POSTERN_E2E_GATEWAY_LOG=debug: how each apply went (load/nginx/WireGuard ms), and boot. */
@@ -110,6 +112,7 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
     console.log(`  ${size}: booted in ${formatMs(bootMs)}`);
 
     const api = await system.gateway.login();
+    const apiFailures: string[] = [];
     const change = async (r: number): Promise<{ served: number; api: number }> => {
       const domain = `new${r}.bench.test`;
       const start = performance.now();
@@ -120,7 +123,14 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
           backendHost: node.tunnelIp,
           backendPort: BACKEND_PORT,
         })
-        .then(() => performance.now() - start);
+        .then(
+          () => performance.now() - start,
+          // The harness gives up on an answer after 30 s: noted, and the service is still waited for.
+          (err: unknown) => {
+            apiFailures.push(`${domain}: ${err instanceof Error ? err.message : String(err)}`);
+            return Number.NaN;
+          },
+        );
       await waitFor(() => isServedByNode(domain), {
         timeoutMs: 120_000,
         intervalMs: 5,
@@ -154,6 +164,7 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
       controlPlaneRssMb,
       nginxPssMb: nginx.pssMb,
       nginxProcesses: nginx.processes,
+      apiFailures,
     };
   } finally {
     await lab.destroy();
@@ -201,6 +212,7 @@ async function main(): Promise<void> {
       console.log(
         `${size} services: boot ${formatMs(result.bootMs)}, first change ${formatMs(result.firstMs)}, then ${result.servedMs.map(formatMs).join(' / ')}`,
       );
+      for (const failure of result.apiFailures) console.log(`  API call without an answer: ${failure}`);
       results.push(result);
     }
     console.log(
@@ -228,7 +240,7 @@ async function main(): Promise<void> {
           formatMs(p50),
           formatMs(p99),
           formatMs(r.firstMs),
-          formatMs(median(r.apiMs)),
+          `${formatMs(median(r.apiMs.filter((ms) => !Number.isNaN(ms))))}${r.apiFailures.length > 0 ? ` (${r.apiFailures.length} timed out)` : ''}`,
           formatMs(r.nginxTestMs),
           verdict(r.size, p50, p99),
           `${formatMs(r.bootMs)}${boot}`,
