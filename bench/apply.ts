@@ -44,9 +44,9 @@ interface SizeResult {
   apiFailures: string[];
 }
 
-/** With POSTERN_E2E_GATEWAY_LOG=debug: how each apply went (load/nginx/WireGuard ms), and boot. */
+/** With POSTERN_E2E_GATEWAY_LOG=debug: how each apply went (load/nginx/WireGuard ms), boot, dictionaries grown. */
 function printDataPlaneLines(output: string): void {
-  const wanted = /"msg":"(data plane converged|data plane started|nginx: started|nginx: adopted[^"]*)"/;
+  const wanted = /"msg":"(data plane (converged|started|rebuilt)[^"]*|nginx: (started|adopted|grew)[^"]*)"/;
   console.log(
     output
       .split('\n')
