@@ -113,6 +113,32 @@ describe('createReconciler', () => {
     expect(t.proxy.certificates).toEqual(new Set(['a.test']));
   });
 
+  it('walks the certificates on disk for leftovers only at the first apply, after forget, and when a domain goes', async () => {
+    const t = setup();
+    let prunes = 0;
+    const prune = t.certs.pruneExcept.bind(t.certs);
+    t.certs.pruneExcept = (keep) => {
+      prunes++;
+      return prune(keep);
+    };
+    t.setState({ ...EMPTY, domains: [domain(1, 'a.test'), domain(2, 'b.test')], http: [http({})] });
+    await t.reconciler.apply();
+    expect(prunes).toBe(1);
+    t.setState({ ...EMPTY, domains: [domain(1, 'a.test'), domain(2, 'b.test')], http: [http({ backendPort: 81 })] });
+    await t.reconciler.apply();
+    t.setState({ ...EMPTY, domains: [domain(1, 'a.test'), domain(2, 'b.test'), domain(3, 'c.test')] });
+    await t.reconciler.apply();
+    expect(prunes).toBe(1);
+    t.setState({ ...EMPTY, domains: [domain(1, 'a.test'), domain(3, 'c.test')] });
+    await t.reconciler.apply();
+    expect(prunes).toBe(2);
+    expect(t.certs.info('b.test')).toBeNull();
+    expect(t.proxy.certificates).toEqual(new Set(['a.test', 'c.test']));
+    t.reconciler.forgetApplied();
+    await t.reconciler.apply();
+    expect(prunes).toBe(3);
+  });
+
   it('sets aside a row it cannot serve, with the reason, and serves every other row', async () => {
     const t = setup();
     t.proxy.streamFailures.set('tcp-30000', 'port 30000/tcp is in use by another program on the gateway');

@@ -91,35 +91,49 @@ function sameFiles(a: ConfigFiles, b: ConfigFiles): boolean {
   return keys.length === Object.keys(a).length && keys.every((key) => a[key] === b[key]);
 }
 
-export function createHttpInstance(options: HttpInstanceOptions): HttpInstance {
-  const { prefixDir, logger } = options;
-  const bin = options.nginxBin ?? 'nginx';
-  const paths: MasterPaths = {
-    bin,
-    prefixDir,
-    confPath: join(prefixDir, CURRENT_LINK, 'nginx.conf'),
-    pidFile: join(prefixDir, 'nginx.pid'),
-    errorLog: join(logsDir({ prefixDir }), 'error.log'),
-    outputLog: join(logsDir({ prefixDir }), 'nginx.out'),
-  };
-  const control = createControlClient(controlSocket(prefixDir));
-  const limits = options.dictLimits ?? DEFAULT_DICT_LIMITS;
-  let master: Master | null = null;
-  let sizes: DictSizes = limits.floors;
-  /** Workers of a killed master finishing their connections, and the requests they carried. */
-  let draining: { workers: OrphanWorker[]; live: unknown[] } | null = null;
-  let queue: Promise<unknown> = Promise.resolve();
+/** Workers of a killed master finishing their connections, and the requests they carried. */
+interface Draining {
+  workers: OrphanWorker[];
+  live: unknown[];
+}
 
-  const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const run = queue.then(work);
-    queue = run.catch(() => undefined);
+class NginxHttpInstance implements HttpInstance {
+  readonly control: ControlClient;
+  private readonly paths: MasterPaths;
+  private readonly limits: DictLimits;
+  private master: Master | null = null;
+  private sizes: DictSizes;
+  private draining: Draining | null = null;
+  /** start, heal, stop and fit run one at a time. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: HttpInstanceOptions) {
+    const { prefixDir } = options;
+    this.paths = {
+      bin: options.nginxBin ?? 'nginx',
+      prefixDir,
+      confPath: join(prefixDir, CURRENT_LINK, 'nginx.conf'),
+      pidFile: join(prefixDir, 'nginx.pid'),
+      errorLog: join(logsDir({ prefixDir }), 'error.log'),
+      outputLog: join(logsDir({ prefixDir }), 'nginx.out'),
+    };
+    this.control = createControlClient(controlSocket(prefixDir));
+    this.limits = options.dictLimits ?? DEFAULT_DICT_LIMITS;
+    this.sizes = this.limits.floors;
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
     return run;
-  };
+  }
 
-  async function readGeneration(generation: number, names: string[]): Promise<ConfigFiles | null> {
+  private async readGeneration(generation: number, names: string[]): Promise<ConfigFiles | null> {
     const files: ConfigFiles = {};
     for (const name of names) {
-      const text = await readFile(join(generationDir(prefixDir, generation), name), 'utf8').catch(() => null);
+      const text = await readFile(join(generationDir(this.options.prefixDir, generation), name), 'utf8').catch(
+        () => null,
+      );
       if (text === null) return null;
       files[name] = text;
     }
@@ -127,29 +141,30 @@ export function createHttpInstance(options: HttpInstanceOptions): HttpInstance {
   }
 
   /** Makes `current` hold what this control plane renders; returns whether it had to write a new generation. */
-  async function ensureGeneration(): Promise<{ changed: boolean; previous: number | null }> {
+  private async ensureGeneration(): Promise<{ changed: boolean; previous: number | null }> {
+    const { prefixDir, render, keepGenerations = 3 } = this.options;
     const previous = await readCurrentGeneration(prefixDir);
     if (previous !== null) {
-      const wanted = options.render(generationDir(prefixDir, previous), sizes);
-      const onDisk = await readGeneration(previous, Object.keys(wanted));
+      const wanted = render(generationDir(prefixDir, previous), this.sizes);
+      const onDisk = await this.readGeneration(previous, Object.keys(wanted));
       if (onDisk && sameFiles(onDisk, wanted)) return { changed: false, previous };
     }
     const next = ((await listGenerations(prefixDir)).at(-1) ?? 0) + 1;
-    await writeGeneration(prefixDir, next, options.render(generationDir(prefixDir, next), sizes));
+    await writeGeneration(prefixDir, next, render(generationDir(prefixDir, next), this.sizes));
     try {
-      await testConfig(join(generationDir(prefixDir, next), 'nginx.conf'));
+      await this.testConfig(join(generationDir(prefixDir, next), 'nginx.conf'));
     } catch (err) {
-      await pruneGenerations(prefixDir, options.keepGenerations ?? 3, [previous]);
+      await pruneGenerations(prefixDir, keepGenerations, [previous]);
       throw err;
     }
     await switchCurrent(prefixDir, next);
-    await pruneGenerations(prefixDir, options.keepGenerations ?? 3, [next, previous]);
+    await pruneGenerations(prefixDir, keepGenerations, [next, previous]);
     return { changed: true, previous };
   }
 
-  async function testConfig(confPath: string): Promise<void> {
+  private async testConfig(confPath: string): Promise<void> {
     try {
-      await runCommand(bin, ['-t', '-q', ...masterArgs({ ...paths, confPath })]);
+      await runCommand(this.paths.bin, ['-t', '-q', ...masterArgs({ ...this.paths, confPath })]);
     } catch (err) {
       if (err instanceof CommandError) throw new NginxRejectedError(describeRejection(err.stderr));
       throw err;
@@ -157,12 +172,12 @@ export function createHttpInstance(options: HttpInstanceOptions): HttpInstance {
   }
 
   /** Up = the master runs and its workers answer the control socket (the Lua module loaded). */
-  async function waitForControl(): Promise<void> {
+  private async waitForControl(): Promise<void> {
     let lastError = '';
     const isUp = await waitFor(
       async () => {
         try {
-          await control.get('/state');
+          await this.control.get('/state');
           return true;
         } catch (err) {
           lastError = err instanceof Error ? err.message : String(err);
@@ -175,6 +190,17 @@ export function createHttpInstance(options: HttpInstanceOptions): HttpInstance {
     if (!isUp) throw new Error(`nginx started but its control socket does not answer: ${lastError}`);
   }
 
+  /** Reloads the running master with the generation just written; on failure `current` goes back to `previous`. */
+  private async reload(running: Master, previous: number | null): Promise<void> {
+    try {
+      await reloadMaster(running, this.paths.errorLog);
+    } catch (err) {
+      if (previous !== null) await switchCurrent(this.options.prefixDir, previous);
+      throw err;
+    }
+    await this.waitForControl();
+  }
+
   /**
    * Starts a master where none runs. A master killed alone (SIGKILL, the OOM killer) leaves its workers serving
    * open connections on the listening sockets: the new master binds beside them (every listener has reuseport), and
@@ -182,8 +208,9 @@ export function createHttpInstance(options: HttpInstanceOptions): HttpInstance {
    * open stream is cut. Their in-flight requests are read first (GET /live through their control socket, moved aside),
    * so the cut-off still reaches them. Workers whose sockets lack reuseport (an older config) are killed instead.
    */
-  async function startFresh(): Promise<void> {
-    const stale = Number((await readFile(paths.pidFile, 'utf8').catch(() => '')).trim());
+  private async startFresh(): Promise<void> {
+    const { prefixDir, logger } = this.options;
+    const stale = Number((await readFile(this.paths.pidFile, 'utf8').catch(() => '')).trim());
     const orphans = Number.isInteger(stale) && stale > 1 ? await findOrphanWorkers(stale) : [];
     // A master that died without shutting down leaves its socket file, and nginx refuses to bind over it. Moved, it
     // still reaches the orphans.
@@ -191,9 +218,10 @@ export function createHttpInstance(options: HttpInstanceOptions): HttpInstance {
     await rm(orphanSocket, { force: true });
     if (orphans.length > 0) await rename(controlSocket(prefixDir), orphanSocket).catch(() => undefined);
     await rm(controlSocket(prefixDir), { force: true });
-    await testConfig(paths.confPath);
+    await this.testConfig(this.paths.confPath);
+    let master: Master;
     try {
-      master = await startMaster(paths);
+      master = await startMaster(this.paths);
     } catch (err) {
       if (orphans.length === 0 || !(err instanceof NginxRejectedError) || !/already in use/.test(err.message))
         throw err;
@@ -202,41 +230,46 @@ export function createHttpInstance(options: HttpInstanceOptions): HttpInstance {
         'nginx: the killed master’s workers hold the ports without reuseport; ending them',
       );
       await killOrphanWorkers(stale);
-      master = await startMaster(paths);
+      master = await startMaster(this.paths);
     }
-    await waitForControl();
+    this.master = master;
+    await this.waitForControl();
     logger.info({ pid: master.pid }, 'nginx: started');
-    const left = orphans.filter(isWorkerAlive);
-    if (left.length > 0) {
-      const live = await createControlClient(orphanSocket, 2000)
-        .get<unknown[]>('/live')
-        .catch(() => []);
-      for (const { pid } of left) {
-        try {
-          process.kill(pid, 'SIGQUIT');
-        } catch {
-          // Gone meanwhile.
-        }
-      }
-      draining = { workers: left, live: Array.isArray(live) ? live : [] };
-      logger.info(
-        { workers: left.map((w) => w.pid), requests: draining.live.length },
-        'nginx: the killed master’s workers finish their open connections',
-      );
-    }
+    await this.finishOrphans(orphans.filter(isWorkerAlive), orphanSocket);
     await rm(orphanSocket, { force: true });
   }
 
-  /** The sizes for a start: the running master's (adopted as they are, at least the floors), else the snapshot's. */
-  async function initialSizes(running: Master | null): Promise<DictSizes> {
-    const needs = (await options.snapshotNeeds?.()) ?? { gw_routes: 0, gw_certs: 0, gw_stats: 0 };
-    if (running === null) return chooseSizes(needs, null, limits);
-    const conf = await readFile(paths.confPath, 'utf8').catch(() => '');
-    const current = { ...limits.floors, ...parseDicts(conf) };
-    return chooseSizes(needs, current, limits);
+  /** Reads the in-flight requests of a killed master's workers (for the cut-off), then tells them to finish. */
+  private async finishOrphans(left: OrphanWorker[], orphanSocket: string): Promise<void> {
+    if (left.length === 0) return;
+    const live = await createControlClient(orphanSocket, 2000)
+      .get<unknown[]>('/live')
+      .catch(() => []);
+    for (const { pid } of left) {
+      try {
+        process.kill(pid, 'SIGQUIT');
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    this.draining = { workers: left, live: Array.isArray(live) ? live : [] };
+    this.options.logger.info(
+      { workers: left.map((w) => w.pid), requests: this.draining.live.length },
+      'nginx: the killed master’s workers finish their open connections',
+    );
   }
 
-  async function prepareDirs(): Promise<void> {
+  /** The sizes for a start: the running master's (adopted as they are, at least the floors), else the snapshot's. */
+  private async initialSizes(running: Master | null): Promise<DictSizes> {
+    const needs = (await this.options.snapshotNeeds?.()) ?? { gw_routes: 0, gw_certs: 0, gw_stats: 0 };
+    if (running === null) return chooseSizes(needs, null, this.limits);
+    const conf = await readFile(this.paths.confPath, 'utf8').catch(() => '');
+    const current = { ...this.limits.floors, ...parseDicts(conf) };
+    return chooseSizes(needs, current, this.limits);
+  }
+
+  private async prepareDirs(): Promise<void> {
+    const { prefixDir } = this.options;
     for (const dir of ['logs', 'temp', 'gen', 'state'])
       await mkdir(join(prefixDir, dir), { recursive: true, mode: 0o755 });
     await mkdir(controlDir(prefixDir), { recursive: true, mode: 0o700 });
@@ -244,102 +277,107 @@ export function createHttpInstance(options: HttpInstanceOptions): HttpInstance {
     await mkdir(join(snapshotFile(prefixDir), '..'), { recursive: true, mode: 0o700 });
   }
 
-  return {
-    control,
-    start: () =>
-      serial(async () => {
-        await prepareDirs();
-        const running = await findMaster(paths);
-        sizes = await initialSizes(running);
-        const { changed, previous } = await ensureGeneration();
-        if (running) {
-          master = running;
-          if (!changed) {
-            await waitForControl();
-            logger.info({ pid: running.pid }, 'nginx: adopted the running master');
-            return 'adopted';
-          }
-          try {
-            await reloadMaster(running, paths.errorLog);
-          } catch (err) {
-            if (previous !== null) await switchCurrent(prefixDir, previous);
-            throw err;
-          }
-          await waitForControl();
-          logger.info(
-            { pid: running.pid },
-            'nginx: adopted the running master and reloaded it with the new configuration',
-          );
-          return 'reloaded';
-        }
-        await startFresh();
+  start(): Promise<StartOutcome> {
+    return this.serial(async () => {
+      const { logger } = this.options;
+      await this.prepareDirs();
+      const running = await findMaster(this.paths);
+      this.sizes = await this.initialSizes(running);
+      const { changed, previous } = await this.ensureGeneration();
+      if (!running) {
+        await this.startFresh();
         return 'started';
-      }),
-    heal: () =>
-      serial(async () => {
-        if (master && (await isRunning(master))) return false;
-        const found = await findMaster(paths);
-        if (found) {
-          master = found;
-          return false;
-        }
-        logger.error({ pid: master?.pid ?? null }, 'nginx: the master is not running; starting it');
-        await prepareDirs();
-        await ensureGeneration();
-        await startFresh();
-        return true;
-      }),
-    async isUp() {
-      return master !== null && (await isRunning(master));
-    },
-    stop: ({ keepServing }) =>
-      serial(async () => {
-        const running = master;
-        master = null;
-        if (keepServing) return;
-        // The workers of a killed master still finishing their connections stop with the gateway too.
-        for (const worker of draining?.workers.filter(isWorkerAlive) ?? []) {
-          try {
-            process.kill(worker.pid, 'SIGTERM');
-          } catch {
-            // Gone meanwhile.
-          }
-        }
-        draining = null;
-        if (!running) return;
-        await stopMaster(running);
-        logger.info({ pid: running.pid }, 'nginx: stopped');
-      }),
-    pid: () => master?.pid ?? null,
-    dictSizes: () => sizes,
-    fit: (needs, beforeReload) =>
-      serial(async () => {
-        const next = chooseSizes(needs, sizes, limits);
-        if (sameSizes(next, sizes)) return false;
-        const before = sizes;
-        sizes = next;
+      }
+      this.master = running;
+      if (!changed) {
+        await this.waitForControl();
+        logger.info({ pid: running.pid }, 'nginx: adopted the running master');
+        return 'adopted';
+      }
+      await this.reload(running, previous);
+      logger.info({ pid: running.pid }, 'nginx: adopted the running master and reloaded it with the new configuration');
+      return 'reloaded';
+    });
+  }
+
+  heal(): Promise<boolean> {
+    return this.serial(async () => {
+      if (this.master && (await isRunning(this.master))) return false;
+      const found = await findMaster(this.paths);
+      if (found) {
+        this.master = found;
+        return false;
+      }
+      this.options.logger.error({ pid: this.master?.pid ?? null }, 'nginx: the master is not running; starting it');
+      await this.prepareDirs();
+      await this.ensureGeneration();
+      await this.startFresh();
+      return true;
+    });
+  }
+
+  async isUp(): Promise<boolean> {
+    return this.master !== null && (await isRunning(this.master));
+  }
+
+  stop({ keepServing }: { keepServing: boolean }): Promise<void> {
+    return this.serial(async () => {
+      const running = this.master;
+      this.master = null;
+      if (keepServing) return;
+      // The workers of a killed master still finishing their connections stop with the gateway too.
+      for (const worker of this.draining?.workers.filter(isWorkerAlive) ?? []) {
         try {
-          const running = master !== null && (await isRunning(master)) ? master : null;
-          if (running) await beforeReload();
-          const { changed, previous } = await ensureGeneration();
-          if (!changed || !running) return false;
-          try {
-            await reloadMaster(running, paths.errorLog);
-          } catch (err) {
-            if (previous !== null) await switchCurrent(prefixDir, previous);
-            throw err;
-          }
-          await waitForControl();
-          logger.info({ pid: running.pid, sizes }, 'nginx: grew its shared dictionaries (reloaded gracefully)');
-          return true;
-        } catch (err) {
-          sizes = before;
-          throw err;
+          process.kill(worker.pid, 'SIGTERM');
+        } catch {
+          // Gone meanwhile.
         }
-      }),
-    drainingRequests() {
-      if (draining && !draining.workers.some(isWorkerAlive)) draining = null;
-      return draining?.live ?? [];
-    },
-  };
+      }
+      this.draining = null;
+      if (!running) return;
+      await stopMaster(running);
+      this.options.logger.info({ pid: running.pid }, 'nginx: stopped');
+    });
+  }
+
+  pid(): number | null {
+    return this.master?.pid ?? null;
+  }
+
+  dictSizes(): DictSizes {
+    return this.sizes;
+  }
+
+  fit(needs: DictNeeds, beforeReload: () => Promise<void>): Promise<boolean> {
+    return this.serial(async () => {
+      const next = chooseSizes(needs, this.sizes, this.limits);
+      if (sameSizes(next, this.sizes)) return false;
+      const before = this.sizes;
+      this.sizes = next;
+      try {
+        const running = this.master !== null && (await isRunning(this.master)) ? this.master : null;
+        if (running) await beforeReload();
+        const { changed, previous } = await this.ensureGeneration();
+        if (!changed || !running) return false;
+        await this.reload(running, previous);
+        this.options.logger.info(
+          { pid: running.pid, sizes: this.sizes },
+          'nginx: grew its shared dictionaries (reloaded gracefully)',
+        );
+        return true;
+      } catch (err) {
+        this.sizes = before;
+        throw err;
+      }
+    });
+  }
+
+  drainingRequests(): unknown[] {
+    if (this.draining && !this.draining.workers.some(isWorkerAlive)) this.draining = null;
+    return this.draining?.live ?? [];
+  }
+}
+
+export function createHttpInstance(options: HttpInstanceOptions): HttpInstance {
+  return new NginxHttpInstance(options);
 }

@@ -24,6 +24,8 @@ export function createCertificateSync(
 ): CertificateSync {
   /** Domain → its mode and the stored certificate's fingerprint when it was ensured (either changing: again). */
   const ensured = new Map<string, string>();
+  /** Whether the PEMs on disk were pruned since the start (or since forget()). */
+  let isPruned = false;
   // The order's settings too: another CA, challenge or DNS provider orders a new certificate (the manager decides).
   const stateOf = (domain: DesiredDomain): string =>
     [
@@ -48,14 +50,21 @@ export function createCertificateSync(
     },
 
     async pruneDeleted(domainNames) {
-      if (certs.pruneExcept) {
+      const current = new Set(domainNames);
+      const deleted = [...ensured.keys()].filter((name) => !current.has(name));
+      // The manager's prune walks the PEMs on disk (200-400 ms at 100,000 files on this machine): only on the first
+      // apply (domains deleted while the gateway was down) and when a domain was deleted, not on every change.
+      if (certs.pruneExcept && (!isPruned || deleted.length > 0)) {
         const removed = await certs.pruneExcept(domainNames);
         if (removed.length > 0) await proxy.unpublishCertificates(removed);
+        isPruned = true;
       }
-      const current = new Set(domainNames);
-      for (const name of ensured.keys()) if (!current.has(name)) ensured.delete(name);
+      for (const name of deleted) ensured.delete(name);
     },
 
-    forget: () => ensured.clear(),
+    forget: () => {
+      ensured.clear();
+      isPruned = false;
+    },
   };
 }
