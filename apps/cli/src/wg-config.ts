@@ -1,6 +1,5 @@
 import {
-  intToIpv4,
-  ipv4ToInt,
+  firstHostAddress,
   isIPv4,
   isIPv4Cidr,
   isIpOrCidr,
@@ -235,9 +234,7 @@ export function findGatewayTunnelIp(config: TunnelConfig): string | null {
     (cidr) => isIPv4Cidr(cidr) && !cidr.endsWith('/0') && !cidr.endsWith('/32') && isInSubnet(nodeIp, cidr),
   );
   if (!subnet) return null;
-  const [network = '', prefix = '32'] = subnet.split('/');
-  const size = 2 ** (32 - Number(prefix));
-  return intToIpv4(Math.floor(ipv4ToInt(network) / size) * size + 1);
+  return firstHostAddress(subnet);
 }
 
 export function isFullTunnel(config: TunnelConfig): boolean {

@@ -8,8 +8,8 @@ import {
   oneOfMessage,
   ruleMessages,
 } from './messages.js';
+import { cidrNetwork } from './ipv4.js';
 import {
-  cidrNetwork,
   isBackendHost,
   isDomainName,
   isDomainOrWildcard,

@@ -10,6 +10,7 @@ export * from './envelopes.js';
 export * from './errors.js';
 export * from './format.js';
 export * from './install-commands.js';
+export * from './ipv4.js';
 export { idValue } from './fields.js';
 export * from './messages.js';
 export * from './observe.js';

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { cidrToInts } from '@postern/contract';
 import type { DesiredAccess } from '../types.js';
 import { assertIPv4OrCidr, assertPathPrefix, assertPositiveInt } from '../validate.js';
 
@@ -32,8 +33,7 @@ const SID_RE = /^[A-Za-z0-9_-]{16,64}$/;
 const KEY_ID_RE = /^[A-Za-z0-9_-]{1,16}$/;
 
 function toNetwork(entry: string): [number, number] {
-  const [address = '', bits = '32'] = assertIPv4OrCidr(entry, 'bypass network').split('/');
-  return [address.split('.').reduce((acc, octet) => acc * 256 + Number(octet), 0), Number(bits)];
+  return cidrToInts(assertIPv4OrCidr(entry, 'bypass network'));
 }
 
 function toPrefix(path: string): string {

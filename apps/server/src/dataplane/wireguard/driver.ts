@@ -2,12 +2,13 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isInSubnet } from '@postern/contract';
 import { writeFileAtomic } from '../atomic-write.js';
 import { runCommand } from '../exec.js';
 import { isAlive, readCmdline, waitFor } from '../nginx/process-info.js';
 import type { DataPlaneLogger, DesiredPeer, DesiredState, WgPeerStatus, WireGuardAdapter } from '../types.js';
 import { assertInterfaceName, assertIPv4Cidr, assertPort, assertWgKey, isWgKey } from '../validate.js';
-import { formatSubnet, isInSubnet, parseSubnet } from './addresses.js';
+import { formatSubnet, parseSubnet } from './addresses.js';
 import { parseWgDump } from './dump.js';
 import { jumpRules, needsForwarding, renderFirewallRules, routesForPeers, type TunnelPorts } from './firewall.js';
 import { isIPv4Endpoint, renderServerConfig } from './render.js';
@@ -210,7 +211,7 @@ async function syncAddress(host: InterfaceHost, address: string): Promise<void> 
 
 /** Gateway nodes' networks that are not inside the tunnel's own subnet, each with its node. */
 function gatewayRoutes(peers: DesiredPeer[], gatewayAddress: string) {
-  const vpn = parseSubnet(formatSubnet(parseSubnet(gatewayAddress)));
+  const vpn = formatSubnet(parseSubnet(gatewayAddress));
   return routesForPeers(peers, (cidr) => isInSubnet(cidr.split('/')[0] ?? '', vpn));
 }
 
