@@ -1,10 +1,12 @@
 import {
   firstHostAddress,
+  isHostName,
   isIPv4,
   isIPv4Cidr,
   isIpOrCidr,
   isIPv6,
   isInSubnet,
+  isPrintableAscii,
   isWireGuardKey,
 } from '@postern/contract';
 
@@ -50,8 +52,6 @@ export interface TunnelPeer {
 }
 
 export const ALLOWED_IPS_SLOT = 'AllowedIPs';
-
-const HOST = /^(\[[0-9A-Fa-f:]+\]|[A-Za-z0-9.-]{1,253})$/;
 
 type Validator = (value: string) => string;
 
@@ -269,9 +269,15 @@ function withHostPrefix(address: string): string {
   return isIPv4(address) ? `${address}/32` : `${address}/128`;
 }
 
+/** `[IPv6]`, IPv4 or a host name (any letter case: DNS ignores it). */
+function isEndpointHost(host: string): boolean {
+  if (host.startsWith('[') && host.endsWith(']')) return isIPv6(host.slice(1, -1));
+  return isIPv4(host) || (isPrintableAscii(host) && isHostName(host.toLowerCase()));
+}
+
 function endpoint(value: string): string {
   const match = /^(.+):(\d{1,5})$/.exec(value);
-  if (!match?.[1] || !match[2] || !HOST.test(match[1])) throw new Error('bad endpoint');
+  if (!match?.[1] || !match[2] || !isEndpointHost(match[1])) throw new Error('bad endpoint');
   integerIn(1, 65535)(match[2]);
   return value;
 }

@@ -9,10 +9,8 @@ import {
   ruleMessages,
 } from './messages.js';
 import { cidrNetwork } from './ipv4.js';
+import { isBackendHost, isDomainName, isDomainOrWildcard } from './host-names.js';
 import {
-  isBackendHost,
-  isDomainName,
-  isDomainOrWildcard,
   isIPv4,
   isIPv4Cidr,
   isIpOrCidr,

@@ -9,6 +9,7 @@ export * from './certificates.js';
 export * from './envelopes.js';
 export * from './errors.js';
 export * from './format.js';
+export * from './host-names.js';
 export * from './install-commands.js';
 export * from './ipv4.js';
 export { idValue } from './fields.js';

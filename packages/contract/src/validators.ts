@@ -34,51 +34,6 @@ export function isIpOrCidr(value: string): boolean {
   return isIPv4(value) || isIPv4Cidr(value);
 }
 
-const LABEL = '(?!-)[a-z0-9-]{1,63}(?<!-)';
-const domainRe = new RegExp(`^(${LABEL}\\.)+(xn--[a-z0-9-]{1,59}|[a-z]{2,63})$`);
-
-/** A fully qualified DNS name (lower case), at least two labels, no wildcard, no trailing dot. */
-export function isDomainName(value: string): boolean {
-  return value.length <= 253 && domainRe.test(value);
-}
-
-/**
- * A wildcard domain, `*.example.com`: `*` as the whole left-most label of a name that is itself a domain (so at least
- * `*.example.com`, never `*.com`). Like a certificate's wildcard (RFC 6125) it covers exactly one label:
- * `app.example.com`, not `example.com` nor `a.b.example.com`.
- */
-export function isWildcardDomainName(value: string): boolean {
-  return value.startsWith('*.') && isDomainName(value.slice(2));
-}
-
-/** A domain entry's name: a domain, or a wildcard domain. */
-export function isDomainOrWildcard(value: string): boolean {
-  return isDomainName(value) || isWildcardDomainName(value);
-}
-
-/** The wildcard domain that would cover `name` (`app.example.com` → `*.example.com`), or null when none could. */
-export function wildcardOf(name: string): string | null {
-  if (!isDomainName(name)) return null;
-  const parent = name.slice(name.indexOf('.') + 1);
-  return isDomainName(parent) ? `*.${parent}` : null;
-}
-
-/** Whether a certificate name (a domain or a wildcard, RFC 6125) covers the host name `name`. */
-export function certificateNameCovers(certName: string, name: string): boolean {
-  const pattern = certName.toLowerCase();
-  const host = name.toLowerCase();
-  return pattern === host || (pattern.startsWith('*.') && wildcardOf(host) === pattern);
-}
-
-const hostLabelRe = new RegExp(`^(${LABEL})(\\.${LABEL})*$`);
-
-/** A backend host: an IPv4 address, or a host name (single-label names like `db` or `localhost` too). */
-export function isBackendHost(value: string): boolean {
-  if (isIPv4(value)) return true;
-  if (/^\d+(\.\d+)*$/.test(value)) return false; // looks numeric but is not a valid IPv4
-  return value.length <= 253 && hostLabelRe.test(value);
-}
-
 /**
  * A URL path prefix: starts with '/', only RFC 3986 unreserved characters and '/', no empty segment, and no segment
  * ending in '.' (which also rules out '.' and '..'). The data plane's renderer accepts exactly this set, so whatever
