@@ -101,14 +101,11 @@ export const reservedPaths = {
  * would be worth the doubt.
  */
 export function findReservedPath(path: string, hasDomain: boolean): string | null {
-  const normalised = path
-    .replace(/\/{2,}/g, '/')
-    .replace(/\/+$/, '')
-    .replace(/[A-Z]/g, (c) => c.toLowerCase());
+  const normalised = normalizePathLocation(path.replace(/\/{2,}/g, '/')).replace(/[A-Z]/g, (c) => c.toLowerCase());
   const prefixes: readonly string[] = hasDomain
     ? reservedPaths.always
     : [...reservedPaths.always, ...reservedPaths.withoutDomain];
-  return prefixes.find((prefix) => normalised === prefix || normalised.startsWith(`${prefix}/`)) ?? null;
+  return prefixes.find((prefix) => isAtOrBelow(normalised, prefix)) ?? null;
 }
 
 export function isPort(value: number): boolean {

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { cidrToInts } from '@postern/contract';
+import { cidrToInts, normalizePathLocation } from '@postern/contract';
 import type { DesiredAccess } from '../types.js';
 import { assertIPv4OrCidr, assertPathPrefix, assertPositiveInt } from '../validate.js';
 
@@ -37,8 +37,7 @@ function toNetwork(entry: string): [number, number] {
 }
 
 function toPrefix(path: string): string {
-  const trimmed = assertPathPrefix(path, 'bypass path').replace(/\/+$/, '');
-  return trimmed === '' ? '/' : trimmed;
+  return normalizePathLocation(assertPathPrefix(path, 'bypass path'));
 }
 
 export function buildAccessTable(access: DesiredAccess | undefined): AccessTable {

@@ -1,5 +1,11 @@
 import { hash } from 'node:crypto';
-import { cidrToInts, isWildcardDomainName, pathLocationsDifferInCase, wildcardOf } from '@postern/contract';
+import {
+  cidrToInts,
+  isWildcardDomainName,
+  normalizePathLocation,
+  pathLocationsDifferInCase,
+  wildcardOf,
+} from '@postern/contract';
 import type { DesiredDomain, DesiredHttpRoute } from '../types.js';
 import type { AccessTable } from './access-table.js';
 import {
@@ -47,8 +53,7 @@ function toNetwork(entry: string, field: string): [number, number] {
 
 /** `/api/` and `/api` serve the same prefix; `/` stays `/`. */
 export function routePrefix(pathLocation: string): string {
-  const trimmed = assertPathPrefix(pathLocation, 'path').replace(/\/+$/, '');
-  return trimmed === '' ? '/' : trimmed;
+  return normalizePathLocation(assertPathPrefix(pathLocation, 'path'));
 }
 
 /** Backends named in /etc/hosts (e.g. `localhost`) become their address: nginx's resolver only asks DNS. */
