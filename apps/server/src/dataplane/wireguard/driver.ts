@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { isInSubnet } from '@postern/contract';
 import { writeFileAtomic } from '../atomic-write.js';
 import { runCommand } from '../exec.js';
-import { isAlive, readCmdline, waitFor } from '../nginx/process-info.js';
+import { waitUntil } from '../../lib/wait.js';
+import { isAlive, readCmdline } from '../nginx/process-info.js';
 import type { DataPlaneLogger, DesiredPeer, DesiredState, WgPeerStatus, WireGuardAdapter } from '../types.js';
 import { assertInterfaceName, assertIPv4Cidr, assertPort, assertWgKey, isWgKey } from '../validate.js';
 import { formatSubnet, parseSubnet } from './addresses.js';
@@ -173,7 +174,11 @@ async function createLink(host: InterfaceHost, files: TunnelFiles, options: Wire
   child.unref();
   child.on('error', (err) => logger.error({ err }, 'WireGuard: cannot run wireguard-go'));
   if (child.pid !== undefined) await writeFile(files.pid, `${child.pid}\n`, { mode: 0o600 });
-  const isUp = await waitFor(async () => child.exitCode !== null || (await host.isLinkPresent()), LINK_DEADLINE_MS, 25);
+  const isUp = await waitUntil(
+    async () => child.exitCode !== null || (await host.isLinkPresent()),
+    LINK_DEADLINE_MS,
+    25,
+  );
   if (!isUp || child.exitCode !== null) {
     const log = await readFile(files.goLog, 'utf8').catch(() => '');
     throw new Error(
@@ -437,7 +442,7 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
       const pid = await userspacePid(host, files.pid);
       if (pid !== null) {
         process.kill(pid, 'SIGTERM');
-        if (!(await waitFor(() => !isAlive(pid), 3000))) process.kill(pid, 'SIGKILL');
+        if (!(await waitUntil(() => !isAlive(pid), 3000))) process.kill(pid, 'SIGKILL');
         await rm(files.pid, { force: true });
       }
       await host.run('ip', ['link', 'del', 'dev', ifname]).catch(() => undefined);
