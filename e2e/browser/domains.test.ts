@@ -11,7 +11,7 @@ import {
   toast,
   uniqueName,
 } from './fixture.js';
-import { makeTestCa, makeTestLeaf, uploadBody } from '../../apps/server/src/test/test-certificates.js';
+import { makeTestCa, makeTestLeaf, uploadBody } from '../../apps/server/src/test/certificates.js';
 
 // Domains: the form's skip-validation rule, the row menu, expanded services, edit and delete (the spec's "Screens and
 // routes", "Validation rules" and "Error catalogue"), and each domain's owner: Admin or the node whose token may

@@ -13,7 +13,7 @@ import { createSystemTopology, type SystemTopology } from '../harness/topology.j
 import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { connectNode, type ConnectedNode } from './fixture.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
-import { makeTestCa, makeTestLeaf, uploadBody } from '../../apps/server/src/test/test-certificates.js';
+import { makeTestCa, makeTestLeaf, uploadBody } from '../../apps/server/src/test/certificates.js';
 
 // The real gateway (server, nginx, certificate manager) obtaining certificates from pebble, driven only through
 // the API, as an operator would:

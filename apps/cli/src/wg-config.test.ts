@@ -68,8 +68,15 @@ describe('parseTunnelConfig', () => {
     ['an unknown key', nodeConfigText().replace('PersistentKeepalive = 25', 'Foo = bar')],
     ['a line outside any section', `Garbage\n${nodeConfigText()}`],
     ['a bad AllowedIPs entry', nodeConfigText({ allowedIps: '10.8.0.0/24, evil' })],
+    ['an endpoint with an all-digit top-level label', nodeConfigText().replace('gw.example.com', '999.1.1.1')],
+    ['an endpoint with an empty label', nodeConfigText().replace('gw.example.com', 'gw..example.com')],
+    ['an endpoint with a bracketed non-address', nodeConfigText().replace('gw.example.com', '[gw]')],
   ])('rejects %s with a one-line message', (_, text) => {
     expect(() => parseTunnelConfig(text)).toThrow(/^Invalid WireGuard configuration from the gateway/);
+  });
+
+  it.each(['203.0.113.7', '[2001:db8::7]', 'GW.Example.com', 'gateway'])('takes %s as an endpoint host', (host) => {
+    expect(parseTunnelConfig(nodeConfigText().replace('gw.example.com', host)).endpoint).toBe(`${host}:51820`);
   });
 
   it('reads one peer per gateway, in order, and routes the union of their AllowedIPs', () => {

@@ -1,11 +1,12 @@
 import {
-  intToIpv4,
-  ipv4ToInt,
+  firstHostAddress,
+  isHostName,
   isIPv4,
   isIPv4Cidr,
   isIpOrCidr,
   isIPv6,
   isInSubnet,
+  isPrintableAscii,
   isWireGuardKey,
 } from '@postern/contract';
 
@@ -51,8 +52,6 @@ export interface TunnelPeer {
 }
 
 export const ALLOWED_IPS_SLOT = 'AllowedIPs';
-
-const HOST = /^(\[[0-9A-Fa-f:]+\]|[A-Za-z0-9.-]{1,253})$/;
 
 type Validator = (value: string) => string;
 
@@ -235,9 +234,7 @@ export function findGatewayTunnelIp(config: TunnelConfig): string | null {
     (cidr) => isIPv4Cidr(cidr) && !cidr.endsWith('/0') && !cidr.endsWith('/32') && isInSubnet(nodeIp, cidr),
   );
   if (!subnet) return null;
-  const [network = '', prefix = '32'] = subnet.split('/');
-  const size = 2 ** (32 - Number(prefix));
-  return intToIpv4(Math.floor(ipv4ToInt(network) / size) * size + 1);
+  return firstHostAddress(subnet);
 }
 
 export function isFullTunnel(config: TunnelConfig): boolean {
@@ -272,9 +269,15 @@ function withHostPrefix(address: string): string {
   return isIPv4(address) ? `${address}/32` : `${address}/128`;
 }
 
+/** `[IPv6]`, IPv4 or a host name (any letter case: DNS ignores it). */
+function isEndpointHost(host: string): boolean {
+  if (host.startsWith('[') && host.endsWith(']')) return isIPv6(host.slice(1, -1));
+  return isIPv4(host) || (isPrintableAscii(host) && isHostName(host.toLowerCase()));
+}
+
 function endpoint(value: string): string {
   const match = /^(.+):(\d{1,5})$/.exec(value);
-  if (!match?.[1] || !match[2] || !HOST.test(match[1])) throw new Error('bad endpoint');
+  if (!match?.[1] || !match[2] || !isEndpointHost(match[1])) throw new Error('bad endpoint');
   integerIn(1, 65535)(match[2]);
   return value;
 }

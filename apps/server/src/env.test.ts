@@ -54,6 +54,10 @@ describe('parseConfig', () => {
     expect(parseConfig({ POSTERN_PUBLIC_HOST: 'gw.example.com', POSTERN_WG_PORT: '51999' }).wgEndpoint).toBe(
       'gw.example.com:51999',
     );
+    expect(parseConfig({ POSTERN_PUBLIC_HOST: 'GW.Example.com' }).publicHost).toBe('GW.Example.com');
+    for (const bad of ['999.1.1.1', 'gw..example.com', '-gw.example.com', 'gw.example.com.', 'gw_1']) {
+      expect(() => parseConfig({ POSTERN_PUBLIC_HOST: bad }), bad).toThrow(/POSTERN_PUBLIC_HOST: must be a host name/);
+    }
     expect(parseConfig({ POSTERN_WG_ENDPOINT: '203.0.113.7:40000' }).wgEndpoint).toBe('203.0.113.7:40000');
     expect(parseConfig({ POSTERN_WG_ENDPOINT: 'gw-2.example.com:51820' }).wgEndpoint).toBe('gw-2.example.com:51820');
     for (const bad of [

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { isBackendHost, isIPv4, isIPv4Cidr, isIPv6 } from '@postern/contract';
+import { isBackendHost, isIPv4, isIPv4Cidr, isIPv6, isPrintableAscii } from '@postern/contract';
 
 // The one place that reads process.env. A bad value stops boot with a readable message (see main.ts).
 
@@ -70,7 +70,7 @@ const EnvSchema = z
     /** Host name or IP nodes dial and public URLs use. */
     POSTERN_PUBLIC_HOST: z
       .string()
-      .regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a host name or IPv4 address')
+      .refine((v) => isPrintableAscii(v) && isBackendHost(v.toLowerCase()), 'must be a host name or IPv4 address')
       .default('localhost'),
     POSTERN_ADMIN_USERNAME: z.string().min(1).max(64).default('admin'),
     POSTERN_ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),

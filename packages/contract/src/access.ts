@@ -13,7 +13,8 @@ import {
   requiredText,
 } from './fields.js';
 import { maxMessage, messages, minLengthMessage, ruleMessages } from './messages.js';
-import { cidrBounds, normalizePathLocation } from './validators.js';
+import { cidrBounds } from './ipv4.js';
+import { normalizePathLocation } from './validators.js';
 
 // Who may reach a published service (docs/ACCESS.md): identity providers, access policies of domains and
 // HTTP services, share links and visitor sessions. Beyond the console spec; docs/api.md "Access" records the calls.

@@ -8,11 +8,9 @@ import {
   oneOfMessage,
   ruleMessages,
 } from './messages.js';
+import { cidrNetwork } from './ipv4.js';
+import { isBackendHost, isDomainName, isDomainOrWildcard } from './host-names.js';
 import {
-  cidrNetwork,
-  isBackendHost,
-  isDomainName,
-  isDomainOrWildcard,
   isIPv4,
   isIPv4Cidr,
   isIpOrCidr,

@@ -28,7 +28,8 @@ import {
   ruleMessages,
 } from './messages.js';
 import { certificateMessages } from './certificate-messages.js';
-import { cidrsOverlap, findReservedPath, isIPv4Cidr } from './validators.js';
+import { cidrsOverlap } from './ipv4.js';
+import { findReservedPath, isIPv4Cidr } from './validators.js';
 
 // Request bodies (the spec's "Validation rules" and "The calls it makes"). Create schemas describe POST; update schemas
 // (PATCH) take the same fields, all optional, and apply the same rules to whatever is present.

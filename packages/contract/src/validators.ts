@@ -34,51 +34,6 @@ export function isIpOrCidr(value: string): boolean {
   return isIPv4(value) || isIPv4Cidr(value);
 }
 
-const LABEL = '(?!-)[a-z0-9-]{1,63}(?<!-)';
-const domainRe = new RegExp(`^(${LABEL}\\.)+(xn--[a-z0-9-]{1,59}|[a-z]{2,63})$`);
-
-/** A fully qualified DNS name (lower case), at least two labels, no wildcard, no trailing dot. */
-export function isDomainName(value: string): boolean {
-  return value.length <= 253 && domainRe.test(value);
-}
-
-/**
- * A wildcard domain, `*.example.com`: `*` as the whole left-most label of a name that is itself a domain (so at least
- * `*.example.com`, never `*.com`). Like a certificate's wildcard (RFC 6125) it covers exactly one label:
- * `app.example.com`, not `example.com` nor `a.b.example.com`.
- */
-export function isWildcardDomainName(value: string): boolean {
-  return value.startsWith('*.') && isDomainName(value.slice(2));
-}
-
-/** A domain entry's name: a domain, or a wildcard domain. */
-export function isDomainOrWildcard(value: string): boolean {
-  return isDomainName(value) || isWildcardDomainName(value);
-}
-
-/** The wildcard domain that would cover `name` (`app.example.com` → `*.example.com`), or null when none could. */
-export function wildcardOf(name: string): string | null {
-  if (!isDomainName(name)) return null;
-  const parent = name.slice(name.indexOf('.') + 1);
-  return isDomainName(parent) ? `*.${parent}` : null;
-}
-
-/** Whether a certificate name (a domain or a wildcard, RFC 6125) covers the host name `name`. */
-export function certificateNameCovers(certName: string, name: string): boolean {
-  const pattern = certName.toLowerCase();
-  const host = name.toLowerCase();
-  return pattern === host || (pattern.startsWith('*.') && wildcardOf(host) === pattern);
-}
-
-const hostLabelRe = new RegExp(`^(${LABEL})(\\.${LABEL})*$`);
-
-/** A backend host: an IPv4 address, or a host name (single-label names like `db` or `localhost` too). */
-export function isBackendHost(value: string): boolean {
-  if (isIPv4(value)) return true;
-  if (/^\d+(\.\d+)*$/.test(value)) return false; // looks numeric but is not a valid IPv4
-  return value.length <= 253 && hostLabelRe.test(value);
-}
-
 /**
  * A URL path prefix: starts with '/', only RFC 3986 unreserved characters and '/', no empty segment, and no segment
  * ending in '.' (which also rules out '.' and '..'). The data plane's renderer accepts exactly this set, so whatever
@@ -146,55 +101,13 @@ export const reservedPaths = {
  * would be worth the doubt.
  */
 export function findReservedPath(path: string, hasDomain: boolean): string | null {
-  const normalised = path
-    .replace(/\/{2,}/g, '/')
-    .replace(/\/+$/, '')
-    .replace(/[A-Z]/g, (c) => c.toLowerCase());
+  const normalised = normalizePathLocation(path.replace(/\/{2,}/g, '/')).replace(/[A-Z]/g, (c) => c.toLowerCase());
   const prefixes: readonly string[] = hasDomain
     ? reservedPaths.always
     : [...reservedPaths.always, ...reservedPaths.withoutDomain];
-  return prefixes.find((prefix) => normalised === prefix || normalised.startsWith(`${prefix}/`)) ?? null;
+  return prefixes.find((prefix) => isAtOrBelow(normalised, prefix)) ?? null;
 }
 
 export function isPort(value: number): boolean {
   return Number.isInteger(value) && value >= 1 && value <= 65535;
-}
-
-/** Address as a 32-bit unsigned integer (caller checked isIPv4). */
-export function ipv4ToInt(ip: string): number {
-  return ip.split('.').reduce((acc, octet) => acc * 256 + Number(octet), 0);
-}
-
-export function intToIpv4(n: number): string {
-  return [24, 16, 8, 0].map((shift) => Math.floor(n / 2 ** shift) % 256).join('.');
-}
-
-/** Whether `ip` lies inside `cidr` (both IPv4). */
-export function isInSubnet(ip: string, cidr: string): boolean {
-  const [net = '', bitsText = '32'] = cidr.split('/');
-  const bits = Number(bitsText);
-  const size = 2 ** (32 - bits);
-  const start = Math.floor(ipv4ToInt(net) / size) * size;
-  const value = ipv4ToInt(ip);
-  return value >= start && value < start + size;
-}
-
-/** First and last address of an IPv4 CIDR as integers (caller checked isIPv4Cidr). */
-export function cidrBounds(cidr: string): [number, number] {
-  const [ip = '', bits = '32'] = cidr.split('/');
-  const size = 2 ** (32 - Number(bits));
-  const start = Math.floor(ipv4ToInt(ip) / size) * size;
-  return [start, start + size - 1];
-}
-
-/** The CIDR with its host bits cleared: `10.0.0.5/8` → `10.0.0.0/8`. */
-export function cidrNetwork(cidr: string): string {
-  return `${intToIpv4(cidrBounds(cidr)[0])}/${cidr.split('/')[1] ?? '32'}`;
-}
-
-/** Two IPv4 CIDRs (or plain addresses) overlap when their ranges share an address. */
-export function cidrsOverlap(a: string, b: string): boolean {
-  const [aStart, aEnd] = cidrBounds(a);
-  const [bStart, bEnd] = cidrBounds(b);
-  return aStart <= bEnd && bStart <= aEnd;
 }

@@ -5,7 +5,7 @@ import { certificateMessages, ruleMessages } from '@postern/contract';
 import { certificatePems, domains } from '../db/schema.js';
 import { buildRouteTable } from '../dataplane/nginx/routes.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
-import { makeTestCa, makeTestLeaf, uploadBody } from '../test/test-certificates.js';
+import { makeTestCa, makeTestLeaf, uploadBody } from '../test/certificates.js';
 
 // Certificates for real setups, from an attacker's side (docs/api.md "Certificates"): a node's token reaches none of
 // it (every route is also in auth.test.ts's matrix); a certificate for another name is never served for a domain; a

@@ -4,12 +4,13 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Store } from '../db/client.js';
 import { leases as leasesTable } from '../db/schema.js';
 
-// Run-once jobs on several gateways (issue 16): each job has a lease, a row of `leases` (name, holder, expires_at),
-// and runs only on the gateway holding it. A lease is taken or renewed in one `store.write` (on PostgreSQL every
-// write holds the one advisory lock, so two gateways never both see it free), renewed every third of its period
-// and given up on a clean shutdown. A holder that dies (SIGKILL, a lost machine) stops renewing: another gateway
-// takes it once `expires_at` has passed, so within one lease period. A holder whose renewals fail (database away)
-// stops acting once its own deadline (taken at the start of the write, so never later than the row says) passes.
+// Run-once jobs on several gateways (docs/SCALE-OUT.md "Run-once jobs: leases"): each job has a lease, a row of
+// `leases` (name, holder, expires_at), and runs only on the gateway holding it. A lease is taken or renewed in one
+// `store.write` (on PostgreSQL every write holds the one advisory lock, so two gateways never both see it free),
+// renewed every third of its period and given up on a clean shutdown. A holder that dies (SIGKILL, a lost machine)
+// stops renewing: another gateway takes it once `expires_at` has passed, so within one lease period. A holder whose
+// renewals fail (database away) stops acting once its own deadline (taken at the start of the write, so never later
+// than the row says) passes.
 //
 // `expires_at` is the holder's wall clock (ms since the epoch) and is compared with the taker's: gateways are
 // assumed to keep NTP time; a clock skew of s seconds moves a takeover s seconds earlier or later.

@@ -4,6 +4,7 @@ import { gatewayPeers } from '../db/schema.js';
 import { statusFromHandshake } from '../dataplane/wireguard/status.js';
 import type { DataPlane, NodeStatus, NodeStatusSource } from '../dataplane/types.js';
 import { listLiveGateways } from '../modules/gateways/registry.js';
+import { createSingleFlight } from '../lib/serial.js';
 
 // Node status combined over every gateway (docs/SCALE-OUT.md). Each gateway's own WireGuard poll (dataPlane.status)
 // stays the live source for what it sees itself; what it sees is also written behind to `gateway_peers` (only the rows
@@ -82,7 +83,6 @@ export function createGatewayPeerStatus(
   const listeners = new Set<(keys: string[]) => void>();
   let timer: NodeJS.Timeout | null = null;
   let unsubscribe: (() => void) | null = null;
-  let syncing: Promise<void> | null = null;
   let failing = false;
 
   const notify = (keys: string[]): void => {
@@ -159,25 +159,20 @@ export function createGatewayPeerStatus(
     notify(changed);
   }
 
-  function sync(): Promise<void> {
-    syncing ??= (async () => {
-      try {
-        const others = (await listLiveGateways(db, gatewayId)).filter((g) => g.id !== gatewayId).map((g) => g.id);
-        // Alone on the database: nobody reads the rows, so nothing is written (the changed keys wait for a second
-        // gateway), and the one read per beat is of the tiny gateways table.
-        if (others.length > 0) await writeChanges();
-        await readOthers(others);
-        failing = false;
-      } catch (err) {
-        // The database away: the local poll still answers; the changed keys are written on a later beat.
-        if (!failing) onError(err);
-        failing = true;
-      }
-    })().finally(() => {
-      syncing = null;
-    });
-    return syncing;
-  }
+  const sync = createSingleFlight(async () => {
+    try {
+      const others = (await listLiveGateways(db, gatewayId)).filter((g) => g.id !== gatewayId).map((g) => g.id);
+      // Alone on the database: nobody reads the rows, so nothing is written (the changed keys wait for a second
+      // gateway), and the one read per beat is of the tiny gateways table.
+      if (others.length > 0) await writeChanges();
+      await readOthers(others);
+      failing = false;
+    } catch (err) {
+      // The database away: the local poll still answers; the changed keys are written on a later beat.
+      if (!failing) onError(err);
+      failing = true;
+    }
+  });
 
   return {
     status: {

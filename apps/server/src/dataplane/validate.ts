@@ -2,23 +2,19 @@
 // validates input before it is stored; these run again at render time so a bad row can never become config
 // (defence in depth: the renderers are the last gate before text that a root process parses).
 
-import { isBackendHost, isIPv4, isIPv4Cidr, isIpOrCidr, isPathLocation, isPort } from '@postern/contract';
+import { isBackendHost, isHostName, isIPv4, isIPv4Cidr, isIpOrCidr, isPathLocation, isPort } from '@postern/contract';
 
 // The same allow-lists the contract applies to input, so whatever is stored can be rendered.
 export { isIPv4, isIPv4Cidr, isPort };
 
-const HOST_LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
-const HOSTNAME_RE = new RegExp(`^(?=.{1,253}$)${HOST_LABEL}(?:\\.${HOST_LABEL})*$`);
 const BASE64_KEY_RE = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
 const IFNAME_RE = /^[A-Za-z0-9_-]{1,15}$/;
 
 /** An IPv4 address or CIDR, as used by allow/deny and AllowedIPs. */
 export const isIPv4OrCidr = isIpOrCidr;
 
-/** Lower-case DNS name (no wildcard, no trailing dot). */
-export function isHostname(value: string): boolean {
-  return HOSTNAME_RE.test(value);
-}
+/** Lower-case DNS name (no wildcard, no trailing dot, no all-digit top-level label). */
+export const isHostname = isHostName;
 
 /** A WireGuard key: exactly 32 bytes in canonical base64. */
 export function isWgKey(value: string): boolean {

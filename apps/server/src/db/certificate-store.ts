@@ -1,6 +1,7 @@
 import { eq, gte, sql } from 'drizzle-orm';
 import type { CertificateRecord, CertificateStore } from '../model/certificates.js';
 import { firstCertificateFingerprint, splitPem } from '../lib/pem.js';
+import { createSingleFlight } from '../lib/serial.js';
 import type { SecretBox } from '../secrets.js';
 import type { Tx, Store } from './client.js';
 import { certificatePems, certificates, domains } from './schema.js';
@@ -76,7 +77,6 @@ export async function openDbCertificateStore(
   const dirty = new Map<string, CertificateRecord | null>();
   await read('');
   const isHolder = options.isHolder ?? (() => true);
-  let writing: Promise<void> | null = null;
 
   async function writeOne(domain: string, record: CertificateRecord | null): Promise<void> {
     const updatedAt = new Date().toISOString();
@@ -103,20 +103,13 @@ export async function openDbCertificateStore(
     for (const written of readsInFlight) written.add(domain);
   }
 
-  function drain(): Promise<void> {
-    writing ??= (async () => {
-      try {
-        for (const [domain, record] of dirty) {
-          await writeOne(domain, record);
-          // A newer change made while this one was written stays queued (the map entry was replaced).
-          if (dirty.get(domain) === record) dirty.delete(domain);
-        }
-      } finally {
-        writing = null;
-      }
-    })();
-    return writing;
-  }
+  const drain = createSingleFlight(async () => {
+    for (const [domain, record] of dirty) {
+      await writeOne(domain, record);
+      // A newer change made while this one was written stays queued (the map entry was replaced).
+      if (dirty.get(domain) === record) dirty.delete(domain);
+    }
+  });
 
   function schedule(domain: string, record: CertificateRecord | null): void {
     if (!isHolder()) return;

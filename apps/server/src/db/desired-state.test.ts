@@ -324,7 +324,8 @@ describe('loadDesiredState', () => {
         { domainId: api.id, domain: 'api.example.com', ssl: 'certbot', pemFingerprint: null, ...http01 },
       ],
       challenges: new Map(),
-      // Issue 27: the cookie key every gateway derives from the secret key; nothing protected here.
+      // docs/ACCESS.md "The session cookie": the cookie key every gateway derives from the secret key; nothing
+      // protected here.
       access: {
         key: { id: '1', secret: expect.stringMatching(/^[A-Za-z0-9+/]{43}=$/) },
         policies: [],

@@ -53,8 +53,9 @@ export const users = sqliteTable(
 );
 
 /**
- * Invites to the console (issue 31): a one-time link whose token is stored as its SHA-256 hash; taking it makes the
- * account (`used_at` set in the same write, so a link works once), and it is refused after `expires_at`.
+ * Invites to the console (docs/api.md "Accounts and roles"): a one-time link whose token is stored as its SHA-256 hash;
+ * taking it makes the account (`used_at` set in the same write, so a link works once), and it is refused after
+ * `expires_at`.
  */
 export const accountInvites = sqliteTable(
   'account_invites',
@@ -263,9 +264,9 @@ export const domains = sqliteTable(
 );
 
 /**
- * DNS providers answering DNS-01 challenges (issue 30). `settings` holds the kind's public fields (server, key name,
- * zone, access key id, …; contract `DnsProviderSchema`), `secret_enc` its one secret (TSIG key, API token, AWS secret
- * access key, acme-dns password) encrypted with the secret key: never returned, never logged.
+ * DNS providers answering DNS-01 challenges (docs/api.md "Certificates"). `settings` holds the kind's public fields
+ * (server, key name, zone, access key id, …; contract `DnsProviderSchema`), `secret_enc` its one secret (TSIG key, API
+ * token, AWS secret access key, acme-dns password) encrypted with the secret key: never returned, never logged.
  */
 export const dnsProviders = sqliteTable('dns_providers', {
   id: integer('id').primaryKey({ autoIncrement: true }),
@@ -346,7 +347,7 @@ const serviceAccess = {
     .default('admin'),
   disabledBy: text('disabled_by', { enum: ['admin', 'node', 'system'] }),
   expirySetBy: text('expiry_set_by', { enum: ['admin', 'node'] }),
-  /** Backend health check (issue 14): seconds between checks and per check; null = the defaults. */
+  /** Backend health check (docs/api.md "Observability"): seconds between checks and per check; null = the defaults. */
   healthIntervalSeconds: integer('health_interval_seconds'),
   healthTimeoutSeconds: integer('health_timeout_seconds'),
   ...timestamps,
@@ -396,7 +397,7 @@ export const tcpServices = sqliteTable(
   ],
 );
 
-/** Certificate state per domain, written by the certificate manager (issue 4). */
+/** Certificate state per domain, written by the certificate manager (dataplane/certs/manager.ts). */
 export const certificates = sqliteTable('certificates', {
   domainId: integer('domain_id')
     .primaryKey()
@@ -417,8 +418,8 @@ export const certificates = sqliteTable('certificates', {
 });
 
 /**
- * The certificate nginx serves for a domain, shared by every gateway on the database (issue 16): the PEM chain as
- * it is public, the private key encrypted with the secret key. One per domain, whoever made it (a CA or openssl), so
+ * The certificate nginx serves for a domain, shared by every gateway on the database (docs/SCALE-OUT.md): the PEM chain
+ * as it is public, the private key encrypted with the secret key. One per domain, whoever made it (a CA or openssl), so
  * every gateway serves the same certificate and a pinned self-signed one stays the same across gateways.
  */
 export const certificatePems = sqliteTable('certificate_pems', {
@@ -491,8 +492,9 @@ export const auditEvents = sqliteTable(
 );
 
 /**
- * Traffic per service and minute (issue 14), kept 24 h: one row per service that had traffic in that minute (an idle
- * service costs nothing). Columns are what nginx counts; SQLite stores a zero in no bytes, so rows stay small.
+ * Traffic per service and minute (docs/api.md "Observability"), kept 24 h: one row per service that had traffic in that
+ * minute (an idle service costs nothing). Columns are what nginx counts; SQLite stores a zero in no bytes, so rows stay
+ * small.
  */
 export const trafficMinutes = sqliteTable(
   'traffic_minutes',
@@ -523,7 +525,7 @@ export const trafficMinutes = sqliteTable(
 );
 
 /**
- * The gateway processes sharing this database (issue 16), one row each, registered at boot by name
+ * The gateway processes sharing this database (docs/SCALE-OUT.md), one row each, registered at boot by name
  * (POSTERN_GATEWAY_NAME) and kept alive by a heartbeat. Each has its own WireGuard key and tunnel address; a node's
  * config has one [Peer] per live gateway (modules/gateways).
  */
@@ -564,7 +566,7 @@ export const gatewayPeers = sqliteTable(
   (t) => [primaryKey({ columns: [t.gatewayId, t.publicKey] }), index('gateway_peers_key_idx').on(t.publicKey)],
 );
 
-// ---- Who may reach a published service (issue 27, docs/ACCESS.md) ------------------------------------------
+// ---- Who may reach a published service (docs/ACCESS.md) ---------------------------------------------------
 
 /** OpenID Connect providers visitors sign in with; the client secret is encrypted with the secret key. */
 export const identityProviders = sqliteTable('identity_providers', {
@@ -581,7 +583,7 @@ export const identityProviders = sqliteTable('identity_providers', {
     .default(sql`'["openid","email","profile"]'`),
   /** The claim holding the user's groups (ID token, else userinfo). */
   groupsClaim: text('groups_claim').notNull().default('groups'),
-  /** Whether it signs accounts in to the console (issue 31); changed by owners only. */
+  /** Whether it signs accounts in to the console (docs/api.md "Accounts and roles"); changed by owners only. */
   consoleSignIn: integer('console_sign_in', { mode: 'boolean' }).notNull().default(false),
   /** `[{ group, role }]`: the role a first sign-in of a member of `group` makes an account with (never owner). */
   consoleGroupRoles: text('console_group_roles', { mode: 'json' })

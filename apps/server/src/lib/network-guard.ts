@@ -1,4 +1,4 @@
-import { cidrBounds, cidrsOverlap, ipv4ToInt, isIPv4, isIPv4Cidr } from '@postern/contract';
+import { cidrBounds, cidrsOverlap, isIPv4, isIPv4Cidr, isInSubnet } from '@postern/contract';
 
 // What a gateway node's subnet must never cover. Each subnet becomes a route on the gateway host into that node's
 // tunnel, so it takes over whatever the host reached there before: its own networks, its database, its resolvers,
@@ -58,12 +58,6 @@ export interface NetworkFacts {
   reached: readonly ReachedAddress[];
 }
 
-const contains = (bounds: readonly [number, number], ip: string): boolean => {
-  if (!isIPv4(ip)) return false;
-  const n = ipv4ToInt(ip);
-  return bounds[0] <= n && n <= bounds[1];
-};
-
 /**
  * Why `network` must not be routed into the tunnel of node `selfId`, in the operator's words; null when nothing
  * clashes. A node's own subnets are not "another gateway's".
@@ -74,12 +68,12 @@ export function findNetworkClash(network: string, facts: NetworkFacts, selfId?: 
   if (cidrsOverlap(network, facts.vpnSubnet)) return `This network must not overlap the VPN subnet ${facts.vpnSubnet}`;
   const gateway = facts.gatewayNetworks.find((gw) => gw.nodeId !== selfId && cidrsOverlap(network, gw.network));
   if (gateway) return `This network overlaps ${gateway.network} of ${gateway.who}`;
-  const bounds = cidrBounds(network);
-  const underlay = facts.underlay.find(({ ip }) => contains(bounds, ip));
+  const contains = (ip: string): boolean => isIPv4(ip) && isInSubnet(ip, network);
+  const underlay = facts.underlay.find(({ ip }) => contains(ip));
   if (underlay) return `This network contains ${underlay.ip}, the address ${underlay.who} connects from`;
   const route = facts.hostRoutes.find((cidr) => isIPv4Cidr(cidr) && cidrsOverlap(network, cidr));
   if (route) return `This network overlaps ${route}, a network the gateway host reaches directly (its own route)`;
-  const reached = facts.reached.find(({ address }) => contains(bounds, address));
+  const reached = facts.reached.find(({ address }) => contains(address));
   if (reached) return `This network contains ${reached.address}, ${reached.what}`;
   return null;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCoalescer } from './serial.js';
+import { createCoalescer, createSingleFlight } from './serial.js';
 
 /** A promise with its resolve and reject at hand. */
 function deferred<T = void>() {
@@ -44,5 +44,37 @@ describe('createCoalescer', () => {
     gate.reject(new Error('nginx down'));
     await expect(first).rejects.toThrow('nginx down');
     await expect(second).resolves.toBe('second');
+  });
+});
+
+describe('createSingleFlight', () => {
+  it('serves every caller while a run is in flight with that run, and starts a new one only after it settled', async () => {
+    const gates = [deferred<number>(), deferred<number>()];
+    let runs = 0;
+    const tick = createSingleFlight(() => gates[runs++]?.promise ?? Promise.resolve(-1));
+    const first = tick();
+    expect(tick()).toBe(first);
+    await settle();
+    expect(runs).toBe(1);
+    gates[0]?.resolve(1);
+    expect(await first).toBe(1);
+    await settle();
+    expect(runs).toBe(1);
+    const second = tick();
+    expect(runs).toBe(2);
+    gates[1]?.resolve(2);
+    expect(await second).toBe(2);
+  });
+
+  it('lets the next call start a run after one failed', async () => {
+    let runs = 0;
+    const tick = createSingleFlight(async () => {
+      if (++runs === 1) throw new Error('wg busy');
+      return runs;
+    });
+    const first = tick();
+    expect(tick()).toBe(first);
+    await expect(first).rejects.toThrow('wg busy');
+    await expect(tick()).resolves.toBe(2);
   });
 });

@@ -1,5 +1,8 @@
 // Waiting on a condition with a deadline instead of sleeping: the test moves on as soon as the system is
-// ready, and a timeout says what it was waiting for. The one copy for the server's tests, e2e/ and bench/.
+// ready, and a timeout says what it was waiting for. The one copy for the server's tests, e2e/ and bench/, on the
+// one polling loop (lib/wait.ts).
+
+import { waitUntil } from '../lib/wait.js';
 
 export interface WaitOptions {
   timeoutMs: number;
@@ -13,19 +16,22 @@ export async function waitFor<T>(
   check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
   options: WaitOptions,
 ): Promise<T> {
-  const deadline = Date.now() + options.timeoutMs;
-  let lastProblem = 'the condition never held';
-  for (;;) {
+  // Filled by the check (a closure, which the compiler's narrowing does not follow).
+  const seen: { value?: T; problem: string } = { problem: 'the condition never held' };
+  const holds = async (): Promise<boolean> => {
     try {
       const value = await check();
-      if (value !== undefined && value !== null && value !== false) return value;
+      if (value === undefined || value === null || value === false) return false;
+      seen.value = value;
+      return true;
     } catch (error) {
-      lastProblem = error instanceof Error ? error.message : String(error);
+      seen.problem = error instanceof Error ? error.message : String(error);
+      return false;
     }
-    if (Date.now() >= deadline)
-      throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.what} (${lastProblem})`);
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
-  }
+  };
+  if (!(await waitUntil(holds, options.timeoutMs, options.intervalMs ?? 100)))
+    throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.what} (${seen.problem})`);
+  return seen.value as T;
 }
 
 /** Milliseconds since `start` (from performance.now()). */

@@ -1,50 +1,37 @@
 import type { HttpService } from '@postern/contract';
-import { useMemo } from 'react';
 import { SelectField, TextField } from '../../components/ui/form-field';
-import { useZodForm } from '../../lib/use-zod-form';
 import { useCreateHttpService, useUpdateHttpService } from '../../queries/services';
 import { getHttpFieldAccess, getInitialHttpValues, makeHttpFormSchema } from './service-form-rules';
 import { describeBackendHostField, type ServiceFormProps } from './service-form-texts';
 import { ExpiryField } from './service-expiry';
 import { ServiceFormFrame } from './service-form-frame';
-import { useSaveService } from './use-save-service';
+import { useServiceForm } from './use-service-form';
 import { AccessSection } from '../access/access-section';
 import { useServiceAccess } from '../access/use-service-access';
 
 /** The HTTP service form (the spec's "Validation rules"): POST to create, PATCH to edit. */
-export function HttpServiceForm({ node, service, onClose, onCreated }: ServiceFormProps<HttpService>) {
-  const schema = useMemo(() => makeHttpFormSchema(node), [node]);
-  const form = useZodForm(schema, getInitialHttpValues(node, service));
-  const access = getHttpFieldAccess(node, service);
+export function HttpServiceForm(props: ServiceFormProps<HttpService>) {
+  const { node, service } = props;
   const create = useCreateHttpService();
   const update = useUpdateHttpService();
-  const visitorAccess = useServiceAccess(node, service, form.values.domain);
-  const save = useSaveService({
-    node,
-    service,
-    create: visitorAccess.creating(create.mutateAsync),
-    update: visitorAccess.updating(update.mutateAsync),
-    onClose,
-    onCreated,
+  const { form, frame } = useServiceForm(props, {
+    makeSchema: makeHttpFormSchema,
+    initialValues: getInitialHttpValues(node, service),
+    // Read when the form is sent: visitor access (below) needs the form's domain first.
+    mutations: () => ({
+      create: visitorAccess.creating(create.mutateAsync),
+      update: visitorAccess.updating(update.mutateAsync),
+    }),
   });
-  const onSubmit = form.handleSubmit(save);
+  const access = getHttpFieldAccess(node, service);
+  const visitorAccess = useServiceAccess(node, service, form.values.domain);
 
   return (
     <ServiceFormFrame
       title={service ? 'Edit HTTP Service' : 'Expose HTTP Service'}
-      node={node}
-      source={service?.source}
       domainLabel="Public Domain"
       domainPlaceholder="app.example.com"
-      fields={{
-        name: form.field('name'),
-        domain: form.field('domain'),
-        allowedIps: form.field('allowedIps'),
-        blockedIps: form.field('blockedIps'),
-      }}
-      onClose={onClose}
-      onSubmit={onSubmit}
-      isSubmitting={form.isSubmitting}
+      {...frame}
     >
       <TextField
         label="Public HTTP Path"

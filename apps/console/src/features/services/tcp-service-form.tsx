@@ -1,49 +1,32 @@
 import type { TcpService } from '@postern/contract';
-import { useMemo } from 'react';
 import { CheckboxField, SelectField, TextField } from '../../components/ui/form-field';
-import { useZodForm } from '../../lib/use-zod-form';
 import { useCreateTcpService, useUpdateTcpService } from '../../queries/services';
 import { canEditBackendHost, getInitialTcpValues, makeTcpFormSchema } from './service-form-rules';
 import { describeBackendHostField, type ServiceFormProps } from './service-form-texts';
 import { ExpiryField } from './service-expiry';
 import { ServiceFormFrame } from './service-form-frame';
-import { useSaveService } from './use-save-service';
+import { useServiceForm } from './use-service-form';
 
 /**
  * The TCP/UDP service form (the spec's "Validation rules"): POST to create, PATCH to edit; an empty public port is
  * assigned.
  */
-export function TcpServiceForm({ node, service, onClose, onCreated }: ServiceFormProps<TcpService>) {
-  const schema = useMemo(() => makeTcpFormSchema(node), [node]);
-  const form = useZodForm(schema, getInitialTcpValues(node, service));
+export function TcpServiceForm(props: ServiceFormProps<TcpService>) {
+  const { node, service } = props;
   const create = useCreateTcpService();
   const update = useUpdateTcpService();
-  const save = useSaveService({
-    node,
-    service,
-    create: create.mutateAsync,
-    update: update.mutateAsync,
-    onClose,
-    onCreated,
+  const { form, frame } = useServiceForm(props, {
+    makeSchema: makeTcpFormSchema,
+    initialValues: getInitialTcpValues(node, service),
+    mutations: () => ({ create: create.mutateAsync, update: update.mutateAsync }),
   });
-  const onSubmit = form.handleSubmit(save);
 
   return (
     <ServiceFormFrame
       title={service ? 'Edit TCP Service' : 'Expose TCP Service'}
-      node={node}
-      source={service?.source}
       domainLabel="Public Domain (Optional)"
       domainPlaceholder="mqtt.example.com"
-      fields={{
-        name: form.field('name'),
-        domain: form.field('domain'),
-        allowedIps: form.field('allowedIps'),
-        blockedIps: form.field('blockedIps'),
-      }}
-      onClose={onClose}
-      onSubmit={onSubmit}
-      isSubmitting={form.isSubmitting}
+      {...frame}
     >
       <SelectField
         label="Protocol"

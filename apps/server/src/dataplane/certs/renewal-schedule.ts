@@ -1,3 +1,4 @@
+import { createCoalescer } from '../../lib/serial.js';
 import type { DataPlaneLogger, DesiredDomain } from '../types.js';
 import type { Issuance } from './issuance.js';
 import type { CertificateStore } from './store.js';
@@ -39,7 +40,6 @@ export function createRenewalSchedule(options: {
   let timer: NodeJS.Timeout | null = null;
   let isRunning = false;
   let pass: Promise<void> = Promise.resolve();
-  let isPassWaiting = false;
 
   function rearm(): void {
     if (!isRunning) return;
@@ -56,15 +56,11 @@ export function createRenewalSchedule(options: {
   }
 
   /** At most one pass runs and one waits: start(), the timer and checkRenewals() may overlap on a slow disk. */
+  const coalescedPass = createCoalescer(() =>
+    options.runPass().catch((err: unknown) => logger.error({ err }, 'certificate: self-signed renewal check crashed')),
+  );
   function requestPass(): void {
-    if (isPassWaiting) return;
-    isPassWaiting = true;
-    pass = pass
-      .then(() => {
-        isPassWaiting = false;
-        return options.runPass();
-      })
-      .catch((err: unknown) => logger.error({ err }, 'certificate: self-signed renewal check crashed'));
+    pass = coalescedPass();
   }
 
   function checkNow(): void {

@@ -1,5 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
+import { createSingleFlight } from '../../lib/serial.js';
 
 // Follows one append-only log file: fs.watch for low latency, a poll as the safety net (watch misses events on
 // some filesystems and after renames). Handles rotation (the path now names another inode: finish nothing,
@@ -26,7 +27,6 @@ export function createTailer(path: string, onLines: (lines: string[]) => void, o
   let isFirstOpen = true;
   let isClosed = false;
   let watcher: FSWatcher | null = null;
-  let running: Promise<void> | null = null;
 
   async function reopen(): Promise<void> {
     await handle?.close().catch(() => undefined);
@@ -85,14 +85,9 @@ export function createTailer(path: string, onLines: (lines: string[]) => void, o
     await readNew();
   }
 
+  const checkInFlight = createSingleFlight(() => checkOnce().catch(() => undefined));
   function check(): Promise<void> {
-    if (isClosed) return Promise.resolve();
-    running ??= checkOnce()
-      .catch(() => undefined)
-      .finally(() => {
-        running = null;
-      });
-    return running;
+    return isClosed ? Promise.resolve() : checkInFlight();
   }
 
   const timer = setInterval(() => {

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { cidrToInts, normalizePathLocation } from '@postern/contract';
 import type { DesiredAccess } from '../types.js';
 import { assertIPv4OrCidr, assertPathPrefix, assertPositiveInt } from '../validate.js';
 
@@ -32,13 +33,11 @@ const SID_RE = /^[A-Za-z0-9_-]{16,64}$/;
 const KEY_ID_RE = /^[A-Za-z0-9_-]{1,16}$/;
 
 function toNetwork(entry: string): [number, number] {
-  const [address = '', bits = '32'] = assertIPv4OrCidr(entry, 'bypass network').split('/');
-  return [address.split('.').reduce((acc, octet) => acc * 256 + Number(octet), 0), Number(bits)];
+  return cidrToInts(assertIPv4OrCidr(entry, 'bypass network'));
 }
 
 function toPrefix(path: string): string {
-  const trimmed = assertPathPrefix(path, 'bypass path').replace(/\/+$/, '');
-  return trimmed === '' ? '/' : trimmed;
+  return normalizePathLocation(assertPathPrefix(path, 'bypass path'));
 }
 
 export function buildAccessTable(access: DesiredAccess | undefined): AccessTable {

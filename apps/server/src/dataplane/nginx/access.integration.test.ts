@@ -16,7 +16,7 @@ import { buildAccessTable } from './access-table.js';
 import { createHttpInstance } from './http-instance.js';
 import { canRunNginx, loopbackRenderOptions, silentLogger } from './integration-support.js';
 import { readLuaModule } from './lua-source.js';
-import { waitFor } from './process-info.js';
+import { waitUntil } from '../../lib/wait.js';
 import { FALLBACK_CERT_NAME, HTTP_ACCESS_LOG, accessSnapshotFile, type NginxRenderOptions } from './options.js';
 import { renderHttpInstance } from './render-main.js';
 import { buildRouteTable } from './routes.js';
@@ -269,7 +269,7 @@ describe.skipIf(!canRunNginx)('access checks inside nginx (real nginx + Lua)', (
     expect(headers['x-postern-user']).toBeUndefined();
     // nginx writes the line after the answer has left: wait for it.
     const logFile = join(prefixDir, 'logs', HTTP_ACCESS_LOG);
-    const logged = await waitFor(
+    const logged = await waitUntil(
       async () => (await readFile(logFile, 'utf8')).includes('"uri":"/_postern/access/share"'),
       5000,
     );

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { NginxRejectedError } from '../types.js';
-import { isAlive, readChildPids, readCmdline, waitFor } from './process-info.js';
+import { waitUntil } from '../../lib/wait.js';
+import { isAlive, readChildPids, readCmdline } from './process-info.js';
 
 // An nginx master the control plane started, or found running and adopted. Masters are started detached (own
 // session and process group, output to a log file, no pipe to us), so they outlive the control plane: a restart of
@@ -104,7 +105,7 @@ export async function killOrphanWorkers(pgrp: number): Promise<void> {
     }
   }
   // Their sockets close only once they are gone: a new master binding the same ports must wait for that.
-  await waitFor(() => killed.every((pid) => readStat(pid) === null || isZombie(pid)), 3000, 5);
+  await waitUntil(() => killed.every((pid) => readStat(pid) === null || isZombie(pid)), 3000, 5);
 }
 
 function isZombie(pid: number): boolean {
@@ -170,7 +171,7 @@ export async function startMaster(paths: MasterPaths, deadlineMs = 15_000): Prom
   let isUp = false;
   await Promise.race([
     failed,
-    waitFor(async () => {
+    waitUntil(async () => {
       const pid = Number((await readFile(paths.pidFile, 'utf8').catch(() => '')).trim());
       isUp = pid === spawned.pid;
       return isUp || spawned.exitCode !== null;
@@ -194,7 +195,7 @@ export async function stopMaster(master: Master, graceful = false, deadlineMs = 
   } catch {
     // Already gone.
   }
-  if (await waitFor(async () => !(await isRunning(master)), deadlineMs, 5)) return;
+  if (await waitUntil(async () => !(await isRunning(master)), deadlineMs, 5)) return;
   try {
     process.kill(master.pid, 'SIGKILL');
   } catch {
@@ -214,7 +215,7 @@ export async function reloadMaster(master: Master, errorLog: string, deadlineMs 
   const before = (await readChildPids(master.pid)) ?? [];
   process.kill(master.pid, 'SIGHUP');
   let isRefused = false;
-  const isLive = await waitFor(async () => {
+  const isLive = await waitUntil(async () => {
     if (!(await isRunning(master))) return true;
     if (/\[emerg\]/.test(await readFrom(errorLog, offset))) return (isRefused = true);
     const children = await readChildPids(master.pid);

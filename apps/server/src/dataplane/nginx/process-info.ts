@@ -28,15 +28,6 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-export async function waitFor(
-  condition: () => boolean | Promise<boolean>,
-  deadlineMs: number,
-  stepMs = 20,
-): Promise<boolean> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    if (await condition()) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, stepMs));
-  }
-}
+// The one polling loop is lib/wait.ts; this name stays for http-instance.ts and its integration tests, which another
+// branch is changing.
+export { waitUntil as waitFor } from '../../lib/wait.js';

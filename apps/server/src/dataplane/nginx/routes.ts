@@ -1,5 +1,11 @@
 import { hash } from 'node:crypto';
-import { isWildcardDomainName, pathLocationsDifferInCase, wildcardOf } from '@postern/contract';
+import {
+  cidrToInts,
+  isWildcardDomainName,
+  normalizePathLocation,
+  pathLocationsDifferInCase,
+  wildcardOf,
+} from '@postern/contract';
 import type { DesiredDomain, DesiredHttpRoute } from '../types.js';
 import type { AccessTable } from './access-table.js';
 import {
@@ -42,15 +48,12 @@ interface LuaRoute {
 
 /** `10.0.0.0/8` → [network as a 32-bit number, 8]; a bare address is a /32. */
 function toNetwork(entry: string, field: string): [number, number] {
-  const [address = '', bits = '32'] = assertIPv4OrCidr(entry, field).split('/');
-  const value = address.split('.').reduce((acc, octet) => acc * 256 + Number(octet), 0);
-  return [value, Number(bits)];
+  return cidrToInts(assertIPv4OrCidr(entry, field));
 }
 
 /** `/api/` and `/api` serve the same prefix; `/` stays `/`. */
 export function routePrefix(pathLocation: string): string {
-  const trimmed = assertPathPrefix(pathLocation, 'path').replace(/\/+$/, '');
-  return trimmed === '' ? '/' : trimmed;
+  return normalizePathLocation(assertPathPrefix(pathLocation, 'path'));
 }
 
 /** Backends named in /etc/hosts (e.g. `localhost`) become their address: nginx's resolver only asks DNS. */

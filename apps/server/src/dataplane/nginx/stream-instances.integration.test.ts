@@ -16,7 +16,8 @@ import { createSelfSignedPem, pemPath } from '../certs/self-signed.js';
 import type { DesiredStreamRoute } from '../types.js';
 import { canRunNginx, freeLoopbackPorts, silentLogger } from './integration-support.js';
 import type { NginxRenderOptions } from './options.js';
-import { isAlive, waitFor } from './process-info.js';
+import { waitUntil } from '../../lib/wait.js';
+import { isAlive } from './process-info.js';
 import { renderStreamInstance, streamCertificateName, streamInstanceKey } from './render-stream.js';
 import { createStreamInstances, type StreamInstances, type WantedInstance } from './stream-instances.js';
 
@@ -218,7 +219,7 @@ describe.skipIf(!canRunNginx)('TCP/UDP service instances (real nginx)', () => {
     expect(instances.running().get(`tcp-${ports[0]}`)).toBe(pid);
     expect(await session.send('still')).toBe('echo:still');
     process.kill(pid, 'SIGKILL');
-    expect(await waitFor(() => !isAlive(pid), 3000)).toBe(true);
+    expect(await waitUntil(() => !isAlive(pid), 3000)).toBe(true);
     expect(await instances.heal()).toEqual([`tcp-${ports[0]}`]);
     expect(await (await openSession(ports[0] ?? 0)).send('back')).toBe('echo:back');
   });

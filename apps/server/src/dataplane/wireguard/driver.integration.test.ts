@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../nginx/process-info.js';
+import { waitUntil } from '../../lib/wait.js';
 import type { DesiredPeer, WireGuardAdapter } from '../types.js';
 import { createWireGuardDriver } from './driver.js';
 import { generateKeyPair, type WgKeyPair } from './keys.js';
@@ -74,7 +74,7 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
   async function startNode(node: 'n1' | 'n2', address: string, endpoint: string): Promise<void> {
     const child = spawn('ip', ['netns', 'exec', ns[node], 'wireguard-go', '-f', ifs[node]], { stdio: 'ignore' });
     nodeChildren.push(child);
-    await waitFor(() => {
+    await waitUntil(() => {
       try {
         inNs(ns[node], 'ip', 'link', 'show', ifs[node]);
         return true;
@@ -130,7 +130,7 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
   afterAll(async () => {
     await wg?.close({ keepServing: false }).catch(() => undefined);
     for (const child of nodeChildren) child.kill('SIGTERM');
-    await waitFor(() => nodeChildren.every((c) => c.exitCode !== null || c.signalCode !== null), 5000);
+    await waitUntil(() => nodeChildren.every((c) => c.exitCode !== null || c.signalCode !== null), 5000);
     for (const name of Object.values(ns)) {
       try {
         sh('ip', 'netns', 'del', name);
@@ -147,7 +147,7 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
   };
 
   it('brings nodes online through the tunnel, with status from the shared dump', async () => {
-    expect(await waitFor(() => canPing(ns.gw, '10.77.0.2') && canPing(ns.gw, '10.77.0.3'), 8000, 100)).toBe(true);
+    expect(await waitUntil(() => canPing(ns.gw, '10.77.0.2') && canPing(ns.gw, '10.77.0.3'), 8000, 100)).toBe(true);
     const poller = createStatusPoller({ dump: () => gateway().dump() });
     await poller.poll();
     expect(poller.get(nodeKeys.n1.publicKey)).toMatchObject({ status: 'online', clientIp: '10.200.1.2' });
@@ -185,7 +185,7 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
           return 'no answer';
         }
       };
-      expect(await waitFor(() => answers(80) === 'hi', 5000, 100)).toBe(true);
+      expect(await waitUntil(() => answers(80) === 'hi', 5000, 100)).toBe(true);
       expect(answers(3000)).toBe('no answer');
       // From the gateway side the same listener answers: only the tunnel is closed.
       expect(
@@ -245,7 +245,7 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
       /^10\.200\.2\.2:\d+$/,
     );
     // Without the endpoint only the node could start the handshake, which it does when its session expires (minutes).
-    expect(await waitFor(() => canPing(ns.gw, '10.77.0.3'), 8000, 100)).toBe(true);
+    expect(await waitUntil(() => canPing(ns.gw, '10.77.0.3'), 8000, 100)).toBe(true);
   }, 15_000);
 
   it('remembers a node that handshook after the last poll when it is stopped (docker stop right after a connect)', async () => {
@@ -262,14 +262,14 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
     expect((await gateway().dump()).find((p) => p.publicKey === nodeKeys.n2.publicKey)?.endpoint).toMatch(
       /^10\.200\.2\.2:\d+$/,
     );
-    expect(await waitFor(() => canPing(ns.gw, '10.77.0.3'), 8000, 100)).toBe(true);
+    expect(await waitUntil(() => canPing(ns.gw, '10.77.0.3'), 8000, 100)).toBe(true);
   }, 15_000);
 
   it('creates the interface again, peers and routes included, when it disappears', async () => {
     inNs(ns.gw, 'ip', 'link', 'del', ifs.gw);
     expect(canPing(ns.gw, '10.77.0.3')).toBe(false);
     expect(await gateway().heal()).toBe(true);
-    expect(await waitFor(() => canPing(ns.gw, '10.77.0.3'), 8000, 100)).toBe(true);
+    expect(await waitUntil(() => canPing(ns.gw, '10.77.0.3'), 8000, 100)).toBe(true);
     expect(await gateway().heal()).toBe(false);
   }, 15_000);
 });

@@ -2,12 +2,14 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isInSubnet } from '@postern/contract';
 import { writeFileAtomic } from '../atomic-write.js';
 import { runCommand } from '../exec.js';
-import { isAlive, readCmdline, waitFor } from '../nginx/process-info.js';
+import { waitUntil } from '../../lib/wait.js';
+import { isAlive, readCmdline } from '../nginx/process-info.js';
 import type { DataPlaneLogger, DesiredPeer, DesiredState, WgPeerStatus, WireGuardAdapter } from '../types.js';
 import { assertInterfaceName, assertIPv4Cidr, assertPort, assertWgKey, isWgKey } from '../validate.js';
-import { formatSubnet, isInSubnet, parseSubnet } from './addresses.js';
+import { formatSubnet, parseSubnet } from './addresses.js';
 import { parseWgDump } from './dump.js';
 import { jumpRules, needsForwarding, renderFirewallRules, routesForPeers, type TunnelPorts } from './firewall.js';
 import { isIPv4Endpoint, renderServerConfig } from './render.js';
@@ -172,7 +174,11 @@ async function createLink(host: InterfaceHost, files: TunnelFiles, options: Wire
   child.unref();
   child.on('error', (err) => logger.error({ err }, 'WireGuard: cannot run wireguard-go'));
   if (child.pid !== undefined) await writeFile(files.pid, `${child.pid}\n`, { mode: 0o600 });
-  const isUp = await waitFor(async () => child.exitCode !== null || (await host.isLinkPresent()), LINK_DEADLINE_MS, 25);
+  const isUp = await waitUntil(
+    async () => child.exitCode !== null || (await host.isLinkPresent()),
+    LINK_DEADLINE_MS,
+    25,
+  );
   if (!isUp || child.exitCode !== null) {
     const log = await readFile(files.goLog, 'utf8').catch(() => '');
     throw new Error(
@@ -210,7 +216,7 @@ async function syncAddress(host: InterfaceHost, address: string): Promise<void> 
 
 /** Gateway nodes' networks that are not inside the tunnel's own subnet, each with its node. */
 function gatewayRoutes(peers: DesiredPeer[], gatewayAddress: string) {
-  const vpn = parseSubnet(formatSubnet(parseSubnet(gatewayAddress)));
+  const vpn = formatSubnet(parseSubnet(gatewayAddress));
   return routesForPeers(peers, (cidr) => isInSubnet(cidr.split('/')[0] ?? '', vpn));
 }
 
@@ -436,7 +442,7 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
       const pid = await userspacePid(host, files.pid);
       if (pid !== null) {
         process.kill(pid, 'SIGTERM');
-        if (!(await waitFor(() => !isAlive(pid), 3000))) process.kill(pid, 'SIGKILL');
+        if (!(await waitUntil(() => !isAlive(pid), 3000))) process.kill(pid, 'SIGKILL');
         await rm(files.pid, { force: true });
       }
       await host.run('ip', ['link', 'del', 'dev', ifname]).catch(() => undefined);

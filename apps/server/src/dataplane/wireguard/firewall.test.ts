@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredPeer } from '../types.js';
-import { isInSubnet, parseSubnet } from './addresses.js';
+import { isInSubnet } from '@postern/contract';
 import { jumpRules, renderFirewallRules, routesForPeers } from './firewall.js';
 
 const peer = (over: Partial<DesiredPeer>): DesiredPeer => ({
@@ -65,7 +65,7 @@ COMMIT
 
 describe('routesForPeers', () => {
   it('routes gateway nodes’ subnets into the tunnel, not the nodes’ own /32s', () => {
-    const vpn = parseSubnet('10.44.0.0/16');
+    const vpn = '10.44.0.0/16';
     const peers = [
       peer({}),
       peer({ nodeId: 2, address: '10.44.0.3', allowedIps: ['10.44.0.3/32', '192.168.50.0/24'] }),

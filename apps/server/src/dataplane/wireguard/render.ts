@@ -16,7 +16,7 @@ import { formatSubnet, parseSubnet } from './addresses.js';
 
 export const DEFAULT_KEEPALIVE_SECONDS = 25;
 
-/** One gateway a node's tunnel reaches (issue 16: several gateways share one database). */
+/** One gateway a node's tunnel reaches (docs/SCALE-OUT.md: several gateways share one database). */
 export interface NodeConfigGateway {
   publicKey: string;
   /** "host:port" the node dials. */

@@ -1,4 +1,5 @@
 import type { NodeStatus, NodeStatusSource, WgPeerStatus } from '../types.js';
+import { createSingleFlight } from '../../lib/serial.js';
 import { hostOfEndpoint } from './dump.js';
 
 // Status thresholds. WireGuard re-handshakes every 120 s (REKEY_AFTER_TIME) while traffic flows, and a node's
@@ -66,7 +67,6 @@ export function createStatusPoller(options: StatusPollerOptions): StatusPoller {
   let current = new Map<string, NodeStatus>();
   const listeners = new Set<(keys: string[]) => void>();
   let cancel: (() => void) | null = null;
-  let polling: Promise<void> | null = null;
   let lastErrorText: string | null = null;
 
   async function pollOnce(): Promise<void> {
@@ -91,13 +91,8 @@ export function createStatusPoller(options: StatusPollerOptions): StatusPoller {
     if (changed.length > 0) for (const listener of listeners) listener(changed);
   }
 
-  function poll(): Promise<void> {
-    // A slow `wg` must not stack polls up.
-    polling ??= pollOnce().finally(() => {
-      polling = null;
-    });
-    return polling;
-  }
+  // A slow `wg` must not stack polls up.
+  const poll = createSingleFlight(pollOnce);
 
   return {
     get: (publicKey) => current.get(publicKey),

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { certificateMessages, type AcmeCa, type DnsProvider, type Domain } from '@postern/contract';
 import { acmeCas, certificatePems, dnsProviders, domains } from '../../db/schema.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
-import { makeTestCa, makeTestLeaf, uploadBody, type TestCertificate } from '../../test/test-certificates.js';
+import { makeTestCa, makeTestLeaf, uploadBody, type TestCertificate } from '../../test/certificates.js';
 import { createApiClient, fieldMessage } from '../services/test-support.js';
 
 // Certificates for real setups (docs/api.md "Certificates"): an operator's own certificate (each refusal, and the key

@@ -1,5 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
-import { cidrNetwork, intToIpv4, ipv4ToInt } from '@postern/contract';
+import { cidrBounds, intToIpv4 } from '@postern/contract';
 import type { ReadDb, Store } from '../../db/client.js';
 import { decryptGatewayKey, findLegacyGatewayKey } from '../../db/gateway-key.js';
 import { preparedPerDb } from '../../db/prepared.js';
@@ -44,9 +44,7 @@ export async function listTunnelAddressesInUse(db: ReadDb): Promise<Set<string>>
  * their numbering alone), skipping network and broadcast addresses.
  */
 export function allocateGatewayAddress(vpnSubnet: string, used: ReadonlySet<string>): string {
-  const [network = '', prefix = '32'] = cidrNetwork(vpnSubnet).split('/');
-  const first = ipv4ToInt(network);
-  const broadcast = first + 2 ** (32 - Number(prefix)) - 1;
+  const [first, broadcast] = cidrBounds(vpnSubnet);
   for (let n = broadcast - 1; n > first; n--) {
     const ip = intToIpv4(n);
     if (!used.has(ip)) return ip;

@@ -1,4 +1,4 @@
-import { cidrNetwork, intToIpv4, ipv4ToInt, isInSubnet } from '@postern/contract';
+import { cidrBounds, intToIpv4, isInSubnet } from '@postern/contract';
 import { allocateAddress } from '../../dataplane/wireguard/addresses.js';
 import { fieldError } from '../../errors.js';
 
@@ -17,8 +17,7 @@ export function chooseAddress(
   }
   if (!isInSubnet(requested, vpnSubnet))
     throw fieldError('address', `This address must lie inside the VPN subnet ${vpnSubnet}`);
-  const first = ipv4ToInt(cidrNetwork(vpnSubnet).split('/')[0] ?? '');
-  const last = first + 2 ** (32 - Number(vpnSubnet.split('/')[1])) - 1;
+  const [first, last] = cidrBounds(vpnSubnet);
   if (requested === intToIpv4(first) || requested === intToIpv4(last)) {
     throw fieldError('address', 'This address is reserved (network or broadcast address)');
   }

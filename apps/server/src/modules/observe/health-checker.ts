@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { HEALTH_CHECK_DEFAULTS, type ServiceHealth, type ServiceType } from '@postern/contract';
 import { sql } from 'drizzle-orm';
 import type { ReadDb, Store } from '../../db/client.js';
+import { createCoalescer } from '../../lib/serial.js';
 
 // Backend health: every served service's backend is checked from the gateway, through the tunnel, the way nginx
 // reaches it (HTTP: GET of the service's path; TCP: a connect; UDP has no answer to wait for and stays unknown).
@@ -159,28 +160,12 @@ export function createHealthChecker(deps: {
     timeoutSeconds: target.timeoutSeconds,
   });
 
-  // One read at a time: a caller that asks while one is running waits for it (and for a second one when it was
-  // asked for after the running read began).
-  let reading: Promise<void> | null = null;
-  let readAgain = false;
-  function refresh(): Promise<void> {
-    if (reading) {
-      readAgain = true;
-      return reading;
-    }
-    reading = (async () => {
-      do {
-        readAgain = false;
-        isDirty = false;
-        refreshedAt = now();
-        apply(await loadTargets());
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by a caller during the await
-      } while (readAgain);
-    })().finally(() => {
-      reading = null;
-    });
-    return reading;
-  }
+  // One read at a time: a caller that asks while one is running gets a second one, after it, that sees its change.
+  const refresh = createCoalescer(async () => {
+    isDirty = false;
+    refreshedAt = now();
+    apply(await loadTargets());
+  });
 
   function apply(targets: HealthTarget[]): void {
     const seen = new Set<string>();

@@ -5,6 +5,7 @@ import type { AppDeps } from '../../deps.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import { httpServices, tcpServices } from '../../db/schema.js';
 import { fieldError } from '../../errors.js';
+import { createSingleFlight } from '../../lib/serial.js';
 
 // Temporary exposure: a service with `expiresAt` is disabled (kept, not deleted) once that time has
 // passed. The sweep runs every second off the request path, and once at boot before the data plane starts, so an
@@ -90,10 +91,7 @@ export async function disableExpiredServices(deps: Pick<AppDeps, 'db' | 'now' | 
  * holder of the `service-expiry` lease sweeps (the others apply what it disabled when it announces).
  */
 export function startExpirySweep(deps: AppDeps, log: FastifyBaseLogger): { stop(): void } {
-  let isRunning = false;
-  const sweep = async (): Promise<void> => {
-    if (isRunning || !deps.leases.holds('service-expiry')) return;
-    isRunning = true;
+  const sweepOnce = createSingleFlight(async (): Promise<void> => {
     try {
       const expired = await disableExpiredServices(deps);
       if (expired.length > 0) {
@@ -106,9 +104,10 @@ export function startExpirySweep(deps: AppDeps, log: FastifyBaseLogger): { stop(
     } catch (error) {
       // Saved either way; the heal loop or the next change applies it.
       log.warn({ err: error }, 'expiry sweep could not apply its change yet');
-    } finally {
-      isRunning = false;
     }
+  });
+  const sweep = async (): Promise<void> => {
+    if (deps.leases.holds('service-expiry')) await sweepOnce();
   };
   const timer = setInterval(() => void sweep(), EXPIRY_SWEEP_MS);
   timer.unref();
