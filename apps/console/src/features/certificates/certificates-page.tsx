@@ -44,13 +44,8 @@ function RenewButton({ row }: { row: CertificateOverview }) {
     }
   };
   return (
-    <Button
-      variant="secondary"
-      isLoading={renew.isPending}
-      aria-label={`Renew the certificate of ${row.domain} now`}
-      onClick={() => void onRenew()}
-    >
-      Renew now
+    <Button variant="secondary" isLoading={renew.isPending} onClick={() => void onRenew()}>
+      Renew now<span className="sr-only"> the certificate of {row.domain}</span>
     </Button>
   );
 }
