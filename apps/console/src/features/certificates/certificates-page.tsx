@@ -81,8 +81,9 @@ function CertificateRow({ row, now }: { row: CertificateOverview; now: Date }) {
           {summary.validUntil && <span className="text-xs">until {summary.validUntil}</span>}
         </div>
         {warning && <p className="mt-1 max-w-xs text-xs text-yellow-800 dark:text-yellow-300">{warning}</p>}
-        {summary.detail && (
-          <p className="mt-1 max-w-xs text-xs break-words text-red-700 dark:text-red-300">{summary.detail}</p>
+        {/* The last attempt's error, also while the certificate in use is still valid (a renewal that failed). */}
+        {row.certificate?.error && (
+          <p className="mt-1 max-w-xs text-xs break-words text-red-700 dark:text-red-300">{row.certificate.error}</p>
         )}
       </Td>
       <Td className="hidden align-top whitespace-normal sm:table-cell">
