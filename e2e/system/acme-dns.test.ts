@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
@@ -11,6 +11,7 @@ import { startGateway, type Gateway } from '../harness/gateway.js';
 import { Lab } from '../harness/lab.js';
 import { createAcmeNetwork, startPebble } from '../harness/pebble.js';
 import { createSystemTopology, type SystemTopology } from '../harness/topology.js';
+import { makeTestCa, makeTestLeaf, uploadBody } from '../../apps/server/src/test/test-certificates.js';
 import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 import { connectNode, type ConnectedNode } from './fixture.js';
@@ -27,6 +28,13 @@ import { connectNode, type ConnectedNode } from './fixture.js';
 const CA_INTERNET_INDEX = 10;
 const ISSUANCE_TIMEOUT_MS = 45_000;
 const BACKEND_PORT = 8080;
+/** POSTERN_DRIFT_CHECK_INTERVAL for this gateway: the drift case sees a scheduled check without waiting a minute. */
+const DRIFT_INTERVAL_SECONDS = 2;
+
+/** A DER certificate's SHA-256 fingerprint as Node's TLS reports it (AA:BB:…). */
+function formatFingerprint(der: ArrayBuffer): string {
+  return (createHash('sha256').update(Buffer.from(der)).digest('hex').toUpperCase().match(/../g) ?? []).join(':');
+}
 
 interface HttpsAnswer {
   status: number;
@@ -117,6 +125,11 @@ describe.skipIf(!canRun('root', 'server-build'))(
       });
     }
 
+    /** The certificate served for `servername`, trusting only `ca` (rejects for any other). */
+    async function servedFingerprint(servername: string, ca: string): Promise<string> {
+      return (await getTrusting(topology.gatewayMgmtIp, servername, ca)).cert.fingerprint256;
+    }
+
     function waitUntilServedTrusted(servername: string): Promise<HttpsAnswer> {
       return waitFor(
         async () => {
@@ -158,6 +171,7 @@ describe.skipIf(!canRun('root', 'server-build'))(
           POSTERN_ACME_SKIP_PRECHECK: 'true',
           // The harness's 127.0.0.1 answers nothing here: DNS-01 finds the zone and its servers through BIND.
           POSTERN_RESOLVERS: dnsIp,
+          POSTERN_DRIFT_CHECK_INTERVAL: String(DRIFT_INTERVAL_SECONDS),
         },
       });
       api = await gateway.login();
@@ -253,6 +267,54 @@ describe.skipIf(!canRun('root', 'server-build'))(
       const still = DomainSchema.parse((await call('GET', `/api/domains/${wildcardDomain.id}`)).body);
       expect(still.certificate).toMatchObject({ state: 'valid', fingerprint: wildcardDomain.certificate?.fingerprint });
       expect(await bind.txt(`_acme-challenge.sub.${zone}`)).toEqual([]);
+    });
+
+    it('the drift check puts back a DNS-issued certificate removed from disk and an uploaded one altered there', async () => {
+      if (wildcardDomain === undefined) throw new Error('needs the wildcard certificate of the first test');
+      const wildcardFingerprint = wildcardDomain.certificate?.fingerprint;
+      // The operator's own certificate for a name of its own (an exact name below the wildcard).
+      const ownName = `own.${zone}`;
+      const ownCa = await makeTestCa('Drift Test CA');
+      const ownLeaf = await makeTestLeaf(ownCa, [ownName]);
+      const own = DomainSchema.parse(await created('/api/domains', { domain: ownName, skipValidation: true }));
+      const uploaded = await call('POST', `/api/domains/${own.id}/certificate`, uploadBody(ownLeaf, ownCa));
+      expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(200);
+      const ownFingerprint = formatFingerprint(ownLeaf.cert.rawData);
+      await waitFor(async () => (await servedFingerprint(ownName, ownCa.pem).catch(() => null)) === ownFingerprint, {
+        timeoutMs: 15_000,
+        intervalMs: 100,
+        what: `the uploaded certificate served for ${ownName}`,
+      });
+
+      // Behind the gateway's back: the wildcard's file is gone, the uploaded one's holds another certificate.
+      const certsDir = join(gateway.dataDir, 'certs');
+      const wildcardFile = join(certsDir, `${wildcard}.pem`);
+      const ownFile = join(certsDir, `${ownName}.pem`);
+      expect(existsSync(wildcardFile) && existsSync(ownFile)).toBe(true);
+      rmSync(wildcardFile);
+      const impostor = await makeTestLeaf(await makeTestCa('Impostor CA'), [ownName]);
+      writeFileSync(ownFile, `${impostor.keyPem.trimEnd()}\n${impostor.pem}\n`);
+
+      // Within a few drift intervals both are back, on disk and as nginx serves them.
+      let seen = '';
+      await waitFor(
+        async () => {
+          const state = {
+            wildcardOnDisk: existsSync(wildcardFile),
+            wildcardServed:
+              (await servedFingerprint(`app.${zone}`, pebbleRoot).catch(() => null)) === wildcardFingerprint,
+            ownServed: (await servedFingerprint(ownName, ownCa.pem).catch(() => null)) === ownFingerprint,
+          };
+          seen = JSON.stringify(state);
+          return Object.values(state).every(Boolean);
+        },
+        { timeoutMs: 10 * DRIFT_INTERVAL_SECONDS * 1000, intervalMs: 200, what: 'both certificates put back' },
+      ).catch((err: unknown) => {
+        throw new Error(`${String(err)}\nlast seen: ${seen}\nserver output:\n${gateway.process.text.slice(-6000)}`);
+      });
+      expect(gateway.process.text).toMatch(
+        new RegExp(`the certificate of ${ownName.replaceAll('.', '\\.')} is not the one stored`),
+      );
     });
   },
 );

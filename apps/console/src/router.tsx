@@ -107,6 +107,13 @@ const settingsRoute = createRoute({
   component: lazyRouteComponent(() => import('./features/settings/settings-page'), 'SettingsPage'),
 });
 
+/** Beyond the spec: every domain's certificate (docs/api.md "Certificates"). */
+const certificatesRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/certificates',
+  component: lazyRouteComponent(() => import('./features/certificates/certificates-page'), 'CertificatesPage'),
+});
+
 /** Unknown paths inside the app: shown in the shell, behind the same guard. */
 const notFoundRoute = createRoute({ getParentRoute: () => signedInRoute, path: '$', component: NotFoundPage });
 
@@ -121,6 +128,7 @@ const routeTree = rootRoute.addChildren([
     serviceLogsRoute,
     servicesRoute,
     auditRoute,
+    certificatesRoute,
     settingsRoute,
     notFoundRoute,
   ]),

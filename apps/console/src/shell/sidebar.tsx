@@ -16,7 +16,7 @@ import {
 
 type NavItem = {
   label: string;
-  to: '/' | '/domains' | '/nodes' | '/services' | '/audit' | '/settings';
+  to: '/' | '/domains' | '/nodes' | '/services' | '/certificates' | '/audit' | '/settings';
   icon: ReactNode;
   /** Extra classes of the item (Settings is in the top bar on desktop). */
   className?: string;
@@ -32,6 +32,7 @@ const pages: NavItem[] = [
 /** Beyond the spec: every service across nodes, the audit log and, on phones, Settings. */
 const operations: NavItem[] = [
   { label: 'Services', to: '/services', icon: <LayersIcon className="size-5 shrink-0" /> },
+  { label: 'Certificates', to: '/certificates', icon: <ShieldIcon className="size-5 shrink-0" /> },
   { label: 'Audit Log', to: '/audit', icon: <ListIcon className="size-5 shrink-0" /> },
   { label: 'Settings', to: '/settings', icon: <GearIcon className="size-5 shrink-0" />, className: 'lg:hidden' },
 ];

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { certificateMessages, ruleMessages } from '@postern/contract';
+import { buildPath, certificateMessages, routes, ruleMessages } from '@postern/contract';
 import { certificatePems, domains } from '../db/schema.js';
 import { buildRouteTable } from '../dataplane/nginx/routes.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
@@ -9,7 +9,8 @@ import { makeTestCa, makeTestLeaf, uploadBody } from '../test/certificates.js';
 
 // Certificates for real setups, from an attacker's side (docs/api.md "Certificates"): a node's token reaches none of
 // it (every route is also in auth.test.ts's matrix); a certificate for another name is never served for a domain; a
-// token never claims a wildcard, nor a name below someone else's; a wildcard never serves another owner's exact name.
+// token never claims a wildcard, nor a name below someone else's; a wildcard never serves another owner's exact name;
+// no GET route answers a viewer or a node's token with a provider's secret, an EAB HMAC key or an uploaded key.
 
 let t: TestApp;
 let admin: string;
@@ -140,5 +141,104 @@ describe('certificates, attacked', () => {
     expect(table.hosts.get('tenant-b.example.test')).toBe('[]');
     expect(JSON.parse(table.hosts.get('*.example.test') ?? '[]')).toHaveLength(1);
     expect(table.rejected.get(2)).toMatch(/console/);
+  });
+
+  it("a viewer's session and a node's token find no provider credential, EAB key or uploaded key in any answer", async () => {
+    const secrets = {
+      tsig: 'dHNpZy1rZXktb2YtdGhlLWF0dGFjay10ZXN0',
+      cloudflare: 'cf-token-of-the-attack-test',
+      aws: 'AWSsecretOfTheAttackTest0123456789',
+      acmeDns: 'acme-dns-password-of-the-attack-test',
+      eab: 'ZWFiLWhtYWMta2V5LW9mLXRoZS1hdHRhY2stdGVzdA',
+    };
+    const providers = [
+      {
+        name: 'p-tsig',
+        kind: 'rfc2136',
+        server: 'ns1.example.test',
+        keyName: 'k',
+        algorithm: 'hmac-sha256',
+        secret: secrets.tsig,
+      },
+      { name: 'p-cf', kind: 'cloudflare', secret: secrets.cloudflare },
+      { name: 'p-aws', kind: 'route53', accessKeyId: 'AKIAATTACKTEST000', secret: secrets.aws },
+      {
+        name: 'p-acme-dns',
+        kind: 'acme-dns',
+        serverUrl: 'https://auth.example.test',
+        username: 'u-1',
+        subdomain: 's-1',
+        secret: secrets.acmeDns,
+      },
+    ];
+    const ids: Record<string, number> = {};
+    for (const body of providers) {
+      const created = await asAdmin('POST', '/api/certificates/dns-providers', body);
+      expect(created.status, body.kind).toBe(201);
+      ids[body.kind] = created.body.id as number;
+    }
+    const ca = await asAdmin('POST', '/api/certificates/authorities', {
+      name: 'eab-ca',
+      directoryUrl: 'https://ca.example.test/directory',
+      eabKeyId: 'kid-attack',
+      eabHmacKey: secrets.eab,
+    });
+    expect(ca.status).toBe(201);
+    const name = 'own-key.example.test';
+    const domain = (await asAdmin('POST', '/api/domains', { domain: name, ownerNodeId: nodeA.id })).body as {
+      id: number;
+    };
+    const leaf = await makeTestLeaf(await makeTestCa(), [name]);
+    expect((await asAdmin('POST', `/api/domains/${domain.id}/certificate`, uploadBody(leaf))).status).toBe(200);
+    // The key's base64 body, one line of it, as any answer could carry it.
+    const keyLines = leaf.keyPem.split('\n').filter((line) => line !== '' && !line.startsWith('-----'));
+    const needles = [...Object.values(secrets), leaf.keyPem, keyLines.join(''), ...keyLines];
+
+    // A viewer: an account of the least role, made through an invite as any account is.
+    const invite = (await asAdmin('POST', '/api/invites', { username: 'viewer@example.test', role: 'viewer' }))
+      .body as {
+      url: string;
+    };
+    const token = invite.url.slice(invite.url.indexOf('#') + 1);
+    const accepted = await call('', 'POST', '/api/auth/invite/accept', { token, password: 'the-viewers-password' });
+    expect(accepted.status).toBe(201);
+    const viewer = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { username: 'viewer@example.test', password: 'the-viewers-password' },
+      })
+    ).json<{ token: string }>().token;
+
+    // Every GET route but the event streams, each :param filled with every id that could name one of them.
+    const fillings: Record<string, (string | number)[]> = {
+      id: [domain.id, ...Object.values(ids), ca.body.id as number, nodeA.id],
+      nodeId: [nodeA.id],
+      type: ['http', 'tcp'],
+      domain: [name],
+    };
+    const urls = new Set<string>();
+    for (const route of Object.values(routes)) {
+      if (route.method !== 'GET' || route.path.endsWith('/stream')) continue;
+      let paths: Record<string, string | number>[] = [{}];
+      for (const param of route.path.match(/:[A-Za-z]+/g) ?? []) {
+        const values = fillings[param.slice(1)] ?? [1];
+        paths = paths.flatMap((filled) => values.map((value) => ({ ...filled, [param.slice(1)]: value })));
+      }
+      for (const params of paths) urls.add(buildPath(route.path, params));
+    }
+    let answered = 0;
+    for (const url of urls) {
+      for (const [who, bearer] of [
+        ['viewer', viewer],
+        ['node', nodeA.token],
+      ] as const) {
+        const response = await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${bearer}` } });
+        if (response.statusCode === 200) answered++;
+        for (const needle of needles) expect(response.body.includes(needle), `${who} GET ${url}`).toBe(false);
+      }
+    }
+    // The walk reached real answers (the certificates view, the providers, the audit log…), not only refusals.
+    expect(answered).toBeGreaterThan(20);
   });
 });

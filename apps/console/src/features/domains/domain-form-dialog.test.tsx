@@ -1,4 +1,4 @@
-import type { Domain } from '@postern/contract';
+import { certificateMessages, type Domain } from '@postern/contract';
 import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeApi, renderWithProviders } from '../services/service-test-fixtures';
@@ -140,5 +140,57 @@ describe('domain form', () => {
     fireEvent.change(ownerSelect(), { target: { value: '' } });
     await save();
     expect(calls.find((call) => call.method === 'PATCH')?.body).toMatchObject({ ownerNodeId: null });
+  });
+
+  it('refuses a wildcard on HTTP-01 on the Challenge field; with DNS-01, a provider and a CA it is sent', async () => {
+    const stamps = { domains: 0, created_at: domain.created_at, updated_at: domain.updated_at };
+    const unset = { server: null, port: null, keyName: null, algorithm: null, zone: null, zoneId: null };
+    const provider = {
+      ...stamps,
+      ...unset,
+      id: 4,
+      name: 'bind-lab',
+      kind: 'rfc2136',
+      ...{ accessKeyId: null, hostedZoneId: null, region: null, serverUrl: null, username: null, subdomain: null },
+      hasSecret: true,
+      propagationTimeoutSeconds: 120,
+    };
+    const ca = {
+      ...stamps,
+      id: 2,
+      name: 'ZeroSSL',
+      directoryUrl: 'https://acme.zerossl.com/v2/DV90',
+      email: null,
+      eabKeyId: 'kid',
+      hasEabHmacKey: true,
+      isDefault: false,
+    };
+    const providers = { status: 200, body: [provider] };
+    const authorities = { status: 200, body: [ca] };
+    const calls = fakeApi((method, path) => {
+      if (path === '/api/certificates/dns-providers') return providers;
+      if (path === '/api/certificates/authorities') return authorities;
+      if (method === 'POST') return { status: 201, body: { ...domain, domain: '*.lab.example.com' } };
+      return undefined;
+    });
+    renderWithProviders(<DomainFormDialog open onClose={vi.fn()} />);
+    fireEvent.change(screen.getByLabelText('Domain'), { target: { value: '*.lab.example.com' } });
+    await save();
+    expect(await screen.findByText(certificateMessages.wildcardNeedsDns)).toBeTruthy();
+    expect(calls.filter((call) => call.method === 'POST')).toHaveLength(0);
+
+    fireEvent.change(screen.getByLabelText('Challenge'), { target: { value: 'dns-01' } });
+    await waitFor(() => expect(screen.getByRole('option', { name: 'bind-lab' })).toBeTruthy());
+    fireEvent.change(screen.getByLabelText('DNS Provider'), { target: { value: '4' } });
+    await waitFor(() => expect(screen.getByRole('option', { name: 'ZeroSSL' })).toBeTruthy());
+    fireEvent.change(screen.getByLabelText('Certificate Authority'), { target: { value: '2' } });
+    await save();
+    expect(calls.find((call) => call.method === 'POST')?.body).toMatchObject({
+      domain: '*.lab.example.com',
+      ssl: 'certbot',
+      challenge: 'dns-01',
+      dnsProviderId: 4,
+      acmeCaId: 2,
+    });
   });
 });

@@ -6,6 +6,7 @@ import { useToast } from '../../components/ui/toast';
 import { settleStoredChange } from '../../lib/api';
 import { useZodForm } from '../../lib/use-zod-form';
 import { useCreateDomain, useUpdateDomain } from '../../queries/domains';
+import { acmeCasQueryOptions, dnsProvidersQueryOptions } from '../../queries/certificates';
 import { nodeListQueryOptions } from '../../queries/nodes';
 import { applySkipValidation, getInitialDomainValues, isSslSelectorDisabled, ownerOptions } from './domain-form-rules';
 import { AccessSection } from '../access/access-section';
@@ -18,6 +19,10 @@ const SSL_OPTIONS = [
 /** Offered only while it is the domain's mode: it comes from an upload (the row's "Upload Certificate"). */
 const UPLOADED_OPTION = { value: 'uploaded', label: 'Your own certificate' } as const;
 const SSL_MODES: readonly string[] = ['self-signed', 'certbot', 'uploaded'];
+const CHALLENGE_OPTIONS = [
+  { value: 'http-01', label: 'HTTP-01 (port 80 reachable)' },
+  { value: 'dns-01', label: 'DNS-01 (a TXT record through a DNS provider)' },
+] as const;
 
 function DomainForm({ domain, onClose }: { domain?: Domain; onClose: () => void }) {
   // The edit schema for both: it also keeps `uploaded`; a create never offers it, and the domain is still required.
@@ -28,6 +33,11 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose: () => void 
   const isSslLocked = isSslSelectorDisabled(form.values);
   const nodes = useQuery(nodeListQueryOptions({ page: 1, limit: limits.listMaxLimit }));
   const access = useDomainAccess(domain);
+  const isAcme = form.values.ssl === 'certbot';
+  // Loaded only while the domain gets its certificate from a CA: the choices below are shown then.
+  const providers = useQuery({ ...dnsProvidersQueryOptions(), enabled: isAcme });
+  const authorities = useQuery({ ...acmeCasQueryOptions(), enabled: isAcme });
+  const defaultCa = authorities.data?.find((ca) => ca.isDefault);
 
   // A change stored but not applied closes the form too: the toast said why, sending it again would repeat it.
   const onSubmit = form.handleSubmit(async (body) => {
@@ -55,7 +65,7 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose: () => void 
         required
         label="Domain"
         placeholder="app.example.com"
-        description="The domain name must resolve to this gateway's public address."
+        description="The domain name must resolve to this gateway's public address. *.example.com: a wildcard domain (DNS-01 only)."
         autoComplete="off"
         {...form.field('domain')}
       />
@@ -71,6 +81,34 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose: () => void 
         {...form.field('ssl')}
         onChange={(value) => form.setValue('ssl', (SSL_MODES.includes(value) ? value : 'self-signed') as SslMode)}
       />
+      {isAcme && (
+        <>
+          <SelectField
+            label="Challenge"
+            options={CHALLENGE_OPTIONS}
+            description="How the CA checks the domain is yours. Wildcard domains and gateways without port 80 use DNS-01."
+            {...form.field('challenge')}
+            onChange={(value) => form.setValue('challenge', value === 'dns-01' ? 'dns-01' : 'http-01')}
+          />
+          {form.values.challenge === 'dns-01' && (
+            <SelectField
+              label="DNS Provider"
+              placeholder="Choose a DNS provider"
+              options={(providers.data ?? []).map((provider) => ({ value: String(provider.id), label: provider.name }))}
+              description="Writes the _acme-challenge record. Providers are set in Settings."
+              {...form.field('dnsProviderId')}
+            />
+          )}
+          <SelectField
+            label="Certificate Authority"
+            options={[
+              { value: '', label: defaultCa ? `Gateway default (${defaultCa.name})` : 'Gateway default' },
+              ...(authorities.data ?? []).map((ca) => ({ value: String(ca.id), label: ca.name })),
+            ]}
+            {...form.field('acmeCaId')}
+          />
+        </>
+      )}
       <SelectField
         label="Owner"
         options={ownerOptions(nodes.data?.data ?? [], domain)}

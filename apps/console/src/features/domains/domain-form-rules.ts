@@ -1,10 +1,23 @@
 import type { Domain, Node, SslMode } from '@postern/contract';
 
+type AcmeChallenge = NonNullable<Domain['challenge']>;
+
 // Domain form state (the spec's "Validation rules"): skipping validation forces self-signed and locks the selector,
 // because Let's Encrypt cannot issue a certificate for a domain whose reachability was not checked.
 
-/** `ownerNodeId` as the owner select holds it: '' for the admin, else the node id as text. */
-export type DomainFormValues = { domain: string; ssl: SslMode; skipValidation: boolean; ownerNodeId: string };
+/**
+ * `ownerNodeId` as the owner select holds it: '' for the admin, else the node id as text; `dnsProviderId` and
+ * `acmeCaId` the same way ('': none, the gateway's default CA).
+ */
+export type DomainFormValues = {
+  domain: string;
+  ssl: SslMode;
+  skipValidation: boolean;
+  ownerNodeId: string;
+  challenge: AcmeChallenge;
+  dnsProviderId: string;
+  acmeCaId: string;
+};
 
 export function getInitialDomainValues(domain?: Domain): DomainFormValues {
   return {
@@ -12,6 +25,9 @@ export function getInitialDomainValues(domain?: Domain): DomainFormValues {
     ssl: domain?.ssl ?? 'certbot',
     skipValidation: false,
     ownerNodeId: domain?.ownerNodeId == null ? '' : String(domain.ownerNodeId),
+    challenge: domain?.challenge ?? 'http-01',
+    dnsProviderId: domain?.dnsProviderId == null ? '' : String(domain.dnsProviderId),
+    acmeCaId: domain?.acmeCaId == null ? '' : String(domain.acmeCaId),
   };
 }
 

@@ -21,6 +21,14 @@ const IdentityProvidersCard = lazy(() =>
   import('../access/identity-providers-card').then((module) => ({ default: module.IdentityProvidersCard })),
 );
 
+// Certificates for real setups (docs/api.md "Certificates"): DNS providers and CAs, in their own chunks.
+const DnsProvidersCard = lazy(() =>
+  import('../certificates/dns-providers-card').then((module) => ({ default: module.DnsProvidersCard })),
+);
+const AcmeCasCard = lazy(() =>
+  import('../certificates/acme-cas-card').then((module) => ({ default: module.AcmeCasCard })),
+);
+
 type Fields = Partial<Record<'password' | 'code', string | undefined>>;
 
 /** A 422's field messages; any other failure was already reported by the API layer (toast or sign-out). */
@@ -53,6 +61,12 @@ export function SettingsPage() {
       <TwoFactorCard />
       <Suspense fallback={null}>
         <IdentityProvidersCard />
+      </Suspense>
+      <Suspense fallback={null}>
+        <DnsProvidersCard />
+      </Suspense>
+      <Suspense fallback={null}>
+        <AcmeCasCard />
       </Suspense>
     </div>
   );

@@ -320,7 +320,13 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
       const differing: string[] = [];
       for (const domain of domains) {
         if (domain.pemFingerprint == null) continue;
-        if ((await pems.read(domain.domain))?.fingerprint !== domain.pemFingerprint) differing.push(domain.domain);
+        // The file itself, not the cache of what this gateway wrote: drift is a file removed or replaced behind its
+        // back (hashing one costs 0.02 ms). The cache forgets it, so the repair's ensure loads the stored one.
+        const pem = await readFile(pems.pathOf(domain.domain), 'utf8').catch(() => null);
+        if ((pem === null ? null : firstCertificateFingerprint(pem)) !== domain.pemFingerprint) {
+          pems.forget(domain.domain);
+          differing.push(domain.domain);
+        }
       }
       return differing;
     },
