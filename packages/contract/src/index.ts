@@ -12,6 +12,7 @@ export * from './format.js';
 export * from './install-commands.js';
 export { idValue } from './fields.js';
 export * from './messages.js';
+export * from './notifications.js';
 export * from './observe.js';
 export * from './operations.js';
 export * from './overview.js';
