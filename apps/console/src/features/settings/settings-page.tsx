@@ -20,6 +20,10 @@ const twoFactorKey = ['auth', 'two-factor'] as const;
 const IdentityProvidersCard = lazy(() =>
   import('../access/identity-providers-card').then((module) => ({ default: module.IdentityProvidersCard })),
 );
+// Beyond the spec (docs/api.md "Notifications"): its own chunk too.
+const NotificationsCard = lazy(() =>
+  import('./notifications-card').then((module) => ({ default: module.NotificationsCard })),
+);
 
 type Fields = Partial<Record<'password' | 'code', string | undefined>>;
 
@@ -53,6 +57,9 @@ export function SettingsPage() {
       <TwoFactorCard />
       <Suspense fallback={null}>
         <IdentityProvidersCard />
+      </Suspense>
+      <Suspense fallback={null}>
+        <NotificationsCard />
       </Suspense>
     </div>
   );
