@@ -28,6 +28,8 @@ import type { DomainCheck } from './modules/domains/service.js';
 import { logRoutes } from './modules/logs/routes.js';
 import { createGatewayPeerStatus, withStatus, type GatewayPeerStatus } from './cluster/peer-status.js';
 import { nodeRoutes } from './modules/nodes/routes.js';
+import { createNotifier, type Notifier, type NotifierOptions } from './modules/notifications/notifier.js';
+import { notificationRoutes } from './modules/notifications/routes.js';
 import { createObserver, observeApply, type Observer, type ObserverOptions } from './modules/observe/observer.js';
 import { observeRoutes, registerMetricsRoute } from './modules/observe/routes.js';
 import { serviceRoutes } from './modules/services/routes.js';
@@ -42,6 +44,8 @@ declare module 'fastify' {
     observer: Observer;
     /** Node status combined over the gateways of the database (docs/SCALE-OUT.md). */
     gatewayPeerStatus: GatewayPeerStatus;
+    /** What becomes a message to the operator, and its delivery (docs/api.md "Notifications"). */
+    notifier: Notifier;
   }
 }
 
@@ -56,9 +60,13 @@ export interface BuildAppOptions {
   checkDomain?: DomainCheck;
   /** Traffic history, health checks and metrics (docs/api.md "Observability"). */
   observe?: ObserverOptions;
+  /** Notifications (docs/api.md "Notifications"): delivery timings, the outbound address policy (tests). */
+  notifications?: NotifierOptions;
 }
 
 export const VERSION: string = packageJson.version;
+
+const silentLog = { warn: () => undefined, info: () => undefined };
 
 /**
  * A client gets `timeoutMs` to send a whole request, headers and body (Node answers 408 and closes the socket):
@@ -124,7 +132,16 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   app.decorate('gatewayPeerStatus', peerStatus);
   // Every background job of the app, listed in jobs.ts: started once Fastify is ready, stopped (reversed) at close.
   const sessionStreams = watchSessionStreams(app, deps);
-  const jobs = new JobList(appJobs(app, deps, { observer, peerStatus, sessionStreams }), (name, err) =>
+  const notifier = createNotifier(deps, opts.notifications?.health ?? observer.health, loggerInstance ?? silentLog, {
+    ...opts.notifications,
+    timings: {
+      retryFirstMs: deps.config.notificationRetryMs.first,
+      retryMaxMs: deps.config.notificationRetryMs.max,
+      ...opts.notifications?.timings,
+    },
+  });
+  app.decorate('notifier', notifier);
+  const jobs = new JobList(appJobs(app, deps, { observer, peerStatus, sessionStreams, notifier }), (name, err) =>
     app.log.warn({ err, job: name }, 'a background job did not stop cleanly'),
   );
   app.addHook('onReady', () => jobs.startAll());
@@ -153,6 +170,7 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   await app.register(auditRoutes, { deps });
   await app.register(observeRoutes, { deps, observer });
   await app.register(accessRoutes, { deps });
+  await app.register(notificationRoutes, { deps, notifier });
   // The visitors' sign-in exchange under /_postern/access (docs/ACCESS.md): pages, not API operations.
   await app.register(accessExchangeRoutes, { deps });
 

@@ -288,6 +288,20 @@ const EnvSchema = z
       .min(1)
       .max(600)
       .default(30),
+    /**
+     * Notifications (issue 33): the first retry of a message a channel did not take, in seconds (each further retry
+     * waits twice as long, up to POSTERN_NOTIFICATION_RETRY_MAX_SECONDS); a message is given up after 24 hours.
+     */
+    POSTERN_NOTIFICATION_RETRY_SECONDS: z.coerce
+      .number({ error: 'must be a number of seconds (0.1-3600)' })
+      .min(0.1, 'must be a number of seconds (0.1-3600)')
+      .max(3600, 'must be a number of seconds (0.1-3600)')
+      .default(10),
+    POSTERN_NOTIFICATION_RETRY_MAX_SECONDS: z.coerce
+      .number({ error: 'must be a number of seconds (0.1-86400)' })
+      .min(0.1, 'must be a number of seconds (0.1-86400)')
+      .max(86_400, 'must be a number of seconds (0.1-86400)')
+      .default(900),
     POSTERN_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     POSTERN_CONSOLE_DIR: z.string().optional(),
     /** The built node client (scripts/build-node-client.sh) served to nodes; unset: apps/cli/dist/release. */
@@ -383,6 +397,13 @@ const ConfigSchema = EnvSchema.transform((env) => ({
   metricsToken: env.POSTERN_METRICS_TOKEN,
   driftCheckIntervalMs: env.POSTERN_DRIFT_CHECK_INTERVAL * 1000,
   leaseMs: env.POSTERN_LEASE_SECONDS * 1000,
+  /** Back-off of a notification's retries: the first delay, doubling up to the maximum. */
+  notificationRetryMs: {
+    first: Math.round(env.POSTERN_NOTIFICATION_RETRY_SECONDS * 1000),
+    max: Math.round(
+      Math.max(env.POSTERN_NOTIFICATION_RETRY_MAX_SECONDS, env.POSTERN_NOTIFICATION_RETRY_SECONDS) * 1000,
+    ),
+  },
   metricsAddress: env.POSTERN_METRICS_ADDRESS,
   consoleDir: env.POSTERN_CONSOLE_DIR,
   nodeClientDir: env.POSTERN_NODE_CLIENT_DIR,

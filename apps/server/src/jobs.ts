@@ -9,6 +9,7 @@ import type { GatewayPeerStatus } from './cluster/peer-status.js';
 import { startAuditRetention } from './modules/audit/retention.js';
 import type { SessionStreams } from './modules/auth/session-streams.js';
 import { startMetricsListener } from './modules/observe/metrics-listener.js';
+import type { Notifier } from './modules/notifications/notifier.js';
 import type { Observer } from './modules/observe/observer.js';
 import { startExpirySweep } from './modules/services/expiry.js';
 import { RENEW_TOPIC } from './modules/certificates/certificates.js';
@@ -95,9 +96,9 @@ export function gatewayJobs(parts: {
 export function appJobs(
   app: FastifyInstance,
   deps: AppDeps,
-  parts: { observer: Observer; peerStatus: GatewayPeerStatus; sessionStreams: SessionStreams },
+  parts: { observer: Observer; peerStatus: GatewayPeerStatus; sessionStreams: SessionStreams; notifier: Notifier },
 ): BackgroundJob[] {
-  const { observer, peerStatus, sessionStreams } = parts;
+  const { observer, peerStatus, sessionStreams, notifier } = parts;
   let stopAnnouncements: () => void = () => undefined;
   let stopHeartbeat: () => void = () => undefined;
   let stopMetricsListener: () => Promise<void> = () => Promise.resolve();
@@ -200,5 +201,10 @@ export function appJobs(
         });
       },
     },
+    // modules/notifications: every second, due alerts (backends, nodes, gateways, after the grace period) are
+    // written to the delivery queue and the queue is worked, both by the `notifications` lease's holder; every 5 s
+    // the state is read again in full; certificates every minute; drift, set-aside changes and sign-ins as they
+    // happen. Last, so it stops before the audit log is flushed (a delivery given up is audited).
+    { name: 'notifications', start: () => notifier.start(), stop: () => notifier.stop() },
   ];
 }

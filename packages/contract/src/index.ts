@@ -14,6 +14,7 @@ export * from './install-commands.js';
 export * from './ipv4.js';
 export { idValue } from './fields.js';
 export * from './messages.js';
+export * from './notifications.js';
 export * from './observe.js';
 export * from './operations.js';
 export * from './overview.js';

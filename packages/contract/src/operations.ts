@@ -75,6 +75,16 @@ import {
   DnsProviderSchema,
   DnsProviderUpdateSchema,
 } from './certificates.js';
+import {
+  NotificationChannelCreateSchema,
+  NotificationChannelSchema,
+  NotificationChannelUpdateSchema,
+  NotificationDeliveryQuerySchema,
+  NotificationDeliverySchema,
+  NotificationSettingsSchema,
+  NotificationSettingsUpdateSchema,
+  NotificationTestResultSchema,
+} from './notifications.js';
 import { AttentionSchema, ServiceOverviewQuerySchema, ServiceOverviewSchema } from './overview.js';
 import { listOf } from './envelopes.js';
 import { LabelProblemsUpdateSchema, NodeLabelProblemsSchema } from './source.js';
@@ -762,6 +772,53 @@ export const operations = {
     body: ConfigPlanRequestSchema,
     response: json(ConfigApplyResultSchema),
     errors: ['bad_request', ...applied],
+  }),
+  listNotificationChannels: operation('listNotificationChannels', {
+    summary: 'The notification channels (secrets never returned), with what waits to be delivered to each',
+    query: PageQuerySchema,
+    response: json(listOf(NotificationChannelSchema)),
+  }),
+  createNotificationChannel: operation('createNotificationChannel', {
+    summary:
+      'Add a notification channel (webhook, slack, discord, mattermost, ntfy or email; secrets stored encrypted)',
+    body: NotificationChannelCreateSchema,
+    response: created(NotificationChannelSchema),
+  }),
+  testNewNotificationChannel: operation('testNewNotificationChannel', {
+    summary: 'Send test: send a test message through a channel not saved yet and say what happened',
+    body: NotificationChannelCreateSchema,
+    response: json(NotificationTestResultSchema),
+  }),
+  updateNotificationChannel: operation('updateNotificationChannel', {
+    summary: 'Edit a notification channel (absent fields and secrets kept)',
+    params: IdParamSchema,
+    body: NotificationChannelUpdateSchema,
+    response: json(NotificationChannelSchema),
+  }),
+  deleteNotificationChannel: operation('deleteNotificationChannel', {
+    summary: 'Delete a notification channel and what waits to be delivered to it',
+    params: IdParamSchema,
+    response: noContent,
+  }),
+  testNotificationChannel: operation('testNotificationChannel', {
+    summary: 'Send test: send a test message through a channel (with unsaved edits in the body) and say what happened',
+    params: IdParamSchema,
+    body: NotificationChannelUpdateSchema,
+    response: json(NotificationTestResultSchema),
+  }),
+  getNotificationSettings: operation('getNotificationSettings', {
+    summary: 'The grace period and the certificate warning of every channel',
+    response: json(NotificationSettingsSchema),
+  }),
+  updateNotificationSettings: operation('updateNotificationSettings', {
+    summary: 'Change the grace period or the certificate warning',
+    body: NotificationSettingsUpdateSchema,
+    response: json(NotificationSettingsSchema),
+  }),
+  listNotificationDeliveries: operation('listNotificationDeliveries', {
+    summary: 'A page of messages queued, delivered or given up, newest first (filters: channelId, status)',
+    query: NotificationDeliveryQuerySchema,
+    response: json(listOf(NotificationDeliverySchema)),
   }),
 
   agentNode: operation('agentNode', { summary: "The token's node", response: json(NodeSchema), errors: agent }),

@@ -279,6 +279,52 @@ export const routes = {
   exportConfig: { method: 'GET', path: '/api/config/export', auth: 'session', permission: 'read' },
   planConfig: { method: 'POST', path: '/api/config/plan', auth: 'session', permission: 'read' },
   applyConfig: { method: 'POST', path: '/api/config/apply', auth: 'session', permission: 'settings' },
+  // Notifications (docs/api.md "Notifications"): channels, their test, the grace period, deliveries. Reading them
+  // shows no secret; changing or testing one is a setting (a test sends a message from the gateway).
+  listNotificationChannels: { method: 'GET', path: '/api/notifications/channels', auth: 'session', permission: 'read' },
+  createNotificationChannel: {
+    method: 'POST',
+    path: '/api/notifications/channels',
+    auth: 'session',
+    permission: 'settings',
+  },
+  testNewNotificationChannel: {
+    method: 'POST',
+    path: '/api/notifications/channels/test',
+    auth: 'session',
+    permission: 'settings',
+  },
+  updateNotificationChannel: {
+    method: 'PATCH',
+    path: '/api/notifications/channels/:id',
+    auth: 'session',
+    permission: 'settings',
+  },
+  deleteNotificationChannel: {
+    method: 'DELETE',
+    path: '/api/notifications/channels/:id',
+    auth: 'session',
+    permission: 'settings',
+  },
+  testNotificationChannel: {
+    method: 'POST',
+    path: '/api/notifications/channels/:id/test',
+    auth: 'session',
+    permission: 'settings',
+  },
+  getNotificationSettings: { method: 'GET', path: '/api/notifications/settings', auth: 'session', permission: 'read' },
+  updateNotificationSettings: {
+    method: 'PATCH',
+    path: '/api/notifications/settings',
+    auth: 'session',
+    permission: 'settings',
+  },
+  listNotificationDeliveries: {
+    method: 'GET',
+    path: '/api/notifications/deliveries',
+    auth: 'session',
+    permission: 'read',
+  },
 
   // Agent API for the `postern` CLI: authenticated by the node's personal access token, scoped to that node.
   agentNode: { method: 'GET', path: '/api/agent/node', auth: 'node-token' },

@@ -37,6 +37,8 @@ interface World {
   roles: Record<Role, string>;
   /** The session the caller expected to succeed ('admin') uses. */
   actAs: string;
+  /** A notification channel (only for the notification routes). */
+  channelId: number;
 }
 
 interface Call {
@@ -263,6 +265,32 @@ const matrix: Record<RouteName, Row> = {
     url: `/api/domains/${w.domain.id}/certificate`,
     body: { certificate: 'not a certificate', privateKey: 'not a key' },
   })),
+  // Notifications (docs/api.md "Notifications"): reading is `read`, the rest `settings`; a test to a loopback or
+  // metadata address is refused before anything is sent (422), whoever asks.
+  listNotificationChannels: consoleRoute(200, () => ({ url: '/api/notifications/channels' })),
+  createNotificationChannel: consoleRoute(201, (w) => ({
+    url: '/api/notifications/channels',
+    body: { kind: 'slack', name: `created-${w.n}`, url: 'https://hooks.example.test/services/T0/B0/x' },
+  })),
+  testNewNotificationChannel: consoleRoute(422, () => ({
+    url: '/api/notifications/channels/test',
+    body: { kind: 'discord', name: 'draft', url: 'http://169.254.169.254/latest/meta-data/' },
+  })),
+  updateNotificationChannel: consoleRoute(200, (w) => ({
+    url: `/api/notifications/channels/${w.channelId}`,
+    body: { enabled: false },
+  })),
+  deleteNotificationChannel: consoleRoute(204, (w) => ({ url: `/api/notifications/channels/${w.channelId}` })),
+  testNotificationChannel: consoleRoute(422, (w) => ({
+    url: `/api/notifications/channels/${w.channelId}/test`,
+    body: { url: 'http://127.0.0.2:9/' },
+  })),
+  getNotificationSettings: consoleRoute(200, () => ({ url: '/api/notifications/settings' })),
+  updateNotificationSettings: consoleRoute(200, () => ({
+    url: '/api/notifications/settings',
+    body: { graceSeconds: 60 },
+  })),
+  listNotificationDeliveries: consoleRoute(200, () => ({ url: '/api/notifications/deliveries?status=failed' })),
   getDomainAccess: consoleRoute(200, (w) => ({ url: `/api/domains/${w.access.domainId}/access` })),
   updateDomainAccess: consoleRoute(200, (w) => ({
     url: `/api/domains/${w.access.domainId}/access`,
@@ -441,6 +469,16 @@ async function buildWorld(name: string): Promise<World> {
     accounts: ACCOUNT_ROUTES.has(name) ? await buildAccounts(session, n) : { accountId: 0, inviteId: 0 },
     roles: await roleSessions(session),
     actAs: session,
+    channelId: /Notification/.test(name)
+      ? (
+          await json<{ id: number }>('POST', '/api/notifications/channels', session, {
+            kind: 'webhook',
+            name: `hook-${n}`,
+            url: 'https://hooks.example.test/postern',
+            signingSecret: 'a-signing-secret-of-the-world',
+          })
+        ).id
+      : 0,
   };
 }
 

@@ -18,8 +18,14 @@ import { leases as leasesTable } from '../db/schema.js';
 // SQLite has one gateway by construction (the database is a file in its data dir): there every lease is this
 // process's, with no row and no write.
 
-/** The run-once jobs. */
-export const LEASE_NAMES = ['certificates', 'service-expiry', 'audit-retention', 'health-audit'] as const;
+/** The run-once jobs (`notifications`: writing the messages every gateway observes, and delivering them). */
+export const LEASE_NAMES = [
+  'certificates',
+  'service-expiry',
+  'audit-retention',
+  'health-audit',
+  'notifications',
+] as const;
 export type LeaseName = (typeof LEASE_NAMES)[number];
 
 export const DEFAULT_LEASE_MS = 30_000;

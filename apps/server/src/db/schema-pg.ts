@@ -166,4 +166,7 @@ export const {
   acmeCas,
   acmeAccounts,
   nodeLabelReports,
+  notificationChannels,
+  notificationDeliveries,
+  notificationAlerts,
 } = pgTables;

@@ -722,3 +722,68 @@ export const nodeLabelReports = sqliteTable('node_label_reports', {
     .notNull()
     .default(sql`'[]'`),
 });
+
+// ---- Notifications (docs/api.md "Notifications") ---------------------------------------------------------------
+
+/**
+ * Where the gateway tells the operator that something broke. What is secret (every URL: an incoming webhook's URL is
+ * its credential; the signing secret, the ntfy token, the SMTP password) is one AES-256-GCM box of JSON.
+ */
+export const notificationChannels = sqliteTable('notification_channels', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  name: text('name').notNull().unique(),
+  kind: text('kind', { enum: ['webhook', 'slack', 'discord', 'mattermost', 'ntfy', 'email'] }).notNull(),
+  enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+  /** The switches it is on for (NOTIFICATION_EVENTS). */
+  events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
+  /** What is not secret: `target` (scheme and host of the URL, or host:port) and the SMTP settings. */
+  settings: text('settings', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  /** Encrypted JSON of the secrets: url, signingSecret, token, password. */
+  secretsEnc: text('secrets_enc').notNull(),
+  ...timestamps,
+});
+
+/**
+ * The delivery queue: one row per message and channel, written in the transaction that decided to send it, delivered
+ * by the holder of the `notifications` lease in id order per channel and retried with back-off; kept a week.
+ */
+export const notificationDeliveries = sqliteTable(
+  'notification_deliveries',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    channelId: integer('channel_id')
+      .notNull()
+      .references(() => notificationChannels.id, { onDelete: 'cascade' }),
+    /** The message (NotificationPayload), the same for every channel it goes to. */
+    payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    status: text('status', { enum: ['pending', 'sent', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    /** Milliseconds since the epoch: when the next attempt is due. */
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    /** While a worker sends it (ms since the epoch): another worker leaves it alone until then. */
+    claimedUntil: integer('claimed_until'),
+    lastError: text('last_error'),
+    lastAttemptAt: text('last_attempt_at'),
+    createdAt: text('created_at').notNull().$defaultFn(now),
+    finishedAt: text('finished_at'),
+  },
+  (t) => [
+    index('notification_deliveries_status_idx').on(t.status, t.channelId, t.id),
+    index('notification_deliveries_channel_idx').on(t.channelId, t.id),
+  ],
+);
+
+/**
+ * What the operator has been told is down (a backend, a node, a gateway) or failing (a certificate): one row per
+ * thing, inserted with its "down" message and deleted with its "up" one, in the same transaction, so a message is
+ * sent once whichever gateway decides it, and a restart neither repeats nor forgets one.
+ */
+export const notificationAlerts = sqliteTable('notification_alerts', {
+  /** `backend:http:12`, `node:3`, `gateway:2`, `certificate:7`, `certificate-expiring:7`. */
+  key: text('key').primaryKey(),
+  /** Since when it is down (ISO): the duration of the "up" message counts from here. */
+  since: text('since').notNull(),
+  /** What the message said (names, the certificate's end), for the message that ends it. */
+  detail: text('detail', { mode: 'json' }).$type<Record<string, unknown>>(),
+  createdAt: text('created_at').notNull().$defaultFn(now),
+});

@@ -15,6 +15,7 @@ import { createOfflineDataPlane, type OfflineDataPlane } from '../dataplane/offl
 import { renderOptionsFor } from '../dataplane/index.js';
 import { dataPlaneConfigFor, gatewaySettingsFor, offlineNetworkOptionsFor } from '../create-data-plane.js';
 import type { AppDeps } from '../deps.js';
+import type { NotifierOptions } from '../modules/notifications/notifier.js';
 import type { ObserverOptions } from '../modules/observe/observer.js';
 import { parseConfig, type Config } from '../env.js';
 import { createAuditLog } from '../modules/audit/recorder.js';
@@ -50,6 +51,8 @@ export interface TestAppOptions {
   observe?: ObserverOptions;
   /** A console build to serve (default: none, so unknown pages are JSON 404s). */
   consoleDir?: string;
+  /** Notification timings, where messages may go, the health they read (docs/api.md "Notifications"). */
+  notifications?: NotifierOptions;
 }
 
 export interface TestApp {
@@ -119,6 +122,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     nodeClientDir: config.nodeClientDir ?? null,
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.observe ? { observe: options.observe } : {}),
+    ...(options.notifications ? { notifications: options.notifications } : {}),
   });
   await app.ready();
 

@@ -20,6 +20,10 @@ const twoFactorKey = ['auth', 'two-factor'] as const;
 const IdentityProvidersCard = lazy(() =>
   import('../access/identity-providers-card').then((module) => ({ default: module.IdentityProvidersCard })),
 );
+// Beyond the spec (docs/api.md "Notifications"): its own chunk too.
+const NotificationsCard = lazy(() =>
+  import('./notifications-card').then((module) => ({ default: module.NotificationsCard })),
+);
 
 // Certificates for real setups (docs/api.md "Certificates"): DNS providers and CAs, in their own chunks.
 const DnsProvidersCard = lazy(() =>
@@ -67,6 +71,9 @@ export function SettingsPage() {
       </Suspense>
       <Suspense fallback={null}>
         <AcmeCasCard />
+      </Suspense>
+      <Suspense fallback={null}>
+        <NotificationsCard />
       </Suspense>
     </div>
   );

@@ -12,6 +12,7 @@ import { gatewayNetworksOf } from '../nodes/to-node.js';
 import { getService } from '../services/service.js';
 import { toToken } from '../tokens/service.js';
 import { accessAudited, accessRefOf, isAccessRef, loadAccessSnapshot, type AccessKind } from './access-audit.js';
+import { loadNotificationChannel, NOTIFICATION_CHANNEL, notificationAudited } from './notification-audit.js';
 import type { AuditActor, AuditTarget } from './recorder.js';
 
 // Every change made through the API is recorded here, from the route table, in one place: each audited operation
@@ -21,7 +22,8 @@ import type { AuditActor, AuditTarget } from './recorder.js';
 // reason). Sign-in, failed sign-ins and failed re-checks of the password are recorded by the auth module itself
 // (modules/auth/auth-audit.ts), the failures summed per client.
 
-type Kind = 'node' | 'token' | 'domain' | 'service' | 'account' | 'invite' | 'none' | AccessKind;
+type Kind =
+  'node' | 'token' | 'domain' | 'service' | 'account' | 'invite' | 'none' | AccessKind | typeof NOTIFICATION_CHANNEL;
 
 export interface Audited {
   action: string;
@@ -66,6 +68,7 @@ const audited: Partial<Record<OperationName, Audited>> = {
   createInvite: { action: 'account.invite', kind: 'invite' },
   revokeInvite: { action: 'account.invite-revoke', kind: 'invite' },
   ...accessAudited,
+  ...notificationAudited,
 };
 
 /** What an entry is about: the row, plus the node and domain the filters find it by. */
@@ -130,6 +133,8 @@ function refOf(request: FastifyRequest, name: OperationName, kind: Kind, created
       };
     case 'none':
       return null;
+    case NOTIFICATION_CHANNEL:
+      return { type: NOTIFICATION_CHANNEL, id: num(params.id) ?? createdId, nodeId: null };
     default:
       return accessRefOf(kind, params, agentNodeId, createdId);
   }
@@ -144,6 +149,7 @@ function strip(view: Record<string, unknown>): Record<string, unknown> {
 async function load(deps: AppDeps, ref: Ref): Promise<Snapshot | null> {
   if (ref.id === null) return null;
   if (isAccessRef(ref)) return await loadAccessSnapshot(deps, ref);
+  if (ref.type === NOTIFICATION_CHANNEL) return await loadNotificationChannel(deps, ref.id);
   try {
     if (ref.type === 'node') {
       const row = await deps.db.select().from(nodes).where(eq(nodes.id, ref.id)).get();

@@ -1,0 +1,589 @@
+import { and, eq, inArray, like, notInArray, or } from 'drizzle-orm';
+import type { AuditEntry, NotificationItem, NotificationPayload, NotificationTestResult } from '@postern/contract';
+import type { AppDeps } from '../../deps.js';
+import {
+  certificates,
+  domains,
+  gateways,
+  httpServices,
+  nodes,
+  notificationAlerts,
+  tcpServices,
+} from '../../db/schema.js';
+import type { DriftReport } from '../../dataplane/types.js';
+import { clientKeyOf } from '../auth/rate-limit.js';
+import { LIVE_WINDOW_MS } from '../gateways/registry.js';
+import type { HealthChecker } from '../observe/health-checker.js';
+import { createAddressPolicy, systemResolve, type AddressPolicy, type Resolve } from './address-guard.js';
+import { createAlertTracker, type Family, type Transition } from './alerts.js';
+import { enqueue, enqueueNow } from './queue.js';
+import * as render from './render.js';
+import { describeFailure } from './senders/http-post.js';
+import { sendToChannel, type ChannelConfig } from './senders/index.js';
+import { readNotificationSettings } from './settings.js';
+import { isNewSignInAddress } from './sign-in-addresses.js';
+import { createDeliveryWorker, DEFAULT_DELIVERY_TIMINGS, type DeliveryTimings } from './worker.js';
+
+// Notifications (issue 33, docs/api.md "Notifications"): what happened becomes a message in the delivery queue.
+//
+// Where each kind of news comes from, and which gateway says it (with several on one database, each once):
+// - backends (the health checks), nodes (WireGuard status combined over the gateways), gateways (heartbeats): every
+//   gateway observes them and debounces and groups them (alerts.ts); the holder of the `notifications` lease writes
+//   what is due, re-checking the alert rows inside the write, so a message is decided once.
+// - certificates: the lease holder reads the certificates table every minute (failed; CA-issued and expiring).
+// - drift: each gateway its own (each has its own nginx and WireGuard), the same differences at most once an hour.
+// - sign-ins from a new address, two-factor sign-in turned off, changes the data plane set aside: from the audit
+//   entries this gateway records (each such entry is recorded once, by the gateway that saw it).
+// The delivery worker (worker.ts) runs on the lease holder.
+
+export interface NotifierOptions {
+  timings?: Partial<DeliveryTimings>;
+  /** Where messages may go; default: the address guard for this gateway (tests let their loopback receivers in). */
+  addressPolicy?: AddressPolicy;
+  resolve?: Resolve;
+  /** How often due alerts are written (ms). */
+  tickMs?: number;
+  /** How often backends, nodes and gateways are read again in full, and the alert rows (ms). */
+  sweepMs?: number;
+  /** The backends' health as the observer checks it (tests give one they drive; app.ts passes the observer's). */
+  health?: HealthChecker;
+  /** CA certificates trusted instead of the system's for HTTPS and SMTP (tests' own CA). */
+  ca?: string[];
+}
+
+export interface Notifier {
+  start(): void;
+  stop(): Promise<void>;
+  sendTest(channel: ChannelConfig): Promise<NotificationTestResult>;
+  /** One full round now: read everything, write what is due, deliver (tests). */
+  settle(): Promise<void>;
+}
+
+type Log = { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+
+const CERTIFICATE_SCAN_MS = 60_000;
+const DRIFT_REPEAT_MS = 3600_000;
+/** Set-aside entries of one apply arrive one by one: gathered this long into one message. */
+const SET_ASIDE_GATHER_MS = 1000;
+
+const FAMILIES: Family[] = ['backend', 'node', 'gateway'];
+
+export function createNotifier(
+  deps: AppDeps,
+  health: HealthChecker,
+  log: Log,
+  options: NotifierOptions = {},
+): Notifier {
+  const timings = { ...DEFAULT_DELIVERY_TIMINGS, ...options.timings };
+  const policy = options.addressPolicy ?? createAddressPolicy({ vpnSubnet: deps.config.vpnSubnet });
+  const resolve = options.resolve ?? systemResolve;
+  const outbound = () => ({
+    policy,
+    resolve,
+    timeoutMs: timings.sendTimeoutMs,
+    heloName: deps.config.publicHost,
+    ca: options.ca,
+  });
+  const worker = createDeliveryWorker(deps, outbound, timings, log);
+  const consoleUrl = `https://${deps.config.publicHost}${deps.config.httpsPort === 443 ? '' : `:${String(deps.config.httpsPort)}`}/`;
+  const origin = (): render.Origin => ({ gateway: deps.gateway.name, consoleUrl, now: deps.now() });
+  const nowMs = () => deps.now().getTime();
+
+  let graceMs = 60_000;
+  let expiringDays = 14;
+  const tracker = createAlertTracker(() => graceMs);
+  /** Nodes and gateways seen up in this process: only those are reported when they go. */
+  const seenUp = new Set<string>();
+  /** What the last health verdict of a backend said (its error, for the message). */
+  const backendErrors = new Map<string, string | null>();
+  const stops: (() => void)[] = [];
+  const timers: NodeJS.Timeout[] = [];
+  let certificatesScannedAt = 0;
+  const driftSent = new Map<string, number>();
+  let setAside: NotificationItem[] = [];
+  let setAsideTimer: NodeJS.Timeout | null = null;
+  let busy: Promise<void> | null = null;
+
+  const warn = (what: string) => (err: unknown) => log.warn({ err }, `notifications: ${what}`);
+
+  // ---- Observing ------------------------------------------------------------------------------------------------
+
+  function observeBackend(entry: {
+    type: string;
+    id: number;
+    state: string;
+    since: string | null;
+    lastError: string | null;
+  }): void {
+    if (entry.state !== 'up' && entry.state !== 'down') return;
+    const key = `backend:${entry.type}:${String(entry.id)}`;
+    backendErrors.set(key, entry.lastError);
+    const since = entry.since === null ? nowMs() : Date.parse(entry.since);
+    tracker.observe({ key, family: 'backend', state: entry.state, sinceMs: since, isAlertable: true });
+  }
+
+  async function sweepBackends(): Promise<void> {
+    for (const entry of await health.list()) observeBackend(entry);
+    // An alerted backend whose service was deleted or switched off (or its node) is forgotten without a message.
+    // Asked of the database, not of the health checks: they know nothing before their first read after a boot.
+    const alerted = alertedKeys('backend');
+    if (alerted.length === 0) return;
+    const served = new Set<string>();
+    for (const [type, table] of [
+      ['http', httpServices],
+      ['tcp', tcpServices],
+    ] as const) {
+      const ids = alerted.filter((key) => key.startsWith(`backend:${type}:`)).map((key) => Number(key.split(':')[2]));
+      if (ids.length === 0) continue;
+      const rows = await deps.db
+        .select({ id: table.id })
+        .from(table)
+        .innerJoin(nodes, eq(nodes.id, table.nodeId))
+        .where(
+          and(inArray(table.id, ids), eq(table.enabled, true), or(eq(nodes.enabled, true), eq(nodes.isLocal, true))),
+        )
+        .all();
+      for (const row of rows) served.add(`backend:${type}:${String(row.id)}`);
+    }
+    for (const key of alerted)
+      if (!served.has(key))
+        tracker.observe({ key, family: 'backend', state: 'gone', sinceMs: nowMs(), isAlertable: false });
+  }
+
+  /** Keys of a family observed or alerted that are no longer there. */
+  function goneKeys(family: Family, present: ReadonlySet<string>): string[] {
+    const keys = new Set([...tracker.observedKeys(family), ...alertedKeys(family)]);
+    return [...keys].filter((key) => !present.has(key));
+  }
+
+  let alertedByFamily = new Map<Family, Map<string, number>>();
+  const alertedKeys = (family: Family): string[] => [...(alertedByFamily.get(family)?.keys() ?? [])];
+
+  async function sweepNodes(): Promise<void> {
+    const rows = await deps.db
+      .select({ id: nodes.id, publicKey: nodes.publicKey, enabled: nodes.enabled })
+      .from(nodes)
+      .where(eq(nodes.isLocal, false))
+      .all();
+    const present = new Set<string>();
+    for (const row of rows) {
+      if (!row.enabled) continue;
+      const key = `node:${String(row.id)}`;
+      present.add(key);
+      const status = deps.dataPlane.status.get(row.publicKey);
+      const isOffline = (status?.status ?? 'offline') === 'offline';
+      if (!isOffline) seenUp.add(key);
+      tracker.observe({
+        key,
+        family: 'node',
+        state: isOffline ? 'down' : 'up',
+        sinceMs: nowMs(),
+        // A node that never connected is not "offline" news.
+        isAlertable: seenUp.has(key) || (status?.latestHandshakeTimestamp ?? null) !== null,
+      });
+    }
+    for (const key of goneKeys('node', present))
+      tracker.observe({ key, family: 'node', state: 'gone', sinceMs: nowMs(), isAlertable: false });
+  }
+
+  async function sweepGateways(): Promise<void> {
+    const rows = await deps.db.select({ id: gateways.id, lastSeenAt: gateways.lastSeenAt }).from(gateways).all();
+    const present = new Set<string>();
+    if (rows.length > 1) {
+      const newest = Math.max(...rows.map((row) => Date.parse(row.lastSeenAt)));
+      for (const row of rows) {
+        const key = `gateway:${String(row.id)}`;
+        present.add(key);
+        const isLive = row.id === deps.gateway.id || newest - Date.parse(row.lastSeenAt) <= LIVE_WINDOW_MS;
+        if (isLive) seenUp.add(key);
+        tracker.observe({
+          key,
+          family: 'gateway',
+          state: isLive ? 'up' : 'down',
+          sinceMs: nowMs(),
+          isAlertable: seenUp.has(key),
+        });
+      }
+    }
+    for (const key of goneKeys('gateway', present))
+      tracker.observe({ key, family: 'gateway', state: 'gone', sinceMs: nowMs(), isAlertable: false });
+  }
+
+  async function reloadAlerted(): Promise<void> {
+    const rows = await deps.db
+      .select({ key: notificationAlerts.key, since: notificationAlerts.since })
+      .from(notificationAlerts)
+      .all();
+    const next = new Map<Family, Map<string, number>>(FAMILIES.map((family) => [family, new Map()]));
+    for (const row of rows) {
+      const family = row.key.split(':')[0] as Family;
+      next.get(family)?.set(row.key, Date.parse(row.since));
+    }
+    alertedByFamily = next;
+    for (const family of FAMILIES) tracker.setAlerted(family, next.get(family) ?? new Map());
+  }
+
+  async function readSettings(): Promise<void> {
+    const settings = await readNotificationSettings(deps.db);
+    graceMs = settings.graceSeconds * 1000;
+    expiringDays = settings.certificateExpiringDays;
+  }
+
+  async function sweep(): Promise<void> {
+    await readSettings();
+    await reloadAlerted();
+    await sweepBackends();
+    await sweepNodes();
+    await sweepGateways();
+  }
+
+  // ---- Writing what is due --------------------------------------------------------------------------------------
+
+  async function namesOf(transitions: Transition[]) {
+    const ids = (prefix: string) =>
+      transitions.filter((t) => t.key.startsWith(prefix)).map((t) => Number(t.key.split(':').at(-1)));
+    const services = new Map<string, { name: string; node: { id: number; name: string } }>();
+    for (const [type, table] of [
+      ['http', httpServices],
+      ['tcp', tcpServices],
+    ] as const) {
+      const wanted = ids(`backend:${type}:`);
+      if (wanted.length === 0) continue;
+      const rows = await deps.db
+        .select({ id: table.id, name: table.name, nodeId: nodes.id, nodeName: nodes.name })
+        .from(table)
+        .innerJoin(nodes, eq(nodes.id, table.nodeId))
+        .where(inArray(table.id, wanted))
+        .all();
+      for (const row of rows)
+        services.set(`backend:${type}:${String(row.id)}`, {
+          name: row.name,
+          node: { id: row.nodeId, name: row.nodeName },
+        });
+    }
+    const nodeNames = new Map<string, string>();
+    const wantedNodes = ids('node:');
+    if (wantedNodes.length > 0)
+      for (const row of await deps.db
+        .select({ id: nodes.id, name: nodes.name })
+        .from(nodes)
+        .where(inArray(nodes.id, wantedNodes))
+        .all())
+        nodeNames.set(`node:${String(row.id)}`, row.name);
+    const gatewayNames = new Map<string, string>();
+    const wantedGateways = ids('gateway:');
+    if (wantedGateways.length > 0)
+      for (const row of await deps.db
+        .select({ id: gateways.id, name: gateways.name })
+        .from(gateways)
+        .where(inArray(gateways.id, wantedGateways))
+        .all())
+        gatewayNames.set(`gateway:${String(row.id)}`, row.name);
+    return { services, nodeNames, gatewayNames };
+  }
+
+  function itemOf(
+    transition: Transition,
+    names: Awaited<ReturnType<typeof namesOf>>,
+    downSinceMs: number | null,
+  ): NotificationItem {
+    const id = Number(transition.key.split(':').at(-1));
+    const since = new Date(downSinceMs ?? transition.sinceMs).toISOString();
+    const durationSeconds =
+      transition.to === 'up' && downSinceMs !== null ? Math.round((transition.sinceMs - downSinceMs) / 1000) : null;
+    if (transition.family === 'backend') {
+      const service = names.services.get(transition.key);
+      return render.item({
+        subject: 'service',
+        id,
+        name: service?.name ?? transition.key,
+        node: service?.node ?? null,
+        since,
+        durationSeconds,
+        detail: transition.to === 'down' ? (backendErrors.get(transition.key) ?? null) : null,
+      });
+    }
+    const name =
+      (transition.family === 'node' ? names.nodeNames : names.gatewayNames).get(transition.key) ?? transition.key;
+    return render.item({ subject: transition.family, id, name, since, durationSeconds });
+  }
+
+  async function checkedByNode(): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
+    for (const entry of await health.list())
+      if (entry.state !== 'unknown') counts.set(entry.nodeId, (counts.get(entry.nodeId) ?? 0) + 1);
+    return counts;
+  }
+
+  async function writeDue(): Promise<void> {
+    const due = tracker.due(nowMs());
+    if (due.length === 0 || !deps.leases.holds('notifications')) return;
+    const names = await namesOf(due);
+    const totals = { checkedByNode: await checkedByNode() };
+    const at = deps.now();
+    const written = await deps.db.write(async (tx) => {
+      const downs = new Map<Family, NotificationItem[]>();
+      const ups = new Map<Family, NotificationItem[]>();
+      const changes: { key: string; since: number | null }[] = [];
+      for (const transition of due) {
+        // Decided again under the write lock: another gateway may have written it since this one last read.
+        const row = await tx.select().from(notificationAlerts).where(eq(notificationAlerts.key, transition.key)).get();
+        if (transition.to === 'down') {
+          if (row) {
+            changes.push({ key: transition.key, since: Date.parse(row.since) });
+            continue;
+          }
+          const since = new Date(transition.sinceMs).toISOString();
+          await tx.insert(notificationAlerts).values({ key: transition.key, since, createdAt: at.toISOString() }).run();
+          changes.push({ key: transition.key, since: transition.sinceMs });
+          downs.set(transition.family, [...(downs.get(transition.family) ?? []), itemOf(transition, names, null)]);
+          continue;
+        }
+        changes.push({ key: transition.key, since: null });
+        if (!row) continue;
+        await tx.delete(notificationAlerts).where(eq(notificationAlerts.key, transition.key)).run();
+        if (transition.to === 'up')
+          ups.set(transition.family, [
+            ...(ups.get(transition.family) ?? []),
+            itemOf(transition, names, Date.parse(row.since)),
+          ]);
+      }
+      const payloads: NotificationPayload[] = [];
+      const o = origin();
+      const down = (family: Family) => downs.get(family) ?? [];
+      const up = (family: Family) => ups.get(family) ?? [];
+      if (down('backend').length > 0) payloads.push(render.backendsDown(o, down('backend'), totals));
+      if (up('backend').length > 0) payloads.push(render.backendsUp(o, up('backend')));
+      if (down('node').length > 0) payloads.push(render.nodesOffline(o, down('node')));
+      if (up('node').length > 0) payloads.push(render.nodesOnline(o, up('node')));
+      if (down('gateway').length > 0) payloads.push(render.gatewaysGone(o, down('gateway')));
+      if (up('gateway').length > 0) payloads.push(render.gatewaysBack(o, up('gateway')));
+      const queued = await enqueue(tx, payloads, at.getTime());
+      return { changes, queued };
+    });
+    for (const change of written.changes) tracker.markAlerted(change.key, change.since);
+    if (written.queued > 0) worker.wake();
+  }
+
+  // ---- Certificates ---------------------------------------------------------------------------------------------
+
+  async function scanCertificates(): Promise<void> {
+    if (!deps.leases.holds('notifications')) return;
+    const now = nowMs();
+    if (now - certificatesScannedAt < CERTIFICATE_SCAN_MS) return;
+    certificatesScannedAt = now;
+    const rows = await deps.db
+      .select({
+        id: domains.id,
+        domain: domains.domain,
+        state: certificates.state,
+        notAfter: certificates.notAfter,
+        error: certificates.error,
+        nextAttemptAt: certificates.nextAttemptAt,
+      })
+      .from(certificates)
+      .innerJoin(domains, eq(domains.id, certificates.domainId))
+      .all();
+    const failing = rows.filter((row) => row.state === 'failed');
+    const expiring = rows.filter(
+      (row) =>
+        row.state === 'valid' && row.notAfter !== null && Date.parse(row.notAfter) < now + expiringDays * 86_400_000,
+    );
+    const at = deps.now().toISOString();
+    const queued = await deps.db.write(async (tx) => {
+      const failedItems: NotificationItem[] = [];
+      const expiringItems: NotificationItem[] = [];
+      const known = new Map(
+        (await tx.select().from(notificationAlerts).where(like(notificationAlerts.key, 'certificate%')).all()).map(
+          (row) => [row.key, row],
+        ),
+      );
+      for (const row of failing) {
+        const key = `certificate:${String(row.id)}`;
+        if (known.has(key)) continue;
+        await tx.insert(notificationAlerts).values({ key, since: at, createdAt: at }).run();
+        const next = row.nextAttemptAt ? `; the next attempt is at ${render.formatTime(row.nextAttemptAt)}` : '';
+        failedItems.push(
+          render.item({
+            subject: 'domain',
+            id: row.id,
+            name: row.domain,
+            since: at,
+            detail: `${row.error ?? 'failed'}${next}`,
+          }),
+        );
+      }
+      for (const row of expiring) {
+        const key = `certificate-expiring:${String(row.id)}`;
+        const notAfter = row.notAfter ?? '';
+        if (known.get(key)?.since === notAfter) continue;
+        await tx
+          .insert(notificationAlerts)
+          .values({ key, since: notAfter, createdAt: at })
+          .onConflictDoUpdate({ target: notificationAlerts.key, set: { since: notAfter } })
+          .run();
+        expiringItems.push(render.item({ subject: 'domain', id: row.id, name: row.domain, since: notAfter }));
+      }
+      // Renewed, deleted or no longer failing: forgotten, so the next failure is news again.
+      const current = [
+        ...failing.map((row) => `certificate:${String(row.id)}`),
+        ...expiring.map((row) => `certificate-expiring:${String(row.id)}`),
+      ];
+      await tx
+        .delete(notificationAlerts)
+        .where(
+          and(
+            like(notificationAlerts.key, 'certificate%'),
+            current.length > 0 ? notInArray(notificationAlerts.key, current) : undefined,
+          ),
+        )
+        .run();
+      const o = origin();
+      const payloads = [
+        ...(failedItems.length > 0 ? [render.certificatesFailed(o, failedItems)] : []),
+        ...(expiringItems.length > 0 ? [render.certificatesExpiring(o, expiringItems)] : []),
+      ];
+      return await enqueue(tx, payloads, nowMs());
+    });
+    if (queued > 0) worker.wake();
+  }
+
+  // ---- News from this gateway alone -----------------------------------------------------------------------------
+
+  /** Messages being queued from events (awaited by settle()). */
+  const queueing = new Set<Promise<void>>();
+  function track(work: Promise<void>): void {
+    const tracked = work.finally(() => queueing.delete(tracked));
+    queueing.add(tracked);
+  }
+
+  function queueNow(payloads: NotificationPayload[]): void {
+    track(
+      enqueueNow(deps.db, payloads, nowMs()).then((queued) => {
+        if (queued > 0) worker.wake();
+      }, warn('could not queue a message')),
+    );
+  }
+
+  function onDrift(report: DriftReport): void {
+    if (report.differences.length === 0) return;
+    const signature = `${String(report.repaired)}\n${[...report.differences].sort().join('\n')}`;
+    const last = driftSent.get(signature);
+    if (last !== undefined && nowMs() - last < DRIFT_REPEAT_MS) return;
+    driftSent.set(signature, nowMs());
+    for (const [key, at] of driftSent) if (nowMs() - at >= DRIFT_REPEAT_MS) driftSent.delete(key);
+    queueNow([render.driftFound(origin(), report.differences, report.repaired)]);
+  }
+
+  function flushSetAside(): void {
+    setAsideTimer = null;
+    const items = setAside;
+    setAside = [];
+    if (items.length > 0) queueNow([render.changesSetAside(origin(), items)]);
+  }
+
+  async function onAuditEntry(entry: AuditEntry): Promise<void> {
+    switch (entry.action) {
+      case 'dataplane.rejected': {
+        const target = entry.target;
+        setAside.push(
+          render.item({
+            subject: target?.type === 'node' ? 'node' : 'service',
+            id: target?.id ?? null,
+            name: target?.name ?? 'a row',
+            detail: entry.detail,
+          }),
+        );
+        setAsideTimer ??= setTimeout(flushSetAside, SET_ASIDE_GATHER_MS);
+        return;
+      }
+      case 'auth.sign-in': {
+        const name = entry.actor.name;
+        if (!name || !entry.address) return;
+        if (!(await isNewSignInAddress(deps.db, name, entry.address, entry.id))) return;
+        queueNow([render.newSignInAddress(origin(), name, clientKeyOf(entry.address), entry.detail)]);
+        return;
+      }
+      case 'auth.two-factor-disabled':
+        queueNow([render.twoFactorDisabled(origin(), entry.actor.name ?? 'admin', entry.address)]);
+        return;
+    }
+  }
+
+  // ---- The rhythm -----------------------------------------------------------------------------------------------
+
+  let sweptAt = 0;
+  async function round(force: boolean): Promise<void> {
+    const sweepMs = options.sweepMs ?? 5000;
+    if (force || nowMs() - sweptAt >= sweepMs) {
+      sweptAt = nowMs();
+      await sweep();
+    }
+    await writeDue();
+    if (force) certificatesScannedAt = 0;
+    await scanCertificates();
+  }
+
+  function tick(): void {
+    busy ??= round(false)
+      .catch(warn('could not decide what to send; retried'))
+      .finally(() => {
+        busy = null;
+      });
+  }
+
+  return {
+    start() {
+      stops.push(
+        health.onHealthChange(({ health: entry }) => {
+          observeBackend(entry);
+        }),
+        deps.dataPlane.onDrift(onDrift),
+        deps.audit.subscribe((entry) => {
+          track(onAuditEntry(entry).catch(warn('could not read an audit entry')));
+        }),
+        // The gateway that takes the lease over reads every alert row at once and writes what is due.
+        deps.leases.onChange((name, held) => {
+          if (name === 'notifications' && held) {
+            sweptAt = 0;
+            certificatesScannedAt = 0;
+          }
+        }),
+      );
+      timers.push(setInterval(tick, options.tickMs ?? 1000));
+      for (const timer of timers) timer.unref();
+      worker.start();
+      tick();
+    },
+    async stop() {
+      for (const stop of stops.splice(0)) stop();
+      for (const timer of timers.splice(0)) clearInterval(timer);
+      if (setAsideTimer) clearTimeout(setAsideTimer);
+      await busy;
+      await worker.stop();
+    },
+    async sendTest(channel) {
+      try {
+        const message = await sendToChannel(channel, render.testMessage(origin(), channel.name), {
+          ...outbound(),
+          deliveryId: 0,
+          nowSeconds: Math.floor(nowMs() / 1000),
+        });
+        return { ok: true, message };
+      } catch (error) {
+        return { ok: false, message: `The test message was not delivered: ${describeFailure(error)}` };
+      }
+    },
+    async settle() {
+      await busy;
+      await Promise.all([...queueing]);
+      if (setAsideTimer) {
+        clearTimeout(setAsideTimer);
+        flushSetAside();
+      }
+      await round(true);
+      await Promise.all([...queueing]);
+      await worker.runOnce();
+    },
+  };
+}
