@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { limits } from './constants.js';
 import { flag, idValue, integerIn, oneOf, optionalNullable, port, requiredText } from './fields.js';
 import { maxLengthMessage, maxMessage, messages, ruleMessages } from './messages.js';
-import { isBackendHost, isIPv4, isPrintableAscii } from './validators.js';
+import { isBackendHost } from './host-names.js';
+import { isIPv4, isPrintableAscii } from './validators.js';
 
 // Notifications (docs/api.md "Notifications"): channels the admin configures (a generic webhook signed
 // with HMAC-SHA-256, Slack/Discord/Mattermost-compatible incoming webhooks, ntfy topics, e-mail over SMTP), the
