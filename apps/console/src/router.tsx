@@ -107,11 +107,26 @@ const settingsRoute = createRoute({
   component: lazyRouteComponent(() => import('./features/settings/settings-page'), 'SettingsPage'),
 });
 
+/** Beyond the spec: the owners' accounts and invites (docs/api.md "Accounts and roles"). */
+const accountsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/accounts',
+  component: lazyRouteComponent(() => import('./features/accounts/accounts-page'), 'AccountsPage'),
+});
+
+/** An invite link's page (`/invite#<token>`): the invitee sets a password; no session needed. */
+const inviteRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/invite',
+  component: lazyRouteComponent(() => import('./features/accounts/invite-page'), 'InvitePage'),
+});
+
 /** Unknown paths inside the app: shown in the shell, behind the same guard. */
 const notFoundRoute = createRoute({ getParentRoute: () => signedInRoute, path: '$', component: NotFoundPage });
 
 const routeTree = rootRoute.addChildren([
   loginRoute,
+  inviteRoute,
   signedInRoute.addChildren([
     homeRoute,
     domainsRoute,
@@ -121,6 +136,7 @@ const routeTree = rootRoute.addChildren([
     serviceLogsRoute,
     servicesRoute,
     auditRoute,
+    accountsRoute,
     settingsRoute,
     notFoundRoute,
   ]),
