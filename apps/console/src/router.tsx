@@ -31,6 +31,13 @@ const loginRoute = createRoute({
   component: lazyRouteComponent(() => import('./pages/login-page'), 'LoginPage'),
 });
 
+/** Where an identity provider sends the browser back after a sign-in started on the login page. */
+const loginCallbackRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/login/callback',
+  component: lazyRouteComponent(() => import('./pages/login-callback-page'), 'LoginCallbackPage'),
+});
+
 /**
  * Everything but login needs a session; the path asked for is kept so sign-in can return to it. After a page load
  * the session is only in the server's HttpOnly cookie: restoreSession asks for it once.
@@ -126,6 +133,7 @@ const notFoundRoute = createRoute({ getParentRoute: () => signedInRoute, path: '
 
 const routeTree = rootRoute.addChildren([
   loginRoute,
+  loginCallbackRoute,
   inviteRoute,
   signedInRoute.addChildren([
     homeRoute,
