@@ -31,6 +31,13 @@ const loginRoute = createRoute({
   component: lazyRouteComponent(() => import('./pages/login-page'), 'LoginPage'),
 });
 
+/** Where an identity provider sends the browser back after a sign-in started on the login page. */
+const loginCallbackRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/login/callback',
+  component: lazyRouteComponent(() => import('./pages/login-callback-page'), 'LoginCallbackPage'),
+});
+
 /**
  * Everything but login needs a session; the path asked for is kept so sign-in can return to it. After a page load
  * the session is only in the server's HttpOnly cookie: restoreSession asks for it once.
@@ -114,11 +121,27 @@ const certificatesRoute = createRoute({
   component: lazyRouteComponent(() => import('./features/certificates/certificates-page'), 'CertificatesPage'),
 });
 
+/** Beyond the spec: the owners' accounts and invites (docs/api.md "Accounts and roles"). */
+const accountsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: '/accounts',
+  component: lazyRouteComponent(() => import('./features/accounts/accounts-page'), 'AccountsPage'),
+});
+
+/** An invite link's page (`/invite#<token>`): the invitee sets a password; no session needed. */
+const inviteRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/invite',
+  component: lazyRouteComponent(() => import('./features/accounts/invite-page'), 'InvitePage'),
+});
+
 /** Unknown paths inside the app: shown in the shell, behind the same guard. */
 const notFoundRoute = createRoute({ getParentRoute: () => signedInRoute, path: '$', component: NotFoundPage });
 
 const routeTree = rootRoute.addChildren([
   loginRoute,
+  loginCallbackRoute,
+  inviteRoute,
   signedInRoute.addChildren([
     homeRoute,
     domainsRoute,
@@ -129,6 +152,7 @@ const routeTree = rootRoute.addChildren([
     servicesRoute,
     auditRoute,
     certificatesRoute,
+    accountsRoute,
     settingsRoute,
     notFoundRoute,
   ]),

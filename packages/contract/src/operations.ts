@@ -311,13 +311,13 @@ export const operations = {
     summary: 'What an invite link is for (its username and role), before it is taken',
     body: InviteTokenSchema,
     response: json(InviteInfoSchema),
-    errors: ['bad_request', 'payload_too_large'],
+    errors: ['bad_request', 'rate_limited', 'payload_too_large'],
   }),
   acceptInvite: operation('acceptInvite', {
     summary: "Take an invite: the account is made with the invitee's password (then sign in)",
     body: InviteAcceptSchema,
     response: created(InviteAcceptedSchema),
-    errors: ['bad_request', 'payload_too_large'],
+    errors: ['bad_request', 'rate_limited', 'payload_too_large'],
   }),
   listAccounts: operation('listAccounts', {
     summary: 'A page of the console accounts',

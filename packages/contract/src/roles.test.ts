@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { can, forbiddenMessage, PERMISSIONS, rolePermissions, ROLES } from './roles.js';
+import { can, forbiddenMessage, isRoleRefusal, PERMISSIONS, rolePermissions, ROLES } from './roles.js';
 import { routes } from './routes.js';
 
 describe('the role policy', () => {
@@ -35,5 +35,11 @@ describe('the role policy', () => {
     expect(forbiddenMessage('viewer', 'operate')).toBe(
       'Your role (Viewer) may not change nodes, domains, services or access tokens: Owner, Admin, Operator only',
     );
+  });
+  it("tells the policy's 403 from any other (the console keeps the session for it)", () => {
+    for (const role of ROLES)
+      for (const permission of PERMISSIONS) expect(isRoleRefusal(forbiddenMessage(role, permission))).toBe(true);
+    expect(isRoleRefusal('The session is only handed to the console itself')).toBe(false);
+    expect(isRoleRefusal(undefined)).toBe(false);
   });
 });

@@ -62,10 +62,20 @@ const refusedWhat: Readonly<Record<Permission, string>> = {
   accounts: 'manage accounts or how people sign in to the console',
 };
 
+const FORBIDDEN_PREFIX = 'Your role (';
+
 /** The message of a 403 from the policy: who is refused what, and who may do it. */
 export function forbiddenMessage(role: Role, permission: Permission): string {
   const allowed = ROLES.filter((r) => rolePermissions[r].includes(permission)).map((r) => roleLabels[r]);
-  return `Your role (${roleLabels[role]}) may not ${refusedWhat[permission]}: ${allowed.join(', ')} only`;
+  return `${FORBIDDEN_PREFIX}${roleLabels[role]}) may not ${refusedWhat[permission]}: ${allowed.join(', ')} only`;
+}
+
+/**
+ * Whether a 403's message is the policy's (`forbiddenMessage`): the account is signed in and stays so; the console
+ * shows the message instead of ending the session (its rule for other 403s).
+ */
+export function isRoleRefusal(message: string | null | undefined): boolean {
+  return typeof message === 'string' && message.startsWith(FORBIDDEN_PREFIX);
 }
 
 /** The highest of several roles (the first in ROLES). */

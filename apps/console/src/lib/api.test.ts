@@ -1,4 +1,4 @@
-import { routes } from '@postern/contract';
+import { forbiddenMessage, routes } from '@postern/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, call, filenameFromDisposition, isStoredButNotAppliedError, settleStoredChange } from './api';
 import { clearToken, readToken, setSessionNavigator, storeToken } from './session';
@@ -73,6 +73,17 @@ describe('api error rules (console spec: Error catalogue)', () => {
     expect(readToken()).toBeNull();
     expect(localStorage.getItem('redirect')).toBe('/nodes/7?tab=tokens');
     expect(navigate).toHaveBeenCalledWith('/login');
+  });
+
+  it("keeps the session on the role policy's 403 and shows its message", async () => {
+    storeToken('secret-token', 3600);
+    const message = forbiddenMessage('viewer', 'operate');
+    respondWith(403, { code: 'forbidden', message });
+    const error = await failureOf(call(routes.deleteNode, { params: { id: 4 } }));
+    expect(error.status).toBe(403);
+    expect(readToken()).toBe('secret-token');
+    expect(navigate).not.toHaveBeenCalled();
+    expect(toastMessages()).toEqual([`error: ${message}`]);
   });
 
   it('does not log out on 401 without a token (a failed sign-in)', async () => {

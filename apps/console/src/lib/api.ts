@@ -4,6 +4,7 @@ import {
   fetchTransport,
   filenameFromDisposition as filenameOf,
   isApiError,
+  isRoleRefusal,
   isStoredButNotApplied,
   routes,
   UnexpectedAnswerError,
@@ -80,6 +81,12 @@ async function handleFailure(error: unknown, route: Route, isAction: boolean): P
   // Beyond the spec: the change is saved and applied once the gateway is back; say so instead of only logging it.
   if (error.code === 'dataplane_unavailable')
     showToast({ message: error.serverMessage ?? UNKNOWN_ERROR_MESSAGE, type: 'warning' });
+  // Beyond the spec: a 403 of the role policy (docs/api.md "Accounts and roles") refuses one call to an account that
+  // stays signed in; its message says who may. The screens hide what a role may not do, so this is rare.
+  if (error.status === 403 && isRoleRefusal(error.serverMessage)) {
+    showToast({ message: error.serverMessage ?? UNKNOWN_ERROR_MESSAGE, type: 'error' });
+    return error;
+  }
   if (SESSION_ENDING_STATUSES.has(error.status) && hasToken()) await logout();
   return error;
 }

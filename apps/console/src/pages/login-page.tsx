@@ -8,6 +8,7 @@ import { TextField } from '../components/ui/form-field';
 import { CloseIcon, ShieldIcon } from '../components/ui/icons';
 import { call, isApiError } from '../lib/api';
 import { clearRedirectTarget, readRedirectTarget, storeToken } from '../lib/session';
+import { ProviderSignIn } from './provider-sign-in';
 
 // The sign-in screen is the first page most visits load, so it checks its two fields by hand instead of pulling
 // zod in; the server validates the same request with the contract's LoginRequestSchema.
@@ -239,6 +240,7 @@ export function LoginPage() {
             <Button type="submit" isLoading={isSubmitting} className="w-full">
               Sign in
             </Button>
+            <ProviderSignIn onFailure={setAlert} />
             <p className="text-center text-xs text-gray-500 dark:text-gray-400">
               By signing in you agree to the Terms of Service of this installation and to expose only services you are
               authorised to publish.

@@ -1,6 +1,7 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createMemoryHistory, RouterProvider } from '@tanstack/react-router';
 import { act, fireEvent, render, screen } from '@testing-library/react';
+import { rolePermissions } from '@postern/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfirmProvider } from '../components/ui/confirm';
 import { clearToken, storeToken } from '../lib/session';
@@ -76,4 +77,39 @@ describe('shell', () => {
     expect(localStorage.getItem('theme')).toBe('auto');
     expect(document.documentElement.classList.contains('dark')).toBe(false);
   });
+
+  it.each([
+    ['owner', true],
+    ['viewer', false],
+  ] as const)(
+    'names the %s signed in, with its role; only an owner has the Accounts page in the menu',
+    async (role, hasAccounts) => {
+      vi.stubGlobal(
+        'fetch',
+        vi.fn((input: string) =>
+          Promise.resolve(
+            new URL(input, 'http://localhost').pathname === '/api/auth/account'
+              ? Response.json({
+                  id: 2,
+                  username: 'alice@corp.test',
+                  role,
+                  passwordSignIn: true,
+                  twoFactor: false,
+                  identity: null,
+                  via: 'password',
+                  permissions: [...rolePermissions[role]],
+                })
+              : new Response(null, { status: 404 }),
+          ),
+        ),
+      );
+      await renderApp('/no-such-page');
+      const label = role === 'owner' ? 'Owner' : 'Viewer';
+      expect(
+        (await screen.findAllByText((_, node) => node?.textContent === `Signed in as alice@corp.test (${label})`))
+          .length,
+      ).toBeGreaterThan(0);
+      expect(screen.queryByRole('link', { name: 'Accounts' }) !== null).toBe(hasAccounts);
+    },
+  );
 });

@@ -1,4 +1,4 @@
-import { ESCAPE_KEY_CODE } from '@postern/contract';
+import { ESCAPE_KEY_CODE, type Permission } from '@postern/contract';
 import { Link } from '@tanstack/react-router';
 import type { ReactNode } from 'react';
 import { useEffect, useRef, useSyncExternalStore } from 'react';
@@ -12,12 +12,17 @@ import {
   ListIcon,
   ServerIcon,
   ShieldIcon,
+  UsersIcon,
 } from '../components/ui/icons';
+import { useCan } from '../queries/account';
+import { SignedInAs } from './signed-in-as';
 
 type NavItem = {
   label: string;
-  to: '/' | '/domains' | '/nodes' | '/services' | '/certificates' | '/audit' | '/settings';
+  to: '/' | '/domains' | '/nodes' | '/services' | '/certificates' | '/audit' | '/accounts' | '/settings';
   icon: ReactNode;
+  /** Shown only to roles that hold it (the contract's role table). */
+  permission?: Permission;
   /** Extra classes of the item (Settings is in the top bar on desktop). */
   className?: string;
 };
@@ -34,6 +39,7 @@ const operations: NavItem[] = [
   { label: 'Services', to: '/services', icon: <LayersIcon className="size-5 shrink-0" /> },
   { label: 'Certificates', to: '/certificates', icon: <ShieldIcon className="size-5 shrink-0" /> },
   { label: 'Audit Log', to: '/audit', icon: <ListIcon className="size-5 shrink-0" /> },
+  { label: 'Accounts', to: '/accounts', icon: <UsersIcon className="size-5 shrink-0" />, permission: 'accounts' },
   { label: 'Settings', to: '/settings', icon: <GearIcon className="size-5 shrink-0" />, className: 'lg:hidden' },
 ];
 
@@ -63,6 +69,8 @@ export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMob
   const isDesktop = useSyncExternalStore(subscribeDesktop, isDesktopWidth);
   // A closed overlay is only moved out of view: inert keeps its links out of the Tab order and the accessibility tree.
   const isHidden = !isDesktop && !isMobileOpen;
+  const mayManageAccounts = useCan('accounts');
+  const isShown = (item: NavItem) => item.permission !== 'accounts' || mayManageAccounts;
 
   // On mobile, Escape or a click outside closes the open sidebar.
   useEffect(() => {
@@ -106,6 +114,8 @@ export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMob
           <ShieldIcon className="size-7 shrink-0 text-brand-600" />
           <span className={`text-lg font-bold ${labelClass}`}>Postern</span>
         </div>
+        {/* On phones the top bar has no room for it. */}
+        <SignedInAs className="px-4 md:hidden" />
         <nav className="flex flex-1 flex-col gap-4 px-2 py-4">
           {groups.map((group) => (
             <div key={group.title}>
@@ -115,7 +125,7 @@ export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMob
                 {group.title}
               </h3>
               <ul className="flex flex-col gap-1">
-                {group.items.map((item) => (
+                {group.items.filter(isShown).map((item) => (
                   <li key={item.to} className={item.className}>
                     <Link
                       to={item.to}

@@ -3,6 +3,7 @@ import { CodeIcon, GearIcon, MenuIcon } from '../components/ui/icons';
 import { links } from '../lib/links';
 import { FindTrigger } from './find-trigger';
 import { HelpMenu } from './help-menu';
+import { SignedInAs } from './signed-in-as';
 import { SignOutButton } from './sign-out-button';
 import { ThemeToggle } from './theme-toggle';
 
@@ -20,6 +21,7 @@ export function TopBar({ onOpenSidebar }: { onOpenSidebar: () => void }) {
         <MenuIcon className="size-5" />
       </button>
       <div className="flex-1" />
+      <SignedInAs className="hidden max-w-64 md:block" />
       <FindTrigger />
       <a
         href={links.sourceRepository}

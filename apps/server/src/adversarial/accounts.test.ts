@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountMessages, type Account, type AuditEntry, type CurrentAccount, type Role } from '@postern/contract';
-import { ACCOUNT_DISABLED_MESSAGE, INVALID_CREDENTIALS_MESSAGE } from '../modules/auth/service.js';
+import { TOKEN_MAX_FAILURES_PER_CLIENT } from '../modules/auth/routes.js';
+import {
+  ACCOUNT_DISABLED_MESSAGE,
+  INVALID_CREDENTIALS_MESSAGE,
+  TOO_MANY_ATTEMPTS_MESSAGE,
+} from '../modules/auth/service.js';
 import { buildTestApp, TEST_ADMIN, type TestApp } from '../test/build-test-app.js';
 import { connectSse } from '../test/sse-client.js';
 
@@ -135,6 +140,60 @@ describe('invites', () => {
     });
     expect(taken.status).toBe(422);
     expect(taken.body.errors.body[0]?.field).toBe('username');
+  });
+});
+
+describe('guessing a token that signs in', () => {
+  // Each route's guesses come from an address of its own: the limiter counts per client.
+  const from = (remoteAddress: string, url: string, payload: object) =>
+    t.app.inject({ method: 'POST', url, payload, remoteAddress });
+
+  it.each([
+    ['an invite link (its page)', '/api/auth/invite', { token: 'guessed-token' }, 400, '198.51.100.41'],
+    [
+      'an invite link (taking it)',
+      '/api/auth/invite/accept',
+      { token: 'guessed', password: 'a-long-enough-password' },
+      400,
+      '198.51.100.42',
+    ],
+    [
+      "a provider's redirect back",
+      '/api/auth/sso/finish',
+      { query: '?code=guessed&state=guessed' },
+      401,
+      '198.51.100.43',
+    ],
+  ])(
+    'of %s is refused with 429 after a few failures from that client only, its password sign-in untouched',
+    async (_, url, body, failed, address) => {
+      for (let i = 0; i < TOKEN_MAX_FAILURES_PER_CLIENT; i++)
+        expect((await from(address, url, body)).statusCode).toBe(failed);
+      const refused = await from(address, url, body);
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json()).toMatchObject({ message: TOO_MANY_ATTEMPTS_MESSAGE });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      // Another client is not refused; the guesser's own password sign-in has its own budget.
+      expect((await from('198.51.100.49', url, body)).statusCode).toBe(failed);
+      expect((await from(address, '/api/auth/login', TEST_ADMIN)).statusCode).toBe(200);
+    },
+  );
+
+  it('a valid invite link stays usable, and its use forgets no earlier failure', async () => {
+    const address = '198.51.100.44';
+    const invite = await call<{ url: string }>('POST', '/api/invites', owner, {
+      username: 'guarded@example.test',
+      role: 'viewer',
+    });
+    const token = tokenOf(invite.body.url);
+    for (let i = 0; i < TOKEN_MAX_FAILURES_PER_CLIENT - 1; i++)
+      expect((await from(address, '/api/auth/invite', { token: `${token}x` })).statusCode).toBe(400);
+    expect((await from(address, '/api/auth/invite', { token })).statusCode).toBe(200);
+    expect((await from(address, '/api/auth/invite/accept', { token, password: 'a-long-password' })).statusCode).toBe(
+      201,
+    );
+    expect((await from(address, '/api/auth/invite', { token: `${token}x` })).statusCode).toBe(400);
+    expect((await from(address, '/api/auth/invite', { token: `${token}x` })).statusCode).toBe(429);
   });
 });
 

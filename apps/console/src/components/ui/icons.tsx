@@ -63,6 +63,12 @@ export const HeartIcon = (p: IconProps) => (
 export const BookIcon = (p: IconProps) => (
   <Icon d="M4 19.5A2.5 2.5 0 016.5 17H20V3H6.5A2.5 2.5 0 004 5.5zM4 19.5A2.5 2.5 0 006.5 22H20v-5" {...p} />
 );
+export const UsersIcon = (p: IconProps) => (
+  <Icon
+    d="M16 21v-2a4 4 0 00-4-4H6a4 4 0 00-4 4v2M9 11a4 4 0 100-8 4 4 0 000 8zM22 21v-2a4 4 0 00-3-3.9M16 3.1a4 4 0 010 7.8"
+    {...p}
+  />
+);
 export const ShieldIcon = (p: IconProps) => <Icon d="M12 22s8-4 8-10V5l-8-3-8 3v7c0 6 8 10 8 10z" {...p} />;
 export const SearchIcon = (p: IconProps) => <Icon d="M11 18a7 7 0 1 0 0-14 7 7 0 0 0 0 14zM21 21l-5-5" {...p} />;
 export const LayersIcon = (p: IconProps) => <Icon d="M12 3l9 5-9 5-9-5 9-5zM3 13l9 5 9-5M3 17l9 5 9-5" {...p} />;

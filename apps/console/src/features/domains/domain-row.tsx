@@ -6,6 +6,7 @@ import { Td, Tr } from '../../components/ui/table';
 import { CertificateCell } from './certificate-cell';
 import { DomainServices } from './domain-services';
 import { OwnerCell } from './owner-cell';
+import { useCan } from '../../queries/account';
 
 /** Expand toggle, Domain, SSL Certs, Owner, Created At, actions. */
 export const DOMAIN_COLUMN_COUNT = 6;
@@ -27,6 +28,8 @@ export function DomainRow({
   onDelete: () => void;
 }) {
   const navigate = useNavigate();
+  // A viewer reads; changes are for the roles that may operate (the contract's role table).
+  const mayOperate = useCan('operate');
   return (
     <>
       <Tr>
@@ -57,9 +60,9 @@ export function DomainRow({
                 label: 'Logs Monitor',
                 onSelect: () => void navigate({ to: '/domains/$domain/logs', params: { domain: domain.domain } }),
               },
-              { label: 'Edit Domain', onSelect: onEdit },
-              { label: 'Upload Certificate', onSelect: onUpload },
-              { label: 'Delete Domain', onSelect: onDelete, isDanger: true },
+              { label: 'Edit Domain', onSelect: onEdit, isHidden: !mayOperate },
+              { label: 'Upload Certificate', onSelect: onUpload, isHidden: !mayOperate },
+              { label: 'Delete Domain', onSelect: onDelete, isDanger: true, isHidden: !mayOperate },
             ]}
           />
         </Td>

@@ -34,6 +34,24 @@ describe('domains page', () => {
     expect(screen.getAllByRole('button', { name: /Add Domain/ })).toHaveLength(2);
   });
 
+  it.each([
+    ['viewer', false],
+    ['operator', true],
+  ] as const)('offers a %s changes only if its role may make them', async (role, mayChange) => {
+    fakeApi((method, path) => {
+      if (path === '/api/domains') return list([domain]);
+      if (path === '/api/auth/account')
+        return { status: 200, body: { id: 5, username: 'someone', role, via: 'password' } };
+      return undefined;
+    });
+    renderInRouter(() => <DomainsPage />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Actions for app.example.com' }));
+    expect(await screen.findByRole('menuitem', { name: 'Logs Monitor' })).toBeTruthy();
+    for (const name of ['Edit Domain', 'Upload Certificate', 'Delete Domain'])
+      expect(screen.queryByRole('menuitem', { name }) !== null, name).toBe(mayChange);
+    expect(screen.queryByRole('button', { name: /Add Domain/ }) !== null).toBe(mayChange);
+  });
+
   it('lists domains with their certificate and creation date', async () => {
     fakeApi((method, path) => (path === '/api/domains' ? list([domain]) : undefined));
     renderInRouter(() => <DomainsPage />);

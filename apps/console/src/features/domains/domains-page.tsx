@@ -23,6 +23,7 @@ import { DomainFormDialog } from './domain-form-dialog';
 import { DomainRow } from './domain-row';
 import { UploadCertificateDialog } from './upload-certificate-dialog';
 import { useDeleteDomainAction } from './use-delete-domain';
+import { useCan } from '../../queries/account';
 
 /** null: closed; 'new': the create form; a domain: its edit form. */
 type FormState = null | 'new' | Domain;
@@ -32,6 +33,7 @@ export function DomainsPage() {
   // Not strict, so the page also renders outside the app's route tree (component tests).
   const search = validateDomainsSearch(useSearch({ strict: false }));
   const navigate = useNavigate();
+  const mayOperate = useCan('operate');
   const page = search.page ?? 1;
   const limit = search.limit ?? defaults.pageSize;
   const q = search.q;
@@ -72,9 +74,11 @@ export function DomainsPage() {
     <div className="space-y-4">
       <div className="flex flex-wrap items-center justify-between gap-2">
         <h1 className="text-2xl font-semibold">Domains</h1>
-        <Button onClick={addDomain}>
-          <PlusIcon className="size-4" /> Add Domain
-        </Button>
+        {mayOperate && (
+          <Button onClick={addDomain}>
+            <PlusIcon className="size-4" /> Add Domain
+          </Button>
+        )}
       </div>
       <SearchField
         label="Search domains by name"
@@ -97,7 +101,7 @@ export function DomainsPage() {
             title="No domains yet"
             description="Domains you publish services on appear here with their certificate status. Point the domain's DNS at this gateway first, then add it here; services are exposed from Client / Nodes."
             actionLabel="Add Domain"
-            onAction={addDomain}
+            {...(mayOperate ? { onAction: addDomain } : {})}
           />
         ) : (
           <>

@@ -10,12 +10,15 @@ import { TokensCard } from '../tokens/tokens-card';
 import { NodeConfigStatusCard, NodeConnectCard, NodeHeaderCard, NodeInfoTable } from './node-detail-cards';
 import { LabelProblemsCard } from './label-problems-card';
 import { useNodeActions } from './use-node-actions';
+import { useCan } from '../../queries/account';
 
 export function NodeDetailPage() {
   const { id: idParam } = useParams({ from: '/signed-in/nodes/$id' });
   const id = Number(idParam);
   const navigate = useNavigate();
   const { data: node, isPending } = useQuery({ ...nodeQueryOptions(id), enabled: Number.isInteger(id) && id > 0 });
+  // A node's config and tokens let someone act as the node: not for a viewer (the contract's role table).
+  const mayReadSecrets = useCan('read-secrets');
   const actions = useNodeActions({ onDeleted: () => void navigate({ to: '/nodes' }) });
   // Subscribed once the node is loaded; closed when the page is left (the spec's "Screens and routes").
   useNodeStream(id, Boolean(node));
@@ -44,7 +47,7 @@ export function NodeDetailPage() {
       {!node.isLocal && (
         <div className="grid gap-6 lg:grid-cols-2">
           <NodeInfoTable node={node} />
-          <TokensCard node={node} />
+          {mayReadSecrets && <TokensCard node={node} />}
         </div>
       )}
       <HttpServicesCard node={node} />
@@ -53,7 +56,7 @@ export function NodeDetailPage() {
       {!node.isLocal && (
         <div className="grid gap-6 lg:grid-cols-2">
           <NodeConnectCard node={node} />
-          <NodeConfigStatusCard node={node} onDownload={download} />
+          {mayReadSecrets && <NodeConfigStatusCard node={node} onDownload={download} />}
         </div>
       )}
       {actions.dialogs}

@@ -20,6 +20,7 @@ import { NodeFormDialog } from './node-form-dialog';
 import { nodeTypeLabel, nodeTypeTone } from './node-type';
 import { NodeReadyDialog } from './node-ready-dialog';
 import { useNodeActions } from './use-node-actions';
+import { useCan } from '../../queries/account';
 
 const filters: { label: string; value: NodeTypeFilter }[] = [
   { label: 'View All', value: undefined },
@@ -97,13 +98,16 @@ export function NodesPage() {
   const isSearching = Boolean(q);
 
   const openForm = () => setFormOpen(true);
+  const mayOperate = useCan('operate');
   return (
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h1 className="text-2xl font-bold">Client / Nodes</h1>
-        <Button onClick={openForm}>
-          <PlusIcon className="size-4" /> Add Client
-        </Button>
+        {mayOperate && (
+          <Button onClick={openForm}>
+            <PlusIcon className="size-4" /> Add Client
+          </Button>
+        )}
       </div>
       <div className="flex flex-wrap items-center justify-between gap-3">
         <div role="group" aria-label="Filter nodes" className="flex flex-wrap gap-2">
@@ -142,7 +146,7 @@ export function NodesPage() {
             title="No nodes yet"
             description="Nodes are the machines that connect to this gateway over WireGuard; their status and traffic appear here. Add a node first, then run the command it shows on that machine."
             actionLabel="Add Node"
-            onAction={openForm}
+            {...(mayOperate ? { onAction: openForm } : {})}
           />
         ) : (
           <>

@@ -8,6 +8,7 @@ import { downloadNodeConfig, useDeleteNode, useSetNodeEnabled } from '../../quer
 import { HttpServiceFormDialog, TcpServiceFormDialog } from '../services/service-form-dialogs';
 import { connectConfirmation, deleteConfirmation, disconnectConfirmation } from './node-confirmations';
 import { NodeFormDialog } from './node-form-dialog';
+import { useCan } from '../../queries/account';
 
 type MenuOptions = { withView?: boolean; withExpose?: boolean; withDelete?: boolean };
 
@@ -26,6 +27,8 @@ export function useNodeActions({ onDeleted }: { onDeleted?: (node: Node) => void
   const setEnabled = useSetNodeEnabled();
   const deleteNode = useDeleteNode();
   const [editing, setEditing] = useState<Node | null>(null);
+  const mayOperate = useCan('operate');
+  const mayReadSecrets = useCan('read-secrets');
   const [exposing, setExposing] = useState<{ node: Node; type: ServiceType } | null>(null);
 
   const toggleEnabled = async (node: Node) => {
@@ -57,21 +60,30 @@ export function useNodeActions({ onDeleted }: { onDeleted?: (node: Node) => void
       isHidden: !withView,
       onSelect: () => void navigate({ to: '/nodes/$id', params: { id: String(node.id) } }),
     },
-    { label: 'Edit Node', isHidden: node.isLocal, onSelect: () => setEditing(node) },
-    { label: 'Expose HTTP', isHidden: !withExpose, onSelect: () => setExposing({ node, type: 'http' }) },
-    { label: 'Expose TCP', isHidden: !withExpose, onSelect: () => setExposing({ node, type: 'tcp' }) },
+    { label: 'Edit Node', isHidden: node.isLocal || !mayOperate, onSelect: () => setEditing(node) },
+    {
+      label: 'Expose HTTP',
+      isHidden: !withExpose || !mayOperate,
+      onSelect: () => setExposing({ node, type: 'http' }),
+    },
+    { label: 'Expose TCP', isHidden: !withExpose || !mayOperate, onSelect: () => setExposing({ node, type: 'tcp' }) },
     {
       label: 'Download Config',
-      isHidden: node.isLocal,
+      isHidden: node.isLocal || !mayReadSecrets,
       onSelect: () => void downloadNodeConfig(node.id).catch(logFailure('download config')),
     },
     {
       label: node.enabled ? 'Disconnect' : 'Connect',
-      isHidden: node.isLocal,
+      isHidden: node.isLocal || !mayOperate,
       isDanger: node.enabled,
       onSelect: () => void toggleEnabled(node),
     },
-    { label: 'Delete Node', isHidden: node.isLocal || !withDelete, isDanger: true, onSelect: () => void remove(node) },
+    {
+      label: 'Delete Node',
+      isHidden: node.isLocal || !withDelete || !mayOperate,
+      isDanger: true,
+      onSelect: () => void remove(node),
+    },
   ];
 
   const closeExpose = () => setExposing(null);

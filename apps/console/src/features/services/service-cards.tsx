@@ -8,6 +8,7 @@ import type { AnyService } from '../../queries/services';
 import { HttpServiceFormDialog, TcpServiceFormDialog } from './service-form-dialogs';
 import { serviceCardId } from './service-info-from-url';
 import { ServiceList, useUrlServiceView } from './service-list';
+import { useCan } from '../../queries/account';
 
 // The node page's HTTP and TCP service cards (the spec's "Screens and routes"): paged by 5, editable, with the add
 // form.
@@ -30,14 +31,17 @@ function ServicesCard({
 }) {
   const label = type === 'http' ? 'HTTP' : 'TCP';
   const [view, onViewChange] = useUrlServiceView(type);
+  const mayOperate = useCan('operate');
   return (
     <div id={serviceCardId(type)} className="scroll-mt-20">
       <Card
         title={`${label} Services`}
         actions={
-          <Button variant="secondary" onClick={onAdd}>
-            <PlusIcon className="size-4" /> Add Service
-          </Button>
+          mayOperate && (
+            <Button variant="secondary" onClick={onAdd}>
+              <PlusIcon className="size-4" /> Add Service
+            </Button>
+          )
         }
       >
         <ServiceList
@@ -52,7 +56,7 @@ function ServicesCard({
               title={`No ${label} services yet`}
               description={`${label} services of this node appear here with their public address. Start the service on the node, then add it here to publish it.`}
               actionLabel="Add Service"
-              onAction={onAdd}
+              {...(mayOperate ? { onAction: onAdd } : {})}
             />
           }
         />

@@ -26,6 +26,7 @@ import { describeBackend } from './service-display';
 import { ServiceStatus, useServiceFacts } from './service-status';
 import type { ServiceFacts } from './service-truth';
 import { useServiceActions } from './use-service-actions';
+import { useCan } from '../../queries/account';
 
 type Service = AnyService;
 
@@ -117,6 +118,8 @@ export function ServiceList({ type, scope, empty, onEdit, facts, ...controlled }
   const actions = useServiceActions(type);
   const factsOf = useServiceFacts(facts);
   const navigate = useNavigate();
+  // A viewer reads; changes are for the roles that may operate (the contract's role table).
+  const mayOperate = useCan('operate');
 
   const rows = query.data?.data ?? [];
   useClampPage(page, query.data?.limit ?? 1, query.isSuccess ? query.data.total : undefined, setPage);
@@ -132,17 +135,21 @@ export function ServiceList({ type, scope, empty, onEdit, facts, ...controlled }
           params: { nodeId: String(service.nodeId), type, id: String(service.id) },
         }),
     },
-    { label: 'Visitor Access', onSelect: () => setVisitorService(service), isHidden: !('pathLocation' in service) },
+    {
+      label: 'Visitor Access',
+      onSelect: () => setVisitorService(service),
+      isHidden: !('pathLocation' in service) || !mayOperate,
+    },
     scope.kind === 'node'
-      ? { label: 'Edit Service', onSelect: () => onEdit?.(service), isHidden: !onEdit }
+      ? { label: 'Edit Service', onSelect: () => onEdit?.(service), isHidden: !onEdit || !mayOperate }
       : {
           label: 'Go to node',
           onSelect: () => void navigate({ to: '/nodes/$id', params: { id: String(service.nodeId) } }),
         },
     service.enabled
-      ? { label: 'Disable Access', onSelect: () => void actions.disableAccess(service) }
-      : { label: 'Enable Access', onSelect: () => void actions.enableAccess(service) },
-    { label: 'Delete Service', onSelect: () => void actions.remove(service), isDanger: true },
+      ? { label: 'Disable Access', onSelect: () => void actions.disableAccess(service), isHidden: !mayOperate }
+      : { label: 'Enable Access', onSelect: () => void actions.enableAccess(service), isHidden: !mayOperate },
+    { label: 'Delete Service', onSelect: () => void actions.remove(service), isDanger: true, isHidden: !mayOperate },
   ];
 
   if (query.isPending) {

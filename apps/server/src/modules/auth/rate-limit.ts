@@ -61,38 +61,55 @@ async function recentClaims(db: ReadDb, column: 'client' | 'username', key: stri
   return rows.map((row) => row.atMs);
 }
 
+/** The limits of one limiter (the console's and visitors' passwords use the defaults). */
+export interface LimiterLimits {
+  maxFailuresPerClient: number;
+  maxFailuresPerUsername: number;
+}
+
+const PASSWORD_LIMITS: LimiterLimits = {
+  maxFailuresPerClient: LOGIN_MAX_FAILURES_PER_CLIENT,
+  maxFailuresPerUsername: LOGIN_MAX_FAILURES_PER_USERNAME,
+};
+
 /** How long (ms) a client must wait before its next attempt; 0: it may try now. */
-async function waitMsOf(db: ReadDb, clientKey: string, username: string, at: number): Promise<number> {
+async function waitMsOf(
+  db: ReadDb,
+  limits: LimiterLimits,
+  clientKey: string,
+  username: string,
+  at: number,
+): Promise<number> {
+  const { maxFailuresPerClient, maxFailuresPerUsername } = limits;
   const since = at - LOGIN_WINDOW_MS;
-  const ofClient = await recentClaims(db, 'client', clientKey, since, LOGIN_MAX_FAILURES_PER_CLIENT);
+  const ofClient = await recentClaims(db, 'client', clientKey, since, maxFailuresPerClient);
   // The max-th newest claim is the one whose leaving the window drops the count below the limit.
-  if (ofClient.length >= LOGIN_MAX_FAILURES_PER_CLIENT)
-    return (ofClient[LOGIN_MAX_FAILURES_PER_CLIENT - 1] ?? at) + LOGIN_WINDOW_MS - at;
+  if (ofClient.length >= maxFailuresPerClient) return (ofClient[maxFailuresPerClient - 1] ?? at) + LOGIN_WINDOW_MS - at;
   if (ofClient.length === 0) return 0;
-  const ofUser = await recentClaims(db, 'username', username, since, LOGIN_MAX_FAILURES_PER_USERNAME);
-  if (ofUser.length < LOGIN_MAX_FAILURES_PER_USERNAME) return 0;
+  const ofUser = await recentClaims(db, 'username', username, since, maxFailuresPerUsername);
+  if (ofUser.length < maxFailuresPerUsername) return 0;
   const ownFailuresGone = (ofClient[0] ?? at) + LOGIN_WINDOW_MS;
-  const nameFreed = (ofUser[LOGIN_MAX_FAILURES_PER_USERNAME - 1] ?? at) + LOGIN_WINDOW_MS;
+  const nameFreed = (ofUser[maxFailuresPerUsername - 1] ?? at) + LOGIN_WINDOW_MS;
   return Math.min(ownFailuresGone, nameFreed) - at;
 }
 
 const refusal = (waitMs: number): Reservation => ({ retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) });
 
-export function createLoginLimiter(db: Store, now: () => Date): LoginLimiter {
+export function createLoginLimiter(db: Store, now: () => Date, limits = PASSWORD_LIMITS): LoginLimiter {
   return {
     async reserve(ip, username) {
       const at = now().getTime();
       const clientKey = clientKeyOf(ip);
       const name = username.toLowerCase();
       // A client over a limit (a flood's usual answer) costs one read, and never the write lock.
-      const seen = await waitMsOf(db, clientKey, name, at);
+      const seen = await waitMsOf(db, limits, clientKey, name, at);
       if (seen > 0) return refusal(seen);
       const claimed = await db.write(async (tx) => {
         await tx
           .delete(signInAttempts)
           .where(lte(signInAttempts.atMs, at - LOGIN_WINDOW_MS))
           .run();
-        const waitMs = await waitMsOf(tx, clientKey, name, at);
+        const waitMs = await waitMsOf(tx, limits, clientKey, name, at);
         if (waitMs > 0) return { waitMs };
         const id = randomBytes(12).toString('base64url');
         await tx.insert(signInAttempts).values({ id, clientKey, username: name, atMs: at }).run();

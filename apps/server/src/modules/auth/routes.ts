@@ -6,12 +6,12 @@ import { requireSession } from '../../http/authenticate.js';
 import { registerOperation } from '../../http/operation.js';
 import { createChallengeStore } from './challenges.js';
 import { createHashGate } from './hash-gate.js';
-import { createLoginLimiter } from './rate-limit.js';
-import { changePassword, hashGated, logIn, type PasswordChecks } from './service.js';
+import { clientKeyOf, createLoginLimiter, type LoginAttempt } from './rate-limit.js';
+import { changePassword, claimAttempt, hashGated, logIn, type PasswordChecks } from './service.js';
 import { acceptInvite, inviteInfo } from '../accounts/invites.js';
 import { currentAccount } from '../accounts/service.js';
 import { listConsoleProviders } from '../access/providers.js';
-import { accountActor } from './auth-audit.js';
+import { accountActor, signInFailed, type Client } from './auth-audit.js';
 import { hashPassword } from './passwords.js';
 import {
   clearSessionCookie,
@@ -52,6 +52,36 @@ function refuseCrossSite(request: FastifyRequest): void {
     throw new AppError('forbidden', 'The session is only handed to the console itself');
 }
 
+/**
+ * The sign-in steps that take a secret other than a password: the provider's redirect back (its code and state) and
+ * an invite link's token. Both secrets are far too long to guess; what is limited is a flood (each callback may cost
+ * a call to the provider). Each call is claimed in a sign-in limiter (docs/api.md "Sign-in limits") under a key of its
+ * own per client, so it never touches the client's password budget; a success withdraws its own claim and forgets
+ * nothing else (a provider account must not wipe the client's password failures). Looser than passwords: a person
+ * who reloads a callback page or mistypes a link a few times is not locked out.
+ */
+export const TOKEN_MAX_FAILURES_PER_CLIENT = 20;
+type GuessKind = 'console-sso' | 'invite';
+const guessWhat: Record<GuessKind, string> = { 'console-sso': 'single sign-on', invite: 'invite link' };
+
+async function guarded<T>(
+  deps: AppDeps,
+  checks: PasswordChecks,
+  client: Client,
+  kind: GuessKind,
+  work: (attempt: LoginAttempt) => Promise<T>,
+): Promise<T> {
+  // No account is named, so the name the limiter also counts is the client's own: a flood from many addresses
+  // never makes anyone else wait.
+  const key = `${kind}:${clientKeyOf(client.ip)}`;
+  const attempt = await claimAttempt(checks, key, key, (reason) =>
+    signInFailed(deps, client, { username: guessWhat[kind] }, reason),
+  );
+  const answer = await work(attempt);
+  await attempt.release();
+  return answer;
+}
+
 export async function authRoutes(
   app: FastifyInstance,
   opts: { deps: AppDeps; sessionStreams: SessionStreams },
@@ -60,6 +90,14 @@ export async function authRoutes(
   const checks: PasswordChecks = {
     limiter: createLoginLimiter(deps.db, deps.now),
     gate: createHashGate(deps.config.passwordHashConcurrency, deps.config.passwordHashQueue),
+  };
+  // The key is the client's (no name is shared), so the per-name rule never adds to the per-client one.
+  const tokenChecks: PasswordChecks = {
+    limiter: createLoginLimiter(deps.db, deps.now, {
+      maxFailuresPerClient: TOKEN_MAX_FAILURES_PER_CLIENT,
+      maxFailuresPerUsername: TOKEN_MAX_FAILURES_PER_CLIENT,
+    }),
+    gate: checks.gate,
   };
   const challenges = createChallengeStore(deps.db, deps.now);
 
@@ -169,21 +207,26 @@ export async function authRoutes(
     const state = readSsoStateCookie(deps, request);
     // Used once, whatever the outcome: a reload of the callback page starts over.
     clearSsoStateCookie(deps, request, reply);
-    const answer = await finishSso(deps, challenges, request, state, request.body.query);
+    const answer = await guarded(deps, tokenChecks, request, 'console-sso', () =>
+      finishSso(deps, challenges, request, state, request.body.query),
+    );
     if ('token' in answer) setSessionCookie(deps, request, reply, answer.token, answer.expires_in);
     return answer;
   });
 
   // An invite link's holder (accounts/invites.ts): what it is for, and taking it.
-  registerOperation(app, operations.inviteInfo, async ({ body }) => await inviteInfo(deps, body.token), {
-    bodyLimit: PASSWORD_BODY_LIMIT,
-  });
+  registerOperation(
+    app,
+    operations.inviteInfo,
+    async (request) => await guarded(deps, tokenChecks, request, 'invite', () => inviteInfo(deps, request.body.token)),
+    { bodyLimit: PASSWORD_BODY_LIMIT },
+  );
   registerOperation(
     app,
     operations.acceptInvite,
     async (request) => {
-      const taken = await acceptInvite(deps, request.body, (password) =>
-        hashGated(checks, () => hashPassword(password)),
+      const taken = await guarded(deps, tokenChecks, request, 'invite', (attempt) =>
+        acceptInvite(deps, request.body, (password) => hashGated(checks, () => hashPassword(password), attempt)),
       );
       await deps.audit.record({
         actor: accountActor(taken.account, null),
