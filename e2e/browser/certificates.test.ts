@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { makeTestCa, makeTestLeaf, uploadBody } from '../../apps/server/src/test/test-certificates.js';
+import { makeTestCa, makeTestLeaf, uploadBody } from '../../apps/server/src/test/certificates.js';
 import { axeViolations, type Violation } from './axe.js';
 import {
   chooseMenuItem,

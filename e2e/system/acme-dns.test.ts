@@ -11,7 +11,7 @@ import { startGateway, type Gateway } from '../harness/gateway.js';
 import { Lab } from '../harness/lab.js';
 import { createAcmeNetwork, startPebble } from '../harness/pebble.js';
 import { createSystemTopology, type SystemTopology } from '../harness/topology.js';
-import { makeTestCa, makeTestLeaf, uploadBody } from '../../apps/server/src/test/test-certificates.js';
+import { makeTestCa, makeTestLeaf, uploadBody } from '../../apps/server/src/test/certificates.js';
 import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { canRun } from '../../apps/server/src/test/requirements.js';
 import { connectNode, type ConnectedNode } from './fixture.js';
