@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { NotificationChannel, NotificationPayload, ServiceHealth } from '@postern/contract';
 import { notificationChannels, notificationDeliveries, tcpServices } from '../../db/schema.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
-import { makeTestCa, makeTestLeaf } from '../../test/test-certificates.js';
+import { makeTestCa, makeTestLeaf } from '../../test/certificates.js';
 import type { HealthChecker } from '../observe/health-checker.js';
 import { createApiClient, fieldMessage, insertNode } from '../services/test-support.js';
 import { createAddressPolicy, resolveAllowed } from './address-guard.js';
