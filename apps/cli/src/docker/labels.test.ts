@@ -687,6 +687,70 @@ describe('the label watcher', () => {
     expect(log.match(/did not take the report of these problems: Not found/g)).toHaveLength(1);
   });
 
+  it('applies access labels once, and logs and reports a refused policy once while the others are served', async () => {
+    const gateway = fakeGateway({ domainProviderId: 7 });
+    const system = createFakeSystem({ hasKernelWireguard: false });
+    const containers = [
+      container('web', {
+        'postern.http.domain': 'app.example.com',
+        'postern.http.port': '8080',
+        'postern.http.access.allow-email': 'ann@corp.test',
+      }),
+      container('blog', {
+        'postern.http.domain': 'blog.example.com',
+        'postern.http.port': '80',
+        'postern.http.access.sso-provider': '99',
+        'postern.http.access.allow-group': 'ops',
+      }),
+    ];
+    const engine: DockerEngine = {
+      listContainers: () => Promise.resolve(containers),
+      watch: (_, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve())),
+    };
+    let passes = 0;
+    const reports: LabelProblemReport[][] = [];
+    const stop = new AbortController();
+    let log = '';
+    const watching = runLabelWatcher({
+      engine,
+      api: {
+        ...gateway.api,
+        getNode: () => {
+          passes += 1;
+          if (passes === 4) return Promise.reject(new TokenRejectedError('revoked'));
+          return Promise.resolve(makeNode());
+        },
+        reportLabelProblems: (problems) => {
+          reports.push(problems);
+          return Promise.resolve();
+        },
+      },
+      system,
+      log: { write: (text) => (log += text) },
+      signal: stop.signal,
+      configDir: '/cfg',
+      resyncMs: 60_000,
+    });
+    await expect(watching).rejects.toThrow('revoked');
+    stop.abort();
+    expect(gateway.calls.filter((call) => call.startsWith('access'))).toEqual([
+      'access 1 protected',
+      'access 2 protected',
+    ]);
+    expect(gateway.rows.map((row) => [row.name, row.enabled])).toEqual([
+      ['web', true],
+      ['blog', false],
+    ]);
+    expect(
+      log.match(/container blog \(http\): .*postern.http.access.sso-provider: This identity provider/g),
+    ).toHaveLength(1);
+    expect(reports).toHaveLength(3);
+    for (const sent of reports)
+      expect(sent).toEqual([
+        { container: 'blog', key: 'http', message: expect.stringContaining('access policy refused') as string },
+      ]);
+  });
+
   it('reports at most 200 problems, each one printable line within the gateway’s bounds', async () => {
     const gateway = fakeGateway();
     const system = createFakeSystem({ hasKernelWireguard: false });
