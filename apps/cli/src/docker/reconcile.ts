@@ -120,8 +120,10 @@ export async function reconcileLabels(
    * may be served: not while a stricter policy its labels ask for is refused. A policy the operator set stays (the
    * gateway refuses the token anyway): reported when the labels ask for another one.
    */
+  const touched = new Set<number>();
   const settleAccess = async (id: number, wanted: DesiredService, label: string): Promise<boolean> => {
     if (wanted.type !== 'http') return true;
+    touched.add(id);
     const ask: ServiceAccessUpdate = wanted.access ?? { mode: 'inherit' };
     const asked = JSON.stringify(ask);
     const about = { container: wanted.source.container, key: wanted.source.key };
@@ -242,6 +244,8 @@ export async function reconcileLabels(
     if (message !== undefined) memory.refused.set(id, { digest: wanted.source.digest, at: memory.now, message });
   }
   if (freed) memory.refused.clear();
+  // Services gone or no longer the labels' are forgotten (read again should they come back).
+  for (const id of settled.keys()) if (!touched.has(id)) settled.delete(id);
   return { problems, done, freed };
 }
 
