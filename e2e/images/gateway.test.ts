@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   HttpServiceSchema,
   NodeCreatedSchema,
+  NodeLabelProblemsSchema,
   NodeSchema,
+  ServiceAccessSchema,
   SystemInfoSchema,
   installCommand,
   listOf,
@@ -51,6 +53,8 @@ const names = {
   /** Containers published by their Docker labels (docs/LABELS.md) through the node container's agent. */
   labelled: runName('labelled'),
   twin: runName('twin'),
+  /** A labelled container whose labels also give it an access policy. */
+  guarded: runName('guarded'),
   /** The install tests' machine, on a network with no way out (apt installs from its cache). */
   host: runName('host'),
   internal: runName('internal'),
@@ -177,7 +181,7 @@ describe.runIf(canRun('docker'))('gateway and node images', () => {
   }, 45 * 60_000);
 
   afterAll(async () => {
-    for (const name of [names.host, names.twin, names.labelled, names.web, names.node, names.gateway]) {
+    for (const name of [names.host, names.guarded, names.twin, names.labelled, names.web, names.node, names.gateway]) {
       await stopAndRemove(name);
     }
     sweepDocker(currentRunId());
@@ -286,7 +290,7 @@ describe.runIf(canRun('docker'))('gateway and node images', () => {
 
   it('publishes a labelled container through the node container, disables it when stopped, removes it when removed', async () => {
     /** A small HTTP server in the node container's network (so each its own port), published by its labels alone. */
-    const runLabelled = (name: string, port: number) =>
+    const runLabelled = (name: string, port: number, more: string[] = []) =>
       docker([
         'run',
         '-d',
@@ -302,6 +306,7 @@ describe.runIf(canRun('docker'))('gateway and node images', () => {
         `postern.http.domain=${labelDomain}`,
         '--label',
         `postern.http.port=${port}`,
+        ...more,
         '--entrypoint',
         'node',
         images.node,
@@ -334,6 +339,20 @@ describe.runIf(canRun('docker'))('gateway and node images', () => {
       { timeoutMs: 30_000, what: '`postern status` to report the refused twin' },
     );
     expect(await logsOf(names.node)).toContain(`docker: container ${names.twin} (http):`);
+    // The console's node page shows the same report (GET /api/nodes/:id/label-problems).
+    const containerNode = listOf(NodeSchema)
+      .parse(await api.call('GET', '/api/nodes?limit=100'))
+      .data.find((node) => node.name === 'container node');
+    const reported = await waitFor(
+      async () => {
+        const { problems } = NodeLabelProblemsSchema.parse(
+          await api.call('GET', `/api/nodes/${containerNode?.id ?? 0}/label-problems`),
+        );
+        return problems.find((problem) => problem.container === names.twin);
+      },
+      { timeoutMs: 30_000, what: "the node page's report of the refused twin" },
+    );
+    expect(reported).toMatchObject({ key: 'http', message: expect.stringContaining('already') as string });
     expect((await served()).body).toBe(`${names.labelled} saw /hello`);
     expect((await labelServices()).map((row) => row.source?.container)).toEqual([names.labelled]);
 
@@ -351,6 +370,39 @@ describe.runIf(canRun('docker'))('gateway and node images', () => {
       what: 'the twin to be served once the first container is gone',
     });
     expect((await labelServices()).map((row) => row.source?.container)).toEqual([names.twin]);
+
+    // Access policy labels (docs/LABELS.md): the service is served only behind the policy its labels ask for.
+    await runLabelled(names.guarded, 8083, [
+      '--label',
+      'postern.http.path=/private',
+      '--label',
+      'postern.http.access=protected',
+      '--label',
+      'postern.http.access.share-links=true',
+    ]);
+    const guarded = await waitFor(
+      async () => (await labelServices()).find((row) => row.source?.container === names.guarded && row.enabled),
+      { timeoutMs: 30_000, what: 'the guarded container to be published' },
+    );
+    const access = ServiceAccessSchema.parse(
+      await api.call('GET', `/api/services/${guarded.nodeId}/http/${guarded.id}/access`),
+    );
+    expect(access).toMatchObject({ mode: 'protected', setBy: 'node', own: { shareLinks: true } });
+    const privately = await waitFor(
+      async () => {
+        const reply = await httpsRequest({ address: console_.address, host: labelDomain }, '/private/x');
+        // Until the guarded service is routed, the twin at / answers below /private too.
+        return reply.body.includes(`${names.twin} saw`) ? undefined : reply;
+      },
+      { timeoutMs: 30_000, what: 'the guarded path to be routed' },
+    );
+    expect([302, 401, 403]).toContain(privately.status);
+    expect(privately.body).not.toContain(`${names.guarded} saw`);
+    await docker(['rm', '-f', names.guarded]);
+    await waitFor(
+      async () => ((await labelServices()).some((row) => row.source?.container === names.guarded) ? undefined : true),
+      { timeoutMs: 30_000, what: "the guarded container's service to be removed" },
+    );
 
     // Configuration as code from the node's machine (docs/CONFIG-AS-CODE.md): the exported document names the
     // service made by `postern expose` and leaves the labels' one to its labels; planned back, it changes nothing.

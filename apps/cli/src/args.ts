@@ -429,18 +429,27 @@ function serviceIdOf(topic: HelpTopic, id: string | undefined): number {
 
 const AUTH_MODES = ['public', 'protected', 'inherit'] as const;
 
+/** The access options by name: `--auth`, `--sso-provider`… on the command line, `postern.http.access…` as labels. */
+export type AccessOptionValues = Record<string, string | boolean | string[] | undefined>;
+
 /**
- * The access flags; undefined when none is given. Any way in or exception implies `--auth protected`; combined with
- * `public` or `inherit` it is a contradiction, refused before asking the gateway.
+ * The access options (`postern access`, `expose http --auth`, and a container's `postern.*.access` labels: one
+ * vocabulary, one parser); undefined when none is given. Any way in or exception implies `protected`; combined with
+ * `public` or `inherit` it is a contradiction, refused before asking the gateway. `optionName` names an option in a
+ * message (`auth` is the mode), `fail` throws.
  */
-function authOf(topic: HelpTopic, values: Values): AuthFlags | undefined {
+export function parseAccessOptions(
+  values: AccessOptionValues,
+  optionName: (option: string) => string,
+  fail: (message: string) => never,
+): AuthFlags | undefined {
   const mode = stringOf(values.auth);
   if (mode !== undefined && !(AUTH_MODES as readonly string[]).includes(mode))
-    throw usage(topic, '--auth must be public, protected or inherit');
+    fail(`${optionName('auth')} must be public, protected or inherit`);
   const provider = stringOf(values['sso-provider']);
   if (provider !== undefined && !/^[1-9]\d{0,15}$/.test(provider))
-    throw usage(topic, '--sso-provider must be the numeric ID of an identity provider (the operator knows it)');
-  const session = values.session === undefined ? undefined : sessionOf(topic, values.session);
+    fail(`${optionName('sso-provider')} must be the numeric ID of an identity provider (the operator knows it)`);
+  const session = values.session === undefined ? undefined : sessionOf(values.session, optionName, fail);
   const flags = {
     allowEmails: listOf(values['allow-email']),
     allowEmailDomains: listOf(values['allow-email-domain']),
@@ -452,7 +461,7 @@ function authOf(topic: HelpTopic, values: Values): AuthFlags | undefined {
   };
   const passwordFile = stringOf(values['password-file']);
   if (passwordFile !== undefined && flags.removePassword)
-    throw usage(topic, '--password-file and --no-password contradict each other');
+    fail(`${optionName('password-file')} and ${optionName('no-password')} contradict each other`);
   const isProtectedOnly =
     provider !== undefined ||
     passwordFile !== undefined ||
@@ -463,7 +472,7 @@ function authOf(topic: HelpTopic, values: Values): AuthFlags | undefined {
     flags.bypassPaths.length + flags.bypassNetworks.length > 0;
   if (mode === undefined && !isProtectedOnly) return undefined;
   if (mode !== undefined && mode !== 'protected' && isProtectedOnly)
-    throw usage(topic, `--auth ${mode} takes no other access option (they describe a protected policy)`);
+    fail(`${optionName('auth')} ${mode} takes no other access option (they describe a protected policy)`);
   return {
     mode: (mode ?? 'protected') as AuthFlags['mode'],
     ...flags,
@@ -473,12 +482,26 @@ function authOf(topic: HelpTopic, values: Values): AuthFlags | undefined {
   };
 }
 
+function authOf(topic: HelpTopic, values: Values): AuthFlags | undefined {
+  return parseAccessOptions(
+    values,
+    (option) => `--${option}`,
+    (message) => {
+      throw usage(topic, message);
+    },
+  );
+}
+
 /** `--session 30m|12h|7d` (or plain seconds): how long a visitor stays signed in; 5 minutes to 30 days. */
-function sessionOf(topic: HelpTopic, value: Values[string]): number {
+function sessionOf(
+  value: Values[string],
+  optionName: (option: string) => string,
+  fail: (message: string) => never,
+): number {
   const match = /^(\d{1,9})([smhd]?)$/.exec(stringOf(value)?.trim() ?? '');
   const seconds = match ? Number(match[1]) * (TTL_UNITS[match[2] || 's'] ?? 1) : NaN;
   if (!(seconds >= accessLimits.sessionSecondsMin && seconds <= accessLimits.sessionSecondsMax))
-    throw usage(topic, '--session must be a duration such as 30m, 12h or 7d (at least 5m, at most 30d)');
+    fail(`${optionName('session')} must be a duration such as 30m, 12h or 7d (at least 5m, at most 30d)`);
   return seconds;
 }
 

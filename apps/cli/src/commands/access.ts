@@ -22,19 +22,60 @@ import { checkBody } from './services.js';
 const STRICTER_ONLY =
   "A node's token may only make a service stricter than its domain's policy, and cannot change a policy the gateway's operator set.";
 
-/** The command-line option of each request field, so a refusal names what to change. */
+/** The access option of each request field: `--OPTION` on the command line, `postern.http.access.OPTION` as a label. */
 const OPTION_OF: Record<string, string> = {
-  mode: '--auth',
-  providerId: '--sso-provider',
-  allowEmails: '--allow-email',
-  allowEmailDomains: '--allow-email-domain',
-  allowGroups: '--allow-group',
-  password: '--password-file',
-  shareLinks: '--share-links',
-  bypassPaths: '--bypass-path',
-  bypassNetworks: '--bypass-network',
-  sessionSeconds: '--session',
+  mode: 'auth',
+  providerId: 'sso-provider',
+  allowEmails: 'allow-email',
+  allowEmailDomains: 'allow-email-domain',
+  allowGroups: 'allow-group',
+  password: 'password-file',
+  shareLinks: 'share-links',
+  bypassPaths: 'bypass-path',
+  bypassNetworks: 'bypass-network',
+  sessionSeconds: 'session',
 };
+
+/** The option a refused request field stands for, named as the caller names options. */
+export function accessOptionOf(field: string, optionName: (option: string) => string): string {
+  const option = OPTION_OF[field];
+  return option === undefined ? field : optionName(option);
+}
+
+const flagName = (option: string) => `--${option}`;
+
+/**
+ * The request the access options ask for, checked as the gateway checks it (one checker for the flags and the labels);
+ * the refused fields are named as `optionName` names the options.
+ */
+export function checkAccessBody(
+  auth: AuthFlags,
+  password: string | undefined,
+  optionName: (option: string) => string,
+): { body: ServiceAccessUpdate } | { refused: { field: string; message: string }[] } {
+  if (auth.mode !== 'protected') return { body: { mode: auth.mode } };
+  const body: ServiceAccessUpdate = {
+    mode: 'protected',
+    providerId: auth.ssoProvider ?? null,
+    allowEmails: auth.allowEmails,
+    allowEmailDomains: auth.allowEmailDomains,
+    allowGroups: auth.allowGroups,
+    ...(password !== undefined ? { password } : {}),
+    ...(auth.removePassword ? { password: null } : {}),
+    shareLinks: auth.shareLinks,
+    bypassPaths: auth.bypassPaths,
+    bypassNetworks: auth.bypassNetworks,
+    ...(auth.sessionSeconds !== undefined ? { sessionSeconds: auth.sessionSeconds } : {}),
+  };
+  const checked = ServiceAccessUpdateSchema.safeParse(body);
+  if (checked.success) return { body: checked.data };
+  return {
+    refused: toFieldErrors(checked.error).map(({ field, message }) => ({
+      field: accessOptionOf(field, optionName),
+      message,
+    })),
+  };
+}
 
 /** The first line of the password file, without its line end; the password never appears on the command line. */
 async function readPassword(context: CliContext, file: string): Promise<string> {
@@ -50,30 +91,13 @@ async function readPassword(context: CliContext, file: string): Promise<string> 
  * later (`withProvider`): by default the domain policy's, which only the service's access view names.
  */
 export async function draftAccessBody(context: CliContext, auth: AuthFlags): Promise<ServiceAccessUpdate> {
-  if (auth.mode !== 'protected') return { mode: auth.mode };
-  const password = auth.passwordFile !== undefined ? await readPassword(context, auth.passwordFile) : undefined;
-  const body: ServiceAccessUpdate = {
-    mode: 'protected',
-    providerId: auth.ssoProvider ?? null,
-    allowEmails: auth.allowEmails,
-    allowEmailDomains: auth.allowEmailDomains,
-    allowGroups: auth.allowGroups,
-    ...(password !== undefined ? { password } : {}),
-    ...(auth.removePassword ? { password: null } : {}),
-    shareLinks: auth.shareLinks,
-    bypassPaths: auth.bypassPaths,
-    bypassNetworks: auth.bypassNetworks,
-    ...(auth.sessionSeconds !== undefined ? { sessionSeconds: auth.sessionSeconds } : {}),
-  };
-  const checked = ServiceAccessUpdateSchema.safeParse(body);
-  if (!checked.success) {
-    const refused = toFieldErrors(checked.error).map(({ field, message }) => ({
-      field: OPTION_OF[field] ?? field,
-      message,
-    }));
-    throw new CliError(`Validation failed:\n${formatFieldErrors(refused)}`);
-  }
-  return checked.data;
+  const password =
+    auth.mode === 'protected' && auth.passwordFile !== undefined
+      ? await readPassword(context, auth.passwordFile)
+      : undefined;
+  const checked = checkAccessBody(auth, password, flagName);
+  if ('refused' in checked) throw new CliError(`Validation failed:\n${formatFieldErrors(checked.refused)}`);
+  return checked.body;
 }
 
 const needsSso = (body: ServiceAccessUpdate): boolean =>
@@ -98,7 +122,7 @@ async function sendAccess(api: AgentApi, id: number, body: ServiceAccessUpdate):
     if (error instanceof FieldsRefusedError)
       throw new CliError(
         `The gateway refused the access policy of http service ${id}:\n${formatFieldErrors(
-          error.fieldErrors.map(({ field, message }) => ({ field: OPTION_OF[field] ?? field, message })),
+          error.fieldErrors.map(({ field, message }) => ({ field: accessOptionOf(field, flagName), message })),
         )}\n${STRICTER_ONLY}`,
       );
     throw error;

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { LabelProblemsUpdateSchema } from '@postern/contract';
+import { LabelProblemsUpdateSchema, accessMessages } from '@postern/contract';
 import type {
+  AccessPolicy,
+  ServiceAccess,
+  ServiceAccessUpdate,
   AgentHttpServiceCreate,
   LabelProblemReport,
   AgentTcpServiceCreate,
@@ -8,11 +11,19 @@ import type {
   ServiceType,
   TcpService,
 } from '@postern/contract';
-import { CliError, TokenRejectedError } from '../errors.js';
+import { parseCommand } from '../args.js';
+import { checkAccessBody } from '../commands/access.js';
+import { CliError, FieldsRefusedError, TokenRejectedError } from '../errors.js';
 import { createFakeSystem } from '../fake-system.js';
 import { makeNode } from '../fixtures.js';
 import { LABEL_VALUE_MAX, servicesOfContainer, type ContainerInfo } from './labels.js';
-import { RETRY_REFUSED_MS, reconcileLabels, type LabelApi, type RefusedCreations } from './reconcile.js';
+import {
+  RETRY_REFUSED_MS,
+  reconcileLabels,
+  type LabelApi,
+  type RefusedCreations,
+  type SettledAccess,
+} from './reconcile.js';
 import { runLabelWatcher, toContainerInfo, type DockerEngine } from './watch.js';
 
 // Docker labels → services (docs/LABELS.md), against an in-memory gateway that keeps the rules the real one enforces
@@ -35,9 +46,40 @@ function container(name: string, labels: Record<string, string>, more: Partial<C
 
 type Row = (HttpService | TcpService) & { type: ServiceType };
 
+const policy = (fields: Partial<AccessPolicy>): AccessPolicy => ({
+  mode: 'protected',
+  providerId: null,
+  providerName: null,
+  allowEmails: [],
+  allowEmailDomains: [],
+  allowGroups: [],
+  passwordSet: false,
+  shareLinks: false,
+  bypassPaths: [],
+  bypassNetworks: [],
+  sessionSeconds: 86_400,
+  ...fields,
+});
+
 /** The gateway's side for one node's token, with the operator's hand on it. */
-function fakeGateway(options: { maxServices?: number } = {}) {
+function fakeGateway(options: { maxServices?: number; domainProviderId?: number } = {}) {
   const rows: Row[] = [];
+  /** Service access policies (modules/access/policies.ts): identity provider 7 exists; the operator's stand. */
+  const access = new Map<number, { own: AccessPolicy; setBy: 'admin' | 'node' }>();
+  const accessView = (id: number): ServiceAccess => {
+    const own = access.get(id);
+    const domainPolicy = policy({ mode: 'public', providerId: options.domainProviderId ?? null });
+    return {
+      serviceId: id,
+      nodeId: 1,
+      domain: 'app.example.com',
+      mode: own?.own.mode ?? 'inherit',
+      own: own?.own ?? null,
+      setBy: own?.setBy ?? null,
+      domainPolicy,
+      effective: { ...(own?.own ?? domainPolicy), source: own ? 'service' : 'domain' },
+    };
+  };
   let nextId = 1;
   const calls: string[] = [];
   const refuse = (message: string, status: number) => new CliError(`The gateway answered: ${message} (HTTP ${status})`);
@@ -77,9 +119,11 @@ function fakeGateway(options: { maxServices?: number } = {}) {
       return { data: of.slice((page - 1) * limit, page * limit), page, limit, total: of.length };
     }) as LabelApi['listServices'],
     async createHttpService(body: AgentHttpServiceCreate) {
-      calls.push(`create http ${body.name}`);
+      calls.push(`create http ${body.name}${body.enabled === false ? ' disabled' : ''}`);
       return add({
         ...base(body.name),
+        enabled: body.enabled ?? true,
+        disabledBy: body.enabled === false ? 'node' : null,
         type: 'http',
         domain: body.domain ?? null,
         pathLocation: body.pathLocation ?? '/',
@@ -111,6 +155,33 @@ function fakeGateway(options: { maxServices?: number } = {}) {
       if (enabled) row.disabledBy = null;
       row.enabled = enabled;
     },
+    getServiceAccess(id: number) {
+      find('http', id);
+      return Promise.resolve(accessView(id));
+    },
+    updateServiceAccess(id: number, body: ServiceAccessUpdate) {
+      calls.push(`access ${id} ${body.mode ?? ''}`);
+      find('http', id);
+      const refuseField = (field: string, message: string) =>
+        Promise.reject(new FieldsRefusedError('The gateway refused it (HTTP 422)', [{ field, message }]));
+      if (access.get(id)?.setBy === 'admin') return refuseField('mode', accessMessages.setByOperator);
+      if (body.providerId != null && body.providerId !== 7)
+        return refuseField('providerId', accessMessages.providerNotFound);
+      if (body.mode === 'inherit') access.delete(id);
+      else
+        access.set(id, {
+          setBy: 'node',
+          own: policy({
+            mode: body.mode ?? 'protected',
+            providerId: body.providerId ?? null,
+            allowEmails: body.allowEmails ?? [],
+            allowEmailDomains: body.allowEmailDomains ?? [],
+            allowGroups: body.allowGroups ?? [],
+            shareLinks: body.shareLinks ?? false,
+          }),
+        });
+      return Promise.resolve(accessView(id));
+    },
     async deleteService(type, id) {
       calls.push(`delete ${id}`);
       const row = find(type, id);
@@ -134,7 +205,7 @@ function fakeGateway(options: { maxServices?: number } = {}) {
       publicAccess: `https://${domain}/`,
       source: null,
     } as unknown as Row);
-  return { api, rows, calls, operatorService };
+  return { api, rows, calls, operatorService, access };
 }
 
 describe('Docker labels', () => {
@@ -263,6 +334,78 @@ describe('Docker labels', () => {
     }
   });
 
+  it('describe an HTTP service’s access policy with the options of `postern access`, parsed and checked alike', () => {
+    const labels = {
+      'postern.http.domain': 'app.example.com',
+      'postern.http.port': '8080',
+      'postern.http.access': 'protected',
+      'postern.http.access.sso-provider': '7',
+      'postern.http.access.allow-email': 'Ann@corp.test, bob@corp.test',
+      'postern.http.access.allow-group': 'ops',
+      'postern.http.access.share-links': 'true',
+      'postern.http.api.port': '9090',
+      'postern.http.api.domain': 'api.example.com',
+      'postern.http.api.access': 'public',
+    };
+    const { services, problems } = servicesOfContainer(container('web', labels), regular);
+    expect(problems).toEqual([]);
+    const flags = parseCommand([
+      'access',
+      '5',
+      '--sso-provider',
+      '7',
+      '--allow-email',
+      'Ann@corp.test, bob@corp.test',
+      '--allow-group',
+      'ops',
+      '--share-links',
+    ]);
+    if (flags.kind !== 'access' || !flags.auth) throw new Error('not parsed');
+    const fromFlags = checkAccessBody(flags.auth, undefined, (option) => option);
+    expect(services.map((service) => [service.source.key, service.type === 'http' ? service.access : null])).toEqual([
+      ['http', 'body' in fromFlags ? fromFlags.body : fromFlags],
+      ['http.api', { mode: 'public' }],
+    ]);
+    expect(services[0]?.type === 'http' && services[0].access).toMatchObject({
+      allowEmails: ['ann@corp.test', 'bob@corp.test'],
+    });
+    // The policy is not part of what identifies the service: changing it does not replace the service.
+    const plain = servicesOfContainer(
+      container('web', { 'postern.http.domain': 'app.example.com', 'postern.http.port': '8080' }),
+      regular,
+    );
+    expect(plain.services[0]?.source.digest).toBe(services[0]?.source.digest);
+  });
+
+  it('refuse bad access labels per service, name the label, and never take a password', () => {
+    const problemsOf = (labels: Record<string, string>) =>
+      servicesOfContainer(
+        container('web', { 'postern.http.domain': 'app.example.com', 'postern.http.port': '8080', ...labels }),
+        regular,
+      );
+    const cases: [Record<string, string>, string][] = [
+      [{ 'postern.http.access.allow-email': 'not-an-email' }, 'postern.http.access.allow-email: '],
+      [{ 'postern.http.access.sso-provider': 'corp' }, 'postern.http.access.sso-provider must be the numeric ID'],
+      [{ 'postern.http.access': 'open' }, 'postern.http.access must be public, protected or inherit'],
+      [
+        { 'postern.http.access': 'public', 'postern.http.access.allow-group': 'ops' },
+        'postern.http.access public takes no other access option',
+      ],
+      [{ 'postern.http.access.share-links': 'yes' }, 'postern.http.access.share-links must be true or false'],
+      [{ 'postern.http.access.password': 'hunter2' }, 'postern access ID --password-file FILE'],
+      [{ 'postern.http.access.owner': 'me' }, 'an access policy takes sso-provider'],
+      [{ 'postern.tcp.port': '5432', 'postern.tcp.access': 'protected' }, 'access policies are for HTTP services'],
+    ];
+    for (const [labels, message] of cases) {
+      const { services, problems } = problemsOf(labels);
+      expect(problems.map((problem) => problem.message).join('\n'), JSON.stringify(labels)).toContain(message);
+      expect(JSON.stringify(problems)).not.toContain('hunter2');
+      // A service whose policy is wrong is not published without it.
+      const key = 'postern.tcp.access' in labels ? 'tcp' : 'http';
+      expect(services.map((service) => service.source.key)).not.toContain(key);
+    }
+  });
+
   it('refuse a container asking for more than 16 services, as a whole', () => {
     const labels = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`postern.tcp.s${i}.port`, '80']));
     const { services, problems } = servicesOfContainer(container('many', labels), regular);
@@ -346,6 +489,87 @@ describe('reconciling labels with the gateway', () => {
     // Not even asked: the agent knows the gateway would refuse.
     expect(gateway.calls).toEqual([]);
     expect(gateway.rows).toEqual([row]);
+  });
+
+  it('gives a service the access policy of its labels before serving it, updates it, and drops it with the labels', async () => {
+    const gateway = fakeGateway({ domainProviderId: 7 });
+    const settled: SettledAccess = new Map();
+    const memory = { refused: new Map(), now: 0, access: settled };
+    const guarded = web({ 'postern.http.access.allow-email': 'ann@corp.test' });
+    const first = await reconcileLabels(gateway.api, [guarded], regular, memory);
+    expect(first.problems).toEqual([]);
+    // Created disabled, protected, then enabled: never served under the domain's policy alone.
+    expect(gateway.calls).toEqual(['create http web disabled', 'access 1 protected', 'enable 1']);
+    expect(gateway.access.get(1)).toMatchObject({
+      setBy: 'node',
+      own: { providerId: 7, allowEmails: ['ann@corp.test'] },
+    });
+    expect(gateway.rows.map((row) => row.enabled)).toEqual([true]);
+
+    // Nothing changed: nothing is sent, not even after an agent restart (a fresh memory reads and finds it equal).
+    gateway.calls.length = 0;
+    await reconcileLabels(gateway.api, [guarded], regular, memory);
+    await reconcileLabels(gateway.api, [guarded], regular);
+    expect(gateway.calls).toEqual([]);
+
+    // Changed labels change the policy of the same service (no replacement: its id and share links stay).
+    await reconcileLabels(gateway.api, [web({ 'postern.http.access': 'public' })], regular, memory);
+    expect(gateway.calls).toEqual(['access 1 public']);
+    expect(gateway.rows.map((row) => row.id)).toEqual([1]);
+    expect(gateway.access.get(1)?.own.mode).toBe('public');
+
+    // Labels gone: back to the domain's policy.
+    gateway.calls.length = 0;
+    const cleared = await reconcileLabels(gateway.api, [web()], regular, memory);
+    expect(gateway.calls).toEqual(['access 1 inherit']);
+    expect(gateway.access.has(1)).toBe(false);
+    expect(cleared.done.join('\n')).toContain('its access labels are gone');
+  });
+
+  it('reports a policy the operator set, once per change, never undoes it, and a refused policy keeps the service unserved', async () => {
+    const gateway = fakeGateway();
+    const settled: SettledAccess = new Map();
+    const memory = { refused: new Map(), now: 0, access: settled };
+    await reconcileLabels(gateway.api, [web()], regular, memory);
+    gateway.access.set(1, { setBy: 'admin', own: policy({ passwordSet: true }) });
+    // Labels without a policy leave the operator's alone, silently.
+    settled.clear();
+    expect((await reconcileLabels(gateway.api, [web()], regular, memory)).problems).toEqual([]);
+    // Labels asking for another: the gateway refuses, the agent reports it and carries on with the others.
+    gateway.calls.length = 0;
+    const blog = container('blog', {
+      'postern.http.domain': 'blog.example.com',
+      'postern.http.port': '80',
+      'postern.http.access.sso-provider': '99',
+      'postern.http.access.allow-group': 'ops',
+    });
+    const asked = [web({ 'postern.http.access': 'public' }), blog];
+    const outcome = await reconcileLabels(gateway.api, asked, regular, memory);
+    expect(outcome.problems).toEqual([
+      { container: 'web', key: 'http', message: expect.stringContaining('kept as the operator set it') as string },
+      {
+        container: 'blog',
+        key: 'http',
+        message: expect.stringContaining(
+          `postern.http.access.sso-provider: ${accessMessages.providerNotFound}`,
+        ) as string,
+      },
+    ]);
+    expect(gateway.access.get(1)?.setBy).toBe('admin');
+    // The policy its labels ask for was refused: the new service stays disabled rather than served without it.
+    expect(gateway.rows.map((row) => [row.name, row.enabled])).toEqual([
+      ['web', true],
+      ['blog', false],
+    ]);
+    // The next passes say the same and do not ask again until the labels change.
+    gateway.calls.length = 0;
+    const again = await reconcileLabels(gateway.api, asked, regular, memory);
+    expect(again.problems).toEqual(outcome.problems);
+    expect(gateway.calls).toEqual([]);
+    // Fixed labels: applied, and the service is served.
+    const fixed = container('blog', { ...blog.labels, 'postern.http.access.sso-provider': '7' });
+    expect((await reconcileLabels(gateway.api, [asked[0] ?? web(), fixed], regular, memory)).problems).toHaveLength(1);
+    expect(gateway.rows.map((row) => row.enabled)).toEqual([true, true]);
   });
 
   it('a hostile container does not stop the others', async () => {
@@ -461,6 +685,70 @@ describe('the label watcher', () => {
     expect(reports).toHaveLength(3);
     for (const sent of reports) expect(sent).toEqual(state.problems);
     expect(log.match(/did not take the report of these problems: Not found/g)).toHaveLength(1);
+  });
+
+  it('applies access labels once, and logs and reports a refused policy once while the others are served', async () => {
+    const gateway = fakeGateway({ domainProviderId: 7 });
+    const system = createFakeSystem({ hasKernelWireguard: false });
+    const containers = [
+      container('web', {
+        'postern.http.domain': 'app.example.com',
+        'postern.http.port': '8080',
+        'postern.http.access.allow-email': 'ann@corp.test',
+      }),
+      container('blog', {
+        'postern.http.domain': 'blog.example.com',
+        'postern.http.port': '80',
+        'postern.http.access.sso-provider': '99',
+        'postern.http.access.allow-group': 'ops',
+      }),
+    ];
+    const engine: DockerEngine = {
+      listContainers: () => Promise.resolve(containers),
+      watch: (_, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve())),
+    };
+    let passes = 0;
+    const reports: LabelProblemReport[][] = [];
+    const stop = new AbortController();
+    let log = '';
+    const watching = runLabelWatcher({
+      engine,
+      api: {
+        ...gateway.api,
+        getNode: () => {
+          passes += 1;
+          if (passes === 4) return Promise.reject(new TokenRejectedError('revoked'));
+          return Promise.resolve(makeNode());
+        },
+        reportLabelProblems: (problems) => {
+          reports.push(problems);
+          return Promise.resolve();
+        },
+      },
+      system,
+      log: { write: (text) => (log += text) },
+      signal: stop.signal,
+      configDir: '/cfg',
+      resyncMs: 60_000,
+    });
+    await expect(watching).rejects.toThrow('revoked');
+    stop.abort();
+    expect(gateway.calls.filter((call) => call.startsWith('access'))).toEqual([
+      'access 1 protected',
+      'access 2 protected',
+    ]);
+    expect(gateway.rows.map((row) => [row.name, row.enabled])).toEqual([
+      ['web', true],
+      ['blog', false],
+    ]);
+    expect(
+      log.match(/container blog \(http\): .*postern.http.access.sso-provider: This identity provider/g),
+    ).toHaveLength(1);
+    expect(reports).toHaveLength(3);
+    for (const sent of reports)
+      expect(sent).toEqual([
+        { container: 'blog', key: 'http', message: expect.stringContaining('access policy refused') as string },
+      ]);
   });
 
   it('reports at most 200 problems, each one printable line within the gateway’s bounds', async () => {

@@ -7,9 +7,12 @@ import {
   toFieldErrors,
   type AgentHttpServiceCreate,
   type AgentTcpServiceCreate,
+  type ServiceAccessUpdate,
   type ServiceSource,
 } from '@postern/contract';
 import type { z } from 'zod';
+import { parseAccessOptions, type AccessOptionValues } from '../args.js';
+import { checkAccessBody } from '../commands/access.js';
 import { UsageError } from '../errors.js';
 
 // Docker labels → the services a container asks for (docs/LABELS.md). Every label value is checked here against the
@@ -25,6 +28,21 @@ export const SERVICES_PER_CONTAINER_MAX = 16;
 
 const HTTP_FIELDS = ['port', 'domain', 'path', 'protocol', 'name'] as const;
 const TCP_FIELDS = ['port', 'protocol', 'public-port', 'tls', 'domain', 'name'] as const;
+/**
+ * `postern.http.access.OPTION`: the options of `postern access` (one vocabulary, one parser: args.ts), but no password:
+ * a label is shown by `docker inspect` to anyone who may use the engine.
+ */
+const ACCESS_OPTIONS = [
+  'sso-provider',
+  'allow-email',
+  'allow-email-domain',
+  'allow-group',
+  'share-links',
+  'bypass-path',
+  'bypass-network',
+  'session',
+] as const;
+const PASSWORD_OPTIONS = ['password', 'password-file', 'no-password'];
 
 /** What the agent needs to know of a container (from one `docker ps -a` answer; no inspect per container). */
 export interface ContainerInfo {
@@ -52,7 +70,15 @@ export type DesiredBody = AgentHttpServiceCreate | AgentTcpServiceCreate;
 export type DesiredService = {
   source: ServiceSource;
   running: boolean;
-} & ({ type: 'http'; body: AgentHttpServiceCreate } | { type: 'tcp'; body: AgentTcpServiceCreate });
+} & (
+  | {
+      type: 'http';
+      body: AgentHttpServiceCreate;
+      /** What its `postern.http.access*` labels ask for, checked; absent: no access label (`inherit`). */
+      access?: ServiceAccessUpdate;
+    }
+  | { type: 'tcp'; body: AgentTcpServiceCreate }
+);
 
 export interface LabelProblem {
   container: string;
@@ -82,11 +108,43 @@ export function servicesOfContainer(container: ContainerInfo, reach: NodeReach):
 
   // Group the labels by service key: postern.http.port → http/port, postern.tcp.db.port → tcp.db/port.
   const groups = new Map<string, Map<string, string>>();
+  const accessGroups = new Map<string, Map<string, string>>();
+  const withheld = new Set<string>();
   for (const [label, value] of Object.entries(container.labels)) {
     if (!label.startsWith(LABEL_PREFIX)) continue;
     const shownLabel = printable(label);
     const parts = label.slice(LABEL_PREFIX.length).split('.');
     const kind = parts[0];
+    // postern.http.access[.OPTION], postern.http.NAME.access[.OPTION]: the service's access policy.
+    const accessAt = parts[1] === 'access' ? 1 : parts[2] === 'access' ? 2 : -1;
+    if (accessAt > 0 && (kind === 'http' || kind === 'tcp') && parts.length <= accessAt + 2) {
+      const key = parts.slice(0, accessAt).join('.');
+      const option = parts[accessAt + 1] ?? 'auth';
+      // A service whose access labels are refused is not published at all: it would be more open than asked for.
+      const refuse = (message: string) => {
+        problem(message, key);
+        withheld.add(key);
+      };
+      if (!LABEL_SERVICE_KEY_PATTERN.test(key)) {
+        problem(`unknown label ${shownLabel}: expected postern.http.access.OPTION or postern.http.NAME.access.OPTION`);
+      } else if (kind !== 'http') {
+        refuse(`label ${shownLabel}: access policies are for HTTP services`);
+      } else if (PASSWORD_OPTIONS.includes(option)) {
+        refuse(
+          `label ${shownLabel} refused: a password in a label is shown by "docker inspect"; set it with "postern access ID --password-file FILE" instead`,
+        );
+      } else if (option !== 'auth' && !(ACCESS_OPTIONS as readonly string[]).includes(option)) {
+        refuse(`unknown label ${shownLabel}: an access policy takes ${ACCESS_OPTIONS.join(', ')}`);
+      } else if (value.length > LABEL_VALUE_MAX) {
+        refuse(`label ${shownLabel} is longer than ${LABEL_VALUE_MAX} characters`);
+      } else {
+        const group = accessGroups.get(key) ?? new Map<string, string>();
+        group.set(option, value);
+        accessGroups.set(key, group);
+        if (!groups.has(key)) groups.set(key, new Map());
+      }
+      continue;
+    }
     const field = parts.at(-1) ?? '';
     const key = parts.slice(0, -1).join('.');
     if (
@@ -118,8 +176,9 @@ export function servicesOfContainer(container: ContainerInfo, reach: NodeReach):
 
   const services: DesiredService[] = [];
   for (const [key, fields] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
+    if (withheld.has(key)) continue;
     const outcome = key.startsWith('http')
-      ? httpServiceOf(container, key, fields, reach)
+      ? httpServiceOf(container, key, fields, accessGroups.get(key), reach)
       : tcpServiceOf(container, key, fields, reach);
     if (typeof outcome === 'string') problem(outcome, key);
     else services.push(outcome);
@@ -131,8 +190,12 @@ function httpServiceOf(
   container: ContainerInfo,
   key: string,
   fields: Map<string, string>,
+  accessLabels: Map<string, string> | undefined,
   reach: NodeReach,
 ): DesiredService | string {
+  // A policy the labels get wrong is not published without it: the service would be more open than asked for.
+  const access = accessLabels === undefined ? undefined : accessOf(key, accessLabels);
+  if (typeof access === 'string') return access;
   const backend = backendOf(container, key, fields.get('port'), 'tcp', reach);
   if (typeof backend === 'string') return backend;
   const protocol = fields.get('protocol');
@@ -143,8 +206,38 @@ function httpServiceOf(
     ...(protocol === undefined ? {} : { backendProto: protocol }),
     ...backend,
   };
-  return finish(container, key, 'http', AgentHttpServiceCreateSchema, withoutUndefined(draft));
+  const service = finish(container, key, 'http', AgentHttpServiceCreateSchema, withoutUndefined(draft));
+  return typeof service === 'string' || service.type !== 'http' || access === undefined
+    ? service
+    : { ...service, access };
 }
+
+/** The access labels of one HTTP service, parsed and checked as `postern access` parses and checks its options. */
+function accessOf(key: string, labels: Map<string, string>): ServiceAccessUpdate | undefined | string {
+  const nameOf = (option: string) => accessLabelOf(key, option);
+  const values: AccessOptionValues = {};
+  for (const [option, value] of labels) {
+    if (option === 'share-links') {
+      if (value !== 'true' && value !== 'false') return `${nameOf(option)} must be true or false`;
+      values[option] = value === 'true';
+    } else values[option] = value.trim();
+  }
+  let auth;
+  try {
+    auth = parseAccessOptions(values, nameOf, (message) => {
+      throw new AccessLabelError(message);
+    });
+  } catch (error) {
+    if (error instanceof AccessLabelError) return error.message;
+    throw error;
+  }
+  if (auth === undefined) return undefined;
+  const checked = checkAccessBody(auth, undefined, nameOf);
+  if ('refused' in checked) return checked.refused.map(({ field, message }) => `${field}: ${message}`).join('; ');
+  return checked.body;
+}
+
+class AccessLabelError extends Error {}
 
 function tcpServiceOf(
   container: ContainerInfo,
@@ -249,6 +342,10 @@ function labelForField(key: string, field: string): string {
 }
 
 const labelOf = (key: string, field: string) => `${LABEL_PREFIX}${key}.${field}`;
+
+/** The label of an access option (`auth` is the mode: `postern.http.access` itself). */
+export const accessLabelOf = (key: string, option: string) =>
+  option === 'auth' ? `${LABEL_PREFIX}${key}.access` : `${LABEL_PREFIX}${key}.access.${option}`;
 
 /** `web` for the container's `http`/`tcp` service, `web-api` for `http.api`. */
 function defaultName(container: ContainerInfo, key: string): string {

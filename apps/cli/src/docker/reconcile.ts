@@ -1,7 +1,17 @@
-import type { HttpService, ServiceType, TcpService } from '@postern/contract';
-import type { AgentApi } from '../api.js';
-import { CliError } from '../errors.js';
 import {
+  accessMessages,
+  type AccessPolicy,
+  type HttpService,
+  type ServiceAccess,
+  type ServiceAccessUpdate,
+  type ServiceType,
+  type TcpService,
+} from '@postern/contract';
+import type { AgentApi } from '../api.js';
+import { accessOptionOf } from '../commands/access.js';
+import { CliError, FieldsRefusedError } from '../errors.js';
+import {
+  accessLabelOf,
   hasPosternLabels,
   printable,
   servicesOfContainer,
@@ -22,7 +32,13 @@ import {
 
 export type LabelApi = Pick<
   AgentApi,
-  'listServices' | 'createHttpService' | 'createTcpService' | 'setServiceEnabled' | 'deleteService'
+  | 'listServices'
+  | 'createHttpService'
+  | 'createTcpService'
+  | 'setServiceEnabled'
+  | 'deleteService'
+  | 'getServiceAccess'
+  | 'updateServiceAccess'
 >;
 
 type AnyService = (HttpService | TcpService) & { type: ServiceType };
@@ -61,12 +77,19 @@ export const RETRY_REFUSED_MS = 10 * 60_000;
  */
 export type RefusedCreations = Map<string, { digest: string; at: number; message: string }>;
 
+/**
+ * The access policy settled for each label-made HTTP service, by service id: what its labels asked (canonical JSON)
+ * and how that went. Not asked again until the labels change or the agent restarts (then one read per service).
+ */
+export type SettledAccess = Map<number, { asked: string; servable: boolean; problem?: string }>;
+
 export async function reconcileLabels(
   api: LabelApi,
   containers: readonly ContainerInfo[],
   reach: NodeReach,
-  memory: { refused: RefusedCreations; now: number } = { refused: new Map(), now: 0 },
+  memory: { refused: RefusedCreations; now: number; access?: SettledAccess } = { refused: new Map(), now: 0 },
 ): Promise<ReconcileOutcome> {
+  const settled: SettledAccess = memory.access ?? (new Map() as SettledAccess);
   const problems: LabelProblem[] = [];
   const done: string[] = [];
   let freed = false;
@@ -90,6 +113,55 @@ export async function reconcileLabels(
       problems.push({ container: about.container, key: about.key, message: oneLine(error.message) });
       return false;
     }
+  };
+
+  /**
+   * Gives a label-made HTTP service the access policy its labels ask for (`inherit` without access labels); whether it
+   * may be served: not while a stricter policy its labels ask for is refused. A policy the operator set stays (the
+   * gateway refuses the token anyway): reported when the labels ask for another one.
+   */
+  const touched = new Set<number>();
+  const settleAccess = async (id: number, wanted: DesiredService, label: string): Promise<boolean> => {
+    if (wanted.type !== 'http') return true;
+    touched.add(id);
+    const ask: ServiceAccessUpdate = wanted.access ?? { mode: 'inherit' };
+    const asked = JSON.stringify(ask);
+    const about = { container: wanted.source.container, key: wanted.source.key };
+    let known = settled.get(id);
+    if (known?.asked !== asked) {
+      try {
+        known = { asked, ...(await applyAccess(api, id, ask, wanted.access !== undefined, label, done)) };
+      } catch (error) {
+        if (!(error instanceof CliError) || error.name === 'TokenRejectedError') throw error;
+        const byOperator =
+          error instanceof FieldsRefusedError &&
+          error.fieldErrors.some((field) => field.message === accessMessages.setByOperator);
+        const refused =
+          error instanceof FieldsRefusedError
+            ? error.fieldErrors
+                .map(
+                  ({ field, message }) =>
+                    `${accessOptionOf(field, (option) => accessLabelOf(about.key, option))}: ${message}`,
+                )
+                .join('; ')
+            : oneLine(error.message);
+        known = byOperator
+          ? {
+              asked,
+              servable: true,
+              problem: `${label}: its access policy is kept as the operator set it in the console; its access labels are not applied`,
+            }
+          : { asked, servable: ask.mode === 'inherit', problem: `${label}: access policy refused: ${refused}` };
+        // A refusal of what was asked stands until the labels change; anything else is asked again next pass.
+        if (!(error instanceof FieldsRefusedError)) {
+          problems.push({ ...about, message: known.problem ?? '' });
+          return known.servable;
+        }
+      }
+      settled.set(id, known);
+    }
+    if (known.problem !== undefined) problems.push({ ...about, message: known.problem });
+    return known.servable;
   };
 
   for (const service of existing) {
@@ -123,7 +195,9 @@ export async function reconcileLabels(
       continue;
     }
     seen.add(id);
+    const servable = await settleAccess(service.id, wanted, label);
     if (wanted.running && !service.enabled) {
+      if (!servable) continue;
       if (service.disabledBy !== 'node') {
         problems.push({
           container: source.container,
@@ -151,17 +225,84 @@ export async function reconcileLabels(
     memory.refused.delete(id);
     const before = problems.length;
     await attempt(wanted.source, async () => {
+      // With an access policy it is created disabled and enabled once the policy is in place: never served without.
+      const guarded = wanted.type === 'http' && wanted.access !== undefined;
       const created =
-        wanted.type === 'http' ? await api.createHttpService(wanted.body) : await api.createTcpService(wanted.body);
+        wanted.type === 'http'
+          ? await api.createHttpService(guarded ? { ...wanted.body, enabled: false } : wanted.body)
+          : await api.createTcpService(wanted.body);
+      const label = `${wanted.type} service ${created.id} "${printable(created.name)}" (${id})`;
       done.push(
-        `published ${wanted.type} service ${created.id} "${printable(created.name)}" (${id}) at ${created.publicAccess}`,
+        `published ${label} at ${created.publicAccess}${guarded ? ' (disabled until its access policy is set)' : ''}`,
       );
+      if (guarded && (await settleAccess(created.id, wanted, label))) {
+        await api.setServiceEnabled('http', created.id, true);
+        done.push(`enabled ${label}: its access policy is set`);
+      }
     });
     const message = problems.length > before ? problems.at(-1)?.message : undefined;
     if (message !== undefined) memory.refused.set(id, { digest: wanted.source.digest, at: memory.now, message });
   }
   if (freed) memory.refused.clear();
+  // Services gone or no longer the labels' are forgotten (read again should they come back).
+  for (const id of settled.keys()) if (!touched.has(id)) settled.delete(id);
   return { problems, done, freed };
+}
+
+/** Reads the service's policy and sends what the labels ask only when it differs (no write, no audit entry, else). */
+async function applyAccess(
+  api: LabelApi,
+  id: number,
+  ask: ServiceAccessUpdate,
+  labelled: boolean,
+  label: string,
+  done: string[],
+): Promise<{ servable: boolean; problem?: string }> {
+  const current = await api.getServiceAccess(id);
+  // The operator's policy on a service whose labels ask for none: nothing to say, nothing to send.
+  if (!labelled && current.setBy === 'admin') return { servable: true };
+  let body = ask;
+  if (ask.mode === 'protected' && ask.providerId == null && needsSignIn(ask)) {
+    const providerId = current.domainPolicy?.providerId ?? null;
+    if (providerId === null)
+      return {
+        servable: false,
+        problem: `${label}: its allow-email, allow-email-domain and allow-group labels need an identity provider and the domain's policy names none: add postern.http.access.sso-provider (ask the gateway's operator which)`,
+      };
+    body = { ...ask, providerId };
+  }
+  if (sameAsOwn(current, body)) return { servable: true };
+  await api.updateServiceAccess(id, body);
+  done.push(
+    `set the access policy of ${label} to ${body.mode ?? 'protected'}${labelled ? '' : ': its access labels are gone'}`,
+  );
+  return { servable: true };
+}
+
+const needsSignIn = (body: ServiceAccessUpdate) =>
+  (body.allowEmails?.length ?? 0) + (body.allowEmailDomains?.length ?? 0) + (body.allowGroups?.length ?? 0) > 0;
+
+/** Whether the service's own policy already is what is asked (fields the labels leave out are not compared). */
+function sameAsOwn(current: ServiceAccess, ask: ServiceAccessUpdate): boolean {
+  const own = current.own;
+  if (ask.mode === 'inherit') return own === null;
+  if (own === null || own.mode !== ask.mode) return false;
+  if (ask.mode === 'public') return true;
+  const sameList = (a: readonly string[] | undefined, b: readonly string[]) =>
+    JSON.stringify([...(a ?? [])].sort()) === JSON.stringify([...b].sort());
+  const lists: [keyof ServiceAccessUpdate & keyof AccessPolicy, readonly string[] | undefined][] = [
+    ['allowEmails', ask.allowEmails],
+    ['allowEmailDomains', ask.allowEmailDomains],
+    ['allowGroups', ask.allowGroups],
+    ['bypassPaths', ask.bypassPaths],
+    ['bypassNetworks', ask.bypassNetworks],
+  ];
+  return (
+    (ask.providerId ?? null) === own.providerId &&
+    (ask.shareLinks ?? false) === own.shareLinks &&
+    (ask.sessionSeconds === undefined || ask.sessionSeconds === own.sessionSeconds) &&
+    lists.every(([field, value]) => sameList(value, own[field] as string[]))
+  );
 }
 
 function oneLine(text: string): string {

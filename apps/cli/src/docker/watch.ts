@@ -6,7 +6,7 @@ import type { Output } from '../context.js';
 import { CliError } from '../errors.js';
 import type { System } from '../system.js';
 import type { ContainerInfo, LabelProblem } from './labels.js';
-import { reconcileLabels, type LabelApi, type RefusedCreations } from './reconcile.js';
+import { reconcileLabels, type LabelApi, type RefusedCreations, type SettledAccess } from './reconcile.js';
 
 // `connect --daemon --docker`: watches the local Docker engine and keeps the node's label-made services equal to
 // what its containers' labels ask for (docs/LABELS.md). Docker's event stream triggers a pass within a moment of a
@@ -94,6 +94,7 @@ export async function runLabelWatcher(options: LabelWatcherOptions): Promise<voi
   let reported = new Set<string>();
   let lastFailure: string | null = null;
   const refused: RefusedCreations = new Map();
+  const access: SettledAccess = new Map();
   let wake: (() => void) | null = null;
   let dirty = true;
   const poke = () => {
@@ -129,6 +130,7 @@ export async function runLabelWatcher(options: LabelWatcherOptions): Promise<voi
         {
           refused,
           now: system.now(),
+          access,
         },
       );
       for (const line of outcome.done) say(line);
