@@ -12,7 +12,9 @@ describe("signing in with the organisation's identity provider", () => {
   });
 
   it('offers no provider button when none signs accounts in (the spec’s login page)', async () => {
-    const calls = fakeApi((_, path) => (path === '/api/auth/providers' ? { status: 200, body: [] } : undefined));
+    const calls = fakeApi((_, path) =>
+      path === '/api/auth/providers' ? { status: 200, body: { data: [] } } : undefined,
+    );
     renderInRouter(() => <LoginPage />, { path: '/login' });
     await screen.findByRole('button', { name: 'Sign in' });
     await waitFor(() => expect(calls.some((c) => c.path === '/api/auth/providers')).toBe(true));
@@ -23,7 +25,7 @@ describe("signing in with the organisation's identity provider", () => {
     const assign = vi.fn();
     vi.stubGlobal('location', { href: window.location.href, search: '', hash: '', pathname: '/login', assign });
     const calls = fakeApi((method, path) => {
-      if (path === '/api/auth/providers') return { status: 200, body: [{ id: 3, name: 'Corp IdP' }] };
+      if (path === '/api/auth/providers') return { status: 200, body: { data: [{ id: 3, name: 'Corp IdP' }] } };
       if (method === 'POST' && path === '/api/auth/sso/start')
         return { status: 200, body: { url: 'https://idp.test/authorize?state=s' } };
       return undefined;

@@ -9,9 +9,11 @@ import { call } from '../lib/api';
 
 type Provider = { id: number; name: string };
 
-const providersOf = (answer: unknown): Provider[] =>
-  Array.isArray(answer)
-    ? answer.filter(
+/** The `data` of `{ data: [{ id, name }] }` (the contract's consoleProviders answer). */
+const providersOf = (answer: unknown): Provider[] => {
+  const list = typeof answer === 'object' && answer !== null ? (answer as { data?: unknown }).data : undefined;
+  return Array.isArray(list)
+    ? list.filter(
         (item): item is Provider =>
           typeof item === 'object' &&
           item !== null &&
@@ -19,6 +21,7 @@ const providersOf = (answer: unknown): Provider[] =>
           typeof (item as Provider).name === 'string',
       )
     : [];
+};
 
 export function ProviderSignIn({ onFailure }: { onFailure: (message: string) => void }) {
   const [providers, setProviders] = useState<Provider[]>([]);
