@@ -6,6 +6,7 @@ import { EmptyState } from '../../components/ui/empty-state';
 import { ActionMenu } from '../../components/ui/menu';
 import { Spinner } from '../../components/ui/spinner';
 import { Table, TBody, Td, Th, THead } from '../../components/ui/table';
+import { useCan } from '../../queries/account';
 
 // The Settings cards that list what an admin configured once (identity providers, DNS providers, certificate
 // authorities, ...): one shape for loading, failure, the empty state, the table with a row menu, and the add button.
@@ -33,6 +34,8 @@ export interface SettingsListCardProps<T> {
 
 export function SettingsListCard<T>(props: SettingsListCardProps<T>) {
   const { items } = props;
+  // Operators and viewers read these lists; changing them is an admin's (the contract's role table).
+  const mayChange = useCan('settings');
   let body: ReactNode;
   if (props.isPending) {
     body = (
@@ -64,9 +67,11 @@ export function SettingsListCard<T>(props: SettingsListCardProps<T>) {
     <Card
       title={props.title}
       actions={
-        <Button variant="secondary" onClick={props.onAdd}>
-          {props.addLabel}
-        </Button>
+        mayChange && (
+          <Button variant="secondary" onClick={props.onAdd}>
+            {props.addLabel}
+          </Button>
+        )
       }
     >
       {body}
@@ -85,15 +90,18 @@ export function EditDeleteCell({
   onEdit: () => void;
   onDelete: () => void;
 }) {
+  const mayChange = useCan('settings');
   return (
     <Td className="w-12 text-right">
-      <ActionMenu
-        label={label}
-        items={[
-          { label: 'Edit', onSelect: onEdit },
-          { label: 'Delete', isDanger: true, onSelect: onDelete },
-        ]}
-      />
+      {mayChange && (
+        <ActionMenu
+          label={label}
+          items={[
+            { label: 'Edit', onSelect: onEdit },
+            { label: 'Delete', isDanger: true, onSelect: onDelete },
+          ]}
+        />
+      )}
     </Td>
   );
 }
