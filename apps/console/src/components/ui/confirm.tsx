@@ -1,9 +1,6 @@
 import type { ReactNode } from 'react';
 import { createContext, useCallback, useContext, useRef, useState } from 'react';
-import type { ButtonVariant } from './button';
-import { Button } from './button';
-import { Modal } from './dialog';
-import { CheckIcon, InfoIcon, WarningIcon } from './icons';
+import type { ConfirmDialog } from './confirm-dialog';
 
 // The spec's "Entities and their fields" "Confirm options": title, description, icon, variant, cancelButtonText,
 // acceptButtonText.
@@ -23,15 +20,22 @@ type Confirm = (options: ConfirmOptions) => Promise<boolean>;
 
 const ConfirmContext = createContext<Confirm | null>(null);
 
-const variantStyles: Record<ConfirmVariant, { button: ButtonVariant; icon: ReactNode }> = {
-  danger: { button: 'danger', icon: <WarningIcon className="size-6 text-red-600" /> },
-  success: { button: 'success', icon: <CheckIcon className="size-6 text-green-600" /> },
-  info: { button: 'primary', icon: <InfoIcon className="size-6 text-blue-600" /> },
-};
+/**
+ * The dialog's code is fetched when first asked (then it stays mounted): the first page carries neither it nor the
+ * Modal. A failed fetch (the gateway unreachable) answers that question "cancelled"; the next one fetches again.
+ */
+let loadedDialog: typeof ConfirmDialog | null = null;
 
 export function ConfirmProvider({ children }: { children: ReactNode }) {
   const [options, setOptions] = useState<ConfirmOptions | null>(null);
+  const [Dialog, setDialog] = useState<typeof ConfirmDialog | null>(() => loadedDialog);
   const resolveRef = useRef<((accepted: boolean) => void) | null>(null);
+
+  const settle = useCallback((accepted: boolean) => {
+    resolveRef.current?.(accepted);
+    resolveRef.current = null;
+    setOptions(null);
+  }, []);
 
   const confirm = useCallback<Confirm>(
     (next) =>
@@ -39,37 +43,27 @@ export function ConfirmProvider({ children }: { children: ReactNode }) {
         resolveRef.current?.(false); // a second confirm replaces a pending one, which counts as cancelled
         resolveRef.current = resolve;
         setOptions(next);
+        if (loadedDialog) {
+          setDialog(() => loadedDialog);
+          return;
+        }
+        import('./confirm-dialog').then(
+          (module) => {
+            loadedDialog = module.ConfirmDialog;
+            setDialog(() => module.ConfirmDialog);
+          },
+          () => {
+            if (resolveRef.current === resolve) settle(false);
+          },
+        );
       }),
-    [],
+    [settle],
   );
 
-  const settle = (accepted: boolean) => {
-    resolveRef.current?.(accepted);
-    resolveRef.current = null;
-    setOptions(null);
-  };
-
-  const variant = options?.variant ?? 'info';
   return (
     <ConfirmContext.Provider value={confirm}>
       {children}
-      <Modal
-        open={options !== null}
-        title={options?.title}
-        size="small"
-        icon={options?.icon ?? variantStyles[variant].icon}
-        onClose={() => settle(false)}
-      >
-        <div className="px-5 py-4 text-sm text-gray-600 dark:text-gray-300">{options?.description}</div>
-        <div className="flex justify-end gap-2 border-t border-gray-200 px-5 py-3 dark:border-gray-800">
-          <Button variant="secondary" onClick={() => settle(false)}>
-            {options?.cancelButtonText ?? 'Cancel'}
-          </Button>
-          <Button variant={variantStyles[variant].button} onClick={() => settle(true)}>
-            {options?.acceptButtonText ?? 'Confirm'}
-          </Button>
-        </div>
-      </Modal>
+      {Dialog && <Dialog options={options} onSettle={settle} />}
     </ConfirmContext.Provider>
   );
 }

@@ -128,7 +128,9 @@ describe('identity providers card', () => {
     renderWithProviders(<IdentityProvidersCard />);
     await openMenu('Keycloak');
     fireEvent.click(screen.getByRole('menuitem', { name: 'Delete' }));
-    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Yes, delete it!' })));
+    // The confirm dialog's code loads when first asked (components/ui/confirm.tsx).
+    const accept = await screen.findByRole('button', { name: 'Yes, delete it!' });
+    await act(async () => fireEvent.click(accept));
     expect(calls.filter((call) => call.method === 'DELETE').map((call) => call.path)).toEqual([
       '/api/access/providers/3',
     ]);

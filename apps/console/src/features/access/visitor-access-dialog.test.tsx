@@ -95,7 +95,8 @@ describe('Visitor Access dialog', () => {
     renderWithProviders(<VisitorAccessDialog service={buildHttpService()} onClose={vi.fn()} />);
     expect(await screen.findByText('3 times')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Revoke share link for-bob' }));
-    expect(screen.getByRole('dialog', { name: 'Revoke Share Link' })).toBeTruthy();
+    // The confirm dialog's code loads when first asked (components/ui/confirm.tsx).
+    expect(await screen.findByRole('dialog', { name: 'Revoke Share Link' })).toBeTruthy();
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Yes, revoke it!' })));
     expect(calls.filter((call) => call.method === 'PATCH').map((call) => call.path)).toEqual([
       '/api/services/4/http/9/share-links/5/revoke',

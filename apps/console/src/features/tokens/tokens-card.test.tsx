@@ -76,7 +76,8 @@ describe('Node Access Tokens card', () => {
     renderCard();
     fireEvent.click(within(await rowOf('ci-runner')).getByRole('button', { name: 'Actions for token ci-runner' }));
     fireEvent.click(screen.getByRole('menuitem', { name: 'Revoke' }));
-    const dialog = screen.getByRole('dialog');
+    // The confirm dialog's code loads when first asked (components/ui/confirm.tsx).
+    const dialog = await screen.findByRole('dialog');
     expect(within(dialog).getByText('Revoke Personal Access Token')).toBeTruthy();
     expect(within(dialog).getByText(/not necessarily ended/)).toBeTruthy();
     await act(async () => fireEvent.click(within(dialog).getByRole('button', { name: 'Yes, revoke token!' })));
