@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { ApiError, readErrorBody } from './errors.js';
 import type { EmptyResponse, EventsResponse, FileResponse, JsonResponse, ResponseSpec } from './operations.js';
-import { buildPath, type PathParamName, type PathParams, type Route } from './routes.js';
+import { buildPath, type PathParamName, type PathParams, type Route } from './routes-core.js';
 
 // The typed client of the operation table, shared by the console, the CLI and the e2e harness. It builds the URL
 // from the operation, sends JSON, checks a JSON answer against the operation's schema and turns every other status

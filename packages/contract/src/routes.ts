@@ -3,37 +3,11 @@
 // first page can name a route without loading zod (a 24 KiB budget item). Paths use `:param` placeholders;
 // `buildPath` fills them.
 
-import type { Permission } from './roles.js';
+import { firstPageRoutes, type Route } from './routes-core.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-
-/**
- * Who may call: `public` anyone; `session` a console session as a bearer header (event streams: `?token=`, which
- * EventSource needs); `cookie` the HttpOnly session cookie only (GET /api/auth/session); `node-token` a node's
- * personal access token as a bearer header (the agent API).
- */
-export type AuthKind = 'public' | 'session' | 'cookie' | 'node-token';
-
-interface RouteBase {
-  readonly method: HttpMethod;
-  readonly path: string;
-}
-
-/**
- * A session route names the permission its caller's role must hold (roles.ts): the type makes it required, so a new
- * session route cannot be added without deciding who may call it (and the route × role matrix tests it).
- */
-export interface SessionRoute extends RouteBase {
-  readonly auth: 'session';
-  readonly permission: Permission;
-}
-
-export interface OpenRoute extends RouteBase {
-  readonly auth: Exclude<AuthKind, 'session'>;
-  readonly permission?: never;
-}
-
-export type Route = SessionRoute | OpenRoute;
+// What a route is, `buildPath` and the first screens' routes live in routes-core.ts (the console's first page loads
+// that module alone); the table below holds every route.
+export * from './routes-core.js';
 
 export const routes = {
   health: { method: 'GET', path: '/api/health', auth: 'public' },
@@ -41,22 +15,22 @@ export const routes = {
   /** The gateway's public facts the console prints in the connect command (admin session). */
   systemInfo: { method: 'GET', path: '/api/system/info', auth: 'session', permission: 'read' },
 
-  login: { method: 'POST', path: '/api/auth/login', auth: 'public' },
-  logout: { method: 'POST', path: '/api/auth/logout', auth: 'session', permission: 'self' },
+  login: firstPageRoutes.login,
+  logout: firstPageRoutes.logout,
   changePassword: { method: 'PATCH', path: '/api/auth/password', auth: 'session', permission: 'self' },
   /** The console's way back to its session after a page load: authenticated by the HttpOnly cookie only. */
-  session: { method: 'GET', path: '/api/auth/session', auth: 'cookie' },
+  session: firstPageRoutes.session,
   /** Two-factor sign-in: the second step of a sign-in, and the admin's enrolment (docs/api.md). */
-  loginSecondFactor: { method: 'POST', path: '/api/auth/login/2fa', auth: 'public' },
+  loginSecondFactor: firstPageRoutes.loginSecondFactor,
   twoFactorStatus: { method: 'GET', path: '/api/auth/2fa', auth: 'session', permission: 'self' },
   twoFactorSetup: { method: 'POST', path: '/api/auth/2fa/setup', auth: 'session', permission: 'self' },
   twoFactorEnable: { method: 'POST', path: '/api/auth/2fa/enable', auth: 'session', permission: 'self' },
   twoFactorDisable: { method: 'POST', path: '/api/auth/2fa/disable', auth: 'session', permission: 'self' },
   /** Several operators (docs/api.md "Accounts and roles"): who is signed in, and signing in through a provider. */
-  currentAccount: { method: 'GET', path: '/api/auth/account', auth: 'session', permission: 'self' },
-  consoleProviders: { method: 'GET', path: '/api/auth/providers', auth: 'public' },
-  ssoStart: { method: 'POST', path: '/api/auth/sso/start', auth: 'public' },
-  ssoFinish: { method: 'POST', path: '/api/auth/sso/finish', auth: 'public' },
+  currentAccount: firstPageRoutes.currentAccount,
+  consoleProviders: firstPageRoutes.consoleProviders,
+  ssoStart: firstPageRoutes.ssoStart,
+  ssoFinish: firstPageRoutes.ssoFinish,
   linkIdentity: { method: 'POST', path: '/api/auth/identity', auth: 'session', permission: 'self' },
   /** An invite link's holder: what it is for, and taking it (the one-time token is the credential). */
   inviteInfo: { method: 'POST', path: '/api/auth/invite', auth: 'public' },
@@ -81,7 +55,7 @@ export const routes = {
   createInvite: { method: 'POST', path: '/api/invites', auth: 'session', permission: 'accounts' },
   revokeInvite: { method: 'DELETE', path: '/api/invites/:id', auth: 'session', permission: 'accounts' },
 
-  listNodes: { method: 'GET', path: '/api/nodes', auth: 'session', permission: 'read' },
+  listNodes: firstPageRoutes.listNodes,
   createNode: { method: 'POST', path: '/api/nodes', auth: 'session', permission: 'operate' },
   nodeStream: { method: 'GET', path: '/api/nodes/stream', auth: 'session', permission: 'read' },
   getNode: { method: 'GET', path: '/api/nodes/:id', auth: 'session', permission: 'read' },
@@ -162,10 +136,10 @@ export const routes = {
     permission: 'operate',
   },
   serviceFigures: { method: 'GET', path: '/api/observe/services', auth: 'session', permission: 'read' },
-  observeStream: { method: 'GET', path: '/api/observe/stream', auth: 'session', permission: 'read' },
+  observeStream: firstPageRoutes.observeStream,
   systemStatus: { method: 'GET', path: '/api/system/status', auth: 'session', permission: 'read' },
   /** Beyond the spec: what needs the operator's attention, and the totals of the home page. */
-  attention: { method: 'GET', path: '/api/system/attention', auth: 'session', permission: 'read' },
+  attention: firstPageRoutes.attention,
 
   // Who may reach a published service (docs/ACCESS.md): identity providers, policies of domains and HTTP
   // services, share links, visitor sessions.
@@ -350,21 +324,3 @@ export const routes = {
 } as const satisfies Record<string, Route>;
 
 export type RouteName = keyof typeof routes;
-
-/** The `:name` placeholders of a path, as a union of names. */
-export type PathParamName<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
-  ? Name | PathParamName<`/${Rest}`>
-  : P extends `${string}:${infer Name}`
-    ? Name
-    : never;
-
-/** What fills a path's placeholders. */
-export type PathParams<P extends string> = { [K in PathParamName<P>]: string | number };
-
-export function buildPath(path: string, params: Readonly<Record<string, string | number>> = {}): string {
-  return path.replace(/:([A-Za-z]+)/g, (_, key: string) => {
-    const value = params[key];
-    if (value === undefined) throw new Error(`missing path parameter ${key} for ${path}`);
-    return encodeURIComponent(String(value));
-  });
-}

@@ -6,7 +6,7 @@ import {
   isApiError,
   isRoleRefusal,
   isStoredButNotApplied,
-  routes,
+  firstPageRoutes,
   UnexpectedAnswerError,
   type CallArgs,
   type CallOutput,
@@ -37,7 +37,7 @@ const isAbort = (error: unknown): boolean => error instanceof DOMException && er
 const UNREACHABLE_STATUSES = new Set([502, 503, 504]);
 
 /** Sign-in and sign-out say what happened in their own way. */
-const QUIET_ROUTES = new Set<string>([routes.login.path, routes.logout.path]);
+const QUIET_ROUTES = new Set<string>([firstPageRoutes.login.path, firstPageRoutes.logout.path]);
 
 /**
  * Beyond the spec (which only logs these): what an operator is told when an action got no answer or a server error.

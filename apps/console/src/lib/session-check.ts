@@ -1,4 +1,4 @@
-import { routes } from '@postern/contract';
+import { firstPageRoutes } from '@postern/contract';
 import { call } from './api';
 import { hasToken, logout } from './session';
 
@@ -23,7 +23,7 @@ export async function checkSession(signal: AbortSignal): Promise<boolean> {
     return false;
   }
   try {
-    await call(routes.listNodes, { query: PROBE_QUERY, signal });
+    await call(firstPageRoutes.listNodes, { query: PROBE_QUERY, signal });
   } catch {
     // The client has already signed out where the spec's "States and transitions" say so; whether a token is left is
     // the answer.

@@ -1,4 +1,4 @@
-import { createApiClient, fetchTransport, isApiError, routes, storageKeys } from '@postern/contract';
+import { createApiClient, fetchTransport, isApiError, firstPageRoutes, storageKeys } from '@postern/contract';
 
 // The session (the spec's "States and transitions" and "Business constants and limits": a `token` cookie, SameSite
 // Strict, lifetime from expires_in) is a cookie the SERVER sets on sign-in and clears on sign-out: HttpOnly and
@@ -66,7 +66,7 @@ const transport = fetchTransport({ credentials: 'include' });
 
 async function fetchSession(): Promise<boolean> {
   try {
-    const session = toSession(await createApiClient({ transport }).call(routes.session));
+    const session = toSession(await createApiClient({ transport }).call(firstPageRoutes.session));
     if (session && session.expires_in > 0) {
       storeToken(session.token, session.expires_in);
       return true;
@@ -116,7 +116,7 @@ function currentPath(): string {
  */
 async function endServerSession(token: string): Promise<void> {
   try {
-    await createApiClient({ transport, token }).call(routes.logout);
+    await createApiClient({ transport, token }).call(firstPageRoutes.logout);
   } catch (error) {
     if (!isApiError(error)) console.error('server logout failed; signed out locally', error);
   }

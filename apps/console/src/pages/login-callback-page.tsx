@@ -1,4 +1,4 @@
-import { messages, routes } from '@postern/contract';
+import { messages, firstPageRoutes } from '@postern/contract';
 import { Link, useNavigate } from '@tanstack/react-router';
 import type { SubmitEvent } from 'react';
 import { useEffect, useRef, useState } from 'react';
@@ -44,7 +44,7 @@ export function LoginCallbackPage() {
     if (isSent.current) return;
     isSent.current = true;
     const query = window.location.search;
-    call(routes.ssoFinish, { body: { query } })
+    call(firstPageRoutes.ssoFinish, { body: { query } })
       .then(async (answer) => {
         if (await signedIn(answer)) return;
         const challenge = field(answer, 'challenge');
@@ -76,7 +76,9 @@ export function LoginCallbackPage() {
     }
     setBusy(true);
     try {
-      await signedIn(await call(routes.loginSecondFactor, { body: { challenge: step.challenge, code: code.trim() } }));
+      await signedIn(
+        await call(firstPageRoutes.loginSecondFactor, { body: { challenge: step.challenge, code: code.trim() } }),
+      );
     } catch (error) {
       setCodeError(secondFactorFailureMessage(error));
       setCode('');

@@ -1,5 +1,5 @@
 import type { LoginRequest, LoginResponse } from '@postern/contract';
-import { messages, routes } from '@postern/contract';
+import { messages, firstPageRoutes } from '@postern/contract';
 import { useNavigate } from '@tanstack/react-router';
 import type { SubmitEvent } from 'react';
 import { useEffect, useState } from 'react';
@@ -107,7 +107,7 @@ export function LoginPage() {
     setAlert(null);
     setSubmitting(true);
     try {
-      await finish(await call(routes.loginSecondFactor, { body: { challenge, code: code.trim() } }));
+      await finish(await call(firstPageRoutes.loginSecondFactor, { body: { challenge, code: code.trim() } }));
     } catch (error) {
       setAlert(secondFactorFailureMessage(error));
       setCode('');
@@ -141,7 +141,7 @@ export function LoginPage() {
     setSubmitting(true);
     try {
       const body = { username: credentials.username.trim(), password: credentials.password };
-      const answer = await call(routes.login, { body });
+      const answer = await call(firstPageRoutes.login, { body });
       const issued = challengeOf(answer);
       if (issued !== null) {
         setChallenge(issued);

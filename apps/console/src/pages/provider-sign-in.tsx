@@ -1,4 +1,4 @@
-import { routes } from '@postern/contract';
+import { firstPageRoutes } from '@postern/contract';
 import { useEffect, useState } from 'react';
 import { Button } from '../components/ui/button';
 import { call } from '../lib/api';
@@ -29,7 +29,7 @@ export function ProviderSignIn({ onFailure }: { onFailure: (message: string) => 
 
   useEffect(() => {
     const controller = new AbortController();
-    call(routes.consoleProviders, { signal: controller.signal }).then(
+    call(firstPageRoutes.consoleProviders, { signal: controller.signal }).then(
       (answer) => setProviders(providersOf(answer)),
       () => undefined, // no buttons: password sign-in still works
     );
@@ -41,7 +41,7 @@ export function ProviderSignIn({ onFailure }: { onFailure: (message: string) => 
   const start = async (provider: Provider) => {
     setBusy(provider.id);
     try {
-      const answer = await call(routes.ssoStart, { body: { providerId: provider.id } });
+      const answer = await call(firstPageRoutes.ssoStart, { body: { providerId: provider.id } });
       const url = typeof answer === 'object' && answer !== null && 'url' in answer ? answer.url : null;
       if (typeof url !== 'string') throw new Error('no URL');
       window.location.assign(url);

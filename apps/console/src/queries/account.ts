@@ -1,4 +1,4 @@
-import { can, ROLES, routes, type Permission, type Role } from '@postern/contract';
+import { can, ROLES, firstPageRoutes, type Permission, type Role } from '@postern/contract';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { call } from '../lib/api';
 
@@ -30,7 +30,7 @@ export function signedInAccountOf(answer: unknown): SignedInAccount {
 export const currentAccountQueryOptions = () =>
   queryOptions({
     queryKey: currentAccountKey,
-    queryFn: async ({ signal }) => signedInAccountOf(await call(routes.currentAccount, { signal })),
+    queryFn: async ({ signal }) => signedInAccountOf(await call(firstPageRoutes.currentAccount, { signal })),
     staleTime: 60_000,
   });
 

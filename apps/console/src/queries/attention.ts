@@ -1,4 +1,4 @@
-import { routes, type Attention } from '@postern/contract';
+import { firstPageRoutes, type Attention } from '@postern/contract';
 import { queryOptions } from '@tanstack/react-query';
 import { call } from '../lib/api';
 import { observeKeys } from './observe-keys';
@@ -28,7 +28,7 @@ export const attentionQueryOptions = () =>
     // The bare route, not the operation: the home page shows this first, and must not load zod and the operation
     // table for it (initial JS budget). The server serialises it through its schema; its shape is checked here.
     queryFn: async ({ signal }): Promise<Attention> => {
-      const answer = await call(routes.attention, { signal });
+      const answer = await call(firstPageRoutes.attention, { signal });
       if (!isAttention(answer)) throw new Error('unexpected answer from GET /api/system/attention');
       return answer;
     },

@@ -1,5 +1,5 @@
 import {
-  routes,
+  firstPageRoutes,
   timing,
   type DRIFT_EVENT,
   type DriftStatus,
@@ -70,7 +70,7 @@ export function writeDriftToCache(queryClient: QueryClient, drift: DriftStatus):
 export function openObserveStream(queryClient: QueryClient): () => void {
   let hasOpened = false;
   return openEventStream({
-    path: routes.observeStream.path,
+    path: firstPageRoutes.observeStream.path,
     events: {
       [HEALTH]: (data) => {
         if (isHealthEvent(data)) writeHealthToCache(queryClient, data);
