@@ -23,6 +23,16 @@ const sideEffectFree = /([\\/]packages[\\/]contract[\\/]src[\\/]|[\\/]node_modul
 
 export default defineConfig({
   plugins: [react(), tailwindcss()],
+  resolve: {
+    // TanStack Store asks for the shim of useSyncExternalStore, for React before 18; the same package's plain entry
+    // uses React's own hook, and the first page loads no shim.
+    alias: [
+      {
+        find: /^use-sync-external-store\/shim\/with-selector(\.js)?$/,
+        replacement: 'use-sync-external-store/with-selector',
+      },
+    ],
+  },
   server: {
     proxy: { '/api': { target: apiTarget, changeOrigin: false } },
   },
