@@ -233,6 +233,8 @@ describe('keyboard-only walks', () => {
     await expectPath(page, '/settings');
     await expectFocus(page, 'h1:Settings');
 
+    // The two-factor card shows its form once its status has loaded; a user tabs to what is on the screen.
+    await expectVisible(page.getByText('Enter your password to start.', { exact: false }));
     await tabTo(page, /^input:Password/);
     await page.keyboard.type(ADMIN.password);
     await press(page, 'Enter');
