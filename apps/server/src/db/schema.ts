@@ -47,6 +47,11 @@ export const users = sqliteTable(
     /** The email the provider said at the last sign-in: shown, never matched. */
     identityEmail: text('identity_email'),
     lastSignInAt: text('last_sign_in_at'),
+    /**
+     * The nodes (ids) an operator or viewer may see (docs/api.md "Node scope"); null: every node. A node deleted
+     * later simply matches nothing.
+     */
+    nodeScope: text('node_scope', { mode: 'json' }).$type<number[]>(),
     ...timestamps,
   },
   (t) => [uniqueIndex('users_identity_idx').on(t.identityIssuer, t.identitySubject)],
