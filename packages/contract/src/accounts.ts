@@ -14,6 +14,8 @@ export const accountLimits = {
   inviteTtlMaxSeconds: 30 * 24 * 3600,
   inviteTtlDefaultSeconds: 7 * 24 * 3600,
   groupRolesMax: 20,
+  /** How many nodes one account's scope may list. */
+  nodeScopeMax: 500,
 } as const;
 
 export const accountMessages = {
@@ -31,6 +33,7 @@ export const accountMessages = {
   consoleProvider:
     'This provider signs accounts in to the console: only an owner may change or delete it (Settings, as an owner)',
   providerNotForConsole: 'This identity provider does not sign anyone in to the console',
+  unknownNodes: (ids: readonly number[]) => `No node has the id ${ids.join(', ')}`,
 } as const;
 
 /**
@@ -73,6 +76,11 @@ export const AccountSchema = z.object({
   twoFactor: z.boolean(),
   identity: AccountIdentitySchema.nullable(),
   lastSignInAt: z.string().nullable(),
+  /**
+   * The nodes (ids) the account may see when it is an operator or a viewer (docs/api.md "Node scope"); null: every
+   * node. Owners and admins see every node whatever it holds.
+   */
+  nodes: z.array(z.number().int()).nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -98,6 +106,12 @@ export const AccountUpdateSchema = z.object({
   role: oneOf(ROLES).optional(),
   enabled: flag().optional(),
   passwordSignIn: flag().optional(),
+  /** The nodes an operator or viewer may see; null or [] for every node. */
+  nodes: z
+    .array(idValue())
+    .max(accountLimits.nodeScopeMax, maxMessage(accountLimits.nodeScopeMax))
+    .nullable()
+    .optional(),
 });
 export type AccountUpdate = z.infer<typeof AccountUpdateSchema>;
 

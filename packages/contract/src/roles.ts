@@ -70,6 +70,14 @@ export function forbiddenMessage(role: Role, permission: Permission): string {
   return `${FORBIDDEN_PREFIX}${roleLabels[role]}) may not ${refusedWhat[permission]}: ${allowed.join(', ')} only`;
 }
 
+/** Roles a list of nodes may limit (the account's `nodes`); owners and admins always see every node. */
+export const SCOPED_ROLES = ['operator', 'viewer'] as const satisfies readonly Role[];
+
+/** The 403 of a route an account limited to some nodes may not use (it would show or change other nodes' things). */
+export function nodeScopeMessage(role: Role): string {
+  return `${FORBIDDEN_PREFIX}${roleLabels[role]}) is limited to some nodes: this is for accounts that see every node`;
+}
+
 /**
  * Whether a 403's message is the policy's (`forbiddenMessage`): the account is signed in and stays so; the console
  * shows the message instead of ending the session (its rule for other 403s).

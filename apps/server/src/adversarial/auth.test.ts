@@ -1,6 +1,15 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { can, forbiddenMessage, formatPat, ROLES, routes, type Role, type RouteName } from '@postern/contract';
+import {
+  can,
+  forbiddenMessage,
+  formatPat,
+  isRoleRefusal,
+  ROLES,
+  routes,
+  type Role,
+  type RouteName,
+} from '@postern/contract';
 import { eq } from 'drizzle-orm';
 import { accessPolicies, accessSessions } from '../db/schema.js';
 import { createVisitorSession } from '../modules/access/visitor-sessions.js';
@@ -15,6 +24,9 @@ import { connectSse } from '../test/sse-client.js';
 // Roles (issue 31): every session route is tried first by a session of each role its permission (routes.ts) leaves
 // out, which must get the policy's 403 before validation; then the least privileged role it allows makes the call
 // that succeeds ('admin' below), so a refused write that had changed something would show in that call's answer.
+// Node scope (docs/api.md "Node scope"): before them, an operator limited to node B tries every route an operator
+// may use, on A's things: a 404 where the route names node A, the policy's 403 elsewhere, unless the route answers
+// for a scope itself (SCOPE_AWARE): so a new route is refused to scoped accounts until someone decides otherwise.
 
 type Caller = 'none' | 'cookie' | 'own' | 'other' | 'admin';
 
@@ -392,14 +404,22 @@ let worlds = 0;
 
 /** The accounts of the roles below owner, made once through invites (each costs an argon2 hash). */
 const roleAccounts: Partial<Record<Role, number>> = {};
+/** An operator whose scope is each world's node B. */
+let scopedOperator = 0;
+const SCOPED_OPERATOR = 'scoped-operator';
+/** Routes that answer a scoped account themselves (accounts/node-scope.ts) and show nothing of node A. */
+const SCOPE_AWARE = new Set<string>(['listNodes', 'systemInfo', 'listIdentityProviders']);
 
 beforeAll(async () => {
   // A TCP service per world: more worlds than the default range has ports.
   t = await buildTestApp({ env: { POSTERN_TCP_PORT_RANGE: '30000-30400' } });
   base = await t.app.listen({ host: '127.0.0.1', port: 0 });
   const owner = await t.login();
-  for (const role of ROLES.filter((r) => r !== 'owner')) {
-    const invite = await json<{ url: string }>('POST', '/api/invites', owner, { username: `role-${role}`, role });
+  for (const [username, role] of [
+    ...ROLES.filter((r) => r !== 'owner').map((r) => [`role-${r}`, r] as const),
+    [SCOPED_OPERATOR, 'operator'] as const,
+  ]) {
+    const invite = await json<{ url: string }>('POST', '/api/invites', owner, { username, role });
     const token = invite.url.slice(invite.url.indexOf('#') + 1);
     const accepted = await t.app.inject({
       method: 'POST',
@@ -412,6 +432,7 @@ beforeAll(async () => {
   for (const account of accounts.data) {
     const role = ROLES.find((r) => account.username === `role-${r}`);
     if (role) roleAccounts[role] = account.id;
+    if (account.username === SCOPED_OPERATOR) scopedOperator = account.id;
   }
 });
 afterAll(() => t.cleanup());
@@ -589,6 +610,32 @@ describe('authorisation matrix: every route × every caller', () => {
     const isStream = (
       [routes.nodeStream.path, routes.logStream.path, routes.auditStream.path, routes.observeStream.path] as string[]
     ).includes(route.path);
+    if (route.auth === 'session' && route.permission !== 'self' && can('operator', route.permission)) {
+      await json('PATCH', `/api/accounts/${scopedOperator}`, w.session, { nodes: [w.b.id] });
+      w.actAs = (await createSession(t.deps, scopedOperator, 'password')).token;
+      const { url, body } = row.call(w, 'admin');
+      const what = `scoped operator on ${route.method} ${url}`;
+      const namesNodeA = new RegExp(`^/api/(nodes|services)/(stream\\?id=)?${w.a.id}(/|$)`).test(url);
+      const expected = namesNodeA ? 404 : SCOPE_AWARE.has(name) ? 200 : 403;
+      if (isStream) expect(await openStreamAs('admin', w, url), what).toBe(expected);
+      else {
+        const response = await t.app.inject({
+          method: route.method,
+          url,
+          headers: credentials('admin', w),
+          ...(body ? { payload: body } : {}),
+        });
+        expect(response.statusCode, `${what}: ${response.body}`).toBe(expected);
+        const answer = response.json<{ message?: string; data?: { id: number }[] }>();
+        if (expected === 404) expect(answer, what).toEqual({ code: 'not_found', message: 'Node not found' });
+        if (expected === 403) expect(isRoleRefusal(answer.message), what).toBe(true);
+        if (name === 'listNodes')
+          expect(
+            answer.data?.map((node) => node.id),
+            what,
+          ).toEqual([w.b.id]);
+      }
+    }
     if (route.auth === 'session') {
       const { permission } = route;
       for (const role of ROLES.filter((r) => !can(r, permission))) {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../deps.js';
 import { AppError } from '../errors.js';
+import { authorizeNodeScope } from '../modules/accounts/node-scope.js';
 import { authorize } from '../modules/accounts/policy.js';
 import { verifySessionToken, type SessionIdentity } from '../modules/auth/sessions.js';
 import { operationOf } from './operation.js';
@@ -34,7 +35,8 @@ function streamToken(request: FastifyRequest): string | undefined {
  * never from the cookie: a cookie rides along on forged cross-site requests, a header does not. The matched route
  * decides, not the raw URL, so an encoded or odd path can only end up on the stricter side: an /api path that
  * matches no operation needs a session too (then it is a 404). A session route then goes through the role policy
- * (accounts/policy.ts) with the permission its route names, before body validation and the handler.
+ * (accounts/policy.ts) with the permission its route names, then through the node scope of an account limited to
+ * some nodes (accounts/node-scope.ts), before body validation and the handler.
  */
 export function registerSessionAuth(app: FastifyInstance, deps: AppDeps): void {
   app.decorateRequest('session', null);
@@ -51,7 +53,15 @@ export function registerSessionAuth(app: FastifyInstance, deps: AppDeps): void {
     if (!session) throw new AppError('unauthorized', 'Session expired or invalid, please sign in again');
     request.session = session;
     // An /api path no operation matches needs a session and is then a 404: it does nothing to authorise.
-    if (operation) authorize(session, operation.permission);
+    if (operation) {
+      authorize(session, operation.permission);
+      authorizeNodeScope(
+        session,
+        operation,
+        request.params as Record<string, unknown>,
+        (request.query ?? {}) as Record<string, unknown>,
+      );
+    }
   });
 }
 

@@ -18,6 +18,7 @@ const account = (id: number, username: string, role: Role, overrides: Partial<Ac
   twoFactor: false,
   identity: null,
   lastSignInAt: null,
+  nodes: null,
   created_at: stamp,
   updated_at: stamp,
   ...overrides,

@@ -15,6 +15,7 @@ export function toAccount(row: AccountRow, providerName: string | null): Account
         ? null
         : { providerId: row.identityProviderId, providerName, email: row.identityEmail },
     lastSignInAt: row.lastSignInAt,
+    nodes: row.nodeScope ?? null,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };

@@ -1,4 +1,4 @@
-import { count, eq } from 'drizzle-orm';
+import { count, eq, inArray } from 'drizzle-orm';
 import {
   accountMessages,
   ROLES,
@@ -11,8 +11,8 @@ import {
 } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import type { ReadDb } from '../../db/client.js';
-import { identityProviders, recoveryCodes, users } from '../../db/schema.js';
-import { badRequest, notFound } from '../../errors.js';
+import { identityProviders, nodes, recoveryCodes, users } from '../../db/schema.js';
+import { badRequest, fieldError, notFound } from '../../errors.js';
 import { voidChallenges } from '../auth/challenges.js';
 import { announceEnded, deleteAccountSessions, type SessionIdentity } from '../auth/sessions.js';
 import { toAccount } from './present.js';
@@ -78,6 +78,21 @@ function assertNotOwn(actor: SessionIdentity, id: number): void {
   if (actor.userId === id) throw badRequest(accountMessages.ownAccount);
 }
 
+/**
+ * The node scope to store (accounts/node-scope.ts): the ids sorted without repeats, null for every node; a 422 on
+ * `nodes` for an id that is no node (read inside the write, so a node deleted meanwhile is not kept).
+ */
+async function checkedNodeScope(tx: ReadDb, ids: readonly number[] | null): Promise<number[] | null> {
+  if (ids === null || ids.length === 0) return null;
+  const wanted = [...new Set(ids)].sort((a, b) => a - b);
+  const found = new Set(
+    (await tx.select({ id: nodes.id }).from(nodes).where(inArray(nodes.id, wanted)).all()).map((row) => row.id),
+  );
+  const unknown = wanted.filter((id) => !found.has(id));
+  if (unknown.length > 0) throw fieldError('nodes', accountMessages.unknownNodes(unknown));
+  return wanted;
+}
+
 /** Whether `row` is an owner the gateway could not lose: no other enabled owner. */
 async function isLastOwner(tx: ReadDb, row: AccountRow): Promise<boolean> {
   return row.role === 'owner' && (await otherEnabledOwners(tx, row.id)) === 0;
@@ -98,12 +113,14 @@ export async function updateAccount(
     if ((disabling || demoting) && (await isLastOwner(tx, row))) throw badRequest(accountMessages.lastOwner);
     if (body.passwordSignIn === false && row.identitySubject === null)
       throw badRequest(accountMessages.passwordSignInNeedsIdentity);
+    const nodeScope = body.nodes === undefined ? undefined : await checkedNodeScope(tx, body.nodes);
     await tx
       .update(users)
       .set({
         ...(body.role !== undefined && { role: body.role }),
         ...(body.enabled !== undefined && { enabled: body.enabled }),
         ...(body.passwordSignIn !== undefined && { passwordSignIn: body.passwordSignIn }),
+        ...(nodeScope !== undefined && { nodeScope }),
         updatedAt: deps.now().toISOString(),
       })
       .where(eq(users.id, id))

@@ -6,6 +6,7 @@ import type { AppDeps } from '../../deps.js';
 import type { Tx } from '../../db/client.js';
 import { sessions, users } from '../../db/schema.js';
 import { preparedPerDb } from '../../db/prepared.js';
+import { effectiveNodeScope } from '../accounts/node-scope.js';
 
 // A session token is an HS256 JWT carrying only the session id. The signature lets a forged token be refused
 // without a database read; the row is still checked on every request, so deleting it (logout, password
@@ -27,6 +28,8 @@ export interface SessionIdentity {
   via: string;
   /** When the session ends (ms since the epoch), as read with it. */
   expiresAtMs: number;
+  /** The nodes the account may see (accounts/node-scope.ts), as read with it; null: every node. */
+  nodeScope: readonly number[] | null;
 }
 
 const signingKey = (deps: AppDeps): Uint8Array => deps.secrets.deriveKey('session-jwt');
@@ -95,6 +98,7 @@ const sessionLookup = preparedPerDb((db: AppDeps['db']) =>
       username: users.username,
       role: users.role,
       enabled: users.enabled,
+      nodeScope: users.nodeScope,
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
@@ -127,6 +131,7 @@ export async function verifySessionToken(deps: AppDeps, token: string): Promise<
     role: row.role,
     via: row.via,
     expiresAtMs: Date.parse(row.expiresAt),
+    nodeScope: effectiveNodeScope(row.role, row.nodeScope),
   };
 }
 

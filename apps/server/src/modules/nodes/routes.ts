@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { operations } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
+import { requireSession } from '../../http/authenticate.js';
 import type { NodeEvents } from '../../http/events.js';
 import { registerOperation } from '../../http/operation.js';
 import { openSse } from '../../sse.js';
@@ -23,7 +24,11 @@ export async function nodeRoutes(app: FastifyInstance, opts: { deps: AppDeps; ev
   const hub = createNodeStreamHub(deps, events, app.log);
   app.addHook('onClose', async () => hub.close());
 
-  registerOperation(app, operations.listNodes, async (request) => await listNodes(deps, request.query));
+  registerOperation(
+    app,
+    operations.listNodes,
+    async (request) => await listNodes(deps, request.query, requireSession(request).nodeScope),
+  );
   registerOperation(app, operations.createNode, async (request) => await createNode(ctx, request.body));
 
   registerOperation(app, operations.nodeStream, async (request, reply) => {

@@ -70,15 +70,25 @@ const sortKeys: Record<NodeSort, (node: Node) => string | number> = {
   traffic: (node) => node.transferRx + node.transferTx,
 };
 
-export async function listNodes(deps: AppDeps, query: NodeListQuery): Promise<ListResponse<Node>> {
+/**
+ * The node list; `scope` (accounts/node-scope.ts): only those nodes, for an account limited to some (null: every
+ * node).
+ */
+export async function listNodes(
+  deps: AppDeps,
+  query: NodeListQuery,
+  scope: readonly number[] | null = null,
+): Promise<ListResponse<Node>> {
   const { page, limit } = query;
-  if (!isShapedList(query)) {
+  if (!isShapedList(query) && scope === null) {
     // The spec's list: prepared, one page read by index.
     const { rows, total } = await listNodeRows(deps, { page, limit, type: query.type });
     return { data: rows.map((row) => viewNode(deps, row)), page, limit, total };
   }
   // Searching or sorting by a live value reads every matching row; node counts are in the hundreds at most.
-  const all = (await searchNodeRows(deps, { type: query.type, q: query.q })).map((row) => viewNode(deps, row));
+  const all = (await searchNodeRows(deps, { type: query.type, q: query.q }))
+    .filter((row) => scope === null || scope.includes(row.id))
+    .map((row) => viewNode(deps, row));
   if (query.sort) {
     const key = sortKeys[query.sort];
     const direction = query.order === 'desc' ? -1 : 1;

@@ -1,0 +1,246 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountMessages, isRoleRefusal, type Account, type CurrentAccount, type Role } from '@postern/contract';
+import { buildTestApp, type TestApp } from '../test/build-test-app.js';
+import { connectSse } from '../test/sse-client.js';
+
+// Accounts limited to some nodes (docs/api.md "Node scope"): an operator whose scope is node A tries, every way the
+// API offers, to see or change node B and what hangs off it. Outside the scope a node is a 404 exactly like one that
+// does not exist; routes that would show other nodes' things (domains, the services overview and search, logs, the
+// audit log) are refused with the policy's 403. One app for the file.
+
+let t: TestApp;
+let base: string;
+let owner: string;
+let names = 0;
+let nodeA: { id: number };
+let nodeB: { id: number };
+let serviceA: number;
+let serviceB: number;
+let tokenB: number;
+
+interface Answer<T> {
+  status: number;
+  body: T;
+}
+
+async function call<T = Record<string, unknown>>(
+  method: string,
+  url: string,
+  token: string | null,
+  body?: object,
+): Promise<Answer<T>> {
+  const response = await t.app.inject({
+    method: method as 'POST',
+    url,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    ...(body ? { payload: body } : {}),
+  });
+  return { status: response.statusCode, body: (response.body ? response.json() : null) as T };
+}
+
+const tokenOf = (url: string): string => url.slice(url.indexOf('#') + 1);
+
+/** An account of `role` made through an invite, signed in. */
+async function account(role: Role): Promise<{ id: number; session: string }> {
+  const username = `scoped-${++names}@example.test`;
+  const password = `password-of-${names}`;
+  const invite = await call<{ url: string }>('POST', '/api/invites', owner, { username, role });
+  expect(invite.status).toBe(201);
+  expect(
+    (await call('POST', '/api/auth/invite/accept', null, { token: tokenOf(invite.body.url), password })).status,
+  ).toBe(201);
+  const login = await call<{ token: string }>('POST', '/api/auth/login', null, { username, password });
+  expect(login.status).toBe(200);
+  const me = await call<CurrentAccount>('GET', '/api/auth/account', login.body.token);
+  return { id: me.body.id, session: login.body.token };
+}
+
+/** An account of `role` whose scope is node A. */
+async function scoped(role: Role): Promise<{ id: number; session: string }> {
+  const made = await account(role);
+  const set = await call<Account>('PATCH', `/api/accounts/${made.id}`, owner, { nodes: [nodeA.id] });
+  expect(set.status, JSON.stringify(set.body)).toBe(200);
+  expect(set.body.nodes).toEqual([nodeA.id]);
+  return made;
+}
+
+const NODE_NOT_FOUND = { status: 404, body: { code: 'not_found', message: 'Node not found' } };
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  owner = await t.login();
+  nodeA = (await call<{ id: number }>('POST', '/api/nodes', owner, { name: 'scope-a' })).body;
+  nodeB = (await call<{ id: number }>('POST', '/api/nodes', owner, { name: 'scope-b-secret-name' })).body;
+  const web = (node: number, host: string) =>
+    call<{ id: number }>('POST', `/api/services/${node}/http`, owner, { name: 'web', domain: host, backendPort: 80 });
+  serviceA = (await web(nodeA.id, 'a.scope.example.test')).body.id;
+  serviceB = (await web(nodeB.id, 'b.scope.example.test')).body.id;
+  tokenB = (await call<{ id: number }>('POST', `/api/nodes/${nodeB.id}/pats`, owner, { name: 'b-token' })).body.id;
+});
+afterAll(() => t.cleanup());
+
+describe('an owner sets the nodes an account may see', () => {
+  it('through PATCH /api/accounts/{id}; an id that is no node is a 422 and changes nothing; null is every node', async () => {
+    const { id } = await account('operator');
+    const unknown = await call<{ errors: { body: object[] } }>('PATCH', `/api/accounts/${id}`, owner, {
+      nodes: [nodeA.id, 999_999],
+    });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors.body).toEqual([{ field: 'nodes', message: accountMessages.unknownNodes([999_999]) }]);
+    const listed = async () =>
+      (await call<{ data: Account[] }>('GET', '/api/accounts?limit=100', owner)).body.data.find((a) => a.id === id);
+    expect((await listed())?.nodes).toBeNull();
+
+    const set = await call<Account>('PATCH', `/api/accounts/${id}`, owner, { nodes: [nodeB.id, nodeA.id, nodeA.id] });
+    expect(set.body.nodes).toEqual([nodeA.id, nodeB.id].sort((x, y) => x - y));
+    expect((await listed())?.nodes).toEqual(set.body.nodes);
+    for (const nodes of [null, []])
+      expect((await call<Account>('PATCH', `/api/accounts/${id}`, owner, { nodes })).body.nodes).toBeNull();
+  });
+
+  it('is the owners’ alone: a scoped operator cannot widen its own scope', async () => {
+    const operator = await scoped('operator');
+    const widened = await call('PATCH', `/api/accounts/${operator.id}`, operator.session, { nodes: null });
+    expect(widened.status).toBe(403);
+    expect((await call('GET', `/api/nodes/${nodeB.id}`, operator.session)).status).toBe(404);
+  });
+});
+
+describe('an operator limited to node A', () => {
+  let session: string;
+  beforeAll(async () => {
+    session = (await scoped('operator')).session;
+  });
+
+  it('lists node A only: the plain list, a search and a sorted list', async () => {
+    for (const query of ['', '?q=scope', '?sort=name&order=desc', '?q=secret']) {
+      const list = await call<{ data: { id: number; name: string }[]; total: number }>(
+        'GET',
+        `/api/nodes${query}`,
+        session,
+      );
+      expect(list.status, query).toBe(200);
+      expect(
+        list.body.data.map((n) => n.id),
+        query,
+      ).toEqual(query === '?q=secret' ? [] : [nodeA.id]);
+      expect(list.body.total, query).toBe(query === '?q=secret' ? 0 : 1);
+    }
+  });
+
+  it('gets node B by id exactly as a node that does not exist, for every route under it', async () => {
+    expect((await call('GET', `/api/nodes/${nodeA.id}`, session)).status).toBe(200);
+    const tokensOfB = async () => (await call<{ data: object[] }>('GET', `/api/nodes/${nodeB.id}/pats`, owner)).body;
+    const tokensBefore = await tokensOfB();
+    expect(JSON.stringify(tokensBefore)).toContain(`"id":${tokenB}`);
+    const attempts: [string, string, object?][] = [
+      ['GET', `/api/nodes/${nodeB.id}`],
+      ['PATCH', `/api/nodes/${nodeB.id}`, { name: 'taken-over' }],
+      ['DELETE', `/api/nodes/${nodeB.id}`],
+      ['PATCH', `/api/nodes/${nodeB.id}/disable`],
+      ['GET', `/api/nodes/${nodeB.id}/label-problems`],
+      ['GET', `/api/nodes/${nodeB.id}/download`],
+      ['GET', `/api/nodes/${nodeB.id}/pats`],
+      ['POST', `/api/nodes/${nodeB.id}/pats`, { name: 'mine-now' }],
+      ['PATCH', `/api/nodes/${nodeB.id}/pats/${tokenB}/revoke`],
+      ['DELETE', `/api/nodes/${nodeB.id}/pats/${tokenB}`],
+    ];
+    for (const [method, url, body] of attempts) {
+      expect(await call(method, url, session, body), `${method} ${url}`).toEqual(NODE_NOT_FOUND);
+      expect(await call(method, url.replace(String(nodeB.id), '999999'), session, body)).toEqual(NODE_NOT_FOUND);
+    }
+    // Nothing changed: node B, its name and its token are as they were.
+    expect((await call<{ name: string; enabled: boolean }>('GET', `/api/nodes/${nodeB.id}`, owner)).body).toMatchObject(
+      { name: 'scope-b-secret-name', enabled: true },
+    );
+    expect(await tokensOfB()).toEqual(tokensBefore);
+  });
+
+  it("works with node A's tokens and config", async () => {
+    expect((await call('GET', `/api/nodes/${nodeA.id}/pats`, session)).status).toBe(200);
+    expect((await call('POST', `/api/nodes/${nodeA.id}/pats`, session, { name: 'a-token' })).status).toBe(201);
+    const config = await t.app.inject({
+      method: 'GET',
+      url: `/api/nodes/${nodeA.id}/download`,
+      headers: { authorization: `Bearer ${session}` },
+    });
+    expect(config.statusCode).toBe(200);
+  });
+
+  it("neither sees nor changes node B's services, and creates none on it", async () => {
+    expect((await call('GET', `/api/services/${nodeA.id}/http/${serviceA}`, session)).status).toBe(200);
+    const attempts: [string, string, object?][] = [
+      ['GET', `/api/services/${nodeB.id}/http`],
+      ['GET', `/api/services/${nodeB.id}/http/${serviceB}`],
+      ['PATCH', `/api/services/${nodeB.id}/http/${serviceB}`, { backendPort: 81 }],
+      ['PATCH', `/api/services/${nodeB.id}/http/${serviceB}/disable`],
+      ['DELETE', `/api/services/${nodeB.id}/http/${serviceB}`],
+      ['GET', `/api/services/${nodeB.id}/http/${serviceB}/access`],
+      ['GET', `/api/services/${nodeB.id}/http/${serviceB}/share-links`],
+      ['POST', `/api/services/${nodeB.id}/http`, { name: 'planted', domain: 'planted.example.test', backendPort: 80 }],
+      ['POST', `/api/services/${nodeB.id}/tcp`, { name: 'planted', backendPort: 22 }],
+    ];
+    for (const [method, url, body] of attempts)
+      expect(await call(method, url, session, body), `${method} ${url}`).toEqual(NODE_NOT_FOUND);
+    const left = await call<{ data: { id: number; backendPort: number; enabled: boolean }[] }>(
+      'GET',
+      `/api/services/${nodeB.id}/http`,
+      owner,
+    );
+    expect(left.body.data).toHaveLength(1);
+    expect(left.body.data[0]).toMatchObject({ id: serviceB, backendPort: 80, enabled: true });
+    expect((await call<{ data: object[] }>('GET', `/api/services/${nodeB.id}/tcp`, owner)).body.data).toEqual([]);
+  });
+
+  it('is refused, with the policy’s 403, what would show or change other nodes’ things', async () => {
+    for (const [method, url, body] of [
+      ['GET', '/api/services'],
+      ['GET', '/api/services/http'],
+      ['GET', '/api/services/find?q=scope'],
+      ['GET', '/api/domains'],
+      ['GET', '/api/audit'],
+      ['GET', '/api/observe/services'],
+      ['GET', '/api/config/export'],
+      ['POST', '/api/nodes', { name: 'outside-any-scope' }],
+    ] as [string, string, object?][]) {
+      const answer = await call<{ message: string }>(method, url, session, body);
+      expect(answer.status, `${method} ${url}`).toBe(403);
+      // The console keeps the session on the policy's refusals.
+      expect(isRoleRefusal(answer.body.message), answer.body.message).toBe(true);
+      expect(JSON.stringify(answer.body)).not.toContain('scope-b-secret-name');
+    }
+  });
+
+  it('follows node A on the node stream; node B there is a 404, the whole list a 403, the log stream a 403', async () => {
+    const streamOf = async (query: string) => {
+      const stream = await connectSse(`${base}/api/nodes/stream?token=${session}${query}`);
+      stream.close();
+      return stream.status;
+    };
+    expect(await streamOf(`&id=${nodeA.id}`)).toBe(200);
+    expect(await streamOf(`&id=${nodeB.id}`)).toBe(404);
+    expect(await streamOf('')).toBe(403);
+    const logs = await connectSse(`${base}/api/logs/stream?token=${session}`);
+    logs.close();
+    expect(logs.status).toBe(403);
+  });
+});
+
+describe('the scope', () => {
+  it('limits a viewer too, and counts from the next request when an owner changes it', async () => {
+    const viewer = await scoped('viewer');
+    expect(await call('GET', `/api/nodes/${nodeB.id}`, viewer.session)).toEqual(NODE_NOT_FOUND);
+    await call('PATCH', `/api/accounts/${viewer.id}`, owner, { nodes: [nodeB.id] });
+    expect((await call('GET', `/api/nodes/${nodeB.id}`, viewer.session)).status).toBe(200);
+    expect(await call('GET', `/api/nodes/${nodeA.id}`, viewer.session)).toEqual(NODE_NOT_FOUND);
+    await call('PATCH', `/api/accounts/${viewer.id}`, owner, { nodes: null });
+    expect((await call('GET', '/api/services', viewer.session)).status).toBe(200);
+  });
+
+  it('does not limit an admin (owners and admins see every node)', async () => {
+    const admin = await scoped('admin');
+    expect((await call('GET', `/api/nodes/${nodeB.id}`, admin.session)).status).toBe(200);
+    expect((await call<{ total: number }>('GET', '/api/nodes', admin.session)).body.total).toBeGreaterThanOrEqual(2);
+  });
+});
