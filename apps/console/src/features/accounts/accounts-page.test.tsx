@@ -3,6 +3,7 @@ import { rolePermissions } from '@postern/contract';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { clearToken, readToken } from '../../lib/session';
+import { buildNode } from '../../test/fixtures';
 import { fakeApi, renderInRouter } from '../services/service-test-fixtures';
 import { AccountsPage } from './accounts-page';
 import { InvitePage } from './invite-page';
@@ -90,6 +91,34 @@ describe('the Accounts page', () => {
     fireEvent.click(await screen.findByRole('menuitem', { name: 'Reset two-factor sign-in' }));
     fireEvent.click(await screen.findByRole('button', { name: 'Reset' }));
     await waitFor(() => expect(calls.some((c) => c.path === '/api/accounts/2/reset-two-factor')).toBe(true));
+  });
+
+  it('limits an operator to the nodes the owner ticks, and back to every node', async () => {
+    const nodes = [buildNode({ id: 4, name: 'edge-a' }), buildNode({ id: 7, name: 'edge-b' })];
+    const calls = fakeApi((method, path) => {
+      if (path === '/api/auth/account') return { status: 200, body: me('owner') };
+      if (path === '/api/accounts')
+        return { status: 200, body: list([account(2, 'olga', 'operator'), account(3, 'ada', 'admin')]) };
+      if (path === '/api/nodes') return { status: 200, body: list(nodes) };
+      if (method === 'PATCH' && path === '/api/accounts/2')
+        return { status: 200, body: account(2, 'olga', 'operator', { nodes: [7] }) };
+      return undefined;
+    });
+    renderInRouter(() => <AccountsPage />);
+    const olga = (await screen.findByText('olga')).closest('tr') as HTMLElement;
+    expect(within(olga).getByText('All nodes')).toBeTruthy();
+    // An admin sees every node: nothing to choose.
+    expect(within(screen.getByText('ada').closest('tr') as HTMLElement).queryByText('All nodes')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Actions for olga' }));
+    fireEvent.click(await screen.findByRole('menuitem', { name: 'Choose nodes…' }));
+    fireEvent.click(await screen.findByLabelText('edge-b'));
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() =>
+      expect(calls.find((c) => c.method === 'PATCH' && c.path === '/api/accounts/2')?.body).toEqual({ nodes: [7] }),
+    );
+    await waitFor(() => expect(screen.queryByLabelText('edge-b')).toBeNull());
+    // The node list is read only for the dialog, not for the page.
+    expect(calls.filter((c) => c.path === '/api/nodes')).toHaveLength(1);
   });
 
   it('shows an invite’s link once, after the owner named the person and the role', async () => {

@@ -1,6 +1,7 @@
 import {
   can,
   InviteCreateSchema,
+  SCOPED_ROLES,
   roleDescriptions,
   roleLabels,
   ROLES,
@@ -30,6 +31,7 @@ import {
   useRevokeInvite,
   useUpdateAccount,
 } from '../../queries/accounts';
+import { NodeScopeDialog, scopeText } from './node-scope-dialog';
 
 // Beyond the spec: the owners' page of accounts and invites (docs/api.md "Accounts and roles"). The server refuses
 // everything here to any other role; the page says so instead of showing empty tables. One's own row has no actions:
@@ -143,6 +145,9 @@ function AccountRow({ account, isSelf }: { account: Account; isSelf: boolean }) 
   const resetTwoFactor = useResetTwoFactor();
   const confirm = useConfirm();
   const name = account.username;
+  const [choosingNodes, setChoosingNodes] = useState(false);
+  // Only operators and viewers are limited by a node list (owners and admins see every node).
+  const isScopable = (SCOPED_ROLES as readonly Role[]).includes(account.role);
 
   const change = async (body: Parameters<typeof update.mutateAsync>[0]['body'], done: string) => {
     await update.mutateAsync({ id: account.id, body });
@@ -154,6 +159,11 @@ function AccountRow({ account, isSelf }: { account: Account; isSelf: boolean }) 
   const run = (work: () => Promise<unknown>) => () => void work().catch(() => undefined);
 
   const items: MenuItem[] = [
+    {
+      label: 'Choose nodes…',
+      isHidden: !isScopable,
+      onSelect: () => setChoosingNodes(true),
+    },
     {
       label: account.enabled ? 'Disable' : 'Enable',
       isDanger: account.enabled,
@@ -227,6 +237,26 @@ function AccountRow({ account, isSelf }: { account: Account; isSelf: boolean }) 
               </option>
             ))}
           </select>
+        )}
+        {isScopable && (
+          <span className="ml-2 text-xs text-gray-500 dark:text-gray-400" title="Nodes this account may see">
+            {scopeText(account)}
+          </span>
+        )}
+        {choosingNodes && (
+          <NodeScopeDialog
+            account={account}
+            isSaving={update.isPending}
+            onClose={() => setChoosingNodes(false)}
+            onSave={(nodes) =>
+              void change(
+                { nodes },
+                nodes === null ? `${name} sees every node` : `${name} sees ${scopeText({ nodes }).toLowerCase()}`,
+              )
+                .then(() => setChoosingNodes(false))
+                .catch(() => undefined)
+            }
+          />
         )}
       </Td>
       <Td>
