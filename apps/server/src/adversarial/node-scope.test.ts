@@ -40,8 +40,8 @@ async function call<T = Record<string, unknown>>(
 
 const tokenOf = (url: string): string => url.slice(url.indexOf('#') + 1);
 
-/** An account of `role` made through an invite, signed in. */
-async function account(role: Role): Promise<{ id: number; session: string }> {
+/** An account of `role` made through an invite, limited to `nodes` if given (a narrowing ends sessions), signed in. */
+async function account(role: Role, nodes?: number[]): Promise<{ id: number; session: string }> {
   const username = `scoped-${++names}@example.test`;
   const password = `password-of-${names}`;
   const invite = await call<{ url: string }>('POST', '/api/invites', owner, { username, role });
@@ -49,6 +49,14 @@ async function account(role: Role): Promise<{ id: number; session: string }> {
   expect(
     (await call('POST', '/api/auth/invite/accept', null, { token: tokenOf(invite.body.url), password })).status,
   ).toBe(201);
+  if (nodes) {
+    const id = (await call<{ data: Account[] }>('GET', '/api/accounts?limit=100', owner)).body.data.find(
+      (a) => a.username === username,
+    )?.id;
+    const set = await call<Account>('PATCH', `/api/accounts/${String(id)}`, owner, { nodes });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body.nodes).toEqual(nodes);
+  }
   const login = await call<{ token: string }>('POST', '/api/auth/login', null, { username, password });
   expect(login.status).toBe(200);
   const me = await call<CurrentAccount>('GET', '/api/auth/account', login.body.token);
@@ -56,13 +64,7 @@ async function account(role: Role): Promise<{ id: number; session: string }> {
 }
 
 /** An account of `role` whose scope is node A. */
-async function scoped(role: Role): Promise<{ id: number; session: string }> {
-  const made = await account(role);
-  const set = await call<Account>('PATCH', `/api/accounts/${made.id}`, owner, { nodes: [nodeA.id] });
-  expect(set.status, JSON.stringify(set.body)).toBe(200);
-  expect(set.body.nodes).toEqual([nodeA.id]);
-  return made;
-}
+const scoped = (role: Role) => account(role, [nodeA.id]);
 
 const NODE_NOT_FOUND = { status: 404, body: { code: 'not_found', message: 'Node not found' } };
 
@@ -212,7 +214,7 @@ describe('an operator limited to node A', () => {
     }
   });
 
-  it('follows node A on the node stream; node B there is a 404, the whole list a 403, the log stream a 403', async () => {
+  it('follows node A on the node stream and sees only A in the list stream; node B there is a 404, logs a 403', async () => {
     const streamOf = async (query: string) => {
       const stream = await connectSse(`${base}/api/nodes/stream?token=${session}${query}`);
       stream.close();
@@ -220,7 +222,24 @@ describe('an operator limited to node A', () => {
     };
     expect(await streamOf(`&id=${nodeA.id}`)).toBe(200);
     expect(await streamOf(`&id=${nodeB.id}`)).toBe(404);
-    expect(await streamOf('')).toBe(403);
+    const list = await connectSse(`${base}/api/nodes/stream?token=${session}&format=page`);
+    try {
+      expect(list.status).toBe(200);
+      const [first] = await list.waitForNamedEvents(1);
+      expect((first?.data as { data: { id: number }[] }).data.map((node) => node.id)).toEqual([nodeA.id]);
+      // A change of node B reaches no scoped list with B in it.
+      await call('PATCH', `/api/nodes/${nodeB.id}`, owner, { name: 'scope-b-renamed-secret' });
+      await call('PATCH', `/api/nodes/${nodeA.id}`, owner, { name: 'scope-a-renamed' });
+      const deadline = Date.now() + 5000;
+      while (!JSON.stringify(list.namedEvents).includes('scope-a-renamed') && Date.now() < deadline)
+        await list.waitForNamedEvents(list.namedEvents.length + 1, deadline - Date.now());
+      expect(JSON.stringify(list.namedEvents)).toContain('scope-a-renamed');
+      expect(JSON.stringify(list.namedEvents)).not.toContain('scope-b');
+    } finally {
+      list.close();
+      await call('PATCH', `/api/nodes/${nodeB.id}`, owner, { name: 'scope-b-secret-name' });
+      await call('PATCH', `/api/nodes/${nodeA.id}`, owner, { name: 'scope-a' });
+    }
     const logs = await connectSse(`${base}/api/logs/stream?token=${session}`);
     logs.close();
     expect(logs.status).toBe(403);
@@ -228,14 +247,24 @@ describe('an operator limited to node A', () => {
 });
 
 describe('the scope', () => {
-  it('limits a viewer too, and counts from the next request when an owner changes it', async () => {
+  it('limits a viewer too; a wider scope counts from the next request, a narrower one ends its sessions and streams', async () => {
     const viewer = await scoped('viewer');
     expect(await call('GET', `/api/nodes/${nodeB.id}`, viewer.session)).toEqual(NODE_NOT_FOUND);
-    await call('PATCH', `/api/accounts/${viewer.id}`, owner, { nodes: [nodeB.id] });
+    await call('PATCH', `/api/accounts/${viewer.id}`, owner, { nodes: [nodeA.id, nodeB.id] });
     expect((await call('GET', `/api/nodes/${nodeB.id}`, viewer.session)).status).toBe(200);
-    expect(await call('GET', `/api/nodes/${nodeA.id}`, viewer.session)).toEqual(NODE_NOT_FOUND);
-    await call('PATCH', `/api/accounts/${viewer.id}`, owner, { nodes: null });
-    expect((await call('GET', '/api/services', viewer.session)).status).toBe(200);
+    const stream = await connectSse(`${base}/api/nodes/stream?token=${viewer.session}&id=${nodeB.id}`);
+    expect(stream.status).toBe(200);
+    const ended = new Promise<'ended'>((resolve) => stream.onEnd(() => resolve('ended')));
+    await call('PATCH', `/api/accounts/${viewer.id}`, owner, { nodes: [nodeA.id] });
+    expect((await call('GET', `/api/nodes/${nodeA.id}`, viewer.session)).status).toBe(401);
+    // Ended by the server, within the 1 s every gateway promises (the deadline only bounds a failure).
+    const late = new Promise<'open'>((resolve) => setTimeout(() => resolve('open'), 5000).unref());
+    expect(await Promise.race([ended, late])).toBe('ended');
+    stream.close();
+    // Every node again: a widening, the account's sessions were not touched by it.
+    const again = await scoped('viewer');
+    await call('PATCH', `/api/accounts/${again.id}`, owner, { nodes: null });
+    expect((await call('GET', '/api/services', again.session)).status).toBe(200);
   });
 
   it('does not limit an admin (owners and admins see every node)', async () => {

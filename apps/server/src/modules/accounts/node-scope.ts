@@ -6,8 +6,8 @@ import { AppError, notFound } from '../../errors.js';
 // here, once, by the global gate (http/authenticate.ts) right after the role policy, from the matched route:
 // - a route under /api/nodes/:id or with a :nodeId parameter names its node: outside the scope it is a 404, exactly
 //   as for a node that does not exist, so the scope leaks no node's existence;
-// - a few routes know how to answer for a scope (`scopeAware`): the node list filters itself, the node stream
-//   follows one node of the scope;
+// - a few routes know how to answer for a scope (`scopeAware`): the node list and its stream filter themselves, the
+//   node stream follows one node of the scope by `?id=`;
 // - every other route (domains, the services overview and search, logs, audit, figures, settings…) is refused with
 //   403: deny unless allowed, so a route added later cannot show a scoped account other nodes' things by default.
 
@@ -30,7 +30,7 @@ export function effectiveNodeScope(role: Role, stored: readonly number[] | null)
  */
 const scopeAware: ReadonlySet<string> = new Set([
   'listNodes', // filtered by nodes/service.ts listNodes
-  'nodeStream', // one node of the scope by `?id=`; the list stream is refused (checked below)
+  'nodeStream', // one node of the scope by `?id=` (checked below); the list filtered by nodes/stream-hub.ts
   'systemInfo', // the gateway's version and features
   'listIdentityProviders', // names of providers a service's visitor access may use; no secrets
 ]);
@@ -66,8 +66,7 @@ export function authorizeNodeScope(
     return;
   }
   if (operation.name === 'nodeStream') {
-    if (query.id === undefined) throw new AppError('forbidden', nodeScopeMessage(actor.role));
-    if (!inScope(scope, query.id)) throw notFound('Node');
+    if (query.id !== undefined && !inScope(scope, query.id)) throw notFound('Node');
     return;
   }
   if (!scopeAware.has(operation.name)) throw new AppError('forbidden', nodeScopeMessage(actor.role));

@@ -15,6 +15,7 @@ import { identityProviders, nodes, recoveryCodes, users } from '../../db/schema.
 import { badRequest, fieldError, notFound } from '../../errors.js';
 import { voidChallenges } from '../auth/challenges.js';
 import { announceEnded, deleteAccountSessions, type SessionIdentity } from '../auth/sessions.js';
+import { effectiveNodeScope } from './node-scope.js';
 import { toAccount } from './present.js';
 import { findAccount, otherEnabledOwners, type AccountRow } from './repository.js';
 
@@ -93,6 +94,12 @@ async function checkedNodeScope(tx: ReadDb, ids: readonly number[] | null): Prom
   return wanted;
 }
 
+/** Whether scope `after` lets see less than `before` (null: every node). */
+function isNarrower(after: readonly number[] | null, before: readonly number[] | null): boolean {
+  if (after === null) return false;
+  return before === null || before.some((id) => !after.includes(id));
+}
+
 /** Whether `row` is an owner the gateway could not lose: no other enabled owner. */
 async function isLastOwner(tx: ReadDb, row: AccountRow): Promise<boolean> {
   return row.role === 'owner' && (await otherEnabledOwners(tx, row.id)) === 0;
@@ -126,9 +133,14 @@ export async function updateAccount(
       .where(eq(users.id, id))
       .run();
     // A disabled or demoted account's sessions end with the change: whoever holds one signs in again and gets
-    // exactly the new role (a promotion takes effect on the next request without that).
+    // exactly the new role (a promotion takes effect on the next request without that). A narrowed node scope is a
+    // demotion too: an event stream opened before it (a node's, the node list's) must not go on showing a node.
     const lowered = body.role !== undefined && ROLES.indexOf(body.role) > ROLES.indexOf(row.role);
-    if (disabling || lowered) {
+    const narrowed = isNarrower(
+      effectiveNodeScope(body.role ?? row.role, nodeScope === undefined ? row.nodeScope : nodeScope),
+      effectiveNodeScope(row.role, row.nodeScope),
+    );
+    if (disabling || lowered || narrowed) {
       await deleteAccountSessions(tx, id);
       await voidChallenges(tx, id);
       return true;

@@ -37,7 +37,7 @@ export async function nodeRoutes(app: FastifyInstance, opts: { deps: AppDeps; ev
     if (id !== undefined) await assertNodeExists(deps, id);
     const conn = openSse(request, reply);
     if (id !== undefined) hub.addDetailClient(conn, id);
-    else hub.addListClient(conn, { page, limit, type, q, sort, order }, format);
+    else hub.addListClient(conn, { page, limit, type, q, sort, order }, format, requireSession(request).nodeScope);
   });
 
   registerOperation(app, operations.getNode, async (request) => await getNode(deps, request.params.id));

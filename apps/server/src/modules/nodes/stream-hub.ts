@@ -24,13 +24,15 @@ export type ListFormat = 'rows' | 'page';
 
 interface ListGroup {
   query: ListQuery;
+  /** The nodes its subscribers may see (accounts/node-scope.ts); null: every node. */
+  scope: readonly number[] | null;
   clients: Map<SseConnection, ListFormat>;
   /** Node ids on the page as last sent: a status change elsewhere does not concern this group. */
   ids: Set<number>;
 }
 
 export interface NodeStreamHub {
-  addListClient(conn: SseConnection, query: ListQuery, format?: ListFormat): void;
+  addListClient(conn: SseConnection, query: ListQuery, format?: ListFormat, scope?: readonly number[] | null): void;
   addDetailClient(conn: SseConnection, nodeId: number): void;
   close(): void;
 }
@@ -54,7 +56,7 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
   };
 
   const sendPage = async (group: ListGroup): Promise<void> => {
-    const page = await listNodes(deps, group.query);
+    const page = await listNodes(deps, group.query, group.scope);
     group.ids = new Set(page.data.map((node) => node.id));
     sendTo(group.clients, page);
   };
@@ -86,7 +88,8 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
     for (const group of listGroups.values()) {
       // A create or delete shifts rows across pages; a change only matters to the page showing the node.
       // A searched or live-sorted page can gain or reorder rows on any change.
-      if (structural || isShapedList(group.query) || [...ids].some((id) => group.ids.has(id))) await sendPage(group);
+      if (structural || isShapedList(group.query) || group.scope !== null || [...ids].some((id) => group.ids.has(id)))
+        await sendPage(group);
     }
   };
 
@@ -117,8 +120,9 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
   const unsubscribeStatus = deps.dataPlane.status.onChange(onStatusChange);
 
   return {
-    async addListClient(conn, query, format = 'rows') {
+    async addListClient(conn, query, format = 'rows', scope = null) {
       const key = JSON.stringify([
+        scope,
         query.type ?? 'all',
         query.page,
         query.limit,
@@ -128,11 +132,11 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
       ]);
       let group = listGroups.get(key);
       if (!group) {
-        group = { query, clients: new Map(), ids: new Set() };
+        group = { query, scope, clients: new Map(), ids: new Set() };
         listGroups.set(key, group);
       }
       const joined = group;
-      const page = await listNodes(deps, query);
+      const page = await listNodes(deps, query, scope);
       joined.ids = new Set(page.data.map((node) => node.id));
       joined.clients.set(conn, format);
       sendTo(new Map([[conn, format]]), page);
