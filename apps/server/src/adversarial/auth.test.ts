@@ -24,9 +24,9 @@ import { connectSse } from '../test/sse-client.js';
 // Roles (issue 31): every session route is tried first by a session of each role its permission (routes.ts) leaves
 // out, which must get the policy's 403 before validation; then the least privileged role it allows makes the call
 // that succeeds ('admin' below), so a refused write that had changed something would show in that call's answer.
-// Node scope (docs/api.md "Node scope"): before them, an operator limited to node B tries every route an operator
-// may use, on A's things: a 404 where the route names node A, the policy's 403 elsewhere, unless the route answers
-// for a scope itself (SCOPE_AWARE): so a new route is refused to scoped accounts until someone decides otherwise.
+// Node scope (docs/api.md "Node scope"): before them, an operator limited to a node of its own tries every route an
+// operator may use, on A's things: a 404 where the route names node A, the policy's 403 elsewhere, unless the route
+// answers for a scope itself (SCOPE_AWARE): so a new route is refused to scoped accounts until someone decides.
 
 type Caller = 'none' | 'cookie' | 'own' | 'other' | 'admin';
 
@@ -404,8 +404,9 @@ let worlds = 0;
 
 /** The accounts of the roles below owner, made once through invites (each costs an argon2 hash). */
 const roleAccounts: Partial<Record<Role, number>> = {};
-/** An operator whose scope is each world's node B. */
-let scopedOperator = 0;
+/** A session of an operator limited to a node of its own (no world's node A), and that node. */
+let scopedOperator = '';
+let scopeNode = 0;
 const SCOPED_OPERATOR = 'scoped-operator';
 /** Routes that answer a scoped account themselves (accounts/node-scope.ts) and show nothing of node A. */
 const SCOPE_AWARE = new Set<string>(['listNodes', 'systemInfo', 'listIdentityProviders']);
@@ -432,7 +433,11 @@ beforeAll(async () => {
   for (const account of accounts.data) {
     const role = ROLES.find((r) => account.username === `role-${r}`);
     if (role) roleAccounts[role] = account.id;
-    if (account.username === SCOPED_OPERATOR) scopedOperator = account.id;
+    if (account.username === SCOPED_OPERATOR) {
+      scopeNode = (await json<{ id: number }>('POST', '/api/nodes', owner, { name: 'scoped-operators-node' })).id;
+      await json('PATCH', `/api/accounts/${account.id}`, owner, { nodes: [scopeNode] });
+      scopedOperator = (await createSession(t.deps, account.id, 'password')).token;
+    }
   }
 });
 afterAll(() => t.cleanup());
@@ -611,8 +616,7 @@ describe('authorisation matrix: every route × every caller', () => {
       [routes.nodeStream.path, routes.logStream.path, routes.auditStream.path, routes.observeStream.path] as string[]
     ).includes(route.path);
     if (route.auth === 'session' && route.permission !== 'self' && can('operator', route.permission)) {
-      await json('PATCH', `/api/accounts/${scopedOperator}`, w.session, { nodes: [w.b.id] });
-      w.actAs = (await createSession(t.deps, scopedOperator, 'password')).token;
+      w.actAs = scopedOperator;
       const { url, body } = row.call(w, 'admin');
       const what = `scoped operator on ${route.method} ${url}`;
       const namesNodeA = new RegExp(`^/api/(nodes|services)/(stream\\?id=)?${w.a.id}(/|$)`).test(url);
@@ -633,7 +637,7 @@ describe('authorisation matrix: every route × every caller', () => {
           expect(
             answer.data?.map((node) => node.id),
             what,
-          ).toEqual([w.b.id]);
+          ).toEqual([scopeNode]);
       }
     }
     if (route.auth === 'session') {
