@@ -193,6 +193,27 @@ describe('an operator limited to node A', () => {
     expect(left.body.data).toHaveLength(1);
     expect(left.body.data[0]).toMatchObject({ id: serviceB, backendPort: 80, enabled: true });
     expect((await call<{ data: object[] }>('GET', `/api/services/${nodeB.id}/tcp`, owner)).body.data).toEqual([]);
+    // Its own node in the path and node B's service id: the service is looked up under the path's node, so none.
+    for (const [method, url, body] of [
+      ['GET', `/api/services/${nodeA.id}/http/${serviceB}`],
+      ['PATCH', `/api/services/${nodeA.id}/http/${serviceB}`, { backendPort: 81 }],
+      ['PATCH', `/api/services/${nodeA.id}/http/${serviceB}/disable`],
+      ['DELETE', `/api/services/${nodeA.id}/http/${serviceB}`],
+      ['GET', `/api/services/${nodeA.id}/http/${serviceB}/access`],
+      ['PATCH', `/api/services/${nodeA.id}/http/${serviceB}/access`, { mode: 'public' }],
+      ['GET', `/api/services/${nodeA.id}/http/${serviceB}/share-links`],
+      ['GET', `/api/services/${nodeA.id}/http/${serviceB}/traffic`],
+      ['PATCH', `/api/services/${nodeA.id}/http/${serviceB}/health-check`, { enabled: false }],
+      ['PATCH', `/api/nodes/${nodeA.id}/pats/${tokenB}/revoke`],
+      ['DELETE', `/api/nodes/${nodeA.id}/pats/${tokenB}`],
+    ] as [string, string, object?][])
+      expect((await call(method, url, session, body)).status, `${method} ${url}`).toBe(404);
+    expect(
+      (await call<{ enabled: boolean }>('GET', `/api/services/${nodeB.id}/http/${serviceB}`, owner)).body,
+    ).toMatchObject({
+      enabled: true,
+      backendPort: 80,
+    });
   });
 
   it('is refused, with the policy’s 403, what would show or change other nodes’ things', async () => {
