@@ -33,6 +33,8 @@ export async function enqueue(tx: Tx, payloads: readonly NotificationPayload[], 
           payload,
           status: 'pending',
           nextAttemptAt: nowMs,
+          // The same clock as every other time of the queue: the give-up age is measured from it.
+          createdAt: new Date(nowMs).toISOString(),
         })
         .run();
       written++;
