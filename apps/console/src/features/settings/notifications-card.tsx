@@ -18,11 +18,13 @@ import { call, isApiError } from '../../lib/api';
 import { showToast } from '../../lib/toast-store';
 
 // Settings → Notifications (beyond the console spec; docs/api.md "Notifications"): the channels the gateway tells the
-// operator through, their switches, "send test", and the grace period. Its own chunk (settings-page.tsx loads it
-// lazily), so the first page's JavaScript does not grow. Secrets are write-only: the form never shows a stored one.
+// operator through, their switches, "send test", an edit form, the recent deliveries, and the grace period. Its own
+// chunk (settings-page.tsx loads it lazily), so the first page's JavaScript does not grow. Secrets are write-only: the
+// form never shows a stored one; an edit says one is stored and offers to replace it, as the DNS provider form does.
 
 const channelsKey = ['notifications', 'channels'] as const;
 const settingsKey = ['notifications', 'settings'] as const;
+const deliveriesKey = ['notifications', 'deliveries'] as const;
 
 const kindLabels: Record<NotificationChannelKind, string> = {
   webhook: 'Webhook (signed JSON)',
@@ -91,6 +93,45 @@ function bodyOf(draft: Draft) {
   };
 }
 
+/** A channel as the edit form starts: what is not secret; the secrets stay empty until replaced. */
+function draftOf(channel: NotificationChannel): Draft {
+  const email = channel.email;
+  return {
+    ...emptyDraft,
+    kind: channel.kind,
+    name: channel.name,
+    events: channel.events,
+    host: email?.host ?? '',
+    port: email ? String(email.port) : '',
+    security: email?.security ?? 'starttls',
+    username: email?.username ?? '',
+    from: email?.from ?? '',
+    to: email?.to.join(', ') ?? '',
+  };
+}
+
+type SecretField = 'url' | 'signingSecret' | 'token' | 'password';
+
+/**
+ * The edit's body: the settings as shown, and a secret only when the operator chose to replace it (an optional one
+ * replaced by nothing is removed: null; the others left empty are kept).
+ */
+function updateOf(draft: Draft, replacing: ReadonlySet<SecretField>) {
+  const text = (value: string) => (value.trim() === '' ? undefined : value.trim());
+  const { kind: _kind, ...created } = bodyOf(draft);
+  const body: Record<string, unknown> = { name: created.name, events: created.events };
+  if (draft.kind === 'email') {
+    Object.assign(body, created, { username: text(draft.username) ?? null });
+    delete body.password;
+    if (replacing.has('password')) body.password = draft.password === '' ? null : draft.password;
+    return body;
+  }
+  if (replacing.has('url')) body.url = text(draft.url);
+  if (draft.kind === 'webhook' && replacing.has('signingSecret')) body.signingSecret = text(draft.signingSecret);
+  if (draft.kind === 'ntfy' && replacing.has('token')) body.token = text(draft.token) ?? null;
+  return body;
+}
+
 function reportTest(result: NotificationTestResult): void {
   showToast({ message: result.message, type: result.ok ? 'success' : 'error' });
 }
@@ -101,8 +142,10 @@ export function NotificationsCard() {
     queryKey: channelsKey,
     queryFn: ({ signal }) => call(operations.listNotificationChannels, { query: { page: 1, limit: 100 }, signal }),
   });
-  const [isAdding, setAdding] = useState(false);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: channelsKey });
+  /** The form open: a new channel, or the id of the channel edited. */
+  const [editing, setEditing] = useState<'new' | number | null>(null);
+  // The channels and the deliveries (a delete takes its channel's deliveries along).
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['notifications'] });
   const test = useMutation({
     mutationFn: (id: number) => call(operations.testNotificationChannel, { params: { id }, body: {} }),
     onSuccess: reportTest,
@@ -116,12 +159,14 @@ export function NotificationsCard() {
     mutationFn: (id: number) => call(operations.deleteNotificationChannel, { params: { id } }),
     onSettled: refresh,
   });
+  const edited =
+    typeof editing === 'number' ? channels.data?.data.find((channel) => channel.id === editing) : undefined;
 
   let body;
   if (channels.isPending) body = <p className="px-4 py-6 text-sm text-gray-500">Loading…</p>;
   else if (channels.isError)
     body = <p className="px-4 py-6 text-sm text-red-600 dark:text-red-400">Could not load the channels.</p>;
-  else if (channels.data.total === 0 && !isAdding)
+  else if (channels.data.total === 0 && editing === null)
     body = (
       <p className="px-4 py-6 text-sm text-gray-600 dark:text-gray-300">
         No channel yet: add a webhook, Slack, Discord, Mattermost, ntfy or e-mail channel to hear when a node goes
@@ -135,19 +180,23 @@ export function NotificationsCard() {
           <li key={channel.id} className="flex flex-wrap items-center gap-3 px-4 py-3 text-sm">
             <span className="font-medium">{channel.name}</span>
             <Badge tone="blue">{kindLabels[channel.kind]}</Badge>
-            <span className="text-gray-500">{channel.target}</span>
+            <span className="text-gray-600 dark:text-gray-300">{channel.target}</span>
             {!channel.enabled && <Badge>Off</Badge>}
             {channel.pending > 0 && <Badge tone="yellow">{channel.pending} waiting</Badge>}
             {channel.lastAttempt && !channel.lastAttempt.ok && (
               <Badge tone="red">Last delivery failed: {channel.lastAttempt.error}</Badge>
             )}
-            <span className="ml-auto flex gap-2">
+            <span className="ml-auto flex flex-wrap gap-2">
               <Button
                 variant="secondary"
                 isLoading={test.isPending && test.variables === channel.id}
                 onClick={() => test.mutate(channel.id)}
+                aria-label={`Send test to ${channel.name}`}
               >
                 Send Test
+              </Button>
+              <Button variant="secondary" onClick={() => setEditing(channel.id)} aria-label={`Edit ${channel.name}`}>
+                Edit
               </Button>
               <Button variant="secondary" onClick={() => toggle.mutate(channel)}>
                 {channel.enabled ? 'Turn Off' : 'Turn On'}
@@ -161,34 +210,89 @@ export function NotificationsCard() {
       </ul>
     );
 
+  const done = () => {
+    setEditing(null);
+    void refresh();
+  };
   return (
     <Card
       title="Notifications"
       actions={
-        !isAdding && (
-          <Button variant="secondary" onClick={() => setAdding(true)}>
+        editing === null && (
+          <Button variant="secondary" onClick={() => setEditing('new')}>
             Add Channel
           </Button>
         )
       }
     >
       {body}
-      {isAdding && (
-        <ChannelForm
-          onDone={() => {
-            setAdding(false);
-            void refresh();
-          }}
-        />
-      )}
+      {editing === 'new' && <ChannelForm onDone={done} />}
+      {edited && <ChannelForm key={edited.id} channel={edited} onDone={done} />}
+      <DeliveriesList />
       <GraceForm />
     </Card>
   );
 }
 
-function ChannelForm({ onDone }: { onDone: () => void }) {
-  const [draft, setDraft] = useState<Draft>(emptyDraft);
+const statusTones = { pending: 'yellow', sent: 'green', failed: 'red' } as const;
+const statusLabels = { pending: 'Waiting', sent: 'Sent', failed: 'Given up' } as const;
+
+/** The recent deliveries, newest first: what was sent where, and what is still retried and why (no secrets). */
+function DeliveriesList() {
+  const deliveries = useQuery({
+    queryKey: deliveriesKey,
+    queryFn: ({ signal }) => call(operations.listNotificationDeliveries, { query: { page: 1, limit: 10 }, signal }),
+  });
+  if (!deliveries.data || deliveries.data.total === 0) return null;
+  return (
+    <section aria-labelledby="notification-deliveries" className="border-t border-gray-200 dark:border-gray-800">
+      <h3 id="notification-deliveries" className="px-4 pt-4 text-sm font-medium">
+        Recent deliveries
+      </h3>
+      <ul className="divide-y divide-gray-200 text-sm dark:divide-gray-800">
+        {deliveries.data.data.map((delivery) => (
+          <li key={delivery.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 px-4 py-2">
+            <Badge tone={statusTones[delivery.status]}>{statusLabels[delivery.status]}</Badge>
+            <span className="font-medium">{delivery.title}</span>
+            <span className="text-gray-600 dark:text-gray-300">
+              to {delivery.channelName} · {new Date(delivery.created_at).toLocaleString()} ·{' '}
+              {delivery.attempts === 1 ? '1 attempt' : `${String(delivery.attempts)} attempts`}
+              {delivery.status === 'pending' && delivery.nextAttemptAt
+                ? ` · next ${new Date(delivery.nextAttemptAt).toLocaleString()}`
+                : ''}
+            </span>
+            {delivery.lastError && delivery.status !== 'sent' && (
+              <span className="w-full text-red-700 dark:text-red-300">{delivery.lastError}</span>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** A stored secret in an edit: said to be there (or not), never shown, replaced on request. */
+function StoredSecret({ label, state, onReplace }: { label: string; state: string; onReplace: () => void }) {
+  return (
+    <div className="flex flex-wrap items-center gap-3 text-sm">
+      <span>
+        {label}: {state}
+      </span>
+      <Button variant="secondary" onClick={onReplace}>
+        Replace {label.toLowerCase()}
+      </Button>
+    </div>
+  );
+}
+
+/** Adds a channel, or with `channel` edits it (the kind stays; secrets stay unless replaced). */
+function ChannelForm({ channel, onDone }: { channel?: NotificationChannel; onDone: () => void }) {
+  const isEdit = channel !== undefined;
+  const [draft, setDraft] = useState<Draft>(() => (channel ? draftOf(channel) : emptyDraft));
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const [replacing, setReplacing] = useState<ReadonlySet<SecretField>>(new Set());
+  const isShown = (secret: SecretField) => !isEdit || replacing.has(secret);
+  const replace = (secret: SecretField) => setReplacing((current) => new Set([...current, secret]));
   const set =
     <K extends keyof Draft>(key: K) =>
     (value: Draft[K]) =>
@@ -197,13 +301,27 @@ function ChannelForm({ onDone }: { onDone: () => void }) {
     if (isApiError(error) && error.status === 422)
       setErrors(Object.fromEntries(error.fieldErrors.map((entry) => [entry.field, entry.message])));
   };
-  const create = useMutation({
-    mutationFn: () => call(operations.createNotificationChannel, { body: bodyOf(draft) }),
-    onSuccess: onDone,
+  const save = useMutation({
+    mutationFn: async () => {
+      if (channel)
+        await call(operations.updateNotificationChannel, {
+          params: { id: channel.id },
+          body: updateOf(draft, replacing),
+        });
+      else await call(operations.createNotificationChannel, { body: bodyOf(draft) });
+    },
+    onSuccess: () => {
+      showToast({ message: isEdit ? 'Channel saved' : 'Channel added', type: 'success' });
+      onDone();
+    },
     onError: failed,
   });
   const test = useMutation({
-    mutationFn: () => call(operations.testNewNotificationChannel, { body: bodyOf(draft) }),
+    // An edit's test goes with the unsaved changes, the stored secrets filling in the rest.
+    mutationFn: () =>
+      channel
+        ? call(operations.testNotificationChannel, { params: { id: channel.id }, body: updateOf(draft, replacing) })
+        : call(operations.testNewNotificationChannel, { body: bodyOf(draft) }),
     onSuccess: (result) => {
       setErrors({});
       reportTest(result);
@@ -212,7 +330,7 @@ function ChannelForm({ onDone }: { onDone: () => void }) {
   });
   const submit = (event: SubmitEvent<HTMLFormElement>) => {
     event.preventDefault();
-    create.mutate();
+    save.mutate();
   };
   const field = (key: Exclude<keyof Draft, 'events' | 'kind' | 'security'>) => ({
     name: key,
@@ -220,13 +338,20 @@ function ChannelForm({ onDone }: { onDone: () => void }) {
     onChange: (value: string) => setDraft((d) => ({ ...d, [key]: value })),
     error: errors[key],
   });
+  const replaces = isEdit ? 'Replaces the stored one. ' : '';
 
   return (
-    <form onSubmit={submit} className="flex flex-col gap-3 border-t border-gray-200 px-4 py-4 dark:border-gray-800">
+    <form
+      onSubmit={submit}
+      aria-label={channel ? `Edit ${channel.name}` : 'New channel'}
+      className="flex flex-col gap-3 border-t border-gray-200 px-4 py-4 dark:border-gray-800"
+    >
       <SelectField
         name="kind"
         label="Kind"
         value={draft.kind}
+        disabled={isEdit}
+        description={isEdit ? 'The kind stays: add another channel for another kind.' : undefined}
         onChange={(value) => set('kind')(value as NotificationChannelKind)}
         options={NOTIFICATION_CHANNEL_KINDS.map((kind) => ({ value: kind, label: kindLabels[kind] }))}
       />
@@ -251,33 +376,75 @@ function ChannelForm({ onDone }: { onDone: () => void }) {
             ]}
           />
           <TextField label="Username" autoComplete="off" {...field('username')} />
-          <TextField label="Password" type="password" autoComplete="new-password" {...field('password')} />
+          {isShown('password') ? (
+            <TextField
+              label="Password"
+              type="password"
+              autoComplete="new-password"
+              description={isEdit ? 'Replaces the stored one; empty removes it.' : undefined}
+              {...field('password')}
+            />
+          ) : (
+            <StoredSecret
+              label="Password"
+              state={channel?.hasPassword ? 'stored, never shown' : 'none stored'}
+              onReplace={() => replace('password')}
+            />
+          )}
           <TextField label="From" required placeholder="gateway@example.com" {...field('from')} />
           <TextField label="To" required description="One or more addresses, separated by commas" {...field('to')} />
         </>
       ) : (
         <>
-          <TextField
-            label="URL"
-            required
-            type="url"
-            autoComplete="off"
-            description="Stored encrypted and never shown again: an incoming webhook's URL is its credential"
-            {...field('url')}
-          />
-          {draft.kind === 'webhook' && (
+          {isShown('url') ? (
             <TextField
-              label="Signing secret"
+              label="URL"
               required
-              type="password"
-              autoComplete="new-password"
-              description="16 or more characters; the receiver checks X-Postern-Signature with it (docs/api.md)"
-              {...field('signingSecret')}
+              type="url"
+              autoComplete="off"
+              description={`${replaces}Stored encrypted and never shown again: an incoming webhook's URL is its credential`}
+              {...field('url')}
+            />
+          ) : (
+            <StoredSecret
+              label="URL"
+              state={`${channel?.target ?? ''} (the rest stored, never shown)`}
+              onReplace={() => replace('url')}
             />
           )}
-          {draft.kind === 'ntfy' && (
-            <TextField label="Access token" type="password" autoComplete="off" {...field('token')} />
-          )}
+          {draft.kind === 'webhook' &&
+            (isShown('signingSecret') ? (
+              <TextField
+                label="Signing secret"
+                required={!isEdit}
+                type="password"
+                autoComplete="new-password"
+                description={`${replaces}16 or more characters; the receiver checks X-Postern-Signature with it (docs/api.md)`}
+                {...field('signingSecret')}
+              />
+            ) : (
+              <StoredSecret
+                label="Signing secret"
+                state="stored, never shown"
+                onReplace={() => replace('signingSecret')}
+              />
+            ))}
+          {draft.kind === 'ntfy' &&
+            (isShown('token') ? (
+              <TextField
+                label="Access token"
+                type="password"
+                autoComplete="off"
+                description={isEdit ? 'Replaces the stored one; empty removes it.' : undefined}
+                {...field('token')}
+              />
+            ) : (
+              <StoredSecret
+                label="Access token"
+                state={channel?.hasToken ? 'stored, never shown' : 'none stored'}
+                onReplace={() => replace('token')}
+              />
+            ))}
         </>
       )}
       <fieldset className="flex flex-col gap-1">
@@ -294,8 +461,8 @@ function ChannelForm({ onDone }: { onDone: () => void }) {
           />
         ))}
       </fieldset>
-      <div className="flex gap-2">
-        <Button type="submit" isLoading={create.isPending}>
+      <div className="flex flex-wrap gap-2">
+        <Button type="submit" isLoading={save.isPending}>
           Save Channel
         </Button>
         <Button variant="secondary" isLoading={test.isPending} onClick={() => test.mutate()}>
