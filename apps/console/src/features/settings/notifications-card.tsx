@@ -338,8 +338,6 @@ function ChannelForm({ channel, onDone }: { channel?: NotificationChannel; onDon
     onChange: (value: string) => setDraft((d) => ({ ...d, [key]: value })),
     error: errors[key],
   });
-  const replaces = isEdit ? 'Replaces the stored one. ' : '';
-
   return (
     <form
       onSubmit={submit}
@@ -356,97 +354,14 @@ function ChannelForm({ channel, onDone }: { channel?: NotificationChannel; onDon
         options={NOTIFICATION_CHANNEL_KINDS.map((kind) => ({ value: kind, label: kindLabels[kind] }))}
       />
       <TextField label="Name" required {...field('name')} />
-      {draft.kind === 'email' ? (
-        <>
-          <TextField label="SMTP server" required placeholder="smtp.example.com" {...field('host')} />
-          <TextField
-            label="Port"
-            inputMode="numeric"
-            placeholder={draft.security === 'tls' ? '465' : '587'}
-            {...field('port')}
-          />
-          <SelectField
-            name="security"
-            label="Security"
-            value={draft.security}
-            onChange={(value) => set('security')(value as Draft['security'])}
-            options={[
-              { value: 'starttls', label: 'STARTTLS (required)' },
-              { value: 'tls', label: 'TLS' },
-            ]}
-          />
-          <TextField label="Username" autoComplete="off" {...field('username')} />
-          {isShown('password') ? (
-            <TextField
-              label="Password"
-              type="password"
-              autoComplete="new-password"
-              description={isEdit ? 'Replaces the stored one; empty removes it.' : undefined}
-              {...field('password')}
-            />
-          ) : (
-            <StoredSecret
-              label="Password"
-              state={channel?.hasPassword ? 'stored, never shown' : 'none stored'}
-              onReplace={() => replace('password')}
-            />
-          )}
-          <TextField label="From" required placeholder="gateway@example.com" {...field('from')} />
-          <TextField label="To" required description="One or more addresses, separated by commas" {...field('to')} />
-        </>
-      ) : (
-        <>
-          {isShown('url') ? (
-            <TextField
-              label="URL"
-              required
-              type="url"
-              autoComplete="off"
-              description={`${replaces}Stored encrypted and never shown again: an incoming webhook's URL is its credential`}
-              {...field('url')}
-            />
-          ) : (
-            <StoredSecret
-              label="URL"
-              state={`${channel?.target ?? ''} (the rest stored, never shown)`}
-              onReplace={() => replace('url')}
-            />
-          )}
-          {draft.kind === 'webhook' &&
-            (isShown('signingSecret') ? (
-              <TextField
-                label="Signing secret"
-                required={!isEdit}
-                type="password"
-                autoComplete="new-password"
-                description={`${replaces}16 or more characters; the receiver checks X-Postern-Signature with it (docs/api.md)`}
-                {...field('signingSecret')}
-              />
-            ) : (
-              <StoredSecret
-                label="Signing secret"
-                state="stored, never shown"
-                onReplace={() => replace('signingSecret')}
-              />
-            ))}
-          {draft.kind === 'ntfy' &&
-            (isShown('token') ? (
-              <TextField
-                label="Access token"
-                type="password"
-                autoComplete="off"
-                description={isEdit ? 'Replaces the stored one; empty removes it.' : undefined}
-                {...field('token')}
-              />
-            ) : (
-              <StoredSecret
-                label="Access token"
-                state={channel?.hasToken ? 'stored, never shown' : 'none stored'}
-                onReplace={() => replace('token')}
-              />
-            ))}
-        </>
-      )}
+      <KindFields
+        draft={draft}
+        channel={channel}
+        field={field}
+        onSecurity={set('security')}
+        isShown={isShown}
+        replace={replace}
+      />
       <fieldset className="flex flex-col gap-1">
         <legend className="mb-1 text-sm font-medium">Tell me when</legend>
         {NOTIFICATION_EVENTS.map((event) => (
@@ -473,6 +388,115 @@ function ChannelForm({ channel, onDone }: { channel?: NotificationChannel; onDon
         </Button>
       </div>
     </form>
+  );
+}
+
+type FieldProps = { name: string; value: string; onChange: (value: string) => void; error: string | undefined };
+
+/** The fields of the channel's kind: SMTP settings, or the URL and its secrets (stored ones behind "Replace …"). */
+function KindFields({
+  draft,
+  channel,
+  field,
+  onSecurity,
+  isShown,
+  replace,
+}: {
+  draft: Draft;
+  channel: NotificationChannel | undefined;
+  field: (key: Exclude<keyof Draft, 'events' | 'kind' | 'security'>) => FieldProps;
+  onSecurity: (value: Draft['security']) => void;
+  isShown: (secret: SecretField) => boolean;
+  replace: (secret: SecretField) => void;
+}) {
+  const isEdit = channel !== undefined;
+  const replaces = isEdit ? 'Replaces the stored one. ' : '';
+  return draft.kind === 'email' ? (
+    <>
+      <TextField label="SMTP server" required placeholder="smtp.example.com" {...field('host')} />
+      <TextField
+        label="Port"
+        inputMode="numeric"
+        placeholder={draft.security === 'tls' ? '465' : '587'}
+        {...field('port')}
+      />
+      <SelectField
+        name="security"
+        label="Security"
+        value={draft.security}
+        onChange={(value) => onSecurity(value as Draft['security'])}
+        options={[
+          { value: 'starttls', label: 'STARTTLS (required)' },
+          { value: 'tls', label: 'TLS' },
+        ]}
+      />
+      <TextField label="Username" autoComplete="off" {...field('username')} />
+      {isShown('password') ? (
+        <TextField
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          description={isEdit ? 'Replaces the stored one; empty removes it.' : undefined}
+          {...field('password')}
+        />
+      ) : (
+        <StoredSecret
+          label="Password"
+          state={channel?.hasPassword ? 'stored, never shown' : 'none stored'}
+          onReplace={() => replace('password')}
+        />
+      )}
+      <TextField label="From" required placeholder="gateway@example.com" {...field('from')} />
+      <TextField label="To" required description="One or more addresses, separated by commas" {...field('to')} />
+    </>
+  ) : (
+    <>
+      {isShown('url') ? (
+        <TextField
+          label="URL"
+          required
+          type="url"
+          autoComplete="off"
+          description={`${replaces}Stored encrypted and never shown again: an incoming webhook's URL is its credential`}
+          {...field('url')}
+        />
+      ) : (
+        <StoredSecret
+          label="URL"
+          state={`${channel?.target ?? ''} (the rest stored, never shown)`}
+          onReplace={() => replace('url')}
+        />
+      )}
+      {draft.kind === 'webhook' &&
+        (isShown('signingSecret') ? (
+          <TextField
+            label="Signing secret"
+            required={!isEdit}
+            type="password"
+            autoComplete="new-password"
+            description={`${replaces}16 or more characters; the receiver checks X-Postern-Signature with it (docs/api.md)`}
+            {...field('signingSecret')}
+          />
+        ) : (
+          <StoredSecret label="Signing secret" state="stored, never shown" onReplace={() => replace('signingSecret')} />
+        ))}
+      {draft.kind === 'ntfy' &&
+        (isShown('token') ? (
+          <TextField
+            label="Access token"
+            type="password"
+            autoComplete="off"
+            description={isEdit ? 'Replaces the stored one; empty removes it.' : undefined}
+            {...field('token')}
+          />
+        ) : (
+          <StoredSecret
+            label="Access token"
+            state={channel?.hasToken ? 'stored, never shown' : 'none stored'}
+            onReplace={() => replace('token')}
+          />
+        ))}
+    </>
   );
 }
 
