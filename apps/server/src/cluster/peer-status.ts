@@ -59,6 +59,51 @@ const sameRow = (a: Row | undefined, b: Row | undefined): boolean =>
   a?.transferRx === b?.transferRx &&
   a?.transferTx === b?.transferTx;
 
+/** This gateway's changed rows, written in one transaction. */
+async function writePeerRows(db: Store, gatewayId: number, upserts: Row[], deletes: string[]): Promise<void> {
+  await db.write(async (tx) => {
+    for (const row of upserts) {
+      await tx
+        .insert(gatewayPeers)
+        .values({ gatewayId, ...row })
+        .onConflictDoUpdate({
+          target: [gatewayPeers.gatewayId, gatewayPeers.publicKey],
+          set: {
+            latestHandshake: row.latestHandshake,
+            clientIp: row.clientIp,
+            transferRx: row.transferRx,
+            transferTx: row.transferTx,
+          },
+        })
+        .run();
+    }
+    if (deletes.length > 0)
+      await tx
+        .delete(gatewayPeers)
+        .where(and(eq(gatewayPeers.gatewayId, gatewayId), inArray(gatewayPeers.publicKey, deletes)))
+        .run();
+  });
+}
+
+/** What the live gateways `live` (other than this one) wrote, by public key. */
+async function readPeerRows(db: Store, gatewayId: number, live: number[]): Promise<Map<string, RemotePeer[]>> {
+  const rows =
+    live.length === 0
+      ? []
+      : await db
+          .select()
+          .from(gatewayPeers)
+          .where(and(ne(gatewayPeers.gatewayId, gatewayId), inArray(gatewayPeers.gatewayId, live)))
+          .all();
+  const next = new Map<string, RemotePeer[]>();
+  for (const { publicKey, latestHandshake, clientIp, transferRx, transferTx } of rows) {
+    const list = next.get(publicKey) ?? [];
+    list.push({ latestHandshake, clientIp, transferRx, transferTx });
+    next.set(publicKey, list);
+  }
+  return next;
+}
+
 export interface GatewayPeerStatus {
   /** This gateway's poll combined with what the other live gateways see. */
   status: NodeStatusSource;
@@ -103,7 +148,7 @@ export function createGatewayPeerStatus(
     }
     if (upserts.length === 0 && deletes.length === 0) return;
     try {
-      await write(upserts, deletes);
+      await writePeerRows(db, gatewayId, upserts, deletes);
     } catch (err) {
       for (const key of keys) dirty.add(key);
       throw err;
@@ -112,46 +157,8 @@ export function createGatewayPeerStatus(
     for (const key of deletes) written.delete(key);
   }
 
-  async function write(upserts: Row[], deletes: string[]): Promise<void> {
-    await db.write(async (tx) => {
-      for (const row of upserts) {
-        await tx
-          .insert(gatewayPeers)
-          .values({ gatewayId, ...row })
-          .onConflictDoUpdate({
-            target: [gatewayPeers.gatewayId, gatewayPeers.publicKey],
-            set: {
-              latestHandshake: row.latestHandshake,
-              clientIp: row.clientIp,
-              transferRx: row.transferRx,
-              transferTx: row.transferTx,
-            },
-          })
-          .run();
-      }
-      if (deletes.length > 0)
-        await tx
-          .delete(gatewayPeers)
-          .where(and(eq(gatewayPeers.gatewayId, gatewayId), inArray(gatewayPeers.publicKey, deletes)))
-          .run();
-    });
-  }
-
   async function readOthers(live: number[]): Promise<void> {
-    const rows =
-      live.length === 0
-        ? []
-        : await db
-            .select()
-            .from(gatewayPeers)
-            .where(and(ne(gatewayPeers.gatewayId, gatewayId), inArray(gatewayPeers.gatewayId, live)))
-            .all();
-    const next = new Map<string, RemotePeer[]>();
-    for (const { publicKey, latestHandshake, clientIp, transferRx, transferTx } of rows) {
-      const list = next.get(publicKey) ?? [];
-      list.push({ latestHandshake, clientIp, transferRx, transferTx });
-      next.set(publicKey, list);
-    }
+    const next = await readPeerRows(db, gatewayId, live);
     const changed = [...new Set([...remote.keys(), ...next.keys()])].filter(
       (key) => JSON.stringify(remote.get(key)) !== JSON.stringify(next.get(key)),
     );
