@@ -37,23 +37,58 @@ export interface NodeStreamHub {
   close(): void;
 }
 
+/** Sends `page` to each client in its format, each format serialised once. */
+function sendTo(clients: ReadonlyMap<SseConnection, ListFormat>, page: ListResponse<Node>): void {
+  const json: Partial<Record<ListFormat, string>> = {};
+  for (const [client, format] of clients) {
+    if (format === 'page')
+      client.sendJson((json.page ??= JSON.stringify(NodeListPageEventSchema.parse(page))), NODE_PAGE_EVENT);
+    else client.sendJson((json.rows ??= JSON.stringify(NodeListEventSchema.parse(page.data))));
+  }
+}
+
+/** Clients asking for the same page of the same list (in the same scope) share one group. */
+const listGroupKey = (query: ListQuery, scope: readonly number[] | null): string =>
+  JSON.stringify([
+    scope,
+    query.type ?? 'all',
+    query.page,
+    query.limit,
+    query.q ?? '',
+    query.sort ?? '',
+    query.order ?? '',
+  ]);
+
+/** What changed since the last flush: nodes by id, peers by public key, and whether a node came or went. */
+class PendingChanges {
+  private ids = new Set<number>();
+  private keys: string[] = [];
+  private structural = false;
+
+  addNodes(ids: Iterable<number>, structural: boolean): void {
+    for (const id of ids) this.ids.add(id);
+    if (structural) this.structural = true;
+  }
+
+  addKeys(publicKeys: readonly string[]): void {
+    this.keys.push(...publicKeys);
+  }
+
+  /** Everything pending, leaving nothing. */
+  take(): { ids: Set<number>; keys: string[]; structural: boolean } {
+    const taken = { ids: this.ids, keys: this.keys, structural: this.structural };
+    this.ids = new Set();
+    this.keys = [];
+    this.structural = false;
+    return taken;
+  }
+}
+
 export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: FastifyBaseLogger): NodeStreamHub {
   const listGroups = new Map<string, ListGroup>();
   const detailClients = new Map<number, Set<SseConnection>>();
-  let pendingIds = new Set<number>();
-  let pendingKeys: string[] = [];
-  let isStructural = false;
+  const pending = new PendingChanges();
   let isFlushScheduled = false;
-
-  /** Sends `page` to each client in its format, each format serialised once. */
-  const sendTo = (clients: ReadonlyMap<SseConnection, ListFormat>, page: ListResponse<Node>): void => {
-    const json: Partial<Record<ListFormat, string>> = {};
-    for (const [client, format] of clients) {
-      if (format === 'page')
-        client.sendJson((json.page ??= JSON.stringify(NodeListPageEventSchema.parse(page))), NODE_PAGE_EVENT);
-      else client.sendJson((json.rows ??= JSON.stringify(NodeListEventSchema.parse(page.data))));
-    }
-  };
 
   const sendPage = async (group: ListGroup): Promise<void> => {
     const page = await listNodes(deps, group.query, group.scope);
@@ -75,12 +110,8 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
 
   const flush = async (): Promise<void> => {
     isFlushScheduled = false;
-    const ids = pendingIds;
-    for (const id of await findNodeIdsByPublicKeys(deps, pendingKeys)) ids.add(id);
-    const structural = isStructural;
-    pendingIds = new Set();
-    pendingKeys = [];
-    isStructural = false;
+    const { ids, keys, structural } = pending.take();
+    for (const id of await findNodeIdsByPublicKeys(deps, keys)) ids.add(id);
     for (const id of ids) {
       const clients = detailClients.get(id);
       if (clients) await sendDetail(id, clients);
@@ -107,12 +138,11 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
   };
 
   const onNodeChange = (change: NodeChange): void => {
-    for (const id of change.nodeIds) pendingIds.add(id);
-    if (change.kind !== 'changed') isStructural = true;
+    pending.addNodes(change.nodeIds, change.kind !== 'changed');
     schedule();
   };
   const onStatusChange = (publicKeys: string[]): void => {
-    pendingKeys.push(...publicKeys);
+    pending.addKeys(publicKeys);
     schedule();
   };
 
@@ -121,15 +151,7 @@ export function createNodeStreamHub(deps: AppDeps, events: NodeEvents, log: Fast
 
   return {
     async addListClient(conn, query, format = 'rows', scope = null) {
-      const key = JSON.stringify([
-        scope,
-        query.type ?? 'all',
-        query.page,
-        query.limit,
-        query.q ?? '',
-        query.sort ?? '',
-        query.order ?? '',
-      ]);
+      const key = listGroupKey(query, scope);
       let group = listGroups.get(key);
       if (!group) {
         group = { query, scope, clients: new Map(), ids: new Set() };
