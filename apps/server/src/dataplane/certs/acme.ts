@@ -104,6 +104,31 @@ export function describeAcmeError(err: unknown): string {
   return message.replace(/\s+/g, ' ').trim().slice(0, 500) || 'ACME issuance failed';
 }
 
+/** The private key block of the PEM nginx serves now (self-signed placeholder or last issued), if usable. */
+async function readPrivateKey(pemPath: string, logger: DataPlaneLogger): Promise<Buffer | null> {
+  const pem = await readFile(pemPath, 'utf8').catch(() => null);
+  const block = pem?.match(/-----BEGIN (EC |RSA )?PRIVATE KEY-----[\s\S]+?-----END \1PRIVATE KEY-----/)?.[0];
+  if (!block) return null;
+  try {
+    createPrivateKey(block);
+  } catch {
+    // A corrupt key cannot sign the CSR; a new key replaces it, and with it the whole (unusable) PEM.
+    logger.warn({ pemPath }, 'certificate: the served private key is unreadable; issuing with a new key');
+    return null;
+  }
+  return Buffer.from(`${block}\n`);
+}
+
+/** How the DNS-01 record is waited for on the authoritative servers. */
+function propagation(options: AcmeIssuerOptions, timeoutSeconds: number) {
+  return {
+    resolvers: options.resolvers ?? [],
+    timeoutMs: timeoutSeconds * 1000,
+    ...(options.propagationIntervalMs === undefined ? {} : { intervalMs: options.propagationIntervalMs }),
+    ...(options.dnsQuery === undefined ? {} : { query: options.dnsQuery }),
+  };
+}
+
 export function createAcmeIssuer(options: AcmeIssuerOptions): CertificateIssuer {
   const { logger } = options;
   const defaultDirectory = options.directoryUrl ?? LETS_ENCRYPT_DIRECTORY;
@@ -151,33 +176,9 @@ export function createAcmeIssuer(options: AcmeIssuerOptions): CertificateIssuer 
     return client;
   }
 
-  /** The private key block of the PEM nginx serves now (self-signed placeholder or last issued), if usable. */
-  async function readPrivateKey(pemPath: string): Promise<Buffer | null> {
-    const pem = await readFile(pemPath, 'utf8').catch(() => null);
-    const block = pem?.match(/-----BEGIN (EC |RSA )?PRIVATE KEY-----[\s\S]+?-----END \1PRIVATE KEY-----/)?.[0];
-    if (!block) return null;
-    try {
-      createPrivateKey(block);
-    } catch {
-      // A corrupt key cannot sign the CSR; a new key replaces it, and with it the whole (unusable) PEM.
-      logger.warn({ pemPath }, 'certificate: the served private key is unreadable; issuing with a new key');
-      return null;
-    }
-    return Buffer.from(`${block}\n`);
-  }
-
-  function propagation(timeoutSeconds: number) {
-    return {
-      resolvers: options.resolvers ?? [],
-      timeoutMs: timeoutSeconds * 1000,
-      ...(options.propagationIntervalMs === undefined ? {} : { intervalMs: options.propagationIntervalMs }),
-      ...(options.dnsQuery === undefined ? {} : { query: options.dnsQuery }),
-    };
-  }
-
   function solverFor(settings: AcmeOrderSettings, domain: string): DnsSolver {
     if (settings.dns === undefined) throw new Error(`${domain} uses a DNS challenge but has no DNS provider`);
-    const propagate = propagation(settings.dns.propagationTimeoutSeconds);
+    const propagate = propagation(options, settings.dns.propagationTimeoutSeconds);
     return createDnsSolver(settings.dns, {
       fetch: options.fetch ?? globalThis.fetch,
       findZone: async (name) => (await findZone(name, propagate)).zone,
@@ -197,7 +198,7 @@ export function createAcmeIssuer(options: AcmeIssuerOptions): CertificateIssuer 
       const solver = challenge === 'dns-01' ? solverFor(settings, domain) : null;
       const acmeClient = await clientFor(settings);
       // Keep the domain's key (like certbot's --reuse-key): a renewal never changes what clients may have pinned.
-      const key = (await readPrivateKey(pemPath)) ?? (await acme.crypto.createPrivateEcdsaKey('P-256'));
+      const key = (await readPrivateKey(pemPath, logger)) ?? (await acme.crypto.createPrivateEcdsaKey('P-256'));
       const [, csr] = await acme.crypto.createCsr({ commonName: domain, altNames: [domain] }, key);
       logger.info(
         { domain, directoryUrl: settings.directoryUrl, challenge },
@@ -219,7 +220,12 @@ export function createAcmeIssuer(options: AcmeIssuerOptions): CertificateIssuer 
           const record = challengeRecordName(authz.identifier.value);
           await solver.present(record, keyAuthorization);
           logger.info({ domain, record }, 'certificate: DNS-01 record written; waiting for the authoritative servers');
-          await waitForTxt(record, keyAuthorization, 'present', propagation(settings.dns.propagationTimeoutSeconds));
+          await waitForTxt(
+            record,
+            keyAuthorization,
+            'present',
+            propagation(options, settings.dns.propagationTimeoutSeconds),
+          );
         },
         challengeRemoveFn: async (authz, acmeChallenge, keyAuthorization) => {
           if (solver === null) {
