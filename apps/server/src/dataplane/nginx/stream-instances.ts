@@ -65,6 +65,37 @@ function isPortFree(proto: 'tcp' | 'udp', port: number, address: string | undefi
   });
 }
 
+/** Where instance `key` keeps its config, pid file and logs. */
+function instancePaths(prefixDir: string, bin: string, key: string): MasterPaths {
+  const dir = streamInstanceDir(prefixDir, key);
+  return {
+    bin,
+    prefixDir: dir,
+    confPath: join(dir, 'nginx.conf'),
+    pidFile: join(dir, 'nginx.pid'),
+    errorLog: join(dir, 'error.log'),
+    outputLog: join(dir, 'nginx.out'),
+  };
+}
+
+/** Runs `work` for each item, a few at a time (boot may start a hundred instances). */
+async function each<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let item = items[next++]; item !== undefined; item = items[next++]) await work(item);
+  };
+  await Promise.all(Array.from({ length: Math.min(START_CONCURRENCY, items.length) }, worker));
+}
+
+/** Directories of instances that are neither running nor wanted (left by a crash) go. */
+async function removeLeftovers(prefixDir: string, keep: (name: string) => boolean): Promise<void> {
+  for (const name of await readdir(streamRoot(prefixDir)).catch(() => [])) {
+    if (/^(tcp|udp)-\d{1,5}$/.test(name) && !keep(name)) {
+      await rm(streamInstanceDir(prefixDir, name), { recursive: true, force: true });
+    }
+  }
+}
+
 export function createStreamInstances(options: {
   prefixDir: string;
   logger: DataPlaneLogger;
@@ -73,6 +104,7 @@ export function createStreamInstances(options: {
 }): StreamInstances {
   const { prefixDir, logger } = options;
   const bin = options.nginxBin ?? 'nginx';
+  const pathsOf = (key: string): MasterPaths => instancePaths(prefixDir, bin, key);
   const instances = new Map<string, Running>();
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -80,18 +112,6 @@ export function createStreamInstances(options: {
     const run = queue.then(work);
     queue = run.catch(() => undefined);
     return run;
-  };
-
-  const pathsOf = (key: string): MasterPaths => {
-    const dir = streamInstanceDir(prefixDir, key);
-    return {
-      bin,
-      prefixDir: dir,
-      confPath: join(dir, 'nginx.conf'),
-      pidFile: join(dir, 'nginx.pid'),
-      errorLog: join(dir, 'error.log'),
-      outputLog: join(dir, 'nginx.out'),
-    };
   };
 
   async function startInstance(key: string, wanted: WantedInstance): Promise<void> {
@@ -112,15 +132,6 @@ export function createStreamInstances(options: {
     instances.delete(key);
     // Fast shutdown: the service's connections close now (a disabled or deleted service is cut at once).
     await stopMaster(running.master);
-  }
-
-  /** Runs `work` for each item, a few at a time (boot may start a hundred instances). */
-  async function each<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      for (let item = items[next++]; item !== undefined; item = items[next++]) await work(item);
-    };
-    await Promise.all(Array.from({ length: Math.min(START_CONCURRENCY, items.length) }, worker));
   }
 
   return {
@@ -166,12 +177,7 @@ export function createStreamInstances(options: {
             failures.set(key, err instanceof Error ? err.message : String(err));
           }
         });
-        // Directories of instances that are neither running nor wanted (left by a crash) go.
-        for (const name of await readdir(streamRoot(prefixDir)).catch(() => [])) {
-          if (/^(tcp|udp)-\d{1,5}$/.test(name) && !wanted.has(name) && !instances.has(name)) {
-            await rm(streamInstanceDir(prefixDir, name), { recursive: true, force: true });
-          }
-        }
+        await removeLeftovers(prefixDir, (name) => wanted.has(name) || instances.has(name));
         return failures;
       }),
 
