@@ -88,8 +88,9 @@ export function isDefaultPolicy(policy: ConfigPolicy | null): boolean {
 const byName = <T extends { name: string }>(a: T, b: T): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 const byKey = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-export async function readGatewayState(db: ReadDb): Promise<GatewayState> {
-  const [providerRows, nodeRows, tokenRows, domainRows, httpRows, tcpRows, policyRows] = await Promise.all([
+/** Every table the document is made of, each in id order. */
+function readTables(db: ReadDb) {
+  return Promise.all([
     db.select().from(identityProviders).orderBy(asc(identityProviders.id)).all(),
     db.select().from(nodes).orderBy(asc(nodes.id)).all(),
     db.select().from(personalAccessTokens).orderBy(asc(personalAccessTokens.id)).all(),
@@ -98,6 +99,73 @@ export async function readGatewayState(db: ReadDb): Promise<GatewayState> {
     db.select().from(tcpServices).orderBy(asc(tcpServices.id)).all(),
     db.select().from(accessPolicies).orderBy(asc(accessPolicies.id)).all(),
   ]);
+}
+
+const toConfigProvider = (row: typeof identityProviders.$inferSelect) => ({
+  name: row.name,
+  issuer: row.issuer,
+  clientId: row.clientId,
+  clientSecretSet: row.clientSecretEnc !== null,
+  scopes: row.scopes,
+  groupsClaim: row.groupsClaim,
+});
+
+/** A node without its tokens and services; the local node's network settings are fixed, so the document omits them. */
+const toConfigNode = (row: typeof nodes.$inferSelect): ConfigNode => ({
+  name: row.name,
+  local: row.isLocal,
+  address: row.isLocal ? null : row.address,
+  allowInternet: row.isLocal ? false : row.allowInternet,
+  isGateway: row.isLocal ? false : row.isGateway,
+  gatewayNetworks: row.isLocal ? [] : gatewayNetworksOf(row),
+  allowTokenNetworks: row.isLocal ? false : row.allowTokenNetworks,
+  enabled: row.isLocal ? true : row.enabled,
+  tokens: [],
+  http: [],
+  tcp: [],
+});
+
+const toHttpService = (
+  row: typeof httpServices.$inferSelect,
+  backendHost: string | null,
+  access: ConfigPolicy | null,
+): ConfigHttpService => ({
+  name: row.name,
+  domain: row.domain === '' ? null : row.domain,
+  path: row.pathLocation,
+  backendProto: row.backendProto,
+  backendHost,
+  backendPort: row.backendPort,
+  allowedIps: row.allowedIps,
+  blockedIps: row.blockedIps,
+  enabled: row.enabled,
+  expiresAt: row.expiresAt,
+  access,
+});
+
+const toTcpService = (row: typeof tcpServices.$inferSelect, backendHost: string | null): ConfigTcpService => ({
+  name: row.name,
+  proto: row.proto,
+  port: row.port,
+  ssl: row.ssl,
+  domain: row.domain,
+  backendHost,
+  backendPort: row.backendPort,
+  allowedIps: row.allowedIps,
+  blockedIps: row.blockedIps,
+  enabled: row.enabled,
+  expiresAt: row.expiresAt,
+});
+
+/** Tokens by name, services by their key: the same gateway always gives the same document. */
+function sortNode(node: ConfigNode): void {
+  node.tokens.sort((a, b) => byName(a, b) || byKey(a.expireAt ?? '', b.expireAt ?? ''));
+  node.http.sort((a, b) => byKey(httpKey(a.domain, a.path), httpKey(b.domain, b.path)));
+  node.tcp.sort((a, b) => byKey(a.proto, b.proto) || a.port - b.port);
+}
+
+export async function readGatewayState(db: ReadDb): Promise<GatewayState> {
+  const [providerRows, nodeRows, tokenRows, domainRows, httpRows, tcpRows, policyRows] = await readTables(db);
   const providerNames = new Map(providerRows.map((row) => [row.id, row.name]));
   const nodeNames = new Map(nodeRows.map((row) => [row.id, row.name]));
   const domainPolicies = new Map<number, PolicyRow>();
@@ -121,35 +189,14 @@ export async function readGatewayState(db: ReadDb): Promise<GatewayState> {
     labelledTcp: new Map(),
   };
 
-  state.document.identityProviders = providerRows
-    .map((row) => ({
-      name: row.name,
-      issuer: row.issuer,
-      clientId: row.clientId,
-      clientSecretSet: row.clientSecretEnc !== null,
-      scopes: row.scopes,
-      groupsClaim: row.groupsClaim,
-    }))
-    .sort(byName);
+  state.document.identityProviders = providerRows.map(toConfigProvider).sort(byName);
 
   const documentNodes = new Map<number, ConfigNode>();
   for (const row of nodeRows) {
     if (state.nodeIds.has(row.name)) state.duplicateNodeNames.push(row.name);
     state.nodeIds.set(row.name, row.id);
     if (row.isLocal) state.localNode = { id: row.id, name: row.name };
-    documentNodes.set(row.id, {
-      name: row.name,
-      local: row.isLocal,
-      address: row.isLocal ? null : row.address,
-      allowInternet: row.isLocal ? false : row.allowInternet,
-      isGateway: row.isLocal ? false : row.isGateway,
-      gatewayNetworks: row.isLocal ? [] : gatewayNetworksOf(row),
-      allowTokenNetworks: row.isLocal ? false : row.allowTokenNetworks,
-      enabled: row.isLocal ? true : row.enabled,
-      tokens: [],
-      http: [],
-      tcp: [],
-    });
+    documentNodes.set(row.id, toConfigNode(row));
   }
   for (const row of tokenRows) {
     const node = documentNodes.get(row.nodeId);
@@ -172,19 +219,7 @@ export async function readGatewayState(db: ReadDb): Promise<GatewayState> {
       continue;
     }
     const own = servicePolicies.get(row.id);
-    const service: ConfigHttpService = {
-      name: row.name,
-      domain,
-      path: row.pathLocation,
-      backendProto: row.backendProto,
-      backendHost: ownHost(row.nodeId, row.backendHost),
-      backendPort: row.backendPort,
-      allowedIps: row.allowedIps,
-      blockedIps: row.blockedIps,
-      enabled: row.enabled,
-      expiresAt: row.expiresAt,
-      access: own ? toPolicy(own, providerNames) : null,
-    };
+    const service = toHttpService(row, ownHost(row.nodeId, row.backendHost), own ? toPolicy(own, providerNames) : null);
     documentNodes.get(row.nodeId)?.http.push(service);
     state.http.set(key, { id: row.id, node: nodeName, service });
   }
@@ -195,27 +230,11 @@ export async function readGatewayState(db: ReadDb): Promise<GatewayState> {
       state.labelledTcp.set(key, { node: nodeName, container: row.source.container });
       continue;
     }
-    const service: ConfigTcpService = {
-      name: row.name,
-      proto: row.proto,
-      port: row.port,
-      ssl: row.ssl,
-      domain: row.domain,
-      backendHost: ownHost(row.nodeId, row.backendHost),
-      backendPort: row.backendPort,
-      allowedIps: row.allowedIps,
-      blockedIps: row.blockedIps,
-      enabled: row.enabled,
-      expiresAt: row.expiresAt,
-    };
+    const service = toTcpService(row, ownHost(row.nodeId, row.backendHost));
     documentNodes.get(row.nodeId)?.tcp.push(service);
     state.tcp.set(key, { id: row.id, node: nodeName, service });
   }
-  for (const node of documentNodes.values()) {
-    node.tokens.sort((a, b) => byName(a, b) || byKey(a.expireAt ?? '', b.expireAt ?? ''));
-    node.http.sort((a, b) => byKey(httpKey(a.domain, a.path), httpKey(b.domain, b.path)));
-    node.tcp.sort((a, b) => byKey(a.proto, b.proto) || a.port - b.port);
-  }
+  for (const node of documentNodes.values()) sortNode(node);
   // The local node first (every gateway has it), then by name.
   state.document.nodes = [...documentNodes.values()].sort((a, b) => Number(b.local) - Number(a.local) || byName(a, b));
   state.document.domains = domainRows
