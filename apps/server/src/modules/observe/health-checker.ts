@@ -123,6 +123,92 @@ export const MAX_CHECKS_IN_FLIGHT = 512;
 /** Per node, so that a dead node's checks (each waiting for its timeout) never hold the slots of every other node. */
 export const MAX_CHECKS_IN_FLIGHT_PER_NODE = 32;
 
+interface Entry {
+  target: HealthTarget;
+  health: ServiceHealth;
+  nextAt: number;
+  isChecking: boolean;
+}
+
+const keyOf = (type: ServiceType, id: number) => `${type}:${id}`;
+
+const unknownHealth = (target: HealthTarget): ServiceHealth => ({
+  type: target.type,
+  id: target.id,
+  nodeId: target.nodeId,
+  state: 'unknown',
+  since: null,
+  lastCheckedAt: null,
+  lastError: target.probe === 'udp' ? 'UDP backends are not checked' : null,
+  latencyMs: null,
+  intervalSeconds: target.intervalSeconds,
+  timeoutSeconds: target.timeoutSeconds,
+});
+
+/** `health` after a check that gave `result` at `at` (ISO time). */
+function healthAfter(health: ServiceHealth, result: ProbeResult, at: string): ServiceHealth {
+  const state = result.error === null ? 'up' : 'down';
+  return {
+    ...health,
+    state,
+    since: health.state === state ? health.since : at,
+    lastCheckedAt: at,
+    lastError: result.error,
+    latencyMs: result.error === null ? Math.round(result.latencyMs) : null,
+  };
+}
+
+/** The checker's entries made to follow `targets`: kept where the target is the same, new ones checked soon. */
+function applyTargets(entries: Map<string, Entry>, targets: HealthTarget[], at: number, random: () => number): void {
+  const seen = new Set<string>();
+  for (const target of targets) {
+    const key = keyOf(target.type, target.id);
+    seen.add(key);
+    const entry = entries.get(key);
+    if (entry && sameTarget(entry.target, target)) {
+      if (entry.target.intervalSeconds !== target.intervalSeconds)
+        entry.nextAt = Math.min(entry.nextAt, at + target.intervalSeconds * 1000);
+      entry.target = target;
+      entry.health = {
+        ...entry.health,
+        intervalSeconds: target.intervalSeconds,
+        timeoutSeconds: target.timeoutSeconds,
+      };
+      continue;
+    }
+    // New (or pointed elsewhere): checked soon, spread over a few seconds so a boot does not check all at once.
+    entries.set(key, {
+      target,
+      health: unknownHealth(target),
+      nextAt: at + Math.floor(random() * Math.min(3000, target.intervalSeconds * 1000)),
+      isChecking: false,
+    });
+  }
+  for (const key of entries.keys()) if (!seen.has(key)) entries.delete(key);
+}
+
+/** The checks running now, in all and per node (the caps above). */
+class InFlightChecks {
+  total = 0;
+  private readonly byNode = new Map<number, number>();
+
+  ofNode(nodeId: number): number {
+    return this.byNode.get(nodeId) ?? 0;
+  }
+
+  begin(nodeId: number): void {
+    this.total++;
+    this.byNode.set(nodeId, this.ofNode(nodeId) + 1);
+  }
+
+  end(nodeId: number): void {
+    this.total--;
+    const left = (this.byNode.get(nodeId) ?? 1) - 1;
+    if (left > 0) this.byNode.set(nodeId, left);
+    else this.byNode.delete(nodeId);
+  }
+}
+
 export function createHealthChecker(deps: {
   db: Store;
   probe?: Probe;
@@ -135,101 +221,39 @@ export function createHealthChecker(deps: {
   const loadTargets = deps.loadTargets ?? (() => loadHealthTargets(deps.db));
   const now = deps.now ?? Date.now;
   const random = deps.random ?? Math.random;
-  interface Entry {
-    target: HealthTarget;
-    health: ServiceHealth;
-    nextAt: number;
-    isChecking: boolean;
-  }
   const entries = new Map<string, Entry>();
   const listeners = new Set<(change: HealthChange) => void>();
   let timer: NodeJS.Timeout | null = null;
   let refreshedAt = 0;
 
-  const keyOf = (type: ServiceType, id: number) => `${type}:${id}`;
-  const unknown = (target: HealthTarget): ServiceHealth => ({
-    type: target.type,
-    id: target.id,
-    nodeId: target.nodeId,
-    state: 'unknown',
-    since: null,
-    lastCheckedAt: null,
-    lastError: target.probe === 'udp' ? 'UDP backends are not checked' : null,
-    latencyMs: null,
-    intervalSeconds: target.intervalSeconds,
-    timeoutSeconds: target.timeoutSeconds,
-  });
-
   // One read at a time: a caller that asks while one is running gets a second one, after it, that sees its change.
   const refresh = createCoalescer(async () => {
     isDirty = false;
     refreshedAt = now();
-    apply(await loadTargets());
+    applyTargets(entries, await loadTargets(), now(), random);
   });
 
-  function apply(targets: HealthTarget[]): void {
-    const seen = new Set<string>();
-    for (const target of targets) {
-      const key = keyOf(target.type, target.id);
-      seen.add(key);
-      const entry = entries.get(key);
-      if (entry && sameTarget(entry.target, target)) {
-        if (entry.target.intervalSeconds !== target.intervalSeconds)
-          entry.nextAt = Math.min(entry.nextAt, now() + target.intervalSeconds * 1000);
-        entry.target = target;
-        entry.health = {
-          ...entry.health,
-          intervalSeconds: target.intervalSeconds,
-          timeoutSeconds: target.timeoutSeconds,
-        };
-        continue;
-      }
-      // New (or pointed elsewhere): checked soon, spread over a few seconds so a boot does not check all at once.
-      entries.set(key, {
-        target,
-        health: unknown(target),
-        nextAt: now() + Math.floor(random() * Math.min(3000, target.intervalSeconds * 1000)),
-        isChecking: false,
-      });
-    }
-    for (const key of entries.keys()) if (!seen.has(key)) entries.delete(key);
-  }
-
-  let inFlight = 0;
-  const inFlightByNode = new Map<number, number>();
+  const inFlight = new InFlightChecks();
 
   async function check(key: string, entry: Entry): Promise<void> {
     entry.isChecking = true;
     const { target } = entry;
-    inFlight++;
-    inFlightByNode.set(target.nodeId, (inFlightByNode.get(target.nodeId) ?? 0) + 1);
+    inFlight.begin(target.nodeId);
     let result: ProbeResult;
     try {
       result = await probe(target, target.timeoutSeconds * 1000);
     } catch (err) {
       result = { error: err instanceof Error ? err.message : String(err), latencyMs: 0 };
     } finally {
-      inFlight--;
-      const left = (inFlightByNode.get(target.nodeId) ?? 1) - 1;
-      if (left > 0) inFlightByNode.set(target.nodeId, left);
-      else inFlightByNode.delete(target.nodeId);
+      inFlight.end(target.nodeId);
     }
     entry.isChecking = false;
     entry.nextAt = now() + target.intervalSeconds * 1000;
     // The service went away or was pointed elsewhere while this check ran: its result is about nothing served.
     if (entries.get(key) !== entry || !sameTarget(entry.target, target)) return;
-    const at = new Date(now()).toISOString();
-    const state = result.error === null ? 'up' : 'down';
     const previous = entry.health.state;
-    entry.health = {
-      ...entry.health,
-      state,
-      since: previous === state ? entry.health.since : at,
-      lastCheckedAt: at,
-      lastError: result.error,
-      latencyMs: result.error === null ? Math.round(result.latencyMs) : null,
-    };
-    if (previous !== state) for (const listener of listeners) listener({ health: entry.health, previous });
+    entry.health = healthAfter(entry.health, result, new Date(now()).toISOString());
+    if (previous !== entry.health.state) for (const listener of listeners) listener({ health: entry.health, previous });
   }
 
   const refreshQuietly = (): void => {
@@ -248,10 +272,10 @@ export function createHealthChecker(deps: {
       if (!entry.isChecking && entry.nextAt <= at && entry.target.probe !== 'udp') due.push(item);
     }
     // More due than the caps allow: the longest waiting first, the rest stay due for the next tick.
-    if (due.length > MAX_CHECKS_IN_FLIGHT - inFlight) due.sort((a, b) => a[1].nextAt - b[1].nextAt);
+    if (due.length > MAX_CHECKS_IN_FLIGHT - inFlight.total) due.sort((a, b) => a[1].nextAt - b[1].nextAt);
     for (const [key, entry] of due) {
-      if (inFlight >= MAX_CHECKS_IN_FLIGHT) break;
-      if ((inFlightByNode.get(entry.target.nodeId) ?? 0) >= MAX_CHECKS_IN_FLIGHT_PER_NODE) continue;
+      if (inFlight.total >= MAX_CHECKS_IN_FLIGHT) break;
+      if (inFlight.ofNode(entry.target.nodeId) >= MAX_CHECKS_IN_FLIGHT_PER_NODE) continue;
       void check(key, entry);
     }
   }
