@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { operations } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
@@ -82,25 +82,39 @@ async function guarded<T>(
   return answer;
 }
 
-export async function authRoutes(
-  app: FastifyInstance,
-  opts: { deps: AppDeps; sessionStreams: SessionStreams },
-): Promise<void> {
-  const { deps, sessionStreams } = opts;
-  const checks: PasswordChecks = {
-    limiter: createLoginLimiter(deps.db, deps.now),
-    gate: createHashGate(deps.config.passwordHashConcurrency, deps.config.passwordHashQueue),
-  };
-  // The key is the client's (no name is shared), so the per-name rule never adds to the per-client one.
-  const tokenChecks: PasswordChecks = {
-    limiter: createLoginLimiter(deps.db, deps.now, {
-      maxFailuresPerClient: TOKEN_MAX_FAILURES_PER_CLIENT,
-      maxFailuresPerUsername: TOKEN_MAX_FAILURES_PER_CLIENT,
-    }),
-    gate: checks.gate,
-  };
-  const challenges = createChallengeStore(deps.db, deps.now);
+/** What the sign-in routes share: the limiters and hash gate, the second-factor challenges, the session streams. */
+interface AuthContext {
+  deps: AppDeps;
+  sessionStreams: SessionStreams;
+  checks: PasswordChecks;
+  tokenChecks: PasswordChecks;
+  challenges: ReturnType<typeof createChallengeStore>;
+}
 
+/** The session of the console's cookie, for the console's own pages; a dead cookie is dropped with the refusal. */
+async function sessionFromCookie(
+  deps: AppDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<{ token: string; expires_in: number }> {
+  refuseCrossSite(request);
+  const candidates = readSessionCookies(request);
+  if (candidates.length === 0) throw new AppError('unauthorized', 'Authentication required');
+  for (const { token, isPlain } of candidates.slice(0, MAX_SESSION_COOKIES)) {
+    const session = await verifySessionToken(deps, token);
+    const expiresIn = session ? await sessionSecondsLeft(deps, session.sessionId) : 0;
+    if (expiresIn <= 0) continue;
+    // A session found through an earlier version's cookie moves to the prefixed one (over HTTPS).
+    if (isPlain) upgradeSessionCookie(deps, request, reply, token, expiresIn);
+    return { token, expires_in: expiresIn };
+  }
+  // A dead cookie is of no use to anyone: drop it with the refusal.
+  clearSessionCookie(deps, request, reply);
+  throw new AppError('unauthorized', 'Session expired or invalid, please sign in again');
+}
+
+/** Password sign-in, its second factor, and the second factor's own settings. */
+function signInRoutes(app: FastifyInstance, { deps, sessionStreams, checks, challenges }: AuthContext): void {
   registerOperation(
     app,
     operations.login,
@@ -151,31 +165,10 @@ export async function authRoutes(
     async (request) => await disableTwoFactor(deps, checks, request, requireSession(request), request.body),
     { bodyLimit: PASSWORD_BODY_LIMIT },
   );
+}
 
-  registerOperation(app, operations.session, async (request, reply) => {
-    refuseCrossSite(request);
-    const candidates = readSessionCookies(request);
-    if (candidates.length === 0) throw new AppError('unauthorized', 'Authentication required');
-    for (const { token, isPlain } of candidates.slice(0, MAX_SESSION_COOKIES)) {
-      const session = await verifySessionToken(deps, token);
-      const expiresIn = session ? await sessionSecondsLeft(deps, session.sessionId) : 0;
-      if (expiresIn <= 0) continue;
-      // A session found through an earlier version's cookie moves to the prefixed one (over HTTPS).
-      if (isPlain) upgradeSessionCookie(deps, request, reply, token, expiresIn);
-      return { token, expires_in: expiresIn };
-    }
-    // A dead cookie is of no use to anyone: drop it with the refusal.
-    clearSessionCookie(deps, request, reply);
-    throw new AppError('unauthorized', 'Session expired or invalid, please sign in again');
-  });
-
-  registerOperation(
-    app,
-    operations.currentAccount,
-    async (request) => await currentAccount(deps, requireSession(request)),
-  );
-
-  // Signing in through an identity provider (sso.ts): the login page's buttons, the start, the redirect back.
+/** Signing in through an identity provider (sso.ts): the login page's buttons, the start, the redirect back. */
+function ssoRoutes(app: FastifyInstance, { deps, checks, tokenChecks, challenges }: AuthContext): void {
   registerOperation(app, operations.consoleProviders, async () => await listConsoleProviders(deps));
   registerOperation(
     app,
@@ -213,8 +206,10 @@ export async function authRoutes(
     if ('token' in answer) setSessionCookie(deps, request, reply, answer.token, answer.expires_in);
     return answer;
   });
+}
 
-  // An invite link's holder (accounts/invites.ts): what it is for, and taking it.
+/** An invite link's holder (accounts/invites.ts): what it is for, and taking it. */
+function inviteRoutes(app: FastifyInstance, { deps, checks, tokenChecks }: AuthContext): void {
   registerOperation(
     app,
     operations.inviteInfo,
@@ -240,6 +235,38 @@ export async function authRoutes(
     },
     { bodyLimit: PASSWORD_BODY_LIMIT },
   );
+}
+
+export async function authRoutes(
+  app: FastifyInstance,
+  opts: { deps: AppDeps; sessionStreams: SessionStreams },
+): Promise<void> {
+  const { deps, sessionStreams } = opts;
+  const checks: PasswordChecks = {
+    limiter: createLoginLimiter(deps.db, deps.now),
+    gate: createHashGate(deps.config.passwordHashConcurrency, deps.config.passwordHashQueue),
+  };
+  // The key is the client's (no name is shared), so the per-name rule never adds to the per-client one.
+  const tokenChecks: PasswordChecks = {
+    limiter: createLoginLimiter(deps.db, deps.now, {
+      maxFailuresPerClient: TOKEN_MAX_FAILURES_PER_CLIENT,
+      maxFailuresPerUsername: TOKEN_MAX_FAILURES_PER_CLIENT,
+    }),
+    gate: checks.gate,
+  };
+  const challenges = createChallengeStore(deps.db, deps.now);
+  const context: AuthContext = { deps, sessionStreams, checks, tokenChecks, challenges };
+
+  signInRoutes(app, context);
+  registerOperation(app, operations.session, async (request, reply) => await sessionFromCookie(deps, request, reply));
+  registerOperation(
+    app,
+    operations.currentAccount,
+    async (request) => await currentAccount(deps, requireSession(request)),
+  );
+
+  ssoRoutes(app, context);
+  inviteRoutes(app, context);
 
   registerOperation(app, operations.logout, async (request, reply) => {
     await deleteSession(deps, requireSession(request).sessionId);
