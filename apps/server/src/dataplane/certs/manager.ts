@@ -7,13 +7,13 @@ import { assertHost } from '../validate.js';
 import { createAcmeIssuer, type AcmeConfig, type ChallengeStore } from './acme.js';
 import type { AcmeSettingsSource } from '../../model/certificates.js';
 import { createIssuance } from './issuance.js';
-import { createPemFiles, factsOf, firstCertificateFingerprint } from './pem-files.js';
+import { createPemFiles, factsOf, firstCertificateFingerprint, type PemFiles } from './pem-files.js';
 import { createPruner } from './prune.js';
 import { createRenewalSchedule } from './renewal-schedule.js';
 import { markFailed, newPendingRecord, selfSignedRecord, uploadedRecord, type CertificateRecord } from './renewal.js';
 import { FALLBACK_NAME, type CertificateIssuer } from './self-signed.js';
 import { createSelfSignedRenewal } from './self-signed-renewal.js';
-import { createSelfSignedWriter } from './self-signed-writer.js';
+import { createSelfSignedWriter, type SelfSignedWriter } from './self-signed-writer.js';
 import { putIfChanged, type CertificateStore, type SharedCertificates } from './store.js';
 import { createWorkQueue } from './work-queue.js';
 
@@ -116,11 +116,10 @@ function toInfo(record: CertificateRecord): CertificateInfo {
 const orderKey = (domain: DesiredDomain): string =>
   `${domain.challenge ?? 'http-01'} ${String(domain.dnsProviderId ?? '')} ${String(domain.acmeCaId ?? '')}`;
 
-export function createCertificateManager(options: CertificateManagerOptions): CertificateManager {
-  const { store, logger, now = Date.now } = options;
-  /** Domains the reconciler asked for, with their mode: the renewal check walks these. */
-  const known = new Map<string, DesiredDomain>();
-  const pems = createPemFiles({
+/** The PEM files nginx serves, with what the store recorded of each. */
+function pemFilesOf(options: CertificateManagerOptions): PemFiles {
+  const { store } = options;
+  return createPemFiles({
     certsDir: options.certsDir ?? join(options.dataDir, 'certs'),
     fallbackHost: options.fallbackHost ?? 'localhost',
     // Only states that say which kind the PEM is: a pending or failed CA domain may serve either.
@@ -138,6 +137,113 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
       };
     },
   });
+}
+
+/** Where a PEM from the shared store goes: the files, and who is told a certificate changed. */
+interface InstallTarget {
+  pems: PemFiles;
+  logger: DataPlaneLogger;
+  onInstalled?: ((name: string) => void) | undefined;
+}
+
+/** Writes a PEM another gateway stored (or this one lost) as the file nginx serves. */
+async function install(target: InstallTarget, name: string, pem: string): Promise<void> {
+  const { pems } = target;
+  await mkdir(pems.certsDir, { recursive: true, mode: 0o700 });
+  await writeFileAtomic(pems.pathOf(name), pem, 0o600);
+  pems.forget(name);
+  target.onInstalled?.(name);
+}
+
+/**
+ * Makes the file the stored certificate (loaded when the fingerprints differ), or, none stored yet, offers the file
+ * (an upgrade from one gateway: its certificates go into the database once; the first offer wins). The database
+ * away: the file keeps serving.
+ */
+async function syncWithShared(target: InstallTarget, shared: SharedCertificates, domain: DesiredDomain): Promise<void> {
+  const { pems, logger } = target;
+  const name = domain.domain;
+  const stored = domain.pemFingerprint ?? null;
+  const local = await pems.read(name);
+  if (stored !== null && local?.fingerprint === stored) return;
+  try {
+    if (stored !== null) {
+      const pem = await shared.load(name);
+      if (pem !== null) await install(target, name, pem);
+      return;
+    }
+    if (local === null) return; // nothing to offer: ensure makes one, and offers it
+    const pem = await readFile(pems.pathOf(name), 'utf8');
+    const winner = await shared.offer(name, pem, null);
+    if (winner !== null && firstCertificateFingerprint(winner) !== local.fingerprint)
+      await install(target, name, winner);
+  } catch (err) {
+    logger.warn({ err, domain: name }, 'certificate: could not load the shared certificate; serving the one here');
+  }
+}
+
+/** The domains whose served file is not the stored certificate (forgotten by the cache, so a repair loads it). */
+async function differsFromStored(pems: PemFiles, domains: readonly DesiredDomain[]): Promise<string[]> {
+  const differing: string[] = [];
+  for (const domain of domains) {
+    if (domain.pemFingerprint == null) continue;
+    // The file itself, not the cache of what this gateway wrote: drift is a file removed or replaced behind its
+    // back (hashing one costs 0.02 ms). The cache forgets it, so the repair's ensure loads the stored one.
+    const pem = await readFile(pems.pathOf(domain.domain), 'utf8').catch(() => null);
+    if ((pem === null ? null : firstCertificateFingerprint(pem)) !== domain.pemFingerprint) {
+      pems.forget(domain.domain);
+      differing.push(domain.domain);
+    }
+  }
+  return differing;
+}
+
+function acmeIssuerOf(options: CertificateManagerOptions): CertificateIssuer {
+  return createAcmeIssuer({
+    ...options.acme,
+    dataDir: options.dataDir,
+    challenges: options.challenges,
+    settings: options.acmeSettings,
+    resolvers: options.resolvers,
+    logger: options.logger,
+  });
+}
+
+/**
+ * The operator's own certificate: the one stored for every gateway (loaded by syncWithShared), described as it is.
+ * None here (the store unreachable at the upload): a placeholder serves and the domain shows the failure.
+ */
+async function ensureUploaded(
+  {
+    pems,
+    store,
+    selfSigned,
+    now,
+  }: { pems: PemFiles; store: CertificateStore; selfSigned: SelfSignedWriter; now: () => number },
+  domain: DesiredDomain,
+): Promise<CertificateRecord> {
+  const name = domain.domain;
+  const facts = await pems.read(name);
+  if (facts !== null && domain.pemFingerprint != null && facts.fingerprint === domain.pemFingerprint) {
+    const record = uploadedRecord(factsOf(facts));
+    putIfChanged(store, name, record);
+    return record;
+  }
+  const placeholder = await selfSigned.ensureServable(name, false);
+  const failed = markFailed(
+    selfSignedRecord(factsOf(placeholder)),
+    'the uploaded certificate is not available on this gateway; a self-signed one serves meanwhile',
+    now(),
+  );
+  store.put(name, failed);
+  return failed;
+}
+
+export function createCertificateManager(options: CertificateManagerOptions): CertificateManager {
+  const { store, logger, now = Date.now } = options;
+  /** Domains the reconciler asked for, with their mode: the renewal check walks these. */
+  const known = new Map<string, DesiredDomain>();
+  const pems = pemFilesOf(options);
   const selfSigned = createSelfSignedWriter({
     pems,
     logger,
@@ -146,16 +252,7 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     shared: options.shared,
   });
   const queue = createWorkQueue();
-  const issuer =
-    options.issuer ??
-    createAcmeIssuer({
-      ...options.acme,
-      dataDir: options.dataDir,
-      challenges: options.challenges,
-      settings: options.acmeSettings,
-      resolvers: options.resolvers,
-      logger,
-    });
+  const issuer = options.issuer ?? acmeIssuerOf(options);
   const issuance = createIssuance({
     issuer,
     store,
@@ -183,61 +280,6 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
   });
   const pruner = createPruner({ pems, store, known, logger });
 
-  /** Writes a PEM another gateway stored (or this one lost) as the file nginx serves. */
-  async function install(name: string, pem: string): Promise<void> {
-    await mkdir(pems.certsDir, { recursive: true, mode: 0o700 });
-    await writeFileAtomic(pems.pathOf(name), pem, 0o600);
-    pems.forget(name);
-    options.onInstalled?.(name);
-  }
-
-  /**
-   * Makes the file the stored certificate (loaded when the fingerprints differ), or, none stored yet, offers the file
-   * (an upgrade from one gateway: its certificates go into the database once; the first offer wins). The database
-   * away: the file keeps serving.
-   */
-  async function syncWithShared(shared: SharedCertificates, domain: DesiredDomain): Promise<void> {
-    const name = domain.domain;
-    const stored = domain.pemFingerprint ?? null;
-    const local = await pems.read(name);
-    if (stored !== null && local?.fingerprint === stored) return;
-    try {
-      if (stored !== null) {
-        const pem = await shared.load(name);
-        if (pem !== null) await install(name, pem);
-        return;
-      }
-      if (local === null) return; // nothing to offer: ensure makes one, and offers it
-      const pem = await readFile(pems.pathOf(name), 'utf8');
-      const winner = await shared.offer(name, pem, null);
-      if (winner !== null && firstCertificateFingerprint(winner) !== local.fingerprint) await install(name, winner);
-    } catch (err) {
-      logger.warn({ err, domain: name }, 'certificate: could not load the shared certificate; serving the one here');
-    }
-  }
-
-  /**
-   * The operator's own certificate: the one stored for every gateway (loaded by syncWithShared), described as it is.
-   * None here (the store unreachable at the upload): a placeholder serves and the domain shows the failure.
-   */
-  async function ensureUploaded(domain: DesiredDomain): Promise<CertificateRecord> {
-    const name = domain.domain;
-    const facts = await pems.read(name);
-    if (facts !== null && domain.pemFingerprint != null && facts.fingerprint === domain.pemFingerprint) {
-      const record = uploadedRecord(factsOf(facts));
-      putIfChanged(store, name, record);
-      return record;
-    }
-    const placeholder = await selfSigned.ensureServable(name, false);
-    const failed = markFailed(
-      selfSignedRecord(factsOf(placeholder)),
-      'the uploaded certificate is not available on this gateway; a self-signed one serves meanwhile',
-      now(),
-    );
-    store.put(name, failed);
-    return failed;
-  }
-
   async function idle(): Promise<void> {
     await schedule.passDone();
     await queue.drained(); // read after the pass: it may have queued renewals
@@ -253,9 +295,10 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
       const name = assertCertificateName(domain.domain);
       const previous = known.get(name);
       known.set(name, domain);
-      if (options.shared) await syncWithShared(options.shared, domain);
+      if (options.shared)
+        await syncWithShared({ pems, logger, onInstalled: options.onInstalled }, options.shared, domain);
       try {
-        if (domain.ssl === 'uploaded') return toInfo(await ensureUploaded(domain));
+        if (domain.ssl === 'uploaded') return toInfo(await ensureUploaded({ pems, store, selfSigned, now }, domain));
         if (domain.ssl === 'certbot') {
           const record = issuance.recordPem(name, await selfSigned.ensureServable(name, true));
           // Another CA, challenge or DNS provider: the operator expects a certificate made that way, now.
@@ -316,19 +359,6 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
       return idle();
     },
 
-    async differsFromStored(domains) {
-      const differing: string[] = [];
-      for (const domain of domains) {
-        if (domain.pemFingerprint == null) continue;
-        // The file itself, not the cache of what this gateway wrote: drift is a file removed or replaced behind its
-        // back (hashing one costs 0.02 ms). The cache forgets it, so the repair's ensure loads the stored one.
-        const pem = await readFile(pems.pathOf(domain.domain), 'utf8').catch(() => null);
-        if ((pem === null ? null : firstCertificateFingerprint(pem)) !== domain.pemFingerprint) {
-          pems.forget(domain.domain);
-          differing.push(domain.domain);
-        }
-      }
-      return differing;
-    },
+    differsFromStored: (domains) => differsFromStored(pems, domains),
   };
 }
