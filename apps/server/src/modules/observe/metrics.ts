@@ -57,15 +57,9 @@ export interface Metrics {
   render(): Promise<string>;
 }
 
-export function createMetrics(deps: {
-  db: Store;
-  dataPlane: DataPlane;
-  history: TrafficHistory;
-  health: HealthChecker;
-  now: () => Date;
-}): Metrics {
-  const registry = new Registry();
-  const scraped = {
+/** The metrics read at scrape time, by what they are called here. */
+function createScrapedMetrics() {
+  return {
     httpRequests: new ScrapedMetric(
       'postern_http_requests_total',
       'HTTP requests served per service, by status class',
@@ -165,6 +159,19 @@ export function createMetrics(deps: {
       'counter',
     ),
   };
+}
+
+type ScrapedMetrics = ReturnType<typeof createScrapedMetrics>;
+
+export function createMetrics(deps: {
+  db: Store;
+  dataPlane: DataPlane;
+  history: TrafficHistory;
+  health: HealthChecker;
+  now: () => Date;
+}): Metrics {
+  const registry = new Registry();
+  const scraped = createScrapedMetrics();
   for (const metric of Object.values(scraped)) registry.registerMetric(metric as never);
   const applyDuration = new Histogram({
     name: 'postern_apply_duration_seconds',
@@ -198,97 +205,6 @@ export function createMetrics(deps: {
   });
   for (const reason of ['wrong_credentials', 'rate_limited']) signInFailures.inc({ reason }, 0);
 
-  async function collect(): Promise<void> {
-    for (const metric of Object.values(scraped)) metric.reset();
-    const names = new Map<string, { service: string; node: string; proto: string }>();
-    for (const [type, id, name, node, proto] of await deps.db.values<NameRow>(namesQuery))
-      names.set(`${type}:${id}`, { service: name, node, proto });
-    const counters = await deps.history.counters();
-    for (const [id, c] of counters.http) {
-      const who = names.get(`http:${id}`);
-      if (!who) continue;
-      const labels = { service_id: id, service: who.service, node: who.node };
-      ['1xx', '2xx', '3xx', '4xx', '5xx'].forEach((code, i) =>
-        scraped.httpRequests.values.push({ labels: { ...labels, code }, value: c.requests[i] ?? 0 }),
-      );
-      scraped.httpReceived.values.push({ labels, value: c.bytesIn });
-      scraped.httpSent.values.push({ labels, value: c.bytesOut });
-      scraped.httpOpen.values.push({ labels, value: c.open });
-      let cumulative = 0;
-      LATENCY_BUCKETS_MS.forEach((bound, i) => {
-        cumulative += c.latencyBuckets[i] ?? 0;
-        scraped.httpDuration.values.push({
-          metricName: 'postern_http_request_duration_seconds_bucket',
-          labels: { ...labels, le: bound / 1000 },
-          value: cumulative,
-        });
-      });
-      const count = c.latencyBuckets.reduce((a, b) => a + b, 0);
-      scraped.httpDuration.values.push({
-        metricName: 'postern_http_request_duration_seconds_bucket',
-        labels: { ...labels, le: '+Inf' },
-        value: count,
-      });
-      scraped.httpDuration.values.push({
-        metricName: 'postern_http_request_duration_seconds_sum',
-        labels,
-        value: c.latencySumMs / 1000,
-      });
-      scraped.httpDuration.values.push({
-        metricName: 'postern_http_request_duration_seconds_count',
-        labels,
-        value: count,
-      });
-    }
-    for (const [id, c] of counters.tcp) {
-      const who = names.get(`tcp:${id}`);
-      if (!who) continue;
-      const labels = { service_id: id, service: who.service, node: who.node, proto: who.proto };
-      scraped.streamConnections.values.push({ labels, value: c.sessions });
-      scraped.streamFailed.values.push({ labels, value: c.failed });
-      scraped.streamReceived.values.push({ labels, value: c.bytesIn });
-      scraped.streamSent.values.push({ labels, value: c.bytesOut });
-      scraped.streamSeconds.values.push({ labels, value: c.secondsSum });
-      scraped.streamOpen.values.push({ labels, value: c.open });
-    }
-    for (const health of await deps.health.list()) {
-      const who = names.get(`${health.type}:${health.id}`);
-      if (!who || health.state === 'unknown') continue;
-      const labels = { type: health.type, service_id: health.id, service: who.service, node: who.node };
-      scraped.backendUp.values.push({ labels, value: health.state === 'up' ? 1 : 0 });
-      if (health.latencyMs !== null) scraped.backendLatency.values.push({ labels, value: health.latencyMs / 1000 });
-    }
-    const nowMs = deps.now().getTime();
-    for (const [node, publicKey] of await deps.db.values<NodeRow>(nodesQuery)) {
-      const status = deps.dataPlane.status.get(publicKey);
-      if (!status) continue;
-      if (status.latestHandshakeTimestamp) {
-        scraped.handshakeAge.values.push({
-          labels: { node },
-          value: Math.max(0, (nowMs - Date.parse(status.latestHandshakeTimestamp)) / 1000),
-        });
-      }
-      scraped.tunnelReceived.values.push({ labels: { node }, value: status.transferRx });
-      scraped.tunnelSent.values.push({ labels: { node }, value: status.transferTx });
-    }
-    for (const [domain] of await deps.db.values<DomainRow>(domainsQuery)) {
-      const notAfter = deps.dataPlane.certificates.info(domain)?.notAfter;
-      if (notAfter)
-        scraped.certExpiry.values.push({ labels: { domain }, value: Math.floor(Date.parse(notAfter) / 1000) });
-    }
-    for (const dict of (await deps.dataPlane.dictionaries()) ?? []) {
-      const labels = { dict: dict.name };
-      scraped.dictCapacity.values.push({ labels, value: dict.capacityBytes });
-      scraped.dictFree.values.push({ labels, value: dict.freeBytes });
-      scraped.dictRefused.values.push({ labels, value: dict.refusedWrites });
-    }
-    const drift = deps.dataPlane.lastDrift();
-    if (drift) {
-      scraped.driftDifferences.values.push({ labels: {}, value: drift.differences.length });
-      scraped.driftChecked.values.push({ labels: {}, value: Math.floor(Date.parse(drift.checkedAt) / 1000) });
-    }
-  }
-
   return {
     registry,
     applyDuration,
@@ -301,10 +217,130 @@ export function createMetrics(deps: {
       return countSubscribers;
     },
     async render() {
-      await collect();
+      await collect(deps, scraped);
       return registry.metrics();
     },
   };
+}
+
+type CollectDeps = Parameters<typeof createMetrics>[0];
+type ServiceNames = Map<string, { service: string; node: string; proto: string }>;
+type Counters = Awaited<ReturnType<TrafficHistory['counters']>>;
+
+/** Every scraped figure, read now. */
+async function collect(deps: CollectDeps, scraped: ScrapedMetrics): Promise<void> {
+  for (const metric of Object.values(scraped)) metric.reset();
+  const names = await readServiceNames(deps.db);
+  const counters = await deps.history.counters();
+  collectHttp(scraped, names, counters.http);
+  collectStreams(scraped, names, counters.tcp);
+  for (const health of await deps.health.list()) {
+    const who = names.get(`${health.type}:${health.id}`);
+    if (!who || health.state === 'unknown') continue;
+    const labels = { type: health.type, service_id: health.id, service: who.service, node: who.node };
+    scraped.backendUp.values.push({ labels, value: health.state === 'up' ? 1 : 0 });
+    if (health.latencyMs !== null) scraped.backendLatency.values.push({ labels, value: health.latencyMs / 1000 });
+  }
+  await collectTunnels(deps, scraped);
+  await collectDataPlane(deps, scraped);
+}
+
+/** Service and node names by `type:id`, for the labels. */
+async function readServiceNames(db: Store): Promise<ServiceNames> {
+  const names: ServiceNames = new Map();
+  for (const [type, id, name, node, proto] of await db.values<NameRow>(namesQuery))
+    names.set(`${type}:${id}`, { service: name, node, proto });
+  return names;
+}
+
+function collectHttp(scraped: ScrapedMetrics, names: ServiceNames, counters: Counters['http']): void {
+  for (const [id, c] of counters) {
+    const who = names.get(`http:${id}`);
+    if (!who) continue;
+    const labels = { service_id: id, service: who.service, node: who.node };
+    ['1xx', '2xx', '3xx', '4xx', '5xx'].forEach((code, i) =>
+      scraped.httpRequests.values.push({ labels: { ...labels, code }, value: c.requests[i] ?? 0 }),
+    );
+    scraped.httpReceived.values.push({ labels, value: c.bytesIn });
+    scraped.httpSent.values.push({ labels, value: c.bytesOut });
+    scraped.httpOpen.values.push({ labels, value: c.open });
+    let cumulative = 0;
+    LATENCY_BUCKETS_MS.forEach((bound, i) => {
+      cumulative += c.latencyBuckets[i] ?? 0;
+      scraped.httpDuration.values.push({
+        metricName: 'postern_http_request_duration_seconds_bucket',
+        labels: { ...labels, le: bound / 1000 },
+        value: cumulative,
+      });
+    });
+    const count = c.latencyBuckets.reduce((a, b) => a + b, 0);
+    scraped.httpDuration.values.push({
+      metricName: 'postern_http_request_duration_seconds_bucket',
+      labels: { ...labels, le: '+Inf' },
+      value: count,
+    });
+    scraped.httpDuration.values.push({
+      metricName: 'postern_http_request_duration_seconds_sum',
+      labels,
+      value: c.latencySumMs / 1000,
+    });
+    scraped.httpDuration.values.push({
+      metricName: 'postern_http_request_duration_seconds_count',
+      labels,
+      value: count,
+    });
+  }
+}
+
+function collectStreams(scraped: ScrapedMetrics, names: ServiceNames, counters: Counters['tcp']): void {
+  for (const [id, c] of counters) {
+    const who = names.get(`tcp:${id}`);
+    if (!who) continue;
+    const labels = { service_id: id, service: who.service, node: who.node, proto: who.proto };
+    scraped.streamConnections.values.push({ labels, value: c.sessions });
+    scraped.streamFailed.values.push({ labels, value: c.failed });
+    scraped.streamReceived.values.push({ labels, value: c.bytesIn });
+    scraped.streamSent.values.push({ labels, value: c.bytesOut });
+    scraped.streamSeconds.values.push({ labels, value: c.secondsSum });
+    scraped.streamOpen.values.push({ labels, value: c.open });
+  }
+}
+
+/** Per node: the last handshake's age and the tunnel's transfer, as the data plane sees them. */
+async function collectTunnels(deps: CollectDeps, scraped: ScrapedMetrics): Promise<void> {
+  const nowMs = deps.now().getTime();
+  for (const [node, publicKey] of await deps.db.values<NodeRow>(nodesQuery)) {
+    const status = deps.dataPlane.status.get(publicKey);
+    if (!status) continue;
+    if (status.latestHandshakeTimestamp) {
+      scraped.handshakeAge.values.push({
+        labels: { node },
+        value: Math.max(0, (nowMs - Date.parse(status.latestHandshakeTimestamp)) / 1000),
+      });
+    }
+    scraped.tunnelReceived.values.push({ labels: { node }, value: status.transferRx });
+    scraped.tunnelSent.values.push({ labels: { node }, value: status.transferTx });
+  }
+}
+
+/** Certificates, nginx's shared dictionaries and the last drift check. */
+async function collectDataPlane(deps: CollectDeps, scraped: ScrapedMetrics): Promise<void> {
+  for (const [domain] of await deps.db.values<DomainRow>(domainsQuery)) {
+    const notAfter = deps.dataPlane.certificates.info(domain)?.notAfter;
+    if (notAfter)
+      scraped.certExpiry.values.push({ labels: { domain }, value: Math.floor(Date.parse(notAfter) / 1000) });
+  }
+  for (const dict of (await deps.dataPlane.dictionaries()) ?? []) {
+    const labels = { dict: dict.name };
+    scraped.dictCapacity.values.push({ labels, value: dict.capacityBytes });
+    scraped.dictFree.values.push({ labels, value: dict.freeBytes });
+    scraped.dictRefused.values.push({ labels, value: dict.refusedWrites });
+  }
+  const drift = deps.dataPlane.lastDrift();
+  if (drift) {
+    scraped.driftDifferences.values.push({ labels: {}, value: drift.differences.length });
+    scraped.driftChecked.values.push({ labels: {}, value: Math.floor(Date.parse(drift.checkedAt) / 1000) });
+  }
 }
 
 /** Whether `given` is the metrics token, in time that does not depend on where they differ (or on their lengths). */
