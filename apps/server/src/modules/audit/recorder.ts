@@ -198,37 +198,97 @@ export const HEALTH_BATCH_MS = 250;
 /** Rows per insert statement (15 columns each, well under SQLite's limit of bound parameters). */
 const ROWS_PER_INSERT = 500;
 
+type AuditRow = typeof auditEvents.$inferInsert;
+
+/** The row of `entry`, its snapshots scrubbed of secrets. */
+function auditRow(entry: AuditRecord, at: string): AuditRow {
+  const { actor } = entry;
+  return {
+    at,
+    actorKind: actor.kind,
+    actorName: actor.kind === 'system' ? null : (actor.name ?? null),
+    actorTokenId: actor.kind === 'node' ? actor.tokenId : null,
+    actorAccountId: actor.kind === 'admin' ? (actor.accountId ?? null) : null,
+    actorVia: actor.kind === 'admin' ? (actor.via ?? null) : null,
+    address: entry.address ?? null,
+    action: entry.action,
+    targetType: entry.target?.type ?? null,
+    targetId: entry.target?.id ?? null,
+    targetName: entry.target?.name ?? null,
+    nodeId: entry.nodeId ?? (actor.kind === 'node' ? actor.nodeId : null),
+    domain: entry.domain ?? null,
+    before: snapshot(entry.before),
+    after: snapshot(entry.after),
+    detail: entry.detail ?? null,
+  };
+}
+
+/** `rows` inserted in one write, ROWS_PER_INSERT per statement; the rows as stored. */
+async function insertRows(db: Store, rows: AuditRow[]): Promise<(typeof auditEvents.$inferSelect)[]> {
+  return await db.write(async (tx) => {
+    const out: (typeof auditEvents.$inferSelect)[] = [];
+    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+      out.push(
+        ...(await tx
+          .insert(auditEvents)
+          .values(rows.slice(i, i + ROWS_PER_INSERT))
+          .returning()
+          .all()),
+      );
+    }
+    return out;
+  });
+}
+
+/** A health check's verdict as the gateway's own entry. */
+const healthRecord = (change: HealthChange): AuditRecord => ({
+  actor: { kind: 'system' },
+  action: 'service.health',
+  target: { type: change.type, id: change.id, name: change.name ?? null },
+  nodeId: change.nodeId,
+  domain: change.domain ?? null,
+  before: change.from === null ? null : { health: change.from },
+  after: { health: change.to },
+  detail: change.detail ?? null,
+});
+
+const newTally = (entry: SummedRecord): Tally => ({
+  entry,
+  address: entry.address,
+  count: 0,
+  firstMs: 0,
+  lastMs: 0,
+  reasons: new Map(),
+  names: new Set(),
+  targetId: entry.target?.id ?? null,
+});
+/** One more entry in `tally`, at `at` (ms). */
+function countInto(tally: Tally, entry: SummedRecord, at: number): void {
+  if (tally.count === 0) {
+    tally.firstMs = at;
+    tally.address = entry.address;
+    tally.targetId = entry.target?.id ?? null;
+  }
+  tally.count += 1;
+  tally.lastMs = at;
+  if (tally.address !== entry.address) tally.address = clientKeyOf(entry.address);
+  if ((entry.target?.id ?? null) !== tally.targetId) tally.targetId = null;
+  tally.reasons.set(entry.reason, (tally.reasons.get(entry.reason) ?? 0) + 1);
+  const name = entry.actor.kind === 'system' ? null : (entry.actor.name ?? null);
+  if (name !== null && tally.names.size < SUMMED_MAX_NAMES) tally.names.add(name.slice(0, 64));
+}
+
 export function createAuditLog(deps: { db: Store; now: () => Date }): AuditLog {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
-  const toRow = (entry: AuditRecord): typeof auditEvents.$inferInsert => {
-    const { actor } = entry;
-    return {
-      at: deps.now().toISOString(),
-      actorKind: actor.kind,
-      actorName: actor.kind === 'system' ? null : (actor.name ?? null),
-      actorTokenId: actor.kind === 'node' ? actor.tokenId : null,
-      actorAccountId: actor.kind === 'admin' ? (actor.accountId ?? null) : null,
-      actorVia: actor.kind === 'admin' ? (actor.via ?? null) : null,
-      address: entry.address ?? null,
-      action: entry.action,
-      targetType: entry.target?.type ?? null,
-      targetId: entry.target?.id ?? null,
-      targetName: entry.target?.name ?? null,
-      nodeId: entry.nodeId ?? (actor.kind === 'node' ? actor.nodeId : null),
-      domain: entry.domain ?? null,
-      before: snapshot(entry.before),
-      after: snapshot(entry.after),
-      detail: entry.detail ?? null,
-    };
-  };
+  const toRow = (entry: AuditRecord): AuditRow => auditRow(entry, deps.now().toISOString());
   const record = async (entry: AuditRecord): Promise<void> => {
     await flush(); // keeps the log in order
     const row = await deps.db.write(async (tx) => await tx.insert(auditEvents).values(toRow(entry)).returning().get());
     emitter.emit('entry', toAuditEntry(row));
   };
 
-  let pending: (typeof auditEvents.$inferInsert)[] = [];
+  let pending: AuditRow[] = [];
   let flushTimer: NodeJS.Timeout | null = null;
   async function flush(): Promise<void> {
     if (flushTimer) clearTimeout(flushTimer);
@@ -238,19 +298,7 @@ export function createAuditLog(deps: { db: Store; now: () => Date }): AuditLog {
     pending = [];
     let written: (typeof auditEvents.$inferSelect)[];
     try {
-      written = await deps.db.write(async (tx) => {
-        const out: (typeof auditEvents.$inferSelect)[] = [];
-        for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-          out.push(
-            ...(await tx
-              .insert(auditEvents)
-              .values(rows.slice(i, i + ROWS_PER_INSERT))
-              .returning()
-              .all()),
-          );
-        }
-        return out;
-      });
+      written = await insertRows(deps.db, rows);
     } catch (err) {
       pending = [...rows, ...pending]; // kept for the next flush (the database was busy or is closing)
       throw err;
@@ -268,33 +316,8 @@ export function createAuditLog(deps: { db: Store; now: () => Date }): AuditLog {
   const overflow = new Map<string, Tally>();
   let firstRowsLeft = SUMMED_FIRST_ROWS_PER_WINDOW;
   let windowTimer: NodeJS.Timeout | null = null;
-  const newTally = (entry: SummedRecord): Tally => ({
-    entry,
-    address: entry.address,
-    count: 0,
-    firstMs: 0,
-    lastMs: 0,
-    reasons: new Map(),
-    names: new Set(),
-    targetId: entry.target?.id ?? null,
-  });
-  const count = (tally: Tally, entry: SummedRecord): void => {
-    const at = deps.now().getTime();
-    if (tally.count === 0) {
-      tally.firstMs = at;
-      tally.address = entry.address;
-      tally.targetId = entry.target?.id ?? null;
-    }
-    tally.count += 1;
-    tally.lastMs = at;
-    if (tally.address !== entry.address) tally.address = clientKeyOf(entry.address);
-    if ((entry.target?.id ?? null) !== tally.targetId) tally.targetId = null;
-    tally.reasons.set(entry.reason, (tally.reasons.get(entry.reason) ?? 0) + 1);
-    const name = entry.actor.kind === 'system' ? null : (entry.actor.name ?? null);
-    if (name !== null && tally.names.size < SUMMED_MAX_NAMES) tally.names.add(name.slice(0, 64));
-  };
   async function flushSummed(options: { final?: boolean } = {}): Promise<void> {
-    const rows: (typeof auditEvents.$inferInsert)[] = [];
+    const rows: AuditRow[] = [];
     for (const [key, tally] of tallies) {
       // Quiet for a whole window: its next entry is news again.
       if (tally.count === 0) {
@@ -321,20 +344,20 @@ export function createAuditLog(deps: { db: Store; now: () => Date }): AuditLog {
     const key = `${entry.action}\n${clientKeyOf(entry.address)}`;
     const tally = tallies.get(key);
     if (tally) {
-      count(tally, entry);
+      countInto(tally, entry, deps.now().getTime());
       return;
     }
     if (tallies.size >= SUMMED_MAX_CLIENTS) {
       const further = overflow.get(entry.action) ?? newTally(entry);
       overflow.set(entry.action, further);
-      count(further, entry);
+      countInto(further, entry, deps.now().getTime());
       return;
     }
     const fresh = newTally(entry);
     tallies.set(key, fresh);
     windowTimer ??= setInterval(() => void flushSummed().catch(() => undefined), SUMMARY_WINDOW_MS).unref();
     if (firstRowsLeft === 0) {
-      count(fresh, entry);
+      countInto(fresh, entry, deps.now().getTime());
       return;
     }
     firstRowsLeft -= 1;
@@ -347,7 +370,7 @@ export function createAuditLog(deps: { db: Store; now: () => Date }): AuditLog {
         detail: entry.reason,
       });
     } catch (error) {
-      count(fresh, entry); // not lost: the summary carries it
+      countInto(fresh, entry, deps.now().getTime()); // not lost: the summary carries it
       throw error;
     }
   }
@@ -358,18 +381,7 @@ export function createAuditLog(deps: { db: Store; now: () => Date }): AuditLog {
     recordSummed,
     flushSummed,
     onHealthChange(change) {
-      pending.push(
-        toRow({
-          actor: { kind: 'system' },
-          action: 'service.health',
-          target: { type: change.type, id: change.id, name: change.name ?? null },
-          nodeId: change.nodeId,
-          domain: change.domain ?? null,
-          before: change.from === null ? null : { health: change.from },
-          after: { health: change.to },
-          detail: change.detail ?? null,
-        }),
-      );
+      pending.push(toRow(healthRecord(change)));
       if (!flushTimer) {
         flushTimer = setTimeout(flushLater, HEALTH_BATCH_MS);
         flushTimer.unref();
