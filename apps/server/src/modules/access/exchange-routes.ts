@@ -47,96 +47,78 @@ const idOf = (value: string | undefined): number | null =>
 
 const labelOf = (target: ProtectedService, host: string): ServiceLabel => ({ name: target.service.name, host });
 
-export async function accessExchangeRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
-  const { deps } = opts;
-  const checks = visitorChecksFor(deps);
-  const origin = (host: string): string =>
-    `https://${host}${deps.config.httpsPort === 443 ? '' : `:${deps.config.httpsPort}`}`;
+const originOf = (deps: AppDeps, host: string): string =>
+  `https://${host}${deps.config.httpsPort === 443 ? '' : `:${deps.config.httpsPort}`}`;
 
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: FORM_LIMIT },
-    (_request, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))));
-    },
+function setVisitorCookie(reply: FastifyReply, name: string, value: string, maxAge: number): void {
+  void reply.setCookie(name, value, { path: '/', httpOnly: true, secure: true, sameSite: 'lax', maxAge });
+}
+
+const notHere = (reply: FastifyReply): FastifyReply =>
+  sendPage(reply, 404, refusedPage(null, 'Not found', 'Nothing on this address needs a sign-in.'));
+const badReturn = (reply: FastifyReply, target: ProtectedService, host: string): FastifyReply =>
+  sendPage(
+    reply,
+    400,
+    refusedPage(labelOf(target, host), 'Not this way', 'This sign-in link leads away from this site: it was refused.'),
   );
 
-  const setVisitorCookie = (reply: FastifyReply, name: string, value: string, maxAge: number): void => {
-    void reply.setCookie(name, value, { path: '/', httpOnly: true, secure: true, sameSite: 'lax', maxAge });
-  };
+/**
+ * A form post from another site (or a sibling subdomain, which may be another tenant's) is refused. Browsers say
+ * where a request comes from in Sec-Fetch-Site; their Origin is "null" on these pages (Referrer-Policy: no-referrer),
+ * so it is compared only when it names an origin.
+ */
+function isForeignPost(deps: AppDeps, request: FastifyRequest, host: string): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined) return site !== 'same-origin' && site !== 'none';
+  const from = request.headers.origin;
+  return from !== undefined && from !== 'null' && from !== originOf(deps, host);
+}
 
-  const notHere = (reply: FastifyReply): FastifyReply =>
-    sendPage(reply, 404, refusedPage(null, 'Not found', 'Nothing on this address needs a sign-in.'));
-  const badReturn = (reply: FastifyReply, target: ProtectedService, host: string): FastifyReply =>
-    sendPage(
-      reply,
-      400,
-      refusedPage(
-        labelOf(target, host),
-        'Not this way',
-        'This sign-in link leads away from this site: it was refused.',
-      ),
-    );
+/**
+ * Visitor events are entries any client can cause at will: summed per client like refused console sign-ins
+ * (docs/api.md "Audit log"), so a flood costs a bounded number of rows.
+ */
+async function record(
+  deps: AppDeps,
+  request: FastifyRequest,
+  action: string,
+  target: ProtectedService | null,
+  host: string,
+  detail: string,
+  who: string | null = null,
+): Promise<void> {
+  await deps.audit
+    .recordSummed({
+      actor: { kind: 'anonymous', name: who },
+      address: request.ip,
+      action,
+      target: target
+        ? { type: 'http', id: target.service.id, name: target.service.name }
+        : { type: 'host', name: host },
+      reason: detail,
+    })
+    .catch((err: unknown) => request.log.warn({ err }, 'access: could not record a visitor event'));
+}
 
-  /**
-   * A form post from another site (or a sibling subdomain, which may be another tenant's) is refused. Browsers say
-   * where a request comes from in Sec-Fetch-Site; their Origin is "null" on these pages (Referrer-Policy: no-referrer),
-   * so it is compared only when it names an origin.
-   */
-  const isForeignPost = (request: FastifyRequest, host: string): boolean => {
-    const site = request.headers['sec-fetch-site'];
-    if (site !== undefined) return site !== 'same-origin' && site !== 'none';
-    const from = request.headers.origin;
-    return from !== undefined && from !== 'null' && from !== origin(host);
-  };
+/** The sign-in page of a target, with an optional error. */
+function signIn(target: ProtectedService, host: string, rd: string, error?: string): string {
+  return signInPage({
+    service: labelOf(target, host),
+    sso:
+      target.policy.providerId !== null && target.providerName !== null
+        ? {
+            providerName: target.providerName,
+            href: `${ACCESS_PATH}/oidc?s=${target.service.id}&rd=${encodeURIComponent(rd)}`,
+          }
+        : null,
+    password: target.policy.passwordHash !== null ? { s: target.service.id, rd } : null,
+    error,
+  });
+}
 
-  /**
-   * Visitor events are entries any client can cause at will: summed per client like refused console sign-ins
-   * (docs/api.md "Audit log"), so a flood costs a bounded number of rows.
-   */
-  const record = async (
-    request: FastifyRequest,
-    action: string,
-    target: ProtectedService | null,
-    host: string,
-    detail: string,
-    who: string | null = null,
-  ): Promise<void> => {
-    await deps.audit
-      .recordSummed({
-        actor: { kind: 'anonymous', name: who },
-        address: request.ip,
-        action,
-        target: target
-          ? { type: 'http', id: target.service.id, name: target.service.name }
-          : { type: 'host', name: host },
-        reason: detail,
-      })
-      .catch((err: unknown) => request.log.warn({ err }, 'access: could not record a visitor event'));
-  };
-
-  /** The sign-in page of a target, with an optional error. */
-  const signIn = (target: ProtectedService, host: string, rd: string, error?: string): string =>
-    signInPage({
-      service: labelOf(target, host),
-      sso:
-        target.policy.providerId !== null && target.providerName !== null
-          ? {
-              providerName: target.providerName,
-              href: `${ACCESS_PATH}/oidc?s=${target.service.id}&rd=${encodeURIComponent(rd)}`,
-            }
-          : null,
-      password: target.policy.passwordHash !== null ? { s: target.service.id, rd } : null,
-      error,
-    });
-
-  app.get(`${ACCESS_PATH}/style.css`, async (_request, reply) =>
-    reply
-      .header('content-type', 'text/css; charset=utf-8')
-      .header('cache-control', 'public, max-age=3600')
-      .send(STYLESHEET),
-  );
-
+/** The sign-in page and its password form. */
+function passwordRoutes(app: FastifyInstance, deps: AppDeps, checks: ReturnType<typeof visitorChecksFor>): void {
   app.get<{ Querystring: Query }>(`${ACCESS_PATH}/sign-in`, async (request, reply) => {
     const host = requestHost(request.headers.host);
     const target = host
@@ -156,7 +138,7 @@ export async function accessExchangeRoutes(app: FastifyInstance, opts: { deps: A
       const body = request.body ?? {};
       const target = host ? await findProtectedService(deps, host, idOf(body.s), body.rd ?? null) : null;
       if (!host || !target || target.policy.passwordHash === null) return notHere(reply);
-      if (isForeignPost(request, host))
+      if (isForeignPost(deps, request, host))
         return sendPage(
           reply,
           403,
@@ -168,17 +150,17 @@ export async function accessExchangeRoutes(app: FastifyInstance, opts: { deps: A
       switch (outcome.kind) {
         case 'ok':
           setVisitorCookie(reply, accessCookieName(target.policy.id), outcome.cookie, outcome.maxAge);
-          await record(request, 'access.sign-in', target, host, 'password');
+          await record(deps, request, 'access.sign-in', target, host, 'password');
           return reply
             .code(303)
-            .header('location', `${origin(host)}${rd}`)
+            .header('location', `${originOf(deps, host)}${rd}`)
             .header('cache-control', 'no-store')
             .send();
         case 'wrong':
-          await record(request, 'access.sign-in-failed', target, host, 'wrong password');
+          await record(deps, request, 'access.sign-in-failed', target, host, 'wrong password');
           return sendPage(reply, 401, signIn(target, host, rd, 'That password is not right.'));
         case 'limited': {
-          await record(request, 'access.sign-in-failed', target, host, 'too many attempts (rate limited)');
+          await record(deps, request, 'access.sign-in-failed', target, host, 'too many attempts (rate limited)');
           const minutes = Math.max(1, Math.ceil(outcome.retryAfterSeconds / 60));
           void reply.header('retry-after', String(outcome.retryAfterSeconds));
           return sendPage(
@@ -198,7 +180,10 @@ export async function accessExchangeRoutes(app: FastifyInstance, opts: { deps: A
       }
     },
   );
+}
 
+/** Single sign-on through the service's identity provider: the start and the provider's redirect back. */
+function singleSignOnRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get<{ Querystring: Query }>(`${ACCESS_PATH}/oidc`, async (request, reply) => {
     const host = requestHost(request.headers.host);
     const target = host
@@ -209,7 +194,7 @@ export async function accessExchangeRoutes(app: FastifyInstance, opts: { deps: A
     if (rd === null) return badReturn(reply, target, host);
     let started: Awaited<ReturnType<typeof startSingleSignOn>>;
     try {
-      started = await startSingleSignOn(deps, target, host, origin(host), rd);
+      started = await startSingleSignOn(deps, target, host, originOf(deps, host), rd);
     } catch (err) {
       request.log.warn({ err, provider: target.providerName }, 'access: the identity provider does not answer');
       started = null;
@@ -241,22 +226,28 @@ export async function accessExchangeRoutes(app: FastifyInstance, opts: { deps: A
       const why = (request.query.error_description ?? request.query.error).slice(0, 200);
       return sendPage(reply, 401, refusedPage(null, 'Sign-in cancelled', `The identity provider said: ${why}`));
     }
-    const outcome = await finishSingleSignOn(deps, host, cookie, new URL(`${origin(host)}${request.url}`), request.ip);
+    const outcome = await finishSingleSignOn(
+      deps,
+      host,
+      cookie,
+      new URL(`${originOf(deps, host)}${request.url}`),
+      request.ip,
+    );
     switch (outcome.kind) {
       case 'ok': {
         const { target, identity } = outcome;
         setVisitorCookie(reply, accessCookieName(target.policy.id), outcome.cookie, outcome.maxAge);
-        await record(request, 'access.sign-in', target, host, 'sso', identity.email ?? identity.subject);
+        await record(deps, request, 'access.sign-in', target, host, 'sso', identity.email ?? identity.subject);
         return reply
           .code(302)
-          .header('location', `${origin(host)}${outcome.rd}`)
+          .header('location', `${originOf(deps, host)}${outcome.rd}`)
           .header('cache-control', 'no-store')
           .send();
       }
       case 'refused': {
         const { target, identity } = outcome;
         const who = identity.email ?? identity.name ?? identity.subject;
-        await record(request, 'access.refused', target, host, `sso: ${outcome.reason}`, who);
+        await record(deps, request, 'access.refused', target, host, `sso: ${outcome.reason}`, who);
         const reason =
           outcome.reason === 'unverified'
             ? `Your provider has not verified the email address ${who}, so it cannot be let in.`
@@ -282,18 +273,21 @@ export async function accessExchangeRoutes(app: FastifyInstance, opts: { deps: A
         );
     }
   });
+}
 
+/** A share link: its token exchanged for a visitor cookie. */
+function shareLinkRoute(app: FastifyInstance, deps: AppDeps): void {
   app.get<{ Querystring: Query }>(`${ACCESS_PATH}/share`, async (request, reply) => {
     const host = requestHost(request.headers.host);
     if (!host) return notHere(reply);
     const outcome = await useShareLink(deps, host, request.query.token ?? '', request.ip);
     if (outcome.kind === 'ok') {
       setVisitorCookie(reply, accessCookieName(outcome.target.policy.id), outcome.cookie, outcome.maxAge);
-      await record(request, 'access.share-link-used', outcome.target, host, outcome.linkName);
+      await record(deps, request, 'access.share-link-used', outcome.target, host, outcome.linkName);
       // The token was in this URL once; the address the visitor goes on to holds none.
       return reply
         .code(302)
-        .header('location', `${origin(host)}${outcome.path}`)
+        .header('location', `${originOf(deps, host)}${outcome.path}`)
         .header('cache-control', 'no-store')
         .send();
     }
@@ -306,10 +300,13 @@ export async function accessExchangeRoutes(app: FastifyInstance, opts: { deps: A
     } as const;
     const [title, reason] = reasons[outcome.reason];
     if (outcome.reason !== 'unknown')
-      await record(request, 'access.refused', outcome.target, host, `share link ${outcome.reason}`);
+      await record(deps, request, 'access.refused', outcome.target, host, `share link ${outcome.reason}`);
     return sendPage(reply, outcome.reason === 'unknown' ? 404 : 410, refusedPage(label, title, reason));
   });
+}
 
+/** The sign-out page and its form. */
+function signOutRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get(`${ACCESS_PATH}/sign-out`, async (request, reply) => {
     const host = requestHost(request.headers.host);
     if (!host) return notHere(reply);
@@ -319,12 +316,37 @@ export async function accessExchangeRoutes(app: FastifyInstance, opts: { deps: A
   app.post(`${ACCESS_PATH}/sign-out`, { bodyLimit: FORM_LIMIT }, async (request, reply) => {
     const host = requestHost(request.headers.host);
     if (!host) return notHere(reply);
-    if (isForeignPost(request, host))
+    if (isForeignPost(deps, request, host))
       return sendPage(reply, 403, refusedPage(null, 'Refused', 'This form was sent from another site.'));
     const { revoked, names } = await signOut(deps, host, visitorCookies(request.headers.cookie));
     for (const name of names)
       void reply.clearCookie(name, { path: '/', httpOnly: true, secure: true, sameSite: 'lax' });
-    if (revoked) await record(request, 'access.sign-out', null, host, `${names.length} session cookie(s)`);
+    if (revoked) await record(deps, request, 'access.sign-out', null, host, `${names.length} session cookie(s)`);
     return sendPage(reply, 200, signOutPage(host, true));
   });
+}
+
+export async function accessExchangeRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
+  const { deps } = opts;
+  const checks = visitorChecksFor(deps);
+
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_LIMIT },
+    (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))));
+    },
+  );
+
+  app.get(`${ACCESS_PATH}/style.css`, async (_request, reply) =>
+    reply
+      .header('content-type', 'text/css; charset=utf-8')
+      .header('cache-control', 'public, max-age=3600')
+      .send(STYLESHEET),
+  );
+
+  passwordRoutes(app, deps, checks);
+  singleSignOnRoutes(app, deps);
+  shareLinkRoute(app, deps);
+  signOutRoutes(app, deps);
 }
