@@ -152,29 +152,62 @@ function describe(step: Step): string {
   }
 }
 
-export async function applySteps(ctx: ApplyContext, state: GatewayState, steps: Step[]): Promise<ApplyOutcome> {
-  const { deps } = ctx;
-  const nodeCtx = { deps, events: ctx.events };
-  const nodeIds = new Map(state.nodeIds);
-  const providerIds = new Map(state.providerIds);
-  const domainIds = new Map(state.domainIds);
-  const outcome: ApplyOutcome = { applied: 0, tokens: [], notes: [] };
-  const idOf = (map: Map<string, number>, name: string): number => {
+/** One run of a plan's steps: the ids of what it made so far, what it will answer, and one method per kind of step. */
+class StepRunner {
+  readonly outcome: ApplyOutcome = { applied: 0, tokens: [], notes: [] };
+  private readonly deps: AppDeps;
+  private readonly nodeCtx: { deps: AppDeps; events: NodeEvents };
+  private readonly nodeIds: Map<string, number>;
+  private readonly providerIds: Map<string, number>;
+  private readonly domainIds: Map<string, number>;
+
+  constructor(
+    private readonly ctx: ApplyContext,
+    private readonly state: GatewayState,
+  ) {
+    this.deps = ctx.deps;
+    this.nodeCtx = { deps: ctx.deps, events: ctx.events };
+    this.nodeIds = new Map(state.nodeIds);
+    this.providerIds = new Map(state.providerIds);
+    this.domainIds = new Map(state.domainIds);
+  }
+
+  async carryOut(step: Step): Promise<void> {
+    const what = describe(step);
+    switch (step.kind) {
+      case 'provider':
+        return this.provider(step, what);
+      case 'node':
+        return this.node(step, what);
+      case 'token':
+        return this.token(step);
+      case 'domain':
+        return this.domain(step, what);
+      case 'http':
+      case 'tcp':
+        return this.service(step, what);
+    }
+  }
+
+  private idOf(map: Map<string, number>, name: string): number {
     const id = map.get(name);
     if (id === undefined) throw new AppError('bad_request', `${name} is not on the gateway`);
     return id;
-  };
-  const record = async (action: string, target: { type: string; id: number | null; name: string }, nodeId?: number) =>
-    await deps.audit.record({
-      actor: ctx.actor,
-      address: ctx.address,
+  }
+
+  private async record(action: string, target: { type: string; id: number | null; name: string }, nodeId?: number) {
+    await this.deps.audit.record({
+      actor: this.ctx.actor,
+      address: this.ctx.address,
       action,
       target,
       nodeId: nodeId ?? null,
       detail: 'configuration apply',
     });
+  }
+
   /** A step the data plane set aside or could not apply yet was stored: noted, and the run goes on. */
-  const tolerateDataPlane = async (what: string, run: () => Promise<unknown>): Promise<void> => {
+  private async tolerateDataPlane(what: string, run: () => Promise<unknown>): Promise<void> {
     try {
       await run();
     } catch (error) {
@@ -182,139 +215,138 @@ export async function applySteps(ctx: ApplyContext, state: GatewayState, steps: 
         error instanceof AppError &&
         (error.code === 'dataplane_rejected' || error.code === 'dataplane_unavailable')
       ) {
-        outcome.notes.push(`${what}: saved, but ${error.message}`);
+        this.outcome.notes.push(`${what}: saved, but ${error.message}`);
         return;
       }
       throw error;
     }
-  };
+  }
 
-  const carryOut = async (step: Step): Promise<void> => {
-    const what = describe(step);
-    switch (step.kind) {
-      case 'provider': {
-        if (step.action === 'delete') {
-          const id = idOf(providerIds, step.name);
-          await deleteIdentityProvider(deps, ctx.caller, id);
-          await record('access.provider-delete', { type: 'identity-provider', id, name: step.name });
-          return;
-        }
-        const { name, issuer, clientId, scopes, groupsClaim } = step.provider;
-        if (step.action === 'create') {
-          const created = await createIdentityProvider(deps, { name, issuer, clientId, scopes, groupsClaim });
-          providerIds.set(name, created.id);
-          await record('access.provider-create', { type: 'identity-provider', id: created.id, name });
-        } else {
-          const id = idOf(providerIds, name);
-          await tolerateDataPlane(what, () =>
-            updateIdentityProvider(deps, ctx.caller, id, { issuer, clientId, scopes, groupsClaim }),
-          );
-          await record('access.provider-update', { type: 'identity-provider', id, name });
-        }
-        return;
-      }
-      case 'node': {
-        if (step.action === 'delete') {
-          const id = idOf(nodeIds, step.name);
-          await tolerateDataPlane(what, () => deleteNode(nodeCtx, id));
-          nodeIds.delete(step.name);
-          await record('node.delete', { type: 'node', id, name: step.name }, id);
-          return;
-        }
-        const { node } = step;
-        if (step.action === 'create') {
-          const created = await createNode(nodeCtx, nodeBody(node));
-          nodeIds.set(node.name, created.id);
-          // Its first token is not the document's: the document's tokens are created by their own steps.
-          const first = await listTokens(deps, created.id, { page: 1, limit: 100 });
-          for (const token of first.data) await deleteToken(deps, created.id, token.id);
-          await record('node.create', { type: 'node', id: created.id, name: node.name }, created.id);
-          if (!node.enabled) await tolerateDataPlane(what, () => setNodeEnabled(nodeCtx, created.id, false));
-          return;
-        }
-        const id = idOf(nodeIds, node.name);
-        const before = state.document.nodes.find((have) => have.name === node.name);
-        await tolerateDataPlane(what, () => updateNode(nodeCtx, id, nodeBody(node)));
-        if (before?.enabled !== node.enabled)
-          await tolerateDataPlane(what, () => setNodeEnabled(nodeCtx, id, node.enabled));
-        await record('node.update', { type: 'node', id, name: node.name }, id);
-        return;
-      }
-      case 'token': {
-        const nodeId = idOf(nodeIds, step.node);
-        if (step.action === 'create') {
-          const created = await createToken(deps, nodeId, {
-            name: step.token.name,
-            ...(step.token.expireAt === null ? {} : { expireAt: step.token.expireAt }),
-          });
-          outcome.tokens.push({ node: step.node, name: created.name, token: created.token });
-          await record('token.create', { type: 'token', id: created.id, name: created.name }, nodeId);
-        } else if (step.action === 'revoke') {
-          await revokeToken(deps, nodeId, step.id);
-          await record('token.revoke', { type: 'token', id: step.id, name: step.name }, nodeId);
-        } else {
-          await deleteToken(deps, nodeId, step.id);
-          await record('token.delete', { type: 'token', id: step.id, name: step.name }, nodeId);
-        }
-        return;
-      }
-      case 'domain': {
-        if (step.action === 'delete') {
-          const id = idOf(domainIds, step.name);
-          await tolerateDataPlane(what, () => deleteDomain(deps, id));
-          await record('domain.delete', { type: 'domain', id, name: step.name });
-          return;
-        }
-        const { domain } = step;
-        const ownerNodeId = domain.owner === null ? null : idOf(nodeIds, domain.owner);
-        const before = state.document.domains.find((have) => have.domain === domain.domain);
-        let id = domainIds.get(domain.domain);
-        if (id === undefined) {
-          if (domain.ssl === 'uploaded') throw badRequest(certificateMessages.uploadFirst);
-          const created = await createDomain(
-            deps,
-            { domain: domain.domain, ssl: domain.ssl, ownerNodeId },
-            ctx.domainOptions,
-          );
-          id = created.id;
-          domainIds.set(domain.domain, id);
-          await record('domain.create', { type: 'domain', id, name: domain.domain });
-        } else if (before?.ssl !== domain.ssl || before.owner !== domain.owner) {
-          const domainId = id;
-          await tolerateDataPlane(what, () =>
-            updateDomain(deps, domainId, { ssl: domain.ssl, ownerNodeId }, ctx.domainOptions),
-          );
-          await record('domain.update', { type: 'domain', id, name: domain.domain });
-        }
-        if (JSON.stringify(before?.access ?? null) !== JSON.stringify(domain.access)) {
-          const domainId = id;
-          await tolerateDataPlane(what, () =>
-            updateDomainAccess(deps, domainId, policyBody(domain.access, providerIds, step.passwordSet)),
-          );
-          await record('access.policy-update', { type: 'domain', id, name: domain.domain });
-        }
-        return;
-      }
-      case 'http':
-      case 'tcp': {
-        const nodeId = idOf(nodeIds, step.node);
-        if (step.action === 'delete') {
-          await tolerateDataPlane(what, () => deleteService(deps, nodeId, step.kind, step.id, 'admin'));
-          await record('service.delete', { type: step.kind, id: step.id, name: step.name }, nodeId);
-          return;
-        }
-        if (step.kind === 'http') await carryOutHttp(step, nodeId, what);
-        else await carryOutTcp(step, nodeId, what);
-        return;
-      }
+  /** An identity provider created, updated or deleted. */
+  private async provider(step: Extract<Step, { kind: 'provider' }>, what: string): Promise<void> {
+    if (step.action === 'delete') {
+      const id = this.idOf(this.providerIds, step.name);
+      await deleteIdentityProvider(this.deps, this.ctx.caller, id);
+      await this.record('access.provider-delete', { type: 'identity-provider', id, name: step.name });
+      return;
     }
-  };
+    const { name, issuer, clientId, scopes, groupsClaim } = step.provider;
+    if (step.action === 'create') {
+      const created = await createIdentityProvider(this.deps, { name, issuer, clientId, scopes, groupsClaim });
+      this.providerIds.set(name, created.id);
+      await this.record('access.provider-create', { type: 'identity-provider', id: created.id, name });
+    } else {
+      const id = this.idOf(this.providerIds, name);
+      await this.tolerateDataPlane(what, () =>
+        updateIdentityProvider(this.deps, this.ctx.caller, id, { issuer, clientId, scopes, groupsClaim }),
+      );
+      await this.record('access.provider-update', { type: 'identity-provider', id, name });
+    }
+  }
 
-  const carryOutHttp = async (
+  /** A node created (without the first token a new node gets), updated or deleted. */
+  private async node(step: Extract<Step, { kind: 'node' }>, what: string): Promise<void> {
+    if (step.action === 'delete') {
+      const id = this.idOf(this.nodeIds, step.name);
+      await this.tolerateDataPlane(what, () => deleteNode(this.nodeCtx, id));
+      this.nodeIds.delete(step.name);
+      await this.record('node.delete', { type: 'node', id, name: step.name }, id);
+      return;
+    }
+    const { node } = step;
+    if (step.action === 'create') {
+      const created = await createNode(this.nodeCtx, nodeBody(node));
+      this.nodeIds.set(node.name, created.id);
+      // Its first token is not the document's: the document's tokens are created by their own steps.
+      const first = await listTokens(this.deps, created.id, { page: 1, limit: 100 });
+      for (const token of first.data) await deleteToken(this.deps, created.id, token.id);
+      await this.record('node.create', { type: 'node', id: created.id, name: node.name }, created.id);
+      if (!node.enabled) await this.tolerateDataPlane(what, () => setNodeEnabled(this.nodeCtx, created.id, false));
+      return;
+    }
+    const id = this.idOf(this.nodeIds, node.name);
+    const before = this.state.document.nodes.find((have) => have.name === node.name);
+    await this.tolerateDataPlane(what, () => updateNode(this.nodeCtx, id, nodeBody(node)));
+    if (before?.enabled !== node.enabled)
+      await this.tolerateDataPlane(what, () => setNodeEnabled(this.nodeCtx, id, node.enabled));
+    await this.record('node.update', { type: 'node', id, name: node.name }, id);
+  }
+
+  /** A node's token created (its secret goes into the answer once), revoked or deleted. */
+  private async token(step: Extract<Step, { kind: 'token' }>): Promise<void> {
+    const nodeId = this.idOf(this.nodeIds, step.node);
+    if (step.action === 'create') {
+      const created = await createToken(this.deps, nodeId, {
+        name: step.token.name,
+        ...(step.token.expireAt === null ? {} : { expireAt: step.token.expireAt }),
+      });
+      this.outcome.tokens.push({ node: step.node, name: created.name, token: created.token });
+      await this.record('token.create', { type: 'token', id: created.id, name: created.name }, nodeId);
+    } else if (step.action === 'revoke') {
+      await revokeToken(this.deps, nodeId, step.id);
+      await this.record('token.revoke', { type: 'token', id: step.id, name: step.name }, nodeId);
+    } else {
+      await deleteToken(this.deps, nodeId, step.id);
+      await this.record('token.delete', { type: 'token', id: step.id, name: step.name }, nodeId);
+    }
+  }
+
+  /** A domain created, updated or deleted, and its access policy. */
+  private async domain(step: Extract<Step, { kind: 'domain' }>, what: string): Promise<void> {
+    if (step.action === 'delete') {
+      const id = this.idOf(this.domainIds, step.name);
+      await this.tolerateDataPlane(what, () => deleteDomain(this.deps, id));
+      await this.record('domain.delete', { type: 'domain', id, name: step.name });
+      return;
+    }
+    const { domain } = step;
+    const ownerNodeId = domain.owner === null ? null : this.idOf(this.nodeIds, domain.owner);
+    const before = this.state.document.domains.find((have) => have.domain === domain.domain);
+    let id = this.domainIds.get(domain.domain);
+    if (id === undefined) {
+      if (domain.ssl === 'uploaded') throw badRequest(certificateMessages.uploadFirst);
+      const created = await createDomain(
+        this.deps,
+        { domain: domain.domain, ssl: domain.ssl, ownerNodeId },
+        this.ctx.domainOptions,
+      );
+      id = created.id;
+      this.domainIds.set(domain.domain, id);
+      await this.record('domain.create', { type: 'domain', id, name: domain.domain });
+    } else if (before?.ssl !== domain.ssl || before.owner !== domain.owner) {
+      const domainId = id;
+      await this.tolerateDataPlane(what, () =>
+        updateDomain(this.deps, domainId, { ssl: domain.ssl, ownerNodeId }, this.ctx.domainOptions),
+      );
+      await this.record('domain.update', { type: 'domain', id, name: domain.domain });
+    }
+    if (JSON.stringify(before?.access ?? null) !== JSON.stringify(domain.access)) {
+      const domainId = id;
+      await this.tolerateDataPlane(what, () =>
+        updateDomainAccess(this.deps, domainId, policyBody(domain.access, this.providerIds, step.passwordSet)),
+      );
+      await this.record('access.policy-update', { type: 'domain', id, name: domain.domain });
+    }
+  }
+
+  /** An HTTP or TCP/UDP service deleted, or handed to the create-or-update of its kind. */
+  private async service(step: Extract<Step, { kind: 'http' | 'tcp' }>, what: string): Promise<void> {
+    const nodeId = this.idOf(this.nodeIds, step.node);
+    if (step.action === 'delete') {
+      await this.tolerateDataPlane(what, () => deleteService(this.deps, nodeId, step.kind, step.id, 'admin'));
+      await this.record('service.delete', { type: step.kind, id: step.id, name: step.name }, nodeId);
+      return;
+    }
+    if (step.kind === 'http') await this.http(step, nodeId, what);
+    else await this.tcp(step, nodeId, what);
+  }
+
+  /** An HTTP service created or updated, then its own access policy and whether it is enabled. */
+  private async http(
     step: Extract<Step, { kind: 'http'; action: 'create' | 'update' }>,
     nodeId: number,
     what: string,
-  ): Promise<void> => {
+  ): Promise<void> {
     const { service } = step;
     const hasOwnPolicy = service.access !== null;
     let id: number;
@@ -322,7 +354,7 @@ export async function applySteps(ctx: ApplyContext, state: GatewayState, steps: 
     if (step.action === 'create') {
       // Created disabled when it gets a policy of its own: never served under its domain's alone in between.
       const created = await createHttpService(
-        deps,
+        this.deps,
         nodeId,
         withoutNullHost({
           name: service.name,
@@ -339,15 +371,15 @@ export async function applySteps(ctx: ApplyContext, state: GatewayState, steps: 
         'admin',
       );
       id = created.id;
-      await record('service.create', { type: 'http', id, name: service.name }, nodeId);
+      await this.record('service.create', { type: 'http', id, name: service.name }, nodeId);
     } else {
       id = step.id;
-      before = state.http.get(`${service.domain ?? ''}${service.path}`)?.service;
+      before = this.state.http.get(`${service.domain ?? ''}${service.path}`)?.service;
       const edit = withoutNullHost(changed(before, service, HTTP_EDITABLE));
       if (Object.keys(edit).length > 0) {
         const serviceId = id;
-        await tolerateDataPlane(what, () => updateHttpService(deps, nodeId, serviceId, edit));
-        await record('service.update', { type: 'http', id, name: service.name }, nodeId);
+        await this.tolerateDataPlane(what, () => updateHttpService(this.deps, nodeId, serviceId, edit));
+        await this.record('service.update', { type: 'http', id, name: service.name }, nodeId);
       }
     }
     const serviceId = id;
@@ -355,26 +387,29 @@ export async function applySteps(ctx: ApplyContext, state: GatewayState, steps: 
       const body =
         service.access === null
           ? ({ mode: 'inherit' } as const)
-          : policyBody(service.access, providerIds, step.action === 'update' && step.passwordSet);
-      await tolerateDataPlane(what, () => updateServiceAccess(deps, nodeId, serviceId, body, 'admin'));
-      await record('access.policy-update', { type: 'http', id, name: service.name }, nodeId);
+          : policyBody(service.access, this.providerIds, step.action === 'update' && step.passwordSet);
+      await this.tolerateDataPlane(what, () => updateServiceAccess(this.deps, nodeId, serviceId, body, 'admin'));
+      await this.record('access.policy-update', { type: 'http', id, name: service.name }, nodeId);
     }
     const isEnabled = step.action === 'create' ? service.enabled && !hasOwnPolicy : before?.enabled;
     if (isEnabled !== service.enabled)
-      await tolerateDataPlane(what, () => setServiceEnabled(deps, nodeId, 'http', serviceId, service.enabled, 'admin'));
-  };
+      await this.tolerateDataPlane(what, () =>
+        setServiceEnabled(this.deps, nodeId, 'http', serviceId, service.enabled, 'admin'),
+      );
+  }
 
-  const carryOutTcp = async (
+  /** A TCP/UDP service created or updated, then whether it is enabled. */
+  private async tcp(
     step: Extract<Step, { kind: 'tcp'; action: 'create' | 'update' }>,
     nodeId: number,
     what: string,
-  ): Promise<void> => {
+  ): Promise<void> {
     const { service } = step;
     let id: number;
     let isEnabled: boolean | undefined = service.enabled;
     if (step.action === 'create') {
       const created = await createTcpService(
-        deps,
+        this.deps,
         nodeId,
         withoutNullHost({
           name: service.name,
@@ -392,26 +427,32 @@ export async function applySteps(ctx: ApplyContext, state: GatewayState, steps: 
         'admin',
       );
       id = created.id;
-      await record('service.create', { type: 'tcp', id, name: service.name }, nodeId);
+      await this.record('service.create', { type: 'tcp', id, name: service.name }, nodeId);
     } else {
       id = step.id;
-      const before = state.tcp.get(`${service.proto}/${service.port}`)?.service;
+      const before = this.state.tcp.get(`${service.proto}/${service.port}`)?.service;
       isEnabled = before?.enabled;
       const edit = withoutNullHost(changed(before, service, TCP_EDITABLE));
       if (Object.keys(edit).length > 0) {
         const serviceId = id;
-        await tolerateDataPlane(what, () => updateTcpService(deps, nodeId, serviceId, edit));
-        await record('service.update', { type: 'tcp', id, name: service.name }, nodeId);
+        await this.tolerateDataPlane(what, () => updateTcpService(this.deps, nodeId, serviceId, edit));
+        await this.record('service.update', { type: 'tcp', id, name: service.name }, nodeId);
       }
     }
     const serviceId = id;
     if (isEnabled !== service.enabled)
-      await tolerateDataPlane(what, () => setServiceEnabled(deps, nodeId, 'tcp', serviceId, service.enabled, 'admin'));
-  };
+      await this.tolerateDataPlane(what, () =>
+        setServiceEnabled(this.deps, nodeId, 'tcp', serviceId, service.enabled, 'admin'),
+      );
+  }
+}
 
+export async function applySteps(ctx: ApplyContext, state: GatewayState, steps: Step[]): Promise<ApplyOutcome> {
+  const runner = new StepRunner(ctx, state);
+  const { outcome } = runner;
   for (const step of steps) {
     try {
-      await carryOut(step);
+      await runner.carryOut(step);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       throw new AppError(
