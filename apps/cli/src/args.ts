@@ -170,36 +170,8 @@ export function parseCommand(argv: readonly string[]): Command {
   if (name === '-V' || name === '--version' || name === 'version') return { kind: 'version' };
 
   switch (name) {
-    case 'connect': {
-      const { values } = parse(
-        'connect',
-        rest,
-        {
-          ...connectionOptions,
-          interface: { type: 'string' },
-          daemon: { type: 'boolean' },
-          docker: { type: 'boolean' },
-          'docker-socket': { type: 'string' },
-          'docker-filter': { type: 'string' },
-        },
-        0,
-      );
-      if (values.help) return { kind: 'help', topic: 'connect' };
-      const socket = stringOf(values['docker-socket']);
-      const filterText = stringOf(values['docker-filter']);
-      const filter = filterText === undefined ? undefined : parseDockerFilter(filterText);
-      const wantsDocker = values.docker === true || socket !== undefined || filter !== undefined;
-      if (wantsDocker && values.daemon !== true) throw new UsageError('--docker needs --daemon (it keeps watching)');
-      return {
-        kind: 'connect',
-        connection: connectionOf(values),
-        ...ifaceOf(values),
-        daemon: values.daemon === true,
-        ...(wantsDocker
-          ? { docker: { ...(socket === undefined ? {} : { socket }), ...(filter === undefined ? {} : { filter }) } }
-          : {}),
-      };
-    }
+    case 'connect':
+      return parseConnect(rest);
     case 'disconnect': {
       const { values } = parse('disconnect', rest, localOptions, 0);
       if (values.help) return { kind: 'help', topic: 'disconnect' };
@@ -210,51 +182,8 @@ export function parseCommand(argv: readonly string[]): Command {
       if (values.help) return { kind: 'help', topic: 'uninstall' };
       return { kind: 'uninstall', local: localOf(values) };
     }
-    case 'admin': {
-      const { values, positionals } = parse(
-        'admin',
-        rest,
-        {
-          url: { type: 'string' },
-          'config-dir': { type: 'string' },
-          pin: { type: 'string' },
-          insecure: { type: 'boolean' },
-          user: { type: 'string' },
-          'password-file': { type: 'string' },
-          'otp-file': { type: 'string' },
-          file: { type: 'string', short: 'f' },
-          prune: { type: 'boolean' },
-          'dry-run': { type: 'boolean' },
-          json: { type: 'boolean' },
-        },
-        1,
-      );
-      if (values.help) return { kind: 'help', topic: 'admin' };
-      const action = positionals[0];
-      if (action !== 'export' && action !== 'plan' && action !== 'apply') {
-        throw new UsageError('Usage: postern admin export|plan|apply [-f FILE] (see postern admin --help)');
-      }
-      const file = stringOf(values.file);
-      if (action !== 'export' && file === undefined) throw new UsageError(`postern admin ${action} needs -f FILE`);
-      const pin = stringOf(values.pin);
-      return {
-        kind: 'config',
-        action,
-        operator: {
-          user: stringOf(values.user) ?? 'admin',
-          ...optional('url', stringOf(values.url)),
-          ...optional('configDir', stringOf(values['config-dir'])),
-          ...optional('pin', pin === undefined ? undefined : parsePin(pin)),
-          ...(values.insecure === true ? { insecure: true } : {}),
-          ...optional('passwordFile', stringOf(values['password-file'])),
-          ...optional('otpFile', stringOf(values['otp-file'])),
-        },
-        ...optional('file', file),
-        prune: values.prune === true,
-        dryRun: values['dry-run'] === true,
-        json: values.json === true,
-      };
-    }
+    case 'admin':
+      return parseAdmin(rest);
     case 'status': {
       const { values } = parse(
         'status',
@@ -308,6 +237,83 @@ export function parseCommand(argv: readonly string[]): Command {
     default:
       throw new UsageError(`Unknown command "${name}". Run "postern --help" for the list of commands.`);
   }
+}
+
+function parseConnect(argv: readonly string[]): Command {
+  const { values } = parse(
+    'connect',
+    argv,
+    {
+      ...connectionOptions,
+      interface: { type: 'string' },
+      daemon: { type: 'boolean' },
+      docker: { type: 'boolean' },
+      'docker-socket': { type: 'string' },
+      'docker-filter': { type: 'string' },
+    },
+    0,
+  );
+  if (values.help) return { kind: 'help', topic: 'connect' };
+  const socket = stringOf(values['docker-socket']);
+  const filterText = stringOf(values['docker-filter']);
+  const filter = filterText === undefined ? undefined : parseDockerFilter(filterText);
+  const wantsDocker = values.docker === true || socket !== undefined || filter !== undefined;
+  if (wantsDocker && values.daemon !== true) throw new UsageError('--docker needs --daemon (it keeps watching)');
+  return {
+    kind: 'connect',
+    connection: connectionOf(values),
+    ...ifaceOf(values),
+    daemon: values.daemon === true,
+    ...(wantsDocker
+      ? { docker: { ...(socket === undefined ? {} : { socket }), ...(filter === undefined ? {} : { filter }) } }
+      : {}),
+  };
+}
+
+function parseAdmin(argv: readonly string[]): Command {
+  const { values, positionals } = parse(
+    'admin',
+    argv,
+    {
+      url: { type: 'string' },
+      'config-dir': { type: 'string' },
+      pin: { type: 'string' },
+      insecure: { type: 'boolean' },
+      user: { type: 'string' },
+      'password-file': { type: 'string' },
+      'otp-file': { type: 'string' },
+      file: { type: 'string', short: 'f' },
+      prune: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+    1,
+  );
+  if (values.help) return { kind: 'help', topic: 'admin' };
+  const action = positionals[0];
+  if (action !== 'export' && action !== 'plan' && action !== 'apply') {
+    throw new UsageError('Usage: postern admin export|plan|apply [-f FILE] (see postern admin --help)');
+  }
+  const file = stringOf(values.file);
+  if (action !== 'export' && file === undefined) throw new UsageError(`postern admin ${action} needs -f FILE`);
+  const pin = stringOf(values.pin);
+  return {
+    kind: 'config',
+    action,
+    operator: {
+      user: stringOf(values.user) ?? 'admin',
+      ...optional('url', stringOf(values.url)),
+      ...optional('configDir', stringOf(values['config-dir'])),
+      ...optional('pin', pin === undefined ? undefined : parsePin(pin)),
+      ...(values.insecure === true ? { insecure: true } : {}),
+      ...optional('passwordFile', stringOf(values['password-file'])),
+      ...optional('otpFile', stringOf(values['otp-file'])),
+    },
+    ...optional('file', file),
+    prune: values.prune === true,
+    dryRun: values['dry-run'] === true,
+    json: values.json === true,
+  };
 }
 
 function parseExpose(argv: readonly string[]): Command {
