@@ -65,158 +65,214 @@ export interface DaemonOptions {
   gateways?: AgentGateway[];
 }
 
-export async function runDaemon(options: DaemonOptions): Promise<void> {
-  const { system, api, iface, signal, log } = options;
-  const timing = options.timing ?? DEFAULT_TIMING;
-  let applied = options.configText;
-  let config = parseTunnelConfig(applied);
+/**
+ * The tunnel as the daemon keeps it: the config applied, which peer holds the wide routes, and when each peer's
+ * handshake age starts counting. One method per repair; `refresh` and `check` are the two halves of a round.
+ */
+class TunnelWatch {
+  private readonly system: System;
+  private readonly iface: string;
+  private readonly timing: DaemonTiming;
+  private applied: string;
+  private config: TunnelConfig;
   /** The peer that carries the wide routes; bringUpTunnel gives them to the first. */
-  let holder = config.peerPublicKey;
-  let appliedAt = system.now();
+  private holder: string | null;
+  private appliedAt: number;
   /** When a peer was added or its endpoint set again: its handshake age counts from there. */
-  const peerSince = new Map<string, number>();
-  let refreshedAt = system.now();
-  let healthUrl = options.tunnelHealthUrl;
-  let gateways = options.gateways;
-  const say = (line: string) => log.write(`${new Date(system.now()).toISOString()} ${line}\n`);
-  const nameOf = (key: string) => gateways?.find((gateway) => gateway.publicKey === key)?.name ?? key;
-  const handshakeAge = (key: string, states: WgDumpPeer[]) => {
-    const handshakeMs = (states.find((peer) => peer.publicKey === key)?.latestHandshake ?? 0) * 1000;
-    return system.now() - Math.max(handshakeMs, peerSince.get(key) ?? appliedAt);
-  };
-  const isFresh = (key: string, states: WgDumpPeer[]) => {
-    const handshake = states.find((peer) => peer.publicKey === key)?.latestHandshake ?? 0;
-    return handshake > 0 && system.now() - handshake * 1000 <= timing.staleHandshakeMs;
+  private readonly peerSince = new Map<string, number>();
+  refreshedAt: number;
+  private healthUrl: string | undefined;
+  private gateways: AgentGateway[] | undefined;
+
+  constructor(private readonly options: DaemonOptions) {
+    this.system = options.system;
+    this.iface = options.iface;
+    this.timing = options.timing ?? DEFAULT_TIMING;
+    this.applied = options.configText;
+    this.config = parseTunnelConfig(this.applied);
+    this.holder = this.config.peerPublicKey;
+    this.appliedAt = this.system.now();
+    this.refreshedAt = this.system.now();
+    this.healthUrl = options.tunnelHealthUrl;
+    this.gateways = options.gateways;
+  }
+
+  readonly say = (line: string): void => {
+    this.options.log.write(`${new Date(this.system.now()).toISOString()} ${line}\n`);
   };
 
-  const reapply = async (reason: string, text: string): Promise<void> => {
-    say(`${reason}: recreating ${iface}`);
-    appliedAt = system.now();
-    peerSince.clear();
+  private readonly nameOf = (key: string): string =>
+    this.gateways?.find((gateway) => gateway.publicKey === key)?.name ?? key;
+
+  private handshakeAge(key: string, states: WgDumpPeer[]): number {
+    const handshakeMs = (states.find((peer) => peer.publicKey === key)?.latestHandshake ?? 0) * 1000;
+    return this.system.now() - Math.max(handshakeMs, this.peerSince.get(key) ?? this.appliedAt);
+  }
+
+  private isFresh(key: string, states: WgDumpPeer[]): boolean {
+    const handshake = states.find((peer) => peer.publicKey === key)?.latestHandshake ?? 0;
+    return handshake > 0 && this.system.now() - handshake * 1000 <= this.timing.staleHandshakeMs;
+  }
+
+  private async reapply(reason: string, text: string): Promise<void> {
+    const { system, iface } = this;
+    this.say(`${reason}: recreating ${iface}`);
+    this.appliedAt = system.now();
+    this.peerSince.clear();
     try {
       const parsed = parseTunnelConfig(text);
-      await bringUpTunnel(system, iface, parsed, options.configDir);
-      applied = text;
-      config = parsed;
-      holder = parsed.peerPublicKey;
-      say(`${iface} is up again`);
+      await bringUpTunnel(system, iface, parsed, this.options.configDir);
+      this.applied = text;
+      this.config = parsed;
+      this.holder = parsed.peerPublicKey;
+      this.say(`${iface} is up again`);
     } catch (error) {
-      say(`could not bring ${iface} up: ${messageOf(error)}; retrying in ${Math.round(timing.checkMs / 1000)} s`);
+      this.say(
+        `could not bring ${iface} up: ${messageOf(error)}; retrying in ${Math.round(this.timing.checkMs / 1000)} s`,
+      );
     }
-  };
+  }
 
-  const move = async (to: string, reason: string): Promise<void> => {
+  private async move(to: string, reason: string): Promise<void> {
+    const { holder, nameOf } = this;
     if (holder === null || to === holder) return;
-    say(`${reason}: moving the routes from ${nameOf(holder)} to ${nameOf(to)}`);
+    this.say(`${reason}: moving the routes from ${nameOf(holder)} to ${nameOf(to)}`);
     try {
-      await moveWideRoutes(system, iface, config, holder, to);
-      holder = to;
+      await moveWideRoutes(this.system, this.iface, this.config, holder, to);
+      this.holder = to;
     } catch (error) {
-      say(`could not move the routes: ${messageOf(error)}`);
+      this.say(`could not move the routes: ${messageOf(error)}`);
     }
-  };
+  }
 
   /** The gateway list changed, nothing else: change the peers on the running interface. */
-  const applyPeers = async (text: string, latest: TunnelConfig): Promise<void> => {
+  private async applyPeers(text: string, latest: TunnelConfig): Promise<void> {
+    const { system, iface, config, holder, nameOf } = this;
     const states = await readPeerStates(system, iface);
     const first = latest.peerPublicKey;
     const inLatest = (key: string | null): key is string => latest.peers.some((peer) => peer.publicKey === key);
     // The gateway's first, else the current holder, else any fresh one in order: never a gateway that is silent.
     const toHolder =
       [first, holder, ...latest.peers.map((peer) => peer.publicKey)].find(
-        (key) => inLatest(key) && isFresh(key, states),
+        (key) => inLatest(key) && this.isFresh(key, states),
       ) ?? first;
     const before = new Set(config.peers.map((peer) => peer.publicKey));
     const after = new Set(latest.peers.map((peer) => peer.publicKey));
     const added = [...after].filter((key) => !before.has(key));
     const removed = [...before].filter((key) => !after.has(key));
     try {
-      await updatePeers(system, iface, { from: config, fromHolder: holder, to: latest, toHolder }, options.configDir);
+      await updatePeers(
+        system,
+        iface,
+        { from: config, fromHolder: holder, to: latest, toHolder },
+        this.options.configDir,
+      );
     } catch (error) {
-      await reapply(`could not change the peers in place (${messageOf(error)})`, text);
+      await this.reapply(`could not change the peers in place (${messageOf(error)})`, text);
       return;
     }
-    for (const key of added) peerSince.set(key, system.now());
-    for (const key of removed) peerSince.delete(key);
+    for (const key of added) this.peerSince.set(key, system.now());
+    for (const key of removed) this.peerSince.delete(key);
     const what = [
       added.length > 0 ? `added ${added.map(nameOf).join(', ')}` : '',
       removed.length > 0 ? `removed ${removed.map(nameOf).join(', ')}` : '',
     ].filter((part) => part !== '');
-    say(`the gateway changed this node's peers${what.length > 0 ? ` (${what.join('; ')})` : ''}: applied in place`);
+    this.say(
+      `the gateway changed this node's peers${what.length > 0 ? ` (${what.join('; ')})` : ''}: applied in place`,
+    );
     if (toHolder !== null && toHolder !== holder) {
-      say(
+      this.say(
         `the routes go to ${nameOf(toHolder)}${holder !== null && inLatest(holder) ? ` instead of ${nameOf(holder)}` : ''}`,
       );
     }
-    applied = text;
-    config = latest;
-    holder = toHolder;
-  };
+    this.applied = text;
+    this.config = latest;
+    this.holder = toHolder;
+  }
 
-  say(`watching ${iface}`);
-  try {
-    while (await pause(system, timing.checkMs, signal)) {
-      if (system.now() - refreshedAt >= timing.refreshMs) {
-        refreshedAt = system.now();
-        const latest = await fetchConfig(api, say);
-        const latestHealthUrl = acceptHealthUrl(latest?.tunnelHealthUrl);
-        if (latestHealthUrl !== undefined && latestHealthUrl !== healthUrl) {
-          await updateSettings(system, options.configDir, { tunnelHealthUrl: latestHealthUrl });
-          healthUrl = latestHealthUrl;
-        }
-        if (latest?.gateways !== undefined && JSON.stringify(latest.gateways) !== JSON.stringify(gateways)) {
-          await updateSettings(system, options.configDir, { gateways: latest.gateways });
-          gateways = latest.gateways;
-        }
-        if (latest !== null && hasTunnelChanged(applied, latest.config, say)) {
-          await saveWireguardConfig(system, options.configDir, latest.config);
-          const parsed = parseTunnelConfig(latest.config);
-          if (isInterfaceChanged(config, parsed) || !(await isInterfacePresent(system, iface))) {
-            await reapply("the gateway changed this node's configuration", latest.config);
-          } else {
-            await applyPeers(latest.config, parsed);
-          }
-          continue;
-        }
-        const first = config.peerPublicKey;
-        if (latest !== null && first !== null && holder !== first) {
-          if (isFresh(first, await readPeerStates(system, iface))) {
-            await move(first, `${nameOf(first)} answers again and comes first in the gateway's list`);
-          }
-        }
+  /** Fetches the config again and applies what changed; true when the tunnel was changed (the round ends there). */
+  async refresh(): Promise<boolean> {
+    const { system, iface, options, nameOf } = this;
+    this.refreshedAt = system.now();
+    const latest = await fetchConfig(options.api, this.say);
+    const latestHealthUrl = acceptHealthUrl(latest?.tunnelHealthUrl);
+    if (latestHealthUrl !== undefined && latestHealthUrl !== this.healthUrl) {
+      await updateSettings(system, options.configDir, { tunnelHealthUrl: latestHealthUrl });
+      this.healthUrl = latestHealthUrl;
+    }
+    if (latest?.gateways !== undefined && JSON.stringify(latest.gateways) !== JSON.stringify(this.gateways)) {
+      await updateSettings(system, options.configDir, { gateways: latest.gateways });
+      this.gateways = latest.gateways;
+    }
+    if (latest !== null && hasTunnelChanged(this.applied, latest.config, this.say)) {
+      await saveWireguardConfig(system, options.configDir, latest.config);
+      const parsed = parseTunnelConfig(latest.config);
+      if (isInterfaceChanged(this.config, parsed) || !(await isInterfacePresent(system, iface))) {
+        await this.reapply("the gateway changed this node's configuration", latest.config);
+      } else {
+        await this.applyPeers(latest.config, parsed);
       }
-      if (!(await isInterfacePresent(system, iface))) {
-        await reapply(`${iface} disappeared`, applied);
-        continue;
-      }
-      const states = await readPeerStates(system, iface);
-      const lastHandshakeMs = Math.max(...states.map((peer) => peer.latestHandshake * 1000), 0);
-      const since = system.now() - Math.max(lastHandshakeMs, appliedAt);
-      if (since > timing.staleHandshakeMs) {
-        await reapply(`no handshake for ${Math.round(since / 1000)} s`, applied);
-        continue;
-      }
-      if (holder !== null && handshakeAge(holder, states) > timing.staleHandshakeMs) {
-        const next = config.peers.map((peer) => peer.publicKey).find((key) => key !== holder && isFresh(key, states));
-        if (next !== undefined) {
-          await move(
-            next,
-            `no handshake with ${nameOf(holder)} for ${Math.round(handshakeAge(holder, states) / 1000)} s`,
-          );
-        }
-      }
-      for (const peer of config.peers) {
-        const age = handshakeAge(peer.publicKey, states);
-        if (age <= timing.staleHandshakeMs || peer.endpoint === null) continue;
-        say(
-          `no handshake with ${nameOf(peer.publicKey)} for ${Math.round(age / 1000)} s: resolving its endpoint again`,
-        );
-        peerSince.set(peer.publicKey, system.now());
-        await refreshEndpoint(system, iface, peer).catch((error: unknown) => say(messageOf(error)));
+      return true;
+    }
+    const first = this.config.peerPublicKey;
+    if (latest !== null && first !== null && this.holder !== first) {
+      if (this.isFresh(first, await readPeerStates(system, iface))) {
+        await this.move(first, `${nameOf(first)} answers again and comes first in the gateway's list`);
       }
     }
+    return false;
+  }
+
+  /** The interface present, a handshake fresh, the routes on a live peer, every endpoint answering. */
+  async check(): Promise<void> {
+    const { system, iface, timing, nameOf } = this;
+    if (!(await isInterfacePresent(system, iface))) {
+      await this.reapply(`${iface} disappeared`, this.applied);
+      return;
+    }
+    const states = await readPeerStates(system, iface);
+    const lastHandshakeMs = Math.max(...states.map((peer) => peer.latestHandshake * 1000), 0);
+    const since = system.now() - Math.max(lastHandshakeMs, this.appliedAt);
+    if (since > timing.staleHandshakeMs) {
+      await this.reapply(`no handshake for ${Math.round(since / 1000)} s`, this.applied);
+      return;
+    }
+    const holder = this.holder;
+    if (holder !== null && this.handshakeAge(holder, states) > timing.staleHandshakeMs) {
+      const next = this.config.peers
+        .map((peer) => peer.publicKey)
+        .find((key) => key !== holder && this.isFresh(key, states));
+      if (next !== undefined) {
+        await this.move(
+          next,
+          `no handshake with ${nameOf(holder)} for ${Math.round(this.handshakeAge(holder, states) / 1000)} s`,
+        );
+      }
+    }
+    for (const peer of this.config.peers) {
+      const age = this.handshakeAge(peer.publicKey, states);
+      if (age <= timing.staleHandshakeMs || peer.endpoint === null) continue;
+      this.say(
+        `no handshake with ${nameOf(peer.publicKey)} for ${Math.round(age / 1000)} s: resolving its endpoint again`,
+      );
+      this.peerSince.set(peer.publicKey, system.now());
+      await refreshEndpoint(system, iface, peer).catch((error: unknown) => this.say(messageOf(error)));
+    }
+  }
+}
+
+export async function runDaemon(options: DaemonOptions): Promise<void> {
+  const { system, iface, signal } = options;
+  const timing = options.timing ?? DEFAULT_TIMING;
+  const watch = new TunnelWatch(options);
+  watch.say(`watching ${iface}`);
+  try {
+    while (await pause(system, timing.checkMs, signal)) {
+      if (system.now() - watch.refreshedAt >= timing.refreshMs && (await watch.refresh())) continue;
+      await watch.check();
+    }
   } finally {
-    say(`stopping: removing ${iface}`);
+    watch.say(`stopping: removing ${iface}`);
     await tearDownTunnel(system, iface);
   }
 }
