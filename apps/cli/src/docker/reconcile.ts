@@ -83,54 +83,35 @@ export type RefusedCreations = Map<string, { digest: string; at: number; message
  */
 export type SettledAccess = Map<number, { asked: string; servable: boolean; problem?: string }>;
 
-export async function reconcileLabels(
-  api: LabelApi,
-  containers: readonly ContainerInfo[],
-  reach: NodeReach,
-  memory: { refused: RefusedCreations; now: number; access?: SettledAccess } = { refused: new Map(), now: 0 },
-): Promise<ReconcileOutcome> {
-  const settled: SettledAccess = memory.access ?? (new Map() as SettledAccess);
-  const problems: LabelProblem[] = [];
-  const done: string[] = [];
-  let freed = false;
-  const desired = new Map<string, DesiredService>();
-  for (const container of containers) {
-    if (!hasPosternLabels(container.labels)) continue;
-    const outcome = servicesOfContainer(container, reach);
-    problems.push(...outcome.problems);
-    for (const service of outcome.services) desired.set(idOf(service.source), service);
-  }
+/**
+ * The access policies of one pass: each label-made HTTP service's settled once per labels (see SettledAccess), the
+ * services it saw remembered so that the others are forgotten at the end.
+ */
+class AccessSettler {
+  private readonly touched = new Set<number>();
 
-  const existing = await labelServices(api);
-  const seen = new Set<string>();
-  /** Runs one call for a service; a refusal becomes the container's problem, never the pass's end. */
-  const attempt = async (about: { container: string; key: string }, what: () => Promise<void>): Promise<boolean> => {
-    try {
-      await what();
-      return true;
-    } catch (error) {
-      if (!(error instanceof CliError) || error.name === 'TokenRejectedError') throw error;
-      problems.push({ container: about.container, key: about.key, message: oneLine(error.message) });
-      return false;
-    }
-  };
+  constructor(
+    private readonly api: LabelApi,
+    private readonly settled: SettledAccess,
+    private readonly problems: LabelProblem[],
+    private readonly done: string[],
+  ) {}
 
   /**
    * Gives a label-made HTTP service the access policy its labels ask for (`inherit` without access labels); whether it
    * may be served: not while a stricter policy its labels ask for is refused. A policy the operator set stays (the
    * gateway refuses the token anyway): reported when the labels ask for another one.
    */
-  const touched = new Set<number>();
-  const settleAccess = async (id: number, wanted: DesiredService, label: string): Promise<boolean> => {
+  async settle(id: number, wanted: DesiredService, label: string): Promise<boolean> {
     if (wanted.type !== 'http') return true;
-    touched.add(id);
+    this.touched.add(id);
     const ask: ServiceAccessUpdate = wanted.access ?? { mode: 'inherit' };
     const asked = JSON.stringify(ask);
     const about = { container: wanted.source.container, key: wanted.source.key };
-    let known = settled.get(id);
+    let known = this.settled.get(id);
     if (known?.asked !== asked) {
       try {
-        known = { asked, ...(await applyAccess(api, id, ask, wanted.access !== undefined, label, done)) };
+        known = { asked, ...(await applyAccess(this.api, id, ask, wanted.access !== undefined, label, this.done)) };
       } catch (error) {
         if (!(error instanceof CliError) || error.name === 'TokenRejectedError') throw error;
         const byOperator =
@@ -154,14 +135,63 @@ export async function reconcileLabels(
           : { asked, servable: ask.mode === 'inherit', problem: `${label}: access policy refused: ${refused}` };
         // A refusal of what was asked stands until the labels change; anything else is asked again next pass.
         if (!(error instanceof FieldsRefusedError)) {
-          problems.push({ ...about, message: known.problem ?? '' });
+          this.problems.push({ ...about, message: known.problem ?? '' });
           return known.servable;
         }
       }
-      settled.set(id, known);
+      this.settled.set(id, known);
     }
-    if (known.problem !== undefined) problems.push({ ...about, message: known.problem });
+    if (known.problem !== undefined) this.problems.push({ ...about, message: known.problem });
     return known.servable;
+  }
+
+  /** Services gone or no longer the labels' are forgotten (read again should they come back). */
+  forgetUntouched(): void {
+    for (const id of this.settled.keys()) if (!this.touched.has(id)) this.settled.delete(id);
+  }
+}
+
+/** What the containers' labels ask for, by `container/key`; labels that make no service add their problems. */
+function desiredServices(
+  containers: readonly ContainerInfo[],
+  reach: NodeReach,
+  problems: LabelProblem[],
+): Map<string, DesiredService> {
+  const desired = new Map<string, DesiredService>();
+  for (const container of containers) {
+    if (!hasPosternLabels(container.labels)) continue;
+    const outcome = servicesOfContainer(container, reach);
+    problems.push(...outcome.problems);
+    for (const service of outcome.services) desired.set(idOf(service.source), service);
+  }
+  return desired;
+}
+
+export async function reconcileLabels(
+  api: LabelApi,
+  containers: readonly ContainerInfo[],
+  reach: NodeReach,
+  memory: { refused: RefusedCreations; now: number; access?: SettledAccess } = { refused: new Map(), now: 0 },
+): Promise<ReconcileOutcome> {
+  const settled: SettledAccess = memory.access ?? (new Map() as SettledAccess);
+  const problems: LabelProblem[] = [];
+  const done: string[] = [];
+  let freed = false;
+  const desired = desiredServices(containers, reach, problems);
+  const access = new AccessSettler(api, settled, problems, done);
+
+  const existing = await labelServices(api);
+  const seen = new Set<string>();
+  /** Runs one call for a service; a refusal becomes the container's problem, never the pass's end. */
+  const attempt = async (about: { container: string; key: string }, what: () => Promise<void>): Promise<boolean> => {
+    try {
+      await what();
+      return true;
+    } catch (error) {
+      if (!(error instanceof CliError) || error.name === 'TokenRejectedError') throw error;
+      problems.push({ container: about.container, key: about.key, message: oneLine(error.message) });
+      return false;
+    }
   };
 
   for (const service of existing) {
@@ -195,7 +225,7 @@ export async function reconcileLabels(
       continue;
     }
     seen.add(id);
-    const servable = await settleAccess(service.id, wanted, label);
+    const servable = await access.settle(service.id, wanted, label);
     if (wanted.running && !service.enabled) {
       if (!servable) continue;
       if (service.disabledBy !== 'node') {
@@ -235,7 +265,7 @@ export async function reconcileLabels(
       done.push(
         `published ${label} at ${created.publicAccess}${guarded ? ' (disabled until its access policy is set)' : ''}`,
       );
-      if (guarded && (await settleAccess(created.id, wanted, label))) {
+      if (guarded && (await access.settle(created.id, wanted, label))) {
         await api.setServiceEnabled('http', created.id, true);
         done.push(`enabled ${label}: its access policy is set`);
       }
@@ -244,8 +274,7 @@ export async function reconcileLabels(
     if (message !== undefined) memory.refused.set(id, { digest: wanted.source.digest, at: memory.now, message });
   }
   if (freed) memory.refused.clear();
-  // Services gone or no longer the labels' are forgotten (read again should they come back).
-  for (const id of settled.keys()) if (!touched.has(id)) settled.delete(id);
+  access.forgetUntouched();
   return { problems, done, freed };
 }
 
