@@ -71,22 +71,7 @@ export function createFakeSystem(options: FakeSystemOptions = {}): FakeSystem {
     const [verb, name = '', what] = args;
     if (verb === 'show' && what === 'dump') {
       if (!links.has(name)) return fail('Unable to access interface: No such device');
-      const tracked = peers.get(name);
-      const lines = (
-        tracked ?? [{ publicKey: 'PEERKEY=', endpoint: '192.0.2.1:51820', allowedIps: ['10.8.0.0/24'] }]
-      ).map((peer) =>
-        [
-          peer.publicKey,
-          '(none)',
-          peer.endpoint ?? '(none)',
-          peer.allowedIps.length === 0 ? '(none)' : peer.allowedIps.join(','),
-          String(options.peerHandshake?.(peer.publicKey) ?? options.handshake?.() ?? 0),
-          '1536',
-          '2048',
-          '25',
-        ].join('\t'),
-      );
-      return ok(`PRIVATE=\tPUBLIC=\t0\toff\n${lines.map((line) => `${line}\n`).join('')}`);
+      return ok(wgDump(peers.get(name), options));
     }
     if (verb === 'setconf') {
       if (!links.has(name)) return fail('Unable to modify interface: No such device');
@@ -95,26 +80,7 @@ export function createFakeSystem(options: FakeSystemOptions = {}): FakeSystem {
     }
     if (verb === 'set' && args[2] === 'peer') {
       if (!links.has(name)) return fail('Unable to modify interface: No such device');
-      const list = peers.get(name) ?? [];
-      peers.set(name, list);
-      const key = args[3] ?? '';
-      if (args[4] === 'remove') {
-        peers.set(
-          name,
-          list.filter((peer) => peer.publicKey !== key),
-        );
-        return ok();
-      }
-      let peer = list.find((item) => item.publicKey === key);
-      if (!peer) {
-        peer = { publicKey: key, endpoint: null, allowedIps: [] };
-        list.push(peer);
-      }
-      for (let i = 4; i < args.length; i += 2) {
-        const value = args[i + 1] ?? '';
-        if (args[i] === 'endpoint') peer.endpoint = value;
-        if (args[i] === 'allowed-ips') assignAllowedIps(list, peer, value === '' ? [] : value.split(','));
-      }
+      peers.set(name, setPeer(peers.get(name) ?? [], args));
     }
     return ok();
   }
@@ -177,6 +143,41 @@ export function createFakeSystem(options: FakeSystemOptions = {}): FakeSystem {
     },
     now: () => clock.now,
   };
+}
+
+/** `wg show NAME dump`: an interface without tracked peers dumps one legacy peer. */
+function wgDump(tracked: FakePeer[] | undefined, options: FakeSystemOptions): string {
+  const lines = (tracked ?? [{ publicKey: 'PEERKEY=', endpoint: '192.0.2.1:51820', allowedIps: ['10.8.0.0/24'] }]).map(
+    (peer) =>
+      [
+        peer.publicKey,
+        '(none)',
+        peer.endpoint ?? '(none)',
+        peer.allowedIps.length === 0 ? '(none)' : peer.allowedIps.join(','),
+        String(options.peerHandshake?.(peer.publicKey) ?? options.handshake?.() ?? 0),
+        '1536',
+        '2048',
+        '25',
+      ].join('\t'),
+  );
+  return `PRIVATE=\tPUBLIC=\t0\toff\n${lines.map((line) => `${line}\n`).join('')}`;
+}
+
+/** `wg set NAME peer KEY (remove | endpoint E | allowed-ips A…)`: the interface's peers after it. */
+function setPeer(list: FakePeer[], args: readonly string[]): FakePeer[] {
+  const key = args[3] ?? '';
+  if (args[4] === 'remove') return list.filter((peer) => peer.publicKey !== key);
+  let peer = list.find((item) => item.publicKey === key);
+  if (!peer) {
+    peer = { publicKey: key, endpoint: null, allowedIps: [] };
+    list.push(peer);
+  }
+  for (let i = 4; i < args.length; i += 2) {
+    const value = args[i + 1] ?? '';
+    if (args[i] === 'endpoint') peer.endpoint = value;
+    if (args[i] === 'allowed-ips') assignAllowedIps(list, peer, value === '' ? [] : value.split(','));
+  }
+  return list;
 }
 
 function parseSetconf(text: string): FakePeer[] {
