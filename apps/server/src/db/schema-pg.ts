@@ -15,7 +15,12 @@ import {
   type PgColumnBuilderBase,
   type PgTable,
 } from 'drizzle-orm/pg-core';
-import { getTableConfig, SQLiteTable, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import {
+  getTableConfig,
+  SQLiteColumn as SQLiteColumnClass,
+  SQLiteTable,
+  type SQLiteColumn,
+} from 'drizzle-orm/sqlite-core';
 import * as sqliteSchema from './schema.js';
 
 // The PostgreSQL twin of schema.ts, derived from it when this module loads: schema.ts is the one place a table is
@@ -94,10 +99,21 @@ function pgTableOf(table: SQLiteTable, byName: Map<string, AnyPgTable>): AnyPgTa
       if (!first) throw new Error(`schema-pg: ${config.name} has a constraint without columns`);
       return [first, ...rest];
     };
+    // An index on an expression (e.g. `lower(name)`) keeps its SQL with each SQLite column swapped for its twin.
+    const indexed = (column: SQLiteColumn | SQL): PgColumnOf | SQL =>
+      is(column, SQL)
+        ? new SQL(
+            column.queryChunks.map((chunk) =>
+              is(chunk, SQLiteColumnClass) ? columnOf(t, chunk.name, config.name) : chunk,
+            ),
+          )
+        : own(column);
     return [
       ...config.indexes.map(({ config: { name, columns: on, unique: isUnique, where } }) => {
         if (where) throw new Error(`schema-pg: ${name} is a partial index`);
-        return (isUnique ? uniqueIndex : index)(name).on(...list(on));
+        const [first, ...rest] = on.map(indexed);
+        if (!first) throw new Error(`schema-pg: ${name} has no columns`);
+        return (isUnique ? uniqueIndex : index)(name).on(first, ...rest);
       }),
       ...config.uniqueConstraints.map((constraint) => unique(constraint.getName()).on(...list(constraint.columns))),
       ...config.primaryKeys.map((key) => primaryKey({ name: key.getName(), columns: list(key.columns) })),

@@ -377,6 +377,9 @@ export const httpServices = sqliteTable(
     index('http_services_node_idx').on(t.nodeId, t.id),
     index('http_services_domain_idx').on(t.domain, t.id),
     index('http_services_expiry_idx').on(t.expiresAt),
+    // The services overview's default order (by name, case-insensitively): a page is a walk of this index, merged
+    // with tcp_services' twin (modules/services/overview.ts).
+    index('http_services_name_idx').on(sql`lower(${t.name})`, t.id),
   ],
 );
 
@@ -399,6 +402,7 @@ export const tcpServices = sqliteTable(
     index('tcp_services_node_idx').on(t.nodeId, t.id),
     index('tcp_services_domain_idx').on(t.domain, t.id),
     index('tcp_services_expiry_idx').on(t.expiresAt),
+    index('tcp_services_name_idx').on(sql`lower(${t.name})`, t.id),
   ],
 );
 

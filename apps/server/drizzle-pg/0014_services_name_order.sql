@@ -1,0 +1,2 @@
+CREATE INDEX "http_services_name_idx" ON "http_services" USING btree (lower("name"),"id");--> statement-breakpoint
+CREATE INDEX "tcp_services_name_idx" ON "tcp_services" USING btree (lower("name"),"id");
