@@ -77,6 +77,29 @@ describe('the services overview', () => {
     expect(beyond).toMatchObject({ data: [], total: 4, page: 5 });
   });
 
+  test('equal names across both types page in a fixed order: every service once, descending the exact reverse', async () => {
+    const node = await insertNode(t.deps, { name: 'home-lab' });
+    for (const [index, name] of ['Same', 'same', 'SAME'].entries()) {
+      await api('POST', `/api/services/${node.id}/http`, { name, domain: `s${index}.example.com`, backendPort: 80 });
+      await api('POST', `/api/services/${node.id}/tcp`, { name, port: 30090 + index, backendPort: 80 });
+    }
+    const key = (row: ServiceOverview) => `${row.type}:${row.service.id}`;
+    const walk = async (order: 'asc' | 'desc') => {
+      const seen: string[] = [];
+      for (let page = 1; page <= 3; page++) {
+        const body = (await api<Page>('GET', `/api/services?limit=2&page=${page}&order=${order}`)).body;
+        expect(body.total).toBe(6);
+        seen.push(...body.data.map(key));
+      }
+      return seen;
+    };
+    const ascending = await walk('asc');
+    expect(new Set(ascending).size).toBe(6);
+    expect(await walk('desc')).toEqual([...ascending].reverse());
+    const whole = (await api<Page>('GET', '/api/services?limit=10')).body;
+    expect(whole.data.map(key)).toEqual(ascending);
+  });
+
   test('searches name, domain, path and port; filters by kind, node, domain and status; sorts', async () => {
     const { home, office } = await seed();
     const get = async (search: string) => names((await api<Page>('GET', `/api/services?${search}`)).body);

@@ -175,9 +175,12 @@ function orderOf(query: ServiceOverviewQuery): SQL {
         ? sql`kind ${direction}, sort_name`
         : query.sort === 'status'
           ? sql`rank ${direction}, sort_name`
-          : sql`sort_name ${direction}`;
-  // Equal keys keep a fixed order, so pages never shuffle between reads.
-  return sql`${first}, type, id`;
+          : null;
+  // Equal keys keep a fixed order, so pages never shuffle between reads. By name (the default), equal names follow
+  // id then type, all in the sort's direction: each table's (lower(name), id) index then yields its rows in that
+  // order, and SQLite merges the two walks instead of sorting every row (a deep page walks the index, ~6 ms at the
+  // 100,000th row, where sorting both tables took ~120 ms).
+  return first ? sql`${first}, type, id` : sql`sort_name ${direction}, id ${direction}, type ${direction}`;
 }
 
 /** Every node's services, one page, with each one's node and the certificate it is served with. */
@@ -193,11 +196,13 @@ export async function listServiceOverview(
     .filter((branch) => branch !== null);
   // The page and the count are two statements: a window count on the page's statement would make SQLite
   // materialise and sort every row (14 ms at 10,000 services, against about 1 ms for a sorted LIMIT and a count).
+  // The ORDER BY belongs to the compound select itself (not to a subquery over it): only then does SQLite merge the
+  // branches' index-ordered walks.
   const pageRows = await deps.db.values<[ServiceType, number]>(
-    sql`select type, id from (${sql.join(
+    sql`${sql.join(
       branches.map((branch) => branch.rows),
       sql` union all `,
-    )}) as overview order by ${orderOf(query)} limit ${limit} offset ${(page - 1) * limit}`,
+    )} order by ${orderOf(query)} limit ${limit} offset ${(page - 1) * limit}`,
   );
   const [counted] = await deps.db.values<[number]>(
     sql`select count(*) from (${sql.join(
