@@ -76,6 +76,52 @@ describe('finding a service without knowing its node', () => {
     expect((await api('GET', '/api/services/find?limit=0')).status).toBe(422);
   });
 
+  test('finds what services are now: after a rename, a move, a new port and a delete (the search index follows)', async () => {
+    const node = await insertNode(t.deps, { name: 'home-lab' });
+    const http = await api<{ id: number }>('POST', `/api/services/${node.id}/http`, {
+      name: 'Grafana',
+      domain: 'metrics.example.com',
+      pathLocation: '/grafana',
+      backendPort: 3000,
+    });
+    const tcp = await api<{ id: number }>('POST', `/api/services/${node.id}/tcp`, {
+      name: 'mqtt',
+      port: 30083,
+      backendPort: 1883,
+    });
+    const find = async (q: string) =>
+      summary((await api<Found>('GET', `/api/services/find?q=${encodeURIComponent(q)}`)).body);
+    const overview = async (q: string) =>
+      (
+        await api<ListResponse<{ service: { name: string } }>>('GET', `/api/services?q=${encodeURIComponent(q)}`)
+      ).body.data.map((row) => row.service.name);
+    expect(await find('metrics.example')).toEqual(['http:Grafana@home-lab']);
+    expect(await overview('grafana')).toEqual(['Grafana']);
+
+    await api('PATCH', `/api/services/${node.id}/http/${http.body.id}`, {
+      name: 'Dashboards',
+      domain: 'dash.example.com',
+      pathLocation: '/boards',
+    });
+    await api('PATCH', `/api/services/${node.id}/tcp/${tcp.body.id}`, { name: 'broker', port: 30084 });
+    expect(await find('grafana')).toEqual([]);
+    expect(await find('metrics.example')).toEqual([]);
+    expect(await find('https://dash.example.com/boa')).toEqual(['http:Dashboards@home-lab']);
+    expect(await overview('BOARDS')).toEqual(['Dashboards']);
+    expect(await find('30083')).toEqual([]);
+    expect(await find('gw.example.test:30084')).toEqual(['tcp:broker@home-lab']);
+    expect(await overview('mqtt')).toEqual([]);
+    expect(await overview('30084')).toEqual(['broker']);
+    // Text that is query syntax to the index is text.
+    expect(await find('"dash" OR mqtt')).toEqual([]);
+    expect(await overview('dash*')).toEqual([]);
+
+    await api('DELETE', `/api/services/${node.id}/http/${http.body.id}`);
+    await api('DELETE', `/api/services/${node.id}/tcp/${tcp.body.id}`);
+    expect(await find('dash.example')).toEqual([]);
+    expect(await overview('broker')).toEqual([]);
+  });
+
   test('is for the admin only', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/api/services/find?q=a' });
     expect(response.statusCode).toBe(401);

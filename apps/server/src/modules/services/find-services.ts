@@ -2,6 +2,7 @@ import { eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { FindServicesQuery, FoundService, ListResponse } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { domains, httpServices, nodes, tcpServices } from '../../db/schema.js';
+import { narrowByAddressText } from '../../db/service-search.js';
 import { toHttpService, toTcpService } from './present.js';
 
 // "Find service": every node's services of both types whose name or public address contains the text,
@@ -20,13 +21,31 @@ function httpAddress(deps: AppDeps): SQL {
 const tcpAddress = (deps: AppDeps): SQL =>
   sql`${tcpServices.proto} || '://' || coalesce(${tcpServices.domain}, ${deps.config.publicHost}) || ':' || ${tcpServices.port}`;
 
+/** The texts of an address that come from the gateway's settings, not from a service's columns. */
+function fixedAddressTexts(deps: AppDeps): string[] {
+  const { publicHost, httpsPort, noDomainHttpsPort } = deps.config;
+  return ['https', 'tcp', 'udp', publicHost, String(httpsPort), String(noDomainHttpsPort)];
+}
+
 /** `type, id, name` of every match, both types in one ordered set (the page is cut in SQL). */
 function matches(deps: AppDeps, search: string | undefined): SQL {
+  // The trigram index picks the candidates where it can; the exact conditions decide (db/service-search.ts).
+  const narrowing = search
+    ? narrowByAddressText(deps.db.engine, search, fixedAddressTexts(deps))
+    : { http: undefined, tcp: undefined };
+  const where = (candidates: SQL | undefined, exact: SQL) =>
+    candidates ? sql`where ${candidates} and (${exact})` : sql`where ${exact}`;
   const httpWhere = search
-    ? sql`where ${lowerContains(sql`${httpServices.name}`, search)} or ${lowerContains(httpAddress(deps), search)}`
+    ? where(
+        narrowing.http,
+        sql`${lowerContains(sql`${httpServices.name}`, search)} or ${lowerContains(httpAddress(deps), search)}`,
+      )
     : sql``;
   const tcpWhere = search
-    ? sql`where ${lowerContains(sql`${tcpServices.name}`, search)} or ${lowerContains(tcpAddress(deps), search)}`
+    ? where(
+        narrowing.tcp,
+        sql`${lowerContains(sql`${tcpServices.name}`, search)} or ${lowerContains(tcpAddress(deps), search)}`,
+      )
     : sql``;
   return sql`select 'http' as type, ${httpServices.id} as id, ${httpServices.name} as name from ${httpServices} ${httpWhere}
     union all

@@ -9,6 +9,7 @@ import type {
 } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { domains, httpServices, nodes, tcpServices } from '../../db/schema.js';
+import { narrowByText, type SearchNarrowing } from '../../db/service-search.js';
 import { toHttpService, toTcpService } from './present.js';
 
 // The services overview: every node's services of both types in one list, searched, filtered, sorted and
@@ -106,6 +107,7 @@ function branchSelect(
   branch: Branch,
   query: ServiceOverviewQuery,
   facts: OutsideFacts,
+  narrowing: SearchNarrowing,
 ): { rows: SQL; count: SQL } | null {
   const { table } = branch;
   if (query.kind === 'http' && branch.type !== 'http') return null;
@@ -113,7 +115,12 @@ function branchSelect(
   const nodeServed = sql`(${nodes.enabled} or ${nodes.isLocal})`;
   const conditions: SQL[] = [];
   if (query.kind === 'tcp' || query.kind === 'udp') conditions.push(sql`${tcpServices.proto} = ${query.kind}`);
-  if (query.q) conditions.push(branch.search(query.q));
+  if (query.q) {
+    // The trigram index picks the candidates; the exact condition decides (db/service-search.ts).
+    const candidates = narrowing[branch.type];
+    if (candidates) conditions.push(candidates);
+    conditions.push(branch.search(query.q));
+  }
   if (query.nodeId !== undefined) conditions.push(sql`${table.nodeId} = ${query.nodeId}`);
   if (query.domain !== undefined) conditions.push(sql`${table.domain} = ${query.domain}`);
   switch (query.status) {
@@ -191,8 +198,9 @@ export async function listServiceOverview(
 ): Promise<ListResponse<ServiceOverview>> {
   const { page, limit } = query;
   const facts = await outsideFacts(deps, query.status, health);
+  const narrowing = query.q ? narrowByText(deps.db.engine, query.q) : { http: undefined, tcp: undefined };
   const branches = [httpBranch, tcpBranch]
-    .map((branch) => branchSelect(branch, query, facts))
+    .map((branch) => branchSelect(branch, query, facts, narrowing))
     .filter((branch) => branch !== null);
   // The page and the count are two statements: a window count on the page's statement would make SQLite
   // materialise and sort every row (14 ms at 10,000 services, against about 1 ms for a sorted LIMIT and a count).
