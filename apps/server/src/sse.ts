@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { timing } from '@postern/contract';
+import { securityHeadersFor } from './http/security-headers.js';
 
 export interface SseConnection {
   /** Sends one JSON value as a `data:` event. */
@@ -40,7 +41,9 @@ export function listOpenSse(server: Server): SseConnection[] {
 export function openSse(request: FastifyRequest, reply: FastifyReply): SseConnection {
   reply.hijack();
   const raw = reply.raw;
+  // A hijacked reply's headers are only these: the security headers too (http/security-headers.ts).
   raw.writeHead(200, {
+    ...securityHeadersFor(request),
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store, no-transform',
     connection: 'keep-alive',

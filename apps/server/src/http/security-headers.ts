@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import { isApiPath } from './console-static.js';
 
@@ -37,11 +37,12 @@ const applyHelmet = helmet({
  * request, and running helmet's middleware chain per request was a measurable share of a small API answer's cost
  * (bench/README.md, api.ts).
  */
-function helmetHeaders(): [string, string | number | readonly string[]][] {
-  const headers: [string, string | number | readonly string[]][] = [];
+function helmetHeaders(): Record<string, string> {
+  const headers: Record<string, string> = {};
   const response = {
     setHeader(name: string, value: string | number | readonly string[]) {
-      headers.push([name, value]);
+      // Lower-cased once here, not by every response; helmet's values are single strings.
+      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
     },
     removeHeader() {
       // x-powered-by: Node never sets it.
@@ -55,12 +56,20 @@ function helmetHeaders(): [string, string | number | readonly string[]][] {
   return headers;
 }
 
+const HEADERS = helmetHeaders();
+const HTTPS_HEADERS = { ...HEADERS, 'strict-transport-security': HSTS };
+
+/** The security headers of a response to `request` (HSTS over HTTPS only). */
+export function securityHeadersFor(request: FastifyRequest): Readonly<Record<string, string>> {
+  return request.protocol === 'https' ? HTTPS_HEADERS : HEADERS;
+}
+
 export function registerSecurityHeaders(app: FastifyInstance): void {
-  const headers = helmetHeaders();
-  // On the raw response, so hijacked replies (event streams) carry them too.
+  // On the reply, written with its other headers in one writeHead. Hijacked replies (event streams) skip the reply's
+  // headers: sse.ts writes `securityHeadersFor` itself. Set on the raw response instead, each header stayed in the
+  // response's own header table (an array and a lower-cased name per header) for as long as a stream was open.
   app.addHook('onRequest', (request, reply, done) => {
-    for (const [name, value] of headers) reply.raw.setHeader(name, value);
-    if (request.protocol === 'https') reply.raw.setHeader('strict-transport-security', HSTS);
+    void reply.headers(securityHeadersFor(request));
     done();
   });
   // API answers are never cacheable: several carry secrets (sign-in, session, node and token creation, agent config,
