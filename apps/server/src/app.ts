@@ -1,6 +1,6 @@
 import type { ServerOptions } from 'node:http';
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type onResponseAsyncHookHandler } from 'fastify';
 import { PERMISSIONS } from '@postern/contract';
 import type { Logger } from 'pino';
 import packageJson from '../package.json' with { type: 'json' };
@@ -99,6 +99,10 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   // proxy-addr walks the chain from the right, so a client cannot spoof it by sending the header itself.
   const trustProxy = deps.config.trustedProxies.length > 0 ? [...deps.config.trustedProxies] : false;
   const options = { trustProxy, ...requestTimeouts(deps.config.requestTimeoutMs) };
+  const countSignInFailures: onResponseAsyncHookHandler = async (_request, reply) => {
+    if (reply.statusCode === 401) observer.metrics.signInFailures.inc({ reason: 'wrong_credentials' });
+    if (reply.statusCode === 429) observer.metrics.signInFailures.inc({ reason: 'rate_limited' });
+  };
   const app: FastifyInstance = loggerInstance
     ? Fastify({ ...options, loggerInstance })
     : Fastify({ ...options, logger: false });
@@ -115,6 +119,11 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
     // The role policy cannot decide about a session route that names no permission: such a route is never served.
     if (operation?.auth === 'session' && !(PERMISSIONS as readonly string[]).includes(operation.permission))
       throw new Error(`${String(route.method)} ${route.url} is a session route without a permission (routes.ts)`);
+    // Sign-in failures are counted on the sign-in route only (a hook on every route cost every answer a promise).
+    if (operation?.name === 'login') {
+      const own = route.onResponse;
+      route.onResponse = [...(own === undefined ? [] : Array.isArray(own) ? own : [own]), countSignInFailures];
+    }
   });
 
   registerSecurityHeaders(app);
@@ -146,11 +155,6 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   );
   app.addHook('onReady', () => jobs.startAll());
   app.addHook('onClose', () => jobs.stopAll());
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.routeOptions.config.operation?.name !== 'login') return;
-    if (reply.statusCode === 401) observer.metrics.signInFailures.inc({ reason: 'wrong_credentials' });
-    if (reply.statusCode === 429) observer.metrics.signInFailures.inc({ reason: 'rate_limited' });
-  });
   registerMetricsRoute(app, observer, deps.config.metricsToken);
 
   const events = createNodeEvents();

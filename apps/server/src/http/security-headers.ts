@@ -58,6 +58,8 @@ function helmetHeaders(): Record<string, string> {
 
 const HEADERS = helmetHeaders();
 const HTTPS_HEADERS = { ...HEADERS, 'strict-transport-security': HSTS };
+const API_HEADERS = { ...HEADERS, 'cache-control': 'no-store' };
+const HTTPS_API_HEADERS = { ...HTTPS_HEADERS, 'cache-control': 'no-store' };
 
 /** The security headers of a response to `request` (HSTS over HTTPS only). */
 export function securityHeadersFor(request: FastifyRequest): Readonly<Record<string, string>> {
@@ -68,13 +70,14 @@ export function registerSecurityHeaders(app: FastifyInstance): void {
   // On the reply, written with its other headers in one writeHead. Hijacked replies (event streams) skip the reply's
   // headers: sse.ts writes `securityHeadersFor` itself. Set on the raw response instead, each header stayed in the
   // response's own header table (an array and a lower-cased name per header) for as long as a stream was open.
-  app.addHook('onRequest', (request, reply, done) => {
-    void reply.headers(securityHeadersFor(request));
-    done();
-  });
   // API answers are never cacheable: several carry secrets (sign-in, session, node and token creation, agent config,
-  // config download), and none gains from a cache. A route that sets its own Cache-Control keeps it.
-  app.addHook('onSend', async (request, reply) => {
-    if (isApiPath(request.url) && !reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
+  // config download), and none gains from a cache. Set here, before the handler, a route's own Cache-Control
+  // replaces it (no onSend hook for every answer).
+  app.addHook('onRequest', (request, reply, done) => {
+    const isHttps = request.protocol === 'https';
+    void reply.headers(
+      isApiPath(request.url) ? (isHttps ? HTTPS_API_HEADERS : API_HEADERS) : isHttps ? HTTPS_HEADERS : HEADERS,
+    );
+    done();
   });
 }
