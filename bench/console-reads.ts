@@ -18,9 +18,15 @@ const bench = await startBenchApp(dir, NODES, SERVICES);
 console.log(`seeded ${NODES} nodes and ${SERVICES} HTTP services in ${bench.seedSeconds.toFixed(2)} s`);
 const headers = { authorization: `Bearer ${bench.token}` };
 const q = benchServiceDomain(5);
+// The cursor the next-to-last page gives: the last page read by cursor (`after`) instead of by page number.
+const lastPage = Math.ceil(SERVICES / 25);
+const beforeLast = await bench.app.inject({ url: `/api/services?page=${lastPage - 1}&limit=25`, headers });
+const { next } = beforeLast.json<{ next?: string | null }>();
+if (!next) throw new Error(`the overview gave no cursor: ${beforeLast.body.slice(0, 200)}`);
 const reads: [string, string][] = [
   ['services overview, first page', '/api/services?page=1&limit=25'],
-  ['services overview, last page', `/api/services?page=${Math.ceil(SERVICES / 25)}&limit=25`],
+  ['services overview, last page', `/api/services?page=${lastPage}&limit=25`],
+  ['services overview, last page by cursor', `/api/services?after=${encodeURIComponent(next)}&limit=25`],
   ['services overview searched', `/api/services?q=${q}&page=1&limit=25`],
   ['services overview searched, public, by node', `/api/services?q=${q}&status=public&sort=node&order=desc&limit=25`],
   ['services overview sorted by name', '/api/services?sort=name&page=1&limit=25'],

@@ -85,7 +85,7 @@ import {
   NotificationSettingsUpdateSchema,
   NotificationTestResultSchema,
 } from './notifications.js';
-import { AttentionSchema, ServiceOverviewQuerySchema, ServiceOverviewSchema } from './overview.js';
+import { AttentionSchema, ServiceOverviewPageSchema, ServiceOverviewQuerySchema } from './overview.js';
 import { listOf } from './envelopes.js';
 import { LabelProblemsUpdateSchema, NodeLabelProblemsSchema } from './source.js';
 import type { ErrorCode } from './errors.js';
@@ -478,7 +478,7 @@ export const operations = {
     summary:
       "A page of every node's services of both types with their node and certificate (filters: q, kind, status, nodeId, domain)",
     query: ServiceOverviewQuerySchema,
-    response: json(listOf(ServiceOverviewSchema)),
+    response: json(ServiceOverviewPageSchema),
   }),
   listHttpServices: operation('listHttpServices', {
     summary: 'A page of HTTP services (optionally of one domain)',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CertificateStateSchema, NodeStatusSchema, ServiceTypeSchema, AnyServiceSchema } from './entities.js';
 import { domainName, idValue, oneOf } from './fields.js';
 import { DriftStatusSchema } from './observe.js';
+import { listOf } from './envelopes.js';
 import { PageQuerySchema, SORT_ORDERS } from './requests.js';
 
 // The console for day 2: every published service across nodes in one list, and what needs attention.
@@ -39,6 +40,11 @@ export const ServiceOverviewQuerySchema = PageQuerySchema.extend({
   domain: domainName().optional(),
   sort: oneOf(SERVICE_OVERVIEW_SORTS).optional(),
   order: oneOf(SORT_ORDERS).optional(),
+  /**
+   * The `next` of the previous answer (by name only): the page starts after that row, and costs what the first page
+   * costs however deep it is (`page` is then not read). Opaque to clients.
+   */
+  after: z.string().min(1).max(1024).optional(),
 });
 export type ServiceOverviewQuery = z.infer<typeof ServiceOverviewQuerySchema>;
 
@@ -65,6 +71,12 @@ export const ServiceOverviewSchema = z.object({
   service: AnyServiceSchema,
 });
 export type ServiceOverview = z.infer<typeof ServiceOverviewSchema>;
+
+/** A page of the overview: the list answer, and by name a cursor to the next page (null: this page is the last). */
+export const ServiceOverviewPageSchema = listOf(ServiceOverviewSchema).extend({
+  next: z.string().nullable().optional(),
+});
+export type ServiceOverviewPage = z.infer<typeof ServiceOverviewPageSchema>;
 
 /** Days before its end from which a certificate is listed as expiring (renewal starts at 30 days left). */
 export const CERTIFICATE_EXPIRING_DAYS = 14;

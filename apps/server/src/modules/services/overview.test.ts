@@ -98,6 +98,38 @@ describe('the services overview', () => {
     expect(await walk('desc')).toEqual([...ascending].reverse());
     const whole = (await api<Page>('GET', '/api/services?limit=10')).body;
     expect(whole.data.map(key)).toEqual(ascending);
+
+    // The same walk by cursor: each answer's `next` starts the following page; the last page's is null.
+    const byCursor = async (order: 'asc' | 'desc') => {
+      const seen: string[] = [];
+      let after: string | null | undefined;
+      for (let turn = 0; turn < 4 && after !== null; turn++) {
+        const cursor = after === undefined ? '' : `&after=${encodeURIComponent(after)}`;
+        const body = (
+          await api<Page & { next?: string | null }>('GET', `/api/services?limit=3&order=${order}${cursor}`)
+        ).body;
+        expect(body.total).toBe(6);
+        seen.push(...body.data.map(key));
+        after = body.next;
+      }
+      expect(after).toBeNull();
+      return seen;
+    };
+    expect(await byCursor('asc')).toEqual(ascending);
+    expect(await byCursor('desc')).toEqual([...ascending].reverse());
+  });
+
+  test('a cursor is refused (422, on `after`) when it is not one the list gave, or with another order than by name', async () => {
+    const node = await insertNode(t.deps);
+    await api('POST', `/api/services/${node.id}/tcp`, { name: 'mqtt', port: 30083, backendPort: 1883 });
+    const first = (await api<Page & { next?: string | null }>('GET', '/api/services?limit=1')).body;
+    expect(first.next).toEqual(expect.any(String));
+    const forged = Buffer.from(JSON.stringify(['x', 'not a number', 'http'])).toString('base64url');
+    for (const search of [`after=${forged}`, 'after=%7B', `sort=node&after=${first.next ?? ''}`]) {
+      const response = await api<{ errors: { body: { field: string }[] } }>('GET', `/api/services?${search}`);
+      expect(response.status, search).toBe(422);
+      expect(response.body.errors.body[0]?.field, search).toBe('after');
+    }
   });
 
   test('searches name, domain, path and port; filters by kind, node, domain and status; sorts', async () => {
