@@ -1,6 +1,7 @@
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Rolldown } from 'vite';
+import { catalogPlugin } from './i18n-catalogs.ts';
 
 // The API runs on the same origin in production (the server serves dist/); in dev Vite forwards /api to it.
 const apiTarget = process.env.POSTERN_API_URL ?? 'http://127.0.0.1:3000';
@@ -22,7 +23,7 @@ const vendorChunks: Rolldown.CodeSplittingGroup[] = [
 const sideEffectFree = /([\\/]packages[\\/]contract[\\/]src[\\/]|[\\/]node_modules[\\/](\.pnpm[\\/])?zod[@\\/])/;
 
 export default defineConfig({
-  plugins: [react(), tailwindcss()],
+  plugins: [react(), tailwindcss(), catalogPlugin()],
   resolve: {
     // TanStack Store asks for the shim of useSyncExternalStore, for React before 18; the same package's plain entry
     // uses React's own hook, and the first page loads no shim.

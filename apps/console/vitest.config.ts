@@ -1,8 +1,9 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
+import { catalogPlugin } from './i18n-catalogs.ts';
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), catalogPlugin()],
   test: {
     environment: 'happy-dom',
     include: ['src/**/*.test.{ts,tsx}'],

@@ -4,6 +4,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ConfirmProvider } from './components/ui/confirm';
 import { Toaster } from './components/ui/toast';
+import { activateLanguage, initialLanguage, useLanguage } from './i18n/i18n';
 import { createQueryClient } from './lib/query-client';
 import { applyTheme, followSystemTheme, readTheme } from './lib/theme';
 import { router } from './router';
@@ -16,13 +17,28 @@ const queryClient = createQueryClient();
 const container = document.getElementById('root');
 if (!container) throw new Error('#root is missing from index.html');
 
-createRoot(container).render(
-  <StrictMode>
-    <QueryClientProvider client={queryClient}>
-      <ConfirmProvider>
-        <RouterProvider router={router} />
-        <Toaster />
-      </ConfirmProvider>
-    </QueryClientProvider>
-  </StrictMode>,
-);
+/** A new language renders the console anew (texts are read at render); the router and the query cache stay. */
+function Console() {
+  const language = useLanguage();
+  return (
+    <ConfirmProvider key={language}>
+      <RouterProvider router={router} />
+      <Toaster />
+    </ConfirmProvider>
+  );
+}
+
+// The language's catalogue comes first: a screen never shows before its words. A catalogue that cannot be fetched
+// leaves the page to the route's own chunk, which fails the same way (the gateway unreachable).
+void activateLanguage(initialLanguage())
+  .catch(() => activateLanguage('en'))
+  .catch(() => undefined)
+  .finally(() => {
+    createRoot(container).render(
+      <StrictMode>
+        <QueryClientProvider client={queryClient}>
+          <Console />
+        </QueryClientProvider>
+      </StrictMode>,
+    );
+  });

@@ -1,4 +1,5 @@
 import { lazy, Suspense } from 'react';
+import { t } from '../i18n/i18n';
 import { Spinner } from '../components/ui/spinner';
 
 // What the gateway holds decides what the page shows (features/home): the welcome cards while it holds nothing,
@@ -11,17 +12,13 @@ export function HomePage() {
   return (
     <div className="flex flex-col gap-8">
       <header className="flex flex-col gap-2">
-        <h1 className="text-2xl font-bold">Welcome to Postern</h1>
-        <p className="max-w-3xl text-gray-600 dark:text-gray-300">
-          Expose services running in private networks through a reverse VPN built on WireGuard. No firewall ports need
-          opening on your side. Works with Docker, Kubernetes and Raspberry Pi, and SSL is automatic — Let's Encrypt or
-          self-signed.
-        </p>
+        <h1 className="text-2xl font-bold">{t('home.title')}</h1>
+        <p className="max-w-3xl text-gray-600 dark:text-gray-300">{t('home.intro')}</p>
       </header>
       <Suspense
         fallback={
           <div className="flex justify-center py-8">
-            <Spinner label="Loading the overview" />
+            <Spinner label={t('home.loadingOverview')} />
           </div>
         }
       >

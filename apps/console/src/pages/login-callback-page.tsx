@@ -1,10 +1,11 @@
-import { messages, firstPageRoutes } from '@postern/contract';
+import { firstPageRoutes } from '@postern/contract';
 import { Link, useNavigate } from '@tanstack/react-router';
 import type { SubmitEvent } from 'react';
 import { useEffect, useRef, useState } from 'react';
 import { Button } from '../components/ui/button';
 import { TextField } from '../components/ui/form-field';
 import { ShieldIcon } from '../components/ui/icons';
+import { t } from '../i18n/i18n';
 import { call, isApiError } from '../lib/api';
 import { clearRedirectTarget, readRedirectTarget, storeToken } from '../lib/session';
 import { showToast } from '../lib/toast-store';
@@ -39,7 +40,7 @@ export function LoginCallbackPage() {
   };
 
   useEffect(() => {
-    document.title = 'Signing in · Postern';
+    document.title = t('login.callbackDocumentTitle');
     // Once per page (React may run an effect twice in development): the server accepts the callback only once.
     if (isSent.current) return;
     isSent.current = true;
@@ -51,17 +52,16 @@ export function LoginCallbackPage() {
         if (typeof challenge === 'string') setStep({ kind: 'code', challenge });
         else if (field(answer, 'linked') === true) {
           showToast({
-            message: `Your account now also signs in with ${String(field(answer, 'provider'))}`,
+            message: t('login.linked', { provider: String(field(answer, 'provider')) }),
             type: 'success',
           });
           await navigate({ to: '/settings', replace: true });
-        } else setStep({ kind: 'failed', message: 'The identity provider’s answer was not understood.' });
+        } else setStep({ kind: 'failed', message: t('login.providerAnswerNotUnderstood') });
       })
       .catch((error: unknown) =>
         setStep({
           kind: 'failed',
-          message:
-            (isApiError(error) && error.serverMessage) || 'Signing in through the identity provider failed. Try again.',
+          message: (isApiError(error) && error.serverMessage) || t('login.providerFailed'),
         }),
       );
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once per page load, on purpose (see above)
@@ -71,7 +71,7 @@ export function LoginCallbackPage() {
     event.preventDefault();
     if (step.kind !== 'code') return;
     if (code.trim() === '') {
-      setCodeError(messages.empty);
+      setCodeError(t('field.empty'));
       return;
     }
     setBusy(true);
@@ -92,16 +92,16 @@ export function LoginCallbackPage() {
       <div className="flex w-full max-w-sm flex-col gap-4 rounded-lg border border-gray-200 bg-white p-6 shadow-sm dark:border-gray-800 dark:bg-gray-900">
         <div className="flex items-center gap-2">
           <ShieldIcon className="size-7 text-brand-600" />
-          <h1 className="text-xl font-bold">Sign in to Postern</h1>
+          <h1 className="text-xl font-bold">{t('login.title')}</h1>
         </div>
-        {step.kind === 'working' && <p className="text-sm text-gray-600 dark:text-gray-300">Signing you in…</p>}
+        {step.kind === 'working' && <p className="text-sm text-gray-600 dark:text-gray-300">{t('login.signingIn')}</p>}
         {step.kind === 'failed' && (
           <>
             <p role="alert" className="text-sm text-red-700 dark:text-red-300">
               {step.message}
             </p>
             <Link to="/login" className="text-sm font-medium text-brand-700 underline dark:text-brand-300">
-              Back to sign-in
+              {t('login.back')}
             </Link>
           </>
         )}
@@ -109,21 +109,21 @@ export function LoginCallbackPage() {
           <form
             onSubmit={(event) => void verify(event)}
             noValidate
-            aria-label="Two-factor sign-in"
+            aria-label={t('login.twoFactorForm')}
             className="flex flex-col gap-4"
           >
             <TextField
-              label="Authentication code"
+              label={t('login.code')}
               name="code"
               autoComplete="one-time-code"
               autoFocus
               value={code}
               error={codeError}
-              description="The 6-digit code from your authenticator app, or one of your recovery codes."
+              description={t('login.codeDescription')}
               onChange={setCode}
             />
             <Button type="submit" isLoading={isBusy} className="w-full">
-              Verify
+              {t('login.verify')}
             </Button>
           </form>
         )}

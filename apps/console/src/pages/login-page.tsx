@@ -1,11 +1,12 @@
 import type { LoginRequest, LoginResponse } from '@postern/contract';
-import { messages, firstPageRoutes } from '@postern/contract';
+import { firstPageRoutes } from '@postern/contract';
 import { useNavigate } from '@tanstack/react-router';
 import type { SubmitEvent } from 'react';
 import { useEffect, useState } from 'react';
 import { Button } from '../components/ui/button';
 import { TextField } from '../components/ui/form-field';
 import { CloseIcon, ShieldIcon } from '../components/ui/icons';
+import { t } from '../i18n/i18n';
 import { call, isApiError } from '../lib/api';
 import { clearRedirectTarget, readRedirectTarget, storeToken } from '../lib/session';
 import { ProviderSignIn } from './provider-sign-in';
@@ -13,33 +14,31 @@ import { ProviderSignIn } from './provider-sign-in';
 // The sign-in screen is the first page most visits load, so it checks its two fields by hand instead of pulling
 // zod in; the server validates the same request with the contract's LoginRequestSchema.
 
-export const INVALID_CREDENTIALS = 'Invalid Credentials';
-export const TOO_MANY_ATTEMPTS = 'Too many attempts, try again later';
-export const INVALID_CODE = 'Invalid authentication code';
-
-export const LOGIN_UNREACHABLE =
-  'Network Error: the gateway could not be reached. Check your connection and try again.';
-export const loginServerError = (status: number): string =>
-  `The gateway could not sign you in right now (status ${status}). Try again in a moment.`;
+// The texts in the active language (catalogs/en.json holds the spec's English).
+export const invalidCredentials = (): string => t('login.invalidCredentials');
+export const tooManyAttempts = (): string => t('login.tooManyAttempts');
+export const invalidCode = (): string => t('login.invalidCode');
+export const loginUnreachable = (): string => t('login.unreachable');
+export const loginServerError = (status: number): string => t('login.serverError', { status });
 
 /**
  * The alert for a failed sign-in (the spec's "Error catalogue"). Beyond the spec, a sign-in that got no answer or a
  * server error says so: 'Invalid Credentials' would send the operator looking for a password that was never checked.
  */
 export function loginFailureMessage(error: unknown): string {
-  if (!isApiError(error)) return INVALID_CREDENTIALS;
-  if (error.status === 429) return TOO_MANY_ATTEMPTS;
-  if (error.status === 0) return LOGIN_UNREACHABLE;
+  if (!isApiError(error)) return invalidCredentials();
+  if (error.status === 429) return tooManyAttempts();
+  if (error.status === 0) return loginUnreachable();
   if (error.status >= 500) return loginServerError(error.status);
-  return INVALID_CREDENTIALS;
+  return invalidCredentials();
 }
 
 type Errors = Partial<Record<keyof LoginRequest, string>>;
 
 export function checkCredentials({ username, password }: LoginRequest): Errors {
   const errors: Errors = {};
-  if (username.trim() === '') errors.username = messages.empty;
-  if (password === '') errors.password = messages.empty;
+  if (username.trim() === '') errors.username = t('field.empty');
+  if (password === '') errors.password = t('field.empty');
   return errors;
 }
 
@@ -61,7 +60,7 @@ function challengeOf(body: unknown): string | null {
 export function secondFactorFailureMessage(error: unknown): string {
   if (isApiError(error) && (error.status === 429 || error.status === 0 || error.status >= 500))
     return loginFailureMessage(error);
-  return (isApiError(error) && error.status === 401 && error.serverMessage) || INVALID_CODE;
+  return (isApiError(error) && error.status === 401 && error.serverMessage) || invalidCode();
 }
 
 function toLoginResponse(body: unknown): LoginResponse {
@@ -100,7 +99,7 @@ export function LoginPage() {
     event.preventDefault();
     if (challenge === null) return;
     if (code.trim() === '') {
-      setCodeError(messages.empty);
+      setCodeError(t('field.empty'));
       return;
     }
     setCodeError(undefined);
@@ -116,7 +115,7 @@ export function LoginPage() {
     }
   };
   useEffect(() => {
-    document.title = 'Sign in · Postern';
+    document.title = t('login.documentTitle');
   }, []);
 
   const change = (name: keyof LoginRequest) => (value: string) => {
@@ -160,32 +159,32 @@ export function LoginPage() {
       <div className="w-full max-w-sm">
         <div className="mb-6 flex flex-col items-center gap-2">
           <ShieldIcon className="size-10 text-brand-600" />
-          <h1 className="text-2xl font-bold">Sign in to Postern</h1>
+          <h1 className="text-2xl font-bold">{t('login.title')}</h1>
         </div>
         {challenge !== null ? (
           <form
             onSubmit={verify}
             noValidate
-            aria-label="Two-factor sign-in"
+            aria-label={t('login.twoFactorForm')}
             className="flex flex-col gap-4 rounded-lg border border-gray-200 bg-white p-6 shadow-sm dark:border-gray-800 dark:bg-gray-900"
           >
             {alert && <LoginAlert text={alert} onClose={() => setAlert(null)} />}
             <TextField
-              label="Authentication code"
+              label={t('login.code')}
               name="code"
               autoComplete="one-time-code"
               inputMode="text"
               autoFocus
               value={code}
               error={codeError}
-              description="The 6-digit code from your authenticator app, or one of your recovery codes."
+              description={t('login.codeDescription')}
               onChange={(value) => {
                 setCode(value);
-                setCodeError(value.trim() === '' ? messages.empty : undefined);
+                setCodeError(value.trim() === '' ? t('field.empty') : undefined);
               }}
             />
             <Button type="submit" isLoading={isSubmitting} className="w-full">
-              Verify
+              {t('login.verify')}
             </Button>
             <button
               type="button"
@@ -197,7 +196,7 @@ export function LoginPage() {
                 setCredentials((current) => ({ ...current, password: '' }));
               }}
             >
-              Back to sign-in
+              {t('login.back')}
             </button>
           </form>
         ) : (
@@ -212,13 +211,13 @@ export function LoginPage() {
                 className="flex items-start gap-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
               >
                 <p className="flex-1">{alert}</p>
-                <button type="button" aria-label="Close alert" onClick={() => setAlert(null)}>
+                <button type="button" aria-label={t('login.closeAlert')} onClick={() => setAlert(null)}>
                   <CloseIcon className="size-4" />
                 </button>
               </div>
             )}
             <TextField
-              label="Username"
+              label={t('login.username')}
               name="username"
               autoComplete="username"
               autoFocus
@@ -228,7 +227,7 @@ export function LoginPage() {
               onBlur={blur('username')}
             />
             <TextField
-              label="Password"
+              label={t('login.password')}
               name="password"
               type="password"
               autoComplete="current-password"
@@ -238,13 +237,10 @@ export function LoginPage() {
               onBlur={blur('password')}
             />
             <Button type="submit" isLoading={isSubmitting} className="w-full">
-              Sign in
+              {t('login.submit')}
             </Button>
             <ProviderSignIn onFailure={setAlert} />
-            <p className="text-center text-xs text-gray-500 dark:text-gray-400">
-              By signing in you agree to the Terms of Service of this installation and to expose only services you are
-              authorised to publish.
-            </p>
+            <p className="text-center text-xs text-gray-500 dark:text-gray-400">{t('login.terms')}</p>
           </form>
         )}
       </div>
@@ -259,7 +255,7 @@ function LoginAlert({ text, onClose }: { text: string; onClose: () => void }) {
       className="flex items-start gap-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
     >
       <p className="flex-1">{text}</p>
-      <button type="button" aria-label="Close alert" onClick={onClose}>
+      <button type="button" aria-label={t('login.closeAlert')} onClick={onClose}>
         <CloseIcon className="size-4" />
       </button>
     </div>

@@ -1,6 +1,7 @@
 import { firstPageRoutes } from '@postern/contract';
 import { useEffect, useState } from 'react';
 import { Button } from '../components/ui/button';
+import { t } from '../i18n/i18n';
 import { call } from '../lib/api';
 
 // The login page's buttons for the organisation's identity providers (docs/api.md "Signing in through an identity
@@ -47,13 +48,13 @@ export function ProviderSignIn({ onFailure }: { onFailure: (message: string) => 
       window.location.assign(url);
     } catch {
       setBusy(null);
-      onFailure(`${provider.name} could not be reached. Try again, or sign in with your password.`);
+      onFailure(t('login.providerUnreachable', { provider: provider.name }));
     }
   };
 
   return (
     <div className="flex flex-col gap-2">
-      <p className="text-center text-xs text-gray-500 dark:text-gray-400">or</p>
+      <p className="text-center text-xs text-gray-500 dark:text-gray-400">{t('login.or')}</p>
       {providers.map((provider) => (
         <Button
           key={provider.id}
@@ -62,7 +63,7 @@ export function ProviderSignIn({ onFailure }: { onFailure: (message: string) => 
           isLoading={busy === provider.id}
           onClick={() => void start(provider)}
         >
-          Sign in with {provider.name}
+          {t('login.withProvider', { provider: provider.name })}
         </Button>
       ))}
     </div>

@@ -1,10 +1,7 @@
 import { useRouterState } from '@tanstack/react-router';
 import { useSyncExternalStore } from 'react';
+import { t } from '../i18n/i18n';
 import { getConnection, subscribeToConnection } from '../lib/connection-store';
-
-export const API_UNREACHABLE_TEXT =
-  'The gateway cannot be reached. What you see may be out of date; changes may not be saved.';
-export const STREAM_RETRYING_TEXT = 'Live updates are interrupted. Reconnecting…';
 
 /**
  * Beyond the spec: says so while the gateway does not answer or a live stream is down, so a silent screen is not
@@ -16,7 +13,7 @@ export function ConnectionBanner() {
     getConnection,
     getConnection,
   );
-  const text = isApiUnreachable ? API_UNREACHABLE_TEXT : isStreamRetrying ? STREAM_RETRYING_TEXT : null;
+  const text = isApiUnreachable ? t('shell.apiUnreachable') : isStreamRetrying ? t('shell.streamRetrying') : null;
   return (
     <div role="status" aria-live="polite" className="empty:hidden">
       {text && (
@@ -38,7 +35,7 @@ export function NavigationProgress() {
   return (
     <div
       role="progressbar"
-      aria-label="Loading page"
+      aria-label={t('shell.loadingPage')}
       className="fixed inset-x-0 top-0 z-[70] h-1 overflow-hidden bg-brand-100 dark:bg-brand-950"
     >
       <div className="navigation-progress h-full w-1/3 bg-brand-600" />

@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { SearchIcon } from '../components/ui/icons';
+import { t } from '../i18n/i18n';
 
 // The dialog and its queries load on first use: the shell's first page stays within its JS budget.
 const loadDialog = () => import('../features/find/find-dialog');
@@ -29,7 +30,7 @@ export function FindTrigger() {
         className="flex items-center gap-2 rounded-md border border-gray-300 px-2 py-1.5 text-sm text-gray-600 hover:bg-gray-100 dark:border-gray-600 dark:text-gray-300 dark:hover:bg-gray-800"
       >
         <SearchIcon className="size-4" />
-        <span className="sr-only sm:not-sr-only">Find</span>
+        <span className="sr-only sm:not-sr-only">{t('shell.find')}</span>
         <kbd
           aria-hidden="true"
           className="hidden rounded border border-gray-300 px-1 text-xs sm:inline dark:border-gray-600"

@@ -1,5 +1,6 @@
 import type { RefObject } from 'react';
 import { useEffect } from 'react';
+import { t } from '../i18n/i18n';
 import { links } from '../lib/links';
 
 // The Help menu's items and keys (help-menu.tsx loads this when the menu first opens).
@@ -57,7 +58,7 @@ export function HelpMenuItems({
         className={itemClass}
         onClick={() => onClose(false)}
       >
-        Documentation
+        {t('shell.documentation')}
       </a>
       <a
         role="menuitem"
@@ -68,7 +69,7 @@ export function HelpMenuItems({
         className={itemClass}
         onClick={() => onClose(false)}
       >
-        Contact us
+        {t('shell.contact')}
       </a>
     </div>
   );

@@ -1,5 +1,6 @@
 import { useCallback, useRef, useState } from 'react';
 import { HelpIcon } from '../components/ui/icons';
+import { t } from '../i18n/i18n';
 import type { HelpMenuItems } from './help-menu-items';
 
 let loadedItems: typeof HelpMenuItems | null = null;
@@ -33,7 +34,7 @@ export function HelpMenu() {
       <button
         ref={buttonRef}
         type="button"
-        aria-label="Help"
+        aria-label={t('shell.help')}
         aria-haspopup="menu"
         aria-expanded={isOpen}
         onClick={() => {

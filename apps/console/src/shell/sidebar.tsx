@@ -14,11 +14,13 @@ import {
   ShieldIcon,
   UsersIcon,
 } from '../components/ui/icons';
+import { t, type MessageId } from '../i18n/i18n';
 import { useCan } from '../queries/account';
+import { LanguageMenu } from './language-menu';
 import { SignedInAs } from './signed-in-as';
 
 type NavItem = {
-  label: string;
+  label: MessageId;
   to: '/' | '/domains' | '/nodes' | '/services' | '/certificates' | '/audit' | '/accounts' | '/settings';
   icon: ReactNode;
   /** Shown only to roles that hold it (the contract's role table). */
@@ -29,23 +31,23 @@ type NavItem = {
 
 /** The 'Pages' group (the spec's "Screens and routes"): its three entries, as the spec words them. */
 const pages: NavItem[] = [
-  { label: 'Home', to: '/', icon: <HomeIcon className="size-5 shrink-0" /> },
-  { label: 'Domain Names', to: '/domains', icon: <GlobeIcon className="size-5 shrink-0" /> },
-  { label: 'Client / Nodes', to: '/nodes', icon: <ServerIcon className="size-5 shrink-0" /> },
+  { label: 'nav.home', to: '/', icon: <HomeIcon className="size-5 shrink-0" /> },
+  { label: 'nav.domains', to: '/domains', icon: <GlobeIcon className="size-5 shrink-0" /> },
+  { label: 'nav.nodes', to: '/nodes', icon: <ServerIcon className="size-5 shrink-0" /> },
 ];
 
 /** Beyond the spec: every service across nodes, the audit log and, on phones, Settings. */
 const operations: NavItem[] = [
-  { label: 'Services', to: '/services', icon: <LayersIcon className="size-5 shrink-0" /> },
-  { label: 'Certificates', to: '/certificates', icon: <ShieldIcon className="size-5 shrink-0" /> },
-  { label: 'Audit Log', to: '/audit', icon: <ListIcon className="size-5 shrink-0" /> },
-  { label: 'Accounts', to: '/accounts', icon: <UsersIcon className="size-5 shrink-0" />, permission: 'accounts' },
-  { label: 'Settings', to: '/settings', icon: <GearIcon className="size-5 shrink-0" />, className: 'lg:hidden' },
+  { label: 'nav.services', to: '/services', icon: <LayersIcon className="size-5 shrink-0" /> },
+  { label: 'nav.certificates', to: '/certificates', icon: <ShieldIcon className="size-5 shrink-0" /> },
+  { label: 'nav.audit', to: '/audit', icon: <ListIcon className="size-5 shrink-0" /> },
+  { label: 'nav.accounts', to: '/accounts', icon: <UsersIcon className="size-5 shrink-0" />, permission: 'accounts' },
+  { label: 'nav.settings', to: '/settings', icon: <GearIcon className="size-5 shrink-0" />, className: 'lg:hidden' },
 ];
 
-const groups: { title: string; items: NavItem[] }[] = [
-  { title: 'Pages', items: pages },
-  { title: 'Operations', items: operations },
+const groups: { title: MessageId; items: NavItem[] }[] = [
+  { title: 'nav.pages', items: pages },
+  { title: 'nav.operations', items: operations },
 ];
 
 /** Tailwind's `lg`: from this width the sidebar is part of the page, below it an overlay. */
@@ -104,7 +106,7 @@ export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMob
       <aside
         ref={panelRef}
         id="sidebar"
-        aria-label="Sidebar"
+        aria-label={t('shell.sidebar')}
         data-expanded={isExpanded}
         data-mobile-open={isMobileOpen}
         inert={isHidden}
@@ -115,14 +117,15 @@ export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMob
           <span className={`text-lg font-bold ${labelClass}`}>Postern</span>
         </div>
         {/* On phones the top bar has no room for it. */}
-        <SignedInAs className="px-4 md:hidden" />
+        <SignedInAs className="px-4 md:hidden" wrap />
+        <LanguageMenu className="px-4 pt-2 md:hidden" />
         <nav className="flex flex-1 flex-col gap-4 px-2 py-4">
           {groups.map((group) => (
             <div key={group.title}>
               <h3
                 className={`px-3 pb-2 text-xs font-semibold tracking-wider text-gray-600 uppercase dark:text-gray-400 ${labelClass}`}
               >
-                {group.title}
+                {t(group.title)}
               </h3>
               <ul className="flex flex-col gap-1">
                 {group.items.filter(isShown).map((item) => (
@@ -130,7 +133,7 @@ export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMob
                     <Link
                       to={item.to}
                       onClick={onCloseMobile}
-                      title={item.label}
+                      title={t(item.label)}
                       activeOptions={{ exact: item.to === '/' }}
                       activeProps={{ className: 'bg-brand-50 text-brand-700 dark:bg-gray-800 dark:text-white' }}
                       inactiveProps={{
@@ -139,7 +142,7 @@ export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMob
                       className="flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium"
                     >
                       {item.icon}
-                      <span className={labelClass}>{item.label}</span>
+                      <span className={labelClass}>{t(item.label)}</span>
                     </Link>
                   </li>
                 ))}
@@ -151,7 +154,7 @@ export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMob
           <button
             type="button"
             onClick={onToggleExpanded}
-            aria-label={isExpanded ? 'Collapse sidebar' : 'Expand sidebar'}
+            aria-label={isExpanded ? t('shell.collapseSidebar') : t('shell.expandSidebar')}
             aria-expanded={isExpanded}
             className="flex w-full items-center justify-center rounded-md p-2 text-gray-500 hover:bg-gray-100 dark:hover:bg-gray-800"
           >

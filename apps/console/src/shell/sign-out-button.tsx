@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { LogoutIcon } from '../components/ui/icons';
 import { Spinner } from '../components/ui/spinner';
+import { t } from '../i18n/i18n';
 import { logout } from '../lib/session';
 
 /** Ends the session here and on the server (which clears its cookie); shows a spinner meanwhile. */
@@ -20,12 +21,12 @@ export function SignOutButton() {
       type="button"
       onClick={signOut}
       disabled={isSigningOut}
-      aria-label="Sign out"
-      title="Sign out"
+      aria-label={t('shell.signOut')}
+      title={t('shell.signOut')}
       className="inline-flex items-center gap-2 rounded-md p-2 text-sm text-gray-500 hover:bg-gray-100 disabled:opacity-60 dark:text-gray-300 dark:hover:bg-gray-800"
     >
-      {isSigningOut ? <Spinner className="size-5" label="Signing out" /> : <LogoutIcon className="size-5" />}
-      <span className="hidden sm:inline">Sign out</span>
+      {isSigningOut ? <Spinner className="size-5" label={t('shell.signingOut')} /> : <LogoutIcon className="size-5" />}
+      <span className="hidden sm:inline">{t('shell.signOut')}</span>
     </button>
   );
 }

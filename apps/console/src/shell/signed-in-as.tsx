@@ -1,17 +1,22 @@
-import { roleLabels } from '@postern/contract';
+import { t, withSlot } from '../i18n/i18n';
 import { useCurrentAccount } from '../queries/account';
 
-/** "Signed in as <name> (<role>)": who the audit log will name for what is done here. */
-export function SignedInAs({ className = '' }: { className?: string }) {
+/**
+ * "Signed in as <name> (<role>)": who the audit log will name for what is done here. One line cut short in the top
+ * bar; `wrap` lets it take a second line where the width is fixed (the phone sidebar), as longer languages need.
+ */
+export function SignedInAs({ className = '', wrap = false }: { className?: string; wrap?: boolean }) {
   const { data } = useCurrentAccount();
   if (!data) return null;
+  const [before, after] = withSlot('shell.signedInAs', 'username', { role: t(`role.${data.role}`) });
   return (
     <p
-      className={`truncate text-sm text-gray-600 dark:text-gray-300 ${className}`}
-      title={`Signed in with ${data.via}`}
+      className={`${wrap ? 'break-words' : 'truncate'} text-sm text-gray-600 dark:text-gray-300 ${className}`}
+      title={t('shell.signedInWith', { via: data.via })}
     >
-      Signed in as <span className="font-medium text-gray-900 dark:text-white">{data.username}</span> (
-      {roleLabels[data.role]})
+      {before}
+      <span className="font-medium text-gray-900 dark:text-white">{data.username}</span>
+      {after}
     </p>
   );
 }

@@ -1,6 +1,7 @@
 import type { Theme } from '@postern/contract';
 import { useState } from 'react';
 import { MonitorIcon, MoonIcon, SunIcon } from '../components/ui/icons';
+import { t } from '../i18n/i18n';
 import { readTheme, storeTheme } from '../lib/theme';
 
 const order: Theme[] = ['light', 'dark', 'auto'];
@@ -18,8 +19,8 @@ export function ThemeToggle() {
         storeTheme(next);
         setTheme(next);
       }}
-      aria-label={`Theme: ${theme}. Switch to ${next}`}
-      title={`Theme: ${theme}`}
+      aria-label={t('shell.themeSwitch', { theme: t(`shell.theme.${theme}`), next: t(`shell.theme.${next}`) })}
+      title={t('shell.theme', { theme: t(`shell.theme.${theme}`) })}
       data-theme={theme}
       className="rounded-md p-2 text-gray-500 hover:bg-gray-100 dark:text-gray-300 dark:hover:bg-gray-800"
     >

@@ -1,6 +1,8 @@
 import { Link } from '@tanstack/react-router';
 import { CodeIcon, GearIcon, MenuIcon } from '../components/ui/icons';
+import { t } from '../i18n/i18n';
 import { links } from '../lib/links';
+import { LanguageMenu } from './language-menu';
 import { FindTrigger } from './find-trigger';
 import { HelpMenu } from './help-menu';
 import { SignedInAs } from './signed-in-as';
@@ -13,7 +15,7 @@ export function TopBar({ onOpenSidebar }: { onOpenSidebar: () => void }) {
       <button
         type="button"
         data-sidebar-trigger
-        aria-label="Open sidebar"
+        aria-label={t('shell.openSidebar')}
         aria-controls="sidebar"
         onClick={onOpenSidebar}
         className="rounded-md p-2 text-gray-500 hover:bg-gray-100 lg:hidden dark:hover:bg-gray-800"
@@ -27,8 +29,8 @@ export function TopBar({ onOpenSidebar }: { onOpenSidebar: () => void }) {
         href={links.sourceRepository}
         target="_blank"
         rel="noreferrer"
-        aria-label="Source repository"
-        title="Source repository"
+        aria-label={t('shell.sourceRepository')}
+        title={t('shell.sourceRepository')}
         className="rounded-md p-2 text-gray-500 hover:bg-gray-100 dark:text-gray-300 dark:hover:bg-gray-800"
       >
         <CodeIcon className="size-5" />
@@ -41,8 +43,9 @@ export function TopBar({ onOpenSidebar }: { onOpenSidebar: () => void }) {
         className="hidden items-center gap-1.5 rounded-md px-2 py-2 text-sm font-medium text-gray-600 hover:bg-gray-100 lg:flex dark:text-gray-300 dark:hover:bg-gray-800"
       >
         <GearIcon className="size-5" />
-        Settings
+        {t('shell.settings')}
       </Link>
+      <LanguageMenu className="hidden md:block" />
       <ThemeToggle />
       <SignOutButton />
     </header>
