@@ -10,7 +10,8 @@
 #     --all          (default) runtime + what the test suite needs: pebble, BIND (bind9: the authoritative DNS server of the
 #                    DNS-01 system tests), chromium, shellcheck, iputils-ping, curl, unzip,
 #                    PostgreSQL (the store's tests on a shared database; test.sh starts it), busted and luacheck under
-#                    Lua 5.1 (the Lua module's unit tests and lint),
+#                    Lua 5.1 (the Lua module's unit tests and lint), a CJK font (fonts-wqy-microhei: the console's Chinese
+#                    and Japanese in the browser tests' layout checks and shots, not boxes),
 #                    and for the image tests: the Docker engine, compose v1, debootstrap (base images made locally),
 #                    qemu-user-static + binfmt-support (arm64 under emulation)
 #     --node-client  what the node client image needs next to Node: WireGuard tools, iproute2, tini (no pnpm)
@@ -18,7 +19,7 @@ set -euo pipefail
 
 mode="${1:---all}"
 runtime_pkgs=(nginx libnginx-mod-stream libnginx-mod-http-lua lua-resty-core lua-cjson wireguard-tools wireguard-go iproute2 iptables procps openssl ca-certificates bind9-dnsutils)
-test_pkgs=(pebble bind9 chromium shellcheck iputils-ping curl unzip postgresql lua5.1 lua-busted lua-check)
+test_pkgs=(pebble bind9 chromium fonts-wqy-microhei shellcheck iputils-ping curl unzip postgresql lua5.1 lua-busted lua-check)
 # docker.io is Docker 20.10 with BuildKit built in (no buildx needed); docker-compose is compose v1 (1.29), the only
 # compose Debian 12 has.
 image_test_pkgs=(docker.io docker-compose debootstrap qemu-user-static binfmt-support)

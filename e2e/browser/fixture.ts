@@ -13,6 +13,8 @@ export interface PageOptions {
   theme?: Theme;
   /** Start with the session cookie the server sets on sign-in (default true): the page restores the session from it. */
   isSignedIn?: boolean;
+  /** The browser's language (navigator.languages), default en-US: the machine's own never changes what tests read. */
+  locale?: string;
 }
 
 /** Where the console is served: the browser tests' own server, or the real gateway of the log tests. */
@@ -58,12 +60,13 @@ export async function startConsole(origin?: ConsoleOrigin): Promise<ConsoleHarne
 
   const openPage = async (
     path: string,
-    { viewport = 'desktop', theme, isSignedIn = true }: PageOptions = {},
+    { viewport = 'desktop', theme, isSignedIn = true, locale = 'en-US' }: PageOptions = {},
   ): Promise<Page> => {
     const context = await browser.newContext({
       baseURL: server.baseUrl,
       viewport: viewports[viewport],
       colorScheme: theme === 'dark' ? 'dark' : 'light',
+      locale,
     });
     contexts.push(context);
     if (theme) {
