@@ -106,7 +106,7 @@ describe('languages', () => {
 
       const home = await harness.openPage('/', { viewport, theme, locale });
       await expectVisible(home.getByRole('heading', { name: own('home.title') }));
-      await check(home, 'home', ['header', '#sidebar']);
+      await check(home, 'home', ['header', '#sidebar', 'main']);
       if (viewport === 'phone') {
         await home.getByRole('button', { name: own('shell.openSidebar') }).click();
         await expectVisible(home.getByRole('complementary').getByRole('link', { name: own('nav.nodes') }));

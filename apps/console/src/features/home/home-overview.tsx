@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { Spinner } from '../../components/ui/spinner';
+import { t } from '../../i18n/i18n';
 import { attentionQueryOptions } from '../../queries/attention';
 import { useObserveStream } from '../../queries/observe-stream';
 import { AttentionPanel, TotalsPanel } from './attention-panel';
@@ -34,7 +35,7 @@ export function HomeOverview() {
   if (query.isPending) {
     return (
       <div className="flex justify-center py-8">
-        <Spinner label="Loading the overview" />
+        <Spinner label={t('home.loadingOverview')} />
       </div>
     );
   }
@@ -42,7 +43,7 @@ export function HomeOverview() {
     return (
       <>
         <p role="alert" className="text-sm text-red-600 dark:text-red-400">
-          What needs attention could not be loaded. Check your connection and reload the page.
+          {t('home.attentionFailed')}
         </p>
         <SystemStatusPanel />
         <HelpLinks />

@@ -5,6 +5,7 @@ import { lazy, Suspense, useState } from 'react';
 import { Button, buttonClasses } from '../../components/ui/button';
 import { BookIcon, CodeIcon, HeartIcon, PlusIcon, ServerIcon, TerminalIcon } from '../../components/ui/icons';
 import { links } from '../../lib/links';
+import { t, withSlot } from '../../i18n/i18n';
 
 // The spec's welcome cards (the spec's "Screens and routes" "Home"): shown while the gateway holds nothing yet.
 
@@ -39,6 +40,18 @@ const NodeFormDialog = lazy(() => loadNodeFormDialog().then((module) => ({ defau
 const loadNodeReadyDialog = () => import('../nodes/node-ready-dialog');
 const NodeReadyDialog = lazy(() => loadNodeReadyDialog().then((module) => ({ default: module.NodeReadyDialog })));
 
+/** The CLI card's text, with the command's name in code in the language's own word order. */
+function CliText() {
+  const [before, after] = withSlot('home.cli.text', 'command');
+  return (
+    <>
+      {before}
+      <code className="font-mono">postern</code>
+      {after}
+    </>
+  );
+}
+
 export function WelcomeCards() {
   const navigate = useNavigate();
   const [isFormOpen, setFormOpen] = useState(false);
@@ -54,31 +67,29 @@ export function WelcomeCards() {
       <div className="grid gap-4 md:grid-cols-2 xl:grid-cols-3">
         <WelcomeCard
           icon={<ServerIcon className="size-5" />}
-          title="Create your first node"
+          title={t('home.firstNode.title')}
           action={
             <Button onClick={openNodeForm} onMouseEnter={preload}>
-              <PlusIcon className="size-4" /> Create Node
+              <PlusIcon className="size-4" /> {t('home.firstNode.action')}
             </Button>
           }
         >
-          A node is a machine in your private network that connects out to this gateway. Create one, run the connect
-          command on it and expose its services.
+          {t('home.firstNode.text')}
         </WelcomeCard>
         <WelcomeCard
           icon={<TerminalIcon className="size-5" />}
-          title="Install the CLI"
+          title={t('home.cli.title')}
           action={
             <a href={links.cliInstall} target="_blank" rel="noreferrer" className={externalLinkClass}>
-              Install the CLI
+              {t('home.cli.title')}
             </a>
           }
         >
-          The <code className="font-mono">postern</code> command connects a node, keeps its tunnel up and exposes
-          services from the command line. Creating a node shows the command that installs and connects it.
+          <CliText />
         </WelcomeCard>
         <WelcomeCard
           icon={<CodeIcon className="size-5" />}
-          title="Gateway deployments"
+          title={t('home.deployments.title')}
           action={
             <>
               <a href={links.dockerGateway} target="_blank" rel="noreferrer" className={externalLinkClass}>
@@ -90,37 +101,37 @@ export function WelcomeCards() {
             </>
           }
         >
-          Run a node as a gateway for a whole network, with the container image or the Helm chart.
+          {t('home.deployments.text')}
         </WelcomeCard>
       </div>
 
       <div className="grid gap-4 md:grid-cols-2">
         <WelcomeCard
           icon={<BookIcon className="size-5" />}
-          title="Need help?"
+          title={t('home.help.title')}
           action={
             <>
               <a href={links.documentation} target="_blank" rel="noreferrer" className={externalLinkClass}>
-                Documentation
+                {t('shell.documentation')}
               </a>
               <a href={links.sourceRepository} target="_blank" rel="noreferrer" className={externalLinkClass}>
-                Source repository
+                {t('shell.sourceRepository')}
               </a>
             </>
           }
         >
-          Guides for nodes, domains, certificates and services, and the source code.
+          {t('home.help.text')}
         </WelcomeCard>
         <WelcomeCard
           icon={<HeartIcon className="size-5" />}
-          title="Support the project"
+          title={t('home.sponsor.title')}
           action={
             <a href={links.sponsor} target="_blank" rel="noreferrer" className={externalLinkClass}>
-              Sponsor
+              {t('home.sponsor.action')}
             </a>
           }
         >
-          Postern is free software. Sponsoring keeps it maintained.
+          {t('home.sponsor.text')}
         </WelcomeCard>
       </div>
 
@@ -148,15 +159,15 @@ export function WelcomeCards() {
 export function HelpLinks() {
   const linkClass = 'text-brand-600 underline-offset-2 hover:underline dark:text-blue-400';
   const items: [string, string][] = [
-    ['Documentation', links.documentation],
-    ['Install the CLI', links.cliInstall],
+    [t('shell.documentation'), links.documentation],
+    [t('home.cli.title'), links.cliInstall],
     ['Docker', links.dockerGateway],
     ['Kubernetes', links.kubernetesGateway],
-    ['Source repository', links.sourceRepository],
-    ['Sponsor', links.sponsor],
+    [t('shell.sourceRepository'), links.sourceRepository],
+    [t('home.sponsor.action'), links.sponsor],
   ];
   return (
-    <nav aria-label="Help and links" className="border-t border-gray-200 pt-4 text-sm dark:border-gray-800">
+    <nav aria-label={t('home.helpLinks')} className="border-t border-gray-200 pt-4 text-sm dark:border-gray-800">
       <ul className="flex flex-wrap gap-x-5 gap-y-2">
         {items.map(([label, href]) => (
           <li key={label}>
