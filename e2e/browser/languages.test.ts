@@ -77,6 +77,7 @@ const variants = [
 
 describe('languages', () => {
   const harness = useConsoleHarness();
+  let seeded = false;
 
   it.each(['de', 'ja'].flatMap((code) => variants.map((variant) => ({ code, ...variant }))))(
     'the translated screens in $code at $viewport width, $theme: no English left, nothing overflowing, axe clean',
@@ -117,6 +118,41 @@ describe('languages', () => {
       await expectVisible(missing.getByText(own('notFound.text')));
       await check(missing, 'not-found', ['header', '#sidebar', 'main']);
 
+      expect(findings).toEqual([]);
+    },
+  );
+
+  it.each(['de', 'ja'].flatMap((code) => variants.map((variant) => ({ code, ...variant }))))(
+    'the home page in use in $code at $viewport width, $theme: attention, totals and system status translated',
+    async ({ code, viewport, theme }) => {
+      if (!seeded) {
+        // Once the gateway holds something the home page leads with what needs attention (a node never connected).
+        seeded = true;
+        const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: 'home-lab' });
+        await harness.seed('POST', '/api/domains', {
+          domain: 'app.example.test',
+          ssl: 'self-signed',
+          skipValidation: true,
+        });
+        await harness.seed('POST', `/api/services/${node.id}/http`, {
+          name: 'website',
+          domain: 'app.example.test',
+          backendPort: 8080,
+        });
+      }
+      const own = words(code);
+      const leftOver = englishLeftOver(code);
+      const page = await harness.openPage('/', { viewport, theme, locale: code === 'de' ? 'de-DE' : 'ja-JP' });
+      await expectVisible(page.getByRole('heading', { name: own('attention.title') }));
+      await expectVisible(page.getByRole('heading', { name: own('status.title') }));
+      await settleTransitions(page);
+      const { texts, overflow } = await inspect(page, ['main']);
+      const findings = [
+        ...texts.filter((text) => leftOver.includes(text)).map((text) => `untranslated "${text}"`),
+        ...overflow,
+        ...(await axeViolations(page, 'home-in-use')).map((found) => `axe ${found.rule} ${found.targets.join()}`),
+      ];
+      await snap(page, `lang-home-in-use-${code}-${viewport}-${theme}`);
       expect(findings).toEqual([]);
     },
   );

@@ -20,9 +20,21 @@ function compareKeys(source: Record<string, string>, other: Record<string, strin
   };
 }
 
-/** The `{name}` arguments a message fills (ICU: `{name}`, `{count, plural, …}`). */
-const placeholders = (message: string): string[] =>
-  [...new Set([...message.matchAll(/\{\s*([A-Za-z_]\w*)\s*[,}]/g)].map((match) => match[1] ?? ''))].sort();
+/** The arguments a message fills (`{name}`, `{count, plural, …}`, also those inside plural and select branches). */
+function placeholders(message: string): string[] {
+  const names = new Set<string>();
+  const walk = (tokens: unknown): void => {
+    if (!Array.isArray(tokens)) return;
+    for (const token of tokens) {
+      if (!Array.isArray(token) || typeof token[0] !== 'string') continue;
+      names.add(token[0]);
+      const branches: unknown = token[2];
+      if (typeof branches === 'object' && branches !== null) Object.values(branches).forEach(walk);
+    }
+  };
+  walk(compileMessage(message));
+  return [...names].sort();
+}
 
 const source = read('en');
 
@@ -30,6 +42,7 @@ describe('the catalogue check', () => {
   it('finds a missing key and one the source no longer has', () => {
     expect(compareKeys({ a: 'A', b: 'B' }, { a: 'A', c: 'C' })).toEqual({ missing: ['b'], extra: ['c'] });
     expect(placeholders('{count, plural, one {# node} other {# nodes}} on {name}')).toEqual(['count', 'name']);
+    expect(placeholders('{done, select, yes {fertig} other {offen: {what}}}')).toEqual(['done', 'what']);
   });
 
   it('has a catalogue file for every language and a language for every catalogue file', () => {

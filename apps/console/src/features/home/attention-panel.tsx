@@ -1,7 +1,9 @@
-import { formatRelativeTime, type Attention } from '@postern/contract';
+import type { Attention } from '@postern/contract';
 import { Link } from '@tanstack/react-router';
 import type { ReactNode } from 'react';
 import { Badge } from '../../components/ui/card';
+import { formatNumber, formatRelativeTime } from '../../i18n/format';
+import { t } from '../../i18n/i18n';
 import { serviceOnNodeSearch } from '../../lib/list-search';
 import { countAttention, describeCertificateProblem } from './home-state';
 
@@ -51,22 +53,17 @@ export function AttentionPanel({ attention }: { attention: Attention }) {
       className="flex flex-col gap-4 rounded-lg border border-gray-200 bg-white p-5 shadow-sm dark:border-gray-800 dark:bg-gray-900"
     >
       <h2 id="attention-title" className="flex items-center gap-2 text-base font-semibold">
-        Needs attention {count > 0 && <Badge tone="red">{count}</Badge>}
+        {t('attention.title')} {count > 0 && <Badge tone="red">{count}</Badge>}
       </h2>
-      {count === 0 && (
-        <p className="text-sm text-gray-700 dark:text-gray-200">
-          Nothing needs your attention: every connected node is online, no backend is down, no certificate failed or
-          ends within 14 days, and every change is applied.
-        </p>
-      )}
+      {count === 0 && <p className="text-sm text-gray-700 dark:text-gray-200">{t('attention.nothing')}</p>}
       <div className="grid gap-5 md:grid-cols-2">
         <Group
           id="attention-offline-nodes"
-          title="Nodes offline"
+          title={t('attention.nodesOffline')}
           total={offlineNodes.total}
           more={
             <Link to="/nodes" search={{ sort: 'status', order: 'asc' }} className={linkClass}>
-              Show all {offlineNodes.total} nodes offline
+              {t('attention.showNodesOffline', { count: offlineNodes.total })}
             </Link>
           }
         >
@@ -77,19 +74,19 @@ export function AttentionPanel({ attention }: { attention: Attention }) {
               </Link>
               <Detail>
                 {node.latestHandshakeTimestamp
-                  ? `last handshake ${formatRelativeTime(node.latestHandshakeTimestamp)}`
-                  : 'never connected'}
+                  ? t('attention.lastHandshake', { when: formatRelativeTime(node.latestHandshakeTimestamp) })
+                  : t('attention.neverConnected')}
               </Detail>
             </li>
           ))}
         </Group>
         <Group
           id="attention-backends-down"
-          title="Backends down"
+          title={t('attention.backendsDown')}
           total={backendsDown.total}
           more={
             <Link to="/services" search={{ status: 'backend-down' }} className={linkClass}>
-              Show all {backendsDown.total} services with their backend down
+              {t('attention.showBackendsDown', { count: backendsDown.total })}
             </Link>
           }
         >
@@ -104,19 +101,21 @@ export function AttentionPanel({ attention }: { attention: Attention }) {
                 {service.name} on {service.nodeName}
               </Link>
               <Detail>
-                down{service.since ? ` since ${formatRelativeTime(service.since)}` : ''}
-                {service.lastError ? `: ${service.lastError}` : ''}
+                {service.since
+                  ? t('attention.downSince', { when: formatRelativeTime(service.since) })
+                  : t('attention.down')}
+                {service.lastError ? t('attention.withError', { error: service.lastError }) : ''}
               </Detail>
             </li>
           ))}
         </Group>
         <Group
           id="attention-certificates"
-          title="Certificates"
+          title={t('nav.certificates')}
           total={certificates.total}
           more={
             <Link to="/domains" className={linkClass}>
-              Show all domains
+              {t('attention.showDomains')}
             </Link>
           }
         >
@@ -131,11 +130,11 @@ export function AttentionPanel({ attention }: { attention: Attention }) {
         </Group>
         <Group
           id="attention-set-aside"
-          title="Changes set aside"
+          title={t('attention.setAside')}
           total={setAside.total}
           more={
             <Link to="/services" search={{ status: 'set-aside' }} className={linkClass}>
-              Show all {setAside.total} services set aside
+              {t('attention.showSetAside', { count: setAside.total })}
             </Link>
           }
         >
@@ -149,19 +148,21 @@ export function AttentionPanel({ attention }: { attention: Attention }) {
               >
                 {service.name} on {service.nodeName}
               </Link>
-              <Detail>not served: {service.applyError}</Detail>
+              <Detail>{t('attention.notServed', { error: service.applyError })}</Detail>
             </li>
           ))}
         </Group>
         {hasDrift && (
           <section aria-labelledby="attention-drift" className="flex flex-col gap-2" data-testid="attention-drift">
             <h3 id="attention-drift" className="text-sm font-semibold">
-              Drift
+              {t('attention.drift')}
             </h3>
             <p className="text-sm text-gray-700 dark:text-gray-200">
-              The check {formatRelativeTime(drift.checkedAt)} found {drift.differences.length} difference
-              {drift.differences.length === 1 ? '' : 's'} between the database and what nginx and WireGuard serve
-              {drift.repaired ? ', and repaired them.' : '; they are not repaired yet.'}
+              {t('attention.driftText', {
+                when: formatRelativeTime(drift.checkedAt),
+                count: drift.differences.length,
+                repaired: drift.repaired ? 'yes' : 'no',
+              })}
             </p>
           </section>
         )}
@@ -177,34 +178,36 @@ export function TotalsPanel({ attention }: { attention: Attention }) {
   const tile =
     'flex flex-col gap-1 rounded-lg border border-gray-200 bg-white p-3 shadow-sm hover:border-brand-600 sm:p-4 dark:border-gray-800 dark:bg-gray-900 dark:hover:border-blue-400';
   return (
-    <nav aria-label="Totals" className="grid grid-cols-3 gap-2 sm:gap-4">
+    <nav aria-label={t('totals.label')} className="grid grid-cols-3 gap-2 sm:gap-4">
       <Link to="/nodes" className={tile}>
-        <span className="text-sm text-gray-600 dark:text-gray-300">Nodes</span>
+        <span className="text-sm text-gray-600 dark:text-gray-300">{t('totals.nodes')}</span>
         <span className="text-2xl font-semibold" data-testid="total-nodes">
           {totals.nodes}
         </span>
         <span className="text-xs text-gray-600 dark:text-gray-300">
-          {offlineNodes.total === 0 ? 'none offline' : `${offlineNodes.total} offline`}
+          {offlineNodes.total === 0
+            ? t('totals.noneOffline')
+            : t('totals.offline', { count: formatNumber(offlineNodes.total) })}
         </span>
       </Link>
       <Link to="/domains" className={tile}>
-        <span className="text-sm text-gray-600 dark:text-gray-300">Domains</span>
+        <span className="text-sm text-gray-600 dark:text-gray-300">{t('totals.domains')}</span>
         <span className="text-2xl font-semibold" data-testid="total-domains">
           {totals.domains}
         </span>
         <span className="text-xs text-gray-600 dark:text-gray-300">
           {attention.certificates.total === 0
-            ? 'certificates in order'
-            : `${attention.certificates.total} certificate${attention.certificates.total === 1 ? '' : 's'} to look at`}
+            ? t('totals.certificatesInOrder')
+            : t('totals.certificatesToLookAt', { count: attention.certificates.total })}
         </span>
       </Link>
       <Link to="/services" className={tile}>
-        <span className="text-sm text-gray-600 dark:text-gray-300">Services</span>
+        <span className="text-sm text-gray-600 dark:text-gray-300">{t('nav.services')}</span>
         <span className="text-2xl font-semibold" data-testid="total-services">
           {services}
         </span>
         <span className="text-xs text-gray-600 dark:text-gray-300">
-          {totals.httpServices} HTTP · {totals.tcpServices} TCP/UDP
+          {t('totals.serviceKinds', { http: formatNumber(totals.httpServices), tcp: formatNumber(totals.tcpServices) })}
         </span>
       </Link>
     </nav>

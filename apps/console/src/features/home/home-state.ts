@@ -1,4 +1,5 @@
 import type { Attention } from '@postern/contract';
+import { t } from '../../i18n/i18n';
 
 // The home page's two faces: onboarding while the gateway holds nothing, then what needs attention.
 
@@ -26,11 +27,12 @@ export function describeCertificateProblem(
   item: Attention['certificates']['items'][number],
   now: Date = new Date(),
 ): string {
-  if (item.problem === 'failed') return item.error ? `issuance failed: ${item.error}` : 'issuance failed';
+  if (item.problem === 'failed')
+    return item.error ? t('certificate.failedWith', { error: item.error }) : t('certificate.failed');
   const end = item.notAfter ? Date.parse(item.notAfter) : Number.NaN;
-  if (Number.isNaN(end)) return item.problem === 'expired' ? 'expired' : 'ends soon';
+  if (Number.isNaN(end)) return item.problem === 'expired' ? t('certificate.expired') : t('certificate.endsSoon');
   const days = Math.round(Math.abs(end - now.getTime()) / DAY_MS);
-  const span = days === 0 ? 'today' : `${days} day${days === 1 ? '' : 's'}`;
-  if (item.problem === 'expired') return days === 0 ? 'expired today' : `expired ${span} ago`;
-  return days === 0 ? 'ends today' : `ends in ${span}`;
+  if (item.problem === 'expired')
+    return days === 0 ? t('certificate.expiredToday') : t('certificate.expiredDaysAgo', { days });
+  return days === 0 ? t('certificate.endsToday') : t('certificate.endsInDays', { days });
 }

@@ -1,4 +1,5 @@
 import type { TrafficPoint } from '@postern/contract';
+import { t } from '../../i18n/i18n';
 
 // The pure part of the traffic charts: where the time axis is labelled, how tall a bar is, and what a point says in
 // words (the tooltip, and what a screen reader hears when the chart's cursor moves).
@@ -78,5 +79,5 @@ export function describePoint(point: TrafficPoint, stepMinutes: number, isPartia
       : `${start}–${clockTime(new Date(Date.parse(point.minute) + stepMinutes * 60_000).toISOString())}`;
   const figures = [`${point.requests} ${units.unit}`, `${point.errors} ${units.errorUnit}`];
   if (point.p95Ms !== null) figures.push(`p95 ≤ ${point.p95Ms} ms`);
-  return `${when}${isPartial ? ' (so far)' : ''}: ${figures.join(', ')}`;
+  return t('chart.point', { when: isPartial ? t('chart.soFar', { when }) : when, figures: figures.join(', ') });
 }

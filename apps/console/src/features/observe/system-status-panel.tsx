@@ -1,5 +1,6 @@
-import { formatBytes, formatRelativeTime } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
+import { formatBytes, formatNumber, formatRelativeTime } from '../../i18n/format';
+import { t } from '../../i18n/i18n';
 import { useObserveStream } from '../../queries/observe-stream';
 import { systemStatusQueryOptions } from '../../queries/system-status';
 import { TrafficChart } from './traffic-chart';
@@ -12,59 +13,65 @@ export function SystemStatusPanel() {
   const { traffic, health, drift } = query.data;
   return (
     <section
-      aria-label="System status"
+      aria-label={t('status.title')}
       data-testid="system-status"
       className="flex flex-col gap-3 rounded-lg border border-gray-200 bg-white p-5 shadow-sm dark:border-gray-800 dark:bg-gray-900"
     >
-      <h2 className="text-base font-semibold">System status</h2>
+      <h2 className="text-base font-semibold">{t('status.title')}</h2>
       <div className="grid grid-cols-2 gap-3 text-sm md:grid-cols-5">
         <div>
-          <div className="text-gray-600 dark:text-gray-300">Requests, 24 h</div>
+          <div className="text-gray-600 dark:text-gray-300">{t('status.requests')}</div>
           <div className="text-lg font-semibold" data-testid="total-requests">
-            {traffic.requests}
+            {formatNumber(traffic.requests)}
           </div>
         </div>
         <div>
-          <div className="text-gray-600 dark:text-gray-300">TCP/UDP connections, 24 h</div>
-          <div className="text-lg font-semibold">{traffic.connections}</div>
+          <div className="text-gray-600 dark:text-gray-300">{t('status.connections')}</div>
+          <div className="text-lg font-semibold">{formatNumber(traffic.connections)}</div>
         </div>
         <div>
-          <div className="text-gray-600 dark:text-gray-300">Errors, 24 h (5xx, failed)</div>
+          <div className="text-gray-600 dark:text-gray-300">{t('status.errors')}</div>
           <div
             className={`text-lg font-semibold ${traffic.errors > 0 ? 'text-red-700 dark:text-red-300' : ''}`}
             data-testid="total-errors"
           >
-            {traffic.errors}
+            {formatNumber(traffic.errors)}
           </div>
         </div>
         <div>
-          <div className="text-gray-600 dark:text-gray-300">In / out, 24 h</div>
+          <div className="text-gray-600 dark:text-gray-300">{t('status.inOut')}</div>
           <div className="text-lg font-semibold">
             {formatBytes(traffic.bytesIn)} / {formatBytes(traffic.bytesOut)}
           </div>
         </div>
         <div>
-          <div className="text-gray-600 dark:text-gray-300">Backends</div>
+          <div className="text-gray-600 dark:text-gray-300">{t('status.backends')}</div>
           <div className="text-lg font-semibold" data-testid="health-counts">
-            {health.up} up ·{' '}
-            <span className={health.down > 0 ? 'text-red-600 dark:text-red-400' : ''}>{health.down} down</span>
+            {t('status.up', { count: formatNumber(health.up) })} ·{' '}
+            <span className={health.down > 0 ? 'text-red-600 dark:text-red-400' : ''}>
+              {t('status.down', { count: formatNumber(health.down) })}
+            </span>
           </div>
         </div>
       </div>
       <TrafficChart
         points={traffic.points}
         stepMinutes={10}
-        label="Requests and connections per 10 minutes, last 24 hours"
-        unit="requests and connections"
-        errorUnit="errors"
+        label={t('status.chartLabel')}
+        unit={t('status.chartUnit')}
+        errorUnit={t('status.chartErrorUnit')}
         className="h-20"
       />
       <p className="text-sm" data-testid="drift-status">
         {drift === null
-          ? 'Drift check: not run yet.'
+          ? t('status.driftNotRun')
           : drift.differences.length === 0
-            ? `Drift check ${formatRelativeTime(drift.checkedAt)}: nginx and WireGuard serve what the database says.`
-            : `Drift check ${formatRelativeTime(drift.checkedAt)}: ${drift.differences.length} difference(s), ${drift.repaired ? 'repaired' : 'not repaired'}.`}
+            ? t('status.driftClean', { when: formatRelativeTime(drift.checkedAt) })
+            : t('status.driftFound', {
+                when: formatRelativeTime(drift.checkedAt),
+                count: drift.differences.length,
+                repaired: drift.repaired ? 'yes' : 'no',
+              })}
       </p>
       {drift !== null && drift.differences.length > 0 && (
         <ul className="list-disc pl-5 text-xs text-gray-600 dark:text-gray-300">

@@ -1,5 +1,6 @@
 import type { TrafficPoint } from '@postern/contract';
 import { useId, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { t } from '../../i18n/i18n';
 import { barShares, describePoint, niceMax, timeTicks, type ChartUnits } from './chart-scale';
 
 // Traffic per minute (or per 10 minutes) as bars: a time axis, the value axis' top, errors stacked in red at the
@@ -176,7 +177,7 @@ export function TrafficChart({ points, stepMinutes, label, unit, errorUnit, clas
             aria-hidden="true"
             className="inline-block size-2.5 rounded-sm border border-dashed border-brand-600 dark:border-blue-400"
           />
-          {stepMinutes === 1 ? 'this minute, so far' : 'this period, so far'}
+          {stepMinutes === 1 ? t('chart.thisMinute') : t('chart.thisPeriod')}
         </span>
       </figcaption>
     </figure>

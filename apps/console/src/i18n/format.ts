@@ -1,0 +1,45 @@
+import {
+  BYTE_UNITS,
+  formatBytes as formatBytesInEnglish,
+  formatRelativeTime as formatRelativeTimeInEnglish,
+} from '@postern/contract';
+import { activeLanguage, SOURCE_LANGUAGE } from './i18n';
+
+// Figures in the active language through Intl. English keeps the spec's own forms (the contract's formatters:
+// '1.50 KB', '3 minutes ago', plain counts), which the spec and its tests word exactly.
+
+const isEnglish = () => activeLanguage() === SOURCE_LANGUAGE;
+
+/** A count: `1234` in English (the spec's), `1.234` in German, `1 234` in French. */
+export function formatNumber(value: number): string {
+  return isEnglish() ? String(value) : new Intl.NumberFormat(activeLanguage()).format(value);
+}
+
+/** Byte sizes in 1024 steps with 2 decimals, the decimal mark of the language: `1,50 KB` in German. */
+export function formatBytes(bytes: number): string {
+  if (isEnglish() || !Number.isFinite(bytes) || bytes <= 0) return formatBytesInEnglish(bytes);
+  const exponent = Math.max(0, Math.min(Math.floor(Math.log(bytes) / Math.log(1024)), BYTE_UNITS.length - 1));
+  const value = new Intl.NumberFormat(activeLanguage(), { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return `${value.format(bytes / 1024 ** exponent)} ${BYTE_UNITS[exponent] ?? 'Bytes'}`;
+}
+
+const RELATIVE_STEPS: [limitSeconds: number, unitSeconds: number, unit: Intl.RelativeTimeFormatUnit][] = [
+  [60, 1, 'second'],
+  [3600, 60, 'minute'],
+  [86_400, 3600, 'hour'],
+  [2_592_000, 86_400, 'day'],
+  [31_536_000, 2_592_000, 'month'],
+  [Infinity, 31_536_000, 'year'],
+];
+
+/** How long ago, in the contract's steps: `vor 3 Minuten`, `3 分前`; '-' for never. */
+export function formatRelativeTime(value: string | null | undefined, now: Date = new Date()): string {
+  if (isEnglish() || !value || Number.isNaN(Date.parse(value))) return formatRelativeTimeInEnglish(value, now);
+  const seconds = Math.max(0, Math.round((now.getTime() - Date.parse(value)) / 1000));
+  const format = new Intl.RelativeTimeFormat(activeLanguage(), { numeric: 'auto' });
+  if (seconds < 5) return format.format(0, 'second');
+  for (const [limit, unitSeconds, unit] of RELATIVE_STEPS) {
+    if (seconds < limit) return format.format(-Math.floor(seconds / unitSeconds), unit);
+  }
+  return '-';
+}
