@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileMessage } from '@lingui/message-utils/compileMessage';
 import type { Plugin } from 'vite';
+import { partOf } from './src/i18n/parts.ts';
 
 /**
  * The console's catalogues (src/i18n/catalogs/<code>.json: message id → ICU message) compiled at build, so the
- * browser gets Lingui's compiled form and never loads a message parser. `import('virtual:postern-catalog/de')` is one
- * chunk per language (src/i18n/languages.ts).
+ * browser gets Lingui's compiled form and never loads a message parser. `virtual:postern-catalog/de` holds the first
+ * page's texts and loaders of the other parts (src/i18n/parts.ts), each a chunk: `virtual:postern-catalog/de/home`, …
  */
 const PREFIX = 'virtual:postern-catalog/';
 const RESOLVED = `\0${PREFIX}`;
@@ -25,13 +26,20 @@ export function catalogPlugin(): Plugin {
     },
     load(id) {
       if (!id.startsWith(RESOLVED)) return null;
-      const code = id.slice(RESOLVED.length);
-      if (!CODE.test(code)) throw new Error(`not a language code: ${code}`);
+      const [code = '', part = 'first'] = id.slice(RESOLVED.length).split('/');
+      if (!CODE.test(code) || !['first', 'home', 'more'].includes(part)) throw new Error(`not a catalogue: ${id}`);
       const file = join(catalogDir, `${code}.json`);
       this.addWatchFile(file);
-      const source = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
-      // JSON.parse of a string literal parses faster than the same object as a JS literal.
-      return `export default JSON.parse(${JSON.stringify(JSON.stringify(compileCatalog(source)))});`;
+      const all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+      const texts = (of: string) =>
+        // JSON.parse of a string literal parses faster than the same object as a JS literal.
+        `JSON.parse(${JSON.stringify(JSON.stringify(compileCatalog(Object.fromEntries(Object.entries(all).filter(([key]) => partOf(key) === of)))))})`;
+      if (part !== 'first') return `export default ${texts(part)};`;
+      return [
+        `export const first = ${texts('first')};`,
+        `export const home = () => import('${PREFIX}${code}/home');`,
+        `export const more = () => import('${PREFIX}${code}/more');`,
+      ].join('\n');
     },
   };
 }

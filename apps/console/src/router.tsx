@@ -13,6 +13,7 @@ import {
   validateNodesSearch,
   validateServicesSearch,
 } from './lib/list-search';
+import { withMoreTexts } from './i18n/i18n';
 import { restoreSession, saveRedirectTarget, setSessionNavigator } from './lib/session';
 import { NotFoundPage } from './pages/not-found-page';
 import { AppShell } from './shell/app-shell';
@@ -64,33 +65,33 @@ const domainsRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/domains',
   validateSearch: validateDomainsSearch,
-  component: lazyRouteComponent(() => import('./features/domains/domains-page'), 'DomainsPage'),
+  component: lazyRouteComponent(() => withMoreTexts(import('./features/domains/domains-page')), 'DomainsPage'),
 });
 
 const domainLogsRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/domains/$domain/logs',
-  component: lazyRouteComponent(() => import('./features/logs/log-viewer-page'), 'DomainLogsPage'),
+  component: lazyRouteComponent(() => withMoreTexts(import('./features/logs/log-viewer-page')), 'DomainLogsPage'),
 });
 
 const nodesRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/nodes',
   validateSearch: validateNodesSearch,
-  component: lazyRouteComponent(() => import('./features/nodes/nodes-page'), 'NodesPage'),
+  component: lazyRouteComponent(() => withMoreTexts(import('./features/nodes/nodes-page')), 'NodesPage'),
 });
 
 const nodeRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/nodes/$id',
   validateSearch: validateNodeDetailSearch,
-  component: lazyRouteComponent(() => import('./features/nodes/node-detail-page'), 'NodeDetailPage'),
+  component: lazyRouteComponent(() => withMoreTexts(import('./features/nodes/node-detail-page')), 'NodeDetailPage'),
 });
 
 const serviceLogsRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/nodes/$nodeId/$type/$id/logs',
-  component: lazyRouteComponent(() => import('./features/logs/log-viewer-page'), 'ServiceLogsPage'),
+  component: lazyRouteComponent(() => withMoreTexts(import('./features/logs/log-viewer-page')), 'ServiceLogsPage'),
 });
 
 /** Beyond the spec: every published service across nodes. */
@@ -98,41 +99,47 @@ const servicesRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/services',
   validateSearch: validateServicesSearch,
-  component: lazyRouteComponent(() => import('./features/services-overview/services-page'), 'ServicesPage'),
+  component: lazyRouteComponent(
+    () => withMoreTexts(import('./features/services-overview/services-page')),
+    'ServicesPage',
+  ),
 });
 
 const auditRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/audit',
-  component: lazyRouteComponent(() => import('./features/audit/audit-page'), 'AuditPage'),
+  component: lazyRouteComponent(() => withMoreTexts(import('./features/audit/audit-page')), 'AuditPage'),
 });
 
 /** Beyond the spec: the admin's own settings (password, two-factor sign-in). */
 const settingsRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/settings',
-  component: lazyRouteComponent(() => import('./features/settings/settings-page'), 'SettingsPage'),
+  component: lazyRouteComponent(() => withMoreTexts(import('./features/settings/settings-page')), 'SettingsPage'),
 });
 
 /** Beyond the spec: every domain's certificate (docs/api.md "Certificates"). */
 const certificatesRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/certificates',
-  component: lazyRouteComponent(() => import('./features/certificates/certificates-page'), 'CertificatesPage'),
+  component: lazyRouteComponent(
+    () => withMoreTexts(import('./features/certificates/certificates-page')),
+    'CertificatesPage',
+  ),
 });
 
 /** Beyond the spec: the owners' accounts and invites (docs/api.md "Accounts and roles"). */
 const accountsRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: '/accounts',
-  component: lazyRouteComponent(() => import('./features/accounts/accounts-page'), 'AccountsPage'),
+  component: lazyRouteComponent(() => withMoreTexts(import('./features/accounts/accounts-page')), 'AccountsPage'),
 });
 
 /** An invite link's page (`/invite#<token>`): the invitee sets a password; no session needed. */
 const inviteRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/invite',
-  component: lazyRouteComponent(() => import('./features/accounts/invite-page'), 'InvitePage'),
+  component: lazyRouteComponent(() => withMoreTexts(import('./features/accounts/invite-page')), 'InvitePage'),
 });
 
 /** Unknown paths inside the app: shown in the shell, behind the same guard. */

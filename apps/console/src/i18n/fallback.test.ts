@@ -10,15 +10,35 @@ describe('a string a language lacks', () => {
         {
           code: 'en',
           name: 'English',
-          load: () => Promise.resolve({ default: { 'login.submit': 'Sign in', 'login.or': 'or' } }),
+          load: () =>
+            Promise.resolve({
+              first: { 'login.submit': 'Sign in', 'login.or': 'or' },
+              home: () => Promise.resolve({ default: { 'attention.title': 'Needs attention' } }),
+              more: () => Promise.resolve({ default: { 'nav.nodes': 'Client / Nodes', 'home.title': 'Welcome' } }),
+            }),
         },
-        { code: 'de', name: 'Deutsch', load: () => Promise.resolve({ default: { 'login.submit': 'Anmelden' } }) },
+        {
+          code: 'de',
+          name: 'Deutsch',
+          load: () =>
+            Promise.resolve({
+              first: { 'login.submit': 'Anmelden' },
+              home: () => Promise.resolve({ default: {} }),
+              more: () => Promise.resolve({ default: { 'home.title': 'Willkommen' } }),
+            }),
+        },
       ],
     }));
-    const { activateLanguage, t } = await import('./i18n');
+    const { activateLanguage, loadMoreTexts, t } = await import('./i18n');
     await activateLanguage('de');
     expect(t('login.submit')).toBe('Anmelden');
     expect(t('login.or')).toBe('or');
+    // The rest of the texts, fetched with another screen, falls back the same way.
+    await loadMoreTexts();
+    expect(t('home.title')).toBe('Willkommen');
+    expect(t('nav.nodes')).toBe('Client / Nodes');
+    expect(t('login.or')).toBe('or');
+    expect(t('attention.title')).toBe('Needs attention');
     vi.doUnmock('./languages');
   });
 });

@@ -1,7 +1,8 @@
-import { setupI18n, type Messages } from '@lingui/core';
 import { useSyncExternalStore } from 'react';
 import type en from './catalogs/en.json';
 import { languages, type LanguageCode } from './languages';
+import type { Part } from './parts';
+import { Translator, type Catalogue, type Messages } from './runtime';
 
 // The console's texts: English is the source (catalogs/en.json, the spec's words); every other language is laid over
 // it, so a string a language lacks shows in English, never as its id. Catalogues are chunks of their own, fetched
@@ -14,11 +15,11 @@ export const SOURCE_LANGUAGE: LanguageCode = 'en';
 /** localStorage key of the operator's choice; without one the browser's languages decide. */
 export const LANGUAGE_STORAGE_KEY = 'language';
 
-const i18n = setupI18n();
+const i18n = new Translator();
 
 /** The active language's text for `id`, with `{name}` placeholders and ICU plurals filled from `values`. */
 export function t(id: MessageId, values?: MessageValues): string {
-  return i18n._(id, values);
+  return i18n.translate(id, values);
 }
 
 /**
@@ -66,29 +67,93 @@ function readStoredLanguage(): string | null {
 export const initialLanguage = (): LanguageCode =>
   pickLanguage(readStoredLanguage(), typeof navigator === 'undefined' ? [] : navigator.languages);
 
-const loaded = new Map<LanguageCode, Promise<Messages>>();
-function loadCatalog(code: LanguageCode): Promise<Messages> {
-  let messages = loaded.get(code);
+const catalogues = new Map<LanguageCode, Promise<Catalogue>>();
+const loaded = new Map<string, Promise<Messages>>();
+function loadCatalog(code: LanguageCode, part: Part): Promise<Messages> {
+  const key = `${code}/${part}`;
+  let messages = loaded.get(key);
   if (!messages) {
-    const language = languages.find((candidate) => candidate.code === code) ?? languages[0];
-    messages = language.load().then((module) => module.default);
-    // A failed fetch (the gateway unreachable) may be tried again on the next choice.
-    messages.catch(() => loaded.delete(code));
-    loaded.set(code, messages);
+    let catalogue = catalogues.get(code);
+    if (!catalogue) {
+      const language = languages.find((candidate) => candidate.code === code) ?? languages[0];
+      catalogue = language.load();
+      catalogue.catch(() => catalogues.delete(code));
+      catalogues.set(code, catalogue);
+    }
+    messages = catalogue.then(async (module) => (part === 'first' ? module.first : (await module[part]()).default));
+    // A failed fetch (the gateway unreachable) may be tried again on the next call.
+    messages.catch(() => loaded.delete(key));
+    loaded.set(key, messages);
   }
   return messages;
 }
 
+/** The parts the console has needed so far (parts.ts). */
+const parts: Part[] = ['first'];
+
+/** `code`'s texts of `parts`, laid over English's. */
+async function messagesOf(code: LanguageCode): Promise<Messages> {
+  const loadedParts = await Promise.all(
+    parts.flatMap((part) => [
+      loadCatalog(SOURCE_LANGUAGE, part),
+      code === SOURCE_LANGUAGE ? Promise.resolve({}) : loadCatalog(code, part),
+    ]),
+  );
+  return Object.assign({}, ...loadedParts) as Messages;
+}
+
 /** Fetches the language's catalogue (and English under it), makes it the active one and names it on `<html lang>`. */
 export async function activateLanguage(code: LanguageCode): Promise<void> {
-  const [source, own] = await Promise.all([
-    loadCatalog(SOURCE_LANGUAGE),
-    code === SOURCE_LANGUAGE ? Promise.resolve({}) : loadCatalog(code),
-  ]);
-  i18n.load(code, { ...source, ...own });
+  let messages: Messages;
+  let partsAsked: number;
+  // The rest may be asked for while this language loads: then it is fetched too before the language shows.
+  do {
+    partsAsked = parts.length;
+    messages = await messagesOf(code);
+  } while (partsAsked !== parts.length);
+  i18n.load(code, messages);
   i18n.activate(code);
   document.documentElement.lang = code;
 }
+
+// Parts are added one at a time, each applied with all before it, so a later part never loses an earlier one.
+const asked = new Map<Part, Promise<void>>();
+let queue: Promise<unknown> = Promise.resolve();
+function loadPart(part: Part): Promise<void> {
+  let pending = asked.get(part);
+  if (!pending) {
+    pending = queue
+      .catch(() => undefined)
+      .then(async () => {
+        if (!parts.includes(part)) parts.push(part);
+        try {
+          const code = activeLanguage();
+          i18n.load(code, await messagesOf(code));
+        } catch (error) {
+          parts.splice(parts.indexOf(part), 1);
+          asked.delete(part);
+          throw error;
+        }
+      });
+    queue = pending;
+    asked.set(part, pending);
+  }
+  return pending;
+}
+
+/** The texts beyond the first page, in the active language; fetched once, before any other screen renders. */
+export async function loadMoreTexts(): Promise<void> {
+  await Promise.all([loadPart('home'), loadPart('more')]);
+}
+
+/** A module once the texts of `part` are there too: the home page's overview (`home`), any other screen (`more`). */
+export async function withTexts<T>(part: 'home' | 'more', module: Promise<T>): Promise<T> {
+  const [loadedModule] = await Promise.all([module, part === 'home' ? loadPart('home') : loadMoreTexts()]);
+  return loadedModule;
+}
+
+/** A screen's module once the texts beyond the first page are there too (router.tsx). */
+export const withMoreTexts = <T>(module: Promise<T>): Promise<T> => withTexts('more', module);
 
 /** The operator's choice in the language menu: remembered in this browser, then activated. */
 export async function chooseLanguage(code: LanguageCode): Promise<void> {
@@ -100,7 +165,7 @@ export async function chooseLanguage(code: LanguageCode): Promise<void> {
   }
 }
 
-const subscribe = (onChange: () => void) => i18n.on('change', onChange);
+const subscribe = (onChange: () => void) => i18n.on(onChange);
 
 /** The active language; a component using it renders again when the language changes. */
 export function useLanguage(): LanguageCode {

@@ -1,4 +1,4 @@
-import type { Messages } from '@lingui/core';
+import type { Catalogue } from './runtime';
 
 /**
  * The console's languages. Adding one is one file plus one line: its catalogue `catalogs/<code>.json` (the keys of
@@ -13,6 +13,11 @@ export const languages = [
   { code: 'pt-BR', name: 'Português (Brasil)', load: () => import('virtual:postern-catalog/pt-BR') },
   { code: 'zh-CN', name: '简体中文', load: () => import('virtual:postern-catalog/zh-CN') },
   { code: 'ja', name: '日本語', load: () => import('virtual:postern-catalog/ja') },
-] as const satisfies readonly { code: string; name: string; load: () => Promise<{ default: Messages }> }[];
+] as const satisfies readonly {
+  code: string;
+  name: string;
+  /** The catalogue, compiled at build: the first page's texts and loaders of the other parts (parts.ts). */
+  load: () => Promise<Catalogue>;
+}[];
 
 export type LanguageCode = (typeof languages)[number]['code'];

@@ -1,11 +1,11 @@
 import { lazy, Suspense } from 'react';
-import { t } from '../i18n/i18n';
+import { t, withTexts } from '../i18n/i18n';
 import { Spinner } from '../components/ui/spinner';
 
 // What the gateway holds decides what the page shows (features/home): the welcome cards while it holds nothing,
 // what needs attention once it is in use. That part loads after the heading has painted, keeping the first page small.
 const HomeOverview = lazy(() =>
-  import('../features/home/home-overview').then((module) => ({ default: module.HomeOverview })),
+  withTexts('home', import('../features/home/home-overview')).then((module) => ({ default: module.HomeOverview })),
 );
 
 export function HomePage() {
