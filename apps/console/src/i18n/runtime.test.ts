@@ -30,6 +30,12 @@ describe('the message runtime', () => {
     expect(translator.translate('nested', { count: 3, done: 'yes' })).toBe('3 days ago (3)');
   });
 
+  it('inserts a value as text, never as a message (a node or service name is the tenant’s)', () => {
+    const hostile = '{count, plural, other {#}} <img src=x> #';
+    expect(translator.translate('fill', { provider: hostile })).toBe(`Sign in with ${hostile}`);
+    expect(translator.translate('plural', { count: 2, name: hostile })).toBe(`2 nodes on ${hostile}`);
+  });
+
   it('uses the plural rules and number format of the language', () => {
     const french = new Translator();
     french.load('fr', compiled({ days: '{n, plural, one {# jour} other {# jours}}' }));
