@@ -63,64 +63,82 @@ export interface DeliveryWorker {
 
 type Log = { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
 
+/** What the worker's channel sends need: the app, where messages may go, the timings and the log. */
+interface SendContext {
+  deps: AppDeps;
+  outbound: () => Outbound & { heloName: string };
+  timings: DeliveryTimings;
+  log: Log;
+}
+
+/**
+ * Sends one channel's claimed rows in id order and says what became of each. A failure stops the channel's turn: the
+ * rows behind it are left undecided (the caller lifts their claim) so messages arrive in order.
+ */
+async function sendChannel(
+  { deps, outbound, timings, log }: SendContext,
+  channelId: number,
+  rows: DeliveryRow[],
+  nowMs: number,
+): Promise<Outcome[]> {
+  const row = await deps.db.select().from(notificationChannels).where(eq(notificationChannels.id, channelId)).get();
+  if (!row) return [];
+  const config = toChannelConfig(deps, row);
+  const outcomes: Outcome[] = [];
+  for (const delivery of rows) {
+    const payload = delivery.payload as unknown as NotificationPayload;
+    const at = deps.now().toISOString();
+    try {
+      await sendToChannel(config, payload, {
+        ...outbound(),
+        deliveryId: delivery.id,
+        nowSeconds: Math.floor(deps.now().getTime() / 1000),
+      });
+      outcomes.push({ id: delivery.id, result: 'sent', at });
+    } catch (error) {
+      const reason = describeFailure(error);
+      const age = nowMs - Date.parse(delivery.createdAt);
+      if (age >= timings.giveUpMs) {
+        outcomes.push({ id: delivery.id, result: 'failed', at, error: reason });
+        await deps.audit
+          .record({
+            actor: { kind: 'system' },
+            action: 'notification.failed',
+            target: { type: 'notification-channel', id: channelId, name: row.name },
+            after: { type: payload.type, title: payload.title, attempts: delivery.attempts + 1 },
+            detail: `${payload.title}: ${reason}`,
+          })
+          .catch((err: unknown) => log.warn({ err }, 'notifications: could not audit a delivery given up'));
+        continue;
+      }
+      outcomes.push({
+        id: delivery.id,
+        result: 'retry',
+        at,
+        error: reason,
+        nextAttemptAt: deps.now().getTime() + retryDelayMs(timings, delivery.attempts),
+      });
+      log.warn({ channel: row.name, attempts: delivery.attempts + 1, reason }, 'notifications: delivery failed');
+      // The rest of this channel's rows wait behind this one (the caller lifts their claim).
+      break;
+    }
+  }
+  return outcomes;
+}
+
 export function createDeliveryWorker(
   deps: AppDeps,
   outbound: () => Outbound & { heloName: string },
   timings: DeliveryTimings,
   log: Log,
 ): DeliveryWorker {
+  const context: SendContext = { deps, outbound, timings, log };
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   let again = false;
   // Read through a function: `turn` sets it while awaited, which the compiler's narrowing does not see.
   const isAgain = () => again;
   let prunedAt = 0;
-
-  async function sendChannel(channelId: number, rows: DeliveryRow[], nowMs: number): Promise<Outcome[]> {
-    const row = await deps.db.select().from(notificationChannels).where(eq(notificationChannels.id, channelId)).get();
-    if (!row) return [];
-    const config = toChannelConfig(deps, row);
-    const outcomes: Outcome[] = [];
-    for (const delivery of rows) {
-      const payload = delivery.payload as unknown as NotificationPayload;
-      const at = deps.now().toISOString();
-      try {
-        await sendToChannel(config, payload, {
-          ...outbound(),
-          deliveryId: delivery.id,
-          nowSeconds: Math.floor(deps.now().getTime() / 1000),
-        });
-        outcomes.push({ id: delivery.id, result: 'sent', at });
-      } catch (error) {
-        const reason = describeFailure(error);
-        const age = nowMs - Date.parse(delivery.createdAt);
-        if (age >= timings.giveUpMs) {
-          outcomes.push({ id: delivery.id, result: 'failed', at, error: reason });
-          await deps.audit
-            .record({
-              actor: { kind: 'system' },
-              action: 'notification.failed',
-              target: { type: 'notification-channel', id: channelId, name: row.name },
-              after: { type: payload.type, title: payload.title, attempts: delivery.attempts + 1 },
-              detail: `${payload.title}: ${reason}`,
-            })
-            .catch((err: unknown) => log.warn({ err }, 'notifications: could not audit a delivery given up'));
-          continue;
-        }
-        outcomes.push({
-          id: delivery.id,
-          result: 'retry',
-          at,
-          error: reason,
-          nextAttemptAt: deps.now().getTime() + retryDelayMs(timings, delivery.attempts),
-        });
-        log.warn({ channel: row.name, attempts: delivery.attempts + 1, reason }, 'notifications: delivery failed');
-        // The rest of this channel's rows wait behind this one (their claim is lifted below).
-        break;
-      }
-    }
-    return outcomes;
-  }
 
   async function turn(): Promise<void> {
     if (!deps.leases.holds('notifications')) return;
@@ -144,7 +162,7 @@ export function createDeliveryWorker(
     }
     // Channels are independent: one that times out delays no other.
     const outcomes = (
-      await Promise.all([...byChannel].map(([channelId, rows]) => sendChannel(channelId, rows, nowMs)))
+      await Promise.all([...byChannel].map(([channelId, rows]) => sendChannel(context, channelId, rows, nowMs)))
     ).flat();
     const decided = new Set(outcomes.map((outcome) => outcome.id));
     const unsent = [...claimed].filter((id) => !decided.has(id));
