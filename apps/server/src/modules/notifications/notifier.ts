@@ -1,6 +1,7 @@
 import { and, eq, inArray, like, notInArray, or } from 'drizzle-orm';
 import type { AuditEntry, NotificationItem, NotificationPayload, NotificationTestResult } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
+import type { Tx } from '../../db/client.js';
 import {
   certificates,
   domains,
@@ -15,7 +16,7 @@ import { clientKeyOf } from '../auth/rate-limit.js';
 import { LIVE_WINDOW_MS } from '../gateways/registry.js';
 import type { HealthChecker } from '../observe/health-checker.js';
 import { createAddressPolicy, systemResolve, type AddressPolicy, type Resolve } from './address-guard.js';
-import { createAlertTracker, type Family, type Transition } from './alerts.js';
+import { createAlertTracker, type AlertTracker, type Family, type Transition } from './alerts.js';
 import { enqueue, enqueueNow } from './queue.js';
 import * as render from './render.js';
 import { describeFailure } from './senders/http-post.js';
@@ -68,6 +69,520 @@ const SET_ASIDE_GATHER_MS = 1000;
 
 const FAMILIES: Family[] = ['backend', 'node', 'gateway'];
 
+/** What every part of the notifier shares: the app, the health checks, the clock and the worker's door bell. */
+interface NotifierContext {
+  deps: AppDeps;
+  health: HealthChecker;
+  origin: () => render.Origin;
+  nowMs: () => number;
+  /** A message was queued: the delivery worker looks at the queue now. */
+  wake: () => void;
+}
+
+/** The operator's settings as last read (each sweep). */
+interface Settings {
+  graceMs: number;
+  expiringDays: number;
+}
+
+// ---- Observing: backends, nodes and gateways, debounced by the grace period (alerts.ts) ---------------------------
+
+/** What this gateway has seen of backends, nodes and gateways, and which of them the alert rows say are down. */
+class Observations {
+  readonly tracker: AlertTracker;
+  /** Nodes and gateways seen up in this process: only those are reported when they go. */
+  private readonly seenUp = new Set<string>();
+  /** What the last health verdict of a backend said (its error, for the message). */
+  private readonly backendErrors = new Map<string, string | null>();
+  private alertedByFamily = new Map<Family, Map<string, number>>();
+
+  constructor(
+    private readonly ctx: NotifierContext,
+    graceMs: () => number,
+  ) {
+    this.tracker = createAlertTracker(graceMs);
+  }
+
+  backendError(key: string): string | null {
+    return this.backendErrors.get(key) ?? null;
+  }
+
+  observeBackend(entry: {
+    type: string;
+    id: number;
+    state: string;
+    since: string | null;
+    lastError: string | null;
+  }): void {
+    if (entry.state !== 'up' && entry.state !== 'down') return;
+    const key = `backend:${entry.type}:${String(entry.id)}`;
+    this.backendErrors.set(key, entry.lastError);
+    const since = entry.since === null ? this.ctx.nowMs() : Date.parse(entry.since);
+    this.tracker.observe({ key, family: 'backend', state: entry.state, sinceMs: since, isAlertable: true });
+  }
+
+  /** Reads the alert rows, then everything observed, again in full. */
+  async sweep(): Promise<void> {
+    await this.reloadAlerted();
+    await this.sweepBackends();
+    await this.sweepNodes();
+    await this.sweepGateways();
+  }
+
+  private alertedKeys(family: Family): string[] {
+    return [...(this.alertedByFamily.get(family)?.keys() ?? [])];
+  }
+
+  /** Keys of a family observed or alerted that are no longer there. */
+  private goneKeys(family: Family, present: ReadonlySet<string>): string[] {
+    const keys = new Set([...this.tracker.observedKeys(family), ...this.alertedKeys(family)]);
+    return [...keys].filter((key) => !present.has(key));
+  }
+
+  private forget(family: Family, key: string): void {
+    this.tracker.observe({ key, family, state: 'gone', sinceMs: this.ctx.nowMs(), isAlertable: false });
+  }
+
+  private async reloadAlerted(): Promise<void> {
+    const rows = await this.ctx.deps.db
+      .select({ key: notificationAlerts.key, since: notificationAlerts.since })
+      .from(notificationAlerts)
+      .all();
+    const next = new Map<Family, Map<string, number>>(FAMILIES.map((family) => [family, new Map()]));
+    for (const row of rows) {
+      const family = row.key.split(':')[0] as Family;
+      next.get(family)?.set(row.key, Date.parse(row.since));
+    }
+    this.alertedByFamily = next;
+    for (const family of FAMILIES) this.tracker.setAlerted(family, next.get(family) ?? new Map());
+  }
+
+  private async sweepBackends(): Promise<void> {
+    for (const entry of await this.ctx.health.list()) this.observeBackend(entry);
+    // An alerted backend whose service was deleted or switched off (or its node) is forgotten without a message.
+    // Asked of the database, not of the health checks: they know nothing before their first read after a boot.
+    const alerted = this.alertedKeys('backend');
+    if (alerted.length === 0) return;
+    const served = new Set<string>();
+    for (const [type, table] of [
+      ['http', httpServices],
+      ['tcp', tcpServices],
+    ] as const) {
+      const ids = alerted.filter((key) => key.startsWith(`backend:${type}:`)).map((key) => Number(key.split(':')[2]));
+      if (ids.length === 0) continue;
+      const rows = await this.ctx.deps.db
+        .select({ id: table.id })
+        .from(table)
+        .innerJoin(nodes, eq(nodes.id, table.nodeId))
+        .where(
+          and(inArray(table.id, ids), eq(table.enabled, true), or(eq(nodes.enabled, true), eq(nodes.isLocal, true))),
+        )
+        .all();
+      for (const row of rows) served.add(`backend:${type}:${String(row.id)}`);
+    }
+    for (const key of alerted) if (!served.has(key)) this.forget('backend', key);
+  }
+
+  private async sweepNodes(): Promise<void> {
+    const { deps, nowMs } = this.ctx;
+    const rows = await deps.db
+      .select({ id: nodes.id, publicKey: nodes.publicKey, enabled: nodes.enabled })
+      .from(nodes)
+      .where(eq(nodes.isLocal, false))
+      .all();
+    const present = new Set<string>();
+    for (const row of rows) {
+      if (!row.enabled) continue;
+      const key = `node:${String(row.id)}`;
+      present.add(key);
+      const status = deps.dataPlane.status.get(row.publicKey);
+      const isOffline = (status?.status ?? 'offline') === 'offline';
+      if (!isOffline) this.seenUp.add(key);
+      this.tracker.observe({
+        key,
+        family: 'node',
+        state: isOffline ? 'down' : 'up',
+        sinceMs: nowMs(),
+        // A node that never connected is not "offline" news.
+        isAlertable: this.seenUp.has(key) || (status?.latestHandshakeTimestamp ?? null) !== null,
+      });
+    }
+    for (const key of this.goneKeys('node', present)) this.forget('node', key);
+  }
+
+  private async sweepGateways(): Promise<void> {
+    const { deps, nowMs } = this.ctx;
+    const rows = await deps.db.select({ id: gateways.id, lastSeenAt: gateways.lastSeenAt }).from(gateways).all();
+    const present = new Set<string>();
+    if (rows.length > 1) {
+      const newest = Math.max(...rows.map((row) => Date.parse(row.lastSeenAt)));
+      for (const row of rows) {
+        const key = `gateway:${String(row.id)}`;
+        present.add(key);
+        const isLive = row.id === deps.gateway.id || newest - Date.parse(row.lastSeenAt) <= LIVE_WINDOW_MS;
+        if (isLive) this.seenUp.add(key);
+        this.tracker.observe({
+          key,
+          family: 'gateway',
+          state: isLive ? 'up' : 'down',
+          sinceMs: nowMs(),
+          isAlertable: this.seenUp.has(key),
+        });
+      }
+    }
+    for (const key of this.goneKeys('gateway', present)) this.forget('gateway', key);
+  }
+}
+
+// ---- Writing what is due, grouped by family and direction --------------------------------------------------------
+
+type Names = Awaited<ReturnType<typeof namesOf>>;
+
+async function namesOf(deps: AppDeps, transitions: Transition[]) {
+  const ids = (prefix: string) =>
+    transitions.filter((t) => t.key.startsWith(prefix)).map((t) => Number(t.key.split(':').at(-1)));
+  const services = new Map<string, { name: string; node: { id: number; name: string } }>();
+  for (const [type, table] of [
+    ['http', httpServices],
+    ['tcp', tcpServices],
+  ] as const) {
+    const wanted = ids(`backend:${type}:`);
+    if (wanted.length === 0) continue;
+    const rows = await deps.db
+      .select({ id: table.id, name: table.name, nodeId: nodes.id, nodeName: nodes.name })
+      .from(table)
+      .innerJoin(nodes, eq(nodes.id, table.nodeId))
+      .where(inArray(table.id, wanted))
+      .all();
+    for (const row of rows)
+      services.set(`backend:${type}:${String(row.id)}`, {
+        name: row.name,
+        node: { id: row.nodeId, name: row.nodeName },
+      });
+  }
+  const nodeNames = new Map<string, string>();
+  const wantedNodes = ids('node:');
+  if (wantedNodes.length > 0)
+    for (const row of await deps.db
+      .select({ id: nodes.id, name: nodes.name })
+      .from(nodes)
+      .where(inArray(nodes.id, wantedNodes))
+      .all())
+      nodeNames.set(`node:${String(row.id)}`, row.name);
+  const gatewayNames = new Map<string, string>();
+  const wantedGateways = ids('gateway:');
+  if (wantedGateways.length > 0)
+    for (const row of await deps.db
+      .select({ id: gateways.id, name: gateways.name })
+      .from(gateways)
+      .where(inArray(gateways.id, wantedGateways))
+      .all())
+      gatewayNames.set(`gateway:${String(row.id)}`, row.name);
+  return { services, nodeNames, gatewayNames };
+}
+
+function itemOf(
+  transition: Transition,
+  names: Names,
+  observations: Observations,
+  downSinceMs: number | null,
+): NotificationItem {
+  const id = Number(transition.key.split(':').at(-1));
+  const since = new Date(downSinceMs ?? transition.sinceMs).toISOString();
+  const durationSeconds =
+    transition.to === 'up' && downSinceMs !== null ? Math.round((transition.sinceMs - downSinceMs) / 1000) : null;
+  if (transition.family === 'backend') {
+    const service = names.services.get(transition.key);
+    return render.item({
+      subject: 'service',
+      id,
+      name: service?.name ?? transition.key,
+      node: service?.node ?? null,
+      since,
+      durationSeconds,
+      detail: transition.to === 'down' ? observations.backendError(transition.key) : null,
+    });
+  }
+  const name =
+    (transition.family === 'node' ? names.nodeNames : names.gatewayNames).get(transition.key) ?? transition.key;
+  return render.item({ subject: transition.family, id, name, since, durationSeconds });
+}
+
+async function checkedByNode(health: HealthChecker): Promise<Map<number, number>> {
+  const counts = new Map<number, number>();
+  for (const entry of await health.list())
+    if (entry.state !== 'unknown') counts.set(entry.nodeId, (counts.get(entry.nodeId) ?? 0) + 1);
+  return counts;
+}
+
+/** The items of one write, by family: gone down, and come back. */
+class Groups {
+  private readonly downs = new Map<Family, NotificationItem[]>();
+  private readonly ups = new Map<Family, NotificationItem[]>();
+
+  add(direction: 'down' | 'up', family: Family, item: NotificationItem): void {
+    const groups = direction === 'down' ? this.downs : this.ups;
+    groups.set(family, [...(groups.get(family) ?? []), item]);
+  }
+
+  payloads(o: render.Origin, totals: { checkedByNode: Map<number, number> }): NotificationPayload[] {
+    const payloads: NotificationPayload[] = [];
+    const down = (family: Family) => this.downs.get(family) ?? [];
+    const up = (family: Family) => this.ups.get(family) ?? [];
+    if (down('backend').length > 0) payloads.push(render.backendsDown(o, down('backend'), totals));
+    if (up('backend').length > 0) payloads.push(render.backendsUp(o, up('backend')));
+    if (down('node').length > 0) payloads.push(render.nodesOffline(o, down('node')));
+    if (up('node').length > 0) payloads.push(render.nodesOnline(o, up('node')));
+    if (down('gateway').length > 0) payloads.push(render.gatewaysGone(o, down('gateway')));
+    if (up('gateway').length > 0) payloads.push(render.gatewaysBack(o, up('gateway')));
+    return payloads;
+  }
+}
+
+/** On the lease holder: writes the due transitions as alert rows and queues their messages, in one transaction. */
+async function writeDue(ctx: NotifierContext, observations: Observations): Promise<void> {
+  const { deps } = ctx;
+  const { tracker } = observations;
+  const due = tracker.due(ctx.nowMs());
+  if (due.length === 0 || !deps.leases.holds('notifications')) return;
+  const names = await namesOf(deps, due);
+  const totals = { checkedByNode: await checkedByNode(ctx.health) };
+  const at = deps.now();
+  const written = await deps.db.write(async (tx) => {
+    const groups = new Groups();
+    const changes: { key: string; since: number | null }[] = [];
+    for (const transition of due) {
+      // Decided again under the write lock: another gateway may have written it since this one last read.
+      const row = await tx.select().from(notificationAlerts).where(eq(notificationAlerts.key, transition.key)).get();
+      if (transition.to === 'down') {
+        if (row) {
+          changes.push({ key: transition.key, since: Date.parse(row.since) });
+          continue;
+        }
+        const since = new Date(transition.sinceMs).toISOString();
+        await tx.insert(notificationAlerts).values({ key: transition.key, since, createdAt: at.toISOString() }).run();
+        changes.push({ key: transition.key, since: transition.sinceMs });
+        groups.add('down', transition.family, itemOf(transition, names, observations, null));
+        continue;
+      }
+      changes.push({ key: transition.key, since: null });
+      if (!row) continue;
+      await tx.delete(notificationAlerts).where(eq(notificationAlerts.key, transition.key)).run();
+      if (transition.to === 'up')
+        groups.add('up', transition.family, itemOf(transition, names, observations, Date.parse(row.since)));
+    }
+    const queued = await enqueue(tx, groups.payloads(ctx.origin(), totals), at.getTime());
+    return { changes, queued };
+  });
+  for (const change of written.changes) tracker.markAlerted(change.key, change.since);
+  if (written.queued > 0) ctx.wake();
+}
+
+// ---- Certificates -------------------------------------------------------------------------------------------------
+
+/** On the lease holder, once a minute: failed certificates, and CA-issued ones expiring within the setting's days. */
+class CertificateScanner {
+  private scannedAt = 0;
+
+  constructor(
+    private readonly ctx: NotifierContext,
+    private readonly settings: Settings,
+  ) {}
+
+  /** The next scan reads the table whatever the time (settle(), a lease just taken). */
+  scanNextTime(): void {
+    this.scannedAt = 0;
+  }
+
+  async scan(): Promise<void> {
+    const { deps, nowMs } = this.ctx;
+    if (!deps.leases.holds('notifications')) return;
+    const now = nowMs();
+    if (now - this.scannedAt < CERTIFICATE_SCAN_MS) return;
+    this.scannedAt = now;
+    const rows = await deps.db
+      .select({
+        id: domains.id,
+        domain: domains.domain,
+        state: certificates.state,
+        notAfter: certificates.notAfter,
+        error: certificates.error,
+        nextAttemptAt: certificates.nextAttemptAt,
+      })
+      .from(certificates)
+      .innerJoin(domains, eq(domains.id, certificates.domainId))
+      .all();
+    const failing = rows.filter((row) => row.state === 'failed');
+    const expiring = rows.filter(
+      (row) =>
+        row.state === 'valid' &&
+        row.notAfter !== null &&
+        Date.parse(row.notAfter) < now + this.settings.expiringDays * 86_400_000,
+    );
+    const at = deps.now().toISOString();
+    const queued = await deps.db.write((tx) => this.write(tx, at, failing, expiring));
+    if (queued > 0) this.ctx.wake();
+  }
+
+  private async write(
+    tx: Tx,
+    at: string,
+    failing: { id: number; domain: string; error: string | null; nextAttemptAt: string | null }[],
+    expiring: { id: number; domain: string; notAfter: string | null }[],
+  ): Promise<number> {
+    const failedItems: NotificationItem[] = [];
+    const expiringItems: NotificationItem[] = [];
+    const known = new Map(
+      (await tx.select().from(notificationAlerts).where(like(notificationAlerts.key, 'certificate%')).all()).map(
+        (row) => [row.key, row],
+      ),
+    );
+    for (const row of failing) {
+      const key = `certificate:${String(row.id)}`;
+      if (known.has(key)) continue;
+      await tx.insert(notificationAlerts).values({ key, since: at, createdAt: at }).run();
+      const next = row.nextAttemptAt ? `; the next attempt is at ${render.formatTime(row.nextAttemptAt)}` : '';
+      failedItems.push(
+        render.item({
+          subject: 'domain',
+          id: row.id,
+          name: row.domain,
+          since: at,
+          detail: `${row.error ?? 'failed'}${next}`,
+        }),
+      );
+    }
+    for (const row of expiring) {
+      const key = `certificate-expiring:${String(row.id)}`;
+      const notAfter = row.notAfter ?? '';
+      if (known.get(key)?.since === notAfter) continue;
+      await tx
+        .insert(notificationAlerts)
+        .values({ key, since: notAfter, createdAt: at })
+        .onConflictDoUpdate({ target: notificationAlerts.key, set: { since: notAfter } })
+        .run();
+      expiringItems.push(render.item({ subject: 'domain', id: row.id, name: row.domain, since: notAfter }));
+    }
+    // Renewed, deleted or no longer failing: forgotten, so the next failure is news again.
+    const current = [
+      ...failing.map((row) => `certificate:${String(row.id)}`),
+      ...expiring.map((row) => `certificate-expiring:${String(row.id)}`),
+    ];
+    await tx
+      .delete(notificationAlerts)
+      .where(
+        and(
+          like(notificationAlerts.key, 'certificate%'),
+          current.length > 0 ? notInArray(notificationAlerts.key, current) : undefined,
+        ),
+      )
+      .run();
+    const o = this.ctx.origin();
+    const payloads = [
+      ...(failedItems.length > 0 ? [render.certificatesFailed(o, failedItems)] : []),
+      ...(expiringItems.length > 0 ? [render.certificatesExpiring(o, expiringItems)] : []),
+    ];
+    return await enqueue(tx, payloads, this.ctx.nowMs());
+  }
+}
+
+// ---- News from this gateway alone ---------------------------------------------------------------------------------
+
+/** Drift, set-aside changes and sign-in news: queued at once by the gateway that saw them. */
+class LocalNews {
+  /** Messages being queued from events (awaited by settle()). */
+  private readonly queueing = new Set<Promise<void>>();
+  /** When each drift report (by its differences) was last sent: the same one is sent at most once an hour. */
+  private readonly driftSent = new Map<string, number>();
+  private setAside: NotificationItem[] = [];
+  private setAsideTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly ctx: NotifierContext,
+    private readonly warn: (what: string) => (err: unknown) => void,
+  ) {}
+
+  track(work: Promise<void>): void {
+    const tracked = work.finally(() => this.queueing.delete(tracked));
+    this.queueing.add(tracked);
+  }
+
+  /** Resolved when every message being queued is. */
+  async queued(): Promise<void> {
+    await Promise.all([...this.queueing]);
+  }
+
+  /** Queues the set-aside changes gathered so far now (settle()). */
+  flushNow(): void {
+    if (!this.setAsideTimer) return;
+    clearTimeout(this.setAsideTimer);
+    this.flushSetAside();
+  }
+
+  stop(): void {
+    if (this.setAsideTimer) clearTimeout(this.setAsideTimer);
+  }
+
+  onDrift(report: DriftReport): void {
+    const { nowMs } = this.ctx;
+    if (report.differences.length === 0) return;
+    const signature = `${String(report.repaired)}\n${[...report.differences].sort().join('\n')}`;
+    const last = this.driftSent.get(signature);
+    if (last !== undefined && nowMs() - last < DRIFT_REPEAT_MS) return;
+    this.driftSent.set(signature, nowMs());
+    for (const [key, at] of this.driftSent) if (nowMs() - at >= DRIFT_REPEAT_MS) this.driftSent.delete(key);
+    this.queueNow([render.driftFound(this.ctx.origin(), report.differences, report.repaired)]);
+  }
+
+  async onAuditEntry(entry: AuditEntry): Promise<void> {
+    const origin = () => this.ctx.origin();
+    switch (entry.action) {
+      case 'dataplane.rejected': {
+        const target = entry.target;
+        this.setAside.push(
+          render.item({
+            subject: target?.type === 'node' ? 'node' : 'service',
+            id: target?.id ?? null,
+            name: target?.name ?? 'a row',
+            detail: entry.detail,
+          }),
+        );
+        this.setAsideTimer ??= setTimeout(() => {
+          this.flushSetAside();
+        }, SET_ASIDE_GATHER_MS);
+        return;
+      }
+      case 'auth.sign-in': {
+        const name = entry.actor.name;
+        if (!name || !entry.address) return;
+        if (!(await isNewSignInAddress(this.ctx.deps.db, name, entry.address, entry.id))) return;
+        this.queueNow([render.newSignInAddress(origin(), name, clientKeyOf(entry.address), entry.detail)]);
+        return;
+      }
+      case 'auth.two-factor-disabled':
+        this.queueNow([render.twoFactorDisabled(origin(), entry.actor.name ?? 'admin', entry.address)]);
+        return;
+    }
+  }
+
+  private flushSetAside(): void {
+    this.setAsideTimer = null;
+    const items = this.setAside;
+    this.setAside = [];
+    if (items.length > 0) this.queueNow([render.changesSetAside(this.ctx.origin(), items)]);
+  }
+
+  private queueNow(payloads: NotificationPayload[]): void {
+    this.track(
+      enqueueNow(this.ctx.deps.db, payloads, this.ctx.nowMs()).then((queued) => {
+        if (queued > 0) this.ctx.wake();
+      }, this.warn('could not queue a message')),
+    );
+  }
+}
+
+// ---- The notifier: the parts above on one rhythm ------------------------------------------------------------------
+
 export function createNotifier(
   deps: AppDeps,
   health: HealthChecker,
@@ -86,442 +601,42 @@ export function createNotifier(
   });
   const worker = createDeliveryWorker(deps, outbound, timings, log);
   const consoleUrl = `https://${deps.config.publicHost}${deps.config.httpsPort === 443 ? '' : `:${String(deps.config.httpsPort)}`}/`;
-  const origin = (): render.Origin => ({ gateway: deps.gateway.name, consoleUrl, now: deps.now() });
-  const nowMs = () => deps.now().getTime();
-
-  let graceMs = 60_000;
-  let expiringDays = 14;
-  const tracker = createAlertTracker(() => graceMs);
-  /** Nodes and gateways seen up in this process: only those are reported when they go. */
-  const seenUp = new Set<string>();
-  /** What the last health verdict of a backend said (its error, for the message). */
-  const backendErrors = new Map<string, string | null>();
-  const stops: (() => void)[] = [];
-  const timers: NodeJS.Timeout[] = [];
-  let certificatesScannedAt = 0;
-  const driftSent = new Map<string, number>();
-  let setAside: NotificationItem[] = [];
-  let setAsideTimer: NodeJS.Timeout | null = null;
-  let busy: Promise<void> | null = null;
-
+  const ctx: NotifierContext = {
+    deps,
+    health,
+    origin: () => ({ gateway: deps.gateway.name, consoleUrl, now: deps.now() }),
+    nowMs: () => deps.now().getTime(),
+    wake: () => {
+      worker.wake();
+    },
+  };
   const warn = (what: string) => (err: unknown) => log.warn({ err }, `notifications: ${what}`);
 
-  // ---- Observing ------------------------------------------------------------------------------------------------
-
-  function observeBackend(entry: {
-    type: string;
-    id: number;
-    state: string;
-    since: string | null;
-    lastError: string | null;
-  }): void {
-    if (entry.state !== 'up' && entry.state !== 'down') return;
-    const key = `backend:${entry.type}:${String(entry.id)}`;
-    backendErrors.set(key, entry.lastError);
-    const since = entry.since === null ? nowMs() : Date.parse(entry.since);
-    tracker.observe({ key, family: 'backend', state: entry.state, sinceMs: since, isAlertable: true });
-  }
-
-  async function sweepBackends(): Promise<void> {
-    for (const entry of await health.list()) observeBackend(entry);
-    // An alerted backend whose service was deleted or switched off (or its node) is forgotten without a message.
-    // Asked of the database, not of the health checks: they know nothing before their first read after a boot.
-    const alerted = alertedKeys('backend');
-    if (alerted.length === 0) return;
-    const served = new Set<string>();
-    for (const [type, table] of [
-      ['http', httpServices],
-      ['tcp', tcpServices],
-    ] as const) {
-      const ids = alerted.filter((key) => key.startsWith(`backend:${type}:`)).map((key) => Number(key.split(':')[2]));
-      if (ids.length === 0) continue;
-      const rows = await deps.db
-        .select({ id: table.id })
-        .from(table)
-        .innerJoin(nodes, eq(nodes.id, table.nodeId))
-        .where(
-          and(inArray(table.id, ids), eq(table.enabled, true), or(eq(nodes.enabled, true), eq(nodes.isLocal, true))),
-        )
-        .all();
-      for (const row of rows) served.add(`backend:${type}:${String(row.id)}`);
-    }
-    for (const key of alerted)
-      if (!served.has(key))
-        tracker.observe({ key, family: 'backend', state: 'gone', sinceMs: nowMs(), isAlertable: false });
-  }
-
-  /** Keys of a family observed or alerted that are no longer there. */
-  function goneKeys(family: Family, present: ReadonlySet<string>): string[] {
-    const keys = new Set([...tracker.observedKeys(family), ...alertedKeys(family)]);
-    return [...keys].filter((key) => !present.has(key));
-  }
-
-  let alertedByFamily = new Map<Family, Map<string, number>>();
-  const alertedKeys = (family: Family): string[] => [...(alertedByFamily.get(family)?.keys() ?? [])];
-
-  async function sweepNodes(): Promise<void> {
-    const rows = await deps.db
-      .select({ id: nodes.id, publicKey: nodes.publicKey, enabled: nodes.enabled })
-      .from(nodes)
-      .where(eq(nodes.isLocal, false))
-      .all();
-    const present = new Set<string>();
-    for (const row of rows) {
-      if (!row.enabled) continue;
-      const key = `node:${String(row.id)}`;
-      present.add(key);
-      const status = deps.dataPlane.status.get(row.publicKey);
-      const isOffline = (status?.status ?? 'offline') === 'offline';
-      if (!isOffline) seenUp.add(key);
-      tracker.observe({
-        key,
-        family: 'node',
-        state: isOffline ? 'down' : 'up',
-        sinceMs: nowMs(),
-        // A node that never connected is not "offline" news.
-        isAlertable: seenUp.has(key) || (status?.latestHandshakeTimestamp ?? null) !== null,
-      });
-    }
-    for (const key of goneKeys('node', present))
-      tracker.observe({ key, family: 'node', state: 'gone', sinceMs: nowMs(), isAlertable: false });
-  }
-
-  async function sweepGateways(): Promise<void> {
-    const rows = await deps.db.select({ id: gateways.id, lastSeenAt: gateways.lastSeenAt }).from(gateways).all();
-    const present = new Set<string>();
-    if (rows.length > 1) {
-      const newest = Math.max(...rows.map((row) => Date.parse(row.lastSeenAt)));
-      for (const row of rows) {
-        const key = `gateway:${String(row.id)}`;
-        present.add(key);
-        const isLive = row.id === deps.gateway.id || newest - Date.parse(row.lastSeenAt) <= LIVE_WINDOW_MS;
-        if (isLive) seenUp.add(key);
-        tracker.observe({
-          key,
-          family: 'gateway',
-          state: isLive ? 'up' : 'down',
-          sinceMs: nowMs(),
-          isAlertable: seenUp.has(key),
-        });
-      }
-    }
-    for (const key of goneKeys('gateway', present))
-      tracker.observe({ key, family: 'gateway', state: 'gone', sinceMs: nowMs(), isAlertable: false });
-  }
-
-  async function reloadAlerted(): Promise<void> {
-    const rows = await deps.db
-      .select({ key: notificationAlerts.key, since: notificationAlerts.since })
-      .from(notificationAlerts)
-      .all();
-    const next = new Map<Family, Map<string, number>>(FAMILIES.map((family) => [family, new Map()]));
-    for (const row of rows) {
-      const family = row.key.split(':')[0] as Family;
-      next.get(family)?.set(row.key, Date.parse(row.since));
-    }
-    alertedByFamily = next;
-    for (const family of FAMILIES) tracker.setAlerted(family, next.get(family) ?? new Map());
-  }
+  const settings: Settings = { graceMs: 60_000, expiringDays: 14 };
+  const observations = new Observations(ctx, () => settings.graceMs);
+  const scanner = new CertificateScanner(ctx, settings);
+  const news = new LocalNews(ctx, warn);
+  const stops: (() => void)[] = [];
+  const timers: NodeJS.Timeout[] = [];
+  let busy: Promise<void> | null = null;
+  let sweptAt = 0;
 
   async function readSettings(): Promise<void> {
-    const settings = await readNotificationSettings(deps.db);
-    graceMs = settings.graceSeconds * 1000;
-    expiringDays = settings.certificateExpiringDays;
+    const read = await readNotificationSettings(deps.db);
+    settings.graceMs = read.graceSeconds * 1000;
+    settings.expiringDays = read.certificateExpiringDays;
   }
 
-  async function sweep(): Promise<void> {
-    await readSettings();
-    await reloadAlerted();
-    await sweepBackends();
-    await sweepNodes();
-    await sweepGateways();
-  }
-
-  // ---- Writing what is due --------------------------------------------------------------------------------------
-
-  async function namesOf(transitions: Transition[]) {
-    const ids = (prefix: string) =>
-      transitions.filter((t) => t.key.startsWith(prefix)).map((t) => Number(t.key.split(':').at(-1)));
-    const services = new Map<string, { name: string; node: { id: number; name: string } }>();
-    for (const [type, table] of [
-      ['http', httpServices],
-      ['tcp', tcpServices],
-    ] as const) {
-      const wanted = ids(`backend:${type}:`);
-      if (wanted.length === 0) continue;
-      const rows = await deps.db
-        .select({ id: table.id, name: table.name, nodeId: nodes.id, nodeName: nodes.name })
-        .from(table)
-        .innerJoin(nodes, eq(nodes.id, table.nodeId))
-        .where(inArray(table.id, wanted))
-        .all();
-      for (const row of rows)
-        services.set(`backend:${type}:${String(row.id)}`, {
-          name: row.name,
-          node: { id: row.nodeId, name: row.nodeName },
-        });
-    }
-    const nodeNames = new Map<string, string>();
-    const wantedNodes = ids('node:');
-    if (wantedNodes.length > 0)
-      for (const row of await deps.db
-        .select({ id: nodes.id, name: nodes.name })
-        .from(nodes)
-        .where(inArray(nodes.id, wantedNodes))
-        .all())
-        nodeNames.set(`node:${String(row.id)}`, row.name);
-    const gatewayNames = new Map<string, string>();
-    const wantedGateways = ids('gateway:');
-    if (wantedGateways.length > 0)
-      for (const row of await deps.db
-        .select({ id: gateways.id, name: gateways.name })
-        .from(gateways)
-        .where(inArray(gateways.id, wantedGateways))
-        .all())
-        gatewayNames.set(`gateway:${String(row.id)}`, row.name);
-    return { services, nodeNames, gatewayNames };
-  }
-
-  function itemOf(
-    transition: Transition,
-    names: Awaited<ReturnType<typeof namesOf>>,
-    downSinceMs: number | null,
-  ): NotificationItem {
-    const id = Number(transition.key.split(':').at(-1));
-    const since = new Date(downSinceMs ?? transition.sinceMs).toISOString();
-    const durationSeconds =
-      transition.to === 'up' && downSinceMs !== null ? Math.round((transition.sinceMs - downSinceMs) / 1000) : null;
-    if (transition.family === 'backend') {
-      const service = names.services.get(transition.key);
-      return render.item({
-        subject: 'service',
-        id,
-        name: service?.name ?? transition.key,
-        node: service?.node ?? null,
-        since,
-        durationSeconds,
-        detail: transition.to === 'down' ? (backendErrors.get(transition.key) ?? null) : null,
-      });
-    }
-    const name =
-      (transition.family === 'node' ? names.nodeNames : names.gatewayNames).get(transition.key) ?? transition.key;
-    return render.item({ subject: transition.family, id, name, since, durationSeconds });
-  }
-
-  async function checkedByNode(): Promise<Map<number, number>> {
-    const counts = new Map<number, number>();
-    for (const entry of await health.list())
-      if (entry.state !== 'unknown') counts.set(entry.nodeId, (counts.get(entry.nodeId) ?? 0) + 1);
-    return counts;
-  }
-
-  async function writeDue(): Promise<void> {
-    const due = tracker.due(nowMs());
-    if (due.length === 0 || !deps.leases.holds('notifications')) return;
-    const names = await namesOf(due);
-    const totals = { checkedByNode: await checkedByNode() };
-    const at = deps.now();
-    const written = await deps.db.write(async (tx) => {
-      const downs = new Map<Family, NotificationItem[]>();
-      const ups = new Map<Family, NotificationItem[]>();
-      const changes: { key: string; since: number | null }[] = [];
-      for (const transition of due) {
-        // Decided again under the write lock: another gateway may have written it since this one last read.
-        const row = await tx.select().from(notificationAlerts).where(eq(notificationAlerts.key, transition.key)).get();
-        if (transition.to === 'down') {
-          if (row) {
-            changes.push({ key: transition.key, since: Date.parse(row.since) });
-            continue;
-          }
-          const since = new Date(transition.sinceMs).toISOString();
-          await tx.insert(notificationAlerts).values({ key: transition.key, since, createdAt: at.toISOString() }).run();
-          changes.push({ key: transition.key, since: transition.sinceMs });
-          downs.set(transition.family, [...(downs.get(transition.family) ?? []), itemOf(transition, names, null)]);
-          continue;
-        }
-        changes.push({ key: transition.key, since: null });
-        if (!row) continue;
-        await tx.delete(notificationAlerts).where(eq(notificationAlerts.key, transition.key)).run();
-        if (transition.to === 'up')
-          ups.set(transition.family, [
-            ...(ups.get(transition.family) ?? []),
-            itemOf(transition, names, Date.parse(row.since)),
-          ]);
-      }
-      const payloads: NotificationPayload[] = [];
-      const o = origin();
-      const down = (family: Family) => downs.get(family) ?? [];
-      const up = (family: Family) => ups.get(family) ?? [];
-      if (down('backend').length > 0) payloads.push(render.backendsDown(o, down('backend'), totals));
-      if (up('backend').length > 0) payloads.push(render.backendsUp(o, up('backend')));
-      if (down('node').length > 0) payloads.push(render.nodesOffline(o, down('node')));
-      if (up('node').length > 0) payloads.push(render.nodesOnline(o, up('node')));
-      if (down('gateway').length > 0) payloads.push(render.gatewaysGone(o, down('gateway')));
-      if (up('gateway').length > 0) payloads.push(render.gatewaysBack(o, up('gateway')));
-      const queued = await enqueue(tx, payloads, at.getTime());
-      return { changes, queued };
-    });
-    for (const change of written.changes) tracker.markAlerted(change.key, change.since);
-    if (written.queued > 0) worker.wake();
-  }
-
-  // ---- Certificates ---------------------------------------------------------------------------------------------
-
-  async function scanCertificates(): Promise<void> {
-    if (!deps.leases.holds('notifications')) return;
-    const now = nowMs();
-    if (now - certificatesScannedAt < CERTIFICATE_SCAN_MS) return;
-    certificatesScannedAt = now;
-    const rows = await deps.db
-      .select({
-        id: domains.id,
-        domain: domains.domain,
-        state: certificates.state,
-        notAfter: certificates.notAfter,
-        error: certificates.error,
-        nextAttemptAt: certificates.nextAttemptAt,
-      })
-      .from(certificates)
-      .innerJoin(domains, eq(domains.id, certificates.domainId))
-      .all();
-    const failing = rows.filter((row) => row.state === 'failed');
-    const expiring = rows.filter(
-      (row) =>
-        row.state === 'valid' && row.notAfter !== null && Date.parse(row.notAfter) < now + expiringDays * 86_400_000,
-    );
-    const at = deps.now().toISOString();
-    const queued = await deps.db.write(async (tx) => {
-      const failedItems: NotificationItem[] = [];
-      const expiringItems: NotificationItem[] = [];
-      const known = new Map(
-        (await tx.select().from(notificationAlerts).where(like(notificationAlerts.key, 'certificate%')).all()).map(
-          (row) => [row.key, row],
-        ),
-      );
-      for (const row of failing) {
-        const key = `certificate:${String(row.id)}`;
-        if (known.has(key)) continue;
-        await tx.insert(notificationAlerts).values({ key, since: at, createdAt: at }).run();
-        const next = row.nextAttemptAt ? `; the next attempt is at ${render.formatTime(row.nextAttemptAt)}` : '';
-        failedItems.push(
-          render.item({
-            subject: 'domain',
-            id: row.id,
-            name: row.domain,
-            since: at,
-            detail: `${row.error ?? 'failed'}${next}`,
-          }),
-        );
-      }
-      for (const row of expiring) {
-        const key = `certificate-expiring:${String(row.id)}`;
-        const notAfter = row.notAfter ?? '';
-        if (known.get(key)?.since === notAfter) continue;
-        await tx
-          .insert(notificationAlerts)
-          .values({ key, since: notAfter, createdAt: at })
-          .onConflictDoUpdate({ target: notificationAlerts.key, set: { since: notAfter } })
-          .run();
-        expiringItems.push(render.item({ subject: 'domain', id: row.id, name: row.domain, since: notAfter }));
-      }
-      // Renewed, deleted or no longer failing: forgotten, so the next failure is news again.
-      const current = [
-        ...failing.map((row) => `certificate:${String(row.id)}`),
-        ...expiring.map((row) => `certificate-expiring:${String(row.id)}`),
-      ];
-      await tx
-        .delete(notificationAlerts)
-        .where(
-          and(
-            like(notificationAlerts.key, 'certificate%'),
-            current.length > 0 ? notInArray(notificationAlerts.key, current) : undefined,
-          ),
-        )
-        .run();
-      const o = origin();
-      const payloads = [
-        ...(failedItems.length > 0 ? [render.certificatesFailed(o, failedItems)] : []),
-        ...(expiringItems.length > 0 ? [render.certificatesExpiring(o, expiringItems)] : []),
-      ];
-      return await enqueue(tx, payloads, nowMs());
-    });
-    if (queued > 0) worker.wake();
-  }
-
-  // ---- News from this gateway alone -----------------------------------------------------------------------------
-
-  /** Messages being queued from events (awaited by settle()). */
-  const queueing = new Set<Promise<void>>();
-  function track(work: Promise<void>): void {
-    const tracked = work.finally(() => queueing.delete(tracked));
-    queueing.add(tracked);
-  }
-
-  function queueNow(payloads: NotificationPayload[]): void {
-    track(
-      enqueueNow(deps.db, payloads, nowMs()).then((queued) => {
-        if (queued > 0) worker.wake();
-      }, warn('could not queue a message')),
-    );
-  }
-
-  function onDrift(report: DriftReport): void {
-    if (report.differences.length === 0) return;
-    const signature = `${String(report.repaired)}\n${[...report.differences].sort().join('\n')}`;
-    const last = driftSent.get(signature);
-    if (last !== undefined && nowMs() - last < DRIFT_REPEAT_MS) return;
-    driftSent.set(signature, nowMs());
-    for (const [key, at] of driftSent) if (nowMs() - at >= DRIFT_REPEAT_MS) driftSent.delete(key);
-    queueNow([render.driftFound(origin(), report.differences, report.repaired)]);
-  }
-
-  function flushSetAside(): void {
-    setAsideTimer = null;
-    const items = setAside;
-    setAside = [];
-    if (items.length > 0) queueNow([render.changesSetAside(origin(), items)]);
-  }
-
-  async function onAuditEntry(entry: AuditEntry): Promise<void> {
-    switch (entry.action) {
-      case 'dataplane.rejected': {
-        const target = entry.target;
-        setAside.push(
-          render.item({
-            subject: target?.type === 'node' ? 'node' : 'service',
-            id: target?.id ?? null,
-            name: target?.name ?? 'a row',
-            detail: entry.detail,
-          }),
-        );
-        setAsideTimer ??= setTimeout(flushSetAside, SET_ASIDE_GATHER_MS);
-        return;
-      }
-      case 'auth.sign-in': {
-        const name = entry.actor.name;
-        if (!name || !entry.address) return;
-        if (!(await isNewSignInAddress(deps.db, name, entry.address, entry.id))) return;
-        queueNow([render.newSignInAddress(origin(), name, clientKeyOf(entry.address), entry.detail)]);
-        return;
-      }
-      case 'auth.two-factor-disabled':
-        queueNow([render.twoFactorDisabled(origin(), entry.actor.name ?? 'admin', entry.address)]);
-        return;
-    }
-  }
-
-  // ---- The rhythm -----------------------------------------------------------------------------------------------
-
-  let sweptAt = 0;
   async function round(force: boolean): Promise<void> {
     const sweepMs = options.sweepMs ?? 5000;
-    if (force || nowMs() - sweptAt >= sweepMs) {
-      sweptAt = nowMs();
-      await sweep();
+    if (force || ctx.nowMs() - sweptAt >= sweepMs) {
+      sweptAt = ctx.nowMs();
+      await readSettings();
+      await observations.sweep();
     }
-    await writeDue();
-    if (force) certificatesScannedAt = 0;
-    await scanCertificates();
+    await writeDue(ctx, observations);
+    if (force) scanner.scanNextTime();
+    await scanner.scan();
   }
 
   function tick(): void {
@@ -536,17 +651,19 @@ export function createNotifier(
     start() {
       stops.push(
         health.onHealthChange(({ health: entry }) => {
-          observeBackend(entry);
+          observations.observeBackend(entry);
         }),
-        deps.dataPlane.onDrift(onDrift),
+        deps.dataPlane.onDrift((report) => {
+          news.onDrift(report);
+        }),
         deps.audit.subscribe((entry) => {
-          track(onAuditEntry(entry).catch(warn('could not read an audit entry')));
+          news.track(news.onAuditEntry(entry).catch(warn('could not read an audit entry')));
         }),
         // The gateway that takes the lease over reads every alert row at once and writes what is due.
         deps.leases.onChange((name, held) => {
           if (name === 'notifications' && held) {
             sweptAt = 0;
-            certificatesScannedAt = 0;
+            scanner.scanNextTime();
           }
         }),
       );
@@ -558,16 +675,16 @@ export function createNotifier(
     async stop() {
       for (const stop of stops.splice(0)) stop();
       for (const timer of timers.splice(0)) clearInterval(timer);
-      if (setAsideTimer) clearTimeout(setAsideTimer);
+      news.stop();
       await busy;
       await worker.stop();
     },
     async sendTest(channel) {
       try {
-        const message = await sendToChannel(channel, render.testMessage(origin(), channel.name), {
+        const message = await sendToChannel(channel, render.testMessage(ctx.origin(), channel.name), {
           ...outbound(),
           deliveryId: 0,
-          nowSeconds: Math.floor(nowMs() / 1000),
+          nowSeconds: Math.floor(ctx.nowMs() / 1000),
         });
         return { ok: true, message };
       } catch (error) {
@@ -576,13 +693,10 @@ export function createNotifier(
     },
     async settle() {
       await busy;
-      await Promise.all([...queueing]);
-      if (setAsideTimer) {
-        clearTimeout(setAsideTimer);
-        flushSetAside();
-      }
+      await news.queued();
+      news.flushNow();
       await round(true);
-      await Promise.all([...queueing]);
+      await news.queued();
       await worker.runOnce();
     },
   };
