@@ -11,7 +11,7 @@ import {
 } from './dataplane/index.js';
 import { createOfflineDataPlane, type OfflineNetworkOptions } from './dataplane/offline.js';
 import { urlHost } from './dataplane/reach.js';
-import type { DataPlane, DesiredState } from './dataplane/types.js';
+import type { ApplyScope, DataPlane, DesiredState, ScopedState } from './dataplane/types.js';
 import type { GatewaySettings } from './db/desired-state.js';
 import type { Config } from './env.js';
 import type { DomainCheck } from './modules/domains/service.js';
@@ -62,6 +62,7 @@ export function createDataPlaneFor(
   opts: {
     gateway: Pick<GatewayIdentity, 'address'>;
     loadDesiredState: () => Promise<DesiredState>;
+    loadScopedState?: (scope: ApplyScope) => Promise<ScopedState>;
     logger: Logger;
     certificateStore: CertificateStore;
     acmeSettings?: DataPlaneDeps['acmeSettings'];
@@ -73,6 +74,7 @@ export function createDataPlaneFor(
   opts.logger.warn('data plane is off: nothing is served to nodes or the internet (POSTERN_DATAPLANE=off)');
   return createOfflineDataPlane({
     loadDesiredState: opts.loadDesiredState,
+    ...(opts.loadScopedState ? { loadScopedState: opts.loadScopedState } : {}),
     render: renderOptionsFor(dataPlaneConfig),
     network: offlineNetworkOptionsFor(config),
   });

@@ -1,9 +1,9 @@
-import { and, eq, isNotNull, isNull, ne, notInArray, or } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, ne, notInArray, or } from 'drizzle-orm';
 import type { ServiceType } from '@postern/contract';
 import type { AppDeps } from './deps.js';
 import { httpServices, nodes, tcpServices } from './db/schema.js';
 import { AppError } from './errors.js';
-import type { Rejections } from './dataplane/types.js';
+import type { ApplyScope, Rejections } from './dataplane/types.js';
 
 /** The row a caller changed: if the data plane sets it aside, the caller hears why. */
 export type ChangeRef = { type: ServiceType; id: number } | { type: 'node'; id: number };
@@ -11,18 +11,31 @@ export type ChangeRef = { type: ServiceType; id: number } | { type: 'node'; id: 
 type ApplyDeps = Pick<AppDeps, 'db' | 'dataPlane' | 'now' | 'audit'>;
 
 /**
- * Asks the data plane to converge on what the DB now says. Call it after the DB change has committed (SQLite
- * transactions never wait on I/O). Rows the data plane cannot apply are set aside, not served, with the reason stored
- * as their `applyError` (every other row is served); the caller whose row was set aside gets a 400 naming the
- * problem. A failure of the whole data plane (nginx or the tunnel down) is a 503: the change is saved and applied
- * as soon as it recovers.
+ * What a change to one service touches (dataplane/README.md "Scoped applies"): an HTTP service's hosts, before and
+ * after the change ('' or null: no domain). TCP/UDP services: undefined, everything is applied.
  */
-export async function applyChanges(deps: ApplyDeps, cause?: ChangeRef): Promise<void> {
+export function serviceScope(
+  type: ServiceType,
+  id: number,
+  domains: readonly (string | null)[],
+): ApplyScope | undefined {
+  if (type !== 'http') return undefined;
+  return { hosts: [...new Set(domains.map((domain) => domain ?? ''))], http: [id] };
+}
+
+/**
+ * Asks the data plane to converge on what the DB now says (`scope`: only what the change touches; absent: all).
+ * Call it after the DB change has committed (SQLite transactions never wait on I/O). Rows the data plane cannot
+ * apply are set aside, not served, with the reason stored as their `applyError` (every other row is served); the
+ * caller whose row was set aside gets a 400 naming the problem. A failure of the whole data plane (nginx or the
+ * tunnel down) is a 503: the change is saved and applied as soon as it recovers.
+ */
+export async function applyChanges(deps: ApplyDeps, cause?: ChangeRef, scope?: ApplyScope): Promise<void> {
   // The other gateways converge at the same time (each runs its own data plane on the same rows). A lost
   // announcement is caught by their periodic drift check.
   await deps.db.announce().catch(() => undefined);
-  const result = await deps.dataPlane.apply();
-  await recordRejections(deps, result.rejected);
+  const result = await deps.dataPlane.apply(scope);
+  await recordRejections(deps, result.rejected, result.scopedHttp);
   const own =
     cause === undefined
       ? undefined
@@ -49,8 +62,12 @@ interface NewlyRejected {
   message: string;
 }
 
-/** Stores each set-aside row's reason; a row newly set aside (or for a new reason) goes to the audit log too. */
-async function recordRejections(deps: ApplyDeps, rejected: Rejections): Promise<void> {
+/**
+ * Stores each set-aside row's reason; a row newly set aside (or for a new reason) goes to the audit log too. `scoped`:
+ * a scoped run, whose `rejected` speaks for these HTTP services only (every other row keeps what is stored).
+ */
+async function recordRejections(deps: ApplyDeps, rejected: Rejections, scoped?: ReadonlySet<number>): Promise<void> {
+  if (scoped !== undefined) return recordScopedRejections(deps, rejected.http, scoped);
   // Nothing set aside now and nothing stored as set aside: no write (a commit per change, costly on PostgreSQL).
   if (
     rejected.http.size === 0 &&
@@ -101,6 +118,10 @@ async function recordRejections(deps: ApplyDeps, rejected: Rejections): Promise<
       }
     }
   });
+  await auditRejections(deps, newlyRejected);
+}
+
+async function auditRejections(deps: ApplyDeps, newlyRejected: readonly NewlyRejected[]): Promise<void> {
   for (const row of newlyRejected) {
     await deps.audit.record({
       actor: { kind: 'system' },
@@ -112,4 +133,45 @@ async function recordRejections(deps: ApplyDeps, rejected: Rejections): Promise<
       detail: row.message,
     });
   }
+}
+
+/** A scoped run's HTTP rejections: only the services it spoke for are written, in one transaction. */
+async function recordScopedRejections(
+  deps: ApplyDeps,
+  rows: ReadonlyMap<number, string>,
+  scoped: ReadonlySet<number>,
+): Promise<void> {
+  const cleared = [...scoped].filter((id) => !rows.has(id));
+  // Nothing set aside and none of these stored as set aside: no write.
+  if (rows.size === 0) {
+    if (cleared.length === 0) return;
+    const stored = await deps.db
+      .select({ id: httpServices.id })
+      .from(httpServices)
+      .where(and(isNotNull(httpServices.applyError), inArray(httpServices.id, cleared)))
+      .limit(1)
+      .get();
+    if (stored === undefined) return;
+  }
+  const at = deps.now().toISOString();
+  const newlyRejected: NewlyRejected[] = [];
+  await deps.db.write(async (tx) => {
+    if (cleared.length > 0)
+      await tx
+        .update(httpServices)
+        .set({ applyError: null })
+        .where(and(isNotNull(httpServices.applyError), inArray(httpServices.id, cleared)))
+        .run();
+    for (const [id, message] of rows) {
+      const changed = await tx
+        .update(httpServices)
+        .set({ applyError: message, updatedAt: at })
+        .where(and(eq(httpServices.id, id), or(isNull(httpServices.applyError), ne(httpServices.applyError, message))))
+        .returning({ nodeId: httpServices.nodeId, name: httpServices.name, domain: httpServices.domain })
+        .get();
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as the row; no match gives undefined
+      if (changed) newlyRejected.push({ type: 'http', id, ...changed, domain: changed.domain || null, message });
+    }
+  });
+  await auditRejections(deps, newlyRejected);
 }

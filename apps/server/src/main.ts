@@ -12,7 +12,7 @@ import { openDbCertificateStore } from './db/certificate-store.js';
 import { openAcmeSettings } from './db/acme-settings.js';
 import { openStore } from './db/open-store.js';
 import { DB_FILE } from './backup/archive.js';
-import { loadDesiredState } from './db/desired-state.js';
+import { loadDesiredState, loadScopedState } from './db/desired-state.js';
 import { resolveMigrationsDir, resolvePgMigrationsDir } from './db/migrations-dir.js';
 import type { AppDeps } from './deps.js';
 import { loadConfig, type Config } from './env.js';
@@ -122,6 +122,11 @@ async function main(): Promise<void> {
     loadDesiredState: async () => {
       await certificateStore.refresh();
       return await loadDesiredState(base, gateway);
+    },
+    // A change's own rows (dataplane/README.md "Scoped applies").
+    loadScopedState: async (scope) => {
+      await certificateStore.refresh();
+      return await loadScopedState(base, scope);
     },
     logger,
     certificateStore,

@@ -22,7 +22,14 @@ import {
 import { machineWorkerConnections, openFilesFor, openFilesHardLimit } from './nginx/sizing.js';
 import { renderHttpInstance } from './nginx/render-main.js';
 import { createStreamInstances } from './nginx/stream-instances.js';
-import { createStaticHosts, planDataPlane, readResolvers, type DataPlanePlan } from './plan.js';
+import {
+  createStaticHosts,
+  planDataPlane,
+  planScoped as planScopedState,
+  readResolvers,
+  type DataPlanePlan,
+  type ScopedPlan,
+} from './plan.js';
 import { createProxy, type Proxy } from './proxy.js';
 import { createGatewayReach, type GatewayReach } from './reach.js';
 import { createNetworkGuard } from './reconcile/network-guard.js';
@@ -30,7 +37,7 @@ import { createReconciler } from './reconciler.js';
 import { createSupervisor, type SelfRepairing, type Supervisor } from './supervisor.js';
 import { createStreamTrafficCounter, readTraffic } from './traffic.js';
 import { lookupUser } from './system-user.js';
-import type { DataPlane, DataPlaneLogger, DesiredState } from './types.js';
+import type { ApplyScope, DataPlane, DataPlaneLogger, DesiredState, ScopedState } from './types.js';
 import { gatewayAddress } from './wireguard/addresses.js';
 import { createWireGuardDriver } from './wireguard/driver.js';
 import { readHostNetworks } from './wireguard/host-routes.js';
@@ -90,6 +97,8 @@ export interface ListenerSettings {
 
 export interface DataPlaneDeps {
   loadDesiredState: () => Promise<DesiredState>;
+  /** The rows of a change's scope (db/desired-state.ts `loadScopedState`); absent: every apply reads everything. */
+  loadScopedState?: (scope: ApplyScope) => Promise<ScopedState>;
   logger: DataPlaneLogger;
   /** Certificate state per domain (the `certificates` table), so a restart neither re-issues nor forgets back-off. */
   certificateStore: CertificateStore;
@@ -269,6 +278,7 @@ interface ConvergenceParts {
   config: DataPlaneConfig;
   deps: DataPlaneDeps;
   plan: (state: DesiredState) => DataPlanePlan;
+  planScoped: (scoped: ScopedState) => ScopedPlan;
   tunnel: ReturnType<typeof createTunnel>;
   proxy: Proxy;
   certs: CertificateManager;
@@ -278,7 +288,7 @@ interface ConvergenceParts {
 
 /** The reconciler and its supervisor (heal, retry, drift), both reading the guarded desired state. */
 function createConvergence(parts: ConvergenceParts) {
-  const { config, deps, plan, tunnel, proxy, certs, reach, listenerLimits } = parts;
+  const { config, deps, plan, planScoped, tunnel, proxy, certs, reach, listenerLimits } = parts;
   const { wireguard, status } = tunnel;
   const guardNetworks = createNetworkGuard({
     vpnSubnet: config.vpnSubnet,
@@ -291,6 +301,7 @@ function createConvergence(parts: ConvergenceParts) {
     loadDesiredState: deps.loadDesiredState,
     guardNetworks,
     plan,
+    ...(deps.loadScopedState ? { loadScopedState: deps.loadScopedState, planScoped } : {}),
     // The status poll starts once the interface exists: on a first boot it does not before the first apply.
     wireguard: {
       ...wireguard,
@@ -401,13 +412,14 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   });
   const { logs, streamTraffic } = createAccessLogs(config);
   const plan = (state: DesiredState) => planDataPlane(state, renderOptions, staticHosts());
+  const planScoped = (scoped: ScopedState) => planScopedState(scoped, renderOptions, staticHosts());
   const reach = createGatewayReach({
     resolvers: renderOptions.resolvers,
     databaseHost: config.databaseHost,
     acmeDirectoryUrl: config.acme.directoryUrl,
     staticHosts,
   });
-  const supervisor = createConvergence({ config, deps, plan, tunnel, proxy, certs, reach, listenerLimits });
+  const supervisor = createConvergence({ config, deps, plan, planScoped, tunnel, proxy, certs, reach, listenerLimits });
   const boot = new BootSignal();
   let stopTaken: (() => void) | null = null;
 
@@ -426,7 +438,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
       await proxy.stop({ keepServing });
       await wireguard.close({ keepServing });
     },
-    apply: () => supervisor.apply(),
+    apply: (scope) => supervisor.apply(scope),
     async traffic() {
       const { streams } = plan(await deps.loadDesiredState());
       return readTraffic({ streams, httpTraffic: () => proxy.httpTraffic(), streamTraffic });

@@ -1,7 +1,7 @@
 import { createLogHub } from './logs/hub.js';
 import type { WantedInstance } from './nginx/stream-instances.js';
 import type { NginxRenderOptions } from './nginx/options.js';
-import { planDataPlane } from './plan.js';
+import { planDataPlane, planScoped } from './plan.js';
 import { withoutServices } from './nginx/routes.js';
 import { createReconciler, type ProxyAdapter, type Reconciler } from './reconciler.js';
 import { createSupervisor, type SupervisedProxy } from './supervisor.js';
@@ -9,6 +9,7 @@ import { createGatewayReach } from './reach.js';
 import { createNetworkGuard, type GuardedState } from './reconcile/network-guard.js';
 import { NO_ROOM } from './reconcile/problems.js';
 import {
+  type ApplyScope,
   type CertificateAdapter,
   type CertificateInfo,
   type DataPlane,
@@ -21,6 +22,7 @@ import {
   type TrafficCounters,
   type NodeStatus,
   type NodeStatusSource,
+  type ScopedState,
   type WgPeerStatus,
   type WireGuardAdapter,
 } from './types.js';
@@ -100,6 +102,9 @@ export class RecordingProxy implements ProxyAdapter, SupervisedProxy {
   /** Each access push, in order: 'sync' before the routes, 'prune' after them. */
   readonly accessPushes: ('sync' | 'prune')[] = [];
   cutChecks = 0;
+  /** Full route syncs, and each scoped push: the hosts it set and deleted (what a change cost nginx). */
+  routeSyncs = 0;
+  readonly patches: { set: string[]; del: string[] }[] = [];
 
   syncAccess(table: AccessTable): Promise<void> {
     this.accessPushes.push('sync');
@@ -137,7 +142,25 @@ export class RecordingProxy implements ProxyAdapter, SupervisedProxy {
     }
     this.routes = withoutServices(hosts, left);
     this.crowded = [...left.keys()];
+    this.routeSyncs++;
     return Promise.resolve(left);
+  }
+
+  /** As the real proxy: a host without room, or services set aside, leave it to a full sync. */
+  patchRoutes(entries: ReadonlyMap<string, string>, hosts: readonly string[]): Promise<boolean> {
+    if (this.crowded.length > 0 || hosts.some((host) => this.noRoomFor.has(host))) return Promise.resolve(false);
+    const patch = { set: [] as string[], del: [] as string[] };
+    for (const host of hosts) {
+      const json = entries.get(host);
+      if (json === undefined) {
+        if (this.routes.delete(host)) patch.del.push(host);
+      } else if (this.routes.get(host) !== json) {
+        this.routes.set(host, json);
+        patch.set.push(host);
+      }
+    }
+    this.patches.push(patch);
+    return Promise.resolve(true);
   }
 
   publishCertificates(names: readonly string[]): Promise<void> {
@@ -155,8 +178,12 @@ export class RecordingProxy implements ProxyAdapter, SupervisedProxy {
     return Promise.resolve(new Map([...this.streamFailures].filter(([key]) => wanted.has(key))));
   }
 
-  cutStale(): Promise<number> {
+  /** The services each scoped cut looked at (a full cut: null). */
+  readonly cutScopes: (number[] | null)[] = [];
+
+  cutStale(_revisions: ReadonlyMap<number, string>, only?: ReadonlySet<number>): Promise<number> {
     this.cutChecks++;
+    this.cutScopes.push(only ? [...only].sort((a, b) => a - b) : null);
     return Promise.resolve(0);
   }
 
@@ -350,8 +377,41 @@ function createOfflineReach(host: OfflineHost, network: OfflineNetworkOptions | 
 
 const OFFLINE_STATIC_HOSTS: ReadonlyMap<string, string> = new Map([['localhost', '127.0.0.1']]);
 
+/** The desired state a full read would give after a scoped one: the scope's hosts' rows replaced by those read. */
+export function withScoped(state: DesiredState, scoped: ScopedState): DesiredState {
+  const hosts = new Set(scoped.hosts);
+  const http = [...state.http.filter((route) => !hosts.has(route.domain ?? '')), ...scoped.http];
+  const domains = [...state.domains.filter((d) => !hosts.has(d.domain)), ...scoped.domains];
+  return {
+    ...state,
+    http: http.sort((a, b) => a.serviceId - b.serviceId),
+    domains: domains.sort((a, b) => a.domainId - b.domainId),
+    ...(scoped.access ? { access: scoped.access } : {}),
+  };
+}
+
+/** Scoped runs as the real data plane has them, counted and merged into `lastState` like full ones. */
+function scopedRuns(
+  host: OfflineHost,
+  options: { loadScopedState?: (scope: ApplyScope) => Promise<ScopedState>; render: NginxRenderOptions },
+) {
+  const read = options.loadScopedState;
+  if (read === undefined) return {};
+  return {
+    loadScopedState: async (scope: ApplyScope) => {
+      host.applyCount++;
+      const scoped = await read(scope);
+      if (host.lastState !== null) host.lastState = withScoped(host.lastState, scoped);
+      return scoped;
+    },
+    planScoped: (scoped: ScopedState) => planScoped(scoped, options.render, OFFLINE_STATIC_HOSTS),
+  };
+}
+
 export function createOfflineDataPlane(options: {
   loadDesiredState: () => Promise<DesiredState>;
+  /** The rows of a change's scope; absent: every apply reads everything. */
+  loadScopedState?: (scope: ApplyScope) => Promise<ScopedState>;
   render: NginxRenderOptions;
   /** Absent: no subnet is re-checked on apply, and no setting counts as reached. */
   network?: OfflineNetworkOptions;
@@ -383,6 +443,7 @@ export function createOfflineDataPlane(options: {
     },
     guardNetworks,
     plan,
+    ...scopedRuns(host, options),
     wireguard,
     proxy,
     certs,
@@ -390,11 +451,11 @@ export function createOfflineDataPlane(options: {
   });
   // A failure a test asks for is the reconciler's result: the supervisor treats it as the real one's.
   const failing: Reconciler = {
-    async apply() {
+    async apply(scope) {
       const message = host.nextFailure;
       host.nextFailure = null;
-      const applied = await reconciler.apply();
-      return message === null ? applied : { ok: false, message, rejected: applied.rejected };
+      const applied = await reconciler.apply(scope);
+      return message === null ? applied : { ...applied, ok: false, message };
     },
     forgetApplied: () => reconciler.forgetApplied(),
   };
@@ -438,7 +499,7 @@ export function createOfflineDataPlane(options: {
       logs.close();
       await wireguard.close();
     },
-    apply: () => supervisor.apply(),
+    apply: (scope) => supervisor.apply(scope),
     healOnce: () => supervisor.healOnce(),
     traffic: () => Promise.resolve(host.traffic),
     dictionaries: () => Promise.resolve(host.dictionaries),

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import type { DesiredState, DesiredStreamRoute } from './types.js';
+import type { DesiredState, DesiredStreamRoute, ScopedState } from './types.js';
 import type { NginxRenderOptions } from './nginx/options.js';
 import { buildAccessTable, type AccessTable } from './nginx/access-table.js';
 import { buildRouteTable, type RouteTable } from './nginx/routes.js';
@@ -58,6 +58,25 @@ export function planDataPlane(
   return {
     routes: buildRouteTable(state.http, state.domains, { staticHosts, reservedHosts: [options.consoleHost], access }),
     streams: planStreams(state.stream, options, staticHosts),
+    access,
+  };
+}
+
+/** What a scoped run pushes: the routes of the scope's hosts (all of their routes were loaded), the access table. */
+export interface ScopedPlan {
+  routes: RouteTable;
+  access: AccessTable;
+}
+
+/** The same planner as `planDataPlane`, over a scope's rows: the entries it gives are those of the scope's hosts. */
+export function planScoped(
+  scoped: ScopedState,
+  options: NginxRenderOptions,
+  staticHosts: ReadonlyMap<string, string>,
+): ScopedPlan {
+  const access = buildAccessTable(scoped.access);
+  return {
+    routes: buildRouteTable(scoped.http, scoped.domains, { staticHosts, reservedHosts: [options.consoleHost], access }),
     access,
   };
 }

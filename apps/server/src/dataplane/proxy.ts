@@ -309,6 +309,12 @@ export function createProxy(options: {
   let pushedChallenges: Map<string, string> | null = null;
   const isSame = (entry: Held | undefined, json: string): boolean =>
     entry !== undefined && (entry.text !== undefined ? entry.text === json : entry.md5 === md5(json));
+  /**
+   * The whole route table as last synced, patched by scoped runs since, and the certificates a fresh master loads:
+   * what the snapshot holds. null before the first full sync: a scoped run then waits for one.
+   */
+  let table: Map<string, string> | null = null;
+  let tableCerts: Set<string> | null = null;
   /** What nginx's access module holds (docs/ACCESS.md); null: unknown, learnt from its digest before the next push. */
   let heldAccess: { key: string | null; refs: Set<string>; revoked: Set<string> } | null = null;
 
@@ -372,11 +378,12 @@ export function createProxy(options: {
    */
   const routesSnapshot = new LatestWins<{
     hosts: ReadonlyMap<string, string>;
-    certNames: readonly string[];
+    certNames: Iterable<string>;
     at: string;
   }>(
+    // Copied when written (once per burst): scoped runs patch the table in place meanwhile.
     ({ hosts, certNames, at }) =>
-      writeFileAtomic(snapshotFile(options.prefixDir), snapshotPieces(hosts, certNames, at), 0o600).catch(
+      writeFileAtomic(snapshotFile(options.prefixDir), snapshotPieces(new Map(hosts), [...certNames], at), 0o600).catch(
         (err: unknown) => logger.error({ err }, 'nginx: could not save the routes snapshot'),
       ),
     SNAPSHOT_PAUSE_MS,
@@ -691,8 +698,45 @@ export function createProxy(options: {
               message: [...left.values()][0] ?? '',
               free: await routesSpace(),
             };
-      if (version !== null) routesSnapshot.offer({ hosts: wanted, certNames, at: version });
+      table = wanted;
+      tableCerts = new Set(certNames);
+      if (version !== null) routesSnapshot.offer({ hosts: table, certNames: tableCerts, at: version });
       return left;
+    },
+
+    async patchRoutes(entries, hosts, certNames) {
+      // Services set aside for lack of room are the full sync's to bring back; unknown contents are read back by it.
+      if (table === null || tableCerts === null || setAside !== null || held === null) return false;
+      const known = held;
+      const set: [string, string][] = [];
+      const del: string[] = [];
+      for (const host of hosts) {
+        const json = entries.get(host);
+        const entry = known.get(host);
+        if (json === undefined) {
+          if (entry !== undefined) del.push(host);
+        } else if (!isSame(entry, json)) set.push([host, json]);
+      }
+      if (set.length > 0 || del.length > 0) {
+        try {
+          await sendRoutes(known, set, del);
+        } catch (err) {
+          // Refused for lack of room (nginx as it was): the full sync grows the dictionary or sets services aside.
+          // Anything else (409 included): what nginx holds is read back by the full sync.
+          if (countRefusal(err) !== null && err instanceof ControlError && err.refusal?.intact === true) return false;
+          held = null;
+          if (err instanceof ControlError && err.status === 409) return false;
+          throw err;
+        }
+      }
+      for (const host of hosts) {
+        const json = entries.get(host);
+        if (json === undefined) table.delete(host);
+        else table.set(host, json);
+      }
+      for (const name of certNames) tableCerts.add(name);
+      if (version !== null) routesSnapshot.offer({ hosts: table, certNames: tableCerts, at: version });
+      return true;
     },
 
     // Before the routes: new policy entries, the key and revocations, so a route never names a policy nginx lacks.
@@ -746,14 +790,16 @@ export function createProxy(options: {
       return lastStreamFailures;
     },
 
-    async cutStale(revisions) {
+    async cutStale(revisions, only) {
       // Requests still open on the workers of a killed master count too: they serve until they end.
       const answer = await http.control.get<unknown>('/live');
       // cjson writes an empty list as {}.
       const held: unknown[] = Array.isArray(answer) ? answer : [];
       const live = parseLive([...held, ...http.drainingRequests()]);
-      const stale = staleRequests(live, revisions);
+      const stale = staleRequests(only ? live.filter((request) => only.has(request.serviceId)) : live, revisions);
       await cutter.cut(stale);
+      // A scoped run's revisions are a few services': the counters of the others are the full run's to forget.
+      if (only) return stale.length;
       await forgetCounters(revisions).catch((err: unknown) =>
         logger.warn({ err }, 'nginx: could not forget the counters of removed services'),
       );

@@ -3,7 +3,7 @@ import type { AccessTable } from './nginx/access-table.js';
 import type { DataPlanePlan } from './plan.js';
 import type { Reconciler } from './reconciler.js';
 import { applyProblems, noRoomLine } from './reconcile/problems.js';
-import type { ApplyResult, DataPlaneLogger, DesiredState, DriftReport, WireGuardAdapter } from './types.js';
+import type { ApplyResult, ApplyScope, DataPlaneLogger, DesiredState, DriftReport, WireGuardAdapter } from './types.js';
 
 // Heal, retry and drift: the data plane's supervision, written once against the adapters, so the real data plane
 // (index.ts) and the one with its I/O off (offline.ts) run the same code and the API tests exercise it.
@@ -71,7 +71,8 @@ export interface SupervisorDeps {
 }
 
 export interface Supervisor {
-  apply(): Promise<ApplyResult>;
+  /** `scope`: what the change touches (reconciler.ts); absent: everything. */
+  apply(scope?: ApplyScope): Promise<ApplyResult>;
   checkDrift(): Promise<DriftReport>;
   /** One pass of the heal loop (the timer calls it; tests call it directly). */
   healOnce(): Promise<void>;
@@ -142,8 +143,8 @@ class DataPlaneSupervisor implements Supervisor {
     };
   }
 
-  async apply(): Promise<ApplyResult> {
-    const result = await this.deps.reconciler.apply();
+  async apply(scope?: ApplyScope): Promise<ApplyResult> {
+    const result = await this.deps.reconciler.apply(scope);
     this.heal.isBehind = !result.ok;
     const problems = applyProblems(result);
     if (problems.length > 0) this.reports.problems(problems);

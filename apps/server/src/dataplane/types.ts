@@ -5,11 +5,13 @@
 import type { WgDumpPeer } from '@postern/contract';
 
 // The desired state and certificate records are plain data shared with the DB layer, so they live in `model/`.
-import type { DesiredDomain, DesiredPeer, DesiredState } from '../model/desired-state.js';
+import type { ApplyScope, DesiredDomain, DesiredPeer, DesiredState } from '../model/desired-state.js';
 import type { CertificateInfo } from '../model/certificates.js';
 import type { ReachedAddress } from '../lib/network-guard.js';
 
 export type {
+  ApplyScope,
+  ScopedState,
   DesiredAccess,
   DesiredDomain,
   DesiredHttpRoute,
@@ -36,6 +38,11 @@ export type ApplyResult = (
 ) & {
   /** The HTTP-01 tokens nginx serves after this run (absent: unknown, the proxy side failed). */
   challenges?: ReadonlySet<string>;
+  /**
+   * A scoped run: `rejected` speaks for these HTTP services only (the scope's and every one on its hosts); what other
+   * rows were set aside for is unchanged. Absent: a full run, `rejected` is every row set aside.
+   */
+  scopedHttp?: ReadonlySet<number>;
 };
 
 export const noRejections = (): Rejections => ({ http: new Map(), tcp: new Map(), nodes: new Map() });
@@ -195,7 +202,8 @@ export interface DataPlane {
   start(): Promise<void>;
   /** `keepServing` (a restart of the control plane): nginx and WireGuard go on serving; otherwise they stop too. */
   stop(options: { keepServing: boolean }): Promise<void>;
-  apply(): Promise<ApplyResult>;
+  /** `scope`: what the change touches (only that is loaded, planned and pushed); absent: everything. */
+  apply(scope?: ApplyScope): Promise<ApplyResult>;
   /**
    * Settles when the boot's rebuild from the DB has run (whatever its result). Background work that competes for the
    * machine (health checks of every backend) waits for it: serving comes first.

@@ -6,10 +6,10 @@ import { insertNode } from '../modules/services/test-support.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
 import { gatewaySettingsFor } from '../create-data-plane.js';
 import { openSqliteStore, sqliteClientOf } from './client.js';
-import { loadDesiredState } from './desired-state.js';
+import { loadDesiredState, loadScopedState } from './desired-state.js';
 import { readGatewayPrivateKey } from './gateway-key.js';
 import { resolveMigrationsDir } from './migrations-dir.js';
-import { domains, gateways, httpServices, nodes, settings, tcpServices } from './schema.js';
+import { accessPolicies, domains, gateways, httpServices, nodes, settings, tcpServices } from './schema.js';
 
 /** What a domain orders with when nothing else was chosen (docs/api.md "Certificates"). */
 const http01 = { challenge: 'http-01', dnsProviderId: null, acmeCaId: null } as const;
@@ -332,5 +332,51 @@ describe('loadDesiredState', () => {
         revoked: new Map(),
       },
     });
+  });
+});
+
+describe('loadScopedState', () => {
+  test("reads a scope's hosts whole, with the wildcard above and the exact names below, as the full read has them", async () => {
+    const node = await insertNode(t.deps, { address: '10.50.0.2' });
+    const names = ['*.w.example.com', 'own.w.example.com', 'x.example.com', 'y.example.com', 'deep.own.w.example.com'];
+    const rows = await t.db.write(
+      async (tx) =>
+        await tx
+          .insert(domains)
+          .values(names.map((domain) => ({ domain })))
+          .returning()
+          .all(),
+    );
+    const x = rows.find((row) => row.domain === 'x.example.com');
+    await t.db.write(async (tx) => {
+      await tx
+        .insert(httpServices)
+        .values([
+          ...names.map((domain) => ({ ...httpRow, nodeId: node.id, domain })),
+          { ...httpRow, nodeId: node.id, domain: 'x.example.com', pathLocation: '/off', enabled: false },
+          { ...httpRow, nodeId: node.id, domain: '', pathLocation: '/none' },
+        ])
+        .run();
+      await tx
+        .insert(accessPolicies)
+        .values({ domainId: x?.id ?? 0, mode: 'protected' })
+        .run();
+    });
+    const full = await load();
+    const expectScope = async (hosts: string[], whole: string[]) => {
+      const scoped = await loadScopedState(t.deps, { hosts, http: [] });
+      expect([...scoped.hosts].sort()).toEqual([...whole].sort());
+      const within = (domain: string | null) => whole.includes(domain ?? '');
+      expect(scoped.http).toEqual(full.http.filter((route) => within(route.domain)));
+      expect(scoped.domains).toEqual(full.domains.filter((d) => within(d.domain)));
+      expect(scoped.access).toEqual(full.access);
+    };
+    await expectScope(['x.example.com'], ['x.example.com', '*.example.com']);
+    expect((await loadScopedState(t.deps, { hosts: ['x.example.com'], http: [] })).http[0]?.accessPolicyId).toEqual(
+      expect.any(Number),
+    );
+    await expectScope(['*.w.example.com'], ['*.w.example.com', 'own.w.example.com']);
+    await expectScope(['own.w.example.com', ''], ['own.w.example.com', '*.w.example.com', '']);
+    await expectScope(['new.example.com'], ['new.example.com', '*.example.com']);
   });
 });

@@ -113,3 +113,28 @@ export interface DesiredDomain {
    */
   pemFingerprint?: string | null;
 }
+
+/**
+ * What one change touches (dataplane/README.md "Scoped applies"): the data plane loads, plans and pushes only these.
+ * A change it cannot express this way (settings, nodes, policies shared by many services) applies everything.
+ */
+export interface ApplyScope {
+  /** HTTP hosts: a domain or wildcard domain name, '' for the services without a domain. */
+  hosts: readonly string[];
+  /** HTTP services whose rows changed: a deleted or disabled one's id too (its open connections are cut). */
+  http: readonly number[];
+}
+
+/** The rows of an `ApplyScope`, read from the DB in one snapshot (db/desired-state.ts `loadScopedState`). */
+export interface ScopedState {
+  /**
+   * The hosts these rows decide whole: the scope's, the wildcard above each name (an exact name without routes below
+   * a wildcard with some answers 404), and each wildcard's exact names below it. Every route of these hosts is here.
+   */
+  hosts: string[];
+  /** Enabled HTTP services on `hosts` whose node serves (as `DesiredState.http`). */
+  http: DesiredHttpRoute[];
+  /** The domains among `hosts`. */
+  domains: DesiredDomain[];
+  access?: DesiredAccess;
+}

@@ -8,7 +8,7 @@ import { bootstrap } from '../bootstrap.js';
 import { openSqliteStore, type Store } from '../db/client.js';
 import { openPostgresStore } from '../db/postgres.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
-import { loadDesiredState } from '../db/desired-state.js';
+import { loadDesiredState, loadScopedState } from '../db/desired-state.js';
 import { createLeases } from '../cluster/leases.js';
 import { resolveMigrationsDir } from '../db/migrations-dir.js';
 import { createOfflineDataPlane, type OfflineDataPlane } from '../dataplane/offline.js';
@@ -102,6 +102,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const gateway = gatewaySettingsFor(config, identity);
   const fakeDataPlane = createOfflineDataPlane({
     loadDesiredState: async () => await loadDesiredState(base, gateway),
+    loadScopedState: async (scope) => await loadScopedState(base, scope),
     render: renderOptionsFor(dataPlaneConfigFor(config, identity)),
     network: offlineNetworkOptionsFor(config),
   });

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { DataPlane } from '../../dataplane/types.js';
+import type { ApplyScope, DataPlane } from '../../dataplane/types.js';
 import type { AppDeps } from '../../deps.js';
 import { createHealthChecker, type HealthChecker, type Probe } from './health-checker.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -68,10 +68,10 @@ export function observeApply(dataPlane: DataPlane, observer: Observer): DataPlan
   return new Proxy(dataPlane, {
     get(target, property, receiver) {
       if (property !== 'apply') return Reflect.get(target, property, receiver) as unknown;
-      return async () => {
+      return async (scope?: ApplyScope) => {
         const stop = observer.metrics.applyDuration.startTimer();
         try {
-          const result = await target.apply();
+          const result = await target.apply(scope);
           stop({ result: result.ok ? 'ok' : 'failed' });
           observer.health.invalidate();
           return result;

@@ -377,6 +377,30 @@ describe('reading and editing HTTP services', () => {
   });
 });
 
+describe('what a change costs the data plane', () => {
+  test('creating, moving, disabling and deleting a service push its hosts only, never the whole table', async () => {
+    const node = await insertNode(t.deps);
+    await api('POST', `/api/services/${node.id}/http`, { ...web, name: 'other', domain: 'other.example.com' });
+    const proxy = t.fakeDataPlane.proxy;
+    const syncs = proxy.routeSyncs;
+    const { body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, web);
+    expect(proxy.patches.at(-1)).toEqual({ set: ['app.example.com'], del: [] });
+    await api('PATCH', `/api/services/${node.id}/http/${body.id}`, { domain: 'moved.example.com' });
+    expect(proxy.patches.at(-1)).toEqual({ set: ['moved.example.com'], del: ['app.example.com'] });
+    await api('PATCH', `/api/services/${node.id}/http/${body.id}/disable`);
+    expect(proxy.patches.at(-1)).toEqual({ set: [], del: ['moved.example.com'] });
+    await api('PATCH', `/api/services/${node.id}/http/${body.id}/enable`);
+    expect(proxy.patches.at(-1)).toEqual({ set: ['moved.example.com'], del: [] });
+    await api('DELETE', `/api/services/${node.id}/http/${body.id}`);
+    expect(proxy.patches.at(-1)).toEqual({ set: [], del: ['moved.example.com'] });
+    expect(proxy.routeSyncs).toBe(syncs);
+    // What nginx holds is what a full run makes of the database.
+    await t.fakeDataPlane.checkDrift();
+    expect(t.fakeDataPlane.lastDrift()?.differences).toEqual([]);
+    expect([...proxy.routes.keys()]).toEqual(['other.example.com']);
+  });
+});
+
 describe('paths and hosts the gateway keeps for itself', () => {
   test('refuses reserved paths for the admin too: ACME and internal everywhere, /api without a domain', async () => {
     const node = await insertNode(t.deps);

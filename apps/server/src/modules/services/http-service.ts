@@ -16,7 +16,7 @@ import { domains, httpServices } from '../../db/schema.js';
 import { fieldError, notFound } from '../../errors.js';
 import { resolveExpiry } from './expiry.js';
 import { expirySetterOf } from './decisions.js';
-import { applyChanges } from '../../dataplane-apply.js';
+import { applyChanges, serviceScope } from '../../dataplane-apply.js';
 import type { Caller } from './caller.js';
 import type { Tx, ReadDb } from '../../db/client.js';
 import { assertNodeQuota } from './node-quotas.js';
@@ -179,7 +179,7 @@ export async function createHttpService(
         ).id;
       }),
   );
-  await applyChanges(deps, { type: 'http', id });
+  await applyChanges(deps, { type: 'http', id }, serviceScope('http', id, [route.domain]));
   return await getHttpService(deps, nodeId, id);
 }
 
@@ -199,11 +199,17 @@ export async function updateHttpService(
   if (!current) throw notFound('Service');
   const route = resolveRoute(body, 'admin', current);
   const expiresAt = resolveExpiry(deps, body);
-  await insertOrExplain(
+  const before = await insertOrExplain(
     route,
     async () =>
       await deps.db.write(async (tx) => {
         const node = await findServiceNode(tx, nodeId);
+        // The host it leaves, as committed (a concurrent move may have changed it since `current` was read).
+        const was = await tx
+          .select({ domain: httpServices.domain })
+          .from(httpServices)
+          .where(eq(httpServices.id, id))
+          .get();
         await claimServiceDomain(tx, deps.config, 'admin', nodeId, route.domain);
         await assertRouteFree(tx, 'admin', route.domain, route.pathLocation, id);
         const backendHost = resolveBackendHost(
@@ -225,8 +231,9 @@ export async function updateHttpService(
           })
           .where(eq(httpServices.id, id))
           .run();
+        return was?.domain ?? current.domain;
       }),
   );
-  await applyChanges(deps, { type: 'http', id });
+  await applyChanges(deps, { type: 'http', id }, serviceScope('http', id, [before, route.domain]));
   return await getHttpService(deps, nodeId, id);
 }

@@ -10,7 +10,7 @@ import {
 import type { AppDeps } from '../../deps.js';
 import { httpServices, tcpServices } from '../../db/schema.js';
 import { badRequest, notFound } from '../../errors.js';
-import { applyChanges } from '../../dataplane-apply.js';
+import { applyChanges, serviceScope } from '../../dataplane-apply.js';
 import type { Tx } from '../../db/client.js';
 import type { Caller } from './caller.js';
 import { afterSetEnabled, assertMayDelete, assertMayEnable, type ServiceDecisions } from './decisions.js';
@@ -104,10 +104,11 @@ async function readDecisions(
   type: ServiceType,
   nodeId: number,
   id: number,
-): Promise<ServiceDecisions | undefined> {
+): Promise<(ServiceDecisions & { domain: string | null }) | undefined> {
   const table = type === 'http' ? httpServices : tcpServices;
   return await tx
     .select({
+      domain: table.domain,
       enabled: table.enabled,
       expiresAt: table.expiresAt,
       createdBy: table.createdBy,
@@ -135,9 +136,9 @@ export async function setServiceEnabled(
   await findServiceNode(deps.db, nodeId);
   if (enabled) assertServable(deps, await getService(deps, nodeId, type, id));
   const now = deps.now();
-  const isFound = await deps.db.write(async (tx) => {
+  const found = await deps.db.write(async (tx) => {
     const row = await readDecisions(tx, type, nodeId, id);
-    if (!row) return false;
+    if (!row) return null;
     if (enabled) assertMayEnable(caller, row, now);
     const patch = { enabled, updatedAt: now.toISOString(), ...afterSetEnabled(caller, row, enabled, now) };
     const table = type === 'http' ? httpServices : tcpServices;
@@ -146,10 +147,10 @@ export async function setServiceEnabled(
       .set(patch)
       .where(and(eq(table.id, id), eq(table.nodeId, nodeId)))
       .run();
-    return true;
+    return { domain: row.domain };
   });
-  if (!isFound) throw notFound('Service');
-  await applyChanges(deps, { type, id });
+  if (!found) throw notFound('Service');
+  await applyChanges(deps, { type, id }, serviceScope(type, id, [found.domain]));
   return await getService(deps, nodeId, type, id);
 }
 
@@ -162,18 +163,18 @@ export async function deleteService(
   caller: Caller,
 ): Promise<void> {
   await findServiceNode(deps.db, nodeId);
-  const isFound = await deps.db.write(async (tx) => {
+  const found = await deps.db.write(async (tx) => {
     const row = await readDecisions(tx, type, nodeId, id);
-    if (!row) return false;
+    if (!row) return null;
     assertMayDelete(caller, row);
     const table = type === 'http' ? httpServices : tcpServices;
     await tx
       .delete(table)
       .where(and(eq(table.id, id), eq(table.nodeId, nodeId)))
       .run();
-    return true;
+    return { domain: row.domain };
   });
-  if (!isFound) throw notFound('Service');
+  if (!found) throw notFound('Service');
   // The row is gone, so a rejection has no service to be stored on: it only reaches the caller.
-  await applyChanges(deps);
+  await applyChanges(deps, undefined, serviceScope(type, id, [found.domain]));
 }

@@ -1,0 +1,257 @@
+import { describe, expect, it } from 'vitest';
+import { isWildcardDomainName, wildcardOf } from '@postern/contract';
+import type { NginxRenderOptions } from './nginx/options.js';
+import { RecordingCertificates, RecordingProxy, RecordingWireGuard } from './offline.js';
+import { planDataPlane, planScoped } from './plan.js';
+import { createReconciler } from './reconciler.js';
+import type { ApplyScope, DesiredHttpRoute, DesiredState, ScopedState } from './types.js';
+
+// Scoped runs (README "Scoped applies"): a change loads, plans and pushes only the hosts it touches, and what nginx
+// then holds is exactly what a full run would have made of the same rows.
+
+const options: NginxRenderOptions = {
+  prefixDir: '/data/nginx',
+  certsDir: '/data/certs',
+  httpPort: 80,
+  httpsPort: 443,
+  noDomainHttpsPort: 8443,
+  consoleHost: 'gw.test',
+  consoleUpstream: 'http://127.0.0.1:3000',
+  tunnelAddress: '10.44.0.1',
+  resolvers: ['10.0.0.53'],
+};
+const STATIC_HOSTS = new Map([['localhost', '127.0.0.1']]);
+
+const EMPTY: DesiredState = {
+  gateway: { address: '10.44.0.1/16', listenPort: 51820, privateKey: `${'A'.repeat(43)}=`, publicHost: 'gw.test' },
+  peers: [],
+  http: [],
+  stream: [],
+  domains: [],
+};
+
+const http = (serviceId: number, domain: string | null, over: Partial<DesiredHttpRoute> = {}): DesiredHttpRoute => ({
+  serviceId,
+  nodeId: 2,
+  domain,
+  pathLocation: '/',
+  backendProto: 'http',
+  backendHost: '10.44.0.2',
+  backendPort: 80,
+  allowedIps: [],
+  blockedIps: [],
+  ...over,
+});
+const domain = (domainId: number, name: string) => ({ domainId, domain: name, ssl: 'self-signed' as const });
+
+/** What db/desired-state.ts `loadScopedState` reads, from a state in memory (its own test checks it against SQL). */
+function scopedOf(state: DesiredState, scope: ApplyScope): ScopedState {
+  const hosts = new Set(scope.hosts);
+  for (const host of scope.hosts) {
+    if (host === '') continue;
+    if (isWildcardDomainName(host)) {
+      for (const d of state.domains) if (wildcardOf(d.domain) === host) hosts.add(d.domain);
+    } else {
+      const wildcard = wildcardOf(host);
+      if (wildcard !== null) hosts.add(wildcard);
+    }
+  }
+  return {
+    hosts: [...hosts],
+    http: state.http.filter((route) => hosts.has(route.domain ?? '')),
+    domains: state.domains.filter((d) => hosts.has(d.domain)),
+  };
+}
+
+function gate() {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+function setup(initial: DesiredState) {
+  let state = initial;
+  const proxy = new RecordingProxy();
+  const certs = new RecordingCertificates();
+  const runs: string[] = [];
+  let fullGate: Promise<void> | null = null;
+  const reconciler = createReconciler({
+    loadDesiredState: async () => {
+      runs.push('full');
+      if (fullGate) await fullGate;
+      return state;
+    },
+    loadScopedState: (scope) => {
+      runs.push(`scoped ${[...scope.hosts].sort().join(',')} ${[...scope.http].sort((a, b) => a - b).join(',')}`);
+      return Promise.resolve(scopedOf(state, scope));
+    },
+    plan: (s) => planDataPlane(s, options, STATIC_HOSTS),
+    planScoped: (s) => planScoped(s, options, STATIC_HOSTS),
+    wireguard: new RecordingWireGuard(),
+    proxy,
+    certs,
+    logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+  });
+  return {
+    reconciler,
+    proxy,
+    certs,
+    runs,
+    set: (next: DesiredState) => {
+      state = next;
+    },
+    holdFullRuns: (until: Promise<void> | null) => {
+      fullGate = until;
+    },
+    /** What a full run would make nginx hold now. */
+    full: () => planDataPlane(state, options, STATIC_HOSTS).routes.hosts,
+    lastPatch: () => proxy.patches.at(-1),
+  };
+}
+
+const ids = (json: string | undefined): number[] => (JSON.parse(json ?? '[]') as { s: number }[]).map((r) => r.s);
+
+describe('scoped runs', () => {
+  const base: DesiredState = {
+    ...EMPTY,
+    domains: [domain(1, 'x.test'), domain(2, 'y.test')],
+    http: [http(1, 'x.test'), http(2, 'y.test'), http(3, null, { pathLocation: '/z' })],
+  };
+
+  it('a change to a service on host x pushes x alone, as a full run would have it, loading nothing else', async () => {
+    const t = setup(base);
+    await t.reconciler.apply();
+    t.set({ ...base, http: [http(1, 'x.test', { backendPort: 81 }), ...base.http.slice(1)] });
+    const result = await t.reconciler.apply({ hosts: ['x.test'], http: [1] });
+    expect(result).toMatchObject({ ok: true });
+    expect(t.runs).toEqual(['full', 'scoped x.test 1']);
+    expect(t.lastPatch()).toEqual({ set: ['x.test'], del: [] });
+    expect(t.proxy.routeSyncs).toBe(1);
+    expect(t.proxy.routes).toEqual(t.full());
+    // Its connections, and only its host's services', are looked at.
+    expect(t.proxy.cutScopes.at(-1)).toEqual([1]);
+  });
+
+  it('moving a service pushes both hosts; deleting the last service of a host removes its key', async () => {
+    const t = setup(base);
+    await t.reconciler.apply();
+    t.set({ ...base, http: [http(1, 'y.test', { pathLocation: '/one' }), ...base.http.slice(1)] });
+    await t.reconciler.apply({ hosts: ['x.test', 'y.test'], http: [1] });
+    expect(t.lastPatch()).toEqual({ set: ['y.test'], del: ['x.test'] });
+    expect(ids(t.proxy.routes.get('y.test'))).toEqual([1, 2]);
+    expect(t.proxy.routes).toEqual(t.full());
+    t.set({ ...base, http: [http(1, 'y.test', { pathLocation: '/one' }), http(3, null, { pathLocation: '/z' })] });
+    await t.reconciler.apply({ hosts: ['y.test'], http: [2] });
+    t.set({ ...base, http: [http(3, null, { pathLocation: '/z' })] });
+    await t.reconciler.apply({ hosts: ['y.test'], http: [1] });
+    expect(t.lastPatch()).toEqual({ set: [], del: ['y.test'] });
+    expect(t.proxy.routes.has('y.test')).toBe(false);
+    expect(t.proxy.routes).toEqual(t.full());
+    expect(t.proxy.routeSyncs).toBe(1);
+  });
+
+  it("a wildcard's first service gives its exact names below it an empty list, and its last takes it away", async () => {
+    const wild: DesiredState = {
+      ...EMPTY,
+      domains: [domain(1, '*.w.test'), domain(2, 'own.w.test'), domain(3, 'other.test')],
+      http: [http(5, 'other.test')],
+    };
+    const t = setup(wild);
+    await t.reconciler.apply();
+    expect(t.proxy.routes.has('own.w.test')).toBe(false);
+    t.set({ ...wild, http: [...wild.http, http(6, '*.w.test')] });
+    await t.reconciler.apply({ hosts: ['*.w.test'], http: [6] });
+    expect(t.runs.at(-1)).toBe('scoped *.w.test 6');
+    expect(t.proxy.routes.get('own.w.test')).toBe('[]');
+    expect(t.lastPatch()).toEqual({ set: ['*.w.test', 'own.w.test'], del: [] });
+    expect(t.proxy.routes).toEqual(t.full());
+    // The exact name gets a service of its own, then loses it: the wildcard (loaded with it) keeps it at [].
+    t.set({ ...wild, http: [...wild.http, http(6, '*.w.test'), http(7, 'own.w.test')] });
+    await t.reconciler.apply({ hosts: ['own.w.test'], http: [7] });
+    expect(ids(t.proxy.routes.get('own.w.test'))).toEqual([7]);
+    t.set({ ...wild, http: [...wild.http, http(6, '*.w.test')] });
+    await t.reconciler.apply({ hosts: ['own.w.test'], http: [7] });
+    expect(t.proxy.routes.get('own.w.test')).toBe('[]');
+    t.set(wild);
+    await t.reconciler.apply({ hosts: ['*.w.test'], http: [6] });
+    expect(t.lastPatch()).toEqual({ set: [], del: ['*.w.test', 'own.w.test'] });
+    expect(t.proxy.routes).toEqual(t.full());
+  });
+
+  it("a scoped run's rejections speak for its hosts' services only; a path taken on the host is set aside", async () => {
+    const t = setup(base);
+    await t.reconciler.apply();
+    t.set({ ...base, http: [...base.http, http(4, 'x.test')] });
+    const result = await t.reconciler.apply({ hosts: ['x.test'], http: [4] });
+    expect(Object.fromEntries(result.rejected.http)).toEqual({ 4: 'another service already serves / on x.test' });
+    expect(result.scopedHttp).toEqual(new Set([1, 4]));
+    expect(t.proxy.routes).toEqual(t.full());
+  });
+
+  it('scopes arriving during a run merge into one run, which goes ahead of a queued full run', async () => {
+    const t = setup(base);
+    await t.reconciler.apply();
+    const held = gate();
+    t.holdFullRuns(held.opened);
+    const inFlight = t.reconciler.apply();
+    const queuedFull = t.reconciler.apply();
+    t.set({
+      ...base,
+      http: [http(1, 'x.test', { backendPort: 82 }), http(2, 'y.test', { backendPort: 82 }), base.http[2] as never],
+    });
+    const first = t.reconciler.apply({ hosts: ['x.test'], http: [1] });
+    const second = t.reconciler.apply({ hosts: ['y.test'], http: [2] });
+    t.holdFullRuns(null);
+    held.open();
+    await Promise.all([inFlight, queuedFull, first, second]);
+    expect(t.runs).toEqual(['full', 'full', 'scoped x.test,y.test 1,2', 'full']);
+    expect(t.proxy.routes).toEqual(t.full());
+  });
+
+  it('a full run queued behind a burst of scoped ones runs after the next scoped run, not after the burst', async () => {
+    const t = setup(base);
+    await t.reconciler.apply();
+    const burst: Promise<unknown>[] = [t.reconciler.apply({ hosts: ['x.test'], http: [1] })];
+    burst.push(t.reconciler.apply(), t.reconciler.apply({ hosts: ['y.test'], http: [2] }));
+    await Promise.all(burst);
+    expect(t.runs).toEqual(['full', 'scoped x.test 1', 'full', 'scoped y.test 2']);
+  });
+
+  it('before a full run has succeeded, and with services set aside for lack of room, a scope applies everything', async () => {
+    const t = setup(base);
+    await t.reconciler.apply({ hosts: ['x.test'], http: [1] });
+    expect(t.runs).toEqual(['full']);
+    t.proxy.noRoomFor.add('x.test');
+    t.set({ ...base, http: [http(1, 'x.test', { pathLocation: '/bigger' }), ...base.http.slice(1)] });
+    const result = await t.reconciler.apply({ hosts: ['x.test'], http: [1] });
+    expect(t.runs).toEqual(['full', 'scoped x.test 1', 'full']);
+    expect(result.scopedHttp).toBeUndefined();
+    expect(result.rejected.http.get(1)).toMatch(/^nginx has no room for/);
+  });
+
+  it("while a node's token set subnets (checked against every backend), every change applies everything", async () => {
+    const withToken: DesiredState = {
+      ...base,
+      peers: [
+        {
+          nodeId: 2,
+          publicKey: 'K',
+          presharedKey: null,
+          address: '10.44.0.2',
+          allowedIps: ['10.44.0.2/32', '10.30.0.0/24'],
+          networksByToken: true,
+        },
+      ],
+    };
+    const t = setup(withToken);
+    await t.reconciler.apply();
+    await t.reconciler.apply({ hosts: ['x.test'], http: [1] });
+    expect(t.runs).toEqual(['full', 'full']);
+    t.set(base);
+    await t.reconciler.apply();
+    await t.reconciler.apply({ hosts: ['x.test'], http: [1] });
+    expect(t.runs).toEqual(['full', 'full', 'full', 'scoped x.test 1']);
+  });
+});
