@@ -212,6 +212,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
   async function runScoped(scope: ApplyScope): Promise<ApplyResult | null> {
     const { loadScopedState, planScoped } = deps;
     if (!isScopable || loadScopedState === undefined || planScoped === undefined) return null;
+    const started = Date.now();
     let scoped: ScopedState;
     let plan: ScopedPlan;
     try {
@@ -224,8 +225,11 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     const rejected = noRejections();
     for (const [id, message] of plan.routes.rejected) rejected.http.set(id, message);
     const touched = new Set([...scope.http, ...scoped.http.map((route) => route.serviceId)]);
+    const loadedAt = Date.now();
+    let certificatesMs = 0;
     try {
       await certificates.ensureChanged(scoped.domains);
+      certificatesMs = Date.now() - loadedAt;
       await proxy.syncAccess(plan.access);
       const names = scoped.domains.map((d) => d.domain);
       if (!(await proxy.patchRoutes(plan.routes.hosts, scoped.hosts, names))) return null;
@@ -239,6 +243,16 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       return { ok: false, message: `nginx: ${describe(err)}`, rejected, scopedHttp: touched };
     }
     logRejections(logger, rejected);
+    logger.debug(
+      {
+        ms: Date.now() - started,
+        loadMs: loadedAt - started,
+        certificatesMs,
+        hosts: scoped.hosts.length,
+        services: scoped.http.length,
+      },
+      'data plane converged (scoped)',
+    );
     return { ok: true, rejected, scopedHttp: touched };
   }
 

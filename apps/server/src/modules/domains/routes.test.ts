@@ -40,6 +40,19 @@ describe('creating domains', () => {
     ]);
   });
 
+  test('a new or edited domain costs its own host and certificate, not the whole route table', async () => {
+    await api('POST', '/api/domains', { domain: 'first.example.com' });
+    const syncs = t.fakeDataPlane.proxy.routeSyncs;
+    const patches = t.fakeDataPlane.proxy.patches.length;
+    const { body } = await api<Domain>('POST', '/api/domains', { domain: 'second.example.com' });
+    expect(t.fakeDataPlane.certs.info('second.example.com')).not.toBeNull();
+    expect(t.fakeDataPlane.proxy.certificates.has('second.example.com')).toBe(true);
+    const edited = await api('PATCH', `/api/domains/${body.id}`, { ssl: 'self-signed' });
+    expect(edited.status).toBe(200);
+    expect(t.fakeDataPlane.proxy.patches.length).toBe(patches + 2);
+    expect(t.fakeDataPlane.proxy.routeSyncs).toBe(syncs);
+  });
+
   test('keeps certbot, and skipValidation forces self-signed', async () => {
     expect((await api<Domain>('POST', '/api/domains', { domain: 'a.example.com', ssl: 'certbot' })).body.ssl).toBe(
       'certbot',

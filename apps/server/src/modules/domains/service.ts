@@ -192,7 +192,8 @@ export async function createDomain(deps: AppDeps, body: DomainCreate, options: D
     if (isForeignKeyViolation(error)) throw fieldError('ownerNodeId', ruleMessages.ownerNotFound);
     throw error;
   }
-  await applyChanges(deps);
+  // Its host and certificate (and, for a wildcard, the names below it): dataplane/README.md "Scoped applies".
+  await applyChanges(deps, undefined, { hosts: [row.domain], http: [] });
   return await getDomain(deps, row.id);
 }
 
@@ -254,7 +255,8 @@ export async function updateDomain(
   }
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as the row; no match gives undefined
   if (!row) throw notFound('Domain');
-  await applyChanges(deps);
+  // A rename moves TCP/UDP services too: everything is applied.
+  await applyChanges(deps, undefined, isRenamed ? undefined : { hosts: [row.domain], http: [] });
   return await getDomain(deps, row.id);
 }
 
