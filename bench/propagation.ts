@@ -19,6 +19,8 @@ const STANDING = Number(process.env.BENCH_STANDING_SERVICES ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DOMAIN = 'bench.example.com';
 const TIME_BUDGET_MS = 10 * 60_000;
+/** Clients sending changes at once in the batching measure (an import, a script creating services). */
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 
 /** One change made through a gateway's HTTP API. */
 type Change = (gw: Gateway) => Promise<void>;
@@ -120,8 +122,8 @@ async function startGateway(test: TestApp, seed: boolean): Promise<Gateway> {
  */
 function hookApplies(dataPlane: OfflineDataPlane, onApplied: (state: DesiredState) => void): void {
   const apply = dataPlane.apply.bind(dataPlane);
-  dataPlane.apply = async () => {
-    const result = await apply();
+  dataPlane.apply = async (scope) => {
+    const result = await apply(scope);
     if (dataPlane.lastState) onApplied(dataPlane.lastState);
     return result;
   };
@@ -224,6 +226,41 @@ async function measureThroughput(cleanups: (() => Promise<void>)[]) {
   return { sqlite: median(rates.sqlite), postgres: median(rates.postgres), rates };
 }
 
+/**
+ * CONCURRENCY clients at once against one gateway, each running its own change sequence (as fast as the API answers
+ * it): changes per second, and whether the data plane then serves exactly what the database says (a drift check).
+ */
+async function measureBatching(cleanups: (() => Promise<void>)[], postgres: boolean) {
+  const app = await buildTestApp(postgres ? { postgres: true } : {});
+  cleanups.push(() => app.cleanup());
+  const gateway = await startGateway(app, true);
+  const runs = app.fakeDataPlane.applyCount;
+  const perClient = Math.max(3, Math.ceil(CHANGES / CONCURRENCY));
+  const sequences = Array.from(
+    { length: CONCURRENCY },
+    (_, i) => new ChangeSequence(perClient, 1_000_000 + i * 10_000),
+  );
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  await Promise.all(
+    sequences.map(async ({ changes }) => {
+      for (const change of changes) await change(gateway);
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  /** This process's CPU (the gateway and its clients): on a loaded machine the honest figure is per CPU-second. */
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  const drift = await app.fakeDataPlane.checkDrift();
+  return {
+    perSecond: (perClient * CONCURRENCY) / seconds,
+    perCpuSecond: (perClient * CONCURRENCY) / cpuSeconds,
+    changes: perClient * CONCURRENCY,
+    runs: app.fakeDataPlane.applyCount - runs,
+    differences: drift.differences.length,
+  };
+}
+
 async function main(): Promise<void> {
   if (!Number.isInteger(CHANGES) || CHANGES < 3) throw new Error('usage: tsx propagation.ts [changes ≥ 3]');
   if (TEST_STORE === 'postgres') throw new Error('unset POSTERN_TEST_STORE: the SQLite gateway would be PostgreSQL');
@@ -246,6 +283,10 @@ async function main(): Promise<void> {
     const propagation = await measurePropagation(cleanups);
     await cleanUp();
     const throughput = await measureThroughput(cleanups);
+    await cleanUp();
+    const batchedSqlite = await measureBatching(cleanups, false);
+    await cleanUp();
+    const batchedPostgres = await measureBatching(cleanups, true);
     const load = loadavg()
       .map((n) => n.toFixed(1))
       .join(' ');
@@ -285,6 +326,26 @@ async function main(): Promise<void> {
     );
     console.log(
       `\n(one change = ${formatMs(1000 / throughput.sqlite)} on SQLite, ${formatMs(1000 / throughput.postgres)} on PostgreSQL)`,
+    );
+    console.log('');
+    const batched = (label: string, b: Awaited<ReturnType<typeof measureBatching>>) => [
+      label,
+      b.perSecond.toFixed(0),
+      b.perCpuSecond.toFixed(0),
+      String(b.changes),
+      String(b.runs),
+      b.differences === 0 ? 'none' : `${b.differences} DIFFER`,
+    ];
+    printTable(
+      [
+        `${CONCURRENCY} clients at once`,
+        'changes/s',
+        'per CPU-second',
+        'changes',
+        'data-plane runs',
+        'served vs database',
+      ],
+      [batched('SQLite (target ≥ 500/s)', batchedSqlite), batched('PostgreSQL', batchedPostgres)],
     );
   } finally {
     await cleanUp();

@@ -4,6 +4,7 @@ import type { AppDeps } from './deps.js';
 import { httpServices, nodes, tcpServices } from './db/schema.js';
 import { AppError } from './errors.js';
 import type { ApplyScope, Rejections } from './dataplane/types.js';
+import { SCOPE_TOPIC, scopePayload } from './cluster/announcements.js';
 
 /** The row a caller changed: if the data plane sets it aside, the caller hears why. */
 export type ChangeRef = { type: ServiceType; id: number } | { type: 'node'; id: number };
@@ -33,7 +34,8 @@ export function serviceScope(
 export async function applyChanges(deps: ApplyDeps, cause?: ChangeRef, scope?: ApplyScope): Promise<void> {
   // The other gateways converge at the same time (each runs its own data plane on the same rows). A lost
   // announcement is caught by their periodic drift check.
-  await deps.db.announce().catch(() => undefined);
+  const payload = scope === undefined ? null : scopePayload(scope);
+  await (payload === null ? deps.db.announce() : deps.db.announce(SCOPE_TOPIC, payload)).catch(() => undefined);
   const result = await deps.dataPlane.apply(scope);
   await recordRejections(deps, result.rejected, result.scopedHttp);
   const own =

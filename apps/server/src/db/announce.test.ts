@@ -51,6 +51,9 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('seve
     expect(c.fakeDataPlane.applyCount).toBeGreaterThan(before.c);
     // The node's peer too: B and C would open the tunnel for it.
     expect(b.fakeDataPlane.lastState?.peers.map((p) => p.nodeId)).toContain(node.id);
+    // The service's announcement carried its scope: B and C pushed its host alone.
+    expect(b.fakeDataPlane.proxy.patches.at(-1)).toEqual({ set: ['shop.example.com'], del: [] });
+    expect(c.fakeDataPlane.proxy.patches.at(-1)).toEqual({ set: ['shop.example.com'], del: [] });
   });
 
   test("a gateway's own announcements do not make it apply twice", async () => {
