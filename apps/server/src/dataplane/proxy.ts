@@ -723,9 +723,9 @@ export function createProxy(options: {
         } catch (err) {
           // Refused for lack of room (nginx as it was): the full sync grows the dictionary or sets services aside.
           // Anything else (409 included): what nginx holds is read back by the full sync.
-          if (countRefusal(err) !== null && err instanceof ControlError && err.refusal?.intact === true) return false;
-          held = null;
-          if (err instanceof ControlError && err.status === 409) return false;
+          const refusal = countRefusal(err);
+          if (refusal === null || !refusal.intact) held = null;
+          if (refusal !== null || (err instanceof ControlError && err.status === 409)) return false;
           throw err;
         }
       }

@@ -188,6 +188,34 @@ describe.skipIf(!canRunNginx)('nginx’s shared dictionaries (real nginx, small 
     },
   };
 
+  it('a scoped push sets and deletes only its hosts; one nginx has no room for changes nothing', async () => {
+    const gw = await startGateway('scoped', tiny);
+    try {
+      const { apply, route, proxy, status, hostsFor, http } = gw;
+      expect(await apply([route(1, 'a.test'), route(2, 'b.test'), route(4, 'd.test')])).toMatchObject({ ok: true });
+      const digest = () => http.control.get<{ version: string; hosts: Record<string, string> }>('/digest');
+      const untouched = (await digest()).hosts['d.test'];
+      // a.test changed, b.test's last service gone, c.test new; d.test is not in the scope and not pushed.
+      const after = [route(1, 'a.test', { pathLocation: '/v2' }), route(3, 'c.test'), route(4, 'd.test')];
+      const scoped = hostsFor(after);
+      scoped.delete('d.test');
+      expect(await proxy.patchRoutes(scoped, ['a.test', 'b.test', 'c.test'], ['c.test'])).toBe(true);
+      expect(await status('a.test', '/v2/x')).toBe(200);
+      expect(await status('a.test', '/')).toBe(404);
+      expect(await status('b.test')).toBe(404);
+      expect(await status('c.test')).toBe(200);
+      expect((await digest()).hosts['d.test']).toBe(untouched);
+      expect(await proxy.drift(hostsFor(after), [], new Map())).toEqual([]);
+      // A host bigger than the whole dictionary: refused whole, reported as "apply everything instead".
+      const before = await digest();
+      const huge = hostsFor([route(9, 'huge.test', { blockedIps: bigBlockList(80, 9) })]);
+      expect(await proxy.patchRoutes(huge, ['huge.test'], [])).toBe(false);
+      expect(await digest()).toEqual(before);
+    } finally {
+      await gw.proxy.stop({ keepServing: false });
+    }
+  });
+
   describe('at their ceiling', () => {
     let gw: Awaited<ReturnType<typeof startGateway>>;
     beforeAll(async () => {
