@@ -408,8 +408,31 @@ const roleAccounts: Partial<Record<Role, number>> = {};
 let scopedOperator = '';
 let scopeNode = 0;
 const SCOPED_OPERATOR = 'scoped-operator';
-/** Routes that answer a scoped account themselves (accounts/node-scope.ts) and show nothing of node A. */
-const SCOPE_AWARE = new Set<string>(['listNodes', 'systemInfo', 'listIdentityProviders']);
+/**
+ * Routes that answer a scoped account themselves (accounts/node-scope.ts) and show nothing of node A: 200 (lists
+ * without A's things), or the status of something that does not exist. The log stream is called with a domain: 403.
+ */
+const SCOPE_AWARE = new Map<string, 200 | 404>([
+  ['listNodes', 200],
+  ['systemInfo', 200],
+  ['listIdentityProviders', 200],
+  ['listServiceOverview', 200],
+  ['listHttpServices', 200],
+  ['listTcpServices', 200],
+  ['findServices', 200],
+  ['listDomains', 200],
+  ['serviceFigures', 200],
+  ['getDomain', 404],
+]);
+/** Scope-aware lists whose rows would be the world's (node A's) things: empty for an operator of another node. */
+const SCOPED_EMPTY = new Set([
+  'listServiceOverview',
+  'listHttpServices',
+  'listTcpServices',
+  'findServices',
+  'listDomains',
+  'serviceFigures',
+]);
 
 beforeAll(async () => {
   // A TCP service per world: more worlds than the default range has ports.
@@ -620,7 +643,7 @@ describe('authorisation matrix: every route × every caller', () => {
       const { url, body } = row.call(w, 'admin');
       const what = `scoped operator on ${route.method} ${url}`;
       const namesNodeA = new RegExp(`^/api/(nodes|services)/(stream\\?id=)?${w.a.id}(/|$)`).test(url);
-      const expected = namesNodeA ? 404 : SCOPE_AWARE.has(name) ? 200 : 403;
+      const expected = namesNodeA ? 404 : (SCOPE_AWARE.get(name) ?? 403);
       if (isStream) expect(await openStreamAs('admin', w, url), what).toBe(expected);
       else {
         const response = await t.app.inject({
@@ -631,7 +654,9 @@ describe('authorisation matrix: every route × every caller', () => {
         });
         expect(response.statusCode, `${what}: ${response.body}`).toBe(expected);
         const answer = response.json<{ message?: string; data?: { id: number }[] }>();
-        if (expected === 404) expect(answer, what).toEqual({ code: 'not_found', message: 'Node not found' });
+        if (expected === 404)
+          expect(answer, what).toEqual({ code: 'not_found', message: `${namesNodeA ? 'Node' : 'Domain'} not found` });
+        if (SCOPED_EMPTY.has(name)) expect(answer.data, what).toEqual([]);
         if (expected === 403) expect(isRoleRefusal(answer.message), what).toBe(true);
         if (name === 'listNodes')
           expect(

@@ -5,15 +5,16 @@ import { connectSse } from '../test/sse-client.js';
 
 // Accounts limited to some nodes (docs/api.md "Node scope"): an operator whose scope is node A tries, every way the
 // API offers, to see or change node B and what hangs off it. Outside the scope a node is a 404 exactly like one that
-// does not exist; routes that would show other nodes' things (domains, the services overview and search, logs, the
-// audit log) are refused with the policy's 403. One app for the file.
+// does not exist; the services overview, lists and search, the domains list, figures and a service's log show only
+// node A's things; routes that would show or change other nodes' things (a domain's settings or log, the audit log,
+// the gateway's status) are refused with the policy's 403. One app for the file.
 
 let t: TestApp;
 let base: string;
 let owner: string;
 let names = 0;
 let nodeA: { id: number };
-let nodeB: { id: number };
+let nodeB: { id: number; token: string };
 let serviceA: number;
 let serviceB: number;
 let tokenB: number;
@@ -66,6 +67,14 @@ async function account(role: Role, nodes?: number[]): Promise<{ id: number; sess
 /** An account of `role` whose scope is node A. */
 const scoped = (role: Role) => account(role, [nodeA.id]);
 
+/** A domain's id, as the owner sees it. */
+async function domainIdOf(name: string): Promise<number> {
+  const list = await call<{ data: { id: number; domain: string }[] }>('GET', `/api/domains?search=${name}`, owner);
+  const id = list.body.data.find((row) => row.domain === name)?.id;
+  expect(id, name).toBeDefined();
+  return id ?? 0;
+}
+
 const NODE_NOT_FOUND = { status: 404, body: { code: 'not_found', message: 'Node not found' } };
 
 beforeAll(async () => {
@@ -73,7 +82,8 @@ beforeAll(async () => {
   base = await t.app.listen({ host: '127.0.0.1', port: 0 });
   owner = await t.login();
   nodeA = (await call<{ id: number }>('POST', '/api/nodes', owner, { name: 'scope-a' })).body;
-  nodeB = (await call<{ id: number }>('POST', '/api/nodes', owner, { name: 'scope-b-secret-name' })).body;
+  nodeB = (await call<{ id: number; token: string }>('POST', '/api/nodes', owner, { name: 'scope-b-secret-name' }))
+    .body;
   const web = (node: number, host: string) =>
     call<{ id: number }>('POST', `/api/services/${node}/http`, owner, { name: 'web', domain: host, backendPort: 80 });
   serviceA = (await web(nodeA.id, 'a.scope.example.test')).body.id;
@@ -217,15 +227,19 @@ describe('an operator limited to node A', () => {
   });
 
   it('is refused, with the policy’s 403, what would show or change other nodes’ things', async () => {
+    const domainB = await domainIdOf('b.scope.example.test');
     for (const [method, url, body] of [
-      ['GET', '/api/services'],
-      ['GET', '/api/services/http'],
-      ['GET', '/api/services/find?q=scope'],
-      ['GET', '/api/domains'],
       ['GET', '/api/audit'],
-      ['GET', '/api/observe/services'],
+      ['GET', '/api/system/status'],
+      ['GET', '/api/system/attention'],
       ['GET', '/api/config/export'],
       ['POST', '/api/nodes', { name: 'outside-any-scope' }],
+      // Domains are read-only for a scoped account: a domain's settings reach every service on it.
+      ['POST', '/api/domains', { domain: 'planted.scope.example.test' }],
+      ['PATCH', `/api/domains/${await domainIdOf('a.scope.example.test')}`, { ssl: 'none' }],
+      ['PATCH', `/api/domains/${domainB}`, { ssl: 'none' }],
+      ['DELETE', `/api/domains/${domainB}`],
+      ['GET', `/api/domains/${domainB}/access`],
     ] as [string, string, object?][]) {
       const answer = await call<{ message: string }>(method, url, session, body);
       expect(answer.status, `${method} ${url}`).toBe(403);
@@ -233,9 +247,129 @@ describe('an operator limited to node A', () => {
       expect(isRoleRefusal(answer.body.message), answer.body.message).toBe(true);
       expect(JSON.stringify(answer.body)).not.toContain('scope-b-secret-name');
     }
+    expect((await call('GET', `/api/domains/${domainB}`, owner)).status).toBe(200);
   });
 
-  it('follows node A on the node stream and sees only A in the list stream; node B there is a 404, logs a 403', async () => {
+  it('sees only node A’s services in the overview, the type lists and the search: no id, name, domain or count of B', async () => {
+    const lists: [string, number[]][] = [
+      ['/api/services', [serviceA]],
+      ['/api/services?sort=node&order=desc', [serviceA]],
+      ['/api/services?status=public', [serviceA]],
+      [`/api/services?nodeId=${nodeB.id}`, []],
+      ['/api/services?q=b.scope', []],
+      ['/api/services?domain=b.scope.example.test', []],
+      ['/api/services/http', [serviceA]],
+      ['/api/services/http?sort=name', [serviceA]],
+      ['/api/services/http?q=scope', [serviceA]],
+      ['/api/services/http?domain=b.scope.example.test', []],
+      ['/api/services/tcp', []],
+      ['/api/services/find', [serviceA]],
+      ['/api/services/find?q=scope', [serviceA]],
+      ['/api/services/find?q=b.scope', []],
+    ];
+    for (const [url, ids] of lists) {
+      const answer = await call<{ data: { id?: number; service?: { id: number } }[]; total: number }>(
+        'GET',
+        url,
+        session,
+      );
+      expect(answer.status, url).toBe(200);
+      expect(
+        answer.body.data.map((row) => row.service?.id ?? row.id),
+        url,
+      ).toEqual(ids);
+      expect(answer.body.total, url).toBe(ids.length);
+      // Ids are checked above (service ids) and here (node ids); names and domains anywhere in the answer.
+      for (const row of answer.body.data as { node?: { id: number } }[])
+        if (row.node) expect(row.node.id, url).toBe(nodeA.id);
+      const text = JSON.stringify(answer.body);
+      for (const secret of ['scope-b', 'b.scope.example.test', `"nodeId":${nodeB.id}`])
+        expect(text, url).not.toContain(secret);
+    }
+    // The owner sees both, so the filter is the scope's.
+    expect(
+      (await call<{ total: number }>('GET', '/api/services?q=scope.example', owner)).body.total,
+    ).toBeGreaterThanOrEqual(2);
+  });
+
+  it('sees only the domains that carry a service of node A, read-only; B’s domain is a 404', async () => {
+    for (const url of ['/api/domains', '/api/domains?search=scope', '/api/domains?search=b.scope']) {
+      const answer = await call<{ data: { domain: string }[]; total: number }>('GET', url, session);
+      expect(answer.status, url).toBe(200);
+      const expected = url.endsWith('b.scope') ? [] : ['a.scope.example.test'];
+      expect(
+        answer.body.data.map((row) => row.domain),
+        url,
+      ).toEqual(expected);
+      expect(answer.body.total, url).toBe(expected.length);
+    }
+    const domainA = await domainIdOf('a.scope.example.test');
+    expect((await call<{ domain: string }>('GET', `/api/domains/${domainA}`, session)).body.domain).toBe(
+      'a.scope.example.test',
+    );
+    // A domain node B owns (its token made it) carries a service of node A too: its owner is B's, so it stays hidden.
+    const owned = 'owned-by-b.scope.example.test';
+    const made = await call('POST', '/api/agent/services/http', nodeB.token, {
+      name: 'b',
+      domain: owned,
+      backendPort: 80,
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const onIt = await call<{ id: number }>('POST', `/api/services/${nodeA.id}/http`, owner, {
+      name: 'a-on-b',
+      domain: owned,
+      pathLocation: '/a',
+      backendPort: 80,
+    });
+    expect(onIt.status, JSON.stringify(onIt.body)).toBe(201);
+    try {
+      const ownedId = await domainIdOf(owned);
+      expect((await call<{ ownerNodeId: number }>('GET', `/api/domains/${ownedId}`, owner)).body.ownerNodeId).toBe(
+        nodeB.id,
+      );
+      const listed = await call<{ data: { domain: string }[]; total: number }>('GET', '/api/domains', session);
+      expect(listed.body.data.map((row) => row.domain)).toEqual(['a.scope.example.test']);
+      expect(JSON.stringify(listed.body)).not.toContain('scope-b-secret-name');
+      expect((await call('GET', `/api/domains/${ownedId}`, session)).status).toBe(404);
+    } finally {
+      await call('DELETE', `/api/services/${nodeA.id}/http/${onIt.body.id}`, owner);
+    }
+    const domainB = await domainIdOf('b.scope.example.test');
+    const notFound = { status: 404, body: { code: 'not_found', message: 'Domain not found' } };
+    expect(await call('GET', `/api/domains/${domainB}`, session)).toEqual(notFound);
+    expect(await call('GET', '/api/domains/999999', session)).toEqual(notFound);
+  });
+
+  it('gets figures of node A’s services only', async () => {
+    for (const url of [
+      '/api/observe/services',
+      `/api/observe/services?nodeId=${nodeB.id}`,
+      `/api/observe/services?services=http:${serviceA},http:${serviceB}`,
+    ]) {
+      const answer = await call<{ data: { id: number; nodeId: number }[] }>('GET', url, session);
+      expect(answer.status, url).toBe(200);
+      expect(
+        answer.body.data.map((row) => row.id),
+        url,
+      ).toEqual(url.includes('nodeId') ? [] : [serviceA]);
+    }
+  });
+
+  it('follows the log of a service of node A; B’s service is a 404, a domain’s log a 403', async () => {
+    const logsOf = async (query: string) => {
+      const stream = await connectSse(`${base}/api/logs/stream?token=${session}&${query}`);
+      stream.close();
+      return stream.status;
+    };
+    expect(await logsOf(`type=http&id=${serviceA}`)).toBe(200);
+    expect(await logsOf(`type=http&id=${serviceB}`)).toBe(404);
+    expect(await logsOf('type=http&id=999999')).toBe(404);
+    // A domain's lines include every service on it, whatever its node (and requests no service matched).
+    expect(await logsOf('domain=a.scope.example.test')).toBe(403);
+    expect(await logsOf('domain=b.scope.example.test')).toBe(403);
+  });
+
+  it('follows node A on the node stream and sees only A in the list stream; node B there is a 404', async () => {
     const streamOf = async (query: string) => {
       const stream = await connectSse(`${base}/api/nodes/stream?token=${session}${query}`);
       stream.close();
@@ -261,9 +395,6 @@ describe('an operator limited to node A', () => {
       await call('PATCH', `/api/nodes/${nodeB.id}`, owner, { name: 'scope-b-secret-name' });
       await call('PATCH', `/api/nodes/${nodeA.id}`, owner, { name: 'scope-a' });
     }
-    const logs = await connectSse(`${base}/api/logs/stream?token=${session}`);
-    logs.close();
-    expect(logs.status).toBe(403);
   });
 });
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { operations } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
+import { requireSession } from '../../http/authenticate.js';
 import { registerOperation } from '../../http/operation.js';
 import {
   acceptEveryDomain,
@@ -22,8 +23,16 @@ export async function domainRoutes(app: FastifyInstance, opts: DomainRoutesOptio
   const { deps } = opts;
   const options = { checkDomain: opts.checkDomain ?? acceptEveryDomain };
 
-  registerOperation(app, operations.listDomains, async (request) => await listDomains(deps, request.query));
-  registerOperation(app, operations.getDomain, async (request) => await getDomain(deps, request.params.id));
+  registerOperation(
+    app,
+    operations.listDomains,
+    async (request) => await listDomains(deps, request.query, requireSession(request).nodeScope),
+  );
+  registerOperation(
+    app,
+    operations.getDomain,
+    async (request) => await getDomain(deps, request.params.id, requireSession(request).nodeScope),
+  );
   registerOperation(app, operations.createDomain, async (request) => await createDomain(deps, request.body, options));
   registerOperation(
     app,

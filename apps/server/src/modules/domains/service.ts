@@ -1,4 +1,4 @@
-import { count, eq, inArray, like, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, like, sql, type SQL } from 'drizzle-orm';
 import {
   certificateMessages,
   isWildcardDomainName,
@@ -62,13 +62,37 @@ export function toDomain(deps: Pick<AppDeps, 'dataPlane'>, { row, ownerName }: O
 const selectOwnedDomains = (db: ReadDb) =>
   db.select({ row: domains, ownerName: nodes.name }).from(domains).leftJoin(nodes, eq(nodes.id, domains.ownerNodeId));
 
-/** `search` narrows the list to names containing it (the console's domain autocomplete). */
+/** `column in (…)`, one parameter per node id (a scope is never empty). */
+const inNodes = (column: SQL, nodeScope: readonly number[]): SQL =>
+  sql`${column} in (${sql.join(
+    nodeScope.map((id) => sql`${id}`),
+    sql`, `,
+  )})`;
+
+/**
+ * The domains an account limited to `nodeScope` may see (docs/api.md "Node scope"): those that carry a service of
+ * one of its nodes, unless another node owns the domain (its owner's id and name are that node's).
+ */
+function visibleTo(nodeScope: readonly number[]): SQL {
+  const carries = (table: typeof httpServices | typeof tcpServices) =>
+    sql`exists (select 1 from ${table} where ${table.domain} = ${domains.domain} and ${inNodes(sql`${table.nodeId}`, nodeScope)})`;
+  return sql`(${carries(httpServices)} or ${carries(tcpServices)}) and (${domains.ownerNodeId} is null or ${inNodes(sql`${domains.ownerNodeId}`, nodeScope)})`;
+}
+
+/**
+ * `search` narrows the list to names containing it (the console's domain autocomplete); `nodeScope`: only the
+ * domains the account's node scope shows (null: every domain).
+ */
 export async function listDomains(
   deps: AppDeps,
   { page, limit, search }: PageQuery & { search?: string | undefined },
+  nodeScope: readonly number[] | null = null,
 ): Promise<ListResponse<Domain>> {
   // instr() instead of LIKE: no wildcard characters to escape in what the operator typed.
-  const where = search ? sql`instr(${domains.domain}, ${search.toLowerCase()}) > 0` : undefined;
+  const where = and(
+    search ? sql`instr(${domains.domain}, ${search.toLowerCase()}) > 0` : undefined,
+    nodeScope === null ? undefined : visibleTo(nodeScope),
+  );
   const rows = await selectOwnedDomains(deps.db)
     .where(where)
     .orderBy(domains.id)
@@ -85,8 +109,15 @@ async function findDomainRow(db: ReadDb, id: number): Promise<DomainRow> {
   return row;
 }
 
-export async function getDomain(deps: AppDeps, id: number): Promise<Domain> {
-  const found = await selectOwnedDomains(deps.db).where(eq(domains.id, id)).get();
+/** `nodeScope`: a domain that scope does not show is not found (null: every domain). */
+export async function getDomain(
+  deps: AppDeps,
+  id: number,
+  nodeScope: readonly number[] | null = null,
+): Promise<Domain> {
+  const found = await selectOwnedDomains(deps.db)
+    .where(and(eq(domains.id, id), nodeScope === null ? undefined : visibleTo(nodeScope)))
+    .get();
   if (!found) throw notFound('Domain');
   return toDomain(deps, found);
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { operations } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
+import { requireSession } from '../../http/authenticate.js';
 import { registerOperation } from '../../http/operation.js';
 import { openSse } from '../../sse.js';
 import { resolveLogFilter } from './service.js';
@@ -13,7 +14,7 @@ export async function logRoutes(app: FastifyInstance, opts: { deps: AppDeps }): 
   const { deps } = opts;
 
   registerOperation(app, operations.logStream, async (request, reply) => {
-    const filter = await resolveLogFilter(deps, request.query);
+    const filter = await resolveLogFilter(deps, request.query, requireSession(request).nodeScope);
     const connection = openSse(request, reply);
     const unsubscribe = deps.dataPlane.logs.subscribe(filter, (lines) => connection.send(lines));
     await connection.closed;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { DRIFT_EVENT, HEALTH_EVENT, operations, type ServiceFigures } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
-import { bearerOf } from '../../http/authenticate.js';
+import { bearerOf, requireSession } from '../../http/authenticate.js';
 import { registerOperation } from '../../http/operation.js';
 import { listOpenSse, openSse } from '../../sse.js';
 import { getService } from '../services/service.js';
@@ -42,6 +42,8 @@ export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps;
 
   registerOperation(app, operations.serviceFigures, async (request) => {
     const { nodeId, type, services } = request.query;
+    // An account limited to some nodes gets its nodes' services' figures only (docs/api.md "Node scope").
+    const { nodeScope } = requireSession(request);
     const named = services === undefined ? null : new Set(services.split(','));
     const figures = await observer.history.rowFigures();
     const health = new Map((await observer.health.list()).map((h) => [`${h.type}:${h.id}`, h]));
@@ -50,6 +52,7 @@ export async function observeRoutes(app: FastifyInstance, opts: { deps: AppDeps;
       .filter(
         (row) =>
           (nodeId === undefined || row.nodeId === nodeId) &&
+          (nodeScope === null || nodeScope.includes(row.nodeId)) &&
           (type === undefined || row.type === type) &&
           (named === null || named.has(`${row.type}:${row.id}`)),
       )

@@ -27,26 +27,46 @@ function fixedAddressTexts(deps: AppDeps): string[] {
   return ['https', 'tcp', 'udp', publicHost, String(httpsPort), String(noDomainHttpsPort)];
 }
 
-/** `type, id, name` of every match, both types in one ordered set (the page is cut in SQL). */
-function matches(deps: AppDeps, search: string | undefined): SQL {
+/** `column in (…)`, one parameter per node id; no scope: no condition. */
+const inNodes = (column: SQL, nodeScope: readonly number[] | null): SQL | null =>
+  nodeScope === null
+    ? null
+    : nodeScope.length === 0
+      ? sql`1 = 0`
+      : sql`${column} in (${sql.join(
+          nodeScope.map((id) => sql`${id}`),
+          sql`, `,
+        )})`;
+
+/** `where` of the conditions that hold; none: no clause. */
+const whereOf = (conditions: (SQL | null | undefined)[]): SQL => {
+  const held = conditions.filter((condition) => condition !== null && condition !== undefined);
+  return held.length > 0 ? sql`where ${sql.join(held, sql` and `)}` : sql``;
+};
+
+/**
+ * `type, id, name` of every match, both types in one ordered set (the page is cut in SQL); `nodeScope`: only
+ * services of these nodes (the account's node scope).
+ */
+function matches(deps: AppDeps, search: string | undefined, nodeScope: readonly number[] | null): SQL {
   // The trigram index picks the candidates where it can; the exact conditions decide (db/service-search.ts).
   const narrowing = search
     ? narrowByAddressText(deps.db.engine, search, fixedAddressTexts(deps))
     : { http: undefined, tcp: undefined };
-  const where = (candidates: SQL | undefined, exact: SQL) =>
-    candidates ? sql`where ${candidates} and (${exact})` : sql`where ${exact}`;
-  const httpWhere = search
-    ? where(
-        narrowing.http,
-        sql`${lowerContains(sql`${httpServices.name}`, search)} or ${lowerContains(httpAddress(deps), search)}`,
-      )
-    : sql``;
-  const tcpWhere = search
-    ? where(
-        narrowing.tcp,
-        sql`${lowerContains(sql`${tcpServices.name}`, search)} or ${lowerContains(tcpAddress(deps), search)}`,
-      )
-    : sql``;
+  const httpWhere = whereOf([
+    search ? narrowing.http : null,
+    search
+      ? sql`(${lowerContains(sql`${httpServices.name}`, search)} or ${lowerContains(httpAddress(deps), search)})`
+      : null,
+    inNodes(sql`${httpServices.nodeId}`, nodeScope),
+  ]);
+  const tcpWhere = whereOf([
+    search ? narrowing.tcp : null,
+    search
+      ? sql`(${lowerContains(sql`${tcpServices.name}`, search)} or ${lowerContains(tcpAddress(deps), search)})`
+      : null,
+    inNodes(sql`${tcpServices.nodeId}`, nodeScope),
+  ]);
   return sql`select 'http' as type, ${httpServices.id} as id, ${httpServices.name} as name from ${httpServices} ${httpWhere}
     union all
     select 'tcp' as type, ${tcpServices.id} as id, ${tcpServices.name} as name from ${tcpServices} ${tcpWhere}`;
@@ -55,8 +75,9 @@ function matches(deps: AppDeps, search: string | undefined): SQL {
 export async function findServices(
   deps: AppDeps,
   { page, limit, q }: FindServicesQuery,
+  nodeScope: readonly number[] | null = null,
 ): Promise<ListResponse<FoundService>> {
-  const found = matches(deps, q);
+  const found = matches(deps, q, nodeScope);
   const pageRows = (
     await deps.db.values<['http' | 'tcp', number]>(
       sql`select type, id from (${found}) as found order by lower(name), type, id

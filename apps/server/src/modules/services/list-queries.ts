@@ -106,10 +106,15 @@ export interface ListShape {
   q?: string | undefined;
   sort?: ServiceSort | undefined;
   order?: SortOrder | undefined;
+  /** Only services of these nodes: the node scope of the account asking (docs/api.md "Node scope"); null: any. */
+  nodes?: readonly number[] | null | undefined;
 }
 
 export const isShapedServiceList = (shape: ListShape): boolean =>
-  Boolean(shape.q) || shape.sort !== undefined || shape.order === 'desc';
+  Boolean(shape.q) || shape.sort !== undefined || shape.order === 'desc' || Boolean(shape.nodes);
+
+const withinNodes = (nodeId: SQLiteColumn, nodes: readonly number[] | null | undefined): SQL | undefined =>
+  nodes ? inArray(nodeId, [...nodes]) : undefined;
 
 /** Public first, then switched on but set aside by the data plane, then switched off. */
 const statusRank = (enabled: SQLiteColumn, applyError: SQLiteColumn): SQL =>
@@ -126,7 +131,9 @@ function shapeOrder(
   return [direction(sql`${columns.id}`)];
 }
 
-/** A searched or sorted page (name, domain, path or public port contains `q`): rarer, so not prepared. */
+/**
+ * A searched, sorted or node-scoped page (name, domain, path or public port contains `q`): rarer, so not prepared.
+ */
 export async function shapedHttpPage(
   db: ReadDb,
   listScope: ListScope,
@@ -136,6 +143,7 @@ export async function shapedHttpPage(
   const search = shape.q;
   const where = and(
     scopeWhere(listScope, httpServices.nodeId, httpServices.domain),
+    withinNodes(httpServices.nodeId, shape.nodes),
     search
       ? or(
           contains(httpServices.name, search),
@@ -165,6 +173,7 @@ export async function shapedTcpPage(
   const search = shape.q;
   const where = and(
     scopeWhere(listScope, tcpServices.nodeId, tcpServices.domain),
+    withinNodes(tcpServices.nodeId, shape.nodes),
     search
       ? or(
           contains(tcpServices.name, search),

@@ -110,6 +110,7 @@ function branchSelect(
   facts: OutsideFacts,
   narrowing: SearchNarrowing,
   after: Cursor | null,
+  nodeScope: readonly number[] | null,
 ): { rows: SQL; count: SQL } | null {
   const { table } = branch;
   if (query.kind === 'http' && branch.type !== 'http') return null;
@@ -124,6 +125,7 @@ function branchSelect(
     conditions.push(branch.search(query.q));
   }
   if (query.nodeId !== undefined) conditions.push(sql`${table.nodeId} = ${query.nodeId}`);
+  if (nodeScope !== null) conditions.push(inList(sql`${table.nodeId}`, nodeScope));
   if (query.domain !== undefined) conditions.push(sql`${table.domain} = ${query.domain}`);
   switch (query.status) {
     case 'public':
@@ -233,11 +235,15 @@ function seekAfter(branch: Branch, table: Branch['table'], after: Cursor, isDesc
   return sql`lower(${table.name}) ${from} ${after.name} and (lower(${table.name}) ${later} ${after.name} or ${table.id} ${later} ${after.id}${sameId})`;
 }
 
-/** Every node's services, one page, with each one's node and the certificate it is served with. */
+/**
+ * Every node's services, one page, with each one's node and the certificate it is served with. `nodeScope`: only
+ * services of these nodes (the account's node scope, docs/api.md "Node scope"); null: every node's.
+ */
 export async function listServiceOverview(
   deps: AppDeps,
   query: ServiceOverviewQuery,
   health: HealthSource,
+  nodeScope: readonly number[] | null = null,
 ): Promise<ServiceOverviewPage> {
   const { page, limit } = query;
   const isByName = query.sort === undefined || query.sort === 'name';
@@ -246,7 +252,7 @@ export async function listServiceOverview(
   const facts = await outsideFacts(deps, query.status, health);
   const narrowing = query.q ? narrowByText(deps.db.engine, query.q) : { http: undefined, tcp: undefined };
   const branches = [httpBranch, tcpBranch]
-    .map((branch) => branchSelect(branch, query, facts, narrowing, after))
+    .map((branch) => branchSelect(branch, query, facts, narrowing, after, nodeScope))
     .filter((branch) => branch !== null);
   // The page and the count are two statements: a window count on the page's statement would make SQLite
   // materialise and sort every row (14 ms at 10,000 services, against about 1 ms for a sorted LIMIT and a count).

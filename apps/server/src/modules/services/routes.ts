@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { operations } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
+import { requireSession } from '../../http/authenticate.js';
 import { registerOperation } from '../../http/operation.js';
 import { listServiceOverview, type HealthSource } from './overview.js';
 import {
@@ -26,16 +27,24 @@ export async function serviceRoutes(
   registerOperation(
     app,
     operations.listServiceOverview,
-    async ({ query }) => await listServiceOverview(deps, query, health),
+    async (request) => await listServiceOverview(deps, request.query, health, requireSession(request).nodeScope),
   );
 
   registerOperation(
     app,
     operations.listHttpServices,
-    async (request) => await listServices(deps, 'http', request.query),
+    async (request) => await listServices(deps, 'http', request.query, requireSession(request).nodeScope),
   );
-  registerOperation(app, operations.listTcpServices, async (request) => await listServices(deps, 'tcp', request.query));
-  registerOperation(app, operations.findServices, async ({ query }) => await findServices(deps, query));
+  registerOperation(
+    app,
+    operations.listTcpServices,
+    async (request) => await listServices(deps, 'tcp', request.query, requireSession(request).nodeScope),
+  );
+  registerOperation(
+    app,
+    operations.findServices,
+    async (request) => await findServices(deps, request.query, requireSession(request).nodeScope),
+  );
   registerOperation(
     app,
     operations.listNodeServices,

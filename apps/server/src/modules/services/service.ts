@@ -63,15 +63,28 @@ export async function listNodeServices(
 type ServiceListQuery = PageQuery & ListShape & { domain?: string | null | undefined };
 
 /** Every service of one type, optionally only those on `domain` (the domains list expands rows with this). */
-export function listServices(deps: AppDeps, type: 'http', query: ServiceListQuery): Promise<ListResponse<HttpService>>;
-export function listServices(deps: AppDeps, type: 'tcp', query: ServiceListQuery): Promise<ListResponse<TcpService>>;
+/** `nodes`: only services of these nodes (the node scope of the account asking); null: every node's. */
+export function listServices(
+  deps: AppDeps,
+  type: 'http',
+  query: ServiceListQuery,
+  nodes?: readonly number[] | null,
+): Promise<ListResponse<HttpService>>;
+export function listServices(
+  deps: AppDeps,
+  type: 'tcp',
+  query: ServiceListQuery,
+  nodes?: readonly number[] | null,
+): Promise<ListResponse<TcpService>>;
 export async function listServices(
   deps: AppDeps,
   type: ServiceType,
   query: ServiceListQuery,
+  nodes: readonly number[] | null = null,
 ): Promise<ListResponse<AnyService>> {
   const scope = query.domain ? { domain: query.domain } : { all: true as const };
-  return type === 'http' ? await listHttpServices(deps, scope, query) : await listTcpServices(deps, scope, query);
+  const shaped = { ...query, nodes };
+  return type === 'http' ? await listHttpServices(deps, scope, shaped) : await listTcpServices(deps, scope, shaped);
 }
 
 export async function getService(deps: AppDeps, nodeId: number, type: ServiceType, id: number): Promise<AnyService> {
