@@ -100,6 +100,7 @@ interface Seeded {
   nodeId: number;
   nodeName: string;
   domain: string;
+  serviceName: string;
 }
 
 describe('several operators', () => {
@@ -116,12 +117,13 @@ describe('several operators', () => {
     await harness.seed('POST', '/api/domains', { domain, ssl: 'self-signed', skipValidation: true });
     const nodeName = uniqueName('team-node');
     const node = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: nodeName });
+    const serviceName = uniqueName('wiki');
     await harness.seed('POST', `/api/services/${String(node.id)}/http`, {
-      name: uniqueName('wiki'),
+      name: serviceName,
       domain,
       backendPort: 3000,
     });
-    seeded = { nodeId: node.id, nodeName, domain };
+    seeded = { nodeId: node.id, nodeName, domain, serviceName };
   });
   afterEach(() => {
     expect(harness.pageErrors).toEqual([]);
@@ -132,10 +134,27 @@ describe('several operators', () => {
     await provider.stop();
   });
 
-  /** A page of its own context, signed in with `token` (the session cookie the server sets), at `path`. */
-  async function pageOf(token: string, path: string, prepare?: (page: Page) => Promise<void>): Promise<Page> {
-    const context = await harness.browser.newContext({ baseURL: harness.server.baseUrl, viewport: viewports.desktop });
+  /**
+   * A page of its own context, signed in with `token` (the session cookie the server sets), at `path`; desktop and
+   * light unless `look` says otherwise.
+   */
+  async function pageOf(
+    token: string,
+    path: string,
+    prepare?: (page: Page) => Promise<void>,
+    look: { viewport?: keyof typeof viewports; theme?: 'light' | 'dark' } = {},
+  ): Promise<Page> {
+    const theme = look.theme ?? 'light';
+    const context = await harness.browser.newContext({
+      baseURL: harness.server.baseUrl,
+      viewport: viewports[look.viewport ?? 'desktop'],
+      colorScheme: theme,
+    });
     contexts.push(context);
+    await context.addInitScript(([key, value]) => localStorage.setItem(key, value), [
+      storageKeys.theme,
+      theme,
+    ] as const);
     await context.addCookies([
       {
         name: storageKeys.tokenCookie,
@@ -153,8 +172,11 @@ describe('several operators', () => {
     return page;
   }
 
-  /** An account of `role` made through the API (invite, accept, sign in): its username and session token. */
-  async function accountOf(role: string): Promise<{ username: string; id: number; token: string }> {
+  /**
+   * An account of `role` made through the API (invite, accept, sign in): its username and session token. `nodes`:
+   * limited to those nodes by the owner before it signs in.
+   */
+  async function accountOf(role: string, nodes?: number[]): Promise<{ username: string; id: number; token: string }> {
     const username = uniqueName(role);
     const invite = await harness.seed<{ url: string }>('POST', '/api/invites', { username, role });
     const token = decodeURIComponent(new URL(invite.url).hash.slice(1));
@@ -169,9 +191,10 @@ describe('several operators', () => {
       return (await answer.json()) as Record<string, unknown>;
     };
     await post('/api/auth/invite/accept', { token, password });
-    const session = await post('/api/auth/login', { username, password });
     const accounts = await harness.seed<{ data: { id: number; username: string }[] }>('GET', '/api/accounts?limit=100');
     const id = accounts.data.find((account) => account.username === username)?.id ?? 0;
+    if (nodes) await harness.seed('PATCH', `/api/accounts/${String(id)}`, { nodes });
+    const session = await post('/api/auth/login', { username, password });
     return { username, id, token: String(session.token) };
   }
 
@@ -277,20 +300,102 @@ describe('several operators', () => {
     await expectVisible(signedInAs(page, operator.username, 'Operator'));
     expect(await page.getByRole('link', { name: 'Accounts', exact: true }).count()).toBe(0);
 
-    // Settings: the provider, DNS and CA cards are the admins'; an operator has only its own password and second
-    // factor there.
+    // Settings: the provider, DNS, CA and notification cards are the admins'; an operator has only its own password
+    // and second factor there, and the console does not ask for the cards' data.
+    const cardReads: string[] = [];
+    page.on('request', (request) => {
+      if (/\/api\/(access\/providers|certificates\/|notifications\/)/.test(request.url()))
+        cardReads.push(request.url());
+    });
     await page.goto('/settings');
     await expectVisible(page.getByRole('heading', { name: 'Two-factor sign-in' }));
-    for (const [card, empty] of [
-      ['Identity providers', /No identity providers/i],
-      ['DNS providers', /No DNS providers/i],
-      ['Certificate authorities', /No certificate authorities|No CAs/i],
-    ] as const) {
-      const section = page.locator('section').filter({ has: page.getByRole('heading', { name: card, exact: true }) });
-      // Loaded (an operator may read them) before judging what it offers.
-      await expectVisible(section.getByText(empty).or(section.getByRole('table')).first());
-      expect(await section.getByRole('button', { name: /^\+ Add/ }).count(), card).toBe(0);
-    }
+    await expectVisible(page.getByRole('heading', { name: 'Password', exact: true }));
+    // The account known and every chunk and request of the page settled, before judging what it left out.
+    await expectVisible(signedInAs(page, operator.username, 'Operator'));
+    await page.waitForLoadState('networkidle');
+    for (const card of ['Identity providers', 'DNS providers', 'Certificate authorities', 'Notifications'])
+      expect(await page.getByRole('heading', { name: card, exact: true }).count(), card).toBe(0);
+    expect(cardReads).toEqual([]);
+  });
+
+  it('an operator limited to one node sees only its things and is offered nothing it cannot use (light desktop, dark phone; axe)', async () => {
+    // Another node with a domain and a service the operator must never see.
+    const otherNode = uniqueName('other-node');
+    const other = await harness.seed<{ id: number }>('POST', '/api/nodes', { name: otherNode });
+    const otherDomain = `${uniqueName('other')}.example.test`;
+    await harness.seed('POST', '/api/domains', { domain: otherDomain, ssl: 'self-signed', skipValidation: true });
+    const otherService = uniqueName('hidden-svc');
+    await harness.seed('POST', `/api/services/${String(other.id)}/http`, {
+      name: otherService,
+      domain: otherDomain,
+      backendPort: 3000,
+    });
+    const operator = await accountOf('operator', [seeded.nodeId]);
+    // Every answer the console got: a refusal would be a toast on a page it offered.
+    const refused: string[] = [];
+    const watch = async (fresh: Page) => {
+      fresh.on('response', (answer) => {
+        if (answer.status() === 403) refused.push(`${answer.request().method()} ${answer.url()}`);
+      });
+    };
+    const others = [otherNode, otherDomain, otherService];
+    const expectNoneOf = async (page: Page, where: string) => {
+      for (const text of others) expect(await page.getByText(text).count(), `${where}: ${text}`).toBe(0);
+    };
+
+    const page = await pageOf(operator.token, '/nodes', watch);
+    await expectVisible(signedInAs(page, operator.username, 'Operator'));
+    await expectVisible(page.getByRole('link', { name: seeded.nodeName, exact: true }));
+    await expectNoneOf(page, '/nodes');
+    // It could not see a node it made: adding nodes is for accounts that see every node.
+    expect(await page.getByRole('button', { name: 'Add Client' }).count()).toBe(0);
+    // Its own node's tokens and services are its to change.
+    const rowMenu = await openMenu(page, `Actions for ${seeded.nodeName}`);
+    await expectVisible(rowMenu.getByRole('menuitem', { name: 'Edit Node' }));
+    await page.keyboard.press('Escape');
+    for (const hidden of ['Audit Log', 'Certificates'])
+      expect(await page.getByRole('link', { name: hidden, exact: true }).count(), hidden).toBe(0);
+    const violations = await axeViolations(page, 'nodes-limited-light-desktop');
+
+    await page.goto('/services');
+    await expectVisible(page.getByText(seeded.serviceName).first());
+    await expectNoneOf(page, '/services');
+    violations.push(...(await axeViolations(page, 'services-limited-light-desktop')));
+
+    await page.goto('/domains');
+    await expectVisible(page.getByText(seeded.domain, { exact: true }).first());
+    // The account known (until then the console offers everything), before judging what it left out.
+    await expectVisible(signedInAs(page, operator.username, 'Operator'));
+    await expectNoneOf(page, '/domains');
+    // Read-only: a domain's settings and its whole log reach every node's services on it.
+    expect(await page.getByRole('button', { name: 'Add Domain' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: `Actions for ${seeded.domain}` }).count()).toBe(0);
+    violations.push(...(await axeViolations(page, 'domains-limited-light-desktop')));
+
+    await page.goto('/settings');
+    await expectVisible(page.getByRole('heading', { name: 'Two-factor sign-in' }));
+    await expectVisible(signedInAs(page, operator.username, 'Operator'));
+    await page.waitForLoadState('networkidle');
+    expect(await page.getByRole('heading', { name: 'Notifications', exact: true }).count()).toBe(0);
+
+    // A phone in the dark: its own home page, and the menu without what spans every node.
+    const phone = await pageOf(operator.token, '/', watch, { viewport: 'phone', theme: 'dark' });
+    await expectVisible(phone.getByRole('heading', { name: 'Your nodes' }));
+    await expectNoneOf(phone, 'home');
+    await phone.getByRole('button', { name: 'Open sidebar' }).click();
+    await expectVisible(signedInAs(phone, operator.username, 'Operator'));
+    await expectVisible(phone.getByRole('link', { name: 'Services', exact: true }).filter({ visible: true }).first());
+    for (const hidden of ['Audit Log', 'Certificates'])
+      expect(await phone.getByRole('link', { name: hidden, exact: true }).count(), hidden).toBe(0);
+    violations.push(...(await axeViolations(phone, 'home-limited-dark-phone')));
+    await phone.keyboard.press('Escape');
+    await phone.goto('/services');
+    await expectVisible(phone.getByText(seeded.serviceName).first());
+    await expectNoneOf(phone, 'phone /services');
+    violations.push(...(await axeViolations(phone, 'services-limited-dark-phone')));
+
+    expect(violations).toEqual([]);
+    expect(refused).toEqual([]);
   });
 
   it('the server refuses a viewer whose screen offers a change anyway, and the console shows its message', async () => {

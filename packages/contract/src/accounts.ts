@@ -98,6 +98,11 @@ export const CurrentAccountSchema = AccountSchema.pick({
   /** How this session signed in, e.g. 'password + authentication code', 'single sign-on (Corp IdP)'. */
   via: z.string(),
   permissions: z.array(z.enum(PERMISSIONS)),
+  /**
+   * The nodes (ids) this account is limited to, as they count (docs/api.md "Node scope"): null for every node, and
+   * always for owners and admins. The console hides what a limited account cannot use.
+   */
+  nodes: z.array(z.number().int()).nullable(),
 });
 export type CurrentAccount = z.infer<typeof CurrentAccountSchema>;
 

@@ -13,6 +13,8 @@ export interface SignedInAccount {
   username: string;
   role: Role;
   via: string;
+  /** The nodes the account is limited to (docs/api.md "Node scope"); null: every node. */
+  nodes: number[] | null;
 }
 
 /**
@@ -21,10 +23,12 @@ export interface SignedInAccount {
  */
 export function signedInAccountOf(answer: unknown): SignedInAccount {
   const value = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>;
-  const { id, username, role, via } = value;
+  const { id, username, role, via, nodes } = value;
   if (typeof id !== 'number' || typeof username !== 'string' || !(ROLES as readonly unknown[]).includes(role))
     throw new Error('unexpected answer of GET /api/auth/account');
-  return { id, username, role: role as Role, via: typeof via === 'string' ? via : '' };
+  // A gateway from before the scope existed sends no `nodes`: every node.
+  const scope = Array.isArray(nodes) ? nodes.filter((node): node is number => typeof node === 'number') : null;
+  return { id, username, role: role as Role, via: typeof via === 'string' ? via : '', nodes: scope };
 }
 
 export const currentAccountQueryOptions = () =>
@@ -46,4 +50,36 @@ export function useCurrentAccount() {
 export function useCan(permission: Permission): boolean {
   const { data } = useCurrentAccount();
   return data ? can(data.role, permission) : true;
+}
+
+/**
+ * Whether the signed-in account sees every node. An account limited to some (docs/api.md "Node scope") is refused
+ * what spans nodes: adding a node, changing a domain, a domain's log, the audit log, certificates, the gateway's
+ * status and what needs attention; the screens neither offer nor ask for those. Yes until the account is known.
+ */
+export function useSeesEveryNode(): boolean {
+  const { data } = useCurrentAccount();
+  return data ? data.nodes === null : true;
+}
+
+/**
+ * For requests rather than buttons: whether the account is known to see every node. What spans nodes is asked for
+ * only then, so an account limited to some never gets a refusal (and its toast) for a page the console offered it.
+ */
+export function useIsKnownToSeeEveryNode(): boolean {
+  const { data } = useCurrentAccount();
+  return data !== undefined && data.nodes === null;
+}
+
+/** For requests too: whether the account is known to hold `permission` (a card asks for its data only then). */
+export function useIsKnownToHold(permission: Permission): boolean {
+  const { data } = useCurrentAccount();
+  return data !== undefined && can(data.role, permission);
+}
+
+/** `useCan(permission)` for what spans every node: the role holds it and the account is limited to no nodes. */
+export function useCanOnEveryNode(permission: Permission): boolean {
+  const mayRole = useCan(permission);
+  const seesEveryNode = useSeesEveryNode();
+  return mayRole && seesEveryNode;
 }

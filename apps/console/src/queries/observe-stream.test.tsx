@@ -5,6 +5,7 @@ import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { clearToken, storeToken } from '../lib/session';
 import { FakeEventSource } from '../test/fake-event-source';
+import { currentAccountKey } from './account';
 import { observeKeys } from './observe-keys';
 import { useObserveStream } from './observe-stream';
 
@@ -36,8 +37,10 @@ const status: SystemStatus = {
   traffic: { minutes: 1440, requests: 0, errors: 0, connections: 0, bytesIn: 0, bytesOut: 0, points: [] },
 };
 
-function setup() {
+/** `nodes`: the signed-in account's node scope (the stream spans every node: a limited account does not open it). */
+function setup(nodes: number[] | null = null) {
   const client = new QueryClient();
+  client.setQueryData(currentAccountKey, { id: 1, username: 'admin', role: 'owner', via: 'password', nodes });
   const wrapper = ({ children }: { children: ReactNode }) => (
     <QueryClientProvider client={client}>{children}</QueryClientProvider>
   );
@@ -112,6 +115,12 @@ describe('the observe stream writes into the query cache', () => {
     expect(FakeEventSource.opened[0]?.isClosed).toBe(false);
     second.unmount();
     expect(FakeEventSource.opened[0]?.isClosed).toBe(true);
+  });
+
+  it('is not opened for an account limited to some nodes (it carries every node’s services)', () => {
+    const { wrapper } = setup([4]);
+    renderHook(() => useObserveStream(), { wrapper });
+    expect(FakeEventSource.opened).toHaveLength(0);
   });
 
   it('reads the figures again when the stream reopens after a failure (changes in between were not pushed)', async () => {

@@ -11,6 +11,7 @@ import {
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { openEventStream } from '../lib/sse';
+import { useIsKnownToSeeEveryNode } from './account';
 import { observeKeys } from './observe-keys';
 
 // Health changes and drift checks pushed by the gateway (GET /api/observe/stream, events `health` and `drift`) are
@@ -94,10 +95,15 @@ export function openObserveStream(queryClient: QueryClient): () => void {
 /** One stream per query client however many components show health; closed when the last one unmounts. */
 const shared = new Map<QueryClient, { users: number; close: () => void }>();
 
-/** While mounted, health changes and drift checks are written into the cache as they happen. */
+/**
+ * While mounted, health changes and drift checks are written into the cache as they happen. The stream carries every
+ * node's services: an account limited to some nodes does not open it (docs/api.md "Node scope").
+ */
 export function useObserveStream(): void {
   const queryClient = useQueryClient();
+  const isAllowed = useIsKnownToSeeEveryNode();
   useEffect(() => {
+    if (!isAllowed) return;
     const entry = shared.get(queryClient) ?? { users: 0, close: openObserveStream(queryClient) };
     entry.users += 1;
     shared.set(queryClient, entry);
@@ -107,5 +113,5 @@ export function useObserveStream(): void {
       shared.delete(queryClient);
       entry.close();
     };
-  }, [queryClient]);
+  }, [queryClient, isAllowed]);
 }

@@ -15,7 +15,7 @@ import {
   UsersIcon,
 } from '../components/ui/icons';
 import { t, type MessageId } from '../i18n/i18n';
-import { useCan } from '../queries/account';
+import { useCan, useSeesEveryNode } from '../queries/account';
 import { LanguageMenu } from './language-menu';
 import { SignedInAs } from './signed-in-as';
 
@@ -25,6 +25,8 @@ type NavItem = {
   icon: ReactNode;
   /** Shown only to roles that hold it (the contract's role table). */
   permission?: Permission;
+  /** Shown only to accounts that see every node (the page spans nodes; docs/api.md "Node scope"). */
+  isForEveryNode?: boolean;
   /** Extra classes of the item (Settings is in the top bar on desktop). */
   className?: string;
 };
@@ -39,8 +41,13 @@ const pages: NavItem[] = [
 /** Beyond the spec: every service across nodes, the audit log and, on phones, Settings. */
 const operations: NavItem[] = [
   { label: 'nav.services', to: '/services', icon: <LayersIcon className="size-5 shrink-0" /> },
-  { label: 'nav.certificates', to: '/certificates', icon: <ShieldIcon className="size-5 shrink-0" /> },
-  { label: 'nav.audit', to: '/audit', icon: <ListIcon className="size-5 shrink-0" /> },
+  {
+    label: 'nav.certificates',
+    to: '/certificates',
+    icon: <ShieldIcon className="size-5 shrink-0" />,
+    isForEveryNode: true,
+  },
+  { label: 'nav.audit', to: '/audit', icon: <ListIcon className="size-5 shrink-0" />, isForEveryNode: true },
   { label: 'nav.accounts', to: '/accounts', icon: <UsersIcon className="size-5 shrink-0" />, permission: 'accounts' },
   { label: 'nav.settings', to: '/settings', icon: <GearIcon className="size-5 shrink-0" />, className: 'lg:hidden' },
 ];
@@ -72,7 +79,9 @@ export function Sidebar({ isExpanded, onToggleExpanded, isMobileOpen, onCloseMob
   // A closed overlay is only moved out of view: inert keeps its links out of the Tab order and the accessibility tree.
   const isHidden = !isDesktop && !isMobileOpen;
   const mayManageAccounts = useCan('accounts');
-  const isShown = (item: NavItem) => item.permission !== 'accounts' || mayManageAccounts;
+  const seesEveryNode = useSeesEveryNode();
+  const isShown = (item: NavItem) =>
+    (item.permission !== 'accounts' || mayManageAccounts) && (!item.isForEveryNode || seesEveryNode);
 
   // On mobile, Escape or a click outside closes the open sidebar.
   useEffect(() => {

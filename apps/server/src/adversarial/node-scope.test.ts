@@ -398,6 +398,26 @@ describe('an operator limited to node A', () => {
   });
 });
 
+describe('the account answer', () => {
+  it('carries the scope that counts: the nodes of a scoped account, null for an admin whatever it holds', async () => {
+    const nodesOf = async (session: string) =>
+      (await call<CurrentAccount & { nodes?: unknown }>('GET', '/api/auth/account', session)).body.nodes;
+    expect(await nodesOf((await scoped('operator')).session)).toEqual([nodeA.id]);
+    expect(await nodesOf((await scoped('viewer')).session)).toEqual([nodeA.id]);
+    expect(await nodesOf((await scoped('admin')).session)).toBeNull();
+    expect(await nodesOf(owner)).toBeNull();
+    // The OpenAPI document says so.
+    type Described = { content: Record<string, { schema: { properties: Record<string, unknown> } }> };
+    const openapi = await call<{ paths: Record<string, Record<string, { responses: Record<string, Described> }>> }>(
+      'GET',
+      '/api/openapi.json',
+      null,
+    );
+    const answer = openapi.body.paths['/api/auth/account']?.get?.responses['200']?.content['application/json'];
+    expect(answer?.schema.properties.nodes).toMatchObject({ type: 'array', nullable: true });
+  });
+});
+
 describe('the scope', () => {
   it('limits a viewer too; a wider scope counts from the next request, a narrower one ends its sessions and streams', async () => {
     const viewer = await scoped('viewer');

@@ -34,6 +34,7 @@ const me = (role: Role): CurrentAccount => ({
   identity: null,
   via: 'password',
   permissions: [...rolePermissions[role]],
+  nodes: null,
 });
 
 const list = <T,>(data: T[]) => ({ data, page: 1, limit: 100, total: data.length });

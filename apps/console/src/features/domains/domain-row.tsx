@@ -6,7 +6,7 @@ import { Td, Tr } from '../../components/ui/table';
 import { CertificateCell } from './certificate-cell';
 import { DomainServices } from './domain-services';
 import { OwnerCell } from './owner-cell';
-import { useCan } from '../../queries/account';
+import { useCanOnEveryNode, useSeesEveryNode } from '../../queries/account';
 
 /** Expand toggle, Domain, SSL Certs, Owner, Created At, actions. */
 export const DOMAIN_COLUMN_COUNT = 6;
@@ -28,8 +28,10 @@ export function DomainRow({
   onDelete: () => void;
 }) {
   const navigate = useNavigate();
-  // A viewer reads; changes are for the roles that may operate (the contract's role table).
-  const mayOperate = useCan('operate');
+  // A viewer reads; changes are for the roles that may operate (the contract's role table). An account limited to
+  // some nodes reads too, and a domain's whole log (every node's services on it) is not for it (docs/api.md).
+  const mayOperate = useCanOnEveryNode('operate');
+  const seesEveryNode = useSeesEveryNode();
   return (
     <>
       <Tr>
@@ -59,6 +61,7 @@ export function DomainRow({
               {
                 label: 'Logs Monitor',
                 onSelect: () => void navigate({ to: '/domains/$domain/logs', params: { domain: domain.domain } }),
+                isHidden: !seesEveryNode,
               },
               { label: 'Edit Domain', onSelect: onEdit, isHidden: !mayOperate },
               { label: 'Upload Certificate', onSelect: onUpload, isHidden: !mayOperate },

@@ -23,7 +23,7 @@ import { DomainFormDialog } from './domain-form-dialog';
 import { DomainRow } from './domain-row';
 import { UploadCertificateDialog } from './upload-certificate-dialog';
 import { useDeleteDomainAction } from './use-delete-domain';
-import { useCan } from '../../queries/account';
+import { useCanOnEveryNode } from '../../queries/account';
 
 /** null: closed; 'new': the create form; a domain: its edit form. */
 type FormState = null | 'new' | Domain;
@@ -33,7 +33,8 @@ export function DomainsPage() {
   // Not strict, so the page also renders outside the app's route tree (component tests).
   const search = validateDomainsSearch(useSearch({ strict: false }));
   const navigate = useNavigate();
-  const mayOperate = useCan('operate');
+  // A domain's settings reach every service on it, of any node: an account limited to some nodes only reads.
+  const mayOperate = useCanOnEveryNode('operate');
   const page = search.page ?? 1;
   const limit = search.limit ?? defaults.pageSize;
   const q = search.q;

@@ -1,8 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
 import { lazy, Suspense } from 'react';
 import { Spinner } from '../../components/ui/spinner';
 import { t } from '../../i18n/i18n';
 import { attentionQueryOptions } from '../../queries/attention';
+import { useCurrentAccount } from '../../queries/account';
 import { useObserveStream } from '../../queries/observe-stream';
 import { AttentionPanel, TotalsPanel } from './attention-panel';
 import { isGatewayInUse } from './home-state';
@@ -30,8 +32,12 @@ function SystemStatusPanel() {
  * use, what needs attention first, then the totals and the last 24 hours, and the spec's links at the foot.
  */
 export function HomeOverview() {
-  const query = useQuery(attentionQueryOptions());
+  const account = useCurrentAccount();
+  const isLimited = account.data !== undefined && account.data.nodes !== null;
+  const query = useQuery({ ...attentionQueryOptions(), enabled: account.data !== undefined && !isLimited });
   useObserveStream();
+  // What needs attention, the totals and the gateway's status span every node (docs/api.md "Node scope").
+  if (isLimited) return <LimitedAccountHome nodeCount={account.data.nodes?.length ?? 0} />;
   if (query.isPending) {
     return (
       <div className="flex justify-center py-8">
@@ -56,6 +62,31 @@ export function HomeOverview() {
       <AttentionPanel attention={query.data} />
       <TotalsPanel attention={query.data} />
       <SystemStatusPanel />
+      <HelpLinks />
+    </>
+  );
+}
+
+/** The home page of an account limited to some nodes: where its things are, and the spec's links. */
+function LimitedAccountHome({ nodeCount }: { nodeCount: number }) {
+  return (
+    <>
+      <section aria-labelledby="limited-home-title" className="flex flex-col gap-2">
+        <h2 id="limited-home-title" className="text-lg font-semibold">
+          Your nodes
+        </h2>
+        <p className="max-w-3xl text-sm text-gray-600 dark:text-gray-300">
+          Your account is limited to {nodeCount === 1 ? 'one node' : `${nodeCount} nodes`}. Their services are on{' '}
+          <Link to="/services" className="font-medium text-brand-600 underline dark:text-blue-400">
+            Services
+          </Link>
+          , the nodes themselves on{' '}
+          <Link to="/nodes" className="font-medium text-brand-600 underline dark:text-blue-400">
+            Client / Nodes
+          </Link>
+          .
+        </p>
+      </section>
       <HelpLinks />
     </>
   );

@@ -20,7 +20,7 @@ import { NodeFormDialog } from './node-form-dialog';
 import { nodeTypeLabel, nodeTypeTone } from './node-type';
 import { NodeReadyDialog } from './node-ready-dialog';
 import { useNodeActions } from './use-node-actions';
-import { useCan } from '../../queries/account';
+import { useCanOnEveryNode } from '../../queries/account';
 
 const filters: { label: string; value: NodeTypeFilter }[] = [
   { label: 'View All', value: undefined },
@@ -98,12 +98,13 @@ export function NodesPage() {
   const isSearching = Boolean(q);
 
   const openForm = () => setFormOpen(true);
-  const mayOperate = useCan('operate');
+  // Adding a node is for accounts that see every node (a limited one could not see the node it made).
+  const mayAdd = useCanOnEveryNode('operate');
   return (
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h1 className="text-2xl font-bold">Client / Nodes</h1>
-        {mayOperate && (
+        {mayAdd && (
           <Button onClick={openForm}>
             <PlusIcon className="size-4" /> Add Client
           </Button>
@@ -146,7 +147,7 @@ export function NodesPage() {
             title="No nodes yet"
             description="Nodes are the machines that connect to this gateway over WireGuard; their status and traffic appear here. Add a node first, then run the command it shows on that machine."
             actionLabel="Add Node"
-            {...(mayOperate ? { onAction: openForm } : {})}
+            {...(mayAdd ? { onAction: openForm } : {})}
           />
         ) : (
           <>

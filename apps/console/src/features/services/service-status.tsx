@@ -2,6 +2,7 @@ import type { Attention } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import { ExposureStatus } from '../../components/ui/status-dot';
+import { useIsKnownToSeeEveryNode } from '../../queries/account';
 import { attentionQueryOptions } from '../../queries/attention';
 import {
   certificateFactsFromAttention,
@@ -50,7 +51,8 @@ export function ServiceStatus({ service, facts }: { service: ServiceLike; facts:
  * attention answer every such row shares.
  */
 export function useServiceFacts(known: ServiceFacts = {}): (service: ServiceLike) => ServiceFacts {
-  const { data } = useQuery(attentionQueryOptions());
+  // The attention answer spans every node: an account limited to some goes without it (its node facts are known).
+  const { data } = useQuery({ ...attentionQueryOptions(), enabled: useIsKnownToSeeEveryNode() });
   return useCallback(
     (service: ServiceLike) => factsFor(data, service, known),
     // `known` is rebuilt by callers on each render; its parts are what matter.

@@ -64,6 +64,8 @@ export type ApiCall = { method: string; path: string; query: URLSearchParams; bo
  * Replaces fetch: `reply(method, path)` decides each answer; every call is recorded with its parsed body.
  * Unlisted calls answer an empty list, which is what the forms' domain suggestions ask for.
  */
+const signedInOwner = { id: 1, username: 'admin', role: 'owner', via: 'password', nodes: null };
+
 export function fakeApi(
   reply: (method: string, path: string, query: URLSearchParams) => Reply | undefined = () => undefined,
 ): ApiCall[] {
@@ -82,10 +84,12 @@ export function fakeApi(
         query: url.searchParams,
         body: typeof init.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined,
       });
-      const answer = reply(method, path, url.searchParams) ?? {
-        status: 200,
-        body: { data: [], page: 1, limit: 10, total: 0 },
-      };
+      // Unless the test says who is signed in: the first owner, who sees every node.
+      const answer = reply(method, path, url.searchParams) ??
+        (path === '/api/auth/account' ? { status: 200, body: signedInOwner } : undefined) ?? {
+          status: 200,
+          body: { data: [], page: 1, limit: 10, total: 0 },
+        };
       return Promise.resolve(
         new Response(answer.body === undefined ? null : JSON.stringify(answer.body), { status: answer.status }),
       );

@@ -8,6 +8,7 @@ import { CopyButton, CopyField } from '../../components/ui/copy-button';
 import { TextField } from '../../components/ui/form-field';
 import { call, isApiError } from '../../lib/api';
 import { showToast } from '../../lib/toast-store';
+import { useIsKnownToHold } from '../../queries/account';
 import { PasswordCard } from './password-card';
 
 // Settings beyond the spec: the admin's password and two-factor sign-in. The QR code comes
@@ -58,11 +59,23 @@ function useFocusIntro(shouldFocus: boolean) {
 const introClass = 'text-sm text-gray-600 outline-none dark:text-gray-300';
 
 export function SettingsPage() {
+  // The gateway's settings are for the roles that may change them, as the server's policy says (the contract's role
+  // table); operators and viewers get their own sign-in only, and nothing is asked for before the role is known.
+  const mayChangeSettings = useIsKnownToHold('settings');
   return (
     <div className="flex flex-col gap-6">
       <h1 className="text-2xl font-bold">Settings</h1>
       <PasswordCard />
       <TwoFactorCard />
+      {mayChangeSettings && <GatewaySettingsCards />}
+    </div>
+  );
+}
+
+/** Identity providers, certificate settings and notifications: owners' and admins'. */
+function GatewaySettingsCards() {
+  return (
+    <>
       <Suspense fallback={null}>
         <IdentityProvidersCard />
       </Suspense>
@@ -75,7 +88,7 @@ export function SettingsPage() {
       <Suspense fallback={null}>
         <NotificationsCard />
       </Suspense>
-    </div>
+    </>
   );
 }
 

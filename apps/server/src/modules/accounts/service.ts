@@ -71,6 +71,8 @@ export async function currentAccount(deps: Pick<AppDeps, 'db'>, session: Session
     identity,
     via: session.via,
     permissions: [...rolePermissions[role]],
+    // The session's, read with its account: the scope that counts for this role (accounts/node-scope.ts).
+    nodes: session.nodeScope === null ? null : [...session.nodeScope],
   };
 }
 
