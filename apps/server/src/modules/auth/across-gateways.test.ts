@@ -91,7 +91,7 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('sess
     expect(isOwnOpen).toBe(true);
   });
 
-  test('an account demoted or disabled on A: its session and stream on B end within 1 s; a promotion counts at once', async () => {
+  test('an account demoted, narrowed to some nodes or disabled on A: its session and stream on B end within 1 s; a promotion counts at once', async () => {
     const [a, b] = await twoGateways();
     const owner = await a.login();
     const invite = await call(a, owner, 'POST', '/api/invites', { username: 'colleague', role: 'operator' });
@@ -115,7 +115,9 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('sess
       .json<{ data: { id: number; username: string }[] }>()
       .data.find((x) => x.username === 'colleague')?.id;
 
-    for (const change of [{ role: 'viewer' }, { enabled: false }]) {
+    // A narrower node scope is a demotion too (docs/api.md "Node scope").
+    const node = (await call(a, owner, 'POST', '/api/nodes', { name: 'colleagues-node' })).json<{ id: number }>().id;
+    for (const change of [{ nodes: [node] }, { role: 'viewer' }, { enabled: false }]) {
       if ('enabled' in change)
         expect(
           (await call(a, owner, 'PATCH', `/api/accounts/${id}`, { enabled: true, role: 'operator' })).statusCode,
@@ -129,9 +131,9 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('sess
     }
 
     // Promoted on A: the viewer's session on B may write from its next request.
-    expect((await call(a, owner, 'PATCH', `/api/accounts/${id}`, { enabled: true, role: 'viewer' })).statusCode).toBe(
-      200,
-    );
+    expect(
+      (await call(a, owner, 'PATCH', `/api/accounts/${id}`, { enabled: true, role: 'viewer', nodes: null })).statusCode,
+    ).toBe(200);
     const viewer = await signIn();
     expect((await call(b, viewer, 'POST', '/api/nodes', { name: 'by-viewer' })).statusCode).toBe(403);
     expect((await call(a, owner, 'PATCH', `/api/accounts/${id}`, { role: 'operator' })).statusCode).toBe(200);
