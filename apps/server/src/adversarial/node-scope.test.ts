@@ -226,6 +226,44 @@ describe('an operator limited to node A', () => {
     });
   });
 
+  it('is told no name of node B’s service its own service collides with (a route or a public port)', async () => {
+    const onB = await call<{ id: number }>('POST', `/api/services/${nodeB.id}/http`, owner, {
+      name: 'b-secret-route-holder',
+      domain: 'c.scope.example.test',
+      backendPort: 80,
+    });
+    const tcpOnB = await call<{ id: number; port: number }>('POST', `/api/services/${nodeB.id}/tcp`, owner, {
+      name: 'b-secret-port-holder',
+      backendPort: 22,
+    });
+    expect([onB.status, tcpOnB.status]).toEqual([201, 201]);
+    try {
+      const mine = await call<{ id: number }>('POST', `/api/services/${nodeA.id}/tcp`, session, {
+        name: 'a-tcp',
+        backendPort: 23,
+      });
+      expect(mine.status).toBe(201);
+      const collisions: [string, string, object][] = [
+        ['POST', `/api/services/${nodeA.id}/http`, { name: 'x', domain: 'c.scope.example.test', backendPort: 80 }],
+        ['PATCH', `/api/services/${nodeA.id}/http/${serviceA}`, { domain: 'c.scope.example.test' }],
+        ['POST', `/api/services/${nodeA.id}/tcp`, { name: 'x', backendPort: 22, port: tcpOnB.body.port }],
+        ['PATCH', `/api/services/${nodeA.id}/tcp/${mine.body.id}`, { port: tcpOnB.body.port }],
+      ];
+      for (const [method, url, body] of collisions) {
+        const answer = await call(method, url, session, body);
+        expect(answer.status, `${method} ${url} ${JSON.stringify(body)}`).toBe(422);
+        expect(JSON.stringify(answer.body), `${method} ${url}`).not.toMatch(/b-secret|scope-b/);
+      }
+      // The owner, who sees every node, is told which service holds it.
+      const told = await call('POST', `/api/services/${nodeA.id}/http`, owner, collisions[0]?.[2]);
+      expect(JSON.stringify(told.body)).toContain('b-secret-route-holder');
+      await call('DELETE', `/api/services/${nodeA.id}/tcp/${mine.body.id}`, owner);
+    } finally {
+      await call('DELETE', `/api/services/${nodeB.id}/http/${onB.body.id}`, owner);
+      await call('DELETE', `/api/services/${nodeB.id}/tcp/${tcpOnB.body.id}`, owner);
+    }
+  });
+
   it('is refused, with the policy’s 403, what would show or change other nodes’ things', async () => {
     const domainB = await domainIdOf('b.scope.example.test');
     for (const [method, url, body] of [

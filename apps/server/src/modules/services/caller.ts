@@ -4,3 +4,11 @@
  * another node's things).
  */
 export type Caller = 'admin' | 'node';
+
+/**
+ * What a console change may tell about other nodes' things: the service that holds a route or a port is named only
+ * to an account that sees every node (`seesEveryNode: false` for one limited to some, docs/api.md "Node scope").
+ */
+export interface ChangeView {
+  seesEveryNode?: boolean;
+}

@@ -17,7 +17,7 @@ import { fieldError, notFound } from '../../errors.js';
 import { resolveExpiry } from './expiry.js';
 import { expirySetterOf } from './decisions.js';
 import { applyChanges, serviceScope } from '../../dataplane-apply.js';
-import type { Caller } from './caller.js';
+import type { Caller, ChangeView } from './caller.js';
 import type { Tx, ReadDb } from '../../db/client.js';
 import { assertNodeQuota } from './node-quotas.js';
 import { claimServiceDomain } from './service-domain.js';
@@ -55,10 +55,17 @@ export async function getHttpService(deps: AppDeps, nodeId: number, id: number):
 
 /**
  * The path must be free on the domain: no other service on it, nor on a path that differs from it only in letter
- * case where it matters (contract pathLocationsDifferInCase: the data plane could not tell the two apart). Only the
- * admin learns which service holds a route; a node's token may be asking about another node's.
+ * case where it matters (contract pathLocationsDifferInCase: the data plane could not tell the two apart). Only an
+ * account that sees every node learns which service holds a route; a node's token, or an account limited to some
+ * nodes (docs/api.md "Node scope"), may be asking about another node's.
  */
-async function assertRouteFree(tx: Tx, caller: Caller, domain: string, path: string, exceptId?: number): Promise<void> {
+async function assertRouteFree(
+  tx: Tx,
+  revealsOwner: boolean,
+  domain: string,
+  path: string,
+  exceptId?: number,
+): Promise<void> {
   const folded = path.toLowerCase();
   // Candidates: rows at, above or below the path once folded (LIKE's `_` lets a few more through; checked below).
   const others = await tx
@@ -71,7 +78,7 @@ async function assertRouteFree(tx: Tx, caller: Caller, domain: string, path: str
       ),
     )
     .all();
-  const name = (other: { name: string }) => (caller === 'admin' ? other.name : undefined);
+  const name = (other: { name: string }) => (revealsOwner ? other.name : undefined);
   for (const other of others) {
     if (other.id === exceptId) continue;
     if (other.pathLocation === path) throw routeTaken(domain, path, name(other));
@@ -141,6 +148,7 @@ export async function createHttpService(
   nodeId: number,
   body: AgentHttpServiceCreate,
   caller: Caller,
+  { seesEveryNode = true }: ChangeView = {},
 ): Promise<HttpService> {
   const route = resolveRoute(body, caller);
   const expiresAt = resolveExpiry(deps, body) ?? null;
@@ -152,7 +160,7 @@ export async function createHttpService(
         if (caller === 'node') await assertNodeQuota(tx, deps.config, nodeId, 'services');
         // Ownership first: whether a path is taken on someone else's domain is none of a node's business.
         await claimServiceDomain(tx, deps.config, caller, nodeId, route.domain);
-        await assertRouteFree(tx, caller, route.domain, route.pathLocation);
+        await assertRouteFree(tx, caller === 'admin' && seesEveryNode, route.domain, route.pathLocation);
         return (
           await tx
             .insert(httpServices)
@@ -189,6 +197,7 @@ export async function updateHttpService(
   nodeId: number,
   id: number,
   body: HttpServiceUpdate,
+  { seesEveryNode = true }: ChangeView = {},
 ): Promise<HttpService> {
   const now = deps.now().toISOString();
   const current = await deps.db
@@ -211,7 +220,7 @@ export async function updateHttpService(
           .where(eq(httpServices.id, id))
           .get();
         await claimServiceDomain(tx, deps.config, 'admin', nodeId, route.domain);
-        await assertRouteFree(tx, 'admin', route.domain, route.pathLocation, id);
+        await assertRouteFree(tx, seesEveryNode, route.domain, route.pathLocation, id);
         const backendHost = resolveBackendHost(
           node,
           body.backendHost === undefined ? current.backendHost : body.backendHost,

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { operations } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import { requireSession } from '../../http/authenticate.js';
@@ -16,6 +16,9 @@ import {
   updateHttpService,
   updateTcpService,
 } from './service.js';
+
+/** An account limited to some nodes is told nothing of another node's service its change collides with. */
+const changeViewOf = (request: FastifyRequest) => ({ seesEveryNode: requireSession(request).nodeScope === null });
 
 /** `health`: the backends' health (the observer's checker), for the overview's `status=backend-down`. */
 export async function serviceRoutes(
@@ -54,12 +57,14 @@ export async function serviceRoutes(
   registerOperation(
     app,
     operations.createHttpService,
-    async ({ params, body }) => await createHttpService(deps, params.nodeId, body, 'admin'),
+    async (request) =>
+      await createHttpService(deps, request.params.nodeId, request.body, 'admin', changeViewOf(request)),
   );
   registerOperation(
     app,
     operations.createTcpService,
-    async ({ params, body }) => await createTcpService(deps, params.nodeId, body, 'admin'),
+    async (request) =>
+      await createTcpService(deps, request.params.nodeId, request.body, 'admin', changeViewOf(request)),
   );
 
   registerOperation(
@@ -70,12 +75,14 @@ export async function serviceRoutes(
   registerOperation(
     app,
     operations.updateHttpService,
-    async ({ params, body }) => await updateHttpService(deps, params.nodeId, params.id, body),
+    async (request) =>
+      await updateHttpService(deps, request.params.nodeId, request.params.id, request.body, changeViewOf(request)),
   );
   registerOperation(
     app,
     operations.updateTcpService,
-    async ({ params, body }) => await updateTcpService(deps, params.nodeId, params.id, body),
+    async (request) =>
+      await updateTcpService(deps, request.params.nodeId, request.params.id, request.body, changeViewOf(request)),
   );
 
   registerOperation(

@@ -13,7 +13,7 @@ import { fieldError, notFound } from '../../errors.js';
 import { resolveExpiry } from './expiry.js';
 import { expirySetterOf } from './decisions.js';
 import { applyChanges } from '../../dataplane-apply.js';
-import type { Caller } from './caller.js';
+import type { Caller, ChangeView } from './caller.js';
 import { isShapedServiceList, shapedTcpPage, selectTcpPage, type ListScope, type ListShape } from './list-queries.js';
 import { toTcpService, type TcpServiceRow } from './present.js';
 import { assertNodeQuota } from './node-quotas.js';
@@ -71,6 +71,7 @@ export async function createTcpService(
   nodeId: number,
   body: AgentTcpServiceCreate & { enabled?: boolean },
   caller: Caller,
+  { seesEveryNode = true }: ChangeView = {},
 ): Promise<TcpService> {
   const proto = body.proto ?? 'tcp';
   const ssl = body.ssl ?? false;
@@ -97,7 +98,9 @@ export async function createTcpService(
           await assertNodeQuota(tx, deps.config, nodeId, 'ports');
         }
         await claimServiceDomain(tx, deps.config, caller, nodeId, domain ?? '', 'tcp');
-        const port = await choosePublicPort(tx, deps.config, proto, body.port, { revealOwner: caller === 'admin' });
+        const port = await choosePublicPort(tx, deps.config, proto, body.port, {
+          revealOwner: caller === 'admin' && seesEveryNode,
+        });
         return (
           await tx
             .insert(tcpServices)
@@ -140,6 +143,7 @@ export async function updateTcpService(
   nodeId: number,
   id: number,
   body: TcpServiceUpdate,
+  { seesEveryNode = true }: ChangeView = {},
 ): Promise<TcpService> {
   const current = await findTcpRow(deps, nodeId, id);
   const proto = body.proto ?? current.proto;
@@ -159,7 +163,10 @@ export async function updateTcpService(
         const keepsPort = body.port === undefined && proto === current.proto;
         const port = keepsPort
           ? current.port
-          : await choosePublicPort(tx, deps.config, proto, requestedPort, { exceptId: id });
+          : await choosePublicPort(tx, deps.config, proto, requestedPort, {
+              exceptId: id,
+              revealOwner: seesEveryNode,
+            });
         await claimServiceDomain(tx, deps.config, 'admin', nodeId, domain ?? '', 'tcp');
         const backendHost = resolveBackendHost(
           node,
