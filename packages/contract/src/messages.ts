@@ -47,6 +47,9 @@ export const ruleMessages = {
   /** The console's own host name (POSTERN_PUBLIC_HOST) is never a service's or a domain entry's. */
   consoleHost: "This field must not be the console's host name",
   /** A node's token names a domain that is the admin's or another node's; says nothing about which. */
+  /** An account limited to some nodes names a domain another node uses or owns (docs/api.md "Node scope"). */
+  domainOfOtherNodes:
+    'This domain is not yours to use: use a domain your nodes already use, or a new one (an owner or admin can use any)',
   domainNotYours:
     "This domain is not assigned to your node: use a domain of your own (a new one becomes your node's) or ask the gateway's operator to assign it",
   /** A node's token publishes a web service without a domain (the CLI gives the same guidance before asking). */

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountMessages, isRoleRefusal, type Account, type CurrentAccount, type Role } from '@postern/contract';
+import {
+  accountMessages,
+  isRoleRefusal,
+  ruleMessages,
+  type Account,
+  type CurrentAccount,
+  type Role,
+} from '@postern/contract';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
 import { connectSse } from '../test/sse-client.js';
 
@@ -262,6 +269,63 @@ describe('an operator limited to node A', () => {
       await call('DELETE', `/api/services/${nodeB.id}/http/${onB.body.id}`, owner);
       await call('DELETE', `/api/services/${nodeB.id}/tcp/${tcpOnB.body.id}`, owner);
     }
+  });
+
+  it('publishes on no domain another node uses or owns; a new domain or one of its own is fine', async () => {
+    const servicesOfB = async () =>
+      (await call<{ data: object[] }>('GET', `/api/services?nodeId=${nodeB.id}&limit=100`, owner)).body.data;
+    const before = JSON.stringify(await servicesOfB());
+    const notYours = { body: [{ field: 'domain', message: ruleMessages.domainOfOtherNodes }] };
+    const onB = 'b.scope.example.test';
+    const attempts: [string, string, object][] = [
+      // A path of its own on B's domain would take that path of B's visitors.
+      [
+        'POST',
+        `/api/services/${nodeA.id}/http`,
+        { name: 'grab', domain: onB, pathLocation: '/login', backendPort: 80 },
+      ],
+      ['PATCH', `/api/services/${nodeA.id}/http/${serviceA}`, { domain: onB, pathLocation: '/login' }],
+      ['POST', `/api/services/${nodeA.id}/tcp`, { name: 'grab', domain: onB, ssl: true, backendPort: 22 }],
+    ];
+    for (const [method, url, body] of attempts) {
+      const answer = await call<{ errors: object }>(method, url, session, body);
+      expect(answer.status, `${method} ${url}`).toBe(422);
+      expect(answer.body.errors, `${method} ${url}`).toEqual(notYours);
+    }
+    // A domain node B owns and no service uses now (its token made it, then the service went).
+    const ownedByB = 'only-owned-by-b.scope.example.test';
+    const made = await call<{ id: number }>('POST', '/api/agent/services/http', nodeB.token, {
+      name: 'gone',
+      domain: ownedByB,
+      backendPort: 80,
+    });
+    expect(made.status).toBe(201);
+    expect((await call('DELETE', `/api/services/${nodeB.id}/http/${made.body.id}`, owner)).status).toBe(204);
+    const onOwned = await call<{ errors: object }>('POST', `/api/services/${nodeA.id}/http`, session, {
+      name: 'grab',
+      domain: ownedByB,
+      backendPort: 80,
+    });
+    expect([onOwned.status, onOwned.body.errors]).toEqual([422, notYours]);
+    expect(JSON.stringify(await servicesOfB())).toBe(before);
+    expect(
+      (await call<{ domain: string }>('GET', `/api/services/${nodeA.id}/http/${serviceA}`, owner)).body,
+    ).toMatchObject({ domain: 'a.scope.example.test', pathLocation: '/' });
+    // Its own domain and a new one are its to use.
+    const fresh = await call<{ id: number }>('POST', `/api/services/${nodeA.id}/http`, session, {
+      name: 'fresh',
+      domain: 'fresh-a.scope.example.test',
+      backendPort: 80,
+    });
+    expect(fresh.status, JSON.stringify(fresh.body)).toBe(201);
+    const more = await call<{ id: number }>('POST', `/api/services/${nodeA.id}/http`, session, {
+      name: 'more',
+      domain: 'a.scope.example.test',
+      pathLocation: '/more',
+      backendPort: 80,
+    });
+    expect(more.status, JSON.stringify(more.body)).toBe(201);
+    for (const id of [fresh.body.id, more.body.id]) await call('DELETE', `/api/services/${nodeA.id}/http/${id}`, owner);
   });
 
   it('is refused, with the policy’s 403, what would show or change other nodes’ things', async () => {

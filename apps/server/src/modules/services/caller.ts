@@ -6,9 +6,13 @@
 export type Caller = 'admin' | 'node';
 
 /**
- * What a console change may tell about other nodes' things: the service that holds a route or a port is named only
- * to an account that sees every node (`seesEveryNode: false` for one limited to some, docs/api.md "Node scope").
+ * The node scope of the console account making a change (docs/api.md "Node scope"; null or absent: every node). One
+ * limited to some nodes publishes only on domains no other node uses or owns, and is told nothing of another node's
+ * service its change collides with (a route, a public port); an account that sees every node is told which.
  */
 export interface ChangeView {
-  seesEveryNode?: boolean;
+  nodeScope?: readonly number[] | null;
 }
+
+/** Whether the change's account sees every node. */
+export const seesEveryNode = (view: ChangeView): boolean => (view.nodeScope ?? null) === null;

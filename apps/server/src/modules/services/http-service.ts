@@ -17,7 +17,7 @@ import { fieldError, notFound } from '../../errors.js';
 import { resolveExpiry } from './expiry.js';
 import { expirySetterOf } from './decisions.js';
 import { applyChanges, serviceScope } from '../../dataplane-apply.js';
-import type { Caller, ChangeView } from './caller.js';
+import { seesEveryNode, type Caller, type ChangeView } from './caller.js';
 import type { Tx, ReadDb } from '../../db/client.js';
 import { assertNodeQuota } from './node-quotas.js';
 import { claimServiceDomain } from './service-domain.js';
@@ -148,7 +148,7 @@ export async function createHttpService(
   nodeId: number,
   body: AgentHttpServiceCreate,
   caller: Caller,
-  { seesEveryNode = true }: ChangeView = {},
+  view: ChangeView = {},
 ): Promise<HttpService> {
   const route = resolveRoute(body, caller);
   const expiresAt = resolveExpiry(deps, body) ?? null;
@@ -159,8 +159,8 @@ export async function createHttpService(
         const node = await findServiceNode(tx, nodeId);
         if (caller === 'node') await assertNodeQuota(tx, deps.config, nodeId, 'services');
         // Ownership first: whether a path is taken on someone else's domain is none of a node's business.
-        await claimServiceDomain(tx, deps.config, caller, nodeId, route.domain);
-        await assertRouteFree(tx, caller === 'admin' && seesEveryNode, route.domain, route.pathLocation);
+        await claimServiceDomain(tx, deps.config, caller, nodeId, route.domain, 'http', view.nodeScope);
+        await assertRouteFree(tx, caller === 'admin' && seesEveryNode(view), route.domain, route.pathLocation);
         return (
           await tx
             .insert(httpServices)
@@ -197,7 +197,7 @@ export async function updateHttpService(
   nodeId: number,
   id: number,
   body: HttpServiceUpdate,
-  { seesEveryNode = true }: ChangeView = {},
+  view: ChangeView = {},
 ): Promise<HttpService> {
   const now = deps.now().toISOString();
   const current = await deps.db
@@ -219,8 +219,8 @@ export async function updateHttpService(
           .from(httpServices)
           .where(eq(httpServices.id, id))
           .get();
-        await claimServiceDomain(tx, deps.config, 'admin', nodeId, route.domain);
-        await assertRouteFree(tx, seesEveryNode, route.domain, route.pathLocation, id);
+        await claimServiceDomain(tx, deps.config, 'admin', nodeId, route.domain, 'http', view.nodeScope);
+        await assertRouteFree(tx, seesEveryNode(view), route.domain, route.pathLocation, id);
         const backendHost = resolveBackendHost(
           node,
           body.backendHost === undefined ? current.backendHost : body.backendHost,

@@ -17,8 +17,8 @@ import {
   updateTcpService,
 } from './service.js';
 
-/** An account limited to some nodes is told nothing of another node's service its change collides with. */
-const changeViewOf = (request: FastifyRequest) => ({ seesEveryNode: requireSession(request).nodeScope === null });
+/** The node scope of the account making a change (services/caller.ts ChangeView). */
+const changeViewOf = (request: FastifyRequest) => ({ nodeScope: requireSession(request).nodeScope });
 
 /** `health`: the backends' health (the observer's checker), for the overview's `status=backend-down`. */
 export async function serviceRoutes(

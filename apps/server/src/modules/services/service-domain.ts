@@ -1,12 +1,31 @@
 import { eq } from 'drizzle-orm';
 import { isWildcardDomainName, ruleMessages, wildcardOf } from '@postern/contract';
 import type { Config } from '../../env.js';
-import { domains } from '../../db/schema.js';
+import { domains, httpServices, tcpServices } from '../../db/schema.js';
 import { fieldError } from '../../errors.js';
 import { assertNotConsoleHost, ensureDomains } from '../domains/service.js';
 import type { Caller } from './caller.js';
 import type { Tx } from '../../db/client.js';
 import { assertNodeQuota } from './node-quotas.js';
+
+/**
+ * An account limited to some nodes (docs/api.md "Node scope") publishes only on a domain that no node outside its
+ * scope owns (the name's own, or the wildcard covering it) and no such node's service uses: a path it added there
+ * would take part of another node's traffic. The refusal tells nothing of the other node.
+ */
+async function assertNoOtherNodes(
+  tx: Tx,
+  nodeScope: readonly number[],
+  domain: string,
+  row: { ownerNodeId: number | null } | undefined,
+): Promise<void> {
+  const outside = (nodeId: number | null) => nodeId !== null && !nodeScope.includes(nodeId);
+  if (outside(row?.ownerNodeId ?? null)) throw fieldError('domain', ruleMessages.domainOfOtherNodes);
+  for (const table of [httpServices, tcpServices]) {
+    const users = await tx.selectDistinct({ nodeId: table.nodeId }).from(table).where(eq(table.domain, domain)).all();
+    if (users.some((user) => outside(user.nodeId))) throw fieldError('domain', ruleMessages.domainOfOtherNodes);
+  }
+}
 
 /**
  * Makes `domain` ('' = none) usable by a service of `nodeId`, inside the caller's transaction. Nobody may use the
@@ -23,6 +42,8 @@ export async function claimServiceDomain(
   domain: string,
   /** A web service is served under a wildcard covering its name; a TCP one terminates TLS with its own name's file. */
   kind: 'http' | 'tcp' = 'http',
+  /** The console account's node scope (null: every node): a limited one uses no domain of another node. */
+  nodeScope: readonly number[] | null = null,
 ): Promise<void> {
   if (domain === '') return;
   assertNotConsoleHost(config, domain);
@@ -34,6 +55,7 @@ export async function claimServiceDomain(
   const wildcard = existing ? null : wildcardOf(domain);
   const covering = wildcard === null ? undefined : await ownerOf(wildcard);
   if (caller === 'admin') {
+    if (nodeScope !== null) await assertNoOtherNodes(tx, nodeScope, domain, existing ?? covering);
     if (covering === undefined || kind === 'tcp') await ensureDomains(tx, [domain]);
     return;
   }

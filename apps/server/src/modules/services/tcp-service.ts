@@ -13,7 +13,7 @@ import { fieldError, notFound } from '../../errors.js';
 import { resolveExpiry } from './expiry.js';
 import { expirySetterOf } from './decisions.js';
 import { applyChanges } from '../../dataplane-apply.js';
-import type { Caller, ChangeView } from './caller.js';
+import { seesEveryNode, type Caller, type ChangeView } from './caller.js';
 import { isShapedServiceList, shapedTcpPage, selectTcpPage, type ListScope, type ListShape } from './list-queries.js';
 import { toTcpService, type TcpServiceRow } from './present.js';
 import { assertNodeQuota } from './node-quotas.js';
@@ -71,7 +71,7 @@ export async function createTcpService(
   nodeId: number,
   body: AgentTcpServiceCreate & { enabled?: boolean },
   caller: Caller,
-  { seesEveryNode = true }: ChangeView = {},
+  view: ChangeView = {},
 ): Promise<TcpService> {
   const proto = body.proto ?? 'tcp';
   const ssl = body.ssl ?? false;
@@ -97,9 +97,9 @@ export async function createTcpService(
           await assertNodeQuota(tx, deps.config, nodeId, 'services');
           await assertNodeQuota(tx, deps.config, nodeId, 'ports');
         }
-        await claimServiceDomain(tx, deps.config, caller, nodeId, domain ?? '', 'tcp');
+        await claimServiceDomain(tx, deps.config, caller, nodeId, domain ?? '', 'tcp', view.nodeScope);
         const port = await choosePublicPort(tx, deps.config, proto, body.port, {
-          revealOwner: caller === 'admin' && seesEveryNode,
+          revealOwner: caller === 'admin' && seesEveryNode(view),
         });
         return (
           await tx
@@ -143,7 +143,7 @@ export async function updateTcpService(
   nodeId: number,
   id: number,
   body: TcpServiceUpdate,
-  { seesEveryNode = true }: ChangeView = {},
+  view: ChangeView = {},
 ): Promise<TcpService> {
   const current = await findTcpRow(deps, nodeId, id);
   const proto = body.proto ?? current.proto;
@@ -165,9 +165,9 @@ export async function updateTcpService(
           ? current.port
           : await choosePublicPort(tx, deps.config, proto, requestedPort, {
               exceptId: id,
-              revealOwner: seesEveryNode,
+              revealOwner: seesEveryNode(view),
             });
-        await claimServiceDomain(tx, deps.config, 'admin', nodeId, domain ?? '', 'tcp');
+        await claimServiceDomain(tx, deps.config, 'admin', nodeId, domain ?? '', 'tcp', view.nodeScope);
         const backendHost = resolveBackendHost(
           node,
           body.backendHost === undefined ? current.backendHost : body.backendHost,
