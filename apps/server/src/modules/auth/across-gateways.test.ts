@@ -211,5 +211,5 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('sess
     }
     expect(statuses.slice(0, TOTP_MAX_FAILURES_PER_ACCOUNT).every((status) => status === 401)).toBe(true);
     expect(statuses.slice(TOTP_MAX_FAILURES_PER_ACCOUNT)).toEqual([429, 429]);
-  });
+  }, 30_000); // 12 sign-ins, each a password hash: well over vitest's 5 s default on a loaded 2-core machine
 });
