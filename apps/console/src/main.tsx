@@ -4,7 +4,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ConfirmProvider } from './components/ui/confirm';
 import { Toaster } from './components/ui/toast';
-import { activateLanguage, initialLanguage, useLanguage } from './i18n/i18n';
+import { activateLanguage, initialLanguage, t, useLanguage } from './i18n/i18n';
 import { createQueryClient } from './lib/query-client';
 import { applyTheme, followSystemTheme, readTheme } from './lib/theme';
 import { router } from './router';
@@ -23,7 +23,7 @@ function Console() {
   return (
     <ConfirmProvider key={language}>
       <RouterProvider router={router} />
-      <Toaster />
+      <Toaster dismissLabel={t('common.dismiss')} />
     </ConfirmProvider>
   );
 }

@@ -4,6 +4,7 @@ import { Button } from './button';
 import type { ConfirmOptions, ConfirmVariant } from './confirm';
 import { Modal } from './dialog';
 import { CheckIcon, InfoIcon, WarningIcon } from './icons';
+import { t } from '../../i18n/i18n';
 
 // The confirm dialog itself: a chunk of its own that ConfirmProvider (confirm.tsx) loads when first asked, so the
 // first page carries neither it nor the Modal.
@@ -34,10 +35,10 @@ export function ConfirmDialog({
       <div className="px-5 py-4 text-sm text-gray-600 dark:text-gray-300">{options?.description}</div>
       <div className="flex justify-end gap-2 border-t border-gray-200 px-5 py-3 dark:border-gray-800">
         <Button variant="secondary" onClick={() => onSettle(false)}>
-          {options?.cancelButtonText ?? 'Cancel'}
+          {options?.cancelButtonText ?? t('ui.cancel')}
         </Button>
         <Button variant={variantStyles[variant].button} onClick={() => onSettle(true)}>
-          {options?.acceptButtonText ?? 'Confirm'}
+          {options?.acceptButtonText ?? t('ui.confirm')}
         </Button>
       </div>
     </Modal>

@@ -1,12 +1,13 @@
 import { timing } from '@postern/contract';
 import { useEffect, useState } from 'react';
 import { CheckIcon, CopyIcon } from './icons';
+import { t } from '../../i18n/i18n';
 
 /**
  * Copies `text`; shows a check mark for 2 s (the spec's "Business constants and limits"). A failure is logged and the
  * button stays normal.
  */
-export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+export function CopyButton({ text, label = t('ui.copy') }: { text: string; label?: string }) {
   const [isCopied, setCopied] = useState(false);
 
   useEffect(() => {
@@ -28,8 +29,8 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
     <button
       type="button"
       onClick={copy}
-      aria-label={isCopied ? 'Copied' : label}
-      title={isCopied ? 'Copied' : label}
+      aria-label={isCopied ? t('ui.copied') : label}
+      title={isCopied ? t('ui.copied') : label}
       className="inline-flex items-center rounded-md border border-gray-300 bg-white p-2 text-gray-600 hover:bg-gray-50 dark:border-gray-600 dark:bg-gray-800 dark:text-gray-300"
     >
       {isCopied ? (

@@ -1,5 +1,6 @@
 import { fireEvent, render, screen } from '@testing-library/react';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { activateLanguage, loadMoreTexts } from '../../i18n/i18n';
 import { DatePicker } from './date-picker';
 
 const now = () => new Date(2026, 10, 22, 14, 0); // 22 Nov 2026, local time
@@ -32,5 +33,22 @@ describe('DatePicker', () => {
     expect(screen.getByText('12/01/2026')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Clear' }));
     expect(onChange).toHaveBeenCalledWith(undefined);
+  });
+
+  describe('in Japanese', () => {
+    afterEach(() => activateLanguage('en'));
+
+    it('names the month, the weekdays and its buttons in Japanese', async () => {
+      await activateLanguage('ja');
+      await loadMoreTexts();
+      render(<DatePicker label="有効期限" name="expireAt" value={undefined} onChange={() => undefined} now={now} />);
+      expect(screen.getByText('日付を選択')).toBeTruthy();
+      fireEvent.click(screen.getByRole('button', { name: '有効期限' }));
+      expect(screen.getByRole('dialog', { name: '日付を選んでください' })).toBeTruthy();
+      expect(screen.getByText('2026年11月')).toBeTruthy();
+      expect(screen.getByText('日')).toBeTruthy();
+      expect(screen.getByRole('button', { name: '次の月' })).toBeTruthy();
+      expect(screen.queryByText(/Su|Mo|November|Select a date/)).toBeNull();
+    });
   });
 });

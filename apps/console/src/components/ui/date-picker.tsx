@@ -2,12 +2,22 @@ import { formatDate } from '@postern/contract';
 import type { ReactNode } from 'react';
 import { useEffect, useId, useRef, useState } from 'react';
 import { CalendarIcon, ChevronLeftIcon, ChevronRightIcon } from './icons';
+import { activeLanguage, SOURCE_LANGUAGE, t } from '../../i18n/i18n';
 
 // A single-date picker (the spec's "Screens and routes" token form): placeholder 'Select a date', nothing before today
 // selectable, value an ISO timestamp or undefined when cleared. A picked day means "until the end of that day", so
 // picking today still lies after now.
 
 const WEEKDAYS = ['Su', 'Mo', 'Tu', 'We', 'Th', 'Fr', 'Sa'];
+
+/** The weekday heads from Sunday: the spec's two letters in English, the language's short names (Intl) otherwise. */
+function weekdays(): string[] {
+  const language = activeLanguage();
+  if (language === SOURCE_LANGUAGE) return WEEKDAYS;
+  const format = new Intl.DateTimeFormat(language, { weekday: 'short' });
+  // 2023-01-01 was a Sunday.
+  return WEEKDAYS.map((_, index) => format.format(new Date(2023, 0, 1 + index)));
+}
 
 export function endOfDayIso(year: number, month: number, day: number): string {
   return new Date(year, month, day, 23, 59, 59, 999).toISOString();
@@ -42,7 +52,7 @@ export function DatePicker({
   onChange,
   error,
   description,
-  placeholder = 'Select a date',
+  placeholder = t('ui.selectDate'),
   now = () => new Date(),
 }: DatePickerProps) {
   const id = useId();
@@ -79,7 +89,10 @@ export function DatePicker({
 
   const today = startOfToday(now());
   const selected = value ? new Date(value) : null;
-  const monthLabel = new Date(view.year, view.month, 1).toLocaleString('en-US', { month: 'long', year: 'numeric' });
+  const monthLabel = new Date(view.year, view.month, 1).toLocaleString(
+    activeLanguage() === SOURCE_LANGUAGE ? 'en-US' : activeLanguage(),
+    { month: 'long', year: 'numeric' },
+  );
   const shiftMonth = (delta: number) =>
     setView(({ year, month }) => {
       const next = new Date(year, month + delta, 1);
@@ -120,7 +133,7 @@ export function DatePicker({
             }}
             className="rounded-md px-2 text-sm text-gray-500 hover:bg-gray-100 dark:hover:bg-gray-800"
           >
-            Clear
+            {t('ui.clear')}
           </button>
         )}
       </div>
@@ -133,13 +146,13 @@ export function DatePicker({
       {isOpen && (
         <div
           role="dialog"
-          aria-label="Choose a date"
+          aria-label={t('ui.chooseDate')}
           className="absolute top-full z-20 mt-1 w-72 rounded-md border border-gray-200 bg-white p-3 shadow-lg dark:border-gray-700 dark:bg-gray-900"
         >
           <div className="mb-2 flex items-center justify-between">
             <button
               type="button"
-              aria-label="Previous month"
+              aria-label={t('ui.previousMonth')}
               disabled={isPastMonth}
               onClick={() => shiftMonth(-1)}
               className="rounded p-1 hover:bg-gray-100 disabled:opacity-30 dark:hover:bg-gray-800"
@@ -149,7 +162,7 @@ export function DatePicker({
             <span className="text-sm font-medium">{monthLabel}</span>
             <button
               type="button"
-              aria-label="Next month"
+              aria-label={t('ui.nextMonth')}
               onClick={() => shiftMonth(1)}
               className="rounded p-1 hover:bg-gray-100 dark:hover:bg-gray-800"
             >
@@ -157,7 +170,7 @@ export function DatePicker({
             </button>
           </div>
           <div className="grid grid-cols-7 gap-1 text-center text-xs">
-            {WEEKDAYS.map((day) => (
+            {weekdays().map((day) => (
               <span key={day} className="py-1 text-gray-500 dark:text-gray-400">
                 {day}
               </span>

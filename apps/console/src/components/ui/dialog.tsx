@@ -3,6 +3,7 @@ import { useEffect, useId, useLayoutEffect, useRef } from 'react';
 import { createPortal } from 'react-dom';
 import { Button } from './button';
 import { CloseIcon } from './icons';
+import { t } from '../../i18n/i18n';
 
 export type DialogSize = 'small' | 'medium' | 'large';
 
@@ -99,7 +100,7 @@ export function Modal({ open, title, onClose, size = 'medium', icon, children }:
           <button
             type="button"
             onClick={onClose}
-            aria-label="Close"
+            aria-label={t('ui.close')}
             className="rounded p-1 text-gray-500 hover:bg-gray-100 dark:hover:bg-gray-800"
           >
             <CloseIcon className="size-5" />
@@ -131,7 +132,7 @@ export function FormDialog({
   onClose,
   onSubmit,
   isSubmitting = false,
-  saveText = 'Save',
+  saveText = t('ui.save'),
   children,
 }: FormDialogProps) {
   return (
@@ -140,7 +141,7 @@ export function FormDialog({
         <div className="flex flex-col gap-4 px-5 py-4">{children}</div>
         <div className="flex justify-end gap-2 border-t border-gray-200 px-5 py-3 dark:border-gray-800">
           <Button variant="secondary" onClick={onClose}>
-            Cancel
+            {t('ui.cancel')}
           </Button>
           <Button type="submit" isLoading={isSubmitting}>
             {saveText}
@@ -171,7 +172,7 @@ export function InfoDialog({
     <Modal open={open} title={title} icon={icon} size={size} onClose={onClose}>
       <div className="flex flex-col gap-4 px-5 py-4 text-sm">{children}</div>
       <div className="flex justify-end border-t border-gray-200 px-5 py-3 dark:border-gray-800">
-        <Button onClick={onClose}>Got it!</Button>
+        <Button onClick={onClose}>{t('ui.gotIt')}</Button>
       </div>
     </Modal>
   );

@@ -1,6 +1,7 @@
 import { timing } from '@postern/contract';
 import type { InputHTMLAttributes, KeyboardEvent, ReactNode } from 'react';
 import { useEffect, useId, useRef, useState } from 'react';
+import { t } from '../../i18n/i18n';
 
 // Form inputs that show a label, an optional description and the field's error. Their props match
 // `useZodForm().field(name)`, so `<TextField label="Name" {...form.field('name')} />` wires everything.
@@ -28,7 +29,7 @@ type BaseProps = {
  */
 export function RequiredMark() {
   return (
-    <span aria-hidden="true" className="ml-0.5 text-red-600 dark:text-red-400" title="Required">
+    <span aria-hidden="true" className="ml-0.5 text-red-600 dark:text-red-400" title={t('field.required')}>
       *
     </span>
   );

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { useEffect, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { DotsIcon } from './icons';
+import { t } from '../../i18n/i18n';
 
 export type MenuItem = {
   label: string;
@@ -35,7 +36,7 @@ function placeBelowOrAbove(rect: DOMRect, itemCount: number): Position {
  */
 export function ActionMenu({
   items,
-  label = 'Actions',
+  label = t('ui.actions'),
   trigger,
 }: {
   items: MenuItem[];

@@ -1,5 +1,6 @@
 import { fireEvent, render, screen } from '@testing-library/react';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { activateLanguage, loadMoreTexts } from '../../i18n/i18n';
 import { describePage, Pagination } from './pagination';
 
 describe('pagination', () => {
@@ -27,5 +28,20 @@ describe('pagination', () => {
     render(<Pagination page={1} limit={5} total={12} onPageChange={() => undefined} isLoading />);
     expect(screen.getByRole('status', { name: 'Loading the page' })).toBeTruthy();
     expect(screen.queryByText('Showing 1 to 5 of 12 results')).toBeNull();
+  });
+
+  describe('in German', () => {
+    afterEach(() => activateLanguage('en'));
+
+    it('words the range and the buttons in German, with German digit grouping', async () => {
+      await activateLanguage('de');
+      await loadMoreTexts();
+      render(<Pagination page={2} limit={1000} total={2500} onPageChange={() => undefined} />);
+      expect(screen.getByText('1.001 bis 2.000 von 2.500 Ergebnissen')).toBeTruthy();
+      expect(screen.getByRole('navigation', { name: 'Seitennavigation' })).toBeTruthy();
+      expect(screen.getByRole('button', { name: 'Zurück' })).toHaveProperty('disabled', false);
+      expect(screen.getByRole('button', { name: 'Weiter' })).toBeTruthy();
+      expect(screen.queryByText(/Showing|Previous|Next/)).toBeNull();
+    });
   });
 });

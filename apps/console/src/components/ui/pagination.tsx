@@ -1,12 +1,14 @@
 import { useEffect, useRef } from 'react';
 import { Button } from './button';
 import { Spinner } from './spinner';
+import { formatNumber } from '../../i18n/format';
+import { t } from '../../i18n/i18n';
 
 /** 'Showing x to y of z results' for a 1-based page (the spec's "Business constants and limits"). */
 export function describePage(page: number, limit: number, total: number): string {
   const from = total === 0 ? 0 : (page - 1) * limit + 1;
   const to = Math.min(page * limit, total);
-  return `Showing ${from} to ${to} of ${total} results`;
+  return t('ui.showing', { from: formatNumber(from), to: formatNumber(to), total: formatNumber(total) });
 }
 
 export function pageCount(limit: number, total: number): number {
@@ -49,12 +51,12 @@ export function Pagination({
   if (pages <= 1) return null;
   return (
     <nav
-      aria-label="Pagination"
+      aria-label={t('ui.pagination')}
       className="flex items-center justify-between gap-2 border-t border-gray-200 px-4 py-3 dark:border-gray-800"
     >
       {isLoading ? (
         <p className="flex items-center gap-2 text-sm text-gray-600 dark:text-gray-400">
-          <Spinner label="Loading the page" /> Loading…
+          <Spinner label={t('ui.loadingPage')} /> {t('ui.loadingEllipsis')}
         </p>
       ) : (
         <p className="text-sm text-gray-600 dark:text-gray-400">{describePage(page, limit, total)}</p>
@@ -66,10 +68,10 @@ export function Pagination({
           disabled={page <= 1}
           onClick={() => press(previous.current, page - 1)}
         >
-          Previous
+          {t('ui.previous')}
         </Button>
         <Button ref={next} variant="secondary" disabled={page >= pages} onClick={() => press(next.current, page + 1)}>
-          Next
+          {t('ui.next')}
         </Button>
       </div>
     </nav>

@@ -1,12 +1,13 @@
 import type { NodeStatusValue } from '@postern/contract';
+import { t, type MessageId } from '../../i18n/i18n';
 
 // The spec's "States and transitions": online green pulsing, idle orange pulsing, offline red. The word is shown beside
 // the dot so the status does not rest on colour alone (WCAG 1.4.1); the dot keeps the name for assistive technology,
 // the word is hidden from it so it is read once.
-const statusClasses: Record<NodeStatusValue, { dot: string; pulse: boolean; label: string }> = {
-  online: { dot: 'bg-green-500', pulse: true, label: 'Online' },
-  idle: { dot: 'bg-orange-400', pulse: true, label: 'Idle' },
-  offline: { dot: 'bg-red-500', pulse: false, label: 'Offline' },
+const statusClasses: Record<NodeStatusValue, { dot: string; pulse: boolean; label: MessageId }> = {
+  online: { dot: 'bg-green-500', pulse: true, label: 'ui.online' },
+  idle: { dot: 'bg-orange-400', pulse: true, label: 'ui.idle' },
+  offline: { dot: 'bg-red-500', pulse: false, label: 'ui.offline' },
 };
 
 export function StatusDot({ status }: { status: NodeStatusValue }) {
@@ -24,7 +25,7 @@ export function StatusDot({ status }: { status: NodeStatusValue }) {
         <span className={`relative inline-flex size-2.5 rounded-full ${dot}`} />
       </span>
       <span aria-hidden="true" className="text-xs text-gray-700 dark:text-gray-300">
-        {label}
+        {t(label)}
       </span>
     </span>
   );
@@ -36,8 +37,8 @@ export function ExposureDot({ isExposed }: { isExposed: boolean }) {
     <span
       className={`inline-flex size-2.5 rounded-full ${isExposed ? 'bg-green-500' : 'bg-red-500'}`}
       role="img"
-      aria-label={isExposed ? 'Public' : 'Not public'}
-      title={isExposed ? 'Public' : 'Not public'}
+      aria-label={t(isExposed ? 'ui.public' : 'ui.notPublic')}
+      title={t(isExposed ? 'ui.public' : 'ui.notPublic')}
     />
   );
 }
@@ -48,7 +49,7 @@ export function ExposureStatus({ isExposed }: { isExposed: boolean }) {
     <span className="inline-flex items-center gap-1.5">
       <ExposureDot isExposed={isExposed} />
       <span aria-hidden="true" className="text-xs text-gray-700 dark:text-gray-300">
-        {isExposed ? 'Public' : 'Not public'}
+        {t(isExposed ? 'ui.public' : 'ui.notPublic')}
       </span>
     </span>
   );

@@ -15,8 +15,11 @@ export function useToast() {
   return { toast: showToast };
 }
 
-/** Renders the toasts at the top right (the spec's "Screens and routes"); mounted once in the app root. */
-export function Toaster() {
+/**
+ * Renders the toasts at the top right (the spec's "Screens and routes"); mounted once in the app root, which gives
+ * the translated `dismissLabel` (importing the translator here would split the first page's entry chunk).
+ */
+export function Toaster({ dismissLabel = 'Dismiss' }: { dismissLabel?: string }) {
   const toasts = useSyncExternalStore(subscribeToToasts, getToasts, getToasts);
   return (
     <div
@@ -37,7 +40,7 @@ export function Toaster() {
           <p className="flex-1">{toast.message}</p>
           <button
             type="button"
-            aria-label="Dismiss"
+            aria-label={dismissLabel}
             onClick={() => dismissToast(toast.id)}
             className="opacity-60 hover:opacity-100"
           >

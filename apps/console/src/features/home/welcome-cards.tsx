@@ -5,7 +5,7 @@ import { lazy, Suspense, useState } from 'react';
 import { Button, buttonClasses } from '../../components/ui/button';
 import { BookIcon, CodeIcon, HeartIcon, PlusIcon, ServerIcon, TerminalIcon } from '../../components/ui/icons';
 import { links } from '../../lib/links';
-import { t, withSlot } from '../../i18n/i18n';
+import { t, withMoreTexts, withSlot } from '../../i18n/i18n';
 
 // The spec's welcome cards (the spec's "Screens and routes" "Home"): shown while the gateway holds nothing yet.
 
@@ -35,9 +35,9 @@ function WelcomeCard({
 const externalLinkClass = buttonClasses('secondary');
 
 // The form (and zod with it) loads when asked for.
-const loadNodeFormDialog = () => import('../nodes/node-form-dialog');
+const loadNodeFormDialog = () => withMoreTexts(import('../nodes/node-form-dialog'));
 const NodeFormDialog = lazy(() => loadNodeFormDialog().then((module) => ({ default: module.NodeFormDialog })));
-const loadNodeReadyDialog = () => import('../nodes/node-ready-dialog');
+const loadNodeReadyDialog = () => withMoreTexts(import('../nodes/node-ready-dialog'));
 const NodeReadyDialog = lazy(() => loadNodeReadyDialog().then((module) => ({ default: module.NodeReadyDialog })));
 
 /** The CLI card's text, with the command's name in code in the language's own word order. */
