@@ -123,7 +123,7 @@ describe('languages', () => {
   );
 
   it.each(['de', 'ja'].flatMap((code) => variants.map((variant) => ({ code, ...variant }))))(
-    'the home page in use in $code at $viewport width, $theme: attention, totals and system status translated',
+    'the home page in use and the nodes list in $code at $viewport width, $theme: attention, totals, system status, the list translated',
     async ({ code, viewport, theme }) => {
       if (!seeded) {
         // Once the gateway holds something the home page leads with what needs attention (a node never connected).
@@ -153,6 +153,20 @@ describe('languages', () => {
         ...(await axeViolations(page, 'home-in-use')).map((found) => `axe ${found.rule} ${found.targets.join()}`),
       ];
       await snap(page, `lang-home-in-use-${code}-${viewport}-${theme}`);
+
+      // The nodes list with the node seeded above: heading, filters, columns, type, status and pagination words.
+      const nodes = await harness.openPage('/nodes', { viewport, theme, locale: code === 'de' ? 'de-DE' : 'ja-JP' });
+      await expectVisible(nodes.getByRole('heading', { name: own('nav.nodes') }));
+      await expectVisible(nodes.getByRole('link', { name: 'home-lab' }));
+      await expectVisible(nodes.getByRole('group', { name: own('nodes.filter') }));
+      await settleTransitions(nodes);
+      const list = await inspect(nodes, ['main']);
+      findings.push(
+        ...list.texts.filter((text) => leftOver.includes(text)).map((text) => `nodes: untranslated "${text}"`),
+        ...list.overflow.map((problem) => `nodes: ${problem}`),
+        ...(await axeViolations(nodes, 'nodes')).map((found) => `nodes: axe ${found.rule} ${found.targets.join()}`),
+      );
+      await snap(nodes, `lang-nodes-${code}-${viewport}-${theme}`);
       expect(findings).toEqual([]);
     },
   );

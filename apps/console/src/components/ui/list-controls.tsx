@@ -1,6 +1,7 @@
 import { useEffect, useId, useState } from 'react';
 import { PAGE_SIZES } from '../../lib/list-search';
 import { Th } from './table';
+import { t } from '../../i18n/i18n';
 
 const SEARCH_DELAY_MS = 300;
 
@@ -60,7 +61,7 @@ export function PageSizeSelect({
   return (
     <div className="flex items-center gap-2 text-sm">
       <label htmlFor={id} className="text-gray-600 dark:text-gray-300">
-        Rows per page
+        {t('ui.rowsPerPage')}
       </label>
       <select
         id={id}

@@ -1,5 +1,4 @@
 import type { Node, NodeCreated } from '@postern/contract';
-import { formatBytes, formatRelativeTime } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useCallback, useState } from 'react';
@@ -21,18 +20,23 @@ import { nodeTypeLabel, nodeTypeTone } from './node-type';
 import { NodeReadyDialog } from './node-ready-dialog';
 import { useNodeActions } from './use-node-actions';
 import { useCanOnEveryNode } from '../../queries/account';
+import { formatBytes, formatRelativeTime } from '../../i18n/format';
+import { activeLanguage, SOURCE_LANGUAGE, t, type MessageId } from '../../i18n/i18n';
 
-const filters: { label: string; value: NodeTypeFilter }[] = [
-  { label: 'View All', value: undefined },
-  { label: 'Nodes', value: 'nodes' },
-  { label: 'Gateways', value: 'gateways' },
+// Ids, not texts: a change of language renders again and reads them anew (the console's README, Languages).
+const filters: { label: MessageId; value: NodeTypeFilter }[] = [
+  { label: 'nodes.filter.all', value: undefined },
+  { label: 'nodes.filter.nodes', value: 'nodes' },
+  { label: 'nodes.filter.gateways', value: 'gateways' },
 ];
 
 /**
- * The list's "(KB)" columns (the spec's "Screens and routes") in that unit: 1024 bytes, 2 decimals, grouped thousands.
+ * The list's "(KB)" columns (the spec's "Screens and routes") in that unit: 1024 bytes, 2 decimals, grouped thousands
+ * (the spec's en-US form in English, the active language's marks otherwise).
  */
 export function formatKilobytes(bytes: number): string {
-  return (bytes / 1024).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  const language = activeLanguage() === SOURCE_LANGUAGE ? 'en-US' : activeLanguage();
+  return (bytes / 1024).toLocaleString(language, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 }
 
 function NodeRow({ node, menu }: { node: Node; menu: ReturnType<typeof useNodeActions>['menuItems'] }) {
@@ -65,7 +69,7 @@ function NodeRow({ node, menu }: { node: Node; menu: ReturnType<typeof useNodeAc
       </Td>
       <Td className="w-12 text-right">
         <ActionMenu
-          label={`Actions for ${node.name}`}
+          label={t('nodes.actionsFor', { name: node.name })}
           items={menu(node, { withView: true, withExpose: true, withDelete: true })}
         />
       </Td>
@@ -103,15 +107,15 @@ export function NodesPage() {
   return (
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-center justify-between gap-3">
-        <h1 className="text-2xl font-bold">Client / Nodes</h1>
+        <h1 className="text-2xl font-bold">{t('nav.nodes')}</h1>
         {mayAdd && (
           <Button onClick={openForm}>
-            <PlusIcon className="size-4" /> Add Client
+            <PlusIcon className="size-4" /> {t('nodes.addClient')}
           </Button>
         )}
       </div>
       <div className="flex flex-wrap items-center justify-between gap-3">
-        <div role="group" aria-label="Filter nodes" className="flex flex-wrap gap-2">
+        <div role="group" aria-label={t('nodes.filter')} className="flex flex-wrap gap-2">
           {filters.map((filter) => (
             <button
               key={filter.label}
@@ -120,12 +124,12 @@ export function NodesPage() {
               onClick={() => setView({ type: filter.value, page: undefined })}
               className={`rounded-full border px-3 py-1 text-sm ${type === filter.value ? 'border-brand-600 bg-brand-600 text-white' : 'border-gray-300 bg-white text-gray-700 hover:bg-gray-50 dark:border-gray-600 dark:bg-gray-800 dark:text-gray-200'}`}
             >
-              {filter.label}
+              {t(filter.label)}
             </button>
           ))}
         </div>
         <SearchField
-          label="Search nodes by name or address"
+          label={t('nodes.search')}
           value={q ?? ''}
           onSearch={(text) => setView({ q: text || undefined, page: undefined }, true)}
         />
@@ -136,38 +140,44 @@ export function NodesPage() {
             <Spinner className="size-6" />
           </div>
         ) : isError ? (
-          <EmptyState title="Nodes could not be loaded" description="Check your connection and reload the page." />
+          <EmptyState title={t('nodes.loadError')} description={t('nodes.loadErrorHint')} />
         ) : data.data.length === 0 && isSearching ? (
           <p role="status" className="px-4 py-10 text-center text-sm text-gray-600 dark:text-gray-300">
-            No nodes match “{q}”.
+            {t('nodes.noMatch', { query: q ?? '' })}
           </p>
         ) : data.data.length === 0 ? (
           <EmptyState
             icon={<ServerIcon />}
-            title="No nodes yet"
-            description="Nodes are the machines that connect to this gateway over WireGuard; their status and traffic appear here. Add a node first, then run the command it shows on that machine."
-            actionLabel="Add Node"
+            title={t('nodes.empty')}
+            description={t('nodes.emptyHint')}
+            actionLabel={t('nodes.addNode')}
             {...(mayAdd ? { onAction: openForm } : {})}
           />
         ) : (
           <>
             <Table>
               <THead>
-                <SortableTh label="Status" sortKey="status" sort={sort} order={order} onSort={onSort} />
-                <SortableTh label="Name" sortKey="name" sort={sort} order={order} onSort={onSort} />
-                <Th className="hidden sm:table-cell">Type</Th>
                 <SortableTh
-                  label="Latest Handshake"
+                  label={t('nodes.column.status')}
+                  sortKey="status"
+                  sort={sort}
+                  order={order}
+                  onSort={onSort}
+                />
+                <SortableTh label={t('nodes.column.name')} sortKey="name" sort={sort} order={order} onSort={onSort} />
+                <Th className="hidden sm:table-cell">{t('nodes.column.type')}</Th>
+                <SortableTh
+                  label={t('nodes.column.handshake')}
                   sortKey="handshake"
                   sort={sort}
                   order={order}
                   onSort={onSort}
                   className="hidden sm:table-cell"
                 />
-                <Th className="hidden md:table-cell">Received (KB)</Th>
-                <Th className="hidden md:table-cell">Transmitted (KB)</Th>
+                <Th className="hidden md:table-cell">{t('nodes.column.received')}</Th>
+                <Th className="hidden md:table-cell">{t('nodes.column.transmitted')}</Th>
                 <Th>
-                  <span className="sr-only">Actions</span>
+                  <span className="sr-only">{t('ui.actions')}</span>
                 </Th>
               </THead>
               <TBody>
