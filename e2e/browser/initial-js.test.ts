@@ -8,6 +8,8 @@ import { expectVisible, startConsole, type ConsoleHarness } from './fixture.js';
 // rendered. Measured per first page: /login for a visitor without a session, / (home) for a signed-in one.
 
 const BUDGET_BYTES = 128 * 1024;
+/** No script for this long after the page showed: it has loaded what its first view needs. */
+const SCRIPTS_SETTLED_MS = 1000;
 
 /** Script URLs named in the served index.html. */
 async function indexScripts(baseUrl: string): Promise<string[]> {
@@ -33,12 +35,22 @@ async function scriptsLoadedFor(
   rendered: (page: Page) => Promise<void>,
 ): Promise<Set<string>> {
   const loaded = new Set<string>();
+  let lastScriptAt = Date.now();
   const page = await harness.openPage('about:blank', { isSignedIn });
   page.on('response', (response) => {
-    if (response.request().resourceType() === 'script') loaded.add(response.url());
+    if (response.request().resourceType() !== 'script') return;
+    loaded.add(response.url());
+    lastScriptAt = Date.now();
   });
   await page.goto(path);
   await rendered(page);
+  // What the page goes on to load once it shows counts too (the home overview, its texts): until no script has
+  // arrived for a second, so the figure does not depend on which chunk won the race against the heading.
+  const deadline = Date.now() + 15_000;
+  while (Date.now() - lastScriptAt < SCRIPTS_SETTLED_MS) {
+    if (Date.now() > deadline) throw new Error(`${path}: scripts still loading after 15 s`);
+    await page.waitForTimeout(100);
+  }
   return loaded;
 }
 
