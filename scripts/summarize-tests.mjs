@@ -16,7 +16,7 @@ const EXPECTED_SKIPS = [
   },
   {
     report: 'api-postgres',
-    file: /^apps\/server\/src\/(modules\/(auth|access)\/across-gateways|modules\/gateways\/gateways|db\/(outage|announce)|cluster\/(shared-certificates|leases))\.test\.ts$/,
+    file: /^apps\/server\/src\/(modules\/(auth|access|notifications)\/across-gateways|modules\/gateways\/gateways|db\/(outage|announce)|cluster\/(shared-certificates|leases))\.test\.ts$/,
     title: /./,
     why: 'the multi-gateway suites make PostgreSQL databases of their own: the unit pass runs them already',
   },
