@@ -25,6 +25,11 @@ const EXPECTED_SKIPS = [
 const root = process.cwd();
 const dir = process.argv[2] ?? 'artifacts/test-results';
 const isEverySuiteRequired = (process.env.POSTERN_TEST_REQUIRE ?? '').split(',').includes('all');
+/** The first line of a failure message, so the end of a CI log names what failed and why without its stack. */
+const firstLine = (message) =>
+  String(message ?? '')
+    .split('\n', 1)[0]
+    .slice(0, 300);
 const matches = (pattern, value) => (typeof pattern === 'string' ? pattern === value : pattern.test(value));
 
 let passed = 0;
@@ -32,6 +37,7 @@ let failed = 0;
 let skipped = 0;
 let files = 0;
 const unexpectedSkips = [];
+const failures = [];
 for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
   files += 1;
   const reportName = name.slice(0, -'.json'.length);
@@ -40,9 +46,14 @@ for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
   failed += report.numFailedTests ?? 0;
   for (const suite of report.testResults ?? []) {
     // A suite file that failed to load has no tests but is still a failure.
-    if (suite.status === 'failed' && (suite.assertionResults ?? []).length === 0) failed += 1;
     const file = relative(root, suite.name ?? '');
+    if (suite.status === 'failed' && (suite.assertionResults ?? []).length === 0) {
+      failed += 1;
+      failures.push(`${reportName}: ${file} did not load: ${firstLine(suite.message)}`);
+    }
     for (const test of suite.assertionResults ?? []) {
+      if (test.status === 'failed')
+        failures.push(`${reportName}: ${file} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
       if (!['pending', 'skipped', 'todo'].includes(test.status)) continue;
       const isExpected = EXPECTED_SKIPS.some(
         (skip) => skip.report === reportName && matches(skip.file, file) && matches(skip.title, test.title),
@@ -52,6 +63,8 @@ for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
     }
   }
 }
+// CI keeps only the end of the log: repeat each failure there, with the first line of its message.
+if (failures.length > 0) console.error(`failed:\n  ${failures.join('\n  ')}`);
 if (unexpectedSkips.length > 0) {
   console.error(
     `skipped although POSTERN_TEST_REQUIRE=all (each counts as failed):\n  ${unexpectedSkips.join('\n  ')}`,
