@@ -20,10 +20,10 @@ const LEASE_ENV = { POSTERN_LEASE_SECONDS: '1' };
 const downProbe = (_target: HealthTarget): Promise<ProbeResult> =>
   Promise.resolve({ error: 'connection refused', latencyMs: 1 });
 
-async function twoGateways(): Promise<[TestApp, TestApp]> {
-  const a = await buildTestApp({ postgres: true, env: LEASE_ENV, observe: { healthProbe: downProbe } });
+async function twoGateways(env: Record<string, string> = LEASE_ENV): Promise<[TestApp, TestApp]> {
+  const a = await buildTestApp({ postgres: true, env, observe: { healthProbe: downProbe } });
   apps.push(a);
-  const b = await buildTestApp({ sameDatabaseAs: a, env: LEASE_ENV, observe: { healthProbe: downProbe } });
+  const b = await buildTestApp({ sameDatabaseAs: a, env, observe: { healthProbe: downProbe } });
   apps.push(b);
   return [a, b];
 }
@@ -36,7 +36,9 @@ async function healthAuditRows(t: TestApp, serviceId: number): Promise<number> {
 
 describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('leases of run-once jobs', () => {
   test('one gateway holds every lease; a backend going down is recorded once, by it', async () => {
-    const [a, b] = await twoGateways();
+    // Nobody is killed here: a long lease, so a loaded machine that stalls A for a second while B boots does not move
+    // a lease before the first check.
+    const [a, b] = await twoGateways({ POSTERN_LEASE_SECONDS: '30' });
     for (const name of LEASE_NAMES) {
       expect(a.deps.leases.holds(name)).toBe(true);
       expect(b.deps.leases.holds(name)).toBe(false);
