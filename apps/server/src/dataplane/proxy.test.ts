@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { snapshotPieces } from './proxy.js';
+import { snapshotPieces } from './proxy/snapshots.js';
 
 describe('the routes snapshot', () => {
   it('is the JSON nginx’s init() reads, written in pieces of about 1 MiB', () => {

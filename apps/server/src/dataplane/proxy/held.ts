@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { ControlError, type ControlClient, type Refusal } from '../nginx/control-client.js';
+
+export const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
+
+/** What nginx holds for a host: the text pushed, or the MD5 read back from it. */
+export type Held = { text: string; md5?: undefined } | { text?: undefined; md5: string };
+
+export const isSame = (entry: Held | undefined, json: string): boolean =>
+  entry !== undefined && (entry.text !== undefined ? entry.text === json : entry.md5 === md5(json));
+
+/** What nginx's access module holds (docs/ACCESS.md). */
+export interface HeldAccess {
+  key: string | null;
+  refs: Set<string>;
+  revoked: Set<string>;
+}
+
+/**
+ * What the running nginx holds, as far as this control plane knows: routes by host and their version, certificates,
+ * HTTP-01 answers, access policies. Each part may be unknown (null: nginx adopted, restarted, reloaded or changed
+ * behind our back, a push failed midway); it is then read back from nginx (GET /digest) before the next push, so a
+ * push is always only what differs.
+ */
+export class NginxHolds {
+  /** Routes nginx holds, by host; null: unknown, read back before the next push. */
+  routes: Map<string, Held> | null = null;
+  /** The version nginx's routes are at: the base of the next push. */
+  version: string | null = null;
+  /** Certificates nginx holds: name → MD5 of the PEM as pushed, and its size when known. */
+  readonly certs = new Map<string, string>();
+  readonly certSizes = new Map<string, number>();
+  /**
+   * HTTP-01 answers handed to nginx, by token; null: unknown (nginx adopted or restarted), the next sync sets them all.
+   * Answers of orders that ended while unknown may linger in nginx; they answer nothing anyone asks for.
+   */
+  challenges: Map<string, string> | null = null;
+  /** What nginx's access module holds; null: unknown, learnt from its digest before the next push. */
+  access: HeldAccess | null = null;
+  /** Pushes refused for lack of room, by dictionary (since this control plane started). */
+  readonly refusedPushes = new Map<string, number>();
+  private sequence = 0;
+  private readonly bootId = Date.now().toString(36);
+
+  constructor(private readonly control: ControlClient) {}
+
+  /** A version no push of this control plane used before. */
+  nextVersion(): string {
+    return `${this.bootId}.${++this.sequence}`;
+  }
+
+  /** Reads back what a running nginx (adopted, restarted, reloaded, or changed behind our back) holds. */
+  async learn(): Promise<void> {
+    const digest = await this.control.get<{
+      version: string | null;
+      hosts: Record<string, string>;
+      certs: Record<string, string>;
+    }>('/digest');
+    this.version = digest.version;
+    this.routes = new Map(Object.entries(digest.hosts).map(([host, hash]) => [host, { md5: hash }]));
+    this.challenges = null;
+    this.access = null;
+    this.certs.clear();
+    this.certSizes.clear();
+    for (const [name, hash] of Object.entries(digest.certs)) this.certs.set(name, hash);
+  }
+
+  /** The routes nginx holds, read back first when unknown. */
+  async knownRoutes(): Promise<Map<string, Held>> {
+    if (this.routes === null) await this.learn();
+    return this.routes as Map<string, Held>;
+  }
+
+  /** The refusal of a push nginx had no room for (counted), or null for any other error. */
+  countRefusal(err: unknown): Refusal | null {
+    const refusal = err instanceof ControlError ? err.refusal : null;
+    if (refusal) this.refusedPushes.set(refusal.dict, (this.refusedPushes.get(refusal.dict) ?? 0) + 1);
+    return refusal;
+  }
+
+  /** Routes and certificates are read back before the next push (GET /digest), so only what differs is pushed. */
+  forget(): void {
+    this.routes = null;
+    this.challenges = null;
+    this.access = null;
+  }
+}

@@ -1,0 +1,132 @@
+import type { DataPlanePlan } from '../plan.js';
+import type { ReconcilerDeps } from '../reconciler.js';
+import { NoRoomError, noRejections, type ApplyResult, type DesiredState, type Rejections } from '../types.js';
+import type { CertificateSync } from './certificates.js';
+import type { CutOff } from './cut-off.js';
+import { logRejections, rejectPeers, rejectStreamFailures, rejectionsOf } from './rejections.js';
+
+export const describeError = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** A full run's input: the whole desired state (its nodes' subnets guarded) and its plan. */
+interface Loaded {
+  state: DesiredState;
+  plan: DataPlanePlan;
+  guarded: Map<number, string>;
+}
+
+/**
+ * A full run: the whole desired state read, planned and applied; WireGuard and nginx converge side by side (a broken
+ * tunnel must not keep the console's route from nginx).
+ */
+export class FullRun {
+  /** The last full run saw subnets set by a node's token (checked against every backend: scoped runs wait). */
+  hasTokenNetworks = true;
+
+  constructor(
+    private readonly deps: ReconcilerDeps,
+    private readonly certificates: CertificateSync,
+    private readonly cutOff: CutOff,
+  ) {}
+
+  async run(): Promise<ApplyResult> {
+    const started = Date.now();
+    let loaded: Loaded;
+    try {
+      loaded = await this.load();
+    } catch (err) {
+      this.deps.logger.error({ err }, 'data plane: cannot read the desired state');
+      return { ok: false, message: describeError(err), rejected: noRejections() };
+    }
+    const { state, plan, guarded } = loaded;
+    const rejected = rejectionsOf(plan);
+    rejectPeers(rejected, guarded);
+    const loadedAt = Date.now();
+    const failures: string[] = [];
+    const timed = async (what: string, work: Promise<void>): Promise<number> => {
+      await work.catch((err: unknown) => {
+        this.deps.logger.error({ err }, `data plane: ${what} apply failed`);
+        const reason = describeError(err);
+        failures.push(reason.startsWith(what) ? reason : `${what}: ${reason}`);
+      });
+      return Date.now() - loadedAt;
+    };
+    const proxySide = { isDone: false };
+    // Independent of each other, so they run side by side: the apply costs the slower of the two, not the sum.
+    const [wireguardMs, proxyMs] = await Promise.all([
+      timed('WireGuard', this.applyWireGuard(state, rejected)),
+      timed(
+        'nginx',
+        this.applyProxy(state, plan, rejected).then(() => {
+          proxySide.isDone = true;
+        }),
+      ),
+    ]);
+    logRejections(this.deps.logger, rejected);
+    this.deps.logger.debug(
+      { ms: Date.now() - started, loadMs: loadedAt - started, wireguardMs, proxyMs },
+      'data plane converged',
+    );
+    // What nginx now serves of the HTTP-01 answers: the other gateways acknowledge them (cluster/acme-answers.ts).
+    const served = proxySide.isDone ? { challenges: new Set(state.challenges?.keys()) } : {};
+    if (failures.length > 0) return { ok: false, message: failures.join('\n'), rejected, ...served };
+    return { ok: true, rejected, ...served };
+  }
+
+  private async load(): Promise<Loaded> {
+    let state = await this.deps.loadDesiredState();
+    this.hasTokenNetworks = state.peers.some((peer) => peer.networksByToken === true);
+    let guarded = new Map<number, string>();
+    if (this.deps.guardNetworks) ({ state, rejected: guarded } = await this.deps.guardNetworks(state));
+    return { state, plan: this.deps.plan(state), guarded };
+  }
+
+  private async applyWireGuard(state: DesiredState, rejected: Rejections): Promise<void> {
+    await this.deps.wireguard.ensureInterface(state.gateway);
+    rejectPeers(rejected, await this.deps.wireguard.syncPeers(state.peers));
+  }
+
+  private async applyProxy(state: DesiredState, initialPlan: DataPlanePlan, rejected: Rejections): Promise<void> {
+    const { proxy } = this.deps;
+    let plan = initialPlan;
+    // Certificates first: a route or a TLS instance may name a certificate that must exist.
+    try {
+      await this.certificates.ensureChanged(state.domains);
+    } catch (err) {
+      if (!(err instanceof NoRoomError)) throw err;
+      plan = this.withoutDomains(state, plan, err.domains, err.message, rejected);
+    }
+    await proxy.syncChallenges(state.challenges ?? new Map());
+    const domainNames = state.domains.map((d) => d.domain);
+    // Access policies first, so every route pushed names a policy nginx holds (docs/ACCESS.md).
+    await proxy.syncAccess(plan.access);
+    // Services nginx has no room for are left out, with the reason; the cut-off then ends their connections too.
+    const crowded = await proxy.syncRoutes(plan.routes.hosts, domainNames, plan.routes.revisions.size);
+    for (const [id, message] of crowded) rejected.http.set(id, message);
+    const revisions =
+      crowded.size === 0
+        ? plan.routes.revisions
+        : new Map([...plan.routes.revisions].filter(([id]) => !crowded.has(id)));
+    await proxy.pruneAccess(plan.access);
+    rejectStreamFailures(rejected, plan, await proxy.syncStreams(plan.streams.wanted));
+    await this.cutOff.cutIfChanged(revisions);
+    // Certificates of deleted domains, once nginx no longer routes them.
+    await this.certificates.pruneDeleted(domainNames);
+  }
+
+  /**
+   * The plan without the HTTP services of `domains` (nginx had no room for their certificates): they are set aside
+   * with the reason, everything else is served.
+   */
+  private withoutDomains(
+    state: DesiredState,
+    plan: DataPlanePlan,
+    domains: readonly string[],
+    message: string,
+    rejected: Rejections,
+  ): DataPlanePlan {
+    const left = new Set(domains);
+    const http = state.http.filter((route) => route.domain === null || !left.has(route.domain));
+    for (const route of state.http) if (!http.includes(route)) rejected.http.set(route.serviceId, message);
+    return { ...plan, routes: this.deps.plan({ ...state, http }).routes };
+  }
+}
