@@ -11,6 +11,8 @@ export default defineConfig({
     include: ['e2e/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     globalSetup: ['e2e/harness/global-setup.ts'],
+    // A failed test saves the gateways' output and logs under artifacts/e2e-logs/ (harness/failure-evidence.ts).
+    setupFiles: ['e2e/harness/failure-evidence.ts'],
     pool: 'forks',
     fileParallelism: false,
     testTimeout: 60_000,

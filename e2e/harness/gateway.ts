@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { ApiClient } from './api.js';
 import type { Lab } from './lab.js';
 import type { ManagedProcess } from './processes.js';
+import { recordGateway } from './gateway-logs.js';
 import { waitFor } from '../../apps/server/src/test/wait-for.js';
 import { SERVER_ENTRY } from '../../apps/server/src/test/requirements.js';
 
@@ -74,6 +75,9 @@ export async function startGateway(lab: Lab, options: GatewayOptions): Promise<G
   };
   const anonymous = new ApiClient(baseUrl);
   let current: ManagedProcess;
+  // A failed test saves what this gateway wrote (harness/failure-evidence.ts); its logs are read before the lab goes.
+  const evidence = recordGateway(options.ns, dataDir);
+  lab.beforeRemove(evidence.snapshot);
 
   const boot = async (): Promise<void> => {
     // POSTERN_E2E_CPU_PROF=<dir>: V8 CPU profiles of the supervisor and control plane (bench/README.md, profiling).
@@ -81,6 +85,7 @@ export async function startGateway(lab: Lab, options: GatewayOptions): Promise<G
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.POSTERN_E2E_CPU_PROF}`]
       : [];
     current = lab.spawn(options.ns, 'gateway server', process.execPath, [...profile, entry], { env, cwd: dataDir });
+    evidence.addRun(current);
     const child = current;
     await waitFor(
       async () => {

@@ -22,6 +22,7 @@ export class Lab {
   readonly id = newLabId();
   private readonly processes = new Set<ManagedProcess>();
   private readonly tempDirs: string[] = [];
+  private readonly beforeRemoving: (() => void)[] = [];
   private readonly unregister = registerExitCleanup(() => this.removeEverything());
 
   /** A namespace name for `role`: unique to this lab. */
@@ -79,6 +80,11 @@ export class Lab {
     return dir;
   }
 
+  /** Runs `action` just before the lab removes its namespaces and temporary directories (also on exit). */
+  beforeRemove(action: () => void): void {
+    this.beforeRemoving.push(action);
+  }
+
   spawn(ns: string, label: string, file: string, args: readonly string[], options?: SpawnOptions): ManagedProcess {
     const child = spawnInNetns(ns, label, file, args, options);
     this.processes.add(child);
@@ -99,6 +105,13 @@ export class Lab {
   }
 
   private removeEverything(): void {
+    for (const action of this.beforeRemoving.splice(0)) {
+      try {
+        action();
+      } catch {
+        // Best effort: what the lab made is removed all the same.
+      }
+    }
     sweepNamespaces(this.id);
     for (const dir of this.tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   }

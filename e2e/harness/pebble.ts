@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
-import { run } from './exec.js';
+import { claimFreeRange } from './claims.js';
 import { makeServerTls } from './server-tls.js';
 import type { Lab } from './lab.js';
 import type { ManagedProcess } from './processes.js';
@@ -28,22 +28,21 @@ export interface AcmeNetwork {
   caIp: string;
 }
 
-/** A /30 in 10.214.0.0/16 not routed on this machine yet, so parallel labs do not collide. */
-async function pickFreeLink(): Promise<string> {
-  const routes = await run('ip', ['-4', 'route', 'show', 'table', 'all']);
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const third = Math.floor(Math.random() * 256);
-    const fourth = 4 * Math.floor(Math.random() * 64);
-    const prefix = `10.214.${third}.${fourth}`;
-    if (!routes.includes(`10.214.${third}.${fourth}/30`)) return prefix;
-  }
-  throw new Error('no free 10.214.x.y/30 link for the ACME test network');
+/** A /30 in 10.214.0.0/16 not routed on this machine yet nor claimed by another test process; released with the lab. */
+async function pickFreeLink(lab: Lab): Promise<string> {
+  const claim = await claimFreeRange(
+    '10.214',
+    () => `10.214.${String(Math.floor(Math.random() * 256))}.${String(4 * Math.floor(Math.random() * 64))}`,
+    (routes, prefix) => routes.includes(`${prefix}/30`),
+  );
+  lab.beforeRemove(claim.release);
+  return claim.value;
 }
 
 /** A namespace for the CA, linked to the test process's namespace by a veth pair. */
 export async function createAcmeNetwork(lab: Lab): Promise<AcmeNetwork> {
   const ns = await lab.createNamespace('ca');
-  const base = (await pickFreeLink()).split('.').map(Number) as [number, number, number, number];
+  const base = (await pickFreeLink(lab)).split('.').map(Number) as [number, number, number, number];
   const hostIp = `${base[0]}.${base[1]}.${base[2]}.${base[3] + 1}`;
   const caIp = `${base[0]}.${base[1]}.${base[2]}.${base[3] + 2}`;
   await lab.createVeth(

@@ -1,3 +1,4 @@
+import { claimFreeRange } from './claims.js';
 import { run } from './exec.js';
 import type { Lab } from './lab.js';
 
@@ -9,7 +10,8 @@ import type { Lab } from './lab.js';
 //      └── mgmt veth to the test process (10.213.B+2.0/30): the only link into the namespace the tests run in,
 //          used to reach the API. Nothing else leaves the lab.
 //
-// B is a random multiple of 4 not already routed here, so parallel runs (and other engineers' labs) do not collide.
+// B is a random multiple of 4 not already routed here nor claimed by another test process (harness/claims.ts), so
+// parallel lanes, runs and other engineers' labs do not collide.
 
 export interface Internet {
   ns: string;
@@ -46,13 +48,15 @@ export interface GatewayHost {
   mgmtIp: string;
 }
 
-async function pickFreeBlock(): Promise<number> {
-  const routes = await run('ip', ['-4', 'route', 'show', 'table', 'all']);
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const block = 4 * Math.floor(Math.random() * 62) + 4;
-    if (![0, 1, 2].some((offset) => routes.includes(`10.213.${block + offset}.`))) return block;
-  }
-  throw new Error('no free 10.213.x.0/22 block for the test network');
+/** A 10.213.x.0/22 block nothing routes yet and no other test process claimed; released with the lab. */
+async function pickFreeBlock(lab: Lab): Promise<number> {
+  const claim = await claimFreeRange(
+    '10.213',
+    () => String(4 * Math.floor(Math.random() * 62) + 4),
+    (routes, block) => [0, 1, 2].some((offset) => routes.includes(`10.213.${String(Number(block) + offset)}.`)),
+  );
+  lab.beforeRemove(claim.release);
+  return Number(claim.value);
 }
 
 async function createInternet(lab: Lab, block: number): Promise<Internet> {
@@ -74,7 +78,7 @@ async function createInternet(lab: Lab, block: number): Promise<Internet> {
 }
 
 export async function createSystemTopology(lab: Lab): Promise<SystemTopology> {
-  const block = await pickFreeBlock();
+  const block = await pickFreeBlock(lab);
   const internet = await createInternet(lab, block);
   let mgmtLinks = 0;
   const addGateway = async (role: string, index: number): Promise<GatewayHost> => {

@@ -7,6 +7,7 @@ import {
   TOO_MANY_ATTEMPTS_MESSAGE,
 } from '../modules/auth/service.js';
 import { buildTestApp, TEST_ADMIN, type TestApp } from '../test/build-test-app.js';
+import { callAs, inviteAccount, inviteToken as tokenOf } from '../test/accounts.js';
 import { connectSse } from '../test/sse-client.js';
 
 // Several operators (issue 31, docs/api.md "Accounts and roles"): invites, the last owner, sessions that end with a
@@ -26,36 +27,14 @@ beforeAll(async () => {
 });
 afterAll(() => t.cleanup());
 
-interface Answer<T> {
-  status: number;
-  body: T;
-}
-
-async function call<T = unknown>(method: string, url: string, token: string | null, body?: object): Promise<Answer<T>> {
-  const response = await t.app.inject({
-    method: method as 'POST',
-    url,
-    headers: token ? { authorization: `Bearer ${token}` } : {},
-    ...(body ? { payload: body } : {}),
-  });
-  return { status: response.statusCode, body: (response.body ? response.json() : null) as T };
-}
-
-const tokenOf = (url: string): string => url.slice(url.indexOf('#') + 1);
+const call = <T = unknown>(method: string, url: string, token: string | null, body?: object) =>
+  callAs<T>(t, method, url, token, body);
 
 /** An account of `role` made through an invite, signed in: its id, name and session. */
 async function account(role: Role): Promise<{ id: number; username: string; password: string; session: string }> {
   const username = `person-${++names}@example.test`;
   const password = `password-of-${names}`;
-  const invite = await call<{ url: string }>('POST', '/api/invites', owner, { username, role });
-  expect(invite.status).toBe(201);
-  expect(
-    (await call('POST', '/api/auth/invite/accept', null, { token: tokenOf(invite.body.url), password })).status,
-  ).toBe(201);
-  const login = await call<{ token: string }>('POST', '/api/auth/login', null, { username, password });
-  expect(login.status, JSON.stringify(login.body)).toBe(200);
-  const me = await call<CurrentAccount>('GET', '/api/auth/account', login.body.token);
-  return { id: me.body.id, username, password, session: login.body.token };
+  return { username, password, ...(await inviteAccount(t, owner, { username, password, role })) };
 }
 
 const accountsList = async (): Promise<Account[]> =>

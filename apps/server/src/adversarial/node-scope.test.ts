@@ -8,6 +8,7 @@ import {
   type Role,
 } from '@postern/contract';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
+import { callAs, inviteAccount } from '../test/accounts.js';
 import { connectSse } from '../test/sse-client.js';
 
 // Accounts limited to some nodes (docs/api.md "Node scope"): an operator whose scope is node A tries, every way the
@@ -26,49 +27,13 @@ let serviceA: number;
 let serviceB: number;
 let tokenB: number;
 
-interface Answer<T> {
-  status: number;
-  body: T;
-}
-
-async function call<T = Record<string, unknown>>(
-  method: string,
-  url: string,
-  token: string | null,
-  body?: object,
-): Promise<Answer<T>> {
-  const response = await t.app.inject({
-    method: method as 'POST',
-    url,
-    headers: token ? { authorization: `Bearer ${token}` } : {},
-    ...(body ? { payload: body } : {}),
-  });
-  return { status: response.statusCode, body: (response.body ? response.json() : null) as T };
-}
-
-const tokenOf = (url: string): string => url.slice(url.indexOf('#') + 1);
+const call = <T = Record<string, unknown>>(method: string, url: string, token: string | null, body?: object) =>
+  callAs<T>(t, method, url, token, body);
 
 /** An account of `role` made through an invite, limited to `nodes` if given (a narrowing ends sessions), signed in. */
 async function account(role: Role, nodes?: number[]): Promise<{ id: number; session: string }> {
   const username = `scoped-${++names}@example.test`;
-  const password = `password-of-${names}`;
-  const invite = await call<{ url: string }>('POST', '/api/invites', owner, { username, role });
-  expect(invite.status).toBe(201);
-  expect(
-    (await call('POST', '/api/auth/invite/accept', null, { token: tokenOf(invite.body.url), password })).status,
-  ).toBe(201);
-  if (nodes) {
-    const id = (await call<{ data: Account[] }>('GET', '/api/accounts?limit=100', owner)).body.data.find(
-      (a) => a.username === username,
-    )?.id;
-    const set = await call<Account>('PATCH', `/api/accounts/${String(id)}`, owner, { nodes });
-    expect(set.status, JSON.stringify(set.body)).toBe(200);
-    expect(set.body.nodes).toEqual(nodes);
-  }
-  const login = await call<{ token: string }>('POST', '/api/auth/login', null, { username, password });
-  expect(login.status).toBe(200);
-  const me = await call<CurrentAccount>('GET', '/api/auth/account', login.body.token);
-  return { id: me.body.id, session: login.body.token };
+  return await inviteAccount(t, owner, { username, password: `password-of-${names}`, role, nodes });
 }
 
 /** An account of `role` whose scope is node A. */

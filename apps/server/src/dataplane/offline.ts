@@ -390,22 +390,49 @@ export function withScoped(state: DesiredState, scoped: ScopedState): DesiredSta
   };
 }
 
-/** Scoped runs as the real data plane has them, counted and merged into `lastState` like full ones. */
-function scopedRuns(
-  host: OfflineHost,
-  options: { loadScopedState?: (scope: ApplyScope) => Promise<ScopedState>; render: NginxRenderOptions },
-) {
-  const read = options.loadScopedState;
-  if (read === undefined) return {};
-  return {
-    loadScopedState: async (scope: ApplyScope) => {
-      host.applyCount++;
-      const scoped = await read(scope);
-      if (host.lastState !== null) host.lastState = withScoped(host.lastState, scoped);
-      return scoped;
-    },
-    planScoped: (scoped: ScopedState) => planScoped(scoped, options.render, OFFLINE_STATIC_HOSTS),
+/** Scoped reads as the real data plane has them, counted and merged into `lastState` like full ones. */
+function countedScopedReads(host: OfflineHost, read: ((scope: ApplyScope) => Promise<ScopedState>) | undefined) {
+  if (read === undefined) return undefined;
+  return async (scope: ApplyScope) => {
+    host.applyCount++;
+    const scoped = await read(scope);
+    if (host.lastState !== null) host.lastState = withScoped(host.lastState, scoped);
+    return scoped;
   };
+}
+
+/**
+ * The real reconciler and planner in front of recording adapters: what the offline data plane runs, and what the
+ * reconciler's and supervisor's tests drive directly. With `loadScopedState`, a change's scope is planned alone
+ * (scoped runs); without, every apply reads everything.
+ */
+export function createRecordingReconciler(options: {
+  loadDesiredState: () => Promise<DesiredState>;
+  loadScopedState?: ((scope: ApplyScope) => Promise<ScopedState>) | undefined;
+  render: NginxRenderOptions;
+  guardNetworks?: (state: DesiredState) => Promise<GuardedState>;
+}) {
+  const wireguard = new RecordingWireGuard();
+  const proxy = new RecordingProxy();
+  const certs = new RecordingCertificates();
+  const plan = (state: DesiredState) => planDataPlane(state, options.render, OFFLINE_STATIC_HOSTS);
+  const read = options.loadScopedState;
+  const reconciler = createReconciler({
+    loadDesiredState: options.loadDesiredState,
+    ...(options.guardNetworks ? { guardNetworks: options.guardNetworks } : {}),
+    plan,
+    ...(read
+      ? {
+          loadScopedState: read,
+          planScoped: (scoped: ScopedState) => planScoped(scoped, options.render, OFFLINE_STATIC_HOSTS),
+        }
+      : {}),
+    wireguard,
+    proxy,
+    certs,
+    logger: silent,
+  });
+  return { reconciler, plan, wireguard, proxy, certs };
 }
 
 export function createOfflineDataPlane(options: {
@@ -416,9 +443,6 @@ export function createOfflineDataPlane(options: {
   /** Absent: no subnet is re-checked on apply, and no setting counts as reached. */
   network?: OfflineNetworkOptions;
 }): OfflineDataPlane {
-  const wireguard = new RecordingWireGuard();
-  const proxy = new RecordingProxy();
-  const certs = new RecordingCertificates();
   const status = new SettableNodeStatus();
   const host = new OfflineHost();
   const logs = createLogHub({ batchMs: 0 });
@@ -434,20 +458,15 @@ export function createOfflineDataPlane(options: {
           underlayOf: (publicKey) => status.get(publicKey)?.clientIp ?? null,
           reach,
         });
-  const plan = (state: DesiredState) => planDataPlane(state, options.render, OFFLINE_STATIC_HOSTS);
-  const reconciler = createReconciler({
+  const { reconciler, plan, wireguard, proxy, certs } = createRecordingReconciler({
     loadDesiredState: async () => {
       host.applyCount++;
       host.lastState = await options.loadDesiredState();
       return host.lastState;
     },
+    loadScopedState: countedScopedReads(host, options.loadScopedState),
+    render: options.render,
     guardNetworks,
-    plan,
-    ...scopedRuns(host, options),
-    wireguard,
-    proxy,
-    certs,
-    logger: silent,
   });
   // A failure a test asks for is the reconciler's result: the supervisor treats it as the real one's.
   const failing: Reconciler = {

@@ -1,47 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { isWildcardDomainName, wildcardOf } from '@postern/contract';
-import type { NginxRenderOptions } from './nginx/options.js';
-import { RecordingCertificates, RecordingProxy, RecordingWireGuard } from './offline.js';
-import { planDataPlane, planScoped } from './plan.js';
-import { createReconciler } from './reconciler.js';
+import { createRecordingReconciler } from './offline.js';
+import { EMPTY_STATE, httpRoute, TEST_RENDER_OPTIONS } from './test-support.js';
 import type { ApplyScope, DesiredHttpRoute, DesiredState, ScopedState } from './types.js';
 
 // Scoped runs (README "Scoped applies"): a change loads, plans and pushes only the hosts it touches, and what nginx
 // then holds is exactly what a full run would have made of the same rows.
 
-const options: NginxRenderOptions = {
-  prefixDir: '/data/nginx',
-  certsDir: '/data/certs',
-  httpPort: 80,
-  httpsPort: 443,
-  noDomainHttpsPort: 8443,
-  consoleHost: 'gw.test',
-  consoleUpstream: 'http://127.0.0.1:3000',
-  tunnelAddress: '10.44.0.1',
-  resolvers: ['10.0.0.53'],
-};
-const STATIC_HOSTS = new Map([['localhost', '127.0.0.1']]);
-
-const EMPTY: DesiredState = {
-  gateway: { address: '10.44.0.1/16', listenPort: 51820, privateKey: `${'A'.repeat(43)}=`, publicHost: 'gw.test' },
-  peers: [],
-  http: [],
-  stream: [],
-  domains: [],
-};
-
-const http = (serviceId: number, domain: string | null, over: Partial<DesiredHttpRoute> = {}): DesiredHttpRoute => ({
-  serviceId,
-  nodeId: 2,
-  domain,
-  pathLocation: '/',
-  backendProto: 'http',
-  backendHost: '10.44.0.2',
-  backendPort: 80,
-  allowedIps: [],
-  blockedIps: [],
-  ...over,
-});
+const http = (serviceId: number, domain: string | null, over: Partial<DesiredHttpRoute> = {}): DesiredHttpRoute =>
+  httpRoute({ serviceId, domain, ...over });
 const domain = (domainId: number, name: string) => ({ domainId, domain: name, ssl: 'self-signed' as const });
 
 /** What db/desired-state.ts `loadScopedState` reads, from a state in memory (its own test checks it against SQL). */
@@ -73,11 +40,9 @@ function gate() {
 
 function setup(initial: DesiredState) {
   let state = initial;
-  const proxy = new RecordingProxy();
-  const certs = new RecordingCertificates();
   const runs: string[] = [];
   let fullGate: Promise<void> | null = null;
-  const reconciler = createReconciler({
+  const { reconciler, plan, proxy, certs } = createRecordingReconciler({
     loadDesiredState: async () => {
       runs.push('full');
       if (fullGate) await fullGate;
@@ -87,12 +52,7 @@ function setup(initial: DesiredState) {
       runs.push(`scoped ${[...scope.hosts].sort().join(',')} ${[...scope.http].sort((a, b) => a - b).join(',')}`);
       return Promise.resolve(scopedOf(state, scope));
     },
-    plan: (s) => planDataPlane(s, options, STATIC_HOSTS),
-    planScoped: (s) => planScoped(s, options, STATIC_HOSTS),
-    wireguard: new RecordingWireGuard(),
-    proxy,
-    certs,
-    logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+    render: TEST_RENDER_OPTIONS,
   });
   return {
     reconciler,
@@ -106,7 +66,7 @@ function setup(initial: DesiredState) {
       fullGate = until;
     },
     /** What a full run would make nginx hold now. */
-    full: () => planDataPlane(state, options, STATIC_HOSTS).routes.hosts,
+    full: () => plan(state).routes.hosts,
     lastPatch: () => proxy.patches.at(-1),
   };
 }
@@ -115,7 +75,7 @@ const ids = (json: string | undefined): number[] => (JSON.parse(json ?? '[]') as
 
 describe('scoped runs', () => {
   const base: DesiredState = {
-    ...EMPTY,
+    ...EMPTY_STATE,
     domains: [domain(1, 'x.test'), domain(2, 'y.test')],
     http: [http(1, 'x.test'), http(2, 'y.test'), http(3, null, { pathLocation: '/z' })],
   };
@@ -154,7 +114,7 @@ describe('scoped runs', () => {
 
   it("a wildcard's first service gives its exact names below it an empty list, and its last takes it away", async () => {
     const wild: DesiredState = {
-      ...EMPTY,
+      ...EMPTY_STATE,
       domains: [domain(1, '*.w.test'), domain(2, 'own.w.test'), domain(3, 'other.test')],
       http: [http(5, 'other.test')],
     };

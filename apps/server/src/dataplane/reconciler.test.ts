@@ -1,42 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { NginxRenderOptions } from './nginx/options.js';
-import { RecordingCertificates, RecordingProxy, RecordingWireGuard } from './offline.js';
-import { planDataPlane } from './plan.js';
-import { createReconciler } from './reconciler.js';
-import type { DesiredHttpRoute, DesiredState, DesiredStreamRoute } from './types.js';
+import { createRecordingReconciler } from './offline.js';
+import { EMPTY_STATE as EMPTY, httpRoute as http, TEST_RENDER_OPTIONS } from './test-support.js';
+import type { DesiredState, DesiredStreamRoute } from './types.js';
 
-const options: NginxRenderOptions = {
-  prefixDir: '/data/nginx',
-  certsDir: '/data/certs',
-  httpPort: 80,
-  httpsPort: 443,
-  noDomainHttpsPort: 8443,
-  consoleHost: 'gw.test',
-  consoleUpstream: 'http://127.0.0.1:3000',
-  tunnelAddress: '10.44.0.1',
-  resolvers: ['10.0.0.53'],
-};
-
-const EMPTY: DesiredState = {
-  gateway: { address: '10.44.0.1/16', listenPort: 51820, privateKey: `${'A'.repeat(43)}=`, publicHost: 'gw.test' },
-  peers: [],
-  http: [],
-  stream: [],
-  domains: [],
-};
-
-const http = (over: Partial<DesiredHttpRoute>): DesiredHttpRoute => ({
-  serviceId: 1,
-  nodeId: 2,
-  domain: 'a.test',
-  pathLocation: '/',
-  backendProto: 'http',
-  backendHost: '10.44.0.2',
-  backendPort: 80,
-  allowedIps: [],
-  blockedIps: [],
-  ...over,
-});
 const tcp = (over: Partial<DesiredStreamRoute>): DesiredStreamRoute => ({
   serviceId: 10,
   nodeId: 2,
@@ -59,19 +25,12 @@ const domain = (id: number, name: string, ssl: 'self-signed' | 'certbot' = 'self
 function setup() {
   let state: DesiredState = EMPTY;
   let loads = 0;
-  const proxy = new RecordingProxy();
-  const wireguard = new RecordingWireGuard();
-  const certs = new RecordingCertificates();
-  const reconciler = createReconciler({
+  const { reconciler, proxy, wireguard, certs } = createRecordingReconciler({
     loadDesiredState: async () => {
       loads++;
       return Promise.resolve(state);
     },
-    plan: (s) => planDataPlane(s, options, new Map([['localhost', '127.0.0.1']])),
-    wireguard,
-    proxy,
-    certs,
-    logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+    render: TEST_RENDER_OPTIONS,
   });
   return {
     reconciler,

@@ -1,28 +1,14 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import type { NginxRenderOptions } from './nginx/options.js';
-import { RecordingCertificates, RecordingProxy, RecordingWireGuard } from './offline.js';
-import { planDataPlane } from './plan.js';
-import { createReconciler } from './reconciler.js';
+import { createRecordingReconciler } from './offline.js';
 import { createSupervisor, type SelfRepairing, type SupervisorDeps } from './supervisor.js';
+import { EMPTY_STATE, httpRoute, TEST_RENDER_OPTIONS } from './test-support.js';
 import type { DesiredState, DriftReport } from './types.js';
 
 // The heal loop, the retry of a failed apply and the drift check, run against the recording adapters: the same
 // supervision the real data plane runs (index.ts) and the offline one (offline.ts).
 
-const options: NginxRenderOptions = {
-  prefixDir: '/data/nginx',
-  certsDir: '/data/certs',
-  httpPort: 80,
-  httpsPort: 443,
-  noDomainHttpsPort: 8443,
-  consoleHost: 'gw.test',
-  consoleUpstream: 'http://127.0.0.1:3000',
-  tunnelAddress: '10.44.0.1',
-  resolvers: [],
-};
-
 const STATE: DesiredState = {
-  gateway: { address: '10.44.0.1/16', listenPort: 51820, privateKey: `${'A'.repeat(43)}=`, publicHost: 'gw.test' },
+  ...EMPTY_STATE,
   peers: [
     {
       nodeId: 2,
@@ -32,42 +18,21 @@ const STATE: DesiredState = {
       allowedIps: ['10.44.0.2/32'],
     },
   ],
-  http: [
-    {
-      serviceId: 1,
-      nodeId: 2,
-      domain: 'a.test',
-      pathLocation: '/',
-      backendProto: 'http',
-      backendHost: '10.44.0.2',
-      backendPort: 80,
-      allowedIps: [],
-      blockedIps: [],
-    },
-  ],
-  stream: [],
+  http: [httpRoute()],
   domains: [{ domainId: 1, domain: 'a.test', ssl: 'self-signed' }],
 };
 
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 function setup(over: Pick<SupervisorDeps, 'listenerLimits' | 'timing'> = {}) {
-  const proxy = new RecordingProxy();
-  const wireguard = new RecordingWireGuard();
-  const certs = new RecordingCertificates();
-  const plan = (state: DesiredState) => planDataPlane(state, options, new Map());
   let loads = 0;
   let failWith: string | null = null;
-  const reconciler = createReconciler({
+  const { reconciler, plan, proxy, wireguard, certs } = createRecordingReconciler({
     loadDesiredState: () => {
       loads++;
       return Promise.resolve(STATE);
     },
-    plan,
-    wireguard,
-    proxy,
-    certs,
-    logger: silent,
+    render: { ...TEST_RENDER_OPTIONS, resolvers: [] },
   });
   const failing = {
     async apply() {

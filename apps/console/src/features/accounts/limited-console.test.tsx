@@ -1,4 +1,4 @@
-import type { Domain, Role } from '@postern/contract';
+import type { Role } from '@postern/contract';
 import { isRoleRefusal, nodeScopeMessage } from '@postern/contract';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -8,9 +8,15 @@ import { NodesPage } from '../nodes/nodes-page';
 import { ServicesPage } from '../services-overview/services-page';
 import { SettingsPage } from '../settings/settings-page';
 import { FakeEventSource } from '../../test/fake-event-source';
-import { buildNode } from '../../test/fixtures';
+import { buildDomain, buildNode } from '../../test/fixtures';
 import { Sidebar } from '../../shell/sidebar';
-import { buildHttpService, fakeApi, renderInRouter, type ApiCall } from '../services/service-test-fixtures';
+import {
+  buildHttpService,
+  fakeApi,
+  pageAnswer as list,
+  renderInRouter,
+  type ApiCall,
+} from '../services/service-test-fixtures';
 // The cards Settings loads lazily, loaded here first: a card that would render must have had the time to ask.
 import '../access/identity-providers-card';
 import '../certificates/acme-cas-card';
@@ -21,25 +27,7 @@ import '../settings/notifications-card';
 // server would refuse is neither offered nor asked for. The fake gateway refuses like the real one, so a request
 // that slipped through would show as a call here (and as the policy's toast on screen).
 
-const domain: Domain = {
-  id: 3,
-  domain: 'a.example.com',
-  ssl: 'certbot',
-  ownerNodeId: null,
-  ownerNodeName: null,
-  certificate: {
-    state: 'valid',
-    issuer: "Let's Encrypt",
-    notBefore: '2026-11-01T12:00:00Z',
-    notAfter: '2027-01-30T12:00:00Z',
-    fingerprint: 'AB:CD',
-    error: null,
-  },
-  created_at: '2026-11-22T12:00:00Z',
-  updated_at: '2026-11-22T12:00:00Z',
-};
-
-const list = (data: unknown[]) => ({ status: 200, body: { data, page: 1, limit: 10, total: data.length } });
+const domain = buildDomain({ domain: 'a.example.com' });
 
 /** Routes a limited account may use (accounts/node-scope.ts `scopeAware`, the self routes, node A's own). */
 const scopeAware = [

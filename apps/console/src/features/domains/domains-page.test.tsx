@@ -1,28 +1,10 @@
 import { act, fireEvent, screen, within } from '@testing-library/react';
-import type { Domain } from '@postern/contract';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildHttpService, fakeApi, renderInRouter } from '../services/service-test-fixtures';
+import { buildHttpService, fakeApi, pageAnswer as list, renderInRouter } from '../services/service-test-fixtures';
+import { buildDomain } from '../../test/fixtures';
 import { DomainsPage } from './domains-page';
 
-const domain: Domain = {
-  id: 3,
-  domain: 'app.example.com',
-  ssl: 'certbot',
-  ownerNodeId: null,
-  ownerNodeName: null,
-  certificate: {
-    state: 'valid',
-    issuer: "Let's Encrypt",
-    notBefore: '2026-11-01T12:00:00Z',
-    notAfter: '2027-01-30T12:00:00Z',
-    fingerprint: 'AB:CD',
-    error: null,
-  },
-  created_at: '2026-11-22T12:00:00Z',
-  updated_at: '2026-11-22T12:00:00Z',
-};
-
-const list = (data: unknown[]) => ({ status: 200, body: { data, page: 1, limit: 10, total: data.length } });
+const domain = buildDomain();
 
 describe('domains page', () => {
   afterEach(() => vi.unstubAllGlobals());

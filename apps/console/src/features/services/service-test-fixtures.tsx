@@ -58,6 +58,12 @@ export const buildTcpService = (overrides: Partial<TcpService> = {}): TcpService
 });
 
 type Reply = { status: number; body?: unknown };
+
+/** A 200 answer with one page (of 10) holding `data`, as the list routes give it. */
+export const pageAnswer = (data: unknown[]): Reply => ({
+  status: 200,
+  body: { data, page: 1, limit: 10, total: data.length },
+});
 export type ApiCall = { method: string; path: string; query: URLSearchParams; body: unknown };
 
 /**

@@ -1,34 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { httpRoute, TEST_RENDER_OPTIONS } from '../test-support.js';
 import type { DesiredHttpRoute, DesiredStreamRoute } from '../types.js';
 import type { NginxRenderOptions } from './options.js';
 import { renderHttpInstance } from './render-main.js';
 import { renderStreamInstance, streamCertificateName, streamInstanceKey } from './render-stream.js';
 import { buildRouteTable, routePrefix, upstreamUrl } from './routes.js';
 
-const options: NginxRenderOptions = {
-  prefixDir: '/data/nginx',
-  certsDir: '/data/certs',
-  httpPort: 80,
-  httpsPort: 443,
-  noDomainHttpsPort: 8443,
-  consoleHost: 'gw.example.com',
-  consoleUpstream: 'http://127.0.0.1:3000',
-  tunnelAddress: '10.44.0.1',
-  resolvers: ['10.0.0.53'],
-};
+const options: NginxRenderOptions = { ...TEST_RENDER_OPTIONS, consoleHost: 'gw.example.com' };
 
-const http = (over: Partial<DesiredHttpRoute>): DesiredHttpRoute => ({
-  serviceId: 1,
-  nodeId: 2,
-  domain: 'app.example.com',
-  pathLocation: '/',
-  backendProto: 'http',
-  backendHost: '10.44.0.2',
-  backendPort: 80,
-  allowedIps: [],
-  blockedIps: [],
-  ...over,
-});
+const http = (over: Partial<DesiredHttpRoute>): DesiredHttpRoute => httpRoute({ domain: 'app.example.com', ...over });
 const stream = (over: Partial<DesiredStreamRoute>): DesiredStreamRoute => ({
   serviceId: 7,
   nodeId: 2,

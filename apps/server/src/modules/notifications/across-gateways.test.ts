@@ -1,13 +1,15 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import type { NotificationChannel, NotificationPayload, ServiceHealth } from '@postern/contract';
-import { tcpServices } from '../../db/schema.js';
+import type { NotificationChannel, NotificationPayload } from '@postern/contract';
 import { buildTestApp, TEST_STORE, type TestApp } from '../../test/build-test-app.js';
 import { postgresAvailable } from '../../test/postgres.js';
-import type { HealthChecker } from '../observe/health-checker.js';
 import { createApiClient, insertNode } from '../services/test-support.js';
-import type { NotifierOptions } from './notifier.js';
+import {
+  fakeBackends,
+  insertTcpServices,
+  loopbackNotifierOptions,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from './test-support.js';
 
 // Several gateways on one PostgreSQL database (docs/SCALE-OUT.md, docs/api.md "Notifications"): every gateway's
 // health checks see the same backend go down, both decide at the same moments, and the operator gets each message
@@ -22,46 +24,12 @@ const advance = (seconds: number) => {
 };
 
 /** What every gateway's health checks say (one backend, the same for all, as through the same tunnel). */
-const backends = new Map<number, ServiceHealth>();
-const health: HealthChecker = {
-  start: () => undefined,
-  stop: () => undefined,
-  refresh: () => Promise.resolve(),
-  invalidate: () => undefined,
-  list: () => Promise.resolve([...backends.values()]),
-  get: (_type, id) => Promise.resolve(backends.get(id)),
-  onHealthChange: () => () => undefined,
-};
-function setBackend(id: number, nodeId: number, state: 'up' | 'down'): void {
-  const at = new Date(clock).toISOString();
-  backends.set(id, {
-    type: 'tcp',
-    id,
-    nodeId,
-    state,
-    since: at,
-    lastCheckedAt: at,
-    lastError: state === 'down' ? 'connection refused' : null,
-    latencyMs: null,
-    intervalSeconds: 10,
-    timeoutSeconds: 5,
-  });
-}
-
-let receiver: Server;
-let receiverPort = 0;
+const { health, setBackend } = fakeBackends(() => clock);
+let receiver: WebhookReceiver;
 const received: NotificationPayload[] = [];
 let a: TestApp;
 let b: TestApp;
-
-const notifications: NotifierOptions = {
-  health,
-  resolve: (host) => Promise.resolve(host.endsWith('.test') ? ['127.0.0.1'] : []),
-  addressPolicy: { refusal: (address) => (address === '127.0.0.1' ? null : 'not the test receiver') },
-  tickMs: 3_600_000,
-  sweepMs: 0,
-  timings: { tickMs: 3_600_000, retryFirstMs: 10_000, retryMaxMs: 40_000, sendTimeoutMs: 5000 },
-};
+const notifications = loopbackNotifierOptions(health);
 
 /** Both gateways take a round at the same moment: what each observes, writes and delivers. */
 const settleBoth = async () => await Promise.all([a.app.notifier.settle(), b.app.notifier.settle()]);
@@ -69,17 +37,7 @@ const settleBoth = async () => await Promise.all([a.app.notifier.settle(), b.app
 // Once per test command: the run on PostgreSQL (POSTERN_TEST_STORE=postgres) would only repeat it.
 describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('notifications across gateways', () => {
   beforeAll(async () => {
-    receiver = createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (chunk: string) => (body += chunk));
-      req.on('end', () => {
-        received.push(JSON.parse(body) as NotificationPayload);
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    receiverPort = (receiver.address() as AddressInfo).port;
+    receiver = await startWebhookReceiver(({ body }) => received.push(JSON.parse(body) as NotificationPayload));
     // Leases of 1 s: the takeover below is a third of a second away, not ten.
     const env = { POSTERN_LEASE_SECONDS: '1' };
     a = await buildTestApp({ postgres: true, env, now: () => new Date(clock), notifications });
@@ -90,7 +48,7 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('noti
     // The first app made the database: it goes last.
     await b.cleanup();
     await a.cleanup();
-    await new Promise((resolve) => receiver.close(resolve));
+    await receiver.close();
   });
 
   test('both see a backend go down and come back: one "down" and one "up", also after the lease moved', async () => {
@@ -100,20 +58,15 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('noti
     const { status, body: channel } = await api<NotificationChannel>('POST', '/api/notifications/channels', {
       kind: 'webhook',
       name: 'ops',
-      url: `http://hooks.test:${String(receiverPort)}/postern`,
+      url: `http://hooks.test:${String(receiver.port)}/postern`,
       signingSecret: 'a-signing-secret-of-this-test',
       events: ['backend'],
     });
     expect(status, JSON.stringify(channel)).toBe(201);
     const node = await insertNode(a.deps, { name: 'edge-shared' });
-    const [service] = await a.db.write(
-      async (tx) =>
-        await tx
-          .insert(tcpServices)
-          .values({ nodeId: node.id, name: 'db', port: 31000, backendHost: '10.0.0.5', backendPort: 5432 })
-          .returning()
-          .all(),
-    );
+    const [service] = await insertTcpServices(a, [
+      { nodeId: node.id, name: 'db', port: 31000, backendHost: '10.0.0.5', backendPort: 5432 },
+    ]);
     const id = service?.id ?? 0;
 
     setBackend(id, node.id, 'up');

@@ -1,8 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   NOTIFICATION_EVENTS,
@@ -12,9 +9,17 @@ import {
 } from '@postern/contract';
 import { certificates, domains, gateways } from '../../db/schema.js';
 import { buildTestApp, TEST_ADMIN, type TestApp } from '../../test/build-test-app.js';
-import { makeTestCa, makeTestLeaf } from '../../test/certificates.js';
-import type { HealthChecker } from '../observe/health-checker.js';
+import { makeTestCa } from '../../test/certificates.js';
 import { createApiClient, insertNode } from '../services/test-support.js';
+import {
+  fakeBackends,
+  loopbackNotifierOptions,
+  startSmtpReceiver,
+  startWebhookReceiver,
+  type ReceivedRequest,
+  type SmtpReceiver,
+  type WebhookReceiver,
+} from './test-support.js';
 
 // Every kind of news besides backends (notifications.test.ts has those, with the queue and the signature), each from
 // where the gateway learns it (docs/api.md "Notifications"): node offline/online after the grace period, a gateway
@@ -25,31 +30,14 @@ import { createApiClient, insertNode } from '../services/test-support.js';
 
 const GRACE_SECONDS = 60;
 
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
 let t: TestApp;
 let api: ReturnType<typeof createApiClient>;
 let clock = Date.parse('2026-11-27T06:00:00.000Z');
-let receiver: Server;
-let receiverPort = 0;
-const received: Received[] = [];
-let smtp: SMTPServer;
-let smtpPort = 0;
-const mails: { data: string; secure: boolean; user: string | undefined }[] = [];
-
-const health: HealthChecker = {
-  start: () => undefined,
-  stop: () => undefined,
-  refresh: () => Promise.resolve(),
-  invalidate: () => undefined,
-  list: () => Promise.resolve([]),
-  get: () => Promise.resolve(undefined),
-  onHealthChange: () => () => undefined,
-};
+let receiver: WebhookReceiver;
+const received: ReceivedRequest[] = [];
+let smtp: SmtpReceiver;
+// No backends here: notifications.test.ts has those.
+const { health } = fakeBackends(() => clock);
 
 const settle = async () => await t.app.notifier.settle();
 const advance = (seconds: number) => {
@@ -58,63 +46,18 @@ const advance = (seconds: number) => {
 const iso = (ms = clock) => new Date(ms).toISOString();
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body });
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverPort = (receiver.address() as AddressInfo).port;
-
+  receiver = await startWebhookReceiver((request) => received.push(request));
   const ca = await makeTestCa();
-  const leaf = await makeTestLeaf(ca, ['mail.test']);
-  // Implicit TLS (port 465 style): TLS from the first byte, no STARTTLS.
-  smtp = new SMTPServer({
-    secure: true,
-    key: leaf.keyPem,
-    cert: leaf.pem,
-    authOptional: false,
-    onAuth(auth, _session, callback) {
-      if (auth.username === 'postern' && auth.password === 'smtp-password') callback(null, { user: auth.username });
-      else callback(new Error('Invalid username or password'));
-    },
-    onData(stream, session, callback) {
-      let data = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => (data += chunk));
-      stream.on('end', () => {
-        mails.push({ data, secure: session.secure, user: typeof session.user === 'string' ? session.user : undefined });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  smtpPort = (smtp.server.address() as AddressInfo).port;
-
-  t = await buildTestApp({
-    now: () => new Date(clock),
-    notifications: {
-      health,
-      resolve: (host) => Promise.resolve(host.endsWith('.test') ? ['127.0.0.1'] : []),
-      addressPolicy: { refusal: (address) => (address === '127.0.0.1' ? null : 'not the test receiver') },
-      ca: [ca.pem],
-      tickMs: 3_600_000,
-      sweepMs: 0,
-      timings: { tickMs: 3_600_000, retryFirstMs: 10_000, retryMaxMs: 40_000, sendTimeoutMs: 5000 },
-    },
-  });
+  smtp = await startSmtpReceiver({ ca, password: 'smtp-password', implicitTls: true });
+  t = await buildTestApp({ now: () => new Date(clock), notifications: loopbackNotifierOptions(health, ca) });
   api = createApiClient(t, await t.login());
   expect((await api('PATCH', '/api/notifications/settings', { graceSeconds: GRACE_SECONDS })).status).toBe(200);
 }, 60_000);
 
 afterAll(async () => {
   await t.cleanup();
-  await new Promise((resolve) => receiver.close(resolve));
-  await new Promise<void>((resolve) => smtp.close(resolve));
+  await receiver.close();
+  await smtp.close();
 });
 
 let channelCount = 0;
@@ -136,7 +79,7 @@ async function channelPair(event: NotificationEvent) {
     createChannel({
       kind: 'webhook',
       name: `hook${path.replaceAll('/', '-')}`,
-      url: `http://hooks.test:${String(receiverPort)}${path}`,
+      url: `http://hooks.test:${String(receiver.port)}${path}`,
       signingSecret: 'a-signing-secret-of-this-test',
       events,
     });
@@ -396,12 +339,12 @@ describe("each kind's body, as its service documents it", () => {
     expect(status).toBe(200);
     expect(result, result.message).toMatchObject({ ok: true });
   };
-  const lastAt = (path: string): Received => {
+  const lastAt = (path: string): ReceivedRequest => {
     const found = received.filter((r) => r.path === path).at(-1);
     if (!found) throw new Error(`nothing received at ${path}`);
     return found;
   };
-  const url = (path: string) => `http://hooks.test:${String(receiverPort)}${path}`;
+  const url = (path: string) => `http://hooks.test:${String(receiver.port)}${path}`;
 
   test('Slack: a JSON object with `text` (mrkdwn, the title in *bold*)', async () => {
     // https://docs.slack.dev/tools/java-slack-sdk/guides/incoming-webhooks (curl -d '{"text":"Hello, World!"}'),
@@ -473,18 +416,18 @@ describe("each kind's body, as its service documents it", () => {
   });
 
   test('e-mail over implicit TLS (port 465 style): TLS from the first byte, then the login', async () => {
-    mails.length = 0;
+    smtp.mails.length = 0;
     await sendTest({
       kind: 'email',
       host: 'mail.test',
-      port: smtpPort,
+      port: smtp.port,
       security: 'tls',
       username: 'postern',
       password: 'smtp-password',
       from: 'gateway@example.com',
       to: ['ops@example.com'],
     });
-    expect(mails.map((m) => [m.secure, m.user])).toEqual([[true, 'postern']]);
-    expect(mails[0]?.data).toContain('Subject: [Postern] Test message from Postern (draft)');
+    expect(smtp.mails.map((m) => [m.secure, m.user])).toEqual([[true, 'postern']]);
+    expect(smtp.mails[0]?.data).toContain('Subject: [Postern] Test message from Postern (draft)');
   });
 });

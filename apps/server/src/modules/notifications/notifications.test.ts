@@ -1,16 +1,23 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { NotificationChannel, NotificationPayload, ServiceHealth } from '@postern/contract';
-import { notificationChannels, notificationDeliveries, tcpServices } from '../../db/schema.js';
+import type { NotificationChannel, NotificationPayload } from '@postern/contract';
+import { notificationChannels, notificationDeliveries } from '../../db/schema.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
-import { makeTestCa, makeTestLeaf } from '../../test/certificates.js';
-import type { HealthChecker } from '../observe/health-checker.js';
+import { makeTestCa } from '../../test/certificates.js';
 import { createApiClient, fieldMessage, insertNode } from '../services/test-support.js';
 import { createAddressPolicy, resolveAllowed } from './address-guard.js';
+import {
+  fakeBackends,
+  insertTcpServices,
+  loopbackNotifierOptions,
+  startSmtpReceiver,
+  startWebhookReceiver,
+  type SmtpReceiver,
+  type WebhookReceiver,
+} from './test-support.js';
 
 // Notifications end to end inside one app (docs/api.md "Notifications"): channels (validation, secrets never
 // answered), and what reaches a real webhook receiver and a real SMTP server on loopback: one "down" after the grace
@@ -31,43 +38,10 @@ interface Received {
 let t: TestApp;
 let api: ReturnType<typeof createApiClient>;
 let clock = Date.parse('2026-11-27T06:00:00.000Z');
-let receiver: Server;
-let receiverPort = 0;
-let isReceiverUp = true;
+let receiver: WebhookReceiver;
 const received: Received[] = [];
-let smtp: SMTPServer;
-let smtpPort = 0;
-const mails: { from: string; to: string[]; data: string; user: string | undefined; secure: boolean }[] = [];
-
-/** Backends as the health checks see them: the test sets each one's state and since when. */
-const backends = new Map<number, ServiceHealth>();
-const health: HealthChecker = {
-  start: () => undefined,
-  stop: () => undefined,
-  refresh: () => Promise.resolve(),
-  invalidate: () => undefined,
-  list: () => Promise.resolve([...backends.values()]),
-  get: (_type, id) => Promise.resolve(backends.get(id)),
-  onHealthChange: () => () => undefined,
-};
-
-function setBackend(id: number, nodeId: number, state: 'up' | 'down'): void {
-  const current = backends.get(id);
-  if (current?.state === state) return;
-  const at = new Date(clock).toISOString();
-  backends.set(id, {
-    type: 'tcp',
-    id,
-    nodeId,
-    state,
-    since: at,
-    lastCheckedAt: at,
-    lastError: state === 'down' ? 'connection refused' : null,
-    latencyMs: null,
-    intervalSeconds: 10,
-    timeoutSeconds: 5,
-  });
-}
+let smtp: SmtpReceiver;
+const { health, setBackend } = fakeBackends(() => clock);
 
 const settle = async () => await t.app.notifier.settle();
 const advance = (seconds: number) => {
@@ -82,69 +56,17 @@ function verify(body: string, header: string): boolean {
 }
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      if (!isReceiverUp) {
-        res.writeHead(503).end('down for maintenance');
-        return;
-      }
-      received.push({
-        body,
-        payload: JSON.parse(body) as NotificationPayload,
-        signature: String(req.headers['x-postern-signature']),
-      });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverPort = (receiver.address() as AddressInfo).port;
-
+  receiver = await startWebhookReceiver(({ body, headers }) =>
+    received.push({
+      body,
+      payload: JSON.parse(body) as NotificationPayload,
+      signature: String(headers['x-postern-signature']),
+    }),
+  );
   const ca = await makeTestCa();
-  const leaf = await makeTestLeaf(ca, ['mail.test']);
-  smtp = new SMTPServer({
-    key: leaf.keyPem,
-    cert: leaf.pem,
-    authOptional: false,
-    onAuth(auth, _session, callback) {
-      if (auth.username === 'postern' && auth.password === SMTP_PASSWORD) callback(null, { user: auth.username });
-      else callback(new Error('Invalid username or password'));
-    },
-    onData(stream, session, callback) {
-      let data = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => (data += chunk));
-      stream.on('end', () => {
-        mails.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((r) => r.address),
-          data,
-          user: typeof session.user === 'string' ? session.user : undefined,
-          secure: session.secure,
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  smtpPort = (smtp.server.address() as AddressInfo).port;
-
-  t = await buildTestApp({
-    now: () => new Date(clock),
-    notifications: {
-      health,
-      // The receivers are on loopback, which the real guard refuses (a test of its own below): names ending in
-      // .test resolve to 127.0.0.1 here, and only that address is let through.
-      resolve: (host) => Promise.resolve(host.endsWith('.test') ? ['127.0.0.1'] : []),
-      addressPolicy: { refusal: (address) => (address === '127.0.0.1' ? null : 'not the test receiver') },
-      ca: [ca.pem],
-      tickMs: 3_600_000,
-      sweepMs: 0,
-      timings: { tickMs: 3_600_000, retryFirstMs: 10_000, retryMaxMs: 40_000, sendTimeoutMs: 5000 },
-    },
-  });
+  smtp = await startSmtpReceiver({ ca, password: SMTP_PASSWORD });
+  // The receivers are on loopback, which the real guard refuses (a test of its own below).
+  t = await buildTestApp({ now: () => new Date(clock), notifications: loopbackNotifierOptions(health, ca) });
   api = createApiClient(t, await t.login());
   const settings = await api('PATCH', '/api/notifications/settings', { graceSeconds: 60 });
   expect(settings.status).toBe(200);
@@ -153,15 +75,15 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t.cleanup();
-  await new Promise((resolve) => receiver.close(resolve));
-  await new Promise<void>((resolve) => smtp.close(resolve));
+  await receiver.close();
+  await smtp.close();
 });
 
 async function createWebhook(events: string[] = ['backend', 'node']): Promise<NotificationChannel> {
   const { status, body } = await api<NotificationChannel>('POST', '/api/notifications/channels', {
     kind: 'webhook',
     name: `hook-${String(Math.random()).slice(2, 8)}`,
-    url: `http://hooks.test:${String(receiverPort)}/postern?token=url-credential`,
+    url: `http://hooks.test:${String(receiver.port)}/postern?token=url-credential`,
     signingSecret: SECRET,
     events,
   });
@@ -216,7 +138,7 @@ describe('channels', () => {
       kind: 'email',
       name: 'mail',
       host: 'mail.test',
-      port: smtpPort,
+      port: smtp.port,
       security: 'starttls',
       username: 'postern',
       password: SMTP_PASSWORD,
@@ -225,8 +147,8 @@ describe('channels', () => {
       events: ['two-factor-disabled'],
     });
     expect(status, JSON.stringify(mail)).toBe(201);
-    expect(hook).toMatchObject({ target: 'http://hooks.test:' + String(receiverPort) + '/…', hasSigningSecret: true });
-    expect(mail).toMatchObject({ hasPassword: true, email: { username: 'postern', port: smtpPort } });
+    expect(hook).toMatchObject({ target: 'http://hooks.test:' + String(receiver.port) + '/…', hasSigningSecret: true });
+    expect(mail).toMatchObject({ hasPassword: true, email: { username: 'postern', port: smtp.port } });
     const edited = await api('PATCH', `/api/notifications/channels/${String(hook.id)}`, { name: 'hook-renamed' });
     expect(edited.status).toBe(200);
     const answers = JSON.stringify([
@@ -253,10 +175,10 @@ describe('channels', () => {
       {},
     );
     expect(mailed.body, mailed.body.message).toMatchObject({ ok: true });
-    expect(mails.at(-1)).toMatchObject({ to: ['ops@example.com'], user: 'postern', secure: true });
-    expect(mails.at(-1)?.data).toContain('Subject: [Postern]');
+    expect(smtp.mails.at(-1)).toMatchObject({ to: ['ops@example.com'], user: 'postern', secure: true });
+    expect(smtp.mails.at(-1)?.data).toContain('Subject: [Postern]');
     received.length = 0;
-    mails.length = 0;
+    smtp.mails.length = 0;
     await api('DELETE', `/api/notifications/channels/${String(hook.id)}`);
     await api('DELETE', `/api/notifications/channels/${String(mail.id)}`);
   });
@@ -279,7 +201,7 @@ describe('channels', () => {
       kind: 'email',
       name: 'draft',
       host: 'mail.test',
-      port: smtpPort,
+      port: smtp.port,
       username: 'postern',
       password: 'wrong',
       from: 'gateway@example.com',
@@ -310,14 +232,9 @@ describe('what reaches the operator', () => {
   test('a backend down: one "down" after the grace period, one "up" with the duration; a flap within it: nothing', async () => {
     const hook = await createWebhook(['backend']);
     const node = await insertNode(t.deps, { name: 'edge-1' });
-    const [service] = await t.db.write(
-      async (tx) =>
-        await tx
-          .insert(tcpServices)
-          .values({ nodeId: node.id, name: 'db', port: 31000, backendHost: '10.0.0.5', backendPort: 5432 })
-          .returning()
-          .all(),
-    );
+    const [service] = await insertTcpServices(t, [
+      { nodeId: node.id, name: 'db', port: 31000, backendHost: '10.0.0.5', backendPort: 5432 },
+    ]);
     const id = service?.id ?? 0;
     setBackend(id, node.id, 'up');
     await settle();
@@ -356,26 +273,20 @@ describe('what reaches the operator', () => {
   test('a node dies with 20 services: one message naming them all; a receiver down: every message once, in order', async () => {
     const hook = await createWebhook(['backend']);
     const node = await insertNode(t.deps, { name: 'edge-20' });
-    const rows = await t.db.write(
-      async (tx) =>
-        await tx
-          .insert(tcpServices)
-          .values(
-            Array.from({ length: 20 }, (_, i) => ({
-              nodeId: node.id,
-              name: `svc-${String(i)}`,
-              port: 32000 + i,
-              backendHost: '10.0.0.6',
-              backendPort: 8000 + i,
-            })),
-          )
-          .returning()
-          .all(),
+    const rows = await insertTcpServices(
+      t,
+      Array.from({ length: 20 }, (_, i) => ({
+        nodeId: node.id,
+        name: `svc-${String(i)}`,
+        port: 32000 + i,
+        backendHost: '10.0.0.6',
+        backendPort: 8000 + i,
+      })),
     );
     for (const row of rows) setBackend(row.id, node.id, 'up');
     await settle();
     // The health checks see them go one after another, a few seconds apart, as a dead node's timeouts come in.
-    isReceiverUp = false;
+    receiver.isUp = false;
     for (const row of rows) {
       setBackend(row.id, node.id, 'down');
       advance(1);
@@ -408,7 +319,7 @@ describe('what reaches the operator', () => {
     expect(retried.map((row) => row.status)).toEqual(['pending', 'pending']);
     expect(retried[0]?.attempts).toBeGreaterThanOrEqual(2);
     expect(retried[0]?.lastError).toContain('503');
-    isReceiverUp = true;
+    receiver.isUp = true;
     advance(60);
     await settle();
     advance(60);
@@ -439,14 +350,9 @@ describe('what reaches the operator', () => {
       events: ['backend'],
     });
     const node = await insertNode(t.deps, { name: 'edge-lost' });
-    const [service] = await t.db.write(
-      async (tx) =>
-        await tx
-          .insert(tcpServices)
-          .values({ nodeId: node.id, name: 'lost', port: 33000, backendHost: '10.0.0.7', backendPort: 80 })
-          .returning()
-          .all(),
-    );
+    const [service] = await insertTcpServices(t, [
+      { nodeId: node.id, name: 'lost', port: 33000, backendHost: '10.0.0.7', backendPort: 80 },
+    ]);
     setBackend(service?.id ?? 0, node.id, 'up');
     await settle();
     setBackend(service?.id ?? 0, node.id, 'down');
