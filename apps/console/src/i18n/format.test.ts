@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatBytes, formatNumber, formatRelativeTime } from './format';
+import { formatBytes, formatDate, formatNumber, formatRelativeTime } from './format';
 import { activateLanguage } from './i18n';
 
 afterEach(() => activateLanguage('en'));
@@ -14,6 +14,7 @@ describe('figures in the active language', () => {
     expect(formatRelativeTime(ago(1), now)).toBe('just now');
     expect(formatNumber(12345)).toBe('12345');
     expect(formatRelativeTime(null, now)).toBe('-');
+    expect(formatDate('2026-11-27T12:00:00Z')).toBe('11/27/2026');
   });
 
   it('formats German and Japanese through Intl', async () => {
@@ -22,8 +23,11 @@ describe('figures in the active language', () => {
     expect(formatRelativeTime(ago(180), now)).toBe('vor 3 Minuten');
     expect(formatNumber(12345)).toBe('12.345');
     expect(formatBytes(0)).toBe('0 Bytes');
+    expect(formatDate('2026-11-27T12:00:00Z')).toBe('27.11.2026');
+    expect(formatDate(null)).toBe('-');
     await activateLanguage('ja');
     expect(formatRelativeTime(ago(7200), now)).toBe('2 時間前');
+    expect(formatDate('2026-11-27T12:00:00Z')).toBe('2026/11/27');
     expect(formatRelativeTime(null, now)).toBe('-');
   });
 });

@@ -1,6 +1,7 @@
 import {
   BYTE_UNITS,
   formatBytes as formatBytesInEnglish,
+  formatDate as formatDateInEnglish,
   formatRelativeTime as formatRelativeTimeInEnglish,
 } from '@postern/contract';
 import { activeLanguage, SOURCE_LANGUAGE } from './i18n';
@@ -42,4 +43,11 @@ export function formatRelativeTime(value: string | null | undefined, now: Date =
     if (seconds < limit) return format.format(-Math.floor(seconds / unitSeconds), unit);
   }
   return '-';
+}
+
+/** A calendar date: the spec's `MM/dd/yyyy` in English, the language's numeric form otherwise (`27.11.2026`). */
+export function formatDate(value: string | Date | null | undefined): string {
+  const date = typeof value === 'string' ? new Date(value) : value;
+  if (isEnglish() || !date || Number.isNaN(date.getTime())) return formatDateInEnglish(value);
+  return new Intl.DateTimeFormat(activeLanguage(), { year: 'numeric', month: '2-digit', day: '2-digit' }).format(date);
 }

@@ -11,6 +11,8 @@ import {
   type ServiceAccessUpdate,
 } from '@postern/contract';
 import type { z } from 'zod';
+import { formatNumber } from '../../i18n/format';
+import { t, type MessageId } from '../../i18n/i18n';
 
 // The pure part of the Access section (docs/ACCESS.md "The policy model"): form values from a stored policy, the
 // PATCH body, whether anything changed, and the checks the server runs on a whole policy, so the form says them
@@ -171,21 +173,21 @@ export function validateAccessForm(values: AccessFormValues, context: AccessForm
 
 // ---- Session length ---------------------------------------------------------------------------------------------
 
-const UNITS: [seconds: number, singular: string][] = [
-  [86_400, 'day'],
-  [3600, 'hour'],
-  [60, 'minute'],
-  [1, 'second'],
+const UNITS: [seconds: number, id: MessageId][] = [
+  [86_400, 'access.duration.day'],
+  [3600, 'access.duration.hour'],
+  [60, 'access.duration.minute'],
+  [1, 'access.duration.second'],
 ];
 
 /** 86400 → '24 hours', 604800 → '7 days', 5400 → '90 minutes': the largest unit that divides it. */
 export function formatDuration(seconds: number): string {
-  const [unit, name] = UNITS.find(([size]) => seconds % size === 0 && (size < 86_400 || seconds >= 86_400 * 2)) ?? [
+  const [unit, id] = UNITS.find(([size]) => seconds % size === 0 && (size < 86_400 || seconds >= 86_400 * 2)) ?? [
     1,
-    'second',
+    'access.duration.second',
   ];
   const count = seconds / unit;
-  return `${count} ${name}${count === 1 ? '' : 's'}`;
+  return t(id, { count, n: formatNumber(count) });
 }
 
 const SESSION_PRESETS = [300, 900, 3600, 8 * 3600, 86_400, 7 * 86_400, 30 * 86_400];

@@ -7,6 +7,7 @@ import { allIdentityProvidersQueryOptions } from '../../queries/access';
 import { sessionOptions, type AccessFormValues } from './access-form-rules';
 import { describePolicy, describeSource } from './policy-summary';
 import type { AccessDraft } from './use-access-draft';
+import { t } from '../../i18n/i18n';
 
 // The Access section of the domain and HTTP service forms (beyond the console spec; docs/ACCESS.md): who may open
 // the published service in a browser. Its fields carry the request's names, so the form's submit handling focuses
@@ -21,21 +22,17 @@ function modeOptions(draft: AccessDraft): ModeOption[] {
       : [
           {
             value: 'inherit' as const,
-            label: "Inherit the domain's policy",
+            label: t('access.inherit.label'),
             description:
               draft.inherited === null || draft.inherited.mode === 'public'
-                ? 'The domain is public now: anyone can open the service.'
-                : `The domain's policy: ${describePolicy(draft.inherited).join('; ')}.`,
+                ? t('access.inherit.public')
+                : t('access.inherit.policy', { policy: describePolicy(draft.inherited).join('; ') }),
           },
         ];
   return [
     ...inherited,
-    { value: 'public', label: 'Public', description: 'Anyone can open it (the IP lists still apply).' },
-    {
-      value: 'protected',
-      label: 'Protected',
-      description: 'Visitors sign in first: single sign-on, a password or PIN, or a share link.',
-    },
+    { value: 'public', label: t('access.public.label'), description: t('access.public.hint') },
+    { value: 'protected', label: t('access.protected.label'), description: t('access.protected.hint') },
   ];
 }
 
@@ -45,7 +42,7 @@ function ModeField({ draft }: { draft: AccessDraft }) {
   const error = draft.errors.mode;
   return (
     <fieldset className="flex flex-col gap-2" aria-describedby={error ? `${id}-error` : undefined}>
-      <legend className="mb-1 text-sm font-medium text-gray-700 dark:text-gray-200">Who may open it</legend>
+      <legend className="mb-1 text-sm font-medium text-gray-700 dark:text-gray-200">{t('access.who')}</legend>
       {modeOptions(draft).map((option) => (
         <div key={option.value} className="flex items-start gap-2">
           <input
@@ -96,11 +93,11 @@ function PasswordField({ draft }: { draft: AccessDraft }) {
     return (
       <div ref={boxRef} className="flex flex-col gap-2">
         <TextField
-          label={isSet ? 'New password or PIN' : 'Password or PIN'}
+          label={t(isSet ? 'access.password.new' : 'access.password.label')}
           name="password"
           type="password"
           autoComplete="new-password"
-          description={`At least ${accessLimits.passwordMin} characters; a PIN is ${accessLimits.passwordMin} or more digits. Visitors type it on the sign-in page; it is stored hashed and never shown again.`}
+          description={t('access.password.hint', { min: accessLimits.passwordMin })}
           value={draft.values.password}
           error={draft.errors.password}
           onChange={(value) => draft.setValue('password', value)}
@@ -114,7 +111,7 @@ function PasswordField({ draft }: { draft: AccessDraft }) {
               draft.setValue('passwordAction', 'keep');
             }}
           >
-            {isSet ? 'Keep the current password' : 'No password'}
+            {t(isSet ? 'access.password.keep' : 'access.password.none')}
           </Button>
         </div>
       </div>
@@ -122,30 +119,30 @@ function PasswordField({ draft }: { draft: AccessDraft }) {
   }
   return (
     <div className="flex flex-col gap-1">
-      <span className="text-sm font-medium text-gray-700 dark:text-gray-200">Password or PIN</span>
+      <span className="text-sm font-medium text-gray-700 dark:text-gray-200">{t('access.password.label')}</span>
       <div className="flex flex-wrap items-center gap-2">
         {action === 'remove' ? (
           <>
-            <span className={statusClass}>Removed when you save.</span>
+            <span className={statusClass}>{t('access.password.removed')}</span>
             <Button variant="secondary" onClick={() => draft.setValue('passwordAction', 'keep')}>
-              Undo
+              {t('access.undo')}
             </Button>
           </>
         ) : isSet ? (
           <>
-            <span className={statusClass}>A password is set.</span>
+            <span className={statusClass}>{t('access.password.isSet')}</span>
             <Button variant="secondary" onClick={() => draft.setValue('passwordAction', 'set')}>
-              Change password
+              {t('access.password.change')}
             </Button>
             <Button variant="secondary" onClick={() => draft.setValue('passwordAction', 'remove')}>
-              Remove password
+              {t('access.password.remove')}
             </Button>
           </>
         ) : (
           <>
-            <span className={statusClass}>None.</span>
+            <span className={statusClass}>{t('access.password.noneSet')}</span>
             <Button variant="secondary" onClick={() => draft.setValue('passwordAction', 'set')}>
-              Set a password or PIN
+              {t('access.password.set')}
             </Button>
           </>
         )}
@@ -164,8 +161,8 @@ function providerOptions(draft: AccessDraft, providers: { id: number; name: stri
   const current = draft.values.providerId;
   // The stored provider stays listed while the list loads (or if it is beyond the list's one page).
   if (current !== '' && !options.some((option) => option.value === current))
-    options.push({ value: current, label: `Provider ${current}` });
-  return [{ value: '', label: 'None (no single sign-on)' }, ...options];
+    options.push({ value: current, label: t('access.provider.fallback', { id: current }) });
+  return [{ value: '', label: t('access.provider.none') }, ...options];
 }
 
 function ProtectedFields({ draft }: { draft: AccessDraft }) {
@@ -185,14 +182,10 @@ function ProtectedFields({ draft }: { draft: AccessDraft }) {
     // A container: the lists sit side by side in the wide service form, one under another in the narrow domain form.
     <div className="@container flex flex-col gap-4 border-l-2 border-gray-200 pl-4 dark:border-gray-700">
       <SelectField
-        label="Single sign-on"
+        label={t('access.sso')}
         name="providerId"
         options={providerOptions(draft, providers.data?.data)}
-        description={
-          hasNoProviders
-            ? 'No identity provider yet: add one under Settings, Identity providers.'
-            : 'Visitors sign in with this OpenID Connect provider; only those listed below pass.'
-        }
+        description={t(hasNoProviders ? 'access.sso.noProviders' : 'access.sso.hint')}
         value={values.providerId}
         error={errors.providerId}
         onChange={(value) => draft.setValue('providerId', value)}
@@ -201,30 +194,30 @@ function ProtectedFields({ draft }: { draft: AccessDraft }) {
       {values.providerId !== '' && (
         <div className="grid grid-cols-1 gap-4 @xl:grid-cols-3">
           <IpListField
-            label="Allowed emails"
+            label={t('access.allowEmails')}
             placeholder="alice@example.com"
-            description="One per line."
+            description={t('access.onePerLine')}
             {...bind('allowEmails')}
           />
           <IpListField
-            label="Allowed email domains"
+            label={t('access.allowDomains')}
             placeholder="example.com"
-            description="Everyone whose email is at one of them."
+            description={t('access.allowDomains.hint')}
             {...bind('allowEmailDomains')}
           />
           <IpListField
-            label="Allowed groups"
+            label={t('access.allowGroups')}
             placeholder="admins"
-            description="From the provider's groups claim."
+            description={t('access.allowGroups.hint')}
             {...bind('allowGroups')}
           />
         </div>
       )}
       <PasswordField draft={draft} />
       <CheckboxField
-        label="Share links"
+        label={t('access.shareLinks')}
         name="shareLinks"
-        description="Links made under Visitor Access let their holders in until they expire or are revoked."
+        description={t('access.shareLinks.hint')}
         value={values.shareLinks}
         error={errors.shareLinks}
         onChange={(checked) => draft.setValue('shareLinks', checked)}
@@ -232,22 +225,22 @@ function ProtectedFields({ draft }: { draft: AccessDraft }) {
       />
       <div className="grid grid-cols-1 gap-4 @xl:grid-cols-2">
         <IpListField
-          label="Paths without sign-in"
+          label={t('access.bypassPaths')}
           placeholder="/webhook"
-          description="Webhooks, /.well-known/…, an app's own API: each covers its path and below."
+          description={t('access.bypassPaths.hint')}
           {...bind('bypassPaths')}
         />
         <IpListField
-          label="Networks without sign-in"
+          label={t('access.bypassNetworks')}
           placeholder="192.168.1.0/24"
-          description="Visitors from these addresses skip the sign-in (your LAN)."
+          description={t('access.bypassNetworks.hint')}
           {...bind('bypassNetworks')}
         />
       </div>
       <SelectField
-        label="Session length"
+        label={t('access.session')}
         name="sessionSeconds"
-        description="How long a visitor stays signed in."
+        description={t('access.session.hint')}
         options={sessionOptions(values.sessionSeconds)}
         value={values.sessionSeconds}
         error={errors.sessionSeconds}
@@ -261,14 +254,17 @@ function ProtectedFields({ draft }: { draft: AccessDraft }) {
 /** What nginx applies to the stored service now, and where it comes from. */
 function EffectivePolicy({ access }: { access: ServiceAccess }) {
   return (
-    <div className="rounded-md bg-gray-50 px-3 py-2 text-sm dark:bg-gray-800" role="group" aria-label="Applied now">
-      <p className="font-medium text-gray-700 dark:text-gray-200">Applied now: {describeSource(access)}</p>
+    <div
+      className="rounded-md bg-gray-50 px-3 py-2 text-sm dark:bg-gray-800"
+      role="group"
+      aria-label={t('access.appliedNow')}
+    >
+      <p className="font-medium text-gray-700 dark:text-gray-200">
+        {t('access.appliedNowSource', { source: describeSource(access) })}
+      </p>
       <PolicyLines policy={access.effective} />
       {access.setBy === 'node' && (
-        <p className="mt-1 text-xs text-gray-600 dark:text-gray-300">
-          The service&apos;s own policy was set by its node&apos;s access token. Saving it here makes it yours: the
-          token can no longer change it.
-        </p>
+        <p className="mt-1 text-xs text-gray-600 dark:text-gray-300">{t('access.setByNode')}</p>
       )}
     </div>
   );
@@ -288,13 +284,11 @@ export function PolicyLines({ policy }: { policy: AccessPolicy }) {
 export function AccessSection({ draft, stored }: { draft: AccessDraft; stored?: ServiceAccess | undefined }) {
   return (
     <fieldset className="flex flex-col gap-4 rounded-md border border-gray-200 p-4 md:col-span-2 dark:border-gray-700">
-      <legend className="px-1 text-sm font-semibold">Visitor Access</legend>
+      <legend className="px-1 text-sm font-semibold">{t('access.title')}</legend>
       {draft.status === 'loading' ? (
-        <p className="text-sm text-gray-500 dark:text-gray-400">Loading the access policy…</p>
+        <p className="text-sm text-gray-500 dark:text-gray-400">{t('access.loading')}</p>
       ) : draft.status === 'error' ? (
-        <p className="text-sm text-red-600 dark:text-red-400">
-          Could not load the access policy: it is left as it is when you save.
-        </p>
+        <p className="text-sm text-red-600 dark:text-red-400">{t('access.loadError')}</p>
       ) : (
         <>
           {stored && <EffectivePolicy access={stored} />}

@@ -10,9 +10,10 @@ import {
   applyPreset,
   getInitialAcmeCaValues,
   makeAcmeCaFormSchema,
-  PRESET_OPTIONS,
+  presetOptions,
   showsEab,
 } from './acme-ca-form-rules';
+import { t } from '../../i18n/i18n';
 
 // Add or edit an ACME certificate authority (docs/api.md "Certificates"). The EAB HMAC key is never shown back: an
 // edit says one is stored and offers "Replace HMAC key".
@@ -27,7 +28,7 @@ function AcmeCaForm({ ca, onClose }: { ca?: AcmeCa | undefined; onClose: () => v
 
   const onSubmit = form.handleSubmit(async (body) => {
     await save.mutateAsync({ ...(ca ? { id: ca.id } : {}), body });
-    toast({ message: isEdit ? 'Certificate authority updated' : 'Certificate authority added', type: 'success' });
+    toast({ message: t(isEdit ? 'certs.ca.updated' : 'certs.ca.added'), type: 'success' });
     onClose();
   });
 
@@ -35,61 +36,61 @@ function AcmeCaForm({ ca, onClose }: { ca?: AcmeCa | undefined; onClose: () => v
     <FormDialog
       open
       size="medium"
-      title={isEdit ? 'Edit Certificate Authority' : 'Add Certificate Authority'}
+      title={t(isEdit ? 'certs.ca.editTitle' : 'certs.ca.addTitle')}
       onClose={onClose}
       onSubmit={onSubmit}
       isSubmitting={form.isSubmitting}
     >
       <SelectField
-        label="Certificate authority"
-        options={PRESET_OPTIONS}
+        label={t('certs.ca.preset')}
+        options={presetOptions()}
         {...form.field('preset')}
         onChange={(value) => form.patchValues(applyPreset(value))}
       />
-      <TextField label="Name" required autoComplete="off" {...form.field('name')} />
+      <TextField label={t('certs.column.name')} required autoComplete="off" {...form.field('name')} />
       <TextField
-        label="Directory URL"
+        label={t('certs.ca.directoryUrl')}
         required
         autoComplete="off"
         placeholder="https://acme.example.com/directory"
         {...form.field('directoryUrl')}
       />
       <TextField
-        label="Contact e-mail"
+        label={t('certs.ca.email')}
         type="email"
         autoComplete="off"
-        description="For the CA's expiry notices. Empty: the gateway's POSTERN_ACME_EMAIL, if set."
+        description={t('certs.ca.emailHint')}
         {...form.field('email')}
       />
       {showsEab(form.values) && (
         <>
           <TextField
-            label="EAB key ID"
+            label={t('certs.ca.eabKeyId')}
             autoComplete="off"
-            description="External account binding: from your account at the CA (ZeroSSL, Google Trust Services)."
+            description={t('certs.ca.eabKeyIdHint')}
             {...form.field('eabKeyId')}
           />
           {isReplacingKey ? (
             <TextField
-              label="EAB HMAC key"
+              label={t('certs.ca.eabHmacKey')}
               type="password"
               autoComplete="new-password"
-              description="Stored encrypted and never shown again."
+              description={t('certs.secretHint')}
               {...form.field('eabHmacKey')}
             />
           ) : (
             <div className="flex flex-wrap items-center gap-3 text-sm">
-              <span>EAB HMAC key: stored, never shown</span>
+              <span>{t('certs.ca.eabStored')}</span>
               <Button variant="secondary" onClick={() => setReplacingKey(true)}>
-                Replace HMAC key
+                {t('certs.ca.replaceKey')}
               </Button>
             </div>
           )}
         </>
       )}
       <CheckboxField
-        label="The gateway's default"
-        description="Domains without a CA of their own get their certificates here."
+        label={t('certs.ca.isDefault')}
+        description={t('certs.ca.isDefaultHint')}
         {...form.field('isDefault')}
       />
     </FormDialog>

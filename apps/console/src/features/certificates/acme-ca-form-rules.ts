@@ -8,15 +8,17 @@ import {
   type AcmeCaUpdate,
 } from '@postern/contract';
 import { z } from 'zod';
+import { t } from '../../i18n/i18n';
 
 // The certificate authority form (docs/api.md "Certificates"): a well-known directory or any URL, external account
 // binding for the CAs that need it, and whether it is the gateway's default. The EAB HMAC key is write-only.
 
 export const CUSTOM_PRESET = 'custom';
 
-export const PRESET_OPTIONS = [
+/** The preset choices (the CAs' own names, then "another URL" in the language of this render). */
+export const presetOptions = () => [
   ...ACME_DIRECTORY_PRESETS.map((preset) => ({ value: preset.key, label: preset.name })),
-  { value: CUSTOM_PRESET, label: 'Another ACME directory URL' },
+  { value: CUSTOM_PRESET, label: t('certs.ca.custom') },
 ];
 
 export type AcmeCaFormValues = {

@@ -1,4 +1,4 @@
-import { certificateMessages, type AcmeCa } from '@postern/contract';
+import type { AcmeCa } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Badge } from '../../components/ui/card';
@@ -6,6 +6,7 @@ import { Td, Th, Tr } from '../../components/ui/table';
 import { acmeCasQueryOptions, useDeleteAcmeCa } from '../../queries/certificates';
 import { EditDeleteCell, SettingsListCard, useConfirmedDelete } from '../settings/settings-list-card';
 import { AcmeCaFormDialog } from './acme-ca-form-dialog';
+import { t } from '../../i18n/i18n';
 
 // Settings: the ACME certificate authorities (docs/api.md "Certificates"). Without any, or without a default, the
 // gateway uses Let's Encrypt (or its POSTERN_ACME_DIRECTORY); a domain may choose another in its form.
@@ -22,48 +23,49 @@ export function AcmeCasCard() {
     confirmedDelete({
       inUse:
         ca.domains > 0
-          ? { title: 'Certificate authority in use', description: certificateMessages.caInUse(ca.name, ca.domains) }
+          ? {
+              title: t('certs.ca.inUseTitle'),
+              description: t('certs.ca.inUse', { name: ca.name, count: ca.domains }),
+            }
           : null,
-      title: 'Delete Certificate Authority',
-      description: `${ca.name} and its account are deleted. This cannot be undone.`,
+      title: t('certs.ca.deleteTitle'),
+      description: t('certs.ca.deleteConfirm', { name: ca.name }),
       remove: () => deleteCa.mutateAsync(ca.id),
       what: 'CA',
     });
 
   return (
     <SettingsListCard
-      title="Certificate authorities"
-      addLabel="+ Add CA"
+      title={t('certs.ca.title')}
+      addLabel={t('certs.ca.add')}
       onAdd={() => setForm({ open: true })}
-      noun="certificate authorities"
+      noun={t('certs.ca.noun')}
       isPending={isPending}
       isError={isError}
       items={data}
       empty={{
-        title: 'No certificate authorities yet',
-        description:
-          "Certificates come from Let's Encrypt. Add ZeroSSL, Google Trust Services, Let's Encrypt's staging or any ACME directory to use it instead.",
+        title: t('certs.ca.empty'),
+        description: t('certs.ca.emptyHint'),
       }}
       headers={
         <>
-          <Th>Name</Th>
-          <Th className="hidden md:table-cell">Directory</Th>
-          <Th>Used by</Th>
+          <Th>{t('certs.column.name')}</Th>
+          <Th className="hidden md:table-cell">{t('certs.ca.directory')}</Th>
+          <Th>{t('certs.column.usedBy')}</Th>
         </>
       }
       row={(ca) => (
         <Tr key={ca.id}>
           <Td className="font-medium whitespace-normal">
-            <span className="break-all">{ca.name}</span> {ca.isDefault && <Badge tone="blue">Default</Badge>}
+            <span className="break-all">{ca.name}</span>{' '}
+            {ca.isDefault && <Badge tone="blue">{t('certs.ca.default')}</Badge>}
           </Td>
           <Td className="hidden max-w-xs truncate md:table-cell" title={ca.directoryUrl}>
             {ca.directoryUrl}
           </Td>
-          <Td>
-            {ca.domains} {ca.domains === 1 ? 'domain' : 'domains'}
-          </Td>
+          <Td>{t('certs.domainCount', { count: ca.domains })}</Td>
           <EditDeleteCell
-            label={`Actions for certificate authority ${ca.name}`}
+            label={t('certs.ca.actionsFor', { name: ca.name })}
             onEdit={() => setForm({ open: true, ca })}
             onDelete={() => void remove(ca)}
           />

@@ -1,4 +1,6 @@
-import { formatDate, type Certificate, type SslMode } from '@postern/contract';
+import type { Certificate, SslMode } from '@postern/contract';
+import { formatDate } from '../../i18n/format';
+import { t } from '../../i18n/i18n';
 
 // An uploaded certificate is never renewed by the gateway (docs/api.md "Certificates"): the operator must upload a
 // new one in time, so the certificates view and the domains list warn from this many days before its end.
@@ -17,8 +19,8 @@ export function uploadedExpiryWarning(
   const end = Date.parse(certificate.notAfter);
   if (Number.isNaN(end)) return null;
   const left = end - now.getTime();
-  if (left <= 0) return `Expired on ${formatDate(certificate.notAfter)}: upload a new certificate`;
+  if (left <= 0) return t('certs.uploadedExpired', { date: formatDate(certificate.notAfter) });
   const days = Math.ceil(left / DAY_MS);
   if (days > UPLOADED_EXPIRY_WARNING_DAYS) return null;
-  return `Expires in ${days === 1 ? '1 day' : `${String(days)} days`} (${formatDate(certificate.notAfter)}): upload a new certificate`;
+  return t('certs.uploadedExpiresIn', { days, date: formatDate(certificate.notAfter) });
 }

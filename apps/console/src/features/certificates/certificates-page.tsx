@@ -1,5 +1,6 @@
-import { formatDate, formatRelativeTime, type CertificateMethod, type CertificateOverview } from '@postern/contract';
+import type { CertificateMethod, CertificateOverview } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { Link } from '@tanstack/react-router';
 import { Button } from '../../components/ui/button';
 import { Badge, Card } from '../../components/ui/card';
@@ -10,21 +11,52 @@ import { useToast } from '../../components/ui/toast';
 import { certificateListQueryOptions, useRenewCertificate } from '../../queries/certificates';
 import { summarizeCertificate } from '../domains/certificate-summary';
 import { uploadedExpiryWarning } from './certificate-expiry';
+import { formatDate, formatRelativeTime } from '../../i18n/format';
+import { t } from '../../i18n/i18n';
 
 // The certificates view (beyond the spec; docs/api.md "Certificates"): every domain's certificate with the names it
 // covers, its issuer, how it is obtained, its end, the last time a CA was asked and why that failed; "renew now" for
 // the certificates a CA issues. DNS providers and CAs are set in Settings, uploads from the domain's row.
 
-const METHOD_LABELS: Record<CertificateMethod, string> = {
-  'http-01': 'HTTP-01',
-  'dns-01': 'DNS-01',
-  uploaded: 'Uploaded',
-  'self-signed': 'Self-signed',
-};
+/** The method's name: the challenges are protocol names, the others texts read in the language of this render. */
+function methodLabel(method: CertificateMethod): string {
+  switch (method) {
+    case 'http-01':
+      return 'HTTP-01';
+    case 'dns-01':
+      return 'DNS-01';
+    case 'uploaded':
+      return t('certs.method.uploaded');
+    case 'self-signed':
+      return t('domains.ssl.selfSigned');
+  }
+}
+
+/** The intro with its two links placed where the language puts them. */
+function Intro() {
+  const links: Record<string, ReactNode> = {
+    '\uE000': (
+      <Link key="settings" to="/settings" className="font-medium text-brand-600 underline">
+        {t('nav.settings')}
+      </Link>
+    ),
+    '\uE001': (
+      <Link key="domains" to="/domains" className="font-medium text-brand-600 underline">
+        {t('nav.domains')}
+      </Link>
+    ),
+  };
+  const text = t('certs.intro', { settings: '\uE000', domains: '\uE001' });
+  return (
+    <p className="text-sm text-gray-600 dark:text-gray-300">
+      {text.split(/(\uE000|\uE001)/).map((part) => links[part] ?? part)}
+    </p>
+  );
+}
 
 function methodDetail(row: CertificateOverview): string | null {
   if (row.method === 'dns-01' || row.method === 'http-01') {
-    const parts = [row.dnsProviderName, row.caName ?? 'default CA'].filter((part) => part !== null);
+    const parts = [row.dnsProviderName, row.caName ?? t('certs.defaultCa')].filter((part) => part !== null);
     return parts.join(' · ');
   }
   return null;
@@ -37,7 +69,7 @@ function RenewButton({ row }: { row: CertificateOverview }) {
   const onRenew = async () => {
     try {
       await renew.mutateAsync(row.domainId);
-      toast({ message: `Renewal of ${row.domain} started: the CA is asked now`, type: 'success' });
+      toast({ message: t('certs.renewStarted', { domain: row.domain }), type: 'success' });
     } catch (error) {
       // The API layer already showed why (a toast); nothing else to do here.
       console.error('renew certificate failed', error);
@@ -45,7 +77,8 @@ function RenewButton({ row }: { row: CertificateOverview }) {
   };
   return (
     <Button variant="secondary" isLoading={renew.isPending} onClick={() => void onRenew()}>
-      Renew now<span className="sr-only"> the certificate of {row.domain}</span>
+      {t('certs.renewNow')}
+      <span className="sr-only"> {t('certs.renewWhich', { domain: row.domain })}</span>
     </Button>
   );
 }
@@ -61,13 +94,15 @@ function CertificateRow({ row, now }: { row: CertificateOverview; now: Date }) {
       <Td className="align-top whitespace-normal">
         <span className="font-medium break-all">{row.domain}</span>
         {otherNames.length > 0 && (
-          <span className="block text-xs break-all text-gray-500 dark:text-gray-400">Also {otherNames.join(', ')}</span>
+          <span className="block text-xs break-all text-gray-500 dark:text-gray-400">
+            {t('certs.also', { names: otherNames.join(', ') })}
+          </span>
         )}
         {/* Phones: the method under the name, one column fewer. */}
-        <span className="block text-xs text-gray-600 md:hidden dark:text-gray-300">{METHOD_LABELS[row.method]}</span>
+        <span className="block text-xs text-gray-600 md:hidden dark:text-gray-300">{methodLabel(row.method)}</span>
       </Td>
       <Td className="hidden align-top whitespace-normal md:table-cell">
-        <span>{METHOD_LABELS[row.method]}</span>
+        <span>{methodLabel(row.method)}</span>
         {detail && <span className="block text-xs text-gray-500 dark:text-gray-400">{detail}</span>}
       </Td>
       <Td className="hidden max-w-56 align-top whitespace-normal break-words lg:table-cell">
@@ -78,7 +113,7 @@ function CertificateRow({ row, now }: { row: CertificateOverview; now: Date }) {
           <Badge tone={warning ? (summary.tone === 'red' ? 'red' : 'yellow') : summary.tone}>
             {summary.stateLabel}
           </Badge>
-          {summary.validUntil && <span className="text-xs">until {summary.validUntil}</span>}
+          {summary.validUntil && <span className="text-xs">{t('certs.until', { date: summary.validUntil })}</span>}
         </div>
         {warning && <p className="mt-1 max-w-xs text-xs text-yellow-800 dark:text-yellow-300">{warning}</p>}
         {/* The last attempt's error, also while the certificate in use is still valid (a renewal that failed). */}
@@ -92,7 +127,7 @@ function CertificateRow({ row, now }: { row: CertificateOverview; now: Date }) {
             {formatRelativeTime(lastAttempt, now)}
           </time>
         ) : (
-          <span className="text-gray-500 dark:text-gray-400">Never</span>
+          <span className="text-gray-500 dark:text-gray-400">{t('certs.never')}</span>
         )}
       </Td>
       <Td className="text-right align-top">
@@ -109,29 +144,24 @@ export function CertificatesPage() {
   if (isPending) {
     body = (
       <div className="flex justify-center py-8">
-        <Spinner label="Loading certificates" />
+        <Spinner label={t('certs.loading')} />
       </div>
     );
   } else if (isError) {
-    body = <p className="px-4 py-6 text-sm text-red-700 dark:text-red-300">Could not load the certificates.</p>;
+    body = <p className="px-4 py-6 text-sm text-red-700 dark:text-red-300">{t('certs.loadError')}</p>;
   } else if (data.length === 0) {
-    body = (
-      <EmptyState
-        title="No certificates yet"
-        description="Every domain gets a certificate: add a domain under Domain Names."
-      />
-    );
+    body = <EmptyState title={t('certs.empty')} description={t('certs.emptyHint')} />;
   } else {
     body = (
       <Table>
         <THead>
-          <Th>Names</Th>
-          <Th className="hidden md:table-cell">Method</Th>
-          <Th className="hidden lg:table-cell">Issuer</Th>
-          <Th>Expiry</Th>
-          <Th className="hidden sm:table-cell">Last renewal attempt</Th>
+          <Th>{t('certs.column.names')}</Th>
+          <Th className="hidden md:table-cell">{t('certs.column.method')}</Th>
+          <Th className="hidden lg:table-cell">{t('certs.column.issuer')}</Th>
+          <Th>{t('certs.column.expiry')}</Th>
+          <Th className="hidden sm:table-cell">{t('certs.column.lastAttempt')}</Th>
           <Th>
-            <span className="sr-only">Actions</span>
+            <span className="sr-only">{t('ui.actions')}</span>
           </Th>
         </THead>
         <TBody>
@@ -144,18 +174,8 @@ export function CertificatesPage() {
   }
   return (
     <div className="flex flex-col gap-6">
-      <h1 className="text-2xl font-bold">Certificates</h1>
-      <p className="text-sm text-gray-600 dark:text-gray-300">
-        DNS providers and certificate authorities are set in{' '}
-        <Link to="/settings" className="font-medium text-brand-600 underline">
-          Settings
-        </Link>
-        ; upload your own certificate from the domain&apos;s menu under{' '}
-        <Link to="/domains" className="font-medium text-brand-600 underline">
-          Domain Names
-        </Link>
-        .
-      </p>
+      <h1 className="text-2xl font-bold">{t('nav.certificates')}</h1>
+      <Intro />
       <Card>{body}</Card>
     </div>
   );

@@ -13,29 +13,42 @@ import {
   makeDnsProviderFormSchema,
   SECRET_LABELS,
 } from './dns-provider-form-rules';
+import { t, type MessageId } from '../../i18n/i18n';
 
 // Add or edit a DNS provider that writes the DNS-01 challenge records (docs/api.md "Certificates"). Its secret is
 // never shown back: an edit says one is stored and offers "Replace secret".
 
 const ALGORITHM_OPTIONS = TSIG_ALGORITHMS.map((algorithm) => ({ value: algorithm, label: algorithm }));
 
-const SETTING_FIELDS = {
-  server: { label: 'Server', placeholder: 'ns1.example.com', description: 'The primary that takes dynamic updates.' },
-  port: { label: 'Port', placeholder: '53', description: 'Empty: 53.' },
-  keyName: {
-    label: 'TSIG key name',
-    placeholder: 'postern-key',
-    description: 'As in tsig-keygen -a hmac-sha256 NAME.',
-  },
-  zone: { label: 'Zone', placeholder: 'example.com', description: "Empty: found from the name's SOA record." },
-  zoneId: { label: 'Zone ID', placeholder: '', description: 'Empty: found by name with the token.' },
-  accessKeyId: { label: 'Access key ID', placeholder: 'AKIA…', description: 'An IAM user allowed to change the zone.' },
-  hostedZoneId: { label: 'Hosted zone ID', placeholder: 'Z…', description: 'Empty: found by name.' },
-  region: { label: 'Region', placeholder: 'us-east-1', description: 'Empty: us-east-1.' },
-  serverUrl: { label: 'acme-dns server URL', placeholder: 'https://auth.example.com', description: '' },
-  username: { label: 'User name', placeholder: '', description: "From the server's /register answer." },
-  subdomain: { label: 'Subdomain', placeholder: '', description: 'Point _acme-challenge.<domain> here with a CNAME.' },
-} as const;
+// Ids, not texts: read at render, in the language of that render (the console's README, Languages).
+const SETTING_FIELDS: Record<
+  | 'server'
+  | 'port'
+  | 'keyName'
+  | 'zone'
+  | 'zoneId'
+  | 'accessKeyId'
+  | 'hostedZoneId'
+  | 'region'
+  | 'serverUrl'
+  | 'username'
+  | 'subdomain',
+  { label: MessageId; placeholder: string; description: MessageId | null }
+> = {
+  server: { label: 'certs.field.server', placeholder: 'ns1.example.com', description: 'certs.field.serverHint' },
+  port: { label: 'certs.field.port', placeholder: '53', description: 'certs.field.portHint' },
+  keyName: { label: 'certs.field.keyName', placeholder: 'postern-key', description: 'certs.field.keyNameHint' },
+  zone: { label: 'certs.field.zone', placeholder: 'example.com', description: 'certs.field.zoneHint' },
+  zoneId: { label: 'certs.field.zoneId', placeholder: '', description: 'certs.field.zoneIdHint' },
+  accessKeyId: { label: 'certs.field.accessKeyId', placeholder: 'AKIA…', description: 'certs.field.accessKeyIdHint' },
+  hostedZoneId: { label: 'certs.field.hostedZoneId', placeholder: 'Z…', description: 'certs.field.hostedZoneIdHint' },
+  region: { label: 'certs.field.region', placeholder: 'us-east-1', description: 'certs.field.regionHint' },
+  serverUrl: { label: 'certs.field.serverUrl', placeholder: 'https://auth.example.com', description: null },
+  username: { label: 'certs.field.username', placeholder: '', description: 'certs.field.usernameHint' },
+  subdomain: { label: 'certs.field.subdomain', placeholder: '', description: 'certs.field.subdomainHint' },
+};
+
+const descriptionOf = (id: MessageId | null): string | undefined => (id === null ? undefined : t(id));
 
 function DnsProviderForm({ provider, onClose }: { provider?: DnsProvider | undefined; onClose: () => void }) {
   const isEdit = provider !== undefined;
@@ -48,7 +61,7 @@ function DnsProviderForm({ provider, onClose }: { provider?: DnsProvider | undef
 
   const onSubmit = form.handleSubmit(async (body) => {
     await save.mutateAsync({ ...(provider ? { id: provider.id } : {}), body });
-    toast({ message: isEdit ? 'DNS provider updated' : 'DNS provider added', type: 'success' });
+    toast({ message: t(isEdit ? 'certs.dns.updated' : 'certs.dns.added'), type: 'success' });
     onClose();
   });
 
@@ -56,63 +69,66 @@ function DnsProviderForm({ provider, onClose }: { provider?: DnsProvider | undef
     <FormDialog
       open
       size="medium"
-      title={isEdit ? 'Edit DNS Provider' : 'Add DNS Provider'}
+      title={t(isEdit ? 'certs.dns.editTitle' : 'certs.dns.addTitle')}
       onClose={onClose}
       onSubmit={onSubmit}
       isSubmitting={form.isSubmitting}
     >
-      <TextField label="Name" required autoComplete="off" {...form.field('name')} />
+      <TextField label={t('certs.column.name')} required autoComplete="off" {...form.field('name')} />
       <SelectField
-        label="Kind"
+        label={t('certs.dns.kind')}
         options={DNS_PROVIDER_KIND_OPTIONS}
         disabled={isEdit}
-        description={isEdit ? 'The kind stays: add another provider for another kind.' : undefined}
+        description={isEdit ? t('certs.dns.kindStays') : undefined}
         {...form.field('kind')}
         onChange={(value) => form.setValue('kind', value as DnsProviderKind)}
       />
       {KIND_SETTINGS[kind].map((setting) =>
         setting === 'algorithm' ? (
-          <SelectField key={setting} label="TSIG algorithm" options={ALGORITHM_OPTIONS} {...form.field('algorithm')} />
+          <SelectField
+            key={setting}
+            label={t('certs.dns.algorithm')}
+            options={ALGORITHM_OPTIONS}
+            {...form.field('algorithm')}
+          />
         ) : setting === 'propagationTimeoutSeconds' ? null : (
           <TextField
             key={setting}
             autoComplete="off"
-            label={SETTING_FIELDS[setting].label}
+            label={t(SETTING_FIELDS[setting].label)}
             placeholder={SETTING_FIELDS[setting].placeholder}
-            description={SETTING_FIELDS[setting].description || undefined}
+            description={descriptionOf(SETTING_FIELDS[setting].description)}
             {...form.field(setting)}
           />
         ),
       )}
       {isReplacingSecret ? (
         <TextField
-          label={SECRET_LABELS[kind]}
+          label={t(SECRET_LABELS[kind])}
           type="password"
           required={!isEdit}
           autoComplete="new-password"
-          description={
-            isEdit
-              ? 'Replaces the stored one. Stored encrypted and never shown again.'
-              : 'Stored encrypted and never shown again.'
-          }
+          description={t(isEdit ? 'certs.dns.replacesHint' : 'certs.secretHint')}
           {...form.field('secret')}
         />
       ) : (
         <div className="flex flex-wrap items-center gap-3 text-sm">
           <span>
-            {SECRET_LABELS[kind]}: {provider?.hasSecret ? 'stored, never shown' : 'none stored'}
+            {t(provider?.hasSecret ? 'certs.dns.secretStored' : 'certs.dns.secretNone', {
+              secret: t(SECRET_LABELS[kind]),
+            })}
           </span>
           <Button variant="secondary" onClick={() => setReplacingSecret(true)}>
-            Replace secret
+            {t('certs.dns.replaceSecret')}
           </Button>
         </div>
       )}
       <TextField
-        label="Propagation timeout (seconds)"
+        label={t('certs.dns.timeout')}
         placeholder="120"
         inputMode="numeric"
         autoComplete="off"
-        description="How long to wait for the record on every authoritative server before the order fails (10-3600)."
+        description={t('certs.dns.timeoutHint')}
         {...form.field('propagationTimeoutSeconds')}
       />
     </FormDialog>

@@ -9,6 +9,7 @@ import {
   type DnsProviderUpdate,
 } from '@postern/contract';
 import { z } from 'zod';
+import type { MessageId } from '../../i18n/i18n';
 
 // The DNS provider form (docs/api.md "Certificates"): one form for every kind, showing the settings of the kind
 // chosen. The secret is write-only: an edit never shows it and sends one only when the operator chose to replace it.
@@ -25,12 +26,12 @@ export const DNS_PROVIDER_KIND_OPTIONS = DNS_PROVIDER_KINDS.map((kind) => ({
   label: DNS_PROVIDER_KIND_LABELS[kind],
 }));
 
-/** What the secret is called for each kind. */
-export const SECRET_LABELS: Record<DnsProviderKind, string> = {
-  rfc2136: 'TSIG key (base64)',
-  cloudflare: 'API token',
-  route53: 'Secret access key',
-  'acme-dns': 'Password',
+/** What the secret is called for each kind (ids: read with t() at render). */
+export const SECRET_LABELS: Record<DnsProviderKind, MessageId> = {
+  rfc2136: 'certs.secret.tsig',
+  cloudflare: 'certs.secret.apiToken',
+  route53: 'certs.secret.secretKey',
+  'acme-dns': 'certs.secret.password',
 };
 
 type TextSetting =

@@ -1,4 +1,4 @@
-import { certificateMessages, type DnsProvider } from '@postern/contract';
+import type { DnsProvider } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Td, Th, Tr } from '../../components/ui/table';
@@ -6,6 +6,7 @@ import { dnsProvidersQueryOptions, useDeleteDnsProvider } from '../../queries/ce
 import { EditDeleteCell, SettingsListCard, useConfirmedDelete } from '../settings/settings-list-card';
 import { DnsProviderFormDialog } from './dns-provider-form-dialog';
 import { DNS_PROVIDER_KIND_LABELS } from './dns-provider-form-rules';
+import { t } from '../../i18n/i18n';
 
 // Settings: the DNS providers that write DNS-01 challenge records (docs/api.md "Certificates"). One in use by a
 // domain cannot be deleted: the gateway says how many domains to move first.
@@ -23,35 +24,34 @@ export function DnsProvidersCard() {
       inUse:
         provider.domains > 0
           ? {
-              title: 'DNS provider in use',
-              description: certificateMessages.providerInUse(provider.name, provider.domains),
+              title: t('certs.dns.inUseTitle'),
+              description: t('certs.dns.inUse', { name: provider.name, count: provider.domains }),
             }
           : null,
-      title: 'Delete DNS Provider',
-      description: `${provider.name} and its stored secret are deleted. This cannot be undone.`,
+      title: t('certs.dns.deleteTitle'),
+      description: t('certs.dns.deleteConfirm', { name: provider.name }),
       remove: () => deleteProvider.mutateAsync(provider.id),
       what: 'DNS provider',
     });
 
   return (
     <SettingsListCard
-      title="DNS providers"
-      addLabel="+ Add DNS provider"
+      title={t('certs.dns.title')}
+      addLabel={t('certs.dns.add')}
       onAdd={() => setForm({ open: true })}
-      noun="DNS providers"
+      noun={t('certs.dns.noun')}
       isPending={isPending}
       isError={isError}
       items={data}
       empty={{
-        title: 'No DNS providers yet',
-        description:
-          'Add one to get certificates through DNS-01: for wildcard domains, or when port 80 is not reachable.',
+        title: t('certs.dns.empty'),
+        description: t('certs.dns.emptyHint'),
       }}
       headers={
         <>
-          <Th>Name</Th>
-          <Th className="hidden sm:table-cell">Kind</Th>
-          <Th>Used by</Th>
+          <Th>{t('certs.column.name')}</Th>
+          <Th className="hidden sm:table-cell">{t('certs.dns.kind')}</Th>
+          <Th>{t('certs.column.usedBy')}</Th>
         </>
       }
       row={(provider) => (
@@ -63,11 +63,9 @@ export function DnsProvidersCard() {
             </span>
           </Td>
           <Td className="hidden sm:table-cell">{DNS_PROVIDER_KIND_LABELS[provider.kind]}</Td>
-          <Td>
-            {provider.domains} {provider.domains === 1 ? 'domain' : 'domains'}
-          </Td>
+          <Td>{t('certs.domainCount', { count: provider.domains })}</Td>
           <EditDeleteCell
-            label={`Actions for DNS provider ${provider.name}`}
+            label={t('certs.dns.actionsFor', { name: provider.name })}
             onEdit={() => setForm({ open: true, provider })}
             onDelete={() => void remove(provider)}
           />

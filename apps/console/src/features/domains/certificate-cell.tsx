@@ -2,6 +2,7 @@ import type { Domain } from '@postern/contract';
 import { Badge } from '../../components/ui/card';
 import { uploadedExpiryWarning } from '../certificates/certificate-expiry';
 import { summarizeCertificate } from './certificate-summary';
+import { t } from '../../i18n/i18n';
 
 /** The 'SSL Certs' column: mode, state of the served certificate and its end date. */
 export function CertificateCell({ domain }: { domain: Domain }) {
@@ -14,7 +15,9 @@ export function CertificateCell({ domain }: { domain: Domain }) {
         <Badge tone={summary.tone}>{summary.stateLabel}</Badge>
       </div>
       {summary.validUntil && (
-        <span className="text-xs text-gray-500 dark:text-gray-400">Valid until {summary.validUntil}</span>
+        <span className="text-xs text-gray-500 dark:text-gray-400">
+          {t('domains.validUntil', { date: summary.validUntil })}
+        </span>
       )}
       {warning && <span className="max-w-xs text-xs text-yellow-800 dark:text-yellow-300">{warning}</span>}
       {summary.detail && (

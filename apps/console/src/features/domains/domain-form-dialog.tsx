@@ -11,18 +11,22 @@ import { nodeListQueryOptions } from '../../queries/nodes';
 import { applySkipValidation, getInitialDomainValues, isSslSelectorDisabled, ownerOptions } from './domain-form-rules';
 import { AccessSection } from '../access/access-section';
 import { useDomainAccess } from '../access/use-domain-access';
+import { t, type MessageId } from '../../i18n/i18n';
 
-const SSL_OPTIONS = [
-  { value: 'self-signed', label: 'Self Signed' },
-  { value: 'certbot', label: "Let's Encrypt" },
-] as const;
+// Ids, not texts: read at render, in the language of that render (the console's README, Languages).
+const SSL_OPTIONS: readonly { value: string; label: MessageId }[] = [
+  { value: 'self-signed', label: 'domains.form.sslSelfSigned' },
+  { value: 'certbot', label: 'domains.ssl.certbot' },
+];
 /** Offered only while it is the domain's mode: it comes from an upload (the row's "Upload Certificate"). */
-const UPLOADED_OPTION = { value: 'uploaded', label: 'Your own certificate' } as const;
+const UPLOADED_OPTION = { value: 'uploaded', label: 'domains.ssl.uploaded' } as const;
 const SSL_MODES: readonly string[] = ['self-signed', 'certbot', 'uploaded'];
-const CHALLENGE_OPTIONS = [
-  { value: 'http-01', label: 'HTTP-01 (port 80 reachable)' },
-  { value: 'dns-01', label: 'DNS-01 (a TXT record through a DNS provider)' },
-] as const;
+const CHALLENGE_OPTIONS: readonly { value: string; label: MessageId }[] = [
+  { value: 'http-01', label: 'domains.form.http01' },
+  { value: 'dns-01', label: 'domains.form.dns01' },
+];
+const translated = (options: readonly { value: string; label: MessageId }[]) =>
+  options.map((option) => ({ value: option.value, label: t(option.label) }));
 
 function DomainForm({ domain, onClose }: { domain?: Domain; onClose: () => void }) {
   // The edit schema for both: it also keeps `uploaded`; a create never offers it, and the domain is still required.
@@ -43,11 +47,11 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose: () => void 
   const onSubmit = form.handleSubmit(async (body) => {
     if (domain) {
       if ((await settleStoredChange(access.saving(() => update.mutateAsync({ id: domain.id, body })))).isApplied)
-        toast({ message: 'Domain updated successfully!', type: 'success' });
+        toast({ message: t('domains.updated'), type: 'success' });
     } else {
       const created = { ...body, domain: body.domain ?? '', ssl: body.ssl === 'uploaded' ? null : body.ssl };
       if ((await settleStoredChange(access.creating(() => create.mutateAsync(created)))).isApplied)
-        toast({ message: 'Domain created successfully!', type: 'success' });
+        toast({ message: t('domains.created'), type: 'success' });
     }
     onClose();
   });
@@ -56,53 +60,54 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose: () => void 
     <FormDialog
       open
       size="small"
-      title={domain ? 'Edit Domain' : 'Add Domain'}
+      title={t(domain ? 'domains.menu.edit' : 'domains.add')}
       onClose={onClose}
       onSubmit={onSubmit}
       isSubmitting={form.isSubmitting}
     >
       <TextField
         required
-        label="Domain"
+        label={t('domains.column.domain')}
         placeholder="app.example.com"
-        description="The domain name must resolve to this gateway's public address. *.example.com: a wildcard domain (DNS-01 only)."
+        description={t('domains.form.domainHint')}
         autoComplete="off"
         {...form.field('domain')}
       />
       <SelectField
-        label="SSL Certificate Type"
-        options={domain?.ssl === 'uploaded' ? [...SSL_OPTIONS, UPLOADED_OPTION] : SSL_OPTIONS}
+        label={t('domains.form.sslType')}
+        options={translated(domain?.ssl === 'uploaded' ? [...SSL_OPTIONS, UPLOADED_OPTION] : SSL_OPTIONS)}
         disabled={isSslLocked}
-        description={
-          isSslLocked
-            ? 'Self-signed when skipping domain validation.'
-            : "Let's Encrypt issues a trusted certificate once the domain is validated."
-        }
+        description={t(isSslLocked ? 'domains.form.sslLocked' : 'domains.form.sslHint')}
         {...form.field('ssl')}
         onChange={(value) => form.setValue('ssl', (SSL_MODES.includes(value) ? value : 'self-signed') as SslMode)}
       />
       {isAcme && (
         <>
           <SelectField
-            label="Challenge"
-            options={CHALLENGE_OPTIONS}
-            description="How the CA checks the domain is yours. Wildcard domains and gateways without port 80 use DNS-01."
+            label={t('domains.form.challenge')}
+            options={translated(CHALLENGE_OPTIONS)}
+            description={t('domains.form.challengeHint')}
             {...form.field('challenge')}
             onChange={(value) => form.setValue('challenge', value === 'dns-01' ? 'dns-01' : 'http-01')}
           />
           {form.values.challenge === 'dns-01' && (
             <SelectField
-              label="DNS Provider"
-              placeholder="Choose a DNS provider"
+              label={t('domains.form.dnsProvider')}
+              placeholder={t('domains.form.chooseDnsProvider')}
               options={(providers.data ?? []).map((provider) => ({ value: String(provider.id), label: provider.name }))}
-              description="Writes the _acme-challenge record. Providers are set in Settings."
+              description={t('domains.form.dnsProviderHint')}
               {...form.field('dnsProviderId')}
             />
           )}
           <SelectField
-            label="Certificate Authority"
+            label={t('domains.form.ca')}
             options={[
-              { value: '', label: defaultCa ? `Gateway default (${defaultCa.name})` : 'Gateway default' },
+              {
+                value: '',
+                label: defaultCa
+                  ? t('domains.form.defaultCaNamed', { name: defaultCa.name })
+                  : t('domains.form.defaultCa'),
+              },
               ...(authorities.data ?? []).map((ca) => ({ value: String(ca.id), label: ca.name })),
             ]}
             {...form.field('acmeCaId')}
@@ -110,14 +115,14 @@ function DomainForm({ domain, onClose }: { domain?: Domain; onClose: () => void 
         </>
       )}
       <SelectField
-        label="Owner"
+        label={t('domains.column.owner')}
         options={ownerOptions(nodes.data?.data ?? [], domain)}
-        description="A node's access token may publish services on the domains it owns; Admin: only this console."
+        description={t('domains.form.ownerHint')}
         {...form.field('ownerNodeId')}
       />
       <CheckboxField
-        label="Skip Domain Validation"
-        description="Without validation Let's Encrypt cannot issue a certificate; only self-signed is available."
+        label={t('domains.form.skipValidation')}
+        description={t('domains.form.skipValidationHint')}
         {...form.field('skipValidation')}
         onChange={(checked) => {
           form.patchValues(applySkipValidation(checked));

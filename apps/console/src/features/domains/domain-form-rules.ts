@@ -1,4 +1,5 @@
 import type { Domain, Node, SslMode } from '@postern/contract';
+import { t } from '../../i18n/i18n';
 
 type AcmeChallenge = NonNullable<Domain['challenge']>;
 
@@ -31,8 +32,6 @@ export function getInitialDomainValues(domain?: Domain): DomainFormValues {
   };
 }
 
-export const ADMIN_OWNER_LABEL = 'Admin';
-
 /**
  * The owner select's choices: Admin, then every node that may own a domain (not the local one). The current owner
  * stays listed even when it is not among the nodes loaded (the list is one page of the API's maximum size).
@@ -44,9 +43,12 @@ export function ownerOptions(
   const options = nodes.filter((node) => !node.isLocal).map((node) => ({ value: String(node.id), label: node.name }));
   const currentId = current?.ownerNodeId;
   if (currentId != null && !options.some((option) => option.value === String(currentId))) {
-    options.push({ value: String(currentId), label: current?.ownerNodeName ?? `Node ${currentId}` });
+    options.push({
+      value: String(currentId),
+      label: current?.ownerNodeName ?? t('domains.owner.node', { id: currentId }),
+    });
   }
-  return [{ value: '', label: ADMIN_OWNER_LABEL }, ...options];
+  return [{ value: '', label: t('domains.owner.admin') }, ...options];
 }
 
 /** The patch to apply when the skip-validation box changes. */

@@ -1,4 +1,4 @@
-import { formatDate, type Domain } from '@postern/contract';
+import type { Domain } from '@postern/contract';
 import { useNavigate } from '@tanstack/react-router';
 import { ChevronDownIcon, ChevronRightIcon } from '../../components/ui/icons';
 import { ActionMenu } from '../../components/ui/menu';
@@ -7,6 +7,8 @@ import { CertificateCell } from './certificate-cell';
 import { DomainServices } from './domain-services';
 import { OwnerCell } from './owner-cell';
 import { useCanOnEveryNode, useSeesEveryNode } from '../../queries/account';
+import { formatDate } from '../../i18n/format';
+import { t } from '../../i18n/i18n';
 
 /** Expand toggle, Domain, SSL Certs, Owner, Created At, actions. */
 export const DOMAIN_COLUMN_COUNT = 6;
@@ -40,7 +42,7 @@ export function DomainRow({
             type="button"
             onClick={onToggle}
             aria-expanded={isExpanded}
-            aria-label={`${isExpanded ? 'Hide' : 'Show'} services of ${domain.domain}`}
+            aria-label={t(isExpanded ? 'domains.hideServices' : 'domains.showServices', { domain: domain.domain })}
             className="rounded p-1 text-gray-500 hover:bg-gray-100 dark:hover:bg-gray-800"
           >
             {isExpanded ? <ChevronDownIcon className="size-4" /> : <ChevronRightIcon className="size-4" />}
@@ -56,16 +58,16 @@ export function DomainRow({
         <Td className="hidden sm:table-cell">{formatDate(domain.created_at)}</Td>
         <Td className="w-px text-right">
           <ActionMenu
-            label={`Actions for ${domain.domain}`}
+            label={t('domains.actionsFor', { domain: domain.domain })}
             items={[
               {
-                label: 'Logs Monitor',
+                label: t('domains.menu.logs'),
                 onSelect: () => void navigate({ to: '/domains/$domain/logs', params: { domain: domain.domain } }),
                 isHidden: !seesEveryNode,
               },
-              { label: 'Edit Domain', onSelect: onEdit, isHidden: !mayOperate },
-              { label: 'Upload Certificate', onSelect: onUpload, isHidden: !mayOperate },
-              { label: 'Delete Domain', onSelect: onDelete, isDanger: true, isHidden: !mayOperate },
+              { label: t('domains.menu.edit'), onSelect: onEdit, isHidden: !mayOperate },
+              { label: t('domains.menu.upload'), onSelect: onUpload, isHidden: !mayOperate },
+              { label: t('domains.menu.delete'), onSelect: onDelete, isDanger: true, isHidden: !mayOperate },
             ]}
           />
         </Td>

@@ -6,6 +6,7 @@ import { domainViewPrefix } from '../../lib/list-search';
 import { serviceListQueryOptions, type ServiceScope } from '../../queries/services';
 import { ServiceList, useUrlServiceView } from '../services/service-list';
 import type { ServiceFacts } from '../services/service-truth';
+import { t, withSlot } from '../../i18n/i18n';
 
 const TYPES: readonly ServiceType[] = ['http', 'tcp'];
 
@@ -31,18 +32,19 @@ export function DomainServices({
   if (firstPages.some((page) => page.isPending)) {
     return (
       <div className="flex justify-center py-6">
-        <Spinner label="Loading services" />
+        <Spinner label={t('domains.services.loading')} />
       </div>
     );
   }
   if (firstPages.every((page) => page.data?.total === 0)) {
+    const [before, after] = withSlot('domains.services.none', 'link');
     return (
       <p className="px-4 py-6 text-center text-sm text-gray-600 dark:text-gray-300">
-        No services use this domain yet. Expose the first service from{' '}
+        {before}
         <Link to="/nodes" className="font-medium text-brand-600 hover:underline">
-          Client / Nodes
+          {t('nav.nodes')}
         </Link>
-        .
+        {after}
       </p>
     );
   }
@@ -72,7 +74,7 @@ function DomainServiceTable({
   return (
     <section className="rounded-md border border-gray-200 bg-white dark:border-gray-800 dark:bg-gray-900">
       <h2 className="border-b border-gray-200 px-4 py-2 text-sm font-semibold dark:border-gray-800">
-        {label} Services
+        {t('domains.services.heading', { type: label })}
       </h2>
       <ServiceList
         type={type}
@@ -81,7 +83,9 @@ function DomainServiceTable({
         onViewChange={onViewChange}
         facts={facts}
         empty={
-          <p className="px-4 py-6 text-center text-sm text-gray-500 dark:text-gray-400">No {label} services yet</p>
+          <p className="px-4 py-6 text-center text-sm text-gray-500 dark:text-gray-400">
+            {t('domains.services.empty', { type: label })}
+          </p>
         }
       />
     </section>

@@ -24,6 +24,7 @@ import { DomainRow } from './domain-row';
 import { UploadCertificateDialog } from './upload-certificate-dialog';
 import { useDeleteDomainAction } from './use-delete-domain';
 import { useCanOnEveryNode } from '../../queries/account';
+import { t } from '../../i18n/i18n';
 
 /** null: closed; 'new': the create form; a domain: its edit form. */
 type FormState = null | 'new' | Domain;
@@ -74,34 +75,34 @@ export function DomainsPage() {
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-center justify-between gap-2">
-        <h1 className="text-2xl font-semibold">Domains</h1>
+        <h1 className="text-2xl font-semibold">{t('domains.title')}</h1>
         {mayOperate && (
           <Button onClick={addDomain}>
-            <PlusIcon className="size-4" /> Add Domain
+            <PlusIcon className="size-4" /> {t('domains.add')}
           </Button>
         )}
       </div>
       <SearchField
-        label="Search domains by name"
+        label={t('domains.search')}
         value={q ?? ''}
         onSearch={(text) => setView({ q: text || undefined, page: undefined }, true)}
       />
       <Card>
         {query.isPending ? (
           <div className="flex justify-center py-10">
-            <Spinner label="Loading domains" />
+            <Spinner label={t('domains.loading')} />
           </div>
         ) : query.isError ? (
-          <p className="px-4 py-6 text-sm text-red-600 dark:text-red-400">Could not load the domains.</p>
+          <p className="px-4 py-6 text-sm text-red-600 dark:text-red-400">{t('domains.loadError')}</p>
         ) : query.data.total === 0 && q ? (
           <p role="status" className="px-4 py-10 text-center text-sm text-gray-600 dark:text-gray-300">
-            No domains match “{q}”.
+            {t('domains.noMatch', { query: q })}
           </p>
         ) : query.data.total === 0 ? (
           <EmptyState
-            title="No domains yet"
-            description="Domains you publish services on appear here with their certificate status. Point the domain's DNS at this gateway first, then add it here; services are exposed from Client / Nodes."
-            actionLabel="Add Domain"
+            title={t('domains.empty')}
+            description={t('domains.emptyHint')}
+            actionLabel={t('domains.add')}
             {...(mayOperate ? { onAction: addDomain } : {})}
           />
         ) : (
@@ -109,14 +110,14 @@ export function DomainsPage() {
             <Table>
               <THead>
                 <Th className="w-px">
-                  <span className="sr-only">Expand</span>
+                  <span className="sr-only">{t('domains.column.expand')}</span>
                 </Th>
-                <Th>Domain</Th>
-                <Th>SSL Certs</Th>
-                <Th className="hidden sm:table-cell">Owner</Th>
-                <Th className="hidden sm:table-cell">Created At</Th>
+                <Th>{t('domains.column.domain')}</Th>
+                <Th>{t('domains.column.ssl')}</Th>
+                <Th className="hidden sm:table-cell">{t('domains.column.owner')}</Th>
+                <Th className="hidden sm:table-cell">{t('domains.column.created')}</Th>
                 <Th>
-                  <span className="sr-only">Actions</span>
+                  <span className="sr-only">{t('ui.actions')}</span>
                 </Th>
               </THead>
               <TBody>

@@ -5,6 +5,7 @@ import { useToast } from '../../components/ui/toast';
 import { settleStoredChange } from '../../lib/api';
 import { useZodForm } from '../../lib/use-zod-form';
 import { useUploadCertificate } from '../../queries/domains';
+import { t, withSlot } from '../../i18n/i18n';
 
 // Your own certificate for a domain (docs/api.md "Certificates"): the PEM chain and its key, checked by the server
 // (key, chain order, names, validity: each refusal shown on its field). The key is sent once and never shown again.
@@ -16,28 +17,36 @@ function UploadCertificateForm({ domain, onClose }: { domain: Domain; onClose: (
 
   const onSubmit = form.handleSubmit(async (body) => {
     if ((await settleStoredChange(upload.mutateAsync({ id: domain.id, body }))).isApplied)
-      toast({ message: `Certificate uploaded for ${domain.domain}`, type: 'success' });
+      toast({ message: t('domains.uploaded', { domain: domain.domain }), type: 'success' });
     onClose();
   });
 
+  const [before, after] = withSlot('domains.upload.intro', 'domain');
   return (
-    <FormDialog open title="Upload Certificate" onClose={onClose} onSubmit={onSubmit} isSubmitting={form.isSubmitting}>
+    <FormDialog
+      open
+      title={t('domains.menu.upload')}
+      onClose={onClose}
+      onSubmit={onSubmit}
+      isSubmitting={form.isSubmitting}
+    >
       <p className="text-sm text-gray-600 dark:text-gray-300">
-        Served for <span className="font-medium break-all">{domain.domain}</span> instead of a self-signed or Let&apos;s
-        Encrypt certificate, and never renewed: upload a new one before it expires.
+        {before}
+        <span className="font-medium break-all">{domain.domain}</span>
+        {after}
       </p>
       <TextareaField
-        label="Certificate Chain (PEM)"
+        label={t('domains.upload.chain')}
         rows={8}
         placeholder="-----BEGIN CERTIFICATE-----"
-        description="The domain's certificate first, then each intermediate certificate."
+        description={t('domains.upload.chainHint')}
         {...form.field('certificate')}
       />
       <TextareaField
-        label="Private Key (PEM)"
+        label={t('domains.upload.key')}
         rows={6}
         placeholder="-----BEGIN PRIVATE KEY-----"
-        description="Unencrypted; stored encrypted on the gateway and never shown again."
+        description={t('domains.upload.keyHint')}
         {...form.field('privateKey')}
       />
     </FormDialog>

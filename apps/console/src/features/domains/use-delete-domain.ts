@@ -3,6 +3,7 @@ import { useConfirm } from '../../components/ui/confirm';
 import { useToast } from '../../components/ui/toast';
 import { settleStoredChange } from '../../lib/api';
 import { useDeleteDomain } from '../../queries/domains';
+import { t } from '../../i18n/i18n';
 
 /** Delete Domain behind its confirmation; failures are reported by the API client and only logged here. */
 export function useDeleteDomainAction() {
@@ -11,15 +12,15 @@ export function useDeleteDomainAction() {
   const deleteDomain = useDeleteDomain();
   return async (domain: Domain): Promise<void> => {
     const isConfirmed = await confirm({
-      title: 'Delete Domain',
-      description: `Are you sure you want to delete ${domain.domain}? Its certificate is removed. This cannot be undone.`,
+      title: t('domains.menu.delete'),
+      description: t('domains.delete.confirm', { domain: domain.domain }),
       variant: 'danger',
-      acceptButtonText: 'Yes, delete it!',
+      acceptButtonText: t('domains.delete.accept'),
     });
     if (!isConfirmed) return;
     try {
       if ((await settleStoredChange(deleteDomain.mutateAsync(domain.id))).isApplied)
-        toast({ message: 'Domain deleted successfully!', type: 'success' });
+        toast({ message: t('domains.deleted'), type: 'success' });
     } catch (error) {
       console.error('delete domain failed', error);
     }

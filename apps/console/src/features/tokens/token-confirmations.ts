@@ -1,20 +1,21 @@
 import type { ConfirmOptions } from '../../components/ui/confirm';
+import { t } from '../../i18n/i18n';
 
-// The spec's "Error catalogue", revoke and delete of a personal access token.
+// The spec's "Error catalogue", revoke and delete of a personal access token. Functions, not constants: the texts are
+// read when asked, in the language of that moment (the console's README, Languages).
 
-export const revokeTokenConfirmation: ConfirmOptions = {
-  title: 'Revoke Personal Access Token',
-  description:
-    'Access with this token is disabled immediately, but an active tunnel is not necessarily ended. If you think the node is compromised, disable the node as well.',
+export const revokeTokenConfirmation = (): ConfirmOptions => ({
+  title: t('tokens.revokeTitle'),
+  description: t('tokens.revokeText'),
   variant: 'danger',
-  cancelButtonText: 'Cancel',
-  acceptButtonText: 'Yes, revoke token!',
-};
+  cancelButtonText: t('ui.cancel'),
+  acceptButtonText: t('tokens.revokeAccept'),
+});
 
-export const deleteTokenConfirmation: ConfirmOptions = {
-  title: 'Delete Personal Access Token',
-  description: 'This token will be deleted permanently. This action cannot be undone.',
+export const deleteTokenConfirmation = (): ConfirmOptions => ({
+  title: t('tokens.deleteTitle'),
+  description: t('tokens.deleteText'),
   variant: 'danger',
-  cancelButtonText: 'Cancel',
-  acceptButtonText: 'Yes, delete it!',
-};
+  cancelButtonText: t('ui.cancel'),
+  acceptButtonText: t('tokens.deleteAccept'),
+});

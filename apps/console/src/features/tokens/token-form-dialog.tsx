@@ -6,6 +6,7 @@ import { FormDialog } from '../../components/ui/dialog';
 import { TextField } from '../../components/ui/form-field';
 import { useZodForm } from '../../lib/use-zod-form';
 import { useCreateToken } from '../../queries/tokens';
+import { t } from '../../i18n/i18n';
 
 type TokenFormValues = { name: string; expireAt: string | undefined };
 const emptyValues: TokenFormValues = { name: '', expireAt: undefined };
@@ -39,17 +40,22 @@ export function TokenFormDialog({
   return (
     <FormDialog
       open={open}
-      title="Access Token Configuration"
+      title={t('tokens.form.title')}
       size="small"
       onClose={onClose}
       onSubmit={submit}
       isSubmitting={form.isSubmitting}
     >
-      <TextField label="Name" placeholder="Enter a friendly name for this token" required {...form.field('name')} />
+      <TextField
+        label={t('tokens.column.name')}
+        placeholder={t('tokens.form.namePlaceholder')}
+        required
+        {...form.field('name')}
+      />
       <DatePicker
-        label="Expire At (Optional)"
+        label={t('tokens.form.expireAt')}
         name="expireAt"
-        description="Define when the token should be revoked automatically"
+        description={t('tokens.form.expireAtHint')}
         value={expireAt.value}
         error={expireAt.error}
         onChange={expireAt.onChange}

@@ -14,11 +14,17 @@ import { TOKEN_PAGE_SIZE, tokenListQueryOptions, useDeleteToken, useRevokeToken 
 import { deleteTokenConfirmation, revokeTokenConfirmation } from './token-confirmations';
 import { TokenCreatedDialog } from './token-created-dialog';
 import { TokenFormDialog } from './token-form-dialog';
+import { t, type MessageId } from '../../i18n/i18n';
 
 const statusTone: Record<TokenStatus, 'green' | 'red' | 'yellow'> = {
   Active: 'green',
   Revoked: 'red',
   Expired: 'yellow',
+};
+const statusLabel: Record<TokenStatus, MessageId> = {
+  Active: 'tokens.status.active',
+  Revoked: 'tokens.status.revoked',
+  Expired: 'tokens.status.expired',
 };
 
 /** 'Node Access Tokens' (the spec's "Screens and routes"): pages of 5, minimum height 230px. */
@@ -33,20 +39,20 @@ export function TokensCard({ node }: { node: Node }) {
   const deleteToken = useDeleteToken(node.id);
 
   const revoke = async (token: PersonalAccessToken) => {
-    if (await confirm(revokeTokenConfirmation))
+    if (await confirm(revokeTokenConfirmation()))
       await revokeToken.mutateAsync(token.id).catch((error: unknown) => console.error('revoke token failed', error));
   };
   const remove = async (token: PersonalAccessToken) => {
-    if (await confirm(deleteTokenConfirmation))
+    if (await confirm(deleteTokenConfirmation()))
       await deleteToken.mutateAsync(token.id).catch((error: unknown) => console.error('delete token failed', error));
   };
 
   return (
     <Card
-      title="Node Access Tokens"
+      title={t('tokens.title')}
       actions={
         <Button variant="secondary" disabled={node.isLocal} onClick={() => setFormOpen(true)}>
-          + Add Token
+          {t('tokens.add')}
         </Button>
       }
     >
@@ -57,22 +63,18 @@ export function TokensCard({ node }: { node: Node }) {
           </div>
         ) : !data || data.data.length === 0 ? (
           <EmptyState
-            title="No Access Tokens yet"
-            description={
-              node.isLocal
-                ? 'The local node runs inside the gateway and needs no token.'
-                : "Tokens let this node's CLI, container or Helm chart connect and publish services. Add a token, then use it on the node."
-            }
+            title={t('tokens.empty')}
+            description={t(node.isLocal ? 'tokens.emptyLocal' : 'tokens.emptyHint')}
           />
         ) : (
           <>
             <div className="flex-1">
               <Table>
                 <THead>
-                  <Th>Name</Th>
-                  <Th>Status</Th>
+                  <Th>{t('tokens.column.name')}</Th>
+                  <Th>{t('tokens.column.status')}</Th>
                   <Th>
-                    <span className="sr-only">Actions</span>
+                    <span className="sr-only">{t('ui.actions')}</span>
                   </Th>
                 </THead>
                 <TBody>
@@ -82,14 +84,18 @@ export function TokensCard({ node }: { node: Node }) {
                       <Tr key={token.id}>
                         <Td className="font-medium">{token.name}</Td>
                         <Td>
-                          <Badge tone={statusTone[status]}>{status}</Badge>
+                          <Badge tone={statusTone[status]}>{t(statusLabel[status])}</Badge>
                         </Td>
                         <Td className="w-12 text-right">
                           <ActionMenu
-                            label={`Actions for token ${token.name}`}
+                            label={t('tokens.actionsFor', { name: token.name })}
                             items={[
-                              { label: 'Revoke', isHidden: token.revoked, onSelect: () => void revoke(token) },
-                              { label: 'Delete', isDanger: true, onSelect: () => void remove(token) },
+                              {
+                                label: t('tokens.revoke'),
+                                isHidden: token.revoked,
+                                onSelect: () => void revoke(token),
+                              },
+                              { label: t('tokens.delete'), isDanger: true, onSelect: () => void remove(token) },
                             ]}
                           />
                         </Td>
