@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatBytes, formatNumber, formatRelativeTime } from './format';
+import { formatBytes, formatDateTime, formatNumber, formatRelativeTime } from './format';
 import { activateLanguage } from './i18n';
 
 afterEach(() => activateLanguage('en'));
@@ -25,5 +25,13 @@ describe('figures in the active language', () => {
     await activateLanguage('ja');
     expect(formatRelativeTime(ago(7200), now)).toBe('2 時間前');
     expect(formatRelativeTime(null, now)).toBe('-');
+  });
+
+  it('writes dates and times in the language’s order', async () => {
+    expect(formatDateTime(now)).toBe(now.toLocaleString());
+    await activateLanguage('de');
+    expect(formatDateTime(now.toISOString())).toContain('27.11.2026');
+    await activateLanguage('ja');
+    expect(formatDateTime(now)).toContain('2026/11/27');
   });
 });

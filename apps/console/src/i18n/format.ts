@@ -43,3 +43,9 @@ export function formatRelativeTime(value: string | null | undefined, now: Date =
   }
   return '-';
 }
+
+/** A date and time: the browser's own form in English (as the console always showed it), the language's otherwise. */
+export function formatDateTime(value: string | number | Date): string {
+  const date = new Date(value);
+  return isEnglish() ? date.toLocaleString() : date.toLocaleString(activeLanguage());
+}
