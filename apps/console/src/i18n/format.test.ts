@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatBytes, formatDate, formatNumber, formatRelativeTime } from './format';
+import { formatBytes, formatDate, formatDateTime, formatNumber, formatRelativeTime } from './format';
 import { activateLanguage } from './i18n';
 
 afterEach(() => activateLanguage('en'));
@@ -29,5 +29,13 @@ describe('figures in the active language', () => {
     expect(formatRelativeTime(ago(7200), now)).toBe('2 時間前');
     expect(formatDate('2026-11-27T12:00:00Z')).toBe('2026/11/27');
     expect(formatRelativeTime(null, now)).toBe('-');
+  });
+
+  it('writes dates and times in the language’s order', async () => {
+    expect(formatDateTime(now)).toBe(now.toLocaleString());
+    await activateLanguage('de');
+    expect(formatDateTime(now.toISOString())).toContain('27.11.2026');
+    await activateLanguage('ja');
+    expect(formatDateTime(now)).toContain('2026/11/27');
   });
 });

@@ -51,3 +51,9 @@ export function formatDate(value: string | Date | null | undefined): string {
   if (isEnglish() || !date || Number.isNaN(date.getTime())) return formatDateInEnglish(value);
   return new Intl.DateTimeFormat(activeLanguage(), { year: 'numeric', month: '2-digit', day: '2-digit' }).format(date);
 }
+
+/** A date and time: the browser's own form in English (as the console always showed it), the language's otherwise. */
+export function formatDateTime(value: string | number | Date): string {
+  const date = new Date(value);
+  return isEnglish() ? date.toLocaleString() : date.toLocaleString(activeLanguage());
+}

@@ -1,9 +1,11 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { SearchIcon } from '../components/ui/icons';
-import { t } from '../i18n/i18n';
+import { t, withMoreTexts } from '../i18n/i18n';
 
-// The dialog and its queries load on first use: the shell's first page stays within its JS budget.
-const loadDialog = () => import('../features/find/find-dialog');
+// The dialog and its queries load on first use: the shell's first page stays within its JS budget. Its texts are in
+// the catalogues' `more` part, fetched with it (the home page may not have needed them yet).
+const loadDialog = () => withMoreTexts(import('../features/find/find-dialog'));
+
 const FindDialog = lazy(async () => ({ default: (await loadDialog()).FindDialog }));
 
 /** Ctrl+K (⌘K on a Mac) or this button: find a service, node or domain by name or address from anywhere. */

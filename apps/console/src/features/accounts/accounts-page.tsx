@@ -2,8 +2,6 @@ import {
   can,
   InviteCreateSchema,
   SCOPED_ROLES,
-  roleDescriptions,
-  roleLabels,
   ROLES,
   type Account,
   type InviteCreated,
@@ -19,6 +17,8 @@ import { FormDialog, InfoDialog } from '../../components/ui/dialog';
 import { SelectField, TextField } from '../../components/ui/form-field';
 import { ActionMenu, type MenuItem } from '../../components/ui/menu';
 import { Table, TBody, Td, Th, THead, Tr } from '../../components/ui/table';
+import { formatDateTime } from '../../i18n/format';
+import { t } from '../../i18n/i18n';
 import { showToast } from '../../lib/toast-store';
 import { useZodForm } from '../../lib/use-zod-form';
 import { useCurrentAccount } from '../../queries/account';
@@ -37,27 +37,30 @@ import { NodeScopeDialog, scopeText } from './node-scope-dialog';
 // everything here to any other role; the page says so instead of showing empty tables. One's own row has no actions:
 // another owner changes it (own settings are under Settings).
 
-const roleOptions = ROLES.map((role) => ({ value: role, label: roleLabels[role] }));
+// Role names are words of the active language (`role.*`); the API keeps its values. Read at render, never kept.
+const roleLabel = (role: Role): string => t(`role.${role}`);
+const roleDescription = (role: Role): string => t(`accounts.roleDescription.${role}`);
+const roleOptions = () => ROLES.map((role) => ({ value: role, label: roleLabel(role) }));
 
-const dateTime = (iso: string | null): string => (iso ? new Date(iso).toLocaleString() : 'Never');
+const dateTime = (iso: string | null): string => (iso ? formatDateTime(iso) : t('accounts.never'));
 
 /** How an account signs in: its password, its provider's identity, or both. */
 export function signInWays(account: Pick<Account, 'passwordSignIn' | 'identity'>): string {
-  const provider = account.identity?.providerName ?? (account.identity ? 'its identity provider' : null);
-  if (provider && account.passwordSignIn) return `Password or ${provider}`;
-  if (provider) return `${provider} only`;
-  return account.passwordSignIn ? 'Password' : 'Nothing (password sign-in is off)';
+  const provider = account.identity?.providerName ?? (account.identity ? t('accounts.signIn.itsProvider') : null);
+  if (provider && account.passwordSignIn) return t('accounts.signIn.passwordOr', { provider });
+  if (provider) return t('accounts.signIn.providerOnly', { provider });
+  return t(account.passwordSignIn ? 'accounts.signIn.password' : 'accounts.signIn.nothing');
 }
 
 export function AccountsPage() {
   // Decided once the account is known (not optimistically, as elsewhere): other roles must not even ask the server.
   const { data: account, isPending } = useCurrentAccount();
-  if (isPending) return <p className="text-sm text-gray-500">Loading…</p>;
+  if (isPending) return <p className="text-sm text-gray-500">{t('ui.loadingEllipsis')}</p>;
   if (account && !can(account.role, 'accounts')) {
     return (
       <div className="flex flex-col gap-4">
-        <h1 className="text-2xl font-bold">Accounts</h1>
-        <p className="text-sm text-gray-600 dark:text-gray-300">Only an owner may see and manage accounts.</p>
+        <h1 className="text-2xl font-bold">{t('nav.accounts')}</h1>
+        <p className="text-sm text-gray-600 dark:text-gray-300">{t('accounts.ownersOnly')}</p>
       </div>
     );
   }
@@ -70,14 +73,14 @@ function OwnersView() {
   return (
     <div className="flex flex-col gap-6">
       <div className="flex flex-wrap items-center justify-between gap-2">
-        <h1 className="text-2xl font-bold">Accounts</h1>
-        <Button onClick={() => setInviting(true)}>Invite someone</Button>
+        <h1 className="text-2xl font-bold">{t('nav.accounts')}</h1>
+        <Button onClick={() => setInviting(true)}>{t('accounts.invite')}</Button>
       </div>
       <ul className="text-sm text-gray-600 dark:text-gray-300">
         {ROLES.map((role) => (
           <li key={role}>
-            <span className="font-medium text-gray-900 dark:text-white">{roleLabels[role]}</span>:{' '}
-            {roleDescriptions[role]}
+            <span className="font-medium text-gray-900 dark:text-white">{roleLabel(role)}</span>:{' '}
+            {roleDescription(role)}
           </li>
         ))}
       </ul>
@@ -92,15 +95,17 @@ function OwnersView() {
           }}
         />
       )}
-      <InfoDialog open={created !== null} title="Invite made" onClose={() => setCreated(null)}>
+      <InfoDialog open={created !== null} title={t('accounts.inviteMade')} onClose={() => setCreated(null)}>
         {created && (
           <>
             <p>
-              Send this link to {created.username}. It is shown only this once and works once, until{' '}
-              {dateTime(created.expiresAt)}: whoever opens it sets the password of a new {roleLabels[created.role]}{' '}
-              account.
+              {t('accounts.inviteMadeText', {
+                username: created.username,
+                until: dateTime(created.expiresAt),
+                role: roleLabel(created.role),
+              })}
             </p>
-            <CopyField label="Invite link" value={created.url} />
+            <CopyField label={t('accounts.inviteLink')} value={created.url} />
           </>
         )}
       </InfoDialog>
@@ -112,20 +117,20 @@ function AccountsCard() {
   const accounts = useQuery(accountsQueryOptions());
   const me = useCurrentAccount().data;
   return (
-    <Card title="Accounts">
+    <Card title={t('nav.accounts')}>
       {accounts.isError ? (
-        <p className="p-4 text-sm text-red-700 dark:text-red-300">The accounts could not be loaded.</p>
+        <p className="p-4 text-sm text-red-700 dark:text-red-300">{t('accounts.loadError')}</p>
       ) : (
         <Table>
           <THead>
-            <Th>Username</Th>
-            <Th>Role</Th>
-            <Th>Status</Th>
-            <Th>Two-factor</Th>
-            <Th>Signs in with</Th>
-            <Th>Last sign-in</Th>
+            <Th>{t('login.username')}</Th>
+            <Th>{t('accounts.column.role')}</Th>
+            <Th>{t('accounts.column.status')}</Th>
+            <Th>{t('accounts.column.twoFactor')}</Th>
+            <Th>{t('accounts.column.signsInWith')}</Th>
+            <Th>{t('accounts.column.lastSignIn')}</Th>
             <Th>
-              <span className="sr-only">Actions</span>
+              <span className="sr-only">{t('ui.actions')}</span>
             </Th>
           </THead>
           <TBody>
@@ -160,52 +165,52 @@ function AccountRow({ account, isSelf }: { account: Account; isSelf: boolean }) 
 
   const items: MenuItem[] = [
     {
-      label: 'Choose nodes…',
+      label: t('accounts.chooseNodes'),
       isHidden: !isScopable,
       onSelect: () => setChoosingNodes(true),
     },
     {
-      label: account.enabled ? 'Disable' : 'Enable',
+      label: t(account.enabled ? 'accounts.disable' : 'accounts.enable'),
       isDanger: account.enabled,
       onSelect: run(async () => {
-        if (account.enabled && !(await ask(`Disable ${name}?`, 'Its sessions end now; it cannot sign in.', 'Disable')))
+        if (
+          account.enabled &&
+          !(await ask(t('accounts.disableTitle', { name }), t('accounts.disableText'), t('accounts.disable')))
+        )
           return;
-        await change({ enabled: !account.enabled }, `${name} is ${account.enabled ? 'disabled' : 'enabled'}`);
+        await change(
+          { enabled: !account.enabled },
+          t(account.enabled ? 'accounts.disabled' : 'accounts.enabled', { name }),
+        );
       }),
     },
     {
-      label: account.passwordSignIn ? 'Turn password sign-in off' : 'Turn password sign-in on',
+      label: t(account.passwordSignIn ? 'accounts.passwordOff' : 'accounts.passwordOn'),
       // Off only for an account that can sign in otherwise (the server says so too).
       isHidden: account.passwordSignIn && !account.identity,
       onSelect: run(() =>
         change(
           { passwordSignIn: !account.passwordSignIn },
-          `${name} ${account.passwordSignIn ? 'signs in only through its identity provider' : 'may sign in with its password'}`,
+          t(account.passwordSignIn ? 'accounts.providerOnlyNow' : 'accounts.passwordNow', { name }),
         ),
       ),
     },
     {
-      label: 'Reset two-factor sign-in',
+      label: t('accounts.resetTwoFactor'),
       isHidden: !account.twoFactor,
       isDanger: true,
       onSelect: run(async () => {
         if (
-          await ask(
-            `Reset two-factor sign-in of ${name}?`,
-            'For a lost authenticator: its second factor and recovery codes are removed and its sessions end. It signs in with its password alone until it sets up a new one. The audit log names you.',
-            'Reset',
-          )
+          await ask(t('accounts.resetTwoFactorTitle', { name }), t('accounts.resetTwoFactorText'), t('accounts.reset'))
         )
           await resetTwoFactor.mutateAsync(account.id);
       }),
     },
     {
-      label: 'Delete',
+      label: t('accounts.delete'),
       isDanger: true,
       onSelect: run(async () => {
-        if (
-          await ask(`Delete ${name}?`, 'The account and its sessions are gone; the audit log keeps its name.', 'Delete')
-        )
+        if (await ask(t('accounts.deleteTitle', { name }), t('accounts.deleteText'), t('accounts.delete')))
           await remove.mutateAsync(account.id);
       }),
     },
@@ -215,23 +220,23 @@ function AccountRow({ account, isSelf }: { account: Account; isSelf: boolean }) 
     <Tr>
       <Td className="font-medium">
         {name}
-        {isSelf && <span className="ml-2 text-xs text-gray-500 dark:text-gray-400">(you)</span>}
+        {isSelf && <span className="ml-2 text-xs text-gray-500 dark:text-gray-400">{t('accounts.you')}</span>}
       </Td>
       <Td>
         {isSelf ? (
-          roleLabels[account.role]
+          roleLabel(account.role)
         ) : (
           <select
-            aria-label={`Role of ${name}`}
+            aria-label={t('accounts.roleOf', { name })}
             value={account.role}
             disabled={update.isPending}
             onChange={(event) => {
               const role = event.target.value as Role;
-              void change({ role }, `${name} is now ${roleLabels[role]}`).catch(() => undefined);
+              void change({ role }, t('accounts.roleChanged', { name, role: roleLabel(role) })).catch(() => undefined);
             }}
             className="rounded-md border border-gray-300 bg-white px-2 py-1 text-sm dark:border-gray-700 dark:bg-gray-900"
           >
-            {roleOptions.map((option) => (
+            {roleOptions().map((option) => (
               <option key={option.value} value={option.value}>
                 {option.label}
               </option>
@@ -239,7 +244,7 @@ function AccountRow({ account, isSelf }: { account: Account; isSelf: boolean }) 
           </select>
         )}
         {isScopable && (
-          <span className="ml-2 text-xs text-gray-500 dark:text-gray-400" title="Nodes this account may see">
+          <span className="ml-2 text-xs text-gray-500 dark:text-gray-400" title={t('accounts.scopeTitle')}>
             {scopeText(account)}
           </span>
         )}
@@ -251,7 +256,9 @@ function AccountRow({ account, isSelf }: { account: Account; isSelf: boolean }) 
             onSave={(nodes) =>
               void change(
                 { nodes },
-                nodes === null ? `${name} sees every node` : `${name} sees ${scopeText({ nodes }).toLowerCase()}`,
+                nodes === null
+                  ? t('accounts.seesEvery', { name })
+                  : t('accounts.seesSome', { name, count: nodes.length }),
               )
                 .then(() => setChoosingNodes(false))
                 .catch(() => undefined)
@@ -260,14 +267,20 @@ function AccountRow({ account, isSelf }: { account: Account; isSelf: boolean }) 
         )}
       </Td>
       <Td>
-        <Badge tone={account.enabled ? 'green' : 'red'}>{account.enabled ? 'Enabled' : 'Disabled'}</Badge>
+        <Badge tone={account.enabled ? 'green' : 'red'}>
+          {t(account.enabled ? 'accounts.status.enabled' : 'accounts.status.disabled')}
+        </Badge>
       </Td>
       <Td>
-        <Badge tone={account.twoFactor ? 'green' : 'gray'}>{account.twoFactor ? 'On' : 'Off'}</Badge>
+        <Badge tone={account.twoFactor ? 'green' : 'gray'}>
+          {t(account.twoFactor ? 'settings.on' : 'settings.off')}
+        </Badge>
       </Td>
       <Td>{signInWays(account)}</Td>
       <Td>{dateTime(account.lastSignInAt)}</Td>
-      <Td className="text-right">{!isSelf && <ActionMenu items={items} label={`Actions for ${name}`} />}</Td>
+      <Td className="text-right">
+        {!isSelf && <ActionMenu items={items} label={t('accounts.actionsFor', { name })} />}
+      </Td>
     </Tr>
   );
 }
@@ -277,29 +290,29 @@ function InvitesCard() {
   const revoke = useRevokeInvite();
   const rows = invites.data?.data ?? [];
   return (
-    <Card title="Pending invites">
+    <Card title={t('accounts.pendingInvites')}>
       {rows.length === 0 ? (
-        <p className="p-4 text-sm text-gray-600 dark:text-gray-300">No invite is waiting to be taken.</p>
+        <p className="p-4 text-sm text-gray-600 dark:text-gray-300">{t('accounts.noInvites')}</p>
       ) : (
         <Table>
           <THead>
-            <Th>Username</Th>
-            <Th>Role</Th>
-            <Th>State</Th>
-            <Th>Expires</Th>
-            <Th>Invited by</Th>
+            <Th>{t('login.username')}</Th>
+            <Th>{t('accounts.column.role')}</Th>
+            <Th>{t('accounts.column.state')}</Th>
+            <Th>{t('accounts.column.expires')}</Th>
+            <Th>{t('accounts.column.invitedBy')}</Th>
             <Th>
-              <span className="sr-only">Actions</span>
+              <span className="sr-only">{t('ui.actions')}</span>
             </Th>
           </THead>
           <TBody>
             {rows.map((invite) => (
               <Tr key={invite.id}>
                 <Td className="font-medium">{invite.username}</Td>
-                <Td>{roleLabels[invite.role]}</Td>
+                <Td>{roleLabel(invite.role)}</Td>
                 <Td>
                   <Badge tone={invite.state === 'pending' ? 'blue' : 'gray'}>
-                    {invite.state === 'pending' ? 'Pending' : 'Expired'}
+                    {t(invite.state === 'pending' ? 'accounts.invitePending' : 'accounts.inviteExpired')}
                   </Badge>
                 </Td>
                 <Td>{dateTime(invite.expiresAt)}</Td>
@@ -307,10 +320,10 @@ function InvitesCard() {
                 <Td className="text-right">
                   <Button
                     variant="secondary"
-                    aria-label={`Revoke the invite of ${invite.username}`}
+                    aria-label={t('accounts.revokeOf', { username: invite.username })}
                     onClick={() => void revoke.mutateAsync(invite.id).catch(() => undefined)}
                   >
-                    Revoke
+                    {t('accounts.revoke')}
                   </Button>
                 </Td>
               </Tr>
@@ -334,20 +347,25 @@ function InviteDialog({ onClose, onCreated }: { onClose: () => void; onCreated: 
   return (
     <FormDialog
       open
-      title="Invite someone"
+      title={t('accounts.invite')}
       onClose={onClose}
       onSubmit={(event) => void submit(event)}
       isSubmitting={form.isSubmitting}
-      saveText="Make the invite link"
+      saveText={t('accounts.makeLink')}
     >
       <TextField
-        label="Username"
-        description="An email address or a plain name; the invitee signs in with it."
+        label={t('login.username')}
+        description={t('accounts.usernameHint')}
         autoComplete="off"
         required
         {...form.field('username')}
       />
-      <SelectField label="Role" {...role} options={roleOptions} description={roleDescriptions[role.value as Role]} />
+      <SelectField
+        label={t('accounts.column.role')}
+        {...role}
+        options={roleOptions()}
+        description={roleDescription(role.value as Role)}
+      />
     </FormDialog>
   );
 }

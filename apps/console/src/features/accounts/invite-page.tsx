@@ -1,4 +1,4 @@
-import { operations, roleLabels, type InviteInfo } from '@postern/contract';
+import { operations, type InviteInfo } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import type { SubmitEvent } from 'react';
@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { Button } from '../../components/ui/button';
 import { TextField } from '../../components/ui/form-field';
 import { ShieldIcon } from '../../components/ui/icons';
+import { t, withSlot } from '../../i18n/i18n';
 import { call, isApiError } from '../../lib/api';
 import { storeToken } from '../../lib/session';
 
@@ -13,16 +14,12 @@ import { storeToken } from '../../lib/session';
 // reaches neither a server log nor a Referer header; it is sent only in the bodies of the two calls. The invitee
 // sets a password, is signed in, and lands on Settings, where two-factor sign-in can be set up.
 
-export const PASSWORDS_DIFFER = 'The passwords do not match';
-
 const tokenOfLocation = (): string => decodeURIComponent(window.location.hash.replace(/^#/, ''));
 
 type Loaded = { state: 'loading' } | { state: 'invalid'; message: string } | { state: 'ready'; info: InviteInfo };
 
 const messageOf = (error: unknown): string =>
-  isApiError(error) && error.serverMessage
-    ? error.serverMessage
-    : 'This invite link could not be checked. Try again in a moment.';
+  isApiError(error) && error.serverMessage ? error.serverMessage : t('accounts.join.checkFailed');
 
 export function InvitePage() {
   const [token] = useState(tokenOfLocation);
@@ -42,8 +39,7 @@ export function InvitePage() {
     staleTime: Infinity,
   });
   let loaded: Loaded = { state: 'loading' };
-  if (token === '')
-    loaded = { state: 'invalid', message: 'This page needs the whole invite link, as the owner sent it.' };
+  if (token === '') loaded = { state: 'invalid', message: t('accounts.join.wholeLink') };
   else if (info.isError) loaded = { state: 'invalid', message: messageOf(info.error) };
   else if (info.data) loaded = { state: 'ready', info: info.data };
 
@@ -51,8 +47,8 @@ export function InvitePage() {
     event.preventDefault();
     if (loaded.state !== 'ready') return;
     const found = {
-      password: password === '' ? 'This field is required' : undefined,
-      repeat: repeat !== password ? PASSWORDS_DIFFER : undefined,
+      password: password === '' ? t('accounts.join.required') : undefined,
+      repeat: repeat !== password ? t('accounts.join.differ') : undefined,
     };
     setErrors(found);
     if (found.password || found.repeat) return;
@@ -80,40 +76,38 @@ export function InvitePage() {
       <div className="w-full max-w-sm rounded-lg border border-gray-200 bg-white p-6 shadow-sm dark:border-gray-800 dark:bg-gray-900">
         <div className="mb-4 flex items-center gap-2">
           <ShieldIcon className="size-7 text-brand-600" />
-          <h1 className="text-xl font-bold">Join Postern</h1>
+          <h1 className="text-xl font-bold">{t('accounts.join.title')}</h1>
         </div>
-        {loaded.state === 'loading' && <p className="text-sm text-gray-600 dark:text-gray-300">Checking the link…</p>}
+        {loaded.state === 'loading' && (
+          <p className="text-sm text-gray-600 dark:text-gray-300">{t('accounts.join.checking')}</p>
+        )}
         {loaded.state === 'invalid' && (
           <div className="flex flex-col gap-4">
             <p role="alert" className="text-sm text-red-700 dark:text-red-300">
               {loaded.message}
             </p>
             <Link to="/login" className="text-sm font-medium text-brand-700 underline dark:text-brand-300">
-              Go to sign-in
+              {t('accounts.join.toSignIn')}
             </Link>
           </div>
         )}
         {loaded.state === 'ready' && (
           <form onSubmit={(event) => void submit(event)} noValidate className="flex flex-col gap-4">
-            <p className="text-sm text-gray-600 dark:text-gray-300">
-              You are invited as <strong className="text-gray-900 dark:text-white">{loaded.info.username}</strong> (
-              {roleLabels[loaded.info.role]}). Choose a password to make your account; you can set up two-factor sign-in
-              next.
-            </p>
+            <InvitedAs username={loaded.info.username} role={t(`role.${loaded.info.role}`)} />
             <input type="hidden" name="username" autoComplete="username" value={loaded.info.username} />
             <TextField
-              label="Password"
+              label={t('login.password')}
               name="password"
               type="password"
               autoComplete="new-password"
               required
-              description="At least 12 characters."
+              description={t('settings.password.minLength')}
               value={password}
               error={errors.password}
               onChange={setPassword}
             />
             <TextField
-              label="Repeat the password"
+              label={t('accounts.join.repeat')}
               name="repeat"
               type="password"
               autoComplete="new-password"
@@ -128,11 +122,23 @@ export function InvitePage() {
               </p>
             )}
             <Button type="submit" isLoading={isBusy}>
-              Make my account
+              {t('accounts.join.submit')}
             </Button>
           </form>
         )}
       </div>
     </main>
+  );
+}
+
+/** Who the invite is for, the name in bold where the language puts it. */
+function InvitedAs({ username, role }: { username: string; role: string }) {
+  const [before, after] = withSlot('accounts.join.invited', 'username', { role });
+  return (
+    <p className="text-sm text-gray-600 dark:text-gray-300">
+      {before}
+      <strong className="text-gray-900 dark:text-white">{username}</strong>
+      {after}
+    </p>
   );
 }

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { FormDialog } from '../../components/ui/dialog';
 import { CheckboxField } from '../../components/ui/form-field';
+import { t } from '../../i18n/i18n';
 import { nodeListQueryOptions } from '../../queries/nodes';
 
 // The nodes an operator or viewer may see (docs/api.md "Node scope"): none ticked is every node. Part of the Accounts
@@ -10,7 +11,7 @@ import { nodeListQueryOptions } from '../../queries/nodes';
 
 /** What the Accounts page says of an account's scope. */
 export const scopeText = (account: Pick<Account, 'nodes'>): string =>
-  account.nodes === null ? 'All nodes' : `${String(account.nodes.length)} node${account.nodes.length === 1 ? '' : 's'}`;
+  account.nodes === null ? t('accounts.scope.all') : t('accounts.scope.some', { count: account.nodes.length });
 
 export function NodeScopeDialog({
   account,
@@ -35,7 +36,7 @@ export function NodeScopeDialog({
   return (
     <FormDialog
       open
-      title={`Nodes ${account.username} may see`}
+      title={t('accounts.scope.dialogTitle', { username: account.username })}
       onClose={onClose}
       isSubmitting={isSaving}
       onSubmit={(event) => {
@@ -43,12 +44,10 @@ export function NodeScopeDialog({
         onSave(chosen.size === 0 ? null : [...chosen]);
       }}
     >
-      <p className="text-sm text-gray-600 dark:text-gray-300">
-        Other nodes, their services and tokens are hidden from this account, and it cannot use what spans nodes
-        (domains, logs, the audit log). Tick none for every node.
-      </p>
-      {nodes.isPending && <p className="text-sm text-gray-500">Loading…</p>}
-      {nodes.isError && <p className="text-sm text-red-700 dark:text-red-300">The nodes could not be loaded.</p>}
+      <p className="text-sm text-gray-600 dark:text-gray-300">{t('accounts.scope.text')}</p>
+      {nodes.isPending && <p className="text-sm text-gray-500">{t('ui.loadingEllipsis')}</p>}
+      {nodes.isError && <p className="text-sm text-red-700 dark:text-red-300">{t('accounts.scope.loadError')}</p>}
+
       <div className="flex max-h-80 flex-col gap-2 overflow-y-auto">
         {nodes.data?.data.map((node) => (
           <CheckboxField

@@ -3,9 +3,7 @@ import {
   AUDIT_EXPORT_MAX_ROWS,
   AuditEventSchema,
   defaults,
-  describeAuditActor,
   describeAuditChanges,
-  describeAuditEntry,
   limits,
   operations,
   type AuditEntry,
@@ -19,12 +17,15 @@ import { SelectField, TextField } from '../../components/ui/form-field';
 import { Pagination } from '../../components/ui/pagination';
 import { Spinner } from '../../components/ui/spinner';
 import { Table, TBody, Td, Th, THead, Tr } from '../../components/ui/table';
+import { formatDateTime } from '../../i18n/format';
+import { t } from '../../i18n/i18n';
 import { call, saveFile, toDownload } from '../../lib/api';
 import { openStream } from '../../lib/sse';
 import { showToast } from '../../lib/toast-store';
 import { auditKeys, auditListQueryOptions } from '../../queries/audit';
 import { nodeListQueryOptions } from '../../queries/nodes';
 import { EMPTY_AUDIT_FILTER, toAuditFilter, type AuditFilterValues } from './audit-filters';
+import { auditActorText, auditSentence } from './audit-sentence';
 
 /**
  * The filtered log as CSV. Exported by the server (GET /api/audit/export): the file is the whole filtered log, not
@@ -76,10 +77,10 @@ export function AuditPage() {
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-center justify-between gap-2">
-        <h1 className="text-2xl font-semibold">Audit Log</h1>
+        <h1 className="text-2xl font-semibold">{t('nav.audit')}</h1>
         <div className="flex flex-wrap items-center gap-3">
           <span className="text-xs text-gray-600 dark:text-gray-300" data-testid="audit-live">
-            Live: new entries appear as they are recorded
+            {t('audit.live')}
           </span>
           <Button
             variant="secondary"
@@ -88,19 +89,20 @@ export function AuditPage() {
               setExporting(true);
               if ((query.data?.total ?? 0) > AUDIT_EXPORT_MAX_ROWS)
                 showToast({
-                  message: `The file holds the newest ${AUDIT_EXPORT_MAX_ROWS.toLocaleString('en-US')} entries: narrow the filters for older ones.`,
+                  // A number argument: grouped in the language's way ('10,000' in English, as before).
+                  message: t('audit.exportLimit', { max: AUDIT_EXPORT_MAX_ROWS }),
                   type: 'info',
                 });
               void exportCsv(filter).finally(() => setExporting(false));
             }}
           >
-            Export CSV
+            {t('audit.export')}
           </Button>
         </div>
       </div>
       <Card>
         <form
-          aria-label="Audit filters"
+          aria-label={t('audit.filters')}
           className="grid gap-3 p-4 sm:grid-cols-2 lg:grid-cols-3"
           onSubmit={(event) => {
             event.preventDefault();
@@ -108,45 +110,57 @@ export function AuditPage() {
           }}
         >
           <SelectField
-            label="Node"
+            label={t('audit.filter.node')}
             name="node"
             value={draft.node}
             onChange={set('node')}
             options={[
-              { value: '', label: 'All nodes' },
+              { value: '', label: t('audit.filter.allNodes') },
               ...(nodes.data?.data ?? []).map((node) => ({ value: String(node.id), label: node.name })),
             ]}
           />
           <TextField
-            label="Domain"
+            label={t('audit.filter.domain')}
             name="domain"
             placeholder="app.example.com"
             value={draft.domain}
             onChange={set('domain')}
           />
           <SelectField
-            label="Actor"
+            label={t('audit.filter.actor')}
             name="actor"
             value={draft.actor}
             onChange={(value) =>
               setDraft((current) => ({ ...current, actor: AUDIT_ACTOR_KINDS.find((kind) => kind === value) ?? '' }))
             }
             options={[
-              { value: '', label: 'Anyone' },
-              ...AUDIT_ACTOR_KINDS.map((kind) => ({ value: kind, label: kind })),
+              { value: '', label: t('audit.filter.anyone') },
+              ...AUDIT_ACTOR_KINDS.map((kind) => ({ value: kind, label: t(`audit.actorKind.${kind}`) })),
             ]}
           />
           <TextField
-            label="Action"
+            label={t('audit.filter.action')}
             name="action"
-            placeholder="service or service.update"
+            placeholder={t('audit.filter.actionPlaceholder')}
             value={draft.action}
             onChange={set('action')}
           />
-          <TextField label="From" name="from" type="datetime-local" value={draft.from} onChange={set('from')} />
-          <TextField label="To" name="to" type="datetime-local" value={draft.to} onChange={set('to')} />
+          <TextField
+            label={t('audit.filter.from')}
+            name="from"
+            type="datetime-local"
+            value={draft.from}
+            onChange={set('from')}
+          />
+          <TextField
+            label={t('audit.filter.to')}
+            name="to"
+            type="datetime-local"
+            value={draft.to}
+            onChange={set('to')}
+          />
           <div className="flex gap-2 sm:col-span-2 lg:col-span-3">
-            <Button type="submit">Apply Filters</Button>
+            <Button type="submit">{t('audit.filter.apply')}</Button>
             <Button
               type="button"
               variant="secondary"
@@ -155,7 +169,7 @@ export function AuditPage() {
                 apply(EMPTY_AUDIT_FILTER);
               }}
             >
-              Clear
+              {t('ui.clear')}
             </Button>
           </div>
         </form>
@@ -163,22 +177,22 @@ export function AuditPage() {
       <Card>
         {query.isPending ? (
           <div className="flex justify-center py-10">
-            <Spinner label="Loading the audit log" />
+            <Spinner label={t('audit.loading')} />
           </div>
         ) : query.isError ? (
           <p className="px-4 py-6 text-sm text-red-600 dark:text-red-400">
-            Could not load the audit log: {query.error.message}
+            {t('audit.loadError', { error: query.error.message })}
           </p>
         ) : query.data.total === 0 ? (
-          <p className="px-4 py-6 text-sm text-gray-500 dark:text-gray-400">No entries match these filters.</p>
+          <p className="px-4 py-6 text-sm text-gray-500 dark:text-gray-400">{t('audit.noMatch')}</p>
         ) : (
           <>
             <Table>
               <THead>
-                <Th className="hidden sm:table-cell">When</Th>
-                <Th>What happened</Th>
+                <Th className="hidden sm:table-cell">{t('audit.column.when')}</Th>
+                <Th>{t('audit.column.what')}</Th>
                 <Th>
-                  <span className="sr-only">Details</span>
+                  <span className="sr-only">{t('audit.details')}</span>
                 </Th>
               </THead>
               <TBody>
@@ -206,8 +220,8 @@ function AuditRow({ entry }: { entry: AuditEntry }) {
   const [isOpen, setOpen] = useState(false);
   const detailsId = useId();
   const changes = describeAuditChanges(entry.before, entry.after);
-  const sentence = describeAuditEntry(entry);
-  const when = new Date(entry.at).toLocaleString();
+  const sentence = auditSentence(entry);
+  const when = formatDateTime(entry.at);
   return (
     <Fragment>
       <Tr>
@@ -227,10 +241,10 @@ function AuditRow({ entry }: { entry: AuditEntry }) {
             className="px-2"
             aria-expanded={isOpen}
             aria-controls={detailsId}
-            aria-label={`Details: ${sentence}`}
+            aria-label={t('audit.detailsOf', { sentence })}
             onClick={() => setOpen((open) => !open)}
           >
-            Details
+            {t('audit.details')}
           </Button>
         </Td>
       </Tr>
@@ -238,20 +252,21 @@ function AuditRow({ entry }: { entry: AuditEntry }) {
         <tr id={detailsId}>
           <td colSpan={3} className="bg-gray-50 px-4 py-3 break-all dark:bg-gray-950/40">
             <dl className="grid gap-x-6 gap-y-1 text-xs sm:grid-cols-[max-content_1fr]">
-              <dt className="font-medium text-gray-600 dark:text-gray-300">Action</dt>
+              <dt className="font-medium text-gray-600 dark:text-gray-300">{t('audit.field.action')}</dt>
               <dd>
                 <code>{entry.action}</code>
               </dd>
-              <dt className="font-medium text-gray-600 dark:text-gray-300">Who</dt>
+              <dt className="font-medium text-gray-600 dark:text-gray-300">{t('audit.field.who')}</dt>
               <dd>
-                {describeAuditActor(entry.actor)}
-                {entry.actor.tokenId !== null ? ` (token #${String(entry.actor.tokenId)})` : ''}
+                {entry.actor.tokenId === null
+                  ? auditActorText(entry.actor)
+                  : t('audit.field.token', { who: auditActorText(entry.actor), id: String(entry.actor.tokenId) })}
               </dd>
-              <dt className="font-medium text-gray-600 dark:text-gray-300">From</dt>
+              <dt className="font-medium text-gray-600 dark:text-gray-300">{t('audit.field.from')}</dt>
               <dd className="break-all">{entry.address ?? '—'}</dd>
               {entry.target && (
                 <>
-                  <dt className="font-medium text-gray-600 dark:text-gray-300">Target</dt>
+                  <dt className="font-medium text-gray-600 dark:text-gray-300">{t('audit.field.target')}</dt>
                   <dd className="break-all">
                     {entry.target.type}
                     {entry.target.id === null ? '' : ` #${String(entry.target.id)}`} {entry.target.name ?? ''}
@@ -260,17 +275,18 @@ function AuditRow({ entry }: { entry: AuditEntry }) {
               )}
               {entry.domain && (
                 <>
-                  <dt className="font-medium text-gray-600 dark:text-gray-300">Domain</dt>
+                  <dt className="font-medium text-gray-600 dark:text-gray-300">{t('audit.field.domain')}</dt>
                   <dd className="break-all">{entry.domain}</dd>
                 </>
               )}
               {entry.detail && (
                 <>
-                  <dt className="font-medium text-gray-600 dark:text-gray-300">Detail</dt>
+                  <dt className="font-medium text-gray-600 dark:text-gray-300">{t('audit.field.detail')}</dt>
                   <dd className="break-words">{entry.detail}</dd>
                 </>
               )}
-              <dt className="font-medium text-gray-600 dark:text-gray-300">Changes</dt>
+              <dt className="font-medium text-gray-600 dark:text-gray-300">{t('audit.field.changes')}</dt>
+
               <dd>
                 {changes.length === 0 ? (
                   '—'

@@ -6,6 +6,7 @@ import { Badge } from '../../components/ui/card';
 import { Modal } from '../../components/ui/dialog';
 import { Pagination } from '../../components/ui/pagination';
 import { StatusDot } from '../../components/ui/status-dot';
+import { t } from '../../i18n/i18n';
 import { serviceOnNodeSearch } from '../../lib/list-search';
 import {
   FIND_PAGE_SIZE,
@@ -18,6 +19,7 @@ import { ServiceStatus, useServiceFacts } from '../services/service-status';
 // Ctrl+K "Find": services, nodes and domains by name or address. Arrow keys move through the
 // results, Enter in the search box opens the first one, and a service opens on its node's page with its Info shown.
 
+/** The dialog's title in English (the tests look for it); the dialog shows `find.title` in the active language. */
 export const FIND_TITLE = 'Find a service, node or domain';
 
 const SEARCH_DELAY_MS = 300;
@@ -93,7 +95,7 @@ function ServiceResult({
         <ServiceStatus service={service} facts={facts(service)} />
       </span>
       <span className="text-sm break-all text-gray-700 dark:text-gray-300">{service.publicAccess}</span>
-      <span className="text-xs text-gray-600 dark:text-gray-400">on node {nodeName}</span>
+      <span className="text-xs text-gray-600 dark:text-gray-400">{t('find.onNode', { name: nodeName })}</span>
     </Link>
   );
 }
@@ -104,7 +106,7 @@ function NodeResult({ node, onPick }: { node: Node; onPick: () => void }) {
       <span className="flex flex-wrap items-center gap-2">
         <span className="font-medium">{node.name}</span>
         {!node.isLocal && <StatusDot status={node.status} />}
-        {node.isGateway && <Badge tone="blue">Gateway</Badge>}
+        {node.isGateway && <Badge tone="blue">{t('nodes.type.gateway')}</Badge>}
       </span>
       {node.address && <span className="font-mono text-xs text-gray-600 dark:text-gray-400">{node.address}</span>}
     </Link>
@@ -116,13 +118,11 @@ function DomainResult({ domain, onPick }: { domain: Domain; onPick: () => void }
     <Link to="/domains" search={{ q: domain.domain, open: domain.id }} onClick={onPick} className={resultClass}>
       <span className="font-medium break-all">{domain.domain}</span>
       <span className="text-xs text-gray-600 dark:text-gray-400">
-        {domain.ownerNodeName ? `assigned to node ${domain.ownerNodeName}` : 'domain of the admin'}
+        {domain.ownerNodeName ? t('find.assignedTo', { name: domain.ownerNodeName }) : t('find.adminDomain')}
       </span>
     </Link>
   );
 }
-
-const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 export function FindDialog({ onClose }: { onClose: () => void }) {
   const inputId = useId();
@@ -158,21 +158,26 @@ export function FindDialog({ onClose }: { onClose: () => void }) {
   };
 
   let status: string;
-  if (!isSearching) status = 'Type a service, node or domain name, an address, a path or a port.';
-  else if (hasFailed) status = 'The search failed. Check your connection and try again.';
-  else if (isLoading) status = 'Searching…';
-  else if (total === 0) status = `Nothing matches “${q}”.`;
+  if (!isSearching) status = t('find.hint');
+  else if (hasFailed) status = t('find.failed');
+  else if (isLoading) status = t('find.searching');
+  else if (total === 0) status = t('find.nothing', { query: q });
   else
-    status = `${count(services.data?.total ?? 0, 'service', 'services')}, ${count(nodes.data?.total ?? 0, 'node', 'nodes')} and ${count(domains.data?.total ?? 0, 'domain', 'domains')} match “${q}”. Enter opens the first.`;
+    status = t('find.found', {
+      services: services.data?.total ?? 0,
+      nodes: nodes.data?.total ?? 0,
+      domains: domains.data?.total ?? 0,
+      query: q,
+    });
 
   return (
-    <Modal open title={FIND_TITLE} onClose={onClose}>
+    <Modal open title={t('find.title')} onClose={onClose}>
       <div
         className="flex flex-col gap-3 px-5 py-4"
         onKeyDown={(event) => moveThroughResults(event, resultsRef.current, inputRef.current)}
       >
         <label htmlFor={inputId} className="text-sm font-medium">
-          Name or address
+          {t('find.label')}
         </label>
         <input
           ref={inputRef}
@@ -180,7 +185,7 @@ export function FindDialog({ onClose }: { onClose: () => void }) {
           type="search"
           value={text}
           autoComplete="off"
-          placeholder="e.g. grafana, pi-1, app.example.com/api or 30001"
+          placeholder={t('find.placeholder')}
           aria-describedby={`${inputId}-status`}
           onChange={(event) => setText(event.target.value)}
           onKeyDown={(event) => {
@@ -195,7 +200,7 @@ export function FindDialog({ onClose }: { onClose: () => void }) {
         </p>
         <div ref={resultsRef} className="flex flex-col gap-3">
           {foundServices.length > 0 && (
-            <Group id={`${inputId}-services`} title="Services">
+            <Group id={`${inputId}-services`} title={t('find.group.services')}>
               {foundServices.map((found) => (
                 <li key={`${found.type}:${String(found.service.id)}`}>
                   <ServiceResult found={found} onPick={onClose} facts={facts} />
@@ -204,7 +209,7 @@ export function FindDialog({ onClose }: { onClose: () => void }) {
             </Group>
           )}
           {foundNodes.length > 0 && (
-            <Group id={`${inputId}-nodes`} title="Nodes">
+            <Group id={`${inputId}-nodes`} title={t('find.group.nodes')}>
               {foundNodes.map((node) => (
                 <li key={node.id}>
                   <NodeResult node={node} onPick={onClose} />
@@ -213,7 +218,7 @@ export function FindDialog({ onClose }: { onClose: () => void }) {
             </Group>
           )}
           {foundDomains.length > 0 && (
-            <Group id={`${inputId}-domains`} title="Domains">
+            <Group id={`${inputId}-domains`} title={t('find.group.domains')}>
               {foundDomains.map((domain) => (
                 <li key={domain.id}>
                   <DomainResult domain={domain} onPick={onClose} />
@@ -239,7 +244,7 @@ export function FindDialog({ onClose }: { onClose: () => void }) {
                   void navigate({ to: '/nodes', search: { q } });
                 }}
               >
-                All {nodes.data?.total} nodes matching
+                {t('find.allNodes', { count: nodes.data?.total ?? 0 })}
               </button>
             )}
             {(domains.data?.total ?? 0) > foundDomains.length && (
@@ -251,7 +256,7 @@ export function FindDialog({ onClose }: { onClose: () => void }) {
                   void navigate({ to: '/domains', search: { q } });
                 }}
               >
-                All {domains.data?.total} domains matching
+                {t('find.allDomains', { count: domains.data?.total ?? 0 })}
               </button>
             )}
           </p>

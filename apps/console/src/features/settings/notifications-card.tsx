@@ -1,7 +1,6 @@
 import {
   NOTIFICATION_CHANNEL_KINDS,
   NOTIFICATION_EVENTS,
-  notificationEventLabels,
   operations,
   type NotificationChannel,
   type NotificationChannelKind,
@@ -14,6 +13,8 @@ import { useState } from 'react';
 import { Button } from '../../components/ui/button';
 import { Badge, Card } from '../../components/ui/card';
 import { CheckboxField, SelectField, TextField } from '../../components/ui/form-field';
+import { formatDateTime } from '../../i18n/format';
+import { t, type MessageId } from '../../i18n/i18n';
 import { call, isApiError } from '../../lib/api';
 import { showToast } from '../../lib/toast-store';
 
@@ -26,13 +27,24 @@ const channelsKey = ['notifications', 'channels'] as const;
 const settingsKey = ['notifications', 'settings'] as const;
 const deliveriesKey = ['notifications', 'deliveries'] as const;
 
-const kindLabels: Record<NotificationChannelKind, string> = {
-  webhook: 'Webhook (signed JSON)',
-  slack: 'Slack',
-  discord: 'Discord',
-  mattermost: 'Mattermost',
-  ntfy: 'ntfy',
-  email: 'E-mail (SMTP)',
+// Product names stay as they are; the two generic kinds are words of the active language.
+const kindLabel = (kind: NotificationChannelKind): string => {
+  if (kind === 'webhook') return t('settings.notify.kind.webhook');
+  if (kind === 'email') return t('settings.notify.kind.email');
+  return { slack: 'Slack', discord: 'Discord', mattermost: 'Mattermost', ntfy: 'ntfy' }[kind];
+};
+
+/** The switches' words (the contract's `notificationEventLabels` in English). */
+const eventLabelIds: Record<NotificationEvent, MessageId> = {
+  node: 'settings.notify.event.node',
+  backend: 'settings.notify.event.backend',
+  'certificate-failed': 'settings.notify.event.certificate-failed',
+  'certificate-expiring': 'settings.notify.event.certificate-expiring',
+  drift: 'settings.notify.event.drift',
+  'set-aside': 'settings.notify.event.set-aside',
+  gateway: 'settings.notify.event.gateway',
+  'new-sign-in-address': 'settings.notify.event.new-sign-in-address',
+  'two-factor-disabled': 'settings.notify.event.two-factor-disabled',
 };
 
 type Draft = {
@@ -163,46 +175,51 @@ export function NotificationsCard() {
     typeof editing === 'number' ? channels.data?.data.find((channel) => channel.id === editing) : undefined;
 
   let body;
-  if (channels.isPending) body = <p className="px-4 py-6 text-sm text-gray-500">Loading…</p>;
+  if (channels.isPending) body = <p className="px-4 py-6 text-sm text-gray-500">{t('ui.loadingEllipsis')}</p>;
   else if (channels.isError)
-    body = <p className="px-4 py-6 text-sm text-red-600 dark:text-red-400">Could not load the channels.</p>;
+    body = <p className="px-4 py-6 text-sm text-red-600 dark:text-red-400">{t('settings.notify.loadError')}</p>;
   else if (channels.data.total === 0 && editing === null)
-    body = (
-      <p className="px-4 py-6 text-sm text-gray-600 dark:text-gray-300">
-        No channel yet: add a webhook, Slack, Discord, Mattermost, ntfy or e-mail channel to hear when a node goes
-        offline, a backend goes down, a certificate fails or expires, and more.
-      </p>
-    );
+    body = <p className="px-4 py-6 text-sm text-gray-600 dark:text-gray-300">{t('settings.notify.empty')}</p>;
   else
     body = (
       <ul className="divide-y divide-gray-200 dark:divide-gray-800">
         {channels.data.data.map((channel) => (
           <li key={channel.id} className="flex flex-wrap items-center gap-3 px-4 py-3 text-sm">
             <span className="font-medium">{channel.name}</span>
-            <Badge tone="blue">{kindLabels[channel.kind]}</Badge>
+            <Badge tone="blue">{kindLabel(channel.kind)}</Badge>
             <span className="text-gray-600 dark:text-gray-300">{channel.target}</span>
-            {!channel.enabled && <Badge>Off</Badge>}
-            {channel.pending > 0 && <Badge tone="yellow">{channel.pending} waiting</Badge>}
+            {!channel.enabled && <Badge>{t('settings.off')}</Badge>}
+            {channel.pending > 0 && (
+              <Badge tone="yellow">{t('settings.notify.waiting', { count: channel.pending })}</Badge>
+            )}
             {channel.lastAttempt && !channel.lastAttempt.ok && (
-              <Badge tone="red">Last delivery failed: {channel.lastAttempt.error}</Badge>
+              <Badge tone="red">{t('settings.notify.lastFailed', { error: channel.lastAttempt.error ?? '' })}</Badge>
             )}
             <span className="ml-auto flex flex-wrap gap-2">
               <Button
                 variant="secondary"
                 isLoading={test.isPending && test.variables === channel.id}
                 onClick={() => test.mutate(channel.id)}
-                aria-label={`Send test to ${channel.name}`}
+                aria-label={t('settings.notify.sendTestTo', { name: channel.name })}
               >
-                Send Test
+                {t('settings.notify.sendTest')}
               </Button>
-              <Button variant="secondary" onClick={() => setEditing(channel.id)} aria-label={`Edit ${channel.name}`}>
-                Edit
+              <Button
+                variant="secondary"
+                onClick={() => setEditing(channel.id)}
+                aria-label={t('settings.notify.editName', { name: channel.name })}
+              >
+                {t('settings.list.edit')}
               </Button>
               <Button variant="secondary" onClick={() => toggle.mutate(channel)}>
-                {channel.enabled ? 'Turn Off' : 'Turn On'}
+                {t(channel.enabled ? 'settings.notify.turnOff' : 'settings.notify.turnOn')}
               </Button>
-              <Button variant="danger" onClick={() => remove.mutate(channel.id)} aria-label={`Delete ${channel.name}`}>
-                Delete
+              <Button
+                variant="danger"
+                onClick={() => remove.mutate(channel.id)}
+                aria-label={t('settings.notify.deleteName', { name: channel.name })}
+              >
+                {t('settings.list.delete')}
               </Button>
             </span>
           </li>
@@ -216,11 +233,11 @@ export function NotificationsCard() {
   };
   return (
     <Card
-      title="Notifications"
+      title={t('settings.notify.title')}
       actions={
         editing === null && (
           <Button variant="secondary" onClick={() => setEditing('new')}>
-            Add Channel
+            {t('settings.notify.add')}
           </Button>
         )
       }
@@ -235,7 +252,11 @@ export function NotificationsCard() {
 }
 
 const statusTones = { pending: 'yellow', sent: 'green', failed: 'red' } as const;
-const statusLabels = { pending: 'Waiting', sent: 'Sent', failed: 'Given up' } as const;
+const statusLabels = {
+  pending: 'settings.notify.status.pending',
+  sent: 'settings.notify.status.sent',
+  failed: 'settings.notify.status.failed',
+} as const satisfies Record<string, MessageId>;
 
 /** The recent deliveries, newest first: what was sent where, and what is still retried and why (no secrets). */
 function DeliveriesList() {
@@ -247,19 +268,26 @@ function DeliveriesList() {
   return (
     <section aria-labelledby="notification-deliveries" className="border-t border-gray-200 dark:border-gray-800">
       <h3 id="notification-deliveries" className="px-4 pt-4 text-sm font-medium">
-        Recent deliveries
+        {t('settings.notify.recent')}
       </h3>
       <ul className="divide-y divide-gray-200 text-sm dark:divide-gray-800">
         {deliveries.data.data.map((delivery) => (
           <li key={delivery.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 px-4 py-2">
-            <Badge tone={statusTones[delivery.status]}>{statusLabels[delivery.status]}</Badge>
+            <Badge tone={statusTones[delivery.status]}>{t(statusLabels[delivery.status])}</Badge>
             <span className="font-medium">{delivery.title}</span>
             <span className="text-gray-600 dark:text-gray-300">
-              to {delivery.channelName} · {new Date(delivery.created_at).toLocaleString()} ·{' '}
-              {delivery.attempts === 1 ? '1 attempt' : `${String(delivery.attempts)} attempts`}
               {delivery.status === 'pending' && delivery.nextAttemptAt
-                ? ` · next ${new Date(delivery.nextAttemptAt).toLocaleString()}`
-                : ''}
+                ? t('settings.notify.deliveryNext', {
+                    channel: delivery.channelName,
+                    when: formatDateTime(delivery.created_at),
+                    attempts: delivery.attempts,
+                    next: formatDateTime(delivery.nextAttemptAt),
+                  })
+                : t('settings.notify.delivery', {
+                    channel: delivery.channelName,
+                    when: formatDateTime(delivery.created_at),
+                    attempts: delivery.attempts,
+                  })}
             </span>
             {delivery.lastError && delivery.status !== 'sent' && (
               <span className="w-full text-red-700 dark:text-red-300">{delivery.lastError}</span>
@@ -272,14 +300,22 @@ function DeliveriesList() {
 }
 
 /** A stored secret in an edit: said to be there (or not), never shown, replaced on request. */
-function StoredSecret({ label, state, onReplace }: { label: string; state: string; onReplace: () => void }) {
+function StoredSecret({
+  label,
+  state,
+  replaceLabel,
+  onReplace,
+}: {
+  label: string;
+  state: string;
+  replaceLabel: string;
+  onReplace: () => void;
+}) {
   return (
     <div className="flex flex-wrap items-center gap-3 text-sm">
-      <span>
-        {label}: {state}
-      </span>
+      <span>{t('settings.notify.secretState', { label, state })}</span>
       <Button variant="secondary" onClick={onReplace}>
-        Replace {label.toLowerCase()}
+        {replaceLabel}
       </Button>
     </div>
   );
@@ -311,7 +347,7 @@ function ChannelForm({ channel, onDone }: { channel?: NotificationChannel; onDon
       else await call(operations.createNotificationChannel, { body: bodyOf(draft) });
     },
     onSuccess: () => {
-      showToast({ message: isEdit ? 'Channel saved' : 'Channel added', type: 'success' });
+      showToast({ message: t(isEdit ? 'settings.notify.saved' : 'settings.notify.added'), type: 'success' });
       onDone();
     },
     onError: failed,
@@ -341,19 +377,19 @@ function ChannelForm({ channel, onDone }: { channel?: NotificationChannel; onDon
   return (
     <form
       onSubmit={submit}
-      aria-label={channel ? `Edit ${channel.name}` : 'New channel'}
+      aria-label={channel ? t('settings.notify.editName', { name: channel.name }) : t('settings.notify.newChannel')}
       className="flex flex-col gap-3 border-t border-gray-200 px-4 py-4 dark:border-gray-800"
     >
       <SelectField
         name="kind"
-        label="Kind"
+        label={t('settings.notify.kind')}
         value={draft.kind}
         disabled={isEdit}
-        description={isEdit ? 'The kind stays: add another channel for another kind.' : undefined}
+        description={isEdit ? t('settings.notify.kindStays') : undefined}
         onChange={(value) => set('kind')(value as NotificationChannelKind)}
-        options={NOTIFICATION_CHANNEL_KINDS.map((kind) => ({ value: kind, label: kindLabels[kind] }))}
+        options={NOTIFICATION_CHANNEL_KINDS.map((kind) => ({ value: kind, label: kindLabel(kind) }))}
       />
-      <TextField label="Name" required {...field('name')} />
+      <TextField label={t('settings.notify.name')} required {...field('name')} />
       <KindFields
         draft={draft}
         channel={channel}
@@ -363,12 +399,12 @@ function ChannelForm({ channel, onDone }: { channel?: NotificationChannel; onDon
         replace={replace}
       />
       <fieldset className="flex flex-col gap-1">
-        <legend className="mb-1 text-sm font-medium">Tell me when</legend>
+        <legend className="mb-1 text-sm font-medium">{t('settings.notify.tellMeWhen')}</legend>
         {NOTIFICATION_EVENTS.map((event) => (
           <CheckboxField
             key={event}
             name={`event-${event}`}
-            label={notificationEventLabels[event]}
+            label={t(eventLabelIds[event])}
             value={draft.events.includes(event)}
             onChange={(isOn) =>
               set('events')(isOn ? [...draft.events, event] : draft.events.filter((entry) => entry !== event))
@@ -378,13 +414,13 @@ function ChannelForm({ channel, onDone }: { channel?: NotificationChannel; onDon
       </fieldset>
       <div className="flex flex-wrap gap-2">
         <Button type="submit" isLoading={save.isPending}>
-          Save Channel
+          {t('settings.notify.saveChannel')}
         </Button>
         <Button variant="secondary" isLoading={test.isPending} onClick={() => test.mutate()}>
-          Send Test
+          {t('settings.notify.sendTest')}
         </Button>
         <Button variant="ghost" onClick={onDone}>
-          Cancel
+          {t('ui.cancel')}
         </Button>
       </div>
     </form>
@@ -410,44 +446,45 @@ function KindFields({
   replace: (secret: SecretField) => void;
 }) {
   const isEdit = channel !== undefined;
-  const replaces = isEdit ? 'Replaces the stored one. ' : '';
+  const replacesOrRemoves = isEdit ? t('settings.notify.replacesOrRemoves') : undefined;
   return draft.kind === 'email' ? (
     <>
-      <TextField label="SMTP server" required placeholder="smtp.example.com" {...field('host')} />
+      <TextField label={t('settings.notify.smtpServer')} required placeholder="smtp.example.com" {...field('host')} />
       <TextField
-        label="Port"
+        label={t('settings.notify.port')}
         inputMode="numeric"
         placeholder={draft.security === 'tls' ? '465' : '587'}
         {...field('port')}
       />
       <SelectField
         name="security"
-        label="Security"
+        label={t('settings.notify.security')}
         value={draft.security}
         onChange={(value) => onSecurity(value as Draft['security'])}
         options={[
-          { value: 'starttls', label: 'STARTTLS (required)' },
+          { value: 'starttls', label: t('settings.notify.starttls') },
           { value: 'tls', label: 'TLS' },
         ]}
       />
-      <TextField label="Username" autoComplete="off" {...field('username')} />
+      <TextField label={t('login.username')} autoComplete="off" {...field('username')} />
       {isShown('password') ? (
         <TextField
-          label="Password"
+          label={t('login.password')}
           type="password"
           autoComplete="new-password"
-          description={isEdit ? 'Replaces the stored one; empty removes it.' : undefined}
+          description={replacesOrRemoves}
           {...field('password')}
         />
       ) : (
         <StoredSecret
-          label="Password"
-          state={channel?.hasPassword ? 'stored, never shown' : 'none stored'}
+          label={t('login.password')}
+          state={t(channel?.hasPassword ? 'settings.notify.stored' : 'settings.notify.noneStored')}
+          replaceLabel={t('settings.notify.replace.password')}
           onReplace={() => replace('password')}
         />
       )}
-      <TextField label="From" required placeholder="gateway@example.com" {...field('from')} />
-      <TextField label="To" required description="One or more addresses, separated by commas" {...field('to')} />
+      <TextField label={t('settings.notify.from')} required placeholder="gateway@example.com" {...field('from')} />
+      <TextField label={t('settings.notify.to')} required description={t('settings.notify.toHint')} {...field('to')} />
     </>
   ) : (
     <>
@@ -457,42 +494,49 @@ function KindFields({
           required
           type="url"
           autoComplete="off"
-          description={`${replaces}Stored encrypted and never shown again: an incoming webhook's URL is its credential`}
+          description={t(isEdit ? 'settings.notify.urlHintEdit' : 'settings.notify.urlHint')}
           {...field('url')}
         />
       ) : (
         <StoredSecret
           label="URL"
-          state={`${channel?.target ?? ''} (the rest stored, never shown)`}
+          state={t('settings.notify.urlStored', { target: channel?.target ?? '' })}
+          replaceLabel={t('settings.notify.replace.url')}
           onReplace={() => replace('url')}
         />
       )}
       {draft.kind === 'webhook' &&
         (isShown('signingSecret') ? (
           <TextField
-            label="Signing secret"
+            label={t('settings.notify.signingSecret')}
             required={!isEdit}
             type="password"
             autoComplete="new-password"
-            description={`${replaces}16 or more characters; the receiver checks X-Postern-Signature with it (docs/api.md)`}
+            description={t(isEdit ? 'settings.notify.signingHintEdit' : 'settings.notify.signingHint')}
             {...field('signingSecret')}
           />
         ) : (
-          <StoredSecret label="Signing secret" state="stored, never shown" onReplace={() => replace('signingSecret')} />
+          <StoredSecret
+            label={t('settings.notify.signingSecret')}
+            state={t('settings.notify.stored')}
+            replaceLabel={t('settings.notify.replace.signingSecret')}
+            onReplace={() => replace('signingSecret')}
+          />
         ))}
       {draft.kind === 'ntfy' &&
         (isShown('token') ? (
           <TextField
-            label="Access token"
+            label={t('settings.notify.accessToken')}
             type="password"
             autoComplete="off"
-            description={isEdit ? 'Replaces the stored one; empty removes it.' : undefined}
+            description={replacesOrRemoves}
             {...field('token')}
           />
         ) : (
           <StoredSecret
-            label="Access token"
-            state={channel?.hasToken ? 'stored, never shown' : 'none stored'}
+            label={t('settings.notify.accessToken')}
+            state={t(channel?.hasToken ? 'settings.notify.stored' : 'settings.notify.noneStored')}
+            replaceLabel={t('settings.notify.replace.token')}
             onReplace={() => replace('token')}
           />
         ))}
@@ -517,7 +561,7 @@ function GraceForm() {
         },
       }),
     onSuccess: () => {
-      showToast({ message: 'Notification settings saved', type: 'success' });
+      showToast({ message: t('settings.notify.settingsSaved'), type: 'success' });
       void queryClient.invalidateQueries({ queryKey: settingsKey });
     },
   });
@@ -532,21 +576,21 @@ function GraceForm() {
     >
       <TextField
         name="graceSeconds"
-        label="Grace period (seconds)"
+        label={t('settings.notify.grace')}
         inputMode="numeric"
-        description="How long something must stay down, or up again, before it is news"
+        description={t('settings.notify.graceHint')}
         value={grace ?? settings.data.graceSeconds}
         onChange={setGrace}
       />
       <TextField
         name="certificateExpiringDays"
-        label="Certificate warning (days)"
+        label={t('settings.notify.certificateDays')}
         inputMode="numeric"
         value={days ?? settings.data.certificateExpiringDays}
         onChange={setDays}
       />
       <Button type="submit" variant="secondary" isLoading={save.isPending}>
-        Save
+        {t('ui.save')}
       </Button>
     </form>
   );

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { TextField } from '../../components/ui/form-field';
+import { t } from '../../i18n/i18n';
 import { call } from '../../lib/api';
 import { showToast } from '../../lib/toast-store';
 import { useZodForm } from '../../lib/use-zod-form';
@@ -11,13 +12,14 @@ import { useZodForm } from '../../lib/use-zod-form';
 // boot. The contract's operation (PATCH /api/auth/password) checks the current password and ends every other
 // session; this session stays.
 
+/** The English text (the tests look for it); the form shows it in the active language, read when the check runs. */
 export const PASSWORDS_DIFFER_MESSAGE = 'The new passwords do not match';
 
 export const PasswordChangeFormSchema = ChangePasswordRequestSchema.extend({
   confirmPassword: z.string(),
 }).refine((values) => values.confirmPassword === values.newPassword, {
   path: ['confirmPassword'],
-  message: PASSWORDS_DIFFER_MESSAGE,
+  error: () => t('settings.password.differ'),
 });
 
 const EMPTY = { currentPassword: '', newPassword: '', confirmPassword: '' };
@@ -27,36 +29,34 @@ export function PasswordCard() {
   const submit = form.handleSubmit(async ({ currentPassword, newPassword }) => {
     await call(operations.changePassword, { body: { currentPassword, newPassword } });
     form.reset(EMPTY);
-    showToast({ message: 'Password changed. Every other session is signed out.', type: 'success' });
+    showToast({ message: t('settings.password.changed'), type: 'success' });
   });
   return (
-    <Card title="Password">
+    <Card title={t('login.password')}>
       <form
         onSubmit={(event) => void submit(event)}
         noValidate
-        aria-label="Change password"
+        aria-label={t('settings.password.change')}
         className="flex max-w-md flex-col gap-4 p-4"
       >
-        <p className="text-sm text-gray-600 dark:text-gray-300">
-          Changing the password signs out every other session of this account; this one stays signed in.
-        </p>
+        <p className="text-sm text-gray-600 dark:text-gray-300">{t('settings.password.intro')}</p>
         <TextField
-          label="Current password"
+          label={t('settings.password.current')}
           type="password"
           autoComplete="current-password"
           required
           {...form.field('currentPassword')}
         />
         <TextField
-          label="New password"
+          label={t('settings.password.new')}
           type="password"
           autoComplete="new-password"
           required
-          description="At least 12 characters."
+          description={t('settings.password.minLength')}
           {...form.field('newPassword')}
         />
         <TextField
-          label="Repeat the new password"
+          label={t('settings.password.repeat')}
           type="password"
           autoComplete="new-password"
           required
@@ -64,7 +64,7 @@ export function PasswordCard() {
         />
         <div>
           <Button type="submit" isLoading={form.isSubmitting}>
-            Change password
+            {t('settings.password.change')}
           </Button>
         </div>
       </form>

@@ -6,6 +6,7 @@ import { EmptyState } from '../../components/ui/empty-state';
 import { ActionMenu } from '../../components/ui/menu';
 import { Spinner } from '../../components/ui/spinner';
 import { Table, TBody, Td, Th, THead } from '../../components/ui/table';
+import { t } from '../../i18n/i18n';
 import { useCan } from '../../queries/account';
 
 // The Settings cards that list what an admin configured once (identity providers, DNS providers, certificate
@@ -16,7 +17,10 @@ export interface SettingsListCardProps<T> {
   /** The add button's text, e.g. '+ Add provider'. */
   addLabel: string;
   onAdd: () => void;
-  /** What the list holds, in the plural: 'DNS providers' gives 'Loading DNS providers'. */
+  /**
+   * What the list holds, in the plural and the active language: 'DNS providers' gives 'Loading DNS providers' (the
+   * messages `settings.list.loading` and `settings.list.loadError` take it without an article of their own).
+   */
   noun: string;
   isPending: boolean;
   isError: boolean;
@@ -40,11 +44,15 @@ export function SettingsListCard<T>(props: SettingsListCardProps<T>) {
   if (props.isPending) {
     body = (
       <div className="flex justify-center py-8">
-        <Spinner label={`Loading ${props.noun}`} />
+        <Spinner label={t('settings.list.loading', { noun: props.noun })} />
       </div>
     );
   } else if (props.isError || !items) {
-    body = <p className="px-4 py-6 text-sm text-red-700 dark:text-red-300">Could not load the {props.noun}.</p>;
+    body = (
+      <p className="px-4 py-6 text-sm text-red-700 dark:text-red-300">
+        {t('settings.list.loadError', { noun: props.noun })}
+      </p>
+    );
   } else if (items.length === 0) {
     body = <EmptyState title={props.empty.title} description={props.empty.description} />;
   } else {
@@ -54,7 +62,7 @@ export function SettingsListCard<T>(props: SettingsListCardProps<T>) {
           <THead>
             {props.headers}
             <Th>
-              <span className="sr-only">Actions</span>
+              <span className="sr-only">{t('ui.actions')}</span>
             </Th>
           </THead>
           <TBody>{items.map((item) => props.row(item))}</TBody>
@@ -97,8 +105,8 @@ export function EditDeleteCell({
         <ActionMenu
           label={label}
           items={[
-            { label: 'Edit', onSelect: onEdit },
-            { label: 'Delete', isDanger: true, onSelect: onDelete },
+            { label: t('settings.list.edit'), onSelect: onEdit },
+            { label: t('settings.list.delete'), isDanger: true, onSelect: onDelete },
           ]}
         />
       )}
@@ -125,8 +133,8 @@ export function useConfirmedDelete(): (flow: DeleteFlow) => Promise<void> {
         title: flow.inUse.title,
         description: flow.inUse.description,
         variant: 'info',
-        acceptButtonText: 'Got it',
-        cancelButtonText: 'Close',
+        acceptButtonText: t('settings.list.gotIt'),
+        cancelButtonText: t('ui.close'),
       });
       return;
     }
@@ -134,7 +142,7 @@ export function useConfirmedDelete(): (flow: DeleteFlow) => Promise<void> {
       title: flow.title,
       description: flow.description,
       variant: 'danger',
-      acceptButtonText: 'Yes, delete it!',
+      acceptButtonText: t('settings.list.confirmDelete'),
     });
     if (isConfirmed) await flow.remove().catch((error: unknown) => console.error(`delete ${flow.what} failed`, error));
   };

@@ -1,4 +1,4 @@
-import { messages, operations, type TwoFactorSetup } from '@postern/contract';
+import { operations, type TwoFactorSetup } from '@postern/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { SubmitEvent, ReactNode } from 'react';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
@@ -6,6 +6,7 @@ import { Button } from '../../components/ui/button';
 import { Badge, Card } from '../../components/ui/card';
 import { CopyButton, CopyField } from '../../components/ui/copy-button';
 import { TextField } from '../../components/ui/form-field';
+import { t } from '../../i18n/i18n';
 import { call, isApiError } from '../../lib/api';
 import { showToast } from '../../lib/toast-store';
 import { useIsKnownToHold } from '../../queries/account';
@@ -42,7 +43,7 @@ function fieldErrorsOf(error: unknown): Fields {
   return Object.fromEntries(error.fieldErrors.map((entry) => [entry.field, entry.message]));
 }
 
-const required = (value: string): string | undefined => (value.trim() === '' ? messages.empty : undefined);
+const required = (value: string): string | undefined => (value.trim() === '' ? t('field.empty') : undefined);
 
 /**
  * Each step replaces the form that held focus: without this, focus would fall to <body>. The step's
@@ -64,7 +65,7 @@ export function SettingsPage() {
   const mayChangeSettings = useIsKnownToHold('settings');
   return (
     <div className="flex flex-col gap-6">
-      <h1 className="text-2xl font-bold">Settings</h1>
+      <h1 className="text-2xl font-bold">{t('nav.settings')}</h1>
       <PasswordCard />
       <TwoFactorCard />
       {mayChangeSettings && <GatewaySettingsCards />}
@@ -103,7 +104,7 @@ function TwoFactorCard() {
   const [hasMoved, setMoved] = useState(false);
   const refresh = () => queryClient.invalidateQueries({ queryKey: twoFactorKey });
 
-  let body: ReactNode = <p className="text-sm text-gray-500">Loading…</p>;
+  let body: ReactNode = <p className="text-sm text-gray-500">{t('ui.loadingEllipsis')}</p>;
   if (recoveryCodes) body = <RecoveryCodes codes={recoveryCodes} onDone={() => setRecoveryCodes(null)} />;
   else if (status.data?.enabled) {
     body = (
@@ -130,9 +131,13 @@ function TwoFactorCard() {
   }
   return (
     <Card
-      title="Two-factor sign-in"
+      title={t('settings.twoFactor.title')}
       actions={
-        status.data && <Badge tone={status.data.enabled ? 'green' : 'gray'}>{status.data.enabled ? 'On' : 'Off'}</Badge>
+        status.data && (
+          <Badge tone={status.data.enabled ? 'green' : 'gray'}>
+            {t(status.data.enabled ? 'settings.on' : 'settings.off')}
+          </Badge>
+        )
       }
     >
       <div className="p-4">{body}</div>
@@ -173,7 +178,7 @@ function EnrolForm({ hasFocus, onEnabled }: { hasFocus: boolean; onEnabled: (cod
     setBusy(true);
     try {
       const { recoveryCodes } = await call(operations.twoFactorEnable, { body: { code: code.trim() } });
-      showToast({ message: 'Two-factor sign-in is on', type: 'success' });
+      showToast({ message: t('settings.twoFactor.isOn'), type: 'success' });
       onEnabled(recoveryCodes);
     } catch (error) {
       setErrors(fieldErrorsOf(error));
@@ -186,10 +191,10 @@ function EnrolForm({ hasFocus, onEnabled }: { hasFocus: boolean; onEnabled: (cod
     return (
       <form onSubmit={start} noValidate className="flex max-w-md flex-col gap-4">
         <p ref={passwordIntroRef} tabIndex={-1} className={introClass}>
-          Sign-in asks for a code from an authenticator app after the password. Enter your password to start.
+          {t('settings.twoFactor.intro')}
         </p>
         <TextField
-          label="Password"
+          label={t('login.password')}
           name="password"
           type="password"
           autoComplete="current-password"
@@ -199,7 +204,7 @@ function EnrolForm({ hasFocus, onEnabled }: { hasFocus: boolean; onEnabled: (cod
         />
         <div>
           <Button type="submit" isLoading={isBusy}>
-            Set up two-factor sign-in
+            {t('settings.twoFactor.setUp')}
           </Button>
         </div>
       </form>
@@ -208,12 +213,12 @@ function EnrolForm({ hasFocus, onEnabled }: { hasFocus: boolean; onEnabled: (cod
   return (
     <form onSubmit={confirm} noValidate className="flex max-w-md flex-col gap-4">
       <p ref={setupIntroRef} tabIndex={-1} className={introClass}>
-        Scan the QR code with your authenticator app, or enter the secret by hand. Then type the code it shows.
+        {t('settings.twoFactor.scan')}
       </p>
-      <img src={setup.qrCode} alt="QR code for your authenticator app" className="size-48 rounded-md bg-white p-2" />
-      <CopyField label="Secret" value={setup.secret} />
+      <img src={setup.qrCode} alt={t('settings.twoFactor.qrCode')} className="size-48 rounded-md bg-white p-2" />
+      <CopyField label={t('settings.twoFactor.secret')} value={setup.secret} />
       <TextField
-        label="Code from the app"
+        label={t('settings.twoFactor.code')}
         name="code"
         autoComplete="one-time-code"
         value={code}
@@ -222,7 +227,7 @@ function EnrolForm({ hasFocus, onEnabled }: { hasFocus: boolean; onEnabled: (cod
       />
       <div>
         <Button type="submit" isLoading={isBusy}>
-          Turn on
+          {t('settings.twoFactor.turnOn')}
         </Button>
       </div>
     </form>
@@ -238,17 +243,16 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
         tabIndex={-1}
         className="rounded-md bg-yellow-50 px-3 py-2 text-sm text-yellow-900 outline-none dark:bg-yellow-950 dark:text-yellow-100"
       >
-        Recovery codes are shown only once. Each signs you in once when your authenticator app is not at hand: store
-        them securely.
+        {t('settings.twoFactor.recoveryNotice')}
       </p>
-      <ul aria-label="Recovery codes" className="grid grid-cols-2 gap-2 font-mono text-sm">
+      <ul aria-label={t('settings.twoFactor.recoveryCodes')} className="grid grid-cols-2 gap-2 font-mono text-sm">
         {codes.map((code) => (
           <li key={code}>{code}</li>
         ))}
       </ul>
       <div className="flex gap-2">
-        <CopyButton text={codes.join('\n')} label="Copy recovery codes" />
-        <Button onClick={onDone}>I have stored them</Button>
+        <CopyButton text={codes.join('\n')} label={t('settings.twoFactor.copyCodes')} />
+        <Button onClick={onDone}>{t('settings.twoFactor.stored')}</Button>
       </div>
     </div>
   );
@@ -277,7 +281,7 @@ function DisableForm({
     setBusy(true);
     try {
       await call(operations.twoFactorDisable, { body: { password, code: code.trim() } });
-      showToast({ message: 'Two-factor sign-in is off', type: 'success' });
+      showToast({ message: t('settings.twoFactor.isOff'), type: 'success' });
       await onDisabled();
     } catch (error) {
       setErrors(fieldErrorsOf(error));
@@ -289,10 +293,10 @@ function DisableForm({
   return (
     <form onSubmit={disable} noValidate className="flex max-w-md flex-col gap-4">
       <p ref={introRef} tabIndex={-1} className={introClass}>
-        Sign-in asks for a code from your authenticator app. Recovery codes left: {codesLeft}.
+        {t('settings.twoFactor.enabledIntro', { count: codesLeft })}
       </p>
       <TextField
-        label="Password"
+        label={t('login.password')}
         name="password"
         type="password"
         autoComplete="current-password"
@@ -301,7 +305,7 @@ function DisableForm({
         onChange={setPassword}
       />
       <TextField
-        label="Code from the app or a recovery code"
+        label={t('settings.twoFactor.codeOrRecovery')}
         name="code"
         autoComplete="one-time-code"
         value={code}
@@ -310,7 +314,7 @@ function DisableForm({
       />
       <div>
         <Button type="submit" variant="danger" isLoading={isBusy}>
-          Turn off two-factor sign-in
+          {t('settings.twoFactor.turnOff')}
         </Button>
       </div>
     </form>

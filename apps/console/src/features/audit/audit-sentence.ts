@@ -1,0 +1,170 @@
+import { ROLES, type AuditEntry, type Role } from '@postern/contract';
+import { activeLanguage, SOURCE_LANGUAGE, t, type MessageId } from '../../i18n/i18n';
+
+// The audit entries as sentences in the active language. The contract's `describeAuditEntry` words them in English for
+// the CSV export and the API; this is the same sentence, built from the console's messages so every language has its
+// own word order. In English both give the same text, word for word (audit-sentence.test.ts holds them together).
+
+type Actor = AuditEntry['actor'];
+type SentenceEntry = Pick<AuditEntry, 'actor' | 'action' | 'target' | 'nodeId' | 'detail' | 'before' | 'after'> & {
+  nodeName?: string | null | undefined;
+};
+
+/** Who acted, as the start of a sentence. */
+export function auditActorText(actor: Actor): string {
+  switch (actor.kind) {
+    case 'admin':
+      return actor.name ?? t('audit.actor.admin');
+    case 'node':
+      return t('audit.actor.token', { name: actor.name ?? `#${String(actor.tokenId ?? '?')}` });
+    case 'system':
+      return t('audit.actor.system');
+    case 'anonymous':
+      return actor.name ? t('audit.actor.signingInAs', { name: actor.name }) : t('audit.actor.someone');
+  }
+}
+
+function nodeOf(entry: SentenceEntry): string | null {
+  if (entry.nodeName) return entry.nodeName;
+
+  if (entry.target?.type === 'node' && entry.target.name) return entry.target.name;
+  return entry.nodeId === null ? null : `#${String(entry.nodeId)}`;
+}
+
+/** What the entry is about: `service web on node pi-1`, `node pi-1`, … in the active language. */
+function targetText(entry: SentenceEntry): string {
+  const target = entry.target;
+  if (!target) return '';
+  const name = target.name ?? (target.id === null ? '' : `#${String(target.id)}`);
+  const node = nodeOf(entry);
+  switch (target.type) {
+    case 'http':
+    case 'tcp':
+      return node ? t('audit.target.serviceOnNode', { name, node }) : t('audit.target.service', { name });
+    case 'token':
+      return node ? t('audit.target.tokenOfNode', { name, node }) : t('audit.target.token', { name });
+    case 'node':
+      return t('audit.target.node', { name });
+    case 'domain':
+      return t('audit.target.domain', { name });
+    case 'user':
+      return t('audit.target.user', { name });
+    case 'account':
+    case 'invite':
+    case 'identity-provider':
+    case 'notification-channel':
+    case 'certificate':
+    case 'share-link':
+      // English names these by their API type, as the CSV export does (`identity-provider idp`).
+      return t(`audit.target.${target.type}`, { name }).trim();
+
+    default:
+      // A kind of target without words of its own: its type as the API names it.
+      return `${target.type} ${name}`.trim();
+  }
+}
+
+const show = (value: unknown): string => (value === undefined ? '—' : JSON.stringify(value));
+
+function changedFields(entry: SentenceEntry): string[] {
+  if (!entry.before || !entry.after) return [];
+  const { before, after } = entry;
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (key) => show(before[key]) !== show(after[key]),
+  );
+}
+
+const VERBS: Record<string, MessageId> = {
+  create: 'audit.verb.create',
+  update: 'audit.verb.update',
+  delete: 'audit.verb.delete',
+  enable: 'audit.verb.enable',
+  disable: 'audit.verb.disable',
+  revoke: 'audit.verb.revoke',
+};
+
+/** The console's words for a node's enable/disable (the spec's "Screens and routes": Connect, Disconnect). */
+const NODE_VERBS: Record<string, MessageId> = { enable: 'audit.verb.connect', disable: 'audit.verb.disconnect' };
+
+const withNote = (sentence: string, note: string | null): string =>
+  note ? t('audit.note', { sentence, note }) : sentence;
+
+/** A sentence that starts with its target: capitalised, as a sentence starts (no-op where a script has no case). */
+const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
+const isRole = (value: unknown): value is Role => (ROLES as readonly unknown[]).includes(value);
+
+/**
+ * The role an invite gave: the API's value in English (as the CSV export words it), the role's name in any other
+ * language.
+ */
+const roleText = (role: string): string =>
+  activeLanguage() === SOURCE_LANGUAGE || !isRole(role) ? role : t(`role.${role}`);
+
+/** One sentence saying what happened, e.g. `admin disabled service web on node pi-1`. */
+export function auditSentence(entry: SentenceEntry): string {
+  const actor = auditActorText(entry.actor);
+  const target = targetText(entry);
+  const [family = '', verb = ''] = entry.action.split('.');
+  // Failed sign-ins and re-checks are summed per client (one row per window): the row's detail is its sentence.
+  if (typeof entry.after?.count === 'number' && entry.detail) return entry.detail;
+  switch (entry.action) {
+    case 'auth.sign-in':
+      return withNote(t('audit.signIn', { actor }), entry.detail);
+    case 'auth.password-accepted':
+      return t('audit.passwordAccepted', { actor });
+    case 'auth.sign-in-failed':
+      return withNote(t('audit.signInFailed', { actor }), entry.detail);
+    case 'auth.recheck-failed':
+      return withNote(t('audit.recheckFailed', { actor }), entry.detail);
+    case 'auth.sign-out':
+      return t('audit.signOut', { actor });
+    case 'auth.password-change':
+      return t('audit.passwordChange', { actor });
+    case 'auth.two-factor-enabled':
+      return t('audit.twoFactorOn', { actor });
+    case 'auth.two-factor-disabled':
+      return t('audit.twoFactorOff', { actor });
+    case 'account.invite': {
+      const name = entry.target?.name ?? t('audit.someone');
+      const role = entry.after?.role;
+      return typeof role === 'string'
+        ? t('audit.inviteAs', { actor, name, role: roleText(role) })
+        : t('audit.invite', { actor, name });
+    }
+    case 'account.invite-revoke':
+      return t('audit.inviteRevoke', { actor, name: entry.target?.name ?? t('audit.someone') });
+    case 'account.two-factor-reset':
+      return t('audit.twoFactorReset', { actor, target });
+    case 'account.identity-unlink':
+      return t('audit.identityUnlink', { actor, target });
+    case 'dataplane.rejected':
+      return entry.detail ? t('audit.setAsideWith', { target, detail: entry.detail }) : t('audit.setAside', { target });
+    case 'service.expired':
+      return t('audit.expired', { target });
+    case 'service.health': {
+      const state = entry.after?.health;
+      if (state === 'down')
+        return capitalised(
+          entry.detail
+            ? t('audit.healthDownWith', { target, detail: entry.detail })
+            : t('audit.healthDown', { target }),
+        );
+      return capitalised(t(state === 'up' ? 'audit.healthUp' : 'audit.healthUnchecked', { target }));
+    }
+    case 'node.offline':
+      return capitalised(t('audit.nodeOffline', { target }));
+    case 'node.networks': {
+      // A gateway node's token replaced its subnets (postern networks set).
+      const networks = entry.after?.gatewayNetworks;
+      return Array.isArray(networks)
+        ? t('audit.networksTo', { actor, target, networks: networks.map(String).join(', ') })
+        : t('audit.networks', { actor, target });
+    }
+  }
+  const word = (family === 'node' ? NODE_VERBS[verb] : undefined) ?? VERBS[verb];
+  if (!word) return withNote(`${actor}: ${entry.action} ${target}`.trim(), entry.detail);
+  const fields = verb === 'update' ? changedFields(entry) : [];
+  const sentence = t(word, { actor, target }).trim();
+  return withNote(withNote(sentence, fields.length > 0 ? fields.join(', ') : null), entry.detail);
+}
