@@ -55,50 +55,61 @@ export async function seedAccessScreens(
 
 type Shot = (page: Page, screen: string) => Promise<void>;
 
-/** Starts on Settings (the matrix's previous screen). */
-export async function snapAccessScreens(page: Page, shot: Shot, seeded: AccessScreensSeed): Promise<void> {
+/**
+ * Starts on Settings (the matrix's previous screen). `say` gives the test's English texts in the screen's language
+ * (screens.test.ts).
+ */
+export async function snapAccessScreens(
+  page: Page,
+  shot: Shot,
+  seeded: AccessScreensSeed,
+  say: (english: string) => string | RegExp = (text) => text,
+): Promise<void> {
   const providers = page
     .locator('section')
-    .filter({ has: page.getByRole('heading', { name: 'Identity providers', exact: true }) });
+    .filter({ has: page.getByRole('heading', { name: say('Identity providers'), exact: true }) });
   await expectVisible(providers.getByText('Company SSO', { exact: true }));
-  await providers.getByRole('button', { name: '+ Add provider' }).click();
-  const providerForm = dialog(page, 'Add Identity Provider');
-  await providerForm.getByLabel('Name', { exact: true }).fill('Google');
-  await providerForm.getByLabel('Issuer URL').fill('https://accounts.google.com');
+  await providers.getByRole('button', { name: say('+ Add provider') }).click();
+  const providerForm = dialog(page, say('Add Identity Provider'));
+  await providerForm.getByLabel(say('Name'), { exact: true }).fill('Google');
+  await providerForm.getByLabel(say('Issuer URL')).fill('https://accounts.google.com');
   await shot(page, 'dialog-identity-provider-form');
-  await providerForm.getByRole('button', { name: 'Cancel' }).click();
+  await providerForm.getByRole('button', { name: say('Cancel') }).click();
   await expectGone(providerForm);
 
   await page.goto(`/domains?q=${seeded.domain}`);
-  await chooseMenuItem(page, `Actions for ${seeded.domain}`, 'Edit Domain');
-  const domainForm = dialog(page, 'Edit Domain');
-  await expectVisible(domainForm.getByText('A password is set.'));
+  await chooseMenuItem(page, say(`Actions for ${seeded.domain}`), say('Edit Domain'));
+  const domainForm = dialog(page, say('Edit Domain'));
+  await expectVisible(domainForm.getByText(say('A password is set.')));
   await shot(page, 'dialog-domain-form-access');
-  await domainForm.getByRole('button', { name: 'Cancel' }).click();
+  await domainForm.getByRole('button', { name: say('Cancel') }).click();
   await expectGone(domainForm);
 
   await page.goto(`/nodes/${seeded.nodeId}`);
-  await chooseMenuItem(page, `Actions for ${seeded.serviceName}`, 'Edit Service');
-  const serviceForm = dialog(page, 'Edit HTTP Service');
-  await expectVisible(serviceForm.getByRole('group', { name: 'Applied now' }));
+  await chooseMenuItem(page, say(`Actions for ${seeded.serviceName}`), say('Edit Service'));
+  const serviceForm = dialog(page, say('Edit HTTP Service'));
+  await expectVisible(serviceForm.getByRole('group', { name: say('Applied now') }));
   await shot(page, 'dialog-http-service-form-access');
-  await serviceForm.getByRole('button', { name: 'Cancel' }).click();
+  await serviceForm.getByRole('button', { name: say('Cancel') }).click();
   await expectGone(serviceForm);
 
-  await chooseMenuItem(page, `Actions for ${seeded.serviceName}`, 'Visitor Access');
-  const access = dialog(page, `Visitor Access: ${seeded.serviceName}`);
-  await expectVisible(access.getByText('Share link “for-the-auditor”', { exact: true }));
+  await chooseMenuItem(page, say(`Actions for ${seeded.serviceName}`), say('Visitor Access'));
+  const access = dialog(page, say(`Visitor Access: ${seeded.serviceName}`));
+  await expectVisible(access.getByText(say('Share link “for-the-auditor”'), { exact: true }));
   await expectVisible(access.getByText('for-the-auditor', { exact: true }));
   await shot(page, 'dialog-visitor-access');
-  await access.getByRole('button', { name: '+ Create share link' }).click();
-  const linkForm = dialog(page, 'Create Share Link');
-  await linkForm.getByLabel('Name', { exact: true }).fill('for-a-friend');
-  await linkForm.getByRole('button', { name: 'Save' }).click();
-  const created = dialog(page, 'Share Link Created');
-  await expectVisible(created.getByRole('textbox', { name: 'Share link' }));
+  await access.getByRole('button', { name: say('+ Create share link') }).click();
+  const linkForm = dialog(page, say('Create Share Link'));
+  await linkForm.getByLabel(say('Name'), { exact: true }).fill('for-a-friend');
+  await linkForm.getByRole('button', { name: say('Save') }).click();
+  const created = dialog(page, say('Share Link Created'));
+  await expectVisible(created.getByRole('textbox', { name: say('Share link') }));
   await shot(page, 'dialog-share-link-created');
-  await created.getByRole('button', { name: 'Got it!' }).click();
+  await created.getByRole('button', { name: say('Got it!') }).click();
   await expectGone(created);
-  await access.getByRole('button', { name: 'Close' }).last().click();
+  await access
+    .getByRole('button', { name: say('Close') })
+    .last()
+    .click();
   await expectGone(access);
 }

@@ -137,7 +137,8 @@ export async function expectPath(page: Page, path: string): Promise<void> {
   await expect.poll(() => new URL(page.url()).pathname, UNTIL_SHOWN).toBe(path);
 }
 
-export const dialog = (page: Page, title: string): Locator => page.getByRole('dialog', { name: title, exact: true });
+export const dialog = (page: Page, title: string | RegExp): Locator =>
+  page.getByRole('dialog', { name: title, exact: true });
 
 /** A toast (top right) with exactly this message. */
 export const toast = (page: Page, message: string): Locator =>
@@ -147,7 +148,7 @@ export const toast = (page: Page, message: string): Locator =>
  * Opens the row menu labelled `label`. Its button is first scrolled to the middle of the window, and the
  * scroll events are let through first (as a user would scroll, then tap).
  */
-export async function openMenu(page: Page, label: string): Promise<Locator> {
+export async function openMenu(page: Page, label: string | RegExp): Promise<Locator> {
   const button = page.getByRole('button', { name: label, exact: true });
   await button.evaluate((element) => element.scrollIntoView({ block: 'center', inline: 'nearest' }));
   await waitForPaint(page);
@@ -163,7 +164,7 @@ export async function waitForPaint(page: Page): Promise<void> {
 }
 
 /** Opens the row menu labelled `label` and picks `item`. */
-export async function chooseMenuItem(page: Page, label: string, item: string): Promise<void> {
+export async function chooseMenuItem(page: Page, label: string | RegExp, item: string | RegExp): Promise<void> {
   const menu = await openMenu(page, label);
   await menu.getByRole('menuitem', { name: item, exact: true }).click();
 }

@@ -22,10 +22,12 @@ describe('figures in the active language', () => {
     expect(formatBytes(1536)).toBe('1,50 KB');
     expect(formatRelativeTime(ago(180), now)).toBe('vor 3 Minuten');
     expect(formatNumber(12345)).toBe('12.345');
-    expect(formatBytes(0)).toBe('0 Bytes');
+    expect(formatBytes(0)).toBe('0 B');
     expect(formatDate('2026-11-27T12:00:00Z')).toBe('27.11.2026');
     expect(formatDate(null)).toBe('-');
     await activateLanguage('ja');
+    expect(formatBytes(0)).toBe('0 B');
+    expect(formatBytes(512)).toBe('512.00 B');
     expect(formatRelativeTime(ago(7200), now)).toBe('2 時間前');
     expect(formatDate('2026-11-27T12:00:00Z')).toBe('2026/11/27');
     expect(formatRelativeTime(null, now)).toBe('-');

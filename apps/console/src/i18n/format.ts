@@ -16,12 +16,13 @@ export function formatNumber(value: number): string {
   return isEnglish() ? String(value) : new Intl.NumberFormat(activeLanguage()).format(value);
 }
 
-/** Byte sizes in 1024 steps with 2 decimals, the decimal mark of the language: `1,50 KB` in German. */
+/** Byte sizes in 1024 steps with 2 decimals, the decimal mark of the language: `1,50 KB` in German; bytes as `B`. */
 export function formatBytes(bytes: number): string {
-  if (isEnglish() || !Number.isFinite(bytes) || bytes <= 0) return formatBytesInEnglish(bytes);
-  const exponent = Math.max(0, Math.min(Math.floor(Math.log(bytes) / Math.log(1024)), BYTE_UNITS.length - 1));
-  const value = new Intl.NumberFormat(activeLanguage(), { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-  return `${value.format(bytes / 1024 ** exponent)} ${BYTE_UNITS[exponent] ?? 'Bytes'}`;
+  if (isEnglish()) return formatBytesInEnglish(bytes);
+  const size = bytes > 0 && Number.isFinite(bytes) ? bytes : 0;
+  const exponent = Math.max(0, Math.min(Math.floor(Math.log(size) / Math.log(1024)), BYTE_UNITS.length - 1));
+  const value = new Intl.NumberFormat(activeLanguage(), { maximumFractionDigits: 2, minimumFractionDigits: size && 2 });
+  return `${value.format(size / 1024 ** exponent)} ${(exponent && BYTE_UNITS[exponent]) || 'B'}`;
 }
 
 const RELATIVE_STEPS: [limitSeconds: number, unitSeconds: number, unit: Intl.RelativeTimeFormatUnit][] = [
