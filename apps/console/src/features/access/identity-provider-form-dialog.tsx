@@ -18,6 +18,7 @@ import {
   useUpdateIdentityProvider,
 } from '../../queries/access';
 import { getInitialProviderValues, makeProviderFormSchema } from './provider-form-rules';
+import { t, withSlot } from '../../i18n/i18n';
 
 // Add or edit an OpenID Connect provider (beyond the console spec; docs/ACCESS.md). "Test connection" runs discovery
 // through the gateway (the gateway, not the browser, talks to the provider) and shows what it found or why not.
@@ -35,20 +36,23 @@ function DiscoveryResult({ discovery }: { discovery: Discovery }) {
     );
   const { found } = discovery;
   const rows: [string, string][] = [
-    ['Issuer', found.issuer],
-    ['Sign-in endpoint', found.authorizationEndpoint],
-    ['Token endpoint', found.tokenEndpoint],
-    ['User info endpoint', found.userinfoEndpoint ?? 'None'],
-    ['PKCE (S256)', found.supportsPkce ? 'Supported' : 'Not announced: sign-ins use it anyway and may fail'],
-    ['Scopes offered', found.scopesSupported.length > 0 ? found.scopesSupported.join(' ') : 'Not announced'],
+    [t('access.idp.issuer'), found.issuer],
+    [t('access.idp.signInEndpoint'), found.authorizationEndpoint],
+    [t('access.idp.tokenEndpoint'), found.tokenEndpoint],
+    [t('access.idp.userinfoEndpoint'), found.userinfoEndpoint ?? t('access.idp.none')],
+    ['PKCE (S256)', t(found.supportsPkce ? 'access.idp.supported' : 'access.idp.pkceNotAnnounced')],
+    [
+      t('access.idp.scopesOffered'),
+      found.scopesSupported.length > 0 ? found.scopesSupported.join(' ') : t('access.idp.notAnnounced'),
+    ],
   ];
   return (
     <div
       role="status"
-      aria-label="Test connection result"
+      aria-label={t('access.idp.testResult')}
       className="rounded-md bg-green-50 px-3 py-2 text-sm text-green-900 dark:bg-green-950 dark:text-green-100"
     >
-      <p className="font-medium">The provider answered.</p>
+      <p className="font-medium">{t('access.idp.answered')}</p>
       <dl className="mt-1 grid grid-cols-1 gap-x-3 sm:grid-cols-[auto_1fr]">
         {rows.map(([label, value]) => (
           <div key={label} className="contents">
@@ -74,7 +78,7 @@ function ProviderForm({ provider, onClose }: { provider?: IdentityProvider | und
   const onSubmit = form.handleSubmit(async (body) => {
     if (provider) await update.mutateAsync({ id: provider.id, body });
     else await create.mutateAsync(body);
-    toast({ message: isEdit ? 'Identity provider updated' : 'Identity provider added', type: 'success' });
+    toast({ message: t(isEdit ? 'access.idp.updated' : 'access.idp.added'), type: 'success' });
     onClose();
   });
 
@@ -82,7 +86,10 @@ function ProviderForm({ provider, onClose }: { provider?: IdentityProvider | und
     const checked = IdentityProviderDiscoverSchema.safeParse({ issuer: form.values.issuer });
     if (!checked.success) {
       form.touch('issuer');
-      setDiscovery({ status: 'failed', message: toFieldErrors(checked.error)[0]?.message ?? 'Not an issuer URL' });
+      setDiscovery({
+        status: 'failed',
+        message: toFieldErrors(checked.error)[0]?.message ?? t('access.idp.notIssuer'),
+      });
       return;
     }
     setDiscovery({ status: 'idle' });
@@ -91,76 +98,82 @@ function ProviderForm({ provider, onClose }: { provider?: IdentityProvider | und
     } catch (error) {
       const message = isApiError(error)
         ? (error.fieldErrors[0]?.message ?? error.serverMessage ?? error.message)
-        : 'The test could not run';
+        : t('access.idp.testFailed');
       setDiscovery({ status: 'failed', message });
     }
   };
 
-  const secretHelp = !isEdit
-    ? 'Leave empty for a public client (PKCE alone). Stored encrypted and never shown again.'
-    : provider.hasClientSecret
-      ? 'A secret is stored. Leave empty to keep it; it is never shown again.'
-      : 'None stored (a public client). Type one to store it.';
+  const secretHelp = t(
+    !isEdit ? 'access.idp.secretNew' : provider.hasClientSecret ? 'access.idp.secretStored' : 'access.idp.secretNone',
+  );
+  const [beforeUri, afterUri] = withSlot('access.idp.redirect', 'uri');
 
   return (
     <FormDialog
       open
       size="medium"
-      title={isEdit ? 'Edit Identity Provider' : 'Add Identity Provider'}
+      title={t(isEdit ? 'access.idp.editTitle' : 'access.idp.addTitle')}
       onClose={onClose}
       onSubmit={onSubmit}
       isSubmitting={form.isSubmitting}
     >
-      <TextField label="Name" placeholder="Google, Keycloak, Authentik…" required {...form.field('name')} />
+      <TextField
+        label={t('access.column.name')}
+        placeholder="Google, Keycloak, Authentik…"
+        required
+        {...form.field('name')}
+      />
       <div className="flex flex-col gap-2">
         <TextField
-          label="Issuer URL"
+          label={t('access.idp.issuerUrl')}
           placeholder="https://accounts.google.com"
-          description="The provider's OpenID Connect issuer: discovery reads <issuer>/.well-known/openid-configuration."
+          description={t('access.idp.issuerHint')}
           required
           autoComplete="off"
           {...form.field('issuer')}
         />
         <div>
           <Button variant="secondary" isLoading={discover.isPending} onClick={() => void testConnection()}>
-            Test connection
+            {t('access.idp.test')}
           </Button>
         </div>
         <DiscoveryResult discovery={discovery} />
       </div>
-      <TextField label="Client ID" required autoComplete="off" {...form.field('clientId')} />
+      <TextField label={t('access.idp.clientId')} required autoComplete="off" {...form.field('clientId')} />
       <TextField
-        label="Client secret"
+        label={t('access.idp.clientSecret')}
         type="password"
         autoComplete="new-password"
-        placeholder={provider?.hasClientSecret ? 'Leave empty to keep' : ''}
+        placeholder={provider?.hasClientSecret ? t('access.idp.leaveEmpty') : ''}
         description={secretHelp}
         disabled={form.values.removeSecret}
         {...form.field('clientSecret')}
       />
       {provider?.hasClientSecret && (
         <CheckboxField
-          label="Remove the stored secret"
-          description="The provider then treats the gateway as a public client."
+          label={t('access.idp.removeSecret')}
+          description={t('access.idp.removeSecretHint')}
           {...form.field('removeSecret')}
         />
       )}
       <TextField
-        label="Scopes"
-        description="Space-separated; openid is always asked for."
+        label={t('access.idp.scopes')}
+        description={t('access.idp.scopesHint')}
         autoComplete="off"
         {...form.field('scopes')}
       />
       <TextField
-        label="Groups claim"
-        description="The claim holding the user's groups (ID token, else user info), for allowed groups."
+        label={t('access.idp.groupsClaim')}
+        description={t('access.idp.groupsClaimHint')}
         autoComplete="off"
         {...form.field('groupsClaim')}
       />
       <p className="text-xs text-gray-600 dark:text-gray-300">
-        Register the redirect URI{' '}
-        <code className="font-mono">https://&lt;protected host&gt;{ACCESS_PATH}/callback</code> at the provider for
-        every protected host.
+        {beforeUri}
+        <code className="font-mono">
+          https://&lt;{t('access.idp.protectedHost')}&gt;{ACCESS_PATH}/callback
+        </code>
+        {afterUri}
       </p>
     </FormDialog>
   );

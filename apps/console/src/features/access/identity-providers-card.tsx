@@ -6,6 +6,8 @@ import { Td, Th, Tr } from '../../components/ui/table';
 import { ACCESS_PAGE_SIZE, identityProvidersQueryOptions, useDeleteIdentityProvider } from '../../queries/access';
 import { EditDeleteCell, SettingsListCard, useConfirmedDelete } from '../settings/settings-list-card';
 import { IdentityProviderFormDialog } from './identity-provider-form-dialog';
+import { formatNumber } from '../../i18n/format';
+import { t } from '../../i18n/i18n';
 
 // Settings: the OpenID Connect providers visitors of protected services sign in with (beyond the console spec;
 // docs/ACCESS.md). A provider a policy uses cannot be deleted: the gateway says which policies to change first.
@@ -24,31 +26,30 @@ export function IdentityProvidersCard() {
 
   const remove = (provider: IdentityProvider) =>
     confirmedDelete({
-      title: 'Delete Identity Provider',
-      description: `Visitors can no longer sign in with ${provider.name}. This cannot be undone.`,
+      title: t('access.idp.deleteTitle'),
+      description: t('access.idp.deleteConfirm', { name: provider.name }),
       remove: () => deleteProvider.mutateAsync(provider.id),
       what: 'identity provider',
     });
 
   return (
     <SettingsListCard
-      title="Identity providers"
-      addLabel="+ Add provider"
+      title={t('access.idp.title')}
+      addLabel={t('access.idp.add')}
       onAdd={() => setForm({ open: true })}
-      noun="identity providers"
+      noun={t('access.idp.noun')}
       isPending={isPending}
       isError={isError}
       items={data?.data}
       empty={{
-        title: 'No identity providers yet',
-        description:
-          'Add an OpenID Connect provider (Google, Microsoft Entra, Keycloak, Authentik, …) to put single sign-on in front of a domain or service under its Visitor Access.',
+        title: t('access.idp.empty'),
+        description: t('access.idp.emptyHint'),
       }}
       headers={
         <>
-          <Th>Name</Th>
-          <Th className="hidden sm:table-cell">Issuer</Th>
-          <Th>Used by</Th>
+          <Th>{t('access.column.name')}</Th>
+          <Th className="hidden sm:table-cell">{t('access.idp.issuer')}</Th>
+          <Th>{t('access.column.usedBy')}</Th>
         </>
       }
       row={(provider) => (
@@ -63,11 +64,9 @@ export function IdentityProvidersCard() {
           <Td className="hidden max-w-xs truncate sm:table-cell" title={provider.issuer}>
             {provider.issuer}
           </Td>
-          <Td>
-            {provider.policies} {provider.policies === 1 ? 'policy' : 'policies'}
-          </Td>
+          <Td>{t('access.idp.policyCount', { count: provider.policies, n: formatNumber(provider.policies) })}</Td>
           <EditDeleteCell
-            label={`Actions for identity provider ${provider.name}`}
+            label={t('access.idp.actionsFor', { name: provider.name })}
             onEdit={() => setForm({ open: true, provider })}
             onDelete={() => void remove(provider)}
           />

@@ -1,5 +1,4 @@
 import {
-  formatDate,
   ShareLinkCreateSchema,
   type HttpService,
   type ShareLinkCreate,
@@ -11,15 +10,16 @@ import { FormDialog, InfoDialog } from '../../components/ui/dialog';
 import { SelectField, TextField } from '../../components/ui/form-field';
 import { useZodForm } from '../../lib/use-zod-form';
 import { useCreateShareLink } from '../../queries/access';
+import { formatDate, formatDateTime } from '../../i18n/format';
+import { activeLanguage, SOURCE_LANGUAGE, t } from '../../i18n/i18n';
+import { formatDuration } from './access-form-rules';
 
 // Creating a share link, and the one time its URL is shown (like the spec's token dialogs).
 
-export const SHARE_LINK_EXPIRIES = [
-  { value: '3600', label: '1 hour' },
-  { value: '86400', label: '1 day' },
-  { value: '604800', label: '7 days' },
-  { value: '2592000', label: '30 days' },
-  { value: '', label: 'No expiry (until revoked)' },
+/** The expiries offered, named in the language of this render ('' : none). */
+export const shareLinkExpiries = () => [
+  ...[3600, 86_400, 604_800, 2_592_000].map((seconds) => ({ value: String(seconds), label: formatDuration(seconds) })),
+  { value: '', label: t('access.share.noExpiry') },
 ];
 
 export type ShareLinkFormValues = { name: string; pathPrefix: string; expiry: string };
@@ -57,49 +57,69 @@ export function ShareLinkFormDialog({
     <FormDialog
       open
       size="small"
-      title="Create Share Link"
+      title={t('access.share.title')}
       onClose={onClose}
       onSubmit={onSubmit}
       isSubmitting={form.isSubmitting}
     >
-      <TextField label="Name" placeholder="Who or what it is for" required autoComplete="off" {...form.field('name')} />
       <TextField
-        label="Only below path (Optional)"
+        label={t('access.column.name')}
+        placeholder={t('access.share.namePlaceholder')}
+        required
+        autoComplete="off"
+        {...form.field('name')}
+      />
+      <TextField
+        label={t('access.share.path')}
         placeholder={service.pathLocation}
-        description={`Empty: the whole service (${service.pathLocation}). A path below it keeps the link's visitors there.`}
+        description={t('access.share.pathHint', { path: service.pathLocation })}
         autoComplete="off"
         {...form.field('pathPrefix')}
       />
       <SelectField
-        label="Expires"
-        description="The link and the sessions made with it end then; revoke it any time before."
-        options={SHARE_LINK_EXPIRIES}
+        label={t('access.links.expires')}
+        description={t('access.share.expiresHint')}
+        options={shareLinkExpiries()}
         {...form.field('expiry')}
       />
     </FormDialog>
   );
 }
 
+/**
+ * A share link's or visitor session's date and time: in English as these dialogs always showed it (the spec's date,
+ * the browser's time of day), in the language's own form otherwise.
+ */
+export function accessDateTime(value: string): string {
+  return activeLanguage() === SOURCE_LANGUAGE
+    ? `${formatDate(value)} ${new Date(value).toLocaleTimeString()}`
+    : formatDateTime(value);
+}
+
+/** Who may open what until when, one sentence per case so each language words it whole. */
+function opensText({ pathPrefix, expiresAt }: ShareLinkCreated): string {
+  const when = expiresAt ? accessDateTime(expiresAt) : null;
+  if (pathPrefix)
+    return when
+      ? t('access.share.opensBelowUntil', { path: pathPrefix, when })
+      : t('access.share.opensBelow', { path: pathPrefix });
+  return when ? t('access.share.opensUntil', { when }) : t('access.share.opens');
+}
+
 /** The one time a share link's URL is shown: it carries the secret that lets its holder in. */
 export function ShareLinkCreatedDialog({ link, onClose }: { link: ShareLinkCreated | null; onClose: () => void }) {
   return (
-    <InfoDialog open={link !== null} title="Share Link Created" onClose={onClose}>
+    <InfoDialog open={link !== null} title={t('access.share.createdTitle')} onClose={onClose}>
       {link && (
         <>
-          <p>
-            Anyone with this link can open the service{link.pathPrefix ? ` below ${link.pathPrefix}` : ''}
-            {link.expiresAt
-              ? ` until ${formatDate(link.expiresAt)} ${new Date(link.expiresAt).toLocaleTimeString()}`
-              : ' until you revoke it'}
-            .
-          </p>
+          <p>{opensText(link)}</p>
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1">
-            <dt className="font-medium">Name</dt>
+            <dt className="font-medium">{t('access.column.name')}</dt>
             <dd>{link.name}</dd>
           </dl>
-          <CopyField label="Share link" value={link.url} />
+          <CopyField label={t('access.share.link')} value={link.url} />
           <p className="rounded-md bg-yellow-50 px-3 py-2 text-yellow-900 dark:bg-yellow-950 dark:text-yellow-100">
-            The link is only visible once. Make sure to store it securely.
+            {t('access.share.once')}
           </p>
         </>
       )}

@@ -1,7 +1,4 @@
 import {
-  accessMessages,
-  formatDate,
-  formatRelativeTime,
   tokenStatus,
   type HttpService,
   type ShareLink,
@@ -29,7 +26,9 @@ import {
 } from '../../queries/access';
 import { PolicyLines } from './access-section';
 import { describeSource } from './policy-summary';
-import { ShareLinkCreatedDialog, ShareLinkFormDialog } from './share-link-dialogs';
+import { accessDateTime, ShareLinkCreatedDialog, ShareLinkFormDialog } from './share-link-dialogs';
+import { formatNumber, formatRelativeTime } from '../../i18n/format';
+import { t, type MessageId } from '../../i18n/i18n';
 
 // A service's Visitor Access (beyond the console spec; docs/ACCESS.md): the policy applied now and where it comes
 // from, its share links (create, copy once, revoke) and who is signed in (revoke).
@@ -40,13 +39,17 @@ const statusTone: Record<TokenStatus, 'green' | 'red' | 'yellow'> = {
   Expired: 'yellow',
 };
 
-const METHOD_LABELS: Record<VisitorSession['method'], string> = {
-  sso: 'Single sign-on',
-  password: 'Password',
-  share: 'Share link',
+const STATUS_LABELS: Record<TokenStatus, MessageId> = {
+  Active: 'tokens.status.active',
+  Revoked: 'tokens.status.revoked',
+  Expired: 'tokens.status.expired',
 };
 
-const dateTime = (value: string): string => `${formatDate(value)} ${new Date(value).toLocaleTimeString()}`;
+const METHOD_LABELS: Record<VisitorSession['method'], MessageId> = {
+  sso: 'access.sso',
+  password: 'access.method.password',
+  share: 'access.method.share',
+};
 
 function Section({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
   return (
@@ -80,30 +83,30 @@ function ShareLinks({ service, isAllowed }: { service: HttpService; isAllowed: b
 
   const revoke = async (link: ShareLink) => {
     const isConfirmed = await confirm({
-      title: 'Revoke Share Link',
-      description: `The link "${link.name}" stops working at once, on every gateway, and whoever opened it is signed out.`,
+      title: t('access.links.revokeTitle'),
+      description: t('access.links.revokeConfirm', { name: link.name }),
       variant: 'danger',
-      acceptButtonText: 'Yes, revoke it!',
+      acceptButtonText: t('access.links.revokeAccept'),
     });
     if (isConfirmed)
       await revokeLink.mutateAsync(link.id).catch((error: unknown) => console.error('revoke share link failed', error));
   };
 
   let body: ReactNode;
-  if (links.isPending) body = <Loading label="Loading share links" />;
+  if (links.isPending) body = <Loading label={t('access.links.loading')} />;
   else if (links.isError)
-    body = <p className="text-sm text-red-600 dark:text-red-400">Could not load the share links.</p>;
+    body = <p className="text-sm text-red-600 dark:text-red-400">{t('access.links.loadError')}</p>;
   else if (links.data.total === 0)
-    body = <p className="text-sm text-gray-600 dark:text-gray-300">No share links yet.</p>;
+    body = <p className="text-sm text-gray-600 dark:text-gray-300">{t('access.links.none')}</p>;
   else
     body = (
       <>
         <Table>
           <THead>
-            <Th>Name</Th>
-            <Th className="hidden sm:table-cell">Below</Th>
-            <Th className="hidden sm:table-cell">Expires</Th>
-            <Th className="hidden sm:table-cell">Used</Th>
+            <Th>{t('access.column.name')}</Th>
+            <Th className="hidden sm:table-cell">{t('access.links.below')}</Th>
+            <Th className="hidden sm:table-cell">{t('access.links.expires')}</Th>
+            <Th className="hidden sm:table-cell">{t('access.links.used')}</Th>
             <Th>
               <span className="sr-only">Actions</span>
             </Th>
@@ -116,21 +119,26 @@ function ShareLinks({ service, isAllowed }: { service: HttpService; isAllowed: b
                   <Td>
                     {/* Wraps on a phone, so the row keeps its Revoke in view. */}
                     <div className="min-w-36 whitespace-normal">
-                      <span className="font-medium">{link.name}</span> <Badge tone={statusTone[status]}>{status}</Badge>
+                      <span className="font-medium">{link.name}</span>{' '}
+                      <Badge tone={statusTone[status]}>{t(STATUS_LABELS[status])}</Badge>
                       {/* Phones: path and expiry under the name. */}
                       <span className="block text-xs text-gray-500 sm:hidden dark:text-gray-400">
-                        {link.pathPrefix ?? service.pathLocation} · expires{' '}
-                        {link.expiresAt ? dateTime(link.expiresAt) : 'never'}
+                        {t('access.links.phoneLine', {
+                          path: link.pathPrefix ?? service.pathLocation,
+                          when: link.expiresAt ? accessDateTime(link.expiresAt) : t('access.links.neverLower'),
+                        })}
                       </span>
                     </div>
                   </Td>
                   <Td className="hidden font-mono text-xs sm:table-cell">{link.pathPrefix ?? service.pathLocation}</Td>
-                  <Td className="hidden sm:table-cell">{link.expiresAt ? dateTime(link.expiresAt) : 'Never'}</Td>
                   <Td className="hidden sm:table-cell">
-                    {link.uses} {link.uses === 1 ? 'time' : 'times'}
+                    {link.expiresAt ? accessDateTime(link.expiresAt) : t('access.links.never')}
+                  </Td>
+                  <Td className="hidden sm:table-cell">
+                    {t('access.links.uses', { count: link.uses, n: formatNumber(link.uses) })}
                     {link.lastUsedAt && (
                       <span className="block text-xs text-gray-500 dark:text-gray-400">
-                        last {formatRelativeTime(link.lastUsedAt)}
+                        {t('access.links.lastUsed', { when: formatRelativeTime(link.lastUsedAt) })}
                       </span>
                     )}
                   </Td>
@@ -138,10 +146,10 @@ function ShareLinks({ service, isAllowed }: { service: HttpService; isAllowed: b
                     {status === 'Active' && (
                       <Button
                         variant="secondary"
-                        aria-label={`Revoke share link ${link.name}`}
+                        aria-label={t('access.links.revokeNamed', { name: link.name })}
                         onClick={() => void revoke(link)}
                       >
-                        Revoke
+                        {t('access.revoke')}
                       </Button>
                     )}
                   </Td>
@@ -162,16 +170,14 @@ function ShareLinks({ service, isAllowed }: { service: HttpService; isAllowed: b
 
   return (
     <Section
-      title="Share links"
+      title={t('access.shareLinks')}
       actions={
         <Button variant="secondary" disabled={isAllowed !== true} onClick={() => setFormOpen(true)}>
-          + Create share link
+          {t('access.links.create')}
         </Button>
       }
     >
-      {isAllowed === false && (
-        <p className="text-xs text-gray-600 dark:text-gray-300">{accessMessages.shareLinksOff}.</p>
-      )}
+      {isAllowed === false && <p className="text-xs text-gray-600 dark:text-gray-300">{t('access.links.off')}</p>}
       {body}
       {isFormOpen && (
         <ShareLinkFormDialog
@@ -197,9 +203,9 @@ function visitorName(session: VisitorSession): string {
     const link = session.user?.startsWith(SHARE_SUBJECT_PREFIX)
       ? session.user.slice(SHARE_SUBJECT_PREFIX.length)
       : null;
-    return link ? `Share link “${link}”` : 'Holder of a share link';
+    return link ? t('access.visitor.shareNamed', { name: link }) : t('access.visitor.shareHolder');
   }
-  return session.email ?? session.user ?? 'Visitor with the password';
+  return session.email ?? session.user ?? t('access.visitor.password');
 }
 
 function VisitorSessions({ service }: { service: HttpService }) {
@@ -212,10 +218,10 @@ function VisitorSessions({ service }: { service: HttpService }) {
 
   const revoke = async (session: VisitorSession) => {
     const isConfirmed = await confirm({
-      title: 'End Visitor Session',
-      description: `${visitorName(session)} is signed out at once, on every gateway. Signing in again works while the policy lets them in.`,
+      title: t('access.sessions.endTitle'),
+      description: t('access.sessions.endConfirm', { who: visitorName(session) }),
       variant: 'danger',
-      acceptButtonText: 'Yes, end it!',
+      acceptButtonText: t('access.sessions.endAccept'),
     });
     if (isConfirmed)
       await revokeSession
@@ -224,19 +230,19 @@ function VisitorSessions({ service }: { service: HttpService }) {
   };
 
   let body: ReactNode;
-  if (sessions.isPending) body = <Loading label="Loading visitor sessions" />;
+  if (sessions.isPending) body = <Loading label={t('access.sessions.loading')} />;
   else if (sessions.isError)
-    body = <p className="text-sm text-red-600 dark:text-red-400">Could not load the visitor sessions.</p>;
+    body = <p className="text-sm text-red-600 dark:text-red-400">{t('access.sessions.loadError')}</p>;
   else if (sessions.data.total === 0)
-    body = <p className="text-sm text-gray-600 dark:text-gray-300">Nobody is signed in.</p>;
+    body = <p className="text-sm text-gray-600 dark:text-gray-300">{t('access.sessions.none')}</p>;
   else
     body = (
       <>
         <Table>
           <THead>
-            <Th>Who</Th>
-            <Th className="hidden sm:table-cell">Since</Th>
-            <Th className="hidden sm:table-cell">From</Th>
+            <Th>{t('access.sessions.who')}</Th>
+            <Th className="hidden sm:table-cell">{t('access.sessions.since')}</Th>
+            <Th className="hidden sm:table-cell">{t('access.sessions.from')}</Th>
             <Th>
               <span className="sr-only">Actions</span>
             </Th>
@@ -247,9 +253,9 @@ function VisitorSessions({ service }: { service: HttpService }) {
                 <Td>
                   <div className="min-w-36 whitespace-normal">
                     <span className="font-medium">{visitorName(session)}</span>{' '}
-                    {session.revoked && <Badge tone="red">Ended</Badge>}
+                    {session.revoked && <Badge tone="red">{t('access.sessions.ended')}</Badge>}
                     <span className="block text-xs text-gray-500 dark:text-gray-400">
-                      {METHOD_LABELS[session.method]}
+                      {t(METHOD_LABELS[session.method])}
                       {session.groups.length > 0 ? ` · ${session.groups.join(', ')}` : ''}
                       {/* Phones: since and from under the name, one column instead of three. */}
                       <span className="sm:hidden">
@@ -260,7 +266,7 @@ function VisitorSessions({ service }: { service: HttpService }) {
                     </span>
                   </div>
                 </Td>
-                <Td className="hidden sm:table-cell" title={dateTime(session.created_at)}>
+                <Td className="hidden sm:table-cell" title={accessDateTime(session.created_at)}>
                   {formatRelativeTime(session.created_at)}
                 </Td>
                 <Td className="hidden font-mono text-xs sm:table-cell">{session.address ?? '-'}</Td>
@@ -268,10 +274,10 @@ function VisitorSessions({ service }: { service: HttpService }) {
                   {!session.revoked && (
                     <Button
                       variant="secondary"
-                      aria-label={`End the session of ${visitorName(session)}`}
+                      aria-label={t('access.sessions.endNamed', { who: visitorName(session) })}
                       onClick={() => void revoke(session)}
                     >
-                      End
+                      {t('access.sessions.end')}
                     </Button>
                   )}
                 </Td>
@@ -288,7 +294,7 @@ function VisitorSessions({ service }: { service: HttpService }) {
         />
       </>
     );
-  return <Section title="Signed-in visitors">{body}</Section>;
+  return <Section title={t('access.sessions.title')}>{body}</Section>;
 }
 
 /** Opened from an HTTP service's row menu. */
@@ -297,20 +303,18 @@ export function VisitorAccessDialog({ service, onClose }: { service: HttpService
   const effective = access.data?.effective;
   const allowsShareLinks = effective ? effective.mode === 'protected' && effective.shareLinks : undefined;
   return (
-    <Modal open size="large" title={`Visitor Access: ${service.name}`} onClose={onClose}>
+    <Modal open size="large" title={t('access.dialog.title', { name: service.name })} onClose={onClose}>
       <div className="flex flex-col gap-6 px-5 py-4 text-sm">
-        <Section title="Policy applied now">
+        <Section title={t('access.dialog.policy')}>
           {access.isPending ? (
-            <Loading label="Loading the access policy" />
+            <Loading label={t('access.dialog.loading')} />
           ) : access.isError ? (
-            <p className="text-red-600 dark:text-red-400">Could not load the access policy.</p>
+            <p className="text-red-600 dark:text-red-400">{t('access.dialog.loadError')}</p>
           ) : (
             <div className="flex flex-col gap-1">
               <p className="font-medium text-gray-700 dark:text-gray-200">{describeSource(access.data)}</p>
               <PolicyLines policy={access.data.effective} />
-              <p className="text-xs text-gray-600 dark:text-gray-300">
-                Change it under Visitor Access in the service&apos;s or its domain&apos;s form.
-              </p>
+              <p className="text-xs text-gray-600 dark:text-gray-300">{t('access.dialog.changeIt')}</p>
             </div>
           )}
         </Section>
@@ -318,7 +322,7 @@ export function VisitorAccessDialog({ service, onClose }: { service: HttpService
         <VisitorSessions service={service} />
       </div>
       <div className="flex justify-end border-t border-gray-200 px-5 py-3 dark:border-gray-800">
-        <Button onClick={onClose}>Close</Button>
+        <Button onClick={onClose}>{t('ui.close')}</Button>
       </div>
     </Modal>
   );
