@@ -1,9 +1,10 @@
 import { operations, ServiceTypeSchema } from '@postern/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useParams } from '@tanstack/react-router';
-import { useId, useState, type ReactNode } from 'react';
+import { Fragment, useId, useState, type ReactNode } from 'react';
 import { Breadcrumbs, type Crumb } from '../../components/ui/breadcrumbs';
 import { Button } from '../../components/ui/button';
+import { t, type MessageId } from '../../i18n/i18n';
 import { call } from '../../lib/api';
 import type { StreamState } from '../../lib/connection-store';
 import { nodeQueryOptions } from '../../queries/nodes';
@@ -11,12 +12,11 @@ import type { LogLine } from './log-buffer';
 import { LogViewer } from './log-viewer';
 import { useLogLines, type LogSource } from './use-log-lines';
 
-const PAGE_TITLE = 'Real Time Logs';
-
-export const STREAM_STATE_TEXT: Record<StreamState, string> = {
-  connecting: 'Connecting…',
-  open: 'Live',
-  retrying: 'Disconnected, reconnecting…',
+// Ids, not texts: a change of language renders again and reads them anew (the console's README, Languages).
+const STREAM_STATE_TEXT: Record<StreamState, MessageId> = {
+  connecting: 'logs.state.connecting',
+  open: 'logs.state.open',
+  retrying: 'logs.state.retrying',
 };
 
 const stateClasses: Record<StreamState, string> = {
@@ -43,40 +43,37 @@ function LogsScreen({ crumbs, source, subject }: { crumbs: Crumb[]; source: LogS
       <Breadcrumbs items={crumbs} />
       <div className="flex flex-wrap items-center justify-between gap-2">
         <div>
-          <h1 className="text-xl font-semibold">{PAGE_TITLE}</h1>
+          <h1 className="text-xl font-semibold">{t('logs.title')}</h1>
           {subject && <p className="text-sm text-gray-700 dark:text-gray-300">{subject}</p>}
         </div>
         {/* Beyond the spec: whether lines can arrive at all, in words (not by colour alone). */}
         <p role="status" className={`rounded-full border px-3 py-0.5 text-xs font-medium ${stateClasses[state]}`}>
-          <span className="sr-only">Log stream: </span>
-          {STREAM_STATE_TEXT[state]}
+          <span className="sr-only">{t('logs.stream')} </span>
+          {t(STREAM_STATE_TEXT[state])}
         </p>
       </div>
       <div className="flex flex-wrap items-center gap-3">
         <Button variant="secondary" onClick={() => setPaused(paused ? null : lines)}>
-          {paused ? 'Resume' : 'Pause'}
+          {t(paused ? 'logs.resume' : 'logs.pause')}
         </Button>
         <label className="sr-only" htmlFor={filterId}>
-          Show only lines containing
+          {t('logs.filter')}
         </label>
         <input
           id={filterId}
           type="search"
           value={filter}
-          placeholder="Show only lines containing…"
+          placeholder={t('logs.filterPlaceholder')}
           onChange={(event) => setFilter(event.target.value)}
           className="w-64 max-w-full rounded-md border border-gray-300 bg-white px-3 py-1.5 text-sm placeholder:text-gray-500 dark:border-gray-600 dark:bg-gray-800 dark:placeholder:text-gray-400"
         />
         <p aria-live="polite" className="text-sm text-gray-700 dark:text-gray-300">
-          {paused && 'Paused'}
-          {paused && waiting > 0 && (
-            <span>: {waiting === 1 ? '1 new line' : `${String(waiting)} new lines`} waiting</span>
-          )}
+          {paused && (waiting > 0 ? t('logs.pausedWaiting', { count: waiting }) : t('logs.paused'))}
         </p>
       </div>
       <LogViewer
         lines={shown}
-        emptyText={held.length > 0 ? `No lines contain “${filter.trim()}”.` : 'Waiting for log lines…'}
+        emptyText={held.length > 0 ? t('logs.noMatch', { filter: filter.trim() }) : t('logs.waiting')}
       />
     </div>
   );
@@ -94,7 +91,7 @@ export function DomainLogsPage() {
   const { domain = '' } = useLogRouteParams();
   return (
     <LogsScreen
-      crumbs={[{ label: 'Domains', to: '/domains' }, { label: domain }, { label: PAGE_TITLE }]}
+      crumbs={[{ label: t('logs.crumb.domains'), to: '/domains' }, { label: domain }, { label: t('logs.title') }]}
       source={domain ? { domain } : null}
     />
   );
@@ -107,9 +104,9 @@ export function ServiceLogsPage() {
     <LogsScreen
       subject={<ServiceSubject nodeId={Number(nodeId)} type={type} id={Number(id)} />}
       crumbs={[
-        { label: 'Nodes', to: '/nodes' },
-        { label: `${type.toUpperCase()} Services`, to: `/nodes/${encodeURIComponent(nodeId)}` },
-        { label: PAGE_TITLE },
+        { label: t('logs.crumb.nodes'), to: '/nodes' },
+        { label: t('logs.crumb.services', { type: type.toUpperCase() }), to: `/nodes/${encodeURIComponent(nodeId)}` },
+        { label: t('logs.title') },
       ]}
       // An unknown type names no stream: opening it would only fail and retry every second.
       source={ServiceTypeSchema.safeParse(type).success && id ? { type, id } : null}
@@ -127,9 +124,14 @@ function ServiceSubject({ nodeId, type, id }: { nodeId: number; type: string; id
     enabled: isValid,
   });
   if (!service.data || !node.data) return null;
+  // Both names in bold, where the language puts them.
+  const names: Record<string, string> = { '\uE000': service.data.name, '\uE001': node.data.name };
+  const parts = t('logs.subject', { service: '\uE000', node: '\uE001' }).split(/([\uE000\uE001])/);
   return (
     <>
-      Service <strong>{service.data.name}</strong> on node <strong>{node.data.name}</strong>
+      {parts.map((part, index) => (
+        <Fragment key={index}>{Object.hasOwn(names, part) ? <strong>{names[part]}</strong> : part}</Fragment>
+      ))}
     </>
   );
 }

@@ -1,4 +1,5 @@
 import { useLayoutEffect, useRef } from 'react';
+import { t } from '../../i18n/i18n';
 import type { LogLine } from './log-buffer';
 import { getLogLineClass } from './log-colour';
 
@@ -9,13 +10,7 @@ const FOLLOW_THRESHOLD_PX = 24;
  * Dark monospace list of log lines (the spec's "Screens and routes"). It follows new lines while the reader is at the
  * bottom and stays put once they scroll up to read.
  */
-export function LogViewer({
-  lines,
-  emptyText = 'Waiting for log lines…',
-}: {
-  lines: readonly LogLine[];
-  emptyText?: string;
-}) {
+export function LogViewer({ lines, emptyText = t('logs.waiting') }: { lines: readonly LogLine[]; emptyText?: string }) {
   const containerRef = useRef<HTMLDivElement>(null);
   const isFollowingRef = useRef(true);
 
@@ -38,7 +33,8 @@ export function LogViewer({
       className="h-[70vh] overflow-y-auto rounded-lg border border-transparent bg-gray-950 dark:border-gray-600 p-4 font-mono text-xs leading-5 text-gray-300 shadow-inner focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-500"
       role="log"
       aria-live="polite"
-      aria-label="Real Time Logs"
+      aria-label={t('logs.title')}
+
       // In the Tab order, so the keyboard scrolls it (arrows, Page Up/Down, Home/End); scrolling up stops following.
       tabIndex={0}
     >
