@@ -27,7 +27,8 @@ export function catalogPlugin(): Plugin {
     load(id) {
       if (!id.startsWith(RESOLVED)) return null;
       const [code = '', part = 'first'] = id.slice(RESOLVED.length).split('/');
-      if (!CODE.test(code) || !['first', 'home', 'more'].includes(part)) throw new Error(`not a catalogue: ${id}`);
+      if (!CODE.test(code) || !['first', 'signin', 'home', 'more'].includes(part))
+        throw new Error(`not a catalogue: ${id}`);
       const file = join(catalogDir, `${code}.json`);
       this.addWatchFile(file);
       const all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
@@ -37,6 +38,7 @@ export function catalogPlugin(): Plugin {
       if (part !== 'first') return `export default ${texts(part)};`;
       return [
         `export const first = ${texts('first')};`,
+        `export const signin = () => import('${PREFIX}${code}/signin');`,
         `export const home = () => import('${PREFIX}${code}/home');`,
         `export const more = () => import('${PREFIX}${code}/more');`,
       ].join('\n');

@@ -13,7 +13,7 @@ import {
   validateNodesSearch,
   validateServicesSearch,
 } from './lib/list-search';
-import { withMoreTexts } from './i18n/i18n';
+import { withMoreTexts, withTexts } from './i18n/i18n';
 import { restoreSession, saveRedirectTarget, setSessionNavigator } from './lib/session';
 import { NotFoundPage } from './pages/not-found-page';
 import { AppShell } from './shell/app-shell';
@@ -29,14 +29,14 @@ const loginRoute = createRoute({
   beforeLoad: async () => {
     if (await restoreSession()) throw redirect({ to: '/' });
   },
-  component: lazyRouteComponent(() => import('./pages/login-page'), 'LoginPage'),
+  component: lazyRouteComponent(() => withTexts('signin', import('./pages/login-page')), 'LoginPage'),
 });
 
 /** Where an identity provider sends the browser back after a sign-in started on the login page. */
 const loginCallbackRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/login/callback',
-  component: lazyRouteComponent(() => import('./pages/login-callback-page'), 'LoginCallbackPage'),
+  component: lazyRouteComponent(() => withTexts('signin', import('./pages/login-callback-page')), 'LoginCallbackPage'),
 });
 
 /**

@@ -13,6 +13,7 @@ describe('a string a language lacks', () => {
           load: () =>
             Promise.resolve({
               first: { 'login.submit': 'Sign in', 'login.or': 'or' },
+              signin: () => Promise.resolve({ default: { 'login.title': 'Sign in to Postern' } }),
               home: () => Promise.resolve({ default: { 'attention.title': 'Needs attention' } }),
               more: () => Promise.resolve({ default: { 'nav.nodes': 'Client / Nodes', 'home.title': 'Welcome' } }),
             }),
@@ -23,6 +24,7 @@ describe('a string a language lacks', () => {
           load: () =>
             Promise.resolve({
               first: { 'login.submit': 'Anmelden' },
+              signin: () => Promise.resolve({ default: {} }),
               home: () => Promise.resolve({ default: {} }),
               more: () => Promise.resolve({ default: { 'home.title': 'Willkommen' } }),
             }),
@@ -39,6 +41,7 @@ describe('a string a language lacks', () => {
     expect(t('nav.nodes')).toBe('Client / Nodes');
     expect(t('login.or')).toBe('or');
     expect(t('attention.title')).toBe('Needs attention');
+    expect(t('login.title')).toBe('Sign in to Postern');
     vi.doUnmock('./languages');
   });
 });

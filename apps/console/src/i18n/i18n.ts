@@ -143,12 +143,15 @@ function loadPart(part: Part): Promise<void> {
 
 /** The texts beyond the first page, in the active language; fetched once, before any other screen renders. */
 export async function loadMoreTexts(): Promise<void> {
-  await Promise.all([loadPart('home'), loadPart('more')]);
+  await Promise.all([loadPart('signin'), loadPart('home'), loadPart('more')]);
 }
 
-/** A module once the texts of `part` are there too: the home page's overview (`home`), any other screen (`more`). */
-export async function withTexts<T>(part: 'home' | 'more', module: Promise<T>): Promise<T> {
-  const [loadedModule] = await Promise.all([module, part === 'home' ? loadPart('home') : loadMoreTexts()]);
+/**
+ * A module once the texts of `part` are there too: the sign-in pages (`signin`), the home page's overview (`home`),
+ * any other screen (`more`, which brings the others: settings and accounts name sign-in texts too).
+ */
+export async function withTexts<T>(part: 'signin' | 'home' | 'more', module: Promise<T>): Promise<T> {
+  const [loadedModule] = await Promise.all([module, part === 'more' ? loadMoreTexts() : loadPart(part)]);
   return loadedModule;
 }
 

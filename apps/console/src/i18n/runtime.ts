@@ -11,6 +11,7 @@ export type Values = Record<string, string | number>;
 /** A language's catalogue module (i18n-catalogs.ts): the first page's texts, the other parts' loaders. */
 export type Catalogue = {
   first: Messages;
+  signin: () => Promise<{ default: Messages }>;
   home: () => Promise<{ default: Messages }>;
   more: () => Promise<{ default: Messages }>;
 };

@@ -3,6 +3,7 @@ declare module 'virtual:postern-catalog/*' {
   import type { Messages } from './runtime';
 
   export const first: Messages;
+  export const signin: () => Promise<{ default: Messages }>;
   export const home: () => Promise<{ default: Messages }>;
   export const more: () => Promise<{ default: Messages }>;
 }
