@@ -181,8 +181,12 @@ export class RecordingProxy implements ProxyAdapter, SupervisedProxy {
   /** The services each scoped cut looked at (a full cut: null). */
   readonly cutScopes: (number[] | null)[] = [];
 
-  cutStale(_revisions: ReadonlyMap<number, string>, only?: ReadonlySet<number>): Promise<number> {
+  /** The revisions the last full cut kept (a service not in them, or served otherwise, would be cut). */
+  lastFullCut: ReadonlyMap<number, string> | null = null;
+
+  cutStale(revisions: ReadonlyMap<number, string>, only?: ReadonlySet<number>): Promise<number> {
     this.cutChecks++;
+    if (!only) this.lastFullCut = revisions;
     this.cutScopes.push(only ? [...only].sort((a, b) => a - b) : null);
     return Promise.resolve(0);
   }

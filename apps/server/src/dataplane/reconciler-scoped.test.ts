@@ -27,6 +27,7 @@ function scopedOf(state: DesiredState, scope: ApplyScope): ScopedState {
     hosts: [...hosts],
     http: state.http.filter((route) => hosts.has(route.domain ?? '')),
     domains: state.domains.filter((d) => hosts.has(d.domain)),
+    tokenNetworks: state.peers.some((peer) => peer.networksByToken === true),
   };
 }
 
@@ -44,9 +45,11 @@ function setup(initial: DesiredState) {
   let fullGate: Promise<void> | null = null;
   const { reconciler, plan, proxy, certs } = createRecordingReconciler({
     loadDesiredState: async () => {
+      // The rows as they are when the run reads them; a held run then takes its time (planning 100,000 services).
+      const read = state;
       runs.push('full');
       if (fullGate) await fullGate;
-      return state;
+      return read;
     },
     loadScopedState: (scope) => {
       runs.push(`scoped ${[...scope.hosts].sort().join(',')} ${[...scope.http].sort((a, b) => a - b).join(',')}`);
@@ -65,6 +68,8 @@ function setup(initial: DesiredState) {
     holdFullRuns: (until: Promise<void> | null) => {
       fullGate = until;
     },
+    /** A full run's plan of the rows now. */
+    plan: () => plan(state),
     /** What a full run would make nginx hold now. */
     full: () => plan(state).routes.hosts,
     lastPatch: () => proxy.patches.at(-1),
@@ -150,7 +155,7 @@ describe('scoped runs', () => {
     expect(t.proxy.routes).toEqual(t.full());
   });
 
-  it('scopes arriving during a run merge into one run, which goes ahead of a queued full run', async () => {
+  it('scopes arriving during a full run go beside it, merged, and a queued full run goes after it', async () => {
     const t = setup(base);
     await t.reconciler.apply();
     const held = gate();
@@ -162,12 +167,45 @@ describe('scoped runs', () => {
       http: [http(1, 'x.test', { backendPort: 82 }), http(2, 'y.test', { backendPort: 82 }), base.http[2] as never],
     });
     const first = t.reconciler.apply({ hosts: ['x.test'], http: [1] });
-    const second = t.reconciler.apply({ hosts: ['y.test'], http: [2] });
+    const second = t.reconciler.apply({ hosts: ['y.test'], http: [3] });
+    const third = t.reconciler.apply({ hosts: ['y.test'], http: [2] });
+    // Served while the full run is held.
+    await Promise.all([first, second, third]);
+    expect(t.runs).toEqual(['full', 'full', 'scoped x.test 1', 'scoped y.test 2,3']);
+    expect(t.proxy.routes).toEqual(t.full());
     t.holdFullRuns(null);
     held.open();
-    await Promise.all([inFlight, queuedFull, first, second]);
-    expect(t.runs).toEqual(['full', 'full', 'scoped x.test,y.test 1,2', 'full']);
+    await Promise.all([inFlight, queuedFull]);
+    expect(t.runs).toEqual(['full', 'full', 'scoped x.test 1', 'scoped y.test 2,3', 'full']);
     expect(t.proxy.routes).toEqual(t.full());
+  });
+
+  it('a change during a slow full run (the boot) is served before it ends; the full run keeps what it pushed', async () => {
+    const t = setup(base);
+    const held = gate();
+    t.holdFullRuns(held.opened);
+    // The boot's full run: nginx serves its snapshot meanwhile (here: what it held before).
+    const boot = t.reconciler.apply();
+    // Service 1 changes its backend; a new domain z.test gets service 4.
+    t.set({
+      ...base,
+      domains: [...base.domains, domain(3, 'z.test')],
+      http: [http(1, 'x.test', { backendPort: 81 }), ...base.http.slice(1), http(4, 'z.test')],
+    });
+    const result = await t.reconciler.apply({ hosts: ['x.test', 'z.test'], http: [1, 4] });
+    expect(result).toMatchObject({ ok: true });
+    expect(t.proxy.routes.get('x.test')).toEqual(t.full().get('x.test'));
+    expect(t.proxy.routes.get('z.test')).toEqual(t.full().get('z.test'));
+    held.open();
+    // The boot read the rows before the change: it leaves x.test and z.test as the change pushed them, keeps z.test's
+    // certificate and does not count service 1's connections as stale.
+    expect(await boot).toMatchObject({ ok: true });
+    expect(t.runs).toEqual(['full', 'scoped x.test,z.test 1,4']);
+    expect(t.proxy.routes).toEqual(t.full());
+    expect(t.certs.infos.has('z.test')).toBe(true);
+    const { revisions } = t.plan().routes;
+    expect(t.proxy.lastFullCut?.get(1)).toBe(revisions.get(1));
+    expect(t.proxy.lastFullCut?.get(4)).toBe(revisions.get(4));
   });
 
   it('a full run queued behind a burst of scoped ones runs after the next scoped run, not after the burst', async () => {
@@ -209,9 +247,18 @@ describe('scoped runs', () => {
     await t.reconciler.apply();
     await t.reconciler.apply({ hosts: ['x.test'], http: [1] });
     expect(t.runs).toEqual(['full', 'full']);
+    // Beside a full run in flight (the boot's), the scope's rows say so.
+    const held = gate();
+    t.holdFullRuns(held.opened);
+    const inFlight = t.reconciler.apply();
+    const beside = t.reconciler.apply({ hosts: ['x.test'], http: [1] });
+    t.holdFullRuns(null);
+    held.open();
+    await Promise.all([inFlight, beside]);
+    expect(t.runs).toEqual(['full', 'full', 'full', 'scoped x.test 1', 'full']);
     t.set(base);
     await t.reconciler.apply();
     await t.reconciler.apply({ hosts: ['x.test'], http: [1] });
-    expect(t.runs).toEqual(['full', 'full', 'full', 'scoped x.test 1']);
+    expect(t.runs.slice(5)).toEqual(['full', 'scoped x.test 1']);
   });
 });

@@ -1,6 +1,7 @@
 import { createCertificateSync } from './reconcile/certificates.js';
 import { createCutOff } from './reconcile/cut-off.js';
 import { FullRun } from './reconcile/full-run.js';
+import { ScopedLedger } from './reconcile/ledger.js';
 import { RunQueue } from './reconcile/run-queue.js';
 import { runScoped } from './reconcile/scoped-run.js';
 import type {
@@ -98,7 +99,9 @@ export interface Reconciler {
 class Scopability {
   /**
    * Whether a scoped run can stand for a full one: a full run succeeded since the start (or since forgetApplied), and
-   * no node's token set subnets (the network guard re-checks them against every service's backend: a full run).
+   * it saw no subnets set by a node's token (the network guard re-checks them against every service's backend: a
+   * full run). Beside a full run in flight a scoped run goes regardless (the boot's: nginx serves its routes snapshot
+   * meanwhile): the full run brings everything else along.
    */
   isScopable = false;
 }
@@ -106,11 +109,14 @@ class Scopability {
 export function createReconciler(deps: ReconcilerDeps): Reconciler {
   const certificates = createCertificateSync(deps.certs, deps.proxy);
   const cutOff = createCutOff(deps.proxy);
-  const fullRun = new FullRun(deps, certificates, cutOff);
+  const ledger = new ScopedLedger();
+  const fullRun = new FullRun(deps, certificates, cutOff, ledger);
   const scopability = new Scopability();
   const queue = new RunQueue({
-    scoped: (scope) =>
-      scopability.isScopable ? runScoped(deps, { certificates, cutOff }, scope) : Promise.resolve(null),
+    scoped: (scope, besideFull) =>
+      scopability.isScopable || besideFull
+        ? runScoped(deps, { certificates, cutOff, ledger }, scope)
+        : Promise.resolve(null),
     async full() {
       const result = await fullRun.run();
       scopability.isScopable = result.ok && !fullRun.hasTokenNetworks;

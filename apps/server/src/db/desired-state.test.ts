@@ -379,4 +379,20 @@ describe('loadScopedState', () => {
     await expectScope(['own.w.example.com', ''], ['own.w.example.com', '*.w.example.com', '']);
     await expectScope(['new.example.com'], ['new.example.com', '*.example.com']);
   });
+
+  test("says whether a node's token set subnets, as the full read marks its peer", async () => {
+    const scoped = () => loadScopedState(t.deps, { hosts: ['x.example.com'], http: [] });
+    await insertNode(t.deps, { address: '10.50.0.2', isGateway: true, gatewayNetwork: '192.168.1.0/24' });
+    expect((await scoped()).tokenNetworks).toBe(false);
+    await insertNode(t.deps, { address: '10.50.0.3', enabled: false, isGateway: true, networksSetBy: 'node' });
+    expect((await scoped()).tokenNetworks).toBe(false);
+    await insertNode(t.deps, {
+      address: '10.50.0.4',
+      isGateway: true,
+      gatewayNetwork: '192.168.2.0/24',
+      networksSetBy: 'node',
+    });
+    expect((await scoped()).tokenNetworks).toBe(true);
+    expect((await load()).peers.some((peer) => peer.networksByToken === true)).toBe(true);
+  });
 });

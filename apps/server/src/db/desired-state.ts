@@ -307,6 +307,23 @@ async function protectScoped(db: ReadDb, http: DesiredHttpRoute[], domainRows: D
   }
 }
 
+/** Whether a peer's subnets were set by its node's token (`networksByToken` in loadPeers): one indexed read. */
+async function hasTokenNetworks(db: ReadDb): Promise<boolean> {
+  const rows = await db
+    .select({ id: nodes.id })
+    .from(nodes)
+    .where(
+      and(
+        eq(nodes.isGateway, true),
+        eq(nodes.networksSetBy, 'node'),
+        eq(nodes.enabled, true),
+        eq(nodes.isLocal, false),
+      ),
+    )
+    .limit(1);
+  return rows.length > 0;
+}
+
 /**
  * The rows of a scope (`ScopedState`), in one snapshot like `loadDesiredState`: what a change to these hosts costs
  * is a few indexed reads (http_services_domain_idx, the domains' unique name), whatever the number of services.
@@ -329,6 +346,7 @@ export async function loadScopedState(deps: StateDeps, scope: ApplyScope): Promi
             (await selectDomains(tx).where(inArray(domains.domain, names)).orderBy(domains.id).values()) as DomainRow[],
           );
     await protectScoped(tx, http, domainRows);
-    return { hosts, http, domains: domainRows, access: await loadAccessState(tx, deps.secrets, now) };
+    const access = await loadAccessState(tx, deps.secrets, now);
+    return { hosts, http, domains: domainRows, access, tokenNetworks: await hasTokenNetworks(tx) };
   });
 }

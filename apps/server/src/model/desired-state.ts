@@ -137,4 +137,6 @@ export interface ScopedState {
   /** The domains among `hosts`. */
   domains: DesiredDomain[];
   access?: DesiredAccess;
+  /** A node's token set subnets (`DesiredPeer.networksByToken`): the network guard needs a full run. */
+  tokenNetworks?: boolean;
 }

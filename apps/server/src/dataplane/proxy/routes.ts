@@ -61,7 +61,7 @@ export class RouteTable {
   private setAside: SetAside | null = null;
   /**
    * The whole route table as last synced, patched by scoped runs since, and the certificates a fresh master loads:
-   * what the snapshot holds. null before the first full sync: a scoped run then waits for one.
+   * what the snapshot holds. null before the first full sync.
    */
   private table: Map<string, string> | null = null;
   private tableCerts: Set<string> | null = null;
@@ -152,10 +152,11 @@ export class RouteTable {
     hosts: readonly string[],
     certNames: readonly string[],
   ): Promise<boolean> {
-    const { table, tableCerts } = this;
     const known = this.holds.routes;
     // Services set aside for lack of room are the full sync's to bring back; unknown contents are read back by it.
-    if (table === null || tableCerts === null || this.setAside !== null || known === null) return false;
+    // Before the first full sync (boot: nginx serves its snapshot, read back at start) the patch goes to nginx alone:
+    // the full sync in flight keeps it (reconcile/ledger.ts) and writes the table.
+    if (this.setAside !== null || known === null) return false;
     const set: [string, string][] = [];
     const del: string[] = [];
     for (const host of hosts) {
@@ -177,6 +178,8 @@ export class RouteTable {
         throw err;
       }
     }
+    const { table, tableCerts } = this;
+    if (table === null || tableCerts === null) return true;
     for (const host of hosts) {
       const json = entries.get(host);
       if (json === undefined) table.delete(host);

@@ -3,6 +3,7 @@ import type { ReconcilerDeps } from '../reconciler.js';
 import { NoRoomError, noRejections, type ApplyResult, type DesiredState, type Rejections } from '../types.js';
 import type { CertificateSync } from './certificates.js';
 import type { CutOff } from './cut-off.js';
+import { overlay, type ScopedLedger } from './ledger.js';
 import { logRejections, rejectPeers, rejectStreamFailures, rejectionsOf } from './rejections.js';
 
 export const describeError = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -26,10 +27,12 @@ export class FullRun {
     private readonly deps: ReconcilerDeps,
     private readonly certificates: CertificateSync,
     private readonly cutOff: CutOff,
+    private readonly ledger: ScopedLedger,
   ) {}
 
   async run(): Promise<ApplyResult> {
     const started = Date.now();
+    const ticket = this.ledger.take();
     let loaded: Loaded;
     try {
       loaded = await this.load();
@@ -56,7 +59,7 @@ export class FullRun {
       timed('WireGuard', this.applyWireGuard(state, rejected)),
       timed(
         'nginx',
-        this.applyProxy(state, plan, rejected).then(() => {
+        this.applyProxy(ticket, state, plan, rejected).then(() => {
           proxySide.isDone = true;
         }),
       ),
@@ -85,8 +88,12 @@ export class FullRun {
     rejectPeers(rejected, await this.deps.wireguard.syncPeers(state.peers));
   }
 
-  private async applyProxy(state: DesiredState, initialPlan: DataPlanePlan, rejected: Rejections): Promise<void> {
-    const { proxy } = this.deps;
+  private async applyProxy(
+    ticket: number,
+    state: DesiredState,
+    initialPlan: DataPlanePlan,
+    rejected: Rejections,
+  ): Promise<void> {
     let plan = initialPlan;
     // Certificates first: a route or a TLS instance may name a certificate that must exist.
     try {
@@ -95,20 +102,32 @@ export class FullRun {
       if (!(err instanceof NoRoomError)) throw err;
       plan = this.withoutDomains(state, plan, err.domains, err.message, rejected);
     }
-    await proxy.syncChallenges(state.challenges ?? new Map());
+    await this.deps.proxy.syncChallenges(state.challenges ?? new Map());
     const domainNames = state.domains.map((d) => d.domain);
+    await this.ledger.exclusive(() => this.pushHttp(ticket, plan, domainNames, rejected));
+    rejectStreamFailures(rejected, plan, await this.deps.proxy.syncStreams(plan.streams.wanted));
+  }
+
+  /**
+   * Routes, access, cut-off and certificates' prune, one push at a time with the scoped runs' (ScopedLedger): what
+   * scoped runs that read after this run pushed is left as they pushed it.
+   */
+  private async pushHttp(ticket: number, plan: DataPlanePlan, names: string[], rejected: Rejections): Promise<void> {
+    const { proxy } = this.deps;
+    const newer = this.ledger.newerThan(ticket);
+    const domainNames = newer.domains.length === 0 ? names : [...new Set([...names, ...newer.domains])];
     // Access policies first, so every route pushed names a policy nginx holds (docs/ACCESS.md).
     await proxy.syncAccess(plan.access);
     // Services nginx has no room for are left out, with the reason; the cut-off then ends their connections too.
-    const crowded = await proxy.syncRoutes(plan.routes.hosts, domainNames, plan.routes.revisions.size);
+    const hosts = overlay(plan.routes.hosts, newer.hosts);
+    const crowded = await proxy.syncRoutes(hosts, domainNames, plan.routes.revisions.size);
     for (const [id, message] of crowded) rejected.http.set(id, message);
-    const revisions =
+    const served =
       crowded.size === 0
         ? plan.routes.revisions
         : new Map([...plan.routes.revisions].filter(([id]) => !crowded.has(id)));
-    await proxy.pruneAccess(plan.access);
-    rejectStreamFailures(rejected, plan, await proxy.syncStreams(plan.streams.wanted));
-    await this.cutOff.cutIfChanged(revisions);
+    await proxy.pruneAccess({ ...plan.access, entries: new Map(overlay(plan.access.entries, newer.access)) });
+    await this.cutOff.cutIfChanged(overlay(served, newer.revisions));
     // Certificates of deleted domains, once nginx no longer routes them.
     await this.certificates.pruneDeleted(domainNames);
   }

@@ -1,23 +1,39 @@
 import type { ScopedPlan } from '../plan.js';
 import type { ReconcilerDeps } from '../reconciler.js';
-import { NoRoomError, noRejections, type ApplyResult, type ApplyScope, type ScopedState } from '../types.js';
+import {
+  NoRoomError,
+  noRejections,
+  type ApplyResult,
+  type ApplyScope,
+  type Rejections,
+  type ScopedState,
+} from '../types.js';
 import type { CertificateSync } from './certificates.js';
 import type { CutOff } from './cut-off.js';
 import { describeError } from './full-run.js';
+import type { ScopedLedger } from './ledger.js';
 import { logRejections } from './rejections.js';
 
+interface ScopedParts {
+  certificates: CertificateSync;
+  cutOff: CutOff;
+  ledger: ScopedLedger;
+}
+
 /**
- * A scoped run (dataplane/README.md "Scoped applies"): a scope's hosts loaded, planned and pushed alone. null: it
- * cannot go alone, nothing was changed, and the caller runs a full apply instead.
+ * A scoped run (dataplane/README.md "Scoped applies"): a scope's hosts loaded, planned and pushed alone, also while a
+ * full run is in flight (ScopedLedger). null: it cannot go alone, nothing was changed, and the caller runs a full
+ * apply instead.
  */
 export async function runScoped(
   deps: ReconcilerDeps,
-  parts: { certificates: CertificateSync; cutOff: CutOff },
+  parts: ScopedParts,
   scope: ApplyScope,
 ): Promise<ApplyResult | null> {
-  const { loadScopedState, planScoped, logger, proxy } = deps;
+  const { loadScopedState, planScoped, logger } = deps;
   if (loadScopedState === undefined || planScoped === undefined) return null;
   const started = Date.now();
+  const ticket = parts.ledger.take();
   let scoped: ScopedState;
   let plan: ScopedPlan;
   try {
@@ -27,32 +43,67 @@ export async function runScoped(
     logger.error({ err }, 'data plane: cannot read the desired state');
     return { ok: false, message: describeError(err), rejected: noRejections(), scopedHttp: new Set(scope.http) };
   }
+  // The network guard checks the subnets a node's token set against every service's backend: a full run.
+  if (scoped.tokenNetworks === true) return null;
   const rejected = noRejections();
   for (const [id, message] of plan.routes.rejected) rejected.http.set(id, message);
   const touched = new Set([...scope.http, ...scoped.http.map((route) => route.serviceId)]);
   const loadedAt = Date.now();
-  let certificatesMs = 0;
+  let pushed: { certificatesMs: number } | null;
   try {
-    await parts.certificates.ensureChanged(scoped.domains);
-    certificatesMs = Date.now() - loadedAt;
-    await proxy.syncAccess(plan.access);
-    const names = scoped.domains.map((d) => d.domain);
-    if (!(await proxy.patchRoutes(plan.routes.hosts, scoped.hosts, names))) return null;
-    await proxy.cutStale(plan.routes.revisions, touched);
-    // The full run's memory of what was cut no longer holds: its next run looks again.
-    parts.cutOff.forget();
+    pushed = await parts.ledger.exclusive(() => push(deps, parts, { ticket, scoped, plan, touched }));
   } catch (err) {
     // No room for a certificate: the full run sets the domain's services aside as it always does.
     if (err instanceof NoRoomError) return null;
     logger.error({ err }, 'data plane: nginx apply failed');
     return { ok: false, message: `nginx: ${describeError(err)}`, rejected, scopedHttp: touched };
   }
+  if (pushed === null) return null;
+  return converged(deps, rejected, touched, {
+    ms: Date.now() - started,
+    loadMs: loadedAt - started,
+    certificatesMs: pushed.certificatesMs,
+    hosts: scoped.hosts.length,
+    services: scoped.http.length,
+  });
+}
+
+interface Loaded {
+  ticket: number;
+  scoped: ScopedState;
+  plan: ScopedPlan;
+  touched: Set<number>;
+}
+
+/**
+ * Certificates, access, routes and the cut-off of a scope, one push at a time with the full runs'. null: nginx would
+ * not take it alone.
+ */
+async function push(
+  { proxy }: ReconcilerDeps,
+  { certificates, cutOff, ledger }: ScopedParts,
+  { ticket, scoped, plan, touched }: Loaded,
+): Promise<{ certificatesMs: number } | null> {
+  const before = Date.now();
+  await certificates.ensureChanged(scoped.domains);
+  const certificatesMs = Date.now() - before;
+  await proxy.syncAccess(plan.access);
+  const names = scoped.domains.map((d) => d.domain);
+  if (!(await proxy.patchRoutes(plan.routes.hosts, scoped.hosts, names))) return null;
+  ledger.record(ticket, plan, scoped.hosts, touched, names);
+  await proxy.cutStale(plan.routes.revisions, touched);
+  // The full run's memory of what was cut no longer holds: its next run looks again.
+  cutOff.forget();
+  return { certificatesMs };
+}
+
+function converged(
+  { logger }: ReconcilerDeps,
+  rejected: Rejections,
+  touched: Set<number>,
+  figures: Record<string, number>,
+): ApplyResult {
   logRejections(logger, rejected);
-  const hosts = scoped.hosts.length;
-  const ms = Date.now() - started;
-  logger.debug(
-    { ms, loadMs: loadedAt - started, certificatesMs, hosts, services: scoped.http.length },
-    'data plane converged (scoped)',
-  );
+  logger.debug(figures, 'data plane converged (scoped)');
   return { ok: true, rejected, scopedHttp: touched };
 }

@@ -1,0 +1,80 @@
+import type { ScopedPlan } from '../plan.js';
+
+/** What one scoped run pushed: routes by host (undefined: deleted), revisions by service (undefined: not served). */
+interface Pushed<T> {
+  ticket: number;
+  value: T;
+}
+
+/** What scoped runs pushed after a full run read its state: the full run leaves it alone. */
+export interface Newer {
+  hosts: ReadonlyMap<string, string | undefined>;
+  revisions: ReadonlyMap<number, string | undefined>;
+  domains: readonly string[];
+  access: ReadonlyMap<string, string>;
+}
+
+/**
+ * Lets scoped runs go while a full run is in flight (dataplane/README.md "Scoped applies"). Every run takes a ticket
+ * before it reads the database, in the order of their reads: a higher ticket read newer rows. Pushes to nginx go one
+ * at a time (`exclusive`). A scoped run records what it pushed with its ticket; a full run, when it pushes, leaves
+ * alone what scoped runs with a higher ticket pushed (their rows are newer than its own: it keeps their routes, their
+ * services' connections and their certificates). The other way round cannot happen: a full run starts only while no
+ * scoped run is in flight (run-queue.ts), so a scoped run that pushes during a full run read after it.
+ */
+export class ScopedLedger {
+  private tickets = 0;
+  private readonly hosts = new Map<string, Pushed<string | undefined>>();
+  private readonly revisions = new Map<number, Pushed<string | undefined>>();
+  private readonly domains = new Map<string, number>();
+  private readonly access = new Map<string, Pushed<string>>();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /** A ticket, taken right before a run reads the database. */
+  take(): number {
+    return ++this.tickets;
+  }
+
+  /** Runs `work` after every push before it (route pushes and cut-offs never interleave). */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** What a scoped run of `ticket` pushed: its hosts' routes, its services' revisions, its domains, its policies. */
+  record(ticket: number, plan: ScopedPlan, hosts: readonly string[], services: Iterable<number>, domains: string[]) {
+    for (const host of hosts) this.hosts.set(host, { ticket, value: plan.routes.hosts.get(host) });
+    for (const id of services) this.revisions.set(id, { ticket, value: plan.routes.revisions.get(id) });
+    for (const name of domains) this.domains.set(name, ticket);
+    for (const [ref, json] of plan.access.entries) this.access.set(ref, { ticket, value: json });
+  }
+
+  /**
+   * A full run of `ticket` pushes now (inside `exclusive`): what scoped runs pushed after its read (kept for the next
+   * full run too); what they pushed before it is in its rows and forgotten.
+   */
+  newerThan(ticket: number): Newer {
+    const newer = <K, T>(entries: Map<K, Pushed<T>>): Map<K, T> => {
+      for (const [key, pushed] of entries) if (pushed.ticket <= ticket) entries.delete(key);
+      return new Map([...entries].map(([key, pushed]) => [key, pushed.value]));
+    };
+    for (const [name, at] of this.domains) if (at <= ticket) this.domains.delete(name);
+    return {
+      hosts: newer(this.hosts),
+      revisions: newer(this.revisions),
+      domains: [...this.domains.keys()],
+      access: newer(this.access),
+    };
+  }
+}
+
+/** `base` with `newer`'s entries replacing its own (undefined: removed). */
+export function overlay<K, T>(base: ReadonlyMap<K, T>, newer: ReadonlyMap<K, T | undefined>): ReadonlyMap<K, T> {
+  if (newer.size === 0) return base;
+  const merged = new Map(base);
+  for (const [key, value] of newer)
+    if (value === undefined) merged.delete(key);
+    else merged.set(key, value);
+  return merged;
+}
