@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Theme } from '@postern/contract';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { seedAccessScreens, snapAccessScreens } from './access-screens.js';
 import { axeViolations } from './axe.js';
-import { settleTransitions, snap } from './browser.js';
+import { screenshotDir, settleTransitions, snap } from './browser.js';
 import {
   dialog,
   expectGone,
@@ -43,6 +43,7 @@ const browserLocale: Record<Code, string> = { en: 'en-US', de: 'de-DE', ja: 'ja-
 /**
  * Screens whose texts are not in the catalogues yet: no language findings on them (overflow and axe still count).
  * Remove a screen when it is translated; the Japanese variant fails while a screen listed here shows no English.
+ * What is left on them: artifacts/language-left-<de|ja>.txt after a run.
  */
 const NOT_TRANSLATED_YET = new Set([
   'dialog-node-form',
@@ -59,8 +60,6 @@ const NOT_TRANSLATED_YET = new Set([
   'dialog-confirm',
   'domains-list',
   'dialog-domain-form',
-  'domains-search-empty',
-  'dialog-find-service',
   'dialog-find-service-results',
   'services',
   'dialog-service-info',
@@ -69,14 +68,15 @@ const NOT_TRANSLATED_YET = new Set([
   'log-viewer',
   'settings',
   'dialog-identity-provider-form',
-  'dialog-domain-form-access',
   'dialog-http-service-form-access',
   'dialog-visitor-access',
   'dialog-share-link-created',
 ]);
 
-// What may stay Latin on a Japanese screen, besides data and values: product and protocol names (kept untranslated
-// in every language) and units.
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+// What may stay Latin on a Japanese screen, besides data and values: product, protocol and service names (kept
+// untranslated in every language), and the names of keys on the keyboard.
 const PRODUCT_TERMS = [
   'Postern',
   'WireGuard',
@@ -87,6 +87,18 @@ const PRODUCT_TERMS = [
   'Raspberry',
   "Let's Encrypt",
   'Let’s Encrypt',
+  'ZeroSSL',
+  'Google Trust Services',
+  'Google',
+  'Keycloak',
+  'Authentik',
+  'Grafana',
+  'Slack',
+  'Discord',
+  'Mattermost',
+  'ntfy',
+  'Webhook',
+  'OpenID Connect',
   'ACME',
   'CLI',
   'HTTP',
@@ -95,15 +107,20 @@ const PRODUCT_TERMS = [
   'UDP',
   'DNS',
   'VPN',
+  'LAN',
   'SSL',
   'TLS',
   'URL',
   'API',
   'SSO',
   'OIDC',
+  'PKCE',
+  'PIN',
   'CSV',
   'JSON',
+  'Enter',
 ];
+const productTerms = new RegExp(`\\b(?:${PRODUCT_TERMS.map((term) => escapeRegExp(term)).join('|')})\\b`, 'gi');
 
 type Catalogue = Record<string, string>;
 const catalogueDir = join(import.meta.dirname, '..', '..', 'apps', 'console', 'src', 'i18n', 'catalogs');
@@ -118,7 +135,6 @@ const textsOf =
     if (text === undefined) throw new Error(`${code} has no ${id}`);
     return text;
   };
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The values a simple English template (`{name}` arguments, no plural) gives `text`, if it gives it. */
 function argumentsOf(template: string, text: string): Record<string, string> | undefined {
@@ -152,8 +168,11 @@ function sayIn(code: Code): Say {
     for (const [id, template] of Object.entries(english)) {
       const values = argumentsOf(template, text);
       const translated = own[id];
-      if (code !== 'en' && values && translated !== undefined)
-        choices.add(translated.replace(/\{(\w+)\}/g, (all, name: string) => values[name] ?? all));
+      if (code === 'en' || translated === undefined) continue;
+      if (values) choices.add(translated.replace(/\{(\w+)\}/g, (all, name: string) => values[name] ?? all));
+      // The beginning of a message, up to its first argument ('Details: ' of 'Details: {sentence}').
+      const [beginning = ''] = translated.split('{');
+      if (!values && !whole && template.split('{')[0] === text && beginning) choices.add(beginning);
     }
     if (choices.size === 1 && whole) return text;
     return new RegExp(`^(?:${[...choices].map(escapeRegExp).join('|')})${whole ? '$' : ''}`);
@@ -184,31 +203,32 @@ function englishOnlyWords(): Set<string> {
 
 /** Data and values taken out of a text before its words are judged: the test's own names, addresses, paths, figures. */
 function withoutValues(text: string, seeded: Iterable<string>): string {
-  let rest = text;
-  for (const name of [...seeded].sort((a, b) => b.length - a.length)) rest = rest.split(name).join(' ');
-  for (const term of PRODUCT_TERMS) rest = rest.split(term).join(' ');
-  return rest
+  let rest = text
     .replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, ' ') // URLs
     .replace(/[\w.+-]+@[\w-]+(\.[\w-]+)+/g, ' ') // e-mail addresses
     .replace(/[\w-]+(\.[\w-]+)+/g, ' ') // host and domain names
-    .replace(/(^|[\s(])\/[\w./-]*/g, ' ') // paths
+    .replace(/(?<!\w)\/[\w./…-]*/g, ' ') // paths
     .replace(/[\w.:/-]*\d[\w.:/-]*/g, ' '); // addresses, ports, dates, times, figures
+  for (const name of [...seeded].sort((a, b) => b.length - a.length)) rest = rest.split(name).join(' ');
+  return rest.replace(productTerms, ' ');
 }
 
 /** The findings of the language check on the texts of a screen (`texts` as inspect() gathers them). */
 function languageFindings(code: Code, texts: string[], seeded: Iterable<string>, englishOnly: Set<string>): string[] {
   if (code === 'en') return [];
   const own = catalogue(code);
+  const seededSet = new Set(seeded);
   const findings = new Set<string>();
   for (const text of texts) {
-    // A text of the English catalogue the language says otherwise.
-    if (Object.entries(english).some(([id, source]) => source === text && own[id] !== text))
-      findings.add(`English "${text}"`);
+    const oneLine = text.replace(/\s+/g, ' ');
+    // A text of the English catalogue the language says otherwise (unless it is the test's data: a user named 'admin').
+    if (!seededSet.has(text) && Object.entries(english).some(([id, source]) => source === text && own[id] !== text))
+      findings.add(`English "${oneLine}"`);
     const rest = withoutValues(text, seeded);
     // Japanese: any Latin word of three letters or more; German: any word only English uses.
     const words =
       code === 'ja' ? (rest.match(/[A-Za-z]{3,}/g) ?? []) : wordsOf(rest).filter((word) => englishOnly.has(word));
-    if (words.length > 0) findings.add(`English ${words.map((word) => `"${word}"`).join(', ')} in "${text}"`);
+    if (words.length > 0) findings.add(`English ${words.map((word) => `"${word}"`).join(', ')} in "${oneLine}"`);
   }
   return [...findings];
 }
@@ -355,6 +375,8 @@ describe('screens', () => {
       const englishOnly = englishOnlyWords();
       const findings: string[] = [];
       const visited = new Set<string>();
+      /** What is left to translate on the screens of NOT_TRANSLATED_YET: artifacts/language-left-<code>.txt. */
+      const untranslated: string[] = [];
       const shown = new Set<string>();
       const named = (prefix: string) => {
         const name = uniqueName(prefix);
@@ -368,6 +390,7 @@ describe('screens', () => {
         const language = languageFindings(code, texts, seededTexts, englishOnly);
         visited.add(screen);
         if (language.length > 0) shown.add(screen);
+        if (NOT_TRANSLATED_YET.has(screen)) untranslated.push(...language.map((finding) => `${screen}: ${finding}`));
         findings.push(
           ...(NOT_TRANSLATED_YET.has(screen) ? [] : language).map((finding) => `${screen}: ${finding}`),
           ...overflowFindings(overflow, seededTexts).map((problem) => `${screen}: ${problem}`),
@@ -421,7 +444,7 @@ describe('screens', () => {
       await page.goto('/audit');
       // The newest entry with its details open.
       await page
-        .getByRole('button', { name: /^Details: / })
+        .getByRole('button', { name: say('Details: ', { whole: false }) })
         .first()
         .click();
       await expectVisible(page.getByRole('term').filter({ hasText: say('Changes') }));
@@ -441,6 +464,10 @@ describe('screens', () => {
       await expectVisible(page.getByRole('link', { name: say('Back To Home') }));
       await shot(page, 'not-found');
 
+      if (code !== 'en') {
+        mkdirSync(screenshotDir, { recursive: true });
+        writeFileSync(join(screenshotDir, '..', `language-left-${code}.txt`), `${untranslated.join('\n')}\n`);
+      }
       // A screen translated since NOT_TRANSLATED_YET was written leaves it (Japanese: the strictest check).
       if (code === 'ja') {
         const translated = [...NOT_TRANSLATED_YET].filter((screen) => visited.has(screen) && !shown.has(screen));

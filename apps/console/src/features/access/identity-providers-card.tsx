@@ -57,7 +57,7 @@ export function IdentityProvidersCard() {
           <Td className="font-medium">
             <span>{provider.name}</span>
             {/* Phones show the issuer under the name: one column fewer before the row's menu. */}
-            <span className="block max-w-56 truncate text-xs font-normal text-gray-500 sm:hidden dark:text-gray-400">
+            <span className="block max-w-40 truncate text-xs font-normal text-gray-500 sm:hidden dark:text-gray-400">
               {provider.issuer}
             </span>
           </Td>
