@@ -38,8 +38,10 @@ const settleBoth = async () => await Promise.all([a.app.notifier.settle(), b.app
 describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('notifications across gateways', () => {
   beforeAll(async () => {
     receiver = await startWebhookReceiver(({ body }) => received.push(JSON.parse(body) as NotificationPayload));
-    // Leases of 1 s: the takeover below is a third of a second away, not ten.
-    const env = { POSTERN_LEASE_SECONDS: '1' };
+    // Leases of 6 s: the takeover below is two seconds away (a third of the period), not ten; and long enough that A,
+    // stalled by B's boot in this same process on a loaded machine, does not lose its lease before the first check
+    // (with 1 s both held nothing then).
+    const env = { POSTERN_LEASE_SECONDS: '6' };
     a = await buildTestApp({ postgres: true, env, now: () => new Date(clock), notifications });
     b = await buildTestApp({ sameDatabaseAs: a, env, now: () => new Date(clock), notifications });
   }, 60_000);
@@ -86,7 +88,7 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('noti
 
     // A leaves (a clean shutdown gives its leases up); B takes them over and is the one that speaks from now on.
     await a.deps.leases.release();
-    await vi.waitFor(() => expect(b.deps.leases.holds('notifications')).toBe(true), { timeout: 5000, interval: 50 });
+    await vi.waitFor(() => expect(b.deps.leases.holds('notifications')).toBe(true), { timeout: 10_000, interval: 50 });
     // B read the alert rows when it took over: the outage already reported is not reported again.
     await settleBoth();
     advance(300);
