@@ -81,8 +81,9 @@ export function saveGatewayEvidence(root: string, file: string, test: string): s
   if (started.length === 0) return '';
   const dir = join(root, slug(basename(file).replace(/\.test\.ts$/, '')), slug(test));
   const parts: string[] = [];
-  for (const gateway of started) {
-    const into = join(dir, slug(gateway.name));
+  for (const [index, gateway] of started.entries()) {
+    // Numbered: a gateway restored into the same namespace as the one before it has the same name.
+    const into = join(dir, `${String(index + 1)}-${slug(gateway.name)}`);
     mkdirSync(into, { recursive: true });
     const output = gateway.runs
       .map((run, index) => {
@@ -96,12 +97,14 @@ export function saveGatewayEvidence(root: string, file: string, test: string): s
       : (gateway.snapshot ?? new Map<string, string>());
     for (const [path, text] of logs) writeFileSync(join(into, path.replaceAll('/', '-')), text);
     parts.push(
-      `--- gateway ${gateway.name}: the last ${String(FAILURE_LINES)} lines of its output ---\n` +
+      `--- gateway ${String(index + 1)} ${gateway.name}: the last ${String(FAILURE_LINES)} lines of its output ---\n` +
         lastLines(gateway.runs.at(-1)?.text ?? '', FAILURE_LINES),
     );
     for (const [path, text] of logs)
       if (basename(path) === 'error.log' && text.trim() !== '')
-        parts.push(`--- gateway ${gateway.name}: ${path}, the last lines ---\n${lastLines(text, NGINX_LINES)}`);
+        parts.push(
+          `--- gateway ${String(index + 1)} ${gateway.name}: ${path}, the last lines ---\n${lastLines(text, NGINX_LINES)}`,
+        );
   }
   return `${parts.join('\n')}\n(all of it in ${dir})`;
 }
