@@ -126,9 +126,10 @@ function AccountsCard() {
             <Th>{t('login.username')}</Th>
             <Th>{t('accounts.column.role')}</Th>
             <Th>{t('accounts.column.status')}</Th>
-            <Th>{t('accounts.column.twoFactor')}</Th>
-            <Th>{t('accounts.column.signsInWith')}</Th>
-            <Th>{t('accounts.column.lastSignIn')}</Th>
+            {/* Phones show who, role, status and actions: the table fits their width in every language. */}
+            <Th className="hidden sm:table-cell">{t('accounts.column.twoFactor')}</Th>
+            <Th className="hidden md:table-cell">{t('accounts.column.signsInWith')}</Th>
+            <Th className="hidden md:table-cell">{t('accounts.column.lastSignIn')}</Th>
             <Th>
               <span className="sr-only">{t('ui.actions')}</span>
             </Th>
@@ -271,13 +272,14 @@ function AccountRow({ account, isSelf }: { account: Account; isSelf: boolean }) 
           {t(account.enabled ? 'accounts.status.enabled' : 'accounts.status.disabled')}
         </Badge>
       </Td>
-      <Td>
+      <Td className="hidden sm:table-cell">
         <Badge tone={account.twoFactor ? 'green' : 'gray'}>
           {t(account.twoFactor ? 'settings.on' : 'settings.off')}
         </Badge>
       </Td>
-      <Td>{signInWays(account)}</Td>
-      <Td>{dateTime(account.lastSignInAt)}</Td>
+      <Td className="hidden md:table-cell">{signInWays(account)}</Td>
+      <Td className="hidden md:table-cell">{dateTime(account.lastSignInAt)}</Td>
+
       <Td className="text-right">
         {!isSelf && <ActionMenu items={items} label={t('accounts.actionsFor', { name })} />}
       </Td>

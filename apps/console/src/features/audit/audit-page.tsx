@@ -135,7 +135,8 @@ export function AuditPage() {
             }
             options={[
               { value: '', label: t('audit.filter.anyone') },
-              ...AUDIT_ACTOR_KINDS.map((kind) => ({ value: kind, label: t(`audit.actorKind.${kind}`) })),
+              // The API's kinds of actor, as the filter and the CSV export name them (like the action's names).
+              ...AUDIT_ACTOR_KINDS.map((kind) => ({ value: kind, label: kind })),
             ]}
           />
           <TextField

@@ -14,7 +14,9 @@ type SentenceEntry = Pick<AuditEntry, 'actor' | 'action' | 'target' | 'nodeId' |
 export function auditActorText(actor: Actor): string {
   switch (actor.kind) {
     case 'admin':
-      return actor.name ?? t('audit.actor.admin');
+      // The gateway's first account is named admin: a name, not a word to translate.
+      return actor.name ?? 'admin';
+
     case 'node':
       return t('audit.actor.token', { name: actor.name ?? `#${String(actor.tokenId ?? '?')}` });
     case 'system':
