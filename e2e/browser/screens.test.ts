@@ -67,7 +67,6 @@ const NOT_TRANSLATED_YET = new Set([
   'audit',
   'log-viewer',
   'settings',
-  'dialog-identity-provider-form',
   'dialog-http-service-form-access',
   'dialog-visitor-access',
   'dialog-share-link-created',
