@@ -13,6 +13,7 @@ export * from './host-names.js';
 export * from './install-commands.js';
 export * from './ipv4.js';
 export { idValue } from './fields.js';
+export * from './message-codes.js';
 export * from './messages.js';
 export * from './notifications.js';
 export * from './observe.js';
