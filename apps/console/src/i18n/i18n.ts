@@ -35,6 +35,23 @@ export function withSlot(id: MessageId, slot: string, values?: MessageValues): [
 
 export const activeLanguage = (): LanguageCode => (i18n.locale || SOURCE_LANGUAGE) as LanguageCode;
 
+/**
+ * A server's or a form's message in the active language: `error.<code>` (contract message-codes.ts) with the
+ * message's values. English shows `message` exactly as sent; a code the catalogue lacks (a newer gateway), or none at
+ * all, or texts not fetched yet, show the English `message` too: never an id. (Here, not in a module of its own: the
+ * first page's API layer uses it, and a module of its own split the entry chunk.)
+ */
+export function translatedMessage(
+  message: string,
+  code: string | null | undefined,
+  params?: MessageValues | null,
+): string {
+  if (!code || activeLanguage() === SOURCE_LANGUAGE) return message;
+  const id = `error.${code}`;
+  const text = i18n.translate(id, params ?? undefined);
+  return text === id ? message : text;
+}
+
 const codes: readonly string[] = languages.map((language) => language.code);
 const isLanguageCode = (value: string | null): value is LanguageCode => value !== null && codes.includes(value);
 
