@@ -66,7 +66,6 @@ const NOT_TRANSLATED_YET = new Set([
   'services-filtered',
   'audit',
   'log-viewer',
-  'settings',
   'dialog-http-service-form-access',
   'dialog-visitor-access',
   'dialog-share-link-created',
@@ -110,6 +109,8 @@ const PRODUCT_TERMS = [
   'SSL',
   'TLS',
   'URL',
+  'URI',
+  'openid', // the OpenID Connect scope every sign-in asks for, a protocol value
   'API',
   'SSO',
   'OIDC',
@@ -119,7 +120,6 @@ const PRODUCT_TERMS = [
   'JSON',
   'Enter',
 ];
-const productTerms = new RegExp(`\\b(?:${PRODUCT_TERMS.map((term) => escapeRegExp(term)).join('|')})\\b`, 'gi');
 
 type Catalogue = Record<string, string>;
 const catalogueDir = join(import.meta.dirname, '..', '..', 'apps', 'console', 'src', 'i18n', 'catalogs');
@@ -207,9 +207,16 @@ function withoutValues(text: string, seeded: Iterable<string>): string {
     .replace(/[\w.+-]+@[\w-]+(\.[\w-]+)+/g, ' ') // e-mail addresses
     .replace(/[\w-]+(\.[\w-]+)+/g, ' ') // host and domain names
     .replace(/(?<!\w)\/[\w./…-]*/g, ' ') // paths
+    .replace(/<[^<>\s]+>/g, ' ') // placeholders for the operator's own values: <issuer>
     .replace(/[\w.:/-]*\d[\w.:/-]*/g, ' '); // addresses, ports, dates, times, figures
-  for (const name of [...seeded].sort((a, b) => b.length - a.length)) rest = rest.split(name).join(' ');
-  return rest.replace(productTerms, ' ');
+  // Seeded names and product names together, longest first: neither may leave half of the other behind (an identity
+  // provider seeded as "Google" inside "Google Trust Services", "SSO" inside one seeded as "Company SSO").
+  const names = [
+    ...[...seeded].map((name) => ({ length: name.length, pattern: new RegExp(escapeRegExp(name), 'g') })),
+    ...PRODUCT_TERMS.map((term) => ({ length: term.length, pattern: new RegExp(`\\b${escapeRegExp(term)}\\b`, 'gi') })),
+  ].sort((a, b) => b.length - a.length);
+  for (const { pattern } of names) rest = rest.replace(pattern, ' ');
+  return rest;
 }
 
 /** The findings of the language check on the texts of a screen (`texts` as inspect() gathers them). */
