@@ -4,7 +4,10 @@ import type { AuditEntry } from './audit.js';
 // export. Plain functions without zod, so the audit page loads no schema for them.
 
 type Actor = AuditEntry['actor'];
-type SentenceEntry = Pick<AuditEntry, 'actor' | 'action' | 'target' | 'nodeId' | 'detail' | 'before' | 'after'> & {
+export type SentenceEntry = Pick<
+  AuditEntry,
+  'actor' | 'action' | 'target' | 'nodeId' | 'detail' | 'before' | 'after'
+> & {
   nodeName?: string | null | undefined;
 };
 
@@ -22,8 +25,8 @@ export function describeAuditActor(actor: Actor): string {
   }
 }
 
-/** The node an entry is about, by name when known. */
-function nodeOf(entry: SentenceEntry): string | null {
+/** The node an entry is about, by name when known (the console's translated sentences name it the same way). */
+export function auditNodeOf(entry: SentenceEntry): string | null {
   if (entry.nodeName) return entry.nodeName;
   if (entry.target?.type === 'node' && entry.target.name) return entry.target.name;
   return entry.nodeId === null ? null : `#${String(entry.nodeId)}`;
@@ -34,7 +37,7 @@ function describeTarget(entry: SentenceEntry): string {
   const target = entry.target;
   if (!target) return '';
   const name = target.name ?? (target.id === null ? '' : `#${String(target.id)}`);
-  const node = nodeOf(entry);
+  const node = auditNodeOf(entry);
   switch (target.type) {
     case 'http':
     case 'tcp':
@@ -69,7 +72,8 @@ export function describeAuditChanges(
     .map((key) => `${key}: ${show(before[key])} → ${show(after[key])}`);
 }
 
-function changedFields(entry: SentenceEntry): string[] {
+/** The names of the fields an update changed (none for a creation or deletion). */
+export function changedAuditFields(entry: SentenceEntry): string[] {
   if (!entry.before || !entry.after) return [];
   const { before, after } = entry;
   return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
@@ -146,7 +150,7 @@ export function describeAuditEntry(entry: SentenceEntry): string {
   }
   const word = (family === 'node' ? NODE_VERBS[verb] : undefined) ?? VERBS[verb];
   if (!word) return withDetail(`${actor}: ${entry.action} ${target}`.trim(), entry.detail);
-  const fields = verb === 'update' ? changedFields(entry) : [];
+  const fields = verb === 'update' ? changedAuditFields(entry) : [];
   const sentence = `${actor} ${word} ${target}${fields.length > 0 ? ` (${fields.join(', ')})` : ''}`.trim();
   return withDetail(sentence, entry.detail);
 }

@@ -1,4 +1,11 @@
-import { ROLES, type AuditEntry, type Role } from '@postern/contract';
+import {
+  auditNodeOf,
+  changedAuditFields,
+  ROLES,
+  type AuditEntry,
+  type Role,
+  type SentenceEntry,
+} from '@postern/contract';
 import { activeLanguage, SOURCE_LANGUAGE, t, type MessageId } from '../../i18n/i18n';
 
 // The audit entries as sentences in the active language. The contract's `describeAuditEntry` words them in English for
@@ -6,9 +13,6 @@ import { activeLanguage, SOURCE_LANGUAGE, t, type MessageId } from '../../i18n/i
 // own word order. In English both give the same text, word for word (audit-sentence.test.ts holds them together).
 
 type Actor = AuditEntry['actor'];
-type SentenceEntry = Pick<AuditEntry, 'actor' | 'action' | 'target' | 'nodeId' | 'detail' | 'before' | 'after'> & {
-  nodeName?: string | null | undefined;
-};
 
 /** Who acted, as the start of a sentence. */
 export function auditActorText(actor: Actor): string {
@@ -26,19 +30,12 @@ export function auditActorText(actor: Actor): string {
   }
 }
 
-function nodeOf(entry: SentenceEntry): string | null {
-  if (entry.nodeName) return entry.nodeName;
-
-  if (entry.target?.type === 'node' && entry.target.name) return entry.target.name;
-  return entry.nodeId === null ? null : `#${String(entry.nodeId)}`;
-}
-
 /** What the entry is about: `service web on node pi-1`, `node pi-1`, … in the active language. */
 function targetText(entry: SentenceEntry): string {
   const target = entry.target;
   if (!target) return '';
   const name = target.name ?? (target.id === null ? '' : `#${String(target.id)}`);
-  const node = nodeOf(entry);
+  const node = auditNodeOf(entry);
   switch (target.type) {
     case 'http':
     case 'tcp':
@@ -64,16 +61,6 @@ function targetText(entry: SentenceEntry): string {
       // A kind of target without words of its own: its type as the API names it.
       return `${target.type} ${name}`.trim();
   }
-}
-
-const show = (value: unknown): string => (value === undefined ? '—' : JSON.stringify(value));
-
-function changedFields(entry: SentenceEntry): string[] {
-  if (!entry.before || !entry.after) return [];
-  const { before, after } = entry;
-  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
-    (key) => show(before[key]) !== show(after[key]),
-  );
 }
 
 const VERBS: Record<string, MessageId> = {
@@ -166,7 +153,7 @@ export function auditSentence(entry: SentenceEntry): string {
   }
   const word = (family === 'node' ? NODE_VERBS[verb] : undefined) ?? VERBS[verb];
   if (!word) return withNote(`${actor}: ${entry.action} ${target}`.trim(), entry.detail);
-  const fields = verb === 'update' ? changedFields(entry) : [];
+  const fields = verb === 'update' ? changedAuditFields(entry) : [];
   const sentence = t(word, { actor, target }).trim();
   return withNote(withNote(sentence, fields.length > 0 ? fields.join(', ') : null), entry.detail);
 }

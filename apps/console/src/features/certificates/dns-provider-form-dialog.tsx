@@ -12,6 +12,7 @@ import {
   KIND_SETTINGS,
   makeDnsProviderFormSchema,
   SECRET_LABELS,
+  type TextSetting,
 } from './dns-provider-form-rules';
 import { t, type MessageId } from '../../i18n/i18n';
 
@@ -22,17 +23,7 @@ const ALGORITHM_OPTIONS = TSIG_ALGORITHMS.map((algorithm) => ({ value: algorithm
 
 // Ids, not texts: read at render, in the language of that render (the console's README, Languages).
 const SETTING_FIELDS: Record<
-  | 'server'
-  | 'port'
-  | 'keyName'
-  | 'zone'
-  | 'zoneId'
-  | 'accessKeyId'
-  | 'hostedZoneId'
-  | 'region'
-  | 'serverUrl'
-  | 'username'
-  | 'subdomain',
+  Exclude<TextSetting, 'algorithm' | 'propagationTimeoutSeconds'>,
   { label: MessageId; placeholder: string; description: MessageId | null }
 > = {
   server: { label: 'certs.field.server', placeholder: 'ns1.example.com', description: 'certs.field.serverHint' },

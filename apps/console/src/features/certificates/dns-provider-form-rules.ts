@@ -34,7 +34,7 @@ export const SECRET_LABELS: Record<DnsProviderKind, MessageId> = {
   'acme-dns': 'certs.secret.password',
 };
 
-type TextSetting =
+export type TextSetting =
   | 'server'
   | 'port'
   | 'keyName'
