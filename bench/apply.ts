@@ -21,7 +21,7 @@ const SIZES = (process.argv[2] ?? '100,1000,10000').split(',').map(Number);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 20);
 const BASELINE_REPEATS = 3;
 const BACKEND_PORT = 8080;
-/** p50 targets by size (issue 29); sizes between take the larger one's. */
+/** p50 targets by size (bench/README.md); sizes between take the larger one's. */
 const TARGETS: readonly [number, number][] = [
   [10_000, 50],
   [100_000, 100],

@@ -90,7 +90,8 @@ describe.skipIf(!canRun('netns', 'server-build'))('access to published services 
     const lab = new Lab();
     system = await startSystem(lab, async (topology) => {
       const host = await topology.addHost('idp', 30);
-      // The console signs operators in through the same provider (issue 31): its callback is the console's page.
+      // The console signs operators in through the same provider (docs/api.md "Accounts and roles"): its callback is
+      // the console's page.
       const consoleCallback = `https://${topology.gatewayPublicIp}/login/callback`;
       idp = await startOidcProvider(lab, host.ns, host.publicIp, [
         { ...CLIENT, redirect_uris: [`https://${SSO}/_postern/access/callback`, consoleCallback] },
@@ -389,9 +390,9 @@ describe.skipIf(!canRun('netns', 'server-build'))('access to published services 
     expect(headers['x-postern-groups']).toBeUndefined();
     expect(headers.cookie).toBe('theme=dark');
   });
-  // Signing in to the console through the organisation's provider (issue 31, docs/api.md "Accounts and roles"): the
+  // Signing in to the console through the organisation's provider (docs/api.md "Accounts and roles"): the
   // provider's own pages in Chromium, the console's callback handing the query to the API, as the console page does.
-  describe('console sign-in through the provider (issue 31)', () => {
+  describe('console sign-in through the provider', () => {
     const CONSOLE_PROVIDER = 'Corp console';
     let consoleProviderId = 0;
     let otherProviderId = 0;

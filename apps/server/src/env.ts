@@ -289,8 +289,9 @@ const EnvSchema = z
       .max(600)
       .default(30),
     /**
-     * Notifications (issue 33): the first retry of a message a channel did not take, in seconds (each further retry
-     * waits twice as long, up to POSTERN_NOTIFICATION_RETRY_MAX_SECONDS); a message is given up after 24 hours.
+     * Notifications (docs/api.md "Notifications"): the first retry of a message a channel did not take, in seconds
+     * (each further retry waits twice as long, up to POSTERN_NOTIFICATION_RETRY_MAX_SECONDS); a message is given up
+     * after 24 hours.
      */
     POSTERN_NOTIFICATION_RETRY_SECONDS: z.coerce
       .number({ error: 'must be a number of seconds (0.1-3600)' })

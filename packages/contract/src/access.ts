@@ -203,8 +203,8 @@ export const IdentityProviderSchema = z.object({
   /** Policies using it. */
   policies: z.number().int(),
   /**
-   * Whether it signs accounts in to the console (issue 31), the roles its groups get on a first sign-in, and the
-   * accounts bound to it. Optional so a client reads the answers of a gateway from before accounts.
+   * Whether it signs accounts in to the console (docs/api.md "Accounts and roles"), the roles its groups get on a first
+   * sign-in, and the accounts bound to it. Optional so a client reads the answers of a gateway from before accounts.
    */
   consoleSignIn: z.boolean().optional(),
   groupRoles: z.array(GroupRoleSchema).optional(),

@@ -5,7 +5,7 @@ import { flag, idValue, integerIn, oneOf } from './fields.js';
 import { maxMessage, messages, minLengthMessage, ruleMessages } from './messages.js';
 import { GROUP_ROLES, PERMISSIONS, ROLES } from './roles.js';
 
-// Several operators (issue 31, docs/api.md "Accounts"): accounts with a role, invites, and signing in to the console
+// Several operators (docs/api.md "Accounts and roles"): accounts with a role, invites, and signing in to the console
 // through an identity provider (the OpenID Connect providers of visitor access, docs/ACCESS.md).
 
 export const accountLimits = {

@@ -20,8 +20,9 @@ export const AuditEntrySchema = z.object({
     /** The node token's id (never its secret). */
     tokenId: z.number().int().nullable(),
     /**
-     * A console account (issue 31): its id (the person, also after a rename or deletion) and how its session signed
-     * in ('password + authentication code', 'single sign-on (Corp IdP)'). Optional: older entries have neither.
+     * A console account (docs/api.md "Accounts and roles"): its id (the person, also after a rename or deletion) and
+     * how its session signed in ('password + authentication code', 'single sign-on (Corp IdP)'). Optional: older
+     * entries have neither.
      */
     accountId: z.number().int().nullable().optional(),
     via: z.string().nullable().optional(),

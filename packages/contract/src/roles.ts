@@ -1,7 +1,8 @@
-// Who may do what through a console session (issue 31): four roles and ONE table of what each may do. Every session
-// route names the permission it needs (routes.ts); the server's gate refuses a route whose permission the caller's
-// role lacks (apps/server/src/http/authorize.ts), and the console asks the same table (`can`) to hide what a role
-// may not do. Deny unless the table lists it. Imports nothing, so the console's first page can read it.
+// Who may do what through a console session (docs/api.md "Accounts and roles"): four roles and ONE table of what each
+// may do. Every session route names the permission it needs (routes.ts); the server's gate refuses a route whose
+// permission the caller's role lacks (apps/server/src/http/authorize.ts), and the console asks the same table (`can`)
+// to hide what a role may not do. Deny unless the table lists it. Imports nothing, so the console's first page can read
+// it.
 
 /** From the most to the least privileged. */
 export const ROLES = ['owner', 'admin', 'operator', 'viewer'] as const;

@@ -10,7 +10,7 @@ import { buildTestApp, TEST_ADMIN, type TestApp } from '../test/build-test-app.j
 import { callAs, inviteAccount, inviteToken as tokenOf } from '../test/accounts.js';
 import { connectSse } from '../test/sse-client.js';
 
-// Several operators (issue 31, docs/api.md "Accounts and roles"): invites, the last owner, sessions that end with a
+// Several operators (docs/api.md "Accounts and roles"): invites, the last owner, sessions that end with a
 // change of their account, and the audit log naming the person. The route × role matrix is in auth.test.ts. One app
 // for the whole file, its clock movable (invite expiry); every test makes accounts of its own names.
 

@@ -21,12 +21,12 @@ import { connectSse } from '../test/sse-client.js';
 // Callers: nobody; the admin's session cookie alone (what a forged cross-site request carries); node A's access
 // token (A owns the resources the URL names); node B's access token; the admin's session as a bearer header.
 // Each route gets fresh resources, and the caller expected to succeed goes last, so a DELETE cannot hide a 401.
-// Roles (issue 31): every session route is tried first by a session of each role its permission (routes.ts) leaves
-// out, which must get the policy's 403 before validation; then the least privileged role it allows makes the call
-// that succeeds ('admin' below), so a refused write that had changed something would show in that call's answer.
-// Node scope (docs/api.md "Node scope"): before them, an operator limited to a node of its own tries every route an
-// operator may use, on A's things: a 404 where the route names node A, the policy's 403 elsewhere, unless the route
-// answers for a scope itself (SCOPE_AWARE): so a new route is refused to scoped accounts until someone decides.
+// Roles (docs/api.md "Accounts and roles"): every session route is tried first by a session of each role its permission
+// (routes.ts) leaves out, which must get the policy's 403 before validation; then the least privileged role it allows
+// makes the call that succeeds ('admin' below), so a refused write that had changed something would show in that call's
+// answer. Node scope (docs/api.md "Node scope"): before them, an operator limited to a node of its own tries every
+// route an operator may use, on A's things: a 404 where the route names node A, the policy's 403 elsewhere, unless the
+// route answers for a scope itself (SCOPE_AWARE): so a new route is refused to scoped accounts until someone decides.
 
 type Caller = 'none' | 'cookie' | 'own' | 'other' | 'admin';
 
@@ -43,7 +43,7 @@ interface World {
   n: number;
   /** An HTTP service of A on a domain whose policy is protected (password, share links). */
   access: { serviceId: number; domainId: number; linkId: number; sessionId: number; providerId: number };
-  /** Issue 31: another account (a viewer) and an invite not taken yet. */
+  /** Several operators: another account (a viewer) and an invite not taken yet. */
   accounts: { accountId: number; inviteId: number };
   /** A fresh session of an account of each role (the bootstrap admin is the owner: `session`). */
   roles: Record<Role, string>;
@@ -131,7 +131,8 @@ const matrix: Record<RouteName, Row> = {
     body: { password: 'not-the-password', code: '123456' },
   })),
 
-  // Several operators (issue 31): one's own account, signing in through a provider, invites, and the owners' calls.
+  // Several operators (docs/api.md "Accounts and roles"): one's own account, signing in through a provider, invites,
+  // and the owners' calls.
   currentAccount: consoleRoute(200, () => ({ url: '/api/auth/account' })),
   consoleProviders: publicRoute(200, () => ({ url: '/api/auth/providers' })),
   // No provider signs anyone in to the console here: refused alike, whoever asks.

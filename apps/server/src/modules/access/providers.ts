@@ -22,9 +22,10 @@ import { discoverIssuer, forgetProvider } from './oidc.js';
 import { toIdentityProvider } from './present.js';
 
 // The OpenID Connect providers visitors sign in with (the `settings` permission: admins and owners), and which of them
-// sign accounts in to the console (issue 31: the `accounts` permission, owners). The client secret is encrypted with
-// the secret key and never returned; a provider a policy or an account uses cannot be deleted. A provider that signs
-// accounts in is the owners' to change at all: its issuer, client or group claim decides who becomes whom.
+// sign accounts in to the console (docs/api.md "Accounts and roles": the `accounts` permission, owners). The client
+// secret is encrypted with the secret key and never returned; a provider a policy or an account uses cannot be deleted.
+// A provider that signs accounts in is the owners' to change at all: its issuer, client or group claim decides who
+// becomes whom.
 
 const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
 

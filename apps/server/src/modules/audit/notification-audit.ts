@@ -3,8 +3,8 @@ import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors.js';
 import { getChannel } from '../notifications/channels.js';
 
-// Notification channels and settings in the audit log (issue 33), recorded like every other API change by
-// operation-audit.ts; this file names their actions and loads a channel's view (which holds no secret).
+// Notification channels and settings in the audit log (docs/api.md "Notifications"), recorded like every other API
+// change by operation-audit.ts; this file names their actions and loads a channel's view (which holds no secret).
 
 export const NOTIFICATION_CHANNEL = 'notification-channel';
 

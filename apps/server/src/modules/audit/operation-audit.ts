@@ -59,8 +59,8 @@ const audited: Partial<Record<OperationName, Audited>> = {
   agentSetGatewayNetworks: { action: 'node.networks', kind: 'node' },
   // One entry for the run; each object it changed has its own (modules/config/apply.ts).
   applyConfig: { action: 'config.apply', kind: 'none' },
-  // Accounts (issue 31): the owners' changes; a taken invite and a first sign-in through a provider are recorded by
-  // the accounts and auth modules (no session makes them).
+  // Accounts (docs/api.md "Accounts and roles"): the owners' changes; a taken invite and a first sign-in through a
+  // provider are recorded by the accounts and auth modules (no session makes them).
   updateAccount: { action: 'account.update', kind: 'account' },
   deleteAccount: { action: 'account.delete', kind: 'account' },
   resetAccountTwoFactor: { action: 'account.two-factor-reset', kind: 'account' },

@@ -23,7 +23,7 @@ import { assertMaySignIn, startSession, type PasswordChecks, type ReportFailure 
 import type { SessionIdentity } from './sessions.js';
 import { requirePassword } from './two-factor.js';
 
-// Signing in to the console through an identity provider (issue 31; docs/api.md "Accounts and roles"): the OpenID
+// Signing in to the console through an identity provider (docs/api.md "Accounts and roles"): the OpenID
 // Connect providers of visitor access (access/oidc.ts: discovery, code flow with PKCE, state and nonce) whose owners
 // let them sign accounts in. The console's page asks for the provider's URL (`start`), the provider sends the browser
 // back to `<console>/login/callback`, and the page hands the query it got to `finish`. What the start must remember

@@ -25,7 +25,7 @@ import { readNotificationSettings } from './settings.js';
 import { isNewSignInAddress } from './sign-in-addresses.js';
 import { createDeliveryWorker, DEFAULT_DELIVERY_TIMINGS, type DeliveryTimings } from './worker.js';
 
-// Notifications (issue 33, docs/api.md "Notifications"): what happened becomes a message in the delivery queue.
+// Notifications (docs/api.md "Notifications"): what happened becomes a message in the delivery queue.
 //
 // Where each kind of news comes from, and which gateway says it (with several on one database, each once):
 // - backends (the health checks), nodes (WireGuard status combined over the gateways), gateways (heartbeats): every
