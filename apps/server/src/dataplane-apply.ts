@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNotNull, isNull, ne, notInArray, or } from 'drizzle-orm';
 import type { ServiceType } from '@postern/contract';
 import type { AppDeps } from './deps.js';
+import type { Tx } from './db/client.js';
 import { httpServices, nodes, tcpServices } from './db/schema.js';
 import { AppError } from './errors.js';
 import type { ApplyScope, Rejections } from './dataplane/types.js';
@@ -108,19 +109,32 @@ async function recordRejections(deps: ApplyDeps, rejected: Rejections, scoped?: 
         .set({ applyError: null })
         .where(and(isNotNull(table.applyError), notInArray(table.id, [...rows.keys()])))
         .run();
-      for (const [id, message] of rows) {
-        const changed = await tx
-          .update(table)
-          .set({ applyError: message, updatedAt: at })
-          .where(and(eq(table.id, id), or(isNull(table.applyError), ne(table.applyError, message))))
-          .returning({ nodeId: table.nodeId, name: table.name, domain: table.domain })
-          .get();
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as the row; no match gives undefined
-        if (changed) newlyRejected.push({ type, id, ...changed, domain: changed.domain || null, message });
-      }
+      newlyRejected.push(...(await storeServiceReasons(tx, type, rows, at)));
     }
   });
   await auditRejections(deps, newlyRejected);
+}
+
+/** Stores each set-aside service's reason; answers those set aside newly or for a new reason (for the audit log). */
+async function storeServiceReasons(
+  tx: Tx,
+  type: ServiceType,
+  rows: ReadonlyMap<number, string>,
+  at: string,
+): Promise<NewlyRejected[]> {
+  const table = type === 'http' ? httpServices : tcpServices;
+  const newlyRejected: NewlyRejected[] = [];
+  for (const [id, message] of rows) {
+    const changed = await tx
+      .update(table)
+      .set({ applyError: message, updatedAt: at })
+      .where(and(eq(table.id, id), or(isNull(table.applyError), ne(table.applyError, message))))
+      .returning({ nodeId: table.nodeId, name: table.name, domain: table.domain })
+      .get();
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as the row; no match gives undefined
+    if (changed) newlyRejected.push({ type, id, ...changed, domain: changed.domain || null, message });
+  }
+  return newlyRejected;
 }
 
 async function auditRejections(deps: ApplyDeps, newlyRejected: readonly NewlyRejected[]): Promise<void> {
@@ -164,16 +178,7 @@ async function recordScopedRejections(
         .set({ applyError: null })
         .where(and(isNotNull(httpServices.applyError), inArray(httpServices.id, cleared)))
         .run();
-    for (const [id, message] of rows) {
-      const changed = await tx
-        .update(httpServices)
-        .set({ applyError: message, updatedAt: at })
-        .where(and(eq(httpServices.id, id), or(isNull(httpServices.applyError), ne(httpServices.applyError, message))))
-        .returning({ nodeId: httpServices.nodeId, name: httpServices.name, domain: httpServices.domain })
-        .get();
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as the row; no match gives undefined
-      if (changed) newlyRejected.push({ type: 'http', id, ...changed, domain: changed.domain || null, message });
-    }
+    newlyRejected.push(...(await storeServiceReasons(tx, 'http', rows, at)));
   });
   await auditRejections(deps, newlyRejected);
 }

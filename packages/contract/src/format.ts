@@ -17,7 +17,12 @@ export function formatDate(value: string | Date | null | undefined): string {
   return `${pad(date.getMonth() + 1)}/${pad(date.getDate())}/${date.getFullYear()}`;
 }
 
-const RELATIVE_STEPS: [limitSeconds: number, unitSeconds: number, unit: string][] = [
+/** The steps of a relative time, the unit below each limit; the console words them in other languages with `Intl`. */
+export const RELATIVE_STEPS: readonly [
+  limitSeconds: number,
+  unitSeconds: number,
+  unit: 'second' | 'minute' | 'hour' | 'day' | 'month' | 'year',
+][] = [
   [60, 1, 'second'],
   [3600, 60, 'minute'],
   [86_400, 3600, 'hour'],

@@ -3,6 +3,7 @@ import {
   formatBytes as formatBytesInEnglish,
   formatDate as formatDateInEnglish,
   formatRelativeTime as formatRelativeTimeInEnglish,
+  RELATIVE_STEPS,
 } from '@postern/contract';
 import { activeLanguage, SOURCE_LANGUAGE } from './i18n';
 
@@ -24,15 +25,6 @@ export function formatBytes(bytes: number): string {
   const value = new Intl.NumberFormat(activeLanguage(), { maximumFractionDigits: 2, minimumFractionDigits: size && 2 });
   return `${value.format(size / 1024 ** exponent)} ${(exponent && BYTE_UNITS[exponent]) || 'B'}`;
 }
-
-const RELATIVE_STEPS: [limitSeconds: number, unitSeconds: number, unit: Intl.RelativeTimeFormatUnit][] = [
-  [60, 1, 'second'],
-  [3600, 60, 'minute'],
-  [86_400, 3600, 'hour'],
-  [2_592_000, 86_400, 'day'],
-  [31_536_000, 2_592_000, 'month'],
-  [Infinity, 31_536_000, 'year'],
-];
 
 /** How long ago, in the contract's steps: `vor 3 Minuten`, `3 分前`; '-' for never. */
 export function formatRelativeTime(value: string | null | undefined, now: Date = new Date()): string {

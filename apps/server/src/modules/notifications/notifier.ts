@@ -260,25 +260,24 @@ async function namesOf(deps: AppDeps, transitions: Transition[]) {
         node: { id: row.nodeId, name: row.nodeName },
       });
   }
-  const nodeNames = new Map<string, string>();
-  const wantedNodes = ids('node:');
-  if (wantedNodes.length > 0)
-    for (const row of await deps.db
-      .select({ id: nodes.id, name: nodes.name })
-      .from(nodes)
-      .where(inArray(nodes.id, wantedNodes))
-      .all())
-      nodeNames.set(`node:${String(row.id)}`, row.name);
-  const gatewayNames = new Map<string, string>();
-  const wantedGateways = ids('gateway:');
-  if (wantedGateways.length > 0)
-    for (const row of await deps.db
-      .select({ id: gateways.id, name: gateways.name })
-      .from(gateways)
-      .where(inArray(gateways.id, wantedGateways))
-      .all())
-      gatewayNames.set(`gateway:${String(row.id)}`, row.name);
-  return { services, nodeNames, gatewayNames };
+  /** Names by transition key (`node:3` → its name) of the rows of `table` the transitions with `prefix` name. */
+  const namesByKey = async (prefix: 'node:' | 'gateway:', table: typeof nodes | typeof gateways) => {
+    const names = new Map<string, string>();
+    const wanted = ids(prefix);
+    if (wanted.length > 0)
+      for (const row of await deps.db
+        .select({ id: table.id, name: table.name })
+        .from(table)
+        .where(inArray(table.id, wanted))
+        .all())
+        names.set(`${prefix}${String(row.id)}`, row.name);
+    return names;
+  };
+  return {
+    services,
+    nodeNames: await namesByKey('node:', nodes),
+    gatewayNames: await namesByKey('gateway:', gateways),
+  };
 }
 
 function itemOf(
