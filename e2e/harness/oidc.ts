@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
+import { runIn } from './exec.js';
 import { makeServerTls } from './server-tls.js';
 import type { Lab } from './lab.js';
 import type { ManagedProcess } from './processes.js';
@@ -69,6 +70,11 @@ export async function startOidcProvider(
  */
 export async function launchBrowserIn(lab: Lab, ns: string, extraArgs: readonly string[] = []): Promise<Browser> {
   if (!/^[a-z0-9-]{1,64}$/.test(ns)) throw new Error(`unexpected namespace name ${ns}`);
+  // Chromium fails requests in flight with net::ERR_NETWORK_CHANGED when the namespace's addresses change. The lab's
+  // links are IPv4 only, but the kernel gives each veth an IPv6 link-local address whose duplicate-address detection
+  // ends a moment after the link comes up (a second address event): seen once failing the first navigation of
+  // e2e/system/access.test.ts. IPv6 off in the browser's namespace (nothing there uses it) leaves no such event.
+  await runIn(ns, 'sysctl', ['-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1']);
   const wrapper = join(lab.makeTempDir('chromium'), 'chromium-in-netns');
   writeFileSync(wrapper, `#!/bin/sh\nexec ip netns exec ${ns} /usr/bin/chromium "$@"\n`, { mode: 0o755 });
   return await chromium.launch({
