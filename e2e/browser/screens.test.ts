@@ -65,7 +65,6 @@ const NOT_TRANSLATED_YET = new Set([
   'dialog-service-info',
   'services-filtered',
   'audit',
-  'log-viewer',
   'dialog-http-service-form-access',
   'dialog-visitor-access',
   'dialog-share-link-created',

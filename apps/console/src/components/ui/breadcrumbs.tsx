@@ -1,13 +1,14 @@
 import { Link } from '@tanstack/react-router';
 import { Fragment } from 'react';
 import { ChevronRightIcon } from './icons';
+import { t } from '../../i18n/i18n';
 
 /** A crumb with `to` is a link; the last crumb is usually plain text (the current page). */
 export type Crumb = { label: string; to?: string };
 
 export function Breadcrumbs({ items }: { items: Crumb[] }) {
   return (
-    <nav aria-label="Breadcrumb" className="mb-4 text-sm">
+    <nav aria-label={t('ui.breadcrumb')} className="mb-4 text-sm">
       <ol className="flex flex-wrap items-center gap-1 text-gray-500 dark:text-gray-400">
         {items.map((item, index) => (
           <Fragment key={`${item.label}-${index}`}>
