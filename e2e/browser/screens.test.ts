@@ -46,8 +46,6 @@ const browserLocale: Record<Code, string> = { en: 'en-US', de: 'de-DE', ja: 'ja-
  * What is left on them: artifacts/language-left-<de|ja>.txt after a run.
  */
 const NOT_TRANSLATED_YET = new Set([
-  'dialog-node-form',
-  'dialog-node-ready',
   'node-detail',
   'dialog-http-service-form',
   'dialog-http-service-form-suggestions',
@@ -82,6 +80,8 @@ const PRODUCT_TERMS = [
   'Kubernetes',
   'Helm',
   'Raspberry',
+  'Debian',
+  'Ubuntu',
   "Let's Encrypt",
   'Let’s Encrypt',
   'ZeroSSL',
@@ -105,6 +105,9 @@ const PRODUCT_TERMS = [
   'DNS',
   'VPN',
   'LAN',
+  'VLAN',
+  'IoT',
+  'CIDR',
   'SSL',
   'TLS',
   'URL',
@@ -265,9 +268,17 @@ async function inspect(page: Page): Promise<{ texts: string[]; overflow: Overflo
       overflow.push({ problem: 'the page scrolls sideways', text: '', ellipsis: false });
     const describe = (element: Element) =>
       `${element.tagName.toLowerCase()} "${element.textContent.trim().slice(0, 40)}"`;
+    const leftOut = '[inert], option, script, style, code, pre, kbd, samp, [role="log"], [translate="no"]';
+    // An element's text without what it holds of those (a command in <code> inside a sentence).
+    const textOf = (element: Element) => {
+      const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+      let text = '';
+      for (let node = walker.nextNode(); node; node = walker.nextNode())
+        text += node.parentElement?.closest(leftOut) ? ' ' : (node.textContent ?? '');
+      return text.trim();
+    };
     for (const element of Array.from(document.body.querySelectorAll('*'))) {
-      if (element.closest('[inert], option, script, style, code, pre, kbd, samp, [role="log"], [translate="no"]'))
-        continue;
+      if (element.closest(leftOut)) continue;
       if (!element.checkVisibility({ visibilityProperty: true })) continue;
       for (const name of ['aria-label', 'aria-valuetext', 'aria-description', 'title', 'placeholder', 'alt']) {
         const value = element.getAttribute(name)?.trim();
@@ -278,7 +289,7 @@ async function inspect(page: Page): Promise<{ texts: string[]; overflow: Overflo
         .map((node) => node.textContent?.trim() ?? '')
         .filter(Boolean);
       if (ownText.length === 0) continue;
-      texts.push(element.textContent.trim(), ...ownText);
+      texts.push(textOf(element), ...ownText);
       if (element.closest('.sr-only, [aria-hidden="true"]')) continue;
       const box = element.getBoundingClientRect();
       if (box.width === 0) continue;

@@ -6,6 +6,8 @@ import { settleStoredChange } from '../../lib/api';
 import { useZodForm } from '../../lib/use-zod-form';
 import { useCreateNode, useUpdateNode } from '../../queries/nodes';
 import { NodeFormSchema, nodeFormValues, withGateway } from './node-form';
+import { t } from '../../i18n/i18n';
+import { withElements } from './texts';
 
 type NodeFormDialogProps = {
   open: boolean;
@@ -42,23 +44,28 @@ export function NodeFormDialog({ open, node, onClose, onCreated }: NodeFormDialo
   return (
     <FormDialog
       open={open}
-      title={node ? 'Edit Node' : 'New Node'}
+      title={node ? t('nodes.form.editTitle') : t('nodes.form.newTitle')}
       size="small"
       onClose={onClose}
       onSubmit={submit}
       isSubmitting={form.isSubmitting}
     >
-      <TextField label="Name" placeholder="e.g. home-lab" required {...form.field('name')} />
       <TextField
-        label="Address (Optional)"
-        placeholder="Assigned automatically"
-        description="An IPv4 address in the VPN, without CIDR."
+        label={t('nodes.form.name')}
+        placeholder={t('nodes.form.namePlaceholder')}
+        required
+        {...form.field('name')}
+      />
+      <TextField
+        label={t('nodes.form.address')}
+        placeholder={t('nodes.form.addressPlaceholder')}
+        description={t('nodes.form.addressHint')}
         {...form.field('address')}
       />
-      <CheckboxField label="Send all internet traffic through the VPN" {...form.field('allowInternet')} />
+      <CheckboxField label={t('nodes.allowInternet')} {...form.field('allowInternet')} />
       <CheckboxField
-        label="This node is a gateway"
-        description="A gateway routes whole subnets of its network into the VPN."
+        label={t('nodes.form.isGateway')}
+        description={t('nodes.form.isGatewayHint')}
         {...form.field('isGateway')}
         onChange={(checked) => {
           form.patchValues(withGateway(form.values, checked));
@@ -66,26 +73,31 @@ export function NodeFormDialog({ open, node, onClose, onCreated }: NodeFormDialo
         }}
       />
       {isGateway && (
-        <TextField label="Gateway Network" placeholder="192.168.1.0/24" required {...form.field('gatewayNetwork')} />
+        <TextField
+          label={t('nodes.form.gatewayNetwork')}
+          placeholder="192.168.1.0/24"
+          required
+          {...form.field('gatewayNetwork')}
+        />
       )}
       {isGateway && (
         <TextField
-          label="Further Networks (Optional)"
+          label={t('nodes.form.moreNetworks')}
           placeholder="10.20.0.0/24, 192.168.50.0/24"
-          description="More subnets behind this gateway (an IoT VLAN, a second LAN), separated by commas."
+          description={t('nodes.form.moreNetworksHint')}
           {...form.field('gatewayNetworks')}
         />
       )}
       {isGateway && (
         <CheckboxField
-          label="Let this node's access tokens set its networks"
-          description="With postern networks set: private ranges only, none the gateway itself uses. Off: only you set them here."
+          label={t('nodes.form.tokenNetworks')}
+          description={withElements('nodes.form.tokenNetworksHint', { command: <code>postern networks set</code> })}
           {...form.field('allowTokenNetworks')}
         />
       )}
       {node?.applyError && (
         <p className="text-sm text-red-600 dark:text-red-400" role="status">
-          Not all of this node is served: {node.applyError}
+          {t('nodes.form.notServed', { error: node.applyError })}
         </p>
       )}
     </FormDialog>

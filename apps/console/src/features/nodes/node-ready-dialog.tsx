@@ -6,6 +6,8 @@ import { InfoDialog } from '../../components/ui/dialog';
 import { CheckIcon } from '../../components/ui/icons';
 import { downloadNodeConfig, fetchNodeConfigText } from '../../queries/nodes';
 import { maskToken, useNodeCommands, type NodeCommands } from './connect-command';
+import { t, type MessageId } from '../../i18n/i18n';
+import { withElements } from './texts';
 
 type Way = 'cli' | 'wireguard' | 'docker' | 'helm';
 
@@ -16,16 +18,28 @@ const ways: { value: Way; label: string }[] = [
   { value: 'helm', label: 'Helm' },
 ];
 
-const hints: Record<'docker' | 'helm', string> = {
-  docker: 'Start the node container on the machine (services in other containers share its tunnel):',
-  helm: 'Install the node chart in the cluster (your containers go in extraContainers):',
+// Ids, not texts: a change of language renders again and reads them anew (the console's README, Languages).
+const commandTexts: Record<'docker' | 'helm', { hint: MessageId; label: MessageId; copy: MessageId }> = {
+  docker: { hint: 'nodes.ready.dockerHint', label: 'nodes.ready.dockerCommand', copy: 'nodes.ready.copyDocker' },
+  helm: { hint: 'nodes.ready.helmHint', label: 'nodes.ready.helmCommand', copy: 'nodes.ready.copyHelm' },
 };
 
 /**
  * A command shown with its token masked, copied with the real one: the token appears on screen once, in the
- * token field below. Multi-line commands keep their lines (as pasted into a shell) and scroll sideways.
+ * token field below. Multi-line commands keep their lines (as pasted into a shell) and scroll sideways. A command is
+ * the same in every language (`translate="no"`).
  */
-function CommandField({ label, command, token }: { label: string; command: string; token: string }) {
+function CommandField({
+  label,
+  copyLabel,
+  command,
+  token,
+}: {
+  label: string;
+  copyLabel: string;
+  command: string;
+  token: string;
+}) {
   const shown = command.replaceAll(token, maskToken(token));
   const lines = shown.split('\n').length;
   return (
@@ -35,6 +49,7 @@ function CommandField({ label, command, token }: { label: string; command: strin
           readOnly
           aria-label={label}
           value={shown}
+          translate="no"
           onFocus={(event) => event.currentTarget.select()}
           className="min-w-0 flex-1 rounded-md border border-gray-300 bg-gray-50 px-3 py-2 font-mono text-xs dark:border-gray-600 dark:bg-gray-800"
         />
@@ -43,6 +58,7 @@ function CommandField({ label, command, token }: { label: string; command: strin
           readOnly
           aria-label={label}
           value={shown}
+          translate="no"
           rows={lines}
           wrap="off"
           spellCheck={false}
@@ -50,10 +66,19 @@ function CommandField({ label, command, token }: { label: string; command: strin
           className="min-w-0 flex-1 resize-none overflow-x-auto rounded-md border border-gray-300 bg-gray-50 px-3 py-2 font-mono text-xs leading-5 dark:border-gray-600 dark:bg-gray-800"
         />
       )}
-      <CopyButton text={command} label={`Copy ${label.toLowerCase()}`} />
+      <CopyButton text={command} label={copyLabel} />
     </div>
   );
 }
+
+const ConnectField = ({ command, token }: { command: string; token: string }) => (
+  <CommandField
+    label={t('nodes.connect.command')}
+    copyLabel={t('nodes.connect.copyCommand')}
+    command={command}
+    token={token}
+  />
+);
 
 /**
  * The node's WireGuard config as a QR code, for phones and routers that scan one (the WireGuard apps do). The
@@ -77,13 +102,13 @@ function WireGuardQrCode({ nodeId }: { nodeId: number }) {
     })();
     return () => abort.abort();
   }, [nodeId]);
-  if (state === null) return <p className="text-gray-600 dark:text-gray-400">Making the QR code…</p>;
+  if (state === null) return <p className="text-gray-600 dark:text-gray-400">{t('nodes.ready.qrLoading')}</p>;
   if ('error' in state)
-    return <p className="text-red-700 dark:text-red-400">The QR code could not be made: {state.error}</p>;
+    return <p className="text-red-700 dark:text-red-400">{t('nodes.ready.qrError', { error: state.error })}</p>;
   return (
     <img
       src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(state.svg)}`}
-      alt="QR code of this node's WireGuard configuration"
+      alt={t('nodes.ready.qrAlt')}
       // White behind the code in both themes: scanners need the contrast.
       className="size-56 self-center rounded-md border border-gray-200 bg-white p-1 dark:border-gray-700"
     />
@@ -95,23 +120,34 @@ function CliPanel({ commands, token }: { commands: NodeCommands; token: string }
     return (
       <>
         <p>
-          This gateway does not serve the node client (it was built without <code>scripts/build-node-client.sh</code>
-          ). On a node that has <code>postern</code>, run:
+          {withElements('nodes.ready.noClient', {
+            script: <code>scripts/build-node-client.sh</code>,
+            client: <code>postern</code>,
+          })}
         </p>
-        <CommandField label="Connect command" command={commands.cli} token={token} />
+        <ConnectField command={commands.cli} token={token} />
       </>
     );
   }
   return (
     <>
       <p>
-        Run this on the node (Debian, Ubuntu or Raspberry Pi OS; amd64 or arm64) as root or a user who may use sudo. It
-        installs the <code>postern</code> client and WireGuard, connects, and keeps the node connected across reboots
-        (service <code>postern-node</code>); <code>postern uninstall</code> removes it all.
+        {withElements('nodes.ready.cli', {
+          root: <code>root</code>,
+          sudo: <code>sudo</code>,
+          client: <code>postern</code>,
+          service: <code>postern-node</code>,
+          uninstall: <code>postern uninstall</code>,
+        })}
       </p>
-      <CommandField label="Install command" command={commands.install} token={token} />
-      <p className="text-gray-600 dark:text-gray-400">On a node that already has postern:</p>
-      <CommandField label="Connect command" command={commands.cli} token={token} />
+      <CommandField
+        label={t('nodes.ready.installCommand')}
+        copyLabel={t('nodes.ready.copyInstall')}
+        command={commands.install}
+        token={token}
+      />
+      <p className="text-gray-600 dark:text-gray-400">{t('nodes.ready.hasClient')}</p>
+      <ConnectField command={commands.cli} token={token} />
     </>
   );
 }
@@ -120,10 +156,7 @@ function WayPanel({ way, node, commands }: { way: Way; node: NodeCreated; comman
   if (way === 'wireguard') {
     return (
       <>
-        <p>
-          For a machine that runs plain WireGuard (wg-quick, a router, a phone): scan this QR code in the WireGuard app,
-          or import the configuration file. It needs no token.
-        </p>
+        <p>{withElements('nodes.ready.wireguard', { tool: <code>wg-quick</code> })}</p>
         <WireGuardQrCode nodeId={node.id} />
         <div>
           <Button
@@ -132,28 +165,29 @@ function WayPanel({ way, node, commands }: { way: Way; node: NodeCreated; comman
               void downloadNodeConfig(node.id).catch((error: unknown) => console.error('download config failed', error))
             }
           >
-            Download WireGuard config
+            {t('nodes.ready.downloadWireGuard')}
           </Button>
         </div>
       </>
     );
   }
-  if (commands === null) return <p className="text-gray-600 dark:text-gray-400">Loading the gateway’s address…</p>;
+  if (commands === null) return <p className="text-gray-600 dark:text-gray-400">{t('nodes.connect.loading')}</p>;
   return (
     <>
       {way === 'cli' ? (
         <CliPanel commands={commands} token={node.token} />
       ) : (
         <>
-          <p>{hints[way]}</p>
+          <p>{withElements(commandTexts[way].hint, { key: <code>extraContainers</code> })}</p>
           <CommandField
-            label={way === 'docker' ? 'Docker command' : 'Helm command'}
+            label={t(commandTexts[way].label)}
+            copyLabel={t(commandTexts[way].copy)}
             command={commands[way]}
             token={node.token}
           />
         </>
       )}
-      <p className="text-xs text-gray-600 dark:text-gray-400">The copy button fills in the token.</p>
+      <p className="text-xs text-gray-600 dark:text-gray-400">{t('nodes.ready.copyFills')}</p>
     </>
   );
 }
@@ -165,17 +199,15 @@ export function NodeReadyDialog({ node, onClose }: { node: NodeCreated | null; o
   return (
     <InfoDialog
       open={node !== null}
-      title="Your Node is Ready"
+      title={t('nodes.ready.title')}
       icon={<CheckIcon className="size-6 text-green-600" />}
       size="large"
       onClose={onClose}
     >
       {node && (
         <>
-          <p>
-            <strong>{node.name}</strong> was created. Choose how the node runs:
-          </p>
-          <div role="group" aria-label="How the node runs" className="flex flex-wrap gap-2">
+          <p>{withElements('nodes.ready.created', { name: <strong>{node.name}</strong> })}</p>
+          <div role="group" aria-label={t('nodes.ready.ways')} className="flex flex-wrap gap-2">
             {ways.map((option) => (
               <button
                 key={option.value}
@@ -189,12 +221,9 @@ export function NodeReadyDialog({ node, onClose }: { node: NodeCreated | null; o
             ))}
           </div>
           <WayPanel key={way} way={way} node={node} commands={commands} />
-          <p>Its access token is shown only this once:</p>
-          <CopyField label="Token" value={node.token} />
-          <p className="text-gray-600 dark:text-gray-400">
-            After the connect command the token is stored in a local config file on the node. If you lose it, you must
-            generate a new one from the node's access tokens.
-          </p>
+          <p>{t('nodes.ready.tokenOnce')}</p>
+          <CopyField label={t('nodes.ready.token')} copyLabel={t('nodes.ready.copyToken')} value={node.token} />
+          <p className="text-gray-600 dark:text-gray-400">{t('nodes.ready.afterConnect')}</p>
         </>
       )}
     </InfoDialog>
