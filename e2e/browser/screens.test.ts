@@ -349,8 +349,9 @@ describe('screens', () => {
     'example.com',
     'ops',
     ADMIN.username,
-    // The gateway's own node, named by the server.
+    // The gateway's own node, and a node's first access token, named by the server.
     'Gateway (local)',
+    'default',
   ]);
 
   beforeAll(async () => {

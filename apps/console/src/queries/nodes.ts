@@ -13,6 +13,7 @@ import { useEffect } from 'react';
 import { call, isStoredButNotAppliedError, saveFile, toastActionFailure, toDownload } from '../lib/api';
 import { openStream } from '../lib/sse';
 import { showToast } from '../lib/toast-store';
+import { t } from '../i18n/i18n';
 import { observeKeys } from './observe-keys';
 import { serviceKeys } from './services';
 
@@ -114,7 +115,7 @@ export function useUpdateNode() {
       call(operations.updateNode, { params: { id }, body }),
     onSuccess: (node) => {
       writeNodeToCache(queryClient, node);
-      showToast({ message: 'Node updated successfully!', type: 'success' });
+      showToast({ message: t('nodes.toast.updated'), type: 'success' });
     },
     onError: (error) => refreshStoredChange(queryClient, error),
   });
@@ -129,10 +130,7 @@ export function useSetNodeEnabled() {
       // Applied locally after the call succeeds (the spec's "States and transitions"), whatever the stream says later.
       writeNodeToCache(queryClient, { ...node, enabled });
       void queryClient.invalidateQueries({ queryKey: observeKeys.attention });
-      showToast({
-        message: enabled ? 'Node connected successfully!' : 'Node disconnected successfully!',
-        type: 'success',
-      });
+      showToast({ message: t(enabled ? 'nodes.toast.connected' : 'nodes.toast.disconnected'), type: 'success' });
     },
     onError: (error) => refreshStoredChange(queryClient, error),
   });
@@ -144,7 +142,7 @@ export function useDeleteNode() {
     mutationFn: (id: number) => call(operations.deleteNode, { params: { id } }),
     onSuccess: async (_, id) => {
       queryClient.removeQueries({ queryKey: nodeKeys.detail(id) });
-      showToast({ message: 'Node deleted successfully!', type: 'success' });
+      showToast({ message: t('nodes.toast.deleted'), type: 'success' });
       // The node's services went with it: domain rows and cards must not keep showing them.
       await Promise.all([markListsStale(queryClient)(), queryClient.invalidateQueries({ queryKey: serviceKeys.all })]);
     },

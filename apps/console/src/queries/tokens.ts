@@ -3,6 +3,7 @@ import { defaults, operations } from '@postern/contract';
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { call } from '../lib/api';
 import { showToast } from '../lib/toast-store';
+import { t } from '../i18n/i18n';
 
 // Personal access tokens of one node (the spec's "Screens and routes" "Node Access Tokens"); the table pages by 5.
 
@@ -46,7 +47,7 @@ export function useRevokeToken(nodeId: number) {
       queryClient.setQueriesData<ListResponse<PersonalAccessToken>>({ queryKey: tokenKeys.lists(nodeId) }, (list) =>
         mapTokenRows(list, (rows) => rows.map((row) => (row.id === token.id ? { ...token, revoked: true } : row))),
       );
-      showToast({ message: 'Personal Access Token revoked successfully!', type: 'success' });
+      showToast({ message: t('tokens.toast.revoked'), type: 'success' });
     },
   });
 }
@@ -59,7 +60,7 @@ export function useDeleteToken(nodeId: number) {
       queryClient.setQueriesData<ListResponse<PersonalAccessToken>>({ queryKey: tokenKeys.lists(nodeId) }, (list) =>
         mapTokenRows(list, (rows) => rows.filter((row) => row.id !== tokenId)),
       );
-      showToast({ message: 'Personal Access Token deleted successfully!', type: 'success' });
+      showToast({ message: t('tokens.toast.deleted'), type: 'success' });
       await queryClient.invalidateQueries({ queryKey: tokenKeys.lists(nodeId) });
     },
   });

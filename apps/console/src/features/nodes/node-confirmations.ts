@@ -1,34 +1,35 @@
 import type { Node } from '@postern/contract';
 import type { ConfirmOptions } from '../../components/ui/confirm';
+import { t } from '../../i18n/i18n';
 
-// Confirmation texts before connect, disconnect and delete (the spec's "Error catalogue").
+// Confirmation texts before connect, disconnect and delete (the spec's "Error catalogue"), read when the dialog opens.
 
 export function connectConfirmation(node: Pick<Node, 'name'>): ConfirmOptions {
   return {
-    title: 'Connect Node',
-    description: `Are you sure you want to connect "${node.name}"? It can open its tunnel again and its services become reachable.`,
+    title: t('nodes.confirm.connectTitle'),
+    description: t('nodes.confirm.connectText', { name: node.name }),
     variant: 'success',
-    cancelButtonText: 'Cancel',
-    acceptButtonText: 'Yes, connect!',
+    cancelButtonText: t('ui.cancel'),
+    acceptButtonText: t('nodes.confirm.connectAccept'),
   };
 }
 
 export function disconnectConfirmation(node: Pick<Node, 'name'>): ConfirmOptions {
   return {
-    title: 'Disconnect Node',
-    description: `Are you sure you want to disconnect "${node.name}"? Its tunnel stops passing traffic and its services become unreachable until you connect it again.`,
+    title: t('nodes.confirm.disconnectTitle'),
+    description: t('nodes.confirm.disconnectText', { name: node.name }),
     variant: 'danger',
-    cancelButtonText: 'Cancel',
-    acceptButtonText: 'Yes, disconnect!',
+    cancelButtonText: t('ui.cancel'),
+    acceptButtonText: t('nodes.confirm.disconnectAccept'),
   };
 }
 
 export function deleteConfirmation(node: Pick<Node, 'name'>): ConfirmOptions {
   return {
-    title: 'Delete Node',
-    description: `Are you sure you want to delete "${node.name}"? This action cannot be undone. Its services and access tokens are deleted with it.`,
+    title: t('nodes.confirm.deleteTitle'),
+    description: t('nodes.confirm.deleteText', { name: node.name }),
     variant: 'danger',
-    cancelButtonText: 'Cancel',
-    acceptButtonText: 'Yes, delete it!',
+    cancelButtonText: t('ui.cancel'),
+    acceptButtonText: t('nodes.confirm.deleteAccept'),
   };
 }

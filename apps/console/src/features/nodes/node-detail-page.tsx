@@ -11,6 +11,7 @@ import { NodeConfigStatusCard, NodeConnectCard, NodeHeaderCard, NodeInfoTable } 
 import { LabelProblemsCard } from './label-problems-card';
 import { useNodeActions } from './use-node-actions';
 import { useCan } from '../../queries/account';
+import { t } from '../../i18n/i18n';
 
 export function NodeDetailPage() {
   const { id: idParam } = useParams({ from: '/signed-in/nodes/$id' });
@@ -27,11 +28,11 @@ export function NodeDetailPage() {
   if (!node) {
     return (
       <>
-        <Breadcrumbs items={[{ label: 'Client / Nodes', to: '/nodes' }]} />
+        <Breadcrumbs items={[{ label: t('nav.nodes'), to: '/nodes' }]} />
         <EmptyState
-          title="Node not found"
-          description="It may have been deleted."
-          actionLabel="Back to nodes"
+          title={t('nodes.detail.notFound')}
+          description={t('nodes.detail.notFoundHint')}
+          actionLabel={t('nodes.detail.back')}
           onAction={() => void navigate({ to: '/nodes' })}
         />
       </>
@@ -42,7 +43,7 @@ export function NodeDetailPage() {
     void downloadNodeConfig(node.id).catch((error: unknown) => console.error('download config failed', error));
   return (
     <div className="flex flex-col gap-6">
-      <Breadcrumbs items={[{ label: 'Client / Nodes', to: '/nodes' }, { label: node.name }]} />
+      <Breadcrumbs items={[{ label: t('nav.nodes'), to: '/nodes' }, { label: node.name }]} />
       <NodeHeaderCard node={node} menuItems={actions.menuItems(node)} />
       {!node.isLocal && (
         <div className="grid gap-6 lg:grid-cols-2">

@@ -9,6 +9,7 @@ import { HttpServiceFormDialog, TcpServiceFormDialog } from '../services/service
 import { connectConfirmation, deleteConfirmation, disconnectConfirmation } from './node-confirmations';
 import { NodeFormDialog } from './node-form-dialog';
 import { useCan } from '../../queries/account';
+import { t } from '../../i18n/i18n';
 
 type MenuOptions = { withView?: boolean; withExpose?: boolean; withDelete?: boolean };
 
@@ -56,30 +57,34 @@ export function useNodeActions({ onDeleted }: { onDeleted?: (node: Node) => void
     { withView = false, withExpose = false, withDelete = false }: MenuOptions = {},
   ): MenuItem[] => [
     {
-      label: 'View Node Details',
+      label: t('nodes.menu.view'),
       isHidden: !withView,
       onSelect: () => void navigate({ to: '/nodes/$id', params: { id: String(node.id) } }),
     },
-    { label: 'Edit Node', isHidden: node.isLocal || !mayOperate, onSelect: () => setEditing(node) },
+    { label: t('nodes.menu.edit'), isHidden: node.isLocal || !mayOperate, onSelect: () => setEditing(node) },
     {
-      label: 'Expose HTTP',
+      label: t('nodes.menu.exposeHttp'),
       isHidden: !withExpose || !mayOperate,
       onSelect: () => setExposing({ node, type: 'http' }),
     },
-    { label: 'Expose TCP', isHidden: !withExpose || !mayOperate, onSelect: () => setExposing({ node, type: 'tcp' }) },
     {
-      label: 'Download Config',
+      label: t('nodes.menu.exposeTcp'),
+      isHidden: !withExpose || !mayOperate,
+      onSelect: () => setExposing({ node, type: 'tcp' }),
+    },
+    {
+      label: t('nodes.downloadConfig'),
       isHidden: node.isLocal || !mayReadSecrets,
       onSelect: () => void downloadNodeConfig(node.id).catch(logFailure('download config')),
     },
     {
-      label: node.enabled ? 'Disconnect' : 'Connect',
+      label: node.enabled ? t('nodes.menu.disconnect') : t('nodes.menu.connect'),
       isHidden: node.isLocal || !mayOperate,
       isDanger: node.enabled,
       onSelect: () => void toggleEnabled(node),
     },
     {
-      label: 'Delete Node',
+      label: t('nodes.menu.delete'),
       isHidden: node.isLocal || !withDelete || !mayOperate,
       isDanger: true,
       onSelect: () => void remove(node),
