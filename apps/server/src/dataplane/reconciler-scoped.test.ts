@@ -43,6 +43,7 @@ function setup(initial: DesiredState) {
   let state = initial;
   const runs: string[] = [];
   let fullGate: Promise<void> | null = null;
+  let scopedGate: Promise<void> | null = null;
   const { reconciler, plan, proxy, certs } = createRecordingReconciler({
     loadDesiredState: async () => {
       // The rows as they are when the run reads them; a held run then takes its time (planning 100,000 services).
@@ -51,9 +52,11 @@ function setup(initial: DesiredState) {
       if (fullGate) await fullGate;
       return read;
     },
-    loadScopedState: (scope) => {
+    loadScopedState: async (scope) => {
       runs.push(`scoped ${[...scope.hosts].sort().join(',')} ${[...scope.http].sort((a, b) => a - b).join(',')}`);
-      return Promise.resolve(scopedOf(state, scope));
+      const read = scopedOf(state, scope);
+      if (scopedGate) await scopedGate;
+      return read;
     },
     render: TEST_RENDER_OPTIONS,
   });
@@ -68,12 +71,24 @@ function setup(initial: DesiredState) {
     holdFullRuns: (until: Promise<void> | null) => {
       fullGate = until;
     },
+    /** Scoped runs read the rows, then wait for `until` before they plan and push (a slow nginx, say). */
+    holdScopedRuns: (until: Promise<void> | null) => {
+      scopedGate = until;
+    },
     /** A full run's plan of the rows now. */
     plan: () => plan(state),
     /** What a full run would make nginx hold now. */
     full: () => plan(state).routes.hosts,
     lastPatch: () => proxy.patches.at(-1),
   };
+}
+
+/** Waits, a turn of the event loop at a time, until `condition` holds (at most 1,000 turns). */
+async function until(condition: () => boolean): Promise<void> {
+  for (let turn = 0; !condition(); turn++) {
+    if (turn === 1000) throw new Error('condition not reached');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 const ids = (json: string | undefined): number[] => (JSON.parse(json ?? '[]') as { s: number }[]).map((r) => r.s);
@@ -211,10 +226,102 @@ describe('scoped runs', () => {
   it('a full run queued behind a burst of scoped ones runs after the next scoped run, not after the burst', async () => {
     const t = setup(base);
     await t.reconciler.apply();
+    const held = gate();
+    t.holdScopedRuns(held.opened);
     const burst: Promise<unknown>[] = [t.reconciler.apply({ hosts: ['x.test'], http: [1] })];
+    await until(() => t.runs.length === 2);
+    t.holdScopedRuns(null);
     burst.push(t.reconciler.apply(), t.reconciler.apply({ hosts: ['y.test'], http: [2] }));
+    held.open();
     await Promise.all(burst);
     expect(t.runs).toEqual(['full', 'scoped x.test 1', 'full', 'scoped y.test 2']);
+  });
+
+  it('changes arriving together share one scoped run', async () => {
+    const t = setup(base);
+    await t.reconciler.apply();
+    t.set({ ...base, http: [http(1, 'x.test', { backendPort: 81 }), http(2, 'y.test', { backendPort: 81 })] });
+    const results = await Promise.all([
+      t.reconciler.apply({ hosts: ['x.test'], http: [1] }),
+      t.reconciler.apply({ hosts: ['y.test'], http: [2] }),
+      t.reconciler.apply({ hosts: [''], http: [3] }),
+    ]);
+    expect(results.every((result) => result.ok)).toBe(true);
+    expect(t.runs).toEqual(['full', 'scoped ,x.test,y.test 1,2,3']);
+    expect(t.proxy.routes).toEqual(t.full());
+  });
+
+  it('N changes during one slow scoped run are served by one more run, every one of them', async () => {
+    const many: DesiredState = {
+      ...base,
+      domains: Array.from({ length: 40 }, (_, i) => domain(i + 1, `h${i}.test`)),
+      http: Array.from({ length: 40 }, (_, i) => http(i + 1, `h${i}.test`)),
+    };
+    const t = setup(many);
+    await t.reconciler.apply();
+    const held = gate();
+    t.holdScopedRuns(held.opened);
+    const edited = (upTo: number) =>
+      many.http.map((route, i) => (i <= upTo ? { ...route, backendPort: 9000 + i } : route));
+    t.set({ ...many, http: edited(0) });
+    const calls = [t.reconciler.apply({ hosts: ['h0.test'], http: [1] })];
+    await until(() => t.runs.length === 2);
+    // 39 more changes, each committed before it asks, while the first run is held.
+    for (let i = 1; i < 40; i++) {
+      t.set({ ...many, http: edited(i) });
+      calls.push(t.reconciler.apply({ hosts: [`h${i}.test`], http: [i + 1] }));
+    }
+    t.holdScopedRuns(null);
+    held.open();
+    const results = await Promise.all(calls);
+    expect(results.every((result) => result.ok)).toBe(true);
+    expect(t.runs).toHaveLength(3);
+    expect(t.proxy.routes).toEqual(t.full());
+  });
+
+  it('a scoped run that fails leaves its scope owed: the next run takes it along, none is lost', async () => {
+    const t = setup(base);
+    await t.reconciler.apply();
+    t.set({ ...base, http: [http(1, 'x.test', { backendPort: 81 }), ...base.http.slice(1)] });
+    const patchRoutes = t.proxy.patchRoutes.bind(t.proxy);
+    t.proxy.patchRoutes = () => Promise.reject(new Error('nginx: connection refused'));
+    expect(await t.reconciler.apply({ hosts: ['x.test'], http: [1] })).toMatchObject({ ok: false });
+    expect(t.proxy.routes.get('x.test')).not.toEqual(t.full().get('x.test'));
+    t.proxy.patchRoutes = patchRoutes;
+    // Another change, on another host: its run serves x.test too.
+    t.set({
+      ...base,
+      http: [http(1, 'x.test', { backendPort: 81 }), http(2, 'y.test', { backendPort: 81 }), base.http[2] as never],
+    });
+    expect(await t.reconciler.apply({ hosts: ['y.test'], http: [2] })).toMatchObject({ ok: true });
+    expect(t.runs.at(-1)).toBe('scoped x.test,y.test 1,2');
+    expect(t.proxy.routes).toEqual(t.full());
+    // Settled: the next run carries nothing along.
+    await t.reconciler.apply({ hosts: ['y.test'], http: [2] });
+    expect(t.runs.at(-1)).toBe('scoped y.test 2');
+  });
+
+  it('a scope owed by a failed run is settled by a full run that starts after it; after a failed one, all is applied', async () => {
+    const t = setup(base);
+    await t.reconciler.apply();
+    const cutStale = t.proxy.cutStale.bind(t.proxy);
+    // Fails midway: the routes were pushed, the cut-off was not.
+    t.proxy.cutStale = () => Promise.reject(new Error('ss: cannot open netlink socket'));
+    expect(await t.reconciler.apply({ hosts: ['x.test'], http: [1] })).toMatchObject({ ok: false });
+    t.proxy.cutStale = cutStale;
+    expect(await t.reconciler.apply()).toMatchObject({ ok: true });
+    await t.reconciler.apply({ hosts: ['y.test'], http: [2] });
+    expect(t.runs.at(-1)).toBe('scoped y.test 2');
+    // A full run that fails settles nothing: the next change applies everything.
+    const unreadable = Promise.reject(new Error('database is locked'));
+    unreadable.catch(() => undefined);
+    t.holdFullRuns(unreadable);
+    expect(await t.reconciler.apply()).toMatchObject({ ok: false });
+    t.holdFullRuns(null);
+    t.set({ ...base, http: [http(1, 'x.test', { backendPort: 83 }), ...base.http.slice(1)] });
+    expect(await t.reconciler.apply({ hosts: ['y.test'], http: [2] })).toMatchObject({ ok: true });
+    expect(t.runs.slice(-3)).toEqual(['scoped y.test 2', 'full', 'full']);
+    expect(t.proxy.routes).toEqual(t.full());
   });
 
   it('before a full run has succeeded, and with services set aside for lack of room, a scope applies everything', async () => {

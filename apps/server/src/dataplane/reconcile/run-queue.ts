@@ -1,6 +1,9 @@
+// Imported, not the global: a test's fake timers replace the global setImmediate, and the queue must keep running.
+import { setImmediate } from 'node:timers';
 import type { ApplyResult, ApplyScope } from '../types.js';
 
 type Waiter = { resolve: (result: ApplyResult) => void; reject: (err: unknown) => void };
+type Scope = { hosts: Set<string>; http: Set<number> };
 
 /** The runs the queue starts: a scoped one (null: it cannot go alone) and a full one. */
 export interface Runs {
@@ -16,6 +19,12 @@ export interface Runs {
  * next scoped one, so a burst never starves it); while a full run is in flight, scoped runs go beside it (a change is
  * not held up by a whole reconcile in flight either, the boot's included); each run sees every change committed
  * before its callers' calls.
+ *
+ * A scoped run starts one turn of the event loop after it was asked for, so the changes committed in the same turn
+ * (a burst of requests read from their sockets together) share it: on SQLite a run awaits no I/O of the database, so
+ * without that turn each change would run alone. A scoped run that fails (whole, or midway through its pushes) leaves
+ * its scope owed: the next scoped run takes it along, and a full run that starts after the failure settles it (a
+ * failed full run leaves it owed). An owed scope starts no run by itself: the supervisor retries a failed apply.
  */
 export class RunQueue {
   private running = false;
@@ -23,7 +32,9 @@ export class RunQueue {
   /** The scoped runs going beside the full run in flight. */
   private beside: Promise<void> | null = null;
   private queuedFull: Waiter[] | null = null;
-  private queuedScope: { hosts: Set<string>; http: Set<number>; waiters: Waiter[] } | null = null;
+  private queuedScope: (Scope & { waiters: Waiter[] }) | null = null;
+  /** What failed scoped runs did not serve: merged into the next run (see above). */
+  private owed: Scope | null = null;
 
   constructor(private readonly runs: Runs) {}
 
@@ -47,12 +58,19 @@ export class RunQueue {
     if (this.beside !== null || !this.fullInFlight || this.queuedScope === null) return;
     this.beside = (async () => {
       while (this.fullInFlight && this.queuedScope !== null) {
-        const { hosts, http, waiters } = this.queuedScope;
+        const { waiters, ...queued } = this.queuedScope;
         this.queuedScope = null;
-        const outcome = await outcomeOf(() => this.runs.scoped({ hosts: [...hosts], http: [...http] }, true));
-        // One that cannot go alone is served by the next full run.
+        const scope = this.withOwed(queued);
+        const outcome = await outcomeOf(() =>
+          this.runs.scoped({ hosts: [...scope.hosts], http: [...scope.http] }, true),
+        );
+        // One that cannot go alone is served by the next full run (which settles what is owed).
         if ('result' in outcome && outcome.result === null) (this.queuedFull ??= []).push(...waiters);
-        else settle(waiters, 'err' in outcome ? outcome : { result: outcome.result as ApplyResult });
+        else {
+          const settled: Outcome = 'err' in outcome ? outcome : { result: outcome.result as ApplyResult };
+          if (failed(settled)) this.owe(scope);
+          settle(waiters, settled);
+        }
       }
       this.beside = null;
     })();
@@ -65,20 +83,22 @@ export class RunQueue {
       for (;;) {
         // What went beside the last full run finishes first (it may hand its waiters to the next full run).
         if (this.beside !== null) await this.beside;
+        // The changes committed in this turn join the scoped run about to start (see above).
+        if (this.queuedScope !== null) await nextTurn();
         const scope = this.queuedScope;
         const full = this.queuedFull;
         // A queued full run goes after at most one scoped run: a burst of changes never starves it.
         if (scope !== null && !(wasScoped && full !== null)) {
           wasScoped = true;
           this.queuedScope = null;
-          settle(scope.waiters, await this.runScope(scope.hosts, scope.http));
+          settle(scope.waiters, await this.runScope(this.withOwed(scope)));
           continue;
         }
         if (full === null) return;
         wasScoped = false;
         this.queuedFull = null;
         this.fullInFlight = true;
-        const run = outcomeOf(() => this.runs.full());
+        const run = this.runFull();
         this.goBeside();
         const outcome = await run;
         this.fullInFlight = false;
@@ -89,19 +109,55 @@ export class RunQueue {
     }
   }
 
-  /** A scoped run; one that cannot go alone is served by a full run, which the queued full requests share. */
-  private async runScope(hosts: Set<string>, http: Set<number>): Promise<Outcome> {
-    const scoped = await outcomeOf(() => this.runs.scoped({ hosts: [...hosts], http: [...http] }, false));
-    if ('err' in scoped) return scoped;
-    if (scoped.result !== null) return { result: scoped.result };
-    // Served by a full run: the queued one goes now, for both.
-    const alongside = this.queuedFull ?? [];
-    this.queuedFull = null;
-    const full = await outcomeOf(() => this.runs.full());
-    settle(alongside, full);
-    return full;
+  /**
+   * A scoped run; one that cannot go alone is served by a full run, which the queued full requests share. A failed
+   * one leaves its scope owed.
+   */
+  private async runScope(scope: Scope): Promise<Outcome> {
+    const scoped = await outcomeOf(() => this.runs.scoped({ hosts: [...scope.hosts], http: [...scope.http] }, false));
+    if ('result' in scoped && scoped.result === null) {
+      // Served by a full run: the queued one goes now, for both.
+      const alongside = this.queuedFull ?? [];
+      this.queuedFull = null;
+      this.owe(scope);
+      const full = await this.runFull();
+      settle(alongside, full);
+      return full;
+    }
+    const outcome: Outcome = 'err' in scoped ? scoped : { result: scoped.result as ApplyResult };
+    if (failed(outcome)) this.owe(scope);
+    return outcome;
+  }
+
+  /** A full run: it settles what failed scoped runs owed before it started, unless it fails too. */
+  private async runFull(): Promise<Outcome> {
+    const owed = this.owed;
+    this.owed = null;
+    const outcome = await outcomeOf(() => this.runs.full());
+    if (owed !== null && failed(outcome)) this.owe(owed);
+    return outcome;
+  }
+
+  private owe(scope: Scope): void {
+    this.owed ??= { hosts: new Set(), http: new Set() };
+    for (const host of scope.hosts) this.owed.hosts.add(host);
+    for (const id of scope.http) this.owed.http.add(id);
+  }
+
+  /** `scope` with what is owed merged in (no longer owed: the run that takes it owes it again if it fails). */
+  private withOwed(scope: Scope): Scope {
+    const owed = this.owed;
+    if (owed === null) return scope;
+    this.owed = null;
+    return { hosts: new Set([...owed.hosts, ...scope.hosts]), http: new Set([...owed.http, ...scope.http]) };
   }
 }
+
+/** A run that did not converge: thrown, or failed as a whole (nginx or the tunnel down, the database unreadable). */
+const failed = (outcome: Outcome): boolean => 'err' in outcome || !outcome.result.ok;
+
+/** Resolves after the event loop's current turn: what its I/O callbacks queue meanwhile is there to be merged. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 type Outcome = { result: ApplyResult } | { err: unknown };
 
