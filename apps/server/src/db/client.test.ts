@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import Database from 'better-sqlite3';
+import { eq, sql } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { NESTED_WRITE_MESSAGE, openSqliteStore, type Store, type Tx } from './client.js';
 import { resolveMigrationsDir } from './migrations-dir.js';
 import { settings } from './schema.js';
@@ -76,5 +77,29 @@ describe('the embedded store', () => {
       raw: typeof store.all,
     }));
     expect(answers).toEqual({ nested: 'undefined', raw: 'undefined' });
+  });
+
+  test('a query is parsed once and its statement reused; more texts than are kept still answer', async () => {
+    await store.write(async (tx) => {
+      await tx.insert(settings).values({ key: 'a', value: '1' }).run();
+    });
+    const prepare = vi.spyOn(Database.prototype, 'prepare');
+    try {
+      for (let i = 0; i < 20; i++) expect(await valueOf('a')).toBe('1');
+      for (let i = 0; i < 20; i++)
+        await store.write(async (tx) =>
+          tx
+            .update(settings)
+            .set({ value: `${i}` })
+            .run(),
+        );
+      expect(prepare.mock.calls.length).toBeLessThanOrEqual(2);
+      expect(await valueOf('a')).toBe('19');
+    } finally {
+      prepare.mockRestore();
+    }
+    // Beyond the texts kept, the oldest go and come back.
+    for (let i = 0; i < 600; i++) expect(await store.values(sql`select ${sql.raw(String(i))}`)).toEqual([[i]]);
+    expect(await store.values(sql`select 0`)).toEqual([[0]]);
   });
 });

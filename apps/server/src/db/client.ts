@@ -133,17 +133,26 @@ export function openSqliteStore(file: string, migrationsFolder: string): Store {
   const guards = createTransactionGuards<Database.Database>();
   // The synchronous driver answers every query at once; code awaits it as if it were asynchronous (`await` of a value
   // is the value), which is what lets one query code serve both engines.
-  const readDb = drizzle(reader, { logger: guards.storeLogger }) as unknown as AsyncSqlite;
-  const tx = txOf(drizzle(writer, { logger: guards.txLogger }) as unknown as AsyncSqlite);
+  const readDb = drizzle({ client: withStatementCache(reader), logger: guards.storeLogger }) as unknown as AsyncSqlite;
+  const tx = txOf(drizzle({ client: withStatementCache(writer), logger: guards.txLogger }) as unknown as AsyncSqlite);
   let tail: Promise<unknown> = Promise.resolve();
+  // Prepared once: a transaction's frame costs four statements, each parsed anew by exec().
+  const frame = {
+    write: writer.prepare('BEGIN IMMEDIATE'),
+    snapshot: writer.prepare('BEGIN'),
+    commit: writer.prepare('COMMIT'),
+    rollback: writer.prepare('ROLLBACK'),
+    queryOnly: writer.prepare('PRAGMA query_only = ON'),
+    writable: writer.prepare('PRAGMA query_only = OFF'),
+  };
 
   const finish = (context: TransactionContext<Database.Database>, isCommit: boolean): void => {
     context.open = false;
     try {
-      if (isCommit) writer.exec('COMMIT');
+      if (isCommit) frame.commit.run();
     } finally {
-      if (writer.inTransaction) writer.exec('ROLLBACK');
-      if (context.kind === 'snapshot') writer.pragma('query_only = OFF');
+      if (writer.inTransaction) frame.rollback.run();
+      if (context.kind === 'snapshot') frame.writable.run();
     }
   };
 
@@ -156,8 +165,8 @@ export function openSqliteStore(file: string, migrationsFolder: string): Store {
       const context: TransactionContext<Database.Database> = { open: true, kind, connection: writer, pending: 0 };
       try {
         // A snapshot cannot write, as PostgreSQL's READ ONLY transaction cannot.
-        if (kind === 'snapshot') writer.pragma('query_only = ON');
-        writer.exec(kind === 'write' ? 'BEGIN IMMEDIATE' : 'BEGIN');
+        if (kind === 'snapshot') frame.queryOnly.run();
+        frame[kind].run();
         const result = await guards.run(context, work, refusal);
         finish(context, true);
         return result;
@@ -187,6 +196,33 @@ export function openSqliteStore(file: string, migrationsFolder: string): Store {
   };
   sqliteClients.set(store, writer);
   return store;
+}
+
+/** Statements kept per connection (least recently used go first): a few hundred distinct texts cover the app's. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * A connection as drizzle sees it, its statements kept by SQL text: drizzle builds a query's text anew at each call,
+ * and SQLite would parse and plan the same text again each time (a tenth of the CPU of a change through the API,
+ * bench/README.md "propagation.ts"). Bounded, since some texts carry the length of a list.
+ */
+function withStatementCache(db: Database.Database): Database.Database {
+  const cache = new Map<string, Database.Statement>();
+  const prepare = (source: string): Database.Statement => {
+    let statement = cache.get(source);
+    if (statement === undefined) {
+      statement = db.prepare(source);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    } else {
+      cache.delete(source);
+      // drizzle switches a statement to rows as arrays when it maps them itself; a fresh one answers objects.
+      if (statement.reader) statement.raw(false);
+    }
+    cache.set(source, statement);
+    return statement;
+  };
+  // drizzle's session calls nothing else on the connection (transactions are the store's own, above).
+  return { prepare } as unknown as Database.Database;
 }
 
 /** The writing SQLite connection under a store, for the jobs that are SQLite's own (tests, benches, file checks). */
