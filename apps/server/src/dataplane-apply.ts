@@ -4,7 +4,7 @@ import type { AppDeps } from './deps.js';
 import type { Tx } from './db/client.js';
 import { httpServices, nodes, tcpServices } from './db/schema.js';
 import { AppError } from './errors.js';
-import type { ApplyScope, Rejections } from './dataplane/types.js';
+import type { ApplyResult, ApplyScope, Rejections } from './dataplane/types.js';
 import { SCOPE_TOPIC, scopePayload } from './cluster/announcements.js';
 
 /** The row a caller changed: if the data plane sets it aside, the caller hears why. */
@@ -38,7 +38,7 @@ export async function applyChanges(deps: ApplyDeps, cause?: ChangeRef, scope?: A
   const payload = scope === undefined ? null : scopePayload(scope);
   await (payload === null ? deps.db.announce() : deps.db.announce(SCOPE_TOPIC, payload)).catch(() => undefined);
   const result = await deps.dataPlane.apply(scope);
-  await recordRejections(deps, result.rejected, result.scopedHttp);
+  await recordOnce(deps, result);
   const own =
     cause === undefined
       ? undefined
@@ -46,6 +46,19 @@ export async function applyChanges(deps: ApplyDeps, cause?: ChangeRef, scope?: A
   if (own !== undefined) throw new AppError('dataplane_rejected', own);
   if (!result.ok)
     throw new AppError('dataplane_unavailable', `Saved, but the gateway could not apply it yet: ${result.message}`);
+}
+
+/** Each run's bookkeeping, by its result: the callers a run served share it (reconcile/run-queue.ts). */
+const recorded = new WeakMap<ApplyResult, Promise<void>>();
+
+/** Stores a run's rejections once, however many callers it served (a burst merged into one run). */
+function recordOnce(deps: ApplyDeps, result: ApplyResult): Promise<void> {
+  let recording = recorded.get(result);
+  if (recording === undefined) {
+    recording = recordRejections(deps, result.rejected, result.scopedHttp);
+    recorded.set(result, recording);
+  }
+  return recording;
 }
 
 async function hasStoredRejections(deps: ApplyDeps): Promise<boolean> {
