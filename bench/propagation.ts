@@ -333,7 +333,7 @@ async function main(): Promise<void> {
       b.perSecond.toFixed(0),
       b.perCpuSecond.toFixed(0),
       String(b.changes),
-      String(b.runs),
+      `${b.runs} (${(b.runs / b.changes).toFixed(2)} per change)`,
       b.differences === 0 ? 'none' : `${b.differences} DIFFER`,
     ];
     printTable(
