@@ -62,7 +62,6 @@ const NOT_TRANSLATED_YET = new Set([
   'services',
   'dialog-service-info',
   'services-filtered',
-  'audit',
   'dialog-http-service-form-access',
   'dialog-visitor-access',
   'dialog-share-link-created',

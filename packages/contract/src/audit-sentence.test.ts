@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from './audit.js';
-import { describeAuditChanges, describeAuditEntry } from './audit-sentence.js';
+import { auditChanges, describeAuditChanges, describeAuditEntry } from './audit-sentence.js';
 
 const entry = (overrides: Partial<AuditEntry>): AuditEntry => ({
   id: 1,
@@ -120,5 +120,7 @@ describe('audit entries as sentences', () => {
   it('lists the changed fields for the details', () => {
     expect(describeAuditChanges({ a: 1, b: 'x' }, { a: 2, b: 'x' })).toEqual(['a: 1 → 2']);
     expect(describeAuditChanges(null, { name: 'web' })).toEqual(['name: "web"']);
+    expect(auditChanges({ a: 1, b: 'x' }, { a: null, b: 'x' })).toEqual([{ field: 'a', before: '1', value: 'null' }]);
+    expect(auditChanges({ revoked: false }, null)).toEqual([{ field: 'revoked', before: null, value: 'false' }]);
   });
 });

@@ -57,19 +57,35 @@ function describeTarget(entry: SentenceEntry): string {
 
 const show = (value: unknown): string => (value === undefined ? '—' : JSON.stringify(value));
 
+/**
+ * One field an entry changed: its API name and its values as JSON; a creation or deletion has one side (`value`),
+ * an update both (`before` → `value`).
+ */
+export type AuditChange = { field: string; before: string | null; value: string };
+
+/** The fields an entry changed, each side as JSON (creation and deletion show one side, as `after`). */
+export function auditChanges(
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
+): AuditChange[] {
+  if (!before || !after) {
+    const side = after ?? before;
+    return side ? Object.entries(side).map(([field, value]) => ({ field, before: null, value: show(value) })) : [];
+  }
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  return keys
+    .filter((key) => show(before[key]) !== show(after[key]))
+    .map((field) => ({ field, before: show(before[field]), value: show(after[field]) }));
+}
+
 /** The fields an entry changed, as `field: before → after` lines (creation and deletion show one side). */
 export function describeAuditChanges(
   before: Record<string, unknown> | null,
   after: Record<string, unknown> | null,
 ): string[] {
-  if (!before || !after) {
-    const side = after ?? before;
-    return side ? Object.entries(side).map(([key, value]) => `${key}: ${show(value)}`) : [];
-  }
-  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
-  return keys
-    .filter((key) => show(before[key]) !== show(after[key]))
-    .map((key) => `${key}: ${show(before[key])} → ${show(after[key])}`);
+  return auditChanges(before, after).map(({ field, before: was, value }) =>
+    was === null ? `${field}: ${value}` : `${field}: ${was} → ${value}`,
+  );
 }
 
 /** The names of the fields an update changed (none for a creation or deletion). */
@@ -112,6 +128,9 @@ export function describeAuditEntry(entry: SentenceEntry): string {
       return withDetail(`${actor} failed to sign in`, entry.detail);
     case 'auth.recheck-failed':
       return withDetail(`${actor} failed a re-check of the password or code`, entry.detail);
+    case 'access.sign-in':
+      // A visitor signed in to a protected service; the detail is how (password, sso).
+      return withDetail(`${actor} signed in to ${target}`, entry.detail);
     case 'auth.sign-out':
       return `${actor} signed out`;
     case 'auth.password-change':

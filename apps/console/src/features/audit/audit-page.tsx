@@ -1,9 +1,9 @@
 import {
   AUDIT_ACTOR_KINDS,
   AUDIT_EXPORT_MAX_ROWS,
+  auditChanges,
   AuditEventSchema,
   defaults,
-  describeAuditChanges,
   limits,
   operations,
   type AuditEntry,
@@ -25,7 +25,7 @@ import { showToast } from '../../lib/toast-store';
 import { auditKeys, auditListQueryOptions } from '../../queries/audit';
 import { nodeListQueryOptions } from '../../queries/nodes';
 import { EMPTY_AUDIT_FILTER, toAuditFilter, type AuditFilterValues } from './audit-filters';
-import { auditActorText, auditSentence } from './audit-sentence';
+import { auditActorText, auditFieldText, auditKindText, auditSentence } from './audit-sentence';
 
 /**
  * The filtered log as CSV. Exported by the server (GET /api/audit/export): the file is the whole filtered log, not
@@ -220,7 +220,7 @@ export function AuditPage() {
 function AuditRow({ entry }: { entry: AuditEntry }) {
   const [isOpen, setOpen] = useState(false);
   const detailsId = useId();
-  const changes = describeAuditChanges(entry.before, entry.after);
+  const changes = auditChanges(entry.before, entry.after);
   const sentence = auditSentence(entry);
   const when = formatDateTime(entry.at);
   return (
@@ -269,7 +269,8 @@ function AuditRow({ entry }: { entry: AuditEntry }) {
                 <>
                   <dt className="font-medium text-gray-600 dark:text-gray-300">{t('audit.field.target')}</dt>
                   <dd className="break-all">
-                    {entry.target.type}
+                    {/* The kind in words; the id and the name are data (a kind the console does not know: a value). */}
+                    {auditKindText(entry.target.type) ?? <code>{entry.target.type}</code>}
                     {entry.target.id === null ? '' : ` #${String(entry.target.id)}`} {entry.target.name ?? ''}
                   </dd>
                 </>
@@ -293,8 +294,20 @@ function AuditRow({ entry }: { entry: AuditEntry }) {
                   '—'
                 ) : (
                   <ul className="break-all">
-                    {changes.map((line) => (
-                      <li key={line}>{line}</li>
+                    {/* `field: before → after` (the CSV export's form): the field's label, its values as the API's JSON
+                        (data, in <code>). The parts are elements of their own: the line holds no loose text. */}
+                    {changes.map(({ field, before, value }) => (
+                      <li key={field}>
+                        <span>{auditFieldText(field) ?? <code>{field}</code>}</span>
+                        <span>{': '}</span>
+                        {before !== null && (
+                          <>
+                            <code>{before}</code>
+                            <span>{' → '}</span>
+                          </>
+                        )}
+                        <code>{value}</code>
+                      </li>
                     ))}
                   </ul>
                 )}

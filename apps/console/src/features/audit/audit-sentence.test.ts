@@ -1,7 +1,8 @@
 import { describeAuditActor, describeAuditEntry, type AuditEntry } from '@postern/contract';
 import { afterEach, describe, expect, it } from 'vitest';
 import { activateLanguage } from '../../i18n/i18n';
-import { auditActorText, auditSentence } from './audit-sentence';
+import en from '../../i18n/catalogs/en.json';
+import { auditActorText, auditFieldText, auditKindText, auditSentence } from './audit-sentence';
 
 afterEach(() => activateLanguage('en'));
 
@@ -93,6 +94,13 @@ const entries: AuditEntry[] = [
   entry({ action: 'certificate.renew', target: { type: 'certificate', id: 4, name: 'app.example.test' } }),
   entry({
     actor: { kind: 'anonymous', name: null, tokenId: null },
+    action: 'access.sign-in',
+    before: null,
+    after: null,
+    detail: 'password',
+  }),
+  entry({
+    actor: { kind: 'anonymous', name: null, tokenId: null },
     action: 'auth.sign-in-failed',
     target: { type: 'user', id: null, name: null },
     after: { count: 3 },
@@ -112,7 +120,7 @@ describe('audit entries in the active language', () => {
     await activateLanguage('de');
     expect(auditSentence(entries[0]!)).toBe('admin hat Dienst web auf Knoten pi-1 deaktiviert');
     expect(auditSentence(entries[5]!)).toBe('admin hat Knoten pi-1 getrennt');
-    expect(auditSentence(entries[11]!)).toBe('admin hat Dienst web auf Knoten pi-1 geändert (backendPort)');
+    expect(auditSentence(entries[11]!)).toBe('admin hat Dienst web auf Knoten pi-1 geändert (Backend-Port)');
     expect(auditSentence(entries[18]!)).toBe('Dienst web auf Knoten pi-1 ist ausgefallen: connection refused');
     expect(auditSentence(entries[33]!)).toBe('admin hat bob@example.test als Betrachter eingeladen');
     await activateLanguage('ja');
@@ -122,5 +130,32 @@ describe('audit entries in the active language', () => {
     expect(auditSentence(entries[22]!)).toBe('Le nœud pi-1 s’est déconnecté');
     // A summary row says it all in its detail, which the server words.
     expect(auditSentence(entries.at(-1)!)).toBe('3 failed sign-ins from 198.51.100.7');
+  });
+
+  it('labels a target’s kind and the changed fields in words, English keeping the API’s names', async () => {
+    // English shows the API's own names (as the CSV export does): each label's English is its key's last part.
+    for (const [id, text] of Object.entries(en)) {
+      if (id.startsWith('audit.kind.') || id.startsWith('audit.fieldName.'))
+        expect(id.endsWith(`.${text}`), id).toBe(true);
+    }
+    expect(auditKindText('token')).toBe('token');
+    expect(auditFieldText('expireAt')).toBe('expireAt');
+    await activateLanguage('ja');
+    expect(auditKindText('token')).toBe('アクセストークン');
+    expect(auditKindText('http')).toBe('HTTP サービス');
+    expect(auditFieldText('expireAt')).toBe('有効期限');
+    expect(auditFieldText('revoked')).toBe('取り消し済み');
+    // What the console does not know stays as the API names it (the page shows it as a value).
+    expect(auditKindText('dns-provider')).toBeNull();
+    expect(auditFieldText('newField')).toBeNull();
+    // A visitor's sign-in: how, in words.
+    const visitor = entry({
+      actor: { kind: 'anonymous', name: null, tokenId: null },
+      action: 'access.sign-in',
+      before: null,
+      after: null,
+      detail: 'password',
+    });
+    expect(auditSentence(visitor)).toBe('誰か がノード pi-1 のサービス webにサインインしました（パスワード）');
   });
 });

@@ -81,6 +81,91 @@ const withNote = (sentence: string, note: string | null): string =>
 /** A sentence that starts with its target: capitalised, as a sentence starts (no-op where a script has no case). */
 const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
+/** The kinds of target the catalogue words (`audit.kind.*`); English keeps the API's type, as the CSV export does. */
+const TARGET_KINDS = [
+  'http',
+  'tcp',
+  'token',
+  'node',
+  'domain',
+  'user',
+  'account',
+  'invite',
+  'identity-provider',
+  'notification-channel',
+  'certificate',
+  'share-link',
+] as const;
+
+/** The fields of the audited views (node, token, domain, service) the catalogue labels (`audit.fieldName.*`). */
+const FIELDS = [
+  'id',
+  'name',
+  'nodeId',
+  'address',
+  'allowInternet',
+  'isGateway',
+  'gatewayNetwork',
+  'gatewayNetworks',
+  'allowTokenNetworks',
+  'applyError',
+  'isLocal',
+  'enabled',
+  'status',
+  'clientIp',
+  'latestHandshakeTimestamp',
+  'transferRx',
+  'transferTx',
+  'domain',
+  'ssl',
+  'ownerNodeId',
+  'ownerNodeName',
+  'certificate',
+  'challenge',
+  'dnsProviderId',
+  'acmeCaId',
+  'backendHost',
+  'backendPort',
+  'backendProto',
+  'allowedIps',
+  'blockedIps',
+  'publicAccess',
+  'expiresAt',
+  'createdBy',
+  'disabledBy',
+  'expirySetBy',
+  'source',
+  'pathLocation',
+  'proto',
+  'port',
+  'expireAt',
+  'revoked',
+  'lastUsedAt',
+] as const;
+
+const isOneOf = <T extends string>(list: readonly T[], value: string): value is T =>
+  (list as readonly string[]).includes(value);
+
+/**
+ * A target's kind in words: `token` → `アクセストークン`. English shows the API's type as before (`token`, `http`); a
+ * kind the catalogue does not know is shown as the API names it, `null` here (the caller marks it as a value).
+ */
+export function auditKindText(type: string): string | null {
+  return isOneOf(TARGET_KINDS, type) ? t(`audit.kind.${type}`) : null;
+}
+
+/**
+ * A changed field's label: `expireAt` → `有効期限`. English keeps the API's field name (the CSV export's and the
+ * API's word); a field the catalogue does not label, `null` here (the caller shows the API's name as a value).
+ */
+export function auditFieldText(field: string): string | null {
+  return isOneOf(FIELDS, field) ? t(`audit.fieldName.${field}`) : null;
+}
+
+/** How a visitor signed in (the server's `password`, `sso`) in words; English and unknown details as sent. */
+const methodText = (detail: string | null): string | null =>
+  detail === 'password' || detail === 'sso' ? t(`audit.method.${detail}`) : detail;
+
 const isRole = (value: unknown): value is Role => (ROLES as readonly unknown[]).includes(value);
 
 /**
@@ -106,6 +191,9 @@ export function auditSentence(entry: SentenceEntry): string {
       return withNote(t('audit.signInFailed', { actor }), entry.detail);
     case 'auth.recheck-failed':
       return withNote(t('audit.recheckFailed', { actor }), entry.detail);
+    case 'access.sign-in':
+      // A visitor signed in to a protected service; the detail is how: a value the console words (English: as sent).
+      return withNote(t('audit.accessSignIn', { actor, target }), methodText(entry.detail));
     case 'auth.sign-out':
       return t('audit.signOut', { actor });
     case 'auth.password-change':
@@ -155,5 +243,6 @@ export function auditSentence(entry: SentenceEntry): string {
   if (!word) return withNote(`${actor}: ${entry.action} ${target}`.trim(), entry.detail);
   const fields = verb === 'update' ? changedAuditFields(entry) : [];
   const sentence = t(word, { actor, target }).trim();
-  return withNote(withNote(sentence, fields.length > 0 ? fields.join(', ') : null), entry.detail);
+  const labels = fields.map((field) => auditFieldText(field) ?? field);
+  return withNote(withNote(sentence, labels.length > 0 ? labels.join(', ') : null), entry.detail);
 }
