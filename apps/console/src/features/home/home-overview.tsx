@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link } from '@tanstack/react-router';
 import { lazy, Suspense } from 'react';
 import { Spinner } from '../../components/ui/spinner';
-import { t } from '../../i18n/i18n';
+import { formatNumber } from '../../i18n/format';
+import { t, withMoreTexts } from '../../i18n/i18n';
 import { attentionQueryOptions } from '../../queries/attention';
 import { useCurrentAccount } from '../../queries/account';
 import { useObserveStream } from '../../queries/observe-stream';
@@ -17,6 +17,11 @@ import { HelpLinks, WelcomeCards } from './welcome-cards';
  */
 const LazySystemStatusPanel = lazy(() =>
   import('../observe/system-status-panel').then((module) => ({ default: module.SystemStatusPanel })),
+);
+
+/** An account limited to some nodes: its own page, with the texts of the other screens (not the home page's part). */
+const ScopedHome = lazy(() =>
+  withMoreTexts(import('./scoped-home')).then((module) => ({ default: module.ScopedHome })),
 );
 
 function SystemStatusPanel() {
@@ -37,7 +42,23 @@ export function HomeOverview() {
   const query = useQuery({ ...attentionQueryOptions(), enabled: account.data !== undefined && !isLimited });
   useObserveStream();
   // What needs attention, the totals and the gateway's status span every node (docs/api.md "Node scope").
-  if (isLimited) return <LimitedAccountHome nodeCount={account.data.nodes?.length ?? 0} />;
+  if (isLimited) {
+    const nodeCount = account.data.nodes?.length ?? 0;
+    return (
+      <>
+        <Suspense
+          fallback={
+            <div className="flex justify-center py-8">
+              <Spinner label={t('home.loadingOverview')} />
+            </div>
+          }
+        >
+          <ScopedHome nodeCount={nodeCount} shown={formatNumber(nodeCount)} />
+        </Suspense>
+        <HelpLinks />
+      </>
+    );
+  }
   if (query.isPending) {
     return (
       <div className="flex justify-center py-8">
@@ -62,31 +83,6 @@ export function HomeOverview() {
       <AttentionPanel attention={query.data} />
       <TotalsPanel attention={query.data} />
       <SystemStatusPanel />
-      <HelpLinks />
-    </>
-  );
-}
-
-/** The home page of an account limited to some nodes: where its things are, and the spec's links. */
-function LimitedAccountHome({ nodeCount }: { nodeCount: number }) {
-  return (
-    <>
-      <section aria-labelledby="limited-home-title" className="flex flex-col gap-2">
-        <h2 id="limited-home-title" className="text-lg font-semibold">
-          Your nodes
-        </h2>
-        <p className="max-w-3xl text-sm text-gray-600 dark:text-gray-300">
-          Your account is limited to {nodeCount === 1 ? 'one node' : `${nodeCount} nodes`}. Their services are on{' '}
-          <Link to="/services" className="font-medium text-brand-600 underline dark:text-blue-400">
-            Services
-          </Link>
-          , the nodes themselves on{' '}
-          <Link to="/nodes" className="font-medium text-brand-600 underline dark:text-blue-400">
-            Client / Nodes
-          </Link>
-          .
-        </p>
-      </section>
       <HelpLinks />
     </>
   );

@@ -1,4 +1,5 @@
 import type { TrafficPoint } from '@postern/contract';
+import { formatNumber } from '../../i18n/format';
 import { t } from '../../i18n/i18n';
 
 // The pure part of the traffic charts: where the time axis is labelled, how tall a bar is, and what a point says in
@@ -77,7 +78,7 @@ export function describePoint(point: TrafficPoint, stepMinutes: number, isPartia
     stepMinutes === 1
       ? start
       : `${start}–${clockTime(new Date(Date.parse(point.minute) + stepMinutes * 60_000).toISOString())}`;
-  const figures = [`${point.requests} ${units.unit}`, `${point.errors} ${units.errorUnit}`];
-  if (point.p95Ms !== null) figures.push(`p95 ≤ ${point.p95Ms} ms`);
+  const figures = [`${formatNumber(point.requests)} ${units.unit}`, `${formatNumber(point.errors)} ${units.errorUnit}`];
+  if (point.p95Ms !== null) figures.push(`p95 ≤ ${formatNumber(point.p95Ms)} ms`);
   return t('chart.point', { when: isPartial ? t('chart.soFar', { when }) : when, figures: figures.join(', ') });
 }

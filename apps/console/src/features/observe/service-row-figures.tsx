@@ -1,22 +1,27 @@
 import type { ServiceFigures } from '@postern/contract';
-import { formatBytes } from '@postern/contract';
+import { formatBytes, formatNumber } from '../../i18n/format';
+import { t } from '../../i18n/i18n';
 import { HealthBadge } from './health-badge';
 import { Sparkline } from './sparkline';
 
 /** A service row's last hour: backend health, requests (or connections), bytes, and a per-minute sparkline. */
 export function ServiceRowFigures({ figures, type }: { figures: ServiceFigures | undefined; type: 'http' | 'tcp' }) {
   if (!figures) return null;
-  const unit = type === 'http' ? 'req' : 'conn';
+  const count = formatNumber(figures.requests);
+  const errors = formatNumber(figures.errors);
   return (
     <div
       className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-gray-600 dark:text-gray-300"
       data-testid="service-figures"
     >
       <HealthBadge health={figures.health} />
-      <span title="Last hour">
-        {figures.requests} {unit}/h
+      <span title={t('observe.row.lastHour')}>
+        {t(`observe.row.perHour.${type}`, { count })}
         {figures.errors > 0 && (
-          <span className="font-medium text-red-700 dark:text-red-300"> · {figures.errors} err</span>
+          <span className="font-medium text-red-700 dark:text-red-300">
+            {' · '}
+            {t('observe.row.errors', { count: errors })}
+          </span>
         )}{' '}
         · {formatBytes(figures.bytes)}
       </span>
@@ -24,7 +29,7 @@ export function ServiceRowFigures({ figures, type }: { figures: ServiceFigures |
         values={figures.spark.length > 0 ? figures.spark : [0, 0]}
         errors={figures.errorSpark ?? []}
         isLastPartial
-        label={`${figures.requests} ${unit} in the last hour${figures.errors > 0 ? `, ${figures.errors} with errors` : ''}`}
+        label={t(`observe.row.spark.${type}`, { count, errors, hasErrors: figures.errors > 0 ? 'yes' : 'no' })}
       />
     </div>
   );

@@ -1,6 +1,8 @@
-import type { TrafficPoint } from '@postern/contract';
+import type { ServiceFigures, TrafficPoint } from '@postern/contract';
 import { fireEvent, render, screen } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { activateLanguage } from '../../i18n/i18n';
+import { ServiceRowFigures } from './service-row-figures';
 import { Sparkline } from './sparkline';
 import { TrafficChart } from './traffic-chart';
 
@@ -54,5 +56,45 @@ describe('sparkline', () => {
     // A flat line: no drop to zero at the end.
     expect(new Set(line.split(' ').map((xy) => xy.split(',')[1])).size).toBe(1);
     expect(container.querySelectorAll('[data-error="true"]')).toHaveLength(1);
+  });
+});
+
+describe('a service row’s figures', () => {
+  afterEach(() => activateLanguage('en'));
+  const figures: ServiceFigures = {
+    type: 'http',
+    id: 1,
+    nodeId: 1,
+    requests: 1234,
+    errors: 2,
+    bytes: 1536,
+    spark: [1, 2, 3],
+    errorSpark: [0, 2, 0],
+    health: {
+      type: 'http',
+      id: 1,
+      nodeId: 1,
+      state: 'down',
+      since: null,
+      lastCheckedAt: null,
+      lastError: 'connection refused',
+      latencyMs: 1500,
+      intervalSeconds: 30,
+      timeoutSeconds: 5,
+    },
+  };
+
+  it('are the spec’s forms in English and the language’s words and figures in German', async () => {
+    const { unmount } = render(<ServiceRowFigures figures={figures} type="http" />);
+    expect(screen.getByTestId('service-figures').textContent).toBe('Down1234 req/h · 2 err · 1.50 KB');
+    expect(screen.getByRole('img', { name: '1234 req in the last hour, 2 with errors' })).toBeTruthy();
+    expect(screen.getByText('Down').getAttribute('title')).toBe('connection refused · 1500 ms');
+    unmount();
+    await activateLanguage('de');
+    render(<ServiceRowFigures figures={figures} type="http" />);
+    expect(screen.getByTestId('service-figures').textContent).toBe('Ausgefallen1.234 Anfr./h · 2 Fehler · 1,50 KB');
+    expect(screen.getByRole('img', { name: '1.234 Anfragen in der letzten Stunde, 2 davon mit Fehlern' })).toBeTruthy();
+    // The server's words (why the check failed) stay as sent.
+    expect(screen.getByText('Ausgefallen').getAttribute('title')).toBe('connection refused · 1.500 ms');
   });
 });

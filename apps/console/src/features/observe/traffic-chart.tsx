@@ -1,5 +1,6 @@
 import type { TrafficPoint } from '@postern/contract';
 import { useId, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { formatNumber } from '../../i18n/format';
 import { t } from '../../i18n/i18n';
 import { barShares, describePoint, niceMax, timeTicks, type ChartUnits } from './chart-scale';
 
@@ -66,7 +67,7 @@ export function TrafficChart({ points, stepMinutes, label, unit, errorUnit, clas
           aria-hidden="true"
           className={`flex flex-col justify-between text-right text-xs text-gray-600 dark:text-gray-300 ${className}`}
         >
-          <span>{max}</span>
+          <span>{formatNumber(max)}</span>
           <span>0</span>
         </div>
         <div className="relative flex-1">
