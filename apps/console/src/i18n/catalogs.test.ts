@@ -12,12 +12,28 @@ const dir = join(import.meta.dirname, 'catalogs');
 const read = (code: string): Record<string, string> =>
   JSON.parse(readFileSync(join(dir, `${code}.json`), 'utf8')) as Record<string, string>;
 
-/** The differences of a catalogue from the source: what it misses and what English no longer has. */
-function compareKeys(source: Record<string, string>, other: Record<string, string>) {
-  return {
-    missing: Object.keys(source).filter((key) => !(key in other)),
-    extra: Object.keys(other).filter((key) => !(key in source)),
+/**
+ * A message in Lingui's compiled form (what the build ships), or an error when it is not valid ICU. Lingui's compiler
+ * does not throw on a message it cannot parse: it logs and ships the message as plain text, braces and all. So a
+ * message with a brace that compiled to plain text did not parse; and ICU wants an `other` branch in every plural and
+ * select (the runtime falls back to it).
+ */
+function compiled(message: string): unknown[] {
+  const tokens = compileMessage(message);
+  const walk = (parts: unknown): void => {
+    if (!Array.isArray(parts)) return;
+    if (parts.every((part) => typeof part === 'string') && /[{}]/.test(parts.join('')))
+      throw new Error(`does not parse: ${message}`);
+    for (const token of parts) {
+      if (!Array.isArray(token) || typeof token[0] !== 'string') continue;
+      const branches: unknown = token[2];
+      if (typeof branches !== 'object' || branches === null) continue;
+      if (!('other' in branches)) throw new Error(`{${token[0]}, ${String(token[1])}} has no other branch`);
+      Object.values(branches).forEach(walk);
+    }
   };
+  walk(tokens);
+  return tokens;
 }
 
 /** The arguments a message fills (`{name}`, `{count, plural, …}`, also those inside plural and select branches). */
@@ -32,17 +48,83 @@ function placeholders(message: string): string[] {
       if (typeof branches === 'object' && branches !== null) Object.values(branches).forEach(walk);
     }
   };
-  walk(compileMessage(message));
+  walk(compiled(message));
   return [...names].sort();
+}
+
+/**
+ * What is wrong with a language's catalogue against the source (English), one line each: every key it misses, every
+ * key English no longer has, and every message that is empty, not valid ICU, or fills other placeholders than its
+ * English source. Empty: the catalogue is complete.
+ */
+export function catalogueProblems(source: Record<string, string>, other: Record<string, string>): string[] {
+  const problems = Object.keys(source)
+    .filter((key) => !(key in other))
+    .map((key) => `missing: ${key}`);
+  for (const [key, message] of Object.entries(other)) {
+    if (!(key in source)) {
+      problems.push(`not in English: ${key}`);
+      continue;
+    }
+    if (message.trim() === '') {
+      problems.push(`empty: ${key}`);
+      continue;
+    }
+    let own: string[];
+    try {
+      own = placeholders(message);
+    } catch (error) {
+      problems.push(`not valid ICU: ${key} (${error instanceof Error ? error.message : String(error)})`);
+      continue;
+    }
+    const english = placeholders(source[key] ?? '');
+    if (own.join() !== english.join())
+      problems.push(`other placeholders: ${key} has {${own.join('}, {')}}, English {${english.join('}, {')}}`);
+  }
+  return problems;
 }
 
 const source = read('en');
 
 describe('the catalogue check', () => {
-  it('finds a missing key and one the source no longer has', () => {
-    expect(compareKeys({ a: 'A', b: 'B' }, { a: 'A', c: 'C' })).toEqual({ missing: ['b'], extra: ['c'] });
-    expect(placeholders('{count, plural, one {# node} other {# nodes}} on {name}')).toEqual(['count', 'name']);
-    expect(placeholders('{done, select, yes {fertig} other {offen: {what}}}')).toEqual(['done', 'what']);
+  const english = { 'a.title': 'Nodes', 'a.count': '{count, plural, one {# node} other {# nodes}} on {name}' };
+
+  it('passes a complete catalogue, whatever its word order and plural forms', () => {
+    const german = { 'a.title': 'Knoten', 'a.count': 'Auf {name}: {count, plural, one {# Knoten} other {# Knoten}}' };
+    expect(catalogueProblems(english, german)).toEqual([]);
+  });
+
+  it('fails for a missing key, naming it', () => {
+    expect(catalogueProblems(english, { 'a.title': 'Knoten' })).toEqual(['missing: a.count']);
+  });
+
+  it('fails for a key English no longer has', () => {
+    expect(catalogueProblems(english, { ...english, 'a.gone': 'Weg' })).toEqual(['not in English: a.gone']);
+  });
+
+  it('fails for a message that is not valid ICU, or empty', () => {
+    for (const broken of [
+      '{count, plural, one {# Knoten}',
+      '{count, plural, one {# Knoten}} auf {name',
+      '{count, plural, one {# Knoten}} auf {name}',
+    ]) {
+      const problems = catalogueProblems(english, { ...english, 'a.count': broken });
+      expect(problems, broken).toHaveLength(1);
+      expect(problems[0], broken).toMatch(/^not valid ICU: a\.count/);
+    }
+    expect(catalogueProblems(english, { ...english, 'a.title': ' ' })).toEqual(['empty: a.title']);
+  });
+
+  it('fails for a placeholder that differs from English, also inside plural and select branches', () => {
+    expect(
+      catalogueProblems(english, { ...english, 'a.count': '{count, plural, other {# Knoten}} auf {nom}' }),
+    ).toEqual(['other placeholders: a.count has {count}, {nom}, English {count}, {name}']);
+    expect(
+      catalogueProblems(
+        { 'a.done': '{done, select, yes {done: {what}} other {open}}' },
+        { 'a.done': '{done, select, yes {fertig} other {offen: {was}}}' },
+      ),
+    ).toEqual(['other placeholders: a.done has {done}, {was}, English {done}, {what}']);
   });
 
   it('has a catalogue file for every language and a language for every catalogue file', () => {
@@ -53,19 +135,10 @@ describe('the catalogue check', () => {
     expect(files).toEqual(languages.map((language) => language.code).sort());
   });
 
-  it.each(languages.map((language) => language.code))('%s has exactly the keys of English', (code) => {
-    expect(compareKeys(source, read(code))).toEqual({ missing: [], extra: [] });
-  });
-
   it.each(languages.map((language) => language.code))(
-    '%s: every message is valid ICU, not empty, with the placeholders of its English source',
+    '%s has exactly the keys of English, each a valid ICU message with the placeholders of its English source',
     (code) => {
-      const catalogue = read(code);
-      for (const [id, message] of Object.entries(catalogue)) {
-        expect(message.trim(), id).not.toBe('');
-        expect(() => compileMessage(message), id).not.toThrow();
-        expect(placeholders(message), id).toEqual(placeholders(source[id] ?? ''));
-      }
+      expect(catalogueProblems(source, read(code))).toEqual([]);
     },
   );
 });
