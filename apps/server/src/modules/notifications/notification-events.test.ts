@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, like } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -7,7 +7,7 @@ import {
   type NotificationEvent,
   type NotificationPayload,
 } from '@postern/contract';
-import { certificates, domains, gateways } from '../../db/schema.js';
+import { certificates, domains, gateways, nodes } from '../../db/schema.js';
 import { buildTestApp, TEST_ADMIN, type TestApp } from '../../test/build-test-app.js';
 import { makeTestCa } from '../../test/certificates.js';
 import { createApiClient, insertNode } from '../services/test-support.js';
@@ -135,6 +135,53 @@ describe('every kind of news: one message on the channel switched on for it, non
     // Offline from 06:00 to 06:06:01 (the grace period, the wait, then online).
     expect(pair.on()[1]?.items[0]).toMatchObject({ subject: 'node', name: 'edge-node', durationSeconds: 361 });
     expect(pair.offOfEvent()).toEqual([]);
+    await pair.remove();
+  });
+
+  test('a node past the first slice of a sweep (the sweep reads 500 nodes per turn): offline, then online', async () => {
+    const pair = await channelPair('node');
+    const many = await t.db.write(
+      async (tx) =>
+        await tx
+          .insert(nodes)
+          .values(
+            Array.from({ length: 520 }, (_, i) => ({
+              name: `swept-${String(i)}`,
+              address: `10.44.${String(200 + Math.floor(i / 250))}.${String((i % 250) + 2)}`,
+              publicKey: `swept-key-${String(i)}`,
+              privateKeyEnc: t.deps.secrets.encrypt('not a key: never used'),
+            })),
+          )
+          .returning({ publicKey: nodes.publicKey })
+          .all(),
+    );
+    const last = many.at(-1)?.publicKey ?? '';
+    const setStatus = (status: 'online' | 'offline') =>
+      t.fakeDataPlane.status.setStatus(last, {
+        status,
+        clientIp: null,
+        latestHandshakeTimestamp: iso(),
+        transferRx: 0,
+        transferTx: 0,
+      });
+    setStatus('online');
+    await settle();
+    setStatus('offline');
+    await settle();
+    advance(GRACE_SECONDS + 1);
+    await settle();
+    advance(300);
+    await settle();
+    setStatus('online');
+    await settle();
+    advance(GRACE_SECONDS + 1);
+    await settle();
+    expect(pair.on().map((p) => p.title)).toEqual([
+      'Node swept-519 is offline',
+      expect.stringMatching(/^Node swept-519 is online again/),
+    ]);
+    await t.db.write(async (tx) => await tx.delete(nodes).where(like(nodes.name, 'swept-%')).run());
+    t.fakeDataPlane.status.setStatus(last, undefined);
     await pair.remove();
   });
 
