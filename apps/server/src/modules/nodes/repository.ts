@@ -1,10 +1,10 @@
-import { and, asc, count, eq, inArray, isNotNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, inArray, isNotNull, or, sql, type SQL } from 'drizzle-orm';
 import type { AppDeps } from '../../deps.js';
 import type { ReadDb } from '../../db/client.js';
 import { nodes } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
 import type { NodeRow } from './to-node.js';
-import { preparedPerDb } from '../../db/prepared.js';
+import { mappedRows, preparedPerDb } from '../../db/prepared.js';
 import { listTunnelAddressesInUse } from '../gateways/registry.js';
 
 export type NodeListType = 'nodes' | 'gateways' | undefined;
@@ -34,15 +34,19 @@ export async function findLocalNode(deps: AppDeps): Promise<NodeRow | undefined>
 // per database (db/prepared.ts).
 function prepareNodeList(db: AppDeps['db'], type: NodeListType) {
   const where = typeFilter(type);
+  const columns = getTableColumns(nodes);
   return {
-    page: db
-      .select()
-      .from(nodes)
-      .where(where)
-      .orderBy(asc(nodes.id))
-      .limit(sql.placeholder('limit'))
-      .offset(sql.placeholder('offset'))
-      .prepare(),
+    page: mappedRows(
+      db
+        .select(columns)
+        .from(nodes)
+        .where(where)
+        .orderBy(asc(nodes.id))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset'))
+        .prepare(),
+      columns,
+    ),
     total: db.select({ n: count() }).from(nodes).where(where).prepare(),
   };
 }

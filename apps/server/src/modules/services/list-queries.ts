@@ -1,9 +1,9 @@
-import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { ServiceSort, SortOrder } from '@postern/contract';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { ReadDb } from '../../db/client.js';
 import { domains, httpServices, tcpServices } from '../../db/schema.js';
-import { preparedPerDb } from '../../db/prepared.js';
+import { mappedRows, preparedPerDb } from '../../db/prepared.js';
 
 // Service lists are the hot read path (console cards, the domains page, the agent), so each list shape is prepared
 // once per database (db/prepared.ts). Every shape is served by an index: (node_id, id), (domain, id)
@@ -15,26 +15,31 @@ const offset = sql.placeholder('offset');
 
 // The page's ids come from a subquery on the (covering) index, then only those rows are read and joined: with a
 // plain OFFSET, SQLite would read and join every skipped row (the last of 1,000 pages: ~6 ms instead of ~0.3 ms).
+const httpPageFields = { row: httpServices, ssl: domains.ssl };
+
 function prepareHttp(db: ReadDb) {
   const page = (where?: SQL) =>
-    db
-      .select({ row: httpServices, ssl: domains.ssl })
-      .from(httpServices)
-      .leftJoin(domains, eq(domains.domain, httpServices.domain))
-      .where(
-        inArray(
-          httpServices.id,
-          db
-            .select({ id: httpServices.id })
-            .from(httpServices)
-            .where(where)
-            .orderBy(httpServices.id)
-            .limit(limit)
-            .offset(offset),
-        ),
-      )
-      .orderBy(httpServices.id)
-      .prepare();
+    mappedRows(
+      db
+        .select(httpPageFields)
+        .from(httpServices)
+        .leftJoin(domains, eq(domains.domain, httpServices.domain))
+        .where(
+          inArray(
+            httpServices.id,
+            db
+              .select({ id: httpServices.id })
+              .from(httpServices)
+              .where(where)
+              .orderBy(httpServices.id)
+              .limit(limit)
+              .offset(offset),
+          ),
+        )
+        .orderBy(httpServices.id)
+        .prepare(),
+      httpPageFields,
+    );
   const total = (where?: SQL) => db.select({ n: count() }).from(httpServices).where(where).prepare();
   return {
     all: page(),
@@ -46,25 +51,30 @@ function prepareHttp(db: ReadDb) {
   };
 }
 
+const tcpColumns = getTableColumns(tcpServices);
+
 function prepareTcp(db: ReadDb) {
   const page = (where?: SQL) =>
-    db
-      .select()
-      .from(tcpServices)
-      .where(
-        inArray(
-          tcpServices.id,
-          db
-            .select({ id: tcpServices.id })
-            .from(tcpServices)
-            .where(where)
-            .orderBy(tcpServices.id)
-            .limit(limit)
-            .offset(offset),
-        ),
-      )
-      .orderBy(tcpServices.id)
-      .prepare();
+    mappedRows(
+      db
+        .select(tcpColumns)
+        .from(tcpServices)
+        .where(
+          inArray(
+            tcpServices.id,
+            db
+              .select({ id: tcpServices.id })
+              .from(tcpServices)
+              .where(where)
+              .orderBy(tcpServices.id)
+              .limit(limit)
+              .offset(offset),
+          ),
+        )
+        .orderBy(tcpServices.id)
+        .prepare(),
+      tcpColumns,
+    );
   const total = (where?: SQL) => db.select({ n: count() }).from(tcpServices).where(where).prepare();
   return {
     all: page(),
