@@ -45,14 +45,26 @@ interface LatencySummary {
   p99: number;
   count: number;
   errors: number;
+  /** This process's CPU (user + system) over the route's slices per request served, µs: steadier than wall time. */
+  cpuUsPerRequest: number;
 }
 
 /** Nearest-rank percentiles. */
-function summarize({ latencies, errors }: { latencies: number[]; errors: number }): LatencySummary {
+function summarize({
+  latencies,
+  errors,
+  cpuUs,
+  requests,
+}: {
+  latencies: number[];
+  errors: number;
+  cpuUs: number;
+  requests: number;
+}): LatencySummary {
   const sorted = [...latencies].sort((a, b) => a - b);
   const at = (p: number): number =>
     sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
-  return { p50: at(50), p99: at(99), count: sorted.length, errors };
+  return { p50: at(50), p99: at(99), count: sorted.length, errors, cpuUsPerRequest: cpuUs / Math.max(requests, 1) };
 }
 
 /** Idle list subscribers held per MB of server RSS growth; measured first, on a quiet heap. */
@@ -102,11 +114,16 @@ async function measureLatency(
   child: LoadChild,
   targets: { name: string; url: string; headers: Record<string, string>; rate?: number }[],
 ) {
-  const samples = new Map(targets.map((target) => [target.name, { latencies: [] as number[], errors: 0 }]));
+  const samples = new Map(
+    targets.map((target) => [target.name, { latencies: [] as number[], errors: 0, cpuUs: 0, requests: 0 }]),
+  );
   for (let slice = 0; slice < SECONDS; slice++) {
     const order = [...targets.slice(slice % targets.length), ...targets.slice(0, slice % targets.length)];
     for (const target of order) {
       const warmupSeconds = slice === 0 ? WARMUP_SECONDS : 0;
+      // The server's CPU while it serves this route alone (the load client is another process): per request, the
+      // figure that a busy machine disturbs least (it still includes the app's background work of the slice).
+      const cpuBefore = process.cpuUsage();
       const result = await child.ask<LoadResult>({
         cmd: 'load',
         url: target.url,
@@ -115,10 +132,13 @@ async function measureLatency(
         warmupSeconds,
         seconds: 1,
       });
+      const cpu = process.cpuUsage(cpuBefore);
       const sample = samples.get(target.name);
       if (!sample) continue;
       sample.latencies.push(...result.latencies);
       sample.errors += result.errors;
+      sample.cpuUs += cpu.user + cpu.system;
+      sample.requests += Math.round((warmupSeconds + 1) * (target.rate ?? RATE));
     }
   }
   return new Map([...samples].map(([name, sample]) => [name, summarize(sample)]));
@@ -132,7 +152,7 @@ function printReport(
   density: { open: number; perMb: number },
   broadcast: { received: number; open: number; loopDelayMaxMs: number },
 ): void {
-  const empty: LatencySummary = { p50: Number.NaN, p99: Number.NaN, count: 0, errors: 0 };
+  const empty: LatencySummary = { p50: Number.NaN, p99: Number.NaN, count: 0, errors: 0, cpuUsPerRequest: Number.NaN };
   const bare = latency.get('bare') ?? empty;
   const latencyRow = (label: string, r: LatencySummary, isBaseline = false): string[] => [
     `${label}  p50 / p99`,
@@ -147,6 +167,13 @@ function printReport(
   };
   const nodes = latency.get('nodes') ?? empty;
   const services = latency.get('services') ?? empty;
+  const cpuRow = (label: string, r: LatencySummary): string[] => [
+    `${label}: server CPU per request`,
+    `${r.cpuUsPerRequest.toFixed(0)} µs (${(r.cpuUsPerRequest / bare.cpuUsPerRequest).toFixed(2)}× bare)`,
+    'report',
+    '-',
+    '',
+  ];
   const bareConsole = latency.get('bare-console') ?? empty;
   const consoleRatioRow = (label: string, r: LatencySummary): string[] => {
     const ratio = r.p99 / bareConsole.p99;
@@ -178,6 +205,9 @@ function printReport(
       latencyRow('bare Fastify route', bare, true),
       ratioRow('nodes list p99 / bare p99', nodes),
       ratioRow('services list p99 / bare p99', services),
+      cpuRow('nodes list', nodes),
+      cpuRow('services list', services),
+      cpuRow('bare route', bare),
       ...consoleRows,
       latencyRow(`bare Fastify route at ${CONSOLE_RATE}/s`, bareConsole, true),
       consoleRatioRow('services overview p99 / bare p99', latency.get('overview') ?? empty),
