@@ -5,7 +5,7 @@ import type { Role } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
 import type { Tx } from '../../db/client.js';
 import { sessions, users } from '../../db/schema.js';
-import { preparedPerDb } from '../../db/prepared.js';
+import { mappedRows, preparedPerDb } from '../../db/prepared.js';
 import { effectiveNodeScope } from '../accounts/node-scope.js';
 
 // A session token is an HS256 JWT carrying only the session id. The signature lets a forged token be refused
@@ -87,33 +87,42 @@ async function sessionIdOf(deps: AppDeps, token: string): Promise<string | null>
   }
 }
 
-// Read on every authenticated request: the session and its account in one query.
-const sessionLookup = preparedPerDb((db: AppDeps['db']) =>
-  db
-    .select({
-      id: sessions.id,
-      userId: sessions.userId,
-      expiresAt: sessions.expiresAt,
-      via: sessions.via,
-      username: users.username,
-      role: users.role,
-      enabled: users.enabled,
-      nodeScope: users.nodeScope,
-    })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(eq(sessions.id, sql.placeholder('id')))
-    .prepare(),
+// Read on every authenticated request: the session and its account in one query (its rows mapped by db/prepared.ts).
+const sessionFields = {
+  id: sessions.id,
+  userId: sessions.userId,
+  expiresAt: sessions.expiresAt,
+  via: sessions.via,
+  username: users.username,
+  role: users.role,
+  enabled: users.enabled,
+  nodeScope: users.nodeScope,
+};
+const sessionQuery = preparedPerDb((db: AppDeps['db']) =>
+  mappedRows(
+    db
+      .select(sessionFields)
+      .from(sessions)
+      .innerJoin(users, eq(users.id, sessions.userId))
+      .where(eq(sessions.id, sql.placeholder('id')))
+      .prepare(),
+    sessionFields,
+  ),
 );
 
-type SessionRow = NonNullable<Awaited<ReturnType<ReturnType<typeof sessionLookup>['get']>>>;
+type SessionRow = Awaited<ReturnType<ReturnType<typeof sessionQuery>['all']>>[number];
+
+/** The session row of `id` (the primary key: one row at most). */
+async function sessionRow(db: AppDeps['db'], id: string): Promise<SessionRow | undefined> {
+  return (await sessionQuery(db).all({ id }))[0];
+}
 
 /**
  * The live session row behind a session id, or null when it was ended, has expired or its account is disabled
  * (disabling deletes the account's sessions too: this is the second lock).
  */
 async function activeSession(deps: AppDeps, sessionId: string): Promise<SessionRow | null> {
-  const row = await sessionLookup(deps.db).get({ id: sessionId });
+  const row = await sessionRow(deps.db, sessionId);
   if (!row?.enabled || Date.parse(row.expiresAt) <= deps.now().getTime()) return null;
   return row;
 }
@@ -137,7 +146,7 @@ export async function verifySessionToken(deps: AppDeps, token: string): Promise<
 
 /** When the session ends (ms since the epoch), or null when it was ended already (or its account disabled). */
 export async function sessionExpiresAtMs(deps: AppDeps, sessionId: string): Promise<number | null> {
-  const row = await sessionLookup(deps.db).get({ id: sessionId });
+  const row = await sessionRow(deps.db, sessionId);
   return row?.enabled ? Date.parse(row.expiresAt) : null;
 }
 
