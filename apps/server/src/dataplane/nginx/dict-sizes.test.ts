@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  BOOT_GROW_AT,
   chooseSizes,
   DEFAULT_DICT_LIMITS,
   entryBytes,
@@ -57,6 +58,18 @@ describe('the shared dictionaries’ sizes', () => {
     expect(chooseSizes(none, current)).toEqual(current);
     // Sizes an older release rendered (bigger than the floors) are kept.
     expect(chooseSizes(none, { ...floors, gw_certs: 128 * MiB }).gw_certs).toBe(128 * MiB);
+  });
+
+  it('at boot grows a dictionary more than half full, so the first changes after it find room without a reload', () => {
+    const current = { ...floors, gw_certs: 64 * MiB };
+    // 40 MiB of certificates (20,000 self-signed ones) in 64: kept by a change, grown at boot to twice the data.
+    expect(chooseSizes({ ...none, gw_certs: 40 * MiB }, current).gw_certs).toBe(64 * MiB);
+    expect(chooseSizes({ ...none, gw_certs: 40 * MiB }, current, DEFAULT_DICT_LIMITS, BOOT_GROW_AT).gw_certs).toBe(
+      128 * MiB,
+    );
+    // Half full or less: kept at boot too, and 60 % more data fits before a change grows it.
+    expect(chooseSizes({ ...none, gw_certs: 32 * MiB }, current, DEFAULT_DICT_LIMITS, BOOT_GROW_AT)).toEqual(current);
+    expect(chooseSizes({ ...none, gw_certs: 51 * MiB }, current)).toEqual(current);
   });
 
   it('never passes its ceiling: what does not fit then is set aside, not grown for', () => {

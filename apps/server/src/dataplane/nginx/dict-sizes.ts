@@ -51,7 +51,13 @@ export const DEFAULT_DICT_LIMITS: DictLimits = {
 /** A grown dictionary holds twice its data... */
 const HEADROOM = 2;
 /** ...and grows again once its data would take more than this share of it. */
-const GROW_AT = 0.8;
+export const GROW_AT = 0.8;
+/**
+ * At boot (until the first full run has pushed everything) a dictionary grows already when its data takes more than
+ * half of it: the reload happens while the boot's rebuild runs anyway, and the data can then grow by 60 % (half of it
+ * to GROW_AT) before a change ever has to wait for one.
+ */
+export const BOOT_GROW_AT = 1 / HEADROOM;
 
 const PAGE = 4096;
 /** The red-black tree node and lua-nginx-module's dictionary node before the key (64-bit). */
@@ -112,17 +118,22 @@ function roundUp(bytes: number): number {
 
 /**
  * The sizes to render. `current` (what the running nginx has): each keeps its size while its data takes at most
- * GROW_AT of it, else grows to twice its data; none ever shrinks. Without `current` (a fresh master): twice the data.
- * Always within the limits; dictionaries not sized from the data are their floor.
+ * `growAt` of it (GROW_AT; BOOT_GROW_AT at boot), else grows to twice its data; none ever shrinks. Without `current`
+ * (a fresh master): twice the data. Always within the limits; dictionaries not sized from the data are their floor.
  */
-export function chooseSizes(needs: DictNeeds, current: DictSizes | null, limits = DEFAULT_DICT_LIMITS): DictSizes {
+export function chooseSizes(
+  needs: DictNeeds,
+  current: DictSizes | null,
+  limits = DEFAULT_DICT_LIMITS,
+  growAt = GROW_AT,
+): DictSizes {
   const sizes = { ...limits.floors };
   for (const name of DICT_NAMES) {
     const need = name in needs ? needs[name as keyof DictNeeds] : 0;
     const floor = limits.floors[name];
     const ceiling = Math.max(floor, limits.ceilings[name]);
     const held = current === null ? null : Math.max(floor, current[name]);
-    if (held !== null && (need <= held * GROW_AT || held >= ceiling)) sizes[name] = held;
+    if (held !== null && (need <= held * growAt || held >= ceiling)) sizes[name] = held;
     else sizes[name] = Math.min(ceiling, Math.max(floor, held ?? 0, roundUp(need * HEADROOM)));
   }
   return sizes;

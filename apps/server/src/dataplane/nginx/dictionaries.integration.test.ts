@@ -366,6 +366,37 @@ describe.skipIf(!canRunNginx)('nginx’s shared dictionaries (real nginx, small 
     });
   });
 
+  it('a control plane that adopts nginx sizes its certificates from what nginx holds: the first new domain does not reload', async () => {
+    const limits: DictLimits = {
+      floors: { ...tiny.floors, gw_certs: 64 * KiB },
+      ceilings: { ...tiny.ceilings, gw_certs: 4096 * KiB },
+    };
+    const first = await startGateway('adopt-certs', limits);
+    // Twelve domains of one ~1 KB self-signed PEM each: 2 KiB slots, 26 KiB of the 64 (less than half).
+    const names = Array.from({ length: 12 }, (_, i) => `d${i}.test`);
+    for (const name of names)
+      await writeFileAtomic(pemPath(first.certsDir, name), await createSelfSignedPem(name), 0o600);
+    const routes = names.map((name, i) => first.route(400 + i, name));
+    expect(await first.apply(routes)).toMatchObject({ ok: true });
+    await first.proxy.stop({ keepServing: true });
+    // The restart: a new control plane adopts the running master and reads back what it holds.
+    const gw = await startGateway('adopt-certs', limits);
+    try {
+      const { apply, route, status, http, prefixDir, certsDir } = gw;
+      const generation = await readlink(join(prefixDir, 'current'));
+      const workers = await readChildPids(http.pid() ?? 0);
+      expect(await apply(routes)).toMatchObject({ ok: true });
+      await writeFileAtomic(pemPath(certsDir, 'new.test'), await createSelfSignedPem('new.test'), 0o600);
+      expect(await apply([...routes, route(450, 'new.test')])).toMatchObject({ ok: true });
+      expect(await status('new.test')).toBe(200);
+      expect(http.dictSizes().gw_certs).toBe(64 * KiB);
+      expect(await readlink(join(prefixDir, 'current'))).toBe(generation);
+      expect(await readChildPids(http.pid() ?? 0)).toEqual(workers);
+    } finally {
+      await gw.proxy.stop({ keepServing: false });
+    }
+  });
+
   it('grows a dictionary the data needs with a graceful reload: open streams and their cut-off survive', async () => {
     const gw = await startGateway('grow', {
       floors: { ...tiny.floors, gw_routes: 64 * KiB },

@@ -76,9 +76,10 @@ export interface HttpInstance {
   /**
    * Grows the shared dictionaries that `needs` would fill (dict-sizes.ts `chooseSizes`): a new generation, loaded
    * gracefully. The grown dictionaries start empty and load the snapshot on disk: `beforeReload` writes it. True when
-   * nginx was reloaded (what it holds must then be read back).
+   * nginx was reloaded (what it holds must then be read back). `growAt`: the share of a dictionary its data may take
+   * before it grows (dict-sizes.ts GROW_AT; BOOT_GROW_AT at boot).
    */
-  fit(needs: DictNeeds, beforeReload: () => Promise<void>): Promise<boolean>;
+  fit(needs: DictNeeds, beforeReload: () => Promise<void>, growAt?: number): Promise<boolean>;
   /**
    * Requests still in flight on the workers of a master that was killed (GET /live entries read from them when they
    * were told to finish): the cut-off must reach them too. Empty once those workers have ended.
@@ -348,9 +349,9 @@ class NginxHttpInstance implements HttpInstance {
     return this.sizes;
   }
 
-  fit(needs: DictNeeds, beforeReload: () => Promise<void>): Promise<boolean> {
+  fit(needs: DictNeeds, beforeReload: () => Promise<void>, growAt?: number): Promise<boolean> {
     return this.serial(async () => {
-      const next = chooseSizes(needs, this.sizes, this.limits);
+      const next = chooseSizes(needs, this.sizes, this.limits, growAt);
       if (sameSizes(next, this.sizes)) return false;
       const before = this.sizes;
       this.sizes = next;

@@ -10,8 +10,11 @@ import { md5, type NginxHolds } from './held.js';
 /** Certificates per push: a full push at 10,000 domains is ~10-50 MB of PEMs. */
 const CERTS_PER_PUSH = 500;
 const PEMS_READ_AT_ONCE = 32;
-/** A certificate read back from nginx, of unknown length: most combined PEMs take one or two pages. */
-const UNKNOWN_CERT_BYTES = 8192;
+/**
+ * A certificate read back from an nginx whose Lua module does not tell lengths (GET /digest `cert_bytes`), or one not
+ * read yet: a self-signed ECDSA PEM (key and certificate) is ~1 KB, a CA's chain with an RSA key 3-6 KB.
+ */
+const UNKNOWN_CERT_BYTES = 2048;
 
 async function readPem(certsDir: string, name: string): Promise<string | null> {
   return readFile(pemPath(certsDir, name), 'utf8').catch(() => null);
@@ -41,13 +44,20 @@ export class CertificatePusher {
    */
   async publish(names: readonly string[]): Promise<void> {
     if (this.holds.routes === null) await this.holds.learn();
+    // Room for all of them first, from what nginx holds and the typical size of a PEM: one grow (a reload) for a
+    // boot's 100,000 new certificates instead of one every time the parts pushed so far reach GROW_AT.
+    this.growth.needs.gw_certs = this.estimate(names);
+    await this.growth.grow();
     const refused: string[] = [];
     let refusal: Refusal | null = null;
     for (let i = 0; i < names.length; i += CERTS_PER_PUSH) {
       const batch = await this.changedPems(names.slice(i, i + CERTS_PER_PUSH));
       if (Object.keys(batch).length === 0) continue;
       this.growth.needs.gw_certs = this.need(batch);
-      await this.growth.grow();
+      // The estimate fell short and the dictionary grew: it reloaded from the snapshot, which may lack the parts
+      // pushed before this one, so they are looked at again (those nginx holds as they are cost a read each).
+      if (await this.growth.grow()) i = -CERTS_PER_PUSH;
+      if (i < 0) continue;
       try {
         await this.push(batch);
       } catch (err) {
@@ -90,6 +100,18 @@ export class CertificatePusher {
       if (pem != null && this.holds.certs.get(name) !== md5(pem)) batch[name] = pem;
     });
     return batch;
+  }
+
+  /** gw_certs as it would be with every one of `names` held, those not held yet at the typical size of a PEM. */
+  private estimate(names: readonly string[]): number {
+    const sizes = new Map<string, number>();
+    let total = 0;
+    for (const size of this.holds.certSizes.values()) total += size;
+    const known = this.holds.certSizes.size;
+    const typical = known > 0 ? Math.ceil(total / known) : UNKNOWN_CERT_BYTES;
+    for (const name of this.holds.certs.keys()) sizes.set(name, this.holds.certSizes.get(name) ?? typical);
+    for (const name of names) if (!sizes.has(name)) sizes.set(name, typical);
+    return certsBytes(sizes);
   }
 
   /** gw_certs as it would be with `batch` pushed. */

@@ -55,6 +55,8 @@ export class NginxHolds {
       version: string | null;
       hosts: Record<string, string>;
       certs: Record<string, string>;
+      /** The PEMs' lengths (absent from an older Lua module). */
+      cert_bytes?: Record<string, number>;
     }>('/digest');
     this.version = digest.version;
     this.routes = new Map(Object.entries(digest.hosts).map(([host, hash]) => [host, { md5: hash }]));
@@ -63,6 +65,8 @@ export class NginxHolds {
     this.certs.clear();
     this.certSizes.clear();
     for (const [name, hash] of Object.entries(digest.certs)) this.certs.set(name, hash);
+    for (const [name, length] of Object.entries(digest.cert_bytes ?? {}))
+      if (this.certs.has(name) && Number.isSafeInteger(length)) this.certSizes.set(name, length);
   }
 
   /** The routes nginx holds, read back first when unknown. */

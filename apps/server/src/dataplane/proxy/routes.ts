@@ -118,6 +118,7 @@ export class RouteTable {
     this.table = left.wanted;
     this.tableCerts = new Set(certNames);
     this.offerSnapshot();
+    this.growth.booted();
     return left.services;
   }
 

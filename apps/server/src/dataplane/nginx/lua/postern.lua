@@ -545,7 +545,7 @@ end
 --   POST /held    {"hosts": [host]} → {"hosts": {host: json}}  (what nginx holds for these hosts)
 --   POST /stats   {"del": [svc]}  (forget the counters of services that are gone)
 --   GET  /state   → {"version": v, "hosts": n, "certs": n}
---   GET  /digest  → {"version": v, "hosts": {host: md5}, "certs": {name: md5}}
+--   GET  /digest  → {"version": v, "hosts": {host: md5}, "certs": {name: md5}, "cert_bytes": {name: length}}
 --   GET  /space   → {"dicts": {name: {"capacity": bytes, "free": bytes}}, "dropped": n, "live_refused": n}
 --   GET  /stats   → {"epoch": e, "services": {svc: {c2: n, bi: n, bo: n, ls: ms, b0: n, …, open: n}}, "dropped": n}
 --   GET  /live    → [[connection, "svc rev addr port server_port"], ...]
@@ -685,7 +685,9 @@ function _M.control()
   if method == "GET" and uri == "/digest" then
     -- What this nginx holds, as MD5s: a control plane that adopts it pushes only what differs.
     local routes, certs = shared.gw_routes, shared.gw_certs
-    local hosts, pems = {}, {}
+    -- The PEMs' lengths too: the control plane sizes gw_certs from them (an estimate instead made the first new
+    -- certificate after an adoption grow the dictionary eightfold, a reload).
+    local hosts, pems, lengths = {}, {}, {}
     for _, key in ipairs(routes:get_keys(0)) do
       if sub(key, 1, 2) == "h:" then
         local value = routes:get(key)
@@ -694,9 +696,12 @@ function _M.control()
     end
     for _, key in ipairs(certs:get_keys(0)) do
       local value = certs:get(key)
-      if value then pems[key] = ngx.md5(value) end
+      if value then
+        pems[key] = ngx.md5(value)
+        lengths[key] = #value
+      end
     end
-    return reply(200, { version = routes:get("v") or cjson.null, hosts = hosts, certs = pems })
+    return reply(200, { version = routes:get("v") or cjson.null, hosts = hosts, certs = pems, cert_bytes = lengths })
   end
   if method == "GET" and uri == "/stats" then
     -- Every counter, and the requests in flight per service (open connections).
