@@ -19,6 +19,12 @@ import { formatMs, median, percentile, printTable } from './lib/stats.js';
 
 const SIZES = (process.argv[2] ?? '100,1000,10000').split(',').map(Number);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 20);
+/**
+ * BENCH_EARLY_CHANGE=1: one more change, issued as soon as the restarted gateway's API answers (while the boot's full
+ * run still reads and plans everything): it goes beside that run (apps/server/src/dataplane/README.md, "Beside a full
+ * run"). Its served time is printed apart; the boot time then includes the work it adds.
+ */
+const EARLY_CHANGE = process.env.BENCH_EARLY_CHANGE === '1';
 const BASELINE_REPEATS = 3;
 const BACKEND_PORT = 8080;
 /** p50 targets by size (bench/README.md); sizes between take the larger one's. */
@@ -34,6 +40,8 @@ interface SizeResult {
   nginxTestMs: number;
   /** The first change after boot. */
   firstMs: number;
+  /** BENCH_EARLY_CHANGE: the change issued while the boot's full run was in flight, and whether it ran then. */
+  early: { servedMs: number; beforeBootEnded: boolean } | null;
   /** The CHANGES changes after it. */
   servedMs: number[];
   apiMs: number[];
@@ -102,19 +110,10 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
     // The node joins after the restart: a tunnel from before it would wait for WireGuard's rekey timers.
     const node = await joinNode(system, created, 'node1', 11);
     await node.serve('http', BACKEND_PORT);
-    // Boot rebuilds everything from the DB; allow it time in proportion to the size.
-    await waitFor(() => isServedByNode(benchDomain(size - 1)), {
-      timeoutMs: 60_000 + size * 20,
-      intervalMs: 50,
-      what: `the last of ${size} seeded services to be served`,
-    });
-    const bootMs = performance.now() - bootStart;
-    console.log(`  ${size}: booted in ${formatMs(bootMs)}`);
-
     const api = await system.gateway.login();
     const apiFailures: string[] = [];
-    const change = async (r: number): Promise<{ served: number; api: number }> => {
-      const domain = `new${r}.bench.test`;
+    const change = async (r: number, timeoutMs = 120_000): Promise<{ served: number; api: number; at: number }> => {
+      const domain = r < 0 ? 'early.bench.test' : `new${r}.bench.test`;
       const start = performance.now();
       const call = api
         .createHttpService(node.node.id, {
@@ -132,13 +131,30 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
           },
         );
       await waitFor(() => isServedByNode(domain), {
-        timeoutMs: 120_000,
+        timeoutMs,
         intervalMs: 5,
         what: `${domain} to be served`,
       });
       const served = performance.now() - start;
-      return { served, api: await call };
+      return { served, api: await call, at: performance.now() };
     };
+    const booted = { at: Number.NaN };
+    const early = EARLY_CHANGE
+      ? change(-1, 60_000 + size * 20).catch((err: unknown) => {
+          apiFailures.push(`the change during the boot: ${err instanceof Error ? err.message : String(err)}`);
+          return null;
+        })
+      : null;
+    // Boot rebuilds everything from the DB; allow it time in proportion to the size.
+    await waitFor(() => isServedByNode(benchDomain(size - 1)), {
+      timeoutMs: 60_000 + size * 20,
+      intervalMs: 50,
+      what: `the last of ${size} seeded services to be served`,
+    });
+    const bootMs = performance.now() - bootStart;
+    booted.at = performance.now();
+    console.log(`  ${size}: booted in ${formatMs(bootMs)}`);
+    const earlyResult = early === null ? null : await early;
     const first = await change(0);
     const servedMs: number[] = [];
     const apiMs: number[] = [first.api];
@@ -159,6 +175,8 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
       bootMs,
       nginxTestMs: median(nginxTests),
       firstMs: first.served,
+      early:
+        earlyResult === null ? null : { servedMs: earlyResult.served, beforeBootEnded: !(earlyResult.at >= booted.at) },
       servedMs,
       apiMs,
       controlPlaneRssMb,
@@ -213,6 +231,10 @@ async function main(): Promise<void> {
         `${size} services: boot ${formatMs(result.bootMs)}, first change ${formatMs(result.firstMs)}, then ${result.servedMs.map(formatMs).join(' / ')}`,
       );
       for (const failure of result.apiFailures) console.log(`  API call without an answer: ${failure}`);
+      if (result.early)
+        console.log(
+          `  change issued during the boot's run: served in ${formatMs(result.early.servedMs)} (${result.early.beforeBootEnded ? 'before' : 'after'} the last seeded service was)`,
+        );
       results.push(result);
     }
     console.log(
