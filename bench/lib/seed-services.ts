@@ -4,6 +4,8 @@ import { chown, copyFile, readFile, readdir, stat, writeFile } from 'node:fs/pro
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
+import { splitPem } from '../../apps/server/src/lib/pem.js';
+import { loadSecretBox } from '../../apps/server/src/secrets.js';
 
 // Seeding thousands of services straight into the gateway's SQLite database (server stopped), and their
 // self-signed certificates into `<dataDir>/certs/<domain>.pem`: through the API every create would be an
@@ -48,9 +50,10 @@ async function findDatabase(dataDir: string): Promise<string> {
 }
 
 /**
- * Inserts domains d0..d(count-1).bench.test, each with one HTTP service on `nodeId` at `/`, and the certificate row
- * the gateway keeps for each (as its certificate manager writes it once it has checked the PEM in `certCache`): the
- * state of a gateway that has served them before, which is what a restart finds.
+ * Inserts domains d0..d(count-1).bench.test, each with one HTTP service on `nodeId` at `/`, and the certificate rows
+ * the gateway keeps for each (as its certificate manager writes them once it has checked the PEM in `certCache`, and
+ * the PEM stored for every gateway): the state of a gateway that has served them before, which is what a restart
+ * finds.
  */
 export async function seedHttpServices(
   dataDir: string,
@@ -61,8 +64,13 @@ export async function seedHttpServices(
   certCache: string,
 ): Promise<void> {
   const facts: string[][] = [];
+  const pems: { key: string; chain: string }[] = [];
   await inParallel(count, async (i) => {
-    const cert = new X509Certificate(await readFile(join(certCache, `${benchDomain(i)}.pem`), 'utf8'));
+    const pem = await readFile(join(certCache, `${benchDomain(i)}.pem`), 'utf8');
+    const parts = splitPem(pem);
+    if (parts === null) throw new Error(`${benchDomain(i)}.pem is not a combined PEM`);
+    pems[i] = parts;
+    const cert = new X509Certificate(pem);
     facts[i] = [
       cert.issuer.replace(/\n/g, ', '),
       new Date(cert.validFrom).toISOString(),
@@ -78,6 +86,21 @@ export async function seedHttpServices(
     const addCertificate = db.prepare(
       `INSERT INTO certificates (domain_id, state, issuer, not_before, not_after, fingerprint, failures) VALUES ((SELECT id FROM domains WHERE domain = ?), 'self-signed', ?, ?, ?, ?, 0)`,
     );
+    // The PEM every gateway serves, stored when the gateway first made or offered it (certs/manager.ts): without it
+    // each boot would offer all of them again, one write each. The cached certificates share one key: sealed once.
+    const box = loadSecretBox(dataDir);
+    const sealed = new Map<string, string>();
+    const sealedKey = (key: string): string => {
+      const known = sealed.get(key);
+      if (known !== undefined) return known;
+      const made = box.encrypt(key);
+      sealed.set(key, made);
+      return made;
+    };
+    const at = new Date().toISOString();
+    const addPem = db.prepare(
+      `INSERT INTO certificate_pems (domain_id, fingerprint, chain, key_enc, created_at, updated_at) VALUES ((SELECT id FROM domains WHERE domain = ?), ?, ?, ?, ?, ?)`,
+    );
     const addService = db.prepare(
       `INSERT INTO http_services (node_id, name, domain, path_location, backend_proto, backend_host, backend_port) VALUES (?, ?, ?, '/', 'http', ?, ?)`,
     );
@@ -86,6 +109,8 @@ export async function seedHttpServices(
         addDomain.run(benchDomain(i));
         addService.run(nodeId, `bench-${i}`, benchDomain(i), backendHost, backendPort);
         addCertificate.run(benchDomain(i), ...(facts[i] ?? []));
+        const pem = pems[i];
+        if (pem) addPem.run(benchDomain(i), facts[i]?.[3], pem.chain, sealedKey(pem.key), at, at);
       }
     })();
   } finally {
