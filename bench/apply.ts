@@ -63,6 +63,18 @@ function printDataPlaneLines(output: string): void {
   );
 }
 
+/** CPU seconds (user + system) a process and its children have spent so far (0 when it is gone). */
+async function treeCpuSeconds(root: number): Promise<number> {
+  let ticks = 0;
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pid) === root || Number(fields[1]) === root) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / 100;
+}
+
 /** A field of /proc/<pid>/status or smaps_rollup in kB (0 when the process is gone). */
 async function procKb(file: string, field: string): Promise<number> {
   const text = await readFile(file, 'utf8').catch(() => '');
@@ -153,7 +165,14 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
     });
     const bootMs = performance.now() - bootStart;
     booted.at = performance.now();
-    console.log(`  ${size}: booted in ${formatMs(bootMs)}`);
+    // The restarted control plane's CPU so far is its boot's (on a loaded machine wall time says little).
+    const bootCpu = await treeCpuSeconds(system.gateway.process.pid);
+    const nginxCpu = await treeCpuSeconds(
+      Number((await readFile(join(await findNginxPrefix(system.gateway.dataDir), 'nginx.pid'), 'utf8')).trim()),
+    );
+    console.log(
+      `  ${size}: booted in ${formatMs(bootMs)}; control plane CPU ${bootCpu.toFixed(1)} s, nginx (master and workers now running) ${nginxCpu.toFixed(1)} s; load average ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`,
+    );
     const earlyResult = early === null ? null : await early;
     const first = await change(0);
     const servedMs: number[] = [];
