@@ -1,4 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import type { CertificateAdapter, CertificateInfo, DataPlaneLogger, DesiredDomain } from '../types.js';
@@ -7,7 +7,7 @@ import { assertHost } from '../validate.js';
 import { createAcmeIssuer, type AcmeConfig, type ChallengeStore } from './acme.js';
 import type { AcmeSettingsSource } from '../../model/certificates.js';
 import { createIssuance } from './issuance.js';
-import { createPemFiles, factsOf, firstCertificateFingerprint, type PemFiles } from './pem-files.js';
+import { createPemFiles, factsOf, firstCertificateFingerprint, readPemText, type PemFiles } from './pem-files.js';
 import { createPruner } from './prune.js';
 import { createRenewalSchedule } from './renewal-schedule.js';
 import { markFailed, newPendingRecord, selfSignedRecord, uploadedRecord, type CertificateRecord } from './renewal.js';
@@ -173,7 +173,8 @@ async function syncWithShared(target: InstallTarget, shared: SharedCertificates,
       return;
     }
     if (local === null) return; // nothing to offer: ensure makes one, and offers it
-    const pem = await readFile(pems.pathOf(name), 'utf8');
+    const pem = await readPemText(pems.pathOf(name));
+    if (pem === null) return;
     const winner = await shared.offer(name, pem, null);
     if (winner !== null && firstCertificateFingerprint(winner) !== local.fingerprint)
       await install(target, name, winner);
@@ -189,7 +190,7 @@ async function differsFromStored(pems: PemFiles, domains: readonly DesiredDomain
     if (domain.pemFingerprint == null) continue;
     // The file itself, not the cache of what this gateway wrote: drift is a file removed or replaced behind its
     // back (hashing one costs 0.02 ms). The cache forgets it, so the repair's ensure loads the stored one.
-    const pem = await readFile(pems.pathOf(domain.domain), 'utf8').catch(() => null);
+    const pem = await readPemText(pems.pathOf(domain.domain));
     if ((pem === null ? null : firstCertificateFingerprint(pem)) !== domain.pemFingerprint) {
       pems.forget(domain.domain);
       differing.push(domain.domain);
