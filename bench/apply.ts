@@ -14,6 +14,7 @@ import { waitFor } from '../apps/server/src/test/wait-for.js';
 import { joinNode, startSystem } from '../e2e/system/fixture.js';
 import { findNginxPrefix, timeNginxTest } from './lib/nginx-config.js';
 import { probeHttps } from './lib/https-probe.js';
+import { tcpExchange } from '../e2e/harness/clients.js';
 import { benchDomain, installCertificates, makeCertificates, seedHttpServices } from './lib/seed-services.js';
 import { formatMs, median, percentile, printTable } from './lib/stats.js';
 
@@ -25,6 +26,12 @@ const CHANGES = Number(process.env.BENCH_CHANGES ?? 20);
  * run"). Its served time is printed apart; the boot time then includes the work it adds.
  */
 const EARLY_CHANGE = process.env.BENCH_EARLY_CHANGE === '1';
+/**
+ * BENCH_TCP=1: at each size, after the HTTPS changes, CHANGES new TCP services (API call -> first echo through the new
+ * port) and CHANGES changes to a node (a second node disabled and enabled by turns: API answer, the apply included).
+ */
+const TCP_AND_NODES = process.env.BENCH_TCP === '1';
+const TCP_BACKEND_PORT = 9000;
 const BASELINE_REPEATS = 3;
 const BACKEND_PORT = 8080;
 /** p50 targets by size (bench/README.md); sizes between take the larger one's. */
@@ -50,6 +57,47 @@ interface SizeResult {
   nginxProcesses: number;
   /** API calls that got no answer within the harness's deadline. */
   apiFailures: string[];
+  /** BENCH_TCP: a new TCP service, API call -> first echo through its port; and its API answer. */
+  tcpServedMs: number[];
+  tcpApiMs: number[];
+  /** BENCH_TCP: a node disabled or enabled, API answer (the apply included). */
+  nodeApiMs: number[];
+}
+
+/** BENCH_TCP: new TCP services and node changes on the seeded gateway (see TCP_AND_NODES). */
+async function measureTcpAndNodes(
+  system: Awaited<ReturnType<typeof startSystem>>,
+  api: Awaited<ReturnType<Awaited<ReturnType<typeof startSystem>>['gateway']['login']>>,
+  node: Awaited<ReturnType<typeof joinNode>>,
+): Promise<Pick<SizeResult, 'tcpServedMs' | 'tcpApiMs' | 'nodeApiMs'>> {
+  await node.serve('tcp', TCP_BACKEND_PORT);
+  const gatewayIp = system.topology.gatewayPublicIp;
+  const client = system.topology.clientNs;
+  const tcpServedMs: number[] = [];
+  const tcpApiMs: number[] = [];
+  for (let r = 0; r < CHANGES; r++) {
+    const start = performance.now();
+    const service = await api.createTcpService(node.node.id, {
+      name: `tcp-${r}`,
+      proto: 'tcp',
+      backendHost: node.tunnelIp,
+      backendPort: TCP_BACKEND_PORT,
+    });
+    tcpApiMs.push(performance.now() - start);
+    await waitFor(
+      async () => (await tcpExchange(client, gatewayIp, service.port, 'hi', { timeoutMs: 2000 })).reply === 'node1:hi',
+      { timeoutMs: 60_000, intervalMs: 5, what: `TCP port ${service.port} to reach node1` },
+    );
+    tcpServedMs.push(performance.now() - start);
+  }
+  const idle = await api.createNode({ name: 'bench-idle' });
+  const nodeApiMs: number[] = [];
+  for (let r = 0; r < CHANGES; r++) {
+    const start = performance.now();
+    await (r % 2 === 0 ? api.disableNode(idle.id) : api.enableNode(idle.id));
+    nodeApiMs.push(performance.now() - start);
+  }
+  return { tcpServedMs, tcpApiMs, nodeApiMs };
 }
 
 /** With POSTERN_E2E_GATEWAY_LOG=debug: how each apply went (load/nginx/WireGuard ms), boot, dictionaries grown. */
@@ -183,6 +231,9 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
       apiMs.push(next.api);
     }
 
+    const tcpAndNodes = TCP_AND_NODES
+      ? await measureTcpAndNodes(system, api, node)
+      : { tcpServedMs: [], tcpApiMs: [], nodeApiMs: [] };
     if (process.env.POSTERN_E2E_GATEWAY_LOG) printDataPlaneLines(system.gateway.process.text);
     const prefix = await findNginxPrefix(system.gateway.dataDir);
     const nginx = await nginxMemory(prefix);
@@ -202,6 +253,7 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
       nginxPssMb: nginx.pssMb,
       nginxProcesses: nginx.processes,
       apiFailures,
+      ...tcpAndNodes,
     };
   } finally {
     await lab.destroy();
@@ -291,6 +343,25 @@ async function main(): Promise<void> {
       }),
     );
     console.log(`\nslope of served p50: ${slopePer10k(results).toFixed(1)} ms per 10,000 services (goal: near 0)`);
+    if (TCP_AND_NODES) {
+      console.log(`\nBENCH_TCP: ${CHANGES} new TCP services (API call -> first echo) and ${CHANGES} node changes`);
+      printTable(
+        ['services', 'TCP served p50', 'p99', 'TCP API p50', 'node change API p50', 'p99', 'node / TCP API'],
+        results.map((r) => {
+          const tcpApi = median(r.tcpApiMs);
+          const nodeApi = median(r.nodeApiMs);
+          return [
+            String(r.size),
+            formatMs(median(r.tcpServedMs)),
+            formatMs(percentile(r.tcpServedMs, 99)),
+            formatMs(tcpApi),
+            formatMs(nodeApi),
+            formatMs(percentile(r.nodeApiMs, 99)),
+            `${(nodeApi / tcpApi).toFixed(1)}x`,
+          ];
+        }),
+      );
+    }
   } finally {
     if (!keepCache) await rm(certCache, { recursive: true, force: true });
   }

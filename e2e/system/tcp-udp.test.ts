@@ -149,4 +149,24 @@ describe.skipIf(!canRun('netns', 'server-build'))('TCP and UDP services through 
     await system.api.enableService(node.node.id, 'tcp', service.id);
     await waitForTcp(30013);
   });
+
+  it("moves a TCP service to another port alone: its old port closes, another service's open connection goes on", async () => {
+    const held = await holdTcpConnection(system.lab, client, gatewayIp, 30010);
+    held.send('before');
+    await held.process.waitForOutput(/^reply:node1:before$/m, 5000);
+    const service = await system.api.createTcpService(node.node.id, {
+      name: 'tcp-moved',
+      proto: 'tcp',
+      port: 30014,
+      backendHost: node.tunnelIp,
+      backendPort: TCP_BACKEND,
+    });
+    await waitForTcp(30014);
+    // The API answers once the change is applied (a scoped run: the instances of 30014 and 30015 alone).
+    await system.api.updateService(node.node.id, 'tcp', service.id, { port: 30015 });
+    expect((await tcpExchange(client, gatewayIp, 30015, 'moved')).reply).toBe('node1:moved');
+    expect((await tcpExchange(client, gatewayIp, 30014, 'hello', { timeoutMs: 1000 })).ok).toBe(false);
+    held.send('after');
+    await held.process.waitForOutput(/^reply:node1:after$/m, 5000);
+  });
 });

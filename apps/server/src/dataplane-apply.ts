@@ -14,14 +14,15 @@ type ApplyDeps = Pick<AppDeps, 'db' | 'dataPlane' | 'now' | 'audit'>;
 
 /**
  * What a change to one service touches (dataplane/README.md "Scoped applies"): an HTTP service's hosts, before and
- * after the change ('' or null: no domain). TCP/UDP services: undefined, everything is applied.
+ * after the change ('' or null: no domain); a TCP/UDP service's instances (`streamKey`), before and after.
  */
 export function serviceScope(
   type: ServiceType,
   id: number,
   domains: readonly (string | null)[],
-): ApplyScope | undefined {
-  if (type !== 'http') return undefined;
+  streams: readonly string[] = [],
+): ApplyScope {
+  if (type === 'tcp') return { hosts: [], http: [], streams: [...new Set(streams)], tcp: [id] };
   return { hosts: [...new Set(domains.map((domain) => domain ?? ''))], http: [id] };
 }
 
@@ -55,7 +56,7 @@ const recorded = new WeakMap<ApplyResult, Promise<void>>();
 function recordOnce(deps: ApplyDeps, result: ApplyResult): Promise<void> {
   let recording = recorded.get(result);
   if (recording === undefined) {
-    recording = recordRejections(deps, result.rejected, result.scopedHttp);
+    recording = recordRejections(deps, result.rejected, result.scopedHttp, result.scopedTcp);
     recorded.set(result, recording);
   }
   return recording;
@@ -79,11 +80,20 @@ interface NewlyRejected {
 }
 
 /**
- * Stores each set-aside row's reason; a row newly set aside (or for a new reason) goes to the audit log too. `scoped`:
- * a scoped run, whose `rejected` speaks for these HTTP services only (every other row keeps what is stored).
+ * Stores each set-aside row's reason; a row newly set aside (or for a new reason) goes to the audit log too. `scoped`,
+ * `scopedTcp`: a scoped run, whose `rejected` speaks for these HTTP and TCP/UDP services only (every other row keeps
+ * what is stored).
  */
-async function recordRejections(deps: ApplyDeps, rejected: Rejections, scoped?: ReadonlySet<number>): Promise<void> {
-  if (scoped !== undefined) return recordScopedRejections(deps, rejected.http, scoped);
+async function recordRejections(
+  deps: ApplyDeps,
+  rejected: Rejections,
+  scoped?: ReadonlySet<number>,
+  scopedTcp?: ReadonlySet<number>,
+): Promise<void> {
+  if (scoped !== undefined) {
+    await recordScopedRejections(deps, 'http', rejected.http, scoped);
+    return recordScopedRejections(deps, 'tcp', rejected.tcp, scopedTcp ?? new Set());
+  }
   // Nothing set aside now and nothing stored as set aside: no write (a commit per change, costly on PostgreSQL).
   if (
     rejected.http.size === 0 &&
@@ -164,20 +174,22 @@ async function auditRejections(deps: ApplyDeps, newlyRejected: readonly NewlyRej
   }
 }
 
-/** A scoped run's HTTP rejections: only the services it spoke for are written, in one transaction. */
+/** A scoped run's rejections of one kind: only the services it spoke for are written, in one transaction. */
 async function recordScopedRejections(
   deps: ApplyDeps,
+  type: ServiceType,
   rows: ReadonlyMap<number, string>,
   scoped: ReadonlySet<number>,
 ): Promise<void> {
+  const table = type === 'http' ? httpServices : tcpServices;
   const cleared = [...scoped].filter((id) => !rows.has(id));
   // Nothing set aside and none of these stored as set aside: no write.
   if (rows.size === 0) {
     if (cleared.length === 0) return;
     const stored = await deps.db
-      .select({ id: httpServices.id })
-      .from(httpServices)
-      .where(and(isNotNull(httpServices.applyError), inArray(httpServices.id, cleared)))
+      .select({ id: table.id })
+      .from(table)
+      .where(and(isNotNull(table.applyError), inArray(table.id, cleared)))
       .limit(1)
       .get();
     if (stored === undefined) return;
@@ -187,11 +199,11 @@ async function recordScopedRejections(
   await deps.db.write(async (tx) => {
     if (cleared.length > 0)
       await tx
-        .update(httpServices)
+        .update(table)
         .set({ applyError: null })
-        .where(and(isNotNull(httpServices.applyError), inArray(httpServices.id, cleared)))
+        .where(and(isNotNull(table.applyError), inArray(table.id, cleared)))
         .run();
-    newlyRejected.push(...(await storeServiceReasons(tx, 'http', rows, at)));
+    newlyRejected.push(...(await storeServiceReasons(tx, type, rows, at)));
   });
   await auditRejections(deps, newlyRejected);
 }

@@ -67,3 +67,67 @@ describe("a node token's burst of changes", () => {
     for (let i = 0; i < 60; i++) expect(plane.proxy.routes.has(`n${i}.noisy.test`)).toBe(true);
   });
 });
+
+describe("a node token's TCP/UDP changes", () => {
+  beforeEach(async () => {
+    t = await buildTestApp({ env: { POSTERN_TCP_PORT_RANGE: '30000-30100' } });
+  });
+  afterEach(() => t.cleanup());
+
+  it("start and stop its own instance alone: another node's keeps running, untouched and out of its reach", async () => {
+    const admin = await t.login();
+    const newNode = async (name: string) =>
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/nodes',
+          headers: { authorization: `Bearer ${admin}` },
+          payload: { name },
+        })
+      ).json<{ id: number; token: string }>();
+    const agent = async (token: string, method: 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) => {
+      const response = await t.app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${token}` },
+        ...(payload ? { payload } : {}),
+      });
+      const body = response.body === '' ? {} : response.json<object>();
+      return { status: response.statusCode, body: body as { id: number; port: number } };
+    };
+    const noisy = await newNode('noisy');
+    const quiet = await newNode('quiet');
+    const mine = await agent(quiet.token, 'POST', '/api/agent/services/tcp', { name: 'db', backendPort: 5432 });
+    expect(mine.status).toBe(201);
+    const plane = t.fakeDataPlane;
+    const quietKey = `tcp-${mine.body.port}`;
+    const quietInstance = plane.proxy.streams.get(quietKey);
+    expect(quietInstance).toBeDefined();
+    const patchesBefore = plane.proxy.streamPatches.length;
+    const syncsBefore = plane.proxy.streamSyncs;
+
+    const theirs = await agent(noisy.token, 'POST', '/api/agent/services/tcp', { name: 'mq', backendPort: 1883 });
+    expect(theirs.status).toBe(201);
+    const noisyKey = `tcp-${theirs.body.port}`;
+    const url = `/api/agent/services/tcp/${theirs.body.id}`;
+    expect((await agent(noisy.token, 'PATCH', `${url}/disable`)).status).toBe(200);
+    expect((await agent(noisy.token, 'PATCH', `${url}/enable`)).status).toBe(200);
+    expect((await agent(noisy.token, 'DELETE', url)).status).toBe(204);
+    // Another node's service is out of reach: nothing is stopped.
+    const foreign = `/api/agent/services/tcp/${mine.body.id}`;
+    expect((await agent(noisy.token, 'PATCH', `${foreign}/disable`)).status).toBe(404);
+    expect((await agent(noisy.token, 'DELETE', foreign)).status).toBe(404);
+
+    // Each change started or stopped the noisy node's instance alone; no full sync of every instance ran.
+    expect(plane.proxy.streamPatches.slice(patchesBefore)).toEqual([
+      { started: [noisyKey], stopped: [] },
+      { started: [], stopped: [noisyKey] },
+      { started: [noisyKey], stopped: [] },
+      { started: [], stopped: [noisyKey] },
+    ]);
+    expect(plane.proxy.streamSyncs).toBe(syncsBefore);
+    // The quiet node's instance is the one started at first (never replaced, so its sessions were never cut).
+    expect(plane.proxy.streams.get(quietKey)).toBe(quietInstance);
+    expect([...plane.proxy.streams.keys()]).toEqual([quietKey]);
+  });
+});

@@ -11,6 +11,11 @@ describe('scope announcements', () => {
     expect(parseScopePayload(payload ?? '')).toEqual(scope);
   });
 
+  it("carries a TCP/UDP service's instances and ids", () => {
+    const scope = { hosts: [], http: [], streams: ['tcp-30005', 'udp-53'], tcp: [4] };
+    expect(parseScopePayload(scopePayload(scope) ?? '')).toEqual(scope);
+  });
+
   it('refuses what is not a scope: another host form, an id that is no id, too much, not JSON', () => {
     for (const payload of [
       '{"h":["shop.example.com\'; drop table nodes; --"],"s":[]}',
@@ -20,6 +25,12 @@ describe('scope announcements', () => {
       '{"h":[],"s":[1.5]}',
       `{"h":${JSON.stringify(Array.from({ length: 101 }, (_, i) => `h${i}.example.com`))},"s":[]}`,
       '{"h":"shop.example.com","s":[]}',
+      '{"h":[],"s":[],"p":["tcp-0"],"t":[1]}',
+      '{"h":[],"s":[],"p":["tcp-70000"],"t":[1]}',
+      '{"h":[],"s":[],"p":["sctp-80"],"t":[1]}',
+      '{"h":[],"s":[],"p":["tcp-80/../../x"],"t":[1]}',
+      '{"h":[],"s":[],"p":["tcp-80"],"t":[-1]}',
+      '{"h":[],"s":[],"p":["tcp-80"]}',
       'null',
       'not json',
     ])

@@ -2,6 +2,7 @@ import { isDomainOrWildcard } from '@postern/contract';
 import type { Store } from '../db/client.js';
 import type { ApplyResult, ApplyScope, DataPlane } from '../dataplane/types.js';
 import { createAcmeAcknowledger } from './acme-answers.js';
+import { parseStreamKey } from '../model/desired-state.js';
 
 // A change made through another gateway on the same database reaches this one as an announcement (PostgreSQL's
 // NOTIFY, db/postgres.ts): this gateway applies its own data plane on it (the reconciler merges bursts), then says
@@ -16,13 +17,19 @@ const MAX_SCOPE_BYTES = 3500;
 
 /** The announcement's payload for `scope`, or null when it is too long to travel (then announce a full change). */
 export function scopePayload(scope: ApplyScope): string | null {
-  const payload = JSON.stringify({ h: scope.hosts, s: scope.http });
+  const streams = scope.streams ?? [];
+  const tcp = scope.tcp ?? [];
+  const payload = JSON.stringify({
+    h: scope.hosts,
+    s: scope.http,
+    ...(streams.length > 0 || tcp.length > 0 ? { p: streams, t: tcp } : {}),
+  });
   return Buffer.byteLength(payload) <= MAX_SCOPE_BYTES ? payload : null;
 }
 
 /**
  * The scope another gateway announced; null: not one (any database session may NOTIFY, so nothing in it is trusted:
- * host names must be domain names, wildcards or '', ids positive integers).
+ * host names must be domain names, wildcards or '', instance keys `tcp-<port>` or `udp-<port>`, ids positive integers).
  */
 export function parseScopePayload(payload: string): ApplyScope | null {
   let value: unknown;
@@ -32,14 +39,21 @@ export function parseScopePayload(payload: string): ApplyScope | null {
     return null;
   }
   if (typeof value !== 'object' || value === null) return null;
-  const { h, s } = value as { h?: unknown; s?: unknown };
-  if (!Array.isArray(h) || !Array.isArray(s) || h.length > 100 || s.length > 100) return null;
-  const hosts = h.filter(
-    (host): host is string => typeof host === 'string' && (host === '' || isDomainOrWildcard(host)),
-  );
-  const http = s.filter((id): id is number => Number.isSafeInteger(id) && (id as number) > 0);
-  if (hosts.length !== h.length || http.length !== s.length) return null;
-  return { hosts, http };
+  const { h, s, p, t } = value as { h?: unknown; s?: unknown; p?: unknown; t?: unknown };
+  const listOf = <T>(list: unknown, isOne: (item: unknown) => item is T): T[] | null =>
+    Array.isArray(list) && list.length <= 100 && list.every(isOne) ? list : null;
+  const isHost = (host: unknown): host is string =>
+    typeof host === 'string' && (host === '' || isDomainOrWildcard(host));
+  const isId = (id: unknown): id is number => Number.isSafeInteger(id) && (id as number) > 0;
+  const isKey = (key: unknown): key is string => typeof key === 'string' && parseStreamKey(key) !== null;
+  const hosts = listOf(h, isHost);
+  const http = listOf(s, isId);
+  if (hosts === null || http === null) return null;
+  if (p === undefined && t === undefined) return { hosts, http };
+  const streams = listOf(p, isKey);
+  const tcp = listOf(t, isId);
+  if (streams === null || tcp === null) return null;
+  return { hosts, http, streams, tcp };
 }
 
 export function followAnnouncements(

@@ -26,6 +26,7 @@ import {
   type WgPeerStatus,
   type WireGuardAdapter,
 } from './types.js';
+import { streamKey } from '../model/desired-state.js';
 import type { ChallengeStore } from './certs/acme.js';
 import { emptyAccessTable, type AccessTable } from './nginx/access-table.js';
 
@@ -173,9 +174,32 @@ export class RecordingProxy implements ProxyAdapter, SupervisedProxy {
     return Promise.resolve();
   }
 
+  /** Full stream syncs, and each scoped one: the instances it started (or replaced) and stopped. */
+  streamSyncs = 0;
+  readonly streamPatches: { started: string[]; stopped: string[] }[] = [];
+
   syncStreams(wanted: ReadonlyMap<string, WantedInstance>): Promise<Map<string, string>> {
     this.streams = new Map([...wanted].filter(([key]) => !this.streamFailures.has(key)));
+    this.streamSyncs++;
     return Promise.resolve(new Map([...this.streamFailures].filter(([key]) => wanted.has(key))));
+  }
+
+  patchStreams(wanted: ReadonlyMap<string, WantedInstance>, keys: readonly string[]): Promise<Map<string, string>> {
+    const patch = { started: [] as string[], stopped: [] as string[] };
+    const failures = new Map<string, string>();
+    for (const key of keys) {
+      const want = wanted.get(key);
+      const failure = this.streamFailures.get(key);
+      if (want !== undefined && failure !== undefined) failures.set(key, failure);
+      if (want === undefined || failure !== undefined) {
+        if (this.streams.delete(key)) patch.stopped.push(key);
+      } else if (this.streams.get(key)?.conf !== want.conf) {
+        this.streams.set(key, want);
+        patch.started.push(key);
+      }
+    }
+    this.streamPatches.push(patch);
+    return Promise.resolve(failures);
   }
 
   /** The services each scoped cut looked at (a full cut: null). */
@@ -386,9 +410,15 @@ export function withScoped(state: DesiredState, scoped: ScopedState): DesiredSta
   const hosts = new Set(scoped.hosts);
   const http = [...state.http.filter((route) => !hosts.has(route.domain ?? '')), ...scoped.http];
   const domains = [...state.domains.filter((d) => !hosts.has(d.domain)), ...scoped.domains];
+  const keys = new Set(scoped.streams ?? []);
+  const stream = [
+    ...state.stream.filter((route) => !keys.has(streamKey(route.proto, route.port))),
+    ...(scoped.stream ?? []),
+  ];
   return {
     ...state,
     http: http.sort((a, b) => a.serviceId - b.serviceId),
+    stream: stream.sort((a, b) => a.serviceId - b.serviceId),
     domains: domains.sort((a, b) => a.domainId - b.domainId),
     ...(scoped.access ? { access: scoped.access } : {}),
   };

@@ -62,10 +62,14 @@ export function planDataPlane(
   };
 }
 
-/** What a scoped run pushes: the routes of the scope's hosts (all of their routes were loaded), the access table. */
+/**
+ * What a scoped run pushes: the routes of the scope's hosts (all of their routes were loaded), the access table, and
+ * the instances of the scope's TCP/UDP keys (each key's one service was loaded).
+ */
 export interface ScopedPlan {
   routes: RouteTable;
   access: AccessTable;
+  streams: StreamPlan;
 }
 
 /** The same planner as `planDataPlane`, over a scope's rows: the entries it gives are those of the scope's hosts. */
@@ -78,6 +82,7 @@ export function planScoped(
   return {
     routes: buildRouteTable(scoped.http, scoped.domains, { staticHosts, reservedHosts: [options.consoleHost], access }),
     access,
+    streams: planStreams(scoped.stream ?? [], options, staticHosts),
   };
 }
 

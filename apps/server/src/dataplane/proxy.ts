@@ -115,6 +115,12 @@ export function createProxy(options: ProxyOptions): Proxy {
       streamState.failures = await streams.sync(wanted);
       return streamState.failures;
     },
+    async patchStreams(wanted, keys) {
+      const failures = await streams.patch(wanted, keys);
+      for (const key of keys) streamState.failures.delete(key);
+      for (const [key, message] of failures) streamState.failures.set(key, message);
+      return failures;
+    },
     async cutStale(revisions, only) {
       // Requests still open on the workers of a killed master count too: they serve until they end.
       const answer = await http.control.get<unknown>('/live');

@@ -54,6 +54,11 @@ export interface ProxyAdapter {
   ): Promise<boolean>;
   /** Makes the TCP/UDP service instances exactly `wanted`; returns why some could not start, by instance key. */
   syncStreams(wanted: ReadonlyMap<string, WantedInstance>): Promise<Map<string, string>>;
+  /**
+   * A scoped run's TCP/UDP instances: those of `keys` made exactly `wanted` (a key without an instance wanted stops),
+   * every other instance left alone; returns why some could not start, by instance key.
+   */
+  patchStreams(wanted: ReadonlyMap<string, WantedInstance>, keys: readonly string[]): Promise<Map<string, string>>;
   /** Makes nginx answer exactly these HTTP-01 challenges (token → key authorisation). */
   syncChallenges(answers: ReadonlyMap<string, string>): Promise<void>;
   /**

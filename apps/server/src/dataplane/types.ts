@@ -43,6 +43,8 @@ export type ApplyResult = (
    * rows were set aside for is unchanged. Absent: a full run, `rejected` is every row set aside.
    */
   scopedHttp?: ReadonlySet<number>;
+  /** A scoped run: likewise, the TCP/UDP services `rejected` speaks for (the scope's and those on its instances). */
+  scopedTcp?: ReadonlySet<number>;
 };
 
 export const noRejections = (): Rejections => ({ http: new Map(), tcp: new Map(), nodes: new Map() });

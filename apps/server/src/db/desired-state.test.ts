@@ -380,6 +380,39 @@ describe('loadScopedState', () => {
     await expectScope(['new.example.com'], ['new.example.com', '*.example.com']);
   });
 
+  test("reads a scope's TCP/UDP instances as the full read has their services, and the domains their TLS serves", async () => {
+    const node = await insertNode(t.deps, { address: '10.50.0.2' });
+    const off = await insertNode(t.deps, { address: '10.50.0.3', enabled: false });
+    await t.db.write(async (tx) => {
+      await tx
+        .insert(domains)
+        .values([{ domain: 'tls.example.com' }, { domain: 'other.example.com' }])
+        .run();
+      await tx
+        .insert(tcpServices)
+        .values([
+          { ...tcpRow, nodeId: node.id, port: 30001 },
+          { ...tcpRow, nodeId: node.id, port: 30002, ssl: true, domain: 'tls.example.com' },
+          { ...tcpRow, nodeId: node.id, port: 30001, proto: 'udp' },
+          { ...tcpRow, nodeId: node.id, port: 30003, enabled: false },
+          { ...tcpRow, nodeId: off.id, port: 30004 },
+          { ...tcpRow, nodeId: node.id, port: 30005, domain: 'other.example.com' },
+        ])
+        .run();
+    });
+    const full = await load();
+    const keys = ['tcp-30001', 'tcp-30002', 'tcp-30003', 'tcp-30004', 'tcp-30009', 'tcp-99999', 'x'];
+    const scoped = await loadScopedState(t.deps, { hosts: [], http: [], streams: keys, tcp: [] });
+    expect(scoped.streams).toEqual(['tcp-30001', 'tcp-30002', 'tcp-30003', 'tcp-30004', 'tcp-30009']);
+    // udp-30001, a disabled service, a disabled node's and one outside the scope are not read.
+    expect(scoped.stream).toEqual(full.stream.filter((route) => route.proto === 'tcp' && route.port <= 30002));
+    expect(scoped.stream?.map((route) => route.backendHost)).toEqual(['10.50.0.2', '10.50.0.2']);
+    expect(scoped.streamDomains).toEqual(full.domains.filter((d) => d.domain === 'tls.example.com'));
+    // Nothing of HTTP is read for a TCP/UDP change alone.
+    expect(scoped).toMatchObject({ hosts: [], http: [], domains: [] });
+    expect(scoped.access).toBeUndefined();
+  });
+
   test("says whether a node's token set subnets, as the full read marks its peer", async () => {
     const scoped = () => loadScopedState(t.deps, { hosts: ['x.example.com'], http: [] });
     await insertNode(t.deps, { address: '10.50.0.2', isGateway: true, gatewayNetwork: '192.168.1.0/24' });

@@ -1,5 +1,6 @@
 import { and, eq, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { isWildcardDomainName, wildcardOf } from '@postern/contract';
+import { parseStreamKey } from '../model/desired-state.js';
 import type {
   ApplyScope,
   DesiredDomain,
@@ -94,6 +95,25 @@ const selectHttp = (db: ReadDb) =>
     .innerJoin(nodes, eq(nodes.id, httpServices.nodeId));
 const httpServed = and(eq(httpServices.enabled, true), nodeServes);
 
+/** The TCP/UDP routes' select (columns as `StreamRow`), for the whole table and for a scope's instances. */
+const selectStream = (db: ReadDb) =>
+  db
+    .select({
+      id: tcpServices.id,
+      nodeId: tcpServices.nodeId,
+      proto: tcpServices.proto,
+      port: tcpServices.port,
+      ssl: tcpServices.ssl,
+      domain: tcpServices.domain,
+      backendHost: upstreamHost(tcpServices.backendHost),
+      backendPort: tcpServices.backendPort,
+      allowedIps: nonEmptyList(tcpServices.allowedIps),
+      blockedIps: nonEmptyList(tcpServices.blockedIps),
+    })
+    .from(tcpServices)
+    .innerJoin(nodes, eq(nodes.id, tcpServices.nodeId));
+const streamServed = and(eq(tcpServices.enabled, true), nodeServes);
+
 /** The domains' select (columns as `DomainRow`). */
 const selectDomains = (db: ReadDb) =>
   db
@@ -128,24 +148,7 @@ function prepareQueries(db: ReadDb) {
       .orderBy(nodes.id)
       .prepare(),
     http: selectHttp(db).where(httpServed).orderBy(httpServices.id).prepare(),
-    stream: db
-      .select({
-        id: tcpServices.id,
-        nodeId: tcpServices.nodeId,
-        proto: tcpServices.proto,
-        port: tcpServices.port,
-        ssl: tcpServices.ssl,
-        domain: tcpServices.domain,
-        backendHost: upstreamHost(tcpServices.backendHost),
-        backendPort: tcpServices.backendPort,
-        allowedIps: nonEmptyList(tcpServices.allowedIps),
-        blockedIps: nonEmptyList(tcpServices.blockedIps),
-      })
-      .from(tcpServices)
-      .innerJoin(nodes, eq(nodes.id, tcpServices.nodeId))
-      .where(and(eq(tcpServices.enabled, true), nodeServes))
-      .orderBy(tcpServices.id)
-      .prepare(),
+    stream: selectStream(db).where(streamServed).orderBy(tcpServices.id).prepare(),
     domains: selectDomains(db).orderBy(domains.id).prepare(),
     challenges: db
       .select({ token: acmeChallenges.token, answer: acmeChallenges.keyAuthorization })
@@ -196,7 +199,10 @@ function toHttpRoutes(rows: HttpRow[]): DesiredHttpRoute[] {
 }
 
 async function loadStreamRoutes(db: ReadDb): Promise<DesiredStreamRoute[]> {
-  const rows = (await queriesFor(db).stream.values()) as StreamRow[];
+  return toStreamRoutes((await queriesFor(db).stream.values()) as StreamRow[]);
+}
+
+function toStreamRoutes(rows: StreamRow[]): DesiredStreamRoute[] {
   return rows.map(([id, nodeId, proto, port, ssl, domain, backendHost, backendPort, allowedIps, blockedIps]) => ({
     serviceId: id,
     nodeId,
@@ -333,12 +339,15 @@ export async function loadScopedState(deps: StateDeps, scope: ApplyScope): Promi
   return deps.db.snapshot(async (tx) => {
     const hosts = await scopeHosts(tx, scope);
     const names = hosts.filter((host) => host !== '');
-    const http = toHttpRoutes(
-      (await selectHttp(tx)
-        .where(and(httpServed, inArray(httpServices.domain, hosts)))
-        .orderBy(httpServices.id)
-        .values()) as HttpRow[],
-    );
+    const http =
+      hosts.length === 0
+        ? []
+        : toHttpRoutes(
+            (await selectHttp(tx)
+              .where(and(httpServed, inArray(httpServices.domain, hosts)))
+              .orderBy(httpServices.id)
+              .values()) as HttpRow[],
+          );
     const domainRows =
       names.length === 0
         ? []
@@ -346,7 +355,46 @@ export async function loadScopedState(deps: StateDeps, scope: ApplyScope): Promi
             (await selectDomains(tx).where(inArray(domains.domain, names)).orderBy(domains.id).values()) as DomainRow[],
           );
     await protectScoped(tx, http, domainRows);
+    const streams = await loadScopedStreams(tx, scope.streams ?? []);
+    const tokenNetworks = await hasTokenNetworks(tx);
+    // A TCP/UDP change alone pushes nothing to the HTTP instance: no access state.
+    if (hosts.length === 0) return { hosts, http, domains: domainRows, tokenNetworks, ...streams };
     const access = await loadAccessState(tx, deps.secrets, now);
-    return { hosts, http, domains: domainRows, access, tokenNetworks: await hasTokenNetworks(tx) };
+    return { hosts, http, domains: domainRows, access, tokenNetworks, ...streams };
   });
+}
+
+/**
+ * The TCP/UDP services on a scope's instance keys (one per key: `tcp_services_port_uq`) and the domains their TLS
+ * serves: an indexed read per key.
+ */
+async function loadScopedStreams(
+  db: ReadDb,
+  keys: readonly string[],
+): Promise<Pick<ScopedState, 'streams' | 'stream' | 'streamDomains'>> {
+  const parsed = keys.flatMap((key) => {
+    const found = parseStreamKey(key);
+    return found === null ? [] : [{ key, ...found }];
+  });
+  if (parsed.length === 0) return {};
+  const stream = toStreamRoutes(
+    (await selectStream(db)
+      .where(
+        and(
+          streamServed,
+          or(...parsed.map(({ proto, port }) => and(eq(tcpServices.proto, proto), eq(tcpServices.port, port)))),
+        ),
+      )
+      .orderBy(tcpServices.id)
+      .values()) as StreamRow[],
+  );
+  // Those ending TLS with a domain's certificate (the others serve the gateway's fallback or none).
+  const names = [...new Set(stream.flatMap((route) => (route.ssl && route.domain ? [route.domain] : [])))];
+  const streamDomains =
+    names.length === 0
+      ? []
+      : toDomains(
+          (await selectDomains(db).where(inArray(domains.domain, names)).orderBy(domains.id).values()) as DomainRow[],
+        );
+  return { streams: [...new Set(parsed.map(({ key }) => key))], stream, streamDomains };
 }

@@ -123,6 +123,24 @@ export interface ApplyScope {
   hosts: readonly string[];
   /** HTTP services whose rows changed: a deleted or disabled one's id too (its open connections are cut). */
   http: readonly number[];
+  /**
+   * TCP/UDP instances (`streamKey`: one service per protocol and public port) a change touches: the service's key
+   * before and after it (a moved service's old instance stops). Absent: none.
+   */
+  streams?: readonly string[];
+  /** TCP/UDP services whose rows changed (their `applyError` is written): a deleted or disabled one's id too. */
+  tcp?: readonly number[];
+}
+
+/** A TCP/UDP service's instance key, `tcp-30005` (the data plane's `streamInstanceKey`). */
+export const streamKey = (proto: 'tcp' | 'udp', port: number): string => `${proto}-${port}`;
+
+/** The protocol and port of an instance key; null: not one. */
+export function parseStreamKey(key: string): { proto: 'tcp' | 'udp'; port: number } | null {
+  const match = /^(tcp|udp)-(\d{1,5})$/.exec(key);
+  if (match === null) return null;
+  const port = Number(match[2]);
+  return port >= 1 && port <= 65535 ? { proto: match[1] as 'tcp' | 'udp', port } : null;
 }
 
 /** The rows of an `ApplyScope`, read from the DB in one snapshot (db/desired-state.ts `loadScopedState`). */
@@ -139,4 +157,10 @@ export interface ScopedState {
   access?: DesiredAccess;
   /** A node's token set subnets (`DesiredPeer.networksByToken`): the network guard needs a full run. */
   tokenNetworks?: boolean;
+  /** The instance keys these rows decide whole (the scope's `streams`; the database holds one service per key). */
+  streams?: string[];
+  /** Enabled TCP/UDP services on `streams` whose node serves (as `DesiredState.stream`). */
+  stream?: DesiredStreamRoute[];
+  /** The domains whose certificates those services terminate TLS with. */
+  streamDomains?: DesiredDomain[];
 }

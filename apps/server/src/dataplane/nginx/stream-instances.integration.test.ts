@@ -188,6 +188,30 @@ describe.skipIf(!canRunNginx)('TCP/UDP service instances (real nginx)', () => {
     kept.socket.destroy();
   });
 
+  it("a scoped patch starts, replaces and stops its keys' instances alone: the others keep their master", async () => {
+    await instances.sync(want([route({ serviceId: 1 }), route({ serviceId: 3, port: ports[1] ?? 0 })]));
+    const kept = await openSession(ports[0] ?? 0);
+    const keptPid = instances.running().get(`tcp-${ports[0]}`);
+    const moved = `tcp-${ports[1]}`;
+    const added = `tcp-${ports[2]}`;
+    // Service 3 moves to the third port: its old instance stops, its new one starts; the wanted map also names
+    // service 1 (a full plan), which the patch must not look at.
+    const failures = await instances.patch(
+      want([route({ serviceId: 1, backendPort: 1 }), route({ serviceId: 3, port: ports[2] ?? 0 })]),
+      [moved, added],
+    );
+    expect(failures).toEqual(new Map());
+    expect([...instances.running().keys()].sort()).toEqual([`tcp-${ports[0]}`, added].sort());
+    expect(instances.running().get(`tcp-${ports[0]}`)).toBe(keptPid);
+    expect(await kept.send('p')).toBe('echo:p');
+    expect(await (await openSession(ports[2] ?? 0)).send('new')).toBe('echo:new');
+    await expect(openSession(ports[1] ?? 0)).rejects.toThrow(/ECONNREFUSED/);
+    kept.socket.destroy();
+    // The next test needs the third port free.
+    await instances.patch(new Map(), [added]);
+    expect([...instances.running().keys()]).toEqual([`tcp-${ports[0]}`]);
+  });
+
   it('reports a port another program holds for that service alone', async () => {
     const squatter = createTcpServer();
     await new Promise<void>((resolve) => squatter.listen(ports[2] ?? 0, '127.0.0.1', resolve));

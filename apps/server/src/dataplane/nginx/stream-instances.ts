@@ -34,6 +34,11 @@ export interface StreamInstances {
   adopt(): Promise<void>;
   /** Makes the running instances exactly `wanted` (by key); returns why some could not start, by key. */
   sync(wanted: ReadonlyMap<string, WantedInstance>): Promise<Map<string, string>>;
+  /**
+   * A scoped run's instances: those of `keys` made exactly `wanted` (a key of `keys` not in `wanted` stops), every
+   * other instance left alone; returns why some could not start, by key.
+   */
+  patch(wanted: ReadonlyMap<string, WantedInstance>, keys: readonly string[]): Promise<Map<string, string>>;
   /** Restarts instances that died; returns their keys. */
   heal(): Promise<string[]>;
   /** A certificate was renewed: reload (gracefully) the instances that serve it. */
@@ -96,6 +101,35 @@ async function removeLeftovers(prefixDir: string, keep: (name: string) => boolea
   }
 }
 
+/**
+ * Starts (or replaces, with `replace`) the instances of `wanted` that do not run as wanted; returns why some could
+ * not start, by key.
+ */
+async function convergeInstances(
+  instances: Map<string, Running>,
+  wanted: ReadonlyMap<string, WantedInstance>,
+  replace: (key: string, want: WantedInstance) => Promise<void>,
+): Promise<Map<string, string>> {
+  const failures = new Map<string, string>();
+  const todo: [string, WantedInstance][] = [];
+  for (const [key, want] of wanted) {
+    const running = instances.get(key);
+    if (running && running.wanted.conf === want.conf && (await isRunning(running.master))) {
+      running.wanted = want;
+      continue;
+    }
+    todo.push([key, want]);
+  }
+  await each(todo, async ([key, want]) => {
+    try {
+      await replace(key, want);
+    } catch (err) {
+      failures.set(key, err instanceof Error ? err.message : String(err));
+    }
+  });
+  return failures;
+}
+
 export function createStreamInstances(options: {
   prefixDir: string;
   logger: DataPlaneLogger;
@@ -134,6 +168,14 @@ export function createStreamInstances(options: {
     await stopMaster(running.master);
   }
 
+  const converge = (wanted: ReadonlyMap<string, WantedInstance>) =>
+    convergeInstances(instances, wanted, async (key, want) => {
+      const running = instances.get(key);
+      // An edit replaces the instance: the edited service's own connections end, nobody else's.
+      if (running) await stopInstance(key, running);
+      await startInstance(key, want);
+    });
+
   return {
     adopt: () =>
       serial(async () => {
@@ -155,29 +197,23 @@ export function createStreamInstances(options: {
 
     sync: (wanted) =>
       serial(async () => {
-        const failures = new Map<string, string>();
         const gone = [...instances].filter(([key]) => !wanted.has(key));
         await each(gone, async ([key, running]) => stopInstance(key, running));
-        const todo: [string, WantedInstance][] = [];
-        for (const [key, want] of wanted) {
-          const running = instances.get(key);
-          if (running && running.wanted.conf === want.conf && (await isRunning(running.master))) {
-            running.wanted = want;
-            continue;
-          }
-          todo.push([key, want]);
-        }
-        await each(todo, async ([key, want]) => {
-          const running = instances.get(key);
-          try {
-            // An edit replaces the instance: the edited service's own connections end, nobody else's.
-            if (running) await stopInstance(key, running);
-            await startInstance(key, want);
-          } catch (err) {
-            failures.set(key, err instanceof Error ? err.message : String(err));
-          }
-        });
+        const failures = await converge(wanted);
         await removeLeftovers(prefixDir, (name) => wanted.has(name) || instances.has(name));
+        return failures;
+      }),
+
+    patch: (wanted, keys) =>
+      serial(async () => {
+        const gone = keys.filter((key) => !wanted.has(key));
+        await each(gone, async (key) => {
+          const running = instances.get(key);
+          if (running) await stopInstance(key, running);
+        });
+        const failures = await converge(new Map([...wanted].filter(([key]) => keys.includes(key))));
+        // Their directories go, as the full sync's leftovers do (only these keys: no walk over every instance).
+        for (const key of gone) await rm(streamInstanceDir(prefixDir, key), { recursive: true, force: true });
         return failures;
       }),
 

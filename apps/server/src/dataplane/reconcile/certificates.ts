@@ -14,6 +14,11 @@ export interface CertificateSync {
   ensureChanged(domains: readonly DesiredDomain[]): Promise<string[]>;
   /** Removes the certificates of deleted domains (call it once nginx no longer routes them). */
   pruneDeleted(domainNames: readonly string[]): Promise<void>;
+  /**
+   * A scoped run's deleted (or renamed) domains: of `names`, those whose certificates it ensured are removed (call it
+   * once nginx no longer routes them); returns their names.
+   */
+  removeGone(names: readonly string[]): Promise<string[]>;
   /** The next apply ensures every domain again. */
   forget(): void;
 }
@@ -60,6 +65,14 @@ export function createCertificateSync(
         isPruned = true;
       }
       for (const name of deleted) ensured.delete(name);
+    },
+
+    async removeGone(names) {
+      const gone = names.filter((name) => ensured.has(name));
+      for (const name of gone) await certs.remove(name);
+      if (gone.length > 0) await proxy.unpublishCertificates(gone);
+      for (const name of gone) ensured.delete(name);
+      return gone;
     },
 
     forget: () => {

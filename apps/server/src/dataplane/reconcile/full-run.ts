@@ -105,7 +105,20 @@ export class FullRun {
     await this.deps.proxy.syncChallenges(state.challenges ?? new Map());
     const domainNames = state.domains.map((d) => d.domain);
     await this.ledger.exclusive(() => this.pushHttp(ticket, plan, domainNames, rejected));
-    rejectStreamFailures(rejected, plan, await this.deps.proxy.syncStreams(plan.streams.wanted));
+    await this.syncStreams(ticket, plan, rejected);
+  }
+
+  /** The TCP/UDP instances; those scoped runs that read after this run made are left as they made them. */
+  private async syncStreams(ticket: number, plan: DataPlanePlan, rejected: Rejections): Promise<void> {
+    const failures = await this.ledger.exclusiveStreams(async () => {
+      const newer = this.ledger.newerStreams(ticket);
+      const all = await this.deps.proxy.syncStreams(overlay(plan.streams.wanted, newer));
+      this.ledger.unstarted.clear();
+      for (const key of all.keys()) this.ledger.unstarted.add(key);
+      // A newer run's instance failing is that run's to report: its service may no longer be this plan's.
+      return newer.size === 0 ? all : new Map([...all].filter(([key]) => !newer.has(key)));
+    });
+    rejectStreamFailures(rejected, plan, failures);
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { ScopedPlan } from '../plan.js';
+import type { WantedInstance } from '../nginx/stream-instances.js';
 
 /** What one scoped run pushed: routes by host (undefined: deleted), revisions by service (undefined: not served). */
 interface Pushed<T> {
@@ -28,7 +29,14 @@ export class ScopedLedger {
   private readonly revisions = new Map<number, Pushed<string | undefined>>();
   private readonly domains = new Map<string, number>();
   private readonly access = new Map<string, Pushed<string>>();
+  private readonly streams = new Map<string, Pushed<WantedInstance | undefined>>();
   private queue: Promise<unknown> = Promise.resolve();
+  private streamQueue: Promise<unknown> = Promise.resolve();
+  /**
+   * Instances the last runs could not start (a port another program holds): every scoped run tries them again, as a
+   * full run would, so a later change serves them once the port is free.
+   */
+  readonly unstarted = new Set<string>();
 
   /** A ticket, taken right before a run reads the database. */
   take(): number {
@@ -40,6 +48,39 @@ export class ScopedLedger {
     const run = this.queue.then(work, work);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Runs `work` after every TCP/UDP instance sync before it. A queue of its own: starting instances (seconds at a boot
+   * with many) never holds up an HTTP push.
+   */
+  exclusiveStreams<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.streamQueue.then(work, work);
+    this.streamQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** What a scoped run of `ticket` made of the instances of `keys` (inside `exclusiveStreams`). */
+  recordStreams(
+    ticket: number,
+    wanted: ReadonlyMap<string, WantedInstance>,
+    keys: readonly string[],
+    failures: ReadonlyMap<string, string>,
+  ): void {
+    for (const key of keys) {
+      this.streams.set(key, { ticket, value: wanted.get(key) });
+      if (failures.has(key)) this.unstarted.add(key);
+      else this.unstarted.delete(key);
+    }
+  }
+
+  /**
+   * A full run of `ticket` syncs its instances now (inside `exclusiveStreams`): what scoped runs that read after it
+   * made of theirs (undefined: stopped), kept for the next full run too.
+   */
+  newerStreams(ticket: number): ReadonlyMap<string, WantedInstance | undefined> {
+    for (const [key, pushed] of this.streams) if (pushed.ticket <= ticket) this.streams.delete(key);
+    return new Map([...this.streams].map(([key, pushed]) => [key, pushed.value]));
   }
 
   /** What a scoped run of `ticket` pushed: its hosts' routes, its services' revisions, its domains, its policies. */

@@ -3,7 +3,27 @@ import { setImmediate } from 'node:timers';
 import type { ApplyResult, ApplyScope } from '../types.js';
 
 type Waiter = { resolve: (result: ApplyResult) => void; reject: (err: unknown) => void };
-type Scope = { hosts: Set<string>; http: Set<number> };
+/** Scopes merged: HTTP hosts and services, TCP/UDP instance keys and services. */
+type Scope = { hosts: Set<string>; http: Set<number>; streams: Set<string>; tcp: Set<number> };
+
+const emptyScope = (): Scope => ({ hosts: new Set(), http: new Set(), streams: new Set(), tcp: new Set() });
+
+/** `into` with `scope` merged in. */
+function mergeInto(into: Scope, scope: ApplyScope | Scope): void {
+  for (const host of scope.hosts) into.hosts.add(host);
+  for (const id of scope.http) into.http.add(id);
+  for (const key of scope.streams ?? []) into.streams.add(key);
+  for (const id of scope.tcp ?? []) into.tcp.add(id);
+}
+
+/** The one scope of merged ones (TCP/UDP parts only when some scope had them). */
+function scopeOf({ hosts, http, streams, tcp }: Scope): ApplyScope {
+  return {
+    hosts: [...hosts],
+    http: [...http],
+    ...(streams.size > 0 || tcp.size > 0 ? { streams: [...streams], tcp: [...tcp] } : {}),
+  };
+}
 
 /** The runs the queue starts: a scoped one (null: it cannot go alone) and a full one. */
 export interface Runs {
@@ -43,9 +63,8 @@ export class RunQueue {
       const waiter = { resolve, reject };
       if (scope === undefined) (this.queuedFull ??= []).push(waiter);
       else {
-        this.queuedScope ??= { hosts: new Set(), http: new Set(), waiters: [] };
-        for (const host of scope.hosts) this.queuedScope.hosts.add(host);
-        for (const id of scope.http) this.queuedScope.http.add(id);
+        this.queuedScope ??= { ...emptyScope(), waiters: [] };
+        mergeInto(this.queuedScope, scope);
         this.queuedScope.waiters.push(waiter);
       }
       if (!this.running) void this.drain();
@@ -61,9 +80,7 @@ export class RunQueue {
         const { waiters, ...queued } = this.queuedScope;
         this.queuedScope = null;
         const scope = this.withOwed(queued);
-        const outcome = await outcomeOf(() =>
-          this.runs.scoped({ hosts: [...scope.hosts], http: [...scope.http] }, true),
-        );
+        const outcome = await outcomeOf(() => this.runs.scoped(scopeOf(scope), true));
         // One that cannot go alone is served by the next full run (which settles what is owed).
         if ('result' in outcome && outcome.result === null) (this.queuedFull ??= []).push(...waiters);
         else {
@@ -114,7 +131,7 @@ export class RunQueue {
    * one leaves its scope owed.
    */
   private async runScope(scope: Scope): Promise<Outcome> {
-    const scoped = await outcomeOf(() => this.runs.scoped({ hosts: [...scope.hosts], http: [...scope.http] }, false));
+    const scoped = await outcomeOf(() => this.runs.scoped(scopeOf(scope), false));
     if ('result' in scoped && scoped.result === null) {
       // Served by a full run: the queued one goes now, for both.
       const alongside = this.queuedFull ?? [];
@@ -139,9 +156,8 @@ export class RunQueue {
   }
 
   private owe(scope: Scope): void {
-    this.owed ??= { hosts: new Set(), http: new Set() };
-    for (const host of scope.hosts) this.owed.hosts.add(host);
-    for (const id of scope.http) this.owed.http.add(id);
+    this.owed ??= emptyScope();
+    mergeInto(this.owed, scope);
   }
 
   /** `scope` with what is owed merged in (no longer owed: the run that takes it owes it again if it fails). */
@@ -149,7 +165,10 @@ export class RunQueue {
     const owed = this.owed;
     if (owed === null) return scope;
     this.owed = null;
-    return { hosts: new Set([...owed.hosts, ...scope.hosts]), http: new Set([...owed.http, ...scope.http]) };
+    const merged = emptyScope();
+    mergeInto(merged, owed);
+    mergeInto(merged, scope);
+    return merged;
   }
 }
 

@@ -32,6 +32,9 @@ export async function runScoped(
 ): Promise<ApplyResult | null> {
   const { loadScopedState, planScoped, logger } = deps;
   if (loadScopedState === undefined || planScoped === undefined) return null;
+  // Instances that could not start are tried again by every change (the full run did so before scoped runs).
+  const retried = parts.ledger.unstarted;
+  if (retried.size > 0) scope = { ...scope, streams: [...new Set([...(scope.streams ?? []), ...retried])] };
   const started = Date.now();
   const ticket = parts.ledger.take();
   let scoped: ScopedState;
@@ -41,31 +44,64 @@ export async function runScoped(
     plan = planScoped(scoped);
   } catch (err) {
     logger.error({ err }, 'data plane: cannot read the desired state');
-    return { ok: false, message: describeError(err), rejected: noRejections(), scopedHttp: new Set(scope.http) };
+    return {
+      ok: false,
+      message: describeError(err),
+      rejected: noRejections(),
+      scopedHttp: new Set(scope.http),
+      scopedTcp: new Set(scope.tcp),
+    };
   }
   // The network guard checks the subnets a node's token set against every service's backend: a full run.
   if (scoped.tokenNetworks === true) return null;
   const rejected = noRejections();
   for (const [id, message] of plan.routes.rejected) rejected.http.set(id, message);
+  for (const [id, message] of plan.streams.rejected) rejected.tcp.set(id, message);
   const touched = new Set([...scope.http, ...scoped.http.map((route) => route.serviceId)]);
+  const touchedTcp = new Set([...(scope.tcp ?? []), ...(scoped.stream ?? []).map((route) => route.serviceId)]);
+  const spoken = { scopedHttp: touched, scopedTcp: touchedTcp };
   const loadedAt = Date.now();
-  let pushed: { certificatesMs: number } | null;
+  let pushed: { certificatesMs: number } | null = { certificatesMs: 0 };
   try {
-    pushed = await parts.ledger.exclusive(() => push(deps, parts, { ticket, scoped, plan, touched }));
+    // A TCP/UDP change alone pushes nothing to the HTTP instance (nor waits for its pushes).
+    if (scoped.hosts.length > 0 || scope.http.length > 0)
+      pushed = await parts.ledger.exclusive(() => push(deps, parts, { ticket, scoped, plan, touched }));
+    if (pushed !== null && (scoped.streams ?? []).length > 0)
+      await parts.ledger.exclusiveStreams(() => pushStreams(deps, parts, { ticket, scoped, plan, rejected }));
   } catch (err) {
     // No room for a certificate: the full run sets the domain's services aside as it always does.
     if (err instanceof NoRoomError) return null;
     logger.error({ err }, 'data plane: nginx apply failed');
-    return { ok: false, message: `nginx: ${describeError(err)}`, rejected, scopedHttp: touched };
+    return { ok: false, message: `nginx: ${describeError(err)}`, rejected, ...spoken };
   }
   if (pushed === null) return null;
-  return converged(deps, rejected, touched, {
+  return converged(deps, rejected, spoken, {
     ms: Date.now() - started,
     loadMs: loadedAt - started,
     certificatesMs: pushed.certificatesMs,
     hosts: scoped.hosts.length,
     services: scoped.http.length,
+    streams: (scoped.streams ?? []).length,
   });
+}
+
+/**
+ * The instances of the scope's TCP/UDP keys, each started, replaced or stopped alone (no other instance is looked
+ * at); the certificates their TLS serves first.
+ */
+async function pushStreams(
+  { proxy }: ReconcilerDeps,
+  { certificates, ledger }: ScopedParts,
+  { ticket, scoped, plan, rejected }: { ticket: number; scoped: ScopedState; plan: ScopedPlan; rejected: Rejections },
+): Promise<void> {
+  const keys = scoped.streams ?? [];
+  await certificates.ensureChanged(scoped.streamDomains ?? []);
+  const failures = await proxy.patchStreams(plan.streams.wanted, keys);
+  ledger.recordStreams(ticket, plan.streams.wanted, keys, failures);
+  for (const [key, message] of failures) {
+    const serviceId = plan.streams.serviceOf.get(key);
+    if (serviceId !== undefined) rejected.tcp.set(serviceId, message);
+  }
 }
 
 interface Loaded {
@@ -92,6 +128,10 @@ async function push(
   if (!(await proxy.patchRoutes(plan.routes.hosts, scoped.hosts, names))) return null;
   ledger.record(ticket, plan, scoped.hosts, touched, names);
   await proxy.cutStale(plan.routes.revisions, touched);
+  // A host of the scope that is no longer a domain (deleted, renamed away): its certificate goes, as the full run's
+  // prune would take it (only one this reconciler ensured).
+  const domains = new Set(names);
+  await certificates.removeGone(scoped.hosts.filter((host) => host !== '' && !domains.has(host)));
   // The full run's memory of what was cut no longer holds: its next run looks again.
   cutOff.forget();
   return { certificatesMs };
@@ -100,10 +140,10 @@ async function push(
 function converged(
   { logger }: ReconcilerDeps,
   rejected: Rejections,
-  touched: Set<number>,
+  spoken: { scopedHttp: Set<number>; scopedTcp: Set<number> },
   figures: Record<string, number>,
 ): ApplyResult {
   logRejections(logger, rejected);
   logger.debug(figures, 'data plane converged (scoped)');
-  return { ok: true, rejected, scopedHttp: touched };
+  return { ok: true, rejected, ...spoken };
 }

@@ -136,12 +136,27 @@ describe('reading, editing and deleting domains', () => {
       domain: 'old.example.com',
       pathLocation: '/',
     });
+    const { body: tcp } = await api<{ port: number }>('POST', `/api/services/${node.id}/tcp`, {
+      name: 'db',
+      domain: 'old.example.com',
+      ssl: true,
+      backendPort: 5432,
+    });
     const domainId = (await api<ListResponse<Domain>>('GET', '/api/domains')).body.data[0]?.id;
+    const plane = t.fakeDataPlane;
+    const syncs = [plane.proxy.routeSyncs, plane.proxy.streamSyncs];
     const renamed = await api<Domain>('PATCH', `/api/domains/${domainId}`, {
       domain: 'new.example.com',
       ssl: 'certbot',
     });
     expect(renamed.body).toMatchObject({ domain: 'new.example.com', ssl: 'certbot' });
+    // A scoped run: the old host and certificate go, the TLS service's instance serves the new name's certificate.
+    expect([plane.proxy.routeSyncs, plane.proxy.streamSyncs]).toEqual(syncs);
+    expect(plane.proxy.patches.at(-1)).toEqual({ set: ['new.example.com'], del: ['old.example.com'] });
+    expect(plane.proxy.routes.has('old.example.com')).toBe(false);
+    expect(plane.certs.info('old.example.com')).toBeNull();
+    expect(plane.proxy.streamPatches.at(-1)).toEqual({ started: [`tcp-${tcp.port}`], stopped: [] });
+    expect(plane.proxy.streams.get(`tcp-${tcp.port}`)?.certName).toBe('new.example.com');
     const moved = await api<HttpService>('GET', `/api/services/${node.id}/http/${svc.id}`);
     expect(moved.body).toMatchObject({
       domain: 'new.example.com',
@@ -172,9 +187,15 @@ describe('reading, editing and deleting domains', () => {
 
   test('deleting an unused domain removes it from the API and the data plane', async () => {
     const { body } = await api<Domain>('POST', '/api/domains', { domain: 'gone.example.com' });
+    expect(t.fakeDataPlane.certs.info('gone.example.com')).not.toBeNull();
+    const syncs = t.fakeDataPlane.proxy.routeSyncs;
     expect((await api('DELETE', `/api/domains/${body.id}`)).status).toBe(204);
     expect((await api('GET', `/api/domains/${body.id}`)).status).toBe(404);
     expect(t.fakeDataPlane.lastState?.domains).toEqual([]);
+    // A scoped run: its certificate goes, nothing else is pushed.
+    expect(t.fakeDataPlane.certs.info('gone.example.com')).toBeNull();
+    expect(t.fakeDataPlane.proxy.certificates.has('gone.example.com')).toBe(false);
+    expect(t.fakeDataPlane.proxy.routeSyncs).toBe(syncs);
   });
 });
 

@@ -17,6 +17,7 @@ import { acmeCas, dnsProviders, domains, httpServices, nodes, tcpServices } from
 import { certificateOf } from '../certificates/present.js';
 import { badRequest, fieldError, notFound } from '../../errors.js';
 import { applyChanges } from '../../dataplane-apply.js';
+import { streamKey } from '../../model/desired-state.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 
 type DomainRow = typeof domains.$inferSelect;
@@ -257,10 +258,17 @@ export async function updateDomain(
   const ssl = await resolveSsl(options, name, requested, body.skipValidation, needsCheck, choice.challenge);
   const now = deps.now().toISOString();
   let row: DomainRow | undefined;
+  let moved: { id: number; proto: 'tcp' | 'udp'; port: number }[] = [];
   try {
     // Services refer to their domain by name, so a rename carries them along in the same transaction.
     row = await deps.db.write(async (tx) => {
       if (isRenamed) {
+        // Their instances serve the domain's name and certificate: replaced, in the same scoped run.
+        moved = await tx
+          .select({ id: tcpServices.id, proto: tcpServices.proto, port: tcpServices.port })
+          .from(tcpServices)
+          .where(eq(tcpServices.domain, current.domain))
+          .all();
         await tx
           .update(httpServices)
           .set({ domain: name, updatedAt: now })
@@ -286,8 +294,19 @@ export async function updateDomain(
   }
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as the row; no match gives undefined
   if (!row) throw notFound('Domain');
-  // A rename moves TCP/UDP services too: everything is applied.
-  await applyChanges(deps, undefined, isRenamed ? undefined : { hosts: [row.domain], http: [] });
+  // A rename leaves the old host (its routes and certificate go) for the new one, with its TCP/UDP services.
+  await applyChanges(
+    deps,
+    undefined,
+    isRenamed
+      ? {
+          hosts: [current.domain, row.domain],
+          http: [],
+          streams: moved.map((service) => streamKey(service.proto, service.port)),
+          tcp: moved.map((service) => service.id),
+        }
+      : { hosts: [row.domain], http: [] },
+  );
   return await getDomain(deps, row.id);
 }
 
@@ -334,7 +353,8 @@ export async function deleteDomain(deps: AppDeps, id: number): Promise<void> {
     );
   }
   await deps.db.write(async (tx) => await tx.delete(domains).where(eq(domains.id, id)).run());
-  await applyChanges(deps);
+  // Its host (no routes: no service uses it) and its certificate go.
+  await applyChanges(deps, undefined, { hosts: [current.domain], http: [] });
 }
 
 /**

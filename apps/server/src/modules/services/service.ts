@@ -11,6 +11,7 @@ import type { AppDeps } from '../../deps.js';
 import { httpServices, tcpServices } from '../../db/schema.js';
 import { badRequest, notFound } from '../../errors.js';
 import { applyChanges, serviceScope } from '../../dataplane-apply.js';
+import { streamKey } from '../../model/desired-state.js';
 import type { Tx } from '../../db/client.js';
 import type { Caller } from './caller.js';
 import { afterSetEnabled, assertMayDelete, assertMayEnable, type ServiceDecisions } from './decisions.js';
@@ -133,6 +134,17 @@ async function readDecisions(
     .get();
 }
 
+/** The TCP/UDP instance a service is served by (`streamKey`); an HTTP service has none. */
+async function streamsOf(tx: Tx, type: ServiceType, id: number): Promise<string[]> {
+  if (type === 'http') return [];
+  const row = await tx
+    .select({ proto: tcpServices.proto, port: tcpServices.port })
+    .from(tcpServices)
+    .where(eq(tcpServices.id, id))
+    .get();
+  return row ? [streamKey(row.proto, row.port)] : [];
+}
+
 /**
  * Enable/Disable Access: the data plane starts or stops serving the service before this resolves. A node's token is
  * refused (403) where the operator decided otherwise (decisions.ts); the check and the change are one transaction,
@@ -160,10 +172,10 @@ export async function setServiceEnabled(
       .set(patch)
       .where(and(eq(table.id, id), eq(table.nodeId, nodeId)))
       .run();
-    return { domain: row.domain };
+    return { domain: row.domain, streams: await streamsOf(tx, type, id) };
   });
   if (!found) throw notFound('Service');
-  await applyChanges(deps, { type, id }, serviceScope(type, id, [found.domain]));
+  await applyChanges(deps, { type, id }, serviceScope(type, id, [found.domain], found.streams));
   return await getService(deps, nodeId, type, id);
 }
 
@@ -180,14 +192,15 @@ export async function deleteService(
     const row = await readDecisions(tx, type, nodeId, id);
     if (!row) return null;
     assertMayDelete(caller, row);
+    const streams = await streamsOf(tx, type, id);
     const table = type === 'http' ? httpServices : tcpServices;
     await tx
       .delete(table)
       .where(and(eq(table.id, id), eq(table.nodeId, nodeId)))
       .run();
-    return { domain: row.domain };
+    return { domain: row.domain, streams };
   });
   if (!found) throw notFound('Service');
   // The row is gone, so a rejection has no service to be stored on: it only reaches the caller.
-  await applyChanges(deps, undefined, serviceScope(type, id, [found.domain]));
+  await applyChanges(deps, undefined, serviceScope(type, id, [found.domain], found.streams));
 }

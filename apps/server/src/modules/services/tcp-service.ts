@@ -12,7 +12,8 @@ import { tcpServices } from '../../db/schema.js';
 import { fieldError, notFound } from '../../errors.js';
 import { resolveExpiry } from './expiry.js';
 import { expirySetterOf } from './decisions.js';
-import { applyChanges } from '../../dataplane-apply.js';
+import { applyChanges, serviceScope } from '../../dataplane-apply.js';
+import { streamKey } from '../../model/desired-state.js';
 import { seesEveryNode, type Caller, type ChangeView } from './caller.js';
 import { isShapedServiceList, shapedTcpPage, selectTcpPage, type ListScope, type ListShape } from './list-queries.js';
 import { toTcpService, type TcpServiceRow } from './present.js';
@@ -87,7 +88,7 @@ export async function createTcpService(
     );
   }
   const expiresAt = resolveExpiry(deps, body) ?? null;
-  const id = await writeOrExplain(
+  const created = await writeOrExplain(
     proto,
     body.port,
     async () =>
@@ -101,35 +102,34 @@ export async function createTcpService(
         const port = await choosePublicPort(tx, deps.config, proto, body.port, {
           revealOwner: caller === 'admin' && seesEveryNode(view),
         });
-        return (
-          await tx
-            .insert(tcpServices)
-            .values({
-              nodeId,
-              name: body.name,
-              domain,
-              proto,
-              port,
-              ssl,
-              backendHost: resolveBackendHost(node, body.backendHost),
-              backendPort: body.backendPort,
-              allowedIps: body.allowedIps ?? [],
-              blockedIps: body.blockedIps ?? [],
-              expiresAt,
-              // The API's creations are enabled; a configuration document may create one disabled.
-              enabled: body.enabled ?? true,
-              disabledBy: body.enabled === false ? caller : null,
-              createdBy: caller,
-              // Only a node's agent says a service came from its labels (the admin's schema has no such field).
-              source: caller === 'node' ? (body.source ?? null) : null,
-              expirySetBy: expiresAt === null ? null : caller,
-            })
-            .returning({ id: tcpServices.id })
-            .get()
-        ).id;
+        return await tx
+          .insert(tcpServices)
+          .values({
+            nodeId,
+            name: body.name,
+            domain,
+            proto,
+            port,
+            ssl,
+            backendHost: resolveBackendHost(node, body.backendHost),
+            backendPort: body.backendPort,
+            allowedIps: body.allowedIps ?? [],
+            blockedIps: body.blockedIps ?? [],
+            expiresAt,
+            // The API's creations are enabled; a configuration document may create one disabled.
+            enabled: body.enabled ?? true,
+            disabledBy: body.enabled === false ? caller : null,
+            createdBy: caller,
+            // Only a node's agent says a service came from its labels (the admin's schema has no such field).
+            source: caller === 'node' ? (body.source ?? null) : null,
+            expirySetBy: expiresAt === null ? null : caller,
+          })
+          .returning({ id: tcpServices.id, port: tcpServices.port })
+          .get();
       }),
   );
-  await applyChanges(deps, { type: 'tcp', id });
+  const { id } = created;
+  await applyChanges(deps, { type: 'tcp', id }, serviceScope('tcp', id, [], [streamKey(proto, created.port)]));
   return await getTcpService(deps, nodeId, id);
 }
 
@@ -153,12 +153,18 @@ export async function updateTcpService(
   const requestedPort = body.port === undefined ? current.port : body.port;
   const now = deps.now().toISOString();
   const expiresAt = resolveExpiry(deps, body);
-  await writeOrExplain(
+  const moved = await writeOrExplain(
     proto,
     requestedPort,
     async () =>
       await deps.db.write(async (tx) => {
         const node = await findServiceNode(tx, nodeId);
+        // The instance it leaves, as the row says in this transaction (the read above may be older).
+        const before = await tx
+          .select({ proto: tcpServices.proto, port: tcpServices.port })
+          .from(tcpServices)
+          .where(eq(tcpServices.id, id))
+          .get();
         // An untouched port stays even if the range was narrowed since: only a change must fit the rules.
         const keepsPort = body.port === undefined && proto === current.proto;
         const port = keepsPort
@@ -189,8 +195,9 @@ export async function updateTcpService(
           })
           .where(eq(tcpServices.id, id))
           .run();
+        return [streamKey(proto, port), ...(before ? [streamKey(before.proto, before.port)] : [])];
       }),
   );
-  await applyChanges(deps, { type: 'tcp', id });
+  await applyChanges(deps, { type: 'tcp', id }, serviceScope('tcp', id, [], moved));
   return await getTcpService(deps, nodeId, id);
 }
