@@ -106,6 +106,7 @@ export const messageTexts = {
 
   // ---- Nodes
   address_none_free: 'No free address in the VPN subnet',
+  vpn_subnet_full: 'VPN subnet {subnet} is full: no free address for a new node',
   address_outside_subnet: 'This address must lie inside the VPN subnet {subnet}',
   address_reserved: 'This address is reserved (network or broadcast address)',
   address_in_use: 'This address is already in use',
@@ -171,6 +172,13 @@ export const messageTexts = {
   chain_expired: 'Certificate {position} of the chain expired on {date}',
   chain_not_ca: 'Certificate {position} of the chain is not a certificate authority',
   printable_ascii: 'This field must be printable ASCII without spaces',
+  dns_key_name: 'This field must be a key name (letters, digits, ".", "_", "-")',
+  dns_zone_id: 'This field must be a zone id (letters and digits)',
+  aws_access_key_id: 'This field must be an AWS access key id',
+  aws_hosted_zone_id: 'This field must be a hosted zone id (Z…)',
+  aws_region: 'This field must be an AWS region (us-east-1)',
+  acme_dns_username: 'This field must be an acme-dns user name',
+  acme_dns_subdomain: 'This field must be an acme-dns subdomain',
   eab_pair: 'Give both the key id and the HMAC key of the external account binding, or neither',
   renew_not_acme: 'Only a domain whose certificate comes from a CA (certbot) can be renewed',
 
@@ -189,6 +197,7 @@ export const messageTexts = {
   invalid_label_key: 'This field must be http, tcp, http.NAME or tcp.NAME',
   invalid_digest: 'This field must be a SHA-256 digest in hex',
   not_one_line: 'This field must be one printable line',
+  invalid_audit_action: 'This field must be an action such as service or service.update',
   invalid_service_list: 'This field must list services as http:12,tcp:3',
   no_node_named: 'No node is named {name}',
 
@@ -214,6 +223,7 @@ export const messageTexts = {
   zod_too_big_array: 'Too big: expected array to have <={max} items',
   zod_too_small_string: 'Too small: expected string to have >={min} characters',
   zod_invalid_value: 'Invalid input: expected {expected}',
+  zod_invalid_option: 'Invalid option: expected one of {options}',
 
   // ---- Accounts, sign-in and two-factor
   invalid_username: "This field may hold only letters, digits and '.', '_', '-', '@', '+'",
