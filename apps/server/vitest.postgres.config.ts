@@ -19,5 +19,6 @@ export default defineConfig({
     include: apiTests,
     env: { POSTERN_TEST_STORE: 'postgres' },
     testTimeout: 20_000,
+    setupFiles: ['src/test/setup-message-codes.ts'],
   },
 });

@@ -4,7 +4,8 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ConfirmProvider } from './components/ui/confirm';
 import { Toaster } from './components/ui/toast';
-import { activateLanguage, initialLanguage, t, useLanguage } from './i18n/i18n';
+import { activateLanguage, initialLanguage, t, translatedMessage, useLanguage } from './i18n/i18n';
+import { setMessageTranslator } from './lib/api';
 import { createQueryClient } from './lib/query-client';
 import { applyTheme, followSystemTheme, readTheme } from './lib/theme';
 import { router } from './router';
@@ -27,6 +28,9 @@ function Console() {
     </ConfirmProvider>
   );
 }
+
+// A server's messages (toasts of 400 answers) in the operator's language, through their message codes.
+setMessageTranslator(translatedMessage);
 
 // The language's catalogue comes first: a screen never shows before its words. A catalogue that cannot be fetched
 // leaves the page to the route's own chunk, which fails the same way (the gateway unreachable).

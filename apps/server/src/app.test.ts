@@ -76,7 +76,11 @@ describe('errors', () => {
       payload: '{"name":',
     });
     expect(malformed.statusCode).toBe(400);
-    expect(malformed.json()).toEqual({ message: 'The request body is not valid JSON', code: 'bad_request' });
+    expect(malformed.json()).toEqual({
+      message: 'The request body is not valid JSON',
+      code: 'bad_request',
+      messageCode: 'invalid_json',
+    });
   });
 
   it("gives the framework's own refusals a code too: malformed id, body too large, not JSON", async () => {
@@ -85,6 +89,7 @@ describe('errors', () => {
     expect((await t.app.inject({ url: '/api/nodes/01', headers })).json()).toEqual({
       message: 'Not found',
       code: 'not_found',
+      messageCode: 'not_found',
     });
     const large = await t.app.inject({
       method: 'POST',

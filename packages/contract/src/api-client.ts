@@ -196,6 +196,8 @@ export function createApiClient(options: ApiClientOptions = {}): ApiClient {
         serverMessage: error.message,
         code: error.code,
         fieldErrors: answer.status === 422 ? error.fieldErrors : [],
+        messageCode: error.messageCode,
+        params: error.params,
       });
     }
     if (response?.kind === 'empty') return undefined;

@@ -1,4 +1,5 @@
 import type { FieldError } from './envelopes.js';
+import type { MessageParams } from './message-codes.js';
 
 // The error model clients branch on (docs/api.md "Error codes"). Every error answer is `{ message, code }`; a 422
 // adds `errors: { body: [{ field, message }] }`. `message` is for people and may change; `code` is stable.
@@ -63,8 +64,11 @@ export interface ApiErrorDetails {
   serverMessage?: string | null;
   /** The server's `code`; null when there was no answer or it sent none (a gateway from before codes). */
   code?: ErrorCode | null;
-  /** 422: per-field messages from `errors.body`. */
+  /** 422: per-field messages from `errors.body` (with their `code` and `params` as sent: unchecked). */
   fieldErrors?: FieldError[];
+  /** The code of `serverMessage` (message-codes.ts) and its values; null when the server sent none. */
+  messageCode?: string | null;
+  params?: MessageParams | null;
 }
 
 /** A failed call: its status and what the error body said. */
@@ -73,6 +77,8 @@ export class ApiError extends Error {
   readonly serverMessage: string | null;
   readonly code: ErrorCode | null;
   readonly fieldErrors: FieldError[];
+  readonly messageCode: string | null;
+  readonly params: MessageParams | null;
 
   constructor(
     /** 0 when no response arrived. */
@@ -84,6 +90,8 @@ export class ApiError extends Error {
     this.serverMessage = details.serverMessage ?? null;
     this.code = details.code ?? null;
     this.fieldErrors = details.fieldErrors ?? [];
+    this.messageCode = details.messageCode ?? null;
+    this.params = details.params ?? null;
   }
 }
 
@@ -107,14 +115,20 @@ export function readErrorBody(body: unknown): {
   message: string | null;
   code: ErrorCode | null;
   fieldErrors: FieldError[];
+  messageCode: string | null;
+  params: MessageParams | null;
 } {
-  if (typeof body !== 'object' || body === null) return { message: null, code: null, fieldErrors: [] };
+  if (typeof body !== 'object' || body === null)
+    return { message: null, code: null, fieldErrors: [], messageCode: null, params: null };
   const message = 'message' in body && typeof body.message === 'string' ? body.message : null;
   const code = 'code' in body && isErrorCode(body.code) ? body.code : null;
+  const messageCode = 'messageCode' in body && typeof body.messageCode === 'string' ? body.messageCode : null;
+  // Values are shown as text only (the console's `error.<code>` messages): not checked one by one.
+  const params = 'params' in body && typeof body.params === 'object' ? (body.params as MessageParams | null) : null;
   let fieldErrors: FieldError[] = [];
   if ('errors' in body && typeof body.errors === 'object' && body.errors !== null && 'body' in body.errors) {
     const list = body.errors.body;
     if (Array.isArray(list)) fieldErrors = list.filter(isFieldError);
   }
-  return { message, code, fieldErrors };
+  return { message, code, fieldErrors, messageCode, params };
 }

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { accessMessages } from './access.js';
 import { accountMessages } from './accounts.js';
 import { certificateMessages } from './certificate-messages.js';
 import { notificationLimits, notificationMessages } from './notifications.js';
-import { VALIDATION_FAILED_MESSAGE } from './envelopes.js';
+import { toFieldErrors, toValidationError, VALIDATION_FAILED_MESSAGE } from './envelopes.js';
+import { requiredText } from './fields.js';
 import {
   describeMessage,
   MESSAGE_CODES,
@@ -176,5 +178,21 @@ describe('message codes', () => {
     expect(describeMessage('Something no table knows')).toBeNull();
     // Digits only where a number is meant: words after a limit are not a limit.
     expect(describeMessage('This field must be less than or equal to many')).toBeNull();
+  });
+
+  it("a zod failure's field errors carry codes and values, the 422 body its message code", () => {
+    const schema = z.object({ name: requiredText(63), note: requiredText(5) });
+    const result = schema.safeParse({ note: 'far too long' });
+    expect(result.success).toBe(false);
+    if (result.success) return;
+    expect(toFieldErrors(result.error)).toEqual([
+      { field: 'name', message: messages.required, code: 'required' },
+      { field: 'note', message: maxLengthMessage(5), code: 'too_long', params: { max: 5 } },
+    ]);
+    expect(toValidationError(result.error)).toMatchObject({
+      message: 'Validation failed',
+      code: 'validation',
+      messageCode: 'validation_failed',
+    });
   });
 });

@@ -7,6 +7,8 @@ import {
   type MessageParams,
 } from '@postern/contract';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import { collectErrors } from '../lib/use-zod-form';
 import { fieldErrorText, translatedMessage } from './error-text';
 import { activateLanguage, loadMoreTexts, t, type MessageId } from './i18n';
 
@@ -50,6 +52,18 @@ describe('server and form messages in the operator’s language', () => {
     expect(translatedMessage('A message without a code', null)).toBe('A message without a code');
     await activateLanguage('ja');
     expect(translatedMessage(messages.required, 'required')).toBe('この項目は必須です');
+  });
+
+  it('checks a form in the language (the same schemas as the server, the same codes)', async () => {
+    await activateLanguage('fr');
+    await loadMoreTexts();
+    const schema = z.object({ name: z.string({ error: () => messages.required }).max(5, maxLengthMessage(5)) });
+    expect(collectErrors(schema, {})).toEqual({ name: 'Ce champ est obligatoire' });
+    expect(collectErrors(schema, { name: 'far too long' })).toEqual({
+      name: 'Ce champ doit comporter au plus 5 caractères',
+    });
+    await activateLanguage('en');
+    expect(collectErrors(schema, { name: 'far too long' })).toEqual({ name: maxLengthMessage(5) });
   });
 
   it('has an English text for every code equal to the server’s English message', async () => {

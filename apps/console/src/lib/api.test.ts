@@ -1,6 +1,14 @@
 import { forbiddenMessage, routes } from '@postern/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, call, filenameFromDisposition, isStoredButNotAppliedError, settleStoredChange } from './api';
+import { activateLanguage, loadMoreTexts, translatedMessage } from '../i18n/i18n';
+import {
+  ApiError,
+  call,
+  filenameFromDisposition,
+  isStoredButNotAppliedError,
+  setMessageTranslator,
+  settleStoredChange,
+} from './api';
 import { clearToken, readToken, setSessionNavigator, storeToken } from './session';
 import { dismissToast, getToasts } from './toast-store';
 
@@ -58,6 +66,37 @@ describe('api error rules (console spec: Error catalogue)', () => {
     const error = await failureOf(call(routes.downloadNodeConfig, { params: { id: 1 } }));
     expect(error.status).toBe(400);
     expect(toastMessages()).toEqual(['error: The local node has no config to download']);
+  });
+
+  it("says a toast's server message in the operator's language by its code; an unknown code in English", async () => {
+    setMessageTranslator(translatedMessage);
+    await activateLanguage('de');
+    await loadMoreTexts();
+    try {
+      respondWith(400, {
+        message: 'The local node has no config to download',
+        code: 'bad_request',
+        messageCode: 'local_node_no_config',
+      });
+      await failureOf(call(routes.downloadNodeConfig, { params: { id: 1 } }));
+      respondWith(503, {
+        message: 'Saved, but the gateway could not apply it yet: nginx is down',
+        code: 'dataplane_unavailable',
+        messageCode: 'saved_not_applied',
+        params: { reason: 'nginx is down' },
+      });
+      await failureOf(call(routes.createNode, { body: { name: 'n' } }));
+      respondWith(400, { message: 'A message of a newer gateway', code: 'bad_request', messageCode: 'made_up_code' });
+      await failureOf(call(routes.createNode, { body: { name: 'n' } }));
+      expect(toastMessages()).toEqual([
+        'error: Für den lokalen Knoten gibt es keine Konfiguration zum Herunterladen',
+        'warning: Gespeichert, aber das Gateway konnte es noch nicht anwenden: nginx is down',
+        'error: A message of a newer gateway',
+      ]);
+    } finally {
+      setMessageTranslator((message) => message);
+      await activateLanguage('en');
+    }
   });
 
   it("shows 'Unknown Error' for a 400 without a message", async () => {

@@ -1,7 +1,8 @@
-import { NodeCreateSchema } from '@postern/contract';
+import { NodeCreateSchema, type FieldError } from '@postern/contract';
 import { act, fireEvent, render, screen } from '@testing-library/react';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CheckboxField, TextField } from '../components/ui/form-field';
+import { activateLanguage, loadMoreTexts } from '../i18n/i18n';
 import { ApiError } from './api';
 import { useZodForm } from './use-zod-form';
 
@@ -65,5 +66,59 @@ describe('useZodForm with the contract schemas (console spec: Validation rules)'
     fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'taken' } });
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Save' })));
     expect(errorOf('Name')).toBe('A node with this name exists');
+  });
+
+  describe("in the operator's language (docs/api.md 'Message codes')", () => {
+    afterEach(() => activateLanguage('en'));
+
+    const reject = (fieldErrors: FieldError[]) => () =>
+      Promise.reject(
+        new ApiError(422, 'Request failed with status code 422', { serverMessage: 'Validation failed', fieldErrors }),
+      );
+
+    it("says a 422's coded messages in the language; an unknown code or none in the server's English", async () => {
+      await activateLanguage('de');
+      await loadMoreTexts();
+      render(
+        <NodeForm
+          onValid={reject([
+            { field: 'name', message: 'This field is required', code: 'required' },
+            { field: 'address', message: 'A message of a newer gateway', code: 'made_up_code', params: { n: 1 } },
+            { field: 'gatewayNetwork', message: 'A message without a code' },
+          ])}
+        />,
+      );
+      fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'x' } });
+      await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Save' })));
+      expect(errorOf('Name')).toBe('Dieses Feld ist erforderlich');
+      expect(errorOf('Address')).toBe('A message of a newer gateway');
+      expect(errorOf('Gateway Network')).toBe('A message without a code');
+      // The form's own checks too: the same schemas, the same codes.
+      fireEvent.change(screen.getByLabelText('Address'), { target: { value: '10.0.0.300' } });
+      expect(errorOf('Address')).toBe('Dieses Feld muss eine gültige IPv4-Adresse sein');
+    });
+
+    it('shows the values in a message as text: a name like <img onerror> is never markup', async () => {
+      await activateLanguage('de');
+      await loadMoreTexts();
+      const hostile = '<img src=x onerror="window.__pwned = 1">';
+      render(
+        <NodeForm
+          onValid={reject([
+            {
+              field: 'name',
+              message: `Port 8080/tcp is already used by the service "${hostile}"`,
+              code: 'port_in_use_by',
+              params: { port: 8080, proto: 'tcp', service: hostile },
+            },
+          ])}
+        />,
+      );
+      fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'x' } });
+      await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Save' })));
+      expect(errorOf('Name')).toBe(`Port 8080/tcp ist bereits durch den Dienst „${hostile}“ belegt`);
+      expect(document.querySelector('img')).toBeNull();
+      expect((window as { __pwned?: number }).__pwned).toBeUndefined();
+    });
   });
 });

@@ -3,6 +3,7 @@ import { toFieldErrors } from '@postern/contract';
 import type { SubmitEvent } from 'react';
 import { useCallback, useLayoutEffect, useRef, useState } from 'react';
 import type { z } from 'zod';
+import { fieldErrorText } from '../i18n/error-text';
 import { afterPointerRelease } from './after-pointer-release';
 import { isApiError } from './api';
 
@@ -12,15 +13,16 @@ import { isApiError } from './api';
 
 export type FormErrors = Partial<Record<string, string>>;
 
-/** The first message per field of a failed parse, as a lookup. */
+/** The first message per field of a failed parse, as a lookup, in the operator's language. */
 export function collectErrors(schema: z.ZodType, values: unknown): FormErrors {
   const result = schema.safeParse(values);
   if (result.success) return {};
-  return Object.fromEntries(toFieldErrors(result.error).map(({ field, message }) => [field, message]));
+  return toErrorMap(toFieldErrors(result.error));
 }
 
+/** Field errors (the form's own or a 422's) as a lookup, each message in the operator's language (error-text.ts). */
 export function toErrorMap(fieldErrors: readonly FieldError[]): FormErrors {
-  return Object.fromEntries(fieldErrors.map(({ field, message }) => [field, message]));
+  return Object.fromEntries(fieldErrors.map((error) => [error.field, fieldErrorText(error)]));
 }
 
 /** The form's first control (in page order) whose field has a message: where a failed submit sends focus. */

@@ -74,7 +74,10 @@ describe('invites', () => {
       token,
       password: 'another-long-password',
     });
-    expect(again).toEqual({ status: 400, body: { code: 'bad_request', message: accountMessages.inviteInvalid } });
+    expect(again).toEqual({
+      status: 400,
+      body: { code: 'bad_request', message: accountMessages.inviteInvalid, messageCode: 'invite_invalid' },
+    });
     expect((await accountsList()).filter((a) => a.username === 'newcomer@example.test')).toHaveLength(1);
     const login = await call<{ token: string }>('POST', '/api/auth/login', null, {
       username: 'newcomer@example.test',
@@ -98,7 +101,10 @@ describe('invites', () => {
         token: tokenOf(expiring.body.url),
         password: 'a-long-password',
       });
-      expect(late).toEqual({ status: 400, body: { code: 'bad_request', message: accountMessages.inviteExpired } });
+      expect(late).toEqual({
+        status: 400,
+        body: { code: 'bad_request', message: accountMessages.inviteExpired, messageCode: 'invite_expired' },
+      });
     } finally {
       clockOffsetMs = 0;
     }
@@ -106,7 +112,10 @@ describe('invites', () => {
       token: tokenOf(revoked.body.url),
       password: 'a-long-password',
     });
-    expect(gone).toEqual({ status: 400, body: { code: 'bad_request', message: accountMessages.inviteInvalid } });
+    expect(gone).toEqual({
+      status: 400,
+      body: { code: 'bad_request', message: accountMessages.inviteInvalid, messageCode: 'invite_invalid' },
+    });
     const usernames = (await accountsList()).map((a) => a.username);
     expect(usernames).not.toContain('late@example.test');
     expect(usernames).not.toContain('revoked@example.test');
@@ -182,7 +191,10 @@ describe('the last owner', () => {
     const ownId = me.body.id;
     // Alone: the bootstrap owner cannot demote itself.
     const demoteSelf = await call('PATCH', `/api/accounts/${ownId}`, owner, { role: 'admin' });
-    expect(demoteSelf).toEqual({ status: 400, body: { code: 'bad_request', message: accountMessages.lastOwner } });
+    expect(demoteSelf).toEqual({
+      status: 400,
+      body: { code: 'bad_request', message: accountMessages.lastOwner, messageCode: 'last_owner' },
+    });
 
     const second = await account('admin');
     expect((await call('PATCH', `/api/accounts/${second.id}`, owner, { role: 'owner' })).status).toBe(200);
@@ -255,10 +267,16 @@ describe('sessions of a changed account', () => {
     probe.stream.close();
     expect(
       await call('POST', '/api/auth/login', null, { username: person.username, password: person.password }),
-    ).toEqual({ status: 403, body: { code: 'forbidden', message: ACCOUNT_DISABLED_MESSAGE } });
+    ).toEqual({
+      status: 403,
+      body: { code: 'forbidden', message: ACCOUNT_DISABLED_MESSAGE, messageCode: 'account_disabled' },
+    });
     expect(
       await call('POST', '/api/auth/login', null, { username: person.username, password: 'wrong-password' }),
-    ).toEqual({ status: 401, body: { code: 'unauthorized', message: INVALID_CREDENTIALS_MESSAGE } });
+    ).toEqual({
+      status: 401,
+      body: { code: 'unauthorized', message: INVALID_CREDENTIALS_MESSAGE, messageCode: 'invalid_credentials' },
+    });
 
     // Enabled and deleted: gone at once as well.
     expect((await call('PATCH', `/api/accounts/${person.id}`, owner, { enabled: true })).status).toBe(200);
@@ -282,7 +300,10 @@ describe('sessions of a changed account', () => {
       ['DELETE', undefined],
     ] as const) {
       const answer = await call(method, `/api/accounts/${me.body.id}`, owner, body);
-      expect(answer).toEqual({ status: 400, body: { code: 'bad_request', message: accountMessages.ownAccount } });
+      expect(answer).toEqual({
+        status: 400,
+        body: { code: 'bad_request', message: accountMessages.ownAccount, messageCode: 'own_account' },
+      });
     }
     expect((await call('GET', '/api/nodes', owner)).status).toBe(200);
   });

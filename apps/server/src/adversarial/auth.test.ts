@@ -656,7 +656,11 @@ describe('authorisation matrix: every route × every caller', () => {
         expect(response.statusCode, `${what}: ${response.body}`).toBe(expected);
         const answer = response.json<{ message?: string; data?: { id: number }[] }>();
         if (expected === 404)
-          expect(answer, what).toEqual({ code: 'not_found', message: `${namesNodeA ? 'Node' : 'Domain'} not found` });
+          expect(answer, what).toEqual({
+            code: 'not_found',
+            message: `${namesNodeA ? 'Node' : 'Domain'} not found`,
+            messageCode: namesNodeA ? 'node_not_found' : 'domain_not_found',
+          });
         if (SCOPED_EMPTY.has(name)) expect(answer.data, what).toEqual([]);
         if (expected === 403) expect(isRoleRefusal(answer.message), what).toBe(true);
         if (name === 'listNodes')

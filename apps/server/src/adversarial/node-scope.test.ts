@@ -47,7 +47,10 @@ async function domainIdOf(name: string): Promise<number> {
   return id ?? 0;
 }
 
-const NODE_NOT_FOUND = { status: 404, body: { code: 'not_found', message: 'Node not found' } };
+const NODE_NOT_FOUND = {
+  status: 404,
+  body: { code: 'not_found', message: 'Node not found', messageCode: 'node_not_found' },
+};
 
 beforeAll(async () => {
   t = await buildTestApp();
@@ -71,7 +74,14 @@ describe('an owner sets the nodes an account may see', () => {
       nodes: [nodeA.id, 999_999],
     });
     expect(unknown.status).toBe(422);
-    expect(unknown.body.errors.body).toEqual([{ field: 'nodes', message: accountMessages.unknownNodes([999_999]) }]);
+    expect(unknown.body.errors.body).toEqual([
+      {
+        field: 'nodes',
+        message: accountMessages.unknownNodes([999_999]),
+        code: 'unknown_nodes',
+        params: { ids: '999999' },
+      },
+    ]);
     const listed = async () =>
       (await call<{ data: Account[] }>('GET', '/api/accounts?limit=100', owner)).body.data.find((a) => a.id === id);
     expect((await listed())?.nodes).toBeNull();
@@ -240,7 +250,9 @@ describe('an operator limited to node A', () => {
     const servicesOfB = async () =>
       (await call<{ data: object[] }>('GET', `/api/services?nodeId=${nodeB.id}&limit=100`, owner)).body.data;
     const before = JSON.stringify(await servicesOfB());
-    const notYours = { body: [{ field: 'domain', message: ruleMessages.domainOfOtherNodes }] };
+    const notYours = {
+      body: [{ field: 'domain', message: ruleMessages.domainOfOtherNodes, code: 'domain_of_other_nodes' }],
+    };
     const onB = 'b.scope.example.test';
     const attempts: [string, string, object][] = [
       // A path of its own on B's domain would take that path of B's visitors.
@@ -402,7 +414,10 @@ describe('an operator limited to node A', () => {
       await call('DELETE', `/api/services/${nodeA.id}/http/${onIt.body.id}`, owner);
     }
     const domainB = await domainIdOf('b.scope.example.test');
-    const notFound = { status: 404, body: { code: 'not_found', message: 'Domain not found' } };
+    const notFound = {
+      status: 404,
+      body: { code: 'not_found', message: 'Domain not found', messageCode: 'domain_not_found' },
+    };
     expect(await call('GET', `/api/domains/${domainB}`, session)).toEqual(notFound);
     expect(await call('GET', '/api/domains/999999', session)).toEqual(notFound);
   });

@@ -58,6 +58,7 @@ describe('sign-in under attack', () => {
       expect(responses.find((response) => response.statusCode === 429)?.json()).toEqual({
         message: TOO_MANY_ATTEMPTS_MESSAGE,
         code: 'rate_limited',
+        messageCode: 'too_many_attempts',
       });
     },
     SLOW_MS,
@@ -113,7 +114,11 @@ describe('sign-in under attack', () => {
       expect(argon.calls).toBe(5);
       const busy = responses.filter((response) => response.statusCode === 429);
       expect(busy).toHaveLength(15);
-      expect(busy[0]?.json()).toEqual({ message: HASHING_BUSY_MESSAGE, code: 'rate_limited' });
+      expect(busy[0]?.json()).toEqual({
+        message: HASHING_BUSY_MESSAGE,
+        code: 'rate_limited',
+        messageCode: 'sign_ins_busy',
+      });
       expect(busy[0]?.headers['retry-after']).toBe('1');
       // A refusal for load is not a failed guess: those clients are not held back afterwards.
       const refusedClient = `192.0.2.${responses.findIndex((response) => response.statusCode === 429) + 1}`;

@@ -61,7 +61,9 @@ describe('tenancy and input validation', () => {
       backendPort: 80,
     });
     expect(noDomain.status).toBe(422);
-    expect(noDomain.body.errors?.body).toEqual([{ field: 'domain', message: expect.stringContaining('--domain') }]);
+    expect(noDomain.body.errors?.body).toEqual([
+      { field: 'domain', message: expect.stringContaining('--domain'), code: 'domain_required_for_node' },
+    ]);
 
     // Node A's new domain becomes A's; B can add nothing below it, and learns nothing about its owner.
     const own = await call(nodeA.token, 'POST', '/api/agent/services/http', {

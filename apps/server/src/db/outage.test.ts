@@ -70,7 +70,11 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('the 
     await relay.cut();
     const during = await createNode('during');
     expect(during.statusCode).toBe(503);
-    expect(during.json()).toEqual({ message: DATABASE_UNAVAILABLE_MESSAGE, code: 'database_unavailable' });
+    expect(during.json()).toEqual({
+      message: DATABASE_UNAVAILABLE_MESSAGE,
+      code: 'database_unavailable',
+      messageCode: 'database_unavailable',
+    });
     // Nothing told the data plane to drop what it serves.
     expect(app.fakeDataPlane.lastState).toBe(served);
 

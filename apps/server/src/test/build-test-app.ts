@@ -22,6 +22,7 @@ import { createAuditLog } from '../modules/audit/recorder.js';
 import { resolveGatewayName } from '../modules/gateways/name.js';
 import { registerGateway } from '../modules/gateways/registry.js';
 import { loadSecretBox } from '../secrets.js';
+import { watchFieldErrorCodes } from './message-code-check.js';
 
 /**
  * The engine API tests run on: the embedded SQLite (default), or `postgres` (a fresh PostgreSQL database per app; the
@@ -125,6 +126,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.observe ? { observe: options.observe } : {}),
     ...(options.notifications ? { notifications: options.notifications } : {}),
   });
+  watchFieldErrorCodes(app);
   await app.ready();
 
   return {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { formatPat, ruleMessages, type Domain, type ListResponse } from '@postern/contract';
+import { formatPat, ruleMessages, type Domain, type ListResponse, describeMessage } from '@postern/contract';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
 import { NODE_DISABLED_MESSAGE } from './authenticate-agent.js';
 import { NODE_NETWORK_UNAVAILABLE } from '../../lib/network-guard.js';
@@ -117,7 +117,7 @@ describe('agent API', () => {
         headers: token ? { authorization: `Bearer ${token}` } : {},
       });
       expect(response.statusCode).toBe(401);
-      expect(response.json()).toEqual({ message, code: 'unauthorized' });
+      expect(response.json()).toEqual({ message, code: 'unauthorized', messageCode: describeMessage(message)?.code });
     }
   });
 
@@ -160,8 +160,8 @@ describe('agent API', () => {
     const response = await agent('POST', '/api/agent/services/tcp', node.token, {});
     expect(response.statusCode).toBe(422);
     expect(response.json().errors.body).toEqual([
-      { field: 'name', message: 'This field is required' },
-      { field: 'backendPort', message: 'This field is required' },
+      { field: 'name', message: 'This field is required', code: 'required' },
+      { field: 'backendPort', message: 'This field is required', code: 'required' },
     ]);
   });
 
@@ -221,7 +221,8 @@ describe('agent API: domains', () => {
         expect(refused.json(), `${url} ${domain}`).toEqual({
           message: 'Validation failed',
           code: 'validation',
-          errors: { body: [{ field: 'domain', message: ruleMessages.domainNotYours }] },
+          messageCode: 'validation_failed',
+          errors: { body: [{ field: 'domain', message: ruleMessages.domainNotYours, code: 'domain_not_yours' }] },
         });
       }
     }
@@ -250,7 +251,9 @@ describe('agent API: domains', () => {
   it('refuses a web service without a domain, telling the CLI user to pass --domain', async () => {
     const refused = await agent('POST', '/api/agent/services/http', node.token, web(undefined, '/shop'));
     expect(refused.statusCode).toBe(422);
-    expect(refused.json().errors.body).toEqual([{ field: 'domain', message: ruleMessages.domainRequiredForNode }]);
+    expect(refused.json().errors.body).toEqual([
+      { field: 'domain', message: ruleMessages.domainRequiredForNode, code: 'domain_required_for_node' },
+    ]);
     expect(ruleMessages.domainRequiredForNode).toContain('--domain');
     // TCP services need no domain: their port is theirs alone.
     expect(
@@ -260,7 +263,9 @@ describe('agent API: domains', () => {
 
   it("refuses the console's host name and reserved paths", async () => {
     const consoleHost = await agent('POST', '/api/agent/services/http', node.token, web('gateway.test'));
-    expect(consoleHost.json().errors.body).toEqual([{ field: 'domain', message: ruleMessages.consoleHost }]);
+    expect(consoleHost.json().errors.body).toEqual([
+      { field: 'domain', message: ruleMessages.consoleHost, code: 'console_host' },
+    ]);
     const acme = await agent(
       'POST',
       '/api/agent/services/http',
@@ -303,6 +308,8 @@ describe('agent API: quotas', () => {
       message:
         'This node has reached its limit of 2 public TCP/UDP ports (POSTERN_NODE_MAX_PORTS on the gateway): delete one of its TCP/UDP services first',
       code: 'bad_request',
+      messageCode: 'quota_ports',
+      params: { limit: 2 },
     });
 
     expect((await agent('POST', '/api/agent/services/http', node.token, web('one.example.test'))).statusCode).toBe(201);
@@ -346,7 +353,12 @@ describe('agent API: error texts', () => {
 
     const route = await agent('POST', '/api/agent/services/http', node.token, web('shared.example.test', '/x'));
     expect(route.json().errors.body).toEqual([
-      { field: 'pathLocation', message: 'The path /x on shared.example.test is already used' },
+      {
+        field: 'pathLocation',
+        message: 'The path /x on shared.example.test is already used',
+        code: 'path_in_use',
+        params: { path: '/x', domain: 'shared.example.test' },
+      },
     ]);
     // Nor the path it differs from only in letter case.
     const recased = await agent('POST', '/api/agent/services/http', node.token, web('shared.example.test', '/X/y'));
@@ -355,10 +367,19 @@ describe('agent API: error texts', () => {
         field: 'pathLocation',
         message:
           'The path /X/y on shared.example.test differs only in letter case from a path already used there: the gateway cannot tell such paths apart',
+        code: 'path_case_clash',
+        params: { path: '/X/y', domain: 'shared.example.test' },
       },
     ]);
     const taken = await agent('POST', '/api/agent/services/tcp', node.token, { name: 't', port, backendPort: 22 });
-    expect(taken.json().errors.body).toEqual([{ field: 'port', message: `Port ${port}/tcp is already used` }]);
+    expect(taken.json().errors.body).toEqual([
+      {
+        field: 'port',
+        message: `Port ${port}/tcp is already used`,
+        code: 'port_in_use',
+        params: { port, proto: 'tcp' },
+      },
+    ]);
     // The admin is told who holds them.
     const adminRoute = await admin('POST', `/api/services/${node.id}/http`, web('shared.example.test', '/x'));
     expect(adminRoute.json().errors.body[0].message).toContain('secret-svc');

@@ -43,7 +43,11 @@ describe('POST /api/auth/login', () => {
     const wrong = await login(TEST_ADMIN.username, 'not-the-password');
     const unknown = await login('mallory', 'whatever-password');
     expect(wrong.statusCode).toBe(401);
-    expect(wrong.json()).toEqual({ message: 'Invalid username or password', code: 'unauthorized' });
+    expect(wrong.json()).toEqual({
+      message: 'Invalid username or password',
+      code: 'unauthorized',
+      messageCode: 'invalid_credentials',
+    });
     expect(unknown.statusCode).toBe(401);
     expect(unknown.json()).toEqual(wrong.json());
   });
@@ -54,10 +58,11 @@ describe('POST /api/auth/login', () => {
     expect(response.json()).toEqual({
       message: 'Validation failed',
       code: 'validation',
+      messageCode: 'validation_failed',
       errors: {
         body: [
-          { field: 'username', message: 'This field is not allowed to be empty' },
-          { field: 'password', message: 'This field is required' },
+          { field: 'username', message: 'This field is not allowed to be empty', code: 'empty' },
+          { field: 'password', message: 'This field is required', code: 'required' },
         ],
       },
     });
@@ -71,6 +76,7 @@ describe('POST /api/auth/login', () => {
     expect(blocked.json()).toEqual({
       message: 'Too many failed sign-in attempts, try again later',
       code: 'rate_limited',
+      messageCode: 'too_many_attempts',
     });
     expect(Number(blocked.headers['retry-after'])).toBe(LOGIN_WINDOW_MS / 1000);
     // Another client is not blocked by this one's failures.
@@ -206,12 +212,17 @@ describe('PATCH /api/auth/password', () => {
     const wrong = await change(token, { currentPassword: 'not-it-at-all', newPassword: 'a-brand-new-password' });
     expect(wrong.statusCode).toBe(422);
     expect(wrong.json().errors.body).toEqual([
-      { field: 'currentPassword', message: 'The current password is not correct' },
+      { field: 'currentPassword', message: 'The current password is not correct', code: 'current_password_wrong' },
     ]);
     const short = await change(token, { currentPassword: TEST_ADMIN.password, newPassword: 'short' });
     expect(short.statusCode).toBe(422);
     expect(short.json().errors.body).toEqual([
-      { field: 'newPassword', message: 'This field must be at least 12 characters long' },
+      {
+        field: 'newPassword',
+        message: 'This field must be at least 12 characters long',
+        code: 'too_short',
+        params: { min: 12 },
+      },
     ]);
   });
 
@@ -314,7 +325,11 @@ describe('session cookie and GET /api/auth/session', () => {
     const { token } = (await loginWith()).json();
     const bearerOnly = await t.app.inject({ url: '/api/auth/session', headers: { authorization: `Bearer ${token}` } });
     expect(bearerOnly.statusCode).toBe(401);
-    expect(bearerOnly.json()).toEqual({ message: 'Authentication required', code: 'unauthorized' });
+    expect(bearerOnly.json()).toEqual({
+      message: 'Authentication required',
+      code: 'unauthorized',
+      messageCode: 'authentication_required',
+    });
     for (const dead of [`token=${token.slice(0, -2)}xx`, 'token=nonsense']) {
       const response = await session(dead);
       expect(response.statusCode).toBe(401);

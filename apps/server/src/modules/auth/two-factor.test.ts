@@ -68,7 +68,9 @@ describe('enrolment', () => {
 
     const wrongPassword = await call('POST', '/api/auth/2fa/setup', session, { password: 'not-the-password' });
     expect(wrongPassword.statusCode).toBe(422);
-    expect(wrongPassword.json().errors.body).toEqual([{ field: 'password', message: 'The password is not correct' }]);
+    expect(wrongPassword.json().errors.body).toEqual([
+      { field: 'password', message: 'The password is not correct', code: 'password_wrong' },
+    ]);
 
     const setup = await call('POST', '/api/auth/2fa/setup', session, { password: TEST_ADMIN.password });
     const body = setup.json<{ secret: string; otpauthUri: string; qrCode: string }>();
@@ -83,7 +85,9 @@ describe('enrolment', () => {
       code: codeAt(body.secret, new Date(clock.getTime() + 120_000)),
     });
     expect(wrong.statusCode).toBe(422);
-    expect(wrong.json().errors.body).toEqual([{ field: 'code', message: 'The code is not correct' }]);
+    expect(wrong.json().errors.body).toEqual([
+      { field: 'code', message: 'The code is not correct', code: 'code_wrong' },
+    ]);
     expect((await call('GET', '/api/auth/2fa', session)).json()).toEqual({ enabled: false, recoveryCodesLeft: 0 });
 
     const enabled = await call('POST', '/api/auth/2fa/enable', session, { code: codeAt(body.secret, clock) });
@@ -163,7 +167,11 @@ describe('two-step sign-in', () => {
     const id = await challenge();
     const wrong = await secondStep(id, codeAt(secret, new Date(clock.getTime() + 90_000)));
     expect(wrong.statusCode).toBe(401);
-    expect(wrong.json()).toEqual({ message: 'Invalid authentication code', code: 'unauthorized' });
+    expect(wrong.json()).toEqual({
+      message: 'Invalid authentication code',
+      code: 'unauthorized',
+      messageCode: 'invalid_authentication_code',
+    });
     expect(await lastEntry()).toMatchObject({ action: 'auth.sign-in-failed', detail: 'wrong authentication code' });
     // One step of clock drift is accepted.
     expect((await secondStep(id, codeAt(secret, new Date(clock.getTime() + 30_000)))).statusCode).toBe(200);
@@ -230,13 +238,17 @@ describe('disabling', () => {
       code: codeAt(secret, clock),
     });
     expect(wrongPassword.statusCode).toBe(422);
-    expect(wrongPassword.json().errors.body).toEqual([{ field: 'password', message: 'The password is not correct' }]);
+    expect(wrongPassword.json().errors.body).toEqual([
+      { field: 'password', message: 'The password is not correct', code: 'password_wrong' },
+    ]);
     const wrongCode = await call('POST', '/api/auth/2fa/disable', session, {
       password: TEST_ADMIN.password,
       code: '000000',
     });
     expect(wrongCode.statusCode).toBe(422);
-    expect(wrongCode.json().errors.body).toEqual([{ field: 'code', message: 'The code is not correct' }]);
+    expect(wrongCode.json().errors.body).toEqual([
+      { field: 'code', message: 'The code is not correct', code: 'code_wrong' },
+    ]);
     expect((await call('GET', '/api/auth/2fa', session)).json()).toMatchObject({ enabled: true });
 
     const off = await call('POST', '/api/auth/2fa/disable', session, {

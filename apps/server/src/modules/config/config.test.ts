@@ -275,7 +275,12 @@ describe('a plan against a changed gateway', () => {
     expect(answer.status).toBe(422);
     expect(answer.body.errors.body).toEqual(
       expect.arrayContaining([
-        { field: 'domains.0.owner', message: 'No node is named nobody' },
+        {
+          field: 'domains.0.owner',
+          message: 'No node is named nobody',
+          code: 'no_node_named',
+          params: { name: 'nobody' },
+        },
         expect.objectContaining({ field: 'domains.0.access.allowEmails.0' }),
       ]),
     );

@@ -162,7 +162,7 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))(
       });
       expect(taken.status).toBe(422);
       expect((taken.body as Refusal).errors.body).toEqual([
-        { field: 'address', message: 'This address is already in use' },
+        { field: 'address', message: 'This address is already in use', code: 'address_in_use' },
       ]);
       expect((await createNode(b, { name: 'n2' })).address).toBe('10.9.0.2');
       expect((await createNode(a, { name: 'n3' })).address).toBe('10.9.0.3');

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { isWellFormedPat, NodeSchema, ruleMessages } from '@postern/contract';
+import { isWellFormedPat, NodeSchema, ruleMessages, describeMessage } from '@postern/contract';
 import { nodes } from '../../db/schema.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
 
@@ -56,7 +56,9 @@ describe('POST /api/nodes', () => {
     for (const [address, message] of cases) {
       const response = await api('POST', '/api/nodes', { name: 'x', address });
       expect(response.statusCode, address).toBe(422);
-      expect(response.json().errors.body, address).toEqual([{ field: 'address', message }]);
+      expect(response.json().errors.body, address).toEqual([
+        { field: 'address', message, ...describeMessage(message ?? '') },
+      ]);
     }
   });
 
@@ -66,13 +68,21 @@ describe('POST /api/nodes', () => {
     expect(missing.json()).toEqual({
       message: 'Validation failed',
       code: 'validation',
-      errors: { body: [{ field: 'name', message: 'This field is required' }] },
+      messageCode: 'validation_failed',
+      errors: { body: [{ field: 'name', message: 'This field is required', code: 'required' }] },
     });
     const gateway = await api('POST', '/api/nodes', { name: 'gw', isGateway: true });
-    expect(gateway.json().errors.body).toEqual([{ field: 'gatewayNetwork', message: 'This field is required' }]);
+    expect(gateway.json().errors.body).toEqual([
+      { field: 'gatewayNetwork', message: 'This field is required', code: 'required' },
+    ]);
     const overlap = await api('POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetwork: '10.44.8.0/24' });
     expect(overlap.json().errors.body).toEqual([
-      { field: 'gatewayNetwork', message: 'This network must not overlap the VPN subnet 10.44.0.0/16' },
+      {
+        field: 'gatewayNetwork',
+        message: 'This network must not overlap the VPN subnet 10.44.0.0/16',
+        code: 'network_vpn_subnet',
+        params: { subnet: '10.44.0.0/16' },
+      },
     ]);
     const notGateway = await api('POST', '/api/nodes', {
       name: 'n',
@@ -80,7 +90,11 @@ describe('POST /api/nodes', () => {
       gatewayNetwork: '192.168.0.0/24',
     });
     expect(notGateway.json().errors.body).toEqual([
-      { field: 'gatewayNetwork', message: 'This field must be empty unless the node is a gateway' },
+      {
+        field: 'gatewayNetwork',
+        message: 'This field must be empty unless the node is a gateway',
+        code: 'gateway_network_not_allowed',
+      },
     ]);
   });
 
@@ -93,7 +107,12 @@ describe('POST /api/nodes', () => {
     });
     expect(response.statusCode).toBe(422);
     expect(response.json().errors.body).toEqual([
-      { field: 'gatewayNetwork', message: 'This network overlaps 192.168.0.0/16 of the gateway "office"' },
+      {
+        field: 'gatewayNetwork',
+        message: 'This network overlaps 192.168.0.0/16 of the gateway "office"',
+        code: 'network_of_gateway_node',
+        params: { other: '192.168.0.0/16', name: 'office' },
+      },
     ]);
     expect((await createNode({ name: 'lab', isGateway: true, gatewayNetwork: '172.16.0.0/24' })).name).toBe('lab');
   });
@@ -124,6 +143,8 @@ describe('POST /api/nodes', () => {
     expect(down.json()).toEqual({
       message: 'Saved, but the gateway could not apply it yet: nginx: the master is not running',
       code: 'dataplane_unavailable',
+      messageCode: 'saved_not_applied',
+      params: { reason: 'nginx: the master is not running' },
     });
   });
 
@@ -160,7 +181,9 @@ describe('POST /api/nodes', () => {
     for (const [gatewayNetwork, message] of cases) {
       const response = await api('POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetwork });
       expect(response.statusCode, gatewayNetwork).toBe(422);
-      expect(response.json().errors.body, gatewayNetwork).toEqual([{ field: 'gatewayNetwork', message }]);
+      expect(response.json().errors.body, gatewayNetwork).toEqual([
+        { field: 'gatewayNetwork', message, ...describeMessage(message ?? '') },
+      ]);
     }
     expect((await createNode({ name: 'gw', isGateway: true, gatewayNetwork: '192.168.10.0/24' })).name).toBe('gw');
   });
@@ -175,6 +198,8 @@ describe('POST /api/nodes', () => {
       {
         field: 'gatewayNetwork',
         message: 'This network overlaps 10.1.0.0/16, a network the gateway host reaches directly (its own route)',
+        code: 'network_host_route',
+        params: { route: '10.1.0.0/16' },
       },
     ]);
     const promoted = await api('PATCH', `/api/nodes/${laptop.id}`, { isGateway: true, gatewayNetwork: '127.0.0.0/8' });
@@ -253,7 +278,9 @@ describe('POST /api/nodes', () => {
     for (const [gatewayNetworks, field, message] of cases) {
       const response = await api('POST', '/api/nodes', { name: 'gw', isGateway: true, gatewayNetworks });
       expect(response.statusCode, gatewayNetworks.join()).toBe(422);
-      expect(response.json().errors.body, gatewayNetworks.join()).toEqual([{ field, message }]);
+      expect(response.json().errors.body, gatewayNetworks.join()).toEqual([
+        { field, message, ...describeMessage(message) },
+      ]);
     }
     const disagree = await api('POST', '/api/nodes', {
       name: 'gw',
@@ -262,7 +289,11 @@ describe('POST /api/nodes', () => {
       gatewayNetworks: ['192.168.1.0/24'],
     });
     expect(disagree.json().errors.body).toEqual([
-      { field: 'gatewayNetwork', message: 'This field must be the first of gatewayNetworks' },
+      {
+        field: 'gatewayNetwork',
+        message: 'This field must be the first of gatewayNetworks',
+        code: 'gateway_network_not_first',
+      },
     ]);
     const notGateway = await api('POST', '/api/nodes', {
       name: 'n',
@@ -270,7 +301,11 @@ describe('POST /api/nodes', () => {
       isGateway: false,
     });
     expect(notGateway.json().errors.body).toEqual([
-      { field: 'gatewayNetworks', message: 'This field must be empty unless the node is a gateway' },
+      {
+        field: 'gatewayNetworks',
+        message: 'This field must be empty unless the node is a gateway',
+        code: 'gateway_network_not_allowed',
+      },
     ]);
     // A spec client's edit of the first subnet is checked against the node's other subnets too.
     const gw = await createNode({
@@ -280,7 +315,12 @@ describe('POST /api/nodes', () => {
     });
     const clash = await api('PATCH', `/api/nodes/${gw.id}`, { gatewayNetwork: '192.168.0.0/16' });
     expect(clash.json().errors.body).toEqual([
-      { field: 'gatewayNetwork', message: '192.168.50.0/24 overlaps 192.168.0.0/16, another network of this node' },
+      {
+        field: 'gatewayNetwork',
+        message: '192.168.50.0/24 overlaps 192.168.0.0/16, another network of this node',
+        code: 'networks_overlap',
+        params: { network: '192.168.50.0/24', other: '192.168.0.0/16' },
+      },
     ]);
     expect((await api('GET', `/api/nodes/${gw.id}`)).json()).toMatchObject({
       gatewayNetworks: ['192.168.1.0/24', '192.168.50.0/24'],
@@ -310,9 +350,24 @@ describe('GET /api/nodes', () => {
     const response = await api('GET', '/api/nodes?page=0&limit=1000&type=all');
     expect(response.statusCode).toBe(422);
     expect(response.json().errors.body).toEqual([
-      { field: 'page', message: 'This field must be greater than or equal to 1' },
-      { field: 'limit', message: 'This field must be less than or equal to 100' },
-      { field: 'type', message: 'This field must be one of nodes, gateways' },
+      {
+        field: 'page',
+        message: 'This field must be greater than or equal to 1',
+        code: 'too_small',
+        params: { min: 1 },
+      },
+      {
+        field: 'limit',
+        message: 'This field must be less than or equal to 100',
+        code: 'too_big',
+        params: { max: 100 },
+      },
+      {
+        field: 'type',
+        message: 'This field must be one of nodes, gateways',
+        code: 'not_one_of',
+        params: { values: 'nodes, gateways' },
+      },
     ]);
   });
 
@@ -370,8 +425,18 @@ describe('GET /api/nodes', () => {
     const bad = await api('GET', '/api/nodes?sort=address&order=up');
     expect(bad.statusCode).toBe(422);
     expect(bad.json().errors.body).toEqual([
-      { field: 'sort', message: 'This field must be one of name, status, handshake, traffic' },
-      { field: 'order', message: 'This field must be one of asc, desc' },
+      {
+        field: 'sort',
+        message: 'This field must be one of name, status, handshake, traffic',
+        code: 'not_one_of',
+        params: { values: 'name, status, handshake, traffic' },
+      },
+      {
+        field: 'order',
+        message: 'This field must be one of asc, desc',
+        code: 'not_one_of',
+        params: { values: 'asc, desc' },
+      },
     ]);
   });
 });
@@ -395,7 +460,11 @@ describe('node changes', () => {
     const refused = await api('POST', '/api/nodes', { name: 'plain', allowTokenNetworks: true });
     expect(refused.statusCode).toBe(422);
     expect(refused.json().errors.body).toEqual([
-      { field: 'allowTokenNetworks', message: ruleMessages.tokenNetworksNotGateway },
+      {
+        field: 'allowTokenNetworks',
+        message: ruleMessages.tokenNetworksNotGateway,
+        code: 'token_networks_not_gateway',
+      },
     ]);
     expect((await api('PATCH', `/api/nodes/${created.id}`, { allowTokenNetworks: true })).json()).toMatchObject({
       allowTokenNetworks: true,
@@ -459,7 +528,11 @@ describe('node changes', () => {
       expect(response.statusCode, `${method} ${url}`).toBe(404);
       expect(response.json()).toHaveProperty('message');
     }
-    expect((await api('GET', '/api/nodes/999')).json()).toEqual({ message: 'Node not found', code: 'not_found' });
+    expect((await api('GET', '/api/nodes/999')).json()).toEqual({
+      message: 'Node not found',
+      code: 'not_found',
+      messageCode: 'node_not_found',
+    });
   });
 
   it('refuses every forbidden action on the local node with 400 and a message', async () => {
@@ -475,7 +548,7 @@ describe('node changes', () => {
     for (const [method, url, message] of cases) {
       const response = await api(method, url, method === 'PATCH' || method === 'POST' ? { name: 'x' } : undefined);
       expect(response.statusCode, `${method} ${url}`).toBe(400);
-      expect(response.json()).toEqual({ message, code: 'bad_request' });
+      expect(response.json()).toEqual({ message, code: 'bad_request', messageCode: describeMessage(message)?.code });
     }
   });
 });

@@ -227,7 +227,7 @@ describe('creating an HTTP service', () => {
   test('answers 404 for an unknown node', async () => {
     const { status, body } = await api('POST', '/api/services/9999/http', web);
     expect(status).toBe(404);
-    expect(body).toEqual({ message: 'Node not found', code: 'not_found' });
+    expect(body).toEqual({ message: 'Node not found', code: 'not_found', messageCode: 'node_not_found' });
   });
 });
 
@@ -496,6 +496,8 @@ describe('paths and hosts the gateway keeps for itself', () => {
     expect(refused.body).toEqual({
       message: "The service's path /api/auth/login is reserved (/api and below): change its path before enabling it",
       code: 'bad_request',
+      messageCode: 'service_reserved_path',
+      params: { path: '/api/auth/login', reserved: '/api' },
     });
     await api('PATCH', `/api/services/${node.id}/http/${legacy.id}`, { pathLocation: '/login' });
     expect((await api<HttpService>('PATCH', `/api/services/${node.id}/http/${legacy.id}/enable`)).body.enabled).toBe(

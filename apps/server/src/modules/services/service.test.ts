@@ -134,6 +134,8 @@ describe('data plane rejections', () => {
     expect(response.body).toEqual({
       message: 'Saved, but the gateway could not apply it yet: nginx: the master is not running',
       code: 'dataplane_unavailable',
+      messageCode: 'saved_not_applied',
+      params: { reason: 'nginx: the master is not running' },
     });
     expect((await api<{ data: HttpService[] }>('GET', `/api/services/${node.id}/http`)).body.data).toHaveLength(1);
   });

@@ -54,8 +54,8 @@ describe('personal access tokens', () => {
     const response = await api('POST', `/api/nodes/${nodeId}/pats`, { expireAt: '2026-05-01T00:00:00.000Z' });
     expect(response.statusCode).toBe(422);
     expect(response.json().errors.body).toEqual([
-      { field: 'name', message: 'This field is required' },
-      { field: 'expireAt', message: 'This field must not be earlier than now' },
+      { field: 'name', message: 'This field is required', code: 'required' },
+      { field: 'expireAt', message: 'This field must not be earlier than now', code: 'date_in_past' },
     ]);
   });
 
@@ -67,7 +67,7 @@ describe('personal access tokens', () => {
     expect(revoked.json()).toMatchObject({ id, revoked: true });
     const refused = await agentCall(token);
     expect(refused.statusCode).toBe(401);
-    expect(refused.json()).toEqual({ message: 'Token revoked', code: 'unauthorized' });
+    expect(refused.json()).toEqual({ message: 'Token revoked', code: 'unauthorized', messageCode: 'token_revoked' });
   });
 
   it('refuses an expired token once its expiry has passed', async () => {
@@ -78,13 +78,17 @@ describe('personal access tokens', () => {
     clock = new Date('2026-06-01T13:00:00.001Z');
     const refused = await agentCall(token);
     expect(refused.statusCode).toBe(401);
-    expect(refused.json()).toEqual({ message: 'Token expired', code: 'unauthorized' });
+    expect(refused.json()).toEqual({ message: 'Token expired', code: 'unauthorized', messageCode: 'token_expired' });
   });
 
   it('deletes a token: it no longer authenticates', async () => {
     const { id, token } = (await api('POST', `/api/nodes/${nodeId}/pats`, { name: 'gone' })).json();
     expect((await api('DELETE', `/api/nodes/${nodeId}/pats/${id}`)).statusCode).toBe(204);
-    expect((await agentCall(token)).json()).toEqual({ message: 'Invalid token', code: 'unauthorized' });
+    expect((await agentCall(token)).json()).toEqual({
+      message: 'Invalid token',
+      code: 'unauthorized',
+      messageCode: 'invalid_token',
+    });
     expect((await api('DELETE', `/api/nodes/${nodeId}/pats/${id}`)).statusCode).toBe(404);
   });
 
@@ -95,6 +99,7 @@ describe('personal access tokens', () => {
     expect((await api('DELETE', `/api/nodes/${nodeId}/pats/${id}`)).json()).toEqual({
       message: 'Access token not found',
       code: 'not_found',
+      messageCode: 'access_token_not_found',
     });
     expect((await api('GET', '/api/nodes/999/pats')).statusCode).toBe(404);
   });
