@@ -58,7 +58,6 @@ const NOT_TRANSLATED_YET = new Set([
   'dialog-confirm',
   'domains-list',
   'dialog-domain-form',
-  'dialog-find-service-results',
   'services',
   'dialog-service-info',
   'services-filtered',

@@ -34,18 +34,19 @@ import { PublicAddress } from '../services/service-list';
 import { ServiceStatus } from '../services/service-status';
 import type { ServiceFacts } from '../services/service-truth';
 import { useServiceActions } from '../services/use-service-actions';
+import { t, withSlot, type MessageId } from '../../i18n/i18n';
 
 // /services (beyond the spec's pages): every published service across nodes in one table, searched,
 // filtered (status, node, domain, kind), sorted and paged on the server; each row with the same figures as on its
 // node's page. The whole view lives in the URL, so Back and shared links return to it.
 
-const STATUS_LABELS: Record<(typeof OVERVIEW_STATUSES)[number], string> = {
-  public: 'Public',
-  disabled: 'Disabled',
-  'set-aside': 'Set aside (not applied)',
-  'node-offline': 'Node offline',
-  'backend-down': 'Backend down',
-  'certificate-failed': 'Certificate failed',
+const STATUS_LABELS: Record<(typeof OVERVIEW_STATUSES)[number], MessageId> = {
+  public: 'ui.public',
+  disabled: 'services.status.disabled',
+  'set-aside': 'services.status.setAside',
+  'node-offline': 'services.status.nodeOffline',
+  'backend-down': 'services.status.backendDown',
+  'certificate-failed': 'services.status.certificateFailed',
 };
 const KIND_LABELS: Record<(typeof OVERVIEW_KINDS)[number], string> = { http: 'HTTP', tcp: 'TCP', udp: 'UDP' };
 
@@ -82,6 +83,7 @@ export function ServicesPage() {
   const httpActions = useServiceActions('http');
   const tcpActions = useServiceActions('tcp');
 
+  const onNode = withSlot('services.onNode', 'node');
   const hasFilters = Boolean(search.q ?? search.kind ?? search.status ?? search.node ?? search.domain);
   const clearFilters = () =>
     setView({ q: undefined, kind: undefined, status: undefined, node: undefined, domain: undefined, page: undefined });
@@ -93,9 +95,9 @@ export function ServicesPage() {
     const actions = row.type === 'http' ? httpActions : tcpActions;
     const { service } = row;
     return [
-      { label: 'Info', onSelect: () => setInfoRow(row) },
+      { label: t('services.menu.info'), onSelect: () => setInfoRow(row) },
       {
-        label: 'Logs Monitor',
+        label: t('services.menu.logs'),
         onSelect: () =>
           void navigate({
             to: '/nodes/$nodeId/$type/$id/logs',
@@ -103,91 +105,91 @@ export function ServicesPage() {
           }),
       },
       {
-        label: 'Go to node',
+        label: t('services.menu.goToNode'),
         onSelect: () => void navigate({ to: '/nodes/$id', params: { id: String(service.nodeId) } }),
       },
       service.enabled
-        ? { label: 'Disable Access', onSelect: () => void actions.disableAccess(service) }
-        : { label: 'Enable Access', onSelect: () => void actions.enableAccess(service) },
-      { label: 'Delete Service', onSelect: () => void actions.remove(service), isDanger: true },
+        ? { label: t('services.menu.disable'), onSelect: () => void actions.disableAccess(service) }
+        : { label: t('services.menu.enable'), onSelect: () => void actions.enableAccess(service) },
+      { label: t('services.menu.delete'), onSelect: () => void actions.remove(service), isDanger: true },
     ];
   };
 
   // A node or domain named in the URL but not among the first options is still offered, by its id or name.
   const nodeOptions = (nodes.data?.data ?? []).map((node) => ({ value: String(node.id), label: node.name }));
   if (search.node && !nodeOptions.some((option) => option.value === String(search.node)))
-    nodeOptions.push({ value: String(search.node), label: `Node #${String(search.node)}` });
+    nodeOptions.push({ value: String(search.node), label: t('services.filter.nodeNumber', { id: search.node }) });
   const domainOptions = (domains.data?.data ?? []).map((domain) => ({ value: domain.domain, label: domain.domain }));
   if (search.domain && !domainOptions.some((option) => option.value === search.domain))
     domainOptions.push({ value: search.domain, label: search.domain });
 
   return (
     <div className="flex flex-col gap-4">
-      <h1 className="text-2xl font-bold">Services</h1>
+      <h1 className="text-2xl font-bold">{t('services.title')}</h1>
       <form
-        aria-label="Filter services"
+        aria-label={t('services.filter')}
         onSubmit={(event) => event.preventDefault()}
         className="grid grid-cols-2 gap-3 lg:grid-cols-5"
       >
         <div className="col-span-2 flex flex-col gap-1 lg:col-span-1">
           <span aria-hidden="true" className="text-sm font-medium text-gray-700 dark:text-gray-200">
-            Search
+            {t('services.filter.search')}
           </span>
           <SearchField
-            label="Search services by name, domain, path or port"
+            label={t('services.searchAll')}
             value={search.q ?? ''}
             onSearch={(text) => setView({ q: text || undefined, page: undefined }, true)}
           />
         </div>
         <SelectField
-          label="Status"
+          label={t('services.column.status')}
           name="status"
           value={search.status ?? ''}
           onChange={(value) =>
             setView({ status: OVERVIEW_STATUSES.find((status) => status === value), page: undefined })
           }
           options={[
-            { value: '', label: 'Any status' },
-            ...OVERVIEW_STATUSES.map((status) => ({ value: status, label: STATUS_LABELS[status] })),
+            { value: '', label: t('services.filter.anyStatus') },
+            ...OVERVIEW_STATUSES.map((status) => ({ value: status, label: t(STATUS_LABELS[status]) })),
           ]}
         />
         <SelectField
-          label="Kind"
+          label={t('services.column.kind')}
           name="kind"
           value={search.kind ?? ''}
           onChange={(value) => setView({ kind: OVERVIEW_KINDS.find((kind) => kind === value), page: undefined })}
           options={[
-            { value: '', label: 'Any kind' },
+            { value: '', label: t('services.filter.anyKind') },
             ...OVERVIEW_KINDS.map((kind) => ({ value: kind, label: KIND_LABELS[kind] })),
           ]}
         />
         <SelectField
-          label="Node"
+          label={t('services.column.node')}
           name="node"
           value={search.node ? String(search.node) : ''}
           onChange={(value) => setView({ node: value ? Number(value) : undefined, page: undefined })}
-          options={[{ value: '', label: 'All nodes' }, ...nodeOptions]}
+          options={[{ value: '', label: t('services.filter.allNodes') }, ...nodeOptions]}
         />
         <SelectField
-          label="Domain"
+          label={t('services.column.domain')}
           name="domain"
           value={search.domain ?? ''}
           onChange={(value) => setView({ domain: value || undefined, page: undefined })}
-          options={[{ value: '', label: 'All domains' }, ...domainOptions]}
+          options={[{ value: '', label: t('services.filter.allDomains') }, ...domainOptions]}
         />
       </form>
       <Card>
         {query.isPending ? (
           <div className="flex justify-center py-10">
-            <Spinner label="Loading services" />
+            <Spinner label={t('services.loading')} />
           </div>
         ) : query.isError ? (
-          <p className="px-4 py-6 text-sm text-red-600 dark:text-red-400">Could not load the services.</p>
+          <p className="px-4 py-6 text-sm text-red-600 dark:text-red-400">{t('services.loadError')}</p>
         ) : query.data.total === 0 && !hasFilters ? (
           <EmptyState
-            title="No services yet"
-            description="Every service published from any node appears here, with its status, health and traffic. Services are exposed from a node's page in Client / Nodes."
-            actionLabel="Go to Client / Nodes"
+            title={t('services.empty')}
+            description={t('services.emptyHint')}
+            actionLabel={t('services.emptyAction')}
             onAction={() => void navigate({ to: '/nodes' })}
           />
         ) : query.data.total === 0 ? (
@@ -195,18 +197,24 @@ export function ServicesPage() {
             role="status"
             className="flex flex-col items-center gap-3 px-4 py-10 text-sm text-gray-600 dark:text-gray-300"
           >
-            <p>No services match these filters.</p>
+            <p>{t('services.noFilterMatch')}</p>
             <Button variant="secondary" onClick={clearFilters}>
-              Clear filters
+              {t('services.clearFilters')}
             </Button>
           </div>
         ) : (
           <>
             <Table>
               <THead>
-                <SortableTh label="Name" sortKey="name" sort={search.sort} order={search.order} onSort={onSort} />
                 <SortableTh
-                  label="Kind"
+                  label={t('services.column.name')}
+                  sortKey="name"
+                  sort={search.sort}
+                  order={search.order}
+                  onSort={onSort}
+                />
+                <SortableTh
+                  label={t('services.column.kind')}
                   sortKey="kind"
                   sort={search.sort}
                   order={search.order}
@@ -214,7 +222,7 @@ export function ServicesPage() {
                   className="hidden lg:table-cell"
                 />
                 <SortableTh
-                  label="Node"
+                  label={t('services.column.node')}
                   sortKey="node"
                   sort={search.sort}
                   order={search.order}
@@ -222,16 +230,16 @@ export function ServicesPage() {
                   className="hidden md:table-cell"
                 />
                 <SortableTh
-                  label="Status"
+                  label={t('services.column.status')}
                   sortKey="status"
                   sort={search.sort}
                   order={search.order}
                   onSort={onSort}
                   className="hidden sm:table-cell"
                 />
-                <Th className="hidden sm:table-cell">Public Access</Th>
+                <Th className="hidden sm:table-cell">{t('services.column.publicAccess')}</Th>
                 <Th>
-                  <span className="sr-only">Actions</span>
+                  <span className="sr-only">{t('ui.actions')}</span>
                 </Th>
               </THead>
               <TBody>
@@ -248,7 +256,7 @@ export function ServicesPage() {
                       </div>
                       {/* Phones and tablets show the node and the status under the name. */}
                       <div className="mt-1 text-xs text-gray-600 md:hidden dark:text-gray-300">
-                        on{' '}
+                        {onNode[0]}
                         <Link
                           to="/nodes/$id"
                           params={{ id: String(row.node.id) }}
@@ -256,6 +264,7 @@ export function ServicesPage() {
                         >
                           {row.node.name}
                         </Link>
+                        {onNode[1]}
                       </div>
                       {/* Phones keep name and menu in view: status and address go under the name. */}
                       <span className="mt-1 flex sm:hidden">
@@ -294,7 +303,7 @@ export function ServicesPage() {
                       <PublicAddress service={row.service} />
                     </Td>
                     <Td className="w-px text-right">
-                      <ActionMenu label={`Actions for ${row.service.name}`} items={menuFor(row)} />
+                      <ActionMenu label={t('services.actionsFor', { name: row.service.name })} items={menuFor(row)} />
                     </Td>
                   </Tr>
                 ))}

@@ -9,6 +9,7 @@ import { HttpServiceFormDialog, TcpServiceFormDialog } from './service-form-dial
 import { serviceCardId } from './service-info-from-url';
 import { ServiceList, useUrlServiceView } from './service-list';
 import { useCan } from '../../queries/account';
+import { t } from '../../i18n/i18n';
 
 // The node page's HTTP and TCP service cards (the spec's "Screens and routes"): paged by 5, editable, with the add
 // form.
@@ -35,11 +36,11 @@ function ServicesCard({
   return (
     <div id={serviceCardId(type)} className="scroll-mt-20">
       <Card
-        title={`${label} Services`}
+        title={t('services.card.title', { type: label })}
         actions={
           mayOperate && (
             <Button variant="secondary" onClick={onAdd}>
-              <PlusIcon className="size-4" /> Add Service
+              <PlusIcon className="size-4" /> {t('services.add')}
             </Button>
           )
         }
@@ -53,9 +54,9 @@ function ServicesCard({
           facts={{ node: { status: node.status, enabled: node.enabled, isLocal: node.isLocal } }}
           empty={
             <EmptyState
-              title={`No ${label} services yet`}
-              description={`${label} services of this node appear here with their public address. Start the service on the node, then add it here to publish it.`}
-              actionLabel="Add Service"
+              title={t('services.card.empty', { type: label })}
+              description={t('services.card.emptyHint', { type: label })}
+              actionLabel={t('services.add')}
               {...(mayOperate ? { onAction: onAdd } : {})}
             />
           }

@@ -14,4 +14,17 @@ describe('temporary exposure in the service form', () => {
     expect(formatRemaining(3600_000)).toBe('1h');
     expect(formatRemaining(-5)).toBe('0s');
   });
+
+  it('words the units and puts two together as the language does', () => {
+    const japanese = { d: '日', h: '時間', m: '分', s: '秒' };
+    const say = (ms: number) =>
+      formatRemaining(
+        ms,
+        (amount, unit) => `${amount}${japanese[unit]}`,
+        (first, second) => `${first}${second}`,
+      );
+    expect(say(3_599_000)).toBe('59分59秒');
+    expect(say(3600_000)).toBe('1時間');
+    expect(say(0)).toBe('0秒');
+  });
 });

@@ -3,7 +3,9 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { SelectField } from '../../components/ui/form-field';
 import { serviceKeys } from '../../queries/services';
-import { DURATIONS, formatRemaining, type ExpiryChoice } from './service-expiry-rules';
+import { formatDateTime } from '../../i18n/format';
+import { t, type MessageId } from '../../i18n/i18n';
+import { DURATIONS, formatRemaining, type ExpiryChoice, type TimeUnit } from './service-expiry-rules';
 
 // Temporary exposure (beyond the spec): the form's "Expose For" choice and the remaining time on a service row.
 
@@ -13,20 +15,49 @@ type ExpiryFieldProps = {
   onChange: (value: ExpiryChoice) => void;
 };
 
+/** A duration offered in the form ('3600'): `1 hour`, `8 hours`, `1 day`, `7 days`. */
+function durationLabel(seconds: string): string {
+  const value = Number(seconds);
+  return value % 86_400 === 0
+    ? t('services.expiry.days', { count: value / 86_400 })
+    : t('services.expiry.hours', { count: value / 3600 });
+}
+
+const UNIT_TEXTS: Record<TimeUnit, MessageId> = {
+  d: 'services.expiry.unit.d',
+  h: 'services.expiry.unit.h',
+  m: 'services.expiry.unit.m',
+  s: 'services.expiry.unit.s',
+};
+
+/** The time left in the operator's language: `59m 59s`, `59 Min. 59 Sek.`, `59分59秒`. */
+const remaining = (ms: number): string =>
+  formatRemaining(
+    ms,
+    (amount, unit) => t(UNIT_TEXTS[unit], { amount }),
+    (first, second) => t('services.expiry.twoUnits', { first, second }),
+  );
+
 export function ExpiryField({ service, value, onChange }: ExpiryFieldProps) {
   const current = service?.expiresAt;
+  const durations = DURATIONS.map((seconds) => ({ value: seconds, label: durationLabel(seconds) }));
   const options = service
     ? [
-        { value: '', label: current ? `Keep (until ${new Date(current).toLocaleString()})` : 'Keep (no expiry)' },
-        { value: 'none', label: 'No expiry' },
-        ...DURATIONS,
+        {
+          value: '',
+          label: current
+            ? t('services.expiry.keepUntil', { date: formatDateTime(current) })
+            : t('services.expiry.keepNone'),
+        },
+        { value: 'none', label: t('services.expiry.none') },
+        ...durations,
       ]
-    : [{ value: '', label: 'No expiry' }, ...DURATIONS];
+    : [{ value: '', label: t('services.expiry.none') }, ...durations];
   return (
     <SelectField
-      label="Expose For (Optional)"
+      label={t('services.expiry.label')}
       name="expiry"
-      description="A temporary exposure: when the time is up, the gateway disables the service (it is kept)."
+      description={t('services.expiry.hint')}
       options={options}
       value={value}
       onChange={onChange}
@@ -61,13 +92,13 @@ export function ExpiryNote({ service }: { service: HttpService | TcpService }) {
   }, [isAwaitingSweep, queryClient]);
   if (expiresAt === null) return null;
   const text = isDue
-    ? `Expired ${new Date(expiresAt).toLocaleString()}`
-    : `Expires in ${formatRemaining(expiresAt - now)}`;
+    ? t('services.expiry.expired', { date: formatDateTime(expiresAt) })
+    : t('services.expiry.expiresIn', { time: remaining(expiresAt - now) });
   return (
     <p
       className="mt-1 text-xs text-amber-700 dark:text-amber-400"
       data-testid="service-expiry"
-      title={new Date(expiresAt).toLocaleString()}
+      title={formatDateTime(expiresAt)}
     >
       {text}
     </p>

@@ -27,6 +27,7 @@ import { ServiceStatus, useServiceFacts } from './service-status';
 import type { ServiceFacts } from './service-truth';
 import { useServiceActions } from './use-service-actions';
 import { useCan } from '../../queries/account';
+import { t, type MessageId } from '../../i18n/i18n';
 
 type Service = AnyService;
 
@@ -80,9 +81,9 @@ export function useUrlServiceView(
   return [serviceViewFromSearch(search, type, prefix), onViewChange];
 }
 
-const searchLabels: Record<ServiceType, string> = {
-  http: 'Search HTTP services by name, domain or path',
-  tcp: 'Search TCP services by name, domain or port',
+const searchLabels: Record<ServiceType, MessageId> = {
+  http: 'services.searchHttp',
+  tcp: 'services.searchTcp',
 };
 
 /** The public address (wrapping, never pushing the row's menu out of view) and where the gateway forwards to. */
@@ -97,7 +98,9 @@ export function PublicAddress({ service }: { service: AnyService }) {
       >
         {service.publicAccess}
       </a>
-      <p className="text-xs text-gray-600 dark:text-gray-300">Proxy → {describeBackend(service)}</p>
+      <p className="text-xs text-gray-600 dark:text-gray-300">
+        {t('services.proxyTo', { backend: describeBackend(service) })}
+      </p>
     </div>
   );
 }
@@ -126,9 +129,9 @@ export function ServiceList({ type, scope, empty, onEdit, facts, ...controlled }
   const onSort = (sort: ServiceSortKey, order: 'asc' | 'desc') => onViewChange({ sort, order, page: undefined });
 
   const menuFor = (service: Service): MenuItem[] => [
-    { label: 'Info', onSelect: () => setInfoService(service) },
+    { label: t('services.menu.info'), onSelect: () => setInfoService(service) },
     {
-      label: 'Logs Monitor',
+      label: t('services.menu.logs'),
       onSelect: () =>
         void navigate({
           to: '/nodes/$nodeId/$type/$id/logs',
@@ -136,31 +139,44 @@ export function ServiceList({ type, scope, empty, onEdit, facts, ...controlled }
         }),
     },
     {
-      label: 'Visitor Access',
+      label: t('access.title'),
       onSelect: () => setVisitorService(service),
       isHidden: !('pathLocation' in service) || !mayOperate,
     },
     scope.kind === 'node'
-      ? { label: 'Edit Service', onSelect: () => onEdit?.(service), isHidden: !onEdit || !mayOperate }
+      ? { label: t('services.menu.edit'), onSelect: () => onEdit?.(service), isHidden: !onEdit || !mayOperate }
       : {
-          label: 'Go to node',
+          label: t('services.menu.goToNode'),
           onSelect: () => void navigate({ to: '/nodes/$id', params: { id: String(service.nodeId) } }),
         },
     service.enabled
-      ? { label: 'Disable Access', onSelect: () => void actions.disableAccess(service), isHidden: !mayOperate }
-      : { label: 'Enable Access', onSelect: () => void actions.enableAccess(service), isHidden: !mayOperate },
-    { label: 'Delete Service', onSelect: () => void actions.remove(service), isDanger: true, isHidden: !mayOperate },
+      ? {
+          label: t('services.menu.disable'),
+          onSelect: () => void actions.disableAccess(service),
+          isHidden: !mayOperate,
+        }
+      : {
+          label: t('services.menu.enable'),
+          onSelect: () => void actions.enableAccess(service),
+          isHidden: !mayOperate,
+        },
+    {
+      label: t('services.menu.delete'),
+      onSelect: () => void actions.remove(service),
+      isDanger: true,
+      isHidden: !mayOperate,
+    },
   ];
 
   if (query.isPending) {
     return (
       <div className="flex justify-center py-8">
-        <Spinner label="Loading services" />
+        <Spinner label={t('services.loading')} />
       </div>
     );
   }
   if (query.isError) {
-    return <p className="px-4 py-6 text-sm text-red-600 dark:text-red-400">Could not load the services.</p>;
+    return <p className="px-4 py-6 text-sm text-red-600 dark:text-red-400">{t('services.loadError')}</p>;
   }
   if (query.data.total === 0 && !view.q) return <>{empty}</>;
 
@@ -169,7 +185,7 @@ export function ServiceList({ type, scope, empty, onEdit, facts, ...controlled }
     <>
       <div className="flex flex-wrap items-center justify-between gap-2 px-4 py-2">
         <SearchField
-          label={searchLabels[type]}
+          label={t(searchLabels[type])}
           value={view.q ?? ''}
           onSearch={(text) => onViewChange({ q: text || undefined, page: undefined }, true)}
         />
@@ -183,23 +199,29 @@ export function ServiceList({ type, scope, empty, onEdit, facts, ...controlled }
       </div>
       {rows.length === 0 ? (
         <p role="status" className="px-4 py-6 text-center text-sm text-gray-600 dark:text-gray-300">
-          No {type === 'http' ? 'HTTP' : 'TCP'} services match “{view.q}”.
+          {t('services.noMatch', { type: type === 'http' ? 'HTTP' : 'TCP', query: view.q ?? '' })}
         </p>
       ) : (
         <Table>
           <THead>
-            <SortableTh label="Name" sortKey="name" sort={view.sort} order={view.order} onSort={onSort} />
             <SortableTh
-              label="Status"
+              label={t('services.column.name')}
+              sortKey="name"
+              sort={view.sort}
+              order={view.order}
+              onSort={onSort}
+            />
+            <SortableTh
+              label={t('services.column.status')}
               sortKey="status"
               sort={view.sort}
               order={view.order}
               onSort={onSort}
               className="hidden sm:table-cell"
             />
-            <Th className="hidden sm:table-cell">Public Access</Th>
+            <Th className="hidden sm:table-cell">{t('services.column.publicAccess')}</Th>
             <Th>
-              <span className="sr-only">Actions</span>
+              <span className="sr-only">{t('ui.actions')}</span>
             </Th>
           </THead>
           <TBody>
@@ -232,7 +254,7 @@ export function ServiceList({ type, scope, empty, onEdit, facts, ...controlled }
                   <PublicAddress service={service} />
                 </Td>
                 <Td className="w-px text-right">
-                  <ActionMenu label={`Actions for ${service.name}`} items={menuFor(service)} />
+                  <ActionMenu label={t('services.actionsFor', { name: service.name })} items={menuFor(service)} />
                 </Td>
               </Tr>
             ))}

@@ -8,8 +8,17 @@ import {
   certificateFactsFromAttention,
   describeServiceTruth,
   nodeFactsFromAttention,
+  type ServiceCaveat,
   type ServiceFacts,
 } from './service-truth';
+import { t, type MessageId } from '../../i18n/i18n';
+
+const CAVEAT_TEXTS: Record<ServiceCaveat, MessageId> = {
+  'node disconnected': 'services.caveat.nodeDisconnected',
+  'node offline': 'services.caveat.nodeOffline',
+  'certificate failed': 'services.caveat.certificateFailed',
+  'certificate expired': 'services.caveat.certificateExpired',
+};
 
 type ServiceLike = {
   nodeId: number;
@@ -39,7 +48,7 @@ export function ServiceStatus({ service, facts }: { service: ServiceLike; facts:
           key={caveat}
           className="rounded bg-orange-100 px-1 text-xs font-medium text-orange-900 dark:bg-orange-900/40 dark:text-orange-200"
         >
-          {caveat}
+          {t(CAVEAT_TEXTS[caveat])}
         </span>
       ))}
     </span>

@@ -12,11 +12,14 @@ export type CertificateFacts = { state: string; notAfter: string | null };
 
 export type ServiceFacts = { node?: NodeFacts | undefined; certificate?: CertificateFacts | null | undefined };
 
+/** Why a public service may not be reached; the row shows it in the operator's language (service-status.tsx). */
+export type ServiceCaveat = 'node disconnected' | 'node offline' | 'certificate failed' | 'certificate expired';
+
 export type ServiceTruth = {
   /** The spec's green dot: switched on, accepted, and its node connected. */
   isExposed: boolean;
   /** Why a public service may still not be reached (shown beside "Public"), or why it is not public. */
-  caveats: string[];
+  caveats: ServiceCaveat[];
 };
 
 type ServiceLike = { enabled: boolean; applyError: string | null };
@@ -25,7 +28,7 @@ export function describeServiceTruth(service: ServiceLike, facts: ServiceFacts, 
   const node = facts.node && !facts.node.isLocal ? facts.node : undefined;
   if (!isPubliclyExposed(service)) return { isExposed: false, caveats: [] };
   if (node && !node.enabled) return { isExposed: false, caveats: ['node disconnected'] };
-  const caveats: string[] = [];
+  const caveats: ServiceCaveat[] = [];
   if (node?.status === 'offline') caveats.push('node offline');
   const certificate = facts.certificate;
   if (certificate?.state === 'failed') caveats.push('certificate failed');

@@ -2,6 +2,7 @@ import type { ServiceType } from '@postern/contract';
 import { useConfirm } from '../../components/ui/confirm';
 import { useToast } from '../../components/ui/toast';
 import { useDeleteService, useSetServiceAccess, type ServiceRef } from '../../queries/services';
+import { t } from '../../i18n/i18n';
 
 // Enable Access, Disable Access and Delete Service, each behind a confirmation (the spec's "Error catalogue"). Failures
 // are reported by the API client (400 toast, logout on 401/403/429); here they are only logged.
@@ -22,16 +23,15 @@ export function useServiceActions(type: ServiceType) {
 
   const enableAccess = async (service: ServiceLike): Promise<void> => {
     const isConfirmed = await confirm({
-      title: 'Enable Public Access',
-      description:
-        'Enabling public access will make this service reachable from external networks. Do you want to expose this service publicly?',
+      title: t('services.enable.title'),
+      description: t('services.enable.confirm'),
       variant: 'info',
-      acceptButtonText: 'Yes, enable public access!',
+      acceptButtonText: t('services.enable.accept'),
     });
     if (!isConfirmed) return;
     try {
       await setAccess.mutateAsync({ ref: refOf(type, service), isEnabled: true });
-      toast({ message: 'Service exposed successfully!', type: 'success' });
+      toast({ message: t('services.exposed'), type: 'success' });
     } catch (error) {
       console.error('enable service failed', error);
     }
@@ -39,16 +39,15 @@ export function useServiceActions(type: ServiceType) {
 
   const disableAccess = async (service: ServiceLike): Promise<void> => {
     const isConfirmed = await confirm({
-      title: 'Disable Public Access',
-      description:
-        'Disabling public access will make this service unreachable from external networks. Do you want to stop exposing this service publicly?',
+      title: t('services.disable.title'),
+      description: t('services.disable.confirm'),
       variant: 'danger',
-      acceptButtonText: 'Yes, disable public access!',
+      acceptButtonText: t('services.disable.accept'),
     });
     if (!isConfirmed) return;
     try {
       await setAccess.mutateAsync({ ref: refOf(type, service), isEnabled: false });
-      toast({ message: 'Service disabled from public access successfully!', type: 'success' });
+      toast({ message: t('services.disabled'), type: 'success' });
     } catch (error) {
       console.error('disable service failed', error);
     }
@@ -56,16 +55,15 @@ export function useServiceActions(type: ServiceType) {
 
   const remove = async (service: ServiceLike): Promise<void> => {
     const isConfirmed = await confirm({
-      title: 'Delete Service',
-      description:
-        'This action will permanently remove the service and its public access. This cannot be undone. Are you sure you want to delete this service?',
+      title: t('services.menu.delete'),
+      description: t('services.delete.confirm'),
       variant: 'danger',
-      acceptButtonText: 'Yes, delete it!',
+      acceptButtonText: t('services.delete.accept'),
     });
     if (!isConfirmed) return;
     try {
       await deleteService.mutateAsync(refOf(type, service));
-      toast({ message: 'Service deleted successfully!', type: 'success' });
+      toast({ message: t('services.deleted'), type: 'success' });
     } catch (error) {
       console.error('delete service failed', error);
     }
