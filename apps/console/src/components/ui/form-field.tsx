@@ -393,7 +393,7 @@ export function AutocompleteField({
           <ul
             id={`${id}-list`}
             role="listbox"
-            aria-label={`Suggestions for ${typeof label === 'string' ? label : name}`}
+            aria-label={t('ui.suggestionsFor', { field: typeof label === 'string' ? label : name })}
             className="absolute z-10 mt-1 max-h-48 w-full overflow-auto rounded-md border border-gray-200 bg-white py-1 shadow-lg dark:border-gray-700 dark:bg-gray-900"
           >
             {options.map((option, index) => (

@@ -8,6 +8,7 @@ import { ServiceFormFrame } from './service-form-frame';
 import { useServiceForm } from './use-service-form';
 import { AccessSection } from '../access/access-section';
 import { useServiceAccess } from '../access/use-service-access';
+import { t } from '../../i18n/i18n';
 
 /** The HTTP service form (the spec's "Validation rules"): POST to create, PATCH to edit. */
 export function HttpServiceForm(props: ServiceFormProps<HttpService>) {
@@ -28,20 +29,20 @@ export function HttpServiceForm(props: ServiceFormProps<HttpService>) {
 
   return (
     <ServiceFormFrame
-      title={service ? 'Edit HTTP Service' : 'Expose HTTP Service'}
-      domainLabel="Public Domain"
+      title={t(service ? 'services.form.editTitle' : 'services.form.exposeTitle', { type: 'HTTP' })}
+      domainLabel={t('services.form.domain')}
       domainPlaceholder="app.example.com"
       {...frame}
     >
       <TextField
-        label="Public HTTP Path"
+        label={t('services.form.path')}
         placeholder="/"
-        description="Where the service is published, e.g. /api. Domain and path together must be unique."
+        description={t('services.form.pathHint')}
         disabled={access.isPathLocationDisabled}
         {...form.field('pathLocation')}
       />
       <SelectField
-        label="Backend Protocol"
+        label={t('services.form.backendProto')}
         options={[
           { value: 'http', label: 'http://' },
           { value: 'https', label: 'https://' },
@@ -51,7 +52,7 @@ export function HttpServiceForm(props: ServiceFormProps<HttpService>) {
         onChange={(value) => form.setValue('backendProto', value === 'https' ? 'https' : 'http')}
       />
       <TextField
-        label="Backend Host"
+        label={t('services.form.backendHost')}
         placeholder="localhost"
         description={describeBackendHostField(node)}
         disabled={access.isBackendHostDisabled}
@@ -59,7 +60,7 @@ export function HttpServiceForm(props: ServiceFormProps<HttpService>) {
         {...form.field('backendHost')}
       />
       <TextField
-        label="Backend Port"
+        label={t('services.form.backendPort')}
         type="number"
         inputMode="numeric"
         placeholder="80"

@@ -6,6 +6,7 @@ import { HttpServiceFormDialog, TcpServiceFormDialog } from './service-form-dial
 import { LOCAL_SELF_HOST } from './service-form-rules';
 import { buildHttpService, buildTcpService, fakeApi, renderWithProviders } from './service-test-fixtures';
 import { buildNode } from '../../test/fixtures';
+import { activateLanguage, loadMoreTexts } from '../../i18n/i18n';
 
 const input = (label: string) => screen.getByLabelText<HTMLInputElement>(label);
 const select = (label: string) => screen.getByLabelText<HTMLSelectElement>(label);
@@ -71,6 +72,29 @@ describe('HTTP service form', () => {
     fireEvent.change(input('Backend Port'), { target: { value: '8080' } });
     fireEvent.change(input('Public HTTP Path'), { target: { value: '/api/auth/login' } });
     expect(screen.getByText(/^This field must not be \/api or a path below it/)).toBeTruthy();
+  });
+
+  it('speaks German: labels, help and the form’s own messages (error.<code>), the Docker labels note in its order', async () => {
+    await activateLanguage('de');
+    await loadMoreTexts();
+    try {
+      const source = { kind: 'docker-labels' as const, container: 'whoami-1', key: 'http', digest: 'a'.repeat(64) };
+      renderWithProviders(
+        <HttpServiceFormDialog node={buildNode()} service={buildHttpService({ source })} open onClose={vi.fn()} />,
+      );
+      expect(screen.getByRole('dialog', { name: 'HTTP-Dienst bearbeiten' })).toBeTruthy();
+      expect(screen.getByLabelText('Herkunft').textContent).toBe(
+        'Veröffentlicht durch die Docker-Labels des Containers whoami-1 auf diesem Knoten (postern.http.*). Ihre ' +
+          'Änderungen hier gelten, bis sich die Labels des Containers ändern; für eine dauerhafte Änderung ändern Sie ' +
+          'seine Labels.',
+      );
+      fireEvent.change(screen.getByLabelText('Backend-Port'), { target: { value: '' } });
+      expect(screen.getByText('Dieses Feld ist erforderlich')).toBeTruthy();
+      fireEvent.change(screen.getByLabelText('Öffentlicher HTTP-Pfad'), { target: { value: 'api' } });
+      expect(screen.queryByText(ruleMessages.path)).toBeNull();
+    } finally {
+      await activateLanguage('en');
+    }
   });
 
   it('creates with POST, then shows the public address in the service-exposed dialog', async () => {

@@ -4,7 +4,7 @@ import { Badge } from '../../components/ui/card';
 import { FormDialog } from '../../components/ui/dialog';
 import { AutocompleteField, IpListField, TextField } from '../../components/ui/form-field';
 import type { FieldBinding } from '../../lib/use-zod-form';
-import { DOMAIN_HELP, IP_HELP } from './service-form-texts';
+import { t, withSlot } from '../../i18n/i18n';
 import { nodeTypeLabel, nodeTypeTone } from '../nodes/node-type';
 import { useDomainSuggestions } from './use-domain-suggestions';
 
@@ -43,13 +43,17 @@ export function ServiceFormFrame({
   children,
 }: ServiceFormFrameProps) {
   const loadDomains = useDomainSuggestions();
+  // The container and its labels' prefix are set apart (bold, monospace) in the language's own sentence.
+  const [beforeContainer, afterContainer] = withSlot('services.form.labelsNote', 'container', { labels: '\u0001' });
+  const [betweenParts = '', afterLabels = ''] = afterContainer.split('\u0001');
+  const labelsNote = [beforeContainer, betweenParts, afterLabels];
   return (
     <FormDialog open size="large" title={title} onClose={onClose} onSubmit={onSubmit} isSubmitting={isSubmitting}>
       <p
         className="mb-4 flex flex-wrap items-center gap-2 rounded-md bg-gray-50 px-3 py-2 text-sm dark:bg-gray-800"
-        aria-label="Node"
+        aria-label={t('services.column.node')}
       >
-        <span className="text-gray-600 dark:text-gray-300">Node</span>
+        <span className="text-gray-600 dark:text-gray-300">{t('services.column.node')}</span>
         <strong>{node.name}</strong>
         <Badge tone={nodeTypeTone(node)}>{nodeTypeLabel(node)}</Badge>
         {node.address && <span className="font-mono text-gray-600 dark:text-gray-300">{node.address}</span>}
@@ -57,30 +61,40 @@ export function ServiceFormFrame({
       {source && (
         <p
           className="mb-4 rounded-md bg-blue-50 px-3 py-2 text-sm text-blue-900 dark:bg-blue-950 dark:text-blue-100"
-          aria-label="Source"
+          aria-label={t('services.form.source')}
         >
-          Published by the Docker labels of container <strong className="font-mono">{source.container}</strong> on this
-          node (<span className="font-mono">postern.{source.key}.*</span>). Your changes here stand until the
-          container&apos;s labels change; to change it for good, change its labels.
+          {labelsNote[0]}
+          <strong className="font-mono">{source.container}</strong>
+          {labelsNote[1]}
+          <span className="font-mono">postern.{source.key}.*</span>
+          {labelsNote[2]}
         </p>
       )}
       <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
         <TextField
-          label="Service Name"
-          placeholder="Enter a friendly name for this service"
+          label={t('services.form.name')}
+          placeholder={t('services.form.namePlaceholder')}
           required
           {...fields.name}
         />
         <AutocompleteField
           label={domainLabel}
           placeholder={domainPlaceholder}
-          description={DOMAIN_HELP}
+          description={t('services.form.domainHint')}
           loadOptions={loadDomains}
           {...fields.domain}
         />
         {children}
-        <IpListField label="Allowed IPs" description={IP_HELP.allowed} {...fields.allowedIps} />
-        <IpListField label="Blocked IPs" description={IP_HELP.blocked} {...fields.blockedIps} />
+        <IpListField
+          label={t('services.form.allowedIps')}
+          description={t('services.form.allowedIpsHint')}
+          {...fields.allowedIps}
+        />
+        <IpListField
+          label={t('services.form.blockedIps')}
+          description={t('services.form.blockedIpsHint')}
+          {...fields.blockedIps}
+        />
       </div>
     </FormDialog>
   );

@@ -6,6 +6,7 @@ import { describeBackendHostField, type ServiceFormProps } from './service-form-
 import { ExpiryField } from './service-expiry';
 import { ServiceFormFrame } from './service-form-frame';
 import { useServiceForm } from './use-service-form';
+import { t } from '../../i18n/i18n';
 
 /**
  * The TCP/UDP service form (the spec's "Validation rules"): POST to create, PATCH to edit; an empty public port is
@@ -23,13 +24,13 @@ export function TcpServiceForm(props: ServiceFormProps<TcpService>) {
 
   return (
     <ServiceFormFrame
-      title={service ? 'Edit TCP Service' : 'Expose TCP Service'}
-      domainLabel="Public Domain (Optional)"
+      title={t(service ? 'services.form.editTitle' : 'services.form.exposeTitle', { type: 'TCP' })}
+      domainLabel={t('services.form.domainOptional')}
       domainPlaceholder="mqtt.example.com"
       {...frame}
     >
       <SelectField
-        label="Protocol"
+        label={t('services.form.proto')}
         options={[
           { value: 'tcp', label: 'TCP' },
           { value: 'udp', label: 'UDP' },
@@ -42,15 +43,15 @@ export function TcpServiceForm(props: ServiceFormProps<TcpService>) {
         }}
       />
       <TextField
-        label="Public Port (Optional)"
+        label={t('services.form.port')}
         type="number"
         inputMode="numeric"
-        placeholder="Auto-assigned"
-        description="Leave empty to get a free port from the gateway's range."
+        placeholder={t('services.form.portPlaceholder')}
+        description={t('services.form.portHint')}
         {...form.field('port')}
       />
       <TextField
-        label="Backend Host"
+        label={t('services.form.backendHost')}
         placeholder="localhost"
         description={describeBackendHostField(node)}
         disabled={!canEditBackendHost(node)}
@@ -58,7 +59,7 @@ export function TcpServiceForm(props: ServiceFormProps<TcpService>) {
         {...form.field('backendHost')}
       />
       <TextField
-        label="Backend Port"
+        label={t('services.form.backendPort')}
         type="number"
         inputMode="numeric"
         placeholder="1883"
@@ -68,8 +69,8 @@ export function TcpServiceForm(props: ServiceFormProps<TcpService>) {
       <ExpiryField service={service} value={form.values.expiry} onChange={(value) => form.setValue('expiry', value)} />
       <div className="md:col-span-2">
         <CheckboxField
-          label="Enable SSL (TLS termination)"
-          description="The gateway terminates TLS and forwards plain TCP to the backend. Not available for UDP."
+          label={t('services.form.ssl')}
+          description={t('services.form.sslHint')}
           disabled={form.values.proto === 'udp'}
           {...form.field('ssl')}
         />

@@ -1,7 +1,8 @@
 import type { HttpService, Node, TcpService } from '@postern/contract';
 import { useToast } from '../../components/ui/toast';
 import { settleStoredChange } from '../../lib/api';
-import { EXPOSED_MESSAGE, updatedMessage } from './service-form-texts';
+import { t } from '../../i18n/i18n';
+import { updatedMessage } from './service-form-texts';
 
 type SaveServiceOptions<S extends HttpService | TcpService, B> = {
   node: Node;
@@ -34,7 +35,7 @@ export function useSaveService<S extends HttpService | TcpService, B>(options: S
       options.onClose();
       return;
     }
-    toast({ message: EXPOSED_MESSAGE, type: 'success' });
+    toast({ message: t('services.exposed'), type: 'success' });
     options.onCreated(created.value);
   };
 }

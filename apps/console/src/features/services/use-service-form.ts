@@ -1,7 +1,8 @@
-import type { HttpService, Node, TcpService } from '@postern/contract';
+import { describeMessage, type HttpService, type Node, type TcpService } from '@postern/contract';
 import { useMemo } from 'react';
 import type { z } from 'zod';
-import { useZodForm } from '../../lib/use-zod-form';
+import { fieldErrorText } from '../../i18n/error-text';
+import { useZodForm, type FieldBinding } from '../../lib/use-zod-form';
 import type { ServiceFormProps } from './service-form-texts';
 import { useSaveService } from './use-save-service';
 
@@ -12,6 +13,15 @@ type Mutations<S, B> = {
   create: (args: { nodeId: number; body: B }) => Promise<S>;
   update: (args: { ref: { nodeId: number; id: number }; body: B }) => Promise<S>;
 };
+
+/**
+ * A field's message in the operator's language: the form's checks (the contract's schemas) and a 422 word it in
+ * English; its code (message-codes.ts) names the catalogue's `error.<code>`. A text without a code shows as it is.
+ */
+function inLanguage<V>(binding: FieldBinding<V>): FieldBinding<V> {
+  if (!binding.error) return binding;
+  return { ...binding, error: fieldErrorText({ message: binding.error, ...describeMessage(binding.error) }) };
+}
 
 /**
  * The wiring the HTTP and TCP/UDP service forms share: the kind's schema for this node, the form, the save flow
@@ -32,7 +42,11 @@ export function useServiceForm<
 ) {
   const { makeSchema } = kind;
   const schema = useMemo(() => makeSchema(node), [makeSchema, node]);
-  const form = useZodForm(schema, kind.initialValues);
+  const zodForm = useZodForm(schema, kind.initialValues);
+  const form = {
+    ...zodForm,
+    field: <K extends keyof TValues & string>(name: K) => inLanguage(zodForm.field(name)),
+  };
   const save = useSaveService<S, z.output<TSchema>>({
     node,
     service,
