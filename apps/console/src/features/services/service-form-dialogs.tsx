@@ -1,7 +1,7 @@
 import type { HttpService, Node, TcpService } from '@postern/contract';
 import { useState, type ReactNode } from 'react';
 import { HttpServiceForm } from './http-service-form';
-import { SERVICE_EXPOSED_TITLE, ServiceInfoDialog } from './service-info-dialog';
+import { ServiceInfoDialog } from './service-info-dialog';
 import { TcpServiceForm } from './tcp-service-form';
 
 // The service form dialogs the node pages open. After a create the form gives way to 'Your Service is Now
@@ -29,7 +29,7 @@ function ServiceFormFlow({
       setExposed(null);
       onClose();
     };
-    return <ServiceInfoDialog service={exposed} title={SERVICE_EXPOSED_TITLE} onClose={close} />;
+    return <ServiceInfoDialog service={exposed} isJustExposed onClose={close} />;
   }
   return renderForm(setExposed);
 }

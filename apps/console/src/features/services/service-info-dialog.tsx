@@ -1,14 +1,13 @@
 import type { HttpService, TcpService } from '@postern/contract';
 import { lazy, Suspense, type ReactNode } from 'react';
 import { InfoDialog } from '../../components/ui/dialog';
+import { t, withSlot } from '../../i18n/i18n';
 import { describeBackend, isPubliclyExposed } from './service-display';
 
 // The chart and its query load with the dialog, never with the first page.
 const ServiceTrafficPanel = lazy(() =>
   import('../observe/service-traffic-panel').then((module) => ({ default: module.ServiceTrafficPanel })),
 );
-
-export const SERVICE_EXPOSED_TITLE = 'Your Service is Now Publicly Available';
 
 function Row({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -25,37 +24,51 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
  */
 export function ServiceInfoDialog({
   service,
-  title,
+  isJustExposed = false,
   onClose,
 }: {
   service: HttpService | TcpService | null;
-  title?: string;
+  /** Right after a create: the service-exposed dialog's title and sentence, without the traffic (there is none). */
+  isJustExposed?: boolean;
   onClose: () => void;
 }) {
   if (!service) return null;
   const isTls = 'proto' in service ? service.ssl : service.publicAccess.startsWith('https:');
+  const [beforeName, afterName] = withSlot('services.exposedDialog.text', 'name');
   return (
-    <InfoDialog open title={title ?? service.name} onClose={onClose}>
-      {title === SERVICE_EXPOSED_TITLE && (
+    <InfoDialog open title={isJustExposed ? t('services.exposedDialog.title') : service.name} onClose={onClose}>
+      {isJustExposed && (
         <p>
-          Your service <strong>{service.name}</strong> has been exposed on the network.
+          {beforeName}
+          <strong>{service.name}</strong>
+          {afterName}
         </p>
       )}
       <dl className="flex flex-col gap-2">
-        <Row label={`Public Access${isTls ? ' (SSL)' : ''}`}>
+        <Row label={t(isTls ? 'services.info.publicAccessSsl' : 'services.column.publicAccess')}>
           <a href={service.publicAccess} target="_blank" rel="noreferrer" className="text-brand-600 hover:underline">
             {service.publicAccess}
           </a>
         </Row>
-        <Row label="Status">{isPubliclyExposed(service) ? 'Public' : service.enabled ? 'Not applied' : 'Disabled'}</Row>
-        {service.applyError && <Row label="Gateway error">{service.applyError}</Row>}
-        <Row label="Backend">{describeBackend(service)}</Row>
-        <Row label="Allowed IPs">
-          {service.allowedIps.length > 0 ? service.allowedIps.join(', ') : 'No restrictions'}
+        <Row label={t('services.column.status')}>
+          {t(
+            isPubliclyExposed(service)
+              ? 'ui.public'
+              : service.enabled
+                ? 'services.info.notApplied'
+                : 'services.status.disabled',
+          )}
         </Row>
-        <Row label="Blocked IPs">{service.blockedIps.length > 0 ? service.blockedIps.join(', ') : 'None'}</Row>
+        {service.applyError && <Row label={t('services.info.gatewayError')}>{service.applyError}</Row>}
+        <Row label={t('services.info.backend')}>{describeBackend(service)}</Row>
+        <Row label={t('services.form.allowedIps')}>
+          {service.allowedIps.length > 0 ? service.allowedIps.join(', ') : t('services.info.noRestrictions')}
+        </Row>
+        <Row label={t('services.form.blockedIps')}>
+          {service.blockedIps.length > 0 ? service.blockedIps.join(', ') : t('services.info.none')}
+        </Row>
       </dl>
-      {title !== SERVICE_EXPOSED_TITLE && (
+      {!isJustExposed && (
         <Suspense fallback={null}>
           <ServiceTrafficPanel service={service} />
         </Suspense>
