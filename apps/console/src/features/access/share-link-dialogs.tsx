@@ -117,7 +117,7 @@ export function ShareLinkCreatedDialog({ link, onClose }: { link: ShareLinkCreat
             <dt className="font-medium">{t('access.column.name')}</dt>
             <dd>{link.name}</dd>
           </dl>
-          <CopyField label={t('access.share.link')} value={link.url} />
+          <CopyField label={t('access.share.link')} copyLabel={t('access.share.copyLink')} value={link.url} />
           <p className="rounded-md bg-yellow-50 px-3 py-2 text-yellow-900 dark:bg-yellow-950 dark:text-yellow-100">
             {t('access.share.once')}
           </p>
