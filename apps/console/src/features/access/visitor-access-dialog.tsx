@@ -108,7 +108,7 @@ function ShareLinks({ service, isAllowed }: { service: HttpService; isAllowed: b
             <Th className="hidden sm:table-cell">{t('access.links.expires')}</Th>
             <Th className="hidden sm:table-cell">{t('access.links.used')}</Th>
             <Th>
-              <span className="sr-only">Actions</span>
+              <span className="sr-only">{t('ui.actions')}</span>
             </Th>
           </THead>
           <TBody>
@@ -244,7 +244,7 @@ function VisitorSessions({ service }: { service: HttpService }) {
             <Th className="hidden sm:table-cell">{t('access.sessions.since')}</Th>
             <Th className="hidden sm:table-cell">{t('access.sessions.from')}</Th>
             <Th>
-              <span className="sr-only">Actions</span>
+              <span className="sr-only">{t('ui.actions')}</span>
             </Th>
           </THead>
           <TBody>
