@@ -111,6 +111,7 @@ const PRODUCT_TERMS = [
   'URL',
   'URI',
   'openid', // the OpenID Connect scope every sign-in asks for, a protocol value
+  'localhost', // a host name: the service forms' example backend host, a value
   'API',
   'SSO',
   'OIDC',
@@ -609,6 +610,7 @@ async function snapDomains(page: Page, { shot, say }: Visit, seeded: Seeded): Pr
   await page.goto('/domains');
   await page.getByRole('button', { name: say(`Show services of ${seeded.domain}`) }).click();
   await expectVisible(page.getByText(seeded.serviceName, { exact: true }));
+  await expectVisible(page.getByTestId('service-figures').first());
   await shot(page, 'domains-list');
   await page
     .getByRole('button', { name: say('Add Domain') })
@@ -667,6 +669,8 @@ async function snapHomeWelcome(page: Page, { shot, say }: Visit): Promise<void> 
 async function snapServices(page: Page, { shot, say }: Visit, seeded: Seeded): Promise<void> {
   await page.goto('/services');
   await expectVisible(page.getByTestId('service-name').filter({ hasText: seeded.serviceName }));
+  // The rows' figures come from a query of their own: the shot waits for them, or it shows the page without them.
+  await expectVisible(page.getByTestId('service-figures').first());
   await shot(page, 'services');
   await openMenu(page, say(`Actions for ${seeded.serviceName}`));
   await page.getByRole('menuitem', { name: say('Info') }).click();
