@@ -1,11 +1,11 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Theme } from '@postern/contract';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { seedAccessScreens, snapAccessScreens } from './access-screens.js';
 import { axeViolations } from './axe.js';
-import { screenshotDir, settleTransitions, snap } from './browser.js';
+import { settleTransitions, snap } from './browser.js';
 import {
   dialog,
   expectGone,
@@ -19,7 +19,7 @@ import {
 import { ADMIN } from './server.js';
 
 // Visits every screen and the main dialogs and, on each as shot, fails on:
-// - English left on the screen in German and Japanese (the check below), except on the screens of NOT_TRANSLATED_YET;
+// - English left on the screen in German and Japanese (the check below), on every screen;
 // - layout overflow: the page scrolling sideways, a text leaving the window or cut off by its box;
 // - axe-core: any serious or critical WCAG 2.2 A/AA violation.
 // Screenshots land in artifacts/screenshots/<screen>-<viewport>-<theme>.png for English (the spec's texts) and
@@ -39,13 +39,6 @@ const variants: { code: Code; viewport: Viewport; theme: Theme }[] = [
   { code: 'en', viewport: 'phone', theme: 'dark' },
 ];
 const browserLocale: Record<Code, string> = { en: 'en-US', de: 'de-DE', ja: 'ja-JP' };
-
-/**
- * Screens whose texts are not in the catalogues yet: no language findings on them (overflow and axe still count).
- * Remove a screen when it is translated; the Japanese variant fails while a screen listed here shows no English.
- * What is left on them: artifacts/language-left-<de|ja>.txt after a run.
- */
-const NOT_TRANSLATED_YET = new Set(['dialog-token-created', 'audit']);
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -371,10 +364,6 @@ describe('screens', () => {
       const say = sayIn(code);
       const englishOnly = englishOnlyWords();
       const findings: string[] = [];
-      const visited = new Set<string>();
-      /** What is left to translate on the screens of NOT_TRANSLATED_YET: artifacts/language-left-<code>.txt. */
-      const untranslated: string[] = [];
-      const shown = new Set<string>();
       const named = (prefix: string) => {
         const name = uniqueName(prefix);
         seededTexts.add(name);
@@ -385,11 +374,8 @@ describe('screens', () => {
         await settleTransitions(page);
         const { texts, overflow } = await inspect(page);
         const language = languageFindings(code, texts, seededTexts, englishOnly);
-        visited.add(screen);
-        if (language.length > 0) shown.add(screen);
-        if (NOT_TRANSLATED_YET.has(screen)) untranslated.push(...language.map((finding) => `${screen}: ${finding}`));
         findings.push(
-          ...(NOT_TRANSLATED_YET.has(screen) ? [] : language).map((finding) => `${screen}: ${finding}`),
+          ...language.map((finding) => `${screen}: ${finding}`),
           ...overflowFindings(overflow, seededTexts).map((problem) => `${screen}: ${problem}`),
           ...(await axeViolations(page, screen)).map((found) => `${screen}: axe ${found.rule} ${found.targets.join()}`),
         );
@@ -461,15 +447,6 @@ describe('screens', () => {
       await expectVisible(page.getByRole('link', { name: say('Back To Home') }));
       await shot(page, 'not-found');
 
-      if (code !== 'en') {
-        mkdirSync(screenshotDir, { recursive: true });
-        writeFileSync(join(screenshotDir, '..', `language-left-${code}.txt`), `${untranslated.join('\n')}\n`);
-      }
-      // A screen translated since NOT_TRANSLATED_YET was written leaves it (Japanese: the strictest check).
-      if (code === 'ja') {
-        const translated = [...NOT_TRANSLATED_YET].filter((screen) => visited.has(screen) && !shown.has(screen));
-        expect(translated, 'screens showing no English: take them off NOT_TRANSLATED_YET').toEqual([]);
-      }
       expect(findings).toEqual([]);
       // axe on some 30 states per variant: a busy machine needs more than the default minute.
     },

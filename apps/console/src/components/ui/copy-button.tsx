@@ -43,10 +43,10 @@ export function CopyButton({ text, label = t('ui.copy') }: { text: string; label
 }
 
 /**
- * A read-only value with a copy button beside it (tokens, commands). `copyLabel` names the button in the active
- * language (`t('…')`); without it the button is named the English way, from `label`.
+ * A read-only value with a copy button beside it (tokens, commands). `label` names the value and `copyLabel` the
+ * button, both in the active language (`t('…')`).
  */
-export function CopyField({ value, label, copyLabel }: { value: string; label: string; copyLabel?: string }) {
+export function CopyField({ value, label, copyLabel }: { value: string; label: string; copyLabel: string }) {
   return (
     <div className="flex items-stretch gap-2">
       <input
@@ -56,7 +56,7 @@ export function CopyField({ value, label, copyLabel }: { value: string; label: s
         onFocus={(event) => event.currentTarget.select()}
         className="min-w-0 flex-1 rounded-md border border-gray-300 bg-gray-50 px-3 py-2 font-mono text-xs dark:border-gray-600 dark:bg-gray-800"
       />
-      <CopyButton text={value} label={copyLabel ?? `Copy ${label.toLowerCase()}`} />
+      <CopyButton text={value} label={copyLabel} />
     </div>
   );
 }

@@ -105,7 +105,7 @@ function OwnersView() {
                 role: roleLabel(created.role),
               })}
             </p>
-            <CopyField label={t('accounts.inviteLink')} value={created.url} />
+            <CopyField label={t('accounts.inviteLink')} copyLabel={t('accounts.copyInviteLink')} value={created.url} />
           </>
         )}
       </InfoDialog>

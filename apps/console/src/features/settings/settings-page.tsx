@@ -216,7 +216,11 @@ function EnrolForm({ hasFocus, onEnabled }: { hasFocus: boolean; onEnabled: (cod
         {t('settings.twoFactor.scan')}
       </p>
       <img src={setup.qrCode} alt={t('settings.twoFactor.qrCode')} className="size-48 rounded-md bg-white p-2" />
-      <CopyField label={t('settings.twoFactor.secret')} value={setup.secret} />
+      <CopyField
+        label={t('settings.twoFactor.secret')}
+        copyLabel={t('settings.twoFactor.copySecret')}
+        value={setup.secret}
+      />
       <TextField
         label={t('settings.twoFactor.code')}
         name="code"

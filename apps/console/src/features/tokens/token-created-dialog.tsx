@@ -50,7 +50,7 @@ export function TokenCreatedDialog({
               </>
             )}
           </dl>
-          <CopyField label={t('tokens.created.token')} value={token.token} />
+          <CopyField label={t('tokens.created.token')} copyLabel={t('tokens.created.copy')} value={token.token} />
           <p className="rounded-md bg-yellow-50 px-3 py-2 text-yellow-900 dark:bg-yellow-950 dark:text-yellow-100">
             {t('tokens.created.once')}
           </p>
