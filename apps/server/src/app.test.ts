@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { operations } from '@postern/contract';
+import { operations, type Operation } from '@postern/contract';
 import { buildApp, VERSION } from './app.js';
 import { createLogger } from './http/logger.js';
 import { buildTestApp, TEST_ADMIN, type TestApp } from './test/build-test-app.js';
@@ -43,6 +43,41 @@ describe('system routes', () => {
     expect(createNode.responses['503'].description).toBe('code: dataplane_unavailable');
     expect(document.paths['/api/logs/stream'].get.security).toEqual([{ session: [] }, { sessionQuery: [] }]);
     expect(document.paths['/api/services/{nodeId}/tcp/{id}'].patch.operationId).toBe('updateTcpService');
+  });
+
+  it("declares each error answer's codes and values in /api/openapi.json (docs/api.md 'Message codes')", async () => {
+    t = await buildTestApp();
+    const document = (await t.app.inject({ url: '/api/openapi.json' })).json();
+    interface Schema {
+      properties?: Record<string, Schema & { items?: Schema }>;
+    }
+    const missing: string[] = [];
+    let fieldErrors = 0;
+    let messages = 0;
+    for (const [path, methods] of Object.entries(document.paths as Record<string, object>)) {
+      for (const [method, operation] of Object.entries(methods as Record<string, { responses?: object }>)) {
+        for (const [status, response] of Object.entries(operation.responses ?? {})) {
+          if (Number(status) < 400) continue;
+          const schema = (response as { content?: Record<string, { schema?: Schema }> }).content?.['application/json']
+            ?.schema;
+          const where = `${method.toUpperCase()} ${path} ${status}`;
+          const properties = Object.keys(schema?.properties ?? {});
+          for (const key of ['message', 'code', 'messageCode', 'params'])
+            if (!properties.includes(key)) missing.push(`${where}: ${key}`);
+          messages++;
+          const field = schema?.properties?.errors?.properties?.body?.items;
+          if (!field) continue;
+          fieldErrors++;
+          for (const key of ['field', 'message', 'code', 'params'])
+            if (!(key in (field.properties ?? {}))) missing.push(`${where} errors.body[]: ${key}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+    // Every operation with a body declares its 422, and every operation `{ message }` answers: the walk saw them.
+    const withBody = (Object.values(operations) as Operation[]).filter((operation) => operation.body).length;
+    expect(fieldErrors).toBeGreaterThanOrEqual(withBody);
+    expect(messages).toBeGreaterThan(fieldErrors + Object.keys(operations).length);
   });
 
   it('serves every operation of the contract and refuses an /api route that is not one', async () => {
