@@ -103,7 +103,12 @@ describe('errors', () => {
     expect((await t.app.inject({ url: '/api/nope' })).statusCode).toBe(401);
     const unknown = await t.app.inject({ url: '/api/nope', headers });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toEqual({ message: 'Route GET /api/nope not found', code: 'not_found' });
+    expect(unknown.json()).toEqual({
+      message: 'Route GET /api/nope not found',
+      code: 'not_found',
+      messageCode: 'route_not_found',
+      params: { method: 'GET', path: '/api/nope' },
+    });
     const malformed = await t.app.inject({
       method: 'POST',
       url: '/api/nodes',

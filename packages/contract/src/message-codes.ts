@@ -270,6 +270,21 @@ export const messageTexts = {
   database_unavailable:
     'The database does not answer: nothing was saved. The gateways go on serving what they serve; try again when it is back.',
   saved_not_applied: 'Saved, but the gateway could not apply it yet: {reason}',
+  route_not_found: 'Route {method} {path} not found',
+
+  // ---- A node's token refused (403): the operator decided (services decisions.ts, the agent's authentication)
+  service_disabled_by_operator:
+    "The gateway's operator disabled this service: only the operator can enable or delete it (in the console)",
+  service_expired_by_operator:
+    "The gateway's operator set this service's expiry, which has passed: only the operator can publish it again (in the console)",
+  service_expiry_by_operator:
+    "The gateway's operator gave this service an expiry: only the operator can delete it or change its expiry (in the console)",
+  service_created_by_operator:
+    "The gateway's operator created this service: only the operator can delete it (in the console); this node's token can disable it",
+  node_disabled:
+    'This node is disabled: the gateway refuses its access tokens until an operator connects it again (Connect in the console)',
+  token_networks_not_allowed:
+    "The gateway's operator has not allowed this node's access tokens to set its networks: the operator sets them, or allows this, in the node's form in the console",
 } as const satisfies Record<string, string | readonly Template[]>;
 
 export type MessageCode = keyof typeof messageTexts;

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { messageText, type MessageCode } from '@postern/contract';
 import { nodes } from '../db/schema.js';
 import { applyChanges } from '../dataplane-apply.js';
 import { disableExpiredServices } from '../modules/services/expiry.js';
@@ -764,6 +765,14 @@ describe("a node's token never undoes the operator's decisions", () => {
     expiresAt: string | null;
   }
 
+  const OPERATOR_REFUSALS: readonly MessageCode[] = [
+    'service_disabled_by_operator',
+    'service_expired_by_operator',
+    'service_expiry_by_operator',
+    'service_created_by_operator',
+  ];
+  const refusalsSeen = new Set<MessageCode>();
+
   it.each(
     decisions.map(
       (decision, i) => [decision.name, decision, decision.createdDisabled || i % 2 === 0 ? 'http' : 'tcp'] as const,
@@ -810,6 +819,11 @@ describe("a node's token never undoes the operator's decisions", () => {
       expect(answer.status, `${actor} ${action}: ${JSON.stringify(answer.body)}`).toBe(status);
       if (status === 403) {
         expect(answer.body).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/operator/) });
+        // Which of the operator's decisions refused it, for the console and the CLI (docs/api.md "Message codes").
+        const messageCode = answer.body.messageCode as MessageCode;
+        expect(OPERATOR_REFUSALS).toContain(messageCode);
+        expect(messageText(messageCode)).toBe(answer.body.message);
+        refusalsSeen.add(messageCode);
         expect(await seen(), `a refused ${action} changed nothing`).toEqual(before);
       }
     }
@@ -818,6 +832,10 @@ describe("a node's token never undoes the operator's decisions", () => {
       expect((await asAdmin('PATCH', `${consoleUrl}/enable`)).status).toBe(200);
       expect((await asAdmin('DELETE', consoleUrl)).status).toBe(204);
     }
+  });
+
+  it('named each kind of refusal by its message code in the table above', () => {
+    expect([...refusalsSeen].sort()).toEqual([...OPERATOR_REFUSALS].sort());
   });
 
   it("enabling never lifts the operator's expiry: the service is not served again for good", async () => {

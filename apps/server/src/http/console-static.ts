@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { messageText } from '@postern/contract';
 
 /**
  * Where the console build lives: the configured directory, else `apps/console/dist` found relative to this
@@ -36,8 +37,13 @@ export async function registerConsole(app: FastifyInstance, consoleDir: string |
   app.setNotFoundHandler((request, reply) => {
     const isPage = (request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url);
     if (consoleDir && isPage) return reply.type('text/html; charset=utf-8').sendFile('index.html');
-    return reply
-      .code(404)
-      .send({ message: `Route ${request.method} ${request.url.split('?')[0] ?? ''} not found`, code: 'not_found' });
+    // The error handler's shape, message code included (docs/api.md "Message codes"); the path is the caller's, data.
+    const params = { method: request.method, path: request.url.split('?')[0] ?? '' };
+    return reply.code(404).send({
+      message: messageText('route_not_found', params),
+      code: 'not_found',
+      messageCode: 'route_not_found',
+      params,
+    });
   });
 }

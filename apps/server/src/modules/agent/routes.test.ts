@@ -58,7 +58,11 @@ describe('agent API', () => {
     await admin('PATCH', `/api/nodes/${node.id}`, { isGateway: true, gatewayNetwork: '192.168.1.0/24' });
     const notAllowed = await agent('PATCH', url, node.token, { gatewayNetworks: ['192.168.1.0/24', '10.20.0.0/24'] });
     expect(notAllowed.statusCode).toBe(403);
-    expect(notAllowed.json()).toEqual({ code: 'forbidden', message: TOKEN_NETWORKS_NOT_ALLOWED });
+    expect(notAllowed.json()).toEqual({
+      code: 'forbidden',
+      message: TOKEN_NETWORKS_NOT_ALLOWED,
+      messageCode: 'token_networks_not_allowed',
+    });
     await admin('PATCH', `/api/nodes/${node.id}`, { allowTokenNetworks: true });
     const set = await agent('PATCH', url, node.token, { gatewayNetworks: ['192.168.1.0/24', '10.20.0.0/24'] });
     expect(set.statusCode, set.body).toBe(200);
@@ -180,7 +184,11 @@ describe('agent API', () => {
     for (const [method, url, payload] of calls) {
       const response = await agent(method, url, node.token, payload);
       expect(response.statusCode, `${method} ${url}`).toBe(403);
-      expect(response.json(), `${method} ${url}`).toEqual({ message: NODE_DISABLED_MESSAGE, code: 'forbidden' });
+      expect(response.json(), `${method} ${url}`).toEqual({
+        message: NODE_DISABLED_MESSAGE,
+        code: 'forbidden',
+        messageCode: 'node_disabled',
+      });
     }
     expect((await admin('GET', '/api/services/http')).json().total).toBe(0);
     await admin('PATCH', `/api/nodes/${node.id}/enable`);
