@@ -80,6 +80,17 @@ const todays: [message: string, code: MessageCode, params?: MessageParams][] = [
     'networks_overlap',
     { network: '10.1.0.0/16', other: '10.1.2.0/24' },
   ],
+  // A gateway node's subnet list names the entry before the reason (params.entry).
+  [
+    `10.1.0.0/24: ${gatewayNetworksOverlapMessage('10.1.0.0/16', '10.1.0.0/24')}`,
+    'networks_overlap',
+    { network: '10.1.0.0/16', other: '10.1.0.0/24', entry: '10.1.0.0/24' },
+  ],
+  [
+    '10.9.0.0/24: This network must not overlap the VPN subnet 10.8.0.0/24',
+    'network_vpn_subnet',
+    { subnet: '10.8.0.0/24', entry: '10.9.0.0/24' },
+  ],
   [accessMessages.noWayIn, 'access_no_way_in'],
   [accessMessages.noAllowList, 'access_no_allow_list'],
   [accessMessages.needsDomain, 'access_needs_domain'],
@@ -157,6 +168,10 @@ describe('message codes', () => {
   it.each(todays)('%s → %s', (message, code, params) => {
     expect(describeMessage(message)).toEqual(params ? { code, params } : { code });
     expect(messageText(code, params)).toBe(message);
+  });
+
+  it('gives a list entry no code when its reason has none', () => {
+    expect(describeMessage('10.1.0.0/24: a reason without a code')).toBeNull();
   });
 
   it('codes are snake_case and each English form finds its own code back', () => {

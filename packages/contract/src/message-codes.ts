@@ -342,8 +342,18 @@ function allMatchers(): Matcher[] {
   return matchers;
 }
 
+/**
+ * A list field's message about one of its entries names the entry before the reason (`10.1.0.0/24: This network …`,
+ * a gateway node's subnets): the reason's code and values, the entry as `params.entry`, which a translation puts
+ * before the translated reason (the console's `ui.listEntry`).
+ */
+const LIST_ENTRY = /^(\d{1,3}(?:\.\d{1,3}){3}\/\d{1,2}): ([\s\S]+)$/;
+
 /** The code of an English message and its values; null for a text without one (the console then shows it as is). */
 export function describeMessage(message: string): DescribedMessage | null {
+  const listEntry = LIST_ENTRY.exec(message);
+  const reason = listEntry ? describeMessage(listEntry[2] ?? '') : null;
+  if (listEntry && reason) return { code: reason.code, params: { ...reason.params, entry: listEntry[1] ?? '' } };
   for (const { code, pattern, names, fixed } of allMatchers()) {
     const found = pattern.exec(message);
     if (!found) continue;
@@ -357,8 +367,15 @@ export function describeMessage(message: string): DescribedMessage | null {
   return null;
 }
 
-/** The English text of `code` with `params` (the form whose fixed values match, else the general one). */
+/**
+ * The English text of `code` with `params` (the form whose fixed values match, else the general one), after
+ * `params.entry` when a list entry is named.
+ */
 export function messageText(code: MessageCode, params: MessageParams = {}): string {
+  if (typeof params.entry === 'string') {
+    const { entry, ...rest } = params;
+    return `${entry}: ${messageText(code, rest)}`;
+  }
   const templates = templatesOf(code);
   const chosen =
     templates.find(

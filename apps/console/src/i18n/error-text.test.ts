@@ -54,6 +54,21 @@ describe('server and form messages in the operator’s language', () => {
     expect(translatedMessage(messages.required, 'required')).toBe('この項目は必須です');
   });
 
+  it("says a gateway node's subnet list entry with the subnet before the reason in the language", async () => {
+    const message = '10.9.0.0/24: This network must not overlap the VPN subnet 10.8.0.0/24';
+    const params = { subnet: '10.8.0.0/24', entry: '10.9.0.0/24' };
+    expect(translatedMessage(message, 'network_vpn_subnet', params)).toBe(message);
+    await activateLanguage('fr');
+    await loadMoreTexts();
+    expect(translatedMessage(message, 'network_vpn_subnet', params)).toBe(
+      '10.9.0.0/24 : Ce réseau ne doit pas chevaucher le sous-réseau VPN 10.8.0.0/24',
+    );
+    await activateLanguage('ja');
+    expect(translatedMessage(message, 'network_vpn_subnet', params)).toBe(
+      '10.9.0.0/24：このネットワークは VPN サブネット 10.8.0.0/24 と重なってはいけません',
+    );
+  });
+
   it('checks a form in the language (the same schemas as the server, the same codes)', async () => {
     await activateLanguage('fr');
     await loadMoreTexts();

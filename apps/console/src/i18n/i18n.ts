@@ -49,7 +49,10 @@ export function translatedMessage(
   if (!code || activeLanguage() === SOURCE_LANGUAGE) return message;
   const id = `error.${code}`;
   const text = i18n.translate(id, params ?? undefined);
-  return text === id ? message : text;
+  if (text === id) return message;
+  // A list field's message about one entry (`10.1.0.0/24: …`): the entry before the reason, in the language's way.
+  const entry = params?.entry;
+  return typeof entry === 'string' ? i18n.translate('ui.listEntry', { entry, reason: text }) : text;
 }
 
 const codes: readonly string[] = languages.map((language) => language.code);

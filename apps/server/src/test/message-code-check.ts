@@ -6,21 +6,13 @@ import type { FastifyInstance } from 'fastify';
 
 const uncoded = new Set<string>();
 
-/**
- * Messages known to have no code yet, each with why. The list field of a gateway node's subnets names the subnet
- * before the reason (`10.1.0.0/24: This network …`): the console shows it in English until the table can nest a
- * coded reason inside a coded message.
- */
-const NOT_CODED_YET: readonly RegExp[] = [/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}: /];
-
 /** Records the field errors of the app's 422 answers that carry no `code`. */
 export function watchFieldErrorCodes(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (reply.statusCode !== 422 || typeof payload !== 'string') return payload;
     const body = JSON.parse(payload) as { errors?: { body?: { field: string; message: string; code?: string }[] } };
     for (const entry of body.errors?.body ?? []) {
-      if (entry.code === undefined && !NOT_CODED_YET.some((pattern) => pattern.test(entry.message)))
-        uncoded.add(`${request.method} ${request.url} ${entry.field}: ${entry.message}`);
+      if (entry.code === undefined) uncoded.add(`${request.method} ${request.url} ${entry.field}: ${entry.message}`);
     }
     return payload;
   });

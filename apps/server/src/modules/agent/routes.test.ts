@@ -79,16 +79,20 @@ describe('agent API', () => {
     });
     const policy =
       "A node may route private networks only (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10), each /16 or narrower; ask the gateway's operator for others";
-    const cases: [string, string][] = [
-      ['8.8.8.0/24', `8.8.8.0/24: ${policy}`],
-      ['172.0.0.0/8', `172.0.0.0/8: ${policy}`],
-      ['10.0.0.0/12', `10.0.0.0/12: ${policy}`],
-      ['192.168.60.0/25', `192.168.60.0/25: ${NODE_NETWORK_UNAVAILABLE}`],
+    // Each refusal names the subnet (params.entry) before a coded reason: the console says both in its language.
+    const private_ = { networks: '10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10', prefix: 16 };
+    const cases: [string, string, string, Record<string, string | number>][] = [
+      ['8.8.8.0/24', `8.8.8.0/24: ${policy}`, 'network_not_private', private_],
+      ['172.0.0.0/8', `172.0.0.0/8: ${policy}`, 'network_not_private', private_],
+      ['10.0.0.0/12', `10.0.0.0/12: ${policy}`, 'network_not_private', private_],
+      ['192.168.60.0/25', `192.168.60.0/25: ${NODE_NETWORK_UNAVAILABLE}`, 'network_unavailable', {}],
     ];
-    for (const [network, message] of cases) {
+    for (const [network, message, code, params] of cases) {
       const refused = await agent('PATCH', url, node.token, { gatewayNetworks: ['192.168.1.0/24', network] });
       expect(refused.statusCode, network).toBe(422);
-      expect(refused.json().errors.body, network).toEqual([{ field: 'gatewayNetworks', message }]);
+      expect(refused.json().errors.body, network).toEqual([
+        { field: 'gatewayNetworks', message, code, params: { ...params, entry: network } },
+      ]);
       expect(JSON.stringify(refused.json())).not.toMatch(/\\"other\\"|192\.168\.60\.0\/24/);
     }
     expect((await admin('GET', `/api/nodes/${node.id}`)).json().gatewayNetworks).toEqual([
