@@ -17,6 +17,17 @@ async function createService(token: string, name: string, domain: string) {
   return { status: response.statusCode, body: response.json<{ id: number; message?: string }>() };
 }
 
+/** A node made by the operator (`admin`'s session), with its token. */
+async function createNode(admin: string, name: string) {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/api/nodes',
+    headers: { authorization: `Bearer ${admin}` },
+    payload: { name },
+  });
+  return response.json<{ id: number; token: string }>();
+}
+
 describe("a node token's burst of changes", () => {
   beforeEach(async () => {
     t = await buildTestApp({ env: { POSTERN_NODE_MAX_SERVICES: '100', POSTERN_NODE_MAX_DOMAINS: '100' } });
@@ -25,15 +36,7 @@ describe("a node token's burst of changes", () => {
 
   it("cannot starve another tenant's change: it is served after at most two runs", async () => {
     const admin = await t.login();
-    const newNode = async (name: string) =>
-      (
-        await t.app.inject({
-          method: 'POST',
-          url: '/api/nodes',
-          headers: { authorization: `Bearer ${admin}` },
-          payload: { name },
-        })
-      ).json<{ id: number; token: string }>();
+    const newNode = (name: string) => createNode(admin, name);
     const noisy = await newNode('noisy');
     const quiet = await newNode('quiet');
     // The first change after the start is a full run; the burst below is what scoped runs see.
@@ -76,15 +79,7 @@ describe("a node token's TCP/UDP changes", () => {
 
   it("start and stop its own instance alone: another node's keeps running, untouched and out of its reach", async () => {
     const admin = await t.login();
-    const newNode = async (name: string) =>
-      (
-        await t.app.inject({
-          method: 'POST',
-          url: '/api/nodes',
-          headers: { authorization: `Bearer ${admin}` },
-          payload: { name },
-        })
-      ).json<{ id: number; token: string }>();
+    const newNode = (name: string) => createNode(admin, name);
     const agent = async (token: string, method: 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) => {
       const response = await t.app.inject({
         method,

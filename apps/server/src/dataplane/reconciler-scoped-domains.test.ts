@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isWildcardDomainName, wildcardOf } from '@postern/contract';
 import { streamKey } from '../model/desired-state.js';
-import { createRecordingReconciler } from './offline.js';
-import { EMPTY_STATE, httpRoute, TEST_RENDER_OPTIONS } from './test-support.js';
+import { createScopedWorld, EMPTY_STATE, httpRoute, streamRoute } from './test-support.js';
 import type { ApplyScope, DesiredState, DesiredStreamRoute, ScopedState } from './types.js';
 
 // A domain's delete and rename as scoped runs (README "Scoped applies"): the hosts they leave and join, the
@@ -10,18 +9,8 @@ import type { ApplyScope, DesiredState, DesiredStreamRoute, ScopedState } from '
 // would make of the same rows.
 
 const domain = (domainId: number, name: string) => ({ domainId, domain: name, ssl: 'self-signed' as const });
-const tls = (serviceId: number, port: number, name: string): DesiredStreamRoute => ({
-  serviceId,
-  nodeId: 2,
-  proto: 'tcp',
-  port,
-  ssl: true,
-  domain: name,
-  backendHost: '10.44.0.2',
-  backendPort: 5432,
-  allowedIps: [],
-  blockedIps: [],
-});
+const tls = (serviceId: number, port: number, name: string): DesiredStreamRoute =>
+  streamRoute({ serviceId, port, ssl: true, domain: name });
 
 /** What db/desired-state.ts `loadScopedState` reads, from a state in memory (its own test checks it against SQL). */
 function scopedOf(state: DesiredState, scope: ApplyScope): ScopedState {
@@ -45,29 +34,11 @@ function scopedOf(state: DesiredState, scope: ApplyScope): ScopedState {
 }
 
 function setup(initial: DesiredState) {
-  let state = initial;
-  const runs: string[] = [];
-  const { reconciler, plan, proxy, certs } = createRecordingReconciler({
-    loadDesiredState: () => {
-      runs.push('full');
-      return Promise.resolve(state);
-    },
-    loadScopedState: (scope) => {
-      runs.push(`scoped ${[...scope.hosts].sort().join(',')}`);
-      return Promise.resolve(scopedOf(state, scope));
-    },
-    render: TEST_RENDER_OPTIONS,
-  });
+  const world = createScopedWorld(initial, scopedOf, (scope) => [...scope.hosts].sort().join(','));
   return {
-    reconciler,
-    proxy,
-    certs,
-    runs,
-    set: (next: DesiredState) => {
-      state = next;
-    },
-    full: () => plan(state),
-    running: () => new Map([...proxy.streams].map(([key, want]) => [key, want.conf])),
+    ...world,
+    full: world.plan,
+    running: () => new Map([...world.proxy.streams].map(([key, want]) => [key, want.conf])),
   };
 }
 

@@ -1,25 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { streamKey } from '../model/desired-state.js';
-import { createRecordingReconciler } from './offline.js';
-import { EMPTY_STATE, httpRoute, TEST_RENDER_OPTIONS } from './test-support.js';
+import { createScopedWorld, EMPTY_STATE, httpRoute, streamRoute } from './test-support.js';
 import type { ApplyScope, DesiredState, DesiredStreamRoute, ScopedState } from './types.js';
 
 // Scoped runs of TCP/UDP services (README "Scoped applies"): a change starts, replaces or stops the instances of the
 // service's keys alone, and the instances then running are exactly those a full run would have made of the same rows.
 
-const stream = (serviceId: number, port: number, over: Partial<DesiredStreamRoute> = {}): DesiredStreamRoute => ({
-  serviceId,
-  nodeId: 2,
-  proto: 'tcp',
-  port,
-  ssl: false,
-  domain: null,
-  backendHost: '10.44.0.2',
-  backendPort: 5432,
-  allowedIps: [],
-  blockedIps: [],
-  ...over,
-});
+const stream = (serviceId: number, port: number, over: Partial<DesiredStreamRoute> = {}): DesiredStreamRoute =>
+  streamRoute({ serviceId, port, ...over });
 const domain = (domainId: number, name: string) => ({ domainId, domain: name, ssl: 'self-signed' as const });
 
 /** What db/desired-state.ts `loadScopedState` reads, from a state in memory (its own test checks it against SQL). */
@@ -39,38 +27,14 @@ function scopedOf(state: DesiredState, scope: ApplyScope): ScopedState {
 }
 
 function setup(initial: DesiredState) {
-  let state = initial;
-  const runs: string[] = [];
-  let fullGate: Promise<void> | null = null;
-  const { reconciler, plan, proxy, certs } = createRecordingReconciler({
-    loadDesiredState: async () => {
-      const read = state;
-      runs.push('full');
-      if (fullGate) await fullGate;
-      return read;
-    },
-    loadScopedState: (scope) => {
-      runs.push(`scoped ${[...(scope.streams ?? [])].sort().join(',')}`);
-      return Promise.resolve(scopedOf(state, scope));
-    },
-    render: TEST_RENDER_OPTIONS,
-  });
+  const world = createScopedWorld(initial, scopedOf, (scope) => [...(scope.streams ?? [])].sort().join(','));
   return {
-    reconciler,
-    proxy,
-    certs,
-    runs,
-    set: (next: DesiredState) => {
-      state = next;
-    },
-    holdFullRuns: (until: Promise<void> | null) => {
-      fullGate = until;
-    },
+    ...world,
     /** The instances a full run would make run now, as key → config. */
-    full: () => new Map([...plan(state).streams.wanted].map(([key, want]) => [key, want.conf])),
+    full: () => new Map([...world.plan().streams.wanted].map(([key, want]) => [key, want.conf])),
     /** The instances running, as key → config. */
-    running: () => new Map([...proxy.streams].map(([key, want]) => [key, want.conf])),
-    lastPatch: () => proxy.streamPatches.at(-1),
+    running: () => new Map([...world.proxy.streams].map(([key, want]) => [key, want.conf])),
+    lastPatch: () => world.proxy.streamPatches.at(-1),
   };
 }
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isWildcardDomainName, wildcardOf } from '@postern/contract';
-import { createRecordingReconciler } from './offline.js';
-import { EMPTY_STATE, httpRoute, TEST_RENDER_OPTIONS } from './test-support.js';
+import { createScopedWorld, EMPTY_STATE, httpRoute } from './test-support.js';
 import type { ApplyScope, DesiredHttpRoute, DesiredState, ScopedState } from './types.js';
 
 // Scoped runs (README "Scoped applies"): a change loads, plans and pushes only the hosts it touches, and what nginx
@@ -40,46 +39,16 @@ function gate() {
 }
 
 function setup(initial: DesiredState) {
-  let state = initial;
-  const runs: string[] = [];
-  let fullGate: Promise<void> | null = null;
-  let scopedGate: Promise<void> | null = null;
-  const { reconciler, plan, proxy, certs } = createRecordingReconciler({
-    loadDesiredState: async () => {
-      // The rows as they are when the run reads them; a held run then takes its time (planning 100,000 services).
-      const read = state;
-      runs.push('full');
-      if (fullGate) await fullGate;
-      return read;
-    },
-    loadScopedState: async (scope) => {
-      runs.push(`scoped ${[...scope.hosts].sort().join(',')} ${[...scope.http].sort((a, b) => a - b).join(',')}`);
-      const read = scopedOf(state, scope);
-      if (scopedGate) await scopedGate;
-      return read;
-    },
-    render: TEST_RENDER_OPTIONS,
-  });
+  const world = createScopedWorld(
+    initial,
+    scopedOf,
+    (scope) => `${[...scope.hosts].sort().join(',')} ${[...scope.http].sort((a, b) => a - b).join(',')}`,
+  );
   return {
-    reconciler,
-    proxy,
-    certs,
-    runs,
-    set: (next: DesiredState) => {
-      state = next;
-    },
-    holdFullRuns: (until: Promise<void> | null) => {
-      fullGate = until;
-    },
-    /** Scoped runs read the rows, then wait for `until` before they plan and push (a slow nginx, say). */
-    holdScopedRuns: (until: Promise<void> | null) => {
-      scopedGate = until;
-    },
-    /** A full run's plan of the rows now. */
-    plan: () => plan(state),
+    ...world,
     /** What a full run would make nginx hold now. */
-    full: () => plan(state).routes.hosts,
-    lastPatch: () => proxy.patches.at(-1),
+    full: () => world.plan().routes.hosts,
+    lastPatch: () => world.proxy.patches.at(-1),
   };
 }
 

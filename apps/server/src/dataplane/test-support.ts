@@ -1,5 +1,6 @@
 import type { NginxRenderOptions } from './nginx/options.js';
-import type { DesiredHttpRoute, DesiredState } from './types.js';
+import { createRecordingReconciler } from './offline.js';
+import type { ApplyScope, DesiredHttpRoute, DesiredState, DesiredStreamRoute, ScopedState } from './types.js';
 
 // What the reconciler's and supervisor's tests plan against (the adapters: offline.ts `createRecordingReconciler`).
 
@@ -37,3 +38,68 @@ export const httpRoute = (over: Partial<DesiredHttpRoute> = {}): DesiredHttpRout
   blockedIps: [],
   ...over,
 });
+
+/** A TCP service of node 2 on port 30000, to 10.44.0.2:5432, plain, open to everyone; `over` changes the rest. */
+export const streamRoute = (over: Partial<DesiredStreamRoute> = {}): DesiredStreamRoute => ({
+  serviceId: 7,
+  nodeId: 2,
+  proto: 'tcp',
+  port: 30000,
+  ssl: false,
+  domain: null,
+  backendHost: '10.44.0.2',
+  backendPort: 5432,
+  allowedIps: [],
+  blockedIps: [],
+  ...over,
+});
+
+/**
+ * A recording reconciler over rows a test sets (`set`), for the scoped-run tests: `runs` lists each run as `full` or
+ * `scoped <what describe says of its scope>`; `read` stands for db/desired-state.ts `loadScopedState` (each test file
+ * models the part it is about); full and scoped runs can be held after they read the rows (a slow plan, a slow nginx).
+ */
+export function createScopedWorld(
+  initial: DesiredState,
+  read: (state: DesiredState, scope: ApplyScope) => ScopedState,
+  describe: (scope: ApplyScope) => string,
+) {
+  let state = initial;
+  const runs: string[] = [];
+  let fullGate: Promise<void> | null = null;
+  let scopedGate: Promise<void> | null = null;
+  const { reconciler, plan, proxy, certs } = createRecordingReconciler({
+    loadDesiredState: async () => {
+      // The rows as they are when the run reads them; a held run then takes its time (planning 100,000 services).
+      const rows = state;
+      runs.push('full');
+      if (fullGate) await fullGate;
+      return rows;
+    },
+    loadScopedState: async (scope) => {
+      runs.push(`scoped ${describe(scope)}`);
+      const rows = read(state, scope);
+      if (scopedGate) await scopedGate;
+      return rows;
+    },
+    render: TEST_RENDER_OPTIONS,
+  });
+  return {
+    reconciler,
+    proxy,
+    certs,
+    runs,
+    set: (next: DesiredState) => {
+      state = next;
+    },
+    holdFullRuns: (until: Promise<void> | null) => {
+      fullGate = until;
+    },
+    /** Scoped runs read the rows, then wait for `until` before they plan and push. */
+    holdScopedRuns: (until: Promise<void> | null) => {
+      scopedGate = until;
+    },
+    /** A full run's plan of the rows now. */
+    plan: () => plan(state),
+  };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { httpRoute, TEST_RENDER_OPTIONS } from '../test-support.js';
+import { httpRoute, streamRoute, TEST_RENDER_OPTIONS } from '../test-support.js';
 import type { DesiredHttpRoute, DesiredStreamRoute } from '../types.js';
 import type { NginxRenderOptions } from './options.js';
 import { renderHttpInstance } from './render-main.js';
@@ -9,19 +9,7 @@ import { buildRouteTable, routePrefix, upstreamUrl } from './routes.js';
 const options: NginxRenderOptions = { ...TEST_RENDER_OPTIONS, consoleHost: 'gw.example.com' };
 
 const http = (over: Partial<DesiredHttpRoute>): DesiredHttpRoute => httpRoute({ domain: 'app.example.com', ...over });
-const stream = (over: Partial<DesiredStreamRoute>): DesiredStreamRoute => ({
-  serviceId: 7,
-  nodeId: 2,
-  proto: 'tcp',
-  port: 30000,
-  ssl: false,
-  domain: null,
-  backendHost: '10.44.0.2',
-  backendPort: 5432,
-  allowedIps: [],
-  blockedIps: [],
-  ...over,
-});
+const stream = (over: Partial<DesiredStreamRoute>): DesiredStreamRoute => streamRoute(over);
 const domains = [{ domainId: 1, domain: 'app.example.com', ssl: 'self-signed' as const }];
 
 describe('renderHttpInstance', () => {

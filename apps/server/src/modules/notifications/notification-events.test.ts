@@ -103,18 +103,22 @@ async function channelPair(event: NotificationEvent) {
   };
 }
 
+/** The data plane reports the node of `publicKey` online or offline, its handshake now. */
+function setNodeStatus(publicKey: string, status: 'online' | 'offline'): void {
+  t.fakeDataPlane.status.setStatus(publicKey, {
+    status,
+    clientIp: null,
+    latestHandshakeTimestamp: iso(),
+    transferRx: 0,
+    transferTx: 0,
+  });
+}
+
 describe('every kind of news: one message on the channel switched on for it, none on the others', () => {
   test('a node offline after the grace period, and online again with the duration', async () => {
     const pair = await channelPair('node');
     const node = await insertNode(t.deps, { name: 'edge-node' });
-    const setStatus = (status: 'online' | 'offline') =>
-      t.fakeDataPlane.status.setStatus(node.publicKey, {
-        status,
-        clientIp: null,
-        latestHandshakeTimestamp: iso(),
-        transferRx: 0,
-        transferTx: 0,
-      });
+    const setStatus = (status: 'online' | 'offline') => setNodeStatus(node.publicKey, status);
     setStatus('online');
     await settle();
     setStatus('offline');
@@ -156,14 +160,7 @@ describe('every kind of news: one message on the channel switched on for it, non
           .all(),
     );
     const last = many.at(-1)?.publicKey ?? '';
-    const setStatus = (status: 'online' | 'offline') =>
-      t.fakeDataPlane.status.setStatus(last, {
-        status,
-        clientIp: null,
-        latestHandshakeTimestamp: iso(),
-        transferRx: 0,
-        transferTx: 0,
-      });
+    const setStatus = (status: 'online' | 'offline') => setNodeStatus(last, status);
     setStatus('online');
     await settle();
     setStatus('offline');
