@@ -27,10 +27,13 @@ const silent = { debug: () => undefined, info: () => undefined, warn: () => unde
 function setup(over: Pick<SupervisorDeps, 'listenerLimits' | 'timing'> = {}) {
   let loads = 0;
   let failWith: string | null = null;
+  /** What the database holds; the drift check's read waits for `readGate` when a test sets one. */
+  let current = STATE;
+  let readGate: Promise<void> | null = null;
   const { reconciler, plan, proxy, wireguard, certs } = createRecordingReconciler({
     loadDesiredState: () => {
       loads++;
-      return Promise.resolve(STATE);
+      return Promise.resolve(current);
     },
     render: { ...TEST_RENDER_OPTIONS, resolvers: [] },
   });
@@ -43,7 +46,11 @@ function setup(over: Pick<SupervisorDeps, 'listenerLimits' | 'timing'> = {}) {
   };
   const supervisor = createSupervisor({
     reconciler: failing,
-    loadPlanned: () => Promise.resolve({ state: STATE, plan: plan(STATE) }),
+    loadPlanned: async () => {
+      const state = current;
+      await readGate;
+      return { state, plan: plan(state) };
+    },
     proxy,
     wireguard,
     isShared: false,
@@ -58,6 +65,20 @@ function setup(over: Pick<SupervisorDeps, 'listenerLimits' | 'timing'> = {}) {
     loads: () => loads,
     failNext: (message: string | null) => {
       failWith = message;
+    },
+    setState: (state: DesiredState) => {
+      current = state;
+    },
+    /** The drift check's next reads wait until the returned function is called. */
+    holdReads: (): (() => void) => {
+      let release = (): void => undefined;
+      readGate = new Promise((resolve) => {
+        release = () => {
+          readGate = null;
+          resolve();
+        };
+      });
+      return release;
     },
   };
 }
@@ -143,6 +164,33 @@ describe('the data plane supervisor', () => {
     t.supervisor.stop();
     await vi.advanceTimersByTimeAsync(120_000);
     expect(reports).toHaveLength(2);
+  });
+
+  test('a change applied while a drift check reads is not drift: nothing reported, no full apply', async () => {
+    const t = setup();
+    const reports: DriftReport[] = [];
+    t.supervisor.onDrift((report) => reports.push(report));
+    await t.supervisor.apply();
+    const applies = t.loads();
+
+    // The check reads the database before a change commits, and nginx after the change was pushed.
+    const release = t.holdReads();
+    const check = t.supervisor.checkDrift();
+    t.setState({
+      ...STATE,
+      http: [...STATE.http, httpRoute({ serviceId: 2, domain: 'b.test' })],
+      domains: [...STATE.domains, { domainId: 2, domain: 'b.test', ssl: 'self-signed' }],
+    });
+    await t.supervisor.apply();
+    expect([...t.proxy.routes.keys()].sort()).toEqual(['a.test', 'b.test']);
+    release();
+    await check;
+    expect(reports).toEqual([]);
+    expect(t.loads()).toBe(applies + 1);
+
+    // The check after the change compares like with like: nothing to report.
+    expect(await t.supervisor.checkDrift()).toMatchObject({ differences: [], repaired: false });
+    expect(t.loads()).toBe(applies + 1);
   });
 
   test('the listener limits are repaired by themselves, without a full apply', async () => {

@@ -130,6 +130,8 @@ class HealState {
 class DataPlaneSupervisor implements Supervisor {
   private readonly reports = new DriftReports();
   private readonly heal = new HealState();
+  /** Applies asked for (`count`) and in flight (`running`): a drift check that overlapped one says nothing. */
+  private readonly changes = { count: 0, running: 0 };
   private readonly timing: Required<SupervisorTiming>;
   private healTimer: NodeJS.Timeout | null = null;
   private driftTimer: NodeJS.Timeout | null = null;
@@ -144,7 +146,14 @@ class DataPlaneSupervisor implements Supervisor {
   }
 
   async apply(scope?: ApplyScope): Promise<ApplyResult> {
-    const result = await this.deps.reconciler.apply(scope);
+    this.changes.running++;
+    this.changes.count++;
+    let result: ApplyResult;
+    try {
+      result = await this.deps.reconciler.apply(scope);
+    } finally {
+      this.changes.running--;
+    }
     this.heal.isBehind = !result.ok;
     const problems = applyProblems(result);
     if (problems.length > 0) this.reports.problems(problems);
@@ -185,8 +194,15 @@ class DataPlaneSupervisor implements Supervisor {
 
   async checkDrift(): Promise<DriftReport> {
     const { reconciler, proxy, wireguard, listenerLimits, logger } = this.deps;
+    const changesBefore = this.changes.count;
     const { state, plan } = await this.deps.loadPlanned();
     const served = await this.servedDifferences(state, plan);
+    // A change applied while this check read (the database before it, nginx after it, or the other way round) is
+    // not drift: what differs is that change half seen. The drift check that follows every change looks again.
+    if (served.length > 0 && (this.changes.running > 0 || this.changes.count !== changesBefore)) {
+      logger.debug({ differences: served }, 'data plane: a change ran during the drift check; checking again after it');
+      return this.reports.last ?? { checkedAt: new Date().toISOString(), differences: [], repaired: false };
+    }
     // The listener's firewall rules depend on settings only: repaired by themselves, without a full push.
     const limits = (await listenerLimits?.drift()) ?? [];
     const differences = [...served, ...limits];
