@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as measureFor } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '@postern/contract';
 import { httpGet, type HttpAnswer } from '../harness/clients.js';
 import {
   poolWindows,
@@ -63,6 +64,18 @@ describe.skipIf(!canRun('netns', 'server-build'))('HTTP services through the gat
   afterAll(async () => {
     expect(await stopSystem(system)).toEqual([]);
   });
+
+  /** The differences found by the first drift check that began after `since` (one runs 3 s after every change). */
+  const driftCheckedAfter = async (since: number): Promise<string[]> => {
+    const report = await waitFor(
+      async () => {
+        const { drift } = await system.api.call(operations.systemStatus);
+        return drift !== null && Date.parse(drift.checkedAt) > since && drift;
+      },
+      { timeoutMs: APPLY_DEADLINE_MS, what: 'a drift check after the change' },
+    );
+    return report.differences;
+  };
 
   let byDomainId = 0;
 
@@ -141,6 +154,41 @@ describe.skipIf(!canRun('netns', 'server-build'))('HTTP services through the gat
     });
     await system.api.enableService(node.node.id, 'http', service.id);
     await waitUntilServed('https://toggle.e2e.test/');
+  });
+
+  it('serves a renamed domain under its new name only, and nothing once it is deleted', async () => {
+    const service = await system.api.createHttpService(node.node.id, {
+      name: 'renamed',
+      domain: 'before.e2e.test',
+      backendHost: node.tunnelIp,
+      backendPort: BACKEND_PORT,
+    });
+    await waitUntilServed('https://before.e2e.test/');
+    const found = await system.api.call(operations.listDomains, { query: { search: 'before.e2e.test' } });
+    const domainId = found.data.find((row) => row.domain === 'before.e2e.test')?.id ?? 0;
+    expect(domainId).toBeGreaterThan(0);
+
+    const renamedAt = Date.now();
+    await system.api.call(operations.updateDomain, { params: { id: domainId }, body: { domain: 'after.e2e.test' } });
+    // The service moved with its domain: the new name is served, with a certificate for it, and the old one is gone.
+    await waitUntilServed('https://after.e2e.test/');
+    await waitFor(async () => answeredBy(await get('https://before.e2e.test/')) === undefined, {
+      timeoutMs: APPLY_DEADLINE_MS,
+      what: 'the old name to stop answering',
+    });
+    expect(answeredBy(await get('https://app.e2e.test/'))).toBe('node1');
+    // The change alone made nginx right: the drift check after it (the safety net) had nothing to repair.
+    expect(await driftCheckedAfter(renamedAt)).toEqual([]);
+
+    const deletedAt = Date.now();
+    await system.api.deleteService(node.node.id, 'http', service.id);
+    await system.api.call(operations.deleteDomain, { params: { id: domainId } });
+    await waitFor(async () => answeredBy(await get('https://after.e2e.test/')) === undefined, {
+      timeoutMs: APPLY_DEADLINE_MS,
+      what: 'the deleted domain to stop answering',
+    });
+    expect(answeredBy(await get('https://app.e2e.test/'))).toBe('node1');
+    expect(await driftCheckedAfter(deletedAt)).toEqual([]);
   });
 
   it("shows the client's request in the domain's and in the service's log stream", async () => {
