@@ -84,7 +84,7 @@ export async function seedHttpServices(
     db.pragma('foreign_keys = ON');
     const addDomain = db.prepare(`INSERT INTO domains (domain, ssl) VALUES (?, 'self-signed')`);
     const addCertificate = db.prepare(
-      `INSERT INTO certificates (domain_id, state, issuer, not_before, not_after, fingerprint, failures) VALUES ((SELECT id FROM domains WHERE domain = ?), 'self-signed', ?, ?, ?, ?, 0)`,
+      `INSERT INTO certificates (domain_id, state, issuer, not_before, not_after, fingerprint, failures, names) VALUES ((SELECT id FROM domains WHERE domain = ?), 'self-signed', ?, ?, ?, ?, 0, ?)`,
     );
     // The PEM every gateway serves, stored when the gateway first made or offered it (certs/manager.ts): without it
     // each boot would offer all of them again, one write each. The cached certificates share one key: sealed once.
@@ -108,7 +108,8 @@ export async function seedHttpServices(
       for (let i = 0; i < count; i++) {
         addDomain.run(benchDomain(i));
         addService.run(nodeId, `bench-${i}`, benchDomain(i), backendHost, backendPort);
-        addCertificate.run(benchDomain(i), ...(facts[i] ?? []));
+        // The names it covers too, as the manager records them: without them its first look rewrote every row.
+        addCertificate.run(benchDomain(i), ...(facts[i] ?? []), JSON.stringify([benchDomain(i)]));
         const pem = pems[i];
         if (pem) addPem.run(benchDomain(i), facts[i]?.[3], pem.chain, sealedKey(pem.key), at, at);
       }
