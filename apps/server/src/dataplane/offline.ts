@@ -164,9 +164,9 @@ export class RecordingProxy implements ProxyAdapter, SupervisedProxy {
     return Promise.resolve(true);
   }
 
-  publishCertificates(names: readonly string[]): Promise<void> {
+  publishCertificates(names: readonly string[]): Promise<string[]> {
     for (const name of names) this.certificates.add(name);
-    return Promise.resolve();
+    return Promise.resolve([]);
   }
 
   unpublishCertificates(names: readonly string[]): Promise<void> {

@@ -104,12 +104,13 @@ export function createProxy(options: ProxyOptions): Proxy {
       gate.installedBefore.clear();
     },
     syncRoutes: (hosts, certNames, serviceCount) => routes.sync(hosts, certNames, serviceCount),
+    reserveRoutes: (hosts, serviceCount) => routes.reserve(hosts, serviceCount),
     patchRoutes: (entries, hosts, certNames) => routes.patch(entries, hosts, certNames),
     // Before the routes: new policy entries, the key and revocations, so a route never names a policy nginx lacks.
     syncAccess: (table) => access.sync(table),
     // After the routes: entries no route names any more.
     pruneAccess: (table) => access.prune(table),
-    publishCertificates: (names) => certs.publish(names),
+    publishCertificates: (names, expected) => certs.publish(names, expected),
     unpublishCertificates: (names) => certs.unpublish(names),
     async syncStreams(wanted) {
       streamState.failures = await streams.sync(wanted);

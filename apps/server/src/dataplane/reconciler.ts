@@ -38,8 +38,17 @@ export interface ProxyAdapter {
     certNames: readonly string[],
     services?: number,
   ): Promise<ReadonlyMap<number, string>>;
-  /** Hands nginx the current PEMs of these names (read from disk); NoRoomError names those it has no room for. */
-  publishCertificates(names: readonly string[]): Promise<void>;
+  /**
+   * A full run's routes, before its certificates are pushed: nginx's dictionaries are sized for both at once (a boot
+   * that needs more room reloads nginx once, not once for the certificates and again for the routes).
+   */
+  reserveRoutes?(hosts: ReadonlyMap<string, string>, services: number): void;
+  /**
+   * Hands nginx the current PEMs of these names (each file read once); NoRoomError names those it has no room for.
+   * `expected`: names whose file must hold that certificate (fingerprint): those whose file is missing or holds
+   * another are not handed over but returned (reconcile/certificates.ts ensures them).
+   */
+  publishCertificates(names: readonly string[], expected?: ReadonlyMap<string, string>): Promise<string[]>;
   unpublishCertificates(names: readonly string[]): Promise<void>;
   /**
    * A scoped run's routes: `entries` are the routes of `hosts` (a host of `hosts` without an entry is deleted), every

@@ -1,30 +1,44 @@
-import { readPemText } from '../certs/pem-files.js';
+import { firstCertificateFingerprint, readPemText } from '../certs/pem-files.js';
 import { pemPath } from '../certs/self-signed.js';
 import { mib, type ControlClient, type Refusal } from '../nginx/control-client.js';
-import { certsBytes } from '../nginx/dict-sizes.js';
 import { NO_ROOM } from '../reconcile/problems.js';
 import { NoRoomError } from '../types.js';
 import type { DictionaryGrowth } from './growth.js';
-import { md5, type NginxHolds } from './held.js';
+import { certBytes, md5, type NginxHolds } from './held.js';
 
-/** Certificates per push: a full push at 10,000 domains is ~10-50 MB of PEMs. */
-const CERTS_PER_PUSH = 500;
-const PEMS_READ_AT_ONCE = 32;
 /**
- * A certificate read back from an nginx whose Lua module does not tell lengths (GET /digest `cert_bytes`), or one not
- * read yet: a self-signed ECDSA PEM (key and certificate) is ~1 KB, a CA's chain with an RSA key 3-6 KB.
+ * Bytes of PEMs per push: a boot at 100,000 self-signed domains pushes ~75 MB of PEMs, ~10 parts (500 certificates a
+ * part made it 200, and each was sized against everything held: O(n) a part). Smaller than the control socket takes
+ * (64 MiB: render-main.ts) so the files of the next part are read while nginx takes this one.
  */
-const UNKNOWN_CERT_BYTES = 2048;
+const CERT_BYTES_PER_PUSH = 8 * 1024 * 1024;
+/** Files read side by side (one after the other cost 2.9 s at 10,000; together 1.1 s)... */
+const PEMS_READ_AT_ONCE = 32;
+/** ...NAMES_PER_READ names at a time, the next ones while the caller pushes. */
+const NAMES_PER_READ = 2048;
 
 const readPem = (certsDir: string, name: string): Promise<string | null> => readPemText(pemPath(certsDir, name));
 
-/** PEMs of `names`, read PEMS_READ_AT_ONCE at a time (one after the other cost 2.9 s at 10,000; together 1.1 s). */
+/** PEMs of `names` (null: missing or unreadable), PEMS_READ_AT_ONCE files at a time. */
 export async function readPems(certsDir: string, names: readonly string[]): Promise<(string | null)[]> {
-  const pems: (string | null)[] = [];
-  for (let i = 0; i < names.length; i += PEMS_READ_AT_ONCE) {
-    pems.push(...(await Promise.all(names.slice(i, i + PEMS_READ_AT_ONCE).map((name) => readPem(certsDir, name)))));
-  }
+  const pems: (string | null)[] = new Array<string | null>(names.length).fill(null);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < names.length; i = next++) pems[i] = await readPem(certsDir, names[i] as string);
+  };
+  await Promise.all(Array.from({ length: Math.min(PEMS_READ_AT_ONCE, names.length) }, worker));
   return pems;
+}
+
+/** The PEMs of `names` in order, NAMES_PER_READ at a time, the next ones read while the caller handles these. */
+async function* readAhead(certsDir: string, names: readonly string[]): AsyncGenerator<[string, string | null][]> {
+  const slice = (at: number): readonly string[] => names.slice(at, at + NAMES_PER_READ);
+  let reading = names.length > 0 ? readPems(certsDir, slice(0)) : null;
+  for (let at = 0; reading !== null; at += NAMES_PER_READ) {
+    const pems = await reading;
+    reading = at + NAMES_PER_READ < names.length ? readPems(certsDir, slice(at + NAMES_PER_READ)) : null;
+    yield slice(at).map((name, j) => [name, pems[j] ?? null]);
+  }
 }
 
 /** Certificates handed to nginx (POST /certs): the PEMs on disk that differ from what nginx holds. */
@@ -37,94 +51,117 @@ export class CertificatePusher {
   ) {}
 
   /**
-   * Pushes the current PEMs of `names` that nginx does not hold yet. When one does not fit (the certificate dictionary
-   * at its ceiling), the others are still pushed, one by one, and NoRoomError names those left out.
+   * Pushes the current PEMs of `names` that nginx does not hold yet, each file read once. `expected`: names whose file
+   * must be that certificate (its fingerprint, as recorded: reconcile/certificates.ts): a file missing or holding
+   * another is not pushed, and its name returned. When one does not fit (the certificate dictionary at its ceiling),
+   * the others are still pushed and NoRoomError names those left out.
    */
-  async publish(names: readonly string[]): Promise<void> {
+  async publish(names: readonly string[], expected?: ReadonlyMap<string, string>): Promise<string[]> {
     if (this.holds.routes === null) await this.holds.learn();
     // Room for all of them first, from what nginx holds and the typical size of a PEM: one grow (a reload) for a
     // boot's 100,000 new certificates instead of one every time the parts pushed so far reach GROW_AT.
     this.growth.needs.gw_certs = this.estimate(names);
     await this.growth.grow();
-    const refused: string[] = [];
-    let refusal: Refusal | null = null;
-    for (let i = 0; i < names.length; i += CERTS_PER_PUSH) {
-      const batch = await this.changedPems(names.slice(i, i + CERTS_PER_PUSH));
-      if (Object.keys(batch).length === 0) continue;
-      this.growth.needs.gw_certs = this.need(batch);
-      // The estimate fell short and the dictionary grew: it reloaded from the snapshot, which may lack the parts
-      // pushed before this one, so they are looked at again (those nginx holds as they are cost a read each).
-      if (await this.growth.grow()) i = -CERTS_PER_PUSH;
-      if (i < 0) continue;
-      try {
-        await this.push(batch);
-      } catch (err) {
-        if (this.holds.countRefusal(err) === null) throw err;
-        for (const [name, pem] of Object.entries(batch)) {
-          await this.push({ [name]: pem }).catch((single: unknown) => {
-            const why = this.holds.countRefusal(single);
-            if (why === null) throw single;
-            refusal = why;
-            refused.push(name);
-          });
+    const refused = new Refused();
+    for (;;) {
+      const differing: string[] = [];
+      let part = new Map<string, string>();
+      let partBytes = 0;
+      let isReloaded = false;
+      for await (const read of readAhead(this.certsDir, names)) {
+        for (const [name, pem] of read) {
+          const want = expected?.get(name);
+          if (want !== undefined && (pem === null || firstCertificateFingerprint(pem) !== want)) differing.push(name);
+          else if (pem !== null && this.holds.certs.md5Of(name) !== md5(pem)) {
+            part.set(name, pem);
+            partBytes += name.length + pem.length;
+          }
         }
+        if (partBytes < CERT_BYTES_PER_PUSH) continue;
+        isReloaded = await this.pushPart(part, refused);
+        if (isReloaded) break;
+        part = new Map<string, string>();
+        partBytes = 0;
       }
+      // The estimate fell short and the dictionary grew: it reloaded from the snapshot, which may lack the parts
+      // pushed before this one, so everything is looked at again (those nginx holds as they are cost a read each).
+      if (!isReloaded && part.size > 0) isReloaded = await this.pushPart(part, refused);
+      if (isReloaded) continue;
+      refused.throwIfAny();
+      return differing;
     }
-    const last = refusal as Refusal | null;
-    if (last !== null && refused.length > 0)
-      throw new NoRoomError(
-        `${NO_ROOM}the certificate of this domain: its certificate dictionary is full at ` +
-          `${mib(last.capacity)} MiB and cannot grow further. The domain's services are not served; the next change ` +
-          'tries again.',
-        refused,
-      );
   }
 
   async unpublish(names: readonly string[]): Promise<void> {
     if (names.length === 0) return;
     await this.control.post('/certs', { del: names });
-    for (const name of names) {
-      this.holds.certs.delete(name);
-      this.holds.certSizes.delete(name);
-    }
+    for (const name of names) this.holds.certs.delete(name);
   }
 
-  /** The PEMs on disk of `names` that nginx does not hold as they are. */
-  private async changedPems(names: readonly string[]): Promise<Record<string, string>> {
-    const batch: Record<string, string> = {};
-    const pems = await readPems(this.certsDir, names);
-    names.forEach((name, j) => {
-      const pem = pems[j];
-      if (pem != null && this.holds.certs.get(name) !== md5(pem)) batch[name] = pem;
-    });
-    return batch;
+  /**
+   * Pushes `part` (or grows the dictionary first: true, nothing pushed). A part nginx has no room for is pushed in
+   * halves, down to single certificates: those that do not fit are left out (`pushing`).
+   */
+  private async pushPart(part: ReadonlyMap<string, string>, refused: Refused): Promise<boolean> {
+    const { certs } = this.holds;
+    let bytes = certs.bytes;
+    for (const [name, pem] of part) bytes += certBytes(name, Buffer.byteLength(pem)) - certs.bytesOf(name);
+    this.growth.needs.gw_certs = bytes;
+    if (await this.growth.grow()) return true;
+    await this.pushFitting([...part], refused);
+    return false;
+  }
+
+  private async pushFitting(entries: [string, string][], refused: Refused): Promise<void> {
+    try {
+      await this.push(entries);
+    } catch (err) {
+      const why = this.holds.countRefusal(err);
+      if (why === null) throw err;
+      const [first] = entries;
+      if (entries.length === 1 && first !== undefined) {
+        refused.add(first[0], why);
+        return;
+      }
+      const half = Math.ceil(entries.length / 2);
+      await this.pushFitting(entries.slice(0, half), refused);
+      await this.pushFitting(entries.slice(half), refused);
+    }
   }
 
   /** gw_certs as it would be with every one of `names` held, those not held yet at the typical size of a PEM. */
   private estimate(names: readonly string[]): number {
-    const sizes = new Map<string, number>();
-    let total = 0;
-    for (const size of this.holds.certSizes.values()) total += size;
-    const known = this.holds.certSizes.size;
-    const typical = known > 0 ? Math.ceil(total / known) : UNKNOWN_CERT_BYTES;
-    for (const name of this.holds.certs.keys()) sizes.set(name, this.holds.certSizes.get(name) ?? typical);
-    for (const name of names) if (!sizes.has(name)) sizes.set(name, typical);
-    return certsBytes(sizes);
+    const { certs } = this.holds;
+    const typical = certs.typicalLength;
+    let bytes = certs.bytes;
+    for (const name of new Set(names)) if (certs.md5Of(name) === undefined) bytes += certBytes(name, typical);
+    return bytes;
   }
 
-  /** gw_certs as it would be with `batch` pushed. */
-  private need(batch: Readonly<Record<string, string>>): number {
-    const sizes = new Map<string, number>();
-    for (const name of this.holds.certs.keys()) sizes.set(name, this.holds.certSizes.get(name) ?? UNKNOWN_CERT_BYTES);
-    for (const [name, pem] of Object.entries(batch)) sizes.set(name, Buffer.byteLength(pem));
-    return certsBytes(sizes);
+  private async push(entries: readonly [string, string][]): Promise<void> {
+    await this.control.post('/certs', { set: Object.fromEntries(entries) });
+    for (const [name, pem] of entries) this.holds.certs.set(name, md5(pem), Buffer.byteLength(pem));
+  }
+}
+
+/** One publish's certificates refused for lack of room, and why. */
+class Refused {
+  readonly names: string[] = [];
+  private refusal: Refusal | null = null;
+
+  add(name: string, why: Refusal): void {
+    this.names.push(name);
+    this.refusal = why;
   }
 
-  private async push(batch: Record<string, string>): Promise<void> {
-    await this.control.post('/certs', { set: batch });
-    for (const [name, pem] of Object.entries(batch)) {
-      this.holds.certs.set(name, md5(pem));
-      this.holds.certSizes.set(name, Buffer.byteLength(pem));
-    }
+  throwIfAny(): void {
+    const last = this.refusal;
+    if (last === null || this.names.length === 0) return;
+    throw new NoRoomError(
+      `${NO_ROOM}the certificate of this domain: its certificate dictionary is full at ` +
+        `${mib(last.capacity)} MiB and cannot grow further. The domain's services are not served; the next change ` +
+        'tries again.',
+      this.names,
+    );
   }
 }

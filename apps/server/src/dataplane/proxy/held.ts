@@ -1,7 +1,81 @@
 import { createHash } from 'node:crypto';
 import { ControlError, type ControlClient, type Refusal } from '../nginx/control-client.js';
+import { certsBytes } from '../nginx/dict-sizes.js';
 
 export const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
+
+/**
+ * A certificate read back from an nginx whose Lua module does not tell lengths (GET /digest `cert_bytes`), or one not
+ * read yet: a self-signed ECDSA PEM (key and certificate) is ~1 KB, a CA's chain with an RSA key 3-6 KB.
+ */
+export const UNKNOWN_CERT_BYTES = 2048;
+
+/** gw_certs bytes of one entry (dict-sizes.ts certsBytes). */
+export const certBytes = (name: string, length: number): number => certsBytes([[name, length]]);
+
+/**
+ * The certificates nginx holds: name → MD5 of the PEM as pushed (or read back), and its length when known; with what
+ * they take in gw_certs kept as they change, so sizing a push costs what the push holds, not what nginx holds (a sum
+ * over 100,000 certificates for every part of a boot's push, and for every new domain, cost seconds).
+ */
+export class HeldCertificates {
+  private readonly hashes = new Map<string, string>();
+  private readonly lengths = new Map<string, number>();
+  /** gw_certs bytes of everything held (a length not known: UNKNOWN_CERT_BYTES). */
+  private heldBytes = 0;
+  private knownLengths = 0;
+
+  get size(): number {
+    return this.hashes.size;
+  }
+
+  get bytes(): number {
+    return this.heldBytes;
+  }
+
+  /** The typical length of a PEM held (what a certificate not read yet is counted at). */
+  get typicalLength(): number {
+    return this.lengths.size > 0 ? Math.ceil(this.knownLengths / this.lengths.size) : UNKNOWN_CERT_BYTES;
+  }
+
+  md5Of(name: string): string | undefined {
+    return this.hashes.get(name);
+  }
+
+  /** What `name` takes in gw_certs now (0: not held). */
+  bytesOf(name: string): number {
+    return this.hashes.has(name) ? certBytes(name, this.lengths.get(name) ?? UNKNOWN_CERT_BYTES) : 0;
+  }
+
+  set(name: string, hash: string, length?: number): void {
+    this.delete(name);
+    this.hashes.set(name, hash);
+    if (length !== undefined) {
+      this.lengths.set(name, length);
+      this.knownLengths += length;
+    }
+    this.heldBytes += this.bytesOf(name);
+  }
+
+  delete(name: string): void {
+    this.heldBytes -= this.bytesOf(name);
+    this.hashes.delete(name);
+    const length = this.lengths.get(name);
+    if (length !== undefined) this.knownLengths -= length;
+    this.lengths.delete(name);
+  }
+
+  clear(): void {
+    this.hashes.clear();
+    this.lengths.clear();
+    this.heldBytes = 0;
+    this.knownLengths = 0;
+  }
+
+  names(): IterableIterator<string> {
+    return this.hashes.keys();
+  }
+}
 
 /** What nginx holds for a host: the text pushed, or the MD5 read back from it. */
 export type Held = { text: string; md5?: undefined } | { text?: undefined; md5: string };
@@ -27,9 +101,8 @@ export class NginxHolds {
   routes: Map<string, Held> | null = null;
   /** The version nginx's routes are at: the base of the next push. */
   version: string | null = null;
-  /** Certificates nginx holds: name → MD5 of the PEM as pushed, and its size when known. */
-  readonly certs = new Map<string, string>();
-  readonly certSizes = new Map<string, number>();
+  /** Certificates nginx holds. */
+  readonly certs = new HeldCertificates();
   /**
    * HTTP-01 answers handed to nginx, by token; null: unknown (nginx adopted or restarted), the next sync sets them all.
    * Answers of orders that ended while unknown may linger in nginx; they answer nothing anyone asks for.
@@ -63,10 +136,11 @@ export class NginxHolds {
     this.challenges = null;
     this.access = null;
     this.certs.clear();
-    this.certSizes.clear();
-    for (const [name, hash] of Object.entries(digest.certs)) this.certs.set(name, hash);
-    for (const [name, length] of Object.entries(digest.cert_bytes ?? {}))
-      if (this.certs.has(name) && Number.isSafeInteger(length)) this.certSizes.set(name, length);
+    const lengths = digest.cert_bytes ?? {};
+    for (const [name, hash] of Object.entries(digest.certs)) {
+      const length = lengths[name];
+      this.certs.set(name, hash, typeof length === 'number' && Number.isSafeInteger(length) ? length : undefined);
+    }
   }
 
   /** The routes nginx holds, read back first when unknown. */

@@ -3,8 +3,12 @@ import { entryBytes, pageBytes } from '../nginx/dict-sizes.js';
 import type { DataPlaneLogger } from '../types.js';
 import { isSame, type Held, type NginxHolds } from './held.js';
 
-/** Routes per push: larger deltas (a first push at scale) go in parts, after checking the whole fits. */
-const ROUTE_BYTES_PER_PUSH = 8 * 1024 * 1024;
+/**
+ * Routes per push: larger deltas (a first push at scale) go in parts, after checking the whole fits. As few as the
+ * control socket takes (64 MiB a request: render-main.ts): a route's JSON is escaped once more in the body (~1.3x),
+ * so a part of 32 MiB is a body of ~42 MiB; 100,000 one-route hosts are one part.
+ */
+const ROUTE_BYTES_PER_PUSH = 32 * 1024 * 1024;
 
 type Entry = [host: string, json: string];
 

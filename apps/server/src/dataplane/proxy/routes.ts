@@ -83,6 +83,12 @@ export class RouteTable {
     return withoutServices(routes, this.crowded, this.setAside?.hosts.keys());
   }
 
+  /** ProxyAdapter.reserveRoutes: the room a full sync will need, grown with the next growth (the certificates'). */
+  reserve(hosts: ReadonlyMap<string, string>, serviceCount: number): void {
+    this.growth.needs.gw_routes = routesBytes(hosts);
+    this.growth.needs.gw_stats = statsBytes(serviceCount);
+  }
+
   /** ProxyAdapter.syncRoutes: the whole table; returns the services left out for lack of room. */
   async sync(
     hosts: ReadonlyMap<string, string>,

@@ -95,6 +95,7 @@ export class FullRun {
     rejected: Rejections,
   ): Promise<void> {
     let plan = initialPlan;
+    this.deps.proxy.reserveRoutes?.(plan.routes.hosts, plan.routes.revisions.size);
     // Certificates first: a route or a TLS instance may name a certificate that must exist.
     try {
       await this.certificates.ensureChanged(state.domains);
