@@ -1,5 +1,9 @@
+import { X509Certificate } from 'node:crypto';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpGet, tcpExchange } from '../harness/clients.js';
+import { httpsRequest } from '../harness/https.js';
 import { runAllowingFailure } from '../harness/exec.js';
 import { killNamespaceProcesses, listNamespaceProcesses } from '../harness/netns-processes.js';
 import { waitFor } from '../../apps/server/src/test/wait-for.js';
@@ -8,7 +12,9 @@ import { connectNode, startSystem, stopSystem, type ConnectedNode, type System }
 import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // Crash recovery: after SIGKILL and a restart, the gateway serves the same services from its database alone,
-// without any API call, and stays in control of the data plane.
+// without any API call, and stays in control of the data plane. A restart takes the certificate records' word for
+// the PEMs on disk and checks each file as it hands it to nginx (dataplane/certs/recorded.ts): one deleted and one
+// corrupted meanwhile are replaced and served, the others left as they are.
 
 const HTTP_BACKEND = 8080;
 const TCP_BACKEND = 7000;
@@ -19,6 +25,8 @@ const TCP_BACKEND = 7000;
 const RECOVERY_DEADLINE_MS = 20_000 + GATEWAY_REDIAL_BOUND_MS;
 /** Boot (up to 30 s) + recovery + the checks after it: above the config's default so a timeout names its wait. */
 const RESTART_TEST_TIMEOUT_MS = RECOVERY_DEADLINE_MS + 60_000;
+/** Domains whose PEM the power cut test deletes and corrupts while the gateway is down. */
+const DAMAGED = ['gone.e2e.test', 'garbled.e2e.test'];
 
 describe.skipIf(!canRun('netns', 'server-build'))('gateway crash recovery', () => {
   let system: System;
@@ -32,6 +40,10 @@ describe.skipIf(!canRun('netns', 'server-build'))('gateway crash recovery', () =
   };
   const tcpServed = async (): Promise<boolean> =>
     (await tcpExchange(client, gatewayIp, 30020, 'hello', { timeoutMs: 2000 })).reply === 'node1:hello';
+  /** The certificate the gateway presents for `domain` (SHA-256), over its management link. */
+  const servedFingerprint = async (domain: string): Promise<string> =>
+    (await httpsRequest({ address: system.topology.gatewayMgmtIp, host: domain }, '/')).fingerprint;
+  const pemFile = (domain: string): string => join(system.gateway.dataDir, 'certs', `${domain}.pem`);
   const bothServed = async (): Promise<boolean> => (await servedBy('crash.e2e.test')) && (await tcpServed());
   const countRunning = async (pattern: RegExp): Promise<number> =>
     (await listNamespaceProcesses(system.topology.gatewayNs)).filter((entry) => pattern.test(entry.command)).length;
@@ -56,7 +68,18 @@ describe.skipIf(!canRun('netns', 'server-build'))('gateway crash recovery', () =
       backendHost: node.tunnelIp,
       backendPort: TCP_BACKEND,
     });
+    for (const domain of DAMAGED)
+      await system.api.createHttpService(node.node.id, {
+        name: domain.split('.')[0] ?? domain,
+        domain,
+        backendHost: node.tunnelIp,
+        backendPort: HTTP_BACKEND,
+      });
     await waitFor(bothServed, { timeoutMs: 15_000, what: 'both services to be served' });
+    await waitFor(async () => (await Promise.all(DAMAGED.map(servedBy))).every(Boolean), {
+      timeoutMs: 15_000,
+      what: 'the services whose certificates the power cut test damages to be served',
+    });
   });
 
   afterAll(async () => {
@@ -102,6 +125,13 @@ describe.skipIf(!canRun('netns', 'server-build'))('gateway crash recovery', () =
       // A power cut: nginx and wireguard-go die with the server.
       await killNamespaceProcesses(system.topology.gatewayNs);
       expect(await bothServed()).toBe(false);
+      // Meanwhile one domain's PEM is deleted and another's corrupted; the fresh nginx cannot load them from disk.
+      const kept = {
+        pem: await readFile(pemFile('crash.e2e.test'), 'utf8'),
+        at: (await stat(pemFile('crash.e2e.test'))).mtimeMs,
+      };
+      await rm(pemFile('gone.e2e.test'));
+      await writeFile(pemFile('garbled.e2e.test'), 'not a certificate\n', { mode: 0o600 });
       await system.gateway.restart();
       await waitFor(bothServed, {
         timeoutMs: RECOVERY_DEADLINE_MS,
@@ -124,6 +154,19 @@ describe.skipIf(!canRun('netns', 'server-build'))('gateway crash recovery', () =
           `${error instanceof Error ? error.message : String(error)}\nHTTP served: ${String(http)}, TCP served: ${String(tcp)}\nwg dump:\n${wg.stdout}${wg.stderr}\ngateway output:\n${system.gateway.process.text.slice(-3000)}`,
         );
       });
+      // The damaged ones have a certificate for their name again, and it is the one served; the others untouched.
+      for (const domain of DAMAGED) {
+        const pem = await readFile(pemFile(domain), 'utf8').catch(() => '');
+        const certificate = pem.includes('BEGIN CERTIFICATE') ? new X509Certificate(pem) : null;
+        expect(certificate?.checkHost(domain), `${domain}'s PEM on disk`).toBe(domain);
+        await waitFor(async () => (await servedFingerprint(domain)) === certificate?.fingerprint256, {
+          timeoutMs: 10_000,
+          what: `${domain} to be served with its new certificate`,
+        });
+        expect(await servedBy(domain)).toBe(true);
+      }
+      expect(await readFile(pemFile('crash.e2e.test'), 'utf8')).toBe(kept.pem);
+      expect((await stat(pemFile('crash.e2e.test'))).mtimeMs).toBe(kept.at);
     },
     RESTART_TEST_TIMEOUT_MS,
   );

@@ -109,6 +109,15 @@ export interface CertificateAdapter {
   remove(domain: string): Promise<void>;
   info(domain: string): CertificateInfo | null;
   /**
+   * A restart's shortcut (certs/recorded.ts): when the domain's record says which PEM serves it as it is, the domain
+   * is taken as ensured without its file being read here, and that PEM's fingerprint is returned: the caller checks
+   * the file against it when it reads it for nginx, `confirmRecorded` those found so and `ensure`s the others (a file
+   * gone or replaced). null: `ensure` it. Absent: every domain is ensured.
+   */
+  adoptRecorded?(domain: DesiredDomain): string | null;
+  /** The files of these adopted domains were read and hold the recorded certificate. */
+  confirmRecorded?(names: readonly string[]): void;
+  /**
    * Removes certificates of every domain not in `keep`, also those deleted while the gateway was down.
    * Adapters without it only lose certificates of domains they served themselves.
    */

@@ -2,13 +2,12 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import type { CertificateAdapter, CertificateInfo, DataPlaneLogger, DesiredDomain } from '../types.js';
-import { isWildcardDomainName } from '@postern/contract';
-import { assertHost } from '../validate.js';
 import { createAcmeIssuer, type AcmeConfig, type ChallengeStore } from './acme.js';
 import type { AcmeSettingsSource } from '../../model/certificates.js';
 import { createIssuance } from './issuance.js';
 import { createPemFiles, factsOf, firstCertificateFingerprint, readPemText, type PemFiles } from './pem-files.js';
 import { createPruner } from './prune.js';
+import { assertCertificateName, createRecordedAdoption, orderKey, recordedFacts } from './recorded.js';
 import { createRenewalSchedule } from './renewal-schedule.js';
 import { markFailed, newPendingRecord, selfSignedRecord, uploadedRecord, type CertificateRecord } from './renewal.js';
 import { FALLBACK_NAME, type CertificateIssuer } from './self-signed.js';
@@ -34,6 +33,7 @@ export { createMemoryCertificateStore, type CertificateStore } from './store.js'
 //   self-signed-renewal.ts  the pass renewing self-signed PEMs in place
 //   renewal-schedule.ts     the timer: periodic check, or a failed issuance's back-off if sooner
 //   prune.ts                forgetting deleted domains
+//   recorded.ts             a restart taking the records' word for the PEMs on disk (the push checks each file)
 
 export interface CertificateManagerOptions {
   dataDir: string;
@@ -93,11 +93,6 @@ export interface CertificateManager extends CertificateAdapter {
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/** A domain's certificate name: a host name, or a wildcard domain (`*.example.com`; its PEM is `*.example.com.pem`). */
-function assertCertificateName(name: string): string {
-  return isWildcardDomainName(name) ? name : assertHost(name, 'domain');
-}
-
 function toInfo(record: CertificateRecord): CertificateInfo {
   const { state, issuer, notBefore, notAfter, fingerprint, error } = record;
   return {
@@ -112,10 +107,6 @@ function toInfo(record: CertificateRecord): CertificateInfo {
   };
 }
 
-/** What a certbot domain's order is made with: a change of it orders a new certificate. */
-const orderKey = (domain: DesiredDomain): string =>
-  `${domain.challenge ?? 'http-01'} ${String(domain.dnsProviderId ?? '')} ${String(domain.acmeCaId ?? '')}`;
-
 /** The PEM files nginx serves, with what the store recorded of each. */
 function pemFilesOf(options: CertificateManagerOptions): PemFiles {
   const { store } = options;
@@ -123,19 +114,7 @@ function pemFilesOf(options: CertificateManagerOptions): PemFiles {
     certsDir: options.certsDir ?? join(options.dataDir, 'certs'),
     fallbackHost: options.fallbackHost ?? 'localhost',
     // Only states that say which kind the PEM is: a pending or failed CA domain may serve either.
-    recorded: (name) => {
-      const record = store.get(name);
-      if (record?.fingerprint == null || (record.state !== 'self-signed' && record.state !== 'valid')) return null;
-      const { fingerprint, issuer, notBefore, notAfter } = record;
-      return {
-        fingerprint,
-        issuer,
-        notBefore,
-        notAfter,
-        names: record.names ?? null,
-        isSelfSigned: record.state === 'self-signed',
-      };
-    },
+    recorded: (name) => recordedFacts(store, name),
   });
 }
 
@@ -280,6 +259,7 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     isHolder: options.isHolder,
   });
   const pruner = createPruner({ pems, store, known, logger });
+  const adoption = createRecordedAdoption({ pems, store, known, now, isShared: options.shared !== undefined });
 
   async function idle(): Promise<void> {
     await schedule.passDone();
@@ -318,6 +298,9 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
         return toInfo(failed);
       }
     },
+
+    adoptRecorded: (domain) => adoption.adopt(domain),
+    confirmRecorded: (names) => adoption.confirm(names),
 
     remove: (domain) => pruner.remove(assertCertificateName(domain)),
 

@@ -72,6 +72,21 @@ export interface RecordedFacts {
   names?: string[] | null;
 }
 
+/** The facts of a PEM that is the recorded one (same fingerprint), as recorded: no parsing. */
+export function factsOfRecorded(recorded: RecordedFacts, coveredName: string): PemFacts {
+  const { fingerprint, issuer, notBefore, notAfter, isSelfSigned } = recorded;
+  const names = recorded.names ?? [coveredName];
+  return {
+    fingerprint,
+    issuer,
+    notBefore,
+    notAfter,
+    isSelfSigned,
+    names,
+    subjectAltName: names.map(sanFor).join(', '),
+  };
+}
+
 export function createPemFiles(options: {
   certsDir: string;
   fallbackHost: string;
@@ -101,17 +116,7 @@ export function createPemFiles(options: {
       const recorded = options.recorded?.(name);
       if (recorded && recorded.fingerprint === firstCertificateFingerprint(pem)) {
         // Recorded only after it was read here and found to cover its name.
-        const { fingerprint, issuer, notBefore, notAfter, isSelfSigned } = recorded;
-        const names = recorded.names ?? [coveredNameOf(name)];
-        const facts: PemFacts = {
-          fingerprint,
-          issuer,
-          notBefore,
-          notAfter,
-          isSelfSigned,
-          names,
-          subjectAltName: names.map(sanFor).join(', '),
-        };
+        const facts = factsOfRecorded(recorded, coveredNameOf(name));
         cache.set(name, facts);
         return facts;
       }

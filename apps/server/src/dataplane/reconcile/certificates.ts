@@ -1,6 +1,8 @@
 import type { ProxyAdapter } from '../reconciler.js';
 import type { CertificateAdapter, DesiredDomain } from '../types.js';
 
+const names = (domains: readonly DesiredDomain[]): string[] => domains.map((domain) => domain.domain);
+
 /** Certificates ensured side by side (file reads, and new self-signed ones for missing ones). */
 const CERTIFICATE_CONCURRENCY = 16;
 
@@ -41,17 +43,36 @@ export function createCertificateSync(
       domain.acmeCaId ?? '',
     ].join(':');
 
+  const ensureAll = async (domains: readonly DesiredDomain[]): Promise<void> => {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let domain = domains[next++]; domain !== undefined; domain = domains[next++]) await certs.ensure(domain);
+    };
+    await Promise.all(Array.from({ length: Math.min(CERTIFICATE_CONCURRENCY, domains.length) }, worker));
+  };
+
   return {
     async ensureChanged(domains) {
       const todo = domains.filter((domain) => ensured.get(domain.domain) !== stateOf(domain));
-      let next = 0;
-      const worker = async (): Promise<void> => {
-        for (let domain = todo[next++]; domain !== undefined; domain = todo[next++]) await certs.ensure(domain);
-      };
-      await Promise.all(Array.from({ length: Math.min(CERTIFICATE_CONCURRENCY, todo.length) }, worker));
-      await proxy.publishCertificates(todo.map((d) => d.domain));
+      // A restart: the domains whose records say which PEM serves them are not read here but where the push reads
+      // them anyway; a file gone or replaced is then ensured like the others (which replaces it), and pushed.
+      const expected = new Map<string, string>();
+      const toEnsure: DesiredDomain[] = [];
+      for (const domain of todo) {
+        const fingerprint = certs.adoptRecorded?.(domain) ?? null;
+        if (fingerprint === null) toEnsure.push(domain);
+        else expected.set(domain.domain, fingerprint);
+      }
+      await ensureAll(toEnsure);
+      const differing = new Set(await proxy.publishCertificates(names(todo), expected));
+      if (expected.size > 0) certs.confirmRecorded?.([...expected.keys()].filter((name) => !differing.has(name)));
+      if (differing.size > 0) {
+        const repairs = todo.filter((domain) => differing.has(domain.domain));
+        await ensureAll(repairs);
+        await proxy.publishCertificates(names(repairs));
+      }
       for (const domain of todo) ensured.set(domain.domain, stateOf(domain));
-      return todo.map((d) => d.domain);
+      return names(todo);
     },
 
     async pruneDeleted(domainNames) {
