@@ -1,11 +1,12 @@
 import { and, eq, inArray, isNotNull, isNull, ne, notInArray, or } from 'drizzle-orm';
 import type { ServiceType } from '@postern/contract';
 import type { AppDeps } from './deps.js';
-import type { Tx } from './db/client.js';
+import type { ReadDb, Tx } from './db/client.js';
 import { httpServices, nodes, tcpServices } from './db/schema.js';
 import { AppError } from './errors.js';
 import type { ApplyResult, ApplyScope, Rejections } from './dataplane/types.js';
 import { SCOPE_TOPIC, scopePayload } from './cluster/announcements.js';
+import { streamKey } from './model/desired-state.js';
 
 /** The row a caller changed: if the data plane sets it aside, the caller hears why. */
 export type ChangeRef = { type: ServiceType; id: number } | { type: 'node'; id: number };
@@ -24,6 +25,33 @@ export function serviceScope(
 ): ApplyScope {
   if (type === 'tcp') return { hosts: [], http: [], streams: [...new Set(streams)], tcp: [id] };
   return { hosts: [...new Set(domains.map((domain) => domain ?? ''))], http: [id] };
+}
+
+/**
+ * What a change to nodes touches (dataplane/README.md "Scoped applies"): their peers, and the hosts and instances of
+ * their services (two indexed reads: http_services_node_idx, tcp_services_node_idx). Read in a delete's
+ * transaction (the services go with the node) or after any other change; a service moved meanwhile is its own
+ * change's scope.
+ */
+export async function nodeScope(db: ReadDb, ids: readonly number[]): Promise<ApplyScope> {
+  const http = await db
+    .select({ id: httpServices.id, domain: httpServices.domain })
+    .from(httpServices)
+    .where(inArray(httpServices.nodeId, [...ids]))
+    .all();
+  const tcp = await db
+    .select({ id: tcpServices.id, proto: tcpServices.proto, port: tcpServices.port })
+    .from(tcpServices)
+    .where(inArray(tcpServices.nodeId, [...ids]))
+    .all();
+  return {
+    hosts: [...new Set(http.map((row) => row.domain))],
+    http: http.map((row) => row.id),
+    ...(tcp.length > 0
+      ? { streams: [...new Set(tcp.map((row) => streamKey(row.proto, row.port)))], tcp: tcp.map((row) => row.id) }
+      : {}),
+    nodes: [...ids],
+  };
 }
 
 /**
@@ -56,7 +84,7 @@ const recorded = new WeakMap<ApplyResult, Promise<void>>();
 function recordOnce(deps: ApplyDeps, result: ApplyResult): Promise<void> {
   let recording = recorded.get(result);
   if (recording === undefined) {
-    recording = recordRejections(deps, result.rejected, result.scopedHttp, result.scopedTcp);
+    recording = recordRejections(deps, result.rejected, result.scopedHttp, result.scopedTcp, result.scopedNodes);
     recorded.set(result, recording);
   }
   return recording;
@@ -89,10 +117,12 @@ async function recordRejections(
   rejected: Rejections,
   scoped?: ReadonlySet<number>,
   scopedTcp?: ReadonlySet<number>,
+  scopedNodes?: ReadonlySet<number>,
 ): Promise<void> {
   if (scoped !== undefined) {
     await recordScopedRejections(deps, 'http', rejected.http, scoped);
-    return recordScopedRejections(deps, 'tcp', rejected.tcp, scopedTcp ?? new Set());
+    await recordScopedRejections(deps, 'tcp', rejected.tcp, scopedTcp ?? new Set());
+    return recordScopedNodeRejections(deps, rejected.nodes, scopedNodes ?? new Set());
   }
   // Nothing set aside now and nothing stored as set aside: no write (a commit per change, costly on PostgreSQL).
   if (
@@ -112,16 +142,7 @@ async function recordRejections(
       .set({ applyError: null })
       .where(and(isNotNull(nodes.applyError), notInArray(nodes.id, [...rejected.nodes.keys()])))
       .run();
-    for (const [id, message] of rejected.nodes) {
-      const changed = await tx
-        .update(nodes)
-        .set({ applyError: message })
-        .where(and(eq(nodes.id, id), or(isNull(nodes.applyError), ne(nodes.applyError, message))))
-        .returning({ name: nodes.name })
-        .get();
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as the row; no match gives undefined
-      if (changed) newlyRejected.push({ type: 'node', id, nodeId: id, name: changed.name, domain: null, message });
-    }
+    newlyRejected.push(...(await storeNodeReasons(tx, rejected.nodes)));
     for (const [type, table, rows] of [
       ['http', httpServices, rejected.http],
       ['tcp', tcpServices, rejected.tcp],
@@ -136,6 +157,22 @@ async function recordRejections(
     }
   });
   await auditRejections(deps, newlyRejected);
+}
+
+/** Stores each set-aside node's reason; answers those set aside newly or for a new reason (for the audit log). */
+async function storeNodeReasons(tx: Tx, rows: ReadonlyMap<number, string>): Promise<NewlyRejected[]> {
+  const newlyRejected: NewlyRejected[] = [];
+  for (const [id, message] of rows) {
+    const changed = await tx
+      .update(nodes)
+      .set({ applyError: message })
+      .where(and(eq(nodes.id, id), or(isNull(nodes.applyError), ne(nodes.applyError, message))))
+      .returning({ name: nodes.name })
+      .get();
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- drizzle types get() as the row; no match gives undefined
+    if (changed) newlyRejected.push({ type: 'node', id, nodeId: id, name: changed.name, domain: null, message });
+  }
+  return newlyRejected;
 }
 
 /** Stores each set-aside service's reason; answers those set aside newly or for a new reason (for the audit log). */
@@ -204,6 +241,36 @@ async function recordScopedRejections(
         .where(and(isNotNull(table.applyError), inArray(table.id, cleared)))
         .run();
     newlyRejected.push(...(await storeServiceReasons(tx, type, rows, at)));
+  });
+  await auditRejections(deps, newlyRejected);
+}
+
+/** A scoped run's node rejections: only the nodes it spoke for (its scope's) are written, in one transaction. */
+async function recordScopedNodeRejections(
+  deps: ApplyDeps,
+  rows: ReadonlyMap<number, string>,
+  scoped: ReadonlySet<number>,
+): Promise<void> {
+  const cleared = [...scoped].filter((id) => !rows.has(id));
+  if (rows.size === 0) {
+    if (cleared.length === 0) return;
+    const stored = await deps.db
+      .select({ id: nodes.id })
+      .from(nodes)
+      .where(and(isNotNull(nodes.applyError), inArray(nodes.id, cleared)))
+      .limit(1)
+      .get();
+    if (stored === undefined) return;
+  }
+  const newlyRejected: NewlyRejected[] = [];
+  await deps.db.write(async (tx) => {
+    if (cleared.length > 0)
+      await tx
+        .update(nodes)
+        .set({ applyError: null })
+        .where(and(isNotNull(nodes.applyError), inArray(nodes.id, cleared)))
+        .run();
+    newlyRejected.push(...(await storeNodeReasons(tx, rows)));
   });
   await auditRejections(deps, newlyRejected);
 }

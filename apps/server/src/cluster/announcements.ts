@@ -19,10 +19,13 @@ const MAX_SCOPE_BYTES = 3500;
 export function scopePayload(scope: ApplyScope): string | null {
   const streams = scope.streams ?? [];
   const tcp = scope.tcp ?? [];
+  const nodes = scope.nodes ?? [];
   const payload = JSON.stringify({
     h: scope.hosts,
     s: scope.http,
     ...(streams.length > 0 || tcp.length > 0 ? { p: streams, t: tcp } : {}),
+    // Every gateway has its own peer of each node: theirs are patched too.
+    ...(nodes.length > 0 ? { n: nodes } : {}),
   });
   return Buffer.byteLength(payload) <= MAX_SCOPE_BYTES ? payload : null;
 }
@@ -39,7 +42,7 @@ export function parseScopePayload(payload: string): ApplyScope | null {
     return null;
   }
   if (typeof value !== 'object' || value === null) return null;
-  const { h, s, p, t } = value as { h?: unknown; s?: unknown; p?: unknown; t?: unknown };
+  const { h, s, p, t, n } = value as { h?: unknown; s?: unknown; p?: unknown; t?: unknown; n?: unknown };
   const listOf = <T>(list: unknown, isOne: (item: unknown) => item is T): T[] | null =>
     Array.isArray(list) && list.length <= 100 && list.every(isOne) ? list : null;
   const isHost = (host: unknown): host is string =>
@@ -49,11 +52,14 @@ export function parseScopePayload(payload: string): ApplyScope | null {
   const hosts = listOf(h, isHost);
   const http = listOf(s, isId);
   if (hosts === null || http === null) return null;
-  if (p === undefined && t === undefined) return { hosts, http };
+  const nodes = n === undefined ? [] : listOf(n, isId);
+  if (nodes === null) return null;
+  const ofNodes = nodes.length > 0 ? { nodes } : {};
+  if (p === undefined && t === undefined) return { hosts, http, ...ofNodes };
   const streams = listOf(p, isKey);
   const tcp = listOf(t, isId);
   if (streams === null || tcp === null) return null;
-  return { hosts, http, streams, tcp };
+  return { hosts, http, streams, tcp, ...ofNodes };
 }
 
 export function followAnnouncements(

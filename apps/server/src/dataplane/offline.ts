@@ -49,8 +49,24 @@ export class RecordingWireGuard implements WireGuardAdapter {
 
   syncPeers(peers: DesiredPeer[]): Promise<Map<number, string>> {
     this.peers = peers;
+    this.peerSyncs++;
     return Promise.resolve(
       new Map([...this.routeFailures].filter(([nodeId]) => peers.some((p) => p.nodeId === nodeId))),
+    );
+  }
+
+  /** Full peer syncs, and each scoped patch: the nodes whose peers it set or removed (what a change cost WireGuard). */
+  peerSyncs = 0;
+  readonly peerPatches: number[][] = [];
+
+  patchPeers(peers: readonly DesiredPeer[], nodeIds: readonly number[]): Promise<Map<number, string> | null> {
+    if (this.gateway === null) return Promise.resolve(null);
+    const ids = new Set(nodeIds);
+    const mine = peers.filter((peer) => ids.has(peer.nodeId));
+    this.peerPatches.push([...ids].sort((a, b) => a - b));
+    this.peers = [...this.peers.filter((peer) => !ids.has(peer.nodeId)), ...mine].sort((a, b) => a.nodeId - b.nodeId);
+    return Promise.resolve(
+      new Map([...this.routeFailures].filter(([nodeId]) => mine.some((p) => p.nodeId === nodeId))),
     );
   }
 
@@ -411,12 +427,15 @@ export function withScoped(state: DesiredState, scoped: ScopedState): DesiredSta
   const http = [...state.http.filter((route) => !hosts.has(route.domain ?? '')), ...scoped.http];
   const domains = [...state.domains.filter((d) => !hosts.has(d.domain)), ...scoped.domains];
   const keys = new Set(scoped.streams ?? []);
+  const nodes = new Set(scoped.nodes ?? []);
+  const peers = [...state.peers.filter((peer) => !nodes.has(peer.nodeId)), ...(scoped.peers ?? [])];
   const stream = [
     ...state.stream.filter((route) => !keys.has(streamKey(route.proto, route.port))),
     ...(scoped.stream ?? []),
   ];
   return {
     ...state,
+    peers: peers.sort((a, b) => a.nodeId - b.nodeId),
     http: http.sort((a, b) => a.serviceId - b.serviceId),
     stream: stream.sort((a, b) => a.serviceId - b.serviceId),
     domains: domains.sort((a, b) => a.domainId - b.domainId),

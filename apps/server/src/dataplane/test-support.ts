@@ -68,7 +68,7 @@ export function createScopedWorld(
   const runs: string[] = [];
   let fullGate: Promise<void> | null = null;
   let scopedGate: Promise<void> | null = null;
-  const { reconciler, plan, proxy, certs } = createRecordingReconciler({
+  const { reconciler, plan, proxy, certs, wireguard } = createRecordingReconciler({
     loadDesiredState: async () => {
       // The rows as they are when the run reads them; a held run then takes its time (planning 100,000 services).
       const rows = state;
@@ -88,6 +88,7 @@ export function createScopedWorld(
     reconciler,
     proxy,
     certs,
+    wireguard,
     runs,
     set: (next: DesiredState) => {
       state = next;

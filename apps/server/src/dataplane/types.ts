@@ -45,6 +45,8 @@ export type ApplyResult = (
   scopedHttp?: ReadonlySet<number>;
   /** A scoped run: likewise, the TCP/UDP services `rejected` speaks for (the scope's and those on its instances). */
   scopedTcp?: ReadonlySet<number>;
+  /** A scoped run: likewise, the nodes `rejected` speaks for (the scope's `nodes`). */
+  scopedNodes?: ReadonlySet<number>;
 };
 
 export const noRejections = (): Rejections => ({ http: new Map(), tcp: new Map(), nodes: new Map() });
@@ -58,6 +60,12 @@ export interface WireGuardAdapter {
   ensureInterface(gateway: DesiredState['gateway']): Promise<void>;
   /** Make the peer set exactly `peers`, leaving unchanged peers undisturbed; returns why some nodes are not routed. */
   syncPeers(peers: DesiredPeer[]): Promise<Map<number, string>>;
+  /**
+   * A scoped run's peers: the peers of `nodeIds` made exactly `peers` (a node without one in `peers` has its peer
+   * removed), every other peer, route and session left alone; returns why some of these nodes are not routed. null:
+   * this cannot be done alone (nothing synced yet since the interface was made) and nothing was changed.
+   */
+  patchPeers(peers: readonly DesiredPeer[], nodeIds: readonly number[]): Promise<Map<number, string> | null>;
   dump(): Promise<WgPeerStatus[]>;
   /** Creates the interface again if it vanished (wireguard-go died, someone deleted it); true when it did. */
   heal(): Promise<boolean>;

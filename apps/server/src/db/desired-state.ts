@@ -129,22 +129,27 @@ const selectDomains = (db: ReadDb) =>
     .from(domains)
     .leftJoin(certificatePems, eq(certificatePems.domainId, domains.id));
 
+/** The peers' select, for every node and for a scope's. */
+const selectPeers = (db: ReadDb) => ({
+  peers: db
+    .select({
+      id: nodes.id,
+      publicKey: nodes.publicKey,
+      presharedKeyEnc: nodes.presharedKeyEnc,
+      address: nodes.address,
+      isGateway: nodes.isGateway,
+      gatewayNetwork: nodes.gatewayNetwork,
+      extraGatewayNetworks: nodes.extraGatewayNetworks,
+      allowInternet: nodes.allowInternet,
+      networksSetBy: nodes.networksSetBy,
+    })
+    .from(nodes),
+});
+
 function prepareQueries(db: ReadDb) {
   return {
-    peers: db
-      .select({
-        id: nodes.id,
-        publicKey: nodes.publicKey,
-        presharedKeyEnc: nodes.presharedKeyEnc,
-        address: nodes.address,
-        isGateway: nodes.isGateway,
-        gatewayNetwork: nodes.gatewayNetwork,
-        extraGatewayNetworks: nodes.extraGatewayNetworks,
-        allowInternet: nodes.allowInternet,
-        networksSetBy: nodes.networksSetBy,
-      })
-      .from(nodes)
-      .where(and(eq(nodes.enabled, true), eq(nodes.isLocal, false)))
+    peers: selectPeers(db)
+      .peers.where(and(eq(nodes.enabled, true), eq(nodes.isLocal, false)))
       .orderBy(nodes.id)
       .prepare(),
     http: selectHttp(db).where(httpServed).orderBy(httpServices.id).prepare(),
@@ -162,8 +167,25 @@ const queriesFor = preparedPerDb(prepareQueries);
 /** An IP list column as drizzle would decode it (`nonEmptyList` turned `[]` into null). */
 const parseIpList = (json: string | null): string[] => (json === null ? [] : (JSON.parse(json) as string[]));
 
+type PeerRow = Awaited<ReturnType<ReturnType<typeof queriesFor>['peers']['all']>>[number];
+
 async function loadPeers(db: ReadDb, secrets: SecretBox): Promise<DesiredPeer[]> {
-  return (await queriesFor(db).peers.all()).map((node) => ({
+  return toPeers(await queriesFor(db).peers.all(), secrets);
+}
+
+/** The peers of `ids` (as `loadPeers`: enabled, non-local nodes only), by primary key. */
+async function loadScopedPeers(db: ReadDb, secrets: SecretBox, ids: readonly number[]): Promise<DesiredPeer[]> {
+  if (ids.length === 0) return [];
+  const { peers } = selectPeers(db);
+  const rows = await peers
+    .where(and(eq(nodes.enabled, true), eq(nodes.isLocal, false), inArray(nodes.id, [...ids])))
+    .orderBy(nodes.id)
+    .all();
+  return toPeers(rows, secrets);
+}
+
+function toPeers(rows: PeerRow[], secrets: SecretBox): DesiredPeer[] {
+  return rows.map((node) => ({
     nodeId: node.id,
     publicKey: node.publicKey,
     presharedKey: node.presharedKeyEnc ? secrets.decrypt(node.presharedKeyEnc) : null,
@@ -357,10 +379,14 @@ export async function loadScopedState(deps: StateDeps, scope: ApplyScope): Promi
     await protectScoped(tx, http, domainRows);
     const streams = await loadScopedStreams(tx, scope.streams ?? []);
     const tokenNetworks = await hasTokenNetworks(tx);
+    const ofNodes =
+      scope.nodes === undefined || scope.nodes.length === 0
+        ? {}
+        : { nodes: [...new Set(scope.nodes)], peers: await loadScopedPeers(tx, deps.secrets, scope.nodes) };
     // A TCP/UDP change alone pushes nothing to the HTTP instance: no access state.
-    if (hosts.length === 0) return { hosts, http, domains: domainRows, tokenNetworks, ...streams };
+    if (hosts.length === 0) return { hosts, http, domains: domainRows, tokenNetworks, ...streams, ...ofNodes };
     const access = await loadAccessState(tx, deps.secrets, now);
-    return { hosts, http, domains: domainRows, access, tokenNetworks, ...streams };
+    return { hosts, http, domains: domainRows, access, tokenNetworks, ...streams, ...ofNodes };
   });
 }
 

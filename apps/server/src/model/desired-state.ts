@@ -130,6 +130,12 @@ export interface ApplyScope {
   streams?: readonly string[];
   /** TCP/UDP services whose rows changed (their `applyError` is written): a deleted or disabled one's id too. */
   tcp?: readonly number[];
+  /**
+   * Nodes whose rows changed (created, edited, enabled, disabled, deleted): each one's WireGuard peer is set, changed
+   * or removed alone (their `applyError` is written). Their services' hosts and instances are in `hosts`, `http`,
+   * `streams`, `tcp` (the caller reads them by node). Absent: none.
+   */
+  nodes?: readonly number[];
 }
 
 /** A TCP/UDP service's instance key, `tcp-30005` (the data plane's `streamInstanceKey`). */
@@ -163,4 +169,8 @@ export interface ScopedState {
   stream?: DesiredStreamRoute[];
   /** The domains whose certificates those services terminate TLS with. */
   streamDomains?: DesiredDomain[];
+  /** The scope's nodes (`ApplyScope.nodes`): the peers of these rows decide whole. */
+  nodes?: number[];
+  /** The peers of `nodes` (as `DesiredState.peers`: enabled, non-local nodes only; a node without one has none). */
+  peers?: DesiredPeer[];
 }

@@ -4,9 +4,15 @@ import type { ApplyResult, ApplyScope } from '../types.js';
 
 type Waiter = { resolve: (result: ApplyResult) => void; reject: (err: unknown) => void };
 /** Scopes merged: HTTP hosts and services, TCP/UDP instance keys and services. */
-type Scope = { hosts: Set<string>; http: Set<number>; streams: Set<string>; tcp: Set<number> };
+type Scope = { hosts: Set<string>; http: Set<number>; streams: Set<string>; tcp: Set<number>; nodes: Set<number> };
 
-const emptyScope = (): Scope => ({ hosts: new Set(), http: new Set(), streams: new Set(), tcp: new Set() });
+const emptyScope = (): Scope => ({
+  hosts: new Set(),
+  http: new Set(),
+  streams: new Set(),
+  tcp: new Set(),
+  nodes: new Set(),
+});
 
 /** `into` with `scope` merged in. */
 function mergeInto(into: Scope, scope: ApplyScope | Scope): void {
@@ -14,14 +20,16 @@ function mergeInto(into: Scope, scope: ApplyScope | Scope): void {
   for (const id of scope.http) into.http.add(id);
   for (const key of scope.streams ?? []) into.streams.add(key);
   for (const id of scope.tcp ?? []) into.tcp.add(id);
+  for (const id of scope.nodes ?? []) into.nodes.add(id);
 }
 
-/** The one scope of merged ones (TCP/UDP parts only when some scope had them). */
-function scopeOf({ hosts, http, streams, tcp }: Scope): ApplyScope {
+/** The one scope of merged ones (TCP/UDP parts and nodes only when some scope had them). */
+function scopeOf({ hosts, http, streams, tcp, nodes }: Scope): ApplyScope {
   return {
     hosts: [...hosts],
     http: [...http],
     ...(streams.size > 0 || tcp.size > 0 ? { streams: [...streams], tcp: [...tcp] } : {}),
+    ...(nodes.size > 0 ? { nodes: [...nodes] } : {}),
   };
 }
 

@@ -12,7 +12,7 @@ import type { CertificateSync } from './certificates.js';
 import type { CutOff } from './cut-off.js';
 import { describeError } from './full-run.js';
 import type { ScopedLedger } from './ledger.js';
-import { logRejections } from './rejections.js';
+import { logRejections, rejectPeers } from './rejections.js';
 
 interface ScopedParts {
   certificates: CertificateSync;
@@ -59,8 +59,21 @@ export async function runScoped(
   for (const [id, message] of plan.streams.rejected) rejected.tcp.set(id, message);
   const touched = new Set([...scope.http, ...scoped.http.map((route) => route.serviceId)]);
   const touchedTcp = new Set([...(scope.tcp ?? []), ...(scoped.stream ?? []).map((route) => route.serviceId)]);
-  const spoken = { scopedHttp: touched, scopedTcp: touchedTcp };
+  const nodeIds = scoped.nodes ?? [];
+  const spoken = { scopedHttp: touched, scopedTcp: touchedTcp, scopedNodes: new Set(nodeIds) };
   const loadedAt = Date.now();
+  // A node's peer first, alone (a disabled node's services then stop being routed to a peer that is gone).
+  if (nodeIds.length > 0) {
+    let failures: Map<number, string> | null;
+    try {
+      failures = await deps.wireguard.patchPeers(scoped.peers ?? [], nodeIds);
+    } catch (err) {
+      logger.error({ err }, 'data plane: WireGuard apply failed');
+      return { ok: false, message: `WireGuard: ${describeError(err)}`, rejected, ...spoken };
+    }
+    if (failures === null) return null;
+    rejectPeers(rejected, failures);
+  }
   let pushed: { certificatesMs: number } | null = { certificatesMs: 0 };
   try {
     // A TCP/UDP change alone pushes nothing to the HTTP instance (nor waits for its pushes).
@@ -82,6 +95,7 @@ export async function runScoped(
     hosts: scoped.hosts.length,
     services: scoped.http.length,
     streams: (scoped.streams ?? []).length,
+    peers: nodeIds.length,
   });
 }
 
@@ -140,7 +154,7 @@ async function push(
 function converged(
   { logger }: ReconcilerDeps,
   rejected: Rejections,
-  spoken: { scopedHttp: Set<number>; scopedTcp: Set<number> },
+  spoken: { scopedHttp: Set<number>; scopedTcp: Set<number>; scopedNodes: Set<number> },
   figures: Record<string, number>,
 ): ApplyResult {
   logRejections(logger, rejected);

@@ -12,7 +12,7 @@ import { assertInterfaceName, assertIPv4Cidr, assertPort, assertWgKey, isWgKey }
 import { formatSubnet, parseSubnet } from './addresses.js';
 import { parseWgDump } from './dump.js';
 import { jumpRules, needsForwarding, renderFirewallRules, routesForPeers, type TunnelPorts } from './firewall.js';
-import { isIPv4Endpoint, renderServerConfig } from './render.js';
+import { GATEWAY_KEEPALIVE_SECONDS, isIPv4Endpoint, renderServerConfig } from './render.js';
 
 export interface WireGuardDriverOptions {
   wgInterface: string;
@@ -142,6 +142,8 @@ class AppliedState {
   rulesKey: string | null = null;
   /** The peers of the last sync (heal syncs them again) and the errors it reported per node. */
   peers: DesiredPeer[] = [];
+  /** Nodes among `peers` whose config does not render (never a peer). */
+  unusable = new Set<number>();
   routeErrors = new Map<number, string>();
   /** Turned on once a full-tunnel node exists; never turned off by us. */
   isForwardingOn = false;
@@ -193,6 +195,8 @@ interface TunnelFiles {
   goLog: string;
   key: string;
   conf: string;
+  /** One peer's preshared key for `wg set … preshared-key <file>` (a scoped run's peer). */
+  psk: string;
 }
 
 /** The wireguard-go process serving our interface, if one runs (from its pid file). */
@@ -334,6 +338,82 @@ async function tunnelDrift(host: InterfaceHost, applied: AppliedState, peers: De
   return differences;
 }
 
+/** What a scoped run's peer patch works with. */
+interface Tunnel {
+  host: InterfaceHost;
+  applied: AppliedState;
+  files: TunnelFiles;
+  endpoints: EndpointMemory;
+  options: WireGuardDriverOptions;
+}
+
+/**
+ * One peer set as `peer` says with `wg set` (values validated by usablePeers' render; the preshared key through a
+ * 0600 file, never argv). Its allowed IPs are replaced whole; its session, and every other peer, stay.
+ */
+async function setPeer({ host, files, endpoints }: Tunnel, peer: DesiredPeer): Promise<void> {
+  const { ifname } = host;
+  await writeFileAtomic(files.psk, `${peer.presharedKey ?? ''}\n`, 0o600);
+  const endpoint = endpoints.get(peer.publicKey);
+  const dial =
+    endpoint !== null && isIPv4Endpoint(endpoint)
+      ? ['endpoint', endpoint, 'persistent-keepalive', String(GATEWAY_KEEPALIVE_SECONDS)]
+      : [];
+  const psk = peer.presharedKey === null ? '/dev/null' : files.psk;
+  const allowed = peer.allowedIps.join(',');
+  await host.run('wg', ['set', ifname, 'peer', peer.publicKey, 'preshared-key', psk, ...dial, 'allowed-ips', allowed]);
+  await rm(files.psk, { force: true });
+}
+
+/**
+ * A scoped run's peers (dataplane/README.md "Scoped applies"): the peers of `nodeIds` only, each removed (a node
+ * disabled or deleted, an old key) or set alone; routes and firewall rules are diffed against the last sync, so only
+ * these nodes' entries change. `wg syncconf` stays the full run's.
+ */
+async function patchTunnelPeers(
+  tunnel: Tunnel,
+  peers: readonly DesiredPeer[],
+  nodeIds: readonly number[],
+): Promise<Map<number, string> | null> {
+  const { host, applied, endpoints, options } = tunnel;
+  const { ifname } = host;
+  const gateway = applied.gateway;
+  // Nothing synced since the interface was made (or forgotten after drift or heal): a full sync.
+  if (!gateway || applied.peersKey === null || !(await host.isLinkPresent())) return null;
+  const ids = new Set(nodeIds);
+  const mine = peers.filter((peer) => ids.has(peer.nodeId));
+  const errors = new Map<number, string>();
+  const usable = usablePeers(gateway, mine, errors);
+  await endpoints.load();
+  const kept = new Set(usable.map((peer) => peer.publicKey));
+  for (const old of applied.peers)
+    if (ids.has(old.nodeId) && isWgKey(old.publicKey) && !kept.has(old.publicKey))
+      await host.run('wg', ['set', ifname, 'peer', old.publicKey, 'remove']);
+  for (const peer of usable) await setPeer(tunnel, peer);
+  const next = [...applied.peers.filter((peer) => !ids.has(peer.nodeId)), ...mine].sort((a, b) => a.nodeId - b.nodeId);
+  // The other peers as the last sync left them (their render errors kept: they were never peers).
+  const others = applied.peers.filter((peer) => !ids.has(peer.nodeId) && !applied.unusable.has(peer.nodeId));
+  const routed = [...others, ...usable];
+  const routeErrors = await syncRoutes(host, applied, routed, gateway.address);
+  for (const [nodeId, message] of routeErrors) if (ids.has(nodeId)) errors.set(nodeId, message);
+  const tunnelAddress = gateway.address.split('/')[0] ?? '';
+  await syncFirewall(host, applied, {
+    peers: routed,
+    ports: { ...options.ports, tunnelAddress },
+    logger: options.logger,
+  });
+  const remembered = new Map([...applied.routeErrors].filter(([nodeId]) => !ids.has(nodeId)));
+  for (const [nodeId, message] of routeErrors) remembered.set(nodeId, message);
+  for (const [nodeId, message] of errors) remembered.set(nodeId, message);
+  for (const id of ids) applied.unusable.delete(id);
+  for (const peer of mine) if (!usable.includes(peer)) applied.unusable.add(peer.nodeId);
+  applied.peers = next;
+  // A full sync of the same rows afterwards finds nothing to do.
+  applied.peersKey = JSON.stringify(next);
+  applied.routeErrors = remembered;
+  return errors;
+}
+
 /**
  * The gateway's WireGuard interface. Kernel WireGuard when `ip link add … type wireguard` works, `wireguard-go`
  * otherwise. wireguard-go runs detached (own session, output to a log file, no pipe to the control plane), so it
@@ -349,6 +429,7 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     goLog: join(stateDir, `${ifname}.wireguard-go.log`),
     key: join(stateDir, `${ifname}.key`),
     conf: join(stateDir, `${ifname}.conf`),
+    psk: join(stateDir, `${ifname}.psk`),
   };
   const applied = new AppliedState();
   const endpoints = new EndpointMemory(join(stateDir, `${ifname}.endpoints.json`), logger);
@@ -397,6 +478,7 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     await syncFirewall(host, applied, { peers: usable, ports: { ...options.ports, tunnelAddress }, logger });
     applied.peersKey = wanted;
     applied.peers = peers;
+    applied.unusable = new Set(peers.filter((peer) => !usable.includes(peer)).map((peer) => peer.nodeId));
     applied.routeErrors = errors;
     return errors;
   }
@@ -404,6 +486,7 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
   return {
     ensureInterface,
     syncPeers,
+    patchPeers: (peers, nodeIds) => patchTunnelPeers({ host, applied, files, endpoints, options }, peers, nodeIds),
 
     async heal() {
       const gateway = applied.gateway;

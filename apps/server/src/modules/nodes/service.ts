@@ -10,7 +10,7 @@ import {
   type SortOrder,
 } from '@postern/contract';
 import type { AppDeps } from '../../deps.js';
-import { applyChanges } from '../../dataplane-apply.js';
+import { applyChanges, nodeScope } from '../../dataplane-apply.js';
 import { generateKeyPair, generatePresharedKey } from '../../dataplane/wireguard/keys.js';
 import { nodes, personalAccessTokens } from '../../db/schema.js';
 import { AppError, badRequest, fieldError, notFound } from '../../errors.js';
@@ -140,7 +140,8 @@ export async function createNode(ctx: NodeContext, body: NodeCreate): Promise<No
   ctx.events.emit({ kind: 'created', nodeIds: [row.id] });
   // The answer carries the node's first token, shown once: it must reach the operator even if the data plane is
   // down (the node is applied once it is back) or sets the node aside (its applyError says why).
-  await applyChanges(deps).catch((err: unknown) => {
+  // A new node has no services yet: its peer alone.
+  await applyChanges(deps, undefined, { hosts: [], http: [], nodes: [row.id] }).catch((err: unknown) => {
     if (!(err instanceof AppError) || (err.code !== 'dataplane_unavailable' && err.code !== 'dataplane_rejected'))
       throw err;
   });
@@ -233,7 +234,8 @@ export async function setOwnGatewayNetworks(ctx: NodeContext, id: number, gatewa
 async function announceChanged(ctx: NodeContext, row: typeof nodes.$inferSelect | undefined): Promise<Node> {
   if (!row) throw notFound('Node');
   ctx.events.emit({ kind: 'changed', nodeIds: [row.id] });
-  await applyChanges(ctx.deps, { type: 'node', id: row.id });
+  // Its peer and its services' hosts and instances only: never another node's.
+  await applyChanges(ctx.deps, { type: 'node', id: row.id }, await nodeScope(ctx.deps.db, [row.id]));
   return viewNode(ctx.deps, row);
 }
 
@@ -255,8 +257,12 @@ export async function setNodeEnabled(ctx: NodeContext, id: number, enabled: bool
 export async function deleteNode(ctx: NodeContext, id: number): Promise<void> {
   const { deps } = ctx;
   refuseLocal(await getNodeRow(deps, id), 'deleted');
-  // Tokens and services go with it (ON DELETE CASCADE).
-  await deps.db.write(async (tx) => await tx.delete(nodes).where(eq(nodes.id, id)).run());
+  // Tokens and services go with it (ON DELETE CASCADE): what they served is read in the same transaction.
+  const scope = await deps.db.write(async (tx) => {
+    const served = await nodeScope(tx, [id]);
+    await tx.delete(nodes).where(eq(nodes.id, id)).run();
+    return served;
+  });
   ctx.events.emit({ kind: 'deleted', nodeIds: [id] });
-  await applyChanges(deps);
+  await applyChanges(deps, undefined, scope);
 }
