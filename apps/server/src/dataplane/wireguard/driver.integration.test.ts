@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../../lib/wait.js';
 import type { DesiredPeer, WireGuardAdapter } from '../types.js';
 import { createWireGuardDriver } from './driver.js';
-import { generateKeyPair, type WgKeyPair } from './keys.js';
+import { generateKeyPair, generatePresharedKey, type WgKeyPair } from './keys.js';
 import { renderNodeConfig } from './render.js';
 import { createStatusPoller } from './status.js';
 
@@ -199,6 +199,40 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
     } finally {
       for (const listener of listeners) listener.kill('SIGKILL');
     }
+  }, 15_000);
+
+  it('patches one node’s peer alone (a scoped run): set with its subnet route, then removed; the other’s session stays', async () => {
+    const other = () =>
+      gateway()
+        .dump()
+        .then((peers) => peers.find((p) => p.publicKey === nodeKeys.n2.publicKey));
+    const before = (await other())?.latestHandshake;
+    const n1 = { ...peer('n1', '10.77.0.2'), allowedIps: ['10.77.0.2/32', '192.168.77.0/24'] };
+    const routes = () => inNs(ns.gw, 'ip', '-4', 'route', 'show', 'dev', ifs.gw, 'proto', 'static');
+    // The preshared key reaches wg through a file: what the interface then holds is that key.
+    const psk = generatePresharedKey();
+    expect(await gateway().patchPeers([{ ...n1, presharedKey: psk }], [1])).toEqual(new Map());
+    expect(inNs(ns.gw, 'wg', 'show', ifs.gw, 'preshared-keys')).toContain(`${nodeKeys.n1.publicKey}\t${psk}`);
+    // The node's own config has none: set again without, the node is back (it starts the handshake).
+    expect(await gateway().patchPeers([n1], [1])).toEqual(new Map());
+    expect(routes()).toContain('192.168.77.0/24');
+    const reached = await waitUntil(
+      () => {
+        canPing(ns.n1, '10.77.0.1'); // refused by the gateway's firewall, but it makes the node handshake
+        return canPing(ns.gw, '10.77.0.2');
+      },
+      8000,
+      100,
+    );
+    expect(reached).toBe(true);
+    expect(await gateway().drift([n1, peer('n2', '10.77.0.3')])).toEqual([]);
+    // Disabled or deleted: its peer and its route go, nothing else.
+    expect(await gateway().patchPeers([], [1])).toEqual(new Map());
+    expect(canPing(ns.gw, '10.77.0.2')).toBe(false);
+    expect(routes()).not.toContain('192.168.77.0/24');
+    expect(await gateway().drift([peer('n2', '10.77.0.3')])).toEqual([]);
+    expect(canPing(ns.gw, '10.77.0.3')).toBe(true);
+    expect((await other())?.latestHandshake).toBe(before);
   }, 15_000);
 
   it('stops a removed peer’s traffic at once and leaves the other peer undisturbed', async () => {
