@@ -16,6 +16,16 @@ describe('scope announcements', () => {
     expect(parseScopePayload(scopePayload(scope) ?? '')).toEqual(scope);
   });
 
+  it("carries a node's change: its id beside its services' hosts and instances", () => {
+    const scope = { hosts: ['shop.example.com'], http: [3], streams: ['tcp-30005'], tcp: [4], nodes: [2] };
+    expect(parseScopePayload(scopePayload(scope) ?? '')).toEqual(scope);
+    expect(parseScopePayload(scopePayload({ hosts: [], http: [], nodes: [9] }) ?? '')).toEqual({
+      hosts: [],
+      http: [],
+      nodes: [9],
+    });
+  });
+
   it('refuses what is not a scope: another host form, an id that is no id, too much, not JSON', () => {
     for (const payload of [
       '{"h":["shop.example.com\'; drop table nodes; --"],"s":[]}',
@@ -31,6 +41,9 @@ describe('scope announcements', () => {
       '{"h":[],"s":[],"p":["tcp-80/../../x"],"t":[1]}',
       '{"h":[],"s":[],"p":["tcp-80"],"t":[-1]}',
       '{"h":[],"s":[],"p":["tcp-80"]}',
+      '{"h":[],"s":[],"n":[0]}',
+      '{"h":[],"s":[],"n":["2"]}',
+      '{"h":[],"s":[],"n":2}',
       'null',
       'not json',
     ])

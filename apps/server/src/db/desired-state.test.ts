@@ -413,6 +413,26 @@ describe('loadScopedState', () => {
     expect(scoped.access).toBeUndefined();
   });
 
+  test("reads a scope's nodes' peers as the full read has them: a disabled or local node has none", async () => {
+    const gateway = await insertNode(t.deps, {
+      address: '10.50.0.5',
+      isGateway: true,
+      gatewayNetwork: '192.168.5.0/24',
+      extraGatewayNetworks: ['192.168.6.0/24'],
+      allowInternet: true,
+    });
+    const plain = await insertNode(t.deps, { address: '10.50.0.6' });
+    const off = await insertNode(t.deps, { address: '10.50.0.7', enabled: false });
+    const local = await t.db.select({ id: nodes.id }).from(nodes).where(eq(nodes.isLocal, true)).get();
+    const ids = [gateway.id, plain.id, off.id, local?.id ?? 0];
+    const scoped = await loadScopedState(t.deps, { hosts: [], http: [], nodes: ids });
+    expect(scoped.nodes).toEqual(ids);
+    expect(scoped.peers).toEqual((await load()).peers.filter((peer) => ids.includes(peer.nodeId)));
+    expect(scoped.peers?.map((peer) => peer.nodeId)).toEqual([gateway.id, plain.id]);
+    // Without nodes in the scope: no peers read.
+    expect((await loadScopedState(t.deps, { hosts: [], http: [] })).peers).toBeUndefined();
+  });
+
   test("says whether a node's token set subnets, as the full read marks its peer", async () => {
     const scoped = () => loadScopedState(t.deps, { hosts: ['x.example.com'], http: [] });
     await insertNode(t.deps, { address: '10.50.0.2', isGateway: true, gatewayNetwork: '192.168.1.0/24' });
