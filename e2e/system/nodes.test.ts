@@ -32,6 +32,8 @@ const labelOf = (body: string): string | undefined => {
 describe.skipIf(!canRun('netns', 'server-build'))('nodes', () => {
   let system: System;
   let node1: ConnectedNode;
+  /** The node the first test joins; it serves s.e2e.test from then on (another node, beside node1's changes). */
+  let other: ConnectedNode | undefined;
   let gatewayIp = '';
   let client = '';
 
@@ -66,6 +68,7 @@ describe.skipIf(!canRun('netns', 'server-build'))('nodes', () => {
     const created = await system.api.createNode({ name: 'e2e-status' });
     expect((await system.api.getNode(created.id)).status).toBe('offline');
     const node = await joinNode(system, created, 'status', 14);
+    other = node;
     const online = await waitFor(
       async () => {
         const found = await system.api.getNode(created.id);
@@ -96,6 +99,20 @@ describe.skipIf(!canRun('netns', 'server-build'))('nodes', () => {
   it(
     'stops the traffic of a disconnected node within 1 s, and connect restores it',
     async () => {
+      // Another node serving beside node1: node1's changes are its own (a scoped run: its peer, its services' hosts).
+      if (other === undefined) throw new Error('the first test joins the other node');
+      await other.serve('http', BACKEND_PORT);
+      await system.api.createHttpService(other.node.id, {
+        name: 's',
+        domain: 's.e2e.test',
+        backendHost: other.tunnelIp,
+        backendPort: BACKEND_PORT,
+      });
+      await waitFor(async () => (await servedBy('https://s.e2e.test/')) === 'status', {
+        timeoutMs: APPLY_DEADLINE_MS,
+        what: 's.e2e.test to be served',
+      });
+      const handshakeOfOther = (await system.api.getNode(other.node.id)).latestHandshakeTimestamp;
       const start = performance.now();
       await system.api.disableNode(node1.node.id);
       // Straight through the tunnel from the gateway: no retry or cache in between.
@@ -110,6 +127,7 @@ describe.skipIf(!canRun('netns', 'server-build'))('nodes', () => {
       );
       expect(elapsedSince(start)).toBeLessThanOrEqual(DISCONNECT_BOUND_MS);
       expect(await servedBy('https://n1.e2e.test/')).toBeUndefined();
+      expect(await servedBy('https://s.e2e.test/')).toBe('status');
 
       await system.api.enableNode(node1.node.id);
       await waitFor(async () => (await servedBy('https://n1.e2e.test/')) === 'node1', {
@@ -117,6 +135,9 @@ describe.skipIf(!canRun('netns', 'server-build'))('nodes', () => {
         intervalMs: 500,
         what: 'n1.e2e.test to be served again after connect',
       });
+      // The other node served throughout, on the session it had: no new handshake.
+      expect(await servedBy('https://s.e2e.test/')).toBe('status');
+      expect((await system.api.getNode(other.node.id)).latestHandshakeTimestamp).toBe(handshakeOfOther);
     },
     RECONNECT_DEADLINE_MS + 30_000,
   );
