@@ -384,6 +384,8 @@ async function patchTunnelPeers(
   const mine = peers.filter((peer) => ids.has(peer.nodeId));
   const errors = new Map<number, string>();
   const usable = usablePeers(gateway, mine, errors);
+  // Unknown until the patch is through: one that fails midway leaves the next apply a full sync (`wg syncconf`).
+  applied.peersKey = null;
   await endpoints.load();
   const kept = new Set(usable.map((peer) => peer.publicKey));
   for (const old of applied.peers)
