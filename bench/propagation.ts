@@ -4,12 +4,14 @@
 // data plane's I/O off (buildTestApp), on 127.0.0.1 only. Prints figures; asserts nothing.
 // Run: pnpm --filter @postern/bench exec tsx propagation.ts [changes] (see bench/README.md).
 import { cpus, loadavg } from 'node:os';
-import { createApiClient, operations, type ApiClient } from '@postern/contract';
+import { createApiClient, operations } from '@postern/contract';
 import type { DesiredState } from '@postern/server/src/dataplane/types.js';
 import type { OfflineDataPlane } from '@postern/server/src/dataplane/offline.js';
 import { buildTestApp, TEST_STORE, type TestApp } from '@postern/server/src/test/build-test-app.js';
 import { postgresAvailable } from '@postern/server/src/test/postgres.js';
 import { waitFor } from '@postern/server/src/test/wait-for.js';
+import { ChangeSequence, DOMAIN, type ChangeTarget } from './lib/change-sequence.js';
+import { runClientsInChild } from './lib/change-clients-child.js';
 import { formatMs, median, percentile, printTable } from './lib/stats.js';
 
 const CHANGES = Number(process.argv[2] ?? 200);
@@ -17,94 +19,27 @@ const CHANGES = Number(process.argv[2] ?? 200);
 const STANDING = Number(process.env.BENCH_STANDING_SERVICES ?? 50);
 /** Throughput rounds per engine, taken in turns so background load hits both alike. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const DOMAIN = 'bench.example.com';
 const TIME_BUDGET_MS = 10 * 60_000;
 /** Clients sending changes at once in the batching measure (an import, a script creating services). */
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+/** `clients`: only the clients-at-once measure. */
+const ONLY = process.env.BENCH_ONLY ?? '';
+/** 0: SQLite only (with BENCH_ONLY=clients). */
+const POSTGRES = process.env.BENCH_POSTGRES !== '0' || ONLY !== 'clients';
 
-/** One change made through a gateway's HTTP API. */
-type Change = (gw: Gateway) => Promise<void>;
-
-interface Gateway {
+interface Gateway extends ChangeTarget {
   test: TestApp;
-  api: ApiClient;
-  nodeId: number;
-  /** Path → service id of what a sequence published through this gateway. */
-  ids: Map<string, number>;
-}
-
-/**
- * Changes in groups: create /c<k>, edit its backend port, delete /c<k-1>. The newest /c<k> always stays, so any
- * desired state tells exactly how far into the sequence it is, even when a gateway coalesced several changes into
- * one apply (a create, edit and delete of one service in one apply would leave no trace).
- */
-class ChangeSequence {
-  readonly changes: Change[] = [];
-
-  constructor(
-    count: number,
-    private readonly offset: number,
-  ) {
-    for (let k = 0; this.changes.length < count; k++) {
-      const path = this.path(k);
-      this.changes.push(async (gw) => {
-        const created = await gw.api.call(operations.createHttpService, {
-          params: { nodeId: gw.nodeId },
-          body: { name: `c${offset + k}`, domain: DOMAIN, pathLocation: path, backendPort: 8080 },
-        });
-        gw.ids.set(path, created.id);
-      });
-      this.changes.push(async (gw) => {
-        await gw.api.call(operations.updateHttpService, {
-          params: { nodeId: gw.nodeId, id: idOf(gw, path) },
-          body: { domain: DOMAIN, pathLocation: path, backendPort: this.editedPort(k) },
-        });
-      });
-      if (k === 0) continue;
-      const previous = this.path(k - 1);
-      this.changes.push(async (gw) => {
-        await gw.api.call(operations.deleteService, {
-          params: { nodeId: gw.nodeId, type: 'http', id: idOf(gw, previous) },
-        });
-      });
-    }
-    this.changes.length = count;
-  }
-
-  private path(k: number): string {
-    return `/c${this.offset + k}`;
-  }
-
-  private editedPort(k: number): number {
-    return 20_000 + ((this.offset + k) % 40_000);
-  }
-
-  /** Index of the last change of the sequence `state` contains (-1: none). */
-  progress(state: DesiredState): number {
-    const ports = new Map<number, number>();
-    for (const route of state.http) {
-      const match = /^\/c(\d+)$/.exec(route.pathLocation);
-      if (match) ports.set(Number(match[1]) - this.offset, route.backendPort);
-    }
-    const newest = Math.max(-1, ...[...ports.keys()].filter((k) => k >= 0));
-    if (newest < 0) return -1;
-    const created = newest === 0 ? 0 : 3 * newest - 1;
-    if (newest > 0 && !ports.has(newest - 1)) return created + 2;
-    return ports.get(newest) === this.editedPort(newest) ? created + 1 : created;
-  }
-}
-
-function idOf(gw: Gateway, path: string): number {
-  const id = gw.ids.get(path);
-  if (id === undefined) throw new Error(`no service at ${path}`);
-  return id;
+  /** The signed-in operator's bearer token (the clients' process calls with it). */
+  token: string;
+  address: string;
 }
 
 /** Serves the app on 127.0.0.1 and signs in through the HTTP API; a node, a domain and the standing services. */
 async function startGateway(test: TestApp, seed: boolean): Promise<Gateway> {
   const address = await test.app.listen({ host: '127.0.0.1', port: 0 });
-  const api = createApiClient({ baseUrl: address, token: await test.login() });
-  if (!seed) return { test, api, nodeId: 0, ids: new Map() };
+  const token = await test.login();
+  const api = createApiClient({ baseUrl: address, token });
+  if (!seed) return { test, api, nodeId: 0, ids: new Map(), token, address };
   const node = await api.call(operations.createNode, { body: { name: 'office' } });
   await api.call(operations.createDomain, { body: { domain: DOMAIN } });
   for (let i = 0; i < STANDING; i++) {
@@ -113,7 +48,7 @@ async function startGateway(test: TestApp, seed: boolean): Promise<Gateway> {
       body: { name: `standing${i}`, domain: DOMAIN, pathLocation: `/standing${i}`, backendPort: 8080 },
     });
   }
-  return { test, api, nodeId: node.id, ids: new Map() };
+  return { test, api, nodeId: node.id, ids: new Map(), token, address };
 }
 
 /**
@@ -228,7 +163,9 @@ async function measureThroughput(cleanups: (() => Promise<void>)[]) {
 
 /**
  * CONCURRENCY clients at once against one gateway, each running its own change sequence (as fast as the API answers
- * it): changes per second, and whether the data plane then serves exactly what the database says (a drift check).
+ * it), the clients in a process of their own (lib/change-clients.ts): changes per second, the gateway's CPU per
+ * change (its process only), and whether the data plane then serves every change: each client's last change is in
+ * the state it serves, and what it serves matches the database (a drift check).
  */
 async function measureBatching(cleanups: (() => Promise<void>)[], postgres: boolean) {
   const app = await buildTestApp(postgres ? { postgres: true } : {});
@@ -236,27 +173,34 @@ async function measureBatching(cleanups: (() => Promise<void>)[], postgres: bool
   const gateway = await startGateway(app, true);
   const runs = app.fakeDataPlane.applyCount;
   const perClient = Math.max(3, Math.ceil(CHANGES / CONCURRENCY));
-  const sequences = Array.from(
-    { length: CONCURRENCY },
-    (_, i) => new ChangeSequence(perClient, 1_000_000 + i * 10_000),
-  );
-  const started = performance.now();
+  const offset = 1_000_000;
   const cpuBefore = process.cpuUsage();
-  await Promise.all(
-    sequences.map(async ({ changes }) => {
-      for (const change of changes) await change(gateway);
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
+  const clients = await runClientsInChild({
+    baseUrl: gateway.address,
+    token: gateway.token,
+    nodeId: gateway.nodeId,
+    clients: CONCURRENCY,
+    perClient,
+    offset,
+  });
   const cpu = process.cpuUsage(cpuBefore);
-  /** This process's CPU (the gateway and its clients): on a loaded machine the honest figure is per CPU-second. */
+  /** The gateway's process only (its clients run in another): on a loaded machine, read it per CPU-second. */
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  const changes = perClient * CONCURRENCY;
+  const served = app.fakeDataPlane.lastState;
+  const unserved = Array.from(
+    { length: CONCURRENCY },
+    (_, i) => new ChangeSequence(perClient, offset + i * 10_000),
+  ).filter((sequence) => !served || sequence.progress(served) !== perClient - 1).length;
   const drift = await app.fakeDataPlane.checkDrift();
   return {
-    perSecond: (perClient * CONCURRENCY) / seconds,
-    perCpuSecond: (perClient * CONCURRENCY) / cpuSeconds,
-    changes: perClient * CONCURRENCY,
+    perSecond: changes / clients.seconds,
+    perCpuSecond: changes / cpuSeconds,
+    cpuUsPerChange: (cpuSeconds * 1e6) / changes,
+    clientsCpuSeconds: clients.cpuSeconds,
+    changes,
     runs: app.fakeDataPlane.applyCount - runs,
+    unserved,
     differences: drift.differences.length,
   };
 }
@@ -264,7 +208,7 @@ async function measureBatching(cleanups: (() => Promise<void>)[], postgres: bool
 async function main(): Promise<void> {
   if (!Number.isInteger(CHANGES) || CHANGES < 3) throw new Error('usage: tsx propagation.ts [changes ≥ 3]');
   if (TEST_STORE === 'postgres') throw new Error('unset POSTERN_TEST_STORE: the SQLite gateway would be PostgreSQL');
-  if (!(await postgresAvailable()))
+  if (POSTGRES && !(await postgresAvailable()))
     throw new Error('no PostgreSQL at POSTERN_TEST_DATABASE_URL (scripts/lib/postgres.sh: start_test_postgres)');
   setTimeout(() => {
     console.error(`benchmark exceeded ${TIME_BUDGET_MS / 1000} s, giving up`);
@@ -280,72 +224,85 @@ async function main(): Promise<void> {
     void cleanUp().finally(() => process.exit(130));
   });
   try {
-    const propagation = await measurePropagation(cleanups);
-    await cleanUp();
-    const throughput = await measureThroughput(cleanups);
-    await cleanUp();
+    const load = () =>
+      loadavg()
+        .map((n) => n.toFixed(1))
+        .join(' ');
+    // BENCH_ONLY=clients: only the clients-at-once measure (SQLite, then PostgreSQL), ~1 min.
+    if (ONLY !== 'clients') {
+      const propagation = await measurePropagation(cleanups);
+      await cleanUp();
+      const throughput = await measureThroughput(cleanups);
+      await cleanUp();
+      console.log(
+        `\n${CHANGES} changes (create / edit / delete of HTTP services in turn, ${STANDING} standing), back to back through gateway A's HTTP API`,
+      );
+      console.log(`load average ${load()} on ${cpus().length} CPUs; the three gateways share one process\n`);
+      const row = (label: string, s: Summary, baseline?: Summary): string[] => [
+        label,
+        fmt(s.p50),
+        fmt(s.p95),
+        fmt(s.p99),
+        fmt(s.max),
+        baseline ? `${(s.p50 / baseline.p50).toFixed(2)}× / ${(s.p99 / baseline.p99).toFixed(2)}×` : 'baseline',
+      ];
+      printTable(
+        ['API call → applied', 'p50', 'p95', 'p99', 'max', 'p50 / p99 vs A'],
+        [
+          row('gateway A (its own apply)', propagation.A),
+          row(`gateway B (${propagation.appliesB} applies)`, propagation.B, propagation.A),
+          row(`gateway C (${propagation.appliesC} applies)`, propagation.C, propagation.A),
+        ],
+      );
+      console.log('');
+      const perSecond = (rates: number[]) => rates.map((rate) => rate.toFixed(0)).join(', ');
+      printTable(
+        ['one gateway, sequential API changes', 'changes/s (median)', 'rounds', 'ratio'],
+        [
+          ['SQLite', throughput.sqlite.toFixed(0), perSecond(throughput.rates.sqlite), 'baseline'],
+          [
+            'PostgreSQL',
+            throughput.postgres.toFixed(0),
+            perSecond(throughput.rates.postgres),
+            `${(throughput.postgres / throughput.sqlite).toFixed(2)}×`,
+          ],
+        ],
+      );
+      console.log(
+        `\n(one change = ${formatMs(1000 / throughput.sqlite)} on SQLite, ${formatMs(1000 / throughput.postgres)} on PostgreSQL)`,
+      );
+    }
     const batchedSqlite = await measureBatching(cleanups, false);
     await cleanUp();
-    const batchedPostgres = await measureBatching(cleanups, true);
-    const load = loadavg()
-      .map((n) => n.toFixed(1))
-      .join(' ');
+    const batchedPostgres = POSTGRES ? await measureBatching(cleanups, true) : null;
     console.log(
-      `\n${CHANGES} changes (create / edit / delete of HTTP services in turn, ${STANDING} standing), back to back through gateway A's HTTP API`,
+      `\n${CONCURRENCY} clients at once in a process of their own, ${batchedSqlite.changes} changes; load average ${load()} on ${cpus().length} CPUs\n`,
     );
-    console.log(`load average ${load} on ${cpus().length} CPUs; the three gateways share one process\n`);
-    const row = (label: string, s: Summary, baseline?: Summary): string[] => [
-      label,
-      fmt(s.p50),
-      fmt(s.p95),
-      fmt(s.p99),
-      fmt(s.max),
-      baseline ? `${(s.p50 / baseline.p50).toFixed(2)}× / ${(s.p99 / baseline.p99).toFixed(2)}×` : 'baseline',
-    ];
-    printTable(
-      ['API call → applied', 'p50', 'p95', 'p99', 'max', 'p50 / p99 vs A'],
-      [
-        row('gateway A (its own apply)', propagation.A),
-        row(`gateway B (${propagation.appliesB} applies)`, propagation.B, propagation.A),
-        row(`gateway C (${propagation.appliesC} applies)`, propagation.C, propagation.A),
-      ],
-    );
-    console.log('');
-    const perSecond = (rates: number[]) => rates.map((rate) => rate.toFixed(0)).join(', ');
-    printTable(
-      ['one gateway, sequential API changes', 'changes/s (median)', 'rounds', 'ratio'],
-      [
-        ['SQLite', throughput.sqlite.toFixed(0), perSecond(throughput.rates.sqlite), 'baseline'],
-        [
-          'PostgreSQL',
-          throughput.postgres.toFixed(0),
-          perSecond(throughput.rates.postgres),
-          `${(throughput.postgres / throughput.sqlite).toFixed(2)}×`,
-        ],
-      ],
-    );
-    console.log(
-      `\n(one change = ${formatMs(1000 / throughput.sqlite)} on SQLite, ${formatMs(1000 / throughput.postgres)} on PostgreSQL)`,
-    );
-    console.log('');
     const batched = (label: string, b: Awaited<ReturnType<typeof measureBatching>>) => [
       label,
       b.perSecond.toFixed(0),
       b.perCpuSecond.toFixed(0),
-      String(b.changes),
+      b.cpuUsPerChange.toFixed(0),
+      b.clientsCpuSeconds.toFixed(1),
       `${b.runs} (${(b.runs / b.changes).toFixed(2)} per change)`,
+      b.unserved === 0 ? "every client's last" : `${b.unserved} clients' NOT`,
       b.differences === 0 ? 'none' : `${b.differences} DIFFER`,
     ];
     printTable(
       [
-        `${CONCURRENCY} clients at once`,
+        'gateway',
         'changes/s',
-        'per CPU-second',
-        'changes',
+        'per gateway CPU-s',
+        'gateway CPU µs/change',
+        'clients CPU-s',
         'data-plane runs',
+        'served',
         'served vs database',
       ],
-      [batched('SQLite (target ≥ 500/s)', batchedSqlite), batched('PostgreSQL', batchedPostgres)],
+      [
+        batched('SQLite (target ≥ 500/s)', batchedSqlite),
+        ...(batchedPostgres ? [batched('PostgreSQL', batchedPostgres)] : []),
+      ],
     );
   } finally {
     await cleanUp();
