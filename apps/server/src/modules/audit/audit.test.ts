@@ -97,6 +97,25 @@ describe('audit log: what is recorded', () => {
     });
   });
 
+  it("records a service's create, edit and delete with the service as each left it (after: what the API answered)", async () => {
+    const node = (await api<{ id: number }>('POST', '/api/nodes', { name: 'office' })).body;
+    const base = `/api/services/${node.id}/http`;
+    const created = (await api<{ id: number }>('POST', base, { name: 'wiki', pathLocation: '/wiki', backendPort: 81 }))
+      .body;
+    const edited = (await api('PATCH', `${base}/${created.id}`, { backendPort: 82 })).body;
+    expect((await api('DELETE', `${base}/${created.id}`)).status).toBe(204);
+
+    const list = await audit('?limit=3');
+    expect(actions(list)).toEqual(['service.delete', 'service.update', 'service.create']);
+    const [deleted, updated, made] = list.data;
+    const target = { type: 'http', id: created.id, name: 'wiki' };
+    expect(made).toMatchObject({ target, nodeId: node.id, before: null, after: { id: created.id, backendPort: 81 } });
+    const { created_at: _c, updated_at: _u, ...answered } = edited;
+    expect(updated).toMatchObject({ target, before: { backendPort: 81 }, after: answered });
+    expect(updated?.after).toEqual(answered);
+    expect(deleted).toMatchObject({ target, nodeId: node.id, before: { backendPort: 82 }, after: null });
+  });
+
   it('never stores a secret: passwords, tokens, token hashes and private keys stay out (canaries)', async () => {
     const passwordCanary = 'canary-password-7f3a9c1e';
     await t.app.inject({

@@ -9,7 +9,7 @@ import { getInvite } from '../accounts/invites.js';
 import { getAccount } from '../accounts/service.js';
 import { getDomain } from '../domains/service.js';
 import { gatewayNetworksOf } from '../nodes/to-node.js';
-import { getService } from '../services/service.js';
+import { getService, type AnyService } from '../services/service.js';
 import { toToken } from '../tokens/service.js';
 import { accessAudited, accessRefOf, isAccessRef, loadAccessSnapshot, type AccessKind } from './access-audit.js';
 import { loadNotificationChannel, NOTIFICATION_CHANNEL, notificationAudited } from './notification-audit.js';
@@ -91,6 +91,8 @@ interface AuditState {
   before: Snapshot | null;
   createdId: number | null;
   error: unknown;
+  /** A successful service change's answer (its contract view, read after the change): the entry's `after`. */
+  answer: unknown;
 }
 
 declare module 'fastify' {
@@ -230,12 +232,24 @@ function outcomeOf(status: number, error: unknown): { isRecorded: boolean; detai
   return { isRecorded: false, detail: null };
 }
 
+/**
+ * The target as the change left it. A service change that succeeded answered with the service as read after it
+ * committed (or with nothing, having deleted it): that answer is the `after`, not a third read of the same row.
+ */
+async function loadAfter(deps: AppDeps, ref: Ref, state: AuditState, status: number): Promise<Snapshot | null> {
+  if (state.spec.kind !== 'service' || status >= 300) return await load(deps, ref);
+  if (status === 204) return null;
+  const service = state.answer as AnyService | null;
+  if (!service || typeof service !== 'object') return await load(deps, ref);
+  return { view: strip(service), name: service.name, nodeId: service.nodeId, domain: service.domain };
+}
+
 async function recordChange(deps: AppDeps, request: FastifyRequest, state: AuditState, status: number): Promise<void> {
   const { isRecorded, detail } = outcomeOf(status, state.error);
   if (!isRecorded) return;
   const name = operationOf(request)?.name as OperationName;
   const ref = state.ref ?? refOf(request, name, state.spec.kind, state.createdId);
-  const after = ref ? await load(deps, ref) : null;
+  const after = ref ? await loadAfter(deps, ref, state, status) : null;
   const about = after ?? state.before;
   const target: AuditTarget | null = ref ? { type: ref.type, id: ref.id, name: about?.name ?? null } : null;
   await deps.audit.record({
@@ -264,7 +278,13 @@ export function registerOperationAudit(app: FastifyInstance, deps: AppDeps): voi
     if (!spec || !name) return;
     const isCreate = request.method === 'POST';
     const ref = isCreate ? null : refOf(request, name, spec.kind, null);
-    request.audit = { spec, ref, before: ref ? await load(deps, ref) : null, createdId: null, error: null };
+    const before = ref ? await load(deps, ref) : null;
+    request.audit = { spec, ref, before, createdId: null, error: null, answer: null };
+  };
+  // The answer before it is serialised: a service's view, kept for the entry's `after` (loadAfter).
+  const preSerialization = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
+    if (request.audit?.spec.kind === 'service' && reply.statusCode < 300) request.audit.answer = payload;
+    return payload;
   };
   const onError = async (request: FastifyRequest, _reply: FastifyReply, error: Error): Promise<void> => {
     if (request.audit) request.audit.error = error;
@@ -273,11 +293,18 @@ export function registerOperationAudit(app: FastifyInstance, deps: AppDeps): voi
   // entry, on any engine and any gateway.
   const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
     try {
-      if (request.audit && request.method === 'POST' && reply.statusCode < 300 && typeof payload === 'string') {
-        try {
-          request.audit.createdId = num((JSON.parse(payload) as { id?: unknown }).id);
-        } catch {
-          // Not JSON: nothing to find.
+      const created = request.audit?.ref === null && request.method === 'POST' && reply.statusCode < 300;
+      if (request.audit && created) {
+        // A service's answer was kept as an object (preSerialization); anything else is read back from its text.
+        const { answer } = request.audit;
+        if (answer !== null && typeof answer === 'object')
+          request.audit.createdId = num((answer as { id?: unknown }).id);
+        else if (typeof payload === 'string') {
+          try {
+            request.audit.createdId = num((JSON.parse(payload) as { id?: unknown }).id);
+          } catch {
+            // Not JSON: nothing to find.
+          }
         }
       }
       if (request.audit) await recordChange(deps, request, request.audit, reply.statusCode);
@@ -291,6 +318,7 @@ export function registerOperationAudit(app: FastifyInstance, deps: AppDeps): voi
     if (name === undefined || audited[name] === undefined) return;
     // Route hooks run after the app-wide ones of their kind: last, where these ran as app-wide hooks.
     route.preHandler = [...hooksOf(route.preHandler), preHandler];
+    route.preSerialization = [...hooksOf(route.preSerialization), preSerialization];
     route.onError = [...hooksOf(route.onError), onError];
     route.onSend = [...hooksOf(route.onSend), onSend];
   });
