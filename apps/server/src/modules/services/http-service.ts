@@ -25,6 +25,7 @@ import { isShapedServiceList, shapedHttpPage, selectHttpPage, type ListScope, ty
 import { toHttpService, type HttpServiceRow } from './present.js';
 import { findServiceNode, resolveBackendHost } from './service-node.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { preparedPerDb } from '../../db/prepared.js';
 
 /** Rows with their domain's certificate mode (the service's read-only `ssl`). */
 function selectHttpServices(db: ReadDb) {
@@ -45,13 +46,33 @@ export async function listHttpServices(
   return { data: rows.map(({ row, ssl }) => toHttpService(deps.config, row, ssl)), page, limit, total };
 }
 
+// A change reads its service once or twice (the audit's before, the answer): prepared once per database, as a list's
+// reads are (db/prepared.ts), not built by drizzle at each call.
+const httpServiceQuery = preparedPerDb((db: ReadDb) =>
+  selectHttpServices(db)
+    .where(and(eq(httpServices.id, sql.placeholder('id')), eq(httpServices.nodeId, sql.placeholder('nodeId'))))
+    .prepare(),
+);
+
 export async function getHttpService(deps: AppDeps, nodeId: number, id: number): Promise<HttpService> {
-  const found = await selectHttpServices(deps.db)
-    .where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId)))
-    .get();
+  const found = await httpServiceQuery(deps.db).get({ id, nodeId });
   if (!found) throw notFound('Service');
   return toHttpService(deps.config, found.row, found.ssl);
 }
+
+/** The paths on `domain` at, above or below a path once folded (`below`: the path and '/', `above`: that and '%'). */
+const routeCandidatesQuery = preparedPerDb((tx: Tx) =>
+  tx
+    .select({ id: httpServices.id, name: httpServices.name, pathLocation: httpServices.pathLocation })
+    .from(httpServices)
+    .where(
+      and(
+        eq(httpServices.domain, sql.placeholder('domain')),
+        sql`(${sql.placeholder('below')} like (lower(${httpServices.pathLocation}) || '/%') or (lower(${httpServices.pathLocation}) || '/') like ${sql.placeholder('above')})`,
+      ),
+    )
+    .prepare(),
+);
 
 /**
  * The path must be free on the domain: no other service on it, nor on a path that differs from it only in letter
@@ -68,16 +89,7 @@ async function assertRouteFree(
 ): Promise<void> {
   const folded = path.toLowerCase();
   // Candidates: rows at, above or below the path once folded (LIKE's `_` lets a few more through; checked below).
-  const others = await tx
-    .select({ id: httpServices.id, name: httpServices.name, pathLocation: httpServices.pathLocation })
-    .from(httpServices)
-    .where(
-      and(
-        eq(httpServices.domain, domain),
-        sql`(${`${folded}/`} like (lower(${httpServices.pathLocation}) || '/%') or (lower(${httpServices.pathLocation}) || '/') like ${`${folded}/%`})`,
-      ),
-    )
-    .all();
+  const others = await routeCandidatesQuery(tx).all({ domain, below: `${folded}/`, above: `${folded}/%` });
   const name = (other: { name: string }) => (revealsOwner ? other.name : undefined);
   for (const other of others) {
     if (other.id === exceptId) continue;
@@ -191,6 +203,22 @@ export async function createHttpService(
   return await getHttpService(deps, nodeId, id);
 }
 
+const httpRowQuery = preparedPerDb((db: ReadDb) =>
+  db
+    .select()
+    .from(httpServices)
+    .where(and(eq(httpServices.id, sql.placeholder('id')), eq(httpServices.nodeId, sql.placeholder('nodeId'))))
+    .prepare(),
+);
+
+const domainOfQuery = preparedPerDb((tx: Tx) =>
+  tx
+    .select({ domain: httpServices.domain })
+    .from(httpServices)
+    .where(eq(httpServices.id, sql.placeholder('id')))
+    .prepare(),
+);
+
 /** Edits are the console's (the agent API has none), so the caller is the admin. */
 export async function updateHttpService(
   deps: AppDeps,
@@ -200,11 +228,7 @@ export async function updateHttpService(
   view: ChangeView = {},
 ): Promise<HttpService> {
   const now = deps.now().toISOString();
-  const current = await deps.db
-    .select()
-    .from(httpServices)
-    .where(and(eq(httpServices.id, id), eq(httpServices.nodeId, nodeId)))
-    .get();
+  const current = await httpRowQuery(deps.db).get({ id, nodeId });
   if (!current) throw notFound('Service');
   const route = resolveRoute(body, 'admin', current);
   const expiresAt = resolveExpiry(deps, body);
@@ -214,11 +238,7 @@ export async function updateHttpService(
       await deps.db.write(async (tx) => {
         const node = await findServiceNode(tx, nodeId);
         // The host it leaves, as committed (a concurrent move may have changed it since `current` was read).
-        const was = await tx
-          .select({ domain: httpServices.domain })
-          .from(httpServices)
-          .where(eq(httpServices.id, id))
-          .get();
+        const was = await domainOfQuery(tx).get({ id });
         await claimServiceDomain(tx, deps.config, 'admin', nodeId, route.domain, 'http', view.nodeScope);
         await assertRouteFree(tx, seesEveryNode(view), route.domain, route.pathLocation, id);
         const backendHost = resolveBackendHost(

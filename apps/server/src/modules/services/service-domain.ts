@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { isWildcardDomainName, ruleMessages, wildcardOf } from '@postern/contract';
 import type { Config } from '../../env.js';
 import { domains, httpServices, tcpServices } from '../../db/schema.js';
@@ -7,6 +7,7 @@ import { assertNotConsoleHost, ensureDomains } from '../domains/service.js';
 import type { Caller } from './caller.js';
 import type { Tx } from '../../db/client.js';
 import { assertNodeQuota } from './node-quotas.js';
+import { preparedPerDb } from '../../db/prepared.js';
 
 /**
  * An account limited to some nodes (docs/api.md "Node scope") publishes only on a domain that no node outside its
@@ -26,6 +27,15 @@ async function assertNoOtherNodes(
     if (users.some((user) => outside(user.nodeId))) throw fieldError('domain', ruleMessages.domainOfOtherNodes);
   }
 }
+
+// Every change of a service with a domain asks this: prepared once per connection (db/prepared.ts).
+const domainOwnerQuery = preparedPerDb((tx: Tx) =>
+  tx
+    .select({ ownerNodeId: domains.ownerNodeId })
+    .from(domains)
+    .where(eq(domains.domain, sql.placeholder('name')))
+    .prepare(),
+);
 
 /**
  * Makes `domain` ('' = none) usable by a service of `nodeId`, inside the caller's transaction. Nobody may use the
@@ -47,8 +57,7 @@ export async function claimServiceDomain(
 ): Promise<void> {
   if (domain === '') return;
   assertNotConsoleHost(config, domain);
-  const ownerOf = async (name: string) =>
-    await tx.select({ ownerNodeId: domains.ownerNodeId }).from(domains).where(eq(domains.domain, name)).get();
+  const ownerOf = async (name: string) => await domainOwnerQuery(tx).get({ name });
   const existing = await ownerOf(domain);
   // A name below a wildcard domain, with no domain of its own, is the wildcard's: served with its certificate, and
   // its owner's (docs/api.md "Certificates").

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import {
   findReservedPath,
   type HttpService,
@@ -13,6 +13,7 @@ import { badRequest, notFound } from '../../errors.js';
 import { applyChanges, serviceScope } from '../../dataplane-apply.js';
 import { streamKey } from '../../model/desired-state.js';
 import type { Tx } from '../../db/client.js';
+import { preparedPerDb } from '../../db/prepared.js';
 import type { Caller } from './caller.js';
 import { afterSetEnabled, assertMayDelete, assertMayEnable, type ServiceDecisions } from './decisions.js';
 import { getHttpService, listHttpServices } from './http-service.js';
@@ -119,20 +120,38 @@ async function readDecisions(
   nodeId: number,
   id: number,
 ): Promise<(ServiceDecisions & { domain: string | null }) | undefined> {
-  const table = type === 'http' ? httpServices : tcpServices;
-  return await tx
-    .select({
-      domain: table.domain,
-      enabled: table.enabled,
-      expiresAt: table.expiresAt,
-      createdBy: table.createdBy,
-      disabledBy: table.disabledBy,
-      expirySetBy: table.expirySetBy,
-    })
-    .from(table)
-    .where(and(eq(table.id, id), eq(table.nodeId, nodeId)))
-    .get();
+  return await decisionsQuery[type](tx).get({ id, nodeId });
 }
+
+function prepareDecisions(table: typeof httpServices | typeof tcpServices) {
+  return preparedPerDb((tx: Tx) =>
+    tx
+      .select({
+        domain: table.domain,
+        enabled: table.enabled,
+        expiresAt: table.expiresAt,
+        createdBy: table.createdBy,
+        disabledBy: table.disabledBy,
+        expirySetBy: table.expirySetBy,
+      })
+      .from(table)
+      .where(and(eq(table.id, sql.placeholder('id')), eq(table.nodeId, sql.placeholder('nodeId'))))
+      .prepare(),
+  );
+}
+
+function prepareDelete(table: typeof httpServices | typeof tcpServices) {
+  return preparedPerDb((tx: Tx) =>
+    tx
+      .delete(table)
+      .where(and(eq(table.id, sql.placeholder('id')), eq(table.nodeId, sql.placeholder('nodeId'))))
+      .prepare(),
+  );
+}
+
+// A service's change reads its decisions and a delete removes its row: prepared once per connection.
+const decisionsQuery = { http: prepareDecisions(httpServices), tcp: prepareDecisions(tcpServices) };
+const deleteStatement = { http: prepareDelete(httpServices), tcp: prepareDelete(tcpServices) };
 
 /** The TCP/UDP instance a service is served by (`streamKey`); an HTTP service has none. */
 async function streamsOf(tx: Tx, type: ServiceType, id: number): Promise<string[]> {
@@ -193,11 +212,7 @@ export async function deleteService(
     if (!row) return null;
     assertMayDelete(caller, row);
     const streams = await streamsOf(tx, type, id);
-    const table = type === 'http' ? httpServices : tcpServices;
-    await tx
-      .delete(table)
-      .where(and(eq(table.id, id), eq(table.nodeId, nodeId)))
-      .run();
+    await deleteStatement[type](tx).run({ id, nodeId });
     return { domain: row.domain, streams };
   });
   if (!found) throw notFound('Service');
