@@ -121,10 +121,12 @@ describe('the audit log under a flood of refused sign-ins', () => {
       });
     await inBatches(addresses * 2, 50, refuse);
     expect(await failureRows()).toHaveLength(SUMMED_FIRST_ROWS_PER_WINDOW);
-    expect(writes.audit()).toBe(SUMMED_FIRST_ROWS_PER_WINDOW);
+    // At most one write each (those recorded in one turn share one: audit/recorder.ts).
+    const firstWrites = writes.audit();
+    expect(firstWrites).toBeLessThanOrEqual(SUMMED_FIRST_ROWS_PER_WINDOW);
     await t.deps.audit.flushSummed();
     // One write for every summary; every refusal is accounted for.
-    expect(writes.audit()).toBe(SUMMED_FIRST_ROWS_PER_WINDOW + 1);
+    expect(writes.audit()).toBe(firstWrites + 1);
     const rows = await failureRows();
     expect(rows).toHaveLength(SUMMED_FIRST_ROWS_PER_WINDOW + addresses);
     const counted = rows.reduce((sum, row) => sum + ((row.after as { count?: number } | null)?.count ?? 1), 0);

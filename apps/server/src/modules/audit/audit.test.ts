@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { eq } from 'drizzle-orm';
 import { operations, type AuditEntry, type ListResponse } from '@postern/contract';
 import { auditEvents, nodes, personalAccessTokens, users } from '../../db/schema.js';
 import { buildTestApp, TEST_ADMIN, type TestApp } from '../../test/build-test-app.js';
@@ -114,6 +115,38 @@ describe('audit log: what is recorded', () => {
     expect(updated).toMatchObject({ target, before: { backendPort: 81 }, after: answered });
     expect(updated?.after).toEqual(answered);
     expect(deleted).toMatchObject({ target, nodeId: node.id, before: { backendPort: 82 }, after: null });
+  });
+
+  it('writes the entries recorded in one turn in one transaction, each call resolving once its row is committed', async () => {
+    // Writes that insert audit rows (other work of the app may write meanwhile, e.g. on PostgreSQL).
+    const original = t.db.write.bind(t.db);
+    let auditWrites = 0;
+    vi.spyOn(t.db, 'write').mockImplementation(async (work) => {
+      const seen = { inserts: false };
+      const result = await original(async (tx) => {
+        const watched = new Proxy(tx, {
+          get(target, property) {
+            if (property !== 'insert') return Reflect.get(target, property, target) as unknown;
+            return (table: unknown) => {
+              seen.inserts ||= table === auditEvents;
+              return target.insert(table as typeof auditEvents);
+            };
+          },
+        });
+        return await work(watched);
+      });
+      if (seen.inserts) auditWrites++;
+      return result;
+    });
+    const calls = [0, 1, 2, 3, 4].map((id) =>
+      t.deps.audit.record({ actor: { kind: 'system' }, action: 'test.batch', target: { type: 'http', id } }),
+    );
+    await calls[0];
+    // The store's reads see committed rows only (a connection of its own).
+    const rows = await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'test.batch')).all();
+    expect(rows.map((row) => row.targetId)).toEqual([0, 1, 2, 3, 4]);
+    await Promise.all(calls);
+    expect(auditWrites).toBe(1);
   });
 
   it('never stores a secret: passwords, tokens, token hashes and private keys stay out (canaries)', async () => {

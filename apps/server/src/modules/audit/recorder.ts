@@ -310,16 +310,52 @@ function countInto(tally: Tally, entry: SummedRecord, at: number): void {
   if (name !== null && tally.names.size < SUMMED_MAX_NAMES) tally.names.add(name.slice(0, 64));
 }
 
+/**
+ * `record` of the audit log. Entries recorded in one turn of the event loop are written in one transaction at its
+ * end: the changes a merged data-plane run answered reach their audit hooks together (bench/README.md, "The write
+ * path"). Each caller still resolves only once its row is committed, and rejects if it is not. `flushFirst` writes
+ * what was gathered before (the log stays in order); `written` gets each row as stored.
+ */
+function batchedRecorder(
+  db: Store,
+  flushFirst: () => Promise<void>,
+  written: (row: typeof auditEvents.$inferSelect) => void,
+  toRow: (entry: AuditRecord) => AuditRow,
+): (entry: AuditRecord) => Promise<void> {
+  let waiting: { row: AuditRow; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  const writeWaiting = async (): Promise<void> => {
+    const batch = waiting;
+    waiting = [];
+    try {
+      await flushFirst();
+      const rows = await db.write(async (tx) => {
+        const out: (typeof auditEvents.$inferSelect)[] = [];
+        for (const { row } of batch) out.push(await insertOneQuery(tx).get(row));
+        return out;
+      });
+      for (const row of rows) written(row);
+      for (const { resolve } of batch) resolve();
+    } catch (error) {
+      for (const { reject } of batch) reject(error);
+    }
+  };
+  return (entry) =>
+    new Promise((resolve, reject) => {
+      if (waiting.length === 0) setImmediate(() => void writeWaiting());
+      waiting.push({ row: toRow(entry), resolve, reject });
+    });
+}
+
 export function createAuditLog(deps: { db: Store; now: () => Date }): AuditLog {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const toRow = (entry: AuditRecord): AuditRow => auditRow(entry, deps.now().toISOString());
-  const record = async (entry: AuditRecord): Promise<void> => {
-    await flush(); // keeps the log in order
-    const values = toRow(entry);
-    const row = await deps.db.write(async (tx) => await insertOneQuery(tx).get(values));
-    emitter.emit('entry', toAuditEntry(row));
-  };
+  const record = batchedRecorder(
+    deps.db,
+    () => flush(),
+    (row) => emitter.emit('entry', toAuditEntry(row)),
+    toRow,
+  );
 
   let pending: AuditRow[] = [];
   let flushTimer: NodeJS.Timeout | null = null;
