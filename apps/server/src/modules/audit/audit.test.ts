@@ -149,6 +149,19 @@ describe('audit log: what is recorded', () => {
     expect(auditWrites).toBe(1);
   });
 
+  it('fails only the caller whose entry cannot be stored, not the others written in its turn', async () => {
+    const entry = (id: number, action: string) =>
+      t.deps.audit.record({ actor: { kind: 'system' }, action, target: { type: 'http', id } });
+    const outcomes = await Promise.allSettled([
+      entry(1, 'test.shared-turn'),
+      entry(2, undefined as unknown as string),
+      entry(3, 'test.shared-turn'),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const rows = await t.db.select().from(auditEvents).where(eq(auditEvents.action, 'test.shared-turn')).all();
+    expect(rows.map((row) => row.targetId)).toEqual([1, 3]);
+  });
+
   it('never stores a secret: passwords, tokens, token hashes and private keys stay out (canaries)', async () => {
     const passwordCanary = 'canary-password-7f3a9c1e';
     await t.app.inject({

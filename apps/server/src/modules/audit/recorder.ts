@@ -326,17 +326,32 @@ function batchedRecorder(
   const writeWaiting = async (): Promise<void> => {
     const batch = waiting;
     waiting = [];
-    try {
-      await flushFirst();
-      const rows = await db.write(async (tx) => {
+    const insert = (rows: readonly AuditRow[]) =>
+      db.write(async (tx) => {
         const out: (typeof auditEvents.$inferSelect)[] = [];
-        for (const { row } of batch) out.push(await insertOneQuery(tx).get(row));
+        for (const row of rows) out.push(await insertOneQuery(tx).get(row));
         return out;
       });
+    try {
+      await flushFirst();
+      const rows = await insert(batch.map(({ row }) => row));
       for (const row of rows) written(row);
       for (const { resolve } of batch) resolve();
     } catch (error) {
-      for (const { reject } of batch) reject(error);
+      if (batch.length === 1) {
+        batch[0]?.reject(error);
+        return;
+      }
+      // One entry that cannot be stored fails its own caller, not the others whose entries shared its turn.
+      for (const { row, resolve, reject } of batch) {
+        try {
+          const [stored] = await insert([row]);
+          if (stored) written(stored);
+          resolve();
+        } catch (alone) {
+          reject(alone);
+        }
+      }
     }
   };
   return (entry) =>
