@@ -5,7 +5,8 @@
 // - the notifier's sweep (`settle()`: every backend's health, every node, the gateways), with every backend's health
 //   "up" as after its first checks;
 // - the health checks' read of their targets (`refresh()`: every served service, every 30 s and after changes);
-// - the health checks' 1-second tick over every target, with probes that answer after 1 ms.
+// - the health checks' 1-second tick over every target, with probes that answer after 1 ms;
+// next to the same watch over 1 s with nothing running (the machine's own noise, same run).
 // No root, no network. Knobs: BENCH_SERVICES, BENCH_NODES, BENCH_ROUNDS (3 per job), BENCH_TICK_SECONDS (5).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -50,6 +51,11 @@ const record = (label: string, results: { stallMs: number; wallMs: number }[]) =
     results.map((r) => r.wallMs.toFixed(0)).join(' / '),
   ]);
 };
+
+// The machine's own noise: the same watch with nothing running (a stall here is the process waiting for a CPU).
+const idle = [];
+for (let i = 0; i < ROUNDS; i++) idle.push(await watched(() => new Promise((resolve) => setTimeout(resolve, 1000))));
+record('nothing running, 1 s (the machine: baseline)', idle);
 
 // The notifier's sweep over every backend "up" (a health checker's list, as after the first checks).
 const targets = await loadHealthTargets(deps.db);

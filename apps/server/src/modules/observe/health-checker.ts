@@ -3,6 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 import { HEALTH_CHECK_DEFAULTS, type ServiceHealth, type ServiceType } from '@postern/contract';
 import { sql } from 'drizzle-orm';
+import FlatQueue from 'flatqueue';
 import type { ReadDb, Store } from '../../db/client.js';
 import { createCoalescer } from '../../lib/serial.js';
 
@@ -158,17 +159,60 @@ function healthAfter(health: ServiceHealth, result: ProbeResult, at: string): Se
   };
 }
 
+/**
+ * The entries by the time of their next check, soonest first (a binary heap): a tick takes what is due from its head
+ * instead of reading (and, with more due than the caps allow, sorting) every entry. At 100,000 services with more
+ * due than can run, that read and sort held the event loop for hundreds of milliseconds every second
+ * (bench/README.md, sweep-stall.ts). An entry is queued again whenever its time changes; what the queue gives back is
+ * skipped when it is out of date (the entry went, was replaced, is being checked, or has another time now).
+ */
+class DueQueue {
+  private readonly heap = new FlatQueue<{ key: string; entry: Entry; at: number }>();
+
+  constructor(private readonly entries: Map<string, Entry>) {}
+
+  schedule(key: string, entry: Entry): void {
+    if (entry.target.probe !== 'udp') this.heap.push({ key, entry, at: entry.nextAt }, entry.nextAt);
+  }
+
+  /** The next entry due at `at` (the longest waiting first), or undefined when none is. */
+  takeDue(at: number): { key: string; entry: Entry } | undefined {
+    for (;;) {
+      const head = this.heap.peekValue();
+      if (head === undefined || head > at) return undefined;
+      const item = this.heap.pop();
+      if (item === undefined) return undefined;
+      const { key, entry } = item;
+      if (this.entries.get(key) === entry && !entry.isChecking && entry.nextAt === item.at) return item;
+    }
+  }
+
+  /** Puts an entry taken but not started (its node at its cap) back, at its own time. */
+  putBack(item: { key: string; entry: Entry }): void {
+    this.heap.push({ ...item, at: item.entry.nextAt }, item.entry.nextAt);
+  }
+}
+
 /** The checker's entries made to follow `targets`: kept where the target is the same, new ones checked soon. */
-function applyTargets(entries: Map<string, Entry>, targets: HealthTarget[], at: number, random: () => number): void {
+function applyTargets(
+  entries: Map<string, Entry>,
+  queue: DueQueue,
+  targets: HealthTarget[],
+  at: number,
+  random: () => number,
+): void {
   const seen = new Set<string>();
   for (const target of targets) {
     const key = keyOf(target.type, target.id);
     seen.add(key);
     const entry = entries.get(key);
     if (entry && sameTarget(entry.target, target)) {
-      if (entry.target.intervalSeconds !== target.intervalSeconds)
-        entry.nextAt = Math.min(entry.nextAt, at + target.intervalSeconds * 1000);
+      const isIntervalChanged = entry.target.intervalSeconds !== target.intervalSeconds;
       entry.target = target;
+      if (isIntervalChanged) {
+        entry.nextAt = Math.min(entry.nextAt, at + target.intervalSeconds * 1000);
+        queue.schedule(key, entry);
+      }
       entry.health = {
         ...entry.health,
         intervalSeconds: target.intervalSeconds,
@@ -177,12 +221,14 @@ function applyTargets(entries: Map<string, Entry>, targets: HealthTarget[], at: 
       continue;
     }
     // New (or pointed elsewhere): checked soon, spread over a few seconds so a boot does not check all at once.
-    entries.set(key, {
+    const added: Entry = {
       target,
       health: unknownHealth(target),
       nextAt: at + Math.floor(random() * Math.min(3000, target.intervalSeconds * 1000)),
       isChecking: false,
-    });
+    };
+    entries.set(key, added);
+    queue.schedule(key, added);
   }
   for (const key of entries.keys()) if (!seen.has(key)) entries.delete(key);
 }
@@ -222,6 +268,7 @@ export function createHealthChecker(deps: {
   const now = deps.now ?? Date.now;
   const random = deps.random ?? Math.random;
   const entries = new Map<string, Entry>();
+  const queue = new DueQueue(entries);
   const listeners = new Set<(change: HealthChange) => void>();
   let timer: NodeJS.Timeout | null = null;
   let refreshedAt = 0;
@@ -230,7 +277,7 @@ export function createHealthChecker(deps: {
   const refresh = createCoalescer(async () => {
     isDirty = false;
     refreshedAt = now();
-    applyTargets(entries, await loadTargets(), now(), random);
+    applyTargets(entries, queue, await loadTargets(), now(), random);
   });
 
   const inFlight = new InFlightChecks();
@@ -248,9 +295,10 @@ export function createHealthChecker(deps: {
       inFlight.end(target.nodeId);
     }
     entry.isChecking = false;
-    entry.nextAt = now() + target.intervalSeconds * 1000;
+    entry.nextAt = now() + entry.target.intervalSeconds * 1000;
     // The service went away or was pointed elsewhere while this check ran: its result is about nothing served.
     if (entries.get(key) !== entry || !sameTarget(entry.target, target)) return;
+    queue.schedule(key, entry);
     const previous = entry.health.state;
     entry.health = healthAfter(entry.health, result, new Date(now()).toISOString());
     if (previous !== entry.health.state) for (const listener of listeners) listener({ health: entry.health, previous });
@@ -266,18 +314,16 @@ export function createHealthChecker(deps: {
   function tick(): void {
     if (now() - refreshedAt >= REFRESH_EVERY_MS) refreshQuietly();
     const at = now();
-    const due: [string, Entry][] = [];
-    for (const item of entries) {
-      const entry = item[1];
-      if (!entry.isChecking && entry.nextAt <= at && entry.target.probe !== 'udp') due.push(item);
+    // The longest waiting first; more due than the caps allow stay due for the next tick. A node at its cap keeps
+    // its due checks (put back after this tick) without holding up any other node's.
+    const waiting: { key: string; entry: Entry }[] = [];
+    while (inFlight.total < MAX_CHECKS_IN_FLIGHT) {
+      const item = queue.takeDue(at);
+      if (item === undefined) break;
+      if (inFlight.ofNode(item.entry.target.nodeId) >= MAX_CHECKS_IN_FLIGHT_PER_NODE) waiting.push(item);
+      else void check(item.key, item.entry);
     }
-    // More due than the caps allow: the longest waiting first, the rest stay due for the next tick.
-    if (due.length > MAX_CHECKS_IN_FLIGHT - inFlight.total) due.sort((a, b) => a[1].nextAt - b[1].nextAt);
-    for (const [key, entry] of due) {
-      if (inFlight.total >= MAX_CHECKS_IN_FLIGHT) break;
-      if (inFlight.ofNode(entry.target.nodeId) >= MAX_CHECKS_IN_FLIGHT_PER_NODE) continue;
-      void check(key, entry);
-    }
+    for (const item of waiting) queue.putBack(item);
   }
 
   let isDirty = false;
