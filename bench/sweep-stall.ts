@@ -11,7 +11,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { ServiceHealth } from '@postern/contract';
 import {
   createHealthChecker,
@@ -27,8 +27,20 @@ const NODES = Number(process.env.BENCH_NODES ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TICK_SECONDS = Number(process.env.BENCH_TICK_SECONDS ?? 5);
 
-/** The largest event-loop stall (ms) and the wall time (ms) while `work` runs. */
-async function watched(work: () => Promise<unknown>): Promise<{ stallMs: number; wallMs: number }> {
+interface Watched {
+  stallMs: number;
+  wallMs: number;
+  /** The longest garbage collection meanwhile (part of a stall, not the job's own code). */
+  gcMs: number;
+}
+
+/** The largest event-loop stall (ms), the longest GC pause (ms) and the wall time (ms) while `work` runs. */
+async function watched(work: () => Promise<unknown>): Promise<Watched> {
+  let gcMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcMs = Math.max(gcMs, entry.duration);
+  });
+  gc.observe({ entryTypes: ['gc'] });
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
   const start = performance.now();
@@ -37,17 +49,19 @@ async function watched(work: () => Promise<unknown>): Promise<{ stallMs: number;
   // One more turn, so a stall that ended the work is recorded.
   await new Promise((resolve) => setTimeout(resolve, 5));
   delay.disable();
-  return { stallMs: delay.max / 1e6, wallMs };
+  gc.disconnect();
+  return { stallMs: delay.max / 1e6, wallMs, gcMs };
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'postern-bench-sweep-'));
 const { deps, dataPlane, seedSeconds } = await openBenchDeps(dir, NODES, SERVICES);
 console.log(`seeded ${NODES} nodes and ${SERVICES} HTTP services in ${seedSeconds.toFixed(2)} s`);
 const rows: string[][] = [];
-const record = (label: string, results: { stallMs: number; wallMs: number }[]) => {
+const record = (label: string, results: Watched[]) => {
   rows.push([
     label,
     results.map((r) => r.stallMs.toFixed(0)).join(' / '),
+    results.map((r) => r.gcMs.toFixed(0)).join(' / '),
     results.map((r) => r.wallMs.toFixed(0)).join(' / '),
   ]);
 };
@@ -107,7 +121,7 @@ const load = loadavg()
   .map((n) => n.toFixed(1))
   .join(' ');
 console.log(`load average ${load} on ${cpus().length} CPUs; ${ROUNDS} rounds per job`);
-printTable(['job at this size', 'largest event-loop stall, ms (each round)', 'wall ms (each round)'], rows);
+printTable(['job at this size', 'largest event-loop stall, ms (each round)', 'longest GC, ms', 'wall ms'], rows);
 await notifier.stop();
 await dataPlane.stop({ keepServing: false });
 await deps.db.close();

@@ -114,8 +114,10 @@ export function createAlertTracker(graceMs: () => number): AlertTracker {
       if (current === undefined) firstSeen.set(key, seen++);
       if (observation.state === 'up') notUp.delete(key);
       else notUp.add(key);
-      // The same state again keeps its start: the grace period counts from the first sighting.
-      if (current?.state === observation.state) observed.set(key, { ...observation, sinceMs: current.sinceMs });
+      // The same state again keeps its start: the grace period counts from the first sighting. Updated in place: a
+      // sweep sees every backend again, and a new object for each (kept until the next sweep) was work for the
+      // garbage collector's full collections (bench/README.md, sweep-stall.ts).
+      if (current?.state === observation.state) current.isAlertable = observation.isAlertable;
       else observed.set(key, observation);
     },
     setAlerted(family, rows) {
