@@ -3,11 +3,15 @@ import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createHealthChecker,
+  loadHealthTargets,
   MAX_CHECKS_IN_FLIGHT,
   MAX_CHECKS_IN_FLIGHT_PER_NODE,
   probeBackend,
   type HealthTarget,
 } from './health-checker.js';
+import { buildTestApp } from '../../test/build-test-app.js';
+import { insertTcpServices } from '../notifications/test-support.js';
+import { insertNode } from '../services/test-support.js';
 
 // The real probe against loopback backends: what counts as up (any answer below 500, a TCP connect) and how a
 // failure reads in the console.
@@ -205,5 +209,31 @@ describe('createHealthChecker schedule', () => {
     expect(checks.slice(before).map((c) => c.port)).toEqual(checks.slice(before).map(() => 8080));
     expect(checks.length - before).toBeGreaterThanOrEqual(2);
     expect(checks.at(-1)?.at ?? 0).toBeGreaterThan(start);
+  });
+});
+
+describe('loadHealthTargets', () => {
+  it('reads every served service, a slice of rows per statement (the event loop free in between)', async () => {
+    const t = await buildTestApp();
+    try {
+      const node = await insertNode(t.deps, { name: 'targets' });
+      const rows = await insertTcpServices(
+        t,
+        Array.from({ length: 5 }, (_, i) => ({
+          nodeId: node.id,
+          name: `t${String(i)}`,
+          port: 31600 + i,
+          backendHost: '10.0.0.8',
+          backendPort: 9000 + i,
+        })),
+      );
+      const all = await loadHealthTargets(t.deps.db);
+      // Two per statement: three statements for five services, the same targets.
+      expect(await loadHealthTargets(t.deps.db, 2)).toEqual(all);
+      expect(all.filter((target) => target.type === 'tcp').map((target) => target.id)).toEqual(rows.map((r) => r.id));
+      expect(all.find((target) => target.id === rows[4]?.id)).toMatchObject({ host: node.address, port: 9004 });
+    } finally {
+      await t.cleanup();
+    }
   });
 });

@@ -1,6 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
+// Imported, not the global: a test's fake timers replace the global setImmediate, and a read must still finish.
+import { setImmediate as nextTurnAfter } from 'node:timers';
 import { HEALTH_CHECK_DEFAULTS, type ServiceHealth, type ServiceType } from '@postern/contract';
 import { sql } from 'drizzle-orm';
 import FlatQueue from 'flatqueue';
@@ -68,43 +70,67 @@ type TargetRow = [
   interval: number | null,
   timeout: number | null,
 ];
-type TargetRowWithHost = TargetRow & { 4: string };
+
+/** Targets read per statement, the event loop free in between: one read of 100,000 held it for about a second. */
+export const TARGETS_SLICE = 2000;
 
 /**
  * What nginx serves, with the same upstream rule as desired-state.ts: a regular node is reached at its tunnel address.
+ * A slice of one table after the id `after` (keyset: a service added meanwhile is read now or at the next refresh).
  */
-const targetsQuery = sql.raw(
-  `select 'http', s.id, s.node_id, s.backend_proto,
+const targetsOf = {
+  http: (after: number, limit: number) =>
+    sql`select 'http', s.id, s.node_id, s.backend_proto,
          case when n.is_gateway or n.is_local then s.backend_host else n.address end, s.backend_port, s.path_location,
          s.health_interval_seconds, s.health_timeout_seconds
        from http_services s join nodes n on n.id = s.node_id
-       where s.enabled and (n.enabled or n.is_local) and s.apply_error is null
-       union all
-       select 'tcp', s.id, s.node_id, s.proto,
+       where s.enabled and (n.enabled or n.is_local) and s.apply_error is null and s.id > ${after}
+       order by s.id limit ${limit}`,
+  tcp: (after: number, limit: number) =>
+    sql`select 'tcp', s.id, s.node_id, s.proto,
          case when n.is_gateway or n.is_local then s.backend_host else n.address end, s.backend_port, '',
          s.health_interval_seconds, s.health_timeout_seconds
        from tcp_services s join nodes n on n.id = s.node_id
-       where s.enabled and (n.enabled or n.is_local) and s.apply_error is null`,
-);
+       where s.enabled and (n.enabled or n.is_local) and s.apply_error is null and s.id > ${after}
+       order by s.id limit ${limit}`,
+};
 
-export async function loadHealthTargets(db: ReadDb): Promise<HealthTarget[]> {
-  return (await db.values<TargetRow>(targetsQuery))
-    .filter((row): row is TargetRowWithHost => row[4] !== null && row[4] !== '')
-    .map(([type, id, nodeId, proto, host, port, path, interval, timeout]) => {
-      const intervalSeconds = interval ?? HEALTH_CHECK_DEFAULTS.intervalSeconds;
-      return {
-        type,
-        id,
-        nodeId,
-        host,
-        port,
-        path: path || '/',
-        probe: proto as HealthTarget['probe'],
-        intervalSeconds,
-        // A check never outlives its interval, so checks of one service never overlap.
-        timeoutSeconds: Math.min(timeout ?? HEALTH_CHECK_DEFAULTS.timeoutSeconds, intervalSeconds),
-      };
-    });
+/** A row of the targets' statements as a target; null for one with no host to reach. */
+function targetOf([type, id, nodeId, proto, host, port, path, interval, timeout]: TargetRow): HealthTarget | null {
+  if (host === null || host === '') return null;
+  const intervalSeconds = interval ?? HEALTH_CHECK_DEFAULTS.intervalSeconds;
+  return {
+    type,
+    id,
+    nodeId,
+    host,
+    port,
+    path: path || '/',
+    probe: proto as HealthTarget['probe'],
+    intervalSeconds,
+    // A check never outlives its interval, so checks of one service never overlap.
+    timeoutSeconds: Math.min(timeout ?? HEALTH_CHECK_DEFAULTS.timeoutSeconds, intervalSeconds),
+  };
+}
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => nextTurnAfter(resolve));
+
+export async function loadHealthTargets(db: ReadDb, slice = TARGETS_SLICE): Promise<HealthTarget[]> {
+  const targets: HealthTarget[] = [];
+  for (const query of [targetsOf.http, targetsOf.tcp]) {
+    for (let after = 0; ;) {
+      const page = await db.values<TargetRow>(query(after, slice));
+      for (const row of page) {
+        const target = targetOf(row);
+        if (target) targets.push(target);
+      }
+      const last = page.at(-1);
+      if (page.length < slice || last === undefined) break;
+      after = last[1];
+      await nextTurn();
+    }
+  }
+  return targets;
 }
 
 const sameTarget = (a: HealthTarget, b: HealthTarget) =>
@@ -193,16 +219,21 @@ class DueQueue {
   }
 }
 
-/** The checker's entries made to follow `targets`: kept where the target is the same, new ones checked soon. */
-function applyTargets(
+/**
+ * The checker's entries made to follow `targets`: kept where the target is the same, new ones checked soon. A slice
+ * at a time, the event loop free in between (checks go on meanwhile, each entry whole).
+ */
+async function applyTargets(
   entries: Map<string, Entry>,
   queue: DueQueue,
   targets: HealthTarget[],
   at: number,
   random: () => number,
-): void {
+): Promise<void> {
   const seen = new Set<string>();
+  let done = 0;
   for (const target of targets) {
+    if (++done % TARGETS_SLICE === 0) await nextTurn();
     const key = keyOf(target.type, target.id);
     seen.add(key);
     const entry = entries.get(key);
@@ -213,11 +244,15 @@ function applyTargets(
         entry.nextAt = Math.min(entry.nextAt, at + target.intervalSeconds * 1000);
         queue.schedule(key, entry);
       }
-      entry.health = {
-        ...entry.health,
-        intervalSeconds: target.intervalSeconds,
-        timeoutSeconds: target.timeoutSeconds,
-      };
+      if (
+        entry.health.intervalSeconds !== target.intervalSeconds ||
+        entry.health.timeoutSeconds !== target.timeoutSeconds
+      )
+        entry.health = {
+          ...entry.health,
+          intervalSeconds: target.intervalSeconds,
+          timeoutSeconds: target.timeoutSeconds,
+        };
       continue;
     }
     // New (or pointed elsewhere): checked soon, spread over a few seconds so a boot does not check all at once.
@@ -230,7 +265,11 @@ function applyTargets(
     entries.set(key, added);
     queue.schedule(key, added);
   }
-  for (const key of entries.keys()) if (!seen.has(key)) entries.delete(key);
+  done = 0;
+  for (const key of entries.keys()) {
+    if (++done % TARGETS_SLICE === 0) await nextTurn();
+    if (!seen.has(key)) entries.delete(key);
+  }
 }
 
 /** The checks running now, in all and per node (the caps above). */
@@ -277,7 +316,7 @@ export function createHealthChecker(deps: {
   const refresh = createCoalescer(async () => {
     isDirty = false;
     refreshedAt = now();
-    applyTargets(entries, queue, await loadTargets(), now(), random);
+    await applyTargets(entries, queue, await loadTargets(), now(), random);
   });
 
   const inFlight = new InFlightChecks();
