@@ -30,8 +30,15 @@ export interface BenchApp {
   close(): Promise<void>;
 }
 
-/** The app over `size` nodes and `services` HTTP services (default: as many as nodes). */
-export async function startBenchApp(dataDir: string, size: number, services = size): Promise<BenchApp> {
+export interface BenchDeps {
+  deps: AppDeps;
+  dataPlane: OfflineDataPlane;
+  config: ReturnType<typeof parseConfig>;
+  seedSeconds: number;
+}
+
+/** The app's dependencies over `size` nodes and `services` HTTP services (default: as many as nodes), no app. */
+export async function openBenchDeps(dataDir: string, size: number, services = size): Promise<BenchDeps> {
   const config = parseConfig({
     POSTERN_DATA_DIR: dataDir,
     POSTERN_ADMIN_PASSWORD: randomBytes(18).toString('base64url'),
@@ -52,6 +59,13 @@ export async function startBenchApp(dataDir: string, size: number, services = si
   const deps: AppDeps = { ...base, dataPlane, now, audit: createAuditLog({ db, now }), gateway: identity, leases };
   await bootstrap(deps, () => undefined);
   const seedSeconds = seedNodesAndServices(deps, size, services);
+  return { deps, dataPlane, config, seedSeconds };
+}
+
+/** The app over `size` nodes and `services` HTTP services (default: as many as nodes). */
+export async function startBenchApp(dataDir: string, size: number, services = size): Promise<BenchApp> {
+  const { deps, dataPlane, config, seedSeconds } = await openBenchDeps(dataDir, size, services);
+  const { db } = deps;
   const app = await buildApp(deps, { consoleDir: null });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const login = await app.inject({

@@ -94,6 +94,19 @@ describe('system routes', () => {
       await app.close();
     }
   });
+
+  it('runs the cookie plugin only where cookies are set: a list answer has no cookie hook, sign-in still sets one', async () => {
+    t = await buildTestApp();
+    // @fastify/cookie adds an onSend hook to every route of the context it is registered in (http/cookies.ts).
+    expect(t.app.hasReplyDecorator('setCookie')).toBe(false);
+    const list = await t.app.inject({ url: '/api/nodes', headers: { authorization: `Bearer ${await t.login()}` } });
+    expect(list.statusCode).toBe(200);
+    expect(list.headers['set-cookie']).toBeUndefined();
+    const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: TEST_ADMIN });
+    expect(String(login.headers['set-cookie'])).toMatch(
+      /^token=[^;]+; Max-Age=\d+; Path=\/api; HttpOnly; SameSite=Strict$/,
+    );
+  });
 });
 
 describe('errors', () => {

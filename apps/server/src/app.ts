@@ -1,5 +1,4 @@
 import type { ServerOptions } from 'node:http';
-import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type onResponseAsyncHookHandler } from 'fastify';
 import { PERMISSIONS } from '@postern/contract';
 import type { Logger } from 'pino';
@@ -127,8 +126,7 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
   });
 
   registerSecurityHeaders(app);
-  // Cookies are parsed on demand by the one route that reads the session cookie (hook: false).
-  await app.register(fastifyCookie, { hook: false });
+  // Cookies are registered by the two route plugins that set them (http/cookies.ts), not here.
   registerJsonParser(app);
   useZodCompilers(app);
   registerErrorHandlers(app);

@@ -15,6 +15,7 @@ import {
   visitorCookies,
   type ProtectedService,
 } from './exchange.js';
+import { registerCookies } from '../../http/cookies.js';
 import { accessCookieName } from './cookie.js';
 import { STYLESHEET, refusedPage, signInPage, signOutPage, type ServiceLabel } from './pages.js';
 import { visitorChecksFor } from './visitor-checks.js';
@@ -328,6 +329,8 @@ function signOutRoutes(app: FastifyInstance, deps: AppDeps): void {
 
 export async function accessExchangeRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
   const { deps } = opts;
+  // The visitors' cookies (a policy's session, the OpenID Connect state) are set here only.
+  await registerCookies(app);
   const checks = visitorChecksFor(deps);
 
   app.addContentTypeParser(

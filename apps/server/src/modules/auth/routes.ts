@@ -25,6 +25,7 @@ import {
 import type { SessionStreams } from './session-streams.js';
 import { deleteOtherSessions, deleteSession, sessionSecondsLeft, verifySessionToken } from './sessions.js';
 import { finishSso, SSO_STATE_SECONDS, startIdentityLink, startSso } from './sso.js';
+import { registerCookies } from '../../http/cookies.js';
 import {
   disableTwoFactor,
   enableTwoFactor,
@@ -242,6 +243,8 @@ export async function authRoutes(
   opts: { deps: AppDeps; sessionStreams: SessionStreams },
 ): Promise<void> {
   const { deps, sessionStreams } = opts;
+  // Sign-in, sign-out and the session routes set the console's cookies (session-cookie.ts).
+  await registerCookies(app);
   const checks: PasswordChecks = {
     limiter: createLoginLimiter(deps.db, deps.now),
     gate: createHashGate(deps.config.passwordHashConcurrency, deps.config.passwordHashQueue),

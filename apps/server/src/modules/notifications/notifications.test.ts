@@ -41,7 +41,7 @@ let clock = Date.parse('2026-11-27T06:00:00.000Z');
 let receiver: WebhookReceiver;
 const received: Received[] = [];
 let smtp: SmtpReceiver;
-const { health, setBackend } = fakeBackends(() => clock);
+const { health, setBackend, removeBackend } = fakeBackends(() => clock);
 
 const settle = async () => await t.app.notifier.settle();
 const advance = (seconds: number) => {
@@ -266,6 +266,38 @@ describe('what reaches the operator', () => {
     // Down from 06:02:31 (after the flap) to 06:08:32: 361 s.
     expect(received[1]?.payload.items[0]).toMatchObject({ name: 'db', durationSeconds: 361 });
     for (const r of received) expect(verify(r.body, r.signature), r.signature).toBe(true);
+    received.length = 0;
+    await api('DELETE', `/api/notifications/channels/${String(hook.id)}`);
+  });
+
+  test('a backend past the first slice of a sweep (the sweep observes 500 backends per turn): down, then up', async () => {
+    const hook = await createWebhook(['backend']);
+    const node = await insertNode(t.deps, { name: 'edge-sliced' });
+    const [service] = await insertTcpServices(t, [
+      { nodeId: node.id, name: 'sliced-db', port: 31500, backendHost: '10.0.0.9', backendPort: 5432 },
+    ]);
+    const id = service?.id ?? 0;
+    // 520 backends in the health checks' list, this service's the last: the second slice of every sweep.
+    const others = Array.from({ length: 519 }, (_, i) => 1_000_000 + i);
+    for (const other of others) setBackend(other, node.id, 'up');
+    setBackend(id, node.id, 'up');
+    await settle();
+    setBackend(id, node.id, 'down');
+    advance(61);
+    await settle();
+    advance(300);
+    await settle();
+    setBackend(id, node.id, 'up');
+    advance(61);
+    await settle();
+    advance(300);
+    await settle();
+    expect(received.map((r) => [r.payload.type, r.payload.items[0]?.name])).toEqual([
+      ['backend.down', 'sliced-db'],
+      ['backend.up', 'sliced-db'],
+    ]);
+    for (const other of others) removeBackend(other);
+    removeBackend(id);
     received.length = 0;
     await api('DELETE', `/api/notifications/channels/${String(hook.id)}`);
   });

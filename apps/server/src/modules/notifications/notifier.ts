@@ -91,6 +91,11 @@ interface Settings {
 
 /** Nodes read and observed per turn of the event loop in a sweep. */
 const NODE_SWEEP_SLICE = 500;
+/** Backends observed (and alerted ones looked up) per turn of the event loop in a sweep. */
+const BACKEND_SWEEP_SLICE = 500;
+
+/** The event loop's next turn: what waits (requests, timers) runs before a sweep's next slice. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** What this gateway has seen of backends, nodes and gateways, and which of them the alert rows say are down. */
 class Observations {
@@ -163,7 +168,13 @@ class Observations {
   }
 
   private async sweepBackends(): Promise<void> {
-    for (const entry of await this.ctx.health.list()) this.observeBackend(entry);
+    // A slice at a time, the event loop free in between, like the nodes: at 100,000 services one pass over every
+    // backend's health held every request up (bench/README.md, sweep-stall.ts).
+    const entries = await this.ctx.health.list();
+    for (let start = 0; start < entries.length; start += BACKEND_SWEEP_SLICE) {
+      if (start > 0) await nextTurn();
+      for (const entry of entries.slice(start, start + BACKEND_SWEEP_SLICE)) this.observeBackend(entry);
+    }
     // An alerted backend whose service was deleted or switched off (or its node) is forgotten without a message.
     // Asked of the database, not of the health checks: they know nothing before their first read after a boot.
     const alerted = this.alertedKeys('backend');
@@ -174,16 +185,23 @@ class Observations {
       ['tcp', tcpServices],
     ] as const) {
       const ids = alerted.filter((key) => key.startsWith(`backend:${type}:`)).map((key) => Number(key.split(':')[2]));
-      if (ids.length === 0) continue;
-      const rows = await this.ctx.deps.db
-        .select({ id: table.id })
-        .from(table)
-        .innerJoin(nodes, eq(nodes.id, table.nodeId))
-        .where(
-          and(inArray(table.id, ids), eq(table.enabled, true), or(eq(nodes.enabled, true), eq(nodes.isLocal, true))),
-        )
-        .all();
-      for (const row of rows) served.add(`backend:${type}:${String(row.id)}`);
+      // A slice of ids per statement (a dead node's thousands of services are thousands of alerted backends).
+      for (let start = 0; start < ids.length; start += BACKEND_SWEEP_SLICE) {
+        if (start > 0) await nextTurn();
+        const rows = await this.ctx.deps.db
+          .select({ id: table.id })
+          .from(table)
+          .innerJoin(nodes, eq(nodes.id, table.nodeId))
+          .where(
+            and(
+              inArray(table.id, ids.slice(start, start + BACKEND_SWEEP_SLICE)),
+              eq(table.enabled, true),
+              or(eq(nodes.enabled, true), eq(nodes.isLocal, true)),
+            ),
+          )
+          .all();
+        for (const row of rows) served.add(`backend:${type}:${String(row.id)}`);
+      }
     }
     for (const key of alerted) if (!served.has(key)) this.forget('backend', key);
   }
@@ -205,7 +223,7 @@ class Observations {
       const last = rows.at(-1);
       if (rows.length < NODE_SWEEP_SLICE || last === undefined) break;
       after = last.id;
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     for (const key of this.goneKeys('node', present)) this.forget('node', key);
   }

@@ -32,6 +32,8 @@ export function loopbackNotifierOptions(health: HealthChecker, ca?: TestCertific
 export function fakeBackends(now: () => number): {
   health: HealthChecker;
   setBackend: (id: number, nodeId: number, state: 'up' | 'down') => void;
+  /** The backend is no longer checked (its service went). */
+  removeBackend: (id: number) => void;
 } {
   const backends = new Map<number, ServiceHealth>();
   return {
@@ -60,6 +62,9 @@ export function fakeBackends(now: () => number): {
         intervalSeconds: 10,
         timeoutSeconds: 5,
       });
+    },
+    removeBackend: (id) => {
+      backends.delete(id);
     },
   };
 }

@@ -1,7 +1,17 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createHealthChecker, MAX_CHECKS_IN_FLIGHT, probeBackend, type HealthTarget } from './health-checker.js';
+import {
+  createHealthChecker,
+  loadHealthTargets,
+  MAX_CHECKS_IN_FLIGHT,
+  MAX_CHECKS_IN_FLIGHT_PER_NODE,
+  probeBackend,
+  type HealthTarget,
+} from './health-checker.js';
+import { buildTestApp } from '../../test/build-test-app.js';
+import { insertTcpServices } from '../notifications/test-support.js';
+import { insertNode } from '../services/test-support.js';
 
 // The real probe against loopback backends: what counts as up (any answer below 500, a TCP connect) and how a
 // failure reads in the console.
@@ -101,6 +111,26 @@ describe('createHealthChecker pacing', () => {
     expect(Math.max(...startedAt.slice(0, 10_000)) - start).toBeLessThanOrEqual(90_000);
   }, 60_000);
 
+  it("checks every service of a node past its cap, the node's cap at a time", async () => {
+    vi.useFakeTimers();
+    let inFlight = 0;
+    let peak = 0;
+    const probe = async (): Promise<{ error: null; latencyMs: number }> => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      inFlight--;
+      return { error: null, latencyMs: 1000 };
+    };
+    const checker = createHealthChecker({ db: null as never, probe, loadTargets: () => many(200, () => 7) });
+    checker.start();
+    // 200 services due within 3 s, 32 started per tick once the last ones answered (1 s each): all within 20 s.
+    await vi.advanceTimersByTimeAsync(20_000);
+    checker.stop();
+    expect(peak).toBe(MAX_CHECKS_IN_FLIGHT_PER_NODE);
+    expect((await checker.list()).filter((h) => h.state === 'up')).toHaveLength(200);
+  });
+
   it("keeps checking a live node's services on time while a dead node's checks wait for their timeouts", async () => {
     vi.useFakeTimers();
     const checkedLive = new Map<number, number[]>();
@@ -129,5 +159,81 @@ describe('createHealthChecker pacing', () => {
       expect(Math.max(...gaps)).toBeLessThanOrEqual(31_000);
     }
     expect((await checker.list()).filter((h) => h.nodeId === 2).every((h) => h.state === 'up')).toBe(true);
+  });
+});
+
+describe('createHealthChecker schedule', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const one = (over: Partial<HealthTarget> = {}): HealthTarget => ({
+    type: 'http',
+    id: 1,
+    nodeId: 1,
+    probe: 'http',
+    host: '10.44.0.2',
+    port: 80,
+    path: '/',
+    intervalSeconds: 60,
+    timeoutSeconds: 5,
+    ...over,
+  });
+
+  it('checks at a shortened interval from the next read on, and a backend pointed elsewhere at once, never the old one', async () => {
+    vi.useFakeTimers();
+    const checks: { port: number; at: number }[] = [];
+    let target = one();
+    const probe = async (checked: HealthTarget): Promise<{ error: null; latencyMs: number }> => {
+      checks.push({ port: checked.port, at: Date.now() });
+      return Promise.resolve({ error: null, latencyMs: 1 });
+    };
+    const checker = createHealthChecker({ db: null as never, probe, loadTargets: () => [target] });
+    const start = Date.now();
+    checker.start();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(checks).toHaveLength(1);
+    // Every 60 s, then every 5 s once the services are read again.
+    target = one({ intervalSeconds: 5 });
+    await checker.refresh();
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(checks.length).toBeGreaterThanOrEqual(4);
+    const gaps = checks.slice(2).map((c, i) => c.at - (checks[i + 1]?.at ?? 0));
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(6_000);
+    // Pointed at another port: checked within the next few seconds, and only there from then on.
+    const before = checks.length;
+    target = one({ intervalSeconds: 5, port: 8080 });
+    await checker.refresh();
+    await vi.advanceTimersByTimeAsync(10_000);
+    checker.stop();
+    expect(checks.slice(before).map((c) => c.port)).toEqual(checks.slice(before).map(() => 8080));
+    expect(checks.length - before).toBeGreaterThanOrEqual(2);
+    expect(checks.at(-1)?.at ?? 0).toBeGreaterThan(start);
+  });
+});
+
+describe('loadHealthTargets', () => {
+  it('reads every served service, a slice of rows per statement (the event loop free in between)', async () => {
+    const t = await buildTestApp();
+    try {
+      const node = await insertNode(t.deps, { name: 'targets' });
+      const rows = await insertTcpServices(
+        t,
+        Array.from({ length: 5 }, (_, i) => ({
+          nodeId: node.id,
+          name: `t${String(i)}`,
+          port: 31600 + i,
+          backendHost: '10.0.0.8',
+          backendPort: 9000 + i,
+        })),
+      );
+      const all = await loadHealthTargets(t.deps.db);
+      // Two per statement: three statements for five services, the same targets.
+      expect(await loadHealthTargets(t.deps.db, 2)).toEqual(all);
+      expect(all.filter((target) => target.type === 'tcp').map((target) => target.id)).toEqual(rows.map((r) => r.id));
+      expect(all.find((target) => target.id === rows[4]?.id)).toMatchObject({ host: node.address, port: 9004 });
+    } finally {
+      await t.cleanup();
+    }
   });
 });

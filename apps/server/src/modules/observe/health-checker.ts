@@ -1,8 +1,11 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
+// Imported, not the global: a test's fake timers replace the global setImmediate, and a read must still finish.
+import { setImmediate as nextTurnAfter } from 'node:timers';
 import { HEALTH_CHECK_DEFAULTS, type ServiceHealth, type ServiceType } from '@postern/contract';
 import { sql } from 'drizzle-orm';
+import FlatQueue from 'flatqueue';
 import type { ReadDb, Store } from '../../db/client.js';
 import { createCoalescer } from '../../lib/serial.js';
 
@@ -67,43 +70,67 @@ type TargetRow = [
   interval: number | null,
   timeout: number | null,
 ];
-type TargetRowWithHost = TargetRow & { 4: string };
+
+/** Targets read per statement, the event loop free in between: one read of 100,000 held it for about a second. */
+export const TARGETS_SLICE = 2000;
 
 /**
  * What nginx serves, with the same upstream rule as desired-state.ts: a regular node is reached at its tunnel address.
+ * A slice of one table after the id `after` (keyset: a service added meanwhile is read now or at the next refresh).
  */
-const targetsQuery = sql.raw(
-  `select 'http', s.id, s.node_id, s.backend_proto,
+const targetsOf = {
+  http: (after: number, limit: number) =>
+    sql`select 'http', s.id, s.node_id, s.backend_proto,
          case when n.is_gateway or n.is_local then s.backend_host else n.address end, s.backend_port, s.path_location,
          s.health_interval_seconds, s.health_timeout_seconds
        from http_services s join nodes n on n.id = s.node_id
-       where s.enabled and (n.enabled or n.is_local) and s.apply_error is null
-       union all
-       select 'tcp', s.id, s.node_id, s.proto,
+       where s.enabled and (n.enabled or n.is_local) and s.apply_error is null and s.id > ${after}
+       order by s.id limit ${limit}`,
+  tcp: (after: number, limit: number) =>
+    sql`select 'tcp', s.id, s.node_id, s.proto,
          case when n.is_gateway or n.is_local then s.backend_host else n.address end, s.backend_port, '',
          s.health_interval_seconds, s.health_timeout_seconds
        from tcp_services s join nodes n on n.id = s.node_id
-       where s.enabled and (n.enabled or n.is_local) and s.apply_error is null`,
-);
+       where s.enabled and (n.enabled or n.is_local) and s.apply_error is null and s.id > ${after}
+       order by s.id limit ${limit}`,
+};
 
-export async function loadHealthTargets(db: ReadDb): Promise<HealthTarget[]> {
-  return (await db.values<TargetRow>(targetsQuery))
-    .filter((row): row is TargetRowWithHost => row[4] !== null && row[4] !== '')
-    .map(([type, id, nodeId, proto, host, port, path, interval, timeout]) => {
-      const intervalSeconds = interval ?? HEALTH_CHECK_DEFAULTS.intervalSeconds;
-      return {
-        type,
-        id,
-        nodeId,
-        host,
-        port,
-        path: path || '/',
-        probe: proto as HealthTarget['probe'],
-        intervalSeconds,
-        // A check never outlives its interval, so checks of one service never overlap.
-        timeoutSeconds: Math.min(timeout ?? HEALTH_CHECK_DEFAULTS.timeoutSeconds, intervalSeconds),
-      };
-    });
+/** A row of the targets' statements as a target; null for one with no host to reach. */
+function targetOf([type, id, nodeId, proto, host, port, path, interval, timeout]: TargetRow): HealthTarget | null {
+  if (host === null || host === '') return null;
+  const intervalSeconds = interval ?? HEALTH_CHECK_DEFAULTS.intervalSeconds;
+  return {
+    type,
+    id,
+    nodeId,
+    host,
+    port,
+    path: path || '/',
+    probe: proto as HealthTarget['probe'],
+    intervalSeconds,
+    // A check never outlives its interval, so checks of one service never overlap.
+    timeoutSeconds: Math.min(timeout ?? HEALTH_CHECK_DEFAULTS.timeoutSeconds, intervalSeconds),
+  };
+}
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => nextTurnAfter(resolve));
+
+export async function loadHealthTargets(db: ReadDb, slice = TARGETS_SLICE): Promise<HealthTarget[]> {
+  const targets: HealthTarget[] = [];
+  for (const query of [targetsOf.http, targetsOf.tcp]) {
+    for (let after = 0; ;) {
+      const page = await db.values<TargetRow>(query(after, slice));
+      for (const row of page) {
+        const target = targetOf(row);
+        if (target) targets.push(target);
+      }
+      const last = page.at(-1);
+      if (page.length < slice || last === undefined) break;
+      after = last[1];
+      await nextTurn();
+    }
+  }
+  return targets;
 }
 
 const sameTarget = (a: HealthTarget, b: HealthTarget) =>
@@ -158,33 +185,91 @@ function healthAfter(health: ServiceHealth, result: ProbeResult, at: string): Se
   };
 }
 
-/** The checker's entries made to follow `targets`: kept where the target is the same, new ones checked soon. */
-function applyTargets(entries: Map<string, Entry>, targets: HealthTarget[], at: number, random: () => number): void {
+/**
+ * The entries by the time of their next check, soonest first (a binary heap): a tick takes what is due from its head
+ * instead of reading (and, with more due than the caps allow, sorting) every entry. At 100,000 services with more
+ * due than can run, that read and sort held the event loop for hundreds of milliseconds every second
+ * (bench/README.md, sweep-stall.ts). An entry is queued again whenever its time changes; what the queue gives back is
+ * skipped when it is out of date (the entry went, was replaced, is being checked, or has another time now).
+ */
+class DueQueue {
+  private readonly heap = new FlatQueue<{ key: string; entry: Entry; at: number }>();
+
+  constructor(private readonly entries: Map<string, Entry>) {}
+
+  schedule(key: string, entry: Entry): void {
+    if (entry.target.probe !== 'udp') this.heap.push({ key, entry, at: entry.nextAt }, entry.nextAt);
+  }
+
+  /** The next entry due at `at` (the longest waiting first), or undefined when none is. */
+  takeDue(at: number): { key: string; entry: Entry } | undefined {
+    for (;;) {
+      const head = this.heap.peekValue();
+      if (head === undefined || head > at) return undefined;
+      const item = this.heap.pop();
+      if (item === undefined) return undefined;
+      const { key, entry } = item;
+      if (this.entries.get(key) === entry && !entry.isChecking && entry.nextAt === item.at) return item;
+    }
+  }
+
+  /** Puts an entry taken but not started (its node at its cap) back, at its own time. */
+  putBack(item: { key: string; entry: Entry }): void {
+    this.heap.push({ ...item, at: item.entry.nextAt }, item.entry.nextAt);
+  }
+}
+
+/**
+ * The checker's entries made to follow `targets`: kept where the target is the same, new ones checked soon. A slice
+ * at a time, the event loop free in between (checks go on meanwhile, each entry whole).
+ */
+async function applyTargets(
+  entries: Map<string, Entry>,
+  queue: DueQueue,
+  targets: HealthTarget[],
+  at: number,
+  random: () => number,
+): Promise<void> {
   const seen = new Set<string>();
+  let done = 0;
   for (const target of targets) {
+    if (++done % TARGETS_SLICE === 0) await nextTurn();
     const key = keyOf(target.type, target.id);
     seen.add(key);
     const entry = entries.get(key);
     if (entry && sameTarget(entry.target, target)) {
-      if (entry.target.intervalSeconds !== target.intervalSeconds)
-        entry.nextAt = Math.min(entry.nextAt, at + target.intervalSeconds * 1000);
+      const isIntervalChanged = entry.target.intervalSeconds !== target.intervalSeconds;
       entry.target = target;
-      entry.health = {
-        ...entry.health,
-        intervalSeconds: target.intervalSeconds,
-        timeoutSeconds: target.timeoutSeconds,
-      };
+      if (isIntervalChanged) {
+        entry.nextAt = Math.min(entry.nextAt, at + target.intervalSeconds * 1000);
+        queue.schedule(key, entry);
+      }
+      if (
+        entry.health.intervalSeconds !== target.intervalSeconds ||
+        entry.health.timeoutSeconds !== target.timeoutSeconds
+      )
+        entry.health = {
+          ...entry.health,
+          intervalSeconds: target.intervalSeconds,
+          timeoutSeconds: target.timeoutSeconds,
+        };
       continue;
     }
     // New (or pointed elsewhere): checked soon, spread over a few seconds so a boot does not check all at once.
-    entries.set(key, {
+    const added: Entry = {
       target,
       health: unknownHealth(target),
       nextAt: at + Math.floor(random() * Math.min(3000, target.intervalSeconds * 1000)),
       isChecking: false,
-    });
+    };
+    entries.set(key, added);
+    queue.schedule(key, added);
   }
-  for (const key of entries.keys()) if (!seen.has(key)) entries.delete(key);
+  done = 0;
+  for (const key of entries.keys()) {
+    if (++done % TARGETS_SLICE === 0) await nextTurn();
+    if (!seen.has(key)) entries.delete(key);
+  }
 }
 
 /** The checks running now, in all and per node (the caps above). */
@@ -222,6 +307,7 @@ export function createHealthChecker(deps: {
   const now = deps.now ?? Date.now;
   const random = deps.random ?? Math.random;
   const entries = new Map<string, Entry>();
+  const queue = new DueQueue(entries);
   const listeners = new Set<(change: HealthChange) => void>();
   let timer: NodeJS.Timeout | null = null;
   let refreshedAt = 0;
@@ -230,7 +316,7 @@ export function createHealthChecker(deps: {
   const refresh = createCoalescer(async () => {
     isDirty = false;
     refreshedAt = now();
-    applyTargets(entries, await loadTargets(), now(), random);
+    await applyTargets(entries, queue, await loadTargets(), now(), random);
   });
 
   const inFlight = new InFlightChecks();
@@ -248,9 +334,10 @@ export function createHealthChecker(deps: {
       inFlight.end(target.nodeId);
     }
     entry.isChecking = false;
-    entry.nextAt = now() + target.intervalSeconds * 1000;
+    entry.nextAt = now() + entry.target.intervalSeconds * 1000;
     // The service went away or was pointed elsewhere while this check ran: its result is about nothing served.
     if (entries.get(key) !== entry || !sameTarget(entry.target, target)) return;
+    queue.schedule(key, entry);
     const previous = entry.health.state;
     entry.health = healthAfter(entry.health, result, new Date(now()).toISOString());
     if (previous !== entry.health.state) for (const listener of listeners) listener({ health: entry.health, previous });
@@ -266,18 +353,16 @@ export function createHealthChecker(deps: {
   function tick(): void {
     if (now() - refreshedAt >= REFRESH_EVERY_MS) refreshQuietly();
     const at = now();
-    const due: [string, Entry][] = [];
-    for (const item of entries) {
-      const entry = item[1];
-      if (!entry.isChecking && entry.nextAt <= at && entry.target.probe !== 'udp') due.push(item);
+    // The longest waiting first; more due than the caps allow stay due for the next tick. A node at its cap keeps
+    // its due checks (put back after this tick) without holding up any other node's.
+    const waiting: { key: string; entry: Entry }[] = [];
+    while (inFlight.total < MAX_CHECKS_IN_FLIGHT) {
+      const item = queue.takeDue(at);
+      if (item === undefined) break;
+      if (inFlight.ofNode(item.entry.target.nodeId) >= MAX_CHECKS_IN_FLIGHT_PER_NODE) waiting.push(item);
+      else void check(item.key, item.entry);
     }
-    // More due than the caps allow: the longest waiting first, the rest stay due for the next tick.
-    if (due.length > MAX_CHECKS_IN_FLIGHT - inFlight.total) due.sort((a, b) => a[1].nextAt - b[1].nextAt);
-    for (const [key, entry] of due) {
-      if (inFlight.total >= MAX_CHECKS_IN_FLIGHT) break;
-      if (inFlight.ofNode(entry.target.nodeId) >= MAX_CHECKS_IN_FLIGHT_PER_NODE) continue;
-      void check(key, entry);
-    }
+    for (const item of waiting) queue.putBack(item);
   }
 
   let isDirty = false;
