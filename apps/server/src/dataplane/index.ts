@@ -24,7 +24,7 @@ import { renderHttpInstance } from './nginx/render-main.js';
 import { createStreamInstances } from './nginx/stream-instances.js';
 import {
   createStaticHosts,
-  planDataPlane,
+  planDataPlaneSliced,
   planScoped as planScopedState,
   readResolvers,
   type DataPlanePlan,
@@ -277,7 +277,7 @@ function createAccessLogs(config: DataPlaneConfig) {
 interface ConvergenceParts {
   config: DataPlaneConfig;
   deps: DataPlaneDeps;
-  plan: (state: DesiredState) => DataPlanePlan;
+  plan: (state: DesiredState) => Promise<DataPlanePlan>;
   planScoped: (scoped: ScopedState) => ScopedPlan;
   tunnel: ReturnType<typeof createTunnel>;
   proxy: Proxy;
@@ -318,7 +318,7 @@ function createConvergence(parts: ConvergenceParts) {
     reconciler,
     loadPlanned: async () => {
       const { state } = await guardNetworks(await deps.loadDesiredState());
-      return { state, plan: plan(state) };
+      return { state, plan: await plan(state) };
     },
     proxy,
     wireguard,
@@ -411,7 +411,8 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     ...(shared ? { shared: shared.certificates, isHolder: shared.isHolder } : {}),
   });
   const { logs, streamTraffic } = createAccessLogs(config);
-  const plan = (state: DesiredState) => planDataPlane(state, renderOptions, staticHosts());
+  // A full run and a drift check plan every row: in slices, between which the event loop serves requests and changes.
+  const plan = (state: DesiredState) => planDataPlaneSliced(state, renderOptions, staticHosts());
   const planScoped = (scoped: ScopedState) => planScopedState(scoped, renderOptions, staticHosts());
   const reach = createGatewayReach({
     resolvers: renderOptions.resolvers,
@@ -440,7 +441,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     },
     apply: (scope) => supervisor.apply(scope),
     async traffic() {
-      const { streams } = plan(await deps.loadDesiredState());
+      const { streams } = await plan(await deps.loadDesiredState());
       return readTraffic({ streams, httpTraffic: () => proxy.httpTraffic(), streamTraffic });
     },
     checkDrift: () => supervisor.checkDrift(),

@@ -1,7 +1,7 @@
 import { createLogHub } from './logs/hub.js';
 import type { WantedInstance } from './nginx/stream-instances.js';
 import type { NginxRenderOptions } from './nginx/options.js';
-import { planDataPlane, planScoped } from './plan.js';
+import { planDataPlane, planDataPlaneSliced, planScoped } from './plan.js';
 import { withoutServices } from './nginx/routes.js';
 import { createReconciler, type ProxyAdapter, type Reconciler } from './reconciler.js';
 import { createSupervisor, type SupervisedProxy } from './supervisor.js';
@@ -473,7 +473,8 @@ export function createRecordingReconciler(options: {
   const reconciler = createReconciler({
     loadDesiredState: options.loadDesiredState,
     ...(options.guardNetworks ? { guardNetworks: options.guardNetworks } : {}),
-    plan,
+    // As the real data plane plans a full run: in slices (`plan`, the same plan in one turn, is the tests').
+    plan: (state: DesiredState) => planDataPlaneSliced(state, options.render, OFFLINE_STATIC_HOSTS),
     ...(read
       ? {
           loadScopedState: read,
@@ -511,7 +512,7 @@ export function createOfflineDataPlane(options: {
           underlayOf: (publicKey) => status.get(publicKey)?.clientIp ?? null,
           reach,
         });
-  const { reconciler, plan, wireguard, proxy, certs } = createRecordingReconciler({
+  const { reconciler, wireguard, proxy, certs } = createRecordingReconciler({
     loadDesiredState: async () => {
       host.applyCount++;
       host.lastState = await options.loadDesiredState();
@@ -535,7 +536,7 @@ export function createOfflineDataPlane(options: {
     reconciler: failing,
     loadPlanned: async () => {
       const { state } = await guardNetworks(await options.loadDesiredState());
-      return { state, plan: plan(state) };
+      return { state, plan: await planDataPlaneSliced(state, options.render, OFFLINE_STATIC_HOSTS) };
     },
     proxy,
     wireguard,

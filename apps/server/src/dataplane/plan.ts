@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { DesiredState, DesiredStreamRoute, ScopedState } from './types.js';
 import type { NginxRenderOptions } from './nginx/options.js';
 import { buildAccessTable, type AccessTable } from './nginx/access-table.js';
-import { buildRouteTable, type RouteTable } from './nginx/routes.js';
+import { buildRouteTable, routeTableInSlices, runStepsSliced, type RouteTable } from './nginx/routes.js';
 import { renderStreamInstance, streamCertificateName, streamInstanceKey } from './nginx/render-stream.js';
 import type { WantedInstance } from './nginx/stream-instances.js';
 import { isBackendHost } from '@postern/contract';
@@ -60,6 +60,27 @@ export function planDataPlane(
     streams: planStreams(state.stream, options, staticHosts),
     access,
   };
+}
+
+/**
+ * `planDataPlane` over several turns of the event loop (`pause` between slices; dataplane/README.md "Planning in
+ * slices"): what a full run and a drift check plan, the whole desired state. The same plan as `planDataPlane`.
+ */
+export async function planDataPlaneSliced(
+  state: DesiredState,
+  options: NginxRenderOptions,
+  staticHosts: ReadonlyMap<string, string>,
+  slicing: { rows?: number; pause?: () => Promise<void> } = {},
+): Promise<DataPlanePlan> {
+  const access = buildAccessTable(state.access);
+  const steps = routeTableInSlices(
+    state.http,
+    state.domains,
+    { staticHosts, reservedHosts: [options.consoleHost], access },
+    slicing.rows,
+  );
+  const routes = await runStepsSliced(steps, slicing.pause);
+  return { routes, streams: planStreams(state.stream, options, staticHosts), access };
 }
 
 /**

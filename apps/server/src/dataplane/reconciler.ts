@@ -85,8 +85,11 @@ export interface ProxyAdapter {
 
 export interface ReconcilerDeps {
   loadDesiredState: () => Promise<DesiredState>;
-  /** Pure: desired state → route table and instance configs (every value through the validators). */
-  plan: (state: DesiredState) => DataPlanePlan;
+  /**
+   * Pure: desired state → route table and instance configs (every value through the validators); the real planner
+   * gives the event loop back between slices of rows (plan.ts `planDataPlaneSliced`).
+   */
+  plan: (state: DesiredState) => DataPlanePlan | Promise<DataPlanePlan>;
   wireguard: WireGuardAdapter;
   proxy: ProxyAdapter;
   certs: CertificateAdapter;

@@ -1,4 +1,6 @@
 import { hash } from 'node:crypto';
+// Imported, not the global: a test's fake timers replace the global setImmediate, and planning must keep going.
+import { setImmediate } from 'node:timers';
 import {
   cidrToInts,
   isWildcardDomainName,
@@ -118,19 +120,47 @@ const EXACT_WITHOUT_ROUTES = '[]';
 
 const byLongestPrefix = (x: LuaRoute, y: LuaRoute): number => y.p.length - x.p.length || x.s - y.s;
 
-export function buildRouteTable(
+type RouteTableOptions = {
+  staticHosts?: ReadonlyMap<string, string>;
+  reservedHosts?: readonly string[];
+  access?: AccessTable;
+};
+
+/** Rows planned between two turns of the event loop by the sliced planner (buildRouteTableSliced). */
+export const PLAN_SLICE_ROWS = 2000;
+
+/** The next turn of the event loop: what every API request and every change waiting meanwhile runs in. */
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Rows already in service-id order (loadDesiredState reads them so) are not copied and sorted again. */
+function byServiceId(routes: readonly DesiredHttpRoute[]): readonly DesiredHttpRoute[] {
+  for (let i = 1; i < routes.length; i++)
+    if ((routes[i - 1] as DesiredHttpRoute).serviceId > (routes[i] as DesiredHttpRoute).serviceId)
+      return [...routes].sort((x, y) => x.serviceId - y.serviceId);
+  return routes;
+}
+
+/**
+ * The route table, built in steps: it yields after every `sliceRows` rows (routes planned, hosts serialized, domains
+ * looked at), so buildRouteTableSliced can give the event loop back between them. One code path for both planners:
+ * the sliced table is the one-turn table, only spread over turns.
+ */
+function* routeTableSteps(
   routes: readonly DesiredHttpRoute[],
   domains: readonly DesiredDomain[],
-  options: { staticHosts?: ReadonlyMap<string, string>; reservedHosts?: readonly string[]; access?: AccessTable } = {},
-): RouteTable {
+  options: RouteTableOptions,
+  sliceRows: number,
+): Generator<void, RouteTable> {
   const staticHosts = options.staticHosts ?? new Map<string, string>();
   const known = new Set(domains.map((d) => d.domain));
   const reserved = new Set(options.reservedHosts ?? []);
   const byHost = new Map<string, LuaRoute[]>();
   const revisions = new Map<number, string>();
   const rejected = new Map<number, string>();
+  let done = 0;
   // Lowest id first: when two rows claim one path, the older one keeps it.
-  for (const route of [...routes].sort((x, y) => x.serviceId - y.serviceId)) {
+  for (const route of byServiceId(routes)) {
+    if (++done % sliceRows === 0) yield;
     try {
       const host = route.domain === null ? NO_DOMAIN_HOST : assertServiceHost(route.domain);
       // A name below a wildcard domain needs no domain of its own: the wildcard's certificate covers it.
@@ -153,16 +183,64 @@ export function buildRouteTable(
     }
   }
   const hosts = new Map<string, string>();
-  for (const [host, list] of byHost) hosts.set(host, JSON.stringify(list.sort(byLongestPrefix)));
+  for (const [host, list] of byHost) {
+    done += list.length;
+    if (done >= sliceRows) {
+      done = 0;
+      yield;
+    }
+    hosts.set(host, JSON.stringify(list.sort(byLongestPrefix)));
+  }
   // Exact names win: a domain of its own below a wildcard with services, but with none itself, answers 404 rather
   // than the wildcard's services (another owner's name is never served by someone's wildcard). An empty list is
   // what nginx finds for it.
   for (const domain of known) {
+    if (++done % sliceRows === 0) yield;
     if (isWildcardDomainName(domain) || hosts.has(domain)) continue;
     const wildcard = wildcardOf(domain);
     if (wildcard !== null && hosts.has(wildcard)) hosts.set(domain, EXACT_WITHOUT_ROUTES);
   }
   return { hosts, revisions, rejected };
+}
+
+/** Runs a planner's steps to the end in this turn. */
+export function runSteps<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Runs a planner's steps with `pause()` (the next turn) between them. */
+export async function runStepsSliced<T>(steps: Generator<void, T>, pause: () => Promise<void> = nextTurn): Promise<T> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await pause();
+  }
+}
+
+/** The route table in one turn: a scope's few hosts (scoped runs). */
+export function buildRouteTable(
+  routes: readonly DesiredHttpRoute[],
+  domains: readonly DesiredDomain[],
+  options: RouteTableOptions = {},
+): RouteTable {
+  return runSteps(routeTableSteps(routes, domains, options, Infinity));
+}
+
+/**
+ * The same route table over several turns, `sliceRows` rows each: the whole desired state (a full run, a drift check)
+ * at 100,000 services is seconds of CPU that must not hold every API request and change behind it
+ * (dataplane/README.md "Planning in slices").
+ */
+export function routeTableInSlices(
+  routes: readonly DesiredHttpRoute[],
+  domains: readonly DesiredDomain[],
+  options: RouteTableOptions = {},
+  sliceRows = PLAN_SLICE_ROWS,
+): Generator<void, RouteTable> {
+  return routeTableSteps(routes, domains, options, sliceRows);
 }
 
 /**

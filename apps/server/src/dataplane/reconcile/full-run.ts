@@ -80,7 +80,7 @@ export class FullRun {
     this.hasTokenNetworks = state.peers.some((peer) => peer.networksByToken === true);
     let guarded = new Map<number, string>();
     if (this.deps.guardNetworks) ({ state, rejected: guarded } = await this.deps.guardNetworks(state));
-    return { state, plan: this.deps.plan(state), guarded };
+    return { state, plan: await this.deps.plan(state), guarded };
   }
 
   private async applyWireGuard(state: DesiredState, rejected: Rejections): Promise<void> {
@@ -101,7 +101,7 @@ export class FullRun {
       await this.certificates.ensureChanged(state.domains);
     } catch (err) {
       if (!(err instanceof NoRoomError)) throw err;
-      plan = this.withoutDomains(state, plan, err.domains, err.message, rejected);
+      plan = await this.withoutDomains(state, plan, err.domains, err.message, rejected);
     }
     await this.deps.proxy.syncChallenges(state.challenges ?? new Map());
     const domainNames = state.domains.map((d) => d.domain);
@@ -150,16 +150,16 @@ export class FullRun {
    * The plan without the HTTP services of `domains` (nginx had no room for their certificates): they are set aside
    * with the reason, everything else is served.
    */
-  private withoutDomains(
+  private async withoutDomains(
     state: DesiredState,
     plan: DataPlanePlan,
     domains: readonly string[],
     message: string,
     rejected: Rejections,
-  ): DataPlanePlan {
+  ): Promise<DataPlanePlan> {
     const left = new Set(domains);
     const http = state.http.filter((route) => route.domain === null || !left.has(route.domain));
     for (const route of state.http) if (!http.includes(route)) rejected.http.set(route.serviceId, message);
-    return { ...plan, routes: this.deps.plan({ ...state, http }).routes };
+    return { ...plan, routes: (await this.deps.plan({ ...state, http })).routes };
   }
 }
