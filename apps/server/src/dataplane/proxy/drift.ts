@@ -1,4 +1,5 @@
 import type { AccessTable } from '../nginx/access-table.js';
+import { nextTurn, PLAN_SLICE_ROWS } from '../nginx/routes.js';
 import type { ControlClient } from '../nginx/control-client.js';
 import type { WantedInstance } from '../nginx/stream-instances.js';
 import type { AccessDigest } from './access.js';
@@ -36,11 +37,18 @@ export async function routesAndCertificatesDrift(
   served: ReadonlyMap<string, string>,
   certNames: readonly string[],
   certsDir: string,
+  pause: () => Promise<void> = nextTurn,
 ): Promise<string[]> {
   const differences: string[] = [];
   const digest = await control.get<{ hosts: Record<string, string>; certs: Record<string, string> }>('/digest');
   const label = (host: string): string => (host === '' ? 'services without a domain' : host);
+  // A hash per host: at 100,000 hosts compared in slices, the event loop serving requests between them.
+  let inTurn = 0;
   for (const [host, json] of served) {
+    if (++inTurn === PLAN_SLICE_ROWS) {
+      inTurn = 0;
+      await pause();
+    }
     const hash = digest.hosts[host];
     if (hash === undefined) differences.push(`nginx lacks the routes of ${label(host)}`);
     else if (hash !== md5(json))
@@ -50,6 +58,10 @@ export async function routesAndCertificatesDrift(
     if (!served.has(host)) differences.push(`nginx routes ${label(host)}, which the database does not`);
   const pems = await readPems(certsDir, certNames);
   for (const [i, name] of certNames.entries()) {
+    if (++inTurn === PLAN_SLICE_ROWS) {
+      inTurn = 0;
+      await pause();
+    }
     const pem = pems[i];
     if (pem == null) continue;
     const hash = digest.certs[name];
