@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
@@ -59,6 +60,14 @@ export type Store = ReadDb & {
    */
   snapshot<T>(work: (tx: ReadDb) => Promise<T>): Promise<T>;
   /**
+   * A snapshot whose reads may span several turns of the event loop: `work` reads in pages and awaits `pause()` between
+   * them, so reading 100,000 rows does not hold every request behind it (the desired state of a full run or a drift
+   * check). SQLite: a read transaction on a connection of its own (WAL: writes go on meanwhile and the snapshot keeps
+   * its moment; the store's other reads see the latest), one at a time; `pause` is the next turn. PostgreSQL: a
+   * `snapshot`, each page a round trip that leaves the event loop free; `pause` awaits nothing.
+   */
+  pagedSnapshot<T>(work: (tx: ReadDb, pause: () => Promise<void>) => Promise<T>): Promise<T>;
+  /**
    * Tells every other gateway on this database that something changed (call it after the write committed).
    * Without a topic: what the gateways serve changed, and every other gateway applies its data plane. With a topic
    * (`ANNOUNCEMENT_TOPIC`, e.g. 'sessions'): only that topic's listeners hear it, with `payload` (short, and never a
@@ -113,6 +122,9 @@ export function checkAnnouncement(topic: string | undefined, payload: string | u
 
 const sqliteClients = new WeakMap<object, Database.Database>();
 
+/** The next turn of the event loop (imported setImmediate: a test's fake timers do not stop a paged read). */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /**
  * Opens (creating if needed) the embedded SQLite database with WAL and foreign keys on, and applies the committed
  * SQL migrations from `migrationsFolder`. Two connections: one writes (the transactions, one at a time), one reads
@@ -129,6 +141,29 @@ export function openSqliteStore(file: string, migrationsFolder: string): Store {
   const reader = new Database(file);
   reader.pragma('busy_timeout = 5000');
   reader.pragma('query_only = ON');
+
+  // The paged snapshots' connection: a read transaction left open across turns on `reader` would show the store's other
+  // reads an old moment, and on `writer` would hold every write up.
+  const pager = new Database(file);
+  pager.pragma('busy_timeout = 5000');
+  pager.pragma('query_only = ON');
+  const pagerDb = readMethodsOf(drizzle({ client: withStatementCache(pager) }) as unknown as AsyncSqlite);
+  const pagerFrame = { begin: pager.prepare('BEGIN'), commit: pager.prepare('COMMIT') };
+  let pagerTail: Promise<unknown> = Promise.resolve();
+  const pagedSnapshot = <T>(work: (tx: ReadDb, pause: () => Promise<void>) => Promise<T>): Promise<T> => {
+    const run = async (): Promise<T> => {
+      // Deferred: the snapshot is the moment of the first read, kept until COMMIT.
+      pagerFrame.begin.run();
+      try {
+        return await work(pagerDb, nextTurn);
+      } finally {
+        if (pager.inTransaction) pagerFrame.commit.run();
+      }
+    };
+    const result = pagerTail.then(run, run);
+    pagerTail = result.catch(() => undefined);
+    return result;
+  };
 
   const guards = createTransactionGuards<Database.Database>();
   // The synchronous driver answers every query at once; code awaits it as if it were asynchronous (`await` of a value
@@ -185,11 +220,14 @@ export function openSqliteStore(file: string, migrationsFolder: string): Store {
     engine: 'sqlite',
     write: (work) => transaction('write', () => work(tx)),
     snapshot: (work) => transaction('snapshot', () => work(tx)),
+    pagedSnapshot,
     // Checked as on PostgreSQL, so a bad topic fails in the tests of either engine.
     announce: async (topic?: string, payload?: string) => checkAnnouncement(topic, payload),
     onAnnounce: () => () => undefined,
     close: async () => {
       await tail;
+      await pagerTail;
+      pager.close();
       reader.close();
       writer.close();
     },

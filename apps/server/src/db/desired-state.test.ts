@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { publicKeyFromPrivate } from '../dataplane/wireguard/keys.js';
 import { insertNode } from '../modules/services/test-support.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
 import { gatewaySettingsFor } from '../create-data-plane.js';
 import { openSqliteStore, sqliteClientOf } from './client.js';
-import { loadDesiredState, loadScopedState } from './desired-state.js';
+import { loadDesiredState, loadScopedState, STATE_PAGE_ROWS } from './desired-state.js';
 import { readGatewayPrivateKey } from './gateway-key.js';
 import { resolveMigrationsDir } from './migrations-dir.js';
 import { accessPolicies, domains, gateways, httpServices, nodes, settings, tcpServices } from './schema.js';
@@ -134,6 +134,47 @@ describe('loadDesiredState', () => {
       ['udp', 30000, false, null, '192.168.1.53', 53],
     ]);
     expect(state.domains).toEqual([expect.objectContaining({ domain: 'app.example.com', ssl: 'self-signed' })]);
+  });
+
+  test('reads the routes in pages with the event loop free between them, and still sees one moment', async () => {
+    const node = await insertNode(t.deps, { address: '10.50.0.2' });
+    await t.db.write((tx) => tx.insert(domains).values({ domain: 'many.test', ssl: 'self-signed', ...http01 }));
+    const count = STATE_PAGE_ROWS + 500;
+    const rows = Array.from({ length: count }, (_, i) => ({
+      ...httpRow,
+      nodeId: node.id,
+      name: `web${i}`,
+      domain: 'many.test',
+      pathLocation: `/p${i}`,
+    }));
+    await t.db.write(async (tx) => {
+      for (let i = 0; i < count; i += 1000) await tx.insert(httpServices).values(rows.slice(i, i + 1000));
+    });
+    const firstId = Math.min(...(await load()).http.map((route) => route.serviceId));
+    // A change landing while the read runs: the first service deleted, one added (after every page's ids).
+    let hasLanded = false;
+    setImmediate(() => {
+      void t.db
+        .write(async (tx) => {
+          await tx.delete(httpServices).where(eq(httpServices.id, firstId));
+          await tx.insert(httpServices).values({ ...rows[0]!, name: 'late', pathLocation: '/late' });
+        })
+        .then(() => {
+          hasLanded = true;
+        });
+    });
+    const state = await load();
+    const hasLate = state.http.some((route) => route.pathLocation === '/late');
+    const hasFirst = state.http.some((route) => route.serviceId === firstId);
+    // One moment: both halves of the change, or neither.
+    expect(state.http).toHaveLength(count);
+    expect(hasLate).toBe(!hasFirst);
+    // The embedded engine read its first page, gave the loop back (the change landed) and kept its moment.
+    if (t.db.engine === 'sqlite') expect({ hasLanded, hasLate }).toEqual({ hasLanded: true, hasLate: false });
+    await vi.waitFor(() => expect(hasLanded).toBe(true));
+    const after = await load();
+    expect(after.http).toHaveLength(count);
+    expect(after.http.some((route) => route.pathLocation === '/late')).toBe(true);
   });
 
   test('pins the whole state across node kinds, service kinds, IP lists and domains', async () => {

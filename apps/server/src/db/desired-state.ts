@@ -1,4 +1,4 @@
-import { and, eq, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, eq, gt, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { isWildcardDomainName, wildcardOf } from '@postern/contract';
 import { parseStreamKey } from '../model/desired-state.js';
 import type {
@@ -152,9 +152,17 @@ function prepareQueries(db: ReadDb) {
       .peers.where(and(eq(nodes.enabled, true), eq(nodes.isLocal, false)))
       .orderBy(nodes.id)
       .prepare(),
-    http: selectHttp(db).where(httpServed).orderBy(httpServices.id).prepare(),
+    http: selectHttp(db)
+      .where(and(httpServed, gt(httpServices.id, sql.placeholder('after'))))
+      .orderBy(httpServices.id)
+      .limit(STATE_PAGE_ROWS)
+      .prepare(),
     stream: selectStream(db).where(streamServed).orderBy(tcpServices.id).prepare(),
-    domains: selectDomains(db).orderBy(domains.id).prepare(),
+    domains: selectDomains(db)
+      .where(gt(domains.id, sql.placeholder('after')))
+      .orderBy(domains.id)
+      .limit(STATE_PAGE_ROWS)
+      .prepare(),
     challenges: db
       .select({ token: acmeChallenges.token, answer: acmeChallenges.keyAuthorization })
       .from(acmeChallenges)
@@ -163,6 +171,31 @@ function prepareQueries(db: ReadDb) {
 }
 
 const queriesFor = preparedPerDb(prepareQueries);
+
+/**
+ * Rows of a table that grows with the services read per page (keyset, by id), the event loop given back between pages
+ * (`Store.pagedSnapshot`): 100,000 rows read and converted in one turn held every request behind them.
+ */
+export const STATE_PAGE_ROWS = 2000;
+
+/** Every row `page` gives, page after page (`after`: the last id read), each page converted by `convert`. */
+async function readPages<T>(
+  page: (after: number) => Promise<unknown[]>,
+  convert: (rows: unknown[]) => T[],
+  pause: () => Promise<void>,
+): Promise<T[]> {
+  const all: T[] = [];
+  let after = 0;
+  for (;;) {
+    const rows = await page(after);
+    for (const item of convert(rows)) all.push(item);
+    // Each row's first column is its id.
+    const last = rows.at(-1) as [id: number] | undefined;
+    if (rows.length < STATE_PAGE_ROWS || last === undefined) return all;
+    after = last[0];
+    await pause();
+  }
+}
 
 /** An IP list column as drizzle would decode it (`nonEmptyList` turned `[]` into null). */
 const parseIpList = (json: string | null): string[] => (json === null ? [] : (JSON.parse(json) as string[]));
@@ -200,8 +233,13 @@ function toPeers(rows: PeerRow[], secrets: SecretBox): DesiredPeer[] {
   }));
 }
 
-async function loadHttpRoutes(db: ReadDb): Promise<DesiredHttpRoute[]> {
-  return toHttpRoutes((await queriesFor(db).http.values()) as HttpRow[]);
+async function loadHttpRoutes(db: ReadDb, pause: () => Promise<void>): Promise<DesiredHttpRoute[]> {
+  const { http } = queriesFor(db);
+  return readPages(
+    (after) => http.values({ after }),
+    (rows) => toHttpRoutes(rows as HttpRow[]),
+    pause,
+  );
 }
 
 function toHttpRoutes(rows: HttpRow[]): DesiredHttpRoute[] {
@@ -239,8 +277,13 @@ function toStreamRoutes(rows: StreamRow[]): DesiredStreamRoute[] {
   }));
 }
 
-async function loadDomains(db: ReadDb): Promise<DesiredDomain[]> {
-  return toDomains((await queriesFor(db).domains.values()) as DomainRow[]);
+async function loadDomains(db: ReadDb, pause: () => Promise<void>): Promise<DesiredDomain[]> {
+  const query = queriesFor(db).domains;
+  return readPages(
+    (after) => query.values({ after }),
+    (rows) => toDomains(rows as DomainRow[]),
+    pause,
+  );
 }
 
 function toDomains(rows: DomainRow[]): DesiredDomain[] {
@@ -263,15 +306,16 @@ async function loadChallenges(db: ReadDb): Promise<Map<string, string>> {
 /**
  * Everything the data plane serves, computed from the DB alone, so a restarted (or second) gateway converges on
  * exactly what the DB says. The reads share one snapshot: a concurrent write cannot leave a route pointing at a
- * domain or node from a different moment (on PostgreSQL without holding any gateway's writes up).
+ * domain or node from a different moment (on PostgreSQL without holding any gateway's writes up). The routes and
+ * domains are read in pages with the event loop given back between them (`Store.pagedSnapshot`; the writes go on).
  */
 export async function loadDesiredState(deps: StateDeps, settings: GatewaySettings): Promise<DesiredState> {
   const { gatewayId, ...side } = settings;
   const gateway = { ...side, privateKey: await readGatewayPrivateKey(deps, gatewayId) };
   const now = deps.now?.() ?? new Date();
-  return deps.db.snapshot(async (tx) => {
+  return deps.db.pagedSnapshot(async (tx, pause) => {
     const protectedBy = await loadServicePolicies(tx);
-    const http = await loadHttpRoutes(tx);
+    const http = await loadHttpRoutes(tx, pause);
     for (const route of http) {
       const policyId = protectedBy.get(route.serviceId);
       if (policyId !== undefined) route.accessPolicyId = policyId;
@@ -281,7 +325,7 @@ export async function loadDesiredState(deps: StateDeps, settings: GatewaySetting
       peers: await loadPeers(tx, deps.secrets),
       http,
       stream: await loadStreamRoutes(tx),
-      domains: await loadDomains(tx),
+      domains: await loadDomains(tx, pause),
       challenges: await loadChallenges(tx),
       access: await loadAccessState(tx, deps.secrets, now),
     };

@@ -366,6 +366,8 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     engine: 'postgres',
     write: (work) => transaction('write', () => work(tx)),
     snapshot: (work) => transaction('snapshot', () => work(tx)),
+    // Each page is a round trip, which leaves the event loop free: nothing more to give back between pages.
+    pagedSnapshot: (work) => transaction('snapshot', () => work(tx, () => Promise.resolve())),
     announce: async (topic?: string, payload?: string) => {
       checkAnnouncement(topic, payload);
       const text = encodeEnvelope(announcements.instance, topic, payload);
