@@ -39,8 +39,10 @@ export async function runScoped(
   const ticket = parts.ledger.take();
   let scoped: ScopedState;
   let plan: ScopedPlan;
+  let readAt = started;
   try {
     scoped = await loadScopedState(scope);
+    readAt = Date.now();
     plan = planScoped(scoped);
   } catch (err) {
     logger.error({ err }, 'data plane: cannot read the desired state');
@@ -74,7 +76,7 @@ export async function runScoped(
     if (failures === null) return null;
     rejectPeers(rejected, failures);
   }
-  let pushed: { certificatesMs: number } | null = { certificatesMs: 0 };
+  let pushed: Pushed | null = { certificatesMs: 0, routesMs: 0 };
   try {
     // A TCP/UDP change alone pushes nothing to the HTTP instance (nor waits for its pushes).
     if (scoped.hosts.length > 0 || scope.http.length > 0)
@@ -91,7 +93,9 @@ export async function runScoped(
   return converged(deps, rejected, spoken, {
     ms: Date.now() - started,
     loadMs: loadedAt - started,
+    readMs: readAt - started,
     certificatesMs: pushed.certificatesMs,
+    routesMs: pushed.routesMs,
     hosts: scoped.hosts.length,
     services: scoped.http.length,
     streams: (scoped.streams ?? []).length,
@@ -118,6 +122,12 @@ async function pushStreams(
   }
 }
 
+/** How long a push's certificate step and its routes (access and the routes' patch) took. */
+interface Pushed {
+  certificatesMs: number;
+  routesMs: number;
+}
+
 interface Loaded {
   ticket: number;
   scoped: ScopedState;
@@ -133,13 +143,14 @@ async function push(
   { proxy }: ReconcilerDeps,
   { certificates, cutOff, ledger }: ScopedParts,
   { ticket, scoped, plan, touched }: Loaded,
-): Promise<{ certificatesMs: number } | null> {
+): Promise<Pushed | null> {
   const before = Date.now();
   await certificates.ensureChanged(scoped.domains);
-  const certificatesMs = Date.now() - before;
+  const certificatesAt = Date.now();
   await proxy.syncAccess(plan.access);
   const names = scoped.domains.map((d) => d.domain);
   if (!(await proxy.patchRoutes(plan.routes.hosts, scoped.hosts, names))) return null;
+  const routesMs = Date.now() - certificatesAt;
   ledger.record(ticket, plan, scoped.hosts, touched, names);
   await proxy.cutStale(plan.routes.revisions, touched);
   // A host of the scope that is no longer a domain (deleted, renamed away): its certificate goes, as the full run's
@@ -148,7 +159,7 @@ async function push(
   await certificates.removeGone(scoped.hosts.filter((host) => host !== '' && !domains.has(host)));
   // The full run's memory of what was cut no longer holds: its next run looks again.
   cutOff.forget();
-  return { certificatesMs };
+  return { certificatesMs: certificatesAt - before, routesMs };
 }
 
 function converged(
