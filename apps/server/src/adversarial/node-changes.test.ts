@@ -1,5 +1,5 @@
-import type { InjectOptions } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { callAs } from '../test/accounts.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
 
 // A node's change is applied alone (dataplane/README.md "Scoped applies": its own WireGuard peer, its own services'
@@ -13,17 +13,11 @@ let nodeA: Node;
 let nodeB: Node;
 let portB = 0;
 
-type Method = NonNullable<InjectOptions['method']>;
-async function call(token: string, method: Method, url: string, payload?: object) {
-  const response = await t.app.inject({
-    method,
-    url,
-    headers: { authorization: `Bearer ${token}` },
-    ...(payload ? { payload } : {}),
-  });
-  return { status: response.statusCode, body: response.body ? response.json() : {} };
-}
-const asAdmin = (method: Method, url: string, payload?: object) => call(admin, method, url, payload);
+/** The answers' fields this file reads (each cast where it is used). */
+type Loose = Record<'id' | 'port' | 'errors' | 'data' | 'applyError' | 'token', unknown>;
+const call = (token: string, method: string, url: string, payload?: object) =>
+  callAs<Loose>(t, method, url, token, payload);
+const asAdmin = (method: string, url: string, payload?: object) => call(admin, method, url, payload);
 
 /** Everything of node B the data plane holds, and what each run since `from` touched that is B's. */
 function nodeBView() {
