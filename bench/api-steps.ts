@@ -13,6 +13,7 @@ import { registerSessionAuth } from '@postern/server/src/http/authenticate.js';
 import { registerErrorHandlers } from '@postern/server/src/http/error-handler.js';
 import { registerOperation } from '@postern/server/src/http/operation.js';
 import { useZodCompilers } from '@postern/server/src/http/zod-provider.js';
+import { responseSerializer } from '@postern/server/src/http/response-serializer.js';
 import { registerOperationAudit } from '@postern/server/src/modules/audit/operation-audit.js';
 import type { AppDeps } from '@postern/server/src/deps.js';
 import { registerJsonParser } from '@postern/server/src/http/json-parser.js';
@@ -60,6 +61,8 @@ const nodesPage = await listNodes(deps, nodesParsed);
 const servicesPage = await listServices(deps, 'http', servicesParsed);
 const nodesSchema = operations.listNodes.response.schema;
 const servicesSchema = operations.listHttpServices.response.schema;
+const writeNodes = responseSerializer(nodesSchema);
+const writeServices = responseSerializer(servicesSchema);
 
 /** The two list routes on a Fastify of their own with the app's parts added one by one (the toggle ladder). */
 async function ladderApp(deps: AppDeps, parts: { headers: boolean; auth: boolean; audit: boolean; rest?: boolean }) {
@@ -123,10 +126,16 @@ await step('serialisation: nodes page, schema.parse + JSON.stringify', () =>
   JSON.stringify(nodesSchema.parse(nodesPage)),
 );
 await step('  JSON.stringify alone', () => JSON.stringify(nodesPage));
+await step("  the app's serialiser (compiled from the schema: http/response-serializer.ts)", () =>
+  writeNodes(nodesPage),
+);
 await step('serialisation: services page, schema.parse + JSON.stringify', () =>
   JSON.stringify(servicesSchema.parse(servicesPage)),
 );
 await step('  JSON.stringify alone', () => JSON.stringify(servicesPage));
+await step("  the app's serialiser (compiled from the schema: http/response-serializer.ts)", () =>
+  writeServices(servicesPage),
+);
 
 console.log(`load average ${(loadavg()[0] ?? 0).toFixed(2)}; CPU µs per call, median of ${ROUNDS} rounds of ${CALLS}`);
 printTable(

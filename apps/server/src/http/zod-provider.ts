@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { responseSerializer } from './response-serializer.js';
 
 // Route schemas are the contract's zod schemas (operation.ts registers them): the same object validates the request,
-// types the handler and serialises the response (unknown keys are stripped, so no column can leak by accident).
+// types the handler and serialises the response (only the keys it names are written, so no column can leak by
+// accident: response-serializer.ts).
 
 const isZodSchema = (schema: unknown): schema is z.ZodType => schema instanceof z.ZodType;
 
@@ -18,6 +20,6 @@ export function useZodCompilers(app: FastifyInstance): void {
   });
   app.setSerializerCompiler(({ schema }) => {
     if (!isZodSchema(schema)) throw new Error('response schema must be a zod schema');
-    return (data: unknown) => JSON.stringify(schema.parse(data));
+    return responseSerializer(schema);
   });
 }
