@@ -4,7 +4,6 @@ import { AppError } from '../errors.js';
 import { authorizeNodeScope } from '../modules/accounts/node-scope.js';
 import { authorize } from '../modules/accounts/policy.js';
 import { verifySessionToken, type SessionIdentity } from '../modules/auth/sessions.js';
-import { operationOf } from './operation.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -41,9 +40,11 @@ function streamToken(request: FastifyRequest): string | undefined {
 export function registerSessionAuth(app: FastifyInstance, deps: AppDeps): void {
   app.decorateRequest('session', null);
   app.addHook('onRequest', async (request) => {
-    const operation = operationOf(request);
+    // routeOptions is built afresh on every read: read once.
+    const route = request.routeOptions;
+    const operation = route.config.operation;
     if (operation !== undefined && operation.auth !== 'session') return;
-    const pattern = request.routeOptions.url;
+    const pattern = route.url;
     const path = request.url.split('?')[0] ?? '';
     if (operation === undefined && !pattern?.startsWith('/api') && !path.startsWith('/api')) return; // console assets
     const isStream = operation?.response.kind === 'events';
