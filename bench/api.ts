@@ -11,7 +11,7 @@ import { runInNewContext } from 'node:vm';
 import type { FastifyInstance } from 'fastify';
 import { sqliteClientOf } from '@postern/server/src/db/client.js';
 import type { LoadResult, SseOpenResult, SseWaitResult } from './lib/api-client-protocol.js';
-import { startBareRoute, startBenchApp, urlOf, type BenchApp } from './lib/api-app.js';
+import { startAnswerRoute, startBareRoute, startBenchApp, urlOf, type BenchApp } from './lib/api-app.js';
 import { startLoadChild, type LoadChild } from './lib/api-load-child.js';
 import { benchServiceDomain } from './lib/api-seed.js';
 import { printTable } from './lib/stats.js';
@@ -210,6 +210,8 @@ function printReport(
       cpuRow('nodes list', nodes),
       cpuRow('services list', services),
       cpuRow('bare route', bare),
+      latencyRow("bare route sending the nodes list's own answer (floor)", latency.get('answer') ?? empty, true),
+      cpuRow("bare route sending the nodes list's answer", latency.get('answer') ?? empty),
       ...consoleRows,
       latencyRow(`bare Fastify route at ${CONSOLE_RATE}/s`, bareConsole, true),
       consoleRatioRow('services overview p99 / bare p99', latency.get('overview') ?? empty),
@@ -252,6 +254,7 @@ async function main(): Promise<void> {
   const child = startLoadChild();
   let bench: BenchApp | undefined;
   let bare: FastifyInstance | undefined;
+  let answer: FastifyInstance | undefined;
   try {
     bench = await startBenchApp(dataDir, SIZE);
     bare = await startBareRoute();
@@ -260,6 +263,12 @@ async function main(): Promise<void> {
     const density = await measureSseDensity(child, streamUrl);
     const broadcast = await measureBroadcast(child, bench, streamUrl, density.open);
     const auth = { authorization: `Bearer ${bench.token}` };
+    // The nodes list's answer, body and headers, served by a bare route: what its size and headers cost alone.
+    const sample = await fetch(urlOf(bench.app, '/api/nodes?page=1&limit=10'), { headers: auth });
+    const sampleHeaders = Object.fromEntries(
+      [...sample.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length'].includes(name)),
+    );
+    answer = await startAnswerRoute(await sample.text(), sampleHeaders);
     const latency = await measureLatency(child, [
       { name: 'nodes', url: urlOf(bench.app, '/api/nodes?page=1&limit=10'), headers: auth },
       {
@@ -268,6 +277,7 @@ async function main(): Promise<void> {
         headers: auth,
       },
       { name: 'bare', url: urlOf(bare, '/bare'), headers: {} },
+      { name: 'answer', url: urlOf(answer, '/answer'), headers: {} },
       { name: 'overview', url: urlOf(bench.app, '/api/services?page=1&limit=25'), headers: auth, rate: CONSOLE_RATE },
       {
         name: 'overview-shaped',
@@ -292,6 +302,7 @@ async function main(): Promise<void> {
     child.stop();
     await bench?.close();
     await bare?.close();
+    await answer?.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

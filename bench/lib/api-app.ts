@@ -95,6 +95,17 @@ export async function startBareRoute(): Promise<FastifyInstance> {
   return bare;
 }
 
+/**
+ * A bare route that answers a fixed body with fixed headers (the list's own answer, taken once): the floor a list
+ * answer of that size and those headers costs without any of the app's work (bench/README.md, api.ts).
+ */
+export async function startAnswerRoute(body: string, headers: Record<string, string>): Promise<FastifyInstance> {
+  const server = Fastify({ logger: false });
+  server.get('/answer', (_request, reply) => reply.headers(headers).send(body));
+  await server.listen({ host: '127.0.0.1', port: 0 });
+  return server;
+}
+
 export const urlOf = (server: FastifyInstance, path: string): string => {
   const address = server.server.address();
   if (address === null || typeof address === 'string') throw new Error('server is not listening on TCP');
