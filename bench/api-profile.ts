@@ -93,8 +93,8 @@ if (process.env.BENCH_PROFILE !== '0') {
   };
   const listProfile = await profileOf(listUrl, auth);
   const bareProfile = await profileOf(urlOf(bare, '/bare'), {});
-  writeFileSync(`/tmp/store-prof/${which}.cpuprofile`, JSON.stringify(listProfile));
-  writeFileSync(`/tmp/store-prof/bare.cpuprofile`, JSON.stringify(bareProfile));
+  writeFileSync(join(tmpdir(), `postern-api-profile-${which}.cpuprofile`), JSON.stringify(listProfile));
+  writeFileSync(join(tmpdir(), 'postern-api-profile-bare.cpuprofile'), JSON.stringify(bareProfile));
   const requests = SECONDS * RATE;
   const compare = (title: string, keyOf: (url: string, fn: string, line: number) => string, k: number) => {
     const a = perRequest(listProfile, requests, keyOf);
