@@ -149,6 +149,13 @@ function logLines(output: string): LogLine[] {
   return lines;
 }
 
+/** A log line's figures in ms (`ms`, `readMs`, `writeMs`...). */
+const timings = (line: LogLine): string =>
+  Object.entries(line)
+    .filter(([key, value]) => /^(ms|[a-z]+Ms)$/.test(key) && typeof value === 'number')
+    .map(([key, value]) => `${key} ${String(value)}`)
+    .join(', ');
+
 const num = (value: unknown): number => (typeof value === 'number' ? value : Number.NaN);
 
 /**
@@ -187,10 +194,7 @@ function accountOf(change: ChangeTimes, lines: readonly LogLine[]): string {
   parts.push(`pick-up ${formatMs(change.servedMs - change.apiMs)}`);
   const others = inWindow
     .filter((line) => line !== request && line !== run && line.msg !== 'request completed')
-    .map(
-      (line) =>
-        `${line.msg.slice(0, 60)}${typeof line.ms === 'number' ? ` ${line.ms} ms` : ''} @+${line.time - change.startedAt}`,
-    );
+    .map((line) => `${line.msg.slice(0, 60)} (${timings(line)}) @+${line.time - change.startedAt}`);
   return `${change.domain}: ${parts.join(', ')}${others.length > 0 ? `\n      beside it: ${others.join('; ')}` : ''}`;
 }
 

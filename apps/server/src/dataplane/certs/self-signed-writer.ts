@@ -36,9 +36,11 @@ export function createSelfSignedWriter(options: {
   const writing = new Map<string, Promise<PemFacts>>();
 
   async function createAndWrite(name: string, isFirst: boolean): Promise<PemFacts> {
+    const started = Date.now();
     // Only nginx's masters (root) read these: they hand certificates to the workers in memory.
     await mkdir(pems.certsDir, { recursive: true, mode: 0o700 });
     let pem = await createSelfSignedPem(pems.coveredNameOf(name));
+    const madeAt = Date.now();
     if (options.shared && name !== FALLBACK_NAME) {
       // The one every gateway serves (so a pin holds whichever answers): ours, unless another gateway stored one
       // first. The database away: ours, offered again at the next ensure.
@@ -52,10 +54,13 @@ export function createSelfSignedWriter(options: {
           return null;
         })) ?? pem;
     }
+    const offeredAt = Date.now();
     // Atomic rename: a crash leaves the old PEM or the new one, never half of one.
     await writeFileAtomic(pems.pathOf(name), pem, 0o600);
     const facts = describeCertificate(pem);
-    logger.info({ domain: name, notAfter: facts.notAfter }, 'certificate: created self-signed certificate');
+    // Where a change's certificate step goes (bench/apply.ts BENCH_ACCOUNT): made, shared, written with fsync.
+    const times = { makeMs: madeAt - started, offerMs: offeredAt - madeAt, writeMs: Date.now() - offeredAt };
+    logger.info({ domain: name, notAfter: facts.notAfter, ...times }, 'certificate: created self-signed certificate');
     pems.remember(name, facts);
     // A replaced PEM (a renewal, a mode change, the fallback) is told of: a renewal is handed to nginx then, a TCP/UDP
     // instance serving the name reloads from the file. A first one is not: the reconciler that asked pushes it itself,
