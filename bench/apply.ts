@@ -32,6 +32,13 @@ const EARLY_CHANGE = process.env.BENCH_EARLY_CHANGE === '1';
  */
 const TCP_AND_NODES = process.env.BENCH_TCP === '1';
 const TCP_BACKEND_PORT = 9000;
+/**
+ * BENCH_ACCOUNT=1: the gateway logs at debug level, and each size prints the account of its slowest 3 changes: where
+ * the time from the API call to the first proxied answer went (see accountOf).
+ */
+const ACCOUNT = process.env.BENCH_ACCOUNT === '1';
+if (ACCOUNT) process.env.POSTERN_E2E_GATEWAY_LOG ??= 'debug';
+const ACCOUNTED = 3;
 const BASELINE_REPEATS = 3;
 const BACKEND_PORT = 8080;
 /** p50 targets by size (bench/README.md); sizes between take the larger one's. */
@@ -51,6 +58,8 @@ interface SizeResult {
   early: { servedMs: number; beforeBootEnded: boolean } | null;
   /** The CHANGES changes after it. */
   servedMs: number[];
+  /** BENCH_ACCOUNT: the slowest changes' accounts, slowest first. */
+  accounts: string[];
   apiMs: number[];
   controlPlaneRssMb: number;
   nginxPssMb: number;
@@ -109,6 +118,84 @@ function printDataPlaneLines(output: string): void {
       .filter((line) => wanted.test(line))
       .join('\n'),
   );
+}
+
+/** One change as the bench saw it: when its API call went (epoch ms), its answer and its first proxied 200. */
+interface ChangeTimes {
+  domain: string;
+  startedAt: number;
+  apiMs: number;
+  servedMs: number;
+}
+
+interface LogLine {
+  time: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** The gateway's JSON log lines (pino: `time` in epoch ms). */
+function logLines(output: string): LogLine[] {
+  const lines: LogLine[] = [];
+  for (const text of output.split('\n')) {
+    if (!text.startsWith('{')) continue;
+    try {
+      const line = JSON.parse(text) as Partial<LogLine>;
+      if (typeof line.time === 'number' && typeof line.msg === 'string') lines.push(line as LogLine);
+    } catch {
+      // not a log line
+    }
+  }
+  return lines;
+}
+
+/** A log line's figures in ms (`ms`, `readMs`, `writeMs`...). */
+const timings = (line: LogLine): string =>
+  Object.entries(line)
+    .filter(([key, value]) => /^(ms|[a-z]+Ms)$/.test(key) && typeof value === 'number')
+    .map(([key, value]) => `${key} ${String(value)}`)
+    .join(', ');
+
+const num = (value: unknown): number => (typeof value === 'number' ? value : Number.NaN);
+
+/**
+ * Where one change's time went, from the bench's clock and the gateway's debug log (same host, same clock):
+ * `request` until the gateway saw the call, `before run` from there to the start of its scoped run (the handler, the
+ * write, the audit, the queue: a full run, drift check or burst ahead of it), the run's own steps (read, plan,
+ * certificates, routes, the rest: cut-off, ledger, streams), `answer` from the run's end to the API's answer, and
+ * `pick-up` from the answer to the first proxied 200 (nginx's workers and the bench's 5 ms poll). Other gateway
+ * lines inside the change's window (a drift check, a full run, a certificate made) are named after it.
+ */
+function accountOf(change: ChangeTimes, lines: readonly LogLine[]): string {
+  const end = change.startedAt + change.servedMs;
+  const answeredAt = change.startedAt + change.apiMs;
+  const inWindow = lines.filter((line) => line.time >= change.startedAt - 1 && line.time <= end + 1);
+  const urlOf = (line: LogLine): string => {
+    const url = (line.req as { url?: unknown } | undefined)?.url;
+    return typeof url === 'string' ? url : '';
+  };
+  const request = inWindow.find((line) => line.msg === 'incoming request' && /\/http$/.test(urlOf(line)));
+  const run = inWindow.find((line) => line.msg === 'data plane converged (scoped)' && line.time <= answeredAt + 1);
+  const parts = [`served ${formatMs(change.servedMs)}: API ${formatMs(change.apiMs)}`];
+  if (request) parts.push(`request ${formatMs(request.time - change.startedAt)}`);
+  if (run) {
+    const ms = num(run.ms);
+    const startedAt = run.time - ms;
+    const read = num(run.readMs);
+    const plan = num(run.loadMs) - read;
+    const certificates = num(run.certificatesMs);
+    const routes = num(run.routesMs);
+    parts.push(
+      `before run ${formatMs(startedAt - (request?.time ?? change.startedAt))}`,
+      `run ${formatMs(ms)} (read ${read}, plan ${plan}, certificates ${certificates}, routes ${routes}, rest ${ms - read - plan - certificates - routes})`,
+      `answer ${formatMs(answeredAt - run.time)}`,
+    );
+  } else parts.push('no scoped run logged in the API call (a full run served it?)');
+  parts.push(`pick-up ${formatMs(change.servedMs - change.apiMs)}`);
+  const others = inWindow
+    .filter((line) => line !== request && line !== run && line.msg !== 'request completed')
+    .map((line) => `${line.msg.slice(0, 60)} (${timings(line)}) @+${line.time - change.startedAt}`);
+  return `${change.domain}: ${parts.join(', ')}${others.length > 0 ? `\n      beside it: ${others.join('; ')}` : ''}`;
 }
 
 /** CPU seconds (user + system) a process and its children have spent so far (0 when it is gone). */
@@ -172,8 +259,10 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
     await node.serve('http', BACKEND_PORT);
     const api = await system.gateway.login();
     const apiFailures: string[] = [];
+    const changes: ChangeTimes[] = [];
     const change = async (r: number, timeoutMs = 120_000): Promise<{ served: number; api: number; at: number }> => {
       const domain = r < 0 ? 'early.bench.test' : `new${r}.bench.test`;
+      const startedAt = Date.now();
       const start = performance.now();
       const call = api
         .createHttpService(node.node.id, {
@@ -196,7 +285,9 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
         what: `${domain} to be served`,
       });
       const served = performance.now() - start;
-      return { served, api: await call, at: performance.now() };
+      const answered = await call;
+      if (r > 0) changes.push({ domain, startedAt, apiMs: answered, servedMs: served });
+      return { served, api: answered, at: performance.now() };
     };
     const booted = { at: Number.NaN };
     const early = EARLY_CHANGE
@@ -234,7 +325,12 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
     const tcpAndNodes = TCP_AND_NODES
       ? await measureTcpAndNodes(system, api, node)
       : { tcpServedMs: [], tcpApiMs: [], nodeApiMs: [] };
-    if (process.env.POSTERN_E2E_GATEWAY_LOG) printDataPlaneLines(system.gateway.process.text);
+    if (process.env.POSTERN_E2E_GATEWAY_LOG && !ACCOUNT) printDataPlaneLines(system.gateway.process.text);
+    const lines = ACCOUNT ? logLines(system.gateway.process.text) : [];
+    const accounts = [...changes]
+      .sort((a, b) => b.servedMs - a.servedMs)
+      .slice(0, ACCOUNT ? ACCOUNTED : 0)
+      .map((slow) => accountOf(slow, lines));
     const prefix = await findNginxPrefix(system.gateway.dataDir);
     const nginx = await nginxMemory(prefix);
     const controlPlaneRssMb = (await procKb(`/proc/${system.gateway.process.pid}/status`, 'VmRSS')) / 1024;
@@ -248,6 +344,7 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
       early:
         earlyResult === null ? null : { servedMs: earlyResult.served, beforeBootEnded: !(earlyResult.at >= booted.at) },
       servedMs,
+      accounts,
       apiMs,
       controlPlaneRssMb,
       nginxPssMb: nginx.pssMb,
@@ -302,6 +399,12 @@ async function main(): Promise<void> {
         `${size} services: boot ${formatMs(result.bootMs)}, first change ${formatMs(result.firstMs)}, then ${result.servedMs.map(formatMs).join(' / ')}`,
       );
       for (const failure of result.apiFailures) console.log(`  API call without an answer: ${failure}`);
+      if (result.accounts.length > 0) {
+        console.log(
+          `  the slowest ${result.accounts.length} changes (load average ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}):`,
+        );
+        for (const account of result.accounts) console.log(`    ${account}`);
+      }
       if (result.early)
         console.log(
           `  change issued during the boot's run: served in ${formatMs(result.early.servedMs)} (${result.early.beforeBootEnded ? 'before' : 'after'} the last seeded service was)`,

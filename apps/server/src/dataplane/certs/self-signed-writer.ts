@@ -8,8 +8,12 @@ import { FALLBACK_NAME, createSelfSignedPem, describeCertificate } from './self-
 
 /** Makes and replaces self-signed PEMs; one at a time per name. */
 export interface SelfSignedWriter {
-  /** A new self-signed PEM for the name; a write already running for it is shared. */
-  write(name: string): Promise<PemFacts>;
+  /**
+   * A new self-signed PEM for the name; a write already running for it is shared. `isFirst`: the name has no PEM
+   * yet (ensure's), so nobody is told of it: the reconciler that asked hands it to nginx, and no TCP/UDP instance
+   * serves the name before its file is there.
+   */
+  write(name: string, isFirst?: boolean): Promise<PemFacts>;
   /**
    * Whether a self-signed PEM must be made: none servable, or a self-signed one (the fallback: whatever it
    * is, nothing else renews it) within the renew-before window. A CA-issued one is left to the ACME path.
@@ -31,10 +35,12 @@ export function createSelfSignedWriter(options: {
   /** ensure() and a renewal of the same name share one certificate. */
   const writing = new Map<string, Promise<PemFacts>>();
 
-  async function createAndWrite(name: string): Promise<PemFacts> {
+  async function createAndWrite(name: string, isFirst: boolean): Promise<PemFacts> {
+    const started = Date.now();
     // Only nginx's masters (root) read these: they hand certificates to the workers in memory.
     await mkdir(pems.certsDir, { recursive: true, mode: 0o700 });
     let pem = await createSelfSignedPem(pems.coveredNameOf(name));
+    const madeAt = Date.now();
     if (options.shared && name !== FALLBACK_NAME) {
       // The one every gateway serves (so a pin holds whichever answers): ours, unless another gateway stored one
       // first. The database away: ours, offered again at the next ensure.
@@ -48,19 +54,25 @@ export function createSelfSignedWriter(options: {
           return null;
         })) ?? pem;
     }
+    const offeredAt = Date.now();
     // Atomic rename: a crash leaves the old PEM or the new one, never half of one.
     await writeFileAtomic(pems.pathOf(name), pem, 0o600);
     const facts = describeCertificate(pem);
-    logger.info({ domain: name, notAfter: facts.notAfter }, 'certificate: created self-signed certificate');
+    // Where a change's certificate step goes (bench/apply.ts BENCH_ACCOUNT): made, shared, written with fsync.
+    const times = { makeMs: madeAt - started, offerMs: offeredAt - madeAt, writeMs: Date.now() - offeredAt };
+    logger.info({ domain: name, notAfter: facts.notAfter, ...times }, 'certificate: created self-signed certificate');
     pems.remember(name, facts);
-    options.onInstalled?.(name);
+    // A replaced PEM (a renewal, a mode change, the fallback) is told of: a renewal is handed to nginx then, a TCP/UDP
+    // instance serving the name reloads from the file. A first one is not: the reconciler that asked pushes it itself,
+    // and telling made a second push of it, with a read of the file, beside the next change (dataplane/README.md).
+    if (!isFirst || name === FALLBACK_NAME) options.onInstalled?.(name);
     return facts;
   }
 
-  function write(name: string): Promise<PemFacts> {
+  function write(name: string, isFirst = false): Promise<PemFacts> {
     const inFlight = writing.get(name);
     if (inFlight) return inFlight;
-    const run = createAndWrite(name).finally(() => writing.delete(name));
+    const run = createAndWrite(name, isFirst).finally(() => writing.delete(name));
     writing.set(name, run);
     return run;
   }
@@ -76,7 +88,8 @@ export function createSelfSignedWriter(options: {
     isNeeded,
     async ensureServable(name, allowIssued) {
       const facts = await pems.read(name);
-      if (facts === null || (!facts.isSelfSigned && !allowIssued)) return write(name);
+      if (facts === null) return write(name, true);
+      if (!facts.isSelfSigned && !allowIssued) return write(name);
       return isNeeded(name, facts) ? write(name) : facts;
     },
   };

@@ -12,6 +12,8 @@ import {
 import { buildTestApp } from '../../test/build-test-app.js';
 import { insertTcpServices } from '../notifications/test-support.js';
 import { insertNode } from '../services/test-support.js';
+import { eq, inArray } from 'drizzle-orm';
+import { tcpServices } from '../../db/schema.js';
 
 // The real probe against loopback backends: what counts as up (any answer below 500, a TCP connect) and how a
 // failure reads in the console.
@@ -232,6 +234,53 @@ describe('loadHealthTargets', () => {
       expect(await loadHealthTargets(t.deps.db, 2)).toEqual(all);
       expect(all.filter((target) => target.type === 'tcp').map((target) => target.id)).toEqual(rows.map((r) => r.id));
       expect(all.find((target) => target.id === rows[4]?.id)).toMatchObject({ host: node.address, port: 9004 });
+    } finally {
+      await t.cleanup();
+    }
+  });
+});
+
+describe('createHealthChecker after a change', () => {
+  it("reads a change's own services again (added, edited, deleted), not every service; a full apply reads all", async () => {
+    const t = await buildTestApp();
+    try {
+      const node = await insertNode(t.deps, { name: 'changes' });
+      const row = (name: string, port: number) => ({
+        nodeId: node.id,
+        name,
+        port,
+        backendHost: '10.0.0.8',
+        backendPort: 9000,
+      });
+      const [edited, kept, deleted] = await insertTcpServices(t, [row('a', 31700), row('b', 31701), row('c', 31702)]);
+      if (!edited || !kept || !deleted) throw new Error('no services');
+      const checker = createHealthChecker({ db: t.deps.db, probe: () => new Promise(() => undefined) });
+      await checker.refresh();
+      const shown = async () =>
+        new Map((await checker.list()).map((health) => [health.id, health.intervalSeconds] as const));
+      expect([...(await shown()).keys()]).toEqual([edited.id, kept.id, deleted.id]);
+
+      // The change: one service edited, one deleted, one added; beside it, rows no change announced yet.
+      const [added, unannounced] = await insertTcpServices(t, [row('d', 31703), row('e', 31704)]);
+      if (!added || !unannounced) throw new Error('no services');
+      await t.db.write(async (tx) => {
+        await tx.update(tcpServices).set({ healthIntervalSeconds: 60 }).where(eq(tcpServices.id, edited.id)).run();
+        await tx.update(tcpServices).set({ healthIntervalSeconds: 90 }).where(eq(tcpServices.id, kept.id)).run();
+        await tx
+          .delete(tcpServices)
+          .where(inArray(tcpServices.id, [deleted.id]))
+          .run();
+      });
+      checker.invalidate({ http: [], tcp: [edited.id, deleted.id, added.id] });
+      const afterChange = await shown();
+      expect([...afterChange.keys()].sort((a, b) => a - b)).toEqual([edited.id, kept.id, added.id]);
+      expect(afterChange.get(edited.id)).toBe(60);
+      expect(afterChange.get(kept.id)).not.toBe(90); // not read: no change of it was announced
+
+      checker.invalidate();
+      const afterFull = await shown();
+      expect([...afterFull.keys()].sort((a, b) => a - b)).toEqual([edited.id, kept.id, added.id, unannounced.id]);
+      expect(afterFull.get(kept.id)).toBe(90);
     } finally {
       await t.cleanup();
     }

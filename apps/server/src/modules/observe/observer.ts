@@ -73,7 +73,10 @@ export function observeApply(dataPlane: DataPlane, observer: Observer): DataPlan
         try {
           const result = await target.apply(scope);
           stop({ result: result.ok ? 'ok' : 'failed' });
-          observer.health.invalidate();
+          // A change's own services are read again; a node's change or a full apply: every service.
+          observer.health.invalidate(
+            scope === undefined || (scope.nodes?.length ?? 0) > 0 ? undefined : { http: scope.http, tcp: scope.tcp },
+          );
           return result;
         } catch (error) {
           stop({ result: 'failed' });
