@@ -126,6 +126,95 @@ type RouteTableOptions = {
   access?: AccessTable;
 };
 
+/** Paths are ASCII (assertPathPrefix): lower case is contract's pathLocationsDifferInCase's folding. */
+const fold = (path: string): string => path.toLowerCase();
+
+/** The prefixes of a path below `/`, shortest first: `/a/b/c` → `/a`, `/a/b`, `/a/b/c`. */
+function prefixesOf(path: string): string[] {
+  const out: string[] = [];
+  if (path === '/') return out;
+  for (let i = path.indexOf('/', 1); i !== -1; i = path.indexOf('/', i + 1)) out.push(path.slice(0, i));
+  out.push(path);
+  return out;
+}
+
+/** Below this many routes a host's paths are scanned as they are (most hosts have one): no maps to make. */
+const INDEX_PATHS_FROM = 8;
+
+interface Accepted {
+  p: string;
+  /** Its place in the host's accepted routes. */
+  at: number;
+}
+
+/**
+ * One host's routes as they are accepted, with what answers "is this path taken, or a case variant of one taken?"
+ * without looking at every route of the host (the planner did, which made 6,000 paths on one host seconds of CPU).
+ * The answer is the one contract's pathLocationsDifferInCase gives against each accepted route in turn, and the
+ * clash named is the first accepted one, as that scan found it.
+ *
+ * For a new path p (normalised), an accepted path o clashes when, once ASCII letters are folded, o lies at or below
+ * p but not as written (o's first |p| characters are not p), or p lies below o but not as written (p's first |o|
+ * characters are not o); `/` clashes with nothing. Accepted paths never clash with each other, so each folded path
+ * has at most one accepted spelling (`exact`); below a folded prefix several spellings may lie (`/Adm/x`, `/adm/y`),
+ * each with the first accepted route at or below it (`below`). A host with few routes is scanned instead.
+ */
+class HostPaths {
+  readonly routes: LuaRoute[] = [];
+  private hasRoot = false;
+  /** Folded path → the accepted path that folds to it (made with the INDEX_PATHS_FROM-th route, as `below`). */
+  private exact: Map<string, Accepted> | undefined;
+  /** Folded prefix → its spellings as written → the first accepted path at or below that spelling. */
+  private below: Map<string, Map<string, Accepted>> | undefined;
+
+  /** Whether another route already serves `path` (normalised) as written. */
+  has(path: string): boolean {
+    if (path === '/') return this.hasRoot;
+    if (this.exact === undefined) return this.routes.some((other) => other.p === path);
+    return this.exact.get(fold(path))?.p === path;
+  }
+
+  add(route: LuaRoute): void {
+    this.routes.push(route);
+    if (route.p === '/') this.hasRoot = true;
+    if (this.exact !== undefined) this.index(route.p, this.routes.length - 1);
+    else if (this.routes.length >= INDEX_PATHS_FROM) this.routes.forEach((other, at) => this.index(other.p, at));
+  }
+
+  private index(p: string, at: number): void {
+    if (p === '/') return;
+    const entry = { p, at };
+    (this.exact ??= new Map<string, Accepted>()).set(fold(p), entry);
+    const below = (this.below ??= new Map<string, Map<string, Accepted>>());
+    for (const prefix of prefixesOf(p)) {
+      const folded = fold(prefix);
+      let spellings = below.get(folded);
+      if (spellings === undefined) below.set(folded, (spellings = new Map<string, Accepted>()));
+      if (!spellings.has(prefix)) spellings.set(prefix, entry);
+    }
+  }
+
+  /** The first accepted path that `path` differs from only in letter case, or undefined. */
+  caseClash(path: string): string | undefined {
+    if (this.exact === undefined) return this.routes.find((other) => pathLocationsDifferInCase(other.p, path))?.p;
+    if (path === '/') return undefined;
+    let first: Accepted | undefined;
+    const consider = (entry: Accepted) => {
+      if (first === undefined || entry.at < first.at) first = entry;
+    };
+    // Accepted paths at or below `path` once folded, whose spelling of it differs.
+    for (const [spelling, entry] of this.below?.get(fold(path)) ?? []) if (spelling !== path) consider(entry);
+    // Accepted paths above `path` once folded, not spelled as `path` spells them.
+    const prefixes = prefixesOf(path);
+    for (let i = 0; i < prefixes.length - 1; i++) {
+      const prefix = prefixes[i] as string;
+      const entry = this.exact.get(fold(prefix));
+      if (entry !== undefined && entry.p !== prefix) consider(entry);
+    }
+    return first?.p;
+  }
+}
+
 /** Rows planned between two turns of the event loop by the sliced planner (buildRouteTableSliced). */
 export const PLAN_SLICE_ROWS = 2000;
 
@@ -154,7 +243,7 @@ function* routeTableSteps(
   const staticHosts = options.staticHosts ?? new Map<string, string>();
   const known = new Set(domains.map((d) => d.domain));
   const reserved = new Set(options.reservedHosts ?? []);
-  const byHost = new Map<string, LuaRoute[]>();
+  const byHost = new Map<string, HostPaths>();
   const revisions = new Map<number, string>();
   const rejected = new Map<number, string>();
   let done = 0;
@@ -169,21 +258,21 @@ function* routeTableSteps(
         throw new Error(`domain ${host} does not exist`);
       if (reserved.has(host)) throw new Error(`${host} is the console's host name; no service can be published there`);
       const lua = toLuaRoute(route, host, staticHosts, options.access);
-      const list = byHost.get(host) ?? [];
+      let served = byHost.get(host);
       const where = host === NO_DOMAIN_HOST ? '' : ` on ${host}`;
-      if (list.some((other) => other.p === lua.p)) throw new Error(`another service already serves ${lua.p}${where}`);
-      const clash = list.find((other) => pathLocationsDifferInCase(other.p, lua.p));
-      if (clash)
-        throw new Error(`${lua.p} differs only in letter case from ${clash.p}, which another service serves${where}`);
-      list.push(lua);
-      byHost.set(host, list);
+      if (served?.has(lua.p)) throw new Error(`another service already serves ${lua.p}${where}`);
+      const clash = served?.caseClash(lua.p);
+      if (clash !== undefined)
+        throw new Error(`${lua.p} differs only in letter case from ${clash}, which another service serves${where}`);
+      if (served === undefined) byHost.set(host, (served = new HostPaths()));
+      served.add(lua);
       revisions.set(lua.s, lua.r);
     } catch (err) {
       rejected.set(route.serviceId, err instanceof Error ? err.message : String(err));
     }
   }
   const hosts = new Map<string, string>();
-  for (const [host, list] of byHost) {
+  for (const [host, { routes: list }] of byHost) {
     done += list.length;
     if (done >= sliceRows) {
       done = 0;
