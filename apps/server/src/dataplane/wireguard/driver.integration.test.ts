@@ -1,15 +1,41 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { waitUntil } from '../../lib/wait.js';
+import type * as Exec from '../exec.js';
 import type { DesiredPeer, WireGuardAdapter } from '../types.js';
 import { createWireGuardDriver } from './driver.js';
 import { generateKeyPair, generatePresharedKey, type WgKeyPair } from './keys.js';
 import { renderNodeConfig } from './render.js';
 import { createStatusPoller } from './status.js';
+
+// Every command the driver runs, with what `wg set … preshared-key <file>` could read at that moment (argv is
+// world-readable in /proc; so is a file with the wrong mode).
+const commands = vi.hoisted(
+  () => [] as { argv: string[]; keyFile?: { path: string; mode: number; content: string } }[],
+);
+vi.mock('../exec.js', async (importOriginal) => {
+  const real = await importOriginal<typeof Exec>();
+  return {
+    ...real,
+    runCommand: (file: string, args: readonly string[], options?: { input?: string }) => {
+      const argv = [file, ...args];
+      const at = argv.indexOf('preshared-key');
+      const path = at === -1 ? undefined : argv[at + 1];
+      commands.push({
+        argv,
+        ...(path && path !== '/dev/null'
+          ? { keyFile: { path, mode: statSync(path).mode & 0o777, content: readFileSync(path, 'utf8') } }
+          : {}),
+      });
+      return real.runCommand(file, args, options);
+    },
+  };
+});
 
 // The WireGuard driver in throw-away network namespaces: a gateway and two nodes joined by veth pairs, each
 // node running wireguard-go with the config the gateway renders for it. Nothing leaves the namespaces.
@@ -211,8 +237,17 @@ describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
     const routes = () => inNs(ns.gw, 'ip', '-4', 'route', 'show', 'dev', ifs.gw, 'proto', 'static');
     // The preshared key reaches wg through a file: what the interface then holds is that key.
     const psk = generatePresharedKey();
+    commands.length = 0;
     expect(await gateway().patchPeers([{ ...n1, presharedKey: psk }], [1])).toEqual(new Map());
     expect(inNs(ns.gw, 'wg', 'show', ifs.gw, 'preshared-keys')).toContain(`${nodeKeys.n1.publicKey}\t${psk}`);
+    // Attacker's view: never in argv; the file was the gateway's alone (0600) while wg read it, and is gone.
+    expect(commands.filter((command) => command.argv.some((arg) => arg.includes(psk)))).toEqual([]);
+    const keyFiles = commands.flatMap((command) => (command.keyFile ? [command.keyFile] : []));
+    expect(keyFiles.map(({ mode, content }) => ({ mode, content }))).toEqual([{ mode: 0o600, content: `${psk}\n` }]);
+    expect(existsSync(keyFiles[0]?.path ?? '')).toBe(false);
+    const left = await readdir(join(stateDir, 'gw'));
+    for (const name of left)
+      expect(await readFile(join(stateDir, 'gw', name), 'utf8').catch(() => '')).not.toContain(psk);
     // The node's own config has none: set again without, the node is back (it starts the handshake).
     expect(await gateway().patchPeers([n1], [1])).toEqual(new Map());
     expect(routes()).toContain('192.168.77.0/24');

@@ -13,6 +13,7 @@ import { formatSubnet, parseSubnet } from './addresses.js';
 import { parseWgDump } from './dump.js';
 import { jumpRules, needsForwarding, renderFirewallRules, routesForPeers, type TunnelPorts } from './firewall.js';
 import { GATEWAY_KEEPALIVE_SECONDS, isIPv4Endpoint, renderServerConfig } from './render.js';
+import { withSecretFile } from './secret-file.js';
 
 export interface WireGuardDriverOptions {
   wgInterface: string;
@@ -195,8 +196,8 @@ interface TunnelFiles {
   goLog: string;
   key: string;
   conf: string;
-  /** One peer's preshared key for `wg set … preshared-key <file>` (a scoped run's peer). */
-  psk: string;
+  /** Where a peer's preshared key waits for `wg set … preshared-key <file>` (a scoped run's peer): made 0700. */
+  secretsDir: string;
 }
 
 /** The wireguard-go process serving our interface, if one runs (from its pid file). */
@@ -349,20 +350,21 @@ interface Tunnel {
 
 /**
  * One peer set as `peer` says with `wg set` (values validated by usablePeers' render; the preshared key through a
- * 0600 file, never argv). Its allowed IPs are replaced whole; its session, and every other peer, stay.
+ * 0600 file of its own, never argv: withSecretFile). Its allowed IPs are replaced whole; its session, and every
+ * other peer, stay.
  */
 async function setPeer({ host, files, endpoints }: Tunnel, peer: DesiredPeer): Promise<void> {
   const { ifname } = host;
-  await writeFileAtomic(files.psk, `${peer.presharedKey ?? ''}\n`, 0o600);
   const endpoint = endpoints.get(peer.publicKey);
   const dial =
     endpoint !== null && isIPv4Endpoint(endpoint)
       ? ['endpoint', endpoint, 'persistent-keepalive', String(GATEWAY_KEEPALIVE_SECONDS)]
       : [];
-  const psk = peer.presharedKey === null ? '/dev/null' : files.psk;
   const allowed = peer.allowedIps.join(',');
-  await host.run('wg', ['set', ifname, 'peer', peer.publicKey, 'preshared-key', psk, ...dial, 'allowed-ips', allowed]);
-  await rm(files.psk, { force: true });
+  const set = (psk: string) =>
+    host.run('wg', ['set', ifname, 'peer', peer.publicKey, 'preshared-key', psk, ...dial, 'allowed-ips', allowed]);
+  if (peer.presharedKey === null) await set('/dev/null');
+  else await withSecretFile(files.secretsDir, peer.presharedKey, set);
 }
 
 /**
@@ -431,7 +433,7 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     goLog: join(stateDir, `${ifname}.wireguard-go.log`),
     key: join(stateDir, `${ifname}.key`),
     conf: join(stateDir, `${ifname}.conf`),
-    psk: join(stateDir, `${ifname}.psk`),
+    secretsDir: stateDir,
   };
   const applied = new AppliedState();
   const endpoints = new EndpointMemory(join(stateDir, `${ifname}.endpoints.json`), logger);
