@@ -10,6 +10,11 @@ import { median, percentile, printTable } from './lib/stats.js';
 
 const SIZES = (process.argv[2] ?? '1000,10000').split(',').map(Number);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 20);
+/**
+ * BENCH_DURING_FULL=1: also BENCH_CHANGES node changes each made while a full run is in flight (started the turn
+ * before), and the full run alone: a node change does not go beside a full run (no peer ledger) but waits for it.
+ */
+const DURING_FULL = process.env.BENCH_DURING_FULL === '1';
 const ROOT = resolve(process.env.POSTERN_SOURCE ?? join(import.meta.dirname, '..'));
 
 type Module = Record<string, unknown>;
@@ -20,6 +25,7 @@ async function measure(size: number): Promise<string[]> {
     buildTestApp: () => Promise<{
       app: { inject: (o: object) => Promise<{ statusCode: number; json: () => { id: number; token: string } }> };
       deps: {
+        dataPlane: { apply: () => Promise<unknown> };
         db: {
           write: <T>(
             work: (tx: {
@@ -78,11 +84,28 @@ async function measure(size: number): Promise<string[]> {
         cpu.push(spent.user + spent.system);
         if (answer.statusCode !== 200) throw new Error(`${action}: ${String(answer.statusCode)}`);
       }
+    const during: number[] = [];
+    const full: number[] = [];
+    for (let i = 0; DURING_FULL && i < CHANGES; i++) {
+      let started = performance.now();
+      await t.deps.dataPlane.apply();
+      full.push(performance.now() - started);
+      const run = t.deps.dataPlane.apply();
+      await new Promise((resolve) => setImmediate(resolve));
+      started = performance.now();
+      const answer = await api('PATCH', `/api/nodes/${String(idle.id)}/${i % 2 === 0 ? 'disable' : 'enable'}`);
+      during.push(performance.now() - started);
+      await run;
+      if (answer.statusCode !== 200) throw new Error(`during a full run: ${String(answer.statusCode)}`);
+    }
     return [
       size.toLocaleString('en'),
       `${median(wall).toFixed(1)} ms`,
       `${percentile(wall, 99).toFixed(1)} ms`,
       `${Math.round(median(cpu)).toLocaleString('en')} µs`,
+      ...(DURING_FULL
+        ? [`${median(during).toFixed(1)} ms (${percentile(during, 99).toFixed(1)} ms)`, `${median(full).toFixed(1)} ms`]
+        : []),
     ];
   } finally {
     await t.cleanup();
@@ -97,4 +120,13 @@ console.log(
     .map((l) => l.toFixed(1))
     .join(' ')}`,
 );
-printTable(['services', 'node change API p50', 'p99', 'CPU per change (p50)'], rows);
+printTable(
+  [
+    'services',
+    'node change API p50',
+    'p99',
+    'CPU per change (p50)',
+    ...(DURING_FULL ? ['during a full run: p50 (p99)', 'full run alone p50'] : []),
+  ],
+  rows,
+);
