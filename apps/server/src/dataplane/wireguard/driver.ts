@@ -13,7 +13,7 @@ import { formatSubnet, parseSubnet } from './addresses.js';
 import { parseWgDump } from './dump.js';
 import { jumpRules, needsForwarding, renderFirewallRules, routesForPeers, type TunnelPorts } from './firewall.js';
 import { GATEWAY_KEEPALIVE_SECONDS, isIPv4Endpoint, renderServerConfig } from './render.js';
-import { withSecretFile } from './secret-file.js';
+import { removeLeftoverSecrets, withSecretFile } from './secret-file.js';
 
 export interface WireGuardDriverOptions {
   wgInterface: string;
@@ -436,12 +436,18 @@ export function createWireGuardDriver(options: WireGuardDriverOptions): WireGuar
     secretsDir: stateDir,
   };
   const applied = new AppliedState();
+  let swept = false;
   const endpoints = new EndpointMemory(join(stateDir, `${ifname}.endpoints.json`), logger);
 
   async function ensureInterface(desired: DesiredState['gateway']): Promise<void> {
     assertWgKey(desired.privateKey, 'gateway private key');
     assertPort(desired.listenPort, 'listen port');
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
+    if (!swept) {
+      // A key file a crash (or, before, a failed `wg set`) left behind: the first full run removes it.
+      await removeLeftoverSecrets(stateDir, [`${ifname}.psk`]);
+      swept = true;
+    }
     if (!(await host.isLinkPresent())) {
       applied.gatewayKey = null;
       applied.peersKey = null;

@@ -1,8 +1,8 @@
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withSecretFile } from './secret-file.js';
+import { removeLeftoverSecrets, withSecretFile } from './secret-file.js';
 
 // A preshared key's way to `wg set`: a file only the gateway's user can read, from its first moment to its removal.
 
@@ -38,5 +38,15 @@ describe('withSecretFile', () => {
     await withSecretFile(dir, 'KEY', (path) => Promise.resolve(paths.push(path)));
     expect(new Set(paths).size).toBe(2);
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('removes the key files a crash left, and nothing else', async () => {
+    // What a crash between a file's making and its removal leaves, and the older driver's file of a failed `wg set`.
+    await writeFile(join(dir, '.0123456789abcdef.secret'), 'KEY\n', { mode: 0o600 });
+    await writeFile(join(dir, 'wg0.psk'), 'OLD\n', { mode: 0o600 });
+    for (const other of ['wg0.conf', 'wg0.key', 'notes.secret', '.x.secret'])
+      await writeFile(join(dir, other), 'kept', { mode: 0o600 });
+    await removeLeftoverSecrets(dir, ['wg0.psk']);
+    expect((await readdir(dir)).sort()).toEqual(['.x.secret', 'notes.secret', 'wg0.conf', 'wg0.key']);
   });
 });
