@@ -105,7 +105,10 @@ export class FullRun {
     }
     await this.deps.proxy.syncChallenges(state.challenges ?? new Map());
     const domainNames = state.domains.map((d) => d.domain);
-    await this.ledger.exclusive(() => this.pushHttp(ticket, plan, domainNames, rejected));
+    // The prune's walk of the PEMs on disk (the boot's: 100,000 files) before this run's turn to push: the changes
+    // going beside it wait for its pushes, not for the walk.
+    const onDisk = await this.certificates.listForPrune(domainNames);
+    await this.ledger.exclusive(() => this.pushHttp(ticket, plan, domainNames, rejected, onDisk));
     await this.syncStreams(ticket, plan, rejected);
   }
 
@@ -126,7 +129,13 @@ export class FullRun {
    * Routes, access, cut-off and certificates' prune, one push at a time with the scoped runs' (ScopedLedger): what
    * scoped runs that read after this run pushed is left as they pushed it.
    */
-  private async pushHttp(ticket: number, plan: DataPlanePlan, names: string[], rejected: Rejections): Promise<void> {
+  private async pushHttp(
+    ticket: number,
+    plan: DataPlanePlan,
+    names: string[],
+    rejected: Rejections,
+    onDisk: readonly string[] | null,
+  ): Promise<void> {
     const { proxy } = this.deps;
     const newer = this.ledger.newerThan(ticket);
     const domainNames = newer.domains.length === 0 ? names : [...new Set([...names, ...newer.domains])];
@@ -143,7 +152,7 @@ export class FullRun {
     await proxy.pruneAccess({ ...plan.access, entries: new Map(overlay(plan.access.entries, newer.access)) });
     await this.cutOff.cutIfChanged(overlay(served, newer.revisions));
     // Certificates of deleted domains, once nginx no longer routes them.
-    await this.certificates.pruneDeleted(domainNames);
+    await this.certificates.pruneDeleted(domainNames, onDisk);
   }
 
   /**
