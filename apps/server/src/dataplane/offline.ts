@@ -571,7 +571,7 @@ export function createOfflineDataPlane(options: {
     async start() {
       host.started = true;
       supervisor.start();
-      await supervisor.apply();
+      await supervisor.rebuild();
     },
     async stop() {
       host.started = false;

@@ -73,6 +73,12 @@ export interface SupervisorDeps {
 export interface Supervisor {
   /** `scope`: what the change touches (reconciler.ts); absent: everything. */
   apply(scope?: ApplyScope): Promise<ApplyResult>;
+  /**
+   * The boot's rebuild: everything applied, against what nginx and WireGuard were read back to hold. It is no change:
+   * the next drift check is the periodic one, not one a few seconds later (at 100,000 services a drift check reads,
+   * plans and compares everything, every PEM file included, right when the first changes after a boot come).
+   */
+  rebuild(): Promise<ApplyResult>;
   checkDrift(): Promise<DriftReport>;
   /** One pass of the heal loop (the timer calls it; tests call it directly). */
   healOnce(): Promise<void>;
@@ -145,7 +151,15 @@ class DataPlaneSupervisor implements Supervisor {
     };
   }
 
-  async apply(scope?: ApplyScope): Promise<ApplyResult> {
+  apply(scope?: ApplyScope): Promise<ApplyResult> {
+    return this.run(scope, true);
+  }
+
+  rebuild(): Promise<ApplyResult> {
+    return this.run(undefined, false);
+  }
+
+  private async run(scope: ApplyScope | undefined, isChange: boolean): Promise<ApplyResult> {
     this.changes.running++;
     this.changes.count++;
     let result: ApplyResult;
@@ -157,7 +171,9 @@ class DataPlaneSupervisor implements Supervisor {
     this.heal.isBehind = !result.ok;
     const problems = applyProblems(result);
     if (problems.length > 0) this.reports.problems(problems);
-    this.scheduleDriftCheck(this.timing.driftAfterChangeMs);
+    if (isChange) this.scheduleDriftCheck(this.timing.driftAfterChangeMs);
+    // A rebuild never puts off a check already due (a change's, made meanwhile).
+    else if (this.driftTimer === null) this.scheduleDriftCheck(this.timing.driftEveryMs);
     return result;
   }
 
