@@ -12,8 +12,9 @@ import type { ApplyResult, ApplyScope, DataPlaneLogger, DesiredState, DriftRepor
 //   what failed shows in the system status at once; a drift check follows a few seconds later (bursts share one).
 // - heal (every second while running): restarts what died (nginx, a TCP/UDP instance, the tunnel), then applies
 //   everything again; while behind, applies again every RETRY_BEHIND_MS.
-// - drift (DRIFT_AFTER_CHANGE_MS after a change, and every driftEveryMs): reads back what nginx and WireGuard hold,
-//   compares it with the guarded, planned desired state, and repairs the difference with a full apply.
+// - drift (DRIFT_AFTER_CHANGE_MS after a change, and every driftEveryMs; after the boot's rebuild the periodic one
+//   only): reads back what nginx and WireGuard hold, compares it with the guarded, planned desired state, and repairs
+//   the difference with a full apply.
 
 /** The proxy's part in supervision (proxy.ts; offline.ts records). */
 export interface SupervisedProxy {
