@@ -95,6 +95,11 @@ export class FullRun {
     rejected: Rejections,
   ): Promise<void> {
     let plan = initialPlan;
+    const domainNames = state.domains.map((d) => d.domain);
+    // The prune's walk of the PEMs on disk (the boot's: 100,000 files) goes beside the certificates' push, not in this
+    // run's turn to push: a change going beside the run waits for its pushes, not for the walk, and the boot's routes
+    // do not wait for it either. null (not due, or unreadable): the prune walks them itself.
+    const listing = this.certificates.listForPrune(domainNames).catch(() => null);
     this.deps.proxy.reserveRoutes?.(plan.routes.hosts, plan.routes.revisions.size);
     // Certificates first: a route or a TLS instance may name a certificate that must exist.
     try {
@@ -104,10 +109,7 @@ export class FullRun {
       plan = await this.withoutDomains(state, plan, err.domains, err.message, rejected);
     }
     await this.deps.proxy.syncChallenges(state.challenges ?? new Map());
-    const domainNames = state.domains.map((d) => d.domain);
-    // The prune's walk of the PEMs on disk (the boot's: 100,000 files) before this run's turn to push: the changes
-    // going beside it wait for its pushes, not for the walk.
-    const onDisk = await this.certificates.listForPrune(domainNames);
+    const onDisk = await listing;
     await this.ledger.exclusive(() => this.pushHttp(ticket, plan, domainNames, rejected, onDisk));
     await this.syncStreams(ticket, plan, rejected);
   }
