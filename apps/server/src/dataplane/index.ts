@@ -373,7 +373,7 @@ async function bootDataPlane(parts: BootParts): Promise<(() => void) | null> {
   supervisor.start();
   const convergeStarted = performance.now();
   void supervisor
-    .apply()
+    .rebuild()
     .then((result) => {
       const convergeMs = Math.round(performance.now() - convergeStarted);
       if (result.ok) logger.info({ convergeMs }, 'data plane rebuilt from the database');

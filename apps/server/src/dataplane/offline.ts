@@ -302,10 +302,17 @@ export class RecordingCertificates implements CertificateAdapter {
     return Promise.resolve();
   }
 
-  pruneExcept(keep: readonly string[]): Promise<string[]> {
-    const removed = [...this.infos.keys()].filter((name) => !keep.includes(name));
+  async pruneExcept(keep: readonly string[], onDisk?: readonly string[]): Promise<string[]> {
+    const wanted = new Set(keep);
+    const stale = new Set([...(onDisk ?? (await this.listPems())), ...this.infos.keys()]);
+    const removed = [...stale].filter((name) => !wanted.has(name));
     for (const name of removed) this.infos.delete(name);
-    return Promise.resolve(removed);
+    return removed;
+  }
+
+  /** The certificates it holds stand for the PEMs on disk. */
+  listPems(): Promise<string[]> {
+    return Promise.resolve([...this.infos.keys()]);
   }
 
   info(domain: string): CertificateInfo | null {
@@ -564,7 +571,7 @@ export function createOfflineDataPlane(options: {
     async start() {
       host.started = true;
       supervisor.start();
-      await supervisor.apply();
+      await supervisor.rebuild();
     },
     async stop() {
       host.started = false;

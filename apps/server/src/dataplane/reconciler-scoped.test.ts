@@ -192,6 +192,37 @@ describe('scoped runs', () => {
     expect(t.proxy.lastFullCut?.get(4)).toBe(revisions.get(4));
   });
 
+  it("a change during the boot's walk of the PEMs on disk is pushed without waiting for it; the walk keeps its PEM", async () => {
+    const t = setup(base);
+    // The boot's prune lists every PEM on disk (100,000 files at the supported size): held here until the change is in.
+    const walk = gate();
+    const list = t.certs.listPems.bind(t.certs);
+    let walks = 0;
+    t.certs.listPems = async () => {
+      walks++;
+      await walk.opened;
+      return list();
+    };
+    const boot = t.reconciler.apply();
+    await until(() => walks === 1);
+    t.set({ ...base, domains: [...base.domains, domain(3, 'z.test')], http: [...base.http, http(4, 'z.test')] });
+    let isServed = false;
+    const change = t.reconciler.apply({ hosts: ['z.test'], http: [4] }).then((result) => {
+      isServed = true;
+      return result;
+    });
+    await until(() => isServed);
+    expect(await change).toMatchObject({ ok: true });
+    expect(t.proxy.routes.get('z.test')).toEqual(t.full().get('z.test'));
+    walk.open();
+    expect(await boot).toMatchObject({ ok: true });
+    expect(t.runs).toEqual(['full', 'scoped z.test 4']);
+    expect(t.proxy.routes).toEqual(t.full());
+    // Made by the change after the boot read its rows: neither the walk nor the boot's prune takes it away.
+    expect(t.certs.infos.has('z.test')).toBe(true);
+    expect(t.proxy.certificates.has('z.test')).toBe(true);
+  });
+
   it('a full run queued behind a burst of scoped ones runs after the next scoped run, not after the burst', async () => {
     const t = setup(base);
     await t.reconciler.apply();

@@ -76,9 +76,16 @@ describe('createReconciler', () => {
     const t = setup();
     let prunes = 0;
     const prune = t.certs.pruneExcept.bind(t.certs);
-    t.certs.pruneExcept = (keep) => {
+    t.certs.pruneExcept = (keep, onDisk) => {
       prunes++;
-      return prune(keep);
+      return prune(keep, onDisk);
+    };
+    // The walk itself (listed before the run's turn to push): exactly when a prune is due.
+    let walks = 0;
+    const list = t.certs.listPems.bind(t.certs);
+    t.certs.listPems = () => {
+      walks++;
+      return list();
     };
     t.setState({ ...EMPTY, domains: [domain(1, 'a.test'), domain(2, 'b.test')], http: [http({})] });
     await t.reconciler.apply();
@@ -96,6 +103,7 @@ describe('createReconciler', () => {
     t.reconciler.forgetApplied();
     await t.reconciler.apply();
     expect(prunes).toBe(3);
+    expect(walks).toBe(3);
   });
 
   it('sets aside a row it cannot serve, with the reason, and serves every other row', async () => {

@@ -166,6 +166,30 @@ describe('the data plane supervisor', () => {
     expect(reports).toHaveLength(2);
   });
 
+  test("the boot's rebuild is followed by the periodic drift check, not one seconds later; a change by its own", async () => {
+    vi.useFakeTimers();
+    const t = setup({ timing: { driftAfterChangeMs: 3000, driftEveryMs: 60_000, healIntervalMs: 1_000_000 } });
+    const reports: DriftReport[] = [];
+    t.supervisor.onDrift((report) => reports.push(report));
+    t.supervisor.start();
+    await t.supervisor.rebuild();
+    const applies = t.loads();
+    // It just pushed what differed from what nginx and WireGuard hold: no check (a read, plan and compare of
+    // everything) lands on the first changes after a boot.
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(reports).toEqual([]);
+    await vi.advanceTimersByTimeAsync(57_000);
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toMatchObject({ differences: [], repaired: false });
+    // A change is checked a few seconds after it, as before; a rebuild meanwhile does not put that check off.
+    await t.supervisor.apply();
+    await t.supervisor.rebuild();
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(reports).toHaveLength(2);
+    expect(t.loads()).toBe(applies + 2);
+    t.supervisor.stop();
+  });
+
   test('a change applied while a drift check reads is not drift: nothing reported, no full apply', async () => {
     const t = setup();
     const reports: DriftReport[] = [];

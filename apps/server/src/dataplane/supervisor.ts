@@ -12,8 +12,9 @@ import type { ApplyResult, ApplyScope, DataPlaneLogger, DesiredState, DriftRepor
 //   what failed shows in the system status at once; a drift check follows a few seconds later (bursts share one).
 // - heal (every second while running): restarts what died (nginx, a TCP/UDP instance, the tunnel), then applies
 //   everything again; while behind, applies again every RETRY_BEHIND_MS.
-// - drift (DRIFT_AFTER_CHANGE_MS after a change, and every driftEveryMs): reads back what nginx and WireGuard hold,
-//   compares it with the guarded, planned desired state, and repairs the difference with a full apply.
+// - drift (DRIFT_AFTER_CHANGE_MS after a change, and every driftEveryMs; after the boot's rebuild the periodic one
+//   only): reads back what nginx and WireGuard hold, compares it with the guarded, planned desired state, and repairs
+//   the difference with a full apply.
 
 /** The proxy's part in supervision (proxy.ts; offline.ts records). */
 export interface SupervisedProxy {
@@ -73,6 +74,12 @@ export interface SupervisorDeps {
 export interface Supervisor {
   /** `scope`: what the change touches (reconciler.ts); absent: everything. */
   apply(scope?: ApplyScope): Promise<ApplyResult>;
+  /**
+   * The boot's rebuild: everything applied, against what nginx and WireGuard were read back to hold. It is no change:
+   * the next drift check is the periodic one, not one a few seconds later (at 100,000 services a drift check reads,
+   * plans and compares everything, every PEM file included, right when the first changes after a boot come).
+   */
+  rebuild(): Promise<ApplyResult>;
   checkDrift(): Promise<DriftReport>;
   /** One pass of the heal loop (the timer calls it; tests call it directly). */
   healOnce(): Promise<void>;
@@ -145,7 +152,15 @@ class DataPlaneSupervisor implements Supervisor {
     };
   }
 
-  async apply(scope?: ApplyScope): Promise<ApplyResult> {
+  apply(scope?: ApplyScope): Promise<ApplyResult> {
+    return this.run(scope, true);
+  }
+
+  rebuild(): Promise<ApplyResult> {
+    return this.run(undefined, false);
+  }
+
+  private async run(scope: ApplyScope | undefined, isChange: boolean): Promise<ApplyResult> {
     this.changes.running++;
     this.changes.count++;
     let result: ApplyResult;
@@ -157,7 +172,9 @@ class DataPlaneSupervisor implements Supervisor {
     this.heal.isBehind = !result.ok;
     const problems = applyProblems(result);
     if (problems.length > 0) this.reports.problems(problems);
-    this.scheduleDriftCheck(this.timing.driftAfterChangeMs);
+    if (isChange) this.scheduleDriftCheck(this.timing.driftAfterChangeMs);
+    // A rebuild never puts off a check already due (a change's, made meanwhile).
+    else if (this.driftTimer === null) this.scheduleDriftCheck(this.timing.driftEveryMs);
     return result;
   }
 

@@ -126,10 +126,13 @@ export interface CertificateAdapter {
   /** The files of these adopted domains were read and hold the recorded certificate. */
   confirmRecorded?(names: readonly string[]): void;
   /**
-   * Removes certificates of every domain not in `keep`, also those deleted while the gateway was down.
-   * Adapters without it only lose certificates of domains they served themselves.
+   * Removes certificates of every domain not in `keep`, also those deleted while the gateway was down. `onDisk`: the
+   * names of the PEMs on disk as `listPems` gave them (absent: listed now). Adapters without it only lose
+   * certificates of domains they served themselves.
    */
-  pruneExcept?(keep: readonly string[]): Promise<string[]>;
+  pruneExcept?(keep: readonly string[], onDisk?: readonly string[]): Promise<string[]>;
+  /** The names of the PEMs on disk (a walk of the certificate directory: 100,000 files at the supported size). */
+  listPems?(): Promise<string[]>;
 }
 
 /** A parsed access-log line, already attributed to a service. */

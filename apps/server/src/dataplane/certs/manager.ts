@@ -70,9 +70,11 @@ export interface CertificateManager extends CertificateAdapter {
   ensureFallback(): Promise<void>;
   /**
    * Removes the certificate, key and state of every domain not in `keep` (level-triggered, so a domain deleted
-   * while the gateway was down is cleaned up at the next apply too). Returns the names removed.
+   * while the gateway was down is cleaned up at the next apply too). `onDisk`: the PEMs on disk as `listPems` gave
+   * them (absent: listed now). Returns the names removed.
    */
-  pruneExcept(keep: readonly string[]): Promise<string[]>;
+  pruneExcept(keep: readonly string[], onDisk?: readonly string[]): Promise<string[]>;
+  listPems(): Promise<string[]>;
   /**
    * Lets issuance begin (call it once nginx answers ACME challenges, i.e. after the boot apply) and arms the
    * renewal timer. `ensure` before that only queues: a CA asked before nginx answers would fail the challenge.
@@ -304,7 +306,9 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
 
     remove: (domain) => pruner.remove(assertCertificateName(domain)),
 
-    pruneExcept: (keep) => pruner.pruneExcept(keep),
+    pruneExcept: (keep, onDisk) => pruner.pruneExcept(keep, onDisk),
+
+    listPems: () => pems.listNames(),
 
     info(domain) {
       const record = store.get(domain);

@@ -10,7 +10,7 @@ export interface Pruner {
    * Removes every domain not in `keep` (the fallback always stays), also ones deleted while the gateway was
    * down: it walks the PEMs on disk as well as the domains known since boot. Returns the names removed.
    */
-  pruneExcept(keep: readonly string[]): Promise<string[]>;
+  pruneExcept(keep: readonly string[], onDisk?: readonly string[]): Promise<string[]>;
 }
 
 export function createPruner(options: {
@@ -29,9 +29,9 @@ export function createPruner(options: {
 
   return {
     remove,
-    async pruneExcept(keep) {
+    async pruneExcept(keep, onDisk) {
       const wanted = new Set([...keep, FALLBACK_NAME]);
-      const stale = new Set(await pems.listNames());
+      const stale = new Set(onDisk ?? (await pems.listNames()));
       for (const name of known.keys()) stale.add(name);
       const removed = [...stale].filter((name) => !wanted.has(name));
       for (const name of removed) await remove(name);

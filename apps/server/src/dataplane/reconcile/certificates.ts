@@ -14,8 +14,17 @@ const CERTIFICATE_CONCURRENCY = 16;
 export interface CertificateSync {
   /** Ensures and publishes the certificates of new or changed domains; returns their names. */
   ensureChanged(domains: readonly DesiredDomain[]): Promise<string[]>;
-  /** Removes the certificates of deleted domains (call it once nginx no longer routes them). */
-  pruneDeleted(domainNames: readonly string[]): Promise<void>;
+  /**
+   * The PEMs on disk when the next `pruneDeleted` walks them (the first apply, or a domain of `domainNames`' run
+   * deleted), else null: listed before a full run's turn to push, so a change beside it does not wait for the walk
+   * (100,000 files at the supported size).
+   */
+  listForPrune(domainNames: readonly string[]): Promise<readonly string[] | null>;
+  /**
+   * Removes the certificates of deleted domains (call it once nginx no longer routes them). `onDisk`: what
+   * `listForPrune` gave (a PEM made since is not on it, so not removed; those of `domainNames` are kept).
+   */
+  pruneDeleted(domainNames: readonly string[], onDisk?: readonly string[] | null): Promise<void>;
   /**
    * A scoped run's deleted (or renamed) domains: of `names`, those whose certificates it ensured are removed (call it
    * once nginx no longer routes them); returns their names.
@@ -51,6 +60,12 @@ export function createCertificateSync(
     await Promise.all(Array.from({ length: Math.min(CERTIFICATE_CONCURRENCY, domains.length) }, worker));
   };
 
+  const hasDeleted = (domainNames: readonly string[]): boolean => {
+    const current = new Set(domainNames);
+    for (const name of ensured.keys()) if (!current.has(name)) return true;
+    return false;
+  };
+
   return {
     async ensureChanged(domains) {
       const todo = domains.filter((domain) => ensured.get(domain.domain) !== stateOf(domain));
@@ -75,13 +90,19 @@ export function createCertificateSync(
       return names(todo);
     },
 
-    async pruneDeleted(domainNames) {
+    async listForPrune(domainNames) {
+      if (!certs.pruneExcept || !certs.listPems) return null;
+      if (isPruned && !hasDeleted(domainNames)) return null;
+      return certs.listPems();
+    },
+
+    async pruneDeleted(domainNames, onDisk) {
       const current = new Set(domainNames);
       const deleted = [...ensured.keys()].filter((name) => !current.has(name));
       // The manager's prune walks the PEMs on disk (200-400 ms at 100,000 files on this machine): only on the first
       // apply (domains deleted while the gateway was down) and when a domain was deleted, not on every change.
       if (certs.pruneExcept && (!isPruned || deleted.length > 0)) {
-        const removed = await certs.pruneExcept(domainNames);
+        const removed = await certs.pruneExcept(domainNames, onDisk ?? undefined);
         if (removed.length > 0) await proxy.unpublishCertificates(removed);
         isPruned = true;
       }

@@ -95,6 +95,11 @@ export class FullRun {
     rejected: Rejections,
   ): Promise<void> {
     let plan = initialPlan;
+    const domainNames = state.domains.map((d) => d.domain);
+    // The prune's walk of the PEMs on disk (the boot's: 100,000 files) goes beside the certificates' push, not in this
+    // run's turn to push: a change going beside the run waits for its pushes, not for the walk, and the boot's routes
+    // do not wait for it either. null (not due, or unreadable): the prune walks them itself.
+    const listing = this.certificates.listForPrune(domainNames).catch(() => null);
     this.deps.proxy.reserveRoutes?.(plan.routes.hosts, plan.routes.revisions.size);
     // Certificates first: a route or a TLS instance may name a certificate that must exist.
     try {
@@ -104,8 +109,8 @@ export class FullRun {
       plan = await this.withoutDomains(state, plan, err.domains, err.message, rejected);
     }
     await this.deps.proxy.syncChallenges(state.challenges ?? new Map());
-    const domainNames = state.domains.map((d) => d.domain);
-    await this.ledger.exclusive(() => this.pushHttp(ticket, plan, domainNames, rejected));
+    const onDisk = await listing;
+    await this.ledger.exclusive(() => this.pushHttp(ticket, plan, domainNames, rejected, onDisk));
     await this.syncStreams(ticket, plan, rejected);
   }
 
@@ -126,7 +131,13 @@ export class FullRun {
    * Routes, access, cut-off and certificates' prune, one push at a time with the scoped runs' (ScopedLedger): what
    * scoped runs that read after this run pushed is left as they pushed it.
    */
-  private async pushHttp(ticket: number, plan: DataPlanePlan, names: string[], rejected: Rejections): Promise<void> {
+  private async pushHttp(
+    ticket: number,
+    plan: DataPlanePlan,
+    names: string[],
+    rejected: Rejections,
+    onDisk: readonly string[] | null,
+  ): Promise<void> {
     const { proxy } = this.deps;
     const newer = this.ledger.newerThan(ticket);
     const domainNames = newer.domains.length === 0 ? names : [...new Set([...names, ...newer.domains])];
@@ -143,7 +154,7 @@ export class FullRun {
     await proxy.pruneAccess({ ...plan.access, entries: new Map(overlay(plan.access.entries, newer.access)) });
     await this.cutOff.cutIfChanged(overlay(served, newer.revisions));
     // Certificates of deleted domains, once nginx no longer routes them.
-    await this.certificates.pruneDeleted(domainNames);
+    await this.certificates.pruneDeleted(domainNames, onDisk);
   }
 
   /**
