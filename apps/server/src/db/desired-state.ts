@@ -129,6 +129,57 @@ const selectDomains = (db: ReadDb) =>
     .from(domains)
     .leftJoin(certificatePems, eq(certificatePems.domainId, domains.id));
 
+/**
+ * Values per query of a scope's read (`IN (…)` lists, a stream key's pair counting two): a burst merges thousands of
+ * changes into one scope, and one list of them all would go past SQLite's bound on a statement's variables (999 before
+ * 3.32) and make one statement of unbounded size. Each part is its own indexed read; the rows are put back in id order.
+ */
+export const SCOPE_VALUES_PER_QUERY = 500;
+
+/**
+ * The rows `read` gives for `values` taken `size` at a time, in the order of their id (`idOf`), each once (a value
+ * given twice may fall in two parts).
+ */
+async function readInParts<V, R>(
+  values: readonly V[],
+  size: number,
+  read: (part: V[]) => Promise<R[]>,
+  idOf: (row: R) => number,
+): Promise<R[]> {
+  if (values.length <= size) return await read([...values]);
+  const rows = new Map<number, R>();
+  for (let start = 0; start < values.length; start += size) {
+    for (const row of await read(values.slice(start, start + size))) rows.set(idOf(row), row);
+  }
+  return [...rows.values()].sort((a, b) => idOf(a) - idOf(b));
+}
+
+/** A row as `values()` answers it: its first column is its id. */
+const firstColumn = (row: unknown[]): number => row[0] as number;
+
+/** The HTTP routes served on `hosts` (several parts of a large burst's scope). */
+const scopedHttpRows = (db: ReadDb, hosts: readonly string[]): Promise<HttpRow[]> =>
+  readInParts(
+    hosts,
+    SCOPE_VALUES_PER_QUERY,
+    async (part) =>
+      (await selectHttp(db)
+        .where(and(httpServed, inArray(httpServices.domain, part)))
+        .orderBy(httpServices.id)
+        .values()) as HttpRow[],
+    firstColumn,
+  );
+
+/** The domains named `names`. */
+const namedDomainRows = (db: ReadDb, names: readonly string[]): Promise<DomainRow[]> =>
+  readInParts(
+    names,
+    SCOPE_VALUES_PER_QUERY,
+    async (part) =>
+      (await selectDomains(db).where(inArray(domains.domain, part)).orderBy(domains.id).values()) as DomainRow[],
+    firstColumn,
+  );
+
 /** The peers' select, for every node and for a scope's. */
 const selectPeers = (db: ReadDb) => ({
   peers: db
@@ -209,11 +260,16 @@ async function loadPeers(db: ReadDb, secrets: SecretBox): Promise<DesiredPeer[]>
 /** The peers of `ids` (as `loadPeers`: enabled, non-local nodes only), by primary key. */
 async function loadScopedPeers(db: ReadDb, secrets: SecretBox, ids: readonly number[]): Promise<DesiredPeer[]> {
   if (ids.length === 0) return [];
-  const { peers } = selectPeers(db);
-  const rows = await peers
-    .where(and(eq(nodes.enabled, true), eq(nodes.isLocal, false), inArray(nodes.id, [...ids])))
-    .orderBy(nodes.id)
-    .all();
+  const rows = await readInParts(
+    ids,
+    SCOPE_VALUES_PER_QUERY,
+    async (part) =>
+      await selectPeers(db)
+        .peers.where(and(eq(nodes.enabled, true), eq(nodes.isLocal, false), inArray(nodes.id, part)))
+        .orderBy(nodes.id)
+        .all(),
+    (row) => row.id,
+  );
   return toPeers(rows, secrets);
 }
 
@@ -405,21 +461,8 @@ export async function loadScopedState(deps: StateDeps, scope: ApplyScope): Promi
   return deps.db.snapshot(async (tx) => {
     const hosts = await scopeHosts(tx, scope);
     const names = hosts.filter((host) => host !== '');
-    const http =
-      hosts.length === 0
-        ? []
-        : toHttpRoutes(
-            (await selectHttp(tx)
-              .where(and(httpServed, inArray(httpServices.domain, hosts)))
-              .orderBy(httpServices.id)
-              .values()) as HttpRow[],
-          );
-    const domainRows =
-      names.length === 0
-        ? []
-        : toDomains(
-            (await selectDomains(tx).where(inArray(domains.domain, names)).orderBy(domains.id).values()) as DomainRow[],
-          );
+    const http = hosts.length === 0 ? [] : toHttpRoutes(await scopedHttpRows(tx, hosts));
+    const domainRows = names.length === 0 ? [] : toDomains(await namedDomainRows(tx, names));
     await protectScoped(tx, http, domainRows);
     const streams = await loadScopedStreams(tx, scope.streams ?? []);
     const tokenNetworks = await hasTokenNetworks(tx);
@@ -448,23 +491,25 @@ async function loadScopedStreams(
   });
   if (parsed.length === 0) return {};
   const stream = toStreamRoutes(
-    (await selectStream(db)
-      .where(
-        and(
-          streamServed,
-          or(...parsed.map(({ proto, port }) => and(eq(tcpServices.proto, proto), eq(tcpServices.port, port)))),
-        ),
-      )
-      .orderBy(tcpServices.id)
-      .values()) as StreamRow[],
+    await readInParts(
+      parsed,
+      // Two values per key (its protocol and port).
+      SCOPE_VALUES_PER_QUERY / 2,
+      async (part) =>
+        (await selectStream(db)
+          .where(
+            and(
+              streamServed,
+              or(...part.map(({ proto, port }) => and(eq(tcpServices.proto, proto), eq(tcpServices.port, port)))),
+            ),
+          )
+          .orderBy(tcpServices.id)
+          .values()) as StreamRow[],
+      firstColumn,
+    ),
   );
   // Those ending TLS with a domain's certificate (the others serve the gateway's fallback or none).
   const names = [...new Set(stream.flatMap((route) => (route.ssl && route.domain ? [route.domain] : [])))];
-  const streamDomains =
-    names.length === 0
-      ? []
-      : toDomains(
-          (await selectDomains(db).where(inArray(domains.domain, names)).orderBy(domains.id).values()) as DomainRow[],
-        );
+  const streamDomains = names.length === 0 ? [] : toDomains(await namedDomainRows(db, names));
   return { streams: [...new Set(parsed.map(({ key }) => key))], stream, streamDomains };
 }
