@@ -218,6 +218,21 @@ function prepareQueries(db: ReadDb) {
       .select({ token: acmeChallenges.token, answer: acmeChallenges.keyAuthorization })
       .from(acmeChallenges)
       .prepare(),
+    // A scoped run's (every change's) fixed reads.
+    policies: db.select().from(accessPolicies).prepare(),
+    tokenNetworks: db
+      .select({ id: nodes.id })
+      .from(nodes)
+      .where(
+        and(
+          eq(nodes.isGateway, true),
+          eq(nodes.networksSetBy, 'node'),
+          eq(nodes.enabled, true),
+          eq(nodes.isLocal, false),
+        ),
+      )
+      .limit(1)
+      .prepare(),
   };
 }
 
@@ -418,7 +433,7 @@ async function scopeHosts(db: ReadDb, scope: ApplyScope): Promise<string[]> {
 /** The protecting policy of each route of `http` (as `loadServicePolicies`, for these services only). */
 async function protectScoped(db: ReadDb, http: DesiredHttpRoute[], domainRows: DesiredDomain[]): Promise<void> {
   if (http.length === 0) return;
-  const policies: AccessPolicyRow[] = await db.select().from(accessPolicies).all();
+  const policies: AccessPolicyRow[] = await queriesFor(db).policies.all();
   if (policies.length === 0) return;
   const byDomainId = new Map<number, AccessPolicyRow>();
   const byService = new Map<number, AccessPolicyRow>();
@@ -437,19 +452,7 @@ async function protectScoped(db: ReadDb, http: DesiredHttpRoute[], domainRows: D
 
 /** Whether a peer's subnets were set by its node's token (`networksByToken` in loadPeers): one indexed read. */
 async function hasTokenNetworks(db: ReadDb): Promise<boolean> {
-  const rows = await db
-    .select({ id: nodes.id })
-    .from(nodes)
-    .where(
-      and(
-        eq(nodes.isGateway, true),
-        eq(nodes.networksSetBy, 'node'),
-        eq(nodes.enabled, true),
-        eq(nodes.isLocal, false),
-      ),
-    )
-    .limit(1);
-  return rows.length > 0;
+  return (await queriesFor(db).tokenNetworks.all()).length > 0;
 }
 
 /**
