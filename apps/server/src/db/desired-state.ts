@@ -14,6 +14,7 @@ import type { SecretBox } from '../secrets.js';
 import type { ReadDb, Store } from './client.js';
 import { loadAccessState, loadServicePolicies, protectingPolicyId, type AccessPolicyRow } from './access-state.js';
 import { readGatewayPrivateKey } from './gateway-key.js';
+import { partsOf, VALUES_PER_QUERY } from './parts.js';
 import { preparedPerDb } from './prepared.js';
 import {
   accessPolicies,
@@ -129,12 +130,8 @@ const selectDomains = (db: ReadDb) =>
     .from(domains)
     .leftJoin(certificatePems, eq(certificatePems.domainId, domains.id));
 
-/**
- * Values per query of a scope's read (`IN (…)` lists, a stream key's pair counting two): a burst merges thousands of
- * changes into one scope, and one list of them all would go past SQLite's bound on a statement's variables (999 before
- * 3.32) and make one statement of unbounded size. Each part is its own indexed read; the rows are put back in id order.
- */
-export const SCOPE_VALUES_PER_QUERY = 500;
+/** Values per query of a scope's read (db/parts.ts; a stream key's pair counts two). */
+export const SCOPE_VALUES_PER_QUERY = VALUES_PER_QUERY;
 
 /**
  * The rows `read` gives for `values` taken `size` at a time, in the order of their id (`idOf`), each once (a value
@@ -148,9 +145,7 @@ async function readInParts<V, R>(
 ): Promise<R[]> {
   if (values.length <= size) return await read([...values]);
   const rows = new Map<number, R>();
-  for (let start = 0; start < values.length; start += size) {
-    for (const row of await read(values.slice(start, start + size))) rows.set(idOf(row), row);
-  }
+  for (const part of partsOf(values, size)) for (const row of await read(part)) rows.set(idOf(row), row);
   return [...rows.values()].sort((a, b) => idOf(a) - idOf(b));
 }
 

@@ -1,0 +1,11 @@
+/**
+ * Values per query of a list the caller does not bound (`IN (…)`): a burst of changes merged into one data-plane run
+ * names thousands of hosts and services, and one list of them all would go past SQLite's bound on a statement's
+ * variables (999 before 3.32) and make one statement of unbounded size. Each part is a query of its own.
+ */
+export const VALUES_PER_QUERY = 500;
+
+/** `values` in consecutive parts of at most `size` (none when it is empty). */
+export function* partsOf<T>(values: readonly T[], size = VALUES_PER_QUERY): Generator<T[]> {
+  for (let start = 0; start < values.length; start += size) yield values.slice(start, start + size);
+}
