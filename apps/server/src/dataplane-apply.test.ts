@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
 import { sqliteClientOf } from './db/client.js';
 import { VALUES_PER_QUERY } from './db/parts.js';
-import { httpServices } from './db/schema.js';
+import { httpServices, nodes } from './db/schema.js';
 import { applyChanges } from './dataplane-apply.js';
 import { insertNode } from './modules/services/test-support.js';
 import { buildTestApp, type TestApp } from './test/build-test-app.js';
@@ -63,4 +63,27 @@ test("a burst's run speaking for thousands of services clears a stored rejection
     // The look-up (three parts) and the clearing update (three parts).
     expect(variables.filter((count) => count > 100)).toHaveLength(6);
   }
+});
+
+test("a change's run clears the stored rejection of its service and of its node (short lists, each its own table)", async () => {
+  const node = await insertNode(t.deps);
+  const [row] = await t.db.write(async (tx) => {
+    await tx.update(nodes).set({ applyError: 'peer refused' }).where(eq(nodes.id, node.id)).run();
+    return await tx
+      .insert(httpServices)
+      .values({ nodeId: node.id, name: 'web', domain: 'a.example.com', backendHost: 'x', applyError: 'refused' })
+      .returning({ id: httpServices.id })
+      .all();
+  });
+  const id = row?.id ?? 0;
+  const rejected = { http: new Map(), tcp: new Map(), nodes: new Map() };
+  // The node's run first (its lookup prepared before the service's of the same length), then the service's.
+  t.fakeDataPlane.apply = () =>
+    Promise.resolve({ ok: true, rejected, scopedHttp: new Set<number>(), scopedNodes: new Set([node.id]) });
+  await applyChanges(t.deps, undefined, { hosts: [], http: [], nodes: [node.id] });
+  t.fakeDataPlane.apply = () => Promise.resolve({ ok: true, rejected, scopedHttp: new Set([id]) });
+  await applyChanges(t.deps, undefined, { hosts: ['a.example.com'], http: [id] });
+  const service = await t.db.select().from(httpServices).where(eq(httpServices.id, id)).get();
+  const stored = await t.db.select().from(nodes).where(eq(nodes.id, node.id)).get();
+  expect({ service: service?.applyError, node: stored?.applyError }).toEqual({ service: null, node: null });
 });

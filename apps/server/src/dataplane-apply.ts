@@ -1,8 +1,9 @@
-import { and, eq, inArray, isNotNull, isNull, ne, notInArray, or } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, ne, notInArray, or, sql } from 'drizzle-orm';
 import type { ServiceType } from '@postern/contract';
 import type { AppDeps } from './deps.js';
 import type { ReadDb, Tx } from './db/client.js';
-import { partsOf } from './db/parts.js';
+import { paddedPart, partsOf } from './db/parts.js';
+import { preparedPerDb } from './db/prepared.js';
 import { httpServices, nodes, tcpServices } from './db/schema.js';
 import { AppError } from './errors.js';
 import type { ApplyResult, ApplyScope, Rejections } from './dataplane/types.js';
@@ -221,6 +222,32 @@ async function anyStored(ids: readonly number[], find: (part: number[]) => Promi
   return false;
 }
 
+const rejectionTables = { http: httpServices, tcp: tcpServices, node: nodes } as const;
+
+/** The first of `ids` stored as set aside, by a statement prepared per table and padded length (db/parts.ts). */
+const storedRejectionQueries = preparedPerDb(
+  (_db: ReadDb) => new Map<string, { get(params: Record<string, number>): Promise<unknown> }>(),
+);
+
+async function storedRejectionIn(db: ReadDb, kind: keyof typeof rejectionTables, ids: number[]): Promise<unknown> {
+  const values = paddedPart(ids);
+  const key = `${kind}:${values.length}`;
+  const prepared = storedRejectionQueries(db);
+  let query = prepared.get(key);
+  if (query === undefined) {
+    const table = rejectionTables[kind];
+    const placeholders = values.map((_, i) => sql.placeholder(`v${i}`));
+    query = db
+      .select({ id: table.id })
+      .from(table)
+      .where(and(isNotNull(table.applyError), inArray(table.id, placeholders)))
+      .limit(1)
+      .prepare();
+    prepared.set(key, query);
+  }
+  return await query.get(Object.fromEntries(values.map((id, i) => [`v${i}`, id])));
+}
+
 /** A scoped run's rejections of one kind: only the services it spoke for are written, in one transaction. */
 async function recordScopedRejections(
   deps: ApplyDeps,
@@ -232,14 +259,7 @@ async function recordScopedRejections(
   const cleared = [...scoped].filter((id) => !rows.has(id));
   // Nothing set aside and none of these stored as set aside: no write.
   if (rows.size === 0) {
-    const stored = await anyStored(cleared, (part) =>
-      deps.db
-        .select({ id: table.id })
-        .from(table)
-        .where(and(isNotNull(table.applyError), inArray(table.id, part)))
-        .limit(1)
-        .get(),
-    );
+    const stored = await anyStored(cleared, (part) => storedRejectionIn(deps.db, type, part));
     if (!stored) return;
   }
   const at = deps.now().toISOString();
@@ -264,14 +284,7 @@ async function recordScopedNodeRejections(
 ): Promise<void> {
   const cleared = [...scoped].filter((id) => !rows.has(id));
   if (rows.size === 0) {
-    const stored = await anyStored(cleared, (part) =>
-      deps.db
-        .select({ id: nodes.id })
-        .from(nodes)
-        .where(and(isNotNull(nodes.applyError), inArray(nodes.id, part)))
-        .limit(1)
-        .get(),
-    );
+    const stored = await anyStored(cleared, (part) => storedRejectionIn(deps.db, 'node', part));
     if (!stored) return;
   }
   const newlyRejected: NewlyRejected[] = [];
