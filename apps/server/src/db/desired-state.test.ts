@@ -6,7 +6,7 @@ import { insertNode } from '../modules/services/test-support.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
 import { gatewaySettingsFor } from '../create-data-plane.js';
 import { openSqliteStore, sqliteClientOf } from './client.js';
-import { loadDesiredState, loadScopedState, STATE_PAGE_ROWS } from './desired-state.js';
+import { loadDesiredState, loadScopedState, SCOPE_VALUES_PER_QUERY, STATE_PAGE_ROWS } from './desired-state.js';
 import { readGatewayPrivateKey } from './gateway-key.js';
 import { resolveMigrationsDir } from './migrations-dir.js';
 import { accessPolicies, domains, gateways, httpServices, nodes, settings, tcpServices } from './schema.js';
@@ -472,6 +472,64 @@ describe('loadScopedState', () => {
     expect(scoped.peers?.map((peer) => peer.nodeId)).toEqual([gateway.id, plain.id]);
     // Without nodes in the scope: no peers read.
     expect((await loadScopedState(t.deps, { hosts: [], http: [] })).peers).toBeUndefined();
+  });
+
+  test("reads a burst's scope larger than a query's bound whole, in bounded queries", async () => {
+    const node = await insertNode(t.deps, { address: '10.50.0.2' });
+    const names = Array.from({ length: 2 * SCOPE_VALUES_PER_QUERY + 200 }, (_, i) => `h${i}.example.com`);
+    const ports = Array.from({ length: SCOPE_VALUES_PER_QUERY / 2 + 50 }, (_, i) => 31000 + i);
+    for (let i = 0; i < names.length; i += 100) {
+      const part = names.slice(i, i + 100);
+      await t.db.write(async (tx) => {
+        await tx
+          .insert(domains)
+          .values(part.map((domain) => ({ domain })))
+          .run();
+        await tx
+          .insert(httpServices)
+          .values(part.map((domain) => ({ ...httpRow, nodeId: node.id, domain })))
+          .run();
+      });
+    }
+    await t.db.write(async (tx) => {
+      await tx
+        .insert(tcpServices)
+        .values(ports.map((port) => ({ ...tcpRow, nodeId: node.id, port })))
+        .run();
+    });
+    const full = await load();
+    // A key with no service and one twice: read as the others, its service once.
+    const keys = [...ports.map((port) => `tcp-${port}`), 'tcp-32000', 'tcp-31000'];
+    const scope = { hosts: names, http: [], streams: keys, tcp: [] };
+    // The embedded engine's statements, counted with their variables (drizzle runs a read with all() or get()).
+    const variables: number[] = [];
+    if (t.db.engine === 'sqlite') {
+      const statement = Object.getPrototypeOf(sqliteClientOf(t.db).prepare('select 1')) as Record<
+        'all' | 'get',
+        (...params: unknown[]) => unknown
+      >;
+      for (const method of ['all', 'get'] as const) {
+        const original = statement[method];
+        vi.spyOn(statement, method).mockImplementation(function (this: unknown, ...params: unknown[]) {
+          variables.push(params.length);
+          return original.apply(this, params);
+        });
+      }
+    }
+    const scoped = await loadScopedState(t.deps, scope);
+    vi.restoreAllMocks();
+    const hosts = new Set([...names, '*.example.com']);
+    expect(scoped.http).toEqual(full.http.filter((route) => hosts.has(route.domain ?? '')));
+    expect(scoped.http).toHaveLength(names.length);
+    expect(scoped.domains).toEqual(full.domains.filter((d) => hosts.has(d.domain)));
+    expect(scoped.stream).toEqual(full.stream);
+    expect(scoped.stream).toHaveLength(ports.length);
+    if (t.db.engine === 'sqlite') {
+      expect(Math.max(...variables)).toBeLessThanOrEqual(SCOPE_VALUES_PER_QUERY + 10);
+      // 1,201 hosts and names (the wildcard above): 3 parts each; 302 keys (two variables each): 2 parts.
+      expect(variables.filter((count) => count > 100)).toHaveLength(8);
+      expect(variables.length).toBeLessThanOrEqual(20);
+    }
   });
 
   test("says whether a node's token set subnets, as the full read marks its peer", async () => {

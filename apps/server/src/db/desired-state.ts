@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, eq, gt, inArray, or, sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm';
 import { isWildcardDomainName, wildcardOf } from '@postern/contract';
 import { parseStreamKey } from '../model/desired-state.js';
 import type {
@@ -14,6 +14,7 @@ import type { SecretBox } from '../secrets.js';
 import type { ReadDb, Store } from './client.js';
 import { loadAccessState, loadServicePolicies, protectingPolicyId, type AccessPolicyRow } from './access-state.js';
 import { readGatewayPrivateKey } from './gateway-key.js';
+import { partsOf, VALUES_PER_QUERY } from './parts.js';
 import { preparedPerDb } from './prepared.js';
 import {
   accessPolicies,
@@ -129,6 +130,91 @@ const selectDomains = (db: ReadDb) =>
     .from(domains)
     .leftJoin(certificatePems, eq(certificatePems.domainId, domains.id));
 
+/** Values per query of a scope's read (db/parts.ts; a stream key's pair counts two). */
+export const SCOPE_VALUES_PER_QUERY = VALUES_PER_QUERY;
+
+/**
+ * The rows `read` gives for `values` taken `size` at a time, in the order of their id (`idOf`), each once (a value
+ * given twice may fall in two parts).
+ */
+async function readInParts<V, R>(
+  values: readonly V[],
+  size: number,
+  read: (part: V[]) => Promise<R[]>,
+  idOf: (row: R) => number,
+): Promise<R[]> {
+  if (values.length <= size) return await read([...values]);
+  const rows = new Map<number, R>();
+  for (const part of partsOf(values, size)) for (const row of await read(part)) rows.set(idOf(row), row);
+  return [...rows.values()].sort((a, b) => idOf(a) - idOf(b));
+}
+
+/** A row as `values()` answers it: its first column is its id. */
+const firstColumn = (row: unknown[]): number => row[0] as number;
+
+/** A list of values or of placeholders for them. */
+type Listed = readonly (string | Placeholder)[];
+
+const httpOnHosts = (db: ReadDb, hosts: Listed) =>
+  selectHttp(db)
+    .where(and(httpServed, inArray(httpServices.domain, hosts)))
+    .orderBy(httpServices.id);
+
+const domainsNamed = (db: ReadDb, names: Listed) =>
+  selectDomains(db).where(inArray(domains.domain, names)).orderBy(domains.id);
+
+/**
+ * A scope's list up to this long is read by a statement prepared once per connection and length (a change names a
+ * host or two): drizzle built the scope's selects anew at every run, ~0.7 ms of CPU each.
+ */
+const PREPARED_LIST_LENGTH = 8;
+
+const scopeQueriesFor = preparedPerDb((_db: ReadDb) => ({
+  http: new Map<number, ReturnType<ReturnType<typeof httpOnHosts>['prepare']>>(),
+  domains: new Map<number, ReturnType<ReturnType<typeof domainsNamed>['prepare']>>(),
+}));
+
+/** Placeholders `v0`… for `values`, and the values as their parameters. */
+const listPlaceholders = (length: number): Placeholder[] => Array.from({ length }, (_, i) => sql.placeholder(`v${i}`));
+const listParams = (values: readonly string[]): Record<string, string> =>
+  Object.fromEntries(values.map((value, i) => [`v${i}`, value]));
+
+/** The HTTP routes served on `hosts` (several parts of a large burst's scope). */
+const scopedHttpRows = (db: ReadDb, hosts: readonly string[]): Promise<HttpRow[]> =>
+  readInParts(
+    hosts,
+    SCOPE_VALUES_PER_QUERY,
+    async (part) => {
+      if (part.length > PREPARED_LIST_LENGTH) return (await httpOnHosts(db, part).values()) as HttpRow[];
+      const prepared = scopeQueriesFor(db).http;
+      let query = prepared.get(part.length);
+      if (query === undefined) {
+        query = httpOnHosts(db, listPlaceholders(part.length)).prepare();
+        prepared.set(part.length, query);
+      }
+      return (await query.values(listParams(part))) as HttpRow[];
+    },
+    firstColumn,
+  );
+
+/** The domains named `names`. */
+const namedDomainRows = (db: ReadDb, names: readonly string[]): Promise<DomainRow[]> =>
+  readInParts(
+    names,
+    SCOPE_VALUES_PER_QUERY,
+    async (part) => {
+      if (part.length > PREPARED_LIST_LENGTH) return (await domainsNamed(db, part).values()) as DomainRow[];
+      const prepared = scopeQueriesFor(db).domains;
+      let query = prepared.get(part.length);
+      if (query === undefined) {
+        query = domainsNamed(db, listPlaceholders(part.length)).prepare();
+        prepared.set(part.length, query);
+      }
+      return (await query.values(listParams(part))) as DomainRow[];
+    },
+    firstColumn,
+  );
+
 /** The peers' select, for every node and for a scope's. */
 const selectPeers = (db: ReadDb) => ({
   peers: db
@@ -166,6 +252,21 @@ function prepareQueries(db: ReadDb) {
     challenges: db
       .select({ token: acmeChallenges.token, answer: acmeChallenges.keyAuthorization })
       .from(acmeChallenges)
+      .prepare(),
+    // A scoped run's (every change's) fixed reads.
+    policies: db.select().from(accessPolicies).prepare(),
+    tokenNetworks: db
+      .select({ id: nodes.id })
+      .from(nodes)
+      .where(
+        and(
+          eq(nodes.isGateway, true),
+          eq(nodes.networksSetBy, 'node'),
+          eq(nodes.enabled, true),
+          eq(nodes.isLocal, false),
+        ),
+      )
+      .limit(1)
       .prepare(),
   };
 }
@@ -209,11 +310,16 @@ async function loadPeers(db: ReadDb, secrets: SecretBox): Promise<DesiredPeer[]>
 /** The peers of `ids` (as `loadPeers`: enabled, non-local nodes only), by primary key. */
 async function loadScopedPeers(db: ReadDb, secrets: SecretBox, ids: readonly number[]): Promise<DesiredPeer[]> {
   if (ids.length === 0) return [];
-  const { peers } = selectPeers(db);
-  const rows = await peers
-    .where(and(eq(nodes.enabled, true), eq(nodes.isLocal, false), inArray(nodes.id, [...ids])))
-    .orderBy(nodes.id)
-    .all();
+  const rows = await readInParts(
+    ids,
+    SCOPE_VALUES_PER_QUERY,
+    async (part) =>
+      await selectPeers(db)
+        .peers.where(and(eq(nodes.enabled, true), eq(nodes.isLocal, false), inArray(nodes.id, part)))
+        .orderBy(nodes.id)
+        .all(),
+    (row) => row.id,
+  );
   return toPeers(rows, secrets);
 }
 
@@ -362,7 +468,7 @@ async function scopeHosts(db: ReadDb, scope: ApplyScope): Promise<string[]> {
 /** The protecting policy of each route of `http` (as `loadServicePolicies`, for these services only). */
 async function protectScoped(db: ReadDb, http: DesiredHttpRoute[], domainRows: DesiredDomain[]): Promise<void> {
   if (http.length === 0) return;
-  const policies: AccessPolicyRow[] = await db.select().from(accessPolicies).all();
+  const policies: AccessPolicyRow[] = await queriesFor(db).policies.all();
   if (policies.length === 0) return;
   const byDomainId = new Map<number, AccessPolicyRow>();
   const byService = new Map<number, AccessPolicyRow>();
@@ -381,19 +487,7 @@ async function protectScoped(db: ReadDb, http: DesiredHttpRoute[], domainRows: D
 
 /** Whether a peer's subnets were set by its node's token (`networksByToken` in loadPeers): one indexed read. */
 async function hasTokenNetworks(db: ReadDb): Promise<boolean> {
-  const rows = await db
-    .select({ id: nodes.id })
-    .from(nodes)
-    .where(
-      and(
-        eq(nodes.isGateway, true),
-        eq(nodes.networksSetBy, 'node'),
-        eq(nodes.enabled, true),
-        eq(nodes.isLocal, false),
-      ),
-    )
-    .limit(1);
-  return rows.length > 0;
+  return (await queriesFor(db).tokenNetworks.all()).length > 0;
 }
 
 /**
@@ -405,21 +499,8 @@ export async function loadScopedState(deps: StateDeps, scope: ApplyScope): Promi
   return deps.db.snapshot(async (tx) => {
     const hosts = await scopeHosts(tx, scope);
     const names = hosts.filter((host) => host !== '');
-    const http =
-      hosts.length === 0
-        ? []
-        : toHttpRoutes(
-            (await selectHttp(tx)
-              .where(and(httpServed, inArray(httpServices.domain, hosts)))
-              .orderBy(httpServices.id)
-              .values()) as HttpRow[],
-          );
-    const domainRows =
-      names.length === 0
-        ? []
-        : toDomains(
-            (await selectDomains(tx).where(inArray(domains.domain, names)).orderBy(domains.id).values()) as DomainRow[],
-          );
+    const http = hosts.length === 0 ? [] : toHttpRoutes(await scopedHttpRows(tx, hosts));
+    const domainRows = names.length === 0 ? [] : toDomains(await namedDomainRows(tx, names));
     await protectScoped(tx, http, domainRows);
     const streams = await loadScopedStreams(tx, scope.streams ?? []);
     const tokenNetworks = await hasTokenNetworks(tx);
@@ -448,23 +529,25 @@ async function loadScopedStreams(
   });
   if (parsed.length === 0) return {};
   const stream = toStreamRoutes(
-    (await selectStream(db)
-      .where(
-        and(
-          streamServed,
-          or(...parsed.map(({ proto, port }) => and(eq(tcpServices.proto, proto), eq(tcpServices.port, port)))),
-        ),
-      )
-      .orderBy(tcpServices.id)
-      .values()) as StreamRow[],
+    await readInParts(
+      parsed,
+      // Two values per key (its protocol and port).
+      SCOPE_VALUES_PER_QUERY / 2,
+      async (part) =>
+        (await selectStream(db)
+          .where(
+            and(
+              streamServed,
+              or(...part.map(({ proto, port }) => and(eq(tcpServices.proto, proto), eq(tcpServices.port, port)))),
+            ),
+          )
+          .orderBy(tcpServices.id)
+          .values()) as StreamRow[],
+      firstColumn,
+    ),
   );
   // Those ending TLS with a domain's certificate (the others serve the gateway's fallback or none).
   const names = [...new Set(stream.flatMap((route) => (route.ssl && route.domain ? [route.domain] : [])))];
-  const streamDomains =
-    names.length === 0
-      ? []
-      : toDomains(
-          (await selectDomains(db).where(inArray(domains.domain, names)).orderBy(domains.id).values()) as DomainRow[],
-        );
+  const streamDomains = names.length === 0 ? [] : toDomains(await namedDomainRows(db, names));
   return { streams: [...new Set(parsed.map(({ key }) => key))], stream, streamDomains };
 }

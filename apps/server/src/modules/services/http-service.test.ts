@@ -34,6 +34,42 @@ describe('creating an HTTP service', () => {
     expect(t.fakeDataPlane.lastState?.http).toContainEqual(expect.objectContaining({ serviceId: body.id }));
   });
 
+  test('stores every field it is given, as a fresh read and the stored row show them', async () => {
+    const node = await insertNode(t.deps);
+    const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    const { status, body } = await api<HttpService>('POST', `/api/services/${node.id}/http`, {
+      ...web,
+      backendProto: 'https',
+      allowedIps: ['10.0.0.0/8', '192.0.2.1'],
+      blockedIps: ['10.1.0.0/16'],
+      expiresAt,
+      enabled: false,
+    });
+    expect(status).toBe(201);
+    expect(body).toMatchObject({
+      backendProto: 'https',
+      allowedIps: ['10.0.0.0/8', '192.0.2.1'],
+      blockedIps: ['10.1.0.0/16'],
+      enabled: false,
+    });
+    expect(Date.parse(body.expiresAt ?? '')).toBe(Date.parse(expiresAt));
+    expect((await api<HttpService>('GET', `/api/services/${node.id}/http/${body.id}`)).body).toEqual(body);
+    const row = await t.db.select().from(httpServices).where(eq(httpServices.id, body.id)).get();
+    expect(row).toMatchObject({ createdBy: 'admin', disabledBy: 'admin', expirySetBy: 'admin', source: null });
+    // An edit writes the fields it was sent, and only those.
+    const edit = { name: 'web2', allowedIps: ['172.16.0.0/12'], expiresAt: null };
+    expect((await api('PATCH', `/api/services/${node.id}/http/${body.id}`, edit)).status).toBe(200);
+    const edited = (await api<HttpService>('GET', `/api/services/${node.id}/http/${body.id}`)).body;
+    expect({ ...edited, updated_at: null }).toEqual({ ...body, ...edit, expirySetBy: null, updated_at: null });
+    const twice = { backendPort: 9443 };
+    expect((await api('PATCH', `/api/services/${node.id}/http/${body.id}`, twice)).status).toBe(200);
+    expect((await api<HttpService>('GET', `/api/services/${node.id}/http/${body.id}`)).body).toMatchObject({
+      ...edit,
+      ...twice,
+      blockedIps: ['10.1.0.0/16'],
+    });
+  });
+
   test('answers 401 without a session token', async () => {
     const node = await insertNode(t.deps);
     const response = await t.app.inject({ method: 'POST', url: `/api/services/${node.id}/http`, payload: web });

@@ -155,6 +155,39 @@ async function insertOrExplain<T>(
   }
 }
 
+/** The columns a created service sets (every other one takes its default). */
+const NEW_HTTP_COLUMNS = [
+  'nodeId',
+  'name',
+  'domain',
+  'pathLocation',
+  'backendProto',
+  'backendHost',
+  'backendPort',
+  'allowedIps',
+  'blockedIps',
+  'expiresAt',
+  'enabled',
+  'createdBy',
+  'source',
+  'disabledBy',
+  'expirySetBy',
+] as const satisfies readonly (keyof typeof httpServices.$inferInsert)[];
+
+type NewHttpRow = Required<Pick<typeof httpServices.$inferInsert, (typeof NEW_HTTP_COLUMNS)[number]>>;
+
+// A create's insert, prepared once per connection with a placeholder per column (db/prepared.ts; the JSON and boolean
+// columns are encoded from the placeholders' values as in a built insert), not built by drizzle at each call.
+const insertHttpQuery = preparedPerDb((tx: Tx) =>
+  tx
+    .insert(httpServices)
+    .values(
+      Object.fromEntries(NEW_HTTP_COLUMNS.map((column) => [column, sql.placeholder(column)])) as unknown as NewHttpRow,
+    )
+    .returning({ id: httpServices.id })
+    .prepare(),
+);
+
 export async function createHttpService(
   deps: AppDeps,
   nodeId: number,
@@ -173,30 +206,25 @@ export async function createHttpService(
         // Ownership first: whether a path is taken on someone else's domain is none of a node's business.
         await claimServiceDomain(tx, deps.config, caller, nodeId, route.domain, 'http', view.nodeScope);
         await assertRouteFree(tx, caller === 'admin' && seesEveryNode(view), route.domain, route.pathLocation);
-        return (
-          await tx
-            .insert(httpServices)
-            .values({
-              nodeId,
-              name: body.name,
-              ...route,
-              backendProto: body.backendProto ?? 'http',
-              backendHost: resolveBackendHost(node, body.backendHost),
-              backendPort: body.backendPort ?? 80,
-              allowedIps: body.allowedIps ?? [],
-              blockedIps: body.blockedIps ?? [],
-              expiresAt,
-              enabled: body.enabled ?? true,
-              createdBy: caller,
-              // Only a node's agent says a service came from its labels (the admin's schema has no such field).
-              source: caller === 'node' ? (body.source ?? null) : null,
-              // Created disabled (to set its access first): the creator's own decision to lift.
-              disabledBy: body.enabled === false ? caller : null,
-              expirySetBy: expiresAt === null ? null : caller,
-            })
-            .returning({ id: httpServices.id })
-            .get()
-        ).id;
+        const row: NewHttpRow = {
+          nodeId,
+          name: body.name,
+          ...route,
+          backendProto: body.backendProto ?? 'http',
+          backendHost: resolveBackendHost(node, body.backendHost),
+          backendPort: body.backendPort ?? 80,
+          allowedIps: body.allowedIps ?? [],
+          blockedIps: body.blockedIps ?? [],
+          expiresAt,
+          enabled: body.enabled ?? true,
+          createdBy: caller,
+          // Only a node's agent says a service came from its labels (the admin's schema has no such field).
+          source: caller === 'node' ? (body.source ?? null) : null,
+          // Created disabled (to set its access first): the creator's own decision to lift.
+          disabledBy: body.enabled === false ? caller : null,
+          expirySetBy: expiresAt === null ? null : caller,
+        };
+        return (await insertHttpQuery(tx).get(row)).id;
       }),
   );
   await applyChanges(deps, { type: 'http', id }, serviceScope('http', id, [route.domain]));
@@ -218,6 +246,32 @@ const domainOfQuery = preparedPerDb((tx: Tx) =>
     .where(eq(httpServices.id, sql.placeholder('id')))
     .prepare(),
 );
+
+type HttpSet = Partial<typeof httpServices.$inferInsert>;
+
+/** An edit's update per set of columns it writes (an edit writes the fields it was sent: at most 2^6 sets). */
+const updateHttpQueries = preparedPerDb((_tx: Tx) => new Map<string, ReturnType<typeof prepareUpdate>>());
+
+const prepareUpdate = (tx: Tx, columns: readonly string[]) =>
+  tx
+    .update(httpServices)
+    .set(Object.fromEntries(columns.map((column) => [column, sql.placeholder(column)])))
+    .where(eq(httpServices.id, sql.placeholder('id')))
+    .prepare();
+
+// An edit's update, prepared once per connection and set of columns with a placeholder per column (db/prepared.ts;
+// the JSON columns are encoded from the placeholders' values as in a built update), not built by drizzle at each call.
+function updateHttpQuery(tx: Tx, set: HttpSet): ReturnType<typeof prepareUpdate> {
+  const columns = Object.keys(set);
+  const key = columns.join(',');
+  const byColumns = updateHttpQueries(tx);
+  let query = byColumns.get(key);
+  if (query === undefined) {
+    query = prepareUpdate(tx, columns);
+    byColumns.set(key, query);
+  }
+  return query;
+}
 
 /** Edits are the console's (the agent API has none), so the caller is the admin. */
 export async function updateHttpService(
@@ -245,21 +299,18 @@ export async function updateHttpService(
           node,
           body.backendHost === undefined ? current.backendHost : body.backendHost,
         );
-        await tx
-          .update(httpServices)
-          .set({
-            ...route,
-            ...(body.name !== undefined && { name: body.name }),
-            ...(body.backendProto !== undefined && { backendProto: body.backendProto }),
-            ...(body.backendPort !== undefined && { backendPort: body.backendPort }),
-            ...(body.allowedIps !== undefined && { allowedIps: body.allowedIps }),
-            ...(body.blockedIps !== undefined && { blockedIps: body.blockedIps }),
-            ...(expiresAt !== undefined && { expiresAt, expirySetBy: expirySetterOf('admin', expiresAt) }),
-            backendHost,
-            updatedAt: now,
-          })
-          .where(eq(httpServices.id, id))
-          .run();
+        const set: HttpSet = {
+          ...route,
+          ...(body.name !== undefined && { name: body.name }),
+          ...(body.backendProto !== undefined && { backendProto: body.backendProto }),
+          ...(body.backendPort !== undefined && { backendPort: body.backendPort }),
+          ...(body.allowedIps !== undefined && { allowedIps: body.allowedIps }),
+          ...(body.blockedIps !== undefined && { blockedIps: body.blockedIps }),
+          ...(expiresAt !== undefined && { expiresAt, expirySetBy: expirySetterOf('admin', expiresAt) }),
+          backendHost,
+          updatedAt: now,
+        };
+        await updateHttpQuery(tx, set).run({ ...set, id });
         return was?.domain ?? current.domain;
       }),
   );

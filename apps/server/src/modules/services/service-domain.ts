@@ -65,7 +65,8 @@ export async function claimServiceDomain(
   const covering = wildcard === null ? undefined : await ownerOf(wildcard);
   if (caller === 'admin') {
     if (nodeScope !== null) await assertNoOtherNodes(tx, nodeScope, domain, existing ?? covering);
-    if (covering === undefined || kind === 'tcp') await ensureDomains(tx, [domain]);
+    // A name that exists (read above, in this transaction) needs nothing more: no second read to find it again.
+    if (existing === undefined && (covering === undefined || kind === 'tcp')) await ensureDomains(tx, [domain]);
     return;
   }
   if (existing || covering) {
