@@ -43,7 +43,7 @@ export class Lab {
     return ns;
   }
 
-  /** A veth pair between two namespaces, both ends up, with their addresses. */
+  /** A veth pair between two namespaces, both ends up, with their addresses (IPv4 only: no IPv6 link-local). */
   async createVeth(a: VethEnd, b: VethEnd): Promise<void> {
     await run('ip', [
       'link',
@@ -61,6 +61,12 @@ export class Lab {
     for (const end of [a, b]) {
       const scope = end.ns ? ['-n', end.ns] : [];
       if (end.address) await run('ip', [...scope, 'addr', 'add', end.address, 'dev', end.ifname]);
+      // The lab's links are IPv4 only. Without this the kernel gives each end an IPv6 link-local address whose
+      // duplicate-address detection ends about a second after the link comes up: an address event that makes a
+      // Chromium in that namespace fail its requests in flight with net::ERR_NETWORK_CHANGED (seen failing the first
+      // navigation of e2e/browser/origin.test.ts, whose browser shares the test process's namespace with the
+      // management veth end).
+      await run('ip', [...scope, 'link', 'set', end.ifname, 'addrgenmode', 'none']);
       await run('ip', [...scope, 'link', 'set', end.ifname, 'up']);
     }
   }

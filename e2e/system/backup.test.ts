@@ -76,6 +76,15 @@ describe.skipIf(!canRun('netns', 'server-build'))('backup and restore of a runni
       timeoutMs: 15_000,
       what: 'both services to be served',
     });
+    // A restored gateway reaches a node first (the node's session with the lost gateway lingers until it expires):
+    // it needs the node's endpoint, which the backup carries from the file the gateway's 2 s status poll saves. That
+    // poll also gives the node its handshake time, so once the API shows one the file holds the endpoint. Without
+    // this wait a backup taken within 2 s of the node's first handshake left the restored gateway with no endpoint
+    // for it (seen once in CI: "no known endpoint for peer").
+    await waitFor(async () => (await system.api.getNode(node.node.id)).latestHandshakeTimestamp !== null, {
+      timeoutMs: 10_000,
+      what: 'the gateway to report the node’s handshake',
+    });
   }, TEST_TIMEOUT_MS);
 
   afterAll(async () => {
