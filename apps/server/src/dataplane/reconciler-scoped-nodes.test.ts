@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { streamKey } from '../model/desired-state.js';
 import { createScopedWorld, EMPTY_STATE, httpRoute, streamRoute } from './test-support.js';
+import type { GuardedState } from './reconcile/network-guard.js';
 import type { ApplyScope, DesiredPeer, DesiredState, ScopedState } from './types.js';
 
 // Scoped runs of node changes (README "Scoped applies"): a node's change sets, changes or removes its own WireGuard
@@ -19,6 +20,22 @@ const peer = (nodeId: number, over: Partial<DesiredPeer> = {}): DesiredPeer => (
 });
 const domain = (domainId: number, name: string) => ({ domainId, domain: name, ssl: 'self-signed' as const });
 
+function gate() {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+/** Waits, a turn of the event loop at a time, until `condition` holds (at most 1,000 turns). */
+async function until(condition: () => boolean): Promise<void> {
+  for (let turn = 0; !condition(); turn++) {
+    if (turn === 1000) throw new Error('condition not reached');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 /** What db/desired-state.ts `loadScopedState` reads, from a state in memory (its own test checks it against SQL). */
 function scopedOf(state: DesiredState, scope: ApplyScope): ScopedState {
   const keys = new Set(scope.streams ?? []);
@@ -35,8 +52,13 @@ function scopedOf(state: DesiredState, scope: ApplyScope): ScopedState {
   };
 }
 
-function setup(initial: DesiredState) {
-  const world = createScopedWorld(initial, scopedOf, (scope) => `nodes ${(scope.nodes ?? []).join(',')}`);
+function setup(initial: DesiredState, guardNetworks?: (state: DesiredState) => Promise<GuardedState>) {
+  const world = createScopedWorld(
+    initial,
+    scopedOf,
+    (scope) => `nodes ${(scope.nodes ?? []).join(',')}`,
+    guardNetworks,
+  );
   return {
     ...world,
     /** What the host holds now, and what a full run of the same rows would make: routes, instances, peers. */
@@ -156,29 +178,151 @@ describe('scoped runs of node changes', () => {
     expect(t.runs.filter((run) => run === 'full')).toHaveLength(1);
   });
 
-  it('a node scope waits for the next full run when subnets set by a token must be checked, or beside a full run', async () => {
-    const t = setup({ ...base, peers: [peer(2), peer(3, { networksByToken: true })] });
+  it('a node scope waits for the next full run when subnets set by a token must be checked, beside a full run too', async () => {
+    const withToken: DesiredState = { ...base, peers: [peer(2), peer(3, { networksByToken: true })] };
+    const t = setup(withToken);
     await t.reconciler.apply();
     await t.reconciler.apply(nodeChange(base, 2));
     expect(t.runs).toEqual(['full', 'full']);
     expect(t.wireguard.peerPatches).toEqual([]);
+    // Beside a full run in flight the scope's rows say so too: the change goes with the next full run.
+    const held = gate();
+    t.holdFullRuns(held.opened);
+    const inFlight = t.reconciler.apply();
+    await until(() => t.runs.length === 3);
+    const next = without(withToken, 2);
+    t.set(next);
+    const change = t.reconciler.apply(nodeChange(next, 2, withToken));
+    await until(() => t.runs.length === 4);
+    t.holdFullRuns(null);
+    held.open();
+    await Promise.all([inFlight, change]);
+    expect(t.runs).toEqual(['full', 'full', 'full', 'scoped nodes 2', 'full']);
+    expect(t.wireguard.peerPatches).toEqual([]);
+    expect(t.held()).toEqual(t.full(next));
+  });
 
-    const u = setup(base);
-    await u.reconciler.apply();
-    let release = (): void => undefined;
-    u.holdFullRuns(new Promise((resolve) => (release = resolve)));
-    const full = u.reconciler.apply();
-    await new Promise((resolve) => setImmediate(resolve));
-    const next = without(base, 2);
-    u.set(next);
-    const change = u.reconciler.apply(nodeChange(next, 2, base));
-    await new Promise((resolve) => setImmediate(resolve));
-    // The full run in flight read node 2's old peer: the change is not patched beside it, it waits for the next.
-    expect(u.wireguard.peerPatches).toEqual([]);
-    u.holdFullRuns(null);
-    release();
-    await Promise.all([full, change]);
-    expect(u.runs.filter((run) => run === 'full')).toHaveLength(3);
-    expect(u.held()).toEqual(u.full(next));
+  describe('beside a full run in flight (it read the rows before the change)', () => {
+    it('a node disabled is removed at once, and the full run does not add its peer back', async () => {
+      const t = setup(base);
+      await t.reconciler.apply();
+      const held = gate();
+      t.holdFullRuns(held.opened);
+      const inFlight = t.reconciler.apply();
+      await until(() => t.runs.length === 2);
+      // The host could not route node 2's subnet: the full run's sync of its old peer would say so again.
+      t.wireguard.routeFailures.set(2, 'cannot route 192.168.50.0/24 into the tunnel');
+      const next = without(base, 2);
+      t.set(next);
+      // Served while the full run that read node 2 enabled is still held.
+      expect(await t.reconciler.apply(nodeChange(next, 2, base))).toMatchObject({ ok: true });
+      expect(t.wireguard.peers).toEqual([peer(3)]);
+      expect(t.proxy.routes.has('a.test')).toBe(false);
+      held.open();
+      const full = await inFlight;
+      expect(full.ok).toBe(true);
+      // The newer patch wins: node 2 stays disconnected, its services unserved; node 3's peer is as it was.
+      expect(t.wireguard.peers).toEqual([peer(3)]);
+      expect(full.rejected.nodes.has(2)).toBe(false);
+      expect(t.held()).toEqual(t.full(next));
+      expect(t.runs).toEqual(['full', 'full', 'scoped nodes 2']);
+    });
+
+    it("a node created (and another's key rotated) is not dropped by the full run, nor is any other peer", async () => {
+      const t = setup(base);
+      await t.reconciler.apply();
+      const held = gate();
+      t.holdFullRuns(held.opened);
+      const inFlight = t.reconciler.apply();
+      await until(() => t.runs.length === 2);
+      const created: DesiredState = {
+        ...base,
+        peers: [...base.peers, peer(4, { allowedIps: ['10.44.0.4/32', '192.168.40.0/24'] })],
+        domains: [...base.domains, domain(3, 'c.test')],
+        http: [...base.http, httpRoute({ serviceId: 3, nodeId: 4, domain: 'c.test', backendHost: '192.168.40.7' })],
+      };
+      t.set(created);
+      expect(await t.reconciler.apply(nodeChange(created, 4, base))).toMatchObject({ ok: true });
+      const rotated: DesiredState = {
+        ...created,
+        peers: created.peers.map((p) => (p.nodeId === 3 ? peer(3, { publicKey: key('Z'), presharedKey: key('Y') }) : p)),
+      };
+      t.set(rotated);
+      expect(await t.reconciler.apply(nodeChange(rotated, 3, created))).toMatchObject({ ok: true });
+      expect(t.wireguard.peerPatches).toEqual([[4], [3]]);
+      held.open();
+      expect(await inFlight).toMatchObject({ ok: true });
+      expect(t.wireguard.peers).toEqual(rotated.peers);
+      expect(t.held()).toEqual(t.full(rotated));
+      // The next full run reads the same rows: nothing left for it to take back or add.
+      const syncs = t.wireguard.peerSyncs;
+      await t.reconciler.apply();
+      expect(t.wireguard.peers).toEqual(rotated.peers);
+      expect(t.wireguard.peerSyncs).toBe(syncs + 1);
+    });
+
+    it("a node changed while the full run's peer sync is under way waits for it, then ends as patched", async () => {
+      const t = setup(base);
+      await t.reconciler.apply();
+      // The full run's `wg syncconf` of its old rows, held midway (on a real host: the process and the routes).
+      const held = gate();
+      const syncPeers = t.wireguard.syncPeers.bind(t.wireguard);
+      let isSyncing = false;
+      t.wireguard.syncPeers = async (peers) => {
+        isSyncing = true;
+        await held.opened;
+        return syncPeers(peers);
+      };
+      const inFlight = t.reconciler.apply();
+      await until(() => isSyncing);
+      const next = without(base, 2);
+      t.set(next);
+      let isServed = false;
+      const change = t.reconciler.apply(nodeChange(next, 2, base)).then((result) => {
+        isServed = true;
+        return result;
+      });
+      // Its rows are read and planned, but its patch waits for the sync in progress: they never interleave.
+      await until(() => t.runs.length === 3);
+      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+      expect(t.wireguard.peerPatches).toEqual([]);
+      expect(isServed).toBe(false);
+      held.open();
+      expect(await change).toMatchObject({ ok: true });
+      expect(await inFlight).toMatchObject({ ok: true });
+      expect(t.wireguard.peers).toEqual([peer(3)]);
+      expect(t.held()).toEqual(t.full(next));
+      expect(t.runs).toEqual(['full', 'full', 'scoped nodes 2']);
+    });
+
+    it("a node whose token's subnets the operator replaced: the full run's verdict on the old ones is not reported", async () => {
+      // The network guard as the real one answers a token's subnet the gateway needs: left out, the node told why.
+      const why = 'Not routed (set by the node\'s token; the gateway needs it): 10.30.0.0/24';
+      const guard = (state: DesiredState): Promise<GuardedState> => {
+        const rejected = new Map(state.peers.filter((p) => p.networksByToken === true).map((p) => [p.nodeId, why]));
+        return Promise.resolve({ state, rejected });
+      };
+      const byToken: DesiredState = {
+        ...base,
+        peers: [peer(2, { allowedIps: ['10.44.0.2/32', '10.30.0.0/24'], networksByToken: true }), peer(3)],
+      };
+      const t = setup(byToken, guard);
+      expect((await t.reconciler.apply()).rejected.nodes.get(2)).toBe(why);
+      const held = gate();
+      t.holdFullRuns(held.opened);
+      const inFlight = t.reconciler.apply();
+      await until(() => t.runs.length === 2);
+      // The operator sets node 2's subnets: no token's subnets are left, so the change goes beside the full run.
+      const next: DesiredState = { ...base, peers: [peer(2, { allowedIps: ['10.44.0.2/32', '10.31.0.0/24'] }), peer(3)] };
+      t.set(next);
+      const change = await t.reconciler.apply(nodeChange(next, 2, byToken));
+      expect(change).toMatchObject({ ok: true, scopedNodes: new Set([2]) });
+      expect(change.rejected.nodes.has(2)).toBe(false);
+      held.open();
+      const full = await inFlight;
+      // The full run read the token's subnets and its guard set them aside; node 2's row is the change's now.
+      expect(full.rejected.nodes.has(2)).toBe(false);
+      expect(t.wireguard.peers).toEqual(next.peers);
+    });
   });
 });

@@ -130,10 +130,8 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
   const fullRun = new FullRun(deps, certificates, cutOff, ledger);
   const scopability = new Scopability();
   const queue = new RunQueue({
-    // A node's peer is not kept apart from a full run's peer sync in flight (which read older rows): such a change
-    // waits for the next full run.
     scoped: (scope, besideFull) =>
-      (scopability.isScopable || besideFull) && !(besideFull && (scope.nodes ?? []).length > 0)
+      scopability.isScopable || besideFull
         ? runScoped(deps, { certificates, cutOff, ledger }, scope)
         : Promise.resolve(null),
     async full() {

@@ -1,4 +1,5 @@
 import type { NginxRenderOptions } from './nginx/options.js';
+import type { GuardedState } from './reconcile/network-guard.js';
 import { createRecordingReconciler } from './offline.js';
 import type { ApplyScope, DesiredHttpRoute, DesiredState, DesiredStreamRoute, ScopedState } from './types.js';
 
@@ -63,6 +64,7 @@ export function createScopedWorld(
   initial: DesiredState,
   read: (state: DesiredState, scope: ApplyScope) => ScopedState,
   describe: (scope: ApplyScope) => string,
+  guardNetworks?: (state: DesiredState) => Promise<GuardedState>,
 ) {
   let state = initial;
   const runs: string[] = [];
@@ -83,6 +85,7 @@ export function createScopedWorld(
       return rows;
     },
     render: TEST_RENDER_OPTIONS,
+    ...(guardNetworks ? { guardNetworks } : {}),
   });
   return {
     reconciler,

@@ -3,7 +3,7 @@ import type { ReconcilerDeps } from '../reconciler.js';
 import { NoRoomError, noRejections, type ApplyResult, type DesiredState, type Rejections } from '../types.js';
 import type { CertificateSync } from './certificates.js';
 import type { CutOff } from './cut-off.js';
-import { overlay, type ScopedLedger } from './ledger.js';
+import { overlay, withNewerPeers, type ScopedLedger } from './ledger.js';
 import { logRejections, rejectPeers, rejectStreamFailures, rejectionsOf } from './rejections.js';
 
 export const describeError = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -56,7 +56,7 @@ export class FullRun {
     const proxySide = { isDone: false };
     // Independent of each other, so they run side by side: the apply costs the slower of the two, not the sum.
     const [wireguardMs, proxyMs] = await Promise.all([
-      timed('WireGuard', this.applyWireGuard(state, rejected)),
+      timed('WireGuard', this.applyWireGuard(ticket, state, rejected)),
       timed(
         'nginx',
         this.applyProxy(ticket, state, plan, rejected).then(() => {
@@ -83,9 +83,22 @@ export class FullRun {
     return { state, plan: await this.deps.plan(state), guarded };
   }
 
-  private async applyWireGuard(state: DesiredState, rejected: Rejections): Promise<void> {
-    await this.deps.wireguard.ensureInterface(state.gateway);
-    rejectPeers(rejected, await this.deps.wireguard.syncPeers(state.peers));
+  /**
+   * The interface and every peer, one WireGuard change at a time with the scoped runs' peer patches: the peers scoped
+   * runs that read after this run made are synced as they made them (a node disabled meanwhile is not re-added, one
+   * created meanwhile is not dropped).
+   */
+  private async applyWireGuard(ticket: number, state: DesiredState, rejected: Rejections): Promise<void> {
+    const { wireguard } = this.deps;
+    await this.ledger.exclusiveTunnel(async () => {
+      await wireguard.ensureInterface(state.gateway);
+      const newer = this.ledger.newerPeers(ticket);
+      const failures = await wireguard.syncPeers(withNewerPeers(state.peers, newer));
+      // Those nodes' rows are newer than this run's: what it said of their old peers (the network guard's verdict)
+      // no longer holds; what the sync of their newer peers answered does.
+      for (const nodeId of newer.keys()) rejected.nodes.delete(nodeId);
+      rejectPeers(rejected, failures);
+    });
   }
 
   private async applyProxy(

@@ -1,5 +1,6 @@
 import type { ScopedPlan } from '../plan.js';
 import type { WantedInstance } from '../nginx/stream-instances.js';
+import type { DesiredPeer } from '../types.js';
 
 /** What one scoped run pushed: routes by host (undefined: deleted), revisions by service (undefined: not served). */
 interface Pushed<T> {
@@ -15,13 +16,25 @@ export interface Newer {
   access: ReadonlyMap<string, string>;
 }
 
+/** Work run one at a time, in the order it was asked for; one that fails does not stop the next. */
+class Turns {
+  private last: Promise<unknown> = Promise.resolve();
+
+  take<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.last.then(work, work);
+    this.last = run.catch(() => undefined);
+    return run;
+  }
+}
+
 /**
  * Lets scoped runs go while a full run is in flight (dataplane/README.md "Scoped applies"). Every run takes a ticket
  * before it reads the database, in the order of their reads: a higher ticket read newer rows. Pushes to nginx go one
- * at a time (`exclusive`). A scoped run records what it pushed with its ticket; a full run, when it pushes, leaves
- * alone what scoped runs with a higher ticket pushed (their rows are newer than its own: it keeps their routes, their
- * services' connections and their certificates). The other way round cannot happen: a full run starts only while no
- * scoped run is in flight (run-queue.ts), so a scoped run that pushes during a full run read after it.
+ * at a time (`exclusive`), and so do WireGuard's (`exclusiveTunnel`). A scoped run records what it pushed with its
+ * ticket; a full run, when it pushes, leaves alone what scoped runs with a higher ticket pushed (their rows are newer
+ * than its own: it keeps their routes, their services' connections, their certificates and their nodes' peers). The
+ * other way round cannot happen: a full run starts only while no scoped run is in flight (run-queue.ts), so a scoped
+ * run that pushes during a full run read after it.
  */
 export class ScopedLedger {
   private tickets = 0;
@@ -30,8 +43,10 @@ export class ScopedLedger {
   private readonly domains = new Map<string, number>();
   private readonly access = new Map<string, Pushed<string>>();
   private readonly streams = new Map<string, Pushed<WantedInstance | undefined>>();
-  private queue: Promise<unknown> = Promise.resolve();
-  private streamQueue: Promise<unknown> = Promise.resolve();
+  private readonly peers = new Map<number, Pushed<DesiredPeer | undefined>>();
+  private readonly pushes = new Turns();
+  private readonly streamSyncs = new Turns();
+  private readonly tunnelSyncs = new Turns();
   /**
    * Instances the last runs could not start (a port another program holds): every scoped run tries them again, as a
    * full run would, so a later change serves them once the port is free.
@@ -45,9 +60,7 @@ export class ScopedLedger {
 
   /** Runs `work` after every push before it (route pushes and cut-offs never interleave). */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.pushes.take(work);
   }
 
   /**
@@ -55,9 +68,31 @@ export class ScopedLedger {
    * with many) never holds up an HTTP push.
    */
   exclusiveStreams<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.streamQueue.then(work, work);
-    this.streamQueue = run.catch(() => undefined);
-    return run;
+    return this.streamSyncs.take(work);
+  }
+
+  /**
+   * Runs `work` after every WireGuard change before it: a full run's interface and peer sync, a scoped run's peer
+   * patch (both diff against what the driver last made, so they must not interleave). A queue of its own: a peer patch
+   * never waits for nginx's pushes, nor they for it.
+   */
+  exclusiveTunnel<T>(work: () => Promise<T>): Promise<T> {
+    return this.tunnelSyncs.take(work);
+  }
+
+  /** What a scoped run of `ticket` made of the peers of `nodeIds` (inside `exclusiveTunnel`; none: removed). */
+  recordPeers(ticket: number, peers: readonly DesiredPeer[], nodeIds: readonly number[]): void {
+    for (const nodeId of nodeIds)
+      this.peers.set(nodeId, { ticket, value: peers.find((peer) => peer.nodeId === nodeId) });
+  }
+
+  /**
+   * A full run of `ticket` syncs its peers now (inside `exclusiveTunnel`): the peers scoped runs that read after it
+   * made, by node (undefined: removed), kept for the next full run too.
+   */
+  newerPeers(ticket: number): ReadonlyMap<number, DesiredPeer | undefined> {
+    for (const [nodeId, pushed] of this.peers) if (pushed.ticket <= ticket) this.peers.delete(nodeId);
+    return new Map([...this.peers].map(([nodeId, pushed]) => [nodeId, pushed.value]));
   }
 
   /** What a scoped run of `ticket` made of the instances of `keys` (inside `exclusiveStreams`). */
@@ -118,4 +153,14 @@ export function overlay<K, T>(base: ReadonlyMap<K, T>, newer: ReadonlyMap<K, T |
     if (value === undefined) merged.delete(key);
     else merged.set(key, value);
   return merged;
+}
+
+/** `peers` (in node order) with the peers of `newer`'s nodes replaced by theirs (undefined: removed). */
+export function withNewerPeers(
+  peers: DesiredPeer[],
+  newer: ReadonlyMap<number, DesiredPeer | undefined>,
+): DesiredPeer[] {
+  if (newer.size === 0) return peers;
+  const merged = overlay(new Map(peers.map((peer) => [peer.nodeId, peer])), newer);
+  return [...merged.values()].sort((a, b) => a.nodeId - b.nodeId);
 }

@@ -64,11 +64,17 @@ export async function runScoped(
   const nodeIds = scoped.nodes ?? [];
   const spoken = { scopedHttp: touched, scopedTcp: touchedTcp, scopedNodes: new Set(nodeIds) };
   const loadedAt = Date.now();
-  // A node's peer first, alone (a disabled node's services then stop being routed to a peer that is gone).
+  // A node's peer first, alone (a disabled node's services then stop being routed to a peer that is gone), one
+  // WireGuard change at a time with a full run's sync, which then keeps this peer as patched (ScopedLedger).
   if (nodeIds.length > 0) {
     let failures: Map<number, string> | null;
+    const peers = scoped.peers ?? [];
     try {
-      failures = await deps.wireguard.patchPeers(scoped.peers ?? [], nodeIds);
+      failures = await parts.ledger.exclusiveTunnel(async () => {
+        const patched = await deps.wireguard.patchPeers(peers, nodeIds);
+        if (patched !== null) parts.ledger.recordPeers(ticket, peers, nodeIds);
+        return patched;
+      });
     } catch (err) {
       logger.error({ err }, 'data plane: WireGuard apply failed');
       return { ok: false, message: `WireGuard: ${describeError(err)}`, rejected, ...spoken };
