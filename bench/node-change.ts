@@ -12,7 +12,8 @@ const SIZES = (process.argv[2] ?? '1000,10000').split(',').map(Number);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 20);
 /**
  * BENCH_DURING_FULL=1: also BENCH_CHANGES node changes each made while a full run is in flight (started the turn
- * before), and the full run alone: a node change does not go beside a full run (no peer ledger) but waits for it.
+ * before), and the full run alone: a node change goes beside the full run (its peer patch and the run's peer sync take
+ * turns, ScopedLedger), where before it waited for the run and then one of its own.
  */
 const DURING_FULL = process.env.BENCH_DURING_FULL === '1';
 const ROOT = resolve(process.env.POSTERN_SOURCE ?? join(import.meta.dirname, '..'));

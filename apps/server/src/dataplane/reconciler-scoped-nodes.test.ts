@@ -324,5 +324,54 @@ describe('scoped runs of node changes', () => {
       expect(full.rejected.nodes.has(2)).toBe(false);
       expect(t.wireguard.peers).toEqual(next.peers);
     });
+
+    it("at boot, before the first peer sync, a node change is made by the boot's sync, not by a full run after it", async () => {
+      const t = setup(base);
+      const held = gate();
+      t.holdFullRuns(held.opened);
+      // The boot's full run reads 100,000 services meanwhile; nothing was synced since the interface was made.
+      const boot = t.reconciler.apply();
+      await until(() => t.runs.length === 1);
+      const next = without(base, 2);
+      t.set(next);
+      let isServed = false;
+      const change = t.reconciler.apply(nodeChange(next, 2, base)).then((result) => {
+        isServed = true;
+        return result;
+      });
+      await until(() => t.runs.length === 2);
+      held.open();
+      // Answered once the boot's sync made its peer (before the boot's pushes end), with no full run of its own.
+      await until(() => isServed);
+      expect(await change).toMatchObject({ ok: true, scopedNodes: new Set([2]) });
+      expect(t.wireguard.peers).toEqual([peer(3)]);
+      expect(await boot).toMatchObject({ ok: true });
+      expect(t.runs).toEqual(['full', 'scoped nodes 2']);
+      expect(t.wireguard.peerSyncs).toBe(1);
+      expect(t.held()).toEqual(t.full(next));
+    });
+
+    it("a boot that cannot read the rows fails the node change handed to its sync: its scope is owed, then served", async () => {
+      const t = setup(base);
+      let failRead = (): void => undefined;
+      t.holdFullRuns(
+        new Promise<void>((_, reject) => {
+          failRead = () => reject(new Error('database is locked'));
+        }),
+      );
+      const boot = t.reconciler.apply();
+      await until(() => t.runs.length === 1);
+      const next = without(base, 2);
+      t.set(next);
+      const change = t.reconciler.apply(nodeChange(next, 2, base));
+      await until(() => t.runs.length === 2);
+      failRead();
+      expect(await boot).toMatchObject({ ok: false });
+      expect(await change).toMatchObject({ ok: false, message: 'WireGuard: database is locked' });
+      t.holdFullRuns(null);
+      // The supervisor's retry: a full run settles what is owed.
+      expect(await t.reconciler.apply()).toMatchObject({ ok: true });
+      expect(t.held()).toEqual(t.full(next));
+    });
   });
 });

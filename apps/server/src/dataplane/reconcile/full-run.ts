@@ -8,6 +8,8 @@ import { logRejections, rejectPeers, rejectStreamFailures, rejectionsOf } from '
 
 export const describeError = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
+type SettlePeerSync = ReturnType<ScopedLedger['expectPeerSync']>;
+
 /** A full run's input: the whole desired state (its nodes' subnets guarded) and its plan. */
 interface Loaded {
   state: DesiredState;
@@ -31,8 +33,21 @@ export class FullRun {
   ) {}
 
   async run(): Promise<ApplyResult> {
-    const started = Date.now();
     const ticket = this.ledger.take();
+    const settlePeerSync = this.ledger.expectPeerSync(ticket);
+    let reason = 'no peer sync was made';
+    try {
+      const result = await this.runAs(ticket, settlePeerSync);
+      if (!result.ok) reason = result.message;
+      return result;
+    } finally {
+      // Read nothing, or failed before its sync: a scoped run waiting for it fails with it, and its scope stays owed.
+      settlePeerSync(new Error(reason));
+    }
+  }
+
+  private async runAs(ticket: number, settlePeerSync: SettlePeerSync): Promise<ApplyResult> {
+    const started = Date.now();
     let loaded: Loaded;
     try {
       loaded = await this.load();
@@ -56,7 +71,7 @@ export class FullRun {
     const proxySide = { isDone: false };
     // Independent of each other, so they run side by side: the apply costs the slower of the two, not the sum.
     const [wireguardMs, proxyMs] = await Promise.all([
-      timed('WireGuard', this.applyWireGuard(ticket, state, rejected)),
+      timed('WireGuard', this.applyWireGuard(ticket, state, rejected, settlePeerSync)),
       timed(
         'nginx',
         this.applyProxy(ticket, state, plan, rejected).then(() => {
@@ -88,16 +103,27 @@ export class FullRun {
    * runs that read after this run made are synced as they made them (a node disabled meanwhile is not re-added, one
    * created meanwhile is not dropped).
    */
-  private async applyWireGuard(ticket: number, state: DesiredState, rejected: Rejections): Promise<void> {
+  private async applyWireGuard(
+    ticket: number,
+    state: DesiredState,
+    rejected: Rejections,
+    settlePeerSync: SettlePeerSync,
+  ): Promise<void> {
     const { wireguard } = this.deps;
     await this.ledger.exclusiveTunnel(async () => {
-      await wireguard.ensureInterface(state.gateway);
-      const newer = this.ledger.newerPeers(ticket);
-      const failures = await wireguard.syncPeers(withNewerPeers(state.peers, newer));
-      // Those nodes' rows are newer than this run's: what it said of their old peers (the network guard's verdict)
-      // no longer holds; what the sync of their newer peers answered does.
-      for (const nodeId of newer.keys()) rejected.nodes.delete(nodeId);
-      rejectPeers(rejected, failures);
+      try {
+        await wireguard.ensureInterface(state.gateway);
+        const newer = this.ledger.newerPeers(ticket);
+        const failures = await wireguard.syncPeers(withNewerPeers(state.peers, newer));
+        settlePeerSync(failures);
+        // Those nodes' rows are newer than this run's: what it said of their old peers (the network guard's verdict)
+        // no longer holds; what the sync of their newer peers answered does.
+        for (const nodeId of newer.keys()) rejected.nodes.delete(nodeId);
+        rejectPeers(rejected, failures);
+      } catch (err) {
+        settlePeerSync(new Error(describeError(err)));
+        throw err;
+      }
     });
   }
 

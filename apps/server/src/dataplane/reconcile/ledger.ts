@@ -47,6 +47,8 @@ export class ScopedLedger {
   private readonly pushes = new Turns();
   private readonly streamSyncs = new Turns();
   private readonly tunnelSyncs = new Turns();
+  /** The peer sync the full run in flight has yet to make, by its ticket (`expectPeerSync`). */
+  private peerSync: { ticket: number; synced: Promise<ReadonlyMap<number, string>> } | null = null;
   /**
    * Instances the last runs could not start (a port another program holds): every scoped run tries them again, as a
    * full run would, so a later change serves them once the port is free.
@@ -78,6 +80,34 @@ export class ScopedLedger {
    */
   exclusiveTunnel<T>(work: () => Promise<T>): Promise<T> {
     return this.tunnelSyncs.take(work);
+  }
+
+  /**
+   * A full run of `ticket` is to sync the peers: it settles what it returns with the sync's answer (why some nodes are
+   * not routed), or with why it made none. Until then a scoped run that read after it and cannot patch alone (nothing
+   * synced since the interface was made: the boot, a drift repair) hands its peers to that sync (`pendingPeerSync`).
+   */
+  expectPeerSync(ticket: number): (outcome: ReadonlyMap<number, string> | Error) => void {
+    let settle: (outcome: ReadonlyMap<number, string> | Error) => void = () => undefined;
+    const synced = new Promise<ReadonlyMap<number, string>>((resolve, reject) => {
+      settle = (outcome) => {
+        if (outcome instanceof Error) reject(outcome);
+        else resolve(outcome);
+      };
+    });
+    // No scoped run may be waiting for it.
+    synced.catch(() => undefined);
+    const pending = { ticket, synced };
+    this.peerSync = pending;
+    return (outcome) => {
+      if (this.peerSync === pending) this.peerSync = null;
+      settle(outcome);
+    };
+  }
+
+  /** The peer sync a full run that read before `ticket` has yet to make (inside `exclusiveTunnel`), or null. */
+  pendingPeerSync(ticket: number): Promise<ReadonlyMap<number, string>> | null {
+    return this.peerSync !== null && this.peerSync.ticket < ticket ? this.peerSync.synced : null;
   }
 
   /** What a scoped run of `ticket` made of the peers of `nodeIds` (inside `exclusiveTunnel`; none: removed). */

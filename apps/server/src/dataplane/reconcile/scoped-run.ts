@@ -5,6 +5,7 @@ import {
   noRejections,
   type ApplyResult,
   type ApplyScope,
+  type DesiredPeer,
   type Rejections,
   type ScopedState,
 } from '../types.js';
@@ -64,17 +65,11 @@ export async function runScoped(
   const nodeIds = scoped.nodes ?? [];
   const spoken = { scopedHttp: touched, scopedTcp: touchedTcp, scopedNodes: new Set(nodeIds) };
   const loadedAt = Date.now();
-  // A node's peer first, alone (a disabled node's services then stop being routed to a peer that is gone), one
-  // WireGuard change at a time with a full run's sync, which then keeps this peer as patched (ScopedLedger).
+  // A node's peer first, alone (a disabled node's services then stop being routed to a peer that is gone).
   if (nodeIds.length > 0) {
-    let failures: Map<number, string> | null;
-    const peers = scoped.peers ?? [];
+    let failures: ReadonlyMap<number, string> | null;
     try {
-      failures = await parts.ledger.exclusiveTunnel(async () => {
-        const patched = await deps.wireguard.patchPeers(peers, nodeIds);
-        if (patched !== null) parts.ledger.recordPeers(ticket, peers, nodeIds);
-        return patched;
-      });
+      failures = await patchPeers(deps, parts.ledger, { ticket, peers: scoped.peers ?? [], nodeIds });
     } catch (err) {
       logger.error({ err }, 'data plane: WireGuard apply failed');
       return { ok: false, message: `WireGuard: ${describeError(err)}`, rejected, ...spoken };
@@ -107,6 +102,30 @@ export async function runScoped(
     streams: (scoped.streams ?? []).length,
     peers: nodeIds.length,
   });
+}
+
+/**
+ * The peers of `nodeIds` set or removed alone, one WireGuard change at a time with a full run's sync, which then keeps
+ * them as this run made them (ScopedLedger). When nothing was synced since the interface was made (the boot, a drift
+ * repair) and the full run in flight has yet to sync, that sync makes them as this run read them: it waits for it.
+ * null: neither, nothing was changed.
+ */
+async function patchPeers(
+  { wireguard }: ReconcilerDeps,
+  ledger: ScopedLedger,
+  { ticket, peers, nodeIds }: { ticket: number; peers: readonly DesiredPeer[]; nodeIds: readonly number[] },
+): Promise<ReadonlyMap<number, string> | null> {
+  const patch = await ledger.exclusiveTunnel(async () => {
+    const patched = await wireguard.patchPeers(peers, nodeIds);
+    const synced = patched === null ? ledger.pendingPeerSync(ticket) : null;
+    if (patched !== null || synced !== null) ledger.recordPeers(ticket, peers, nodeIds);
+    // Wrapped: the sync is awaited after this turn, which the full run's sync comes after.
+    return { patched, synced };
+  });
+  if (patch.patched !== null) return patch.patched;
+  if (patch.synced === null) return null;
+  const ids = new Set(nodeIds);
+  return new Map([...(await patch.synced)].filter(([nodeId]) => ids.has(nodeId)));
 }
 
 /**
