@@ -245,7 +245,9 @@ describe('scoped runs of node changes', () => {
       expect(await t.reconciler.apply(nodeChange(created, 4, base))).toMatchObject({ ok: true });
       const rotated: DesiredState = {
         ...created,
-        peers: created.peers.map((p) => (p.nodeId === 3 ? peer(3, { publicKey: key('Z'), presharedKey: key('Y') }) : p)),
+        peers: created.peers.map((p) =>
+          p.nodeId === 3 ? peer(3, { publicKey: key('Z'), presharedKey: key('Y') }) : p,
+        ),
       };
       t.set(rotated);
       expect(await t.reconciler.apply(nodeChange(rotated, 3, created))).toMatchObject({ ok: true });
@@ -297,7 +299,7 @@ describe('scoped runs of node changes', () => {
 
     it("a node whose token's subnets the operator replaced: the full run's verdict on the old ones is not reported", async () => {
       // The network guard as the real one answers a token's subnet the gateway needs: left out, the node told why.
-      const why = 'Not routed (set by the node\'s token; the gateway needs it): 10.30.0.0/24';
+      const why = "Not routed (set by the node's token; the gateway needs it): 10.30.0.0/24";
       const guard = (state: DesiredState): Promise<GuardedState> => {
         const rejected = new Map(state.peers.filter((p) => p.networksByToken === true).map((p) => [p.nodeId, why]));
         return Promise.resolve({ state, rejected });
@@ -313,7 +315,10 @@ describe('scoped runs of node changes', () => {
       const inFlight = t.reconciler.apply();
       await until(() => t.runs.length === 2);
       // The operator sets node 2's subnets: no token's subnets are left, so the change goes beside the full run.
-      const next: DesiredState = { ...base, peers: [peer(2, { allowedIps: ['10.44.0.2/32', '10.31.0.0/24'] }), peer(3)] };
+      const next: DesiredState = {
+        ...base,
+        peers: [peer(2, { allowedIps: ['10.44.0.2/32', '10.31.0.0/24'] }), peer(3)],
+      };
       t.set(next);
       const change = await t.reconciler.apply(nodeChange(next, 2, byToken));
       expect(change).toMatchObject({ ok: true, scopedNodes: new Set([2]) });
@@ -351,7 +356,7 @@ describe('scoped runs of node changes', () => {
       expect(t.held()).toEqual(t.full(next));
     });
 
-    it("a boot that cannot read the rows fails the node change handed to its sync: its scope is owed, then served", async () => {
+    it('a boot that cannot read the rows fails the node change handed to its sync: its scope is owed, then served', async () => {
       const t = setup(base);
       let failRead = (): void => undefined;
       t.holdFullRuns(

@@ -129,8 +129,9 @@ describe.skipIf(!canRun)('node changes beside a full run, on real WireGuard', ()
           peers: rows.peers.filter((peer) => ids.has(peer.nodeId)),
         });
       },
-      plan: (state) => planDataPlane(state, TEST_RENDER_OPTIONS),
-      planScoped: (scoped) => planScoped(scoped, TEST_RENDER_OPTIONS),
+      // No services here: no backend names to look up.
+      plan: (state) => planDataPlane(state, TEST_RENDER_OPTIONS, new Map()),
+      planScoped: (scoped) => planScoped(scoped, TEST_RENDER_OPTIONS, new Map()),
       wireguard: driver,
       proxy: new RecordingProxy(),
       certs: new RecordingCertificates(),
