@@ -19,6 +19,7 @@ import { badRequest, fieldError, notFound } from '../../errors.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import { streamKey } from '../../model/desired-state.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
+import { preparedPerDb } from '../../db/prepared.js';
 
 type DomainRow = typeof domains.$inferSelect;
 type SslMode = DomainRow['ssl'];
@@ -362,6 +363,19 @@ export async function deleteDomain(deps: AppDeps, id: number): Promise<void> {
  * domain field accepts custom values, and every served name needs a domain entry with a certificate. They belong
  * to `ownerNodeId` (null: the admin). Runs inside the caller's transaction.
  */
+// A service on a new domain adds its row: prepared once per connection (db/prepared.ts), not built by drizzle per call.
+const insertDomainQuery = preparedPerDb((tx: Tx) =>
+  tx
+    .insert(domains)
+    .values({ domain: sql.placeholder('domain'), ownerNodeId: sql.placeholder('ownerNodeId') })
+    .prepare(),
+);
+
+/** Adds `name`, which the caller's transaction has just read as missing (no second read to find it again). */
+export async function insertMissingDomain(tx: Tx, name: string, ownerNodeId: number | null = null): Promise<void> {
+  await insertDomainQuery(tx).run({ domain: name, ownerNodeId });
+}
+
 export async function ensureDomains(tx: Tx, names: string[], ownerNodeId: number | null = null): Promise<void> {
   const wanted = [...new Set(names.filter((name) => name !== ''))];
   if (wanted.length === 0) return;
