@@ -15,6 +15,7 @@ import { joinNode, startSystem } from '../e2e/system/fixture.js';
 import { findNginxPrefix, timeNginxTest } from './lib/nginx-config.js';
 import { probeHttps } from './lib/https-probe.js';
 import { tcpExchange } from '../e2e/harness/clients.js';
+import { startBackend } from '../e2e/harness/backends.js';
 import { benchDomain, installCertificates, makeCertificates, seedHttpServices } from './lib/seed-services.js';
 import { formatMs, median, percentile, printTable } from './lib/stats.js';
 import { countRuns, createBurst } from '../e2e/harness/burst.js';
@@ -46,6 +47,13 @@ const ACCOUNT = process.env.BENCH_ACCOUNT === '1';
  */
 const BURST = Number(process.env.BENCH_BURST ?? 0);
 const BURST_CLIENTS = Number(process.env.BENCH_BURST_CLIENTS ?? 32);
+/**
+ * BENCH_BURST_ON: `new` (each service on a new domain: a certificate made per change), `seeded` (each on a seeded
+ * domain, at a path of its own, to a second backend: no certificate made; needs BENCH_BURST <= the size), or both
+ * (`new,seeded`, in that order).
+ */
+const BURST_ON = (process.env.BENCH_BURST_ON ?? 'new').split(',') as ('new' | 'seeded')[];
+const BURST_BACKEND_PORT = 8081;
 if (ACCOUNT || BURST > 0) process.env.POSTERN_E2E_GATEWAY_LOG ??= 'debug';
 const ACCOUNTED = 3;
 const BASELINE_REPEATS = 3;
@@ -80,11 +88,12 @@ interface SizeResult {
   tcpApiMs: number[];
   /** BENCH_TCP: a node disabled or enabled, API answer (the apply included). */
   nodeApiMs: number[];
-  burst: BurstFigures | null;
+  bursts: BurstFigures[];
 }
 
 /** BENCH_BURST: the burst's figures. */
 interface BurstFigures {
+  on: 'new' | 'seeded';
   changes: number;
   apiMs: number;
   servedMs: number;
@@ -97,11 +106,12 @@ interface BurstFigures {
   load: string;
 }
 
-/** BENCH_BURST: BURST services on new domains, BURST_CLIENTS at once (see BURST). */
+/** BENCH_BURST: BURST services, BURST_CLIENTS at once (see BURST and BURST_ON). */
 async function measureBurst(
   system: Awaited<ReturnType<typeof startSystem>>,
   api: Awaited<ReturnType<Awaited<ReturnType<typeof startSystem>>['gateway']['login']>>,
   node: Awaited<ReturnType<typeof joinNode>>,
+  on: 'new' | 'seeded',
   isServed: (domain: string) => Promise<boolean>,
 ): Promise<BurstFigures> {
   const pid = system.gateway.process.pid;
@@ -115,12 +125,16 @@ async function measureBurst(
     count: BURST,
     clients: BURST_CLIENTS,
     nodeId: node.node.id,
-    bodyOf: (i) => ({
-      name: `burst-${i}`,
-      domain: `burst${i}.bench.test`,
-      backendHost: node.tunnelIp,
-      backendPort: BACKEND_PORT,
-    }),
+    bodyOf: (i) =>
+      on === 'new'
+        ? { name: `burst-${i}`, domain: `burst${i}.bench.test`, backendHost: node.tunnelIp, backendPort: BACKEND_PORT }
+        : {
+            name: `burst-${i}`,
+            domain: benchDomain(i),
+            pathLocation: '/burst',
+            backendHost: node.tunnelIp,
+            backendPort: BURST_BACKEND_PORT,
+          },
     isServed,
     deadlineMs: 600_000,
   });
@@ -130,6 +144,7 @@ async function measureBurst(
   for (const failure of burst.failures.slice(0, 5)) console.log(`  burst: ${failure}`);
   if (burst.unserved.length > 0) console.log(`  burst: not served: ${burst.unserved.slice(0, 5).join(', ')}...`);
   return {
+    on,
     changes: BURST,
     apiMs: burst.apiMs,
     servedMs: burst.servedMs,
@@ -394,7 +409,18 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
     const tcpAndNodes = TCP_AND_NODES
       ? await measureTcpAndNodes(system, api, node)
       : { tcpServedMs: [], tcpApiMs: [], nodeApiMs: [] };
-    const burst = BURST > 0 ? await measureBurst(system, api, node, isServedByNode) : null;
+    const bursts: BurstFigures[] = [];
+    if (BURST > 0) {
+      // The seeded burst's services answer from a backend of their own: the seeded service at `/` answers `/burst` too.
+      await startBackend(system.lab, node.ns, 'http', node.tunnelIp, BURST_BACKEND_PORT, 'burst');
+      const isServedByBurst = async (domain: string): Promise<boolean> => {
+        const answer = await probeHttps(gatewayIp, domain, '/burst/x');
+        return answer.status === 200 && answer.body.includes('"burst"');
+      };
+      for (const on of BURST_ON)
+        if (on === 'seeded' && BURST > size) console.log(`  ${size}: no seeded burst of ${BURST} (more than the size)`);
+        else bursts.push(await measureBurst(system, api, node, on, on === 'new' ? isServedByNode : isServedByBurst));
+    }
     if (process.env.POSTERN_E2E_GATEWAY_LOG && !ACCOUNT && BURST === 0)
       printDataPlaneLines(system.gateway.process.text);
     const lines = ACCOUNT ? logLines(system.gateway.process.text) : [];
@@ -422,7 +448,7 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
       nginxProcesses: nginx.processes,
       apiFailures,
       ...tcpAndNodes,
-      burst,
+      bursts,
     };
   } finally {
     await lab.destroy();
@@ -520,11 +546,12 @@ async function main(): Promise<void> {
     console.log(`\nslope of served p50: ${slopePer10k(results).toFixed(1)} ms per 10,000 services (goal: near 0)`);
     if (BURST > 0) {
       console.log(
-        `\nBENCH_BURST: ${BURST} HTTPS services on new domains, ${BURST_CLIENTS} callers at once (API calls -> all served)`,
+        `\nBENCH_BURST: ${BURST} HTTPS services, ${BURST_CLIENTS} callers at once (API calls -> all served); on new domains or seeded ones`,
       );
       printTable(
         [
           'services',
+          'on',
           'API changes/s',
           'all served in',
           'served changes/s',
@@ -535,23 +562,20 @@ async function main(): Promise<void> {
           'failed / unserved',
           'load average',
         ],
-        results.flatMap(({ size, burst: b }) =>
-          b === null
-            ? []
-            : [
-                [
-                  String(size),
-                  ((b.changes * 1000) / b.apiMs).toFixed(0),
-                  formatMs(b.servedMs),
-                  ((b.changes * 1000) / b.servedMs).toFixed(0),
-                  String(b.runs),
-                  (b.changes / b.runs).toFixed(1),
-                  b.cpuUsPerChange.toFixed(0),
-                  b.nginxCpuUsPerChange.toFixed(0),
-                  `${b.failures} / ${b.unserved}`,
-                  b.load,
-                ],
-              ],
+        results.flatMap(({ size, bursts }) =>
+          bursts.map((b) => [
+            String(size),
+            b.on,
+            ((b.changes * 1000) / b.apiMs).toFixed(0),
+            formatMs(b.servedMs),
+            ((b.changes * 1000) / b.servedMs).toFixed(0),
+            String(b.runs),
+            (b.changes / b.runs).toFixed(1),
+            b.cpuUsPerChange.toFixed(0),
+            b.nginxCpuUsPerChange.toFixed(0),
+            `${b.failures} / ${b.unserved}`,
+            b.load,
+          ]),
         ),
       );
     }
