@@ -15,8 +15,10 @@ import { joinNode, startSystem } from '../e2e/system/fixture.js';
 import { findNginxPrefix, timeNginxTest } from './lib/nginx-config.js';
 import { probeHttps } from './lib/https-probe.js';
 import { tcpExchange } from '../e2e/harness/clients.js';
+import { startBackend } from '../e2e/harness/backends.js';
 import { benchDomain, installCertificates, makeCertificates, seedHttpServices } from './lib/seed-services.js';
 import { formatMs, median, percentile, printTable } from './lib/stats.js';
+import { countRuns, createBurst } from '../e2e/harness/burst.js';
 
 const SIZES = (process.argv[2] ?? '100,1000,10000').split(',').map(Number);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 20);
@@ -37,7 +39,22 @@ const TCP_BACKEND_PORT = 9000;
  * the time from the API call to the first proxied answer went (see accountOf).
  */
 const ACCOUNT = process.env.BENCH_ACCOUNT === '1';
-if (ACCOUNT) process.env.POSTERN_E2E_GATEWAY_LOG ??= 'debug';
+/**
+ * BENCH_BURST=<n>: at each size, after the changes, n more HTTPS services (each on a new domain) created by
+ * BENCH_BURST_CLIENTS (32) callers at once, as fast as the API takes them (e2e/harness/burst.ts, as
+ * e2e/system/burst.test.ts): the sustained rate, the time until every one is served, the data-plane runs (pushes) they
+ * took, and the control plane's CPU per change.
+ */
+const BURST = Number(process.env.BENCH_BURST ?? 0);
+const BURST_CLIENTS = Number(process.env.BENCH_BURST_CLIENTS ?? 32);
+/**
+ * BENCH_BURST_ON: `new` (each service on a new domain: a certificate made per change), `seeded` (each on a seeded
+ * domain, at a path of its own, to a second backend: no certificate made; needs BENCH_BURST <= the size), or both
+ * (`new,seeded`, in that order).
+ */
+const BURST_ON = (process.env.BENCH_BURST_ON ?? 'new').split(',') as ('new' | 'seeded')[];
+const BURST_BACKEND_PORT = 8081;
+if (ACCOUNT || BURST > 0) process.env.POSTERN_E2E_GATEWAY_LOG ??= 'debug';
 const ACCOUNTED = 3;
 const BASELINE_REPEATS = 3;
 const BACKEND_PORT = 8080;
@@ -71,6 +88,73 @@ interface SizeResult {
   tcpApiMs: number[];
   /** BENCH_TCP: a node disabled or enabled, API answer (the apply included). */
   nodeApiMs: number[];
+  bursts: BurstFigures[];
+}
+
+/** BENCH_BURST: the burst's figures. */
+interface BurstFigures {
+  on: 'new' | 'seeded';
+  changes: number;
+  apiMs: number;
+  servedMs: number;
+  runs: number;
+  /** The gateway's CPU (supervisor and control plane, not nginx) from the first call to the last served, per change. */
+  cpuUsPerChange: number;
+  nginxCpuUsPerChange: number;
+  failures: number;
+  unserved: number;
+  load: string;
+}
+
+/** BENCH_BURST: BURST services, BURST_CLIENTS at once (see BURST and BURST_ON). */
+async function measureBurst(
+  system: Awaited<ReturnType<typeof startSystem>>,
+  api: Awaited<ReturnType<Awaited<ReturnType<typeof startSystem>>['gateway']['login']>>,
+  node: Awaited<ReturnType<typeof joinNode>>,
+  on: 'new' | 'seeded',
+  isServed: (domain: string) => Promise<boolean>,
+): Promise<BurstFigures> {
+  const pid = system.gateway.process.pid;
+  const nginxPid = Number(
+    (await readFile(join(await findNginxPrefix(system.gateway.dataDir), 'nginx.pid'), 'utf8')).trim(),
+  );
+  const runsBefore = countRuns(system.gateway.process.text);
+  const cpuBefore = await treeCpuSeconds(pid);
+  const nginxBefore = await treeCpuSeconds(nginxPid);
+  const burst = await createBurst(api, {
+    count: BURST,
+    clients: BURST_CLIENTS,
+    nodeId: node.node.id,
+    bodyOf: (i) =>
+      on === 'new'
+        ? { name: `burst-${i}`, domain: `burst${i}.bench.test`, backendHost: node.tunnelIp, backendPort: BACKEND_PORT }
+        : {
+            name: `burst-${i}`,
+            domain: benchDomain(i),
+            pathLocation: '/burst',
+            backendHost: node.tunnelIp,
+            backendPort: BURST_BACKEND_PORT,
+          },
+    isServed,
+    deadlineMs: 600_000,
+  });
+  const cpu = (await treeCpuSeconds(pid)) - cpuBefore;
+  const nginxCpu = (await treeCpuSeconds(nginxPid)) - nginxBefore;
+  const runsAfter = countRuns(system.gateway.process.text);
+  for (const failure of burst.failures.slice(0, 5)) console.log(`  burst: ${failure}`);
+  if (burst.unserved.length > 0) console.log(`  burst: not served: ${burst.unserved.slice(0, 5).join(', ')}...`);
+  return {
+    on,
+    changes: BURST,
+    apiMs: burst.apiMs,
+    servedMs: burst.servedMs,
+    runs: runsAfter.scoped - runsBefore.scoped + runsAfter.full - runsBefore.full,
+    cpuUsPerChange: (cpu * 1e6) / BURST,
+    nginxCpuUsPerChange: (nginxCpu * 1e6) / BURST,
+    failures: burst.failures.length,
+    unserved: burst.unserved.length,
+    load: (await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' '),
+  };
 }
 
 /** BENCH_TCP: new TCP services and node changes on the seeded gateway (see TCP_AND_NODES). */
@@ -325,7 +409,20 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
     const tcpAndNodes = TCP_AND_NODES
       ? await measureTcpAndNodes(system, api, node)
       : { tcpServedMs: [], tcpApiMs: [], nodeApiMs: [] };
-    if (process.env.POSTERN_E2E_GATEWAY_LOG && !ACCOUNT) printDataPlaneLines(system.gateway.process.text);
+    const bursts: BurstFigures[] = [];
+    if (BURST > 0) {
+      // The seeded burst's services answer from a backend of their own: the seeded service at `/` answers `/burst` too.
+      await startBackend(system.lab, node.ns, 'http', node.tunnelIp, BURST_BACKEND_PORT, 'burst');
+      const isServedByBurst = async (domain: string): Promise<boolean> => {
+        const answer = await probeHttps(gatewayIp, domain, '/burst/x');
+        return answer.status === 200 && answer.body.includes('"burst"');
+      };
+      for (const on of BURST_ON)
+        if (on === 'seeded' && BURST > size) console.log(`  ${size}: no seeded burst of ${BURST} (more than the size)`);
+        else bursts.push(await measureBurst(system, api, node, on, on === 'new' ? isServedByNode : isServedByBurst));
+    }
+    if (process.env.POSTERN_E2E_GATEWAY_LOG && !ACCOUNT && BURST === 0)
+      printDataPlaneLines(system.gateway.process.text);
     const lines = ACCOUNT ? logLines(system.gateway.process.text) : [];
     const accounts = [...changes]
       .sort((a, b) => b.servedMs - a.servedMs)
@@ -351,6 +448,7 @@ async function measureSize(size: number, certCache: string): Promise<SizeResult>
       nginxProcesses: nginx.processes,
       apiFailures,
       ...tcpAndNodes,
+      bursts,
     };
   } finally {
     await lab.destroy();
@@ -446,6 +544,41 @@ async function main(): Promise<void> {
       }),
     );
     console.log(`\nslope of served p50: ${slopePer10k(results).toFixed(1)} ms per 10,000 services (goal: near 0)`);
+    if (BURST > 0) {
+      console.log(
+        `\nBENCH_BURST: ${BURST} HTTPS services, ${BURST_CLIENTS} callers at once (API calls -> all served); on new domains or seeded ones`,
+      );
+      printTable(
+        [
+          'services',
+          'on',
+          'API changes/s',
+          'all served in',
+          'served changes/s',
+          'runs (pushes)',
+          'changes per run',
+          'control plane CPU µs/change',
+          'nginx CPU µs/change',
+          'failed / unserved',
+          'load average',
+        ],
+        results.flatMap(({ size, bursts }) =>
+          bursts.map((b) => [
+            String(size),
+            b.on,
+            ((b.changes * 1000) / b.apiMs).toFixed(0),
+            formatMs(b.servedMs),
+            ((b.changes * 1000) / b.servedMs).toFixed(0),
+            String(b.runs),
+            (b.changes / b.runs).toFixed(1),
+            b.cpuUsPerChange.toFixed(0),
+            b.nginxCpuUsPerChange.toFixed(0),
+            `${b.failures} / ${b.unserved}`,
+            b.load,
+          ]),
+        ),
+      );
+    }
     if (TCP_AND_NODES) {
       console.log(`\nBENCH_TCP: ${CHANGES} new TCP services (API call -> first echo) and ${CHANGES} node changes`);
       printTable(

@@ -87,6 +87,24 @@ const served: ApplyResult = {
 };
 test.fakeDataPlane.apply = () => Promise.resolve(served);
 rows.push(['change without the data-plane run, 32 at once', (await cpuPer(CHANGES, concurrent)).toFixed(0)]);
+let fresh = 0;
+/** One client's creates, each on a domain of its own (a script adding services as label discovery finds them). */
+async function newDomains(count: number): Promise<void> {
+  for (let k = 0; k < count; k++) {
+    const name = `n${fresh++}`;
+    await inject('POST', `/api/services/${node.id}/http`, {
+      name,
+      domain: `${name}.new.example.com`,
+      backendPort: 8080,
+    });
+  }
+}
+rows.push([
+  'service on a new domain without the data-plane run, 32 at once',
+  (await cpuPer(CHANGES, async () => Promise.all(Array.from({ length: 32 }, () => newDomains(CHANGES / 32))))).toFixed(
+    0,
+  ),
+]);
 test.fakeDataPlane.apply = apply;
 rows.push([
   'authenticated request changing nothing (GET one service)',

@@ -1,9 +1,8 @@
-import { and, eq, inArray, isNotNull, isNull, ne, notInArray, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, ne, notInArray, or } from 'drizzle-orm';
 import type { ServiceType } from '@postern/contract';
 import type { AppDeps } from './deps.js';
 import type { ReadDb, Tx } from './db/client.js';
-import { paddedPart, partsOf } from './db/parts.js';
-import { preparedPerDb } from './db/prepared.js';
+import { partsOf, preparedInList } from './db/parts.js';
 import { httpServices, nodes, tcpServices } from './db/schema.js';
 import { AppError } from './errors.js';
 import type { ApplyResult, ApplyScope, Rejections } from './dataplane/types.js';
@@ -213,40 +212,26 @@ async function auditRejections(deps: ApplyDeps, newlyRejected: readonly NewlyRej
   }
 }
 
-/**
- * Whether a row of `ids` is stored as set aside (`find`: the first such row of a part, or none), the ids read in
- * bounded parts (db/parts.ts): a burst's run speaks for thousands of services.
- */
-async function anyStored(ids: readonly number[], find: (part: number[]) => Promise<unknown>): Promise<boolean> {
-  for (const part of partsOf(ids)) if ((await find(part)) !== undefined) return true;
-  return false;
-}
-
 const rejectionTables = { http: httpServices, tcp: tcpServices, node: nodes } as const;
 
-/** The first of `ids` stored as set aside, by a statement prepared per table and padded length (db/parts.ts). */
-const storedRejectionQueries = preparedPerDb(
-  (_db: ReadDb) => new Map<string, { get(params: Record<string, number>): Promise<unknown> }>(),
-);
+/** Per table: the first row stored as set aside of each part of `ids` (a burst's run speaks for thousands). */
+const storedRejections = Object.fromEntries(
+  Object.entries(rejectionTables).map(([kind, table]) => [
+    kind,
+    preparedInList<ReadDb, [id: number]>((db, ids) =>
+      db
+        .select({ id: table.id })
+        .from(table)
+        .where(and(isNotNull(table.applyError), inArray(table.id, ids)))
+        .limit(1)
+        .prepare(),
+    ),
+  ]),
+) as Record<keyof typeof rejectionTables, (db: ReadDb, ids: readonly number[]) => Promise<[id: number][]>>;
 
-async function storedRejectionIn(db: ReadDb, kind: keyof typeof rejectionTables, ids: number[]): Promise<unknown> {
-  const values = paddedPart(ids);
-  const key = `${kind}:${values.length}`;
-  const prepared = storedRejectionQueries(db);
-  let query = prepared.get(key);
-  if (query === undefined) {
-    const table = rejectionTables[kind];
-    const placeholders = values.map((_, i) => sql.placeholder(`v${i}`));
-    query = db
-      .select({ id: table.id })
-      .from(table)
-      .where(and(isNotNull(table.applyError), inArray(table.id, placeholders)))
-      .limit(1)
-      .prepare();
-    prepared.set(key, query);
-  }
-  return await query.get(Object.fromEntries(values.map((id, i) => [`v${i}`, id])));
-}
+/** Whether a row of `ids` is stored as set aside. */
+const anyStored = async (db: ReadDb, kind: keyof typeof rejectionTables, ids: readonly number[]): Promise<boolean> =>
+  (await storedRejections[kind](db, ids)).length > 0;
 
 /** A scoped run's rejections of one kind: only the services it spoke for are written, in one transaction. */
 async function recordScopedRejections(
@@ -259,7 +244,7 @@ async function recordScopedRejections(
   const cleared = [...scoped].filter((id) => !rows.has(id));
   // Nothing set aside and none of these stored as set aside: no write.
   if (rows.size === 0) {
-    const stored = await anyStored(cleared, (part) => storedRejectionIn(deps.db, type, part));
+    const stored = await anyStored(deps.db, type, cleared);
     if (!stored) return;
   }
   const at = deps.now().toISOString();
@@ -284,7 +269,7 @@ async function recordScopedNodeRejections(
 ): Promise<void> {
   const cleared = [...scoped].filter((id) => !rows.has(id));
   if (rows.size === 0) {
-    const stored = await anyStored(cleared, (part) => storedRejectionIn(deps.db, 'node', part));
+    const stored = await anyStored(deps.db, 'node', cleared);
     if (!stored) return;
   }
   const newlyRejected: NewlyRejected[] = [];

@@ -25,6 +25,28 @@ afterEach(async () => {
 const load = async () => await loadDesiredState(t.deps, gatewaySettingsFor(t.config, t.deps.gateway));
 
 const httpRow = { name: 'web', pathLocation: '/', backendHost: 'ignored', backendPort: 80 };
+
+/**
+ * The embedded engine's statements from now until vi.restoreAllMocks(), each as its number of variables (drizzle runs
+ * a read with all() or get()); none counted on PostgreSQL.
+ */
+function countStatements(): number[] {
+  const variables: number[] = [];
+  if (t.db.engine !== 'sqlite') return variables;
+  const statement = Object.getPrototypeOf(sqliteClientOf(t.db).prepare('select 1')) as Record<
+    'all' | 'get',
+    (...params: unknown[]) => unknown
+  >;
+  for (const method of ['all', 'get'] as const) {
+    const original = statement[method];
+    vi.spyOn(statement, method).mockImplementation(function (this: unknown, ...params: unknown[]) {
+      variables.push(params.length);
+      return original.apply(this, params);
+    });
+  }
+  return variables;
+}
+
 const tcpRow = { name: 'db', proto: 'tcp' as const, backendHost: 'ignored', backendPort: 5432 };
 
 describe('loadDesiredState', () => {
@@ -501,21 +523,7 @@ describe('loadScopedState', () => {
     // A key with no service and one twice: read as the others, its service once.
     const keys = [...ports.map((port) => `tcp-${port}`), 'tcp-32000', 'tcp-31000'];
     const scope = { hosts: names, http: [], streams: keys, tcp: [] };
-    // The embedded engine's statements, counted with their variables (drizzle runs a read with all() or get()).
-    const variables: number[] = [];
-    if (t.db.engine === 'sqlite') {
-      const statement = Object.getPrototypeOf(sqliteClientOf(t.db).prepare('select 1')) as Record<
-        'all' | 'get',
-        (...params: unknown[]) => unknown
-      >;
-      for (const method of ['all', 'get'] as const) {
-        const original = statement[method];
-        vi.spyOn(statement, method).mockImplementation(function (this: unknown, ...params: unknown[]) {
-          variables.push(params.length);
-          return original.apply(this, params);
-        });
-      }
-    }
+    const variables = countStatements();
     const scoped = await loadScopedState(t.deps, scope);
     vi.restoreAllMocks();
     const hosts = new Set([...names, '*.example.com']);
@@ -529,6 +537,38 @@ describe('loadScopedState', () => {
       // 1,201 hosts and names (the wildcard above): 3 parts each; 302 keys (two variables each): 2 parts.
       expect(variables.filter((count) => count > 100)).toHaveLength(8);
       expect(variables.length).toBeLessThanOrEqual(20);
+    }
+  });
+
+  test("reads a burst's wildcards together: the exact names below each, in one query per part", async () => {
+    const node = await insertNode(t.deps, { address: '10.50.0.2' });
+    const count = SCOPE_VALUES_PER_QUERY + 100;
+    const wildcards = Array.from({ length: count }, (_, i) => `*.w${i}.example.com`);
+    // One name below each wildcard, one two labels below (not decided by it) and one under no wildcard of the scope.
+    const below = wildcards.map((wildcard) => `own${wildcard.slice(1)}`);
+    const others = ['deep.own.w0.example.com', 'own.other.example.com'];
+    const names = [...wildcards, ...below, ...others];
+    for (let i = 0; i < names.length; i += 100) {
+      const part = names.slice(i, i + 100);
+      await t.db.write(async (tx) => {
+        await tx
+          .insert(domains)
+          .values(part.map((domain) => ({ domain })))
+          .run();
+        await tx
+          .insert(httpServices)
+          .values(part.map((domain) => ({ ...httpRow, nodeId: node.id, domain })))
+          .run();
+      });
+    }
+    const variables = countStatements();
+    const scoped = await loadScopedState(t.deps, { hosts: wildcards, http: [] });
+    vi.restoreAllMocks();
+    expect([...scoped.hosts].sort()).toEqual([...wildcards, ...below].sort());
+    expect(scoped.http).toHaveLength(2 * count);
+    if (t.db.engine === 'sqlite') {
+      // 600 wildcards: 2 suffix queries; their 1,200 hosts and names: 3 parts each; the run's fixed reads.
+      expect(variables.length).toBeLessThanOrEqual(14);
     }
   });
 

@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, or, sql, type AnyColumn, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, eq, gt, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { isWildcardDomainName, wildcardOf } from '@postern/contract';
 import { parseStreamKey } from '../model/desired-state.js';
 import type {
@@ -14,7 +14,7 @@ import type { SecretBox } from '../secrets.js';
 import type { ReadDb, Store } from './client.js';
 import { loadAccessState, loadServicePolicies, protectingPolicyId, type AccessPolicyRow } from './access-state.js';
 import { readGatewayPrivateKey } from './gateway-key.js';
-import { partsOf, VALUES_PER_QUERY } from './parts.js';
+import { partsOf, preparedInList, readInParts, VALUES_PER_QUERY } from './parts.js';
 import { preparedPerDb } from './prepared.js';
 import {
   accessPolicies,
@@ -133,87 +133,21 @@ const selectDomains = (db: ReadDb) =>
 /** Values per query of a scope's read (db/parts.ts; a stream key's pair counts two). */
 export const SCOPE_VALUES_PER_QUERY = VALUES_PER_QUERY;
 
-/**
- * The rows `read` gives for `values` taken `size` at a time, in the order of their id (`idOf`), each once (a value
- * given twice may fall in two parts).
- */
-async function readInParts<V, R>(
-  values: readonly V[],
-  size: number,
-  read: (part: V[]) => Promise<R[]>,
-  idOf: (row: R) => number,
-): Promise<R[]> {
-  if (values.length <= size) return await read([...values]);
-  const rows = new Map<number, R>();
-  for (const part of partsOf(values, size)) for (const row of await read(part)) rows.set(idOf(row), row);
-  return [...rows.values()].sort((a, b) => idOf(a) - idOf(b));
-}
-
 /** A row as `values()` answers it: its first column is its id. */
 const firstColumn = (row: unknown[]): number => row[0] as number;
 
-/** A list of values or of placeholders for them. */
-type Listed = readonly (string | Placeholder)[];
-
-const httpOnHosts = (db: ReadDb, hosts: Listed) =>
+/** The HTTP routes served on `hosts` (a change names a host or two, a burst's run thousands). */
+const scopedHttpRows = preparedInList<ReadDb, HttpRow>((db, hosts) =>
   selectHttp(db)
     .where(and(httpServed, inArray(httpServices.domain, hosts)))
-    .orderBy(httpServices.id);
-
-const domainsNamed = (db: ReadDb, names: Listed) =>
-  selectDomains(db).where(inArray(domains.domain, names)).orderBy(domains.id);
-
-/**
- * A scope's list up to this long is read by a statement prepared once per connection and length (a change names a
- * host or two): drizzle built the scope's selects anew at every run, ~0.7 ms of CPU each.
- */
-const PREPARED_LIST_LENGTH = 8;
-
-const scopeQueriesFor = preparedPerDb((_db: ReadDb) => ({
-  http: new Map<number, ReturnType<ReturnType<typeof httpOnHosts>['prepare']>>(),
-  domains: new Map<number, ReturnType<ReturnType<typeof domainsNamed>['prepare']>>(),
-}));
-
-/** Placeholders `v0`… for `values`, and the values as their parameters. */
-const listPlaceholders = (length: number): Placeholder[] => Array.from({ length }, (_, i) => sql.placeholder(`v${i}`));
-const listParams = (values: readonly string[]): Record<string, string> =>
-  Object.fromEntries(values.map((value, i) => [`v${i}`, value]));
-
-/** The HTTP routes served on `hosts` (several parts of a large burst's scope). */
-const scopedHttpRows = (db: ReadDb, hosts: readonly string[]): Promise<HttpRow[]> =>
-  readInParts(
-    hosts,
-    SCOPE_VALUES_PER_QUERY,
-    async (part) => {
-      if (part.length > PREPARED_LIST_LENGTH) return (await httpOnHosts(db, part).values()) as HttpRow[];
-      const prepared = scopeQueriesFor(db).http;
-      let query = prepared.get(part.length);
-      if (query === undefined) {
-        query = httpOnHosts(db, listPlaceholders(part.length)).prepare();
-        prepared.set(part.length, query);
-      }
-      return (await query.values(listParams(part))) as HttpRow[];
-    },
-    firstColumn,
-  );
+    .orderBy(httpServices.id)
+    .prepare(),
+);
 
 /** The domains named `names`. */
-const namedDomainRows = (db: ReadDb, names: readonly string[]): Promise<DomainRow[]> =>
-  readInParts(
-    names,
-    SCOPE_VALUES_PER_QUERY,
-    async (part) => {
-      if (part.length > PREPARED_LIST_LENGTH) return (await domainsNamed(db, part).values()) as DomainRow[];
-      const prepared = scopeQueriesFor(db).domains;
-      let query = prepared.get(part.length);
-      if (query === undefined) {
-        query = domainsNamed(db, listPlaceholders(part.length)).prepare();
-        prepared.set(part.length, query);
-      }
-      return (await query.values(listParams(part))) as DomainRow[];
-    },
-    firstColumn,
-  );
+const namedDomainRows = preparedInList<ReadDb, DomainRow>((db, names) =>
+  selectDomains(db).where(inArray(domains.domain, names)).orderBy(domains.id).prepare(),
+);
 
 /** The peers' select, for every node and for a scope's. */
 const selectPeers = (db: ReadDb) => ({
@@ -444,22 +378,32 @@ const likeEscaped = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\
 /**
  * The hosts whose routes a scope's rows decide whole (`ScopedState.hosts`): the scope's hosts, the wildcard above each
  * name, and the exact domains one label below each wildcard (their entry depends on whether the wildcard has routes).
+ * A burst's wildcards are looked up together: a suffix match uses no index, so each query reads every domain's name.
  */
 async function scopeHosts(db: ReadDb, scope: ApplyScope): Promise<string[]> {
   const hosts = new Set(scope.hosts);
+  const wildcards = new Set<string>();
   for (const host of scope.hosts) {
     if (host === '') continue;
-    if (isWildcardDomainName(host)) {
-      const suffix = host.slice(1); // `.example.com`
-      const below = await db
-        .select({ domain: domains.domain })
-        .from(domains)
-        .where(sql`${domains.domain} like ${`%${likeEscaped(suffix)}`} escape '\\'`)
-        .all();
-      for (const { domain } of below) if (wildcardOf(domain) === host) hosts.add(domain);
-    } else {
+    if (isWildcardDomainName(host)) wildcards.add(host);
+    else {
       const wildcard = wildcardOf(host);
       if (wildcard !== null) hosts.add(wildcard);
+    }
+  }
+  for (const part of partsOf([...wildcards])) {
+    // `*.example.com` -> names ending in `.example.com`; those one label below are kept.
+    const suffixes = part.map(
+      (wildcard) => sql`${domains.domain} like ${`%${likeEscaped(wildcard.slice(1))}`} escape '\\'`,
+    );
+    const below = await db
+      .select({ domain: domains.domain })
+      .from(domains)
+      .where(or(...suffixes))
+      .all();
+    for (const { domain } of below) {
+      const wildcard = wildcardOf(domain);
+      if (wildcard !== null && wildcards.has(wildcard)) hosts.add(domain);
     }
   }
   return [...hosts];

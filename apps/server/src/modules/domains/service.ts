@@ -19,6 +19,7 @@ import { badRequest, fieldError, notFound } from '../../errors.js';
 import { applyChanges } from '../../dataplane-apply.js';
 import { streamKey } from '../../model/desired-state.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
+import { preparedPerDb } from '../../db/prepared.js';
 
 type DomainRow = typeof domains.$inferSelect;
 type SslMode = DomainRow['ssl'];
@@ -357,23 +358,19 @@ export async function deleteDomain(deps: AppDeps, id: number): Promise<void> {
   await applyChanges(deps, undefined, { hosts: [current.domain], http: [] });
 }
 
+// A service on a new domain adds its row: prepared once per connection (db/prepared.ts), not built by drizzle per call.
+const insertDomainQuery = preparedPerDb((tx: Tx) =>
+  tx
+    .insert(domains)
+    .values({ domain: sql.placeholder('domain'), ownerNodeId: sql.placeholder('ownerNodeId') })
+    .prepare(),
+);
+
 /**
- * Creates the Domain entries a service names but that do not exist yet (self-signed, no validation): the console's
- * domain field accepts custom values, and every served name needs a domain entry with a certificate. They belong
- * to `ownerNodeId` (null: the admin). Runs inside the caller's transaction.
+ * Creates the Domain entry a service names (self-signed, no validation), which the caller's transaction has just read
+ * as missing: the console's domain field accepts custom values, and every served name needs a domain entry with a
+ * certificate. It belongs to `ownerNodeId` (null: the admin).
  */
-export async function ensureDomains(tx: Tx, names: string[], ownerNodeId: number | null = null): Promise<void> {
-  const wanted = [...new Set(names.filter((name) => name !== ''))];
-  if (wanted.length === 0) return;
-  const existing = new Set(
-    (await tx.select({ domain: domains.domain }).from(domains).where(inArray(domains.domain, wanted)).all()).map(
-      (r) => r.domain,
-    ),
-  );
-  const missing = wanted.filter((name) => !existing.has(name));
-  if (missing.length > 0)
-    await tx
-      .insert(domains)
-      .values(missing.map((domain) => ({ domain, ownerNodeId })))
-      .run();
+export async function insertMissingDomain(tx: Tx, name: string, ownerNodeId: number | null = null): Promise<void> {
+  await insertDomainQuery(tx).run({ domain: name, ownerNodeId });
 }

@@ -3,7 +3,7 @@ import { isWildcardDomainName, ruleMessages, wildcardOf } from '@postern/contrac
 import type { Config } from '../../env.js';
 import { domains, httpServices, tcpServices } from '../../db/schema.js';
 import { fieldError } from '../../errors.js';
-import { assertNotConsoleHost, ensureDomains } from '../domains/service.js';
+import { assertNotConsoleHost, insertMissingDomain } from '../domains/service.js';
 import type { Caller } from './caller.js';
 import type { Tx } from '../../db/client.js';
 import { assertNodeQuota } from './node-quotas.js';
@@ -65,17 +65,17 @@ export async function claimServiceDomain(
   const covering = wildcard === null ? undefined : await ownerOf(wildcard);
   if (caller === 'admin') {
     if (nodeScope !== null) await assertNoOtherNodes(tx, nodeScope, domain, existing ?? covering);
-    // A name that exists (read above, in this transaction) needs nothing more: no second read to find it again.
-    if (existing === undefined && (covering === undefined || kind === 'tcp')) await ensureDomains(tx, [domain]);
+    // Read above, in this transaction: a name that exists needs nothing more, a missing one only its row.
+    if (existing === undefined && (covering === undefined || kind === 'tcp')) await insertMissingDomain(tx, domain);
     return;
   }
   if (existing || covering) {
     if ((existing ?? covering)?.ownerNodeId !== nodeId) throw fieldError('domain', ruleMessages.domainNotYours);
-    if (existing === undefined && kind === 'tcp') await ensureDomains(tx, [domain], nodeId);
+    if (existing === undefined && kind === 'tcp') await insertMissingDomain(tx, domain, nodeId);
     return;
   }
   // A wildcard covers names other owners may hold or claim later: only the admin creates one (and may assign it).
   if (isWildcardDomainName(domain)) throw fieldError('domain', ruleMessages.domainNotYours);
   await assertNodeQuota(tx, config, nodeId, 'domains');
-  await ensureDomains(tx, [domain], nodeId);
+  await insertMissingDomain(tx, domain, nodeId);
 }

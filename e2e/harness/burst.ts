@@ -1,0 +1,84 @@
+import type { HttpServiceCreate } from '@postern/contract';
+import type { ApiClient } from './api.js';
+
+// A burst of changes through the API (issue 29: an import, label discovery starting, a script creating services):
+// `count` HTTP services created by `clients` callers at once, each sending its next as soon as the last is answered,
+// then every one of them checked served. Shared by e2e/system/burst.test.ts (all served, pushes coalesced) and
+// bench/apply.ts BENCH_BURST (the sustained rate).
+
+export interface BurstResult {
+  /** The services' domains, in the order they were sent. */
+  domains: string[];
+  /** From the first call sent to the last answer. */
+  apiMs: number;
+  /** From the first call sent until every service was served. */
+  servedMs: number;
+  /** Calls that were not answered with the created service (each with its reason). */
+  failures: string[];
+}
+
+/** Runs `work(0..count-1)`, `parallel` at a time, each worker taking the next index as soon as it is free. */
+export async function inParallel(
+  count: number,
+  parallel: number,
+  work: (index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count) await work(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, count) }, worker));
+}
+
+/**
+ * Creates `count` services (`bodyOf(i)` names service i and its domain), `clients` at once, then waits until
+ * `isServed(domain)` holds for every one (each polled until it does or `deadlineMs` from the start has passed).
+ */
+export async function createBurst(
+  api: ApiClient,
+  options: {
+    count: number;
+    clients: number;
+    nodeId: number;
+    bodyOf: (index: number) => HttpServiceCreate & { domain: string };
+    isServed: (domain: string) => Promise<boolean>;
+    deadlineMs: number;
+  },
+): Promise<BurstResult & { unserved: string[] }> {
+  const { count, clients, nodeId, bodyOf, isServed, deadlineMs } = options;
+  const domains = Array.from({ length: count }, (_, i) => bodyOf(i).domain);
+  const failures: string[] = [];
+  const start = performance.now();
+  await inParallel(count, clients, async (i) => {
+    await api.createHttpService(nodeId, bodyOf(i)).catch((err: unknown) => {
+      failures.push(`${domains[i] ?? i}: ${err instanceof Error ? err.message : String(err)}`);
+    });
+  });
+  const apiMs = performance.now() - start;
+  // Checked in parallel too: a probe waits on nginx, not on this process.
+  const unserved: string[] = [];
+  await inParallel(count, clients, async (i) => {
+    const domain = domains[i] as string;
+    for (;;) {
+      if (await isServed(domain)) return;
+      if (performance.now() - start > deadlineMs) {
+        unserved.push(domain);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+  return { domains, apiMs, servedMs: performance.now() - start, failures, unserved };
+}
+
+/** The data-plane runs a gateway's debug log reports (each scoped run pushes once; a full run pushes everything). */
+export function countRuns(logText: string): { scoped: number; full: number } {
+  let scoped = 0;
+  let full = 0;
+  for (const line of logText.split('\n')) {
+    if (!line.includes('"msg":"data plane converged')) continue;
+    if (line.includes('"msg":"data plane converged (scoped)"')) scoped++;
+    else full++;
+  }
+  return { scoped, full };
+}
