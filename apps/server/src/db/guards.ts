@@ -49,9 +49,19 @@ export async function statementOf<R, Connection>(
 /** One store's transaction bookkeeping: which transaction (if any) the running code is inside. */
 export function createTransactionGuards<Connection>() {
   const contexts = new AsyncLocalStorage<TransactionContext<Connection>>();
+  // On Node 20 a storage in use keeps async_hooks' promise hooks on for the whole process: every promise anywhere
+  // (each async call of every API request) paid a hook, ~0.1 µs, though a transaction is open for a small share of
+  // the time (bench/README.md, api.ts). So the storage is enabled only while a transaction of this store runs
+  // (`run` enables it) and disabled when the last one settles. Outside a transaction `getStore` is then undefined,
+  // which is what an open transaction's absence means to `current` anyway (a closed one reads `open: false`).
+  let running = 0;
   const current = (): TransactionContext<Connection> | undefined => {
     const context = contexts.getStore();
     return context?.open ? context : undefined;
+  };
+  const settled = (): void => {
+    running -= 1;
+    if (running === 0) contexts.disable();
   };
   return {
     current,
@@ -62,8 +72,11 @@ export function createTransactionGuards<Connection>() {
     run<T>(context: TransactionContext<Connection>, work: () => Promise<T>, refusal: Error): Promise<T> {
       // `work` may hand back drizzle's query unawaited (`(tx) => tx.insert(…)`), a thenable that runs its statement
       // when `then` is called: called here, inside the context, not later by whoever awaits the answer.
-      const running = (): Promise<T> => new Promise<T>((resolve, reject) => void work().then(resolve, reject));
-      return awaitsOnlyStatements(() => contexts.run(context, running), context, refusal);
+      const inContext = (): Promise<T> => new Promise<T>((resolve, reject) => void work().then(resolve, reject));
+      running += 1;
+      const outcome = awaitsOnlyStatements(() => contexts.run(context, inContext), context, refusal);
+      outcome.then(settled, settled);
+      return outcome;
     },
     /** The logger of the store's own (read) database: refuses a statement issued inside one of its transactions. */
     storeLogger: {

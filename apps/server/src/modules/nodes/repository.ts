@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps.js';
 import type { ReadDb } from '../../db/client.js';
 import { nodes } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
-import type { NodeRow } from './to-node.js';
+import type { NodeRow, NodeViewRow } from './to-node.js';
 import { mappedRows, preparedPerDb } from '../../db/prepared.js';
 import { listTunnelAddressesInUse } from '../gateways/registry.js';
 
@@ -26,6 +26,9 @@ export async function findLocalNode(deps: AppDeps): Promise<NodeRow | undefined>
   return await deps.db.select().from(nodes).where(eq(nodes.isLocal, true)).get();
 }
 
+// A list answers what the API view shows (to-node.ts): the two key ciphertexts stay in the table.
+const { privateKeyEnc: _privateKey, presharedKeyEnc: _presharedKey, ...viewColumns } = getTableColumns(nodes);
+
 /**
  * One page ordered by id. The local node is created at first boot, before any other node, so it has the
  * lowest id and comes first without a sort on a second column (which would defeat the index).
@@ -34,7 +37,7 @@ export async function findLocalNode(deps: AppDeps): Promise<NodeRow | undefined>
 // per database (db/prepared.ts).
 function prepareNodeList(db: AppDeps['db'], type: NodeListType) {
   const where = typeFilter(type);
-  const columns = getTableColumns(nodes);
+  const columns = viewColumns;
   return {
     page: mappedRows(
       db
@@ -60,7 +63,7 @@ const nodeLists = preparedPerDb((db: AppDeps['db']) => ({
 export async function listNodeRows(
   deps: AppDeps,
   query: { page: number; limit: number; type: NodeListType },
-): Promise<{ rows: NodeRow[]; total: number }> {
+): Promise<{ rows: NodeViewRow[]; total: number }> {
   const prepared = nodeLists(deps.db)[query.type ?? 'all'];
   const rows = await prepared.page.all({ limit: query.limit, offset: (query.page - 1) * query.limit });
   const total = (await prepared.total.get())?.n ?? 0;
@@ -78,9 +81,9 @@ const nodeSearch = (q: string): SQL =>
 export async function searchNodeRows(
   deps: AppDeps,
   query: { type: NodeListType; q: string | undefined },
-): Promise<NodeRow[]> {
+): Promise<NodeViewRow[]> {
   const where = and(typeFilter(query.type), query.q ? nodeSearch(query.q) : undefined);
-  return await deps.db.select().from(nodes).where(where).orderBy(asc(nodes.id)).all();
+  return await deps.db.select(viewColumns).from(nodes).where(where).orderBy(asc(nodes.id)).all();
 }
 
 /**

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { isWellFormedPat, NodeSchema, ruleMessages, describeMessage } from '@postern/contract';
 import { nodes } from '../../db/schema.js';
 import { buildTestApp, type TestApp } from '../../test/build-test-app.js';
+import { listNodeRows, searchNodeRows } from './repository.js';
 
 let t: TestApp;
 let auth: { authorization: string };
@@ -344,6 +345,19 @@ describe('GET /api/nodes', () => {
     expect(gateways.total).toBe(1);
     expect(gateways.data[0].gatewayNetwork).toBe('192.168.10.0/24');
     expect((await api('GET', '/api/nodes?type=nodes')).json().total).toBe(12);
+  });
+
+  it('reads no key material for a page or a search (the answer never shows it)', async () => {
+    await createNode({ name: 'laptop' });
+    const page = await listNodeRows(t.deps, { page: 1, limit: 10, type: undefined });
+    const found = await searchNodeRows(t.deps, { type: undefined, q: 'lap' });
+    expect(page.rows).toHaveLength(2);
+    expect(found.map((row) => row.name)).toEqual(['laptop']);
+    for (const row of [...page.rows, ...found]) {
+      expect(row).not.toHaveProperty('privateKeyEnc');
+      expect(row).not.toHaveProperty('presharedKeyEnc');
+      expect(row.publicKey).toMatch(/=$/);
+    }
   });
 
   it('answers 422 for bad paging values', async () => {

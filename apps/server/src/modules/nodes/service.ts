@@ -20,7 +20,7 @@ import { resolveGatewayNetworks } from './gateway-network.js';
 import { chooseAddress } from './node-address.js';
 import { configFileName, renderConfigFor } from './node-config.js';
 import { getNodeRow, listNodeRows, listUsedAddresses, searchNodeRows, type NodeListType } from './repository.js';
-import { gatewayNetworksOf, toNode, type NodeRow } from './to-node.js';
+import { gatewayNetworksOf, toNode, type NodeRow, type NodeViewRow } from './to-node.js';
 
 // Order in every mutation: check, write (one synchronous transaction), tell the streams, then converge the
 // data plane. A rejected apply surfaces as a 400 but the change stays stored, as the console expects.
@@ -32,7 +32,8 @@ export interface NodeContext {
   events: NodeEvents;
 }
 
-export const viewNode = (deps: AppDeps, row: NodeRow): Node => toNode(row, deps.dataPlane.status.get(row.publicKey));
+export const viewNode = (deps: AppDeps, row: NodeViewRow): Node =>
+  toNode(row, deps.dataPlane.status.get(row.publicKey));
 
 export async function getNode(deps: AppDeps, id: number): Promise<Node> {
   return viewNode(deps, await getNodeRow(deps, id));

@@ -4,6 +4,9 @@ import type { nodes } from '../../db/schema.js';
 
 export type NodeRow = typeof nodes.$inferSelect;
 
+/** What the API view of a node reads of its row: everything but the key material. */
+export type NodeViewRow = Omit<NodeRow, 'privateKeyEnc' | 'presharedKeyEnc'>;
+
 const OFFLINE: NodeStatus = {
   status: 'offline',
   clientIp: null,
@@ -22,7 +25,7 @@ export function gatewayNetworksOf(
 }
 
 /** API view of a node row plus its live status (key material is never part of it). */
-export function toNode(row: NodeRow, status: NodeStatus | undefined): Node {
+export function toNode(row: NodeViewRow, status: NodeStatus | undefined): Node {
   const live = row.isLocal ? LOCAL : (status ?? OFFLINE);
   return {
     id: row.id,
