@@ -37,7 +37,7 @@ function managerOf(t: TestApp, onInstalled?: (name: string) => void) {
   const shared = openSharedCertificates(t.db, t.deps.secrets);
   const manager = createCertificateManager({
     dataDir,
-    onInstalled,
+    ...(onInstalled ? { onInstalled } : {}),
     challenges: openSharedChallenges(t.db, { gatewayId: t.deps.gateway.id }),
     acme: {},
     store: createMemoryCertificateStore(),

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceFileSync } from '../atomic-write.js';
 import type { CertificateAdapter, CertificateInfo, DataPlaneLogger, DesiredDomain } from '../types.js';
@@ -151,7 +151,8 @@ async function syncWithShared(target: InstallTarget, shared: SharedCertificates,
   const { pems, logger } = target;
   const name = domain.domain;
   const stored = domain.pemFingerprint ?? null;
-  const local = await pems.read(name);
+  // No file (a new domain): nothing to read, nor a trip through libuv's pool to find that out.
+  const local = existsSync(pems.pathOf(name)) ? await pems.read(name) : null;
   if (stored !== null && local?.fingerprint === stored) return;
   try {
     if (stored !== null) {

@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 describe('self-signed writer', () => {
-  it("writes a new domain's PEM while every thread of libuv's pool is held, readable by its owner only", async () => {
+  it("ensures a new domain's PEM while every thread of libuv's pool is held, readable by its owner only", async () => {
     const certsDir = join(dir, 'certs');
     const pems = createPemFiles({ certsDir, fallbackHost: 'gateway.example.com' });
     const told: string[] = [];
@@ -34,7 +34,7 @@ describe('self-signed writer', () => {
     const release = holdThreadPool(dir);
     let facts;
     try {
-      facts = await withinDeadline(writer.write('new.example.com', true), 10_000);
+      facts = await withinDeadline(writer.ensureServable('new.example.com', false), 10_000);
     } finally {
       await release();
     }

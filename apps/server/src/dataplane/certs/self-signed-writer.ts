@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { replaceFileSync } from '../atomic-write.js';
 import type { DataPlaneLogger } from '../types.js';
 import type { PemFacts, PemFiles } from './pem-files.js';
@@ -88,6 +88,9 @@ export function createSelfSignedWriter(options: {
     write,
     isNeeded,
     async ensureServable(name, allowIssued) {
+      // A new domain has no file: a stat on the main thread (µs) says so, where the read it spares is a trip through
+      // libuv's pool, behind a boot's or a drift check's reads.
+      if (!existsSync(pems.pathOf(name))) return write(name, true);
       const facts = await pems.read(name);
       if (facts === null) return write(name, true);
       if (!facts.isSelfSigned && !allowIssued) return write(name);
