@@ -168,6 +168,13 @@ describe.skipIf(!canRun('netns', 'server-build'))('gateway crash recovery', () =
         await waitFor(async () => (await servedFingerprint(domain)) === certificate?.fingerprint256, {
           timeoutMs: 10_000,
           what: `${domain} to be served with its new certificate`,
+        }).catch(async (error: unknown) => {
+          // Which certificate nginx serves instead, and what the gateway said of the domain.
+          const said = system.gateway.process.text.split('\n').filter((line) => line.includes(domain));
+          throw new Error(
+            `${error instanceof Error ? error.message : String(error)}\nserved ${await servedFingerprint(domain)}, ` +
+              `on disk ${String(certificate?.fingerprint256)}\ngateway output on ${domain}:\n${said.join('\n')}`,
+          );
         });
         expect(await servedBy(domain)).toBe(true);
       }

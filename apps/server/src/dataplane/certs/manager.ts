@@ -128,10 +128,11 @@ interface InstallTarget {
 }
 
 /**
- * Writes a PEM another gateway stored (or this one lost) as the file nginx serves. `isFirst`: no servable PEM was
- * there (a new domain), so nobody is told of it: the reconciler whose ensure loaded it pushes it, as it does a first
- * self-signed one (self-signed-writer.ts); telling pushed it a second time, with a read of the file. A replaced one is
- * told of: nginx gets it, and a TCP/UDP instance serving the name reloads.
+ * Writes a PEM another gateway stored (or this one lost) as the file nginx serves. `isFirst`: there was no file (a
+ * new domain), so nobody is told of it: the reconciler whose ensure loaded it pushes it, as it does a first
+ * self-signed one (self-signed-writer.ts); telling pushed it a second time, with a read of the file. A replaced file
+ * (another certificate, or a damaged one) is told of: nginx gets it whatever it held, and a TCP/UDP instance serving
+ * the name reloads.
  */
 async function install(target: InstallTarget, name: string, pem: string, isFirst: boolean): Promise<void> {
   const { pems } = target;
@@ -152,12 +153,13 @@ async function syncWithShared(target: InstallTarget, shared: SharedCertificates,
   const name = domain.domain;
   const stored = domain.pemFingerprint ?? null;
   // No file (a new domain): nothing to read, nor a trip through libuv's pool to find that out.
-  const local = existsSync(pems.pathOf(name)) ? await pems.read(name) : null;
+  const isFirst = !existsSync(pems.pathOf(name));
+  const local = isFirst ? null : await pems.read(name);
   if (stored !== null && local?.fingerprint === stored) return;
   try {
     if (stored !== null) {
       const pem = await shared.load(name);
-      if (pem !== null) await install(target, name, pem, local === null);
+      if (pem !== null) await install(target, name, pem, isFirst);
       return;
     }
     if (local === null) return; // nothing to offer: ensure makes one, and offers it
