@@ -13,8 +13,9 @@ import { canRun } from '../../apps/server/src/test/requirements.js';
 
 // Crash recovery: after SIGKILL and a restart, the gateway serves the same services from its database alone,
 // without any API call, and stays in control of the data plane. A restart takes the certificate records' word for
-// the PEMs on disk and checks each file as it hands it to nginx (dataplane/certs/recorded.ts): one deleted and one
-// corrupted meanwhile are replaced and served, the others left as they are.
+// the PEMs on disk and checks each file as it hands it to nginx (dataplane/certs/recorded.ts): one deleted, one
+// corrupted, and one empty and one cut short as a power cut can leave a self-signed PEM (written without fsync:
+// dataplane/README.md "A new domain's certificate") are replaced and served, the others left as they are.
 
 const HTTP_BACKEND = 8080;
 const TCP_BACKEND = 7000;
@@ -25,8 +26,8 @@ const TCP_BACKEND = 7000;
 const RECOVERY_DEADLINE_MS = 20_000 + GATEWAY_REDIAL_BOUND_MS;
 /** Boot (up to 30 s) + recovery + the checks after it: above the config's default so a timeout names its wait. */
 const RESTART_TEST_TIMEOUT_MS = RECOVERY_DEADLINE_MS + 60_000;
-/** Domains whose PEM the power cut test deletes and corrupts while the gateway is down. */
-const DAMAGED = ['gone.e2e.test', 'garbled.e2e.test'];
+/** Domains whose PEM the power cut test deletes, corrupts, empties and cuts short while the gateway is down. */
+const DAMAGED = ['gone.e2e.test', 'garbled.e2e.test', 'empty.e2e.test', 'truncated.e2e.test'];
 
 describe.skipIf(!canRun('netns', 'server-build'))('gateway crash recovery', () => {
   let system: System;
@@ -125,13 +126,18 @@ describe.skipIf(!canRun('netns', 'server-build'))('gateway crash recovery', () =
       // A power cut: nginx and wireguard-go die with the server.
       await killNamespaceProcesses(system.topology.gatewayNs);
       expect(await bothServed()).toBe(false);
-      // Meanwhile one domain's PEM is deleted and another's corrupted; the fresh nginx cannot load them from disk.
+      // Meanwhile one domain's PEM is deleted and another's corrupted; two more are what a power cut leaves of a PEM
+      // written without fsync: an empty file, and one cut in the middle of its certificate. The fresh nginx cannot
+      // load them from disk.
       const kept = {
         pem: await readFile(pemFile('crash.e2e.test'), 'utf8'),
         at: (await stat(pemFile('crash.e2e.test'))).mtimeMs,
       };
       await rm(pemFile('gone.e2e.test'));
       await writeFile(pemFile('garbled.e2e.test'), 'not a certificate\n', { mode: 0o600 });
+      await writeFile(pemFile('empty.e2e.test'), '', { mode: 0o600 });
+      const whole = await readFile(pemFile('truncated.e2e.test'), 'utf8');
+      await writeFile(pemFile('truncated.e2e.test'), whole.slice(0, whole.length - 200), { mode: 0o600 });
       await system.gateway.restart();
       await waitFor(bothServed, {
         timeoutMs: RECOVERY_DEADLINE_MS,
@@ -162,6 +168,13 @@ describe.skipIf(!canRun('netns', 'server-build'))('gateway crash recovery', () =
         await waitFor(async () => (await servedFingerprint(domain)) === certificate?.fingerprint256, {
           timeoutMs: 10_000,
           what: `${domain} to be served with its new certificate`,
+        }).catch(async (error: unknown) => {
+          // Which certificate nginx serves instead, and what the gateway said of the domain.
+          const said = system.gateway.process.text.split('\n').filter((line) => line.includes(domain));
+          throw new Error(
+            `${error instanceof Error ? error.message : String(error)}\nserved ${await servedFingerprint(domain)}, ` +
+              `on disk ${String(certificate?.fingerprint256)}\ngateway output on ${domain}:\n${said.join('\n')}`,
+          );
         });
         expect(await servedBy(domain)).toBe(true);
       }

@@ -31,12 +31,13 @@ async function addDomain(t: TestApp, domain: string, ssl: 'self-signed' | 'certb
 }
 
 /** A certificate manager of one gateway (its own certs dir), sharing certificates through `t`'s database. */
-function managerOf(t: TestApp) {
+function managerOf(t: TestApp, onInstalled?: (name: string) => void) {
   const dataDir = mkdtempSync(join(tmpdir(), 'postern-shared-'));
   dirs.push(dataDir);
   const shared = openSharedCertificates(t.db, t.deps.secrets);
   const manager = createCertificateManager({
     dataDir,
+    ...(onInstalled ? { onInstalled } : {}),
     challenges: openSharedChallenges(t.db, { gatewayId: t.deps.gateway.id }),
     acme: {},
     store: createMemoryCertificateStore(),
@@ -155,6 +156,32 @@ describe.skipIf(TEST_STORE === 'postgres' || !(await postgresAvailable()))('cert
     const gc = managerOf(b);
     const info = await gc.manager.ensure({ ...desired, pemFingerprint: stored?.fingerprint ?? null });
     expect(info.fingerprint).toBe(infoA.fingerprint);
+  }, 20_000);
+
+  test("a new domain's certificate loaded from the store is pushed by the ensure's reconciler only; a replaced one is told of", async () => {
+    const a = await buildTestApp({ postgres: true });
+    apps.push(a);
+    const b = await buildTestApp({ sameDatabaseAs: a });
+    apps.push(b);
+    const domainId = await addDomain(a, 'loaded.example.com');
+    const ga = managerOf(a);
+    const desired: DesiredDomain = { domainId, domain: 'loaded.example.com', ssl: 'self-signed', pemFingerprint: null };
+    const made = await ga.manager.ensure(desired);
+    // B has no PEM for it yet: it loads the stored one, and its reconciler (the ensure's caller) hands it to nginx.
+    // Telling of it too (onInstalled: the proxy reads the file and pushes it again) pushed it twice.
+    const told: string[] = [];
+    const gb = managerOf(b, (name) => told.push(name));
+    const loaded = await gb.manager.ensure({ ...desired, pemFingerprint: made.fingerprint });
+    expect(loaded.fingerprint).toBe(made.fingerprint);
+    expect(firstCertificateFingerprint(gb.pemOf('loaded.example.com'))).toBe(made.fingerprint);
+    expect(told).toEqual([]);
+
+    // Another certificate stored for it (a renewal through A): B replaces the file it serves and says so, once.
+    const renewed = await createSelfSignedPem('loaded.example.com');
+    await ga.shared.put('loaded.example.com', renewed);
+    await gb.manager.ensure({ ...desired, pemFingerprint: firstCertificateFingerprint(renewed) });
+    expect(gb.pemOf('loaded.example.com')).toBe(renewed);
+    expect(told).toEqual(['loaded.example.com']);
   }, 20_000);
 
   test('certificates on disk from before the upgrade go into the database once and reach the other gateways', async () => {

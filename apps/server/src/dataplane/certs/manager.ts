@@ -1,6 +1,6 @@
-import { mkdir } from 'node:fs/promises';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../atomic-write.js';
+import { replaceFileSync } from '../atomic-write.js';
 import type { CertificateAdapter, CertificateInfo, DataPlaneLogger, DesiredDomain } from '../types.js';
 import { createAcmeIssuer, type AcmeConfig, type ChallengeStore } from './acme.js';
 import type { AcmeSettingsSource } from '../../model/certificates.js';
@@ -127,13 +127,20 @@ interface InstallTarget {
   onInstalled?: ((name: string) => void) | undefined;
 }
 
-/** Writes a PEM another gateway stored (or this one lost) as the file nginx serves. */
-async function install(target: InstallTarget, name: string, pem: string): Promise<void> {
+/**
+ * Writes a PEM another gateway stored (or this one lost) as the file nginx serves. `isFirst`: there was no file (a
+ * new domain), so nobody is told of it: the reconciler whose ensure loaded it pushes it, as it does a first
+ * self-signed one (self-signed-writer.ts); telling pushed it a second time, with a read of the file. A replaced file
+ * (another certificate, or a damaged one) is told of: nginx gets it whatever it held, and a TCP/UDP instance serving
+ * the name reloads.
+ */
+async function install(target: InstallTarget, name: string, pem: string, isFirst: boolean): Promise<void> {
   const { pems } = target;
-  await mkdir(pems.certsDir, { recursive: true, mode: 0o700 });
-  await writeFileAtomic(pems.pathOf(name), pem, 0o600);
+  mkdirSync(pems.certsDir, { recursive: true, mode: 0o700 });
+  // No fsync: the database holds it; a file a power cut lost or cut short is loaded again by the boot's check.
+  replaceFileSync(pems.pathOf(name), pem, 0o600);
   pems.forget(name);
-  target.onInstalled?.(name);
+  if (!isFirst) target.onInstalled?.(name);
 }
 
 /**
@@ -145,12 +152,14 @@ async function syncWithShared(target: InstallTarget, shared: SharedCertificates,
   const { pems, logger } = target;
   const name = domain.domain;
   const stored = domain.pemFingerprint ?? null;
-  const local = await pems.read(name);
+  // No file (a new domain): nothing to read, nor a trip through libuv's pool to find that out.
+  const isFirst = !existsSync(pems.pathOf(name));
+  const local = isFirst ? null : await pems.read(name);
   if (stored !== null && local?.fingerprint === stored) return;
   try {
     if (stored !== null) {
       const pem = await shared.load(name);
-      if (pem !== null) await install(target, name, pem);
+      if (pem !== null) await install(target, name, pem, isFirst);
       return;
     }
     if (local === null) return; // nothing to offer: ensure makes one, and offers it
@@ -158,7 +167,7 @@ async function syncWithShared(target: InstallTarget, shared: SharedCertificates,
     if (pem === null) return;
     const winner = await shared.offer(name, pem, null);
     if (winner !== null && firstCertificateFingerprint(winner) !== local.fingerprint)
-      await install(target, name, winner);
+      await install(target, name, winner, false);
   } catch (err) {
     logger.warn({ err, domain: name }, 'certificate: could not load the shared certificate; serving the one here');
   }

@@ -1,5 +1,5 @@
-import { mkdir } from 'node:fs/promises';
-import { writeFileAtomic } from '../atomic-write.js';
+import { existsSync, mkdirSync } from 'node:fs';
+import { replaceFileSync } from '../atomic-write.js';
 import type { DataPlaneLogger } from '../types.js';
 import type { PemFacts, PemFiles } from './pem-files.js';
 import type { SharedCertificates } from './store.js';
@@ -38,7 +38,7 @@ export function createSelfSignedWriter(options: {
   async function createAndWrite(name: string, isFirst: boolean): Promise<PemFacts> {
     const started = Date.now();
     // Only nginx's masters (root) read these: they hand certificates to the workers in memory.
-    await mkdir(pems.certsDir, { recursive: true, mode: 0o700 });
+    mkdirSync(pems.certsDir, { recursive: true, mode: 0o700 });
     let pem = await createSelfSignedPem(pems.coveredNameOf(name));
     const madeAt = Date.now();
     if (options.shared && name !== FALLBACK_NAME) {
@@ -55,10 +55,11 @@ export function createSelfSignedWriter(options: {
         })) ?? pem;
     }
     const offeredAt = Date.now();
-    // Atomic rename: a crash leaves the old PEM or the new one, never half of one.
-    await writeFileAtomic(pems.pathOf(name), pem, 0o600);
+    // Atomic rename, no fsync: a crash leaves the old PEM or the new one; a power cut may leave none, an empty or a
+    // short one, which the boot finds and makes again (dataplane/README.md "A new domain's certificate").
+    replaceFileSync(pems.pathOf(name), pem, 0o600);
     const facts = describeCertificate(pem);
-    // Where a change's certificate step goes (bench/apply.ts BENCH_ACCOUNT): made, shared, written with fsync.
+    // Where a change's certificate step goes (bench/apply.ts BENCH_ACCOUNT): made, shared, written.
     const times = { makeMs: madeAt - started, offerMs: offeredAt - madeAt, writeMs: Date.now() - offeredAt };
     logger.info({ domain: name, notAfter: facts.notAfter, ...times }, 'certificate: created self-signed certificate');
     pems.remember(name, facts);
@@ -87,6 +88,9 @@ export function createSelfSignedWriter(options: {
     write,
     isNeeded,
     async ensureServable(name, allowIssued) {
+      // A new domain has no file: a stat on the main thread (µs) says so, where the read it spares is a trip through
+      // libuv's pool, behind a boot's or a drift check's reads.
+      if (!existsSync(pems.pathOf(name))) return write(name, true);
       const facts = await pems.read(name);
       if (facts === null) return write(name, true);
       if (!facts.isSelfSigned && !allowIssued) return write(name);

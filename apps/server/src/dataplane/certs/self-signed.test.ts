@@ -8,7 +8,11 @@ import {
   SubjectKeyIdentifierExtension,
   X509Certificate as ParsedCertificate,
 } from '@peculiar/x509';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { holdThreadPool, withinDeadline } from '../../test/thread-pool.js';
 import { createSelfSignedPem, describeCertificate } from './self-signed.js';
 
 describe('createSelfSignedPem', () => {
@@ -57,6 +61,18 @@ describe('createSelfSignedPem', () => {
     const again = new X509Certificate(await createSelfSignedPem('*.example.com'));
     expect(again.serialNumber).not.toBe(cert.serialNumber);
     expect(again.publicKey.equals(cert.publicKey)).toBe(false);
+  });
+
+  it("is made while every thread of libuv's pool is held (a boot's file reads, a drift check): no pool job", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'postern-self-signed-'));
+    const release = holdThreadPool(dir);
+    try {
+      const pem = await withinDeadline(createSelfSignedPem('busy.example.com'), 10_000);
+      expect(pem === 'still waiting' ? pem : new X509Certificate(pem).subject).toBe('CN=busy.example.com');
+    } finally {
+      await release();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('names an IP address by IP', async () => {

@@ -1,4 +1,5 @@
-import { X509Certificate, createHash, randomBytes, webcrypto } from 'node:crypto';
+import { X509Certificate, createHash, generateKeyPairSync, randomBytes, randomFillSync, sign } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import {
   BasicConstraintsExtension,
@@ -6,7 +7,6 @@ import {
   ExtendedKeyUsageExtension,
   KeyUsageFlags,
   KeyUsagesExtension,
-  PemConverter,
   SubjectAlternativeNameExtension,
   SubjectKeyIdentifierExtension,
   X509CertificateGenerator,
@@ -22,8 +22,31 @@ export const FALLBACK_NAME = '_fallback';
 const VALID_DAYS = 825;
 const DAY_MS = 24 * 3600 * 1000;
 const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
-// Node's WebCrypto is the provider @peculiar/x509 expects; its types come from the DOM library this package leaves out.
-const provider = webcrypto as never;
+
+/** The private key as @peculiar/x509 hands it to the provider's sign(): its algorithm gives the signature's form. */
+interface SigningKey {
+  algorithm: typeof ALGORITHM;
+  key: KeyObject;
+}
+
+/**
+ * The provider @peculiar/x509 signs and draws randomness through, on node:crypto's synchronous calls. WebCrypto (the
+ * library's default) runs every generateKey, exportKey and sign as a job on libuv's 4-thread pool, where a change's
+ * certificate waited behind the file reads of a boot or a drift check (makeMs 23-177 ms after a boot at 100,000); a
+ * P-256 key pair and a signature on the main thread cost ~0.5 ms together at load 19 on this 2-core machine
+ * (bench/README.md "certificates.ts").
+ * The library encodes; only the signature is ours: SHA-256 over the to-be-signed bytes, r || s as WebCrypto gives it.
+ */
+const provider = {
+  // Unused while the serial is given; synchronous like the rest.
+  getRandomValues: (array: Uint8Array): Uint8Array => randomFillSync(array),
+  subtle: {
+    sign(_algorithm: unknown, signingKey: SigningKey, data: ArrayBuffer): ArrayBuffer {
+      const signature = sign('sha256', Buffer.from(data), { key: signingKey.key, dsaEncoding: 'ieee-p1363' });
+      return signature.buffer.slice(signature.byteOffset, signature.byteOffset + signature.byteLength);
+    },
+  },
+} as never;
 
 /** The seam for ACME (another issue): given a domain whose mode is 'certbot', obtain and write its PEM. */
 export interface CertificateIssuer {
@@ -63,23 +86,33 @@ export function sanNames(subjectAltName: string | undefined): string[] {
 
 /**
  * An ECDSA P-256 self-signed certificate for `name` (CN and SAN), as one combined PEM (key first), valid from now for
- * VALID_DAYS. Made in-process (node's WebCrypto signs, @peculiar/x509 encodes): about a millisecond, where an
- * `openssl` process per domain cost tens. A server leaf: CA:FALSE (a CA certificate served as a leaf is refused
- * outright by some browsers), key usage digitalSignature (ECDHE-ECDSA), extended key usage serverAuth.
+ * VALID_DAYS. Made in-process on the main thread (node:crypto makes the key and signs, @peculiar/x509 encodes): a few
+ * milliseconds and no libuv pool job, where an `openssl` process per domain cost tens. A server leaf: CA:FALSE (a CA
+ * certificate served as a leaf is refused outright by some browsers), key usage digitalSignature (ECDHE-ECDSA),
+ * extended key usage serverAuth.
  */
 export async function createSelfSignedPem(name: string): Promise<string> {
   if (!isWildcardDomainName(name)) assertHost(name, 'certificate name');
-  const keys = await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
-  const publicKeyBits = Buffer.from(await webcrypto.subtle.exportKey('raw', keys.publicKey));
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = publicKey.export({ format: 'jwk' });
+  // The public key's bits: the uncompressed point 04 || x || y.
+  const publicKeyBits = Buffer.concat([
+    Buffer.of(4),
+    Buffer.from(jwk.x ?? '', 'base64url'),
+    Buffer.from(jwk.y ?? '', 'base64url'),
+  ]);
   const notBefore = new Date();
-  const cert = await X509CertificateGenerator.createSelfSigned(
+  const signingKey: SigningKey = { algorithm: ALGORITHM, key: privateKey };
+  const cert = await X509CertificateGenerator.create(
     {
       // A random positive 16-byte serial (RFC 5280: at most 20 octets, positive).
       serialNumber: randomSerial(),
-      name: [{ CN: [name] }],
+      subject: [{ CN: [name] }],
+      issuer: [{ CN: [name] }],
       notBefore,
       notAfter: new Date(notBefore.getTime() + VALID_DAYS * DAY_MS),
-      keys,
+      publicKey: publicKey.export({ type: 'spki', format: 'der' }),
+      signingKey: signingKey as never,
       signingAlgorithm: ALGORITHM,
       extensions: [
         new BasicConstraintsExtension(false, undefined, true),
@@ -94,8 +127,8 @@ export async function createSelfSignedPem(name: string): Promise<string> {
     },
     provider,
   );
-  const keyDer = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
-  return `${PemConverter.encode(keyDer, 'PRIVATE KEY')}\n${cert.toString('pem')}\n`;
+  const keyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+  return `${keyPem.trimEnd()}\n${cert.toString('pem')}\n`;
 }
 
 /** A random positive serial of 16 bytes, hex (RFC 5280: positive, at most 20 octets; the top byte is never 0). */

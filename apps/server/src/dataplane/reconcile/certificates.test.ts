@@ -41,7 +41,13 @@ let dataDir: string;
 const managers: CertificateManager[] = [];
 const pemFile = (name: string): string => join(dataDir, 'certs', `${name}.pem`);
 const fingerprintOf = (pem: string): string => new X509Certificate(pem).fingerprint256;
-const domains: DesiredDomain[] = ['a.example.com', 'b.example.com', 'c.example.com'].map((domain, i) => ({
+const domains: DesiredDomain[] = [
+  'a.example.com',
+  'b.example.com',
+  'c.example.com',
+  'd.example.com',
+  'e.example.com',
+].map((domain, i) => ({
   domainId: i + 1,
   domain,
   ssl: 'self-signed',
@@ -83,7 +89,7 @@ afterEach(async () => {
 });
 
 describe('certificates at a restart', () => {
-  it('makes a new certificate for a domain whose PEM was deleted or corrupted, and leaves the others as they were', async () => {
+  it('makes a new certificate for a domain whose PEM was deleted, corrupted, emptied or cut short, and leaves the others as they were', async () => {
     const store = createMemoryCertificateStore();
     const first = gateway(store);
     await first.sync.ensureChanged(domains);
@@ -94,10 +100,13 @@ describe('certificates at a restart', () => {
 
     await rm(pemFile('a.example.com'));
     await writeFile(pemFile('b.example.com'), 'not a certificate\n');
+    // What a power cut can leave of a PEM written without fsync (certs/self-signed-writer.ts): nothing, or part of it.
+    await writeFile(pemFile('d.example.com'), '');
+    await writeFile(pemFile('e.example.com'), (before.get('e.example.com') ?? '').slice(0, -200));
     const restarted = gateway(store);
     await restarted.sync.ensureChanged(domains);
 
-    for (const name of ['a.example.com', 'b.example.com']) {
+    for (const name of ['a.example.com', 'b.example.com', 'd.example.com', 'e.example.com']) {
       const pem = await readFile(pemFile(name), 'utf8');
       expect(pem).not.toBe(before.get(name));
       expect(new X509Certificate(pem).checkHost(name)).toBe(name);
