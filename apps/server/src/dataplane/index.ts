@@ -25,6 +25,7 @@ import { createStreamInstances } from './nginx/stream-instances.js';
 import {
   createStaticHosts,
   planDataPlaneSliced,
+  planStreams,
   planScoped as planScopedState,
   readResolvers,
   type DataPlanePlan,
@@ -37,7 +38,7 @@ import { createReconciler } from './reconciler.js';
 import { createSupervisor, type SelfRepairing, type Supervisor } from './supervisor.js';
 import { createStreamTrafficCounter, readTraffic } from './traffic.js';
 import { lookupUser } from './system-user.js';
-import type { ApplyScope, DataPlane, DataPlaneLogger, DesiredState, ScopedState } from './types.js';
+import type { ApplyScope, DataPlane, DataPlaneLogger, DesiredState, DesiredStreamRoute, ScopedState } from './types.js';
 import { gatewayAddress } from './wireguard/addresses.js';
 import { createWireGuardDriver } from './wireguard/driver.js';
 import { readHostNetworks } from './wireguard/host-routes.js';
@@ -99,6 +100,8 @@ export interface DataPlaneDeps {
   loadDesiredState: () => Promise<DesiredState>;
   /** The rows of a change's scope (db/desired-state.ts `loadScopedState`); absent: every apply reads everything. */
   loadScopedState?: (scope: ApplyScope) => Promise<ScopedState>;
+  /** The TCP/UDP services alone (db/desired-state.ts `loadStreamState`): what the traffic counters need. */
+  loadStreamRoutes: () => Promise<DesiredStreamRoute[]>;
   logger: DataPlaneLogger;
   /** Certificate state per domain (the `certificates` table), so a restart neither re-issues nor forgets back-off. */
   certificateStore: CertificateStore;
@@ -441,7 +444,8 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     },
     apply: (scope) => supervisor.apply(scope),
     async traffic() {
-      const { streams } = await plan(await deps.loadDesiredState());
+      // Every minute and at start (beside the boot's rebuild): the stream services only, not every HTTP service too.
+      const streams = planStreams(await deps.loadStreamRoutes(), renderOptions, staticHosts());
       return readTraffic({ streams, httpTraffic: () => proxy.httpTraffic(), streamTraffic });
     },
     checkDrift: () => supervisor.checkDrift(),
