@@ -372,7 +372,7 @@ async function bootDataPlane(parts: BootParts): Promise<(() => void) | null> {
   // nginx (adopted, or fresh with its snapshot) and WireGuard already serve what they served: the rebuild from the
   // DB runs in the background, so the console and API answer at once (changes made meanwhile queue behind it).
   // Issuance may start now: nginx answers ACME challenges from the moment it runs.
-  certs.start();
+  certs.start(boot.settled);
   supervisor.start();
   const convergeStarted = performance.now();
   void supervisor
