@@ -1,11 +1,16 @@
-import { statSync, type Stats } from 'node:fs';
+import { statSync } from 'node:fs';
 import { readPemText } from '../certs/pem-files.js';
 import { pemPath } from '../certs/self-signed.js';
-import { nextTurn, PLAN_SLICE_ROWS } from '../nginx/routes.js';
+import { nextTurn } from '../nginx/routes.js';
 import { md5 } from './held.js';
 
-/** Files looked at side by side (as the certificates' push reads them: proxy/certificates.ts). */
+/** Files read side by side (as the certificates' push reads them: proxy/certificates.ts). */
 const PEMS_AT_ONCE = 32;
+/**
+ * Synchronous stats per turn of the event loop: ~1 ms of CPU. 2,000 a turn (~8 ms) showed 105-130 ms gaps of a 1 ms
+ * timer at load 35 (the process descheduled within a slice); 256 a turn, see bench/README.md "drift-pems.ts".
+ */
+const STATS_PER_TURN = 256;
 
 /**
  * A file changed this recently may change again within the same tick of the file system's clock (the kernel stamps
@@ -46,16 +51,21 @@ export class PemDigests {
   async of(certsDir: string, names: readonly string[], pause = nextTurn): Promise<(string | null)[]> {
     const digests = new Array<string | null>(names.length).fill(null);
     // A stat of a file whose metadata the kernel caches costs ~3 µs synchronously and ~12 µs of this thread's CPU
-    // through the pool (promise, callback, Stats object): 100,000 of them are taken here, PLAN_SLICE_ROWS a turn.
-    const changed: { at: number; path: string; facts: Stats }[] = [];
+    // through the pool (promise, callback, Stats object): 100,000 of them are taken here, STATS_PER_TURN a turn.
+    const changed: { at: number; path: string; facts: Identity }[] = [];
     for (let at = 0; at < names.length; at++) {
-      if (at > 0 && at % PLAN_SLICE_ROWS === 0) await pause();
+      if (at > 0 && at % STATS_PER_TURN === 0) await pause();
       const path = pemPath(certsDir, names[at] as string);
       const facts = statSync(path, { throwIfNoEntry: false });
       const known = this.known.get(path);
       if (facts === undefined) this.known.delete(path);
       else if (known !== undefined && isSame(known, facts)) digests[at] = known.md5;
-      else changed.push({ at, path, facts });
+      else
+        changed.push({
+          at,
+          path,
+          facts: { ino: facts.ino, size: facts.size, mtimeMs: facts.mtimeMs, ctimeMs: facts.ctimeMs },
+        });
     }
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -74,7 +84,7 @@ export class PemDigests {
   }
 
   /** Read after its stat: a write between the two leaves a newer file under the older identity, read next time. */
-  private async read(path: string, facts: Stats): Promise<string | null> {
+  private async read(path: string, facts: Identity): Promise<string | null> {
     const pem = await this.readText(path);
     if (pem === null) {
       this.known.delete(path);
