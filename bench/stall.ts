@@ -16,6 +16,7 @@ import { dataPlaneConfigFor, gatewaySettingsFor } from '@postern/server/src/crea
 import { renderOptionsFor } from '@postern/server/src/dataplane/index.js';
 import { planDataPlane, planDataPlaneSliced } from '@postern/server/src/dataplane/plan.js';
 import { routesAndCertificatesDrift } from '@postern/server/src/dataplane/proxy/drift.js';
+import { PemDigests } from '@postern/server/src/dataplane/proxy/pem-digests.js';
 import type { ControlClient } from '@postern/server/src/dataplane/nginx/control-client.js';
 import { parseConfig } from '@postern/server/src/env.js';
 import { startBenchApp } from './lib/api-app.js';
@@ -127,9 +128,12 @@ const phases: [string, () => Promise<unknown>][] = [
   ['plan in slices (planDataPlaneSliced)', () => planDataPlaneSliced(state, render, staticHosts)],
   [
     'compare with the digest, one turn (before)',
-    () => routesAndCertificatesDrift(control, planned.routes.hosts, [], dir, inOneTurn),
+    () => routesAndCertificatesDrift(control, planned.routes.hosts, [], dir, new PemDigests(), inOneTurn),
   ],
-  ['compare with the digest in slices', () => routesAndCertificatesDrift(control, planned.routes.hosts, [], dir)],
+  [
+    'compare with the digest in slices',
+    () => routesAndCertificatesDrift(control, planned.routes.hosts, [], dir, new PemDigests()),
+  ],
   ['drift check (supervisor checkDrift)', () => bench.dataPlane.checkDrift()],
   ['full run (supervisor apply)', () => bench.dataPlane.apply()],
 ];

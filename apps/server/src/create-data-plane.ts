@@ -63,6 +63,7 @@ export function createDataPlaneFor(
     gateway: Pick<GatewayIdentity, 'address'>;
     loadDesiredState: () => Promise<DesiredState>;
     loadScopedState?: (scope: ApplyScope) => Promise<ScopedState>;
+    loadStreamRoutes: DataPlaneDeps['loadStreamRoutes'];
     logger: Logger;
     certificateStore: CertificateStore;
     acmeSettings?: DataPlaneDeps['acmeSettings'];

@@ -12,7 +12,7 @@ import { openDbCertificateStore } from './db/certificate-store.js';
 import { openAcmeSettings } from './db/acme-settings.js';
 import { openStore } from './db/open-store.js';
 import { DB_FILE } from './backup/archive.js';
-import { loadDesiredState, loadScopedState } from './db/desired-state.js';
+import { loadDesiredState, loadScopedState, loadStreamState } from './db/desired-state.js';
 import { resolveMigrationsDir, resolvePgMigrationsDir } from './db/migrations-dir.js';
 import type { AppDeps } from './deps.js';
 import { loadConfig, type Config } from './env.js';
@@ -128,6 +128,8 @@ async function main(): Promise<void> {
       await certificateStore.refresh();
       return await loadScopedState(base, scope);
     },
+    // The traffic counters' TCP/UDP instances (every minute): no certificate state needed.
+    loadStreamRoutes: () => loadStreamState(base),
     logger,
     certificateStore,
     acmeSettings: openAcmeSettings(db, secrets, {

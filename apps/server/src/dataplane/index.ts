@@ -25,6 +25,7 @@ import { createStreamInstances } from './nginx/stream-instances.js';
 import {
   createStaticHosts,
   planDataPlaneSliced,
+  planStreams,
   planScoped as planScopedState,
   readResolvers,
   type DataPlanePlan,
@@ -37,7 +38,7 @@ import { createReconciler } from './reconciler.js';
 import { createSupervisor, type SelfRepairing, type Supervisor } from './supervisor.js';
 import { createStreamTrafficCounter, readTraffic } from './traffic.js';
 import { lookupUser } from './system-user.js';
-import type { ApplyScope, DataPlane, DataPlaneLogger, DesiredState, ScopedState } from './types.js';
+import type { ApplyScope, DataPlane, DataPlaneLogger, DesiredState, DesiredStreamRoute, ScopedState } from './types.js';
 import { gatewayAddress } from './wireguard/addresses.js';
 import { createWireGuardDriver } from './wireguard/driver.js';
 import { readHostNetworks } from './wireguard/host-routes.js';
@@ -99,6 +100,8 @@ export interface DataPlaneDeps {
   loadDesiredState: () => Promise<DesiredState>;
   /** The rows of a change's scope (db/desired-state.ts `loadScopedState`); absent: every apply reads everything. */
   loadScopedState?: (scope: ApplyScope) => Promise<ScopedState>;
+  /** The TCP/UDP services alone (db/desired-state.ts `loadStreamState`): what the traffic counters need. */
+  loadStreamRoutes: () => Promise<DesiredStreamRoute[]>;
   logger: DataPlaneLogger;
   /** Certificate state per domain (the `certificates` table), so a restart neither re-issues nor forgets back-off. */
   certificateStore: CertificateStore;
@@ -369,7 +372,7 @@ async function bootDataPlane(parts: BootParts): Promise<(() => void) | null> {
   // nginx (adopted, or fresh with its snapshot) and WireGuard already serve what they served: the rebuild from the
   // DB runs in the background, so the console and API answer at once (changes made meanwhile queue behind it).
   // Issuance may start now: nginx answers ACME challenges from the moment it runs.
-  certs.start();
+  certs.start(boot.settled);
   supervisor.start();
   const convergeStarted = performance.now();
   void supervisor
@@ -441,7 +444,8 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     },
     apply: (scope) => supervisor.apply(scope),
     async traffic() {
-      const { streams } = await plan(await deps.loadDesiredState());
+      // Every minute and at start (beside the boot's rebuild): the stream services only, not every HTTP service too.
+      const streams = planStreams(await deps.loadStreamRoutes(), renderOptions, staticHosts());
       return readTraffic({ streams, httpTraffic: () => proxy.httpTraffic(), streamTraffic });
     },
     checkDrift: () => supervisor.checkDrift(),

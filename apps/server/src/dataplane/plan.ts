@@ -26,7 +26,7 @@ export interface DataPlanePlan {
   access: AccessTable;
 }
 
-function planStreams(
+export function planStreams(
   routes: readonly DesiredStreamRoute[],
   options: NginxRenderOptions,
   staticHosts: ReadonlyMap<string, string>,

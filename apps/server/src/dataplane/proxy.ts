@@ -12,6 +12,7 @@ import { GoneServices, readDictionaries, readHttpTraffic } from './proxy/counter
 import { accessDrift, challengeDrift, routesAndCertificatesDrift, streamsDrift } from './proxy/drift.js';
 import { DictionaryGrowth } from './proxy/growth.js';
 import { NginxHolds } from './proxy/held.js';
+import { PemDigests } from './proxy/pem-digests.js';
 import { RoutePusher } from './proxy/route-pusher.js';
 import { RouteTable } from './proxy/routes.js';
 import { Snapshots } from './proxy/snapshots.js';
@@ -88,6 +89,7 @@ export function createProxy(options: ProxyOptions): Proxy {
   const gate = new StartGate();
   /** Instances that could not start at the last sync (set aside): not drift. */
   const streamState = { failures: new Map<string, string>() };
+  const pemDigests = new PemDigests();
 
   return {
     async start() {
@@ -168,7 +170,13 @@ export function createProxy(options: ProxyOptions): Proxy {
       return [
         ...(wantedAccess !== undefined && key !== null ? await accessDrift(http.control, wantedAccess, key) : []),
         ...(wantedChallenges === undefined ? [] : challengeDrift(holds.challenges, wantedChallenges)),
-        ...(await routesAndCertificatesDrift(http.control, served, [FALLBACK_CERT_NAME, ...certNames], certsDir)),
+        ...(await routesAndCertificatesDrift(
+          http.control,
+          served,
+          [FALLBACK_CERT_NAME, ...certNames],
+          certsDir,
+          pemDigests,
+        )),
         ...streamsDrift(streams.running(), wantedStreams, streamState.failures),
       ];
     },

@@ -6,7 +6,13 @@ import { insertNode } from '../modules/services/test-support.js';
 import { buildTestApp, type TestApp } from '../test/build-test-app.js';
 import { gatewaySettingsFor } from '../create-data-plane.js';
 import { openSqliteStore, sqliteClientOf } from './client.js';
-import { loadDesiredState, loadScopedState, SCOPE_VALUES_PER_QUERY, STATE_PAGE_ROWS } from './desired-state.js';
+import {
+  loadDesiredState,
+  loadScopedState,
+  loadStreamState,
+  SCOPE_VALUES_PER_QUERY,
+  STATE_PAGE_ROWS,
+} from './desired-state.js';
 import { readGatewayPrivateKey } from './gateway-key.js';
 import { resolveMigrationsDir } from './migrations-dir.js';
 import { accessPolicies, domains, gateways, httpServices, nodes, settings, tcpServices } from './schema.js';
@@ -156,6 +162,8 @@ describe('loadDesiredState', () => {
       ['udp', 30000, false, null, '192.168.1.53', 53],
     ]);
     expect(state.domains).toEqual([expect.objectContaining({ domain: 'app.example.com', ssl: 'self-signed' })]);
+    // What the traffic counters read every minute: the same TCP/UDP services, without the HTTP ones.
+    expect(await loadStreamState(t.deps)).toEqual(state.stream);
   });
 
   test('reads the routes in pages with the event loop free between them, and still sees one moment', async () => {

@@ -372,6 +372,14 @@ export async function loadDesiredState(deps: StateDeps, settings: GatewaySetting
   });
 }
 
+/**
+ * The TCP/UDP services alone (a few hundred at most: one per port), for what needs their instances and nothing else
+ * (the traffic counters every minute): reading the whole desired state for them read and planned every HTTP service.
+ */
+export async function loadStreamState(deps: Pick<StateDeps, 'db'>): Promise<DesiredStreamRoute[]> {
+  return deps.db.snapshot((tx) => loadStreamRoutes(tx));
+}
+
 /** SQL `LIKE` wildcards and the escape character, escaped (`\`): a name is matched as written. */
 const likeEscaped = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 

@@ -14,6 +14,7 @@ import {
 } from './manager.js';
 import { selfSignedRecord } from './renewal.js';
 import { describeCertificate, type CertificateIssuer } from './self-signed.js';
+import { waitFor } from '../../test/wait-for.js';
 
 const silent: DataPlaneLogger = {
   debug: () => undefined,
@@ -341,6 +342,32 @@ describe('certificate manager', () => {
       });
       expect(await servedPem('gone.example.com')).toBe(leftover);
       expect(store.get('gone.example.com')).toBeNull();
+    });
+
+    it("walks the PEMs for its first check only once the boot's rebuild has run", async () => {
+      const store = createMemoryCertificateStore();
+      const disk = await writeSelfSignedPem('disk.example.com', 20);
+      store.put('disk.example.com', selfSignedRecord(describeCertificate(disk)));
+      clock = NOW;
+      const certs = createCertificateManager({
+        dataDir,
+        acme: {},
+        store,
+        logger: silent,
+        now: () => clock,
+        issuer: fakeIssuer(),
+        challenges: { set: () => Promise.resolve(), remove: () => Promise.resolve() },
+      });
+      managers.push(certs);
+      let rebuilt: () => void = () => undefined;
+      certs.start(new Promise<void>((resolve) => (rebuilt = resolve)));
+      await certs.idle();
+      expect(await servedPem('disk.example.com')).toBe(disk);
+      rebuilt();
+      await waitFor(async () => (await notAfterOf('disk.example.com')) > NOW + 800 * DAY, {
+        timeoutMs: 10_000,
+        what: 'the renewal of disk.example.com',
+      });
     });
 
     it('renews the fallback certificate for the public host', async () => {

@@ -78,8 +78,11 @@ export interface CertificateManager extends CertificateAdapter {
   /**
    * Lets issuance begin (call it once nginx answers ACME challenges, i.e. after the boot apply) and arms the
    * renewal timer. `ensure` before that only queues: a CA asked before nginx answers would fail the challenge.
+   * `firstCheckAfter`: the first renewal check (and the timer) waits for it. The boot's rebuild: at 100,000 domains a
+   * check walks every PEM on disk, read and hashed one after another when nothing read them yet, beside the rebuild
+   * and the first changes after it; after the rebuild they are the facts its ensure cached.
    */
-  start(): void;
+  start(firstCheckAfter?: Promise<void>): void;
   stop(): void;
   /** Issue a new certificate now, whatever its expiry; resolves with the outcome. */
   forceRenew(domain: string): Promise<CertificateInfo>;
@@ -270,6 +273,7 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     isHolder: options.isHolder,
   });
   const pruner = createPruner({ pems, store, known, logger });
+  let isStopped = false;
   const adoption = createRecordedAdoption({ pems, store, known, now, isShared: options.shared !== undefined });
 
   async function idle(): Promise<void> {
@@ -324,12 +328,20 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
       return record === null ? null : toInfo(record);
     },
 
-    start() {
+    start(firstCheckAfter) {
       queue.open();
-      schedule.start();
+      isStopped = false;
+      if (firstCheckAfter === undefined) schedule.start();
+      else
+        void firstCheckAfter.then(() => {
+          if (!isStopped) schedule.start();
+        });
     },
 
-    stop: () => schedule.stop(),
+    stop() {
+      isStopped = true;
+      schedule.stop();
+    },
 
     async forceRenew(domain) {
       const name = assertCertificateName(domain);

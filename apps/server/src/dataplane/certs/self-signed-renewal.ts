@@ -1,3 +1,4 @@
+import { nextTurn, PLAN_SLICE_ROWS } from '../nginx/routes.js';
 import type { DataPlaneLogger, DesiredDomain } from '../types.js';
 import type { Issuance } from './issuance.js';
 import { factsOf, type PemFiles } from './pem-files.js';
@@ -64,7 +65,13 @@ export function createSelfSignedRenewal(options: {
 
   return {
     async queueDue() {
+      let inTurn = 0;
       for (const name of await pems.listNames()) {
+        // Cached facts resolve at once: 100,000 of them would hold the event loop in one turn (requests, changes).
+        if (++inTurn === PLAN_SLICE_ROWS) {
+          inTurn = 0;
+          await nextTurn();
+        }
         if (!isWanted(name)) continue; // a deleted domain's leftover: pruneExcept removes it
         if (selfSigned.isNeeded(name, await pems.read(name))) queueRenewal(name);
       }

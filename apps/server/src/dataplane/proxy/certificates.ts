@@ -20,7 +20,7 @@ const NAMES_PER_READ = 2048;
 const readPem = (certsDir: string, name: string): Promise<string | null> => readPemText(pemPath(certsDir, name));
 
 /** PEMs of `names` (null: missing or unreadable), PEMS_READ_AT_ONCE files at a time. */
-export async function readPems(certsDir: string, names: readonly string[]): Promise<(string | null)[]> {
+async function readPems(certsDir: string, names: readonly string[]): Promise<(string | null)[]> {
   const pems: (string | null)[] = new Array<string | null>(names.length).fill(null);
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -6,6 +6,7 @@ import type { ControlClient } from '../nginx/control-client.js';
 import { PLAN_SLICE_ROWS } from '../nginx/routes.js';
 import { routesAndCertificatesDrift } from './drift.js';
 import { md5 } from './held.js';
+import { PemDigests } from './pem-digests.js';
 
 describe('the drift check compares what nginx holds in slices', () => {
   const count = 2 * PLAN_SLICE_ROWS + 7;
@@ -31,7 +32,7 @@ describe('the drift check compares what nginx holds in slices', () => {
       pauses++;
       return Promise.resolve();
     };
-    const differences = await routesAndCertificatesDrift(control, served, ['a.test'], dir, pause);
+    const differences = await routesAndCertificatesDrift(control, served, ['a.test'], dir, new PemDigests(), pause);
     expect(differences).toEqual([
       'nginx lacks the routes of h5.test',
       'nginx serves other routes for h4000.test than the database says',

@@ -3,8 +3,8 @@ import { nextTurn, PLAN_SLICE_ROWS } from '../nginx/routes.js';
 import type { ControlClient } from '../nginx/control-client.js';
 import type { WantedInstance } from '../nginx/stream-instances.js';
 import type { AccessDigest } from './access.js';
-import { readPems } from './certificates.js';
 import { md5 } from './held.js';
+import type { PemDigests } from './pem-digests.js';
 
 /** What nginx's access module holds that differs from the table: the key, policies, revoked sessions. */
 export async function accessDrift(control: ControlClient, access: AccessTable, key: string): Promise<string[]> {
@@ -31,12 +31,16 @@ export function challengeDrift(
     .map(([token]) => `nginx lacks the ACME answer of a pending order (${token})`);
 }
 
-/** Routes and certificates nginx holds (its digest) that differ from `served` and the PEMs on disk. */
+/**
+ * Routes and certificates nginx holds (its digest) that differ from `served` and the PEMs on disk (their MD5s from
+ * `pems`: a file unchanged since the last check is not read again).
+ */
 export async function routesAndCertificatesDrift(
   control: ControlClient,
   served: ReadonlyMap<string, string>,
   certNames: readonly string[],
   certsDir: string,
+  pems: Pick<PemDigests, 'of'>,
   pause: () => Promise<void> = nextTurn,
 ): Promise<string[]> {
   const differences: string[] = [];
@@ -56,17 +60,17 @@ export async function routesAndCertificatesDrift(
   }
   for (const host of Object.keys(digest.hosts))
     if (!served.has(host)) differences.push(`nginx routes ${label(host)}, which the database does not`);
-  const pems = await readPems(certsDir, certNames);
+  const onDisk = await pems.of(certsDir, certNames);
   for (const [i, name] of certNames.entries()) {
     if (++inTurn === PLAN_SLICE_ROWS) {
       inTurn = 0;
       await pause();
     }
-    const pem = pems[i];
-    if (pem == null) continue;
+    const pemMd5 = onDisk[i];
+    if (pemMd5 == null) continue;
     const hash = digest.certs[name];
     if (hash === undefined) differences.push(`nginx lacks the certificate of ${name}`);
-    else if (hash !== md5(pem)) differences.push(`nginx serves another certificate for ${name} than the one on disk`);
+    else if (hash !== pemMd5) differences.push(`nginx serves another certificate for ${name} than the one on disk`);
   }
   return differences;
 }
