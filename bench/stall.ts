@@ -7,19 +7,16 @@
 // probe's p50/max. No root, no network. Knobs: BENCH_SERVICES (100000), BENCH_NODES (1000), BENCH_ROUNDS (3).
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { ReadDb, Store } from '@postern/server/src/db/client.js';
 import { loadDesiredState } from '@postern/server/src/db/desired-state.js';
-import { dataPlaneConfigFor, gatewaySettingsFor } from '@postern/server/src/create-data-plane.js';
-import { renderOptionsFor } from '@postern/server/src/dataplane/index.js';
 import { planDataPlane, planDataPlaneSliced } from '@postern/server/src/dataplane/plan.js';
 import { routesAndCertificatesDrift } from '@postern/server/src/dataplane/proxy/drift.js';
 import { PemDigests } from '@postern/server/src/dataplane/proxy/pem-digests.js';
 import type { ControlClient } from '@postern/server/src/dataplane/nginx/control-client.js';
-import { parseConfig } from '@postern/server/src/env.js';
-import { startBenchApp } from './lib/api-app.js';
+import { fullRunInputs, startBenchApp } from './lib/api-app.js';
+import { loadAverage, measurePhases, watchEventLoop, watchGc, type Phase } from './lib/phases.js';
 import { percentile, printTable } from './lib/stats.js';
 
 const SERVICES = Number(process.env.BENCH_SERVICES ?? 100_000);
@@ -30,15 +27,7 @@ const dir = await mkdtemp(join(tmpdir(), 'postern-bench-stall-'));
 const bench = await startBenchApp(dir, NODES, SERVICES);
 console.log(`seeded ${NODES} nodes and ${SERVICES} HTTP services in ${bench.seedSeconds.toFixed(2)} s`);
 const { deps } = bench;
-const config = parseConfig({
-  POSTERN_DATA_DIR: dir,
-  POSTERN_PUBLIC_HOST: 'gateway.bench.test',
-  POSTERN_DATAPLANE: 'off',
-});
-const gateway = gatewaySettingsFor(config, deps.gateway);
-const render = renderOptionsFor(dataPlaneConfigFor(config, deps.gateway));
-const staticHosts = new Map([['localhost', '127.0.0.1']]);
-const read = () => loadDesiredState({ db: deps.db, secrets: deps.secrets }, gateway);
+const { gateway, read, render, staticHosts } = fullRunInputs(bench);
 // The read as it was: every page in one turn, in the one snapshot on the writing connection.
 const oneTurnDb = {
   ...deps.db,
@@ -67,7 +56,6 @@ interface Measured {
 
 /** Runs `work` with the loop watched and GET /api/health sent one after another until it is done. */
 async function measure(work: () => Promise<unknown>): Promise<Measured> {
-  const histogram = monitorEventLoopDelay({ resolution: 1 });
   let last = performance.now();
   let gapMs = 0;
   const ticker = setInterval(() => {
@@ -76,11 +64,7 @@ async function measure(work: () => Promise<unknown>): Promise<Measured> {
     last = now;
   }, 1);
   const probes: number[] = [];
-  let gcMs = 0;
-  const gc = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) gcMs = Math.max(gcMs, entry.duration);
-  });
-  gc.observe({ entryTypes: ['gc'] });
+  const gc = watchGc();
   let isDone = false;
   const probe = async (): Promise<void> => {
     while (!isDone) {
@@ -91,7 +75,7 @@ async function measure(work: () => Promise<unknown>): Promise<Measured> {
     }
   };
   await new Promise((resolve) => setTimeout(resolve, 20));
-  histogram.enable();
+  const loop = watchEventLoop();
   const cpu = process.cpuUsage();
   const started = performance.now();
   const probing = probe();
@@ -101,10 +85,10 @@ async function measure(work: () => Promise<unknown>): Promise<Measured> {
   isDone = true;
   // Until the last probe answered (a block at the work's end shows in it); the GC of what the work left is not its.
   await probing;
-  histogram.disable();
+  const blockMs = loop.stop();
   clearInterval(ticker);
-  gc.disconnect();
-  return { gcMs, blockMs: histogram.max / 1e6, gapMs, cpuS: (used.user + used.system) / 1e6, wallS, probes };
+  const gcMs = (await gc.stop()).longestMs;
+  return { gcMs, blockMs, gapMs, cpuS: (used.user + used.system) / 1e6, wallS, probes };
 }
 
 async function busyInSlices(): Promise<void> {
@@ -116,7 +100,7 @@ async function busyInSlices(): Promise<void> {
   }
 }
 
-const phases: [string, () => Promise<unknown>][] = [
+const phases: Phase[] = [
   // What this machine's load and the GC alone do to the loop: the floor every other row is read against.
   ['nothing for 1 s (the noise floor)', () => new Promise((resolve) => setTimeout(resolve, 1000))],
   // As busy as a plan, yielding every millisecond: the floor of a perfectly sliced CPU-bound task on this machine (a
@@ -138,14 +122,7 @@ const phases: [string, () => Promise<unknown>][] = [
   ['full run (supervisor apply)', () => bench.dataPlane.apply()],
 ];
 
-const results = new Map<string, Measured[]>();
-for (let round = 0; round < ROUNDS; round++)
-  for (const [label, work] of phases) {
-    global.gc?.();
-    const list = results.get(label) ?? [];
-    list.push(await measure(work));
-    results.set(label, list);
-  }
+const results = await measurePhases(phases, ROUNDS, measure);
 
 const fmt = (n: number): string => n.toFixed(n < 10 ? 1 : 0);
 printTable(
@@ -173,10 +150,6 @@ printTable(
     ];
   }),
 );
-console.log(
-  `load average ${loadavg()
-    .map((n) => n.toFixed(1))
-    .join(' ')}; ${SERVICES} services, ${ROUNDS} rounds`,
-);
+console.log(`load average ${loadAverage()}; ${SERVICES} services, ${ROUNDS} rounds`);
 await bench.close();
 await rm(dir, { recursive: true, force: true });

@@ -9,9 +9,8 @@
 // next to the same watch over 1 s with nothing running (the machine's own noise, same run).
 // No root, no network. Knobs: BENCH_SERVICES, BENCH_NODES, BENCH_ROUNDS (3 per job), BENCH_TICK_SECONDS (5).
 import { mkdtemp, rm } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { ServiceHealth } from '@postern/contract';
 import {
   createHealthChecker,
@@ -20,6 +19,7 @@ import {
 } from '@postern/server/src/modules/observe/health-checker.js';
 import { createNotifier } from '@postern/server/src/modules/notifications/notifier.js';
 import { openBenchDeps } from './lib/api-app.js';
+import { loadAverage, watchEventLoop, watchGc } from './lib/phases.js';
 import { printTable } from './lib/stats.js';
 
 const SERVICES = Number(process.env.BENCH_SERVICES ?? 100_000);
@@ -36,13 +36,8 @@ interface Watched {
 
 /** The largest event-loop stall (ms), the longest GC pause (ms) and the wall time (ms) while `work` runs. */
 async function watched(work: () => Promise<unknown>): Promise<Watched> {
-  let gcMs = 0;
-  const gc = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) gcMs = Math.max(gcMs, entry.duration);
-  });
-  gc.observe({ entryTypes: ['gc'] });
-  const delay = monitorEventLoopDelay({ resolution: 1 });
-  delay.enable();
+  const gc = watchGc();
+  const loop = watchEventLoop();
   // The monitor's timer runs from the next turn on: a job that blocked at once would go unseen.
   await new Promise((resolve) => setTimeout(resolve, 5));
   const start = performance.now();
@@ -50,9 +45,8 @@ async function watched(work: () => Promise<unknown>): Promise<Watched> {
   const wallMs = performance.now() - start;
   // One more turn, so a stall that ended the work is recorded.
   await new Promise((resolve) => setTimeout(resolve, 5));
-  delay.disable();
-  gc.disconnect();
-  return { stallMs: delay.max / 1e6, wallMs, gcMs };
+  const stallMs = loop.stop();
+  return { stallMs, wallMs, gcMs: (await gc.stop()).longestMs };
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'postern-bench-sweep-'));
@@ -119,10 +113,7 @@ const ticks = await watched(() => new Promise((resolve) => setTimeout(resolve, T
 checker.stop();
 record(`health checks: 1 s tick over ${targets.length} targets, ${TICK_SECONDS} s window`, [ticks]);
 
-const load = loadavg()
-  .map((n) => n.toFixed(1))
-  .join(' ');
-console.log(`load average ${load} on ${cpus().length} CPUs; ${ROUNDS} rounds per job`);
+console.log(`load average ${loadAverage()} on ${cpus().length} CPUs; ${ROUNDS} rounds per job`);
 printTable(['job at this size', 'largest event-loop stall, ms (each round)', 'longest GC, ms', 'wall ms'], rows);
 await notifier.stop();
 await dataPlane.stop({ keepServing: false });

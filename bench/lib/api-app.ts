@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp } from '@postern/server/src/app.js';
 import { bootstrap } from '@postern/server/src/bootstrap.js';
 import { openSqliteStore } from '@postern/server/src/db/client.js';
-import { loadDesiredState } from '@postern/server/src/db/desired-state.js';
+import { loadDesiredState, loadScopedState } from '@postern/server/src/db/desired-state.js';
 import { createLeases } from '@postern/server/src/cluster/leases.js';
 import { resolveMigrationsDir } from '@postern/server/src/db/migrations-dir.js';
 import { renderOptionsFor } from '@postern/server/src/dataplane/index.js';
@@ -24,6 +24,7 @@ export interface BenchApp {
   app: FastifyInstance;
   deps: AppDeps;
   dataPlane: OfflineDataPlane;
+  config: ReturnType<typeof parseConfig>;
   /** A console session token of the bootstrap admin. */
   token: string;
   seedSeconds: number;
@@ -37,7 +38,10 @@ export interface BenchDeps {
   seedSeconds: number;
 }
 
-/** The app's dependencies over `size` nodes and `services` HTTP services (default: as many as nodes), no app. */
+/**
+ * The app's dependencies over `size` nodes and `services` HTTP services (default: as many as nodes), no app. The
+ * offline data plane reads a change's scope alone, as the gateway's does (create-data-plane.ts).
+ */
 export async function openBenchDeps(dataDir: string, size: number, services = size): Promise<BenchDeps> {
   const config = parseConfig({
     POSTERN_DATA_DIR: dataDir,
@@ -52,6 +56,7 @@ export async function openBenchDeps(dataDir: string, size: number, services = si
   const gateway = gatewaySettingsFor(config, identity);
   const dataPlane = createOfflineDataPlane({
     loadDesiredState: () => loadDesiredState(base, gateway),
+    loadScopedState: (scope) => loadScopedState(base, scope),
     render: renderOptionsFor(dataPlaneConfigFor(config, identity)),
   });
   // SQLite: every lease is this process's (no row, nothing to start or release).
@@ -68,16 +73,12 @@ export async function startBenchApp(dataDir: string, size: number, services = si
   const { db } = deps;
   const app = await buildApp(deps, { consoleDir: null });
   await app.listen({ host: '127.0.0.1', port: 0 });
-  const login = await app.inject({
-    method: 'POST',
-    url: '/api/auth/login',
-    payload: { username: config.adminUsername, password: config.adminPassword },
-  });
-  const { token } = login.json<{ token: string }>();
+  const token = await signIn(app, config);
   return {
     app,
     deps,
     dataPlane,
+    config,
     token,
     seedSeconds,
     async close() {
@@ -85,6 +86,30 @@ export async function startBenchApp(dataDir: string, size: number, services = si
       await dataPlane.stop({ keepServing: false });
       await db.close();
     },
+  };
+}
+
+/** A console session token of the bootstrap admin. */
+export async function signIn(app: FastifyInstance, config: ReturnType<typeof parseConfig>): Promise<string> {
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { username: config.adminUsername, password: config.adminPassword },
+  });
+  return login.json<{ token: string }>().token;
+}
+
+/**
+ * What a full run starts from, for the benches that time its phases one by one: the gateway's settings, the desired
+ * state's read as the gateway makes it, the render options and the static hosts the plan takes.
+ */
+export function fullRunInputs({ deps, config }: Pick<BenchDeps, 'deps' | 'config'>) {
+  const gateway = gatewaySettingsFor(config, deps.gateway);
+  return {
+    gateway,
+    read: () => loadDesiredState({ db: deps.db, secrets: deps.secrets }, gateway),
+    render: renderOptionsFor(dataPlaneConfigFor(config, deps.gateway)),
+    staticHosts: new Map([['localhost', '127.0.0.1']]),
   };
 }
 

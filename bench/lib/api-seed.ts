@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '@postern/server/src/deps.js';
 import { sqliteClientOf } from '@postern/server/src/db/client.js';
+import { benchDomain } from './seed-services.js';
 
-// Seeds the API benchmark's data in one transaction of raw prepared inserts (through the API each create would
-// run a data-plane apply; the benchmark measures reads, not setup).
+// Seeds the in-process benchmarks' data in one transaction of raw prepared inserts (through the API each create would
+// run a data-plane apply; the benchmarks measure reads and runs, not setup).
 
 export const SERVICES_PER_DOMAIN = 10;
 export const benchServiceDomain = (index: number): string => `svc${index}.bench.test`;
@@ -51,4 +52,37 @@ export function seedNodesAndServices(deps: Pick<AppDeps, 'db' | 'secrets'>, node
     }
   })();
   return (performance.now() - started) / 1000;
+}
+
+/**
+ * Inserts domains d0..d(count-1).bench.test with one HTTP service each at `/` on the first seeded node (its tunnel
+ * address as the backend), as apply.ts seeds them; with `certificateRows`, also the certificate row a gateway keeps
+ * for each once it has made it (the PEMs themselves are not written). Returns that node's id and the seconds taken.
+ */
+export function seedDomainServices(
+  deps: Pick<AppDeps, 'db'>,
+  count: number,
+  { certificateRows }: { certificateRows: boolean },
+): { nodeId: number; seconds: number } {
+  const started = performance.now();
+  const sqlite = sqliteClientOf(deps.db);
+  const node = sqlite.prepare('SELECT id, address FROM nodes WHERE is_local = 0 ORDER BY id LIMIT 1').get() as
+    { id: number; address: string } | undefined;
+  if (node === undefined) throw new Error('seed a node first (openBenchDeps with size >= 1)');
+  const addDomain = sqlite.prepare(`INSERT INTO domains (domain, ssl) VALUES (?, 'self-signed')`);
+  const addService = sqlite.prepare(
+    `INSERT INTO http_services (node_id, name, domain, path_location, backend_proto, backend_host, backend_port) VALUES (?, ?, ?, '/', 'http', ?, 8080)`,
+  );
+  const addCertificate = sqlite.prepare(
+    `INSERT INTO certificates (domain_id, state, issuer, not_before, not_after, fingerprint, failures, names) VALUES ((SELECT id FROM domains WHERE domain = ?), 'self-signed', 'CN=x', '2026-01-01T00:00:00.000Z', '2036-01-01T00:00:00.000Z', 'AA', 0, ?)`,
+  );
+  sqlite.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const domain = benchDomain(i);
+      addDomain.run(domain);
+      addService.run(node.id, `bench-${i}`, domain, node.address);
+      if (certificateRows) addCertificate.run(domain, JSON.stringify([domain]));
+    }
+  })();
+  return { nodeId: node.id, seconds: (performance.now() - started) / 1000 };
 }

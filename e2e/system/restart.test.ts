@@ -81,6 +81,14 @@ describe.skipIf(!canRun('netns', 'server-build'))('gateway crash recovery', () =
       timeoutMs: 15_000,
       what: 'the services whose certificates the power cut test damages to be served',
     });
+    // The power cut takes wireguard-go with it: the rebuilt interface reaches the node first only from the endpoint
+    // the gateway's 2 s status poll saved in its data dir (the node's session with the dead interface lingers until
+    // it expires). That poll also gives the node its handshake time, so once the API shows one the file holds the
+    // endpoint (as backup.test.ts waits before its backup).
+    await waitFor(async () => (await system.api.getNode(node.node.id)).latestHandshakeTimestamp !== null, {
+      timeoutMs: 10_000,
+      what: 'the gateway to report the node’s handshake',
+    });
   });
 
   afterAll(async () => {
