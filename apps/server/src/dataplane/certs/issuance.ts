@@ -23,6 +23,12 @@ export interface Issuance {
   issueIfDue(name: string, record: CertificateRecord): void;
   /** Stores what a certbot domain's PEM now is and queues issuance if that is due. */
   recordPem(name: string, facts: PemFacts): CertificateRecord;
+  /**
+   * Whether an issuance for the name runs now: from the order until the issued PEM is stored for every gateway. Its
+   * file may already be the issued certificate while the store still holds the placeholder; loading the stored one
+   * over it then (`syncWithShared`) threw the issued certificate away and ordered again.
+   */
+  isIssuing(name: string): boolean;
 }
 
 export function createIssuance(options: {
@@ -45,10 +51,22 @@ export function createIssuance(options: {
 }): Issuance {
   const { issuer, store, pems, known, logger, now } = options;
 
+  /** Names whose issuance runs (see isIssuing). */
+  const issuing = new Set<string>();
+
   async function run(name: string): Promise<void> {
     if (known.get(name)?.ssl !== 'certbot') return;
     // Another gateway orders certificates; it stores them and this one loads them (ensure).
     if (options.isHolder?.() === false) return;
+    issuing.add(name);
+    try {
+      await order(name);
+    } finally {
+      issuing.delete(name);
+    }
+  }
+
+  async function order(name: string): Promise<void> {
     const before = store.get(name) ?? newPendingRecord();
     store.put(name, markPending(before, now()));
     try {
@@ -107,6 +125,7 @@ export function createIssuance(options: {
   return {
     issue,
     issueIfDue,
+    isIssuing: (name) => issuing.has(name),
     recordPem(name, facts) {
       const stored = store.get(name);
       let record: CertificateRecord;

@@ -15,6 +15,8 @@ import {
 import { selfSignedRecord } from './renewal.js';
 import { describeCertificate, type CertificateIssuer } from './self-signed.js';
 import { waitFor } from '../../test/wait-for.js';
+import { firstCertificateFingerprint } from '../../lib/pem.js';
+import type { SharedCertificates } from '../../model/certificates.js';
 
 const silent: DataPlaneLogger = {
   debug: () => undefined,
@@ -115,6 +117,42 @@ describe('certificate manager', () => {
     expect(issuer.calls).toEqual(['app.example.com']);
     // The placeholder, a first PEM, is pushed by the reconciler that asked for it; the CA's replaces it: told.
     expect(installed).toEqual(['app.example.com']);
+  });
+
+  it('keeps the issued certificate when a change ensures the domain before it is stored for every gateway', async () => {
+    // Several gateways: the issuer writes the issued PEM, then the issuance stores it in the database. A change in
+    // between still names the stored placeholder (its desired state was read before): loading that over the file
+    // threw the issued certificate away, and the next ensure ordered again (seen in e2e/system/acme-dns.test.ts).
+    const issuer = fakeIssuer();
+    const stored: { pem: string | null } = { pem: null };
+    let isPutting = false;
+    let releasePut: () => void = () => undefined;
+    const putHeld = new Promise<void>((resolve) => (releasePut = resolve));
+    const shared: SharedCertificates = {
+      load: () => Promise.resolve(stored.pem),
+      offer: (_name, pem) => Promise.resolve((stored.pem ??= pem)),
+      async put(_name, pem) {
+        isPutting = true;
+        await putHeld;
+        stored.pem = pem;
+      },
+    };
+    const certs = newManager(issuer, createMemoryCertificateStore(), { shared });
+    await certs.ensure(certbot('app.example.com'));
+    const placeholder = firstCertificateFingerprint(stored.pem ?? '');
+    await waitFor(() => isPutting, { timeoutMs: 10_000, what: 'the issued certificate to be stored' });
+
+    await certs.ensure({ ...certbot('app.example.com'), pemFingerprint: placeholder });
+    expect((await servedCert('app.example.com')).issuer).toBe('CN=Test ACME CA');
+    releasePut();
+    await certs.idle();
+    await certs.ensure({
+      ...certbot('app.example.com'),
+      pemFingerprint: firstCertificateFingerprint(stored.pem ?? ''),
+    });
+    await certs.idle();
+    expect((await servedCert('app.example.com')).issuer).toBe('CN=Test ACME CA');
+    expect(issuer.calls).toEqual(['app.example.com']);
   });
 
   it('orders nothing while another gateway holds the certificates lease, and what is due once it takes it', async () => {

@@ -291,7 +291,9 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
       const name = assertCertificateName(domain.domain);
       const previous = known.get(name);
       known.set(name, domain);
-      if (options.shared)
+      // A certbot domain whose issuance runs here keeps its file: the issued certificate may be on disk before it is
+      // stored for every gateway (the issuance stores it, and the next change loads nothing then).
+      if (options.shared && !(domain.ssl === 'certbot' && issuance.isIssuing(name)))
         await syncWithShared({ pems, logger, onInstalled: options.onInstalled }, options.shared, domain);
       try {
         if (domain.ssl === 'uploaded') return toInfo(await ensureUploaded({ pems, store, selfSigned, now }, domain));
