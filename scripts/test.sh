@@ -6,8 +6,7 @@ cd "$(dirname "$0")/.." || exit 1
 export CI="${CI:-}"
 
 fail() { echo "$1" >&2; echo "0 passed, 1 failed"; exit 1; }
-# Each step's seconds, also in artifacts/test-times.tsv (step, seconds; a run that gets to the end adds the total; the
-# typecheck runs beside lint, so their rows overlap).
+# Each step's seconds, also in artifacts/test-times.tsv (step, seconds; a run that gets to the end adds the total).
 mkdir -p artifacts/images
 times=artifacts/test-times.tsv
 printf 'step\tseconds\n' >"$times"
@@ -26,13 +25,9 @@ docker=/usr/bin/docker
 # shellcheck disable=SC1091  # start_dockerd, stop_dockerd
 . scripts/lib/dockerd.sh
 images_pid=''
-typecheck_pid=''
 # shellcheck disable=SC2317  # called by the EXIT trap
 stop_background() {
-  local pid
-  for pid in "$images_pid" "$typecheck_pid"; do
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null; fi
-  done
+  if [ -n "$images_pid" ] && kill -0 "$images_pid" 2>/dev/null; then kill -- "-$images_pid" 2>/dev/null || kill "$images_pid" 2>/dev/null; fi
   stop_dockerd
 }
 trap stop_background EXIT
@@ -70,26 +65,11 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 pnpm build || fail "build failed"
 timed "build"
-# The typecheck runs beside lint: both are CPU-bound, but lint's one-process steps (luacheck and dependency-cruiser
-# after the server's eslint, the workflow check, knip, prettier) leave a core free. Its output waits in a file and is
-# printed whole after lint's; each step's own seconds go to the times file (those two rows overlap in time).
-typecheck_log=artifacts/typecheck.log
-typecheck_started=$(date +%s)
-# shellcheck disable=SC2016  # $1 is the inner shell's (the log file)
-setsid bash -c 'pnpm typecheck >"$1" 2>&1; status=$?; date +%s >"$1.end"; exit "$status"' typecheck "$typecheck_log" &
-typecheck_pid=$!
 pnpm lint || fail "lint failed"
 pnpm format:check || fail "formatting differs from prettier's: run pnpm format"
 timed "lint"
-wait "$typecheck_pid"
-typecheck_status=$?
-typecheck_pid=''
-cat "$typecheck_log"
-[ "$typecheck_status" -eq 0 ] || fail "typecheck failed"
-typecheck_seconds=$(($(cat "$typecheck_log.end") - typecheck_started))
-echo "test.sh: typecheck took $typecheck_seconds s (beside lint; $((SECONDS - step_started)) s more after it)" >&2
-printf 'typecheck\t%s\n' "$typecheck_seconds" >>"$times"
-step_started=$SECONDS
+pnpm typecheck || fail "typecheck failed"
+timed "typecheck"
 
 results=artifacts/test-results
 rm -rf "$results" && mkdir -p "$results"
