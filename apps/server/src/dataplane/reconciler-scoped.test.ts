@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isWildcardDomainName, wildcardOf } from '@postern/contract';
-import { createScopedWorld, EMPTY_STATE, httpRoute } from './test-support.js';
+import { createScopedWorld, EMPTY_STATE, gate, httpRoute, until } from './test-support.js';
 import type { ApplyScope, DesiredHttpRoute, DesiredState, ScopedState } from './types.js';
 
 // Scoped runs (README "Scoped applies"): a change loads, plans and pushes only the hosts it touches, and what nginx
@@ -30,14 +30,6 @@ function scopedOf(state: DesiredState, scope: ApplyScope): ScopedState {
   };
 }
 
-function gate() {
-  let open: () => void = () => undefined;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
-}
-
 function setup(initial: DesiredState) {
   const world = createScopedWorld(
     initial,
@@ -50,14 +42,6 @@ function setup(initial: DesiredState) {
     full: () => world.plan().routes.hosts,
     lastPatch: () => world.proxy.patches.at(-1),
   };
-}
-
-/** Waits, a turn of the event loop at a time, until `condition` holds (at most 1,000 turns). */
-async function until(condition: () => boolean): Promise<void> {
-  for (let turn = 0; !condition(); turn++) {
-    if (turn === 1000) throw new Error('condition not reached');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 const ids = (json: string | undefined): number[] => (JSON.parse(json ?? '[]') as { s: number }[]).map((r) => r.s);
