@@ -208,8 +208,16 @@ describe('scoped runs of node changes', () => {
       // The newer patch wins: node 2 stays disconnected, its services unserved; node 3's peer is as it was.
       expect(t.wireguard.peers).toEqual([peer(3)]);
       expect(full.rejected.nodes.has(2)).toBe(false);
+      // The scoped run's verdict on node 2 and its services is newer: the full run's is not stored over it.
+      expect(full.newerVerdicts?.()).toEqual({ http: new Set([1]), tcp: new Set([7]), nodes: new Set([2]) });
       expect(t.held()).toEqual(t.full(next));
       expect(t.runs).toEqual(['full', 'full', 'scoped nodes 2']);
+      // The next full run read after it: it speaks for every row again.
+      expect((await t.reconciler.apply()).newerVerdicts?.()).toEqual({
+        http: new Set(),
+        tcp: new Set(),
+        nodes: new Set(),
+      });
     });
 
     it("a node created (and another's key rotated) is not dropped by the full run, nor is any other peer", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isWildcardDomainName, wildcardOf } from '@postern/contract';
-import { createScopedWorld, EMPTY_STATE, gate, httpRoute, until } from './test-support.js';
+import { createRecordingReconciler } from './offline.js';
+import { createScopedWorld, EMPTY_STATE, gate, httpRoute, TEST_RENDER_OPTIONS, until } from './test-support.js';
 import type { ApplyScope, DesiredHttpRoute, DesiredState, ScopedState } from './types.js';
 
 // Scoped runs (README "Scoped applies"): a change loads, plans and pushes only the hosts it touches, and what nginx
@@ -351,5 +352,21 @@ describe('scoped runs', () => {
     await t.reconciler.apply();
     await t.reconciler.apply({ hosts: ['x.test'], http: [1] });
     expect(t.runs.slice(5)).toEqual(['full', 'scoped x.test 1']);
+  });
+});
+
+describe('a run that cannot read the rows', () => {
+  it('speaks for no row, full or scoped: what is stored of every row stays', async () => {
+    const none = { scopedHttp: new Set(), scopedTcp: new Set(), scopedNodes: new Set() };
+    const failing = () => Promise.reject(new Error('database is locked'));
+    const { reconciler } = createRecordingReconciler({
+      loadDesiredState: failing,
+      loadScopedState: failing,
+      render: TEST_RENDER_OPTIONS,
+    });
+    const full = await reconciler.apply();
+    expect(full).toMatchObject({ ok: false, message: 'database is locked', ...none });
+    const scoped = await reconciler.apply({ hosts: ['x.test'], http: [1], nodes: [2] });
+    expect(scoped).toMatchObject({ ok: false, message: 'database is locked', ...none });
   });
 });
