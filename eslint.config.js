@@ -9,6 +9,7 @@ export default tseslint.config(
   {
     ignores: [
       'vitest.config.ts',
+      'vitest.isolation.ts',
       '**/dist/**',
       '**/node_modules/**',
       '**/.turbo/**',

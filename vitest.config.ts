@@ -1,10 +1,11 @@
 import { defineConfig } from 'vitest/config';
-import { serverTestFiles } from './apps/server/vitest.isolation.ts';
+import { testFilesOf } from './vitest.isolation.ts';
 
 // Unit and API tests of every package; system/browser tests live in e2e/ with their own config.
-// The server's files run in two projects on apps/server/vitest.config.ts: most share their worker's modules, those
-// that replace a module get a process each (apps/server/vitest.isolation.ts says why).
-const server = serverTestFiles();
+// The server's and the console's files run in two projects each: most share their worker's modules, those that
+// replace a module get a process each (vitest.isolation.ts says why).
+const server = testFilesOf('apps/server');
+const console = testFilesOf('apps/console');
 
 export default defineConfig({
   test: {
@@ -21,7 +22,16 @@ export default defineConfig({
         test: { name: 'server (own modules)', include: server.isolated },
       },
       'apps/cli',
-      'apps/console',
+      {
+        extends: './apps/console/vitest.config.ts',
+        root: './apps/console',
+        test: { name: 'console', include: console.shared, isolate: false },
+      },
+      {
+        extends: './apps/console/vitest.config.ts',
+        root: './apps/console',
+        test: { name: 'console (own modules)', include: console.isolated },
+      },
     ],
   },
 });

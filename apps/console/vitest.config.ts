@@ -6,7 +6,6 @@ export default defineConfig({
   plugins: [react(), catalogPlugin()],
   test: {
     environment: 'happy-dom',
-    include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['./src/test-setup.ts'],
   },
 });

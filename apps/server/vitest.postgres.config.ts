@@ -1,10 +1,11 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { serverTestFiles } from './vitest.isolation.js';
+import { testFilesOf } from '../../vitest.isolation.ts';
 
 // The API tests once more, each app on a fresh PostgreSQL database (POSTERN_TEST_STORE=postgres): the same query code
 // runs on both engines, so the same tests must pass on both. An API test is one that builds the app. As in the unit
-// pass, files share their worker's modules unless they replace one (vitest.isolation.ts).
-const api = serverTestFiles((source) => source.includes('buildTestApp('));
+// pass, files share their worker's modules unless they replace one (../../vitest.isolation.ts).
+const api = testFilesOf(fileURLToPath(new URL('.', import.meta.url)), (source) => source.includes('buildTestApp('));
 
 // A test that builds an app of its own (e.g. with other settings) creates a database and migrates it inside the test:
 // ~1 s idle, 2-3 s when the machine runs the other suites, so the 5 s default cut such tests off mid-way.
