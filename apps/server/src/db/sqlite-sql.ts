@@ -1,10 +1,9 @@
-// SQLite (3.47 and later; better-sqlite3 ships 3.53) reads a bound `LIMIT ?` as a constant when it plans a statement,
-// and so marks the statement to be planned again whenever that parameter is bound anew: a statement prepared once
-// and run with `limit ?` was parsed and planned again on every run, which the driver's binding of every parameter
-// makes every call (a list page: the parse and plan were ~8 % of a list request's CPU and most of its allocations,
-// bench/README.md "api.ts"). `limit +?` is an expression, not a bare parameter: planned once, as SQLite plans
-// `limit ?` before anything is bound, and the page is the same. Strings, identifiers and comments are copied as
-// they are.
+// SQLite (3.53, as better-sqlite3 12 ships it) reads a bound `LIMIT ?` as a constant when it plans a statement, and
+// so marks the statement to be planned again whenever that parameter is bound anew. The driver binds every parameter
+// at each run, so a statement prepared once with `limit ?` was parsed and planned again on every run (a list page:
+// ~8 % of a list request's CPU and most of its allocations, bench/README.md "api.ts"). `limit +?` is an expression,
+// not a bare parameter: planned once, as SQLite plans `limit ?` before anything is bound, and the page is the same.
+// Strings, identifiers and comments are copied as they are.
 
 const LIMIT_PARAMETER = /\b(limit\s+)\?(?![0-9])/gi;
 
