@@ -1,9 +1,10 @@
 // SQLite (3.53, as better-sqlite3 12 ships it) reads a bound `LIMIT ?` as a constant when it plans a statement, and
 // so marks the statement to be planned again whenever that parameter is bound anew. The driver binds every parameter
 // at each run, so a statement prepared once with `limit ?` was parsed and planned again on every run (a list page:
-// ~8 % of a list request's CPU and most of its allocations, bench/README.md "api.ts"). `limit +?` is an expression,
-// not a bare parameter: planned once, as SQLite plans `limit ?` before anything is bound, and the page is the same.
-// Strings, identifiers and comments are copied as they are.
+// ~8 % of a list request's CPU and most of its allocations, bench/README.md "api.ts"), and each time to the same plan:
+// better-sqlite3 binds a JavaScript number as a REAL, which the planner does not take as a constant limit. `limit +?`
+// is an expression, not a bare parameter: planned once, as SQLite planned `limit ?` before anything was bound, and
+// the page is the same. Strings, identifiers and comments are copied as they are.
 
 const LIMIT_PARAMETER = /\b(limit\s+)\?(?![0-9])/gi;
 
