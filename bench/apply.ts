@@ -258,7 +258,9 @@ function accountOf(change: ChangeTimes, lines: readonly LogLine[]): string {
     const url = (line.req as { url?: unknown } | undefined)?.url;
     return typeof url === 'string' ? url : '';
   };
-  const request = inWindow.find((line) => line.msg === 'incoming request' && /\/http$/.test(urlOf(line)));
+  // The request's one log line is written with its answer; the gateway saw the call `responseTime` ms before it.
+  const answered = inWindow.find((line) => line.msg === 'request completed' && /\/http$/.test(urlOf(line)));
+  const request = answered && { time: answered.time - num(answered.responseTime) };
   const run = inWindow.find((line) => line.msg === 'data plane converged (scoped)' && line.time <= answeredAt + 1);
   const parts = [`served ${formatMs(change.servedMs)}: API ${formatMs(change.apiMs)}`];
   if (request) parts.push(`request ${formatMs(request.time - change.startedAt)}`);
@@ -277,7 +279,7 @@ function accountOf(change: ChangeTimes, lines: readonly LogLine[]): string {
   } else parts.push('no scoped run logged in the API call (a full run served it?)');
   parts.push(`pick-up ${formatMs(change.servedMs - change.apiMs)}`);
   const others = inWindow
-    .filter((line) => line !== request && line !== run && line.msg !== 'request completed')
+    .filter((line) => line !== run && line.msg !== 'request completed')
     .map((line) => `${line.msg.slice(0, 60)} (${timings(line)}) @+${line.time - change.startedAt}`);
   return `${change.domain}: ${parts.join(', ')}${others.length > 0 ? `\n      beside it: ${others.join('; ')}` : ''}`;
 }

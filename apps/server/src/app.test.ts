@@ -7,6 +7,8 @@ import { operations, type Operation } from '@postern/contract';
 import { buildApp, VERSION } from './app.js';
 import { createLogger } from './http/logger.js';
 import { buildTestApp, TEST_ADMIN, type TestApp } from './test/build-test-app.js';
+import { connectSse } from './test/sse-client.js';
+import { waitFor } from './test/wait-for.js';
 
 let t: TestApp | undefined;
 afterEach(async () => {
@@ -230,6 +232,57 @@ describe('logging', () => {
       .map((line) => (JSON.parse(line) as { req?: { remoteAddress: string } }).req?.remoteAddress)
       .filter(Boolean);
     expect(addresses).toEqual(['203.0.113.7', '192.0.2.50']);
+  });
+
+  interface RequestLine {
+    msg: string;
+    level: number;
+    reqId?: string;
+    req?: { method: string; url: string; remoteAddress: string };
+    res?: { statusCode: number };
+    responseTime?: number;
+  }
+  const parsed = (lines: string[]) => lines.map((line) => JSON.parse(line) as RequestLine);
+
+  it('writes one line per request with its answer: the request, its status and time under one reqId', async () => {
+    const { lines, logger } = captureLog();
+    t = await buildTestApp({ logger });
+    const token = await t.login();
+    lines.length = 0;
+    await t.app.inject({ url: '/api/nodes?page=1&limit=10', headers: { authorization: `Bearer ${token}` } });
+    await t.app.inject({ url: '/api/nodes', headers: { authorization: 'Bearer forged' } });
+    const log = parsed(lines);
+    expect(log.map((line) => line.msg)).toEqual(['request completed', 'request completed']);
+    const [listed, refused] = log;
+    expect(listed).toMatchObject({
+      level: 30,
+      req: { method: 'GET', url: '/api/nodes?page=1&limit=10', remoteAddress: '127.0.0.1' },
+      res: { statusCode: 200 },
+    });
+    expect(refused).toMatchObject({ req: { method: 'GET', url: '/api/nodes' }, res: { statusCode: 401 } });
+    expect(typeof listed?.responseTime).toBe('number');
+    expect(listed?.reqId).toBeTruthy();
+    expect(refused?.reqId).not.toBe(listed?.reqId);
+  });
+
+  it('writes the line of a stream the client closed when it goes, its token masked', async () => {
+    const { lines, logger } = captureLog();
+    t = await buildTestApp({ logger });
+    const token = await t.login();
+    const { port } = new URL(await t.app.listen({ host: '127.0.0.1', port: 0 }));
+    lines.length = 0;
+    const stream = await connectSse(`http://127.0.0.1:${port}/api/nodes/stream?page=1&token=${token}`);
+    expect(stream.status).toBe(200);
+    stream.close();
+    const closed = await waitFor(() => parsed(lines).find((line) => line.req?.url.startsWith('/api/nodes/stream')), {
+      timeoutMs: 5000,
+      what: "the closed stream's log line",
+    });
+    expect(closed).toMatchObject({
+      msg: 'request closed by the client',
+      req: { method: 'GET', url: '/api/nodes/stream?page=1&token=[redacted]' },
+    });
+    expect(lines.join('')).not.toContain(token);
   });
 
   it('never writes tokens, passwords or auth headers to the log', async () => {

@@ -9,6 +9,7 @@ import { registerConsole, resolveConsoleDir } from './http/console-static.js';
 import { registerErrorHandlers } from './http/error-handler.js';
 import { createNodeEvents } from './http/events.js';
 import { registerJsonParser } from './http/json-parser.js';
+import { logClosedRequests, requestLogController } from './http/logger.js';
 import { registerNodeDownloads, resolveNodeClientDir } from './http/node-downloads.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { useZodCompilers } from './http/zod-provider.js';
@@ -102,9 +103,12 @@ export async function buildApp(givenDeps: AppDeps, opts: BuildAppOptions = {}): 
     if (reply.statusCode === 401) observer.metrics.signInFailures.inc({ reason: 'wrong_credentials' });
     if (reply.statusCode === 429) observer.metrics.signInFailures.inc({ reason: 'rate_limited' });
   };
-  const app: FastifyInstance = loggerInstance
-    ? Fastify({ ...options, loggerInstance })
-    : Fastify({ ...options, logger: false });
+  // One request-log line per request, with its answer (http/logger.ts).
+  const app: FastifyInstance =
+    loggerInstance && opts.logger
+      ? Fastify({ ...options, loggerInstance, logController: requestLogController(opts.logger) })
+      : Fastify({ ...options, logger: false });
+  if (loggerInstance) logClosedRequests(app);
 
   // Every API route is an operation of the contract's table (http/operation.ts): the auth gate, the typed client
   // and the OpenAPI document all read the table, so a route outside it would be invisible to them.

@@ -24,6 +24,29 @@ const valueOf = async (key: string) =>
   (await store.select({ value: settings.value }).from(settings).where(eq(settings.key, key)).get())?.value;
 
 describe('the embedded store', () => {
+  test('a prepared page answers the page it is asked for, run after run (its limit is bound anew each time)', async () => {
+    await store.write(async (tx) => {
+      for (let i = 0; i < 30; i++)
+        await tx
+          .insert(settings)
+          .values({ key: `k${String(i).padStart(2, '0')}`, value: String(i) })
+          .run();
+    });
+    const page = store
+      .select({ key: settings.key })
+      .from(settings)
+      .orderBy(settings.key)
+      .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare();
+    const keys = async (limit: number, offset: number) => (await page.all({ limit, offset })).map((row) => row.key);
+    expect(await keys(3, 0)).toEqual(['k00', 'k01', 'k02']);
+    expect(await keys(2, 10)).toEqual(['k10', 'k11']);
+    expect(await keys(0, 0)).toEqual([]);
+    expect(await keys(-1, 28)).toEqual(['k28', 'k29']);
+    expect(await keys(5, 27)).toEqual(['k27', 'k28', 'k29']);
+  });
+
   test('a write that fails is undone whole', async () => {
     const failing = store.write(async (tx) => {
       await tx.insert(settings).values({ key: 'a', value: '1' }).run();

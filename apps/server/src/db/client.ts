@@ -10,6 +10,7 @@ import {
   type TransactionContext,
   type TransactionKind,
 } from './guards.js';
+import { toSqliteSql } from './sqlite-sql.js';
 
 export { NESTED_WRITE_MESSAGE, READ_ON_STORE_MESSAGE, TX_CLOSED_MESSAGE, WRITE_SPANNED_IO_MESSAGE } from './guards.js';
 
@@ -242,14 +243,15 @@ const STATEMENT_CACHE_SIZE = 500;
 /**
  * A connection as drizzle sees it, its statements kept by SQL text: drizzle builds a query's text anew at each call,
  * and SQLite would parse and plan the same text again each time (a tenth of the CPU of a change through the API,
- * bench/README.md "propagation.ts"). Bounded, since some texts carry the length of a list.
+ * bench/README.md "propagation.ts"). Bounded, since some texts carry the length of a list. A statement's text is
+ * given to SQLite as `toSqliteSql` writes it (sqlite-sql.ts: a `limit ?` would be planned again at every run).
  */
 function withStatementCache(db: Database.Database): Database.Database {
   const cache = new Map<string, Database.Statement>();
   const prepare = (source: string): Database.Statement => {
     let statement = cache.get(source);
     if (statement === undefined) {
-      statement = db.prepare(source);
+      statement = db.prepare(toSqliteSql(source));
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
     } else {
       cache.delete(source);
