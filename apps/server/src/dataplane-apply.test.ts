@@ -87,3 +87,40 @@ test("a change's run clears the stored rejection of its service and of its node 
   const stored = await t.db.select().from(nodes).where(eq(nodes.id, node.id)).get();
   expect({ service: service?.applyError, node: stored?.applyError }).toEqual({ service: null, node: null });
 });
+
+test("a full run's verdict leaves alone the rows a scoped run that read after it spoke for (its rows are newer)", async () => {
+  const node = await insertNode(t.deps);
+  const other = await insertNode(t.deps, { address: '10.44.0.9' });
+  const [newer, older] = await t.db.write(async (tx) => {
+    // What the scoped run stored: the node's new subnet refused, its service served.
+    await tx.update(nodes).set({ applyError: 'peer refused' }).where(eq(nodes.id, node.id)).run();
+    await tx.update(nodes).set({ applyError: 'stale' }).where(eq(nodes.id, other.id)).run();
+    return await tx
+      .insert(httpServices)
+      .values([
+        { nodeId: node.id, name: 'web', domain: 'a.example.com', backendHost: 'x' },
+        { nodeId: other.id, name: 'old', domain: 'b.example.com', backendHost: 'y', applyError: 'stale' },
+      ])
+      .returning({ id: httpServices.id })
+      .all();
+  });
+  const newerId = newer?.id ?? 0;
+  // The full run read the rows before: it saw the node served and the service refused; of the others it is the newest.
+  t.fakeDataPlane.apply = () =>
+    Promise.resolve({
+      ok: true,
+      rejected: { http: new Map([[newerId, 'no room']]), tcp: new Map(), nodes: new Map() },
+      newerVerdicts: () => ({ http: new Set([newerId]), tcp: new Set(), nodes: new Set([node.id]) }),
+    });
+  await applyChanges(t.deps);
+  const node1 = await t.db.select({ e: nodes.applyError }).from(nodes).where(eq(nodes.id, node.id)).get();
+  const node2 = await t.db.select({ e: nodes.applyError }).from(nodes).where(eq(nodes.id, other.id)).get();
+  const stored = await t.db.select({ id: httpServices.id, e: httpServices.applyError }).from(httpServices).all();
+  expect(node1?.e).toBe('peer refused');
+  expect(stored).toEqual([
+    { id: newerId, e: null },
+    { id: older?.id, e: null },
+  ]);
+  // Its verdict on the rows no newer run spoke for still holds.
+  expect(node2?.e).toBeNull();
+});

@@ -1,11 +1,11 @@
-import { and, eq, inArray, isNotNull, isNull, ne, notInArray, or } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, ne, or } from 'drizzle-orm';
 import type { ServiceType } from '@postern/contract';
 import type { AppDeps } from './deps.js';
 import type { ReadDb, Tx } from './db/client.js';
 import { partsOf, preparedInList } from './db/parts.js';
 import { httpServices, nodes, tcpServices } from './db/schema.js';
 import { AppError } from './errors.js';
-import type { ApplyResult, ApplyScope, Rejections } from './dataplane/types.js';
+import type { ApplyResult, ApplyScope, Rejections, Verdicts } from './dataplane/types.js';
 import { SCOPE_TOPIC, scopePayload } from './cluster/announcements.js';
 import { streamKey } from './model/desired-state.js';
 
@@ -85,7 +85,10 @@ const recorded = new WeakMap<ApplyResult, Promise<void>>();
 function recordOnce(deps: ApplyDeps, result: ApplyResult): Promise<void> {
   let recording = recorded.get(result);
   if (recording === undefined) {
-    recording = recordRejections(deps, result.rejected, result.scopedHttp, result.scopedTcp, result.scopedNodes);
+    recording =
+      result.scopedHttp === undefined
+        ? recordRejections(deps, result.rejected, result.newerVerdicts?.())
+        : recordScoped(deps, result.rejected, result.scopedHttp, result.scopedTcp, result.scopedNodes);
     recorded.set(result, recording);
   }
   return recording;
@@ -108,23 +111,27 @@ interface NewlyRejected {
   message: string;
 }
 
-/**
- * Stores each set-aside row's reason; a row newly set aside (or for a new reason) goes to the audit log too. `scoped`,
- * `scopedTcp`: a scoped run, whose `rejected` speaks for these HTTP and TCP/UDP services only (every other row keeps
- * what is stored).
- */
-async function recordRejections(
+/** A scoped run's rejections: they speak for the HTTP and TCP/UDP services and nodes it read alone. */
+async function recordScoped(
   deps: ApplyDeps,
   rejected: Rejections,
-  scoped?: ReadonlySet<number>,
-  scopedTcp?: ReadonlySet<number>,
-  scopedNodes?: ReadonlySet<number>,
+  scoped: ReadonlySet<number>,
+  scopedTcp: ReadonlySet<number> = new Set(),
+  scopedNodes: ReadonlySet<number> = new Set(),
 ): Promise<void> {
-  if (scoped !== undefined) {
-    await recordScopedRejections(deps, 'http', rejected.http, scoped);
-    await recordScopedRejections(deps, 'tcp', rejected.tcp, scopedTcp ?? new Set());
-    return recordScopedNodeRejections(deps, rejected.nodes, scopedNodes ?? new Set());
-  }
+  await recordScopedRejections(deps, 'http', rejected.http, scoped);
+  await recordScopedRejections(deps, 'tcp', rejected.tcp, scopedTcp);
+  await recordScopedNodeRejections(deps, rejected.nodes, scopedNodes);
+}
+
+const NO_NEWER: Verdicts = { http: new Set(), tcp: new Set(), nodes: new Set() };
+
+/**
+ * A full run's rejections: every row set aside has its reason stored, every other row's stored reason goes; a row
+ * newly set aside (or for a new reason) goes to the audit log too. `newer`: rows scoped runs that read after the full
+ * run spoke for, whose stored verdict is theirs (neither set nor cleared here).
+ */
+async function recordRejections(deps: ApplyDeps, rejected: Rejections, newer = NO_NEWER): Promise<void> {
   // Nothing set aside now and nothing stored as set aside: no write (a commit per change, costly on PostgreSQL).
   if (
     rejected.http.size === 0 &&
@@ -133,31 +140,36 @@ async function recordRejections(
     !(await hasStoredRejections(deps))
   )
     return;
+  const own = (rows: ReadonlyMap<number, string>, ids: ReadonlySet<number>): ReadonlyMap<number, string> =>
+    ids.size === 0 ? rows : new Map([...rows].filter(([id]) => !ids.has(id)));
   const at = deps.now().toISOString();
   const newlyRejected: NewlyRejected[] = [];
   await deps.db.write(async (tx) => {
     // A node set aside (a subnet its token set that the gateway needs, a route the host refused): the operator sees
     // why on the node. The reason changing rewrites it; the node's updatedAt stays its configuration's.
-    await tx
-      .update(nodes)
-      .set({ applyError: null })
-      .where(and(isNotNull(nodes.applyError), notInArray(nodes.id, [...rejected.nodes.keys()])))
-      .run();
-    newlyRejected.push(...(await storeNodeReasons(tx, rejected.nodes)));
-    for (const [type, table, rows] of [
-      ['http', httpServices, rejected.http],
-      ['tcp', tcpServices, rejected.tcp],
-    ] as const) {
+    await clearServed(tx, 'node', rejected.nodes, newer.nodes);
+    newlyRejected.push(...(await storeNodeReasons(tx, own(rejected.nodes, newer.nodes))));
+    for (const type of ['http', 'tcp'] as const) {
       // Served again: the stale reason goes.
-      await tx
-        .update(table)
-        .set({ applyError: null })
-        .where(and(isNotNull(table.applyError), notInArray(table.id, [...rows.keys()])))
-        .run();
-      newlyRejected.push(...(await storeServiceReasons(tx, type, rows, at)));
+      await clearServed(tx, type, rejected[type], newer[type]);
+      newlyRejected.push(...(await storeServiceReasons(tx, type, own(rejected[type], newer[type]), at)));
     }
   });
   await auditRejections(deps, newlyRejected);
+}
+
+/** Clears the stored reason of every row of `kind` not in `rejected` nor in `newer` (stored reasons are few). */
+async function clearServed(
+  tx: Tx,
+  kind: keyof typeof rejectionTables,
+  rejected: ReadonlyMap<number, string>,
+  newer: ReadonlySet<number>,
+): Promise<void> {
+  const table = rejectionTables[kind];
+  const stored = await tx.select({ id: table.id }).from(table).where(isNotNull(table.applyError)).all();
+  const served = stored.map((row) => row.id).filter((id) => !rejected.has(id) && !newer.has(id));
+  for (const part of partsOf(served))
+    await tx.update(table).set({ applyError: null }).where(inArray(table.id, part)).run();
 }
 
 /** Stores each set-aside node's reason; answers those set aside newly or for a new reason (for the audit log). */

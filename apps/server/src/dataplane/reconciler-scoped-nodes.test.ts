@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { streamKey } from '../model/desired-state.js';
-import { createScopedWorld, EMPTY_STATE, httpRoute, streamRoute } from './test-support.js';
+import { createScopedWorld, EMPTY_STATE, gate, httpRoute, streamRoute, until } from './test-support.js';
 import type { GuardedState } from './reconcile/network-guard.js';
 import type { ApplyScope, DesiredPeer, DesiredState, ScopedState } from './types.js';
 
@@ -19,22 +19,6 @@ const peer = (nodeId: number, over: Partial<DesiredPeer> = {}): DesiredPeer => (
   ...over,
 });
 const domain = (domainId: number, name: string) => ({ domainId, domain: name, ssl: 'self-signed' as const });
-
-function gate() {
-  let open: () => void = () => undefined;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
-}
-
-/** Waits, a turn of the event loop at a time, until `condition` holds (at most 1,000 turns). */
-async function until(condition: () => boolean): Promise<void> {
-  for (let turn = 0; !condition(); turn++) {
-    if (turn === 1000) throw new Error('condition not reached');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 /** What db/desired-state.ts `loadScopedState` reads, from a state in memory (its own test checks it against SQL). */
 function scopedOf(state: DesiredState, scope: ApplyScope): ScopedState {
@@ -224,8 +208,16 @@ describe('scoped runs of node changes', () => {
       // The newer patch wins: node 2 stays disconnected, its services unserved; node 3's peer is as it was.
       expect(t.wireguard.peers).toEqual([peer(3)]);
       expect(full.rejected.nodes.has(2)).toBe(false);
+      // The scoped run's verdict on node 2 and its services is newer: the full run's is not stored over it.
+      expect(full.newerVerdicts?.()).toEqual({ http: new Set([1]), tcp: new Set([7]), nodes: new Set([2]) });
       expect(t.held()).toEqual(t.full(next));
       expect(t.runs).toEqual(['full', 'full', 'scoped nodes 2']);
+      // The next full run read after it: it speaks for every row again.
+      expect((await t.reconciler.apply()).newerVerdicts?.()).toEqual({
+        http: new Set(),
+        tcp: new Set(),
+        nodes: new Set(),
+      });
     });
 
     it("a node created (and another's key rotated) is not dropped by the full run, nor is any other peer", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isWildcardDomainName, wildcardOf } from '@postern/contract';
-import { createScopedWorld, EMPTY_STATE, httpRoute } from './test-support.js';
+import { createRecordingReconciler } from './offline.js';
+import { createScopedWorld, EMPTY_STATE, gate, httpRoute, TEST_RENDER_OPTIONS, until } from './test-support.js';
 import type { ApplyScope, DesiredHttpRoute, DesiredState, ScopedState } from './types.js';
 
 // Scoped runs (README "Scoped applies"): a change loads, plans and pushes only the hosts it touches, and what nginx
@@ -30,14 +31,6 @@ function scopedOf(state: DesiredState, scope: ApplyScope): ScopedState {
   };
 }
 
-function gate() {
-  let open: () => void = () => undefined;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
-}
-
 function setup(initial: DesiredState) {
   const world = createScopedWorld(
     initial,
@@ -50,14 +43,6 @@ function setup(initial: DesiredState) {
     full: () => world.plan().routes.hosts,
     lastPatch: () => world.proxy.patches.at(-1),
   };
-}
-
-/** Waits, a turn of the event loop at a time, until `condition` holds (at most 1,000 turns). */
-async function until(condition: () => boolean): Promise<void> {
-  for (let turn = 0; !condition(); turn++) {
-    if (turn === 1000) throw new Error('condition not reached');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 const ids = (json: string | undefined): number[] => (JSON.parse(json ?? '[]') as { s: number }[]).map((r) => r.s);
@@ -410,5 +395,21 @@ describe('scoped runs', () => {
     await t.reconciler.apply();
     await t.reconciler.apply({ hosts: ['x.test'], http: [1] });
     expect(t.runs.slice(5)).toEqual(['full', 'scoped x.test 1']);
+  });
+});
+
+describe('a run that cannot read the rows', () => {
+  it('speaks for no row, full or scoped: what is stored of every row stays', async () => {
+    const none = { scopedHttp: new Set(), scopedTcp: new Set(), scopedNodes: new Set() };
+    const failing = () => Promise.reject(new Error('database is locked'));
+    const { reconciler } = createRecordingReconciler({
+      loadDesiredState: failing,
+      loadScopedState: failing,
+      render: TEST_RENDER_OPTIONS,
+    });
+    const full = await reconciler.apply();
+    expect(full).toMatchObject({ ok: false, message: 'database is locked', ...none });
+    const scoped = await reconciler.apply({ hosts: ['x.test'], http: [1], nodes: [2] });
+    expect(scoped).toMatchObject({ ok: false, message: 'database is locked', ...none });
   });
 });

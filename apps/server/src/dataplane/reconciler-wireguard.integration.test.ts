@@ -4,10 +4,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canRun } from '../test/requirements.js';
 import { RecordingCertificates, RecordingProxy } from './offline.js';
 import { planDataPlane, planScoped } from './plan.js';
 import { createReconciler, type Reconciler } from './reconciler.js';
-import { EMPTY_STATE, TEST_RENDER_OPTIONS } from './test-support.js';
+import { EMPTY_STATE, gate, TEST_RENDER_OPTIONS, until } from './test-support.js';
 import type { DesiredPeer, DesiredState, WireGuardAdapter } from './types.js';
 import { createWireGuardDriver } from './wireguard/driver.js';
 import { generateKeyPair, generatePresharedKey } from './wireguard/keys.js';
@@ -16,16 +17,6 @@ import { generateKeyPair, generatePresharedKey } from './wireguard/keys.js';
 // reconciler with the real driver in a network namespace of its own (nginx recorded). What `wg show` and the routes
 // into the tunnel hold once the full run, which read the rows before the change, has synced its peers: the change's.
 
-function hasTools(): boolean {
-  try {
-    for (const tool of ['wireguard-go', 'wg']) execFileSync('which', [tool], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const canRun = process.getuid?.() === 0 && hasTools();
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 const id = randomBytes(3).toString('hex');
 const netns = `pt-rw-${id}`;
@@ -68,23 +59,7 @@ const node = (nodeId: number, subnet?: string): DesiredPeer => {
   };
 };
 
-function gate() {
-  let open: () => void = () => undefined;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
-}
-
-/** Waits, a turn of the event loop at a time, until `condition` holds (at most 1,000 turns). */
-async function until(condition: () => boolean): Promise<void> {
-  for (let turn = 0; !condition(); turn++) {
-    if (turn === 1000) throw new Error('condition not reached');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
-
-describe.skipIf(!canRun)('node changes beside a full run, on real WireGuard', () => {
+describe.skipIf(!canRun('netns'))('node changes beside a full run, on real WireGuard', () => {
   let stateDir = '';
   let wg: WireGuardAdapter | undefined;
   let reconciler: Reconciler;

@@ -107,3 +107,20 @@ export function createScopedWorld(
     plan: () => plan(state),
   };
 }
+
+/** A promise held shut until `open()`: a test holds a run (or a read) at a point of its choosing. */
+export function gate(): { opened: Promise<void>; open: () => void } {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+/** Waits, a turn of the event loop at a time, until `condition` holds (at most 1,000 turns). */
+export async function until(condition: () => boolean): Promise<void> {
+  for (let turn = 0; !condition(); turn++) {
+    if (turn === 1000) throw new Error('condition not reached');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}

@@ -47,7 +47,19 @@ export type ApplyResult = (
   scopedTcp?: ReadonlySet<number>;
   /** A scoped run: likewise, the nodes `rejected` speaks for (the scope's `nodes`). */
   scopedNodes?: ReadonlySet<number>;
+  /**
+   * A full run: the rows scoped runs that read after it spoke for, asked when its verdict is stored. Their rows are
+   * newer than its own: its verdict neither sets nor clears theirs (reconcile/ledger.ts).
+   */
+  newerVerdicts?: () => Verdicts;
 };
+
+/** Rows by kind: those a run's verdict speaks for. */
+export interface Verdicts {
+  http: ReadonlySet<number>;
+  tcp: ReadonlySet<number>;
+  nodes: ReadonlySet<number>;
+}
 
 export const noRejections = (): Rejections => ({ http: new Map(), tcp: new Map(), nodes: new Map() });
 

@@ -504,10 +504,8 @@ describe('loadScopedState', () => {
     expect((await loadScopedState(t.deps, { hosts: [], http: [] })).peers).toBeUndefined();
   });
 
-  test("reads a burst's scope larger than a query's bound whole, in bounded queries", async () => {
-    const node = await insertNode(t.deps, { address: '10.50.0.2' });
-    const names = Array.from({ length: 2 * SCOPE_VALUES_PER_QUERY + 200 }, (_, i) => `h${i}.example.com`);
-    const ports = Array.from({ length: SCOPE_VALUES_PER_QUERY / 2 + 50 }, (_, i) => 31000 + i);
+  /** Each name as a domain with one HTTP service of `nodeId`, 100 rows per write. */
+  async function insertDomainsWithServices(nodeId: number, names: readonly string[]): Promise<void> {
     for (let i = 0; i < names.length; i += 100) {
       const part = names.slice(i, i + 100);
       await t.db.write(async (tx) => {
@@ -517,10 +515,17 @@ describe('loadScopedState', () => {
           .run();
         await tx
           .insert(httpServices)
-          .values(part.map((domain) => ({ ...httpRow, nodeId: node.id, domain })))
+          .values(part.map((domain) => ({ ...httpRow, nodeId, domain })))
           .run();
       });
     }
+  }
+
+  test("reads a burst's scope larger than a query's bound whole, in bounded queries", async () => {
+    const node = await insertNode(t.deps, { address: '10.50.0.2' });
+    const names = Array.from({ length: 2 * SCOPE_VALUES_PER_QUERY + 200 }, (_, i) => `h${i}.example.com`);
+    const ports = Array.from({ length: SCOPE_VALUES_PER_QUERY / 2 + 50 }, (_, i) => 31000 + i);
+    await insertDomainsWithServices(node.id, names);
     await t.db.write(async (tx) => {
       await tx
         .insert(tcpServices)
@@ -556,19 +561,7 @@ describe('loadScopedState', () => {
     const below = wildcards.map((wildcard) => `own${wildcard.slice(1)}`);
     const others = ['deep.own.w0.example.com', 'own.other.example.com'];
     const names = [...wildcards, ...below, ...others];
-    for (let i = 0; i < names.length; i += 100) {
-      const part = names.slice(i, i + 100);
-      await t.db.write(async (tx) => {
-        await tx
-          .insert(domains)
-          .values(part.map((domain) => ({ domain })))
-          .run();
-        await tx
-          .insert(httpServices)
-          .values(part.map((domain) => ({ ...httpRow, nodeId: node.id, domain })))
-          .run();
-      });
-    }
+    await insertDomainsWithServices(node.id, names);
     const variables = countStatements();
     const scoped = await loadScopedState(t.deps, { hosts: wildcards, http: [] });
     vi.restoreAllMocks();

@@ -45,8 +45,9 @@ function runs(file: string, args: readonly string[]): boolean {
 const probes: Record<Exclude<Need, 'postgres'>, { isMet: () => boolean; hint: string }> = {
   root: { isMet: isRoot, hint: 'run as root' },
   netns: {
-    isMet: () => isRoot() && existsSync('/dev/net/tun') && existsSync('/usr/bin/wireguard-go'),
-    hint: 'run as root with /dev/net/tun and wireguard-go (scripts/install-deps.sh --all)',
+    isMet: () =>
+      isRoot() && existsSync('/dev/net/tun') && existsSync('/usr/bin/wireguard-go') && runs('wg', ['--version']),
+    hint: 'run as root with /dev/net/tun, wireguard-go and wg (scripts/install-deps.sh --all)',
   },
   // Real nginx binds as root and drops its workers to www-data.
   nginx: { isMet: () => isRoot() && runs('nginx', ['-v']), hint: 'run as root with nginx installed' },

@@ -6,6 +6,13 @@ import type { CutOff } from './cut-off.js';
 import { overlay, withNewerPeers, type ScopedLedger } from './ledger.js';
 import { logRejections, rejectPeers, rejectStreamFailures, rejectionsOf } from './rejections.js';
 
+/** A run's verdict speaking for no row: what is stored of every row stays (a run that could not read its rows). */
+export const SPEAKS_FOR_NONE = {
+  scopedHttp: new Set<number>(),
+  scopedTcp: new Set<number>(),
+  scopedNodes: new Set<number>(),
+} as const;
+
 export const describeError = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 type SettlePeerSync = ReturnType<ScopedLedger['expectPeerSync']>;
@@ -34,12 +41,13 @@ export class FullRun {
 
   async run(): Promise<ApplyResult> {
     const ticket = this.ledger.take();
+    this.ledger.beginFull(ticket);
     const settlePeerSync = this.ledger.expectPeerSync(ticket);
     let reason = 'no peer sync was made';
     try {
       const result = await this.runAs(ticket, settlePeerSync);
       if (!result.ok) reason = result.message;
-      return result;
+      return { ...result, newerVerdicts: () => this.ledger.verdictsAfter(ticket) };
     } finally {
       // Read nothing, or failed before its sync: a scoped run waiting for it fails with it, and its scope stays owed.
       settlePeerSync(new Error(reason));
@@ -53,7 +61,8 @@ export class FullRun {
       loaded = await this.load();
     } catch (err) {
       this.deps.logger.error({ err }, 'data plane: cannot read the desired state');
-      return { ok: false, message: describeError(err), rejected: noRejections() };
+      // Read nothing: its verdict speaks for no row (what is stored stays).
+      return { ok: false, message: describeError(err), rejected: noRejections(), ...SPEAKS_FOR_NONE };
     }
     const { state, plan, guarded } = loaded;
     const rejected = rejectionsOf(plan);

@@ -1,6 +1,6 @@
 import type { ScopedPlan } from '../plan.js';
 import type { WantedInstance } from '../nginx/stream-instances.js';
-import type { DesiredPeer } from '../types.js';
+import type { DesiredPeer, Verdicts } from '../types.js';
 
 /** What one scoped run pushed: routes by host (undefined: deleted), revisions by service (undefined: not served). */
 interface Pushed<T> {
@@ -47,6 +47,14 @@ export class ScopedLedger {
   private readonly pushes = new Turns();
   private readonly streamSyncs = new Turns();
   private readonly tunnelSyncs = new Turns();
+  /** The rows each scoped run's verdict speaks for, by the ticket of the newest (`recordVerdicts`). */
+  private readonly verdicts = {
+    http: new Map<number, number>(),
+    tcp: new Map<number, number>(),
+    nodes: new Map<number, number>(),
+  };
+  /** The ticket of the last full run begun (`beginFull`). */
+  private lastFull = 0;
   /** The peer sync the full run in flight has yet to make, by its ticket (`expectPeerSync`). */
   private peerSync: { ticket: number; synced: Promise<ReadonlyMap<number, string>> } | null = null;
   /**
@@ -58,6 +66,29 @@ export class ScopedLedger {
   /** A ticket, taken right before a run reads the database. */
   take(): number {
     return ++this.tickets;
+  }
+
+  /**
+   * A full run of `ticket` begins. What scoped runs spoke for before the previous full run read is no run's concern
+   * any more: that run and this one ask only for newer verdicts (full runs go one at a time, run-queue.ts).
+   */
+  beginFull(ticket: number): void {
+    for (const rows of Object.values(this.verdicts))
+      for (const [id, at] of rows) if (at <= this.lastFull) rows.delete(id);
+    this.lastFull = ticket;
+  }
+
+  /** A scoped run of `ticket` (which read its rows then) speaks for these rows' verdicts. */
+  recordVerdicts(ticket: number, rows: Verdicts): void {
+    for (const kind of ['http', 'tcp', 'nodes'] as const)
+      for (const id of rows[kind]) if ((this.verdicts[kind].get(id) ?? 0) < ticket) this.verdicts[kind].set(id, ticket);
+  }
+
+  /** The rows scoped runs that read after a full run of `ticket` spoke for: their verdict is newer than its. */
+  verdictsAfter(ticket: number): Verdicts {
+    const after = (rows: ReadonlyMap<number, number>): Set<number> =>
+      new Set([...rows].filter(([, at]) => at > ticket).map(([id]) => id));
+    return { http: after(this.verdicts.http), tcp: after(this.verdicts.tcp), nodes: after(this.verdicts.nodes) };
   }
 
   /** Runs `work` after every push before it (route pushes and cut-offs never interleave). */

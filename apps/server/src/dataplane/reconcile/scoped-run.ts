@@ -11,7 +11,7 @@ import {
 } from '../types.js';
 import type { CertificateSync } from './certificates.js';
 import type { CutOff } from './cut-off.js';
-import { describeError } from './full-run.js';
+import { describeError, SPEAKS_FOR_NONE } from './full-run.js';
 import type { ScopedLedger } from './ledger.js';
 import { logRejections, rejectPeers } from './rejections.js';
 
@@ -47,13 +47,8 @@ export async function runScoped(
     plan = planScoped(scoped);
   } catch (err) {
     logger.error({ err }, 'data plane: cannot read the desired state');
-    return {
-      ok: false,
-      message: describeError(err),
-      rejected: noRejections(),
-      scopedHttp: new Set(scope.http),
-      scopedTcp: new Set(scope.tcp),
-    };
+    // Read nothing: its verdict speaks for no row (what is stored stays).
+    return { ok: false, message: describeError(err), rejected: noRejections(), ...SPEAKS_FOR_NONE };
   }
   // The network guard checks the subnets a node's token set against every service's backend: a full run.
   if (scoped.tokenNetworks === true) return null;
@@ -64,6 +59,8 @@ export async function runScoped(
   const touchedTcp = new Set([...(scope.tcp ?? []), ...(scoped.stream ?? []).map((route) => route.serviceId)]);
   const nodeIds = scoped.nodes ?? [];
   const spoken = { scopedHttp: touched, scopedTcp: touchedTcp, scopedNodes: new Set(nodeIds) };
+  // A full run that read before this run leaves these rows' verdicts to it, whatever either finds.
+  parts.ledger.recordVerdicts(ticket, { http: touched, tcp: touchedTcp, nodes: spoken.scopedNodes });
   const loadedAt = Date.now();
   // A node's peer first, alone (a disabled node's services then stop being routed to a peer that is gone).
   if (nodeIds.length > 0) {

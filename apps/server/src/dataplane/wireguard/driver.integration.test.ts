@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { waitUntil } from '../../lib/wait.js';
+import { canRun } from '../../test/requirements.js';
 import type * as Exec from '../exec.js';
 import type { DesiredPeer, WireGuardAdapter } from '../types.js';
 import { createWireGuardDriver } from './driver.js';
@@ -40,16 +41,6 @@ vi.mock('../exec.js', async (importOriginal) => {
 // The WireGuard driver in throw-away network namespaces: a gateway and two nodes joined by veth pairs, each
 // node running wireguard-go with the config the gateway renders for it. Nothing leaves the namespaces.
 
-function hasTools(): boolean {
-  try {
-    for (const tool of ['wireguard-go', 'wg', 'ping']) execFileSync('which', [tool], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const canRun = process.getuid?.() === 0 && hasTools();
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 const id = randomBytes(3).toString('hex');
 const ns = { gw: `pt-wg-${id}-g`, n1: `pt-wg-${id}-1`, n2: `pt-wg-${id}-2` };
@@ -67,7 +58,7 @@ const canPing = (from: string, to: string): boolean => {
   }
 };
 
-describe.skipIf(!canRun)('WireGuard driver in network namespaces', () => {
+describe.skipIf(!canRun('netns'))('WireGuard driver in network namespaces', () => {
   const gwKeys = generateKeyPair();
   const nodeKeys: Record<'n1' | 'n2', WgKeyPair> = { n1: generateKeyPair(), n2: generateKeyPair() };
   const nodeChildren: ChildProcess[] = [];
