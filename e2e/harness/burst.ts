@@ -1,5 +1,6 @@
 import type { HttpServiceCreate } from '@postern/contract';
 import type { ApiClient } from './api.js';
+import type { ManagedProcess } from './processes.js';
 
 // A burst of changes through the API (issue 29: an import, label discovery starting, a script creating services):
 // `count` HTTP services created by `clients` callers at once, each sending its next as soon as the last is answered,
@@ -81,4 +82,49 @@ export function countRuns(logText: string): { scoped: number; full: number } {
     else full++;
   }
   return { scoped, full };
+}
+
+/** What the runs a gateway logged took: each scoped run's figures (scoped-run.ts `converged`), by name. */
+export interface RunsSeen {
+  scoped: number;
+  full: number;
+  /** Each scoped run's `ms`, `loadMs`, `certificatesMs`, `routesMs`, `services`... as logged, in order. */
+  scopedFigures: Record<string, number>[];
+}
+
+/**
+ * Counts the runs a process's debug log reports from now on (countRuns over every line it writes: a burst's log
+ * outgrows the 256 KiB the harness keeps of it), keeping the scoped runs' figures. The function returned
+ * unsubscribes and returns them.
+ */
+export function watchRuns(process: Pick<ManagedProcess, 'onOutput'>): () => RunsSeen {
+  const seen: RunsSeen = { scoped: 0, full: 0, scopedFigures: [] };
+  const partial = { stdout: '', stderr: '' };
+  const stop = process.onOutput((chunk, stream) => {
+    const text = partial[stream] + chunk;
+    const end = text.lastIndexOf('\n');
+    partial[stream] = text.slice(end + 1);
+    const lines = text.slice(0, end + 1);
+    const runs = countRuns(lines);
+    seen.scoped += runs.scoped;
+    seen.full += runs.full;
+    for (const line of lines.split('\n'))
+      if (line.includes('"msg":"data plane converged (scoped)"')) seen.scopedFigures.push(figuresOf(line));
+  });
+  return () => {
+    stop();
+    return seen;
+  };
+}
+
+/** The numbers of a JSON log line. */
+function figuresOf(line: string): Record<string, number> {
+  try {
+    const parsed = JSON.parse(line) as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.entries(parsed).filter((entry): entry is [string, number] => typeof entry[1] === 'number'),
+    );
+  } catch {
+    return {};
+  }
 }

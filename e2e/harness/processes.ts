@@ -20,6 +20,7 @@ export class ManagedProcess {
   readonly exited: Promise<number | null>;
   private output = '';
   private running = true;
+  private readonly listeners = new Set<(chunk: string, stream: 'stdout' | 'stderr') => void>();
 
   constructor(
     readonly label: string,
@@ -27,11 +28,13 @@ export class ManagedProcess {
   ) {
     if (child.pid === undefined) throw new Error(`could not start ${label}`);
     this.pid = child.pid;
-    const keep = (chunk: Buffer): void => {
-      this.output = (this.output + chunk.toString('utf8')).slice(-OUTPUT_LIMIT);
+    const keep = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      this.output = (this.output + text).slice(-OUTPUT_LIMIT);
+      for (const listener of this.listeners) listener(text, stream);
     };
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
+    child.stdout?.on('data', keep('stdout'));
+    child.stderr?.on('data', keep('stderr'));
     this.exited = new Promise((resolve) => {
       child.once('exit', (code) => {
         this.running = false;
@@ -52,6 +55,12 @@ export class ManagedProcess {
   /** Everything the program wrote to stdout and stderr (the last 256 KiB). */
   get text(): string {
     return this.output;
+  }
+
+  /** Hears all output from now on, beyond what `text` keeps (a burst's debug log outgrows it); returns its undo. */
+  onOutput(listener: (chunk: string, stream: 'stdout' | 'stderr') => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   write(text: string): void {

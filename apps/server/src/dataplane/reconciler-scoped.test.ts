@@ -68,6 +68,48 @@ describe('scoped runs', () => {
     expect(t.proxy.cutScopes.at(-1)).toEqual([1]);
   });
 
+  it("a new service asks nginx for no live requests (none can be stale); a changed or deleted one's are looked at", async () => {
+    const t = setup(base);
+    await t.reconciler.apply();
+    const cuts = () => t.proxy.cutScopes.length;
+    const afterBoot = cuts();
+    // Created on a served host and on a new one (a burst's creates): x.test's service 1 is served as it was.
+    let state: DesiredState = {
+      ...base,
+      domains: [...base.domains, domain(3, 'n.test')],
+      http: [...base.http, http(4, 'x.test', { pathLocation: '/four' }), http(5, 'n.test')],
+    };
+    t.set(state);
+    expect(await t.reconciler.apply({ hosts: ['x.test', 'n.test'], http: [4, 5] })).toMatchObject({ ok: true });
+    expect(t.proxy.routes).toEqual(t.full());
+    expect(cuts()).toBe(afterBoot);
+    // The new service changed: it was served, so its requests are looked at.
+    state = { ...state, http: state.http.map((r) => (r.serviceId === 5 ? { ...r, backendPort: 81 } : r)) };
+    t.set(state);
+    await t.reconciler.apply({ hosts: ['n.test'], http: [5] });
+    expect(t.proxy.cutScopes.at(-1)).toEqual([5]);
+    // Deleted: looked at (its requests are all stale).
+    const withoutFour = { ...state, http: state.http.filter((r) => r.serviceId !== 4) };
+    t.set(withoutFour);
+    const beforeDelete = cuts();
+    await t.reconciler.apply({ hosts: ['x.test'], http: [4] });
+    expect(cuts()).toBe(beforeDelete + 1);
+    // A cut that fails leaves nothing known: the next run looks, even at a new service.
+    const cutStale = t.proxy.cutStale.bind(t.proxy);
+    t.proxy.cutStale = () => Promise.reject(new Error('ss: cannot open netlink socket'));
+    t.set({ ...withoutFour, http: withoutFour.http.map((r) => (r.serviceId === 2 ? { ...r, backendPort: 82 } : r)) });
+    expect(await t.reconciler.apply({ hosts: ['y.test'], http: [2] })).toMatchObject({ ok: false });
+    t.proxy.cutStale = cutStale;
+    t.set({
+      ...withoutFour,
+      domains: [...withoutFour.domains, domain(4, 'm.test')],
+      http: [...withoutFour.http, http(6, 'm.test')],
+    });
+    const beforeNew = cuts();
+    await t.reconciler.apply({ hosts: ['m.test'], http: [6] });
+    expect(cuts()).toBe(beforeNew + 1);
+  });
+
   it('moving a service pushes both hosts; deleting the last service of a host removes its key', async () => {
     const t = setup(base);
     await t.reconciler.apply();
@@ -290,8 +332,9 @@ describe('scoped runs', () => {
     const t = setup(base);
     await t.reconciler.apply();
     const cutStale = t.proxy.cutStale.bind(t.proxy);
-    // Fails midway: the routes were pushed, the cut-off was not.
+    // Fails midway: the routes were pushed, the cut-off (of service 1, served otherwise now) was not.
     t.proxy.cutStale = () => Promise.reject(new Error('ss: cannot open netlink socket'));
+    t.set({ ...base, http: [http(1, 'x.test', { backendPort: 82 }), ...base.http.slice(1)] });
     expect(await t.reconciler.apply({ hosts: ['x.test'], http: [1] })).toMatchObject({ ok: false });
     t.proxy.cutStale = cutStale;
     expect(await t.reconciler.apply()).toMatchObject({ ok: true });

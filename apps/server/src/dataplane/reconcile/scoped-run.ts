@@ -174,13 +174,11 @@ async function push(
   if (!(await proxy.patchRoutes(plan.routes.hosts, scoped.hosts, names))) return null;
   const routesMs = Date.now() - certificatesAt;
   ledger.record(ticket, plan, scoped.hosts, touched, names);
-  await proxy.cutStale(plan.routes.revisions, touched);
+  await cutOff.cutScoped(plan.routes.revisions, touched);
   // A host of the scope that is no longer a domain (deleted, renamed away): its certificate goes, as the full run's
   // prune would take it (only one this reconciler ensured).
   const domains = new Set(names);
   await certificates.removeGone(scoped.hosts.filter((host) => host !== '' && !domains.has(host)));
-  // The full run's memory of what was cut no longer holds: its next run looks again.
-  cutOff.forget();
   return { certificatesMs: certificatesAt - before, routesMs };
 }
 
