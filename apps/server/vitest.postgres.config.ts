@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { testFilesOf } from '../../vitest.isolation.ts';
+import { testFilesOf } from '../../vitest.isolation.js';
 
 // The API tests once more, each app on a fresh PostgreSQL database (POSTERN_TEST_STORE=postgres): the same query code
 // runs on both engines, so the same tests must pass on both. An API test is one that builds the app. As in the unit
