@@ -112,7 +112,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     syncAccess: (table) => access.sync(table),
     // After the routes: entries no route names any more.
     pruneAccess: (table) => access.prune(table),
-    publishCertificates: (names, expected) => certs.publish(names, expected),
+    publishCertificates: (names, given) => certs.publish(names, given),
     unpublishCertificates: (names) => certs.unpublish(names),
     async syncStreams(wanted) {
       streamState.failures = await streams.sync(wanted);

@@ -112,6 +112,9 @@ function toInfo(record: CertificateRecord): CertificateInfo {
   };
 }
 
+const toInfoOrNull = (record: CertificateRecord | null): CertificateInfo | null =>
+  record === null ? null : toInfo(record);
+
 /** The PEM files nginx serves, with what the store recorded of each. */
 function pemFilesOf(options: CertificateManagerOptions): PemFiles {
   const { store } = options;
@@ -143,7 +146,8 @@ async function install(target: InstallTarget, name: string, pem: string, isFirst
   // No fsync: the database holds it; a file a power cut lost or cut short is loaded again by the boot's check.
   replaceFileSync(pems.pathOf(name), pem, 0o600);
   pems.forget(name);
-  if (!isFirst) target.onInstalled?.(name);
+  if (isFirst) pems.keepUnpushed(name, pem);
+  else target.onInstalled?.(name);
 }
 
 /**
@@ -320,15 +324,11 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
     confirmRecorded: (names) => adoption.confirm(names),
 
     remove: (domain) => pruner.remove(assertCertificateName(domain)),
-
     pruneExcept: (keep, onDisk) => pruner.pruneExcept(keep, onDisk),
-
     listPems: () => pems.listNames(),
+    takeUnpushed: (name) => pems.takeUnpushed(name),
 
-    info(domain) {
-      const record = store.get(domain);
-      return record === null ? null : toInfo(record);
-    },
+    info: (domain) => toInfoOrNull(store.get(domain)),
 
     start(firstCheckAfter) {
       queue.open();
