@@ -57,6 +57,8 @@ interface ProxyOptions {
   streams: StreamInstances;
   cutter: ConnectionCutter;
   logger: DataPlaneLogger;
+  /** The PEMs' digests a drift check compares (shared with the certificate manager's look at the stored ones). */
+  pemDigests?: PemDigests;
 }
 
 /** The parts of the proxy, each with its own state (proxy/). */
@@ -89,7 +91,7 @@ export function createProxy(options: ProxyOptions): Proxy {
   const gate = new StartGate();
   /** Instances that could not start at the last sync (set aside): not drift. */
   const streamState = { failures: new Map<string, string>() };
-  const pemDigests = new PemDigests();
+  const pemDigests = options.pemDigests ?? new PemDigests();
 
   return {
     async start() {

@@ -65,6 +65,8 @@ export interface CertificateManagerOptions {
   shared?: SharedCertificates;
   /** Several gateways: whether this one runs ACME issuance and renewals now (the `certificates` lease). */
   isHolder?: () => boolean;
+  /** The PEMs' digests by file identity (shared with the drift check's look at nginx's: each file read once). */
+  pemDigests?: PemDigests;
 }
 
 export interface CertificateManager extends CertificateAdapter {
@@ -288,7 +290,7 @@ export function createCertificateManager(options: CertificateManagerOptions): Ce
   });
   const pruner = createPruner({ pems, store, known, logger });
   let isStopped = false;
-  const digests = new PemDigests();
+  const digests = options.pemDigests ?? new PemDigests();
   const adoption = createRecordedAdoption({ pems, store, known, now, isShared: options.shared !== undefined });
 
   async function idle(): Promise<void> {
