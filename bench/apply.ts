@@ -270,14 +270,17 @@ const num = (value: unknown): number => (typeof value === 'number' ? value : Num
 
 /**
  * Where one change's time went, from the bench's clock and the gateway's debug log (same host, same clock):
- * `request` until the gateway saw the call, `before run` from there to the start of its scoped run (the handler, the
+ * `request` until the gateway saw the call (logged when its event loop gets to it: a long turn of the gateway's shows
+ * here, not the bench's client), `before run` from there to the start of its scoped run (the handler, the
  * write, the audit, the queue: a full run, drift check or burst ahead of it), the run's own steps (read, plan,
  * certificates, routes, the rest: cut-off, ledger, streams), `answer` from the run's end to the API's answer, and
- * `pick-up` from the answer to the first proxied 200 (nginx's workers and the bench's 5 ms poll). Other gateway
- * lines inside the change's window (a drift check, a full run, a certificate made) are named after it.
+ * `pick-up` from the answer to the first proxied 200 (nginx's workers and the bench's 5 ms poll; negative when nginx
+ * served the route before the run's cut-off and the answer were done). Other gateway lines inside the change's window
+ * (a drift check, a full run, a certificate made) are named after it.
  */
 function accountOf(change: ChangeTimes, lines: readonly LogLine[]): string {
-  const end = change.startedAt + change.servedMs;
+  // Until the later of the first 200 and the API's answer: the run's line comes after the push nginx served from.
+  const end = change.startedAt + Math.max(change.servedMs, change.apiMs);
   const answeredAt = change.startedAt + change.apiMs;
   const inWindow = lines.filter((line) => line.time >= change.startedAt - 1 && line.time <= end + 1);
   const urlOf = (line: LogLine): string => {

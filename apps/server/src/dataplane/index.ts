@@ -31,6 +31,7 @@ import {
   type DataPlanePlan,
   type ScopedPlan,
 } from './plan.js';
+import { PemDigests } from './proxy/pem-digests.js';
 import { createProxy, type Proxy } from './proxy.js';
 import { createGatewayReach, type GatewayReach } from './reach.js';
 import { createNetworkGuard } from './reconcile/network-guard.js';
@@ -159,7 +160,12 @@ async function resolveWorkerUser(wanted: string, logger: DataPlaneLogger): Promi
 }
 
 /** nginx's side: the HTTP instance, one instance per TCP/UDP service, and the proxy that feeds them. */
-function createNginxSide(config: DataPlaneConfig, logger: DataPlaneLogger, renderOptions: NginxRenderOptions) {
+function createNginxSide(
+  config: DataPlaneConfig,
+  logger: DataPlaneLogger,
+  renderOptions: NginxRenderOptions,
+  pemDigests: PemDigests,
+) {
   const prefixDir = join(config.dataDir, 'nginx');
   const certsDir = join(config.dataDir, 'certs');
   const luaSource = readLuaModule();
@@ -182,7 +188,8 @@ function createNginxSide(config: DataPlaneConfig, logger: DataPlaneLogger, rende
     ...nginxBin,
     ...(config.listenAddress === undefined ? {} : { listenAddress: config.listenAddress }),
   });
-  const proxy = createProxy({ prefixDir, certsDir, http, streams, cutter: createConnectionCutter(logger), logger });
+  const cutter = createConnectionCutter(logger);
+  const proxy = createProxy({ prefixDir, certsDir, http, streams, cutter, logger, pemDigests });
   return { http, proxy };
 }
 
@@ -395,7 +402,10 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
   const { logger, shared } = deps;
   const renderOptions = renderOptionsFor(config);
   const staticHosts = createStaticHosts();
-  const { http, proxy } = createNginxSide(config, logger, renderOptions);
+  // One cache of the PEMs' digests for both looks of a drift check (nginx's MD5s, the shared store's fingerprints): the
+  // first check after a start reads each file once, not twice.
+  const pemDigests = new PemDigests();
+  const { http, proxy } = createNginxSide(config, logger, renderOptions, pemDigests);
   const tunnel = createTunnel(config, logger);
   const { wireguard, status } = tunnel;
   const listenerLimits = createListenerLimitsFor(config, logger);
@@ -411,6 +421,7 @@ export function createDataPlane(config: DataPlaneConfig, deps: DataPlaneDeps): R
     acmeSettings: deps.acmeSettings,
     resolvers: renderOptions.resolvers,
     onInstalled: (name) => void proxy.certificateInstalled(name),
+    pemDigests,
     ...(shared ? { shared: shared.certificates, isHolder: shared.isHolder } : {}),
   });
   const { logs, streamTraffic } = createAccessLogs(config);

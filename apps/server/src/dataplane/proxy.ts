@@ -57,6 +57,8 @@ interface ProxyOptions {
   streams: StreamInstances;
   cutter: ConnectionCutter;
   logger: DataPlaneLogger;
+  /** The PEMs' digests a drift check compares (shared with the certificate manager's look at the stored ones). */
+  pemDigests?: PemDigests;
 }
 
 /** The parts of the proxy, each with its own state (proxy/). */
@@ -89,7 +91,7 @@ export function createProxy(options: ProxyOptions): Proxy {
   const gate = new StartGate();
   /** Instances that could not start at the last sync (set aside): not drift. */
   const streamState = { failures: new Map<string, string>() };
-  const pemDigests = new PemDigests();
+  const pemDigests = options.pemDigests ?? new PemDigests();
 
   return {
     async start() {
@@ -112,7 +114,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     syncAccess: (table) => access.sync(table),
     // After the routes: entries no route names any more.
     pruneAccess: (table) => access.prune(table),
-    publishCertificates: (names, expected) => certs.publish(names, expected),
+    publishCertificates: (names, given) => certs.publish(names, given),
     unpublishCertificates: (names) => certs.unpublish(names),
     async syncStreams(wanted) {
       streamState.failures = await streams.sync(wanted);

@@ -27,6 +27,17 @@ import type { AccessTable } from './nginx/access-table.js';
 // remember between runs (certificates ensured, revisions cut) and the rejection bookkeeping.
 
 /** The proxy side (nginx) as the reconciler needs it; `proxy.ts` is the real one, `offline.ts` records calls. */
+/** What the caller of `publishCertificates` knows of the PEMs. */
+export interface PublishGiven {
+  /**
+   * Names whose file must hold that certificate (fingerprint): those whose file is missing or holds another are not
+   * handed over but returned (reconcile/certificates.ts ensures them).
+   */
+  expected?: ReadonlyMap<string, string> | undefined;
+  /** PEMs just written (CertificateAdapter.takeUnpushed): handed over as they are, not read back from disk. */
+  made?: ReadonlyMap<string, string> | undefined;
+}
+
 export interface ProxyAdapter {
   /**
    * Makes nginx route exactly these hosts; `certNames` are the certificates a fresh master must load, `services` how
@@ -44,11 +55,10 @@ export interface ProxyAdapter {
    */
   reserveRoutes?(hosts: ReadonlyMap<string, string>, services: number): void;
   /**
-   * Hands nginx the current PEMs of these names (each file read once); NoRoomError names those it has no room for.
-   * `expected`: names whose file must hold that certificate (fingerprint): those whose file is missing or holds
-   * another are not handed over but returned (reconcile/certificates.ts ensures them).
+   * Hands nginx the current PEMs of these names (each file read once, or given); NoRoomError names those it has no
+   * room for.
    */
-  publishCertificates(names: readonly string[], expected?: ReadonlyMap<string, string>): Promise<string[]>;
+  publishCertificates(names: readonly string[], given?: PublishGiven): Promise<string[]>;
   unpublishCertificates(names: readonly string[]): Promise<void>;
   /**
    * A scoped run's routes: `entries` are the routes of `hosts` (a host of `hosts` without an entry is deleted), every

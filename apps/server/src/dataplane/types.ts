@@ -145,6 +145,11 @@ export interface CertificateAdapter {
   pruneExcept?(keep: readonly string[], onDisk?: readonly string[]): Promise<string[]>;
   /** The names of the PEMs on disk (a walk of the certificate directory: 100,000 files at the supported size). */
   listPems?(): Promise<string[]>;
+  /**
+   * The text of the domain's first PEM that `ensure` just wrote (or loaded from the shared store), handed out once
+   * and only while it is still the file: the reconciler pushes it as it is instead of reading it back. null: read it.
+   */
+  takeUnpushed?(domain: string): string | null;
 }
 
 /** A parsed access-log line, already attributed to a service. */

@@ -263,6 +263,19 @@ describe('certificate manager', () => {
     expect(store.records.size).toBe(0);
   });
 
+  // A drift check with several gateways: the file each domain serves against the certificate stored for all of them.
+  it('finds the domains whose PEM is not the stored one, also a file replaced behind its back', async () => {
+    const certs = newManager(fakeIssuer(), createMemoryCertificateStore());
+    await certs.ensure(selfSigned('app.example.com'));
+    const file = join(dataDir, 'certs', 'app.example.com.pem');
+    const stored = firstCertificateFingerprint(await readFile(file, 'utf8'));
+    const withStored = { ...selfSigned('app.example.com'), pemFingerprint: stored };
+    expect(await certs.differsFromStored([withStored, selfSigned('other.example.com')])).toEqual([]);
+    expect(await certs.differsFromStored([{ ...withStored, pemFingerprint: 'another' }])).toEqual(['app.example.com']);
+    await writeFileAtomic(file, await selfSignedPem('app.example.com'), 0o600);
+    expect(await certs.differsFromStored([withStored])).toEqual(['app.example.com']);
+  });
+
   it('prunes the certificates of domains that are no longer wanted, keeping the fallback', async () => {
     const store = createMemoryCertificateStore();
     const certs = newManager(fakeIssuer(), store, { fallbackHost: 'gw.example.com' });

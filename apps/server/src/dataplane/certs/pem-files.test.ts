@@ -60,4 +60,20 @@ describe('PEM files', () => {
     pems.forget('a.example.test');
     expect(await pems.read('a.example.test')).toBeNull();
   });
+
+  // The reconciler pushes a new domain's PEM as it was made (reconcile/certificates.ts): only while it is the file.
+  it('hands out a first PEM kept unpushed once, and never once the file was written again or forgotten', () => {
+    const pems = createPemFiles({ certsDir: dir, fallbackHost: 'gw.example.test' });
+    pems.keepUnpushed('a.example.test', 'first');
+    expect(pems.takeUnpushed('a.example.test')).toBe('first');
+    expect(pems.takeUnpushed('a.example.test')).toBeNull();
+
+    pems.keepUnpushed('a.example.test', 'first');
+    pems.remember('a.example.test', { fingerprint: 'renewed' } as Parameters<typeof pems.remember>[1]);
+    expect(pems.takeUnpushed('a.example.test')).toBeNull();
+
+    pems.keepUnpushed('a.example.test', 'first');
+    pems.forget('a.example.test');
+    expect(pems.takeUnpushed('a.example.test')).toBeNull();
+  });
 });

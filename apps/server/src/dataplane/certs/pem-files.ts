@@ -33,10 +33,17 @@ export interface PemFiles {
   coveredNameOf(name: string): string;
   /** What the PEM holds, or null when it is missing, unreadable or does not cover its name. */
   read(name: string): Promise<PemFacts | null>;
-  /** Records what was just written, so the next read costs nothing. */
+  /** Records what was just written, so the next read costs nothing (an unpushed earlier text is no longer the file). */
   remember(name: string, facts: PemFacts): void;
-  /** Drops the cached facts: something else (the ACME issuer) replaced the file. */
+  /** Drops the cached facts (and an unpushed first PEM): something else (the ACME issuer) replaced the file. */
   forget(name: string): void;
+  /**
+   * The text of a name's first PEM, just written here, for the reconciler that asked to push as it is: reading it
+   * back is a trip through libuv's pool, which a change waited for behind whatever filled the pool after a boot.
+   */
+  keepUnpushed(name: string, pem: string): void;
+  /** The text `keepUnpushed` kept for the name, still the file's (handed out once), or null: read the file. */
+  takeUnpushed(name: string): string | null;
   /** Deletes the PEM (if any) and its cached facts. */
   remove(name: string): Promise<void>;
   /** Names of the PEMs on disk (temp files of atomic writes excluded). */
@@ -87,6 +94,9 @@ export function factsOfRecorded(recorded: RecordedFacts, coveredName: string): P
   };
 }
 
+/** First PEMs kept in memory for their push: a change makes one or a few; more are read back from their files. */
+const UNPUSHED_KEPT = 256;
+
 export function createPemFiles(options: {
   certsDir: string;
   fallbackHost: string;
@@ -100,6 +110,8 @@ export function createPemFiles(options: {
   // Only the manager and its issuer write these files, so the cache stays true as long as the issuer's writes
   // call forget(): then neither an apply nor the periodic check at 10,000 domains re-reads and parses every file.
   const cache = new Map<string, PemFacts>();
+  /** First PEMs not pushed yet, the oldest dropped past UNPUSHED_KEPT (a full run making thousands reads them). */
+  const unpushed = new Map<string, string>();
   const pathOf = (name: string): string => pemPath(certsDir, name);
   const coveredNameOf = (name: string): string => (name === FALLBACK_NAME ? fallbackHost : name);
 
@@ -130,11 +142,30 @@ export function createPemFiles(options: {
       }
     },
 
-    remember: (name, facts) => void cache.set(name, facts),
-    forget: (name) => void cache.delete(name),
+    remember(name, facts) {
+      cache.set(name, facts);
+      unpushed.delete(name);
+    },
+    forget(name) {
+      cache.delete(name);
+      unpushed.delete(name);
+    },
+
+    keepUnpushed(name, pem) {
+      unpushed.delete(name);
+      unpushed.set(name, pem);
+      if (unpushed.size > UNPUSHED_KEPT) unpushed.delete(unpushed.keys().next().value as string);
+    },
+
+    takeUnpushed(name) {
+      const pem = unpushed.get(name) ?? null;
+      unpushed.delete(name);
+      return pem;
+    },
 
     async remove(name) {
       cache.delete(name);
+      unpushed.delete(name);
       await unlink(pathOf(name)).catch(() => undefined);
     },
 

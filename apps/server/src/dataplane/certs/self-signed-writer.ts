@@ -63,6 +63,7 @@ export function createSelfSignedWriter(options: {
     const times = { makeMs: madeAt - started, offerMs: offeredAt - madeAt, writeMs: Date.now() - offeredAt };
     logger.info({ domain: name, notAfter: facts.notAfter, ...times }, 'certificate: created self-signed certificate');
     pems.remember(name, facts);
+    if (isFirst && name !== FALLBACK_NAME) pems.keepUnpushed(name, pem);
     // A replaced PEM (a renewal, a mode change, the fallback) is told of: a renewal is handed to nginx then, a TCP/UDP
     // instance serving the name reloads from the file. A first one is not: the reconciler that asked pushes it itself,
     // and telling made a second push of it, with a read of the file, beside the next change (dataplane/README.md).

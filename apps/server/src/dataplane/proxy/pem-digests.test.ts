@@ -1,8 +1,10 @@
+import { X509Certificate } from 'node:crypto';
 import { mkdtemp, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readPemText } from '../certs/pem-files.js';
+import { createSelfSignedPem } from '../certs/self-signed.js';
 import type { ControlClient } from '../nginx/control-client.js';
 import { routesAndCertificatesDrift } from './drift.js';
 import { md5 } from './held.js';
@@ -47,6 +49,22 @@ describe('the drift check reads only the PEMs that changed since it last looked'
     expect(await drift(digests)).toEqual([]);
     expect(await digests.of(dir, names)).toEqual(names.map((name) => md5(pemOf(name))));
     expect(reads).toEqual([]);
+  });
+
+  // What the shared store records of each domain's PEM, compared at every drift check (certs/manager.ts).
+  it("gives each PEM's first certificate's fingerprint, reading only a file that changed", async () => {
+    const [first, second] = [await createSelfSignedPem('a.test'), await createSelfSignedPem('a.test')];
+    await writeFile(join(dir, 'a.test.pem'), first);
+    const digests = counted();
+    const fingerprintOf = (pem: string): string => new X509Certificate(pem).fingerprint256;
+    expect(await digests.fingerprintsOf(dir, ['a.test', 'none.test'])).toEqual([fingerprintOf(first), null]);
+    reads = [];
+    expect(await digests.fingerprintsOf(dir, ['a.test'])).toEqual([fingerprintOf(first)]);
+    expect(reads).toEqual([]);
+    await writeFile(join(dir, 'next.pem'), second);
+    await rename(join(dir, 'next.pem'), join(dir, 'a.test.pem'));
+    expect(await digests.fingerprintsOf(dir, ['a.test'])).toEqual([fingerprintOf(second)]);
+    expect(reads).toEqual([join(dir, 'a.test.pem')]);
   });
 
   it('finds a PEM edited in place', async () => {

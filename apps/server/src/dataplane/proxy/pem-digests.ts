@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { readPemText } from '../certs/pem-files.js';
+import { firstCertificateFingerprint, readPemText } from '../certs/pem-files.js';
 import { pemPath } from '../certs/self-signed.js';
 import { nextTurn } from '../nginx/routes.js';
 import { md5 } from './held.js';
@@ -30,6 +30,11 @@ interface Identity {
   mtimeMs: number;
   ctimeMs: number;
 }
+/** What a drift check compares: the file's MD5 with nginx's digest, its first certificate with the shared store's. */
+interface Digest {
+  md5: string;
+  fingerprint: string | null;
+}
 const isSame = (a: Identity, b: Identity): boolean =>
   a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
 
@@ -40,7 +45,7 @@ const isSame = (a: Identity, b: Identity): boolean =>
  * or edited one is read. ctime cannot be set back by hand, so a file edited with its mtime restored still reads again.
  */
 export class PemDigests {
-  private readonly known = new Map<string, Identity & { md5: string }>();
+  private readonly known = new Map<string, Identity & Digest>();
 
   constructor(
     private readonly readText: (path: string) => Promise<string | null> = readPemText,
@@ -49,7 +54,23 @@ export class PemDigests {
 
   /** The MD5 of each of `names`' PEM in `certsDir`, in order (null: missing or unreadable). */
   async of(certsDir: string, names: readonly string[], pause = nextTurn): Promise<(string | null)[]> {
-    const digests = new Array<string | null>(names.length).fill(null);
+    return (await this.digests(certsDir, names, pause)).map((digest) => digest?.md5 ?? null);
+  }
+
+  /**
+   * The SHA-256 fingerprint of the first certificate of each of `names`' PEM, in order (null: missing, unreadable or
+   * no certificate): what the shared store records (certs/manager.ts `differsFromStored`, every drift check).
+   */
+  async fingerprintsOf(certsDir: string, names: readonly string[], pause = nextTurn): Promise<(string | null)[]> {
+    return (await this.digests(certsDir, names, pause)).map((digest) => digest?.fingerprint ?? null);
+  }
+
+  private async digests(
+    certsDir: string,
+    names: readonly string[],
+    pause: () => Promise<void>,
+  ): Promise<(Digest | null)[]> {
+    const digests = new Array<Digest | null>(names.length).fill(null);
     // A stat of a file whose metadata the kernel caches costs ~3 µs synchronously and ~12 µs of this thread's CPU
     // through the pool (promise, callback, Stats object): 100,000 of them are taken here, STATS_PER_TURN a turn.
     const changed: { at: number; path: string; facts: Identity }[] = [];
@@ -59,7 +80,7 @@ export class PemDigests {
       const facts = statSync(path, { throwIfNoEntry: false });
       const known = this.known.get(path);
       if (facts === undefined) this.known.delete(path);
-      else if (known !== undefined && isSame(known, facts)) digests[at] = known.md5;
+      else if (known !== undefined && isSame(known, facts)) digests[at] = known;
       else
         changed.push({
           at,
@@ -84,16 +105,16 @@ export class PemDigests {
   }
 
   /** Read after its stat: a write between the two leaves a newer file under the older identity, read next time. */
-  private async read(path: string, facts: Identity): Promise<string | null> {
+  private async read(path: string, facts: Identity): Promise<Digest | null> {
     const pem = await this.readText(path);
     if (pem === null) {
       this.known.delete(path);
       return null;
     }
-    const digest = md5(pem);
+    const digest = { md5: md5(pem), fingerprint: firstCertificateFingerprint(pem) };
     const { ino, size, mtimeMs, ctimeMs } = facts;
     if (this.now() - Math.max(mtimeMs, ctimeMs) >= SETTLED_MS)
-      this.known.set(path, { ino, size, mtimeMs, ctimeMs, md5: digest });
+      this.known.set(path, { ino, size, mtimeMs, ctimeMs, ...digest });
     else this.known.delete(path);
     return digest;
   }

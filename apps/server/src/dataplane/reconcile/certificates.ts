@@ -1,4 +1,6 @@
+import { nextTurn, PLAN_SLICE_ROWS } from '../nginx/routes.js';
 import type { ProxyAdapter } from '../reconciler.js';
+import { forEachSliced } from '../sliced.js';
 import type { CertificateAdapter, DesiredDomain } from '../types.js';
 
 const names = (domains: readonly DesiredDomain[]): string[] => domains.map((domain) => domain.domain);
@@ -52,53 +54,76 @@ export function createCertificateSync(
       domain.acmeCaId ?? '',
     ].join(':');
 
-  const ensureAll = async (domains: readonly DesiredDomain[]): Promise<void> => {
+  /** Ensures `domains`; returns the first PEMs they made, to be pushed as they are (not read back from disk). */
+  const ensureAll = async (domains: readonly DesiredDomain[]): Promise<Map<string, string>> => {
+    const made = new Map<string, string>();
     let next = 0;
     const worker = async (): Promise<void> => {
-      for (let domain = domains[next++]; domain !== undefined; domain = domains[next++]) await certs.ensure(domain);
+      for (let domain = domains[next++]; domain !== undefined; domain = domains[next++]) {
+        await certs.ensure(domain);
+        const pem = certs.takeUnpushed?.(domain.domain) ?? null;
+        if (pem !== null) made.set(domain.domain, pem);
+      }
     };
     await Promise.all(Array.from({ length: Math.min(CERTIFICATE_CONCURRENCY, domains.length) }, worker));
+    return made;
   };
 
-  const hasDeleted = (domainNames: readonly string[]): boolean => {
-    const current = new Set(domainNames);
-    for (const name of ensured.keys()) if (!current.has(name)) return true;
-    return false;
+  /** The names ensured before that are not among `domainNames` (a slice at a time: 100,000 names at a boot). */
+  const deletedOf = async (domainNames: readonly string[]): Promise<string[]> => {
+    const current = new Set<string>();
+    await forEachSliced(domainNames, (name) => current.add(name));
+    const deleted: string[] = [];
+    await forEachSliced(ensured.keys(), (name) => {
+      if (!current.has(name)) deleted.push(name);
+    });
+    return deleted;
+  };
+
+  /** The adopted files found to hold their recorded PEMs: their facts cached, a slice at a time. */
+  const confirmSliced = async (confirmed: readonly string[]): Promise<void> => {
+    for (let at = 0; at < confirmed.length; at += PLAN_SLICE_ROWS) {
+      if (at > 0) await nextTurn();
+      certs.confirmRecorded?.(confirmed.slice(at, at + PLAN_SLICE_ROWS));
+    }
   };
 
   return {
     async ensureChanged(domains) {
-      const todo = domains.filter((domain) => ensured.get(domain.domain) !== stateOf(domain));
+      // At a boot every domain (100,000 at the supported size) goes through the loops below: each a slice at a time,
+      // the event loop free in between for the changes beside the boot (bench/README.md).
+      const todo: DesiredDomain[] = [];
       // A restart: the domains whose records say which PEM serves them are not read here but where the push reads
       // them anyway; a file gone or replaced is then ensured like the others (which replaces it), and pushed.
       const expected = new Map<string, string>();
       const toEnsure: DesiredDomain[] = [];
-      for (const domain of todo) {
+      await forEachSliced(domains, (domain) => {
+        if (ensured.get(domain.domain) === stateOf(domain)) return;
+        todo.push(domain);
         const fingerprint = certs.adoptRecorded?.(domain) ?? null;
         if (fingerprint === null) toEnsure.push(domain);
         else expected.set(domain.domain, fingerprint);
-      }
-      await ensureAll(toEnsure);
-      const differing = new Set(await proxy.publishCertificates(names(todo), expected));
-      if (expected.size > 0) certs.confirmRecorded?.([...expected.keys()].filter((name) => !differing.has(name)));
+      });
+      const made = await ensureAll(toEnsure);
+      const differing = new Set(await proxy.publishCertificates(names(todo), { expected, made }));
+      if (expected.size > 0) await confirmSliced([...expected.keys()].filter((name) => !differing.has(name)));
       if (differing.size > 0) {
         const repairs = todo.filter((domain) => differing.has(domain.domain));
-        await ensureAll(repairs);
-        await proxy.publishCertificates(names(repairs));
+        const made = await ensureAll(repairs);
+        await proxy.publishCertificates(names(repairs), { made });
       }
-      for (const domain of todo) ensured.set(domain.domain, stateOf(domain));
+      await forEachSliced(todo, (domain) => ensured.set(domain.domain, stateOf(domain)));
       return names(todo);
     },
 
     async listForPrune(domainNames) {
       if (!certs.pruneExcept || !certs.listPems) return null;
-      if (isPruned && !hasDeleted(domainNames)) return null;
+      if (isPruned && (await deletedOf(domainNames)).length === 0) return null;
       return certs.listPems();
     },
 
     async pruneDeleted(domainNames, onDisk) {
-      const current = new Set(domainNames);
-      const deleted = [...ensured.keys()].filter((name) => !current.has(name));
+      const deleted = await deletedOf(domainNames);
       // The manager's prune walks the PEMs on disk (200-400 ms at 100,000 files on this machine): only on the first
       // apply (domains deleted while the gateway was down) and when a domain was deleted, not on every change.
       if (certs.pruneExcept && (!isPruned || deleted.length > 0)) {
@@ -106,7 +131,7 @@ export function createCertificateSync(
         if (removed.length > 0) await proxy.unpublishCertificates(removed);
         isPruned = true;
       }
-      for (const name of deleted) ensured.delete(name);
+      await forEachSliced(deleted, (name) => ensured.delete(name));
     },
 
     async removeGone(names) {

@@ -225,30 +225,91 @@ function healthAfter(health: ServiceHealth, result: ProbeResult, at: string): Se
  * skipped when it is out of date (the entry went, was replaced, is being checked, or has another time now).
  */
 class DueQueue {
-  private readonly heap = new FlatQueue<{ key: string; entry: Entry; at: number }>();
+  /**
+   * Each node's entries by time. A node at its cap of checks in flight is set aside whole for the tick, one step: with
+   * one queue for every node, a tick took each of its due entries out and put it back (at 100,000 services on one node
+   * at its cap, 100,000 of them every second: 250-600 ms of the event loop a tick, bench/README.md).
+   */
+  private readonly byNode = new Map<number, FlatQueue<Queued>>();
+  /** Nodes by the time of their first entry when queued; `queuedAt` says which of a node's places is current. */
+  private readonly nodes = new FlatQueue<number>();
+  private readonly queuedAt = new Map<number, number>();
+  /** Nodes at their cap this tick, queued again by endTick(). */
+  private readonly setAside: number[] = [];
 
   constructor(private readonly entries: Map<string, Entry>) {}
 
   schedule(key: string, entry: Entry): void {
-    if (entry.target.probe !== 'udp') this.heap.push({ key, entry, at: entry.nextAt }, entry.nextAt);
+    if (entry.target.probe === 'udp') return;
+    const { nodeId } = entry.target;
+    let queue = this.byNode.get(nodeId);
+    if (queue === undefined) {
+      queue = new FlatQueue<Queued>();
+      this.byNode.set(nodeId, queue);
+    }
+    queue.push({ key, entry, at: entry.nextAt }, entry.nextAt);
+    this.queueNode(nodeId, entry.nextAt);
   }
 
-  /** The next entry due at `at` (the longest waiting first), or undefined when none is. */
-  takeDue(at: number): { key: string; entry: Entry } | undefined {
+  /**
+   * The next entry due at `at` (the longest waiting first) of a node `isFull` does not refuse, or undefined when none
+   * is; a refused node is skipped, with all its entries, until endTick().
+   */
+  takeDue(at: number, isFull: (nodeId: number) => boolean): { key: string; entry: Entry } | undefined {
     for (;;) {
-      const head = this.heap.peekValue();
-      if (head === undefined || head > at) return undefined;
-      const item = this.heap.pop();
-      if (item === undefined) return undefined;
-      const { key, entry } = item;
-      if (this.entries.get(key) === entry && !entry.isChecking && entry.nextAt === item.at) return item;
+      const nodeAt = this.nodes.peekValue();
+      if (nodeAt === undefined || nodeAt > at) return undefined;
+      const nodeId = this.nodes.pop() as number;
+      if (this.queuedAt.get(nodeId) !== nodeAt) continue; // an older place of a node queued again since
+      this.queuedAt.delete(nodeId);
+      const queue = this.byNode.get(nodeId);
+      const head = queue === undefined ? undefined : this.currentHead(queue);
+      if (queue === undefined || head === undefined) {
+        this.byNode.delete(nodeId);
+        continue;
+      }
+      if (head.at > at) this.queueNode(nodeId, head.at);
+      else if (isFull(nodeId)) this.setAside.push(nodeId);
+      else {
+        queue.pop();
+        const next = this.currentHead(queue);
+        if (next === undefined) this.byNode.delete(nodeId);
+        else this.queueNode(nodeId, next.at);
+        return head;
+      }
     }
   }
 
-  /** Puts an entry taken but not started (its node at its cap) back, at its own time. */
-  putBack(item: { key: string; entry: Entry }): void {
-    this.heap.push({ ...item, at: item.entry.nextAt }, item.entry.nextAt);
+  /** The nodes set aside this tick queued again, at their first entry's time. */
+  endTick(): void {
+    for (const nodeId of this.setAside.splice(0)) {
+      const head = this.byNode.get(nodeId)?.peek();
+      if (head !== undefined) this.queueNode(nodeId, head.at);
+    }
   }
+
+  /** The queue's first entry still current (those gone, replaced, being checked or with another time dropped). */
+  private currentHead(queue: FlatQueue<Queued>): Queued | undefined {
+    for (let head = queue.peek(); head !== undefined; head = queue.peek()) {
+      const { key, entry, at } = head;
+      if (this.entries.get(key) === entry && !entry.isChecking && entry.nextAt === at) return head;
+      queue.pop();
+    }
+    return undefined;
+  }
+
+  private queueNode(nodeId: number, at: number): void {
+    const queuedAt = this.queuedAt.get(nodeId);
+    if (queuedAt !== undefined && queuedAt <= at) return;
+    this.queuedAt.set(nodeId, at);
+    this.nodes.push(nodeId, at);
+  }
+}
+
+interface Queued {
+  key: string;
+  entry: Entry;
+  at: number;
 }
 
 /**
@@ -437,15 +498,14 @@ export function createHealthChecker(deps: {
     if (now() - refreshedAt >= REFRESH_EVERY_MS) refreshQuietly();
     const at = now();
     // The longest waiting first; more due than the caps allow stay due for the next tick. A node at its cap keeps
-    // its due checks (put back after this tick) without holding up any other node's.
-    const waiting: { key: string; entry: Entry }[] = [];
+    // its due checks (set aside for this tick) without holding up any other node's.
+    const isFull = (nodeId: number): boolean => inFlight.ofNode(nodeId) >= MAX_CHECKS_IN_FLIGHT_PER_NODE;
     while (inFlight.total < MAX_CHECKS_IN_FLIGHT) {
-      const item = queue.takeDue(at);
+      const item = queue.takeDue(at, isFull);
       if (item === undefined) break;
-      if (inFlight.ofNode(item.entry.target.nodeId) >= MAX_CHECKS_IN_FLIGHT_PER_NODE) waiting.push(item);
-      else void check(item.key, item.entry);
+      void check(item.key, item.entry);
     }
-    for (const item of waiting) queue.putBack(item);
+    queue.endTick();
   }
 
   const refreshIfDirty = async (): Promise<void> => {
