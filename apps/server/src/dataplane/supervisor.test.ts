@@ -30,10 +30,14 @@ function setup(over: Pick<SupervisorDeps, 'listenerLimits' | 'timing'> = {}) {
   /** What the database holds; the drift check's read waits for `readGate` when a test sets one. */
   let current = STATE;
   let readGate: Promise<void> | null = null;
+  let applyGate: Promise<void> | null = null;
+  let plannedReads = 0;
   const { reconciler, plan, proxy, wireguard, certs } = createRecordingReconciler({
-    loadDesiredState: () => {
+    loadDesiredState: async () => {
       loads++;
-      return Promise.resolve(current);
+      const state = current;
+      await applyGate;
+      return state;
     },
     render: { ...TEST_RENDER_OPTIONS, resolvers: [] },
   });
@@ -47,6 +51,7 @@ function setup(over: Pick<SupervisorDeps, 'listenerLimits' | 'timing'> = {}) {
   const supervisor = createSupervisor({
     reconciler: failing,
     loadPlanned: async () => {
+      plannedReads++;
       const state = current;
       await readGate;
       return { state, plan: plan(state) };
@@ -63,6 +68,19 @@ function setup(over: Pick<SupervisorDeps, 'listenerLimits' | 'timing'> = {}) {
     wireguard,
     certs,
     loads: () => loads,
+    /** The drift checks' reads of the planned state so far. */
+    plannedReads: () => plannedReads,
+    /** The next applies wait, once they read the rows, until the returned function is called. */
+    holdApplies: (): (() => void) => {
+      let release = (): void => undefined;
+      applyGate = new Promise((resolve) => {
+        release = () => {
+          applyGate = null;
+          resolve();
+        };
+      });
+      return release;
+    },
     failNext: (message: string | null) => {
       failWith = message;
     },
@@ -187,6 +205,30 @@ describe('the data plane supervisor', () => {
     await vi.advanceTimersByTimeAsync(3000);
     expect(reports).toHaveLength(2);
     expect(t.loads()).toBe(applies + 2);
+    t.supervisor.stop();
+  });
+
+  test("a drift check due while a run is in flight (the boot's rebuild) waits for it, then follows it", async () => {
+    vi.useFakeTimers();
+    const t = setup({ timing: { driftAfterChangeMs: 3000, driftEveryMs: 60_000, healIntervalMs: 1_000_000 } });
+    const reports: DriftReport[] = [];
+    t.supervisor.onDrift((report) => reports.push(report));
+    t.supervisor.start();
+    await t.supervisor.apply();
+    // A rebuild of 100,000 services takes seconds: what a check read and compared beside it would say nothing.
+    const release = t.holdApplies();
+    const rebuild = t.supervisor.rebuild();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(t.plannedReads()).toBe(0);
+    expect(reports).toEqual([]);
+    release();
+    await rebuild;
+    // Owed, so a few seconds after the run, not the periodic minute.
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(t.plannedReads()).toBe(1);
+    expect(reports).toEqual([expect.objectContaining({ differences: [], repaired: false })]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(reports).toHaveLength(2);
     t.supervisor.stop();
   });
 

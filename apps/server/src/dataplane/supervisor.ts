@@ -13,8 +13,8 @@ import type { ApplyResult, ApplyScope, DataPlaneLogger, DesiredState, DriftRepor
 // - heal (every second while running): restarts what died (nginx, a TCP/UDP instance, the tunnel), then applies
 //   everything again; while behind, applies again every RETRY_BEHIND_MS.
 // - drift (DRIFT_AFTER_CHANGE_MS after a change, and every driftEveryMs; after the boot's rebuild the periodic one
-//   only): reads back what nginx and WireGuard hold, compares it with the guarded, planned desired state, and repairs
-//   the difference with a full apply.
+//   only; one due while a run is in flight follows that run by DRIFT_AFTER_CHANGE_MS): reads back what nginx and
+//   WireGuard hold, compares it with the guarded, planned desired state, and repairs the difference with a full apply.
 
 /** The proxy's part in supervision (proxy.ts; offline.ts records). */
 export interface SupervisedProxy {
@@ -142,6 +142,8 @@ class DataPlaneSupervisor implements Supervisor {
   private readonly timing: Required<SupervisorTiming>;
   private healTimer: NodeJS.Timeout | null = null;
   private driftTimer: NodeJS.Timeout | null = null;
+  /** A drift check came due while a run was in flight: it follows the runs (`scheduleDriftCheck`). */
+  private isDriftOwed = false;
 
   constructor(private readonly deps: SupervisorDeps) {
     this.timing = {
@@ -172,7 +174,7 @@ class DataPlaneSupervisor implements Supervisor {
     this.heal.isBehind = !result.ok;
     const problems = applyProblems(result);
     if (problems.length > 0) this.reports.problems(problems);
-    if (isChange) this.scheduleDriftCheck(this.timing.driftAfterChangeMs);
+    if (isChange || this.isDriftOwed) this.scheduleDriftCheck(this.timing.driftAfterChangeMs);
     // A rebuild never puts off a check already due (a change's, made meanwhile).
     else if (this.driftTimer === null) this.scheduleDriftCheck(this.timing.driftEveryMs);
     return result;
@@ -181,8 +183,16 @@ class DataPlaneSupervisor implements Supervisor {
   private scheduleDriftCheck(delayMs: number): void {
     if (!this.healTimer) return;
     if (this.driftTimer) clearTimeout(this.driftTimer);
+    this.isDriftOwed = false;
     this.driftTimer = setTimeout(() => {
       this.driftTimer = null;
+      // A run in flight (the boot's rebuild: seconds at 100,000 services) would make whatever the check found say
+      // nothing, after it read, planned and compared every route and certificate beside that run: it follows the
+      // run instead (run() schedules it when one ends).
+      if (this.changes.running > 0) {
+        this.isDriftOwed = true;
+        return;
+      }
       this.checkDrift()
         .catch((err: unknown) => {
           this.deps.logger.warn({ err }, 'data plane: drift check failed');
